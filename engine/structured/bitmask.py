@@ -1,0 +1,60 @@
+"""The batch's packed token bitmask, filled on the CPU (in parallel, off the GIL) while the forward pass runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import llguidance
+import torch
+
+from engine.structured.matcher import GrammarMatcher
+from engine.structured.tokenizer import bitmask_words
+
+ALL_ALLOWED = -1  # an int32 word with every bit set
+
+
+class BatchBitmask:
+    """One preallocated ``[max_batch, words]`` int32 buffer (pinned when CUDA is present, so the copy to the
+    device is asynchronous). Row i belongs to the i-th sequence of the step's sampling batch; rows of
+    unconstrained sequences allow everything, so one mask covers a mixed batch.
+
+    Usage in a step: ``pending = bitmask.fill_async(matchers)`` before launching the forward pass, then
+    ``mask = pending.result()`` just before sampling, and ``kernels.token_bitmask.apply_token_bitmask_(logits,
+    mask)``. The mask is None (and costs nothing) when no sequence in the batch is constrained.
+    """
+
+    def __init__(self, max_batch: int, vocab_size: int, *, num_threads: int | None = None) -> None:
+        self.words = bitmask_words(vocab_size)
+        pin = torch.cuda.is_available()
+        self._buffer = torch.full((max_batch, self.words), ALL_ALLOWED, dtype=torch.int32, pin_memory=pin)
+        # llguidance's executor spreads the rows over its own threads with the GIL released.
+        self._executor = llguidance.LLExecutor(num_threads=num_threads)
+        # One helper thread waits on the executor so the caller's thread can launch the forward pass meanwhile.
+        self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitmask")
+
+    @property
+    def max_batch(self) -> int:
+        return self._buffer.shape[0]
+
+    def fill(self, matchers: Sequence[GrammarMatcher | None]) -> torch.Tensor | None:
+        """The mask for the batch as a ``[len(matchers), words]`` view of the buffer, or None when no sequence is
+        constrained. The view is overwritten by the next fill: apply it (or copy it to the device) first."""
+        batch = len(matchers)
+        if batch > self.max_batch:
+            raise ValueError(f"batch of {batch} exceeds the bitmask's {self.max_batch} rows")
+        rows = [(m.ll_matcher, i) for i, m in enumerate(matchers) if m is not None]
+        if not rows:
+            return None
+        view = self._buffer[:batch]
+        if len(rows) < batch:
+            view.fill_(ALL_ALLOWED)
+        self._executor.unsafe_compute_mask_ptr(rows, view.data_ptr(), self.words * 4, batch)
+        return view
+
+    def fill_async(self, matchers: Sequence[GrammarMatcher | None]) -> Future[torch.Tensor | None]:
+        """``fill`` on the helper thread. The matchers must not be advanced until the future is done."""
+        return self._helper.submit(self.fill, list(matchers))
+
+    def close(self) -> None:
+        self._helper.shutdown(wait=True)
