@@ -1,0 +1,37 @@
+"""Pick the limiter for the deployment: Redis when a URL is configured, in-process otherwise (embedded mode)."""
+
+from __future__ import annotations
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+
+from gateway.ratelimit.clock import Clock
+from gateway.ratelimit.memory import InProcessRateLimiter
+from gateway.ratelimit.protocol import DEFAULT_LEASE_MS, RateLimiter
+from gateway.ratelimit.redis_limiter import RedisRateLimiter
+
+# A limiter check sits on every request's path: when Redis is gone, fail within this long instead of hanging.
+DEFAULT_SOCKET_TIMEOUT_S = 0.5
+
+
+def build_limiter(
+    redis_url: str | None,
+    *,
+    clock: Clock | None = None,
+    lease_ms: int = DEFAULT_LEASE_MS,
+    socket_timeout_s: float = DEFAULT_SOCKET_TIMEOUT_S,
+    key_prefix: str = "wdn:rl",
+) -> RateLimiter:
+    if not redis_url:
+        return InProcessRateLimiter(clock=clock, lease_ms=lease_ms)
+    redis = Redis.from_url(
+        redis_url,
+        socket_timeout=socket_timeout_s,
+        socket_connect_timeout=socket_timeout_s,
+        # One quick retry: after Redis restarts, pooled connections are dead; the retry reconnects, so the first
+        # request after recovery succeeds instead of failing on a stale socket.
+        retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
+        health_check_interval=0,
+    )
+    return RedisRateLimiter(redis, clock=clock, lease_ms=lease_ms, key_prefix=key_prefix)

@@ -1,0 +1,45 @@
+"""The interface the request path codes against; Redis and in-process limiters both implement it."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from gateway.ratelimit.admission import Admission, MonthlyUsage
+from gateway.ratelimit.limits import RateLimits
+
+# How long an admission may stay open before its concurrency slot and budget reservation are reclaimed, as if
+# the gateway that held it had crashed. Longer than any request the gateway lets run.
+DEFAULT_LEASE_MS = 15 * 60 * 1000
+
+
+class RateLimiter(Protocol):
+    async def admit(
+        self,
+        tenant_id: str,
+        key_id: str,
+        limits: RateLimits,
+        reserve_tokens: int,
+        *,
+        key_limits: RateLimits | None = None,
+    ) -> Admission:
+        """Check every limit and, only if all pass, take one request, `reserve_tokens` tokens and a concurrency
+        slot, atomically. A refusal takes nothing. Raises RateLimiterUnavailable when the store is unreachable
+        and `limits.fail_open` is False; returns a degraded admission when it is True."""
+        ...
+
+    async def settle(self, admission: Admission, used_tokens: int) -> bool:
+        """Finish an admitted request: refund reserved-but-unused tokens (or charge the excess), count
+        `used_tokens` against the monthly budget, free the concurrency slot. Idempotent; returns whether this
+        call did the accounting (False for refused, degraded, already-settled or lease-expired admissions, and
+        when the store is unreachable — logged, since the response is already on its way)."""
+        ...
+
+    async def release(self, admission: Admission) -> bool:
+        """Finish an admitted request that used no tokens (refused later, failed before the engine ran)."""
+        ...
+
+    async def monthly_usage(self, tenant_id: str, key_id: str | None = None) -> MonthlyUsage:
+        """Settled and in-flight tokens of the current month for the tenant's pool, or for one key's counters."""
+        ...
+
+    async def aclose(self) -> None: ...
