@@ -1,0 +1,1 @@
+"""Warden's HTTP edge: OpenAI-compatible API, tenant-key auth, policies, audit, CLI."""

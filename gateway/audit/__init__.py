@@ -1,0 +1,1 @@
+"""The audit trail: one hash-chained record per request, spooled durably, written to the database in batches."""

@@ -1,0 +1,47 @@
+"""What the request path hands to the audit writer: one event per request, before it is chained."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+ANONYMOUS_CHAIN = "anonymous"
+
+
+@dataclass(slots=True)
+class AuditEvent:
+    created_at: datetime
+    request_id: str
+    endpoint: str
+    http_status: int
+    latency_ms: float
+    overhead_ms: float
+    tenant_id: str | None = None
+    key_id: str | None = None
+    model: str | None = None
+    error_type: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    policy_version: int | None = None
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    content: dict[str, Any] | None = None
+    event_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+    @property
+    def chain_id(self) -> str:
+        return self.tenant_id or ANONYMOUS_CHAIN
+
+    def to_spool_line(self) -> bytes:
+        return orjson.dumps(asdict(self)) + b"\n"
+
+    @classmethod
+    def from_spool_line(cls, line: bytes) -> AuditEvent:
+        data = orjson.loads(line)
+        data["created_at"] = datetime.fromisoformat(data["created_at"])
+        return cls(**data)

@@ -1,0 +1,131 @@
+"""A local append-only spool: the durable half of the audit writer.
+
+Each gateway process appends to its own spool file and holds an exclusive ``flock`` on it while alive.
+``append`` returns only after the bytes are ``fsync``'d, which is what lets the request path promise that an
+acknowledged request's audit record survives a crash of the process (or of the database). A spool whose lock can
+be taken belongs to a dead process: any live writer adopts it and replays it (records are idempotent by
+event id).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+SPOOL_SUFFIX = ".spool"
+
+
+class Spool:
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self.path = directory / f"audit-{os.getpid()}-{uuid.uuid4().hex[:12]}{SPOOL_SUFFIX}"
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self._dir_synced = False
+        self._append_lock = threading.Lock()
+        self._read_offset = 0  # bytes before this offset are in the database
+
+    def append(self, line: bytes) -> None:
+        """Durable once this returns (fsync of the data; the directory entry is synced once)."""
+        assert line.endswith(b"\n")
+        with self._append_lock:
+            written = os.write(self._fd, line)
+            if written != len(line):  # a short write on a regular file means the disk is full
+                raise OSError(f"short write to audit spool {self.path}")
+            os.fsync(self._fd)
+            if not self._dir_synced:
+                _fsync_directory(self.directory)
+                self._dir_synced = True
+
+    def pending_bytes(self) -> int:
+        return os.fstat(self._fd).st_size - self._read_offset
+
+    def read_pending(self, max_lines: int) -> tuple[list[bytes], int]:
+        """Complete lines after the committed offset (a line still being written is left for later), and the
+        offset just after them, to pass to ``commit`` once they are stored."""
+        with open(self.path, "rb") as f:
+            f.seek(self._read_offset)
+            lines: list[bytes] = []
+            offset = self._read_offset
+            for line in f:
+                if not line.endswith(b"\n") or len(lines) >= max_lines:
+                    break
+                lines.append(line)
+                offset += len(line)
+        return lines, offset
+
+    def commit(self, offset: int, rotate_bytes: int) -> None:
+        """Everything before ``offset`` is in the database. Once everything is, and the file has grown past
+        ``rotate_bytes``, start it over (under the append lock, so no line can slip in between)."""
+        self._read_offset = offset
+        if offset < rotate_bytes:
+            return
+        with self._append_lock:
+            if os.fstat(self._fd).st_size == self._read_offset:
+                os.ftruncate(self._fd, 0)
+                os.fsync(self._fd)
+                self._read_offset = 0
+
+    def close(self, *, remove: bool) -> None:
+        """``remove`` only when everything has been committed; otherwise the file stays for adoption."""
+        if remove:
+            self.path.unlink(missing_ok=True)
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class OrphanSpool:
+    """A spool file left by a dead process, locked by us while we replay it."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd = fd
+
+    def lines(self) -> list[bytes]:
+        with open(self.path, "rb") as f:
+            # A torn last line was never acknowledged to a client (append had not returned): drop it.
+            return [line for line in f if line.endswith(b"\n")]
+
+    def finish(self) -> None:
+        self.path.unlink(missing_ok=True)
+        self.release()
+
+    def release(self) -> None:
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+
+
+def claim_orphans(directory: Path, own: Path | None) -> Iterator[OrphanSpool]:
+    """Spool files whose owner is gone (their lock is free), each locked for the caller."""
+    if not directory.is_dir():
+        return
+    for path in sorted(directory.glob(f"*{SPOOL_SUFFIX}")):
+        if own is not None and path == own:
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue  # another adopter finished it first
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)  # a live process owns it
+            continue
+        if not path.exists():  # adopted and removed between our open and our lock
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            continue
+        yield OrphanSpool(path, fd)

@@ -1,0 +1,1 @@
+"""Cross-cutting gateway plumbing: settings, database, errors, middleware, secrets, TLS."""

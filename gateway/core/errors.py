@@ -1,0 +1,102 @@
+"""Every error leaves the gateway in OpenAI's body shape: {"error": {"message", "type", "param", "code"}}."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class APIError(Exception):
+    """An error with its HTTP status and OpenAI error fields. ``decision`` (optional) goes into the audit."""
+
+    def __init__(self, status: int, message: str, *, type: str, code: str | None = None, param: str | None = None,
+                 headers: dict[str, str] | None = None, decision: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.code = code
+        self.param = param
+        self.headers = headers or {}
+        self.decision = decision
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
+
+
+def invalid_request(message: str, *, param: str | None = None, code: str | None = None) -> APIError:
+    return APIError(400, message, type="invalid_request_error", param=param, code=code)
+
+
+def authentication_failed(message: str) -> APIError:
+    return APIError(401, message, type="authentication_error", code="invalid_api_key")
+
+
+def permission_denied(message: str, *, decision: dict[str, Any] | None = None) -> APIError:
+    return APIError(403, message, type="permission_error", code="model_not_allowed", decision=decision)
+
+
+def model_not_found(model: str) -> APIError:
+    return APIError(404, f"The model '{model}' does not exist", type="invalid_request_error", param="model",
+                    code="model_not_found")
+
+
+def request_too_large(limit: int) -> APIError:
+    return APIError(413, f"Request body larger than {limit} bytes", type="invalid_request_error",
+                    code="request_too_large")
+
+
+def rate_limited(message: str, *, retry_after_s: float | None = None, headers: dict[str, str] | None = None,
+                 decision: dict[str, Any] | None = None) -> APIError:
+    all_headers = dict(headers or {})
+    if retry_after_s is not None:
+        all_headers.setdefault("retry-after", str(max(1, round(retry_after_s + 0.5))))
+    return APIError(429, message, type="rate_limit_error", code="rate_limit_exceeded", headers=all_headers,
+                    decision=decision)
+
+
+def engine_unavailable(message: str = "The inference engine is unavailable") -> APIError:
+    return APIError(503, message, type="service_unavailable_error", code="engine_unavailable")
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
+    errors = exc.errors()
+    if not errors:
+        return "Invalid request", None
+    first = errors[0]
+    loc = [str(part) for part in first.get("loc", ()) if part != "body"]
+    param = ".".join(loc) or None
+    return (f"{param}: {first.get('msg', 'invalid')}" if param else str(first.get("msg", "invalid"))), param
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(APIError)
+    async def _api_error(_request: Request, exc: APIError) -> JSONResponse:
+        return exc.response()
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        message, param = _validation_message(exc)
+        return invalid_request(message, param=param).response()
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        error_type = "invalid_request_error" if exc.status_code < 500 else "server_error"
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code)
+        return APIError(exc.status_code, str(exc.detail), type=error_type, code=code,
+                        headers=dict(exc.headers or {})).response()
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return APIError(500, "Internal server error", type="server_error", code="internal_error").response()

@@ -1,0 +1,123 @@
+"""Pure ASGI middleware: request id and timing (``x-warden-overhead-ms``), and the request body size limit."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+REQUEST_ID_HEADER = "x-request-id"
+OVERHEAD_HEADER = "x-warden-overhead-ms"
+_CLIENT_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+
+
+@dataclass(slots=True)
+class RequestTiming:
+    """Per-request clock. ``engine_ns`` accumulates time spent waiting on the engine, so
+    overhead = elapsed - engine time, i.e. everything the gateway itself spent."""
+
+    started_ns: int
+    engine_ns: int = 0
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter_ns() - self.started_ns) / 1e6
+
+    def overhead_ms(self) -> float:
+        return max(0.0, (time.perf_counter_ns() - self.started_ns - self.engine_ns) / 1e6)
+
+
+def request_state(scope: Scope) -> dict[str, Any]:
+    return scope.setdefault("state", {})
+
+
+class RequestContextMiddleware:
+    """Assigns the request id (a sane client ``x-request-id`` is kept, otherwise one is generated), starts the
+    request clock and stamps both headers on every response. For a stream the overhead header reports the
+    gateway time before the first byte (engine time to the first token excluded)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        timing = RequestTiming(started_ns=time.perf_counter_ns())
+        client_id = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"x-request-id"), "")
+        request_id = client_id if _CLIENT_REQUEST_ID.match(client_id) else f"req_{uuid.uuid4().hex}"
+        state = request_state(scope)
+        state["timing"] = timing
+        state["request_id"] = request_id
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.append((REQUEST_ID_HEADER.encode(), request_id.encode()))
+                headers.append((OVERHEAD_HEADER.encode(), f"{timing.overhead_ms():.3f}".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+RejectHook = Callable[[Scope], Awaitable[None]]
+
+
+class BodySizeLimitMiddleware:
+    """Refuses bodies over ``max_bytes`` with 413 before any parsing. The body is buffered here (it is bounded)
+    and replayed to the app; after it, ``receive`` passes through so the app still sees ``http.disconnect``."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int, on_reject: RejectHook | None = None) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.on_reject = on_reject
+
+    async def _reject(self, scope: Scope, send: Send) -> None:
+        if self.on_reject is not None:
+            await self.on_reject(scope)
+        body = orjson.dumps({"error": {"message": f"Request body larger than {self.max_bytes} bytes",
+                                       "type": "invalid_request_error", "param": None,
+                                       "code": "request_too_large"}})
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        declared = next((v for k, v in scope.get("headers", []) if k == b"content-length"), None)
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await self._reject(scope, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._reject(scope, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

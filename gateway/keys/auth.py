@@ -1,0 +1,106 @@
+"""Bearer-key authentication with a short-TTL in-process cache.
+
+Revocation reaches every replica within ``key_cache_ttl_s``: cached records expire and are reloaded from the
+shared database. The cache holds the stored hash, never the secret; every request is verified with
+``hmac.compare_digest``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from starlette.concurrency import run_in_threadpool
+
+from gateway.core.clock import utcnow
+from gateway.core.db import Database
+from gateway.core.ttl_cache import TTLCache
+from gateway.keys.format import parse_key, secret_matches
+from gateway.keys.service import KeyRecord, load_key_record, touch_last_used
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    tenant_id: str
+    key_id: str
+
+
+class AuthenticationFailed(Exception):
+    """Carries what is known about the caller so the refusal can still be audited in the right chain."""
+
+    def __init__(self, reason: str, *, key_id: str | None = None, tenant_id: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.key_id = key_id
+        self.tenant_id = tenant_id
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+class Authenticator:
+    def __init__(self, db: Database, *, pepper: bytes, ttl_s: float, max_entries: int,
+                 last_used_interval_s: float) -> None:
+        self._db = db
+        self._pepper = pepper
+        self._cache: TTLCache[str, KeyRecord | None] = TTLCache(ttl_s, max_entries)
+        self._last_used_interval_s = last_used_interval_s
+        self._last_touched: TTLCache[str, float] = TTLCache(max(last_used_interval_s, 1.0), max_entries)
+        self._touch_lock = threading.Lock()
+
+    def _load(self, key_id: str) -> KeyRecord | None:
+        hit, record = self._cache.get(key_id)
+        if hit:
+            return record
+        with self._db.session() as session:
+            record = load_key_record(key_id, session=session)
+        self._cache.put(key_id, record)
+        return record
+
+    def _touch(self, key_id: str) -> None:
+        # last_used_at is informational: written at most once per interval per key, never on the hot path's
+        # critical section, and a failure to write it never fails the request.
+        with self._touch_lock:
+            hit, _ = self._last_touched.get(key_id)
+            if hit:
+                return
+            self._last_touched.put(key_id, time.monotonic())
+        try:
+            with self._db.transaction() as session:
+                touch_last_used(key_id, utcnow(), session=session)
+        except Exception:
+            log.warning("could not record last use of key %s", key_id, exc_info=True)
+
+    def _authenticate_sync(self, token: str | None) -> Principal:
+        if token is None:
+            raise AuthenticationFailed("missing API key (Authorization: Bearer wdn_...)")
+        parsed = parse_key(token)
+        if parsed is None:
+            raise AuthenticationFailed("malformed API key")
+        record = self._load(parsed.key_id)
+        if record is None:
+            raise AuthenticationFailed("unknown API key", key_id=parsed.key_id)
+        if not secret_matches(self._pepper, parsed, record.secret_hash):
+            raise AuthenticationFailed("invalid API key", key_id=parsed.key_id, tenant_id=record.tenant_id)
+        if not record.usable_at(utcnow()):
+            raise AuthenticationFailed("API key revoked, expired or tenant disabled", key_id=parsed.key_id,
+                                       tenant_id=record.tenant_id)
+        self._touch(parsed.key_id)
+        return Principal(tenant_id=record.tenant_id, key_id=parsed.key_id)
+
+    async def authenticate(self, authorization: str | None) -> Principal:
+        return await run_in_threadpool(self._authenticate_sync, bearer_token(authorization))
+
+    def forget_cached_keys(self) -> None:
+        """Local revocation is immediate after this; other replicas follow within the TTL."""
+        self._cache.clear()

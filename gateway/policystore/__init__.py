@@ -1,0 +1,1 @@
+"""Stored tenant policies: versioned JSON documents validated through ``policies.Policy``; one active per tenant."""

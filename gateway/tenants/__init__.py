@@ -1,0 +1,1 @@
+"""Tenants: the unit of isolation, policy, rate limits and audit chains."""
