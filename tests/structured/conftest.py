@@ -37,6 +37,11 @@ EOS_TOKEN_ID = 2  # <|im_end|>, SmolLM2-Instruct's end of turn
 
 
 @pytest.fixture(scope="session")
+def eos_token_id() -> int:
+    return EOS_TOKEN_ID
+
+
+@pytest.fixture(scope="session")
 def hf_tokenizer() -> tokenizers.Tokenizer:
     return smollm2_tokenizer()
 
