@@ -1,5 +1,15 @@
 """Tenant policies: the pydantic model and the pure decisions made from it (stdlib + pydantic only)."""
 
+from policies.decisions import (
+    active_entity_types,
+    effective_max_tokens,
+    effective_policy,
+    injection_action,
+    model_allowed,
+    needs_ner,
+    pii_action,
+    retention_cutoff,
+)
 from policies.model import (
     SCHEMA_VERSION,
     AuditContent,
@@ -22,4 +32,12 @@ __all__ = [
     "PiiRules",
     "Policy",
     "RateLimits",
+    "active_entity_types",
+    "effective_max_tokens",
+    "effective_policy",
+    "injection_action",
+    "model_allowed",
+    "needs_ner",
+    "pii_action",
+    "retention_cutoff",
 ]

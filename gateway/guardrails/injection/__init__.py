@@ -1,0 +1,6 @@
+"""Offline prompt-injection screening (phrase rules + a shipped linear classifier, or an operator's ONNX model)."""
+
+from gateway.guardrails.injection.classifier import InjectionClassifier, LinearInjectionClassifier
+from gateway.guardrails.injection.detector import InjectionDetector, InjectionVerdict
+
+__all__ = ["InjectionClassifier", "InjectionDetector", "InjectionVerdict", "LinearInjectionClassifier"]

@@ -1,0 +1,89 @@
+"""Apply a policy's PII actions to findings and rewrite the text with presidio-anonymizer.
+
+mask  -> <EMAIL_ADDRESS>
+hash  -> <EMAIL_ADDRESS_1a2b3c4d>: HMAC of the value under a per-tenant key, so the same address in two messages
+         (or two turns) becomes the same token and the model can still refer to it, while no other tenant, and
+         no one without the server secret, can link or reverse it.
+block -> nothing is rewritten; the caller refuses the request naming the entity types.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections import Counter
+from dataclasses import dataclass, field
+
+from presidio_anonymizer import AnonymizerEngine
+from presidio_anonymizer.entities import OperatorConfig, RecognizerResult
+
+from gateway.guardrails.findings import Finding, resolve_overlaps
+from policies import PiiAction, PiiRules, pii_action
+
+TOKEN_HEX_CHARS = 8
+
+
+def tenant_token_key(server_secret: bytes, tenant_id: str) -> bytes:
+    return hmac.new(server_secret, b"warden-pii-token\x00" + tenant_id.encode(), hashlib.sha256).digest()
+
+
+def pii_token(token_key: bytes, entity_type: str, value: str) -> str:
+    # Normalise so "Bob@Example.com " and "bob@example.com" map to one token.
+    normalized = " ".join(value.split()).casefold()
+    digest = hmac.new(token_key, f"{entity_type}\x00{normalized}".encode(), hashlib.sha256).hexdigest()
+    return f"<{entity_type}_{digest[:TOKEN_HEX_CHARS]}>"
+
+
+@dataclass(slots=True)
+class EntityTally:
+    """Per entity type: how many findings got which action and the highest score. Types and numbers only."""
+
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    max_scores: dict[str, float] = field(default_factory=dict)
+
+    def add(self, finding: Finding, action: PiiAction) -> None:
+        self.counts[(finding.entity_type, action.value)] += 1
+        self.max_scores[finding.entity_type] = max(self.max_scores.get(finding.entity_type, 0.0), finding.score)
+
+    def merge(self, other: EntityTally) -> None:
+        self.counts.update(other.counts)
+        for entity_type, score in other.max_scores.items():
+            self.max_scores[entity_type] = max(self.max_scores.get(entity_type, 0.0), score)
+
+    def blocked_types(self) -> list[str]:
+        return sorted({entity for entity, action in self.counts if action == PiiAction.BLOCK.value})
+
+    def as_records(self) -> list[dict[str, object]]:
+        return [
+            {"entity_type": entity, "action": action, "count": count, "max_score": round(self.max_scores[entity], 3)}
+            for (entity, action), count in sorted(self.counts.items())
+        ]
+
+
+_anonymizer = AnonymizerEngine()
+
+
+def decide(findings: list[Finding], rules: PiiRules) -> list[tuple[Finding, PiiAction]]:
+    """Findings that pass the threshold, without overlaps, each with its action (allow included, for the tally)."""
+    kept = resolve_overlaps([f for f in findings if f.score >= rules.score_threshold])
+    return [(finding, pii_action(rules, finding.entity_type, finding.score)) for finding in kept]
+
+
+def apply_actions(text: str, decided: list[tuple[Finding, PiiAction]], token_key: bytes) -> str:
+    rewrites = [(finding, action) for finding, action in decided if action in (PiiAction.MASK, PiiAction.HASH)]
+    if not rewrites:
+        return text
+    results = []
+    operators: dict[str, OperatorConfig] = {}
+    for finding, action in rewrites:
+        # Operators are chosen per entity type; give each finding its own pseudo-type so mask and hash can mix.
+        label = f"{finding.entity_type}#{len(results)}"
+        results.append(RecognizerResult(label, finding.start, finding.end, finding.score))
+        if action is PiiAction.MASK:
+            operators[label] = OperatorConfig("replace", {"new_value": f"<{finding.entity_type}>"})
+        else:
+            entity_type = finding.entity_type
+            operators[label] = OperatorConfig(
+                "custom", {"lambda": lambda value, entity_type=entity_type: pii_token(token_key, entity_type, value)}
+            )
+    return _anonymizer.anonymize(text, results, operators).text
