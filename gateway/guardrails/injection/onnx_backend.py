@@ -24,9 +24,7 @@ class OnnxInjectionClassifier:
         except ImportError as exc:  # pragma: no cover - depends on the deployment
             raise RuntimeError("the ONNX injection backend needs the onnxruntime package installed") from exc
         model_dir = Path(model_dir)
-        self._session = onnxruntime.InferenceSession(
-            str(model_dir / "model.onnx"), providers=["CPUExecutionProvider"]
-        )
+        self._session = onnxruntime.InferenceSession(str(model_dir / "model.onnx"), providers=["CPUExecutionProvider"])
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_tokens)
         self._input_names = {node.name for node in self._session.get_inputs()}

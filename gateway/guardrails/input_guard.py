@@ -1,0 +1,216 @@
+"""Input guardrails for a chat request: PII actions and prompt-injection screening over every message.
+
+Agentic clients resend the whole conversation each turn. Findings and injection verdicts are cached per
+(tenant, content hash), so a message already seen costs one hash and a dictionary lookup; only new text is analysed.
+Analysis runs on a bounded thread pool, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.guardrails.analyzer import PiiAnalyzer
+from gateway.guardrails.cache import BoundedLru, content_key
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.injection import InjectionDetector, InjectionVerdict
+from gateway.guardrails.output import OutputRedactor, redact_output_text
+from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
+from policies import InjectionAction, Policy, injection_action, needs_ner
+
+# Roles whose text can carry an injected instruction from someone other than the operator.
+UNTRUSTED_ROLES = frozenset({"user", "tool", "function"})
+
+
+class GuardrailInputError(ValueError):
+    """Input the guardrails refuse to analyse. The gateway answers it with `status_code` (a 4xx)."""
+
+    def __init__(self, message: str, *, status_code: int = 400, code: str = "invalid_input") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class GuardConfig:
+    max_message_chars: int = 256_000  # one message's text; beyond it: 413
+    max_total_chars: int = 2_000_000  # all messages together; beyond it: 413
+    cache_entries: int = 100_000  # findings and verdicts kept (each a few hundred bytes, no text)
+    workers: int = 2  # analysis threads
+
+
+@dataclass(slots=True)
+class GuardResult:
+    messages: list[dict[str, Any]]  # the messages with PII actions applied; forward these to the engine
+    decisions: list[dict[str, Any]] = field(default_factory=list)  # JSON-serialisable, for the audit record
+    blocked: bool = False
+    block_reason: str | None = None  # safe to return to the client: names entity types, never values
+    injection_score: float = 0.0
+    cache_hits: int = 0
+    scanned_chars: int = 0  # characters actually analysed (cache misses) this call
+
+
+@dataclass(slots=True)
+class _TextSlot:
+    """Where one piece of text lives in a message, so the redacted text can be written back."""
+
+    message_index: int
+    role: str
+    text: str
+    path: tuple[str | int, ...]
+
+
+def _text_slots(messages: Sequence[Mapping[str, Any]]) -> list[_TextSlot]:
+    slots: list[_TextSlot] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise GuardrailInputError(f"messages[{index}] must be an object")
+        role = str(message.get("role", ""))
+        content = message.get("content")
+        if isinstance(content, str):
+            slots.append(_TextSlot(index, role, content, ("content",)))
+        elif isinstance(content, list):
+            for part_index, part in enumerate(content):
+                if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                    slots.append(_TextSlot(index, role, part["text"], ("content", part_index, "text")))
+        elif content is not None:
+            raise GuardrailInputError(f"messages[{index}].content must be a string, a list of parts or null")
+        for call_index, call in enumerate(message.get("tool_calls") or []):
+            arguments = call.get("function", {}).get("arguments") if isinstance(call, Mapping) else None
+            if isinstance(arguments, str):
+                slots.append(_TextSlot(index, role, arguments, ("tool_calls", call_index, "function", "arguments")))
+    return slots
+
+
+def _check_sizes(slots: list[_TextSlot], config: GuardConfig) -> None:
+    total = 0
+    for slot in slots:
+        try:
+            slot.text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # lone surrogates survive JSON decoding but are not text
+            raise GuardrailInputError(
+                f"messages[{slot.message_index}] contains undecodable text (unpaired surrogate)",
+                code="invalid_encoding",
+            ) from exc
+        if len(slot.text) > config.max_message_chars:
+            raise GuardrailInputError(
+                f"messages[{slot.message_index}] is {len(slot.text)} characters; the limit is "
+                f"{config.max_message_chars}",
+                status_code=413,
+                code="message_too_large",
+            )
+        total += len(slot.text)
+    if total > config.max_total_chars:
+        raise GuardrailInputError(
+            f"messages total {total} characters; the limit is {config.max_total_chars}",
+            status_code=413,
+            code="request_too_large",
+        )
+
+
+def _write_back(messages: list[dict[str, Any]], slot: _TextSlot, text: str) -> None:
+    target: Any = messages[slot.message_index]
+    for key in slot.path[:-1]:
+        target = target[key]
+    target[slot.path[-1]] = text
+
+
+class InputGuard:
+    def __init__(
+        self,
+        server_secret: bytes,
+        *,
+        analyzer: PiiAnalyzer | None = None,
+        injection: InjectionDetector | None = None,
+        config: GuardConfig | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self._secret = server_secret
+        self.analyzer = analyzer if analyzer is not None else PiiAnalyzer()
+        self._injection = injection
+        self.config = config or GuardConfig()
+        self._executor = executor or ThreadPoolExecutor(self.config.workers, thread_name_prefix="warden-guard")
+        self._findings: BoundedLru[tuple[Finding, ...]] = BoundedLru(self.config.cache_entries)
+        self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
+
+    @property
+    def injection(self) -> InjectionDetector:
+        if self._injection is None:
+            self._injection = InjectionDetector()
+        return self._injection
+
+    async def scan_messages(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
+        """Off the event loop: a long prompt occupies a worker thread, not the loop serving other requests."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self.scan_messages_sync, tenant_id, messages, policy)
+
+    def scan_messages_sync(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
+        slots = _text_slots(messages)
+        _check_sizes(slots, self.config)
+        result = GuardResult(messages=[copy.deepcopy(dict(message)) for message in messages])
+        token_key = tenant_token_key(self._secret, tenant_id)
+        rules = policy.pii_input
+        use_ner = needs_ner(rules)
+        screen_injection = policy.injection.action is not InjectionAction.OFF
+        tally = EntityTally()
+        best_verdict = InjectionVerdict(0.0, ())
+        for slot in slots:
+            findings = self._cached_findings(tenant_id, slot.text, use_ner, result)
+            decided = decide(list(findings), rules)
+            for finding, action in decided:
+                tally.add(finding, action)
+            _write_back(result.messages, slot, apply_actions(slot.text, decided, token_key))
+            if screen_injection and slot.role in UNTRUSTED_ROLES:
+                verdict = self._cached_verdict(tenant_id, slot.text, result)
+                if verdict.score > best_verdict.score:
+                    best_verdict = verdict
+
+        if tally.counts:
+            result.decisions.append({"kind": "pii", "side": "input", "entities": tally.as_records()})
+        blocked_types = tally.blocked_types()
+        if blocked_types:
+            result.blocked = True
+            result.block_reason = "request contains personal data the policy blocks: " + ", ".join(blocked_types)
+        if screen_injection:
+            action = injection_action(policy.injection, best_verdict.score)
+            result.injection_score = best_verdict.score
+            result.decisions.append({"kind": "injection", "action": action.value, **best_verdict.as_record()})
+            if action is InjectionAction.BLOCK and not result.blocked:
+                result.blocked = True
+                result.block_reason = f"request blocked: likely prompt injection (score {best_verdict.score:.2f})"
+        return result
+
+    def output_redactor(self, tenant_id: str, policy: Policy, *, holdback_chars: int = 96) -> OutputRedactor:
+        """A fresh redactor for one streamed completion (hash tokens match the ones used on input)."""
+        return OutputRedactor(
+            self.analyzer, policy, tenant_token_key(self._secret, tenant_id), holdback_chars=holdback_chars
+        )
+
+    def redact_output(self, tenant_id: str, text: str, policy: Policy) -> tuple[str, list[dict[str, object]]]:
+        """A whole (non-streamed) completion: (safe text, audit decisions)."""
+        return redact_output_text(self.analyzer, policy, text, tenant_token_key(self._secret, tenant_id))
+
+    def _cached_findings(self, tenant_id: str, text: str, use_ner: bool, result: GuardResult) -> tuple[Finding, ...]:
+        key = content_key(tenant_id, text, "pii+ner" if use_ner else "pii")
+        findings = self._findings.get(key)
+        if findings is None:
+            findings = tuple(self.analyzer.analyze(text, ner_enabled=use_ner))
+            self._findings.put(key, findings)
+            result.scanned_chars += len(text)
+        else:
+            result.cache_hits += 1
+        return findings
+
+    def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult) -> InjectionVerdict:
+        key = content_key(tenant_id, text, "injection")
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self.injection.score(text)
+            self._verdicts.put(key, verdict)
+        else:
+            result.cache_hits += 1
+        return verdict
