@@ -1,0 +1,204 @@
+"""The ``warden`` command line: serve, db, tenant, key, policy, audit, generate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+from gateway.core.clock import utcnow
+from gateway.core.db import Database
+from gateway.core.migrate import upgrade_database
+from gateway.core.secrets import load_server_secrets
+from gateway.core.settings import Settings
+
+
+def _fail(message: str) -> int:
+    print(f"warden: {message}", file=sys.stderr)
+    return 1
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from gateway.core.tls import ensure_certificate
+
+    upgrade_database(settings.database_url)
+    load_server_secrets(settings)  # created once here, before any worker starts
+    tls: dict[str, str] = {}
+    scheme = "http"
+    if not args.http:
+        cert, key = ensure_certificate(settings.data_dir, settings.tls_cert, settings.tls_key)
+        tls = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
+        scheme = "https"
+    print(f"warden: serving {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s))", file=sys.stderr)
+    uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
+                log_level=args.log_level, timeout_graceful_shutdown=30, **tls)  # type: ignore[arg-type]
+    return 0
+
+
+def cmd_db_upgrade(_args: argparse.Namespace, settings: Settings) -> int:
+    upgrade_database(settings.database_url)
+    print("database is at the latest schema revision")
+    return 0
+
+
+def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.tenants.service import TenantError, create_tenant
+
+    db = Database(settings.database_url)
+    try:
+        with db.transaction() as session:
+            tenant = create_tenant(args.name, session=session)
+            print(f"{tenant.id}\t{tenant.name}")
+    except TenantError as exc:
+        return _fail(str(exc))
+    return 0
+
+
+def cmd_tenant_list(_args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.tenants.service import list_tenants
+
+    with Database(settings.database_url).session() as session:
+        for tenant in list_tenants(session=session):
+            print(f"{tenant.id}\t{tenant.name}\t{tenant.created_at.isoformat()}")
+    return 0
+
+
+def cmd_key_issue(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.keys.service import issue_key
+    from gateway.tenants.service import find_tenant
+
+    secrets = load_server_secrets(settings)
+    expires = utcnow() + timedelta(days=args.expires_days) if args.expires_days else None
+    with Database(settings.database_url).transaction() as session:
+        tenant = find_tenant(args.tenant, session=session)
+        if tenant is None:
+            return _fail(f"no tenant {args.tenant!r}")
+        issued = issue_key(tenant, pepper=secrets.key_pepper, session=session, label=args.label, expires_at=expires)
+    print(f"key id: {issued.key_id}  (tenant {tenant.name}); the key is shown once and never stored:", file=sys.stderr)
+    print(issued.api_key)
+    return 0
+
+
+def cmd_key_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.keys.service import revoke_key
+
+    with Database(settings.database_url).transaction() as session:
+        if not revoke_key(args.key_id, session=session):
+            return _fail(f"no active key {args.key_id!r}")
+    print(f"revoked {args.key_id} (every replica stops accepting it within {settings.key_cache_ttl_s:g}s)")
+    return 0
+
+
+def cmd_policy_set(args: argparse.Namespace, settings: Settings) -> int:
+    from pydantic import ValidationError
+
+    from gateway.policystore.service import publish_policy
+    from gateway.tenants.service import find_tenant
+
+    document = json.loads(Path(args.file).read_text())
+    with Database(settings.database_url).transaction() as session:
+        tenant = find_tenant(args.tenant, session=session)
+        if tenant is None:
+            return _fail(f"no tenant {args.tenant!r}")
+        try:
+            row = publish_policy(tenant.id, document, session=session)
+        except ValidationError as exc:
+            return _fail(f"invalid policy: {exc}")
+        print(f"tenant {tenant.name}: policy version {row.version} is active")
+    return 0
+
+
+def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.audit.verify import verify_chains
+    from gateway.tenants.service import find_tenant
+
+    with Database(settings.database_url).session() as session:
+        chain_id = None
+        if args.tenant:
+            tenant = find_tenant(args.tenant, session=session)
+            if tenant is None:
+                return _fail(f"no tenant {args.tenant!r}")
+            chain_id = tenant.id
+        report = verify_chains(session=session, chain_id=chain_id)
+    for link in report.broken:
+        print(f"BROKEN {link}")
+    print(f"{report.chains} chain(s), {report.records} record(s) checked: {'ok' if report.ok else 'TAMPERED'}")
+    return 0 if report.ok else 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="warden", description="Warden LLM gateway")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="migrate, then serve the API (HTTPS unless --http)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default 8443 (HTTPS) or 8000 (--http)")
+    serve.add_argument("--http", action="store_true", help="plain HTTP (only behind a TLS-terminating proxy)")
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--log-level", default="info")
+    serve.set_defaults(func=cmd_serve)
+
+    db = sub.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
+    db.add_parser("upgrade", help="apply every pending migration").set_defaults(func=cmd_db_upgrade)
+
+    tenant = sub.add_parser("tenant", help="tenants").add_subparsers(dest="tenant_command", required=True)
+    create = tenant.add_parser("create", help="create a tenant")
+    create.add_argument("name")
+    create.set_defaults(func=cmd_tenant_create)
+    tenant.add_parser("list", help="list tenants").set_defaults(func=cmd_tenant_list)
+
+    key = sub.add_parser("key", help="API keys").add_subparsers(dest="key_command", required=True)
+    issue = key.add_parser("issue", help="issue a key for TENANT (name or id); prints it once")
+    issue.add_argument("tenant")
+    issue.add_argument("--label", default=None)
+    issue.add_argument("--expires-days", type=int, default=None)
+    issue.set_defaults(func=cmd_key_issue)
+    revoke = key.add_parser("revoke", help="revoke a key by its id")
+    revoke.add_argument("key_id")
+    revoke.set_defaults(func=cmd_key_revoke)
+
+    policy = sub.add_parser("policy", help="tenant policies").add_subparsers(dest="policy_command", required=True)
+    publish = policy.add_parser("set", help="publish FILE (JSON) as TENANT's new active policy version")
+    publish.add_argument("tenant")
+    publish.add_argument("file")
+    publish.set_defaults(func=cmd_policy_set)
+
+    audit = sub.add_parser("audit", help="audit trail").add_subparsers(dest="audit_command", required=True)
+    verify = audit.add_parser("verify", help="recompute every hash chain; exit 2 naming the first broken link")
+    verify.add_argument("--tenant", default=None)
+    verify.set_defaults(func=cmd_audit_verify)
+
+    # Listed for --help; `main` hands `generate ...` to engine.generate.main before parsing.
+    sub.add_parser("generate", help="generate text offline with the engine: warden generate PROMPT [options]")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["generate"]:
+        # Everything after `generate` belongs to the engine's own parser (argparse's REMAINDER drops a leading
+        # option such as --help), so hand it over untouched.
+        from engine import generate
+
+        return int(generate.main(argv[1:]) or 0)
+    args = build_parser().parse_args(argv)
+    if args.command == "serve" and args.port is None:
+        args.port = 8000 if args.http else 8443
+    settings = Settings()
+    try:
+        return int(args.func(args, settings))
+    except (OperationalError, ProgrammingError) as exc:
+        if "no such table" in str(exc) or "does not exist" in str(exc):
+            return _fail("the database has no schema yet: run `warden db upgrade` (or `warden serve`)")
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible /v1 API: models, chat completions, completions."""

@@ -1,0 +1,88 @@
+"""One /v1 call's engine requests (n choices x prompts), merged into one stream of (choice index, delta).
+
+Time spent waiting on the engine is added to the request's clock (``engine_ns``) so ``x-warden-overhead-ms``
+reports the gateway's own time. ``close`` aborts every engine request that has not finished, whatever the reason
+the call ends (client disconnect, error, guardrail): the engine frees its KV blocks at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
+
+from engine.outputs import RequestOutput
+from engine.protocol import EngineClient
+from engine.request import EngineRequest
+from gateway.core.middleware import RequestTiming
+
+_background: set[asyncio.Task[Any]] = set()
+
+
+async def run_shielded(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run cleanup to completion even if the caller is cancelled (the client went away)."""
+    task = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        _background.add(task)
+        task.add_done_callback(_background.discard)
+        raise
+
+
+class EngineCall:
+    def __init__(self, engine: EngineClient, requests: list[EngineRequest], timing: RequestTiming) -> None:
+        self._engine = engine
+        self._requests = requests
+        self._timing = timing
+        self._unfinished = {r.request_id for r in requests}
+        self._queue: asyncio.Queue[tuple[int, RequestOutput | None, BaseException | None]] = asyncio.Queue()
+        self._pumps: list[asyncio.Task[None]] = []
+        self._done_pumps = 0
+
+    async def _pump(self, index: int, request: EngineRequest) -> None:
+        try:
+            async for output in self._engine.generate(request):
+                await self._queue.put((index, output, None))
+                if output.finished:
+                    break
+        except BaseException as exc:  # delivered to the consumer, which re-raises it
+            await self._queue.put((index, None, exc))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        await self._queue.put((index, None, None))
+
+    def __aiter__(self) -> AsyncIterator[tuple[int, RequestOutput]]:
+        return self._outputs()
+
+    async def _outputs(self) -> AsyncIterator[tuple[int, RequestOutput]]:
+        if not self._pumps:
+            self._pumps = [asyncio.create_task(self._pump(i, r)) for i, r in enumerate(self._requests)]
+        while self._done_pumps < len(self._pumps):
+            waited = time.perf_counter_ns()
+            index, output, error = await self._queue.get()
+            self._timing.engine_ns += time.perf_counter_ns() - waited
+            if error is not None:
+                raise error
+            if output is None:
+                self._done_pumps += 1
+                continue
+            if output.finished:
+                self._unfinished.discard(self._requests[index].request_id)
+            yield index, output
+
+    async def _abort_unfinished(self) -> None:
+        for task in self._pumps:
+            task.cancel()
+        for request_id in sorted(self._unfinished):
+            # The engine may already be gone; then there is nothing left to free.
+            with contextlib.suppress(Exception):
+                await self._engine.abort(request_id)
+        self._unfinished.clear()
+
+    async def close(self) -> None:
+        if self._unfinished or any(not t.done() for t in self._pumps):
+            await run_shielded(self._abort_unfinished())

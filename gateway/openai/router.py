@@ -1,0 +1,27 @@
+"""The /v1 routes. Bodies are parsed inside the handler (not by FastAPI) so that a malformed request is
+refused and audited through the same path as every other outcome."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from gateway.openai.dependencies import ServicesDep
+from gateway.openai.service import handle_call, handle_models
+
+router = APIRouter(prefix="/v1", tags=["openai"])
+
+
+@router.get("/models")
+async def list_models(request: Request, services: ServicesDep) -> Response:
+    return await handle_models(services, request)
+
+
+@router.post("/chat/completions")
+async def chat_completions(request: Request, services: ServicesDep) -> Response:
+    return await handle_call(services, request, "chat.completions")
+
+
+@router.post("/completions")
+async def completions(request: Request, services: ServicesDep) -> Response:
+    return await handle_call(services, request, "completions")

@@ -1,0 +1,469 @@
+"""The /v1 request path, in order (see DESIGN.md "One request, end to end"):
+
+    auth -> policy -> parse and validate -> model checks -> tokenize -> admission (rate limits)
+    -> input guardrails -> engine -> output guardrails -> settle limits -> audit -> respond
+
+Every call, admitted or refused, ends in exactly one audit record: ``_audited`` records refusals; the
+completion paths record success (non-streamed: before the response is returned; streamed: before ``[DONE]``; a
+stream cut short by the client: as its cleanup runs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import orjson
+from fastapi import Request
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from starlette.responses import Response
+
+from engine.errors import EngineDeadError, InvalidRequestError, UnknownModelError
+from engine.outputs import RequestOutput
+from engine.request import EngineRequest
+from gateway.core.errors import (
+    APIError,
+    authentication_failed,
+    engine_unavailable,
+    invalid_request,
+    model_not_found,
+    permission_denied,
+)
+from gateway.keys.auth import AuthenticationFailed
+from gateway.openai import prompts, responses
+from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, CallRecord
+from gateway.openai.engine_call import EngineCall, run_shielded
+from gateway.openai.hooks import OutputFilter
+from gateway.openai.policy_view import PolicyView
+from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
+from gateway.openai.streaming import SSE_DONE, SSEResponse, sse_event, wait_for_disconnect
+from gateway.policystore.service import ActivePolicy
+from gateway.ratelimit import Admission, RateLimiterUnavailable, rate_limit_headers, refusal_body
+from gateway.services import GatewayServices
+
+Endpoint = Literal["chat.completions", "completions", "models"]
+# Fields a client must never set: the gateway derives them itself.
+GATEWAY_OWNED_FIELDS = ("cache_salt",)
+
+
+def validation_error(exc: ValidationError) -> APIError:
+    first = exc.errors()[0]
+    param = ".".join(str(part) for part in first.get("loc", ())) or None
+    message = first.get("msg", "invalid value")
+    if first.get("type") == "extra_forbidden":
+        message = f"Unrecognized request argument supplied: {param}"
+    return invalid_request(f"{param}: {message}" if param and not message.startswith("Unrecognized") else message,
+                           param=param)
+
+
+def engine_error(exc: Exception) -> APIError:
+    if isinstance(exc, InvalidRequestError):
+        return invalid_request(str(exc), param=exc.param)
+    if isinstance(exc, UnknownModelError):
+        return model_not_found(str(exc))
+    if isinstance(exc, EngineDeadError):
+        return engine_unavailable(f"The inference engine is unavailable: {exc}")
+    raise exc
+
+
+def engine_failure(message: str | None) -> APIError:
+    return APIError(500, f"The engine failed on this request: {message or 'unknown error'}", type="server_error",
+                    code="engine_error")
+
+
+@dataclass(slots=True)
+class Prepared:
+    """An admitted call, ready for the engine."""
+
+    endpoint: Endpoint
+    request: ChatCompletionRequest | CompletionRequest
+    model: str
+    engine_requests: list[EngineRequest]
+    filters: list[OutputFilter | None]
+    admission: Admission
+    prefixes: list[str]  # echo (completions): the prompt text each choice's text starts with
+    response_id: str
+    created: int
+    headers: dict[str, str] = field(default_factory=dict)
+    settled: bool = False
+
+
+class CallHandler:
+    def __init__(self, services: GatewayServices, http_request: Request, endpoint: Endpoint) -> None:
+        self.services = services
+        self.http = http_request
+        self.endpoint = endpoint
+        state = http_request.state
+        self.record = CallRecord(endpoint=endpoint, request_id=state.request_id, timing=state.timing)
+        self.active: ActivePolicy | None = None  # the tenant's policy, once authenticated
+
+    # -- the one place refusals are audited ----------------------------------------------------------------------
+    async def run(self) -> Response:
+        try:
+            return await self._run()
+        except APIError as exc:
+            if exc.decision is not None:
+                self.record.decisions.append(exc.decision)
+            await self._audit(exc.status, exc.type)
+            raise
+        except asyncio.CancelledError:
+            await run_shielded(self._audit(CLIENT_CLOSED_REQUEST, "client_closed"))
+            raise
+        except Exception:
+            await self._audit(500, "server_error")
+            raise
+
+    async def _audit(self, status: int, error_type: str | None = None) -> None:
+        if self.record.recorded:
+            return
+        self.record.recorded = True
+        await self.services.audit.record(self.record.to_event(status, error_type))
+
+    # -- steps ----------------------------------------------------------------------------------------------------
+    async def _authenticate(self) -> None:
+        try:
+            principal = await self.services.authenticator.authenticate(self.http.headers.get("authorization"))
+        except AuthenticationFailed as exc:
+            self.record.tenant_id, self.record.key_id = exc.tenant_id, exc.key_id
+            self.record.decide("auth", decision="refused", reason=exc.reason)
+            raise authentication_failed(exc.reason) from None
+        self.record.tenant_id, self.record.key_id = principal.tenant_id, principal.key_id
+
+    async def _parse(self) -> ChatCompletionRequest | CompletionRequest:
+        try:
+            body: Any = orjson.loads(await self.http.body())
+        except orjson.JSONDecodeError as exc:
+            raise invalid_request(f"Request body is not valid JSON: {exc}") from None
+        if not isinstance(body, dict):
+            raise invalid_request("Request body must be a JSON object")
+        for name in GATEWAY_OWNED_FIELDS:
+            if name in body:
+                raise invalid_request(f"{name} is set by the gateway and cannot be supplied", param=name)
+        if isinstance(body.get("model"), str):
+            self.record.model = body["model"][:200]
+        model_type = ChatCompletionRequest if self.endpoint == "chat.completions" else CompletionRequest
+        try:
+            return model_type.model_validate(body)
+        except ValidationError as exc:
+            raise validation_error(exc) from None
+
+    async def _run(self) -> Response:
+        services = self.services
+        await self._authenticate()
+        tenant_id, key_id = self.record.tenant_id, self.record.key_id
+        assert tenant_id is not None and key_id is not None
+        active = self.active = await services.policies.resolve(tenant_id)
+        view = PolicyView.for_key(active.policy, key_id)
+        self.record.policy_version = active.version
+        self.record.audit_content = view.audit_content
+
+        request = await self._parse()
+        engine = services.engine
+        if engine is None or not engine.is_alive():
+            raise engine_unavailable()
+        if request.model != engine.model_name:
+            raise model_not_found(request.model)
+        if not view.allows_model(request.model):
+            raise permission_denied(f"This key's policy does not allow the model '{request.model}'",
+                                    decision={"stage": "policy", "decision": "refused", "reason": "model"})
+
+        # Prompts as text (what guardrails and the audit see) and as token ids (what admission counts).
+        if isinstance(request, ChatCompletionRequest):
+            texts = [m.text() for m in request.messages]
+            self.record.prompt = prompts.chat_messages(request.messages, texts)
+            prompt_ids = [prompts.chat_prompt_ids(engine.tokenizer, self.record.prompt)]
+        else:
+            texts = prompts.completion_prompt_texts(engine.tokenizer, request)
+            self.record.prompt = texts
+            prompt_ids = [p if isinstance(p, list) else engine.tokenizer.encode(p, add_special_tokens=False)
+                          for p in request.prompts()]
+        choices = len(prompt_ids) * request.n
+        if choices > services.settings.max_choices:
+            raise invalid_request(f"At most {services.settings.max_choices} choices per request (prompts x n)",
+                                  param="n")
+        longest = max(len(ids) for ids in prompt_ids)
+        max_tokens = prompts.resolve_max_tokens(prompts.requested_max_tokens(request), prompt_len=longest,
+                                                max_model_len=engine.max_model_len, cap=view.max_tokens_cap)
+
+        admission = await self._admit(view, sum(len(ids) for ids in prompt_ids) + choices * max_tokens)
+        try:
+            prompt_ids = await self._screen_input(request, texts, prompt_ids, view)
+            prepared = self._prepare(request, prompt_ids, max_tokens, view, admission)
+            if request.stream:
+                return await self._stream(prepared)
+            return await self._complete(prepared)
+        except BaseException:
+            if not admission.degraded:
+                await run_shielded(services.limiter.release(admission))
+            raise
+
+    async def _admit(self, view: PolicyView, reserve_tokens: int) -> Admission:
+        tenant_id, key_id = self.record.tenant_id, self.record.key_id
+        assert tenant_id is not None and key_id is not None
+        try:
+            admission = await self.services.limiter.admit(tenant_id, key_id, view.tenant_limits, reserve_tokens,
+                                                          key_limits=view.key_limits)
+        except RateLimiterUnavailable as exc:
+            raise APIError(503, f"{exc}. Requests are refused until it is back.", type="service_unavailable_error",
+                           code="rate_limiter_unavailable", headers={"retry-after": "1"},
+                           decision={"stage": "rate_limit", "decision": "unavailable"}) from None
+        decision = {"stage": "rate_limit", **admission.audit_decision()}
+        if not admission.admitted:
+            error = refusal_body(admission)["error"]
+            raise APIError(429, error["message"] or "Rate limit reached", type=error["type"] or "rate_limit_error",
+                           code=error["code"], headers=rate_limit_headers(admission), decision=decision)
+        self.record.decisions.append(decision)
+        return admission
+
+    async def _screen_input(self, request: ChatCompletionRequest | CompletionRequest, texts: list[str],
+                            prompt_ids: list[list[int]], view: PolicyView) -> list[list[int]]:
+        guard = self.services.input_guard
+        if guard is None:
+            return prompt_ids
+        assert self.active is not None
+        screened = await guard.screen_input(texts, tenant_id=self.record.tenant_id or "", policy=self.active.policy)
+        self.record.decisions.extend(screened.decisions)
+        if screened.texts == texts:
+            return prompt_ids
+        engine = self.services.engine
+        assert engine is not None
+        if isinstance(request, ChatCompletionRequest):
+            messages = prompts.chat_messages(request.messages, screened.texts)
+            self.record.prompt_screened = messages
+            return [prompts.chat_prompt_ids(engine.tokenizer, messages)]
+        self.record.prompt_screened = screened.texts
+        return [engine.tokenizer.encode(text, add_special_tokens=False) for text in screened.texts]
+
+    def _prepare(self, request: ChatCompletionRequest | CompletionRequest, prompt_ids: list[list[int]],
+                 max_tokens: int, view: PolicyView, admission: Admission) -> Prepared:
+        tenant_id = self.record.tenant_id or ""
+        cache_salt = self.services.secrets.cache_salt(tenant_id)
+        logprobs = prompts.engine_logprobs(request)
+        engine_requests: list[EngineRequest] = []
+        prefixes: list[str] = []
+        echo = isinstance(request, CompletionRequest) and request.echo
+        for p, ids in enumerate(prompt_ids):
+            for i in range(request.n):
+                index = p * request.n + i
+                engine_requests.append(EngineRequest(
+                    request_id=f"{self.record.request_id}-{index}", prompt_token_ids=ids,
+                    sampling_params=prompts.sampling_params(request, max_tokens=max_tokens, logprobs=logprobs,
+                                                            choice=i),
+                    cache_salt=cache_salt, tenant=tenant_id, priority=view.weight,
+                ))
+                prefixes.append(self.record.prompt[p] if echo else "")
+        guard = self.services.output_guard
+        assert self.active is not None
+        filters: list[OutputFilter | None] = [
+            guard.open(tenant_id=tenant_id, policy=self.active.policy) if guard is not None else None
+            for _ in engine_requests
+        ]
+        prefix = "chatcmpl-" if isinstance(request, ChatCompletionRequest) else "cmpl-"
+        return Prepared(endpoint=self.endpoint, request=request, model=request.model, engine_requests=engine_requests,
+                        filters=filters, admission=admission, prefixes=prefixes,
+                        response_id=prefix + self.record.request_id.removeprefix("req_"), created=int(time.time()),
+                        headers=rate_limit_headers(admission))
+
+    # -- shared by both response modes ---------------------------------------------------------------------------
+    async def _absorb(self, prepared: Prepared, state: responses.ChoiceState, index: int,
+                      output: RequestOutput) -> str:
+        """Fold one engine delta into its choice; returns the text released to the client."""
+        if output.finish_reason == "error":
+            raise engine_failure(output.error)
+        state.raw_text += output.text
+        if output.logprobs:
+            state.logprobs.extend(output.logprobs)
+        if output.usage is not None:
+            state.usage = output.usage
+        output_filter = prepared.filters[index]
+        released = await output_filter.feed(output.text) if output_filter is not None else output.text
+        if output.finished:
+            if output_filter is not None:
+                released += await output_filter.finish()
+            state.finish_reason = output.finish_reason
+        state.text += released
+        return released
+
+    def _usage(self, prepared: Prepared, states: list[responses.ChoiceState]) -> dict[str, Any]:
+        n = prepared.request.n
+        # Like OpenAI: each distinct prompt counts once, every choice's completion counts.
+        prompt_tokens = sum(s.usage.prompt_tokens for i, s in enumerate(states) if i % n == 0 and s.usage)
+        cached = sum(s.usage.cached_tokens for i, s in enumerate(states) if i % n == 0 and s.usage)
+        completion_tokens = sum(s.usage.completion_tokens for s in states if s.usage)
+        self.record.prompt_tokens, self.record.completion_tokens = prompt_tokens, completion_tokens
+        self.record.cached_tokens = cached
+        return responses.usage_body(prompt_tokens, completion_tokens, cached)
+
+    def _finish_record(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:
+        self.record.completions = [s.raw_text for s in states]
+        self.record.completions_screened = [s.text for s in states]
+        reasons = {s.finish_reason for s in states if s.finish_reason}
+        self.record.finish_reason = ",".join(sorted(reasons)) or None
+        for index, output_filter in enumerate(prepared.filters):
+            if output_filter is not None:
+                self.record.decisions.extend({"choice": index, **d} for d in output_filter.decisions())
+
+    async def _settle(self, prepared: Prepared) -> None:
+        if prepared.settled:
+            return
+        prepared.settled = True
+        used = self.record.prompt_tokens + self.record.completion_tokens
+        await run_shielded(self.services.limiter.settle(prepared.admission, used))
+
+    # -- non-streamed ----------------------------------------------------------------------------------------------
+    async def _collect(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:
+        call = EngineCall(self.services.engine, prepared.engine_requests, self.record.timing)  # type: ignore[arg-type]
+        try:
+            async for index, output in call:
+                await self._absorb(prepared, states[index], index, output)
+        except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
+            raise engine_error(exc) from None
+        finally:
+            await call.close()
+
+    async def _complete(self, prepared: Prepared) -> Response:
+        states = [responses.ChoiceState() for _ in prepared.engine_requests]
+        collector = asyncio.ensure_future(self._collect(prepared, states))
+        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
+        try:
+            await asyncio.wait({collector, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watcher.cancel()
+        if not collector.done():
+            # The client went away: stop the engine work (EngineCall.close aborts it) and record that.
+            collector.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await collector
+            self._usage(prepared, states)
+            self._finish_record(prepared, states)
+            await self._settle(prepared)
+            await self._audit(CLIENT_CLOSED_REQUEST, "client_closed")
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        collector.result()  # re-raises the engine's or a guardrail's error
+        usage = self._usage(prepared, states)
+        self._finish_record(prepared, states)
+        want_logprobs = prompts.engine_logprobs(prepared.request) is not None
+        if isinstance(prepared.request, ChatCompletionRequest):
+            body = responses.chat_completion(response_id=prepared.response_id, created=prepared.created,
+                                             model=prepared.model, choices=states, want_logprobs=want_logprobs,
+                                             usage=usage)
+        else:
+            body = responses.text_completion(response_id=prepared.response_id, created=prepared.created,
+                                             model=prepared.model, choices=states, want_logprobs=want_logprobs,
+                                             usage=usage, prefixes=prepared.prefixes)
+        await self._settle(prepared)
+        await self._audit(200)  # durable (fsync'd) before the response leaves
+        return JSONResponse(body, headers=prepared.headers)
+
+    # -- streamed --------------------------------------------------------------------------------------------------
+    async def _stream(self, prepared: Prepared) -> Response:
+        call = EngineCall(self.services.engine, prepared.engine_requests, self.record.timing)  # type: ignore[arg-type]
+        outputs = aiter(call)
+        try:
+            first = await anext(outputs)  # bad input surfaces here, as a proper 4xx, before any byte is sent
+        except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
+            await call.close()
+            raise engine_error(exc) from None
+        except BaseException:
+            await call.close()
+            raise
+        return SSEResponse(self._events(prepared, call, outputs, first), headers=prepared.headers)
+
+    def _chunk(self, prepared: Prepared, index: int, delta_text: str | None, state: responses.ChoiceState,
+               logprobs: list[Any] | None, finish_reason: str | None) -> bytes:
+        request = prepared.request
+        if isinstance(request, ChatCompletionRequest):
+            delta = {"role": "assistant", "content": ""} if delta_text is None else {"content": delta_text}
+            if finish_reason is not None and not delta_text:
+                delta = {}
+            return sse_event(responses.chat_chunk(
+                response_id=prepared.response_id, created=prepared.created, model=prepared.model, index=index,
+                delta=delta, logprobs=logprobs, finish_reason=finish_reason, with_usage_field=request.include_usage))
+        return sse_event(responses.completion_chunk(
+            response_id=prepared.response_id, created=prepared.created, model=prepared.model, index=index,
+            text=delta_text or "", logprobs=logprobs, finish_reason=finish_reason,
+            with_usage_field=request.include_usage))
+
+    async def _events(self, prepared: Prepared, call: EngineCall, outputs: Any, first: tuple[int, RequestOutput]):
+        request = prepared.request
+        states = [responses.ChoiceState() for _ in prepared.engine_requests]
+        status, error_type = CLIENT_CLOSED_REQUEST, "client_closed"  # unless the stream completes
+        want_logprobs = prompts.engine_logprobs(request) is not None
+        try:
+            for index in range(len(states)):
+                if isinstance(request, ChatCompletionRequest):
+                    yield self._chunk(prepared, index, None, states[index], None, None)
+                elif prepared.prefixes[index]:
+                    yield self._chunk(prepared, index, prepared.prefixes[index], states[index], None, None)
+            pending: tuple[int, RequestOutput] | None = first
+            while True:
+                if pending is None:
+                    try:
+                        pending = await anext(outputs)
+                    except StopAsyncIteration:
+                        break
+                index, output = pending
+                pending = None
+                released = await self._absorb(prepared, states[index], index, output)
+                logprobs = output.logprobs if want_logprobs else None
+                if released or output.finished or logprobs:
+                    yield self._chunk(prepared, index, released, states[index],
+                                      (logprobs or []) if want_logprobs else None, states[index].finish_reason)
+            usage = self._usage(prepared, states)
+            if request.include_usage:
+                object_name = "chat.completion.chunk" if isinstance(request, ChatCompletionRequest) \
+                    else "text_completion"
+                yield sse_event(responses.usage_chunk(response_id=prepared.response_id, created=prepared.created,
+                                                      model=prepared.model, object_name=object_name, usage=usage))
+            status, error_type = 200, None
+            self._finish_record(prepared, states)
+            await self._settle(prepared)
+            await self._audit(200)  # durable before [DONE]: a client that saw [DONE] has an audit record
+            yield SSE_DONE
+        except APIError as exc:
+            status, error_type = exc.status, exc.type
+            if exc.decision is not None:
+                self.record.decisions.append(exc.decision)
+            yield sse_event(exc.body())
+        except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
+            api_error = engine_error(exc)
+            status, error_type = api_error.status, api_error.type
+            yield sse_event(api_error.body())
+        finally:
+            await call.close()
+            if not self.record.recorded:
+                self._usage(prepared, states)
+                self._finish_record(prepared, states)
+                await run_shielded(self._settle(prepared))
+                await run_shielded(self._audit(status, error_type))
+
+
+class ModelsHandler(CallHandler):
+    """GET /v1/models: the served model, if this key's policy allows it. Audited like every /v1 call."""
+
+    async def _run(self) -> Response:
+        await self._authenticate()
+        assert self.record.tenant_id is not None and self.record.key_id is not None
+        active = await self.services.policies.resolve(self.record.tenant_id)
+        view = PolicyView.for_key(active.policy, self.record.key_id)
+        self.record.policy_version = active.version
+        engine = self.services.engine
+        if engine is None:
+            raise engine_unavailable()
+        served = [engine.model_name] if view.allows_model(engine.model_name) else []
+        body = {"object": "list",
+                "data": [{"id": name, "object": "model", "created": 0, "owned_by": "warden"} for name in served]}
+        await self._audit(200)
+        return JSONResponse(body)
+
+
+async def handle_call(services: GatewayServices, request: Request, endpoint: Endpoint) -> Response:
+    return await CallHandler(services, request, endpoint).run()
+
+
+async def handle_models(services: GatewayServices, request: Request) -> Response:
+    return await ModelsHandler(services, request, "models").run()
