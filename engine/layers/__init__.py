@@ -1,0 +1,1 @@
+"""Model building blocks, one concept per file."""

@@ -1,0 +1,118 @@
+"""Batched sampling: structured-output mask, penalties, temperature, top-k / top-p / min-p, seeded draws, logprobs.
+
+Everything is tensor ops over the whole batch; the only per-row Python work is drawing noise from a seeded
+request's own generator (so its samples do not depend on what else is in the batch). Sampling uses the
+exponential-race form of the Gumbel trick, ``argmax(p / q)`` with ``q ~ Exp(1)``, which needs no host sync.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass(slots=True)
+class SamplingTensors:
+    """Per-row sampling parameters of one step, built by the model runner."""
+
+    temperature: torch.Tensor  # float [N]; 0 rows are greedy
+    all_greedy: bool
+    top_k: torch.Tensor | None = None  # long [N]; vocab size where disabled
+    top_p: torch.Tensor | None = None  # float [N]
+    min_p: torch.Tensor | None = None  # float [N]
+    # Penalties (None when no row uses them). Repetition penalty covers prompt + output (HF); presence and
+    # frequency penalties cover output tokens only (OpenAI).
+    repetition_penalty: torch.Tensor | None = None  # float [N]
+    presence_penalty: torch.Tensor | None = None
+    frequency_penalty: torch.Tensor | None = None
+    prompt_mask: torch.Tensor | None = None  # bool [N, V]
+    output_counts: torch.Tensor | None = None  # float [N, V]
+    generators: dict[int, torch.Generator] | None = None  # row -> seeded generator
+    base_generator: torch.Generator | None = None  # unseeded rows
+    max_logprobs: int | None = None  # None: no logprobs this step
+    allowed_bitmask: torch.Tensor | None = None  # int32 [N, ceil(V/32)]; bit set = token allowed
+
+
+@dataclass(slots=True)
+class SamplerOutput:
+    token_ids: torch.Tensor  # long [N]
+    logprobs: torch.Tensor | None = None  # float [N]: log-probability of the sampled token
+    top_logprobs: torch.Tensor | None = None  # float [N, k]
+    top_ids: torch.Tensor | None = None  # long [N, k]
+
+
+def unpack_bitmask(bitmask: torch.Tensor, vocab_size: int) -> torch.Tensor:
+    """int32 ``[N, W]`` words (bit ``t % 32`` of word ``t // 32``) -> bool ``[N, vocab_size]``."""
+    shifts = torch.arange(32, device=bitmask.device, dtype=torch.int32)
+    bits = (bitmask.unsqueeze(-1) >> shifts) & 1
+    return bits.reshape(bitmask.shape[0], -1)[:, :vocab_size].bool()
+
+
+class Sampler(nn.Module):
+    def forward(self, logits: torch.Tensor, t: SamplingTensors) -> SamplerOutput:
+        logits = logits.float()
+        if t.allowed_bitmask is not None:
+            allowed = unpack_bitmask(t.allowed_bitmask.to(logits.device), logits.shape[-1])
+            logits = logits.masked_fill(~allowed, float("-inf"))
+        if t.repetition_penalty is not None:
+            logits = self._apply_penalties(logits, t)
+
+        out = SamplerOutput(token_ids=logits.argmax(dim=-1))
+        if not t.all_greedy:
+            sampled = self._sample(logits, t)
+            out.token_ids = torch.where(t.temperature == 0, out.token_ids, sampled)
+
+        if t.max_logprobs is not None:
+            # Log-probabilities of the distribution after the structured mask and penalties, before temperature
+            # and truncation (what OpenAI-style clients expect to compare across settings).
+            logprobs = torch.log_softmax(logits, dim=-1)
+            out.logprobs = logprobs.gather(-1, out.token_ids.unsqueeze(-1)).squeeze(-1)
+            if t.max_logprobs > 0:
+                out.top_logprobs, out.top_ids = logprobs.topk(t.max_logprobs, dim=-1)
+        return out
+
+    @staticmethod
+    def _apply_penalties(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
+        assert t.prompt_mask is not None and t.output_counts is not None
+        assert t.presence_penalty is not None and t.frequency_penalty is not None
+        counts = t.output_counts
+        seen = t.prompt_mask | (counts > 0)
+        rep = t.repetition_penalty.unsqueeze(-1)  # type: ignore[union-attr]
+        penalized = torch.where(logits > 0, logits / rep, logits * rep)
+        logits = torch.where(seen, penalized, logits)
+        logits = logits - t.frequency_penalty.unsqueeze(-1) * counts
+        return logits - t.presence_penalty.unsqueeze(-1) * (counts > 0).to(logits.dtype)
+
+    @staticmethod
+    def _sample(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
+        temperature = torch.where(t.temperature == 0, torch.ones_like(t.temperature), t.temperature)
+        logits = logits / temperature.unsqueeze(-1)
+        if t.top_k is not None or t.top_p is not None:
+            logits = _apply_top_k_top_p(logits, t.top_k, t.top_p)
+        probs = torch.softmax(logits, dim=-1)
+        if t.min_p is not None:
+            threshold = probs.amax(dim=-1, keepdim=True) * t.min_p.unsqueeze(-1)
+            probs = probs.masked_fill(probs < threshold, 0.0)
+        noise = torch.empty_like(probs)
+        noise.exponential_(generator=t.base_generator)
+        for row, gen in (t.generators or {}).items():
+            noise[row].exponential_(generator=gen)
+        return (probs / noise).argmax(dim=-1)
+
+
+def _apply_top_k_top_p(logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None) -> torch.Tensor:
+    sorted_logits, order = logits.sort(dim=-1, descending=False)
+    vocab = logits.shape[-1]
+    if top_k is not None:
+        # keep the k largest: in ascending order those are the last k
+        kth = sorted_logits.gather(-1, (vocab - top_k.clamp(1, vocab)).unsqueeze(-1))
+        sorted_logits = sorted_logits.masked_fill(sorted_logits < kth, float("-inf"))
+    if top_p is not None:
+        probs = sorted_logits.softmax(dim=-1)
+        cumulative = probs.cumsum(dim=-1)
+        drop = cumulative <= (1 - top_p.unsqueeze(-1))
+        drop[:, -1] = False  # always keep the most likely token
+        sorted_logits = sorted_logits.masked_fill(drop, float("-inf"))
+    return torch.empty_like(logits).scatter_(-1, order, sorted_logits)

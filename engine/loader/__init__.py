@@ -1,0 +1,1 @@
+"""Model loading: locate the checkpoint, read its architecture, stream its tensors into the model."""

@@ -1,0 +1,45 @@
+"""Build the model for a ``ModelSource`` and fill it with weights, with a progress bar."""
+
+from __future__ import annotations
+
+import torch
+from tqdm import tqdm
+
+from engine.errors import UnknownModelError
+from engine.loader.gguf_loader import gguf_arch_config, iter_gguf_tensors, open_gguf
+from engine.loader.hf_loader import count_hf_tensors, hf_arch_config, iter_hf_tensors
+from engine.loader.source import ModelSource
+from engine.models.config import ModelArchConfig
+from engine.models.llama import LlamaForCausalLM
+
+
+def load_arch_config(source: ModelSource) -> ModelArchConfig:
+    if source.kind == "gguf":
+        return gguf_arch_config(open_gguf(source.path))
+    return hf_arch_config(source.path)
+
+
+def load_model(
+    source: ModelSource,
+    *,
+    dtype: torch.dtype,
+    device: torch.device,
+    max_position: int,
+    show_progress: bool = True,
+) -> LlamaForCausalLM:
+    if source.kind == "gguf":
+        reader = open_gguf(source.path)
+        cfg = gguf_arch_config(reader)
+        weights, total = iter_gguf_tensors(reader, cfg), len(reader.tensors)
+    else:
+        cfg = hf_arch_config(source.path)
+        weights, total = iter_hf_tensors(source.path), count_hf_tensors(source.path)
+    with torch.device("cpu"):
+        model = LlamaForCausalLM(cfg, max_position)
+    bar = tqdm(weights, total=total, desc=f"loading {source.served_name}", unit="tensor", disable=not show_progress)
+    loaded = model.load_weights(bar)
+    expected = {name for name, _ in model.named_parameters()}
+    missing = expected - loaded
+    if missing:
+        raise UnknownModelError(f"checkpoint {source.path} lacks weights: {sorted(missing)[:5]}")
+    return model.to(device=device, dtype=dtype).eval()

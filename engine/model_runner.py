@@ -1,0 +1,139 @@
+"""Turns a scheduled batch into one forward pass: flattens token ids, positions, slot mapping and block tables,
+runs the model, computes logits only where a token is sampled, and samples."""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from engine.config import EngineConfig
+from engine.layers.attention import PagedAttention
+from engine.layers.linear import Linear
+from engine.layers.sampler import Sampler, SamplerOutput, SamplingTensors
+from engine.models.llama import LlamaForCausalLM
+from engine.scheduler import ScheduledBatch
+from engine.sequence import Sequence
+from kernels.attention_metadata import AttentionMetadata
+
+
+def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
+    cfg = model.config
+    return cfg.num_hidden_layers * 2 * block_size * cfg.num_key_value_heads * cfg.head_dim * dtype.itemsize
+
+
+class ModelRunner:
+    def __init__(self, config: EngineConfig, model: LlamaForCausalLM, device: torch.device, dtype: torch.dtype,
+                 num_blocks: int) -> None:
+        self.config = config
+        self.model = model
+        self.device = device
+        self.dtype = dtype
+        self.block_size = config.block_size
+        self.vocab_size = model.config.vocab_size
+        self.sampler = Sampler()
+        self.base_generator = torch.Generator(device=device).manual_seed(config.seed)
+        if config.quantization == "int8":
+            for module in model.modules():
+                if isinstance(module, Linear):
+                    module.quantize_int8(config.int8_max_rows)
+        self.kv_cache = self._allocate_kv_cache(num_blocks)
+
+    def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
+        cfg = self.model.config
+        # Zeroed, not empty: masked-out slots are still multiplied by 0 attention weight, and 0 * NaN is NaN.
+        cache = torch.zeros(cfg.num_hidden_layers, 2, num_blocks, self.block_size, cfg.num_key_value_heads,
+                            cfg.head_dim, dtype=self.dtype, device=self.device)
+        layers = [m for m in self.model.modules() if isinstance(m, PagedAttention)]
+        for i, attn in enumerate(layers):
+            attn.k_cache, attn.v_cache = cache[i, 0], cache[i, 1]
+        return cache
+
+    # --- input preparation --------------------------------------------------------------------------
+    def prepare_inputs(self, batch: ScheduledBatch) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata]:
+        input_ids: list[int] = []
+        starts: list[int] = []
+        seq_lens: list[int] = []
+        query_start = [0]
+        for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
+            start = seq.num_computed_tokens
+            input_ids.extend(seq.token_ids[start : start + n])
+            starts.append(start)
+            seq_lens.append(start + n)
+            query_start.append(query_start[-1] + n)
+        max_blocks = max(len(s.block_table) for s in batch.seqs)
+        tables = [s.block_table + [0] * (max_blocks - len(s.block_table)) for s in batch.seqs]
+        q_lens = [b - a for a, b in itertools.pairwise(query_start)]
+
+        dev = self.device
+        block_tables = torch.tensor(tables, dtype=torch.int32)
+        qsl = torch.tensor(query_start, dtype=torch.int32)
+        # positions and slots, vectorised over all tokens of the batch
+        seq_index = torch.repeat_interleave(torch.arange(len(q_lens)), torch.tensor(q_lens))
+        positions = torch.arange(query_start[-1]) - qsl[:-1].long()[seq_index] + torch.tensor(starts)[seq_index]
+        blocks = block_tables[seq_index, positions // self.block_size].long()
+        slot_mapping = blocks * self.block_size + positions % self.block_size
+        nd = batch.num_decodes
+        meta = AttentionMetadata(
+            query_start_loc=qsl.to(dev),
+            seq_lens=torch.tensor(seq_lens, dtype=torch.int32).to(dev),
+            block_tables=block_tables.to(dev),
+            slot_mapping=slot_mapping.to(dev),
+            num_decodes=nd,
+            max_query_len=max(q_lens),
+            max_seq_len=max(seq_lens),
+            max_decode_seq_len=max(seq_lens[:nd], default=0),
+        )
+        return torch.tensor(input_ids, dtype=torch.long).to(dev), positions.to(dev), meta
+
+    def prepare_sampling(self, seqs: list[Sequence], bitmask: torch.Tensor | None) -> SamplingTensors:
+        params = [s.sampling_params for s in seqs]
+        dev, n, vocab = self.device, len(seqs), self.vocab_size
+
+        def column(values: list[float], dtype: torch.dtype = torch.float32) -> torch.Tensor:
+            return torch.tensor(values, dtype=dtype, device=dev)
+
+        t = SamplingTensors(
+            temperature=column([p.temperature for p in params]),
+            all_greedy=all(p.greedy for p in params),
+            base_generator=self.base_generator,
+            allowed_bitmask=bitmask,
+        )
+        if not t.all_greedy:
+            if any(p.top_k > 0 for p in params):
+                t.top_k = column([p.top_k if p.top_k > 0 else vocab for p in params], torch.long)
+            if any(p.top_p < 1.0 for p in params):
+                t.top_p = column([p.top_p for p in params])
+            if any(p.min_p > 0 for p in params):
+                t.min_p = column([p.min_p for p in params])
+            gens = {i: s.generator for i, s in enumerate(seqs) if s.generator is not None}
+            t.generators = gens or None
+        if any(p.repetition_penalty != 1.0 or p.presence_penalty or p.frequency_penalty for p in params):
+            t.repetition_penalty = column([p.repetition_penalty for p in params])
+            t.presence_penalty = column([p.presence_penalty for p in params])
+            t.frequency_penalty = column([p.frequency_penalty for p in params])
+            prompt_mask = torch.zeros(n, vocab, dtype=torch.bool)
+            counts = torch.zeros(n, vocab, dtype=torch.float32)
+            for i, s in enumerate(seqs):
+                prompt_mask[i, torch.tensor(s.token_ids[: s.num_prompt_tokens], dtype=torch.long)] = True
+                out = s.output_token_ids
+                if out:
+                    counts[i].index_add_(0, torch.tensor(out, dtype=torch.long), torch.ones(len(out)))
+            t.prompt_mask, t.output_counts = prompt_mask.to(dev), counts.to(dev)
+        wanted = [p.logprobs for p in params if p.logprobs is not None]
+        t.max_logprobs = max(wanted) if wanted else None
+        return t
+
+    # --- execution -----------------------------------------------------------------------------------
+    @torch.inference_mode()
+    def execute(self, batch: ScheduledBatch, sample_rows: list[int],
+                bitmask: torch.Tensor | None = None) -> SamplerOutput | None:
+        """Run one step. ``sample_rows`` are the batch rows whose last scheduled token ends the known tokens
+        (a token is sampled for them); partial prefill chunks only fill the cache."""
+        input_ids, positions, meta = self.prepare_inputs(batch)
+        hidden = self.model(input_ids, positions, meta)
+        if not sample_rows:
+            return None
+        last = meta.query_start_loc[1:].long() - 1
+        logits = self.model.compute_logits(hidden[last[torch.tensor(sample_rows, device=self.device)]])
+        return self.sampler(logits, self.prepare_sampling([batch.seqs[i] for i in sample_rows], bitmask))

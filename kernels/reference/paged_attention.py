@@ -1,0 +1,74 @@
+"""Reference paged attention over block tables: mixed prefill + decode, causal, grouped-query.
+
+Batched torch, no per-sequence Python loop: the decodes (one query each) form one padded batch and the
+prefill chunks another, each gathered from the paged cache through the block tables and run through
+``scaled_dot_product_attention`` with a boolean mask. Splitting the two keeps padding small: a prefill
+chunk of hundreds of tokens never pads the decode rows to its length.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from kernels.attention_metadata import AttentionMetadata
+
+
+def _gather_kv(cache: torch.Tensor, block_tables: torch.Tensor, num_blocks: int) -> torch.Tensor:
+    """[B, num_blocks * block_size, kv_heads, head_dim] contiguous keys (or values) per sequence."""
+    blocks = cache[block_tables[:, :num_blocks]]  # [B, nb, bs, kvh, d]
+    b, nb, bs, kvh, d = blocks.shape
+    return blocks.view(b, nb * bs, kvh, d)
+
+
+def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float) -> torch.Tensor:
+    """q [B, Lq, H, D], k/v [B, Lk, KVH, D], mask [B, Lq, Lk] -> [B, Lq, H, D]."""
+    out = F.scaled_dot_product_attention(
+        q.transpose(1, 2),
+        k.transpose(1, 2),
+        v.transpose(1, 2),
+        attn_mask=mask.unsqueeze(1),
+        scale=scale,
+        enable_gqa=q.shape[2] != k.shape[2],
+    )
+    return out.transpose(1, 2)
+
+
+def paged_attention(
+    q: torch.Tensor,  # [num_tokens, num_heads, head_dim]
+    k_cache: torch.Tensor,  # [num_blocks, block_size, num_kv_heads, head_dim]
+    v_cache: torch.Tensor,
+    meta: AttentionMetadata,
+    scale: float,
+) -> torch.Tensor:
+    """Attention output ``[num_tokens, num_heads, head_dim]``; keys/values for this step must already be
+    stored in the cache (``store_kvcache``)."""
+    block_size = k_cache.shape[1]
+    out = torch.empty_like(q)
+    nd = meta.num_decodes
+    if nd:
+        nb = -(-meta.max_decode_seq_len // block_size)
+        k = _gather_kv(k_cache, meta.block_tables[:nd], nb)
+        v = _gather_kv(v_cache, meta.block_tables[:nd], nb)
+        key_pos = torch.arange(nb * block_size, device=q.device)
+        mask = (key_pos[None, :] < meta.seq_lens[:nd, None]).unsqueeze(1)  # [nd, 1, Lk]
+        out[:nd] = _attend(q[:nd].unsqueeze(1), k.to(q.dtype), v.to(q.dtype), mask, scale).squeeze(1)
+    if meta.num_seqs > nd:
+        start = meta.query_start_loc[nd:-1].long()  # [P]
+        q_lens = meta.query_start_loc[nd + 1 :].long() - start
+        seq_lens = meta.seq_lens[nd:].long()
+        max_q = meta.max_query_len
+        nb = -(-meta.max_seq_len // block_size)
+        k = _gather_kv(k_cache, meta.block_tables[nd:], nb)
+        v = _gather_kv(v_cache, meta.block_tables[nd:], nb)
+        offs = torch.arange(max_q, device=q.device)
+        valid = offs[None, :] < q_lens[:, None]  # [P, max_q]
+        rows = torch.where(valid, start[:, None] + offs[None, :], start[:, None])  # padded rows repeat row 0
+        q_pos = seq_lens[:, None] - q_lens[:, None] + offs[None, :]  # absolute position of each query
+        key_pos = torch.arange(nb * block_size, device=q.device)
+        # Padded query rows get the mask of a real row (never all-False, which would yield NaN); dropped below.
+        q_pos = torch.where(valid, q_pos, q_pos[:, :1])
+        mask = key_pos[None, None, :] <= q_pos[:, :, None]  # [P, max_q, Lk]
+        result = _attend(q[rows], k.to(q.dtype), v.to(q.dtype), mask, scale)  # [P, max_q, H, D]
+        out[rows[valid]] = result[valid]
+    return out
