@@ -1,0 +1,91 @@
+import socket
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.ner import candidate_windows
+
+
+def spans(analyzer, text, ner=True, threshold=0.5):
+    return {
+        (f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text, ner_enabled=ner) if f.score >= threshold
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "entity", "value"),
+    [
+        ("write to dana.k@example.org today", "EMAIL_ADDRESS", "dana.k@example.org"),
+        ("my card is 4111 1111 1111 1111 thanks", "CREDIT_CARD", "4111 1111 1111 1111"),
+        ("IBAN: DE89 3704 0044 0532 0130 00 please", "IBAN_CODE", "DE89 3704 0044 0532 0130 00"),
+        ("my ssn is 536-22-1234", "US_SSN", "536-22-1234"),
+        ("the host at 192.168.10.44 is down", "IP_ADDRESS", "192.168.10.44"),
+        ("call me on (415) 555-0132 tonight", "PHONE_NUMBER", "(415) 555-0132"),
+        ("ring +44 20 7946 0958", "PHONE_NUMBER", "+44 20 7946 0958"),
+        ("ship it to 1600 Pennsylvania Avenue please", "STREET_ADDRESS", "1600 Pennsylvania Avenue"),
+        ("she was born on March 3, 1985 in a storm", "DATE_OF_BIRTH", "March 3, 1985"),
+        ("DOB: 07/14/1990", "DATE_OF_BIRTH", "07/14/1990"),
+        ("Yesterday Maria Garcia flew to Berlin.", "PERSON", "Maria Garcia"),
+        ("Yesterday Maria Garcia flew to Berlin.", "LOCATION", "Berlin"),
+    ],
+)
+def test_detects_each_supported_entity(analyzer, text, entity, value):
+    assert (entity, value) in spans(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "order 4111 1111 1111 1112 shipped",  # fails the Luhn check
+        "the meeting is on March 3, 1985",  # a date without birth context is not a date of birth
+        "GB00 0000 0000 0000 0000 00 is not a valid IBAN",
+        "version 1.2.3 of the library",
+        "def parse(path: str) -> dict:\n    return json.loads(open(path).read())",
+    ],
+)
+def test_does_not_flag_lookalikes(analyzer, text):
+    assert spans(analyzer, text) == set()
+
+
+def test_two_phone_numbers_run_together_are_split(analyzer):
+    text = "call 415 555 0132 or 415 555 0199 ok"
+    assert {v for e, v in spans(analyzer, text) if e == "PHONE_NUMBER"} == {"415 555 0132", "415 555 0199"}
+
+
+def test_ner_can_be_switched_off(analyzer):
+    text = "Maria Garcia wrote to dana.k@example.org"
+    assert {e for e, _ in spans(analyzer, text, ner=False)} == {"EMAIL_ADDRESS"}
+
+
+def test_ner_windows_skip_text_without_capitalised_candidates():
+    assert candidate_windows('{"status": "ok", "items": [1, 2, 3]}\nfor x in range(3): print(x)', 10) == []
+    text = "The report went out. Then Priya Raman replied."
+    windows = candidate_windows(text, 5)
+    assert len(windows) == 1 and "Priya Raman" in text[windows[0][0] : windows[0][1]]
+
+
+def test_analysis_makes_no_network_connection(monkeypatch):
+    """A fresh analyzer (recognizers, tldextract, spaCy model) works with every socket refused."""
+    attempts = []
+
+    def refuse(self, address, *args, **kwargs):
+        attempts.append(address)
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: refuse(None, a))
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: refuse(None, a))
+    fresh = PiiAnalyzer()
+    text = "Maria Garcia (maria@sub.example.co.uk) called from 10.1.2.3 about card 4111111111111111."
+    found = spans(fresh, text)
+    assert ("EMAIL_ADDRESS", "maria@sub.example.co.uk") in found
+    assert ("PERSON", "Maria Garcia") in found
+    assert attempts == []
+
+
+def test_tldextract_is_configured_offline(analyzer):
+    import tldextract.tldextract as module
+
+    assert module.TLD_EXTRACTOR.suffix_list_urls == ()
+    assert module.TLD_EXTRACTOR.extract_str("mail.example.co.uk").suffix == "co.uk"
