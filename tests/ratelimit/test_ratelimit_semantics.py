@@ -269,3 +269,11 @@ async def test_bad_arguments_are_rejected(limiter: RateLimiter) -> None:
         await admit(limiter, RateLimits(), -1)
     with pytest.raises(ValueError, match="tenant_id"):
         await admit(limiter, RateLimits(), tenant="")
+
+
+async def test_refund_never_overfills_a_refilled_bucket(limiter: RateLimiter, clock: ManualClock) -> None:
+    limits = RateLimits(tokens_per_minute=6000)  # 100 tokens/s
+    admission = await admit(limiter, limits, 900)
+    clock.advance(9_000)  # refilled to full while the request ran (within its lease)
+    assert await limiter.settle(admission, 0)
+    assert (await admit(limiter, limits, 0)).tokens.remaining == 6000
