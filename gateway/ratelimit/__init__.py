@@ -1,7 +1,8 @@
 """Rate limits and token quotas: requests/min, tokens/min, concurrent requests and a monthly token budget.
 
 The request path, after auth:
-    admission = await limiter.admit(tenant_id, key_id, limits, prompt_tokens + max_tokens, key_limits=...)
+    limits, key_limits = limits_for_key(policy, key_id)
+    admission = await limiter.admit(tenant_id, key_id, limits, prompt_tokens + max_tokens, key_limits=key_limits)
     if not admission.admitted: return refusal_response(admission)            # 429
     ... run the request, adding rate_limit_headers(admission) to the response ...
     await limiter.settle(admission, prompt_tokens + completion_tokens)        # or release() if nothing ran
@@ -15,6 +16,7 @@ from gateway.ratelimit.factory import build_limiter
 from gateway.ratelimit.http import rate_limit_headers, refusal_body, refusal_response, unavailable_response
 from gateway.ratelimit.limits import LimitKind, RateLimits, Scope
 from gateway.ratelimit.memory import InProcessRateLimiter
+from gateway.ratelimit.policy_limits import limits_for_key
 from gateway.ratelimit.protocol import RateLimiter
 from gateway.ratelimit.redis_limiter import RedisRateLimiter
 
@@ -34,6 +36,7 @@ __all__ = [
     "Scope",
     "SystemClock",
     "build_limiter",
+    "limits_for_key",
     "rate_limit_headers",
     "refusal_body",
     "refusal_response",
