@@ -41,6 +41,13 @@ def generate_self_signed(cert_path: Path, key_path: Path) -> None:
         .not_valid_after(now + dt.timedelta(days=VALID_DAYS))
         .add_extension(x509.SubjectAlternativeName(_subject_alt_names()), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        # Key identifiers and usages: strict X.509 verifiers (Python 3.13's default) refuse a cert without them.
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False)
+        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, content_commitment=False,
+                                     key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                     crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .sign(key, hashes.SHA256())
     )
     cert_path.parent.mkdir(parents=True, exist_ok=True)

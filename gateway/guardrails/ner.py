@@ -32,12 +32,34 @@ _NOT_NAMES = frozenset(STOP_WORDS) | {
 _CAPITALISED_WORD = re.compile(r"(?<![\w.])[A-Z][a-z]+(?:['’-][A-Za-z]+)?\b")
 
 
-def candidate_windows(text: str, margin: int) -> list[tuple[int, int]]:
-    """Merged [start, end) windows of `margin` characters around each capitalised non-stop-word, on word bounds."""
+_OPENERS = " \t\"'([{*#>-•"
+
+
+def _starts_sentence(text: str, position: int) -> bool:
+    """True when only spaces and opening punctuation separate `position` from a sentence or line start."""
+    index = position - 1
+    while index >= 0 and text[index] in _OPENERS:
+        index -= 1
+    return index < 0 or text[index] in ".!?:;\n\r"
+
+
+def candidate_windows(text: str, margin: int, common_words: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """Merged [start, end) windows of `margin` characters around each capitalised word that may be a name.
+
+    A capitalised word that is a stop word is never a candidate. One that starts a sentence is capitalised anyway;
+    when it is also an ordinary English word (`common_words`) and the next word is not capitalised, it is skipped
+    too ("Retry the request", "Open questions remain"). The cost: a lone first name that opens a sentence and is
+    also a dictionary word ("Mark called") is not sent to NER; "Mark Baker called" still is.
+    """
     windows: list[tuple[int, int]] = []
     for match in _CAPITALISED_WORD.finditer(text):
-        if match.group().lower() in _NOT_NAMES:
+        word = match.group().lower()
+        if word in _NOT_NAMES:
             continue
+        if word in common_words and _starts_sentence(text, match.start()):
+            following = text[match.end() : match.end() + 2].lstrip()
+            if not following[:1].isupper():
+                continue
         start = max(0, match.start() - margin)
         end = min(len(text), match.end() + margin)
         # Widen to whitespace so no word is cut in half (a cut word reads as a different token to the model).
@@ -52,11 +74,23 @@ def candidate_windows(text: str, margin: int) -> list[tuple[int, int]]:
     return windows
 
 
+def _dictionary_words(nlp: spacy.language.Language) -> frozenset[str]:
+    """English words from the model's own lemmatizer index (WordNet nouns, verbs, adjectives, adverbs)."""
+    if "lemmatizer" not in nlp.pipe_names:
+        return frozenset()
+    lookups = nlp.get_pipe("lemmatizer").lookups
+    if not lookups.has_table("lemma_index"):
+        return frozenset()
+    index = lookups.get_table("lemma_index")
+    return frozenset(word for pos in ("noun", "verb", "adj", "adv") for word in index.get(pos, []) if "_" not in word)
+
+
 class NerModel:
     """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model)."""
 
-    def __init__(self, model_name: str = SPACY_MODEL, window_margin: int = 64) -> None:
+    def __init__(self, model_name: str = SPACY_MODEL, window_margin: int = 40) -> None:
         nlp = spacy.load(model_name)
+        self._common_words = _dictionary_words(nlp)
         # Keep ner and whatever it listens to (tok2vec in the small model), nothing else.
         keep = {"ner", "tok2vec"}
         self._nlp = spacy.load(model_name, exclude=[name for name in nlp.pipe_names if name not in keep])
@@ -65,7 +99,7 @@ class NerModel:
         self._lock = threading.Lock()
 
     def find(self, text: str) -> list[Finding]:
-        windows = candidate_windows(text, self._window_margin)
+        windows = candidate_windows(text, self._window_margin, self._common_words)
         if not windows:
             return []
         findings: list[Finding] = []

@@ -60,6 +60,7 @@ _MONTHS = (
 )
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
+_IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}::?[0-9a-fA-F]"
 
 
 class DateOfBirthRecognizer(PatternRecognizer):
@@ -97,7 +98,9 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
     # A number phonenumbers validated (leniency VALID) is personal data even without the word "phone" nearby;
     # Presidio's 0.4 sits below the default policy threshold and relied on context enhancement.
     SCORE = 0.6
-    _CANDIDATE = re.compile(r"\+?\(?\d(?:[\s().-]{0,2}\d){6,16}")
+    # Phone-shaped runs only: the last group has 3+ digits and the run is not glued to other digits, colons or
+    # letters, which keeps dates, times, versions and IDs in logs and JSON away from phonenumbers.
+    _CANDIDATE = re.compile(r"(?<![\w:/.-])\+?\(?\d(?:[ \t().-]{0,2}\d){4,16}(?<=\d{3})(?![\w:/])")
     _MARGIN = 4
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
@@ -150,12 +153,18 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
 
 @dataclass(frozen=True, slots=True)
 class Detector:
-    """One recognizer, the cheap test that must pass before it runs, and how its context words are matched."""
+    """One recognizer, the cheap test that must pass before it runs, and how its context words are matched.
+
+    With an `anchor`, the recognizer runs only on windows of `margin` characters around each anchor match (an
+    e-mail address is never far from its '@'); Presidio's e-mail and date regexes are slow over long texts.
+    """
 
     entity_type: str
     recognizer: EntityRecognizer
     prefilter: Callable[[str], bool]
     context: re.Pattern[str] | None
+    anchor: re.Pattern[str] | None = None
+    margin: int = 0
 
 
 def _regex_prefilter(pattern: str) -> Callable[[str], bool]:
@@ -172,31 +181,59 @@ def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
 
 def build_detectors() -> list[Detector]:
     configure_offline()  # EmailRecognizer validates domains through tldextract
-    spec: list[tuple[str, EntityRecognizer, Callable[[str], bool]]] = [
-        ("EMAIL_ADDRESS", EmailRecognizer(), lambda text: "@" in text),
-        ("CREDIT_CARD", CreditCardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}")),
-        ("IBAN_CODE", IbanRecognizer(), _regex_prefilter(r"\b[A-Z]{2}\d{2}")),
-        ("US_SSN", UsSsnRecognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}")),
-        ("IP_ADDRESS", IpRecognizer(), _regex_prefilter(r"\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}::?[0-9a-fA-F]")),
-        ("PHONE_NUMBER", WindowedPhoneRecognizer(), _regex_prefilter(r"\d(?:[\s().-]{0,2}\d){6,}")),
-        ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{_STREET_SUFFIXES})\b")),
-        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(r"(?:19|20)\d{2}")),
-    ]
+    spec: list[tuple[str, EntityRecognizer, Callable[[str], bool], str | None, int]] = [
+        # (entity, recognizer, pre-filter, anchor regex or None, window margin around the anchor)
+        ("EMAIL_ADDRESS", EmailRecognizer(), lambda text: "@" in text, "@", 96),
+        ("CREDIT_CARD", CreditCardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}"), None, 0),
+        ("IBAN_CODE", IbanRecognizer(), _regex_prefilter(r"\b[A-Z]{2}\d{2}"), None, 0),
+        ("US_SSN", UsSsnRecognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
+        ("IP_ADDRESS", IpRecognizer(), _regex_prefilter(_IP_ANCHOR), _IP_ANCHOR, 48),
+        ("PHONE_NUMBER", WindowedPhoneRecognizer(), lambda text: True, None, 0),  # windows itself
+        ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{_STREET_SUFFIXES})\b"),
+         None, 0),
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR), _YEAR, 32),
+    ]  # fmt: skip
     return [
-        Detector(entity, recognizer, prefilter, _context_regex(getattr(recognizer, "context", None)))
-        for entity, recognizer, prefilter in spec
+        Detector(
+            entity,
+            recognizer,
+            prefilter,
+            _context_regex(getattr(recognizer, "context", None)),
+            re.compile(anchor) if anchor else None,
+            margin,
+        )
+        for entity, recognizer, prefilter, anchor, margin in spec
     ]
+
+
+def _anchor_windows(text: str, anchor: re.Pattern[str], margin: int) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    for match in anchor.finditer(text):
+        start, end = max(0, match.start() - margin), min(len(text), match.end() + margin)
+        # Widen to whitespace so the recognizer's word boundaries are the real ones.
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+        else:
+            windows.append((start, end))
+    return windows
 
 
 def run_detector(detector: Detector, text: str) -> list[Finding]:
     if not detector.prefilter(text):
         return []
+    anchor = detector.anchor
+    windows = [(0, len(text))] if anchor is None else _anchor_windows(text, anchor, detector.margin)
     findings = []
-    for result in detector.recognizer.analyze(text, [detector.entity_type], None):
-        score = result.score
-        if detector.context is not None:
-            window = text[max(0, result.start - CONTEXT_WINDOW_CHARS) : result.start]
-            if detector.context.search(window):
-                score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
-        findings.append(Finding(result.entity_type, result.start, result.end, score, detector.recognizer.name))
+    for offset, window_end in windows:
+        for result in detector.recognizer.analyze(text[offset:window_end], [detector.entity_type], None):
+            start, end, score = result.start + offset, result.end + offset, result.score
+            if detector.context is not None:
+                window = text[max(0, start - CONTEXT_WINDOW_CHARS) : start]
+                if detector.context.search(window):
+                    score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
+            findings.append(Finding(result.entity_type, start, end, score, detector.recognizer.name))
     return findings

@@ -37,6 +37,8 @@ class SSEResponse(Response):
 
     def __init__(self, events: AsyncGenerator[bytes, None], headers: Mapping[str, str] | None = None) -> None:
         super().__init__(content=None, status_code=200, headers=dict(headers or {}))
+        # A stream has no length; Response.__init__ declared one for its empty body.
+        self.raw_headers = [(k, v) for k, v in self.raw_headers if k != b"content-length"]
         self.raw_headers.extend([(b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no")])
         self._events = events
 
