@@ -8,23 +8,37 @@ Signatures (every implementation matches them exactly):
   flattened queries ``[num_tokens, heads, head_dim]`` over each sequence's cached keys/values, described by
   ``kernels.attention_metadata.AttentionMetadata`` (decodes first, then prefill chunks).
 
-A Triton implementation plugs in as a module ``kernels.triton`` exporting both functions with these
-signatures; it is used for CUDA tensors unless ``WARDEN_KERNELS=reference``.
+* ``rms_norm(x, weight, eps) -> Tensor`` and ``fused_add_rms_norm(x, residual, weight, eps) -> (normed,
+  residual)`` — RMSNorm of ``[num_tokens, hidden]`` rows, the second after adding the residual stream.
+* ``rotary_embedding(positions, q, k, cos, sin) -> (q, k)`` — rotate-half RoPE by per-token position, with
+  ``cos``/``sin`` tables ``[max_position, head_dim]``.
+* ``silu_and_mul(x) -> Tensor`` — ``silu(gate) * up`` of a fused ``[num_tokens, 2 * d]`` gate|up projection.
+
+A Triton implementation plugs in as a module ``kernels.triton`` exporting these functions with these
+signatures; it is used for CUDA tensors unless ``WARDEN_KERNELS=reference``. Tests may force any module
+implementing the same names onto every device with ``forced_kernels`` (e.g. Triton under ``TRITON_INTERPRET=1``
+on the CPU).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from types import ModuleType
 
 import torch
 
 from kernels.attention_metadata import AttentionMetadata
+from kernels.reference import activation as _ref_activation
 from kernels.reference import kv_store as _ref_kv_store
 from kernels.reference import paged_attention as _ref_attention
+from kernels.reference import rms_norm as _ref_rms_norm
+from kernels.reference import rotary as _ref_rotary
+
+_forced: ModuleType | None = None
 
 
 @cache
@@ -37,7 +51,20 @@ def _triton_module() -> ModuleType | None:
         return None
 
 
+@contextmanager
+def forced_kernels(module: ModuleType) -> Iterator[None]:
+    """Within the block, every dispatched op runs ``module``'s implementation whatever the device."""
+    global _forced
+    previous, _forced = _forced, module
+    try:
+        yield
+    finally:
+        _forced = previous
+
+
 def _pick(device: torch.device, name: str, reference: Callable) -> Callable:
+    if _forced is not None:
+        return getattr(_forced, name)
     if device.type == "cuda":
         module = _triton_module()
         if module is not None and hasattr(module, name):
@@ -63,3 +90,23 @@ def paged_attention(
     scale: float,
 ) -> torch.Tensor:
     return _pick(q.device, "paged_attention", _ref_attention.paged_attention)(q, k_cache, v_cache, meta, scale)
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    return _pick(x.device, "rms_norm", _ref_rms_norm.rms_norm)(x, weight, eps)
+
+
+def fused_add_rms_norm(
+    x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    return _pick(x.device, "fused_add_rms_norm", _ref_rms_norm.fused_add_rms_norm)(x, residual, weight, eps)
+
+
+def rotary_embedding(
+    positions: torch.Tensor, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    return _pick(q.device, "rotary_embedding", _ref_rotary.rotary_embedding)(positions, q, k, cos, sin)
+
+
+def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    return _pick(x.device, "silu_and_mul", _ref_activation.silu_and_mul)(x)

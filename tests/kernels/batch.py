@@ -1,0 +1,74 @@
+"""Random paged-attention batches for the tests: scattered physical blocks, decodes first, then prefill chunks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from kernels.attention_metadata import AttentionMetadata
+
+
+@dataclass(slots=True)
+class PagedBatch:
+    q: torch.Tensor  # [num_tokens, heads, head_dim]
+    key: torch.Tensor  # [num_tokens, kv_heads, head_dim]: this step's keys (also already in the cache)
+    value: torch.Tensor
+    k_cache: torch.Tensor  # [num_blocks, block_size, kv_heads, head_dim]
+    v_cache: torch.Tensor
+    meta: AttentionMetadata
+
+
+def make_batch(
+    decode_lens: list[int],
+    prefills: list[tuple[int, int]],  # (query_len, seq_len) per chunk; seq_len counts this step's tokens
+    *,
+    kv_heads: int,
+    group: int,
+    head_dim: int,
+    block_size: int,
+    dtype: torch.dtype,
+    device: torch.device,
+    seed: int = 0,
+    spare_blocks: int = 3,
+) -> PagedBatch:
+    gen = torch.Generator().manual_seed(seed)
+    q_lens = [1] * len(decode_lens) + [q for q, _ in prefills]
+    seq_lens = list(decode_lens) + [s for _, s in prefills]
+    assert all(0 < q <= s for q, s in zip(q_lens, seq_lens, strict=True))
+    blocks_per_seq = [-(-s // block_size) for s in seq_lens]
+    num_blocks = sum(blocks_per_seq) + spare_blocks
+    # Physical blocks in a random order so neighbours in a sequence are never neighbours in memory.
+    order = torch.randperm(num_blocks, generator=gen).tolist()
+    max_blocks = max(blocks_per_seq)
+    tables, cursor = [], 0
+    for n in blocks_per_seq:
+        tables.append(order[cursor : cursor + n] + [0] * (max_blocks - n))
+        cursor += n
+    shape = (num_blocks, block_size, kv_heads, head_dim)
+    k_cache = torch.randn(shape, generator=gen).to(dtype)
+    v_cache = torch.randn(shape, generator=gen).to(dtype)
+    num_tokens = sum(q_lens)
+    q = torch.randn(num_tokens, kv_heads * group, head_dim, generator=gen).to(dtype)
+
+    slots = []
+    for table, q_len, seq_len in zip(tables, q_lens, seq_lens, strict=True):
+        for pos in range(seq_len - q_len, seq_len):
+            slots.append(table[pos // block_size] * block_size + pos % block_size)
+    slot_mapping = torch.tensor(slots, dtype=torch.int64)
+    key = k_cache.view(-1, kv_heads, head_dim)[slot_mapping].clone()
+    value = v_cache.view(-1, kv_heads, head_dim)[slot_mapping].clone()
+    query_start = torch.tensor([0, *q_lens], dtype=torch.int32).cumsum(0).to(torch.int32)
+    nd = len(decode_lens)
+    meta = AttentionMetadata(
+        query_start_loc=query_start.to(device),
+        seq_lens=torch.tensor(seq_lens, dtype=torch.int32, device=device),
+        block_tables=torch.tensor(tables, dtype=torch.int32, device=device),
+        slot_mapping=slot_mapping.to(device),
+        num_decodes=nd,
+        max_query_len=max(q_lens),
+        max_seq_len=max(seq_lens),
+        max_decode_seq_len=max(decode_lens, default=0),
+    )
+    to = {"device": device}
+    return PagedBatch(q.to(**to), key.to(**to), value.to(**to), k_cache.to(**to), v_cache.to(**to), meta)

@@ -1,0 +1,70 @@
+"""The dispatch point: references on the CPU, Triton for CUDA tensors unless WARDEN_KERNELS=reference, and a
+forced module for tests."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from types import ModuleType, SimpleNamespace
+
+import pytest
+import torch
+
+from kernels import dispatch
+from kernels.reference import activation, kv_store, paged_attention, rms_norm, rotary
+
+OPS = {
+    "store_kvcache": kv_store.store_kvcache,
+    "paged_attention": paged_attention.paged_attention,
+    "rms_norm": rms_norm.rms_norm,
+    "fused_add_rms_norm": rms_norm.fused_add_rms_norm,
+    "rotary_embedding": rotary.rotary_embedding,
+    "silu_and_mul": activation.silu_and_mul,
+}
+
+
+@pytest.fixture()
+def fresh_choice() -> Iterator[None]:
+    dispatch._triton_module.cache_clear()
+    yield
+    dispatch._triton_module.cache_clear()
+
+
+@pytest.mark.parametrize("name", list(OPS))
+def test_cpu_tensors_use_the_reference(name: str) -> None:
+    assert dispatch._pick(torch.device("cpu"), name, OPS[name]) is OPS[name]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed")
+@pytest.mark.parametrize("name", list(OPS))
+def test_cuda_tensors_use_triton_unless_told_otherwise(name: str, fresh_choice: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernels.triton
+
+    monkeypatch.delenv("WARDEN_KERNELS", raising=False)
+    assert dispatch._pick(torch.device("cuda"), name, OPS[name]) is getattr(kernels.triton, name)
+    dispatch._triton_module.cache_clear()
+    monkeypatch.setenv("WARDEN_KERNELS", "reference")
+    assert dispatch._pick(torch.device("cuda"), name, OPS[name]) is OPS[name]
+
+
+def test_triton_package_exports_every_dispatched_op() -> None:
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("triton is not installed")
+    import kernels.triton
+
+    assert set(kernels.triton.__all__) == set(OPS)
+
+
+def test_forced_kernels_apply_on_every_device_and_nest() -> None:
+    calls: list[str] = []
+    fake: ModuleType = SimpleNamespace(silu_and_mul=lambda x: calls.append("outer") or x)  # type: ignore[assignment]
+    inner: ModuleType = SimpleNamespace(silu_and_mul=lambda x: calls.append("inner") or x)  # type: ignore[assignment]
+    x = torch.ones(1, 4)
+    with dispatch.forced_kernels(fake):
+        dispatch.silu_and_mul(x)
+        with dispatch.forced_kernels(inner):
+            dispatch.silu_and_mul(x)
+        dispatch.silu_and_mul(x)
+    assert calls == ["outer", "inner", "outer"]
+    assert torch.equal(dispatch.silu_and_mul(torch.zeros(1, 4)), torch.zeros(1, 2))  # back to the reference
