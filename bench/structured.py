@@ -4,7 +4,8 @@ Over the JSONSchemaBench sample (200 schemas) with SmolLM2's vocabulary (49,152 
 - compile time per schema (cold cache: parse + llguidance compile + the start state's first mask), p50/p99;
 - mask time per token, p50/p99: each valid instance is force-fed token by token, one ``fill_bitmask`` per token;
 - batch fill time for 32 sequences at once (``BatchBitmask``, llguidance's parallel executor) per step;
-- schemas accepted / refused, with the refusal reasons;
+- schemas accepted / refused, with the refusal reasons, and conformance (valid instances accepted, invalid rejected);
+- with ``--xgrammar``: the same figures for XGrammar, the alternative engine;
 - end to end (when the engine's offline ``LLM`` is importable): output tok/s at c=1 and c=32 with and without a
   JSON-schema constraint on the real model, and their ratio.
 Prints a table and writes ``bench/results/structured.json``.
@@ -71,18 +72,23 @@ def bench_grammar(benches: list[dict[str, Any]], tokenizer: Any, ll_tokenizer: l
     words = (ll_tokenizer.vocab_size + 31) // 32
     row = torch.empty(words, dtype=torch.int32)
     token_streams: list[tuple[Any, list[int]]] = []
+    conformance: collections.Counter[str] = collections.Counter()
     for grammar, bench in compiled:
         for case in bench["tests"]:
-            if not case["valid"]:
-                continue
             ids = tokenizer.encode(json.dumps(case["data"], ensure_ascii=False))
-            token_streams.append((grammar, ids))
             matcher = grammar.new_matcher()
+            if not case["valid"]:
+                taken = matcher.accept_tokens(ids)
+                conformance["invalid_accepted" if taken == len(ids) and matcher.is_accepting() else
+                            "invalid_rejected"] += 1
+                continue
+            token_streams.append((grammar, ids))
             for tid in ids:
                 start = time.perf_counter_ns()
                 matcher.fill_bitmask(row)
                 mask_us.append((time.perf_counter_ns() - start) / 1000.0)
                 matcher.accept_token(tid)
+            conformance["valid_accepted" if matcher.is_accepting() else "valid_rejected"] += 1
 
     # A decode step of BATCH constrained sequences: one batched fill per step, each sequence at its own position.
     batch_us: list[float] = []
@@ -104,6 +110,7 @@ def bench_grammar(benches: list[dict[str, Any]], tokenizer: Any, ll_tokenizer: l
         "accepted": len(compiled),
         "refused": sum(refused.values()),
         "refusal_reasons": dict(refused),
+        "conformance": dict(conformance),
         "compile_ms_p50": percentile(compile_ms, 50),
         "compile_ms_p99": percentile(compile_ms, 99),
         "compile_ms_max": max(compile_ms),
@@ -112,6 +119,57 @@ def bench_grammar(benches: list[dict[str, Any]], tokenizer: Any, ll_tokenizer: l
         "mask_samples": len(mask_us),
         "batch32_fill_us_p50": percentile(batch_us, 50),
         "batch32_fill_us_p99": percentile(batch_us, 99),
+    }
+
+
+def bench_xgrammar(benches: list[dict[str, Any]], tokenizer: Any) -> dict[str, Any]:
+    """The same measurements with XGrammar, for the engine choice (same layout: ", " / ": ", no free whitespace,
+    and JSON Schema's own semantics for additional properties, i.e. strict_mode off)."""
+    import transformers
+    import xgrammar
+
+    eos_text = tokenizer.decode([tokenizer.eos_token_ids[0]], skip_special_tokens=False)
+    hf = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizer._fast, eos_token=eos_text)
+    info = xgrammar.TokenizerInfo.from_huggingface(hf, vocab_size=tokenizer.vocab_size,
+                                                   stop_token_ids=tokenizer.eos_token_ids)
+    compiler = xgrammar.GrammarCompiler(info, max_threads=os.cpu_count() or 1, cache_enabled=False)
+    compile_ms: list[float] = []
+    mask_us: list[float] = []
+    refused = 0
+    conformance: collections.Counter[str] = collections.Counter()
+    bitmask = xgrammar.allocate_token_bitmask(1, tokenizer.vocab_size)
+    for bench in benches:
+        start = time.perf_counter()
+        try:
+            grammar = compiler.compile_json_schema(json.dumps(bench["schema"]), any_whitespace=False,
+                                                   separators=(", ", ": "), strict_mode=False)
+        except Exception:  # XGrammar raises RuntimeError/ValueError/TypeError for what it cannot compile
+            refused += 1
+            continue
+        compile_ms.append((time.perf_counter() - start) * 1000.0)
+        for case in bench["tests"]:
+            matcher = xgrammar.GrammarMatcher(grammar)
+            ok = True
+            for tid in tokenizer.encode(json.dumps(case["data"], ensure_ascii=False)):
+                start_ns = time.perf_counter_ns()
+                matcher.fill_next_token_bitmask(bitmask, 0)
+                if case["valid"]:
+                    mask_us.append((time.perf_counter_ns() - start_ns) / 1000.0)
+                if not matcher.accept_token(tid):
+                    ok = False
+                    break
+            ok = ok and matcher.accept_token(tokenizer.eos_token_ids[0])  # complete iff the end is accepting
+            key = ("valid_accepted" if ok else "valid_rejected") if case["valid"] else (
+                "invalid_accepted" if ok else "invalid_rejected")
+            conformance[key] += 1
+    return {
+        "accepted": len(compile_ms),
+        "refused": refused,
+        "conformance": dict(conformance),
+        "compile_ms_p50": percentile(compile_ms, 50),
+        "compile_ms_p99": percentile(compile_ms, 99),
+        "mask_us_p50": percentile(mask_us, 50),
+        "mask_us_p99": percentile(mask_us, 99),
     }
 
 
@@ -130,6 +188,9 @@ def main() -> None:
     parser.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--no-e2e", action="store_true", help="grammar figures only (no model load)")
+    parser.add_argument("--xgrammar", action="store_true",
+                        help="also measure XGrammar (about 10 minutes on 2 cores: some schemas take 30 s to compile); "
+                             "without it the last measured comparison in --out is kept")
     args = parser.parse_args()
 
     tokenizer = load_tokenizer()
@@ -143,6 +204,12 @@ def main() -> None:
         "machine": f"{platform.machine()} {os.cpu_count()} CPUs, torch {torch.__version__}",
     }
     result |= bench_grammar(benches, tokenizer, ll_tokenizer)
+    if args.xgrammar:
+        result["xgrammar"] = bench_xgrammar(benches, tokenizer)
+    elif args.out.is_file():
+        previous = json.loads(args.out.read_text()).get("xgrammar")
+        if previous:
+            result["xgrammar"] = previous
     if not args.no_e2e:
         result |= bench_end_to_end(benches)
 
@@ -154,6 +221,15 @@ def main() -> None:
         (f"batch-{BATCH} fill us p50 / p99",
          f"{result['batch32_fill_us_p50']:.0f} / {result['batch32_fill_us_p99']:.0f}"),
     ]
+    xg = result.get("xgrammar")
+    if xg:
+        rows += [
+            ("xgrammar accepted / refused", f"{xg['accepted']} / {xg['refused']}"),
+            ("xgrammar compile ms p50 / p99", f"{xg['compile_ms_p50']:.2f} / {xg['compile_ms_p99']:.2f}"),
+            ("xgrammar mask us p50 / p99", f"{xg['mask_us_p50']:.1f} / {xg['mask_us_p99']:.1f}"),
+            ("conformance llguidance", str(result["conformance"])),
+            ("conformance xgrammar", str(xg["conformance"])),
+        ]
     for key in ("tok_s_c1_free", "tok_s_c1_json", "tok_s_c32_free", "tok_s_c32_json", "throughput_ratio_c32"):
         if key in result:
             rows.append((key, f"{result[key]:.3f}"))
