@@ -112,9 +112,7 @@ def test_ner_only_runs_when_a_name_or_place_could_change_the_outcome():
     assert needs_ner(PiiRules(entities={"PERSON": PiiAction.MASK}))
     assert not needs_ner(PiiRules(entities={"PERSON": PiiAction.MASK}, ner_enabled=False))
     assert needs_ner(PiiRules(entities={}, default_action=PiiAction.BLOCK))
-    assert active_entity_types(PiiRules(entities={"US_SSN": PiiAction.BLOCK, "PERSON": PiiAction.ALLOW})) == {
-        "US_SSN"
-    }
+    assert active_entity_types(PiiRules(entities={"US_SSN": PiiAction.BLOCK, "PERSON": PiiAction.ALLOW})) == {"US_SSN"}
 
 
 @pytest.mark.parametrize(
