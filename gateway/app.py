@@ -37,6 +37,14 @@ async def _start_engine(settings: Settings) -> EngineClient:
                                      in_process=settings.engine_in_process)
 
 
+def _build_guardrails(server_secret: bytes) -> tuple[InputGuard, OutputGuard]:
+    from gateway.guardrails import InputGuard as GuardrailsEngine
+    from gateway.openai.guardrails_adapter import GuardrailsInput, GuardrailsOutput
+
+    guard = GuardrailsEngine(server_secret)
+    return GuardrailsInput(guard), GuardrailsOutput(guard)
+
+
 def create_app(settings: Settings | None = None, *, engine: EngineClient | None = None,
                input_guard: InputGuard | None = None, output_guard: OutputGuard | None = None,
                start_engine: bool = True) -> FastAPI:
@@ -61,6 +69,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             audit=audit, limiter=build_limiter(settings.redis_url), engine=engine,
             input_guard=input_guard, output_guard=output_guard,
         )
+        if settings.guardrails and input_guard is None and output_guard is None:
+            services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret)
         app.state.services = services
         owns_engine = engine is None and start_engine
         try:

@@ -16,6 +16,8 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     model: str = "default"
     engine_in_process: bool = False
+    # PII actions, injection screening and output redaction per tenant policy (gateway.guardrails).
+    guardrails: bool = True
 
     data_dir: Path = Path("./.warden")
     tls_cert: Path | None = None

@@ -1,9 +1,10 @@
 """Where the guardrails plug into the request path (``gateway/guardrails`` implements these).
 
-Input: after admission, every text the caller sent is screened once; the guard returns the texts the model may
-see (PII masked/hashed per policy) and its decisions for the audit record, or raises ``APIError`` (400, with a
-``decision``) to block. Output: one filter per choice sees the completion as it streams and releases text after a
-small hold-back window, so an entity split across chunks is still caught.
+Input: after admission, the caller's messages (a completions prompt is one user message) are screened once; the
+guard returns the messages the model may see (PII masked/hashed per policy) and its decisions for the audit
+record, or raises ``APIError`` (4xx, with a ``decision``) to block. Output: one filter per choice sees the
+completion as it streams and releases text after a small hold-back window, so an entity split across chunks is
+still caught. ``gateway/openai/guardrails_adapter.py`` adapts ``gateway.guardrails`` to these.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from policies import Policy
 
 @dataclass(slots=True)
 class ScreenedInput:
-    texts: list[str]  # same length and order as the texts screened
+    messages: list[dict[str, Any]]  # same length and order as the messages screened
     decisions: list[dict[str, Any]] = field(default_factory=list)
 
 
 class InputGuard(Protocol):
-    async def screen_input(self, texts: list[str], *, tenant_id: str, policy: Policy) -> ScreenedInput: ...
+    async def screen_input(self, messages: list[dict[str, Any]], *, tenant_id: str,
+                           policy: Policy) -> ScreenedInput: ...
 
 
 class OutputFilter(Protocol):

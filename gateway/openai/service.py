@@ -191,7 +191,7 @@ class CallHandler:
 
         admission = await self._admit(view, sum(len(ids) for ids in prompt_ids) + choices * max_tokens)
         try:
-            prompt_ids = await self._screen_input(request, texts, prompt_ids, view)
+            prompt_ids = await self._screen_input(request, texts, prompt_ids)
             prepared = self._prepare(request, prompt_ids, max_tokens, view, admission)
             if request.stream:
                 return await self._stream(prepared)
@@ -220,23 +220,25 @@ class CallHandler:
         return admission
 
     async def _screen_input(self, request: ChatCompletionRequest | CompletionRequest, texts: list[str],
-                            prompt_ids: list[list[int]], view: PolicyView) -> list[list[int]]:
+                            prompt_ids: list[list[int]]) -> list[list[int]]:
         guard = self.services.input_guard
         if guard is None:
             return prompt_ids
-        assert self.active is not None
-        screened = await guard.screen_input(texts, tenant_id=self.record.tenant_id or "", policy=self.active.policy)
+        assert self.active is not None and self.record.tenant_id is not None
+        chat = isinstance(request, ChatCompletionRequest)
+        # A completions prompt is screened as one user message per prompt.
+        messages = self.record.prompt if chat else [{"role": "user", "content": text} for text in texts]
+        screened = await guard.screen_input(messages, tenant_id=self.record.tenant_id, policy=self.active.policy)
         self.record.decisions.extend(screened.decisions)
-        if screened.texts == texts:
+        if screened.messages == messages:
             return prompt_ids
         engine = self.services.engine
         assert engine is not None
-        if isinstance(request, ChatCompletionRequest):
-            messages = prompts.chat_messages(request.messages, screened.texts)
-            self.record.prompt_screened = messages
-            return [prompts.chat_prompt_ids(engine.tokenizer, messages)]
-        self.record.prompt_screened = screened.texts
-        return [engine.tokenizer.encode(text, add_special_tokens=False) for text in screened.texts]
+        if chat:
+            self.record.prompt_screened = screened.messages
+            return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages)]
+        self.record.prompt_screened = [m["content"] for m in screened.messages]
+        return [engine.tokenizer.encode(text, add_special_tokens=False) for text in self.record.prompt_screened]
 
     def _prepare(self, request: ChatCompletionRequest | CompletionRequest, prompt_ids: list[list[int]],
                  max_tokens: int, view: PolicyView, admission: Admission) -> Prepared:

@@ -212,3 +212,27 @@ def test_editing_or_deleting_a_live_audit_row_is_detected(live: LiveServer, db: 
     with db.session() as session:
         (broken,) = verify_chains(session=session, chain_id=tenant.id).broken
     assert broken.seq == 2
+
+
+def test_guardrails_redact_the_prompt_and_the_audit_keeps_only_redacted_text(live: LiveServer, db: Database,
+                                                                            tenant_client, model_id: str) -> None:
+    tenant, _issued, client = tenant_client
+    secret_email = "jane.doe@example.com"
+    client.chat.completions.create(model=model_id, max_tokens=2, temperature=0,
+                                   messages=[{"role": "user", "content": f"Write to {secret_email} please."}])
+    (row,) = audit_rows(live, db, tenant.id)
+    assert row.content is not None and row.content["mode"] == "redacted"
+    assert secret_email not in str(row.content) and "EMAIL_ADDRESS" in str(row.content)
+    assert any(d.get("stage") == "input_guardrails" for d in row.decisions)
+
+    with db.transaction() as session:
+        publish_policy(tenant.id, {"pii_input": {"entities": {"EMAIL_ADDRESS": "block"}}}, session=session)
+    with pytest.raises(openai.BadRequestError, match="EMAIL_ADDRESS"):
+        client.chat.completions.create(model=model_id, max_tokens=2,
+                                       messages=[{"role": "user", "content": f"Write to {secret_email}."}])
+    with db.transaction() as session:
+        publish_policy(tenant.id, {"audit_content": "hashes"}, session=session)
+    client.completions.create(model=model_id, prompt="Hello", max_tokens=2)
+    rows = audit_rows(live, db, tenant.id)
+    assert [r.http_status for r in rows] == [200, 400, 200]
+    assert set(rows[2].content or {}) == {"mode", "prompt_sha256", "completions_sha256"}

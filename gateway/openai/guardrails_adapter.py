@@ -1,0 +1,57 @@
+"""Plugs ``gateway.guardrails`` (PII actions, injection screening, output redaction) into the /v1 hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.core.errors import APIError
+from gateway.guardrails import GuardrailInputError, InputGuard, OutputRedactor
+from gateway.openai.hooks import OutputFilter, ScreenedInput
+from policies import Policy
+
+
+def _staged(stage: str, decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"stage": stage, **decision} for decision in decisions]
+
+
+class GuardrailsInput:
+    def __init__(self, guard: InputGuard) -> None:
+        self._guard = guard
+
+    async def screen_input(self, messages: list[dict[str, Any]], *, tenant_id: str,
+                           policy: Policy) -> ScreenedInput:
+        try:
+            result = await self._guard.scan_messages(tenant_id, messages, policy)
+        except GuardrailInputError as exc:
+            raise APIError(exc.status_code, str(exc), type="invalid_request_error", code=exc.code,
+                           decision={"stage": "input_guardrails", "decision": "refused", "reason": exc.code}) from None
+        decisions = _staged("input_guardrails", result.decisions)
+        if result.blocked:
+            # The reason names entity types or the injection score, never the values themselves.
+            raise APIError(400, result.block_reason or "request blocked by policy", type="invalid_request_error",
+                           code="content_blocked",
+                           decision={"stage": "input_guardrails", "decision": "blocked",
+                                     "reason": result.block_reason, "findings": decisions})
+        return ScreenedInput(messages=result.messages, decisions=decisions)
+
+
+class _RedactorFilter:
+    def __init__(self, redactor: OutputRedactor) -> None:
+        self._redactor = redactor
+
+    async def feed(self, text: str) -> str:
+        return self._redactor.feed(text)
+
+    async def finish(self) -> str:
+        return self._redactor.flush()
+
+    def decisions(self) -> list[dict[str, Any]]:
+        return _staged("output_guardrails", self._redactor.decisions())
+
+
+class GuardrailsOutput:
+    def __init__(self, guard: InputGuard) -> None:
+        self._guard = guard
+
+    def open(self, *, tenant_id: str, policy: Policy) -> OutputFilter:
+        return _RedactorFilter(self._guard.output_redactor(tenant_id, policy))
