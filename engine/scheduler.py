@@ -38,6 +38,7 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.by_id: dict[str, Sequence] = {}
+        self.num_preemptions = 0  # lifetime count (metrics, tests)
 
     def add(self, seq: Sequence) -> None:
         self.by_id[seq.request_id] = seq
@@ -101,6 +102,7 @@ class Scheduler:
         )
 
     def _preempt(self, seq: Sequence) -> None:
+        self.num_preemptions += 1
         self.blocks.free_seq(seq)
         seq.status = SequenceStatus.WAITING
 

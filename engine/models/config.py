@@ -36,6 +36,11 @@ class ModelArchConfig:
             raise UnknownModelError(f"unsupported architecture {model_type!r}; supported: {SUPPORTED_ARCHITECTURES}")
         heads = cfg["num_attention_heads"]
         eos = cfg.get("eos_token_id")
+        # transformers >= 5 writes "rope_parameters" (theta + scaling in one dict); older configs "rope_scaling".
+        rope_params = cfg.get("rope_parameters") or {}
+        scaling = cfg.get("rope_scaling")
+        if scaling is None and rope_params.get("rope_type", "default") != "default":
+            scaling = rope_params
         return cls(
             architecture=model_type,
             vocab_size=cfg["vocab_size"],
@@ -46,11 +51,11 @@ class ModelArchConfig:
             num_key_value_heads=cfg.get("num_key_value_heads") or heads,
             head_dim=cfg.get("head_dim") or cfg["hidden_size"] // heads,
             rms_norm_eps=cfg.get("rms_norm_eps", 1e-6),
-            rope_theta=cfg.get("rope_theta", (cfg.get("rope_parameters") or {}).get("rope_theta", 10000.0)),
+            rope_theta=cfg.get("rope_theta", rope_params.get("rope_theta", 10000.0)),
             max_position_embeddings=cfg.get("max_position_embeddings", 2048),
             tie_word_embeddings=cfg.get("tie_word_embeddings", False),
             attention_bias=cfg.get("attention_bias", model_type == "qwen2"),
-            rope_scaling=cfg.get("rope_scaling"),
+            rope_scaling=scaling,
             bos_token_id=cfg.get("bos_token_id"),
             eos_token_ids=[] if eos is None else ([eos] if isinstance(eos, int) else list(eos)),
         )

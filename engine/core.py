@@ -1,0 +1,110 @@
+"""``EngineCore``: the step loop on the far side of a pipe, in its own process (or a thread, for tests).
+
+Wire protocol (pickled tuples over ``multiprocessing`` connections):
+
+* in:  ``("add", EngineRequest)``, ``("abort", request_id)``, ``("shutdown",)``
+* out: ``("ready", {"model_name", "max_model_len"})`` once loaded, or ``("failed", ErrorInfo)``;
+  then ``("outputs", list[RequestOutput])`` per step and ``("rejected", request_id, ErrorInfo)`` for a request
+  the engine refused (e.g. a constraint that does not compile).
+
+The loop blocks on the input pipe only when it has nothing to run, so an idle engine costs no CPU and a busy
+one never waits for the caller.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from engine import errors
+from engine.config import EngineConfig
+from engine.llm_engine import LLMEngine
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """An exception as data: exception classes with extra constructor arguments do not always unpickle."""
+
+    kind: str  # class name in engine.errors (or a builtin) to re-raise as
+    message: str
+    param: str | None = None
+
+    @classmethod
+    def of(cls, exc: BaseException) -> ErrorInfo:
+        kind = type(exc).__name__
+        for klass in type(exc).__mro__:  # subclasses defined elsewhere map to their engine.errors ancestor
+            if getattr(errors, klass.__name__, None) is klass:
+                kind = klass.__name__
+                break
+        return cls(kind, str(exc), getattr(exc, "param", None))
+
+    def to_exception(self) -> Exception:
+        klass = getattr(errors, self.kind, None)
+        if isinstance(klass, type) and issubclass(klass, errors.InvalidRequestError):
+            return klass(self.message, param=self.param)
+        if isinstance(klass, type) and issubclass(klass, errors.EngineError):
+            return klass(self.message)
+        return errors.EngineError(f"{self.kind}: {self.message}")
+
+
+class EngineCore:
+    def __init__(self, engine: LLMEngine, inbox: Connection, outbox: Connection) -> None:
+        self.engine = engine
+        self.inbox = inbox
+        self.outbox = outbox
+        self.running = True
+
+    def _handle(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "add":
+            request = message[1]
+            try:
+                self.engine.add_request(request)
+            except Exception as exc:  # refused: only this request fails
+                self.outbox.send(("rejected", request.request_id, ErrorInfo.of(exc)))
+        elif kind == "abort":
+            out = self.engine.abort_request(message[1])
+            if out is not None:
+                self.outbox.send(("outputs", [out]))
+        elif kind == "shutdown":
+            self.running = False
+
+    def run(self) -> None:
+        while self.running:
+            # Block when idle; otherwise drain whatever arrived and take a step.
+            if not self.engine.has_unfinished_requests():
+                self._handle(self.inbox.recv())
+            while self.running and self.inbox.poll(0):
+                self._handle(self.inbox.recv())
+            if self.running and self.engine.has_unfinished_requests():
+                outputs = self.engine.step()
+                if outputs:
+                    self.outbox.send(("outputs", outputs))
+
+
+def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True) -> None:
+    """Entry point of the engine process (and of the in-process variant's thread)."""
+    if own_process:
+        # Ctrl-C belongs to the parent, which shuts us down in order.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        logging.basicConfig(level=os.environ.get("WARDEN_ENGINE_LOG", "WARNING"))
+    try:
+        try:
+            engine = LLMEngine(config)
+        except Exception as exc:
+            log.exception("engine failed to start")
+            outbox.send(("failed", ErrorInfo.of(exc)))
+            return
+        outbox.send(("ready", {"model_name": engine.model_name, "max_model_len": engine.max_model_len,
+                               "vocab_size": engine.vocab_size}))
+        EngineCore(engine, inbox, outbox).run()
+    except (EOFError, BrokenPipeError, OSError):
+        pass  # the client went away: nothing left to serve
+    finally:
+        outbox.close()

@@ -1,0 +1,41 @@
+"""Tiny randomly initialised HF checkpoints (real safetensors directories) for fast engine tests.
+
+They use the default model's tokenizer files so the whole HF-directory path (config, shards, tokenizer.json,
+tokenizer_config.json) is exercised; transformers provides the reference implementation to compare with.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from engine.loader.source import resolve_model
+from engine.tokenizer import Tokenizer
+
+
+def write_tiny_checkpoint(directory: Path, *, architecture: str = "llama", seed: int = 0, **overrides) -> Path:
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = Tokenizer.from_source(resolve_model("default"))
+    common = dict(vocab_size=tokenizer.vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512, rms_norm_eps=1e-5,
+                  bos_token_id=1, eos_token_id=2, tie_word_embeddings=False)
+    common.update(overrides)
+    torch.manual_seed(seed)
+    if architecture == "qwen2":
+        model = Qwen2ForCausalLM(Qwen2Config(**common))
+    else:
+        model = LlamaForCausalLM(LlamaConfig(**common))
+    with torch.no_grad():  # random init leaves RMSNorm weights at 1 and biases at 0: make them matter
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight") or name.endswith(".bias"):
+                p.add_(torch.randn_like(p) * 0.1)
+    directory.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(directory, safe_serialization=True)
+    tokenizer.backend.save(str(directory / "tokenizer.json"))
+    (directory / "tokenizer_config.json").write_text(json.dumps({
+        "chat_template": tokenizer.chat_template, "eos_token": "<|im_end|>", "bos_token": "<|im_start|>",
+        "add_bos_token": False}))
+    return directory
