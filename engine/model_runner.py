@@ -1,9 +1,11 @@
 """Turns a scheduled batch into one forward pass: flattens token ids, positions, slot mapping and block tables,
-runs the model, computes logits only where a token is sampled, and samples."""
+runs the model, computes logits only where a token is sampled, and samples. On CUDA, decode-only batches replay
+CUDA graphs captured per padded batch size (``WARDEN_CUDA_GRAPHS=0`` turns them off)."""
 
 from __future__ import annotations
 
 import itertools
+import os
 
 import torch
 
@@ -14,7 +16,67 @@ from engine.layers.sampler import Sampler, SamplerOutput, SamplingTensors
 from engine.models.llama import LlamaForCausalLM
 from engine.scheduler import ScheduledBatch
 from engine.sequence import Sequence
+from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
+
+
+class DecodeGraphs:
+    """The model's forward captured as one CUDA graph per decode batch size (1, 2, 4, 8, then steps of 16).
+
+    A batch is padded up to the next captured size: padding rows have an empty context and slot -1, so the
+    Triton kernels store nothing and read nothing for them. The attention launch is sized for the longest
+    possible context (``max_len``) and its programs past a sequence's length exit at once, so one graph serves
+    every context length.
+    """
+
+    def __init__(self, model: LlamaForCausalLM, max_batch: int, max_len: int, block_size: int,
+                 device: torch.device) -> None:
+        self.sizes = [s for s in (1, 2, 4, 8) if s < max_batch] + list(range(16, max_batch, 16)) + [max_batch]
+        self.sizes = sorted(set(self.sizes))
+        n = self.sizes[-1]
+        self.input_ids = torch.zeros(n, dtype=torch.long, device=device)
+        self.positions = torch.zeros(n, dtype=torch.long, device=device)
+        self.slot_mapping = torch.full((n,), -1, dtype=torch.int64, device=device)
+        self.seq_lens = torch.zeros(n, dtype=torch.int32, device=device)
+        self.block_tables = torch.zeros(n, -(-max_len // block_size), dtype=torch.int32, device=device)
+        self.query_start_loc = torch.arange(n + 1, dtype=torch.int32, device=device)
+        self.max_len = max_len
+        self.graphs: dict[int, tuple[torch.cuda.CUDAGraph, torch.Tensor]] = {}
+        pool = None
+        for size in reversed(self.sizes):  # largest first, so smaller graphs fit in its memory pool
+            args = self._inputs(size)
+            model(*args)  # compiles the Triton kernels outside the capture
+            torch.cuda.synchronize(device)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, pool=pool):
+                hidden = model(*args)
+            pool = graph.pool()
+            self.graphs[size] = (graph, hidden)
+
+    def _inputs(self, size: int) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata]:
+        meta = AttentionMetadata(
+            query_start_loc=self.query_start_loc[: size + 1], seq_lens=self.seq_lens[:size],
+            block_tables=self.block_tables[:size], slot_mapping=self.slot_mapping[:size], num_decodes=size,
+            max_query_len=1, max_seq_len=self.max_len, max_decode_seq_len=self.max_len,
+        )
+        return self.input_ids[:size], self.positions[:size], meta
+
+    def run(self, input_ids: torch.Tensor, positions: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor | None:
+        """Hidden states of a decode-only batch from its graph, or None when no graph fits the batch."""
+        n = meta.num_seqs
+        if meta.num_decodes != n or n > self.sizes[-1]:
+            return None
+        size = next(s for s in self.sizes if s >= n)
+        self.input_ids[:n].copy_(input_ids)
+        self.positions[:n].copy_(positions)
+        self.slot_mapping[:n].copy_(meta.slot_mapping)
+        self.slot_mapping[n:size].fill_(-1)
+        self.seq_lens[:n].copy_(meta.seq_lens)
+        self.seq_lens[n:size].fill_(0)
+        self.block_tables[:n, : meta.block_tables.shape[1]].copy_(meta.block_tables)
+        graph, hidden = self.graphs[size]
+        graph.replay()
+        return hidden[:n]
 
 
 def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
@@ -38,6 +100,12 @@ class ModelRunner:
                 if isinstance(module, Linear):
                     module.quantize_int8(config.int8_max_rows)
         self.kv_cache = self._allocate_kv_cache(num_blocks)
+        self.decode_graphs: DecodeGraphs | None = None
+        if dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
+            with torch.inference_mode():
+                # No sequence outgrows the rotary table or the KV pool: the bound every graph is sized for.
+                max_len = min(model.rotary.max_position, num_blocks * self.block_size)
+                self.decode_graphs = DecodeGraphs(model, config.max_num_seqs, max_len, self.block_size, device)
 
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
         cfg = self.model.config
@@ -131,7 +199,9 @@ class ModelRunner:
         """Run one step. ``sample_rows`` are the batch rows whose last scheduled token ends the known tokens
         (a token is sampled for them); partial prefill chunks only fill the cache."""
         input_ids, positions, meta = self.prepare_inputs(batch)
-        hidden = self.model(input_ids, positions, meta)
+        hidden = self.decode_graphs.run(input_ids, positions, meta) if self.decode_graphs else None
+        if hidden is None:
+            hidden = self.model(input_ids, positions, meta)
         if not sample_rows:
             return None
         last = meta.query_start_loc[1:].long() - 1
