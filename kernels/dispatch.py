@@ -62,6 +62,12 @@ def forced_kernels(module: ModuleType) -> Iterator[None]:
         _forced = previous
 
 
+def uses_triton(device: torch.device) -> bool:
+    """Whether ops on ``device`` run the Triton kernels (which, unlike the references, are CUDA-graph safe:
+    no host syncs, launches sized by bounds, padding rows with slot -1 skipped)."""
+    return _forced is None and device.type == "cuda" and _triton_module() is not None
+
+
 def _pick(device: torch.device, name: str, reference: Callable) -> Callable:
     if _forced is not None:
         return getattr(_forced, name)

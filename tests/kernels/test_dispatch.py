@@ -68,3 +68,14 @@ def test_forced_kernels_apply_on_every_device_and_nest() -> None:
         dispatch.silu_and_mul(x)
     assert calls == ["outer", "inner", "outer"]
     assert torch.equal(dispatch.silu_and_mul(torch.zeros(1, 4)), torch.zeros(1, 2))  # back to the reference
+
+
+def test_uses_triton_only_for_cuda_without_override(fresh_choice: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WARDEN_KERNELS", raising=False)
+    assert not dispatch.uses_triton(torch.device("cpu"))
+    assert dispatch.uses_triton(torch.device("cuda")) == (importlib.util.find_spec("triton") is not None)
+    with dispatch.forced_kernels(SimpleNamespace()):  # type: ignore[arg-type]
+        assert not dispatch.uses_triton(torch.device("cuda"))
+    dispatch._triton_module.cache_clear()
+    monkeypatch.setenv("WARDEN_KERNELS", "reference")
+    assert not dispatch.uses_triton(torch.device("cuda"))

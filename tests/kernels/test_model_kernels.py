@@ -101,3 +101,32 @@ def test_llama_forward_on_triton_kernels_matches_reference(ops: ModuleType, back
         # Two layers compound the per-kernel differences (bf16 keeps 8 bits of mantissa through all of them).
         tolerance = {"atol": 1e-4, "rtol": 1e-4} if backend.dtype == torch.float32 else {"atol": 6e-2, "rtol": 6e-2}
         torch.testing.assert_close(got.float(), want.float(), **tolerance)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (runs in bench/gpu_check.sh)")
+def test_decode_graph_replay_equals_eager_forward() -> None:
+    """Replaying the captured decode graphs (batch padded 3 -> 4 with empty rows) gives the eager hidden states."""
+    from engine.model_runner import DecodeGraphs
+
+    device = torch.device("cuda")
+    model = _tiny_model(device, torch.bfloat16)
+    _bind_cache(model, num_blocks=12)
+    tables = [[5, 2, 0, 0], [0, 7, 1, 0], [3, 4, 6, 8]]
+    lens = [7, 20, 33]
+    gen = torch.Generator().manual_seed(2)
+    with torch.inference_mode():
+        graphs = DecodeGraphs(model, max_batch=8, max_len=64, block_size=BLOCK_SIZE, device=device)
+        assert graphs.sizes == [1, 2, 4, 8]
+        positions, meta = _step([0, 0, 0], lens, tables, device)  # prefill, eager
+        model(torch.randint(0, 97, (sum(lens),), generator=gen).to(device), positions, meta)
+        for _ in range(3):
+            ids = torch.randint(0, 97, (3,), generator=gen).to(device)
+            positions, meta = _step(lens, [1, 1, 1], tables, device)
+            eager = model(ids, positions, meta).clone()
+            replayed = graphs.run(ids, positions, meta)
+            assert replayed is not None and replayed.shape == eager.shape
+            torch.testing.assert_close(replayed, eager, atol=2e-2, rtol=2e-2)
+            lens = [n + 1 for n in lens]
+        positions, meta = _step([0], [5], [tables[0]], device)
+        assert graphs.run(torch.zeros(5, dtype=torch.long, device=device), positions, meta) is None  # a prefill
