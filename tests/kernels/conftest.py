@@ -74,6 +74,19 @@ TOLERANCE = {
 }
 
 
+def _interpretable_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tl.sum``, ``tl.max``, ``tl.cdiv``… are themselves ``@triton.jit`` functions, compiled-only when triton was
+    imported without TRITON_INTERPRET (as it is once any other test imported it). For this test, swap in
+    interpreted twins of them so interpreted kernels can call them; CUDA tests later see the originals."""
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    for name, value in list(vars(tl).items()):
+        if isinstance(value, JITFunction):
+            monkeypatch.setattr(tl, name, InterpretedFunction(value.fn))
+
+
 @pytest.fixture(scope="session")
 def interpreted() -> ModuleType:
     return _interpreted_kernels()
@@ -90,5 +103,6 @@ def ops(backend: Backend, request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     if backend.name == "interpret":
         # Triton also consults the flag while interpreting (lazy imports), so it stays set during the test.
         monkeypatch.setenv("TRITON_INTERPRET", "1")
+        _interpretable_language(monkeypatch)
         return request.getfixturevalue("interpreted")
     return _namespace({n: importlib.import_module(f"kernels.triton.{n}") for n in KERNEL_MODULES})
