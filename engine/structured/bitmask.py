@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 import llguidance
 import torch
@@ -37,22 +38,26 @@ class BatchBitmask:
     def max_batch(self) -> int:
         return self._buffer.shape[0]
 
-    def fill(self, matchers: Sequence[GrammarMatcher | None]) -> torch.Tensor | None:
+    def fill(self, matchers: Sequence[Any]) -> torch.Tensor | None:
         """The mask for the batch as a ``[len(matchers), words]`` view of the buffer, or None when no sequence is
         constrained. The view is overwritten by the next fill: apply it (or copy it to the device) first."""
         batch = len(matchers)
         if batch > self.max_batch:
             raise ValueError(f"batch of {batch} exceeds the bitmask's {self.max_batch} rows")
-        rows = [(m.ll_matcher, i) for i, m in enumerate(matchers) if m is not None]
-        if not rows:
+        if all(m is None for m in matchers):
             return None
         view = self._buffer[:batch]
+        rows = [(m.ll_matcher, i) for i, m in enumerate(matchers) if isinstance(m, GrammarMatcher)]
         if len(rows) < batch:
             view.fill_(ALL_ALLOWED)
-        self._executor.unsafe_compute_mask_ptr(rows, view.data_ptr(), self.words * 4, batch)
+            for i, m in enumerate(matchers):  # other duck-typed matchers fill their own (pre-set) row
+                if m is not None and not isinstance(m, GrammarMatcher):
+                    m.fill_bitmask(view[i])
+        if rows:
+            self._executor.unsafe_compute_mask_ptr(rows, view.data_ptr(), self.words * 4, batch)
         return view
 
-    def fill_async(self, matchers: Sequence[GrammarMatcher | None]) -> Future[torch.Tensor | None]:
+    def fill_async(self, matchers: Sequence[Any]) -> Future[torch.Tensor | None]:
         """``fill`` on the helper thread. The matchers must not be advanced until the future is done."""
         return self._helper.submit(self.fill, list(matchers))
 

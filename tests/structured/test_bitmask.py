@@ -73,3 +73,22 @@ def test_async_fill_then_greedy_decoding_yields_valid_json(
     assert isinstance(values[1], list) and len(values[1]) <= 3 and all(isinstance(x, int) for x in values[1])
     assert values[2] in ("red", "green", "blue")
     bitmask.close()
+
+
+class _OnlyTokenZero:
+    """A matcher outside engine.structured that keeps the engine's duck-typed contract (fill its own row)."""
+
+    def fill_bitmask(self, row: torch.Tensor) -> None:
+        row.zero_()
+        row[0] = 1
+
+
+def test_duck_typed_matchers_fill_their_own_rows(compiler: GrammarCompiler, hf_tokenizer) -> None:
+    bitmask = BatchBitmask(max_batch=3, vocab_size=hf_tokenizer.get_vocab_size(), num_threads=1)
+    real = _matchers(compiler)[0]
+    mask = bitmask.fill([_OnlyTokenZero(), real, None])
+    assert int(mask[0, 0]) == 1 and not bool(mask[0, 1:].any())
+    single = torch.zeros(mask.shape[1], dtype=torch.int32)
+    real.fill_bitmask(single)
+    assert torch.equal(mask[1], single) and bool((mask[2] == -1).all())
+    bitmask.close()
