@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -11,6 +13,8 @@ from fastapi.responses import JSONResponse
 from starlette.types import Scope
 
 from engine.protocol import EngineClient
+from gateway.admin.router import router as admin_router
+from gateway.admin.state import build_admin_services
 from gateway.audit.event import AuditEvent
 from gateway.audit.writer import AuditWriter
 from gateway.core.clock import utcnow
@@ -19,6 +23,8 @@ from gateway.core.errors import install_error_handlers
 from gateway.core.middleware import BodySizeLimitMiddleware, RequestContextMiddleware, RequestTiming
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
+from gateway.export.checkpoints import run_checkpoints
+from gateway.export.router import router as audit_router
 from gateway.keys.auth import Authenticator
 from gateway.openai.hooks import InputGuard, OutputGuard
 from gateway.openai.router import router as openai_router
@@ -72,6 +78,9 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         if settings.guardrails and input_guard is None and output_guard is None:
             services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret)
         app.state.services = services
+        app.state.admin = admin = build_admin_services(settings)
+        checkpointer = (asyncio.create_task(run_checkpoints(db, admin.signer, settings.audit_checkpoint_interval_s))
+                        if settings.audit_checkpoint_interval_s > 0 else None)
         owns_engine = engine is None and start_engine
         try:
             if owns_engine:
@@ -79,6 +88,10 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                 log.info("engine ready: serving %s", services.engine.model_name)
             yield
         finally:
+            if checkpointer is not None:
+                checkpointer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await checkpointer
             if owns_engine and services.engine is not None:
                 await services.engine.shutdown()
             await services.limiter.aclose()
@@ -88,6 +101,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     app = FastAPI(title="Warden", version="0.1.0", lifespan=lifespan)
     install_error_handlers(app)
     app.include_router(openai_router)
+    app.include_router(admin_router)
+    app.include_router(audit_router)
 
     async def audit_oversized(scope: Scope) -> None:
         services: GatewayServices | None = getattr(app.state, "services", None)

@@ -133,6 +133,43 @@ def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.ok else 2
 
 
+def cmd_admin_token(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.adminauth.roles import Role
+    from gateway.adminauth.setup import mint_local_token
+    from gateway.tenants.service import find_tenant
+
+    if not settings.admin_local_issuer:
+        return _fail("an OIDC issuer is configured (WARDEN_ADMIN_OIDC_ISSUER): get admin tokens from it")
+    role = Role(args.role)
+    tenant_id = None
+    if args.tenant:
+        with Database(settings.database_url).session() as session:
+            tenant = find_tenant(args.tenant, session=session)
+            if tenant is None:
+                return _fail(f"no tenant {args.tenant!r}")
+            tenant_id = tenant.id
+    elif role is Role.TENANT_ADMIN:
+        return _fail("a tenant-admin token needs --tenant")
+    print(mint_local_token(settings, role, tenant_id=tenant_id, subject=args.subject, ttl_s=args.ttl))
+    return 0
+
+
+def cmd_audit_verify_export(args: argparse.Namespace, _settings: Settings) -> int:
+    from gateway.export.signing import load_public_key
+    from gateway.export.verify import verify_export
+
+    try:
+        manifest = json.loads(Path(args.manifest).read_text())
+        public_key = load_public_key(Path(args.public_key).read_bytes())
+    except (OSError, ValueError) as exc:
+        return _fail(str(exc))
+    result = verify_export(Path(args.file), manifest, public_key)
+    for problem in result.problems:
+        print(f"FAILED {problem}")
+    print(f"{result.rows} row(s) checked: {'ok' if result.ok else 'VERIFICATION FAILED'}")
+    return 0 if result.ok else 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="warden", description="Warden LLM gateway")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -174,6 +211,21 @@ def build_parser() -> argparse.ArgumentParser:
     verify = audit.add_parser("verify", help="recompute every hash chain; exit 2 naming the first broken link")
     verify.add_argument("--tenant", default=None)
     verify.set_defaults(func=cmd_audit_verify)
+
+    verify_export = audit.add_parser("verify-export", help="verify an export offline: manifest signature, file "
+                                     "hash, every chain link and the signed checkpoints; exit 2 on failure")
+    verify_export.add_argument("file")
+    verify_export.add_argument("manifest")
+    verify_export.add_argument("--public-key", required=True, help="PEM file (GET /admin/v1/audit/public-key)")
+    verify_export.set_defaults(func=cmd_audit_verify_export)
+
+    admin = sub.add_parser("admin", help="admin API identity").add_subparsers(dest="admin_command", required=True)
+    token = admin.add_parser("token", help="mint an admin token from the local issuer (no OIDC issuer set)")
+    token.add_argument("--role", required=True, choices=["platform-admin", "auditor", "tenant-admin"])
+    token.add_argument("--tenant", default=None, help="the tenant (name or id) a tenant-admin administers")
+    token.add_argument("--subject", default=None)
+    token.add_argument("--ttl", type=int, default=None, help="seconds (default WARDEN_ADMIN_DEV_TOKEN_TTL_S)")
+    token.set_defaults(func=cmd_admin_token)
 
     # Listed for --help; `main` hands `generate ...` to engine.generate.main before parsing.
     sub.add_parser("generate", help="generate text offline with the engine: warden generate PROMPT [options]")

@@ -46,6 +46,7 @@ class AuditRecord(Base):
     __table_args__ = (
         UniqueConstraint("chain_id", "seq"),
         Index("ix_audit_records_tenant_id_created_at", "tenant_id", "created_at"),
+        Index("ix_audit_records_chain_id_created_at", "chain_id", "created_at"),  # export of every chain by time
     )
 
 
@@ -58,4 +59,17 @@ class AuditChainHead(Base):
     chain_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     last_seq: Mapped[int] = mapped_column(BigInteger, default=0)
     last_hash: Mapped[str] = mapped_column(String(64))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuditChainAnchor(Base):
+    """Where a chain starts after retention dropped its oldest records: verification begins at ``first_seq``
+    and trusts ``prev_hash`` as that record's predecessor (signed checkpoints vouch for the dropped part)."""
+
+    __tablename__ = "audit_chain_anchors"
+
+    chain_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    first_seq: Mapped[int] = mapped_column(BigInteger)
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    purged_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -39,6 +39,35 @@ class Settings(BaseSettings):
     audit_flush_interval_s: float = Field(default=0.2, gt=0.0)
     audit_spool_rotate_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
 
+    # Admin API identity (gateway.adminauth). With an issuer set, bearer JWTs must come from it, signed by a key
+    # in its JWKS (a URL or a file). Without one, a local issuer key in data_dir signs tokens minted by
+    # `warden admin token` (single-host and development use).
+    admin_oidc_issuer: str | None = None
+    admin_oidc_audience: str = "warden-admin"
+    admin_jwks_url: str | None = None
+    admin_jwks_file: Path | None = None
+    admin_jwt_algorithms: list[str] = Field(default_factory=lambda: ["RS256", "PS256", "ES256", "EdDSA"])
+    admin_roles_claim: str = "warden_roles"  # a string or a list of strings
+    admin_tenant_claim: str = "warden_tenant"  # the tenant a tenant-admin administers
+    admin_clock_skew_s: int = Field(default=30, ge=0, le=300)
+    admin_jwks_cache_ttl_s: float = Field(default=300.0, ge=1.0)
+    admin_dev_token_ttl_s: int = Field(default=3600, ge=60, le=7 * 86400)
+
+    # Compliance export and checkpoints (gateway.export). The Ed25519 key is generated into data_dir on first
+    # use when unset; replicas must share it.
+    export_signing_key: Path | None = None
+    audit_checkpoint_interval_s: float = Field(default=300.0, ge=0.0)  # 0 disables the periodic task
+    key_rotation_max_grace_s: int = Field(default=30 * 86400, ge=0)
+    audit_default_retention_days: int = Field(default=90, ge=1, le=3650)  # chains without a tenant policy
+
+    @property
+    def admin_local_issuer(self) -> bool:
+        return self.admin_oidc_issuer is None
+
+    @property
+    def export_signing_key_path(self) -> Path:
+        return self.export_signing_key or self.data_dir / "export-signing-key.pem"
+
     @property
     def spool_dir(self) -> Path:
         return self.audit_spool_dir or self.data_dir / "audit-spool"

@@ -20,5 +20,7 @@ class ApiKey(Base):
     expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    # Rotation: the key that replaces this one (this one stays valid until its expires_at, the grace period).
+    replaced_by: Mapped[str | None] = mapped_column(String(32), default=None)
 
     __table_args__ = (Index("ix_api_keys_tenant_id_created_at", "tenant_id", "created_at"),)

@@ -1,0 +1,266 @@
+"""/admin/v1: tenants, keys, policies, usage, processing records.
+
+Roles: platform-admin may do everything; tenant-admin only its own tenant's keys, policies, usage and records
+(another tenant answers 404); auditor uses the audit routes (``gateway.export.router``) and gets 403 here.
+Each request, allowed or refused, is an audit record (``AuditedAdminRoute``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Query, Request, status
+from pydantic import ValidationError
+
+from gateway.admin import service
+from gateway.admin.action_log import AuditedAdminRoute, action_log
+from gateway.admin.dependencies import require, tenant_in_scope
+from gateway.admin.errors import conflict, not_found
+from gateway.admin.policy_diff import diff_documents
+from gateway.admin.processing_record import processing_record
+from gateway.admin.schemas import (
+    ActivePolicyView,
+    IssuedKeyView,
+    KeyIssue,
+    KeyRotate,
+    KeyView,
+    PolicyDiff,
+    PolicyVersionView,
+    RotatedKeyView,
+    TenantCreate,
+    TenantUpdate,
+    TenantView,
+    UsageSummary,
+)
+from gateway.adminauth.roles import AdminPrincipal, Role
+from gateway.core.clock import as_utc
+from gateway.core.errors import invalid_request
+from gateway.keys.service import issue_key
+from gateway.openai.dependencies import ServicesDep
+from gateway.policystore import service as policies
+from gateway.tenants.models import Tenant
+from gateway.tenants.service import TenantError, create_tenant, list_tenants
+from policies import Policy
+
+router = APIRouter(prefix="/admin/v1", tags=["admin"], route_class=AuditedAdminRoute)
+
+PlatformAdmin = Annotated[AdminPrincipal, Depends(require(Role.PLATFORM_ADMIN))]
+AnyAdmin = Annotated[AdminPrincipal, Depends(require(Role.PLATFORM_ADMIN, Role.TENANT_ADMIN, Role.AUDITOR))]
+# Tenant-scoped routes: platform-admin on any tenant, tenant-admin on its own.
+ManagedTenant = Annotated[Tenant, Depends(tenant_in_scope(Role.PLATFORM_ADMIN, Role.TENANT_ADMIN))]
+PlatformTenant = Annotated[Tenant, Depends(tenant_in_scope(Role.PLATFORM_ADMIN))]
+
+
+def _forget_cached_auth(services: ServicesDep) -> None:
+    """Local replica: immediate. Others: within key_cache_ttl_s."""
+    services.authenticator.forget_cached_keys()
+
+
+# -- tenants ---------------------------------------------------------------------------------------------------
+@router.post("/tenants", name="tenants.create", status_code=status.HTTP_201_CREATED, response_model=TenantView)
+def create(body: TenantCreate, request: Request, services: ServicesDep, _: PlatformAdmin) -> TenantView:
+    entry = action_log(request)
+    try:
+        with services.db.transaction() as session:
+            tenant = create_tenant(body.name, session=session)
+            view = TenantView.of(tenant)
+    except TenantError as exc:
+        raise conflict(str(exc)) if "exists" in str(exc) else invalid_request(str(exc), param="name") from None
+    entry.chain_tenant_id = view.id
+    entry.target["tenant"] = view.id
+    entry.details["name"] = view.name
+    return view
+
+
+@router.get("/tenants", name="tenants.list", response_model=list[TenantView])
+def list_all(services: ServicesDep, _: PlatformAdmin) -> list[TenantView]:
+    with services.db.session() as session:
+        return [TenantView.of(t) for t in list_tenants(session=session)]
+
+
+@router.get("/tenants/{tenant_id}", name="tenants.read", response_model=TenantView)
+def read(tenant: ManagedTenant) -> TenantView:
+    return TenantView.of(tenant)
+
+
+@router.patch("/tenants/{tenant_id}", name="tenants.update", response_model=TenantView)
+def update(body: TenantUpdate, tenant: PlatformTenant, request: Request, services: ServicesDep,
+           _: PlatformAdmin) -> TenantView:
+    action_log(request).details.update(body.model_dump(exclude_none=True))
+    try:
+        with services.db.transaction() as session:
+            return TenantView.of(service.update_tenant(tenant, session=session, name=body.name,
+                                                       legal_hold=body.legal_hold))
+    except TenantError as exc:
+        raise conflict(str(exc)) if "exists" in str(exc) else invalid_request(str(exc), param="name") from None
+
+
+def _set_suspended(tenant: Tenant, suspended: bool, services: ServicesDep) -> TenantView:
+    with services.db.transaction() as session:
+        view = TenantView.of(service.set_suspended(tenant, suspended, session=session))
+    _forget_cached_auth(services)
+    return view
+
+
+@router.post("/tenants/{tenant_id}/suspend", name="tenants.suspend", response_model=TenantView)
+def suspend(tenant: PlatformTenant, services: ServicesDep) -> TenantView:
+    return _set_suspended(tenant, True, services)
+
+
+@router.post("/tenants/{tenant_id}/resume", name="tenants.resume", response_model=TenantView)
+def resume(tenant: PlatformTenant, services: ServicesDep) -> TenantView:
+    return _set_suspended(tenant, False, services)
+
+
+# -- keys ------------------------------------------------------------------------------------------------------
+@router.get("/tenants/{tenant_id}/keys", name="keys.list", response_model=list[KeyView])
+def keys_list(tenant: ManagedTenant, services: ServicesDep) -> list[KeyView]:
+    with services.db.session() as session:
+        return [KeyView.of(k) for k in service.tenant_keys(tenant.id, session=session)]
+
+
+@router.post("/tenants/{tenant_id}/keys", name="keys.issue", status_code=status.HTTP_201_CREATED,
+             response_model=IssuedKeyView)
+def keys_issue(tenant: ManagedTenant, request: Request, services: ServicesDep,
+               body: Annotated[KeyIssue | None, Body()] = None) -> IssuedKeyView:
+    body = body or KeyIssue()
+    with services.db.transaction() as session:
+        issued = issue_key(tenant, pepper=services.secrets.key_pepper, session=session, label=body.label,
+                           expires_at=body.expires_at)
+        key = service.tenant_key(tenant.id, issued.key_id, session=session)
+        assert key is not None
+        view = KeyView.of(key)
+    action_log(request).target["key"] = issued.key_id
+    return IssuedKeyView(key=view, api_key=issued.api_key)
+
+
+@router.post("/tenants/{tenant_id}/keys/{key_id}/rotate", name="keys.rotate", response_model=RotatedKeyView)
+def keys_rotate(key_id: str, tenant: ManagedTenant, request: Request, services: ServicesDep,
+                body: Annotated[KeyRotate | None, Body()] = None) -> RotatedKeyView:
+    body = body or KeyRotate()
+    entry = action_log(request)
+    entry.target["key"] = key_id
+    if body.grace_seconds > services.settings.key_rotation_max_grace_s:
+        raise invalid_request(f"grace_seconds is at most {services.settings.key_rotation_max_grace_s}",
+                              param="grace_seconds")
+    try:
+        with services.db.transaction() as session:
+            rotated = service.rotate_tenant_key(tenant, key_id, pepper=services.secrets.key_pepper,
+                                                grace_s=body.grace_seconds, session=session)
+            if rotated is None:
+                raise not_found("Key")
+            issued, old = rotated
+            new = service.tenant_key(tenant.id, issued.key_id, session=session)
+            assert new is not None
+            result = RotatedKeyView(key=KeyView.of(new), api_key=issued.api_key, old_key=KeyView.of(old))
+    except service.KeyStateError as exc:
+        raise conflict(str(exc)) from None
+    entry.details.update(new_key=issued.key_id, grace_seconds=body.grace_seconds)
+    _forget_cached_auth(services)
+    return result
+
+
+@router.post("/tenants/{tenant_id}/keys/{key_id}/revoke", name="keys.revoke", response_model=KeyView)
+def keys_revoke(key_id: str, tenant: ManagedTenant, request: Request, services: ServicesDep) -> KeyView:
+    action_log(request).target["key"] = key_id
+    with services.db.transaction() as session:
+        key = service.revoke_tenant_key(tenant.id, key_id, session=session)
+        if key is None:
+            raise not_found("Key")
+        view = KeyView.of(key)
+    _forget_cached_auth(services)
+    return view
+
+
+# -- policies --------------------------------------------------------------------------------------------------
+@router.get("/policy-schema", name="policies.schema")
+def policy_schema(_: AnyAdmin) -> dict[str, Any]:
+    """JSON Schema of a policy document (what PUT .../policy accepts)."""
+    return Policy.json_schema()
+
+
+@router.get("/tenants/{tenant_id}/policy", name="policies.read_active", response_model=ActivePolicyView)
+def policy_active(tenant: ManagedTenant, services: ServicesDep) -> ActivePolicyView:
+    with services.db.session() as session:
+        active = policies.load_active_policy(tenant.id, session=session)
+    return ActivePolicyView(version=active.version, document=active.policy.model_dump(mode="json"))
+
+
+@router.put("/tenants/{tenant_id}/policy", name="policies.put", status_code=status.HTTP_201_CREATED,
+            response_model=PolicyVersionView)
+def policy_put(document: Annotated[dict[str, Any], Body()], tenant: ManagedTenant, request: Request,
+               services: ServicesDep, activate: bool = True) -> PolicyVersionView:
+    """Store the document as the tenant's next policy version, active unless ``activate=false``."""
+    try:
+        with services.db.transaction() as session:
+            view = PolicyVersionView.of(policies.publish_policy(tenant.id, document, session=session,
+                                                                activate=activate))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise invalid_request(f"invalid policy: {where}: {first.get('msg')}", param=where or None) from None
+    action_log(request).details.update(version=view.version, activated=activate)
+    services.policies.forget()
+    return view
+
+
+@router.get("/tenants/{tenant_id}/policy/versions", name="policies.versions",
+            response_model=list[PolicyVersionView])
+def policy_versions(tenant: ManagedTenant, services: ServicesDep) -> list[PolicyVersionView]:
+    with services.db.session() as session:
+        return [PolicyVersionView.of(r) for r in policies.list_policy_versions(tenant.id, session=session)]
+
+
+@router.get("/tenants/{tenant_id}/policy/versions/{version}", name="policies.version",
+            response_model=PolicyVersionView)
+def policy_version(version: int, tenant: ManagedTenant, services: ServicesDep) -> PolicyVersionView:
+    with services.db.session() as session:
+        row = policies.get_policy_version(tenant.id, version, session=session)
+        if row is None:
+            raise not_found("Policy version")
+        return PolicyVersionView.of(row)
+
+
+@router.get("/tenants/{tenant_id}/policy/diff", name="policies.diff", response_model=PolicyDiff)
+def policy_diff(tenant: ManagedTenant, services: ServicesDep, from_version: Annotated[int, Query(alias="from")],
+                to_version: Annotated[int, Query(alias="to")]) -> PolicyDiff:
+    with services.db.session() as session:
+        before = policies.get_policy_version(tenant.id, from_version, session=session)
+        after = policies.get_policy_version(tenant.id, to_version, session=session)
+    if before is None or after is None:
+        raise not_found("Policy version")
+    return PolicyDiff(from_version=from_version, to_version=to_version,
+                      changes=list(diff_documents(before.document, after.document)))
+
+
+@router.post("/tenants/{tenant_id}/policy/versions/{version}/activate", name="policies.activate",
+             response_model=PolicyVersionView)
+def policy_activate(version: int, tenant: ManagedTenant, request: Request, services: ServicesDep) -> PolicyVersionView:
+    """Make a stored version active: a rollback to an older one, or activating one stored with activate=false."""
+    with services.db.transaction() as session:
+        row = policies.activate_policy_version(tenant.id, version, session=session)
+        if row is None:
+            raise not_found("Policy version")
+        view = PolicyVersionView.of(row)
+    action_log(request).details["version"] = version
+    services.policies.forget()
+    return view
+
+
+# -- usage and records of processing ----------------------------------------------------------------------------
+@router.get("/tenants/{tenant_id}/usage", name="tenants.usage", response_model=UsageSummary,
+            response_model_by_alias=True)
+def usage(tenant: ManagedTenant, services: ServicesDep,
+          start: Annotated[datetime | None, Query(alias="from")] = None,
+          end: Annotated[datetime | None, Query(alias="to")] = None) -> UsageSummary:
+    """Requests, tokens and refusals (by status and error type) in [from, to) (ISO 8601)."""
+    with services.db.session() as session:
+        return service.usage_summary(tenant.id, session=session, start=start and as_utc(start),
+                                     end=end and as_utc(end))
+
+
+@router.get("/tenants/{tenant_id}/processing-record", name="tenants.processing_record")
+def record_of_processing(tenant: ManagedTenant, services: ServicesDep) -> dict[str, Any]:
+    with services.db.session() as session:
+        return processing_record(tenant, session=session)

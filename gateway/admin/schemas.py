@@ -1,0 +1,139 @@
+"""Request and response bodies of the admin API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gateway.core.clock import as_utc
+from gateway.keys.models import ApiKey
+from gateway.policystore.models import TenantPolicy
+from gateway.tenants.models import Tenant
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return None if value is None else as_utc(value)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TenantCreate(_Strict):
+    name: str = Field(min_length=1, max_length=200)
+
+
+class TenantUpdate(_Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    legal_hold: bool | None = None
+
+
+class TenantView(BaseModel):
+    id: str
+    name: str
+    created_at: datetime
+    suspended: bool
+    suspended_at: datetime | None
+    legal_hold: bool
+
+    @classmethod
+    def of(cls, tenant: Tenant) -> TenantView:
+        return cls(id=tenant.id, name=tenant.name, created_at=as_utc(tenant.created_at),
+                   suspended=tenant.disabled_at is not None, suspended_at=_utc(tenant.disabled_at),
+                   legal_hold=bool(tenant.legal_hold))
+
+
+class KeyIssue(_Strict):
+    label: str | None = Field(default=None, max_length=200)
+    expires_at: datetime | None = None
+
+
+class KeyRotate(_Strict):
+    grace_seconds: int = Field(default=86400, ge=0, description="How long the old key keeps working")
+
+
+class KeyView(BaseModel):
+    """A key's metadata. The secret is never stored, so it is never listed."""
+
+    id: str
+    tenant_id: str
+    label: str | None
+    created_at: datetime
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+    replaced_by: str | None
+
+    @classmethod
+    def of(cls, key: ApiKey) -> KeyView:
+        return cls(id=key.id, tenant_id=key.tenant_id, label=key.label, created_at=as_utc(key.created_at),
+                   expires_at=_utc(key.expires_at), revoked_at=_utc(key.revoked_at),
+                   last_used_at=_utc(key.last_used_at), replaced_by=key.replaced_by)
+
+
+class IssuedKeyView(BaseModel):
+    key: KeyView
+    api_key: str = Field(description="Shown once; only a peppered hash is stored")
+
+
+class RotatedKeyView(IssuedKeyView):
+    old_key: KeyView
+
+
+class PolicyVersionView(BaseModel):
+    version: int
+    schema_version: int
+    is_active: bool
+    created_at: datetime
+    document: dict[str, Any]
+
+    @classmethod
+    def of(cls, row: TenantPolicy) -> PolicyVersionView:
+        return cls(version=row.version, schema_version=row.schema_version, is_active=row.is_active,
+                   created_at=as_utc(row.created_at), document=row.document)
+
+
+class ActivePolicyView(BaseModel):
+    version: int | None = Field(description="None: no stored policy, the default applies")
+    document: dict[str, Any]
+
+
+class PolicyChange(BaseModel):
+    path: str
+    before: Any = None
+    after: Any = None
+    kind: str  # added | removed | changed
+
+
+class PolicyDiff(BaseModel):
+    from_version: int
+    to_version: int
+    changes: list[PolicyChange]
+
+
+class RefusalCount(BaseModel):
+    http_status: int
+    error_type: str | None
+    count: int
+
+
+class ModelUsage(BaseModel):
+    model: str | None
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class UsageSummary(BaseModel):
+    tenant_id: str
+    start: datetime | None = Field(serialization_alias="from")
+    end: datetime | None = Field(serialization_alias="to")
+    requests: int
+    succeeded: int
+    refused: int
+    prompt_tokens: int
+    completion_tokens: int
+    refusals: list[RefusalCount]
+    models: list[ModelUsage]

@@ -1,0 +1,1 @@
+"""Compliance export: streamed audit files, signed manifests, signed chain-head checkpoints, offline verification."""
