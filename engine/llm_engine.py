@@ -77,6 +77,7 @@ class LLMEngine:
         self.states: dict[str, _RequestState] = {}
         self._arrivals = 0
         self._grammar: Any = None
+        self._bitmask: Any = None  # engine.structured.BatchBitmask, made with the first constrained batch
         log.info("engine ready: %s on %s/%s, %d KV blocks of %d tokens, max_model_len %d", self.model_name,
                  self.device, self.dtype, num_blocks, config.block_size, self.max_model_len)
 
@@ -152,13 +153,16 @@ class LLMEngine:
         return self._process_samples(sampled, out)
 
     def _fill_bitmask(self, seqs: list[Sequence]) -> torch.Tensor | None:
-        rows = [i for i, s in enumerate(seqs) if s.structured_state is not None]
-        if not rows:
+        """The sampling batch's allowed-token mask (None when no sequence is constrained), filled by llguidance's
+        parallel executor into one preallocated buffer (``engine.structured.BatchBitmask``)."""
+        matchers = [s.structured_state for s in seqs]
+        if all(m is None for m in matchers):
             return None
-        bitmask = torch.full((len(seqs), -(-self.vocab_size // 32)), -1, dtype=torch.int32)
-        for i in rows:
-            seqs[i].structured_state.fill_bitmask(bitmask[i])
-        return bitmask
+        if self._bitmask is None:
+            from engine.structured import BatchBitmask
+
+            self._bitmask = BatchBitmask(self.config.max_num_seqs, self.vocab_size)
+        return self._bitmask.fill(matchers)
 
     def _process_samples(self, seqs: list[Sequence], out: SamplerOutput) -> list[RequestOutput]:
         token_ids = out.token_ids.tolist()

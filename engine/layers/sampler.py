@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from kernels.token_bitmask import apply_token_bitmask_
+
 
 @dataclass(slots=True)
 class SamplingTensors:
@@ -43,19 +45,11 @@ class SamplerOutput:
     top_ids: torch.Tensor | None = None  # long [N, k]
 
 
-def unpack_bitmask(bitmask: torch.Tensor, vocab_size: int) -> torch.Tensor:
-    """int32 ``[N, W]`` words (bit ``t % 32`` of word ``t // 32``) -> bool ``[N, vocab_size]``."""
-    shifts = torch.arange(32, device=bitmask.device, dtype=torch.int32)
-    bits = (bitmask.unsqueeze(-1) >> shifts) & 1
-    return bits.reshape(bitmask.shape[0], -1)[:, :vocab_size].bool()
-
-
 class Sampler(nn.Module):
     def forward(self, logits: torch.Tensor, t: SamplingTensors) -> SamplerOutput:
         logits = logits.float()
-        if t.allowed_bitmask is not None:
-            allowed = unpack_bitmask(t.allowed_bitmask.to(logits.device), logits.shape[-1])
-            logits = logits.masked_fill(~allowed, float("-inf"))
+        if t.allowed_bitmask is not None:  # structured outputs: Triton on CUDA, torch reference elsewhere
+            apply_token_bitmask_(logits, t.allowed_bitmask)
         if t.repetition_penalty is not None:
             logits = self._apply_penalties(logits, t)
 
