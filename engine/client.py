@@ -33,7 +33,9 @@ class AsyncEngineClient:
         is_core_alive: Callable[[], bool],
         stop_core: Callable[[float], None],
         sentinel: Any = None,  # a process sentinel to wake the reader when the process dies
+        core_pid: int | None = None,  # the engine process (None when the core runs in a thread)
     ) -> None:
+        self.core_pid = core_pid
         self.model_name: str = info["model_name"]
         self.max_model_len: int = info["max_model_len"]
         self.vocab_size: int = info["vocab_size"]
@@ -132,9 +134,9 @@ class AsyncEngineClient:
         try:
             while True:
                 ready = wait(waitables)
-                if self._outbox not in ready:  # the process exited; drain anything it sent first
-                    if not self._outbox.poll(0):
-                        break
+                # the process exited: drain anything it sent first, then stop
+                if self._outbox not in ready and not self._outbox.poll(0):
+                    break
                 message = self._outbox.recv()
                 if message[0] == "outputs":
                     for out in message[1]:

@@ -33,7 +33,7 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
         thread = threading.Thread(target=run_engine_core, args=(config, in_recv, out_send),
                                   kwargs={"own_process": False}, name="engine-core", daemon=True)
         thread.start()
-        sentinel = None
+        sentinel = pid = None
 
         def is_alive() -> bool:
             return thread.is_alive()
@@ -50,7 +50,7 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
         # The child holds its own copies; closing ours makes a dead child show up as EOF.
         in_recv.close()
         out_send.close()
-        sentinel = process.sentinel
+        sentinel, pid = process.sentinel, process.pid
 
         def is_alive() -> bool:
             return process.is_alive()
@@ -70,7 +70,7 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
         raise info.to_exception()
     ready: dict[str, Any] = message[1]
     return AsyncEngineClient(inbox=in_send, outbox=out_recv, tokenizer=tokenizer, info=ready, is_core_alive=is_alive,
-                             stop_core=stop, sentinel=sentinel)
+                             stop_core=stop, sentinel=sentinel, core_pid=pid)
 
 
 def _await_ready(outbox: Any, sentinel: Any) -> tuple[Any, ...]:
