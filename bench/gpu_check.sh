@@ -37,7 +37,7 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
 # The interpreted variants already ran on the CPU (CI); here the CUDA ones (fp32/fp16/bf16, graphs).
 if [[ ${#smoke[@]} -eq 0 ]]; then
-    timeout 150 "$py" -m pytest tests/kernels -q -rs --maxfail=5 -k "not interpret" -p no:cacheprovider 2>&1 \
+    timeout 150 "$py" -m pytest tests/kernels -q -rs --maxfail=5 -k "not interpret" -p no:cacheprovider --import-mode=importlib 2>&1 \
         | tee "$OUT/pytest.txt"
     echo "pytest exit ${PIPESTATUS[0]}" | tee -a "$OUT/pytest.txt"
 fi

@@ -17,6 +17,7 @@ accumulation (IEEE float32 when the data is float32, so float32 tests compare ti
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import torch
 import triton
@@ -27,10 +28,12 @@ from kernels.attention_metadata import AttentionMetadata
 
 @dataclass(frozen=True, slots=True)
 class DecodeConfig:
-    block_n: int = 64  # keys per inner-loop tile (a multiple of the cache block size, or a divisor of it)
-    partition: int = 512  # keys per program; sequences longer than this are split and merged
+    block_n: int = 64  # keys per inner-loop tile
+    # Keys per program; longer contexts are split and merged. None: chosen per launch so that the grid has
+    # about two programs per SM (small batches split finely, large ones hardly at all).
+    partition: int | None = None
     num_warps: int = 4
-    num_stages: int = 2
+    num_stages: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +214,24 @@ def _dot_pad(n: int) -> int:
     return max(16, triton.next_power_of_2(n))
 
 
+MAX_PARTITION = 1024
+
+
+@cache
+def _sm_count(device: torch.device) -> int:
+    if device.type != "cuda":
+        return 8  # the interpreter: small partitions, so small test contexts exercise the split path
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def _partition_size(config: DecodeConfig, block_n: int, num_seqs: int, kv_heads: int, max_len: int,
+                    device: torch.device) -> int:
+    if config.partition is not None:
+        return max(config.partition, block_n)
+    keys_per_program = num_seqs * kv_heads * max_len // (2 * _sm_count(device))
+    return min(max(triton.next_power_of_2(max(keys_per_program, 1)), block_n), MAX_PARTITION)
+
+
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
                      scale: float, out: torch.Tensor, config: DecodeConfig = DEFAULT_DECODE) -> None:
     """Attention of the ``meta.num_decodes`` leading single-token queries, written into ``out``.
@@ -223,7 +244,7 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     group = num_heads // kv_heads
     head_dim_pad = _dot_pad(head_dim)
     block_n = _dot_pad(config.block_n)
-    partition = max(config.partition, block_n)
+    partition = _partition_size(config, block_n, nd, kv_heads, meta.max_decode_seq_len, q.device)
     partitions = max(1, triton.cdiv(meta.max_decode_seq_len, partition))
     split = partitions > 1
     if split:
