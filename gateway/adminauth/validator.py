@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from joserfc import jwt
-from joserfc.errors import JoseError
+from joserfc.errors import ClaimError, JoseError
 from joserfc.jwt import JWTClaimsRegistry
 
 from gateway.adminauth.issuer_keys import JwksSource, KeySourceError
@@ -96,6 +96,8 @@ class TokenValidator:
         )
         try:
             registry.validate(decoded.claims)
+        except ClaimError as exc:
+            raise InvalidToken(f"token claim '{exc.claim}' refused: {exc.description}") from exc
         except JoseError as exc:
             raise InvalidToken(f"token claims refused: {exc.description or exc.error}") from exc
         return decoded.claims
