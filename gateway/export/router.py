@@ -80,14 +80,14 @@ def export(request: Request, services: ServicesDep, admin: AdminServicesDep, pri
     export_request = ExportRequest(export_id=str(uuid.uuid4()), format=format, tenant_id=tenant_id, start=start,
                                    end=end, requested_by=principal.subject[:200],
                                    requester_tenant_id=None if _all_tenants(principal) else principal.tenant_id)
-    begin_export(services.db, export_request)
+    parts = begin_export(services.db, export_request)
     action_log(request).details.update(export_id=export_request.export_id, format=format.value,
                                        start=start.isoformat() if start else None,
                                        end=end.isoformat() if end else None)
     manifest_url = f"/admin/v1/audit/exports/{export_request.export_id}/manifest"
     filename = f"warden-audit-{tenant_id or 'all'}-{export_request.export_id}.{format.value}"
     return StreamingResponse(
-        stream_export(services.db, admin.signer, export_request), media_type=format.media_type,
+        stream_export(services.db, admin.signer, export_request, parts), media_type=format.media_type,
         headers={"x-warden-export-id": export_request.export_id, "link": f'<{manifest_url}>; rel="manifest"',
                  "content-disposition": f'attachment; filename="{filename}"', "cache-control": "no-store"})
 

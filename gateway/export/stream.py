@@ -100,10 +100,13 @@ def _records(part: ChainPart, *, session: Session) -> Iterator[AuditRecord]:
         session.expunge(record)  # nothing keeps a reference: memory stays flat however long the chain
 
 
-def begin_export(db: Database, request: ExportRequest) -> None:
+def begin_export(db: Database, request: ExportRequest) -> list[ChainPart]:
+    """Record the export and fix what it covers: the records stored when it was asked for (so the export's own
+    audit record, written as the response starts, is never half in it)."""
     with db.transaction() as session:
         session.add(AuditExport(id=request.export_id, tenant_id=request.tenant_id, requested_by=request.requested_by,
                                 requester_tenant_id=request.requester_tenant_id, status="streaming"))
+        return chain_parts(request, session=session)
 
 
 def _manifest(request: ExportRequest, progress: _Progress, heads: list[dict[str, Any]],
@@ -131,10 +134,11 @@ def _manifest(request: ExportRequest, progress: _Progress, heads: list[dict[str,
     return manifest
 
 
-def stream_export(db: Database, signer: Signer, request: ExportRequest) -> Iterator[bytes]:
-    """The export body in chunks. The manifest is stored only if the whole body was produced."""
+def stream_export(db: Database, signer: Signer, request: ExportRequest, parts: list[ChainPart]) -> Iterator[bytes]:
+    """The export body in chunks (``parts`` from ``begin_export``). The manifest is stored only if the whole body
+    was produced."""
     started = utcnow()
-    progress = _Progress()
+    progress = _Progress(parts=parts)
     buffer = bytearray()
     completed = False
 
@@ -150,7 +154,6 @@ def stream_export(db: Database, signer: Signer, request: ExportRequest) -> Itera
 
     try:
         with db.session() as session:
-            progress.parts = chain_parts(request, session=session)
             chain_ids = [p.chain_id for p in progress.parts]
             heads = [{"chain_id": h.chain_id, "seq": int(h.last_seq), "hash": h.last_hash}
                      for h in session.scalars(select(AuditChainHead).where(AuditChainHead.chain_id.in_(chain_ids))

@@ -229,10 +229,10 @@ def test_manifest_exists_only_for_a_complete_export(client: TestClient, db: Data
     signer: Signer = client.app.state.admin.signer  # type: ignore[attr-defined]
     request = ExportRequest(export_id=str(uuid.uuid4()), format=ExportFormat.JSONL, tenant_id=tenant_id,
                             start=None, end=None, requested_by="test")
-    begin_export(db, request)
+    parts = begin_export(db, request)
     manifest_url = f"/admin/v1/audit/exports/{request.export_id}/manifest"
     assert client.get(manifest_url, headers=platform).status_code == 409  # still streaming
-    chunks = stream_export(db, signer, request)
+    chunks = stream_export(db, signer, request, parts)
     next(chunks)
     chunks.close()  # the client went away mid-stream
     response = client.get(manifest_url, headers=platform)
@@ -246,11 +246,11 @@ def test_manifest_exists_only_for_a_complete_export(client: TestClient, db: Data
 def _peak_bytes_streaming(db: Database, signer: Signer, tenant_id: str) -> tuple[int, int]:
     request = ExportRequest(export_id=str(uuid.uuid4()), format=ExportFormat.JSONL, tenant_id=tenant_id,
                             start=None, end=None, requested_by="test")
-    begin_export(db, request)
+    parts = begin_export(db, request)
     gc.collect()
     tracemalloc.start()
     try:
-        size = sum(len(chunk) for chunk in stream_export(db, signer, request))
+        size = sum(len(chunk) for chunk in stream_export(db, signer, request, parts))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
