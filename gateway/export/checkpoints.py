@@ -86,13 +86,14 @@ def checkpoint_once(db: Database, signer: Signer) -> int:
 
 
 async def run_checkpoints(db: Database, signer: Signer, interval_s: float) -> None:
-    """The periodic task the app runs; a failed round is logged and retried at the next interval."""
+    """The periodic task the app runs; a failed round is logged and retried at the next interval. The first
+    round waits one interval, so starting a process (or a test app) costs nothing."""
     while True:
+        await asyncio.sleep(interval_s)
         try:
             await run_in_threadpool(checkpoint_once, db, signer)
         except Exception:
             log.warning("audit checkpoint round failed", exc_info=True)
-        await asyncio.sleep(interval_s)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@ flat with row count; signed checkpoints catch truncation of the newest records e
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import tracemalloc
@@ -27,7 +28,8 @@ from gateway.cli import main
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
 from gateway.core.settings import Settings
-from gateway.export.checkpoints import checkpoint_once, verify_checkpoints
+from gateway.export.checkpoints import checkpoint_once, run_checkpoints, verify_checkpoints
+from gateway.export.models import AuditCheckpoint
 from gateway.export.signing import Signer, load_or_create_signer, load_public_key
 from gateway.export.stream import ExportFormat, ExportRequest, begin_export, stream_export
 from gateway.export.verify import verify_export
@@ -280,3 +282,22 @@ def test_export_memory_does_not_grow_with_rows(client: TestClient, db: Database,
                                                       Role.PLATFORM_ADMIN)), tmp_path, tenant=large)
     result = verify_export(path, manifest, public_key)
     assert result.ok and result.rows == 20_000
+
+
+async def test_the_app_writes_checkpoints_periodically(db: Database, settings: Settings, tmp_path: Path) -> None:
+    with db.transaction() as session:
+        tenant_id = create_tenant(unique_name(), session=session).id
+    _store(db, _events(tenant_id, 3))
+    signer = load_or_create_signer(tmp_path / "key.pem")
+    task = asyncio.create_task(run_checkpoints(db, signer, interval_s=0.05))
+    try:
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            with db.session() as session:
+                if session.scalar(select(AuditCheckpoint.seq).where(AuditCheckpoint.chain_id == tenant_id)):
+                    break
+    finally:
+        task.cancel()
+    with db.session() as session:
+        seqs = list(session.scalars(select(AuditCheckpoint.seq).where(AuditCheckpoint.chain_id == tenant_id)))
+    assert seqs == [3]  # one per head movement, not one per round
