@@ -1,0 +1,140 @@
+"""Engine throughput: Warden vs HF transformers ``generate`` on the same GGUF weights, same prompts and lengths.
+
+    python -m bench.engine [--quick] [--dtype bfloat16] [--quantization int8]
+
+Concurrency 1 runs requests one after another; 8 and 32 submit that many at once (Warden: continuous
+batching; HF: one left-padded batch). Every request generates exactly ``--max-tokens`` tokens (EOS ignored),
+so both sides do the same work. Output tok/s = generated tokens / wall time. Writes bench/results/engine.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import torch
+
+from engine.config import EngineConfig
+from engine.llm import LLM
+from engine.loader.source import default_gguf_path
+from engine.sampling_params import SamplingParams
+
+RESULTS = Path(__file__).parent / "results" / "engine.json"
+QUESTIONS = [
+    "What is the capital of France?",
+    "Write a haiku about the sea.",
+    "Explain why the sky is blue.",
+    "Give me three tips for learning a new language.",
+    "What is a prime number?",
+    "Summarize the plot of Romeo and Juliet in two sentences.",
+    "How do vaccines work?",
+    "Write a short poem about autumn leaves.",
+    "What are the benefits of regular exercise?",
+    "Describe how a bicycle works.",
+    "What is machine learning?",
+    "Suggest a name for a friendly robot.",
+    "Why do cats purr?",
+    "Explain photosynthesis to a child.",
+    "What should I pack for a weekend hiking trip?",
+    "How does a rainbow form?",
+]
+
+
+def prompts(tokenizer, n: int) -> list[list[int]]:
+    out = []
+    for i in range(n):
+        q = QUESTIONS[i % len(QUESTIONS)] + ("" if i < len(QUESTIONS) else f" (variant {i // len(QUESTIONS)})")
+        out.append(tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": q}])))
+    return out
+
+
+def bench_warden(llm: LLM, batches: dict[str, tuple[int, int]], max_tokens: int) -> dict[str, float]:
+    params = SamplingParams(max_tokens=max_tokens, temperature=0, ignore_eos=True)
+    llm.generate(prompts(llm.tokenizer, 2), SamplingParams(max_tokens=4, temperature=0))  # warm-up
+    results = {}
+    for name, (concurrency, total) in batches.items():
+        ps = prompts(llm.tokenizer, total)
+        start = time.perf_counter()
+        generated = 0
+        for i in range(0, total, concurrency):
+            generated += sum(len(r.token_ids) for r in llm.generate(ps[i : i + concurrency], params))
+        results[name] = generated / (time.perf_counter() - start)
+        print(f"  warden {name}: {results[name]:8.1f} tok/s", flush=True)
+    return results
+
+
+def bench_hf(batches: dict[str, tuple[int, int]], max_tokens: int, tokenizer) -> dict[str, float]:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from transformers import AutoModelForCausalLM
+
+    path = default_gguf_path()
+    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, dtype=torch.float32).eval()
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 2
+
+    def run(batch: list[list[int]]) -> int:
+        width = max(map(len, batch))
+        ids = torch.tensor([[pad] * (width - len(p)) + p for p in batch])
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in batch])
+        with torch.inference_mode():
+            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_tokens,
+                                 min_new_tokens=max_tokens, do_sample=False, pad_token_id=pad)
+        return (out.shape[1] - width) * len(batch)
+
+    run(prompts(tokenizer, 1))  # warm-up
+    results = {}
+    for name, (concurrency, total) in batches.items():
+        ps = prompts(tokenizer, total)
+        start = time.perf_counter()
+        generated = sum(run(ps[i : i + concurrency]) for i in range(0, total, concurrency))
+        results[name] = generated / (time.perf_counter() - start)
+        print(f"  hf     {name}: {results[name]:8.1f} tok/s", flush=True)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer requests and tokens (about 3 minutes)")
+    parser.add_argument("--dtype", default="bfloat16", help="Warden's serving dtype (HF runs float32)")
+    parser.add_argument("--quantization", default="int8", help="'int8' weight-only for small batches, or 'none'")
+    parser.add_argument("--max-tokens", type=int, default=None)
+    parser.add_argument("--skip-hf", action="store_true")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    max_tokens = args.max_tokens or (32 if args.quick else 128)
+    # name -> (concurrency, number of requests)
+    batches = {"c1": (1, 2 if args.quick else 8), "c8": (8, 8 if args.quick else 32),
+               "c32": (32, 32 if args.quick else 64)}
+    quant = None if args.quantization in ("none", "") else args.quantization
+    config = EngineConfig(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=512,
+                          max_num_seqs=64, max_num_batched_tokens=2048)
+    print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant}")
+    llm = LLM(config)
+    warden = bench_warden(llm, batches, max_tokens)
+    hf = {} if args.skip_hf else bench_hf(batches, max_tokens, llm.tokenizer)
+    del llm
+
+    print(f"\n{'concurrency':<12}{'warden tok/s':>14}{'hf tok/s':>12}{'speed-up':>10}")
+    for name in batches:
+        h = hf.get(name)
+        ratio = f"{warden[name] / h:9.2f}x" if h else "        -"
+        print(f"{name:<12}{warden[name]:>14.1f}{(h or 0):>12.1f}{ratio}")
+    report = {
+        "warden": {k: round(v, 1) for k, v in warden.items()},
+        "hf": {k: round(v, 1) for k, v in hf.items()},
+        "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
+                     "warden_dtype": args.dtype, "warden_quantization": quant, "hf_dtype": "float32",
+                     "model": default_gguf_path().name, "threads": torch.get_num_threads(),
+                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
