@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels train-injection clean
 
 $(STAMP): requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,8 +31,27 @@ lock:
 	uv pip compile pyproject.toml --extra test --generate-hashes --find-links /opt/wheels \
 		--python-version 3.11 -o requirements.lock
 
-bench: install
+bench: bench-engine bench-guardrails bench-ratelimit bench-structured
+
+bench-engine: install
 	$(BIN)/python -m bench.engine --quick
+
+bench-guardrails: install
+	$(BIN)/python -m bench.guardrails
+
+bench-ratelimit: install
+	$(BIN)/python -m bench.ratelimit
+
+bench-structured: install
+	$(BIN)/python -m bench.structured
+
+# On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
+bench-kernels: install
+	$(BIN)/python -m bench.kernels
+
+# Regenerates the shipped prompt-injection dataset and classifier (deterministic, ~3 s).
+train-injection: install
+	$(BIN)/python -m gateway.guardrails.injection.train
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
