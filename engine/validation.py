@@ -16,7 +16,8 @@ def validate_request(request: EngineRequest, *, max_model_len: int, vocab_size: 
     if not ids:
         raise EmptyPromptError("the prompt is empty: at least one token is required", param="prompt")
     if any(not isinstance(t, int) or t < 0 or t >= vocab_size for t in ids):
-        raise InvalidRequestError(f"prompt token ids must be integers in [0, {vocab_size})", param="prompt")
+        message = f"prompt token ids must be integers in the vocabulary [0, {vocab_size})"
+        raise InvalidRequestError(message, param="prompt")
     if len(ids) >= max_model_len:
         raise PromptTooLongError(
             f"the prompt has {len(ids)} tokens; this model's context is {max_model_len} tokens "
