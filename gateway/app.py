@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.types import Scope
 
 from engine.protocol import EngineClient
@@ -31,6 +33,7 @@ from gateway.openai.router import router as openai_router
 from gateway.policystore.cache import PolicyResolver
 from gateway.ratelimit import build_limiter
 from gateway.services import GatewayServices
+from gateway.telemetry import EngineStatsReader, Telemetry, configure_logging, mark_worker_dead
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     """``engine``: an already running engine to serve (tests share one per session; it is not shut down here).
     Otherwise the app starts its own on startup (unless ``start_engine`` is False: /v1 calls then get 503)."""
     settings = settings or Settings()
+    configure_logging(settings.log_format, settings.log_level)
+    telemetry = Telemetry.from_settings(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -82,12 +87,20 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         checkpointer = (asyncio.create_task(run_checkpoints(db, admin.signer, settings.audit_checkpoint_interval_s))
                         if settings.audit_checkpoint_interval_s > 0 else None)
         owns_engine = engine is None and start_engine
+        app.state.engine_stats = stats_reader = EngineStatsReader(telemetry.metrics, lambda: services.engine)
+        stats_task: asyncio.Task[None] | None = None
         try:
             if owns_engine:
                 services.engine = await _start_engine(settings)
                 log.info("engine ready: serving %s", services.engine.model_name)
+            if settings.metrics:
+                stats_task = asyncio.create_task(stats_reader.run(settings.engine_stats_interval_s))
             yield
         finally:
+            if stats_task is not None:
+                stats_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await stats_task
             if checkpointer is not None:
                 checkpointer.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -97,8 +110,11 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             await services.limiter.aclose()
             audit.close()
             db.dispose()
+            telemetry.shutdown()
+            mark_worker_dead()
 
     app = FastAPI(title="Warden", version="0.1.0", lifespan=lifespan)
+    app.state.telemetry = telemetry
     install_error_handlers(app)
     app.include_router(openai_router)
     app.include_router(admin_router)
@@ -110,6 +126,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             return
         state = scope.get("state", {})
         timing: RequestTiming = state["timing"]
+        telemetry.refused_at_edge(scope["path"].removeprefix("/v1/"), "body_size", 413)
         await services.audit.record(AuditEvent(
             created_at=utcnow(), request_id=state["request_id"], endpoint=scope["path"].removeprefix("/v1/"),
             http_status=413, latency_ms=round(timing.elapsed_ms(), 3), overhead_ms=round(timing.overhead_ms(), 3),
@@ -119,7 +136,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
 
     # Order: the context middleware is outermost, so even a 413 carries the request id and overhead headers.
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes, on_reject=audit_oversized)
-    app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(RequestContextMiddleware, tracing=telemetry.tracing)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz(request: Request) -> JSONResponse:
@@ -128,6 +145,21 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         body = {"status": "ok" if engine_ok else "degraded", "engine": engine_ok,
                 "audit_pending_bytes": services.audit.pending_bytes, "audit_error": services.audit.last_error}
         return JSONResponse(body, status_code=200 if engine_ok else 503)
+
+    if settings.metrics:
+        @app.get("/metrics", include_in_schema=False)
+        async def metrics(request: Request) -> Response:
+            expected = settings.metrics_token
+            if expected is not None and not hmac.compare_digest(
+                    request.headers.get("authorization", "").encode(),
+                    f"Bearer {expected.get_secret_value()}".encode()):
+                return JSONResponse({"error": {"message": "A valid metrics bearer token is required",
+                                               "type": "authentication_error", "code": "invalid_metrics_token"}},
+                                    status_code=401)
+            stats_reader: EngineStatsReader | None = getattr(request.app.state, "engine_stats", None)
+            if stats_reader is not None:
+                stats_reader.poll()  # this worker's engine as of now, not as of the last tick
+            return Response(telemetry.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
     return app
 

@@ -1,4 +1,5 @@
-"""Pure ASGI middleware: request id and timing (``x-warden-overhead-ms``), and the request body size limit."""
+"""Pure ASGI middleware: request id, timing (``x-warden-overhead-ms``) and the request's trace span and log context;
+and the request body size limit."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from typing import Any
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway.telemetry.context import request_id_var, tenant_id_var
+from gateway.telemetry.tracing import Tracing
 
 REQUEST_ID_HEADER = "x-request-id"
 OVERHEAD_HEADER = "x-warden-overhead-ms"
@@ -39,10 +43,12 @@ def request_state(scope: Scope) -> dict[str, Any]:
 class RequestContextMiddleware:
     """Assigns the request id (a sane client ``x-request-id`` is kept, otherwise one is generated), starts the
     request clock and stamps both headers on every response. For a stream the overhead header reports the
-    gateway time before the first byte (engine time to the first token excluded)."""
+    gateway time before the first byte (engine time to the first token excluded). It also opens the request's
+    root span (when tracing is on) and puts the request id in the log context."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, tracing: Tracing | None = None) -> None:
         self.app = app
+        self.tracing = tracing or Tracing.disabled()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -54,16 +60,30 @@ class RequestContextMiddleware:
         state = request_state(scope)
         state["timing"] = timing
         state["request_id"] = request_id
+        log_context = (request_id_var.set(request_id), tenant_id_var.set(None))
+        span = self.tracing.start_request_span(
+            f"{scope['method']} {scope['path']}", scope.get("headers", []),
+            {"http.request.method": scope["method"], "url.path": scope["path"], "warden.request_id": request_id},
+        ) if self.tracing.enabled else None
+        status: int | None = None
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 headers = list(message.get("headers", []))
                 headers.append((REQUEST_ID_HEADER.encode(), request_id.encode()))
                 headers.append((OVERHEAD_HEADER.encode(), f"{timing.overhead_ms():.3f}".encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        finally:
+            if span is not None:
+                self.tracing.end_request_span(span, status)
+            request_id_var.reset(log_context[0])
+            tenant_id_var.reset(log_context[1])
 
 
 RejectHook = Callable[[Scope], Awaitable[None]]

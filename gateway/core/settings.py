@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -59,6 +60,22 @@ class Settings(BaseSettings):
     audit_checkpoint_interval_s: float = Field(default=300.0, ge=0.0)  # 0 disables the periodic task
     key_rotation_max_grace_s: int = Field(default=30 * 86400, ge=0)
     audit_default_retention_days: int = Field(default=90, ge=1, le=3650)  # chains without a tenant policy
+
+    # Observability (gateway.telemetry). Logs: JSON lines with request/tenant/trace ids, secrets and PII scrubbed
+    # ("none" leaves the host's logging alone). Tracing is off unless enabled; spans go to an OTLP/HTTP collector
+    # (otlp_endpoint, else the exporter's OTEL_EXPORTER_OTLP_* variables). /metrics is Prometheus text, guarded
+    # by a bearer token when metrics_token is set; tenant labels are capped per worker.
+    log_format: Literal["json", "text", "none"] = "json"
+    log_level: str = "INFO"
+    tracing: bool = False
+    trace_exporter: Literal["otlp", "console", "memory"] = "otlp"
+    otlp_endpoint: str | None = None
+    trace_sample_ratio: float = Field(default=1.0, ge=0.0, le=1.0)
+    service_name: str = "warden-gateway"
+    metrics: bool = True
+    metrics_token: SecretStr | None = None
+    metrics_max_tenants: int = Field(default=100, ge=1, le=10_000)
+    engine_stats_interval_s: float = Field(default=1.0, gt=0.0)
 
     @property
     def admin_local_issuer(self) -> bool:

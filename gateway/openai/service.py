@@ -100,6 +100,7 @@ class CallHandler:
         state = http_request.state
         self.record = CallRecord(endpoint=endpoint, request_id=state.request_id, timing=state.timing)
         self.active: ActivePolicy | None = None  # the tenant's policy, once authenticated
+        self.telemetry = http_request.app.state.telemetry.request(endpoint, state.timing.started_ns)
 
     # -- the one place refusals are audited ----------------------------------------------------------------------
     async def run(self) -> Response:
@@ -121,7 +122,13 @@ class CallHandler:
         if self.record.recorded:
             return
         self.record.recorded = True
-        await self.services.audit.record(self.record.to_event(status, error_type))
+        record = self.record
+        self.telemetry.finish(status=status, error_type=error_type, tenant_id=record.tenant_id,
+                              decisions=record.decisions, prompt_tokens=record.prompt_tokens,
+                              completion_tokens=record.completion_tokens, cached_tokens=record.cached_tokens,
+                              overhead_s=record.timing.overhead_ms() / 1e3)
+        with self.telemetry.stage("audit"):
+            await self.services.audit.record(record.to_event(status, error_type))
 
     # -- steps ----------------------------------------------------------------------------------------------------
     async def _authenticate(self) -> None:
@@ -132,6 +139,7 @@ class CallHandler:
             self.record.decide("auth", decision="refused", reason=exc.reason)
             raise authentication_failed(exc.reason) from None
         self.record.tenant_id, self.record.key_id = principal.tenant_id, principal.key_id
+        self.telemetry.set_tenant(principal.tenant_id)
 
     async def _parse(self) -> ChatCompletionRequest | CompletionRequest:
         try:
@@ -153,10 +161,12 @@ class CallHandler:
 
     async def _run(self) -> Response:
         services = self.services
-        await self._authenticate()
+        with self.telemetry.stage("auth"):
+            await self._authenticate()
         tenant_id, key_id = self.record.tenant_id, self.record.key_id
         assert tenant_id is not None and key_id is not None
-        active = self.active = await services.policies.resolve(tenant_id)
+        with self.telemetry.stage("policy"):
+            active = self.active = await services.policies.resolve(tenant_id)
         view = PolicyView.for_key(active.policy, key_id)
         self.record.policy_version = active.version
         self.record.audit_content = view.audit_content
@@ -165,6 +175,7 @@ class CallHandler:
         engine = services.engine
         if engine is None or not engine.is_alive():
             raise engine_unavailable()
+        self.telemetry.model_name = engine.model_name
         if request.model != engine.model_name:
             raise model_not_found(request.model)
         if not view.allows_model(request.model):
@@ -189,9 +200,11 @@ class CallHandler:
         max_tokens = prompts.resolve_max_tokens(prompts.requested_max_tokens(request), prompt_len=longest,
                                                 max_model_len=engine.max_model_len, cap=view.max_tokens_cap)
 
-        admission = await self._admit(view, sum(len(ids) for ids in prompt_ids) + choices * max_tokens)
+        with self.telemetry.stage("rate_limit"):
+            admission = await self._admit(view, sum(len(ids) for ids in prompt_ids) + choices * max_tokens)
         try:
-            prompt_ids = await self._screen_input(request, texts, prompt_ids)
+            with self.telemetry.stage("input_guardrails"):
+                prompt_ids = await self._screen_input(request, texts, prompt_ids)
             prepared = self._prepare(request, prompt_ids, max_tokens, view, admission)
             if request.stream:
                 return await self._stream(prepared)
@@ -281,11 +294,16 @@ class CallHandler:
             state.logprobs.extend(output.logprobs)
         if output.usage is not None:
             state.usage = output.usage
+        self.telemetry.on_output(index, output)
         output_filter = prepared.filters[index]
-        released = await output_filter.feed(output.text) if output_filter is not None else output.text
+        if output_filter is None:
+            released = output.text
+        else:
+            with self.telemetry.accumulate("output_guardrails"):
+                released = await output_filter.feed(output.text)
+                if output.finished:
+                    released += await output_filter.finish()
         if output.finished:
-            if output_filter is not None:
-                released += await output_filter.finish()
             state.finish_reason = output.finish_reason
         state.text += released
         return released

@@ -1,0 +1,43 @@
+"""Feeds the engine's own gauges and counters (``engine.metrics.EngineStats``) into the gateway's metrics.
+
+The engine process pushes a snapshot to its client at most every half second while busy and once when it goes
+idle; this task copies the latest one into Prometheus every ``interval_s`` (and ``/metrics`` does once more
+before rendering, so a scrape is never a full interval stale). Engines that report no stats are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from engine.metrics import EngineStats, EngineStatsSource
+from engine.protocol import EngineClient
+from gateway.telemetry.metrics import GatewayMetrics
+
+log = logging.getLogger(__name__)
+
+
+class EngineStatsReader:
+    def __init__(self, metrics: GatewayMetrics, engine: Callable[[], EngineClient | None]) -> None:
+        self.metrics = metrics
+        self.engine = engine
+        self._last: EngineStats | None = None
+
+    def poll(self) -> None:
+        engine = self.engine()
+        if engine is None or not isinstance(engine, EngineStatsSource):
+            return
+        stats = engine.stats()
+        if stats is None or stats is self._last:
+            return
+        self._last = stats
+        self.metrics.observe_engine_stats(engine.model_name, stats)
+
+    async def run(self, interval_s: float) -> None:
+        while True:
+            try:
+                self.poll()
+            except Exception:  # metrics must never take the gateway down
+                log.exception("reading the engine's stats failed")
+            await asyncio.sleep(interval_s)

@@ -1,0 +1,35 @@
+"""``Telemetry``: the metrics, the tracer and the per-request helper of one gateway process, built from settings
+by the app factory and kept on ``app.state.telemetry``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gateway.telemetry.metrics import GatewayMetrics
+from gateway.telemetry.request import RequestTelemetry
+from gateway.telemetry.tracing import Tracing
+
+
+@dataclass(slots=True)
+class Telemetry:
+    metrics: GatewayMetrics
+    tracing: Tracing
+
+    @classmethod
+    def from_settings(cls, settings) -> Telemetry:  # type: ignore[no-untyped-def]
+        tracing = (Tracing.create(exporter=settings.trace_exporter, endpoint=settings.otlp_endpoint,
+                                  service_name=settings.service_name, sample_ratio=settings.trace_sample_ratio)
+                   if settings.tracing else Tracing.disabled())
+        return cls(metrics=GatewayMetrics(max_tenants=settings.metrics_max_tenants), tracing=tracing)
+
+    def request(self, endpoint: str, started_ns: int) -> RequestTelemetry:
+        return RequestTelemetry(self, endpoint, started_ns)
+
+    def refused_at_edge(self, endpoint: str, reason: str, status: int) -> None:
+        """A /v1 request refused before it reached the handler (body too large): no tenant is known."""
+        tenant = self.metrics.tenants.label(None)
+        self.metrics.tenant_requests.labels(tenant, endpoint, str(status)).inc()
+        self.metrics.tenant_refusals.labels(tenant, reason).inc()
+
+    def shutdown(self) -> None:
+        self.tracing.shutdown()

@@ -1,0 +1,164 @@
+"""Prometheus metrics: vLLM's serving metrics under a ``warden:`` prefix, per-tenant accounting, and the
+gateway's own stage latencies.
+
+Multi-worker safe: with ``PROMETHEUS_MULTIPROC_DIR`` set (``warden serve --workers N`` sets it before the workers
+start) every value lives in that directory's per-process files, and ``render`` merges all workers' files on each
+scrape, so a scrape that lands on any worker sees the whole server. Gauges use live modes: a worker that exits
+stops counting (its files are marked dead on shutdown).
+
+Tenant labels come from a bounded set (``TenantLabels``): the first ``max_tenants`` tenants seen by a worker get
+their own series, the rest share ``other``, so a flood of tenants can never blow up the time-series count.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
+from prometheus_client import multiprocess as prom_multiprocess
+
+from engine.metrics import EngineStats
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+PREFIX = "warden:"
+OTHER_TENANT = "other"
+UNKNOWN_TENANT = "unknown"
+
+# vLLM's buckets, so dashboards built for vLLM read Warden's histograms unchanged.
+TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
+                40.0, 80.0, 160.0, 640.0, 2560.0)
+ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0,
+               80.0)
+REQUEST_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0,
+                   480.0, 960.0, 1920.0, 7680.0)
+STAGE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+# Refusal reasons are label values: only these (the gateway's decision stages and OpenAI error types) appear.
+REFUSAL_REASONS = frozenset({
+    "auth", "policy", "rate_limit", "input_guardrails", "output_guardrails", "body_size",
+    "invalid_request_error", "authentication_error", "permission_error", "not_found_error", "rate_limit_error",
+    "service_unavailable_error", "server_error",
+})
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get(MULTIPROC_ENV) or None
+
+
+def _use_multiprocess_values() -> None:
+    """prometheus_client picks its value storage when it is first imported; if that happened before the
+    directory was configured, pick again so the metrics created next are file-backed."""
+    if multiprocess_dir() and values.ValueClass is values.MutexValue:
+        values.ValueClass = values.get_value_class()
+
+
+class TenantLabels:
+    def __init__(self, max_tenants: int) -> None:
+        self.max_tenants = max_tenants
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def label(self, tenant_id: str | None) -> str:
+        if not tenant_id:
+            return UNKNOWN_TENANT
+        if tenant_id in self._seen:
+            return tenant_id
+        with self._lock:
+            if len(self._seen) < self.max_tenants:
+                self._seen.add(tenant_id)
+                return tenant_id
+        return OTHER_TENANT
+
+
+def refusal_reason(stage: str | None, error_type: str | None) -> str:
+    for candidate in (stage, error_type):
+        if candidate in REFUSAL_REASONS:
+            return candidate  # type: ignore[return-value]
+    return "other"
+
+
+class GatewayMetrics:
+    """Every metric of one gateway process. Each instance has its own registry (tests build many apps); in
+    multiprocess mode the values are shared through the directory regardless of the registry."""
+
+    def __init__(self, *, max_tenants: int = 100) -> None:
+        _use_multiprocess_values()
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.tenants = TenantLabels(max_tenants)
+        r = self.registry
+        model = ["model_name"]
+        # --- serving (vLLM names) ---
+        self.ttft = Histogram(PREFIX + "time_to_first_token_seconds", "Time to first token, from the request's "
+                              "arrival at the gateway.", model, buckets=TTFT_BUCKETS, registry=r)
+        self.itl = Histogram(PREFIX + "inter_token_latency_seconds", "Time between consecutive streamed outputs of "
+                             "a request.", model, buckets=ITL_BUCKETS, registry=r)
+        self.e2e = Histogram(PREFIX + "e2e_request_latency_seconds", "Request latency, arrival to last token.",
+                             model, buckets=REQUEST_BUCKETS, registry=r)
+        self.queue_time = Histogram(PREFIX + "request_queue_time_seconds", "Time a request waited in the engine "
+                                    "before its first scheduled step.", model, buckets=REQUEST_BUCKETS, registry=r)
+        self.prefill_time = Histogram(PREFIX + "request_prefill_time_seconds", "First scheduled step to first "
+                                      "token.", model, buckets=REQUEST_BUCKETS, registry=r)
+        self.decode_time = Histogram(PREFIX + "request_decode_time_seconds", "First token to last token.", model,
+                                     buckets=REQUEST_BUCKETS, registry=r)
+        self.running = Gauge(PREFIX + "num_requests_running", "Requests in the engine's running batch.", model,
+                             multiprocess_mode="livesum", registry=r)
+        self.waiting = Gauge(PREFIX + "num_requests_waiting", "Requests waiting for the engine.", model,
+                             multiprocess_mode="livesum", registry=r)
+        self.kv_usage = Gauge(PREFIX + "kv_cache_usage_perc", "Fraction of KV-cache blocks in use (1 = full); the "
+                              "fullest engine when several serve.", model, multiprocess_mode="livemax", registry=r)
+        self.prefix_queries = Counter(PREFIX + "prefix_cache_queries", "Prompt tokens looked up in the prefix "
+                                      "cache.", model, registry=r)
+        self.prefix_hits = Counter(PREFIX + "prefix_cache_hits", "Prompt tokens found in the prefix cache.", model,
+                                   registry=r)
+        self.prompt_tokens = Counter(PREFIX + "prompt_tokens", "Prompt tokens processed.", model, registry=r)
+        self.generation_tokens = Counter(PREFIX + "generation_tokens", "Tokens generated.", model, registry=r)
+        self.preemptions = Counter(PREFIX + "num_preemptions", "Sequences preempted (recomputed later).", model,
+                                   registry=r)
+        # --- per tenant ---
+        self.tenant_requests = Counter(PREFIX + "tenant_requests", "/v1 requests by tenant, endpoint and HTTP "
+                                       "status.", ["tenant", "endpoint", "status"], registry=r)
+        self.tenant_tokens = Counter(PREFIX + "tenant_tokens", "Tokens by tenant and kind (prompt, completion, "
+                                     "cached).", ["tenant", "kind"], registry=r)
+        self.tenant_refusals = Counter(PREFIX + "tenant_refusals", "Requests the gateway refused, by tenant and "
+                                       "reason.", ["tenant", "reason"], registry=r)
+        # --- the gateway itself ---
+        self.stage_seconds = Histogram(PREFIX + "gateway_stage_seconds", "Time spent in each gateway stage of a "
+                                       "/v1 request.", ["stage"], buckets=STAGE_BUCKETS, registry=r)
+        self.overhead_seconds = Histogram(PREFIX + "gateway_overhead_seconds", "Gateway time per /v1 request, "
+                                          "engine time excluded.", ["endpoint"], buckets=STAGE_BUCKETS, registry=r)
+        self._last_stats: dict[str, EngineStats] = {}
+
+    # --- engine snapshots -----------------------------------------------------------------------------------------
+    def observe_engine_stats(self, model_name: str, stats: EngineStats) -> None:
+        """Gauges are set; counters advance by the difference from the previous snapshot of this engine (a
+        restarted engine starts again from zero)."""
+        self.running.labels(model_name).set(stats.num_requests_running)
+        self.waiting.labels(model_name).set(stats.num_requests_waiting)
+        self.kv_usage.labels(model_name).set(stats.kv_cache_usage)
+        last = self._last_stats.get(model_name)
+        for counter, attr in ((self.prefix_queries, "prefix_cache_queries"), (self.prefix_hits, "prefix_cache_hits"),
+                              (self.prompt_tokens, "prompt_tokens"), (self.generation_tokens, "generation_tokens"),
+                              (self.preemptions, "num_preemptions")):
+            now = getattr(stats, attr)
+            before = getattr(last, attr) if last is not None else 0
+            delta = now - before if now >= before else now
+            if delta:
+                counter.labels(model_name).inc(delta)
+        self._last_stats[model_name] = stats
+
+    # --- exposition -----------------------------------------------------------------------------------------------
+    def render(self) -> bytes:
+        directory = multiprocess_dir()
+        if directory is None:
+            return generate_latest(self.registry)
+        merged = CollectorRegistry()
+        prom_multiprocess.MultiProcessCollector(merged, path=directory)
+        return generate_latest(merged)
+
+
+def mark_worker_dead(pid: int | None = None) -> None:
+    """On worker shutdown: drop its live gauges from the merged view."""
+    directory = multiprocess_dir()
+    if directory is not None:
+        prom_multiprocess.mark_process_dead(pid or os.getpid(), directory)

@@ -1,0 +1,126 @@
+"""One /v1 call's telemetry: stage timers (histogram + span), streaming latencies per choice (TTFT, ITL, E2E),
+the engine's phases (queue, prefill, decode) from the timings it reports, and per-tenant accounting at the end.
+
+Everything here runs on the request's own task, in order, so there is no locking; each method is a few clock
+reads and dictionary operations, and span work is skipped entirely when tracing is off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry import trace
+
+from engine.metrics import RequestTimings
+from engine.outputs import RequestOutput
+from gateway.telemetry.context import tenant_id_var
+from gateway.telemetry.metrics import refusal_reason
+
+if TYPE_CHECKING:
+    from gateway.telemetry.hub import Telemetry
+
+CLIENT_CLOSED = 499
+REFUSING_DECISIONS = ("refused", "blocked", "unavailable")
+
+
+class RequestTelemetry:
+    __slots__ = ("_accumulated_ns", "_last_output_ns", "_root", "endpoint", "hub", "model_name", "started_ns")
+
+    def __init__(self, hub: Telemetry, endpoint: str, started_ns: int) -> None:
+        self.hub = hub
+        self.endpoint = endpoint
+        self.started_ns = started_ns  # perf_counter_ns at arrival (the request clock's start)
+        self.model_name = "unknown"
+        self._last_output_ns: dict[int, int] = {}  # choice index -> when its previous output arrived
+        self._accumulated_ns: dict[str, int] = {}  # stages that run in pieces: total so far
+        self._root = trace.get_current_span() if hub.tracing.enabled else None
+
+    def set_tenant(self, tenant_id: str | None) -> None:
+        """From here on, log lines of this request carry the tenant id."""
+        tenant_id_var.set(tenant_id)
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter_ns()
+        tracer = self.hub.tracing.tracer
+        span_cm = (tracer.start_as_current_span(f"gateway.{name}", record_exception=False,
+                                                set_status_on_exception=False)
+                   if tracer is not None else contextlib.nullcontext())
+        with span_cm as span:
+            try:
+                yield
+            except BaseException as exc:
+                if span is not None:
+                    span.set_attribute("error.type", type(exc).__name__)
+                raise
+            finally:
+                self.hub.metrics.stage_seconds.labels(name).observe((time.perf_counter_ns() - started) / 1e9)
+
+    @contextlib.contextmanager
+    def accumulate(self, name: str) -> Iterator[None]:
+        """A stage that runs in many small pieces (output guardrails, once per streamed delta): the pieces are
+        summed and observed once, when the call finishes (no span per piece)."""
+        started = time.perf_counter_ns()
+        try:
+            yield
+        finally:
+            self._accumulated_ns[name] = self._accumulated_ns.get(name, 0) + time.perf_counter_ns() - started
+
+    # --- engine outputs -----------------------------------------------------------------------------------------
+    def on_output(self, index: int, output: RequestOutput) -> None:
+        now = time.perf_counter_ns()
+        metrics = self.hub.metrics
+        last = self._last_output_ns.get(index)
+        if last is None:
+            metrics.ttft.labels(self.model_name).observe((now - self.started_ns) / 1e9)
+        else:
+            metrics.itl.labels(self.model_name).observe((now - last) / 1e9)
+        self._last_output_ns[index] = now
+        if output.finished:
+            metrics.e2e.labels(self.model_name).observe((now - self.started_ns) / 1e9)
+            timings = getattr(output, "metrics", None)
+            if isinstance(timings, RequestTimings):
+                self._engine_phases(index, timings)
+
+    def _engine_phases(self, index: int, timings: RequestTimings) -> None:
+        metrics = self.hub.metrics
+        for histogram, value in ((metrics.queue_time, timings.queue_s), (metrics.prefill_time, timings.prefill_s),
+                                 (metrics.decode_time, timings.decode_s)):
+            if value is not None:
+                histogram.labels(self.model_name).observe(value)
+        tracing = self.hub.tracing
+        if not tracing.enabled:
+            return
+        attributes = {"warden.choice": index, "gen_ai.request.model": self.model_name}
+        phases = (("engine.queue", timings.arrival_ns, timings.scheduled_ns),
+                  ("engine.prefill", timings.scheduled_ns, timings.first_token_ns),
+                  ("engine.decode", timings.first_token_ns, timings.finished_ns))
+        for name, start, end in phases:
+            if start and end:
+                extra = {"warden.cached_tokens": timings.cached_tokens} if name == "engine.prefill" else {}
+                tracing.record_span(name, start, end, {**attributes, **extra}, parent=self._root)
+
+    # --- the end of the call ------------------------------------------------------------------------------------
+    def finish(self, *, status: int, error_type: str | None, tenant_id: str | None,
+               decisions: Iterable[Mapping[str, Any]], prompt_tokens: int, completion_tokens: int,
+               cached_tokens: int, overhead_s: float) -> None:
+        metrics = self.hub.metrics
+        tenant = metrics.tenants.label(tenant_id)
+        metrics.tenant_requests.labels(tenant, self.endpoint, str(status)).inc()
+        for kind, count in (("prompt", prompt_tokens), ("completion", completion_tokens), ("cached", cached_tokens)):
+            if count:
+                metrics.tenant_tokens.labels(tenant, kind).inc(count)
+        if status >= 400 and status != CLIENT_CLOSED:
+            stage = next((d.get("stage") for d in reversed(list(decisions))
+                          if d.get("decision") in REFUSING_DECISIONS), None)
+            metrics.tenant_refusals.labels(tenant, refusal_reason(stage, error_type)).inc()
+        metrics.overhead_seconds.labels(self.endpoint).observe(overhead_s)
+        for name, total_ns in self._accumulated_ns.items():
+            metrics.stage_seconds.labels(name).observe(total_ns / 1e9)
+        if self._root is not None:
+            self._root.set_attribute("warden.tenant_id", tenant_id or "")
+            self._root.set_attribute("gen_ai.usage.input_tokens", prompt_tokens)
+            self._root.set_attribute("gen_ai.usage.output_tokens", completion_tokens)
