@@ -1,0 +1,113 @@
+"""Prometheus metrics: the vLLM-compatible names, engine snapshots turned into gauges and counters, bounded tenant
+labels, refusal reasons from a fixed set, and multi-worker aggregation through PROMETHEUS_MULTIPROC_DIR."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from telemetry_support import sample
+
+from engine.metrics import EngineStats, StatsCollector
+from gateway.telemetry.metrics import OTHER_TENANT, UNKNOWN_TENANT, GatewayMetrics, TenantLabels, refusal_reason
+
+REQUIRED = ["time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds",
+            "request_queue_time_seconds", "num_requests_running", "num_requests_waiting", "kv_cache_usage_perc",
+            "prefix_cache_queries", "prefix_cache_hits", "prompt_tokens_total", "generation_tokens_total"]
+
+
+def stats(**overrides: float) -> EngineStats:
+    values = {"running": 2, "waiting": 1, "used_blocks": 25, "num_blocks": 100, "prefix_queries": 1000,
+              "prefix_hits": 760, "preemptions": 0}
+    values.update(overrides)
+    collector = StatsCollector()
+    collector.prompt_tokens, collector.generation_tokens = 1000, 64
+    return collector.snapshot(**values)  # type: ignore[arg-type]
+
+
+def test_every_required_metric_is_exposed_under_the_warden_prefix() -> None:
+    metrics = GatewayMetrics()
+    metrics.observe_engine_stats("m", stats())
+    for histogram in (metrics.ttft, metrics.itl, metrics.e2e, metrics.queue_time):
+        histogram.labels("m").observe(0.1)
+    text = metrics.render().decode()
+    for name in REQUIRED:
+        assert f"# TYPE warden:{name.removesuffix('_total')}" in text, name
+    assert sample(text, "warden:kv_cache_usage_perc", model_name="m") == 0.25
+    assert sample(text, "warden:num_requests_running", model_name="m") == 2
+    assert sample(text, "warden:prefix_cache_hits_total", model_name="m") == 760
+    assert sample(text, "warden:time_to_first_token_seconds_count", model_name="m") == 1
+
+
+def test_engine_counters_advance_by_differences_and_survive_an_engine_restart() -> None:
+    metrics = GatewayMetrics()
+    metrics.observe_engine_stats("m", stats(prefix_queries=100, prefix_hits=50))
+    metrics.observe_engine_stats("m", stats(prefix_queries=300, prefix_hits=200, running=0, waiting=0))
+    metrics.observe_engine_stats("m", stats(prefix_queries=40, prefix_hits=10))  # restarted engine: from zero
+    text = metrics.render().decode()
+    assert sample(text, "warden:prefix_cache_queries_total", model_name="m") == 340
+    assert sample(text, "warden:prefix_cache_hits_total", model_name="m") == 210
+    assert sample(text, "warden:num_requests_running", model_name="m") == 2
+
+
+def test_tenant_labels_are_bounded() -> None:
+    labels = TenantLabels(max_tenants=2)
+    assert [labels.label(t) for t in ("a", "b", "c", "a", None, "")] == ["a", "b", OTHER_TENANT, "a",
+                                                                           UNKNOWN_TENANT, UNKNOWN_TENANT]
+
+
+def test_refusal_reasons_come_from_a_fixed_set() -> None:
+    assert refusal_reason("rate_limit", "rate_limit_error") == "rate_limit"
+    assert refusal_reason(None, "authentication_error") == "authentication_error"
+    assert refusal_reason("a user-controlled string", "also free text") == "other"
+
+
+WORKER = textwrap.dedent("""
+    import sys
+    from engine.metrics import StatsCollector
+    from gateway.telemetry.metrics import GatewayMetrics
+    metrics = GatewayMetrics()
+    tenant = sys.argv[1]
+    metrics.tenant_requests.labels(tenant, "chat.completions", "200").inc(3)
+    metrics.ttft.labels("m").observe(0.2)
+    snapshot = StatsCollector().snapshot(running=int(sys.argv[2]), waiting=0, used_blocks=int(sys.argv[3]),
+                                         num_blocks=100, prefix_queries=10, prefix_hits=4, preemptions=0)
+    metrics.observe_engine_stats("m", snapshot)
+    print("ok")
+""")
+
+
+def test_workers_are_merged_through_the_multiprocess_directory(tmp_path: Path) -> None:
+    """Two worker processes, each with its own engine; a scrape in a third process sees the sum (counters,
+    running requests) and the fullest KV cache, and a dead worker's live gauges drop out."""
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PYTHONPATH": os.getcwd()}
+    for tenant, running, used in (("t1", 3, 10), ("t1", 2, 60)):
+        process = subprocess.run([sys.executable, "-c", WORKER, tenant, str(running), str(used)], env=env,
+                                 capture_output=True, text=True, timeout=120, check=True)
+        assert process.stdout.strip() == "ok"
+    render = textwrap.dedent("""
+        import sys
+        from gateway.telemetry.metrics import GatewayMetrics, mark_worker_dead
+        for pid in sys.argv[1:]:
+            mark_worker_dead(int(pid))
+        sys.stdout.write(GatewayMetrics().render().decode())
+    """)
+    text = subprocess.run([sys.executable, "-c", render], env=env, capture_output=True, text=True, timeout=120,
+                          check=True).stdout
+    assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
+    assert sample(text, "warden:prefix_cache_queries_total", model_name="m") == 20
+    assert sample(text, "warden:time_to_first_token_seconds_count", model_name="m") == 2
+    # The workers have exited without marking themselves dead; their live gauges are still summed ...
+    files = sorted(p.name for p in tmp_path.iterdir())
+    live_pids = sorted({int(name.rsplit("_", 1)[1].split(".")[0]) for name in files if name.startswith("gauge_live")})
+    assert len(live_pids) == 2
+    assert sample(text, "warden:num_requests_running", model_name="m") == 5
+    assert sample(text, "warden:kv_cache_usage_perc", model_name="m") == 0.6
+    # ... until they are marked dead (what each worker's shutdown does).
+    text = subprocess.run([sys.executable, "-c", render, *map(str, live_pids)], env=env, capture_output=True,
+                          text=True, timeout=120, check=True).stdout
+    assert sample(text, "warden:num_requests_running", model_name="m") is None
+    assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
