@@ -101,10 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", default="bfloat16", help="Warden's serving dtype (HF runs float32)")
     parser.add_argument("--quantization", default="int8", help="'int8' weight-only for small batches, or 'none'")
     parser.add_argument("--max-tokens", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
     parser.add_argument("--skip-hf", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     max_tokens = args.max_tokens or (32 if args.quick else 128)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    load_before = os.getloadavg()[0]
     # name -> (concurrency, number of requests)
     batches = {"c1": (1, 2 if args.quick else 8), "c8": (8, 8 if args.quick else 32),
                "c32": (32, 32 if args.quick else 64)}
@@ -128,7 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
                      "warden_dtype": args.dtype, "warden_quantization": quant, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
-                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__},
+                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
+                     # other work on the machine skews CPU numbers badly (OpenMP threads wait on each other)
+                     "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
