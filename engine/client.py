@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.core import ErrorInfo
 from engine.errors import EngineDeadError, InvalidRequestError
+from engine.metrics import EngineStats
 from engine.outputs import RequestOutput
 from engine.request import EngineRequest
 from engine.tokenizer import Tokenizer
@@ -48,6 +49,7 @@ class AsyncEngineClient:
         self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
         self._send_lock = threading.Lock()
         self._dead_reason: str | None = None
+        self._stats: EngineStats | None = None  # the core's latest snapshot (engine.metrics.EngineStatsSource)
         self._closing = False
         self._reader = threading.Thread(target=self._read_loop, name="engine-client-reader", daemon=True)
         self._reader.start()
@@ -55,6 +57,9 @@ class AsyncEngineClient:
     # --- EngineClient -----------------------------------------------------------------------------
     def is_alive(self) -> bool:
         return self._dead_reason is None and self._is_core_alive()
+
+    def stats(self) -> EngineStats | None:
+        return self._stats
 
     async def generate(self, request: EngineRequest) -> AsyncIterator[RequestOutput]:
         validate_request(request, max_model_len=self.max_model_len, vocab_size=self.vocab_size)
@@ -141,6 +146,8 @@ class AsyncEngineClient:
                 if message[0] == "outputs":
                     for out in message[1]:
                         self._deliver(out.request_id, out)
+                elif message[0] == "stats":
+                    self._stats = message[1]
                 elif message[0] == "rejected":
                     info: ErrorInfo = message[2]
                     self._deliver(message[1], info.to_exception())

@@ -5,7 +5,8 @@ Wire protocol (pickled tuples over ``multiprocessing`` connections):
 * in:  ``("add", EngineRequest)``, ``("abort", request_id)``, ``("shutdown",)``
 * out: ``("ready", {"model_name", "max_model_len"})`` once loaded, or ``("failed", ErrorInfo)``;
   then ``("outputs", list[RequestOutput])`` per step and ``("rejected", request_id, ErrorInfo)`` for a request
-  the engine refused (e.g. a constraint that does not compile).
+  the engine refused (e.g. a constraint that does not compile); ``("stats", EngineStats)`` at most every
+  ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``).
 
 The loop blocks on the input pipe only when it has nothing to run, so an idle engine costs no CPU and a busy
 one never waits for the caller.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
@@ -23,6 +25,7 @@ from typing import Any
 from engine import errors
 from engine.config import EngineConfig
 from engine.llm_engine import LLMEngine
+from engine.metrics import STATS_INTERVAL_S
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +62,19 @@ class EngineCore:
         self.inbox = inbox
         self.outbox = outbox
         self.running = True
+        self._stats_sent_at = 0.0
+        self._stats_dirty = True  # something changed since the last snapshot went out
+
+    def _send_stats(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if self._stats_dirty and (force or now - self._stats_sent_at >= STATS_INTERVAL_S):
+            self.outbox.send(("stats", self.engine.stats()))
+            self._stats_sent_at = now
+            self._stats_dirty = False
 
     def _handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
+        self._stats_dirty = True
         if kind == "add":
             request = message[1]
             try:
@@ -79,6 +92,7 @@ class EngineCore:
         while self.running:
             # Block when idle; otherwise drain whatever arrived and take a step.
             if not self.engine.has_unfinished_requests():
+                self._send_stats(force=True)  # going idle: the gauges must not keep the last busy values
                 self._handle(self.inbox.recv())
             while self.running and self.inbox.poll(0):
                 self._handle(self.inbox.recv())
@@ -86,6 +100,8 @@ class EngineCore:
                 outputs = self.engine.step()
                 if outputs:
                     self.outbox.send(("outputs", outputs))
+                self._stats_dirty = True
+                self._send_stats()
 
 
 def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True) -> None:

@@ -18,6 +18,7 @@ from engine.errors import InvalidRequestError
 from engine.layers.sampler import SamplerOutput
 from engine.loader.model_loader import load_arch_config, load_model
 from engine.loader.source import resolve_model
+from engine.metrics import EngineStats, RequestTimings, StatsCollector, now_ns
 from engine.model_runner import ModelRunner, kv_bytes_per_block
 from engine.outputs import RequestOutput, TokenLogprob, Usage
 from engine.request import EngineRequest
@@ -48,6 +49,7 @@ class _RequestState:
     detokenizer: IncrementalDetokenizer
     stop_filter: StopStringFilter
     stop_token_ids: frozenset[int]
+    timings: RequestTimings
 
 
 class LLMEngine:
@@ -75,6 +77,7 @@ class LLMEngine:
                                    max_num_batched_tokens=max(config.max_num_batched_tokens, config.max_num_seqs))
         self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks)
         self.states: dict[str, _RequestState] = {}
+        self.stats_collector = StatsCollector()
         self._arrivals = 0
         self._grammar: Any = None
         self._bitmask: Any = None  # engine.structured.BatchBitmask, made with the first constrained batch
@@ -100,6 +103,7 @@ class LLMEngine:
             detokenizer=IncrementalDetokenizer(self.tokenizer, request.prompt_token_ids),
             stop_filter=StopStringFilter(params.stop),
             stop_token_ids=frozenset(stops),
+            timings=RequestTimings(arrival_ns=now_ns()),
         )
         self.scheduler.add(seq)
 
@@ -131,11 +135,25 @@ class LLMEngine:
     def num_unfinished_requests(self) -> int:
         return len(self.states)
 
+    def stats(self) -> EngineStats:
+        blocks = self.block_manager
+        return self.stats_collector.snapshot(
+            running=len(self.scheduler.running), waiting=len(self.scheduler.waiting),
+            used_blocks=blocks.num_blocks - blocks.num_free_blocks, num_blocks=blocks.num_blocks,
+            prefix_queries=self.scheduler.prefix_cache_queries, prefix_hits=self.scheduler.prefix_cache_hits,
+            preemptions=self.scheduler.num_preemptions)
+
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
         batch = self.scheduler.schedule()
         if not batch:
             return []
+        scheduled_at = now_ns()
+        for seq in batch.seqs:
+            state = self.states.get(seq.request_id)
+            if state is not None and not state.timings.scheduled_ns:
+                state.timings.scheduled_ns = scheduled_at
+                state.timings.cached_tokens = max(seq.cached_tokens, 0)
         sample_rows = [i for i, (s, n) in enumerate(zip(batch.seqs, batch.num_new_tokens, strict=True))
                        if s.num_computed_tokens + n == len(s)]
         sampled = [batch.seqs[i] for i in sample_rows]
@@ -190,6 +208,10 @@ class LLMEngine:
         state = self.states[seq.request_id]
         params = seq.sampling_params
         seq.token_ids.append(token)
+        self.stats_collector.generation_tokens += 1
+        if seq.num_output_tokens == 1:
+            state.timings.first_token_ns = now_ns()
+            self.stats_collector.prompt_tokens += seq.num_prompt_tokens
         finish: str | None = None
         text = ""
         error = None
@@ -214,13 +236,19 @@ class LLMEngine:
         if finish is not None:
             self.states.pop(seq.request_id, None)
             self.scheduler.finish(seq, finish)
+            state.timings.finished_ns = now_ns()
+            result.metrics = state.timings
         result.usage = self._usage(seq)
         return result
 
     def _finish_error(self, seq: Sequence, message: str) -> RequestOutput:
-        self.states.pop(seq.request_id, None)
+        state = self.states.pop(seq.request_id, None)
         self.scheduler.finish(seq, "error")
-        return RequestOutput(seq.request_id, finish_reason="error", error=message, usage=self._usage(seq))
+        timings = state.timings if state is not None else None
+        if timings is not None:
+            timings.finished_ns = now_ns()
+        return RequestOutput(seq.request_id, finish_reason="error", error=message, usage=self._usage(seq),
+                             metrics=timings)
 
     @staticmethod
     def _usage(seq: Sequence) -> Usage:

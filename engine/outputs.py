@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.metrics import RequestTimings
+
 
 @dataclass(slots=True)
 class TokenLogprob:
@@ -37,6 +39,7 @@ class RequestOutput:
     finish_reason: str | None = None  # "stop" | "length" | "abort" | "error"
     usage: Usage | None = None  # set on every delta: running totals
     error: str | None = None  # set with finish_reason == "error"
+    metrics: RequestTimings | None = None  # set on the last delta: the request's phases, timed by the engine
 
     @property
     def finished(self) -> bool:

@@ -39,6 +39,9 @@ class Scheduler:
         self.running: list[Sequence] = []
         self.by_id: dict[str, Sequence] = {}
         self.num_preemptions = 0  # lifetime count (metrics, tests)
+        # Lifetime prefix-cache counters, in prompt tokens, counted at each admission (engine.metrics).
+        self.prefix_cache_queries = 0
+        self.prefix_cache_hits = 0
 
     def add(self, seq: Sequence) -> None:
         self.by_id[seq.request_id] = seq
@@ -86,6 +89,8 @@ class Scheduler:
             if not self.blocks.admit(seq, hits, computed + n):
                 break
             self.waiting.popleft()
+            self.prefix_cache_queries += len(seq)
+            self.prefix_cache_hits += computed
             seq.status = SequenceStatus.RUNNING
             if seq.cached_tokens < 0:
                 seq.cached_tokens = min(computed, seq.num_prompt_tokens)
