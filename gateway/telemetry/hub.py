@@ -3,6 +3,7 @@ by the app factory and kept on ``app.state.telemetry``."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from gateway.telemetry.metrics import GatewayMetrics
@@ -17,8 +18,10 @@ class Telemetry:
 
     @classmethod
     def from_settings(cls, settings) -> Telemetry:  # type: ignore[no-untyped-def]
+        # OTEL_SERVICE_NAME (the SDK's standard variable, set by docker-compose) wins over the setting.
+        service_name = os.environ.get("OTEL_SERVICE_NAME") or settings.service_name
         tracing = (Tracing.create(exporter=settings.trace_exporter, endpoint=settings.otlp_endpoint,
-                                  service_name=settings.service_name, sample_ratio=settings.trace_sample_ratio)
+                                  service_name=service_name, sample_ratio=settings.trace_sample_ratio)
                    if settings.tracing else Tracing.disabled())
         return cls(metrics=GatewayMetrics(max_tenants=settings.metrics_max_tenants), tracing=tracing)
 

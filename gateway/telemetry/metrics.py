@@ -13,7 +13,9 @@ their own series, the rest share ``other``, so a flood of tenants can never blow
 from __future__ import annotations
 
 import os
+import shutil
 import threading
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
 from prometheus_client import multiprocess as prom_multiprocess
@@ -155,6 +157,16 @@ class GatewayMetrics:
         merged = CollectorRegistry()
         prom_multiprocess.MultiProcessCollector(merged, path=directory)
         return generate_latest(merged)
+
+
+def prepare_multiprocess_dir(path: Path) -> Path:
+    """Called once by the parent process before it starts the workers (``warden serve --workers N``): an empty
+    directory (values of a previous run would otherwise be counted again) exported to every worker."""
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    os.environ[MULTIPROC_ENV] = str(path)
+    return path
 
 
 def mark_worker_dead(pid: int | None = None) -> None:

@@ -12,7 +12,14 @@ from pathlib import Path
 from telemetry_support import sample
 
 from engine.metrics import EngineStats, StatsCollector
-from gateway.telemetry.metrics import OTHER_TENANT, UNKNOWN_TENANT, GatewayMetrics, TenantLabels, refusal_reason
+from gateway.telemetry.metrics import (
+    OTHER_TENANT,
+    UNKNOWN_TENANT,
+    GatewayMetrics,
+    TenantLabels,
+    prepare_multiprocess_dir,
+    refusal_reason,
+)
 
 REQUIRED = ["time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds",
             "request_queue_time_seconds", "num_requests_running", "num_requests_waiting", "kv_cache_usage_perc",
@@ -111,3 +118,13 @@ def test_workers_are_merged_through_the_multiprocess_directory(tmp_path: Path) -
                           text=True, timeout=120, check=True).stdout
     assert sample(text, "warden:num_requests_running", model_name="m") is None
     assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
+
+
+def test_prepare_multiprocess_dir_starts_empty(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Recorded so teardown restores the variable's absence (prepare_multiprocess_dir sets it process-wide).
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "restored-by-teardown")
+    directory = tmp_path / "prom"
+    directory.mkdir()
+    (directory / "counter_123.db").write_bytes(b"stale values of a previous run")
+    assert prepare_multiprocess_dir(directory) == directory
+    assert list(directory.iterdir()) == [] and os.environ["PROMETHEUS_MULTIPROC_DIR"] == str(directory)
