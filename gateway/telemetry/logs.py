@@ -22,7 +22,10 @@ from gateway.telemetry.redaction import redact, redact_value
 LogFormat = Literal["json", "text", "none"]
 _HANDLER_MARK = "_warden_handler"
 # Attributes every LogRecord has; anything else on a record came from ``extra=`` and is logged as a field.
-_STANDARD_ATTRS = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
+_STANDARD_ATTRS = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message", "asctime",
+    "color_message",  # uvicorn's ANSI-coloured duplicate of the message
+}
 
 
 class RedactionFilter(logging.Filter):

@@ -16,6 +16,7 @@ import os
 import shutil
 import threading
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
 from prometheus_client import multiprocess as prom_multiprocess
@@ -130,6 +131,14 @@ class GatewayMetrics:
         self.overhead_seconds = Histogram(PREFIX + "gateway_overhead_seconds", "Gateway time per /v1 request, "
                                           "engine time excluded.", ["endpoint"], buckets=STAGE_BUCKETS, registry=r)
         self._last_stats: dict[str, EngineStats] = {}
+        self._stage_children: dict[str, Any] = {}
+
+    def stage(self, name: str) -> Any:
+        """The stage histogram's child for ``name``, resolved once (labels() takes a lock on every call)."""
+        child = self._stage_children.get(name)
+        if child is None:
+            child = self._stage_children[name] = self.stage_seconds.labels(name)
+        return child
 
     # --- engine snapshots -----------------------------------------------------------------------------------------
     def observe_engine_stats(self, model_name: str, stats: EngineStats) -> None:
