@@ -101,11 +101,20 @@ def test_tiny_architectures_match_transformers(tmp_path: Path, architecture: str
 def test_hf_checkpoint_directory_of_the_default_model(tmp_path: Path, hf_smol, smol_llm, smol_tokenizer,
                                                       chat_prompt_ids):
     """The same weights saved as an HF safetensors directory give the same greedy tokens as the GGUF."""
-    hf_smol.save_pretrained(tmp_path, safe_serialization=True)
+    # transformers will not save_pretrained a model it loaded from GGUF, so write the directory by hand
+    import json
+
+    from safetensors.torch import save_file
+
+    config = hf_smol.config.to_dict()
+    config.pop("quantization_config", None)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    state = {k: v.contiguous() for k, v in hf_smol.state_dict().items() if k != "lm_head.weight"}  # tied
+    save_file(state, str(tmp_path / "model.safetensors"))
     smol_tokenizer.backend.save(str(tmp_path / "tokenizer.json"))
     (tmp_path / "tokenizer_config.json").write_text(
-        '{"eos_token": "<|im_end|>", "bos_token": "<|im_start|>", "chat_template": '
-        + __import__("json").dumps(smol_tokenizer.chat_template) + "}")
+        json.dumps({"eos_token": "<|im_end|>", "bos_token": "<|im_start|>",
+                    "chat_template": smol_tokenizer.chat_template}))
     from_dir = LLM(EngineConfig(model=str(tmp_path), show_progress=False, kv_cache_memory_mb=32))
     assert from_dir.engine.model_name == tmp_path.name
     params = SamplingParams(max_tokens=16, temperature=0, ignore_eos=True)
