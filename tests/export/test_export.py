@@ -207,6 +207,9 @@ def test_checkpoints_detect_truncation_of_the_newest_records(client: TestClient,
         assert verify_checkpoints(public_key, session=session, chain_id=tenant_id) == []
     latest = client.get("/admin/v1/audit/checkpoints", params={"tenant": tenant_id}, headers=platform).json()
     assert [(c["seq"], c["chain_id"]) for c in latest] == [(60, tenant_id)]
+    # The admin calls above are audited into this chain too: let them land before the tampering, so no
+    # legitimate append races the attacker's delete (which would leave a gap rather than a clean truncation).
+    assert client.app.state.services.audit.flush(10)  # type: ignore[attr-defined]
 
     # Someone with database access deletes the newest 5 records and rewrites the head to match: the chain
     # itself now verifies, but the signed checkpoint contradicts it.
