@@ -85,12 +85,17 @@ class LLMEngine:
                  self.device, self.dtype, num_blocks, config.block_size, self.max_model_len)
 
     # --- requests ---------------------------------------------------------------------------------
-    def add_request(self, request: EngineRequest) -> None:
-        """Validate and queue; raises ``InvalidRequestError`` (and subclasses) without touching the batch."""
+    def add_request(self, request: EngineRequest, *, grammar: Any = None) -> None:
+        """Validate and queue; raises ``InvalidRequestError`` (and subclasses) without touching the batch.
+        ``grammar``: the request's constraint already compiled (``EngineCore`` compiles off the step loop);
+        without it a constrained request compiles here, blocking (offline use)."""
         if request.request_id in self.states:
             raise InvalidRequestError(f"request id {request.request_id!r} is already running", param="request_id")
         validate_request(request, max_model_len=self.max_model_len, vocab_size=self.vocab_size)
-        structured_state = self._new_structured_state(request) if request.structured is not None else None
+        if grammar is not None:
+            structured_state = grammar.new_matcher()
+        else:
+            structured_state = self._new_structured_state(request) if request.structured is not None else None
         params = request.sampling_params
         seq = Sequence(request.request_id, request.prompt_token_ids, params, cache_salt=request.cache_salt,
                        arrival=self._arrivals, structured_state=structured_state)
@@ -109,6 +114,12 @@ class LLMEngine:
 
     def _new_structured_state(self, request: EngineRequest) -> Any:
         """Compile the request's constraint into a per-sequence grammar matcher (``engine.structured``)."""
+        compiled = self.grammar_compiler().compile(request.structured)
+        return None if compiled is None else compiled.new_matcher()
+
+    def grammar_compiler(self) -> Any:
+        """The engine's ``engine.structured.GrammarCompiler``, built on first use (its tokenizer view takes ~0.5 s,
+        so engines that never see a constraint never pay for it)."""
         if self._grammar is None:
             try:
                 from engine.structured import GrammarCompiler, build_ll_tokenizer
@@ -117,8 +128,7 @@ class LLMEngine:
                 raise InvalidRequestError(message, param="response_format") from exc
             self._grammar = GrammarCompiler(build_ll_tokenizer(
                 self.tokenizer.backend, vocab_size=self.vocab_size, eos_token_ids=self.eos_token_ids))
-        compiled = self._grammar.compile(request.structured)
-        return None if compiled is None else compiled.new_matcher()
+        return self._grammar
 
     def abort_request(self, request_id: str) -> RequestOutput | None:
         """Finish a request now and free its blocks; None for unknown or finished ids."""
