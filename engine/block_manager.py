@@ -1,8 +1,14 @@
 """The paged KV block pool: fixed-size blocks, ref counts, an LRU free list, and the prefix-cache index.
 
-A full block's hash chains its parent's hash, its token ids and (first block only) the request's
-``cache_salt``, so two requests share a block only when their whole prefix *and* isolation domain match.
-Freed blocks keep their hash and stay findable until the LRU free list hands them out again.
+A full block's key is ``SHA-256(parent_hash, block_tokens, extra_keys)``. The extra keys name the block's isolation
+domain where a domain begins: the first block carries the request's ``cache_salt`` (a tenant's HMAC, set by the
+gateway), or the public salt when it lies inside a published public prefix; the first block after a public prefix
+carries the tenant's salt again. Every later block inherits its domain through the parent hash, so two requests
+share a block only when their whole prefix *and* domain match: tenants share the public blocks and nothing else.
+
+A hit is confirmed by comparing the cached block's (parent, tokens, extra keys) with the request's, so even a
+hash collision can never serve another prompt's KV. Freed blocks keep their key and stay findable until the LRU
+free list hands them out again; blocks that hold nothing reusable are handed out first.
 """
 
 from __future__ import annotations
@@ -12,16 +18,27 @@ from collections import OrderedDict
 
 from engine.sequence import Sequence
 
+ROOT_HASH = b"warden/kv-root"
+# Extra keys are tagged so that no tenant salt can ever spell the public domain.
+PUBLIC_DOMAIN = b"public"
 
-def block_hash(parent: bytes | None, tokens: list[int], extra: str | None) -> bytes:
-    h = hashlib.blake2b(digest_size=16)
-    h.update(parent or b"root")
+
+def tenant_domain(cache_salt: str) -> bytes:
+    return b"salt:" + cache_salt.encode()
+
+
+def block_hash(parent: bytes | None, tokens: tuple[int, ...], extra: bytes | None) -> bytes:
+    h = hashlib.sha256()
+    h.update(parent or ROOT_HASH)
     if extra is not None:
-        encoded = extra.encode()
-        h.update(len(encoded).to_bytes(4, "little") + encoded)
-    h.update(b"|")
+        h.update(len(extra).to_bytes(4, "little") + extra)
+    else:
+        h.update(b"\xff\xff\xff\xff")  # "no extra keys" differs from every length prefix
     h.update(b"".join(t.to_bytes(4, "little") for t in tokens))
     return h.digest()
+
+
+BlockKey = tuple[bytes | None, tuple[int, ...], bytes | None]  # (parent hash, tokens, extra keys)
 
 
 class BlockManager:
@@ -31,8 +48,10 @@ class BlockManager:
         self.enable_prefix_caching = enable_prefix_caching
         self.ref_counts = [0] * num_blocks
         self.hashes: list[bytes | None] = [None] * num_blocks
-        self.free: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))  # front = evicted first
+        self.keys: list[BlockKey | None] = [None] * num_blocks  # what each cached block holds (collision guard)
+        self.free: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))  # front = handed out first
         self.cached: dict[bytes, int] = {}  # full-block hash -> block id
+        self.num_evictions = 0  # cached blocks overwritten (metrics, tests)
 
     @property
     def num_free_blocks(self) -> int:
@@ -42,13 +61,28 @@ class BlockManager:
         return max(0, -(-num_tokens // self.block_size) - len(seq.block_table))
 
     # --- prefix cache -----------------------------------------------------------------------------
-    def _chain_hashes(self, seq: Sequence, num_full_blocks: int) -> list[bytes]:
-        hashes = list(seq.block_hashes[:num_full_blocks])
+    def _extra_keys(self, seq: Sequence, index: int) -> bytes | None:
+        """The isolation domain starting at block ``index`` (None: inherited from the parent)."""
+        num_public = seq.public_prefix_len // self.block_size
+        if index == 0 and num_public > 0:
+            return PUBLIC_DOMAIN
+        if index == num_public and seq.cache_salt is not None:
+            return tenant_domain(seq.cache_salt)
+        return None
+
+    def _block_key(self, seq: Sequence, index: int, parent: bytes | None) -> BlockKey:
         bs = self.block_size
+        return parent, tuple(seq.token_ids[index * bs : (index + 1) * bs]), self._extra_keys(seq, index)
+
+    def _chain(self, seq: Sequence, num_full_blocks: int) -> tuple[list[bytes], list[BlockKey]]:
+        """Hashes and keys of the first ``num_full_blocks`` blocks beyond those ``seq`` already has hashed."""
+        hashes = list(seq.block_hashes[:num_full_blocks])
+        keys: list[BlockKey] = []
         for i in range(len(hashes), num_full_blocks):
-            parent = hashes[-1] if hashes else None
-            hashes.append(block_hash(parent, seq.token_ids[i * bs : (i + 1) * bs], seq.cache_salt if i == 0 else None))
-        return hashes
+            key = self._block_key(seq, i, hashes[-1] if hashes else None)
+            hashes.append(block_hash(*key))
+            keys.append(key)
+        return hashes, keys
 
     def find_cached_prefix(self, seq: Sequence) -> list[int]:
         """Block ids holding the longest cached prefix of ``seq`` (at least one token is always left to compute,
@@ -56,9 +90,12 @@ class BlockManager:
         if not self.enable_prefix_caching:
             return []
         hits: list[int] = []
-        for h in self._chain_hashes(seq, (len(seq) - 1) // self.block_size):
-            block = self.cached.get(h)
-            if block is None:
+        parent: bytes | None = None
+        for i in range((len(seq) - 1) // self.block_size):
+            key = self._block_key(seq, i, parent)
+            parent = block_hash(*key)
+            block = self.cached.get(parent)
+            if block is None or self.keys[block] != key:  # a collision is a miss, never someone else's KV
                 break
             hits.append(block)
         return hits
@@ -66,9 +103,7 @@ class BlockManager:
     def admit(self, seq: Sequence, hits: list[int], num_tokens: int) -> bool:
         """Give a waiting ``seq`` the cached blocks ``hits`` plus fresh blocks up to ``num_tokens``; all or nothing."""
         assert not seq.block_table, "admit() is for sequences without blocks"
-        free_hits = sum(1 for b in hits if self.ref_counts[b] == 0)
-        new_blocks = -(-num_tokens // self.block_size) - len(hits)
-        if new_blocks > self.num_free_blocks - free_hits:
+        if self.new_blocks_to_admit(hits, num_tokens) > self.num_free_blocks:
             return False
         for b in hits:
             if self.ref_counts[b] == 0:
@@ -79,6 +114,10 @@ class BlockManager:
         seq.num_computed_tokens = len(hits) * self.block_size
         self.allocate(seq, num_tokens)
         return True
+
+    def new_blocks_to_admit(self, hits: list[int], num_tokens: int) -> int:
+        """Free-list blocks ``admit(seq, hits, num_tokens)`` would take: fresh blocks plus hits nobody holds."""
+        return -(-num_tokens // self.block_size) - len(hits) + sum(1 for b in hits if self.ref_counts[b] == 0)
 
     # --- allocation ---------------------------------------------------------------------------------
     def can_allocate(self, seq: Sequence, num_tokens: int) -> bool:
@@ -93,16 +132,22 @@ class BlockManager:
                 if self.cached.get(stale) == block:
                     del self.cached[stale]
                 self.hashes[block] = None
+                self.keys[block] = None
+                self.num_evictions += 1
             self.ref_counts[block] = 1
             seq.block_table.append(block)
 
     def free_seq(self, seq: Sequence) -> None:
-        # Tail blocks first, so a prefix's head stays cached longest.
+        """Drop ``seq``'s references. Blocks nobody holds go to the free list: cached ones at the back (least
+        recently used first out; a prompt's tail before its head, so shared heads stay longest), blocks with
+        nothing reusable at the front."""
         for block in reversed(seq.block_table):
             self.ref_counts[block] -= 1
             assert self.ref_counts[block] >= 0, f"block {block} freed twice"
             if self.ref_counts[block] == 0:
                 self.free[block] = None
+                if self.hashes[block] is None:
+                    self.free.move_to_end(block, last=False)
         seq.block_table = []
         seq.block_hashes = []
         seq.num_computed_tokens = 0
@@ -112,11 +157,15 @@ class BlockManager:
         if not self.enable_prefix_caching:
             return
         num_full = seq.num_computed_tokens // self.block_size
-        if num_full <= len(seq.block_hashes):
+        done = len(seq.block_hashes)
+        if num_full <= done:
             return
-        hashes = self._chain_hashes(seq, num_full)
-        for i in range(len(seq.block_hashes), num_full):
+        hashes, keys = self._chain(seq, num_full)
+        for i in range(done, num_full):
             block = seq.block_table[i]
-            self.hashes[block] = hashes[i]
-            self.cached.setdefault(hashes[i], block)
+            # Two requests may compute the same block at once; the first indexed stays the cached copy and the
+            # other is plain memory again once its holder lets go.
+            if self.cached.setdefault(hashes[i], block) == block:
+                self.hashes[block] = hashes[i]
+                self.keys[block] = keys[i - done]
         seq.block_hashes = hashes

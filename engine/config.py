@@ -28,6 +28,14 @@ class EngineConfig:
     max_num_batched_tokens: int = 1024
     max_model_len: int | None = None  # None: the model's context length, capped at 8192
     enable_prefix_caching: bool = True
+    # Fair scheduling across tenants (``engine.fairness``). Off: one FIFO queue, first come first served.
+    fair_scheduling: bool = True
+    # Half-life of a tenant's recent usage, in tokens the whole engine computes: a tenant that has been idle for
+    # this many tokens of others' work has half its usage forgiven when it competes for the step budget again.
+    fairness_half_life_tokens: int = 16_384
+    # Hard cap on one tenant's share of the KV pool (1.0: only the weighted share under contention applies).
+    # A tenant with nothing running may always admit one request, so a long prompt can never be stuck.
+    tenant_kv_quota: float = 1.0
     num_threads: int | None = None  # torch intra-op threads on CPU; None leaves torch's default
     show_progress: bool = True
     seed: int = 0  # seeds unseeded sampling so a whole run is reproducible
@@ -41,5 +49,9 @@ class EngineConfig:
             raise ValueError("block_size must be a power of two")
         if self.max_num_seqs < 1 or self.max_num_batched_tokens < 1:
             raise ValueError("max_num_seqs and max_num_batched_tokens must be positive")
+        if self.fairness_half_life_tokens < 1:
+            raise ValueError("fairness_half_life_tokens must be positive")
+        if not 0.0 < self.tenant_kv_quota <= 1.0:
+            raise ValueError("tenant_kv_quota must be in (0, 1]")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError("num_kv_blocks must be positive")

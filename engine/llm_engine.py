@@ -74,7 +74,9 @@ class LLMEngine:
         self.max_model_len = min(max_len, num_blocks * config.block_size)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
         self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
-                                   max_num_batched_tokens=max(config.max_num_batched_tokens, config.max_num_seqs))
+                                   max_num_batched_tokens=max(config.max_num_batched_tokens, config.max_num_seqs),
+                                   fair=config.fair_scheduling, half_life_tokens=config.fairness_half_life_tokens,
+                                   tenant_kv_quota=config.tenant_kv_quota)
         self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks)
         self.states: dict[str, _RequestState] = {}
         self.stats_collector = StatsCollector()
@@ -98,7 +100,8 @@ class LLMEngine:
             structured_state = self._new_structured_state(request) if request.structured is not None else None
         params = request.sampling_params
         seq = Sequence(request.request_id, request.prompt_token_ids, params, cache_salt=request.cache_salt,
-                       arrival=self._arrivals, structured_state=structured_state)
+                       arrival=self._arrivals, structured_state=structured_state, tenant=request.tenant,
+                       weight=request.priority, public_prefix_len=request.public_prefix_len)
         self._arrivals += 1
         stops = set(params.stop_token_ids)
         if not params.ignore_eos:

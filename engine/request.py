@@ -17,5 +17,9 @@ class EngineRequest:
     cache_salt: str | None = None
     tenant: str | None = None  # fairness bucket; opaque to the engine
     priority: int = 0  # scheduling weight hint from the tenant's policy
+    # Leading prompt tokens that are a published public prefix (the gateway checked the content hash against the
+    # tenant's policy). Full blocks inside it are hashed with the public salt, so every tenant that publishes the
+    # same prefix shares them; every block after it stays under ``cache_salt``. 0: nothing is public.
+    public_prefix_len: int = 0
     # JSON schema / grammar for constrained decoding (filled by the structured-outputs work).
     structured: dict | None = None

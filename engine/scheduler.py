@@ -1,14 +1,26 @@
-"""Continuous batching: each step runs the running sequences first (decodes and unfinished prefill chunks),
-then admits waiting ones into the remaining token budget, chunking a prefill that does not fit. When the
-block pool runs dry the newest running sequence is preempted by recompute (its blocks freed, its tokens
-prefilled again later)."""
+"""Continuous batching with fair sharing across tenants.
+
+Each step: every running decode first (one token each), then prefill (running sequences' unfinished chunks, then
+admissions from the waiting queue) out of the rest of the token budget. The prefill budget is split across
+tenants by ``engine.fairness.token_allowances`` (policy weight and recent usage); whatever a tenant cannot use
+goes to the others, so the engine never idles while work waits. Within a tenant, first come first served.
+
+The KV pool and the sequence slots are shared by weight too, but only under contention: a tenant may use free
+memory beyond its share, and gives it back (its newest sequence preempted by recompute) when a tenant below its
+share needs room. ``tenant_kv_quota`` caps any one tenant's blocks outright. When a running sequence cannot grow,
+the newest sequence of the tenant furthest over its share is preempted (with one tenant: the newest running
+sequence, as before). Preempted sequences go back to the head of the waiting queue and keep their place.
+
+With ``fair=False`` every request is in one bucket: plain FIFO admission.
+"""
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from engine.block_manager import BlockManager
+from engine.fairness import DecayedUsage, token_allowances
 from engine.sequence import Sequence, SequenceStatus
 
 
@@ -30,11 +42,26 @@ class ScheduledBatch:
         return bool(self.seqs)
 
 
+@dataclass(slots=True)
+class _Step:
+    """One ``schedule()`` call's working state."""
+
+    budget: int
+    picked: dict[Sequence, int] = field(default_factory=dict)  # insertion order = batch order before sorting
+    preempted: list[Sequence] = field(default_factory=list)
+    preempted_tenants: set[object] = field(default_factory=set)
+    charges: defaultdict[object, int] = field(default_factory=lambda: defaultdict(int))
+
+
 class Scheduler:
-    def __init__(self, block_manager: BlockManager, *, max_num_seqs: int, max_num_batched_tokens: int) -> None:
+    def __init__(self, block_manager: BlockManager, *, max_num_seqs: int, max_num_batched_tokens: int,
+                 fair: bool = True, half_life_tokens: int = 16_384, tenant_kv_quota: float = 1.0) -> None:
         self.blocks = block_manager
         self.max_num_seqs = max_num_seqs
         self.max_num_batched_tokens = max_num_batched_tokens
+        self.fair = fair
+        self.kv_cap = max(1, int(block_manager.num_blocks * tenant_kv_quota))
+        self.usage = DecayedUsage(half_life_tokens)
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.by_id: dict[str, Sequence] = {}
@@ -53,63 +80,175 @@ class Scheduler:
     def __len__(self) -> int:
         return len(self.by_id)
 
+    def tenant_of(self, seq: Sequence) -> object:
+        return seq.tenant if self.fair else None
+
+    # --- shares -----------------------------------------------------------------------------------
+    def _weights(self) -> dict[object, int]:
+        """Active tenants (running or waiting) and their weights (a tenant's largest, if its requests differ)."""
+        weights: dict[object, int] = {}
+        for seq in (*self.running, *self.waiting):
+            tenant = self.tenant_of(seq)
+            weights[tenant] = max(weights.get(tenant, 1), seq.weight if self.fair else 1)
+        return weights
+
+    def _held(self) -> tuple[dict[object, int], dict[object, int]]:
+        """KV blocks and running sequences per tenant."""
+        blocks: dict[object, int] = defaultdict(int)
+        seqs: dict[object, int] = defaultdict(int)
+        for seq in self.running:
+            blocks[self.tenant_of(seq)] += len(seq.block_table)
+            seqs[self.tenant_of(seq)] += 1
+        return blocks, seqs
+
+    def _over_share(self, resource: str, weights: dict[object, int]) -> dict[object, float]:
+        """Each tenant's use of the pool (``"kv"``) or the slots (``"seqs"``) over its weighted share."""
+        blocks, seqs = self._held()
+        held, capacity = (blocks, self.blocks.num_blocks) if resource == "kv" else (seqs, self.max_num_seqs)
+        total = sum(weights.values())
+        return {t: held.get(t, 0) / (capacity * w / total) for t, w in weights.items()}
+
+    # --- the step ---------------------------------------------------------------------------------
     def schedule(self) -> ScheduledBatch:
-        budget = self.max_num_batched_tokens
-        picked: list[tuple[Sequence, int]] = []
-        preempted: list[Sequence] = []
-        queue = deque(self.running)
-        still_running: list[Sequence] = []
-        while queue:
-            seq = queue.popleft()
-            n = min(len(seq) - seq.num_computed_tokens, budget)
-            if n <= 0:
-                still_running.append(seq)
-                continue
-            while not self.blocks.can_allocate(seq, seq.num_computed_tokens + n):
-                victim = queue.pop() if queue else seq
-                self._preempt(victim)
-                preempted.append(victim)
-                if victim is seq:
-                    break
-            else:
-                self.blocks.allocate(seq, seq.num_computed_tokens + n)
-                picked.append((seq, n))
-                still_running.append(seq)
-                budget -= n
-        self.running = still_running
+        step = _Step(budget=self.max_num_batched_tokens)
+        weights = self._weights()
+
+        # 1. Decodes: one token each, always (they hold KV; stalling them wastes it).
+        for seq in [s for s in self.running if len(s) - s.num_computed_tokens == 1]:
+            if seq.status == SequenceStatus.RUNNING and step.budget > 0:
+                self._grow(seq, 1, step, weights)
+
+        # 2. Prefill, split across tenants; a tenant's leftover goes to the others in a second round.
+        demand: dict[object, int] = defaultdict(int)
+        for seq in (*self.running, *self.waiting):
+            tenant = self.tenant_of(seq)
+            demand[tenant] = min(step.budget, demand[tenant] + len(seq) - max(seq.num_computed_tokens, 0)
+                                 - (1 if seq in step.picked else 0))
+        allowances = token_allowances(step.budget, demand, weights, self.usage.tokens)
+        order = sorted(weights, key=lambda t: self.usage.get(t) / weights[t])  # least served first
+        for tenant in order:
+            self._prefill(tenant, allowances.get(tenant, 0), step, weights)
+        for tenant in order:
+            self._prefill(tenant, step.budget, step, weights)
+
         # Preempted sequences go back to the head of the queue, oldest first.
-        for seq in reversed(preempted):
+        for seq in sorted(step.preempted, key=lambda s: s.arrival, reverse=True):
             self.waiting.appendleft(seq)
-
-        while self.waiting and budget > 0 and len(self.running) < self.max_num_seqs and not preempted:
-            seq = self.waiting[0]
-            hits = self.blocks.find_cached_prefix(seq)
-            computed = len(hits) * self.blocks.block_size
-            n = min(len(seq) - computed, budget)
-            if not self.blocks.admit(seq, hits, computed + n):
-                break
-            self.waiting.popleft()
-            self.prefix_cache_queries += len(seq)
-            self.prefix_cache_hits += computed
-            seq.status = SequenceStatus.RUNNING
-            if seq.cached_tokens < 0:
-                seq.cached_tokens = min(computed, seq.num_prompt_tokens)
-            self.running.append(seq)
-            picked.append((seq, n))
-            budget -= n
-
-        picked.sort(key=lambda item: item[1] != 1)  # stable: single-token queries first
+        self.usage.charge(step.charges)
+        picked = sorted(step.picked.items(), key=lambda item: item[1] != 1)  # stable: single-token queries first
         return ScheduledBatch(
             seqs=[s for s, _ in picked],
             num_new_tokens=[n for _, n in picked],
             num_decodes=sum(1 for _, n in picked if n == 1),
-            preempted=preempted,
+            preempted=step.preempted,
         )
 
-    def _preempt(self, seq: Sequence) -> None:
+    def _prefill(self, tenant: object, allowance: int, step: _Step, weights: dict[object, int]) -> None:
+        """Spend up to ``allowance`` tokens on ``tenant``: its running prefills first, then its waiting queue."""
+        allowance = min(allowance, step.budget)
+        for seq in [s for s in self.running if self.tenant_of(s) == tenant]:
+            if allowance <= 0:
+                return
+            if seq.status != SequenceStatus.RUNNING:
+                continue  # preempted earlier in this step
+            remaining = len(seq) - seq.num_computed_tokens - step.picked.get(seq, 0)
+            if remaining > 0:
+                allowance -= self._grow(seq, min(remaining, allowance), step, weights)
+        if tenant in step.preempted_tenants:
+            return  # memory is tight for this tenant: admitting more would only be preempted again
+        for seq in [s for s in self.waiting if self.tenant_of(s) == tenant]:
+            if allowance <= 0 or step.budget <= 0:
+                return
+            admitted = self._admit(seq, allowance, step, weights)
+            if not admitted:
+                return
+            allowance -= admitted
+
+    def _grow(self, seq: Sequence, n: int, step: _Step, weights: dict[object, int]) -> int:
+        """Schedule ``n`` more tokens of running ``seq``, preempting others if the pool is dry; tokens granted."""
+        already = step.picked.get(seq, 0)
+        while not self.blocks.can_allocate(seq, seq.num_computed_tokens + already + n):
+            victim = self._victim_for(seq, weights)
+            self._preempt(victim, step)
+            if victim is seq:
+                return 0
+        self.blocks.allocate(seq, seq.num_computed_tokens + already + n)
+        step.picked[seq] = already + n
+        step.budget -= n
+        step.charges[self.tenant_of(seq)] += n
+        return n
+
+    def _admit(self, seq: Sequence, allowance: int, step: _Step, weights: dict[object, int]) -> int:
+        """Move ``seq`` from waiting to running with a first chunk of at most ``allowance`` tokens; 0 if it
+        cannot start this step."""
+        tenant = self.tenant_of(seq)
+        hits = self.blocks.find_cached_prefix(seq)
+        computed = len(hits) * self.blocks.block_size
+        n = min(len(seq) - computed, allowance, step.budget)
+        need = self.blocks.new_blocks_to_admit(hits, computed + n)
+        blocks_held, seqs_held = self._held()
+        if seqs_held.get(tenant, 0) and blocks_held.get(tenant, 0) + need > self.kv_cap:
+            return 0  # the tenant's hard quota (its first request is always allowed, or it could never start)
+        while len(self.running) >= self.max_num_seqs:
+            if not self._reclaim(tenant, "seqs", step, weights):
+                return 0
+        while need > self.blocks.num_free_blocks:
+            if not self._reclaim(tenant, "kv", step, weights):
+                return 0
+            hits = self.blocks.find_cached_prefix(seq)  # a reclaim may have evicted nothing, but recheck anyway
+            computed = len(hits) * self.blocks.block_size
+            n = min(len(seq) - computed, allowance, step.budget)
+            need = self.blocks.new_blocks_to_admit(hits, computed + n)
+        admitted = self.blocks.admit(seq, hits, computed + n)
+        assert admitted, "admit() refused after the free-block check"
+        self.waiting.remove(seq)
+        self.prefix_cache_queries += len(seq)
+        self.prefix_cache_hits += computed
+        seq.status = SequenceStatus.RUNNING
+        if seq.cached_tokens < 0:
+            seq.cached_tokens = min(computed, seq.num_prompt_tokens)
+        self.running.append(seq)
+        step.picked[seq] = n
+        step.budget -= n
+        step.charges[tenant] += n
+        return n
+
+    # --- preemption -------------------------------------------------------------------------------
+    def _victim_for(self, seq: Sequence, weights: dict[object, int]) -> Sequence:
+        """Who gives up its blocks so running ``seq`` can grow: the newest sequence of the tenant furthest over
+        its KV share (``seq`` itself when that is its own tenant and it is the newest)."""
+        over = self._over_share("kv", weights)
+        tenant = max((self.tenant_of(s) for s in self.running), key=lambda t: over.get(t, 0.0))
+        if over.get(tenant, 0.0) <= over.get(self.tenant_of(seq), 0.0):
+            tenant = self.tenant_of(seq)
+        return next(s for s in reversed(self.running) if self.tenant_of(s) == tenant)
+
+    def _reclaim(self, tenant: object, resource: str, step: _Step, weights: dict[object, int]) -> bool:
+        """Preempt the newest sequence of the tenant furthest over its share of ``resource`` so ``tenant``, which
+        is under its own share, can start a request; False when nobody owes anything to ``tenant``."""
+        over = self._over_share(resource, weights)
+        if over.get(tenant, 0.0) >= 1.0:
+            return False
+        debtors = [t for t in over if t != tenant and over[t] > 1.0]
+        if not debtors:
+            return False
+        debtor = max(debtors, key=lambda t: over[t])
+        victim = next((s for s in reversed(self.running) if self.tenant_of(s) == debtor), None)
+        if victim is None:
+            return False
+        self._preempt(victim, step)
+        return True
+
+    def _preempt(self, seq: Sequence, step: _Step) -> None:
         self.num_preemptions += 1
+        undone = step.picked.pop(seq, 0)  # scheduled earlier in this step: its tokens go back to the budget
+        step.budget += undone
+        step.charges[self.tenant_of(seq)] -= undone
+        self.running.remove(seq)
         self.blocks.free_seq(seq)
         seq.status = SequenceStatus.WAITING
+        step.preempted.append(seq)
+        step.preempted_tenants.add(self.tenant_of(seq))
 
     def finish(self, seq: Sequence, reason: str) -> None:
         """Remove ``seq`` wherever it is and free every block it holds."""

@@ -41,11 +41,14 @@ class Sequence:
         "generator",
         "num_computed_tokens",
         "num_prompt_tokens",
+        "public_prefix_len",
         "request_id",
         "sampling_params",
         "status",
         "structured_state",
+        "tenant",
         "token_ids",
+        "weight",
     )
 
     def __init__(
@@ -57,6 +60,9 @@ class Sequence:
         cache_salt: str | None = None,
         arrival: int = 0,
         structured_state: Any = None,
+        tenant: str | None = None,
+        weight: int = 1,
+        public_prefix_len: int = 0,
     ) -> None:
         self.request_id = request_id
         self.token_ids = list(prompt_token_ids)
@@ -64,6 +70,10 @@ class Sequence:
         self.sampling_params = sampling_params
         self.cache_salt = cache_salt
         self.arrival = arrival
+        self.tenant = tenant  # fairness bucket (None: the anonymous bucket, e.g. offline use)
+        self.weight = max(1, weight)  # the tenant's policy weight: its share of the step budget and KV pool
+        # Clamped to the prompt: only prompt tokens can be a published prefix.
+        self.public_prefix_len = max(0, min(public_prefix_len, len(prompt_token_ids)))
         self.status = SequenceStatus.WAITING
         self.num_computed_tokens = 0
         self.block_table: list[int] = []
