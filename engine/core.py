@@ -9,7 +9,8 @@ Wire protocol (pickled tuples over ``multiprocessing`` connections):
   ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``).
 
 The loop blocks on the input pipe only when it has nothing to run, so an idle engine costs no CPU and a busy
-one never waits for the caller.
+one never waits for the caller. A constrained request's grammar compiles on worker threads
+(``engine.structured.pending``) while the loop keeps stepping; the request joins the scheduler once it is ready.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from engine import errors
 from engine.config import EngineConfig
 from engine.llm_engine import LLMEngine
 from engine.metrics import STATS_INTERVAL_S
+from engine.outputs import RequestOutput, Usage
 
 log = logging.getLogger(__name__)
+GRAMMAR_POLL_S = 0.005  # how often an otherwise idle loop looks at the grammars compiling for it
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ class EngineCore:
         self.running = True
         self._stats_sent_at = 0.0
         self._stats_dirty = True  # something changed since the last snapshot went out
+        self._compiling: Any = None  # engine.structured.PendingGrammars, made with the first constrained request
 
     def _send_stats(self, *, force: bool = False) -> None:
         now = time.monotonic()
@@ -78,30 +82,65 @@ class EngineCore:
         if kind == "add":
             request = message[1]
             try:
-                self.engine.add_request(request)
+                if request.structured is not None:
+                    self._pending_grammars().add(request)  # joins the engine in _admit_compiled
+                else:
+                    self.engine.add_request(request)
             except Exception as exc:  # refused: only this request fails
                 self.outbox.send(("rejected", request.request_id, ErrorInfo.of(exc)))
         elif kind == "abort":
-            out = self.engine.abort_request(message[1])
+            waiting = self._compiling.discard(message[1]) if self._compiling is not None else None
+            if waiting is not None:
+                out = RequestOutput(waiting.request_id, finish_reason="abort",
+                                    usage=Usage(prompt_tokens=len(waiting.prompt_token_ids), completion_tokens=0))
+            else:
+                out = self.engine.abort_request(message[1])
             if out is not None:
                 self.outbox.send(("outputs", [out]))
         elif kind == "shutdown":
             self.running = False
+
+    def _pending_grammars(self) -> Any:
+        if self._compiling is None:
+            from engine.structured.pending import PendingGrammars
+
+            self._compiling = PendingGrammars(self.engine.grammar_compiler())
+        return self._compiling
+
+    def _admit_compiled(self) -> None:
+        """Move requests whose grammar compiled into the engine; reject those refused or past the time cap."""
+        if not self._compiling:
+            return
+        for settled in self._compiling.pop_settled():
+            request, error = settled.request, settled.error
+            if error is None:
+                try:
+                    self.engine.add_request(request, grammar=settled.grammar)
+                except Exception as exc:  # refused: only this request fails
+                    error = exc
+            if error is not None:
+                self.outbox.send(("rejected", request.request_id, ErrorInfo.of(error)))
+            self._stats_dirty = True
 
     def run(self) -> None:
         while self.running:
             # Block when idle; otherwise drain whatever arrived and take a step.
             if not self.engine.has_unfinished_requests():
                 self._send_stats(force=True)  # going idle: the gauges must not keep the last busy values
-                self._handle(self.inbox.recv())
+                # With grammars compiling, wait only briefly: a settled one must not wait for the next message.
+                if not self._compiling or self.inbox.poll(GRAMMAR_POLL_S):
+                    self._handle(self.inbox.recv())
             while self.running and self.inbox.poll(0):
                 self._handle(self.inbox.recv())
+            self._admit_compiled()
             if self.running and self.engine.has_unfinished_requests():
                 outputs = self.engine.step()
                 if outputs:
                     self.outbox.send(("outputs", outputs))
                 self._stats_dirty = True
                 self._send_stats()
+        if self._compiling is not None:
+            self._compiling.close()
 
 
 def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True) -> None:

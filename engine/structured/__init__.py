@@ -3,6 +3,8 @@
 Flow: ``parse_structured(request.structured)`` → ``GrammarCompiler.compile`` (cached by canonical schema hash,
 size- and time-capped; a refusal is a ``GrammarCompileError``, HTTP 400) → ``CompiledGrammar.new_matcher()`` per
 sequence → each step ``BatchBitmask.fill_async`` while the forward runs → ``kernels.token_bitmask`` applies it.
+``EngineCore`` parses and compiles through ``pending.PendingGrammars`` on worker threads, so the step loop never
+waits on a compile.
 """
 
 from engine.structured.bitmask import BatchBitmask

@@ -87,11 +87,16 @@ class GrammarCompiler:
         try:
             return future.result(timeout=self.config.compile_timeout_s)
         except FutureTimeout:
-            error = GrammarCompileError(
-                f"{spec.kind} constraint took longer than {self.config.compile_timeout_s:g} s to compile"
-            )
-            self._remember(spec.key, error)
-            raise error from None
+            raise self.refuse_slow(spec) from None
+
+    def refuse_slow(self, spec: GrammarSpec) -> GrammarCompileError:
+        """The refusal of a constraint that outlived the time cap, remembered so the same constraint sent again is
+        refused at once (the compile still running in its worker cannot overwrite it)."""
+        error = GrammarCompileError(
+            f"{spec.kind} constraint took longer than {self.config.compile_timeout_s:g} s to compile"
+        )
+        self._remember(spec.key, error)
+        return error
 
     def submit(self, spec: GrammarSpec) -> Future[CompiledGrammar]:
         """Non-blocking: a future of the compiled grammar (already done on a cache hit). The async engine awaits
