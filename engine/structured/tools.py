@@ -116,11 +116,12 @@ def tool_call_grammar(
     schema = calls_schema(functions, parallel_tool_calls=parallel_tool_calls)
     calls = f'calls: "{TOOL_CALL_OPEN}" %json {json.dumps(schema)} "{TOOL_CALL_CLOSE}"'
     if mode == "auto":
-        # Plain text is anything that does not begin with the tag, so a reply that opens a tool call is held to
-        # the schema all the way (a lexeme that allowed both would leave the call unconstrained).
+        # Plain text is anything that does not begin with the tag (after optional whitespace, as the parser
+        # strips it), so a reply that opens a tool call is held to the schema all the way (a lexeme that allowed
+        # both would leave the call unconstrained).
         lark = (
             "start: TEXT | calls\n"
-            f"TEXT: /(?s:.+)/ & ~/{re.escape(TOOL_CALL_OPEN)}(?s:.*)/\n"
+            f"TEXT: /(?s:.+)/ & ~/(?s:\\s*){re.escape(TOOL_CALL_OPEN)}(?s:.*)/\n"
             f"{calls}\n"
         )
     else:
