@@ -3,10 +3,11 @@ engine configurations, sweep concurrency, and report TTFT/ITL percentiles, token
 the best throughput that meets a tokens/s-per-user SLO, and the Pareto curve of each configuration.
 
     python -m bench.serve --trace bench/traces/cpu_default.jsonl --concurrency 1,2,4,8,16 --slo-tps-per-user 4
-    python -m bench.serve --quick        # the CPU trace at half length, concurrency 1,2,4, 3 turns a session
+    python -m bench.serve --quick        # the CPU trace at quarter length, concurrency 1,2,4, 3 turns a session
 
 Each configuration starts a whole Warden (engine process + gateway over HTTPS + a tenant key issued through the
-gateway's services). ``baseline`` turns the prefix cache off and runs each prompt's prefill in one step (no
+gateway's services); all are up at once and every concurrency level runs on each in turn, so a shared machine's
+drift lands on both alike. ``baseline`` turns the prefix cache off and runs each prompt's prefill in one step (no
 chunked-prefill budget); ``optimized`` turns the prefix cache on and chunks prefills into a small token budget
 so decodes keep flowing. A concurrency level ``c`` replays the turns of ``c`` sessions (sessions' turns in order,
 one at a time, as an agent sends them), with its own prompt text so no level warms the next one's cache; both
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -48,7 +50,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "baseline": {"enable_prefix_caching": False, "max_num_batched_tokens": 8192},
     "optimized": {"enable_prefix_caching": True, "max_num_batched_tokens": 256},
 }
-QUICK = {"concurrency": "1,2,4", "scale": 0.5, "turns": 3}
+QUICK = {"concurrency": "1,2,4", "scale": 0.25, "turns": 3}
 
 
 def scale_entry(entry: TraceEntry, factor: float, block_size: int) -> TraceEntry:
@@ -89,34 +91,44 @@ def scrape_engine_counters(text: str) -> dict[str, float]:
     return values
 
 
-async def run_levels(warden: RunningWarden, synth: PromptSynthesizer, levels: dict[int, list[TraceEntry]],
-                     seed: int) -> tuple[list[LevelSummary], dict[str, float]]:
-    tls = ssl.create_default_context(cafile=str(warden.cert))
-    limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=max(levels) + 4)
-    async with httpx.AsyncClient(verify=tls, limits=limits) as client:
-        streamer = ChatStreamer(client, warden.base_url, warden.api_key, warden.model)
-        warm = TraceEntry(timestamp=0, input_length=synth.overhead + 64, output_length=4, hash_ids=(10**9,))
-        warmup = await streamer.send(-1, warm, synth.messages(warm, salt=10**6), seed=seed)
-        if warmup.error:
-            raise RuntimeError(f"warm-up request failed: {warmup.error}")
-        summaries = []
+async def run_levels(wardens: dict[str, RunningWarden], synth: PromptSynthesizer,
+                     levels: dict[int, list[TraceEntry]], seed: int,
+                     ) -> tuple[dict[str, list[LevelSummary]], dict[str, dict[str, float]]]:
+    """Each level runs on every configuration back to back (baseline c=1, optimized c=1, baseline c=2, ...), so
+    slow drift in what else the machine is doing lands on both configurations alike."""
+    summaries: dict[str, list[LevelSummary]] = {name: [] for name in wardens}
+    scraped: dict[str, dict[str, float]] = {}
+    async with contextlib.AsyncExitStack() as stack:
+        streamers: dict[str, ChatStreamer] = {}
+        clients: dict[str, httpx.AsyncClient] = {}
+        for name, warden in wardens.items():
+            limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=max(levels) + 4)
+            client = await stack.enter_async_context(httpx.AsyncClient(
+                verify=ssl.create_default_context(cafile=str(warden.cert)), limits=limits))
+            clients[name] = client
+            streamers[name] = ChatStreamer(client, warden.base_url, warden.api_key, warden.model)
+            warm = TraceEntry(timestamp=0, input_length=synth.overhead + 64, output_length=4, hash_ids=(10**9,))
+            warmup = await streamers[name].send(-1, warm, synth.messages(warm, salt=10**6), seed=seed)
+            if warmup.error:
+                raise RuntimeError(f"{name}: warm-up request failed: {warmup.error}")
         for salt, (concurrency, entries) in enumerate(levels.items(), 1):
-            async def send(index: int, entry: TraceEntry, salt: int = salt) -> RequestResult:
-                return await streamer.send(index, entry, synth.messages(entry, salt), seed=seed + index)
+            for name, streamer in streamers.items():
+                async def send(index: int, entry: TraceEntry, salt: int = salt,
+                               streamer: ChatStreamer = streamer) -> RequestResult:
+                    return await streamer.send(index, entry, synth.messages(entry, salt), seed=seed + index)
 
-            results, wall = await replay(entries, concurrency, send)
-            summary = summarize(concurrency, results, wall)
-            for failed in (r for r in results if not r.ok):
-                print(f"    request {failed.index} failed: {failed.error}")
-            print(f"  c={concurrency:<3} {len(entries):>3} req  {summary.output_tok_s:7.2f} tok/s  "
-                  f"{summary.tps_per_user_p50 or 0:6.2f} tok/s/user  TTFT p50 {summary.ttft_p50_ms} ms  "
-                  f"p99 {summary.ttft_p99_ms} ms  ITL p50 {summary.itl_p50_ms} ms  p99 {summary.itl_p99_ms} ms  "
-                  f"cache hit {summary.cache_hit_rate:.0%}  ({summary.wall_s:.0f} s)", flush=True)
-            summaries.append(summary)
-        scraped: dict[str, float] = {}
-        metrics = await client.get(warden.base_url.removesuffix("/v1") + "/metrics")
-        if metrics.status_code == 200:
-            scraped = scrape_engine_counters(metrics.text)
+                results, wall = await replay(entries, concurrency, send)
+                summary = summarize(concurrency, results, wall)
+                for failed in (r for r in results if not r.ok):
+                    print(f"    request {failed.index} failed: {failed.error}")
+                print(f"  {name:<10} c={concurrency:<3} {len(entries):>3} req  {summary.output_tok_s:7.2f} tok/s  "
+                      f"{summary.tps_per_user_p50 or 0:6.2f} tok/s/user  TTFT p50 {summary.ttft_p50_ms} ms  "
+                      f"p99 {summary.ttft_p99_ms} ms  ITL p50 {summary.itl_p50_ms} ms  p99 {summary.itl_p99_ms} ms  "
+                      f"cache hit {summary.cache_hit_rate:.0%}  ({summary.wall_s:.0f} s)", flush=True)
+                summaries[name].append(summary)
+        for name, warden in wardens.items():
+            metrics = await clients[name].get(warden.base_url.removesuffix("/v1") + "/metrics")
+            scraped[name] = scrape_engine_counters(metrics.text) if metrics.status_code == 200 else {}
     return summaries, scraped
 
 
@@ -180,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="override an EngineConfig field of one configuration (repeatable)")
     parser.add_argument("--guardrails", action="store_true", help="run input/output guardrails (off by default: "
                         "the benchmark measures serving; bench.guardrails measures the guardrails)")
+    parser.add_argument("--engine-threads", type=int, default=1, help="torch intra-op threads in the engine "
+                        "process (default 1: the gateway and the load generator share the machine, and an "
+                        "oversubscribed OpenMP pool is many times slower; 0 = torch's default)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--plot", type=Path, default=PLOT)
@@ -192,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     levels_wanted = sorted({int(c) for c in args.concurrency.split(",") if c.strip()})
     overrides = parse_overrides(args.set)
     started = time.perf_counter()
+    load_at_start = [round(x, 2) for x in os.getloadavg()]  # a shared machine skews every figure: say so
 
     entries, meta = read_trace(args.trace, args.block_size)
     block_size = meta["block_size"]
@@ -205,23 +221,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trace {args.trace} (block {block_size}, scale {args.scale}); levels: "
           + ", ".join(f"c={c}: {len(v)} req, reuse {block_reuse(v):.0%}" for c, v in levels.items()), flush=True)
 
+    names = [n.strip() for n in args.configs.split(",") if n.strip()]
+    configs = {name: {**COMMON, "num_threads": args.engine_threads or None, **CONFIGS[name],
+                      **overrides.get(name, {})} for name in names}
+    with contextlib.ExitStack() as stack:
+        wardens: dict[str, RunningWarden] = {}
+        for name, config in configs.items():
+            print(f"[{name}] {config}", flush=True)
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"warden-bench-{name}-")))
+            wardens[name] = start_warden(workdir, EngineConfig(**config), guardrails=args.guardrails)
+            stack.callback(wardens[name].stop)
+        summaries, scraped = asyncio.run(run_levels(wardens, synth, levels, args.seed))
+
     results: dict[str, Any] = {}
-    for name in [n.strip() for n in args.configs.split(",") if n.strip()]:
-        config = {**COMMON, **CONFIGS[name], **overrides.get(name, {})}
-        print(f"[{name}] {config}", flush=True)
-        with tempfile.TemporaryDirectory(prefix=f"warden-bench-{name}-") as workdir:
-            warden = start_warden(Path(workdir), EngineConfig(**config), guardrails=args.guardrails)
-            try:
-                summaries, scraped = asyncio.run(run_levels(warden, synth, levels, args.seed))
-            finally:
-                warden.stop()
-        best = best_at_slo(summaries, args.slo_tps_per_user)
+    for name, config in configs.items():
+        best = best_at_slo(summaries[name], args.slo_tps_per_user)
         results[name] = {
             "engine": config, "engine_label": engine_label(config),
-            "levels": [s.to_json() for s in summaries],
+            "levels": [s.to_json() for s in summaries[name]],
             "best_at_slo": best.to_json() if best is not None else None,
-            "pareto_concurrency": [s.concurrency for s in pareto_front(summaries)],
-            "metrics_scrape": scraped,
+            "pareto_concurrency": [s.concurrency for s in pareto_front(summaries[name])],
+            "metrics_scrape": scraped.get(name, {}),
         }
 
     def at_slo(name: str) -> float | None:
@@ -238,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                       round(block_reuse(v), 3)}
                                                              for c, v in levels.items()}},
         "settings": {"quick": args.quick, "concurrency": levels_wanted, "guardrails": args.guardrails,
+                     "load_average_at_start": load_at_start,
                      "seed": args.seed, "cpu_count": os.cpu_count(), "torch": torch.__version__,
                      "device": "cuda" if torch.cuda.is_available() else "cpu", "machine": platform.machine(),
                      "elapsed_s": round(time.perf_counter() - started, 1)},
