@@ -21,14 +21,15 @@ _FORGOTTEN = 1e-3  # usage below this (in tokens) is dropped: an idle tenant cos
 
 def water_fill(amount: int, caps: Mapping[T, int], weights: Mapping[T, float]) -> dict[T, int]:
     """Split ``amount`` whole tokens in proportion to ``weights``, never giving a key more than its cap; what a
-    capped key cannot take is split again among the rest. Leftover single tokens go heaviest first."""
+    capped key cannot take is split again among the rest. The last few tokens (fewer than keys) go one each to
+    the keys least served for their weight, heavier first on a tie."""
     given = dict.fromkeys(caps, 0)
     live = [k for k in caps if caps[k] > 0 and weights[k] > 0]
     while amount > 0 and live:
         total = sum(weights[k] for k in live)
         shares = {k: min(caps[k] - given[k], int(amount * weights[k] / total)) for k in live}
-        if not any(shares.values()):  # fewer tokens than keys: one each, heaviest first
-            for k in sorted(live, key=lambda k: -weights[k])[:amount]:
+        if not any(shares.values()):
+            for k in sorted(live, key=lambda k: (given[k] / weights[k], -weights[k]))[:amount]:
                 given[k] += 1
             return given
         for k, share in shares.items():

@@ -6,6 +6,7 @@ decision functions in `policies.decisions` read them.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from enum import StrEnum
 from typing import Any, Literal
@@ -33,6 +34,15 @@ class AuditContent(StrEnum):
     FULL = "full"  # store prompt and completion text as received/produced
     REDACTED = "redacted"  # store text after PII redaction
     HASHES = "hashes"  # store only content hashes
+
+
+_SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
+MAX_PUBLIC_PREFIXES = 64
+
+
+def public_prefix_hash(text: str) -> str:
+    """The content hash that identifies a published public prefix (a system prompt) in a policy."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class _Strict(BaseModel):
@@ -113,6 +123,23 @@ class Policy(_Strict):
     audit_content: AuditContent = AuditContent.REDACTED
     retention_days: int = Field(default=90, ge=1, le=3650)
     key_overrides: dict[str, KeyOverride] = Field(default_factory=dict)
+    # System prompts published as public, by content hash (``public_prefix_hash``). A request whose system prompt
+    # hashes to one of these shares that prompt's KV blocks with every other tenant that published the same one;
+    # everything after it stays isolated by the tenant's own cache salt. Only tenants that opt in share: a
+    # prompt is never public for a tenant whose policy does not list it.
+    public_prefixes: list[str] = Field(default_factory=list, max_length=MAX_PUBLIC_PREFIXES)
+
+    @field_validator("public_prefixes")
+    @classmethod
+    def _sha256_hex(cls, value: list[str]) -> list[str]:
+        normalized = list(dict.fromkeys(h.strip().lower() for h in value))
+        for digest in normalized:
+            if not _SHA256_HEX.match(digest):
+                raise ValueError(f"public prefixes are SHA-256 hex digests of the prompt text, got {digest[:80]!r}")
+        return normalized
+
+    def is_public_prefix(self, text: str) -> bool:
+        return bool(self.public_prefixes) and public_prefix_hash(text) in self.public_prefixes
 
     @field_validator("output_deny_patterns")
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Query, Request, status
+from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
 from pydantic import ValidationError
 
 from gateway.admin import service
@@ -27,6 +27,8 @@ from gateway.admin.schemas import (
     KeyView,
     PolicyDiff,
     PolicyVersionView,
+    PublicPrefixPublish,
+    PublicPrefixView,
     RotatedKeyView,
     TenantCreate,
     TenantUpdate,
@@ -42,6 +44,7 @@ from gateway.policystore import service as policies
 from gateway.tenants.models import Tenant
 from gateway.tenants.service import TenantError, create_tenant, list_tenants
 from policies import Policy
+from policies.model import public_prefix_hash
 
 router = APIRouter(prefix="/admin/v1", tags=["admin"], route_class=AuditedAdminRoute)
 
@@ -246,6 +249,41 @@ def policy_activate(version: int, tenant: ManagedTenant, request: Request, servi
     action_log(request).details["version"] = version
     services.policies.forget()
     return view
+
+
+# -- public prefixes (shared prefix-cache blocks) ------------------------------------------------------------------
+def _set_public_prefix(tenant: Tenant, content_hash: str, public: bool, request: Request, response: Response,
+                       services: ServicesDep) -> PublicPrefixView:
+    try:
+        with services.db.transaction() as session:
+            version, changed = service.set_public_prefix(tenant.id, content_hash, public, session=session)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise invalid_request(f"invalid policy: {first.get('msg')}", param="public_prefixes") from None
+    action_log(request).details.update(content_hash=content_hash, public=public, version=version, changed=changed)
+    if changed:
+        services.policies.forget()
+    elif public:
+        response.status_code = status.HTTP_200_OK
+    return PublicPrefixView(content_hash=content_hash, policy_version=version, changed=changed)
+
+
+@router.post("/tenants/{tenant_id}/public-prefixes", name="policies.public_prefix_publish",
+             status_code=status.HTTP_201_CREATED, response_model=PublicPrefixView)
+def public_prefix_publish(body: PublicPrefixPublish, tenant: ManagedTenant, request: Request, response: Response,
+                          services: ServicesDep) -> PublicPrefixView:
+    """Publish a system prompt as public for this tenant: its KV blocks are then shared with every tenant that
+    published the same text (timing reveals only that *someone* used it). Recorded in a new policy version by
+    content hash; 200 and no new version if it is already public."""
+    return _set_public_prefix(tenant, public_prefix_hash(body.text), True, request, response, services)
+
+
+@router.delete("/tenants/{tenant_id}/public-prefixes/{content_hash}", name="policies.public_prefix_withdraw",
+               response_model=PublicPrefixView)
+def public_prefix_withdraw(content_hash: str, tenant: ManagedTenant, request: Request, response: Response,
+                           services: ServicesDep) -> PublicPrefixView:
+    """Make a published prefix private again for this tenant (new policy version); idempotent."""
+    return _set_public_prefix(tenant, content_hash.lower(), False, request, response, services)
 
 
 # -- usage and records of processing ----------------------------------------------------------------------------

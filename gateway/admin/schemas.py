@@ -137,3 +137,13 @@ class UsageSummary(BaseModel):
     completion_tokens: int
     refusals: list[RefusalCount]
     models: list[ModelUsage]
+
+
+class PublicPrefixPublish(_Strict):
+    text: str = Field(min_length=1, max_length=200_000, description="The system prompt, exactly as requests send it")
+
+
+class PublicPrefixView(BaseModel):
+    content_hash: str = Field(description="SHA-256 of the text: what the policy records (the text is not stored)")
+    policy_version: int | None = Field(description="The active policy version that lists (or no longer lists) it")
+    changed: bool = Field(description="False when the policy already said so (no new version)")

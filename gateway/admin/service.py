@@ -13,6 +13,7 @@ from gateway.audit.models import AuditRecord
 from gateway.core.clock import as_utc, utcnow
 from gateway.keys.models import ApiKey
 from gateway.keys.service import IssuedKey, issue_key
+from gateway.policystore.service import load_active_policy, publish_policy
 from gateway.tenants.models import Tenant
 from gateway.tenants.service import TENANT_NAME, TenantError
 
@@ -85,6 +86,22 @@ def rotate_tenant_key(tenant: Tenant, key_id: str, *, pepper: bytes, grace_s: in
     old.replaced_by = issued.key_id
     session.flush()
     return issued, old
+
+
+def set_public_prefix(tenant_id: str, content_hash: str, public: bool, *,
+                      session: Session) -> tuple[int | None, bool]:
+    """Add (``public``) or remove a content hash in the tenant's public prefixes as a new active policy version;
+    (active version, whether a version was written). The tenant row is locked first, so two concurrent edits
+    of the list both land."""
+    if session.scalar(select(Tenant.id).where(Tenant.id == tenant_id).with_for_update()) is None:
+        raise LookupError(f"no tenant {tenant_id}")
+    active = load_active_policy(tenant_id, session=session)
+    current = active.policy.public_prefixes
+    if (content_hash in current) == public:
+        return active.version, False
+    document = active.policy.model_dump(mode="json")
+    document["public_prefixes"] = [*current, content_hash] if public else [h for h in current if h != content_hash]
+    return publish_policy(tenant_id, document, session=session).version, True
 
 
 def _window(query, start: datetime | None, end: datetime | None):  # type: ignore[no-untyped-def]

@@ -34,7 +34,7 @@ from gateway.core.errors import (
     permission_denied,
 )
 from gateway.keys.auth import AuthenticationFailed
-from gateway.openai import prompts, responses
+from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, CallRecord
 from gateway.openai.engine_call import EngineCall, run_shielded
 from gateway.openai.hooks import OutputFilter
@@ -44,6 +44,7 @@ from gateway.openai.streaming import SSE_DONE, SSEResponse, sse_event, wait_for_
 from gateway.policystore.service import ActivePolicy
 from gateway.ratelimit import Admission, RateLimiterUnavailable, rate_limit_headers, refusal_body
 from gateway.services import GatewayServices
+from policies.model import Policy
 
 Endpoint = Literal["chat.completions", "completions", "models"]
 # Fields a client must never set: the gateway derives them itself.
@@ -87,6 +88,7 @@ class Prepared:
     admission: Admission
     prefixes: list[str]  # echo (completions): the prompt text each choice's text starts with
     response_id: str
+    calls_tools: bool = False  # chat with tools: outputs that are tool calls become tool_calls
     created: int
     headers: dict[str, str] = field(default_factory=dict)
     settled: bool = False
@@ -100,6 +102,8 @@ class CallHandler:
         state = http_request.state
         self.record = CallRecord(endpoint=endpoint, request_id=state.request_id, timing=state.timing)
         self.active: ActivePolicy | None = None  # the tenant's policy, once authenticated
+        self.constraint: dict[str, Any] | None = None  # the engine's structured-output constraint (chat)
+        self.tools_prompt: str | None = None  # the tools described to the model (chat with tools)
         self.telemetry = http_request.app.state.telemetry.request(endpoint, state.timing.started_ns)
 
     # -- the one place refusals are audited ----------------------------------------------------------------------
@@ -184,9 +188,11 @@ class CallHandler:
 
         # Prompts as text (what guardrails and the audit see) and as token ids (what admission counts).
         if isinstance(request, ChatCompletionRequest):
+            self.constraint = structured.engine_constraint(request)
+            self.tools_prompt = structured.tools_prompt(request)
             texts = [m.text() for m in request.messages]
             self.record.prompt = prompts.chat_messages(request.messages, texts)
-            prompt_ids = [prompts.chat_prompt_ids(engine.tokenizer, self.record.prompt)]
+            prompt_ids = [prompts.chat_prompt_ids(engine.tokenizer, self.record.prompt, self.tools_prompt)]
         else:
             texts = prompts.completion_prompt_texts(engine.tokenizer, request)
             self.record.prompt = texts
@@ -249,7 +255,7 @@ class CallHandler:
         assert engine is not None
         if chat:
             self.record.prompt_screened = screened.messages
-            return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages)]
+            return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages, self.tools_prompt)]
         self.record.prompt_screened = [m["content"] for m in screened.messages]
         return [engine.tokenizer.encode(text, add_special_tokens=False) for text in self.record.prompt_screened]
 
@@ -261,6 +267,8 @@ class CallHandler:
         engine_requests: list[EngineRequest] = []
         prefixes: list[str] = []
         echo = isinstance(request, CompletionRequest) and request.echo
+        assert self.active is not None
+        public_len = self._public_prefix_len(request, prompt_ids[0], self.active.policy)
         for p, ids in enumerate(prompt_ids):
             for i in range(request.n):
                 index = p * request.n + i
@@ -268,7 +276,8 @@ class CallHandler:
                     request_id=f"{self.record.request_id}-{index}", prompt_token_ids=ids,
                     sampling_params=prompts.sampling_params(request, max_tokens=max_tokens, logprobs=logprobs,
                                                             choice=i),
-                    cache_salt=cache_salt, tenant=tenant_id, priority=view.weight,
+                    cache_salt=cache_salt, tenant=tenant_id, priority=view.weight, public_prefix_len=public_len,
+                    structured=self.constraint,
                 ))
                 prefixes.append(self.record.prompt[p] if echo else "")
         guard = self.services.output_guard
@@ -281,7 +290,23 @@ class CallHandler:
         return Prepared(endpoint=self.endpoint, request=request, model=request.model, engine_requests=engine_requests,
                         filters=filters, admission=admission, prefixes=prefixes,
                         response_id=prefix + self.record.request_id.removeprefix("req_"), created=int(time.time()),
-                        headers=rate_limit_headers(admission))
+                        headers=rate_limit_headers(admission),
+                        calls_tools=isinstance(request, ChatCompletionRequest) and request.calls_tools)
+
+    def _public_prefix_len(self, request: ChatCompletionRequest | CompletionRequest, prompt_ids: list[int],
+                           policy: Policy) -> int:
+        """How many leading prompt tokens are a system prompt the tenant's policy publishes as public (0: none).
+        The hash is taken over the system prompt the model will see (after input guardrails), and the public
+        region is confirmed token by token against the prompt, so a near miss is simply private."""
+        if not isinstance(request, ChatCompletionRequest) or not policy.public_prefixes:
+            return 0
+        messages = self.record.prompt_screened if self.record.prompt_screened is not None else self.record.prompt
+        if not messages or messages[0]["role"] != "system" or not policy.is_public_prefix(messages[0]["content"]):
+            return 0
+        tokenizer = self.services.engine.tokenizer  # type: ignore[union-attr]
+        head = tokenizer.encode(tokenizer.apply_chat_template(messages[:1], add_generation_prompt=False),
+                                add_special_tokens=False)
+        return len(head) if prompt_ids[: len(head)] == head else 0
 
     # -- shared by both response modes ---------------------------------------------------------------------------
     async def _absorb(self, prepared: Prepared, state: responses.ChoiceState, index: int,
@@ -364,6 +389,12 @@ class CallHandler:
             await self._audit(CLIENT_CLOSED_REQUEST, "client_closed")
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         collector.result()  # re-raises the engine's or a guardrail's error
+        if prepared.calls_tools:
+            for state in states:
+                calls = structured.parse_calls(state.text)
+                if calls:
+                    state.tool_calls = structured.tool_calls_body(calls)
+                    state.finish_reason = "tool_calls" if state.finish_reason == "stop" else state.finish_reason
         usage = self._usage(prepared, states)
         self._finish_record(prepared, states)
         want_logprobs = prompts.engine_logprobs(prepared.request) is not None
@@ -408,9 +439,16 @@ class CallHandler:
             text=delta_text or "", logprobs=logprobs, finish_reason=finish_reason,
             with_usage_field=request.include_usage))
 
+    def _delta_chunk(self, prepared: Prepared, index: int, delta: dict[str, Any]) -> bytes:
+        return sse_event(responses.chat_chunk(
+            response_id=prepared.response_id, created=prepared.created, model=prepared.model, index=index,
+            delta=delta, logprobs=None, finish_reason=None, with_usage_field=prepared.request.include_usage))
+
     async def _events(self, prepared: Prepared, call: EngineCall, outputs: Any, first: tuple[int, RequestOutput]):
         request = prepared.request
         states = [responses.ChoiceState() for _ in prepared.engine_requests]
+        # Under the tool-call grammar a choice's text is held back while it may be a call (see structured.py).
+        holds = [structured.ToolCallHold() if prepared.calls_tools else None for _ in states]
         status, error_type = CLIENT_CLOSED_REQUEST, "client_closed"  # unless the stream completes
         want_logprobs = prompts.engine_logprobs(request) is not None
         try:
@@ -429,6 +467,17 @@ class CallHandler:
                 index, output = pending
                 pending = None
                 released = await self._absorb(prepared, states[index], index, output)
+                hold = holds[index]
+                if hold is not None:
+                    released = hold.feed(released)
+                    if output.finished:
+                        tail, calls = hold.finish()
+                        released += tail
+                        if calls:
+                            for delta in structured.stream_deltas(calls):
+                                yield self._delta_chunk(prepared, index, delta)
+                            if states[index].finish_reason == "stop":
+                                states[index].finish_reason = "tool_calls"
                 logprobs = output.logprobs if want_logprobs else None
                 if released or output.finished or logprobs:
                     yield self._chunk(prepared, index, released, states[index],
