@@ -95,16 +95,16 @@ def test_eviction_is_least_recently_used_and_spares_shared_heads():
     bm = BlockManager(num_blocks=6, block_size=4)
     a = list(range(8))
     b = list(range(50, 58))
-    bm.free_seq(committed(bm, "a", a + [99], salt="t"))  # 2 cached blocks + 1 partial (nothing to reuse)
-    bm.free_seq(committed(bm, "b", b + [99], salt="t"))
-    bm.free_seq(committed(bm, "a-again", a + [98], salt="t"))  # a's blocks are hit: now b's are the oldest
+    bm.free_seq(committed(bm, "a", [*a, 99], salt="t"))  # 2 cached blocks + 1 partial (nothing to reuse)
+    bm.free_seq(committed(bm, "b", [*b, 99], salt="t"))
+    bm.free_seq(committed(bm, "a-again", [*a, 98], salt="t"))  # a's blocks are hit: now b's are the oldest
     filler = Sequence("f", list(range(200, 208)), GREEDY)
     assert bm.admit(filler, [], 8)  # takes two free blocks: the partial ones first, no eviction
     assert bm.num_evictions == 0
     bm.allocate(filler, 12)  # one more: evicts b's *tail* (least recently used; its head stays longest)
     assert bm.num_evictions == 1
-    assert len(bm.find_cached_prefix(Sequence("x", a + [1], GREEDY, cache_salt="t"))) == 2
-    assert len(bm.find_cached_prefix(Sequence("y", b + [1], GREEDY, cache_salt="t"))) == 1
+    assert len(bm.find_cached_prefix(Sequence("x", [*a, 1], GREEDY, cache_salt="t"))) == 2
+    assert len(bm.find_cached_prefix(Sequence("y", [*b, 1], GREEDY, cache_salt="t"))) == 1
 
 
 def test_public_prefix_blocks_are_shared_across_tenants_and_nothing_after_them():
