@@ -2,21 +2,63 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from engine.errors import InvalidRequestError
 from engine.protocol import TokenizerLike
 from engine.sampling_params import SamplingParams
+from engine.structured.tools import TOOL_CALL_CLOSE, TOOL_CALL_OPEN
 from gateway.core.errors import invalid_request
 from gateway.openai.schemas import ChatCompletionRequest, ChatMessage, CompletionRequest, _SamplingFields
+from gateway.openai.structured import arguments_json
 
 
-def chat_messages(messages: list[ChatMessage], texts: list[str]) -> list[dict[str, str]]:
-    """Template input: ``developer`` is the newer name of ``system``; contents replaced by the screened texts."""
-    return [{"role": "system" if m.role == "developer" else m.role, "content": text}
-            for m, text in zip(messages, texts, strict=True)]
+def chat_messages(messages: list[ChatMessage], texts: list[str]) -> list[dict[str, Any]]:
+    """The conversation as guardrails screen it and the audit keeps it: ``developer`` is the newer name of
+    ``system``; contents are plain text; assistant tool calls and tool results keep their OpenAI fields (the input
+    guard screens call arguments too)."""
+    out: list[dict[str, Any]] = []
+    for m, text in zip(messages, texts, strict=True):
+        message: dict[str, Any] = {"role": "system" if m.role == "developer" else m.role, "content": text}
+        if m.tool_calls:
+            message["tool_calls"] = [call.model_dump() for call in m.tool_calls]
+        if m.tool_call_id is not None:
+            message["tool_call_id"] = m.tool_call_id
+        out.append(message)
+    return out
 
 
-def chat_prompt_ids(tokenizer: TokenizerLike, messages: list[dict[str, str]]) -> list[int]:
-    rendered = tokenizer.apply_chat_template(messages, add_generation_prompt=True)
+def model_messages(messages: list[dict[str, Any]], tools_prompt: str | None = None) -> list[dict[str, str]]:
+    """Template input for a model whose template knows only role and content: the tools block joins the system
+    message; an assistant's tool calls are written in the format the tools block asks for; a tool result is a user
+    turn wrapped in ``<tool_response>`` naming the function it answers."""
+    names = {call["id"]: call["function"]["name"] for m in messages for call in m.get("tool_calls") or []}
+    out: list[dict[str, str]] = []
+    for m in messages:
+        content = m.get("content") or ""
+        if m.get("tool_calls"):
+            calls = [{"name": c["function"]["name"], "arguments": arguments_json(c["function"]["arguments"])}
+                     for c in m["tool_calls"]]
+            block = f"{TOOL_CALL_OPEN}{json.dumps(calls, ensure_ascii=False)}{TOOL_CALL_CLOSE}"
+            content = f"{content}\n{block}" if content else block
+        if m["role"] == "tool":
+            result = {"name": names.get(m.get("tool_call_id", ""), ""), "content": content}
+            out.append({"role": "user",
+                        "content": f"<tool_response>{json.dumps(result, ensure_ascii=False)}</tool_response>"})
+        else:
+            out.append({"role": m["role"], "content": content})
+    if tools_prompt:
+        if out and out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": f"{tools_prompt}\n\n{out[0]['content']}"}
+        else:
+            out.insert(0, {"role": "system", "content": tools_prompt})
+    return out
+
+
+def chat_prompt_ids(tokenizer: TokenizerLike, messages: list[dict[str, Any]],
+                    tools_prompt: str | None = None) -> list[int]:
+    rendered = tokenizer.apply_chat_template(model_messages(messages, tools_prompt), add_generation_prompt=True)
     return tokenizer.encode(rendered, add_special_tokens=False)
 
 

@@ -19,6 +19,7 @@ class ChoiceState:
     logprobs: list[TokenLogprob] = field(default_factory=list)
     finish_reason: str | None = None
     usage: Usage | None = None
+    tool_calls: list[dict[str, Any]] | None = None  # OpenAI tool_calls, when the output was a tool call
 
 
 def usage_body(prompt_tokens: int, completion_tokens: int, cached_tokens: int) -> dict[str, Any]:
@@ -67,6 +68,12 @@ def completion_logprobs(logprobs: list[TokenLogprob], text_offset: int = 0) -> d
     }
 
 
+def _message(choice: ChoiceState) -> dict[str, Any]:
+    if choice.tool_calls:
+        return {"role": "assistant", "content": None, "refusal": None, "tool_calls": choice.tool_calls}
+    return {"role": "assistant", "content": choice.text, "refusal": None}
+
+
 def chat_completion(*, response_id: str, created: int, model: str, choices: list[ChoiceState],
                     want_logprobs: bool, usage: dict[str, Any]) -> dict[str, Any]:
     return {
@@ -78,7 +85,7 @@ def chat_completion(*, response_id: str, created: int, model: str, choices: list
         "choices": [
             {
                 "index": index,
-                "message": {"role": "assistant", "content": choice.text, "refusal": None},
+                "message": _message(choice),
                 "logprobs": chat_logprobs(choice.logprobs) if want_logprobs else None,
                 "finish_reason": choice.finish_reason,
             }

@@ -1,8 +1,12 @@
 """Request bodies of the /v1 endpoints, validated strictly.
 
 Unknown fields are rejected (400), because a field we do not understand may change what the caller expects
-(legacy ``guided_json``, ``tools``...): silently ignoring it would return the wrong thing. Fields that cannot
+(legacy ``guided_json``, ``guided_regex``...): silently ignoring it would return the wrong thing. Fields that cannot
 change the output are accepted and ignored; they are listed in ``HARMLESS_IGNORED_FIELDS`` and declared below.
+
+Structured outputs: ``response_format`` (text, json_object, json_schema) and ``tools`` / ``tool_choice`` /
+``parallel_tool_calls`` are enforced by the engine's grammar layer (``engine.structured``); ``structured_spec``
+turns them into the engine's constraint (``gateway.openai.structured``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # Accepted so current clients work unchanged; none of them alters tokens, sampling or the response shape.
+# (parallel_tool_calls is honoured on /v1/chat/completions with tools, and meaningless elsewhere.)
 HARMLESS_IGNORED_FIELDS = frozenset({"user", "metadata", "store", "service_tier", "parallel_tool_calls"})
+FUNCTION_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"  # OpenAI's rule for function and schema names
 
 
 class _Strict(BaseModel):
@@ -28,10 +34,34 @@ class TextPart(_Strict):
     text: str
 
 
+class FunctionCall(_Strict):
+    name: str = Field(pattern=FUNCTION_NAME_PATTERN)
+    arguments: str  # JSON text, as the model produced it
+
+
+class AssistantToolCall(_Strict):
+    id: str = Field(min_length=1)
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
 class ChatMessage(_Strict):
-    role: Literal["system", "developer", "user", "assistant"]
+    role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[TextPart] | None = None
     name: str | None = None
+    tool_calls: list[AssistantToolCall] | None = None  # assistant turns that called tools
+    tool_call_id: str | None = None  # tool turns: the call this is the result of
+
+    @model_validator(mode="after")
+    def _tool_fields_match_the_role(self) -> ChatMessage:
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError("only assistant messages may carry tool_calls")
+        if self.role == "tool":
+            if not self.tool_call_id:
+                raise ValueError("tool messages need the tool_call_id they answer")
+        elif self.tool_call_id is not None:
+            raise ValueError("tool_call_id is only allowed on tool messages")
+        return self
 
     def text(self) -> str:
         if self.content is None:
@@ -41,8 +71,55 @@ class ChatMessage(_Strict):
         return "".join(part.text for part in self.content)
 
 
-class ResponseFormat(_Strict):
+class ResponseFormatText(_Strict):
     type: Literal["text"]
+
+
+class ResponseFormatJsonObject(_Strict):
+    type: Literal["json_object"]
+
+
+class JsonSchemaFormat(_Strict):
+    name: str = Field(pattern=FUNCTION_NAME_PATTERN)
+    # ``schema`` shadows a BaseModel attribute, hence the alias.
+    schema_: dict[str, Any] = Field(alias="schema")
+    description: str | None = None
+    strict: bool | None = None  # the whole schema is enforced either way
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ResponseFormatJsonSchema(_Strict):
+    type: Literal["json_schema"]
+    json_schema: JsonSchemaFormat
+
+
+ResponseFormat = Annotated[ResponseFormatText | ResponseFormatJsonObject | ResponseFormatJsonSchema,
+                           Field(discriminator="type")]
+
+
+class FunctionDefinition(_Strict):
+    name: str = Field(pattern=FUNCTION_NAME_PATTERN)
+    description: str | None = None
+    parameters: dict[str, Any] | None = None  # a JSON schema; absent: no arguments
+    strict: bool | None = None  # the parameters are enforced either way
+
+
+class Tool(_Strict):
+    type: Literal["function"]
+    function: FunctionDefinition
+
+
+class NamedFunction(_Strict):
+    name: str = Field(pattern=FUNCTION_NAME_PATTERN)
+
+
+class NamedToolChoice(_Strict):
+    type: Literal["function"]
+    function: NamedFunction
+
+
+ToolChoice = Literal["none", "auto", "required"] | NamedToolChoice
 
 
 Stop = str | list[str] | None
@@ -112,12 +189,19 @@ class ChatCompletionRequest(_SamplingFields):
     logprobs: bool = False
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     response_format: ResponseFormat | None = None
+    tools: list[Tool] | None = Field(default=None, min_length=1, max_length=128)
+    tool_choice: ToolChoice | None = None
 
     @model_validator(mode="after")
     def _top_logprobs_need_logprobs(self) -> ChatCompletionRequest:
         if self.top_logprobs is not None and not self.logprobs:
             raise ValueError("top_logprobs requires logprobs to be true")
         return self
+
+    @property
+    def calls_tools(self) -> bool:
+        """Tools are offered and the model may (or must) call them: the output is held to the tool-call grammar."""
+        return bool(self.tools) and self.tool_choice != "none"
 
     def requested_max_tokens(self) -> int | None:
         return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens

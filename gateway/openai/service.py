@@ -88,9 +88,9 @@ class Prepared:
     admission: Admission
     prefixes: list[str]  # echo (completions): the prompt text each choice's text starts with
     response_id: str
-    calls_tools: bool = False  # chat with tools: outputs that are tool calls become tool_calls
     created: int
     headers: dict[str, str] = field(default_factory=dict)
+    calls_tools: bool = False  # chat with tools: outputs that are tool calls become tool_calls
     settled: bool = False
 
 
