@@ -107,6 +107,9 @@ def test_lines_outside_a_request_have_no_request_fields() -> None:
 def test_configure_logging_installs_one_redacting_root_handler() -> None:
     root = logging.getLogger()
     before = list(root.handlers)
+    access = logging.getLogger("uvicorn.access")
+    access_level = access.level
+    access.setLevel(logging.INFO)  # a uvicorn started earlier in this process may have raised it
     stream = io.StringIO()
     try:
         configure_logging("json", "INFO", stream=stream)
@@ -120,4 +123,5 @@ def test_configure_logging_installs_one_redacting_root_handler() -> None:
         assert "198.51.100.7" not in stream.getvalue() and "abcdef123456" not in stream.getvalue()
     finally:
         configure_logging("none")
+        access.setLevel(access_level)
         assert root.handlers == before
