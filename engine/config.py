@@ -7,7 +7,7 @@ from dataclasses import dataclass
 DEFAULT_MODEL = "default"
 DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
-_QUANTIZATIONS = (None, "int8")
+_QUANTIZATIONS = (None, "int8", "int4")
 
 
 @dataclass(slots=True)
@@ -17,10 +17,13 @@ class EngineConfig:
     served_model_name: str | None = None
     dtype: str = "auto"  # auto: float32 on CPU (exact parity), bfloat16 on CUDA
     device: str = "auto"  # auto: cuda when available, else cpu
-    # Weight-only int8 for the linear layers (serving speed; parity tests stay float32). On CPU the int8
-    # kernel only wins for small batches, so rows above ``int8_max_rows`` use the dense copy.
+    # Weight-only int8 (per channel) or int4 (groups of 32, llama.cpp's Q4_1 grid) for the linear layers
+    # (serving speed on CPU; parity tests stay float32). Those kernels only win for small batches, so rows
+    # above ``int8_max_rows`` (named before int4 existed; it bounds both) use the dense copy.
     quantization: str | None = None
     int8_max_rows: int = 4
+    # CPU bf16: keep each linear weight prepacked in oneDNN's blocked layout (same results, faster).
+    cpu_prepack: bool = True
     block_size: int = 16
     kv_cache_memory_mb: int = 256
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)

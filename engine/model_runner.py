@@ -11,7 +11,7 @@ import torch
 
 from engine.config import EngineConfig
 from engine.layers.attention import PagedAttention
-from engine.layers.linear import Linear
+from engine.layers.linear import Linear, cpu_prepack_supported
 from engine.layers.sampler import Sampler, SamplerOutput, SamplingTensors
 from engine.models.llama import LlamaForCausalLM
 from engine.scheduler import ScheduledBatch
@@ -95,10 +95,7 @@ class ModelRunner:
         self.vocab_size = model.config.vocab_size
         self.sampler = Sampler()
         self.base_generator = torch.Generator(device=device).manual_seed(config.seed)
-        if config.quantization == "int8":
-            for module in model.modules():
-                if isinstance(module, Linear):
-                    module.quantize_int8(config.int8_max_rows)
+        self._prepare_linear_weights(config)
         self.kv_cache = self._allocate_kv_cache(num_blocks)
         self.decode_graphs: DecodeGraphs | None = None
         if dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
@@ -106,6 +103,19 @@ class ModelRunner:
                 # No sequence outgrows the rotary table or the KV pool: the bound every graph is sized for.
                 max_len = min(model.rotary.max_position, num_blocks * self.block_size)
                 self.decode_graphs = DecodeGraphs(model, config.max_num_seqs, max_len, self.block_size, device)
+
+    def _prepare_linear_weights(self, config: EngineConfig) -> None:
+        """The serving copies of each linear weight (``engine.layers.linear``): quantized for small batches,
+        oneDNN-prepacked for the rest on CPU bf16."""
+        linears = [m for m in self.model.modules() if isinstance(m, Linear)]
+        on_cpu = self.device.type == "cpu"
+        for module in linears:
+            if config.quantization == "int8":
+                module.quantize_int8(config.int8_max_rows)
+            elif config.quantization == "int4" and on_cpu:
+                module.quantize_int4(config.int8_max_rows)
+            if on_cpu and config.cpu_prepack and cpu_prepack_supported(self.dtype):
+                module.prepack_cpu(config.max_num_seqs)
 
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
         cfg = self.model.config

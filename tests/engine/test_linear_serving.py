@@ -1,0 +1,68 @@
+"""The CPU serving copies of a linear weight (``engine.layers.linear``) against the dense ``F.linear``."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from engine.layers.linear import INT4_GROUP_SIZE, Linear, cpu_prepack_supported
+
+
+def make_linear(out_features: int, in_features: int, dtype: torch.dtype, bias: bool = False) -> Linear:
+    layer = Linear(in_features, out_features, bias=bias)
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        layer.weight.copy_(torch.randn(out_features, in_features, generator=gen) * 0.05)
+        if layer.bias is not None:
+            layer.bias.copy_(torch.randn(out_features, generator=gen))
+    return layer.to(dtype)
+
+
+@pytest.mark.skipif(not cpu_prepack_supported(torch.bfloat16), reason="oneDNN bf16 is unavailable on this CPU")
+@pytest.mark.parametrize("rows", [1, 5, 64, 300])
+def test_prepacked_weight_gives_the_dense_result(rows):
+    layer = make_linear(96, 64, torch.bfloat16, bias=True)
+    x = torch.randn(rows, 64).bfloat16()
+    expected = F.linear(x, layer.weight, layer.bias)
+    layer.prepack_cpu(batch_hint=32)
+    torch.testing.assert_close(layer(x), expected, rtol=1e-2, atol=1e-2)
+
+
+def test_int4_reproduces_weights_already_on_a_q4_1_grid():
+    """A weight whose groups of 32 hold 16 evenly spaced levels (what a Q4_1 GGUF dequantizes to) survives
+    int4 quantization up to bf16 rounding of the scales; small inputs use it, larger ones the dense path."""
+    out_features, in_features = 32, 64
+    gen = torch.Generator().manual_seed(1)
+    codes = torch.randint(0, 16, (out_features, in_features), generator=gen).float()
+    codes[:, ::INT4_GROUP_SIZE] = 0  # every group spans its full range, as Q4_1's min/max scaling does
+    codes[:, 1::INT4_GROUP_SIZE] = 15
+    groups = in_features // INT4_GROUP_SIZE
+    scale = torch.rand(out_features, groups, generator=gen).repeat_interleave(INT4_GROUP_SIZE, 1) * 0.01 + 0.001
+    low = torch.randn(out_features, groups, generator=gen).repeat_interleave(INT4_GROUP_SIZE, 1) * 0.05
+    layer = Linear(in_features, out_features)
+    with torch.no_grad():
+        layer.weight.copy_(low + codes * scale)
+    layer = layer.to(torch.bfloat16)
+    assert layer.quantize_int4(max_rows=2)
+    x = torch.randn(2, in_features).bfloat16()
+    reference = F.linear(x.float(), layer.weight.float())
+    torch.testing.assert_close(layer(x).float(), reference, rtol=2e-2, atol=2e-2)
+    wide = torch.randn(3, in_features).bfloat16()  # above max_rows: the dense weight, exactly
+    torch.testing.assert_close(layer(wide), F.linear(wide, layer.weight), rtol=0, atol=0)
+
+
+def test_int4_refuses_what_the_kernel_cannot_run():
+    assert not make_linear(32, 48, torch.bfloat16).quantize_int4(max_rows=4)  # 48 is not whole groups of 32
+    assert not make_linear(32, 64, torch.float32).quantize_int4(max_rows=4)  # float32 activations: too slow
+    layer = make_linear(32, 48, torch.bfloat16)
+    x = torch.randn(1, 48).bfloat16()
+    torch.testing.assert_close(layer(x), F.linear(x, layer.weight), rtol=0, atol=0)
+
+
+def test_int8_stays_close_to_dense():
+    layer = make_linear(64, 64, torch.bfloat16)
+    x = torch.randn(1, 64).bfloat16()
+    dense = F.linear(x.float(), layer.weight.float())
+    layer.quantize_int8(max_rows=4)
+    torch.testing.assert_close(layer(x).float(), dense, rtol=3e-2, atol=3e-2)
