@@ -36,6 +36,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         cert, key = ensure_certificate(settings.data_dir, settings.tls_cert, settings.tls_key)
         tls = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
         scheme = "https"
+    if args.workers > 1:
+        from gateway.telemetry import prepare_multiprocess_dir
+
+        # One fresh Prometheus multiprocess directory shared by all workers, so a scrape of any worker sees all.
+        prepare_multiprocess_dir(settings.data_dir / "prometheus")
     print(f"warden: serving {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s))", file=sys.stderr)
     uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
                 log_level=args.log_level, timeout_graceful_shutdown=30, **tls)  # type: ignore[arg-type]
