@@ -4,6 +4,9 @@ Batched torch, no per-sequence Python loop: the decodes (one query each) form on
 prefill chunks another, each gathered from the paged cache through the block tables and run through
 ``scaled_dot_product_attention`` with a boolean mask. Splitting the two keeps padding small: a prefill
 chunk of hundreds of tokens never pads the decode rows to its length.
+
+Every layer of one forward pass attends with the same metadata, so what depends only on it (the decodes' flat
+cache slots and key mask) is built once per step and reused by the other layers (``_decode_plan``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,44 @@ def _gather_kv(cache: torch.Tensor, block_tables: torch.Tensor, num_blocks: int)
     _, bs, kvh, d = cache.shape
     # index_select on the flat table is markedly cheaper on CPU than advanced indexing with a 2-D index
     return cache.index_select(0, table.reshape(-1)).view(b, nb * bs, kvh, d)
+
+
+_plan: tuple[AttentionMetadata, int, torch.Tensor, torch.Tensor] | None = None
+
+
+def _decode_plan(meta: AttentionMetadata, block_size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The decodes' flat cache slots ``[nd * Lk]`` and key mask ``[nd, 1, 1, Lk]``, memoised for the metadata
+    object of the current step (it holds the metadata, so the identity cannot be reused by another step)."""
+    global _plan
+    if _plan is not None and _plan[0] is meta and _plan[1] == block_size:
+        return _plan[2], _plan[3]
+    nd = meta.num_decodes
+    nb = -(-meta.max_decode_seq_len // block_size)
+    offsets = torch.arange(block_size, device=meta.block_tables.device)
+    slots = (meta.block_tables[:nd, :nb].long() * block_size).unsqueeze(-1) + offsets  # [nd, nb, block_size]
+    key_pos = torch.arange(nb * block_size, device=meta.block_tables.device)
+    mask = (key_pos[None, :] < meta.seq_lens[:nd, None]).view(nd, 1, 1, nb * block_size)
+    _plan = (meta, block_size, slots.view(-1), mask)
+    return slots.view(-1), mask
+
+
+def _decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
+            scale: float) -> torch.Tensor:
+    """One query per sequence against its gathered context: ``[nd, heads, head_dim]``."""
+    slots, mask = _decode_plan(meta, k_cache.shape[1])
+    nd, heads, head_dim = q.shape
+    kv_heads = k_cache.shape[2]
+    k = k_cache.view(-1, kv_heads, head_dim).index_select(0, slots).view(nd, -1, kv_heads, head_dim)
+    v = v_cache.view(-1, kv_heads, head_dim).index_select(0, slots).view(nd, -1, kv_heads, head_dim)
+    out = F.scaled_dot_product_attention(
+        q.reshape(nd, heads, 1, head_dim),
+        k.to(q.dtype).transpose(1, 2),
+        v.to(q.dtype).transpose(1, 2),
+        attn_mask=mask,
+        scale=scale,
+        enable_gqa=heads != kv_heads,
+    )
+    return out.view(nd, heads, head_dim)
 
 
 def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float) -> torch.Tensor:
@@ -46,15 +87,12 @@ def paged_attention(
     """Attention output ``[num_tokens, num_heads, head_dim]``; keys/values for this step must already be
     stored in the cache (``store_kvcache``)."""
     block_size = k_cache.shape[1]
-    out = torch.empty_like(q)
     nd = meta.num_decodes
+    if nd == meta.num_seqs:  # decode-only step: no output buffer to scatter into
+        return _decode(q, k_cache, v_cache, meta, scale)
+    out = torch.empty_like(q)
     if nd:
-        nb = -(-meta.max_decode_seq_len // block_size)
-        k = _gather_kv(k_cache, meta.block_tables[:nd], nb)
-        v = _gather_kv(v_cache, meta.block_tables[:nd], nb)
-        key_pos = torch.arange(nb * block_size, device=q.device)
-        mask = (key_pos[None, :] < meta.seq_lens[:nd, None]).unsqueeze(1)  # [nd, 1, Lk]
-        out[:nd] = _attend(q[:nd].unsqueeze(1), k.to(q.dtype), v.to(q.dtype), mask, scale).squeeze(1)
+        out[:nd] = _decode(q[:nd], k_cache, v_cache, meta, scale)
     if meta.num_seqs > nd:
         start = meta.query_start_loc[nd:-1].long()  # [P]
         q_lens = meta.query_start_loc[nd + 1 :].long() - start

@@ -4,6 +4,22 @@ from __future__ import annotations
 
 import torch
 
+_angles: tuple[torch.Tensor, torch.Tensor, torch.dtype, torch.Tensor, torch.Tensor] | None = None
+
+
+def _step_angles(positions: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+                 dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """``cos``/``sin`` rows of each token ``[num_tokens, 1, head_dim]`` in ``dtype``. Every layer of a forward
+    pass rotates by the same positions tensor, so the rows are gathered once per step and reused (the memo
+    holds ``positions``, so its identity cannot be taken by a later step's tensor)."""
+    global _angles
+    if _angles is not None and _angles[0] is positions and _angles[1] is cos and _angles[2] == dtype:
+        return _angles[3], _angles[4]
+    c = cos[positions].unsqueeze(1).to(dtype)
+    s = sin[positions].unsqueeze(1).to(dtype)
+    _angles = (positions, cos, dtype, c, s)
+    return c, s
+
 
 def _rotate_half(x: torch.Tensor) -> torch.Tensor:
     half = x.shape[-1] // 2
@@ -18,6 +34,5 @@ def rotary_embedding(
     sin: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(q, k)`` rotated by the angle of each token's position; new tensors in ``q``'s dtype."""
-    c = cos[positions].unsqueeze(1).to(q.dtype)
-    s = sin[positions].unsqueeze(1).to(q.dtype)
+    c, s = _step_angles(positions, cos, sin, q.dtype)
     return q * c + _rotate_half(q) * s, k * c + _rotate_half(k) * s
