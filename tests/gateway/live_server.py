@@ -4,11 +4,14 @@ development certificate, with the real engine (in-process, started by the app's 
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+import openai
 import uvicorn
 
 from gateway.app import create_app
@@ -59,3 +62,8 @@ def start_live_server(settings: Settings) -> LiveServer:
         time.sleep(0.1)
     return LiveServer(base_url=f"https://127.0.0.1:{port}", cert=cert, settings=settings, server=server,
                       thread=thread)
+
+
+def client_for(live: LiveServer, tls: ssl.SSLContext, api_key: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{live.base_url}/v1", api_key=api_key, max_retries=0, timeout=300,
+                         http_client=httpx.Client(verify=tls))

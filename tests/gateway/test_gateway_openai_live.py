@@ -8,54 +8,19 @@ from __future__ import annotations
 
 import ssl
 import time
-from collections.abc import Iterator
 
-import httpx
 import openai
 import pytest
-from gateway_support import new_tenant_with_key
-from live_server import LiveServer, start_live_server
+from live_server import LiveServer, client_for
 from sqlalchemy import delete, select, update
 
 from gateway.audit.models import AuditRecord
 from gateway.audit.verify import verify_chains
 from gateway.core.db import Database
 from gateway.core.middleware import OVERHEAD_HEADER
-from gateway.core.settings import Settings
 from gateway.policystore.service import publish_policy
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="session")
-def live(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    settings = Settings(database_url=database_url, data_dir=tmp_path_factory.mktemp("live"),
-                        server_secret="live-test-secret", redis_url=None, engine_in_process=True,
-                        key_cache_ttl_s=0.0, policy_cache_ttl_s=0.0, audit_flush_interval_s=0.05)
-    server = start_live_server(settings)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-def tls_context(live: LiveServer) -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=str(live.cert))
-
-
-@pytest.fixture(scope="session")
-def model_id(live: LiveServer) -> str:
-    return live.services.engine.model_name
-
-
-def client_for(live: LiveServer, tls: ssl.SSLContext, api_key: str) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{live.base_url}/v1", api_key=api_key, max_retries=0, timeout=300,
-                         http_client=httpx.Client(verify=tls))
-
-
-@pytest.fixture
-def tenant_client(live: LiveServer, db: Database, tls_context: ssl.SSLContext):  # type: ignore[no-untyped-def]
-    tenant, issued = new_tenant_with_key(db, live.settings)
-    return tenant, issued, client_for(live, tls_context, issued.api_key)
 
 
 def audit_rows(live: LiveServer, db: Database, tenant_id: str) -> list[AuditRecord]:

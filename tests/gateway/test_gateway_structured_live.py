@@ -14,7 +14,6 @@ import jsonschema
 import openai
 import pytest
 from pydantic import BaseModel, Field, ValidationError
-from test_gateway_openai_live import client_for, live, model_id, tenant_client, tls_context  # noqa: F401
 
 from engine.structured import ToolCall
 from gateway.core.errors import APIError
@@ -136,7 +135,7 @@ class City(BaseModel):
 
 
 @pytest.mark.slow
-def test_json_schema_json_object_and_refusals(tenant_client, model_id: str) -> None:  # noqa: F811
+def test_json_schema_json_object_and_refusals(tenant_client, model_id: str) -> None:
     _, _, client = tenant_client
     chat = client.chat.completions.create(
         model=model_id, messages=[{"role": "user", "content": "Invent a person. Reply in JSON."}], max_tokens=40,
@@ -174,7 +173,7 @@ def _validate_call(name: str, arguments: str) -> None:
 
 
 @pytest.mark.slow
-def test_tool_calls_round_trip_plain_and_streamed(tenant_client, model_id: str) -> None:  # noqa: F811
+def test_tool_calls_round_trip_plain_and_streamed(tenant_client, model_id: str) -> None:
     _, _, client = tenant_client
     question = [{"role": "user", "content": "What is the weather in Paris?"}]
     chat = client.chat.completions.create(model=model_id, messages=question, tools=[WEATHER, TIME],
