@@ -201,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--tenants", type=int, default=4)
     parser.add_argument("--victims", type=int, default=None, help="victim requests per fairness run (default 5)")
-    parser.add_argument("--flood-depth", type=int, default=16)
+    parser.add_argument("--flood-depth", type=int, default=8, help="flood requests kept in the engine")
+    parser.add_argument("--victim-len", type=int, default=256, help="victim prompt tokens")
+    parser.add_argument("--flood-len", type=int, default=512, help="flood prompt tokens")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--skip-fairness", action="store_true")
@@ -251,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
             engine = LLMEngine(config(fair_scheduling=fair))
             synth = TokenSynthesizer(trace_block, engine.vocab_size)
             print(f"  fairness {name} ...", flush=True)
-            ttfts = victim_ttfts(engine, synth, victims=victims, victim_len=512, flood_depth=depth, flood_len=1024,
+            # FIFO only shows the contrast: each of its victims waits out the whole queue, so fewer of them
+            ttfts = victim_ttfts(engine, synth, victims=victims if fair else min(victims, 3),
+                                 victim_len=args.victim_len, flood_depth=depth, flood_len=args.flood_len,
                                  flood_output=32, label=name)
             fairness[name] = {"victim_ttft_s": [round(t, 3) for t in ttfts],
                               "victim_ttft_p50_s": round(statistics.median(ttfts), 3)}
@@ -269,8 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         "public_prefix_tokens": public_len, "engine": {"block_size": 16, "max_num_batched_tokens": 512,
                                                        "max_num_seqs": 16, "kv_cache_memory_mb": 1024,
                                                        "dtype": args.dtype},
-        "fairness": {"victims": victims, "victim_prompt": 512, "victim_output": 4, "flood_depth": args.flood_depth,
-                     "flood_prompt": 1024, "flood_output": 32},
+        "fairness": {"victims": victims, "victim_prompt": args.victim_len, "victim_output": 4,
+                     "flood_depth": args.flood_depth, "flood_prompt": args.flood_len, "flood_output": 32},
         "threads": torch.get_num_threads(), "cpu": platform.processor() or platform.machine(),
         "torch": torch.__version__,
         "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)],
