@@ -6,7 +6,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from engine.config import EngineConfig
 from engine.layers.linear import INT4_GROUP_SIZE, Linear, cpu_prepack_supported
+from engine.llm import LLM
+from engine.sampling_params import SamplingParams
 
 
 def make_linear(out_features: int, in_features: int, dtype: torch.dtype, bias: bool = False) -> Linear:
@@ -66,3 +69,30 @@ def test_int8_stays_close_to_dense():
     dense = F.linear(x.float(), layer.weight.float())
     layer.quantize_int8(max_rows=4)
     torch.testing.assert_close(layer(x).float(), dense, rtol=3e-2, atol=3e-2)
+
+
+def _engine_linears(llm: LLM) -> tuple[Linear, list[Linear]]:
+    model = llm.engine.model
+    return model.lm_head, [m for m in model.layers.modules() if isinstance(m, Linear)]
+
+
+@pytest.mark.skipif(not cpu_prepack_supported(torch.bfloat16), reason="oneDNN bf16 is unavailable on this CPU")
+def test_int4_engine_quantizes_layers_not_head_and_prepacks_the_rest(tiny_llama_dir):
+    """int4 for the decoder layers, int8 for the precision-sensitive LM head; batches above the quantized
+    rows run the prepacked weights, which give exactly the dense engine's greedy tokens."""
+    common = dict(model=str(tiny_llama_dir), dtype="bfloat16", show_progress=False, num_kv_blocks=64, block_size=4)
+    served = LLM(EngineConfig(quantization="int4", **common))
+    head, layers = _engine_linears(served)
+    assert head.quant_kind == "int8" and head.packed_weight is not None
+    assert layers and all(m.quant_kind == "int4" and m.packed_weight is not None for m in layers)
+
+    dense = LLM(EngineConfig(cpu_prepack=False, **common))
+    dense_head, dense_layers = _engine_linears(dense)
+    assert dense_head.packed_weight is None and all(m.quant_kind is None for m in dense_layers)
+
+    params = SamplingParams(max_tokens=6, temperature=0, ignore_eos=True)
+    prompts = [[1, 2, 3 + i, 4, 5 + i] for i in range(8)]  # 8 rows per decode step: above int8_max_rows
+    assert [r.token_ids for r in served.generate(prompts, params)] == \
+        [r.token_ids for r in dense.generate(prompts, params)]
+    single = served.generate(prompts[:1], params)[0]  # one row: the quantized kernels
+    assert len(single.token_ids) == 6 and single.error is None
