@@ -1,10 +1,15 @@
 """Engine throughput: Warden vs HF transformers ``generate`` on the same GGUF weights, same prompts and lengths.
 
-    python -m bench.engine [--quick] [--dtype bfloat16] [--quantization int8]
+    python -m bench.engine [--quick] [--dtype bfloat16] [--quantization int4|int8|none] [--no-prepack] [--threads N]
 
 Concurrency 1 runs requests one after another; 8 and 32 submit that many at once (Warden: continuous
 batching; HF: one left-padded batch). Every request generates exactly ``--max-tokens`` tokens (EOS ignored),
 so both sides do the same work. Output tok/s = generated tokens / wall time. Writes bench/results/engine.json.
+
+Warden's CPU serving switches (``engine.layers.linear``): ``--quantization int4`` (the default: decoder layers
+int4, LM head int8, for steps of at most 4 rows) and oneDNN-prepacked bf16 weights for larger batches
+(``--no-prepack`` turns them off). On a shared 2-core machine two torch threads stall each other whenever another
+process holds a core: compare ``--threads 1`` and ``--threads 2`` and read the recorded load average.
 """
 
 from __future__ import annotations
@@ -99,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer requests and tokens (about 3 minutes)")
     parser.add_argument("--dtype", default="bfloat16", help="Warden's serving dtype (HF runs float32)")
-    parser.add_argument("--quantization", default="int8", help="'int8' weight-only for small batches, or 'none'")
+    parser.add_argument("--quantization", default="int4",
+                        help="weight-only 'int4' (layers; int8 head) or 'int8' for small batches, or 'none'")
+    parser.add_argument("--no-prepack", action="store_true", help="plain F.linear instead of prepacked weights")
     parser.add_argument("--max-tokens", type=int, default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
     parser.add_argument("--skip-hf", action="store_true")
@@ -114,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
                "c32": (32, 32 if args.quick else 64)}
     quant = None if args.quantization in ("none", "") else args.quantization
     config = EngineConfig(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=512,
-                          max_num_seqs=64, max_num_batched_tokens=2048)
-    print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant}")
+                          max_num_seqs=64, max_num_batched_tokens=2048, cpu_prepack=not args.no_prepack)
+    print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant} "
+          f"prepack={config.cpu_prepack}")
     llm = LLM(config)
     warden = bench_warden(llm, batches, max_tokens)
     hf = {} if args.skip_hf else bench_hf(batches, max_tokens, llm.tokenizer)
@@ -130,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         "warden": {k: round(v, 1) for k, v in warden.items()},
         "hf": {k: round(v, 1) for k, v in hf.items()},
         "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
-                     "warden_dtype": args.dtype, "warden_quantization": quant, "hf_dtype": "float32",
+                     "warden_dtype": args.dtype, "warden_quantization": quant,
+                     "warden_cpu_prepack": config.cpu_prepack, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
                      "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
                      # other work on the machine skews CPU numbers badly (OpenMP threads wait on each other)
