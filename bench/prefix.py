@@ -147,40 +147,48 @@ def replay(engine: LLMEngine, entries: list[TraceEntry], synth: TokenSynthesizer
             "cached_fraction": round(sum(f.cached_tokens for f in driver.finished.values()) / prompt_tokens, 3)}
 
 
-def victim_ttfts(engine: LLMEngine, synth: TokenSynthesizer, *, victims: int, victim_len: int, flood_depth: int,
-                 flood_len: int, flood_output: int, label: str) -> list[float]:
-    """TTFTs of ``victims`` sequential victim requests, each arriving while the flooder keeps ``flood_depth``
-    requests in the engine (none when ``flood_depth`` is 0)."""
-    driver = Driver(engine)
-    flood_ids = (f"{label}-flood-{i}" for i in range(1_000_000))
-    outstanding: set[str] = set()
+FAIRNESS_MODES = ("alone", "flood_fair", "flood_fifo")
 
-    def top_up() -> None:
-        while len(outstanding) < flood_depth:
+
+def victim_ttfts(engine: LLMEngine, synth: TokenSynthesizer, *, victims: int, victim_len: int, flood_depth: int,
+                 flood_len: int, flood_output: int) -> dict[str, list[float]]:
+    """Victim TTFTs per mode: alone; under a flood with the fair scheduler; under the same flood with FIFO
+    admission (the scheduler's ``fair`` switch). The modes take turns, one victim request each round, on one
+    engine, so drifting load on a shared machine hits them alike. The flooder keeps ``flood_depth`` requests in
+    the engine (more than its sequence slots: a real queue) and has run a few steps when the victim arrives."""
+    driver = Driver(engine)
+    flood_ids = (f"flood-{i}" for i in range(10_000_000))
+    outstanding: set[str] = set()
+    ttfts: dict[str, list[float]] = {mode: [] for mode in FAIRNESS_MODES}
+
+    def top_up(depth: int) -> None:
+        while len(outstanding) < depth:
             rid = next(flood_ids)
             outstanding.add(rid)
             driver.submit(EngineRequest(rid, synth.unique(flood_len, rid), SamplingParams(
                 max_tokens=flood_output, temperature=0, ignore_eos=True), cache_salt="flood", tenant="flood"))
 
-    def step() -> list[str]:
-        done = driver.step()
-        outstanding.difference_update(done)
-        top_up()
-        return done
-
-    top_up()
-    for _ in range(3 if flood_depth else 0):
-        step()  # the flood is under way before the victim shows up
-    ttfts = []
+    was_fair = engine.scheduler.fair
     for i in range(victims):
-        rid = f"{label}-victim-{i}"
-        driver.submit(EngineRequest(rid, synth.unique(victim_len, rid), SamplingParams(
-            max_tokens=4, temperature=0, ignore_eos=True), cache_salt="victim", tenant="victim"))
-        while rid not in driver.finished:
-            step()
-        ttfts.append(driver.finished[rid].ttft_s)
-    for rid in list(outstanding):
-        engine.abort_request(rid)
+        for mode in FAIRNESS_MODES:
+            engine.scheduler.fair = mode != "flood_fifo"
+            depth = 0 if mode == "alone" else flood_depth
+            top_up(depth)
+            for _ in range(3 if depth else 0):
+                outstanding.difference_update(driver.step())  # the flood is under way before the victim shows up
+                top_up(depth)
+            rid = f"victim-{mode}-{i}"
+            driver.submit(EngineRequest(rid, synth.unique(victim_len, rid), SamplingParams(
+                max_tokens=2, temperature=0, ignore_eos=True), cache_salt="victim", tenant="victim"))
+            while rid not in driver.finished:
+                outstanding.difference_update(driver.step())
+                top_up(depth)
+            ttfts[mode].append(driver.finished[rid].ttft_s)
+            for flood_rid in sorted(outstanding):  # a clean engine for the next mode
+                engine.abort_request(flood_rid)
+            outstanding.clear()
+            print(f"    round {i} {mode}: victim TTFT {ttfts[mode][-1]:.2f} s", flush=True)
+    engine.scheduler.fair = was_fair
     return ttfts
 
 
@@ -201,12 +209,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--tenants", type=int, default=4)
     parser.add_argument("--victims", type=int, default=None, help="victim requests per fairness run (default 5)")
-    parser.add_argument("--flood-depth", type=int, default=8, help="flood requests kept in the engine")
+    parser.add_argument("--flood-depth", type=int, default=16,
+                        help="flood requests kept in the engine (twice the fairness engine's sequence slots)")
     parser.add_argument("--victim-len", type=int, default=256, help="victim prompt tokens")
     parser.add_argument("--flood-len", type=int, default=512, help="flood prompt tokens")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--skip-fairness", action="store_true")
+    parser.add_argument("--fairness-only", action="store_true",
+                        help="rerun only the fairness scenario, keeping the replay results already in --out")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     sessions = args.sessions or (3 if args.quick else 4)
@@ -233,38 +244,37 @@ def main(argv: list[str] | None = None) -> int:
         return EngineConfig(**base)  # type: ignore[arg-type]
 
     results: dict[str, object] = {}
-    runs = {}
-    for name, caching in (("cache_on", True), ("cache_off", False)):
-        engine = LLMEngine(config(enable_prefix_caching=caching))
-        synth = TokenSynthesizer(trace_block, engine.vocab_size)
-        runs[name] = timed(name, lambda engine=engine, synth=synth: replay(
-            engine, subset, synth, concurrency=args.concurrency, tenants=args.tenants, public_prefix_len=public_len))
-        del engine
-    on, off = runs["cache_on"], runs["cache_off"]
-    results["ttft_p50_ratio_off_on"] = round(off["ttft_p50_s"] / on["ttft_p50_s"], 2)
-    results["ttft_p99_ratio_off_on"] = round(off["ttft_p99_s"] / on["ttft_p99_s"], 2)
-    results["throughput_ratio_on_off"] = round(on["output_tok_s"] / off["output_tok_s"], 2)
-    results["replay"] = runs
+    if args.fairness_only:
+        results = json.loads(args.out.read_text())
+        results.setdefault("replay_load_average_start_end", results.get("settings", {}).get("load_average_start_end"))
+    else:
+        runs = {}
+        for name, caching in (("cache_on", True), ("cache_off", False)):
+            engine = LLMEngine(config(enable_prefix_caching=caching))
+            synth = TokenSynthesizer(trace_block, engine.vocab_size)
+            runs[name] = timed(name, lambda engine=engine, synth=synth: replay(
+                engine, subset, synth, concurrency=args.concurrency, tenants=args.tenants,
+                public_prefix_len=public_len))
+            del engine
+        on, off = runs["cache_on"], runs["cache_off"]
+        results["ttft_p50_ratio_off_on"] = round(off["ttft_p50_s"] / on["ttft_p50_s"], 2)
+        results["ttft_p99_ratio_off_on"] = round(off["ttft_p99_s"] / on["ttft_p99_s"], 2)
+        results["throughput_ratio_on_off"] = round(on["output_tok_s"] / off["output_tok_s"], 2)
+        results["replay"] = runs
+        results["replay_load_average_start_end"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
 
     if not args.skip_fairness:
-        fairness: dict[str, object] = {}
-        for name, fair, depth in (("alone", True, 0), ("flood_fair", True, args.flood_depth),
-                                  ("flood_fifo", False, args.flood_depth)):
-            engine = LLMEngine(config(fair_scheduling=fair))
-            synth = TokenSynthesizer(trace_block, engine.vocab_size)
-            print(f"  fairness {name} ...", flush=True)
-            # FIFO only shows the contrast: each of its victims waits out the whole queue, so fewer of them
-            ttfts = victim_ttfts(engine, synth, victims=victims if fair else min(victims, 3),
-                                 victim_len=args.victim_len, flood_depth=depth, flood_len=args.flood_len,
-                                 flood_output=32, label=name)
-            fairness[name] = {"victim_ttft_s": [round(t, 3) for t in ttfts],
-                              "victim_ttft_p50_s": round(statistics.median(ttfts), 3)}
-            print(f"  fairness {name}: {fairness[name]}", flush=True)
-            del engine
-        alone = fairness["alone"]["victim_ttft_p50_s"]  # type: ignore[index]
-        results["victim_ttft_ratio_under_flood"] = round(fairness["flood_fair"]["victim_ttft_p50_s"] / alone, 2)  # type: ignore[index]
-        results["victim_ttft_ratio_under_flood_fifo"] = round(
-            fairness["flood_fifo"]["victim_ttft_p50_s"] / alone, 2)  # type: ignore[index]
+        engine = LLMEngine(config(max_num_seqs=args.flood_depth // 2))
+        synth = TokenSynthesizer(trace_block, engine.vocab_size)
+        print("  fairness (alone / flood with the fair scheduler / flood with FIFO, in turns) ...", flush=True)
+        ttfts = victim_ttfts(engine, synth, victims=victims, victim_len=args.victim_len, flood_depth=args.flood_depth,
+                             flood_len=args.flood_len, flood_output=32)
+        del engine
+        fairness = {mode: {"victim_ttft_s": [round(t, 3) for t in values],
+                           "victim_ttft_p50_s": round(statistics.median(values), 3)} for mode, values in ttfts.items()}
+        alone = statistics.median(ttfts["alone"])
+        results["victim_ttft_ratio_under_flood"] = round(statistics.median(ttfts["flood_fair"]) / alone, 2)
+        results["victim_ttft_ratio_under_flood_fifo"] = round(statistics.median(ttfts["flood_fifo"]) / alone, 2)
         results["fairness"] = fairness
 
     results["settings"] = {
@@ -273,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         "public_prefix_tokens": public_len, "engine": {"block_size": 16, "max_num_batched_tokens": 512,
                                                        "max_num_seqs": 16, "kv_cache_memory_mb": 1024,
                                                        "dtype": args.dtype},
-        "fairness": {"victims": victims, "victim_prompt": args.victim_len, "victim_output": 4,
-                     "flood_depth": args.flood_depth, "flood_prompt": args.flood_len, "flood_output": 32},
+        "fairness": {"victims": victims, "victim_prompt": args.victim_len, "victim_output": 2,
+                     "flood_depth": args.flood_depth, "flood_prompt": args.flood_len, "flood_output": 32,
+                     "max_num_seqs": args.flood_depth // 2},
         "threads": torch.get_num_threads(), "cpu": platform.processor() or platform.machine(),
         "torch": torch.__version__,
         "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)],

@@ -26,7 +26,8 @@ def test_replay_and_flood_scenario_on_the_tiny_engine(tiny_llm):
     assert result["requests"] == 6
     assert 0 < result["cached_fraction"] < 1  # later turns reuse their session's blocks
     assert result["ttft_p50_s"] > 0 and result["output_tok_s"] > 0
-    ttfts = victim_ttfts(engine, synth, victims=2, victim_len=20, flood_depth=4, flood_len=40, flood_output=3,
-                         label="t")
-    assert len(ttfts) == 2 and all(t > 0 for t in ttfts)
+    ttfts = victim_ttfts(engine, synth, victims=1, victim_len=20, flood_depth=4, flood_len=40, flood_output=3)
+    assert sorted(ttfts) == ["alone", "flood_fair", "flood_fifo"]
+    assert all(len(values) == 1 and values[0] > 0 for values in ttfts.values())
     assert not engine.has_unfinished_requests()  # the flood left behind was aborted
+    assert engine.scheduler.fair  # the FIFO switch was put back
