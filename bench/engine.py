@@ -18,7 +18,9 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -57,22 +59,20 @@ def prompts(tokenizer, n: int) -> list[list[int]]:
     return out
 
 
-def bench_warden(llm: LLM, batches: dict[str, tuple[int, int]], max_tokens: int) -> dict[str, float]:
+Runner = Callable[[list[list[int]]], int]  # generates for one batch of prompts, returns tokens generated
+
+
+def warden_runner(llm: LLM, max_tokens: int) -> Runner:
     params = SamplingParams(max_tokens=max_tokens, temperature=0, ignore_eos=True)
     llm.generate(prompts(llm.tokenizer, 2), SamplingParams(max_tokens=4, temperature=0))  # warm-up
-    results = {}
-    for name, (concurrency, total) in batches.items():
-        ps = prompts(llm.tokenizer, total)
-        start = time.perf_counter()
-        generated = 0
-        for i in range(0, total, concurrency):
-            generated += sum(len(r.token_ids) for r in llm.generate(ps[i : i + concurrency], params))
-        results[name] = generated / (time.perf_counter() - start)
-        print(f"  warden {name}: {results[name]:8.1f} tok/s", flush=True)
-    return results
+
+    def run(batch: list[list[int]]) -> int:
+        return sum(len(r.token_ids) for r in llm.generate(batch, params))
+
+    return run
 
 
-def bench_hf(batches: dict[str, tuple[int, int]], max_tokens: int, tokenizer) -> dict[str, float]:
+def hf_runner(max_tokens: int, tokenizer) -> Runner:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from transformers import AutoModelForCausalLM
 
@@ -90,19 +90,33 @@ def bench_hf(batches: dict[str, tuple[int, int]], max_tokens: int, tokenizer) ->
         return (out.shape[1] - width) * len(batch)
 
     run(prompts(tokenizer, 1))  # warm-up
-    results = {}
-    for name, (concurrency, total) in batches.items():
-        ps = prompts(tokenizer, total)
-        start = time.perf_counter()
-        generated = sum(run(ps[i : i + concurrency]) for i in range(0, total, concurrency))
-        results[name] = generated / (time.perf_counter() - start)
-        print(f"  hf     {name}: {results[name]:8.1f} tok/s", flush=True)
-    return results
+    return run
+
+
+def measure(run: Runner, ps: list[list[int]], concurrency: int) -> float:
+    """Output tok/s of ``ps`` submitted ``concurrency`` at a time."""
+    start = time.perf_counter()
+    generated = sum(run(ps[i : i + concurrency]) for i in range(0, len(ps), concurrency))
+    return generated / (time.perf_counter() - start)
+
+
+def bench(runners: dict[str, Runner], batches: dict[str, tuple[int, int]], tokenizer,
+          repeat: int) -> dict[str, dict[str, list[float]]]:
+    """tok/s per side and concurrency, each measured ``repeat`` times. The sides alternate at every
+    concurrency of every round, so load from other processes falls on both alike."""
+    samples: dict[str, dict[str, list[float]]] = {side: {name: [] for name in batches} for side in runners}
+    for round_ in range(repeat):
+        for name, (concurrency, total) in batches.items():
+            ps = prompts(tokenizer, total)
+            for side, run in runners.items():
+                samples[side][name].append(measure(run, ps, concurrency))
+                print(f"  round {round_ + 1} {side:<6} {name}: {samples[side][name][-1]:8.1f} tok/s", flush=True)
+    return samples
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer requests and tokens (about 3 minutes)")
+    parser.add_argument("--quick", action="store_true", help="fewer requests and tokens, 3 rounds (a few minutes on 2 cores)")
     parser.add_argument("--dtype", default="bfloat16", help="Warden's serving dtype (HF runs float32)")
     parser.add_argument("--quantization", default="int4",
                         help="weight-only 'int4' (layers; int8 head) or 'int8' for small batches, or 'none'")
@@ -110,9 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
     parser.add_argument("--skip-hf", action="store_true")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="rounds per concurrency, median reported (default: 3 with --quick, else 1)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     max_tokens = args.max_tokens or (32 if args.quick else 128)
+    args.repeat = args.repeat or (3 if args.quick else 1)
     if args.threads:
         torch.set_num_threads(args.threads)
     load_before = os.getloadavg()[0]
@@ -125,11 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant} "
           f"prepack={config.cpu_prepack}")
     llm = LLM(config)
-    warden = bench_warden(llm, batches, max_tokens)
-    hf = {} if args.skip_hf else bench_hf(batches, max_tokens, llm.tokenizer)
+    runners = {"warden": warden_runner(llm, max_tokens)}
+    if not args.skip_hf:
+        runners["hf"] = hf_runner(max_tokens, llm.tokenizer)
+    samples = bench(runners, batches, llm.tokenizer, args.repeat)
+    warden = {name: statistics.median(v) for name, v in samples["warden"].items()}
+    hf = {name: statistics.median(v) for name, v in samples.get("hf", {}).items()}
     del llm
 
-    print(f"\n{'concurrency':<12}{'warden tok/s':>14}{'hf tok/s':>12}{'speed-up':>10}")
+    print(f"\nmedian of {args.repeat} round(s)")
+    print(f"{'concurrency':<12}{'warden tok/s':>14}{'hf tok/s':>12}{'speed-up':>10}")
     for name in batches:
         h = hf.get(name)
         ratio = f"{warden[name] / h:9.2f}x" if h else "        -"
@@ -137,8 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "warden": {k: round(v, 1) for k, v in warden.items()},
         "hf": {k: round(v, 1) for k, v in hf.items()},
+        "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
         "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
-                     "warden_dtype": args.dtype, "warden_quantization": quant,
+                     "repeat": args.repeat, "warden_dtype": args.dtype, "warden_quantization": quant,
                      "warden_cpu_prepack": config.cpu_prepack, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
                      "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
