@@ -116,7 +116,7 @@ def bench(runners: dict[str, Runner], batches: dict[str, tuple[int, int]], token
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer requests and tokens, 3 rounds (a few minutes on 2 cores)")
+    parser.add_argument("--quick", action="store_true", help="fewer requests and tokens, 3 rounds")
     parser.add_argument("--dtype", default="bfloat16", help="Warden's serving dtype (HF runs float32)")
     parser.add_argument("--quantization", default="int4",
                         help="weight-only 'int4' (layers; int8 head) or 'int8' for small batches, or 'none'")
