@@ -34,7 +34,7 @@ lock:
 bench: bench-engine bench-guardrails bench-ratelimit bench-structured
 
 bench-engine: install
-	$(BIN)/python -m bench.engine --quick
+	$(BIN)/python -m bench.engine --quick --threads 1
 
 bench-guardrails: install
 	$(BIN)/python -m bench.guardrails
@@ -48,6 +48,10 @@ bench-structured: install
 # Replays the shipped Mooncake-format CPU trace against two whole Wardens (baseline vs optimized engine).
 bench-serve: install
 	$(BIN)/python -m bench.serve --quick
+
+# Prefix cache on/off over the Mooncake trace, and a victim tenant's TTFT under a flood (fair vs FIFO).
+bench-prefix: install
+	$(BIN)/python -m bench.prefix
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
 bench-kernels: install

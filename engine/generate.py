@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top-p", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
-    p.add_argument("--quantization", default=None, choices=["int8"])
+    p.add_argument("--quantization", default=None, choices=["int8", "int4"])
     p.add_argument("--usage", action="store_true", help="print token usage to stderr")
     return p
 
