@@ -151,11 +151,13 @@ FAIRNESS_MODES = ("alone", "flood_fair", "flood_fifo")
 
 
 def victim_ttfts(engine: LLMEngine, synth: TokenSynthesizer, *, victims: int, victim_len: int, flood_depth: int,
-                 flood_len: int, flood_output: int) -> dict[str, list[float]]:
+                 flood_len: int, flood_output: int, think_steps: int = 12) -> dict[str, list[float]]:
     """Victim TTFTs per mode: alone; under a flood with the fair scheduler; under the same flood with FIFO
     admission (the scheduler's ``fair`` switch). The modes take turns, one victim request each round, on one
     engine, so drifting load on a shared machine hits them alike. The flooder keeps ``flood_depth`` requests in
-    the engine (more than its sequence slots: a real queue) and has run a few steps when the victim arrives."""
+    the engine (more than its sequence slots: a real queue) and runs alone for ``think_steps`` steps before each
+    victim request (the victim's think time; a victim that sends back to back is itself a heavy tenant, and two
+    heavy tenants of equal weight rightly split the engine in half)."""
     driver = Driver(engine)
     flood_ids = (f"flood-{i}" for i in range(10_000_000))
     outstanding: set[str] = set()
@@ -174,7 +176,7 @@ def victim_ttfts(engine: LLMEngine, synth: TokenSynthesizer, *, victims: int, vi
             engine.scheduler.fair = mode != "flood_fifo"
             depth = 0 if mode == "alone" else flood_depth
             top_up(depth)
-            for _ in range(3 if depth else 0):
+            for _ in range(think_steps if depth else 0):
                 outstanding.difference_update(driver.step())  # the flood is under way before the victim shows up
                 top_up(depth)
             rid = f"victim-{mode}-{i}"
@@ -211,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--victims", type=int, default=None, help="victim requests per fairness run (default 5)")
     parser.add_argument("--flood-depth", type=int, default=16,
                         help="flood requests kept in the engine (twice the fairness engine's sequence slots)")
-    parser.add_argument("--victim-len", type=int, default=256, help="victim prompt tokens")
+    parser.add_argument("--victim-len", type=int, default=2048, help="victim prompt tokens (the trace's context)")
+    parser.add_argument("--think-steps", type=int, default=12, help="flood-only steps before each victim request")
     parser.add_argument("--flood-len", type=int, default=512, help="flood prompt tokens")
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--threads", type=int, default=None)
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         synth = TokenSynthesizer(trace_block, engine.vocab_size)
         print("  fairness (alone / flood with the fair scheduler / flood with FIFO, in turns) ...", flush=True)
         ttfts = victim_ttfts(engine, synth, victims=victims, victim_len=args.victim_len, flood_depth=args.flood_depth,
-                             flood_len=args.flood_len, flood_output=32)
+                             flood_len=args.flood_len, flood_output=32, think_steps=args.think_steps)
         del engine
         fairness = {mode: {"victim_ttft_s": [round(t, 3) for t in values],
                            "victim_ttft_p50_s": round(statistics.median(values), 3)} for mode, values in ttfts.items()}
@@ -284,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        "max_num_seqs": 16, "kv_cache_memory_mb": 1024,
                                                        "dtype": args.dtype},
         "fairness": {"victims": victims, "victim_prompt": args.victim_len, "victim_output": 2,
+                     "think_steps": args.think_steps,
                      "flood_depth": args.flood_depth, "flood_prompt": args.flood_len, "flood_output": 32,
                      "max_num_seqs": args.flood_depth // 2},
         "threads": torch.get_num_threads(), "cpu": platform.processor() or platform.machine(),
