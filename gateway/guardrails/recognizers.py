@@ -25,6 +25,7 @@ from presidio_analyzer.predefined_recognizers import (
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.offline import configure_offline
+from gateway.guardrails.windows import add_window
 
 # Presidio's defaults for context enhancement (LemmaContextAwareEnhancer): +0.35, and at least 0.4 with context.
 CONTEXT_BOOST = 0.35
@@ -209,16 +210,7 @@ def build_detectors() -> list[Detector]:
 def _anchor_windows(text: str, anchor: re.Pattern[str], margin: int) -> list[tuple[int, int]]:
     windows: list[tuple[int, int]] = []
     for match in anchor.finditer(text):
-        start, end = max(0, match.start() - margin), min(len(text), match.end() + margin)
-        # Widen to whitespace so the recognizer's word boundaries are the real ones.
-        while start > 0 and not text[start - 1].isspace():
-            start -= 1
-        while end < len(text) and not text[end].isspace():
-            end += 1
-        if windows and start <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
-        else:
-            windows.append((start, end))
+        add_window(windows, text, match.start(), match.end(), margin)
     return windows
 
 
