@@ -12,12 +12,13 @@ import copy
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.cache import BoundedLru, content_key
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.injection import InjectionDetector, InjectionVerdict
+from gateway.guardrails.injection import InjectionDetector, InjectionVerdict, OnnxInjectionClassifier
 from gateway.guardrails.output import OutputRedactor, redact_output_text
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
 from policies import InjectionAction, Policy, injection_action, needs_ner
@@ -40,7 +41,11 @@ class GuardConfig:
     max_message_chars: int = 256_000  # one message's text; beyond it: 413
     max_total_chars: int = 2_000_000  # all messages together; beyond it: 413
     cache_entries: int = 100_000  # findings and verdicts kept (each a few hundred bytes, no text)
-    workers: int = 2  # analysis threads
+    workers: int = 2  # analysis threads (input scans and output redaction share them)
+    # An operator's ONNX injection classifier (model.onnx + tokenizer.json) instead of the shipped linear one;
+    # loaded and probed when the guard is built, so a bad directory stops start-up rather than a request.
+    injection_onnx_dir: Path | None = None
+    injection_label: int = 1  # the ONNX model's logit column that means "injection"
 
 
 @dataclass(slots=True)
@@ -131,8 +136,12 @@ class InputGuard:
     ) -> None:
         self._secret = server_secret
         self.analyzer = analyzer if analyzer is not None else PiiAnalyzer()
-        self._injection = injection
         self.config = config or GuardConfig()
+        if injection is None and self.config.injection_onnx_dir is not None:
+            injection = InjectionDetector(
+                OnnxInjectionClassifier(self.config.injection_onnx_dir, injection_label=self.config.injection_label)
+            )
+        self._injection = injection
         self._executor = executor or ThreadPoolExecutor(self.config.workers, thread_name_prefix="warden-guard")
         self._findings: BoundedLru[tuple[Finding, ...]] = BoundedLru(self.config.cache_entries)
         self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
