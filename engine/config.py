@@ -42,6 +42,9 @@ class EngineConfig:
     num_threads: int | None = None  # torch intra-op threads on CPU; None leaves torch's default
     show_progress: bool = True
     seed: int = 0  # seeds unseeded sampling so a whole run is reproducible
+    # Structured outputs: where the grammar allows exactly one continuation, append those tokens without a
+    # forward pass each (the next step computes them together). Off for requests that ask for logprobs.
+    structured_jump_forward: bool = True
 
     def __post_init__(self) -> None:
         if self.dtype not in _DTYPES:

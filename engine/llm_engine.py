@@ -1,11 +1,13 @@
 """The step loop: add requests, run one scheduled forward per ``step()``, turn sampled tokens into deltas.
 
-Synchronous and single-threaded; ``EngineCore`` runs it in its own process and ``LLM`` drives it offline.
+Synchronous; ``EngineCore`` runs it in its own process and ``LLM`` drives it offline. The one other thread is
+structured decoding's: the batch's grammar mask is filled on it while the forward pass runs (joined before sampling).
 """
 
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +85,8 @@ class LLMEngine:
         self._arrivals = 0
         self._grammar: Any = None
         self._bitmask: Any = None  # engine.structured.BatchBitmask, made with the first constrained batch
+        self.num_steps = 0  # forward passes run (lifetime; tests and benchmarks)
+        self.num_forced_tokens = 0  # tokens appended by jump-forward, each one forward pass saved
         log.info("engine ready: %s on %s/%s, %d KV blocks of %d tokens, max_model_len %d", self.model_name,
                  self.device, self.dtype, num_blocks, config.block_size, self.max_model_len)
 
@@ -170,22 +174,29 @@ class LLMEngine:
         sample_rows = [i for i, (s, n) in enumerate(zip(batch.seqs, batch.num_new_tokens, strict=True))
                        if s.num_computed_tokens + n == len(s)]
         sampled = [batch.seqs[i] for i in sample_rows]
+        fill_errors: dict[int, str] = {}
+        pending = None
         try:
-            bitmask = self._fill_bitmask(sampled)
-            out = self.runner.execute(batch, sample_rows, bitmask)
+            pending = self._start_bitmask_fill(sampled, fill_errors)
+            out = self.runner.execute(batch, sample_rows, pending)
         except Exception as exc:  # a failed forward fails its batch, never the engine
+            if pending is not None:
+                wait([pending])  # the fill must not still be reading matchers (or writing the buffer) next step
             log.exception("step failed; finishing %d requests with an error", len(batch.seqs))
             return [self._finish_error(seq, f"engine step failed: {exc}") for seq in batch.seqs]
+        self.num_steps += 1
         for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
             seq.num_computed_tokens += n
             self.block_manager.commit_computed_blocks(seq)
         if out is None:
             return []
-        return self._process_samples(sampled, out)
+        return self._process_samples(sampled, out, fill_errors)
 
-    def _fill_bitmask(self, seqs: list[Sequence]) -> torch.Tensor | None:
-        """The sampling batch's allowed-token mask (None when no sequence is constrained), filled by llguidance's
-        parallel executor into one preallocated buffer (``engine.structured.BatchBitmask``)."""
+    def _start_bitmask_fill(self, seqs: list[Sequence], errors: dict[int, str]) -> Future[torch.Tensor | None] | None:
+        """Start filling the sampling batch's allowed-token mask on a helper thread, to run while the forward pass
+        does (None when no sequence is constrained). llguidance's parallel executor fills one preallocated buffer
+        (``engine.structured.BatchBitmask``); a row whose fill fails lands in ``errors`` and fails only its
+        request."""
         matchers = [s.structured_state for s in seqs]
         if all(m is None for m in matchers):
             return None
@@ -193,15 +204,22 @@ class LLMEngine:
             from engine.structured import BatchBitmask
 
             self._bitmask = BatchBitmask(self.config.max_num_seqs, self.vocab_size)
-        return self._bitmask.fill(matchers)
+        return self._bitmask.fill_async(matchers, errors)
 
-    def _process_samples(self, seqs: list[Sequence], out: SamplerOutput) -> list[RequestOutput]:
+    def _process_samples(self, seqs: list[Sequence], out: SamplerOutput,
+                         fill_errors: dict[int, str]) -> list[RequestOutput]:
         token_ids = out.token_ids.tolist()
         logprobs = out.logprobs.tolist() if out.logprobs is not None else None
         top_lps = out.top_logprobs.tolist() if out.top_logprobs is not None else None
         top_ids = out.top_ids.tolist() if out.top_ids is not None else None
         outputs = []
         for row, (seq, token) in enumerate(zip(seqs, token_ids, strict=True)):
+            # The matcher failed while computing its mask (e.g. it ran out of its per-step fuel): the row was
+            # sampled without its constraint, so the token is dropped and the request ends with the reason.
+            error = fill_errors.get(row) or getattr(seq.structured_state, "error", None)
+            if error:
+                outputs.append(self._finish_error(seq, error))
+                continue
             lp = None
             k = seq.sampling_params.logprobs
             if k is not None and logprobs is not None:
@@ -211,11 +229,35 @@ class LLMEngine:
                 lp = [TokenLogprob(token, self.tokenizer.token_text(token), logprobs[row],
                                    self.tokenizer.token_bytes(token), tops)]
             try:
-                outputs.append(self._append_token(seq, token, lp))
+                result = self._append_token(seq, token, lp)
+                if not result.finished and self._jump_forward_enabled(seq):
+                    result = self._jump_forward(seq, result)
+                outputs.append(result)
             except Exception as exc:  # e.g. a grammar matcher failing: only this request fails
                 log.exception("request %s failed while processing its token", seq.request_id)
                 outputs.append(self._finish_error(seq, str(exc)))
         return outputs
+
+    def _jump_forward_enabled(self, seq: Sequence) -> bool:
+        """Jump-forward applies to constrained sequences without logprobs: a forced token is never sampled, so it
+        has no sampled log-probability to report (those requests keep one forward pass per token instead)."""
+        return (self.config.structured_jump_forward and seq.sampling_params.logprobs is None
+                and hasattr(seq.structured_state, "forced_tokens"))
+
+    def _jump_forward(self, seq: Sequence, result: RequestOutput) -> RequestOutput:
+        """Append the tokens the grammar forces next (it allows exactly one continuation) without a forward pass
+        each. They go through the same per-token path as sampled ones (matcher, stop tokens and strings,
+        detokenizer, max_tokens, usage) and become known-but-uncomputed tokens of the sequence: the scheduler
+        computes them in the next step like a short prefill chunk, which then samples after the last of them."""
+        for token in seq.structured_state.forced_tokens():
+            if result.finished:
+                break
+            forced = self._append_token(seq, token, None)
+            self.num_forced_tokens += 1
+            forced.token_ids = result.token_ids + forced.token_ids
+            forced.text = result.text + forced.text
+            result = forced
+        return result
 
     def _append_token(self, seq: Sequence, token: int, logprobs: list[TokenLogprob] | None) -> RequestOutput:
         state = self.states[seq.request_id]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from concurrent.futures import Future
 
 import torch
 
@@ -213,15 +214,24 @@ class ModelRunner:
     # --- execution -----------------------------------------------------------------------------------
     @torch.inference_mode()
     def execute(self, batch: ScheduledBatch, sample_rows: list[int],
-                bitmask: torch.Tensor | None = None) -> SamplerOutput | None:
+                bitmask: torch.Tensor | Future[torch.Tensor | None] | None = None) -> SamplerOutput | None:
         """Run one step. ``sample_rows`` are the batch rows whose last scheduled token ends the known tokens
-        (a token is sampled for them); partial prefill chunks only fill the cache."""
+        (a token is sampled for them); partial prefill chunks only fill the cache.
+
+        ``bitmask`` may be a future being filled on the host (``BatchBitmask.fill_async``): it is joined only once
+        the forward and the logits are launched, so the fill overlaps the forward pass. On CUDA the launches
+        return at once and the GPU computes while the host fills; on CPU the forward computes in this thread
+        (torch releases the GIL) while the fill runs on llguidance's threads (which release it too)."""
         input_ids, positions, meta = self.prepare_inputs(batch)
+        # Built before the forward: a blocking host-to-device copy after it would wait for the whole forward.
+        rows = torch.tensor(sample_rows, dtype=torch.long).to(self.device) if sample_rows else None
         hidden = self.decode_graphs.run(input_ids, positions, meta) if self.decode_graphs else None
         if hidden is None:
             hidden = self.model(input_ids, positions, meta)
-        if not sample_rows:
+        if rows is None:
             return None
         last = meta.query_start_loc[1:].long() - 1
-        logits = self.model.compute_logits(hidden[last[torch.tensor(sample_rows, device=self.device)]])
+        logits = self.model.compute_logits(hidden[last[rows]])
+        if isinstance(bitmask, Future):
+            bitmask = bitmask.result()
         return self.sampler(logits, self.prepare_sampling([batch.seqs[i] for i in sample_rows], bitmask))

@@ -38,9 +38,13 @@ class BatchBitmask:
     def max_batch(self) -> int:
         return self._buffer.shape[0]
 
-    def fill(self, matchers: Sequence[Any]) -> torch.Tensor | None:
+    def fill(self, matchers: Sequence[Any], errors: dict[int, str] | None = None) -> torch.Tensor | None:
         """The mask for the batch as a ``[len(matchers), words]`` view of the buffer, or None when no sequence is
-        constrained. The view is overwritten by the next fill: apply it (or copy it to the device) first."""
+        constrained. The view is overwritten by the next fill: apply it (or copy it to the device) first.
+
+        With ``errors`` given, a failing row does not fail the batch: the batched fill is retried row by row and
+        each row that still fails is recorded as ``errors[row] = reason`` (its row allows everything; the caller
+        must discard whatever is sampled there and fail that sequence). Without it, the exception propagates."""
         batch = len(matchers)
         if batch > self.max_batch:
             raise ValueError(f"batch of {batch} exceeds the bitmask's {self.max_batch} rows")
@@ -48,18 +52,38 @@ class BatchBitmask:
             return None
         view = self._buffer[:batch]
         rows = [(m.ll_matcher, i) for i, m in enumerate(matchers) if isinstance(m, GrammarMatcher)]
-        if len(rows) < batch:
-            view.fill_(ALL_ALLOWED)
-            for i, m in enumerate(matchers):  # other duck-typed matchers fill their own (pre-set) row
-                if m is not None and not isinstance(m, GrammarMatcher):
-                    m.fill_bitmask(view[i])
-        if rows:
-            self._executor.unsafe_compute_mask_ptr(rows, view.data_ptr(), self.words * 4, batch)
+        try:
+            if len(rows) < batch:
+                view.fill_(ALL_ALLOWED)
+                for i, m in enumerate(matchers):  # other duck-typed matchers fill their own (pre-set) row
+                    if m is not None and not isinstance(m, GrammarMatcher):
+                        m.fill_bitmask(view[i])
+            if rows:
+                self._executor.unsafe_compute_mask_ptr(rows, view.data_ptr(), self.words * 4, batch)
+        except Exception:
+            if errors is None:
+                raise
+            self._fill_rows(matchers, view, errors)
         return view
 
-    def fill_async(self, matchers: Sequence[Any]) -> Future[torch.Tensor | None]:
-        """``fill`` on the helper thread. The matchers must not be advanced until the future is done."""
-        return self._helper.submit(self.fill, list(matchers))
+    @staticmethod
+    def _fill_rows(matchers: Sequence[Any], view: torch.Tensor, errors: dict[int, str]) -> None:
+        """The slow path after a batched fill raised: one row at a time, so only the culprits fail."""
+        view.fill_(ALL_ALLOWED)
+        for i, m in enumerate(matchers):
+            if m is None:
+                continue
+            try:
+                m.fill_bitmask(view[i])
+            except Exception as exc:
+                view[i].fill_(ALL_ALLOWED)
+                errors[i] = f"output constraint failed: {exc}"
+
+    def fill_async(self, matchers: Sequence[Any], errors: dict[int, str] | None = None
+                   ) -> Future[torch.Tensor | None]:
+        """``fill`` on the helper thread (the forward pass runs meanwhile on the caller's). The matchers must not be
+        advanced, nor ``errors`` read, until the future is done."""
+        return self._helper.submit(self.fill, list(matchers), errors)
 
     def close(self) -> None:
         self._helper.shutdown(wait=True)
