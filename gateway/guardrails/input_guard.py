@@ -2,18 +2,18 @@
 
 Agentic clients resend the whole conversation each turn. Findings and injection verdicts are cached per
 (tenant, content hash), so a message already seen costs one hash and a dictionary lookup; only new text is analysed.
-Analysis runs on a bounded thread pool, never on the event loop.
+Analysis, of input and of output, runs on bounded thread pools, never on the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.cache import BoundedLru, content_key
@@ -22,6 +22,8 @@ from gateway.guardrails.injection import InjectionDetector, InjectionVerdict, On
 from gateway.guardrails.output import OutputRedactor, redact_output_text
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
 from policies import InjectionAction, Policy, injection_action, needs_ner
+
+T = TypeVar("T")
 
 # Roles whose text can carry an injected instruction from someone other than the operator.
 UNTRUSTED_ROLES = frozenset({"user", "tool", "function"})
@@ -41,7 +43,9 @@ class GuardConfig:
     max_message_chars: int = 256_000  # one message's text; beyond it: 413
     max_total_chars: int = 2_000_000  # all messages together; beyond it: 413
     cache_entries: int = 100_000  # findings and verdicts kept (each a few hundred bytes, no text)
-    workers: int = 2  # analysis threads (input scans and output redaction share them)
+    workers: int = 2  # input analysis threads
+    # Output redaction gets its own threads: a chunk's few hundred characters must not queue behind a long prompt.
+    output_workers: int = 2
     # An operator's ONNX injection classifier (model.onnx + tokenizer.json) instead of the shipped linear one;
     # loaded and probed when the guard is built, so a bad directory stops start-up rather than a request.
     injection_onnx_dir: Path | None = None
@@ -143,6 +147,9 @@ class InputGuard:
             )
         self._injection = injection
         self._executor = executor or ThreadPoolExecutor(self.config.workers, thread_name_prefix="warden-guard")
+        self._output_executor = executor or ThreadPoolExecutor(
+            self.config.output_workers, thread_name_prefix="warden-guard-out"
+        )
         self._findings: BoundedLru[tuple[Finding, ...]] = BoundedLru(self.config.cache_entries)
         self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
 
@@ -200,8 +207,22 @@ class InputGuard:
         )
 
     def redact_output(self, tenant_id: str, text: str, policy: Policy) -> tuple[str, list[dict[str, object]]]:
-        """A whole (non-streamed) completion: (safe text, audit decisions)."""
+        """A whole (non-streamed) completion: (safe text, audit decisions). Blocking: see redact_output_async."""
         return redact_output_text(self.analyzer, policy, text, tenant_token_key(self._secret, tenant_id))
+
+    async def redact_output_async(
+        self, tenant_id: str, text: str, policy: Policy
+    ) -> tuple[str, list[dict[str, object]]]:
+        return await self.run_output_work(self.redact_output, tenant_id, text, policy)
+
+    async def run_output_work(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run output redaction work (an OutputRedactor's feed/flush, a whole completion) on the output threads.
+
+        Callers await each call before the next one for the same redactor, so chunks keep their order; the
+        redactor is never used by two threads at once.
+        """
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._output_executor, fn, *args)
 
     def _cached_findings(self, tenant_id: str, text: str, use_ner: bool, result: GuardResult) -> tuple[Finding, ...]:
         key = content_key(tenant_id, text, "pii+ner" if use_ner else "pii")

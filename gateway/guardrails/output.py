@@ -86,10 +86,15 @@ class OutputRedactor:
         self._pending = ""
         self.tally = EntityTally()
 
+    def analyses(self, delta: str) -> bool:
+        """Whether feed(delta) would analyse text; if not, it only buffers and is cheap enough for the event loop."""
+        return len(self._pending) + len(delta) >= self._holdback + self._min_emit
+
     def feed(self, delta: str) -> str:
-        self._pending += delta
         # Analyse only once enough text is pending to emit something; tiny deltas just accumulate.
-        if len(self._pending) < self._holdback + self._min_emit:
+        analyse = self.analyses(delta)
+        self._pending += delta
+        if not analyse:
             return ""
         decided = _analyze(self._analyzer, self._rules, self._pending)
         cut = len(self._pending) - self._holdback
@@ -105,6 +110,10 @@ class OutputRedactor:
             return ""
         emitted = [(f, a) for f, a in decided if f.end <= cut]
         return self._emit(cut, emitted)
+
+    @property
+    def pending_chars(self) -> int:
+        return len(self._pending)
 
     def flush(self) -> str:
         if not self._pending:

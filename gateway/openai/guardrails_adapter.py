@@ -36,14 +36,22 @@ class GuardrailsInput:
 
 
 class _RedactorFilter:
-    def __init__(self, redactor: OutputRedactor) -> None:
+    """Presidio analysis of the output (streamed or not) runs on the guard's output threads, never on the loop;
+    a delta that only fills the hold-back buffer is appended here, without a thread hop."""
+
+    def __init__(self, guard: InputGuard, redactor: OutputRedactor) -> None:
+        self._guard = guard
         self._redactor = redactor
 
     async def feed(self, text: str) -> str:
-        return self._redactor.feed(text)
+        if not self._redactor.analyses(text):
+            return self._redactor.feed(text)
+        return await self._guard.run_output_work(self._redactor.feed, text)
 
     async def finish(self) -> str:
-        return self._redactor.flush()
+        if not self._redactor.pending_chars:
+            return ""
+        return await self._guard.run_output_work(self._redactor.flush)
 
     def decisions(self) -> list[dict[str, Any]]:
         return _staged("output_guardrails", self._redactor.decisions())
@@ -54,4 +62,4 @@ class GuardrailsOutput:
         self._guard = guard
 
     def open(self, *, tenant_id: str, policy: Policy) -> OutputFilter:
-        return _RedactorFilter(self._guard.output_redactor(tenant_id, policy))
+        return _RedactorFilter(self._guard, self._guard.output_redactor(tenant_id, policy))

@@ -1,0 +1,104 @@
+"""Output redaction through the /v1 adapter runs on the guard's threads: the event loop keeps serving other requests."""
+
+import asyncio
+import threading
+import time
+
+from gateway.guardrails import InputGuard, redact_output_text
+from gateway.guardrails.redaction import tenant_token_key
+from gateway.openai.guardrails_adapter import GuardrailsOutput
+from policies import PiiAction, PiiRules, Policy
+
+SECRET = b"test-server-secret"
+POLICY = Policy(
+    pii_output=PiiRules(
+        entities={"EMAIL_ADDRESS": PiiAction.MASK, "PHONE_NUMBER": PiiAction.HASH, "CREDIT_CARD": PiiAction.BLOCK},
+        ner_enabled=False,
+    ),
+    output_deny_patterns=[r"(?i)project\s+bluebird"],
+)
+TEXT = (
+    "Sure! You can reach the owner at dana.k@example.org or on (415) 555-0132. The card on file is "
+    "4111 1111 1111 1111. Do not mention Project Bluebird to anyone. That is all the information I have, goodbye. "
+) * 3
+ANALYSIS_S = 0.25
+
+
+class SlowAnalyzer:
+    """The real analyzer plus a fixed delay (sleeping, like NER over a long output), recording its threads."""
+
+    def __init__(self, analyzer) -> None:
+        self._analyzer = analyzer
+        self.threads: list[int] = []
+
+    def analyze(self, text, *, ner_enabled=True):
+        self.threads.append(threading.get_ident())
+        time.sleep(ANALYSIS_S)
+        return self._analyzer.analyze(text, ner_enabled=ner_enabled)
+
+
+async def longest_stall(work) -> tuple[object, float]:
+    """Run `work` while another task (a stand-in for other requests) ticks every 10 ms; the longest gap seen."""
+    gaps: list[float] = []
+
+    async def other_request() -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticker = asyncio.create_task(other_request())
+    await asyncio.sleep(0)
+    try:
+        result = await work
+    finally:
+        ticker.cancel()
+    return result, max(gaps)
+
+
+async def stream_through_filter(output_filter, chunks: list[str]) -> str:
+    released = [await output_filter.feed(chunk) for chunk in chunks]
+    return "".join(released) + await output_filter.finish()
+
+
+async def test_streamed_redaction_does_not_block_the_loop_and_keeps_order(analyzer):
+    slow = SlowAnalyzer(analyzer)
+    guard = InputGuard(SECRET, analyzer=slow)
+    output_filter = GuardrailsOutput(guard).open(tenant_id="t1", policy=POLICY)
+    chunks = [TEXT[i : i + 7] for i in range(0, len(TEXT), 7)]  # token-sized deltas
+    expected, _ = redact_output_text(analyzer, POLICY, TEXT, tenant_token_key(SECRET, "t1"))
+
+    streamed, stall = await longest_stall(stream_through_filter(output_filter, chunks))
+
+    assert streamed == expected  # same text as whole-text redaction: order and hold-back kept
+    assert "dana.k@" not in streamed and "<EMAIL_ADDRESS>" in streamed
+    assert len(slow.threads) >= 3  # several analyses of ANALYSIS_S each ran during the stream ...
+    assert threading.get_ident() not in slow.threads  # ... none of them on the loop's thread
+    assert stall < ANALYSIS_S / 2, f"the event loop stalled {stall:.3f}s"
+    assert {d["kind"] for d in output_filter.decisions()} == {"pii"}
+
+
+async def test_whole_completion_redaction_does_not_block_the_loop(analyzer):
+    slow = SlowAnalyzer(analyzer)
+    guard = InputGuard(SECRET, analyzer=slow)
+    output_filter = GuardrailsOutput(guard).open(tenant_id="t1", policy=POLICY)
+    expected, _ = redact_output_text(analyzer, POLICY, TEXT, tenant_token_key(SECRET, "t1"))
+
+    # The non-streamed path hands the whole completion to one filter as a single delta.
+    whole, stall = await longest_stall(stream_through_filter(output_filter, [TEXT]))
+    assert whole == expected and stall < ANALYSIS_S / 2
+
+    (safe, decisions), stall = await longest_stall(guard.redact_output_async("t1", TEXT, POLICY))
+    assert safe == expected and decisions and stall < ANALYSIS_S / 2
+    assert threading.get_ident() not in slow.threads
+
+
+async def test_small_deltas_are_buffered_without_a_thread_hop(analyzer):
+    slow = SlowAnalyzer(analyzer)
+    output_filter = GuardrailsOutput(InputGuard(SECRET, analyzer=slow)).open(tenant_id="t1", policy=POLICY)
+    assert await output_filter.feed("Hello, ") == "" and await output_filter.feed("world.") == ""
+    assert slow.threads == []  # nothing analysed yet: the hold-back window is not full
+    assert await output_filter.finish() == "Hello, world."
+    assert len(slow.threads) == 1
