@@ -3,14 +3,23 @@
 Correct with any number of gateway workers and replicas: each chain's head row is locked (Postgres
 ``SELECT ... FOR UPDATE``) for the whole transaction, and the head is advanced with a compare-and-set on
 ``last_seq`` that also catches a concurrent writer on SQLite (which ignores FOR UPDATE). A lost race raises
-``ChainConflict``; the caller rolls back and retries the batch. ``(chain_id, seq)`` is unique as a last line
-of defence, and ``event_id`` is unique so replaying a spool never duplicates a record.
+``ChainConflict``; the caller rolls back and retries the batch.
+
+Replaying a spool never duplicates a record: a chain's event ids are looked up after its head is locked, so a
+record inserted by any other writer is either committed and seen, or that writer still holds the lock. This is
+the guarantee on Postgres, where ``audit_records`` is partitioned and can only declare ``event_id`` and ``(chain_id,
+seq)`` unique per partition (see ``gateway.audit.partitions``); SQLite keeps both as table-wide constraints.
+
+``recorded_at`` never goes backwards within a chain (a clock behind the last writer's is clamped to the head's
+``updated_at``): Postgres partitions by month of ``recorded_at``, and retention relies on each month holding a
+contiguous run of the chain.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -18,25 +27,25 @@ from sqlalchemy.orm import Session
 from gateway.audit.chain import GENESIS_HASH, record_hash_of
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditChainHead, AuditRecord
-from gateway.core.clock import utcnow
+from gateway.core.clock import as_utc, utcnow
 
 
 class ChainConflict(RuntimeError):
     """Another writer advanced the chain head between our read and our update."""
 
 
-def _lock_head(chain_id: str, *, session: Session) -> tuple[int, str]:
+def _lock_head(chain_id: str, *, session: Session) -> tuple[int, str, datetime | None]:
     head = session.execute(
-        select(AuditChainHead.last_seq, AuditChainHead.last_hash)
+        select(AuditChainHead.last_seq, AuditChainHead.last_hash, AuditChainHead.updated_at)
         .where(AuditChainHead.chain_id == chain_id).with_for_update()
     ).first()
     if head is not None:
-        return int(head.last_seq), head.last_hash
+        return int(head.last_seq), head.last_hash, as_utc(head.updated_at)
     # First record of this chain. A concurrent creator makes this INSERT fail on the primary key: the
     # transaction is retried and then finds the row.
     session.add(AuditChainHead(chain_id=chain_id, last_seq=0, last_hash=GENESIS_HASH))
     session.flush()
-    return 0, GENESIS_HASH
+    return 0, GENESIS_HASH, None
 
 
 def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
@@ -44,20 +53,21 @@ def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
     Runs inside the caller's transaction; on any exception the caller must roll back."""
     if not events:
         return 0
-    already_stored = set(session.scalars(
-        select(AuditRecord.event_id).where(AuditRecord.event_id.in_([e.event_id for e in events]))
-    ))
-    by_chain: dict[str, list[AuditEvent]] = defaultdict(list)
+    by_chain: dict[str, dict[str, AuditEvent]] = defaultdict(dict)
     for event in events:
-        if event.event_id not in already_stored:
-            already_stored.add(event.event_id)
-            by_chain[event.chain_id].append(event)
+        by_chain[event.chain_id].setdefault(event.event_id, event)
 
     inserted = 0
     for chain_id in sorted(by_chain):  # a fixed lock order: two writers never deadlock on heads
-        last_seq, last_hash = _lock_head(chain_id, session=session)
+        last_seq, last_hash, last_recorded = _lock_head(chain_id, session=session)
+        pending = by_chain[chain_id]
+        stored = set(session.scalars(select(AuditRecord.event_id).where(
+            AuditRecord.chain_id == chain_id, AuditRecord.event_id.in_(list(pending)))))
+        recorded_at = utcnow() if last_recorded is None else max(utcnow(), last_recorded)
         seq, prev_hash = last_seq, last_hash
-        for event in by_chain[chain_id]:
+        for event in pending.values():
+            if event.event_id in stored:
+                continue
             seq += 1
             record = AuditRecord(
                 event_id=event.event_id, chain_id=chain_id, seq=seq, prev_hash=prev_hash, record_hash="",
@@ -67,7 +77,7 @@ def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
                 prompt_tokens=event.prompt_tokens, completion_tokens=event.completion_tokens,
                 cached_tokens=event.cached_tokens, latency_ms=float(event.latency_ms),
                 overhead_ms=float(event.overhead_ms), policy_version=event.policy_version,
-                decisions=event.decisions, content=event.content,
+                decisions=event.decisions, content=event.content, recorded_at=recorded_at,
             )
             record.record_hash = record_hash_of(record)
             prev_hash = record.record_hash
@@ -76,7 +86,7 @@ def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
         advanced = session.execute(
             update(AuditChainHead)
             .where(AuditChainHead.chain_id == chain_id, AuditChainHead.last_seq == last_seq)
-            .values(last_seq=seq, last_hash=prev_hash, updated_at=utcnow())
+            .values(last_seq=seq, last_hash=prev_hash, updated_at=recorded_at)
         )
         if advanced.rowcount != 1:
             raise ChainConflict(chain_id)
