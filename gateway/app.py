@@ -18,6 +18,7 @@ from engine.protocol import EngineClient
 from gateway.admin.router import router as admin_router
 from gateway.admin.state import build_admin_services
 from gateway.audit.event import AuditEvent
+from gateway.audit.retention import run_maintenance
 from gateway.audit.writer import AuditWriter
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
@@ -86,6 +87,10 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         app.state.admin = admin = build_admin_services(settings)
         checkpointer = (asyncio.create_task(run_checkpoints(db, admin.signer, settings.audit_checkpoint_interval_s))
                         if settings.audit_checkpoint_interval_s > 0 else None)
+        maintainer = (asyncio.create_task(run_maintenance(
+            db, interval_s=settings.audit_maintenance_interval_s,
+            default_days=settings.audit_default_retention_days, purge=settings.audit_purge))
+            if settings.audit_maintenance_interval_s > 0 else None)
         owns_engine = engine is None and start_engine
         app.state.engine_stats = stats_reader = EngineStatsReader(telemetry.metrics, lambda: services.engine)
         stats_task: asyncio.Task[None] | None = None
@@ -101,10 +106,11 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                 stats_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await stats_task
-            if checkpointer is not None:
-                checkpointer.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await checkpointer
+            for task in (checkpointer, maintainer):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
             if owns_engine and services.engine is not None:
                 await services.engine.shutdown()
             await services.limiter.aclose()

@@ -138,6 +138,46 @@ def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.ok else 2
 
 
+def cmd_audit_partitions(_args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.audit.partitions import maintain_partitions
+
+    db = Database(settings.database_url)
+    try:
+        created = maintain_partitions(db)
+    finally:
+        db.dispose()
+    for name in created:
+        print(f"created {name}")
+    print(f"{len(created)} partition(s) created" if db.engine.dialect.name == "postgresql"
+          else "SQLite keeps a plain audit table: nothing to partition")
+    return 0
+
+
+def cmd_audit_purge(args: argparse.Namespace, settings: Settings) -> int:
+    import getpass
+
+    from gateway.audit.retention import purge_expired
+
+    db = Database(settings.database_url)
+    try:
+        done = purge_expired(db, default_days=settings.audit_default_retention_days, dry_run=args.dry_run,
+                             actor=f"cli:{getpass.getuser()}")
+    finally:
+        db.dispose()
+    verb = "would drop" if args.dry_run else "dropped"
+    for purge in done:
+        before = purge.purged_before.date().isoformat()
+        if purge.skipped:
+            print(f"chain {purge.chain_id}: kept records before {before}: {purge.skipped}")
+        else:
+            where = f" ({len(purge.partitions)} partition(s))" if purge.partitions else ""
+            print(f"chain {purge.chain_id}: {verb} {purge.rows} record(s) before {before}{where}; "
+                  f"the chain now starts at seq {purge.first_seq} (retention {purge.retention_days} days)")
+    print(f"{sum(p.rows for p in done if not p.skipped)} record(s) {verb} in {len(done)} chain(s)"
+          + (" (dry run: nothing changed)" if args.dry_run else ""))
+    return 0
+
+
 def cmd_admin_token(args: argparse.Namespace, settings: Settings) -> int:
     from gateway.adminauth.roles import Role
     from gateway.adminauth.setup import mint_local_token
@@ -223,6 +263,15 @@ def build_parser() -> argparse.ArgumentParser:
     verify_export.add_argument("manifest")
     verify_export.add_argument("--public-key", required=True, help="PEM file (GET /admin/v1/audit/public-key)")
     verify_export.set_defaults(func=cmd_audit_verify_export)
+
+    partitions = audit.add_parser("partitions", help="create the audit partitions each chain needs now (Postgres; "
+                                  "the server also does this periodically)")
+    partitions.set_defaults(func=cmd_audit_partitions)
+
+    purge = audit.add_parser("purge", help="drop audit records past each tenant's retention (whole months; "
+                             "tenants on legal hold are kept); every purge is itself an audit record")
+    purge.add_argument("--dry-run", action="store_true", help="only print what would be dropped")
+    purge.set_defaults(func=cmd_audit_purge)
 
     admin = sub.add_parser("admin", help="admin API identity").add_subparsers(dest="admin_command", required=True)
     token = admin.add_parser("token", help="mint an admin token from the local issuer (no OIDC issuer set)")

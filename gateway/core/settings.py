@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     audit_checkpoint_interval_s: float = Field(default=300.0, ge=0.0)  # 0 disables the periodic task
     key_rotation_max_grace_s: int = Field(default=30 * 86400, ge=0)
     audit_default_retention_days: int = Field(default=90, ge=1, le=3650)  # chains without a tenant policy
+    # Audit maintenance (gateway.audit.retention): Postgres partitions for this month and the next, then the
+    # retention purge (unless audit_purge is off). 0 disables the periodic task; `warden audit purge` still works.
+    audit_maintenance_interval_s: float = Field(default=3600.0, ge=0.0)
+    audit_purge: bool = True
 
     # Observability (gateway.telemetry). Logs: JSON lines with request/tenant/trace ids, secrets and PII scrubbed
     # ("none" leaves the host's logging alone). Tracing is off unless enabled; spans go to an OTLP/HTTP collector

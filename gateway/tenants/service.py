@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from gateway.audit.partitions import ensure_chain_partitions, is_partitioned
 from gateway.tenants.models import Tenant
+
+log = logging.getLogger(__name__)
 
 TENANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
@@ -24,7 +29,22 @@ def create_tenant(name: str, *, session: Session) -> Tenant:
     tenant = Tenant(name=name)
     session.add(tenant)
     session.flush()
+    _create_audit_partitions(tenant.id, session=session)
     return tenant
+
+
+def _create_audit_partitions(tenant_id: str, *, session: Session) -> None:
+    """The new tenant's audit chain gets its Postgres partitions now. Best effort, in a savepoint: if a lock is
+    busy the tenant is still created, its first records land in the default partition, and the next maintenance
+    round gives them their own table."""
+    if not is_partitioned(session):
+        return
+    try:
+        with session.begin_nested():
+            ensure_chain_partitions(tenant_id, session=session)
+    except DBAPIError:
+        log.warning("audit partitions for new tenant %s left to the next maintenance round", tenant_id,
+                    exc_info=True)
 
 
 def find_tenant(name_or_id: str, *, session: Session) -> Tenant | None:
