@@ -26,6 +26,9 @@ from gateway.policystore.models import TenantPolicy
 from gateway.policystore.service import publish_policy
 from gateway.tenants.models import Tenant
 from gateway.tenants.service import create_tenant
+from policies.model import public_prefix_hash
+
+MATRIX_PREFIX = "You are the authorization matrix's shared system prompt."
 
 # Who may call what. "managed": platform-admin, or tenant-admin on its own tenant (404 on another);
 # "platform": platform-admin only; "audit": platform-admin, auditor, tenant-admin on its own tenant;
@@ -49,6 +52,10 @@ ENDPOINTS: list[tuple[str, str, str, object, int]] = [
     ("managed", "GET", "/admin/v1/tenants/{t}/policy/versions/1", None, 200),
     ("managed", "GET", "/admin/v1/tenants/{t}/policy/diff?from=1&to=1", None, 200),
     ("managed", "POST", "/admin/v1/tenants/{t}/policy/versions/1/activate", None, 200),
+    # Each caller that may publish makes the prefix public (201, a new version) and withdraws it again (200), so
+    # the next caller starts from the same state.
+    ("managed", "POST", "/admin/v1/tenants/{t}/public-prefixes", {"text": MATRIX_PREFIX}, 201),
+    ("managed", "DELETE", "/admin/v1/tenants/{t}/public-prefixes/" + public_prefix_hash(MATRIX_PREFIX), None, 200),
     ("managed", "GET", "/admin/v1/tenants/{t}/usage?from=2020-01-01T00:00:00Z", None, 200),
     ("managed", "GET", "/admin/v1/tenants/{t}/processing-record", None, 200),
     ("audit", "GET", "/admin/v1/audit/export?tenant={t}", None, 200),
