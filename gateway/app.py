@@ -43,7 +43,7 @@ async def _start_engine(settings: Settings) -> EngineClient:
     # Imported here: the engine (torch, model weights) is only loaded by a process that serves.
     from engine import config, launch
 
-    return await launch.start_engine(config.EngineConfig(model=settings.model),
+    return await launch.start_engine(config.EngineConfig(**settings.engine.engine_kwargs(settings.model)),
                                      in_process=settings.engine_in_process)
 
 

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 
+from pydantic import ValidationError
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
 from gateway.core.migrate import upgrade_database
 from gateway.core.secrets import load_server_secrets
-from gateway.core.settings import Settings
+from gateway.core.settings import Settings, settings_error_message
 
 
 def _fail(message: str) -> int:
@@ -297,7 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve" and args.port is None:
         args.port = 8000 if args.http else 8443
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        return _fail(settings_error_message(exc))
     try:
         return int(args.func(args, settings))
     except (OperationalError, ProgrammingError) as exc:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from gateway.core.engine_settings import EngineSettings
 
 
 class Settings(BaseSettings):
@@ -17,6 +19,7 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     model: str = "default"
     engine_in_process: bool = False
+    engine: EngineSettings = Field(default_factory=EngineSettings)  # WARDEN_ENGINE_* (gateway.core.engine_settings)
     # PII actions, injection screening and output redaction per tenant policy (gateway.guardrails).
     guardrails: bool = True
 
@@ -92,3 +95,10 @@ class Settings(BaseSettings):
     @property
     def spool_dir(self) -> Path:
         return self.audit_spool_dir or self.data_dir / "audit-spool"
+
+
+def settings_error_message(exc: ValidationError) -> str:
+    """A startup error naming the environment variables at fault (never their values: some are secrets)."""
+    prefix = "WARDEN_ENGINE_" if exc.title == EngineSettings.__name__ else "WARDEN_"
+    problems = [f"{prefix}{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()]
+    return "invalid settings: " + "; ".join(problems)

@@ -1,0 +1,52 @@
+"""The serving engine's settings, read from ``WARDEN_ENGINE_*`` environment variables (or ``.env``).
+
+One field per ``engine.config.EngineConfig`` switch an operator tunes; the model itself stays ``WARDEN_MODEL``.
+Values are validated here, at startup, so a typo (``WARDEN_ENGINE_DTYPE=bf16``) stops the gateway with a message
+naming the variable instead of failing inside the engine process. ``engine_kwargs`` hands them to
+``EngineConfig`` (which checks the cross-field rules once more); this module imports nothing from ``engine`` so the
+gateway's settings stay cheap to load.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class EngineSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WARDEN_ENGINE_", env_file=".env", extra="ignore")
+
+    # auto: float32 on CPU (exact parity with HF), bfloat16 on CUDA. For CPU serving, bfloat16 with
+    # quantization=int4 is several times faster (see README "Engine performance").
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    # Weight-only int4 (llama.cpp's Q4_1 grid, so a Q4_1 GGUF loses nothing) or int8 for small decode batches.
+    quantization: Literal["none", "int8", "int4"] = "none"
+    served_model_name: str | None = Field(default=None, min_length=1, max_length=200)
+    kv_cache_memory_mb: int = Field(default=256, ge=1)
+    block_size: int = Field(default=16, ge=1, le=1024)
+    max_num_seqs: int = Field(default=64, ge=1)
+    max_num_batched_tokens: int = Field(default=1024, ge=1)
+    max_model_len: int | None = Field(default=None, ge=1)
+    enable_prefix_caching: bool = True
+    fair_scheduling: bool = True
+    fairness_half_life_tokens: int = Field(default=16_384, ge=1)
+    tenant_kv_quota: float = Field(default=1.0, gt=0.0, le=1.0)
+    num_threads: int | None = Field(default=None, ge=1)  # torch intra-op threads on CPU; unset: torch's default
+    cpu_prepack: bool = True
+    seed: int = 0
+
+    @field_validator("block_size")
+    @classmethod
+    def _power_of_two(cls, value: int) -> int:
+        if value & (value - 1):
+            raise ValueError("block_size must be a power of two")
+        return value
+
+    def engine_kwargs(self, model: str) -> dict[str, Any]:
+        """Keyword arguments for ``engine.config.EngineConfig``."""
+        values = self.model_dump()
+        values["quantization"] = None if self.quantization == "none" else self.quantization
+        return {"model": model, **values}

@@ -1,0 +1,76 @@
+"""WARDEN_ENGINE_* settings reach the engine's EngineConfig, and bad values stop startup with a clear message."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from pydantic import ValidationError
+
+from engine import launch
+from engine.config import EngineConfig
+from gateway import app as app_module
+from gateway import cli
+from gateway.core.engine_settings import EngineSettings
+from gateway.core.settings import Settings
+
+
+def test_every_engine_setting_is_an_engine_config_field() -> None:
+    # A setting the EngineConfig does not know would be silently dropped; a renamed field must fail here.
+    config_fields = {f.name for f in dataclasses.fields(EngineConfig)}
+    assert set(EngineSettings.model_fields) <= config_fields
+
+
+def test_environment_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDEN_ENGINE_DTYPE", "bfloat16")
+    monkeypatch.setenv("WARDEN_ENGINE_QUANTIZATION", "int4")
+    monkeypatch.setenv("WARDEN_ENGINE_MAX_NUM_SEQS", "8")
+    monkeypatch.setenv("WARDEN_ENGINE_KV_CACHE_MEMORY_MB", "64")
+    monkeypatch.setenv("WARDEN_ENGINE_ENABLE_PREFIX_CACHING", "false")
+    monkeypatch.setenv("WARDEN_ENGINE_NUM_THREADS", "1")
+    monkeypatch.setenv("WARDEN_MODEL", "default")
+    settings = Settings(_env_file=None)
+    config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    assert (config.dtype, config.quantization, config.max_num_seqs) == ("bfloat16", "int4", 8)
+    assert (config.kv_cache_memory_mb, config.enable_prefix_caching, config.num_threads) == (64, False, 1)
+
+
+def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in EngineSettings.model_fields:
+        monkeypatch.delenv(f"WARDEN_ENGINE_{name.upper()}", raising=False)
+    kwargs = EngineSettings(_env_file=None).engine_kwargs("default")
+    defaults = EngineConfig()
+    assert {k: v for k, v in kwargs.items()} == {k: getattr(defaults, k) for k in kwargs}
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("DTYPE", "bf16"), ("QUANTIZATION", "int3"), ("BLOCK_SIZE", "24"), ("MAX_NUM_SEQS", "0"),
+    ("TENANT_KV_QUOTA", "1.5"), ("DEVICE", "tpu"),
+])
+def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
+    with pytest.raises(ValidationError):
+        Settings(_env_file=None)
+
+
+def test_cli_names_the_bad_variable(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("WARDEN_ENGINE_DTYPE", "bf16")
+    assert cli.main(["db", "upgrade"]) == 1
+    err = capsys.readouterr().err
+    assert "WARDEN_ENGINE_DTYPE" in err and "bfloat16" in err
+    assert "bf16" not in err.replace("bfloat16", "")  # values are never echoed (some settings are secrets)
+
+
+async def test_gateway_starts_the_engine_with_these_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[tuple[EngineConfig, bool]] = []
+
+    async def fake_start(config: EngineConfig, *, in_process: bool = False) -> object:
+        started.append((config, in_process))
+        return object()
+
+    monkeypatch.setattr(launch, "start_engine", fake_start)
+    monkeypatch.setenv("WARDEN_ENGINE_MAX_MODEL_LEN", "512")
+    monkeypatch.setenv("WARDEN_ENGINE_SERVED_MODEL_NAME", "acme-small")
+    await app_module._start_engine(Settings(_env_file=None, engine_in_process=True))
+    (config, in_process), = started
+    assert (config.max_model_len, config.served_model_name, in_process) == (512, "acme-small", True)
