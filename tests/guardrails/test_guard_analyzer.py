@@ -3,7 +3,7 @@ import socket
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
-from gateway.guardrails.ner import candidate_windows
+from gateway.guardrails.ner import NER_SCORE, candidate_windows, mask_spans
 
 
 def spans(analyzer, text, ner=True, threshold=0.5):
@@ -62,6 +62,36 @@ def test_ner_windows_skip_text_without_capitalised_candidates():
     text = "The report went out. Then Priya Raman replied."
     windows = candidate_windows(text, 5)
     assert len(windows) == 1 and "Priya Raman" in text[windows[0][0] : windows[0][1]]
+
+
+def test_ner_runs_the_ner_component_alone(analyzer):
+    """The small model's NER embeds its own tok2vec; the shared one only feeds the tagger and parser."""
+    assert analyzer.ner.components == ["ner"]
+    text = "Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen."
+    assert {(f.entity_type, text[f.start : f.end]) for f in analyzer.ner.find(text)} == {
+        ("PERSON", "Maria Garcia"), ("LOCATION", "Berlin"), ("LOCATION", "Lisbon"), ("PERSON", "Hiroshi Nguyen")
+    }  # fmt: skip
+
+
+def test_mask_spans_keeps_offsets():
+    text = "Wire it to DE89 3704 0044 0532 0130 00 for Maria Garcia at 12 Elm Street."
+    masked = mask_spans(text, [(59, 72), (11, 38), (20, 30)])  # overlapping and unsorted spans
+    assert len(masked) == len(text)
+    assert masked == "Wire it to " + "x" * 27 + " for Maria Garcia at " + "x" * 13 + "."
+    assert mask_spans(text, []) == text
+
+
+def test_ner_reads_pattern_spans_masked(analyzer):
+    """Words inside spans the pattern detectors found are not NER candidates and never come back as findings."""
+    text = "Ship the replacement to 1600 Pennsylvania Avenue, attention Mei Rossi."
+    address = (text.index("1600"), text.index(", attention"))
+    unmasked = {(f.entity_type, text[f.start : f.end]) for f in analyzer.ner.find(text)}
+    assert ("LOCATION", "Pennsylvania Avenue") in unmasked  # what masking saves the model from reading
+    masked_findings = analyzer.ner.find(text, [address])
+    assert {(f.entity_type, text[f.start : f.end], f.score) for f in masked_findings} == {
+        ("PERSON", "Mei Rossi", NER_SCORE)
+    }
+    assert not any(f.start < address[1] and address[0] < f.end for f in masked_findings)
 
 
 def test_analysis_makes_no_network_connection(monkeypatch):
