@@ -4,6 +4,8 @@ its signed checkpoints and in an export; every purge is an audit record."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from gateway.audit.chain import record_hash_of
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditChainAnchor, AuditRecord
 from gateway.audit.partitions import chain_table, is_partitioned, maintain_partitions, month_partitions, month_start
-from gateway.audit.retention import PURGE_ENDPOINT, purge_expired
+from gateway.audit.retention import PURGE_ENDPOINT, purge_expired, run_maintenance
 from gateway.audit.store import append_events
 from gateway.audit.verify import verify_chains
 from gateway.cli import main
@@ -157,3 +159,19 @@ def test_lifting_a_legal_hold_lets_the_next_round_purge(db: Database) -> None:
     assert purge is not None and (purge.rows, purge.first_seq) == (3, 4)
     with db.session() as session:
         assert verify_chains(session=session, chain_id=tenant_id).ok
+
+
+async def test_the_periodic_task_makes_partitions_and_purges(db: Database) -> None:
+    tenant_id = _tenant(db, 30)
+    _records(db, tenant_id, 3, aged=2)
+    task = asyncio.create_task(run_maintenance(db, interval_s=0.05, default_days=90, purge=True))
+    try:
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if _seqs(db, tenant_id) == [3, 4]:
+                break
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    assert _seqs(db, tenant_id) == [3, 4]  # the two aged records went; the purge record joined
