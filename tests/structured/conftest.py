@@ -56,3 +56,13 @@ def compiler(ll_tokenizer: llguidance.LLTokenizer) -> GrammarCompiler:
     comp = GrammarCompiler(ll_tokenizer)
     yield comp
     comp.close()
+
+
+@pytest.fixture(scope="session")
+def small_pool_engine():
+    """The real model with a small KV pool (7 blocks of 16 tokens): two constrained requests at once that
+    share no prefix must preempt. Shared by the overlap and jump-forward tests so the model loads once."""
+    from engine.config import EngineConfig
+    from engine.llm_engine import LLMEngine
+
+    return LLMEngine(EngineConfig(show_progress=False, max_num_seqs=8, num_kv_blocks=7))
