@@ -53,10 +53,14 @@ class StopStringFilter:
         self.pending = ""
         self.stopped = False
 
-    def feed(self, text: str) -> tuple[str, bool]:
-        """Returns (text safe to emit, stopped). After ``stopped`` nothing more may be emitted."""
+    def feed(self, text: str, *, armed: bool = True) -> tuple[str, bool]:
+        """Returns (text safe to emit, stopped). After ``stopped`` nothing more may be emitted. Unarmed (before a
+        request's ``min_tokens``), text passes through unsearched: a stop string must end after the minimum."""
         if not self.stops:
             return text, False
+        if not armed:
+            out, self.pending = self.pending + text, ""
+            return out, False
         self.pending += text
         hit = min((i for i in (self.pending.find(s) for s in self.stops) if i >= 0), default=-1)
         if hit >= 0:

@@ -103,18 +103,19 @@ class LLMEngine:
         else:
             structured_state = self._new_structured_state(request) if request.structured is not None else None
         params = request.sampling_params
-        seq = Sequence(request.request_id, request.prompt_token_ids, params, cache_salt=request.cache_salt,
-                       arrival=self._arrivals, structured_state=structured_state, tenant=request.tenant,
-                       weight=request.priority, public_prefix_len=request.public_prefix_len)
-        self._arrivals += 1
         stops = set(params.stop_token_ids)
         if not params.ignore_eos:
             stops.update(self.eos_token_ids)
+        seq = Sequence(request.request_id, request.prompt_token_ids, params, cache_salt=request.cache_salt,
+                       arrival=self._arrivals, structured_state=structured_state, tenant=request.tenant,
+                       weight=request.priority, public_prefix_len=request.public_prefix_len,
+                       stop_token_ids=frozenset(stops))
+        self._arrivals += 1
         self.states[request.request_id] = _RequestState(
             seq=seq,
             detokenizer=IncrementalDetokenizer(self.tokenizer, request.prompt_token_ids),
             stop_filter=StopStringFilter(params.stop),
-            stop_token_ids=frozenset(stops),
+            stop_token_ids=seq.stop_token_ids,
             timings=RequestTimings(arrival_ns=now_ns()),
         )
         self.scheduler.add(seq)
@@ -276,7 +277,8 @@ class LLMEngine:
         elif token in state.stop_token_ids:
             finish = "stop"
         else:
-            text, stopped = state.stop_filter.feed(state.detokenizer.push(token))
+            armed = seq.num_output_tokens >= params.min_tokens
+            text, stopped = state.stop_filter.feed(state.detokenizer.push(token), armed=armed)
             if stopped or (grammar is not None and grammar.is_terminated()):
                 finish = "stop"
         if finish is None and (seq.num_output_tokens >= params.max_tokens or len(seq) >= self.max_model_len):

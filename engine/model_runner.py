@@ -186,6 +186,11 @@ class ModelRunner:
             base_generator=self.base_generator,
             allowed_bitmask=bitmask,
         )
+        banned = [(row, tok) for row, s in enumerate(seqs) if s.num_output_tokens < s.sampling_params.min_tokens
+                  for tok in s.stop_token_ids if tok < vocab]
+        if banned:
+            t.banned_rows = torch.tensor([r for r, _ in banned], dtype=torch.long, device=dev)
+            t.banned_ids = torch.tensor([tok for _, tok in banned], dtype=torch.long, device=dev)
         if not t.all_greedy:
             if any(p.top_k > 0 for p in params):
                 t.top_k = column([p.top_k if p.top_k > 0 else vocab for p in params], torch.long)

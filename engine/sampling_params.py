@@ -23,6 +23,8 @@ class SamplingParams:
     stop: list[str] = field(default_factory=list)
     stop_token_ids: list[int] = field(default_factory=list)
     ignore_eos: bool = False
+    # No EOS, stop token or stop string ends the output before this many tokens (vLLM's ``min_tokens``).
+    min_tokens: int = 0
     logprobs: int | None = None  # None: no logprobs; k >= 0: sampled token's logprob + top-k alternatives
 
     def __post_init__(self) -> None:
@@ -35,6 +37,7 @@ class SamplingParams:
     def validate(self) -> None:
         checks: list[tuple[bool, str, str]] = [
             (self.max_tokens >= 1, "max_tokens", "max_tokens must be at least 1"),
+            (0 <= self.min_tokens <= self.max_tokens, "min_tokens", "min_tokens must be between 0 and max_tokens"),
             (0.0 <= self.temperature <= 2.0, "temperature", "temperature must be between 0 and 2"),
             (0.0 < self.top_p <= 1.0, "top_p", "top_p must be in (0, 1]"),
             (self.top_k >= 0, "top_k", "top_k must be >= 0 (0 disables it)"),

@@ -45,6 +45,7 @@ class Sequence:
         "request_id",
         "sampling_params",
         "status",
+        "stop_token_ids",
         "structured_state",
         "tenant",
         "token_ids",
@@ -63,6 +64,7 @@ class Sequence:
         tenant: str | None = None,
         weight: int = 1,
         public_prefix_len: int = 0,
+        stop_token_ids: frozenset[int] = frozenset(),
     ) -> None:
         self.request_id = request_id
         self.token_ids = list(prompt_token_ids)
@@ -81,6 +83,9 @@ class Sequence:
         self.cached_tokens = -1  # prompt tokens served from the prefix cache at first admission (-1: not yet)
         self.finish_reason: str | None = None
         self.structured_state = structured_state
+        # Tokens that end this request (EOS unless ignore_eos, plus its stop_token_ids); the sampler bans them
+        # while the output is shorter than min_tokens.
+        self.stop_token_ids = stop_token_ids
         self.generator: torch.Generator | None = None
         if sampling_params.seed is not None:
             self.generator = torch.Generator().manual_seed(sampling_params.seed)

@@ -29,3 +29,7 @@ def validate_request(request: EngineRequest, *, max_model_len: int, vocab_size: 
             f"{max_model_len} tokens; lower max_tokens to at most {max_model_len - len(ids)}", param="max_tokens")
     if any(not isinstance(t, int) or t < 0 for t in request.sampling_params.stop_token_ids):
         raise InvalidRequestError("stop_token_ids must be non-negative integers", param="stop_token_ids")
+    if request.sampling_params.min_tokens and request.structured is not None:
+        # The grammar decides where a constrained output ends; banning its end would leave nothing to sample.
+        raise InvalidRequestError("min_tokens cannot be combined with a structured output constraint",
+                                  param="min_tokens")

@@ -35,6 +35,9 @@ class SamplingTensors:
     base_generator: torch.Generator | None = None  # unseeded rows
     max_logprobs: int | None = None  # None: no logprobs this step
     allowed_bitmask: torch.Tensor | None = None  # int32 [N, ceil(V/32)]; bit set = token allowed
+    # (row, token) pairs that must not be sampled this step: stop tokens of rows still short of min_tokens.
+    banned_rows: torch.Tensor | None = None  # long [K]
+    banned_ids: torch.Tensor | None = None  # long [K]
 
 
 @dataclass(slots=True)
@@ -50,6 +53,8 @@ class Sampler(nn.Module):
         logits = logits.float()
         if t.allowed_bitmask is not None:  # structured outputs: Triton on CUDA, torch reference elsewhere
             apply_token_bitmask_(logits, t.allowed_bitmask)
+        if t.banned_rows is not None:
+            logits[t.banned_rows, t.banned_ids] = float("-inf")
         if t.repetition_penalty is not None:
             logits = self._apply_penalties(logits, t)
 

@@ -110,6 +110,8 @@ def sampling_params(request: _SamplingFields, *, max_tokens: int, logprobs: int 
             frequency_penalty=request.frequency_penalty or 0.0,
             stop=request.stop_list(),
             logprobs=logprobs,
+            min_tokens=request.min_tokens or 0,
+            ignore_eos=bool(request.ignore_eos),
         )
     except InvalidRequestError as exc:
         raise invalid_request(str(exc), param=exc.param) from exc

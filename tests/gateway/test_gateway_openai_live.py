@@ -95,6 +95,22 @@ def test_n_choices_seed_and_chat_logprobs(tenant_client, model_id: str) -> None:
     assert result.usage.completion_tokens == sum(len(c.logprobs.content) for c in result.choices)
 
 
+def test_min_tokens_and_ignore_eos_extensions(tenant_client, model_id: str) -> None:  # type: ignore[no-untyped-def]
+    _tenant, _issued, client = tenant_client
+    messages = [{"role": "user", "content": "Say OK."}]
+    exact = client.completions.create(model=model_id, prompt="The capital of France is", max_tokens=12,
+                                      temperature=0, extra_body={"ignore_eos": True})
+    assert exact.usage.completion_tokens == 12 and exact.choices[0].finish_reason == "length"
+    held = client.chat.completions.create(model=model_id, messages=messages, max_tokens=10, temperature=0,
+                                          stop=["."], extra_body={"min_tokens": 8})
+    assert held.usage.completion_tokens >= 8
+    with pytest.raises(openai.BadRequestError, match="min_tokens"):
+        client.chat.completions.create(model=model_id, messages=messages, max_tokens=4, extra_body={"min_tokens": 5})
+    with pytest.raises(openai.BadRequestError, match="min_tokens"):
+        client.chat.completions.create(model=model_id, messages=messages, max_tokens=8,
+                                       response_format={"type": "json_object"}, extra_body={"min_tokens": 2})
+
+
 def test_refusals_map_to_the_openai_client_errors(live: LiveServer, db: Database, tenant_client,
                                                   tls_context: ssl.SSLContext, model_id: str) -> None:
     tenant, _issued, client = tenant_client
