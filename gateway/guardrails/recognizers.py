@@ -89,6 +89,9 @@ def _luhn_valid(digits: list[int]) -> bool:
     return total % 10 == 0
 
 
+_IBAN_HEAD = re.compile(r"(?<![\w])[A-Z]{2}(?:\d{2}[ -]?)?$")
+
+
 class WindowedPhoneRecognizer(PhoneRecognizer):
     """Presidio's phonenumbers-based recognizer, run only on short windows around phone-shaped digit runs.
 
@@ -124,8 +127,9 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
         digits = [int(char) for char in candidate.group() if char.isdigit()]
         if 13 <= len(digits) <= 19 and _luhn_valid(digits):
             return True
-        before = text[max(0, candidate.start() - 2) : candidate.start()]
-        return len(before) == 2 and before.isalpha() and before.isupper()
+        # An IBAN's digits follow its country code and check digits: "DE89 3704..." (the run starts after "DE89 ")
+        # or "DE893704..." (glued to the letters, the run starts at the first digit).
+        return _IBAN_HEAD.search(text, max(0, candidate.start() - 6), candidate.start()) is not None
 
     def _valid_region(self, candidate: str) -> str | None:
         for region in self.supported_regions:
