@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
@@ -37,13 +38,22 @@ class PiiAnalyzer:
         return self._ner
 
     def analyze(self, text: str, *, ner_enabled: bool = True) -> list[Finding]:
-        findings: list[Finding] = []
-        for detector in self._detectors:
-            findings.extend(run_detector(detector, text))
-        if ner_enabled:
-            # A name inside an e-mail address or a place inside a street address is already covered: NER reads
-            # those spans masked, and a name it still reports across one's edge is dropped.
-            pattern_spans = [f for f in findings if f.score >= 0.5]
-            found = self.ner.find(text, [(p.start, p.end) for p in pattern_spans])
-            findings.extend(f for f in found if not any(f.overlaps(p) for p in pattern_spans))
-        return findings
+        return self.analyze_many([text], ner_enabled=ner_enabled)[0]
+
+    def analyze_many(self, texts: Sequence[str], *, ner_enabled: bool = True) -> list[list[Finding]]:
+        """Each text's findings, as `analyze` gives them; NER runs once over all texts' windows (one model call)."""
+        per_text: list[list[Finding]] = []
+        for text in texts:
+            findings: list[Finding] = []
+            for detector in self._detectors:
+                findings.extend(run_detector(detector, text))
+            per_text.append(findings)
+        if not ner_enabled or not texts:
+            return per_text
+        # A name inside an e-mail address or a place inside a street address is already covered: NER reads
+        # those spans masked, and a name it still reports across one's edge is dropped.
+        pattern_spans = [[f for f in findings if f.score >= 0.5] for findings in per_text]
+        found = self.ner.find_many(texts, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
+        for findings, spans, names in zip(per_text, pattern_spans, found, strict=True):
+            findings.extend(f for f in names if not any(f.overlaps(p) for p in spans))
+        return per_text

@@ -174,8 +174,8 @@ class InputGuard:
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
         best_verdict = InjectionVerdict(0.0, ())
-        for slot in slots:
-            findings = self._cached_findings(tenant_id, slot.text, use_ner, result)
+        all_findings = self._cached_findings(tenant_id, [slot.text for slot in slots], use_ner, result)
+        for slot, findings in zip(slots, all_findings, strict=True):
             decided = decide(list(findings), rules)
             for finding, action in decided:
                 tally.add(finding, action)
@@ -224,16 +224,31 @@ class InputGuard:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._output_executor, fn, *args)
 
-    def _cached_findings(self, tenant_id: str, text: str, use_ner: bool, result: GuardResult) -> tuple[Finding, ...]:
-        key = content_key(tenant_id, text, "pii+ner" if use_ner else "pii")
-        findings = self._findings.get(key)
-        if findings is None:
-            findings = tuple(self.analyzer.analyze(text, ner_enabled=use_ner))
-            self._findings.put(key, findings)
-            result.scanned_chars += len(text)
-        else:
-            result.cache_hits += 1
-        return findings
+    def _cached_findings(
+        self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult
+    ) -> list[tuple[Finding, ...]]:
+        """Findings per text: cached ones looked up, the new texts analysed together (one NER call for all)."""
+        variant = "pii+ner" if use_ner else "pii"
+        keys = [content_key(tenant_id, text, variant) for text in texts]
+        found: dict[tuple[str, str, bytes], tuple[Finding, ...]] = {}
+        missing: dict[tuple[str, str, bytes], str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key in found or key in missing:
+                result.cache_hits += 1  # the same text twice in one request is analysed once
+                continue
+            cached = self._findings.get(key)
+            if cached is None:
+                missing[key] = text
+            else:
+                found[key] = cached
+                result.cache_hits += 1
+        if missing:
+            analysed = self.analyzer.analyze_many(list(missing.values()), ner_enabled=use_ner)
+            for key, findings in zip(missing, analysed, strict=True):
+                found[key] = tuple(findings)
+                self._findings.put(key, found[key])
+            result.scanned_chars += sum(len(text) for text in missing.values())
+        return [found[key] for key in keys]
 
     def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult) -> InjectionVerdict:
         key = content_key(tenant_id, text, "injection")

@@ -135,3 +135,16 @@ def test_iban_digit_runs_skip_the_phone_matcher(analyzer, monkeypatch, iban):
     assert calls == []
     analyzer.analyze("call 415 555 0132 415 555 0199 ok")
     assert calls  # two numbers run together still go to the matcher
+
+
+def test_analyze_many_gives_each_text_what_analyze_gives_it(analyzer):
+    """One NER call over many texts' windows (batched) finds exactly what one call per text finds."""
+    from bench.guardrails import generate_agentic_corpus, generate_pii_testset
+
+    texts = [str(row["text"]) for row in generate_pii_testset(60, seed=11)] + generate_agentic_corpus(6, seed=11)
+    texts += ["", "no names here at all", texts[0]]
+    batched = analyzer.analyze_many(texts)
+    assert batched == [analyzer.analyze(text) for text in texts]
+    assert sum(f.entity_type == "PERSON" for findings in batched for f in findings) >= 40
+    without_ner = [analyzer.analyze(text, ner_enabled=False) for text in texts[:5]]
+    assert analyzer.analyze_many(texts[:5], ner_enabled=False) == without_ner

@@ -133,9 +133,9 @@ async def test_scan_runs_off_the_event_loop(analyzer):
     seen_threads = []
 
     class RecordingAnalyzer:
-        def analyze(self, text, *, ner_enabled=True):
+        def analyze_many(self, texts, *, ner_enabled=True):
             seen_threads.append(threading.get_ident())
-            return analyzer.analyze(text, ner_enabled=ner_enabled)
+            return analyzer.analyze_many(texts, ner_enabled=ner_enabled)
 
     guard = InputGuard(SECRET, analyzer=RecordingAnalyzer())
     result = await guard.scan_messages("t1", [{"role": "user", "content": "mail dana.k@example.org"}], Policy())
@@ -155,3 +155,25 @@ async def test_scan_runs_off_the_event_loop(analyzer):
     await asyncio.gather(*scans)
     task.cancel()
     assert ticks > 0
+
+
+def test_new_messages_of_a_request_are_analysed_in_one_batch(analyzer):
+    calls = []
+
+    class CountingAnalyzer:
+        def analyze_many(self, texts, *, ner_enabled=True):
+            calls.append(list(texts))
+            return analyzer.analyze_many(texts, ner_enabled=ner_enabled)
+
+    guard = InputGuard(SECRET, analyzer=CountingAnalyzer())
+    policy = Policy(pii_input=PiiRules(entities={}, default_action=PiiAction.MASK),
+                    injection=InjectionRules(action=InjectionAction.OFF))
+    first = [{"role": "user", "content": "Hi, I'm Maria Garcia."}, {"role": "tool", "content": "mail dana@example.org"},
+             {"role": "user", "content": "Hi, I'm Maria Garcia."}]  # fmt: skip
+    result = guard.scan_messages_sync("t1", first, policy)
+    assert calls == [["Hi, I'm Maria Garcia.", "mail dana@example.org"]]  # one call; the repeat analysed once
+    assert result.cache_hits == 1 and result.messages[2]["content"] == result.messages[0]["content"]
+    assert "Maria Garcia" not in result.messages[0]["content"] and "<EMAIL_ADDRESS>" in result.messages[1]["content"]
+    second = [*first, {"role": "assistant", "content": "Hello Priya Raman"}]
+    guard.scan_messages_sync("t1", second, policy)
+    assert calls[1:] == [["Hello Priya Raman"]]  # only the new message
