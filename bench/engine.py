@@ -51,10 +51,13 @@ QUESTIONS = [
 ]
 
 
-def prompts(tokenizer, n: int) -> list[list[int]]:
+def prompts(tokenizer, n: int, round_: int = 0) -> list[list[int]]:
+    """``n`` chat prompts; each round asks different ones, so Warden's prefix cache never holds a whole prompt
+    from an earlier round (only the shared chat-template preamble is reused, as in real serving)."""
     out = []
     for i in range(n):
-        q = QUESTIONS[i % len(QUESTIONS)] + ("" if i < len(QUESTIONS) else f" (variant {i // len(QUESTIONS)})")
+        variant = round_ * n + i // len(QUESTIONS)
+        q = QUESTIONS[i % len(QUESTIONS)] + (f" (variant {variant})" if variant else "")
         out.append(tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": q}])))
     return out
 
@@ -107,7 +110,7 @@ def bench(runners: dict[str, Runner], batches: dict[str, tuple[int, int]], token
     samples: dict[str, dict[str, list[float]]] = {side: {name: [] for name in batches} for side in runners}
     for round_ in range(repeat):
         for name, (concurrency, total) in batches.items():
-            ps = prompts(tokenizer, total)
+            ps = prompts(tokenizer, total, round_ + 1)
             for side, run in runners.items():
                 samples[side][name].append(measure(run, ps, concurrency))
                 print(f"  round {round_ + 1} {side:<6} {name}: {samples[side][name][-1]:8.1f} tok/s", flush=True)
@@ -121,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quantization", default="int4",
                         help="weight-only 'int4' (layers; int8 head) or 'int8' for small batches, or 'none'")
     parser.add_argument("--no-prepack", action="store_true", help="plain F.linear instead of prepacked weights")
+    parser.add_argument("--no-prefix-caching", action="store_true",
+                        help="recompute every prompt (the chat template's shared preamble too), as HF does")
     parser.add_argument("--max-tokens", type=int, default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads (default: torch's)")
     parser.add_argument("--skip-hf", action="store_true")
@@ -138,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                "c32": (32, 32 if args.quick else 64)}
     quant = None if args.quantization in ("none", "") else args.quantization
     config = EngineConfig(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=512,
-                          max_num_seqs=64, max_num_batched_tokens=2048, cpu_prepack=not args.no_prepack)
+                          max_num_seqs=64, max_num_batched_tokens=2048, cpu_prepack=not args.no_prepack,
+                          enable_prefix_caching=not args.no_prefix_caching)
     print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant} "
           f"prepack={config.cpu_prepack}")
     llm = LLM(config)
@@ -162,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
         "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
                      "repeat": args.repeat, "warden_dtype": args.dtype, "warden_quantization": quant,
-                     "warden_cpu_prepack": config.cpu_prepack, "hf_dtype": "float32",
+                     "warden_cpu_prepack": config.cpu_prepack,
+                     "warden_prefix_caching": config.enable_prefix_caching, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
                      "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
                      # other work on the machine skews CPU numbers badly (OpenMP threads wait on each other)
