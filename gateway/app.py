@@ -47,11 +47,14 @@ async def _start_engine(settings: Settings) -> EngineClient:
                                      in_process=settings.engine_in_process)
 
 
-def _build_guardrails(server_secret: bytes) -> tuple[InputGuard, OutputGuard]:
+def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard]:
+    from gateway.guardrails import GuardConfig
     from gateway.guardrails import InputGuard as GuardrailsEngine
     from gateway.openai.guardrails_adapter import GuardrailsInput, GuardrailsOutput
 
-    guard = GuardrailsEngine(server_secret)
+    # A configured ONNX injection model is loaded and probed here: a bad one stops start-up, not a request.
+    config = GuardConfig(injection_onnx_dir=settings.injection_onnx_dir, injection_label=settings.injection_onnx_label)
+    guard = GuardrailsEngine(server_secret, config=config)
     return GuardrailsInput(guard), GuardrailsOutput(guard)
 
 
@@ -82,7 +85,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             input_guard=input_guard, output_guard=output_guard,
         )
         if settings.guardrails and input_guard is None and output_guard is None:
-            services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret)
+            services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret, settings)
         app.state.services = services
         app.state.admin = admin = build_admin_services(settings)
         checkpointer = (asyncio.create_task(run_checkpoints(db, admin.signer, settings.audit_checkpoint_interval_s))

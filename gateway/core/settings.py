@@ -22,6 +22,10 @@ class Settings(BaseSettings):
     engine: EngineSettings = Field(default_factory=EngineSettings)  # WARDEN_ENGINE_* (gateway.core.engine_settings)
     # PII actions, injection screening and output redaction per tenant policy (gateway.guardrails).
     guardrails: bool = True
+    # An operator's ONNX prompt-injection classifier (a directory with model.onnx + tokenizer.json) instead of the
+    # shipped linear model; the label is the logit column meaning "injection".
+    injection_onnx_dir: Path | None = None
+    injection_onnx_label: int = Field(default=1, ge=0)
 
     data_dir: Path = Path("./.warden")
     tls_cert: Path | None = None

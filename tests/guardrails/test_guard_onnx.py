@@ -170,3 +170,24 @@ def test_bad_model_dir_is_a_startup_error(model_dir, breakage, message):
 def test_missing_directory_is_a_startup_error(tmp_path):
     with pytest.raises(InjectionModelError, match=r"has no model\.onnx"):
         InputGuard(b"secret", config=GuardConfig(injection_onnx_dir=tmp_path / "absent"))
+
+
+async def test_gateway_settings_select_the_onnx_model(model_dir, monkeypatch):
+    from gateway.app import _build_guardrails
+    from gateway.core.errors import APIError
+    from gateway.core.settings import Settings
+
+    monkeypatch.setenv("WARDEN_INJECTION_ONNX_DIR", str(model_dir))
+    guard_in, _guard_out = _build_guardrails(b"secret", Settings(_env_file=None))
+    policy = Policy(pii_input=PiiRules(entities={}, ner_enabled=False),
+                    injection=InjectionRules(action=InjectionAction.BLOCK))
+    with pytest.raises(APIError, match="prompt injection") as blocked:  # the words only the ONNX model flags
+        await guard_in.screen_input([{"role": "user", "content": "banana banana smoothie"}], tenant_id="t1",
+                                    policy=policy)
+    assert blocked.value.status == 400
+    await guard_in.screen_input([{"role": "user", "content": "the weather is nice today"}], tenant_id="t1",
+                                policy=policy)
+
+    monkeypatch.setenv("WARDEN_INJECTION_ONNX_DIR", str(model_dir / "absent"))
+    with pytest.raises(InjectionModelError, match=r"has no model\.onnx"):
+        _build_guardrails(b"secret", Settings(_env_file=None))
