@@ -1,13 +1,18 @@
 """Structured-outputs benchmark: ``python -m bench.structured [--sample DIR] [--out FILE] [--no-e2e]``.
 
+``--rounds N`` (default 5) end-to-end rounds, ``--threads N`` (default 1) torch threads for them.
+
 Over the JSONSchemaBench sample (200 schemas) with SmolLM2's vocabulary (49,152 tokens):
 - compile time per schema (cold cache: parse + llguidance compile + the start state's first mask), p50/p99;
 - mask time per token, p50/p99: each valid instance is force-fed token by token, one ``fill_bitmask`` per token;
 - batch fill time for 32 sequences at once (``BatchBitmask``, llguidance's parallel executor) per step;
 - schemas accepted / refused, with the refusal reasons, and conformance (valid instances accepted, invalid rejected);
 - with ``--xgrammar``: the same figures for XGrammar, the alternative engine;
-- end to end (when the engine's offline ``LLM`` is importable): output tok/s at c=1 and c=32 with and without a
-  JSON-schema constraint on the real model, and their ratio.
+- whether the batched fill releases the GIL (a Python thread's longest stall while a helper thread fills);
+- end to end: output tok/s at c=1 and c=32 on the real model, free vs JSON-schema constrained with jump-forward
+  (the default) and without it, the same prompts, max_tokens and seeds, alternating within each round; ratios are
+  medians over rounds; forward steps and the share of tokens jump-forward appended without one;
+- jump-forward on an extraction schema (fixed keys), greedy, c=32: forward steps with it on and off.
 Prints a table and writes ``bench/results/structured.json``.
 """
 
@@ -18,6 +23,8 @@ import collections
 import json
 import os
 import platform
+import statistics
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -105,8 +112,7 @@ def bench_grammar(benches: list[dict[str, Any]], tokenizer: Any, ll_tokenizer: l
         for m, tid in live:
             m.accept_token(tid)
     bitmask.close()
-    compiler.close()
-    return {
+    result = {
         "accepted": len(compiled),
         "refused": sum(refused.values()),
         "refusal_reasons": dict(refused),
@@ -120,6 +126,9 @@ def bench_grammar(benches: list[dict[str, Any]], tokenizer: Any, ll_tokenizer: l
         "batch32_fill_us_p50": percentile(batch_us, 50),
         "batch32_fill_us_p99": percentile(batch_us, 99),
     }
+    result |= bench_gil(ll_tokenizer, token_streams)
+    compiler.close()
+    return result
 
 
 def bench_xgrammar(benches: list[dict[str, Any]], tokenizer: Any) -> dict[str, Any]:
@@ -177,48 +186,128 @@ def bench_xgrammar(benches: list[dict[str, Any]], tokenizer: Any) -> dict[str, A
 # tokens and the ratio measures only the constraint's cost (mask fill + apply), not shorter answers.
 E2E_SCHEMA = {"type": "array", "items": {"type": "string", "maxLength": 24}, "minItems": 200}
 E2E_MAX_TOKENS = 64
+E2E_PROMPTS = ("List fruit names as a JSON array.", "Name some cities, as JSON.", "Give me a list of colours.",
+               "Which animals live in the sea? Reply in JSON.")
+# A typical extraction schema: fixed keys and punctuation that the grammar forces (what jump-forward skips).
+JF_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["person", "city", "is_employee"],
+             "properties": {"person": {"type": "object", "additionalProperties": False,
+                                       "required": ["first_name", "last_name", "age"],
+                                       "properties": {"first_name": {"type": "string", "maxLength": 16},
+                                                      "last_name": {"type": "string", "maxLength": 16},
+                                                      "age": {"type": "integer"}}},
+                            "city": {"enum": ["Paris", "London", "Tokyo", "New York"]},
+                            "is_employee": {"type": "boolean"}}}
+JF_PROMPTS = ("Describe an employee as JSON.", "Invent a person who lives in Tokyo.", "Tell me about a colleague.",
+              "Who is the manager? Reply in JSON.")
 
 
-def _timed_run(engine: Any, prompt: list[int], concurrency: int, structured: dict | None) -> float:
+def _timed_run(engine: Any, prompts: list[list[int]], concurrency: int, structured: dict | None, *,
+               jump_forward: bool = True, greedy: bool = False, max_tokens: int = E2E_MAX_TOKENS,
+               ) -> dict[str, float]:
+    """``concurrency`` requests at once (prompt i cycles over ``prompts``, sampling seed i): output tok/s, forward
+    steps and tokens forced by jump-forward."""
     from engine.request import EngineRequest
     from engine.sampling_params import SamplingParams
 
-    params = SamplingParams(max_tokens=E2E_MAX_TOKENS, temperature=0.8, seed=0, ignore_eos=True)
+    engine.config.structured_jump_forward = jump_forward
+    steps, forced = engine.num_steps, engine.num_forced_tokens
     start = time.perf_counter()
     for i in range(concurrency):
-        engine.add_request(EngineRequest(f"e2e-{concurrency}-{structured is not None}-{i}", prompt, params,
+        params = SamplingParams(max_tokens=max_tokens, temperature=0.0 if greedy else 0.8, seed=i,
+                                ignore_eos=not greedy)
+        engine.add_request(EngineRequest(f"e2e-{time.monotonic_ns()}-{i}", prompts[i % len(prompts)], params,
                                          structured=structured))
     tokens = 0
     while engine.has_unfinished_requests():
         for delta in engine.step():
             tokens += len(delta.token_ids)
             assert delta.error is None, delta.error
-    return tokens / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    engine.config.structured_jump_forward = True
+    return {"tok_s": tokens / elapsed, "tokens": tokens, "steps": engine.num_steps - steps,
+            "forced": engine.num_forced_tokens - forced}
 
 
-def bench_end_to_end() -> dict[str, Any]:
-    """Output tok/s of the real engine at c=1 and c=32, unconstrained vs JSON-schema constrained."""
+def bench_end_to_end(rounds: int) -> dict[str, Any]:
+    """Output tok/s of the real engine at c=1 and c=32, unconstrained vs JSON-schema constrained (with jump-forward,
+    the default, and without it: the mask's cost alone). Same prompts, max_tokens and seeds for every mode; within
+    a round the modes run back to back in a rotating order, so load from other processes falls on all alike; the
+    ratios are medians over rounds of each round's constrained/free pair."""
     from engine.config import EngineConfig
     from engine.llm_engine import LLMEngine
 
     engine = LLMEngine(EngineConfig(show_progress=False, max_num_seqs=32))
     tok = engine.tokenizer
-    prompt = tok.encode(tok.apply_chat_template([{"role": "user", "content": "List fruit names as a JSON array."}]))
+    prompts = [tok.encode(tok.apply_chat_template([{"role": "user", "content": p}])) for p in E2E_PROMPTS]
     structured = {"type": "json_schema", "schema": E2E_SCHEMA}
-    _timed_run(engine, prompt, 2, structured)  # warm-up: grammar compiled and cached, kernels touched
+    modes: dict[str, dict[str, Any]] = {"free": {"structured": None}, "json": {"structured": structured},
+                                        "json_no_jf": {"structured": structured, "jump_forward": False}}
+    _timed_run(engine, prompts, 4, structured)  # warm-up: grammar compiled and cached, kernels touched
+    _timed_run(engine, prompts, 4, None)
     # Throughput on a shared CPU box is only as good as its quiet: record the load so a reader can judge.
-    result: dict[str, Any] = {"e2e_max_tokens": E2E_MAX_TOKENS, "e2e_loadavg_start": os.getloadavg()[0]}
+    result: dict[str, Any] = {"e2e_max_tokens": E2E_MAX_TOKENS, "e2e_rounds": rounds,
+                              "e2e_threads": torch.get_num_threads(), "e2e_loadavg_start": os.getloadavg()[0]}
+    runs: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
+    names = list(modes)
+    for r in range(rounds):
+        for concurrency in (1, 32):
+            for name in names[r % len(names):] + names[: r % len(names)]:
+                runs[f"c{concurrency}_{name}"].append(_timed_run(engine, prompts, concurrency, **modes[name]))
     for concurrency in (1, 32):
-        # Alternate free/constrained twice and keep the best of each, so load from elsewhere hits both alike.
-        free = constrained = 0.0
-        for _ in range(2):
-            free = max(free, _timed_run(engine, prompt, concurrency, None))
-            constrained = max(constrained, _timed_run(engine, prompt, concurrency, structured))
-        result[f"tok_s_c{concurrency}_free"] = free
-        result[f"tok_s_c{concurrency}_json"] = constrained
-        result[f"throughput_ratio_c{concurrency}"] = constrained / free
+        c = f"c{concurrency}"
+        for name in names:
+            result[f"tok_s_{c}_{name}"] = statistics.median(run["tok_s"] for run in runs[f"{c}_{name}"])
+        for name, suffix in (("json", ""), ("json_no_jf", "_no_jf")):
+            ratios = [j["tok_s"] / f["tok_s"] for j, f in zip(runs[f"{c}_{name}"], runs[f"{c}_free"], strict=True)]
+            result[f"throughput_ratio_{c}{suffix}"] = statistics.median(ratios)
+            result[f"throughput_ratio_{c}{suffix}_rounds"] = [round(x, 3) for x in ratios]
+        jf, plain = runs[f"{c}_json"][-1], runs[f"{c}_json_no_jf"][-1]
+        result[f"steps_{c}_json"], result[f"steps_{c}_json_no_jf"] = jf["steps"], plain["steps"]
+        result[f"forced_token_share_{c}"] = jf["forced"] / jf["tokens"]
+    # Jump-forward on a typical extraction schema (fixed keys), greedy, c=32: same outputs, fewer forward steps.
+    extraction = {"type": "json_schema", "schema": JF_SCHEMA}
+    jf_prompts = [tok.encode(tok.apply_chat_template([{"role": "user", "content": p}])) for p in JF_PROMPTS]
+    on, off = (_timed_run(engine, jf_prompts, 32, extraction, jump_forward=flag, greedy=True, max_tokens=96)
+               for flag in (True, False))
+    result["jf_extraction_c32"] = {
+        "tokens": on["tokens"], "steps_on": on["steps"], "steps_off": off["steps"],
+        "forced_token_share": on["forced"] / on["tokens"], "tok_s_on": on["tok_s"], "tok_s_off": off["tok_s"]}
     result["e2e_loadavg_end"] = os.getloadavg()[0]
     return result
+
+
+def bench_gil(ll_tokenizer: llguidance.LLTokenizer, streams: list[tuple[Any, list[int]]], rows: int = 256,
+              steps: int = 24) -> dict[str, float]:
+    """Does the batched fill release the GIL? A helper thread runs ``steps`` decode-like fills of ``rows``
+    sequences (llguidance on one thread; each sequence advances one token between fills, so masks are computed, not
+    cached) while this thread spins in Python and records its longest stall. Were the GIL held during a fill, the
+    spinning thread would stall at least as long as that fill; it stalls only as long as the OS deschedules it."""
+    bitmask = BatchBitmask(rows, ll_tokenizer.vocab_size, num_threads=1)
+    live = [(grammar.new_matcher(), ids) for grammar, ids in (streams[i % len(streams)] for i in range(rows))]
+    calls_ms: list[float] = []
+    done = threading.Event()
+
+    def decode() -> None:
+        for step in range(steps):
+            start = time.perf_counter()
+            bitmask.fill([m for m, _ in live])
+            calls_ms.append((time.perf_counter() - start) * 1000.0)
+            for matcher, ids in live:
+                if step < len(ids):
+                    matcher.accept_token(ids[step])
+        done.set()
+
+    worker = threading.Thread(target=decode)
+    stall = 0.0
+    last = time.perf_counter()
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        stall, last = max(stall, now - last), now
+    worker.join()
+    bitmask.close()
+    return {"gil_fill_rows": rows, "gil_fill_call_ms_p50": percentile(calls_ms, 50),
+            "gil_fill_call_ms_max": max(calls_ms), "gil_python_max_stall_ms": stall * 1000.0}
 
 
 def main() -> None:
@@ -226,6 +315,10 @@ def main() -> None:
     parser.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--no-e2e", action="store_true", help="grammar figures only (no model load)")
+    parser.add_argument("--rounds", type=int, default=5, help="end-to-end rounds (medians reported)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch intra-op threads for the end-to-end runs (1 on a shared 2-core box: a second "
+                             "thread stalls whenever another process holds a core, and the mask fill needs one)")
     parser.add_argument("--xgrammar", action="store_true",
                         help="also measure XGrammar (about 10 minutes on 2 cores: some schemas take 30 s to compile); "
                              "without it the last measured comparison in --out is kept")
@@ -249,7 +342,8 @@ def main() -> None:
         if previous:
             result["xgrammar"] = previous
     if not args.no_e2e:
-        result |= bench_end_to_end()
+        torch.set_num_threads(args.threads)
+        result |= bench_end_to_end(args.rounds)
 
     rows = [
         ("schemas accepted / refused", f"{result['accepted']} / {result['refused']}"),
@@ -268,10 +362,21 @@ def main() -> None:
             ("conformance llguidance", str(result["conformance"])),
             ("conformance xgrammar", str(xg["conformance"])),
         ]
-    for key in ("tok_s_c1_free", "tok_s_c1_json", "throughput_ratio_c1", "tok_s_c32_free", "tok_s_c32_json",
-                "throughput_ratio_c32"):
-        if key in result:
-            rows.append((key, f"{result[key]:.3f}"))
+    rows.append((f"batch-{result['gil_fill_rows']} fill ms p50 / max", f"{result['gil_fill_call_ms_p50']:.1f} / "
+                                                                     f"{result['gil_fill_call_ms_max']:.1f}"))
+    rows.append(("python thread's longest stall ms", f"{result['gil_python_max_stall_ms']:.1f}"))
+    for c in ("c1", "c32"):
+        for key in (f"tok_s_{c}_free", f"tok_s_{c}_json", f"tok_s_{c}_json_no_jf", f"throughput_ratio_{c}",
+                    f"throughput_ratio_{c}_no_jf", f"forced_token_share_{c}"):
+            if key in result:
+                rows.append((key, f"{result[key]:.3f}"))
+        if f"steps_{c}_json" in result:
+            rows.append((f"steps {c} json / no jump-forward", f"{result[f'steps_{c}_json']} / "
+                                                              f"{result[f'steps_{c}_json_no_jf']}"))
+    jf = result.get("jf_extraction_c32")
+    if jf:
+        rows.append(("extraction c32 steps jf on / off", f"{jf['steps_on']} / {jf['steps_off']} "
+                                                         f"({jf['forced_token_share']:.0%} of tokens forced)"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
