@@ -20,7 +20,9 @@ class Sequence:
     """``token_ids`` = prompt + generated tokens; the first ``num_computed_tokens`` have KV in the cache.
 
     A running sequence that just sampled has ``len(token_ids) == num_computed_tokens + 1``: the new token's
-    KV is computed by the next step. Recompute preemption resets ``num_computed_tokens`` to 0.
+    KV is computed by the next step — or more than one token when structured decoding's jump-forward appended
+    grammar-forced tokens; the scheduler then runs them as a small prefill chunk. Recompute preemption resets
+    ``num_computed_tokens`` to 0.
 
     Structured decoding hook: ``structured_state`` holds a per-sequence grammar matcher (or None), duck-typed:
 

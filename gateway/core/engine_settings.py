@@ -36,6 +36,8 @@ class EngineSettings(BaseSettings):
     tenant_kv_quota: float = Field(default=1.0, gt=0.0, le=1.0)
     num_threads: int | None = Field(default=None, ge=1)  # torch intra-op threads on CPU; unset: torch's default
     cpu_prepack: bool = True
+    # Grammar-forced tokens (JSON keys, punctuation) appended without a forward pass each; outputs are unchanged.
+    structured_jump_forward: bool = True
     seed: int = 0
 
     @field_validator("block_size")
