@@ -50,7 +50,6 @@ class _RequestState:
     seq: Sequence
     detokenizer: IncrementalDetokenizer
     stop_filter: StopStringFilter
-    stop_token_ids: frozenset[int]
     timings: RequestTimings
 
 
@@ -115,7 +114,6 @@ class LLMEngine:
             seq=seq,
             detokenizer=IncrementalDetokenizer(self.tokenizer, request.prompt_token_ids),
             stop_filter=StopStringFilter(params.stop),
-            stop_token_ids=seq.stop_token_ids,
             timings=RequestTimings(arrival_ns=now_ns()),
         )
         self.scheduler.add(seq)
@@ -274,7 +272,7 @@ class LLMEngine:
         grammar = seq.structured_state
         if grammar is not None and not grammar.accept_token(token):
             finish, error = "error", f"token {token} violates the output constraint"
-        elif token in state.stop_token_ids:
+        elif token in seq.stop_token_ids:
             finish = "stop"
         else:
             armed = seq.num_output_tokens >= params.min_tokens
