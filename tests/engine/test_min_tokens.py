@@ -28,11 +28,15 @@ def test_stop_token_is_banned_until_min_tokens(tiny_llm):
         assert out.token_ids[-1] == stop and out.finish_reason == "stop"
 
 
-def test_eos_is_banned_until_min_tokens(tiny_llm):
-    eos = sorted(tiny_llm.engine.eos_token_ids)
-    out = tiny_llm.generate([PROMPT], SamplingParams(max_tokens=12, temperature=1.0, seed=7, min_tokens=12))[0]
-    assert len(out.token_ids) == 12 and out.finish_reason == "length"
-    assert not set(out.token_ids) & set(eos)
+def test_eos_is_banned_until_min_tokens(tiny_llm, monkeypatch):
+    full = greedy(tiny_llm, ignore_eos=True).token_ids
+    eos = full[2]  # make the token greedy decoding emits third the model's EOS
+    monkeypatch.setattr(tiny_llm.engine, "eos_token_ids", [eos])
+    first = full.index(eos)
+    assert greedy(tiny_llm).token_ids == full[: first + 1]
+    out = greedy(tiny_llm, min_tokens=8)
+    assert len(out.token_ids) >= 8 and eos not in out.token_ids[:8]
+    assert greedy(tiny_llm, ignore_eos=True, min_tokens=8).token_ids == full  # ignore_eos bans nothing extra
 
 
 def test_stop_string_only_counts_after_min_tokens(tiny_llm):
