@@ -5,33 +5,16 @@ from __future__ import annotations
 
 import os
 import ssl
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gateway_support import new_tenant_with_key
+from gateway_support import fresh_postgres_database, new_tenant_with_key
 from live_server import LiveServer, client_for, start_live_server
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from gateway.core.db import Database, normalize_database_url
+from gateway.core.db import Database
 from gateway.core.migrate import upgrade_database
 from gateway.core.settings import Settings
-
-
-def _fresh_postgres_database(base_url: str) -> Iterator[str]:
-    url = make_url(normalize_database_url(base_url))
-    name = f"warden_gw_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -39,7 +22,7 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A database nobody else uses, at the latest migration."""
     base = os.environ.get("WARDEN_DATABASE_URL", "")
     if base.startswith(("postgresql", "postgres")):
-        for url in _fresh_postgres_database(base):
+        for url in fresh_postgres_database(base, "warden_gw"):
             upgrade_database(url)
             yield url
         return

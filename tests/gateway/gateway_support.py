@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
-from gateway.core.db import Database
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from gateway.core.db import Database, normalize_database_url
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
 from gateway.keys.service import IssuedKey, issue_key
@@ -22,3 +26,18 @@ def new_tenant_with_key(db: Database, settings: Settings) -> tuple[Tenant, Issue
         tenant = create_tenant(unique_name(), session=session)
         issued = issue_key(tenant, pepper=pepper, session=session)
     return tenant, issued
+
+
+def fresh_postgres_database(base_url: str, prefix: str) -> Iterator[str]:
+    """Yields the URL of a new, empty Postgres database beside ``base_url``'s, dropped afterwards."""
+    url = make_url(normalize_database_url(base_url))
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

@@ -11,9 +11,8 @@ from datetime import timedelta
 
 import pytest
 from alembic import command
-from gateway_support import unique_name
-from sqlalchemy import create_engine, func, select, text, update
-from sqlalchemy.engine import make_url
+from gateway_support import fresh_postgres_database, unique_name
+from sqlalchemy import func, select, text, update
 
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
@@ -29,7 +28,7 @@ from gateway.audit.partitions import (
 from gateway.audit.store import append_events
 from gateway.audit.verify import verify_chains
 from gateway.core.clock import utcnow
-from gateway.core.db import Database, normalize_database_url
+from gateway.core.db import Database
 from gateway.core.migrate import alembic_config, upgrade_database
 from gateway.tenants.models import Tenant
 from gateway.tenants.service import create_tenant
@@ -118,17 +117,7 @@ def _database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not POSTGRES:
         yield f"sqlite:///{tmp_path_factory.mktemp('migration') / 'warden.db'}"
         return
-    url = make_url(normalize_database_url(base))
-    name = f"warden_mig_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    yield from fresh_postgres_database(base, "warden_mig")
 
 
 @pytest.fixture
