@@ -1,6 +1,7 @@
 """Engine throughput: Warden vs HF transformers ``generate`` on the same GGUF weights, same prompts and lengths.
 
-    python -m bench.engine [--quick] [--dtype bfloat16] [--quantization int4|int8|none] [--no-prepack] [--threads N]
+    python -m bench.engine [--quick] [--dtype bfloat16] [--quantization int4|int8|none] [--no-prepack]
+                           [--no-compile] [--threads N]
 
 Concurrency 1 runs requests one after another; 8 and 32 submit that many at once (Warden: continuous
 batching; HF: one left-padded batch). Every request generates exactly ``--max-tokens`` tokens (EOS ignored),
@@ -8,8 +9,11 @@ so both sides do the same work. Output tok/s = generated tokens / wall time. Wri
 
 Warden's CPU serving switches (``engine.layers.linear``): ``--quantization int4`` (the default: decoder layers
 int4, LM head int8, for steps of at most 4 rows) and oneDNN-prepacked bf16 weights for larger batches
-(``--no-prepack`` turns them off). On a shared 2-core machine two torch threads stall each other whenever another
-process holds a core: compare ``--threads 1`` and ``--threads 2`` and read the recorded load average.
+(``--no-prepack`` turns them off), and the decoder compiled by inductor (``engine.compilation``; ``--no-compile``
+runs it eagerly). Compiling happens while the engine starts, outside the timed rounds, and is reported apart
+(``compile_s``): minutes the first time on a machine, seconds once inductor's disk cache holds the code.
+On a shared 2-core machine two torch threads stall each other whenever another process holds a core:
+compare ``--threads 1`` and ``--threads 2`` and read the recorded load average.
 """
 
 from __future__ import annotations
@@ -124,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quantization", default="int4",
                         help="weight-only 'int4' (layers; int8 head) or 'int8' for small batches, or 'none'")
     parser.add_argument("--no-prepack", action="store_true", help="plain F.linear instead of prepacked weights")
+    parser.add_argument("--no-compile", action="store_true", help="run the decoder eagerly (no torch.compile)")
     parser.add_argument("--no-prefix-caching", action="store_true",
                         help="recompute every prompt (the chat template's shared preamble too), as HF does")
     parser.add_argument("--max-tokens", type=int, default=None)
@@ -144,10 +149,14 @@ def main(argv: list[str] | None = None) -> int:
     quant = None if args.quantization in ("none", "") else args.quantization
     config = EngineConfig(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=512,
                           max_num_seqs=64, max_num_batched_tokens=2048, cpu_prepack=not args.no_prepack,
-                          enable_prefix_caching=not args.no_prefix_caching)
+                          enable_prefix_caching=not args.no_prefix_caching, compile_model=not args.no_compile)
     print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant} "
-          f"prepack={config.cpu_prepack}")
+          f"prepack={config.cpu_prepack} compile={config.compile_model}")
+    started = time.perf_counter()
     llm = LLM(config)
+    compiled = llm.engine.runner.compiled
+    compile_s = round(compiled.compile_seconds, 1) if compiled else None
+    print(f"engine started in {time.perf_counter() - started:.1f} s (compiling: {compile_s} s)")
     runners = {"warden": warden_runner(llm, max_tokens)}
     if not args.skip_hf:
         runners["hf"] = hf_runner(max_tokens, llm.tokenizer)
@@ -168,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
         "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
                      "repeat": args.repeat, "warden_dtype": args.dtype, "warden_quantization": quant,
-                     "warden_cpu_prepack": config.cpu_prepack,
+                     "warden_cpu_prepack": config.cpu_prepack, "warden_compile": config.compile_model,
+                     "warden_compile_s": compile_s,
                      "warden_prefix_caching": config.enable_prefix_caching, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
                      "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,

@@ -24,6 +24,10 @@ class EngineConfig:
     int8_max_rows: int = 4
     # CPU bf16: keep each linear weight prepacked in oneDNN's blocked layout (same results, faster).
     cpu_prepack: bool = True
+    # CPU: run the decoder through torch.compile with frozen weights and inductor's AMX GEMM templates
+    # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
+    # generated code is cached on disk). Ignored on CUDA, which replays CUDA graphs.
+    compile_model: bool = False
     block_size: int = 16
     kv_cache_memory_mb: int = 256
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)

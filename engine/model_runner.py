@@ -10,7 +10,9 @@ from concurrent.futures import Future
 
 import torch
 
+from engine.compilation import CompiledModel
 from engine.config import EngineConfig
+from engine.forward_context import forward_context
 from engine.layers.attention import PagedAttention
 from engine.layers.linear import Linear, cpu_prepack_supported
 from engine.layers.sampler import Sampler, SamplerOutput, SamplingTensors
@@ -96,8 +98,15 @@ class ModelRunner:
         self.vocab_size = model.config.vocab_size
         self.sampler = Sampler()
         self.base_generator = torch.Generator(device=device).manual_seed(config.seed)
+        # CPU only: on CUDA the decode steps replay CUDA graphs over the Triton kernels instead.
+        self.compiled: CompiledModel | None = None
+        if config.compile_model and device.type == "cpu":
+            self.compiled = CompiledModel(model, max(config.max_num_batched_tokens, config.max_num_seqs))
         self._prepare_linear_weights(config)
         self.kv_cache = self._allocate_kv_cache(num_blocks)
+        self.kv_caches = [(layer[0], layer[1]) for layer in self.kv_cache]
+        if self.compiled is not None:
+            self.compiled.warm_up(min(config.max_num_seqs, 32), self.kv_caches)
         self.decode_graphs: DecodeGraphs | None = None
         if dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
             with torch.inference_mode():
@@ -113,17 +122,23 @@ class ModelRunner:
         GGUFs ship it at 8 bits (SmolLM2: Q8_0): at 4 bits no greedy sequence of the benchmark's 16 prompts
         matched float32 over 32 tokens (23% of tokens before the first divergence), with an int8 head 8/16
         did (77%, as plain bf16), and the Q4_1 layers on the int4 grid alone are exact (16/16 in float32).
+
+        Compiled (``engine.compilation``), the decoder layers keep no prepacked copy (inductor packs the frozen
+        weights itself) and their int4 weights serve every row count: inductor's AMX int4 GEMM does not slow
+        down with rows the way the eager GEMV-like kernel does. The LM head runs eagerly, outside the graph.
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
         for module in self.model.modules():
             if not isinstance(module, Linear):
                 continue
+            in_graph = self.compiled is not None and module is not head
+            max_rows = self.compiled.max_num_tokens if in_graph else config.int8_max_rows
             if config.quantization == "int8" or (config.quantization == "int4" and module is head):
-                module.quantize_int8(config.int8_max_rows)
+                module.quantize_int8(max_rows)
             elif config.quantization == "int4" and on_cpu:
-                module.quantize_int4(config.int8_max_rows)
-            if on_cpu and config.cpu_prepack and cpu_prepack_supported(self.dtype):
+                module.quantize_int4(max_rows)
+            if on_cpu and config.cpu_prepack and cpu_prepack_supported(self.dtype) and not in_graph:
                 module.prepack_cpu(config.max_num_seqs)
 
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
@@ -133,7 +148,7 @@ class ModelRunner:
                             cfg.head_dim, dtype=self.dtype, device=self.device)
         layers = [m for m in self.model.modules() if isinstance(m, PagedAttention)]
         for i, attn in enumerate(layers):
-            attn.k_cache, attn.v_cache = cache[i, 0], cache[i, 1]
+            attn.k_cache, attn.v_cache, attn.layer_index = cache[i, 0], cache[i, 1], i
         return cache
 
     # --- input preparation --------------------------------------------------------------------------
@@ -231,7 +246,10 @@ class ModelRunner:
         # Built before the forward: a blocking host-to-device copy after it would wait for the whole forward.
         rows = torch.tensor(sample_rows, dtype=torch.long).to(self.device) if sample_rows else None
         hidden = self.decode_graphs.run(input_ids, positions, meta) if self.decode_graphs else None
-        if hidden is None:
+        if hidden is None and self.compiled is not None:
+            with forward_context(meta, self.kv_caches):
+                hidden = self.compiled(input_ids, positions)
+        elif hidden is None:
             hidden = self.model(input_ids, positions, meta)
         if rows is None:
             return None

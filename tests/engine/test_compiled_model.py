@@ -1,0 +1,63 @@
+"""The compiled decoder (``engine.compilation``): the eager engine's results, from two graphs whatever the batch."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+from torch._dynamo.utils import counters
+
+from engine.config import EngineConfig
+from engine.layers.linear import Linear, int4_supported
+from engine.llm import LLM
+from engine.sampling_params import SamplingParams
+
+# 12 prompts of 3-40 tokens against a 24-token step budget and 40 four-token blocks: prefills are chunked,
+# decodes and chunks share steps, and the pool forces recompute preemption.
+COMMON = dict(show_progress=False, num_kv_blocks=40, block_size=4, max_num_seqs=8, max_num_batched_tokens=24,
+              enable_prefix_caching=False)
+
+
+def _prompts(n: int = 12) -> list[list[int]]:
+    rng = random.Random(7)
+    return [[rng.randrange(3, 2000) for _ in range(rng.randint(3, 40))] for _ in range(n)]
+
+
+def test_compiled_float32_matches_eager_with_two_graphs(tiny_llama_dir):
+    params = SamplingParams(max_tokens=12, temperature=0, ignore_eos=True, logprobs=5)
+    eager = LLM(EngineConfig(model=str(tiny_llama_dir), **COMMON)).generate(_prompts(), params)
+    graphs_before = counters["stats"]["unique_graphs"]
+    llm = LLM(EngineConfig(model=str(tiny_llama_dir), compile_model=True, **COMMON))
+    compiled = llm.generate(_prompts(), params)
+    compiled += llm.generate(_prompts(1), params)  # one sequence alone: the single-token graph decodes it
+    assert llm.engine.runner.compiled.compile_seconds > 0
+    # The warm-up's two graphs serve every step: no recompilation for new token counts or context lengths.
+    assert counters["stats"]["unique_graphs"] - graphs_before == 2
+
+    assert [r.token_ids for r in compiled[:-1]] == [r.token_ids for r in eager]
+    assert compiled[-1].token_ids == eager[0].token_ids
+    for c, e in zip(compiled, eager, strict=False):
+        for c_lp, e_lp in zip(c.logprobs, e.logprobs, strict=True):
+            assert c_lp.logprob == pytest.approx(e_lp.logprob, abs=1e-4)
+
+
+@pytest.mark.skipif(not int4_supported(128, 64, torch.bfloat16), reason="int4 kernel unavailable")
+def test_compiled_int4_layers_serve_every_row_count(tiny_llama_dir):
+    """Compiled, the decoder layers' int4 weights serve every batch (inductor's AMX int4 GEMM does not slow
+    down with rows) and keep no prepacked copy; the LM head, outside the graph, keeps int8 + prepacked."""
+    common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", **COMMON)
+    llm = LLM(EngineConfig(compile_model=True, **common))
+    model = llm.engine.model
+    layers = [m for m in model.layers.modules() if isinstance(m, Linear)]
+    assert all(m.quant_kind == "int4" and m.quant_max_rows >= 24 and m.packed_weight is None for m in layers)
+    assert model.lm_head.quant_kind == "int8" and model.lm_head.quant_max_rows == 4
+
+    # The eager engine on the same int4 weights for every row count: the same numbers up to kernel rounding.
+    eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, **common))
+    params = SamplingParams(max_tokens=1, temperature=0, logprobs=20)
+    for c, e in zip(llm.generate(_prompts(), params), eager.generate(_prompts(), params), strict=True):
+        eager_top = {token: value for token, _, value in e.logprobs[0].top_logprobs}
+        shared = [(value, eager_top[token]) for token, _, value in c.logprobs[0].top_logprobs if token in eager_top]
+        assert len(shared) >= 15
+        assert max(abs(a - b) for a, b in shared) < 0.1
