@@ -29,6 +29,8 @@ INDUCTOR_OPTIONS = {
     "freezing": True,  # weights as constants: prepacked, constant-folded, fed to the GEMM templates
     "max_autotune_gemm": True,  # the C++ (AMX) GEMM templates, benchmarked against aten's kernels
     "max_autotune_gemm_backends": "CPP,ATEN",
+    "autotune_num_choices_displayed": 0,  # the autotuner's tables go to stdout/stderr otherwise
+    "max_autotune_report_choices_stats": False,
 }
 
 
@@ -41,26 +43,36 @@ class CompiledModel:
         self.max_num_tokens = max_num_tokens
         self.compile_seconds = 0.0
         self._compiled = torch.compile(self._forward, fullgraph=True, dynamic=False)
+        self._compiled_logits = torch.compile(model.compute_logits, fullgraph=True, dynamic=False)
 
     def _forward(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids, positions, None)
 
-    def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        if input_ids.shape[0] > 1:
-            # One graph for every count of 2+ tokens; without the bounds dynamo would compile per count.
-            for t in (input_ids, positions):
+    def _run(self, fn, *tensors: torch.Tensor) -> torch.Tensor:
+        if tensors[0].shape[0] > 1:
+            # One graph for every count of 2+ rows; without the bounds dynamo would compile per count.
+            for t in tensors:
                 torch._dynamo.mark_dynamic(t, 0, min=2, max=max(self.max_num_tokens, 2))
         # Patched around the call, not given as torch.compile(options=...): freezing is read from the global
         # config while dynamo traces, before compile options apply (with options alone the weights stay graph
         # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
         with inductor_config.patch(INDUCTOR_OPTIONS):
-            return self._compiled(input_ids, positions)
+            return fn(*tensors)
+
+    def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """Final hidden states ``[num_tokens, hidden]``."""
+        return self._run(self._compiled, input_ids, positions)
+
+    def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """float32 logits of the rows to sample: the LM head, compiled apart (its rows are the sequences that
+        sample this step, not the tokens), with its int8 weights through the AMX GEMM template."""
+        return self._run(self._compiled_logits, hidden)
 
     def warm_up(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
-        """Compile both graphs on dummy decode batches (1 and ``num_tokens`` sequences of one token each).
-        They write keys/values into slot 0 of block 0, which is free at start and overwritten by whichever
-        sequence is given it before anything reads it. ``num_tokens`` is also the size inductor tunes the
-        GEMM tiles of the dynamic graph for: pick the typical decode batch."""
+        """Compile both graphs of the decoder and of the LM head on dummy decode batches (1 and ``num_tokens``
+        sequences of one token each). They write keys/values into slot 0 of block 0, which is free at start and
+        overwritten by whichever sequence is given it before anything reads it. ``num_tokens`` is also the size
+        inductor tunes the GEMM tiles of the dynamic graph for: pick the typical decode batch."""
         start = time.perf_counter()
         device = kv_caches[0][0].device
         # Inside inference mode, like the engine's steps: dynamo guards on inference tensors' dispatch keys.
@@ -75,5 +87,6 @@ class CompiledModel:
                 )
                 ids = torch.zeros(n, dtype=torch.long, device=device)
                 with forward_context(meta, kv_caches):
-                    self(ids, torch.zeros_like(ids))
+                    hidden = self(ids, torch.zeros_like(ids))
+                self.compute_logits(hidden)
         self.compile_seconds = time.perf_counter() - start

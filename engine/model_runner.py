@@ -123,16 +123,16 @@ class ModelRunner:
         matched float32 over 32 tokens (23% of tokens before the first divergence), with an int8 head 8/16
         did (77%, as plain bf16), and the Q4_1 layers on the int4 grid alone are exact (16/16 in float32).
 
-        Compiled (``engine.compilation``), the decoder layers keep no prepacked copy (inductor packs the frozen
-        weights itself) and their int4 weights serve every row count: inductor's AMX int4 GEMM does not slow
-        down with rows the way the eager GEMV-like kernel does. The LM head runs eagerly, outside the graph.
+        Compiled (``engine.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
+        itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
+        do not slow down with rows the way the eager GEMV-like kernels do.
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
         for module in self.model.modules():
             if not isinstance(module, Linear):
                 continue
-            in_graph = self.compiled is not None and module is not head
+            in_graph = self.compiled is not None
             max_rows = self.compiled.max_num_tokens if in_graph else config.int8_max_rows
             if config.quantization == "int8" or (config.quantization == "int4" and module is head):
                 module.quantize_int8(max_rows)
@@ -254,7 +254,7 @@ class ModelRunner:
         if rows is None:
             return None
         last = meta.query_start_loc[1:].long() - 1
-        logits = self.model.compute_logits(hidden[last[rows]])
+        logits = (self.compiled or self.model).compute_logits(hidden[last[rows]])
         if isinstance(bitmask, Future):
             bitmask = bitmask.result()
         return self.sampler(logits, self.prepare_sampling([batch.seqs[i] for i in sample_rows], bitmask))

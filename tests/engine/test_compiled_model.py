@@ -9,8 +9,10 @@ import torch
 from torch._dynamo.utils import counters
 
 from engine.config import EngineConfig
+from engine.launch import start_engine
 from engine.layers.linear import Linear, int4_supported
 from engine.llm import LLM
+from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
 
 # 12 prompts of 3-40 tokens against a 24-token step budget and 40 four-token blocks: prefills are chunked,
@@ -32,8 +34,9 @@ def test_compiled_float32_matches_eager_with_two_graphs(tiny_llama_dir):
     compiled = llm.generate(_prompts(), params)
     compiled += llm.generate(_prompts(1), params)  # one sequence alone: the single-token graph decodes it
     assert llm.engine.runner.compiled.compile_seconds > 0
-    # The warm-up's two graphs serve every step: no recompilation for new token counts or context lengths.
-    assert counters["stats"]["unique_graphs"] - graphs_before == 2
+    # The warm-up's graphs (one row and 2+ rows, for the decoder and for the LM head) serve every step: no
+    # recompilation for new token counts, sampled-row counts or context lengths.
+    assert counters["stats"]["unique_graphs"] - graphs_before == 4
 
     assert [r.token_ids for r in compiled[:-1]] == [r.token_ids for r in eager]
     assert compiled[-1].token_ids == eager[0].token_ids
@@ -44,16 +47,17 @@ def test_compiled_float32_matches_eager_with_two_graphs(tiny_llama_dir):
 
 @pytest.mark.skipif(not int4_supported(128, 64, torch.bfloat16), reason="int4 kernel unavailable")
 def test_compiled_int4_layers_serve_every_row_count(tiny_llama_dir):
-    """Compiled, the decoder layers' int4 weights serve every batch (inductor's AMX int4 GEMM does not slow
-    down with rows) and keep no prepacked copy; the LM head, outside the graph, keeps int8 + prepacked."""
+    """Compiled, the quantized weights (int4 layers, int8 LM head) serve every batch (inductor's AMX GEMMs do
+    not slow down with rows) and keep no prepacked copy."""
     common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", **COMMON)
     llm = LLM(EngineConfig(compile_model=True, **common))
     model = llm.engine.model
     layers = [m for m in model.layers.modules() if isinstance(m, Linear)]
     assert all(m.quant_kind == "int4" and m.quant_max_rows >= 24 and m.packed_weight is None for m in layers)
-    assert model.lm_head.quant_kind == "int8" and model.lm_head.quant_max_rows == 4
+    head = model.lm_head
+    assert head.quant_kind == "int8" and head.quant_max_rows >= 24 and head.packed_weight is None
 
-    # The eager engine on the same int4 weights for every row count: the same numbers up to kernel rounding.
+    # The eager engine on the same quantized weights for every row count: the same numbers up to rounding.
     eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, **common))
     params = SamplingParams(max_tokens=1, temperature=0, logprobs=20)
     for c, e in zip(llm.generate(_prompts(), params), eager.generate(_prompts(), params), strict=True):
@@ -61,3 +65,17 @@ def test_compiled_int4_layers_serve_every_row_count(tiny_llama_dir):
         shared = [(value, eager_top[token]) for token, _, value in c.logprobs[0].top_logprobs if token in eager_top]
         assert len(shared) >= 15
         assert max(abs(a - b) for a, b in shared) < 0.1
+
+
+async def test_compiled_engine_serves_from_its_own_process(tiny_llama_dir):
+    """The engine process (daemonic, spawned) compiles at start and answers like the eager engine in-process."""
+    config = EngineConfig(model=str(tiny_llama_dir), compile_model=True, **COMMON)
+    params = SamplingParams(max_tokens=8, temperature=0, ignore_eos=True)
+    expected = LLM(EngineConfig(model=str(tiny_llama_dir), **COMMON)).generate(_prompts(2), params)
+    client = await start_engine(config)
+    try:
+        for i, prompt in enumerate(_prompts(2)):
+            deltas = [d async for d in client.generate(EngineRequest(f"c{i}", prompt, params))]
+            assert [t for d in deltas for t in d.token_ids] == expected[i].token_ids
+    finally:
+        await client.shutdown()
