@@ -97,6 +97,7 @@ class ModelRunner:
         self.block_size = config.block_size
         self.vocab_size = model.config.vocab_size
         self.sampler = Sampler()
+        dispatch.prepare(device)  # e.g. builds the C++ CPU kernels on a machine's first start
         self.base_generator = torch.Generator(device=device).manual_seed(config.seed)
         # CPU only: on CUDA the decode steps replay CUDA graphs over the Triton kernels instead.
         self.compiled: CompiledModel | None = None

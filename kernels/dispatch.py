@@ -15,7 +15,9 @@ Signatures (every implementation matches them exactly):
 * ``silu_and_mul(x) -> Tensor`` — ``silu(gate) * up`` of a fused ``[num_tokens, 2 * d]`` gate|up projection.
 
 A Triton implementation plugs in as a module ``kernels.triton`` exporting these functions with these
-signatures; it is used for CUDA tensors unless ``WARDEN_KERNELS=reference``. Tests may force any module
+signatures; it is used for CUDA tensors unless ``WARDEN_KERNELS=reference``. On CPU the ops ``kernels.cpu``
+exports (decode attention, in C++ built on the machine at first use) run there, the references otherwise (also
+with ``WARDEN_KERNELS=reference`` or where no C++ toolchain can build them). Tests may force any module
 implementing the same names onto every device with ``forced_kernels`` (e.g. Triton under ``TRITON_INTERPRET=1``
 on the CPU).
 """
@@ -51,6 +53,22 @@ def _triton_module() -> ModuleType | None:
         return None
 
 
+@cache
+def _cpu_module() -> ModuleType | None:
+    """Warden's C++ CPU kernels, built on first use (``kernels.cpu``); None where they cannot be built."""
+    if os.environ.get("WARDEN_KERNELS") == "reference":
+        return None
+    from kernels import cpu  # imported lazily: loading builds a C++ extension
+
+    return cpu if cpu.load() else None
+
+
+def prepare(device: torch.device) -> None:
+    """Build or load what ``device``'s kernels need now (the engine calls it at start, so no request pays)."""
+    if device.type == "cpu" and _forced is None:
+        _cpu_module()
+
+
 @contextmanager
 def forced_kernels(module: ModuleType) -> Iterator[None]:
     """Within the block, every dispatched op runs ``module``'s implementation whatever the device."""
@@ -73,6 +91,10 @@ def _pick(device: torch.device, name: str, reference: Callable) -> Callable:
         return getattr(_forced, name)
     if device.type == "cuda":
         module = _triton_module()
+        if module is not None and hasattr(module, name):
+            return getattr(module, name)
+    elif device.type == "cpu":
+        module = _cpu_module()
         if module is not None and hasattr(module, name):
             return getattr(module, name)
     return reference

@@ -86,29 +86,37 @@ def paged_attention(
 ) -> torch.Tensor:
     """Attention output ``[num_tokens, num_heads, head_dim]``; keys/values for this step must already be
     stored in the cache (``store_kvcache``)."""
-    block_size = k_cache.shape[1]
     nd = meta.num_decodes
     if nd == meta.num_seqs:  # decode-only step: no output buffer to scatter into
         return _decode(q, k_cache, v_cache, meta, scale)
     out = torch.empty_like(q)
     if nd:
         out[:nd] = _decode(q[:nd], k_cache, v_cache, meta, scale)
-    if meta.num_seqs > nd:
-        start = meta.query_start_loc[nd:-1].long()  # [P]
-        q_lens = meta.query_start_loc[nd + 1 :].long() - start
-        seq_lens = meta.seq_lens[nd:].long()
-        max_q = meta.max_query_len
-        nb = -(-meta.max_seq_len // block_size)
-        k = _gather_kv(k_cache, meta.block_tables[nd:], nb)
-        v = _gather_kv(v_cache, meta.block_tables[nd:], nb)
-        offs = torch.arange(max_q, device=q.device)
-        valid = offs[None, :] < q_lens[:, None]  # [P, max_q]
-        rows = torch.where(valid, start[:, None] + offs[None, :], start[:, None])  # padded rows repeat row 0
-        q_pos = seq_lens[:, None] - q_lens[:, None] + offs[None, :]  # absolute position of each query
-        key_pos = torch.arange(nb * block_size, device=q.device)
-        # Padded query rows get the mask of a real row (never all-False, which would yield NaN); dropped below.
-        q_pos = torch.where(valid, q_pos, q_pos[:, :1])
-        mask = key_pos[None, None, :] <= q_pos[:, :, None]  # [P, max_q, Lk]
-        result = _attend(q[rows], k.to(q.dtype), v.to(q.dtype), mask, scale)  # [P, max_q, H, D]
-        out[rows[valid]] = result[valid]
+    prefill_attention(q, k_cache, v_cache, meta, scale, out)
     return out
+
+
+def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
+                      scale: float, out: torch.Tensor) -> None:
+    """Write the rows of the prefill chunks (sequences ``num_decodes..``) of ``out``."""
+    nd = meta.num_decodes
+    if meta.num_seqs == nd:
+        return
+    block_size = k_cache.shape[1]
+    start = meta.query_start_loc[nd:-1].long()  # [P]
+    q_lens = meta.query_start_loc[nd + 1 :].long() - start
+    seq_lens = meta.seq_lens[nd:].long()
+    max_q = meta.max_query_len
+    nb = -(-meta.max_seq_len // block_size)
+    k = _gather_kv(k_cache, meta.block_tables[nd:], nb)
+    v = _gather_kv(v_cache, meta.block_tables[nd:], nb)
+    offs = torch.arange(max_q, device=q.device)
+    valid = offs[None, :] < q_lens[:, None]  # [P, max_q]
+    rows = torch.where(valid, start[:, None] + offs[None, :], start[:, None])  # padded rows repeat row 0
+    q_pos = seq_lens[:, None] - q_lens[:, None] + offs[None, :]  # absolute position of each query
+    key_pos = torch.arange(nb * block_size, device=q.device)
+    # Padded query rows get the mask of a real row (never all-False, which would yield NaN); dropped below.
+    q_pos = torch.where(valid, q_pos, q_pos[:, :1])
+    mask = key_pos[None, None, :] <= q_pos[:, :, None]  # [P, max_q, Lk]
+    result = _attend(q[rows], k.to(q.dtype), v.to(q.dtype), mask, scale)  # [P, max_q, H, D]
+    out[rows[valid]] = result[valid]

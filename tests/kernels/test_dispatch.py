@@ -1,5 +1,5 @@
-"""The dispatch point: references on the CPU, Triton for CUDA tensors unless WARDEN_KERNELS=reference, and a
-forced module for tests."""
+"""The dispatch point: the C++ CPU kernels where built (references for the other ops), Triton for CUDA tensors,
+the references everywhere with WARDEN_KERNELS=reference, and a forced module for tests."""
 
 from __future__ import annotations
 
@@ -26,13 +26,31 @@ OPS = {
 @pytest.fixture()
 def fresh_choice() -> Iterator[None]:
     dispatch._triton_module.cache_clear()
+    dispatch._cpu_module.cache_clear()
     yield
     dispatch._triton_module.cache_clear()
+    dispatch._cpu_module.cache_clear()
 
 
 @pytest.mark.parametrize("name", list(OPS))
-def test_cpu_tensors_use_the_reference(name: str) -> None:
+def test_cpu_tensors_use_the_cpp_kernels_where_built_else_the_reference(
+        name: str, fresh_choice: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernels.cpu
+
+    monkeypatch.delenv("WARDEN_KERNELS", raising=False)
+    built = kernels.cpu.load()
+    expected = getattr(kernels.cpu, name) if built and name == "paged_attention" else OPS[name]
+    assert dispatch._pick(torch.device("cpu"), name, OPS[name]) is expected
+    dispatch._cpu_module.cache_clear()
+    monkeypatch.setenv("WARDEN_KERNELS", "reference")
     assert dispatch._pick(torch.device("cpu"), name, OPS[name]) is OPS[name]
+
+
+def test_cpp_kernels_build_on_this_machine() -> None:
+    """CI installs a C++ toolchain (.ci/run): the CPU fast path must not silently fall back there."""
+    import kernels.cpu
+
+    assert kernels.cpu.load()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed")

@@ -1,0 +1,60 @@
+"""C++ kernels for CPUs, built on this machine the first time they are loaded (``torch.utils.cpp_extension``,
+``-O3 -march=native``; the build is cached under torch's extension directory, so later starts only load it).
+
+Only decode attention so far: the reference gathers each sequence's keys and values into a padded copy and runs
+``scaled_dot_product_attention`` (two copies of the context and a kernel sized for long sequences: ~0.5 ms
+per layer at 32 sequences); this reads the cache blocks in place, one task per (sequence, kv head). Prefill
+chunks keep the reference path. ``paged_attention`` here has exactly the reference's signature, so
+``kernels.dispatch`` picks it for CPU tensors once ``load()`` has succeeded.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import torch
+
+from kernels.attention_metadata import AttentionMetadata
+from kernels.reference import paged_attention as _reference
+
+log = logging.getLogger(__name__)
+_SOURCE = Path(__file__).with_name("paged_attention.cpp")
+_state: dict[str, bool] = {}
+
+
+def load() -> bool:
+    """Build (first time) and load the kernels; False, with a warning, where no C++ toolchain can build them."""
+    if "loaded" not in _state:
+        from torch.utils import cpp_extension
+
+        # ATen's vector types compile to the ISA named here (as inductor's generated code does).
+        capability = torch.backends.cpu.get_cpu_capability()
+        isa = [f"-DCPU_CAPABILITY={capability}", f"-DCPU_CAPABILITY_{capability}"] if capability in (
+            "AVX512", "AVX2") else []
+        try:
+            cpp_extension.load(name="warden_cpu_kernels", sources=[str(_SOURCE)], is_python_module=False,
+                               extra_cflags=["-O3", "-march=native", "-fopenmp-simd", *isa], verbose=False)
+            _state["loaded"] = True
+        except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
+            log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
+            _state["loaded"] = False
+    return _state["loaded"]
+
+
+def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, block_tables: torch.Tensor,
+                     seq_lens: torch.Tensor, scale: float) -> torch.Tensor:
+    """``[num_decodes, heads, head_dim]``: each row's single query against its cached context."""
+    return torch.ops.warden_cpu.decode_attention(q, k_cache, v_cache, block_tables, seq_lens, scale)
+
+
+def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
+                    scale: float) -> torch.Tensor:
+    nd = meta.num_decodes
+    if nd == meta.num_seqs:
+        return decode_attention(q, k_cache, v_cache, meta.block_tables, meta.seq_lens, scale)
+    out = torch.empty_like(q)
+    if nd:
+        out[:nd] = decode_attention(q[:nd], k_cache, v_cache, meta.block_tables, meta.seq_lens, scale)
+    _reference.prefill_attention(q, k_cache, v_cache, meta, scale, out)
+    return out

@@ -1,0 +1,169 @@
+// Decode attention over the paged KV cache for CPUs: one query token per sequence, read straight from the
+// cache blocks named by the block table (no gathered copy), float32 accumulation, grouped-query heads sharing
+// each key/value row they load. Same math as kernels/reference/paged_attention.py's decode path.
+//
+// Built at run time by kernels/cpu/__init__.py (torch.utils.cpp_extension, -O3 -march=native); registered as
+// torch.ops.warden_cpu.decode_attention.
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/cpu/vec/functional.h>
+#include <ATen/cpu/vec/vec.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using FloatVec = at::vec::Vectorized<float>;
+
+// ATen's vector types are AVX-512 / AVX2 code where CPU_CAPABILITY_* is defined (the loader passes the flag for
+// this machine), a portable scalar fallback otherwise.
+template <typename scalar_t>
+inline void to_float(const scalar_t* src, float* dst, int64_t n) {
+  if constexpr (std::is_same_v<scalar_t, float>) {
+    std::memcpy(dst, src, n * sizeof(float));
+  } else if constexpr (!at::vec::is_reduced_floating_point_v<scalar_t>) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+  } else {
+    using Vec = at::vec::Vectorized<scalar_t>;
+    int64_t i = 0;
+    for (; i + Vec::size() <= n; i += Vec::size()) {
+      auto [low, high] = at::vec::convert_to_float(Vec::loadu(src + i));
+      low.store(dst + i);
+      high.store(dst + i + Vec::size() / 2);
+    }
+    for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+  }
+}
+
+// s[i] = exp(s[i] - m), returning the sum.
+inline float exp_shifted(float* s, int64_t n, float m) {
+  const FloatVec shift(m);
+  FloatVec total(0.f);
+  int64_t i = 0;
+  for (; i + FloatVec::size() <= n; i += FloatVec::size()) {
+    const FloatVec e = (FloatVec::loadu(s + i) - shift).exp_u20();
+    e.store(s + i);
+    total = total + e;
+  }
+  float lanes[FloatVec::size()];
+  total.store(lanes);
+  float sum = 0.f;
+  for (int64_t j = 0; j < FloatVec::size(); ++j) sum += lanes[j];
+  for (; i < n; ++i) {
+    s[i] = std::exp(s[i] - m);
+    sum += s[i];
+  }
+  return sum;
+}
+
+inline float dot(const float* a, const float* b, int64_t n) {
+  FloatVec acc(0.f);
+  int64_t i = 0;
+  for (; i + FloatVec::size() <= n; i += FloatVec::size()) {
+    acc = at::vec::fmadd(FloatVec::loadu(a + i), FloatVec::loadu(b + i), acc);
+  }
+  float s = at::vec::vec_reduce_all<float>([](FloatVec& x, FloatVec& y) { return x + y; }, acc);
+  for (; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+template <typename scalar_t>
+void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                             const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale,
+                             at::Tensor& out) {
+  const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
+  const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
+  const int64_t group = heads / kv_heads;
+  const int64_t table_stride = block_tables.stride(0);
+  const scalar_t* q_ptr = q.data_ptr<scalar_t>();
+  const scalar_t* k_ptr = k_cache.data_ptr<scalar_t>();
+  const scalar_t* v_ptr = v_cache.data_ptr<scalar_t>();
+  const int32_t* tables = block_tables.data_ptr<int32_t>();
+  const int32_t* lens = seq_lens.data_ptr<int32_t>();
+  scalar_t* out_ptr = out.data_ptr<scalar_t>();
+  const float scale_f = static_cast<float>(scale);
+  // block_size is a power of two (EngineConfig checks): shifts and masks instead of two divisions per row.
+  TORCH_CHECK(block_size > 0 && (block_size & (block_size - 1)) == 0, "block_size must be a power of two");
+  const int64_t block_shift = __builtin_ctzll(static_cast<unsigned long long>(block_size)), block_mask = block_size - 1;
+  const auto row_slot = [=](const int32_t* table, int64_t t) {
+    return (static_cast<int64_t>(table[t >> block_shift]) << block_shift) | (t & block_mask);
+  };
+
+  // One task per (sequence, kv head): its query heads share every key/value row loaded.
+  at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> qf(group * head_dim), row(head_dim), acc(group * head_dim), scores;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / kv_heads, h = task % kv_heads;
+      const int64_t len = lens[b];
+      const int32_t* table = tables + b * table_stride;
+      for (int64_t g = 0; g < group; ++g) {
+        to_float(q_ptr + (b * heads + h * group + g) * head_dim, qf.data() + g * head_dim, head_dim);
+        for (int64_t d = 0; d < head_dim; ++d) qf[g * head_dim + d] *= scale_f;
+      }
+      scores.assign(group * len, 0.f);
+      for (int64_t t = 0; t < len; ++t) {
+        to_float(k_ptr + (row_slot(table, t) * kv_heads + h) * head_dim, row.data(), head_dim);
+        for (int64_t g = 0; g < group; ++g) scores[g * len + t] = dot(qf.data() + g * head_dim, row.data(), head_dim);
+      }
+      for (int64_t g = 0; g < group; ++g) {
+        float* s = scores.data() + g * len;
+        float m = -std::numeric_limits<float>::infinity();
+        for (int64_t t = 0; t < len; ++t) m = std::max(m, s[t]);
+        const float total = exp_shifted(s, len, m);
+        const float inv = len > 0 ? 1.f / total : 0.f;
+        for (int64_t t = 0; t < len; ++t) s[t] *= inv;
+      }
+      std::fill(acc.begin(), acc.end(), 0.f);
+      for (int64_t t = 0; t < len; ++t) {
+        to_float(v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim, row.data(), head_dim);
+        for (int64_t g = 0; g < group; ++g) {
+          const float w = scores[g * len + t];
+          float* a = acc.data() + g * head_dim;
+#pragma omp simd
+          for (int64_t d = 0; d < head_dim; ++d) a[d] += w * row[d];
+        }
+      }
+      for (int64_t g = 0; g < group; ++g) {
+        scalar_t* o = out_ptr + (b * heads + h * group + g) * head_dim;
+        for (int64_t d = 0; d < head_dim; ++d) o[d] = static_cast<scalar_t>(acc[g * head_dim + d]);
+      }
+    }
+  });
+}
+
+at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale) {
+  TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
+              "q [seqs, heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
+  TORCH_CHECK(q.device().is_cpu() && k_cache.device().is_cpu(), "decode_attention runs on CPU tensors");
+  TORCH_CHECK(q.scalar_type() == k_cache.scalar_type() && v_cache.scalar_type() == k_cache.scalar_type(),
+              "q and the caches share one dtype");
+  TORCH_CHECK(q.size(2) == k_cache.size(3) && q.size(1) % k_cache.size(2) == 0, "head_dim / GQA mismatch");
+  TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
+  TORCH_CHECK(block_tables.scalar_type() == at::kInt && seq_lens.scalar_type() == at::kInt,
+              "block_tables and seq_lens are int32");
+  TORCH_CHECK(block_tables.size(0) >= q.size(0) && seq_lens.size(0) >= q.size(0), "one table row per query");
+  const at::Tensor qc = q.contiguous();
+  const at::Tensor tables = block_tables.stride(1) == 1 ? block_tables : block_tables.contiguous();
+  const at::Tensor lens = seq_lens.contiguous();
+  at::Tensor out = at::empty_like(qc);
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, q.scalar_type(), "decode_attention", [&] {
+    decode_attention_kernel<scalar_t>(qc, k_cache, v_cache, tables, lens, scale, out);
+  });
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY(warden_cpu, m) {
+  m.def("decode_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
+        "float scale) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) { m.impl("decode_attention", &decode_attention); }
