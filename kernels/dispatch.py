@@ -53,6 +53,11 @@ def _triton_module() -> ModuleType | None:
         return None
 
 
+# What kernels.cpu implements. Checked by name first so the ops a compiled graph traces (norms, rotary) never
+# call into the build-and-load machinery; paged attention runs inside its opaque operator.
+_CPU_OPS = frozenset({"paged_attention"})
+
+
 @cache
 def _cpu_module() -> ModuleType | None:
     """Warden's C++ CPU kernels, built on first use (``kernels.cpu``); None where they cannot be built."""
@@ -93,9 +98,9 @@ def _pick(device: torch.device, name: str, reference: Callable) -> Callable:
         module = _triton_module()
         if module is not None and hasattr(module, name):
             return getattr(module, name)
-    elif device.type == "cpu":
+    elif device.type == "cpu" and name in _CPU_OPS:
         module = _cpu_module()
-        if module is not None and hasattr(module, name):
+        if module is not None:
             return getattr(module, name)
     return reference
 
