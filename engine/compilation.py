@@ -74,10 +74,18 @@ class CompiledModel:
         overwritten by whichever sequence is given it before anything reads it. ``num_tokens`` is also the size
         inductor tunes the GEMM tiles of the dynamic graph for: pick the typical decode batch."""
         start = time.perf_counter()
+        try:
+            self._compile_all(min(num_tokens, self.max_num_tokens), kv_caches)
+        except Exception as exc:  # the operator asked for this path: fail the start, saying what it needs
+            raise RuntimeError(f"compile_model: compiling the decoder failed ({type(exc).__name__}: {exc}); it "
+                               "needs a C++ compiler (g++) on the machine, or turn compile_model off") from exc
+        self.compile_seconds = time.perf_counter() - start
+
+    def _compile_all(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         device = kv_caches[0][0].device
         # Inside inference mode, like the engine's steps: dynamo guards on inference tensors' dispatch keys.
         with torch.inference_mode():
-            for n in sorted({1, max(2, min(num_tokens, self.max_num_tokens))}):
+            for n in sorted({1, max(2, num_tokens)}):
                 meta = AttentionMetadata(
                     query_start_loc=torch.arange(n + 1, dtype=torch.int32, device=device),
                     seq_lens=torch.ones(n, dtype=torch.int32, device=device),
@@ -89,4 +97,3 @@ class CompiledModel:
                 with forward_context(meta, kv_caches):
                     hidden = self(ids, torch.zeros_like(ids))
                 self.compute_logits(hidden)
-        self.compile_seconds = time.perf_counter() - start

@@ -5,6 +5,7 @@ CUDA graphs captured per padded batch size (``WARDEN_CUDA_GRAPHS=0`` turns them 
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 from concurrent.futures import Future
 
@@ -21,6 +22,8 @@ from engine.scheduler import ScheduledBatch
 from engine.sequence import Sequence
 from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
+
+log = logging.getLogger(__name__)
 
 
 class DecodeGraphs:
@@ -103,6 +106,8 @@ class ModelRunner:
         self.compiled: CompiledModel | None = None
         if config.compile_model and device.type == "cpu":
             self.compiled = CompiledModel(model, max(config.max_num_batched_tokens, config.max_num_seqs))
+        elif config.compile_model:
+            log.warning("compile_model applies to CPU serving; on %s the decode steps replay CUDA graphs", device)
         self._prepare_linear_weights(config)
         self.kv_cache = self._allocate_kv_cache(num_blocks)
         self.kv_caches = [(layer[0], layer[1]) for layer in self.kv_cache]

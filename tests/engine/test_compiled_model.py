@@ -79,3 +79,14 @@ async def test_compiled_engine_serves_from_its_own_process(tiny_llama_dir):
             assert [t for d in deltas for t in d.token_ids] == expected[i].token_ids
     finally:
         await client.shutdown()
+
+
+def test_a_failed_compile_stops_the_start_naming_the_switch(tiny_llama_dir, monkeypatch):
+    from engine import compilation
+
+    def no_compiler(*args):
+        raise OSError("g++: not found")
+
+    monkeypatch.setattr(compilation.CompiledModel, "_compile_all", no_compiler)
+    with pytest.raises(RuntimeError, match=r"compile_model: compiling the decoder failed \(OSError: g\+\+: not found"):
+        LLM(EngineConfig(model=str(tiny_llama_dir), compile_model=True, **COMMON))
