@@ -131,7 +131,8 @@ class ModelRunner:
 
         Compiled (``engine.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
-        do not slow down with rows the way the eager GEMV-like kernels do.
+        do not slow down with rows the way the eager GEMV-like kernels do. No path reads a quantized layer's
+        dense weight any more, so it is released (SmolLM2: 212 MB of bf16; a 7B model: 13 GB).
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
@@ -146,6 +147,8 @@ class ModelRunner:
                 module.quantize_int4(max_rows)
             if on_cpu and config.cpu_prepack and cpu_prepack_supported(self.dtype) and not in_graph:
                 module.prepack_cpu(config.max_num_seqs)
+            if in_graph and module.quant_kind is not None:
+                module.release_dense_weight()
 
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
         cfg = self.model.config

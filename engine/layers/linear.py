@@ -77,6 +77,12 @@ class Linear(nn.Module):
         self.quant_kind, self.quant_max_rows = "int4", max_rows
         return True
 
+    def release_dense_weight(self) -> None:
+        """Drop this module's reference to the dense weight once the quantized copy serves every row count
+        (``quant_max_rows`` at the engine's largest step). A weight shared with another module (a head tied to
+        the embeddings) stays alive through that module."""
+        self.weight = nn.Parameter(self.weight.new_empty(0), requires_grad=False)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[0] <= self.quant_max_rows:
             if self.quant_kind == "int4":

@@ -56,6 +56,8 @@ def test_compiled_int4_layers_serve_every_row_count(tiny_llama_dir):
     assert all(m.quant_kind == "int4" and m.quant_max_rows >= 24 and m.packed_weight is None for m in layers)
     head = model.lm_head
     assert head.quant_kind == "int8" and head.quant_max_rows >= 24 and head.packed_weight is None
+    assert all(m.weight.numel() == 0 for m in [*layers, head])  # dense copies released
+    assert model.embed_tokens.weight.numel() > 0
 
     # The eager engine on the same quantized weights for every row count: the same numbers up to rounding.
     eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, **common))
