@@ -16,7 +16,9 @@ graphs are compiled by ``warm_up`` at start; inductor caches the generated code 
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import torch
 import torch._inductor.config as inductor_config
@@ -32,6 +34,16 @@ INDUCTOR_OPTIONS = {
     "autotune_num_choices_displayed": 0,  # the autotuner's tables go to stdout/stderr otherwise
     "max_autotune_report_choices_stats": False,
 }
+
+
+def use_compile_cache(directory: str | Path) -> None:
+    """Build and cache compiled code under ``directory`` from now on, in this process: inductor's generated code
+    (``TORCHINDUCTOR_CACHE_DIR``) and torch C++ extensions such as ``kernels.cpu`` (``TORCH_EXTENSIONS_DIR``).
+    Both are read from the environment when compiling, so this must run before the first compile or build."""
+    root = Path(directory)
+    for name, sub in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+        os.environ[name] = str(root / sub)
 
 
 class CompiledModel:

@@ -28,6 +28,10 @@ class EngineConfig:
     # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
     # generated code is cached on disk). Ignored on CUDA, which replays CUDA graphs.
     compile_model: bool = False
+    # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
+    # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a
+    # persistent volume so a restart loads in seconds what the first start compiled for minutes.
+    compile_cache_dir: str | None = None
     block_size: int = 16
     kv_cache_memory_mb: int = 256
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from engine.block_manager import BlockManager
+from engine.compilation import use_compile_cache
 from engine.config import EngineConfig
 from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
 from engine.errors import InvalidRequestError
@@ -58,6 +59,8 @@ class LLMEngine:
         self.config = config
         if config.num_threads:
             torch.set_num_threads(config.num_threads)
+        if config.compile_cache_dir:
+            use_compile_cache(config.compile_cache_dir)  # before the runner compiles or builds anything
         source = resolve_model(config.model, config.served_model_name)
         self.model_name = source.served_name
         self.device = resolve_device(config.device)

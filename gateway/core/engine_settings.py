@@ -39,6 +39,8 @@ class EngineSettings(BaseSettings):
     # CPU: torch.compile the decoder (frozen weights, AMX GEMM templates): ~1.4x faster batched decoding, but the
     # engine compiles for minutes at its first start (the code is cached on disk for the next).
     compile_model: bool = False
+    # A persistent directory for the compiled code (inductor's and the C++ kernels'); unset: torch's temp dirs.
+    compile_cache_dir: str | None = Field(default=None, min_length=1)
     # Grammar-forced tokens (JSON keys, punctuation) appended without a forward pass each; outputs are unchanged.
     structured_jump_forward: bool = True
     seed: int = 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -92,3 +94,19 @@ def test_a_failed_compile_stops_the_start_naming_the_switch(tiny_llama_dir, monk
     monkeypatch.setattr(compilation.CompiledModel, "_compile_all", no_compiler)
     with pytest.raises(RuntimeError, match=r"compile_model: compiling the decoder failed \(OSError: g\+\+: not found"):
         LLM(EngineConfig(model=str(tiny_llama_dir), compile_model=True, **COMMON))
+
+
+def test_compile_cache_dir_holds_the_built_code(tiny_llama_dir, tmp_path):
+    """The engine builds its C++ kernels (and would compile the decoder) under the configured directory. In a
+    child process: the directories are taken from the environment once, and a process loads the kernels once."""
+    script = (
+        "import os, sys\n"
+        "from engine.config import EngineConfig\n"
+        "from engine.llm import LLM\n"
+        f"LLM(EngineConfig(model={str(tiny_llama_dir)!r}, show_progress=False, num_kv_blocks=8, block_size=4, "
+        f"compile_cache_dir={str(tmp_path)!r}))\n"
+        "print(os.environ['TORCHINDUCTOR_CACHE_DIR'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.strip() == str(tmp_path / "inductor")
+    assert list((tmp_path / "extensions" / "warden_cpu_kernels").glob("*.so"))
