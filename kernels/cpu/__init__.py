@@ -34,7 +34,7 @@ def load() -> bool:
             "AVX512", "AVX2") else []
         try:
             cpp_extension.load(name="warden_cpu_kernels", sources=[str(_SOURCE)], is_python_module=False,
-                               extra_cflags=["-O3", "-march=native", "-fopenmp-simd", *isa], verbose=False)
+                               extra_cflags=["-O3", "-march=native", "-fopenmp", *isa], verbose=False)
             _state["loaded"] = True
         except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
             log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
