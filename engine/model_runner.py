@@ -132,7 +132,7 @@ class ModelRunner:
         Compiled (``engine.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
         do not slow down with rows the way the eager GEMV-like kernels do. No path reads a quantized layer's
-        dense weight any more, so it is released (SmolLM2: 212 MB of bf16; a 7B model: 13 GB).
+        dense weight any more, so it is released (SmolLM2: 212 MB of bf16, RSS 1264 -> 1127 MB measured).
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
