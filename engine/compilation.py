@@ -1,23 +1,25 @@
 """The decoder compiled with ``torch.compile`` (inductor) and frozen weights: the CPU serving fast path.
 
-Why (SmolLM2-135M, one Sapphire Rapids-class core, bf16, decode step at 32 sequences): eagerly the linears
+Why (SmolLM2-135M, one AMX-capable Xeon core, bf16, decode step at 32 sequences): eagerly the linears
 stream bf16 weights at ~5 GB/s through oneDNN and each of the ~40 small element-wise ops per layer costs more
 in dispatch than in arithmetic. Compiled with ``freezing`` the weights are constants of the graph, norms,
 residual adds, rotary and SwiGLU fuse into a few C++ loops, and ``max_autotune_gemm`` lets inductor pick its
 C++ GEMM templates: for int4 weights an AMX micro-kernel that dequantizes each weight tile in cache, so the
 step reads a quarter of bf16's bytes without the GEMV kernel's cost per row. Measured: the 30 layers' dense
-part 26 ms vs ~55 ms eager; the whole decode step 58 vs 72 ms.
+part 27 ms vs ~55 ms eager; the whole decode step 58 vs 72 ms (46-54 ms with ``kernels.cpu``'s attention).
 
-Two graphs: one token (decode at concurrency 1, specialised) and 2+ tokens with the count symbolic (decode
-batches, prefill chunks and mixes of both). Attention stays an opaque operator (``warden::paged_attention``)
-reading the step's metadata from ``engine.forward_context``, so no graph depends on sequence lengths. Both
-graphs are compiled by ``warm_up`` at start; inductor caches the generated code on disk, so a restart reuses it.
+Two graphs for the decoder: one token (decode at concurrency 1, specialised) and 2+ tokens with the count symbolic
+(decode batches, prefill chunks and mixes of both); two likewise for the LM head, whose rows are the sequences
+sampling this step. Attention stays an opaque operator (``warden::paged_attention``) reading the step's metadata
+from ``engine.forward_context``, so no graph depends on sequence lengths. ``warm_up`` compiles all four at start;
+inductor caches the generated code on disk (``use_compile_cache`` picks where), so a restart reuses it.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -60,7 +62,7 @@ class CompiledModel:
     def _forward(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids, positions, None)
 
-    def _run(self, fn, *tensors: torch.Tensor) -> torch.Tensor:
+    def _run(self, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
         if tensors[0].shape[0] > 1:
             # One graph for every count of 2+ rows; without the bounds dynamo would compile per count.
             for t in tensors:
