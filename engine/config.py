@@ -26,7 +26,7 @@ class EngineConfig:
     cpu_prepack: bool = True
     # CPU: run the decoder through torch.compile with frozen weights and inductor's AMX GEMM templates
     # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
-    # generated code is cached on disk). Ignored on CUDA, which replays CUDA graphs.
+    # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning.
     compile_model: bool = False
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a

@@ -136,11 +136,11 @@ class ModelRunner:
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
+        in_graph = self.compiled is not None
+        max_rows = self.compiled.max_num_tokens if self.compiled is not None else config.int8_max_rows
         for module in self.model.modules():
             if not isinstance(module, Linear):
                 continue
-            in_graph = self.compiled is not None
-            max_rows = self.compiled.max_num_tokens if in_graph else config.int8_max_rows
             if config.quantization == "int8" or (config.quantization == "int4" and module is head):
                 module.quantize_int8(max_rows)
             elif config.quantization == "int4" and on_cpu:

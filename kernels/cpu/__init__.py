@@ -11,6 +11,7 @@ chunks keep the reference path. ``paged_attention`` here has exactly the referen
 from __future__ import annotations
 
 import logging
+from functools import cache
 from pathlib import Path
 
 import torch
@@ -20,26 +21,24 @@ from kernels.reference import paged_attention as _reference
 
 log = logging.getLogger(__name__)
 _SOURCE = Path(__file__).with_name("paged_attention.cpp")
-_state: dict[str, bool] = {}
 
 
+@cache  # a process loads the library once (a second load would re-register the warden_cpu namespace)
 def load() -> bool:
     """Build (first time) and load the kernels; False, with a warning, where no C++ toolchain can build them."""
-    if "loaded" not in _state:
-        from torch.utils import cpp_extension
+    from torch.utils import cpp_extension
 
-        # ATen's vector types compile to the ISA named here (as inductor's generated code does).
-        capability = torch.backends.cpu.get_cpu_capability()
-        isa = [f"-DCPU_CAPABILITY={capability}", f"-DCPU_CAPABILITY_{capability}"] if capability in (
-            "AVX512", "AVX2") else []
-        try:
-            cpp_extension.load(name="warden_cpu_kernels", sources=[str(_SOURCE)], is_python_module=False,
-                               extra_cflags=["-O3", "-march=native", "-fopenmp", *isa], verbose=False)
-            _state["loaded"] = True
-        except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
-            log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
-            _state["loaded"] = False
-    return _state["loaded"]
+    # ATen's vector types compile to the ISA named here (as inductor's generated code does).
+    capability = torch.backends.cpu.get_cpu_capability()
+    isa = [f"-DCPU_CAPABILITY={capability}", f"-DCPU_CAPABILITY_{capability}"] if capability in (
+        "AVX512", "AVX2") else []
+    try:
+        cpp_extension.load(name="warden_cpu_kernels", sources=[str(_SOURCE)], is_python_module=False,
+                           extra_cflags=["-O3", "-march=native", "-fopenmp", *isa], verbose=False)
+    except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
+        log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
+        return False
+    return True
 
 
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, block_tables: torch.Tensor,

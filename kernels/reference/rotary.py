@@ -13,13 +13,14 @@ def _step_angles(positions: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
     pass rotates by the same positions tensor, so the rows are gathered once per step and reused (the memo
     holds ``positions``, so its identity cannot be taken by a later step's tensor)."""
     global _angles
-    if torch.compiler.is_compiling():  # a compiled graph computes the rows once itself; the memo is eager-only
-        return cos[positions].unsqueeze(1).to(dtype), sin[positions].unsqueeze(1).to(dtype)
-    if _angles is not None and _angles[0] is positions and _angles[1] is cos and _angles[2] == dtype:
+    compiling = torch.compiler.is_compiling()  # a compiled graph computes the rows once itself: eager-only memo
+    if not compiling and _angles is not None and _angles[0] is positions and _angles[1] is cos \
+            and _angles[2] == dtype:
         return _angles[3], _angles[4]
     c = cos[positions].unsqueeze(1).to(dtype)
     s = sin[positions].unsqueeze(1).to(dtype)
-    _angles = (positions, cos, dtype, c, s)
+    if not compiling:
+        _angles = (positions, cos, dtype, c, s)
     return c, s
 
 
