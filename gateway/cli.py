@@ -157,16 +157,17 @@ def cmd_audit_partitions(_args: argparse.Namespace, settings: Settings) -> int:
 def cmd_audit_purge(args: argparse.Namespace, settings: Settings) -> int:
     import getpass
 
-    from gateway.audit.retention import purge_expired
+    from gateway.admin.service import purge_audit
 
     db = Database(settings.database_url)
     try:
-        done = purge_expired(db, default_days=settings.audit_default_retention_days, dry_run=args.dry_run,
+        # The same round and report as POST /admin/v1/audit/purge; only the rendering as text is the CLI's.
+        report = purge_audit(db, default_days=settings.audit_default_retention_days, dry_run=args.dry_run,
                              actor=f"cli:{getpass.getuser()}")
     finally:
         db.dispose()
-    verb = "would drop" if args.dry_run else "dropped"
-    for purge in done:
+    verb = "would drop" if report.dry_run else "dropped"
+    for purge in report.chains:
         before = purge.purged_before.date().isoformat()
         if purge.skipped:
             print(f"chain {purge.chain_id}: kept records before {before}: {purge.skipped}")
@@ -174,8 +175,8 @@ def cmd_audit_purge(args: argparse.Namespace, settings: Settings) -> int:
             where = f" ({len(purge.partitions)} partition(s))" if purge.partitions else ""
             print(f"chain {purge.chain_id}: {verb} {purge.rows} record(s) before {before}{where}; "
                   f"the chain now starts at seq {purge.first_seq} (retention {purge.retention_days} days)")
-    print(f"{sum(p.rows for p in done if not p.skipped)} record(s) {verb} in {len(done)} chain(s)"
-          + (" (dry run: nothing changed)" if args.dry_run else ""))
+    print(f"{report.rows} record(s) {verb} in {len(report.chains)} chain(s)"
+          + (" (dry run: nothing changed)" if report.dry_run else ""))
     return 0
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gateway.audit.retention import ChainPurge
 from gateway.core.clock import as_utc
 from gateway.keys.models import ApiKey
 from gateway.policystore.models import TenantPolicy
@@ -147,3 +148,39 @@ class PublicPrefixView(BaseModel):
     content_hash: str = Field(description="SHA-256 of the text: what the policy records (the text is not stored)")
     policy_version: int | None = Field(description="The active policy version that lists (or no longer lists) it")
     changed: bool = Field(description="False when the policy already said so (no new version)")
+
+
+class AuditPurge(_Strict):
+    # Strict: this switch decides whether records are destroyed, so a string or number is refused, not coerced.
+    dry_run: bool = Field(default=False, strict=True, description="Only report what would be dropped")
+
+
+class ChainPurgeView(BaseModel):
+    """One chain's purge: the same document as the ``details`` of the purge's own audit record in that chain."""
+
+    chain_id: str
+    retention_days: int
+    purged_before: datetime = Field(description="Records recorded before this instant (the first day of the "
+                                                "cutoff's month) are dropped, or would be")
+    rows: int
+    partitions: list[str] = Field(description="Postgres month tables dropped, or that would be (SQLite: none)")
+    first_seq: int | None = Field(description="The chain's first remaining seq afterwards")
+    skipped: str | None = Field(description="Why records that are due stay (legal hold, ...)")
+
+    @classmethod
+    def of(cls, purge: ChainPurge) -> ChainPurgeView:
+        # Built from describe(), so what the API reports can never drift from what the audit record says.
+        return cls.model_validate(purge.describe())
+
+
+class AuditPurgeReport(BaseModel):
+    """One retention round: what ``warden audit purge`` prints and ``POST /admin/v1/audit/purge`` returns."""
+
+    dry_run: bool
+    rows: int = Field(description="Records dropped (or that would be) across the chains not skipped")
+    chains: list[ChainPurgeView] = Field(description="Every chain with records past its cutoff, skipped ones too")
+
+    @classmethod
+    def of(cls, done: list[ChainPurge], *, dry_run: bool) -> AuditPurgeReport:
+        return cls(dry_run=dry_run, rows=sum(p.rows for p in done if not p.skipped),
+                   chains=[ChainPurgeView.of(p) for p in done])

@@ -1,5 +1,6 @@
-"""Admin operations on tenants, keys and usage. Functions take the session as a keyword argument; every
-lookup of a tenant-owned row filters on the tenant, so one tenant's ids never reach another's rows."""
+"""Admin operations on tenants, keys, usage and audit retention. Functions take the session as a keyword
+argument (the retention round takes the database: it runs one transaction per chain); every lookup of a
+tenant-owned row filters on the tenant, so one tenant's ids never reach another's rows."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session
 
-from gateway.admin.schemas import ModelUsage, RefusalCount, UsageSummary
+from gateway.admin.schemas import AuditPurgeReport, ModelUsage, RefusalCount, UsageSummary
 from gateway.audit.models import AuditRecord
+from gateway.audit.retention import purge_expired
 from gateway.core.clock import as_utc, utcnow
+from gateway.core.db import Database
 from gateway.keys.models import ApiKey
 from gateway.keys.service import IssuedKey, issue_key
 from gateway.policystore.service import load_active_policy, publish_policy
@@ -138,3 +141,10 @@ def usage_summary(tenant_id: str, *, session: Session, start: datetime | None,
         models=sorted((ModelUsage(model=m, requests=n, prompt_tokens=p, completion_tokens=c)
                        for m, n, p, c in models), key=lambda m: -m.requests),
     )
+
+
+def purge_audit(db: Database, *, default_days: int, dry_run: bool, actor: str) -> AuditPurgeReport:
+    """One retention round over every chain (``gateway.audit.retention``), as both the CLI and the admin API run
+    it. Blocking: each chain is its own transaction, and on Postgres a purge drops tables."""
+    done = purge_expired(db, default_days=default_days, dry_run=dry_run, actor=actor)
+    return AuditPurgeReport.of(done, dry_run=dry_run)
