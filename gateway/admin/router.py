@@ -1,7 +1,8 @@
-"""/admin/v1: tenants, keys, policies, usage, processing records.
+"""/admin/v1: tenants, keys, policies, usage, processing records, the audit retention purge.
 
 Roles: platform-admin may do everything; tenant-admin only its own tenant's keys, policies, usage and records
-(another tenant answers 404); auditor uses the audit routes (``gateway.export.router``) and gets 403 here.
+(another tenant answers 404); auditor uses the audit routes (``gateway.export.router``) and gets 403 here, as
+everyone but platform-admin does on the retention purge (it spans every tenant's chain).
 Each request, allowed or refused, is an audit record (``AuditedAdminRoute``).
 """
 
@@ -12,6 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from gateway.admin import service
 from gateway.admin.action_log import AuditedAdminRoute, action_log
@@ -21,6 +23,8 @@ from gateway.admin.policy_diff import diff_documents
 from gateway.admin.processing_record import processing_record
 from gateway.admin.schemas import (
     ActivePolicyView,
+    AuditPurge,
+    AuditPurgeReport,
     IssuedKeyView,
     KeyIssue,
     KeyRotate,
@@ -302,3 +306,26 @@ def usage(tenant: ManagedTenant, services: ServicesDep,
 def record_of_processing(tenant: ManagedTenant, services: ServicesDep) -> dict[str, Any]:
     with services.db.session() as session:
         return processing_record(tenant, session=session)
+
+
+# -- audit retention -------------------------------------------------------------------------------------------
+# Named like audit.checkpoint_now: the request's own record (admin.audit.purge_now) must not share its endpoint
+# with the admin.audit.purge records retention appends to each purged chain, or a search for purges would also
+# find dry runs and refused attempts.
+@router.post("/audit/purge", name="audit.purge_now", response_model=AuditPurgeReport)
+async def audit_purge(request: Request, services: ServicesDep, principal: PlatformAdmin,
+                      body: Annotated[AuditPurge | None, Body()] = None) -> AuditPurgeReport:
+    """Run one retention round now, as ``warden audit purge`` does: for every chain whose tenant is not on legal
+    hold, drop the whole months before its retention cutoff and re-anchor the chain. Each chain purged gets its
+    own ``admin.audit.purge`` record; ``dry_run`` only reports what would go."""
+    body = body or AuditPurge()
+    entry = action_log(request)
+    entry.details["dry_run"] = body.dry_run
+    # Blocking work (a transaction per chain, DROP TABLE on Postgres): a worker thread, never the event loop.
+    report = await run_in_threadpool(
+        service.purge_audit, services.db, default_days=services.settings.audit_default_retention_days,
+        dry_run=body.dry_run, actor=f"admin:{principal.subject}")
+    # Chain ids and counts only: each purged chain's own record already carries its full details.
+    entry.details.update(rows=report.rows, chains={c.chain_id: c.rows for c in report.chains if not c.skipped},
+                         skipped={c.chain_id: c.skipped for c in report.chains if c.skipped})
+    return report
