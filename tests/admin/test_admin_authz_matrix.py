@@ -63,6 +63,8 @@ ENDPOINTS: list[tuple[str, str, str, object, int]] = [
     ("audit", "GET", "/admin/v1/audit/checkpoints?tenant={t}", None, 200),
     ("anyone", "GET", "/admin/v1/audit/public-key", None, 200),
     ("platform", "POST", "/admin/v1/audit/checkpoints", None, 200),
+    # A dry run: the role check is the same as a real run's, and the matrix leaves every chain as it was.
+    ("platform", "POST", "/admin/v1/audit/purge", {"dry_run": True}, 200),
 ]
 
 
