@@ -19,6 +19,7 @@ from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.cache import BoundedLru, content_key
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.injection import InjectionDetector, InjectionVerdict, OnnxInjectionClassifier
+from gateway.guardrails.json_lexer import OutputShape
 from gateway.guardrails.output import OutputRedactor, redact_output_text
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
 from policies import InjectionAction, Policy, injection_action, needs_ner
@@ -200,10 +201,12 @@ class InputGuard:
                 result.block_reason = f"request blocked: likely prompt injection (score {best_verdict.score:.2f})"
         return result
 
-    def output_redactor(self, tenant_id: str, policy: Policy, *, holdback_chars: int = 96) -> OutputRedactor:
+    def output_redactor(self, tenant_id: str, policy: Policy, *, shape: OutputShape = OutputShape.TEXT,
+                        holdback_chars: int = 96) -> OutputRedactor:
         """A fresh redactor for one streamed completion (hash tokens match the ones used on input)."""
         return OutputRedactor(
-            self.analyzer, policy, tenant_token_key(self._secret, tenant_id), holdback_chars=holdback_chars
+            self.analyzer, policy, tenant_token_key(self._secret, tenant_id), shape=shape,
+            holdback_chars=holdback_chars,
         )
 
     def redact_output(self, tenant_id: str, text: str, policy: Policy) -> tuple[str, list[dict[str, object]]]:

@@ -8,10 +8,11 @@ window that arrives split across SSE chunks is therefore always seen whole befor
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, scan
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, needs_ner
 
@@ -51,21 +52,51 @@ def _as_output_action(action: PiiAction) -> PiiAction:
     return PiiAction.MASK if action is PiiAction.BLOCK else action
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What to do with the analysed text up to a cut: rewrites to apply, and where to stop for good (if a
+    finding cannot be rewritten without breaking the JSON around it)."""
+
+    cut: int
+    rewrites: list[tuple[Finding, PiiAction]]
+    decided: list[tuple[Finding, PiiAction]]  # every finding before the cut, for the tally
+    withhold_at: int | None = None
+    withheld: list[Finding] = field(default_factory=list)
+
+
+def _place(decided: list[tuple[Finding, PiiAction]], layout: Scan) -> list[tuple[Finding, PiiAction, int | None]]:
+    """Each finding with the span a rewrite would replace (widened to whole escape sequences inside a string), or
+    with its action and None when a rewrite there would break the JSON (a number, a key's quotes, two strings)."""
+    placed: list[tuple[Finding, PiiAction, int | None]] = []
+    for finding, action in decided:
+        action = _as_output_action(action)
+        if action is PiiAction.ALLOW or layout.is_free(finding.start, finding.end):
+            placed.append((finding, action, finding.start))
+            continue
+        span = layout.string_span(finding.start, finding.end)
+        if span is None:
+            placed.append((finding, action, None))
+        else:
+            placed.append((replace(finding, start=span[0], end=span[1]), action, span[0]))
+    return placed
+
+
 def redact_output_text(
-    analyzer: PiiAnalyzer, policy: Policy, text: str, token_key: bytes
+    analyzer: PiiAnalyzer, policy: Policy, text: str, token_key: bytes, *, shape: OutputShape = OutputShape.TEXT
 ) -> tuple[str, list[dict[str, object]]]:
     """Non-streamed completion: redact the whole text at once. Returns (safe text, audit decisions)."""
-    rules = OutputRules.from_policy(policy)
-    decided = _analyze(analyzer, rules, text)
-    tally = EntityTally()
-    for finding, action in decided:
-        tally.add(finding, action)
-    safe = apply_actions(text, [(f, _as_output_action(a)) for f, a in decided], token_key)
-    return safe, ([{"kind": "pii", "side": "output", "entities": tally.as_records()}] if tally.counts else [])
+    redactor = OutputRedactor(analyzer, policy, token_key, shape=shape)
+    redactor.feed_quietly(text)
+    return redactor.flush(), redactor.decisions()
 
 
 class OutputRedactor:
-    """Redacts a streamed completion: feed(delta) returns text safe to send now, flush() the rest at the end."""
+    """Redacts a streamed completion: feed(delta) returns text safe to send now, flush() the rest at the end.
+
+    For a structured completion (``shape``) a finding is rewritten only where the replacement keeps the JSON valid:
+    inside a string. One elsewhere (a phone number written as a JSON number, say) cannot be masked in place, so
+    the completion is cut before it and ``withheld`` is set: the caller ends the choice with ``content_filter``.
+    """
 
     def __init__(
         self,
@@ -73,6 +104,7 @@ class OutputRedactor:
         policy: Policy,
         token_key: bytes,
         *,
+        shape: OutputShape = OutputShape.TEXT,
         holdback_chars: int = 96,
         min_emit_chars: int = 32,
     ) -> None:
@@ -81,35 +113,35 @@ class OutputRedactor:
         self._analyzer = analyzer
         self._rules = OutputRules.from_policy(policy)
         self._token_key = token_key
+        self._shape = shape
+        self._lex_state = LexState.start(shape)
         self._holdback = holdback_chars
         self._min_emit = min_emit_chars
         self._pending = ""
         self.tally = EntityTally()
+        self.withheld_types: list[str] = []  # entity types that could not be rewritten in place
+        self.rewrote = False  # some released text differs from the model's
+
+    @property
+    def withheld(self) -> bool:
+        return bool(self.withheld_types)
 
     def analyses(self, delta: str) -> bool:
         """Whether feed(delta) would analyse text; if not, it only buffers and is cheap enough for the event loop."""
-        return len(self._pending) + len(delta) >= self._holdback + self._min_emit
+        return not self.withheld and len(self._pending) + len(delta) >= self._holdback + self._min_emit
+
+    def feed_quietly(self, delta: str) -> None:
+        """Buffer text without analysing it (the whole-text path analyses once, in flush)."""
+        if not self.withheld:
+            self._pending += delta
 
     def feed(self, delta: str) -> str:
         # Analyse only once enough text is pending to emit something; tiny deltas just accumulate.
         analyse = self.analyses(delta)
-        self._pending += delta
+        self.feed_quietly(delta)
         if not analyse:
             return ""
-        decided = _analyze(self._analyzer, self._rules, self._pending)
-        cut = len(self._pending) - self._holdback
-        # Prefer cutting at whitespace so a word (and any entity it begins) stays whole in the window.
-        space = self._pending.rfind(" ", 0, cut + 1)
-        if space > 0:
-            cut = space
-        # Never emit part of an entity: move the cut before any finding that straddles it.
-        for finding, _ in sorted(decided, key=lambda item: item[0].start):
-            if finding.start < cut < finding.end:
-                cut = finding.start
-        if cut <= 0:
-            return ""
-        emitted = [(f, a) for f, a in decided if f.end <= cut]
-        return self._emit(cut, emitted)
+        return self._release(self._plan(final=False))
 
     @property
     def pending_chars(self) -> int:
@@ -118,15 +150,63 @@ class OutputRedactor:
     def flush(self) -> str:
         if not self._pending:
             return ""
-        decided = _analyze(self._analyzer, self._rules, self._pending)
-        return self._emit(len(self._pending), decided)
+        return self._release(self._plan(final=True))
 
     def decisions(self) -> list[dict[str, object]]:
-        return [{"kind": "pii", "side": "output", "entities": self.tally.as_records()}] if self.tally.counts else []
+        records: list[dict[str, object]] = []
+        if self.tally.counts:
+            records.append({"kind": "pii", "side": "output", "entities": self.tally.as_records()})
+        if self.withheld:
+            # Types only, never values: the rest of the completion was not sent.
+            records.append({"kind": "pii", "side": "output", "decision": "withheld",
+                            "reason": "outside a JSON string value", "entity_types": sorted(set(self.withheld_types))})
+        return records
 
-    def _emit(self, cut: int, decided: list[tuple[Finding, PiiAction]]) -> str:
-        for finding, action in decided:
+    def _plan(self, *, final: bool) -> _Plan:
+        text = self._pending
+        decided = _analyze(self._analyzer, self._rules, text)
+        layout = self._layout(text)
+        placed = sorted(_place(decided, layout), key=lambda item: item[0].start)
+        cut = len(text)
+        if not final:
+            cut = len(text) - self._holdback
+            # Prefer cutting at whitespace or after JSON punctuation, so a word (and any entity it begins) stays
+            # whole in the window; never inside an escape sequence or a number.
+            cut = max(text.rfind(" ", 0, cut + 1), layout.token_boundary_before(cut), 0) or cut
+            cut = layout.safe_cut(cut)
+            # Never emit part of an entity: move the cut before any finding that straddles it.
+            for finding, _, start in placed:
+                begin = layout.token_start(finding.start) if start is None else start
+                if begin < cut < finding.end:
+                    cut = begin
+        before = [(finding, action, start) for finding, action, start in placed if finding.end <= cut]
+        stuck = [finding for finding, _, start in before if start is None]
+        if stuck:
+            first = min(layout.token_start(finding.start) for finding in stuck)
+            kept = [(f, a) for f, a, _ in before if f.end <= first]
+            return _Plan(first, [(f, a) for f, a in kept if a is not PiiAction.ALLOW], kept, first, stuck)
+        return _Plan(cut, [(f, a) for f, a, _ in before if a is not PiiAction.ALLOW], [(f, a) for f, a, _ in before])
+
+    def _layout(self, text: str) -> Scan:
+        if self._shape is OutputShape.TEXT:
+            return Scan.free(len(text))
+        return scan(self._lex_state, text)[0]
+
+    def _release(self, plan: _Plan) -> str:
+        if plan.cut <= 0 and plan.withhold_at is None:
+            return ""
+        for finding, action in plan.decided:
             self.tally.add(finding, action)
-        text = apply_actions(self._pending[:cut], [(f, _as_output_action(a)) for f, a in decided], self._token_key)
-        self._pending = self._pending[cut:]
+        head = self._pending[: plan.cut]
+        text = apply_actions(head, plan.rewrites, self._token_key)
+        self.rewrote = self.rewrote or text != head
+        if plan.withhold_at is not None:
+            for finding in plan.withheld:
+                self.tally.add(finding, PiiAction.MASK)
+                self.withheld_types.append(finding.entity_type)
+            self._pending = ""
+            return text
+        if self._shape is not OutputShape.TEXT:
+            self._lex_state = scan(self._lex_state, head)[1]
+        self._pending = self._pending[plan.cut :]
         return text
