@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.core.errors import APIError
-from gateway.guardrails import GuardrailInputError, InputGuard, OutputRedactor
+from gateway.guardrails import GuardrailInputError, InputGuard, OutputRedactor, OutputShape
 from gateway.openai.hooks import OutputFilter, ScreenedInput
+from gateway.openai.hooks import OutputShape as ShapeName
 from policies import Policy
 
 
@@ -56,10 +57,18 @@ class _RedactorFilter:
     def decisions(self) -> list[dict[str, Any]]:
         return _staged("output_guardrails", self._redactor.decisions())
 
+    @property
+    def rewrote(self) -> bool:
+        return self._redactor.rewrote
+
+    @property
+    def withheld(self) -> bool:
+        return self._redactor.withheld
+
 
 class GuardrailsOutput:
     def __init__(self, guard: InputGuard) -> None:
         self._guard = guard
 
-    def open(self, *, tenant_id: str, policy: Policy) -> OutputFilter:
-        return _RedactorFilter(self._guard, self._guard.output_redactor(tenant_id, policy))
+    def open(self, *, tenant_id: str, policy: Policy, shape: ShapeName = "text") -> OutputFilter:
+        return _RedactorFilter(self._guard, self._guard.output_redactor(tenant_id, policy, shape=OutputShape(shape)))

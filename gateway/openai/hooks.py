@@ -4,13 +4,15 @@ Input: after admission, the caller's messages (a completions prompt is one user 
 guard returns the messages the model may see (PII masked/hashed per policy) and its decisions for the audit
 record, or raises ``APIError`` (4xx, with a ``decision``) to block. Output: one filter per choice sees the
 completion as it streams and releases text after a small hold-back window, so an entity split across chunks is
-still caught. ``gateway/openai/guardrails_adapter.py`` adapts ``gateway.guardrails`` to these.
+still caught. A structured output (JSON, tool calls) is rewritten only where the JSON stays valid; a finding
+elsewhere ends the choice early (``withheld``: finish_reason ``content_filter``).
+``gateway/openai/guardrails_adapter.py`` adapts ``gateway.guardrails`` to these.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from policies import Policy
 
@@ -37,6 +39,19 @@ class OutputFilter(Protocol):
 
     def decisions(self) -> list[dict[str, Any]]: ...
 
+    @property
+    def rewrote(self) -> bool:
+        """Whether any released text differs from the model's (masked or hashed values)."""
+        ...
+
+    @property
+    def withheld(self) -> bool:
+        """Whether the rest of the completion was dropped: a finding could not be rewritten in place."""
+        ...
+
+
+OutputShape = Literal["text", "json", "tool_calls"]
+
 
 class OutputGuard(Protocol):
-    def open(self, *, tenant_id: str, policy: Policy) -> OutputFilter: ...
+    def open(self, *, tenant_id: str, policy: Policy, shape: OutputShape = "text") -> OutputFilter: ...

@@ -283,7 +283,8 @@ class CallHandler:
         guard = self.services.output_guard
         assert self.active is not None
         filters: list[OutputFilter | None] = [
-            guard.open(tenant_id=tenant_id, policy=self.active.policy) if guard is not None else None
+            guard.open(tenant_id=tenant_id, policy=self.active.policy, shape=structured.output_shape(self.constraint))
+            if guard is not None else None
             for _ in engine_requests
         ]
         prefix = "chatcmpl-" if isinstance(request, ChatCompletionRequest) else "cmpl-"
@@ -328,10 +329,26 @@ class CallHandler:
                 released = await output_filter.feed(output.text)
                 if output.finished:
                     released += await output_filter.finish()
+        state.text += released
         if output.finished:
             state.finish_reason = output.finish_reason
-        state.text += released
+            if output_filter is not None and self._filtered(output_filter, state):
+                state.finish_reason = "content_filter"
         return released
+
+    def _filtered(self, output_filter: OutputFilter, state: responses.ChoiceState) -> bool:
+        """Whether the output guardrails changed a finished choice so that it no longer is what the request asked
+        for: part of it withheld, or a masked value that breaks the response's schema (OpenAI's ``content_filter``
+        finish reason, so a client never takes a redacted structured output for a conforming one)."""
+        if output_filter.withheld:
+            return True
+        if state.finish_reason != "stop" or not output_filter.rewrote or self.constraint is None:
+            return False
+        if structured.conforms(self.constraint, state.text):
+            return False
+        self.record.decisions.append({"stage": "output_guardrails", "kind": "structured_output",
+                                      "decision": "content_filter", "reason": "redaction broke the schema"})
+        return True
 
     def _usage(self, prepared: Prepared, states: list[responses.ChoiceState]) -> dict[str, Any]:
         n = prepared.request.n

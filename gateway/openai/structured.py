@@ -14,10 +14,13 @@ import json
 import secrets
 from typing import Any
 
+import jsonschema
+
 from engine.errors import InvalidRequestError
 from engine.structured import ToolCall, parse_tool_calls, tools_system_prompt
-from engine.structured.tools import TOOL_CALL_OPEN
+from engine.structured.tools import TOOL_CALL_OPEN, normalize_tools
 from gateway.core.errors import invalid_request
+from gateway.openai.hooks import OutputShape
 from gateway.openai.schemas import (
     ChatCompletionRequest,
     NamedToolChoice,
@@ -50,6 +53,38 @@ def engine_constraint(request: ChatCompletionRequest) -> dict[str, Any] | None:
     if isinstance(response_format, ResponseFormatJsonObject):
         return {"type": "json_object"}
     return None
+
+
+def output_shape(constraint: dict[str, Any] | None) -> OutputShape:
+    """What the output guardrails must keep valid: a JSON document, tool calls in free text, or plain text."""
+    if constraint is None:
+        return "text"
+    return "tool_calls" if constraint["type"] == "tool_calls" else "json"
+
+
+def _valid(schema: dict[str, Any] | bool, value: Any) -> bool:
+    if isinstance(schema, bool):
+        return schema
+    return jsonschema.validators.validator_for(schema)(schema).is_valid(value)
+
+
+def conforms(constraint: dict[str, Any], text: str) -> bool:
+    """Whether a finished output satisfies its constraint (checked after the output guardrails rewrote part of it:
+    a masked value keeps the JSON valid but may break a ``pattern``, ``format``, ``enum`` or length)."""
+    if constraint["type"] == "tool_calls":
+        calls = parse_calls(text)
+        if calls is None:
+            return not text.lstrip().startswith(TOOL_CALL_OPEN)  # a plain answer conforms; a broken call does not
+        parameters = {spec.name: spec.parameters for spec in normalize_tools(constraint["tools"])}
+        return all(call.name in parameters and _valid(parameters[call.name], json.loads(call.arguments))
+                   for call in calls)
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    if constraint["type"] == "json_object":
+        return isinstance(value, dict)
+    return _valid(constraint["json_schema"].get("schema", {}), value)
 
 
 def tool_dicts(request: ChatCompletionRequest) -> list[dict[str, Any]]:
