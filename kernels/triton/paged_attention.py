@@ -224,12 +224,24 @@ def _sm_count(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
+MIN_WIDE_PARTITION = 128
+
+
 def _partition_size(config: DecodeConfig, block_n: int, num_seqs: int, kv_heads: int, max_len: int,
                     device: torch.device) -> int:
+    """Keys per program. With enough work, the largest power of two that still gives every SM at least four
+    programs: the H200 sweep in bench/results/kernels.json found 256 (SmolLM2 layout) and 512 (8B-like) best at
+    B=16, 4k context, where ~2 programs per SM rounded up to 1024 reached 28% / 58% of peak instead of 45% / 72%,
+    and 1024 best at B>=64. With little work (one short sequence), fewer, larger programs: each partition adds
+    a merge, and ~2 per SM was the measured best there."""
     if config.partition is not None:
         return max(config.partition, block_n)
-    keys_per_program = num_seqs * kv_heads * max_len // (2 * _sm_count(device))
-    return min(max(triton.next_power_of_2(max(keys_per_program, 1)), block_n), MAX_PARTITION)
+    keys = num_seqs * kv_heads * max_len
+    sms = _sm_count(device)
+    wide = keys // (4 * sms)
+    if wide >= MIN_WIDE_PARTITION:
+        return min(1 << (wide.bit_length() - 1), MAX_PARTITION)
+    return min(max(triton.next_power_of_2(max(keys // (2 * sms), 1)), block_n), MAX_PARTITION)
 
 
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
