@@ -175,9 +175,11 @@ def cmd_audit_purge(args: argparse.Namespace, settings: Settings) -> int:
             where = f" ({len(purge.partitions)} partition(s))" if purge.partitions else ""
             print(f"chain {purge.chain_id}: {verb} {purge.rows} record(s) before {before}{where}; "
                   f"the chain now starts at seq {purge.first_seq} (retention {purge.retention_days} days)")
+    for chain_id in report.failed:
+        print(f"chain {chain_id}: FAILED, rolled back (see the log); the next round retries it")
     print(f"{report.rows} record(s) {verb} in {len(report.chains)} chain(s)"
           + (" (dry run: nothing changed)" if report.dry_run else ""))
-    return 0
+    return 1 if report.failed else 0
 
 
 def cmd_admin_token(args: argparse.Namespace, settings: Settings) -> int:

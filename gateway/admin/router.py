@@ -327,5 +327,5 @@ async def audit_purge(request: Request, services: ServicesDep, principal: Platfo
         dry_run=body.dry_run, actor=f"admin:{principal.subject}")
     # Chain ids and counts only: each purged chain's own record already carries its full details.
     entry.details.update(rows=report.rows, chains={c.chain_id: c.rows for c in report.chains if not c.skipped},
-                         skipped={c.chain_id: c.skipped for c in report.chains if c.skipped})
+                         skipped={c.chain_id: c.skipped for c in report.chains if c.skipped}, failed=report.failed)
     return report

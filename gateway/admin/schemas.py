@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gateway.audit.retention import ChainPurge
+from gateway.audit.retention import ChainPurge, PurgeRound
 from gateway.core.clock import as_utc
 from gateway.keys.models import ApiKey
 from gateway.policystore.models import TenantPolicy
@@ -179,8 +179,10 @@ class AuditPurgeReport(BaseModel):
     dry_run: bool
     rows: int = Field(description="Records dropped (or that would be) across the chains not skipped")
     chains: list[ChainPurgeView] = Field(description="Every chain with records past its cutoff, skipped ones too")
+    failed: list[str] = Field(description="Chains whose purge failed and was rolled back (see the server log); "
+                                          "the next round retries them")
 
     @classmethod
-    def of(cls, done: list[ChainPurge], *, dry_run: bool) -> AuditPurgeReport:
-        return cls(dry_run=dry_run, rows=sum(p.rows for p in done if not p.skipped),
-                   chains=[ChainPurgeView.of(p) for p in done])
+    def of(cls, done: PurgeRound, *, dry_run: bool) -> AuditPurgeReport:
+        return cls(dry_run=dry_run, rows=sum(p.rows for p in done.chains if not p.skipped),
+                   chains=[ChainPurgeView.of(p) for p in done.chains], failed=done.failed)

@@ -149,13 +149,22 @@ def purge_chain(chain_id: str, *, session: Session, now: datetime, default_days:
     return purge
 
 
+@dataclass(slots=True)
+class PurgeRound:
+    """One retention round: the chains with records past their cutoff, and those whose transaction failed (rolled
+    back whole, so nothing of theirs went; the next round retries them)."""
+
+    chains: list[ChainPurge] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
 def purge_expired(db: Database, *, default_days: int, now: datetime | None = None, dry_run: bool = False,
-                  actor: str = "system:retention") -> list[ChainPurge]:
+                  actor: str = "system:retention") -> PurgeRound:
     """One retention round over every chain, each in its own transaction."""
     now = now or utcnow()
     with db.session() as session:
         chains = known_chains(session=session)
-    done: list[ChainPurge] = []
+    done = PurgeRound()
     for chain_id in chains:
         try:
             with db.transaction() as session:
@@ -163,9 +172,10 @@ def purge_expired(db: Database, *, default_days: int, now: datetime | None = Non
                                     dry_run=dry_run, actor=actor)
         except Exception:
             log.warning("audit retention: chain %s not purged this round", chain_id, exc_info=True)
+            done.failed.append(chain_id)
             continue
         if purge is not None:
-            done.append(purge)
+            done.chains.append(purge)
             if not dry_run and purge.skipped is None:
                 log.info("audit retention: chain %s: %d record(s), %d partition(s) before %s dropped", chain_id,
                          purge.rows, len(purge.partitions), canonical_timestamp(purge.purged_before))

@@ -14,8 +14,10 @@ from fastapi.testclient import TestClient
 from gateway_support import unique_name
 from sqlalchemy import select, update
 
+from gateway import cli
 from gateway.adminauth.roles import Role
 from gateway.app import create_app
+from gateway.audit import retention
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditChainAnchor, AuditRecord
 from gateway.audit.partitions import (
@@ -211,3 +213,34 @@ def test_a_malformed_body_is_refused_before_anything_runs(client: TestClient, db
     assert _seqs(db, tenant_id) == [1, 2, 3]
     (row,) = admin_rows(client, db, response.headers[REQUEST_ID_HEADER])
     assert (row.endpoint, row.http_status) == ("admin.audit.purge_now", 400)
+
+
+def test_a_chain_whose_purge_fails_is_reported_and_the_others_still_purge(
+        client: TestClient, db: Database, platform: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], settings: Settings) -> None:
+    broken, fine = _tenant(db, 30), _tenant(db, 30)
+    for tenant_id in (broken, fine):
+        _records(client, db, tenant_id, 4, aged=2)
+    real_purge_chain = retention.purge_chain
+
+    def failing(chain_id: str, **kwargs: Any) -> Any:
+        if chain_id == broken:
+            raise RuntimeError("disk full")
+        return real_purge_chain(chain_id, **kwargs)
+
+    monkeypatch.setattr(retention, "purge_chain", failing)
+    response = client.post(PURGE, json={"dry_run": False}, headers=platform)
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["failed"] == [broken] and _chain(report, broken) is None
+    assert _chain(report, fine)["rows"] == 2  # type: ignore[index]
+    assert _seqs(db, broken) == [1, 2, 3, 4]  # rolled back whole
+    (row,) = admin_rows(client, db, response.headers[REQUEST_ID_HEADER])
+    assert row.decisions[0]["details"]["failed"] == [broken]
+
+    # The CLI prints the failure and exits non-zero, so a cron job notices.
+    monkeypatch.setenv("WARDEN_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("WARDEN_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("WARDEN_SERVER_SECRET", "test-server-secret")
+    assert cli.main(["audit", "purge", "--dry-run"]) == 1
+    assert f"chain {broken}: FAILED" in capsys.readouterr().out

@@ -97,7 +97,7 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
     assert long not in out
     assert _seqs(db, short) == list(range(1, 11))
 
-    results = purge_expired(db, default_days=90)
+    results = purge_expired(db, default_days=90).chains
     purge = _purged(results, short)
     assert purge is not None and purge.skipped is None and (purge.rows, purge.first_seq) == (6, 7)
     assert _purged(results, long) is None  # 100 days is well inside ten years
@@ -135,14 +135,14 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
     assert result.ok and result.rows == 5, result.problems
 
     # A second round finds nothing more to do.
-    assert _purged(purge_expired(db, default_days=90), short) is None
+    assert _purged(purge_expired(db, default_days=90).chains, short) is None
     assert _seqs(db, short) == list(range(7, 12))
 
 
 def test_a_chain_purged_entirely_stays_verifiable(db: Database) -> None:
     tenant_id = _tenant(db, 30)
     _records(db, tenant_id, 4, aged=4)
-    (purge,) = [p for p in purge_expired(db, default_days=90) if p.chain_id == tenant_id]
+    (purge,) = [p for p in purge_expired(db, default_days=90).chains if p.chain_id == tenant_id]
     assert (purge.rows, purge.first_seq) == (4, 5)
     assert _seqs(db, tenant_id) == [5]  # only the purge's own record
     with db.session() as session:
@@ -152,10 +152,10 @@ def test_a_chain_purged_entirely_stays_verifiable(db: Database) -> None:
 def test_lifting_a_legal_hold_lets_the_next_round_purge(db: Database) -> None:
     tenant_id = _tenant(db, 30, legal_hold=True)
     _records(db, tenant_id, 5, aged=3)
-    assert _purged(purge_expired(db, default_days=90), tenant_id).skipped == "legal hold"
+    assert _purged(purge_expired(db, default_days=90).chains, tenant_id).skipped == "legal hold"
     with db.transaction() as session:
         session.execute(update(Tenant).where(Tenant.id == tenant_id).values(legal_hold=False))
-    purge = _purged(purge_expired(db, default_days=90), tenant_id)
+    purge = _purged(purge_expired(db, default_days=90).chains, tenant_id)
     assert purge is not None and (purge.rows, purge.first_seq) == (3, 4)
     with db.session() as session:
         assert verify_chains(session=session, chain_id=tenant_id).ok
