@@ -53,6 +53,13 @@ class EngineConfig:
     # Structured outputs: where the grammar allows exactly one continuation, append those tokens without a
     # forward pass each (the next step computes them together). Off for requests that ask for logprobs.
     structured_jump_forward: bool = True
+    # Speculative decoding (``engine.spec_decode``): "ngram" proposes up to ``num_speculative_tokens`` draft
+    # tokens by prompt lookup (the longest recurring suffix of ``prompt_lookup_min..max`` tokens) and verifies
+    # them in the decode step; greedy outputs are identical with and without it. None: off.
+    speculative_method: str | None = None
+    num_speculative_tokens: int = 4
+    prompt_lookup_min: int = 2
+    prompt_lookup_max: int = 4
 
     def __post_init__(self) -> None:
         if self.dtype not in _DTYPES:
@@ -67,5 +74,9 @@ class EngineConfig:
             raise ValueError("fairness_half_life_tokens must be positive")
         if not 0.0 < self.tenant_kv_quota <= 1.0:
             raise ValueError("tenant_kv_quota must be in (0, 1]")
+        if self.speculative_method not in (None, "ngram"):
+            raise ValueError(f"speculative_method must be None or 'ngram', got {self.speculative_method!r}")
+        if self.num_speculative_tokens < 1 or not 1 <= self.prompt_lookup_min <= self.prompt_lookup_max:
+            raise ValueError("num_speculative_tokens must be positive and 1 <= prompt_lookup_min <= prompt_lookup_max")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError("num_kv_blocks must be positive")

@@ -25,8 +25,9 @@ from engine.metrics import EngineStats, RequestTimings, StatsCollector, now_ns
 from engine.model_runner import ModelRunner, kv_bytes_per_block
 from engine.outputs import RequestOutput, TokenLogprob, Usage
 from engine.request import EngineRequest
-from engine.scheduler import Scheduler
+from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
+from engine.spec_decode import NgramProposer
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
 
@@ -52,6 +53,41 @@ class _RequestState:
     detokenizer: IncrementalDetokenizer
     stop_filter: StopStringFilter
     timings: RequestTimings
+
+
+@dataclass(slots=True)
+class SamplePlan:
+    """Which hidden states of a step get logits: one row per sampling sequence (the last scheduled token), or,
+    for a sequence with drafts, one row per position from its last real token to its last draft."""
+
+    seqs: list[Sequence]  # sequences that sample this step, in batch order
+    first_rows: list[int]  # each one's first logits row
+    positions: list[int]  # per row: index of the token in the step's flattened batch
+    row_seqs: list[Sequence]  # per row: the sequence it samples for
+
+    @classmethod
+    def of(cls, batch: ScheduledBatch) -> SamplePlan:
+        plan = cls([], [], [], [])
+        offset = 0
+        for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
+            drafts = len(seq.spec_token_ids)
+            if seq.num_computed_tokens + n == len(seq) + drafts:
+                rows = drafts + 1
+                plan.seqs.append(seq)
+                plan.first_rows.append(len(plan.row_seqs))
+                plan.positions.extend(range(offset + n - rows, offset + n))
+                plan.row_seqs.extend([seq] * rows)
+            offset += n
+        return plan
+
+
+def _merged(first: RequestOutput, then: RequestOutput) -> RequestOutput:
+    """One delta for tokens appended in one step (jump-forward, accepted drafts): ``then`` carries the state."""
+    then.token_ids = first.token_ids + then.token_ids
+    then.text = first.text + then.text
+    if first.logprobs is not None or then.logprobs is not None:
+        then.logprobs = (first.logprobs or []) + (then.logprobs or [])
+    return then
 
 
 class LLMEngine:
@@ -89,6 +125,10 @@ class LLMEngine:
         self._bitmask: Any = None  # engine.structured.BatchBitmask, made with the first constrained batch
         self.num_steps = 0  # forward passes run (lifetime; tests and benchmarks)
         self.num_forced_tokens = 0  # tokens appended by jump-forward, each one forward pass saved
+        self.proposer: NgramProposer | None = None
+        if config.speculative_method == "ngram":
+            self.proposer = NgramProposer(config.num_speculative_tokens, min_n=config.prompt_lookup_min,
+                                          max_n=config.prompt_lookup_max)
         log.info("engine ready: %s on %s/%s, %d KV blocks of %d tokens, max_model_len %d", self.model_name,
                  self.device, self.dtype, num_blocks, config.block_size, self.max_model_len)
 
@@ -164,6 +204,8 @@ class LLMEngine:
 
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
+        if self.proposer is not None:
+            self._propose_drafts()
         batch = self.scheduler.schedule()
         if not batch:
             return []
@@ -173,26 +215,51 @@ class LLMEngine:
             if state is not None and not state.timings.scheduled_ns:
                 state.timings.scheduled_ns = scheduled_at
                 state.timings.cached_tokens = max(seq.cached_tokens, 0)
-        sample_rows = [i for i, (s, n) in enumerate(zip(batch.seqs, batch.num_new_tokens, strict=True))
-                       if s.num_computed_tokens + n == len(s)]
-        sampled = [batch.seqs[i] for i in sample_rows]
+        plan = SamplePlan.of(batch)
         fill_errors: dict[int, str] = {}
         pending = None
         try:
-            pending = self._start_bitmask_fill(sampled, fill_errors)
-            out = self.runner.execute(batch, sample_rows, pending)
+            pending = self._start_bitmask_fill(plan.row_seqs, fill_errors)
+            out = self.runner.execute(batch, plan.positions, plan.row_seqs, pending)
         except Exception as exc:  # a failed forward fails its batch, never the engine
             if pending is not None:
                 wait([pending])  # the fill must not still be reading matchers (or writing the buffer) next step
             log.exception("step failed; finishing %d requests with an error", len(batch.seqs))
+            for seq in batch.seqs:
+                seq.spec_token_ids = []
             return [self._finish_error(seq, f"engine step failed: {exc}") for seq in batch.seqs]
         self.num_steps += 1
         for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
-            seq.num_computed_tokens += n
+            # Draft positions hold KV only once the drafts are accepted (``_verify_drafts``).
+            seq.num_computed_tokens += n - len(seq.spec_token_ids)
             self.block_manager.commit_computed_blocks(seq)
         if out is None:
             return []
-        return self._process_samples(sampled, out, fill_errors)
+        return self._process_samples(plan, out, fill_errors)
+
+    def _propose_drafts(self) -> None:
+        """Draft tokens for every running sequence about to decode that speculation applies to."""
+        assert self.proposer is not None
+        for seq in self.scheduler.running:
+            if len(seq) - seq.num_computed_tokens != 1 or not self._speculates(seq):
+                seq.spec_token_ids = []
+                continue
+            if seq.ngram_index is None:
+                seq.ngram_index = self.proposer.new_index()
+            # Never past max_tokens (the step also samples one token of its own) or the model's length.
+            limit = min(seq.sampling_params.max_tokens - seq.num_output_tokens - 1, self.max_model_len - len(seq))
+            seq.spec_token_ids = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
+
+    @staticmethod
+    def _speculates(seq: Sequence) -> bool:
+        """Speculation applies where sampling one row per draft gives exactly the tokens sampling one step at a
+        time would (in distribution; greedy: identically): not under a grammar (its mask changes after each token;
+        jump-forward covers forced runs), not with penalties (they count the drafts' tokens), not while stop tokens
+        are banned for ``min_tokens``, and not with a seed (a seeded request's draws must not depend on drafts)."""
+        params = seq.sampling_params
+        return (seq.structured_state is None and seq.generator is None
+                and seq.num_output_tokens >= params.min_tokens and params.repetition_penalty == 1.0
+                and not params.presence_penalty and not params.frequency_penalty)
 
     def _start_bitmask_fill(self, seqs: list[Sequence], errors: dict[int, str]) -> Future[torch.Tensor | None] | None:
         """Start filling the sampling batch's allowed-token mask on a helper thread, to run while the forward pass
@@ -208,30 +275,37 @@ class LLMEngine:
             self._bitmask = BatchBitmask(self.config.max_num_seqs, self.vocab_size)
         return self._bitmask.fill_async(matchers, errors)
 
-    def _process_samples(self, seqs: list[Sequence], out: SamplerOutput,
+    def _process_samples(self, plan: SamplePlan, out: SamplerOutput,
                          fill_errors: dict[int, str]) -> list[RequestOutput]:
         token_ids = out.token_ids.tolist()
         logprobs = out.logprobs.tolist() if out.logprobs is not None else None
         top_lps = out.top_logprobs.tolist() if out.top_logprobs is not None else None
         top_ids = out.top_ids.tolist() if out.top_ids is not None else None
+
+        def row_logprobs(seq: Sequence, row: int) -> list[TokenLogprob] | None:
+            k = seq.sampling_params.logprobs
+            if k is None or logprobs is None:
+                return None
+            token = token_ids[row]
+            tops = [] if not k or top_ids is None or top_lps is None else [
+                (tid, self.tokenizer.token_text(tid), val)
+                for tid, val in zip(top_ids[row][:k], top_lps[row][:k], strict=True)]
+            return [TokenLogprob(token, self.tokenizer.token_text(token), logprobs[row],
+                                 self.tokenizer.token_bytes(token), tops)]
+
         outputs = []
-        for row, (seq, token) in enumerate(zip(seqs, token_ids, strict=True)):
+        for seq, row in zip(plan.seqs, plan.first_rows, strict=True):
             # The matcher failed while computing its mask (e.g. it ran out of its per-step fuel): the row was
             # sampled without its constraint, so the token is dropped and the request ends with the reason.
             error = fill_errors.get(row) or getattr(seq.structured_state, "error", None)
             if error:
                 outputs.append(self._finish_error(seq, error))
                 continue
-            lp = None
-            k = seq.sampling_params.logprobs
-            if k is not None and logprobs is not None:
-                tops = [] if not k or top_ids is None or top_lps is None else [
-                    (tid, self.tokenizer.token_text(tid), val)
-                    for tid, val in zip(top_ids[row][:k], top_lps[row][:k], strict=True)]
-                lp = [TokenLogprob(token, self.tokenizer.token_text(token), logprobs[row],
-                                   self.tokenizer.token_bytes(token), tops)]
             try:
-                result = self._append_token(seq, token, lp)
+                if seq.spec_token_ids:
+                    outputs.append(self._verify_drafts(seq, token_ids, row, row_logprobs))
+                    continue
+                result = self._append_token(seq, token_ids[row], row_logprobs(seq, row))
                 if not result.finished and self._jump_forward_enabled(seq):
                     result = self._jump_forward(seq, result)
                 outputs.append(result)
@@ -239,6 +313,31 @@ class LLMEngine:
                 log.exception("request %s failed while processing its token", seq.request_id)
                 outputs.append(self._finish_error(seq, str(exc)))
         return outputs
+
+    def _verify_drafts(self, seq: Sequence, token_ids: list[int], first_row: int,
+                       row_logprobs: Any) -> RequestOutput:
+        """Rows ``first_row..`` sampled the token after the last one and after each draft. Drafts are accepted
+        while each equals the token sampled before it; the first sample that differs (or the one after the last
+        draft) is the step's own token. For a draft fixed in advance this is exact speculative sampling: the
+        draft is kept with probability p(draft), and a rejection leaves a sample of p conditioned on not being
+        the draft, which is the residual distribution (greedy: the argmax, so outputs are unchanged)."""
+        drafts, seq.spec_token_ids = seq.spec_token_ids, []
+        self.stats_collector.spec_draft_tokens += len(drafts)
+        result: RequestOutput | None = None
+        accepted = 0
+        for offset in range(len(drafts) + 1):
+            row = first_row + offset
+            token = token_ids[row]
+            step = self._append_token(seq, token, row_logprobs(seq, row))
+            result = step if result is None else _merged(result, step)
+            if step.finished or offset == len(drafts) or token != drafts[offset]:
+                break
+            accepted += 1
+        self.stats_collector.spec_accepted_tokens += accepted
+        if not result.finished:  # type: ignore[union-attr]
+            seq.num_computed_tokens += accepted  # the accepted drafts' KV was computed with the right context
+            self.block_manager.commit_computed_blocks(seq)
+        return result  # type: ignore[return-value]
 
     def _jump_forward_enabled(self, seq: Sequence) -> bool:
         """Jump-forward applies to constrained sequences without logprobs: a forced token is never sampled, so it
@@ -254,11 +353,8 @@ class LLMEngine:
         for token in seq.structured_state.forced_tokens():
             if result.finished:
                 break
-            forced = self._append_token(seq, token, None)
+            result = _merged(result, self._append_token(seq, token, None))
             self.num_forced_tokens += 1
-            forced.token_ids = result.token_ids + forced.token_ids
-            forced.text = result.text + forced.text
-            result = forced
         return result
 
     def _append_token(self, seq: Sequence, token: int, logprobs: list[TokenLogprob] | None) -> RequestOutput:

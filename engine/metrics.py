@@ -59,6 +59,8 @@ class EngineStats:
     generation_tokens: int
     num_preemptions: int
     timestamp_ns: int
+    spec_draft_tokens: int = 0
+    spec_accepted_tokens: int = 0
 
 
 @runtime_checkable
@@ -71,11 +73,13 @@ class EngineStatsSource(Protocol):
 class StatsCollector:
     """Counters kept by ``LLMEngine``; gauges are read from the scheduler and block pool at snapshot time."""
 
-    __slots__ = ("generation_tokens", "prompt_tokens")
+    __slots__ = ("generation_tokens", "prompt_tokens", "spec_accepted_tokens", "spec_draft_tokens")
 
     def __init__(self) -> None:
         self.prompt_tokens = 0
         self.generation_tokens = 0
+        self.spec_draft_tokens = 0  # draft tokens verified (speculative decoding)
+        self.spec_accepted_tokens = 0  # of those, accepted
 
     def snapshot(self, *, running: int, waiting: int, used_blocks: int, num_blocks: int, prefix_queries: int,
                  prefix_hits: int, preemptions: int) -> EngineStats:
@@ -85,4 +89,5 @@ class StatsCollector:
             prefix_cache_queries=prefix_queries, prefix_cache_hits=prefix_hits,
             prompt_tokens=self.prompt_tokens, generation_tokens=self.generation_tokens,
             num_preemptions=preemptions, timestamp_ns=now_ns(),
+            spec_draft_tokens=self.spec_draft_tokens, spec_accepted_tokens=self.spec_accepted_tokens,
         )

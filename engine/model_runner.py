@@ -169,6 +169,8 @@ class ModelRunner:
         for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
             start = seq.num_computed_tokens
             input_ids.extend(seq.token_ids[start : start + n])
+            if start + n > len(seq):  # a decode with draft tokens (speculative decoding) runs them after it
+                input_ids.extend(seq.spec_token_ids[: start + n - len(seq)])
             starts.append(start)
             seq_lens.append(start + n)
             query_start.append(query_start[-1] + n)
@@ -242,10 +244,12 @@ class ModelRunner:
 
     # --- execution -----------------------------------------------------------------------------------
     @torch.inference_mode()
-    def execute(self, batch: ScheduledBatch, sample_rows: list[int],
+    def execute(self, batch: ScheduledBatch, sample_positions: list[int], sample_seqs: list[Sequence],
                 bitmask: torch.Tensor | Future[torch.Tensor | None] | None = None) -> SamplerOutput | None:
-        """Run one step. ``sample_rows`` are the batch rows whose last scheduled token ends the known tokens
-        (a token is sampled for them); partial prefill chunks only fill the cache.
+        """Run one step. ``sample_positions`` are the tokens of the flattened batch whose logits are sampled, each
+        for the sequence at the same index of ``sample_seqs``: the last token of a sequence whose known tokens
+        this step completes, and for a decode with drafts every position from its last token on (the engine
+        verifies the drafts); partial prefill chunks only fill the cache.
 
         ``bitmask`` may be a future being filled on the host (``BatchBitmask.fill_async``): it is joined only once
         the forward and the logits are launched, so the fill overlaps the forward pass. On CUDA the launches
@@ -253,7 +257,7 @@ class ModelRunner:
         (torch releases the GIL) while the fill runs on llguidance's threads (which release it too)."""
         input_ids, positions, meta = self.prepare_inputs(batch)
         # Built before the forward: a blocking host-to-device copy after it would wait for the whole forward.
-        rows = torch.tensor(sample_rows, dtype=torch.long).to(self.device) if sample_rows else None
+        rows = torch.tensor(sample_positions, dtype=torch.long).to(self.device) if sample_positions else None
         hidden = self.decode_graphs.run(input_ids, positions, meta) if self.decode_graphs else None
         if hidden is None and self.compiled is not None:
             with forward_context(meta, self.kv_caches):
@@ -262,8 +266,7 @@ class ModelRunner:
             hidden = self.model(input_ids, positions, meta)
         if rows is None:
             return None
-        last = meta.query_start_loc[1:].long() - 1
-        logits = (self.compiled or self.model).compute_logits(hidden[last[rows]])
+        logits = (self.compiled or self.model).compute_logits(hidden[rows])
         if isinstance(bitmask, Future):
             bitmask = bitmask.result()
-        return self.sampler(logits, self.prepare_sampling([batch.seqs[i] for i in sample_rows], bitmask))
+        return self.sampler(logits, self.prepare_sampling(sample_seqs, bitmask))

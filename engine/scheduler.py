@@ -113,10 +113,11 @@ class Scheduler:
         step = _Step(budget=self.max_num_batched_tokens)
         weights = self._weights()
 
-        # 1. Decodes: one token each, always (they hold KV; stalling them wastes it).
+        # 1. Decodes: one token each, always (they hold KV; stalling them wastes it), plus their draft tokens
+        #    (speculative decoding) where the budget and free blocks allow without preempting anyone.
         for seq in [s for s in self.running if len(s) - s.num_computed_tokens == 1]:
             if seq.status == SequenceStatus.RUNNING and step.budget > 0:
-                self._grow(seq, 1, step, weights)
+                self._grow(seq, 1 + self._fit_drafts(seq, step), step, weights)
 
         # 2. Prefill, split across tenants; a tenant's leftover goes to the others in a second round.
         demand: dict[object, int] = defaultdict(int)
@@ -142,6 +143,17 @@ class Scheduler:
             num_decodes=sum(1 for _, n in picked if n == 1),
             preempted=step.preempted,
         )
+
+    def _fit_drafts(self, seq: Sequence, step: _Step) -> int:
+        """How many of ``seq``'s draft tokens run this step; the rest are dropped (drafts never cost a preemption
+        or another sequence's decode)."""
+        if not seq.spec_token_ids:
+            return 0
+        keep = min(len(seq.spec_token_ids), step.budget - 1)
+        while keep > 0 and not self.blocks.can_allocate(seq, len(seq) + keep):
+            keep -= 1
+        del seq.spec_token_ids[max(keep, 0):]
+        return max(keep, 0)
 
     def _prefill(self, tenant: object, allowance: int, step: _Step, weights: dict[object, int]) -> None:
         """Spend up to ``allowance`` tokens on ``tenant``: its running prefills first, then its waiting queue."""
@@ -247,6 +259,7 @@ class Scheduler:
         self.running.remove(seq)
         self.blocks.free_seq(seq)
         seq.status = SequenceStatus.WAITING
+        seq.spec_token_ids = []
         step.preempted.append(seq)
         step.preempted_tenants.add(self.tenant_of(seq))
 

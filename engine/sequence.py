@@ -41,11 +41,13 @@ class Sequence:
         "cached_tokens",
         "finish_reason",
         "generator",
+        "ngram_index",
         "num_computed_tokens",
         "num_prompt_tokens",
         "public_prefix_len",
         "request_id",
         "sampling_params",
+        "spec_token_ids",
         "status",
         "stop_token_ids",
         "structured_state",
@@ -89,6 +91,8 @@ class Sequence:
         # while the output is shorter than min_tokens.
         self.stop_token_ids = stop_token_ids
         self.generator: torch.Generator | None = None
+        self.spec_token_ids: list[int] = []
+        self.ngram_index: Any = None  # engine.spec_decode.NgramIndex, made at the first proposal
         if sampling_params.seed is not None:
             self.generator = torch.Generator().manual_seed(sampling_params.seed)
 

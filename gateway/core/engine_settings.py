@@ -43,6 +43,12 @@ class EngineSettings(BaseSettings):
     compile_cache_dir: str | None = Field(default=None, min_length=1)
     # Grammar-forced tokens (JSON keys, punctuation) appended without a forward pass each; outputs are unchanged.
     structured_jump_forward: bool = True
+    # Speculative decoding by prompt lookup: drafts copied from the context, verified in the decode step (greedy
+    # outputs unchanged). Pays off where outputs quote their input (extraction, edits, agents); "none": off.
+    speculative_method: Literal["none", "ngram"] = "none"
+    num_speculative_tokens: int = Field(default=4, ge=1, le=16)
+    prompt_lookup_min: int = Field(default=2, ge=1)
+    prompt_lookup_max: int = Field(default=4, ge=1)
     seed: int = 0
 
     @field_validator("block_size")
@@ -56,4 +62,5 @@ class EngineSettings(BaseSettings):
         """Keyword arguments for ``engine.config.EngineConfig``."""
         values = self.model_dump()
         values["quantization"] = None if self.quantization == "none" else self.quantization
+        values["speculative_method"] = None if self.speculative_method == "none" else self.speculative_method
         return {"model": model, **values}

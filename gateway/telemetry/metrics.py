@@ -118,6 +118,10 @@ class GatewayMetrics:
         self.generation_tokens = Counter(PREFIX + "generation_tokens", "Tokens generated.", model, registry=r)
         self.preemptions = Counter(PREFIX + "num_preemptions", "Sequences preempted (recomputed later).", model,
                                    registry=r)
+        self.spec_draft_tokens = Counter(PREFIX + "spec_decode_num_draft_tokens", "Draft tokens verified "
+                                         "(speculative decoding).", model, registry=r)
+        self.spec_accepted_tokens = Counter(PREFIX + "spec_decode_num_accepted_tokens", "Draft tokens accepted "
+                                            "(each a forward pass saved).", model, registry=r)
         # --- per tenant ---
         self.tenant_requests = Counter(PREFIX + "tenant_requests", "/v1 requests by tenant, endpoint and HTTP "
                                        "status.", ["tenant", "endpoint", "status"], registry=r)
@@ -150,7 +154,9 @@ class GatewayMetrics:
         last = self._last_stats.get(model_name)
         for counter, attr in ((self.prefix_queries, "prefix_cache_queries"), (self.prefix_hits, "prefix_cache_hits"),
                               (self.prompt_tokens, "prompt_tokens"), (self.generation_tokens, "generation_tokens"),
-                              (self.preemptions, "num_preemptions")):
+                              (self.preemptions, "num_preemptions"),
+                              (self.spec_draft_tokens, "spec_draft_tokens"),
+                              (self.spec_accepted_tokens, "spec_accepted_tokens")):
             now = getattr(stats, attr)
             before = getattr(last, attr) if last is not None else 0
             delta = now - before if now >= before else now

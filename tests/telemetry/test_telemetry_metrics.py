@@ -23,7 +23,8 @@ from gateway.telemetry.metrics import (
 
 REQUIRED = ["time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds",
             "request_queue_time_seconds", "num_requests_running", "num_requests_waiting", "kv_cache_usage_perc",
-            "prefix_cache_queries", "prefix_cache_hits", "prompt_tokens_total", "generation_tokens_total"]
+            "prefix_cache_queries", "prefix_cache_hits", "prompt_tokens_total", "generation_tokens_total",
+            "spec_decode_num_draft_tokens", "spec_decode_num_accepted_tokens"]
 
 
 def stats(**overrides: float) -> EngineStats:
@@ -32,6 +33,7 @@ def stats(**overrides: float) -> EngineStats:
     values.update(overrides)
     collector = StatsCollector()
     collector.prompt_tokens, collector.generation_tokens = 1000, 64
+    collector.spec_draft_tokens, collector.spec_accepted_tokens = 40, 25
     return collector.snapshot(**values)  # type: ignore[arg-type]
 
 
@@ -46,6 +48,7 @@ def test_every_required_metric_is_exposed_under_the_warden_prefix() -> None:
     assert sample(text, "warden:kv_cache_usage_perc", model_name="m") == 0.25
     assert sample(text, "warden:num_requests_running", model_name="m") == 2
     assert sample(text, "warden:prefix_cache_hits_total", model_name="m") == 760
+    assert sample(text, "warden:spec_decode_num_accepted_tokens_total", model_name="m") == 25
     assert sample(text, "warden:time_to_first_token_seconds_count", model_name="m") == 1
 
 

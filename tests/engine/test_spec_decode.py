@@ -1,0 +1,157 @@
+"""Speculative decoding by prompt lookup: the proposer against a brute-force reference, and the engine with it on
+against the engine with it off (greedy outputs and logprobs identical, drafts actually accepted), under chunked
+prefill, a tight KV pool (drafts dropped, preemption), stop strings, max_tokens, seeds and grammars."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.block_manager import BlockManager
+from engine.config import EngineConfig
+from engine.llm import LLM, GenerationResult
+from engine.request import EngineRequest
+from engine.sampling_params import SamplingParams
+from engine.scheduler import Scheduler
+from engine.sequence import Sequence
+from engine.spec_decode import NgramProposer
+
+PASSAGE = ("The quarterly report shows revenue of 4.2 million dollars, up 12 percent from last year, driven by "
+           "strong sales in the northern region and the launch of two new products. Operating costs rose 5 "
+           "percent, mainly because of higher shipping prices and new hires in the support team.")
+PROMPTS = [
+    f"Repeat the following text exactly, word for word:\n\n{PASSAGE}",
+    "Copy this sentence three times: The cat sat on the mat.",
+    "What is the capital of France?",
+    "Write a Python function that adds two numbers, then write it again with type hints.",
+]
+
+
+# -- the proposer ------------------------------------------------------------------------------------------------
+def _reference(tokens: list[int], k: int, min_n: int, max_n: int) -> list[int]:
+    """The longest recurring suffix n-gram, its most recent earlier occurrence, the k tokens after it."""
+    for n in range(min(max_n, len(tokens) - 1), min_n - 1, -1):
+        suffix = tokens[-n:]
+        for start in range(len(tokens) - n - 1, -1, -1):
+            if tokens[start : start + n] == suffix:
+                return tokens[start + n : start + n + k]
+    return []
+
+
+def test_proposer_finds_the_longest_most_recent_match() -> None:
+    proposer = NgramProposer(4, min_n=2, max_n=4)
+    assert proposer.propose([1, 2, 3, 4, 5, 6, 1, 2, 3], proposer.new_index()) == [4, 5, 6, 1]
+    assert proposer.propose([1, 2, 9, 1, 2, 7, 1, 2], proposer.new_index()) == [7, 1, 2]  # the latest "1 2"
+    assert proposer.propose([7, 1, 2, 3, 8, 1, 2, 9, 9, 1, 2, 3], proposer.new_index()) == [8, 1, 2, 9]  # 3-gram wins
+    assert proposer.propose([1, 2, 3, 4, 5], proposer.new_index()) == []
+    assert proposer.propose([1, 2, 3, 1, 2], proposer.new_index(), limit=1) == [3]
+    assert proposer.propose([1, 2, 3, 1, 2], proposer.new_index(), limit=0) == []
+    with pytest.raises(ValueError):
+        NgramProposer(0)
+    with pytest.raises(ValueError):
+        NgramProposer(3, min_n=3, max_n=2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=4), min_size=1, max_size=60),
+       st.integers(min_value=1, max_value=5), st.integers(min_value=1, max_value=3), st.integers(0, 2))
+def test_incremental_index_matches_a_fresh_scan(tokens: list[int], k: int, min_n: int, extra: int) -> None:
+    proposer = NgramProposer(k, min_n=min_n, max_n=min_n + extra)
+    index = proposer.new_index()
+    for length in range(1, len(tokens) + 1):  # one index, grown token by token as a sequence grows
+        prefix = tokens[:length]
+        assert proposer.propose(prefix, index) == _reference(prefix, k, min_n, min_n + extra), prefix
+
+
+# -- the scheduler -----------------------------------------------------------------------------------------------
+def test_drafts_are_dropped_rather_than_exceed_the_budget_or_preempt() -> None:
+    blocks = BlockManager(num_blocks=2, block_size=4, enable_prefix_caching=False)
+    scheduler = Scheduler(blocks, max_num_seqs=4, max_num_batched_tokens=64)
+    seq = Sequence("a", [1, 2, 3, 4, 5], SamplingParams(max_tokens=20))
+    scheduler.add(seq)
+    assert scheduler.schedule().num_new_tokens == [5]
+    seq.num_computed_tokens = 5
+    seq.token_ids.append(6)  # sampled: 6 tokens known, 5 computed
+    seq.spec_token_ids = [7, 8, 9, 10]  # 6 + 4 = 10 tokens would need 3 blocks; the pool has 2
+    batch = scheduler.schedule()
+    assert batch.num_new_tokens == [3] and seq.spec_token_ids == [7, 8]  # 1 + the drafts that fit 8 slots
+    assert scheduler.num_preemptions == 0
+
+
+# -- the engine --------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def prompt_ids(smol_llm: LLM) -> list[list[int]]:
+    tokenizer = smol_llm.tokenizer
+    return [tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": p}]),
+                             add_special_tokens=False) for p in PROMPTS]
+
+
+def _spec_llm(**overrides: object) -> LLM:
+    return LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=64, speculative_method="ngram",
+                            **overrides))  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def spec_llm() -> LLM:
+    return _spec_llm()
+
+
+def _same(plain: list[GenerationResult], spec: list[GenerationResult]) -> None:
+    for a, b in zip(plain, spec, strict=True):
+        assert b.token_ids == a.token_ids and b.text == a.text and b.finish_reason == a.finish_reason
+        if a.logprobs is not None:
+            assert b.logprobs is not None and len(b.logprobs) == len(a.logprobs)
+            for x, y in zip(a.logprobs, b.logprobs, strict=True):
+                assert x.token_id == y.token_id and abs(x.logprob - y.logprob) < 1e-4
+                assert [t for t, _, _ in x.top_logprobs] == [t for t, _, _ in y.top_logprobs]
+
+
+def test_greedy_outputs_and_logprobs_are_unchanged_and_drafts_are_accepted(
+        smol_llm: LLM, spec_llm: LLM, prompt_ids: list[list[int]]) -> None:
+    params = SamplingParams(max_tokens=64, temperature=0, logprobs=3)
+    plain = smol_llm.generate(prompt_ids, params)
+    stats = spec_llm.engine.stats_collector
+    drafted, accepted, steps = stats.spec_draft_tokens, stats.spec_accepted_tokens, spec_llm.engine.num_steps
+    spec = spec_llm.generate(prompt_ids, params)
+    _same(plain, spec)
+    assert stats.spec_accepted_tokens - accepted >= 20  # the copying prompts accept whole runs
+    assert stats.spec_draft_tokens > drafted
+    # Each accepted draft is a forward pass saved.
+    assert spec_llm.engine.num_steps - steps < max(len(r.token_ids) for r in plain) + len(prompt_ids)
+    assert spec_llm.engine.stats().spec_accepted_tokens == stats.spec_accepted_tokens
+
+
+def test_unchanged_under_chunked_prefill_and_a_tight_pool(smol_llm: LLM, prompt_ids: list[list[int]]) -> None:
+    """Small step budget (drafts cut to fit) and a pool that forces preemption (drafts dropped, recomputed)."""
+    params = SamplingParams(max_tokens=48, temperature=0)
+    plain = smol_llm.generate(prompt_ids * 2, params)
+    tight = _spec_llm(max_num_batched_tokens=24, num_kv_blocks=14, block_size=16, max_num_seqs=8)
+    spec = tight.generate(prompt_ids * 2, params)
+    _same(plain, spec)
+    assert tight.engine.scheduler.num_preemptions > 0
+    assert tight.engine.stats_collector.spec_accepted_tokens > 0
+
+
+def test_stop_strings_max_tokens_seeds_and_grammars(smol_llm: LLM, spec_llm: LLM,
+                                                    prompt_ids: list[list[int]]) -> None:
+    copy = prompt_ids[0]
+    # A stop string and max_tokens falling inside a run of accepted drafts end the output exactly there.
+    for params in (SamplingParams(max_tokens=64, temperature=0, stop=["northern"]),
+                   SamplingParams(max_tokens=7, temperature=0)):
+        _same(smol_llm.generate([copy], params), spec_llm.generate([copy], params))
+    # A seeded request does not speculate, so its samples do not depend on drafts.
+    seeded = SamplingParams(max_tokens=32, temperature=0.8, seed=7)
+    _same(smol_llm.generate([copy], seeded), spec_llm.generate([copy], seeded))
+    # Unseeded sampling speculates and stays within max_tokens.
+    sampled = spec_llm.generate([copy] * 3, SamplingParams(max_tokens=40, temperature=0.7))
+    assert all(0 < len(r.token_ids) <= 40 and r.finish_reason in ("stop", "length") for r in sampled)
+    # Under a grammar nothing is drafted (jump-forward covers forced runs).
+    drafted = spec_llm.engine.stats_collector.spec_draft_tokens
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    engine = spec_llm.engine
+    engine.add_request(EngineRequest("grammar-1", copy, SamplingParams(max_tokens=24, temperature=0),
+                                     structured={"type": "json_schema", "json_schema": {"schema": schema}}))
+    while engine.has_unfinished_requests():
+        engine.step()
+    assert engine.stats_collector.spec_draft_tokens == drafted
