@@ -3,7 +3,8 @@
 
 Only decode attention so far: the reference gathers each sequence's keys and values into a padded copy and runs
 ``scaled_dot_product_attention`` (two copies of the context and a kernel sized for long sequences: ~0.5 ms
-per layer at 32 sequences); this reads the cache blocks in place, one task per (sequence, kv head). Prefill
+per layer at 32 sequences); this reads the cache blocks in place, one task per (sequence, kv head). Short
+queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill
 chunks keep the reference path. ``paged_attention`` here has exactly the reference's signature, so
 ``kernels.dispatch`` picks it for CPU tensors once ``load()`` has succeeded.
 """
@@ -47,11 +48,38 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     return torch.ops.warden_cpu.decode_attention(q, k_cache, v_cache, block_tables, seq_lens, scale)
 
 
+# Batches whose longest query is at most this many tokens run every query token as its own decode row: a decode
+# with draft tokens (speculative decoding), grammar-forced tokens (jump-forward), a short prefill chunk. Each
+# token attends causally to the keys up to its own position, which is exactly a decode row with that length.
+SHORT_QUERY = 16
+
+_rows: tuple[AttentionMetadata, torch.Tensor, torch.Tensor] | None = None
+
+
+def token_rows(meta: AttentionMetadata) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per query token: its sequence's block-table row and the context length up to and including it. Memoised
+    for the current step's metadata object (every layer attends with the same one), as the reference does."""
+    global _rows
+    if _rows is not None and _rows[0] is meta:
+        return _rows[1], _rows[2]
+    starts = meta.query_start_loc.long()
+    q_lens = starts[1:] - starts[:-1]
+    seq = torch.repeat_interleave(torch.arange(meta.num_seqs, device=starts.device), q_lens)
+    offset = torch.arange(seq.shape[0], device=starts.device) - starts[:-1][seq]
+    lens = (meta.seq_lens.long()[seq] - q_lens[seq] + offset + 1).to(torch.int32)
+    tables = meta.block_tables.index_select(0, seq)
+    _rows = (meta, tables, lens)
+    return tables, lens
+
+
 def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
                     scale: float) -> torch.Tensor:
     nd = meta.num_decodes
     if nd == meta.num_seqs:
         return decode_attention(q, k_cache, v_cache, meta.block_tables, meta.seq_lens, scale)
+    if meta.max_query_len <= SHORT_QUERY:
+        tables, lens = token_rows(meta)
+        return decode_attention(q, k_cache, v_cache, tables, lens, scale)
     out = torch.empty_like(q)
     if nd:
         out[:nd] = decode_attention(q[:nd], k_cache, v_cache, meta.block_tables, meta.seq_lens, scale)

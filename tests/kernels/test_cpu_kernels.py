@@ -36,6 +36,20 @@ def test_mixed_batches_route_decodes_to_cpp_and_prefills_to_the_reference(head_d
                                atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_short_queries_run_as_one_decode_row_per_token(dtype) -> None:
+    """Draft verification, forced tokens and small chunks (every query <= SHORT_QUERY tokens): causal against
+    the context up to each token, across block boundaries, with GQA."""
+    b = make_batch([9, 33], [(5, 12), (1, 1), (kernels.cpu.SHORT_QUERY, 40), (3, 70)], kv_heads=3, group=3,
+                   head_dim=64, block_size=8, dtype=dtype, device=CPU, seed=5)
+    expected = reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, 0.3)
+    tables, lens = kernels.cpu.token_rows(b.meta)
+    assert lens.tolist()[2:8] == [8, 9, 10, 11, 12, 1]  # the 5-token chunk ending at 12, then the 1-token one
+    assert torch.equal(tables[2:7], b.meta.block_tables[2:3].expand(5, -1))
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.3)
+    torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[dtype], rtol=TOLERANCE[dtype])
+
+
 def test_bad_inputs_are_refused() -> None:
     b = make_batch([5], [], kv_heads=2, group=2, head_dim=32, block_size=4, dtype=torch.float32, device=CPU)
     with pytest.raises(RuntimeError, match="int32"):
