@@ -1,0 +1,142 @@
+"""Speculative decoding by prompt lookup: the same engine settings with and without ``speculative_method=ngram``.
+
+    python -m bench.spec_decode [--quick] [--threads N] [--no-compile] [--tokens K]
+
+Three workloads on the real model, greedy: ``quote`` (repeat a passage: the best case), ``edit`` (rewrite a passage
+fixing mistakes: mostly copied, as code edits and agents re-emitting context are) and ``chat`` (open questions with
+nothing to copy: the cost of drafting when drafts rarely match). Passages come from bench/data/agentic_corpus.jsonl
+(design notes, code, tickets). Each workload runs at concurrency 1 and 8; the two engines alternate within every
+round so load from other processes falls on both alike. Greedy outputs are compared request by request: in float32
+they must be identical (the exit status says so); in bfloat16 the verification step's multi-row GEMMs round
+differently from single-row decode steps, so near-ties can flip as they do between batch sizes without
+speculation, and the share of identical requests is reported. Reports output tok/s (median of rounds), the
+ratio, and the draft acceptance rate. Writes bench/results/spec_decode.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import torch
+
+from bench.engine import QUESTIONS
+from engine.config import EngineConfig
+from engine.llm import LLM
+from engine.sampling_params import SamplingParams
+
+RESULTS = Path(__file__).parent / "results" / "spec_decode.json"
+CORPUS = Path(__file__).parent / "data" / "agentic_corpus.jsonl"
+TASKS = {
+    "quote": "Repeat the following text exactly, word for word:\n\n{passage}",
+    "edit": "Rewrite the following text, fixing any spelling or grammar mistakes:\n\n{passage}",
+}
+
+
+def passages(limit_chars: int = 700) -> list[str]:
+    texts = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    return [t[:limit_chars] for t in texts if len(t) >= 200]
+
+
+def workload(tokenizer, name: str, n: int, round_: int) -> list[list[int]]:
+    """``n`` chat prompts of one workload; each round takes different passages / questions."""
+    if name == "chat":
+        texts = [QUESTIONS[(round_ * n + i) % len(QUESTIONS)] for i in range(n)]
+    else:
+        pool = passages()
+        texts = [TASKS[name].format(passage=pool[(round_ * n + i) % len(pool)]) for i in range(n)]
+    return [tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": t}]),
+                             add_special_tokens=False) for t in texts]
+
+
+def run(llm: LLM, prompts: list[list[int]], concurrency: int, max_tokens: int) -> tuple[float, list[list[int]]]:
+    """Output tok/s of ``prompts`` submitted ``concurrency`` at a time, and the outputs."""
+    params = SamplingParams(max_tokens=max_tokens, temperature=0)
+    outputs: list[list[int]] = []
+    start = time.perf_counter()
+    for i in range(0, len(prompts), concurrency):
+        outputs += [r.token_ids for r in llm.generate(prompts[i : i + concurrency], params)]
+    return sum(map(len, outputs)) / (time.perf_counter() - start), outputs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="fewer requests, 3 rounds")
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1: see bench.engine)")
+    parser.add_argument("--no-compile", action="store_true", help="run the decoder eagerly")
+    parser.add_argument("--dtype", default="bfloat16")
+    parser.add_argument("--quantization", default="int4")
+    parser.add_argument("--tokens", type=int, default=4, help="num_speculative_tokens")
+    parser.add_argument("--max-tokens", type=int, default=96)
+    parser.add_argument("--repeat", type=int, default=None, help="rounds (default: 3 with --quick, else 5)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    repeat = args.repeat or (3 if args.quick else 5)
+    torch.set_num_threads(args.threads)
+    load_before = os.getloadavg()[0]
+    quant = None if args.quantization in ("none", "") else args.quantization
+    base = dict(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=256, max_num_seqs=16,
+                max_num_batched_tokens=1024, compile_model=not args.no_compile)
+    engines = {"plain": LLM(EngineConfig(**base)),  # type: ignore[arg-type]
+               "ngram": LLM(EngineConfig(**base, speculative_method="ngram",  # type: ignore[arg-type]
+                                         num_speculative_tokens=args.tokens))}
+    tokenizer = engines["plain"].tokenizer
+    levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16)}
+    names = ["quote", "edit", "chat"]
+    samples = {side: {f"{w}/{c}": [] for w in names for c in levels} for side in engines}
+    acceptance: dict[str, list[int]] = {w: [0, 0] for w in names}  # drafted, accepted
+    identical = [0, 0]  # requests with the same greedy output, requests compared
+    print(f"threads={args.threads} dtype={args.dtype} quant={quant} compile={not args.no_compile} "
+          f"k={args.tokens} max_tokens={args.max_tokens}")
+    for round_ in range(repeat):
+        for w in names:
+            for level, (concurrency, total) in levels.items():
+                prompts = workload(tokenizer, w, total, round_)
+                outputs = {}
+                for side, llm in engines.items():
+                    stats = llm.engine.stats_collector
+                    before = (stats.spec_draft_tokens, stats.spec_accepted_tokens)
+                    tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens)
+                    samples[side][f"{w}/{level}"].append(tok_s)
+                    acceptance[w][0] += stats.spec_draft_tokens - before[0]
+                    acceptance[w][1] += stats.spec_accepted_tokens - before[1]
+                    print(f"  round {round_ + 1} {side:<6} {w}/{level}: {tok_s:7.1f} tok/s", flush=True)
+                identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs["ngram"], strict=True))
+                identical[1] += len(prompts)
+
+    medians = {side: {k: statistics.median(v) for k, v in per.items()} for side, per in samples.items()}
+    print(f"\nmedian of {repeat} rounds; identical greedy outputs: {identical[0]} of {identical[1]} requests")
+    print(f"{'workload':<12}{'plain tok/s':>12}{'ngram tok/s':>13}{'ratio':>8}{'accepted':>10}")
+    for key in medians["plain"]:
+        w = key.split("/")[0]
+        drafted, accepted = acceptance[w]
+        rate = f"{accepted / drafted:9.0%}" if drafted else "        -"
+        print(f"{key:<12}{medians['plain'][key]:>12.1f}{medians['ngram'][key]:>13.1f}"
+              f"{medians['ngram'][key] / medians['plain'][key]:>7.2f}x{rate}")
+    report = {
+        "tok_s": {side: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
+        "ratio": {k: round(medians["ngram"][k] / medians["plain"][k], 2) for k in medians["plain"]},
+        "acceptance": {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
+                       for w, (d, a) in acceptance.items()},
+        "identical_greedy_outputs": {"requests": identical[0], "of": identical[1]},
+        "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
+        "settings": {"quick": args.quick, "repeat": repeat, "levels": levels, "max_tokens": args.max_tokens,
+                     "num_speculative_tokens": args.tokens, "dtype": args.dtype, "quantization": quant,
+                     "compile": not args.no_compile, "threads": args.threads,
+                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
+                     "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {args.out}")
+    exact = args.dtype == "float32" and args.quantization in ("none", "")
+    return 1 if exact and identical[0] != identical[1] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
