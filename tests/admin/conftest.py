@@ -3,7 +3,16 @@ database when WARDEN_DATABASE_URL is set): loaded from tests/gateway/conftest.py
 
 import importlib.util
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from admin_support import auth, token_for
+from fastapi.testclient import TestClient
+
+from gateway.adminauth.roles import Role
+from gateway.app import create_app
+from gateway.core.settings import Settings
 
 _GATEWAY_TESTS = Path(__file__).resolve().parents[1] / "gateway"
 sys.path.insert(0, str(_GATEWAY_TESTS))  # gateway_support
@@ -16,3 +25,16 @@ _spec.loader.exec_module(_fixtures)
 database_url = _fixtures.database_url
 db = _fixtures.db
 settings = _fixtures.settings
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    # No engine: a /v1 call that passes authentication and policy answers 503 and is audited with the
+    # policy version in force, which is all these tests need from the edge.
+    with TestClient(create_app(settings, start_engine=False)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def platform(settings: Settings) -> dict[str, str]:
+    return auth(token_for(settings, Role.PLATFORM_ADMIN))

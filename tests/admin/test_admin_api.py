@@ -3,7 +3,6 @@ as the gateway enforces them, usage, the processing record, and the audit record
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ from fastapi.testclient import TestClient
 from gateway_support import unique_name
 
 from gateway.adminauth.roles import Role
-from gateway.app import create_app
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
 from gateway.audit.store import append_events
@@ -23,19 +21,6 @@ from gateway.core.middleware import REQUEST_ID_HEADER
 from gateway.core.settings import Settings
 
 CHAT = {"model": "smollm2-135m-instruct", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 4}
-
-
-@pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    # No engine: a /v1 call that passes authentication and policy answers 503 and is audited with the
-    # policy version in force, which is all these tests need from the edge.
-    with TestClient(create_app(settings, start_engine=False)) as test_client:
-        yield test_client
-
-
-@pytest.fixture
-def platform(settings: Settings) -> dict[str, str]:
-    return auth(token_for(settings, Role.PLATFORM_ADMIN))
 
 
 def _tenant(client: TestClient, platform: dict[str, str]) -> str:

@@ -4,19 +4,17 @@ changes nothing, a real one drops expired months and the chain still verifies; a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from admin_support import admin_rows, auth, token_for
 from fastapi.testclient import TestClient
-from gateway_support import unique_name
+from gateway_support import chain_seqs, tenant_with_retention
 from sqlalchemy import select, update
 
 from gateway import cli
 from gateway.adminauth.roles import Role
-from gateway.app import create_app
 from gateway.audit import retention
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditChainAnchor, AuditRecord
@@ -35,30 +33,9 @@ from gateway.core.clock import as_utc, utcnow
 from gateway.core.db import Database
 from gateway.core.middleware import REQUEST_ID_HEADER
 from gateway.core.settings import Settings
-from gateway.policystore.service import publish_policy
-from gateway.tenants.service import create_tenant
 
 PURGE = "/admin/v1/audit/purge"
 AGED_DAYS = 100  # well past a 30-day retention, well inside ten years
-
-
-@pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings, start_engine=False)) as test_client:
-        yield test_client
-
-
-@pytest.fixture
-def platform(settings: Settings) -> dict[str, str]:
-    return auth(token_for(settings, Role.PLATFORM_ADMIN))
-
-
-def _tenant(db: Database, retention_days: int, *, legal_hold: bool = False) -> str:
-    with db.transaction() as session:
-        tenant = create_tenant(unique_name("purge"), session=session)
-        tenant.legal_hold = legal_hold
-        publish_policy(tenant.id, {"retention_days": retention_days}, session=session)
-        return tenant.id
 
 
 def _records(client: TestClient, db: Database, tenant_id: str, count: int, *, aged: int) -> None:
@@ -74,12 +51,6 @@ def _records(client: TestClient, db: Database, tenant_id: str, count: int, *, ag
     maintain_partitions(db)  # Postgres: the aged rows move from the chain's default partition to their month's
 
 
-def _seqs(db: Database, chain_id: str) -> list[int]:
-    with db.session() as session:
-        return list(session.scalars(select(AuditRecord.seq).where(AuditRecord.chain_id == chain_id)
-                                    .order_by(AuditRecord.seq)))
-
-
 def _chain(report: dict[str, Any], chain_id: str) -> dict[str, Any] | None:
     return next((c for c in report["chains"] if c["chain_id"] == chain_id), None)
 
@@ -92,7 +63,8 @@ def _verifies(db: Database, chain_id: str) -> None:
 
 def test_dry_run_reports_then_purge_drops_and_the_chain_verifies(client: TestClient, db: Database,
                                                                 platform: dict[str, str]) -> None:
-    short, long, held = _tenant(db, 30), _tenant(db, 3650), _tenant(db, 30, legal_hold=True)
+    short, long = tenant_with_retention(db, 30, prefix="purge"), tenant_with_retention(db, 3650, prefix="purge")
+    held = tenant_with_retention(db, 30, legal_hold=True, prefix="purge")
     for tenant_id in (short, long, held):
         _records(client, db, tenant_id, 10, aged=6)
     with db.session() as session:
@@ -113,7 +85,7 @@ def test_dry_run_reports_then_purge_drops_and_the_chain_verifies(client: TestCli
     assert _chain(report, long) is None  # nothing of it is due
     kept = _chain(report, held)
     assert kept is not None and (kept["skipped"], kept["rows"]) == ("legal hold", 0)
-    assert _seqs(db, short) == _seqs(db, held) == _seqs(db, long) == list(range(1, 11))
+    assert chain_seqs(db, short) == chain_seqs(db, held) == chain_seqs(db, long) == list(range(1, 11))
     with db.session() as session:
         assert session.get(AuditChainAnchor, short) is None
 
@@ -131,8 +103,8 @@ def test_dry_run_reports_then_purge_drops_and_the_chain_verifies(client: TestCli
     purged = _chain(report, short)
     assert report["dry_run"] is False and purged == would
     assert _chain(report, held)["skipped"] == "legal hold"  # type: ignore[index]
-    assert _seqs(db, short) == list(range(7, 12))  # 7..10 remain, 11 is the purge's own record
-    assert _seqs(db, long) == _seqs(db, held) == list(range(1, 11))
+    assert chain_seqs(db, short) == list(range(7, 12))  # 7..10 remain, 11 is the purge's own record
+    assert chain_seqs(db, long) == chain_seqs(db, held) == list(range(1, 11))
     with db.session() as session:
         anchor = session.get(AuditChainAnchor, short)
         assert anchor is not None and (anchor.first_seq, anchor.prev_hash) == (7, hash_of_6)
@@ -153,29 +125,29 @@ def test_dry_run_reports_then_purge_drops_and_the_chain_verifies(client: TestCli
 
     # A second round finds nothing more to do in that chain.
     again = client.post(PURGE, json={"dry_run": False}, headers=platform).json()
-    assert _chain(again, short) is None and _seqs(db, short) == list(range(7, 12))
+    assert _chain(again, short) is None and chain_seqs(db, short) == list(range(7, 12))
 
 
 def test_a_tenant_on_legal_hold_is_kept_until_the_hold_is_lifted(client: TestClient, db: Database,
                                                                  platform: dict[str, str]) -> None:
-    tenant_id = _tenant(db, 30, legal_hold=True)
+    tenant_id = tenant_with_retention(db, 30, legal_hold=True, prefix="purge")
     _records(client, db, tenant_id, 5, aged=3)
     held = client.post(PURGE, json={}, headers=platform)  # dry_run defaults to false
     assert held.status_code == 200
     assert _chain(held.json(), tenant_id)["skipped"] == "legal hold"  # type: ignore[index]
-    assert _seqs(db, tenant_id) == [1, 2, 3, 4, 5]
+    assert chain_seqs(db, tenant_id) == [1, 2, 3, 4, 5]
 
     lifted = client.patch(f"/admin/v1/tenants/{tenant_id}", json={"legal_hold": False}, headers=platform)
     assert lifted.status_code == 200
     # No body at all is the same as {} (as for the other admin POSTs with an optional body): a real round.
     purged = _chain(client.post(PURGE, headers=platform).json(), tenant_id)
     assert purged is not None and (purged["rows"], purged["first_seq"], purged["skipped"]) == (3, 4, None)
-    assert _seqs(db, tenant_id)[0] == 4
+    assert chain_seqs(db, tenant_id)[0] == 4
     _verifies(db, tenant_id)
 
 
 def test_only_a_platform_admin_may_purge(client: TestClient, db: Database, settings: Settings) -> None:
-    tenant_id = _tenant(db, 30)
+    tenant_id = tenant_with_retention(db, 30, prefix="purge")
     _records(client, db, tenant_id, 4, aged=2)
     callers = {"tenant-admin": token_for(settings, Role.TENANT_ADMIN, tenant_id),
                "auditor": token_for(settings, Role.AUDITOR)}
@@ -193,7 +165,7 @@ def test_only_a_platform_admin_may_purge(client: TestClient, db: Database, setti
     (row,) = admin_rows(client, db, refused.headers[REQUEST_ID_HEADER])
     assert (row.chain_id, row.endpoint, row.http_status) == (tenant_id, "admin.audit.purge_now", 403)
     assert row.decisions[0]["decision"] == "refused"
-    assert _seqs(db, tenant_id)[:4] == [1, 2, 3, 4]
+    assert chain_seqs(db, tenant_id)[:4] == [1, 2, 3, 4]
     with db.session() as session:
         assert session.get(AuditChainAnchor, tenant_id) is None
         assert PURGE_ENDPOINT not in session.scalars(select(AuditRecord.endpoint)
@@ -204,13 +176,13 @@ def test_only_a_platform_admin_may_purge(client: TestClient, db: Database, setti
                                   {"dry_run": 1}, ["dry_run"]])
 def test_a_malformed_body_is_refused_before_anything_runs(client: TestClient, db: Database,
                                                           platform: dict[str, str], body: object) -> None:
-    tenant_id = _tenant(db, 30)
+    tenant_id = tenant_with_retention(db, 30, prefix="purge")
     _records(client, db, tenant_id, 3, aged=2)
     response = client.post(PURGE, json=body, headers=platform)
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["type"] == "invalid_request_error" and error["message"]
-    assert _seqs(db, tenant_id) == [1, 2, 3]
+    assert chain_seqs(db, tenant_id) == [1, 2, 3]
     (row,) = admin_rows(client, db, response.headers[REQUEST_ID_HEADER])
     assert (row.endpoint, row.http_status) == ("admin.audit.purge_now", 400)
 
@@ -218,7 +190,7 @@ def test_a_malformed_body_is_refused_before_anything_runs(client: TestClient, db
 def test_a_chain_whose_purge_fails_is_reported_and_the_others_still_purge(
         client: TestClient, db: Database, platform: dict[str, str], monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str], settings: Settings) -> None:
-    broken, fine = _tenant(db, 30), _tenant(db, 30)
+    broken, fine = tenant_with_retention(db, 30, prefix="purge"), tenant_with_retention(db, 30, prefix="purge")
     for tenant_id in (broken, fine):
         _records(client, db, tenant_id, 4, aged=2)
     real_purge_chain = retention.purge_chain
@@ -234,7 +206,7 @@ def test_a_chain_whose_purge_fails_is_reported_and_the_others_still_purge(
     report = response.json()
     assert report["failed"] == [broken] and _chain(report, broken) is None
     assert _chain(report, fine)["rows"] == 2  # type: ignore[index]
-    assert _seqs(db, broken) == [1, 2, 3, 4]  # rolled back whole
+    assert chain_seqs(db, broken) == [1, 2, 3, 4]  # rolled back whole
     (row,) = admin_rows(client, db, response.headers[REQUEST_ID_HEADER])
     assert row.decisions[0]["details"]["failed"] == [broken]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
-import pytest
 from admin_support import auth, local_token, tampered, token_for, unsigned_token
 from fastapi.testclient import TestClient
 from gateway_support import unique_name
@@ -15,7 +14,6 @@ from sqlalchemy import func, select
 
 from gateway.adminauth.issuer_keys import LOCAL_ISSUER
 from gateway.adminauth.roles import Role
-from gateway.app import create_app
 from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.middleware import REQUEST_ID_HEADER
@@ -107,12 +105,6 @@ def expected_status(kind: str, caller: Caller, success: int) -> int:
     if caller.role == "auditor":
         return success if kind == "audit" else 403
     return success if caller.role == "tenant-own" else 404
-
-
-@pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    with TestClient(create_app(settings, start_engine=False)) as test_client:
-        yield test_client
 
 
 def _state_of(db: Database, tenant_id: str) -> tuple[object, ...]:

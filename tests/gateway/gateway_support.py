@@ -5,13 +5,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.engine import make_url
 
+from gateway.audit.models import AuditRecord
 from gateway.core.db import Database, normalize_database_url
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
 from gateway.keys.service import IssuedKey, issue_key
+from gateway.policystore.service import publish_policy
 from gateway.tenants.models import Tenant
 from gateway.tenants.service import create_tenant
 
@@ -26,6 +28,23 @@ def new_tenant_with_key(db: Database, settings: Settings) -> tuple[Tenant, Issue
         tenant = create_tenant(unique_name(), session=session)
         issued = issue_key(tenant, pepper=pepper, session=session)
     return tenant, issued
+
+
+def tenant_with_retention(db: Database, retention_days: int, *, legal_hold: bool = False,
+                          prefix: str = "tenant") -> str:
+    """A new tenant whose active policy keeps audit records ``retention_days`` days; its id."""
+    with db.transaction() as session:
+        tenant = create_tenant(unique_name(prefix), session=session)
+        tenant.legal_hold = legal_hold
+        publish_policy(tenant.id, {"retention_days": retention_days}, session=session)
+        return tenant.id
+
+
+def chain_seqs(db: Database, chain_id: str) -> list[int]:
+    """The seqs an audit chain holds now, in order."""
+    with db.session() as session:
+        return list(session.scalars(select(AuditRecord.seq).where(AuditRecord.chain_id == chain_id)
+                                    .order_by(AuditRecord.seq)))
 
 
 def fresh_postgres_database(base_url: str, prefix: str) -> Iterator[str]:

@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from gateway_support import unique_name
+from gateway_support import chain_seqs, tenant_with_retention, unique_name
 from sqlalchemy import select, text, update
 
 from gateway.audit.chain import record_hash_of
@@ -29,19 +29,9 @@ from gateway.export.models import AuditExport
 from gateway.export.signing import load_or_create_signer
 from gateway.export.stream import ExportFormat, ExportRequest, begin_export, stream_export
 from gateway.export.verify import verify_export
-from gateway.policystore.service import publish_policy
 from gateway.tenants.models import Tenant
-from gateway.tenants.service import create_tenant
 
 AGED_DAYS = 100
-
-
-def _tenant(db: Database, retention_days: int, *, legal_hold: bool = False) -> str:
-    with db.transaction() as session:
-        tenant = create_tenant(unique_name("retention"), session=session)
-        tenant.legal_hold = legal_hold
-        publish_policy(tenant.id, {"retention_days": retention_days}, session=session)
-        return tenant.id
 
 
 def _records(db: Database, tenant_id: str, count: int, *, aged: int) -> None:
@@ -55,12 +45,6 @@ def _records(db: Database, tenant_id: str, count: int, *, aged: int) -> None:
                         .values(recorded_at=utcnow() - timedelta(days=AGED_DAYS)))
 
 
-def _seqs(db: Database, chain_id: str) -> list[int]:
-    with db.session() as session:
-        return list(session.scalars(select(AuditRecord.seq).where(AuditRecord.chain_id == chain_id)
-                                    .order_by(AuditRecord.seq)))
-
-
 def _purged(results: list, chain_id: str):  # type: ignore[no-untyped-def]
     return next((p for p in results if p.chain_id == chain_id), None)
 
@@ -68,9 +52,9 @@ def _purged(results: list, chain_id: str):  # type: ignore[no-untyped-def]
 def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, settings: Settings, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    short = _tenant(db, 30)
-    long = _tenant(db, 3650)
-    held = _tenant(db, 30, legal_hold=True)
+    short = tenant_with_retention(db, 30, prefix="retention")
+    long = tenant_with_retention(db, 3650, prefix="retention")
+    held = tenant_with_retention(db, 30, legal_hold=True, prefix="retention")
     for tenant_id in (short, long, held):
         _records(db, tenant_id, 10, aged=6)
     maintain_partitions(db)  # Postgres: the aged rows sit in each chain's default partition until now
@@ -95,7 +79,7 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
     assert f"chain {short}: would drop 6 record(s)" in out and "dry run" in out
     assert f"chain {held}: kept records before" in out and "legal hold" in out
     assert long not in out
-    assert _seqs(db, short) == list(range(1, 11))
+    assert chain_seqs(db, short) == list(range(1, 11))
 
     results = purge_expired(db, default_days=90).chains
     purge = _purged(results, short)
@@ -103,8 +87,8 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
     assert _purged(results, long) is None  # 100 days is well inside ten years
     assert _purged(results, held).skipped == "legal hold"
     # The purged chain keeps 7..10 and gains the purge's own record; the others keep everything.
-    assert _seqs(db, short) == list(range(7, 12))
-    assert _seqs(db, long) == _seqs(db, held) == list(range(1, 11))
+    assert chain_seqs(db, short) == list(range(7, 12))
+    assert chain_seqs(db, long) == chain_seqs(db, held) == list(range(1, 11))
     with db.session() as session:
         anchor = session.get(AuditChainAnchor, short)
         assert anchor is not None and (anchor.first_seq, anchor.prev_hash) == (7, hash_of_6)
@@ -136,21 +120,21 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
 
     # A second round finds nothing more to do.
     assert _purged(purge_expired(db, default_days=90).chains, short) is None
-    assert _seqs(db, short) == list(range(7, 12))
+    assert chain_seqs(db, short) == list(range(7, 12))
 
 
 def test_a_chain_purged_entirely_stays_verifiable(db: Database) -> None:
-    tenant_id = _tenant(db, 30)
+    tenant_id = tenant_with_retention(db, 30, prefix="retention")
     _records(db, tenant_id, 4, aged=4)
     (purge,) = [p for p in purge_expired(db, default_days=90).chains if p.chain_id == tenant_id]
     assert (purge.rows, purge.first_seq) == (4, 5)
-    assert _seqs(db, tenant_id) == [5]  # only the purge's own record
+    assert chain_seqs(db, tenant_id) == [5]  # only the purge's own record
     with db.session() as session:
         assert verify_chains(session=session, chain_id=tenant_id).ok
 
 
 def test_lifting_a_legal_hold_lets_the_next_round_purge(db: Database) -> None:
-    tenant_id = _tenant(db, 30, legal_hold=True)
+    tenant_id = tenant_with_retention(db, 30, legal_hold=True, prefix="retention")
     _records(db, tenant_id, 5, aged=3)
     assert _purged(purge_expired(db, default_days=90).chains, tenant_id).skipped == "legal hold"
     with db.transaction() as session:
@@ -162,16 +146,16 @@ def test_lifting_a_legal_hold_lets_the_next_round_purge(db: Database) -> None:
 
 
 async def test_the_periodic_task_makes_partitions_and_purges(db: Database) -> None:
-    tenant_id = _tenant(db, 30)
+    tenant_id = tenant_with_retention(db, 30, prefix="retention")
     _records(db, tenant_id, 3, aged=2)
     task = asyncio.create_task(run_maintenance(db, interval_s=0.05, default_days=90, purge=True))
     try:
         for _ in range(200):
             await asyncio.sleep(0.05)
-            if _seqs(db, tenant_id) == [3, 4]:
+            if chain_seqs(db, tenant_id) == [3, 4]:
                 break
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    assert _seqs(db, tenant_id) == [3, 4]  # the two aged records went; the purge record joined
+    assert chain_seqs(db, tenant_id) == [3, 4]  # the two aged records went; the purge record joined

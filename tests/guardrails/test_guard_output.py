@@ -1,19 +1,12 @@
 import itertools
 
+from guard_support import OUTPUT_POLICY as POLICY
+from guard_support import TOKEN_KEY as KEY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails import OutputRedactor, redact_output_text
-from policies import PiiAction, PiiRules, Policy
 
-KEY = b"k" * 32
-POLICY = Policy(
-    pii_output=PiiRules(
-        entities={"EMAIL_ADDRESS": PiiAction.MASK, "PHONE_NUMBER": PiiAction.HASH, "CREDIT_CARD": PiiAction.BLOCK},
-        ner_enabled=False,
-    ),
-    output_deny_patterns=[r"(?i)project\s+bluebird"],
-)
 TEXT = (
     "Sure! You can reach the owner at dana.k@example.org or on (415) 555-0132. The card on file is "
     "4111 1111 1111 1111. Do not mention Project Bluebird to anyone. That is all the information I have, goodbye."

@@ -4,19 +4,13 @@ import asyncio
 import threading
 import time
 
+from guard_support import OUTPUT_POLICY as POLICY
+
 from gateway.guardrails import InputGuard, redact_output_text
 from gateway.guardrails.redaction import tenant_token_key
 from gateway.openai.guardrails_adapter import GuardrailsOutput
-from policies import PiiAction, PiiRules, Policy
 
 SECRET = b"test-server-secret"
-POLICY = Policy(
-    pii_output=PiiRules(
-        entities={"EMAIL_ADDRESS": PiiAction.MASK, "PHONE_NUMBER": PiiAction.HASH, "CREDIT_CARD": PiiAction.BLOCK},
-        ner_enabled=False,
-    ),
-    output_deny_patterns=[r"(?i)project\s+bluebird"],
-)
 TEXT = (
     "Sure! You can reach the owner at dana.k@example.org or on (415) 555-0132. The card on file is "
     "4111 1111 1111 1111. Do not mention Project Bluebird to anyone. That is all the information I have, goodbye. "

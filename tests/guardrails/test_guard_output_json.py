@@ -5,21 +5,15 @@ import itertools
 import json
 
 import pytest
+from guard_support import OUTPUT_POLICY as POLICY
+from guard_support import TOKEN_KEY as KEY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails import OutputRedactor, OutputShape, redact_output_text
 from gateway.guardrails.json_lexer import CharKind, LexState, scan
-from policies import PiiAction, PiiRules, Policy
+from policies import Policy
 
-KEY = b"k" * 32
-POLICY = Policy(
-    pii_output=PiiRules(
-        entities={"EMAIL_ADDRESS": PiiAction.MASK, "PHONE_NUMBER": PiiAction.HASH, "CREDIT_CARD": PiiAction.BLOCK},
-        ner_enabled=False,
-    ),
-    output_deny_patterns=[r"(?i)project\s+bluebird"],
-)
 CONTACT = json.dumps({
     "note": "Write to dana.k@example.org\nor call (415) 555-0132 about \"Project Bluebird\" \u00e9t\u00e9",
     "card": "4111 1111 1111 1111",
