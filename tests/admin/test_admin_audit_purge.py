@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from admin_support import admin_rows, auth, token_for
 from fastapi.testclient import TestClient
-from gateway_support import chain_seqs, tenant_with_retention
-from sqlalchemy import select, update
+from gateway_support import aged_records, chain_seqs, tenant_with_retention
+from sqlalchemy import select
 
 from gateway import cli
 from gateway.adminauth.roles import Role
 from gateway.audit import retention
-from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditChainAnchor, AuditRecord
 from gateway.audit.partitions import (
     chain_table,
@@ -27,7 +26,6 @@ from gateway.audit.partitions import (
     month_table,
 )
 from gateway.audit.retention import PURGE_ENDPOINT
-from gateway.audit.store import append_events
 from gateway.audit.verify import verify_chains
 from gateway.core.clock import as_utc, utcnow
 from gateway.core.db import Database
@@ -42,12 +40,7 @@ def _records(client: TestClient, db: Database, tenant_id: str, count: int, *, ag
     """``count`` records, the first ``aged`` of them recorded AGED_DAYS ago (as in test_audit_retention: the writer
     stamps recorded_at, so an old chain is made by moving the stamp back)."""
     assert client.app.state.services.audit.flush(10)  # type: ignore[attr-defined]  # the app's writer is idle
-    events = [AuditEvent(created_at=utcnow(), request_id=f"req-{i}", endpoint="chat.completions", http_status=200,
-                         latency_ms=1.0, overhead_ms=0.1, tenant_id=tenant_id) for i in range(count)]
-    with db.transaction() as session:
-        append_events(events, session=session)
-        session.execute(update(AuditRecord).where(AuditRecord.chain_id == tenant_id, AuditRecord.seq <= aged)
-                        .values(recorded_at=utcnow() - timedelta(days=AGED_DAYS)))
+    aged_records(db, tenant_id, count, aged=aged, days=AGED_DAYS)
     maintain_partitions(db)  # Postgres: the aged rows move from the chain's default partition to their month's
 
 

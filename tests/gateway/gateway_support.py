@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.engine import make_url
 
+from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
+from gateway.audit.store import append_events
+from gateway.core.clock import utcnow
 from gateway.core.db import Database, normalize_database_url
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
@@ -45,6 +49,17 @@ def chain_seqs(db: Database, chain_id: str) -> list[int]:
     with db.session() as session:
         return list(session.scalars(select(AuditRecord.seq).where(AuditRecord.chain_id == chain_id)
                                     .order_by(AuditRecord.seq)))
+
+
+def aged_records(db: Database, tenant_id: str, count: int, *, aged: int, days: int) -> None:
+    """Append ``count`` records to the tenant's chain, the first ``aged`` of them recorded ``days`` ago: the writer
+    stamps ``recorded_at``, so an old chain is made by moving the stamp back, as months of traffic would leave it."""
+    events = [AuditEvent(created_at=utcnow(), request_id=f"req-{i}", endpoint="chat.completions", http_status=200,
+                         latency_ms=1.0, overhead_ms=0.1, tenant_id=tenant_id) for i in range(count)]
+    with db.transaction() as session:
+        append_events(events, session=session)
+        session.execute(update(AuditRecord).where(AuditRecord.chain_id == tenant_id, AuditRecord.seq <= aged)
+                        .values(recorded_at=utcnow() - timedelta(days=days)))
 
 
 def fresh_postgres_database(base_url: str, prefix: str) -> Iterator[str]:

@@ -10,15 +10,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from gateway_support import chain_seqs, tenant_with_retention, unique_name
+from gateway_support import aged_records, chain_seqs, tenant_with_retention, unique_name
 from sqlalchemy import select, text, update
 
 from gateway.audit.chain import record_hash_of
-from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditChainAnchor, AuditRecord
 from gateway.audit.partitions import chain_table, is_partitioned, maintain_partitions, month_partitions, month_start
 from gateway.audit.retention import PURGE_ENDPOINT, purge_expired, run_maintenance
-from gateway.audit.store import append_events
 from gateway.audit.verify import verify_chains
 from gateway.cli import main
 from gateway.core.clock import utcnow
@@ -34,17 +32,6 @@ from gateway.tenants.models import Tenant
 AGED_DAYS = 100
 
 
-def _records(db: Database, tenant_id: str, count: int, *, aged: int) -> None:
-    """``count`` records, the first ``aged`` of them recorded AGED_DAYS ago (the writer stamps recorded_at; an
-    old one is what a chain looks like after months of traffic)."""
-    events = [AuditEvent(created_at=utcnow(), request_id=f"req-{i}", endpoint="chat.completions", http_status=200,
-                         latency_ms=1.0, overhead_ms=0.1, tenant_id=tenant_id) for i in range(count)]
-    with db.transaction() as session:
-        append_events(events, session=session)
-        session.execute(update(AuditRecord).where(AuditRecord.chain_id == tenant_id, AuditRecord.seq <= aged)
-                        .values(recorded_at=utcnow() - timedelta(days=AGED_DAYS)))
-
-
 def _purged(results: list, chain_id: str):  # type: ignore[no-untyped-def]
     return next((p for p in results if p.chain_id == chain_id), None)
 
@@ -56,7 +43,7 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
     long = tenant_with_retention(db, 3650, prefix="retention")
     held = tenant_with_retention(db, 30, legal_hold=True, prefix="retention")
     for tenant_id in (short, long, held):
-        _records(db, tenant_id, 10, aged=6)
+        aged_records(db, tenant_id, 10, aged=6, days=AGED_DAYS)
     maintain_partitions(db)  # Postgres: the aged rows sit in each chain's default partition until now
     signer = load_or_create_signer(tmp_path / "signing.pem")
     checkpoint_once(db, signer)
@@ -125,7 +112,7 @@ def test_purge_drops_expired_months_of_tenants_not_on_hold(db: Database, setting
 
 def test_a_chain_purged_entirely_stays_verifiable(db: Database) -> None:
     tenant_id = tenant_with_retention(db, 30, prefix="retention")
-    _records(db, tenant_id, 4, aged=4)
+    aged_records(db, tenant_id, 4, aged=4, days=AGED_DAYS)
     (purge,) = [p for p in purge_expired(db, default_days=90).chains if p.chain_id == tenant_id]
     assert (purge.rows, purge.first_seq) == (4, 5)
     assert chain_seqs(db, tenant_id) == [5]  # only the purge's own record
@@ -135,7 +122,7 @@ def test_a_chain_purged_entirely_stays_verifiable(db: Database) -> None:
 
 def test_lifting_a_legal_hold_lets_the_next_round_purge(db: Database) -> None:
     tenant_id = tenant_with_retention(db, 30, legal_hold=True, prefix="retention")
-    _records(db, tenant_id, 5, aged=3)
+    aged_records(db, tenant_id, 5, aged=3, days=AGED_DAYS)
     assert _purged(purge_expired(db, default_days=90).chains, tenant_id).skipped == "legal hold"
     with db.transaction() as session:
         session.execute(update(Tenant).where(Tenant.id == tenant_id).values(legal_hold=False))
@@ -147,7 +134,7 @@ def test_lifting_a_legal_hold_lets_the_next_round_purge(db: Database) -> None:
 
 async def test_the_periodic_task_makes_partitions_and_purges(db: Database) -> None:
     tenant_id = tenant_with_retention(db, 30, prefix="retention")
-    _records(db, tenant_id, 3, aged=2)
+    aged_records(db, tenant_id, 3, aged=2, days=AGED_DAYS)
     task = asyncio.create_task(run_maintenance(db, interval_s=0.05, default_days=90, purge=True))
     try:
         for _ in range(200):
