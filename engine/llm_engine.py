@@ -240,9 +240,13 @@ class LLMEngine:
     def _propose_drafts(self) -> None:
         """Draft tokens for every running sequence about to decode that speculation applies to."""
         assert self.proposer is not None
+        decoding = [s for s in self.scheduler.running if len(s) - s.num_computed_tokens == 1]
+        cap = self.config.speculative_disable_by_batch_size
+        busy = cap is not None and len(decoding) > cap
         for seq in self.scheduler.running:
-            if len(seq) - seq.num_computed_tokens != 1 or not self._speculates(seq):
-                seq.spec_token_ids = []
+            seq.spec_token_ids = []
+        for seq in decoding:
+            if busy or not self._speculates(seq):
                 continue
             if seq.ngram_index is None:
                 seq.ngram_index = self.proposer.new_index()

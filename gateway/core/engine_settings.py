@@ -49,6 +49,7 @@ class EngineSettings(BaseSettings):
     num_speculative_tokens: int = Field(default=4, ge=1, le=16)
     prompt_lookup_min: int = Field(default=2, ge=1)
     prompt_lookup_max: int = Field(default=4, ge=1)
+    speculative_disable_by_batch_size: int | None = Field(default=16, ge=1)  # no drafts past this many decodes
     seed: int = 0
 
     @field_validator("block_size")

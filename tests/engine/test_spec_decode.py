@@ -155,3 +155,13 @@ def test_stop_strings_max_tokens_seeds_and_grammars(smol_llm: LLM, spec_llm: LLM
     while engine.has_unfinished_requests():
         engine.step()
     assert engine.stats_collector.spec_draft_tokens == drafted
+
+
+def test_no_drafts_while_more_sequences_decode_than_the_cap(prompt_ids: list[list[int]]) -> None:
+    capped = _spec_llm(speculative_disable_by_batch_size=1)
+    stats = capped.engine.stats_collector
+    lockstep = SamplingParams(max_tokens=24, temperature=0, ignore_eos=True)
+    capped.generate([prompt_ids[0], prompt_ids[1]], lockstep)  # two decode side by side until both end
+    assert stats.spec_draft_tokens == 0
+    capped.generate([prompt_ids[0]], lockstep)
+    assert stats.spec_draft_tokens > 0
