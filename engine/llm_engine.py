@@ -276,7 +276,9 @@ class LLMEngine:
         if self._bitmask is None:
             from engine.structured import BatchBitmask
 
-            self._bitmask = BatchBitmask(self.config.max_num_seqs, self.vocab_size)
+            # One row per logits row: with speculation a sequence samples up to 1 + num_speculative_tokens rows.
+            rows_per_seq = 1 + (self.config.num_speculative_tokens if self.proposer is not None else 0)
+            self._bitmask = BatchBitmask(self.config.max_num_seqs * rows_per_seq, self.vocab_size)
         return self._bitmask.fill_async(matchers, errors)
 
     def _process_samples(self, plan: SamplePlan, out: SamplerOutput,

@@ -4,6 +4,8 @@ prefill, a tight KV pool (drafts dropped, preemption), stop strings, max_tokens,
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -165,3 +167,24 @@ def test_no_drafts_while_more_sequences_decode_than_the_cap(prompt_ids: list[lis
     assert stats.spec_draft_tokens == 0
     capped.generate([prompt_ids[0]], lockstep)
     assert stats.spec_draft_tokens > 0
+
+
+def test_a_constrained_request_beside_drafting_ones(prompt_ids: list[list[int]]) -> None:
+    """The step's grammar mask has one row per logits row, drafts' rows included (more rows than sequences)."""
+    llm = _spec_llm(max_num_seqs=2)
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+              "additionalProperties": False}
+    engine = llm.engine
+    engine.add_request(EngineRequest("copy", prompt_ids[0], SamplingParams(max_tokens=40, temperature=0)))
+    engine.add_request(EngineRequest("json", prompt_ids[2], SamplingParams(max_tokens=40, temperature=0),
+                                     structured={"type": "json_schema", "json_schema": {"schema": schema}}))
+    text = {"copy": "", "json": ""}
+    reasons = {}
+    while engine.has_unfinished_requests():
+        for out in engine.step():
+            text[out.request_id] += out.text
+            if out.finished:
+                reasons[out.request_id] = out.finish_reason
+    assert reasons == {"copy": reasons["copy"], "json": "stop"} and reasons["copy"] in ("stop", "length")
+    assert set(json.loads(text["json"])) == {"city"}
+    assert engine.stats_collector.spec_accepted_tokens > 0
