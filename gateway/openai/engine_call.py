@@ -38,6 +38,7 @@ class EngineCall:
         self._requests = requests
         self._timing = timing
         self._unfinished = {r.request_id for r in requests}
+        self._aborted: set[str] = set()
         self._queue: asyncio.Queue[tuple[int, RequestOutput | None, BaseException | None]] = asyncio.Queue()
         self._pumps: list[asyncio.Task[None]] = []
         self._done_pumps = 0
@@ -73,6 +74,15 @@ class EngineCall:
             if output.finished:
                 self._unfinished.discard(self._requests[index].request_id)
             yield index, output
+
+    async def abort(self, index: int) -> None:
+        """Stop choice ``index`` early (its output is withheld): the engine frees its blocks and answers with a
+        final ``abort`` output carrying its usage, which ends the choice like any other last delta. Idempotent."""
+        request_id = self._requests[index].request_id
+        if request_id in self._unfinished and request_id not in self._aborted:
+            self._aborted.add(request_id)
+            with contextlib.suppress(Exception):  # the engine may already be gone; close() covers the rest
+                await self._engine.abort(request_id)
 
     async def _abort_unfinished(self) -> None:
         for task in self._pumps:

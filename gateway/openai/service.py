@@ -310,7 +310,7 @@ class CallHandler:
         return len(head) if prompt_ids[: len(head)] == head else 0
 
     # -- shared by both response modes ---------------------------------------------------------------------------
-    async def _absorb(self, prepared: Prepared, state: responses.ChoiceState, index: int,
+    async def _absorb(self, prepared: Prepared, call: EngineCall, state: responses.ChoiceState, index: int,
                       output: RequestOutput) -> str:
         """Fold one engine delta into its choice; returns the text released to the client."""
         if output.finish_reason == "error":
@@ -329,6 +329,8 @@ class CallHandler:
                 released = await output_filter.feed(output.text)
                 if output.finished:
                     released += await output_filter.finish()
+            if output_filter.withheld and not output.finished:
+                await call.abort(index)  # nothing more of this choice will be sent: stop computing it
         state.text += released
         if output.finished:
             state.finish_reason = output.finish_reason
@@ -381,7 +383,7 @@ class CallHandler:
         call = EngineCall(self.services.engine, prepared.engine_requests, self.record.timing)  # type: ignore[arg-type]
         try:
             async for index, output in call:
-                await self._absorb(prepared, states[index], index, output)
+                await self._absorb(prepared, call, states[index], index, output)
         except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
             raise engine_error(exc) from None
         finally:
@@ -483,7 +485,7 @@ class CallHandler:
                         break
                 index, output = pending
                 pending = None
-                released = await self._absorb(prepared, states[index], index, output)
+                released = await self._absorb(prepared, call, states[index], index, output)
                 hold = holds[index]
                 if hold is not None:
                     released = hold.feed(released)

@@ -80,3 +80,26 @@ def test_redacted_structured_outputs_stay_valid_or_end_in_content_filter(live, d
     assert reason == "content_filter"
     assert original.startswith(cut) and not re.search(r"[0-9]", cut)
     assert cut.rstrip().endswith(":")  # released up to the value, none of it
+
+
+@pytest.mark.slow
+def test_a_withheld_output_stops_the_engine_early(live, db, tls_context, model_id: str) -> None:
+    """Once a value is withheld nothing more of the choice is sent, so its generation is aborted: the usage counts
+    the tokens generated up to then, far fewer than the output would have had."""
+    numbers = {"type": "array", "items": {"type": "integer"}, "minItems": 150}
+    response_format = {"type": "json_schema", "json_schema": {"name": "numbers", "schema": numbers, "strict": True}}
+    messages = [{"role": "user", "content": "List the numbers from 1 to 150 as a JSON array."}]
+    withheld = _client_with_policy(live, db, tls_context, {"output_deny_patterns": [r"[0-9]+"]})
+    for stream in (False, True):
+        kwargs = {"stream_options": {"include_usage": True}} if stream else {}
+        answer = withheld.chat.completions.create(model=model_id, messages=messages, max_tokens=400, temperature=0,
+                                                  response_format=response_format, stream=stream, **kwargs)
+        if stream:
+            chunks = list(answer)
+            content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+            reason = next(c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason)
+            usage = chunks[-1].usage
+        else:
+            content, reason, usage = answer.choices[0].message.content, answer.choices[0].finish_reason, answer.usage
+        assert reason == "content_filter" and not re.search(r"[0-9]", content or "")
+        assert usage is not None and usage.completion_tokens < 150, usage  # 150 numbers need more tokens than that
