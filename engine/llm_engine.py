@@ -28,6 +28,7 @@ from engine.request import EngineRequest
 from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
 from engine.spec_decode import NgramProposer
+from engine.spec_decode.draft_masks import draft_masks
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
 
@@ -219,7 +220,7 @@ class LLMEngine:
         fill_errors: dict[int, str] = {}
         pending = None
         try:
-            pending = self._start_bitmask_fill(plan.row_seqs, fill_errors)
+            pending = self._start_bitmask_fill(plan, fill_errors)
             out = self.runner.execute(batch, plan.positions, plan.row_seqs, pending)
         except Exception as exc:  # a failed forward fails its batch, never the engine
             if pending is not None:
@@ -252,33 +253,48 @@ class LLMEngine:
                 seq.ngram_index = self.proposer.new_index()
             # Never past max_tokens (the step also samples one token of its own) or the model's length.
             limit = min(seq.sampling_params.max_tokens - seq.num_output_tokens - 1, self.max_model_len - len(seq))
-            seq.spec_token_ids = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
+            drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
+            if drafts and seq.structured_state is not None:
+                drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
+            seq.spec_token_ids = drafts
 
     @staticmethod
     def _speculates(seq: Sequence) -> bool:
         """Speculation applies where sampling one row per draft gives exactly the tokens sampling one step at a
-        time would (in distribution; greedy: identically): not under a grammar (its mask changes after each token;
-        jump-forward covers forced runs), not with penalties (they count the drafts' tokens), not while stop tokens
-        are banned for ``min_tokens``, and not with a seed (a seeded request's draws must not depend on drafts)."""
+        time would (in distribution; greedy: identically): under a grammar only with a matcher that can check
+        drafts and roll back (each row gets the mask of its own position), not with penalties (they count the
+        drafts' tokens), not while stop tokens are banned for ``min_tokens``, and not with a seed (a seeded
+        request's draws must not depend on drafts)."""
         params = seq.sampling_params
-        return (seq.structured_state is None and seq.generator is None
+        grammar = seq.structured_state
+        return ((grammar is None or hasattr(grammar, "validate_tokens")) and seq.generator is None
                 and seq.num_output_tokens >= params.min_tokens and params.repetition_penalty == 1.0
                 and not params.presence_penalty and not params.frequency_penalty)
 
-    def _start_bitmask_fill(self, seqs: list[Sequence], errors: dict[int, str]) -> Future[torch.Tensor | None] | None:
+    def _start_bitmask_fill(self, plan: SamplePlan, errors: dict[int, str]) -> Future[torch.Tensor | None] | None:
         """Start filling the sampling batch's allowed-token mask on a helper thread, to run while the forward pass
         does (None when no sequence is constrained). llguidance's parallel executor fills one preallocated buffer
-        (``engine.structured.BatchBitmask``); a row whose fill fails lands in ``errors`` and fails only its
-        request."""
-        matchers = [s.structured_state for s in seqs]
-        if all(m is None for m in matchers):
+        (``engine.structured.BatchBitmask``), one row per logits row; a row whose fill fails lands in ``errors``
+        and fails only its request. A constrained sequence with drafts gets its rows computed here first
+        (``engine.spec_decode.draft_masks``)."""
+        if all(s.structured_state is None for s in plan.seqs):
             return None
         if self._bitmask is None:
             from engine.structured import BatchBitmask
 
-            # One row per logits row: with speculation a sequence samples up to 1 + num_speculative_tokens rows.
+            # With speculation a sequence samples up to 1 + num_speculative_tokens rows.
             rows_per_seq = 1 + (self.config.num_speculative_tokens if self.proposer is not None else 0)
             self._bitmask = BatchBitmask(self.config.max_num_seqs * rows_per_seq, self.vocab_size)
+        matchers: list[Any] = []
+        for seq, first_row in zip(plan.seqs, plan.first_rows, strict=True):
+            if not seq.spec_token_ids or seq.structured_state is None:
+                matchers.extend([seq.structured_state] + [None] * len(seq.spec_token_ids))
+                continue
+            try:
+                matchers.extend(draft_masks(seq.structured_state, seq.spec_token_ids, self._bitmask.words))
+            except Exception as exc:  # the grammar failed on its own drafts: only this request fails
+                errors[first_row] = f"output constraint failed: {exc}"
+                matchers.extend([None] * (1 + len(seq.spec_token_ids)))
         return self._bitmask.fill_async(matchers, errors)
 
     def _process_samples(self, plan: SamplePlan, out: SamplerOutput,
@@ -340,10 +356,13 @@ class LLMEngine:
                 break
             accepted += 1
         self.stats_collector.spec_accepted_tokens += accepted
-        if not result.finished:  # type: ignore[union-attr]
+        assert result is not None
+        if not result.finished:
             seq.num_computed_tokens += accepted  # the accepted drafts' KV was computed with the right context
             self.block_manager.commit_computed_blocks(seq)
-        return result  # type: ignore[return-value]
+            if self._jump_forward_enabled(seq):
+                result = self._jump_forward(seq, result)
+        return result
 
     def _jump_forward_enabled(self, seq: Sequence) -> bool:
         """Jump-forward applies to constrained sequences without logprobs: a forced token is never sampled, so it

@@ -1,12 +1,14 @@
 """Speculative decoding by prompt lookup: the proposer against a brute-force reference, and the engine with it on
 against the engine with it off (greedy outputs and logprobs identical, drafts actually accepted), under chunked
-prefill, a tight KV pool (drafts dropped, preemption), stop strings, max_tokens, seeds and grammars."""
+prefill, a tight KV pool (drafts dropped, preemption), stop strings, max_tokens, seeds and grammars (drafts cut to
+what the grammar accepts, one mask per draft position)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +20,7 @@ from engine.sampling_params import SamplingParams
 from engine.scheduler import Scheduler
 from engine.sequence import Sequence
 from engine.spec_decode import NgramProposer
+from engine.spec_decode.draft_masks import draft_masks
 
 PASSAGE = ("The quarterly report shows revenue of 4.2 million dollars, up 12 percent from last year, driven by "
            "strong sales in the northern region and the launch of two new products. Operating costs rose 5 "
@@ -135,7 +138,7 @@ def test_unchanged_under_chunked_prefill_and_a_tight_pool(smol_llm: LLM, prompt_
     assert tight.engine.stats_collector.spec_accepted_tokens > 0
 
 
-def test_stop_strings_max_tokens_seeds_and_grammars(smol_llm: LLM, spec_llm: LLM,
+def test_stop_strings_max_tokens_and_seeds(smol_llm: LLM, spec_llm: LLM,
                                                     prompt_ids: list[list[int]]) -> None:
     copy = prompt_ids[0]
     # A stop string and max_tokens falling inside a run of accepted drafts end the output exactly there.
@@ -148,15 +151,42 @@ def test_stop_strings_max_tokens_seeds_and_grammars(smol_llm: LLM, spec_llm: LLM
     # Unseeded sampling speculates and stays within max_tokens.
     sampled = spec_llm.generate([copy] * 3, SamplingParams(max_tokens=40, temperature=0.7))
     assert all(0 < len(r.token_ids) <= 40 and r.finish_reason in ("stop", "length") for r in sampled)
-    # Under a grammar nothing is drafted (jump-forward covers forced runs).
-    drafted = spec_llm.engine.stats_collector.spec_draft_tokens
-    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-    engine = spec_llm.engine
-    engine.add_request(EngineRequest("grammar-1", copy, SamplingParams(max_tokens=24, temperature=0),
-                                     structured={"type": "json_schema", "json_schema": {"schema": schema}}))
+
+
+EXTRACTION = ("Extract the customer's name, city and order number from this ticket as JSON.\n\nTicket: Dana "
+              "Kowalski from Santoram wrote on Monday that order number AX-99812-QZ arrived damaged. Dana Kowalski "
+              "asks for a replacement to be sent to Santoram before Friday.")
+TICKET = {"type": "object", "additionalProperties": False, "required": ["name", "city", "order_number"],
+          "properties": {"name": {"type": "string"}, "city": {"type": "string"}, "order_number": {"type": "string"}}}
+
+
+def _constrained(llm: LLM, prompt: list[int], max_tokens: int = 48) -> tuple[list[int], str, str | None]:
+    engine = llm.engine
+    engine.add_request(EngineRequest("extract", prompt, SamplingParams(max_tokens=max_tokens, temperature=0),
+                                     structured={"type": "json_schema", "json_schema": {"schema": TICKET}}))
+    tokens: list[int] = []
+    text, reason = "", None
     while engine.has_unfinished_requests():
-        engine.step()
-    assert engine.stats_collector.spec_draft_tokens == drafted
+        for out in engine.step():
+            tokens += out.token_ids
+            text += out.text
+            reason = out.finish_reason or reason
+    return tokens, text, reason
+
+
+def test_constrained_outputs_draft_within_the_grammar_and_are_unchanged(smol_llm: LLM, spec_llm: LLM) -> None:
+    """Under a grammar drafts are cut to what it accepts, each draft row gets its own position's mask, and the
+    output equals the plain engine's (values copied from the prompt are where the drafts land)."""
+    tokenizer = smol_llm.tokenizer
+    prompt = tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": EXTRACTION}]),
+                              add_special_tokens=False)
+    plain = _constrained(smol_llm, prompt)
+    stats = spec_llm.engine.stats_collector
+    accepted = stats.spec_accepted_tokens
+    spec = _constrained(spec_llm, prompt)
+    assert spec == plain and plain[2] == "stop"
+    assert set(json.loads(plain[1])) == {"name", "city", "order_number"}
+    assert stats.spec_accepted_tokens > accepted
 
 
 def test_no_drafts_while_more_sequences_decode_than_the_cap(prompt_ids: list[list[int]]) -> None:
@@ -188,3 +218,26 @@ def test_a_constrained_request_beside_drafting_ones(prompt_ids: list[list[int]])
     assert reasons == {"copy": reasons["copy"], "json": "stop"} and reasons["copy"] in ("stop", "length")
     assert set(json.loads(text["json"])) == {"city"}
     assert engine.stats_collector.spec_accepted_tokens > 0
+
+
+def test_each_draft_row_gets_the_mask_of_its_own_position(spec_llm: LLM) -> None:
+    """draft_masks against matchers advanced for real: row i is the mask after the first i drafts, and the
+    matcher ends where it started."""
+    engine = spec_llm.engine
+    grammar = engine.grammar_compiler().compile({"type": "json_schema", "json_schema": {"schema": TICKET}})
+    drafts = spec_llm.tokenizer.encode('{"name": "Dana Kowalski", "city"', add_special_tokens=False)
+    matcher = grammar.new_matcher()
+    assert matcher.validate_tokens(drafts) == len(drafts)
+    words = (engine.vocab_size + 31) // 32
+    rows = draft_masks(matcher, drafts, words)
+    assert len(rows) == len(drafts) + 1 and matcher.num_accepted == 0
+    for position, row in enumerate(rows):
+        reference = grammar.new_matcher()
+        assert reference.accept_tokens(drafts[:position]) == position
+        expected = torch.full((words,), -1, dtype=torch.int32)
+        reference.fill_bitmask(expected)
+        assert torch.equal(row.row, expected), position
+    assert not torch.equal(rows[0].row, rows[2].row)  # the positions really differ
+    again = torch.full((words,), -1, dtype=torch.int32)
+    matcher.fill_bitmask(again)
+    assert torch.equal(again, rows[0].row)  # rolled back to where it was
