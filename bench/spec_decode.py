@@ -2,15 +2,16 @@
 
     python -m bench.spec_decode [--quick] [--threads N] [--no-compile] [--tokens K]
 
-Three workloads on the real model, greedy: ``quote`` (repeat a passage: the best case), ``edit`` (rewrite a passage
-fixing mistakes: mostly copied, as code edits and agents re-emitting context are) and ``chat`` (open questions with
-nothing to copy: the cost of drafting when drafts rarely match). Passages come from bench/data/agentic_corpus.jsonl
-(design notes, code, tickets). Each workload runs at concurrency 1 and 8; the two engines alternate within every
-round so load from other processes falls on both alike. Greedy outputs are compared request by request: in float32
-they must be identical (the exit status says so); in bfloat16 the verification step's multi-row GEMMs round
-differently from single-row decode steps, so near-ties can flip as they do between batch sizes without
-speculation, and the share of identical requests is reported. Reports output tok/s (median of rounds), the
-ratio, and the draft acceptance rate. Writes bench/results/spec_decode.json.
+Four workloads on the real model, greedy: ``quote`` (repeat a passage: the best case), ``edit`` (rewrite a passage
+fixing mistakes: mostly copied, as code edits and agents re-emitting context are), ``extract`` (JSON-schema
+constrained extraction of phrases from a passage: drafts under the grammar, beside jump-forward) and ``chat`` (open
+questions with nothing to copy: the cost of drafting when drafts rarely match). Passages come from
+bench/data/agentic_corpus.jsonl (design notes, code, tickets). Each workload runs at concurrency 1 and 8; the two
+engines alternate within every round so load from other processes falls on both alike. Greedy outputs are
+compared request by request: in float32 they must be identical (the exit status says so); in bfloat16 the
+verification step's multi-row GEMMs round differently from single-row decode steps, so near-ties can flip as they
+do between batch sizes without speculation, and the share of identical requests is reported. Reports output tok/s
+(median of rounds), the ratio, and the draft acceptance rate. Writes bench/results/spec_decode.json.
 """
 
 from __future__ import annotations
@@ -35,7 +36,12 @@ CORPUS = Path(__file__).parent / "data" / "agentic_corpus.jsonl"
 TASKS = {
     "quote": "Repeat the following text exactly, word for word:\n\n{passage}",
     "edit": "Rewrite the following text, fixing any spelling or grammar mistakes:\n\n{passage}",
+    "extract": "Copy the three most important phrases of the following text, word for word, as JSON:\n\n{passage}",
 }
+PHRASES = {"type": "object", "additionalProperties": False, "required": ["topic", "phrases"],
+           "properties": {"topic": {"type": "string"},
+                          "phrases": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}}}
+STRUCTURED = {"extract": {"type": "json_schema", "json_schema": {"schema": PHRASES}}}
 
 
 def passages(limit_chars: int = 700) -> list[str]:
@@ -54,13 +60,15 @@ def workload(tokenizer, name: str, n: int, round_: int) -> list[list[int]]:
                              add_special_tokens=False) for t in texts]
 
 
-def run(llm: LLM, prompts: list[list[int]], concurrency: int, max_tokens: int) -> tuple[float, list[list[int]]]:
+def run(llm: LLM, prompts: list[list[int]], concurrency: int, max_tokens: int,
+        structured: dict | None = None) -> tuple[float, list[list[int]]]:
     """Output tok/s of ``prompts`` submitted ``concurrency`` at a time, and the outputs."""
     params = SamplingParams(max_tokens=max_tokens, temperature=0)
     outputs: list[list[int]] = []
     start = time.perf_counter()
     for i in range(0, len(prompts), concurrency):
-        outputs += [r.token_ids for r in llm.generate(prompts[i : i + concurrency], params)]
+        batch = llm.generate(prompts[i : i + concurrency], params, structured=structured)
+        outputs += [r.token_ids for r in batch]
     return sum(map(len, outputs)) / (time.perf_counter() - start), outputs
 
 
@@ -87,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                                          num_speculative_tokens=args.tokens))}
     tokenizer = engines["plain"].tokenizer
     levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16)}
-    names = ["quote", "edit", "chat"]
+    names = ["quote", "edit", "extract", "chat"]
     samples = {side: {f"{w}/{c}": [] for w in names for c in levels} for side in engines}
     acceptance: dict[str, list[int]] = {w: [0, 0] for w in names}  # drafted, accepted
     identical = [0, 0]  # requests with the same greedy output, requests compared
@@ -101,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 for side, llm in engines.items():
                     stats = llm.engine.stats_collector
                     before = (stats.spec_draft_tokens, stats.spec_accepted_tokens)
-                    tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens)
+                    tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens, STRUCTURED.get(w))
                     samples[side][f"{w}/{level}"].append(tok_s)
                     acceptance[w][0] += stats.spec_draft_tokens - before[0]
                     acceptance[w][1] += stats.spec_accepted_tokens - before[1]

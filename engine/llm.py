@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tqdm import tqdm
 
@@ -38,10 +39,12 @@ class LLM:
         prompts: Sequence[list[int]] | Sequence[str],
         sampling_params: SamplingParams | Sequence[SamplingParams] | None = None,
         *,
+        structured: dict[str, Any] | None = None,
         use_tqdm: bool = False,
     ) -> list[GenerationResult]:
         """Run every prompt to completion with continuous batching; results in prompt order.
-        String prompts are encoded as-is (apply the chat template first for chat models)."""
+        String prompts are encoded as-is (apply the chat template first for chat models). ``structured``
+        constrains every output (``EngineRequest.structured``: json_schema, json_object, tool_calls)."""
         params = sampling_params or SamplingParams()
         per_prompt = list(params) if isinstance(params, Sequence) else [params] * len(prompts)
         if len(per_prompt) != len(prompts):
@@ -51,7 +54,7 @@ class LLM:
         for prompt, p in zip(prompts, per_prompt, strict=True):
             ids = self.tokenizer.encode(prompt) if isinstance(prompt, str) else list(prompt)
             rid = f"llm-{next(self._ids)}"
-            self.engine.add_request(EngineRequest(rid, ids, p))
+            self.engine.add_request(EngineRequest(rid, ids, p, structured=structured))
             results[rid] = GenerationResult(rid, ids, logprobs=[] if p.logprobs is not None else None)
             order.append(rid)
         bar = tqdm(total=len(order), desc="generating", disable=not use_tqdm)

@@ -18,6 +18,6 @@ def test_the_benchmark_runs_and_finds_outputs_unchanged(tmp_path: Path) -> None:
                                "none", "--max-tokens", "24", "--threads", "2", "--out", str(out)])
     report = json.loads(out.read_text())
     assert status == 0
-    assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 30
-    assert set(report["ratio"]) == {f"{w}/{c}" for w in ("quote", "edit", "chat") for c in ("c1", "c8")}
+    assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 40
+    assert set(report["ratio"]) == {f"{w}/{c}" for w in ("quote", "edit", "extract", "chat") for c in ("c1", "c8")}
     assert report["acceptance"]["quote"]["accepted"] > 0
