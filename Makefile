@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec train-injection clean
 
 $(STAMP): requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench-serve: install
 # Prefix cache on/off over the Mooncake trace, and a victim tenant's TTFT under a flood (fair vs FIFO).
 bench-prefix: install
 	$(BIN)/python -m bench.prefix
+
+# Prompt-lookup speculative decoding vs none on quote / edit / extract / chat workloads.
+bench-spec: install
+	$(BIN)/python -m bench.spec_decode
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
 bench-kernels: install
