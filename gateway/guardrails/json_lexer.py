@@ -160,3 +160,46 @@ def scan(state: LexState, text: str) -> tuple[Scan, LexState]:
     after = replace(state, in_json=in_json, depth=depth, in_string=in_string, escape=escape,
                     tag_matched=tag_matched, done=done, in_word=in_word)
     return Scan(kinds, unit_start, string_id), after
+
+
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "\\": "\\", "/": "/"}
+
+
+def decoded_view(text: str, layout: Scan) -> tuple[str, list[int], list[int]]:
+    """``text`` with every complete escape sequence inside a string decoded (``\\u0040`` -> ``@``), and for each
+    character of the view the raw span it came from (start, end). Analysis runs on the view, so PII spelled with
+    escapes is seen as the client will read it; findings map back to raw spans that cover whole escapes."""
+    view: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    index, length = 0, len(text)
+    kinds, units = layout.kinds, layout.unit_start
+    while index < length:
+        if text[index] == "\\" and kinds[index] is CharKind.STRING and units[index] == index:
+            stop = index + 1
+            while stop < length and kinds[stop] is CharKind.STRING and units[stop] == index:
+                stop += 1
+            decoded = _decode_escape(text[index:stop])
+            if decoded is not None:
+                view.append(decoded)
+                starts.append(index)
+                ends.append(stop)
+                index = stop
+                continue
+        view.append(text[index])
+        starts.append(index)
+        ends.append(index + 1)
+        index += 1
+    return "".join(view), starts, ends
+
+
+def _decode_escape(escape: str) -> str | None:
+    """The character a complete JSON escape stands for; None for an incomplete one (the end of a cut-off text)."""
+    if len(escape) == 2 and escape[1] in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[escape[1]]
+    if len(escape) == 6 and escape[1] == "u":
+        try:
+            return chr(int(escape[2:], 16))
+        except ValueError:
+            return None
+    return None

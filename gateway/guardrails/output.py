@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, scan
+from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, decoded_view, scan
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, needs_ner
 
@@ -164,8 +164,15 @@ class OutputRedactor:
 
     def _plan(self, *, final: bool) -> _Plan:
         text = self._pending
-        decided = _analyze(self._analyzer, self._rules, text)
         layout = self._layout(text)
+        if self._shape is OutputShape.TEXT:
+            decided = _analyze(self._analyzer, self._rules, text)
+        else:
+            # Analyse what the client will read (escapes decoded: "dana\u0040x.org" is an address), then map each
+            # finding back to the raw span, whole escapes included.
+            view, starts, ends = decoded_view(text, layout)
+            decided = [(replace(f, start=starts[f.start], end=ends[f.end - 1]), action)
+                       for f, action in _analyze(self._analyzer, self._rules, view)]
         placed = sorted(_place(decided, layout), key=lambda item: item[0].start)
         cut = len(text)
         if not final:

@@ -21,9 +21,12 @@ CONTACT = json.dumps({
     "count": 3,
     "active": True,
 }, ensure_ascii=True)
-SECRETS = ["dana.k@", "555-0132", "4111 1111", "Bluebird"]
+SECRETS = ["dana.k", "555-0132", "4111 1111", "Bluebird", "Blue\\u0062ird"]
 # A phone number written as a JSON number cannot be masked in place.
 NUMBER_PHONE = '{"city": "Santoram", "population_millions": 4155550132, "mayor": "dana.k@example.org"}'
+# PII spelled with JSON escapes: the client decodes "\u0040" to "@", so the redactor must read it that way too.
+ESCAPED = ('{"contact": "dana.k\\u0040example.org", "note": "about \\"Project Blue\\u0062ird\\" \\ud83d\\ude00",'
+           ' "phone": "(415)\\u0020555-0132"}')
 
 
 def _redact(text: str, shape: OutputShape = OutputShape.JSON) -> tuple[str, list[dict[str, object]]]:
@@ -119,6 +122,17 @@ def test_pii_outside_a_string_is_withheld_with_everything_after_it() -> None:
     assert "<PHONE_NUMBER_" in _redact(NUMBER_PHONE, OutputShape.TEXT)[0]
 
 
+def test_escaped_pii_is_read_as_the_client_reads_it() -> None:
+    value = json.loads(ESCAPED)
+    assert value["contact"] == "dana.k@example.org" and "Project Bluebird" in value["note"]  # what a client sees
+    safe, _ = _redact(ESCAPED)
+    redacted = json.loads(safe)
+    assert redacted["contact"] == "<EMAIL_ADDRESS>"
+    assert redacted["note"] == 'about "<DENIED_CONTENT>" \U0001F600' and redacted["phone"].startswith("<PHONE_NUMBER_")
+    # Free text is not decoded (no JSON there), which is why structured outputs say they are JSON.
+    assert "dana.k" in _redact(ESCAPED, OutputShape.TEXT)[0]
+
+
 def test_a_finding_across_two_strings_is_withheld() -> None:
     text = '{"a": ["call (415) 555-", "0132"], "b": "ok"}'
     redactor = OutputRedactor(_analyzer(), Policy(output_deny_patterns=[r'555-", "0132']), KEY,
@@ -136,7 +150,7 @@ def test_tool_call_arguments_and_surrounding_text_are_redacted() -> None:
     assert call == [{"name": "send", "arguments": {"to": "<EMAIL_ADDRESS>", "n": 2}}]
 
 
-@pytest.mark.parametrize("text", [CONTACT, NUMBER_PHONE])
+@pytest.mark.parametrize("text", [CONTACT, NUMBER_PHONE, ESCAPED])
 def test_every_two_chunk_split_gives_the_whole_text_result(text: str) -> None:
     expected, _ = _redact(text)
     for split in range(1, len(text)):
@@ -146,7 +160,7 @@ def test_every_two_chunk_split_gives_the_whole_text_result(text: str) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from([CONTACT, NUMBER_PHONE]), st.lists(st.integers(min_value=1, max_value=200), max_size=50,
+@given(st.sampled_from([CONTACT, NUMBER_PHONE, ESCAPED]), st.lists(st.integers(min_value=1, max_value=200), max_size=50,
                                                           unique=True))
 def test_token_by_token_streams_never_leak_and_match_the_whole_text(text: str, cuts: list[int]) -> None:
     expected, _ = _redact(text)
