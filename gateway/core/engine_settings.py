@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -58,6 +58,12 @@ class EngineSettings(BaseSettings):
         if value & (value - 1):
             raise ValueError("block_size must be a power of two")
         return value
+
+    @model_validator(mode="after")
+    def _prompt_lookup_range(self) -> EngineSettings:
+        if self.prompt_lookup_min > self.prompt_lookup_max:
+            raise ValueError("prompt_lookup_min must not exceed prompt_lookup_max")
+        return self
 
     def engine_kwargs(self, model: str) -> dict[str, Any]:
         """Keyword arguments for ``engine.config.EngineConfig``."""

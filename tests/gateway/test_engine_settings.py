@@ -56,6 +56,13 @@ def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, val
         Settings(_env_file=None)
 
 
+def test_an_inverted_prompt_lookup_range_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDEN_ENGINE_PROMPT_LOOKUP_MIN", "5")
+    monkeypatch.setenv("WARDEN_ENGINE_PROMPT_LOOKUP_MAX", "3")
+    with pytest.raises(ValidationError, match="prompt_lookup_min"):
+        Settings(_env_file=None)
+
+
 def test_cli_names_the_bad_variable(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("WARDEN_ENGINE_DTYPE", "bf16")
     assert cli.main(["db", "upgrade"]) == 1
