@@ -113,11 +113,18 @@ class Scheduler:
         step = _Step(budget=self.max_num_batched_tokens)
         weights = self._weights()
 
-        # 1. Decodes: one token each, always (they hold KV; stalling them wastes it), plus their draft tokens
-        #    (speculative decoding) where the budget and free blocks allow without preempting anyone.
-        for seq in [s for s in self.running if len(s) - s.num_computed_tokens == 1]:
+        # 1. Decodes: one token each, always (they hold KV; stalling them wastes it). Then their draft tokens
+        #    (speculative decoding) out of what is left, so drafts never cost another decode or a preemption.
+        decodes = [s for s in self.running if len(s) - s.num_computed_tokens == 1]
+        for seq in decodes:
             if seq.status == SequenceStatus.RUNNING and step.budget > 0:
-                self._grow(seq, 1 + self._fit_drafts(seq, step), step, weights)
+                self._grow(seq, 1, step, weights)
+        for seq in decodes:
+            drafts = self._fit_drafts(seq, step) if seq in step.picked else 0
+            if drafts:
+                self._grow(seq, drafts, step, weights)
+            else:
+                seq.spec_token_ids = []
 
         # 2. Prefill, split across tenants; a tenant's leftover goes to the others in a second round.
         demand: dict[object, int] = defaultdict(int)
@@ -145,15 +152,13 @@ class Scheduler:
         )
 
     def _fit_drafts(self, seq: Sequence, step: _Step) -> int:
-        """How many of ``seq``'s draft tokens run this step; the rest are dropped (drafts never cost a preemption
-        or another sequence's decode)."""
-        if not seq.spec_token_ids:
-            return 0
-        keep = min(len(seq.spec_token_ids), step.budget - 1)
+        """How many of scheduled decode ``seq``'s draft tokens fit the remaining budget and free blocks; the rest
+        are dropped."""
+        keep = min(len(seq.spec_token_ids), step.budget)
         while keep > 0 and not self.blocks.can_allocate(seq, len(seq) + keep):
             keep -= 1
-        del seq.spec_token_ids[max(keep, 0):]
-        return max(keep, 0)
+        del seq.spec_token_ids[keep:]
+        return keep
 
     def _prefill(self, tenant: object, allowance: int, step: _Step, weights: dict[object, int]) -> None:
         """Spend up to ``allowance`` tokens on ``tenant``: its running prefills first, then its waiting queue."""

@@ -84,6 +84,24 @@ def test_drafts_are_dropped_rather_than_exceed_the_budget_or_preempt() -> None:
     assert scheduler.num_preemptions == 0
 
 
+def test_drafts_never_take_the_block_another_decode_needs() -> None:
+    """Two decodes, one free block: it goes to the second decode's own token, not the first one's drafts."""
+    blocks = BlockManager(num_blocks=3, block_size=4, enable_prefix_caching=False)
+    scheduler = Scheduler(blocks, max_num_seqs=4, max_num_batched_tokens=64)
+    first = Sequence("a", [1, 2, 3], SamplingParams(max_tokens=20))
+    second = Sequence("b", [5, 6, 7, 8], SamplingParams(max_tokens=20))
+    for seq in (first, second):
+        scheduler.add(seq)
+    assert scheduler.schedule().num_new_tokens == [3, 4]  # one block each
+    for seq, token in ((first, 4), (second, 9)):
+        seq.num_computed_tokens = len(seq)
+        seq.token_ids.append(token)
+    first.spec_token_ids = [5, 6, 7]  # 4 + 1 + 3 tokens: would need a second block
+    batch = scheduler.schedule()  # "b" needs the last free block for its own token (position 4)
+    assert dict(zip([s.request_id for s in batch.seqs], batch.num_new_tokens, strict=True)) == {"a": 1, "b": 1}
+    assert first.spec_token_ids == [] and scheduler.num_preemptions == 0
+
+
 # -- the engine --------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def prompt_ids(smol_llm: LLM) -> list[list[int]]:
