@@ -7,6 +7,7 @@ structured decoding's: the batch's grammar mask is filled on it while the forwar
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any
@@ -337,7 +338,7 @@ class LLMEngine:
         return outputs
 
     def _verify_drafts(self, seq: Sequence, token_ids: list[int], first_row: int,
-                       row_logprobs: Any) -> RequestOutput:
+                       row_logprobs: Callable[[Sequence, int], list[TokenLogprob] | None]) -> RequestOutput:
         """Rows ``first_row..`` sampled the token after the last one and after each draft. Drafts are accepted
         while each equals the token sampled before it; the first sample that differs (or the one after the last
         draft) is the step's own token. For a draft fixed in advance this is exact speculative sampling: the
