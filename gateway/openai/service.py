@@ -334,11 +334,11 @@ class CallHandler:
         state.text += released
         if output.finished:
             state.finish_reason = output.finish_reason
-            if output_filter is not None and self._filtered(output_filter, state):
+            if output_filter is not None and self._filtered(output_filter, state, index):
                 state.finish_reason = "content_filter"
         return released
 
-    def _filtered(self, output_filter: OutputFilter, state: responses.ChoiceState) -> bool:
+    def _filtered(self, output_filter: OutputFilter, state: responses.ChoiceState, index: int) -> bool:
         """Whether the output guardrails changed a finished choice so that it no longer is what the request asked
         for: part of it withheld, or a masked value that breaks the response's schema (OpenAI's ``content_filter``
         finish reason, so a client never takes a redacted structured output for a conforming one)."""
@@ -348,7 +348,7 @@ class CallHandler:
             return False
         if structured.conforms(self.constraint, state.text):
             return False
-        self.record.decisions.append({"stage": "output_guardrails", "kind": "structured_output",
+        self.record.decisions.append({"choice": index, "stage": "output_guardrails", "kind": "structured_output",
                                       "decision": "content_filter", "reason": "redaction broke the schema"})
         return True
 
