@@ -16,7 +16,9 @@ import jsonschema
 import pytest
 from gateway_support import new_tenant_with_key
 from live_server import client_for
+from sqlalchemy import select
 
+from gateway.audit.models import AuditRecord
 from gateway.policystore.service import publish_policy
 
 PROMPT = [{"role": "user", "content": "Describe a made-up city as JSON: its name and its population."}]
@@ -46,7 +48,16 @@ def _client_with_policy(live, db, tls_context, document: dict[str, Any]):  # typ
     tenant, issued = new_tenant_with_key(db, live.settings)
     with db.transaction() as session:
         publish_policy(tenant.id, document, session=session)
-    return client_for(live, tls_context, issued.api_key)
+    client = client_for(live, tls_context, issued.api_key)
+    client.tenant_id = tenant.id  # type: ignore[attr-defined]  # whose audit chain to read
+    return client
+
+
+def _output_decisions(db, tenant_id: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """The output-guardrail decisions of every audit record in the tenant's chain (types and reasons, no values)."""
+    with db.session() as session:
+        rows = session.scalars(select(AuditRecord.decisions).where(AuditRecord.chain_id == tenant_id))
+        return [d for decisions in rows for d in decisions if d.get("stage") == "output_guardrails"]
 
 
 @pytest.mark.slow
@@ -73,6 +84,8 @@ def test_redacted_structured_outputs_stay_valid_or_end_in_content_filter(live, d
     # The same mask breaks maxLength 12: not a conforming output, so it is not presented as one.
     too_long, reason = _ask(names, model_id, SHORT_CITY)
     assert reason == "content_filter" and json.loads(too_long)["name"] == "<DENIED_CONTENT>"
+    broke = [d for d in _output_decisions(db, names.tenant_id) if d.get("kind") == "structured_output"]
+    assert len(broke) == 2 and all(d["decision"] == "content_filter" for d in broke)  # whole and streamed
 
     # A deny pattern on the number: it cannot be masked in place, so it and the rest are withheld.
     numbers = _client_with_policy(live, db, tls_context, {"output_deny_patterns": [r"[0-9]+"]})
@@ -80,6 +93,9 @@ def test_redacted_structured_outputs_stay_valid_or_end_in_content_filter(live, d
     assert reason == "content_filter"
     assert original.startswith(cut) and not re.search(r"[0-9]", cut)
     assert cut.rstrip().endswith(":")  # released up to the value, none of it
+    withheld = [d for d in _output_decisions(db, numbers.tenant_id) if d.get("decision") == "withheld"]
+    assert len(withheld) == 2 and all(d["entity_types"] == ["DENIED_CONTENT"] for d in withheld)
+    assert not any(city["name"] in json.dumps(d) for d in _output_decisions(db, names.tenant_id))  # no values
 
 
 @pytest.mark.slow
