@@ -345,18 +345,22 @@ def bench_engine_vs_hf(device: torch.device, smoke: bool, tokenizer_dir: Path) -
                                 do_sample=False, pad_token_id=0)
             return run
 
-        variants: list[tuple[str, dict[str, str]]] = [("engine", {})]
+        # engine-ngram: prompt-lookup speculation (verification steps run outside the CUDA graphs); its greedy
+        # agreement with HF checks the spec path on the device, its rate what drafts cost on random text.
+        variants: list[tuple[str, dict[str, str], dict[str, Any]]] = [("engine", {}, {})]
         if device.type == "cuda":
-            variants.append(("engine-eager", {"WARDEN_CUDA_GRAPHS": "0"}))
+            variants.append(("engine-eager", {"WARDEN_CUDA_GRAPHS": "0"}, {}))
+        speculate = {"speculative_method": "ngram", "speculative_disable_by_batch_size": None}
+        variants.append(("engine-ngram", {}, speculate))
         engines = {}
-        for name, env in variants:
+        for name, env, extra in variants:
             saved = {k: os.environ.get(k) for k in env}
             os.environ.update(env)
             try:
                 engines[name] = LLM(EngineConfig(model=str(ckpt), dtype=dtype_name, max_num_seqs=max(batches),
                                                  max_num_batched_tokens=max(batches) * prompt_len,
                                                  kv_cache_memory_mb=256 if smoke else 2048, show_progress=False,
-                                                 enable_prefix_caching=False))
+                                                 enable_prefix_caching=False, **extra))
             finally:
                 for k, v in saved.items():
                     if v is None:
@@ -377,8 +381,12 @@ def bench_engine_vs_hf(device: torch.device, smoke: bool, tokenizer_dir: Path) -
             row: dict[str, Any] = {"batch": batch, "prompt_tokens": prompt_len, "new_tokens": new_tokens,
                                    "dtype": dtype_name}
             row["hf"] = decode_rate(hf_generate(batch), batch, new_tokens, device)
+            spec_stats = engines["engine-ngram"].engine.stats_collector
+            before = (spec_stats.spec_draft_tokens, spec_stats.spec_accepted_tokens)
             for name, llm in engines.items():
                 row[name] = decode_rate(engine_generate(llm, batch), batch, new_tokens, device)
+            row["ngram_drafted_accepted"] = [spec_stats.spec_draft_tokens - before[0],
+                                             spec_stats.spec_accepted_tokens - before[1]]
             row["engine_speedup_vs_hf"] = row["engine"]["decode_tok_s"] / row["hf"]["decode_tok_s"]
             row["greedy_common_prefix_of_16"] = agreement
             rows.append(row)
