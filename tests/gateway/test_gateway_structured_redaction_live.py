@@ -53,8 +53,11 @@ def _client_with_policy(live, db, tls_context, document: dict[str, Any]):  # typ
     return client
 
 
-def _output_decisions(db, tenant_id: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def _output_decisions(live, db, tenant_id: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
     """The output-guardrail decisions of every audit record in the tenant's chain (types and reasons, no values)."""
+    # A response leaves once its record is durable in the local spool; the writer moves it to the database soon
+    # after.
+    assert live.services.audit.flush(10)
     with db.session() as session:
         rows = session.scalars(select(AuditRecord.decisions).where(AuditRecord.chain_id == tenant_id))
         return [d for decisions in rows for d in decisions if d.get("stage") == "output_guardrails"]
@@ -84,7 +87,7 @@ def test_redacted_structured_outputs_stay_valid_or_end_in_content_filter(live, d
     # The same mask breaks maxLength 12: not a conforming output, so it is not presented as one.
     too_long, reason = _ask(names, model_id, SHORT_CITY)
     assert reason == "content_filter" and json.loads(too_long)["name"] == "<DENIED_CONTENT>"
-    broke = [d for d in _output_decisions(db, names.tenant_id) if d.get("kind") == "structured_output"]
+    broke = [d for d in _output_decisions(live, db, names.tenant_id) if d.get("kind") == "structured_output"]
     assert len(broke) == 2 and all(d["decision"] == "content_filter" for d in broke)  # whole and streamed
 
     # A deny pattern on the number: it cannot be masked in place, so it and the rest are withheld.
@@ -93,9 +96,9 @@ def test_redacted_structured_outputs_stay_valid_or_end_in_content_filter(live, d
     assert reason == "content_filter"
     assert original.startswith(cut) and not re.search(r"[0-9]", cut)
     assert cut.rstrip().endswith(":")  # released up to the value, none of it
-    withheld = [d for d in _output_decisions(db, numbers.tenant_id) if d.get("decision") == "withheld"]
+    withheld = [d for d in _output_decisions(live, db, numbers.tenant_id) if d.get("decision") == "withheld"]
     assert len(withheld) == 2 and all(d["entity_types"] == ["DENIED_CONTENT"] for d in withheld)
-    assert not any(city["name"] in json.dumps(d) for d in _output_decisions(db, names.tenant_id))  # no values
+    assert not any(city["name"] in json.dumps(d) for d in _output_decisions(live, db, names.tenant_id))  # no values
 
 
 @pytest.mark.slow
