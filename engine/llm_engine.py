@@ -262,13 +262,13 @@ class LLMEngine:
     @staticmethod
     def _speculates(seq: Sequence) -> bool:
         """Speculation applies where sampling one row per draft gives exactly the tokens sampling one step at a
-        time would (in distribution; greedy: identically): under a grammar only with a matcher that can check
-        drafts and roll back (each row gets the mask of its own position), not with penalties (they count the
-        drafts' tokens), not while stop tokens are banned for ``min_tokens``, and not with a seed (a seeded
-        request's draws must not depend on drafts)."""
+        time would (in distribution; greedy and seeded: identically, a seeded row's draw depending only on its
+        position): under a grammar only with a matcher that can check drafts and roll back (each row gets the mask
+        of its own position), not with penalties (they count the drafts' tokens), and not while stop tokens are
+        banned for ``min_tokens``."""
         params = seq.sampling_params
         grammar = seq.structured_state
-        return ((grammar is None or hasattr(grammar, "validate_tokens")) and seq.generator is None
+        return ((grammar is None or hasattr(grammar, "validate_tokens"))
                 and seq.num_output_tokens >= params.min_tokens and params.repetition_penalty == 1.0
                 and not params.presence_penalty and not params.frequency_penalty)
 

@@ -85,6 +85,27 @@ class DecodeGraphs:
         return hidden[:n]
 
 
+_SEED_MIX = 0x9E3779B97F4A7C15  # odd 64-bit constant: spreads (seed, position) pairs over the seed space
+
+
+def seeded_generators(seqs: list[Sequence]) -> dict[int, torch.Generator]:
+    """Per sampling row of a seeded request, a CPU generator seeded by (seed, position of the token it samples):
+    a seeded output is then a function of the seed and the logits alone — the same whatever else is batched,
+    after a preemption, and with or without speculative drafts (rows of one sequence sample consecutive
+    positions: its next token, then the token after each draft)."""
+    generators: dict[int, torch.Generator] = {}
+    previous: Sequence | None = None
+    offset = 0
+    for row, seq in enumerate(seqs):
+        offset = offset + 1 if seq is previous else 0
+        previous = seq
+        seed = seq.sampling_params.seed
+        if seed is not None:
+            position = len(seq) + offset
+            generators[row] = torch.Generator().manual_seed((seed * _SEED_MIX + position) % 2**63)
+    return generators
+
+
 def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
     cfg = model.config
     return cfg.num_hidden_layers * 2 * block_size * cfg.num_key_value_heads * cfg.head_dim * dtype.itemsize
@@ -224,8 +245,7 @@ class ModelRunner:
                 t.top_p = column([p.top_p for p in params])
             if any(p.min_p > 0 for p in params):
                 t.min_p = column([p.min_p for p in params])
-            gens = {i: s.generator for i, s in enumerate(seqs) if s.generator is not None}
-            t.generators = gens or None
+            t.generators = seeded_generators(seqs) or None
         if any(p.repetition_penalty != 1.0 or p.presence_penalty or p.frequency_penalty for p in params):
             t.repetition_penalty = column([p.repetition_penalty for p in params])
             t.presence_penalty = column([p.presence_penalty for p in params])

@@ -5,8 +5,6 @@ from __future__ import annotations
 from enum import Enum, auto
 from typing import Any
 
-import torch
-
 from engine.sampling_params import SamplingParams
 
 
@@ -40,7 +38,6 @@ class Sequence:
         "cache_salt",
         "cached_tokens",
         "finish_reason",
-        "generator",
         "ngram_index",
         "num_computed_tokens",
         "num_prompt_tokens",
@@ -90,11 +87,8 @@ class Sequence:
         # Tokens that end this request (EOS unless ignore_eos, plus its stop_token_ids); the sampler bans them
         # while the output is shorter than min_tokens.
         self.stop_token_ids = stop_token_ids
-        self.generator: torch.Generator | None = None
         self.spec_token_ids: list[int] = []
         self.ngram_index: Any = None  # engine.spec_decode.NgramIndex, made at the first proposal
-        if sampling_params.seed is not None:
-            self.generator = torch.Generator().manual_seed(sampling_params.seed)
 
     def __len__(self) -> int:
         return len(self.token_ids)

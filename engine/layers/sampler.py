@@ -31,7 +31,7 @@ class SamplingTensors:
     frequency_penalty: torch.Tensor | None = None
     prompt_mask: torch.Tensor | None = None  # bool [N, V]
     output_counts: torch.Tensor | None = None  # float [N, V]
-    generators: dict[int, torch.Generator] | None = None  # row -> seeded generator
+    generators: dict[int, torch.Generator] | None = None  # row -> seeded CPU generator (model_runner)
     base_generator: torch.Generator | None = None  # unseeded rows
     max_logprobs: int | None = None  # None: no logprobs this step
     allowed_bitmask: torch.Tensor | None = None  # int32 [N, ceil(V/32)]; bit set = token allowed
@@ -98,7 +98,8 @@ class Sampler(nn.Module):
         noise = torch.empty_like(probs)
         noise.exponential_(generator=t.base_generator)
         for row, gen in (t.generators or {}).items():
-            noise[row].exponential_(generator=gen)
+            # Seeded rows draw on the CPU (their generators live there): the same noise on every device.
+            noise[row].copy_(torch.empty(probs.shape[-1], dtype=probs.dtype).exponential_(generator=gen))
         return (probs / noise).max(dim=-1).indices
 
 

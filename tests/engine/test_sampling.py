@@ -26,6 +26,9 @@ def test_seeded_sampling_is_reproducible_and_batch_independent(tiny_llm):
     assert batch[1].token_ids == alone
     other_seed = run(tiny_llm, SamplingParams(max_tokens=12, temperature=1.0, seed=4321, ignore_eos=True))[0]
     assert other_seed.token_ids != alone
+    # Two seeded rows in one batch, one of them given a different prompt: each keeps its own draws.
+    pair = tiny_llm.generate([PROMPT, [9, 8, 7, 6]], [params, params])
+    assert pair[0].token_ids == alone and pair[1].token_ids != alone
 
 
 def test_top_k_1_and_tiny_top_p_are_greedy(tiny_llm):
@@ -67,7 +70,9 @@ def test_streamed_text_equals_full_decode(tiny_llm):
         for d in engine.step():
             text += d.text
             ids += d.token_ids
-            assert "\ufffd" not in d.text or d.finished
+    # Equality also rules out a replacement character for a sequence still incomplete when a delta left (it
+    # would stay in the stream while the full decode has the finished character); a random model may still
+    # sample bytes that never form a character, and then both have one.
     assert text == tiny_llm.tokenizer.decode(ids)
 
 

@@ -163,9 +163,12 @@ def test_stop_strings_max_tokens_and_seeds(smol_llm: LLM, spec_llm: LLM,
     for params in (SamplingParams(max_tokens=64, temperature=0, stop=["northern"]),
                    SamplingParams(max_tokens=7, temperature=0)):
         _same(smol_llm.generate([copy], params), spec_llm.generate([copy], params))
-    # A seeded request does not speculate, so its samples do not depend on drafts.
+    # A seeded request speculates, and its samples still do not depend on drafts: each row's draw is a function of
+    # the seed and the position it samples.
     seeded = SamplingParams(max_tokens=32, temperature=0.8, seed=7)
+    drafted = spec_llm.engine.stats_collector.spec_draft_tokens
     _same(smol_llm.generate([copy], seeded), spec_llm.generate([copy], seeded))
+    assert spec_llm.engine.stats_collector.spec_draft_tokens > drafted
     # Unseeded sampling speculates and stays within max_tokens.
     sampled = spec_llm.generate([copy] * 3, SamplingParams(max_tokens=40, temperature=0.7))
     assert all(0 < len(r.token_ids) <= 40 and r.finish_reason in ("stop", "length") for r in sampled)
