@@ -58,10 +58,8 @@ class _Plan:
     finding cannot be rewritten without breaking the JSON around it)."""
 
     cut: int
-    rewrites: list[tuple[Finding, PiiAction]]
-    decided: list[tuple[Finding, PiiAction]]  # every finding before the cut, for the tally
-    withhold_at: int | None = None
-    withheld: list[Finding] = field(default_factory=list)
+    decided: list[tuple[Finding, PiiAction]]  # every finding before the cut, with the policy's action
+    withheld: list[tuple[Finding, PiiAction]] = field(default_factory=list)  # non-empty: stop for good at the cut
 
 
 def _place(decided: list[tuple[Finding, PiiAction]], layout: Scan) -> list[tuple[Finding, PiiAction, int | None]]:
@@ -69,7 +67,6 @@ def _place(decided: list[tuple[Finding, PiiAction]], layout: Scan) -> list[tuple
     with its action and None when a rewrite there would break the JSON (a number, a key's quotes, two strings)."""
     placed: list[tuple[Finding, PiiAction, int | None]] = []
     for finding, action in decided:
-        action = _as_output_action(action)
         if action is PiiAction.ALLOW or layout.is_free(finding.start, finding.end):
             placed.append((finding, action, finding.start))
             continue
@@ -187,12 +184,11 @@ class OutputRedactor:
                 if begin < cut < finding.end:
                     cut = begin
         before = [(finding, action, start) for finding, action, start in placed if finding.end <= cut]
-        stuck = [finding for finding, _, start in before if start is None]
+        stuck = [(finding, action) for finding, action, start in before if start is None]
         if stuck:
-            first = min(layout.token_start(finding.start) for finding in stuck)
-            kept = [(f, a) for f, a, _ in before if f.end <= first]
-            return _Plan(first, [(f, a) for f, a in kept if a is not PiiAction.ALLOW], kept, first, stuck)
-        return _Plan(cut, [(f, a) for f, a, _ in before if a is not PiiAction.ALLOW], [(f, a) for f, a, _ in before])
+            first = min(layout.token_start(finding.start) for finding, _ in stuck)
+            return _Plan(first, [(f, a) for f, a, _ in before if f.end <= first], stuck)
+        return _Plan(cut, [(f, a) for f, a, _ in before])
 
     def _layout(self, text: str) -> Scan:
         if self._shape is OutputShape.TEXT:
@@ -200,16 +196,16 @@ class OutputRedactor:
         return scan(self._lex_state, text)[0]
 
     def _release(self, plan: _Plan) -> str:
-        if plan.cut <= 0 and plan.withhold_at is None:
+        if plan.cut <= 0 and not plan.withheld:
             return ""
         for finding, action in plan.decided:
             self.tally.add(finding, action)
         head = self._pending[: plan.cut]
-        text = apply_actions(head, plan.rewrites, self._token_key)
+        text = apply_actions(head, [(f, _as_output_action(a)) for f, a in plan.decided], self._token_key)
         self.rewrote = self.rewrote or text != head
-        if plan.withhold_at is not None:
-            for finding in plan.withheld:
-                self.tally.add(finding, PiiAction.MASK)
+        if plan.withheld:
+            for finding, action in plan.withheld:
+                self.tally.add(finding, action)
                 self.withheld_types.append(finding.entity_type)
             self._pending = ""
             return text
