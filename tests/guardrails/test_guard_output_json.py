@@ -10,7 +10,7 @@ from guard_support import TOKEN_KEY as KEY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.guardrails import OutputRedactor, OutputShape, redact_output_text
+from gateway.guardrails import OutputRedactor, OutputShape, PiiAnalyzer, redact_output_text
 from gateway.guardrails.json_lexer import CharKind, LexState, scan
 from policies import Policy
 
@@ -29,25 +29,14 @@ ESCAPED = ('{"contact": "dana.k\\u0040example.org", "note": "about \\"Project Bl
            ' "phone": "(415)\\u0020555-0132"}')
 
 
-def _redact(text: str, shape: OutputShape = OutputShape.JSON) -> tuple[str, list[dict[str, object]]]:
-    return redact_output_text(_analyzer(), POLICY, text, KEY, shape=shape)
+def _redact(analyzer: PiiAnalyzer, text: str,
+            shape: OutputShape = OutputShape.JSON) -> tuple[str, list[dict[str, object]]]:
+    return redact_output_text(analyzer, POLICY, text, KEY, shape=shape)
 
 
-_shared: dict[str, object] = {}
-
-
-def _analyzer():  # type: ignore[no-untyped-def]
-    return _shared["analyzer"]
-
-
-@pytest.fixture(autouse=True)
-def _bind(analyzer) -> None:  # type: ignore[no-untyped-def]
-    _shared["analyzer"] = analyzer
-
-
-def _stream(text: str, chunks: list[str], shape: OutputShape = OutputShape.JSON,
+def _stream(analyzer: PiiAnalyzer, text: str, chunks: list[str], shape: OutputShape = OutputShape.JSON,
             holdback: int = 48) -> tuple[str, OutputRedactor]:
-    redactor = OutputRedactor(_analyzer(), POLICY, KEY, shape=shape, holdback_chars=holdback, min_emit_chars=4)
+    redactor = OutputRedactor(analyzer, POLICY, KEY, shape=shape, holdback_chars=holdback, min_emit_chars=4)
     emitted = []
     for chunk in chunks:
         emitted.append(redactor.feed(chunk))
@@ -99,8 +88,8 @@ def test_lexing_in_pieces_equals_lexing_at_once(text: str, cuts: list[int]) -> N
 
 
 # -- redaction -------------------------------------------------------------------------------------------------------
-def test_pii_in_string_values_is_rewritten_and_the_json_stays_valid() -> None:
-    safe, decisions = _redact(CONTACT)
+def test_pii_in_string_values_is_rewritten_and_the_json_stays_valid(analyzer: PiiAnalyzer) -> None:
+    safe, decisions = _redact(analyzer, CONTACT)
     value = json.loads(safe)
     for secret in SECRETS:
         assert secret not in safe
@@ -109,52 +98,56 @@ def test_pii_in_string_values_is_rewritten_and_the_json_stays_valid() -> None:
     assert value["count"] == 3 and value["active"] is True
     assert '<DENIED_CONTENT>' in value["note"] and value["note"].endswith("\u00e9t\u00e9")
     assert not any(d.get("decision") == "withheld" for d in decisions)
+    # The audit names the policy's action ("block" is carried out on output by withholding the value).
+    actions = {row["entity_type"]: row["action"] for row in decisions[0]["entities"]}  # type: ignore[union-attr]
+    assert actions == {"CREDIT_CARD": "block", "EMAIL_ADDRESS": "mask", "PHONE_NUMBER": "hash",
+                       "DENIED_CONTENT": "mask"}
 
 
-def test_pii_outside_a_string_is_withheld_with_everything_after_it() -> None:
-    safe, decisions = _redact(NUMBER_PHONE)
+def test_pii_outside_a_string_is_withheld_with_everything_after_it(analyzer: PiiAnalyzer) -> None:
+    safe, decisions = _redact(analyzer, NUMBER_PHONE)
     assert safe == '{"city": "Santoram", "population_millions": '
     assert "4155550132"[:3] not in safe.split(":")[-1]  # no part of the number
     withheld = [d for d in decisions if d.get("decision") == "withheld"]
     assert withheld == [{"kind": "pii", "side": "output", "decision": "withheld",
                          "reason": "outside a JSON string value", "entity_types": ["PHONE_NUMBER"]}]
     # As free text the same number is masked in place (which is what broke JSON outputs).
-    assert "<PHONE_NUMBER_" in _redact(NUMBER_PHONE, OutputShape.TEXT)[0]
+    assert "<PHONE_NUMBER_" in _redact(analyzer, NUMBER_PHONE, OutputShape.TEXT)[0]
 
 
-def test_escaped_pii_is_read_as_the_client_reads_it() -> None:
+def test_escaped_pii_is_read_as_the_client_reads_it(analyzer: PiiAnalyzer) -> None:
     value = json.loads(ESCAPED)
     assert value["contact"] == "dana.k@example.org" and "Project Bluebird" in value["note"]  # what a client sees
-    safe, _ = _redact(ESCAPED)
+    safe, _ = _redact(analyzer, ESCAPED)
     redacted = json.loads(safe)
     assert redacted["contact"] == "<EMAIL_ADDRESS>"
     assert redacted["note"] == 'about "<DENIED_CONTENT>" \U0001F600' and redacted["phone"].startswith("<PHONE_NUMBER_")
     # Free text is not decoded (no JSON there), which is why structured outputs say they are JSON.
-    assert "dana.k" in _redact(ESCAPED, OutputShape.TEXT)[0]
+    assert "dana.k" in _redact(analyzer, ESCAPED, OutputShape.TEXT)[0]
 
 
-def test_a_finding_across_two_strings_is_withheld() -> None:
+def test_a_finding_across_two_strings_is_withheld(analyzer: PiiAnalyzer) -> None:
     text = '{"a": ["call (415) 555-", "0132"], "b": "ok"}'
-    redactor = OutputRedactor(_analyzer(), Policy(output_deny_patterns=[r'555-", "0132']), KEY,
+    redactor = OutputRedactor(analyzer, Policy(output_deny_patterns=[r'555-", "0132']), KEY,
                               shape=OutputShape.JSON)
     redactor.feed_quietly(text)
     assert redactor.flush() == '{"a": ["call (415) ' and redactor.withheld
 
 
-def test_tool_call_arguments_and_surrounding_text_are_redacted() -> None:
+def test_tool_call_arguments_and_surrounding_text_are_redacted(analyzer: PiiAnalyzer) -> None:
     text = ('Noted, dana.k@example.org. <tool_call>[{"name": "send", "arguments": {"to": "dana.k@example.org", '
             '"n": 2}}]</tool_call>')
-    safe, _ = _redact(text, OutputShape.TOOL_CALLS)
+    safe, _ = _redact(analyzer, text, OutputShape.TOOL_CALLS)
     assert safe.startswith("Noted, <EMAIL_ADDRESS>. <tool_call>")
     call = json.loads(safe[safe.index("[") : safe.rindex("]") + 1])
     assert call == [{"name": "send", "arguments": {"to": "<EMAIL_ADDRESS>", "n": 2}}]
 
 
 @pytest.mark.parametrize("text", [CONTACT, NUMBER_PHONE, ESCAPED])
-def test_every_two_chunk_split_gives_the_whole_text_result(text: str) -> None:
-    expected, _ = _redact(text)
+def test_every_two_chunk_split_gives_the_whole_text_result(analyzer: PiiAnalyzer, text: str) -> None:
+    expected, _ = _redact(analyzer, text)
     for split in range(1, len(text)):
-        released, redactor = _stream(text, [text[:split], text[split:]])
+        released, redactor = _stream(analyzer, text, [text[:split], text[split:]])
         assert released == expected, split
         assert redactor.withheld == (text is NUMBER_PHONE)
 
@@ -162,17 +155,18 @@ def test_every_two_chunk_split_gives_the_whole_text_result(text: str) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from([CONTACT, NUMBER_PHONE, ESCAPED]), st.lists(st.integers(min_value=1, max_value=200), max_size=50,
                                                           unique=True))
-def test_token_by_token_streams_never_leak_and_match_the_whole_text(text: str, cuts: list[int]) -> None:
-    expected, _ = _redact(text)
+def test_token_by_token_streams_never_leak_and_match_the_whole_text(analyzer: PiiAnalyzer, text: str,
+                                                                    cuts: list[int]) -> None:
+    expected, _ = _redact(analyzer, text)
     bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
-    released, _ = _stream(text, [text[a:b] for a, b in itertools.pairwise(bounds)])
+    released, _ = _stream(analyzer, text, [text[a:b] for a, b in itertools.pairwise(bounds)])
     assert released == expected
 
 
-def test_minified_json_is_released_before_the_end() -> None:
+def test_minified_json_is_released_before_the_end(analyzer: PiiAnalyzer) -> None:
     """No spaces to cut at: cuts fall after JSON punctuation instead, so a stream still flows."""
     text = json.dumps([{"id": i, "name": f"item{i}"} for i in range(40)], separators=(",", ":"))
-    redactor = OutputRedactor(_analyzer(), POLICY, KEY, shape=OutputShape.JSON, holdback_chars=48,
+    redactor = OutputRedactor(analyzer, POLICY, KEY, shape=OutputShape.JSON, holdback_chars=48,
                               min_emit_chars=16)
     early = "".join(redactor.feed(text[i : i + 7]) for i in range(0, len(text), 7))
     assert len(early) > len(text) // 2
