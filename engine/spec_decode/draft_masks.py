@@ -15,8 +15,6 @@ from typing import Any
 
 import torch
 
-ALL_ALLOWED = -1  # an int32 word with every bit set
-
 
 class PrecomputedMask:
     """A mask row computed ahead; the step's filler copies it into its row."""
@@ -32,6 +30,9 @@ class PrecomputedMask:
 
 def draft_masks(matcher: Any, drafts: list[int], words: int) -> list[PrecomputedMask]:
     """One mask per position from the last real token to the last draft (``len(drafts) + 1`` rows)."""
+    # Imported here: only a constrained sequence gets here, and by then engine.structured is loaded.
+    from engine.structured.bitmask import ALL_ALLOWED
+
     rows = torch.full((len(drafts) + 1, words), ALL_ALLOWED, dtype=torch.int32)
     advanced = 0
     try:
