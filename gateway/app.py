@@ -33,6 +33,7 @@ from gateway.openai.hooks import InputGuard, OutputGuard
 from gateway.openai.router import router as openai_router
 from gateway.policystore.cache import PolicyResolver
 from gateway.ratelimit import build_limiter
+from gateway.replicas.pool import ReplicaPool
 from gateway.services import GatewayServices
 from gateway.telemetry import EngineStatsReader, Telemetry, configure_logging, mark_worker_dead
 
@@ -41,10 +42,11 @@ log = logging.getLogger(__name__)
 
 async def _start_engine(settings: Settings) -> EngineClient:
     # Imported here: the engine (torch, model weights) is only loaded by a process that serves.
-    from engine import config, launch
+    from engine import config
+    from gateway.replicas import start_replicas
 
-    return await launch.start_engine(config.EngineConfig(**settings.engine.engine_kwargs(settings.model)),
-                                     in_process=settings.engine_in_process)
+    return await start_replicas(config.EngineConfig(**settings.engine.engine_kwargs(settings.model)),
+                                settings.engine.replicas, in_process=settings.engine_in_process)
 
 
 def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard]:
@@ -100,7 +102,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         try:
             if owns_engine:
                 services.engine = await _start_engine(settings)
-                log.info("engine ready: serving %s", services.engine.model_name)
+                log.info("engine ready: serving %s (%d replica(s))", services.engine.model_name,
+                         settings.engine.replicas)
             if settings.metrics:
                 stats_task = asyncio.create_task(stats_reader.run(settings.engine_stats_interval_s))
             yield
@@ -150,9 +153,17 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     @app.get("/healthz", include_in_schema=False)
     async def healthz(request: Request) -> JSONResponse:
         services: GatewayServices = request.app.state.services
-        engine_ok = services.engine is not None and services.engine.is_alive()
-        body = {"status": "ok" if engine_ok else "degraded", "engine": engine_ok,
-                "audit_pending_bytes": services.audit.pending_bytes, "audit_error": services.audit.last_error}
+        engine = services.engine
+        engine_ok = engine is not None and engine.is_alive()
+        body: dict[str, object] = {"status": "ok" if engine_ok else "degraded", "engine": engine_ok,
+                                   "audit_pending_bytes": services.audit.pending_bytes,
+                                   "audit_error": services.audit.last_error}
+        if isinstance(engine, ReplicaPool):
+            # Still serving (200) while any replica lives, but degraded: the rest carry the dead one's traffic.
+            live = sum(engine.live())
+            body["engine_replicas"] = {"live": live, "total": len(engine.replicas)}
+            if live < len(engine.replicas):
+                body["status"] = "degraded"
         return JSONResponse(body, status_code=200 if engine_ok else 503)
 
     if settings.metrics:

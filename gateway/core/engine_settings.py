@@ -9,7 +9,7 @@ gateway's settings stay cheap to load.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -51,6 +51,12 @@ class EngineSettings(BaseSettings):
     prompt_lookup_max: int = Field(default=4, ge=1)
     speculative_disable_by_batch_size: int | None = Field(default=16, ge=1)  # no drafts past this many decodes
     seed: int = 0
+    # Data parallel: this many independent engines, each a whole copy of the model (on CUDA, replica i starts at
+    # cuda:i x tensor_parallel_size), behind one client that routes by prefix-cache affinity (``gateway.replicas``).
+    replicas: int = Field(default=1, ge=1)
+
+    # Fields the gateway acts on itself; the rest are EngineConfig's.
+    GATEWAY_ONLY: ClassVar[frozenset[str]] = frozenset({"replicas"})
 
     @field_validator("block_size")
     @classmethod
@@ -67,7 +73,7 @@ class EngineSettings(BaseSettings):
 
     def engine_kwargs(self, model: str) -> dict[str, Any]:
         """Keyword arguments for ``engine.config.EngineConfig``."""
-        values = self.model_dump()
+        values = self.model_dump(exclude=set(self.GATEWAY_ONLY))
         values["quantization"] = None if self.quantization == "none" else self.quantization
         values["speculative_method"] = None if self.speculative_method == "none" else self.speculative_method
         return {"model": model, **values}

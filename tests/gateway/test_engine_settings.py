@@ -18,7 +18,8 @@ from gateway.core.settings import Settings
 def test_every_engine_setting_is_an_engine_config_field() -> None:
     # A setting the EngineConfig does not know would be silently dropped; a renamed field must fail here.
     config_fields = {f.name for f in dataclasses.fields(EngineConfig)}
-    assert set(EngineSettings.model_fields) <= config_fields
+    assert set(EngineSettings.model_fields) - EngineSettings.GATEWAY_ONLY <= config_fields
+    assert not EngineSettings.GATEWAY_ONLY & config_fields  # a gateway-only name must not shadow an engine switch
 
 
 def test_environment_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,11 +50,21 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize(("name", "value"), [
     ("DTYPE", "bf16"), ("QUANTIZATION", "int3"), ("BLOCK_SIZE", "24"), ("MAX_NUM_SEQS", "0"),
     ("TENANT_KV_QUOTA", "1.5"), ("DEVICE", "tpu"), ("SPECULATIVE_METHOD", "eagle"), ("NUM_SPECULATIVE_TOKENS", "0"),
+    ("REPLICAS", "0"),
 ])
 def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
     with pytest.raises(ValidationError):
         Settings(_env_file=None)
+
+
+def test_replicas_are_read_by_the_gateway_not_passed_to_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WARDEN_ENGINE_REPLICAS", raising=False)
+    assert Settings(_env_file=None).engine.replicas == 1
+    monkeypatch.setenv("WARDEN_ENGINE_REPLICAS", "2")
+    settings = Settings(_env_file=None)
+    assert settings.engine.replicas == 2
+    assert "replicas" not in settings.engine.engine_kwargs(settings.model)
 
 
 def test_an_inverted_prompt_lookup_range_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
