@@ -2,7 +2,8 @@
 
 The engine process pushes a snapshot to its client at most every half second while busy and once when it goes
 idle; this task copies the latest one into Prometheus every ``interval_s`` (and ``/metrics`` does once more
-before rendering, so a scrape is never a full interval stale). Engines that report no stats are skipped.
+before rendering, so a scrape is never a full interval stale). Engines that report no stats are skipped. Each poll
+also sets how many engine replicas are alive.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 
 from engine.metrics import EngineStats, EngineStatsSource
 from engine.protocol import EngineClient
+from gateway.replicas.pool import ReplicaPool
 from gateway.telemetry.metrics import GatewayMetrics
 
 log = logging.getLogger(__name__)
@@ -26,7 +28,12 @@ class EngineStatsReader:
 
     def poll(self) -> None:
         engine = self.engine()
-        if engine is None or not isinstance(engine, EngineStatsSource):
+        if engine is None:
+            return
+        # A replica pool counts its live engines; a single engine is one or none.
+        live = engine.live() if isinstance(engine, ReplicaPool) else [engine.is_alive()]
+        self.metrics.engines_alive.labels(engine.model_name).set(sum(live))
+        if not isinstance(engine, EngineStatsSource):
             return
         stats = engine.stats()
         if stats is None or stats is self._last:

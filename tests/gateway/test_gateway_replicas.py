@@ -1,6 +1,7 @@
 """WARDEN_ENGINE_REPLICAS=2 through the whole gateway: the official `openai` client (over the in-process app) is
 served by two engines, a tenant's chats under one system prompt stay on one replica and hit its prefix cache, the
-metrics sum both replicas, and a dead replica leaves /healthz degraded (still 200) while its tenants move.
+metrics sum both replicas and count the live ones, and a dead replica leaves /healthz degraded (still 200) while
+its tenants move.
 
 A real app (TestClient), two real in-process engines serving a tiny random Llama with SmolLM2's tokenizer and chat
 template, guardrails off.
@@ -67,7 +68,7 @@ def served_by(pool: ReplicaPool, call) -> int:  # type: ignore[no-untyped-def]
     return replica
 
 
-def engine_counter(client: TestClient, name: str) -> float:
+def metric(client: TestClient, name: str) -> float:
     families = text_string_to_metric_families(client.get("/metrics").text)
     return sum(s.value for f in families for s in f.samples if s.name == name)
 
@@ -77,6 +78,7 @@ def test_a_tenant_stays_on_one_replica_and_hits_its_cache(client: TestClient, po
     health = client.get("/healthz")
     assert health.status_code == 200
     assert health.json()["status"] == "ok" and health.json()["engine_replicas"] == {"live": 2, "total": 2}
+    assert metric(client, "warden:engine_replicas_alive") == 2
     _, key = new_tenant_with_key(db, app_settings)
     oai = openai_client(client, key.api_key)
     replicas: set[int] = set()
@@ -114,11 +116,11 @@ def test_metrics_sum_the_replicas(client: TestClient, pool: ReplicaPool, db: Dat
         per_replica = pool.replica_stats()
         total = sum(s.prompt_tokens for s in per_replica if s is not None)
         if all(s is not None and s.num_requests_running == 0 for s in per_replica) and \
-                engine_counter(client, "warden:prompt_tokens_total") == total:
+                metric(client, "warden:prompt_tokens_total") == total:
             break
         time.sleep(0.1)
     assert all(s is not None and s.prompt_tokens > 0 for s in per_replica)
-    assert engine_counter(client, "warden:prompt_tokens_total") == total
+    assert metric(client, "warden:prompt_tokens_total") == total
 
 
 def test_a_dead_replica_degrades_health_and_its_tenants_move(client: TestClient, pool: ReplicaPool, db: Database,
@@ -130,9 +132,11 @@ def test_a_dead_replica_degrades_health_and_its_tenants_move(client: TestClient,
     health = client.get("/healthz")
     assert health.status_code == 200
     assert health.json()["status"] == "degraded" and health.json()["engine_replicas"] == {"live": 1, "total": 2}
+    assert metric(client, "warden:engine_replicas_alive") == 1
     assert served_by(pool, lambda: ask(oai, pool.model_name, QUESTIONS[1])) == 1 - home
     client.portal.call(pool.replicas[1 - home].shutdown)  # type: ignore[union-attr]
     assert client.get("/healthz").status_code == 503
+    assert metric(client, "warden:engine_replicas_alive") == 0
     with pytest.raises(openai.InternalServerError) as refused:
         ask(oai, pool.model_name, QUESTIONS[2])
     assert refused.value.status_code == 503
