@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
+import signal
 import time
 from collections.abc import AsyncIterator
 
@@ -242,8 +244,32 @@ def test_replica_configs_on_cpu(tiny_config: EngineConfig) -> None:
     config = dataclasses.replace(tiny_config, device="cpu")
     apart = replica_configs(config, 2, in_process=False)
     assert [c.device for c in apart] == ["cpu", "cpu"]
-    assert apart[0].num_threads == apart[1].num_threads == max(1, len(__import__("os").sched_getaffinity(0)) // 2)
+    assert apart[0].num_threads == apart[1].num_threads == max(1, len(os.sched_getaffinity(0)) // 2)
     assert [c.num_threads for c in replica_configs(config, 2, in_process=True)] == [None, None]
     pinned = dataclasses.replace(config, num_threads=3)
     assert [c.num_threads for c in replica_configs(pinned, 2, in_process=False)] == [3, 3]
     assert all(dataclasses.replace(c, device=config.device, num_threads=None) == config for c in apart)
+
+
+async def test_replicas_in_their_own_processes(tiny_config: EngineConfig) -> None:
+    """The production shape: each replica's core in its own process. A killed process fails only its own
+    requests; its tenants move to the other replica."""
+    pool = await start_replicas(dataclasses.replace(tiny_config, num_threads=1), 2)
+    assert isinstance(pool, ReplicaPool)
+    try:
+        pids = [r.core_pid for r in pool.replicas]  # type: ignore[attr-defined]
+        assert None not in pids and len(set(pids)) == 2
+        prompt = chat_ids(pool, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTIONS[0]}])
+        victim, survivor = salts_on(pool, prompt, 0, 1)[0], salts_on(pool, prompt, 1, 1)[0]
+        doomed = pool.generate(request(prompt, victim, max_tokens=400))
+        spared = pool.generate(request(prompt, survivor, max_tokens=40))
+        await anext(doomed)
+        await anext(spared)
+        os.kill(pids[0], signal.SIGKILL)
+        with pytest.raises(EngineDeadError):
+            await drain(doomed)
+        assert len(await drain(spared)) > 0 and pool.live() == [False, True]
+        served, outputs = await run(pool, request(prompt, victim))
+        assert served == 1 and outputs[-1].finish_reason == "length"
+    finally:
+        await pool.shutdown()
