@@ -74,15 +74,24 @@ class ReplicaPool:
         self.in_flight[index] += 1
         self.routed[index] += 1
         stream = self.replicas[index].generate(request)
+        released = False
         try:
             async for output in stream:
+                if output.finished:
+                    # The replica is done with it now; a caller that stops at the last delta may close us later.
+                    released = self._release(index, rid)
                 yield output
         finally:
             # Closed here, not when the garbage collector gets to it: an unfinished stream aborts its request on
             # close, which frees the replica's blocks now.
             await stream.aclose()  # type: ignore[attr-defined]
-            self.in_flight[index] -= 1
-            del self._owner[rid]
+            if not released:
+                self._release(index, rid)
+
+    def _release(self, index: int, request_id: str) -> bool:
+        self.in_flight[index] -= 1
+        del self._owner[request_id]
+        return True
 
     async def abort(self, request_id: str) -> None:
         index = self._owner.get(request_id)

@@ -152,6 +152,19 @@ async def test_a_request_id_runs_once(pool: ReplicaPool) -> None:
     assert pool.in_flight == [0, 0] and pool.replica_of(req.request_id) is None
 
 
+async def test_a_request_counts_as_load_until_its_last_delta(pool: ReplicaPool) -> None:
+    req = request([5, 6, 7], "acme", max_tokens=3)
+    stream = pool.generate(req)
+    first = await anext(stream)
+    assert sum(pool.in_flight) == 1 and pool.replica_of(req.request_id) is not None and not first.finished
+    async for output in stream:
+        if output.finished:
+            break  # as the gateway's EngineCall does: the stream is left to the garbage collector
+    assert pool.in_flight == [0, 0] and pool.replica_of(req.request_id) is None
+    await stream.aclose()
+    assert pool.in_flight == [0, 0]
+
+
 async def test_a_dead_replica_fails_its_requests_and_its_keys_move(pool: ReplicaPool) -> None:
     prompt = chat_ids(pool, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTIONS[3]}])
     victims, survivors = salts_on(pool, prompt, 0, 5), salts_on(pool, prompt, 1, 5)
