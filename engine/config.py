@@ -16,7 +16,11 @@ class EngineConfig:
     model: str = DEFAULT_MODEL
     served_model_name: str | None = None
     dtype: str = "auto"  # auto: float32 on CPU (exact parity), bfloat16 on CUDA
-    device: str = "auto"  # auto: cuda when available, else cpu
+    device: str = "auto"  # auto: cuda when available, else cpu; "cuda:N": this engine's first GPU
+    # Tensor parallelism (``engine.distributed``): the model's heads, MLP and vocabulary split over this many ranks,
+    # each its own process on its own GPU (cuda:N..N+size-1; on CPU, gloo over loopback, for tests). Must divide
+    # the attention heads, the intermediate size, and the KV heads (or be a multiple of them: KV heads replicate).
+    tensor_parallel_size: int = 1
     # Weight-only int8 (per channel) or int4 (groups of 32, llama.cpp's Q4_1 grid) for the linear layers
     # (serving speed on CPU; parity tests stay float32). Those kernels only win for small batches, so rows
     # above ``int8_max_rows`` (named before int4 existed; it bounds both) use the dense copy.
@@ -83,5 +87,7 @@ class EngineConfig:
             raise ValueError("num_speculative_tokens must be positive and 1 <= prompt_lookup_min <= prompt_lookup_max")
         if self.speculative_disable_by_batch_size is not None and self.speculative_disable_by_batch_size < 1:
             raise ValueError("speculative_disable_by_batch_size must be positive (or None: never)")
+        if self.tensor_parallel_size < 1:
+            raise ValueError("tensor_parallel_size must be positive")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError("num_kv_blocks must be positive")

@@ -156,9 +156,12 @@ def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection,
             log.exception("engine failed to start")
             outbox.send(("failed", ErrorInfo.of(exc)))
             return
-        outbox.send(("ready", {"model_name": engine.model_name, "max_model_len": engine.max_model_len,
-                               "vocab_size": engine.vocab_size}))
-        EngineCore(engine, inbox, outbox).run()
+        try:
+            outbox.send(("ready", {"model_name": engine.model_name, "max_model_len": engine.max_model_len,
+                                   "vocab_size": engine.vocab_size}))
+            EngineCore(engine, inbox, outbox).run()
+        finally:
+            engine.shutdown()  # tensor-parallel workers stop with their driver
     except (EOFError, BrokenPipeError, OSError):
         pass  # the client went away: nothing left to serve
     finally:

@@ -34,6 +34,16 @@ class LLM:
         self.tokenizer = self.engine.tokenizer
         self._ids = itertools.count()
 
+    def close(self) -> None:
+        """Release what outlives the object: the tensor-parallel worker processes (nothing for one rank)."""
+        self.engine.shutdown()
+
+    def __enter__(self) -> LLM:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def generate(
         self,
         prompts: Sequence[list[int]] | Sequence[str],

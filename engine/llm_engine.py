@@ -18,7 +18,9 @@ from engine.block_manager import BlockManager
 from engine.compilation import use_compile_cache
 from engine.config import EngineConfig
 from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
-from engine.errors import InvalidRequestError
+from engine.distributed.executor import TensorParallelWorkers, threads_per_rank
+from engine.distributed.sharding import check_tensor_parallel
+from engine.errors import EngineDeadError, InvalidRequestError
 from engine.layers.sampler import SamplerOutput
 from engine.loader.model_loader import load_arch_config, load_model
 from engine.loader.source import resolve_model
@@ -106,20 +108,22 @@ class LLMEngine:
         self.tokenizer = Tokenizer.from_source(source)
         arch = load_arch_config(source)
         max_len = config.max_model_len or min(arch.max_position_embeddings, MAX_CONTEXT_DEFAULT)
-        self.model = load_model(source, dtype=self.dtype, device=self.device, max_position=max_len,
-                                show_progress=config.show_progress)
-        self.vocab_size = arch.vocab_size
-        self.eos_token_ids = list(dict.fromkeys(self.tokenizer.eos_token_ids or arch.eos_token_ids))
-        num_blocks = config.num_kv_blocks or max(
-            1, config.kv_cache_memory_mb * 2**20 // kv_bytes_per_block(self.model, config.block_size, self.dtype))
-        # One sequence alone must always fit, or recompute preemption could never make progress.
-        self.max_model_len = min(max_len, num_blocks * config.block_size)
-        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
-        self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
-                                   max_num_batched_tokens=max(config.max_num_batched_tokens, config.max_num_seqs),
-                                   fair=config.fair_scheduling, half_life_tokens=config.fairness_half_life_tokens,
-                                   tenant_kv_quota=config.tenant_kv_quota)
-        self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks)
+        if self.device.type == "cuda" and self.device.index is not None:
+            # "cuda:N" (a replica's GPU, a tensor-parallel group's first): Triton launches, CUDA graphs and NCCL
+            # all use the current device, not the tensors' device.
+            torch.cuda.set_device(self.device)
+        self.workers: TensorParallelWorkers | None = None
+        if config.tensor_parallel_size > 1:
+            check_tensor_parallel(arch, config.tensor_parallel_size)  # before any process starts
+            threads = threads_per_rank(config, self.device)
+            if threads:
+                torch.set_num_threads(threads)
+            self.workers = TensorParallelWorkers.start(config, self.device, self.dtype, max_len)
+        try:
+            self._build_runner(config, source, arch, max_len)
+        except BaseException:
+            self.shutdown()
+            raise
         self.states: dict[str, _RequestState] = {}
         self.stats_collector = StatsCollector()
         self._arrivals = 0
@@ -131,8 +135,37 @@ class LLMEngine:
         if config.speculative_method == "ngram":
             self.proposer = NgramProposer(config.num_speculative_tokens, min_n=config.prompt_lookup_min,
                                           max_n=config.prompt_lookup_max)
-        log.info("engine ready: %s on %s/%s, %d KV blocks of %d tokens, max_model_len %d", self.model_name,
-                 self.device, self.dtype, num_blocks, config.block_size, self.max_model_len)
+        log.info("engine ready: %s on %s/%s (tensor parallel %d), %d KV blocks of %d tokens, max_model_len %d",
+                 self.model_name, self.device, self.dtype, config.tensor_parallel_size, self.block_manager.num_blocks,
+                 config.block_size, self.max_model_len)
+
+    def _build_runner(self, config: EngineConfig, source: Any, arch: Any, max_len: int) -> None:
+        """Load this rank's model, size the KV pool and build the runner (with the workers, under tensor
+        parallelism: they load their shards meanwhile and build their runners in lockstep with ours)."""
+        self.model = load_model(source, dtype=self.dtype, device=self.device, max_position=max_len,
+                                show_progress=config.show_progress, tp=self.workers.tp if self.workers else None)
+        self.vocab_size = arch.vocab_size
+        self.eos_token_ids = list(dict.fromkeys(self.tokenizer.eos_token_ids or arch.eos_token_ids))
+        num_blocks = config.num_kv_blocks or max(
+            1, config.kv_cache_memory_mb * 2**20 // kv_bytes_per_block(self.model, config.block_size, self.dtype))
+        # One sequence alone must always fit, or recompute preemption could never make progress.
+        self.max_model_len = min(max_len, num_blocks * config.block_size)
+        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
+        self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
+                                   max_num_batched_tokens=max(config.max_num_batched_tokens, config.max_num_seqs),
+                                   fair=config.fair_scheduling, half_life_tokens=config.fairness_half_life_tokens,
+                                   tenant_kv_quota=config.tenant_kv_quota)
+        if self.workers is not None:
+            self.workers.await_loaded()
+            self.workers.build_runners(num_blocks)
+        self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks, self.workers)
+        if self.workers is not None:
+            self.workers.await_ready()
+
+    def shutdown(self) -> None:
+        """Stop the tensor-parallel workers (nothing to do for a single-rank engine). The engine is unusable after."""
+        if self.workers is not None:
+            self.workers.shutdown()
 
     # --- requests ---------------------------------------------------------------------------------
     def add_request(self, request: EngineRequest, *, grammar: Any = None) -> None:
@@ -223,9 +256,14 @@ class LLMEngine:
         try:
             pending = self._start_bitmask_fill(plan, fill_errors)
             out = self.runner.execute(batch, plan.positions, plan.row_seqs, pending)
-        except Exception as exc:  # a failed forward fails its batch, never the engine
+        except Exception as exc:  # a failed forward fails its batch, never the engine ...
             if pending is not None:
                 wait([pending])  # the fill must not still be reading matchers (or writing the buffer) next step
+            if self.workers is not None:
+                # ... unless a tensor-parallel rank is gone: the model is no longer whole, so the engine ends.
+                if isinstance(exc, EngineDeadError):
+                    raise
+                self.workers.check_alive()
             log.exception("step failed; finishing %d requests with an error", len(batch.seqs))
             for seq in batch.seqs:
                 seq.spec_token_ids = []

@@ -1,6 +1,10 @@
 """Turns a scheduled batch into one forward pass: flattens token ids, positions, slot mapping and block tables,
 runs the model, computes logits only where a token is sampled, and samples. On CUDA, decode-only batches replay
-CUDA graphs captured per padded batch size (``WARDEN_CUDA_GRAPHS=0`` turns them off)."""
+CUDA graphs captured per padded batch size (``WARDEN_CUDA_GRAPHS=0`` turns them off).
+
+Under tensor parallelism the driver's runner prepares each step's ``StepInputs`` on the host, hands them to the
+workers (``engine.distributed.executor``) and runs ``run_forward`` like every worker's runner does: the same
+forward on each rank's slice of the model, in lockstep; only the driver samples."""
 
 from __future__ import annotations
 
@@ -8,11 +12,13 @@ import itertools
 import logging
 import os
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 import torch
 
 from engine.compilation import CompiledModel
 from engine.config import EngineConfig
+from engine.distributed.executor import TensorParallelWorkers
 from engine.forward_context import forward_context
 from engine.layers.attention import PagedAttention
 from engine.layers.linear import Linear, cpu_prepack_supported
@@ -107,14 +113,27 @@ def seeded_generators(seqs: list[Sequence]) -> dict[int, torch.Generator]:
 
 
 def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
+    """Bytes one KV block takes on this rank (its slice of the KV heads)."""
     cfg = model.config
-    return cfg.num_hidden_layers * 2 * block_size * cfg.num_key_value_heads * cfg.head_dim * dtype.itemsize
+    kv_heads = model.layers[0].self_attn.num_kv_heads
+    return cfg.num_hidden_layers * 2 * block_size * kv_heads * cfg.head_dim * dtype.itemsize
+
+
+@dataclass(slots=True)
+class StepInputs:
+    """One step's forward, as host tensors (what the driver sends every tensor-parallel worker)."""
+
+    input_ids: torch.Tensor
+    positions: torch.Tensor
+    meta: AttentionMetadata
+    sample_rows: torch.Tensor | None  # rows of the flattened batch that get logits (None: no sampling this step)
 
 
 class ModelRunner:
     def __init__(self, config: EngineConfig, model: LlamaForCausalLM, device: torch.device, dtype: torch.dtype,
-                 num_blocks: int) -> None:
+                 num_blocks: int, workers: TensorParallelWorkers | None = None) -> None:
         self.config = config
+        self.workers = workers  # the driver's handle on ranks 1.. (None: one rank, or this runner is a worker's)
         self.model = model
         self.device = device
         self.dtype = dtype
@@ -174,15 +193,15 @@ class ModelRunner:
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
         cfg = self.model.config
         # Zeroed, not empty: masked-out slots are still multiplied by 0 attention weight, and 0 * NaN is NaN.
-        cache = torch.zeros(cfg.num_hidden_layers, 2, num_blocks, self.block_size, cfg.num_key_value_heads,
-                            cfg.head_dim, dtype=self.dtype, device=self.device)
         layers = [m for m in self.model.modules() if isinstance(m, PagedAttention)]
+        cache = torch.zeros(cfg.num_hidden_layers, 2, num_blocks, self.block_size, layers[0].num_kv_heads,
+                            cfg.head_dim, dtype=self.dtype, device=self.device)
         for i, attn in enumerate(layers):
             attn.k_cache, attn.v_cache, attn.layer_index = cache[i, 0], cache[i, 1], i
         return cache
 
     # --- input preparation --------------------------------------------------------------------------
-    def prepare_inputs(self, batch: ScheduledBatch) -> tuple[torch.Tensor, torch.Tensor, AttentionMetadata]:
+    def prepare_inputs(self, batch: ScheduledBatch, sample_positions: list[int]) -> StepInputs:
         input_ids: list[int] = []
         starts: list[int] = []
         seq_lens: list[int] = []
@@ -199,7 +218,6 @@ class ModelRunner:
         tables = [s.block_table + [0] * (max_blocks - len(s.block_table)) for s in batch.seqs]
         q_lens = [b - a for a, b in itertools.pairwise(query_start)]
 
-        dev = self.device
         block_tables = torch.tensor(tables, dtype=torch.int32)
         qsl = torch.tensor(query_start, dtype=torch.int32)
         # positions and slots, vectorised over all tokens of the batch
@@ -209,16 +227,17 @@ class ModelRunner:
         slot_mapping = blocks * self.block_size + positions % self.block_size
         nd = batch.num_decodes
         meta = AttentionMetadata(
-            query_start_loc=qsl.to(dev),
-            seq_lens=torch.tensor(seq_lens, dtype=torch.int32).to(dev),
-            block_tables=block_tables.to(dev),
-            slot_mapping=slot_mapping.to(dev),
+            query_start_loc=qsl,
+            seq_lens=torch.tensor(seq_lens, dtype=torch.int32),
+            block_tables=block_tables,
+            slot_mapping=slot_mapping,
             num_decodes=nd,
             max_query_len=max(q_lens),
             max_seq_len=max(seq_lens),
             max_decode_seq_len=max(seq_lens[:nd], default=0),
         )
-        return torch.tensor(input_ids, dtype=torch.long).to(dev), positions.to(dev), meta
+        rows = torch.tensor(sample_positions, dtype=torch.long) if sample_positions else None
+        return StepInputs(torch.tensor(input_ids, dtype=torch.long), positions, meta, rows)
 
     def prepare_sampling(self, seqs: list[Sequence], bitmask: torch.Tensor | None) -> SamplingTensors:
         params = [s.sampling_params for s in seqs]
@@ -275,9 +294,31 @@ class ModelRunner:
         the forward and the logits are launched, so the fill overlaps the forward pass. On CUDA the launches
         return at once and the GPU computes while the host fills; on CPU the forward computes in this thread
         (torch releases the GIL) while the fill runs on llguidance's threads (which release it too)."""
-        input_ids, positions, meta = self.prepare_inputs(batch)
-        # Built before the forward: a blocking host-to-device copy after it would wait for the whole forward.
-        rows = torch.tensor(sample_positions, dtype=torch.long).to(self.device) if sample_positions else None
+        inputs = self.prepare_inputs(batch, sample_positions)
+        if self.workers is not None:
+            self.workers.execute(inputs)
+        logits = self.run_forward(inputs)
+        if logits is None:
+            return None
+        if isinstance(bitmask, Future):
+            bitmask = bitmask.result()
+        return self.sampler(logits, self.prepare_sampling(sample_seqs, bitmask))
+
+    @torch.inference_mode()
+    def run_forward(self, inputs: StepInputs) -> torch.Tensor | None:
+        """The forward pass of one step on this rank, and the float32 logits of its sampled rows (every rank
+        computes its vocabulary slice; the gather gives each the whole rows). None when nothing samples."""
+        dev = self.device
+        meta = inputs.meta
+        if dev.type != "cpu":
+            meta = AttentionMetadata(
+                query_start_loc=meta.query_start_loc.to(dev), seq_lens=meta.seq_lens.to(dev),
+                block_tables=meta.block_tables.to(dev), slot_mapping=meta.slot_mapping.to(dev),
+                num_decodes=meta.num_decodes, max_query_len=meta.max_query_len, max_seq_len=meta.max_seq_len,
+                max_decode_seq_len=meta.max_decode_seq_len)
+        input_ids, positions = inputs.input_ids.to(dev), inputs.positions.to(dev)
+        # Moved before the forward: a blocking host-to-device copy after it would wait for the whole forward.
+        rows = inputs.sample_rows.to(dev) if inputs.sample_rows is not None else None
         hidden = self.decode_graphs.run(input_ids, positions, meta) if self.decode_graphs else None
         if hidden is None and self.compiled is not None:
             with forward_context(meta, self.kv_caches):
@@ -286,7 +327,4 @@ class ModelRunner:
             hidden = self.model(input_ids, positions, meta)
         if rows is None:
             return None
-        logits = (self.compiled or self.model).compute_logits(hidden[rows])
-        if isinstance(bitmask, Future):
-            bitmask = bitmask.result()
-        return self.sampler(logits, self.prepare_sampling(sample_seqs, bitmask))
+        return (self.compiled or self.model).compute_logits(hidden[rows])

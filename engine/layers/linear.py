@@ -21,6 +21,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.distributed.parallel_state import TensorParallelRank, all_reduce
+
 INT4_GROUP_SIZE = 32
 
 
@@ -84,12 +86,32 @@ class Linear(nn.Module):
         self.weight = nn.Parameter(self.weight.new_empty(0), requires_grad=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._matmul(x, self.bias)
+
+    def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if x.shape[0] <= self.quant_max_rows:
             if self.quant_kind == "int4":
                 y = torch._weight_int4pack_mm_for_cpu(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
             else:
                 y = torch._weight_int8pack_mm(x, self.quant_weight, self.quant_scales)
-            return y if self.bias is None else y + self.bias
+            return y if bias is None else y + bias
         if self.packed_weight is not None:
-            return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, self.bias, "none", [], "")
-        return F.linear(x, self.weight, self.bias)
+            return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, bias, "none", [], "")
+        return F.linear(x, self.weight, bias)
+
+
+class RowParallelLinear(Linear):
+    """A linear layer whose input features are split over the tensor-parallel ranks (``o_proj``, ``down_proj``):
+    each rank multiplies its slice of the input by its slice of the weight, and the partial outputs are summed
+    across ranks; the bias, held whole by every rank, is added once after the sum. The layers before it are
+    column-parallel — plain ``Linear`` layers with a slice of the output features, needing no communication."""
+
+    def __init__(self, in_features: int, out_features: int, tp: TensorParallelRank, bias: bool = False) -> None:
+        super().__init__(in_features, out_features, bias)  # in_features: this rank's slice
+        self.tp = tp
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.tp.size == 1:
+            return super().forward(x)
+        y = all_reduce(self._matmul(x, None))
+        return y if self.bias is None else y + self.bias

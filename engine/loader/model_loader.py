@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from tqdm import tqdm
 
+from engine.distributed.parallel_state import TensorParallelRank
 from engine.errors import UnknownModelError
 from engine.loader.gguf_loader import gguf_arch_config, iter_gguf_tensors, open_gguf
 from engine.loader.hf_loader import count_hf_tensors, hf_arch_config, iter_hf_tensors
@@ -26,7 +27,9 @@ def load_model(
     device: torch.device,
     max_position: int,
     show_progress: bool = True,
+    tp: TensorParallelRank | None = None,
 ) -> LlamaForCausalLM:
+    """``tp``: the tensor-parallel rank whose slice of every weight to build and load (None: the whole model)."""
     if source.kind == "gguf":
         reader = open_gguf(source.path)
         cfg = gguf_arch_config(reader)
@@ -35,8 +38,9 @@ def load_model(
         cfg = hf_arch_config(source.path)
         weights, total = iter_hf_tensors(source.path), count_hf_tensors(source.path)
     with torch.device("cpu"):
-        model = LlamaForCausalLM(cfg, max_position)
-    bar = tqdm(weights, total=total, desc=f"loading {source.served_name}", unit="tensor", disable=not show_progress)
+        model = LlamaForCausalLM(cfg, max_position, tp)
+    label = f"loading {source.served_name}" + (f" (rank {tp.rank})" if tp and tp.size > 1 else "")
+    bar = tqdm(weights, total=total, desc=label, unit="tensor", disable=not show_progress)
     loaded = model.load_weights(bar)
     expected = {name for name, _ in model.named_parameters()}
     missing = expected - loaded
