@@ -25,6 +25,9 @@ class EngineSettings(BaseSettings):
     # Weight-only int4 (llama.cpp's Q4_1 grid, so a Q4_1 GGUF loses nothing) or int8 for small decode batches.
     quantization: Literal["none", "int8", "int4"] = "none"
     served_model_name: str | None = Field(default=None, min_length=1, max_length=200)
+    # Tensor parallelism: one model split over this many GPUs (cuda:0..N-1; each rank its own process). Must divide
+    # the model's attention heads and intermediate size; checked against the model when the engine starts.
+    tensor_parallel_size: int = Field(default=1, ge=1, le=64)
     kv_cache_memory_mb: int = Field(default=256, ge=1)
     block_size: int = Field(default=16, ge=1, le=1024)
     max_num_seqs: int = Field(default=64, ge=1)

@@ -40,12 +40,13 @@ def replica_configs(config: EngineConfig, count: int, *, in_process: bool) -> li
     device = config.device
     if device == "auto":  # resolved as the engine does, so every replica is told its own device
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    tp = getattr(config, "tensor_parallel_size", 1)  # a field of EngineConfig once tensor parallelism lands
+    tp = config.tensor_parallel_size
     cuda_devices = torch.cuda.device_count() if device.startswith("cuda") else 0
     devices = replica_devices(device, count, tensor_parallel_size=tp, cuda_devices=cuda_devices)
     threads = config.num_threads
     if threads is None and device == "cpu" and not in_process:
-        threads = max(1, len(os.sched_getaffinity(0)) // count)  # in one process, torch's pool is shared anyway
+        # in one process, torch's pool is shared anyway; each replica's tensor-parallel ranks share its part
+        threads = max(1, len(os.sched_getaffinity(0)) // (count * tp))
     return [dataclasses.replace(config, device=d, num_threads=threads) for d in devices]
 
 

@@ -31,12 +31,14 @@ def test_environment_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("WARDEN_ENGINE_NUM_THREADS", "1")
     monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_METHOD", "ngram")
     monkeypatch.setenv("WARDEN_ENGINE_NUM_SPECULATIVE_TOKENS", "6")
+    monkeypatch.setenv("WARDEN_ENGINE_TENSOR_PARALLEL_SIZE", "3")
     monkeypatch.setenv("WARDEN_MODEL", "default")
     settings = Settings(_env_file=None)
     config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
     assert (config.dtype, config.quantization, config.max_num_seqs) == ("bfloat16", "int4", 8)
     assert (config.kv_cache_memory_mb, config.enable_prefix_caching, config.num_threads) == (64, False, 1)
     assert (config.speculative_method, config.num_speculative_tokens) == ("ngram", 6)
+    assert config.tensor_parallel_size == 3
 
 
 def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,7 +52,7 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize(("name", "value"), [
     ("DTYPE", "bf16"), ("QUANTIZATION", "int3"), ("BLOCK_SIZE", "24"), ("MAX_NUM_SEQS", "0"),
     ("TENANT_KV_QUOTA", "1.5"), ("DEVICE", "tpu"), ("SPECULATIVE_METHOD", "eagle"), ("NUM_SPECULATIVE_TOKENS", "0"),
-    ("REPLICAS", "0"),
+    ("REPLICAS", "0"), ("TENSOR_PARALLEL_SIZE", "0"),
 ])
 def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
