@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import torch
 from safetensors import safe_open
 
 from engine.models.config import ModelArchConfig
@@ -23,11 +23,14 @@ def hf_arch_config(directory: Path) -> ModelArchConfig:
     return arch
 
 
-def iter_hf_tensors(directory: Path) -> Iterator[tuple[str, torch.Tensor]]:
+def iter_hf_tensors(directory: Path, *, lazy: bool = False) -> Iterator[tuple[str, Any]]:
+    """Each tensor of the checkpoint by name. ``lazy``: a safetensors slice instead, read only where indexed
+    (``tensor[a:b]``, ``tensor[:]``), so a tensor-parallel rank reads its share of the file, not all of it; valid
+    until the next item."""
     for shard in sorted(directory.glob("*.safetensors")):
         with safe_open(shard, framework="pt") as f:
             for name in f.keys():  # noqa: SIM118 - safe_open is not a mapping
-                yield name, f.get_tensor(name)
+                yield name, (f.get_slice(name) if lazy else f.get_tensor(name))
 
 
 def count_hf_tensors(directory: Path) -> int:

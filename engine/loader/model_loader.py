@@ -36,7 +36,9 @@ def load_model(
         weights, total = iter_gguf_tensors(reader, cfg), len(reader.tensors)
     else:
         cfg = hf_arch_config(source.path)
-        weights, total = iter_hf_tensors(source.path), count_hf_tensors(source.path)
+        # A tensor-parallel rank reads only its slices of the checkpoint (the model's load_weights indexes them).
+        weights = iter_hf_tensors(source.path, lazy=tp is not None and tp.size > 1)
+        total = count_hf_tensors(source.path)
     with torch.device("cpu"):
         model = LlamaForCausalLM(cfg, max_position, tp)
     label = f"loading {source.served_name}" + (f" (rank {tp.rank})" if tp and tp.size > 1 else "")

@@ -9,6 +9,7 @@ model with its slice of the heads, the intermediate size and the vocabulary (``e
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import torch
 from torch import nn
@@ -104,8 +105,9 @@ class LlamaForCausalLM(nn.Module):
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden).float()
 
-    def load_weights(self, weights: Iterable[tuple[str, torch.Tensor]]) -> set[str]:
-        """Copy HF-named tensors into the (fused, this rank's slice of the) parameters; returns the names filled."""
+    def load_weights(self, weights: Iterable[tuple[str, Any]]) -> set[str]:
+        """Copy HF-named tensors into the (fused, this rank's slice of the) parameters; returns the names filled.
+        A weight may also be a lazily read safetensors slice: then only this rank's part is read."""
         params = dict(self.named_parameters(remove_duplicate=False))
         loaded: set[str] = set()
         cfg = self.config
@@ -126,8 +128,7 @@ class LlamaForCausalLM(nn.Module):
             param = params.get(target)
             if param is None:
                 continue  # e.g. rotary inv_freq buffers saved by old checkpoints
-            if cut is not None:
-                tensor = cut.source(tensor)
+            tensor = cut.source(tensor) if cut is not None else _read_whole(tensor)
             with torch.no_grad():
                 dest = param if cut is None else cut.dest(param)
                 if dest.shape != tensor.shape:
@@ -135,6 +136,10 @@ class LlamaForCausalLM(nn.Module):
                 dest.copy_(tensor)
             loaded.add(target)
         return loaded
+
+
+def _read_whole(tensor: Any) -> torch.Tensor:
+    return tensor if isinstance(tensor, torch.Tensor) else tensor[:]
 
 
 class _RankSlice:
@@ -146,10 +151,13 @@ class _RankSlice:
         self.dim, self.start, self.length = dim, start, length
         self.dest_offset, self.dest_length = dest_offset, length if dest_length is None else dest_length
 
-    def source(self, tensor: torch.Tensor) -> torch.Tensor:
-        if self.dim >= tensor.dim():  # a row-parallel layer's bias is whole on every rank
-            return tensor
-        return tensor.narrow(self.dim, self.start, self.length)
+    def source(self, tensor: Any) -> torch.Tensor:
+        """This rank's part of a checkpoint tensor (or of a lazy safetensors slice, reading only that part)."""
+        dims = len(tensor.shape) if isinstance(tensor, torch.Tensor) else len(tensor.get_shape())
+        if self.dim >= dims:  # a row-parallel layer's bias is whole on every rank
+            return _read_whole(tensor)
+        index = (slice(None),) * self.dim + (slice(self.start, self.start + self.length),)
+        return tensor[index]
 
     def dest(self, param: torch.Tensor) -> torch.Tensor:
         return param.narrow(0, self.dest_offset, self.dest_length) if self.dim == 0 else param
