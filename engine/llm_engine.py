@@ -31,6 +31,7 @@ from engine.request import EngineRequest
 from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
 from engine.spec_decode import NgramProposer
+from engine.spec_decode.draft_length import next_draft_limit
 from engine.spec_decode.draft_masks import draft_masks
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
@@ -259,11 +260,8 @@ class LLMEngine:
         except Exception as exc:  # a failed forward fails its batch, never the engine ...
             if pending is not None:
                 wait([pending])  # the fill must not still be reading matchers (or writing the buffer) next step
-            if self.workers is not None:
-                # ... unless a tensor-parallel rank is gone: the model is no longer whole, so the engine ends.
-                if isinstance(exc, EngineDeadError):
-                    raise
-                self.workers.check_alive()
+            if isinstance(exc, EngineDeadError):
+                raise  # ... unless the model is no longer whole (a tensor-parallel rank is gone or out of step)
             log.exception("step failed; finishing %d requests with an error", len(batch.seqs))
             for seq in batch.seqs:
                 seq.spec_token_ids = []
@@ -292,6 +290,8 @@ class LLMEngine:
                 seq.ngram_index = self.proposer.new_index()
             # Never past max_tokens (the step also samples one token of its own) or the model's length.
             limit = min(seq.sampling_params.max_tokens - seq.num_output_tokens - 1, self.max_model_len - len(seq))
+            if seq.spec_draft_limit is not None:
+                limit = min(limit, seq.spec_draft_limit)
             drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
             if drafts and seq.structured_state is not None:
                 drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
@@ -395,6 +395,9 @@ class LLMEngine:
                 break
             accepted += 1
         self.stats_collector.spec_accepted_tokens += accepted
+        if self.config.speculative_adaptive_length:
+            seq.spec_draft_limit = next_draft_limit(seq.spec_draft_limit or self.config.num_speculative_tokens,
+                                                    len(drafts), accepted, self.config.num_speculative_tokens)
         assert result is not None
         if not result.finished:
             seq.num_computed_tokens += accepted  # the accepted drafts' KV was computed with the right context

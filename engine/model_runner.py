@@ -19,6 +19,7 @@ import torch
 from engine.compilation import CompiledModel
 from engine.config import EngineConfig
 from engine.distributed.executor import TensorParallelWorkers
+from engine.errors import EngineDeadError
 from engine.forward_context import forward_context
 from engine.layers.attention import PagedAttention
 from engine.layers.linear import Linear, cpu_prepack_supported
@@ -295,9 +296,18 @@ class ModelRunner:
         return at once and the GPU computes while the host fills; on CPU the forward computes in this thread
         (torch releases the GIL) while the fill runs on llguidance's threads (which release it too)."""
         inputs = self.prepare_inputs(batch, sample_positions)
-        if self.workers is not None:
-            self.workers.execute(inputs)
-        logits = self.run_forward(inputs)
+        if self.workers is None:
+            logits = self.run_forward(inputs)
+        else:
+            try:
+                self.workers.execute(inputs)
+                logits = self.run_forward(inputs)
+            except EngineDeadError:
+                raise
+            except Exception as exc:
+                # A forward that failed on this rank may have left the others inside a collective: the ranks are no
+                # longer in step, and the next step's collectives would pair with these. The engine must end.
+                raise EngineDeadError(f"tensor-parallel forward failed on rank 0: {exc}") from exc
         if logits is None:
             return None
         if isinstance(bitmask, Future):

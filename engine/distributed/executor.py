@@ -127,11 +127,6 @@ class TensorParallelWorkers:
         """Hand one step's inputs to every worker; they run the forward with the driver's."""
         self._send(pickle.dumps(inputs, protocol=pickle.HIGHEST_PROTOCOL))
 
-    def check_alive(self) -> None:
-        for worker in self._workers:
-            if worker.process.poll() is not None:
-                raise EngineDeadError(worker.describe_exit())
-
     def shutdown(self, timeout: float = 10.0) -> None:
         if self._closed:
             return
