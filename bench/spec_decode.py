@@ -1,6 +1,6 @@
 """Speculative decoding by prompt lookup: the same engine settings with and without ``speculative_method=ngram``.
 
-    python -m bench.spec_decode [--quick] [--threads N] [--no-compile] [--tokens K] [--fixed]
+    python -m bench.spec_decode [--quick] [--threads N] [--no-compile] [--tokens K]
 
 Four workloads on the real model, greedy: ``quote`` (repeat a passage: the best case), ``edit`` (rewrite a passage
 fixing mistakes: mostly copied, as code edits and agents re-emitting context are), ``extract`` (JSON-schema
@@ -11,9 +11,7 @@ engines alternate within every round so load from other processes falls on both 
 compared request by request: in float32 they must be identical (the exit status says so); in bfloat16 the
 verification step's multi-row GEMMs round differently from single-row decode steps, so near-ties can flip as they
 do between batch sizes without speculation, and the share of identical requests is reported. Reports output tok/s
-(median of rounds), the ratio, and the draft acceptance rate. ``--fixed`` adds a third engine drafting a fixed
-``K`` tokens whenever the lookup finds them (``speculative_adaptive_length`` off), to show what adapting each
-sequence's draft length to its acceptance buys. Writes bench/results/spec_decode.json.
+(median of rounds), the ratio, and the draft acceptance rate. Writes bench/results/spec_decode.json.
 """
 
 from __future__ import annotations
@@ -82,8 +80,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", default="bfloat16")
     parser.add_argument("--quantization", default="int4")
     parser.add_argument("--tokens", type=int, default=4, help="num_speculative_tokens")
-    parser.add_argument("--fixed", action="store_true",
-                        help="also run ngram with a fixed draft length (speculative_adaptive_length off)")
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--repeat", type=int, default=None, help="rounds (default: 3 with --quick, else 5)")
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -94,17 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     quant = None if args.quantization in ("none", "") else args.quantization
     base = dict(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=256, max_num_seqs=16,
                 max_num_batched_tokens=1024, compile_model=not args.no_compile)
-    spec = dict(speculative_method="ngram", num_speculative_tokens=args.tokens)
     engines = {"plain": LLM(EngineConfig(**base)),  # type: ignore[arg-type]
-               "ngram": LLM(EngineConfig(**base, **spec))}  # type: ignore[arg-type]
-    if args.fixed:
-        engines["fixed"] = LLM(EngineConfig(**base, **spec, speculative_adaptive_length=False))  # type: ignore[arg-type]
+               "ngram": LLM(EngineConfig(**base, speculative_method="ngram",  # type: ignore[arg-type]
+                                         num_speculative_tokens=args.tokens))}
     tokenizer = engines["plain"].tokenizer
     levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16)}
     names = ["quote", "edit", "extract", "chat"]
     samples = {side: {f"{w}/{c}": [] for w in names for c in levels} for side in engines}
-    spec_sides = [side for side in engines if side != "plain"]
-    acceptance = {side: {w: [0, 0] for w in names} for side in spec_sides}  # drafted, accepted
+    acceptance: dict[str, list[int]] = {w: [0, 0] for w in names}  # drafted, accepted
     identical = [0, 0]  # requests with the same greedy output, requests compared
     print(f"threads={args.threads} dtype={args.dtype} quant={quant} compile={not args.no_compile} "
           f"k={args.tokens} max_tokens={args.max_tokens}")
@@ -118,40 +111,26 @@ def main(argv: list[str] | None = None) -> int:
                     before = (stats.spec_draft_tokens, stats.spec_accepted_tokens)
                     tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens, STRUCTURED.get(w))
                     samples[side][f"{w}/{level}"].append(tok_s)
-                    if side in acceptance:
-                        acceptance[side][w][0] += stats.spec_draft_tokens - before[0]
-                        acceptance[side][w][1] += stats.spec_accepted_tokens - before[1]
+                    acceptance[w][0] += stats.spec_draft_tokens - before[0]
+                    acceptance[w][1] += stats.spec_accepted_tokens - before[1]
                     print(f"  round {round_ + 1} {side:<6} {w}/{level}: {tok_s:7.1f} tok/s", flush=True)
-                for side in spec_sides:
-                    identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs[side], strict=True))
-                    identical[1] += len(prompts)
+                identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs["ngram"], strict=True))
+                identical[1] += len(prompts)
 
     medians = {side: {k: statistics.median(v) for k, v in per.items()} for side, per in samples.items()}
-    print(f"\nmedian of {repeat} rounds; identical greedy outputs: {identical[0]} of {identical[1]} requests "
-          "(each speculating engine against plain)")
-    print(f"{'workload':<12}{'plain tok/s':>12}" + "".join(f"{side + ' tok/s':>13}{'ratio':>8}{'accepted':>10}"
-                                                        for side in spec_sides))
+    print(f"\nmedian of {repeat} rounds; identical greedy outputs: {identical[0]} of {identical[1]} requests")
+    print(f"{'workload':<12}{'plain tok/s':>12}{'ngram tok/s':>13}{'ratio':>8}{'accepted':>10}")
     for key in medians["plain"]:
         w = key.split("/")[0]
-        line = f"{key:<12}{medians['plain'][key]:>12.1f}"
-        for side in spec_sides:
-            drafted, accepted = acceptance[side][w]
-            rate = f"{accepted / drafted:9.0%}" if drafted else "        -"
-            line += f"{medians[side][key]:>13.1f}{medians[side][key] / medians['plain'][key]:>7.2f}x{rate}"
-        print(line)
-
-    def rates(per_workload: dict[str, list[int]]) -> dict[str, dict[str, float | int | None]]:
-        return {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
-                for w, (d, a) in per_workload.items()}
-
+        drafted, accepted = acceptance[w]
+        rate = f"{accepted / drafted:9.0%}" if drafted else "        -"
+        print(f"{key:<12}{medians['plain'][key]:>12.1f}{medians['ngram'][key]:>13.1f}"
+              f"{medians['ngram'][key] / medians['plain'][key]:>7.2f}x{rate}")
     report = {
         "tok_s": {side: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
-        # ngram (adaptive draft length, the default) over plain; "ratio_fixed": with a fixed length, when run
         "ratio": {k: round(medians["ngram"][k] / medians["plain"][k], 2) for k in medians["plain"]},
-        **({"ratio_fixed": {k: round(medians["fixed"][k] / medians["plain"][k], 2) for k in medians["plain"]}}
-           if "fixed" in medians else {}),
-        "acceptance": rates(acceptance["ngram"]),
-        **({"acceptance_fixed": rates(acceptance["fixed"])} if "fixed" in acceptance else {}),
+        "acceptance": {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
+                       for w, (d, a) in acceptance.items()},
         "identical_greedy_outputs": {"requests": identical[0], "of": identical[1]},
         "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
         "settings": {"quick": args.quick, "repeat": repeat, "levels": levels, "max_tokens": args.max_tokens,

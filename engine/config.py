@@ -67,9 +67,6 @@ class EngineConfig:
     # No drafts in a step with more sequences decoding than this (vLLM's name): large batches are compute-bound on
     # a CPU, and verifying drafts there costs more than it saves (bench.spec_decode: 0.91x at 32 chats).
     speculative_disable_by_batch_size: int | None = 16
-    # Each sequence's draft count adapts to its own acceptance (``engine.spec_decode.draft_length``): up to
-    # ``num_speculative_tokens`` while its drafts are accepted, down to one while they are not. Off: always up to k.
-    speculative_adaptive_length: bool = True
 
     def __post_init__(self) -> None:
         if self.dtype not in _DTYPES:

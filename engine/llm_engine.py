@@ -31,7 +31,6 @@ from engine.request import EngineRequest
 from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
 from engine.spec_decode import NgramProposer
-from engine.spec_decode.draft_length import next_draft_limit
 from engine.spec_decode.draft_masks import draft_masks
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
@@ -290,8 +289,6 @@ class LLMEngine:
                 seq.ngram_index = self.proposer.new_index()
             # Never past max_tokens (the step also samples one token of its own) or the model's length.
             limit = min(seq.sampling_params.max_tokens - seq.num_output_tokens - 1, self.max_model_len - len(seq))
-            if seq.spec_draft_limit is not None:
-                limit = min(limit, seq.spec_draft_limit)
             drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
             if drafts and seq.structured_state is not None:
                 drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
@@ -395,9 +392,6 @@ class LLMEngine:
                 break
             accepted += 1
         self.stats_collector.spec_accepted_tokens += accepted
-        if self.config.speculative_adaptive_length:
-            seq.spec_draft_limit = next_draft_limit(seq.spec_draft_limit or self.config.num_speculative_tokens,
-                                                    len(drafts), accepted, self.config.num_speculative_tokens)
         assert result is not None
         if not result.finished:
             seq.num_computed_tokens += accepted  # the accepted drafts' KV was computed with the right context

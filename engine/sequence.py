@@ -44,7 +44,6 @@ class Sequence:
         "public_prefix_len",
         "request_id",
         "sampling_params",
-        "spec_draft_limit",
         "spec_token_ids",
         "status",
         "stop_token_ids",
@@ -89,7 +88,6 @@ class Sequence:
         # while the output is shorter than min_tokens.
         self.stop_token_ids = stop_token_ids
         self.spec_token_ids: list[int] = []
-        self.spec_draft_limit: int | None = None  # drafts it may propose next (engine.spec_decode.draft_length)
         self.ngram_index: Any = None  # engine.spec_decode.NgramIndex, made at the first proposal
 
     def __len__(self) -> int:

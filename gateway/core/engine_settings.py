@@ -53,7 +53,6 @@ class EngineSettings(BaseSettings):
     prompt_lookup_min: int = Field(default=2, ge=1)
     prompt_lookup_max: int = Field(default=4, ge=1)
     speculative_disable_by_batch_size: int | None = Field(default=16, ge=1)  # no drafts past this many decodes
-    speculative_adaptive_length: bool = True  # per sequence: fewer drafts while its drafts are rejected
     seed: int = 0
     # Data parallel: this many independent engines, each a whole copy of the model (on CUDA, replica i starts at
     # cuda:i x tensor_parallel_size), behind one client that routes by prefix-cache affinity (``gateway.replicas``).

@@ -20,7 +20,6 @@ from engine.sampling_params import SamplingParams
 from engine.scheduler import Scheduler
 from engine.sequence import Sequence
 from engine.spec_decode import NgramProposer
-from engine.spec_decode.draft_length import next_draft_limit
 from engine.spec_decode.draft_masks import draft_masks
 
 PASSAGE = ("The quarterly report shows revenue of 4.2 million dollars, up 12 percent from last year, driven by "
@@ -101,15 +100,6 @@ def test_drafts_never_take_the_block_another_decode_needs() -> None:
     batch = scheduler.schedule()  # "b" needs the last free block for its own token (position 4)
     assert dict(zip([s.request_id for s in batch.seqs], batch.num_new_tokens, strict=True)) == {"a": 1, "b": 1}
     assert first.spec_token_ids == [] and scheduler.num_preemptions == 0
-
-
-def test_draft_length_grows_while_accepted_and_shrinks_while_rejected() -> None:
-    assert next_draft_limit(2, drafted=2, accepted=2, max_drafts=4) == 4  # all accepted: +2
-    assert next_draft_limit(4, drafted=4, accepted=4, max_drafts=4) == 4  # never past k
-    assert next_draft_limit(4, drafted=4, accepted=3, max_drafts=4) == 3  # one rejected: -1
-    assert next_draft_limit(1, drafted=1, accepted=0, max_drafts=4) == 1  # never below one
-    assert next_draft_limit(3, drafted=0, accepted=0, max_drafts=4) == 3  # nothing proposed: nothing learned
-    assert next_draft_limit(3, drafted=2, accepted=2, max_drafts=4) == 4  # fewer found than allowed, all good
 
 
 # -- the engine --------------------------------------------------------------------------------------------------
@@ -272,19 +262,3 @@ def test_each_draft_row_gets_the_mask_of_its_own_position(spec_llm: LLM) -> None
     again = torch.full((words,), -1, dtype=torch.int32)
     matcher.fill_bitmask(again)
     assert torch.equal(again, rows[0].row)  # rolled back to where it was
-
-
-def test_adaptive_draft_length_wastes_fewer_drafts_with_the_same_outputs(prompt_ids: list[list[int]]) -> None:
-    """Open questions draft poorly: a sequence whose drafts are rejected proposes fewer, so fewer verified tokens
-    are thrown away than at a fixed length, while the copying prompts still have drafts accepted."""
-    params = SamplingParams(max_tokens=48, temperature=0)
-    results = {}
-    for adaptive in (True, False):
-        llm = _spec_llm(speculative_adaptive_length=adaptive)
-        outputs = llm.generate(prompt_ids, params)
-        stats = llm.engine.stats_collector
-        results[adaptive] = ([r.token_ids for r in outputs], stats.spec_draft_tokens - stats.spec_accepted_tokens,
-                             stats.spec_accepted_tokens)
-    assert results[True][0] == results[False][0]
-    assert results[True][1] < results[False][1]
-    assert results[True][2] > 0
