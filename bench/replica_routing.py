@@ -82,33 +82,34 @@ class RoundRobinPool(ReplicaPool):
         raise EngineDeadError("every engine replica is dead")
 
 
-class LeastBusyPool(ReplicaPool):
-    """The live replica with the fewest requests in flight (the pool's own count), ties at random."""
+class _SeededPool(ReplicaPool):
+    """A baseline that picks among the live replicas with its own seeded generator (reproducible runs)."""
 
     def __init__(self, replicas: Sequence[EngineClient], *, block_size: int, seed: int = 0) -> None:
         super().__init__(replicas, block_size=block_size)
         self._rng = random.Random(seed)
 
-    def route(self, request: EngineRequest) -> int:
+    def _live_indexes(self) -> list[int]:
         candidates = [i for i, alive in enumerate(self.live()) if alive]
         if not candidates:
             raise EngineDeadError("every engine replica is dead")
+        return candidates
+
+
+class LeastBusyPool(_SeededPool):
+    """The live replica with the fewest requests in flight (the pool's own count), ties at random."""
+
+    def route(self, request: EngineRequest) -> int:
+        candidates = self._live_indexes()
         least = min(self.in_flight[i] for i in candidates)
         return self._rng.choice([i for i in candidates if self.in_flight[i] == least])
 
 
-class RandomPool(ReplicaPool):
+class RandomPool(_SeededPool):
     """A uniform choice among the live replicas."""
 
-    def __init__(self, replicas: Sequence[EngineClient], *, block_size: int, seed: int = 0) -> None:
-        super().__init__(replicas, block_size=block_size)
-        self._rng = random.Random(seed)
-
     def route(self, request: EngineRequest) -> int:
-        candidates = [i for i, alive in enumerate(self.live()) if alive]
-        if not candidates:
-            raise EngineDeadError("every engine replica is dead")
-        return self._rng.choice(candidates)
+        return self._rng.choice(self._live_indexes())
 
 
 POLICIES: dict[str, type[ReplicaPool]] = {"affinity": ReplicaPool, "round_robin": RoundRobinPool,
