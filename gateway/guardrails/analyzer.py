@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
+from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -41,7 +43,15 @@ class PiiAnalyzer:
         return self.analyze_many([text], ner_enabled=ner_enabled)[0]
 
     def analyze_many(self, texts: Sequence[str], *, ner_enabled: bool = True) -> list[list[Finding]]:
-        """Each text's findings, as `analyze` gives them; NER runs once over all texts' windows (one model call)."""
+        """Each text's findings, as `analyze` gives them; NER runs once over all texts' windows (one model call).
+        Detectors read each text as a reader sees it (``normalize.reader_view``: invisible characters dropped,
+        compatibility forms folded); findings are reported at the raw spans they came from."""
+        views = [reader_view(text) for text in texts]
+        per_view = self._analyze_views([view.text for view in views], ner_enabled=ner_enabled)
+        return [findings if view.origin is None else [_at_raw_span(f, view) for f in findings]
+                for view, findings in zip(views, per_view, strict=True)]
+
+    def _analyze_views(self, texts: Sequence[str], *, ner_enabled: bool) -> list[list[Finding]]:
         per_text: list[list[Finding]] = []
         for text in texts:
             findings: list[Finding] = []
@@ -57,3 +67,8 @@ class PiiAnalyzer:
         for findings, spans, names in zip(per_text, pattern_spans, found, strict=True):
             findings.extend(f for f in names if not any(f.overlaps(p) for p in spans))
         return per_text
+
+
+def _at_raw_span(finding: Finding, view: ReaderView) -> Finding:
+    start, end = view.raw_span(finding.start, finding.end)
+    return dataclasses.replace(finding, start=start, end=end)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gateway.guardrails.injection.classifier import InjectionClassifier, LinearInjectionClassifier
 from gateway.guardrails.injection.heuristics import match_rules
+from gateway.guardrails.normalize import reader_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,8 @@ class InjectionDetector:
         return self._classifier.name
 
     def score(self, text: str) -> InjectionVerdict:
+        # As a reader sees it: "ig\u200bnore previous instructions" is the instruction the model will follow.
+        text = reader_view(text).text
         rules = match_rules(text)
         rule_score = max((rule.score for rule in rules), default=0.0)
         model_score = self._classifier.probability(text)
