@@ -60,3 +60,16 @@ def reader_view(text: str) -> ReaderView:
     if not changed:
         return ReaderView(text, None)
     return ReaderView("".join(pieces), origin)
+
+
+def visible_tail_start(text: str, count: int) -> int:
+    """Where the last ``count`` characters a reader sees begin in ``text`` (0 when it shows fewer): a streamed
+    hold-back window measured this way cannot be stretched by invisible padding inside a value."""
+    seen = 0
+    for index in range(len(text) - 1, -1, -1):
+        char = text[index]
+        if char.isascii() or _fold(char):
+            seen += 1
+            if seen >= count:
+                return index
+    return 0

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, decoded_view, scan
+from gateway.guardrails.normalize import visible_tail_start
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, needs_ner
 
@@ -173,7 +174,7 @@ class OutputRedactor:
         placed = sorted(_place(decided, layout), key=lambda item: item[0].start)
         cut = len(text)
         if not final:
-            cut = len(text) - self._holdback
+            cut = visible_tail_start(text, self._holdback)  # what a reader sees: invisible padding does not count
             # Prefer cutting at whitespace or after JSON punctuation, so a word (and any entity it begins) stays
             # whole in the window; never inside an escape sequence or a number.
             cut = max(text.rfind(" ", 0, cut + 1), layout.token_boundary_before(cut), 0) or cut
