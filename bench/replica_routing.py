@@ -8,6 +8,8 @@ torch thread per replica: this box has two cores). Every policy routes over thos
 
 - ``affinity``: ``ReplicaPool`` itself (``gateway.replicas.affinity.choose``: tenant salt + the prompt's first 32
   tokens, rendezvous-ranked, within the load bound).
+- ``affinity_loose``: the same with the first, looser load bound (least loaded + max(8, 50%)): more cache hits,
+  less balance (see gateway.replicas.affinity for what that cost).
 - ``round_robin``: the next replica in turn, whatever the request (an L4 balancer's default).
 - ``least_busy``: the replica with the fewest requests in flight, ties at random (LiteLLM's ``least-busy``).
 - ``random``: a uniform choice (LiteLLM's default ``simple-shuffle`` over equal weights).
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import platform
@@ -47,7 +50,7 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -112,8 +115,11 @@ class RandomPool(_SeededPool):
         return self._rng.choice(self._live_indexes())
 
 
-POLICIES: dict[str, type[ReplicaPool]] = {"affinity": ReplicaPool, "round_robin": RoundRobinPool,
-                                          "least_busy": LeastBusyPool, "random": RandomPool}
+POLICIES: dict[str, Callable[..., ReplicaPool]] = {
+    "affinity": ReplicaPool,
+    # The first load bound tried (least loaded + max(8, 50%)), kept to show why the default is tighter.
+    "affinity_loose": functools.partial(ReplicaPool, spill_min=8, spill_fraction=0.5),
+    "round_robin": RoundRobinPool, "least_busy": LeastBusyPool, "random": RandomPool}
 
 
 # --- workload -------------------------------------------------------------------------------------------------------

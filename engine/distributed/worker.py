@@ -28,7 +28,7 @@ from engine.distributed.executor import (
     rank_device,
     threads_per_rank,
 )
-from engine.distributed.parallel_state import init_tensor_parallel
+from engine.distributed.parallel_state import destroy_tensor_parallel, init_tensor_parallel
 from engine.llm_engine import resolve_device
 from engine.loader.model_loader import load_model
 from engine.loader.source import resolve_model
@@ -64,6 +64,7 @@ def run_worker(spec: WorkerSpec, command: Connection, reply: Connection) -> None
     reply.send(("ready",))
     while (inputs := _receive(command)) is not None:
         runner.run_forward(inputs)
+    destroy_tensor_parallel()  # told to stop: leave the group in order (a dead driver's EOF skips this)
 
 
 def main() -> None:
