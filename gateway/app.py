@@ -161,7 +161,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         if isinstance(engine, ReplicaPool):
             # Still serving (200) while any replica lives, but degraded: the rest carry the dead one's traffic.
             live = sum(engine.live())
-            body["engine_replicas"] = {"live": live, "total": len(engine.replicas)}
+            body["engine_replicas"] = {"live": live, "total": len(engine.replicas), "restarts": sum(engine.restarts)}
             if live < len(engine.replicas):
                 body["status"] = "degraded"
         return JSONResponse(body, status_code=200 if engine_ok else 503)

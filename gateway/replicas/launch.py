@@ -50,8 +50,10 @@ def replica_configs(config: EngineConfig, count: int, *, in_process: bool) -> li
     return [dataclasses.replace(config, device=d, num_threads=threads) for d in devices]
 
 
-async def start_replicas(config: EngineConfig, count: int, *, in_process: bool = False) -> EngineClient:
-    """All replicas start at once; if one fails, the others are shut down and its error is raised."""
+async def start_replicas(config: EngineConfig, count: int, *, in_process: bool = False,
+                         restart_dead: bool = True) -> EngineClient:
+    """All replicas start at once; if one fails, the others are shut down and its error is raised. With
+    ``restart_dead`` the pool brings a replica that dies back with the same config (``ReplicaPool.supervise``)."""
     from engine import launch
 
     if count == 1:
@@ -64,4 +66,9 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     if failed:
         await asyncio.gather(*(engine.shutdown() for engine in started), return_exceptions=True)
         raise failed[0]
-    return ReplicaPool(started, block_size=config.block_size)
+    async def restart(index: int) -> EngineClient:
+        return await launch.start_engine(configs[index], in_process=in_process)
+
+    pool = ReplicaPool(started, block_size=config.block_size, restart=restart if restart_dead else None)
+    pool.supervise()
+    return pool

@@ -4,15 +4,22 @@ Each request goes to the replica ``affinity.choose`` picks (its prefix cache, wi
 there: deltas, abort and errors all come from that replica. The pool counts requests in flight per replica itself,
 from the first delta requested to the stream's end, so routing needs no round trip to the engines.
 
-Liveness: the pool is alive while any replica is; new requests go to live replicas only, and requests already on a
-replica that dies get its ``EngineDeadError`` as with a single engine. ``stats()`` merges the replicas' snapshots.
+Liveness: the pool is alive while any replica is; new requests go to live replicas only. A request on a replica that
+dies before it sent a single delta is sent again to a live replica (the client has seen nothing, so nothing is
+duplicated); one that has streamed gets the replica's ``EngineDeadError``, as with a single engine. Given a
+``restart`` callable, the pool brings dead replicas back (``supervise``): without it a dead replica would stay dead
+while ``/healthz`` says 200 (degraded), and an orchestrator that restarts on 503 would never restart the gateway.
+Restarts back off (1 s doubling to 60 s) while a replica keeps dying young. ``stats()`` merges the replicas'
+snapshots, counting a replaced replica's last counters so totals never go backwards.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from engine.errors import EngineDeadError, InvalidRequestError
@@ -23,16 +30,20 @@ from engine.request import EngineRequest
 from gateway.replicas import affinity
 
 log = logging.getLogger(__name__)
+SUPERVISE_INTERVAL_S = 0.5  # how often the supervisor looks for dead replicas
+RESTART_BACKOFF_S = (1.0, 60.0)  # first delay before a restart, and its cap (doubling while a replica dies young)
+STABLE_UPTIME_S = 60.0  # a replica that lived this long before dying restarts after the first delay again
 
 
 class ReplicaPool:
     def __init__(self, replicas: Sequence[EngineClient], *, block_size: int,
-                 spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION) -> None:
+                 spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION,
+                 restart: Callable[[int], Awaitable[EngineClient]] | None = None) -> None:
         assert replicas, "a pool needs at least one replica"
         first = replicas[0]
         assert all(r.model_name == first.model_name and r.max_model_len == first.max_model_len for r in replicas), \
             "replicas must serve the same model"
-        self.replicas: tuple[EngineClient, ...] = tuple(replicas)
+        self.replicas: list[EngineClient] = list(replicas)
         self.model_name = first.model_name
         self.max_model_len = first.max_model_len
         self.tokenizer = first.tokenizer
@@ -44,14 +55,22 @@ class ReplicaPool:
         self.routed = [0] * len(self.replicas)  # requests sent to each replica, lifetime
         self._owner: dict[str, int] = {}  # request id -> replica, while its stream is open
         self._merged: tuple[tuple[Any, ...], EngineStats | None] = ((), None)
+        self._restart = restart
+        self.restarts = [0] * len(self.replicas)  # replicas brought back, per index, lifetime
+        self._retired: list[EngineStats] = []  # the last snapshots of replaced replicas (their counters still count)
+        self._started_at = [time.monotonic()] * len(self.replicas)
+        self._backoff = [RESTART_BACKOFF_S[0]] * len(self.replicas)
+        self._restarting: dict[int, asyncio.Task[None]] = {}
+        self._supervisor: asyncio.Task[None] | None = None
 
     # --- routing --------------------------------------------------------------------------------------------------
     def live(self) -> list[bool]:
         return [r.is_alive() for r in self.replicas]
 
-    def route(self, request: EngineRequest) -> int:
-        """The replica ``request`` would go to now. Raises ``EngineDeadError`` when none is live."""
-        live = self.live()
+    def route(self, request: EngineRequest, exclude: set[int] | frozenset[int] = frozenset()) -> int:
+        """The replica ``request`` would go to now (never one in ``exclude``). Raises ``EngineDeadError`` when none
+        is live."""
+        live = [alive and i not in exclude for i, alive in enumerate(self.live())]
         if sum(live) > 1:
             choice = affinity.choose(affinity.route_key(request, self.block_size), self.in_flight, live,
                                      spill_min=self.spill_min, spill_fraction=self.spill_fraction)
@@ -69,24 +88,33 @@ class ReplicaPool:
         rid = request.request_id
         if rid in self._owner:  # abort() must find one replica per id
             raise InvalidRequestError(f"request id {rid!r} is already running", param="request_id")
-        index = self.route(request)
-        self._owner[rid] = index
-        self.in_flight[index] += 1
-        self.routed[index] += 1
-        stream = self.replicas[index].generate(request)
-        released = False
-        try:
-            async for output in stream:
-                if output.finished:
-                    # The replica is done with it now; a caller that stops at the last delta may close us later.
-                    released = self._release(index, rid)
-                yield output
-        finally:
-            # Closed here, not when the garbage collector gets to it: an unfinished stream aborts its request on
-            # close, which frees the replica's blocks now.
-            await stream.aclose()  # type: ignore[attr-defined]
-            if not released:
-                self._release(index, rid)
+        tried: set[int] = set()
+        while True:
+            index = self.route(request, exclude=tried)
+            tried.add(index)
+            self._owner[rid] = index
+            self.in_flight[index] += 1
+            self.routed[index] += 1
+            stream = self.replicas[index].generate(request)
+            released = streamed = False
+            try:
+                async for output in stream:
+                    streamed = True
+                    if output.finished:
+                        # The replica is done with it now; a caller that stops at the last delta may close us later.
+                        released = self._release(index, rid)
+                    yield output
+                return
+            except EngineDeadError:
+                if streamed or not any(alive and i not in tried for i, alive in enumerate(self.live())):
+                    raise
+                log.warning("engine replica %d died before request %s started; sending it to another", index, rid)
+            finally:
+                # Closed here, not when the garbage collector gets to it: an unfinished stream aborts its request on
+                # close, which frees the replica's blocks now.
+                await stream.aclose()  # type: ignore[attr-defined]
+                if not released:
+                    self._release(index, rid)
 
     def _release(self, index: int, request_id: str) -> bool:
         self.in_flight[index] -= 1
@@ -102,10 +130,54 @@ class ReplicaPool:
         return any(r.is_alive() for r in self.replicas)
 
     async def shutdown(self) -> None:
+        tasks = [t for t in (self._supervisor, *self._restarting.values()) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         results = await asyncio.gather(*(r.shutdown() for r in self.replicas), return_exceptions=True)
         errors = [e for e in results if isinstance(e, BaseException)]
         if errors:
             raise errors[0]
+
+    # --- restarts -------------------------------------------------------------------------------------------------
+    def supervise(self) -> None:
+        """Start bringing dead replicas back (needs ``restart`` and a running event loop; ``shutdown`` stops it)."""
+        if self._restart is not None and self._supervisor is None:
+            self._supervisor = asyncio.get_running_loop().create_task(self._watch(), name="replica-supervisor")
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(SUPERVISE_INTERVAL_S)
+            for index, replica in enumerate(self.replicas):
+                if index not in self._restarting and not replica.is_alive():
+                    self._restarting[index] = asyncio.create_task(self._bring_back(index))
+
+    async def _bring_back(self, index: int) -> None:
+        assert self._restart is not None
+        dead = self.replicas[index]
+        lived = time.monotonic() - self._started_at[index]
+        delay = RESTART_BACKOFF_S[0] if lived >= STABLE_UPTIME_S else self._backoff[index]
+        self._backoff[index] = min(RESTART_BACKOFF_S[1], delay * 2)
+        log.error("engine replica %d is dead (up %.0f s); restarting it in %.0f s", index, lived, delay)
+        try:
+            await asyncio.sleep(delay)
+            with contextlib.suppress(Exception):  # reap the dead process and close its pipes
+                await dead.shutdown()
+            try:
+                fresh = await self._restart(index)
+            except Exception:
+                log.exception("engine replica %d failed to restart; trying again", index)
+                self._started_at[index] = time.monotonic()  # a failed start counts as dying young
+                return
+            last = dead.stats() if isinstance(dead, EngineStatsSource) else None
+            if last is not None:
+                self._retired.append(last)
+            self.replicas[index] = fresh
+            self._started_at[index] = time.monotonic()
+            self.restarts[index] += 1
+            log.warning("engine replica %d restarted (%d restarts)", index, self.restarts[index])
+        finally:
+            self._restarting.pop(index, None)
 
     # --- stats ----------------------------------------------------------------------------------------------------
     def replica_stats(self) -> list[EngineStats | None]:
@@ -117,20 +189,22 @@ class ReplicaPool:
         over live replicas, requests summed and KV usage the fullest replica's (as the gauge means with several
         gateway workers). The same object again while no replica sent a new snapshot."""
         snapshots, live = self.replica_stats(), self.live()
-        state = (*snapshots, *live)
+        state = (*snapshots, *live, *self._retired)
         cached_for, merged = self._merged
         if len(cached_for) == len(state) and all(a is b for a, b in zip(cached_for, state, strict=True)):
             return merged
-        merged = _merge(snapshots, live)
+        merged = _merge(snapshots, live, self._retired)
         self._merged = (state, merged)
         return merged
 
 
-def _merge(snapshots: Sequence[EngineStats | None], live: Sequence[bool]) -> EngineStats | None:
-    present = [s for s in snapshots if s is not None]
+def _merge(snapshots: Sequence[EngineStats | None], live: Sequence[bool],
+           retired: Sequence[EngineStats] = ()) -> EngineStats | None:
+    """``retired``: the last snapshots of replicas since replaced; their counters count, their gauges do not."""
+    current = [s for s, alive in zip(snapshots, live, strict=True) if s is not None and alive]
+    present = [s for s in snapshots if s is not None] + list(retired)
     if not present:
         return None
-    current = [s for s, alive in zip(snapshots, live, strict=True) if s is not None and alive]
     counters: dict[str, Any] = {name: sum(getattr(s, name) for s in present) for name in (
         "prefix_cache_queries", "prefix_cache_hits", "prompt_tokens", "generation_tokens", "num_preemptions",
         "spec_draft_tokens", "spec_accepted_tokens")}

@@ -25,6 +25,7 @@ class EngineStatsReader:
         self.metrics = metrics
         self.engine = engine
         self._last: EngineStats | None = None
+        self._restarts_seen = 0  # the pool's restarts already added to the counter
 
     def poll(self) -> None:
         engine = self.engine()
@@ -33,6 +34,9 @@ class EngineStatsReader:
         # A replica pool counts its live engines; a single engine is one or none.
         live = engine.live() if isinstance(engine, ReplicaPool) else [engine.is_alive()]
         self.metrics.engines_alive.labels(engine.model_name).set(sum(live))
+        if isinstance(engine, ReplicaPool) and sum(engine.restarts) > self._restarts_seen:
+            self.metrics.replica_restarts.labels(engine.model_name).inc(sum(engine.restarts) - self._restarts_seen)
+            self._restarts_seen = sum(engine.restarts)
         if not isinstance(engine, EngineStatsSource):
             return
         stats = engine.stats()

@@ -112,6 +112,8 @@ class GatewayMetrics:
                               "fullest engine when several serve.", model, multiprocess_mode="livemax", registry=r)
         self.engines_alive = Gauge(PREFIX + "engine_replicas_alive", "Engine replicas alive (WARDEN_ENGINE_REPLICAS); "
                                    "fewer than configured: degraded.", model, multiprocess_mode="livesum", registry=r)
+        self.replica_restarts = Counter(PREFIX + "engine_replica_restarts", "Dead engine replicas brought back by "
+                                        "the pool's supervisor.", model, registry=r)
         self.prefix_queries = Counter(PREFIX + "prefix_cache_queries", "Prompt tokens looked up in the prefix "
                                       "cache.", model, registry=r)
         self.prefix_hits = Counter(PREFIX + "prefix_cache_hits", "Prompt tokens found in the prefix cache.", model,

@@ -77,7 +77,8 @@ def test_a_tenant_stays_on_one_replica_and_hits_its_cache(client: TestClient, po
                                                           app_settings: Settings) -> None:
     health = client.get("/healthz")
     assert health.status_code == 200
-    assert health.json()["status"] == "ok" and health.json()["engine_replicas"] == {"live": 2, "total": 2}
+    assert health.json()["status"] == "ok"
+    assert health.json()["engine_replicas"] == {"live": 2, "total": 2, "restarts": 0}
     assert metric(client, "warden:engine_replicas_alive") == 2
     _, key = new_tenant_with_key(db, app_settings)
     oai = openai_client(client, key.api_key)
@@ -123,20 +124,36 @@ def test_metrics_sum_the_replicas(client: TestClient, pool: ReplicaPool, db: Dat
     assert metric(client, "warden:prompt_tokens_total") == total
 
 
-def test_a_dead_replica_degrades_health_and_its_tenants_move(client: TestClient, pool: ReplicaPool, db: Database,
-                                                             app_settings: Settings) -> None:
+def test_a_dead_replica_degrades_health_moves_its_tenants_and_comes_back(client: TestClient, pool: ReplicaPool,
+                                                                        db: Database, app_settings: Settings) -> None:
     _, key = new_tenant_with_key(db, app_settings)
     oai = openai_client(client, key.api_key)
     home = served_by(pool, lambda: ask(oai, pool.model_name, QUESTIONS[0]))
     client.portal.call(pool.replicas[home].shutdown)  # type: ignore[union-attr]
-    health = client.get("/healthz")
+    health = client.get("/healthz")  # the supervisor waits a second before restarting: this sees it dead
     assert health.status_code == 200
-    assert health.json()["status"] == "degraded" and health.json()["engine_replicas"] == {"live": 1, "total": 2}
+    assert health.json()["status"] == "degraded"
+    assert health.json()["engine_replicas"] == {"live": 1, "total": 2, "restarts": 0}
     assert metric(client, "warden:engine_replicas_alive") == 1
     assert served_by(pool, lambda: ask(oai, pool.model_name, QUESTIONS[1])) == 1 - home
-    client.portal.call(pool.replicas[1 - home].shutdown)  # type: ignore[union-attr]
+    _wait_for_health(client, "ok", restarts=1)
+    assert metric(client, "warden:engine_replica_restarts_total") == 1
+    assert ask(oai, pool.model_name, QUESTIONS[2])  # both replicas serve again
+    for replica in list(pool.replicas):
+        client.portal.call(replica.shutdown)  # type: ignore[union-attr]
     assert client.get("/healthz").status_code == 503
     assert metric(client, "warden:engine_replicas_alive") == 0
     with pytest.raises(openai.InternalServerError) as refused:
         ask(oai, pool.model_name, QUESTIONS[2])
     assert refused.value.status_code == 503
+    _wait_for_health(client, "ok", restarts=3)  # and the pool brings both back
+
+
+def _wait_for_health(client: TestClient, status: str, *, restarts: int, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        body = client.get("/healthz").json()
+        if body["status"] == status and body["engine_replicas"]["restarts"] == restarts:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"/healthz did not reach {status!r} with {restarts} restarts: {body}")

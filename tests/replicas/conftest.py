@@ -28,7 +28,8 @@ def tiny_config(tiny_model_dir: Path) -> EngineConfig:
 
 @pytest.fixture
 async def pool(tiny_config: EngineConfig) -> AsyncIterator[ReplicaPool]:
-    engine = await start_replicas(tiny_config, 2, in_process=True)
+    # No supervisor: these tests kill replicas and look at the pool with one dead (test_restarts.py restarts them).
+    engine = await start_replicas(tiny_config, 2, in_process=True, restart_dead=False)
     assert isinstance(engine, ReplicaPool)
     yield engine
     await engine.shutdown()

@@ -267,7 +267,7 @@ def test_replica_configs_on_cpu(tiny_config: EngineConfig) -> None:
 async def test_replicas_in_their_own_processes(tiny_config: EngineConfig) -> None:
     """The production shape: each replica's core in its own process. A killed process fails only its own
     requests; its tenants move to the other replica."""
-    pool = await start_replicas(dataclasses.replace(tiny_config, num_threads=1), 2)
+    pool = await start_replicas(dataclasses.replace(tiny_config, num_threads=1), 2, restart_dead=False)
     assert isinstance(pool, ReplicaPool)
     try:
         pids = [r.core_pid for r in pool.replicas]  # type: ignore[attr-defined]
