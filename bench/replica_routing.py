@@ -75,12 +75,12 @@ class RoundRobinPool(ReplicaPool):
         super().__init__(replicas, block_size=block_size)
         self._next = 0
 
-    def route(self, request: EngineRequest) -> int:
+    def route(self, request: EngineRequest, exclude: set[int] | frozenset[int] = frozenset()) -> int:
         live = self.live()
         for _ in range(len(live)):
             index = self._next % len(live)
             self._next += 1
-            if live[index]:
+            if live[index] and index not in exclude:
                 return index
         raise EngineDeadError("every engine replica is dead")
 
@@ -92,8 +92,8 @@ class _SeededPool(ReplicaPool):
         super().__init__(replicas, block_size=block_size)
         self._rng = random.Random(seed)
 
-    def _live_indexes(self) -> list[int]:
-        candidates = [i for i, alive in enumerate(self.live()) if alive]
+    def _live_indexes(self, exclude: set[int] | frozenset[int]) -> list[int]:
+        candidates = [i for i, alive in enumerate(self.live()) if alive and i not in exclude]
         if not candidates:
             raise EngineDeadError("every engine replica is dead")
         return candidates
@@ -102,8 +102,8 @@ class _SeededPool(ReplicaPool):
 class LeastBusyPool(_SeededPool):
     """The live replica with the fewest requests in flight (the pool's own count), ties at random."""
 
-    def route(self, request: EngineRequest) -> int:
-        candidates = self._live_indexes()
+    def route(self, request: EngineRequest, exclude: set[int] | frozenset[int] = frozenset()) -> int:
+        candidates = self._live_indexes(exclude)
         least = min(self.in_flight[i] for i in candidates)
         return self._rng.choice([i for i in candidates if self.in_flight[i] == least])
 
@@ -111,8 +111,8 @@ class LeastBusyPool(_SeededPool):
 class RandomPool(_SeededPool):
     """A uniform choice among the live replicas."""
 
-    def route(self, request: EngineRequest) -> int:
-        return self._rng.choice(self._live_indexes())
+    def route(self, request: EngineRequest, exclude: set[int] | frozenset[int] = frozenset()) -> int:
+        return self._rng.choice(self._live_indexes(exclude))
 
 
 POLICIES: dict[str, Callable[..., ReplicaPool]] = {

@@ -29,7 +29,7 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_benchmark_runs_and_its_accounting_adds_up(tiny_model_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "routing.json"
-    policies = ["affinity", "round_robin", "least_busy", "random"]
+    policies = ["affinity", "affinity_loose", "round_robin", "least_busy", "random"]
     status = replica_routing.main(["--quick", "--model", str(tiny_model_dir), "--dtype", "float32", "--quantization",
                                    "none", "--no-compile", "--in-process", "--policies", ",".join(policies),
                                    "--max-tokens", "4", "--out", str(out)])
@@ -54,7 +54,8 @@ def test_the_benchmark_runs_and_its_accounting_adds_up(tiny_model_dir: Path, tmp
         assert run["cached_tokens"] + run["computed_prompt_tokens"] == run["prompt_tokens"]
         assert run["completion_tokens"] == requests * 4  # ignore_eos: exactly max_tokens each
         assert run["hit_rate"] == round(run["cached_tokens"] / run["prompt_tokens"], 4)
-        assert run["hit_rate"] <= report["policies"]["affinity"]["hit_rate"]
+        if not name.startswith("affinity"):  # a balancer never beats prefix affinity's cache hits
+            assert run["hit_rate"] <= report["policies"]["affinity"]["hit_rate"]
     assert report["rounds"]["round_robin"][0]["routed"] == [requests // 2] * 2
     # a tenant's later turns reuse at least its system prompt's blocks on affinity's replica
     assert report["policies"]["affinity"]["hit_rate"] > 0.4
