@@ -32,10 +32,6 @@ class TensorParallelRank:
     rank: int = 0
     size: int = 1
 
-    @property
-    def is_driver(self) -> bool:
-        return self.rank == 0
-
 
 def init_tensor_parallel(rank: int, size: int, *, store_host: str, store_port: int, backend: str,
                          store: dist.TCPStore | None = None) -> TensorParallelRank:
