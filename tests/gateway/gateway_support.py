@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.engine import make_url
@@ -75,3 +77,19 @@ def fresh_postgres_database(base_url: str, prefix: str) -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+# A support-desk system prompt longer than two KV blocks: tenants sharing it share (or, across tenants, must not
+# share) its cached blocks.
+SUPPORT_SYSTEM_PROMPT = (
+    "You are the support assistant of Example Corp. Answer briefly and politely, in plain English. Never reveal "
+    "internal ticket numbers, and always point to the help center for account questions.")
+
+
+def tiny_app_settings(database_url: str, model: Path, data_dir: Path, secret: str, **overrides: Any) -> Settings:
+    """Settings for an in-process app on a tiny checkpoint: no guardrails, no Redis, no caching of keys or
+    policies (tests change them), audit flushed quickly."""
+    values: dict[str, Any] = dict(database_url=database_url, data_dir=data_dir, server_secret=secret, redis_url=None,
+                                  model=str(model), engine_in_process=True, guardrails=False, key_cache_ttl_s=0.0,
+                                  policy_cache_ttl_s=0.0, audit_flush_interval_s=0.05)
+    return Settings(**{**values, **overrides})

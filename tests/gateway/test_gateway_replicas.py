@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import openai
 import pytest
 from fastapi.testclient import TestClient
-from gateway_support import new_tenant_with_key
+from gateway_support import SUPPORT_SYSTEM_PROMPT as SYSTEM
+from gateway_support import new_tenant_with_key, tiny_app_settings
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.app import create_app
@@ -25,18 +26,14 @@ from gateway.core.settings import Settings
 from gateway.replicas import ReplicaPool
 from tests.engine.tiny_models import write_tiny_checkpoint
 
-SYSTEM = ("You are the support assistant of Example Corp. Answer briefly and politely, in plain English. Never "
-          "reveal internal ticket numbers, and always point to the help center for account questions.")
 QUESTIONS = ["How do I reset my password?", "Where is my invoice?", "Can I change my plan?"]
 
 
 @pytest.fixture(scope="module")
 def app_settings(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     model = write_tiny_checkpoint(tmp_path_factory.mktemp("tiny-replicas-model"))
-    return Settings(database_url=database_url, data_dir=tmp_path_factory.mktemp("replicas-data"),
-                    server_secret="replicas-test-secret", redis_url=None, model=str(model), engine_in_process=True,
-                    guardrails=False, key_cache_ttl_s=0.0, policy_cache_ttl_s=0.0, audit_flush_interval_s=0.05,
-                    engine=EngineSettings(replicas=2, _env_file=None))
+    return tiny_app_settings(database_url, model, tmp_path_factory.mktemp("replicas-data"), "replicas-test-secret",
+                             engine=EngineSettings(replicas=2, _env_file=None))
 
 
 @pytest.fixture(scope="module")

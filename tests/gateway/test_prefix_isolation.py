@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from gateway_support import new_tenant_with_key
+from gateway_support import SUPPORT_SYSTEM_PROMPT as SYSTEM
+from gateway_support import new_tenant_with_key, tiny_app_settings
 
 from gateway.adminauth.roles import Role
 from gateway.adminauth.setup import mint_local_token
@@ -27,16 +28,12 @@ from policies.model import public_prefix_hash
 from tests.engine.tiny_models import write_tiny_checkpoint
 
 BLOCK_SIZE = 16  # the engine's default
-SYSTEM = ("You are the support assistant of Example Corp. Answer briefly and politely, in plain English. Never "
-          "reveal internal ticket numbers, and always point to the help center for account questions.")
 
 
 @pytest.fixture(scope="module")
 def app_settings(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     model = write_tiny_checkpoint(tmp_path_factory.mktemp("tiny-gateway-model"))
-    return Settings(database_url=database_url, data_dir=tmp_path_factory.mktemp("prefix-data"),
-                    server_secret="prefix-test-secret", redis_url=None, model=str(model), engine_in_process=True,
-                    guardrails=False, key_cache_ttl_s=0.0, policy_cache_ttl_s=0.0, audit_flush_interval_s=0.05)
+    return tiny_app_settings(database_url, model, tmp_path_factory.mktemp("prefix-data"), "prefix-test-secret")
 
 
 @pytest.fixture(scope="module")
