@@ -37,9 +37,9 @@ def replica_devices(device: str, count: int, *, tensor_parallel_size: int = 1, c
 def replica_configs(config: EngineConfig, count: int, *, in_process: bool) -> list[EngineConfig]:
     import torch  # the engine is loaded by now; kept out of the gateway's import time
 
-    device = config.device
-    if device == "auto":  # resolved as the engine does, so every replica is told its own device
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+    from engine.llm_engine import resolve_device
+
+    device = str(resolve_device(config.device))  # as the engine resolves it, so every replica is told its own
     tp = config.tensor_parallel_size
     cuda_devices = torch.cuda.device_count() if device.startswith("cuda") else 0
     devices = replica_devices(device, count, tensor_parallel_size=tp, cuda_devices=cuda_devices)
@@ -66,6 +66,7 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     if failed:
         await asyncio.gather(*(engine.shutdown() for engine in started), return_exceptions=True)
         raise failed[0]
+
     async def restart(index: int) -> EngineClient:
         return await launch.start_engine(configs[index], in_process=in_process)
 
