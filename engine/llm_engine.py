@@ -15,10 +15,9 @@ from typing import Any
 import torch
 
 from engine.block_manager import BlockManager
-from engine.compilation import use_compile_cache
 from engine.config import EngineConfig
 from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
-from engine.distributed.executor import TensorParallelWorkers, threads_per_rank
+from engine.distributed.executor import TensorParallelWorkers, configure_process
 from engine.distributed.sharding import check_tensor_parallel
 from engine.errors import EngineDeadError, InvalidRequestError
 from engine.layers.sampler import SamplerOutput
@@ -97,27 +96,17 @@ def _merged(first: RequestOutput, then: RequestOutput) -> RequestOutput:
 class LLMEngine:
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        if config.num_threads:
-            torch.set_num_threads(config.num_threads)
-        if config.compile_cache_dir:
-            use_compile_cache(config.compile_cache_dir)  # before the runner compiles or builds anything
         source = resolve_model(config.model, config.served_model_name)
         self.model_name = source.served_name
         self.device = resolve_device(config.device)
+        configure_process(config, self.device)  # threads, compile cache, current GPU: before anything loads
         self.dtype = resolve_dtype(config.dtype, self.device)
         self.tokenizer = Tokenizer.from_source(source)
         arch = load_arch_config(source)
         max_len = config.max_model_len or min(arch.max_position_embeddings, MAX_CONTEXT_DEFAULT)
-        if self.device.type == "cuda" and self.device.index is not None:
-            # "cuda:N" (a replica's GPU, a tensor-parallel group's first): Triton launches, CUDA graphs and NCCL
-            # all use the current device, not the tensors' device.
-            torch.cuda.set_device(self.device)
         self.workers: TensorParallelWorkers | None = None
         if config.tensor_parallel_size > 1:
             check_tensor_parallel(arch, config.tensor_parallel_size)  # before any process starts
-            threads = threads_per_rank(config, self.device)
-            if threads:
-                torch.set_num_threads(threads)
             self.workers = TensorParallelWorkers.start(config, self.device, self.dtype, max_len)
         try:
             self._build_runner(config, source, arch, max_len)

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from engine.compilation import use_compile_cache
 from engine.config import EngineConfig
 from engine.distributed.parallel_state import (
     COLLECTIVE_TIMEOUT,
@@ -72,6 +73,19 @@ def threads_per_rank(config: EngineConfig, device: torch.device) -> int | None:
     if config.num_threads or device.type != "cpu" or config.tensor_parallel_size == 1:
         return config.num_threads
     return max(1, (os.cpu_count() or 1) // config.tensor_parallel_size)
+
+
+def configure_process(config: EngineConfig, device: torch.device) -> None:
+    """What an engine process — the driver or a tensor-parallel worker — sets before it loads or compiles anything:
+    torch's thread count, where compiled code is cached, and on ``cuda:N`` the current device (Triton launches,
+    CUDA graphs and NCCL use the current device, not the tensors')."""
+    threads = threads_per_rank(config, device)
+    if threads:
+        torch.set_num_threads(threads)
+    if config.compile_cache_dir:
+        use_compile_cache(config.compile_cache_dir)
+    if device.type == "cuda" and device.index is not None:
+        torch.cuda.set_device(device)
 
 
 class _Worker:

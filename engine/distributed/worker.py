@@ -19,14 +19,13 @@ from typing import Any
 
 import torch
 
-from engine.compilation import use_compile_cache
 from engine.distributed.executor import (
     FDS_ENV,
     STORE_HOST,
     WorkerSpec,
     backend_for,
+    configure_process,
     rank_device,
-    threads_per_rank,
 )
 from engine.distributed.parallel_state import destroy_tensor_parallel, init_tensor_parallel
 from engine.llm_engine import resolve_device
@@ -45,13 +44,7 @@ def _receive(command: Connection) -> Any:
 def run_worker(spec: WorkerSpec, command: Connection, reply: Connection) -> None:
     config = spec.config
     device = rank_device(resolve_device(config.device), spec.rank)
-    threads = threads_per_rank(config, device)
-    if threads:
-        torch.set_num_threads(threads)
-    if config.compile_cache_dir:
-        use_compile_cache(config.compile_cache_dir)
-    if device.type == "cuda":
-        torch.cuda.set_device(device)
+    configure_process(config, device)
     reply.send(("joining",))
     tp = init_tensor_parallel(spec.rank, spec.size, store_host=STORE_HOST, store_port=spec.store_port,
                               backend=backend_for(device))
