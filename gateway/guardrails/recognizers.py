@@ -13,7 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import phonenumbers
-from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult
+import tldextract
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
     EmailRecognizer,
@@ -156,6 +157,107 @@ class WindowedPhoneRecognizer(PhoneRecognizer):
         )
 
 
+# Obfuscated e-mail addresses: "dana [at] example [dot] org", "dana(at)example(dot)org", "dana dot k at example dot
+# org", "dana @ example.org", "dana@example[.]org". Markers are case-insensitive; the view has already folded
+# full-width brackets and dropped invisible characters.
+_OPEN, _CLOSE = r"[\[({<]", r"[\])}>]"
+_AT_MARK = re.compile(
+    rf"(?P<bracket>\s*{_OPEN}\s*(?:at|@)\s*{_CLOSE}\s*)|(?P<spaced>\s+@\s*|\s*@\s+)|(?P<bare>\s+at\s+)|(?P<plain>@)",
+    re.IGNORECASE,
+)
+_DOT_MARK = rf"(?:\s*{_OPEN}\s*(?:dot|\.)\s*{_CLOSE}\s*|\s+dot\s+|\.)"
+_LABEL = re.compile(r"[^\W_](?:[\w-]{0,61}[^\W_])?")
+_DOMAIN_STEP = re.compile(rf"({_DOT_MARK})([^\W_](?:[\w-]{{0,61}}[^\W_])?)", re.IGNORECASE)
+_ATOM = r"[\w!#$%&'*+/=?^`{|}~-]+"
+_LOCAL_BEFORE = re.compile(rf"{_ATOM}(?:{_DOT_MARK}{_ATOM})*\Z", re.IGNORECASE)
+_SPELLED_DOT = re.compile(rf"\s*{_OPEN}\s*(?:dot|\.)\s*{_CLOSE}\s*|\s+dot\s+", re.IGNORECASE)
+# Any marker but a bare " at " (which alone is ordinary English): the pre-filter and the windows' anchor.
+_OBFUSCATION_ANCHOR = rf"(?i)\bdot\b|{_OPEN}\s*(?:at|@|dot|\.)\s*{_CLOSE}|\s@|@\s"
+_LOCAL_BEFORE_MAX = 96
+# With a bare " at ", words prose puts on either side of it: "email me at", "at the dot com boom".
+_PROSE_BEFORE_AT = frozenset({"me", "us", "you", "him", "her", "them", "it", "one", "look", "looking"})
+_PROSE_AFTER_AT = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "his", "her", "their", "its", "least",
+     "most", "all", "any", "some", "no", "each", "every", "home", "work", "once", "first", "last"}
+)  # fmt: skip
+
+
+class ObfuscatedEmailRecognizer(EntityRecognizer):
+    """E-mail addresses with "@" or "." spelled out, bracketed or spaced, reported as EMAIL_ADDRESS so the policy's
+    e-mail action applies to them too.
+
+    Every match holds at least one such marker (a literal address is Presidio's), and its domain must end in a
+    real public suffix (tldextract, offline, as Presidio validates a literal one). A bare word " at " is ordinary
+    English ("meet me at the office", "look at example.com"), so it makes an address only with a spelled or
+    bracketed dot ("dana at example dot org"), not after a pronoun nor before a determiner ("at the dot com boom"),
+    and scores lower (BARE_SCORE: above the default threshold, below the others). The domain's labels are tried
+    from the longest, so a word after the address ("... dot org dot Then") is not taken for part of it.
+    """
+
+    SCORE = 0.8
+    BARE_SCORE = 0.6
+    CONTEXT = ["email", "e-mail", "mail", "contact", "write", "reach"]  # noqa: RUF012
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["EMAIL_ADDRESS"], context=self.CONTEXT)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results: list[RecognizerResult] = []
+        taken = 0  # the end of the last address found: its own markers do not start another
+        for at in _AT_MARK.finditer(text):
+            if at.start() < taken:
+                continue
+            found = self._address_at(text, at)
+            if found is not None:
+                results.append(found)
+                taken = found.end
+        return results
+
+    def _address_at(self, text: str, at: re.Match[str]) -> RecognizerResult | None:
+        local = _LOCAL_BEFORE.search(text, max(0, at.start() - _LOCAL_BEFORE_MAX), at.start())
+        if local is None:
+            return None
+        labels, spelled_in_domain = self._domain_after(text, at.end())
+        if len(labels) < 2:
+            return None
+        kind = at.lastgroup
+        spelled = spelled_in_domain or _SPELLED_DOT.search(local.group()) is not None
+        if kind == "plain" and not spelled:
+            return None  # a literal address: Presidio's recognizer reports it
+        if kind == "bare":
+            if not spelled:
+                return None
+            if local.group().casefold() in _PROSE_BEFORE_AT or labels[0][0].casefold() in _PROSE_AFTER_AT:
+                return None
+        for count in range(len(labels), 1, -1):  # the longest domain that ends in a public suffix
+            domain = ".".join(label for label, _ in labels[:count])
+            if tldextract.extract(domain).fqdn:
+                score = self.BARE_SCORE if kind == "bare" else self.SCORE
+                return RecognizerResult("EMAIL_ADDRESS", local.start(), labels[count - 1][1], score,
+                                        self._explanation(kind))
+        return None
+
+    @staticmethod
+    def _domain_after(text: str, start: int) -> tuple[list[tuple[str, int]], bool]:
+        """The domain's labels with the end of each, and whether a dot between them was spelled or bracketed."""
+        first = _LABEL.match(text, start)
+        if first is None:
+            return [], False
+        labels = [(first.group(), first.end())]
+        spelled = False
+        while (step := _DOMAIN_STEP.match(text, labels[-1][1])) is not None:
+            labels.append((step.group(2), step.end()))
+            spelled = spelled or step.group(1) != "."
+        return labels, spelled
+
+    def _explanation(self, kind: str | None) -> AnalysisExplanation:
+        return AnalysisExplanation(self.name, self.BARE_SCORE if kind == "bare" else self.SCORE,
+                                   pattern_name=f"obfuscated e-mail ({kind} at)")
+
+
 @dataclass(frozen=True, slots=True)
 class Detector:
     """One recognizer, the cheap test that must pass before it runs, and how its context words are matched.
@@ -189,6 +291,8 @@ def build_detectors() -> list[Detector]:
     spec: list[tuple[str, EntityRecognizer, Callable[[str], bool], str | None, int]] = [
         # (entity, recognizer, pre-filter, anchor regex or None, window margin around the anchor)
         ("EMAIL_ADDRESS", EmailRecognizer(), lambda text: "@" in text, "@", 96),
+        ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), _regex_prefilter(_OBFUSCATION_ANCHOR), _OBFUSCATION_ANCHOR,
+         160),
         ("CREDIT_CARD", CreditCardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}"), None, 0),
         ("IBAN_CODE", IbanRecognizer(), _regex_prefilter(r"\b[A-Z]{2}\d{2}"), None, 0),
         ("US_SSN", UsSsnRecognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
