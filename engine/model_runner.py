@@ -130,6 +130,34 @@ class StepInputs:
     sample_rows: torch.Tensor | None  # rows of the flattened batch that get logits (None: no sampling this step)
 
 
+def flatten_step(input_ids: list[int], starts: list[int], q_lens: list[int], tables: list[list[int]],
+                 num_decodes: int, block_size: int, sample_positions: list[int]) -> StepInputs:
+    """One step's host tensors from its sequences' query tokens laid end to end: sequence i computes ``q_lens[i]``
+    tokens from position ``starts[i]`` with block table ``tables[i]``; the first ``num_decodes`` have one each."""
+    query_start = [0, *itertools.accumulate(q_lens)]
+    seq_lens = [a + n for a, n in zip(starts, q_lens, strict=True)]
+    max_blocks = max(len(t) for t in tables)
+    block_tables = torch.tensor([t + [0] * (max_blocks - len(t)) for t in tables], dtype=torch.int32)
+    qsl = torch.tensor(query_start, dtype=torch.int32)
+    # positions and slots, vectorised over all tokens of the batch
+    seq_index = torch.repeat_interleave(torch.arange(len(q_lens)), torch.tensor(q_lens))
+    positions = torch.arange(query_start[-1]) - qsl[:-1].long()[seq_index] + torch.tensor(starts)[seq_index]
+    blocks = block_tables[seq_index, positions // block_size].long()
+    slot_mapping = blocks * block_size + positions % block_size
+    meta = AttentionMetadata(
+        query_start_loc=qsl,
+        seq_lens=torch.tensor(seq_lens, dtype=torch.int32),
+        block_tables=block_tables,
+        slot_mapping=slot_mapping,
+        num_decodes=num_decodes,
+        max_query_len=max(q_lens),
+        max_seq_len=max(seq_lens),
+        max_decode_seq_len=max(seq_lens[:num_decodes], default=0),
+    )
+    rows = torch.tensor(sample_positions, dtype=torch.long) if sample_positions else None
+    return StepInputs(torch.tensor(input_ids, dtype=torch.long), positions, meta, rows)
+
+
 class ModelRunner:
     def __init__(self, config: EngineConfig, model: LlamaForCausalLM, device: torch.device, dtype: torch.dtype,
                  num_blocks: int, workers: TensorParallelWorkers | None = None) -> None:
@@ -205,40 +233,14 @@ class ModelRunner:
     def prepare_inputs(self, batch: ScheduledBatch, sample_positions: list[int]) -> StepInputs:
         input_ids: list[int] = []
         starts: list[int] = []
-        seq_lens: list[int] = []
-        query_start = [0]
         for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
             start = seq.num_computed_tokens
             input_ids.extend(seq.token_ids[start : start + n])
             if start + n > len(seq):  # a decode with draft tokens (speculative decoding) runs them after it
                 input_ids.extend(seq.spec_token_ids[: start + n - len(seq)])
             starts.append(start)
-            seq_lens.append(start + n)
-            query_start.append(query_start[-1] + n)
-        max_blocks = max(len(s.block_table) for s in batch.seqs)
-        tables = [s.block_table + [0] * (max_blocks - len(s.block_table)) for s in batch.seqs]
-        q_lens = [b - a for a, b in itertools.pairwise(query_start)]
-
-        block_tables = torch.tensor(tables, dtype=torch.int32)
-        qsl = torch.tensor(query_start, dtype=torch.int32)
-        # positions and slots, vectorised over all tokens of the batch
-        seq_index = torch.repeat_interleave(torch.arange(len(q_lens)), torch.tensor(q_lens))
-        positions = torch.arange(query_start[-1]) - qsl[:-1].long()[seq_index] + torch.tensor(starts)[seq_index]
-        blocks = block_tables[seq_index, positions // self.block_size].long()
-        slot_mapping = blocks * self.block_size + positions % self.block_size
-        nd = batch.num_decodes
-        meta = AttentionMetadata(
-            query_start_loc=qsl,
-            seq_lens=torch.tensor(seq_lens, dtype=torch.int32),
-            block_tables=block_tables,
-            slot_mapping=slot_mapping,
-            num_decodes=nd,
-            max_query_len=max(q_lens),
-            max_seq_len=max(seq_lens),
-            max_decode_seq_len=max(seq_lens[:nd], default=0),
-        )
-        rows = torch.tensor(sample_positions, dtype=torch.long) if sample_positions else None
-        return StepInputs(torch.tensor(input_ids, dtype=torch.long), positions, meta, rows)
+        return flatten_step(input_ids, starts, batch.num_new_tokens, [s.block_table for s in batch.seqs],
+                            batch.num_decodes, self.block_size, sample_positions)
 
     def prepare_sampling(self, seqs: list[Sequence], bitmask: torch.Tensor | None) -> SamplingTensors:
         params = [s.sampling_params for s in seqs]
