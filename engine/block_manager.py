@@ -52,6 +52,10 @@ class BlockManager:
         self.free: OrderedDict[int, None] = OrderedDict.fromkeys(range(num_blocks))  # front = handed out first
         self.cached: dict[bytes, int] = {}  # full-block hash -> block id
         self.num_evictions = 0  # cached blocks overwritten (metrics, tests)
+        # Whether the draft model's cache (speculative decoding) holds this block's KV too: set by the draft
+        # proposer once it has computed every token of the block, cleared when the block takes new contents. A
+        # prefix-cache hit on a block with it set saves the draft model that block as well.
+        self.draft_filled = [False] * num_blocks
 
     @property
     def num_free_blocks(self) -> int:
@@ -135,6 +139,7 @@ class BlockManager:
                 self.keys[block] = None
                 self.num_evictions += 1
             self.ref_counts[block] = 1
+            self.draft_filled[block] = False
             seq.block_table.append(block)
 
     def free_seq(self, seq: Sequence) -> None:

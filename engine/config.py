@@ -8,6 +8,7 @@ DEFAULT_MODEL = "default"
 DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
 _QUANTIZATIONS = (None, "int8", "int4")
+_SPECULATIVE_METHODS = (None, "ngram", "draft_model")
 
 
 @dataclass(slots=True)
@@ -58,10 +59,15 @@ class EngineConfig:
     # forward pass each (the next step computes them together). Off for requests that ask for logprobs.
     structured_jump_forward: bool = True
     # Speculative decoding (``engine.spec_decode``): "ngram" proposes up to ``num_speculative_tokens`` draft
-    # tokens by prompt lookup (the longest recurring suffix of ``prompt_lookup_min..max`` tokens) and verifies
-    # them in the decode step; greedy outputs are identical with and without it. None: off.
+    # tokens by prompt lookup (the longest recurring suffix of ``prompt_lookup_min..max`` tokens); "draft_model"
+    # has a smaller model with the same tokenizer (``speculative_model``: a .gguf file, an HF checkpoint dir, or
+    # "default") write them greedily. Either way the target verifies them in the decode step, and greedy outputs are
+    # identical with and without it. None: off.
     speculative_method: str | None = None
     num_speculative_tokens: int = 4
+    speculative_model: str | None = None
+    # The draft model's own weight-only quantization (None, "int8", "int4"), independent of the target's.
+    speculative_model_quantization: str | None = None
     prompt_lookup_min: int = 2
     prompt_lookup_max: int = 4
     # No drafts in a step with more sequences decoding than this (vLLM's name): large batches are compute-bound on
@@ -81,8 +87,13 @@ class EngineConfig:
             raise ValueError("fairness_half_life_tokens must be positive")
         if not 0.0 < self.tenant_kv_quota <= 1.0:
             raise ValueError("tenant_kv_quota must be in (0, 1]")
-        if self.speculative_method not in (None, "ngram"):
-            raise ValueError(f"speculative_method must be None or 'ngram', got {self.speculative_method!r}")
+        if self.speculative_method not in _SPECULATIVE_METHODS:
+            raise ValueError(
+                f"speculative_method must be one of {_SPECULATIVE_METHODS}, got {self.speculative_method!r}")
+        if (self.speculative_method == "draft_model") != (self.speculative_model is not None):
+            raise ValueError("speculative_model is required with speculative_method='draft_model' and only then")
+        if self.speculative_model_quantization not in _QUANTIZATIONS:
+            raise ValueError(f"speculative_model_quantization must be one of {_QUANTIZATIONS}")
         if self.num_speculative_tokens < 1 or not 1 <= self.prompt_lookup_min <= self.prompt_lookup_max:
             raise ValueError("num_speculative_tokens must be positive and 1 <= prompt_lookup_min <= prompt_lookup_max")
         if self.speculative_disable_by_batch_size is not None and self.speculative_disable_by_batch_size < 1:

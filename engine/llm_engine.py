@@ -6,6 +6,7 @@ structured decoding's: the batch's grammar mask is filled on it while the forwar
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, wait
@@ -29,7 +30,7 @@ from engine.outputs import RequestOutput, TokenLogprob, Usage
 from engine.request import EngineRequest
 from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
-from engine.spec_decode import NgramProposer
+from engine.spec_decode import DraftModelProposer, NgramProposer
 from engine.spec_decode.draft_masks import draft_masks
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
@@ -105,6 +106,7 @@ class LLMEngine:
         arch = load_arch_config(source)
         max_len = config.max_model_len or min(arch.max_position_embeddings, MAX_CONTEXT_DEFAULT)
         self.workers: TensorParallelWorkers | None = None
+        self.drafter: DraftModelProposer | None = None  # speculative_method="draft_model" (built with the runner)
         if config.tensor_parallel_size > 1:
             check_tensor_parallel(arch, config.tensor_parallel_size)  # before any process starts
             self.workers = TensorParallelWorkers.start(config, self.device, self.dtype, max_len)
@@ -120,7 +122,7 @@ class LLMEngine:
         self._bitmask: Any = None  # engine.structured.BatchBitmask, made with the first constrained batch
         self.num_steps = 0  # forward passes run (lifetime; tests and benchmarks)
         self.num_forced_tokens = 0  # tokens appended by jump-forward, each one forward pass saved
-        self.proposer: NgramProposer | None = None
+        self.proposer: NgramProposer | None = None  # speculative_method="ngram"
         if config.speculative_method == "ngram":
             self.proposer = NgramProposer(config.num_speculative_tokens, min_n=config.prompt_lookup_min,
                                           max_n=config.prompt_lookup_max)
@@ -129,27 +131,57 @@ class LLMEngine:
                  config.block_size, self.max_model_len)
 
     def _build_runner(self, config: EngineConfig, source: Any, arch: Any, max_len: int) -> None:
-        """Load this rank's model, size the KV pool and build the runner (with the workers, under tensor
-        parallelism: they load their shards meanwhile and build their runners in lockstep with ours)."""
+        """Load this rank's model (and the draft model, if any), size the KV pool and build the runners (with the
+        workers, under tensor parallelism: they load their shards meanwhile and build their runners in lockstep
+        with ours)."""
         self.model = load_model(source, dtype=self.dtype, device=self.device, max_position=max_len,
                                 show_progress=config.show_progress, tp=self.workers.tp if self.workers else None)
         self.vocab_size = arch.vocab_size
         self.eos_token_ids = list(dict.fromkeys(self.tokenizer.eos_token_ids or arch.eos_token_ids))
-        num_blocks = config.num_kv_blocks or max(
-            1, config.kv_cache_memory_mb * 2**20 // kv_bytes_per_block(self.model, config.block_size, self.dtype))
+        draft_model = self._load_draft_model(config, max_len) if config.speculative_method == "draft_model" else None
+        block_bytes = kv_bytes_per_block(self.model, config.block_size, self.dtype)
+        if draft_model is not None:  # the draft's cache has a block for every block of the target's
+            block_bytes += kv_bytes_per_block(draft_model, config.block_size, self.dtype)
+        num_blocks = config.num_kv_blocks or max(1, config.kv_cache_memory_mb * 2**20 // block_bytes)
         # One sequence alone must always fit, or recompute preemption could never make progress.
         self.max_model_len = min(max_len, num_blocks * config.block_size)
         self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
+        max_step_tokens = max(config.max_num_batched_tokens, config.max_num_seqs)
         self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
-                                   max_num_batched_tokens=max(config.max_num_batched_tokens, config.max_num_seqs),
+                                   max_num_batched_tokens=max_step_tokens,
                                    fair=config.fair_scheduling, half_life_tokens=config.fairness_half_life_tokens,
                                    tenant_kv_quota=config.tenant_kv_quota)
         if self.workers is not None:
             self.workers.await_loaded()
             self.workers.build_runners(num_blocks)
         self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks, self.workers)
+        if draft_model is not None:
+            # The draft runs whole on this rank (it is small), with its own quantization and no speculation.
+            draft_config = dataclasses.replace(
+                config, model=config.speculative_model or "", quantization=config.speculative_model_quantization,
+                tensor_parallel_size=1, speculative_method=None, speculative_model=None)
+            self.drafter = DraftModelProposer(
+                ModelRunner(draft_config, draft_model, self.device, self.dtype, num_blocks), self.block_manager,
+                config.num_speculative_tokens, max_step_tokens)
         if self.workers is not None:
             self.workers.await_ready()
+
+    def _load_draft_model(self, config: EngineConfig, max_len: int) -> Any:
+        """The draft model, after checking it speaks the target's tokens: a draft is a token id, so both models
+        must map ids to the same strings (a draft vocabulary may be shorter, never longer)."""
+        assert config.speculative_model is not None
+        source = resolve_model(config.speculative_model, None)
+        arch = load_arch_config(source)
+        if arch.vocab_size > self.vocab_size:
+            raise ValueError(f"the draft model's vocabulary ({arch.vocab_size}) is larger than the target's "
+                             f"({self.vocab_size})")
+        draft_vocab = Tokenizer.from_source(source).backend.get_vocab()
+        target_vocab = self.tokenizer.backend.get_vocab()
+        if draft_vocab != target_vocab:
+            raise ValueError(f"the draft model {config.speculative_model!r} has another tokenizer than the target: "
+                             "a draft model must share the target's vocabulary")
+        return load_model(source, dtype=self.dtype, device=self.device, max_position=max_len,
+                          show_progress=config.show_progress)
 
     def shutdown(self) -> None:
         """Stop the tensor-parallel workers (nothing to do for a single-rank engine). The engine is unusable after."""
@@ -228,7 +260,7 @@ class LLMEngine:
 
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
-        if self.proposer is not None:
+        if self.speculating:
             self._propose_drafts()
         batch = self.scheduler.schedule()
         if not batch:
@@ -239,10 +271,12 @@ class LLMEngine:
             if state is not None and not state.timings.scheduled_ns:
                 state.timings.scheduled_ns = scheduled_at
                 state.timings.cached_tokens = max(seq.cached_tokens, 0)
-        plan = SamplePlan.of(batch)
         fill_errors: dict[int, str] = {}
         pending = None
         try:
+            if self.drafter is not None:
+                self._write_drafts(batch)
+            plan = SamplePlan.of(batch)
             pending = self._start_bitmask_fill(plan, fill_errors)
             out = self.runner.execute(batch, plan.positions, plan.row_seqs, pending)
         except Exception as exc:  # a failed forward fails its batch, never the engine ...
@@ -263,9 +297,14 @@ class LLMEngine:
             return []
         return self._process_samples(plan, out, fill_errors)
 
+    @property
+    def speculating(self) -> bool:
+        return self.proposer is not None or self.drafter is not None
+
     def _propose_drafts(self) -> None:
-        """Draft tokens for every running sequence about to decode that speculation applies to."""
-        assert self.proposer is not None
+        """Draft tokens for every running sequence about to decode that speculation applies to. With a draft model
+        these are placeholders: the scheduler fits them into the step, then the draft model writes as many as it
+        kept (``_write_drafts``)."""
         decoding = [s for s in self.scheduler.running if len(s) - s.num_computed_tokens == 1]
         cap = self.config.speculative_disable_by_batch_size
         busy = cap is not None and len(decoding) > cap
@@ -274,14 +313,40 @@ class LLMEngine:
         for seq in decoding:
             if busy or not self._speculates(seq):
                 continue
-            if seq.ngram_index is None:
-                seq.ngram_index = self.proposer.new_index()
             # Never past max_tokens (the step also samples one token of its own) or the model's length.
             limit = min(seq.sampling_params.max_tokens - seq.num_output_tokens - 1, self.max_model_len - len(seq))
+            if self.proposer is None:
+                seq.spec_token_ids = [0] * max(0, min(self.config.num_speculative_tokens, limit))
+                continue
+            if seq.ngram_index is None:
+                seq.ngram_index = self.proposer.new_index()
             drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
             if drafts and seq.structured_state is not None:
                 drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
             seq.spec_token_ids = drafts
+
+    def _write_drafts(self, batch: ScheduledBatch) -> None:
+        """The draft model's tokens in place of the placeholders the scheduler fitted. Where it writes fewer (a
+        grammar cuts them, or its catch-up did not fit this step) the sequence computes fewer tokens this step."""
+        assert self.drafter is not None
+        index = [i for i, seq in enumerate(batch.seqs) if seq.spec_token_ids]
+        if not index:
+            return
+        seqs = [batch.seqs[i] for i in index]
+        drafts = self.drafter.propose(seqs, [len(s.spec_token_ids) for s in seqs])
+        cut = False
+        for i, seq, written in zip(index, seqs, drafts, strict=True):
+            if written and seq.structured_state is not None:
+                written = written[: seq.structured_state.validate_tokens(written)]
+            if len(written) < len(seq.spec_token_ids):
+                batch.num_new_tokens[i] -= len(seq.spec_token_ids) - len(written)
+                cut = True
+            seq.spec_token_ids = written
+        if cut:  # a sequence left with one token is a plain decode again: one-token queries go first
+            order = sorted(range(len(batch.seqs)), key=lambda i: batch.num_new_tokens[i] != 1)
+            batch.seqs = [batch.seqs[i] for i in order]
+            batch.num_new_tokens = [batch.num_new_tokens[i] for i in order]
+            batch.num_decodes = batch.num_new_tokens.count(1)
 
     @staticmethod
     def _speculates(seq: Sequence) -> bool:
@@ -308,7 +373,7 @@ class LLMEngine:
             from engine.structured import BatchBitmask
 
             # With speculation a sequence samples up to 1 + num_speculative_tokens rows.
-            rows_per_seq = 1 + (self.config.num_speculative_tokens if self.proposer is not None else 0)
+            rows_per_seq = 1 + (self.config.num_speculative_tokens if self.speculating else 0)
             self._bitmask = BatchBitmask(self.config.max_num_seqs * rows_per_seq, self.vocab_size)
         matchers: list[Any] = []
         for seq, first_row in zip(plan.seqs, plan.first_rows, strict=True):

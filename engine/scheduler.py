@@ -265,6 +265,7 @@ class Scheduler:
         self.blocks.free_seq(seq)
         seq.status = SequenceStatus.WAITING
         seq.spec_token_ids = []
+        seq.draft_num_computed_tokens = 0  # its blocks are gone, the draft model's KV with them
         step.preempted.append(seq)
         step.preempted_tenants.add(self.tenant_of(seq))
 

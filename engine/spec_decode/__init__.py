@@ -1,5 +1,7 @@
-"""Speculative decoding: draft tokens proposed without a model, verified by the target model in one step."""
+"""Speculative decoding: draft tokens proposed by prompt lookup or by a small draft model, verified by the target
+model in one step."""
 
+from engine.spec_decode.draft_model import DraftModelProposer
 from engine.spec_decode.ngram_proposer import NgramProposer
 
-__all__ = ["NgramProposer"]
+__all__ = ["DraftModelProposer", "NgramProposer"]
