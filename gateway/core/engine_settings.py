@@ -46,10 +46,14 @@ class EngineSettings(BaseSettings):
     compile_cache_dir: str | None = Field(default=None, min_length=1)
     # Grammar-forced tokens (JSON keys, punctuation) appended without a forward pass each; outputs are unchanged.
     structured_jump_forward: bool = True
-    # Speculative decoding by prompt lookup: drafts copied from the context, verified in the decode step (greedy
-    # outputs unchanged). Pays off where outputs quote their input (extraction, edits, agents); "none": off.
-    speculative_method: Literal["none", "ngram"] = "none"
+    # Speculative decoding: drafts verified in the decode step (greedy outputs unchanged). "ngram": copied from the
+    # context by prompt lookup, pays off where outputs quote their input (extraction, edits, agents);
+    # "draft_model": written by ``speculative_model`` (a smaller model with the same tokenizer: a .gguf file, an
+    # HF checkpoint dir or "default"), optionally quantized on its own; "none": off.
+    speculative_method: Literal["none", "ngram", "draft_model"] = "none"
     num_speculative_tokens: int = Field(default=4, ge=1, le=16)
+    speculative_model: str | None = Field(default=None, min_length=1)
+    speculative_model_quantization: Literal["none", "int8", "int4"] = "none"
     prompt_lookup_min: int = Field(default=2, ge=1)
     prompt_lookup_max: int = Field(default=4, ge=1)
     speculative_disable_by_batch_size: int | None = Field(default=16, ge=1)  # no drafts past this many decodes
@@ -74,9 +78,18 @@ class EngineSettings(BaseSettings):
             raise ValueError("prompt_lookup_min must not exceed prompt_lookup_max")
         return self
 
+    @model_validator(mode="after")
+    def _draft_model_named(self) -> EngineSettings:
+        if (self.speculative_method == "draft_model") != (self.speculative_model is not None):
+            raise ValueError("WARDEN_ENGINE_SPECULATIVE_MODEL is required with speculative_method=draft_model, and "
+                             "only then")
+        return self
+
     def engine_kwargs(self, model: str) -> dict[str, Any]:
         """Keyword arguments for ``engine.config.EngineConfig``."""
         values = self.model_dump(exclude=set(self.GATEWAY_ONLY))
         values["quantization"] = None if self.quantization == "none" else self.quantization
         values["speculative_method"] = None if self.speculative_method == "none" else self.speculative_method
+        quantization = self.speculative_model_quantization
+        values["speculative_model_quantization"] = None if quantization == "none" else quantization
         return {"model": model, **values}

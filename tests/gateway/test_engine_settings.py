@@ -41,6 +41,19 @@ def test_environment_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> N
     assert config.tensor_parallel_size == 3
 
 
+def test_a_draft_model_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_METHOD", "draft_model")
+    monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_MODEL", "default")
+    monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_MODEL_QUANTIZATION", "int4")
+    settings = Settings(_env_file=None)
+    config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    assert (config.speculative_method, config.speculative_model) == ("draft_model", "default")
+    assert config.speculative_model_quantization == "int4"
+    monkeypatch.delenv("WARDEN_ENGINE_SPECULATIVE_MODEL")
+    with pytest.raises(ValidationError, match="SPECULATIVE_MODEL"):  # the method without a model to draft with
+        Settings(_env_file=None)
+
+
 def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in EngineSettings.model_fields:
         monkeypatch.delenv(f"WARDEN_ENGINE_{name.upper()}", raising=False)
@@ -52,7 +65,7 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize(("name", "value"), [
     ("DTYPE", "bf16"), ("QUANTIZATION", "int3"), ("BLOCK_SIZE", "24"), ("MAX_NUM_SEQS", "0"),
     ("TENANT_KV_QUOTA", "1.5"), ("DEVICE", "tpu"), ("SPECULATIVE_METHOD", "eagle"), ("NUM_SPECULATIVE_TOKENS", "0"),
-    ("REPLICAS", "0"), ("TENSOR_PARALLEL_SIZE", "0"),
+    ("REPLICAS", "0"), ("TENSOR_PARALLEL_SIZE", "0"), ("SPECULATIVE_MODEL_QUANTIZATION", "int2"),
 ])
 def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
