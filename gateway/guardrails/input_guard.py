@@ -2,6 +2,8 @@
 
 Agentic clients resend the whole conversation each turn. Findings and injection verdicts are cached per
 (tenant, content hash), so a message already seen costs one hash and a dictionary lookup; only new text is analysed.
+A value split across consecutive messages is found by reading a bounded window around each boundary between them
+(``boundaries``), cached the same way, so an appended message adds a few small windows, not a rescan of the history.
 Analysis, of input and of output, runs on bounded thread pools, never on the event loop.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from gateway.guardrails.analyzer import PiiAnalyzer
+from gateway.guardrails.boundaries import READINGS, BoundaryWindow, SplitFinding, boundary_windows, crossing_findings
 from gateway.guardrails.cache import BoundedLru, content_key
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.injection import InjectionDetector, InjectionVerdict, OnnxInjectionClassifier
@@ -51,6 +55,11 @@ class GuardConfig:
     # loaded and probed when the guard is built, so a bad directory stops start-up rather than a request.
     injection_onnx_dir: Path | None = None
     injection_label: int = 1  # the ONNX model's logit column that means "injection"
+    # Values split across consecutive messages: the visible characters read jointly on each side of a boundary
+    # (0: off; 96 holds any supported value, like the output hold-back), and how many texts a window may reach into
+    # on each side when the nearest are shorter (a value cut into up to 2 x 4 pieces is still read whole).
+    split_window_chars: int = 96
+    split_window_texts: int = 4
 
 
 @dataclass(slots=True)
@@ -62,6 +71,7 @@ class GuardResult:
     injection_score: float = 0.0
     cache_hits: int = 0
     scanned_chars: int = 0  # characters actually analysed (cache misses) this call
+    boundary_chars: int = 0  # of those, the characters of windows read around boundaries between messages
 
 
 @dataclass(slots=True)
@@ -153,6 +163,7 @@ class InputGuard:
         )
         self._findings: BoundedLru[tuple[Finding, ...]] = BoundedLru(self.config.cache_entries)
         self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
+        self._splits: BoundedLru[tuple[SplitFinding, ...]] = BoundedLru(self.config.cache_entries)
 
     @property
     def injection(self) -> InjectionDetector:
@@ -175,10 +186,18 @@ class InputGuard:
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
         best_verdict = InjectionVerdict(0.0, ())
-        all_findings = self._cached_findings(tenant_id, [slot.text for slot in slots], use_ner, result)
-        for slot, findings in zip(slots, all_findings, strict=True):
-            decided = decide(list(findings), rules)
+        texts = [slot.text for slot in slots]
+        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result)
+        split_parts, split_groups = _split_parts(splits)
+        tallied_groups: set[int] = set()
+        for index, (slot, findings) in enumerate(zip(slots, all_findings, strict=True)):
+            decided = decide([*findings, *split_parts[index]], rules)
             for finding, action in decided:
+                group = split_groups.get((index, finding))
+                if group is not None:  # a value split across messages is counted once, by its first kept part
+                    if group in tallied_groups:
+                        continue
+                    tallied_groups.add(group)
                 tally.add(finding, action)
             _write_back(result.messages, slot, apply_actions(slot.text, decided, token_key))
             if screen_injection and slot.role in UNTRUSTED_ROLES:
@@ -229,8 +248,9 @@ class InputGuard:
 
     def _cached_findings(
         self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult
-    ) -> list[tuple[Finding, ...]]:
-        """Findings per text: cached ones looked up, the new texts analysed together (one NER call for all)."""
+    ) -> tuple[list[tuple[Finding, ...]], list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]]]:
+        """Findings per text, and the values split across each boundary between texts: cached ones looked up, the
+        new texts and the new boundary windows analysed together (one NER call for all)."""
         variant = "pii+ner" if use_ner else "pii"
         keys = [content_key(tenant_id, text, variant) for text in texts]
         found: dict[tuple[str, str, bytes], tuple[Finding, ...]] = {}
@@ -245,13 +265,45 @@ class InputGuard:
             else:
                 found[key] = cached
                 result.cache_hits += 1
-        if missing:
-            analysed = self.analyzer.analyze_many(list(missing.values()), ner_enabled=use_ner)
-            for key, findings in zip(missing, analysed, strict=True):
-                found[key] = tuple(findings)
-                self._findings.put(key, found[key])
-            result.scanned_chars += sum(len(text) for text in missing.values())
-        return [found[key] for key in keys]
+        windows = []
+        if self.config.split_window_chars > 0:
+            windows = boundary_windows(texts, self.config.split_window_chars, self.config.split_window_texts)
+        window_keys = [content_key(tenant_id, window.cache_text(texts), variant + "/split") for window in windows]
+        splits: dict[tuple[str, str, bytes], tuple[SplitFinding, ...]] = {}
+        unsplit: dict[tuple[str, str, bytes], tuple[BoundaryWindow, list[str]]] = {}
+        for key, window in zip(window_keys, windows, strict=True):
+            if key in splits or key in unsplit:
+                continue
+            cached_splits = self._splits.get(key)
+            if cached_splits is None:
+                unsplit[key] = (window, window.pieces(texts))
+            else:
+                splits[key] = cached_splits
+        # The new texts and each new window's readings that may run NER in one batch (one NER call); the readings
+        # that may not (when the policy runs NER at all) in a second, pattern-only one.
+        batches: dict[bool, list[str]] = {use_ner: list(missing.values())}
+        for _, pieces in unsplit.values():
+            for join, may_ner in READINGS:
+                batches.setdefault(use_ner and may_ner, []).append(join.join(pieces))
+        analysed = {ner: self.analyzer.analyze_many(batch, ner_enabled=ner) if batch else []
+                    for ner, batch in batches.items()}  # fmt: skip
+        taken = dict.fromkeys(analysed, 0)
+        for key, text in missing.items():
+            found[key] = tuple(analysed[use_ner][taken[use_ner]])
+            taken[use_ner] += 1
+            self._findings.put(key, found[key])
+            result.scanned_chars += len(text)
+        for key, (window, pieces) in unsplit.items():
+            readings = []
+            for join, may_ner in READINGS:
+                ner = use_ner and may_ner
+                readings.append(analysed[ner][taken[ner]])
+                taken[ner] += 1
+                result.boundary_chars += len(join.join(pieces))
+            splits[key] = crossing_findings(window, pieces, readings)
+            self._splits.put(key, splits[key])
+        result.scanned_chars += result.boundary_chars
+        return [found[key] for key in keys], [(w, splits[key]) for w, key in zip(windows, window_keys, strict=True)]
 
     def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult) -> InjectionVerdict:
         key = content_key(tenant_id, text, "injection")
@@ -262,3 +314,28 @@ class InputGuard:
         else:
             result.cache_hits += 1
         return verdict
+
+
+def _split_parts(
+    splits: list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]],
+) -> tuple[defaultdict[int, list[Finding]], dict[tuple[int, Finding], int]]:
+    """Each split value's parts as findings in the texts that hold them, and the value (a group number) each part
+    belongs to. A value that two windows both hold whole (cut into three texts, say) is one value."""
+    parts: defaultdict[int, list[Finding]] = defaultdict(list)
+    groups: dict[tuple[int, Finding], int] = {}
+    seen: set[tuple[str, tuple[tuple[int, int, int], ...]]] = set()
+    for window, found in splits:
+        for split in found:
+            placed = []
+            for segment_index, start, end in split.parts:
+                segment = window.segments[segment_index]
+                placed.append((segment.text, segment.start + start, segment.start + end))
+            signature = (split.entity_type, tuple(placed))
+            if signature in seen:
+                continue
+            seen.add(signature)
+            for text_index, start, end in placed:
+                finding = Finding(split.entity_type, start, end, split.score, split.source)
+                parts[text_index].append(finding)
+                groups[(text_index, finding)] = len(seen)
+    return parts, groups

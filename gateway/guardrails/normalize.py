@@ -164,3 +164,23 @@ def visible_tail_start(text: str, count: int) -> int:
             if seen >= count:
                 return index
     return 0
+
+
+def visible_head_end(text: str, count: int) -> int:
+    """Where the first ``count`` characters a reader sees end in ``text`` (its length when it shows fewer)."""
+    if count <= 0:
+        return 0
+    seen = 0
+    for index, char in enumerate(text):
+        if char.isascii() or _fold(char):
+            seen += 1
+            if seen >= count:
+                return index + 1
+    return len(text)
+
+
+def visible_count(text: str) -> int:
+    """How many characters of ``text`` a reader sees."""
+    if text.isascii():
+        return len(text)
+    return sum(1 for char in text if char.isascii() or _fold(char))

@@ -73,11 +73,13 @@ def test_resent_history_is_served_from_cache(analyzer):
     policy = Policy.default()
     history = [{"role": "user", "content": f"turn {i}: mail dana{i}@example.org"} for i in range(5)]
     first = guard.scan_messages_sync("t1", history, policy)
-    assert first.cache_hits == 0 and first.scanned_chars == sum(len(m["content"]) for m in history)
+    messages_chars = first.scanned_chars - first.boundary_chars  # the rest: windows around message boundaries
+    assert first.cache_hits == 0 and messages_chars == sum(len(m["content"]) for m in history)
     history.append({"role": "user", "content": "and one more"})
     second = guard.scan_messages_sync("t1", history, policy)
-    assert second.scanned_chars == len("and one more")
+    assert second.scanned_chars - second.boundary_chars == len("and one more")
     assert second.messages[:5] == first.messages
+    assert guard.scan_messages_sync("t1", history, policy).scanned_chars == 0  # boundary windows are cached too
     # Another tenant sending the same text does not hit tenant t1's cache.
     assert guard.scan_messages_sync("t2", history, policy).cache_hits == 0
 
@@ -171,9 +173,16 @@ def test_new_messages_of_a_request_are_analysed_in_one_batch(analyzer):
     first = [{"role": "user", "content": "Hi, I'm Maria Garcia."}, {"role": "tool", "content": "mail dana@example.org"},
              {"role": "user", "content": "Hi, I'm Maria Garcia."}]  # fmt: skip
     result = guard.scan_messages_sync("t1", first, policy)
-    assert calls == [["Hi, I'm Maria Garcia.", "mail dana@example.org"]]  # one call; the repeat analysed once
+    # One NER call; the repeat analysed once; after the texts, the window around their boundaries (both windows
+    # hold the same three short texts, so it is read once) joined by spaces; joined directly, it is read by the
+    # pattern detectors alone, in a second call.
+    assert calls == [["Hi, I'm Maria Garcia.", "mail dana@example.org",
+                      "Hi, I'm Maria Garcia. mail dana@example.org Hi, I'm Maria Garcia."],
+                     ["Hi, I'm Maria Garcia.mail dana@example.orgHi, I'm Maria Garcia."]]  # fmt: skip
     assert result.cache_hits == 1 and result.messages[2]["content"] == result.messages[0]["content"]
     assert "Maria Garcia" not in result.messages[0]["content"] and "<EMAIL_ADDRESS>" in result.messages[1]["content"]
     second = [*first, {"role": "assistant", "content": "Hello Priya Raman"}]
     guard.scan_messages_sync("t1", second, policy)
-    assert calls[1:] == [["Hello Priya Raman"]]  # only the new message
+    # Only the new message, and the windows around boundaries that reach into it.
+    assert len(calls) == 4 and calls[2][0] == "Hello Priya Raman"
+    assert calls[2][1:] and calls[3] and all("Hello Priya Raman" in text for text in calls[2][1:] + calls[3])
