@@ -1,6 +1,12 @@
-"""Speculative decoding by prompt lookup: the same engine settings with and without ``speculative_method=ngram``.
+"""Speculative decoding: the same engine settings with and without ``speculative_method`` (prompt lookup by default;
+``--method draft_model`` with a draft model).
 
     python -m bench.spec_decode [--quick] [--threads N] [--no-compile] [--tokens K]
+    python -m bench.spec_decode --method draft_model --quantization none --draft-quantization int4
+
+The second form measures a draft model: the only one these machines have is SmolLM2 itself, so the draft is the
+same model through int4 weights beside a bfloat16 target (a quantized self-draft: the output is the dense
+model's, at int4's speed where drafts are accepted). A production draft is a smaller model of the target's family.
 
 Four workloads on the real model, greedy: ``quote`` (repeat a passage: the best case), ``edit`` (rewrite a passage
 fixing mistakes: mostly copied, as code edits and agents re-emitting context are), ``extract`` (JSON-schema
@@ -31,7 +37,8 @@ from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
 
-RESULTS = Path(__file__).parent / "results" / "spec_decode.json"
+RESULTS = {"ngram": Path(__file__).parent / "results" / "spec_decode.json",
+           "draft_model": Path(__file__).parent / "results" / "spec_decode_draft_model.json"}
 CORPUS = Path(__file__).parent / "data" / "agentic_corpus.jsonl"
 TASKS = {
     "quote": "Repeat the following text exactly, word for word:\n\n{passage}",
@@ -82,17 +89,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=4, help="num_speculative_tokens")
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--repeat", type=int, default=None, help="rounds (default: 3 with --quick, else 5)")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--model", default="default", help="the target model (default: SmolLM2-135M-Instruct)")
+    parser.add_argument("--method", choices=sorted(RESULTS), default="ngram", help="speculative_method")
+    parser.add_argument("--draft-model", default="default", help="speculative_model (--method draft_model)")
+    parser.add_argument("--draft-quantization", default="int4", help="the draft model's quantization (or none)")
+    parser.add_argument("--out", type=Path, default=None, help="default: bench/results/spec_decode[_draft_model].json")
     args = parser.parse_args(argv)
+    out = args.out or RESULTS[args.method]
     repeat = args.repeat or (3 if args.quick else 5)
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()[0]
     quant = None if args.quantization in ("none", "") else args.quantization
-    base = dict(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=256, max_num_seqs=16,
-                max_num_batched_tokens=1024, compile_model=not args.no_compile)
+    base = dict(model=args.model, dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=256,
+                max_num_seqs=16, max_num_batched_tokens=1024, compile_model=not args.no_compile)
+    spec: dict[str, object] = {"speculative_method": args.method, "num_speculative_tokens": args.tokens}
+    if args.method == "draft_model":
+        spec.update(speculative_model=args.draft_model, speculative_model_quantization=None
+                    if args.draft_quantization in ("none", "") else args.draft_quantization)
     engines = {"plain": LLM(EngineConfig(**base)),  # type: ignore[arg-type]
-               "ngram": LLM(EngineConfig(**base, speculative_method="ngram",  # type: ignore[arg-type]
-                                         num_speculative_tokens=args.tokens))}
+               "spec": LLM(EngineConfig(**base, **spec))}  # type: ignore[arg-type]
     tokenizer = engines["plain"].tokenizer
     levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16)}
     names = ["quote", "edit", "extract", "chat"]
@@ -100,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     acceptance: dict[str, list[int]] = {w: [0, 0] for w in names}  # drafted, accepted
     identical = [0, 0]  # requests with the same greedy output, requests compared
     print(f"threads={args.threads} dtype={args.dtype} quant={quant} compile={not args.no_compile} "
-          f"k={args.tokens} max_tokens={args.max_tokens}")
+          f"k={args.tokens} max_tokens={args.max_tokens} {spec}")
     for round_ in range(repeat):
         for w in names:
             for level, (concurrency, total) in levels.items():
@@ -114,34 +129,37 @@ def main(argv: list[str] | None = None) -> int:
                     acceptance[w][0] += stats.spec_draft_tokens - before[0]
                     acceptance[w][1] += stats.spec_accepted_tokens - before[1]
                     print(f"  round {round_ + 1} {side:<6} {w}/{level}: {tok_s:7.1f} tok/s", flush=True)
-                identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs["ngram"], strict=True))
+                identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs["spec"], strict=True))
                 identical[1] += len(prompts)
 
     medians = {side: {k: statistics.median(v) for k, v in per.items()} for side, per in samples.items()}
     print(f"\nmedian of {repeat} rounds; identical greedy outputs: {identical[0]} of {identical[1]} requests")
-    print(f"{'workload':<12}{'plain tok/s':>12}{'ngram tok/s':>13}{'ratio':>8}{'accepted':>10}")
+    print(f"{'workload':<12}{'plain tok/s':>12}{args.method + ' tok/s':>18}{'ratio':>8}{'accepted':>10}")
     for key in medians["plain"]:
         w = key.split("/")[0]
         drafted, accepted = acceptance[w]
         rate = f"{accepted / drafted:9.0%}" if drafted else "        -"
-        print(f"{key:<12}{medians['plain'][key]:>12.1f}{medians['ngram'][key]:>13.1f}"
-              f"{medians['ngram'][key] / medians['plain'][key]:>7.2f}x{rate}")
+        print(f"{key:<12}{medians['plain'][key]:>12.1f}{medians['spec'][key]:>18.1f}"
+              f"{medians['spec'][key] / medians['plain'][key]:>7.2f}x{rate}")
+    sides = {"plain": "plain", "spec": args.method}  # the JSON names the speculating side by its method
     report = {
-        "tok_s": {side: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
-        "ratio": {k: round(medians["ngram"][k] / medians["plain"][k], 2) for k in medians["plain"]},
+        "tok_s": {sides[side]: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
+        "ratio": {k: round(medians["spec"][k] / medians["plain"][k], 2) for k in medians["plain"]},
         "acceptance": {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
                        for w, (d, a) in acceptance.items()},
         "identical_greedy_outputs": {"requests": identical[0], "of": identical[1]},
-        "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
+        "rounds": {sides[side]: {k: [round(x, 1) for x in v] for k, v in per.items()}
+                   for side, per in samples.items()},
         "settings": {"quick": args.quick, "repeat": repeat, "levels": levels, "max_tokens": args.max_tokens,
                      "num_speculative_tokens": args.tokens, "dtype": args.dtype, "quantization": quant,
+                     "speculative": spec,
                      "compile": not args.no_compile, "threads": args.threads,
                      "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
                      "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {out}")
     exact = args.dtype == "float32" and args.quantization in ("none", "")
     return 1 if exact and identical[0] != identical[1] else 0
 

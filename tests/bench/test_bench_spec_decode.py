@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench import spec_decode
+from tests.engine.tiny_models import write_tiny_checkpoint
 
 
 @pytest.mark.slow
@@ -21,3 +22,17 @@ def test_the_benchmark_runs_and_finds_outputs_unchanged(tmp_path: Path) -> None:
     assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 40
     assert set(report["ratio"]) == {f"{w}/{c}" for w in ("quote", "edit", "extract", "chat") for c in ("c1", "c8")}
     assert report["acceptance"]["quote"]["accepted"] > 0
+
+
+def test_the_draft_model_variant_with_a_draft_equal_to_its_target(tmp_path: Path) -> None:
+    """A tiny random model (the default tokenizer) drafting for itself: outputs unchanged, every draft accepted."""
+    tiny = str(write_tiny_checkpoint(tmp_path / "tiny"))
+    out = tmp_path / "draft.json"
+    status = spec_decode.main(["--quick", "--repeat", "1", "--no-compile", "--dtype", "float32", "--quantization",
+                               "none", "--max-tokens", "16", "--threads", "2", "--model", tiny, "--method",
+                               "draft_model", "--draft-model", tiny, "--draft-quantization", "none", "--out", str(out)])
+    report = json.loads(out.read_text())
+    assert status == 0 and report["identical_greedy_outputs"]["requests"] == 40
+    assert set(report["tok_s"]) == {"plain", "draft_model"}
+    drafted = sum(a["drafted"] for a in report["acceptance"].values())
+    assert drafted > 0 and sum(a["accepted"] for a in report["acceptance"].values()) == drafted
