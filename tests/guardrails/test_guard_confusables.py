@@ -6,10 +6,9 @@ or Greek is not Latin spelled with look-alikes and reads as itself: nothing in i
 from __future__ import annotations
 
 import pytest
-from guard_support import OUTPUT_POLICY
-from guard_support import TOKEN_KEY as KEY
+from guard_support import assert_streamed_output_equals_whole
 
-from gateway.guardrails import InputGuard, OutputRedactor, OutputShape, PiiAnalyzer, redact_output_text
+from gateway.guardrails import InputGuard, PiiAnalyzer
 from gateway.guardrails.injection.detector import InjectionDetector
 from gateway.guardrails.normalize import reader_view
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
@@ -69,17 +68,8 @@ def test_input_masks_homoglyph_values_and_leaves_other_scripts_alone(guard: Inpu
 def test_output_redaction_whole_and_streamed_never_releases_a_homoglyph_value(analyzer: PiiAnalyzer) -> None:
     card = EN_DASH.join(["4111"] + ["1111"] * 3)
     text = f"Сорока said: write to dana.k@example.{GREEK_OMICRON}rg or use card {card}. Всё, спасибо."
-    whole, _ = redact_output_text(analyzer, OUTPUT_POLICY, text, KEY, shape=OutputShape.TEXT)
-    assert whole == "Сорока said: write to <EMAIL_ADDRESS> or use card <CREDIT_CARD>. Всё, спасибо."
-    for cut in range(len(text) + 1):  # two chunks, split everywhere
-        redactor = OutputRedactor(analyzer, OUTPUT_POLICY, KEY, holdback_chars=48, min_emit_chars=4)
-        assert redactor.feed(text[:cut]) + redactor.feed(text[cut:]) + redactor.flush() == whole
-    redactor = OutputRedactor(analyzer, OUTPUT_POLICY, KEY, holdback_chars=48, min_emit_chars=4)
-    released = ""
-    for i in range(0, len(text), 3):  # token-sized pieces: no part of a value is ever released
-        released += redactor.feed(text[i : i + 3])
-        assert "dana" not in released and "4111" not in released
-    assert released + redactor.flush() == whole
+    expected = "Сорока said: write to <EMAIL_ADDRESS> or use card <CREDIT_CARD>. Всё, спасибо."
+    assert_streamed_output_equals_whole(analyzer, text, expected, ("dana", "4111"))
 
 
 def test_an_injection_spelled_with_homoglyphs_is_still_screened() -> None:

@@ -5,10 +5,9 @@ not. Digits written with spaces or dashes were already found (checked here so it
 from __future__ import annotations
 
 import pytest
-from guard_support import OUTPUT_POLICY
-from guard_support import TOKEN_KEY as KEY
+from guard_support import assert_streamed_output_equals_whole
 
-from gateway.guardrails import InputGuard, OutputRedactor, OutputShape, PiiAnalyzer, redact_output_text
+from gateway.guardrails import InputGuard, PiiAnalyzer
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 
 SPELLED = [
@@ -87,14 +86,5 @@ def test_input_applies_the_email_action_to_spelled_addresses(guard: InputGuard) 
 
 def test_output_redaction_whole_and_streamed_masks_spelled_addresses(analyzer: PiiAnalyzer) -> None:
     text = "Sure: write to dana dot k at example dot org, or dana [at] example [dot] org. Meet me at the office."
-    whole, _ = redact_output_text(analyzer, OUTPUT_POLICY, text, KEY, shape=OutputShape.TEXT)
-    assert whole == "Sure: write to <EMAIL_ADDRESS>, or <EMAIL_ADDRESS>. Meet me at the office."
-    for cut in range(len(text) + 1):  # two chunks, split everywhere
-        redactor = OutputRedactor(analyzer, OUTPUT_POLICY, KEY, holdback_chars=48, min_emit_chars=4)
-        assert redactor.feed(text[:cut]) + redactor.feed(text[cut:]) + redactor.flush() == whole
-    redactor = OutputRedactor(analyzer, OUTPUT_POLICY, KEY, holdback_chars=48, min_emit_chars=4)
-    released = ""
-    for i in range(0, len(text), 3):
-        released += redactor.feed(text[i : i + 3])
-        assert "dana" not in released
-    assert released + redactor.flush() == whole
+    expected = "Sure: write to <EMAIL_ADDRESS>, or <EMAIL_ADDRESS>. Meet me at the office."
+    assert_streamed_output_equals_whole(analyzer, text, expected, ("dana",))
