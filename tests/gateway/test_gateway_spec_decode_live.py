@@ -1,6 +1,6 @@
-"""A Warden whose engine speculates (WARDEN_ENGINE_SPECULATIVE_METHOD=ngram) answers exactly what the session's plain
-one does through the official `openai` client — streamed and whole, with logprobs, several tokens per delta — and
-really accepts drafts on the way."""
+"""A Warden whose engine speculates (WARDEN_ENGINE_SPECULATIVE_METHOD=ngram, or draft_model with the default model at
+int8 drafting for itself) answers exactly what the session's plain one does through the official `openai` client —
+streamed and whole, with logprobs, several tokens per delta — and really accepts drafts on the way."""
 
 from __future__ import annotations
 
@@ -21,13 +21,21 @@ PASSAGE = ("The storage layer will move to a log-structured format, compaction r
 MESSAGES = [{"role": "user", "content": f"Repeat the following text exactly, word for word:\n\n{PASSAGE}"}]
 
 
-@pytest.fixture(scope="module")
-def speculating(live: LiveServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+METHODS = {
+    "ngram": {"speculative_method": "ngram"},
+    "draft_model": {"speculative_method": "draft_model", "speculative_model": "default",
+                    "speculative_model_quantization": "int8"},
+}
+
+
+@pytest.fixture(scope="module", params=sorted(METHODS))
+def speculating(live: LiveServer, tmp_path_factory: pytest.TempPathFactory,
+                request: pytest.FixtureRequest) -> Iterator[LiveServer]:
     # Same database and server secret as the session's server, so one API key works on both.
     settings = Settings(database_url=live.settings.database_url, data_dir=tmp_path_factory.mktemp("live-spec"),
                         server_secret=live.settings.server_secret, redis_url=None, engine_in_process=True,
                         key_cache_ttl_s=0.0, policy_cache_ttl_s=0.0, audit_flush_interval_s=0.05,
-                        engine=EngineSettings(speculative_method="ngram", _env_file=None))
+                        engine=EngineSettings(**METHODS[request.param], _env_file=None))
     server = start_live_server(settings)
     yield server
     server.stop()
