@@ -54,8 +54,11 @@ def test_the_benchmark_runs_and_its_accounting_adds_up(tiny_model_dir: Path, tmp
         assert run["cached_tokens"] + run["computed_prompt_tokens"] == run["prompt_tokens"]
         assert run["completion_tokens"] == requests * 4  # ignore_eos: exactly max_tokens each
         assert run["hit_rate"] == round(run["cached_tokens"] / run["prompt_tokens"], 4)
-        if not name.startswith("affinity"):  # a balancer never beats prefix affinity's cache hits
+        if name in ("round_robin", "random"):  # a load-blind balancer never beats prefix affinity's cache hits
             assert run["hit_rate"] <= report["policies"]["affinity"]["hit_rate"]
+        # least_busy is left out: both it and affinity's load bound follow in-flight counts, so which of the two
+        # keeps more hits at this size depends on timing (a loaded CI machine: 53.8% vs 52.6% once); the benchmark
+        # measures it over full rounds.
     assert report["rounds"]["round_robin"][0]["routed"] == [requests // 2] * 2
     # a tenant's later turns reuse at least its system prompt's blocks on affinity's replica
     assert report["policies"]["affinity"]["hit_rate"] > 0.4
