@@ -352,14 +352,11 @@ class LLMEngine:
     def _speculates(seq: Sequence) -> bool:
         """Speculation applies where sampling one row per draft gives exactly the tokens sampling one step at a
         time would (in distribution; greedy and seeded: identically, a seeded row's draw depending only on its
-        position): under a grammar only with a matcher that can check drafts and roll back (each row gets the mask
-        of its own position), not with penalties (they count the drafts' tokens), and not while stop tokens are
-        banned for ``min_tokens``."""
-        params = seq.sampling_params
+        position). Each row sees the drafts before it as output (penalties, min_tokens: ``ModelRunner.
+        prepare_sampling``); under a grammar it needs a matcher that can check drafts and roll back, so each row
+        gets the mask of its own position."""
         grammar = seq.structured_state
-        return ((grammar is None or hasattr(grammar, "validate_tokens"))
-                and seq.num_output_tokens >= params.min_tokens and params.repetition_penalty == 1.0
-                and not params.presence_penalty and not params.frequency_penalty)
+        return grammar is None or hasattr(grammar, "validate_tokens")
 
     def _start_bitmask_fill(self, plan: SamplePlan, errors: dict[int, str]) -> Future[torch.Tensor | None] | None:
         """Start filling the sampling batch's allowed-token mask on a helper thread, to run while the forward pass

@@ -95,17 +95,23 @@ class DecodeGraphs:
 _SEED_MIX = 0x9E3779B97F4A7C15  # odd 64-bit constant: spreads (seed, position) pairs over the seed space
 
 
+def draft_offsets(seqs: list[Sequence]) -> list[int]:
+    """Per sampling row, how many of its sequence's drafts come before the token it samples: rows of one sequence
+    are consecutive (its next token, then the token after each draft), so the offsets count 0, 1, 2, ..."""
+    offsets: list[int] = []
+    previous: Sequence | None = None
+    for seq in seqs:
+        offsets.append(offsets[-1] + 1 if seq is previous else 0)
+        previous = seq
+    return offsets
+
+
 def seeded_generators(seqs: list[Sequence]) -> dict[int, torch.Generator]:
     """Per sampling row of a seeded request, a CPU generator seeded by (seed, position of the token it samples):
     a seeded output is then a function of the seed and the logits alone — the same whatever else is batched,
-    after a preemption, and with or without speculative drafts (rows of one sequence sample consecutive
-    positions: its next token, then the token after each draft)."""
+    after a preemption, and with or without speculative drafts."""
     generators: dict[int, torch.Generator] = {}
-    previous: Sequence | None = None
-    offset = 0
-    for row, seq in enumerate(seqs):
-        offset = offset + 1 if seq is previous else 0
-        previous = seq
+    for row, (seq, offset) in enumerate(zip(seqs, draft_offsets(seqs), strict=True)):
         seed = seq.sampling_params.seed
         if seed is not None:
             position = len(seq) + offset
@@ -255,7 +261,11 @@ class ModelRunner:
             base_generator=self.base_generator,
             allowed_bitmask=bitmask,
         )
-        banned = [(row, tok) for row, s in enumerate(seqs) if s.num_output_tokens < s.sampling_params.min_tokens
+        # A draft row samples the output token ``offset`` places after the sequence's next one: it sees the drafts
+        # before it as output (min_tokens, penalties), exactly as decoding one token at a time would.
+        offsets = draft_offsets(seqs)
+        banned = [(row, tok) for row, s in enumerate(seqs)
+                  if s.num_output_tokens + offsets[row] < s.sampling_params.min_tokens
                   for tok in s.stop_token_ids if tok < vocab]
         if banned:
             t.banned_rows = torch.tensor([r for r, _ in banned], dtype=torch.long, device=dev)
@@ -276,7 +286,7 @@ class ModelRunner:
             counts = torch.zeros(n, vocab, dtype=torch.float32)
             for i, s in enumerate(seqs):
                 prompt_mask[i, torch.tensor(s.token_ids[: s.num_prompt_tokens], dtype=torch.long)] = True
-                out = s.output_token_ids
+                out = s.output_token_ids + s.spec_token_ids[: offsets[i]]
                 if out:
                     counts[i].index_add_(0, torch.tensor(out, dtype=torch.long), torch.ones(len(out)))
             t.prompt_mask, t.output_counts = prompt_mask.to(dev), counts.to(dev)

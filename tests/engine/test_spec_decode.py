@@ -262,3 +262,35 @@ def test_each_draft_row_gets_the_mask_of_its_own_position(spec_llm: LLM) -> None
     again = torch.full((words,), -1, dtype=torch.int32)
     matcher.fill_bitmask(again)
     assert torch.equal(again, rows[0].row)  # rolled back to where it was
+
+
+def test_penalised_and_min_tokens_requests_speculate_and_are_unchanged(smol_llm: LLM, spec_llm: LLM,
+                                                                      prompt_ids: list[list[int]]) -> None:
+    """Each draft row counts the drafts before it as output: penalties see them, and min_tokens keeps stop tokens
+    banned exactly up to its own output position — as decoding one token at a time does."""
+    cases = [  # (prompt, params)
+        (prompt_ids[0], SamplingParams(max_tokens=40, temperature=0, frequency_penalty=0.4, presence_penalty=0.2,
+                                       repetition_penalty=1.1)),
+        (prompt_ids[2], SamplingParams(max_tokens=32, temperature=0, min_tokens=24)),  # EOS banned until 24 tokens
+    ]
+    stats = spec_llm.engine.stats_collector
+    for prompt, params in cases:
+        drafted = stats.spec_draft_tokens
+        plain, spec = smol_llm.generate([prompt], params), spec_llm.generate([prompt], params)
+        _same(plain, spec)
+        assert stats.spec_draft_tokens > drafted, params
+        assert len(spec[0].token_ids) >= params.min_tokens
+
+
+def test_each_draft_row_sees_the_drafts_before_it_as_output(tiny_llm: LLM) -> None:
+    """The sampling tensors of a drafting sequence's rows: row j counts the output plus the first j drafts (for
+    penalties) and bans stop tokens only while that output is shorter than min_tokens."""
+    params = SamplingParams(max_tokens=20, temperature=0, frequency_penalty=0.5, min_tokens=3)
+    seq = Sequence("s", [1, 2, 3], params, stop_token_ids=frozenset({2}))
+    seq.token_ids.append(40)  # one output token
+    seq.spec_token_ids = [41, 42, 41]  # rows: after 40, after 41, after 42, after the second 41
+    tensors = tiny_llm.engine.runner.prepare_sampling([seq] * 4, None)
+    assert tensors.output_counts is not None and tensors.banned_rows is not None
+    counts = tensors.output_counts[:, [40, 41, 42]].tolist()
+    assert counts == [[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 2, 1]]
+    assert tensors.banned_rows.tolist() == [0, 1] and tensors.banned_ids.tolist() == [2, 2]  # outputs 1, 2 < 3
