@@ -342,11 +342,8 @@ class LLMEngine:
                 batch.num_new_tokens[i] -= len(seq.spec_token_ids) - len(written)
                 cut = True
             seq.spec_token_ids = written
-        if cut:  # a sequence left with one token is a plain decode again: one-token queries go first
-            order = sorted(range(len(batch.seqs)), key=lambda i: batch.num_new_tokens[i] != 1)
-            batch.seqs = [batch.seqs[i] for i in order]
-            batch.num_new_tokens = [batch.num_new_tokens[i] for i in order]
-            batch.num_decodes = batch.num_new_tokens.count(1)
+        if cut:
+            batch.put_decodes_first()
 
     @staticmethod
     def _speculates(seq: Sequence) -> bool:

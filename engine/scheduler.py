@@ -41,6 +41,14 @@ class ScheduledBatch:
     def __bool__(self) -> bool:
         return bool(self.seqs)
 
+    def put_decodes_first(self) -> None:
+        """Order single-token queries first (stable) and count them: the attention kernels' convention, restored
+        after token counts change (a decode whose drafts were all cut is a plain decode again)."""
+        order = sorted(range(len(self.seqs)), key=lambda i: self.num_new_tokens[i] != 1)
+        self.seqs = [self.seqs[i] for i in order]
+        self.num_new_tokens = [self.num_new_tokens[i] for i in order]
+        self.num_decodes = self.num_new_tokens.count(1)
+
 
 @dataclass(slots=True)
 class _Step:
@@ -143,13 +151,10 @@ class Scheduler:
         for seq in sorted(step.preempted, key=lambda s: s.arrival, reverse=True):
             self.waiting.appendleft(seq)
         self.usage.charge(step.charges)
-        picked = sorted(step.picked.items(), key=lambda item: item[1] != 1)  # stable: single-token queries first
-        return ScheduledBatch(
-            seqs=[s for s, _ in picked],
-            num_new_tokens=[n for _, n in picked],
-            num_decodes=sum(1 for _, n in picked if n == 1),
-            preempted=step.preempted,
-        )
+        batch = ScheduledBatch(seqs=list(step.picked), num_new_tokens=list(step.picked.values()),
+                               preempted=step.preempted)
+        batch.put_decodes_first()
+        return batch
 
     def _fit_drafts(self, seq: Sequence, step: _Step) -> int:
         """How many of scheduled decode ``seq``'s draft tokens fit the remaining budget and free blocks; the rest
