@@ -162,7 +162,7 @@ class LLMEngine:
                 tensor_parallel_size=1, speculative_method=None, speculative_model=None)
             self.drafter = DraftModelProposer(
                 ModelRunner(draft_config, draft_model, self.device, self.dtype, num_blocks), self.block_manager,
-                config.num_speculative_tokens, max_step_tokens)
+                max_step_tokens)
         if self.workers is not None:
             self.workers.await_ready()
 

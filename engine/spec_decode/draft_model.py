@@ -29,12 +29,9 @@ from engine.sequence import Sequence
 
 
 class DraftModelProposer:
-    def __init__(self, runner: ModelRunner, blocks: BlockManager, num_tokens: int, max_num_tokens: int) -> None:
-        if num_tokens < 1:
-            raise ValueError("num_speculative_tokens must be positive")
+    def __init__(self, runner: ModelRunner, blocks: BlockManager, max_num_tokens: int) -> None:
         self.runner = runner  # the draft model's runner: its own KV cache over the target's block ids
         self.blocks = blocks  # the target's pool; its ``draft_filled`` marks blocks whose draft KV is whole
-        self.num_tokens = num_tokens
         # Tokens one draft forward may hold (what the runner was built for: compiled graphs are sized by it).
         self.max_num_tokens = max_num_tokens
         self.num_catch_up_tokens = 0  # lifetime: tokens computed to catch the draft model up (tests, benchmarks)
@@ -53,11 +50,13 @@ class DraftModelProposer:
                 chunks.append((i, start, n))
                 budget -= n
         chunks.sort(key=lambda c: c[2] != 1)  # one-token queries first: the attention kernels' decode convention
-        sampled = [i for i, start, n in chunks if start + n == len(seqs[i])]
-        positions, offset = [], 0
+        sampled: list[int] = []  # the chunks that reach their sequence's last token, in batch order
+        positions: list[int] = []  # where each one's last token lies in the flattened batch
+        offset = 0
         for i, start, n in chunks:
             offset += n
             if start + n == len(seqs[i]):
+                sampled.append(i)
                 positions.append(offset - 1)
         first = self._run(
             [t for i, start, n in chunks for t in seqs[i].token_ids[start : start + n]],
