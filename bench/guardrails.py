@@ -229,7 +229,8 @@ def read_jsonl(path: Path) -> list:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _presidio_engine():
+def presidio_analyzer_engine():
+    """Presidio's AnalyzerEngine in its documented default shape, with spaCy's small English model (offline)."""
     from presidio_analyzer import AnalyzerEngine
     from presidio_analyzer.nlp_engine import NlpEngineProvider
 
@@ -241,7 +242,7 @@ def _presidio_engine():
 
 def presidio_default(engine=None):
     """Presidio as documented: AnalyzerEngine, spaCy pipeline (small English model), all predefined recognizers."""
-    engine = engine or _presidio_engine()
+    engine = engine or presidio_analyzer_engine()
     return lambda text: [(r.entity_type, r.start, r.end, r.score) for r in engine.analyze(text, language="en")]
 
 
@@ -372,7 +373,7 @@ def main() -> None:
     rows, corpus = read_jsonl(PII_TESTSET), read_jsonl(AGENTIC_CORPUS)
     dense_texts = [row["text"] for row in rows]
 
-    engine, analyzer = _presidio_engine(), PiiAnalyzer()
+    engine, analyzer = presidio_analyzer_engine(), PiiAnalyzer()
     presidio, warden = presidio_default(engine), warden_pipeline(analyzer)
     # One text per call: what a single message costs.
     single = {"presidio_default": one_at_a_time(presidio), "warden": one_at_a_time(warden)}
