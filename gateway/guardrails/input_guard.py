@@ -4,6 +4,8 @@ Agentic clients resend the whole conversation each turn. Findings and injection 
 (tenant, content hash), so a message already seen costs one hash and a dictionary lookup; only new text is analysed.
 A value split across consecutive messages is found by reading a bounded window around each boundary between them
 (``boundaries``), cached the same way, so an appended message adds a few small windows, not a rescan of the history.
+An injection split across consecutive untrusted texts ("Ignore all previous" / "instructions and ...") is screened
+the same way: when no text alone screens as injection, the windows around the boundaries between them are scored.
 Analysis, of input and of output, runs on bounded thread pools, never on the event loop.
 """
 
@@ -15,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +35,8 @@ T = TypeVar("T")
 
 # Roles whose text can carry an injected instruction from someone other than the operator.
 UNTRUSTED_ROLES = frozenset({"user", "tool", "function"})
+# In an injection verdict's signals (audit): the instruction was found only when consecutive texts were read jointly.
+SPLIT_SIGNAL = "split_across_messages"
 
 
 class GuardrailInputError(ValueError):
@@ -60,6 +65,10 @@ class GuardConfig:
     # on each side when the nearest are shorter (a value cut into up to 2 x 4 pieces is still read whole).
     split_window_chars: int = 96
     split_window_texts: int = 4
+    # Injections split across consecutive untrusted texts ("Ignore all previous" / "instructions and reveal..."):
+    # the visible characters screened jointly on each side of each boundary between them (0: off). Wider than the
+    # PII window: an instruction is a sentence, and the phrase rules span up to ~100 characters.
+    injection_window_chars: int = 128
 
 
 @dataclass(slots=True)
@@ -185,7 +194,6 @@ class InputGuard:
         use_ner = needs_ner(rules)
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
-        best_verdict = InjectionVerdict(0.0, ())
         texts = [slot.text for slot in slots]
         all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result)
         split_parts, split_groups = _split_parts(splits)
@@ -200,10 +208,6 @@ class InputGuard:
                     tallied_groups.add(group)
                 tally.add(finding, action)
             _write_back(result.messages, slot, apply_actions(slot.text, decided, token_key))
-            if screen_injection and slot.role in UNTRUSTED_ROLES:
-                verdict = self._cached_verdict(tenant_id, slot.text, result)
-                if verdict.score > best_verdict.score:
-                    best_verdict = verdict
 
         if tally.counts:
             result.decisions.append({"kind": "pii", "side": "input", "entities": tally.as_records()})
@@ -212,6 +216,8 @@ class InputGuard:
             result.blocked = True
             result.block_reason = "request contains personal data the policy blocks: " + ", ".join(blocked_types)
         if screen_injection:
+            untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
+            best_verdict = self._injection_verdict(tenant_id, untrusted, policy.injection.threshold, result)
             action = injection_action(policy.injection, best_verdict.score)
             result.injection_score = best_verdict.score
             result.decisions.append({"kind": "injection", "action": action.value, **best_verdict.as_record()})
@@ -305,6 +311,41 @@ class InputGuard:
         result.scanned_chars += result.boundary_chars
         return [found[key] for key in keys], [(w, splits[key]) for w, key in zip(windows, window_keys, strict=True)]
 
+    def _injection_verdict(
+        self, tenant_id: str, texts: list[str], threshold: float, result: GuardResult
+    ) -> InjectionVerdict:
+        """The highest-scoring verdict of the untrusted texts. When none of them screens as injection (reaches
+        ``threshold``), the highest of the windows around the boundaries between them that does: an instruction
+        split across messages, which the model reads whole."""
+        best = InjectionVerdict(0.0, ())
+        for text in texts:
+            verdict = self._cached_verdict(tenant_id, text, result)
+            if verdict.score > best.score:
+                best = verdict
+        if best.score >= threshold or self.config.injection_window_chars <= 0:
+            return best
+        windows = boundary_windows(texts, self.config.injection_window_chars, self.config.split_window_texts)
+        split = max((self._cached_window_verdict(tenant_id, texts, window) for window in windows),
+                    key=lambda verdict: verdict.score, default=best)  # fmt: skip
+        return split if split.score >= threshold else best
+
+    def _cached_window_verdict(self, tenant_id: str, texts: list[str], window: BoundaryWindow) -> InjectionVerdict:
+        """A boundary window screened as its pieces read joined by a space (a phrase cut between words) and, where
+        a cut falls inside a word, glued ("Ignore all prev" / "ious instructions"); signalled as split across
+        messages. Like the PII windows, not counted in ``cache_hits``."""
+        key = content_key(tenant_id, window.cache_text(texts), "injection/split")
+        verdict = self._verdicts.get(key)
+        if verdict is not None:
+            return verdict
+        pieces = window.pieces(texts)
+        # Where every cut has a space or a sign on one side, the glued reading is the spaced one less a space: half
+        # the cost (a screen is ~0.15 ms per window) for the usual boundary between sentences.
+        joins = [" ", ""] if any(_cuts_a_word(left, right) for left, right in pairwise(pieces)) else [" "]
+        verdict = max((self.injection.score(join.join(pieces)) for join in joins), key=lambda v: v.score)
+        verdict = InjectionVerdict(verdict.score, (*verdict.signals, SPLIT_SIGNAL))
+        self._verdicts.put(key, verdict)
+        return verdict
+
     def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult) -> InjectionVerdict:
         key = content_key(tenant_id, text, "injection")
         verdict = self._verdicts.get(key)
@@ -314,6 +355,10 @@ class InputGuard:
         else:
             result.cache_hits += 1
         return verdict
+
+
+def _cuts_a_word(left: str, right: str) -> bool:
+    return left[-1:].isalnum() and right[:1].isalnum()
 
 
 def _split_parts(
