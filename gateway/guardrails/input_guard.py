@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -91,6 +91,23 @@ class _TextSlot:
     role: str
     text: str
     path: tuple[str | int, ...]
+
+
+CacheKey = tuple[str, str, bytes]
+
+
+@dataclass(slots=True)
+class _PendingWindows:
+    """One request's boundary windows: the split values of those cached, and the pieces of those to analyse."""
+
+    windows: list[BoundaryWindow]
+    keys: list[CacheKey]  # per window (two windows with the same content share a key)
+    splits: dict[CacheKey, tuple[SplitFinding, ...]] = field(default_factory=dict)
+    unsplit: dict[CacheKey, tuple[BoundaryWindow, list[str]]] = field(default_factory=dict)
+
+    def readings(self) -> list[tuple[bool, str]]:
+        """Each new window's readings, in order, with whether the reading may run NER (``READINGS``)."""
+        return [(may_ner, join.join(pieces)) for _, pieces in self.unsplit.values() for join, may_ner in READINGS]
 
 
 def _text_slots(messages: Sequence[Mapping[str, Any]]) -> list[_TextSlot]:
@@ -259,8 +276,8 @@ class InputGuard:
         new texts and the new boundary windows analysed together (one NER call for all)."""
         variant = "pii+ner" if use_ner else "pii"
         keys = [content_key(tenant_id, text, variant) for text in texts]
-        found: dict[tuple[str, str, bytes], tuple[Finding, ...]] = {}
-        missing: dict[tuple[str, str, bytes], str] = {}
+        found: dict[CacheKey, tuple[Finding, ...]] = {}
+        missing: dict[CacheKey, str] = {}
         for key, text in zip(keys, texts, strict=True):
             if key in found or key in missing:
                 result.cache_hits += 1  # the same text twice in one request is analysed once
@@ -271,45 +288,55 @@ class InputGuard:
             else:
                 found[key] = cached
                 result.cache_hits += 1
+        pending = self._lookup_windows(tenant_id, texts, variant)
+        # The new texts and each new window's readings that may run NER in one batch (one NER call); the readings
+        # that may not (when the policy runs NER at all) in a second, pattern-only one. Each batch's results are
+        # taken back in the order its texts went in: the texts first, then the windows'.
+        batches: dict[bool, list[str]] = {use_ner: list(missing.values()), not use_ner: []}
+        for may_ner, reading in pending.readings():
+            batches[use_ner and may_ner].append(reading)
+        analysed = {ner: iter(self.analyzer.analyze_many(batch, ner_enabled=ner) if batch else [])
+                    for ner, batch in batches.items()}  # fmt: skip
+        for key, text in missing.items():
+            found[key] = tuple(next(analysed[use_ner]))
+            self._findings.put(key, found[key])
+            result.scanned_chars += len(text)
+        splits = self._finish_windows(pending, analysed, use_ner, result)
+        result.scanned_chars += result.boundary_chars
+        return [found[key] for key in keys], splits
+
+    def _lookup_windows(self, tenant_id: str, texts: list[str], variant: str) -> _PendingWindows:
+        """The windows around the boundaries between the texts, with the split values of those already cached."""
         windows = []
         if self.config.split_window_chars > 0:
             windows = boundary_windows(texts, self.config.split_window_chars, self.config.split_window_texts)
-        window_keys = [content_key(tenant_id, window.cache_text(texts), variant + "/split") for window in windows]
-        splits: dict[tuple[str, str, bytes], tuple[SplitFinding, ...]] = {}
-        unsplit: dict[tuple[str, str, bytes], tuple[BoundaryWindow, list[str]]] = {}
-        for key, window in zip(window_keys, windows, strict=True):
-            if key in splits or key in unsplit:
+        pending = _PendingWindows(windows, [content_key(tenant_id, w.cache_text(texts), variant + "/split")
+                                            for w in windows])  # fmt: skip
+        for key, window in zip(pending.keys, windows, strict=True):
+            if key in pending.splits or key in pending.unsplit:
                 continue
-            cached_splits = self._splits.get(key)
-            if cached_splits is None:
-                unsplit[key] = (window, window.pieces(texts))
+            cached = self._splits.get(key)
+            if cached is None:
+                pending.unsplit[key] = (window, window.pieces(texts))
             else:
-                splits[key] = cached_splits
-        # The new texts and each new window's readings that may run NER in one batch (one NER call); the readings
-        # that may not (when the policy runs NER at all) in a second, pattern-only one.
-        batches: dict[bool, list[str]] = {use_ner: list(missing.values())}
-        for _, pieces in unsplit.values():
-            for join, may_ner in READINGS:
-                batches.setdefault(use_ner and may_ner, []).append(join.join(pieces))
-        analysed = {ner: self.analyzer.analyze_many(batch, ner_enabled=ner) if batch else []
-                    for ner, batch in batches.items()}  # fmt: skip
-        taken = dict.fromkeys(analysed, 0)
-        for key, text in missing.items():
-            found[key] = tuple(analysed[use_ner][taken[use_ner]])
-            taken[use_ner] += 1
-            self._findings.put(key, found[key])
-            result.scanned_chars += len(text)
-        for key, (window, pieces) in unsplit.items():
+                pending.splits[key] = cached
+        return pending
+
+    def _finish_windows(
+        self, pending: _PendingWindows, analysed: Mapping[bool, Iterator[list[Finding]]], use_ner: bool,
+        result: GuardResult,
+    ) -> list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]]:
+        """The new windows' split values from their readings' findings (``analysed[ner]`` yields those of the batch
+        analysed with NER on or off, in the order of ``pending.readings()``), cached; and every window with its
+        split values."""
+        for key, (window, pieces) in pending.unsplit.items():
             readings = []
             for join, may_ner in READINGS:
-                ner = use_ner and may_ner
-                readings.append(analysed[ner][taken[ner]])
-                taken[ner] += 1
+                readings.append(next(analysed[use_ner and may_ner]))
                 result.boundary_chars += len(join.join(pieces))
-            splits[key] = crossing_findings(window, pieces, readings)
-            self._splits.put(key, splits[key])
-        result.scanned_chars += result.boundary_chars
-        return [found[key] for key in keys], [(w, splits[key]) for w, key in zip(windows, window_keys, strict=True)]
+            pending.splits[key] = crossing_findings(window, pieces, readings)
+            self._splits.put(key, pending.splits[key])
+        return [(window, pending.splits[key]) for window, key in zip(pending.windows, pending.keys, strict=True)]
 
     def _injection_verdict(
         self, tenant_id: str, texts: list[str], threshold: float, result: GuardResult
