@@ -1,0 +1,401 @@
+"""Gateway overhead: the latency Warden's gateway adds to a request, side by side with LiteLLM's proxy.
+
+Every target serves the same engine (the same ``WARDEN_*`` engine settings, prefix caching off so no target's
+request finds another's blocks) over HTTPS with the same certificate, from one uvicorn worker, and is called with
+the official ``openai`` client on kept-alive connections:
+
+  direct            the engine behind a bare OpenAI endpoint (``bench.bare_engine_server``): the baseline
+  warden_core       Warden with guardrails off: key check, policy, rate limits (tokens reserved and settled),
+                    a hash-chained audit record fsync'd to the spool before the response, written to the database
+  warden_guarded    Warden's default policy on top: PII masked in and out, prompt-injection screening
+  litellm           LiteLLM's proxy (master key, no database) in front of ``direct``'s HTTP port
+  litellm_presidio  the same with LiteLLM's Presidio guardrail (``pre_call``; Presidio over HTTP)
+
+Overhead = a target's latency - direct's latency for the same prompt, paired request by request (the order of the
+targets rotates every prompt); medians and p90 over the prompts. A load phase then runs each target in turn at
+``--concurrency`` open connections and reports requests/s and latency percentiles. Prompts are support tickets,
+half of them carrying an e-mail address and a phone number; ``max_tokens`` is small because the engine's time is
+not what is measured.
+
+    python -m bench.gateway_overhead                          # SQLite + in-process limiter, or:
+    WARDEN_DATABASE_URL=postgresql+psycopg://... WARDEN_REDIS_URL=redis://... python -m bench.gateway_overhead
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import secrets
+import shutil
+import signal
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+
+from bench import litellm_proxy
+from bench.serve_stats import percentile
+from gateway.background_server import free_port
+from gateway.core.tls import ensure_certificate
+
+RESULTS = Path(__file__).resolve().parent / "results" / "gateway_overhead.json"
+STARTUP_TIMEOUT_S = 600.0
+FEATURES = {
+    "direct": "engine behind a bare OpenAI endpoint",
+    "warden_core": "key check, policy, rate limits, hash-chained audit (fsync'd)",
+    "warden_guarded": "warden_core + PII masking in and out + injection screening",
+    "litellm": "master key, no database",
+    "litellm_presidio": "litellm + Presidio guardrail (pre_call, HTTP)",
+}
+BENCH_POLICY = {"rate_limits": {"requests_per_minute": 1_000_000, "tokens_per_minute": 1_000_000_000,
+                                "max_concurrent_requests": 10_000}}
+
+_NAMES = ["Dana Kowalski", "Luis Ortega", "Mei Chen", "Amara Okafor", "Jonas Berg", "Priya Natarajan"]
+_ISSUES = ["cannot log in after the password reset", "was charged twice for the March invoice",
+           "sees a timeout when exporting the quarterly report", "wants the shipping address on order changed",
+           "reports that the mobile app crashes on start", "asks why the API returns 429 at low volume"]
+
+
+def ticket_prompts(count: int, seed: int = 0) -> list[list[dict[str, str]]]:
+    """Chat requests of ~70 tokens; every other one names a customer with an e-mail address and a phone number."""
+    rng = random.Random(seed)
+    prompts = []
+    for i in range(count):
+        issue = rng.choice(_ISSUES)
+        if i % 2 == 0:
+            name = rng.choice(_NAMES)
+            user = name.split()[0].lower()
+            ticket = (f"Ticket {1000 + i}: {name} ({user}@example.org, +1 415 555 {rng.randrange(1000, 9999)}) "
+                      f"{issue}. Priority {rng.choice(['low', 'normal', 'high'])}.")
+        else:
+            ticket = f"Ticket {1000 + i}: a customer {issue}. Priority {rng.choice(['low', 'normal', 'high'])}."
+        prompts.append([{"role": "system", "content": "You are a support assistant. Reply with a one-line summary."},
+                        {"role": "user", "content": ticket}])
+    return prompts
+
+
+@dataclass
+class Target:
+    name: str
+    base_url: str  # https://127.0.0.1:PORT/v1
+    api_key: str
+    client: openai.AsyncOpenAI | None = None
+
+
+@dataclass
+class Sample:
+    latency_s: float
+    ttft_s: float | None
+    completion_tokens: int
+    reported_overhead_ms: float | None
+
+
+@dataclass
+class Stack:
+    """The processes a run starts, stopped together (each in its own session, killed as a group)."""
+
+    workdir: Path
+    processes: list[subprocess.Popen] = field(default_factory=list)
+
+    def spawn(self, command: Sequence[str], env: dict[str, str], log_name: str) -> subprocess.Popen:
+        log = (self.workdir / f"{log_name}.log").open("ab")
+        process = subprocess.Popen(list(command), env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.processes.append(process)
+        return process
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        for process in self.processes:
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+def _engine_env(base: dict[str, str]) -> dict[str, str]:
+    # Prefix caching off: LiteLLM's requests reach direct's engine after direct's own request for the same prompt.
+    return {**base, "WARDEN_ENGINE_ENABLE_PREFIX_CACHING": "false", "PYTHONUNBUFFERED": "1"}
+
+
+def _warden_cli(env: dict[str, str], *args: str) -> str:
+    result = subprocess.run([sys.executable, "-m", "gateway.cli", *args], env=env, check=True, capture_output=True,
+                            text=True)
+    return result.stdout.strip()
+
+
+def start_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str | None,
+                 redis_url: str | None, cert: Path, key: Path) -> Target:
+    """A ``warden serve`` process with its own data directory; a tenant with the bench policy and a key."""
+    data_dir = stack.workdir / name
+    env = _engine_env({k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or
+                       k.startswith("WARDEN_ENGINE_") or k == "WARDEN_MODEL"})
+    env.update({"WARDEN_DATA_DIR": str(data_dir), "WARDEN_GUARDRAILS": str(guardrails).lower(),
+                "WARDEN_DATABASE_URL": database_url or f"sqlite:///{data_dir / 'warden.db'}",
+                "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_TLS_CERT": str(cert),
+                "WARDEN_TLS_KEY": str(key)})
+    if redis_url:
+        env["WARDEN_REDIS_URL"] = redis_url
+    data_dir.mkdir(parents=True)
+    _warden_cli(env, "db", "upgrade")
+    tenant = f"bench-{name}-{secrets.token_hex(4)}"
+    _warden_cli(env, "tenant", "create", tenant)
+    policy = data_dir / "policy.json"
+    policy.write_text(json.dumps(BENCH_POLICY))
+    _warden_cli(env, "policy", "set", tenant, str(policy))
+    api_key = _warden_cli(env, "key", "issue", tenant)
+    port = free_port()
+    stack.spawn([sys.executable, "-m", "gateway.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+                 "--log-level", "warning"], env, name)
+    return Target(name, f"https://127.0.0.1:{port}/v1", api_key)
+
+
+def start_direct(stack: Stack, cert: Path, key: Path) -> tuple[Target, str]:
+    """The bare engine server: its HTTPS target and the plain-HTTP base a proxy forwards to."""
+    https_port, http_port = free_port(), free_port()
+    env = _engine_env({k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or
+                       k.startswith("WARDEN_ENGINE_") or k == "WARDEN_MODEL"})
+    stack.spawn([sys.executable, "-m", "bench.bare_engine_server", "--https-port", str(https_port),
+                 "--http-port", str(http_port), "--certfile", str(cert), "--keyfile", str(key)], env, "direct")
+    return Target("direct", f"https://127.0.0.1:{https_port}/v1", "none"), f"http://127.0.0.1:{http_port}/v1"
+
+
+def start_presidio(stack: Stack) -> str:
+    port = free_port()
+    stack.spawn([sys.executable, "-m", "bench.presidio_service", "--port", str(port)], dict(os.environ), "presidio")
+    return f"http://127.0.0.1:{port}/"
+
+
+def start_litellm(stack: Stack, name: str, *, model: str, upstream: str, presidio: str | None,
+                  cert: Path, key: Path) -> Target:
+    executable = litellm_proxy.ensure_installed()
+    master_key = f"sk-{secrets.token_hex(16)}"
+    config = litellm_proxy.write_config(stack.workdir / f"{name}.yaml", model=model, upstream_base=upstream,
+                                        master_key=master_key, presidio_base=presidio)
+    port = free_port()
+    stack.processes.append(litellm_proxy.start(executable, config, port=port, cert=cert, key=key,
+                                               log=stack.workdir / f"{name}.log"))
+    return Target(name, f"https://127.0.0.1:{port}/v1", master_key)
+
+
+async def wait_ready(target: Target, stack: Stack, model: str) -> None:
+    """Until one completion answers (the model is loaded and the whole path works), or a process died."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    last_error: Exception | None = None
+    assert target.client is not None
+    while time.monotonic() < deadline:
+        dead = [p for p in stack.processes if p.poll() is not None]
+        if dead:
+            raise RuntimeError(f"a benchmark process exited ({dead[0].args[:4]}); logs in {stack.workdir}")
+        try:
+            await target.client.chat.completions.create(model=model, max_tokens=1,
+                                                        messages=[{"role": "user", "content": "ready?"}])
+            return
+        except (openai.APIConnectionError, openai.InternalServerError, openai.NotFoundError) as exc:
+            last_error = exc
+            await asyncio.sleep(1.0)
+    raise RuntimeError(f"{target.name} not ready after {STARTUP_TIMEOUT_S:.0f} s: {last_error}")
+
+
+def _header_ms(headers: httpx.Headers) -> float | None:
+    for name in ("x-warden-overhead-ms", "x-litellm-overhead-duration-ms"):
+        if name in headers:
+            return float(headers[name])
+    return None
+
+
+async def call(target: Target, model: str, messages: list[dict[str, str]], max_tokens: int, *,
+               stream: bool) -> Sample:
+    client = target.client
+    assert client is not None
+    start = time.perf_counter()
+    if not stream:
+        raw = await client.chat.completions.with_raw_response.create(model=model, messages=messages,
+                                                                    max_tokens=max_tokens, temperature=0)
+        completion = raw.parse()
+        latency = time.perf_counter() - start
+        tokens = completion.usage.completion_tokens if completion.usage else 0
+        return Sample(latency, None, tokens, _header_ms(raw.headers))
+    first: float | None = None
+    tokens = 0
+    response = await client.chat.completions.create(model=model, messages=messages, max_tokens=max_tokens,
+                                                    temperature=0, stream=True)
+    async for chunk in response:
+        if chunk.choices and chunk.choices[0].delta.content:
+            tokens += 1
+            if first is None:
+                first = time.perf_counter() - start
+    return Sample(time.perf_counter() - start, first, tokens, None)
+
+
+async def paired_phase(targets: list[Target], model: str, prompts: list[list[dict[str, str]]], max_tokens: int, *,
+                       stream: bool) -> dict[str, list[Sample]]:
+    """One request at a time: prompt i goes to every target in an order rotated by i."""
+    samples: dict[str, list[Sample]] = {t.name: [] for t in targets}
+    for i, messages in enumerate(prompts):
+        for target in targets[i % len(targets):] + targets[:i % len(targets)]:
+            samples[target.name].append(await call(target, model, messages, max_tokens, stream=stream))
+    return samples
+
+
+def overhead_stats(samples: dict[str, list[Sample]], *, stream: bool) -> dict[str, dict[str, float | None]]:
+    """Per target: latency percentiles and its paired excess over direct's latency (TTFT for streams)."""
+    def metric(s: Sample) -> float:
+        return (s.ttft_s if stream and s.ttft_s is not None else s.latency_s) * 1e3
+
+    base = [metric(s) for s in samples["direct"]]
+    out: dict[str, dict[str, float | None]] = {}
+    for name, rows in samples.items():
+        values = [metric(s) for s in rows]
+        excess = [v - b for v, b in zip(values, base, strict=True)]
+        reported = [s.reported_overhead_ms for s in rows if s.reported_overhead_ms is not None]
+        out[name] = {"p50_ms": statistics.median(values), "p90_ms": percentile(values, 90),
+                     "overhead_p50_ms": statistics.median(excess), "overhead_p90_ms": percentile(excess, 90),
+                     "reported_overhead_p50_ms": statistics.median(reported) if reported else None,
+                     "completion_tokens_mean": statistics.fmean(s.completion_tokens for s in rows)}
+    return out
+
+
+async def load_phase(target: Target, model: str, prompts: list[list[dict[str, str]]], max_tokens: int,
+                     concurrency: int) -> dict[str, float | None]:
+    """Closed loop: ``concurrency`` workers send the prompts back to back; requests/s and latency percentiles."""
+    queue: asyncio.Queue[list[dict[str, str]]] = asyncio.Queue()
+    for messages in prompts:
+        queue.put_nowait(messages)
+    latencies: list[float] = []
+
+    async def worker() -> None:
+        while not queue.empty():
+            messages = queue.get_nowait()
+            latencies.append((await call(target, model, messages, max_tokens, stream=False)).latency_s * 1e3)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    wall = time.perf_counter() - start
+    return {"requests_per_s": len(prompts) / wall, "p50_ms": statistics.median(latencies),
+            "p99_ms": percentile(latencies, 99)}
+
+
+def print_table(result: dict[str, Any]) -> None:
+    whole, streamed, load = result["sequential"], result["sequential_stream"], result["load"]
+    print(f"\nc=1, {result['config']['requests']} prompts, max_tokens={result['config']['max_tokens']}; "
+          f"load at c={result['config']['concurrency']} (median of {result['config']['rounds']} rounds)")
+    print(f"{'target':<18}{'latency p50':>12}{'overhead p50':>14}{'p90':>8}{'TTFT ovh p50':>14}"
+          f"{'self-reported':>15}{'load req/s':>12}{'load p50':>10}{'load p99':>10}")
+    for name in whole:
+        w, s, ld = whole[name], streamed[name], load[name]
+        reported = w["reported_overhead_p50_ms"]
+        print(f"{name:<18}{w['p50_ms']:>10.1f}ms{w['overhead_p50_ms']:>12.1f}ms{w['overhead_p90_ms']:>6.1f}ms"
+              f"{s['overhead_p50_ms']:>12.1f}ms{'' if reported is None else f'{reported:.1f}ms':>15}"
+              f"{ld['requests_per_s']:>12.2f}{ld['p50_ms']:>8.0f}ms{ld['p99_ms']:>8.0f}ms")
+
+
+async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
+    # One development certificate for every server, which the clients verify.
+    cert, key = ensure_certificate(stack.workdir / "tls", None, None)
+    database_url = args.database_url or None
+    direct, upstream = start_direct(stack, cert, key)
+    targets = [direct,
+               start_warden(stack, "warden_core", guardrails=False, database_url=database_url,
+                            redis_url=args.redis_url, cert=cert, key=key),
+               start_warden(stack, "warden_guarded", guardrails=True, database_url=database_url,
+                            redis_url=args.redis_url, cert=cert, key=key)]
+    if not args.no_litellm:
+        presidio = start_presidio(stack)
+        targets += [start_litellm(stack, "litellm", model=args.model, upstream=upstream, presidio=None,
+                                  cert=cert, key=key),
+                    start_litellm(stack, "litellm_presidio", model=args.model, upstream=upstream,
+                                  presidio=presidio, cert=cert, key=key)]
+    tls = ssl.create_default_context(cafile=str(cert))
+    for target in targets:
+        target.client = openai.AsyncOpenAI(base_url=target.base_url, api_key=target.api_key, max_retries=0,
+                                           timeout=120, http_client=httpx.AsyncClient(verify=tls, timeout=120))
+    started = time.monotonic()
+    for target in targets:
+        await wait_ready(target, stack, args.model)
+    names = ", ".join(t.name for t in targets)
+    print(f"{names} ready in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+    prompts = ticket_prompts(args.requests + args.warmup + args.concurrency * 8 * args.rounds, seed=args.seed)
+    warmup, measured = prompts[:args.warmup], prompts[args.warmup:args.warmup + args.requests]
+    load_prompts = prompts[args.warmup + args.requests:]
+    await paired_phase(targets, args.model, warmup, args.max_tokens, stream=False)
+    whole = await paired_phase(targets, args.model, measured, args.max_tokens, stream=False)
+    streamed = await paired_phase(targets, args.model, measured, args.max_tokens, stream=True)
+    per_round = args.concurrency * 8
+    burst = (warmup * args.concurrency)[:2 * args.concurrency]
+    for target in targets:  # the first concurrent burst meets new batch shapes in each engine: not measured
+        await load_phase(target, args.model, burst, args.max_tokens, args.concurrency)
+    rounds: dict[str, list[dict[str, float | None]]] = {t.name: [] for t in targets}
+    for r in range(args.rounds):
+        chunk = load_prompts[r * per_round:(r + 1) * per_round]
+        for target in targets[r % len(targets):] + targets[:r % len(targets)]:
+            rounds[target.name].append(await load_phase(target, args.model, chunk, args.max_tokens,
+                                                        args.concurrency))
+    load = {name: {k: statistics.median(row[k] for row in rows) for k in rows[0]} for name, rows in rounds.items()}
+    for target in targets:
+        assert target.client is not None
+        await target.client.close()
+    return {"config": {"requests": args.requests, "max_tokens": args.max_tokens, "concurrency": args.concurrency,
+                       "rounds": args.rounds, "database": "postgres" if database_url and
+                       database_url.startswith("postgresql") else "sqlite",
+                       "rate_limit_store": "redis" if args.redis_url else "in-process",
+                       "litellm": None if args.no_litellm else "1.108.7",
+                       "engine_env": {k: v for k, v in _engine_env(dict(os.environ)).items()
+                                      if k.startswith("WARDEN_ENGINE_") or k == "WARDEN_MODEL"},
+                       "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}},
+            "features": {t.name: FEATURES[t.name] for t in targets},
+            "sequential": overhead_stats(whole, stream=False),
+            "sequential_stream": overhead_stats(streamed, stream=True), "load": load}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=100, help="prompts in each sequential phase")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=4)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3, help="load rounds (each target once per round)")
+    parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--database-url", default=os.environ.get("WARDEN_DATABASE_URL"),
+                        help="Warden's database (default: WARDEN_DATABASE_URL, else a SQLite file per server)")
+    parser.add_argument("--redis-url", default=os.environ.get("WARDEN_REDIS_URL"),
+                        help="Warden's rate-limit store (default: WARDEN_REDIS_URL, else in-process)")
+    parser.add_argument("--no-litellm", action="store_true", help="Warden and direct only (no LiteLLM install)")
+    parser.add_argument("--quick", action="store_true", help="20 prompts, 1 load round: a smoke run")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.requests, args.rounds, args.warmup = 20, 1, 2
+    stack = Stack(Path(tempfile.mkdtemp(prefix="warden-gw-bench-")))
+    try:
+        result = asyncio.run(run(args, stack))
+    finally:
+        stack.stop()
+    print_table(result)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nwrote {args.out}")
+    shutil.rmtree(stack.workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
