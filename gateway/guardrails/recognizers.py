@@ -191,11 +191,11 @@ def _spelled_runs(text: str, min_digits: int, max_digits: int) -> list[tuple[re.
 
 def _is_whole_run(text: str, start: int, end: int) -> bool:
     """Whether the run stands alone: not glued to a word, a '+' or a longer number on either side ("14 1 1 ...",
-    "... 1 1 12" and "v4.1.1..." are no runs of single digits). A separator and a digit on either side would have
-    been part of the run."""
+    "... 1 1 12" and "v4.1.1..." are no runs of single digits; a separator and a digit on either side would have
+    been part of the run), and not an array as numpy prints one ("[4 1 1 1 ...]", a row of "[[...]]")."""
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
-    return not (before.isalnum() or before in "_+" or after.isalnum() or after == "_")
+    return not (before.isalnum() or before in "_+[" or after.isalnum() or after == "_")
 
 
 class SpelledCardRecognizer(EntityRecognizer):

@@ -75,6 +75,8 @@ def test_a_phone_number_written_digit_by_digit_counts_with_a_phone_word(analyzer
         "card 4 1 1 1 1 1 1 1 1 1 1 3",  # 12 digits
         "card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",  # 24 digits
         "mask = [4,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]",  # a JSON array: no comma separates spelled digits
+        "labels: [4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1]",  # an array as numpy prints it
+        "[[4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1]\n [4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1]]",
         "ids 14 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1",  # "4 1 1 ..." would be a card, but it goes on from "14"
         "ids 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 12",  # and here into "12"
         "v4.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1",  # glued to a word
