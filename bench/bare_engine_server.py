@@ -65,7 +65,9 @@ def build_app(engine: EngineClient) -> FastAPI:
         chunk_id, created = f"chatcmpl-{engine_request.request_id}", int(time.time())
         head = {"id": chunk_id, "created": created, "model": engine.model_name}
         if body.get("stream"):
-            return StreamingResponse(_stream(engine, engine_request, head), media_type="text/event-stream")
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(_stream(engine, engine_request, head, include_usage=include_usage),
+                                     media_type="text/event-stream")
         text, last = [], None
         async for output in engine.generate(engine_request):
             text.append(output.text)
@@ -78,18 +80,22 @@ def build_app(engine: EngineClient) -> FastAPI:
     return app
 
 
-async def _stream(engine: EngineClient, request: EngineRequest, head: dict[str, Any]) -> AsyncIterator[str]:
-    def event(delta: dict[str, Any], finish_reason: str | None) -> str:
-        chunk = {**head, "object": "chat.completion.chunk",
-                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]}
-        return f"data: {json.dumps(chunk)}\n\n"
+async def _stream(engine: EngineClient, request: EngineRequest, head: dict[str, Any], *,
+                  include_usage: bool) -> AsyncIterator[str]:
+    def event(choices: list[dict[str, Any]], **extra: Any) -> str:
+        return f"data: {json.dumps({**head, 'object': 'chat.completion.chunk', 'choices': choices, **extra})}\n\n"
 
-    yield event({"role": "assistant", "content": ""}, None)
+    def choice(delta: dict[str, Any], finish_reason: str | None) -> list[dict[str, Any]]:
+        return [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]
+
+    yield event(choice({"role": "assistant", "content": ""}, None))
     async for output in engine.generate(request):
         if output.text:
-            yield event({"content": output.text}, None)
+            yield event(choice({"content": output.text}, None))
         if output.finished:
-            yield event({}, output.finish_reason)
+            yield event(choice({}, output.finish_reason))
+            if include_usage:
+                yield event([], usage=_usage(output))
     yield "data: [DONE]\n\n"
 
 

@@ -12,10 +12,12 @@ the official ``openai`` client on kept-alive connections:
   litellm_presidio  the same with LiteLLM's Presidio guardrail (``pre_call``; Presidio over HTTP)
 
 Overhead = a target's latency - direct's latency for the same prompt, paired request by request (the order of the
-targets rotates every prompt); medians and p90 over the prompts. A load phase then runs each target in turn at
-``--concurrency`` open connections and reports requests/s and latency percentiles. Prompts are support tickets,
-half of them carrying an e-mail address and a phone number; ``max_tokens`` is small because the engine's time is
-not what is measured.
+targets rotates every prompt); medians and p90 over the prompts. Whole responses are short (``--max-tokens``), since
+the engine's time is not what is measured; streams are longer than the output guardrails' hold-back window, so their
+time to first content shows what holding text back costs. Every output is exactly max_tokens long (greedy,
+``ignore_eos``). A load phase then runs each target in turn at ``--concurrency`` open connections and reports
+requests/s and latency percentiles. Prompts are support tickets, half of them carrying an e-mail address and a phone
+number.
 
     python -m bench.gateway_overhead                          # SQLite + in-process limiter, or:
     WARDEN_DATABASE_URL=postgresql+psycopg://... WARDEN_REDIS_URL=redis://... python -m bench.gateway_overhead
@@ -98,9 +100,10 @@ class Target:
 @dataclass
 class Sample:
     latency_s: float
-    ttft_s: float | None
+    ttft_s: float | None  # streams: until the first chunk with content
     completion_tokens: int
-    reported_overhead_ms: float | None
+    reported_overhead_ms: float | None  # the gateway's own figure, where it sends one
+    content_chunks: int = 1  # streams: how many chunks carried content (1: the whole text arrived at once)
 
 
 @dataclass
@@ -224,24 +227,28 @@ async def call(target: Target, model: str, messages: list[dict[str, str]], max_t
                stream: bool) -> Sample:
     client = target.client
     assert client is not None
+    # Greedy, and every output exactly max_tokens long (vLLM's ignore_eos, which LiteLLM forwards), so each target's
+    # engine does the same work for the same prompt.
+    request: dict[str, Any] = {"model": model, "messages": messages, "max_tokens": max_tokens, "temperature": 0,
+                               "extra_body": {"ignore_eos": True}}
     start = time.perf_counter()
     if not stream:
-        raw = await client.chat.completions.with_raw_response.create(model=model, messages=messages,
-                                                                    max_tokens=max_tokens, temperature=0)
+        raw = await client.chat.completions.with_raw_response.create(**request)
         completion = raw.parse()
         latency = time.perf_counter() - start
         tokens = completion.usage.completion_tokens if completion.usage else 0
         return Sample(latency, None, tokens, _header_ms(raw.headers))
     first: float | None = None
-    tokens = 0
-    response = await client.chat.completions.create(model=model, messages=messages, max_tokens=max_tokens,
-                                                    temperature=0, stream=True)
+    chunks = tokens = 0
+    response = await client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True})
     async for chunk in response:
         if chunk.choices and chunk.choices[0].delta.content:
-            tokens += 1
+            chunks += 1
             if first is None:
                 first = time.perf_counter() - start
-    return Sample(time.perf_counter() - start, first, tokens, None)
+        if chunk.usage is not None:
+            tokens = chunk.usage.completion_tokens
+    return Sample(time.perf_counter() - start, first, tokens, None, content_chunks=chunks)
 
 
 async def paired_phase(targets: list[Target], model: str, prompts: list[list[dict[str, str]]], max_tokens: int, *,
@@ -254,21 +261,30 @@ async def paired_phase(targets: list[Target], model: str, prompts: list[list[dic
     return samples
 
 
-def overhead_stats(samples: dict[str, list[Sample]], *, stream: bool) -> dict[str, dict[str, float | None]]:
-    """Per target: latency percentiles and its paired excess over direct's latency (TTFT for streams)."""
-    def metric(s: Sample) -> float:
-        return (s.ttft_s if stream and s.ttft_s is not None else s.latency_s) * 1e3
-
-    base = [metric(s) for s in samples["direct"]]
+def _paired(values: dict[str, list[float]], prefix: str) -> dict[str, dict[str, float | None]]:
+    """Percentiles of each target's values and of their excess over direct's for the same prompt."""
     out: dict[str, dict[str, float | None]] = {}
+    for name, rows in values.items():
+        excess = [v - b for v, b in zip(rows, values["direct"], strict=True)]
+        out[name] = {f"{prefix}p50_ms": statistics.median(rows), f"{prefix}p90_ms": percentile(rows, 90),
+                     f"{prefix}overhead_p50_ms": statistics.median(excess),
+                     f"{prefix}overhead_p90_ms": percentile(excess, 90)}
+    return out
+
+
+def overhead_stats(samples: dict[str, list[Sample]], *, stream: bool) -> dict[str, dict[str, float | None]]:
+    """Per target: latency percentiles and the paired excess over direct's latency; for streams the same of the time
+    to the first content (``ttft_`` keys) and how many chunks brought the content."""
+    out = _paired({name: [s.latency_s * 1e3 for s in rows] for name, rows in samples.items()}, "")
     for name, rows in samples.items():
-        values = [metric(s) for s in rows]
-        excess = [v - b for v, b in zip(values, base, strict=True)]
         reported = [s.reported_overhead_ms for s in rows if s.reported_overhead_ms is not None]
-        out[name] = {"p50_ms": statistics.median(values), "p90_ms": percentile(values, 90),
-                     "overhead_p50_ms": statistics.median(excess), "overhead_p90_ms": percentile(excess, 90),
-                     "reported_overhead_p50_ms": statistics.median(reported) if reported else None,
-                     "completion_tokens_mean": statistics.fmean(s.completion_tokens for s in rows)}
+        out[name].update({"reported_overhead_p50_ms": statistics.median(reported) if reported else None,
+                          "completion_tokens_mean": statistics.fmean(s.completion_tokens for s in rows)})
+    if stream:
+        ttft = _paired({name: [(s.ttft_s or s.latency_s) * 1e3 for s in rows] for name, rows in samples.items()},
+                       "ttft_")
+        for name, rows in samples.items():
+            out[name].update(ttft[name], content_chunks_mean=statistics.fmean(s.content_chunks for s in rows))
     return out
 
 
@@ -292,18 +308,27 @@ async def load_phase(target: Target, model: str, prompts: list[list[dict[str, st
             "p99_ms": percentile(latencies, 99)}
 
 
+def _ms(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
 def print_table(result: dict[str, Any]) -> None:
+    config = result["config"]
     whole, streamed, load = result["sequential"], result["sequential_stream"], result["load"]
-    print(f"\nc=1, {result['config']['requests']} prompts, max_tokens={result['config']['max_tokens']}; "
-          f"load at c={result['config']['concurrency']} (median of {result['config']['rounds']} rounds)")
-    print(f"{'target':<18}{'latency p50':>12}{'overhead p50':>14}{'p90':>8}{'TTFT ovh p50':>14}"
-          f"{'self-reported':>15}{'load req/s':>12}{'load p50':>10}{'load p99':>10}")
+    print(f"\nOne request at a time, paired with direct (ms): {config['requests']} whole responses of "
+          f"{config['max_tokens']} tokens; {config['stream_requests']} streams of {config['stream_max_tokens']} tokens")
+    print(f"{'target':<18}{'whole p50':>10}{'overhead p50':>13}{'p90':>7}{'self-reported':>14}"
+          f"{'stream TTFT':>12}{'TTFT ovh p50':>13}{'chunks':>7}{'end ovh p50':>12}")
     for name in whole:
-        w, s, ld = whole[name], streamed[name], load[name]
-        reported = w["reported_overhead_p50_ms"]
-        print(f"{name:<18}{w['p50_ms']:>10.1f}ms{w['overhead_p50_ms']:>12.1f}ms{w['overhead_p90_ms']:>6.1f}ms"
-              f"{s['overhead_p50_ms']:>12.1f}ms{'' if reported is None else f'{reported:.1f}ms':>15}"
-              f"{ld['requests_per_s']:>12.2f}{ld['p50_ms']:>8.0f}ms{ld['p99_ms']:>8.0f}ms")
+        w, st = whole[name], streamed[name]
+        print(f"{name:<18}{w['p50_ms']:>10.1f}{w['overhead_p50_ms']:>13.1f}{w['overhead_p90_ms']:>7.1f}"
+              f"{_ms(w['reported_overhead_p50_ms']):>14}{st['ttft_p50_ms']:>12.1f}{st['ttft_overhead_p50_ms']:>13.1f}"
+              f"{st['content_chunks_mean']:>7.1f}{st['overhead_p50_ms']:>12.1f}")
+    print(f"\nLoad: {config['concurrency']} connections, median of {config['rounds']} rounds")
+    print(f"{'target':<18}{'req/s':>8}{'vs direct':>10}{'p50 ms':>8}{'p99 ms':>8}")
+    for name, row in load.items():
+        ratio = row["requests_per_s"] / load["direct"]["requests_per_s"]
+        print(f"{name:<18}{row['requests_per_s']:>8.2f}{ratio:>10.2f}{row['p50_ms']:>8.0f}{row['p99_ms']:>8.0f}")
 
 
 async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
@@ -337,7 +362,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     load_prompts = prompts[args.warmup + args.requests:]
     await paired_phase(targets, args.model, warmup, args.max_tokens, stream=False)
     whole = await paired_phase(targets, args.model, measured, args.max_tokens, stream=False)
-    streamed = await paired_phase(targets, args.model, measured, args.max_tokens, stream=True)
+    streamed = await paired_phase(targets, args.model, measured[:args.stream_requests], args.stream_max_tokens,
+                                  stream=True)
     per_round = args.concurrency * 8
     burst = (warmup * args.concurrency)[:2 * args.concurrency]
     for target in targets:  # the first concurrent burst meets new batch shapes in each engine: not measured
@@ -352,7 +378,9 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     for target in targets:
         assert target.client is not None
         await target.client.close()
-    return {"config": {"requests": args.requests, "max_tokens": args.max_tokens, "concurrency": args.concurrency,
+    return {"config": {"requests": args.requests, "max_tokens": args.max_tokens,
+                       "stream_requests": min(args.stream_requests, args.requests),
+                       "stream_max_tokens": args.stream_max_tokens, "concurrency": args.concurrency,
                        "rounds": args.rounds, "database": "postgres" if database_url and
                        database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if args.redis_url else "in-process",
@@ -369,7 +397,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=100, help="prompts in each sequential phase")
     parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--max-tokens", type=int, default=4)
+    parser.add_argument("--max-tokens", type=int, default=4, help="tokens of each whole response")
+    parser.add_argument("--stream-requests", type=int, default=30, help="prompts in the streamed phase")
+    parser.add_argument("--stream-max-tokens", type=int, default=48,
+                        help="tokens of each stream: longer than output guardrails' hold-back window (128 chars)")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3, help="load rounds (each target once per round)")
     parser.add_argument("--model", default="smollm2-135m-instruct")
@@ -383,7 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     if args.quick:
-        args.requests, args.rounds, args.warmup = 20, 1, 2
+        args.requests, args.stream_requests, args.rounds, args.warmup = 20, 10, 1, 2
     stack = Stack(Path(tempfile.mkdtemp(prefix="warden-gw-bench-")))
     try:
         result = asyncio.run(run(args, stack))
