@@ -8,29 +8,38 @@ Wire protocol (pickled tuples over ``multiprocessing`` connections):
   the engine refused (e.g. a constraint that does not compile); ``("stats", EngineStats)`` at most every
   ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``).
 
-The loop blocks on the input pipe only when it has nothing to run, so an idle engine costs no CPU and a busy
-one never waits for the caller. A constrained request's grammar compiles on worker threads
+The core serves one or more callers (``ClientPort``): outputs go to the caller that added the request, stats to
+every caller. With one pipe (``run_engine_core``) the caller's leaving ends the core; an engine host
+(``engine.host``) accepts callers from a socket and keeps serving while they come and go, aborting the requests of
+one that leaves.
+
+The loop blocks on its inputs only when it has nothing to run, so an idle engine costs no CPU and a busy
+one never waits for a caller. A constrained request's grammar compiles on worker threads
 (``engine.structured.pending``) while the loop keeps stepping; the request joins the scheduler once it is ready.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing as mp
 import os
+import queue
 import signal
 import time
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from engine import errors
 from engine.config import EngineConfig
 from engine.llm_engine import LLMEngine
-from engine.metrics import STATS_INTERVAL_S
+from engine.metrics import STATS_INTERVAL_S, EngineStats, counters_since
 from engine.outputs import RequestOutput, Usage
 
 log = logging.getLogger(__name__)
 GRAMMAR_POLL_S = 0.005  # how often an otherwise idle loop looks at the grammars compiling for it
+HOST_IDLE_CHECK_S = 1.0  # how often an idle engine host asks whether to keep serving
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,46 +68,161 @@ class ErrorInfo:
         return errors.EngineError(f"{self.kind}: {self.message}")
 
 
+@dataclass(eq=False)
+class ClientPort:
+    """One caller of the core: where its messages arrive, where its outputs go, and the requests it added."""
+
+    inbox: Connection
+    outbox: Connection
+    requests: set[str] = field(default_factory=set)
+
+
+class NewCallers:
+    """Callers accepted on another thread (an engine host's acceptor), handed to the step loop: a queue, and a pipe
+    whose end the loop waits on beside its callers' connections so a new caller wakes it."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[ClientPort] = queue.SimpleQueue()
+        self.wakeup, self._wake = mp.Pipe(duplex=False)
+
+    def put(self, port: ClientPort) -> None:
+        self._queue.put(port)
+        self._wake.send_bytes(b"+")
+
+    def take(self) -> list[ClientPort]:
+        while self.wakeup.poll(0):
+            self.wakeup.recv_bytes()
+        ports = []
+        while not self._queue.empty():
+            ports.append(self._queue.get_nowait())
+        return ports
+
+
 class EngineCore:
-    def __init__(self, engine: LLMEngine, inbox: Connection, outbox: Connection) -> None:
+    def __init__(self, engine: LLMEngine, ports: list[ClientPort], *, incoming: NewCallers | None = None,
+                 keep_serving: Callable[[], bool] | None = None) -> None:
+        """``incoming``: where an engine host's new callers arrive; without it the core stops when its last caller
+        leaves. ``keep_serving`` is asked while idle (a host stops once the process that started it is gone)."""
         self.engine = engine
-        self.inbox = inbox
-        self.outbox = outbox
+        self.ports = list(ports)
+        self.incoming = incoming
+        self.keep_serving = keep_serving
         self.running = True
+        self._owner: dict[str, ClientPort] = {}
+        self._reporter: ClientPort | None = None  # the caller stats go to (see _send_stats)
+        self._reporter_baseline: EngineStats | None = None
+        self._last_reported: EngineStats | None = None
         self._stats_sent_at = 0.0
         self._stats_dirty = True  # something changed since the last snapshot went out
         self._compiling: Any = None  # engine.structured.PendingGrammars, made with the first constrained request
 
-    def _send_stats(self, *, force: bool = False) -> None:
-        now = time.monotonic()
-        if self._stats_dirty and (force or now - self._stats_sent_at >= STATS_INTERVAL_S):
-            self.outbox.send(("stats", self.engine.stats()))
-            self._stats_sent_at = now
-            self._stats_dirty = False
+    # --- sending ------------------------------------------------------------------------------------------------
+    def _send(self, port: ClientPort, message: tuple[Any, ...]) -> None:
+        try:
+            port.outbox.send(message)
+        except (OSError, ValueError):  # the caller is gone (broken pipe, closed handle)
+            self._lost(port)
 
-    def _handle(self, message: tuple[Any, ...]) -> None:
+    def _send_outputs(self, outputs: list[RequestOutput]) -> None:
+        by_port: dict[ClientPort, list[RequestOutput]] = {}
+        for out in outputs:
+            port = self._owner.get(out.request_id)
+            if port is None:
+                continue
+            by_port.setdefault(port, []).append(out)
+            if out.finished:
+                self._forget(out.request_id)
+        for port, batch in by_port.items():
+            self._send(port, ("outputs", batch))
+
+    def _reject(self, request_id: str, exc: BaseException) -> None:
+        port = self._forget(request_id)
+        if port is not None:
+            self._send(port, ("rejected", request_id, ErrorInfo.of(exc)))
+
+    def _forget(self, request_id: str) -> ClientPort | None:
+        port = self._owner.pop(request_id, None)
+        if port is not None:
+            port.requests.discard(request_id)
+        return port
+
+    def _send_stats(self, *, force: bool = False) -> None:
+        """A snapshot to the reporting caller: the only caller, or a host's oldest. A host's callers are one
+        gateway's workers, whose metrics add up: each reporting would count the engine once per worker. A caller
+        promoted to reporter gets counters from the last snapshot its predecessor got, so the sum counts each
+        token once."""
+        now = time.monotonic()
+        if not self.ports or not self._stats_dirty or (not force and now - self._stats_sent_at < STATS_INTERVAL_S):
+            return
+        stats = self.engine.stats()
+        reporter = self.ports[0]
+        if reporter is not self._reporter:
+            self._reporter, self._reporter_baseline = reporter, self._last_reported
+        self._send(reporter, ("stats", stats if self._reporter_baseline is None
+                              else counters_since(stats, self._reporter_baseline)))
+        self._last_reported = stats
+        self._stats_sent_at = now
+        self._stats_dirty = False
+
+    # --- receiving ----------------------------------------------------------------------------------------------
+    def _receive(self, timeout: float | None) -> None:
+        """Handle every message waiting (after up to ``timeout`` seconds for the first; None: until one comes)."""
+        by_conn = {port.inbox: port for port in self.ports}
+        waitables: list[Any] = [*by_conn, *([self.incoming.wakeup] if self.incoming is not None else [])]
+        for conn in wait(waitables, timeout):
+            if self.incoming is not None and conn is self.incoming.wakeup:
+                self.ports.extend(self.incoming.take())
+                self._stats_dirty = True
+                continue
+            port = by_conn[conn]
+            try:
+                while self.running and port in self.ports and conn.poll(0):
+                    self._handle(port, conn.recv())
+            except (EOFError, OSError):
+                self._lost(port)
+
+    def _lost(self, port: ClientPort) -> None:
+        """A caller went away: its requests are aborted (their blocks freed); a lone pipe's core stops."""
+        if port not in self.ports:
+            return
+        self.ports.remove(port)
+        for request_id in list(port.requests):
+            self._forget(request_id)
+            self._abort(request_id)
+        if self.incoming is None and not self.ports:
+            self.running = False
+
+    def _handle(self, port: ClientPort, message: tuple[Any, ...]) -> None:
         kind = message[0]
         self._stats_dirty = True
         if kind == "add":
             request = message[1]
+            self._owner[request.request_id] = port
+            port.requests.add(request.request_id)
             try:
                 if request.structured is not None:
                     self._pending_grammars().add(request)  # joins the engine in _admit_compiled
                 else:
                     self.engine.add_request(request)
             except Exception as exc:  # refused: only this request fails
-                self.outbox.send(("rejected", request.request_id, ErrorInfo.of(exc)))
+                self._reject(request.request_id, exc)
         elif kind == "abort":
-            waiting = self._compiling.discard(message[1]) if self._compiling is not None else None
-            if waiting is not None:
-                out = RequestOutput(waiting.request_id, finish_reason="abort",
-                                    usage=Usage(prompt_tokens=len(waiting.prompt_token_ids), completion_tokens=0))
-            else:
-                out = self.engine.abort_request(message[1])
-            if out is not None:
-                self.outbox.send(("outputs", [out]))
+            if self._owner.get(message[1]) is port:  # a caller stops only its own requests
+                out = self._abort(message[1])
+                if out is not None:
+                    self._send_outputs([out])
         elif kind == "shutdown":
-            self.running = False
+            if self.incoming is None:
+                self.running = False
+            else:  # a host outlives its callers: this one only leaves
+                self._lost(port)
+
+    def _abort(self, request_id: str) -> RequestOutput | None:
+        waiting = self._compiling.discard(request_id) if self._compiling is not None else None
+        if waiting is not None:
+            return RequestOutput(waiting.request_id, finish_reason="abort",
+                                 usage=Usage(prompt_tokens=len(waiting.prompt_token_ids), completion_tokens=0))
+        return self.engine.abort_request(request_id)
 
     def _pending_grammars(self) -> Any:
         if self._compiling is None:
@@ -119,24 +243,29 @@ class EngineCore:
                 except Exception as exc:  # refused: only this request fails
                     error = exc
             if error is not None:
-                self.outbox.send(("rejected", request.request_id, ErrorInfo.of(error)))
+                self._reject(request.request_id, error)
             self._stats_dirty = True
+
+    def _idle_wait_s(self) -> float | None:
+        if self._compiling:
+            return GRAMMAR_POLL_S  # a settled grammar must not wait for the next message
+        return HOST_IDLE_CHECK_S if self.keep_serving is not None else None
 
     def run(self) -> None:
         while self.running:
             # Block when idle; otherwise drain whatever arrived and take a step.
             if not self.engine.has_unfinished_requests():
                 self._send_stats(force=True)  # going idle: the gauges must not keep the last busy values
-                # With grammars compiling, wait only briefly: a settled one must not wait for the next message.
-                if not self._compiling or self.inbox.poll(GRAMMAR_POLL_S):
-                    self._handle(self.inbox.recv())
-            while self.running and self.inbox.poll(0):
-                self._handle(self.inbox.recv())
+                if self.keep_serving is not None and not self.keep_serving():
+                    break
+                self._receive(self._idle_wait_s())
+            if self.running:
+                self._receive(0)
             self._admit_compiled()
             if self.running and self.engine.has_unfinished_requests():
                 outputs = self.engine.step()
                 if outputs:
-                    self.outbox.send(("outputs", outputs))
+                    self._send_outputs(outputs)
                 self._stats_dirty = True
                 self._send_stats()
         if self._compiling is not None:
@@ -159,7 +288,7 @@ def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection,
         try:
             outbox.send(("ready", {"model_name": engine.model_name, "max_model_len": engine.max_model_len,
                                    "vocab_size": engine.vocab_size}))
-            EngineCore(engine, inbox, outbox).run()
+            EngineCore(engine, [ClientPort(inbox, outbox)]).run()
         finally:
             engine.shutdown()  # tensor-parallel workers stop with their driver
     except (EOFError, BrokenPipeError, OSError):

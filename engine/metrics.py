@@ -15,7 +15,7 @@ read the same system clock.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 STATS_INTERVAL_S = 0.5
@@ -61,6 +61,16 @@ class EngineStats:
     timestamp_ns: int
     spec_draft_tokens: int = 0
     spec_accepted_tokens: int = 0
+
+
+COUNTER_FIELDS = ("prefix_cache_queries", "prefix_cache_hits", "prompt_tokens", "generation_tokens", "num_preemptions",
+                  "spec_draft_tokens", "spec_accepted_tokens")
+
+
+def counters_since(stats: EngineStats, baseline: EngineStats) -> EngineStats:
+    """``stats`` with its lifetime counters counted from ``baseline`` instead of the engine's start (gauges as they
+    are): what a caller that starts reporting an engine mid-life must add up."""
+    return replace(stats, **{name: getattr(stats, name) - getattr(baseline, name) for name in COUNTER_FIELDS})
 
 
 @runtime_checkable
