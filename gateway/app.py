@@ -43,10 +43,13 @@ log = logging.getLogger(__name__)
 async def _start_engine(settings: Settings) -> EngineClient:
     # Imported here: the engine (torch, model weights) is only loaded by a process that serves.
     from engine import config
-    from gateway.replicas import start_replicas
+    from gateway.replicas import connect_replicas, start_replicas
 
-    return await start_replicas(config.EngineConfig(**settings.engine.engine_kwargs(settings.model)),
-                                settings.engine.replicas, in_process=settings.engine_in_process)
+    engine_config = config.EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    if settings.engine_sockets:  # one of `warden serve --workers N`'s workers: the engines run in shared hosts
+        return await connect_replicas(engine_config, settings.engine_sockets,
+                                      load_server_secrets(settings).engine_authkey)
+    return await start_replicas(engine_config, settings.engine.replicas, in_process=settings.engine_in_process)
 
 
 def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard]:

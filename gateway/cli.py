@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from sqlalchemy.exc import OperationalError, ProgrammingError
@@ -17,6 +19,9 @@ from gateway.core.db import Database
 from gateway.core.migrate import upgrade_database
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings, settings_error_message
+
+if TYPE_CHECKING:
+    from gateway.replicas.hosts import EngineHosts
 
 
 def _fail(message: str) -> int:
@@ -37,15 +42,38 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         cert, key = ensure_certificate(settings.data_dir, settings.tls_cert, settings.tls_key)
         tls = {"ssl_certfile": str(cert), "ssl_keyfile": str(key)}
         scheme = "https"
+    hosts = None
     if args.workers > 1:
         from gateway.telemetry import prepare_multiprocess_dir
 
         # One fresh Prometheus multiprocess directory shared by all workers, so a scrape of any worker sees all.
         prepare_multiprocess_dir(settings.data_dir / "prometheus")
+        if not settings.engine_in_process:
+            hosts = _start_engine_hosts(settings)
     print(f"warden: serving {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s))", file=sys.stderr)
-    uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
-                log_level=args.log_level, timeout_graceful_shutdown=30, **tls)  # type: ignore[arg-type]
+    try:
+        uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
+                    log_level=args.log_level, timeout_graceful_shutdown=30, **tls)  # type: ignore[arg-type]
+    finally:
+        if hosts is not None:
+            hosts.stop()
     return 0
+
+
+def _start_engine_hosts(settings: Settings) -> EngineHosts:
+    """The engines the workers share (one host per replica), started before them; the workers find the sockets in
+    ``WARDEN_ENGINE_SOCKETS``, which they inherit."""
+    from engine.config import EngineConfig
+    from gateway.replicas.hosts import EngineHosts
+
+    config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    socket_dir = settings.data_dir / "run"
+    socket_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    print(f"warden: starting {settings.engine.replicas} engine host(s) for the workers", file=sys.stderr)
+    hosts = EngineHosts.start(config, settings.engine.replicas, socket_dir.resolve(),
+                              load_server_secrets(settings).engine_authkey)
+    os.environ["WARDEN_ENGINE_SOCKETS"] = json.dumps([str(s) for s in hosts.sockets])
+    return hosts
 
 
 def cmd_db_upgrade(_args: argparse.Namespace, settings: Settings) -> int:

@@ -19,6 +19,11 @@ class ServerSecrets:
     server_secret: bytes
     key_pepper: bytes
 
+    @property
+    def engine_authkey(self) -> bytes:
+        """What the gateway's workers prove to their engine hosts (engine.host): every worker derives the same."""
+        return hmac.new(self.server_secret, b"warden/engine-host", hashlib.sha256).digest()
+
     def cache_salt(self, tenant_id: str) -> str:
         """The prefix-cache isolation domain of a tenant. Only the gateway can compute it."""
         return hmac.new(self.server_secret, tenant_id.encode(), hashlib.sha256).hexdigest()

@@ -19,6 +19,9 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     model: str = "default"
     engine_in_process: bool = False
+    # Set by `warden serve --workers N` for its workers: the engine hosts' sockets (one per replica) they connect to
+    # instead of each starting its own engine (engine.host). Not an operator setting.
+    engine_sockets: list[Path] = Field(default_factory=list)
     engine: EngineSettings = Field(default_factory=EngineSettings)  # WARDEN_ENGINE_* (gateway.core.engine_settings)
     # PII actions, injection screening and output redaction per tenant policy (gateway.guardrails).
     guardrails: bool = True

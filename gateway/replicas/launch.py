@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.protocol import EngineClient
@@ -71,5 +72,27 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
         return await launch.start_engine(configs[index], in_process=in_process)
 
     pool = ReplicaPool(started, block_size=config.block_size, restart=restart if restart_dead else None)
+    pool.supervise()
+    return pool
+
+
+async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: bytes) -> EngineClient:
+    """A pool over the engine hosts at ``sockets`` (``warden serve --workers N``: the hosts run beside the workers,
+    each worker connects its own pool). A host that dies is restarted by the process that runs the hosts; the
+    pool's supervisor reconnects to it, so the worker heals with it."""
+    from engine.host import connect_engine
+
+    clients = await asyncio.gather(*(connect_engine(config, socket, authkey) for socket in sockets),
+                                   return_exceptions=True)
+    connected = [c for c in clients if not isinstance(c, BaseException)]
+    failed = [c for c in clients if isinstance(c, BaseException)]
+    if failed:
+        await asyncio.gather(*(client.shutdown() for client in connected), return_exceptions=True)
+        raise failed[0]
+
+    async def reconnect(index: int) -> EngineClient:
+        return await connect_engine(config, sockets[index], authkey)
+
+    pool = ReplicaPool(connected, block_size=config.block_size, restart=reconnect)
     pool.supervise()
     return pool

@@ -111,7 +111,7 @@ class GatewayMetrics:
         self.kv_usage = Gauge(PREFIX + "kv_cache_usage_perc", "Fraction of KV-cache blocks in use (1 = full); the "
                               "fullest engine when several serve.", model, multiprocess_mode="livemax", registry=r)
         self.engines_alive = Gauge(PREFIX + "engine_replicas_alive", "Engine replicas alive (WARDEN_ENGINE_REPLICAS); "
-                                   "fewer than configured: degraded.", model, multiprocess_mode="livesum", registry=r)
+                                   "fewer than configured: degraded.", model, multiprocess_mode="livemax", registry=r)
         self.replica_restarts = Counter(PREFIX + "engine_replica_restarts", "Dead engine replicas brought back by "
                                         "the pool's supervisor.", model, registry=r)
         self.prefix_queries = Counter(PREFIX + "prefix_cache_queries", "Prompt tokens looked up in the prefix "

@@ -91,7 +91,7 @@ WORKER = textwrap.dedent("""
 
 
 def test_workers_are_merged_through_the_multiprocess_directory(tmp_path: Path) -> None:
-    """Two worker processes, each with its own engine; a scrape in a third process sees the sum (counters,
+    """Two processes, each reporting engine stats (two replicas' reporters); a scrape in a third sees the sum (counters,
     running requests) and the fullest KV cache, and a dead worker's live gauges drop out."""
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PYTHONPATH": os.getcwd()}
     for tenant, running, used in (("t1", 3, 10), ("t1", 2, 60)):
