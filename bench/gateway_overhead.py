@@ -134,7 +134,10 @@ class Stack:
 
 def _engine_env(base: dict[str, str]) -> dict[str, str]:
     # Prefix caching off: LiteLLM's requests reach direct's engine after direct's own request for the same prompt.
-    return {**base, "WARDEN_ENGINE_ENABLE_PREFIX_CACHING": "false", "PYTHONUNBUFFERED": "1"}
+    # One torch thread unless told otherwise: an engine whose threads share the cores with the gateways and the client
+    # stalls at every barrier when one is preempted, which swamps what is measured (and differs between engines).
+    return {"WARDEN_ENGINE_NUM_THREADS": "1", **base, "WARDEN_ENGINE_ENABLE_PREFIX_CACHING": "false",
+            "PYTHONUNBUFFERED": "1"}
 
 
 def _warden_cli(env: dict[str, str], *args: str) -> str:
