@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-replicas train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-replicas bench-gateway train-injection clean
 
 $(STAMP): requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,6 +60,11 @@ bench-spec: install
 # Prefix-affinity routing vs round-robin / least-busy / random over the same two engine replicas (~12 min).
 bench-replicas: install
 	$(BIN)/python -m bench.replica_routing
+
+# Warden's gateway overhead vs LiteLLM's proxy (installed into bench/.venv-litellm from its hash lock) over the same
+# engine (~20 min); uses WARDEN_DATABASE_URL / WARDEN_REDIS_URL when set.
+bench-gateway: install
+	$(BIN)/python -m bench.gateway_overhead
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
 bench-kernels: install
