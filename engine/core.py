@@ -272,6 +272,22 @@ class EngineCore:
             self._compiling.close()
 
 
+def load_engine(config: EngineConfig, status: Connection) -> LLMEngine | None:
+    """The engine, or None after sending its starter ``("failed", ErrorInfo)``."""
+    try:
+        return LLMEngine(config)
+    except Exception as exc:
+        log.exception("engine failed to start")
+        status.send(("failed", ErrorInfo.of(exc)))
+        return None
+
+
+def engine_info(engine: LLMEngine) -> dict[str, Any]:
+    """What a caller learns of the engine in its ``("ready", info)`` greeting."""
+    return {"model_name": engine.model_name, "max_model_len": engine.max_model_len, "vocab_size": engine.vocab_size,
+            "pid": os.getpid()}
+
+
 def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True) -> None:
     """Entry point of the engine process (and of the in-process variant's thread)."""
     if own_process:
@@ -279,15 +295,11 @@ def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection,
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         logging.basicConfig(level=os.environ.get("WARDEN_ENGINE_LOG", "WARNING"))
     try:
-        try:
-            engine = LLMEngine(config)
-        except Exception as exc:
-            log.exception("engine failed to start")
-            outbox.send(("failed", ErrorInfo.of(exc)))
+        engine = load_engine(config, outbox)
+        if engine is None:
             return
         try:
-            outbox.send(("ready", {"model_name": engine.model_name, "max_model_len": engine.max_model_len,
-                                   "vocab_size": engine.vocab_size}))
+            outbox.send(("ready", engine_info(engine)))
             EngineCore(engine, [ClientPort(inbox, outbox)]).run()
         finally:
             engine.shutdown()  # tensor-parallel workers stop with their driver

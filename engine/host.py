@@ -27,9 +27,8 @@ from typing import Any
 
 from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
-from engine.core import ClientPort, EngineCore, ErrorInfo, NewCallers
+from engine.core import ClientPort, EngineCore, NewCallers, engine_info, load_engine
 from engine.errors import EngineDeadError
-from engine.llm_engine import LLMEngine
 from engine.loader.source import resolve_model
 from engine.tokenizer import Tokenizer
 
@@ -69,11 +68,8 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds through the finally blocks below
     logging.basicConfig(level=os.environ.get("WARDEN_ENGINE_LOG", "WARNING"))
     parent = os.getppid()
-    try:
-        engine = LLMEngine(config)
-    except Exception as exc:
-        log.exception("engine failed to start")
-        status.send(("failed", ErrorInfo.of(exc)))
+    engine = load_engine(config, status)
+    if engine is None:
         return
     listener: Listener | None = None
     try:
@@ -82,8 +78,7 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
             listener = Listener(address, family="AF_UNIX", authkey=authkey)
         finally:
             os.umask(old_umask)
-        info = {"model_name": engine.model_name, "max_model_len": engine.max_model_len,
-                "vocab_size": engine.vocab_size, "pid": os.getpid()}
+        info = engine_info(engine)
         incoming = NewCallers()
         threading.Thread(target=_accept_forever, args=(listener, info, incoming), name="engine-host-accept",
                          daemon=True).start()

@@ -198,53 +198,63 @@ def _is_whole_run(text: str, start: int, end: int) -> bool:
     return not (before.isalnum() or before in "_+[" or after.isalnum() or after == "_")
 
 
-class SpelledCardRecognizer(EntityRecognizer):
+class _SpelledRunRecognizer(EntityRecognizer):
+    """A value written one digit at a time: each run of ``DIGITS`` single digits that ``accepts`` is an ``ENTITY``."""
+
+    ENTITY: str
+    SCORE: float
+    CONTEXT: list[str]
+    DIGITS: tuple[int, int]  # fewest and most digits in a run
+    PATTERN_NAME: str
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=[self.ENTITY], context=self.CONTEXT)
+
+    def load(self) -> None:
+        pass
+
+    def accepts(self, run: str, digits: str) -> bool:
+        raise NotImplementedError
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        for match, digits in _spelled_runs(text, *self.DIGITS):
+            if self.accepts(match.group(), digits):
+                explanation = AnalysisExplanation(self.name, self.SCORE, pattern_name=self.PATTERN_NAME)
+                results.append(RecognizerResult(self.ENTITY, match.start(), match.end(), self.SCORE, explanation))
+        return results
+
+
+class SpelledCardRecognizer(_SpelledRunRecognizer):
     """A card number written digit by digit ("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"), which Presidio's grouped pattern
     misses. A run of 13-19 single digits is a card when its first digit is a card network's (2-6: Mastercard,
     Amex/JCB/Diners, Visa, Mastercard/Maestro, Discover/UnionPay) and it passes the Luhn check; a run right after
     an IBAN's country code is that IBAN's digits."""
 
+    ENTITY = "CREDIT_CARD"
     SCORE = 0.8  # one chance in ten for a random run: below a grouped card's 1.0; "card" nearby raises it
     CONTEXT = CreditCardRecognizer.CONTEXT
+    DIGITS = (13, 19)
+    PATTERN_NAME = "card digit by digit"
 
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["CREDIT_CARD"], context=self.CONTEXT)
-
-    def load(self) -> None:
-        pass
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        results = []
-        for match, digits in _spelled_runs(text, 13, 19):
-            if digits[0] not in "23456" or match.group()[0] == "+" or not _luhn_valid([int(d) for d in digits]):
-                continue
-            explanation = AnalysisExplanation(self.name, self.SCORE, pattern_name="card digit by digit")
-            results.append(RecognizerResult("CREDIT_CARD", match.start(), match.end(), self.SCORE, explanation))
-        return results
+    def accepts(self, run: str, digits: str) -> bool:
+        return digits[0] in "23456" and run[0] != "+" and _luhn_valid([int(d) for d in digits])
 
 
-class SpelledPhoneRecognizer(EntityRecognizer):
+class SpelledPhoneRecognizer(_SpelledRunRecognizer):
     """A phone number written digit by digit ("4 1 5 5 5 5 0 1 3 2", "+4 4 2 0 7 9 4 6 0 9 5 8"): 10-15 single
     digits that phonenumbers validates for one of Presidio's regions. Ten digits are a common shape for other
     things too, so alone it scores below the default threshold and counts only with a phone word nearby."""
 
+    ENTITY = "PHONE_NUMBER"
     SCORE = 0.4  # + context (0.35): 0.75
     CONTEXT = PhoneRecognizer.CONTEXT
+    DIGITS = (10, 15)
+    PATTERN_NAME = "phone digit by digit"
 
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["PHONE_NUMBER"], context=self.CONTEXT)
-
-    def load(self) -> None:
-        pass
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        results = []
-        for match, digits in _spelled_runs(text, 10, 15):
-            compact = ("+" if match.group()[0] == "+" else "") + digits
-            if any(_valid_in(compact, region) for region in PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS):
-                explanation = AnalysisExplanation(self.name, self.SCORE, pattern_name="phone digit by digit")
-                results.append(RecognizerResult("PHONE_NUMBER", match.start(), match.end(), self.SCORE, explanation))
-        return results
+    def accepts(self, run: str, digits: str) -> bool:
+        compact = ("+" if run[0] == "+" else "") + digits
+        return any(_valid_in(compact, region) for region in PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS)
 
 
 def _has_spelled_digits(text: str) -> bool:

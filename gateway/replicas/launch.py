@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,20 +61,11 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     if count == 1:
         return await launch.start_engine(config, in_process=in_process)
     configs = replica_configs(config, count, in_process=in_process)
-    results = await asyncio.gather(*(launch.start_engine(c, in_process=in_process) for c in configs),
-                                   return_exceptions=True)
-    started = [r for r in results if not isinstance(r, BaseException)]
-    failed = [r for r in results if isinstance(r, BaseException)]
-    if failed:
-        await asyncio.gather(*(engine.shutdown() for engine in started), return_exceptions=True)
-        raise failed[0]
 
-    async def restart(index: int) -> EngineClient:
+    async def start(index: int) -> EngineClient:
         return await launch.start_engine(configs[index], in_process=in_process)
 
-    pool = ReplicaPool(started, block_size=config.block_size, restart=restart if restart_dead else None)
-    pool.supervise()
-    return pool
+    return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead)
 
 
 async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: bytes) -> EngineClient:
@@ -82,17 +74,22 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
     pool's supervisor reconnects to it, so the worker heals with it."""
     from engine.host import connect_engine
 
-    clients = await asyncio.gather(*(connect_engine(config, socket, authkey) for socket in sockets),
-                                   return_exceptions=True)
-    connected = [c for c in clients if not isinstance(c, BaseException)]
-    failed = [c for c in clients if isinstance(c, BaseException)]
-    if failed:
-        await asyncio.gather(*(client.shutdown() for client in connected), return_exceptions=True)
-        raise failed[0]
-
-    async def reconnect(index: int) -> EngineClient:
+    async def connect(index: int) -> EngineClient:
         return await connect_engine(config, sockets[index], authkey)
 
-    pool = ReplicaPool(connected, block_size=config.block_size, restart=reconnect)
+    return await _open_pool(connect, len(sockets), block_size=config.block_size, heal=True)
+
+
+async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int,
+                     heal: bool) -> ReplicaPool:
+    """Open ``count`` replicas at once and pool them; if one fails, the opened ones are shut down and its error is
+    raised. With ``heal`` the pool's supervisor opens a dead replica again the same way."""
+    results = await asyncio.gather(*(open_replica(i) for i in range(count)), return_exceptions=True)
+    opened = [r for r in results if not isinstance(r, BaseException)]
+    failed = [r for r in results if isinstance(r, BaseException)]
+    if failed:
+        await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
+        raise failed[0]
+    pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None)
     pool.supervise()
     return pool
