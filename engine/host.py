@@ -18,6 +18,7 @@ import logging
 import multiprocessing as mp
 import os
 import signal
+import socket
 import sys
 import threading
 from dataclasses import dataclass
@@ -49,8 +50,9 @@ def _accept_forever(listener: Listener, info: dict[str, Any], incoming: NewCalle
     while True:
         try:
             conn = listener.accept()
-        except mp.AuthenticationError:
-            log.warning("refused an engine connection that failed authentication")
+        except (mp.AuthenticationError, EOFError, ConnectionError) as exc:
+            # A caller without the key, or one that hung up during the challenge: refuse it, keep accepting.
+            log.warning("refused an engine connection: %s", exc or type(exc).__name__)
             continue
         except OSError:
             return  # the listener was closed: the host is stopping
@@ -111,12 +113,27 @@ class EngineHostProcess:
             self.process.join(5)
 
 
+def _remove_stale_socket(address: Path) -> None:
+    """Remove a socket file a killed host left behind; refuse to take over one a live host still listens on (another
+    gateway using the same data directory)."""
+    if not address.exists():
+        return
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(address))
+        except OSError:
+            address.unlink(missing_ok=True)
+            return
+    raise EngineDeadError(f"an engine host is already listening at {address}: is another `warden serve` using "
+                          "this data directory (WARDEN_DATA_DIR)?")
+
+
 def start_engine_host(config: EngineConfig, address: Path, authkey: bytes) -> EngineHostProcess:
     """Start a host process and wait (blocking) until its engine is loaded and it listens at ``address``.
     Raises the engine's startup error (``UnknownModelError``, ...) or ``EngineDeadError``."""
     resolve_model(config.model, config.served_model_name)  # fail fast, before starting anything
     _check_address(address)
-    address.unlink(missing_ok=True)  # a socket file left by a host that was killed
+    _remove_stale_socket(address)
     ctx = mp.get_context("spawn")
     status_recv, status_send = ctx.Pipe(duplex=False)
     process = ctx.Process(target=run_engine_host, args=(config, str(address), authkey, status_send),

@@ -49,7 +49,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # One fresh Prometheus multiprocess directory shared by all workers, so a scrape of any worker sees all.
         prepare_multiprocess_dir(settings.data_dir / "prometheus")
         if not settings.engine_in_process:
-            hosts = _start_engine_hosts(settings)
+            from engine.errors import EngineError
+
+            try:
+                hosts = _start_engine_hosts(settings)
+            except (EngineError, ValueError) as exc:
+                return _fail(f"the engine could not start: {exc}")
     print(f"warden: serving {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s))", file=sys.stderr)
     try:
         uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,

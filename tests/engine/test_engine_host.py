@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import socket
 import stat
 from pathlib import Path
 
@@ -88,8 +89,9 @@ async def test_a_client_that_leaves_has_its_requests_aborted_and_the_host_serves
     assert await collect(staying, EngineRequest("after", [5, 6, 7], GREEDY))
     assert host.is_alive()
     await staying.shutdown()
-    with pytest.raises(EngineDeadError):
-        await streams[0].__anext__()
+    with pytest.raises(EngineDeadError):  # deltas that arrived before the socket went come first, then the end
+        async for _ in streams[0]:
+            pass
 
 
 async def test_stats_count_each_token_once_as_the_reporting_client_changes(host, config, authkey):
@@ -135,3 +137,31 @@ def test_socket_is_the_owners_only_and_gone_after_stop(config, authkey, tmp_path
 def test_no_host_at_the_address_is_an_engine_dead_error(config, authkey, tmp_path: Path):
     with pytest.raises(EngineDeadError):
         asyncio.run(connect_engine(config, tmp_path / "nobody.sock", authkey))
+
+
+async def test_a_caller_that_hangs_up_during_the_challenge_leaves_the_host_accepting(host, config, authkey):
+    for _ in range(3):  # a raw connect and close: the authentication challenge meets EOF
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as raw:
+            raw.connect(str(host.address))
+    client = await connect_engine(config, host.address, authkey)
+    assert await collect(client, EngineRequest("still", [5, 6], GREEDY))
+    await client.shutdown()
+
+
+async def test_a_second_host_is_refused_a_live_hosts_address(host, config, authkey):
+    with pytest.raises(EngineDeadError, match="already listening"):
+        start_engine_host(config, host.address, authkey)
+    client = await connect_engine(config, host.address, authkey)
+    assert await collect(client, EngineRequest("first", [5, 6], GREEDY))
+    await client.shutdown()
+
+
+def test_a_socket_file_left_by_a_killed_host_is_replaced(config, authkey, tmp_path: Path):
+    stale = tmp_path / "engine.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dead:
+        dead.bind(str(stale))  # bound and never listening: what a SIGKILLed host leaves
+    host = start_engine_host(config, stale, authkey)
+    try:
+        assert host.is_alive()
+    finally:
+        host.stop()
