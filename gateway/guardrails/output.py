@@ -15,7 +15,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, decoded_view, scan
 from gateway.guardrails.normalize import visible_tail_start
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
-from policies import PiiAction, Policy, needs_ner
+from policies import PiiAction, Policy, active_entity_types, needs_ner
 
 DENY_PATTERN_ENTITY = "DENIED_CONTENT"
 
@@ -116,6 +116,10 @@ class OutputRedactor:
         self._holdback = holdback_chars
         self._min_emit = min_emit_chars
         self._pending = ""
+        # A policy whose output rules can never rewrite (every entity allowed, no deny patterns) holds nothing back:
+        # text leaves as it comes, and the whole is analysed once at the end for the audit's tally.
+        self._monitor_only = not active_entity_types(policy.pii_output) and not policy.output_deny_patterns
+        self._released = 0  # monitor-only: how much of _pending has left already
         self.tally = EntityTally()
         self.withheld_types: list[str] = []  # entity types that could not be rewritten in place
         self.rewrote = False  # some released text differs from the model's
@@ -126,6 +130,8 @@ class OutputRedactor:
 
     def analyses(self, delta: str) -> bool:
         """Whether feed(delta) would analyse text; if not, it only buffers and is cheap enough for the event loop."""
+        if self._monitor_only:
+            return False
         return not self.withheld and len(self._pending) + len(delta) >= self._holdback + self._min_emit
 
     def feed_quietly(self, delta: str) -> None:
@@ -134,6 +140,10 @@ class OutputRedactor:
             self._pending += delta
 
     def feed(self, delta: str) -> str:
+        if self._monitor_only:
+            self._pending += delta
+            self._released = len(self._pending)
+            return delta
         # Analyse only once enough text is pending to emit something; tiny deltas just accumulate.
         analyse = self.analyses(delta)
         self.feed_quietly(delta)
@@ -148,6 +158,11 @@ class OutputRedactor:
     def flush(self) -> str:
         if not self._pending:
             return ""
+        if self._monitor_only:
+            text, released = self._pending, self._released
+            self._release(self._plan(final=True))  # tallies what was allowed through; rewrites nothing
+            self._released = 0
+            return text[released:]
         return self._release(self._plan(final=True))
 
     def decisions(self) -> list[dict[str, object]]:

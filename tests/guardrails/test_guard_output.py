@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails import OutputRedactor, redact_output_text
+from policies import PiiAction, PiiRules, Policy
 
 TEXT = (
     "Sure! You can reach the owner at dana.k@example.org or on (415) 555-0132. The card on file is "
@@ -53,3 +54,29 @@ def test_hold_back_is_bounded(analyzer):
     for _ in range(200):
         redactor.feed("plain words without anything personal in them ")
         assert len(redactor._pending) <= 64 + 16 + len("plain words without anything personal in them ")
+
+
+ALLOW_ALL = Policy(pii_output=PiiRules(entities={}, default_action=PiiAction.ALLOW, ner_enabled=False))
+
+
+def test_a_policy_that_never_rewrites_output_holds_nothing_back(analyzer):
+    """Output rules that allow every entity and deny nothing cannot change a character: the stream leaves as it
+    comes (no hold-back delaying the first token), and the whole text is still analysed once for the audit."""
+    redactor = OutputRedactor(analyzer, ALLOW_ALL, KEY)
+    pieces = [TEXT[i:i + 3] for i in range(0, len(TEXT), 3)]
+    assert [redactor.feed(piece) for piece in pieces] == pieces
+    assert not redactor.analyses("more")  # nothing to analyse per chunk: the event loop may feed it
+    assert redactor.flush() == ""
+    tallied = {entity["entity_type"]: entity for entity in redactor.decisions()[0]["entities"]}
+    assert {"EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD"} <= set(tallied)
+    assert all(entity["action"] == "allow" for entity in tallied.values())
+    assert not redactor.rewrote and not redactor.withheld
+    whole, decisions = redact_output_text(analyzer, ALLOW_ALL, TEXT, KEY)
+    assert whole == TEXT and decisions == redactor.decisions()
+
+
+def test_a_deny_pattern_alone_keeps_the_hold_back(analyzer):
+    policy = Policy(pii_output=PiiRules(entities={}, ner_enabled=False), output_deny_patterns=[r"(?i)bluebird"])
+    redactor = OutputRedactor(analyzer, policy, KEY)
+    assert redactor.feed("Do not mention Project ") == ""  # held: the next chunk may complete a match
+    assert stream(redactor, ["Bluebird to anyone."]).count("Bluebird") == 0
