@@ -31,16 +31,17 @@ from engine.protocol import EngineClient
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
 from gateway.core.settings import Settings
+from gateway.openai.prompts import chat_prompt_ids
 
 
 def _engine_request(engine: EngineClient, body: dict[str, Any]) -> EngineRequest:
+    # The gateway's own template step, so both sides hand the engine the same token ids for the same messages.
     messages = [{"role": m["role"], "content": m.get("content") or ""} for m in body["messages"]]
-    rendered = engine.tokenizer.apply_chat_template(messages, add_generation_prompt=True)
     params = SamplingParams(max_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 16),
                             temperature=float(body.get("temperature", 1.0)), top_p=float(body.get("top_p", 1.0)),
                             ignore_eos=bool(body.get("ignore_eos", False)))
     return EngineRequest(request_id=uuid.uuid4().hex,
-                         prompt_token_ids=engine.tokenizer.encode(rendered, add_special_tokens=False),
+                         prompt_token_ids=chat_prompt_ids(engine.tokenizer, messages),
                          sampling_params=params)
 
 

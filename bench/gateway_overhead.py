@@ -132,7 +132,14 @@ class Stack:
                 os.killpg(process.pid, signal.SIGKILL)
 
 
-def _engine_env(base: dict[str, str]) -> dict[str, str]:
+def _is_engine_setting(name: str) -> bool:
+    return name.startswith("WARDEN_ENGINE_") or name == "WARDEN_MODEL"
+
+
+def _engine_env() -> dict[str, str]:
+    """This process's environment for a served engine: the caller's engine settings and nothing else of Warden's
+    (each server gets its own database, data dir and secrets)."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or _is_engine_setting(k)}
     # Prefix caching off: LiteLLM's requests reach direct's engine after direct's own request for the same prompt.
     # One torch thread unless told otherwise: an engine whose threads share the cores with the gateways and the client
     # stalls at every barrier when one is preempted, which swamps what is measured (and differs between engines).
@@ -150,8 +157,7 @@ def start_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str
                  redis_url: str | None, cert: Path, key: Path) -> Target:
     """A ``warden serve`` process with its own data directory; a tenant with the bench policy and a key."""
     data_dir = stack.workdir / name
-    env = _engine_env({k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or
-                       k.startswith("WARDEN_ENGINE_") or k == "WARDEN_MODEL"})
+    env = _engine_env()
     env.update({"WARDEN_DATA_DIR": str(data_dir), "WARDEN_GUARDRAILS": str(guardrails).lower(),
                 "WARDEN_DATABASE_URL": database_url or f"sqlite:///{data_dir / 'warden.db'}",
                 "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_TLS_CERT": str(cert),
@@ -175,8 +181,7 @@ def start_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str
 def start_direct(stack: Stack, cert: Path, key: Path) -> tuple[Target, str]:
     """The bare engine server: its HTTPS target and the plain-HTTP base a proxy forwards to."""
     https_port, http_port = free_port(), free_port()
-    env = _engine_env({k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or
-                       k.startswith("WARDEN_ENGINE_") or k == "WARDEN_MODEL"})
+    env = _engine_env()
     stack.spawn([sys.executable, "-m", "bench.bare_engine_server", "--https-port", str(https_port),
                  "--http-port", str(http_port), "--certfile", str(cert), "--keyfile", str(key)], env, "direct")
     return Target("direct", f"https://127.0.0.1:{https_port}/v1", "none"), f"http://127.0.0.1:{http_port}/v1"
@@ -388,8 +393,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if args.redis_url else "in-process",
                        "litellm": None if args.no_litellm else "1.108.7",
-                       "engine_env": {k: v for k, v in _engine_env(dict(os.environ)).items()
-                                      if k.startswith("WARDEN_ENGINE_") or k == "WARDEN_MODEL"},
+                       "engine_env": {k: v for k, v in _engine_env().items() if _is_engine_setting(k)},
                        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}},
             "features": {t.name: FEATURES[t.name] for t in targets},
             "sequential": overhead_stats(whole, stream=False),

@@ -9,9 +9,9 @@ Wire protocol (pickled tuples over ``multiprocessing`` connections):
   ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``).
 
 The core serves one or more callers (``ClientPort``): outputs go to the caller that added the request, stats to
-every caller. With one pipe (``run_engine_core``) the caller's leaving ends the core; an engine host
-(``engine.host``) accepts callers from a socket and keeps serving while they come and go, aborting the requests of
-one that leaves.
+one reporting caller (``_send_stats``). With one pipe (``run_engine_core``) the caller's leaving ends the core; an
+engine host (``engine.host``) accepts callers from a socket and keeps serving while they come and go, aborting the
+requests of one that leaves.
 
 The loop blocks on its inputs only when it has nothing to run, so an idle engine costs no CPU and a busy
 one never waits for a caller. A constrained request's grammar compiles on worker threads

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gateway.replicas.pool import RESTART_BACKOFF_S, STABLE_UPTIME_S
+from gateway.replicas.pool import RESTART_BACKOFF_S, restart_delay
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
@@ -76,8 +76,7 @@ class EngineHosts:
         from engine.host import start_engine_host
 
         lived = time.monotonic() - self._started_at[index]
-        delay = RESTART_BACKOFF_S[0] if lived >= STABLE_UPTIME_S else self._backoff[index]
-        self._backoff[index] = min(RESTART_BACKOFF_S[1], delay * 2)
+        delay, self._backoff[index] = restart_delay(lived, self._backoff[index])
         log.error("engine host %d is dead (exit code %s, up %.0f s); restarting it in %.0f s", index,
                   self._hosts[index].process.exitcode, lived, delay)
         if self._stopping.wait(delay):

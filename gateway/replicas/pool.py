@@ -35,6 +35,13 @@ RESTART_BACKOFF_S = (1.0, 60.0)  # first delay before a restart, and its cap (do
 STABLE_UPTIME_S = 60.0  # a replica that lived this long before dying restarts after the first delay again
 
 
+def restart_delay(lived_s: float, backoff_s: float) -> tuple[float, float]:
+    """How long to wait before restarting what died after ``lived_s`` seconds, and the backoff to keep for next
+    time: the first delay after a stable run, else the current backoff, which doubles up to the cap."""
+    delay = RESTART_BACKOFF_S[0] if lived_s >= STABLE_UPTIME_S else backoff_s
+    return delay, min(RESTART_BACKOFF_S[1], delay * 2)
+
+
 class ReplicaPool:
     def __init__(self, replicas: Sequence[EngineClient], *, block_size: int,
                  spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION,
@@ -156,8 +163,7 @@ class ReplicaPool:
         assert self._restart is not None
         dead = self.replicas[index]
         lived = time.monotonic() - self._started_at[index]
-        delay = RESTART_BACKOFF_S[0] if lived >= STABLE_UPTIME_S else self._backoff[index]
-        self._backoff[index] = min(RESTART_BACKOFF_S[1], delay * 2)
+        delay, self._backoff[index] = restart_delay(lived, self._backoff[index])
         log.error("engine replica %d is dead (up %.0f s); restarting it in %.0f s", index, lived, delay)
         try:
             await asyncio.sleep(delay)

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.background_server import free_port
 from tests.engine.tiny_models import write_tiny_checkpoint
@@ -123,11 +124,9 @@ def _chat(served: Served, content: str) -> int:
     return completion.usage.completion_tokens
 
 
-def _metric(served: Served, name: str) -> float | None:
-    for line in served.get("/metrics").text.splitlines():
-        if line.startswith(name + "{") or line.startswith(name + " "):
-            return float(line.rsplit(" ", 1)[1])
-    return None
+def _metric(served: Served, name: str) -> float:
+    families = text_string_to_metric_families(served.get("/metrics").text)
+    return sum(s.value for f in families for s in f.samples if s.name == name)
 
 
 def test_the_workers_share_one_engine_host(served: Served) -> None:
@@ -140,16 +139,16 @@ def test_the_workers_share_one_engine_host(served: Served) -> None:
 
 
 def test_requests_through_every_worker_are_served_and_counted_once(served: Served) -> None:
-    before = _metric(served, "warden:generation_tokens_total") or 0.0
+    before = _metric(served, "warden:generation_tokens_total")
     with ThreadPoolExecutor(8) as pool:
         tokens = list(pool.map(lambda i: _chat(served, f"request {i}"), range(24)))
     assert tokens == [5] * 24
     deadline = time.monotonic() + 30
-    while (_metric(served, "warden:generation_tokens_total") or 0.0) - before != 120:
+    while _metric(served, "warden:generation_tokens_total") - before != 120:
         assert time.monotonic() < deadline, _metric(served, "warden:generation_tokens_total")
         time.sleep(0.5)
     time.sleep(3.0)  # every worker's stats task has run since: a second reporter would have added its count by now
-    assert (_metric(served, "warden:generation_tokens_total") or 0.0) - before == 120
+    assert _metric(served, "warden:generation_tokens_total") - before == 120
     assert _metric(served, "warden:engine_replicas_alive") == 1
 
 
