@@ -2,12 +2,16 @@
 
 Streaming keeps a bounded hold-back window: the last `holdback_chars` characters are never emitted until more
 text arrives (or the stream ends), and a cut never falls inside a detected entity. An entity no longer than the
-window that arrives split across SSE chunks is therefore always seen whole before any of it leaves.
+window that arrives split across SSE chunks is therefore always seen whole before any of it leaves. The text just
+before a cut stays with the analyser as read-only context (`CONTEXT_CHARS`), so a number that is personal data only
+next to its context words ("call me at 5 5 5 ...") is judged as in the whole text even when the cut falls between
+them.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
 from gateway.guardrails.analyzer import PiiAnalyzer
@@ -18,6 +22,9 @@ from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, active_entity_types, needs_ner
 
 DENY_PATTERN_ENTITY = "DENIED_CONTENT"
+# Released text kept as the analyser's context: at least the recognizers' context window (48 visible characters
+# before an entity), with room for a finding that began before the cut.
+CONTEXT_CHARS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,7 @@ class _Plan:
     cut: int
     decided: list[tuple[Finding, PiiAction]]  # every finding before the cut, with the policy's action
     withheld: list[tuple[Finding, PiiAction]] = field(default_factory=list)  # non-empty: stop for good at the cut
+    seen: str = ""  # the released text as the analyser read it (escapes decoded): the next analysis's context
 
 
 def _place(decided: list[tuple[Finding, PiiAction]], layout: Scan) -> list[tuple[Finding, PiiAction, int | None]]:
@@ -116,6 +124,7 @@ class OutputRedactor:
         self._holdback = holdback_chars
         self._min_emit = min_emit_chars
         self._pending = ""
+        self._context = ""  # the tail of the released text, as the analyser read it
         # A policy whose output rules can never rewrite (every entity allowed, no deny patterns) holds nothing back:
         # text leaves as it comes, and the whole is analysed once at the end for the audit's tally.
         self._monitor_only = not active_entity_types(policy.pii_output) and not policy.output_deny_patterns
@@ -179,13 +188,12 @@ class OutputRedactor:
         text = self._pending
         layout = self._layout(text)
         if self._shape is OutputShape.TEXT:
-            decided = _analyze(self._analyzer, self._rules, text)
+            view, starts, ends = text, None, None
         else:
             # Analyse what the client will read (escapes decoded: "dana\u0040x.org" is an address), then map each
             # finding back to the raw span, whole escapes included.
             view, starts, ends = decoded_view(text, layout)
-            decided = [(replace(f, start=starts[f.start], end=ends[f.end - 1]), action)
-                       for f, action in _analyze(self._analyzer, self._rules, view)]
+        decided = self._analyze_after_context(view, starts, ends)
         placed = sorted(_place(decided, layout), key=lambda item: item[0].start)
         cut = len(text)
         if not final:
@@ -204,7 +212,25 @@ class OutputRedactor:
         if stuck:
             first = min(layout.token_start(finding.start) for finding, _ in stuck)
             return _Plan(first, [(f, a) for f, a, _ in before if f.end <= first], stuck)
-        return _Plan(cut, [(f, a) for f, a, _ in before])
+        seen = view[:cut] if starts is None else view[: bisect_left(starts, cut)]
+        return _Plan(cut, [(f, a) for f, a, _ in before], seen=seen)
+
+    def _analyze_after_context(
+        self, view: str, starts: list[int] | None, ends: list[int] | None
+    ) -> list[tuple[Finding, PiiAction]]:
+        """Findings in ``view`` (the pending text as read), analysed behind the released context. A finding wholly
+        in the context was decided when it left; one that began there is clipped to its pending part, which is all
+        that can still be rewritten. Spans map back to raw text through ``starts``/``ends`` (None: view is raw)."""
+        lead = len(self._context)
+        decided: list[tuple[Finding, PiiAction]] = []
+        for finding, action in _analyze(self._analyzer, self._rules, self._context + view):
+            if finding.end <= lead:
+                continue
+            start, end = max(finding.start - lead, 0), finding.end - lead
+            if starts is not None and ends is not None:
+                start, end = starts[start], ends[end - 1]
+            decided.append((replace(finding, start=start, end=end), action))
+        return decided
 
     def _layout(self, text: str) -> Scan:
         if self._shape is OutputShape.TEXT:
@@ -228,4 +254,6 @@ class OutputRedactor:
         if self._shape is not OutputShape.TEXT:
             self._lex_state = scan(self._lex_state, head)[1]
         self._pending = self._pending[plan.cut :]
+        context = self._context + plan.seen
+        self._context = context[visible_tail_start(context, CONTEXT_CHARS) :]
         return text

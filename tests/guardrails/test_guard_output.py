@@ -1,11 +1,13 @@
 import itertools
+import json
 
+import pytest
 from guard_support import OUTPUT_POLICY as POLICY
 from guard_support import TOKEN_KEY as KEY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.guardrails import OutputRedactor, redact_output_text
+from gateway.guardrails import OutputRedactor, OutputShape, redact_output_text
 from policies import PiiAction, PiiRules, Policy
 
 TEXT = (
@@ -80,3 +82,26 @@ def test_a_deny_pattern_alone_keeps_the_hold_back(analyzer):
     redactor = OutputRedactor(analyzer, policy, KEY)
     assert redactor.feed("Do not mention Project ") == ""  # held: the next chunk may complete a match
     assert stream(redactor, ["Bluebird to anyone."]).count("Bluebird") == 0
+
+
+FILLER = "Thanks for reaching out about the delayed shipment, we are looking into it and will update you soon. "
+CONTEXT_BOUND = [  # (context words, value): personal data only next to its context, under the default policy
+    ("Please call me at ", "5 5 5 2 0 1 4 5 6 7"),  # digit by digit: a phone only with a phone word (0.4 alone)
+    ("She was born on ", "March 3, 1987"),  # a date is a date of birth only next to birth context
+]
+
+
+@pytest.mark.parametrize(("context", "value"), CONTEXT_BOUND)
+@pytest.mark.parametrize("shape", [OutputShape.TEXT, OutputShape.JSON])
+def test_a_cut_between_context_words_and_their_value_changes_nothing(analyzer, context, value, shape):
+    """Wherever the hold-back's cut falls, even between "call me at" and the digits, the analyser still reads the
+    context: released text stays with it as read-only context, so the stream masks what the whole text masks."""
+    policy = Policy.default()
+    for pad in range(0, 64, 3):
+        prose = FILLER + "x" * pad + " " + context + value + ". " + FILLER
+        text = json.dumps({"reply": prose}) if shape is OutputShape.JSON else prose
+        whole, _ = redact_output_text(analyzer, policy, text, KEY, shape=shape)
+        assert value not in whole
+        redactor = OutputRedactor(analyzer, policy, KEY, shape=shape)
+        pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+        assert stream(redactor, pieces) == whole, pad
