@@ -24,7 +24,6 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from engine.config import EngineConfig
 from engine.launch import start_engine
 from engine.outputs import RequestOutput
 from engine.protocol import EngineClient
@@ -102,7 +101,7 @@ async def _stream(engine: EngineClient, request: EngineRequest, head: dict[str, 
 
 async def serve(https_port: int, http_port: int, cert: Path, key: Path) -> None:
     settings = Settings()
-    engine = await start_engine(EngineConfig(**settings.engine.engine_kwargs(settings.model)))
+    engine = await start_engine(settings.engine_config())
     app = build_app(engine)
     common: dict[str, Any] = {"host": "127.0.0.1", "log_level": "warning", "lifespan": "off"}
     servers = [uvicorn.Server(uvicorn.Config(app, port=https_port, ssl_certfile=str(cert), ssl_keyfile=str(key),

@@ -42,10 +42,9 @@ log = logging.getLogger(__name__)
 
 async def _start_engine(settings: Settings) -> EngineClient:
     # Imported here: the engine (torch, model weights) is only loaded by a process that serves.
-    from engine import config
     from gateway.replicas import connect_replicas, start_replicas
 
-    engine_config = config.EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    engine_config = settings.engine_config()
     if settings.engine_sockets:  # one of `warden serve --workers N`'s workers: the engines run in shared hosts
         return await connect_replicas(engine_config, settings.engine_sockets,
                                       load_server_secrets(settings).engine_authkey)

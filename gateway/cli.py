@@ -68,10 +68,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def _start_engine_hosts(settings: Settings) -> EngineHosts:
     """The engines the workers share (one host per replica), started before them; the workers find the sockets in
     ``WARDEN_ENGINE_SOCKETS``, which they inherit."""
-    from engine.config import EngineConfig
     from gateway.replicas.hosts import EngineHosts
 
-    config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    config = settings.engine_config()
     socket_dir = settings.data_dir / "run"
     socket_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     print(f"warden: starting {settings.engine.replicas} engine host(s) for the workers", file=sys.stderr)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gateway.core.engine_settings import EngineSettings
+
+if TYPE_CHECKING:
+    from engine.config import EngineConfig
 
 
 class Settings(BaseSettings):
@@ -102,6 +105,13 @@ class Settings(BaseSettings):
     @property
     def spool_dir(self) -> Path:
         return self.audit_spool_dir or self.data_dir / "audit-spool"
+
+    def engine_config(self) -> EngineConfig:
+        """The engine's configuration: ``WARDEN_MODEL`` with the ``WARDEN_ENGINE_*`` settings. Imports the engine
+        (torch), so only a process that serves one calls it."""
+        from engine.config import EngineConfig
+
+        return EngineConfig(**self.engine.engine_kwargs(self.model))
 
 
 def settings_error_message(exc: ValidationError) -> str:

@@ -34,7 +34,7 @@ def test_environment_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("WARDEN_ENGINE_TENSOR_PARALLEL_SIZE", "3")
     monkeypatch.setenv("WARDEN_MODEL", "default")
     settings = Settings(_env_file=None)
-    config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    config = settings.engine_config()
     assert (config.dtype, config.quantization, config.max_num_seqs) == ("bfloat16", "int4", 8)
     assert (config.kv_cache_memory_mb, config.enable_prefix_caching, config.num_threads) == (64, False, 1)
     assert (config.speculative_method, config.num_speculative_tokens) == ("ngram", 6)
@@ -46,7 +46,7 @@ def test_a_draft_model_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_MODEL", "default")
     monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_MODEL_QUANTIZATION", "int4")
     settings = Settings(_env_file=None)
-    config = EngineConfig(**settings.engine.engine_kwargs(settings.model))
+    config = settings.engine_config()
     assert (config.speculative_method, config.speculative_model) == ("draft_model", "default")
     assert config.speculative_model_quantization == "int4"
     monkeypatch.delenv("WARDEN_ENGINE_SPECULATIVE_MODEL")
