@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-replicas bench-gateway train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-replicas bench-gateway bench-llamacpp train-injection clean
 
 $(STAMP): requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ bench-replicas: install
 # engine (~20 min); uses WARDEN_DATABASE_URL / WARDEN_REDIS_URL when set.
 bench-gateway: install
 	$(BIN)/python -m bench.gateway_overhead
+
+# Warden vs llama.cpp's server on the same GGUF file and threads (builds llama-server into bench/.llamacpp once,
+# ~5 min on 2 cores; then ~10 min).
+bench-llamacpp: install
+	$(BIN)/python -m bench.llamacpp
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
 bench-kernels: install

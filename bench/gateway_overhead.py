@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,6 +95,7 @@ class Target:
     base_url: str  # https://127.0.0.1:PORT/v1
     api_key: str
     client: openai.AsyncOpenAI | None = None
+    keep_alive: bool = True  # False: a new connection per request
 
 
 @dataclass
@@ -104,6 +105,7 @@ class Sample:
     completion_tokens: int
     reported_overhead_ms: float | None  # the gateway's own figure, where it sends one
     content_chunks: int = 1  # streams: how many chunks carried content (1: the whole text arrived at once)
+    prompt_tokens: int = 0
 
 
 @dataclass
@@ -132,19 +134,22 @@ class Stack:
                 os.killpg(process.pid, signal.SIGKILL)
 
 
-def _is_engine_setting(name: str) -> bool:
+def is_engine_setting(name: str) -> bool:
     return name.startswith("WARDEN_ENGINE_") or name == "WARDEN_MODEL"
 
 
+def served_engine_env(**settings: str) -> dict[str, str]:
+    """This process's environment for a served engine: ``settings`` (``WARDEN_ENGINE_*`` defaults), overridden by
+    the caller's engine settings, and nothing else of Warden's (each server gets its own database, data dir and
+    secrets). One torch thread unless told otherwise: an engine whose threads share the cores with the gateways and
+    the client stalls at every barrier when one is preempted, which swamps what is measured."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or is_engine_setting(k)}
+    return {"WARDEN_ENGINE_NUM_THREADS": "1", **settings, **base, "PYTHONUNBUFFERED": "1"}
+
+
 def _engine_env() -> dict[str, str]:
-    """This process's environment for a served engine: the caller's engine settings and nothing else of Warden's
-    (each server gets its own database, data dir and secrets)."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_") or _is_engine_setting(k)}
     # Prefix caching off: LiteLLM's requests reach direct's engine after direct's own request for the same prompt.
-    # One torch thread unless told otherwise: an engine whose threads share the cores with the gateways and the client
-    # stalls at every barrier when one is preempted, which swamps what is measured (and differs between engines).
-    return {"WARDEN_ENGINE_NUM_THREADS": "1", **base, "WARDEN_ENGINE_ENABLE_PREFIX_CACHING": "false",
-            "PYTHONUNBUFFERED": "1"}
+    return {**served_engine_env(), "WARDEN_ENGINE_ENABLE_PREFIX_CACHING": "false"}
 
 
 def _warden_cli(env: dict[str, str], *args: str) -> str:
@@ -154,10 +159,11 @@ def _warden_cli(env: dict[str, str], *args: str) -> str:
 
 
 def start_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str | None,
-                 redis_url: str | None, cert: Path, key: Path) -> Target:
-    """A ``warden serve`` process with its own data directory; a tenant with the bench policy and a key."""
+                 redis_url: str | None, cert: Path, key: Path, engine_env: dict[str, str] | None = None) -> Target:
+    """A ``warden serve`` process with its own data directory; a tenant with the bench policy and a key. The engine
+    runs with ``engine_env`` (default: this bench's, ``_engine_env``)."""
     data_dir = stack.workdir / name
-    env = _engine_env()
+    env = dict(engine_env) if engine_env is not None else _engine_env()
     env.update({"WARDEN_DATA_DIR": str(data_dir), "WARDEN_GUARDRAILS": str(guardrails).lower(),
                 "WARDEN_DATABASE_URL": database_url or f"sqlite:///{data_dir / 'warden.db'}",
                 "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_TLS_CERT": str(cert),
@@ -224,6 +230,22 @@ async def wait_ready(target: Target, stack: Stack, model: str) -> None:
     raise RuntimeError(f"{target.name} not ready after {STARTUP_TIMEOUT_S:.0f} s: {last_error}")
 
 
+async def connect_when_ready(targets: list[Target], stack: Stack, model: str, cert: Path, *,
+                             timeout_s: float) -> None:
+    """An ``openai`` client for each target (trusting ``cert``), then wait until every one answers."""
+    tls = ssl.create_default_context(cafile=str(cert))
+    for target in targets:
+        limits = httpx.Limits(max_keepalive_connections=None if target.keep_alive else 0)
+        client = httpx.AsyncClient(verify=tls, timeout=timeout_s, limits=limits)
+        target.client = openai.AsyncOpenAI(base_url=target.base_url, api_key=target.api_key, max_retries=0,
+                                           timeout=timeout_s, http_client=client)
+    started = time.monotonic()
+    for target in targets:
+        await wait_ready(target, stack, model)
+    names = ", ".join(t.name for t in targets)
+    print(f"{names} ready in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+
 def _header_ms(headers: httpx.Headers) -> float | None:
     for name in ("x-warden-overhead-ms", "x-litellm-overhead-duration-ms"):
         if name in headers:
@@ -244,10 +266,11 @@ async def call(target: Target, model: str, messages: list[dict[str, str]], max_t
         raw = await client.chat.completions.with_raw_response.create(**request)
         completion = raw.parse()
         latency = time.perf_counter() - start
-        tokens = completion.usage.completion_tokens if completion.usage else 0
-        return Sample(latency, None, tokens, _header_ms(raw.headers))
+        usage = completion.usage
+        return Sample(latency, None, usage.completion_tokens if usage else 0, _header_ms(raw.headers),
+                      prompt_tokens=usage.prompt_tokens if usage else 0)
     first: float | None = None
-    chunks = tokens = 0
+    chunks = tokens = prompt_tokens = 0
     response = await client.chat.completions.create(**request, stream=True, stream_options={"include_usage": True})
     async for chunk in response:
         if chunk.choices and chunk.choices[0].delta.content:
@@ -255,8 +278,9 @@ async def call(target: Target, model: str, messages: list[dict[str, str]], max_t
             if first is None:
                 first = time.perf_counter() - start
         if chunk.usage is not None:
-            tokens = chunk.usage.completion_tokens
-    return Sample(time.perf_counter() - start, first, tokens, None, content_chunks=chunks)
+            tokens, prompt_tokens = chunk.usage.completion_tokens, chunk.usage.prompt_tokens
+    return Sample(time.perf_counter() - start, first, tokens, None, content_chunks=chunks,
+                  prompt_tokens=prompt_tokens)
 
 
 async def paired_phase(targets: list[Target], model: str, prompts: list[list[dict[str, str]]], max_tokens: int, *,
@@ -296,22 +320,29 @@ def overhead_stats(samples: dict[str, list[Sample]], *, stream: bool) -> dict[st
     return out
 
 
-async def load_phase(target: Target, model: str, prompts: list[list[dict[str, str]]], max_tokens: int,
-                     concurrency: int) -> dict[str, float | None]:
-    """Closed loop: ``concurrency`` workers send the prompts back to back; requests/s and latency percentiles."""
+async def closed_loop(target: Target, model: str, prompts: list[list[dict[str, str]]], max_tokens: int,
+                      concurrency: int, *, stream: bool) -> tuple[list[Sample], float]:
+    """``concurrency`` workers send the prompts back to back until they run out; the samples and the wall time."""
     queue: asyncio.Queue[list[dict[str, str]]] = asyncio.Queue()
     for messages in prompts:
         queue.put_nowait(messages)
-    latencies: list[float] = []
+    samples: list[Sample] = []
 
     async def worker() -> None:
         while not queue.empty():
             messages = queue.get_nowait()
-            latencies.append((await call(target, model, messages, max_tokens, stream=False)).latency_s * 1e3)
+            samples.append(await call(target, model, messages, max_tokens, stream=stream))
 
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    wall = time.perf_counter() - start
+    return samples, time.perf_counter() - start
+
+
+async def load_phase(target: Target, model: str, prompts: list[list[dict[str, str]]], max_tokens: int,
+                     concurrency: int) -> dict[str, float | None]:
+    """Closed loop of whole responses at ``concurrency``: requests/s and latency percentiles."""
+    samples, wall = await closed_loop(target, model, prompts, max_tokens, concurrency, stream=False)
+    latencies = [s.latency_s * 1e3 for s in samples]
     return {"requests_per_s": len(prompts) / wall, "p50_ms": statistics.median(latencies),
             "p99_ms": percentile(latencies, 99)}
 
@@ -355,15 +386,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                                   cert=cert, key=key),
                     start_litellm(stack, "litellm_presidio", model=args.model, upstream=upstream,
                                   presidio=presidio, cert=cert, key=key)]
-    tls = ssl.create_default_context(cafile=str(cert))
-    for target in targets:
-        target.client = openai.AsyncOpenAI(base_url=target.base_url, api_key=target.api_key, max_retries=0,
-                                           timeout=120, http_client=httpx.AsyncClient(verify=tls, timeout=120))
-    started = time.monotonic()
-    for target in targets:
-        await wait_ready(target, stack, args.model)
-    names = ", ".join(t.name for t in targets)
-    print(f"{names} ready in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    await connect_when_ready(targets, stack, args.model, cert, timeout_s=120)
 
     prompts = ticket_prompts(args.requests + args.warmup + args.concurrency * 8 * args.rounds, seed=args.seed)
     warmup, measured = prompts[:args.warmup], prompts[args.warmup:args.warmup + args.requests]
@@ -393,7 +416,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if args.redis_url else "in-process",
                        "litellm": None if args.no_litellm else "1.108.7",
-                       "engine_env": {k: v for k, v in _engine_env().items() if _is_engine_setting(k)},
+                       "engine_env": {k: v for k, v in _engine_env().items() if is_engine_setting(k)},
                        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}},
             "features": {t.name: FEATURES[t.name] for t in targets},
             "sequential": overhead_stats(whole, stream=False),
@@ -422,7 +445,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.requests, args.stream_requests, args.rounds, args.warmup = 20, 10, 1, 2
-    stack = Stack(Path(tempfile.mkdtemp(prefix="warden-gw-bench-")))
+    return run_in_stack(run, args, print_table, prefix="warden-gw-bench-")
+
+
+def run_in_stack(run: Callable[[argparse.Namespace, Stack], Awaitable[dict[str, Any]]], args: argparse.Namespace,
+                 print_table: Callable[[dict[str, Any]], None], *, prefix: str) -> int:
+    """A benchmark's lifecycle: ``run`` with a fresh stack of processes, stopped whatever happens; then its table,
+    and its JSON written to ``args.out``. The work directory (logs) is kept when the run fails."""
+    stack = Stack(Path(tempfile.mkdtemp(prefix=prefix)))
     try:
         result = asyncio.run(run(args, stack))
     finally:
