@@ -55,7 +55,7 @@ def _triton_module() -> ModuleType | None:
 
 # What kernels.cpu implements. Checked by name first so the ops a compiled graph traces (norms, rotary) never
 # call into the build-and-load machinery; paged attention runs inside its opaque operator.
-_CPU_OPS = frozenset({"paged_attention"})
+_CPU_OPS = frozenset({"paged_attention", "store_kvcache"})
 
 
 @cache

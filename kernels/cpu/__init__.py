@@ -1,12 +1,14 @@
 """C++ kernels for CPUs, built on this machine the first time they are loaded (``torch.utils.cpp_extension``,
 ``-O3 -march=native``; the build is cached under torch's extension directory, so later starts only load it).
 
-Only decode attention so far: the reference gathers each sequence's keys and values into a padded copy and runs
+Decode attention: the reference gathers each sequence's keys and values into a padded copy and runs
 ``scaled_dot_product_attention`` (two copies of the context and a kernel sized for long sequences: ~0.5 ms
 per layer at 32 sequences); this reads the cache blocks in place, one task per (sequence, kv head). Short
 queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill
-chunks keep the reference path. ``paged_attention`` here has exactly the reference's signature, so
-``kernels.dispatch`` picks it for CPU tensors once ``load()`` has succeeded.
+chunks keep the reference path. The KV-cache store: one call per layer where the reference's views, casts and
+two ``index_copy_`` cost ~35 us of dispatch (a millisecond per token at one sequence). ``paged_attention`` and
+``store_kvcache`` here have exactly the references' signatures, so ``kernels.dispatch`` picks them for CPU tensors
+once ``load()`` has succeeded.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ def load() -> bool:
         log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
         return False
     return True
+
+
+def store_kvcache(key: torch.Tensor, value: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                  slot_mapping: torch.Tensor) -> None:
+    """This step's keys and values into their cache slots (slot -1: a padding row, skipped)."""
+    torch.ops.warden_cpu.store_kvcache(key, value, k_cache, v_cache, slot_mapping)
 
 
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, block_tables: torch.Tensor,

@@ -1,4 +1,5 @@
-"""Warden's C++ CPU decode attention (kernels/cpu) equals the torch reference on random paged batches."""
+"""Warden's C++ CPU kernels (kernels/cpu) equal the torch references: decode attention on random paged batches, the
+KV-cache store on fused-row views."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 import torch
 
 import kernels.cpu
+from kernels.reference.kv_store import store_kvcache as reference_store
 from kernels.reference.paged_attention import paged_attention as reference_attention
 from tests.kernels.batch import make_batch
 
@@ -56,3 +58,44 @@ def test_bad_inputs_are_refused() -> None:
         kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables.long(), b.meta.seq_lens, 1.0)
     with pytest.raises(RuntimeError, match="one dtype"):
         kernels.cpu.decode_attention(b.q.double(), b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 1.0)
+
+
+def _fused_rows(num_tokens: int, kv_heads: int, head_dim: int, dtype: torch.dtype, seed: int):
+    """Keys and values as the model hands them over: views into one fused qkv row (non-contiguous)."""
+    gen = torch.Generator().manual_seed(seed)
+    qkv = torch.randn(num_tokens, (2 + 2 * kv_heads) * head_dim, generator=gen).to(dtype)
+    key = qkv[:, 2 * head_dim : (2 + kv_heads) * head_dim].view(num_tokens, kv_heads, head_dim)
+    value = qkv[:, (2 + kv_heads) * head_dim :].view(num_tokens, kv_heads, head_dim)
+    return key, value, gen
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("num_tokens", "kv_heads", "head_dim"), [(1, 3, 64), (37, 3, 64), (20, 8, 16)])
+def test_kv_store_writes_what_the_reference_writes(dtype, num_tokens, kv_heads, head_dim) -> None:
+    key, value, gen = _fused_rows(num_tokens, kv_heads, head_dim, dtype, seed=num_tokens)
+    shape = (6, 16, kv_heads, head_dim)
+    slots = torch.randperm(6 * 16, generator=gen)[:num_tokens]
+    k_cache, v_cache = torch.randn(shape, generator=gen).to(dtype), torch.randn(shape, generator=gen).to(dtype)
+    k_ref, v_ref = k_cache.clone(), v_cache.clone()
+    reference_store(key, value, k_ref, v_ref, slots)
+    kernels.cpu.store_kvcache(key, value, k_cache, v_cache, slots)
+    assert torch.equal(k_cache, k_ref) and torch.equal(v_cache, v_ref)
+    # Rows of another dtype are cast to the cache's, as the reference casts them.
+    reference_store(key.float(), value.float(), k_ref, v_ref, slots.flip(0))
+    kernels.cpu.store_kvcache(key.float(), value.float(), k_cache, v_cache, slots.flip(0))
+    assert torch.equal(k_cache, k_ref) and torch.equal(v_cache, v_ref)
+
+
+def test_kv_store_skips_padding_slots_and_refuses_bad_ones() -> None:
+    key, value, _ = _fused_rows(4, 2, 32, torch.float32, seed=7)
+    k_cache, v_cache = torch.zeros(3, 4, 2, 32), torch.zeros(3, 4, 2, 32)
+    kernels.cpu.store_kvcache(key, value, k_cache, v_cache, torch.tensor([5, -1, 0, -1]))
+    flat = k_cache.view(-1, 2, 32)
+    assert torch.equal(flat[5], key[0]) and torch.equal(flat[0], key[2])
+    assert int((flat.abs().sum(dim=(1, 2)) > 0).sum()) == 2
+    with pytest.raises(RuntimeError, match="outside the cache"):
+        kernels.cpu.store_kvcache(key, value, k_cache, v_cache, torch.tensor([0, 1, 2, 12]))
+    with pytest.raises(RuntimeError, match="int64"):
+        kernels.cpu.store_kvcache(key, value, k_cache, v_cache, torch.tensor([0, 1, 2, 3], dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="kv_heads / head_dim"):
+        kernels.cpu.store_kvcache(key[:, :1], value[:, :1], k_cache, v_cache, torch.tensor([0, 1, 2, 3]))

@@ -39,7 +39,7 @@ def test_cpu_tensors_use_the_cpp_kernels_where_built_else_the_reference(
 
     monkeypatch.delenv("WARDEN_KERNELS", raising=False)
     built = kernels.cpu.load()
-    expected = getattr(kernels.cpu, name) if built and name == "paged_attention" else OPS[name]
+    expected = getattr(kernels.cpu, name) if built and name in ("paged_attention", "store_kvcache") else OPS[name]
     assert dispatch._pick(torch.device("cpu"), name, OPS[name]) is expected
     dispatch._cpu_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
