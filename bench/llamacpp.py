@@ -124,12 +124,16 @@ def rotated(targets: list[Target], offset: int) -> Iterator[Target]:
     yield from targets[shift:] + targets[:shift]
 
 
-def start_llamacpp(stack: Stack, bin_dir: Path, quant: str, *, threads: int, parallel: int) -> Target:
-    """llama-server on the shipped GGUF (``quant`` = its own type, Q4_1) or on a requantized copy."""
+def model_file(bin_dir: Path, quant: str) -> Path:
+    """The shipped GGUF (``quant`` = its own type, Q4_1) or its requantized copy (made once, then cached)."""
     shipped = default_gguf_path()
-    model = shipped if quant == SHIPPED_QUANT else llamacpp_server.requantized(bin_dir, shipped, quant)
+    return shipped if quant == SHIPPED_QUANT else llamacpp_server.requantized(bin_dir, shipped, quant)
+
+
+def start_llamacpp(stack: Stack, bin_dir: Path, quant: str, *, threads: int, parallel: int) -> Target:
+    """llama-server on ``model_file(bin_dir, quant)``."""
     port = free_port()
-    command = llamacpp_server.command(bin_dir / "llama-server", model, port=port, threads=threads,
+    command = llamacpp_server.command(bin_dir / "llama-server", model_file(bin_dir, quant), port=port, threads=threads,
                                       parallel=parallel, context_per_sequence=1024)
     name = f"llamacpp_{quant.lower()}"
     stack.spawn(command, dict(os.environ), name)
@@ -179,17 +183,12 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                                      for w in workloads},
                        "llamacpp": {"source": llamacpp_server.SOURCE_RELEASE, "cmake": llamacpp_server.CMAKE_FLAGS,
                                     "parallel": top, "context_per_sequence": 1024, "quants": args.quants,
-                                    "model_mb": {q: round(_model_file(q).stat().st_size / 2**20, 1)
+                                    "model_mb": {q: round(model_file(bin_dir, q).stat().st_size / 2**20, 1)
                                                  for q in args.quants}},
                        "warden_engine_env": {k: v for k, v in engine_env.items() if is_engine_setting(k)},
                        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                    "load_average": os.getloadavg()}},
             "results": results}
-
-
-def _model_file(quant: str) -> Path:
-    shipped = default_gguf_path()
-    return shipped if quant == SHIPPED_QUANT else llamacpp_server.ROOT / "models" / f"{shipped.stem}.{quant}.gguf"
 
 
 def print_table(result: dict[str, Any]) -> None:

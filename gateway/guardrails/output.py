@@ -18,13 +18,14 @@ from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, decoded_view, scan
 from gateway.guardrails.normalize import visible_tail_start
+from gateway.guardrails.recognizers import CONTEXT_WINDOW_CHARS
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, active_entity_types, needs_ner
 
 DENY_PATTERN_ENTITY = "DENIED_CONTENT"
-# Released text kept as the analyser's context: at least the recognizers' context window (48 visible characters
-# before an entity), with room for a finding that began before the cut.
-CONTEXT_CHARS = 64
+# Released text kept as the analyser's context: the recognizers' context window (visible characters read before an
+# entity for its context words), with room for a finding that began before the cut.
+CONTEXT_CHARS = CONTEXT_WINDOW_CHARS + 16
 
 
 @dataclass(frozen=True, slots=True)
