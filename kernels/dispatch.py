@@ -85,6 +85,14 @@ def forced_kernels(module: ModuleType) -> Iterator[None]:
         _forced = previous
 
 
+def cpu_int4_linear(out_features: int) -> Callable | None:
+    """The C++ one-row int4 linear (``kernels.cpu.int4_linear``, ``torch._weight_int4pack_mm_for_cpu``'s
+    signature) for a CPU layer of ``out_features``, or None where it cannot run (not built, no AVX-512 VNNI, a
+    packing it does not read, ``WARDEN_KERNELS=reference``)."""
+    module = _cpu_module() if _forced is None else None
+    return module.int4_linear if module is not None and module.int4_linear_supported(out_features) else None
+
+
 def uses_triton(device: torch.device) -> bool:
     """Whether ops on ``device`` run the Triton kernels (which, unlike the references, are CUDA-graph safe:
     no host syncs, launches sized by bounds, padding rows with slot -1 skipped)."""

@@ -1,0 +1,242 @@
+// Weight-only int4 linear for a few rows (decode at low concurrency), reading torch's own CPU int4 packing, so the
+// weights inductor's AMX GEMM template uses for larger batches serve this kernel too (no second copy).
+//
+// Why: at one row, torch's int4 kernel converts every weight nibble to float32 and multiplies it with an FMA:
+// ~19 instructions per 64 weights, compute-bound at ~10 GB/s of weights on one core even from cache. Here the input
+// row is quantized to int8 per group (as llama.cpp quantizes activations for its Q4 dot products) and 64 nibble
+// pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x signed input codes), about
+// 5 instructions per 64 weights; then the kernel is bound by how fast one core streams the weights in.
+//
+// Layout (torch._convert_weight_to_int4pack_for_cpu, for N a multiple of 64): [N / 64, K, 32] bytes; byte j of
+// (block, k) holds output row block*64 + j in its low nibble and block*64 + 32 + j in its high nibble. Scales and
+// zeros: [K / group, N, 2] (scale, zero) in the activation dtype; a weight is (q - 8) * scale + zero. Then
+//   y[n] = sum_g scale[g, n] * x_scale[g] * (sum_k q * x_code) + (zero[g, n] - 8 * scale[g, n]) * x_sum[g]
+// with the inner sums over group g's inputs: the first in int32, x_sum the sum of the dequantized inputs, the outer
+// sum in float32. kernels/reference/int4_linear.py is the same math in torch.
+//
+// Built with paged_attention.cpp by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int4_linear.
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
+#include <immintrin.h>
+#define WARDEN_INT4_VECTOR 1
+#endif
+
+namespace {
+
+constexpr int64_t kBlockRows = 64;  // output rows per packed block
+// How far ahead of its loads the weight stream is requested. One core streaming weights that are not in cache
+// is bound by memory latency, not bandwidth, unless it keeps enough lines in flight. SmolLM2 int4 decode at one
+// sequence, ms per token: 14.4 without, 10.8 at 2 KB ahead, 9.6 at 4 KB and at 8 KB (16+ iterations of 256 bytes).
+constexpr int64_t kPrefetchBytes = 4096;
+
+bool int4_linear_supported() {
+#ifdef WARDEN_INT4_VECTOR
+  return true;
+#else
+  return false;
+#endif
+}
+
+#ifdef WARDEN_INT4_VECTOR
+
+// (scale, zero) pairs of 16 consecutive output rows, as float32 vectors. Each pair is one 32-bit word: the scale in
+// its low half, the zero in its high half.
+template <typename scalar_t>
+inline void load_scale_zero(const scalar_t* pairs, __m512& scale, __m512& zero) {
+  const __m512i words = _mm512_loadu_si512(pairs);
+  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    // bf16 is the high half of a float32.
+    scale = _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
+    zero = _mm512_castsi512_ps(_mm512_and_si512(words, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+  } else {
+    scale = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(words));
+    zero = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(words, 16)));
+  }
+}
+
+// Eight consecutive k of 32 rows (one nibble plane: a byte per row and k, loaded as two k per 512-bit vector)
+// regrouped so each 32-bit lane holds one row's codes for four k, the operand vpdpbusd multiplies against four
+// input bytes. Unpacks stay inside 128-bit lanes, so lanes 0-1 of a result hold k {0, 2, 4, 6} and lanes 2-3
+// k {1, 3, 5, 7} (x8 carries the input bytes in that order), and the rows come out as [0-3, 16-19],
+// [4-7, 20-23], [8-11, 24-27], [12-15, 28-31] per half.
+inline void dot_eight_k(const __m512i (&plane)[4], __m512i x8, __m512i (&acc)[4]) {
+  const __m512i k02_low = _mm512_unpacklo_epi8(plane[0], plane[1]), k02_high = _mm512_unpackhi_epi8(plane[0], plane[1]);
+  const __m512i k46_low = _mm512_unpacklo_epi8(plane[2], plane[3]), k46_high = _mm512_unpackhi_epi8(plane[2], plane[3]);
+  acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(k02_low, k46_low), x8);
+  acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(k02_low, k46_low), x8);
+  acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(k02_high, k46_high), x8);
+  acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(k02_high, k46_high), x8);
+}
+
+// dot_eight_k's accumulators summed over their even-k and odd-k halves and put back in row order, as float32:
+// rows 0-15 and 16-31 of the plane.
+inline void rows_in_order(const __m512i (&acc)[4], __m512& first, __m512& second) {
+  __m256i sums[4];
+  for (int j = 0; j < 4; ++j)
+    sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
+  const auto join = [](__m256i low, __m256i high) {
+    return _mm512_cvtepi32_ps(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1));
+  };
+  first = join(_mm256_permute2x128_si256(sums[0], sums[1], 0x20), _mm256_permute2x128_si256(sums[2], sums[3], 0x20));
+  second = join(_mm256_permute2x128_si256(sums[0], sums[1], 0x31), _mm256_permute2x128_si256(sums[2], sums[3], 0x31));
+}
+
+// One input row quantized to int8 in groups (llama.cpp's Q8 activations): per 8 inputs a 64-byte operand (x8 of
+// dot_eight_k: the codes of k {0, 2, 4, 6} in its low half, {1, 3, 5, 7} in its high half, each repeated per
+// 32-bit lane), and per group its scale and the sum of its dequantized values.
+struct QuantizedRow {
+  std::vector<__m512i> operands;
+  std::vector<float> scales, sums;
+};
+
+template <typename scalar_t>
+void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
+  q.operands.resize(K / 8);
+  q.scales.resize(K / group);
+  q.sums.resize(K / group);
+  std::vector<int8_t> codes(K);
+  for (int64_t g = 0; g < K / group; ++g) {
+    const scalar_t* xs = x + g * group;
+    float amax = 0.f;
+    for (int64_t k = 0; k < group; ++k) amax = std::max(amax, std::abs(static_cast<float>(xs[k])));
+    const float inverse = amax > 0.f ? 127.f / amax : 0.f;
+    int32_t total = 0;
+    for (int64_t k = 0; k < group; ++k) {
+      const int32_t code = static_cast<int32_t>(std::nearbyint(static_cast<float>(xs[k]) * inverse));
+      codes[g * group + k] = static_cast<int8_t>(code);
+      total += code;
+    }
+    q.scales[g] = amax / 127.f;
+    q.sums[g] = q.scales[g] * static_cast<float>(total);
+  }
+  for (int64_t c = 0; c < K / 8; ++c) {
+    const int8_t* k8 = codes.data() + c * 8;
+    const auto word = [](int8_t a, int8_t b, int8_t d, int8_t e) {
+      return static_cast<int32_t>(static_cast<uint8_t>(a) | (static_cast<uint8_t>(b) << 8) |
+                                  (static_cast<uint8_t>(d) << 16) | (static_cast<uint32_t>(static_cast<uint8_t>(e)) << 24));
+    };
+    q.operands[c] = _mm512_inserti64x4(_mm512_set1_epi32(word(k8[0], k8[2], k8[4], k8[6])),
+                                       _mm256_set1_epi32(word(k8[1], k8[3], k8[5], k8[7])), 1);
+  }
+}
+
+// One 64-row output block for one quantized input row; y receives the 64 float32 results.
+template <typename scalar_t>
+void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const QuantizedRow& x, int64_t K, int64_t N,
+                int64_t group, int64_t n0, float* y) {
+  __m512 out[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+  const __m512i low_mask = _mm512_set1_epi8(0x0F), high_mask = _mm512_set1_epi8(static_cast<char>(0xF0));
+  for (int64_t g = 0; g < K / group; ++g) {
+    __m512i low_acc[4], high_acc[4];
+    for (int j = 0; j < 4; ++j) low_acc[j] = high_acc[j] = _mm512_setzero_si512();
+    for (int64_t k = g * group; k < (g + 1) * group; k += 8) {
+      __m512i low[4], high[4];
+      for (int i = 0; i < 4; ++i) {
+        const uint8_t* line = block + (k + 2 * i) * (kBlockRows / 2);
+        _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
+        const __m512i bytes = _mm512_loadu_si512(line);
+        low[i] = _mm512_and_si512(bytes, low_mask);
+        // The high nibble left in place: 16 x its code, divided out with the scale (no shift per load).
+        high[i] = _mm512_and_si512(bytes, high_mask);
+      }
+      const __m512i x8 = x.operands[k / 8];
+      dot_eight_k(low, x8, low_acc);
+      dot_eight_k(high, x8, high_acc);
+    }
+    __m512 dots[4];
+    rows_in_order(low_acc, dots[0], dots[1]);
+    rows_in_order(high_acc, dots[2], dots[3]);
+    const __m512 x_scale = _mm512_set1_ps(x.scales[g]), x_sum = _mm512_set1_ps(x.sums[g]);
+    const __m512 high_x_scale = _mm512_set1_ps(x.scales[g] / 16.f);
+    const scalar_t* pairs = scales_zeros + (g * N + n0) * 2;
+    for (int j = 0; j < 4; ++j) {
+      __m512 scale, zero;
+      load_scale_zero(pairs + j * 32, scale, zero);
+      // zero - 8 * scale: what each unit of input adds, since the codes are stored without their -8.
+      const __m512 offset = _mm512_fnmadd_ps(_mm512_set1_ps(8.f), scale, zero);
+      out[j] = _mm512_fmadd_ps(_mm512_mul_ps(scale, j < 2 ? x_scale : high_x_scale), dots[j], out[j]);
+      out[j] = _mm512_fmadd_ps(offset, x_sum, out[j]);
+    }
+  }
+  for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y + j * 16, out[j]);
+}
+
+template <typename scalar_t>
+void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros,
+                        int64_t group, at::Tensor& out) {
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0);
+  std::vector<QuantizedRow> rows(M);
+  for (int64_t m = 0; m < M; ++m) quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, rows[m]);
+  const uint8_t* w = packed.const_data_ptr<uint8_t>();
+  const scalar_t* sz = scales_zeros.const_data_ptr<scalar_t>();
+  scalar_t* y = out.mutable_data_ptr<scalar_t>();
+  at::parallel_for(0, N / kBlockRows, 1, [&](int64_t begin, int64_t end) {
+    alignas(64) float block_out[kBlockRows];
+    for (int64_t b = begin; b < end; ++b) {
+      // A block's (scale, zero) pairs lie in K / group separate runs of 256 bytes, one per group, which the
+      // hardware prefetcher does not follow: fetched from memory one group after another they cost a latency
+      // each (15.9 -> 14.4 ms per token once prefetched). The next block's are requested now, all at once.
+      if (b + 1 < end) {
+        const char* next = reinterpret_cast<const char*>(sz + (b + 1) * kBlockRows * 2);
+        for (int64_t g = 0; g < K / group; ++g)
+          for (int64_t line = 0; line < kBlockRows * 2 * int64_t(sizeof(scalar_t)); line += 64)
+            _mm_prefetch(next + g * N * 2 * sizeof(scalar_t) + line, _MM_HINT_T0);
+      }
+      // Every input row against this block while its weights are in cache.
+      for (int64_t m = 0; m < M; ++m) {
+        gemv_block<scalar_t>(w + b * K * (kBlockRows / 2), sz, rows[m], K, N, group, b * kBlockRows, block_out);
+        for (int64_t j = 0; j < kBlockRows; ++j) y[m * N + b * kBlockRows + j] = static_cast<scalar_t>(block_out[j]);
+      }
+    }
+  });
+}
+
+#endif  // WARDEN_INT4_VECTOR
+
+at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
+  TORCH_CHECK(int4_linear_supported(), "int4_linear needs AVX-512 (F, BW, VL, VNNI); use torch._weight_int4pack_mm_for_cpu");
+  TORCH_CHECK(x.dim() == 2 && packed.dim() == 2 && scales_zeros.dim() == 3,
+              "x [rows, K], packed [N, K / 2], scales_zeros [K / group, N, 2]");
+  TORCH_CHECK(x.device().is_cpu() && packed.device().is_cpu() && scales_zeros.device().is_cpu(),
+              "int4_linear runs on CPU tensors");
+  const int64_t K = x.size(1), N = packed.size(0);
+  TORCH_CHECK(packed.scalar_type() == at::kByte && packed.size(1) * 2 == K && packed.is_contiguous(),
+              "packed is torch's contiguous uint8 int4 packing [N, K / 2]");
+  TORCH_CHECK(N % kBlockRows == 0, "int4_linear reads the 64-row packing: N must be a multiple of 64, got ", N);
+  TORCH_CHECK(group > 0 && group % 8 == 0 && K % group == 0, "group must be a multiple of 8 dividing K");
+  TORCH_CHECK(x.scalar_type() == at::kBFloat16 || x.scalar_type() == at::kHalf, "x is bfloat16 or float16");
+  TORCH_CHECK(scales_zeros.scalar_type() == x.scalar_type() && scales_zeros.is_contiguous() &&
+                  scales_zeros.size(0) == K / group && scales_zeros.size(1) == N && scales_zeros.size(2) == 2,
+              "scales_zeros is contiguous [K / group, N, 2] in x's dtype");
+  const at::Tensor xc = x.contiguous();
+  at::Tensor out = at::empty({x.size(0), N}, x.options());
+#ifdef WARDEN_INT4_VECTOR
+  if (x.scalar_type() == at::kBFloat16) {
+    int4_linear_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, out);
+  } else {
+    int4_linear_kernel<c10::Half>(xc, packed, scales_zeros, group, out);
+  }
+#endif
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
+  m.def("int4_linear_supported() -> bool", &int4_linear_supported);
+  m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
+  m.impl("int4_linear", &int4_linear);
+}

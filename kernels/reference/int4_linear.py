@@ -1,0 +1,46 @@
+"""Weight-only int4 linear with int8-quantized input rows: the math of ``kernels.cpu.int4_linear`` in plain torch.
+
+Weights are ``torch._convert_weight_to_int4pack_for_cpu``'s packing (N a multiple of 64): ``[N / 64, K, 32]``
+bytes, byte ``j`` of (block, k) holding output row ``block * 64 + j`` in its low nibble and ``block * 64 + 32 + j``
+in its high nibble; ``scales_zeros`` is ``[K / group, N, 2]`` (scale, zero), a weight being
+``(code - 8) * scale + zero``. Each input row is quantized per group to int8 (scale ``amax / 127``, codes rounded
+half to even), as llama.cpp quantizes activations for its Q4 dot products; then ``y = x_dequantized @ W.T``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+BLOCK_ROWS = 64
+
+
+def unpack_int4_codes(packed: torch.Tensor, out_features: int, in_features: int) -> torch.Tensor:
+    """The codes 0..15 as int32 ``[N, K]`` from torch's CPU int4 packing."""
+    blocks = packed.view(out_features // BLOCK_ROWS, in_features, BLOCK_ROWS // 2)
+    codes = torch.cat([blocks & 15, blocks >> 4], dim=2)  # [N / 64, K, 64]: low-nibble rows, then high
+    return codes.permute(0, 2, 1).reshape(out_features, in_features).to(torch.int32)
+
+
+def dequantize_int4(packed: torch.Tensor, group: int, scales_zeros: torch.Tensor, in_features: int) -> torch.Tensor:
+    """The float32 weight ``[N, K]`` the packed codes and (scale, zero) pairs stand for."""
+    out_features = scales_zeros.shape[1]
+    codes = unpack_int4_codes(packed, out_features, in_features).float()
+    scale = scales_zeros[..., 0].float().t().repeat_interleave(group, dim=1)  # [N, K]
+    zero = scales_zeros[..., 1].float().t().repeat_interleave(group, dim=1)
+    return (codes - 8) * scale + zero
+
+
+def quantize_rows_int8(x: torch.Tensor, group: int) -> torch.Tensor:
+    """Each row quantized to int8 per ``group`` inputs and dequantized again, in float32."""
+    rows, in_features = x.shape
+    groups = x.float().view(rows, in_features // group, group)
+    amax = groups.abs().amax(dim=-1, keepdim=True)
+    inverse = torch.where(amax > 0, 127.0 / amax, torch.zeros_like(amax))
+    codes = (groups * inverse).round()  # round half to even, as the kernel's nearbyint
+    return (codes * (amax / 127.0)).view(rows, in_features)
+
+
+def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
+    """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the int4 weight, accumulated in float32."""
+    weight = dequantize_int4(packed, group, scales_zeros, x.shape[1])
+    return (quantize_rows_int8(x, group) @ weight.t()).to(x.dtype)

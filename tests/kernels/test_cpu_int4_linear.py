@@ -1,0 +1,118 @@
+"""The C++ one-row int4 linear (kernels/cpu/int4_linear.cpp) equals its plain-torch reference, stays close to
+torch's own int4 kernel on the same packed weights, refuses what it cannot read, and is what a quantized
+``Linear`` runs for exactly one input row."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import kernels.cpu
+from engine.layers.linear import INT4_GROUP_SIZE, Linear
+from kernels import dispatch
+from kernels.reference.int4_linear import dequantize_int4, int4_linear, quantize_rows_int8, unpack_int4_codes
+
+pytestmark = [
+    pytest.mark.skipif(not kernels.cpu.load(), reason="no C++ toolchain to build the CPU kernels"),
+    pytest.mark.skipif(kernels.cpu.load() and not kernels.cpu.int4_linear_supported(64),
+                       reason="this CPU lacks AVX-512 VNNI: torch's int4 kernel serves every row count"),
+]
+
+
+def quantized(out_features: int, in_features: int, dtype: torch.dtype = torch.bfloat16, seed: int = 0) -> Linear:
+    torch.manual_seed(seed)
+    layer = Linear(in_features, out_features).to(dtype)
+    torch.nn.init.normal_(layer.weight, std=0.05)
+    assert layer.quantize_int4(max_rows=64)
+    return layer
+
+
+def run(layer: Linear, x: torch.Tensor, kernel=kernels.cpu.int4_linear) -> torch.Tensor:
+    return kernel(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+
+
+def test_the_reference_unpacks_torchs_packing() -> None:
+    layer = quantized(128, 64)
+    codes = unpack_int4_codes(layer.quant_weight, 128, 64)
+    assert codes.min() >= 0 and codes.max() <= 15
+    # The weights came from these codes: dequantized they sit within half a step of the originals.
+    weight = dequantize_int4(layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, 64)
+    step = layer.quant_scales[..., 0].float().t().repeat_interleave(INT4_GROUP_SIZE, dim=1)
+    assert ((weight - layer.weight.float()).abs() <= step / 2 + 1e-2 * step + 1e-3).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (128, 64), (960, 576), (576, 1536)])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_equals_the_reference(dtype, out_features, in_features, rows) -> None:
+    layer = quantized(out_features, in_features, dtype, seed=out_features + rows)
+    x = torch.randn(rows, in_features, dtype=dtype)
+    out, expected = run(layer, x), int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    assert out.dtype == dtype and out.shape == (rows, out_features)
+    # Same integer dot products; float32 sums in another order (scale x dot and offset x sum cancel near zero),
+    # then one rounding to the output dtype (outputs here are of order 1).
+    torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_stays_close_to_torchs_kernel_which_keeps_the_input_in_float() -> None:
+    """The int8 input costs well under 1% of the output's size (the int4 weights themselves cost far more)."""
+    layer = quantized(3072, 576)
+    x = torch.randn(1, 576, dtype=torch.bfloat16)
+    ours, torchs = run(layer, x).float(), run(layer, x, torch._weight_int4pack_mm_for_cpu).float()
+    relative_rms = (ours - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()
+    assert relative_rms < 0.01
+    # and the reference's input quantization is what makes the difference
+    exact = x.float() @ dequantize_int4(layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, 576).t()
+    torch.testing.assert_close(torchs, exact, rtol=1e-2, atol=2e-2)
+
+
+def test_rows_of_zeros_and_outliers() -> None:
+    layer = quantized(128, 64)
+    x = torch.zeros(2, 64, dtype=torch.bfloat16)
+    x[1, 5] = 300.0  # one outlier: its group's other inputs quantize to 0, the other group keeps its scale
+    x[1, 40:] = torch.linspace(-1, 1, 24, dtype=torch.bfloat16)
+    out = run(layer, x)
+    assert torch.equal(out[0], torch.zeros(128, dtype=torch.bfloat16))
+    assert torch.equal(quantize_rows_int8(x, INT4_GROUP_SIZE)[1, :32].nonzero().flatten(), torch.tensor([5]))
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_a_non_contiguous_row_is_read_as_its_values() -> None:
+    layer = quantized(64, 64)
+    wide = torch.randn(1, 128, dtype=torch.bfloat16)
+    torch.testing.assert_close(run(layer, wide[:, ::2]), run(layer, wide[:, ::2].contiguous()), rtol=0, atol=0)
+
+
+def test_what_it_cannot_read_is_refused() -> None:
+    layer = quantized(128, 64)
+    x = torch.randn(1, 64, dtype=torch.bfloat16)
+    with pytest.raises(RuntimeError, match="bfloat16 or float16"):
+        run(layer, x.float())
+    with pytest.raises(RuntimeError, match="K / 2"):
+        run(layer, torch.randn(1, 32, dtype=torch.bfloat16))
+    with pytest.raises(RuntimeError, match="multiple of 64"):
+        kernels.cpu.int4_linear(x, layer.quant_weight[:48], INT4_GROUP_SIZE, layer.quant_scales[:, :48])
+    with pytest.raises(RuntimeError, match="group"):
+        kernels.cpu.int4_linear(x, layer.quant_weight, 12, layer.quant_scales)
+    with pytest.raises(RuntimeError, match="scales_zeros"):
+        kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales.float())
+
+
+def test_a_quantized_linear_runs_it_for_one_row_and_torchs_kernel_for_more() -> None:
+    layer = quantized(128, 64)
+    assert layer.int4_one_row is kernels.cpu.int4_linear
+    one, two = torch.randn(1, 64, dtype=torch.bfloat16), torch.randn(2, 64, dtype=torch.bfloat16)
+    assert torch.equal(layer(one), run(layer, one))
+    assert torch.equal(layer(two), run(layer, two, torch._weight_int4pack_mm_for_cpu))
+    # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
+    assert quantized(48, 64).int4_one_row is None
+
+
+def test_warden_kernels_reference_keeps_torchs_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    dispatch._cpu_module.cache_clear()
+    monkeypatch.setenv("WARDEN_KERNELS", "reference")
+    try:
+        assert quantized(128, 64).int4_one_row is None
+    finally:
+        dispatch._cpu_module.cache_clear()
