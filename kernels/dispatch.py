@@ -93,6 +93,13 @@ def cpu_int4_linear(out_features: int) -> Callable | None:
     return module.int4_linear if module is not None and module.int4_linear_supported(out_features) else None
 
 
+def cpu_int8_linear(in_features: int) -> Callable | None:
+    """The C++ one-row int8 linear (``kernels.cpu.int8_linear``, ``torch._weight_int8pack_mm``'s signature) for a
+    CPU layer of ``in_features``, or None where it cannot run (as ``cpu_int4_linear``)."""
+    module = _cpu_module() if _forced is None else None
+    return module.int8_linear if module is not None and module.int8_linear_supported(in_features) else None
+
+
 def uses_triton(device: torch.device) -> bool:
     """Whether ops on ``device`` run the Triton kernels (which, unlike the references, are CUDA-graph safe:
     no host syncs, launches sized by bounds, padding rows with slot -1 skipped)."""

@@ -12,7 +12,8 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are represented on the same grid. A single input row (decode
   at concurrency 1) goes to ``kernels.cpu``'s int4 linear instead where this CPU has AVX-512 VNNI: the same
   packed weights with the row quantized to int8 per group, 2.2-2.9x faster than torch's kernel at one row.
-* ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch.
+* ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch and the
+  int4 engine's LM head; one input row likewise goes to ``kernels.cpu``'s int8 linear (AVX-512 VNNI).
 
 Quantization and packing are serving switches; parity tests run the dense float32 ``F.linear``.
 """
@@ -53,8 +54,9 @@ class Linear(nn.Module):
         self.quant_weight: torch.Tensor | None = None
         self.quant_scales: torch.Tensor | None = None
         self.quant_max_rows = 0
-        # The one-row int4 kernel for this layer (torch's op's signature), where it runs on this CPU.
-        self.int4_one_row: Callable[..., torch.Tensor] | None = None
+        # kernels.cpu's one-row kernel for the quantized copy (the signature of torch's op for its kind), where it
+        # runs on this CPU.
+        self.quant_one_row: Callable[..., torch.Tensor] | None = None
 
     def prepack_cpu(self, batch_hint: int = 32) -> None:
         """Keep a oneDNN-blocked copy of the weight for inputs above the quantized path's rows."""
@@ -67,6 +69,8 @@ class Linear(nn.Module):
         self.quant_weight = torch.round(w / scales[:, None]).clamp(-128, 127).to(torch.int8).contiguous()
         self.quant_scales = scales.to(self.weight.dtype)
         self.quant_kind, self.quant_max_rows = "int8", max_rows
+        on_cpu = self.weight.device.type == "cpu"
+        self.quant_one_row = dispatch.cpu_int8_linear(self.weight.shape[1]) if on_cpu else None
 
     def quantize_int4(self, max_rows: int) -> bool:
         """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows;
@@ -84,7 +88,7 @@ class Linear(nn.Module):
         self.quant_scales = torch.stack([scale.view(out_features, -1).t(), zero.view(out_features, -1).t()],
                                         dim=-1).to(self.weight.dtype).contiguous()
         self.quant_kind, self.quant_max_rows = "int4", max_rows
-        self.int4_one_row = dispatch.cpu_int4_linear(out_features)
+        self.quant_one_row = dispatch.cpu_int4_linear(out_features)
         return True
 
     def release_dense_weight(self) -> None:
@@ -98,13 +102,14 @@ class Linear(nn.Module):
 
     def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if x.shape[0] <= self.quant_max_rows:
+            # Static in a compiled graph: the one-token graphs have one row, the others at least two.
+            one_row = x.shape[0] == 1 and self.quant_one_row is not None
             if self.quant_kind == "int4":
-                # Static in a compiled graph: the one-token graph has one row, the other at least two.
-                int4_mm = self.int4_one_row if x.shape[0] == 1 and self.int4_one_row is not None \
-                    else torch._weight_int4pack_mm_for_cpu
+                int4_mm = self.quant_one_row if one_row else torch._weight_int4pack_mm_for_cpu
                 y = int4_mm(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
             else:
-                y = torch._weight_int8pack_mm(x, self.quant_weight, self.quant_scales)
+                int8_mm = self.quant_one_row if one_row else torch._weight_int8pack_mm
+                y = int8_mm(x, self.quant_weight, self.quant_scales)
             return y if bias is None else y + bias
         if self.packed_weight is not None:
             return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, bias, "none", [], "")

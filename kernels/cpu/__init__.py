@@ -10,11 +10,11 @@ two ``index_copy_`` cost ~35 us of dispatch (a millisecond per token at one sequ
 ``store_kvcache`` here have exactly the references' signatures, so ``kernels.dispatch`` picks them for CPU tensors
 once ``load()`` has succeeded.
 
-Weight-only int4 linear for one input row (``int4_linear.cpp``): the same signature and packed weights as
-``torch._weight_int4pack_mm_for_cpu``, which at one row converts every weight to float (compute-bound, ~10 GB/s
-of weights on one core); here the input row is quantized to int8 per group and the weights are dotted with AVX-512
-VNNI, 2.2-2.9x faster on SmolLM2's layers. Where the CPU lacks AVX-512 VNNI it reports unsupported and torch's
-op serves.
+Weight-only int4 and int8 linears for one input row (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures
+and weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every
+weight to float (compute-bound at one row, ~10 GB/s of weights on one core); here the input row is quantized to
+int8 per group (``quantize_input.h``) and the weights are dotted with AVX-512 VNNI, 2.2-2.9x faster on SmolLM2's
+int4 layers. Where the CPU lacks AVX-512 VNNI they report unsupported and torch's ops serve.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from kernels.attention_metadata import AttentionMetadata
 from kernels.reference import paged_attention as _reference
 
 log = logging.getLogger(__name__)
-_SOURCES = [str(Path(__file__).with_name(name)) for name in ("paged_attention.cpp", "int4_linear.cpp")]
+_SOURCES = [str(Path(__file__).with_name(name))
+            for name in ("paged_attention.cpp", "int4_linear.cpp", "int8_linear.cpp")]
 
 
 @cache  # a process loads the library once (a second load would re-register the warden_cpu namespace)
@@ -47,13 +48,18 @@ def load() -> bool:
     except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
         log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
         return False
-    # The compiled decoder traces int4_linear: its output shape without running it.
+    # The compiled decoder traces the one-row linears: their output shapes without running them.
     torch.library.register_fake("warden_cpu::int4_linear")(_int4_linear_shape)
+    torch.library.register_fake("warden_cpu::int8_linear")(_int8_linear_shape)
     return True
 
 
 def _int4_linear_shape(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
     return x.new_empty(x.shape[0], packed.shape[0])
+
+
+def _int8_linear_shape(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    return x.new_empty(x.shape[0], weight.shape[0])
 
 
 def int4_linear_supported(out_features: int) -> bool:
@@ -66,6 +72,18 @@ def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros:
     """``x @ W.T`` for int4 weights in ``torch._weight_int4pack_mm_for_cpu``'s packing, with the input quantized to
     int8 per group (as llama.cpp's Q8 activations); for one or a few rows."""
     return torch.ops.warden_cpu.int4_linear(x, packed, group, scales_zeros)
+
+
+def int8_linear_supported(in_features: int) -> bool:
+    """Whether ``int8_linear`` runs here for a layer of ``in_features`` (this CPU has AVX-512 VNNI; whole
+    64-input chunks). Call after ``load()`` succeeded."""
+    return in_features % 64 == 0 and bool(torch.ops.warden_cpu.int8_linear_supported())
+
+
+def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    """``x @ (weight * scales[:, None]).T`` for per-channel int8 weights (``torch._weight_int8pack_mm``'s
+    signature), with the input quantized to int8 per group of 32; for one or a few rows."""
+    return torch.ops.warden_cpu.int8_linear(x, weight, scales)
 
 
 def store_kvcache(key: torch.Tensor, value: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,

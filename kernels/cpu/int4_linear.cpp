@@ -12,7 +12,7 @@
 // zeros: [K / group, N, 2] (scale, zero) in the activation dtype; a weight is (q - 8) * scale + zero. Then
 //   y[n] = sum_g scale[g, n] * x_scale[g] * (sum_k q * x_code) + (zero[g, n] - 8 * scale[g, n]) * x_sum[g]
 // with the inner sums over group g's inputs: the first in int32, x_sum the sum of the dequantized inputs, the outer
-// sum in float32. kernels/reference/int4_linear.py is the same math in torch.
+// sum in float32. kernels/reference/quantized_linear.py is the same math in torch.
 //
 // Built with paged_attention.cpp by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int4_linear.
 
@@ -21,10 +21,10 @@
 #include <torch/library.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
+
+#include "quantize_input.h"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
 #include <immintrin.h>
@@ -91,9 +91,9 @@ inline void rows_in_order(const __m512i (&acc)[4], __m512& first, __m512& second
   second = join(_mm256_permute2x128_si256(sums[0], sums[1], 0x31), _mm256_permute2x128_si256(sums[2], sums[3], 0x31));
 }
 
-// One input row quantized to int8 in groups (llama.cpp's Q8 activations): per 8 inputs a 64-byte operand (x8 of
-// dot_eight_k: the codes of k {0, 2, 4, 6} in its low half, {1, 3, 5, 7} in its high half, each repeated per
-// 32-bit lane), and per group its scale and the sum of its dequantized values.
+// One input row as dot_eight_k's operands: per 8 inputs a 64-byte vector holding the int8 codes of k {0, 2, 4, 6}
+// in its low half and {1, 3, 5, 7} in its high half, each repeated per 32-bit lane; per group the input scale
+// and the sum of the group's dequantized inputs.
 struct QuantizedRow {
   std::vector<__m512i> operands;
   std::vector<float> scales, sums;
@@ -101,32 +101,20 @@ struct QuantizedRow {
 
 template <typename scalar_t>
 void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
-  q.operands.resize(K / 8);
-  q.scales.resize(K / group);
+  warden::Int8Groups groups;
+  warden::quantize_groups(x, K, group, groups);
+  q.scales = groups.scales;
   q.sums.resize(K / group);
-  std::vector<int8_t> codes(K);
-  for (int64_t g = 0; g < K / group; ++g) {
-    const scalar_t* xs = x + g * group;
-    float amax = 0.f;
-    for (int64_t k = 0; k < group; ++k) amax = std::max(amax, std::abs(static_cast<float>(xs[k])));
-    const float inverse = amax > 0.f ? 127.f / amax : 0.f;
-    int32_t total = 0;
-    for (int64_t k = 0; k < group; ++k) {
-      const int32_t code = static_cast<int32_t>(std::nearbyint(static_cast<float>(xs[k]) * inverse));
-      codes[g * group + k] = static_cast<int8_t>(code);
-      total += code;
-    }
-    q.scales[g] = amax / 127.f;
-    q.sums[g] = q.scales[g] * static_cast<float>(total);
-  }
+  for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.scales[g] * static_cast<float>(groups.code_sums[g]);
+  q.operands.resize(K / 8);
+  const auto word = [](const int8_t* k8, int first) {
+    uint32_t bytes = 0;
+    for (int i = 0; i < 4; ++i) bytes |= static_cast<uint32_t>(static_cast<uint8_t>(k8[first + 2 * i])) << (8 * i);
+    return static_cast<int32_t>(bytes);
+  };
   for (int64_t c = 0; c < K / 8; ++c) {
-    const int8_t* k8 = codes.data() + c * 8;
-    const auto word = [](int8_t a, int8_t b, int8_t d, int8_t e) {
-      return static_cast<int32_t>(static_cast<uint8_t>(a) | (static_cast<uint8_t>(b) << 8) |
-                                  (static_cast<uint8_t>(d) << 16) | (static_cast<uint32_t>(static_cast<uint8_t>(e)) << 24));
-    };
-    q.operands[c] = _mm512_inserti64x4(_mm512_set1_epi32(word(k8[0], k8[2], k8[4], k8[6])),
-                                       _mm256_set1_epi32(word(k8[1], k8[3], k8[5], k8[7])), 1);
+    const int8_t* k8 = groups.codes.data() + c * 8;
+    q.operands[c] = _mm512_inserti64x4(_mm512_set1_epi32(word(k8, 0)), _mm256_set1_epi32(word(k8, 1)), 1);
   }
 }
 

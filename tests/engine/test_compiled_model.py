@@ -71,23 +71,25 @@ def test_compiled_int4_layers_serve_every_row_count(tiny_llama_dir):
         assert max(abs(a - b) for a, b in shared) < 0.1
 
 
-def _one_row_int4_kernel() -> bool:
+def _one_row_kernels() -> bool:
     import kernels.cpu
 
-    return kernels.cpu.load() and kernels.cpu.int4_linear_supported(64)
+    return kernels.cpu.load() and kernels.cpu.int4_linear_supported(64) and kernels.cpu.int8_linear_supported(64)
 
 
-@pytest.mark.skipif(not _one_row_int4_kernel(), reason="no C++ one-row int4 kernel on this CPU (AVX-512 VNNI)")
-def test_compiled_decode_of_one_sequence_runs_the_one_row_int4_kernel(tiny_llama_dir):
-    """Alone, a sequence decodes through the one-token graph, where the int4 layers are kernels.cpu's one-row
-    kernel (an opaque op in the graph); the eager engine runs the same kernel for its one-row steps."""
+@pytest.mark.skipif(not _one_row_kernels(), reason="no C++ one-row int4/int8 kernels on this CPU (AVX-512 VNNI)")
+def test_compiled_decode_of_one_sequence_runs_the_one_row_kernels(tiny_llama_dir):
+    """Alone, a sequence decodes through the one-token graphs, where the int4 layers and the int8 head are
+    kernels.cpu's one-row kernels (opaque ops in the graphs); the eager engine runs the same kernels for its
+    one-row steps."""
     common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", **COMMON)
     compiled_llm = LLM(EngineConfig(compile_model=True, **common))
     params = SamplingParams(max_tokens=4, temperature=0, logprobs=20, ignore_eos=True)
     prompt = _prompts(1)
     with torch.profiler.profile() as profile:
         compiled = compiled_llm.generate(prompt, params)[0]
-    assert any(event.name == "warden_cpu::int4_linear" for event in profile.events())
+    ran = {event.name for event in profile.events()}
+    assert {"warden_cpu::int4_linear", "warden_cpu::int8_linear"} <= ran
     eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, **common)).generate(prompt, params)[0]
     # The prefill picked the same first token, so the first decode step saw the same context in both; later
     # steps may follow another near-tie of the random tiny model's flat distribution.

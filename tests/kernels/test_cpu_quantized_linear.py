@@ -1,6 +1,6 @@
-"""The C++ one-row int4 linear (kernels/cpu/int4_linear.cpp) equals its plain-torch reference, stays close to
-torch's own int4 kernel on the same packed weights, refuses what it cannot read, and is what a quantized
-``Linear`` runs for exactly one input row."""
+"""The C++ one-row int4 and int8 linears (kernels/cpu/int4_linear.cpp, int8_linear.cpp) equal their plain-torch
+references, stay close to torch's own kernels on the same weights, refuse what they cannot read, and are what a
+quantized ``Linear`` runs for exactly one input row."""
 
 from __future__ import annotations
 
@@ -10,12 +10,18 @@ import torch
 import kernels.cpu
 from engine.layers.linear import INT4_GROUP_SIZE, Linear
 from kernels import dispatch
-from kernels.reference.int4_linear import dequantize_int4, int4_linear, quantize_rows_int8, unpack_int4_codes
+from kernels.reference.quantized_linear import (
+    dequantize_int4,
+    int4_linear,
+    int8_linear,
+    quantize_rows_int8,
+    unpack_int4_codes,
+)
 
 pytestmark = [
     pytest.mark.skipif(not kernels.cpu.load(), reason="no C++ toolchain to build the CPU kernels"),
     pytest.mark.skipif(kernels.cpu.load() and not kernels.cpu.int4_linear_supported(64),
-                       reason="this CPU lacks AVX-512 VNNI: torch's int4 kernel serves every row count"),
+                       reason="this CPU lacks AVX-512 VNNI: torch's kernels serve every row count"),
 ]
 
 
@@ -101,18 +107,85 @@ def test_what_it_cannot_read_is_refused() -> None:
 
 def test_a_quantized_linear_runs_it_for_one_row_and_torchs_kernel_for_more() -> None:
     layer = quantized(128, 64)
-    assert layer.int4_one_row is kernels.cpu.int4_linear
+    assert layer.quant_one_row is kernels.cpu.int4_linear
     one, two = torch.randn(1, 64, dtype=torch.bfloat16), torch.randn(2, 64, dtype=torch.bfloat16)
     assert torch.equal(layer(one), run(layer, one))
     assert torch.equal(layer(two), run(layer, two, torch._weight_int4pack_mm_for_cpu))
     # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
-    assert quantized(48, 64).int4_one_row is None
+    assert quantized(48, 64).quant_one_row is None
 
 
-def test_warden_kernels_reference_keeps_torchs_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_warden_kernels_reference_keeps_torchs_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
     dispatch._cpu_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
     try:
-        assert quantized(128, 64).int4_one_row is None
+        assert quantized(128, 64).quant_one_row is None
+        assert int8_quantized(8, 64).quant_one_row is None
     finally:
         dispatch._cpu_module.cache_clear()
+
+
+def int8_quantized(out_features: int, in_features: int, dtype: torch.dtype = torch.bfloat16, seed: int = 0) -> Linear:
+    torch.manual_seed(seed)
+    layer = Linear(in_features, out_features).to(dtype)
+    torch.nn.init.normal_(layer.weight, std=0.05)
+    layer.quantize_int8(max_rows=64)
+    return layer
+
+
+def run_int8(layer: Linear, x: torch.Tensor, kernel=kernels.cpu.int8_linear) -> torch.Tensor:
+    return kernel(x, layer.quant_weight, layer.quant_scales)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("out_features", "in_features"), [(5, 64), (130, 128), (1000, 576)])  # tiles of 4 + tails
+@pytest.mark.parametrize("rows", [1, 3])
+def test_int8_equals_the_reference(dtype, out_features, in_features, rows) -> None:
+    layer = int8_quantized(out_features, in_features, dtype, seed=out_features + rows)
+    x = torch.randn(rows, in_features, dtype=dtype)
+    out, expected = run_int8(layer, x), int8_linear(x, layer.quant_weight, layer.quant_scales)
+    assert out.dtype == dtype and out.shape == (rows, out_features)
+    torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_int8_stays_close_to_torchs_kernel_and_keeps_the_argmax() -> None:
+    """An LM-head-like shape: the int8 input moves the logits by well under 1% and not their argmax here."""
+    layer = int8_quantized(8192, 576)
+    x = torch.randn(4, 576, dtype=torch.bfloat16)
+    ours, torchs = run_int8(layer, x).float(), run_int8(layer, x, torch._weight_int8pack_mm).float()
+    assert ((ours - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()) < 0.01
+    assert torch.equal(ours.argmax(dim=1), torchs.argmax(dim=1))
+
+
+def test_int8_rows_of_zeros_and_extremes() -> None:
+    """All-zero input, and weights at -128/127 against inputs at the code limits (the flipped sign bit's range)."""
+    layer = int8_quantized(8, 64, torch.float32)
+    layer.quant_weight[0] = -128
+    layer.quant_weight[1] = 127
+    x = torch.zeros(2, 64)
+    x[1] = torch.tensor([1.0, -1.0] * 32)
+    out = run_int8(layer, x)
+    assert torch.equal(out[0], torch.zeros(8))
+    torch.testing.assert_close(out, int8_linear(x, layer.quant_weight, layer.quant_scales), rtol=1e-5, atol=1e-5)
+
+
+def test_int8_refuses_what_it_cannot_read() -> None:
+    layer = int8_quantized(8, 64)
+    x = torch.randn(1, 64, dtype=torch.bfloat16)
+    with pytest.raises(RuntimeError, match="multiple of 64"):
+        kernels.cpu.int8_linear(x[:, :32], layer.quant_weight[:, :32].contiguous(), layer.quant_scales)
+    with pytest.raises(RuntimeError, match="int8"):
+        kernels.cpu.int8_linear(x, layer.quant_weight.to(torch.uint8), layer.quant_scales)
+    with pytest.raises(RuntimeError, match="scales"):
+        kernels.cpu.int8_linear(x, layer.quant_weight, layer.quant_scales.float())
+    with pytest.raises(RuntimeError, match="float32, bfloat16 or float16"):
+        kernels.cpu.int8_linear(x.double(), layer.quant_weight, layer.quant_scales.double())
+
+
+def test_an_int8_linear_runs_it_for_one_row_and_torchs_kernel_for_more() -> None:
+    layer = int8_quantized(8, 64)
+    assert layer.quant_one_row is kernels.cpu.int8_linear
+    one, two = torch.randn(1, 64, dtype=torch.bfloat16), torch.randn(2, 64, dtype=torch.bfloat16)
+    assert torch.equal(layer(one), run_int8(layer, one))
+    assert torch.equal(layer(two), run_int8(layer, two, torch._weight_int8pack_mm))
+    assert int8_quantized(8, 96).quant_one_row is None  # 96 inputs: not whole 64-input chunks

@@ -1,10 +1,14 @@
-"""Weight-only int4 linear with int8-quantized input rows: the math of ``kernels.cpu.int4_linear`` in plain torch.
+"""Weight-only int4 and int8 linears with int8-quantized input rows: the math of ``kernels.cpu.int4_linear`` and
+``kernels.cpu.int8_linear`` in plain torch.
 
-Weights are ``torch._convert_weight_to_int4pack_for_cpu``'s packing (N a multiple of 64): ``[N / 64, K, 32]``
+Each input row is quantized per group to int8 (scale ``amax / 127``, codes rounded half to even), as llama.cpp
+quantizes activations for its integer dot products; then ``y = x_dequantized @ W.T``.
+
+int4 weights are ``torch._convert_weight_to_int4pack_for_cpu``'s packing (N a multiple of 64): ``[N / 64, K, 32]``
 bytes, byte ``j`` of (block, k) holding output row ``block * 64 + j`` in its low nibble and ``block * 64 + 32 + j``
 in its high nibble; ``scales_zeros`` is ``[K / group, N, 2]`` (scale, zero), a weight being
-``(code - 8) * scale + zero``. Each input row is quantized per group to int8 (scale ``amax / 127``, codes rounded
-half to even), as llama.cpp quantizes activations for its Q4 dot products; then ``y = x_dequantized @ W.T``.
+``(code - 8) * scale + zero``; the input groups are the weight's groups. int8 weights are
+``torch._weight_int8pack_mm``'s: ``[N, K]`` int8 with a scale per output row; the input groups are 32 inputs.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import torch
 
 BLOCK_ROWS = 64
+INT8_INPUT_GROUP = 32
 
 
 def unpack_int4_codes(packed: torch.Tensor, out_features: int, in_features: int) -> torch.Tensor:
@@ -44,3 +49,9 @@ def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros:
     """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the int4 weight, accumulated in float32."""
     weight = dequantize_int4(packed, group, scales_zeros, x.shape[1])
     return (quantize_rows_int8(x, group) @ weight.t()).to(x.dtype)
+
+
+def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the per-channel int8 weight, in float32."""
+    dequantized = weight.float() * scales.float()[:, None]
+    return (quantize_rows_int8(x, INT8_INPUT_GROUP) @ dequantized.t()).to(x.dtype)
