@@ -3,9 +3,11 @@
 //
 // Why: at one row, torch's int4 kernel converts every weight nibble to float32 and multiplies it with an FMA:
 // ~19 instructions per 64 weights, compute-bound at ~10 GB/s of weights on one core even from cache. Here the input
-// row is quantized to int8 per group (as llama.cpp quantizes activations for its Q4 dot products) and 64 nibble
-// pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x signed input codes), about
-// 5 instructions per 64 weights; then the kernel is bound by how fast one core streams the weights in.
+// row is quantized to int8 per group (one level of quantize_input.h, as llama.cpp quantizes activations for its Q4
+// dot products: no measurable loss against the weights' own 4-bit error, while a second level cost ~45% more time
+// per call) and 64 nibble pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x
+// signed input codes), about 5 instructions per 64 weights; then the kernel is bound by how fast one core streams
+// the weights in.
 //
 // Layout (torch._convert_weight_to_int4pack_for_cpu, for N a multiple of 64): [N / 64, K, 32] bytes; byte j of
 // (block, k) holds output row block*64 + j in its low nibble and block*64 + 32 + j in its high nibble. Scales and
@@ -105,7 +107,7 @@ void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) 
   warden::quantize_groups(x, K, group, groups);
   q.scales = groups.scales;
   q.sums.resize(K / group);
-  for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.scales[g] * static_cast<float>(groups.code_sums[g]);
+  for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
   q.operands.resize(K / 8);
   const auto word = [](const int8_t* k8, int first) {
     uint32_t bytes = 0;
@@ -192,7 +194,8 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
 #endif  // WARDEN_INT4_VECTOR
 
 at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
-  TORCH_CHECK(int4_linear_supported(), "int4_linear needs AVX-512 (F, BW, VL, VNNI); use torch._weight_int4pack_mm_for_cpu");
+  TORCH_CHECK(int4_linear_supported(),
+              "int4_linear needs AVX-512 (F, BW, VL, VNNI); use torch._weight_int4pack_mm_for_cpu");
   TORCH_CHECK(x.dim() == 2 && packed.dim() == 2 && scales_zeros.dim() == 3,
               "x [rows, K], packed [N, K / 2], scales_zeros [K / group, N, 2]");
   TORCH_CHECK(x.device().is_cpu() && packed.device().is_cpu() && scales_zeros.device().is_cpu(),

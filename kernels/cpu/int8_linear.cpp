@@ -2,11 +2,13 @@
 // Same signature and weights as torch._weight_int8pack_mm (weight int8 [N, K] row-major, scales [N]).
 //
 // Why: the int8 head is the largest single read of a decode step (SmolLM2: 49152 x 576 = 28 MB), and torch's
-// kernel converts every weight to float for an FMA. Here the input row is quantized to int8 per group of 32
-// (quantize_input.h) and each 64 weights are one vpdpbusd (AVX-512 VNNI) against it. vpdpbusd multiplies unsigned
-// by signed bytes, so the weight's sign bit is flipped (w ^ 0x80 = w + 128 as an unsigned byte) and the 128 x
-// sum(input codes) that adds, the same for every output row, is taken off once:
-//   y[n] = scale[n] * (sum_g x_scale[g] * sum_k (w[n, k] + 128) * x_code[k]  -  128 * sum_g x_scale[g] * x_code_sum[g])
+// kernel converts every weight to float for an FMA. Here the input row is quantized to int8 per group of 32 in
+// two levels (quantize_input.h: codes and residuals, finer than bfloat16) and each 64 weights are two vpdpbusd
+// (AVX-512 VNNI) against them. vpdpbusd multiplies unsigned by signed bytes, so the weight's sign bit is flipped
+// (w ^ 0x80 = w + 128 as an unsigned byte) and the 128 x sum(dequantized inputs) that adds, the same for every
+// output row, is taken off once:
+//   y[n] = scale[n] * (sum_g x_scale[g] / 254 * sum_k (w[n, k] + 128) * (254 * x_code[k] + x_residual[k])
+//                      - 128 * sum_k x[k])
 //
 // Built with the other CPU kernels by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int8_linear.
 
@@ -43,11 +45,12 @@ bool int8_linear_supported() {
 
 #ifdef WARDEN_INT8_VECTOR
 
-// One input row: its codes, per 64-input chunk the two groups' scales as one vector (lanes 0-7 the first group's,
-// 8-15 the second's: the lanes vpdpbusd sums each group into), and the correction for the flipped weight sign.
+// One input row: its codes and residuals, per 64-input chunk the two groups' residual-step sizes as one vector
+// (lanes 0-7 the first group's, 8-15 the second's: the lanes vpdpbusd sums each group into), and the correction
+// for the flipped weight sign.
 struct QuantizedRow {
-  std::vector<int8_t> codes;
-  std::vector<__m512> chunk_scales;
+  std::vector<int8_t> codes, residuals;
+  std::vector<__m512> chunk_units;
   float sign_correction = 0.f;
 };
 
@@ -55,13 +58,11 @@ template <typename scalar_t>
 QuantizedRow quantize_row(const scalar_t* x, int64_t K) {
   warden::Int8Groups groups;
   warden::quantize_groups(x, K, kInputGroup, groups);
-  QuantizedRow q{std::move(groups.codes), std::vector<__m512>(K / kChunk), 0.f};
-  for (int64_t c = 0; c < K / kChunk; ++c) {
-    q.chunk_scales[c] = _mm512_insertf32x8(_mm512_set1_ps(groups.scales[2 * c]),
-                                           _mm256_set1_ps(groups.scales[2 * c + 1]), 1);
-  }
-  for (int64_t g = 0; g < K / kInputGroup; ++g)
-    q.sign_correction += 128.f * groups.scales[g] * static_cast<float>(groups.code_sums[g]);
+  QuantizedRow q{std::move(groups.codes), std::move(groups.residuals), std::vector<__m512>(K / kChunk), 0.f};
+  const auto unit = [&](int64_t g) { return groups.scales[g] / warden::kResidualSteps; };
+  for (int64_t c = 0; c < K / kChunk; ++c)
+    q.chunk_units[c] = _mm512_insertf32x8(_mm512_set1_ps(unit(2 * c)), _mm256_set1_ps(unit(2 * c + 1)), 1);
+  for (int64_t g = 0; g < K / kInputGroup; ++g) q.sign_correction += 128.f * groups.sum(g, /*with_residuals=*/true);
   return q;
 }
 
@@ -69,16 +70,21 @@ QuantizedRow quantize_row(const scalar_t* x, int64_t K) {
 template <int rows>
 void dot_rows(const int8_t* w, int64_t K, const QuantizedRow& x, float* dots) {
   const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i steps = _mm512_set1_epi32(warden::kResidualSteps);
   __m512 acc[rows];
   for (int r = 0; r < rows; ++r) acc[r] = _mm512_setzero_ps();
   for (int64_t c = 0; c < K / kChunk; ++c) {
     const __m512i codes = _mm512_loadu_si512(x.codes.data() + c * kChunk);
+    const __m512i residuals = _mm512_loadu_si512(x.residuals.data() + c * kChunk);
     for (int r = 0; r < rows; ++r) {
       const int8_t* line = w + r * K + c * kChunk;
       _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
       const __m512i unsigned_w = _mm512_xor_si512(_mm512_loadu_si512(line), sign);
-      const __m512i sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w, codes);
-      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), x.chunk_scales[c], acc[r]);
+      // 254 x codes' + residuals' dot, exact in int32 (at most 254 x 4 x 255 x 127 per lane)
+      const __m512i sums = _mm512_add_epi32(
+          _mm512_mullo_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w, codes), steps),
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w, residuals));
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), x.chunk_units[c], acc[r]);
     }
   }
   for (int r = 0; r < rows; ++r) dots[r] = _mm512_reduce_add_ps(acc[r]) - x.sign_correction;
@@ -121,7 +127,8 @@ at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::
   TORCH_CHECK(weight.scalar_type() == at::kChar && weight.size(1) == K && weight.is_contiguous(),
               "weight is contiguous int8 [N, K]");
   TORCH_CHECK(K % kChunk == 0, "int8_linear reads 64 inputs at a time: K must be a multiple of 64, got ", K);
-  TORCH_CHECK(at::isFloatingType(x.scalar_type()) && x.scalar_type() != at::kDouble, "x is float32, bfloat16 or float16");
+  TORCH_CHECK(at::isFloatingType(x.scalar_type()) && x.scalar_type() != at::kDouble,
+              "x is float32, bfloat16 or float16");
   TORCH_CHECK(scales.scalar_type() == x.scalar_type() && scales.size(0) == N && scales.is_contiguous(),
               "scales is contiguous [N] in x's dtype");
   const at::Tensor xc = x.contiguous();

@@ -1,8 +1,9 @@
 """Weight-only int4 and int8 linears with int8-quantized input rows: the math of ``kernels.cpu.int4_linear`` and
 ``kernels.cpu.int8_linear`` in plain torch.
 
-Each input row is quantized per group to int8 (scale ``amax / 127``, codes rounded half to even), as llama.cpp
-quantizes activations for its integer dot products; then ``y = x_dequantized @ W.T``.
+Each input row is quantized per group to int8 (scale ``amax / 127``, codes rounded half to even; for the int8
+kernel also each rounding error again in 254 steps of that scale: ``kernels/cpu/quantize_input.h``); then
+``y = x_dequantized @ W.T``.
 
 int4 weights are ``torch._convert_weight_to_int4pack_for_cpu``'s packing (N a multiple of 64): ``[N / 64, K, 32]``
 bytes, byte ``j`` of (block, k) holding output row ``block * 64 + j`` in its low nibble and ``block * 64 + 32 + j``
@@ -17,6 +18,7 @@ import torch
 
 BLOCK_ROWS = 64
 INT8_INPUT_GROUP = 32
+RESIDUAL_STEPS = 254  # kernels/cpu/quantize_input.h: x ~= scale * (code + residual / 254)
 
 
 def unpack_int4_codes(packed: torch.Tensor, out_features: int, in_features: int) -> torch.Tensor:
@@ -35,23 +37,29 @@ def dequantize_int4(packed: torch.Tensor, group: int, scales_zeros: torch.Tensor
     return (codes - 8) * scale + zero
 
 
-def quantize_rows_int8(x: torch.Tensor, group: int) -> torch.Tensor:
-    """Each row quantized to int8 per ``group`` inputs and dequantized again, in float32."""
+def quantize_rows_int8(x: torch.Tensor, group: int, levels: int) -> torch.Tensor:
+    """Each row quantized to int8 per ``group`` inputs (codes; with ``levels=2`` also each rounding error in 254
+    steps of the group's scale) and dequantized again, in float32."""
     rows, in_features = x.shape
     groups = x.float().view(rows, in_features // group, group)
     amax = groups.abs().amax(dim=-1, keepdim=True)
+    scale = amax / 127.0
     inverse = torch.where(amax > 0, 127.0 / amax, torch.zeros_like(amax))
     codes = (groups * inverse).round()  # round half to even, as the kernel's nearbyint
-    return (codes * (amax / 127.0)).view(rows, in_features)
+    if levels == 1:
+        return (codes * scale).view(rows, in_features)
+    residual_inverse = torch.where(amax > 0, RESIDUAL_STEPS / scale, torch.zeros_like(amax))
+    residuals = ((groups - codes * scale) * residual_inverse).round().clamp(-127, 127)
+    return (scale * (codes + residuals / RESIDUAL_STEPS)).view(rows, in_features)
 
 
 def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
     """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the int4 weight, accumulated in float32."""
     weight = dequantize_int4(packed, group, scales_zeros, x.shape[1])
-    return (quantize_rows_int8(x, group) @ weight.t()).to(x.dtype)
+    return (quantize_rows_int8(x, group, levels=1) @ weight.t()).to(x.dtype)
 
 
 def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
     """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the per-channel int8 weight, in float32."""
     dequantized = weight.float() * scales.float()[:, None]
-    return (quantize_rows_int8(x, INT8_INPUT_GROUP) @ dequantized.t()).to(x.dtype)
+    return (quantize_rows_int8(x, INT8_INPUT_GROUP, levels=2) @ dequantized.t()).to(x.dtype)

@@ -79,7 +79,7 @@ def test_rows_of_zeros_and_outliers() -> None:
     x[1, 40:] = torch.linspace(-1, 1, 24, dtype=torch.bfloat16)
     out = run(layer, x)
     assert torch.equal(out[0], torch.zeros(128, dtype=torch.bfloat16))
-    assert torch.equal(quantize_rows_int8(x, INT4_GROUP_SIZE)[1, :32].nonzero().flatten(), torch.tensor([5]))
+    assert torch.equal(quantize_rows_int8(x, INT4_GROUP_SIZE, levels=1)[1, :32].nonzero().flatten(), torch.tensor([5]))
     expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
 
@@ -149,11 +149,12 @@ def test_int8_equals_the_reference(dtype, out_features, in_features, rows) -> No
 
 
 def test_int8_stays_close_to_torchs_kernel_and_keeps_the_argmax() -> None:
-    """An LM-head-like shape: the int8 input moves the logits by well under 1% and not their argmax here."""
+    """An LM-head-like shape: with both quantization levels the input loses no more than bfloat16 rounding does
+    (one level alone: ~0.6% of the logits' size, and SmolLM2's greedy outputs moved)."""
     layer = int8_quantized(8192, 576)
     x = torch.randn(4, 576, dtype=torch.bfloat16)
     ours, torchs = run_int8(layer, x).float(), run_int8(layer, x, torch._weight_int8pack_mm).float()
-    assert ((ours - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()) < 0.01
+    assert ((ours - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()) < 0.002
     assert torch.equal(ours.argmax(dim=1), torchs.argmax(dim=1))
 
 
