@@ -53,6 +53,21 @@ def test_cpp_kernels_build_on_this_machine() -> None:
     assert kernels.cpu.load()
 
 
+def test_one_row_quantized_linears_come_from_the_cpp_kernels_where_they_run(
+        fresh_choice: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernels.cpu
+
+    monkeypatch.delenv("WARDEN_KERNELS", raising=False)
+    if not (kernels.cpu.load() and kernels.cpu.int4_linear_supported(64)):
+        pytest.skip("this CPU lacks AVX-512 VNNI")
+    assert dispatch.cpu_int4_linear(128) is kernels.cpu.int4_linear
+    assert dispatch.cpu_int8_linear(128) is kernels.cpu.int8_linear
+    assert dispatch.cpu_int4_linear(48) is None  # torch packs 48 rows another way
+    assert dispatch.cpu_int8_linear(96) is None  # not whole 64-input chunks
+    with dispatch.forced_kernels(SimpleNamespace()):  # type: ignore[arg-type]
+        assert dispatch.cpu_int4_linear(128) is None and dispatch.cpu_int8_linear(128) is None
+
+
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed")
 @pytest.mark.parametrize("name", list(OPS))
 def test_cuda_tensors_use_triton_unless_told_otherwise(name: str, fresh_choice: None,
