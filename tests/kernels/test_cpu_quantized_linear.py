@@ -105,16 +105,6 @@ def test_what_it_cannot_read_is_refused() -> None:
         kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales.float())
 
 
-def test_a_quantized_linear_runs_it_for_one_row_and_torchs_kernel_for_more() -> None:
-    layer = quantized(128, 64)
-    assert layer.quant_one_row is kernels.cpu.int4_linear
-    one, two = torch.randn(1, 64, dtype=torch.bfloat16), torch.randn(2, 64, dtype=torch.bfloat16)
-    assert torch.equal(layer(one), run(layer, one))
-    assert torch.equal(layer(two), run(layer, two, torch._weight_int4pack_mm_for_cpu))
-    # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
-    assert quantized(48, 64).quant_one_row is None
-
-
 def test_warden_kernels_reference_keeps_torchs_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
     dispatch._cpu_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
@@ -183,10 +173,17 @@ def test_int8_refuses_what_it_cannot_read() -> None:
         kernels.cpu.int8_linear(x.double(), layer.quant_weight, layer.quant_scales.double())
 
 
-def test_an_int8_linear_runs_it_for_one_row_and_torchs_kernel_for_more() -> None:
-    layer = int8_quantized(8, 64)
-    assert layer.quant_one_row is kernels.cpu.int8_linear
+@pytest.mark.parametrize("kind", ["int4", "int8"])
+def test_a_quantized_linear_runs_the_kernel_for_one_row_and_torchs_for_more(kind: str) -> None:
+    if kind == "int4":
+        layer, call, ours, torchs = quantized(128, 64), run, kernels.cpu.int4_linear, torch._weight_int4pack_mm_for_cpu
+        # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
+        unsupported = quantized(48, 64)
+    else:
+        layer, call, ours, torchs = int8_quantized(8, 64), run_int8, kernels.cpu.int8_linear, torch._weight_int8pack_mm
+        unsupported = int8_quantized(8, 96)  # 96 inputs: not whole 64-input chunks
+    assert layer.quant_one_row is ours
     one, two = torch.randn(1, 64, dtype=torch.bfloat16), torch.randn(2, 64, dtype=torch.bfloat16)
-    assert torch.equal(layer(one), run_int8(layer, one))
-    assert torch.equal(layer(two), run_int8(layer, two, torch._weight_int8pack_mm))
-    assert int8_quantized(8, 96).quant_one_row is None  # 96 inputs: not whole 64-input chunks
+    assert torch.equal(layer(one), call(layer, one))
+    assert torch.equal(layer(two), call(layer, two, torchs))
+    assert unsupported.quant_one_row is None
