@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace warden {
@@ -42,7 +43,21 @@ void quantize_groups(const scalar_t* x, int64_t K, int64_t group, Int8Groups& q)
   for (int64_t g = 0; g < K / group; ++g) {
     const scalar_t* xs = x + g * group;
     float amax = 0.f;
-    for (int64_t k = 0; k < group; ++k) amax = std::max(amax, std::abs(static_cast<float>(xs[k])));
+    bool finite = true;
+    for (int64_t k = 0; k < group; ++k) {
+      const float value = static_cast<float>(xs[k]);
+      finite = finite && std::isfinite(value);
+      amax = std::max(amax, std::abs(value));
+    }
+    if (!finite) {
+      // A NaN or infinite input has no int8 code: the group's scale becomes NaN so the outputs show it, as torch's
+      // float kernels would, instead of the codes silently dropping it.
+      std::fill(q.codes.begin() + g * group, q.codes.begin() + (g + 1) * group, 0);
+      std::fill(q.residuals.begin() + g * group, q.residuals.begin() + (g + 1) * group, 0);
+      q.scales[g] = std::numeric_limits<float>::quiet_NaN();
+      q.code_sums[g] = q.residual_sums[g] = 0;
+      continue;
+    }
     const float scale = amax / 127.f;
     const float inverse = amax > 0.f ? 127.f / amax : 0.f;
     const float residual_inverse = amax > 0.f ? static_cast<float>(kResidualSteps) / scale : 0.f;

@@ -187,3 +187,15 @@ def test_a_quantized_linear_runs_the_kernel_for_one_row_and_torchs_for_more(kind
     assert torch.equal(layer(one), call(layer, one))
     assert torch.equal(layer(two), call(layer, two, torchs))
     assert unsupported.quant_one_row is None
+
+
+@pytest.mark.parametrize("kind", ["int4", "int8"])
+def test_a_nan_or_infinite_input_shows_in_the_output(kind: str) -> None:
+    """Non-finite inputs have no int8 code; the kernels make their rows NaN (as torch's float kernels would) rather
+    than drop them."""
+    layer = quantized(64, 64) if kind == "int4" else int8_quantized(8, 64)
+    call = run if kind == "int4" else run_int8
+    x = torch.randn(3, 64, dtype=torch.bfloat16)
+    x[0, 3], x[1, 40] = float("nan"), float("inf")
+    out = call(layer, x)
+    assert out[:2].isnan().all() and out[2].isfinite().all()
