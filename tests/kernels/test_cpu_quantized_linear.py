@@ -60,6 +60,24 @@ def test_equals_the_reference(dtype, out_features, in_features, rows) -> None:
     torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("group", [64, 128, 256])
+def test_other_group_sizes_torch_packs_equal_the_reference(group: int) -> None:
+    """The engine quantizes in groups of 32; the op takes any group torch's packing does (and the input is
+    quantized in the same groups)."""
+    torch.manual_seed(group)
+    codes = torch.randint(0, 16, (192, 512), dtype=torch.int32)
+    packed = torch._convert_weight_to_int4pack_for_cpu(codes, 1)
+    scales_zeros = torch.stack([torch.rand(512 // group, 192) * 0.02 + 1e-3, torch.randn(512 // group, 192) * 0.01],
+                               dim=-1).to(torch.bfloat16).contiguous()
+    assert torch.equal(unpack_int4_codes(packed, 192, 512), codes)
+    x = torch.randn(2, 512, dtype=torch.bfloat16)
+    out = kernels.cpu.int4_linear(x, packed, group, scales_zeros)
+    torch.testing.assert_close(out.float(), int4_linear(x, packed, group, scales_zeros).float(), rtol=1e-2, atol=1e-2)
+    # and torch's own kernel agrees within the input quantization
+    torchs = torch._weight_int4pack_mm_for_cpu(x, packed, group, scales_zeros).float()
+    assert ((out.float() - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()) < 0.02
+
+
 def test_stays_close_to_torchs_kernel_which_keeps_the_input_in_float() -> None:
     """The int8 input costs well under 1% of the output's size (the int4 weights themselves cost far more)."""
     layer = quantized(3072, 576)
