@@ -1,6 +1,7 @@
 // Decode attention over the paged KV cache for CPUs: one query token per sequence, read straight from the
 // cache blocks named by the block table (no gathered copy), float32 accumulation, grouped-query heads sharing
-// each key/value row they load. Same math as kernels/reference/paged_attention.py's decode path.
+// each key/value row they load. Same math as kernels/reference/paged_attention.py's decode path. bfloat16 caches on
+// AVX512-BF16 CPUs take a path of their own (decode_attention_bf16, below): ~2x the generic kernel.
 //
 // Also the KV-cache store (this step's keys and values scattered into their slots): one call per layer instead of
 // the reference's two index_copy_ with their views and casts, ~35 us of dispatch per layer and step.
@@ -19,6 +20,10 @@
 #include <limits>
 #include <type_traits>
 #include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace {
 
@@ -140,6 +145,131 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
   });
 }
 
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+#define WARDEN_BF16_ATTENTION 1
+
+// bfloat16 caches on AVX512-BF16 CPUs (the compiled serving path): the generic kernel above spends most of its time
+// on one horizontal reduction per (token, head) and on converting every key to float32. Here a key row is dotted
+// with the query straight from bfloat16 (vdpbf16ps: products exact, float32 sums), 16 tokens' partial sums are
+// reduced together by one shuffle tree, and each tile of 16 value rows is widened to float32 once for all heads of
+// the group, whose outputs stay in registers (blocks of 4 heads x 64 dims). Same math as the generic kernel up to
+// float32 summation order. Measured per layer (SmolLM2: 9 heads over 3 KV heads, head_dim 64; one thread, quiet
+// box): 1 sequence of 100 tokens 19.9 -> 9.7-11.8 us, 8 of 70 102 -> 39-53 us, 32 of 200 1203 -> 528-669 us.
+constexpr int64_t kTile = 16;
+
+// Sixteen vectors of partial sums -> one vector whose lane i is the sum of vector i.
+inline __m512 sum_sixteen(const __m512 (&v)[kTile]) {
+  __m512 pairs[8], quads[4];
+  for (int i = 0; i < 8; ++i) {
+    // per 128-bit lane: [a0+a2, b0+b2, a1+a3, b1+b3]
+    pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+  }
+  for (int i = 0; i < 4; ++i) {
+    // per 128-bit lane: the four vectors' sums within that lane
+    quads[i] = _mm512_add_ps(_mm512_shuffle_ps(pairs[2 * i], pairs[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_ps(pairs[2 * i], pairs[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+  // across the four 128-bit lanes
+  const __m512 a = _mm512_add_ps(_mm512_shuffle_f32x4(quads[0], quads[1], 0x44),
+                                 _mm512_shuffle_f32x4(quads[0], quads[1], 0xEE));
+  const __m512 b = _mm512_add_ps(_mm512_shuffle_f32x4(quads[2], quads[3], 0x44),
+                                 _mm512_shuffle_f32x4(quads[2], quads[3], 0xEE));
+  return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
+}
+
+inline __m512 widen_bf16(const uint16_t* src) {
+  const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(half), 16));
+}
+
+void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                           const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out) {
+  const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
+  const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
+  const int64_t group = heads / kv_heads, chunks = head_dim / 32;  // 32 bf16 = one vdpbf16ps operand
+  const int64_t table_stride = block_tables.stride(0);
+  const auto* q_ptr = reinterpret_cast<const uint16_t*>(q.data_ptr<at::BFloat16>());
+  const auto* k_ptr = reinterpret_cast<const uint16_t*>(k_cache.data_ptr<at::BFloat16>());
+  const auto* v_ptr = reinterpret_cast<const uint16_t*>(v_cache.data_ptr<at::BFloat16>());
+  const int32_t* tables = block_tables.data_ptr<int32_t>();
+  const int32_t* lens = seq_lens.data_ptr<int32_t>();
+  at::BFloat16* out_ptr = out.data_ptr<at::BFloat16>();
+  const __m512 scale_v = _mm512_set1_ps(static_cast<float>(scale));
+  TORCH_CHECK(block_size > 0 && (block_size & (block_size - 1)) == 0, "block_size must be a power of two");
+  const int64_t block_shift = __builtin_ctzll(static_cast<unsigned long long>(block_size)), block_mask = block_size - 1;
+  const auto row_slot = [=](const int32_t* table, int64_t t) {
+    return (static_cast<int64_t>(table[t >> block_shift]) << block_shift) | (t & block_mask);
+  };
+
+  at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> scores, acc(group * head_dim);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / kv_heads, h = task % kv_heads;
+      const int64_t len = lens[b];
+      const int32_t* table = tables + b * table_stride;
+      const int64_t padded = (len + kTile - 1) / kTile * kTile;
+      scores.assign(group * padded, 0.f);
+      // Scores, a tile of 16 tokens per head at a time (the tile's key rows stay in L1 across the heads).
+      for (int64_t t0 = 0; t0 < len; t0 += kTile) {
+        const int64_t n = std::min(kTile, len - t0);
+        const uint16_t* keys[kTile];
+        for (int64_t i = 0; i < n; ++i) keys[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h) * head_dim;
+        for (int64_t g = 0; g < group; ++g) {
+          const uint16_t* qg = q_ptr + (b * heads + h * group + g) * head_dim;
+          __m512 partial[kTile];
+          for (int64_t i = 0; i < kTile; ++i) {
+            partial[i] = _mm512_setzero_ps();
+            if (i >= n) continue;
+            for (int64_t c = 0; c < chunks; ++c) {
+              const __m512bh qv = (__m512bh)_mm512_loadu_si512(qg + c * 32);
+              const __m512bh kv = (__m512bh)_mm512_loadu_si512(keys[i] + c * 32);
+              partial[i] = _mm512_dpbf16_ps(partial[i], qv, kv);
+            }
+          }
+          _mm512_storeu_ps(scores.data() + g * padded + t0, _mm512_mul_ps(sum_sixteen(partial), scale_v));
+        }
+      }
+      for (int64_t g = 0; g < group; ++g) {
+        float* s = scores.data() + g * padded;
+        float m = -std::numeric_limits<float>::infinity();
+        for (int64_t t = 0; t < len; ++t) m = std::max(m, s[t]);
+        const float total = exp_shifted(s, len, m);
+        const float inv = len > 0 ? 1.f / total : 0.f;
+        for (int64_t t = 0; t < len; ++t) s[t] *= inv;
+      }
+      // Values: registers hold the outputs of up to 4 heads x 64 dims; each value row is widened to float32 once
+      // per such block and multiplied into all of them.
+      for (int64_t g0 = 0; g0 < group; g0 += 4) {
+        const int64_t heads_here = std::min<int64_t>(4, group - g0);
+        for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
+          const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
+          __m512 a[4][4];
+          for (int g = 0; g < 4; ++g)
+            for (int c = 0; c < 4; ++c) a[g][c] = _mm512_setzero_ps();
+          for (int64_t t = 0; t < len; ++t) {
+            const uint16_t* row = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim + d0;
+            __m512 v[4];
+            for (int c = 0; c < 4; ++c) v[c] = c < vecs ? widen_bf16(row + 16 * c) : _mm512_setzero_ps();
+            for (int g = 0; g < 4; ++g) {
+              if (g >= heads_here) break;
+              const __m512 p = _mm512_set1_ps(scores[(g0 + g) * padded + t]);
+              for (int c = 0; c < 4; ++c) a[g][c] = _mm512_fmadd_ps(p, v[c], a[g][c]);
+            }
+          }
+          for (int g = 0; g < 4; ++g)
+            for (int c = 0; c < 4; ++c)
+              if (g < heads_here && c < vecs) _mm512_storeu_ps(acc.data() + (g0 + g) * head_dim + d0 + 16 * c, a[g][c]);
+        }
+      }
+      for (int64_t g = 0; g < group; ++g) {
+        at::BFloat16* o = out_ptr + (b * heads + h * group + g) * head_dim;
+        for (int64_t d = 0; d < head_dim; ++d) o[d] = static_cast<at::BFloat16>(acc[g * head_dim + d]);
+      }
+    }
+  });
+}
+#endif  // __AVX512F__ && __AVX512BF16__
+
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                             const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale) {
   TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
@@ -156,6 +286,12 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, cons
   const at::Tensor tables = block_tables.stride(1) == 1 ? block_tables : block_tables.contiguous();
   const at::Tensor lens = seq_lens.contiguous();
   at::Tensor out = at::empty_like(qc);
+#ifdef WARDEN_BF16_ATTENTION
+  if (q.scalar_type() == at::kBFloat16 && q.size(2) % 32 == 0) {
+    decode_attention_bf16(qc, k_cache, v_cache, tables, lens, scale, out);
+    return out;
+  }
+#endif
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, q.scalar_type(), "decode_attention", [&] {
     decode_attention_kernel<scalar_t>(qc, k_cache, v_cache, tables, lens, scale, out);
   });

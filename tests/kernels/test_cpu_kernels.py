@@ -29,6 +29,17 @@ def test_decode_batches_match_the_reference(dtype, kv_heads, group, block_size) 
     torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[dtype], rtol=TOLERANCE[dtype])
 
 
+@pytest.mark.parametrize("head_dim", [32, 96, 128])
+def test_bfloat16_decode_tiles_and_head_blocks_match_the_reference(head_dim) -> None:
+    """The bfloat16 path (AVX512-BF16 CPUs) works in tiles of 16 tokens, blocks of 4 heads and 64 dims: contexts
+    around a tile, 5 query heads per KV head (a block of 4 and one), dims with a partial 64-dim chunk."""
+    b = make_batch([1, 15, 16, 17, 33, 100], [], kv_heads=2, group=5, head_dim=head_dim, block_size=8,
+                   dtype=torch.bfloat16, device=CPU, seed=head_dim)
+    expected = reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, 0.2)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.2)
+    torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[torch.bfloat16], rtol=TOLERANCE[torch.bfloat16])
+
+
 @pytest.mark.parametrize("head_dim", [32, 80])  # 80: a tail past the vector width
 def test_mixed_batches_route_decodes_to_cpp_and_prefills_to_the_reference(head_dim) -> None:
     b = make_batch([9, 33], [(5, 12), (1, 1), (17, 40)], kv_heads=2, group=2, head_dim=head_dim, block_size=8,
