@@ -70,6 +70,15 @@ inline float exp_shifted(float* s, int64_t n, float m) {
   return sum;
 }
 
+// s[0..n) -> softmax(s), in place (all zeros stay zeros for an empty context).
+inline void softmax(float* s, int64_t n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t t = 0; t < n; ++t) m = std::max(m, s[t]);
+  const float total = exp_shifted(s, n, m);
+  const float inv = n > 0 ? 1.f / total : 0.f;
+  for (int64_t t = 0; t < n; ++t) s[t] *= inv;
+}
+
 inline float dot(const float* a, const float* b, int64_t n) {
   FloatVec acc(0.f);
   int64_t i = 0;
@@ -119,14 +128,7 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
         to_float(k_ptr + (row_slot(table, t) * kv_heads + h) * head_dim, row.data(), head_dim);
         for (int64_t g = 0; g < group; ++g) scores[g * len + t] = dot(qf.data() + g * head_dim, row.data(), head_dim);
       }
-      for (int64_t g = 0; g < group; ++g) {
-        float* s = scores.data() + g * len;
-        float m = -std::numeric_limits<float>::infinity();
-        for (int64_t t = 0; t < len; ++t) m = std::max(m, s[t]);
-        const float total = exp_shifted(s, len, m);
-        const float inv = len > 0 ? 1.f / total : 0.f;
-        for (int64_t t = 0; t < len; ++t) s[t] *= inv;
-      }
+      for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * len, len);
       std::fill(acc.begin(), acc.end(), 0.f);
       for (int64_t t = 0; t < len; ++t) {
         to_float(v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim, row.data(), head_dim);
@@ -229,14 +231,7 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
           _mm512_storeu_ps(scores.data() + g * padded + t0, _mm512_mul_ps(sum_sixteen(partial), scale_v));
         }
       }
-      for (int64_t g = 0; g < group; ++g) {
-        float* s = scores.data() + g * padded;
-        float m = -std::numeric_limits<float>::infinity();
-        for (int64_t t = 0; t < len; ++t) m = std::max(m, s[t]);
-        const float total = exp_shifted(s, len, m);
-        const float inv = len > 0 ? 1.f / total : 0.f;
-        for (int64_t t = 0; t < len; ++t) s[t] *= inv;
-      }
+      for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * padded, len);
       // Values: registers hold the outputs of up to 4 heads x 64 dims; each value row is widened to float32 once
       // per such block and multiplied into all of them.
       for (int64_t g0 = 0; g0 < group; g0 += 4) {
