@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "quantize_input.h"
@@ -105,9 +106,9 @@ template <typename scalar_t>
 void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
   warden::Int8Groups groups;
   warden::quantize_groups(x, K, group, groups);
-  q.scales = groups.scales;
   q.sums.resize(K / group);
   for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
+  q.scales = std::move(groups.scales);
   q.operands.resize(K / 8);
   const auto word = [](const int8_t* k8, int first) {
     uint32_t bytes = 0;

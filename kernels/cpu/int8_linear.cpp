@@ -18,6 +18,7 @@
 #include <torch/library.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "quantize_input.h"

@@ -90,6 +90,22 @@ inline float dot(const float* a, const float* b, int64_t n) {
   return s;
 }
 
+// Token t of a sequence -> its row in the paged cache, through the sequence's block-table row. block_size is a
+// power of two (EngineConfig checks): shifts and masks instead of two divisions per row.
+class SlotMap {
+ public:
+  explicit SlotMap(int64_t block_size) : mask_(block_size - 1) {
+    TORCH_CHECK(block_size > 0 && (block_size & (block_size - 1)) == 0, "block_size must be a power of two");
+    shift_ = __builtin_ctzll(static_cast<unsigned long long>(block_size));
+  }
+  int64_t operator()(const int32_t* table, int64_t t) const {
+    return (static_cast<int64_t>(table[t >> shift_]) << shift_) | (t & mask_);
+  }
+
+ private:
+  int64_t shift_ = 0, mask_;
+};
+
 template <typename scalar_t>
 void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                              const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale,
@@ -105,12 +121,7 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
   const int32_t* lens = seq_lens.data_ptr<int32_t>();
   scalar_t* out_ptr = out.data_ptr<scalar_t>();
   const float scale_f = static_cast<float>(scale);
-  // block_size is a power of two (EngineConfig checks): shifts and masks instead of two divisions per row.
-  TORCH_CHECK(block_size > 0 && (block_size & (block_size - 1)) == 0, "block_size must be a power of two");
-  const int64_t block_shift = __builtin_ctzll(static_cast<unsigned long long>(block_size)), block_mask = block_size - 1;
-  const auto row_slot = [=](const int32_t* table, int64_t t) {
-    return (static_cast<int64_t>(table[t >> block_shift]) << block_shift) | (t & block_mask);
-  };
+  const SlotMap row_slot(block_size);
 
   // One task per (sequence, kv head): its query heads share every key/value row loaded.
   at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
@@ -197,11 +208,7 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
   const int32_t* lens = seq_lens.data_ptr<int32_t>();
   at::BFloat16* out_ptr = out.data_ptr<at::BFloat16>();
   const __m512 scale_v = _mm512_set1_ps(static_cast<float>(scale));
-  TORCH_CHECK(block_size > 0 && (block_size & (block_size - 1)) == 0, "block_size must be a power of two");
-  const int64_t block_shift = __builtin_ctzll(static_cast<unsigned long long>(block_size)), block_mask = block_size - 1;
-  const auto row_slot = [=](const int32_t* table, int64_t t) {
-    return (static_cast<int64_t>(table[t >> block_shift]) << block_shift) | (t & block_mask);
-  };
+  const SlotMap row_slot(block_size);
 
   at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> scores, acc(group * head_dim);
