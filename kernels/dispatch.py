@@ -85,19 +85,15 @@ def forced_kernels(module: ModuleType) -> Iterator[None]:
         _forced = previous
 
 
-def cpu_int4_linear(out_features: int) -> Callable | None:
-    """The C++ one-row int4 linear (``kernels.cpu.int4_linear``, ``torch._weight_int4pack_mm_for_cpu``'s
-    signature) for a CPU layer of ``out_features``, or None where it cannot run (not built, no AVX-512 VNNI, a
-    packing it does not read, ``WARDEN_KERNELS=reference``)."""
+def cpu_one_row_linear(kind: str, out_features: int, in_features: int) -> Callable | None:
+    """The C++ one-row linear for a CPU layer of ``kind`` (``"int4"``: ``kernels.cpu.int4_linear``, with
+    ``torch._weight_int4pack_mm_for_cpu``'s signature; ``"int8"``: ``kernels.cpu.int8_linear``, with
+    ``torch._weight_int8pack_mm``'s) and that shape, or None where it cannot run (not built, no AVX-512 VNNI, a
+    shape it does not read, ``WARDEN_KERNELS=reference``)."""
     module = _cpu_module() if _forced is None else None
-    return module.int4_linear if module is not None and module.int4_linear_supported(out_features) else None
-
-
-def cpu_int8_linear(in_features: int) -> Callable | None:
-    """The C++ one-row int8 linear (``kernels.cpu.int8_linear``, ``torch._weight_int8pack_mm``'s signature) for a
-    CPU layer of ``in_features``, or None where it cannot run (as ``cpu_int4_linear``)."""
-    module = _cpu_module() if _forced is None else None
-    return module.int8_linear if module is not None and module.int8_linear_supported(in_features) else None
+    if module is None or not module.one_row_linear_supported(kind, out_features, in_features):
+        return None
+    return module.ONE_ROW_LINEARS[kind]
 
 
 def uses_triton(device: torch.device) -> bool:

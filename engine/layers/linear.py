@@ -70,7 +70,7 @@ class Linear(nn.Module):
         self.quant_scales = scales.to(self.weight.dtype)
         self.quant_kind, self.quant_max_rows = "int8", max_rows
         on_cpu = self.weight.device.type == "cpu"
-        self.quant_one_row = dispatch.cpu_int8_linear(self.weight.shape[1]) if on_cpu else None
+        self.quant_one_row = dispatch.cpu_one_row_linear("int8", *self.weight.shape) if on_cpu else None
 
     def quantize_int4(self, max_rows: int) -> bool:
         """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows;
@@ -88,7 +88,7 @@ class Linear(nn.Module):
         self.quant_scales = torch.stack([scale.view(out_features, -1).t(), zero.view(out_features, -1).t()],
                                         dim=-1).to(self.weight.dtype).contiguous()
         self.quant_kind, self.quant_max_rows = "int4", max_rows
-        self.quant_one_row = dispatch.cpu_int4_linear(out_features)
+        self.quant_one_row = dispatch.cpu_one_row_linear("int4", out_features, in_features)
         return True
 
     def release_dense_weight(self) -> None:

@@ -21,6 +21,7 @@ int4 layers. Where the CPU lacks AVX-512 VNNI they report unsupported and torch'
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -63,28 +64,30 @@ def _int8_linear_shape(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tens
     return x.new_empty(x.shape[0], weight.shape[0])
 
 
-def int4_linear_supported(out_features: int) -> bool:
-    """Whether ``int4_linear`` runs here for a layer of ``out_features`` (this CPU has AVX-512 VNNI; the layer
-    has torch's 64-row packing). Call after ``load()`` succeeded."""
-    return out_features % 64 == 0 and bool(torch.ops.warden_cpu.int4_linear_supported())
-
-
 def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
     """``x @ W.T`` for int4 weights in ``torch._weight_int4pack_mm_for_cpu``'s packing, with the input quantized to
     int8 per group (as llama.cpp's Q8 activations); for one or a few rows."""
     return torch.ops.warden_cpu.int4_linear(x, packed, group, scales_zeros)
 
 
-def int8_linear_supported(in_features: int) -> bool:
-    """Whether ``int8_linear`` runs here for a layer of ``in_features`` (this CPU has AVX-512 VNNI; whole
-    64-input chunks). Call after ``load()`` succeeded."""
-    return in_features % 64 == 0 and bool(torch.ops.warden_cpu.int8_linear_supported())
-
-
 def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
     """``x @ (weight * scales[:, None]).T`` for per-channel int8 weights (``torch._weight_int8pack_mm``'s
     signature), with the input quantized to int8 per group of 32; for one or a few rows."""
     return torch.ops.warden_cpu.int8_linear(x, weight, scales)
+
+
+# The one-row linear per weight kind (a quantized Linear's quant_kind).
+ONE_ROW_LINEARS: dict[str, Callable[..., torch.Tensor]] = {"int4": int4_linear, "int8": int8_linear}
+
+
+def one_row_linear_supported(kind: str, out_features: int, in_features: int) -> bool:
+    """Whether ``ONE_ROW_LINEARS[kind]`` runs here for a layer of that shape: this CPU has AVX-512 VNNI, and the
+    layer is what the kernel reads (int4: torch's 64-row packing; int8: whole 64-input chunks). Call after
+    ``load()`` succeeded."""
+    if kind not in ONE_ROW_LINEARS:
+        raise ValueError(f"no one-row linear for {kind!r} weights (have {sorted(ONE_ROW_LINEARS)})")
+    whole_chunks = out_features % 64 == 0 if kind == "int4" else in_features % 64 == 0
+    return whole_chunks and bool(torch.ops.warden_cpu.one_row_linear_supported())
 
 
 def store_kvcache(key: torch.Tensor, value: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,

@@ -29,11 +29,6 @@
 
 #include "quantize_input.h"
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
-#include <immintrin.h>
-#define WARDEN_INT4_VECTOR 1
-#endif
-
 namespace {
 
 constexpr int64_t kBlockRows = 64;  // output rows per packed block
@@ -42,15 +37,7 @@ constexpr int64_t kBlockRows = 64;  // output rows per packed block
 // sequence, ms per token: 14.4 without, 10.8 at 2 KB ahead, 9.6 at 4 KB and at 8 KB (16+ iterations of 256 bytes).
 constexpr int64_t kPrefetchBytes = 4096;
 
-bool int4_linear_supported() {
-#ifdef WARDEN_INT4_VECTOR
-  return true;
-#else
-  return false;
-#endif
-}
-
-#ifdef WARDEN_INT4_VECTOR
+#ifdef WARDEN_ONE_ROW_VECTOR
 
 // (scale, zero) pairs of 16 consecutive output rows, as float32 vectors. Each pair is one 32-bit word: the scale in
 // its low half, the zero in its high half.
@@ -192,10 +179,10 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
   });
 }
 
-#endif  // WARDEN_INT4_VECTOR
+#endif  // WARDEN_ONE_ROW_VECTOR
 
 at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
-  TORCH_CHECK(int4_linear_supported(),
+  TORCH_CHECK(warden::kOneRowVector,
               "int4_linear needs AVX-512 (F, BW, VL, VNNI); use torch._weight_int4pack_mm_for_cpu");
   TORCH_CHECK(x.dim() == 2 && packed.dim() == 2 && scales_zeros.dim() == 3,
               "x [rows, K], packed [N, K / 2], scales_zeros [K / group, N, 2]");
@@ -212,7 +199,7 @@ at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t gr
               "scales_zeros is contiguous [K / group, N, 2] in x's dtype");
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), N}, x.options());
-#ifdef WARDEN_INT4_VECTOR
+#ifdef WARDEN_ONE_ROW_VECTOR
   if (x.scalar_type() == at::kBFloat16) {
     int4_linear_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, out);
   } else {
@@ -225,7 +212,8 @@ at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t gr
 }  // namespace
 
 TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
-  m.def("int4_linear_supported() -> bool", &int4_linear_supported);
+  // For both one-row linears (registered once, here): whether this build has the instructions they need.
+  m.def("one_row_linear_supported() -> bool", [] { return warden::kOneRowVector; });
   m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
 }
 

@@ -23,11 +23,6 @@
 
 #include "quantize_input.h"
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
-#include <immintrin.h>
-#define WARDEN_INT8_VECTOR 1
-#endif
-
 namespace {
 
 constexpr int64_t kInputGroup = 32;  // inputs per int8 scale (llama.cpp's Q8_0 block)
@@ -36,15 +31,7 @@ constexpr int64_t kTileRows = 4;  // output rows sharing each loaded input chunk
 // Weight rows are one sequential stream; requested this far ahead (as in int4_linear.cpp, where 4 KB measured best).
 constexpr int64_t kPrefetchBytes = 4096;
 
-bool int8_linear_supported() {
-#ifdef WARDEN_INT8_VECTOR
-  return true;
-#else
-  return false;
-#endif
-}
-
-#ifdef WARDEN_INT8_VECTOR
+#ifdef WARDEN_ONE_ROW_VECTOR
 
 // One input row: its codes and residuals, per 64-input chunk the two groups' residual-step sizes as one vector
 // (lanes 0-7 the first group's, 8-15 the second's: the lanes vpdpbusd sums each group into), and the correction
@@ -117,10 +104,10 @@ void int8_linear_kernel(const at::Tensor& x, const at::Tensor& weight, const at:
   });
 }
 
-#endif  // WARDEN_INT8_VECTOR
+#endif  // WARDEN_ONE_ROW_VECTOR
 
 at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales) {
-  TORCH_CHECK(int8_linear_supported(), "int8_linear needs AVX-512 (F, BW, VNNI); use torch._weight_int8pack_mm");
+  TORCH_CHECK(warden::kOneRowVector, "int8_linear needs AVX-512 (F, BW, VL, VNNI); use torch._weight_int8pack_mm");
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && scales.dim() == 1, "x [rows, K], weight [N, K], scales [N]");
   TORCH_CHECK(x.device().is_cpu() && weight.device().is_cpu() && scales.device().is_cpu(),
               "int8_linear runs on CPU tensors");
@@ -134,7 +121,7 @@ at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::
               "scales is contiguous [N] in x's dtype");
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), N}, x.options());
-#ifdef WARDEN_INT8_VECTOR
+#ifdef WARDEN_ONE_ROW_VECTOR
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, x.scalar_type(), "int8_linear", [&] {
     int8_linear_kernel<scalar_t>(xc, weight, scales, out);
   });
@@ -145,7 +132,6 @@ at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::
 }  // namespace
 
 TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
-  m.def("int8_linear_supported() -> bool", &int8_linear_supported);
   m.def("int8_linear(Tensor x, Tensor weight, Tensor scales) -> Tensor");
 }
 

@@ -17,7 +17,21 @@
 #include <limits>
 #include <vector>
 
+// The instructions both one-row linears dot with (int4_linear.cpp, int8_linear.cpp): one flag, so one check
+// (torch.ops.warden_cpu.one_row_linear_supported) answers for both.
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
+#include <immintrin.h>
+#define WARDEN_ONE_ROW_VECTOR 1
+#endif
+
 namespace warden {
+
+constexpr bool kOneRowVector =
+#ifdef WARDEN_ONE_ROW_VECTOR
+    true;
+#else
+    false;
+#endif
 
 constexpr int32_t kResidualSteps = 254;
 

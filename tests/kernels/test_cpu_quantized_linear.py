@@ -20,7 +20,7 @@ from kernels.reference.quantized_linear import (
 
 pytestmark = [
     pytest.mark.skipif(not kernels.cpu.load(), reason="no C++ toolchain to build the CPU kernels"),
-    pytest.mark.skipif(kernels.cpu.load() and not kernels.cpu.int4_linear_supported(64),
+    pytest.mark.skipif(kernels.cpu.load() and not kernels.cpu.one_row_linear_supported("int4", 64, 64),
                        reason="this CPU lacks AVX-512 VNNI: torch's kernels serve every row count"),
 ]
 
