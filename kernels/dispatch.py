@@ -13,6 +13,8 @@ Signatures (every implementation matches them exactly):
 * ``rotary_embedding(positions, q, k, cos, sin) -> (q, k)`` — rotate-half RoPE by per-token position, with
   ``cos``/``sin`` tables ``[max_position, head_dim]``.
 * ``silu_and_mul(x) -> Tensor`` — ``silu(gate) * up`` of a fused ``[num_tokens, 2 * d]`` gate|up projection.
+* ``argmax(x) -> Tensor`` — per row of ``[rows, vocab]`` logits, the first index of the largest value, a NaN
+  counting as the largest (``max(dim=-1).indices``); greedy sampling's pick. No Triton kernel: torch's op on CUDA.
 
 A Triton implementation plugs in as a module ``kernels.triton`` exporting these functions with these
 signatures; it is used for CUDA tensors unless ``WARDEN_KERNELS=reference``. On CPU the ops ``kernels.cpu``
@@ -35,6 +37,7 @@ import torch
 
 from kernels.attention_metadata import AttentionMetadata
 from kernels.reference import activation as _ref_activation
+from kernels.reference import argmax as _ref_argmax
 from kernels.reference import kv_store as _ref_kv_store
 from kernels.reference import paged_attention as _ref_attention
 from kernels.reference import rms_norm as _ref_rms_norm
@@ -154,3 +157,13 @@ def rotary_embedding(
 
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _pick(x.device, "silu_and_mul", _ref_activation.silu_and_mul)(x)
+
+
+def argmax(x: torch.Tensor) -> torch.Tensor:
+    # The C++ kernel reads float32 rows with AVX-512; anything else (other dtypes or devices, a CPU without
+    # AVX-512, WARDEN_KERNELS=reference, a forced module) takes the reference, which gives the same indices.
+    if _forced is None and x.device.type == "cpu" and x.dtype == torch.float32 and x.dim() == 2:
+        module = _cpu_module()
+        if module is not None and module.argmax_supported():
+            return module.argmax(x)
+    return _ref_argmax.argmax(x)
