@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from kernels import dispatch
 from kernels.token_bitmask import apply_token_bitmask_
 
 
@@ -58,8 +59,9 @@ class Sampler(nn.Module):
         if t.repetition_penalty is not None:
             logits = self._apply_penalties(logits, t)
 
-        # max(dim).indices: the same first maximal index as argmax, about 3x faster on CPU over a 49k vocab.
-        out = SamplerOutput(token_ids=logits.max(dim=-1).indices)
+        # The first maximal index (torch's max(dim=-1).indices); on AVX-512 CPUs from the C++ kernel, 2.3-6x
+        # faster than torch's one-element-at-a-time reduction (kernels/cpu/argmax.cpp).
+        out = SamplerOutput(token_ids=dispatch.argmax(logits))
         if not t.all_greedy:
             sampled = self._sample(logits, t)
             out.token_ids = torch.where(t.temperature == 0, out.token_ids, sampled)
@@ -100,7 +102,7 @@ class Sampler(nn.Module):
         for row, gen in (t.generators or {}).items():
             # Seeded rows draw on the CPU (their generators live there): the same noise on every device.
             noise[row].copy_(torch.empty(probs.shape[-1], dtype=probs.dtype).exponential_(generator=gen))
-        return (probs / noise).max(dim=-1).indices
+        return dispatch.argmax(probs / noise)
 
 
 def _apply_top_k_top_p(logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None) -> torch.Tensor:

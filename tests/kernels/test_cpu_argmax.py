@@ -1,6 +1,6 @@
 """The C++ argmax (kernels/cpu/argmax.cpp) gives exactly torch's ``max(dim=-1).indices`` — first of ties, first NaN,
 infinities, any vocabulary size, strided rows — on its AVX-512 path and its portable loop, and ``dispatch.argmax``
-runs it only where it has the AVX-512 path (the reference elsewhere)."""
+(the sampler's pick) runs it only where it has the AVX-512 path (the reference elsewhere)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import kernels.cpu
+from engine.layers.sampler import Sampler, SamplingTensors
 from kernels import dispatch
 from kernels.reference.argmax import argmax as reference
 
@@ -154,3 +155,27 @@ def test_dispatch_runs_the_kernel_only_for_float32_rows_on_avx512(
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
     dispatch._cpu_module.cache_clear()
     assert not _ran_the_kernel(dispatch.argmax, x)
+
+
+@pytest.mark.skipif(kernels.cpu.load() and not kernels.cpu.argmax_supported(), reason="this CPU lacks AVX-512")
+def test_the_sampler_picks_greedy_and_sampled_tokens_with_the_kernel(fresh_choice: None) -> None:
+    torch.manual_seed(0)
+    logits = torch.randn(6, 49152)
+    logits[1, [9, 4000]] = 30.0  # a tie: the first
+    logits[2, 77] = NAN
+    greedy = SamplingTensors(temperature=torch.zeros(6), all_greedy=True)
+    with torch.profiler.profile() as profile:
+        out = Sampler()(logits, greedy)
+    assert "warden_cpu::argmax" in {event.name for event in profile.events()}
+    assert torch.equal(out.token_ids, reference(logits))
+    assert out.token_ids[1] == 9 and out.token_ids[2] == 77
+
+    # Sampled rows draw the same tokens as with the reference from the same noise.
+    mixed = SamplingTensors(temperature=torch.tensor([0.0, 0.7, 1.0, 0.0, 1.3, 0.9]), all_greedy=False,
+                            base_generator=torch.Generator().manual_seed(3))
+    with torch.profiler.profile() as profile:
+        drawn = Sampler()(logits.nan_to_num(), mixed).token_ids
+    assert [event.name for event in profile.events()].count("warden_cpu::argmax") == 2  # greedy and sampled picks
+    with dispatch.forced_kernels(object()):  # type: ignore[arg-type]
+        mixed.base_generator = torch.Generator().manual_seed(3)
+        assert torch.equal(Sampler()(logits.nan_to_num(), mixed).token_ids, drawn)
