@@ -70,6 +70,11 @@ class EngineConfig:
     speculative_model_quantization: str | None = None
     prompt_lookup_min: int = 2
     prompt_lookup_max: int = 4
+    # Adaptive prompt lookup (``engine.spec_decode.draft_budget``): each step verifies only the drafts expected to
+    # pay for the extra rows, from each sequence's observed acceptance and this machine's measured step costs
+    # (drafts are nearly free on a GPU; on a CPU a lone sequence's verification step costs ~1.7x a plain one).
+    # False: every proposal is verified.
+    prompt_lookup_adaptive: bool = True
     # No drafts in a step with more sequences decoding than this (vLLM's name): large batches are compute-bound on
     # a CPU, and verifying drafts there costs more than it saves (bench.spec_decode: 0.91x at 32 chats).
     speculative_disable_by_batch_size: int | None = 16

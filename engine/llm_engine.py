@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
@@ -31,7 +32,10 @@ from engine.request import EngineRequest
 from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
 from engine.spec_decode import DraftModelProposer, NgramProposer
+from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
+from engine.spec_decode.draft_budget import choose_draft_lengths
 from engine.spec_decode.draft_masks import draft_masks
+from engine.spec_decode.step_costs import StepCostTable
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
 
@@ -126,6 +130,13 @@ class LLMEngine:
         if config.speculative_method == "ngram":
             self.proposer = NgramProposer(config.num_speculative_tokens, min_n=config.prompt_lookup_min,
                                           max_n=config.prompt_lookup_max)
+        # Adaptive prompt lookup (``engine.spec_decode.draft_budget``): acceptance observed per sequence, and the
+        # decode-only steps' measured cost by size, without drafts (plain) and with them (verify).
+        self.acceptance: AcceptanceTracker | None = None
+        self.plain_step_costs = StepCostTable()
+        self.verify_step_costs = StepCostTable()
+        if self.proposer is not None and config.prompt_lookup_adaptive:
+            self.acceptance = AcceptanceTracker()
         log.info("engine ready: %s on %s/%s (tensor parallel %d), %d KV blocks of %d tokens, max_model_len %d",
                  self.model_name, self.device, self.dtype, config.tensor_parallel_size, self.block_manager.num_blocks,
                  config.block_size, self.max_model_len)
@@ -260,6 +271,7 @@ class LLMEngine:
 
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
+        started = time.perf_counter()
         if self.speculating:
             self._propose_drafts()
         batch = self.scheduler.schedule()
@@ -295,7 +307,19 @@ class LLMEngine:
             self.block_manager.commit_computed_blocks(seq)
         if out is None:
             return []
-        return self._process_samples(plan, out, fill_errors)
+        decode_only, num_drafts = self._decode_shape(batch)
+        outputs = self._process_samples(plan, out, fill_errors)
+        if self.acceptance is not None and decode_only:
+            table = self.verify_step_costs if num_drafts else self.plain_step_costs
+            table.record(sum(batch.num_new_tokens), time.perf_counter() - started)
+        return outputs
+
+    @staticmethod
+    def _decode_shape(batch: ScheduledBatch) -> tuple[bool, int]:
+        """Whether every sequence of the step decodes (its last token, plus its drafts), and how many drafts."""
+        decode_only = all(n == 1 + len(seq.spec_token_ids)
+                          for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True))
+        return decode_only, sum(len(seq.spec_token_ids) for seq in batch.seqs)
 
     @property
     def speculating(self) -> bool:
@@ -310,6 +334,8 @@ class LLMEngine:
         busy = cap is not None and len(decoding) > cap
         for seq in self.scheduler.running:
             seq.spec_token_ids = []
+        proposing: list[Sequence] = []
+        proposals: list[list[int]] = []
         for seq in decoding:
             if busy or not self._speculates(seq):
                 continue
@@ -323,7 +349,32 @@ class LLMEngine:
             drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
             if drafts and seq.structured_state is not None:
                 drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
-            seq.spec_token_ids = drafts
+            proposing.append(seq)
+            proposals.append(drafts)
+        if self.acceptance is None:
+            for seq, drafts in zip(proposing, proposals, strict=True):
+                seq.spec_token_ids = drafts
+            return
+        self._budget_drafts(len(decoding), proposing, proposals)
+
+    def _budget_drafts(self, num_decodes: int, seqs: list[Sequence], proposals: list[list[int]]) -> None:
+        """Adaptive prompt lookup: verify the drafts expected to pay for their share of the step on this machine
+        (``choose_draft_lengths``); a sequence that does not draft follows its proposal in the shadow."""
+        tracker = self.acceptance
+        assert tracker is not None
+        for seq in seqs:
+            if seq.draft_history is None:
+                seq.draft_history = DraftHistory()
+            tracker.settle_shadow(seq.draft_history, seq.token_ids)
+        lengths = choose_draft_lengths(num_decodes, [len(p) for p in proposals],
+                                       [tracker.rates(seq.draft_history) for seq in seqs],
+                                       self.plain_step_costs, self.verify_step_costs)
+        for seq, drafts, n in zip(seqs, proposals, lengths, strict=True):
+            if n:
+                tracker.settle_shadow(seq.draft_history, seq.token_ids, final=True)  # verification takes over
+                seq.spec_token_ids = drafts[:n]
+            else:
+                tracker.start_shadow(seq.draft_history, drafts, len(seq))
 
     def _write_drafts(self, batch: ScheduledBatch) -> None:
         """The draft model's tokens in place of the placeholders the scheduler fitted. Where it writes fewer (a
@@ -440,6 +491,8 @@ class LLMEngine:
                 break
             accepted += 1
         self.stats_collector.spec_accepted_tokens += accepted
+        if self.acceptance is not None and seq.draft_history is not None:
+            self.acceptance.observe(seq.draft_history, len(drafts), accepted)
         assert result is not None
         if not result.finished:
             seq.num_computed_tokens += accepted  # the accepted drafts' KV was computed with the right context

@@ -37,6 +37,7 @@ class Sequence:
         "block_table",
         "cache_salt",
         "cached_tokens",
+        "draft_history",
         "draft_num_computed_tokens",
         "finish_reason",
         "ngram_index",
@@ -90,6 +91,7 @@ class Sequence:
         self.stop_token_ids = stop_token_ids
         self.spec_token_ids: list[int] = []
         self.ngram_index: Any = None  # engine.spec_decode.NgramIndex, made at the first proposal
+        self.draft_history: Any = None  # engine.spec_decode.acceptance.DraftHistory (adaptive prompt lookup)
         # Leading tokens whose KV the draft model (speculative_method="draft_model") holds in its own cache; at most
         # ``num_computed_tokens`` count (positions past it may hold rejected drafts).
         self.draft_num_computed_tokens = 0

@@ -56,6 +56,8 @@ class EngineSettings(BaseSettings):
     speculative_model_quantization: Literal["none", "int8", "int4"] = "none"
     prompt_lookup_min: int = Field(default=2, ge=1)
     prompt_lookup_max: int = Field(default=4, ge=1)
+    # "ngram": verify only the drafts expected to pay on this machine (measured step costs, observed acceptance).
+    prompt_lookup_adaptive: bool = True
     speculative_disable_by_batch_size: int | None = Field(default=16, ge=1)  # no drafts past this many decodes
     seed: int = 0
     # Data parallel: this many independent engines, each a whole copy of the model (on CUDA, replica i starts at
