@@ -9,6 +9,11 @@ count, the median of the latest few (robust to a noisy neighbour and to one slow
 The first step of each size is not recorded: it may compile a graph or allocate. A size with fewer than
 ``min_samples`` recorded steps is unknown, and callers treat it optimistically (see ``estimate``), so each size
 the engine could choose gets measured once it is chosen.
+
+The sizes' medians are measured at different times, under different load, so they can dip where the machine was
+quieter; a dip would make that size look like a bargain. Steps never get cheaper with more tokens, so the table
+answers with the closest non-decreasing fit of the medians (isotonic regression, each size weighted by its
+samples; pool-adjacent-violators).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ class StepCostTable:
         self.min_samples = min_samples
         self._samples: dict[int, deque[float]] = {}
         self._seen: set[int] = set()  # sizes whose first (warm-up) step has passed
-        self._medians: dict[int, float] = {}  # of the sizes with at least ``min_samples`` samples
+        self._fit: dict[int, float] | None = {}  # sizes with min_samples or more -> fitted cost; None: stale
 
     def record(self, num_tokens: int, seconds: float) -> None:
         if num_tokens not in self._seen:
@@ -32,19 +37,46 @@ class StepCostTable:
         samples = self._samples.setdefault(num_tokens, deque(maxlen=self.window))
         samples.append(seconds)
         if len(samples) >= self.min_samples:
-            self._medians[num_tokens] = statistics.median(samples)
+            self._fit = None
+
+    def _fitted(self) -> dict[int, float]:
+        if self._fit is None:
+            known = sorted((n, statistics.median(s), len(s)) for n, s in self._samples.items()
+                           if len(s) >= self.min_samples)
+            self._fit = non_decreasing_fit(known)
+        return self._fit
 
     def known(self, num_tokens: int) -> bool:
-        return num_tokens in self._medians
+        return num_tokens in self._fitted()
 
     def measured(self, num_tokens: int) -> float | None:
-        return self._medians.get(num_tokens)
+        return self._fitted().get(num_tokens)
 
     def estimate(self, num_tokens: int) -> float | None:
-        """The measured cost of a step of ``num_tokens``; for a size not measured yet, the dearest measured step
-        no larger (steps do not get cheaper with more tokens), so an unmeasured size looks as cheap as it could be
+        """The cost of a step of ``num_tokens``; for a size not measured yet, that of the largest measured size
+        below it (steps do not get cheaper with more tokens), so an unmeasured size looks as cheap as it could be
         and gets tried. None when nothing that small was measured."""
-        if num_tokens in self._medians:
-            return self._medians[num_tokens]
-        below = [cost for n, cost in self._medians.items() if n <= num_tokens]
-        return max(below) if below else None
+        fit = self._fitted()
+        if num_tokens in fit:
+            return fit[num_tokens]
+        below = [n for n in fit if n <= num_tokens]
+        return fit[max(below)] if below else None
+
+
+def non_decreasing_fit(points: list[tuple[int, float, int]]) -> dict[int, float]:
+    """The weighted least-squares non-decreasing fit of ``(size, value, weight)`` points sorted by size: adjacent
+    values that decrease are pooled into their weighted mean until none do."""
+    pools: list[tuple[float, float, int]] = []  # (mean, weight, points pooled)
+    for _, value, weight in points:
+        mean, total, count = value, float(weight), 1
+        while pools and pools[-1][0] > mean:
+            prev_mean, prev_weight, prev_count = pools.pop()
+            mean = (prev_mean * prev_weight + mean * total) / (prev_weight + total)
+            total, count = prev_weight + total, prev_count + count
+        pools.append((mean, total, count))
+    fitted: dict[int, float] = {}
+    sizes = iter(n for n, _, _ in points)
+    for mean, _, count in pools:
+        for _ in range(count):
+            fitted[next(sizes)] = mean
+    return fitted

@@ -10,7 +10,7 @@ from engine.llm import LLM
 from engine.sampling_params import SamplingParams
 from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
 from engine.spec_decode.draft_budget import choose_draft_lengths
-from engine.spec_decode.step_costs import StepCostTable
+from engine.spec_decode.step_costs import StepCostTable, non_decreasing_fit
 
 PASSAGE = ("The gateway authenticates each tenant by its API key, applies the tenant's rate limits and quotas, "
            "redacts personal data from prompts and completions, and writes every request to a tamper-evident "
@@ -24,7 +24,9 @@ class FixedCosts(StepCostTable):
 
     def __init__(self, costs: dict[int, float]) -> None:
         super().__init__(min_samples=1)
-        self._medians.update(costs)
+        for size, seconds in costs.items():
+            super().record(size, seconds)  # the warm-up step
+            super().record(size, seconds)
 
     def record(self, num_tokens: int, seconds: float) -> None:
         pass
@@ -54,11 +56,26 @@ def test_the_median_of_the_latest_window_resists_outliers_and_follows_change() -
     assert table.measured(2) == pytest.approx(3.0)
 
 
-def test_an_unmeasured_size_is_estimated_as_the_dearest_measured_one_below_it() -> None:
+def test_an_unmeasured_size_is_estimated_as_the_largest_measured_one_below_it() -> None:
     table = _table(n1=[0, 1.0, 1.0, 1.0], n4=[0, 2.0, 2.0, 2.0], n3=[0, 1.5, 1.5, 1.5])
     assert table.estimate(2) == pytest.approx(1.0)
     assert table.estimate(7) == pytest.approx(2.0)
     assert table.estimate(4) == pytest.approx(2.0)
+
+
+def test_a_size_measured_cheaper_than_a_smaller_one_is_pooled_with_it() -> None:
+    # 3 tokens measured in a quieter moment than 2: neither is believed alone.
+    table = _table(n1=[0, 1.0, 1.0, 1.0], n2=[0, 2.0, 2.0, 2.0], n3=[0, 1.0, 1.0, 1.0, 1.0], n4=[0, 3.0, 3.0, 3.0])
+    assert [table.measured(n) for n in (1, 2, 3, 4)] == pytest.approx([1.0, 10 / 7, 10 / 7, 3.0])  # (2*3 + 1*4) / 7
+    assert table.estimate(5) == pytest.approx(3.0)
+
+
+def test_the_non_decreasing_fit_pools_every_violation_and_keeps_monotone_data() -> None:
+    assert non_decreasing_fit([(1, 1.0, 1), (2, 2.0, 1), (5, 2.0, 1)]) == {1: 1.0, 2: 2.0, 5: 2.0}
+    fit = non_decreasing_fit([(1, 3.0, 1), (2, 2.0, 1), (3, 1.0, 1), (4, 5.0, 2)])
+    assert fit == pytest.approx({1: 2.0, 2: 2.0, 3: 2.0, 4: 5.0})
+    values = list(non_decreasing_fit([(n, v, 1) for n, v in enumerate([4, 1, 3, 2, 6, 5, 7])]).values())
+    assert values == sorted(values)
 
 
 # -- acceptance -----------------------------------------------------------------------------------------------------
@@ -217,7 +234,6 @@ def test_the_engine_measures_its_decode_steps_by_size() -> None:
     engine = llm.engine
     assert engine.plain_step_costs.known(1)  # one sequence decoding: measured first, before any draft
     assert engine.stats_collector.spec_draft_tokens > 0  # then drafts, to measure what verifying them costs
-    assert engine.verify_step_costs._seen
     off = LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=64, speculative_method="ngram",
                            prompt_lookup_adaptive=False))
     assert off.engine.acceptance is None
