@@ -7,8 +7,8 @@ compute-bound. Rather than guess per device, the engine times its own decode-onl
 count, the median of the latest few (robust to a noisy neighbour and to one slow outlier).
 
 The first step of each size is not recorded: it may compile a graph or allocate. A size with fewer than
-``min_samples`` recorded steps is unknown, and callers treat it optimistically (see ``estimate``), so each size
-the engine could choose gets measured once it is chosen.
+``min_samples`` recorded steps is unknown: between measured sizes it is interpolated, and past the largest it is
+treated optimistically (see ``estimate``), so larger sizes get measured once they are chosen.
 
 The sizes' medians are measured at different times, under different load, so they can dip where the machine was
 quieter; a dip would make that size look like a bargain. Steps never get cheaper with more tokens, so the table
@@ -53,14 +53,22 @@ class StepCostTable:
         return self._fitted().get(num_tokens)
 
     def estimate(self, num_tokens: int) -> float | None:
-        """The cost of a step of ``num_tokens``; for a size not measured yet, that of the largest measured size
-        below it (steps do not get cheaper with more tokens), so an unmeasured size looks as cheap as it could be
-        and gets tried. None when nothing that small was measured."""
+        """The cost of a step of ``num_tokens``. A size not measured yet between two measured ones is interpolated
+        between them; past the largest measured size it costs what that one does (steps do not get cheaper with
+        more tokens), so it looks as cheap as it could be and gets tried. None when nothing that small was
+        measured."""
         fit = self._fitted()
         if num_tokens in fit:
             return fit[num_tokens]
-        below = [n for n in fit if n <= num_tokens]
-        return fit[max(below)] if below else None
+        below = [n for n in fit if n < num_tokens]
+        if not below:
+            return None
+        low = max(below)
+        above = [n for n in fit if n > num_tokens]
+        if not above:
+            return fit[low]
+        high = min(above)
+        return fit[low] + (fit[high] - fit[low]) * (num_tokens - low) / (high - low)
 
 
 def non_decreasing_fit(points: list[tuple[int, float, int]]) -> dict[int, float]:

@@ -56,11 +56,12 @@ def test_the_median_of_the_latest_window_resists_outliers_and_follows_change() -
     assert table.measured(2) == pytest.approx(3.0)
 
 
-def test_an_unmeasured_size_is_estimated_as_the_largest_measured_one_below_it() -> None:
+def test_an_unmeasured_size_is_interpolated_and_past_the_largest_costs_what_that_one_does() -> None:
     table = _table(n1=[0, 1.0, 1.0, 1.0], n4=[0, 2.0, 2.0, 2.0], n3=[0, 1.5, 1.5, 1.5])
-    assert table.estimate(2) == pytest.approx(1.0)
-    assert table.estimate(7) == pytest.approx(2.0)
+    assert table.estimate(2) == pytest.approx(1.25)
     assert table.estimate(4) == pytest.approx(2.0)
+    assert table.estimate(7) == pytest.approx(2.0)
+    assert table.estimate(0) is None
 
 
 def test_a_size_measured_cheaper_than_a_smaller_one_is_pooled_with_it() -> None:
