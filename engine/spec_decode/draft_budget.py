@@ -8,8 +8,8 @@ that maximizes ``expected tokens / step cost`` (SmartSpec's goodput, Liu et al. 
 this machine (``StepCostTable``): on a GPU, where a few more rows are nearly free, nearly any draft pays; on a CPU a
 lone sequence drafts only while its drafts are mostly accepted.
 
-A batch size whose plain step has not been measured yet drafts nothing, so that it is; a verification size not
-measured yet is assumed as cheap as it could be, so it is tried.
+A batch size whose plain step is neither measured nor between measured sizes drafts nothing, so that it gets
+measured; a verification size past the largest measured one is assumed as cheap as it could be, so it is tried.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def choose_draft_lengths(num_decodes: int, proposed: list[int], rates: list[tupl
     """Drafts to verify for each of the sequences that proposed ``proposed[i]`` tokens with acceptance rates
     ``rates[i]`` (first, then), in a step of ``num_decodes`` decoding sequences (a prefix of each proposal)."""
     chosen = [0] * len(proposed)
-    base = plain.measured(num_decodes)
+    base = plain.estimate(num_decodes) if plain.covers(num_decodes) else None
     if base is None:
         return chosen
     gains: list[tuple[float, int]] = []  # (the chance a draft is kept, its sequence)

@@ -2,7 +2,7 @@
 
 Whether verifying drafts pays depends on how much more a step of ``B + D`` tokens costs than one of ``B``. On a
 GPU a decode step is memory-bound and a few more rows are nearly free; on a CPU a lone sequence runs one-row
-kernels while a verification step runs the multi-row GEMMs (about 1.7x the time), and large batches are
+kernels while a verification step runs the multi-row GEMMs (1.6-1.9x the time), and large batches are
 compute-bound. Rather than guess per device, the engine times its own decode-only steps and keeps, per token
 count, the median of the latest few (robust to a noisy neighbour and to one slow outlier).
 
@@ -51,6 +51,11 @@ class StepCostTable:
 
     def measured(self, num_tokens: int) -> float | None:
         return self._fitted().get(num_tokens)
+
+    def covers(self, num_tokens: int) -> bool:
+        """Whether ``num_tokens`` is measured or lies between measured sizes, so its estimate is no guess."""
+        fit = self._fitted()
+        return any(n <= num_tokens for n in fit) and any(n >= num_tokens for n in fit)
 
     def estimate(self, num_tokens: int) -> float | None:
         """The cost of a step of ``num_tokens``. A size not measured yet between two measured ones is interpolated

@@ -137,11 +137,12 @@ def test_a_shadow_proposal_is_checked_against_the_tokens_decoded_without_it() ->
 
 
 # -- the draft budget ------------------------------------------------------------------------------------------------
-def test_nothing_is_drafted_until_the_plain_step_of_this_batch_size_is_measured() -> None:
-    plain, verify = FixedCosts({2: 1.0}), FixedCosts({})
+def test_nothing_is_drafted_until_the_plain_step_of_this_batch_size_is_measured_or_bracketed() -> None:
+    plain, verify = FixedCosts({2: 1.0, 8: 2.0}), FixedCosts({})
     assert choose_draft_lengths(1, [4], [(0.99, 0.99)], plain, verify) == [0]
-    rates = [(0.99, 0.99)] * 2
-    assert choose_draft_lengths(2, [4, 4], rates, plain, verify) == [4, 4]  # unmeasured verify: tried
+    assert choose_draft_lengths(9, [4] * 9, [(0.99, 0.99)] * 9, plain, verify) == [0] * 9
+    assert choose_draft_lengths(2, [4, 4], [(0.99, 0.99)] * 2, plain, verify) == [4, 4]  # unmeasured verify: tried
+    assert choose_draft_lengths(5, [4] * 5, [(0.99, 0.99)] * 5, plain, verify) == [4] * 5  # between 2 and 8
 
 
 @pytest.mark.parametrize(("rates", "verify_cost", "expected"), [
