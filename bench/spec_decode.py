@@ -12,12 +12,15 @@ Four workloads on the real model, greedy: ``quote`` (repeat a passage: the best 
 fixing mistakes: mostly copied, as code edits and agents re-emitting context are), ``extract`` (JSON-schema
 constrained extraction of phrases from a passage: drafts under the grammar, beside jump-forward) and ``chat`` (open
 questions with nothing to copy: the cost of drafting when drafts rarely match). Passages come from
-bench/data/agentic_corpus.jsonl (design notes, code, tickets). Each workload runs at concurrency 1 and 8; the two
-engines alternate within every round so load from other processes falls on both alike. Greedy outputs are
+bench/data/agentic_corpus.jsonl (design notes, code, tickets). Each workload runs at concurrency 1, 8 and 32; the
+engines alternate within every round so load from other processes falls on all of them alike. Greedy outputs are
 compared request by request: in float32 they must be identical (the exit status says so); in bfloat16 the
 verification step's multi-row GEMMs round differently from single-row decode steps, so near-ties can flip as they
 do between batch sizes without speculation, and the share of identical requests is reported. Reports output tok/s
 (median of rounds), the ratio, and the draft acceptance rate. Writes bench/results/spec_decode.json.
+
+With prompt lookup a third engine runs beside the two: the same method with ``prompt_lookup_adaptive=False``
+(every proposal verified), so one run shows what the adaptive draft budget changes on this machine.
 """
 
 from __future__ import annotations
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--method", choices=sorted(RESULTS), default="ngram", help="speculative_method")
     parser.add_argument("--draft-model", default="default", help="speculative_model (--method draft_model)")
     parser.add_argument("--draft-quantization", default="int4", help="the draft model's quantization (or none)")
+    parser.add_argument("--levels", default="c1,c8,c32", help="concurrency levels to run, of c1,c8,c32")
     parser.add_argument("--out", type=Path, default=None, help="default: bench/results/spec_decode[_draft_model].json")
     args = parser.parse_args(argv)
     out = args.out or RESULTS[args.method]
@@ -101,19 +105,24 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     quant = None if args.quantization in ("none", "") else args.quantization
     base = dict(model=args.model, dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=256,
-                max_num_seqs=16, max_num_batched_tokens=1024, compile_model=not args.no_compile)
+                max_num_seqs=32, max_num_batched_tokens=1024, compile_model=not args.no_compile)
     spec: dict[str, object] = {"speculative_method": args.method, "num_speculative_tokens": args.tokens}
     if args.method == "draft_model":
         spec.update(speculative_model=args.draft_model, speculative_model_quantization=None
                     if args.draft_quantization in ("none", "") else args.draft_quantization)
     engines = {"plain": LLM(EngineConfig(**base)),  # type: ignore[arg-type]
                "spec": LLM(EngineConfig(**base, **spec))}  # type: ignore[arg-type]
+    if args.method == "ngram":  # the same without the adaptive budget: every proposal verified
+        engines["every"] = LLM(EngineConfig(**base, **spec, prompt_lookup_adaptive=False))  # type: ignore[arg-type]
+    speculating = [side for side in engines if side != "plain"]
     tokenizer = engines["plain"].tokenizer
-    levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16)}
+    all_levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16), "c32": (32, 32)}
+    levels = {name: all_levels[name] for name in args.levels.split(",")}
     names = ["quote", "edit", "extract", "chat"]
     samples = {side: {f"{w}/{c}": [] for w in names for c in levels} for side in engines}
-    acceptance: dict[str, list[int]] = {w: [0, 0] for w in names}  # drafted, accepted
-    identical = [0, 0]  # requests with the same greedy output, requests compared
+    # drafted, accepted per speculating side and workload
+    acceptance = {side: {w: [0, 0] for w in names} for side in speculating}
+    identical = [0, 0]  # requests with the same greedy output as the plain engine's, requests compared
     print(f"threads={args.threads} dtype={args.dtype} quant={quant} compile={not args.no_compile} "
           f"k={args.tokens} max_tokens={args.max_tokens} {spec}")
     for round_ in range(repeat):
@@ -126,27 +135,41 @@ def main(argv: list[str] | None = None) -> int:
                     before = (stats.spec_draft_tokens, stats.spec_accepted_tokens)
                     tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens, STRUCTURED.get(w))
                     samples[side][f"{w}/{level}"].append(tok_s)
-                    acceptance[w][0] += stats.spec_draft_tokens - before[0]
-                    acceptance[w][1] += stats.spec_accepted_tokens - before[1]
+                    if side != "plain":
+                        acceptance[side][w][0] += stats.spec_draft_tokens - before[0]
+                        acceptance[side][w][1] += stats.spec_accepted_tokens - before[1]
                     print(f"  round {round_ + 1} {side:<6} {w}/{level}: {tok_s:7.1f} tok/s", flush=True)
-                identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs["spec"], strict=True))
-                identical[1] += len(prompts)
+                for side in speculating:
+                    identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs[side], strict=True))
+                    identical[1] += len(prompts)
 
     medians = {side: {k: statistics.median(v) for k, v in per.items()} for side, per in samples.items()}
     print(f"\nmedian of {repeat} rounds; identical greedy outputs: {identical[0]} of {identical[1]} requests")
-    print(f"{'workload':<12}{'plain tok/s':>12}{args.method + ' tok/s':>18}{'ratio':>8}{'accepted':>10}")
+    sides = {"plain": "plain", "spec": args.method, "every": f"{args.method}_every_proposal"}  # names in the JSON
+    print(f"{'workload':<12}{'plain tok/s':>12}" + "".join(f"{sides[side] + ' tok/s':>28}{'ratio':>7}{'accepted':>9}"
+                                                         for side in speculating))
     for key in medians["plain"]:
         w = key.split("/")[0]
-        drafted, accepted = acceptance[w]
-        rate = f"{accepted / drafted:9.0%}" if drafted else "        -"
-        print(f"{key:<12}{medians['plain'][key]:>12.1f}{medians['spec'][key]:>18.1f}"
-              f"{medians['spec'][key] / medians['plain'][key]:>7.2f}x{rate}")
-    sides = {"plain": "plain", "spec": args.method}  # the JSON names the speculating side by its method
+        row = f"{key:<12}{medians['plain'][key]:>12.1f}"
+        for side in speculating:
+            drafted, accepted = acceptance[side][w]
+            rate = f"{accepted / drafted:9.0%}" if drafted else "        -"
+            row += f"{medians[side][key]:>28.1f}{medians[side][key] / medians['plain'][key]:>6.2f}x{rate}"
+        print(row)
+
+    def ratios(side: str) -> dict[str, float]:
+        return {k: round(medians[side][k] / medians["plain"][k], 2) for k in medians["plain"]}
+
+    def rates(side: str) -> dict[str, dict[str, float | int | None]]:
+        return {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
+                for w, (d, a) in acceptance[side].items()}
+
     report = {
         "tok_s": {sides[side]: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
-        "ratio": {k: round(medians["spec"][k] / medians["plain"][k], 2) for k in medians["plain"]},
-        "acceptance": {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
-                       for w, (d, a) in acceptance.items()},
+        "ratio": ratios("spec"),
+        "acceptance": rates("spec"),
+        **({"ratio_every_proposal": ratios("every"), "acceptance_every_proposal": rates("every")}
+           if "every" in engines else {}),
         "identical_greedy_outputs": {"requests": identical[0], "of": identical[1]},
         "rounds": {sides[side]: {k: [round(x, 1) for x in v] for k, v in per.items()}
                    for side, per in samples.items()},

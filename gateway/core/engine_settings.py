@@ -58,7 +58,7 @@ class EngineSettings(BaseSettings):
     prompt_lookup_max: int = Field(default=4, ge=1)
     # "ngram": verify only the drafts expected to pay on this machine (measured step costs, observed acceptance).
     prompt_lookup_adaptive: bool = True
-    speculative_disable_by_batch_size: int | None = Field(default=16, ge=1)  # no drafts past this many decodes
+    speculative_disable_by_batch_size: int | None = Field(default=None, ge=1)  # no drafts past this many decodes
     seed: int = 0
     # Data parallel: this many independent engines, each a whole copy of the model (on CUDA, replica i starts at
     # cuda:i x tensor_parallel_size), behind one client that routes by prefix-cache affinity (``gateway.replicas``).

@@ -16,12 +16,15 @@ from tests.engine.tiny_models import write_tiny_checkpoint
 def test_the_benchmark_runs_and_finds_outputs_unchanged(tmp_path: Path) -> None:
     out = tmp_path / "spec.json"
     status = spec_decode.main(["--quick", "--repeat", "1", "--no-compile", "--dtype", "float32", "--quantization",
-                               "none", "--max-tokens", "24", "--threads", "2", "--out", str(out)])
+                               "none", "--max-tokens", "24", "--threads", "2", "--levels", "c1,c8", "--out", str(out)])
     report = json.loads(out.read_text())
     assert status == 0
-    assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 40
-    assert set(report["ratio"]) == {f"{w}/{c}" for w in ("quote", "edit", "extract", "chat") for c in ("c1", "c8")}
-    assert report["acceptance"]["quote"]["accepted"] > 0
+    # Two speculating engines (adaptive, every proposal) compared with the plain one on 40 requests each.
+    assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 80
+    assert set(report["tok_s"]) == {"plain", "ngram", "ngram_every_proposal"}
+    keys = {f"{w}/{c}" for w in ("quote", "edit", "extract", "chat") for c in ("c1", "c8")}
+    assert set(report["ratio"]) == set(report["ratio_every_proposal"]) == keys
+    assert report["acceptance_every_proposal"]["quote"]["accepted"] > 0
 
 
 def test_the_draft_model_variant_with_a_draft_equal_to_its_target(tmp_path: Path) -> None:
@@ -29,8 +32,9 @@ def test_the_draft_model_variant_with_a_draft_equal_to_its_target(tmp_path: Path
     tiny = str(write_tiny_checkpoint(tmp_path / "tiny"))
     out = tmp_path / "draft.json"
     status = spec_decode.main(["--quick", "--repeat", "1", "--no-compile", "--dtype", "float32", "--quantization",
-                               "none", "--max-tokens", "16", "--threads", "2", "--model", tiny, "--method",
-                               "draft_model", "--draft-model", tiny, "--draft-quantization", "none", "--out", str(out)])
+                               "none", "--max-tokens", "16", "--threads", "2", "--levels", "c1,c8", "--model", tiny,
+                               "--method", "draft_model", "--draft-model", tiny, "--draft-quantization", "none",
+                               "--out", str(out)])
     report = json.loads(out.read_text())
     assert status == 0 and report["identical_greedy_outputs"]["requests"] == 40
     assert set(report["tok_s"]) == {"plain", "draft_model"}
