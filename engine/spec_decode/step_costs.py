@@ -18,6 +18,7 @@ samples; pool-adjacent-violators).
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections import deque
 
@@ -28,7 +29,11 @@ class StepCostTable:
         self.min_samples = min_samples
         self._samples: dict[int, deque[float]] = {}
         self._seen: set[int] = set()  # sizes whose first (warm-up) step has passed
-        self._fit: dict[int, float] | None = {}  # sizes with min_samples or more -> fitted cost; None: stale
+        self._medians: dict[int, float] = {}  # of the sizes with at least ``min_samples`` samples
+        # The fit, as parallel sorted lists (looked up by bisection: the budget asks for many sizes per step).
+        self._sizes: list[int] = []
+        self._costs: list[float] = []
+        self._stale = False
 
     def record(self, num_tokens: int, seconds: float) -> None:
         if num_tokens not in self._seen:
@@ -37,43 +42,42 @@ class StepCostTable:
         samples = self._samples.setdefault(num_tokens, deque(maxlen=self.window))
         samples.append(seconds)
         if len(samples) >= self.min_samples:
-            self._fit = None
+            self._medians[num_tokens] = statistics.median(samples)
+            self._stale = True
 
-    def _fitted(self) -> dict[int, float]:
-        if self._fit is None:
-            known = sorted((n, statistics.median(s), len(s)) for n, s in self._samples.items()
-                           if len(s) >= self.min_samples)
-            self._fit = non_decreasing_fit(known)
-        return self._fit
+    def _fit(self) -> None:
+        if self._stale:
+            fit = non_decreasing_fit([(n, m, len(self._samples[n])) for n, m in sorted(self._medians.items())])
+            self._sizes, self._costs = list(fit), list(fit.values())
+            self._stale = False
 
     def known(self, num_tokens: int) -> bool:
-        return num_tokens in self._fitted()
+        return num_tokens in self._medians
 
     def measured(self, num_tokens: int) -> float | None:
-        return self._fitted().get(num_tokens)
+        return self.estimate(num_tokens) if num_tokens in self._medians else None
 
     def covers(self, num_tokens: int) -> bool:
         """Whether ``num_tokens`` is measured or lies between measured sizes, so its estimate is no guess."""
-        fit = self._fitted()
-        return any(n <= num_tokens for n in fit) and any(n >= num_tokens for n in fit)
+        self._fit()
+        return bool(self._sizes) and self._sizes[0] <= num_tokens <= self._sizes[-1]
 
     def estimate(self, num_tokens: int) -> float | None:
         """The cost of a step of ``num_tokens``. A size not measured yet between two measured ones is interpolated
         between them; past the largest measured size it costs what that one does (steps do not get cheaper with
         more tokens), so it looks as cheap as it could be and gets tried. None when nothing that small was
         measured."""
-        fit = self._fitted()
-        if num_tokens in fit:
-            return fit[num_tokens]
-        below = [n for n in fit if n < num_tokens]
-        if not below:
+        self._fit()
+        sizes, costs = self._sizes, self._costs
+        at = bisect.bisect_left(sizes, num_tokens)
+        if at < len(sizes) and sizes[at] == num_tokens:
+            return costs[at]
+        if at == 0:
             return None
-        low = max(below)
-        above = [n for n in fit if n > num_tokens]
-        if not above:
-            return fit[low]
-        high = min(above)
-        return fit[low] + (fit[high] - fit[low]) * (num_tokens - low) / (high - low)
+        if at == len(sizes):
+            return costs[-1]
+        low, high = sizes[at - 1], sizes[at]
+        return costs[at - 1] + (costs[at] - costs[at - 1]) * (num_tokens - low) / (high - low)
 
 
 def non_decreasing_fit(points: list[tuple[int, float, int]]) -> dict[int, float]:
