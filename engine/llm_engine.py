@@ -349,6 +349,7 @@ class LLMEngine:
             drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
             if drafts and seq.structured_state is not None:
                 drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
+            self.stats_collector.spec_proposed_tokens += len(drafts)
             proposing.append(seq)
             proposals.append(drafts)
         if self.acceptance is None:
@@ -389,6 +390,7 @@ class LLMEngine:
         for i, seq, written in zip(index, seqs, drafts, strict=True):
             if written and seq.structured_state is not None:
                 written = written[: seq.structured_state.validate_tokens(written)]
+            self.stats_collector.spec_proposed_tokens += len(written)
             if len(written) < len(seq.spec_token_ids):
                 batch.num_new_tokens[i] -= len(seq.spec_token_ids) - len(written)
                 cut = True

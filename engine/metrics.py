@@ -59,12 +59,14 @@ class EngineStats:
     generation_tokens: int
     num_preemptions: int
     timestamp_ns: int
-    spec_draft_tokens: int = 0
-    spec_accepted_tokens: int = 0
+    spec_draft_tokens: int = 0  # draft tokens verified
+    spec_accepted_tokens: int = 0  # of those, accepted
+    spec_proposed_tokens: int = 0  # draft tokens proposed; the adaptive budget verifies those expected to pay
 
 
+# The lifetime counters, in the order of EngineStats (merging replicas and exporting metrics go through this list).
 COUNTER_FIELDS = ("prefix_cache_queries", "prefix_cache_hits", "prompt_tokens", "generation_tokens", "num_preemptions",
-                  "spec_draft_tokens", "spec_accepted_tokens")
+                  "spec_draft_tokens", "spec_accepted_tokens", "spec_proposed_tokens")
 
 
 def counters_since(stats: EngineStats, baseline: EngineStats) -> EngineStats:
@@ -83,13 +85,15 @@ class EngineStatsSource(Protocol):
 class StatsCollector:
     """Counters kept by ``LLMEngine``; gauges are read from the scheduler and block pool at snapshot time."""
 
-    __slots__ = ("generation_tokens", "prompt_tokens", "spec_accepted_tokens", "spec_draft_tokens")
+    __slots__ = ("generation_tokens", "prompt_tokens", "spec_accepted_tokens", "spec_draft_tokens",
+                 "spec_proposed_tokens")
 
     def __init__(self) -> None:
         self.prompt_tokens = 0
         self.generation_tokens = 0
         self.spec_draft_tokens = 0  # draft tokens verified (speculative decoding)
         self.spec_accepted_tokens = 0  # of those, accepted
+        self.spec_proposed_tokens = 0  # draft tokens proposed (verified or not)
 
     def snapshot(self, *, running: int, waiting: int, used_blocks: int, num_blocks: int, prefix_queries: int,
                  prefix_hits: int, preemptions: int) -> EngineStats:
@@ -100,4 +104,5 @@ class StatsCollector:
             prompt_tokens=self.prompt_tokens, generation_tokens=self.generation_tokens,
             num_preemptions=preemptions, timestamp_ns=now_ns(),
             spec_draft_tokens=self.spec_draft_tokens, spec_accepted_tokens=self.spec_accepted_tokens,
+            spec_proposed_tokens=self.spec_proposed_tokens,
         )

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from engine.errors import EngineDeadError, InvalidRequestError
-from engine.metrics import EngineStats, EngineStatsSource
+from engine.metrics import COUNTER_FIELDS, EngineStats, EngineStatsSource
 from engine.outputs import RequestOutput
 from engine.protocol import EngineClient
 from engine.request import EngineRequest
@@ -211,9 +211,7 @@ def _merge(snapshots: Sequence[EngineStats | None], live: Sequence[bool],
     present = [s for s in snapshots if s is not None] + list(retired)
     if not present:
         return None
-    counters: dict[str, Any] = {name: sum(getattr(s, name) for s in present) for name in (
-        "prefix_cache_queries", "prefix_cache_hits", "prompt_tokens", "generation_tokens", "num_preemptions",
-        "spec_draft_tokens", "spec_accepted_tokens")}
+    counters: dict[str, Any] = {name: sum(getattr(s, name) for s in present) for name in COUNTER_FIELDS}
     return EngineStats(
         num_requests_running=sum(s.num_requests_running for s in current),
         num_requests_waiting=sum(s.num_requests_waiting for s in current),

@@ -126,6 +126,14 @@ class GatewayMetrics:
                                          "(speculative decoding).", model, registry=r)
         self.spec_accepted_tokens = Counter(PREFIX + "spec_decode_num_accepted_tokens", "Draft tokens accepted "
                                             "(each a forward pass saved).", model, registry=r)
+        self.spec_proposed_tokens = Counter(PREFIX + "spec_decode_num_proposed_tokens", "Draft tokens proposed; "
+                                            "the adaptive budget verifies those expected to pay.", model, registry=r)
+        # EngineStats' lifetime counters (engine.metrics.COUNTER_FIELDS), each advanced from its snapshots.
+        self._engine_counters = {
+            "prefix_cache_queries": self.prefix_queries, "prefix_cache_hits": self.prefix_hits,
+            "prompt_tokens": self.prompt_tokens, "generation_tokens": self.generation_tokens,
+            "num_preemptions": self.preemptions, "spec_draft_tokens": self.spec_draft_tokens,
+            "spec_accepted_tokens": self.spec_accepted_tokens, "spec_proposed_tokens": self.spec_proposed_tokens}
         # --- per tenant ---
         self.tenant_requests = Counter(PREFIX + "tenant_requests", "/v1 requests by tenant, endpoint and HTTP "
                                        "status.", ["tenant", "endpoint", "status"], registry=r)
@@ -156,11 +164,7 @@ class GatewayMetrics:
         self.waiting.labels(model_name).set(stats.num_requests_waiting)
         self.kv_usage.labels(model_name).set(stats.kv_cache_usage)
         last = self._last_stats.get(model_name)
-        for counter, attr in ((self.prefix_queries, "prefix_cache_queries"), (self.prefix_hits, "prefix_cache_hits"),
-                              (self.prompt_tokens, "prompt_tokens"), (self.generation_tokens, "generation_tokens"),
-                              (self.preemptions, "num_preemptions"),
-                              (self.spec_draft_tokens, "spec_draft_tokens"),
-                              (self.spec_accepted_tokens, "spec_accepted_tokens")):
+        for attr, counter in self._engine_counters.items():
             now = getattr(stats, attr)
             before = getattr(last, attr) if last is not None else 0
             delta = now - before if now >= before else now

@@ -211,9 +211,10 @@ def test_a_sequence_that_does_not_draft_still_learns_its_acceptance_from_its_sha
         adaptive_llm: LLM, prompts: list[list[int]]) -> None:
     tracker = adaptive_llm.engine.acceptance
     assert tracker is not None
-    before = tracker.engine.first_trials
+    before, proposed = tracker.engine.first_trials, adaptive_llm.engine.stats().spec_proposed_tokens
     _, drafted = _run(adaptive_llm, prompts[:1], 1.0, 50.0)  # the quote: proposals followed, none verified
     assert drafted == 0 and tracker.engine.first_trials > before + 3
+    assert adaptive_llm.engine.stats().spec_proposed_tokens > proposed  # operators see what was proposed
 
 
 def test_a_quoting_sequence_drafts_where_an_open_one_does_not(adaptive_llm: LLM, prompts: list[list[int]]) -> None:

@@ -3,6 +3,7 @@ labels, refusal reasons from a fixed set, and multi-worker aggregation through P
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from telemetry_support import sample
 
-from engine.metrics import EngineStats, StatsCollector
+from engine.metrics import COUNTER_FIELDS, EngineStats, StatsCollector
 from gateway.telemetry.metrics import (
     OTHER_TENANT,
     UNKNOWN_TENANT,
@@ -24,7 +25,12 @@ from gateway.telemetry.metrics import (
 REQUIRED = ["time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds",
             "request_queue_time_seconds", "num_requests_running", "num_requests_waiting", "kv_cache_usage_perc",
             "prefix_cache_queries", "prefix_cache_hits", "prompt_tokens_total", "generation_tokens_total",
-            "spec_decode_num_draft_tokens", "spec_decode_num_accepted_tokens"]
+            "spec_decode_num_draft_tokens", "spec_decode_num_accepted_tokens", "spec_decode_num_proposed_tokens"]
+METRIC_OF_COUNTER = {"prefix_cache_queries": "prefix_cache_queries", "prefix_cache_hits": "prefix_cache_hits",
+                     "prompt_tokens": "prompt_tokens", "generation_tokens": "generation_tokens",
+                     "num_preemptions": "num_preemptions", "spec_draft_tokens": "spec_decode_num_draft_tokens",
+                     "spec_accepted_tokens": "spec_decode_num_accepted_tokens",
+                     "spec_proposed_tokens": "spec_decode_num_proposed_tokens"}
 
 
 def stats(**overrides: float) -> EngineStats:
@@ -33,7 +39,7 @@ def stats(**overrides: float) -> EngineStats:
     values.update(overrides)
     collector = StatsCollector()
     collector.prompt_tokens, collector.generation_tokens = 1000, 64
-    collector.spec_draft_tokens, collector.spec_accepted_tokens = 40, 25
+    collector.spec_draft_tokens, collector.spec_accepted_tokens, collector.spec_proposed_tokens = 40, 25, 52
     return collector.snapshot(**values)  # type: ignore[arg-type]
 
 
@@ -49,7 +55,20 @@ def test_every_required_metric_is_exposed_under_the_warden_prefix() -> None:
     assert sample(text, "warden:num_requests_running", model_name="m") == 2
     assert sample(text, "warden:prefix_cache_hits_total", model_name="m") == 760
     assert sample(text, "warden:spec_decode_num_accepted_tokens_total", model_name="m") == 25
+    assert sample(text, "warden:spec_decode_num_proposed_tokens_total", model_name="m") == 52
     assert sample(text, "warden:time_to_first_token_seconds_count", model_name="m") == 1
+
+
+def test_every_engine_counter_has_its_metric() -> None:
+    """A counter added to EngineStats but not exported would be silently dropped."""
+    metrics = GatewayMetrics()
+    snapshot = stats()
+    counted = {name: index + 1 for index, name in enumerate(COUNTER_FIELDS)}
+    metrics.observe_engine_stats("m", dataclasses.replace(snapshot, **counted))
+    text = metrics.render().decode()
+    exported = {name: sample(text, f"warden:{metric}_total", model_name="m")
+                for name, metric in METRIC_OF_COUNTER.items()}
+    assert exported == counted
 
 
 def test_engine_counters_advance_by_differences_and_survive_an_engine_restart() -> None:
