@@ -387,6 +387,11 @@ def bench_engine_vs_hf(device: torch.device, smoke: bool, tokenizer_dir: Path) -
                 row[name] = decode_rate(engine_generate(llm, batch), batch, new_tokens, device)
             row["ngram_drafted_accepted"] = [spec_stats.spec_draft_tokens - before[0],
                                              spec_stats.spec_accepted_tokens - before[1]]
+            # The adaptive budget's view of this device: decode steps by tokens (ms), without and with drafts.
+            ngram = engines["engine-ngram"].engine
+            row["ngram_step_costs_ms"] = {name: {n: round(s * 1e3, 3) for n, s in table.fitted().items()}
+                                          for name, table in (("plain", ngram.plain_step_costs),
+                                                              ("verify", ngram.verify_step_costs))}
             row["engine_speedup_vs_hf"] = row["engine"]["decode_tok_s"] / row["hf"]["decode_tok_s"]
             row["greedy_common_prefix_of_16"] = agreement
             rows.append(row)

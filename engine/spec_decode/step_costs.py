@@ -51,6 +51,11 @@ class StepCostTable:
             self._sizes, self._costs = list(fit), list(fit.values())
             self._stale = False
 
+    def fitted(self) -> dict[int, float]:
+        """Every measured size and its fitted cost in seconds (benchmarks report them)."""
+        self._fit()
+        return dict(zip(self._sizes, self._costs, strict=True))
+
     def known(self, num_tokens: int) -> bool:
         return num_tokens in self._medians
 

@@ -25,6 +25,7 @@ def test_the_benchmark_runs_and_finds_outputs_unchanged(tmp_path: Path) -> None:
     keys = {f"{w}/{c}" for w in ("quote", "edit", "extract", "chat") for c in ("c1", "c8")}
     assert set(report["ratio"]) == set(report["ratio_every_proposal"]) == keys
     assert report["acceptance_every_proposal"]["quote"]["accepted"] > 0
+    assert "1" in report["step_costs_ms"]["plain_step_costs"]  # the adaptive engine timed its one-sequence steps
 
 
 def test_the_draft_model_variant_with_a_draft_equal_to_its_target(tmp_path: Path) -> None:

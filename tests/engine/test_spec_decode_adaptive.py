@@ -46,6 +46,7 @@ def test_the_first_step_of_a_size_is_warm_up_and_a_size_is_known_after_min_sampl
     assert not table.known(1) and table.measured(1) is None and table.estimate(1) is None
     table.record(1, 1.1)
     assert table.known(1) and table.measured(1) == pytest.approx(1.1)
+    assert table.fitted() == pytest.approx({1: 1.1})
 
 
 def test_the_median_of_the_latest_window_resists_outliers_and_follows_change() -> None:
