@@ -1,12 +1,12 @@
 """How many drafts each decoding sequence verifies this step: the count that maximizes expected tokens per second.
 
 A step of ``B`` decoding sequences yields ``B`` tokens; verifying ``D`` drafts more makes it a step of ``B + D``
-tokens that yields ``B`` plus the accepted drafts. The ``j``-th draft of a sequence with acceptance rate ``alpha``
-is kept with probability ``alpha**j`` (all before it kept), so for any total ``D`` the best drafts to verify are
-the ``D`` with the largest ``alpha**j``, each sequence's taken in order. The step verifies the ``D`` (zero included)
-that maximizes ``expected tokens / step cost`` (SmartSpec's goodput, Liu et al. 2024), with the costs measured on
-this machine (``StepCostTable``): on a GPU, where a few more rows are nearly free, nearly any draft pays; on a CPU a
-lone sequence drafts only while its drafts are mostly accepted.
+tokens that yields ``B`` plus the accepted drafts. The ``j``-th draft of a sequence is kept with probability
+``first * then**(j - 1)`` (its rates, ``engine.spec_decode.acceptance``), which falls with ``j``, so for any total
+``D`` the best drafts to verify are the ``D`` likeliest, each sequence's taken in order. The step verifies the
+``D`` (zero included) that maximizes ``expected tokens / step cost`` (SmartSpec's goodput, Liu et al. 2024), with
+the costs measured on this machine (``StepCostTable``): on a GPU, where a few more rows are nearly free, nearly any
+draft pays; on a CPU a lone sequence drafts only while its drafts are mostly accepted.
 
 A batch size whose plain step is neither measured nor between measured sizes drafts nothing, so that it gets
 measured; a verification size past the largest measured one is assumed as cheap as it could be, so it is tried.
