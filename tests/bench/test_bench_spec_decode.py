@@ -16,13 +16,14 @@ from tests.engine.tiny_models import write_tiny_checkpoint
 def test_the_benchmark_runs_and_finds_outputs_unchanged(tmp_path: Path) -> None:
     out = tmp_path / "spec.json"
     status = spec_decode.main(["--quick", "--repeat", "1", "--no-compile", "--dtype", "float32", "--quantization",
-                               "none", "--max-tokens", "24", "--threads", "2", "--levels", "c1,c8", "--out", str(out)])
+                               "none", "--max-tokens", "24", "--threads", "2", "--levels", "c1", "--out", str(out)])
     report = json.loads(out.read_text())
     assert status == 0
-    # Two speculating engines (adaptive, every proposal) compared with the plain one on 40 requests each.
-    assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 80
+    # Two speculating engines (adaptive, every proposal) compared with the plain one on 8 requests each (one at a
+    # time: batches of drafting sequences are the engine tests' and the draft-model run's below).
+    assert report["identical_greedy_outputs"]["requests"] == report["identical_greedy_outputs"]["of"] == 16
     assert set(report["tok_s"]) == {"plain", "ngram", "ngram_every_proposal"}
-    keys = {f"{w}/{c}" for w in ("quote", "edit", "extract", "chat") for c in ("c1", "c8")}
+    keys = {f"{w}/c1" for w in ("quote", "edit", "extract", "chat")}
     assert set(report["ratio"]) == set(report["ratio_every_proposal"]) == keys
     assert report["acceptance_every_proposal"]["quote"]["accepted"] > 0
     assert "1" in report["step_costs_ms"]["plain_step_costs"]  # the adaptive engine timed its one-sequence steps
