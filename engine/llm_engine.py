@@ -307,9 +307,11 @@ class LLMEngine:
             self.block_manager.commit_computed_blocks(seq)
         if out is None:
             return []
-        decode_only, num_drafts = self._decode_shape(batch)
+        if self.acceptance is None:  # only the adaptive draft budget reads step costs
+            return self._process_samples(plan, out, fill_errors)
+        decode_only, num_drafts = self._decode_shape(batch)  # before verification clears the drafts
         outputs = self._process_samples(plan, out, fill_errors)
-        if self.acceptance is not None and decode_only:
+        if decode_only:
             table = self.verify_step_costs if num_drafts else self.plain_step_costs
             table.record(sum(batch.num_new_tokens), time.perf_counter() - started)
         return outputs
