@@ -56,12 +56,6 @@ class StepCostTable:
         self._fit()
         return dict(zip(self._sizes, self._costs, strict=True))
 
-    def known(self, num_tokens: int) -> bool:
-        return num_tokens in self._medians
-
-    def measured(self, num_tokens: int) -> float | None:
-        return self.estimate(num_tokens) if num_tokens in self._medians else None
-
     def covers(self, num_tokens: int) -> bool:
         """Whether ``num_tokens`` is measured or lies between measured sizes, so its estimate is no guess."""
         self._fit()

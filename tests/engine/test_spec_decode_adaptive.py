@@ -43,18 +43,17 @@ def _table(**samples: list[float]) -> StepCostTable:
 # -- step costs ---------------------------------------------------------------------------------------------------
 def test_the_first_step_of_a_size_is_warm_up_and_a_size_is_known_after_min_samples() -> None:
     table = _table(n1=[9.0, 1.0, 1.2])  # the first (a compile) is dropped; two samples are not enough
-    assert not table.known(1) and table.measured(1) is None and table.estimate(1) is None
+    assert table.fitted() == {} and table.estimate(1) is None
     table.record(1, 1.1)
-    assert table.known(1) and table.measured(1) == pytest.approx(1.1)
     assert table.fitted() == pytest.approx({1: 1.1})
 
 
 def test_the_median_of_the_latest_window_resists_outliers_and_follows_change() -> None:
     table = _table(n2=[0.0, 1.0, 1.0, 50.0])
-    assert table.measured(2) == pytest.approx(1.0)
+    assert table.fitted()[2] == pytest.approx(1.0)
     for _ in range(4):
         table.record(2, 3.0)  # the machine got slower: the window forgets the old steps
-    assert table.measured(2) == pytest.approx(3.0)
+    assert table.fitted()[2] == pytest.approx(3.0)
 
 
 def test_an_unmeasured_size_is_interpolated_and_past_the_largest_costs_what_that_one_does() -> None:
@@ -68,7 +67,7 @@ def test_an_unmeasured_size_is_interpolated_and_past_the_largest_costs_what_that
 def test_a_size_measured_cheaper_than_a_smaller_one_is_pooled_with_it() -> None:
     # 3 tokens measured in a quieter moment than 2: neither is believed alone.
     table = _table(n1=[0, 1.0, 1.0, 1.0], n2=[0, 2.0, 2.0, 2.0], n3=[0, 1.0, 1.0, 1.0, 1.0], n4=[0, 3.0, 3.0, 3.0])
-    assert [table.measured(n) for n in (1, 2, 3, 4)] == pytest.approx([1.0, 10 / 7, 10 / 7, 3.0])  # (2*3 + 1*4) / 7
+    assert table.fitted() == pytest.approx({1: 1.0, 2: 10 / 7, 3: 10 / 7, 4: 3.0})  # (2*3 + 1*4) / 7
     assert table.estimate(5) == pytest.approx(3.0)
 
 
@@ -236,7 +235,7 @@ def test_the_engine_measures_its_decode_steps_by_size() -> None:
                               add_special_tokens=False)
     llm.generate([prompt], SamplingParams(max_tokens=32, temperature=0, ignore_eos=True))
     engine = llm.engine
-    assert engine.plain_step_costs.known(1)  # one sequence decoding: measured first, before any draft
+    assert 1 in engine.plain_step_costs.fitted()  # one sequence decoding: measured first, before any draft
     assert engine.stats_collector.spec_draft_tokens > 0  # then drafts, to measure what verifying them costs
     off = LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=64, speculative_method="ngram",
                            prompt_lookup_adaptive=False))
