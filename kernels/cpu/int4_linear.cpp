@@ -1,5 +1,6 @@
-// Weight-only int4 linear for a few rows (decode at low concurrency), reading torch's own CPU int4 packing, so the
-// weights inductor's AMX GEMM template uses for larger batches serve this kernel too (no second copy).
+// Weight-only int4 linear for a few rows (decode at low concurrency, draft verification), reading torch's own CPU
+// int4 packing, so the weights inductor's GEMM template uses for larger batches serve this kernel too (no second
+// copy).
 //
 // Why: at one row, torch's int4 kernel converts every weight nibble to float32 and multiplies it with an FMA:
 // ~19 instructions per 64 weights, compute-bound at ~10 GB/s of weights on one core even from cache. Here the input
@@ -8,6 +9,17 @@
 // per call) and 64 nibble pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x
 // signed input codes), about 5 instructions per 64 weights; then the kernel is bound by how fast one core streams
 // the weights in.
+//
+// Several rows: each block of weights is loaded and regrouped (the unpack shuffles, most of the work per weight)
+// once per tile of up to 4 input rows and dotted with each of them, so a row costs little more than its vpdpbusd
+// and its per-group float update; every row's results are bitwise those it gets alone. SmolLM2-135M's four int4
+// linears of a layer, bf16, one core of an AVX-512 (Zen 4) VM, us per layer with the weights in cache:
+//   rows                     1     2     4     8     16
+//   one row at a time (was)  97   171   322   626   1261
+//   tiles of 4 rows          82    98   180   342    677
+//   torch's int4 kernel     197   245   343   681   1376
+// (the row quantization and the output conversion went from scalar code to AVX-512 as well: ~4 us a row of 576
+// inputs before).
 //
 // Layout (torch._convert_weight_to_int4pack_for_cpu, for N a multiple of 64): [N / 64, K, 32] bytes; byte j of
 // (block, k) holds output row block*64 + j in its low nibble and block*64 + 32 + j in its high nibble. Scales and
@@ -24,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,6 +45,7 @@
 namespace {
 
 constexpr int64_t kBlockRows = 64;  // output rows per packed block
+constexpr int64_t kTileRows = 4;  // input rows dotted with each regrouped weight vector
 // How far ahead of its loads the weight stream is requested. One core streaming weights that are not in cache
 // is bound by memory latency, not bandwidth, unless it keeps enough lines in flight. SmolLM2 int4 decode at one
 // sequence, ms per token: 14.4 without, 10.8 at 2 KB ahead, 9.6 at 4 KB and at 8 KB (16+ iterations of 256 bytes).
@@ -54,23 +68,11 @@ inline void load_scale_zero(const scalar_t* pairs, __m512& scale, __m512& zero) 
   }
 }
 
-// Eight consecutive k of 32 rows (one nibble plane: a byte per row and k, loaded as two k per 512-bit vector)
-// regrouped so each 32-bit lane holds one row's codes for four k, the operand vpdpbusd multiplies against four
-// input bytes. Unpacks stay inside 128-bit lanes, so lanes 0-1 of a result hold k {0, 2, 4, 6} and lanes 2-3
-// k {1, 3, 5, 7} (x8 carries the input bytes in that order), and the rows come out as [0-3, 16-19],
-// [4-7, 20-23], [8-11, 24-27], [12-15, 28-31] per half.
-inline void dot_eight_k(const __m512i (&plane)[4], __m512i x8, __m512i (&acc)[4]) {
-  const __m512i k02_low = _mm512_unpacklo_epi8(plane[0], plane[1]), k02_high = _mm512_unpackhi_epi8(plane[0], plane[1]);
-  const __m512i k46_low = _mm512_unpacklo_epi8(plane[2], plane[3]), k46_high = _mm512_unpackhi_epi8(plane[2], plane[3]);
-  acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(k02_low, k46_low), x8);
-  acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(k02_low, k46_low), x8);
-  acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(k02_high, k46_high), x8);
-  acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(k02_high, k46_high), x8);
-}
-
-// dot_eight_k's accumulators summed over their even-k and odd-k halves and put back in row order, as float32:
-// rows 0-15 and 16-31 of the plane.
-inline void rows_in_order(const __m512i (&acc)[4], __m512& first, __m512& second) {
+// The accumulators of regroup_eight_k's four operands summed over their even-k and odd-k halves and put back in row
+// order, as float32: rows 0-15 and 16-31 of the plane.
+// (Forced inline: gcc called it, through memory and a vzeroupper, and the one-row path lost ~15%.)
+__attribute__((always_inline)) inline void rows_in_order(const __m512i (&acc)[4], __m512& first,
+                                                        __m512& second) {
   __m256i sums[4];
   for (int j = 0; j < 4; ++j)
     sums[j] = _mm256_add_epi32(_mm512_castsi512_si256(acc[j]), _mm512_extracti64x4_epi64(acc[j], 1));
@@ -81,7 +83,7 @@ inline void rows_in_order(const __m512i (&acc)[4], __m512& first, __m512& second
   second = join(_mm256_permute2x128_si256(sums[0], sums[1], 0x31), _mm256_permute2x128_si256(sums[2], sums[3], 0x31));
 }
 
-// One input row as dot_eight_k's operands: per 8 inputs a 64-byte vector holding the int8 codes of k {0, 2, 4, 6}
+// One input row as vpdpbusd's input operands: per 8 inputs a 64-byte vector holding the int8 codes of k {0, 2, 4, 6}
 // in its low half and {1, 3, 5, 7} in its high half, each repeated per 32-bit lane; per group the input scale
 // and the sum of the group's dequantized inputs.
 struct QuantizedRow {
@@ -92,61 +94,140 @@ struct QuantizedRow {
 template <typename scalar_t>
 void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
   warden::Int8Groups groups;
-  warden::quantize_groups(x, K, group, groups);
+  warden::quantize_groups_one_level(x, K, group, groups);
   q.sums.resize(K / group);
   for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
   q.scales = std::move(groups.scales);
   q.operands.resize(K / 8);
-  const auto word = [](const int8_t* k8, int first) {
-    uint32_t bytes = 0;
-    for (int i = 0; i < 4; ++i) bytes |= static_cast<uint32_t>(static_cast<uint8_t>(k8[first + 2 * i])) << (8 * i);
-    return static_cast<int32_t>(bytes);
-  };
+  // Per 8 codes: those of k {0, 2, 4, 6} as one 32-bit word broadcast over the low half, {1, 3, 5, 7} the high.
+  const __m128i even_odd = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i halves = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
   for (int64_t c = 0; c < K / 8; ++c) {
-    const int8_t* k8 = groups.codes.data() + c * 8;
-    q.operands[c] = _mm512_inserti64x4(_mm512_set1_epi32(word(k8, 0)), _mm256_set1_epi32(word(k8, 1)), 1);
+    const __m128i codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(groups.codes.data() + c * 8));
+    const __m128i words = _mm_shuffle_epi8(codes, even_odd);
+    q.operands[c] = _mm512_permutexvar_epi32(halves, _mm512_castsi128_si512(words));
   }
 }
 
-// One 64-row output block for one quantized input row; y receives the 64 float32 results.
+// 64 float32 results into the output's dtype, rounded as c10's scalar conversions round (bf16: to nearest even,
+// NaN as 0x7FC0; fp16: the F16C conversion c10 uses on AVX2/AVX-512 builds).
 template <typename scalar_t>
-void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const QuantizedRow& x, int64_t K, int64_t N,
-                int64_t group, int64_t n0, float* y) {
-  __m512 out[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-  const __m512i low_mask = _mm512_set1_epi8(0x0F), high_mask = _mm512_set1_epi8(static_cast<char>(0xF0));
-  for (int64_t g = 0; g < K / group; ++g) {
-    __m512i low_acc[4], high_acc[4];
-    for (int j = 0; j < 4; ++j) low_acc[j] = high_acc[j] = _mm512_setzero_si512();
-    for (int64_t k = g * group; k < (g + 1) * group; k += 8) {
-      __m512i low[4], high[4];
-      for (int i = 0; i < 4; ++i) {
-        const uint8_t* line = block + (k + 2 * i) * (kBlockRows / 2);
-        _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
-        const __m512i bytes = _mm512_loadu_si512(line);
-        low[i] = _mm512_and_si512(bytes, low_mask);
-        // The high nibble left in place: 16 x its code, divided out with the scale (no shift per load).
-        high[i] = _mm512_and_si512(bytes, high_mask);
-      }
-      const __m512i x8 = x.operands[k / 8];
-      dot_eight_k(low, x8, low_acc);
-      dot_eight_k(high, x8, high_acc);
+inline void store_block(const float* in, scalar_t* out) {
+  for (int64_t j = 0; j < kBlockRows; j += 16) {
+    const __m512 v = _mm512_loadu_ps(in + j);
+    __m256i halves;
+    if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+      const __m512i bits = _mm512_castps_si512(v);
+      const __m512i bias = _mm512_add_epi32(_mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1)),
+                                            _mm512_set1_epi32(0x7FFF));
+      const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, bias), 16);
+      const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+      halves = _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, _mm512_set1_epi32(0x7FC0)));
+    } else {
+      halves = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
     }
-    __m512 dots[4];
-    rows_in_order(low_acc, dots[0], dots[1]);
-    rows_in_order(high_acc, dots[2], dots[3]);
-    const __m512 x_scale = _mm512_set1_ps(x.scales[g]), x_sum = _mm512_set1_ps(x.sums[g]);
-    const __m512 high_x_scale = _mm512_set1_ps(x.scales[g] / 16.f);
-    const scalar_t* pairs = scales_zeros + (g * N + n0) * 2;
-    for (int j = 0; j < 4; ++j) {
-      __m512 scale, zero;
-      load_scale_zero(pairs + j * 32, scale, zero);
-      // zero - 8 * scale: what each unit of input adds, since the codes are stored without their -8.
-      const __m512 offset = _mm512_fnmadd_ps(_mm512_set1_ps(8.f), scale, zero);
-      out[j] = _mm512_fmadd_ps(_mm512_mul_ps(scale, j < 2 ? x_scale : high_x_scale), dots[j], out[j]);
-      out[j] = _mm512_fmadd_ps(offset, x_sum, out[j]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), halves);
+  }
+}
+
+// Eight consecutive k of 32 rows (one nibble plane: a byte per row and k, loaded as two k per 512-bit vector)
+// regrouped so each 32-bit lane holds one row's codes for four k, the operand vpdpbusd multiplies against four
+// input bytes. Unpacks stay inside 128-bit lanes, so lanes 0-1 of a result hold k {0, 2, 4, 6} and lanes 2-3
+// k {1, 3, 5, 7} (QuantizedRow::operands carries the input bytes in that order), and the rows come out as
+// [0-3, 16-19], [4-7, 20-23], [8-11, 24-27], [12-15, 28-31] per half. The unpacks are most of the work per
+// loaded weight (port-bound shuffles), so each regrouped operand is dotted with every input row of a tile.
+inline void regroup_eight_k(const __m512i (&plane)[4], __m512i (&operand)[4]) {
+  const __m512i k02_low = _mm512_unpacklo_epi8(plane[0], plane[1]), k02_high = _mm512_unpackhi_epi8(plane[0], plane[1]);
+  const __m512i k46_low = _mm512_unpacklo_epi8(plane[2], plane[3]), k46_high = _mm512_unpackhi_epi8(plane[2], plane[3]);
+  operand[0] = _mm512_unpacklo_epi16(k02_low, k46_low);
+  operand[1] = _mm512_unpackhi_epi16(k02_low, k46_low);
+  operand[2] = _mm512_unpacklo_epi16(k02_high, k46_high);
+  operand[3] = _mm512_unpackhi_epi16(k02_high, k46_high);
+}
+
+// R input rows' integer dots with one group's k of a block, for one nibble plane (kHigh: the high nibbles, left in
+// place as 16 x their codes, divided out with the scale: no shift per load) or both (kBoth). The accumulators are
+// locals of this loop so that they stay in registers (as arrays the caller indexes per row they were kept in memory).
+template <int R, bool kHigh, bool kBoth>
+inline void dot_group(const uint8_t* block, int64_t k_begin, int64_t k_end, const __m512i* const (&x)[R],
+                      __m512i (&plane_acc)[R][4], __m512i (&high_acc)[R][4]) {
+  const __m512i mask = _mm512_set1_epi8(static_cast<char>(kHigh ? 0xF0 : 0x0F));
+  const __m512i high_mask = _mm512_set1_epi8(static_cast<char>(0xF0));
+  __m512i acc[R][4], acc_high[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) acc[r][j] = acc_high[r][j] = _mm512_setzero_si512();
+  for (int64_t k = k_begin; k < k_end; k += 8) {
+    __m512i bytes[4], plane[4], operand[4];
+    for (int i = 0; i < 4; ++i) {
+      const uint8_t* line = block + (k + 2 * i) * (kBlockRows / 2);
+      // The first pass over a group touches its weights first: it requests the stream ahead.
+      if constexpr (!kHigh) _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
+      bytes[i] = _mm512_loadu_si512(line);
+      plane[i] = _mm512_and_si512(bytes[i], mask);
+    }
+    regroup_eight_k(plane, operand);
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], operand[j], x[r][k / 8]);
+    if constexpr (kBoth) {
+      for (int i = 0; i < 4; ++i) plane[i] = _mm512_and_si512(bytes[i], high_mask);
+      regroup_eight_k(plane, operand);
+      for (int r = 0; r < R; ++r)
+        for (int j = 0; j < 4; ++j) acc_high[r][j] = _mm512_dpbusd_epi32(acc_high[r][j], operand[j], x[r][k / 8]);
     }
   }
-  for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y + j * 16, out[j]);
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) {
+      plane_acc[r][j] = acc[r][j];
+      if constexpr (kBoth) high_acc[r][j] = acc_high[r][j];
+    }
+}
+
+// One 64-row output block for a tile of R quantized input rows; y[r] receives row r's 64 float32 results. Per
+// group, the integer dots of every row, then the float update of each row's outputs, in the same operations for
+// any R (a row's results are bitwise those it gets alone). Up to two rows keep both nibble planes' accumulators in
+// registers (8 per row) and read each weight vector once; more rows take the planes in two passes over the group
+// (the second reads the group's 1 KB of weights from L1), so a tile's 4 x R accumulators, the four regrouped
+// operands and the loads fit the 32 vector registers.
+template <typename scalar_t, int R>
+void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const QuantizedRow* const* x, int64_t K,
+                int64_t N, int64_t group, int64_t n0, float* const* y) {
+  constexpr bool kOnePass = R <= 2;
+  const __m512i* operands[R];
+  for (int r = 0; r < R; ++r) operands[r] = x[r]->operands.data();
+  __m512 out[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) out[r][j] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < K / group; ++g) {
+    __m512i low_acc[R][4], high_acc[R][4];
+    if constexpr (kOnePass) {
+      dot_group<R, false, true>(block, g * group, (g + 1) * group, operands, low_acc, high_acc);
+    } else {
+      dot_group<R, false, false>(block, g * group, (g + 1) * group, operands, low_acc, high_acc);
+      dot_group<R, true, false>(block, g * group, (g + 1) * group, operands, high_acc, high_acc);
+    }
+    __m512 scale[4], offset[4];
+    const scalar_t* pairs = scales_zeros + (g * N + n0) * 2;
+    for (int j = 0; j < 4; ++j) {
+      __m512 zero;
+      load_scale_zero(pairs + j * 32, scale[j], zero);
+      // zero - 8 * scale: what each unit of input adds, since the codes are stored without their -8.
+      offset[j] = _mm512_fnmadd_ps(_mm512_set1_ps(8.f), scale[j], zero);
+    }
+    for (int r = 0; r < R; ++r) {
+      __m512 dots[4];
+      rows_in_order(low_acc[r], dots[0], dots[1]);
+      rows_in_order(high_acc[r], dots[2], dots[3]);
+      const float x_scale = x[r]->scales[g];
+      const __m512 x_sum = _mm512_set1_ps(x[r]->sums[g]);
+      const __m512 low_x_scale = _mm512_set1_ps(x_scale), high_x_scale = _mm512_set1_ps(x_scale / 16.f);
+      for (int j = 0; j < 4; ++j) {
+        out[r][j] = _mm512_fmadd_ps(_mm512_mul_ps(scale[j], j < 2 ? low_x_scale : high_x_scale), dots[j], out[r][j]);
+        out[r][j] = _mm512_fmadd_ps(offset[j], x_sum, out[r][j]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
 }
 
 template <typename scalar_t>
@@ -159,7 +240,7 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
   const scalar_t* sz = scales_zeros.const_data_ptr<scalar_t>();
   scalar_t* y = out.mutable_data_ptr<scalar_t>();
   at::parallel_for(0, N / kBlockRows, 1, [&](int64_t begin, int64_t end) {
-    alignas(64) float block_out[kBlockRows];
+    alignas(64) float block_out[kTileRows * kBlockRows];
     for (int64_t b = begin; b < end; ++b) {
       // A block's (scale, zero) pairs lie in K / group separate runs of 256 bytes, one per group, which the
       // hardware prefetcher does not follow: fetched from memory one group after another they cost a latency
@@ -170,10 +251,21 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
           for (int64_t line = 0; line < kBlockRows * 2 * int64_t(sizeof(scalar_t)); line += 64)
             _mm_prefetch(next + g * N * 2 * sizeof(scalar_t) + line, _MM_HINT_T0);
       }
-      // Every input row against this block while its weights are in cache.
-      for (int64_t m = 0; m < M; ++m) {
-        gemv_block<scalar_t>(w + b * K * (kBlockRows / 2), sz, rows[m], K, N, group, b * kBlockRows, block_out);
-        for (int64_t j = 0; j < kBlockRows; ++j) y[m * N + b * kBlockRows + j] = static_cast<scalar_t>(block_out[j]);
+      // Every input row against this block while its weights are in cache, kTileRows rows at a time.
+      for (int64_t m0 = 0; m0 < M; m0 += kTileRows) {
+        const int64_t tile = std::min(kTileRows, M - m0);
+        const QuantizedRow* x[kTileRows];
+        float* out_rows[kTileRows];
+        for (int64_t r = 0; r < tile; ++r) x[r] = &rows[m0 + r], out_rows[r] = block_out + r * kBlockRows;
+        const uint8_t* weights = w + b * K * (kBlockRows / 2);
+        const int64_t n0 = b * kBlockRows;
+        switch (tile) {
+          case 1: gemv_block<scalar_t, 1>(weights, sz, x, K, N, group, n0, out_rows); break;
+          case 2: gemv_block<scalar_t, 2>(weights, sz, x, K, N, group, n0, out_rows); break;
+          case 3: gemv_block<scalar_t, 3>(weights, sz, x, K, N, group, n0, out_rows); break;
+          default: gemv_block<scalar_t, kTileRows>(weights, sz, x, K, N, group, n0, out_rows); break;
+        }
+        for (int64_t r = 0; r < tile; ++r) store_block(block_out + r * kBlockRows, y + (m0 + r) * N + n0);
       }
     }
   });

@@ -60,6 +60,23 @@ def test_equals_the_reference(dtype, out_features, in_features, rows) -> None:
     torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("rows", [2, 3, 4, 5, 7, 8, 9])  # tiles of up to 4 rows and their remainders
+def test_several_rows_equal_the_reference_and_each_row_alone(dtype, rows) -> None:
+    """Rows are dotted with each unpacked weight vector a tile at a time; every row's results are bitwise those it
+    gets alone (the same operations, whatever the tile)."""
+    layer = quantized(192, 576, dtype, seed=rows)
+    x = torch.randn(rows, 576, dtype=dtype)
+    x[rows // 2] *= 50  # rows of other magnitudes share the tile
+    out = run(layer, x)
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    for m in range(rows):  # outputs scale with their row
+        size = x[m].abs().amax().item()
+        torch.testing.assert_close(out[m].float() / size, expected[m].float() / size, rtol=1e-2, atol=1e-2)
+    alone = torch.cat([run(layer, x[m:m + 1]) for m in range(rows)])
+    assert torch.equal(out, alone)
+
+
 @pytest.mark.parametrize("group", [64, 128, 256])
 def test_other_group_sizes_torch_packs_equal_the_reference(group: int) -> None:
     """The engine quantizes in groups of 32; the op takes any group torch's packing does (and the input is
