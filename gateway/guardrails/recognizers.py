@@ -33,7 +33,7 @@ CONTEXT_BOOST = 0.35
 MIN_SCORE_WITH_CONTEXT = 0.4
 CONTEXT_WINDOW_CHARS = 48
 
-_STREET_SUFFIXES = (
+STREET_SUFFIXES = (
     "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|Parkway|Pkwy|"
     "Highway|Hwy|Circle|Cir|Square|Sq|Trail|Trl"
 )
@@ -45,7 +45,7 @@ class StreetAddressRecognizer(PatternRecognizer):
     PATTERNS = [  # noqa: RUF012 - Presidio's recognizers declare patterns as class attributes
         Pattern(
             "street address",
-            rf"\b\d{{1,6}}(?:\s+[NSEW]\.?)?(?:\s+[A-Z][a-zA-Z]+){{1,3}}\s+(?:{_STREET_SUFFIXES})\b\.?"
+            rf"\b\d{{1,6}}(?:\s+[NSEW]\.?)?(?:\s+[A-Z][a-zA-Z]+){{1,3}}\s+(?:{STREET_SUFFIXES})\b\.?"
             r"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit)\.?\s*#?\s*\w{1,6})?",
             0.6,
         ),
@@ -56,13 +56,15 @@ class StreetAddressRecognizer(PatternRecognizer):
         super().__init__(supported_entity="STREET_ADDRESS", patterns=self.PATTERNS, context=self.CONTEXT)
 
 
-_MONTHS = (
+MONTH_NAMES = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
-_IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}::?[0-9a-fA-F]"
+# An IPv4 address, an IPv6 group before a colon, or "::" (IPv6 forms that start with it: "::1", "::ffff:10.0.0.1"),
+# which otherwise were found only when another anchor's window happened to reach them.
+_IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}::?[0-9a-fA-F]|::"
 
 
 class DateOfBirthRecognizer(PatternRecognizer):
@@ -72,8 +74,8 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date m/d/y", r"\b(?:0?[1-9]|1[0-2])[/.-](?:0?[1-9]|[12]\d|3[01])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
-        Pattern("date month d, y", rf"\b(?:{_MONTHS})\.?\s+{_DAY},?\s+{_YEAR}\b", 0.3),
-        Pattern("date d month y", rf"\b{_DAY}\s+(?:{_MONTHS})\.?,?\s+{_YEAR}\b", 0.3),
+        Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{_YEAR}\b", 0.3),
+        Pattern("date d month y", rf"\b{_DAY}\s+(?:{MONTH_NAMES})\.?,?\s+{_YEAR}\b", 0.3),
     ]
     CONTEXT = ["born", "birth", "dob", "birthday", "birthdate", "b."]  # noqa: RUF012
 
@@ -413,7 +415,7 @@ def build_detectors() -> list[Detector]:
         ("US_SSN", UsSsnRecognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
         ("IP_ADDRESS", IpRecognizer(), _regex_prefilter(_IP_ANCHOR), _IP_ANCHOR, 48),
         ("PHONE_NUMBER", WindowedPhoneRecognizer(), lambda text: True, None, 0),  # windows itself
-        ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{_STREET_SUFFIXES})\b"),
+        ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{STREET_SUFFIXES})\b"),
          None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR), _YEAR, 32),
     ]  # fmt: skip
