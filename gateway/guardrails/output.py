@@ -1,11 +1,14 @@
 """Output guardrails: PII actions and deny-patterns on completion text, whole or streamed.
 
-Streaming keeps a bounded hold-back window: the last `holdback_chars` characters are never emitted until more
-text arrives (or the stream ends), and a cut never falls inside a detected entity. An entity no longer than the
-window that arrives split across SSE chunks is therefore always seen whole before any of it leaves. The text just
-before a cut stays with the analyser as read-only context (`CONTEXT_CHARS`), so a number that is personal data only
-next to its context words ("call me at 5 5 5 ...") is judged as in the whole text even when the cut falls between
-them.
+Streaming holds text back until it can no longer be the start of an entity, and a cut never falls inside a detected
+entity. Under policies whose detectors are all patterns (no NER type to act on, no deny-pattern) the hold starts
+where an entity some detector could match may still be open (``open_tail``): usually just the word being written,
+from a digit run or an address's first word when one is being written. Under the others it is the last
+`holdback_chars` characters (NER reads context both ways; a deny-pattern is any regex), which is also the most either
+ever holds. An entity no longer than that window that arrives split across SSE chunks is therefore always seen whole
+before any of it leaves. The text just before a cut stays with the analyser as read-only context (`CONTEXT_CHARS`),
+so a number that is personal data only next to its context words ("call me at 5 5 5 ...") is judged as in the whole
+text even when the cut falls between them.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from dataclasses import dataclass, field, replace
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.json_lexer import LexState, OutputShape, Scan, decoded_view, scan
+from gateway.guardrails.json_lexer import CharKind, LexState, OutputShape, Scan, decoded_view, scan
 from gateway.guardrails.normalize import visible_tail_start
+from gateway.guardrails.open_tail import open_entity_start
 from gateway.guardrails.recognizers import CONTEXT_WINDOW_CHARS
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, active_entity_types, needs_ner
@@ -97,6 +101,24 @@ def redact_output_text(
     return redactor.flush(), redactor.decisions()
 
 
+def _open_start(text: str, layout: Scan, view: str, starts: list[int] | None, ends: list[int] | None,
+                begin: int) -> int:
+    """Where an entity may still be open at the end of ``text`` (raw), read in ``view`` (raw indices through
+    ``starts``/``ends``; None: the view is the raw text), from raw index ``begin`` on; ``len(text)`` when nothing is."""
+    if starts is None or ends is None:
+        return open_entity_start(text, begin)
+    # An escape still being written ("\\u00" at the end) is in the view as its raw characters, yet may decode to
+    # any character: the rules read the view up to it, and it is held with whatever may be open before it.
+    end = len(view)
+    if text:
+        unit = layout.unit_start[-1]
+        first = bisect_left(starts, unit)
+        if text[unit] == "\\" and layout.kinds[unit] is CharKind.STRING and ends[first] == unit + 1:
+            end = first
+    found = open_entity_start(view[:end], min(bisect_left(starts, begin), end))
+    return starts[found] if found < len(view) else len(text)
+
+
 class OutputRedactor:
     """Redacts a streamed completion: feed(delta) returns text safe to send now, flush() the rest at the end.
 
@@ -130,6 +152,9 @@ class OutputRedactor:
         # text leaves as it comes, and the whole is analysed once at the end for the audit's tally.
         self._monitor_only = not active_entity_types(policy.pii_output) and not policy.output_deny_patterns
         self._released = 0  # monitor-only: how much of _pending has left already
+        # Only pattern detectors can rewrite: hold back from where an entity may still be open, not a whole window.
+        self._open_tail = not self._rules.deny_patterns and not self._rules.use_ner
+        self._started = False  # some text has left: from now on analyse only once min_emit characters can
         self.tally = EntityTally()
         self.withheld_types: list[str] = []  # entity types that could not be rewritten in place
         self.rewrote = False  # some released text differs from the model's
@@ -140,9 +165,17 @@ class OutputRedactor:
 
     def analyses(self, delta: str) -> bool:
         """Whether feed(delta) would analyse text; if not, it only buffers and is cheap enough for the event loop."""
-        if self._monitor_only:
+        if self._monitor_only or self.withheld:
             return False
-        return not self.withheld and len(self._pending) + len(delta) >= self._holdback + self._min_emit
+        if not self._open_tail:
+            return len(self._pending) + len(delta) >= self._holdback + self._min_emit
+        # The first text leaves as soon as any can (the stream's first content); then in pieces of min_emit.
+        needed = self._min_emit if self._started else 1
+        if len(self._pending) + len(delta) < needed:
+            return False
+        text = self._pending + delta
+        window = visible_tail_start(text, self._holdback)
+        return max(window, open_entity_start(text, window)) >= needed
 
     def feed_quietly(self, delta: str) -> None:
         """Buffer text without analysing it (the whole-text path analyses once, in flush)."""
@@ -198,7 +231,12 @@ class OutputRedactor:
         placed = sorted(_place(decided, layout), key=lambda item: item[0].start)
         cut = len(text)
         if not final:
-            cut = visible_tail_start(text, self._holdback)  # what a reader sees: invisible padding does not count
+            # The window in what a reader sees: invisible padding does not count, and a JSON escape is the one
+            # character it decodes to (a value spelled in \u escapes is six times longer raw).
+            window = visible_tail_start(view, self._holdback)
+            cut = window if starts is None or window == 0 else starts[window]
+            if self._open_tail:
+                cut = max(cut, _open_start(text, layout, view, starts, ends, cut))
             # Prefer cutting at whitespace or after JSON punctuation, so a word (and any entity it begins) stays
             # whole in the window; never inside an escape sequence or a number.
             cut = max(text.rfind(" ", 0, cut + 1), layout.token_boundary_before(cut), 0) or cut
@@ -243,6 +281,7 @@ class OutputRedactor:
             return ""
         for finding, action in plan.decided:
             self.tally.add(finding, action)
+        self._started = True
         head = self._pending[: plan.cut]
         text = apply_actions(head, [(f, _as_output_action(a)) for f, a in plan.decided], self._token_key)
         self.rewrote = self.rewrote or text != head

@@ -87,10 +87,12 @@ def test_benchmark_runs_warden_against_the_bare_engine(tmp_path: Path) -> None:
         assert report["sequential"][name]["completion_tokens_mean"] == 2
         assert report["sequential_stream"][name]["completion_tokens_mean"] == 40
         assert report["load"][name]["requests_per_s"] > 0
-    # Streams arrive in pieces, except that Warden's output guardrails hold back the first 128 characters.
-    assert report["sequential_stream"]["direct"]["content_chunks_mean"] > 10
+    # Streams arrive in pieces; Warden's output guardrails release the first words at once, then whole pieces of
+    # at least 32 characters, so fewer of them.
+    direct_chunks = report["sequential_stream"]["direct"]["content_chunks_mean"]
+    assert direct_chunks > 10
     assert report["sequential_stream"]["warden_core"]["content_chunks_mean"] > 10
-    assert report["sequential_stream"]["warden_guarded"]["content_chunks_mean"] < 10
+    assert 1 < report["sequential_stream"]["warden_guarded"]["content_chunks_mean"] < direct_chunks
     # Warden reports its own time on every response; the bare server has no such header.
     assert report["sequential"]["direct"]["reported_overhead_p50_ms"] is None
     assert report["sequential"]["warden_core"]["reported_overhead_p50_ms"] > 0

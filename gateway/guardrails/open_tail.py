@@ -1,0 +1,86 @@
+"""Where an entity could still be in the middle of being written, at the end of a streamed text.
+
+A streamed completion is redacted before it leaves, but the end of the text so far may be the first half of an
+e-mail address or a card number that is not recognisable yet. The output redactor must hold back at least from the
+earliest position where such an entity could have begun; everything before it can leave now. A fixed window
+(``holdback_chars``) holds back ~30 tokens of every stream; most of the time the only open candidate is the word
+being written.
+
+``open_entity_start`` answers for every pattern detector of ``recognizers.build_detectors`` at once, on the text as
+the detectors read it (``normalize.reader_view``). Each rule below describes, generously, every *prefix* of what its
+detectors can match: a superset costs a few held characters, a gap would let the start of a value leave before the
+value is recognised. tests/guardrails/test_guard_open_tail.py checks the rules against every finding of the PII test
+set and the agentic corpus, at every prefix length. NER entities (PERSON, LOCATION) depend on context in both
+directions and output deny-patterns are arbitrary regexes: policies using either keep the fixed window.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+from gateway.guardrails.normalize import reader_view
+from gateway.guardrails.recognizers import MONTH_NAMES, STREET_SUFFIXES
+
+# The token being written (a run without whitespace, as normalize folds look-alikes per token): whether its
+# look-alikes read as Latin is only settled once it is whole ("а::" is Cyrillic until ASCII joins it, then an IPv6).
+_LAST_RUN = r"(?<!\S)\S+"
+
+# E-mail addresses, literal ("dana.k@example.org") or obfuscated ("dana dot k [at] example dot org"): a chain of
+# atoms joined by at- and dot-markers reaching the end, possibly ending on a marker or on the start of one (" d",
+# " [a"). Atoms take every character either e-mail recognizer allows in a local part or a label, '@' and '.'
+# included, so a literal address is one atom: at the least, the word being written is always held.
+_ATOM = r"[\w!#$%&'*+/=?^`{|}~.@-]+"
+_OPEN, _CLOSE = r"[\[({<]", r"[\])}>]"
+_MARK = rf"(?:\s*{_OPEN}\s*(?:at|dot|@|\.)\s*{_CLOSE}\s*|\s+(?:at|dot)\s+|\s*@\s*)"
+_PARTIAL_MARK = rf"(?:\s*{_OPEN}\s*(?:a|at|@|d|do|dot|\.)?\s*|\s+(?:a|at|d|do|dot|@)?\s*)?"
+# A chain never starts inside an atom: a chain starting one character earlier (or at the searched slice's start)
+# would reach the end as well.
+_EMAIL = rf"(?<![\w!#$%&'*+/=?^`{{|}}~.@-]){_ATOM}(?:{_MARK}{_ATOM})*(?:{_MARK}|{_PARTIAL_MARK})"
+
+# Digit-based values: cards (grouped or digit by digit), SSNs, phone numbers (digits, spaces, brackets, dots,
+# dashes; a '+' or bracket before, alone at the end too), IPv4 addresses, numeric dates, digits spelled one at a time
+# with any of the spelled-run separators. Then up to 6 characters of anything: what decides a value's end is at most
+# a few characters after its last digit (a word boundary, a glued letter, an extension the phone matcher's window
+# reaches).
+_DIGITS_ON = r"\d[\d\s().\-/_|*\u00b7\u2022+\[\]{}~#x]*.{0,6}"
+_NUMERIC = rf"[+(\[{{][\s+(\[{{]{{0,3}}(?:{_DIGITS_ON})?|{_DIGITS_ON}"
+
+# IBANs: a country code, check digits, then groups of capitals and digits with single spaces or dashes (up to 34
+# characters); capitals only, as Presidio's pattern (case-sensitive), which starts after no capital or digit.
+_IBAN = r"(?-i:(?<![A-Z0-9])[A-Z]{2}[ -]?\d(?:[ -]?[A-Z0-9]){0,40}[ -]?)"
+
+# IPv6 addresses start with a hex group or ':' (after no word character or colon, as Presidio's patterns) and hold
+# no whitespace ("fe80::1ff:fe23:4567:890a%eth0", "::ffff:192.0.2.1/96").
+_IPV6 = r"(?<![\w:])[0-9A-Fa-f:][\w:.%/]*"
+
+# Street addresses: a house number and a direction, then up to four words (three and the suffix) being written, or
+# a whole street with what may follow its suffix (", Apt 4B", ", Suite #1200").
+_STREET = (
+    rf"\b\d{{1,6}}(?:\s+[NSEW]\.?)?"
+    rf"(?:(?:\s+\w*){{0,4}}|(?:\s+\w+){{1,3}}\s+(?:{STREET_SUFFIXES})\b\.?[\s,.#\w]{{0,20}})"
+)
+
+# Dates of birth in words: "March 3rd, 1990" (a month, then a day and a year) and "3 March 1990" (a day, a word).
+_MONTH = rf"\b(?:{MONTH_NAMES})\.?(?:\s+(?:\d[\w,\s]{{0,13}})?)?"
+_DAY_MONTH = r"\b\d{1,2}[A-Za-z]{0,2}\s+\w{0,9}\.?,?(?:\s+\d{0,4})?"
+
+_RULES = (_LAST_RUN, _EMAIL, _NUMERIC, _IBAN, _IPV6, _STREET, _MONTH, _DAY_MONTH)
+_OPEN_TAIL = re.compile("(?:" + "|".join(f"(?:{rule})" for rule in _RULES) + r")\Z", re.IGNORECASE)
+
+
+def open_entity_start(text: str, begin: int = 0) -> int:
+    """The earliest index at or after ``begin`` where an entity some pattern detector could match may have started
+    and not yet ended at the end of ``text``; ``len(text)`` when none can. ``text`` is raw: the rules read its
+    reader view, and the index is mapped back to the raw character the view's character came from."""
+    view = reader_view(text)
+    # The view's first character at or after raw ``begin`` (origins only grow: the view drops or folds characters).
+    start = begin if view.origin is None else bisect_left(view.origin, begin)
+    # Searched in the slice, not from ``pos``: at the slice's start the rules' lookbehinds and word boundaries see
+    # nothing before, so a match may begin right at ``begin`` (generous), and a window cut that falls inside a word
+    # cannot hide the word's start from the rule that needs it.
+    match = _OPEN_TAIL.search(view.text[start:])
+    if match is None or start + match.start() == len(view.text):
+        return len(text)
+    found = start + match.start()
+    return found if view.origin is None else view.origin[found]
