@@ -3,7 +3,8 @@
 Input: after admission, the caller's messages (a completions prompt is one user message) are screened once; the
 guard returns the messages the model may see (PII masked/hashed per policy) and its decisions for the audit
 record, or raises ``APIError`` (4xx, with a ``decision``) to block. Output: one filter per choice sees the
-completion as it streams and releases text after a small hold-back window, so an entity split across chunks is
+completion as it streams and releases text once it can no longer be the start of an entity (the word being
+written, a value being written; a window for NER and deny-pattern policies), so an entity split across chunks is
 still caught. A structured output (JSON, tool calls) is rewritten only where the JSON stays valid; a finding
 elsewhere ends the choice early (``withheld``: finish_reason ``content_filter``).
 ``gateway/openai/guardrails_adapter.py`` adapts ``gateway.guardrails`` to these.
