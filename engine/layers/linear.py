@@ -9,9 +9,11 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
 * ``quantize_int4``: group-wise asymmetric 4-bit weights (``torch._weight_int4pack_mm_for_cpu``), a GEMV-like
   kernel reading a quarter of bf16's bytes: 14 -> 7 ms at 1 row and the LM head 10 -> 2 ms, but it scales
   linearly with rows, so it is used only up to ``quant_max_rows``. Group size 32 with min/max scales is
-  llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are represented on the same grid. A single input row (decode
-  at concurrency 1) goes to ``kernels.cpu``'s int4 linear instead where this CPU has AVX-512 VNNI: the same
-  packed weights with the row quantized to int8 per group, 2.2-2.9x faster than torch's kernel at one row.
+  llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are represented on the same grid. Inputs of up to
+  ``quant_kernel_rows`` rows (decode at low concurrency, draft verification) go to ``kernels.cpu``'s int4 linear
+  instead where this CPU has AVX-512 VNNI: the same packed weights with each row quantized to int8 per group,
+  2.2-2.9x faster than torch's kernel at one row, and ~1.9x per row at 2-16 rows (it unpacks each weight vector
+  once per tile of 4 rows).
 * ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch and the
   int4 engine's LM head; one input row likewise goes to ``kernels.cpu``'s int8 linear (AVX-512 VNNI).
 
@@ -54,9 +56,10 @@ class Linear(nn.Module):
         self.quant_weight: torch.Tensor | None = None
         self.quant_scales: torch.Tensor | None = None
         self.quant_max_rows = 0
-        # kernels.cpu's one-row kernel for the quantized copy (the signature of torch's op for its kind), where it
-        # runs on this CPU.
-        self.quant_one_row: Callable[..., torch.Tensor] | None = None
+        # kernels.cpu's kernel for the quantized copy (the signature of torch's op for its kind), where it runs on
+        # this CPU, used for inputs of at most quant_kernel_rows rows (torch's op for the rest).
+        self.quant_kernel: Callable[..., torch.Tensor] | None = None
+        self.quant_kernel_rows = 0
 
     def prepack_cpu(self, batch_hint: int = 32) -> None:
         """Keep a oneDNN-blocked copy of the weight for inputs above the quantized path's rows."""
@@ -70,11 +73,14 @@ class Linear(nn.Module):
         self.quant_scales = scales.to(self.weight.dtype)
         self.quant_kind, self.quant_max_rows = "int8", max_rows
         on_cpu = self.weight.device.type == "cpu"
-        self.quant_one_row = dispatch.cpu_one_row_linear("int8", *self.weight.shape) if on_cpu else None
+        # One row only: the int8 kernel still runs each row on its own.
+        self.quant_kernel = dispatch.cpu_one_row_linear("int8", *self.weight.shape) if on_cpu else None
+        self.quant_kernel_rows = 1
 
-    def quantize_int4(self, max_rows: int) -> bool:
-        """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows;
-        False (and nothing changes) where the CPU kernel does not support this shape or dtype."""
+    def quantize_int4(self, max_rows: int, kernel_rows: int = 1) -> bool:
+        """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows, those of
+        at most ``kernel_rows`` through ``kernels.cpu``'s int4 linear where it runs here; False (and nothing
+        changes) where the CPU kernel does not support this shape or dtype."""
         out_features, in_features = self.weight.shape
         if self.weight.device.type != "cpu" or not int4_supported(out_features, in_features, self.weight.dtype):
             return False
@@ -88,7 +94,8 @@ class Linear(nn.Module):
         self.quant_scales = torch.stack([scale.view(out_features, -1).t(), zero.view(out_features, -1).t()],
                                         dim=-1).to(self.weight.dtype).contiguous()
         self.quant_kind, self.quant_max_rows = "int4", max_rows
-        self.quant_one_row = dispatch.cpu_one_row_linear("int4", out_features, in_features)
+        self.quant_kernel = dispatch.cpu_one_row_linear("int4", out_features, in_features)
+        self.quant_kernel_rows = kernel_rows
         return True
 
     def release_dense_weight(self) -> None:
@@ -102,13 +109,14 @@ class Linear(nn.Module):
 
     def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if x.shape[0] <= self.quant_max_rows:
-            # Static in a compiled graph: the one-token graphs have one row, the others at least two.
-            one_row = x.shape[0] == 1 and self.quant_one_row is not None
+            # Static in a compiled graph: each graph's row counts lie on one side of quant_kernel_rows
+            # (engine.compilation), so none guards on it.
+            ours = self.quant_kernel is not None and x.shape[0] <= self.quant_kernel_rows
             if self.quant_kind == "int4":
-                int4_mm = self.quant_one_row if one_row else torch._weight_int4pack_mm_for_cpu
+                int4_mm = self.quant_kernel if ours else torch._weight_int4pack_mm_for_cpu
                 y = int4_mm(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
             else:
-                int8_mm = self.quant_one_row if one_row else torch._weight_int8pack_mm
+                int8_mm = self.quant_kernel if ours else torch._weight_int8pack_mm
                 y = int8_mm(x, self.quant_weight, self.quant_scales)
             return y if bias is None else y + bias
         if self.packed_weight is not None:

@@ -144,8 +144,8 @@ def test_warden_kernels_reference_keeps_torchs_kernels(monkeypatch: pytest.Monke
     dispatch._cpu_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
     try:
-        assert quantized(128, 64).quant_one_row is None
-        assert int8_quantized(8, 64).quant_one_row is None
+        assert quantized(128, 64).quant_kernel is None
+        assert int8_quantized(8, 64).quant_kernel is None
     finally:
         dispatch._cpu_module.cache_clear()
 
@@ -209,19 +209,23 @@ def test_int8_refuses_what_it_cannot_read() -> None:
 
 
 @pytest.mark.parametrize("kind", ["int4", "int8"])
-def test_a_quantized_linear_runs_the_kernel_for_one_row_and_torchs_for_more(kind: str) -> None:
+def test_a_quantized_linear_runs_the_kernel_for_its_kernel_rows_and_torchs_for_more(kind: str) -> None:
+    """int4: up to the kernel_rows it was given (the engine's cpu_small_batch_rows); int8: one row."""
     if kind == "int4":
         layer, call, ours, torchs = quantized(128, 64), run, kernels.cpu.int4_linear, torch._weight_int4pack_mm_for_cpu
+        assert layer.quantize_int4(max_rows=64, kernel_rows=3)
         # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
         unsupported = quantized(48, 64)
+        kernel_rows = 3
     else:
         layer, call, ours, torchs = int8_quantized(8, 64), run_int8, kernels.cpu.int8_linear, torch._weight_int8pack_mm
         unsupported = int8_quantized(8, 96)  # 96 inputs: not whole 64-input chunks
-    assert layer.quant_one_row is ours
-    one, two = torch.randn(1, 64, dtype=torch.bfloat16), torch.randn(2, 64, dtype=torch.bfloat16)
-    assert torch.equal(layer(one), call(layer, one))
-    assert torch.equal(layer(two), call(layer, two, torchs))
-    assert unsupported.quant_one_row is None
+        kernel_rows = 1
+    assert layer.quant_kernel is ours and layer.quant_kernel_rows == kernel_rows
+    for rows in (1, kernel_rows, kernel_rows + 1):
+        x = torch.randn(rows, 64, dtype=torch.bfloat16)
+        assert torch.equal(layer(x), call(layer, x, ours if rows <= kernel_rows else torchs))
+    assert unsupported.quant_kernel is None
 
 
 @pytest.mark.parametrize("kind", ["int4", "int8"])
