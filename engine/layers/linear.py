@@ -12,8 +12,8 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are represented on the same grid. Inputs of up to
   ``quant_kernel_rows`` rows (decode at low concurrency, draft verification) go to ``kernels.cpu``'s int4 linear
   instead where this CPU has AVX-512 VNNI: the same packed weights with each row quantized to int8 per group,
-  2.2-2.9x faster than torch's kernel at one row, and ~1.9x per row at 2-16 rows (it unpacks each weight vector
-  once per tile of 4 rows).
+  2.2-2.9x faster than torch's kernel at one row; at 2-16 rows (it unpacks each weight vector once per tile of 4
+  rows) 1.9-2.5x with the weights in cache, 1.2-1.8x streaming them from memory.
 * ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch and the
   int4 engine's LM head; one input row likewise goes to ``kernels.cpu``'s int8 linear (AVX-512 VNNI).
 

@@ -85,6 +85,9 @@ def test_int4_engine_quantizes_layers_not_head_and_prepacks_the_rest(tiny_llama_
     head, layers = _engine_linears(served)
     assert head.quant_kind == "int8" and head.packed_weight is not None
     assert layers and all(m.quant_kind == "int4" and m.packed_weight is not None for m in layers)
+    # Steps of up to int8_max_rows (4) rows run kernels.cpu's int4 linear where it runs (one row on AMX CPUs).
+    kernel_rows = 1 if torch.cpu._is_amx_tile_supported() else 4
+    assert all(m.quant_kernel_rows == kernel_rows for m in layers if m.quant_kernel is not None)
 
     dense = LLM(EngineConfig(cpu_prepack=False, **common))
     dense_head, dense_layers = _engine_linears(dense)
