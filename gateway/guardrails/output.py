@@ -14,7 +14,9 @@ text even when the cut falls between them.
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from gateway.guardrails.analyzer import PiiAnalyzer
@@ -136,6 +138,8 @@ class OutputRedactor:
         shape: OutputShape = OutputShape.TEXT,
         holdback_chars: int = 96,
         min_emit_chars: int = 32,
+        min_emit_interval_s: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if holdback_chars < 1:
             raise ValueError("holdback_chars must be positive")
@@ -154,7 +158,13 @@ class OutputRedactor:
         self._released = 0  # monitor-only: how much of _pending has left already
         # Only pattern detectors can rewrite: hold back from where an entity may still be open, not a whole window.
         self._open_tail = not self._rules.deny_patterns and not self._rules.use_ner
-        self._started = False  # some text has left: from now on analyse only once min_emit characters can
+        # Open-tail pacing: the first text leaves as soon as any can (the stream's first content); then whatever can
+        # leave once min_emit characters can or min_emit_interval_s has passed since the last release. Each release
+        # costs an analysis, so slow streams (a CPU's ~50 ms tokens) flow every token or two instead of in 32-character
+        # lumps, and fast ones are analysed at most ~20 times a second.
+        self._min_emit_interval = min_emit_interval_s
+        self._clock = clock
+        self._last_release: float | None = None
         self.tally = EntityTally()
         self.withheld_types: list[str] = []  # entity types that could not be rewritten in place
         self.rewrote = False  # some released text differs from the model's
@@ -169,8 +179,8 @@ class OutputRedactor:
             return False
         if not self._open_tail:
             return len(self._pending) + len(delta) >= self._holdback + self._min_emit
-        # The first text leaves as soon as any can (the stream's first content); then in pieces of min_emit.
-        needed = self._min_emit if self._started else 1
+        due = self._last_release is None or self._clock() - self._last_release >= self._min_emit_interval
+        needed = 1 if due else self._min_emit
         if len(self._pending) + len(delta) < needed:
             return False
         text = self._pending + delta
@@ -281,7 +291,7 @@ class OutputRedactor:
             return ""
         for finding, action in plan.decided:
             self.tally.add(finding, action)
-        self._started = True
+        self._last_release = self._clock()
         head = self._pending[: plan.cut]
         text = apply_actions(head, [(f, _as_output_action(a)) for f, a in plan.decided], self._token_key)
         self.rewrote = self.rewrote or text != head

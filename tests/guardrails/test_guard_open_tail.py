@@ -157,13 +157,29 @@ def test_structured_output_streams_redact_exactly_as_the_whole(analyzer: PiiAnal
 SUMMARY = ("is", "the", "summary", "you", "asked", "for", "about", "the", "shipment")
 
 
-def test_the_first_word_leaves_at_once_and_then_pieces_of_min_emit(analyzer: PiiAnalyzer) -> None:
-    redactor = OutputRedactor(analyzer, Policy.default(), KEY, min_emit_chars=32)
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_first_word_leaves_at_once_then_pieces_of_min_emit_or_after_the_interval(analyzer: PiiAnalyzer) -> None:
+    clock = FakeClock()
+    redactor = OutputRedactor(analyzer, Policy.default(), KEY, min_emit_chars=32, min_emit_interval_s=0.05,
+                              clock=clock)
     assert redactor.feed("Sure") == ""  # the word may be the start of an address
     assert redactor.feed("! Here") == "Sure!"
+    # Tokens faster than the interval: nothing leaves until 32 characters can.
     pieces = [redactor.feed(word + " ") for word in SUMMARY]
     released = [piece for piece in pieces if piece]
     assert released and all(len(piece) >= 32 for piece in released)
+    # Slower tokens (a CPU's): whatever can leave does, once the interval has passed.
+    for word in SUMMARY:
+        clock.now += 0.06
+        assert redactor.feed(word + " ")
+    assert not redactor.analyses("x")  # right after a release, one more character waits for the interval
 
 
 def test_ner_policies_keep_the_whole_window(analyzer: PiiAnalyzer) -> None:
