@@ -192,13 +192,17 @@ class OutputRedactor:
         if not self.withheld:
             self._pending += delta
 
-    def feed(self, delta: str) -> str:
+    def feed(self, delta: str, *, analyse: bool | None = None) -> str:
+        """Text safe to send now. ``analyse``: the caller's own ``analyses(delta)`` answer, so that a caller that
+        found it False and kept the call on the event loop is not surprised by an analysis there (the pacing
+        interval may pass in between); None asks here."""
         if self._monitor_only:
             self._pending += delta
             self._released = len(self._pending)
             return delta
         # Analyse only once enough text is pending to emit something; tiny deltas just accumulate.
-        analyse = self.analyses(delta)
+        if analyse is None:
+            analyse = self.analyses(delta)
         self.feed_quietly(delta)
         if not analyse:
             return ""

@@ -46,7 +46,7 @@ class _RedactorFilter:
 
     async def feed(self, text: str) -> str:
         if not self._redactor.analyses(text):
-            return self._redactor.feed(text)
+            return self._redactor.feed(text, analyse=False)
         return await self._guard.run_output_work(self._redactor.feed, text)
 
     async def finish(self) -> str:

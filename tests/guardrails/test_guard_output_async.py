@@ -4,11 +4,13 @@ import asyncio
 import threading
 import time
 
+import pytest
 from guard_support import OUTPUT_POLICY as POLICY
 
 from gateway.guardrails import InputGuard, redact_output_text
 from gateway.guardrails.redaction import tenant_token_key
 from gateway.openai.guardrails_adapter import GuardrailsOutput
+from policies import PiiAction, PiiRules, Policy
 
 SECRET = b"test-server-secret"
 TEXT = (
@@ -57,12 +59,18 @@ async def stream_through_filter(output_filter, chunks: list[str]) -> str:
     return "".join(released) + await output_filter.finish()
 
 
-async def test_streamed_redaction_does_not_block_the_loop_and_keeps_order(analyzer):
+# Pattern detectors only: the hold-back is the open tail, paced by time (every delta is due after a 0.25 s analysis).
+PATTERN_POLICY = Policy(pii_output=PiiRules(entities={"EMAIL_ADDRESS": PiiAction.MASK, "CREDIT_CARD": PiiAction.MASK},
+                                            ner_enabled=False))
+
+
+@pytest.mark.parametrize(("policy", "chunk"), [(POLICY, 7), (PATTERN_POLICY, 60)], ids=["window", "open_tail"])
+async def test_streamed_redaction_does_not_block_the_loop_and_keeps_order(analyzer, policy, chunk):
     slow = SlowAnalyzer(analyzer)
     guard = InputGuard(SECRET, analyzer=slow)
-    output_filter = GuardrailsOutput(guard).open(tenant_id="t1", policy=POLICY)
-    chunks = [TEXT[i : i + 7] for i in range(0, len(TEXT), 7)]  # token-sized deltas
-    expected, _ = redact_output_text(analyzer, POLICY, TEXT, tenant_token_key(SECRET, "t1"))
+    output_filter = GuardrailsOutput(guard).open(tenant_id="t1", policy=policy)
+    chunks = [TEXT[i : i + chunk] for i in range(0, len(TEXT), chunk)]  # token-sized deltas (window)
+    expected, _ = redact_output_text(analyzer, policy, TEXT, tenant_token_key(SECRET, "t1"))
 
     streamed, stall = await longest_stall(stream_through_filter(output_filter, chunks))
 
