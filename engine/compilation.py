@@ -8,20 +8,13 @@ C++ GEMM templates: for int4 weights an AMX micro-kernel that dequantizes each w
 step reads a quarter of bf16's bytes without the GEMV kernel's cost per row. Measured: the 30 layers' dense
 part 27 ms vs ~55 ms eager; the whole decode step 58 vs 72 ms (46-54 ms with ``kernels.cpu``'s attention). In the
 one-token graphs the quantized layers are ``kernels.cpu``'s one-row VNNI kernels instead (opaque ops, chosen by
-``engine.layers.linear``): 13.2 -> 9.6 ms per token at one sequence with the weights in this VM's L3. The int4
-kernel also takes a few rows (tiles of 4 per unpacked weight vector): steps of up to ``kernel_rows`` tokens
-(``EngineConfig.cpu_small_batch_rows``) run it for the int4 layers too. On CPUs without AMX that is every step:
-inductor's int4 GEMM there (its AVX-512 template or aten's kernel) took 1.3-2x the kernel's time at every count of
-2-512 rows (SmolLM2's layers on an AVX-512 Zen 4 VM; forward + LM head of 5 tokens 27.9 -> 20.5 ms, of 32
-tokens 135 -> 96 ms).
+``engine.layers.linear``): 13.2 -> 9.6 ms per token at one sequence with the weights in this VM's L3.
 
-The decoder's graphs: one token (decode at concurrency 1, specialised), 2..``kernel_rows`` tokens and
-``kernel_rows``+1 or more tokens with the count symbolic between those bounds (decode batches, draft verification,
-prefill chunks and mixes of them), so ``Linear`` picks its kernel for a whole graph without a guard; where
-``kernel_rows`` is 1 or covers every step there are two. Two likewise for the LM head, whose rows are the
-sequences sampling this step. Attention stays an opaque operator (``warden::paged_attention``) reading the step's
-metadata from ``engine.forward_context``, so no graph depends on sequence lengths. ``warm_up`` compiles them all
-at start; inductor caches the generated code on disk (``use_compile_cache`` picks where), so a restart reuses it.
+Two graphs for the decoder: one token (decode at concurrency 1, specialised) and 2+ tokens with the count symbolic
+(decode batches, prefill chunks and mixes of both); two likewise for the LM head, whose rows are the sequences
+sampling this step. Attention stays an opaque operator (``warden::paged_attention``) reading the step's metadata
+from ``engine.forward_context``, so no graph depends on sequence lengths. ``warm_up`` compiles all four at start;
+inductor caches the generated code on disk (``use_compile_cache`` picks where), so a restart reuses it.
 """
 
 from __future__ import annotations
@@ -64,9 +57,6 @@ class CompiledModel:
     def __init__(self, model: nn.Module, max_num_tokens: int) -> None:
         self.model = model
         self.max_num_tokens = max_num_tokens
-        # Steps of 2..kernel_rows tokens run in a graph of their own (engine.layers.linear: the int4 layers call
-        # kernels.cpu's int4 linear there); set by the model runner, which quantizes the layers. 1: no such graph.
-        self.kernel_rows = 1
         self.compile_seconds = 0.0
         self._compiled = torch.compile(self._forward, fullgraph=True, dynamic=False)
         self._compiled_logits = torch.compile(model.compute_logits, fullgraph=True, dynamic=False)
@@ -74,25 +64,11 @@ class CompiledModel:
     def _forward(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids, positions, None)
 
-    def _small_rows(self) -> int:
-        """The largest token count of the 2..kernel_rows decoder graph (1: none)."""
-        return min(self.kernel_rows, self.max_num_tokens)
-
-    def _rows_range(self, n: int, split: bool) -> tuple[int, int]:
-        """The token counts of the graph that ``n`` (2+) rows run in."""
-        small = self._small_rows() if split else 1
-        if n <= small:
-            return 2, small
-        return max(small + 1, 2), max(self.max_num_tokens, small + 1, 2)
-
-    def _run(self, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor, split: bool = False) -> torch.Tensor:
+    def _run(self, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
         if tensors[0].shape[0] > 1:
-            # One graph for every count in the range; without the bounds dynamo would compile per count. The
-            # decoder's ranges end or start at kernel_rows, so Linear's choice holds for a whole graph.
-            low, high = self._rows_range(tensors[0].shape[0], split)
-            if low < high:
-                for t in tensors:
-                    torch._dynamo.mark_dynamic(t, 0, min=low, max=high)
+            # One graph for every count of 2+ rows; without the bounds dynamo would compile per count.
+            for t in tensors:
+                torch._dynamo.mark_dynamic(t, 0, min=2, max=max(self.max_num_tokens, 2))
         # Patched around the call, not given as torch.compile(options=...): freezing is read from the global
         # config while dynamo traces, before compile options apply (with options alone the weights stay graph
         # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
@@ -101,7 +77,7 @@ class CompiledModel:
 
     def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """Final hidden states ``[num_tokens, hidden]``."""
-        return self._run(self._compiled, input_ids, positions, split=True)
+        return self._run(self._compiled, input_ids, positions)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """float32 logits of the rows to sample: the LM head, compiled apart (its rows are the sequences that
@@ -109,11 +85,10 @@ class CompiledModel:
         return self._run(self._compiled_logits, hidden)
 
     def warm_up(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
-        """Compile every graph of the decoder and of the LM head on dummy decode batches (1 and ``num_tokens``
-        sequences of one token each, and one count in each other range of the decoder's graphs). They write
-        keys/values into slot 0 of block 0, which is free at start and overwritten by whichever sequence is given it
-        before anything reads it. ``num_tokens`` is also the size inductor tunes the GEMM tiles of the dynamic
-        graphs for: pick the typical decode batch."""
+        """Compile both graphs of the decoder and of the LM head on dummy decode batches (1 and ``num_tokens``
+        sequences of one token each). They write keys/values into slot 0 of block 0, which is free at start and
+        overwritten by whichever sequence is given it before anything reads it. ``num_tokens`` is also the size
+        inductor tunes the GEMM tiles of the dynamic graph for: pick the typical decode batch."""
         start = time.perf_counter()
         try:
             self._compile_all(min(num_tokens, self.max_num_tokens), kv_caches)
@@ -124,15 +99,9 @@ class CompiledModel:
 
     def _compile_all(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         device = kv_caches[0][0].device
-        small = self._small_rows()
-        counts = [1]
-        if small < self.max_num_tokens:  # first, so the LM head's 2+ graph is tuned for num_tokens
-            counts.append(max(2, num_tokens, small + 1))
-        if small >= 2:
-            counts.append(min(small, max(2, num_tokens)))
         # Inside inference mode, like the engine's steps: dynamo guards on inference tensors' dispatch keys.
         with torch.inference_mode():
-            for n in counts:
+            for n in sorted({1, max(2, num_tokens)}):
                 meta = AttentionMetadata(
                     query_start_loc=torch.arange(n + 1, dtype=torch.int32, device=device),
                     seq_lens=torch.ones(n, dtype=torch.int32, device=device),

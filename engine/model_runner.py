@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import sys
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -165,12 +164,16 @@ def flatten_step(input_ids: list[int], starts: list[int], q_lens: list[int], tab
     return StepInputs(torch.tensor(input_ids, dtype=torch.long), positions, meta, rows)
 
 
+# EngineConfig.cpu_small_batch_rows's default on CPUs without AMX (its comment gives the measurements).
+SMALL_BATCH_ROWS = 8
+
+
 def int4_kernel_rows(config: EngineConfig) -> int:
     """Steps of up to this many tokens run the int4 layers through ``kernels.cpu``'s int4 linear
-    (``EngineConfig.cpu_small_batch_rows``; None: every step, or one row on CPUs with AMX)."""
+    (``EngineConfig.cpu_small_batch_rows``; None: 8, or one row on CPUs with AMX)."""
     if config.cpu_small_batch_rows is not None:
         return config.cpu_small_batch_rows
-    return 1 if torch.cpu._is_amx_tile_supported() else sys.maxsize
+    return 1 if torch.cpu._is_amx_tile_supported() else SMALL_BATCH_ROWS
 
 
 class ModelRunner:
@@ -217,15 +220,15 @@ class ModelRunner:
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
         do not slow down with rows the way the eager GEMV-like kernels do. No path reads a quantized layer's
         dense weight any more, so it is released (SmolLM2: 212 MB of bf16, RSS 1264 -> 1127 MB measured).
-        The int4 layers' steps of up to ``cpu_small_batch_rows`` tokens run ``kernels.cpu``'s int4 linear instead
-        (compiled: in a decoder graph of their own), where this CPU has it.
+        Eagerly, the int4 layers' steps of up to ``cpu_small_batch_rows`` tokens run ``kernels.cpu``'s int4 linear
+        instead, where this CPU has it.
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
         in_graph = self.compiled is not None
         max_rows = self.compiled.max_num_tokens if self.compiled is not None else config.int8_max_rows
-        kernel_rows = min(int4_kernel_rows(config), max_rows)
-        int4_kernel_served = False
+        # Compiled, the graphs of 2+ tokens keep inductor's GEMM (one row runs the kernel): see EngineConfig.
+        kernel_rows = 1 if in_graph else min(int4_kernel_rows(config), max_rows)
         for module in self.model.modules():
             if not isinstance(module, Linear):
                 continue
@@ -233,13 +236,10 @@ class ModelRunner:
                 module.quantize_int8(max_rows)
             elif config.quantization == "int4" and on_cpu:
                 module.quantize_int4(max_rows, kernel_rows)
-                int4_kernel_served |= module.quant_kind == "int4" and module.quant_kernel is not None
             if on_cpu and config.cpu_prepack and cpu_prepack_supported(self.dtype) and not in_graph:
                 module.prepack_cpu(config.max_num_seqs)
             if in_graph and module.quant_kind is not None:
                 module.release_dense_weight()
-        if self.compiled is not None and int4_kernel_served:
-            self.compiled.kernel_rows = kernel_rows
 
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
         cfg = self.model.config
