@@ -33,14 +33,12 @@ class EngineConfig:
     # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
     # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning.
     compile_model: bool = False
-    # CPU int4, eager (compile_model off): steps of up to this many tokens (and of at most int8_max_rows, which bound
-    # the quantized path) run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI, each unpacked weight
-    # vector dotted with tiles of up to 4 rows) instead of torch's kernel: 1.2-1.8x faster per layer at 2-16 rows
-    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory). None: 8, or 1 on AMX CPUs (not
-    # measured there). Compiled, steps of 2+ tokens keep inductor's GEMM: a decoder graph of their own for 2..8
-    # tokens through the kernel measured faster (forward + LM head, ms: 2 tokens 14.0 -> 12.8, 5: 27.9 -> 20.5,
-    # 8: 36.9 -> 28.4), but graphs of the same code under other token-count bounds (another setting of this field,
-    # a persistent compile cache) made inductor's cache add guards that violate the bounds, and the start failed.
+    # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows, which bound the quantized path)
+    # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI, each unpacked weight vector dotted with
+    # tiles of up to 4 rows) instead of torch's kernel or inductor's GEMM: 1.2-1.8x faster per layer at 2-16 rows
+    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory). Not above 8: the kernel's int8 inputs
+    # on every step (prefill included) cost greedy agreement with float32 (77% -> 64%; capped at 8: 77%). None: 8,
+    # or 1 on AMX CPUs, whose inductor AMX templates were not measured against it.
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a

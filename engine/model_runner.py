@@ -220,15 +220,15 @@ class ModelRunner:
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
         do not slow down with rows the way the eager GEMV-like kernels do. No path reads a quantized layer's
         dense weight any more, so it is released (SmolLM2: 212 MB of bf16, RSS 1264 -> 1127 MB measured).
-        Eagerly, the int4 layers' steps of up to ``cpu_small_batch_rows`` tokens run ``kernels.cpu``'s int4 linear
-        instead, where this CPU has it.
+        The int4 layers' steps of up to ``cpu_small_batch_rows`` tokens (eager: and of at most ``int8_max_rows``) run
+        ``kernels.cpu``'s int4 linear instead, where this CPU has it; compiled, through one opaque op that picks it
+        or torch's kernel per call, so the graph of 2+ tokens keeps one symbolic range.
         """
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
         in_graph = self.compiled is not None
         max_rows = self.compiled.max_num_tokens if self.compiled is not None else config.int8_max_rows
-        # Compiled, the graphs of 2+ tokens keep inductor's GEMM (one row runs the kernel): see EngineConfig.
-        kernel_rows = 1 if in_graph else min(int4_kernel_rows(config), max_rows)
+        kernel_rows = min(int4_kernel_rows(config), max_rows)
         for module in self.model.modules():
             if not isinstance(module, Linear):
                 continue

@@ -60,6 +60,9 @@ class Linear(nn.Module):
         # this CPU, used for inputs of at most quant_kernel_rows rows (torch's op for the rest).
         self.quant_kernel: Callable[..., torch.Tensor] | None = None
         self.quant_kernel_rows = 0
+        # int4 with quant_kernel_rows > 1: the kernel up to that many rows and torch's op above, chosen inside one
+        # op per call (a compiled graph of 2+ tokens never compares its symbolic row count here).
+        self.quant_kernel_up_to: Callable[..., torch.Tensor] | None = None
 
     def prepack_cpu(self, batch_hint: int = 32) -> None:
         """Keep a oneDNN-blocked copy of the weight for inputs above the quantized path's rows."""
@@ -96,6 +99,8 @@ class Linear(nn.Module):
         self.quant_kind, self.quant_max_rows = "int4", max_rows
         self.quant_kernel = dispatch.cpu_one_row_linear("int4", out_features, in_features)
         self.quant_kernel_rows = kernel_rows
+        self.quant_kernel_up_to = dispatch.cpu_int4_linear_up_to(out_features, in_features) if kernel_rows > 1 \
+            else None
         return True
 
     def release_dense_weight(self) -> None:
@@ -109,14 +114,19 @@ class Linear(nn.Module):
 
     def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if x.shape[0] <= self.quant_max_rows:
-            # Static in a compiled graph: each graph's row counts lie on one side of quant_kernel_rows
-            # (engine.compilation), so none guards on it.
-            ours = self.quant_kernel is not None and x.shape[0] <= self.quant_kernel_rows
+            # One row is static in a compiled graph (the one-token graph; the other has 2+ rows), so it guards on
+            # nothing; more rows are compared inside quant_kernel_up_to.
+            one_row = x.shape[0] == 1 and self.quant_kernel is not None
             if self.quant_kind == "int4":
-                int4_mm = self.quant_kernel if ours else torch._weight_int4pack_mm_for_cpu
-                y = int4_mm(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
+                if one_row:
+                    y = self.quant_kernel(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
+                elif self.quant_kernel_up_to is not None:
+                    y = self.quant_kernel_up_to(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales,
+                                                self.quant_kernel_rows)
+                else:
+                    y = torch._weight_int4pack_mm_for_cpu(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
             else:
-                int8_mm = self.quant_kernel if ours else torch._weight_int8pack_mm
+                int8_mm = self.quant_kernel if one_row else torch._weight_int8pack_mm  # its kernel: one row
                 y = int8_mm(x, self.quant_weight, self.quant_scales)
             return y if bias is None else y + bias
         if self.packed_weight is not None:

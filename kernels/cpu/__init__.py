@@ -17,7 +17,9 @@ weight to float (compute-bound at one row, ~10 GB/s of weights on one core); her
 int8 per group (``quantize_input.h``) and the weights are dotted with AVX-512 VNNI, 2.2-2.9x faster on SmolLM2's
 int4 layers. The int4 one also serves a few rows (draft verification, small decode batches): it unpacks each
 weight vector once per tile of 4 rows (SmolLM2's layers, 2-16 rows on one core: 1.9-2.5x faster than torch's
-kernel with the weights in cache, 1.2-1.8x streaming them from memory). Where the CPU lacks AVX-512 VNNI they report unsupported and torch's ops serve.
+kernel with the weights in cache, 1.2-1.8x streaming them from memory); ``int4_linear_up_to`` picks it or torch's
+kernel per call by row count, for the compiled engine's graph of 2+ tokens. Where the CPU lacks AVX-512 VNNI they
+report unsupported and torch's ops serve.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four
@@ -59,12 +61,18 @@ def load() -> bool:
         return False
     # The compiled decoder traces the one-row linears: their output shapes without running them.
     torch.library.register_fake("warden_cpu::int4_linear")(_int4_linear_shape)
+    torch.library.register_fake("warden_cpu::int4_linear_up_to")(_int4_linear_up_to_shape)
     torch.library.register_fake("warden_cpu::int8_linear")(_int8_linear_shape)
     torch.library.register_fake("warden_cpu::argmax")(_argmax_shape)
     return True
 
 
 def _int4_linear_shape(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
+    return x.new_empty(x.shape[0], packed.shape[0])
+
+
+def _int4_linear_up_to_shape(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor,
+                             kernel_rows: int) -> torch.Tensor:
     return x.new_empty(x.shape[0], packed.shape[0])
 
 
@@ -80,6 +88,13 @@ def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros:
     """``x @ W.T`` for int4 weights in ``torch._weight_int4pack_mm_for_cpu``'s packing, with the input quantized to
     int8 per group (as llama.cpp's Q8 activations); for one or a few rows."""
     return torch.ops.warden_cpu.int4_linear(x, packed, group, scales_zeros)
+
+
+def int4_linear_up_to(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor,
+                      kernel_rows: int) -> torch.Tensor:
+    """``int4_linear`` for inputs of at most ``kernel_rows`` rows, ``torch._weight_int4pack_mm_for_cpu`` for more,
+    chosen per call inside one opaque op (a compiled graph's symbolic row count is never compared in Python)."""
+    return torch.ops.warden_cpu.int4_linear_up_to(x, packed, group, scales_zeros, kernel_rows)
 
 
 def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:

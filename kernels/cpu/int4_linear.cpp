@@ -301,14 +301,26 @@ at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t gr
   return out;
 }
 
+// This kernel for inputs of at most `kernel_rows` rows, torch's for more: the int4 layers' op in the compiled
+// engine's graph of 2+ tokens. The choice is made per call, inside one opaque op, so that graph keeps one symbolic
+// token range: a graph of its own for the small steps (the same code compiled under other bounds) made inductor's
+// cache add guards that violate the bounds, and the start failed.
+at::Tensor int4_linear_up_to(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                             const at::Tensor& scales_zeros, int64_t kernel_rows) {
+  if (x.size(0) <= kernel_rows) return int4_linear(x, packed, group, scales_zeros);
+  return at::_weight_int4pack_mm_for_cpu(x, packed, group, scales_zeros);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   // For both one-row linears (registered once, here): whether this build has the instructions they need.
   m.def("one_row_linear_supported() -> bool", [] { return warden::kOneRowVector; });
   m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
+  m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear", &int4_linear);
+  m.impl("int4_linear_up_to", &int4_linear_up_to);
 }

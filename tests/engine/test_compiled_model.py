@@ -144,3 +144,28 @@ def test_compile_cache_dir_holds_the_built_code(tiny_llama_dir, tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
     assert done.stdout.strip() == str(tmp_path / "inductor")
     assert list((tmp_path / "extensions" / "warden_cpu_kernels").glob("*.so"))
+
+
+@pytest.mark.skipif(not _one_row_kernels(), reason="no C++ one-row int4/int8 kernels on this CPU (AVX-512 VNNI)")
+def test_compiled_small_batches_run_the_int4_kernel_under_any_setting_in_one_process(tiny_llama_dir):
+    """Steps of 2..cpu_small_batch_rows tokens run kernels.cpu's int4 linear inside the graph of 2+ tokens (one
+    opaque op choosing per call), so engines with different settings compile the same code under the same bounds:
+    a graph of its own for small steps once failed the second engine's start (inductor's cache carried the first
+    one's guard on the token count into it)."""
+    common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", **COMMON)
+    prompts, params = _prompts(3), SamplingParams(max_tokens=3, temperature=0, logprobs=20, ignore_eos=True)
+    eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, cpu_small_batch_rows=4, **common))
+    expected = eager.generate(prompts, params)
+    for rows in (4, 1):
+        llm = LLM(EngineConfig(compile_model=True, cpu_small_batch_rows=rows, **common))
+        layers = [m for m in llm.engine.model.layers.modules() if isinstance(m, Linear)]
+        assert all(m.quant_kernel_rows == rows and (m.quant_kernel_up_to is not None) == (rows > 1) for m in layers)
+        with torch.profiler.profile() as profile:
+            outputs = llm.generate(prompts, params)
+        ran = {event.name for event in profile.events()}
+        assert ("warden_cpu::int4_linear_up_to" in ran) == (rows > 1)
+        if rows == 4:  # the same kernels for the same rows as the eager engine: the same numbers up to rounding
+            for c, e in zip(outputs, expected, strict=True):
+                assert_close_top_logprobs(c.logprobs[0], e.logprobs[0])
+                if c.token_ids[0] == e.token_ids[0]:  # the first decode step (3 rows: the kernel) saw one context
+                    assert_close_top_logprobs(c.logprobs[1], e.logprobs[1])

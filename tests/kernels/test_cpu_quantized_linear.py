@@ -238,3 +238,14 @@ def test_a_nan_or_infinite_input_shows_in_the_output(kind: str) -> None:
     x[0, 3], x[1, 40] = float("nan"), float("inf")
     out = call(layer, x)
     assert out[:2].isnan().all() and out[2].isfinite().all()
+
+
+def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above() -> None:
+    layer = quantized(128, 64)
+    assert layer.quantize_int4(max_rows=64, kernel_rows=3)
+    for rows in (1, 2, 3, 4, 9):
+        x = torch.randn(rows, 64, dtype=torch.bfloat16)
+        chosen = kernels.cpu.int4_linear_up_to(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, 3)
+        ours = rows <= 3
+        expected = run(layer, x, kernels.cpu.int4_linear if ours else torch._weight_int4pack_mm_for_cpu)
+        assert torch.equal(chosen, expected), rows
