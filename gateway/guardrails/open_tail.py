@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left
 
 from gateway.guardrails.normalize import reader_view
-from gateway.guardrails.recognizers import MONTH_NAMES, STREET_SUFFIXES
+from gateway.guardrails.recognizers import CLOSE_BRACKET, MONTH_NAMES, OPEN_BRACKET, STREET_SUFFIXES
 
 # The token being written (a run without whitespace, as normalize folds look-alikes per token): whether its
 # look-alikes read as Latin is only settled once it is whole ("а::" is Cyrillic until ASCII joins it, then an IPv6).
@@ -31,9 +31,8 @@ _LAST_RUN = r"(?<!\S)\S+"
 # " [a"). Atoms take every character either e-mail recognizer allows in a local part or a label, '@' and '.'
 # included, so a literal address is one atom: at the least, the word being written is always held.
 _ATOM = r"[\w!#$%&'*+/=?^`{|}~.@-]+"
-_OPEN, _CLOSE = r"[\[({<]", r"[\])}>]"
-_MARK = rf"(?:\s*{_OPEN}\s*(?:at|dot|@|\.)\s*{_CLOSE}\s*|\s+(?:at|dot)\s+|\s*@\s*)"
-_PARTIAL_MARK = rf"(?:\s*{_OPEN}\s*(?:a|at|@|d|do|dot|\.)?\s*|\s+(?:a|at|d|do|dot|@)?\s*)?"
+_MARK = rf"(?:\s*{OPEN_BRACKET}\s*(?:at|dot|@|\.)\s*{CLOSE_BRACKET}\s*|\s+(?:at|dot)\s+|\s*@\s*)"
+_PARTIAL_MARK = rf"(?:\s*{OPEN_BRACKET}\s*(?:a|at|@|d|do|dot|\.)?\s*|\s+(?:a|at|d|do|dot|@)?\s*)?"
 # A chain never starts inside an atom: a chain starting one character earlier (or at the searched slice's start)
 # would reach the end as well.
 _EMAIL = rf"(?<![\w!#$%&'*+/=?^`{{|}}~.@-]){_ATOM}(?:{_MARK}{_ATOM})*(?:{_MARK}|{_PARTIAL_MARK})"
