@@ -18,10 +18,22 @@ from gateway.core.tls import ensure_certificate
 STARTUP_TIMEOUT_S = 600.0  # the engine may load the model inside the app's lifespan, on 2 shared CPU cores
 
 
+_issued_ports: set[int] = set()
+_issued_lock = threading.Lock()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port nothing listens on, never one this process handed out before: a child server binds only after
+    its lifespan has loaded the model, so until then its port looks free to the kernel, and a second server given the
+    same port would answer the first one's clients (with the wrong keys) until it failed to bind."""
+    with _issued_lock:
+        while True:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            if port not in _issued_ports:
+                _issued_ports.add(port)
+                return port
 
 
 @dataclass

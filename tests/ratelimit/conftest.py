@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from ratelimit_support import LEASE_MS, NO_REDIS_REASON, REDIS_URL, START_MS, RedisServer, delete_prefix, free_port
+from ratelimit_support import LEASE_MS, NO_REDIS_REASON, REDIS_URL, START_MS, RedisServer, delete_prefix
 
+from gateway.background_server import free_port
 from gateway.ratelimit import InProcessRateLimiter, ManualClock, RateLimiter, build_limiter
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import time
 from datetime import UTC, datetime
@@ -26,12 +25,6 @@ def delete_prefix(url: str, prefix: str) -> None:
             client.delete(*keys)
     finally:
         client.close()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class RedisServer:

@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 import redis
-from ratelimit_support import RedisServer, free_port
+from ratelimit_support import RedisServer
 from redis.crc import key_slot
 
+from gateway.background_server import free_port
 from gateway.ratelimit import RateLimiterUnavailable, RateLimits, build_limiter, lua, rate_limit_headers
 from gateway.ratelimit.calendar import month_index, month_label, month_start_ms
 
