@@ -104,11 +104,12 @@ def redact_output_text(
 
 
 def _open_start(text: str, layout: Scan, view: str, starts: list[int] | None, ends: list[int] | None,
-                begin: int) -> int:
+                begin: int, find: Callable[[str, int], int] = open_entity_start) -> int:
     """Where an entity may still be open at the end of ``text`` (raw), read in ``view`` (raw indices through
-    ``starts``/``ends``; None: the view is the raw text), from raw index ``begin`` on; ``len(text)`` when nothing is."""
+    ``starts``/``ends``; None: the view is the raw text), from raw index ``begin`` on; ``len(text)`` when nothing is.
+    ``find``: ``open_entity_start`` or a memo of it."""
     if starts is None or ends is None:
-        return open_entity_start(text, begin)
+        return find(text, begin)
     # An escape still being written ("\\u00" at the end) is in the view as its raw characters, yet may decode to
     # any character: the rules read the view up to it, and it is held with whatever may be open before it.
     end = len(view)
@@ -117,7 +118,7 @@ def _open_start(text: str, layout: Scan, view: str, starts: list[int] | None, en
         first = bisect_left(starts, unit)
         if text[unit] == "\\" and layout.kinds[unit] is CharKind.STRING and ends[first] == unit + 1:
             end = first
-    found = open_entity_start(view[:end], min(bisect_left(starts, begin), end))
+    found = find(view[:end], min(bisect_left(starts, begin), end))
     return starts[found] if found < len(view) else len(text)
 
 
@@ -165,6 +166,9 @@ class OutputRedactor:
         self._min_emit_interval = min_emit_interval_s
         self._clock = clock
         self._last_release: float | None = None
+        # The last open_entity_start question and answer: analyses() asks it of the pending text plus the delta,
+        # and the plan that follows asks it again of the same text.
+        self._open_memo: tuple[str, int, int] | None = None
         self.tally = EntityTally()
         self.withheld_types: list[str] = []  # entity types that could not be rewritten in place
         self.rewrote = False  # some released text differs from the model's
@@ -185,7 +189,15 @@ class OutputRedactor:
             return False
         text = self._pending + delta
         window = visible_tail_start(text, self._holdback)
-        return max(window, open_entity_start(text, window)) >= needed
+        return max(window, self._open_entity_start(text, window)) >= needed
+
+    def _open_entity_start(self, text: str, begin: int) -> int:
+        memo = self._open_memo
+        if memo is not None and memo[1] == begin and memo[0] == text:
+            return memo[2]
+        found = open_entity_start(text, begin)
+        self._open_memo = (text, begin, found)
+        return found
 
     def feed_quietly(self, delta: str) -> None:
         """Buffer text without analysing it (the whole-text path analyses once, in flush)."""
@@ -250,7 +262,7 @@ class OutputRedactor:
             window = visible_tail_start(view, self._holdback)
             cut = window if starts is None or window == 0 else starts[window]
             if self._open_tail:
-                cut = max(cut, _open_start(text, layout, view, starts, ends, cut))
+                cut = max(cut, _open_start(text, layout, view, starts, ends, cut, self._open_entity_start))
             # Prefer cutting at whitespace or after JSON punctuation, so a word (and any entity it begins) stays
             # whole in the window; never inside an escape sequence or a number.
             cut = max(text.rfind(" ", 0, cut + 1), layout.token_boundary_before(cut), 0) or cut

@@ -182,6 +182,26 @@ def test_the_first_word_leaves_at_once_then_pieces_of_min_emit_or_after_the_inte
     assert not redactor.analyses("x")  # right after a release, one more character waits for the interval
 
 
+def test_a_release_reads_the_open_tail_once(analyzer: PiiAnalyzer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """analyses() and the plan that follows ask the same question of the same text: the second is the memo's."""
+    from gateway.guardrails import output
+
+    asked: list[tuple[str, int]] = []
+
+    def counting(text: str, begin: int) -> int:
+        asked.append((text, begin))
+        return open_entity_start(text, begin)
+
+    monkeypatch.setattr(output, "open_entity_start", counting)
+    redactor = OutputRedactor(analyzer, Policy.default(), KEY, min_emit_chars=1, min_emit_interval_s=0.0)
+    released = []
+    for piece in ("Sure! Here ", "is the ", "summary you ", "asked for. "):
+        asked.clear()
+        released.append(redactor.feed(piece))
+        assert len(asked) == 1
+    assert all(released)
+
+
 def test_ner_policies_keep_the_whole_window(analyzer: PiiAnalyzer) -> None:
     """NER reads context on both sides of a name: a policy that masks PERSON holds the whole window back."""
     policy = Policy(pii_output=PiiRules(entities={"PERSON": PiiAction.MASK, "EMAIL_ADDRESS": PiiAction.MASK}))
