@@ -107,6 +107,14 @@ def cpu_int4_linear_up_to(out_features: int, in_features: int) -> Callable | Non
     return _cpu_module().int4_linear_up_to
 
 
+def cpu_int8_linear_up_to(out_features: int, in_features: int) -> Callable | None:
+    """``kernels.cpu.int8_linear_up_to`` (the int8 kernel up to a row count, ``torch._weight_int8pack_mm`` above it,
+    chosen per call) where ``cpu_one_row_linear("int8", ...)`` runs, else None."""
+    if cpu_one_row_linear("int8", out_features, in_features) is None:
+        return None
+    return _cpu_module().int8_linear_up_to
+
+
 def uses_triton(device: torch.device) -> bool:
     """Whether ops on ``device`` run the Triton kernels (which, unlike the references, are CUDA-graph safe:
     no host syncs, launches sized by bounds, padding rows with slot -1 skipped)."""

@@ -63,6 +63,7 @@ def load() -> bool:
     torch.library.register_fake("warden_cpu::int4_linear")(_int4_linear_shape)
     torch.library.register_fake("warden_cpu::int4_linear_up_to")(_int4_linear_up_to_shape)
     torch.library.register_fake("warden_cpu::int8_linear")(_int8_linear_shape)
+    torch.library.register_fake("warden_cpu::int8_linear_up_to")(_int8_linear_up_to_shape)
     torch.library.register_fake("warden_cpu::argmax")(_argmax_shape)
     return True
 
@@ -77,6 +78,11 @@ def _int4_linear_up_to_shape(x: torch.Tensor, packed: torch.Tensor, group: int, 
 
 
 def _int8_linear_shape(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    return x.new_empty(x.shape[0], weight.shape[0])
+
+
+def _int8_linear_up_to_shape(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor,
+                             kernel_rows: int) -> torch.Tensor:
     return x.new_empty(x.shape[0], weight.shape[0])
 
 
@@ -101,6 +107,12 @@ def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> 
     """``x @ (weight * scales[:, None]).T`` for per-channel int8 weights (``torch._weight_int8pack_mm``'s
     signature), with the input quantized to int8 per group of 32; for one or a few rows."""
     return torch.ops.warden_cpu.int8_linear(x, weight, scales)
+
+
+def int8_linear_up_to(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, kernel_rows: int) -> torch.Tensor:
+    """``int8_linear`` for inputs of at most ``kernel_rows`` rows, ``torch._weight_int8pack_mm`` for more, chosen per
+    call inside one opaque op (as ``int4_linear_up_to``)."""
+    return torch.ops.warden_cpu.int8_linear_up_to(x, weight, scales, kernel_rows)
 
 
 # The one-row linear per weight kind (a quantized Linear's quant_kind).

@@ -13,10 +13,10 @@
 // Built with the other CPU kernels by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int8_linear.
 
 #include <ATen/ATen.h>
-#include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -28,77 +28,139 @@ namespace {
 constexpr int64_t kInputGroup = 32;  // inputs per int8 scale (llama.cpp's Q8_0 block)
 constexpr int64_t kChunk = 64;  // weights per vpdpbusd: two input groups
 constexpr int64_t kTileRows = 4;  // output rows sharing each loaded input chunk
+constexpr int64_t kTileInputs = 4;  // input rows dotted with each loaded weight chunk
 // Weight rows are one sequential stream; requested this far ahead (as in int4_linear.cpp, where 4 KB measured best).
 constexpr int64_t kPrefetchBytes = 4096;
 
 #ifdef WARDEN_ONE_ROW_VECTOR
 
-// One input row: its codes and residuals, per 64-input chunk the two groups' residual-step sizes as one vector
-// (lanes 0-7 the first group's, 8-15 the second's: the lanes vpdpbusd sums each group into), and the correction
-// for the flipped weight sign.
-struct QuantizedRow {
-  std::vector<int8_t> codes, residuals;
-  std::vector<__m512> chunk_units;
-  float sign_correction = 0.f;
+// Per quantized input row and 64-input chunk, three vectors in a row: the codes, the residuals, and the two groups'
+// residual-step sizes (lanes 0-7 the first group's, 8-15 the second's: the lanes vpdpbusd sums each group into).
+constexpr int64_t kChunkBytes = 3 * 64;
+
+// The input rows quantized once per call (quantize_groups_two_level), each row's chunks consecutive, and per row the
+// correction for the flipped weight sign.
+struct QuantizedRows {
+  std::vector<int8_t> chunks;  // [M, K / 64, kChunkBytes]
+  std::vector<float> sign_corrections;  // [M]
+  int64_t row_bytes = 0;
+
+  const int8_t* row(int64_t m) const { return chunks.data() + m * row_bytes; }
 };
 
 template <typename scalar_t>
-QuantizedRow quantize_row(const scalar_t* x, int64_t K) {
+QuantizedRows quantize_rows(const scalar_t* x, int64_t M, int64_t K) {
+  QuantizedRows q{std::vector<int8_t>(M * (K / kChunk) * kChunkBytes), std::vector<float>(M, 0.f),
+                  (K / kChunk) * kChunkBytes};
   warden::Int8Groups groups;
-  warden::quantize_groups(x, K, kInputGroup, groups);
-  QuantizedRow q{std::move(groups.codes), std::move(groups.residuals), std::vector<__m512>(K / kChunk), 0.f};
-  const auto unit = [&](int64_t g) { return groups.scales[g] / warden::kResidualSteps; };
-  for (int64_t c = 0; c < K / kChunk; ++c)
-    q.chunk_units[c] = _mm512_insertf32x8(_mm512_set1_ps(unit(2 * c)), _mm256_set1_ps(unit(2 * c + 1)), 1);
-  for (int64_t g = 0; g < K / kInputGroup; ++g) q.sign_correction += 128.f * groups.sum(g, /*with_residuals=*/true);
+  for (int64_t m = 0; m < M; ++m) {
+    warden::quantize_groups_two_level(x + m * K, K, kInputGroup, groups);
+    int8_t* row = q.chunks.data() + m * q.row_bytes;
+    const auto unit = [&](int64_t g) { return groups.scales[g] / warden::kResidualSteps; };
+    for (int64_t c = 0; c < K / kChunk; ++c) {
+      int8_t* chunk = row + c * kChunkBytes;
+      _mm512_storeu_si512(chunk, _mm512_loadu_si512(groups.codes.data() + c * kChunk));
+      _mm512_storeu_si512(chunk + 64, _mm512_loadu_si512(groups.residuals.data() + c * kChunk));
+      _mm512_storeu_ps(chunk + 128, _mm512_insertf32x8(_mm512_set1_ps(unit(2 * c)), _mm256_set1_ps(unit(2 * c + 1)), 1));
+    }
+    // Summed group by group in order, as the one-row kernel summed them (a row's results stay bitwise its own).
+    for (int64_t g = 0; g < K / kInputGroup; ++g)
+      q.sign_corrections[m] += 128.f * groups.sum(g, /*with_residuals=*/true);
+  }
   return q;
 }
 
-// `rows` consecutive output rows (weight rows starting at `w`) against one quantized input row.
-template <int rows>
-void dot_rows(const int8_t* w, int64_t K, const QuantizedRow& x, float* dots) {
+// `R` consecutive output rows (weight rows starting at `w`) against `T` quantized input rows: dots[t][column + r].
+// Each
+// weight chunk is loaded and its sign flipped once and dotted with every input row of the tile; per (input row,
+// output row) the operations are those of one row alone, in the same order (so every row's results are bitwise
+// those it gets alone, whatever the tile). 4 x 4 accumulators, 4 weight vectors and one input chunk's three
+// vectors fit the 32 vector registers. `kPrefetch`: this is the first pass over these weight rows (the first input
+// tile), which requests the stream ahead; later tiles read them from L1.
+template <int R, int T, bool kPrefetch>
+inline void dot_tile(const int8_t* w, int64_t K, const int8_t* const (&x)[T], const float* const (&corrections)[T],
+                     float (*dots)[kTileRows], int64_t column) {
   const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
   const __m512i steps = _mm512_set1_epi32(warden::kResidualSteps);
-  __m512 acc[rows];
-  for (int r = 0; r < rows; ++r) acc[r] = _mm512_setzero_ps();
+  __m512 acc[T][R];
+  for (int t = 0; t < T; ++t)
+    for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   for (int64_t c = 0; c < K / kChunk; ++c) {
-    const __m512i codes = _mm512_loadu_si512(x.codes.data() + c * kChunk);
-    const __m512i residuals = _mm512_loadu_si512(x.residuals.data() + c * kChunk);
-    for (int r = 0; r < rows; ++r) {
+    __m512i unsigned_w[R];
+    for (int r = 0; r < R; ++r) {
       const int8_t* line = w + r * K + c * kChunk;
-      _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
-      const __m512i unsigned_w = _mm512_xor_si512(_mm512_loadu_si512(line), sign);
-      // 254 x codes' + residuals' dot, exact in int32 (at most 254 x 4 x 255 x 127 per lane)
-      const __m512i sums = _mm512_add_epi32(
-          _mm512_mullo_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w, codes), steps),
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w, residuals));
-      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), x.chunk_units[c], acc[r]);
+      if constexpr (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
+      unsigned_w[r] = _mm512_xor_si512(_mm512_loadu_si512(line), sign);
+    }
+    for (int t = 0; t < T; ++t) {
+      const int8_t* chunk = x[t] + c * kChunkBytes;
+      const __m512i codes = _mm512_loadu_si512(chunk);
+      const __m512i residuals = _mm512_loadu_si512(chunk + 64);
+      const __m512 units = _mm512_loadu_ps(chunk + 128);
+      for (int r = 0; r < R; ++r) {
+        // 254 x codes' + residuals' dot, exact in int32 (at most 254 x 4 x 255 x 127 per lane): the same integer
+        // the one-row kernel formed (the residuals' dot accumulates onto the scaled codes' dot instead of being
+        // added after), so the same float conversion.
+        const __m512i sums = _mm512_dpbusd_epi32(
+            _mm512_mullo_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w[r], codes), steps),
+            unsigned_w[r], residuals);
+        acc[t][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), units, acc[t][r]);
+      }
     }
   }
-  for (int r = 0; r < rows; ++r) dots[r] = _mm512_reduce_add_ps(acc[r]) - x.sign_correction;
+  for (int t = 0; t < T; ++t)
+    for (int r = 0; r < R; ++r) dots[t][column + r] = _mm512_reduce_add_ps(acc[t][r]) - *corrections[t];
+}
+
+// One tile of up to kTileInputs input rows (`tile` of them, from row m0) against the output rows n0..n0+count.
+template <int T, bool kPrefetch>
+void dot_input_tile(const int8_t* w, int64_t K, const QuantizedRows& q, int64_t m0, int64_t n0, int64_t count,
+                    float (&dots)[kTileInputs][kTileRows]) {
+  const int8_t* x[T];
+  const float* corrections[T];
+  for (int t = 0; t < T; ++t) x[t] = q.row(m0 + t), corrections[t] = &q.sign_corrections[m0 + t];
+  if (count == kTileRows) {
+    dot_tile<kTileRows, T, kPrefetch>(w + n0 * K, K, x, corrections, dots, 0);
+  } else {
+    for (int64_t r = 0; r < count; ++r) dot_tile<1, T, kPrefetch>(w + (n0 + r) * K, K, x, corrections, dots, r);
+  }
+}
+
+template <bool kPrefetch>
+void dot_inputs(const int8_t* w, int64_t K, const QuantizedRows& q, int64_t m0, int64_t tile, int64_t n0,
+                int64_t count, float (&dots)[kTileInputs][kTileRows]) {
+  switch (tile) {
+    case 1: dot_input_tile<1, kPrefetch>(w, K, q, m0, n0, count, dots); break;
+    case 2: dot_input_tile<2, kPrefetch>(w, K, q, m0, n0, count, dots); break;
+    case 3: dot_input_tile<3, kPrefetch>(w, K, q, m0, n0, count, dots); break;
+    default: dot_input_tile<kTileInputs, kPrefetch>(w, K, q, m0, n0, count, dots); break;
+  }
 }
 
 template <typename scalar_t>
 void int8_linear_kernel(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales, at::Tensor& out) {
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
-  std::vector<QuantizedRow> rows;
-  for (int64_t m = 0; m < M; ++m) rows.push_back(quantize_row(x.const_data_ptr<scalar_t>() + m * K, K));
+  const QuantizedRows q = quantize_rows(x.const_data_ptr<scalar_t>(), M, K);
   const int8_t* w = weight.const_data_ptr<int8_t>();
   const scalar_t* s = scales.const_data_ptr<scalar_t>();
   scalar_t* y = out.mutable_data_ptr<scalar_t>();
   const int64_t tiles = (N + kTileRows - 1) / kTileRows;
   at::parallel_for(0, tiles, 64, [&](int64_t begin, int64_t end) {
-    float dots[kTileRows];
+    float dots[kTileInputs][kTileRows];
     for (int64_t t = begin; t < end; ++t) {
       const int64_t n0 = t * kTileRows, count = std::min(kTileRows, N - n0);
-      for (int64_t m = 0; m < M; ++m) {
-        if (count == kTileRows) {
-          dot_rows<kTileRows>(w + n0 * K, K, rows[m], dots);
+      // Every input row against these weight rows while they are in cache, kTileInputs rows at a time: M rows
+      // read the weight once, not M times.
+      for (int64_t m0 = 0; m0 < M; m0 += kTileInputs) {
+        const int64_t tile = std::min(kTileInputs, M - m0);
+        if (m0 == 0) {
+          dot_inputs<true>(w, K, q, m0, tile, n0, count, dots);
         } else {
-          for (int64_t r = 0; r < count; ++r) dot_rows<1>(w + (n0 + r) * K, K, rows[m], dots + r);
+          dot_inputs<false>(w, K, q, m0, tile, n0, count, dots);
         }
-        for (int64_t r = 0; r < count; ++r)
-          y[m * N + n0 + r] = static_cast<scalar_t>(static_cast<float>(s[n0 + r]) * dots[r]);
+        for (int64_t i = 0; i < tile; ++i)
+          for (int64_t r = 0; r < count; ++r)
+            y[(m0 + i) * N + n0 + r] = static_cast<scalar_t>(static_cast<float>(s[n0 + r]) * dots[i][r]);
       }
     }
   });
@@ -122,19 +184,35 @@ at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), N}, x.options());
 #ifdef WARDEN_ONE_ROW_VECTOR
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, x.scalar_type(), "int8_linear", [&] {
-    int8_linear_kernel<scalar_t>(xc, weight, scales, out);
-  });
+  // (not AT_DISPATCH_FLOATING_TYPES: the vector input loads have no double, which the check above refuses)
+  if (x.scalar_type() == at::kFloat) {
+    int8_linear_kernel<float>(xc, weight, scales, out);
+  } else if (x.scalar_type() == at::kBFloat16) {
+    int8_linear_kernel<c10::BFloat16>(xc, weight, scales, out);
+  } else {
+    int8_linear_kernel<c10::Half>(xc, weight, scales, out);
+  }
 #endif
   return out;
+}
+
+// This kernel for inputs of at most `kernel_rows` rows, torch's for more (where its weight-to-float conversion is
+// shared by enough rows): for a compiled graph whose row count is symbolic, the choice made per call inside one
+// opaque op, as int4_linear_up_to.
+at::Tensor int8_linear_up_to(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales,
+                             int64_t kernel_rows) {
+  if (x.size(0) <= kernel_rows) return int8_linear(x, weight, scales);
+  return at::_weight_int8pack_mm(x, weight, scales);
 }
 
 }  // namespace
 
 TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int8_linear(Tensor x, Tensor weight, Tensor scales) -> Tensor");
+  m.def("int8_linear_up_to(Tensor x, Tensor weight, Tensor scales, int kernel_rows) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int8_linear", &int8_linear);
+  m.impl("int8_linear_up_to", &int8_linear_up_to);
 }

@@ -161,6 +161,68 @@ void quantize_groups_one_level(const scalar_t* x, int64_t K, int64_t group, Int8
   }
 }
 
+// Both levels of quantize_groups, 16 inputs per instruction, bit for bit its values: the same products rounded half
+// to even, the same clamp, integer sums, and the rounding error `value - code * scale` as one fused multiply-add
+// (what gcc and clang make of quantize_groups' expression wherever FMA is available, as it is with AVX-512: its
+// -O3 -march=native build was checked to compile it to vfnmadd). For the int8 linear's rows, which paid ~4 us
+// each scalar (SmolLM2's 576 inputs), once per row per call: at 32 rows more than a tenth of the call.
+template <typename scalar_t>
+void quantize_groups_two_level(const scalar_t* x, int64_t K, int64_t group, Int8Groups& q) {
+  q.codes.resize(K);
+  q.residuals.resize(K);
+  q.scales.resize(K / group);
+  q.code_sums.resize(K / group);
+  q.residual_sums.resize(K / group);
+  const auto lanes_at = [group](int64_t k) {
+    return static_cast<__mmask16>(group - k >= 16 ? 0xFFFF : (1u << (group - k)) - 1);
+  };
+  const __m512 infinity = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  const __m512i lowest = _mm512_set1_epi32(-127), highest = _mm512_set1_epi32(127);
+  for (int64_t g = 0; g < K / group; ++g) {
+    const scalar_t* xs = x + g * group;
+    __m512 amax = _mm512_setzero_ps();
+    __mmask16 not_finite = 0;
+    for (int64_t k = 0; k < group; k += 16) {
+      const __m512 magnitude = _mm512_abs_ps(load_inputs(xs + k, lanes_at(k)));
+      not_finite |= _mm512_cmp_ps_mask(magnitude, infinity, _CMP_NLT_UQ);  // infinite or NaN
+      amax = _mm512_max_ps(amax, magnitude);
+    }
+    if (not_finite) {
+      // As quantize_groups: the group's scale becomes NaN so the outputs show it.
+      std::fill(q.codes.begin() + g * group, q.codes.begin() + (g + 1) * group, 0);
+      std::fill(q.residuals.begin() + g * group, q.residuals.begin() + (g + 1) * group, 0);
+      q.scales[g] = std::numeric_limits<float>::quiet_NaN();
+      q.code_sums[g] = q.residual_sums[g] = 0;
+      continue;
+    }
+    const float largest = _mm512_reduce_max_ps(amax);
+    const float scale = largest / 127.f;
+    const __m512 inverse = _mm512_set1_ps(largest > 0.f ? 127.f / largest : 0.f);
+    const __m512 residual_inverse = _mm512_set1_ps(largest > 0.f ? static_cast<float>(kResidualSteps) / scale : 0.f);
+    const __m512 scales = _mm512_set1_ps(scale);
+    __m512i code_total = _mm512_setzero_si512(), residual_total = _mm512_setzero_si512();
+    for (int64_t k = 0; k < group; k += 16) {
+      const __mmask16 lanes = lanes_at(k);
+      const __m512 values = load_inputs(xs + k, lanes);
+      const __m512i codes = _mm512_cvt_roundps_epi32(_mm512_mul_ps(values, inverse),
+                                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      const __m512 error = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(codes), scales, values);
+      // A scale that underflowed to 0 makes the error times its inverse infinite or NaN: converted, INT32_MIN (as
+      // quantize_groups' conversion gives), clamped to -127.
+      const __m512i residuals = _mm512_min_epi32(_mm512_max_epi32(
+          _mm512_cvt_roundps_epi32(_mm512_mul_ps(error, residual_inverse), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+          lowest), highest);
+      code_total = _mm512_add_epi32(code_total, codes);
+      residual_total = _mm512_add_epi32(residual_total, residuals);
+      _mm_mask_storeu_epi8(q.codes.data() + g * group + k, lanes, _mm512_cvtepi32_epi8(codes));
+      _mm_mask_storeu_epi8(q.residuals.data() + g * group + k, lanes, _mm512_cvtepi32_epi8(residuals));
+    }
+    q.scales[g] = scale;
+    q.code_sums[g] = _mm512_reduce_add_epi32(code_total);
+    q.residual_sums[g] = _mm512_reduce_add_epi32(residual_total);
+  }
+}
+
 #endif  // WARDEN_ONE_ROW_VECTOR
 
 }  // namespace warden

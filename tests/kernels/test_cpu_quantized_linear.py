@@ -249,3 +249,65 @@ def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above() ->
         ours = rows <= 3
         expected = run(layer, x, kernels.cpu.int4_linear if ours else torch._weight_int4pack_mm_for_cpu)
         assert torch.equal(chosen, expected), rows
+
+
+def int8_weights(out_features: int, in_features: int, dtype: torch.dtype, seed: int) -> tuple[torch.Tensor, ...]:
+    """Per-channel int8 weights with scales in ``dtype`` (``Linear.quantize_int8``'s), and the float32 weight they
+    stand for."""
+    layer = int8_quantized(out_features, in_features, dtype, seed)
+    return layer.quant_weight, layer.quant_scales, layer.quant_weight.float() * layer.quant_scales.float()[:, None]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 7, 8, 9, 13, 32])  # tiles of up to 4 input rows and their remainders
+def test_int8_several_rows_equal_each_row_alone_and_the_float_product(dtype, rows) -> None:
+    """Each weight chunk is dotted with a tile of input rows; every row's results are bitwise those it gets alone
+    (the same operations in the same order, whatever the tile), for any row count."""
+    weight, scales, dequantized = int8_weights(130, 192, dtype, seed=rows)  # 130: output tiles of 4 and a tail of 2
+    x = torch.randn(rows, 192, dtype=dtype)
+    x[rows // 2] *= 50  # rows of other magnitudes share the tile
+    out = kernels.cpu.int8_linear(x, weight, scales)
+    assert out.dtype == dtype and out.shape == (rows, 130)
+    alone = torch.cat([kernels.cpu.int8_linear(x[m:m + 1], weight, scales) for m in range(rows)])
+    assert torch.equal(out, alone)
+    expected = x.float() @ dequantized.t()
+    for m in range(rows):  # outputs scale with their row
+        size = x[m].float().abs().amax().item()
+        torch.testing.assert_close(out[m].float() / size, expected[m] / size, rtol=1e-2, atol=1e-2)
+
+
+def test_int8_zero_and_non_finite_rows_stay_their_own_in_a_tile() -> None:
+    """A zero row gives zeros and a NaN or infinite input makes its row NaN, without touching the rows it shares a
+    tile with (6 rows: a tile of 4 and one of 2)."""
+    weight, scales, _ = int8_weights(68, 128, torch.bfloat16, seed=1)
+    x = torch.randn(6, 128, dtype=torch.bfloat16)
+    x[1] = 0
+    x[2, 3] = float("nan")
+    x[4, 100] = float("-inf")
+    out = kernels.cpu.int8_linear(x, weight, scales)
+    assert torch.equal(out[1], torch.zeros(68, dtype=torch.bfloat16))
+    assert out[2].isnan().all() and out[4].isnan().all()
+    assert out[[0, 3, 5]].isfinite().all()
+    alone = torch.cat([kernels.cpu.int8_linear(x[m:m + 1], weight, scales) for m in range(6)])
+    torch.testing.assert_close(out, alone, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_int8_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above(dtype) -> None:
+    weight, scales, _ = int8_weights(72, 128, dtype, seed=2)
+    for rows in (1, 3, 4, 5, 9):
+        x = torch.randn(rows, 128, dtype=dtype)
+        chosen = kernels.cpu.int8_linear_up_to(x, weight, scales, 4)
+        expected = (kernels.cpu.int8_linear if rows <= 4 else torch._weight_int8pack_mm)(x, weight, scales)
+        assert chosen.dtype == dtype and torch.equal(chosen, expected), rows
+
+
+def test_int8_linear_up_to_traces_with_its_output_shape() -> None:
+    """The compiled engine traces the op with fake tensors (its registered shape function), never running it."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.empty(7, 128, dtype=torch.bfloat16)
+        out = kernels.cpu.int8_linear_up_to(x, torch.empty(72, 128, dtype=torch.int8),
+                                            torch.empty(72, dtype=torch.bfloat16), 4)
+        assert out.shape == (7, 72) and out.dtype == torch.bfloat16

@@ -64,11 +64,14 @@ def test_one_row_quantized_linears_come_from_the_cpp_kernels_where_they_run(
     assert dispatch.cpu_one_row_linear("int8", 96, 128) is kernels.cpu.int8_linear
     assert dispatch.cpu_one_row_linear("int4", 48, 128) is None  # torch packs 48 rows another way
     assert dispatch.cpu_one_row_linear("int8", 128, 96) is None  # not whole 64-input chunks
+    assert dispatch.cpu_int8_linear_up_to(96, 128) is kernels.cpu.int8_linear_up_to
+    assert dispatch.cpu_int8_linear_up_to(128, 96) is None
     with pytest.raises(ValueError, match="no one-row linear for 'int2'"):
         dispatch.cpu_one_row_linear("int2", 128, 128)
     with dispatch.forced_kernels(SimpleNamespace()):  # type: ignore[arg-type]
         assert dispatch.cpu_one_row_linear("int4", 128, 128) is None
         assert dispatch.cpu_one_row_linear("int8", 128, 128) is None
+        assert dispatch.cpu_int8_linear_up_to(128, 128) is None
 
 
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton is not installed")
