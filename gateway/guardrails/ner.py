@@ -41,6 +41,10 @@ _NOT_NAMES = frozenset(STOP_WORDS) | {
 _CAPITALISED_WORD = re.compile(r"(?<![\w.])[A-Z][a-z]+(?:['’-][A-Za-z]+)?\b")
 
 
+# Characters of context NER reads on each side of a candidate word (widened to whitespace): the streamed output's
+# hold-back under a name-masking policy derives from it (open_tail.name_context_start).
+WINDOW_MARGIN = 40
+
 _OPENERS = " \t\"'([{*#>-•"
 
 
@@ -111,7 +115,7 @@ def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
 class NerModel:
     """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model)."""
 
-    def __init__(self, model_name: str = SPACY_MODEL, window_margin: int = 40) -> None:
+    def __init__(self, model_name: str = SPACY_MODEL, window_margin: int = WINDOW_MARGIN) -> None:
         nlp = spacy.load(model_name)
         self._common_words = _dictionary_words(nlp)
         keep = _needed_components(nlp)

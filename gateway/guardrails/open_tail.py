@@ -10,8 +10,13 @@ being written.
 the detectors read it (``normalize.reader_view``). Each rule below describes, generously, every *prefix* of what its
 detectors can match: a superset costs a few held characters, a gap would let the start of a value leave before the
 value is recognised. tests/guardrails/test_guard_open_tail.py checks the rules against every finding of the PII test
-set and the agentic corpus, at every prefix length. NER entities (PERSON, LOCATION) depend on context in both
-directions and output deny-patterns are arbitrary regexes: policies using either keep the fixed window.
+set and the agentic corpus, at every prefix length. Output deny-patterns are arbitrary regexes: policies with them
+keep the fixed window.
+
+NER entities (PERSON, LOCATION) depend on context in both directions. The analyser runs NER only on windows of
+``ner.WINDOW_MARGIN`` characters around capitalised words, widened to whitespace, so ``name_context_start`` holds
+back what a window around a word not yet whole could still read: from ``WINDOW_MARGIN`` characters before the word
+being written. spaCy's small NER reads about four tokens either side of each token, within that reach.
 """
 
 from __future__ import annotations
@@ -83,3 +88,16 @@ def open_entity_start(text: str, begin: int = 0) -> int:
         return len(text)
     found = start + match.start()
     return found if view.origin is None else view.origin[found]
+
+
+def name_context_start(text: str, begin: int, margin: int) -> int:
+    """The earliest index at or after ``begin`` that a NER window around a word not yet whole could read: ``margin``
+    characters before the start of the trailing whitespace-free run (the word being written, or the end after
+    whitespace), widened to whitespace as the windows are; ``len(text)`` when that is the end."""
+    word = len(text)
+    while word > begin and not text[word - 1].isspace():
+        word -= 1
+    start = max(begin, word - margin)
+    while start > begin and not text[start - 1].isspace():
+        start -= 1
+    return start

@@ -1,14 +1,14 @@
 """Output guardrails: PII actions and deny-patterns on completion text, whole or streamed.
 
 Streaming holds text back until it can no longer be the start of an entity, and a cut never falls inside a detected
-entity. Under policies whose detectors are all patterns (no NER type to act on, no deny-pattern) the hold starts
-where an entity some detector could match may still be open (``open_tail``): usually just the word being written,
-from a digit run or an address's first word when one is being written. Under the others it is the last
-`holdback_chars` characters (NER reads context both ways; a deny-pattern is any regex), which is also the most either
-ever holds. An entity no longer than that window that arrives split across SSE chunks is therefore always seen whole
-before any of it leaves. The text just before a cut stays with the analyser as read-only context (`CONTEXT_CHARS`),
-so a number that is personal data only next to its context words ("call me at 5 5 5 ...") is judged as in the whole
-text even when the cut falls between them.
+entity. Under policies without output deny-patterns the hold starts where an entity some detector could match may
+still be open (``open_tail``): usually just the word being written, from a digit run or an address's first word when
+one is being written, and under a policy that masks names (NER) also the context NER could still read around a word
+not yet whole (``ner.WINDOW_MARGIN`` characters, ~8 words). Under deny-patterns (any regex) it is the last
+`holdback_chars` characters, which is also the most either ever holds. An entity no longer than that window that
+arrives split across SSE chunks is therefore always seen whole before any of it leaves. The text just before a cut
+stays with the analyser as read-only context (`CONTEXT_CHARS`), so a number that is personal data only next to its
+context words ("call me at 5 5 5 ...") is judged as in the whole text even when the cut falls between them.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from dataclasses import dataclass, field, replace
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.json_lexer import CharKind, LexState, OutputShape, Scan, decoded_view, scan
+from gateway.guardrails.ner import WINDOW_MARGIN
 from gateway.guardrails.normalize import visible_tail_start
-from gateway.guardrails.open_tail import open_entity_start
+from gateway.guardrails.open_tail import name_context_start, open_entity_start
 from gateway.guardrails.recognizers import CONTEXT_WINDOW_CHARS
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide
 from policies import PiiAction, Policy, active_entity_types, needs_ner
@@ -32,6 +33,8 @@ DENY_PATTERN_ENTITY = "DENIED_CONTENT"
 # Released text kept as the analyser's context: the recognizers' context window (visible characters read before an
 # entity for its context words), with room for a finding that began before the cut.
 CONTEXT_CHARS = CONTEXT_WINDOW_CHARS + 16
+# The most of a stream's time its paced releases spend analysing (see OutputRedactor's pacing).
+ANALYSIS_SHARE = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,13 +160,18 @@ class OutputRedactor:
         # text leaves as it comes, and the whole is analysed once at the end for the audit's tally.
         self._monitor_only = not active_entity_types(policy.pii_output) and not policy.output_deny_patterns
         self._released = 0  # monitor-only: how much of _pending has left already
-        # Only pattern detectors can rewrite: hold back from where an entity may still be open, not a whole window.
-        self._open_tail = not self._rules.deny_patterns and not self._rules.use_ner
+        # Hold back from where an entity may still be open, not a whole window, unless a deny-pattern (any regex) can
+        # rewrite. Under NER, also what a name's context window could still read (ner.WINDOW_MARGIN).
+        self._open_tail = not self._rules.deny_patterns
+        self._name_margin = WINDOW_MARGIN if self._rules.use_ner else None
         # Open-tail pacing: the first text leaves as soon as any can (the stream's first content); then whatever can
         # leave once min_emit characters can or min_emit_interval_s has passed since the last release. Each release
         # costs an analysis, so slow streams (a CPU's ~50 ms tokens) flow every token or two instead of in 32-character
         # lumps, and fast ones are analysed at most ~20 times a second.
         self._min_emit_interval = min_emit_interval_s
+        # ... and never more often than ANALYSIS_SHARE of the stream's time goes to analyses: NER's cost a pass
+        # (~4-8 ms here, against ~0.25 ms for the patterns) stretches the interval on a slow CPU.
+        self._analysis_s = 0.0
         self._clock = clock
         self._last_release: float | None = None
         # The last open_entity_start question and answer: analyses() asks it of the pending text plus the delta,
@@ -183,7 +191,8 @@ class OutputRedactor:
             return False
         if not self._open_tail:
             return len(self._pending) + len(delta) >= self._holdback + self._min_emit
-        due = self._last_release is None or self._clock() - self._last_release >= self._min_emit_interval
+        interval = max(self._min_emit_interval, self._analysis_s / ANALYSIS_SHARE)
+        due = self._last_release is None or self._clock() - self._last_release >= interval
         needed = 1 if due else self._min_emit
         if len(self._pending) + len(delta) < needed:
             return False
@@ -196,6 +205,8 @@ class OutputRedactor:
         if memo is not None and memo[1] == begin and memo[0] == text:
             return memo[2]
         found = open_entity_start(text, begin)
+        if self._name_margin is not None:
+            found = min(found, name_context_start(text, begin, self._name_margin))
         self._open_memo = (text, begin, found)
         return found
 
@@ -218,7 +229,10 @@ class OutputRedactor:
         self.feed_quietly(delta)
         if not analyse:
             return ""
-        return self._release(self._plan(final=False))
+        started = self._clock()
+        plan = self._plan(final=False)
+        self._analysis_s = self._clock() - started
+        return self._release(plan)
 
     @property
     def pending_chars(self) -> int:

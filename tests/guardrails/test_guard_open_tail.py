@@ -19,6 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails import OutputRedactor, OutputShape, PiiAnalyzer, redact_output_text
+from gateway.guardrails.analyzer import NER_ENTITIES
+from gateway.guardrails.ner import WINDOW_MARGIN
 from gateway.guardrails.open_tail import open_entity_start
 from policies import PiiAction, PiiRules, Policy
 
@@ -202,11 +204,66 @@ def test_a_release_reads_the_open_tail_once(analyzer: PiiAnalyzer, monkeypatch: 
     assert all(released)
 
 
-def test_ner_policies_keep_the_whole_window(analyzer: PiiAnalyzer) -> None:
-    """NER reads context on both sides of a name: a policy that masks PERSON holds the whole window back."""
-    policy = Policy(pii_output=PiiRules(entities={"PERSON": PiiAction.MASK, "EMAIL_ADDRESS": PiiAction.MASK}))
-    redactor = OutputRedactor(analyzer, policy, KEY, holdback_chars=96)
-    assert all(redactor.feed(word + " ") == "" for word in SUMMARY)
+NAME_MASKING = Policy(pii_output=PiiRules(entities={**Policy.default().pii_output.entities,
+                                                 "PERSON": PiiAction.MASK, "LOCATION": PiiAction.MASK}))
+
+
+def test_name_masking_holds_the_context_ner_could_still_read(analyzer: PiiAnalyzer) -> None:
+    """NER reads WINDOW_MARGIN characters around a candidate word: a policy that masks names holds that much back
+    behind the word being written, not the whole 96-character window."""
+    redactor = OutputRedactor(analyzer, NAME_MASKING, KEY, holdback_chars=96, min_emit_interval_s=0.0)
+    released = [redactor.feed(word + " ") for word in SUMMARY * 3]
+    assert released[8] and "".join(released).startswith("is the summary")
+    assert WINDOW_MARGIN <= redactor.pending_chars < 96
+
+
+def test_name_masking_streams_redact_exactly_as_the_whole_text(analyzer: PiiAnalyzer, corpus: list[str]) -> None:
+    """Every corpus text with a name or place, streamed in pieces of 1-6 characters with a release wherever one can
+    follow a piece, gives the whole text's redaction under a policy that masks names (with a margin of 0, 138 of
+    the corpora's 460 texts differed and 6 names leaked; 20: 1 and 1); the first content leaves after ~50
+    characters instead of 128."""
+    texts = [text for text in corpus if any(f.entity_type in NER_ENTITIES for f in analyzer.analyze(text))]
+    assert len(texts) > 50
+    rng = random.Random(11)
+    first_release = []
+    for text in texts:
+        whole, _ = redact_output_text(analyzer, NAME_MASKING, text, KEY)
+        redactor = OutputRedactor(analyzer, NAME_MASKING, KEY, min_emit_interval_s=0.0)
+        released, fed, first = [], 0, len(text)
+        while fed < len(text):
+            piece = text[fed : fed + rng.randint(1, 6)]
+            fed += len(piece)
+            released.append(redactor.feed(piece))
+            first = fed if released[-1] and first == len(text) else first
+        first_release.append(first)
+        assert "".join(released) + redactor.flush() == whole, text[:80]
+    assert statistics.median(first_release) <= 64
+
+
+class SlowAnalyzer:
+    """The real analyzer, as if each pass took `cost_s` of the fake clock."""
+
+    def __init__(self, analyzer: PiiAnalyzer, clock: FakeClock, cost_s: float) -> None:
+        self._analyzer, self._clock, self._cost_s = analyzer, clock, cost_s
+
+    def analyze(self, text: str, *, ner_enabled: bool = True) -> list:
+        self._clock.now += self._cost_s
+        return self._analyzer.analyze(text, ner_enabled=ner_enabled)
+
+
+def test_paced_releases_spend_at_most_a_tenth_of_the_stream_analysing(analyzer: PiiAnalyzer) -> None:
+    """Analyses of 20 ms (NER on a slow CPU) stretch the 50 ms interval to 200 ms: tokens every 60 ms release
+    every fourth token, not every one."""
+    clock = FakeClock()
+    redactor = OutputRedactor(SlowAnalyzer(analyzer, clock, 0.02), NAME_MASKING, KEY, min_emit_chars=10_000,
+                              min_emit_interval_s=0.05, clock=clock)
+    releases = []
+    for word in SUMMARY * 4:
+        clock.now += 0.06
+        releases.append(clock.now if redactor.feed(word + " ") else None)
+    times = [t for t in releases if t is not None]
+    assert len(times) >= 3
+    assert all(later - earlier >= 0.2 for earlier, later in itertools.pairwise(times))
 
 
 def test_a_long_digit_run_is_still_bounded_by_the_window(analyzer: PiiAnalyzer) -> None:
