@@ -18,8 +18,10 @@ int8 per group (``quantize_input.h``) and the weights are dotted with AVX-512 VN
 int4 layers. The int4 one also serves a few rows (draft verification, small decode batches): it unpacks each
 weight vector once per tile of 4 rows (SmolLM2's layers, 2-16 rows on one core: 1.9-2.5x faster than torch's
 kernel with the weights in cache, 1.2-1.8x streaming them from memory); ``int4_linear_up_to`` picks it or torch's
-kernel per call by row count, for the compiled engine's graph of 2+ tokens. Where the CPU lacks AVX-512 VNNI they
-report unsupported and torch's ops serve.
+kernel per call by row count, for the compiled engine's graph of 2+ tokens. The int8 one likewise dots each weight
+chunk with a tile of 4 rows (M rows read the LM head once, not M times), every row bitwise what it gets alone, and
+``int8_linear_up_to`` picks it or ``torch._weight_int8pack_mm``. Where the CPU lacks AVX-512 VNNI they report
+unsupported and torch's ops serve.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four

@@ -1,16 +1,25 @@
-// Weight-only int8 linear (per-output-channel scales) for one or a few input rows: the LM head at low concurrency.
-// Same signature and weights as torch._weight_int8pack_mm (weight int8 [N, K] row-major, scales [N]).
+// Weight-only int8 linear (per-output-channel scales) for one or a few input rows: the LM head at low concurrency,
+// small decode batches, draft verification. Same signature and weights as torch._weight_int8pack_mm (weight int8
+// [N, K] row-major, scales [N]).
 //
 // Why: the int8 head is the largest single read of a decode step (SmolLM2: 49152 x 576 = 28 MB), and torch's
-// kernel converts every weight to float for an FMA. Here the input row is quantized to int8 per group of 32 in
-// two levels (quantize_input.h: codes and residuals, finer than bfloat16) and each 64 weights are two vpdpbusd
-// (AVX-512 VNNI) against them. vpdpbusd multiplies unsigned by signed bytes, so the weight's sign bit is flipped
-// (w ^ 0x80 = w + 128 as an unsigned byte) and the 128 x sum(dequantized inputs) that adds, the same for every
+// kernel converts every weight to float for an FMA. Here each input row is quantized to int8 per group of 32 in
+// two levels (quantize_input.h: codes and residuals, finer than bfloat16), the levels joined as one 16-bit integer
+// 254 * code + residual, and each 64 weights are dotted with it by two AVX-512 VNNI vpdpwssd. The weight's sign bit
+// is flipped (w ^ 0x80 = w + 128, as the first version's unsigned-by-signed vpdpbusd needed; kept, so a row's
+// results are bitwise those that version gave) and the 128 x sum(dequantized inputs) that adds, the same for every
 // output row, is taken off once:
 //   y[n] = scale[n] * (sum_g x_scale[g] / 254 * sum_k (w[n, k] + 128) * (254 * x_code[k] + x_residual[k])
 //                      - 128 * sum_k x[k])
 //
-// Built with the other CPU kernels by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int8_linear.
+// Several rows: each loaded weight chunk is regrouped once and dotted with a tile of up to 4 input rows, while the
+// weight rows are in cache, so M rows read the weight once instead of M times; per row the operations are the same
+// whatever the tile, so every row's results are bitwise those it gets alone. Per (input row, 64 weights): two
+// vpdpwssd, a conversion and an FMA (the one-row version's two vpdpbusd need a multiply by 254 and an add between
+// them: 7-8 instructions).
+//
+// Built with the other CPU kernels by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int8_linear and
+// int8_linear_up_to.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -26,7 +35,7 @@
 namespace {
 
 constexpr int64_t kInputGroup = 32;  // inputs per int8 scale (llama.cpp's Q8_0 block)
-constexpr int64_t kChunk = 64;  // weights per vpdpbusd: two input groups
+constexpr int64_t kChunk = 64;  // weights per vector: two input groups
 constexpr int64_t kTileRows = 4;  // output rows sharing each loaded input chunk
 constexpr int64_t kTileInputs = 4;  // input rows dotted with each loaded weight chunk
 // Weight rows are one sequential stream; requested this far ahead (as in int4_linear.cpp, where 4 KB measured best).
@@ -34,34 +43,43 @@ constexpr int64_t kPrefetchBytes = 4096;
 
 #ifdef WARDEN_ONE_ROW_VECTOR
 
-// Per quantized input row and 64-input chunk, three vectors in a row: the codes, the residuals, and the two groups'
-// residual-step sizes (lanes 0-7 the first group's, 8-15 the second's: the lanes vpdpbusd sums each group into).
+// Per quantized input row and 64-input chunk, three vectors in a row: the inputs as 16-bit integers
+// 254 * code + residual (the two levels in one number, at most 254 x 127 + 127 = 32385), in the order vpdpwssd
+// pairs them with regroup_chunk's two weight vectors (32-bit lane j of the first holds k 4j and 4j + 1, of the
+// second 4j + 2 and 4j + 3), and the two groups' residual-step sizes (lanes 0-7 the first group's, 8-15 the
+// second's: the lanes the products of each group are summed into).
 constexpr int64_t kChunkBytes = 3 * 64;
 
 // The input rows quantized once per call (quantize_groups_two_level), each row's chunks consecutive, and per row the
 // correction for the flipped weight sign.
 struct QuantizedRows {
-  std::vector<int8_t> chunks;  // [M, K / 64, kChunkBytes]
+  std::vector<int16_t> chunks;  // [M, K / 64, kChunkBytes / 2]
   std::vector<float> sign_corrections;  // [M]
-  int64_t row_bytes = 0;
+  int64_t row_values = 0;
 
-  const int8_t* row(int64_t m) const { return chunks.data() + m * row_bytes; }
+  const int16_t* row(int64_t m) const { return chunks.data() + m * row_values; }
 };
 
 template <typename scalar_t>
 QuantizedRows quantize_rows(const scalar_t* x, int64_t M, int64_t K) {
-  QuantizedRows q{std::vector<int8_t>(M * (K / kChunk) * kChunkBytes), std::vector<float>(M, 0.f),
-                  (K / kChunk) * kChunkBytes};
+  constexpr int64_t kChunkValues = kChunkBytes / 2;
+  QuantizedRows q{std::vector<int16_t>(M * (K / kChunk) * kChunkValues), std::vector<float>(M, 0.f),
+                  (K / kChunk) * kChunkValues};
   warden::Int8Groups groups;
   for (int64_t m = 0; m < M; ++m) {
     warden::quantize_groups_two_level(x + m * K, K, kInputGroup, groups);
-    int8_t* row = q.chunks.data() + m * q.row_bytes;
+    int16_t* row = q.chunks.data() + m * q.row_values;
     const auto unit = [&](int64_t g) { return groups.scales[g] / warden::kResidualSteps; };
     for (int64_t c = 0; c < K / kChunk; ++c) {
-      int8_t* chunk = row + c * kChunkBytes;
-      _mm512_storeu_si512(chunk, _mm512_loadu_si512(groups.codes.data() + c * kChunk));
-      _mm512_storeu_si512(chunk + 64, _mm512_loadu_si512(groups.residuals.data() + c * kChunk));
-      _mm512_storeu_ps(chunk + 128, _mm512_insertf32x8(_mm512_set1_ps(unit(2 * c)), _mm256_set1_ps(unit(2 * c + 1)), 1));
+      int16_t* chunk = row + c * kChunkValues;
+      for (int64_t j = 0; j < 16; ++j)
+        for (int64_t i = 0; i < 4; ++i) {
+          const int64_t k = c * kChunk + 4 * j + i;
+          // i 0-1: the first vector's lane j, 2-3: the second's
+          chunk[(i / 2) * 32 + 2 * j + i % 2] =
+              static_cast<int16_t>(warden::kResidualSteps * groups.codes[k] + groups.residuals[k]);
+        }
+      _mm512_storeu_ps(chunk + 64, _mm512_insertf32x8(_mm512_set1_ps(unit(2 * c)), _mm256_set1_ps(unit(2 * c + 1)), 1));
     }
     // Summed group by group in order, as the one-row kernel summed them (a row's results stay bitwise its own).
     for (int64_t g = 0; g < K / kInputGroup; ++g)
@@ -70,40 +88,46 @@ QuantizedRows quantize_rows(const scalar_t* x, int64_t M, int64_t K) {
   return q;
 }
 
-// `R` consecutive output rows (weight rows starting at `w`) against `T` quantized input rows: dots[t][column + r].
-// Each
-// weight chunk is loaded and its sign flipped once and dotted with every input row of the tile; per (input row,
-// output row) the operations are those of one row alone, in the same order (so every row's results are bitwise
-// those it gets alone, whatever the tile). 4 x 4 accumulators, 4 weight vectors and one input chunk's three
-// vectors fit the 32 vector registers. `kPrefetch`: this is the first pass over these weight rows (the first input
-// tile), which requests the stream ahead; later tiles read them from L1.
-template <int R, int T, bool kPrefetch>
-inline void dot_tile(const int8_t* w, int64_t K, const int8_t* const (&x)[T], const float* const (&corrections)[T],
-                     float (*dots)[kTileRows], int64_t column) {
+// 64 int8 weights as vpdpwssd's two 16-bit operands, sign flipped (w ^ 0x80 = w + 128, 0..255): in 32-bit lane j,
+// k 4j and 4j + 1 in the first, 4j + 2 and 4j + 3 in the second. A shuffle within each 16-byte lane puts k
+// {0, 1, 4, 5, 8, 9, 12, 13} before {2, 3, 6, 7, 10, 11, 14, 15}; widening the lanes' low and high halves with
+// zeros makes the two operands.
+inline void regroup_chunk(const int8_t* line, __m512i& first, __m512i& second) {
   const __m512i sign = _mm512_set1_epi8(static_cast<char>(0x80));
-  const __m512i steps = _mm512_set1_epi32(warden::kResidualSteps);
+  const __m512i pairs = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15));
+  const __m512i bytes = _mm512_shuffle_epi8(_mm512_xor_si512(_mm512_loadu_si512(line), sign), pairs);
+  first = _mm512_unpacklo_epi8(bytes, _mm512_setzero_si512());
+  second = _mm512_unpackhi_epi8(bytes, _mm512_setzero_si512());
+}
+
+// `R` consecutive output rows (weight rows starting at `w`) against `T` quantized input rows: dots[t][column + r].
+// Each weight chunk is loaded and regrouped once and dotted with every input row of the tile. Per (input row,
+// output row) and chunk, two vpdpwssd form in each 32-bit lane the integer the one-row kernel formed with two
+// vpdpbusd, a mullo and an add, sum_k (w + 128) * (254 * code + residual) over the lane's four k (exact in int32:
+// at most 4 x 255 x 32385), then one conversion and one multiply-add per chunk in the same order: every row's
+// results are bitwise those it gets alone, whatever the tile. 4 x 4 float accumulators and 4 x 2 weight operands
+// fit the 32 vector registers with the input chunk's. `kPrefetch`: the first pass over these weight rows (the
+// first input tile), which requests the stream ahead; later tiles read them from L1.
+template <int R, int T, bool kPrefetch>
+inline void dot_tile(const int8_t* w, int64_t K, const int16_t* const (&x)[T], const float* const (&corrections)[T],
+                     float (*dots)[kTileRows], int64_t column) {
   __m512 acc[T][R];
   for (int t = 0; t < T; ++t)
     for (int r = 0; r < R; ++r) acc[t][r] = _mm512_setzero_ps();
   for (int64_t c = 0; c < K / kChunk; ++c) {
-    __m512i unsigned_w[R];
+    __m512i first[R], second[R];
     for (int r = 0; r < R; ++r) {
       const int8_t* line = w + r * K + c * kChunk;
       if constexpr (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
-      unsigned_w[r] = _mm512_xor_si512(_mm512_loadu_si512(line), sign);
+      regroup_chunk(line, first[r], second[r]);
     }
     for (int t = 0; t < T; ++t) {
-      const int8_t* chunk = x[t] + c * kChunkBytes;
-      const __m512i codes = _mm512_loadu_si512(chunk);
-      const __m512i residuals = _mm512_loadu_si512(chunk + 64);
-      const __m512 units = _mm512_loadu_ps(chunk + 128);
+      const int16_t* chunk = x[t] + c * (kChunkBytes / 2);
+      const __m512i x_first = _mm512_loadu_si512(chunk), x_second = _mm512_loadu_si512(chunk + 32);
+      const __m512 units = _mm512_loadu_ps(chunk + 64);
       for (int r = 0; r < R; ++r) {
-        // 254 x codes' + residuals' dot, exact in int32 (at most 254 x 4 x 255 x 127 per lane): the same integer
-        // the one-row kernel formed (the residuals' dot accumulates onto the scaled codes' dot instead of being
-        // added after), so the same float conversion.
-        const __m512i sums = _mm512_dpbusd_epi32(
-            _mm512_mullo_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), unsigned_w[r], codes), steps),
-            unsigned_w[r], residuals);
+        const __m512i sums =
+            _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(_mm512_setzero_si512(), first[r], x_first), second[r], x_second);
         acc[t][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), units, acc[t][r]);
       }
     }
@@ -116,7 +140,7 @@ inline void dot_tile(const int8_t* w, int64_t K, const int8_t* const (&x)[T], co
 template <int T, bool kPrefetch>
 void dot_input_tile(const int8_t* w, int64_t K, const QuantizedRows& q, int64_t m0, int64_t n0, int64_t count,
                     float (&dots)[kTileInputs][kTileRows]) {
-  const int8_t* x[T];
+  const int16_t* x[T];
   const float* corrections[T];
   for (int t = 0; t < T; ++t) x[t] = q.row(m0 + t), corrections[t] = &q.sign_corrections[m0 + t];
   if (count == kTileRows) {
@@ -177,7 +201,7 @@ at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::
   TORCH_CHECK(weight.scalar_type() == at::kChar && weight.size(1) == K && weight.is_contiguous(),
               "weight is contiguous int8 [N, K]");
   TORCH_CHECK(K % kChunk == 0, "int8_linear reads 64 inputs at a time: K must be a multiple of 64, got ", K);
-  TORCH_CHECK(at::isFloatingType(x.scalar_type()) && x.scalar_type() != at::kDouble,
+  TORCH_CHECK(x.scalar_type() == at::kFloat || x.scalar_type() == at::kBFloat16 || x.scalar_type() == at::kHalf,
               "x is float32, bfloat16 or float16");
   TORCH_CHECK(scales.scalar_type() == x.scalar_type() && scales.size(0) == N && scales.is_contiguous(),
               "scales is contiguous [N] in x's dtype");
