@@ -122,6 +122,16 @@ def test_every_prefix_of_every_finding_is_held_from_the_finding_start(analyzer: 
     assert checked > 1500
 
 
+NAME_MASKING = Policy(pii_output=PiiRules(entities={**Policy.default().pii_output.entities,
+                                                 "PERSON": PiiAction.MASK, "LOCATION": PiiAction.MASK}))
+
+
+# Names and places for the structured-output streams under NAME_MASKING.
+NAMED = [
+    "Maria Gonzalez from the Boston office confirmed the order",
+    "I spoke with Dr. Ahmed Haddad and Tomasz Nguyen yesterday in Krakow",
+    "Send it to Amara; she moved from Lagos to Berlin last spring",
+]
 MASK_EVERYTHING = Policy(pii_output=PiiRules(entities={}, default_action=PiiAction.HASH, ner_enabled=False))
 
 
@@ -145,11 +155,13 @@ def test_streams_redact_exactly_as_the_whole_text(analyzer: PiiAnalyzer, corpus:
     assert statistics.median(first_release) <= 16
 
 
-def test_structured_output_streams_redact_exactly_as_the_whole(analyzer: PiiAnalyzer) -> None:
-    policy = Policy.default()
-    for value in TRICKY:
+@pytest.mark.parametrize("names", [False, True], ids=["default", "name_masking"])
+def test_structured_output_streams_redact_exactly_as_the_whole(analyzer: PiiAnalyzer, names: bool) -> None:
+    policy = NAME_MASKING if names else Policy.default()
+    for value in TRICKY + (NAMED if names else []):
         text = json.dumps({"reply": value, "notes": ["see " + value[::-1], value]})
         whole, _ = redact_output_text(analyzer, policy, text, KEY, shape=OutputShape.JSON)
+        assert value not in NAMED or whole.count("<PERSON>") + whole.count("<LOCATION>") >= 3, whole
         for size in (1, 3, 5):
             redactor = OutputRedactor(analyzer, policy, KEY, shape=OutputShape.JSON)
             pieces = [text[i : i + size] for i in range(0, len(text), size)]
@@ -202,10 +214,6 @@ def test_a_release_reads_the_open_tail_once(analyzer: PiiAnalyzer, monkeypatch: 
         released.append(redactor.feed(piece))
         assert len(asked) == 1
     assert all(released)
-
-
-NAME_MASKING = Policy(pii_output=PiiRules(entities={**Policy.default().pii_output.entities,
-                                                 "PERSON": PiiAction.MASK, "LOCATION": PiiAction.MASK}))
 
 
 def test_name_masking_holds_the_context_ner_could_still_read(analyzer: PiiAnalyzer) -> None:
