@@ -43,7 +43,8 @@ from kernels.reference import paged_attention as _reference
 
 log = logging.getLogger(__name__)
 _SOURCES = [str(Path(__file__).with_name(name))
-            for name in ("paged_attention.cpp", "int4_linear.cpp", "int8_linear.cpp", "argmax.cpp")]
+            for name in ("paged_attention.cpp", "int4_linear.cpp", "int4_linear_avx2.cpp", "int8_linear.cpp",
+                         "argmax.cpp")]
 
 
 @cache  # a process loads the library once (a second load would re-register the warden_cpu namespace)
@@ -122,13 +123,14 @@ ONE_ROW_LINEARS: dict[str, Callable[..., torch.Tensor]] = {"int4": int4_linear, 
 
 
 def one_row_linear_supported(kind: str, out_features: int, in_features: int) -> bool:
-    """Whether ``ONE_ROW_LINEARS[kind]`` runs here for a layer of that shape: this CPU has AVX-512 VNNI, and the
-    layer is what the kernel reads (int4: torch's 64-row packing; int8: whole 64-input chunks). Call after
-    ``load()`` succeeded."""
+    """Whether ``ONE_ROW_LINEARS[kind]`` runs here for a layer of that shape: this CPU has AVX-512 VNNI (int4 also
+    runs on AVX2, FMA and F16C: ``int4_linear_avx2.cpp``), and the layer is what the kernel reads (int4: torch's
+    64-row packing; int8: whole 64-input chunks). Call after ``load()`` succeeded."""
     if kind not in ONE_ROW_LINEARS:
         raise ValueError(f"no one-row linear for {kind!r} weights (have {sorted(ONE_ROW_LINEARS)})")
-    whole_chunks = out_features % 64 == 0 if kind == "int4" else in_features % 64 == 0
-    return whole_chunks and bool(torch.ops.warden_cpu.one_row_linear_supported())
+    if kind == "int4":
+        return out_features % 64 == 0 and bool(torch.ops.warden_cpu.int4_linear_supported())
+    return in_features % 64 == 0 and bool(torch.ops.warden_cpu.one_row_linear_supported())
 
 
 @cache  # what the build compiled: fixed for the process

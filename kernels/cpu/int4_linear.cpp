@@ -40,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "avx2_linears.h"
 #include "quantize_input.h"
 
 namespace {
@@ -273,9 +274,7 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
 
 #endif  // WARDEN_ONE_ROW_VECTOR
 
-at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
-  TORCH_CHECK(warden::kOneRowVector,
-              "int4_linear needs AVX-512 (F, BW, VL, VNNI); use torch._weight_int4pack_mm_for_cpu");
+void check_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
   TORCH_CHECK(x.dim() == 2 && packed.dim() == 2 && scales_zeros.dim() == 3,
               "x [rows, K], packed [N, K / 2], scales_zeros [K / group, N, 2]");
   TORCH_CHECK(x.device().is_cpu() && packed.device().is_cpu() && scales_zeros.device().is_cpu(),
@@ -289,8 +288,24 @@ at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t gr
   TORCH_CHECK(scales_zeros.scalar_type() == x.scalar_type() && scales_zeros.is_contiguous() &&
                   scales_zeros.size(0) == K / group && scales_zeros.size(1) == N && scales_zeros.size(2) == 2,
               "scales_zeros is contiguous [K / group, N, 2] in x's dtype");
+}
+
+// The AVX2 build (int4_linear_avx2.cpp): what int4_linear runs where the AVX-512 kernel is not built, and an op of
+// its own so that the tests check it on AVX-512 machines too.
+at::Tensor int4_linear_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                            const at::Tensor& scales_zeros) {
+  TORCH_CHECK(warden::avx2::built(), "int4_linear_avx2 needs AVX2, FMA and F16C; use torch._weight_int4pack_mm_for_cpu");
+  check_inputs(x, packed, group, scales_zeros);
+  at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
+  warden::avx2::int4_linear(x.contiguous(), packed, group, scales_zeros, out);
+  return out;
+}
+
+at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
+  if (!warden::kOneRowVector) return int4_linear_avx2(x, packed, group, scales_zeros);
+  check_inputs(x, packed, group, scales_zeros);
   const at::Tensor xc = x.contiguous();
-  at::Tensor out = at::empty({x.size(0), N}, x.options());
+  at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
 #ifdef WARDEN_ONE_ROW_VECTOR
   if (x.scalar_type() == at::kBFloat16) {
     int4_linear_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, out);
@@ -316,11 +331,15 @@ at::Tensor int4_linear_up_to(const at::Tensor& x, const at::Tensor& packed, int6
 TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   // For both one-row linears (registered once, here): whether this build has the instructions they need.
   m.def("one_row_linear_supported() -> bool", [] { return warden::kOneRowVector; });
+  // Whether int4_linear runs here: the AVX-512 kernel, or else the AVX2 one.
+  m.def("int4_linear_supported() -> bool", [] { return warden::kOneRowVector || warden::avx2::built(); });
   m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
+  m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear", &int4_linear);
+  m.impl("int4_linear_avx2", &int4_linear_avx2);
   m.impl("int4_linear_up_to", &int4_linear_up_to);
 }

@@ -1,0 +1,19 @@
+// The AVX2 build of the int4 linear, for x86 CPUs without AVX-512 VNNI (AMD Zen 2/3, Intel client cores):
+// the same weights, the same input quantization and the same math as the AVX-512 kernels, in 256-bit
+// vectors without vpdpbusd. int4_linear.cpp's op runs this where the AVX-512 kernel is not built.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+
+namespace warden::avx2 {
+
+// Whether this build has the AVX2 kernels (compiled for a CPU with AVX2, FMA and F16C).
+bool built();
+
+// int4_linear.cpp's int4_linear on AVX2: x [M, K] bf16/fp16, torch's CPU int4 packing, out [M, N] preallocated.
+void int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros,
+                 at::Tensor& out);
+
+}  // namespace warden::avx2

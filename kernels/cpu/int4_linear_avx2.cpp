@@ -1,0 +1,287 @@
+// int4_linear.cpp's int4 linear for CPUs with AVX2 but without AVX-512 VNNI (AMD Zen 2/3 EPYCs, Intel client
+// cores): torch's CPU int4 packing, each input row quantized to int8 per group (one level, as the AVX-512 kernel),
+// the same y = sum_g scale * x_scale * dot + (zero - 8 * scale) * x_sum.
+//
+// Why: torch's int4 kernel converts every weight to float for an FMA, and on such a CPU it is compute-bound far
+// below what one core streams: SmolLM2-135M's four int4 linears of a layer at one row took 740 us on one core of
+// a Zen 3 EPYC VM (2.4 GB/s of weights), 22 ms of a 30 ms decode step. Without vpdpbusd the dot products are
+// vpmaddubsw (unsigned weight codes x signed input codes, two k per 16-bit lane: at most 2 x 15 x 127, so nothing
+// saturates) summed in 16 bits over 16 k (at most 30,480), then widened and added in float32 with the group's scale.
+//
+// Layout (as int4_linear.cpp): [N / 64, K, 32] bytes; byte j of (block, k) holds output row block*64 + j in its
+// low nibble and block*64 + 32 + j in its high nibble. The low nibbles of k and k+1 interleaved byte by byte are
+// 16 rows' (w_k, w_k+1) pairs per 256-bit vector, exactly vpmaddubsw's operand against a broadcast (x_k, x_k+1).
+//
+// Several rows: each loaded and unpacked weight vector is dotted with a tile of up to 4 input rows, and every row's
+// results are bitwise those it gets alone (the same operations per row, whatever the tile).
+
+#include "avx2_linears.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+#define WARDEN_AVX2 1
+#endif
+
+namespace warden::avx2 {
+
+#ifdef WARDEN_AVX2
+
+namespace {
+
+constexpr int64_t kBlockRows = 64;  // output rows per packed block
+constexpr int64_t kPlaneRows = 32;  // rows per nibble plane: bytes per (block, k)
+constexpr int64_t kTileRows = 4;  // input rows dotted with each unpacked weight vector
+constexpr int64_t kChunkK = 16;  // k summed in 16 bits: 16 products of at most 15 x 127 stay below 2^15
+constexpr int64_t kPrefetchBytes = 4096;  // the weight stream, requested this far ahead (as the AVX-512 kernel)
+
+// One input row: per pair of inputs the two int8 codes as one 16-bit word (the even k in the low byte), the operand
+// vpmaddubsw multiplies against a row's (w_k, w_k+1); per group the scale and the sum of the dequantized inputs.
+struct QuantizedRow {
+  std::vector<int16_t> pairs;  // [K / 2]
+  std::vector<float> scales, sums;  // [K / group]
+};
+
+// Per group: scale amax / 127, codes round(x * 127 / amax) half to even (quantize_input.h's first level).
+template <typename scalar_t>
+void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
+  q.pairs.resize(K / 2);
+  q.scales.resize(K / group);
+  q.sums.resize(K / group);
+  std::vector<int32_t> codes(group);
+  for (int64_t g = 0; g < K / group; ++g) {
+    const scalar_t* xs = x + g * group;
+    float amax = 0.f;
+    bool finite = true;
+    for (int64_t k = 0; k < group; ++k) {
+      const float value = static_cast<float>(xs[k]);
+      finite = finite && std::isfinite(value);
+      amax = std::max(amax, std::abs(value));
+    }
+    int32_t total = 0;
+    float scale = std::numeric_limits<float>::quiet_NaN();  // a NaN or infinite input shows in the outputs
+    if (finite) {
+      scale = amax / 127.f;
+      const float inverse = amax > 0.f ? 127.f / amax : 0.f;
+      for (int64_t k = 0; k < group; ++k) {
+        codes[k] = static_cast<int32_t>(std::nearbyint(static_cast<float>(xs[k]) * inverse));
+        total += codes[k];
+      }
+    } else {
+      std::fill(codes.begin(), codes.end(), 0);
+    }
+    for (int64_t k = 0; k < group; k += 2)
+      q.pairs[(g * group + k) / 2] = static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint8_t>(codes[k])) |
+                                                          static_cast<uint16_t>(static_cast<uint8_t>(codes[k + 1]) << 8));
+    q.scales[g] = scale;
+    q.sums[g] = scale * static_cast<float>(total);
+  }
+}
+
+// (scale, zero) pairs of 8 consecutive output rows as float32 vectors; each pair is one 32-bit word, the scale in
+// its low half.
+template <typename scalar_t>
+inline void load_scale_zero(const scalar_t* pairs, __m256& scale, __m256& zero) {
+  const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pairs));
+  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    scale = _mm256_castsi256_ps(_mm256_slli_epi32(words, 16));  // bf16 is the high half of a float32
+    zero = _mm256_castsi256_ps(_mm256_and_si256(words, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+  } else {
+    // The low and high halves packed to 16 bits (within 128-bit lanes, then the quadwords put in order).
+    const __m256i low = _mm256_and_si256(words, _mm256_set1_epi32(0xFFFF)), high = _mm256_srli_epi32(words, 16);
+    const __m256i halves = _mm256_permute4x64_epi64(_mm256_packus_epi32(low, high), 0xD8);
+    scale = _mm256_cvtph_ps(_mm256_castsi256_si128(halves));
+    zero = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
+  }
+}
+
+// R input rows' 16-bit dots with the k in [k_begin, k_end) (at most kChunkK) of one nibble plane of a block.
+// vpunpck works within 128-bit lanes: out[r][0] holds rows {0-7, 16-23} of the plane, out[r][1] rows {8-15, 24-31}.
+// The accumulators are locals of the loop, copied out at its end: as the caller's array gcc kept them in memory,
+// and every add waited on a store (~5x slower).
+template <int R, bool kHigh>
+__attribute__((always_inline)) inline void dot_chunk(const uint8_t* block, int64_t k_begin, int64_t k_end,
+                                                     const int16_t* const (&x)[R], __m256i (&out)[R][2]) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  __m256i acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int64_t k = k_begin; k < k_end; k += 2) {
+    const uint8_t* line = block + k * kPlaneRows;
+    // The low plane's pass touches the weights first: it requests the stream ahead (the high plane's reads them
+    // again from L1).
+    if constexpr (!kHigh) _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
+    __m256i even = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line));
+    __m256i odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line + kPlaneRows));
+    if constexpr (kHigh) {
+      even = _mm256_srli_epi16(even, 4);
+      odd = _mm256_srli_epi16(odd, 4);
+    }
+    even = _mm256_and_si256(even, nibble);
+    odd = _mm256_and_si256(odd, nibble);
+    const __m256i first = _mm256_unpacklo_epi8(even, odd), second = _mm256_unpackhi_epi8(even, odd);
+    for (int r = 0; r < R; ++r) {
+      const __m256i inputs = _mm256_set1_epi16(x[r][k / 2]);
+      acc[r][0] = _mm256_add_epi16(acc[r][0], _mm256_maddubs_epi16(first, inputs));
+      acc[r][1] = _mm256_add_epi16(acc[r][1], _mm256_maddubs_epi16(second, inputs));
+    }
+  }
+  for (int r = 0; r < R; ++r) out[r][0] = acc[r][0], out[r][1] = acc[r][1];
+}
+
+// out (the plane's 32 rows, in order) += float(dot) * row_scale, per input row; row_scale[j] holds rows 8j..8j+7.
+template <int R>
+__attribute__((always_inline)) inline void accumulate_chunk(const __m256i (&acc)[R][2], const __m256 (&row_scale)[R][4], float* const (&out)[R]) {
+  for (int r = 0; r < R; ++r) {
+    // Rows 0-7 and 16-23 are acc[r][0]'s halves, 8-15 and 24-31 acc[r][1]'s.
+    const __m256i dots[4] = {_mm256_cvtepi16_epi32(_mm256_castsi256_si128(acc[r][0])),
+                             _mm256_cvtepi16_epi32(_mm256_castsi256_si128(acc[r][1])),
+                             _mm256_cvtepi16_epi32(_mm256_extracti128_si256(acc[r][0], 1)),
+                             _mm256_cvtepi16_epi32(_mm256_extracti128_si256(acc[r][1], 1))};
+    for (int j = 0; j < 4; ++j) {
+      float* o = out[r] + j * 8;
+      _mm256_storeu_ps(o, _mm256_fmadd_ps(_mm256_cvtepi32_ps(dots[j]), row_scale[r][j], _mm256_loadu_ps(o)));
+    }
+  }
+}
+
+// One 64-row output block for a tile of R quantized input rows; y[r] receives row r's 64 float32 results.
+template <typename scalar_t, int R>
+void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const QuantizedRow* const* x, int64_t K,
+                int64_t N, int64_t group, int64_t n0, float* const* y) {
+  const int16_t* pairs[R];
+  float* low_out[R];
+  float* high_out[R];
+  for (int r = 0; r < R; ++r) {
+    pairs[r] = x[r]->pairs.data();
+    low_out[r] = y[r];
+    high_out[r] = y[r] + kPlaneRows;
+    std::fill(y[r], y[r] + kBlockRows, 0.f);
+  }
+  for (int64_t g = 0; g < K / group; ++g) {
+    __m256 scale[8], offset[8];
+    const scalar_t* pairs_g = scales_zeros + (g * N + n0) * 2;
+    for (int j = 0; j < 8; ++j) {
+      __m256 zero;
+      load_scale_zero(pairs_g + j * 16, scale[j], zero);
+      // zero - 8 * scale: what each unit of input adds, since the codes are stored without their -8.
+      offset[j] = _mm256_fnmadd_ps(_mm256_set1_ps(8.f), scale[j], zero);
+    }
+    __m256 low_scale[R][4], high_scale[R][4];
+    for (int r = 0; r < R; ++r) {
+      const __m256 x_scale = _mm256_set1_ps(x[r]->scales[g]);
+      for (int j = 0; j < 4; ++j) {
+        low_scale[r][j] = _mm256_mul_ps(scale[j], x_scale);
+        high_scale[r][j] = _mm256_mul_ps(scale[4 + j], x_scale);
+      }
+    }
+    for (int64_t k = g * group; k < (g + 1) * group; k += kChunkK) {
+      const int64_t k_end = std::min(k + kChunkK, (g + 1) * group);
+      __m256i acc[R][2];
+      dot_chunk<R, false>(block, k, k_end, pairs, acc);
+      accumulate_chunk<R>(acc, low_scale, low_out);
+      dot_chunk<R, true>(block, k, k_end, pairs, acc);
+      accumulate_chunk<R>(acc, high_scale, high_out);
+    }
+    for (int r = 0; r < R; ++r) {
+      const __m256 x_sum = _mm256_set1_ps(x[r]->sums[g]);
+      for (int j = 0; j < 8; ++j) {
+        float* o = y[r] + j * 8;
+        _mm256_storeu_ps(o, _mm256_fmadd_ps(offset[j], x_sum, _mm256_loadu_ps(o)));
+      }
+    }
+  }
+}
+
+// 64 float32 results into the output's dtype, rounded as c10's scalar conversions round (bf16: to nearest even,
+// NaN as 0x7FC0; fp16: F16C's conversion, which c10 uses on AVX2 builds).
+template <typename scalar_t>
+inline void store_block(const float* in, scalar_t* out) {
+  for (int64_t j = 0; j < kBlockRows; j += 8) {
+    const __m256 v = _mm256_loadu_ps(in + j);
+    __m128i halves;
+    if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+      const __m256i bits = _mm256_castps_si256(v);
+      const __m256i bias = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1)),
+                                            _mm256_set1_epi32(0x7FFF));
+      __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(bits, bias), 16);
+      const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+      rounded = _mm256_blendv_epi8(rounded, _mm256_set1_epi32(0x7FC0), nan);
+      halves = _mm_packus_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
+    } else {
+      halves = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), halves);
+  }
+}
+
+template <typename scalar_t>
+void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros, int64_t group,
+         at::Tensor& out) {
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0);
+  std::vector<QuantizedRow> rows(M);
+  for (int64_t m = 0; m < M; ++m) quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, rows[m]);
+  const uint8_t* w = packed.const_data_ptr<uint8_t>();
+  const scalar_t* sz = scales_zeros.const_data_ptr<scalar_t>();
+  scalar_t* y = out.mutable_data_ptr<scalar_t>();
+  at::parallel_for(0, N / kBlockRows, 1, [&](int64_t begin, int64_t end) {
+    alignas(32) float block_out[kTileRows * kBlockRows];
+    for (int64_t b = begin; b < end; ++b) {
+      // The next block's (scale, zero) pairs lie in K / group runs of 256 bytes that the hardware prefetcher does
+      // not follow (as int4_linear.cpp): requested now, all at once.
+      if (b + 1 < end) {
+        const char* next = reinterpret_cast<const char*>(sz + (b + 1) * kBlockRows * 2);
+        for (int64_t g = 0; g < K / group; ++g)
+          for (int64_t line = 0; line < kBlockRows * 2 * int64_t(sizeof(scalar_t)); line += 64)
+            _mm_prefetch(next + g * N * 2 * sizeof(scalar_t) + line, _MM_HINT_T0);
+      }
+      for (int64_t m0 = 0; m0 < M; m0 += kTileRows) {
+        const int64_t tile = std::min(kTileRows, M - m0);
+        const QuantizedRow* x_rows[kTileRows];
+        float* out_rows[kTileRows];
+        for (int64_t r = 0; r < tile; ++r) x_rows[r] = &rows[m0 + r], out_rows[r] = block_out + r * kBlockRows;
+        const uint8_t* weights = w + b * K * kPlaneRows;
+        const int64_t n0 = b * kBlockRows;
+        switch (tile) {
+          case 1: gemv_block<scalar_t, 1>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
+          case 2: gemv_block<scalar_t, 2>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
+          case 3: gemv_block<scalar_t, 3>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
+          default: gemv_block<scalar_t, kTileRows>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
+        }
+        for (int64_t r = 0; r < tile; ++r) store_block(block_out + r * kBlockRows, y + (m0 + r) * N + n0);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool built() { return true; }
+
+void int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros,
+                 at::Tensor& out) {
+  if (x.scalar_type() == at::kBFloat16) {
+    run<c10::BFloat16>(x, packed, scales_zeros, group, out);
+  } else {
+    run<c10::Half>(x, packed, scales_zeros, group, out);
+  }
+}
+
+#else  // no AVX2: int4_linear.cpp refuses before calling here
+
+bool built() { return false; }
+
+void int4_linear(const at::Tensor&, const at::Tensor&, int64_t, const at::Tensor&, at::Tensor&) {}
+
+#endif  // WARDEN_AVX2
+
+}  // namespace warden::avx2
