@@ -20,8 +20,9 @@ weight vector once per tile of 4 rows (SmolLM2's layers, 2-16 rows on one core: 
 kernel with the weights in cache, 1.2-1.8x streaming them from memory); ``int4_linear_up_to`` picks it or torch's
 kernel per call by row count, for the compiled engine's graph of 2+ tokens. The int8 one likewise dots each weight
 chunk with a tile of 4 rows (M rows read the LM head once, not M times), every row bitwise what it gets alone, and
-``int8_linear_up_to`` picks it or ``torch._weight_int8pack_mm``. Where the CPU lacks AVX-512 VNNI they report
-unsupported and torch's ops serve.
+``int8_linear_up_to`` picks it or ``torch._weight_int8pack_mm``. Without AVX-512 VNNI both run AVX2 builds of
+the same kernels (``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bitwise the AVX-512 one's results);
+where the CPU lacks AVX2, FMA and F16C too they report unsupported and torch's ops serve.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four
@@ -123,14 +124,14 @@ ONE_ROW_LINEARS: dict[str, Callable[..., torch.Tensor]] = {"int4": int4_linear, 
 
 
 def one_row_linear_supported(kind: str, out_features: int, in_features: int) -> bool:
-    """Whether ``ONE_ROW_LINEARS[kind]`` runs here for a layer of that shape: this CPU has AVX-512 VNNI (int4 also
-    runs on AVX2, FMA and F16C: ``int4_linear_avx2.cpp``), and the layer is what the kernel reads (int4: torch's
-    64-row packing; int8: whole 64-input chunks). Call after ``load()`` succeeded."""
+    """Whether ``ONE_ROW_LINEARS[kind]`` runs here for a layer of that shape: this CPU has AVX-512 VNNI (both also
+    run on AVX2, FMA and F16C: ``int4_linear_avx2.cpp``, ``int8_linear.cpp``'s AVX2 path), and the layer is what the
+    kernel reads (int4: torch's 64-row packing; int8: whole 64-input chunks). Call after ``load()`` succeeded."""
     if kind not in ONE_ROW_LINEARS:
         raise ValueError(f"no one-row linear for {kind!r} weights (have {sorted(ONE_ROW_LINEARS)})")
     if kind == "int4":
         return out_features % 64 == 0 and bool(torch.ops.warden_cpu.int4_linear_supported())
-    return in_features % 64 == 0 and bool(torch.ops.warden_cpu.one_row_linear_supported())
+    return in_features % 64 == 0 and bool(torch.ops.warden_cpu.int8_linear_supported())
 
 
 @cache  # what the build compiled: fixed for the process

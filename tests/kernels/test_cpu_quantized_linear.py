@@ -311,3 +311,15 @@ def test_int8_linear_up_to_traces_with_its_output_shape() -> None:
         out = kernels.cpu.int8_linear_up_to(x, torch.empty(72, 128, dtype=torch.int8),
                                             torch.empty(72, dtype=torch.bfloat16), 4)
         assert out.shape == (7, 72) and out.dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize(("dtype", "rows"), [(torch.float32, 5), (torch.bfloat16, 9), (torch.float16, 3)])
+def test_int8_avx2_kernel_gives_the_avx512_kernels_results_bitwise(dtype, rows) -> None:
+    """Without AVX-512 VNNI, int8_linear runs the AVX2 build of the same kernel (int8_linear_avx2, built on every
+    x86 CPU with AVX2): the same integers per lane, the same float operations in the same order, the same bits. On
+    an AVX2-only CPU both ops are that build."""
+    weight, scales, _ = int8_weights(130, 192, dtype, seed=rows)
+    x = torch.randn(rows, 192, dtype=dtype)
+    x[1] *= 50
+    avx2 = torch.ops.warden_cpu.int8_linear_avx2(x, weight, scales)
+    assert torch.equal(avx2, kernels.cpu.int8_linear(x, weight, scales))
