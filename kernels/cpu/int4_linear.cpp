@@ -290,19 +290,34 @@ void check_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t group, 
               "scales_zeros is contiguous [K / group, N, 2] in x's dtype");
 }
 
-// The AVX2 build (int4_linear_avx2.cpp): what int4_linear runs where the AVX-512 kernel is not built, and an op of
-// its own so that the tests check it on AVX-512 machines too.
+// torch packs int4 weights by its own CPU capability: in blocks of 64 output rows on AVX-512 builds, of 32 elsewhere
+// (an AVX2 CPU, or ATEN_CPU_CAPABILITY set lower). Found once by packing a probe: row 16's code lands in byte 0's
+// high nibble only with 32-row blocks. The AVX-512 kernel reads 64-row blocks only; the AVX2 one reads both.
+int64_t packing_block_rows() {
+  static const int64_t rows = [] {
+    at::Tensor codes = at::zeros({64, 64}, at::kInt);
+    codes.accessor<int32_t, 2>()[16][0] = 1;
+    const at::Tensor packed = at::_convert_weight_to_int4pack_for_cpu(codes, 1);
+    return (packed.const_data_ptr<uint8_t>()[0] >> 4) == 1 ? int64_t{32} : int64_t{64};
+  }();
+  return rows;
+}
+
+bool avx512_kernel_runs() { return warden::kOneRowVector && packing_block_rows() == kBlockRows; }
+
+// The AVX2 build (int4_linear_avx2.cpp): what int4_linear runs where the AVX-512 kernel does not, and an op of its
+// own so that the tests check it on AVX-512 machines too.
 at::Tensor int4_linear_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                             const at::Tensor& scales_zeros) {
   TORCH_CHECK(warden::avx2::built(), "int4_linear_avx2 needs AVX2, FMA and F16C; use torch._weight_int4pack_mm_for_cpu");
   check_inputs(x, packed, group, scales_zeros);
   at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
-  warden::avx2::int4_linear(x.contiguous(), packed, group, scales_zeros, out);
+  warden::avx2::int4_linear(x.contiguous(), packed, group, scales_zeros, packing_block_rows(), out);
   return out;
 }
 
 at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
-  if (!warden::kOneRowVector) return int4_linear_avx2(x, packed, group, scales_zeros);
+  if (!avx512_kernel_runs()) return int4_linear_avx2(x, packed, group, scales_zeros);
   check_inputs(x, packed, group, scales_zeros);
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
@@ -332,7 +347,8 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   // For both one-row linears (registered once, here): whether this build has the instructions they need.
   m.def("one_row_linear_supported() -> bool", [] { return warden::kOneRowVector; });
   // Whether int4_linear runs here: the AVX-512 kernel, or else the AVX2 one.
-  m.def("int4_linear_supported() -> bool", [] { return warden::kOneRowVector || warden::avx2::built(); });
+  m.def("int4_linear_supported() -> bool", [] { return avx512_kernel_runs() || warden::avx2::built(); });
+  m.def("int4_packing_block_rows() -> int", [] { return packing_block_rows(); });
   m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");

@@ -7,24 +7,37 @@ kernel also each rounding error again in 254 steps of that scale: ``kernels/cpu/
 
 int4 weights are ``torch._convert_weight_to_int4pack_for_cpu``'s packing (N a multiple of 64): ``[N / 64, K, 32]``
 bytes, byte ``j`` of (block, k) holding output row ``block * 64 + j`` in its low nibble and ``block * 64 + 32 + j``
-in its high nibble; ``scales_zeros`` is ``[K / group, N, 2]`` (scale, zero), a weight being
-``(code - 8) * scale + zero``; the input groups are the weight's groups. int8 weights are
-``torch._weight_int8pack_mm``'s: ``[N, K]`` int8 with a scale per output row; the input groups are 32 inputs.
+in its high nibble (torch on AVX-512; elsewhere the same with 32-row blocks: ``int4_block_rows``);
+``scales_zeros`` is ``[K / group, N, 2]`` (scale, zero), a weight being ``(code - 8) * scale + zero``; the input
+groups are the weight's groups. int8 weights are ``torch._weight_int8pack_mm``'s: ``[N, K]`` int8 with a scale per
+output row; the input groups are 32 inputs.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 import torch
 
-BLOCK_ROWS = 64
 INT8_INPUT_GROUP = 32
 RESIDUAL_STEPS = 254  # kernels/cpu/quantize_input.h: x ~= scale * (code + residual / 254)
 
 
+@cache
+def int4_block_rows() -> int:
+    """Output rows per block of torch's CPU int4 packing on this machine: torch packs by its CPU capability, 64 on
+    AVX-512 builds and 32 elsewhere. Row 16's code lands in byte 0's high nibble only with 32-row blocks."""
+    codes = torch.zeros(64, 64, dtype=torch.int32)
+    codes[16, 0] = 1
+    packed = torch._convert_weight_to_int4pack_for_cpu(codes, 1)
+    return 32 if int(packed.view(-1)[0]) >> 4 == 1 else 64
+
+
 def unpack_int4_codes(packed: torch.Tensor, out_features: int, in_features: int) -> torch.Tensor:
     """The codes 0..15 as int32 ``[N, K]`` from torch's CPU int4 packing."""
-    blocks = packed.view(out_features // BLOCK_ROWS, in_features, BLOCK_ROWS // 2)
-    codes = torch.cat([blocks & 15, blocks >> 4], dim=2)  # [N / 64, K, 64]: low-nibble rows, then high
+    block_rows = int4_block_rows()
+    blocks = packed.view(out_features // block_rows, in_features, block_rows // 2)
+    codes = torch.cat([blocks & 15, blocks >> 4], dim=2)  # [N / rows, K, rows]: low-nibble rows, then high
     return codes.permute(0, 2, 1).reshape(out_features, in_features).to(torch.int32)
 
 

@@ -21,7 +21,7 @@ from kernels.reference.quantized_linear import (
 pytestmark = [
     pytest.mark.skipif(not kernels.cpu.load(), reason="no C++ toolchain to build the CPU kernels"),
     pytest.mark.skipif(kernels.cpu.load() and not kernels.cpu.one_row_linear_supported("int4", 64, 64),
-                       reason="this CPU lacks AVX-512 VNNI: torch's kernels serve every row count"),
+                       reason="this CPU has neither AVX-512 VNNI nor AVX2: torch's kernels serve every row count"),
 ]
 
 
@@ -37,6 +37,17 @@ def run(layer: Linear, x: torch.Tensor, kernel=kernels.cpu.int4_linear) -> torch
     return kernel(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
 
 
+@pytest.fixture(params=["dispatched", "avx2"])
+def int4_kernel(request: pytest.FixtureRequest):
+    """``int4_linear`` (the AVX-512 kernel where it is built, else the AVX2 one) and the AVX2 build as its own op
+    (int4_linear_avx2.cpp: other float sums than the AVX-512 kernel's, so its own checks on AVX-512 machines)."""
+    if request.param == "dispatched":
+        return kernels.cpu.int4_linear
+    if not torch.ops.warden_cpu.one_row_linear_supported():
+        pytest.skip("no AVX-512 VNNI here: int4_linear is the AVX2 build already")
+    return torch.ops.warden_cpu.int4_linear_avx2
+
+
 def test_the_reference_unpacks_torchs_packing() -> None:
     layer = quantized(128, 64)
     codes = unpack_int4_codes(layer.quant_weight, 128, 64)
@@ -50,10 +61,11 @@ def test_the_reference_unpacks_torchs_packing() -> None:
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (128, 64), (960, 576), (576, 1536)])
 @pytest.mark.parametrize("rows", [1, 3])
-def test_equals_the_reference(dtype, out_features, in_features, rows) -> None:
+def test_equals_the_reference(dtype, out_features, in_features, rows, int4_kernel) -> None:
     layer = quantized(out_features, in_features, dtype, seed=out_features + rows)
     x = torch.randn(rows, in_features, dtype=dtype)
-    out, expected = run(layer, x), int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    out = run(layer, x, int4_kernel)
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     assert out.dtype == dtype and out.shape == (rows, out_features)
     # Same integer dot products; float32 sums in another order (scale x dot and offset x sum cancel near zero),
     # then one rounding to the output dtype (outputs here are of order 1).
@@ -62,23 +74,23 @@ def test_equals_the_reference(dtype, out_features, in_features, rows) -> None:
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("rows", [2, 3, 4, 5, 7, 8, 9])  # tiles of up to 4 rows and their remainders
-def test_several_rows_equal_the_reference_and_each_row_alone(dtype, rows) -> None:
+def test_several_rows_equal_the_reference_and_each_row_alone(dtype, rows, int4_kernel) -> None:
     """Rows are dotted with each unpacked weight vector a tile at a time; every row's results are bitwise those it
     gets alone (the same operations, whatever the tile)."""
     layer = quantized(192, 576, dtype, seed=rows)
     x = torch.randn(rows, 576, dtype=dtype)
     x[rows // 2] *= 50  # rows of other magnitudes share the tile
-    out = run(layer, x)
+    out = run(layer, x, int4_kernel)
     expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     for m in range(rows):  # outputs scale with their row
         size = x[m].abs().amax().item()
         torch.testing.assert_close(out[m].float() / size, expected[m].float() / size, rtol=1e-2, atol=1e-2)
-    alone = torch.cat([run(layer, x[m:m + 1]) for m in range(rows)])
+    alone = torch.cat([run(layer, x[m:m + 1], int4_kernel) for m in range(rows)])
     assert torch.equal(out, alone)
 
 
 @pytest.mark.parametrize("group", [64, 128, 256])
-def test_other_group_sizes_torch_packs_equal_the_reference(group: int) -> None:
+def test_other_group_sizes_torch_packs_equal_the_reference(group: int, int4_kernel) -> None:
     """The engine quantizes in groups of 32; the op takes any group torch's packing does (and the input is
     quantized in the same groups)."""
     torch.manual_seed(group)
@@ -88,18 +100,18 @@ def test_other_group_sizes_torch_packs_equal_the_reference(group: int) -> None:
                                dim=-1).to(torch.bfloat16).contiguous()
     assert torch.equal(unpack_int4_codes(packed, 192, 512), codes)
     x = torch.randn(2, 512, dtype=torch.bfloat16)
-    out = kernels.cpu.int4_linear(x, packed, group, scales_zeros)
+    out = int4_kernel(x, packed, group, scales_zeros)
     torch.testing.assert_close(out.float(), int4_linear(x, packed, group, scales_zeros).float(), rtol=1e-2, atol=1e-2)
     # and torch's own kernel agrees within the input quantization
     torchs = torch._weight_int4pack_mm_for_cpu(x, packed, group, scales_zeros).float()
     assert ((out.float() - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()) < 0.02
 
 
-def test_stays_close_to_torchs_kernel_which_keeps_the_input_in_float() -> None:
+def test_stays_close_to_torchs_kernel_which_keeps_the_input_in_float(int4_kernel) -> None:
     """The int8 input costs well under 1% of the output's size (the int4 weights themselves cost far more)."""
     layer = quantized(3072, 576)
     x = torch.randn(1, 576, dtype=torch.bfloat16)
-    ours, torchs = run(layer, x).float(), run(layer, x, torch._weight_int4pack_mm_for_cpu).float()
+    ours, torchs = run(layer, x, int4_kernel).float(), run(layer, x, torch._weight_int4pack_mm_for_cpu).float()
     relative_rms = (ours - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()
     assert relative_rms < 0.01
     # and the reference's input quantization is what makes the difference
@@ -107,37 +119,38 @@ def test_stays_close_to_torchs_kernel_which_keeps_the_input_in_float() -> None:
     torch.testing.assert_close(torchs, exact, rtol=1e-2, atol=2e-2)
 
 
-def test_rows_of_zeros_and_outliers() -> None:
+def test_rows_of_zeros_and_outliers(int4_kernel) -> None:
     layer = quantized(128, 64)
     x = torch.zeros(2, 64, dtype=torch.bfloat16)
     x[1, 5] = 300.0  # one outlier: its group's other inputs quantize to 0, the other group keeps its scale
     x[1, 40:] = torch.linspace(-1, 1, 24, dtype=torch.bfloat16)
-    out = run(layer, x)
+    out = run(layer, x, int4_kernel)
     assert torch.equal(out[0], torch.zeros(128, dtype=torch.bfloat16))
     assert torch.equal(quantize_rows_int8(x, INT4_GROUP_SIZE, levels=1)[1, :32].nonzero().flatten(), torch.tensor([5]))
     expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
 
 
-def test_a_non_contiguous_row_is_read_as_its_values() -> None:
+def test_a_non_contiguous_row_is_read_as_its_values(int4_kernel) -> None:
     layer = quantized(64, 64)
     wide = torch.randn(1, 128, dtype=torch.bfloat16)
-    torch.testing.assert_close(run(layer, wide[:, ::2]), run(layer, wide[:, ::2].contiguous()), rtol=0, atol=0)
+    strided, packed = run(layer, wide[:, ::2], int4_kernel), run(layer, wide[:, ::2].contiguous(), int4_kernel)
+    torch.testing.assert_close(strided, packed, rtol=0, atol=0)
 
 
-def test_what_it_cannot_read_is_refused() -> None:
+def test_what_it_cannot_read_is_refused(int4_kernel) -> None:
     layer = quantized(128, 64)
     x = torch.randn(1, 64, dtype=torch.bfloat16)
     with pytest.raises(RuntimeError, match="bfloat16 or float16"):
-        run(layer, x.float())
+        run(layer, x.float(), int4_kernel)
     with pytest.raises(RuntimeError, match="K / 2"):
-        run(layer, torch.randn(1, 32, dtype=torch.bfloat16))
+        run(layer, torch.randn(1, 32, dtype=torch.bfloat16), int4_kernel)
     with pytest.raises(RuntimeError, match="multiple of 64"):
-        kernels.cpu.int4_linear(x, layer.quant_weight[:48], INT4_GROUP_SIZE, layer.quant_scales[:, :48])
+        int4_kernel(x, layer.quant_weight[:48], INT4_GROUP_SIZE, layer.quant_scales[:, :48])
     with pytest.raises(RuntimeError, match="group"):
-        kernels.cpu.int4_linear(x, layer.quant_weight, 12, layer.quant_scales)
+        int4_kernel(x, layer.quant_weight, 12, layer.quant_scales)
     with pytest.raises(RuntimeError, match="scales_zeros"):
-        kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales.float())
+        int4_kernel(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales.float())
 
 
 def test_warden_kernels_reference_keeps_torchs_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,11 +242,11 @@ def test_a_quantized_linear_runs_the_kernel_for_its_kernel_rows_and_torchs_for_m
 
 
 @pytest.mark.parametrize("kind", ["int4", "int8"])
-def test_a_nan_or_infinite_input_shows_in_the_output(kind: str) -> None:
+def test_a_nan_or_infinite_input_shows_in_the_output(kind: str, int4_kernel) -> None:
     """Non-finite inputs have no int8 code; the kernels make their rows NaN (as torch's float kernels would) rather
     than drop them."""
     layer = quantized(64, 64) if kind == "int4" else int8_quantized(8, 64)
-    call = run if kind == "int4" else run_int8
+    call = (lambda layer, x: run(layer, x, int4_kernel)) if kind == "int4" else run_int8
     x = torch.randn(3, 64, dtype=torch.bfloat16)
     x[0, 3], x[1, 40] = float("nan"), float("inf")
     out = call(layer, x)
