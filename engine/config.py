@@ -34,11 +34,13 @@ class EngineConfig:
     # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning.
     compile_model: bool = False
     # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows, which bound the quantized path)
-    # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI, each unpacked weight vector dotted with
-    # tiles of up to 4 rows) instead of torch's kernel or inductor's GEMM: 1.2-1.8x faster per layer at 2-16 rows
-    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory). Not above 8: the kernel's int8 inputs
-    # on every step (prefill included) cost greedy agreement with float32 (77% -> 64%; capped at 8: 77%). None: 8,
-    # or 1 on AMX CPUs, whose inductor AMX templates were not measured against it.
+    # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, each unpacked weight vector dotted
+    # with tiles of up to 4 rows) instead of torch's kernel or inductor's GEMM: 1.2-1.8x faster per layer at 2-16 rows
+    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory; AVX2 on a Zen 3: 2.4-3.5x). Not above
+    # 8: the kernel's int8 inputs on every step (prefill included) cost greedy agreement with float32 (77% -> 64%;
+    # capped at 8: 77%). None: 8, or 1 on AMX CPUs, whose inductor AMX templates were not measured against it. Where
+    # it is above 1, the int8 LM head runs kernels.cpu's int8 linear at every row count (its rows are the sampling
+    # sequences; its inputs take two levels, finer than bf16).
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a

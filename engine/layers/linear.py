@@ -11,11 +11,12 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   linearly with rows, so it is used only up to ``quant_max_rows``. Group size 32 with min/max scales is
   llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are represented on the same grid. Inputs of up to
   ``quant_kernel_rows`` rows (decode at low concurrency, draft verification) go to ``kernels.cpu``'s int4 linear
-  instead where this CPU has AVX-512 VNNI: the same packed weights with each row quantized to int8 per group,
-  2.2-2.9x faster than torch's kernel at one row; at 2-16 rows (it unpacks each weight vector once per tile of 4
-  rows) 1.9-2.5x with the weights in cache, 1.2-1.8x streaming them from memory.
+  instead (AVX-512 VNNI, or AVX2 on CPUs without it): the same packed weights with each row quantized to int8 per
+  group, 2.2-2.9x faster than torch's kernel at one row; at 2-16 rows (it unpacks each weight vector once per tile
+  of 4 rows) 1.9-2.5x with the weights in cache, 1.2-1.8x streaming them from memory (AVX2 on a Zen 3: 2.4-3.5x).
 * ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch and the
-  int4 engine's LM head; one input row likewise goes to ``kernels.cpu``'s int8 linear (AVX-512 VNNI).
+  int4 engine's LM head; inputs of up to ``quant_kernel_rows`` rows go to ``kernels.cpu``'s int8 linear (AVX-512
+  VNNI or AVX2: each weight chunk dotted with tiles of 4 rows, ~2x torch's kernel from 1 to 64 rows on a Zen 3).
 
 Quantization and packing are serving switches; parity tests run the dense float32 ``F.linear``.
 """
@@ -68,17 +69,19 @@ class Linear(nn.Module):
         """Keep a oneDNN-blocked copy of the weight for inputs above the quantized path's rows."""
         self.packed_weight = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach(), batch_hint)
 
-    def quantize_int8(self, max_rows: int) -> None:
-        """Per-channel symmetric int8 copy of the weight, used for inputs of at most ``max_rows`` rows."""
+    def quantize_int8(self, max_rows: int, kernel_rows: int = 1) -> None:
+        """Per-channel symmetric int8 copy of the weight, used for inputs of at most ``max_rows`` rows, those of at
+        most ``kernel_rows`` through ``kernels.cpu``'s int8 linear where it runs here."""
         w = self.weight.detach().float()
         scales = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-8)
         self.quant_weight = torch.round(w / scales[:, None]).clamp(-128, 127).to(torch.int8).contiguous()
         self.quant_scales = scales.to(self.weight.dtype)
         self.quant_kind, self.quant_max_rows = "int8", max_rows
         on_cpu = self.weight.device.type == "cpu"
-        # One row only: the int8 kernel still runs each row on its own.
         self.quant_kernel = dispatch.cpu_one_row_linear("int8", *self.weight.shape) if on_cpu else None
-        self.quant_kernel_rows = 1
+        self.quant_kernel_rows = kernel_rows
+        self.quant_kernel_up_to = dispatch.cpu_int8_linear_up_to(*self.weight.shape) \
+            if on_cpu and kernel_rows > 1 else None
 
     def quantize_int4(self, max_rows: int, kernel_rows: int = 1) -> bool:
         """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows, those of
@@ -117,17 +120,16 @@ class Linear(nn.Module):
             # One row is static in a compiled graph (the one-token graph; the other has 2+ rows), so it guards on
             # nothing; more rows are compared inside quant_kernel_up_to.
             one_row = x.shape[0] == 1 and self.quant_kernel is not None
-            if self.quant_kind == "int4":
-                if one_row:
-                    y = self.quant_kernel(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
-                elif self.quant_kernel_up_to is not None:
-                    y = self.quant_kernel_up_to(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales,
-                                                self.quant_kernel_rows)
-                else:
-                    y = torch._weight_int4pack_mm_for_cpu(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
+            # The int4 kernels take the group size after the weight; the int8 ones do not.
+            group = (INT4_GROUP_SIZE,) if self.quant_kind == "int4" else ()
+            if one_row:
+                y = self.quant_kernel(x, self.quant_weight, *group, self.quant_scales)
+            elif self.quant_kernel_up_to is not None:
+                y = self.quant_kernel_up_to(x, self.quant_weight, *group, self.quant_scales, self.quant_kernel_rows)
+            elif self.quant_kind == "int4":
+                y = torch._weight_int4pack_mm_for_cpu(x, self.quant_weight, INT4_GROUP_SIZE, self.quant_scales)
             else:
-                int8_mm = self.quant_kernel if one_row else torch._weight_int8pack_mm  # its kernel: one row
-                y = int8_mm(x, self.quant_weight, self.quant_scales)
+                y = torch._weight_int8pack_mm(x, self.quant_weight, self.quant_scales)
             return y if bias is None else y + bias
         if self.packed_weight is not None:
             return torch.ops.mkldnn._linear_pointwise(x, self.packed_weight, bias, "none", [], "")

@@ -160,10 +160,13 @@ def test_compiled_small_batches_run_the_int4_kernel_under_any_setting_in_one_pro
         llm = LLM(EngineConfig(compile_model=True, cpu_small_batch_rows=rows, **common))
         layers = [m for m in llm.engine.model.layers.modules() if isinstance(m, Linear)]
         assert all(m.quant_kernel_rows == rows and (m.quant_kernel_up_to is not None) == (rows > 1) for m in layers)
+        head = llm.engine.model.lm_head  # with the small-batch kernels on, the int8 head's every row count
+        assert (head.quant_kernel_up_to is not None) == (rows > 1) and head.quant_kernel_rows >= rows
         with torch.profiler.profile() as profile:
             outputs = llm.generate(prompts, params)
         ran = {event.name for event in profile.events()}
         assert ("warden_cpu::int4_linear_up_to" in ran) == (rows > 1)
+        assert ("warden_cpu::int8_linear_up_to" in ran) == (rows > 1)  # the head's decode steps of 2-3 rows
         if rows == 4:  # the same kernels for the same rows as the eager engine: the same numbers up to rounding
             for c, e in zip(outputs, expected, strict=True):
                 assert_close_top_logprobs(c.logprobs[0], e.logprobs[0])
