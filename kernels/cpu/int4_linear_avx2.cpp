@@ -18,16 +18,16 @@
 // results are bitwise those it gets alone (the same operations per row, whatever the tile).
 
 #include "avx2_linears.h"
+#include "quantize_input.h"
 
 #include <ATen/Parallel.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -53,40 +53,19 @@ struct QuantizedRow {
   std::vector<float> scales, sums;  // [K / group]
 };
 
-// Per group: scale amax / 127, codes round(x * 127 / amax) half to even (quantize_input.h's first level).
+// Per group: scale amax / 127, codes round(x * 127 / amax) half to even (quantize_input.h's first level; its
+// residuals are not read).
 template <typename scalar_t>
 void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
+  warden::Int8Groups groups;
+  warden::quantize_groups(x, K, group, groups);
   q.pairs.resize(K / 2);
-  q.scales.resize(K / group);
   q.sums.resize(K / group);
-  std::vector<int32_t> codes(group);
-  for (int64_t g = 0; g < K / group; ++g) {
-    const scalar_t* xs = x + g * group;
-    float amax = 0.f;
-    bool finite = true;
-    for (int64_t k = 0; k < group; ++k) {
-      const float value = static_cast<float>(xs[k]);
-      finite = finite && std::isfinite(value);
-      amax = std::max(amax, std::abs(value));
-    }
-    int32_t total = 0;
-    float scale = std::numeric_limits<float>::quiet_NaN();  // a NaN or infinite input shows in the outputs
-    if (finite) {
-      scale = amax / 127.f;
-      const float inverse = amax > 0.f ? 127.f / amax : 0.f;
-      for (int64_t k = 0; k < group; ++k) {
-        codes[k] = static_cast<int32_t>(std::nearbyint(static_cast<float>(xs[k]) * inverse));
-        total += codes[k];
-      }
-    } else {
-      std::fill(codes.begin(), codes.end(), 0);
-    }
-    for (int64_t k = 0; k < group; k += 2)
-      q.pairs[(g * group + k) / 2] = static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint8_t>(codes[k])) |
-                                                          static_cast<uint16_t>(static_cast<uint8_t>(codes[k + 1]) << 8));
-    q.scales[g] = scale;
-    q.sums[g] = scale * static_cast<float>(total);
-  }
+  for (int64_t k = 0; k < K; k += 2)
+    q.pairs[k / 2] = static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint8_t>(groups.codes[k])) |
+                                          static_cast<uint16_t>(static_cast<uint8_t>(groups.codes[k + 1]) << 8));
+  for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
+  q.scales = std::move(groups.scales);
 }
 
 // (scale, zero) pairs of 8 consecutive output rows as float32 vectors; each pair is one 32-bit word, the scale in
