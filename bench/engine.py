@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import torch
 
+from bench.machine import cpu_description
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.loader.source import default_gguf_path
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
                      "warden_compile_s": compile_s,
                      "warden_prefix_caching": config.enable_prefix_caching, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
-                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
+                     "cpu": cpu_description(), "torch": torch.__version__,
                      # other work on the machine skews CPU numbers badly (OpenMP threads wait on each other)
                      "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }

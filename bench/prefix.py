@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import torch
 
+from bench.machine import cpu_description
 from bench.traces.mooncake import TraceEntry, block_reuse, read_trace, sessions_subset
 from engine.config import EngineConfig
 from engine.llm_engine import LLMEngine
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                      "think_steps": args.think_steps,
                      "flood_depth": args.flood_depth, "flood_prompt": args.flood_len, "flood_output": 32,
                      "max_num_seqs": args.flood_depth // 2},
-        "threads": torch.get_num_threads(), "cpu": platform.processor() or platform.machine(),
+        "threads": torch.get_num_threads(), "cpu": cpu_description(),
         "torch": torch.__version__,
         "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }

@@ -45,7 +45,6 @@ import asyncio
 import functools
 import json
 import os
-import platform
 import random
 import statistics
 import tempfile
@@ -56,6 +55,7 @@ from pathlib import Path
 
 import torch
 
+from bench.machine import cpu_description
 from bench.prefix import percentile
 from engine.config import EngineConfig
 from engine.errors import EngineDeadError
@@ -352,7 +352,7 @@ async def bench(args: argparse.Namespace, policies: list[str]) -> dict[str, obje
                      "threads_per_replica": args.threads, "kv_cache_memory_mb": args.kv_cache_mb,
                      "max_num_seqs": 16, "max_num_batched_tokens": 1024, "rounds": args.rounds,
                      "startup_s": round(startup_s, 1), "cpus": os.cpu_count(),
-                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__},
+                     "cpu": cpu_description(), "torch": torch.__version__},
         "engine_config": {k: v for k, v in asdict(config).items() if isinstance(v, (int, float, str, bool))},
     }
 

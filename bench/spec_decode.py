@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
@@ -36,6 +35,7 @@ from pathlib import Path
 import torch
 
 from bench.engine import QUESTIONS
+from bench.machine import cpu_description
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                      "num_speculative_tokens": args.tokens, "dtype": args.dtype, "quantization": quant,
                      "speculative": spec,
                      "compile": not args.no_compile, "threads": args.threads,
-                     "cpu": platform.processor() or platform.machine(), "torch": torch.__version__,
+                     "cpu": cpu_description(), "torch": torch.__version__,
                      "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }
     out.parent.mkdir(parents=True, exist_ok=True)
