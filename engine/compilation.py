@@ -7,12 +7,13 @@ residual adds, rotary and SwiGLU fuse into a few C++ loops, and ``max_autotune_g
 C++ GEMM templates: for int4 weights an AMX micro-kernel that dequantizes each weight tile in cache, so the
 step reads a quarter of bf16's bytes without the GEMV kernel's cost per row. Measured: the 30 layers' dense
 part 27 ms vs ~55 ms eager; the whole decode step 58 vs 72 ms (46-54 ms with ``kernels.cpu``'s attention). In the
-one-token graphs the quantized layers are ``kernels.cpu``'s one-row VNNI kernels instead (opaque ops, chosen by
-``engine.layers.linear``): 13.2 -> 9.6 ms per token at one sequence with the weights in this VM's L3. In the graph
-of 2+ tokens the int4 layers are one opaque op that runs the multi-row VNNI kernel for steps of up to
-``cpu_small_batch_rows`` tokens and torch's int4 kernel above (on CPUs without AMX; inductor's template there was
-no faster than torch's): decode at 2 / 4 / 8 sequences 1.10 / 1.18 / 1.25x, a lone sequence verifying 4 drafts
-30.4 -> 21.3 ms per step, and the start compiles faster (no int4 GEMM to autotune).
+one-token graphs the quantized layers are ``kernels.cpu``'s one-row kernels instead (AVX-512 VNNI, or their AVX2
+builds; opaque ops, chosen by ``engine.layers.linear``): 13.2 -> 9.6 ms per token at one sequence with the weights
+in this VM's L3. In the graph of 2+ tokens the int4 layers are one opaque op that runs the multi-row kernel for
+steps of up to ``cpu_small_batch_rows`` tokens and torch's int4 kernel above (on CPUs without AMX; inductor's
+template there was no faster than torch's): decode at 2 / 4 / 8 sequences 1.10 / 1.18 / 1.25x, a lone sequence
+verifying 4 drafts 30.4 -> 21.3 ms per step, and the start compiles faster (no int4 GEMM to autotune). The int8 LM
+head's graph of 2+ rows runs ``kernels.cpu``'s int8 linear at every row count the same way (``int8_linear_up_to``).
 
 Two graphs for the decoder: one token (decode at concurrency 1, specialised) and 2+ tokens with the count symbolic
 (decode batches, prefill chunks and mixes of both); two likewise for the LM head, whose rows are the sequences
