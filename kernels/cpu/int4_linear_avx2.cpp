@@ -18,6 +18,7 @@
 // results are bitwise those it gets alone (the same operations per row, whatever the tile).
 
 #include "avx2_linears.h"
+#include "avx2_vectors.h"
 #include "quantize_input.h"
 
 #include <ATen/Parallel.h>
@@ -29,11 +30,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#include <immintrin.h>
-#define WARDEN_AVX2 1
-#endif
 
 namespace warden::avx2 {
 
@@ -66,23 +62,6 @@ void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) 
                                           static_cast<uint16_t>(static_cast<uint8_t>(groups.codes[k + 1]) << 8));
   for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
   q.scales = std::move(groups.scales);
-}
-
-// (scale, zero) pairs of 8 consecutive output rows as float32 vectors; each pair is one 32-bit word, the scale in
-// its low half.
-template <typename scalar_t>
-inline void load_scale_zero(const scalar_t* pairs, __m256& scale, __m256& zero) {
-  const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pairs));
-  if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-    scale = _mm256_castsi256_ps(_mm256_slli_epi32(words, 16));  // bf16 is the high half of a float32
-    zero = _mm256_castsi256_ps(_mm256_and_si256(words, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
-  } else {
-    // The low and high halves packed to 16 bits (within 128-bit lanes, then the quadwords put in order).
-    const __m256i low = _mm256_and_si256(words, _mm256_set1_epi32(0xFFFF)), high = _mm256_srli_epi32(words, 16);
-    const __m256i halves = _mm256_permute4x64_epi64(_mm256_packus_epi32(low, high), 0xD8);
-    scale = _mm256_cvtph_ps(_mm256_castsi256_si128(halves));
-    zero = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
-  }
 }
 
 // R input rows' 16-bit dots with the k in [k_begin, k_end) (at most kChunkK) of one nibble plane of a block.
@@ -237,28 +216,6 @@ void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const Quanti
   }
 }
 
-// 64 float32 results into the output's dtype, rounded as c10's scalar conversions round (bf16: to nearest even,
-// NaN as 0x7FC0; fp16: F16C's conversion, which c10 uses on AVX2 builds).
-template <typename scalar_t>
-inline void store_block(const float* in, scalar_t* out, int64_t rows) {
-  for (int64_t j = 0; j < rows; j += 8) {
-    const __m256 v = _mm256_loadu_ps(in + j);
-    __m128i halves;
-    if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-      const __m256i bits = _mm256_castps_si256(v);
-      const __m256i bias = _mm256_add_epi32(_mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1)),
-                                            _mm256_set1_epi32(0x7FFF));
-      __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(bits, bias), 16);
-      const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-      rounded = _mm256_blendv_epi8(rounded, _mm256_set1_epi32(0x7FC0), nan);
-      halves = _mm_packus_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
-    } else {
-      halves = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
-    }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), halves);
-  }
-}
-
 template <typename scalar_t, int kBlockRows>
 void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros, int64_t group,
          at::Tensor& out) {
@@ -293,7 +250,7 @@ void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales
           default: gemv_block<scalar_t, kTileRows, kBlockRows>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
         }
         for (int64_t r = 0; r < tile; ++r)
-          store_block(block_out + r * kBlockRows, y + (m0 + r) * N + n0, kBlockRows);
+          store_floats(block_out + r * kBlockRows, y + (m0 + r) * N + n0, kBlockRows);
       }
     }
   });

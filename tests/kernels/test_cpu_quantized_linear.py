@@ -139,6 +139,10 @@ def test_a_non_contiguous_row_is_read_as_its_values(int4_kernel) -> None:
 
 
 def test_what_it_cannot_read_is_refused(int4_kernel) -> None:
+    assert_refuses_what_it_cannot_read(int4_kernel)
+
+
+def assert_refuses_what_it_cannot_read(int4_kernel) -> None:
     layer = quantized(128, 64)
     x = torch.randn(1, 64, dtype=torch.bfloat16)
     with pytest.raises(RuntimeError, match="bfloat16 or float16"):
@@ -225,7 +229,7 @@ def test_int8_refuses_what_it_cannot_read() -> None:
 def test_a_quantized_linear_runs_the_kernel_for_its_kernel_rows_and_torchs_for_more(kind: str) -> None:
     """int4: up to the kernel_rows it was given (the engine's cpu_small_batch_rows); int8: one row."""
     if kind == "int4":
-        layer, call, ours, torchs = quantized(128, 64), run, kernels.cpu.int4_linear, torch._weight_int4pack_mm_for_cpu
+        layer, call, ours, torchs = quantized(128, 64), run, kernels.cpu.int4_linear, int4_above_kernel_rows()
         assert layer.quantize_int4(max_rows=64, kernel_rows=3)
         # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
         unsupported = quantized(48, 64)
@@ -253,14 +257,20 @@ def test_a_nan_or_infinite_input_shows_in_the_output(kind: str, int4_kernel) -> 
     assert out[:2].isnan().all() and out[2].isfinite().all()
 
 
-def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above() -> None:
+def int4_above_kernel_rows():
+    """What int4_linear_up_to runs above its kernel rows here: the AVX2 GEMM, or torch's kernel beside the AVX-512
+    one."""
+    return kernels.cpu.int4_gemm_avx2 if kernels.cpu.int4_gemm_runs() else torch._weight_int4pack_mm_for_cpu
+
+
+def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torchs_above() -> None:
     layer = quantized(128, 64)
     assert layer.quantize_int4(max_rows=64, kernel_rows=3)
     for rows in (1, 2, 3, 4, 9):
         x = torch.randn(rows, 64, dtype=torch.bfloat16)
         chosen = kernels.cpu.int4_linear_up_to(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, 3)
         ours = rows <= 3
-        expected = run(layer, x, kernels.cpu.int4_linear if ours else torch._weight_int4pack_mm_for_cpu)
+        expected = run(layer, x, kernels.cpu.int4_linear if ours else int4_above_kernel_rows())
         assert torch.equal(chosen, expected), rows
 
 
@@ -336,3 +346,85 @@ def test_int8_avx2_kernel_gives_the_avx512_kernels_results_bitwise(dtype, rows) 
     x[1] *= 50
     avx2 = torch.ops.warden_cpu.int8_linear_avx2(x, weight, scales)
     assert torch.equal(avx2, kernels.cpu.int8_linear(x, weight, scales))
+
+
+# The AVX2 float32 GEMM for many rows (int4_gemm_avx2.cpp): unquantized inputs times the dequantized weights.
+
+
+def float_product(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
+    return x.float() @ dequantize_int4(packed, group, scales_zeros, x.shape[1]).t()
+
+
+def assert_within_output_rounding(out: torch.Tensor, exact: torch.Tensor) -> None:
+    """The float32 product in another order of additions, rounded once to the output's dtype: within half a unit in
+    the last place of bf16/fp16 (plus the summation's own error, far below it for these sizes)."""
+    unit = 2.0 ** -8 if out.dtype == torch.bfloat16 else 2.0 ** -11
+    assert ((out.float() - exact).abs() <= exact.abs() * unit + 1e-4).all()
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (192, 64), (960, 576), (128, 1536)])
+@pytest.mark.parametrize("rows", [1, 5, 6, 7, 13, 33])  # register tiles of 6 rows and their remainders
+def test_int4_gemm_is_the_float_product_of_the_unquantized_inputs(dtype, out_features, in_features, rows) -> None:
+    """1536 inputs: six chunks of dequantized k, the results carried across them in float32."""
+    layer = quantized(out_features, in_features, dtype, seed=out_features + rows)
+    x = torch.randn(rows, in_features, dtype=dtype)
+    out = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    assert out.dtype == dtype and out.shape == (rows, out_features)
+    assert_within_output_rounding(out, float_product(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales))
+
+
+def test_int4_gemm_gives_every_row_what_it_gets_alone() -> None:
+    layer = quantized(192, 576, seed=7)
+    x = torch.randn(17, 576, dtype=torch.bfloat16)
+    together = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    for m in range(17):
+        alone = kernels.cpu.int4_gemm_avx2(x[m:m + 1], layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+        assert torch.equal(together[m:m + 1], alone), m
+
+
+@pytest.mark.parametrize("group", [64, 128, 256, 512])  # 512: a chunk of k larger than the default 256
+def test_int4_gemm_takes_other_group_sizes(group: int) -> None:
+    torch.manual_seed(group)
+    codes = torch.randint(0, 16, (192, 1024), dtype=torch.int32)
+    packed = torch._convert_weight_to_int4pack_for_cpu(codes, 1)
+    scales_zeros = torch.stack([torch.rand(1024 // group, 192) * 0.02 + 1e-3,
+                                torch.randn(1024 // group, 192) * 0.01], dim=-1).to(torch.bfloat16).contiguous()
+    x = torch.randn(9, 1024, dtype=torch.bfloat16)
+    out = kernels.cpu.int4_gemm_avx2(x, packed, group, scales_zeros)
+    assert_within_output_rounding(out, float_product(x, packed, group, scales_zeros))
+
+
+def test_int4_gemm_keeps_zeros_outliers_and_non_finite_rows() -> None:
+    """No input quantization: an outlier does not flatten its group's other inputs (as int8 inputs would), and a
+    NaN or infinity reaches its row's outputs as float arithmetic carries it."""
+    layer = quantized(128, 64)
+    x = torch.zeros(4, 64, dtype=torch.bfloat16)
+    x[1, 5] = 300.0
+    x[1, 6:32] = torch.linspace(-1e-2, 1e-2, 26, dtype=torch.bfloat16)
+    x[2, 3], x[3, 40] = float("nan"), float("inf")
+    out = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    assert torch.equal(out[0], torch.zeros(128, dtype=torch.bfloat16))
+    exact = float_product(x[:2], layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    assert_within_output_rounding(out[:2], exact)
+    assert out[2].isnan().all() and not out[3].isfinite().any()
+
+
+def test_int4_gemm_stays_closer_to_float_than_int8_inputs_do() -> None:
+    """What it is for: on a row with an outlier, the int8-input kernel's error is the input quantization's; the
+    GEMM's is only the output's rounding."""
+    layer = quantized(960, 576)
+    x = torch.randn(12, 576, dtype=torch.bfloat16)
+    x[:, 100] = 40.0  # an outlier channel, as LLM activations have
+    exact = float_product(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+
+    def error(out: torch.Tensor) -> float:
+        return float((out.float() - exact).pow(2).mean().sqrt() / exact.pow(2).mean().sqrt())
+
+    gemm = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    int8_inputs = kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    assert error(gemm) < 0.25 * error(int8_inputs)
+
+
+def test_int4_gemm_refuses_what_it_cannot_read() -> None:
+    assert_refuses_what_it_cannot_read(kernels.cpu.int4_gemm_avx2)
