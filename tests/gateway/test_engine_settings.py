@@ -32,13 +32,14 @@ def test_environment_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_METHOD", "ngram")
     monkeypatch.setenv("WARDEN_ENGINE_NUM_SPECULATIVE_TOKENS", "6")
     monkeypatch.setenv("WARDEN_ENGINE_TENSOR_PARALLEL_SIZE", "3")
+    monkeypatch.setenv("WARDEN_ENGINE_CPU_SMALL_BATCH_ROWS", "4")
     monkeypatch.setenv("WARDEN_MODEL", "default")
     settings = Settings(_env_file=None)
     config = settings.engine_config()
     assert (config.dtype, config.quantization, config.max_num_seqs) == ("bfloat16", "int4", 8)
     assert (config.kv_cache_memory_mb, config.enable_prefix_caching, config.num_threads) == (64, False, 1)
     assert (config.speculative_method, config.num_speculative_tokens) == ("ngram", 6)
-    assert config.tensor_parallel_size == 3
+    assert (config.tensor_parallel_size, config.cpu_small_batch_rows) == (3, 4)
 
 
 def test_a_draft_model_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,6 +67,7 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
     ("DTYPE", "bf16"), ("QUANTIZATION", "int3"), ("BLOCK_SIZE", "24"), ("MAX_NUM_SEQS", "0"),
     ("TENANT_KV_QUOTA", "1.5"), ("DEVICE", "tpu"), ("SPECULATIVE_METHOD", "eagle"), ("NUM_SPECULATIVE_TOKENS", "0"),
     ("REPLICAS", "0"), ("TENSOR_PARALLEL_SIZE", "0"), ("SPECULATIVE_MODEL_QUANTIZATION", "int2"),
+    ("CPU_SMALL_BATCH_ROWS", "0"),
 ])
 def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
