@@ -2,6 +2,7 @@
 // (scale, zero) pairs and writing float32 results in the output's dtype as c10 rounds.
 #pragma once
 
+#include <ATen/core/Tensor.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
@@ -53,6 +54,20 @@ inline void store_floats(const float* in, scalar_t* out, int64_t count) {
       halves = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
     }
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), halves);
+  }
+}
+
+// Calls run(scalar, rows) with a value of the activations' dtype (bf16 or fp16) and std::integral_constant of the
+// packing's block rows (64 or 32): the four instantiations each int4 kernel compiles.
+template <typename Run>
+inline void for_dtype_and_block_rows(const at::Tensor& x, int64_t block_rows, Run&& run) {
+  using Rows64 = std::integral_constant<int, 64>;
+  using Rows32 = std::integral_constant<int, 32>;
+  const bool bf16 = x.scalar_type() == at::kBFloat16;
+  if (block_rows == 64) {
+    bf16 ? run(c10::BFloat16{}, Rows64{}) : run(c10::Half{}, Rows64{});
+  } else {
+    bf16 ? run(c10::BFloat16{}, Rows32{}) : run(c10::Half{}, Rows32{});
   }
 }
 

@@ -262,14 +262,9 @@ bool built() { return true; }
 
 void int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros,
                  int64_t block_rows, at::Tensor& out) {
-  const bool bf16 = x.scalar_type() == at::kBFloat16;
-  if (block_rows == 64) {
-    bf16 ? run<c10::BFloat16, 64>(x, packed, scales_zeros, group, out)
-         : run<c10::Half, 64>(x, packed, scales_zeros, group, out);
-  } else {
-    bf16 ? run<c10::BFloat16, 32>(x, packed, scales_zeros, group, out)
-         : run<c10::Half, 32>(x, packed, scales_zeros, group, out);
-  }
+  for_dtype_and_block_rows(x, block_rows, [&](auto scalar, auto rows) {
+    run<decltype(scalar), decltype(rows)::value>(x, packed, scales_zeros, group, out);
+  });
 }
 
 #else  // no AVX2: int4_linear.cpp refuses before calling here
