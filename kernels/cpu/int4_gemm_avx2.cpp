@@ -78,6 +78,9 @@ __attribute__((always_inline)) inline void tile_chunk(const float* x, int64_t K,
     sums[r][0] = _mm256_loadu_ps(acc + r * acc_stride);
     sums[r][1] = _mm256_loadu_ps(acc + r * acc_stride + 8);
   }
+  // Unrolled by 4: the loop's own increments and branch leave the FMA pipes more of the 6-wide dispatch (~+10% on
+  // a Zen 3, measured on the tile alone).
+#pragma GCC unroll 4
   for (int64_t k = 0; k < chunk; ++k) {
     const __m256 w0 = _mm256_loadu_ps(w + k * kTileOutputs), w1 = _mm256_loadu_ps(w + k * kTileOutputs + 8);
     for (int r = 0; r < R; ++r) {
