@@ -40,6 +40,20 @@ def test_bfloat16_decode_tiles_and_head_blocks_match_the_reference(head_dim) -> 
     torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[torch.bfloat16], rtol=TOLERANCE[torch.bfloat16])
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("group", "head_dim"), [(1, 16), (2, 48), (4, 64), (8, 32)])
+def test_reduced_precision_decode_tiles_and_head_blocks_match_the_reference(dtype, group, head_dim) -> None:
+    """The AVX2 path (CPUs without AVX512-BF16) works in tiles of 8 tokens and blocks of up to 3 heads x 16 dims:
+    contexts around a tile, groups of 1, 2, 4 (3 + 1) and 8 (3 + 3 + 2) heads, dims in whole 16-dim blocks. Other
+    CPUs run their own path or the generic kernel on the same cases."""
+    b = make_batch([1, 7, 8, 9, 24, 70], [], kv_heads=2, group=group, head_dim=head_dim, block_size=4,
+                   dtype=dtype, device=CPU, seed=group + head_dim)
+    expected = reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, 0.2)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.2)
+    assert out.dtype == dtype
+    torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[dtype], rtol=TOLERANCE[dtype])
+
+
 @pytest.mark.parametrize("head_dim", [32, 80])  # 80: a tail past the vector width
 def test_mixed_batches_route_decodes_to_cpp_and_prefills_to_the_reference(head_dim) -> None:
     b = make_batch([9, 33], [(5, 12), (1, 1), (17, 40)], kv_heads=2, group=2, head_dim=head_dim, block_size=8,
