@@ -107,43 +107,71 @@ class SlotMap {
   int64_t shift_ = 0, mask_;
 };
 
+// One decode call's inputs as raw pointers and sizes, with what every kernel does per (sequence, kv head) task the
+// same way: its query heads into float32, scaled; its cache rows; its float32 outputs back in the output dtype.
+template <typename scalar_t>
+struct DecodeBatch {
+  DecodeBatch(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+              const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out)
+      : num_seqs(q.size(0)), heads(q.size(1)), head_dim(q.size(2)), kv_heads(k_cache.size(2)),
+        group(q.size(1) / k_cache.size(2)), table_stride(block_tables.stride(0)), q_ptr(q.data_ptr<scalar_t>()),
+        k_ptr(k_cache.data_ptr<scalar_t>()), v_ptr(v_cache.data_ptr<scalar_t>()),
+        tables(block_tables.data_ptr<int32_t>()), lens(seq_lens.data_ptr<int32_t>()),
+        out_ptr(out.data_ptr<scalar_t>()), scale(static_cast<float>(scale)), row_slot(k_cache.size(1)) {}
+
+  const int32_t* table(int64_t b) const { return tables + b * table_stride; }
+  const scalar_t* key_row(const int32_t* table, int64_t t, int64_t h) const {
+    return k_ptr + (row_slot(table, t) * kv_heads + h) * head_dim;
+  }
+  const scalar_t* value_row(const int32_t* table, int64_t t, int64_t h) const {
+    return v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim;
+  }
+  // qf[g * head_dim + d] = scale * q of the group's query head g.
+  void load_queries(int64_t b, int64_t h, float* qf) const {
+    for (int64_t g = 0; g < group; ++g) {
+      to_float(q_ptr + (b * heads + h * group + g) * head_dim, qf + g * head_dim, head_dim);
+      for (int64_t d = 0; d < head_dim; ++d) qf[g * head_dim + d] *= scale;
+    }
+  }
+  void store_outputs(int64_t b, int64_t h, const float* acc) const {
+    for (int64_t g = 0; g < group; ++g) {
+      scalar_t* o = out_ptr + (b * heads + h * group + g) * head_dim;
+      for (int64_t d = 0; d < head_dim; ++d) o[d] = static_cast<scalar_t>(acc[g * head_dim + d]);
+    }
+  }
+
+  const int64_t num_seqs, heads, head_dim, kv_heads, group, table_stride;
+  const scalar_t *q_ptr, *k_ptr, *v_ptr;
+  const int32_t *tables, *lens;
+  scalar_t* out_ptr;
+  const float scale;
+  const SlotMap row_slot;
+};
+
 template <typename scalar_t>
 void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                              const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale,
                              at::Tensor& out) {
-  const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
-  const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
-  const int64_t group = heads / kv_heads;
-  const int64_t table_stride = block_tables.stride(0);
-  const scalar_t* q_ptr = q.data_ptr<scalar_t>();
-  const scalar_t* k_ptr = k_cache.data_ptr<scalar_t>();
-  const scalar_t* v_ptr = v_cache.data_ptr<scalar_t>();
-  const int32_t* tables = block_tables.data_ptr<int32_t>();
-  const int32_t* lens = seq_lens.data_ptr<int32_t>();
-  scalar_t* out_ptr = out.data_ptr<scalar_t>();
-  const float scale_f = static_cast<float>(scale);
-  const SlotMap row_slot(block_size);
+  const DecodeBatch<scalar_t> in(q, k_cache, v_cache, block_tables, seq_lens, scale, out);
+  const int64_t group = in.group, head_dim = in.head_dim;
 
   // One task per (sequence, kv head): its query heads share every key/value row loaded.
-  at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, in.num_seqs * in.kv_heads, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), row(head_dim), acc(group * head_dim), scores;
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t b = task / kv_heads, h = task % kv_heads;
-      const int64_t len = lens[b];
-      const int32_t* table = tables + b * table_stride;
-      for (int64_t g = 0; g < group; ++g) {
-        to_float(q_ptr + (b * heads + h * group + g) * head_dim, qf.data() + g * head_dim, head_dim);
-        for (int64_t d = 0; d < head_dim; ++d) qf[g * head_dim + d] *= scale_f;
-      }
+      const int64_t b = task / in.kv_heads, h = task % in.kv_heads;
+      const int64_t len = in.lens[b];
+      const int32_t* table = in.table(b);
+      in.load_queries(b, h, qf.data());
       scores.assign(group * len, 0.f);
       for (int64_t t = 0; t < len; ++t) {
-        to_float(k_ptr + (row_slot(table, t) * kv_heads + h) * head_dim, row.data(), head_dim);
+        to_float(in.key_row(table, t, h), row.data(), head_dim);
         for (int64_t g = 0; g < group; ++g) scores[g * len + t] = dot(qf.data() + g * head_dim, row.data(), head_dim);
       }
       for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * len, len);
       std::fill(acc.begin(), acc.end(), 0.f);
       for (int64_t t = 0; t < len; ++t) {
-        to_float(v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim, row.data(), head_dim);
+        to_float(in.value_row(table, t, h), row.data(), head_dim);
         for (int64_t g = 0; g < group; ++g) {
           const float w = scores[g * len + t];
           float* a = acc.data() + g * head_dim;
@@ -151,10 +179,7 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
           for (int64_t d = 0; d < head_dim; ++d) a[d] += w * row[d];
         }
       }
-      for (int64_t g = 0; g < group; ++g) {
-        scalar_t* o = out_ptr + (b * heads + h * group + g) * head_dim;
-        for (int64_t d = 0; d < head_dim; ++d) o[d] = static_cast<scalar_t>(acc[g * head_dim + d]);
-      }
+      in.store_outputs(b, h, acc.data());
     }
   });
 }
@@ -308,18 +333,16 @@ inline __m256 sum_eight(const __m256 (&v)[kAvx2Tile]) {
 
 // acc[g][0..16) (H heads, dims d0..d0+16) = sum over the context of p[g][t] * v[t][d0..d0+16).
 template <typename scalar_t, int H>
-inline void weigh_values(const scalar_t* v_ptr, const int32_t* table, const SlotMap& row_slot, int64_t len,
-                         int64_t kv_heads, int64_t h, int64_t head_dim, int64_t d0, const float* const (&p)[H],
-                         float* const (&acc)[H]) {
+inline void weigh_values(const DecodeBatch<scalar_t>& in, const int32_t* table, int64_t len, int64_t h, int64_t d0,
+                         const float* const (&p)[H], float* const (&acc)[H]) {
   __m256 a[H][2];
   for (int g = 0; g < H; ++g) a[g][0] = a[g][1] = _mm256_setzero_ps();
   for (int64_t t = 0; t < len; ++t) {
     // The rows are scattered over the cache's blocks, which the hardware prefetcher does not follow: requested
     // kAvx2Tile tokens ahead.
     if (t + kAvx2Tile < len)
-      _mm_prefetch(reinterpret_cast<const char*>(v_ptr + (row_slot(table, t + kAvx2Tile) * kv_heads + h) * head_dim +
-                                                 d0), _MM_HINT_T0);
-    const scalar_t* row = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim + d0;
+      _mm_prefetch(reinterpret_cast<const char*>(in.value_row(table, t + kAvx2Tile, h) + d0), _MM_HINT_T0);
+    const scalar_t* row = in.value_row(table, t, h) + d0;
     const __m256 v0 = widen8(row), v1 = widen8(row + 8);
     for (int g = 0; g < H; ++g) {
       const __m256 w = _mm256_broadcast_ss(p[g] + t);
@@ -336,30 +359,17 @@ inline void weigh_values(const scalar_t* v_ptr, const int32_t* table, const Slot
 template <typename scalar_t>
 void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out) {
-  const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
-  const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
-  const int64_t group = heads / kv_heads, chunks = head_dim / 8;
-  const int64_t table_stride = block_tables.stride(0);
-  const scalar_t* q_ptr = q.data_ptr<scalar_t>();
-  const scalar_t* k_ptr = k_cache.data_ptr<scalar_t>();
-  const scalar_t* v_ptr = v_cache.data_ptr<scalar_t>();
-  const int32_t* tables = block_tables.data_ptr<int32_t>();
-  const int32_t* lens = seq_lens.data_ptr<int32_t>();
-  scalar_t* out_ptr = out.data_ptr<scalar_t>();
-  const float scale_f = static_cast<float>(scale);
-  const SlotMap row_slot(block_size);
+  const DecodeBatch<scalar_t> in(q, k_cache, v_cache, block_tables, seq_lens, scale, out);
+  const int64_t group = in.group, head_dim = in.head_dim, chunks = head_dim / 8;
 
-  at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
+  at::parallel_for(0, in.num_seqs * in.kv_heads, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), keys(kAvx2Tile * head_dim), scores, acc(group * head_dim);
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t b = task / kv_heads, h = task % kv_heads;
-      const int64_t len = lens[b];
-      const int32_t* table = tables + b * table_stride;
+      const int64_t b = task / in.kv_heads, h = task % in.kv_heads;
+      const int64_t len = in.lens[b];
+      const int32_t* table = in.table(b);
       const int64_t padded = (len + kAvx2Tile - 1) / kAvx2Tile * kAvx2Tile;
-      for (int64_t g = 0; g < group; ++g) {
-        to_float(q_ptr + (b * heads + h * group + g) * head_dim, qf.data() + g * head_dim, head_dim);
-        for (int64_t d = 0; d < head_dim; ++d) qf[g * head_dim + d] *= scale_f;
-      }
+      in.load_queries(b, h, qf.data());
       scores.assign(group * padded, 0.f);
       // Scores, a tile of 8 tokens at a time: their key rows widened once (rows past the context stay zero).
       for (int64_t t0 = 0; t0 < len; t0 += kAvx2Tile) {
@@ -370,12 +380,11 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
             std::fill(dst, dst + head_dim, 0.f);
             continue;
           }
-          const scalar_t* row = k_ptr + (row_slot(table, t0 + i) * kv_heads + h) * head_dim;
+          const scalar_t* row = in.key_row(table, t0 + i, h);
           for (int64_t c = 0; c < chunks; ++c) _mm256_storeu_ps(dst + c * 8, widen8(row + c * 8));
           // The next tile's row (scattered over the blocks, as the values): requested now.
           if (t0 + kAvx2Tile + i < len) {
-            const char* next = reinterpret_cast<const char*>(
-                k_ptr + (row_slot(table, t0 + kAvx2Tile + i) * kv_heads + h) * head_dim);
+            const char* next = reinterpret_cast<const char*>(in.key_row(table, t0 + kAvx2Tile + i, h));
             for (int64_t line = 0; line < head_dim * int64_t(sizeof(scalar_t)); line += 64)
               _mm_prefetch(next + line, _MM_HINT_T0);
           }
@@ -398,26 +407,21 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
         const int64_t here = std::min<int64_t>(3, group - g0);
         const float* p[3];
         float* a[3];
-        for (int64_t g = 0; g < 3; ++g) {
-          const int64_t head = g0 + std::min(g, here - 1);
-          p[g] = scores.data() + head * padded;
-          a[g] = acc.data() + head * head_dim;
+        for (int64_t g = 0; g < here; ++g) {
+          p[g] = scores.data() + (g0 + g) * padded;
+          a[g] = acc.data() + (g0 + g) * head_dim;
         }
         for (int64_t d0 = 0; d0 < head_dim; d0 += 16) {
           if (here == 3) {
-            weigh_values<scalar_t, 3>(v_ptr, table, row_slot, len, kv_heads, h, head_dim, d0, p, a);
+            weigh_values<scalar_t, 3>(in, table, len, h, d0, p, a);
           } else if (here == 2) {
-            weigh_values<scalar_t, 2>(v_ptr, table, row_slot, len, kv_heads, h, head_dim, d0, {p[0], p[1]},
-                                      {a[0], a[1]});
+            weigh_values<scalar_t, 2>(in, table, len, h, d0, {p[0], p[1]}, {a[0], a[1]});
           } else {
-            weigh_values<scalar_t, 1>(v_ptr, table, row_slot, len, kv_heads, h, head_dim, d0, {p[0]}, {a[0]});
+            weigh_values<scalar_t, 1>(in, table, len, h, d0, {p[0]}, {a[0]});
           }
         }
       }
-      for (int64_t g = 0; g < group; ++g) {
-        scalar_t* o = out_ptr + (b * heads + h * group + g) * head_dim;
-        for (int64_t d = 0; d < head_dim; ++d) o[d] = static_cast<scalar_t>(acc[g * head_dim + d]);
-      }
+      in.store_outputs(b, h, acc.data());
     }
   });
 }
