@@ -42,7 +42,7 @@ class EngineConfig:
     # it is above 1, the int8 LM head runs kernels.cpu's int8 linear at every row count (its rows are the sampling
     # sequences; its inputs take two levels, finer than bf16). Larger steps on CPUs without the AVX-512 kernel run
     # kernels.cpu's float-input AVX2 GEMM (torch's math; compiled engine on a Zen 3: c=8 1.51x, c=32 1.67x over torch's
-    # kernels, greedy agreement unchanged at 71.1%).
+    # kernels). The agreement figures above are single runs of a metric with ~5 points of noise (bench.agreement).
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a

@@ -25,8 +25,8 @@ the same kernels (``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bit
 where the CPU lacks AVX2, FMA and F16C too they report unsupported and torch's ops serve. Above the small-batch
 rows on such CPUs ``int4_linear_up_to`` runs ``int4_gemm_avx2.cpp`` instead of torch's int4 kernel: each weight
 block dequantized to float32 once per call and multiplied with the unquantized inputs in 6x16 FMA register tiles
-(torch's math: int8 inputs on every step cost greedy agreement with float32; 1.4x torch's kernel at 9 rows, 2.0-2.3x
-from 32 to 256 on a Zen 3).
+(torch's math, no int8 inputs on the large steps; 1.4-1.9x torch's kernel at 9 rows, 2.0-2.3x from 32 to 256 on a
+Zen 3).
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four
