@@ -1,6 +1,12 @@
 """bench.replica_routing end to end at its smallest (a tiny random Llama, two in-process replicas, one round): the
 report has every policy, affinity's cache hit rate is at least each baseline's, and the token counts add up to the
-workload that was sent. Also the baseline pools' routing on their own."""
+workload that was sent. Also the baseline pools' routing on their own.
+
+The end-to-end run is closed-loop with one conversation in flight: every route then sees both replicas idle, so
+affinity never spills and keeps every block two requests could share on one replica, and no baseline can hit more
+(at 8 in flight the load bound spills a tenant's turn to the cold replica when timing says so, and round-robin
+beat affinity by 32 tokens on a loaded CI machine: 52.9% vs 52.6%). What the load bound does under load is
+measured by the benchmark over full rounds and tested on ``choose`` itself."""
 
 from __future__ import annotations
 
@@ -32,7 +38,7 @@ def test_the_benchmark_runs_and_its_accounting_adds_up(tiny_model_dir: Path, tmp
     policies = ["affinity", "affinity_loose", "round_robin", "least_busy", "random"]
     status = replica_routing.main(["--quick", "--model", str(tiny_model_dir), "--dtype", "float32", "--quantization",
                                    "none", "--no-compile", "--in-process", "--policies", ",".join(policies),
-                                   "--max-tokens", "4", "--out", str(out)])
+                                   "--max-tokens", "4", "--concurrency", "1", "--out", str(out)])
     assert status == 0
     report = json.loads(out.read_text())
     assert list(report["policies"]) == policies
@@ -54,12 +60,11 @@ def test_the_benchmark_runs_and_its_accounting_adds_up(tiny_model_dir: Path, tmp
         assert run["cached_tokens"] + run["computed_prompt_tokens"] == run["prompt_tokens"]
         assert run["completion_tokens"] == requests * 4  # ignore_eos: exactly max_tokens each
         assert run["hit_rate"] == round(run["cached_tokens"] / run["prompt_tokens"], 4)
-        if name in ("round_robin", "random"):  # a load-blind balancer never beats prefix affinity's cache hits
-            assert run["hit_rate"] <= report["policies"]["affinity"]["hit_rate"]
-        # least_busy is left out: both it and affinity's load bound follow in-flight counts, so which of the two
-        # keeps more hits at this size depends on timing (a loaded CI machine: 53.8% vs 52.6% once); the benchmark
-        # measures it over full rounds.
+        # one in flight: no balancer can put more shareable prefixes together than affinity does
+        assert run["hit_rate"] <= report["policies"]["affinity"]["hit_rate"]
     assert report["rounds"]["round_robin"][0]["routed"] == [requests // 2] * 2
+    # no load, no spill: the loose bound routes exactly as the default does
+    assert report["policies"]["affinity_loose"]["hit_rate"] == report["policies"]["affinity"]["hit_rate"]
     # a tenant's later turns reuse at least its system prompt's blocks on affinity's replica
     assert report["policies"]["affinity"]["hit_rate"] > 0.4
 
