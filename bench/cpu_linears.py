@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -174,13 +175,16 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     dtype = torch.bfloat16
     groups = {"int4 layer": int4_candidates(dtype), "int8 head": int8_head_candidates(dtype)}
-    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    started, load_before = time.strftime("%Y-%m-%dT%H:%M:%S%z"), os.getloadavg()
     with torch.inference_mode():
         times = measure(groups, rows, rounds, dtype, min_seconds=0.02 if args.quick else 0.1)
     table = report(times, {"int4 layer": "torch int4", "int8 head": "torch int8"})
     result = {"cpu": cpu_description(), "torch": torch.__version__, "threads": args.threads, "dtype": "bfloat16",
               "rounds": rounds, "started": started, "int4_gemm_runs_here": cpu_kernels.int4_gemm_runs(),
-              "amx": bool(torch.cpu._is_amx_tile_supported()), "results": table}
+              "amx": bool(torch.cpu._is_amx_tile_supported()),
+              "load_average_1_5_15": {"start": [round(x, 2) for x in load_before],
+                                      "end": [round(x, 2) for x in os.getloadavg()]},
+              "results": table}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwrote {out}")
