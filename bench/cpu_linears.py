@@ -32,6 +32,7 @@ from pathlib import Path
 
 import torch
 
+from bench.arguments import positive_ints
 from bench.machine import cpu_description
 from engine.layers.linear import INT4_GROUP_SIZE, Linear
 from kernels import cpu as cpu_kernels
@@ -146,21 +147,11 @@ def report(times: dict[str, dict[str, dict[int, list[float]]]], baselines: dict[
     return out
 
 
-def _row_counts(text: str) -> list[int]:
-    try:
-        rows = [int(r) for r in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"row counts are positive integers, got {text!r}") from None
-    if not rows or min(rows) < 1:
-        raise argparse.ArgumentTypeError(f"row counts are positive integers, got {text!r}")
-    return rows
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help=f"rows {QUICK_ROWS}, 1 round, short timings")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the engine's CPU benches use 1)")
-    parser.add_argument("--rows", type=_row_counts, default=None,
+    parser.add_argument("--rows", type=positive_ints, default=None,
                         help=f"comma-separated row counts (default {ROWS})")
     parser.add_argument("--rounds", type=int, default=None, help="default 5 (1 with --quick)")
     parser.add_argument("--out", type=Path, default=None,

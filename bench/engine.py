@@ -14,11 +14,16 @@ runs it eagerly). Compiling happens while the engine starts, outside the timed r
 (``compile_s``): minutes the first time on a machine, seconds once inductor's disk cache holds the code.
 On a shared 2-core machine two torch threads stall each other whenever another process holds a core:
 compare ``--threads 1`` and ``--threads 2`` and read the recorded load average.
+
+``--compare-small-batch-rows 32,64`` adds a Warden engine per value with ``EngineConfig.cpu_small_batch_rows`` set
+to it (which int4 kernel serves steps of 9..N tokens: kernels.cpu's int8-input kernel or the one above it on this
+CPU), measured in the same alternation as the others and reported as ratios to the default engine.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -28,6 +33,7 @@ from pathlib import Path
 
 import torch
 
+from bench.arguments import positive_ints
 from bench.machine import cpu_description
 from engine.config import EngineConfig
 from engine.llm import LLM
@@ -136,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-hf", action="store_true")
     parser.add_argument("--repeat", type=int, default=None,
                         help="rounds per concurrency, median reported (default: 3 with --quick, else 1)")
+    parser.add_argument("--compare-small-batch-rows", type=positive_ints, default=[],
+                        help="comma-separated cpu_small_batch_rows values to run as extra Warden engines")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     max_tokens = args.max_tokens or (32 if args.quick else 128)
@@ -158,12 +166,15 @@ def main(argv: list[str] | None = None) -> int:
     compile_s = round(compiled.compile_seconds, 1) if compiled else None
     print(f"engine started in {time.perf_counter() - started:.1f} s (compiling: {compile_s} s)")
     runners = {"warden": warden_runner(llm, max_tokens)}
+    variants = {f"warden-rows{rows}": LLM(dataclasses.replace(config, cpu_small_batch_rows=rows))
+                for rows in args.compare_small_batch_rows}
+    runners |= {name: warden_runner(variant, max_tokens) for name, variant in variants.items()}
     if not args.skip_hf:
         runners["hf"] = hf_runner(max_tokens, llm.tokenizer)
     samples = bench(runners, batches, llm.tokenizer, args.repeat)
-    warden = {name: statistics.median(v) for name, v in samples["warden"].items()}
-    hf = {name: statistics.median(v) for name, v in samples.get("hf", {}).items()}
-    del llm
+    medians = {side: {name: statistics.median(v) for name, v in per.items()} for side, per in samples.items()}
+    warden, hf = medians["warden"], medians.get("hf", {})
+    del llm, variants
 
     print(f"\nmedian of {args.repeat} round(s)")
     print(f"{'concurrency':<12}{'warden tok/s':>14}{'hf tok/s':>12}{'speed-up':>10}")
@@ -171,9 +182,15 @@ def main(argv: list[str] | None = None) -> int:
         h = hf.get(name)
         ratio = f"{warden[name] / h:9.2f}x" if h else "        -"
         print(f"{name:<12}{warden[name]:>14.1f}{(h or 0):>12.1f}{ratio}")
+    variant_ratios = {side: {name: round(medians[side][name] / warden[name], 3) for name in batches}
+                      for side in runners if side.startswith("warden-rows")}
+    for side, ratios in variant_ratios.items():
+        print(f"{side} / warden: " + ", ".join(f"{name} {r:.2f}x" for name, r in ratios.items()))
     report = {
         "warden": {k: round(v, 1) for k, v in warden.items()},
         "hf": {k: round(v, 1) for k, v in hf.items()},
+        "variants": {side: {k: round(v, 1) for k, v in medians[side].items()} for side in variant_ratios},
+        "variants_over_warden": variant_ratios,
         "rounds": {side: {k: [round(x, 1) for x in v] for k, v in per.items()} for side, per in samples.items()},
         "settings": {"quick": args.quick, "max_tokens": max_tokens, "requests": batches,
                      "repeat": args.repeat, "warden_dtype": args.dtype, "warden_quantization": quant,

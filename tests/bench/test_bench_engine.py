@@ -1,0 +1,31 @@
+"""bench.engine end to end at its smallest (eager, no HF side, 2 tokens, one round) with a small-batch-rows
+variant: every engine is measured at every concurrency and the variant is reported against the default."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import engine as engine_bench
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_small_batch_rows_variant_runs_beside_the_default_engine(tmp_path: Path) -> None:
+    out = tmp_path / "engine.json"
+    assert engine_bench.main(["--quick", "--skip-hf", "--no-compile", "--threads", "1", "--max-tokens", "2",
+                              "--repeat", "1", "--compare-small-batch-rows", "16", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert set(report["rounds"]) == {"warden", "warden-rows16"} and report["hf"] == {}
+    assert set(report["variants"]) == set(report["variants_over_warden"]) == {"warden-rows16"}
+    for name in ("c1", "c8", "c32"):
+        default, variant = report["warden"][name], report["variants"]["warden-rows16"][name]
+        assert default > 0 and variant > 0
+        assert report["variants_over_warden"]["warden-rows16"][name] == pytest.approx(variant / default, rel=0.02)
+
+
+def test_bad_row_bounds_are_a_usage_error() -> None:
+    with pytest.raises(SystemExit):
+        engine_bench.main(["--compare-small-batch-rows", "8,x"])
