@@ -12,13 +12,13 @@ Greedy decoding amplifies any difference into a divergence, so this is a strict 
 noise is a few points (the same math summed in another order moves it by 2-4).
 
 Teacher-forced, the measure that separates kernel variants: every configuration also reads the reference's own
-sequences (prompt + the float32 output) in one forward per sequence, and its next-token distribution at each output
-position is compared with float32's on the same prefix: the share of positions whose top-1 token is float32's
-(``teacher_forced_top1``) and the mean KL divergence from float32's distribution, in nats
-(``teacher_forced_kl_mean``; also its 99th percentile). No divergence compounds, so every one of the
-prompts x max-tokens positions is a sample. Each forward is one step of a whole sequence (prompt plus output, about
-60-70 tokens), so the linears take their many-row path, where the kernel variants differ (the one-row decode path is
-the same kernel in all of them).
+sequences (prompt + the float32 output) through its runner (``bench.teacher_forcing``), and its next-token
+distribution at each output position is compared with float32's on the same prefix: the share of positions whose
+top-1 token is float32's (``top1``) and the KL divergence from float32's distribution in nats (``kl_mean``,
+``kl_p99``). No divergence compounds, so every one of the prompts x max-tokens positions is a sample. Per step shape,
+since the kernels are routed by a step's rows: ``prefill`` (one forward of each whole sequence, ~60-70 rows: the
+many-row path) and ``decode@B`` (the outputs fed one token per step, B sequences a step: at 1 the one-row kernels,
+up to the small-batch bound the small-batch kernels, above it the many-row path).
 
 Configurations (``EngineConfig`` switches, compiled as served unless ``--eager``):
 
@@ -41,13 +41,14 @@ from typing import Any
 
 import torch
 
+from bench.arguments import positive_ints
 from bench.engine import prompts
 from bench.machine import cpu_description
+from bench.teacher_forcing import agreement as forced_agreement
+from bench.teacher_forcing import teacher_forced_logprobs
 from engine.config import EngineConfig
 from engine.llm import LLM
-from engine.model_runner import flatten_step
 from engine.sampling_params import SamplingParams
-from engine.sequence import Sequence
 from kernels import dispatch
 
 RESULTS = Path(__file__).parent / "results" / "agreement.json"
@@ -61,43 +62,18 @@ CONFIGURATIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def teacher_forced_logprobs(llm: LLM, prompt: list[int], output: list[int]) -> torch.Tensor:
-    """``[len(output), vocab]`` float32 log-probabilities of the next token at each output position, given the
-    prompt and the output before it: one forward of the whole sequence through the engine's own runner (compiled
-    graph or eager model, the kernels it serves with), on blocks borrowed from its pool and returned after."""
-    engine = llm.engine
-    runner, blocks = engine.runner, engine.block_manager
-    if runner.workers is not None:
-        raise ValueError("teacher forcing drives one rank's runner: run it without tensor parallelism")
-    tokens = prompt + output[:-1]  # the logits at token i are the distribution of token i + 1
-    seq = Sequence("teacher-forced", tokens, SamplingParams(max_tokens=1))
-    blocks.allocate(seq, len(tokens))
-    try:
-        inputs = flatten_step(tokens, [0], [len(tokens)], [seq.block_table], 0, runner.block_size,
-                              list(range(len(prompt) - 1, len(tokens))))
-        logits = runner.run_forward(inputs)
-    finally:
-        blocks.free_seq(seq)
-    assert logits is not None
-    return torch.log_softmax(logits.float(), dim=-1)
-
-
-def teacher_forced_score(llm: LLM, batch: list[list[int]], reference: list[list[int]],
-                         reference_logprobs: list[torch.Tensor]) -> dict[str, Any]:
-    """Top-1 agreement with float32 and KL(float32 || this) over every output position of the reference."""
-    top1, kls = [], []
-    for prompt, output, expected in zip(batch, reference, reference_logprobs, strict=True):
-        got = teacher_forced_logprobs(llm, prompt, output)
-        top1.append(got.argmax(-1) == expected.argmax(-1))
-        kls.append((expected.exp() * (expected - got)).sum(-1))
-    agree, kl = torch.cat(top1), torch.cat(kls).clamp(min=0)  # rounding can make a tiny KL negative
-    return {"teacher_forced_top1": round(100 * agree.float().mean().item(), 2),
-            "teacher_forced_kl_mean": round(kl.mean().item(), 5),
-            "teacher_forced_kl_p99": round(torch.quantile(kl, 0.99).item(), 5), "positions": agree.numel()}
+def teacher_forced_scores(llm: LLM, batch: list[list[int]], reference: list[list[int]],
+                          reference_logprobs: list[torch.Tensor], decode_batches: list[int]) -> dict[str, Any]:
+    """Top-1 agreement with float32 and KL from its distribution, per step shape (``bench.teacher_forcing``):
+    ``prefill`` and ``decode@B`` for each B."""
+    shapes: dict[str, int | None] = {"prefill": None} | {f"decode@{b}": b for b in decode_batches}
+    return {name: forced_agreement(teacher_forced_logprobs(llm, batch, reference, b), reference_logprobs)
+            for name, b in shapes.items()}
 
 
 def evaluate(settings: dict[str, Any], batch: list[list[int]], max_tokens: int, compile_model: bool,
-             reference: list[list[int]], reference_logprobs: list[torch.Tensor]) -> dict[str, Any]:
+             reference: list[list[int]], reference_logprobs: list[torch.Tensor],
+             decode_batches: list[int]) -> dict[str, Any]:
     """One engine with these settings writes every prompt greedily, all at once, and reads the reference's
     sequences teacher-forced; both scored against float32. The engine is freed after."""
     settings = dict(settings)
@@ -112,7 +88,7 @@ def evaluate(settings: dict[str, Any], batch: list[list[int]], max_tokens: int, 
                                **settings))
         params = SamplingParams(max_tokens=max_tokens, temperature=0, ignore_eos=True)
         outputs = [list(o.token_ids) for o in llm.generate(batch, params)]
-        forced = teacher_forced_score(llm, batch, reference, reference_logprobs)
+        forced = teacher_forced_scores(llm, batch, reference, reference_logprobs, decode_batches)
         llm.close()
     finally:
         if saved is None:
@@ -122,7 +98,7 @@ def evaluate(settings: dict[str, Any], batch: list[list[int]], max_tokens: int, 
         dispatch._cpu_module.cache_clear()
     del llm
     gc.collect()
-    return score(outputs, reference) | forced
+    return score(outputs, reference) | {"teacher_forced": forced}
 
 
 def score(outputs: list[list[int]], reference: list[list[int]]) -> dict[str, Any]:
@@ -143,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's)")
     parser.add_argument("--only", default=",".join(CONFIGURATIONS),
                         help="comma-separated configurations to run (default: all)")
+    parser.add_argument("--decode-batches", type=positive_ints, default=None,
+                        help="teacher-forced decode batch sizes (default: 1, 8 and --prompts; at most --prompts)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",")]
@@ -158,25 +136,29 @@ def main(argv: list[str] | None = None) -> int:
     batch = prompts(reference_llm.tokenizer, args.prompts, 7)
     params = SamplingParams(max_tokens=args.max_tokens, temperature=0, ignore_eos=True)
     reference = [list(o.token_ids) for o in reference_llm.generate(batch, params)]
-    reference_logprobs = [teacher_forced_logprobs(reference_llm, p, o) for p, o in zip(batch, reference, strict=True)]
+    reference_logprobs = teacher_forced_logprobs(reference_llm, batch, reference)
     reference_llm.close()
     del reference_llm
     gc.collect()
     results: dict[str, Any] = {}
-    print(f"{'configuration':<32} {'tokens before divergence':>25} {'identical':>9} {'forced top-1':>13} "
-          f"{'KL mean':>9} {'KL p99':>8}")
+    # a batch above the prompts is the prompts' batch: each shape once
+    decode_batches = sorted({min(b, args.prompts) for b in args.decode_batches or [1, 8, args.prompts]})
+    print(f"{'configuration':<26} {'greedy: tokens before divergence':>33} {'identical':>9}   teacher-forced: "
+          "top-1 agreement % / mean KL (nats) per step shape")
     for name in chosen:
         row = results[name] = evaluate(CONFIGURATIONS[name], batch, args.max_tokens, not args.eager, reference,
-                                       reference_logprobs)
-        print(f"{name:<32} {row['tokens_before_divergence']:>24.1f}% {row['identical']:>5}/{row['prompts']:<3} "
-              f"{row['teacher_forced_top1']:>12.2f}% {row['teacher_forced_kl_mean']:>9.5f} "
-              f"{row['teacher_forced_kl_p99']:>8.5f}", flush=True)
+                                       reference_logprobs, decode_batches)
+        forced = "  ".join(f"{shape} {m['top1']:.2f} / {m['kl_mean']:.5f}"
+                           for shape, m in row["teacher_forced"].items())
+        print(f"{name:<26} {row['tokens_before_divergence']:>32.1f}% {row['identical']:>5}/{row['prompts']:<3}   "
+              f"{forced}", flush=True)
     report = {
         "results": results,
         "configurations": {name: CONFIGURATIONS[name] for name in chosen},
         "settings": {"prompts": args.prompts, "max_tokens": args.max_tokens, "compiled": not args.eager,
                      "threads": torch.get_num_threads(), "cpu": cpu_description(), "torch": torch.__version__,
-                     "reference": "float32, eager", "seconds": round(time.perf_counter() - started, 1)},
+                     "reference": "float32, eager", "teacher_forced_decode_batches": decode_batches,
+                     "seconds": round(time.perf_counter() - started, 1)},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
