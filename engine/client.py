@@ -136,22 +136,25 @@ class AsyncEngineClient:
 
     def _read_loop(self) -> None:
         waitables = [self._outbox] + ([self._sentinel] if self._sentinel is not None else [])
-        try:
-            while True:
+        while True:
+            try:
                 ready = wait(waitables)
                 # the process exited: drain anything it sent first, then stop
                 if self._outbox not in ready and not self._outbox.poll(0):
                     break
                 message = self._outbox.recv()
-                if message[0] == "outputs":
-                    for out in message[1]:
-                        self._deliver(out.request_id, out)
-                elif message[0] == "stats":
-                    self._stats = message[1]
-                elif message[0] == "rejected":
-                    info: ErrorInfo = message[2]
-                    self._deliver(message[1], info.to_exception())
-        except (EOFError, OSError):
-            pass
+            except (EOFError, OSError, TypeError, ValueError):
+                # Gone: the peer closed it (EOF, a reset), or this process closed it under a blocked wait or
+                # recv (shutdown() from the event loop's thread), which fails with TypeError or ValueError on the
+                # handle it no longer has. Either way the end, never a dead reader that leaves streams waiting.
+                break
+            if message[0] == "outputs":
+                for out in message[1]:
+                    self._deliver(out.request_id, out)
+            elif message[0] == "stats":
+                self._stats = message[1]
+            elif message[0] == "rejected":
+                info: ErrorInfo = message[2]
+                self._deliver(message[1], info.to_exception())
         reason = "the engine was shut down" if self._closing else "the engine process died"
         self._mark_dead(reason)
