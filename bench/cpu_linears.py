@@ -7,8 +7,9 @@ int8 head's routing; ``kernels.cpu.int4_gemm_runs``), and the kernels are AVX-51
 differ by CPU, so this measures every candidate on the machine it runs on:
 
 - int4 decoder layer (qkv 576->960, o 576->576, gate/up 576->3072, down 1536->576: one layer's four linears):
-  ``kernels.cpu.int4_linear`` (int8-quantized inputs, tiles of 4 rows), ``kernels.cpu.int4_gemm_avx2`` (float32
-  inputs times weights dequantized once per call) and ``torch._weight_int4pack_mm_for_cpu``.
+  ``kernels.cpu.int4_linear`` (int8-quantized inputs, tiles of 4 rows: the small-batch kernel),
+  ``kernels.cpu.int4_linear_two_level`` (the inputs in two levels: the one-row linear), ``kernels.cpu.int4_gemm_avx2``
+  (float32 inputs times weights dequantized once per call) and ``torch._weight_int4pack_mm_for_cpu``.
 - int8 LM head (576->49152, 28 MB): ``kernels.cpu.int8_linear`` and ``torch._weight_int8pack_mm``.
 
 Random weights with the model's shapes and the serving dtype (bf16), quantized by ``engine.layers.Linear`` exactly as
@@ -70,6 +71,7 @@ def int4_candidates(dtype: torch.dtype) -> dict[str, Run]:
     candidates = {"torch int4": each(torch._weight_int4pack_mm_for_cpu)}
     if cpu_kernels.one_row_linear_supported("int4", 64, 64):
         candidates["warden int4 (int8 inputs)"] = each(cpu_kernels.int4_linear)
+        candidates["warden int4 (two-level inputs)"] = each(cpu_kernels.int4_linear_two_level)
     if avx2_gemm_builds(layers[0]):
         candidates["warden int4 GEMM (float inputs, AVX2)"] = each(cpu_kernels.int4_gemm_avx2)
     return candidates

@@ -13,10 +13,10 @@ namespace warden::avx2 {
 // Whether this build has the AVX2 kernels (compiled for a CPU with AVX2, FMA and F16C).
 bool built();
 
-// int4_linear.cpp's int4_linear on AVX2: x [M, K] bf16/fp16, torch's CPU int4 packing in blocks of `block_rows`
-// (64 or 32) output rows, out [M, N] preallocated.
+// int4_linear.cpp's int4_linear on AVX2: x [M, K] bf16/fp16 quantized in `levels` (1 or 2) levels, torch's CPU
+// int4 packing in blocks of `block_rows` (64 or 32) output rows, out [M, N] preallocated.
 void int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros,
-                 int64_t block_rows, at::Tensor& out);
+                 int64_t block_rows, int64_t levels, at::Tensor& out);
 
 // The same weights times many input rows in float32 (int4_gemm_avx2.cpp): each block dequantized once per call and
 // multiplied by FMA with the unquantized inputs (torch's kernel's math); for steps above the small-batch kernel's.

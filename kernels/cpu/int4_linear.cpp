@@ -4,11 +4,13 @@
 //
 // Why: at one row, torch's int4 kernel converts every weight nibble to float32 and multiplies it with an FMA:
 // ~19 instructions per 64 weights, compute-bound at ~10 GB/s of weights on one core even from cache. Here the input
-// row is quantized to int8 per group (one level of quantize_input.h, as llama.cpp quantizes activations for its Q4
-// dot products: no measurable loss against the weights' own 4-bit error, while a second level cost ~45% more time
-// per call) and 64 nibble pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x
-// signed input codes), about 5 instructions per 64 weights; then the kernel is bound by how fast one core streams
-// the weights in.
+// row is quantized to int8 per group (quantize_input.h, as llama.cpp quantizes activations for its Q4 dot products)
+// and 64 nibble pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x signed input
+// codes), about 5 instructions per 64 weights; then the kernel is bound by how fast one core streams the weights in.
+// Input levels: the small-batch kernel (int4_linear) takes one; the one-row linear (int4_linear_two_level) two, run
+// as two rows of a tile (the codes, and the residuals with scale / 254) whose outputs are added. One level doubled
+// the teacher-forced KL from float32 at one-row decode steps (bench.agreement, SmolLM2: 0.00320 nats against torch's
+// float-input kernel's 0.00142); two cost what a second row costs, which at one row the weight stream hides.
 //
 // Several rows: each block of weights is loaded and regrouped (the unpack shuffles, most of the work per weight)
 // once per tile of up to 4 input rows and dotted with each of them, so a row costs little more than its vpdpbusd
@@ -92,22 +94,35 @@ struct QuantizedRow {
   std::vector<float> scales, sums;
 };
 
+// One input row as `levels` quantized rows (1: the codes; 2: the codes, then the residuals as a row of their own:
+// quantize_input.h's level_codes), written to q[0 .. levels).
 template <typename scalar_t>
-void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
+void quantize_row(const scalar_t* x, int64_t K, int64_t group, int levels, QuantizedRow* q) {
   warden::Int8Groups groups;
-  warden::quantize_groups_one_level(x, K, group, groups);
-  q.sums.resize(K / group);
-  for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
-  q.scales = std::move(groups.scales);
-  q.operands.resize(K / 8);
+  if (levels == 1) {
+    warden::quantize_groups_one_level(x, K, group, groups);
+  } else {
+    warden::quantize_groups_two_level(x, K, group, groups);
+  }
   // Per 8 codes: those of k {0, 2, 4, 6} as one 32-bit word broadcast over the low half, {1, 3, 5, 7} the high.
   const __m128i even_odd = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m512i halves = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
-  for (int64_t c = 0; c < K / 8; ++c) {
-    const __m128i codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(groups.codes.data() + c * 8));
-    const __m128i words = _mm_shuffle_epi8(codes, even_odd);
-    q.operands[c] = _mm512_permutexvar_epi32(halves, _mm512_castsi128_si512(words));
+  for (int level = 0; level < levels; ++level) {
+    warden::level_scales_and_sums(groups, level, q[level].scales, q[level].sums);
+    const int8_t* codes = warden::level_codes(groups, level).data();
+    q[level].operands.resize(K / 8);
+    for (int64_t c = 0; c < K / 8; ++c) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + c * 8));
+      const __m128i words = _mm_shuffle_epi8(bytes, even_odd);
+      q[level].operands[c] = _mm512_permutexvar_epi32(halves, _mm512_castsi128_si512(words));
+    }
   }
+}
+
+// A row's levels summed (the float32 outputs of its codes row and its residuals row): in place into the first.
+inline void add_level(float* first, const float* residuals, int64_t n) {
+  for (int64_t j = 0; j < n; j += 16)
+    _mm512_storeu_ps(first + j, _mm512_add_ps(_mm512_loadu_ps(first + j), _mm512_loadu_ps(residuals + j)));
 }
 
 // 64 float32 results into the output's dtype, rounded as c10's scalar conversions round (bf16: to nearest even,
@@ -231,12 +246,15 @@ void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const Quanti
     for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
 }
 
+// levels 2: each input row runs as its two quantized rows, side by side in a tile (kTileRows is even, so a row's
+// two never straddle tiles), their outputs added before rounding.
 template <typename scalar_t>
 void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros,
-                        int64_t group, at::Tensor& out) {
-  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0);
-  std::vector<QuantizedRow> rows(M);
-  for (int64_t m = 0; m < M; ++m) quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, rows[m]);
+                        int64_t group, int levels, at::Tensor& out) {
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0), Q = M * levels;
+  std::vector<QuantizedRow> rows(Q);
+  for (int64_t m = 0; m < M; ++m)
+    quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, levels, rows.data() + m * levels);
   const uint8_t* w = packed.const_data_ptr<uint8_t>();
   const scalar_t* sz = scales_zeros.const_data_ptr<scalar_t>();
   scalar_t* y = out.mutable_data_ptr<scalar_t>();
@@ -252,9 +270,9 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
           for (int64_t line = 0; line < kBlockRows * 2 * int64_t(sizeof(scalar_t)); line += 64)
             _mm_prefetch(next + g * N * 2 * sizeof(scalar_t) + line, _MM_HINT_T0);
       }
-      // Every input row against this block while its weights are in cache, kTileRows rows at a time.
-      for (int64_t m0 = 0; m0 < M; m0 += kTileRows) {
-        const int64_t tile = std::min(kTileRows, M - m0);
+      // Every quantized row against this block while its weights are in cache, kTileRows rows at a time.
+      for (int64_t m0 = 0; m0 < Q; m0 += kTileRows) {
+        const int64_t tile = std::min(kTileRows, Q - m0);
         const QuantizedRow* x[kTileRows];
         float* out_rows[kTileRows];
         for (int64_t r = 0; r < tile; ++r) x[r] = &rows[m0 + r], out_rows[r] = block_out + r * kBlockRows;
@@ -266,7 +284,10 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
           case 3: gemv_block<scalar_t, 3>(weights, sz, x, K, N, group, n0, out_rows); break;
           default: gemv_block<scalar_t, kTileRows>(weights, sz, x, K, N, group, n0, out_rows); break;
         }
-        for (int64_t r = 0; r < tile; ++r) store_block(block_out + r * kBlockRows, y + (m0 + r) * N + n0);
+        for (int64_t r = 0; r < tile; r += levels) {
+          if (levels == 2) add_level(block_out + r * kBlockRows, block_out + (r + 1) * kBlockRows, kBlockRows);
+          store_block(block_out + r * kBlockRows, y + (m0 + r) / levels * N + n0);
+        }
       }
     }
   });
@@ -306,29 +327,46 @@ int64_t packing_block_rows() {
 bool avx512_kernel_runs() { return warden::kOneRowVector && packing_block_rows() == kBlockRows; }
 
 // The AVX2 build (int4_linear_avx2.cpp): what int4_linear runs where the AVX-512 kernel does not, and an op of its
-// own so that the tests check it on AVX-512 machines too.
+// own so that the tests check it on AVX-512 machines too. `levels`: the input's quantization levels (1 or 2).
 at::Tensor int4_linear_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t group,
-                            const at::Tensor& scales_zeros) {
+                            const at::Tensor& scales_zeros, int64_t levels) {
   TORCH_CHECK(warden::avx2::built(), "int4_linear_avx2 needs AVX2, FMA and F16C; use torch._weight_int4pack_mm_for_cpu");
+  TORCH_CHECK(levels == 1 || levels == 2, "the input is quantized in 1 or 2 levels, got ", levels);
   check_inputs(x, packed, group, scales_zeros);
   at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
-  warden::avx2::int4_linear(x.contiguous(), packed, group, scales_zeros, packing_block_rows(), out);
+  warden::avx2::int4_linear(x.contiguous(), packed, group, scales_zeros, packing_block_rows(), levels, out);
   return out;
 }
 
-at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
-  if (!avx512_kernel_runs()) return int4_linear_avx2(x, packed, group, scales_zeros);
+at::Tensor int4_linear_levels(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                              const at::Tensor& scales_zeros, int levels) {
+  if (!avx512_kernel_runs()) return int4_linear_avx2(x, packed, group, scales_zeros, levels);
   check_inputs(x, packed, group, scales_zeros);
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
 #ifdef WARDEN_ONE_ROW_VECTOR
   if (x.scalar_type() == at::kBFloat16) {
-    int4_linear_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, out);
+    int4_linear_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, levels, out);
   } else {
-    int4_linear_kernel<c10::Half>(xc, packed, scales_zeros, group, out);
+    int4_linear_kernel<c10::Half>(xc, packed, scales_zeros, group, levels, out);
   }
 #endif
   return out;
+}
+
+// One level: the small-batch kernel (2+ rows, inside int4_linear_up_to).
+at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
+  return int4_linear_levels(x, packed, group, scales_zeros, 1);
+}
+
+// Two levels (~15 bits per input relative to its group's largest, finer than bfloat16): the one-row linear. Each row
+// costs what two rows cost at one level, which at one row the weight stream hides: SmolLM2's 30 layers streamed
+// from memory, one core of an AVX-512 Zen 5 VM, 4.03 -> 4.16 ms (torch's kernel 5.00), while the one level's
+// rounding of the inputs had doubled the teacher-forced KL from float32 at one-row decode steps (bench.agreement:
+// 0.00320 vs 0.00142 nats with torch's float-input kernel).
+at::Tensor int4_linear_two_level(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                                 const at::Tensor& scales_zeros) {
+  return int4_linear_levels(x, packed, group, scales_zeros, 2);
 }
 
 // The AVX2 float32 GEMM (int4_gemm_avx2.cpp), as an op of its own for the tests on any AVX2 machine.
@@ -364,13 +402,15 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   // Whether int4_linear_up_to runs the AVX2 float32 GEMM above its kernel rows (else torch's kernel).
   m.def("int4_gemm_runs() -> bool", [] { return !avx512_kernel_runs() && warden::avx2::built(); });
   m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
-  m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
+  m.def("int4_linear_two_level(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
+  m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros, int levels=1) -> Tensor");
   m.def("int4_gemm_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear", &int4_linear);
+  m.impl("int4_linear_two_level", &int4_linear_two_level);
   m.impl("int4_linear_avx2", &int4_linear_avx2);
   m.impl("int4_gemm_avx2", &int4_gemm_avx2);
   m.impl("int4_linear_up_to", &int4_linear_up_to);

@@ -49,19 +49,20 @@ struct QuantizedRow {
   std::vector<float> scales, sums;  // [K / group]
 };
 
-// Per group: scale amax / 127, codes round(x * 127 / amax) half to even (quantize_input.h's first level; its
-// residuals are not read).
+// Per group: scale amax / 127, codes round(x * 127 / amax) half to even (quantize_input.h's first level), and with
+// levels 2 the residuals as a second row (quantize_input.h's level_codes), written to q[0 .. levels).
 template <typename scalar_t>
-void quantize_row(const scalar_t* x, int64_t K, int64_t group, QuantizedRow& q) {
+void quantize_row(const scalar_t* x, int64_t K, int64_t group, int64_t levels, QuantizedRow* q) {
   warden::Int8Groups groups;
   warden::quantize_groups(x, K, group, groups);
-  q.pairs.resize(K / 2);
-  q.sums.resize(K / group);
-  for (int64_t k = 0; k < K; k += 2)
-    q.pairs[k / 2] = static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint8_t>(groups.codes[k])) |
-                                          static_cast<uint16_t>(static_cast<uint8_t>(groups.codes[k + 1]) << 8));
-  for (int64_t g = 0; g < K / group; ++g) q.sums[g] = groups.sum(g, /*with_residuals=*/false);
-  q.scales = std::move(groups.scales);
+  for (int level = 0; level < levels; ++level) {
+    const int8_t* codes = warden::level_codes(groups, level).data();
+    q[level].pairs.resize(K / 2);
+    for (int64_t k = 0; k < K; k += 2)
+      q[level].pairs[k / 2] = static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint8_t>(codes[k])) |
+                                                   static_cast<uint16_t>(static_cast<uint8_t>(codes[k + 1]) << 8));
+    warden::level_scales_and_sums(groups, level, q[level].scales, q[level].sums);
+  }
 }
 
 // R input rows' 16-bit dots with the k in [k_begin, k_end) (at most kChunkK) of one nibble plane of a block.
@@ -216,12 +217,15 @@ void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const Quanti
   }
 }
 
+// levels 2: each input row runs as its two quantized rows side by side in a tile (kTileRows is even), their outputs
+// added before rounding, as int4_linear.cpp's kernel.
 template <typename scalar_t, int kBlockRows>
 void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros, int64_t group,
-         at::Tensor& out) {
-  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0);
-  std::vector<QuantizedRow> rows(M);
-  for (int64_t m = 0; m < M; ++m) quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, rows[m]);
+         int64_t levels, at::Tensor& out) {
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0), Q = M * levels;
+  std::vector<QuantizedRow> rows(Q);
+  for (int64_t m = 0; m < M; ++m)
+    quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, levels, rows.data() + m * levels);
   const uint8_t* w = packed.const_data_ptr<uint8_t>();
   const scalar_t* sz = scales_zeros.const_data_ptr<scalar_t>();
   scalar_t* y = out.mutable_data_ptr<scalar_t>();
@@ -236,8 +240,8 @@ void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales
           for (int64_t line = 0; line < kBlockRows * 2 * int64_t(sizeof(scalar_t)); line += 64)
             _mm_prefetch(next + g * N * 2 * sizeof(scalar_t) + line, _MM_HINT_T0);
       }
-      for (int64_t m0 = 0; m0 < M; m0 += kTileRows) {
-        const int64_t tile = std::min(kTileRows, M - m0);
+      for (int64_t m0 = 0; m0 < Q; m0 += kTileRows) {
+        const int64_t tile = std::min(kTileRows, Q - m0);
         const QuantizedRow* x_rows[kTileRows];
         float* out_rows[kTileRows];
         for (int64_t r = 0; r < tile; ++r) x_rows[r] = &rows[m0 + r], out_rows[r] = block_out + r * kBlockRows;
@@ -249,8 +253,14 @@ void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales
           case 3: gemv_block<scalar_t, 3, kBlockRows>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
           default: gemv_block<scalar_t, kTileRows, kBlockRows>(weights, sz, x_rows, K, N, group, n0, out_rows); break;
         }
-        for (int64_t r = 0; r < tile; ++r)
-          store_floats(block_out + r * kBlockRows, y + (m0 + r) * N + n0, kBlockRows);
+        for (int64_t r = 0; r < tile; r += levels) {
+          float* row_out = block_out + r * kBlockRows;
+          if (levels == 2)
+            for (int64_t j = 0; j < kBlockRows; j += 8)
+              _mm256_storeu_ps(row_out + j, _mm256_add_ps(_mm256_loadu_ps(row_out + j),
+                                                          _mm256_loadu_ps(row_out + kBlockRows + j)));
+          store_floats(row_out, y + (m0 + r) / levels * N + n0, kBlockRows);
+        }
       }
     }
   });
@@ -261,9 +271,9 @@ void run(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales
 bool built() { return true; }
 
 void int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros,
-                 int64_t block_rows, at::Tensor& out) {
+                 int64_t block_rows, int64_t levels, at::Tensor& out) {
   for_dtype_and_block_rows(x, block_rows, [&](auto scalar, auto rows) {
-    run<decltype(scalar), decltype(rows)::value>(x, packed, scales_zeros, group, out);
+    run<decltype(scalar), decltype(rows)::value>(x, packed, scales_zeros, group, levels, out);
   });
 }
 
@@ -271,7 +281,7 @@ void int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t group, c
 
 bool built() { return false; }
 
-void int4_linear(const at::Tensor&, const at::Tensor&, int64_t, const at::Tensor&, int64_t, at::Tensor&) {}
+void int4_linear(const at::Tensor&, const at::Tensor&, int64_t, const at::Tensor&, int64_t, int64_t, at::Tensor&) {}
 
 #endif  // WARDEN_AVX2
 

@@ -52,6 +52,24 @@ struct Int8Groups {
   }
 };
 
+// A quantized input's level as a one-level row of its own: level 0 the codes with scale s, level 1 the residuals with
+// scale s / 254, so x = s * code + (s / 254) * residual is the sum of the two rows, and a linear of the two-level
+// input is the sum of its linears of the two rows (what the int4 kernels run: two rows of a tile, added before the
+// output is rounded). Per group the row's scale and the sum of its dequantized inputs.
+inline const std::vector<int8_t>& level_codes(const Int8Groups& q, int level) {
+  return level == 0 ? q.codes : q.residuals;
+}
+
+inline void level_scales_and_sums(const Int8Groups& q, int level, std::vector<float>& scales,
+                                  std::vector<float>& sums) {
+  scales.resize(q.scales.size());
+  sums.resize(q.scales.size());
+  for (size_t g = 0; g < q.scales.size(); ++g) {
+    scales[g] = level == 0 ? q.scales[g] : q.scales[g] / static_cast<float>(kResidualSteps);
+    sums[g] = scales[g] * static_cast<float>(level == 0 ? q.code_sums[g] : q.residual_sums[g]);
+  }
+}
+
 template <typename scalar_t>
 void quantize_groups(const scalar_t* x, int64_t K, int64_t group, Int8Groups& q) {
   q.codes.resize(K);

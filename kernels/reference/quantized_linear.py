@@ -1,8 +1,9 @@
-"""Weight-only int4 and int8 linears with int8-quantized input rows: the math of ``kernels.cpu.int4_linear`` and
-``kernels.cpu.int8_linear`` in plain torch.
+"""Weight-only int4 and int8 linears with int8-quantized input rows: the math of ``kernels.cpu.int4_linear`` (and
+``int4_linear_two_level``) and ``kernels.cpu.int8_linear`` in plain torch.
 
 Each input row is quantized per group to int8 (scale ``amax / 127``, codes rounded half to even; for the int8
-kernel also each rounding error again in 254 steps of that scale: ``kernels/cpu/quantize_input.h``); then
+kernel and the two-level int4 one also each rounding error again in 254 steps of that scale:
+``kernels/cpu/quantize_input.h``); then
 ``y = x_dequantized @ W.T``.
 
 int4 weights are ``torch._convert_weight_to_int4pack_for_cpu``'s packing (N a multiple of 64): ``[N / 64, K, 32]``
@@ -66,10 +67,12 @@ def quantize_rows_int8(x: torch.Tensor, group: int, levels: int) -> torch.Tensor
     return (scale * (codes + residuals / RESIDUAL_STEPS)).view(rows, in_features)
 
 
-def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
-    """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the int4 weight, accumulated in float32."""
+def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor,
+                levels: int = 1) -> torch.Tensor:
+    """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows (``levels`` 1 or 2) times the int4 weight, accumulated
+    in float32 (``kernels.cpu.int4_linear``, and with 2 levels ``int4_linear_two_level``)."""
     weight = dequantize_int4(packed, group, scales_zeros, x.shape[1])
-    return (quantize_rows_int8(x, group, levels=1) @ weight.t()).to(x.dtype)
+    return (quantize_rows_int8(x, group, levels=levels) @ weight.t()).to(x.dtype)
 
 
 def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:

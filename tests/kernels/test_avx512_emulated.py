@@ -159,17 +159,25 @@ def int4_weights(out_features: int, in_features: int, dtype: torch.dtype, seed: 
 
 
 INT4_KERNELS = ["int4_linear", "int4_linear_avx2"]  # the AVX-512 kernel, and the AVX2 one on 64-row blocks
+# each with the input in one level and in two (int4_linear_two_level; the AVX2 op's levels argument)
+INT4_KERNEL_LEVELS = [(kernel, levels) for kernel in INT4_KERNELS for levels in (1, 2)]
 
 
-@pytest.mark.parametrize("kernel", INT4_KERNELS)
+def int4_op(emulated: Any, kernel: str, levels: int):
+    if kernel == "int4_linear":
+        return emulated.int4_linear if levels == 1 else emulated.int4_linear_two_level
+    return lambda x, packed, group, sz: emulated.int4_linear_avx2(x, packed, group, sz, levels)
+
+
+@pytest.mark.parametrize(("kernel", "levels"), INT4_KERNEL_LEVELS)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (128, 64), (960, 576)])
 @pytest.mark.parametrize("rows", [1, 3])
-def test_int4_equals_the_reference(emulated: Any, kernel, dtype, out_features, in_features, rows) -> None:
+def test_int4_equals_the_reference(emulated: Any, kernel, levels, dtype, out_features, in_features, rows) -> None:
     layer, packed = int4_weights(out_features, in_features, dtype, seed=out_features + rows)
     x = torch.randn(rows, in_features, dtype=dtype)
-    out = getattr(emulated, kernel)(x, packed, INT4_GROUP_SIZE, layer.quant_scales)
-    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    out = int4_op(emulated, kernel, levels)(x, packed, INT4_GROUP_SIZE, layer.quant_scales)
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, levels)
     assert out.dtype == dtype and out.shape == (rows, out_features)
     torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
 

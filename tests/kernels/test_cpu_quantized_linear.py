@@ -1,8 +1,12 @@
 """The C++ one-row int4 and int8 linears (kernels/cpu/int4_linear.cpp, int8_linear.cpp) equal their plain-torch
 references, stay close to torch's own kernels on the same weights, refuse what they cannot read, and are what a
-quantized ``Linear`` runs for exactly one input row."""
+quantized ``Linear`` runs for exactly one input row. The int4 kernel's checks run with the input in one level (the
+small-batch kernel) and in two (the one-row linear), in both builds."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pytest
 import torch
@@ -37,15 +41,30 @@ def run(layer: Linear, x: torch.Tensor, kernel=kernels.cpu.int4_linear) -> torch
     return kernel(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
 
 
-@pytest.fixture(params=["dispatched", "avx2"])
-def int4_kernel(request: pytest.FixtureRequest):
+@dataclass(frozen=True)
+class Int4Kernel:
+    """An int4 kernel op with torch's signature and the input quantization levels it uses (the reference's)."""
+
+    op: Callable[..., torch.Tensor]
+    levels: int
+
+    def __call__(self, x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
+        return self.op(x, packed, group, scales_zeros)
+
+
+@pytest.fixture(params=["dispatched", "avx2", "dispatched-two-level", "avx2-two-level"])
+def int4_kernel(request: pytest.FixtureRequest) -> Int4Kernel:
     """``int4_linear`` (the AVX-512 kernel where it is built, else the AVX2 one) and the AVX2 build as its own op
-    (int4_linear_avx2.cpp: other float sums than the AVX-512 kernel's, so its own checks on AVX-512 machines)."""
-    if request.param == "dispatched":
-        return kernels.cpu.int4_linear
+    (int4_linear_avx2.cpp: other float sums than the AVX-512 kernel's, so its own checks on AVX-512 machines), each
+    with one input level (``int4_linear``) and two (``int4_linear_two_level``)."""
+    build, _, two = request.param.partition("-")
+    levels = 2 if two else 1
+    if build == "dispatched":
+        return Int4Kernel(kernels.cpu.int4_linear_two_level if two else kernels.cpu.int4_linear, levels)
     if not torch.ops.warden_cpu.one_row_linear_supported():
         pytest.skip("no AVX-512 VNNI here: int4_linear is the AVX2 build already")
-    return torch.ops.warden_cpu.int4_linear_avx2
+    return Int4Kernel(lambda x, packed, group, sz: torch.ops.warden_cpu.int4_linear_avx2(x, packed, group, sz, levels),
+                      levels)
 
 
 def test_the_reference_unpacks_torchs_packing() -> None:
@@ -65,7 +84,7 @@ def test_equals_the_reference(dtype, out_features, in_features, rows, int4_kerne
     layer = quantized(out_features, in_features, dtype, seed=out_features + rows)
     x = torch.randn(rows, in_features, dtype=dtype)
     out = run(layer, x, int4_kernel)
-    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, int4_kernel.levels)
     assert out.dtype == dtype and out.shape == (rows, out_features)
     # Same integer dot products; float32 sums in another order (scale x dot and offset x sum cancel near zero),
     # then one rounding to the output dtype (outputs here are of order 1).
@@ -81,7 +100,7 @@ def test_several_rows_equal_the_reference_and_each_row_alone(dtype, rows, int4_k
     x = torch.randn(rows, 576, dtype=dtype)
     x[rows // 2] *= 50  # rows of other magnitudes share the tile
     out = run(layer, x, int4_kernel)
-    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, int4_kernel.levels)
     for m in range(rows):  # outputs scale with their row
         size = x[m].abs().amax().item()
         torch.testing.assert_close(out[m].float() / size, expected[m].float() / size, rtol=1e-2, atol=1e-2)
@@ -101,7 +120,8 @@ def test_other_group_sizes_torch_packs_equal_the_reference(group: int, int4_kern
     assert torch.equal(unpack_int4_codes(packed, 192, 512), codes)
     x = torch.randn(2, 512, dtype=torch.bfloat16)
     out = int4_kernel(x, packed, group, scales_zeros)
-    torch.testing.assert_close(out.float(), int4_linear(x, packed, group, scales_zeros).float(), rtol=1e-2, atol=1e-2)
+    expected = int4_linear(x, packed, group, scales_zeros, int4_kernel.levels)
+    torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
     # and torch's own kernel agrees within the input quantization
     torchs = torch._weight_int4pack_mm_for_cpu(x, packed, group, scales_zeros).float()
     assert ((out.float() - torchs).pow(2).mean().sqrt() / torchs.pow(2).mean().sqrt()) < 0.02
@@ -119,6 +139,23 @@ def test_stays_close_to_torchs_kernel_which_keeps_the_input_in_float(int4_kernel
     torch.testing.assert_close(torchs, exact, rtol=1e-2, atol=2e-2)
 
 
+def test_two_input_levels_are_as_close_to_the_float_product_as_torchs_kernel() -> None:
+    """One level rounds each input to ~7 bits of its group's largest; the second level (the rounding error in 254
+    steps) leaves ~15, finer than the bf16 input itself: the outputs are then as close to the float32 product as
+    torch's kernel's, which converts every weight to float (both differ from it by their bf16 output rounding)."""
+    layer = quantized(3072, 576)
+    x = torch.randn(4, 576, dtype=torch.bfloat16)
+    exact = x.float() @ dequantize_int4(layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, 576).t()
+
+    def error(kernel) -> float:
+        return ((run(layer, x, kernel).float() - exact).pow(2).mean().sqrt() / exact.pow(2).mean().sqrt()).item()
+
+    one, two, torchs = error(kernels.cpu.int4_linear), error(kernels.cpu.int4_linear_two_level), error(
+        torch._weight_int4pack_mm_for_cpu)
+    assert two < one / 2
+    assert two < 1.1 * torchs
+
+
 def test_rows_of_zeros_and_outliers(int4_kernel) -> None:
     layer = quantized(128, 64)
     x = torch.zeros(2, 64, dtype=torch.bfloat16)
@@ -127,7 +164,7 @@ def test_rows_of_zeros_and_outliers(int4_kernel) -> None:
     out = run(layer, x, int4_kernel)
     assert torch.equal(out[0], torch.zeros(128, dtype=torch.bfloat16))
     assert torch.equal(quantize_rows_int8(x, INT4_GROUP_SIZE, levels=1)[1, :32].nonzero().flatten(), torch.tensor([5]))
-    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    expected = int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, int4_kernel.levels)
     torch.testing.assert_close(out.float(), expected.float(), rtol=1e-2, atol=1e-2)
 
 
@@ -229,19 +266,22 @@ def test_int8_refuses_what_it_cannot_read() -> None:
 def test_a_quantized_linear_runs_the_kernel_for_its_kernel_rows_and_torchs_for_more(kind: str) -> None:
     """int4: up to the kernel_rows it was given (the engine's cpu_small_batch_rows); int8: one row."""
     if kind == "int4":
-        layer, call, ours, torchs = quantized(128, 64), run, kernels.cpu.int4_linear, int4_above_kernel_rows()
+        layer, call, torchs = quantized(128, 64), run, int4_above_kernel_rows()
+        one_row, ours = kernels.cpu.int4_linear_two_level, kernels.cpu.int4_linear  # two input levels at one row
         assert layer.quantize_int4(max_rows=64, kernel_rows=3)
         # 48 output rows: torch packs them in another layout, so torch's kernel serves every row count
         unsupported = quantized(48, 64)
         kernel_rows = 3
     else:
-        layer, call, ours, torchs = int8_quantized(8, 64), run_int8, kernels.cpu.int8_linear, torch._weight_int8pack_mm
+        layer, call, torchs = int8_quantized(8, 64), run_int8, torch._weight_int8pack_mm
+        one_row = ours = kernels.cpu.int8_linear
         unsupported = int8_quantized(8, 96)  # 96 inputs: not whole 64-input chunks
         kernel_rows = 1
-    assert layer.quant_kernel is ours and layer.quant_kernel_rows == kernel_rows
-    for rows in (1, kernel_rows, kernel_rows + 1):
+    assert layer.quant_kernel is one_row and layer.quant_kernel_rows == kernel_rows
+    for rows in sorted({1, 2, kernel_rows, kernel_rows + 1}):
         x = torch.randn(rows, 64, dtype=torch.bfloat16)
-        assert torch.equal(layer(x), call(layer, x, ours if rows <= kernel_rows else torchs))
+        expected = one_row if rows == 1 else ours if rows <= kernel_rows else torchs
+        assert torch.equal(layer(x), call(layer, x, expected)), rows
     assert unsupported.quant_kernel is None
 
 

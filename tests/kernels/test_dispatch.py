@@ -60,7 +60,7 @@ def test_one_row_quantized_linears_come_from_the_cpp_kernels_where_they_run(
     monkeypatch.delenv("WARDEN_KERNELS", raising=False)
     if not (kernels.cpu.load() and kernels.cpu.one_row_linear_supported("int4", 64, 64)):
         pytest.skip("this CPU lacks AVX-512 VNNI")
-    assert dispatch.cpu_one_row_linear("int4", 128, 96) is kernels.cpu.int4_linear
+    assert dispatch.cpu_one_row_linear("int4", 128, 96) is kernels.cpu.int4_linear_two_level
     assert dispatch.cpu_one_row_linear("int8", 96, 128) is kernels.cpu.int8_linear
     assert dispatch.cpu_one_row_linear("int4", 48, 128) is None  # torch packs 48 rows another way
     assert dispatch.cpu_one_row_linear("int8", 128, 96) is None  # not whole 64-input chunks
