@@ -96,7 +96,7 @@ def test_compiled_decode_of_one_sequence_runs_the_one_row_kernels(tiny_llama_dir
     with torch.profiler.profile() as profile:
         compiled = compiled_llm.generate(prompt, params)[0]
     ran = {event.name for event in profile.events()}
-    assert {"warden_cpu::int4_linear", "warden_cpu::int8_linear"} <= ran
+    assert {"warden_cpu::int4_linear_two_level", "warden_cpu::int8_linear"} <= ran
     eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, **common)).generate(prompt, params)[0]
     # The prefill picked the same first token, so the first decode step saw the same context in both; later
     # steps may follow another near-tie of the random tiny model's flat distribution.
