@@ -36,13 +36,16 @@ class EngineConfig:
     # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows, which bound the quantized path)
     # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, each unpacked weight vector dotted
     # with tiles of up to 4 rows) instead of torch's kernel or inductor's GEMM: 1.2-1.8x faster per layer at 2-16 rows
-    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory; AVX2 on a Zen 3: 2.4-3.5x). Not above
-    # 8: the kernel's int8 inputs on every step (prefill included) cost greedy agreement with float32 (77% -> 64%;
-    # capped at 8: 77%). None: 8, or 1 on AMX CPUs, whose inductor AMX templates were not measured against it. Where
-    # it is above 1, the int8 LM head runs kernels.cpu's int8 linear at every row count (its rows are the sampling
-    # sequences; its inputs take two levels, finer than bf16). Larger steps on CPUs without the AVX-512 kernel run
-    # kernels.cpu's float-input AVX2 GEMM (torch's math; compiled engine on a Zen 3: c=8 1.51x, c=32 1.67x over torch's
-    # kernels). The agreement figures above are single runs of a metric with ~5 points of noise (bench.agreement).
+    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory; AVX2 on a Zen 3: 2.4-3.5x; Zen 5, 30
+    # layers streamed: 1.4x at 4-8 rows, 1.8x at 32). Its inputs take one int8 level above one row (the one-row linear
+    # takes two), which costs accuracy: teacher-forced KL from float32 (bench.agreement, AVX-512 Zen 5 VM) at decode
+    # steps of 8 rows 0.00315 nats against torch's float-input kernel's 0.00168, and with the kernel at every row
+    # count (prefill included) 0.0042 at every step shape. So not above 8 by default. None: 8, or 1 on AMX CPUs,
+    # whose inductor AMX templates were not measured against it. Where it is above 1, the int8 LM head runs
+    # kernels.cpu's int8 linear at every row count (its rows are the sampling sequences; its inputs take two levels;
+    # 1.3-1.75x torch's kernel from 1 to 256 rows on the Zen 5: bench.cpu_linears). Larger steps on CPUs without the
+    # AVX-512 kernel run kernels.cpu's float-input AVX2 GEMM (torch's math; compiled engine on a Zen 3: c=8 1.51x,
+    # c=32 1.67x over torch's kernels); on AVX-512 CPUs torch's kernel, which the GEMM does not beat (0.3-0.7x there).
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a
