@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-replicas bench-gateway bench-llamacpp train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp train-injection clean
 
 $(STAMP): requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,6 +60,10 @@ bench-spec: install
 # Greedy agreement with float32 of the CPU serving precisions (bf16, int4 with Warden's or torch's kernels; ~10 min).
 bench-agreement: install
 	$(BIN)/python -m bench.agreement
+
+# Warden's CPU linears vs torch's per row count on SmolLM2's shapes (the per-machine kernel routing; ~5 min).
+bench-cpu-linears: install
+	$(BIN)/python -m bench.cpu_linears
 
 # Prefix-affinity routing vs round-robin / least-busy / random over the same two engine replicas (~12 min).
 bench-replicas: install

@@ -141,7 +141,8 @@ def report(times: dict[str, dict[str, dict[int, list[float]]]], baselines: dict[
             cells, entry = [], {"rows": m}
             for name in names:
                 us = statistics.median(candidates[name][m]) * 1e6
-                entry[name] = {"us": round(us, 1), "speedup_vs_torch": round(base_us / us, 3)}
+                entry[name] = {"us": round(us, 1), "speedup_vs_torch": round(base_us / us, 3),
+                               "rounds_us": [round(t * 1e6, 1) for t in candidates[name][m]]}
                 cells.append(f"{us:>17.1f} ({base_us / us:4.2f}x)")
             print(f"{m:>5}  " + "  ".join(f"{c:>28}" for c in cells))
             rows_out.append(entry)
