@@ -72,6 +72,8 @@ def int4_candidates(dtype: torch.dtype) -> dict[str, Run]:
     if cpu_kernels.one_row_linear_supported("int4", 64, 64):
         candidates["warden int4 (int8 inputs)"] = each(cpu_kernels.int4_linear)
         candidates["warden int4 (two-level inputs)"] = each(cpu_kernels.int4_linear_two_level)
+    if cpu_kernels.int4_gemm_bf16_runs():
+        candidates["warden int4 GEMM (bf16 inputs, AVX512-BF16)"] = each(cpu_kernels.int4_gemm_bf16)
     if avx2_gemm_builds(layers[0]):
         candidates["warden int4 GEMM (float inputs, AVX2)"] = each(cpu_kernels.int4_gemm_avx2)
     return candidates

@@ -137,6 +137,18 @@ def int4_gemm_avx2(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zer
     return torch.ops.warden_cpu.int4_gemm_avx2(x, packed, group, scales_zeros)
 
 
+def int4_gemm_bf16_runs() -> bool:
+    """Whether ``int4_gemm_bf16`` runs here (AVX512-BF16, torch's 64-row packing). Call after ``load()`` succeeded."""
+    return bool(torch.ops.warden_cpu.int4_gemm_bf16_runs())
+
+
+def int4_gemm_bf16(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
+    """``x @ W.T`` for bfloat16 ``x`` and int4 weights in torch's 64-row CPU packing, the inputs unquantized: each
+    weight block converted once per call to bf16 codes (exact) and dotted by ``vdpbf16ps`` (torch's math, exact
+    products, float32 sums), for many rows on AVX512-BF16 CPUs."""
+    return torch.ops.warden_cpu.int4_gemm_bf16(x, packed, group, scales_zeros)
+
+
 def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
     """``x @ (weight * scales[:, None]).T`` for per-channel int8 weights (``torch._weight_int8pack_mm``'s
     signature), with the input quantized to int8 per group of 32; for one or a few rows."""

@@ -293,6 +293,122 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
   });
 }
 
+#if defined(__AVX512BF16__)
+#define WARDEN_BF16_GEMM 1
+
+// Many rows in bfloat16 (prefill chunks, decode steps above the small-batch rows) on AVX512-BF16 CPUs: the inputs
+// unquantized, as torch's kernel keeps them, and the products exact (torch's math, float32 sums in another order).
+// Each 64-row block of weights is converted once per call into bf16 words of its codes minus 8 (exact: integers
+// -8..7), laid out as vdpbf16ps's operand (per 16 output rows and pair of k, each 32-bit lane one row's two k);
+// then every input row's broadcast (x_k, x_k+1) pair is dotted with them in tiles of kGemmTileRows rows, 32
+// products per instruction where torch's kernel makes 16 float FMAs. Per group and output row
+//   y += scale * sum_k (q - 8) * x  +  zero * sum_k x
+// with sum_k x per row and group computed once per call.
+constexpr int kGemmTileRows = 4;
+
+// bf16 bit patterns of the integers -8 .. 7 (a code minus 8), indexed by the code; the other words unused.
+inline __m512i centred_code_table() {
+  alignas(64) uint16_t table[32] = {};
+  for (int code = 0; code < 16; ++code) table[code] = c10::BFloat16(static_cast<float>(code - 8)).x;
+  return _mm512_load_si512(table);
+}
+
+// One block's codes as vdpbf16ps operands: out[kp * 4 + j] holds output rows 16j .. 16j+15 for k = 2kp, 2kp+1.
+// torch's 64-row packing: byte i of (block, k) is row i's code in its low nibble and row 32 + i's in its high one.
+inline void convert_block(const uint8_t* block, int64_t K, const __m512i& table, __m512i* out) {
+  const __m256i low_nibbles = _mm256_set1_epi8(0x0F);
+  for (int64_t kp = 0; kp < K / 2; ++kp) {
+    const __m256i even = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + (2 * kp) * 32));
+    const __m256i odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + (2 * kp + 1) * 32));
+    const __m256i planes[2][2] = {
+        {_mm256_and_si256(even, low_nibbles), _mm256_and_si256(odd, low_nibbles)},  // rows 0-31
+        {_mm256_and_si256(_mm256_srli_epi16(even, 4), low_nibbles),
+         _mm256_and_si256(_mm256_srli_epi16(odd, 4), low_nibbles)}};  // rows 32-63
+    for (int plane = 0; plane < 2; ++plane) {
+      // (k, k+1) byte pairs per row; unpacks stay in 128-bit lanes: low = rows {0-7, 16-23}, high = {8-15, 24-31}.
+      const __m256i low = _mm256_unpacklo_epi8(planes[plane][0], planes[plane][1]);
+      const __m256i high = _mm256_unpackhi_epi8(planes[plane][0], planes[plane][1]);
+      const __m256i rows[2] = {_mm256_permute2x128_si256(low, high, 0x20),   // rows 0-15 of the plane
+                               _mm256_permute2x128_si256(low, high, 0x31)};  // rows 16-31
+      for (int half = 0; half < 2; ++half)
+        out[kp * 4 + plane * 2 + half] = _mm512_permutexvar_epi16(_mm512_cvtepu8_epi16(rows[half]), table);
+    }
+  }
+}
+
+// R input rows (x pairs: each row's bf16 inputs as 32-bit (k, k+1) words) times one converted block: y[r] receives
+// row r's 64 float32 results.
+template <int R>
+void gemm_tile(const __m512i* codes, const c10::BFloat16* scales_zeros, const uint32_t* const* x,
+               const float* const* x_sums, int64_t K, int64_t N, int64_t group, int64_t n0, float* const* y) {
+  __m512 out[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) out[r][j] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < K / group; ++g) {
+    __m512 acc[R][4];
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_setzero_ps();
+    for (int64_t kp = g * group / 2; kp < (g + 1) * group / 2; ++kp) {
+      const __m512i* w = codes + kp * 4;
+      for (int r = 0; r < R; ++r) {
+        const __m512bh pair = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[r][kp]));
+        for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_dpbf16_ps(acc[r][j], (__m512bh)_mm512_load_si512(w + j), pair);
+      }
+    }
+    const c10::BFloat16* pairs = scales_zeros + (g * N + n0) * 2;
+    for (int j = 0; j < 4; ++j) {
+      __m512 scale, zero;
+      load_scale_zero(pairs + j * 32, scale, zero);
+      for (int r = 0; r < R; ++r) {
+        out[r][j] = _mm512_fmadd_ps(scale, acc[r][j], out[r][j]);
+        out[r][j] = _mm512_fmadd_ps(zero, _mm512_set1_ps(x_sums[r][g]), out[r][j]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
+}
+
+void int4_gemm_bf16_kernel(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros,
+                           int64_t group, at::Tensor& out) {
+  const int64_t M = x.size(0), K = x.size(1), N = packed.size(0);
+  const at::Tensor x_sums = x.to(at::kFloat).view({M, K / group, group}).sum(-1).contiguous();
+  const auto* xs = reinterpret_cast<const uint32_t*>(x.const_data_ptr<c10::BFloat16>());
+  const float* sums = x_sums.const_data_ptr<float>();
+  const uint8_t* w = packed.const_data_ptr<uint8_t>();
+  const c10::BFloat16* sz = scales_zeros.const_data_ptr<c10::BFloat16>();
+  c10::BFloat16* y = out.mutable_data_ptr<c10::BFloat16>();
+  const __m512i table = centred_code_table();
+  at::parallel_for(0, N / kBlockRows, 1, [&](int64_t begin, int64_t end) {
+    std::vector<__m512i> codes(K / 2 * 4);  // one block converted: K / 2 x 256 bytes, read from L1/L2 per tile
+    alignas(64) float block_out[kGemmTileRows * kBlockRows];
+    for (int64_t b = begin; b < end; ++b) {
+      convert_block(w + b * K * (kBlockRows / 2), K, table, codes.data());
+      const int64_t n0 = b * kBlockRows;
+      for (int64_t m0 = 0; m0 < M; m0 += kGemmTileRows) {
+        const int64_t tile = std::min<int64_t>(kGemmTileRows, M - m0);
+        const uint32_t* x_rows[kGemmTileRows];
+        const float* sum_rows[kGemmTileRows];
+        float* out_rows[kGemmTileRows];
+        for (int64_t r = 0; r < tile; ++r) {
+          x_rows[r] = xs + (m0 + r) * K / 2;
+          sum_rows[r] = sums + (m0 + r) * (K / group);
+          out_rows[r] = block_out + r * kBlockRows;
+        }
+        switch (tile) {
+          case 1: gemm_tile<1>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
+          case 2: gemm_tile<2>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
+          case 3: gemm_tile<3>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
+          default: gemm_tile<kGemmTileRows>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
+        }
+        for (int64_t r = 0; r < tile; ++r) store_block(block_out + r * kBlockRows, y + (m0 + r) * N + n0);
+      }
+    }
+  });
+}
+
+#endif  // __AVX512BF16__
+
 #endif  // WARDEN_ONE_ROW_VECTOR
 
 void check_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
@@ -369,6 +485,29 @@ at::Tensor int4_linear_two_level(const at::Tensor& x, const at::Tensor& packed, 
   return int4_linear_levels(x, packed, group, scales_zeros, 2);
 }
 
+// Whether int4_gemm_bf16 runs here: built for AVX512-BF16, and torch packs the 64-row blocks it reads.
+bool bf16_gemm_runs() {
+#ifdef WARDEN_BF16_GEMM
+  return avx512_kernel_runs();
+#else
+  return false;
+#endif
+}
+
+// The bf16 GEMM for many rows (above): bfloat16 inputs and scales only.
+at::Tensor int4_gemm_bf16(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                          const at::Tensor& scales_zeros) {
+  TORCH_CHECK(bf16_gemm_runs(), "int4_gemm_bf16 needs AVX512-BF16 and torch's 64-row int4 packing; use "
+              "torch._weight_int4pack_mm_for_cpu");
+  check_inputs(x, packed, group, scales_zeros);
+  TORCH_CHECK(x.scalar_type() == at::kBFloat16, "int4_gemm_bf16 takes bfloat16 inputs");
+  at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
+#ifdef WARDEN_BF16_GEMM
+  int4_gemm_bf16_kernel(x.contiguous(), packed, scales_zeros, group, out);
+#endif
+  return out;
+}
+
 // The AVX2 float32 GEMM (int4_gemm_avx2.cpp), as an op of its own for the tests on any AVX2 machine.
 at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                           const at::Tensor& scales_zeros) {
@@ -379,14 +518,17 @@ at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t
   return out;
 }
 
-// This kernel for inputs of at most `kernel_rows` rows; above, torch's kernel, or on CPUs without the AVX-512 one
-// the AVX2 float32 GEMM (torch's math, 2-3x its speed there). The int4 layers' op in the compiled engine's graph of
-// 2+ tokens. The choice is made per call, inside one opaque op, so that graph keeps one symbolic token range: a graph
-// of its own for the small steps (the same code compiled under other bounds) made inductor's cache add guards that
-// violate the bounds, and the start failed.
+// This kernel for inputs of at most `kernel_rows` rows; above, a kernel that keeps the inputs unquantized (torch's
+// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM (SmolLM2's layer, one core of a Zen 5 VM: 1.4x
+// torch's kernel at 8 rows, 1.9x at 32, 2.2x at 256; bench.cpu_linears), on CPUs without the AVX-512 kernel the AVX2
+// float32 GEMM (torch's math, 2-3x its speed there), else torch's kernel. The int4 layers' op in the compiled engine's
+// graph of 2+ tokens. The choice is made per call, inside one opaque op, so that graph keeps one symbolic token range:
+// a graph of its own for the small steps (the same code compiled under other bounds) made inductor's cache add guards
+// that violate the bounds, and the start failed.
 at::Tensor int4_linear_up_to(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                              const at::Tensor& scales_zeros, int64_t kernel_rows) {
   if (x.size(0) <= kernel_rows) return int4_linear(x, packed, group, scales_zeros);
+  if (bf16_gemm_runs() && x.scalar_type() == at::kBFloat16) return int4_gemm_bf16(x, packed, group, scales_zeros);
   if (!avx512_kernel_runs() && warden::avx2::built()) return int4_gemm_avx2(x, packed, group, scales_zeros);
   return at::_weight_int4pack_mm_for_cpu(x, packed, group, scales_zeros);
 }
@@ -405,6 +547,8 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int4_linear_two_level(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros, int levels=1) -> Tensor");
   m.def("int4_gemm_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
+  m.def("int4_gemm_bf16_runs() -> bool", [] { return bf16_gemm_runs(); });
+  m.def("int4_gemm_bf16(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
 }
 
@@ -413,5 +557,6 @@ TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear_two_level", &int4_linear_two_level);
   m.impl("int4_linear_avx2", &int4_linear_avx2);
   m.impl("int4_gemm_avx2", &int4_gemm_avx2);
+  m.impl("int4_gemm_bf16", &int4_gemm_bf16);
   m.impl("int4_linear_up_to", &int4_linear_up_to);
 }

@@ -22,7 +22,13 @@ import kernels.cpu
 from engine.layers.linear import INT4_GROUP_SIZE
 from kernels.reference.argmax import argmax as reference_argmax
 from kernels.reference.paged_attention import paged_attention as reference_attention
-from kernels.reference.quantized_linear import int4_block_rows, int4_linear, int8_linear, unpack_int4_codes
+from kernels.reference.quantized_linear import (
+    dequantize_int4,
+    int4_block_rows,
+    int4_linear,
+    int8_linear,
+    unpack_int4_codes,
+)
 from tests.kernels import avx512_emulation as emulation
 from tests.kernels.batch import make_batch
 from tests.kernels.test_cpu_argmax import SIZES
@@ -224,15 +230,31 @@ def test_int4_rows_of_zeros_outliers_and_non_finite_inputs(emulated: Any, kernel
     assert out[2:].isnan().all()
 
 
-def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above(emulated: Any) -> None:
-    """Above kernel_rows the op calls this machine's torch kernel, which reads 32-row blocks, not the emulated
-    machine's 64-row ones: only the choice is checked there (the op's result is torch's on the same tensors)."""
+def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_bf16_gemm_above(emulated: Any) -> None:
+    """Above kernel_rows bfloat16 inputs take the AVX512-BF16 GEMM (on the emulated machine's 64-row blocks)."""
     layer, packed = int4_weights(128, 64, torch.bfloat16, seed=0)
+    assert emulated.int4_gemm_bf16_runs()
     for rows in (1, 2, 3, 4, 9):
         x = torch.randn(rows, 64, dtype=torch.bfloat16)
         chosen = emulated.int4_linear_up_to(x, packed, INT4_GROUP_SIZE, layer.quant_scales, 3)
-        kernel = emulated.int4_linear if rows <= 3 else torch._weight_int4pack_mm_for_cpu
+        kernel = emulated.int4_linear if rows <= 3 else emulated.int4_gemm_bf16
         assert torch.equal(chosen, kernel(x, packed, INT4_GROUP_SIZE, layer.quant_scales)), rows
+
+
+@pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (192, 64), (960, 576)])
+@pytest.mark.parametrize("rows", [1, 4, 7, 9])  # tiles of 4 rows and their remainders
+def test_int4_gemm_bf16_is_the_float_product_and_each_row_alone(emulated: Any, out_features, in_features,
+                                                                  rows) -> None:
+    """vdpbf16ps's products are exact in float32 (the shim's too), so within the output's rounding of the float
+    product of the unquantized inputs, as natively."""
+    layer, packed = int4_weights(out_features, in_features, torch.bfloat16, seed=rows)
+    x = torch.randn(rows, in_features, dtype=torch.bfloat16)
+    out = emulated.int4_gemm_bf16(x, packed, INT4_GROUP_SIZE, layer.quant_scales)
+    exact = x.float() @ dequantize_int4(layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, in_features).t()
+    assert ((out.float() - exact).abs() <= exact.abs() * 2.0 ** -8 + 1e-4).all()
+    alone = torch.cat([emulated.int4_gemm_bf16(x[m:m + 1], packed, INT4_GROUP_SIZE, layer.quant_scales)
+                       for m in range(rows)])
+    assert torch.equal(out, alone)
 
 
 # argmax (argmax.cpp: 16-lane compares, four accumulators, masked tail)

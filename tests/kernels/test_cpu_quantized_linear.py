@@ -297,9 +297,11 @@ def test_a_nan_or_infinite_input_shows_in_the_output(kind: str, int4_kernel) -> 
     assert out[:2].isnan().all() and out[2].isfinite().all()
 
 
-def int4_above_kernel_rows():
-    """What int4_linear_up_to runs above its kernel rows here: the AVX2 GEMM, or torch's kernel beside the AVX-512
-    one."""
+def int4_above_kernel_rows(dtype: torch.dtype = torch.bfloat16):
+    """What int4_linear_up_to runs above its kernel rows here for inputs of ``dtype``: the bf16 GEMM (AVX512-BF16,
+    bf16 inputs), the AVX2 GEMM (CPUs without the AVX-512 kernel), or torch's kernel."""
+    if dtype == torch.bfloat16 and kernels.cpu.int4_gemm_bf16_runs():
+        return kernels.cpu.int4_gemm_bf16
     return kernels.cpu.int4_gemm_avx2 if kernels.cpu.int4_gemm_runs() else torch._weight_int4pack_mm_for_cpu
 
 
@@ -402,40 +404,68 @@ def assert_within_output_rounding(out: torch.Tensor, exact: torch.Tensor) -> Non
     assert ((out.float() - exact).abs() <= exact.abs() * unit + 1e-4).all()
 
 
+@dataclass(frozen=True)
+class Int4Gemm:
+    """A many-row int4 GEMM that keeps the inputs unquantized, with the input dtypes it takes."""
+
+    name: str
+    op: Callable[..., torch.Tensor]
+    dtypes: tuple[torch.dtype, ...]
+
+    def __call__(self, x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
+        return self.op(x, packed, group, scales_zeros)
+
+
+@pytest.fixture(params=["avx2", "bf16"])
+def int4_gemm(request: pytest.FixtureRequest) -> Int4Gemm:
+    """The AVX2 float32 GEMM (int4_gemm_avx2.cpp) and the AVX512-BF16 one (int4_linear.cpp's int4_gemm_bf16), each
+    where it runs."""
+    if request.param == "bf16":
+        if not kernels.cpu.int4_gemm_bf16_runs():
+            pytest.skip("no AVX512-BF16 (or not torch's 64-row packing) here: int4_gemm_bf16 is not built")
+        return Int4Gemm("int4_gemm_bf16", kernels.cpu.int4_gemm_bf16, (torch.bfloat16,))
+    if not kernels.cpu.int4_gemm_runs() and not torch.ops.warden_cpu.int4_linear_supported():
+        pytest.skip("no AVX2 here")
+    return Int4Gemm("int4_gemm_avx2", kernels.cpu.int4_gemm_avx2, (torch.bfloat16, torch.float16))
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (192, 64), (960, 576), (128, 1536)])
 @pytest.mark.parametrize("rows", [1, 5, 6, 7, 13, 33])  # register tiles of 6 rows and their remainders
-def test_int4_gemm_is_the_float_product_of_the_unquantized_inputs(dtype, out_features, in_features, rows) -> None:
+def test_int4_gemm_is_the_float_product_of_the_unquantized_inputs(dtype, out_features, in_features, rows,
+                                                                  int4_gemm) -> None:
     """1536 inputs: six chunks of dequantized k, the results carried across them in float32."""
+    if dtype not in int4_gemm.dtypes:
+        pytest.skip(f"{int4_gemm.name} takes {int4_gemm.dtypes} inputs")
     layer = quantized(out_features, in_features, dtype, seed=out_features + rows)
     x = torch.randn(rows, in_features, dtype=dtype)
-    out = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    out = int4_gemm(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     assert out.dtype == dtype and out.shape == (rows, out_features)
     assert_within_output_rounding(out, float_product(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales))
 
 
-def test_int4_gemm_gives_every_row_what_it_gets_alone() -> None:
+def test_int4_gemm_gives_every_row_what_it_gets_alone(int4_gemm) -> None:
     layer = quantized(192, 576, seed=7)
     x = torch.randn(17, 576, dtype=torch.bfloat16)
-    together = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    together = int4_gemm(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     for m in range(17):
-        alone = kernels.cpu.int4_gemm_avx2(x[m:m + 1], layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+        alone = int4_gemm(x[m:m + 1], layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
         assert torch.equal(together[m:m + 1], alone), m
 
 
 @pytest.mark.parametrize("group", [64, 128, 256, 512])  # 512: a chunk of k larger than the default 256
-def test_int4_gemm_takes_other_group_sizes(group: int) -> None:
+def test_int4_gemm_takes_other_group_sizes(group: int, int4_gemm) -> None:
     torch.manual_seed(group)
     codes = torch.randint(0, 16, (192, 1024), dtype=torch.int32)
     packed = torch._convert_weight_to_int4pack_for_cpu(codes, 1)
     scales_zeros = torch.stack([torch.rand(1024 // group, 192) * 0.02 + 1e-3,
                                 torch.randn(1024 // group, 192) * 0.01], dim=-1).to(torch.bfloat16).contiguous()
     x = torch.randn(9, 1024, dtype=torch.bfloat16)
-    out = kernels.cpu.int4_gemm_avx2(x, packed, group, scales_zeros)
+    out = int4_gemm(x, packed, group, scales_zeros)
     assert_within_output_rounding(out, float_product(x, packed, group, scales_zeros))
 
 
-def test_int4_gemm_keeps_zeros_outliers_and_non_finite_rows() -> None:
+def test_int4_gemm_keeps_zeros_outliers_and_non_finite_rows(int4_gemm) -> None:
     """No input quantization: an outlier does not flatten its group's other inputs (as int8 inputs would), and a
     NaN or infinity reaches its row's outputs as float arithmetic carries it."""
     layer = quantized(128, 64)
@@ -443,14 +473,14 @@ def test_int4_gemm_keeps_zeros_outliers_and_non_finite_rows() -> None:
     x[1, 5] = 300.0
     x[1, 6:32] = torch.linspace(-1e-2, 1e-2, 26, dtype=torch.bfloat16)
     x[2, 3], x[3, 40] = float("nan"), float("inf")
-    out = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    out = int4_gemm(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     assert torch.equal(out[0], torch.zeros(128, dtype=torch.bfloat16))
     exact = float_product(x[:2], layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     assert_within_output_rounding(out[:2], exact)
     assert out[2].isnan().all() and not out[3].isfinite().any()
 
 
-def test_int4_gemm_stays_closer_to_float_than_int8_inputs_do() -> None:
+def test_int4_gemm_stays_closer_to_float_than_int8_inputs_do(int4_gemm) -> None:
     """What it is for: on a row with an outlier, the int8-input kernel's error is the input quantization's; the
     GEMM's is only the output's rounding."""
     layer = quantized(960, 576)
@@ -461,10 +491,14 @@ def test_int4_gemm_stays_closer_to_float_than_int8_inputs_do() -> None:
     def error(out: torch.Tensor) -> float:
         return float((out.float() - exact).pow(2).mean().sqrt() / exact.pow(2).mean().sqrt())
 
-    gemm = kernels.cpu.int4_gemm_avx2(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
+    gemm = int4_gemm(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     int8_inputs = kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
     assert error(gemm) < 0.25 * error(int8_inputs)
 
 
-def test_int4_gemm_refuses_what_it_cannot_read() -> None:
-    assert_refuses_what_it_cannot_read(kernels.cpu.int4_gemm_avx2)
+def test_int4_gemm_refuses_what_it_cannot_read(int4_gemm) -> None:
+    assert_refuses_what_it_cannot_read(int4_gemm)
+    if torch.float16 not in int4_gemm.dtypes:
+        layer = quantized(128, 64, torch.float16)
+        with pytest.raises(RuntimeError, match="takes bfloat16 inputs"):
+            run(layer, torch.randn(9, 64, dtype=torch.float16), int4_gemm)
