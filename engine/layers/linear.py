@@ -15,7 +15,9 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   group, 2.2-2.9x faster than torch's kernel at one row; at 2-16 rows (it unpacks each weight vector once per tile
   of 4 rows) 1.9-2.5x with the weights in cache, 1.2-1.8x streaming them from memory (AVX2 on a Zen 3: 2.4-3.5x).
   One row (``quant_kernel``) quantizes its input in two levels (``int4_linear_two_level``: torch's float-input
-  accuracy, teacher-forced, for what a second row costs; one level doubled the KL from float32 there).
+  accuracy, teacher-forced, for what a second row costs; one level doubled the KL from float32 there). Above
+  ``quant_kernel_rows`` the same op runs a GEMM that keeps the inputs unquantized where one is built for the CPU
+  (``int4_gemm_bf16`` on AVX512-BF16, ``int4_gemm_avx2`` on AVX2-only CPUs), else torch's kernel.
 * ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch and the
   int4 engine's LM head; inputs of up to ``quant_kernel_rows`` rows go to ``kernels.cpu``'s int8 linear (AVX-512
   VNNI or AVX2: each weight chunk dotted with tiles of 4 rows, ~2x torch's kernel from 1 to 64 rows on a Zen 3).
