@@ -116,12 +116,17 @@ def measure(run: Runner, ps: list[list[int]], concurrency: int) -> float:
 def bench(runners: dict[str, Runner], batches: dict[str, tuple[int, int]], tokenizer,
           repeat: int) -> dict[str, dict[str, list[float]]]:
     """tok/s per side and concurrency, each measured ``repeat`` times. The sides alternate at every
-    concurrency of every round, so load from other processes falls on both alike."""
+    concurrency of every round, so load from other processes falls on both alike, and their order rotates by
+    round: a side that always ran right after HF's float32 model found its weights flushed from L3 (the first
+    variant run read c=1 1.17x the default engine on identical one-row steps)."""
     samples: dict[str, dict[str, list[float]]] = {side: {name: [] for name in batches} for side in runners}
+    sides = list(runners)
     for round_ in range(repeat):
+        order = sides[round_ % len(sides):] + sides[:round_ % len(sides)]
         for name, (concurrency, total) in batches.items():
             ps = prompts(tokenizer, total, round_ + 1)
-            for side, run in runners.items():
+            for side in order:
+                run = runners[side]
                 samples[side][name].append(measure(run, ps, concurrency))
                 print(f"  round {round_ + 1} {side:<6} {name}: {samples[side][name][-1]:8.1f} tok/s", flush=True)
     return samples
