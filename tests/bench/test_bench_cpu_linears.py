@@ -24,6 +24,8 @@ def test_the_benchmark_times_every_candidate_at_every_row_count(tmp_path: Path) 
     assert [row["rows"] for row in layer] == [row["rows"] for row in head] == [1, 3]
     # Warden's kernels are candidates wherever they run on this CPU
     expected_layer = {"torch int4"}
+    if cpu_kernels.int4_gemm_bf16_runs():
+        expected_layer.add("warden int4 GEMM (bf16 inputs, AVX512-BF16)")
     if cpu_linears.avx2_gemm_builds(cpu_linears.quantized_layer(576, 64, "int4", torch.bfloat16)):
         expected_layer.add("warden int4 GEMM (float inputs, AVX2)")
     if cpu_kernels.one_row_linear_supported("int4", 64, 64):
