@@ -102,7 +102,7 @@ QuantizedRows quantize_rows(const scalar_t* x, int64_t M, int64_t K) {
     }
     // Summed group by group in order, as the one-row kernel summed them (a row's results stay bitwise its own).
     for (int64_t g = 0; g < K / kInputGroup; ++g)
-      q.sign_corrections[m] += 128.f * groups.sum(g, /*with_residuals=*/true);
+      q.sign_corrections[m] += 128.f * groups.sum(g);
   }
   return q;
 }

@@ -45,10 +45,9 @@ struct Int8Groups {
   std::vector<float> scales;  // [K / group]
   std::vector<int32_t> code_sums, residual_sums;  // [K / group]: each group's codes (residuals) summed
 
-  // A group's inputs summed as the first level (codes) or both levels dequantize them.
-  float sum(int64_t g, bool with_residuals) const {
-    const float codes = static_cast<float>(code_sums[g]);
-    return scales[g] * (with_residuals ? codes + static_cast<float>(residual_sums[g]) / kResidualSteps : codes);
+  // A group's inputs summed as both levels dequantize them (one level's rows: level_scales_and_sums).
+  float sum(int64_t g) const {
+    return scales[g] * (static_cast<float>(code_sums[g]) + static_cast<float>(residual_sums[g]) / kResidualSteps);
   }
 };
 
