@@ -29,3 +29,26 @@ def test_a_small_batch_rows_variant_runs_beside_the_default_engine(tmp_path: Pat
 def test_bad_row_bounds_are_a_usage_error() -> None:
     with pytest.raises(SystemExit):
         engine_bench.main(["--compare-small-batch-rows", "8,x"])
+
+
+def test_the_sides_order_rotates_by_round() -> None:
+    """No side always runs right after another (HF's float32 model flushes the caches the next side finds)."""
+    calls: list[str] = []
+
+    def runner(name: str):
+        def run(batch: list[list[int]]) -> int:
+            calls.append(name)
+            return len(batch)
+        return run
+
+    class Tokenizer:
+        def encode(self, text: str) -> list[int]:
+            return [1, 2, 3]
+
+        def apply_chat_template(self, messages: list[dict]) -> str:
+            return messages[0]["content"]
+
+    samples = engine_bench.bench({s: runner(s) for s in ("warden", "variant", "hf")}, {"c1": (1, 1)}, Tokenizer(),
+                                 repeat=3)
+    assert calls == ["warden", "variant", "hf", "variant", "hf", "warden", "hf", "warden", "variant"]
+    assert all(len(per["c1"]) == 3 for per in samples.values())
