@@ -6,8 +6,9 @@
 1. Decode paged attention (bf16, scattered KV blocks): achieved memory bandwidth — bytes of K, V, queries and
    outputs that must move, over the kernel's median time with the L2 flushed between runs — as a percentage of
    the device's peak HBM bandwidth, for SmolLM2-135M's heads (3 KV heads x 3 queries, head_dim 64) and a
-   Llama-3-8B-like layout (8 x 4, 128), at several batch sizes and contexts; a few launch configs are swept and
-   the default's figure is reported beside the best. The torch reference is timed for comparison.
+   Llama-3-8B-like layout (8 x 4, 128), at several batch sizes and contexts; launch configs (one KV head per
+   program, or several packed into one) are swept, every config's time is kept, and the default's figure is
+   reported beside the best. The torch reference is timed for comparison.
 2. Fused ops (fused add + RMSNorm, rotary, SiLU-and-mul) at SmolLM2's widths: bandwidth and speed-up over the
    torch reference.
 3. Engine decode tokens/s against HF transformers ``generate`` on the same GPU and the same model: a
@@ -177,6 +178,8 @@ def _decode_row(batch: int, context: int, kv_heads: int, group: int, head_dim: i
         "default_ms": timings[DEFAULT_DECODE], "best_ms": timings[best], "best_config": asdict(best),
         "default_gb_s": moved / timings[DEFAULT_DECODE] / 1e6, "best_gb_s": moved / timings[best] / 1e6,
         "eager_ms": eager_ms, "reference_eager_ms": ref_ms, "eager_speedup_vs_reference": ref_ms / eager_ms,
+        # Every config's time, so packed and one-head-per-program launches compare shape by shape.
+        "sweep": [{**asdict(config), "ms": ms, "gb_s": moved / ms / 1e6} for config, ms in timings.items()],
     }
     if peak:
         row["default_pct_of_peak"] = 100 * row["default_gb_s"] * 1e9 / peak
@@ -184,18 +187,30 @@ def _decode_row(batch: int, context: int, kv_heads: int, group: int, head_dim: i
     return row
 
 
+def decode_configs(packed: int) -> list[Any]:
+    """The launch configs swept per layout: the default, one KV head per program (the layout of the first
+    H200 run's figures) and ``packed`` KV heads per program (SmolLM2: all three; 8B-like: two)."""
+    from kernels.triton.paged_attention import DEFAULT_DECODE, DecodeConfig
+
+    one = [DecodeConfig(64, None, 4, 3, 1), DecodeConfig(64, 256, 4, 3, 1), DecodeConfig(64, 512, 4, 2, 1),
+           DecodeConfig(64, 1024, 4, 3, 1), DecodeConfig(128, None, 8, 3, 1)]
+    several = [DecodeConfig(32, None, 4, 3, packed), DecodeConfig(64, None, 4, 2, packed),
+               DecodeConfig(16, None, 4, 4, packed), DecodeConfig(32, None, 8, 3, packed),
+               DecodeConfig(32, 1024, 4, 3, packed), DecodeConfig(32, 256, 4, 3, packed)]
+    return list(dict.fromkeys([DEFAULT_DECODE, *one, *several]))
+
+
 def bench_decode_attention(device: torch.device, smoke: bool, peak: float | None) -> list[dict[str, Any]]:
     from kernels.triton.paged_attention import DEFAULT_DECODE, DecodeConfig
 
     dtype = torch.float16 if smoke else torch.bfloat16
-    layouts = [("smollm2-135m", 3, 3, 64), ("llama3-8b-like", 8, 4, 128)]
+    # (name, KV heads, queries per KV head, head_dim, KV heads per program in the packed variants)
+    layouts = [("smollm2-135m", 3, 3, 64, 3), ("llama3-8b-like", 8, 4, 128, 2)]
     sizes = [(2, 40)] if smoke else [(1, 8192), (16, 4096), (64, 4096), (256, 1024), (64, 8192)]
-    configs = [DEFAULT_DECODE] if smoke else [
-        DEFAULT_DECODE, DecodeConfig(64, 256, 4, 3), DecodeConfig(64, 512, 4, 2), DecodeConfig(64, 1024, 4, 3),
-        DecodeConfig(128, None, 8, 3), DecodeConfig(32, None, 4, 4),
-    ]
     rows = []
-    for name, kv_heads, group, head_dim in layouts[:1] if smoke else layouts:
+    for name, kv_heads, group, head_dim, packed in layouts[:1] if smoke else layouts:
+        # The smoke run times the default and one head per program (two entries of the sweep) on tiny shapes.
+        configs = [DEFAULT_DECODE, DecodeConfig(kv_heads_per_program=1)] if smoke else decode_configs(packed)
         for batch, context in sizes:
             row = _decode_row(batch, context, kv_heads, group, head_dim, dtype, device, configs, smoke, peak)
             rows.append({"layout": name, **row})
@@ -212,6 +227,7 @@ def bench_decode_attention(device: torch.device, smoke: bool, peak: float | None
 def bench_fused_ops(device: torch.device, smoke: bool, peak: float | None) -> list[dict[str, Any]]:
     from kernels import triton as tk
     from kernels.reference import activation, rms_norm, rotary
+    from kernels.triton.rotary import TOKENS_PER_PROGRAM, rotate
 
     dtype = torch.float16 if smoke else torch.bfloat16
     cfg = SMOLLM2_CONFIG
@@ -240,12 +256,19 @@ def bench_fused_ops(device: torch.device, smoke: bool, peak: float | None) -> li
         ("silu_and_mul", lambda: tk.silu_and_mul(gate_up), lambda: activation.silu_and_mul(gate_up),
          3 * tokens * inter * size),
     ]
+    # Rotary's tokens per program, swept (the default is one of them).
+    sweeps = {"rotary_embedding": {
+        f"tokens_per_program={n}": lambda n=n: rotate(positions, q, k, cos, sin, n) for n in (1, 2, 4, 8, 16)
+        if n != TOKENS_PER_PROGRAM}}
     rows = []
     for name, triton_fn, reference_fn, moved in cases:
         t_ms = device_ms(triton_fn, device, smoke)
         r_ms = device_ms(reference_fn, device, smoke)
         row = {"op": name, "tokens": tokens, "dtype": str(dtype).removeprefix("torch."), "bytes_moved": moved,
                "triton_ms": t_ms, "reference_ms": r_ms, "gb_s": moved / t_ms / 1e6, "speedup_vs_reference": r_ms / t_ms}
+        if name in sweeps and not smoke:
+            row["sweep"] = {variant: moved / device_ms(fn, device, smoke) / 1e6 for variant, fn in sweeps[name].items()}
+            print(f"{name:20s} sweep (GB/s): " + ", ".join(f"{k} {v:.0f}" for k, v in row["sweep"].items()))
         if peak:
             row["pct_of_peak"] = 100 * row["gb_s"] * 1e9 / peak
         rows.append(row)

@@ -1,9 +1,14 @@
 """Paged attention over block tables: a split-K decode kernel and a flash-style prefill kernel.
 
-Decode (sequences ``0 .. num_decodes-1``, one query each) is memory-bound: every program streams one KV head's
-keys and values of one context *partition* through the block table, computing all the query heads that share
-that KV head at once (GQA: the cache is read once per group, not once per query head). Partitions give enough
-programs to fill the GPU at small batch sizes; a second kernel merges their partial softmax states. Programs
+Decode (sequences ``0 .. num_decodes-1``, one query each) is memory-bound: every program streams the keys and
+values of one context *partition* of one or more KV heads through the block table, computing all the query heads
+that share those KV heads at once (GQA: the cache is read once per group, not once per query head). With small
+heads (SmolLM2: 3 KV heads of 64) one program takes all of a token's KV heads: its tiles are the cache's whole
+contiguous rows (384 bytes rather than three 128-byte pieces read by three programs), and each tile carries three
+times the bytes for the same softmax work. The query rows then form a block diagonal over the packed heads'
+columns: a query's entries outside its own KV head's columns are zero, so one ``tl.dot`` gives every query head
+its own scores, and of ``P @ V`` each row keeps its own head's columns. Partitions give enough programs to fill
+the GPU at small batch sizes; a second kernel merges their partial softmax states. Programs
 whose partition starts past the sequence's length return at once, so a launch sized for an upper bound on the
 context (what a CUDA graph needs) costs only empty programs.
 
@@ -28,12 +33,16 @@ from kernels.attention_metadata import AttentionMetadata
 
 @dataclass(frozen=True, slots=True)
 class DecodeConfig:
-    block_n: int = 64  # keys per inner-loop tile
-    # Keys per program; longer contexts are split and merged. None: chosen per launch so that the grid has
-    # about two programs per SM (small batches split finely, large ones hardly at all).
+    # Keys per inner-loop tile. None: 64 for one KV head per program, 32 for packed heads (the tile is then
+    # several heads wide, and its shared-memory stages grow with it).
+    block_n: int | None = None
+    # Keys per program; longer contexts are split and merged. None: chosen per launch from the number of
+    # programs it gives (see _partition_size).
     partition: int | None = None
     num_warps: int = 4
     num_stages: int = 3
+    # KV heads per program. None: packed up to PACKED_COLUMNS columns (see kv_heads_per_program).
+    kv_heads_per_program: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +58,14 @@ DEFAULT_PREFILL = PrefillConfig()
 
 
 @triton.jit
-def _load_kv_tile(cache_ptr, block_table_row, n, n_mask, kv_head, dims, dim_mask,
-                  stride_block, stride_slot, stride_head, BLOCK_SIZE: tl.constexpr):
-    """``[len(n), HEAD_DIM_PAD]`` keys (or values) of token positions ``n``, looked up through the block table."""
+def _load_kv_tile(cache_ptr, block_table_row, n, n_mask, columns, column_mask,
+                  stride_block, stride_slot, BLOCK_SIZE: tl.constexpr):
+    """``[len(n), len(columns)]`` keys (or values) of token positions ``n``, looked up through the block table;
+    ``columns`` are element offsets within a token's slot (head * stride_head + dim)."""
     physical = tl.load(block_table_row + n // BLOCK_SIZE, mask=n_mask, other=0).to(tl.int64)
-    rows = physical * stride_block + (n % BLOCK_SIZE) * stride_slot + kv_head * stride_head
-    return tl.load(cache_ptr + rows[:, None] + dims[None, :], mask=n_mask[:, None] & dim_mask[None, :], other=0.0)
+    rows = physical * stride_block + (n % BLOCK_SIZE) * stride_slot
+    return tl.load(cache_ptr + rows[:, None] + columns[None, :], mask=n_mask[:, None] & column_mask[None, :],
+                   other=0.0)
 
 
 @triton.jit
@@ -64,13 +75,14 @@ def _decode_kernel(
     scale,
     q_stride_t, q_stride_h, out_stride_t, out_stride_h, bt_stride,
     k_stride_block, k_stride_slot, k_stride_head, v_stride_block, v_stride_slot, v_stride_head,
-    num_heads, max_partitions,
-    QUERIES_PER_KV: tl.constexpr, GROUP_PAD: tl.constexpr, HEAD_DIM: tl.constexpr, HEAD_DIM_PAD: tl.constexpr,
+    num_heads, kv_heads, max_partitions,
+    QUERIES_PER_KV: tl.constexpr, KV_PER_PROGRAM: tl.constexpr, ROWS_PAD: tl.constexpr,
+    HEAD_DIM: tl.constexpr, COLUMNS_PAD: tl.constexpr, PART_DIM: tl.constexpr,
     BLOCK_SIZE: tl.constexpr, BLOCK_N: tl.constexpr, PARTITION: tl.constexpr, SPLIT: tl.constexpr,
     PRECISION: tl.constexpr,
 ):
     seq = tl.program_id(0).to(tl.int64)
-    kv_head = tl.program_id(1)
+    first_kv = tl.program_id(1) * KV_PER_PROGRAM
     part = tl.program_id(2)
     seq_len = tl.load(seq_lens_ptr + seq)
     start = part * PARTITION
@@ -80,31 +92,38 @@ def _decode_kernel(
         return
     end = tl.minimum(start + PARTITION, seq_len)
 
-    group = tl.arange(0, GROUP_PAD)
-    heads = kv_head * QUERIES_PER_KV + group
-    head_mask = group < QUERIES_PER_KV
-    dims = tl.arange(0, HEAD_DIM_PAD)
-    dim_mask = dims < HEAD_DIM
-    qd_mask = head_mask[:, None] & dim_mask[None, :]
-    q = tl.load(q_ptr + seq * q_stride_t + heads[:, None] * q_stride_h + dims[None, :], mask=qd_mask, other=0.0)
+    # Rows: the program's query heads (QUERIES_PER_KV per KV head); columns: its KV heads' dims side by side.
+    rows = tl.arange(0, ROWS_PAD)
+    row_kv = rows // QUERIES_PER_KV
+    heads = first_kv * QUERIES_PER_KV + rows
+    row_mask = (row_kv < KV_PER_PROGRAM) & (first_kv + row_kv < kv_heads)
+    columns = tl.arange(0, COLUMNS_PAD)
+    column_kv = columns // HEAD_DIM
+    dims = columns % HEAD_DIM
+    column_mask = (column_kv < KV_PER_PROGRAM) & (first_kv + column_kv < kv_heads)
+    k_columns = (first_kv + column_kv) * k_stride_head + dims
+    v_columns = (first_kv + column_kv) * v_stride_head + dims
+    # A query's own KV head's columns: the only ones it reads or writes.
+    own = row_mask[:, None] & column_mask[None, :] & (row_kv[:, None] == column_kv[None, :])
+    q = tl.load(q_ptr + seq * q_stride_t + heads[:, None] * q_stride_h + dims[None, :], mask=own, other=0.0)
     q = (q.to(tl.float32) * scale).to(k_cache_ptr.dtype.element_ty)
 
-    m = tl.full([GROUP_PAD], float("-inf"), tl.float32)
-    row_sum = tl.zeros([GROUP_PAD], tl.float32)
-    acc = tl.zeros([GROUP_PAD, HEAD_DIM_PAD], tl.float32)
+    m = tl.full([ROWS_PAD], float("-inf"), tl.float32)
+    row_sum = tl.zeros([ROWS_PAD], tl.float32)
+    acc = tl.zeros([ROWS_PAD, COLUMNS_PAD], tl.float32)
     table = block_tables_ptr + seq * bt_stride
     for tile in range(start, end, BLOCK_N):
         n = tile + tl.arange(0, BLOCK_N)
         n_mask = n < end
-        k = _load_kv_tile(k_cache_ptr, table, n, n_mask, kv_head, dims, dim_mask,
-                          k_stride_block, k_stride_slot, k_stride_head, BLOCK_SIZE)
+        k = _load_kv_tile(k_cache_ptr, table, n, n_mask, k_columns, column_mask,
+                          k_stride_block, k_stride_slot, BLOCK_SIZE)
         s = tl.dot(q, tl.trans(k), input_precision=PRECISION)
         s = tl.where(n_mask[None, :], s, float("-inf"))
         m_new = tl.maximum(m, tl.max(s, axis=1))
         p = tl.exp(s - m_new[:, None])
         alpha = tl.exp(m - m_new)
-        v = _load_kv_tile(v_cache_ptr, table, n, n_mask, kv_head, dims, dim_mask,
-                          v_stride_block, v_stride_slot, v_stride_head, BLOCK_SIZE)
+        v = _load_kv_tile(v_cache_ptr, table, n, n_mask, v_columns, column_mask,
+                          v_stride_block, v_stride_slot, BLOCK_SIZE)
         row_sum = row_sum * alpha + tl.sum(p, axis=1)
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
         m = m_new
@@ -112,14 +131,14 @@ def _decode_kernel(
     if SPLIT:
         # Unnormalized partial state of this partition, merged by _merge_partitions_kernel.
         idx = (seq * num_heads + heads) * max_partitions + part
-        tl.store(part_m_ptr + idx, m, mask=head_mask)
-        tl.store(part_l_ptr + idx, row_sum, mask=head_mask)
-        tl.store(part_acc_ptr + idx[:, None] * HEAD_DIM_PAD + dims[None, :], acc, mask=head_mask[:, None])
+        tl.store(part_m_ptr + idx, m, mask=row_mask)
+        tl.store(part_l_ptr + idx, row_sum, mask=row_mask)
+        tl.store(part_acc_ptr + idx[:, None] * PART_DIM + dims[None, :], acc, mask=own)
     else:
         # row_sum == 0 only for an empty context (padding rows of a CUDA graph): write zeros rather than NaN.
         out = acc / tl.where(row_sum > 0, row_sum, 1.0)[:, None]
         tl.store(out_ptr + seq * out_stride_t + heads[:, None] * out_stride_h + dims[None, :],
-                 out.to(out_ptr.dtype.element_ty), mask=qd_mask)
+                 out.to(out_ptr.dtype.element_ty), mask=own)
 
 
 @triton.jit
@@ -186,8 +205,8 @@ def _prefill_kernel(
     for tile in range(0, kv_end, BLOCK_N):
         n = tile + tl.arange(0, BLOCK_N)
         n_mask = n < kv_end
-        k = _load_kv_tile(k_cache_ptr, table, n, n_mask, kv_head, dims, dim_mask,
-                          k_stride_block, k_stride_slot, k_stride_head, BLOCK_SIZE)
+        k = _load_kv_tile(k_cache_ptr, table, n, n_mask, kv_head * k_stride_head + dims, dim_mask,
+                          k_stride_block, k_stride_slot, BLOCK_SIZE)
         s = tl.dot(q, tl.trans(k), input_precision=PRECISION)
         # Every row keeps key 0 (q_pos >= 0), so no row is ever all -inf and m stays finite after tile 0.
         visible = n_mask[None, :] & (n[None, :] <= q_pos[:, None])
@@ -195,8 +214,8 @@ def _prefill_kernel(
         m_new = tl.maximum(m, tl.max(s, axis=1))
         p = tl.exp(s - m_new[:, None])
         alpha = tl.exp(m - m_new)
-        v = _load_kv_tile(v_cache_ptr, table, n, n_mask, kv_head, dims, dim_mask,
-                          v_stride_block, v_stride_slot, v_stride_head, BLOCK_SIZE)
+        v = _load_kv_tile(v_cache_ptr, table, n, n_mask, kv_head * v_stride_head + dims, dim_mask,
+                          v_stride_block, v_stride_slot, BLOCK_SIZE)
         row_sum = row_sum * alpha + tl.sum(p, axis=1)
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
         m = m_new
@@ -225,18 +244,37 @@ def _sm_count(device: torch.device) -> int:
 
 
 MIN_WIDE_PARTITION = 128
+# Packed decode programs take whole KV heads of at most PACKED_HEAD_DIM dims, up to PACKED_COLUMNS columns
+# (cache elements of a token): SmolLM2's 3 x 64 packs (192, padded to 256 in registers). Layouts of 128-dim heads
+# (8B-like: 8 x 128) keep one head per program: they reached 83-88% of peak that way, their tiles are already
+# 256-byte rows, and packing them is measured in the sweep (bench.kernels) before it becomes a default.
+PACKED_HEAD_DIM = 64
+PACKED_COLUMNS = 256
 
 
-def _partition_size(config: DecodeConfig, block_n: int, num_seqs: int, kv_heads: int, max_len: int,
+def kv_heads_per_program(config: DecodeConfig, kv_heads: int, head_dim: int) -> int:
+    """KV heads one decode program streams: the configured number, else the largest divisor of ``kv_heads``
+    whose heads fit in PACKED_COLUMNS (a divisor, so no program carries masked-off heads) for heads of at most
+    PACKED_HEAD_DIM dims."""
+    if config.kv_heads_per_program is not None:
+        return max(1, min(config.kv_heads_per_program, kv_heads))
+    if head_dim > PACKED_HEAD_DIM:
+        return 1
+    fitting = [h for h in range(2, kv_heads + 1) if kv_heads % h == 0 and h * head_dim <= PACKED_COLUMNS]
+    return max(fitting, default=1)
+
+
+def _partition_size(config: DecodeConfig, block_n: int, programs_per_partition: int, max_len: int,
                     device: torch.device) -> int:
-    """Keys per program. With enough work, the largest power of two that still gives every SM at least four
-    programs: the H200 sweep in bench/results/kernels.json found 256 (SmolLM2 layout) and 512 (8B-like) best at
-    B=16, 4k context, where ~2 programs per SM rounded up to 1024 reached 28% / 58% of peak instead of 45% / 72%,
-    and 1024 best at B>=64. With little work (one short sequence), fewer, larger programs: each partition adds
-    a merge, and ~2 per SM was the measured best there."""
+    """Keys per program, given how many programs each context partition gets (sequences x KV-head programs).
+    With enough work, the largest power of two that still gives every SM at least four programs: the H200
+    sweep in bench/results/kernels.json (one KV head per program) found 256 (SmolLM2 layout) and 512 (8B-like)
+    best at B=16, 4k context, where ~2 programs per SM rounded up to 1024 reached 28% / 58% of peak instead of
+    45% / 72%, and 1024 best at B>=64. With little work (one short sequence), fewer, larger programs: each
+    partition adds a merge, and ~2 per SM was the measured best there."""
     if config.partition is not None:
         return max(config.partition, block_n)
-    keys = num_seqs * kv_heads * max_len
+    keys = programs_per_partition * max_len
     sms = _sm_count(device)
     wide = keys // (4 * sms)
     if wide >= MIN_WIDE_PARTITION:
@@ -254,25 +292,28 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     num_heads, head_dim = q.shape[1], q.shape[2]
     block_size, kv_heads = k_cache.shape[1], k_cache.shape[2]
     group = num_heads // kv_heads
-    head_dim_pad = _dot_pad(head_dim)
-    block_n = _dot_pad(config.block_n)
-    partition = _partition_size(config, block_n, nd, kv_heads, meta.max_decode_seq_len, q.device)
+    packed = kv_heads_per_program(config, kv_heads, head_dim)
+    kv_programs = triton.cdiv(kv_heads, packed)
+    part_dim = _dot_pad(head_dim)
+    block_n = _dot_pad(config.block_n if config.block_n is not None else 64 if packed == 1 else 32)
+    partition = _partition_size(config, block_n, nd * kv_programs, meta.max_decode_seq_len, q.device)
     partitions = max(1, triton.cdiv(meta.max_decode_seq_len, partition))
     split = partitions > 1
     if split:
         part_m = torch.empty((nd, num_heads, partitions), dtype=torch.float32, device=q.device)
         part_l = torch.empty_like(part_m)
-        part_acc = torch.empty((nd, num_heads, partitions, head_dim_pad), dtype=torch.float32, device=q.device)
+        part_acc = torch.empty((nd, num_heads, partitions, part_dim), dtype=torch.float32, device=q.device)
     else:
         part_m = part_l = part_acc = out  # unused by the kernel
-    _decode_kernel[(nd, kv_heads, partitions)](
+    _decode_kernel[(nd, kv_programs, partitions)](
         q, k_cache, v_cache, meta.block_tables, meta.seq_lens, out, part_m, part_l, part_acc,
         scale,
         q.stride(0), q.stride(1), out.stride(0), out.stride(1), meta.block_tables.stride(0),
         k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
         v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
-        num_heads, partitions,
-        QUERIES_PER_KV=group, GROUP_PAD=_dot_pad(group), HEAD_DIM=head_dim, HEAD_DIM_PAD=head_dim_pad,
+        num_heads, kv_heads, partitions,
+        QUERIES_PER_KV=group, KV_PER_PROGRAM=packed, ROWS_PAD=_dot_pad(packed * group),
+        HEAD_DIM=head_dim, COLUMNS_PAD=_dot_pad(packed * head_dim), PART_DIM=part_dim,
         BLOCK_SIZE=block_size, BLOCK_N=block_n, PARTITION=partition, SPLIT=split,
         PRECISION=_precision(k_cache.dtype), num_warps=config.num_warps, num_stages=config.num_stages,
     )
@@ -280,7 +321,7 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
         _merge_partitions_kernel[(nd, num_heads)](
             out, part_m, part_l, part_acc, meta.seq_lens,
             out.stride(0), out.stride(1), num_heads, partitions,
-            HEAD_DIM=head_dim, HEAD_DIM_PAD=head_dim_pad, PARTITION=partition,
+            HEAD_DIM=head_dim, HEAD_DIM_PAD=part_dim, PARTITION=partition,
             PARTITIONS_PAD=triton.next_power_of_2(partitions),
         )
 

@@ -48,8 +48,9 @@ def _rope_tables(max_position: int, head_dim: int, backend: Backend) -> tuple[to
 
 
 @pytest.mark.parametrize(("tokens", "heads", "kv_heads", "head_dim"), [(1, 9, 3, 64), (13, 4, 4, 32), (6, 8, 1, 48)])
+@pytest.mark.parametrize("tokens_per_program", [None, 1, 8])  # None: the default
 def test_rotary_embedding(ops: ModuleType, backend: Backend, tokens: int, heads: int, kv_heads: int,
-                          head_dim: int) -> None:
+                          head_dim: int, tokens_per_program: int | None) -> None:
     # q and k as the model produces them: strided views into one fused qkv projection.
     qkv = _randn(tokens, (heads + 2 * kv_heads) * head_dim, backend=backend, seed=tokens)
     q = qkv[:, : heads * head_dim].view(tokens, heads, head_dim)
@@ -58,7 +59,10 @@ def test_rotary_embedding(ops: ModuleType, backend: Backend, tokens: int, heads:
     gen = torch.Generator().manual_seed(tokens)
     positions = torch.randint(0, 300, (tokens,), generator=gen).to(backend.device)
     expected_q, expected_k = reference_rotary(positions, q, k, cos, sin)
-    out_q, out_k = ops.rotary_embedding(positions, q, k, cos, sin)
+    if tokens_per_program is None:
+        out_q, out_k = ops.rotary_embedding(positions, q, k, cos, sin)
+    else:  # a count that leaves a ragged last program (13 tokens, 8 per program) and one per token
+        out_q, out_k = ops.modules["rotary"].rotate(positions, q, k, cos, sin, tokens_per_program)
     torch.testing.assert_close(out_q, expected_q, **TOLERANCE[backend.dtype])
     torch.testing.assert_close(out_k, expected_k, **TOLERANCE[backend.dtype])
 

@@ -90,10 +90,12 @@ def test_split_context_decode_matches_reference(ops: ModuleType, backend: Backen
 
 
 @pytest.mark.parametrize("partition", [32, 512])
-def test_graph_style_decode_launch(ops: ModuleType, backend: Backend, partition: int) -> None:
+@pytest.mark.parametrize(("kv_heads", "head_dim"), [(1, 32), (3, 64)])  # one head per program; SmolLM2's, packed
+def test_graph_style_decode_launch(ops: ModuleType, backend: Backend, partition: int, kv_heads: int,
+                                   head_dim: int) -> None:
     """A launch sized for an upper bound on the context, with a padding row (empty context, slot -1) as a
     captured CUDA graph replays it: real rows are unchanged, the padding row is zeros, nothing is NaN."""
-    b = make_batch([5, 40, 17], [], kv_heads=1, group=3, head_dim=32, block_size=16,
+    b = make_batch([5, 40, 17], [], kv_heads=kv_heads, group=3, head_dim=head_dim, block_size=16,
                    dtype=backend.dtype, device=backend.device, seed=4)
     m = b.meta
     dev = backend.device
@@ -119,12 +121,48 @@ def test_graph_style_decode_launch(ops: ModuleType, backend: Backend, partition:
 ])
 def test_default_partition_sizes_on_an_h200(monkeypatch: pytest.MonkeyPatch, kv_heads: int, batch: int,
                                             context: int, expected: int) -> None:
-    """The partition heuristic picks the H200 sweep's best partition per shape (bench/results/kernels.json):
-    at least four programs per SM once there is enough work, fewer and larger ones for a single sequence."""
-    pytest.importorskip("triton")
-    # The plain import (its host-side helper only); the package's attribute of that name is the function.
-    module = importlib.import_module("kernels.triton.paged_attention")
-
+    """With one KV head per program, the partition heuristic picks the H200 sweep's best partition per shape
+    (bench/results/kernels.json): at least four programs per SM once there is enough work, fewer and larger
+    ones for a single sequence."""
+    module = _host_module()
     monkeypatch.setattr(module, "_sm_count", lambda device: 132)
-    size = module._partition_size(module.DEFAULT_DECODE, 64, batch, kv_heads, context, torch.device("cpu"))
+    size = module._partition_size(module.DEFAULT_DECODE, 64, batch * kv_heads, context, torch.device("cpu"))
     assert size == expected
+
+
+def _host_module() -> ModuleType:
+    pytest.importorskip("triton")
+    # The plain import (its host-side helpers only); the package's attribute of that name is the function.
+    return importlib.import_module("kernels.triton.paged_attention")
+
+
+@pytest.mark.parametrize(("kv_heads", "head_dim", "configured", "expected"), [
+    (3, 64, None, 3), (3, 48, None, 3), (4, 64, None, 4), (12, 64, None, 4), (8, 32, None, 8),  # packed
+    (8, 128, None, 1), (2, 128, None, 1), (5, 64, None, 1), (1, 64, None, 1), (3, 128, None, 1),  # one head per program
+    (3, 64, 1, 1), (3, 64, 2, 2), (3, 64, 8, 3),  # configured, clamped to the layout's heads
+])
+def test_kv_heads_per_program(kv_heads: int, head_dim: int, configured: int | None, expected: int) -> None:
+    """Decode programs pack whole small KV heads while they fit in PACKED_COLUMNS, and only a divisor of the KV
+    heads unless configured otherwise."""
+    module = _host_module()
+    config = module.DecodeConfig(kv_heads_per_program=configured)
+    assert module.kv_heads_per_program(config, kv_heads, head_dim) == expected
+
+
+@pytest.mark.parametrize(("kv_heads", "group", "head_dim", "packed"), [
+    (3, 3, 64, 1), (3, 3, 64, 3),  # SmolLM2's layout both ways
+    (3, 3, 64, 2),  # not a divisor: the second program's second head is masked off
+    (3, 2, 48, 3),  # head_dim 48: packed columns 144 of 256
+    (4, 1, 32, 4),  # MHA packed
+    (2, 4, 128, 2),  # 8B-like heads packed (the sweep's variant)
+])
+@pytest.mark.parametrize("partition", [None, 32])
+def test_packed_decode_matches_reference(ops: ModuleType, backend: Backend, kv_heads: int, group: int,
+                                         head_dim: int, packed: int, partition: int | None) -> None:
+    """Several KV heads per program (block-diagonal queries over the packed columns) give each query head its
+    own head's attention, split into partitions or not."""
+    b = make_batch([1, 16, 17, 70], [], kv_heads=kv_heads, group=group, head_dim=head_dim, block_size=16,
+                   dtype=backend.dtype, device=backend.device, seed=5)
+    config = ops.modules["paged_attention"].DecodeConfig(block_n=16, partition=partition, kv_heads_per_program=packed)
+    out = _decode_only(ops, b, b.meta, config)
+    torch.testing.assert_close(out.float(), _expected(b, 0.2), **TOLERANCE[backend.dtype])
