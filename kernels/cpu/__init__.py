@@ -159,9 +159,22 @@ def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> 
 
 
 def int8_linear_up_to(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, kernel_rows: int) -> torch.Tensor:
-    """``int8_linear`` for inputs of at most ``kernel_rows`` rows, ``torch._weight_int8pack_mm`` for more, chosen per
-    call inside one opaque op (as ``int4_linear_up_to``)."""
+    """``int8_linear`` for inputs of at most ``kernel_rows`` rows; for more, ``int8_gemm_bf16`` where it runs
+    (bfloat16 inputs, a multiple of 64 output rows, ``int8_gemm_bf16_runs()``), else ``torch._weight_int8pack_mm``;
+    chosen per call inside one opaque op (as ``int4_linear_up_to``)."""
     return torch.ops.warden_cpu.int8_linear_up_to(x, weight, scales, kernel_rows)
+
+
+def int8_gemm_bf16_runs() -> bool:
+    """Whether ``int8_gemm_bf16`` is built here (AVX512-BF16). Call after ``load()`` succeeded."""
+    return bool(torch.ops.warden_cpu.int8_gemm_bf16_runs())
+
+
+def int8_gemm_bf16(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
+    """``torch._weight_int8pack_mm`` for bfloat16 inputs with the inputs unquantized: each 64-row weight block
+    converted once per call to bf16 (exact) and dotted by ``vdpbf16ps`` (exact products, float32 sums), for many
+    rows on AVX512-BF16 CPUs."""
+    return torch.ops.warden_cpu.int8_gemm_bf16(x, weight, scales)
 
 
 # The one-row linear per weight kind (a quantized Linear's quant_kind): both quantize the input row in two levels.

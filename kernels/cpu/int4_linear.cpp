@@ -44,6 +44,7 @@
 
 #include "avx2_linears.h"
 #include "quantize_input.h"
+#include "store_rounded.h"
 
 namespace {
 
@@ -125,25 +126,10 @@ inline void add_level(float* first, const float* residuals, int64_t n) {
     _mm512_storeu_ps(first + j, _mm512_add_ps(_mm512_loadu_ps(first + j), _mm512_loadu_ps(residuals + j)));
 }
 
-// 64 float32 results into the output's dtype, rounded as c10's scalar conversions round (bf16: to nearest even,
-// NaN as 0x7FC0; fp16: the F16C conversion c10 uses on AVX2/AVX-512 builds).
+// 64 float32 results into the output's dtype (store_rounded.h: rounded as c10's scalar conversions round).
 template <typename scalar_t>
 inline void store_block(const float* in, scalar_t* out) {
-  for (int64_t j = 0; j < kBlockRows; j += 16) {
-    const __m512 v = _mm512_loadu_ps(in + j);
-    __m256i halves;
-    if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-      const __m512i bits = _mm512_castps_si512(v);
-      const __m512i bias = _mm512_add_epi32(_mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1)),
-                                            _mm512_set1_epi32(0x7FFF));
-      const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, bias), 16);
-      const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-      halves = _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, _mm512_set1_epi32(0x7FC0)));
-    } else {
-      halves = _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), halves);
-  }
+  warden::store_rounded(in, out, kBlockRows);
 }
 
 // Eight consecutive k of 32 rows (one nibble plane: a byte per row and k, loaded as two k per 512-bit vector)

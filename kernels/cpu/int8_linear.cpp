@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "quantize_input.h"
+#include "store_rounded.h"
 
 // The AVX2 build of the same kernel, for x86 CPUs without AVX-512 VNNI (AMD Zen 2/3, Intel client cores): vpmaddwd
 // pairs instead of vpdpwssd, half a chunk per 256-bit vector; every result bitwise the AVX-512 kernel's.
@@ -286,6 +287,144 @@ void int8_linear_kernel(const at::Tensor& x, const at::Tensor& weight, const at:
 
 #endif  // WARDEN_ONE_ROW_VECTOR || WARDEN_INT8_AVX2
 
+#if defined(WARDEN_ONE_ROW_VECTOR) && defined(__AVX512BF16__)
+#define WARDEN_INT8_BF16_GEMM 1
+
+// Many rows in bfloat16 (the LM head of decode steps of 9+ sequences, int8 layers above the small-batch rows) on
+// AVX512-BF16 CPUs: the inputs unquantized and the products exact (int8 weights are exact in bfloat16), float32
+// sums, as torch's kernel computes them but 32 products per instruction where it makes 16 float FMAs after converting
+// every weight. Each block of 64 output rows is converted once per call into vdpbf16ps operands (per pair of k, four
+// vectors of 16 rows, each 32-bit lane one row's two bf16 weights), then every input row's broadcast (x_k, x_k+1)
+// pair is dotted with them in tiles of kGemmTileInputs rows, 16 accumulators; y[n] = scale[n] * sum_k w[n, k] x[k].
+constexpr int64_t kGemmBlockRows = 64;
+constexpr int kGemmTileInputs = 4;
+
+// The 16 x 16 matrix of 32-bit words in r[0..15] transposed in place: afterwards r[t] lane i is r[i] lane t before.
+// Pairs of words, then of 64-bit halves, within each 128-bit lane; then the 128-bit lanes, in two steps.
+inline void transpose_16x16(__m512i (&r)[16]) {
+  __m512i t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  // r[4q + c] lane L: column 4L + c of rows 4q .. 4q + 3
+  for (int q = 0; q < 4; ++q) {
+    r[4 * q] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
+    r[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
+    r[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
+    r[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
+  }
+  // t[c] (c < 4): columns c and 8 + c of rows 0-7; t[4 + c]: columns 4 + c and 12 + c; t[8 ..]: the same of rows 8-15
+  for (int half = 0; half < 2; ++half)
+    for (int c = 0; c < 4; ++c) {
+      t[8 * half + c] = _mm512_shuffle_i32x4(r[8 * half + c], r[8 * half + 4 + c], 0x88);
+      t[8 * half + 4 + c] = _mm512_shuffle_i32x4(r[8 * half + c], r[8 * half + 4 + c], 0xDD);
+    }
+  for (int c = 0; c < 8; ++c) {
+    r[c] = _mm512_shuffle_i32x4(t[c], t[8 + c], 0x88);
+    r[8 + c] = _mm512_shuffle_i32x4(t[c], t[8 + c], 0xDD);
+  }
+}
+
+// Weight rows 0..63 from `w` (int8 [.., K]) as vdpbf16ps operands: codes[kp * 4 + j] lane i holds the bf16 pair
+// (w[16j + i, 2kp], w[16j + i, 2kp + 1]). Each 16 rows are converted row-major into `staging` (16 x K bf16, in L1),
+// then transposed 16 x 16 words at a time. An int8 is exact in float32 with its low 16 bits zero, so its bf16 is
+// the float's high half, and one word permute packs 32 of them (vcvtne2ps2bf16's rounding has nothing to round).
+// The conversion is most of the cost at few rows (SmolLM2's head, one Zen 5 core: ~3.5 ms a call of the ~3.6 at
+// one row), which is why the GEMM serves many rows only.
+inline void convert_int8_block(const int8_t* w, int64_t K, uint32_t* staging, __m512i* codes) {
+  const int64_t words = K / 2;
+  alignas(64) int16_t odd[32];
+  for (int i = 0; i < 32; ++i) odd[i] = static_cast<int16_t>(2 * i + 1);
+  const __m512i odd_words = _mm512_load_si512(odd);
+  for (int j = 0; j < kGemmBlockRows / 16; ++j) {
+    for (int64_t row = 0; row < 16; ++row) {
+      const int8_t* src = w + (16 * j + row) * K;
+      for (int64_t k = 0; k < K; k += 32) {
+        if (k % 64 == 0) _mm_prefetch(reinterpret_cast<const char*>(src + k) + kPrefetchBytes, _MM_HINT_T0);
+        const __m512 low = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(src + k))));
+        const __m512 high = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(src + k + 16))));
+        _mm512_storeu_si512(staging + row * words + k / 2,
+                            _mm512_permutex2var_epi16(_mm512_castps_si512(low), odd_words, _mm512_castps_si512(high)));
+      }
+    }
+    for (int64_t kp0 = 0; kp0 < words; kp0 += 16) {
+      __m512i tile[16];
+      for (int i = 0; i < 16; ++i) tile[i] = _mm512_loadu_si512(staging + i * words + kp0);
+      transpose_16x16(tile);
+      for (int t = 0; t < 16; ++t) _mm512_store_si512(codes + (kp0 + t) * 4 + j, tile[t]);
+    }
+  }
+}
+
+// R input rows (bf16 (k, k+1) pairs as 32-bit words) times one converted block: y[r] receives row r's 64 dot
+// products, unscaled.
+template <int R>
+void int8_gemm_tile(const __m512i* codes, const uint32_t* const (&x)[R], int64_t K, float* const (&y)[R]) {
+  __m512 acc[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_setzero_ps();
+  for (int64_t kp = 0; kp < K / 2; ++kp) {
+    const __m512i* w = codes + kp * 4;
+    for (int r = 0; r < R; ++r) {
+      const __m512bh pair = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[r][kp]));
+      for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_dpbf16_ps(acc[r][j], (__m512bh)_mm512_load_si512(w + j), pair);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + 16 * j, acc[r][j]);
+}
+
+// Input rows m0 .. m0 + R - 1 of `xs` (bf16 pairs, K / 2 words a row) against one converted block, into dots[0 .. R).
+template <int R>
+void int8_gemm_rows(const __m512i* codes, const uint32_t* xs, int64_t m0, int64_t K,
+                    float (&dots)[kGemmTileInputs][kGemmBlockRows]) {
+  const uint32_t* x_rows[R];
+  float* out_rows[R];
+  for (int r = 0; r < R; ++r) x_rows[r] = xs + (m0 + r) * (K / 2), out_rows[r] = dots[r];
+  int8_gemm_tile<R>(codes, x_rows, K, out_rows);
+}
+
+void int8_gemm_bf16_kernel(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales, at::Tensor& out) {
+  const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
+  const auto* xs = reinterpret_cast<const uint32_t*>(x.const_data_ptr<c10::BFloat16>());
+  const int8_t* w = weight.const_data_ptr<int8_t>();
+  const c10::BFloat16* s = scales.const_data_ptr<c10::BFloat16>();
+  c10::BFloat16* y = out.mutable_data_ptr<c10::BFloat16>();
+  at::parallel_for(0, N / kGemmBlockRows, 1, [&](int64_t begin, int64_t end) {
+    std::vector<__m512i> codes(K / 2 * 4);  // one block converted: K / 2 x 256 bytes, read from L1/L2 per tile
+    std::vector<uint32_t> staging(16 * K / 2);
+    alignas(64) float dots[kGemmTileInputs][kGemmBlockRows];
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t n0 = b * kGemmBlockRows;
+      convert_int8_block(w + n0 * K, K, staging.data(), codes.data());
+      // The block's scales as float32 (bf16 is the high half of a float32).
+      __m512 block_scales[4];
+      for (int j = 0; j < 4; ++j)
+        block_scales[j] = _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + n0 + 16 * j))), 16));
+      for (int64_t m0 = 0; m0 < M; m0 += kGemmTileInputs) {
+        const int64_t tile = std::min<int64_t>(kGemmTileInputs, M - m0);
+        switch (tile) {
+          case 1: int8_gemm_rows<1>(codes.data(), xs, m0, K, dots); break;
+          case 2: int8_gemm_rows<2>(codes.data(), xs, m0, K, dots); break;
+          case 3: int8_gemm_rows<3>(codes.data(), xs, m0, K, dots); break;
+          default: int8_gemm_rows<kGemmTileInputs>(codes.data(), xs, m0, K, dots); break;
+        }
+        for (int64_t r = 0; r < tile; ++r) {
+          for (int j = 0; j < 4; ++j)
+            _mm512_store_ps(dots[r] + 16 * j, _mm512_mul_ps(_mm512_load_ps(dots[r] + 16 * j), block_scales[j]));
+          warden::store_rounded(dots[r], y + (m0 + r) * N + n0, kGemmBlockRows);
+        }
+      }
+    }
+  });
+}
+
+#endif  // WARDEN_ONE_ROW_VECTOR && __AVX512BF16__
+
 constexpr bool kAvx2 =
 #ifdef WARDEN_INT8_AVX2
     true;
@@ -337,12 +476,38 @@ at::Tensor int8_linear(const at::Tensor& x, const at::Tensor& weight, const at::
   return run_kernel<true>(x, weight, scales);
 }
 
-// This kernel for inputs of at most `kernel_rows` rows, torch's for more (where its weight-to-float conversion is
-// shared by enough rows): for a compiled graph whose row count is symbolic, the choice made per call inside one
-// opaque op, as int4_linear_up_to.
+// Whether int8_gemm_bf16 is built here (AVX512-BF16).
+bool bf16_gemm_built() {
+#ifdef WARDEN_INT8_BF16_GEMM
+  return true;
+#else
+  return false;
+#endif
+}
+
+// The bf16 GEMM for many rows (above): bfloat16 inputs and scales, whole blocks of 64 output rows.
+at::Tensor int8_gemm_bf16(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales) {
+  TORCH_CHECK(bf16_gemm_built(), "int8_gemm_bf16 needs AVX512-BF16; use torch._weight_int8pack_mm");
+  check_inputs(x, weight, scales);
+  TORCH_CHECK(x.scalar_type() == at::kBFloat16, "int8_gemm_bf16 takes bfloat16 inputs");
+  TORCH_CHECK(weight.size(0) % 64 == 0, "int8_gemm_bf16 converts 64 output rows at a time: N must be a multiple of "
+              "64, got ", weight.size(0));
+  at::Tensor out = at::empty({x.size(0), weight.size(0)}, x.options());
+#ifdef WARDEN_INT8_BF16_GEMM
+  int8_gemm_bf16_kernel(x.contiguous(), weight, scales, out);
+#endif
+  return out;
+}
+
+// This kernel for inputs of at most `kernel_rows` rows; above, one that keeps the inputs unquantized: the bf16 GEMM
+// for bfloat16 inputs on AVX512-BF16 CPUs (whole 64-row blocks), else torch's kernel (where its weight-to-float
+// conversion is shared by enough rows). For a compiled graph whose row count is symbolic, the choice made per call
+// inside one opaque op, as int4_linear_up_to.
 at::Tensor int8_linear_up_to(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales,
                              int64_t kernel_rows) {
   if (x.size(0) <= kernel_rows) return int8_linear(x, weight, scales);
+  if (bf16_gemm_built() && x.scalar_type() == at::kBFloat16 && weight.size(0) % 64 == 0)
+    return int8_gemm_bf16(x, weight, scales);
   return at::_weight_int8pack_mm(x, weight, scales);
 }
 
@@ -354,10 +519,13 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int8_linear(Tensor x, Tensor weight, Tensor scales) -> Tensor");
   m.def("int8_linear_avx2(Tensor x, Tensor weight, Tensor scales) -> Tensor");
   m.def("int8_linear_up_to(Tensor x, Tensor weight, Tensor scales, int kernel_rows) -> Tensor");
+  m.def("int8_gemm_bf16_runs() -> bool", [] { return bf16_gemm_built(); });
+  m.def("int8_gemm_bf16(Tensor x, Tensor weight, Tensor scales) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int8_linear", &int8_linear);
   m.impl("int8_linear_avx2", &int8_linear_avx2);
   m.impl("int8_linear_up_to", &int8_linear_up_to);
+  m.impl("int8_gemm_bf16", &int8_gemm_bf16);
 }

@@ -11,10 +11,10 @@ logic (lanes, masks, tails, tiles, summation order), not their speed. The rewrit
 - the AVX-512 feature guards (``defined(__AVX512F__)``, ``__AVX512BW__``, ``__AVX512VL__``, ``__AVX512VNNI__``,
   ``__AVX512BF16__`` in ``#if``/``#elif``/``#ifdef``) read as true, so ``quantize_input.h`` defines
   ``WARDEN_ONE_ROW_VECTOR`` (the int4 and int8 linears' AVX-512 VNNI kernels and vector quantization),
-  ``argmax.cpp`` ``WARDEN_ARGMAX_VECTOR``, ``paged_attention.cpp`` ``WARDEN_BF16_ATTENTION`` and ``int4_linear.cpp``
-  ``WARDEN_BF16_GEMM``;
+  ``argmax.cpp`` ``WARDEN_ARGMAX_VECTOR``, ``paged_attention.cpp`` ``WARDEN_BF16_ATTENTION``, ``int4_linear.cpp``
+  ``WARDEN_BF16_GEMM`` and ``int8_linear.cpp`` ``WARDEN_INT8_BF16_GEMM``;
 - ``#include <immintrin.h>`` becomes ``simde_shim.h``: the native intrinsics, SIMDe's AVX-512 with its native
-  aliases, and per-lane versions of the 17 intrinsics SIMDe 0.7.4 lacks;
+  aliases, and per-lane versions of the 18 intrinsics SIMDe 0.7.4 lacks;
 - ``TORCH_LIBRARY*(warden_cpu, ...)`` registers under ``warden_cpu_avx512sim``;
 - ``at::_convert_weight_to_int4pack_for_cpu``, which the int4 linear calls to probe torch's packing
   (``packing_block_rows``), packs 64-row blocks as torch does on AVX-512 machines: this machine's torch packs
@@ -24,9 +24,9 @@ logic (lanes, masks, tails, tiles, summation order), not their speed. The rewrit
   ``pack_int4``), and so does ``int4_gemm_bf16``; only ``int4_linear_up_to``'s torch branch (float16 inputs above its
   rows: ``torch._weight_int4pack_mm_for_cpu``, this machine's torch) still expects 32-row blocks.
 
-Covered: ``int8_linear`` (+ ``int8_linear_up_to``), ``int4_linear`` (+ ``int4_linear_two_level``,
-``int4_linear_up_to``), ``int4_gemm_bf16`` (AVX512-BF16), ``argmax``'s vector path and the bfloat16
-``decode_attention`` (AVX512-BF16). Where the emulation is exact, so are the checks: every
+Covered: ``int8_linear`` (+ ``int8_linear_up_to``), ``int8_gemm_bf16`` (AVX512-BF16), ``int4_linear``
+(+ ``int4_linear_two_level``, ``int4_linear_up_to``), ``int4_gemm_bf16`` (AVX512-BF16), ``argmax``'s vector path
+and the bfloat16 ``decode_attention`` (AVX512-BF16). Where the emulation is exact, so are the checks: every
 integer and float32 operation the int8 kernel uses is emulated bit for bit (SIMDe's, or the shim's per-lane
 versions), so its results must equal the native AVX2 build's bitwise, as on a real AVX-512 CPU. ``vdpbf16ps`` is
 emulated as its two bfloat16 products (exact in float32) added in turn, without the instruction's flushing of

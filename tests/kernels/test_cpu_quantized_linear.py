@@ -358,13 +358,95 @@ def test_int8_zero_and_non_finite_rows_stay_their_own_in_a_tile() -> None:
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
-def test_int8_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above(dtype) -> None:
-    weight, scales, _ = int8_weights(72, 128, dtype, seed=2)
+@pytest.mark.parametrize("out_features", [72, 128])  # 72: not whole 64-row blocks, which the bf16 GEMM converts
+def test_int8_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torchs_above(dtype, out_features) -> None:
+    weight, scales, _ = int8_weights(out_features, 128, dtype, seed=2)
+    gemm_above = dtype == torch.bfloat16 and out_features % 64 == 0 and kernels.cpu.int8_gemm_bf16_runs()
+    above = kernels.cpu.int8_gemm_bf16 if gemm_above else torch._weight_int8pack_mm
     for rows in (1, 3, 4, 5, 9):
         x = torch.randn(rows, 128, dtype=dtype)
         chosen = kernels.cpu.int8_linear_up_to(x, weight, scales, 4)
-        expected = (kernels.cpu.int8_linear if rows <= 4 else torch._weight_int8pack_mm)(x, weight, scales)
+        expected = (kernels.cpu.int8_linear if rows <= 4 else above)(x, weight, scales)
         assert chosen.dtype == dtype and torch.equal(chosen, expected), rows
+
+
+# The AVX512-BF16 GEMM for many rows of an int8 linear (int8_linear.cpp's int8_gemm_bf16).
+
+needs_int8_gemm = pytest.mark.skipif(not kernels.cpu.int8_gemm_bf16_runs(),
+                                     reason="no AVX512-BF16 here: int8_gemm_bf16 is not built")
+
+
+@needs_int8_gemm
+@pytest.mark.parametrize(("out_features", "in_features"), [(64, 64), (192, 576), (128, 1536), (1024, 576)])
+@pytest.mark.parametrize("rows", [1, 3, 4, 5, 9, 33])  # tiles of 4 rows and their remainders
+def test_int8_gemm_is_the_float_product_of_the_unquantized_inputs(out_features, in_features, rows) -> None:
+    """int8 weights are exact in bfloat16 and vdpbf16ps's products exact in float32: the float product of the
+    unquantized inputs, rounded once (its blocks' transposition puts every weight under its own row and k)."""
+    weight, scales, _ = int8_weights(out_features, in_features, torch.bfloat16, seed=out_features + rows)
+    x = torch.randn(rows, in_features, dtype=torch.bfloat16)
+    out = kernels.cpu.int8_gemm_bf16(x, weight, scales)
+    assert out.dtype == torch.bfloat16 and out.shape == (rows, out_features)
+    exact = (x.double() @ weight.double().t()) * scales.double()
+    assert_within_output_rounding(out, exact.float())
+
+
+@needs_int8_gemm
+def test_int8_gemm_places_every_weight_at_its_row_and_input() -> None:
+    """One nonzero weight at a time, at every row of a 64-row block and every pair of k across the 16 x 16 word
+    transposition, lands in exactly its output."""
+    in_features = 64
+    x = (torch.arange(in_features, dtype=torch.float32) + 1).to(torch.bfloat16).view(1, -1)
+    for row, k in [(0, 0), (0, 1), (15, 2), (16, 31), (17, 33), (47, 62), (63, 63), (5, 17)]:
+        weight = torch.zeros(128, in_features, dtype=torch.int8)
+        weight[64 + row, k] = 3  # in the second block
+        out = kernels.cpu.int8_gemm_bf16(x, weight, torch.ones(128, dtype=torch.bfloat16))
+        expected = torch.zeros(1, 128)
+        expected[0, 64 + row] = 3 * (k + 1)
+        assert torch.equal(out.float(), expected), (row, k)
+
+
+@needs_int8_gemm
+def test_int8_gemm_gives_every_row_what_it_gets_alone_and_keeps_non_finite_rows() -> None:
+    weight, scales, _ = int8_weights(192, 576, torch.bfloat16, seed=7)
+    x = torch.randn(11, 576, dtype=torch.bfloat16)
+    x[2] = 0
+    x[3, 100] = 500.0  # an outlier: no input quantization flattens the rest of its group
+    x[5, 7], x[8, 300] = float("nan"), float("inf")
+    together = kernels.cpu.int8_gemm_bf16(x, weight, scales)
+    for m in range(11):
+        alone = kernels.cpu.int8_gemm_bf16(x[m:m + 1], weight, scales)
+        torch.testing.assert_close(together[m:m + 1], alone, rtol=0, atol=0, equal_nan=True)
+    assert torch.equal(together[2], torch.zeros(192, dtype=torch.bfloat16))
+    finite = [0, 1, 3, 4, 6, 7, 9, 10]
+    assert_within_output_rounding(together[finite], ((x[finite].double() @ weight.double().t())
+                                                     * scales.double()).float())
+    assert together[5].isnan().all() and not together[8].isfinite().any()
+
+
+@needs_int8_gemm
+def test_int8_gemm_stays_closer_to_float_than_int8_inputs_do() -> None:
+    """Against the two-level int8 inputs of the small-batch kernel, on rows with an outlier channel."""
+    weight, scales, dequantized = int8_weights(1024, 576, torch.bfloat16, seed=3)
+    x = torch.randn(12, 576, dtype=torch.bfloat16)
+    x[:, 100] = 60.0
+    exact = x.float() @ dequantized.t()
+
+    def error(out: torch.Tensor) -> float:
+        return float((out.float() - exact).pow(2).mean().sqrt() / exact.pow(2).mean().sqrt())
+
+    assert error(kernels.cpu.int8_gemm_bf16(x, weight, scales)) <= error(kernels.cpu.int8_linear(x, weight, scales))
+
+
+@needs_int8_gemm
+def test_int8_gemm_refuses_what_it_cannot_read() -> None:
+    weight, scales, _ = int8_weights(128, 64, torch.bfloat16, seed=1)
+    with pytest.raises(RuntimeError, match="takes bfloat16 inputs"):
+        kernels.cpu.int8_gemm_bf16(torch.randn(9, 64), weight, scales.float())
+    odd_weight, odd_scales, _ = int8_weights(72, 64, torch.bfloat16, seed=1)
+    with pytest.raises(RuntimeError, match="multiple of 64"):
+        kernels.cpu.int8_gemm_bf16(torch.randn(9, 64, dtype=torch.bfloat16), odd_weight, odd_scales)
+    with pytest.raises(RuntimeError, match="K must be a multiple of 64"):
+        kernels.cpu.int8_gemm_bf16(torch.randn(9, 32, dtype=torch.bfloat16), weight[:, :32].contiguous(), scales)
 
 
 def test_int8_linear_up_to_traces_with_its_output_shape() -> None:
