@@ -10,7 +10,8 @@ differ by CPU, so this measures every candidate on the machine it runs on:
   ``kernels.cpu.int4_linear`` (int8-quantized inputs, tiles of 4 rows: the small-batch kernel),
   ``kernels.cpu.int4_linear_two_level`` (the inputs in two levels: the one-row linear), ``kernels.cpu.int4_gemm_avx2``
   (float32 inputs times weights dequantized once per call) and ``torch._weight_int4pack_mm_for_cpu``.
-- int8 LM head (576->49152, 28 MB): ``kernels.cpu.int8_linear`` and ``torch._weight_int8pack_mm``.
+- int8 LM head (576->49152, 28 MB): ``kernels.cpu.int8_linear`` (two-level int8 inputs), ``kernels.cpu.int8_gemm_bf16``
+  (bf16 inputs, each weight block converted to bf16 once per call) and ``torch._weight_int8pack_mm``.
 
 Random weights with the model's shapes and the serving dtype (bf16), quantized by ``engine.layers.Linear`` exactly as
 the engine does. Each round times every candidate at every row count once, candidates in alternating order, so a
@@ -101,6 +102,8 @@ def int8_head_candidates(dtype: torch.dtype) -> dict[str, Run]:
     candidates = {"torch int8": each(torch._weight_int8pack_mm)}
     if cpu_kernels.one_row_linear_supported("int8", *HEAD_SHAPE[::-1]):
         candidates["warden int8"] = each(cpu_kernels.int8_linear)
+    if cpu_kernels.int8_gemm_bf16_runs():
+        candidates["warden int8 GEMM (bf16 inputs, AVX512-BF16)"] = each(cpu_kernels.int8_gemm_bf16)
     return candidates
 
 

@@ -108,11 +108,20 @@ def cpu_int4_linear_up_to(out_features: int, in_features: int) -> Callable | Non
 
 
 def cpu_int8_linear_up_to(out_features: int, in_features: int) -> Callable | None:
-    """``kernels.cpu.int8_linear_up_to`` (the int8 kernel up to a row count, ``torch._weight_int8pack_mm`` above it,
-    chosen per call) where ``cpu_one_row_linear("int8", ...)`` runs, else None."""
+    """``kernels.cpu.int8_linear_up_to`` (the int8 kernel up to a row count; above it the bf16 GEMM where
+    ``cpu_int8_gemm_runs``, else ``torch._weight_int8pack_mm``; chosen per call) where
+    ``cpu_one_row_linear("int8", ...)`` runs, else None."""
     if cpu_one_row_linear("int8", out_features, in_features) is None:
         return None
     return _cpu_module().int8_linear_up_to
+
+
+def cpu_int8_gemm_runs(out_features: int, dtype: torch.dtype) -> bool:
+    """Whether ``kernels.cpu.int8_linear_up_to`` runs ``int8_gemm_bf16`` above its kernel rows for a layer of
+    ``out_features`` outputs in ``dtype`` (AVX512-BF16, bfloat16, whole 64-row blocks), rather than torch's kernel."""
+    module = _cpu_module() if _forced is None else None
+    return (module is not None and dtype == torch.bfloat16 and out_features % 64 == 0
+            and module.int8_gemm_bf16_runs())
 
 
 def uses_triton(device: torch.device) -> bool:

@@ -32,6 +32,8 @@ def test_the_benchmark_times_every_candidate_at_every_row_count(tmp_path: Path) 
         expected_layer |= {"warden int4 (int8 inputs)", "warden int4 (two-level inputs)"}
     expected_head = {"torch int8"} | ({"warden int8"} if cpu_kernels.one_row_linear_supported("int8", 64, 64)
                                       else set())
+    if cpu_kernels.int8_gemm_bf16_runs():
+        expected_head.add("warden int8 GEMM (bf16 inputs, AVX512-BF16)")
     for rows, expected in ((layer, expected_layer), (head, expected_head)):
         for row in rows:
             assert set(row) - {"rows"} == expected

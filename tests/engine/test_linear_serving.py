@@ -9,7 +9,10 @@ import torch.nn.functional as F
 from engine.config import EngineConfig
 from engine.layers.linear import INT4_GROUP_SIZE, Linear, cpu_prepack_supported
 from engine.llm import LLM
+from engine.model_runner import HEAD_KERNEL_ROWS
 from engine.sampling_params import SamplingParams
+from kernels import dispatch
+from tests.engine.test_compiled_model import assert_close_top_logprobs
 
 
 def make_linear(out_features: int, in_features: int, dtype: torch.dtype, bias: bool = False) -> Linear:
@@ -99,3 +102,24 @@ def test_int4_engine_quantizes_layers_not_head_and_prepacks_the_rest(tiny_llama_
         [r.token_ids for r in dense.generate(prompts, params)]
     single = served.generate(prompts[:1], params)[0]  # one row: the quantized kernels
     assert len(single.token_ids) == 6 and single.error is None
+
+
+@pytest.mark.skipif(not dispatch.cpu_int8_gemm_runs(64 * 768, torch.bfloat16),
+                    reason="no AVX512-BF16 here: int8_gemm_bf16 is not built, the int8 kernel serves every row count")
+def test_int4_engine_head_takes_the_bf16_gemm_above_the_small_batches(tiny_llama_dir, monkeypatch):
+    """The int8 head's steps of more than HEAD_KERNEL_ROWS rows run kernels.cpu's bf16 GEMM (unquantized inputs)
+    instead of the two-level int8 kernel: the same logits up to rounding, at 12 sequences a step."""
+    common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", show_progress=False,
+                  num_kv_blocks=64, block_size=4, int8_max_rows=24, cpu_prepack=False, cpu_small_batch_rows=4)
+    served = LLM(EngineConfig(**common))
+    assert served.engine.model.lm_head.quant_kernel_rows == HEAD_KERNEL_ROWS
+    monkeypatch.setattr(dispatch, "cpu_int8_gemm_runs", lambda out_features, dtype: False)
+    int8_kernel = LLM(EngineConfig(**common))
+    assert int8_kernel.engine.model.lm_head.quant_kernel_rows == 24
+
+    params = SamplingParams(max_tokens=2, temperature=0, logprobs=20, ignore_eos=True)
+    prompts = [[1, 2, 3 + i, 4, 5 + i] for i in range(12)]
+    for gemm, kernel in zip(served.generate(prompts, params), int8_kernel.generate(prompts, params), strict=True):
+        assert_close_top_logprobs(gemm.logprobs[0], kernel.logprobs[0])
+        if gemm.token_ids[0] == kernel.token_ids[0]:
+            assert_close_top_logprobs(gemm.logprobs[1], kernel.logprobs[1])
