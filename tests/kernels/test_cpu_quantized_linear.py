@@ -378,10 +378,10 @@ needs_int8_gemm = pytest.mark.skipif(not kernels.cpu.int8_gemm_bf16_runs(),
 
 @needs_int8_gemm
 @pytest.mark.parametrize(("out_features", "in_features"), [(64, 64), (192, 576), (128, 1536), (1024, 576)])
-@pytest.mark.parametrize("rows", [1, 3, 4, 5, 9, 33])  # tiles of 4 rows and their remainders
+@pytest.mark.parametrize("rows", [1, 3, 4, 5, 9, 16, 17, 33])  # tiles of 4 and remainders; 16 / 17: both layouts
 def test_int8_gemm_is_the_float_product_of_the_unquantized_inputs(out_features, in_features, rows) -> None:
     """int8 weights are exact in bfloat16 and vdpbf16ps's products exact in float32: the float product of the
-    unquantized inputs, rounded once (its blocks' transposition puts every weight under its own row and k)."""
+    unquantized inputs, rounded once, in both layouts (k-lanes up to 16 rows, broadcast operands above)."""
     weight, scales, _ = int8_weights(out_features, in_features, torch.bfloat16, seed=out_features + rows)
     x = torch.randn(rows, in_features, dtype=torch.bfloat16)
     out = kernels.cpu.int8_gemm_bf16(x, weight, scales)
@@ -391,24 +391,26 @@ def test_int8_gemm_is_the_float_product_of_the_unquantized_inputs(out_features, 
 
 
 @needs_int8_gemm
-def test_int8_gemm_places_every_weight_at_its_row_and_input() -> None:
-    """One nonzero weight at a time, at every row of a 64-row block and every pair of k across the 16 x 16 word
-    transposition, lands in exactly its output."""
+@pytest.mark.parametrize("rows", [1, 17])  # the k-lanes and the broadcast layout
+def test_int8_gemm_places_every_weight_at_its_row_and_input(rows: int) -> None:
+    """One nonzero weight at a time, at rows and k across a 64-row block (every byte of a k-lanes lane, both sides
+    of the broadcast layout's 16 x 16 word transposition), lands in exactly its output, for every input row."""
     in_features = 64
-    x = (torch.arange(in_features, dtype=torch.float32) + 1).to(torch.bfloat16).view(1, -1)
-    for row, k in [(0, 0), (0, 1), (15, 2), (16, 31), (17, 33), (47, 62), (63, 63), (5, 17)]:
+    x = (torch.arange(in_features, dtype=torch.float32) + 1).repeat(rows, 1) * torch.arange(1, rows + 1)[:, None]
+    x = x.to(torch.bfloat16)
+    for row, k in [(0, 0), (0, 1), (15, 2), (16, 31), (17, 33), (47, 62), (63, 63), (5, 17), (9, 3)]:
         weight = torch.zeros(128, in_features, dtype=torch.int8)
-        weight[64 + row, k] = 3  # in the second block
+        weight[64 + row, k] = -3  # in the second block
         out = kernels.cpu.int8_gemm_bf16(x, weight, torch.ones(128, dtype=torch.bfloat16))
-        expected = torch.zeros(1, 128)
-        expected[0, 64 + row] = 3 * (k + 1)
-        assert torch.equal(out.float(), expected), (row, k)
+        expected = torch.zeros(rows, 128)
+        expected[:, 64 + row] = -3 * x[:, k].float()
+        assert torch.equal(out.float(), expected.bfloat16().float()), (row, k)
 
 
 @needs_int8_gemm
 def test_int8_gemm_gives_every_row_what_it_gets_alone_and_keeps_non_finite_rows() -> None:
     weight, scales, _ = int8_weights(192, 576, torch.bfloat16, seed=7)
-    x = torch.randn(11, 576, dtype=torch.bfloat16)
+    x = torch.randn(11, 576, dtype=torch.bfloat16)  # up to 16 rows: one layout, whatever the tiles
     x[2] = 0
     x[3, 100] = 500.0  # an outlier: no input quantization flattens the rest of its group
     x[5, 7], x[8, 300] = float("nan"), float("inf")
