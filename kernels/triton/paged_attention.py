@@ -234,6 +234,7 @@ def _dot_pad(n: int) -> int:
 
 
 MAX_PARTITION = 1024
+MAX_MERGED = 128
 
 
 @cache
@@ -279,7 +280,10 @@ def _partition_size(config: DecodeConfig, block_n: int, programs_per_partition: 
     wide = keys // (4 * sms)
     if wide >= MIN_WIDE_PARTITION:
         return min(1 << (wide.bit_length() - 1), MAX_PARTITION)
-    return min(max(triton.next_power_of_2(max(keys // (2 * sms), 1)), block_n), MAX_PARTITION)
+    # At most MAX_MERGED partitions for the merge kernel to hold in registers (one long packed sequence would
+    # otherwise split into 32-key programs: 256 of them at 8k).
+    fewest = triton.next_power_of_2(triton.cdiv(max_len, MAX_MERGED))
+    return min(max(triton.next_power_of_2(max(keys // (2 * sms), 1)), block_n, fewest), MAX_PARTITION)
 
 
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,

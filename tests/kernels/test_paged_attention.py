@@ -130,6 +130,15 @@ def test_default_partition_sizes_on_an_h200(monkeypatch: pytest.MonkeyPatch, kv_
     assert size == expected
 
 
+def test_one_long_packed_sequence_keeps_the_merge_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SmolLM2's heads packed into one program per sequence: a lone 8k context splits into at most MAX_MERGED
+    partitions (64 keys each), not 32-key programs, so the merge's partial states stay a register tile."""
+    module = _host_module()
+    monkeypatch.setattr(module, "_sm_count", lambda device: 132)
+    assert module._partition_size(module.DEFAULT_DECODE, 32, 1, 8192, torch.device("cpu")) == 64
+    assert module._partition_size(module.DEFAULT_DECODE, 32, 1, 65536, torch.device("cpu")) == 512
+
+
 def _host_module() -> ModuleType:
     pytest.importorskip("triton")
     # The plain import (its host-side helpers only); the package's attribute of that name is the function.
