@@ -318,6 +318,19 @@ constexpr int kGemmTileInputs = 4;  // input rows dotted at a time with a conver
 constexpr int kLanesTileRows = 4;  // k-lanes: output rows converted and dotted together
 constexpr int64_t kLanesChunkWords = 32;  // k-lanes: bf16 pairs per 64 k, 16 of (4j, 4j+1) then 16 of (4j+2, 4j+3)
 
+// A 64-row block's scales as float32 (bf16 is the high half of a float32).
+inline void load_block_scales(const c10::BFloat16* scales, __m512 (&out)[4]) {
+  for (int j = 0; j < 4; ++j)
+    out[j] = _mm512_castsi512_ps(_mm512_slli_epi32(
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(scales + 16 * j))), 16));
+}
+
+// One input row's 64 dot products of a block, scaled in place and rounded once into the output.
+inline void store_scaled(float* dots, const __m512 (&scales)[4], c10::BFloat16* out) {
+  for (int j = 0; j < 4; ++j) _mm512_storeu_ps(dots + 16 * j, _mm512_mul_ps(_mm512_loadu_ps(dots + 16 * j), scales[j]));
+  warden::store_rounded(dots, out, kGemmBlockRows);
+}
+
 // --- the k-lanes layout (up to kLanesMaxRows rows) ---
 
 // Each input row's bf16 pairs in the weights' order: per 64 k, the even pairs (k 4j, 4j+1) then the odd ones.
@@ -438,17 +451,9 @@ void lanes_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const at::
             for (int r = 0; r < kLanesTileRows; ++r) block_out[(m0 + t) * kGemmBlockRows + r0 + r] = dots[t * 4 + r];
         }
       }
-      // The block's scales as float32 (bf16 is the high half of a float32), then each row rounded once.
       __m512 block_scales[4];
-      for (int j = 0; j < 4; ++j)
-        block_scales[j] = _mm512_castsi512_ps(_mm512_slli_epi32(
-            _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + n0 + 16 * j))), 16));
-      for (int64_t m = 0; m < M; ++m) {
-        float* row = block_out.data() + m * kGemmBlockRows;
-        for (int j = 0; j < 4; ++j)
-          _mm512_storeu_ps(row + 16 * j, _mm512_mul_ps(_mm512_loadu_ps(row + 16 * j), block_scales[j]));
-        warden::store_rounded(row, y + m * N + n0, kGemmBlockRows);
-      }
+      load_block_scales(s + n0, block_scales);
+      for (int64_t m = 0; m < M; ++m) store_scaled(block_out.data() + m * kGemmBlockRows, block_scales, y + m * N + n0);
     }
   });
 }
@@ -556,11 +561,8 @@ void broadcast_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const 
     for (int64_t b = begin; b < end; ++b) {
       const int64_t n0 = b * kGemmBlockRows;
       convert_int8_block(w + n0 * K, K, staging.data(), codes.data());
-      // The block's scales as float32 (bf16 is the high half of a float32).
       __m512 block_scales[4];
-      for (int j = 0; j < 4; ++j)
-        block_scales[j] = _mm512_castsi512_ps(_mm512_slli_epi32(
-            _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + n0 + 16 * j))), 16));
+      load_block_scales(s + n0, block_scales);
       for (int64_t m0 = 0; m0 < M; m0 += kGemmTileInputs) {
         const int64_t tile = std::min<int64_t>(kGemmTileInputs, M - m0);
         switch (tile) {
@@ -569,11 +571,7 @@ void broadcast_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const 
           case 3: broadcast_gemm_rows<3>(codes.data(), xs, m0, K, dots); break;
           default: broadcast_gemm_rows<kGemmTileInputs>(codes.data(), xs, m0, K, dots); break;
         }
-        for (int64_t r = 0; r < tile; ++r) {
-          for (int j = 0; j < 4; ++j)
-            _mm512_store_ps(dots[r] + 16 * j, _mm512_mul_ps(_mm512_load_ps(dots[r] + 16 * j), block_scales[j]));
-          warden::store_rounded(dots[r], y + (m0 + r) * N + n0, kGemmBlockRows);
-        }
+        for (int64_t r = 0; r < tile; ++r) store_scaled(dots[r], block_scales, y + (m0 + r) * N + n0);
       }
     }
   });
