@@ -291,6 +291,9 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
 //   y += scale * sum_k (q - 8) * x  +  zero * sum_k x
 // with sum_k x per row and group computed once per call.
 constexpr int kGemmTileRows = 4;
+// Up to this many rows the codes are converted in registers as they are dotted (one tile of all the rows) instead
+// of converting each block once into memory and reading it back per tile of kGemmTileRows rows.
+constexpr int64_t kDirectMaxRows = 8;
 
 // bf16 bit patterns of the integers -8 .. 7 (a code minus 8), indexed by the code; the other words unused.
 inline __m512i centred_code_table() {
@@ -299,52 +302,70 @@ inline __m512i centred_code_table() {
   return _mm512_load_si512(table);
 }
 
-// One block's codes as vdpbf16ps operands: out[kp * 4 + j] holds output rows 16j .. 16j+15 for k = 2kp, 2kp+1.
+// One pair of k (2kp, 2kp+1) of one nibble plane of a block's codes (plane 0: output rows 0-31, the low nibbles;
+// plane 1: rows 32-63) as vdpbf16ps operands: out[h] holds rows 32 * plane + 16h .. + 15.
 // torch's 64-row packing: byte i of (block, k) is row i's code in its low nibble and row 32 + i's in its high one.
-inline void convert_block(const uint8_t* block, int64_t K, const __m512i& table, __m512i* out) {
+inline void convert_k_pair_plane(const uint8_t* block, int64_t kp, int plane, const __m512i& table, __m512i* out) {
   const __m256i low_nibbles = _mm256_set1_epi8(0x0F);
-  for (int64_t kp = 0; kp < K / 2; ++kp) {
-    const __m256i even = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + (2 * kp) * 32));
-    const __m256i odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + (2 * kp + 1) * 32));
-    const __m256i planes[2][2] = {
-        {_mm256_and_si256(even, low_nibbles), _mm256_and_si256(odd, low_nibbles)},  // rows 0-31
-        {_mm256_and_si256(_mm256_srli_epi16(even, 4), low_nibbles),
-         _mm256_and_si256(_mm256_srli_epi16(odd, 4), low_nibbles)}};  // rows 32-63
-    for (int plane = 0; plane < 2; ++plane) {
-      // (k, k+1) byte pairs per row; unpacks stay in 128-bit lanes: low = rows {0-7, 16-23}, high = {8-15, 24-31}.
-      const __m256i low = _mm256_unpacklo_epi8(planes[plane][0], planes[plane][1]);
-      const __m256i high = _mm256_unpackhi_epi8(planes[plane][0], planes[plane][1]);
-      const __m256i rows[2] = {_mm256_permute2x128_si256(low, high, 0x20),   // rows 0-15 of the plane
-                               _mm256_permute2x128_si256(low, high, 0x31)};  // rows 16-31
-      for (int half = 0; half < 2; ++half)
-        out[kp * 4 + plane * 2 + half] = _mm512_permutexvar_epi16(_mm512_cvtepu8_epi16(rows[half]), table);
-    }
-  }
+  __m256i even = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + (2 * kp) * 32));
+  __m256i odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + (2 * kp + 1) * 32));
+  if (plane == 1) even = _mm256_srli_epi16(even, 4), odd = _mm256_srli_epi16(odd, 4);
+  even = _mm256_and_si256(even, low_nibbles), odd = _mm256_and_si256(odd, low_nibbles);
+  // (k, k+1) byte pairs per row; unpacks stay in 128-bit lanes: low = rows {0-7, 16-23}, high = {8-15, 24-31}.
+  const __m256i low = _mm256_unpacklo_epi8(even, odd), high = _mm256_unpackhi_epi8(even, odd);
+  const __m256i rows[2] = {_mm256_permute2x128_si256(low, high, 0x20),   // rows 0-15 of the plane
+                           _mm256_permute2x128_si256(low, high, 0x31)};  // rows 16-31
+  for (int half = 0; half < 2; ++half) out[half] = _mm512_permutexvar_epi16(_mm512_cvtepu8_epi16(rows[half]), table);
+}
+
+// Both planes of a pair of k: out[j] holds output rows 16j .. 16j+15.
+inline void convert_k_pair(const uint8_t* block, int64_t kp, const __m512i& table, __m512i* out) {
+  convert_k_pair_plane(block, kp, 0, table, out);
+  convert_k_pair_plane(block, kp, 1, table, out + 2);
+}
+
+// One block's codes as vdpbf16ps operands: out[kp * 4 + j] holds output rows 16j .. 16j+15 for k = 2kp, 2kp+1.
+inline void convert_block(const uint8_t* block, int64_t K, const __m512i& table, __m512i* out) {
+  for (int64_t kp = 0; kp < K / 2; ++kp) convert_k_pair(block, kp, table, out + kp * 4);
 }
 
 // R input rows (x pairs: each row's bf16 inputs as 32-bit (k, k+1) words) times one converted block: y[r] receives
 // row r's 64 float32 results.
-template <int R>
-void gemm_tile(const __m512i* codes, const c10::BFloat16* scales_zeros, const uint32_t* const* x,
-               const float* const* x_sums, int64_t K, int64_t N, int64_t group, int64_t n0, float* const* y) {
-  __m512 out[R][4];
+// J: the vectors of 16 output rows the tile computes, from j0 = 2 * plane: 4 (the block's 64 rows) or 2 (one
+// plane's 32, so that up to 8 input rows' accumulators fit the registers). kConvert: `weights` is the block's packed
+// codes, each pair of k converted in registers as it is dotted (a few rows: nothing goes through memory); else
+// `weights` is the block converted by convert_block.
+template <int R, bool kConvert, int J>
+void gemm_tile(const void* weights, const __m512i& table, int plane, const c10::BFloat16* scales_zeros,
+               const uint32_t* const* x, const float* const* x_sums, int64_t K, int64_t N, int64_t group, int64_t n0,
+               float* const* y) {
+  static_assert(J == 4 || J == 2);
+  const int j0 = J == 4 ? 0 : 2 * plane;
+  __m512 out[R][J];
   for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 4; ++j) out[r][j] = _mm512_setzero_ps();
+    for (int j = 0; j < J; ++j) out[r][j] = _mm512_setzero_ps();
   for (int64_t g = 0; g < K / group; ++g) {
-    __m512 acc[R][4];
+    __m512 acc[R][J];
     for (int r = 0; r < R; ++r)
-      for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_setzero_ps();
+      for (int j = 0; j < J; ++j) acc[r][j] = _mm512_setzero_ps();
     for (int64_t kp = g * group / 2; kp < (g + 1) * group / 2; ++kp) {
-      const __m512i* w = codes + kp * 4;
+      __m512i w[J];
+      if constexpr (kConvert && J == 4) {
+        convert_k_pair(static_cast<const uint8_t*>(weights), kp, table, w);
+      } else if constexpr (kConvert) {
+        convert_k_pair_plane(static_cast<const uint8_t*>(weights), kp, plane, table, w);
+      } else {
+        for (int j = 0; j < J; ++j) w[j] = _mm512_load_si512(static_cast<const __m512i*>(weights) + kp * 4 + j0 + j);
+      }
       for (int r = 0; r < R; ++r) {
         const __m512bh pair = (__m512bh)_mm512_set1_epi32(static_cast<int>(x[r][kp]));
-        for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_dpbf16_ps(acc[r][j], (__m512bh)_mm512_load_si512(w + j), pair);
+        for (int j = 0; j < J; ++j) acc[r][j] = _mm512_dpbf16_ps(acc[r][j], (__m512bh)w[j], pair);
       }
     }
     const c10::BFloat16* pairs = scales_zeros + (g * N + n0) * 2;
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < J; ++j) {
       __m512 scale, zero;
-      load_scale_zero(pairs + j * 32, scale, zero);
+      load_scale_zero(pairs + (j0 + j) * 32, scale, zero);
       for (int r = 0; r < R; ++r) {
         out[r][j] = _mm512_fmadd_ps(scale, acc[r][j], out[r][j]);
         out[r][j] = _mm512_fmadd_ps(zero, _mm512_set1_ps(x_sums[r][g]), out[r][j]);
@@ -352,7 +373,7 @@ void gemm_tile(const __m512i* codes, const c10::BFloat16* scales_zeros, const ui
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
+    for (int j = 0; j < J; ++j) _mm512_storeu_ps(y[r] + (j0 + j) * 16, out[r][j]);
 }
 
 void int4_gemm_bf16_kernel(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros,
@@ -365,27 +386,57 @@ void int4_gemm_bf16_kernel(const at::Tensor& x, const at::Tensor& packed, const 
   const c10::BFloat16* sz = scales_zeros.const_data_ptr<c10::BFloat16>();
   c10::BFloat16* y = out.mutable_data_ptr<c10::BFloat16>();
   const __m512i table = centred_code_table();
+  const bool direct = M <= kDirectMaxRows;
   at::parallel_for(0, N / kBlockRows, 1, [&](int64_t begin, int64_t end) {
-    std::vector<__m512i> codes(K / 2 * 4);  // one block converted: K / 2 x 256 bytes, read from L1/L2 per tile
-    alignas(64) float block_out[kGemmTileRows * kBlockRows];
+    // Many rows: one block converted once (K / 2 x 256 bytes, read from L1/L2 per tile); a few: none.
+    std::vector<__m512i> codes(direct ? 0 : K / 2 * 4);
+    alignas(64) float block_out[kDirectMaxRows * kBlockRows];
     for (int64_t b = begin; b < end; ++b) {
-      convert_block(w + b * K * (kBlockRows / 2), K, table, codes.data());
+      const uint8_t* block = w + b * K * (kBlockRows / 2);
+      if (!direct) convert_block(block, K, table, codes.data());
+      const void* weights = direct ? static_cast<const void*>(block) : static_cast<const void*>(codes.data());
       const int64_t n0 = b * kBlockRows;
-      for (int64_t m0 = 0; m0 < M; m0 += kGemmTileRows) {
-        const int64_t tile = std::min<int64_t>(kGemmTileRows, M - m0);
-        const uint32_t* x_rows[kGemmTileRows];
-        const float* sum_rows[kGemmTileRows];
-        float* out_rows[kGemmTileRows];
+      // A few rows: one tile (up to 4 rows, both planes a pass; 5-8 rows, a plane a pass, each k pair's codes
+      // converted once either way); many: tiles of 4 rows over the converted block.
+      const int64_t tile_rows = direct ? kDirectMaxRows : kGemmTileRows;
+      for (int64_t m0 = 0; m0 < M; m0 += tile_rows) {
+        const int64_t tile = std::min<int64_t>(tile_rows, M - m0);
+        const uint32_t* x_rows[kDirectMaxRows];
+        const float* sum_rows[kDirectMaxRows];
+        float* out_rows[kDirectMaxRows];
         for (int64_t r = 0; r < tile; ++r) {
           x_rows[r] = xs + (m0 + r) * K / 2;
           sum_rows[r] = sums + (m0 + r) * (K / group);
           out_rows[r] = block_out + r * kBlockRows;
         }
-        switch (tile) {
-          case 1: gemm_tile<1>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
-          case 2: gemm_tile<2>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
-          case 3: gemm_tile<3>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
-          default: gemm_tile<kGemmTileRows>(codes.data(), sz, x_rows, sum_rows, K, N, group, n0, out_rows); break;
+        const auto run = [&](auto rows, auto convert, auto vectors, int plane) {
+          gemm_tile<decltype(rows)::value, decltype(convert)::value, decltype(vectors)::value>(
+              weights, table, plane, sz, x_rows, sum_rows, K, N, group, n0, out_rows);
+        };
+        using Both = std::integral_constant<int, 4>;
+        using One = std::integral_constant<int, 2>;
+        const auto planes = [&](auto rows) {
+          run(rows, std::true_type{}, One{}, 0);
+          run(rows, std::true_type{}, One{}, 1);
+        };
+        if (direct) {
+          switch (tile) {
+            case 1: run(std::integral_constant<int, 1>{}, std::true_type{}, Both{}, 0); break;
+            case 2: run(std::integral_constant<int, 2>{}, std::true_type{}, Both{}, 0); break;
+            case 3: run(std::integral_constant<int, 3>{}, std::true_type{}, Both{}, 0); break;
+            case 4: run(std::integral_constant<int, 4>{}, std::true_type{}, Both{}, 0); break;
+            case 5: planes(std::integral_constant<int, 5>{}); break;
+            case 6: planes(std::integral_constant<int, 6>{}); break;
+            case 7: planes(std::integral_constant<int, 7>{}); break;
+            default: planes(std::integral_constant<int, kDirectMaxRows>{}); break;
+          }
+        } else {
+          switch (tile) {
+            case 1: run(std::integral_constant<int, 1>{}, std::false_type{}, Both{}, 0); break;
+            case 2: run(std::integral_constant<int, 2>{}, std::false_type{}, Both{}, 0); break;
+            case 3: run(std::integral_constant<int, 3>{}, std::false_type{}, Both{}, 0); break;
+            default: run(std::integral_constant<int, kGemmTileRows>{}, std::false_type{}, Both{}, 0); break;
+          }
         }
         for (int64_t r = 0; r < tile; ++r) store_block(block_out + r * kBlockRows, y + (m0 + r) * N + n0);
       }

@@ -515,7 +515,7 @@ def int4_gemm(request: pytest.FixtureRequest) -> Int4Gemm:
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (192, 64), (960, 576), (128, 1536)])
-@pytest.mark.parametrize("rows", [1, 5, 6, 7, 13, 33])  # register tiles of 6 rows and their remainders
+@pytest.mark.parametrize("rows", [1, 4, 5, 6, 7, 8, 13, 33])  # tiles (bf16: converted in registers up to 8 rows)
 def test_int4_gemm_is_the_float_product_of_the_unquantized_inputs(dtype, out_features, in_features, rows,
                                                                   int4_gemm) -> None:
     """1536 inputs: six chunks of dequantized k, the results carried across them in float32."""
