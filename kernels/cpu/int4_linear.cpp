@@ -292,7 +292,11 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
 // with sum_k x per row and group computed once per call.
 constexpr int kGemmTileRows = 4;
 // Up to this many rows the codes are converted in registers as they are dotted (one tile of all the rows) instead
-// of converting each block once into memory and reading it back per tile of kGemmTileRows rows.
+// of converting each block once into memory and reading it back per tile of kGemmTileRows rows: the round trip
+// through L2 was most of a few-row call (SmolLM2's layer, one Zen 5 core, us: 1 row 158 -> 82, 4 rows 198 -> 118.5,
+// 8 rows 271 -> 222, against the one-level int8-input kernel's 42 / 106 / 199). Still slower than that kernel, and in
+// the engine more so (paired, cpu_small_batch_rows 3 vs 8: c=4 0.93x, c=8 0.87x), so the small-batch rows stay the
+// kernel's by default; with 3, decode at 4-8 sequences gets the GEMM's accuracy (teacher-forced KL 0.0031 -> 0.0017).
 constexpr int64_t kDirectMaxRows = 8;
 
 // bf16 bit patterns of the integers -8 .. 7 (a code minus 8), indexed by the code; the other words unused.
@@ -556,8 +560,8 @@ at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t
 }
 
 // This kernel for inputs of at most `kernel_rows` rows; above, a kernel that keeps the inputs unquantized (torch's
-// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM (SmolLM2's layer, one core of a Zen 5 VM: 1.4x
-// torch's kernel at 8 rows, 1.9x at 32, 2.2x at 256; bench.cpu_linears), on CPUs without the AVX-512 kernel the AVX2
+// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM (SmolLM2's layer, one core of a Zen 5 VM: 1.6x
+// torch's kernel at 4-8 rows, 2.0x at 32, 2.4x at 256; bench.cpu_linears), on CPUs without the AVX-512 kernel the AVX2
 // float32 GEMM (torch's math, 2-3x its speed there), else torch's kernel. The int4 layers' op in the compiled engine's
 // graph of 2+ tokens. The choice is made per call, inside one opaque op, so that graph keeps one symbolic token range:
 // a graph of its own for the small steps (the same code compiled under other bounds) made inductor's cache add guards
