@@ -42,10 +42,12 @@ class EngineConfig:
     # steps of 8 rows 0.00315 nats against torch's float-input kernel's 0.00168, and with the kernel at every row
     # count (prefill included) 0.0042 at every step shape. So not above 8 by default. None: 8, or 1 on AMX CPUs,
     # whose inductor AMX templates were not measured against it. Where it is above 1, the int8 LM head runs
-    # kernels.cpu's int8 linear at every row count (its rows are the sampling sequences; its inputs take two levels;
-    # 1.3-1.75x torch's kernel from 1 to 256 rows on the Zen 5: bench.cpu_linears). Larger steps keep their inputs
-    # unquantized: on AVX512-BF16 CPUs kernels.cpu's bf16 GEMM (1.4x torch's kernel at 8 rows, 1.9-2.2x from 32 to
-    # 256 on a Zen 5), on CPUs without the AVX-512 kernel its float-input AVX2 GEMM (compiled engine on a Zen 3: c=8
+    # kernels.cpu's int8 linear (its rows are the sampling sequences; its inputs take two levels) at every row count,
+    # or on AVX512-BF16 CPUs up to model_runner.HEAD_KERNEL_ROWS and the bf16 GEMM above. 3 sends 4-8-row steps to
+    # the int4 bf16 GEMM: decode@4/@8 KL 0.0017 instead of 0.0031, at 0.93x / 0.87x the c=4 / c=8 throughput (paired,
+    # Zen 5). Larger steps keep their inputs unquantized: on AVX512-BF16 CPUs kernels.cpu's bf16 GEMM (1.5-1.6x
+    # torch's kernel at 8 rows, 1.9-2.4x from 32 to 256 on a Zen 5), on CPUs without the AVX-512 kernel its
+    # float-input AVX2 GEMM (compiled engine on a Zen 3: c=8
     # 1.51x, c=32 1.67x over torch's kernels), else torch's kernel (the AVX2 GEMM is 0.3-0.7x it on AVX-512 CPUs).
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and

@@ -22,7 +22,8 @@ weight vector once per tile of 4 rows (SmolLM2's layers, 2-16 rows on one core: 
 kernel with the weights in cache, 1.2-1.8x streaming them from memory); ``int4_linear_up_to`` picks it or torch's
 kernel per call by row count, for the compiled engine's graph of 2+ tokens. The int8 one likewise dots each weight
 chunk with a tile of 4 rows (M rows read the LM head once, not M times), every row bitwise what it gets alone, and
-``int8_linear_up_to`` picks it or ``torch._weight_int8pack_mm``. Without AVX-512 VNNI both run AVX2 builds of
+``int8_linear_up_to`` picks it or, above its rows, ``int8_gemm_bf16`` (AVX512-BF16, bfloat16 inputs unquantized) or
+``torch._weight_int8pack_mm``. Without AVX-512 VNNI both run AVX2 builds of
 the same kernels (``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bitwise the AVX-512 one's results);
 where the CPU lacks AVX2, FMA and F16C too they report unsupported and torch's ops serve. Above the small-batch
 rows on such CPUs ``int4_linear_up_to`` runs ``int4_gemm_avx2.cpp`` instead of torch's int4 kernel: each weight
@@ -30,8 +31,8 @@ block dequantized to float32 once per call and multiplied with the unquantized i
 (torch's math, no int8 inputs on the large steps; 1.4-1.9x torch's kernel at 9 rows, 2.0-2.3x from 32 to 256 on a
 Zen 3). On AVX512-BF16 CPUs (Zen 4/5, Cooper Lake and later Xeons) bfloat16 inputs above the small-batch rows take
 ``int4_gemm_bf16`` instead (``int4_linear.cpp``): each weight block converted once per call to bf16 codes minus 8
-(exact) and dotted by ``vdpbf16ps`` with the unquantized inputs, torch's accuracy at 1.4x its kernel's speed at 8
-rows and 1.9-2.2x from 32 to 256 (one Zen 5 core).
+(exact; up to 8 rows in registers as they are dotted) and dotted by ``vdpbf16ps`` with the unquantized inputs,
+torch's accuracy at 1.5-1.6x its kernel's speed at 4-8 rows and 1.9-2.4x from 32 to 256 (one Zen 5 core).
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four
@@ -171,9 +172,9 @@ def int8_gemm_bf16_runs() -> bool:
 
 
 def int8_gemm_bf16(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
-    """``torch._weight_int8pack_mm`` for bfloat16 inputs with the inputs unquantized: each 64-row weight block
-    converted once per call to bf16 (exact) and dotted by ``vdpbf16ps`` (exact products, float32 sums), for many
-    rows on AVX512-BF16 CPUs."""
+    """``torch._weight_int8pack_mm`` for bfloat16 inputs with the inputs unquantized: every weight converted once
+    per call to bf16 (exact) and dotted by ``vdpbf16ps`` (exact products, float32 sums); k along the lanes up to 16
+    rows, output rows along them above (``int8_linear.cpp``). For 5+ rows on AVX512-BF16 CPUs."""
     return torch.ops.warden_cpu.int8_gemm_bf16(x, weight, scales)
 
 
