@@ -15,6 +15,10 @@
    randomly initialised checkpoint with SmolLM2-135M's exact config (no weights can be downloaded on the
    device; speed does not depend on the weights' values, and both sides generate exactly N tokens with EOS
    ignored). Decode rate = batch * (N - 1) / (time(N tokens) - time(1 token)), so prefill is excluded for both.
+4. Prefill paged attention, both layouts: verification-sized chunks (64 sequences x 4 queries over 4k cached
+   tokens; memory-bound, so bandwidth and % of peak) and one 4k prompt (compute-bound, TFLOP/s of the causal
+   FLOPs), the default (a KV head's query heads packed into one program's rows) swept against one query head
+   per program and other tile shapes.
 
 Results are printed and written as JSON (default ``bench/results/kernels.json``).
 """
@@ -127,8 +131,12 @@ def device_ms(fn: Callable[[], object], device: torch.device, quick: bool, calls
 
 # --- decode attention -----------------------------------------------------------------------------------------
 
-def decode_inputs(batch: int, context: int, kv_heads: int, group: int, head_dim: int, block_size: int,
-                  dtype: torch.dtype, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Any]:
+def paged_inputs(batch: int, context: int, kv_heads: int, group: int, head_dim: int, block_size: int,
+                 dtype: torch.dtype, device: torch.device,
+                 query_len: int = 1) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Any]:
+    """A batch of ``batch`` sequences of ``context`` cached tokens whose last ``query_len`` are this step's
+    queries: decodes when ``query_len`` is 1, else prefill chunks (a verification step's few tokens, or a whole
+    prompt when ``query_len == context``)."""
     from kernels.attention_metadata import AttentionMetadata
 
     blocks_per_seq = -(-context // block_size)
@@ -137,16 +145,44 @@ def decode_inputs(batch: int, context: int, kv_heads: int, group: int, head_dim:
     shape = (num_blocks, block_size, kv_heads, head_dim)
     k_cache = torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype)
     v_cache = torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype)
-    q = torch.randn(batch, kv_heads * group, head_dim, generator=gen, device=device, dtype=torch.float32).to(dtype)
+    q = torch.randn(batch * query_len, kv_heads * group, head_dim, generator=gen, device=device,
+                    dtype=torch.float32).to(dtype)
     # Blocks scattered over the pool, as a long-running server's free list leaves them.
     tables = torch.randperm(num_blocks, generator=gen, device=device).view(batch, blocks_per_seq).to(torch.int32)
+    decodes = batch if query_len == 1 else 0
     meta = AttentionMetadata(
-        query_start_loc=torch.arange(batch + 1, dtype=torch.int32, device=device),
+        query_start_loc=torch.arange(0, batch * query_len + 1, query_len, dtype=torch.int32, device=device),
         seq_lens=torch.full((batch,), context, dtype=torch.int32, device=device),
-        block_tables=tables, slot_mapping=torch.zeros(batch, dtype=torch.int64, device=device),
-        num_decodes=batch, max_query_len=1, max_seq_len=context, max_decode_seq_len=context,
+        block_tables=tables, slot_mapping=torch.zeros(batch * query_len, dtype=torch.int64, device=device),
+        num_decodes=decodes, max_query_len=query_len, max_seq_len=context,
+        max_decode_seq_len=context if decodes else 0,
     )
     return q, k_cache, v_cache, meta
+
+
+def _checked_timings(configs: list[Any], run: Callable[[Any], torch.Tensor], expected: torch.Tensor,
+                     tolerance: float, device: torch.device, smoke: bool) -> tuple[dict[Any, float], dict[Any, str]]:
+    """Every config must be right before its timing means anything: each is checked against the float32
+    reference once; a config that fails (wrong, or out of resources on this device) is kept with its error
+    and left out of the timings."""
+    timings, failures = {}, {}
+    for config in configs:
+        try:
+            error = (run(config).float() - expected).abs().max().item()
+            if not error <= tolerance:
+                raise AssertionError(f"max abs error {error:.3g} against the reference")
+            timings[config] = device_ms(lambda c=config: run(c), device, smoke)
+        except Exception as exc:  # one config's failure must not lose the others' figures
+            failures[config] = f"{type(exc).__name__}: {exc}"[:300]
+            print(f"  config {config} failed: {failures[config]}", flush=True)
+    return timings, failures
+
+
+def _sweep_entries(timings: dict[Any, float], failures: dict[Any, str], work: float,
+                   unit: str) -> list[dict[str, Any]]:
+    """Every config's time and rate (``work`` per millisecond in ``unit``), and every failure's error."""
+    return ([{**asdict(config), "ms": ms, unit: work / ms} for config, ms in timings.items()]
+            + [{**asdict(config), "error": error} for config, error in failures.items()])
 
 
 def _decode_row(batch: int, context: int, kv_heads: int, group: int, head_dim: int, dtype: torch.dtype,
@@ -155,28 +191,19 @@ def _decode_row(batch: int, context: int, kv_heads: int, group: int, head_dim: i
     from kernels.triton import paged_attention as triton_attention
     from kernels.triton.paged_attention import DEFAULT_DECODE, decode_attention
 
-    q, k_cache, v_cache, meta = decode_inputs(batch, context, kv_heads, group, head_dim, 16, dtype, device)
+    q, k_cache, v_cache, meta = paged_inputs(batch, context, kv_heads, group, head_dim, 16, dtype, device)
     scale = head_dim**-0.5
     kv_bytes = 2 * batch * context * kv_heads * head_dim * dtype.itemsize
     moved = kv_bytes + 2 * q.numel() * dtype.itemsize + 4 * meta.block_tables.numel()
     out = torch.empty_like(q)
-    # Every config must be right before its timing means anything: each is checked against the float32
-    # reference once; a config that fails (wrong, or out of resources on this device) is kept with its error
-    # and left out of the best.
+
+    def run(config: Any) -> torch.Tensor:
+        decode_attention(q, k_cache, v_cache, meta, scale, out, config)
+        return out
+
     expected = reference_attention(q.float(), k_cache.float(), v_cache.float(), meta, scale)
     tolerance = 3e-3 if dtype == torch.float16 else 2e-2
-    timings, failures = {}, {}
-    for config in configs:
-        try:
-            decode_attention(q, k_cache, v_cache, meta, scale, out, config)
-            error = (out.float() - expected).abs().max().item()
-            if not error <= tolerance:
-                raise AssertionError(f"max abs error {error:.3g} against the reference")
-            timings[config] = device_ms(lambda c=config: decode_attention(q, k_cache, v_cache, meta, scale, out, c),
-                                        device, smoke)
-        except Exception as exc:  # one config's failure must not lose the others' figures
-            failures[config] = f"{type(exc).__name__}: {exc}"[:300]
-            print(f"  config {config} failed: {failures[config]}", flush=True)
+    timings, failures = _checked_timings(configs, run, expected, tolerance, device, smoke)
     if DEFAULT_DECODE not in timings:
         raise RuntimeError(f"the default decode config failed: {failures[DEFAULT_DECODE]}")
     # Eager, like for like: what the engine's reference path costs against the Triton path without graphs.
@@ -190,8 +217,7 @@ def _decode_row(batch: int, context: int, kv_heads: int, group: int, head_dim: i
         "default_gb_s": moved / timings[DEFAULT_DECODE] / 1e6, "best_gb_s": moved / timings[best] / 1e6,
         "eager_ms": eager_ms, "reference_eager_ms": ref_ms, "eager_speedup_vs_reference": ref_ms / eager_ms,
         # Every config's time, so packed and one-head-per-program launches compare shape by shape.
-        "sweep": [{**asdict(config), "ms": ms, "gb_s": moved / ms / 1e6} for config, ms in timings.items()]
-        + [{**asdict(config), "error": error} for config, error in failures.items()],
+        "sweep": _sweep_entries(timings, failures, moved / 1e6, "gb_s"),
     }
     if peak:
         row["default_pct_of_peak"] = 100 * row["default_gb_s"] * 1e9 / peak
@@ -231,6 +257,80 @@ def bench_decode_attention(device: torch.device, smoke: bool, peak: float | None
                   f"{row['default_gb_s']:7.0f} GB/s {row.get('default_pct_of_peak', 0):5.1f}% of peak "
                   f"(best {row['best_gb_s']:.0f} GB/s {row.get('best_pct_of_peak', 0):.1f}% {best}) "
                   f"eager {row['eager_ms']:.3f} ms vs reference {row['reference_eager_ms']:.3f} ms", flush=True)
+    return rows
+
+
+# --- prefill attention ----------------------------------------------------------------------------------------
+
+def prefill_configs() -> list[Any]:
+    """The prefill launch configs swept: the default (the query heads of a KV head packed into one program's
+    rows), one query head per program (the layout before packing), and packed tile shapes around the default."""
+    from kernels.triton.paged_attention import DEFAULT_PREFILL, PrefillConfig
+
+    swept = [PrefillConfig(pack_query_heads=False), PrefillConfig(128, 64, 8, 2), PrefillConfig(64, 32, 4, 3),
+             PrefillConfig(32, 64, 4, 2), PrefillConfig(64, 64, 4, 3)]
+    return list(dict.fromkeys([DEFAULT_PREFILL, *swept]))
+
+
+def _prefill_row(batch: int, query_len: int, context: int, kv_heads: int, group: int, head_dim: int,
+                 dtype: torch.dtype, device: torch.device, configs: list[Any], smoke: bool,
+                 peak: float | None) -> dict[str, Any]:
+    from kernels.reference.paged_attention import paged_attention as reference_attention
+    from kernels.triton.paged_attention import DEFAULT_PREFILL, prefill_attention
+
+    q, k_cache, v_cache, meta = paged_inputs(batch, context, kv_heads, group, head_dim, 16, dtype, device,
+                                             query_len=query_len)
+    scale = head_dim**-0.5
+    # Bytes that must move (each sequence's keys and values once, queries in and out) and the causal FLOPs
+    # (Q.K and P.V over each query's visible keys).
+    moved = (2 * batch * context * kv_heads * head_dim + 2 * q.numel()) * dtype.itemsize
+    visible = sum(context - query_len + 1 + i for i in range(query_len))
+    flops = 4 * batch * visible * kv_heads * group * head_dim
+    out = torch.empty_like(q)
+
+    def run(config: Any) -> torch.Tensor:
+        prefill_attention(q, k_cache, v_cache, meta, scale, out, config)
+        return out
+
+    expected = reference_attention(q.float(), k_cache.float(), v_cache.float(), meta, scale)
+    tolerance = 3e-3 if dtype == torch.float16 else 2e-2
+    timings, failures = _checked_timings(configs, run, expected, tolerance, device, smoke)
+    if DEFAULT_PREFILL not in timings:
+        raise RuntimeError(f"the default prefill config failed: {failures[DEFAULT_PREFILL]}")
+    best = min(timings, key=timings.__getitem__)
+    default_ms = timings[DEFAULT_PREFILL]
+    row = {
+        "kv_heads": kv_heads, "queries_per_kv": group, "head_dim": head_dim, "batch": batch,
+        "query_len": query_len, "context": context, "dtype": str(dtype).removeprefix("torch."),
+        "bytes_moved": moved, "flops": flops,
+        "default_ms": default_ms, "best_ms": timings[best], "best_config": asdict(best),
+        "default_gb_s": moved / default_ms / 1e6, "default_tflops": flops / default_ms / 1e9,
+        "sweep": _sweep_entries(timings, failures, flops / 1e9, "tflops"),
+    }
+    if peak:
+        row["default_pct_of_peak"] = 100 * row["default_gb_s"] * 1e9 / peak
+    return row
+
+
+def bench_prefill_attention(device: torch.device, smoke: bool, peak: float | None) -> list[dict[str, Any]]:
+    """Verification-sized chunks (64 sequences x 4 queries over 4k cached tokens: memory-bound like decode,
+    so GB/s) and one 4k prompt (compute-bound: TFLOP/s), packed query heads against one head per program."""
+    from kernels.triton.paged_attention import DEFAULT_PREFILL, PrefillConfig
+
+    dtype = torch.float16 if smoke else torch.bfloat16
+    layouts = [("smollm2-135m", 3, 3, 64), ("llama3-8b-like", 8, 4, 128)]
+    shapes = [(2, 3, 20)] if smoke else [(64, 4, 4096), (1, 4096, 4096)]
+    configs = [DEFAULT_PREFILL, PrefillConfig(pack_query_heads=False)] if smoke else prefill_configs()
+    rows = []
+    for name, kv_heads, group, head_dim in layouts[:1] if smoke else layouts:
+        for batch, query_len, context in shapes:
+            row = _prefill_row(batch, query_len, context, kv_heads, group, head_dim, dtype, device, configs,
+                               smoke, peak)
+            rows.append({"layout": name, **row})
+            print(f"prefill attention {name:15s} B={batch:<3d} q={query_len:<5d} ctx={context:<5d} "
+                  f"{row['default_ms']:8.3f} ms {row['default_gb_s']:7.0f} GB/s "
+                  f"{row.get('default_pct_of_peak', 0):5.1f}% of peak {row['default_tflops']:6.1f} TFLOP/s "
+                  f"(best {row['best_ms']:.3f} ms {row['best_config']})", flush=True)
     return rows
 
 
@@ -492,6 +592,8 @@ def main(argv: list[str] | None = None) -> int:
     section("fused_ops", lambda: bench_fused_ops(device, args.cpu_smoke, peak))
     if not args.skip_engine:
         section("engine_vs_hf", lambda: engine_section(device, args.cpu_smoke, args.tokenizer_dir))
+    # Last: the new measurement, so a run cut short by its time limit still has the others.
+    section("prefill_attention", lambda: bench_prefill_attention(device, args.cpu_smoke, peak))
     print(f"wrote {args.out}")
     return 0
 

@@ -13,7 +13,10 @@ whose partition starts past the sequence's length return at once, so a launch si
 context (what a CUDA graph needs) costs only empty programs.
 
 Prefill chunks (the remaining sequences, one or more queries each, possibly continuing earlier chunks) run a
-flash-attention loop per (sequence, head, block of queries) over the cached keys up to each query's position.
+flash-attention loop per (sequence, KV head, block of queries) over the cached keys up to each query's position.
+A program's query rows are its block's tokens times the query heads sharing the KV head (GQA), so the keys and
+values are read once per group rather than once per query head, and short chunks (a speculative verification
+step's few tokens, which are memory-bound like decodes) fill the tile with heads instead of padding.
 
 Scores and softmax state are float32; Q·K and P·V run in the cache dtype on tensor cores with float32
 accumulation (IEEE float32 when the data is float32, so float32 tests compare tightly with the reference).
@@ -47,10 +50,14 @@ class DecodeConfig:
 
 @dataclass(frozen=True, slots=True)
 class PrefillConfig:
+    # Query rows per program: tokens x the query heads it takes.
     block_m: int = 64
     block_n: int = 64
     num_warps: int = 4
     num_stages: int = 2
+    # All the query heads of one KV head in one program (rows = tokens x heads), so each K/V tile is read once
+    # per group rather than once per query head; False: one query head per program.
+    pack_query_heads: bool = True
 
 
 DEFAULT_DECODE = DecodeConfig()
@@ -173,27 +180,33 @@ def _prefill_kernel(
     scale, first_seq,
     q_stride_t, q_stride_h, out_stride_t, out_stride_h, bt_stride,
     k_stride_block, k_stride_slot, k_stride_head, v_stride_block, v_stride_slot, v_stride_head,
-    QUERIES_PER_KV: tl.constexpr, HEAD_DIM: tl.constexpr, HEAD_DIM_PAD: tl.constexpr, BLOCK_SIZE: tl.constexpr,
+    QUERIES_PER_KV: tl.constexpr, HEADS_PER_PROGRAM: tl.constexpr, TOKENS_PER_PROGRAM: tl.constexpr,
+    HEAD_DIM: tl.constexpr, HEAD_DIM_PAD: tl.constexpr, BLOCK_SIZE: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PRECISION: tl.constexpr,
 ):
     seq = first_seq + tl.program_id(0).to(tl.int64)
-    head = tl.program_id(1)
+    first_head = tl.program_id(1) * HEADS_PER_PROGRAM
     q_block = tl.program_id(2)
     q_start = tl.load(query_start_loc_ptr + seq)
     q_len = tl.load(query_start_loc_ptr + seq + 1) - q_start
-    if q_block * BLOCK_M >= q_len:
+    if q_block * TOKENS_PER_PROGRAM >= q_len:
         return
     seq_len = tl.load(seq_lens_ptr + seq)
-    kv_head = head // QUERIES_PER_KV
+    kv_head = first_head // QUERIES_PER_KV
 
-    rows = q_block * BLOCK_M + tl.arange(0, BLOCK_M)
-    row_mask = rows < q_len
+    # Row r is query token r // HEADS_PER_PROGRAM of this block, of query head first_head + r % HEADS_PER_PROGRAM:
+    # the heads sharing a KV head sit in one tile, so each key and value tile serves all of them.
+    r = tl.arange(0, BLOCK_M)
+    rows = q_block * TOKENS_PER_PROGRAM + r // HEADS_PER_PROGRAM  # the query's index within its chunk
+    heads = first_head + r % HEADS_PER_PROGRAM
+    row_mask = (r < TOKENS_PER_PROGRAM * HEADS_PER_PROGRAM) & (rows < q_len)
     q_pos = seq_len - q_len + rows  # absolute position of each query; it sees keys 0 ..= q_pos
     dims = tl.arange(0, HEAD_DIM_PAD)
     dim_mask = dims < HEAD_DIM
     qd_mask = row_mask[:, None] & dim_mask[None, :]
     tokens = (q_start + rows).to(tl.int64)
-    q = tl.load(q_ptr + tokens[:, None] * q_stride_t + head * q_stride_h + dims[None, :], mask=qd_mask, other=0.0)
+    q_rows = tokens * q_stride_t + heads * q_stride_h
+    q = tl.load(q_ptr + q_rows[:, None] + dims[None, :], mask=qd_mask, other=0.0)
     q = (q.to(tl.float32) * scale).to(k_cache_ptr.dtype.element_ty)
 
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
@@ -201,14 +214,15 @@ def _prefill_kernel(
     acc = tl.zeros([BLOCK_M, HEAD_DIM_PAD], tl.float32)
     table = block_tables_ptr + seq * bt_stride
     # Keys past the last query of this block are never visible to it.
-    kv_end = tl.minimum(seq_len, seq_len - q_len + (q_block + 1) * BLOCK_M)
+    kv_end = tl.minimum(seq_len, seq_len - q_len + (q_block + 1) * TOKENS_PER_PROGRAM)
     for tile in range(0, kv_end, BLOCK_N):
         n = tile + tl.arange(0, BLOCK_N)
         n_mask = n < kv_end
         k = _load_kv_tile(k_cache_ptr, table, n, n_mask, kv_head * k_stride_head + dims, dim_mask,
                           k_stride_block, k_stride_slot, BLOCK_SIZE)
         s = tl.dot(q, tl.trans(k), input_precision=PRECISION)
-        # Every row keeps key 0 (q_pos >= 0), so no row is ever all -inf and m stays finite after tile 0.
+        # Every row keeps key 0 (q_pos >= 0, padding rows included), so no row is ever all -inf and m stays
+        # finite after tile 0.
         visible = n_mask[None, :] & (n[None, :] <= q_pos[:, None])
         s = tl.where(visible, s, float("-inf"))
         m_new = tl.maximum(m, tl.max(s, axis=1))
@@ -220,8 +234,8 @@ def _prefill_kernel(
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
         m = m_new
     out = acc / row_sum[:, None]
-    tl.store(out_ptr + tokens[:, None] * out_stride_t + head * out_stride_h + dims[None, :],
-             out.to(out_ptr.dtype.element_ty), mask=qd_mask)
+    out_rows = tokens * out_stride_t + heads * out_stride_h
+    tl.store(out_ptr + out_rows[:, None] + dims[None, :], out.to(out_ptr.dtype.element_ty), mask=qd_mask)
 
 
 def _precision(dtype: torch.dtype) -> str:
@@ -337,14 +351,20 @@ def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Ten
     num_prefills = meta.num_seqs - nd
     num_heads, head_dim = q.shape[1], q.shape[2]
     block_size, kv_heads = k_cache.shape[1], k_cache.shape[2]
-    block_m = min(config.block_m, _dot_pad(meta.max_query_len))
-    _prefill_kernel[(num_prefills, num_heads, triton.cdiv(meta.max_query_len, block_m))](
+    group = num_heads // kv_heads
+    heads = group if config.pack_query_heads else 1
+    # Rows of the query tile: up to block_m, fewer for short chunks (a verification step's few tokens), and
+    # at least one token's heads.
+    block_m = max(min(_dot_pad(config.block_m), _dot_pad(meta.max_query_len * heads)), _dot_pad(heads))
+    tokens = block_m // heads
+    _prefill_kernel[(num_prefills, num_heads // heads, triton.cdiv(meta.max_query_len, tokens))](
         q, k_cache, v_cache, meta.block_tables, meta.seq_lens, meta.query_start_loc, out,
         scale, nd,
         q.stride(0), q.stride(1), out.stride(0), out.stride(1), meta.block_tables.stride(0),
         k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
         v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
-        QUERIES_PER_KV=num_heads // kv_heads, HEAD_DIM=head_dim, HEAD_DIM_PAD=_dot_pad(head_dim),
+        QUERIES_PER_KV=group, HEADS_PER_PROGRAM=heads, TOKENS_PER_PROGRAM=tokens,
+        HEAD_DIM=head_dim, HEAD_DIM_PAD=_dot_pad(head_dim),
         BLOCK_SIZE=block_size, BLOCK_M=block_m, BLOCK_N=_dot_pad(config.block_n),
         PRECISION=_precision(k_cache.dtype), num_warps=config.num_warps, num_stages=config.num_stages,
     )

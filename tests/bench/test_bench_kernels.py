@@ -1,5 +1,6 @@
-"""bench.kernels on the CPU (--cpu-smoke: Triton interpreted, tiny shapes): the decode-attention sweep times
-every config it lists and keeps each one's figure, and the configs swept on a GPU cover both program layouts."""
+"""bench.kernels on the CPU (--cpu-smoke: Triton interpreted, tiny shapes): the decode- and prefill-attention
+sweeps time every config they list and keep each one's figure, and the configs swept on a GPU cover both program
+layouts."""
 
 from __future__ import annotations
 
@@ -24,6 +25,18 @@ def test_cpu_smoke_writes_every_section(tmp_path: Path) -> None:
     assert [entry["kv_heads_per_program"] for entry in decode["sweep"]] == [None, 1]
     assert all(entry["ms"] > 0 for entry in decode["sweep"])
     assert [row["op"] for row in report["fused_ops"]] == ["fused_add_rms_norm", "rotary_embedding", "silu_and_mul"]
+    [prefill] = report["prefill_attention"]
+    assert [entry["pack_query_heads"] for entry in prefill["sweep"]] == [True, False]
+    assert all(entry["ms"] > 0 and entry["tflops"] > 0 for entry in prefill["sweep"])
+
+
+def test_gpu_prefill_sweep_covers_packed_and_one_head_programs() -> None:
+    from bench.kernels import prefill_configs
+    from kernels.triton.paged_attention import DEFAULT_PREFILL
+
+    configs = prefill_configs()
+    assert configs[0] == DEFAULT_PREFILL and len(set(configs)) == len(configs)
+    assert [config.pack_query_heads for config in configs].count(False) == 1
 
 
 def test_gpu_sweep_covers_packed_and_one_head_programs() -> None:

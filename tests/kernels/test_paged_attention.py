@@ -175,3 +175,26 @@ def test_packed_decode_matches_reference(ops: ModuleType, backend: Backend, kv_h
     config = ops.modules["paged_attention"].DecodeConfig(block_n=16, partition=partition, kv_heads_per_program=packed)
     out = _decode_only(ops, b, b.meta, config)
     torch.testing.assert_close(out.float(), _expected(b, 0.2), **TOLERANCE[backend.dtype])
+
+
+@pytest.mark.parametrize("pack", [True, False])
+@pytest.mark.parametrize(("kv_heads", "group", "head_dim", "prefills", "block_m"), [
+    (3, 3, 64, [(4, 37), (5, 5), (1, 16)], 64),  # SmolLM2: verification-sized chunks (21 tokens x 3 heads a tile)
+    (3, 3, 64, [(30, 45)], 16),  # 5 tokens x 3 heads per 16-row tile (one padding row), six query blocks
+    (1, 8, 32, [(9, 40), (2, 2)], 16),  # GQA 8: two tokens per 16 rows
+    (2, 1, 32, [(17, 33)], 16),  # MHA: packing is one head per program either way
+    (1, 32, 16, [(3, 20)], 16),  # more heads than block_m rows: one token's heads a tile (32 rows)
+])
+def test_prefill_query_head_packing_matches_reference(ops: ModuleType, backend: Backend, pack: bool, kv_heads: int,
+                                                      group: int, head_dim: int, prefills: list[tuple[int, int]],
+                                                      block_m: int) -> None:
+    """Prefill programs taking all the query heads of a KV head (rows = tokens x heads) or one head each give
+    every query its own head's causal attention, across query blocks that cut a chunk mid-way, behind decodes."""
+    b = make_batch([7], prefills, kv_heads=kv_heads, group=group, head_dim=head_dim, block_size=16,
+                   dtype=backend.dtype, device=backend.device, seed=6)
+    module = ops.modules["paged_attention"]
+    config = module.PrefillConfig(block_m=block_m, block_n=16, pack_query_heads=pack)
+    out = torch.full_like(b.q, float("nan"))
+    module.prefill_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.2, out, config)
+    torch.testing.assert_close(out[1:].float(), _expected(b, 0.2)[1:], **TOLERANCE[backend.dtype])
+    assert out[0].isnan().all()  # the decode's row is the decode kernel's to write
