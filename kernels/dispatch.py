@@ -120,8 +120,7 @@ def cpu_int8_gemm_runs(out_features: int, dtype: torch.dtype) -> bool:
     """Whether ``kernels.cpu.int8_linear_up_to`` runs ``int8_gemm_bf16`` above its kernel rows for a layer of
     ``out_features`` outputs in ``dtype`` (AVX512-BF16, bfloat16, whole 64-row blocks), rather than torch's kernel."""
     module = _cpu_module() if _forced is None else None
-    return (module is not None and dtype == torch.bfloat16 and out_features % 64 == 0
-            and module.int8_gemm_bf16_runs())
+    return module is not None and module.int8_gemm_bf16_serves(dtype, out_features)
 
 
 def uses_triton(device: torch.device) -> bool:

@@ -160,15 +160,21 @@ def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> 
 
 
 def int8_linear_up_to(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, kernel_rows: int) -> torch.Tensor:
-    """``int8_linear`` for inputs of at most ``kernel_rows`` rows; for more, ``int8_gemm_bf16`` where it runs
-    (bfloat16 inputs, a multiple of 64 output rows, ``int8_gemm_bf16_runs()``), else ``torch._weight_int8pack_mm``;
-    chosen per call inside one opaque op (as ``int4_linear_up_to``)."""
+    """``int8_linear`` for inputs of at most ``kernel_rows`` rows; for more, ``int8_gemm_bf16`` where it serves
+    (``int8_gemm_bf16_serves``: bfloat16 inputs, a multiple of 64 output rows, built), else
+    ``torch._weight_int8pack_mm``; chosen per call inside one opaque op (as ``int4_linear_up_to``)."""
     return torch.ops.warden_cpu.int8_linear_up_to(x, weight, scales, kernel_rows)
 
 
 def int8_gemm_bf16_runs() -> bool:
     """Whether ``int8_gemm_bf16`` is built here (AVX512-BF16). Call after ``load()`` succeeded."""
     return bool(torch.ops.warden_cpu.int8_gemm_bf16_runs())
+
+
+def int8_gemm_bf16_serves(dtype: torch.dtype, out_features: int) -> bool:
+    """Whether ``int8_linear_up_to`` runs ``int8_gemm_bf16`` above its kernel rows for a layer of ``out_features``
+    outputs in ``dtype`` (built, bfloat16, whole 64-row blocks): the C++ op's own rule, asked rather than restated."""
+    return bool(torch.ops.warden_cpu.int8_gemm_bf16_serves(dtype, out_features))
 
 
 def int8_gemm_bf16(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:

@@ -647,6 +647,12 @@ bool bf16_gemm_built() {
 #endif
 }
 
+// Whether int8_linear_up_to runs the bf16 GEMM above its kernel rows for `out_features` outputs in `dtype`: the one
+// statement of that rule, which the engine also asks (kernels.dispatch.cpu_int8_gemm_runs) to pick its LM head's rows.
+bool bf16_gemm_serves(c10::ScalarType dtype, int64_t out_features) {
+  return bf16_gemm_built() && dtype == at::kBFloat16 && out_features % 64 == 0;
+}
+
 // The bf16 GEMM for many rows (above): bfloat16 inputs and scales, whole blocks of 64 output rows.
 at::Tensor int8_gemm_bf16(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales) {
   TORCH_CHECK(bf16_gemm_built(), "int8_gemm_bf16 needs AVX512-BF16; use torch._weight_int8pack_mm");
@@ -668,8 +674,7 @@ at::Tensor int8_gemm_bf16(const at::Tensor& x, const at::Tensor& weight, const a
 at::Tensor int8_linear_up_to(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales,
                              int64_t kernel_rows) {
   if (x.size(0) <= kernel_rows) return int8_linear(x, weight, scales);
-  if (bf16_gemm_built() && x.scalar_type() == at::kBFloat16 && weight.size(0) % 64 == 0)
-    return int8_gemm_bf16(x, weight, scales);
+  if (bf16_gemm_serves(x.scalar_type(), weight.size(0))) return int8_gemm_bf16(x, weight, scales);
   return at::_weight_int8pack_mm(x, weight, scales);
 }
 
@@ -682,6 +687,8 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int8_linear_avx2(Tensor x, Tensor weight, Tensor scales) -> Tensor");
   m.def("int8_linear_up_to(Tensor x, Tensor weight, Tensor scales, int kernel_rows) -> Tensor");
   m.def("int8_gemm_bf16_runs() -> bool", [] { return bf16_gemm_built(); });
+  m.def("int8_gemm_bf16_serves(ScalarType dtype, int out_features) -> bool",
+        [](c10::ScalarType dtype, int64_t out_features) { return bf16_gemm_serves(dtype, out_features); });
   m.def("int8_gemm_bf16(Tensor x, Tensor weight, Tensor scales) -> Tensor");
 }
 

@@ -362,6 +362,7 @@ def test_int8_zero_and_non_finite_rows_stay_their_own_in_a_tile() -> None:
 def test_int8_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torchs_above(dtype, out_features) -> None:
     weight, scales, _ = int8_weights(out_features, 128, dtype, seed=2)
     gemm_above = dtype == torch.bfloat16 and out_features % 64 == 0 and kernels.cpu.int8_gemm_bf16_runs()
+    assert kernels.cpu.int8_gemm_bf16_serves(dtype, out_features) == gemm_above
     above = kernels.cpu.int8_gemm_bf16 if gemm_above else torch._weight_int8pack_mm
     for rows in (1, 3, 4, 5, 9):
         x = torch.randn(rows, 128, dtype=dtype)
