@@ -34,21 +34,18 @@ class EngineConfig:
     # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning.
     compile_model: bool = False
     # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows, which bound the quantized path)
-    # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, each unpacked weight vector dotted
-    # with tiles of up to 4 rows) instead of torch's kernel or inductor's GEMM: 1.2-1.8x faster per layer at 2-16 rows
-    # (SmolLM2, one core of an AVX-512 Zen 4 VM, weights streamed from memory; AVX2 on a Zen 3: 2.4-3.5x; Zen 5, 30
-    # layers streamed: 1.4x at 4-8 rows, 1.8x at 32). Its inputs take one int8 level above one row (the one-row linear
-    # takes two), which costs accuracy: teacher-forced KL from float32 (bench.agreement, AVX-512 Zen 5 VM) at decode
-    # steps of 8 rows 0.00315 nats against torch's float-input kernel's 0.00168, and with the kernel at every row
-    # count (prefill included) 0.0042 at every step shape. So not above 8 by default. None: 8, or 1 on AMX CPUs,
-    # whose inductor AMX templates were not measured against it. Where it is above 1, the int8 LM head runs
-    # kernels.cpu's int8 linear (its rows are the sampling sequences; its inputs take two levels) at every row count,
-    # or on AVX512-BF16 CPUs up to model_runner.HEAD_KERNEL_ROWS and the bf16 GEMM above. 3 sends 4-8-row steps to
-    # the int4 bf16 GEMM: decode@4/@8 KL 0.0017 instead of 0.0031, at 0.93x / 0.87x the c=4 / c=8 throughput (paired,
-    # Zen 5). Larger steps keep their inputs unquantized: on AVX512-BF16 CPUs kernels.cpu's bf16 GEMM (1.5-1.6x
-    # torch's kernel at 8 rows, 1.9-2.4x from 32 to 256 on a Zen 5), on CPUs without the AVX-512 kernel its
-    # float-input AVX2 GEMM (compiled engine on a Zen 3: c=8
-    # 1.51x, c=32 1.67x over torch's kernels), else torch's kernel (the AVX2 GEMM is 0.3-0.7x it on AVX-512 CPUs).
+    # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, int8 inputs: one level above one
+    # row, two at one row) instead of the GEMM above. The GEMM keeps the inputs unquantized: on AVX512-BF16 CPUs
+    # kernels.cpu's bf16 GEMM, on CPUs without the AVX-512 kernel its float-input AVX2 GEMM (compiled engine on a
+    # Zen 3: c=8 1.51x, c=32 1.67x over torch's kernels), else torch's kernel. None: 1 on AMX CPUs (inductor's AMX
+    # templates unmeasured against the kernel); 2 where the bf16 GEMM serves (bfloat16 on AVX512-BF16): with its
+    # codes converted in registers it is faster than the one-level kernel from 3 rows (SmolLM2's layer, one Zen 5
+    # core: 3 rows 0.97-1.02x its time, 4 rows 0.73x, 8 rows 0.75x; paired in the compiled engine against 8: c=4
+    # 1.10-1.13x, c=8 1.04-1.15x, c=3 and c=6 0.96-1.04x) and more accurate (teacher-forced KL from float32 at decode
+    # steps of 4 and 8 rows 0.0017 instead of 0.0031); else 8 (the one-level kernel at 2-16 rows: 1.2-1.8x torch's
+    # kernel on a Zen 4, 2.4-3.5x on an AVX2 Zen 3). Where it is above 1, the int8 LM head runs kernels.cpu's int8
+    # linear (two input levels) up to model_runner.HEAD_KERNEL_ROWS on AVX512-BF16 CPUs and the bf16 GEMM above,
+    # elsewhere the int8 linear at every row count.
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a

@@ -164,7 +164,9 @@ def flatten_step(input_ids: list[int], starts: list[int], q_lens: list[int], tab
     return StepInputs(torch.tensor(input_ids, dtype=torch.long), positions, meta, rows)
 
 
-# EngineConfig.cpu_small_batch_rows's default on CPUs without AMX (its comment gives the measurements).
+# EngineConfig.cpu_small_batch_rows's default on CPUs without AMX (its comment gives the measurements): where
+# kernels.cpu's int4 bf16 GEMM serves the steps above (AVX512-BF16, bfloat16), 2; elsewhere 8.
+GEMM_SMALL_BATCH_ROWS = 2
 SMALL_BATCH_ROWS = 8
 # Where kernels.cpu's bf16 GEMM for int8 weights runs (AVX512-BF16), the int8 head's steps of more rows go to it
 # (unquantized inputs, each weight converted to bf16 once per call). SmolLM2's head (576 -> 49152), one Zen 5 core,
@@ -174,12 +176,15 @@ SMALL_BATCH_ROWS = 8
 HEAD_KERNEL_ROWS = 4
 
 
-def int4_kernel_rows(config: EngineConfig) -> int:
+def int4_kernel_rows(config: EngineConfig, dtype: torch.dtype) -> int:
     """Steps of up to this many tokens run the int4 layers through ``kernels.cpu``'s int4 linear
-    (``EngineConfig.cpu_small_batch_rows``; None: 8, or one row on CPUs with AMX)."""
+    (``EngineConfig.cpu_small_batch_rows``; None: one row on CPUs with AMX, 2 where the int4 bf16 GEMM serves
+    ``dtype``, else 8)."""
     if config.cpu_small_batch_rows is not None:
         return config.cpu_small_batch_rows
-    return 1 if torch.cpu._is_amx_tile_supported() else SMALL_BATCH_ROWS
+    if torch.cpu._is_amx_tile_supported():
+        return 1
+    return GEMM_SMALL_BATCH_ROWS if dispatch.cpu_int4_gemm_bf16_serves(dtype) else SMALL_BATCH_ROWS
 
 
 class ModelRunner:
@@ -234,7 +239,7 @@ class ModelRunner:
         on_cpu = self.device.type == "cpu"
         in_graph = self.compiled is not None
         max_rows = self.compiled.max_num_tokens if self.compiled is not None else config.int8_max_rows
-        kernel_rows = min(int4_kernel_rows(config), max_rows)
+        kernel_rows = min(int4_kernel_rows(config, self.dtype), max_rows)
         # The int8 head's rows are the sequences sampling a step (a prefill's last tokens only) and its inputs take
         # two levels (finer than bf16): where the small-batch kernels run, every row count goes to kernels.cpu's
         # int8 linear, ~2x torch's kernel from 1 to 64 rows on an AVX2 Zen 3, except above HEAD_KERNEL_ROWS where

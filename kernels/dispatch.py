@@ -116,6 +116,13 @@ def cpu_int8_linear_up_to(out_features: int, in_features: int) -> Callable | Non
     return _cpu_module().int8_linear_up_to
 
 
+def cpu_int4_gemm_bf16_serves(dtype: torch.dtype) -> bool:
+    """Whether ``kernels.cpu.int4_linear_up_to`` runs ``int4_gemm_bf16`` above its kernel rows for inputs of ``dtype``
+    (AVX512-BF16, bfloat16), rather than another GEMM or torch's kernel."""
+    module = _cpu_module() if _forced is None else None
+    return module is not None and module.int4_gemm_bf16_serves(dtype)
+
+
 def cpu_int8_gemm_runs(out_features: int, dtype: torch.dtype) -> bool:
     """Whether ``kernels.cpu.int8_linear_up_to`` runs ``int8_gemm_bf16`` above its kernel rows for a layer of
     ``out_features`` outputs in ``dtype`` (AVX512-BF16, bfloat16, whole 64-row blocks), rather than torch's kernel."""

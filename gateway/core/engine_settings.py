@@ -39,8 +39,9 @@ class EngineSettings(BaseSettings):
     tenant_kv_quota: float = Field(default=1.0, gt=0.0, le=1.0)
     num_threads: int | None = Field(default=None, ge=1)  # torch intra-op threads on CPU; unset: torch's default
     cpu_prepack: bool = True
-    # CPU int4: steps of up to this many tokens run Warden's int8-input int4 kernel (fastest at small batches), larger
-    # ones a float-input GEMM; unset: 8, or 1 on AMX CPUs (EngineConfig.cpu_small_batch_rows has the measurements).
+    # CPU int4: steps of up to this many tokens run Warden's int8-input int4 kernel (fastest at the smallest batches),
+    # larger ones a float-input GEMM; unset: 2 on AVX512-BF16 CPUs serving bfloat16, 1 on AMX CPUs, else 8
+    # (EngineConfig.cpu_small_batch_rows has the measurements).
     cpu_small_batch_rows: int | None = Field(default=None, ge=1)
     # CPU: torch.compile the decoder (frozen weights, AMX GEMM templates): ~1.4x faster batched decoding, but the
     # engine compiles for minutes at its first start (the code is cached on disk for the next).

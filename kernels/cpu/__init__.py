@@ -146,6 +146,12 @@ def int4_gemm_bf16_runs() -> bool:
     return bool(torch.ops.warden_cpu.int4_gemm_bf16_runs())
 
 
+def int4_gemm_bf16_serves(dtype: torch.dtype) -> bool:
+    """Whether ``int4_linear_up_to`` runs ``int4_gemm_bf16`` above its kernel rows for inputs of ``dtype`` (built
+    and bfloat16): the C++ op's own rule, asked rather than restated."""
+    return bool(torch.ops.warden_cpu.int4_gemm_bf16_serves(dtype))
+
+
 def int4_gemm_bf16(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
     """``x @ W.T`` for bfloat16 ``x`` and int4 weights in torch's 64-row CPU packing, the inputs unquantized: each
     weight block converted once per call to bf16 codes (exact) and dotted by ``vdpbf16ps`` (torch's math, exact

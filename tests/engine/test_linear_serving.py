@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from engine.config import EngineConfig
 from engine.layers.linear import INT4_GROUP_SIZE, Linear, cpu_prepack_supported
 from engine.llm import LLM
-from engine.model_runner import HEAD_KERNEL_ROWS
+from engine.model_runner import GEMM_SMALL_BATCH_ROWS, HEAD_KERNEL_ROWS, SMALL_BATCH_ROWS, int4_kernel_rows
 from engine.sampling_params import SamplingParams
 from kernels import dispatch
 from tests.engine.test_compiled_model import assert_close_top_logprobs
@@ -88,8 +88,10 @@ def test_int4_engine_quantizes_layers_not_head_and_prepacks_the_rest(tiny_llama_
     head, layers = _engine_linears(served)
     assert head.quant_kind == "int8" and head.packed_weight is not None
     assert layers and all(m.quant_kind == "int4" and m.packed_weight is not None for m in layers)
-    # Steps of up to int8_max_rows (4) rows run kernels.cpu's int4 linear where it runs (one row on AMX CPUs).
-    kernel_rows = 1 if torch.cpu._is_amx_tile_supported() else 4
+    # Steps of up to int8_max_rows (4) rows run kernels.cpu's int4 linear where it runs (one row on AMX CPUs, two
+    # where the bf16 GEMM serves the steps above).
+    kernel_rows = 1 if torch.cpu._is_amx_tile_supported() else 2 if dispatch.cpu_int4_gemm_bf16_serves(
+        torch.bfloat16) else 4
     assert all(m.quant_kernel_rows == kernel_rows for m in layers if m.quant_kernel is not None)
 
     dense = LLM(EngineConfig(cpu_prepack=False, **common))
@@ -123,3 +125,18 @@ def test_int4_engine_head_takes_the_bf16_gemm_above_the_small_batches(tiny_llama
         assert_close_top_logprobs(gemm.logprobs[0], kernel.logprobs[0])
         if gemm.token_ids[0] == kernel.token_ids[0]:
             assert_close_top_logprobs(gemm.logprobs[1], kernel.logprobs[1])
+
+
+@pytest.mark.parametrize(("amx", "gemm_serves", "configured", "expected"), [
+    (False, True, None, GEMM_SMALL_BATCH_ROWS), (False, False, None, SMALL_BATCH_ROWS), (True, True, None, 1),
+    (False, True, 8, 8), (True, False, 3, 3),
+])
+def test_int4_kernel_rows_default_follows_the_gemm_above(monkeypatch, amx, gemm_serves, configured, expected):
+    """Unset, the int4 kernel's rows are 1 on AMX CPUs, 2 where kernels.cpu's bf16 GEMM serves the steps above
+    (it is faster from 3 rows, and unquantized), else 8; a configured value always wins."""
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+    asked = []
+    monkeypatch.setattr(dispatch, "cpu_int4_gemm_bf16_serves", lambda dtype: asked.append(dtype) or gemm_serves)
+    config = EngineConfig(cpu_small_batch_rows=configured)
+    assert int4_kernel_rows(config, torch.bfloat16) == expected
+    assert asked in ([], [torch.bfloat16])
