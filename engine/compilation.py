@@ -45,6 +45,15 @@ INDUCTOR_OPTIONS = {
 }
 
 
+# The upper bound of the symbolic row count in the graphs of 2+ rows, the same for every engine up to it. Inductor
+# caches a graph with its symbol's range as a guard, and an engine with a larger bound that found the graph of one
+# with a smaller bound (same model and kernels: another max_num_batched_tokens) failed its start on that guard.
+# Inductor needs some bound (unbounded, its lowering failed); one this large keeps 32-bit indexing in the decoder's
+# loops of SmolLM2-to-8B widths. The bound is also in the cache key (torch.compiler.config.cache_key_tag), so the
+# entries of other bounds (an engine above it; the per-engine bounds before this one) are never looked at.
+SYMBOLIC_MAX_ROWS = 1 << 16
+
+
 # Cache entries allowed per compiled code object: two graphs per engine, for up to 32 engines in one process.
 RECOMPILE_LIMIT = 64
 
@@ -66,6 +75,9 @@ class CompiledModel:
     def __init__(self, model: nn.Module, max_num_tokens: int) -> None:
         self.model = model
         self.max_num_tokens = max_num_tokens
+        self.symbolic_max = max(max_num_tokens, SYMBOLIC_MAX_ROWS)
+        self.cache_key_tag = "|".join(filter(None, [torch.compiler.config.cache_key_tag,
+                                                    f"warden-rows-2-{self.symbolic_max}"]))
         self.compile_seconds = 0.0
         # Every engine's graphs are cache entries of the same code objects (this class's _forward, the model class's
         # compute_logits), two each: dynamo's default limit of 8 entries per code object failed the start of a
@@ -79,13 +91,13 @@ class CompiledModel:
 
     def _run(self, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
         if tensors[0].shape[0] > 1:
-            # One graph for every count of 2+ rows; without the bounds dynamo would compile per count.
+            # One graph for every count of 2+ rows (unmarked, dynamo would compile per count).
             for t in tensors:
-                torch._dynamo.mark_dynamic(t, 0, min=2, max=max(self.max_num_tokens, 2))
+                torch._dynamo.mark_dynamic(t, 0, min=2, max=self.symbolic_max)
         # Patched around the call, not given as torch.compile(options=...): freezing is read from the global
         # config while dynamo traces, before compile options apply (with options alone the weights stay graph
         # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
-        with inductor_config.patch(INDUCTOR_OPTIONS):
+        with inductor_config.patch(INDUCTOR_OPTIONS), torch.compiler.config.patch(cache_key_tag=self.cache_key_tag):
             return fn(*tensors)
 
     def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:

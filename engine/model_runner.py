@@ -238,7 +238,10 @@ class ModelRunner:
         head = self.model.lm_head
         on_cpu = self.device.type == "cpu"
         in_graph = self.compiled is not None
+        # The largest step the quantized copies serve: compiled, every step (quant_rows None, so no graph compares
+        # its row count with this engine's bound); eager, up to int8_max_rows.
         max_rows = self.compiled.max_num_tokens if self.compiled is not None else config.int8_max_rows
+        quant_rows = None if in_graph else max_rows
         kernel_rows = min(int4_kernel_rows(config, self.dtype), max_rows)
         # The int8 head's rows are the sequences sampling a step (a prefill's last tokens only) and its inputs take
         # two levels (finer than bf16): where the small-batch kernels run, every row count goes to kernels.cpu's
@@ -251,9 +254,9 @@ class ModelRunner:
             if not isinstance(module, Linear):
                 continue
             if config.quantization == "int8" or (config.quantization == "int4" and module is head):
-                module.quantize_int8(max_rows, head_rows if module is head else kernel_rows)
+                module.quantize_int8(quant_rows, head_rows if module is head else kernel_rows)
             elif config.quantization == "int4" and on_cpu:
-                module.quantize_int4(max_rows, kernel_rows)
+                module.quantize_int4(quant_rows, kernel_rows)
             if on_cpu and config.cpu_prepack and cpu_prepack_supported(self.dtype) and not in_graph:
                 module.prepack_cpu(config.max_num_seqs)
             if in_graph and module.quant_kind is not None:

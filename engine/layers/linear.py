@@ -58,11 +58,13 @@ class Linear(nn.Module):
         self.weight = nn.Parameter(torch.empty(out_features, in_features), requires_grad=False)
         self.bias = nn.Parameter(torch.zeros(out_features), requires_grad=False) if bias else None
         self.packed_weight: torch.Tensor | None = None
-        # At most one weight-only quantized copy, used for inputs of at most quant_max_rows rows.
+        # At most one weight-only quantized copy, used for inputs of at most quant_max_rows rows (None: every row
+        # count, in a compiled graph, which must not compare its symbolic row count with a bound of the engine's:
+        # the guard would travel with inductor's cached graph to an engine of another bound and fail its start).
         self.quant_kind: str | None = None
         self.quant_weight: torch.Tensor | None = None
         self.quant_scales: torch.Tensor | None = None
-        self.quant_max_rows = 0
+        self.quant_max_rows: int | None = 0
         # kernels.cpu's kernel for the quantized copy (the signature of torch's op for its kind), where it runs on
         # this CPU, used for inputs of at most quant_kernel_rows rows (torch's op for the rest).
         self.quant_kernel: Callable[..., torch.Tensor] | None = None
@@ -75,9 +77,9 @@ class Linear(nn.Module):
         """Keep a oneDNN-blocked copy of the weight for inputs above the quantized path's rows."""
         self.packed_weight = torch.ops.mkldnn._reorder_linear_weight(self.weight.detach(), batch_hint)
 
-    def quantize_int8(self, max_rows: int, kernel_rows: int = 1) -> None:
-        """Per-channel symmetric int8 copy of the weight, used for inputs of at most ``max_rows`` rows, those of at
-        most ``kernel_rows`` through ``kernels.cpu``'s int8 linear where it runs here."""
+    def quantize_int8(self, max_rows: int | None, kernel_rows: int = 1) -> None:
+        """Per-channel symmetric int8 copy of the weight, used for inputs of at most ``max_rows`` rows (None: all),
+        those of at most ``kernel_rows`` through ``kernels.cpu``'s int8 linear where it runs here."""
         w = self.weight.detach().float()
         scales = (w.abs().amax(dim=1) / 127.0).clamp(min=1e-8)
         self.quant_weight = torch.round(w / scales[:, None]).clamp(-128, 127).to(torch.int8).contiguous()
@@ -89,10 +91,10 @@ class Linear(nn.Module):
         self.quant_kernel_up_to = dispatch.cpu_int8_linear_up_to(*self.weight.shape) \
             if on_cpu and kernel_rows > 1 else None
 
-    def quantize_int4(self, max_rows: int, kernel_rows: int = 1) -> bool:
-        """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows, those of
-        at most ``kernel_rows`` through ``kernels.cpu``'s int4 linear where it runs here; False (and nothing
-        changes) where the CPU kernel does not support this shape or dtype."""
+    def quantize_int4(self, max_rows: int | None, kernel_rows: int = 1) -> bool:
+        """Group-wise (32) asymmetric 4-bit copy of the weight for inputs of at most ``max_rows`` rows (None: all),
+        those of at most ``kernel_rows`` through ``kernels.cpu``'s int4 linear where it runs here; False (and
+        nothing changes) where the CPU kernel does not support this shape or dtype."""
         out_features, in_features = self.weight.shape
         if self.weight.device.type != "cpu" or not int4_supported(out_features, in_features, self.weight.dtype):
             return False
@@ -114,7 +116,7 @@ class Linear(nn.Module):
 
     def release_dense_weight(self) -> None:
         """Drop this module's reference to the dense weight once the quantized copy serves every row count
-        (``quant_max_rows`` at the engine's largest step). A weight shared with another module (a head tied to
+        (``quant_max_rows`` None). A weight shared with another module (a head tied to
         the embeddings) stays alive through that module."""
         self.weight = nn.Parameter(self.weight.new_empty(0), requires_grad=False)
 
@@ -122,7 +124,7 @@ class Linear(nn.Module):
         return self._matmul(x, self.bias)
 
     def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-        if x.shape[0] <= self.quant_max_rows:
+        if self.quant_max_rows is None or x.shape[0] <= self.quant_max_rows:
             # One row is static in a compiled graph (the one-token graph; the other has 2+ rows), so it guards on
             # nothing; more rows are compared inside quant_kernel_up_to.
             one_row = x.shape[0] == 1 and self.quant_kernel is not None
