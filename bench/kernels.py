@@ -160,11 +160,22 @@ def paged_inputs(batch: int, context: int, kv_heads: int, group: int, head_dim: 
     return q, k_cache, v_cache, meta
 
 
-def _checked_timings(configs: list[Any], run: Callable[[Any], torch.Tensor], expected: torch.Tensor,
-                     tolerance: float, device: torch.device, smoke: bool) -> tuple[dict[Any, float], dict[Any, str]]:
-    """Every config must be right before its timing means anything: each is checked against the float32
-    reference once; a config that fails (wrong, or out of resources on this device) is kept with its error
-    and left out of the timings."""
+def _checked_timings(attention: Callable[..., None], q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                     meta: Any, scale: float, configs: list[Any], default: Any, device: torch.device,
+                     smoke: bool) -> tuple[dict[Any, float], dict[Any, str]]:
+    """Each launch config of ``attention`` (the Triton decode or prefill kernel) timed, once it is right: a timing
+    means nothing before that, so each is checked against the float32 reference once; a config that fails (wrong,
+    or out of resources on this device) is kept with its error and left out of the timings. The default must pass."""
+    from kernels.reference.paged_attention import paged_attention as reference_attention
+
+    out = torch.empty_like(q)
+    expected = reference_attention(q.float(), k_cache.float(), v_cache.float(), meta, scale)
+    tolerance = 3e-3 if q.dtype == torch.float16 else 2e-2
+
+    def run(config: Any) -> torch.Tensor:
+        attention(q, k_cache, v_cache, meta, scale, out, config)
+        return out
+
     timings, failures = {}, {}
     for config in configs:
         try:
@@ -175,6 +186,8 @@ def _checked_timings(configs: list[Any], run: Callable[[Any], torch.Tensor], exp
         except Exception as exc:  # one config's failure must not lose the others' figures
             failures[config] = f"{type(exc).__name__}: {exc}"[:300]
             print(f"  config {config} failed: {failures[config]}", flush=True)
+    if default not in timings:
+        raise RuntimeError(f"the default config {default} failed: {failures[default]}")
     return timings, failures
 
 
@@ -195,17 +208,8 @@ def _decode_row(batch: int, context: int, kv_heads: int, group: int, head_dim: i
     scale = head_dim**-0.5
     kv_bytes = 2 * batch * context * kv_heads * head_dim * dtype.itemsize
     moved = kv_bytes + 2 * q.numel() * dtype.itemsize + 4 * meta.block_tables.numel()
-    out = torch.empty_like(q)
-
-    def run(config: Any) -> torch.Tensor:
-        decode_attention(q, k_cache, v_cache, meta, scale, out, config)
-        return out
-
-    expected = reference_attention(q.float(), k_cache.float(), v_cache.float(), meta, scale)
-    tolerance = 3e-3 if dtype == torch.float16 else 2e-2
-    timings, failures = _checked_timings(configs, run, expected, tolerance, device, smoke)
-    if DEFAULT_DECODE not in timings:
-        raise RuntimeError(f"the default decode config failed: {failures[DEFAULT_DECODE]}")
+    timings, failures = _checked_timings(decode_attention, q, k_cache, v_cache, meta, scale, configs, DEFAULT_DECODE,
+                                         device, smoke)
     # Eager, like for like: what the engine's reference path costs against the Triton path without graphs.
     ref_ms = median_ms(lambda: reference_attention(q, k_cache, v_cache, meta, scale), device, True)
     eager_ms = median_ms(lambda: triton_attention(q, k_cache, v_cache, meta, scale), device, True)
@@ -275,7 +279,6 @@ def prefill_configs() -> list[Any]:
 def _prefill_row(batch: int, query_len: int, context: int, kv_heads: int, group: int, head_dim: int,
                  dtype: torch.dtype, device: torch.device, configs: list[Any], smoke: bool,
                  peak: float | None) -> dict[str, Any]:
-    from kernels.reference.paged_attention import paged_attention as reference_attention
     from kernels.triton.paged_attention import DEFAULT_PREFILL, prefill_attention
 
     q, k_cache, v_cache, meta = paged_inputs(batch, context, kv_heads, group, head_dim, 16, dtype, device,
@@ -286,17 +289,8 @@ def _prefill_row(batch: int, query_len: int, context: int, kv_heads: int, group:
     moved = (2 * batch * context * kv_heads * head_dim + 2 * q.numel()) * dtype.itemsize
     visible = sum(context - query_len + 1 + i for i in range(query_len))
     flops = 4 * batch * visible * kv_heads * group * head_dim
-    out = torch.empty_like(q)
-
-    def run(config: Any) -> torch.Tensor:
-        prefill_attention(q, k_cache, v_cache, meta, scale, out, config)
-        return out
-
-    expected = reference_attention(q.float(), k_cache.float(), v_cache.float(), meta, scale)
-    tolerance = 3e-3 if dtype == torch.float16 else 2e-2
-    timings, failures = _checked_timings(configs, run, expected, tolerance, device, smoke)
-    if DEFAULT_PREFILL not in timings:
-        raise RuntimeError(f"the default prefill config failed: {failures[DEFAULT_PREFILL]}")
+    timings, failures = _checked_timings(prefill_attention, q, k_cache, v_cache, meta, scale, configs,
+                                         DEFAULT_PREFILL, device, smoke)
     best = min(timings, key=timings.__getitem__)
     default_ms = timings[DEFAULT_PREFILL]
     row = {
