@@ -30,9 +30,11 @@ rows on such CPUs ``int4_linear_up_to`` runs ``int4_gemm_avx2.cpp`` instead of t
 block dequantized to float32 once per call and multiplied with the unquantized inputs in 6x16 FMA register tiles
 (torch's math, no int8 inputs on the large steps; 1.4-1.9x torch's kernel at 9 rows, 2.0-2.3x from 32 to 256 on a
 Zen 3). On AVX512-BF16 CPUs (Zen 4/5, Cooper Lake and later Xeons) bfloat16 inputs above the small-batch rows take
-``int4_gemm_bf16`` instead (``int4_linear.cpp``): each weight block converted once per call to bf16 codes minus 8
-(exact; up to 8 rows in registers as they are dotted) and dotted by ``vdpbf16ps`` with the unquantized inputs,
-torch's accuracy at 1.5-1.6x its kernel's speed at 4-8 rows and 1.9-2.4x from 32 to 256 (one Zen 5 core).
+``int4_gemm_bf16`` instead (``int4_linear.cpp``): each weight block converted once per call to bf16 codes plus 16
+(exact, by shifts and one vpternlogd per vector; the offset taken out with the input sums; up to 8 rows in registers
+as they are dotted) and dotted by ``vdpbf16ps`` with the unquantized inputs, torch's accuracy, faster than the
+one-level small-batch kernel from 3 rows (0.73-0.75x its time at 4 and 8 rows on one Zen 5 core), so there the
+engine's small-batch bound is 2.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four
@@ -154,8 +156,8 @@ def int4_gemm_bf16_serves(dtype: torch.dtype) -> bool:
 
 def int4_gemm_bf16(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
     """``x @ W.T`` for bfloat16 ``x`` and int4 weights in torch's 64-row CPU packing, the inputs unquantized: each
-    weight block converted once per call to bf16 codes (exact) and dotted by ``vdpbf16ps`` (torch's math, exact
-    products, float32 sums), for many rows on AVX512-BF16 CPUs."""
+    weight block converted once per call to bf16 codes plus 16 (exact) and dotted by ``vdpbf16ps`` (torch's math,
+    exact products, float32 sums; the offset out of the sums), for 3+ rows on AVX512-BF16 CPUs."""
     return torch.ops.warden_cpu.int4_gemm_bf16(x, packed, group, scales_zeros)
 
 

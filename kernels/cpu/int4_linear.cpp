@@ -298,9 +298,10 @@ constexpr int kGemmTileRows = 4;
 // Up to this many rows the codes are converted in registers as they are dotted (one tile of all the rows) instead
 // of converting each block once into memory and reading it back per tile of kGemmTileRows rows: the round trip
 // through L2 was most of a few-row call (SmolLM2's layer, one Zen 5 core, us: 1 row 158 -> 82, 4 rows 198 -> 118.5,
-// 8 rows 271 -> 222, against the one-level int8-input kernel's 42 / 106 / 199). Still slower than that kernel, and in
-// the engine more so (paired, cpu_small_batch_rows 3 vs 8: c=4 0.93x, c=8 0.87x), so the small-batch rows stay the
-// kernel's by default; with 3, decode at 4-8 sequences gets the GEMM's accuracy (teacher-forced KL 0.0031 -> 0.0017).
+// 8 rows 271 -> 222, against the one-level int8-input kernel's 42 / 106 / 199). Then the conversion's shuffles and a
+// torch reduction per call for the input sums were most of it; with shifts and vpternlogd instead, the sums in here
+// and the stream prefetched, the GEMM takes 0.97-1.02x the one-level kernel's time at 3 rows, 0.73x at 4, 0.75x at 8
+// (1.13x at 2), so the engine sends steps of 3+ rows here (model_runner.GEMM_SMALL_BATCH_ROWS).
 constexpr int64_t kDirectMaxRows = 8;
 
 // A code c as a bf16 word is 0x4180 | c << 3: exponent 4 and c in the mantissa's top four bits, the integer 16 + c
