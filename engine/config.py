@@ -40,9 +40,9 @@ class EngineConfig:
     # Zen 3: c=8 1.51x, c=32 1.67x over torch's kernels), else torch's kernel. None: 1 on AMX CPUs (inductor's AMX
     # templates unmeasured against the kernel); 2 where the bf16 GEMM serves (bfloat16 on AVX512-BF16): with its
     # codes converted in registers it is faster than the one-level kernel from 3 rows (SmolLM2's layer, one Zen 5
-    # core: 3 rows 0.97-1.02x its time, 4 rows 0.73x, 8 rows 0.75x; paired in the compiled engine against 8: c=4
-    # 1.10-1.13x, c=8 1.04-1.15x, c=3 and c=6 0.96-1.04x) and more accurate (teacher-forced KL from float32 at decode
-    # steps of 4 and 8 rows 0.0017 instead of 0.0031); else 8 (the one-level kernel at 2-16 rows: 1.2-1.8x torch's
+    # core: 3 rows 0.97-1.02x its time, 4 rows 0.73-0.85x, 8 rows 0.75-0.90x; paired in the compiled engine against
+    # 8: c=4 1.10-1.13x, c=8 1.04-1.15x, c=3 and c=6 0.96-1.04x) and more accurate (teacher-forced KL from float32 at
+    # decode steps of 8 rows 0.0017 instead of 0.0031); else 8 (the one-level kernel at 2-16 rows: 1.2-1.8x torch's
     # kernel on a Zen 4, 2.4-3.5x on an AVX2 Zen 3). Where it is above 1, the int8 LM head runs kernels.cpu's int8
     # linear (two input levels) up to model_runner.HEAD_KERNEL_ROWS on AVX512-BF16 CPUs and the bf16 GEMM above,
     # elsewhere the int8 linear at every row count.

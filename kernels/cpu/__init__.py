@@ -33,7 +33,7 @@ Zen 3). On AVX512-BF16 CPUs (Zen 4/5, Cooper Lake and later Xeons) bfloat16 inpu
 ``int4_gemm_bf16`` instead (``int4_linear.cpp``): each weight block converted once per call to bf16 codes plus 16
 (exact, by shifts and one vpternlogd per vector; the offset taken out with the input sums; up to 8 rows in registers
 as they are dotted) and dotted by ``vdpbf16ps`` with the unquantized inputs, torch's accuracy, faster than the
-one-level small-batch kernel from 3 rows (0.73-0.75x its time at 4 and 8 rows on one Zen 5 core), so there the
+one-level small-batch kernel from 3 rows (0.73-0.90x its time at 4 and 8 rows on one Zen 5 core), so there the
 engine's small-batch bound is 2.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one

@@ -300,8 +300,8 @@ constexpr int kGemmTileRows = 4;
 // through L2 was most of a few-row call (SmolLM2's layer, one Zen 5 core, us: 1 row 158 -> 82, 4 rows 198 -> 118.5,
 // 8 rows 271 -> 222, against the one-level int8-input kernel's 42 / 106 / 199). Then the conversion's shuffles and a
 // torch reduction per call for the input sums were most of it; with shifts and vpternlogd instead, the sums in here
-// and the stream prefetched, the GEMM takes 0.97-1.02x the one-level kernel's time at 3 rows, 0.73x at 4, 0.75x at 8
-// (1.13x at 2), so the engine sends steps of 3+ rows here (model_runner.GEMM_SMALL_BATCH_ROWS).
+// and the stream prefetched, the GEMM takes 0.97-1.02x the one-level kernel's time at 3 rows, 0.73-0.85x at 4,
+// 0.75-0.90x at 8 (1.13-1.18x at 2; bench.cpu_linears and an alternating per-layer script), so the engine sends steps of 3+ rows here (model_runner.GEMM_SMALL_BATCH_ROWS).
 constexpr int64_t kDirectMaxRows = 8;
 
 // A code c as a bf16 word is 0x4180 | c << 3: exponent 4 and c in the mantissa's top four bits, the integer 16 + c
