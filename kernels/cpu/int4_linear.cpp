@@ -301,7 +301,8 @@ constexpr int kGemmTileRows = 4;
 // 8 rows 271 -> 222, against the one-level int8-input kernel's 42 / 106 / 199). Then the conversion's shuffles and a
 // torch reduction per call for the input sums were most of it; with shifts and vpternlogd instead, the sums in here
 // and the stream prefetched, the GEMM takes 0.97-1.02x the one-level kernel's time at 3 rows, 0.73-0.85x at 4,
-// 0.75-0.90x at 8 (1.13-1.18x at 2; bench.cpu_linears and an alternating per-layer script), so the engine sends steps of 3+ rows here (model_runner.GEMM_SMALL_BATCH_ROWS).
+// 0.75-0.90x at 8 (1.13-1.18x at 2; bench.cpu_linears and an alternating per-layer script), so the engine sends
+// steps of 3+ rows here (model_runner.GEMM_SMALL_BATCH_ROWS).
 constexpr int64_t kDirectMaxRows = 8;
 
 // A code c as a bf16 word is 0x4180 | c << 3: exponent 4 and c in the mantissa's top four bits, the integer 16 + c
@@ -618,8 +619,8 @@ at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t
 }
 
 // This kernel for inputs of at most `kernel_rows` rows; above, a kernel that keeps the inputs unquantized (torch's
-// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM (SmolLM2's layer, one core of a Zen 5 VM: 1.6x
-// torch's kernel at 4-8 rows, 2.0x at 32, 2.4x at 256; bench.cpu_linears), on CPUs without the AVX-512 kernel the AVX2
+// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM (SmolLM2's layer, one core of a Zen 5 VM: 1.8-2.0x
+// torch's kernel at 4-8 rows, 2.5x at 32, 2.3x at 256; bench.cpu_linears), on CPUs without the AVX-512 kernel the AVX2
 // float32 GEMM (torch's math, 2-3x its speed there), else torch's kernel. The int4 layers' op in the compiled engine's
 // graph of 2+ tokens. The choice is made per call, inside one opaque op, so that graph keeps one symbolic token range:
 // a graph of its own for the small steps (the same code compiled under other bounds) made inductor's cache add guards

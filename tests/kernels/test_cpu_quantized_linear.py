@@ -306,6 +306,9 @@ def int4_above_kernel_rows(dtype: torch.dtype = torch.bfloat16):
 
 
 def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torchs_above() -> None:
+    # int4_gemm_bf16_serves states the rule the op applies (the engine asks it to choose its small-batch rows).
+    for dtype in (torch.bfloat16, torch.float16):
+        assert kernels.cpu.int4_gemm_bf16_serves(dtype) == (int4_above_kernel_rows(dtype) is kernels.cpu.int4_gemm_bf16)
     layer = quantized(128, 64)
     assert layer.quantize_int4(max_rows=64, kernel_rows=3)
     for rows in (1, 2, 3, 4, 9):
