@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 VENV = REPO / "bench" / ".venv-litellm"
 LOCK = REPO / "bench" / "requirements-litellm.lock"
+PIP_LOCK = REPO / "requirements-pip.lock"
 GUARDRAIL_NAME = "presidio-pii"
 
 
@@ -28,6 +29,9 @@ def ensure_installed(venv: Path = VENV) -> Path:
     if not executable.exists():
         print(f"installing LiteLLM's proxy into {venv} from {LOCK.name} ...", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        # The locked pip first (requirements-pip.lock: the bundled one mis-resolves extras under --require-hashes).
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
+                        str(PIP_LOCK)], check=True)
         subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--require-hashes", "-r", str(LOCK)],
                        check=True)
     return executable
