@@ -14,7 +14,7 @@ logic (lanes, masks, tails, tiles, summation order), not their speed. The rewrit
   ``argmax.cpp`` ``WARDEN_ARGMAX_VECTOR``, ``paged_attention.cpp`` ``WARDEN_BF16_ATTENTION``, ``int4_linear.cpp``
   ``WARDEN_BF16_GEMM`` and ``int8_linear.cpp`` ``WARDEN_INT8_BF16_GEMM``;
 - ``#include <immintrin.h>`` becomes ``simde_shim.h``: the native intrinsics, SIMDe's AVX-512 with its native
-  aliases, and per-lane versions of the 19 intrinsics SIMDe 0.7.4 lacks;
+  aliases, and per-lane versions of the 20 intrinsics SIMDe 0.7.4 lacks;
 - ``TORCH_LIBRARY*(warden_cpu, ...)`` registers under ``warden_cpu_avx512sim``;
 - ``at::_convert_weight_to_int4pack_for_cpu``, which the int4 linear calls to probe torch's packing
   (``packing_block_rows``), packs 64-row blocks as torch does on AVX-512 machines: this machine's torch packs

@@ -1,6 +1,6 @@
 // What tests/kernels/avx512_emulation.py puts in place of `#include <immintrin.h>` in its copies of kernels/cpu:
 // the native intrinsics (this machine's AVX2, FMA, F16C), then SIMDe's AVX-512 with its native aliases (every
-// _mm512_* / __m512* name the kernels use becomes SIMDe's portable version), then the 19 intrinsics SIMDe 0.7.4 lacks,
+// _mm512_* / __m512* name the kernels use becomes SIMDe's portable version), then the 20 intrinsics SIMDe 0.7.4 lacks,
 // written out per lane below. Only for tests: it runs the AVX-512 kernels' logic on CPUs without AVX-512, slowly.
 //
 // Every replacement gives the instruction's result for the inputs the kernels give it; the _mm512_reduce_* ones
@@ -114,6 +114,13 @@ inline __m512i cvtepi8_epi32(__m128i a) {
   for (int i = 0; i < 16; ++i) out[i] = in[i];
   return vector_of<__m512i>(out);
 }
+inline __m512i cvtepu8_epi32(__m128i a) {
+  uint8_t in[16];
+  int32_t out[16];
+  lanes_of(a, in);
+  for (int i = 0; i < 16; ++i) out[i] = in[i];
+  return vector_of<__m512i>(out);
+}
 inline __m512i cvtepu16_epi32(__m256i a) {
   uint16_t in[16];
   int32_t out[16];
@@ -209,6 +216,7 @@ inline at::Tensor int4_pack_64_row_blocks(const at::Tensor& codes, int64_t /*inn
 #undef _mm512_cvtepi32_ps
 #undef _mm512_srai_epi32
 #undef _mm512_cvtepi8_epi32
+#undef _mm512_cvtepu8_epi32
 #undef _mm512_cvtepu16_epi32
 #undef _mm512_cvtph_ps
 #undef _mm512_cvtps_ph
@@ -230,6 +238,7 @@ inline at::Tensor int4_pack_64_row_blocks(const at::Tensor& codes, int64_t /*inn
 #define _mm512_cvtepi32_ps warden_avx512sim::cvtepi32_ps
 #define _mm512_srai_epi32 warden_avx512sim::srai_epi32
 #define _mm512_cvtepi8_epi32 warden_avx512sim::cvtepi8_epi32
+#define _mm512_cvtepu8_epi32 warden_avx512sim::cvtepu8_epi32
 #define _mm512_cvtepu16_epi32 warden_avx512sim::cvtepu16_epi32
 #define _mm512_cvtph_ps warden_avx512sim::cvtph_ps
 #define _mm512_cvtps_ph warden_avx512sim::cvtps_ph
