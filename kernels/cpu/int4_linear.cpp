@@ -45,6 +45,7 @@
 #include "avx2_linears.h"
 #include "quantize_input.h"
 #include "store_rounded.h"
+#include "widen_bf16.h"
 
 namespace {
 
@@ -358,10 +359,13 @@ inline void convert_block(const uint8_t* block, int64_t K, __m512i* out) {
 // plane's 32, so that up to 8 input rows' accumulators fit the registers). kConvert: `weights` is the block's packed
 // codes, each pair of k converted in registers as it is dotted (a few rows: nothing goes through memory); else
 // `weights` is the block converted by convert_block.
+// The first of a tile's J vectors of 16 output rows in its block: 0 for all 4, 2 * plane for one plane's 2.
+constexpr int first_vector(int J, int plane) { return J == 4 ? 0 : 2 * plane; }
+
 template <int R, bool kConvert, int J>
 __attribute__((always_inline)) inline void gemm_group(const void* weights, int plane, const uint32_t* const* x,
                                                       int64_t kp_begin, int64_t kp_end, __m512 (&sums)[R][J]) {
-  const int j0 = J == 4 ? 0 : 2 * plane;
+  const int j0 = first_vector(J, plane);
   // Locals of this loop, so they stay in registers: as gemm_tile's arrays gcc kept the one-row tile's in memory,
   // a store and a reload in every accumulator's dependency chain (1 row took longer than 2).
   __m512 acc[R][J];
@@ -394,7 +398,7 @@ void gemm_tile(const void* weights, int plane, const c10::BFloat16* scales_zeros
                const uint32_t* const* x, const float* const* x_sums, int64_t K, int64_t N, int64_t group, int64_t n0,
                float* const* y) {
   static_assert(J == 4 || J == 2);
-  const int j0 = J == 4 ? 0 : 2 * plane;
+  const int j0 = first_vector(J, plane);
   __m512 out[R][J];
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < J; ++j) out[r][j] = _mm512_setzero_ps();
@@ -424,10 +428,7 @@ inline void group_sums(const c10::BFloat16* x, int64_t M, int64_t K, int64_t gro
       const c10::BFloat16* in = x + m * K + g * group;
       int64_t k = 0;
       __m512 acc = _mm512_setzero_ps();
-      for (; k + 16 <= group; k += 16) {  // bf16 to float32: the word in a lane's high half
-        const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + k));
-        acc = _mm512_add_ps(acc, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16)));
-      }
+      for (; k + 16 <= group; k += 16) acc = _mm512_add_ps(acc, warden::load_bf16(in + k));
       float sum = _mm512_reduce_add_ps(acc);
       for (; k < group; ++k) sum += static_cast<float>(in[k]);
       sums[m * (K / group) + g] = sum;

@@ -31,13 +31,16 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "quantize_input.h"
 #include "store_rounded.h"
+#include "widen_bf16.h"
 
 // The AVX2 build of the same kernel, for x86 CPUs without AVX-512 VNNI (AMD Zen 2/3, Intel client cores): vpmaddwd
 // pairs instead of vpdpwssd, half a chunk per 256-bit vector; every result bitwise the AVX-512 kernel's.
@@ -318,11 +321,29 @@ constexpr int kGemmTileInputs = 4;  // input rows dotted at a time with a conver
 constexpr int kLanesTileRows = 4;  // k-lanes: output rows converted and dotted together
 constexpr int64_t kLanesChunkWords = 32;  // k-lanes: bf16 pairs per 64 k, 16 of (4j, 4j+1) then 16 of (4j+2, 4j+3)
 
-// A 64-row block's scales as float32 (bf16 is the high half of a float32).
+// A 64-row block's scales as float32.
 inline void load_block_scales(const c10::BFloat16* scales, __m512 (&out)[4]) {
-  for (int j = 0; j < 4; ++j)
-    out[j] = _mm512_castsi512_ps(_mm512_slli_epi32(
-        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(scales + 16 * j))), 16));
+  for (int j = 0; j < 4; ++j) out[j] = warden::load_bf16(scales + 16 * j);
+}
+
+// Pointers to input rows m0 .. m0 + T - 1 of `xs` (K / 2 words a row: bf16 pairs, split or not).
+template <int T>
+inline std::array<const uint32_t*, T> input_rows(const uint32_t* xs, int64_t m0, int64_t K) {
+  std::array<const uint32_t*, T> rows;
+  for (int t = 0; t < T; ++t) rows[t] = xs + (m0 + t) * (K / 2);
+  return rows;
+}
+
+// f(std::integral_constant<int, T>{}) for the T = `rows` (1 .. kGemmTileInputs) input rows of a tile: the count as
+// a template argument, so that the tile's accumulators are registers.
+template <typename F>
+inline void with_tile_inputs(int64_t rows, F&& f) {
+  switch (rows) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    default: f(std::integral_constant<int, kGemmTileInputs>{}); break;
+  }
 }
 
 // One input row's 64 dot products of a block, scaled in place and rounded once into the output.
@@ -395,7 +416,7 @@ inline __m512 sum_lanes_16(const __m512 (&v)[16]) {
 
 // T input rows (split pairs, K / 2 words each) against one converted tile: out[t * 4 + r] = (row t) . (weight row r).
 template <int T>
-void lanes_gemm_tile(const __m512i* tile, const uint32_t* const (&x)[T], int64_t K, float* out) {
+void lanes_gemm_tile(const __m512i* tile, const std::array<const uint32_t*, T>& x, int64_t K, float* out) {
   const int64_t chunks = K / 64;
   __m512 acc[16];
   for (int e = 0; e < 16; ++e) acc[e] = _mm512_setzero_ps();
@@ -417,14 +438,6 @@ void lanes_gemm_tile(const __m512i* tile, const uint32_t* const (&x)[T], int64_t
   _mm512_storeu_ps(out, sum_lanes_16(acc));
 }
 
-// Input rows m0 .. m0 + T - 1 against one converted tile, into out[16].
-template <int T>
-void lanes_gemm_inputs(const __m512i* tile, const uint32_t* xs, int64_t m0, int64_t K, float* out) {
-  const uint32_t* x[T];
-  for (int t = 0; t < T; ++t) x[t] = xs + (m0 + t) * (K / 2);
-  lanes_gemm_tile<T>(tile, x, K, out);
-}
-
 void lanes_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales, at::Tensor& out) {
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
   const std::vector<uint32_t> xs = split_input_pairs(x.const_data_ptr<c10::BFloat16>(), M, K);
@@ -441,12 +454,10 @@ void lanes_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const at::
         convert_tile(w + (n0 + r0) * K, K, tile.data());
         for (int64_t m0 = 0; m0 < M; m0 += kGemmTileInputs) {
           const int64_t rows = std::min<int64_t>(kGemmTileInputs, M - m0);
-          switch (rows) {
-            case 1: lanes_gemm_inputs<1>(tile.data(), xs.data(), m0, K, dots); break;
-            case 2: lanes_gemm_inputs<2>(tile.data(), xs.data(), m0, K, dots); break;
-            case 3: lanes_gemm_inputs<3>(tile.data(), xs.data(), m0, K, dots); break;
-            default: lanes_gemm_inputs<kGemmTileInputs>(tile.data(), xs.data(), m0, K, dots); break;
-          }
+          with_tile_inputs(rows, [&](auto inputs) {
+            constexpr int T = decltype(inputs)::value;
+            lanes_gemm_tile<T>(tile.data(), input_rows<T>(xs.data(), m0, K), K, dots);
+          });
           for (int64_t t = 0; t < rows; ++t)
             for (int r = 0; r < kLanesTileRows; ++r) block_out[(m0 + t) * kGemmBlockRows + r0 + r] = dots[t * 4 + r];
         }
@@ -523,7 +534,8 @@ inline void convert_int8_block(const int8_t* w, int64_t K, uint32_t* staging, __
 // R input rows (bf16 (k, k+1) pairs as 32-bit words) times one converted block: y[r] receives row r's 64 dot
 // products, unscaled.
 template <int R>
-void broadcast_gemm_tile(const __m512i* codes, const uint32_t* const (&x)[R], int64_t K, float* const (&y)[R]) {
+void broadcast_gemm_tile(const __m512i* codes, const std::array<const uint32_t*, R>& x, int64_t K,
+                         float (&y)[kGemmTileInputs][kGemmBlockRows]) {
   __m512 acc[R][4];
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_setzero_ps();
@@ -536,16 +548,6 @@ void broadcast_gemm_tile(const __m512i* codes, const uint32_t* const (&x)[R], in
   }
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + 16 * j, acc[r][j]);
-}
-
-// Input rows m0 .. m0 + R - 1 of `xs` (bf16 pairs, K / 2 words a row) against one converted block, into dots[0 .. R).
-template <int R>
-void broadcast_gemm_rows(const __m512i* codes, const uint32_t* xs, int64_t m0, int64_t K,
-                    float (&dots)[kGemmTileInputs][kGemmBlockRows]) {
-  const uint32_t* x_rows[R];
-  float* out_rows[R];
-  for (int r = 0; r < R; ++r) x_rows[r] = xs + (m0 + r) * (K / 2), out_rows[r] = dots[r];
-  broadcast_gemm_tile<R>(codes, x_rows, K, out_rows);
 }
 
 void broadcast_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales, at::Tensor& out) {
@@ -565,12 +567,10 @@ void broadcast_gemm_kernel(const at::Tensor& x, const at::Tensor& weight, const 
       load_block_scales(s + n0, block_scales);
       for (int64_t m0 = 0; m0 < M; m0 += kGemmTileInputs) {
         const int64_t tile = std::min<int64_t>(kGemmTileInputs, M - m0);
-        switch (tile) {
-          case 1: broadcast_gemm_rows<1>(codes.data(), xs, m0, K, dots); break;
-          case 2: broadcast_gemm_rows<2>(codes.data(), xs, m0, K, dots); break;
-          case 3: broadcast_gemm_rows<3>(codes.data(), xs, m0, K, dots); break;
-          default: broadcast_gemm_rows<kGemmTileInputs>(codes.data(), xs, m0, K, dots); break;
-        }
+        with_tile_inputs(tile, [&](auto inputs) {
+          constexpr int R = decltype(inputs)::value;
+          broadcast_gemm_tile<R>(codes.data(), input_rows<R>(xs, m0, K), K, dots);
+        });
         for (int64_t r = 0; r < tile; ++r) store_scaled(dots[r], block_scales, y + (m0 + r) * N + n0);
       }
     }

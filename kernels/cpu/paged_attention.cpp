@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "widen_bf16.h"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -216,11 +218,6 @@ inline __m512 sum_sixteen(const __m512 (&v)[kTile]) {
   return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
 }
 
-inline __m512 widen_bf16(const uint16_t* src) {
-  const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(half), 16));
-}
-
 void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out) {
   const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
@@ -277,7 +274,7 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
           for (int64_t t = 0; t < len; ++t) {
             const uint16_t* row = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim + d0;
             __m512 v[4];
-            for (int c = 0; c < 4; ++c) v[c] = c < vecs ? widen_bf16(row + 16 * c) : _mm512_setzero_ps();
+            for (int c = 0; c < 4; ++c) v[c] = c < vecs ? warden::load_bf16(row + 16 * c) : _mm512_setzero_ps();
             for (int g = 0; g < 4; ++g) {
               if (g >= heads_here) break;
               const __m512 p = _mm512_set1_ps(scores[(g0 + g) * padded + t]);

@@ -22,6 +22,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "widen_bf16.h"
+
 // The instructions both one-row linears dot with (int4_linear.cpp, int8_linear.cpp): one flag, so one check
 // (torch.ops.warden_cpu.one_row_linear_supported) answers for both.
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VNNI__)
@@ -124,7 +126,7 @@ inline __m512 load_inputs(const scalar_t* x, __mmask16 lanes) {
   } else {
     const __m256i raw = _mm256_maskz_loadu_epi16(lanes, x);
     if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-      return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16));  // bf16: a float's high half
+      return warden::widen_bf16(raw);
     } else {
       static_assert(std::is_same_v<scalar_t, c10::Half>);
       return _mm512_cvtph_ps(raw);
