@@ -107,27 +107,18 @@ inline __m512i srai_epi32(__m512i a, unsigned int shift) {
   for (int i = 0; i < 16; ++i) lanes[i] = shift > 31 ? (lanes[i] < 0 ? -1 : 0) : lanes[i] >> shift;  // arithmetic
   return vector_of<__m512i>(lanes);
 }
-inline __m512i cvtepi8_epi32(__m128i a) {
-  int8_t in[16];
+// vpmovsxbd / vpmovzxbd / vpmovzxwd: 16 lanes of `Lane` widened to 32 bits (sign- or zero-extended by its type).
+template <typename Lane, typename V>
+inline __m512i widen_to_epi32(V a) {
+  Lane in[16];
   int32_t out[16];
   lanes_of(a, in);
   for (int i = 0; i < 16; ++i) out[i] = in[i];
   return vector_of<__m512i>(out);
 }
-inline __m512i cvtepu8_epi32(__m128i a) {
-  uint8_t in[16];
-  int32_t out[16];
-  lanes_of(a, in);
-  for (int i = 0; i < 16; ++i) out[i] = in[i];
-  return vector_of<__m512i>(out);
-}
-inline __m512i cvtepu16_epi32(__m256i a) {
-  uint16_t in[16];
-  int32_t out[16];
-  lanes_of(a, in);
-  for (int i = 0; i < 16; ++i) out[i] = in[i];
-  return vector_of<__m512i>(out);
-}
+inline __m512i cvtepi8_epi32(__m128i a) { return widen_to_epi32<int8_t>(a); }
+inline __m512i cvtepu8_epi32(__m128i a) { return widen_to_epi32<uint8_t>(a); }
+inline __m512i cvtepu16_epi32(__m256i a) { return widen_to_epi32<uint16_t>(a); }
 
 // float16 <-> float32 through this machine's F16C (as c10's conversions on x86), rounding to nearest even.
 inline __m512 cvtph_ps(__m256i a) {
