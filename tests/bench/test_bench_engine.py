@@ -23,7 +23,10 @@ def test_a_small_batch_rows_variant_runs_beside_the_default_engine(tmp_path: Pat
     for name in ("c1", "c8", "c32"):
         default, variant = report["warden"][name], report["variants"]["warden-rows16"][name]
         assert default > 0 and variant > 0
-        assert report["variants_over_warden"]["warden-rows16"][name] == pytest.approx(variant / default, rel=0.02)
+        # The JSON keeps tok/s to 0.1 and the ratio (of the unrounded medians) to 0.001: at the few tok/s of this
+        # smallest run the rounding alone moves variant / default by several percent (3.0 and 2.9 tok/s: ratio 0.989).
+        low, high = (variant - 0.05) / (default + 0.05), (variant + 0.05) / (default - 0.05)
+        assert low - 0.0005 <= report["variants_over_warden"]["warden-rows16"][name] <= high + 0.0005
 
 
 def test_bad_row_bounds_are_a_usage_error() -> None:
