@@ -353,15 +353,15 @@ inline void convert_block(const uint8_t* block, int64_t K, __m512i* out) {
   for (int64_t kp = 0; kp < K / 2; ++kp) convert_k_pair(block, kp, out + kp * 4);
 }
 
+// The first of a tile's J vectors of 16 output rows in its block: 0 for all 4, 2 * plane for one plane's 2.
+constexpr int first_vector(int J, int plane) { return J == 4 ? 0 : 2 * plane; }
+
 // R input rows (x pairs: each row's bf16 inputs as 32-bit (k, k+1) words) times one converted block: y[r] receives
 // row r's 64 float32 results.
 // J: the vectors of 16 output rows the tile computes, from j0 = 2 * plane: 4 (the block's 64 rows) or 2 (one
 // plane's 32, so that up to 8 input rows' accumulators fit the registers). kConvert: `weights` is the block's packed
 // codes, each pair of k converted in registers as it is dotted (a few rows: nothing goes through memory); else
 // `weights` is the block converted by convert_block.
-// The first of a tile's J vectors of 16 output rows in its block: 0 for all 4, 2 * plane for one plane's 2.
-constexpr int first_vector(int J, int plane) { return J == 4 ? 0 : 2 * plane; }
-
 template <int R, bool kConvert, int J>
 __attribute__((always_inline)) inline void gemm_group(const void* weights, int plane, const uint32_t* const* x,
                                                       int64_t kp_begin, int64_t kp_end, __m512 (&sums)[R][J]) {

@@ -3,8 +3,6 @@
 
 #pragma once
 
-#include <cstdint>
-
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
