@@ -48,6 +48,20 @@ class Settings(BaseSettings):
     policy_cache_ttl_s: float = Field(default=5.0, ge=0.0)
     max_choices: int = Field(default=8, ge=1)  # upper bound for n (and prompts x n on /v1/completions)
 
+    # Admission control per worker process (gateway.ratelimit.overload): at most max_inflight_requests /v1 calls
+    # run at once, up to max_queued_requests more wait in line for at most queue_timeout_s; beyond that, or while
+    # the engine has max_engine_waiting_requests waiting (unset: no such bound), a 503 "overloaded" with
+    # Retry-After. request_timeout_s bounds a call from its arrival to its last byte: past it the engine request is
+    # aborted and the client gets a 504 (mid-stream: a final error event), audited as "timeout_error".
+    max_inflight_requests: int = Field(default=256, ge=1)
+    max_queued_requests: int = Field(default=512, ge=0)
+    queue_timeout_s: float = Field(default=10.0, ge=0.0)
+    max_engine_waiting_requests: int | None = Field(default=None, ge=1)
+    request_timeout_s: float = Field(default=600.0, gt=0.0)
+    # A worker renews the concurrency leases of its calls in flight every quarter of this; the leases of a worker
+    # that died lapse within it, and its unsettled calls are charged their whole reservation (gateway.ratelimit).
+    rate_limit_lease_s: float = Field(default=20.0, ge=2.0, le=900.0)
+
     audit_spool_dir: Path | None = None  # default: data_dir / "audit-spool"
     audit_batch_size: int = Field(default=256, ge=1)
     audit_flush_interval_s: float = Field(default=0.2, gt=0.0)
