@@ -19,16 +19,21 @@ from gateway.admin.router import router as admin_router
 from gateway.admin.state import build_admin_services
 from gateway.audit.event import AuditEvent
 from gateway.audit.retention import run_maintenance
-from gateway.audit.writer import AuditWriter
+from gateway.audit.storable import storable_text
+from gateway.audit.writer import AuditUnavailableError, AuditWriter
 from gateway.core.clock import utcnow
-from gateway.core.db import Database
-from gateway.core.errors import install_error_handlers
+from gateway.core.db import Database, StoreTimeouts
+from gateway.core.errors import audit_unavailable, install_error_handlers
 from gateway.core.middleware import BodySizeLimitMiddleware, RequestContextMiddleware, RequestTiming
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
+from gateway.core.store_health import StoreCircuit
+from gateway.core.text_safety import TextSafetyMiddleware
 from gateway.export.checkpoints import run_checkpoints
 from gateway.export.router import router as audit_router
 from gateway.keys.auth import Authenticator
+from gateway.lifecycle import DrainMiddleware, Lifecycle
+from gateway.lifecycle import router as lifecycle_router
 from gateway.openai.hooks import InputGuard, OutputGuard
 from gateway.openai.router import router as openai_router
 from gateway.policystore.cache import PolicyResolver
@@ -47,8 +52,11 @@ async def _start_engine(settings: Settings) -> EngineClient:
     engine_config = settings.engine_config()
     if settings.engine_sockets:  # one of `warden serve --workers N`'s workers: the engines run in shared hosts
         return await connect_replicas(engine_config, settings.engine_sockets,
-                                      load_server_secrets(settings).engine_authkey)
-    return await start_replicas(engine_config, settings.engine.replicas, in_process=settings.engine_in_process)
+                                      load_server_secrets(settings).engine_authkey,
+                                      watchdog_s=settings.engine_watchdog_s or None)
+    # Pooled even when it is one engine: the pool's supervisor restarts it when it dies or hangs.
+    return await start_replicas(engine_config, settings.engine.replicas, in_process=settings.engine_in_process,
+                                supervise_one=True, watchdog_s=settings.engine_watchdog_s or None)
 
 
 def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard]:
@@ -73,29 +81,43 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        db = Database(settings.database_url)
+        # The request path's store fails fast and answers an outage with 503; background work (audit drain,
+        # checkpoints, retention) has its own small pool and a longer statement budget.
+        db = Database(settings.database_url, timeouts=StoreTimeouts.request_path(settings), circuit=StoreCircuit(),
+                      retry_after_s=settings.store_retry_after_s)
+        background_db = Database(settings.database_url, timeouts=StoreTimeouts.background(settings))
         secrets = load_server_secrets(settings)
-        audit = AuditWriter(db, settings.spool_dir, batch_size=settings.audit_batch_size,
+        audit = AuditWriter(background_db, settings.spool_dir, batch_size=settings.audit_batch_size,
                             flush_interval_s=settings.audit_flush_interval_s,
-                            rotate_bytes=settings.audit_spool_rotate_bytes)
+                            rotate_bytes=settings.audit_spool_rotate_bytes,
+                            min_free_bytes=settings.audit_spool_min_free_bytes,
+                            on_quarantine=telemetry.metrics.audit_quarantined.inc)
         audit.start()
         services = GatewayServices(
             settings=settings, db=db, secrets=secrets,
             authenticator=Authenticator(db, pepper=secrets.key_pepper, ttl_s=settings.key_cache_ttl_s,
                                         max_entries=settings.key_cache_max_entries,
-                                        last_used_interval_s=settings.key_last_used_interval_s),
-            policies=PolicyResolver(db, ttl_s=settings.policy_cache_ttl_s, max_entries=settings.key_cache_max_entries),
-            audit=audit, limiter=build_limiter(settings.redis_url), engine=engine,
+                                        last_used_interval_s=settings.key_last_used_interval_s,
+                                        stale_window_s=settings.store_stale_window_s,
+                                        retry_after_s=settings.store_retry_after_s),
+            policies=PolicyResolver(db, ttl_s=settings.policy_cache_ttl_s, max_entries=settings.key_cache_max_entries,
+                                    stale_window_s=settings.store_stale_window_s,
+                                    retry_after_s=settings.store_retry_after_s),
+            audit=audit, engine=engine,
+            # Leases renewed four times per lease length: a dead worker's slots free within rate_limit_lease_s.
+            limiter=build_limiter(settings.redis_url, lease_ms=round(settings.rate_limit_lease_s * 1000),
+                                  renew_interval_s=settings.rate_limit_lease_s / 4),
             input_guard=input_guard, output_guard=output_guard,
         )
         if settings.guardrails and input_guard is None and output_guard is None:
             services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret, settings)
         app.state.services = services
         app.state.admin = admin = build_admin_services(settings)
-        checkpointer = (asyncio.create_task(run_checkpoints(db, admin.signer, settings.audit_checkpoint_interval_s))
-                        if settings.audit_checkpoint_interval_s > 0 else None)
+        checkpointer = (asyncio.create_task(
+            run_checkpoints(background_db, admin.signer, settings.audit_checkpoint_interval_s))
+            if settings.audit_checkpoint_interval_s > 0 else None)
         maintainer = (asyncio.create_task(run_maintenance(
-            db, interval_s=settings.audit_maintenance_interval_s,
+            background_db, interval_s=settings.audit_maintenance_interval_s,
             default_days=settings.audit_default_retention_days, purge=settings.audit_purge))
             if settings.audit_maintenance_interval_s > 0 else None)
         owns_engine = engine is None and start_engine
@@ -108,8 +130,10 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                          settings.engine.replicas)
             if settings.metrics:
                 stats_task = asyncio.create_task(stats_reader.run(settings.engine_stats_interval_s))
+            lifecycle.install_signal_handlers()
             yield
         finally:
+            lifecycle.close()
             if stats_task is not None:
                 stats_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -124,31 +148,51 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             await services.limiter.aclose()
             audit.close()
             db.dispose()
+            background_db.dispose()
             telemetry.shutdown()
             mark_worker_dead()
 
     app = FastAPI(title="Warden", version="0.1.0", lifespan=lifespan)
     app.state.telemetry = telemetry
-    install_error_handlers(app)
+    app.state.lifecycle = lifecycle = Lifecycle(grace_s=settings.shutdown_grace_s,
+                                                unready_s=settings.shutdown_unready_s)
+    install_error_handlers(app, store_retry_after_s=settings.store_retry_after_s)
+
+    @app.exception_handler(AuditUnavailableError)
+    async def _audit_unavailable(_request: Request, _exc: AuditUnavailableError) -> JSONResponse:
+        # Fail closed: a response whose record cannot be made durable is never sent.
+        return audit_unavailable().response()
     app.include_router(openai_router)
     app.include_router(admin_router)
     app.include_router(audit_router)
+    app.include_router(lifecycle_router)  # /readyz
 
-    async def audit_oversized(scope: Scope) -> None:
+    async def audit_edge_refusal(scope: Scope, stage: str, status: int, **details: object) -> None:
         services: GatewayServices | None = getattr(app.state, "services", None)
         if services is None or not scope.get("path", "").startswith("/v1/"):
             return
         state = scope.get("state", {})
         timing: RequestTiming = state["timing"]
-        telemetry.refused_at_edge(scope["path"].removeprefix("/v1/"), "body_size", 413)
+        endpoint = storable_text(scope["path"].removeprefix("/v1/"))
+        # Metric labels stay a bounded set: a path the app does not serve is counted as "other".
+        routed = any(getattr(route, "path", None) == scope["path"] for route in app.routes)
+        telemetry.refused_at_edge(endpoint if routed else "other", stage, status)
         await services.audit.record(AuditEvent(
-            created_at=utcnow(), request_id=state["request_id"], endpoint=scope["path"].removeprefix("/v1/"),
-            http_status=413, latency_ms=round(timing.elapsed_ms(), 3), overhead_ms=round(timing.overhead_ms(), 3),
-            error_type="invalid_request_error",
-            decisions=[{"stage": "body_size", "decision": "refused", "limit_bytes": settings.max_body_bytes}],
+            created_at=utcnow(), request_id=state["request_id"], endpoint=endpoint, http_status=status,
+            latency_ms=round(timing.elapsed_ms(), 3), overhead_ms=round(timing.overhead_ms(), 3),
+            error_type="invalid_request_error", decisions=[{"stage": stage, "decision": "refused", **details}],
         ))
 
-    # Order: the context middleware is outermost, so even a 413 carries the request id and overhead headers.
+    async def audit_oversized(scope: Scope) -> None:
+        await audit_edge_refusal(scope, "body_size", 413, limit_bytes=settings.max_body_bytes)
+
+    async def audit_unsafe_text(scope: Scope, param: str) -> None:
+        await audit_edge_refusal(scope, "text_safety", 400, param=param)
+
+    # Order: the context middleware is outermost, so even a 413 carries the request id and overhead headers; the
+    # text check runs on the body the size limit has already bounded and buffered.
+    app.add_middleware(DrainMiddleware, lifecycle=lifecycle)  # refuses /v1 calls while draining, cuts them after
+    app.add_middleware(TextSafetyMiddleware, on_reject=audit_unsafe_text)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes, on_reject=audit_oversized)
     app.add_middleware(RequestContextMiddleware, tracing=telemetry.tracing)
 
@@ -156,16 +200,22 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     async def healthz(request: Request) -> JSONResponse:
         services: GatewayServices = request.app.state.services
         engine = services.engine
+        # Unauthenticated: the body says how the server is and why in a word, with counts, never tenant data or
+        # error text (a failed statement's message could carry it).
         engine_ok = engine is not None and engine.is_alive()
-        body: dict[str, object] = {"status": "ok" if engine_ok else "degraded", "engine": engine_ok,
-                                   "audit_pending_bytes": services.audit.pending_bytes,
-                                   "audit_error": services.audit.last_error}
+        audit_ok = services.audit.last_error is None
+        reason: str | None = None if engine_ok else "engine_unavailable"
+        body: dict[str, object] = {"engine": engine_ok, "audit": "ok" if audit_ok else "store_unavailable",
+                                   "audit_pending_bytes": services.audit.pending_bytes}
         if isinstance(engine, ReplicaPool):
             # Still serving (200) while any replica lives, but degraded: the rest carry the dead one's traffic.
             live = sum(engine.live())
             body["engine_replicas"] = {"live": live, "total": len(engine.replicas), "restarts": sum(engine.restarts)}
             if live < len(engine.replicas):
-                body["status"] = "degraded"
+                reason = reason or "engine_replica_down"
+        if not audit_ok:  # records wait in the spool: still serving, but the store must be looked at
+            reason = reason or "audit_store_unavailable"
+        body = {"status": "ok" if reason is None else "degraded", "reason": reason, **body}
         return JSONResponse(body, status_code=200 if engine_ok else 503)
 
     if settings.metrics:

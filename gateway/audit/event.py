@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from gateway.audit.storable import needs_fitting, storable_columns
+
 ANONYMOUS_CHAIN = "anonymous"
 
 
@@ -38,7 +40,17 @@ class AuditEvent:
         return self.tenant_id or ANONYMOUS_CHAIN
 
     def to_spool_line(self) -> bytes:
-        return orjson.dumps(asdict(self)) + b"\n"
+        """The event as one JSON line, fitted for storage first where it must be (see ``gateway.audit.storable``):
+        a request's odd strings can never make its record unstorable."""
+        columns = asdict(self)
+        try:
+            encoded: bytes | None = orjson.dumps(columns)
+        except orjson.JSONEncodeError:  # a lone surrogate
+            encoded = None
+        if needs_fitting(columns, encoded):
+            encoded = orjson.dumps(storable_columns(columns))
+        assert encoded is not None
+        return encoded + b"\n"
 
     @classmethod
     def from_spool_line(cls, line: bytes) -> AuditEvent:

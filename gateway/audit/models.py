@@ -3,7 +3,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gateway.core.clock import utcnow
@@ -73,3 +84,20 @@ class AuditChainAnchor(Base):
     prev_hash: Mapped[str] = mapped_column(String(64))
     purged_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AuditQuarantine(Base):
+    """Spooled audit lines the store refused (a value no backend accepts, a line that is not an event): kept
+    byte for byte so nothing is lost, and set aside so they never block the records behind them. ``reason`` is an
+    exception class and SQLSTATE, never the refused values."""
+
+    __tablename__ = "audit_quarantine"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    quarantined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    event_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    chain_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    reason: Mapped[str] = mapped_column(String(200))
+    line: Mapped[bytes] = mapped_column(LargeBinary)
+
+    __table_args__ = (Index("ix_audit_quarantine_quarantined_at", "quarantined_at"),)

@@ -9,6 +9,8 @@ event id).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import os
 import threading
@@ -34,13 +36,25 @@ class Spool:
         """Durable once this returns (fsync of the data; the directory entry is synced once)."""
         assert line.endswith(b"\n")
         with self._append_lock:
-            written = os.write(self._fd, line)
-            if written != len(line):  # a short write on a regular file means the disk is full
-                raise OSError(f"short write to audit spool {self.path}")
-            os.fsync(self._fd)
+            end = os.fstat(self._fd).st_size
+            try:
+                written = os.write(self._fd, line)
+                if written != len(line):  # a short write on a regular file means the disk is full
+                    raise OSError(errno.ENOSPC, f"short write to audit spool {self.path.name}")
+                os.fsync(self._fd)
+            except OSError:
+                # Never leave a torn line behind: the next append would be glued to it and both would be lost.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, end)
+                raise
             if not self._dir_synced:
                 _fsync_directory(self.directory)
                 self._dir_synced = True
+
+    def free_bytes(self) -> int:
+        """Space left on the spool's file system for this (unprivileged or not) process."""
+        stats = os.fstatvfs(self._fd)
+        return stats.f_bavail * stats.f_frsize
 
     def pending_bytes(self) -> int:
         return os.fstat(self._fd).st_size - self._read_offset

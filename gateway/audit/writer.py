@@ -6,19 +6,33 @@ the client is recorded as it ends). A background thread drains the spool into th
 ``batch_size``; if the database is down, records wait in the spool and are retried with back-off; if the process
 dies, the next writer to start (or any live one, within ``orphan_scan_interval_s``) adopts its spool and replays
 it. Nothing acknowledged is lost; replays are idempotent by event id.
+
+A line the store refuses (see ``gateway.audit.quarantine``) is found by storing its batch one record at a time and
+is moved to the quarantine; the lines behind it are stored as usual. Only an outage keeps lines waiting.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from starlette.concurrency import run_in_threadpool
 
 from gateway.audit.event import AuditEvent
+from gateway.audit.quarantine import (
+    Quarantine,
+    RefusedLine,
+    describe_failure,
+    identify,
+    is_record_refusal,
+    refusal_reason,
+)
 from gateway.audit.spool import Spool, claim_orphans
 from gateway.audit.store import ChainConflict, append_events
 from gateway.core.db import Database
@@ -27,12 +41,22 @@ log = logging.getLogger(__name__)
 
 MAX_CONFLICT_RETRIES = 20
 MAX_BACKOFF_S = 5.0
+SPOOL_RETRY_S = 5.0  # after a failed append, the spool counts as unwritable this long (unless an append succeeds)
+SPACE_CHECK_INTERVAL_S = 1.0
+MAX_HELD_LINES = 10_000  # records neither durable store took, kept in memory for retry
+
+
+class AuditUnavailableError(RuntimeError):
+    """Neither the spool nor the database could make an audit record durable."""
 
 
 class AuditWriter:
     def __init__(self, db: Database, spool_dir: Path, *, batch_size: int = 256, flush_interval_s: float = 0.2,
-                 rotate_bytes: int = 8 * 1024 * 1024, orphan_scan_interval_s: float = 30.0) -> None:
+                 rotate_bytes: int = 8 * 1024 * 1024, orphan_scan_interval_s: float = 30.0,
+                 min_free_bytes: int = 16 * 1024 * 1024, on_quarantine: Callable[[], None] | None = None) -> None:
         self._db = db
+        self.quarantine = Quarantine(db, spool_dir)
+        self._on_quarantine = on_quarantine
         self._spool_dir = spool_dir
         self._batch_size = batch_size
         self._flush_interval_s = flush_interval_s
@@ -44,6 +68,12 @@ class AuditWriter:
         self._drained = threading.Condition()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
+        self._min_free_bytes = min_free_bytes
+        self._spool_failed_at: float | None = None  # when an append last failed
+        self._spool_low = False
+        self._next_space_check = 0.0
+        self._held: deque[bytes] = deque()
+        self._held_lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -65,9 +95,71 @@ class AuditWriter:
 
     # -- request path ----------------------------------------------------------------------------------------
     def record_sync(self, event: AuditEvent) -> None:
+        """Durable once this returns: in the spool, or (the spool unwritable: disk full, read-only, I/O error)
+        straight in the database. Neither: ``AuditUnavailableError``, and the caller must not acknowledge the
+        request; the line is still held in memory and retried, since a stream's client may have seen tokens."""
         assert self._spool is not None, "AuditWriter.start() was not called"
-        self._spool.append(event.to_spool_line())
+        line = event.to_spool_line()
+        try:
+            self._spool.append(line)
+        except OSError as exc:
+            self._spool_failed_at = time.monotonic()
+            log.error("audit spool unwritable (%s); storing the record directly", os.strerror(exc.errno or 0)
+                      if exc.errno else type(exc).__name__)
+            try:
+                self._store_lines([line])
+            except Exception as store_exc:
+                self.last_error = describe_failure(store_exc)
+                self._hold(line)
+                raise AuditUnavailableError("the audit record could not be made durable") from store_exc
+            return
+        self._spool_failed_at = None
         self._wake.set()
+
+    def ensure_available(self) -> None:
+        """Before the first byte of a response that cannot be taken back (a stream): refuse unless its record
+        will have somewhere durable to go, the spool (writable, with room) or the database (reachable)."""
+        if self._spool_healthy() or self.last_error is None:
+            return
+        raise AuditUnavailableError("neither the audit spool nor the database can take records")
+
+    def _spool_healthy(self) -> bool:
+        assert self._spool is not None
+        now = time.monotonic()
+        if self._spool_failed_at is not None and now - self._spool_failed_at < SPOOL_RETRY_S:
+            return False
+        if now >= self._next_space_check:
+            try:
+                self._spool_low = self._spool.free_bytes() < self._min_free_bytes
+            except OSError:
+                self._spool_low = True
+            self._next_space_check = now + SPACE_CHECK_INTERVAL_S
+        return not self._spool_low
+
+    def _hold(self, line: bytes) -> None:
+        with self._held_lock:
+            if len(self._held) >= MAX_HELD_LINES:
+                log.error("audit records held in memory are at their bound (%d); dropping the oldest",
+                          MAX_HELD_LINES)
+                self._held.popleft()
+            self._held.append(line)
+        self._wake.set()
+
+    def _retry_held(self) -> None:
+        """Lines neither the spool nor the database took: spool them (or store them) now."""
+        assert self._spool is not None
+        while True:
+            with self._held_lock:
+                if not self._held:
+                    return
+                line = self._held[0]
+            try:
+                self._spool.append(line)
+                self._spool_failed_at = None
+            except OSError:
+                self._store_lines([line])  # raises on an outage: kept for the next round
+            with self._held_lock:
+                self._held.popleft()
 
     async def record(self, event: AuditEvent) -> None:
         await run_in_threadpool(self.record_sync, event)
@@ -86,7 +178,9 @@ class AuditWriter:
 
     @property
     def pending_bytes(self) -> int:
-        return 0 if self._spool is None else self._spool.pending_bytes()
+        with self._held_lock:
+            held = sum(len(line) for line in self._held)
+        return held + (0 if self._spool is None else self._spool.pending_bytes())
 
     # -- background ------------------------------------------------------------------------------------------
     def _store(self, events: list[AuditEvent]) -> None:
@@ -96,6 +190,8 @@ class AuditWriter:
                     append_events(events, session=session)
                 return
             except (ChainConflict, IntegrityError) as exc:
+                if is_record_refusal(exc):
+                    raise
                 # Another worker appended to the same chain (or created its head) first: re-read and retry.
                 log.debug("audit chain race (attempt %d): %s", attempt + 1, exc)
                 time.sleep(0.005 * (attempt + 1))
@@ -106,13 +202,41 @@ class AuditWriter:
                 time.sleep(0.01 * (attempt + 1))
         raise RuntimeError(f"audit chain still contended after {MAX_CONFLICT_RETRIES} attempts")
 
+    def _store_lines(self, lines: list[bytes]) -> None:
+        """Store spooled lines; quarantine the ones the store refuses. Raises only on an outage (the lines then stay
+        spooled and the whole batch is retried: replays are idempotent)."""
+        events: list[tuple[bytes, AuditEvent]] = []
+        for line in lines:
+            try:
+                events.append((line, AuditEvent.from_spool_line(line)))
+            except (ValueError, TypeError, KeyError) as exc:  # not an event (a torn or foreign line)
+                self._quarantine(RefusedLine(line, f"UnreadableLine ({type(exc).__name__})", *identify(line)))
+        try:
+            self._store([event for _, event in events])
+            return
+        except Exception as exc:
+            if not is_record_refusal(exc):
+                raise
+        for line, event in events:  # find the refused ones: one record per transaction
+            try:
+                self._store([event])
+            except Exception as exc:
+                if not is_record_refusal(exc):
+                    raise
+                self._quarantine(RefusedLine(line, refusal_reason(exc), event.event_id, event.chain_id))
+
+    def _quarantine(self, refused: RefusedLine) -> None:
+        self.quarantine.put(refused)
+        if self._on_quarantine is not None:
+            self._on_quarantine()
+
     def _drain_once(self) -> bool:
         """Store one batch. True if there may be more."""
         assert self._spool is not None
         lines, offset = self._spool.read_pending(self._batch_size)
         if not lines:
             return False
-        self._store([AuditEvent.from_spool_line(line) for line in lines])
+        self._store_lines(lines)
         self._spool.commit(offset, self._rotate_bytes)
         return len(lines) >= self._batch_size
 
@@ -125,7 +249,7 @@ class AuditWriter:
                 lines = orphan.lines()
                 for start in range(0, len(lines), self._batch_size):
                     batch = lines[start:start + self._batch_size]
-                    self._store([AuditEvent.from_spool_line(line) for line in batch])
+                    self._store_lines(batch)
                     replayed += len(batch)
             except Exception:
                 orphan.release()  # keep the file; try again on the next scan
@@ -141,6 +265,7 @@ class AuditWriter:
             self._wake.wait(backoff_s or self._flush_interval_s)
             self._wake.clear()
             try:
+                self._retry_held()
                 if time.monotonic() >= next_orphan_scan:
                     self.adopt_orphans()
                     next_orphan_scan = time.monotonic() + self._orphan_scan_interval_s
@@ -150,7 +275,7 @@ class AuditWriter:
                 self.last_error = None
             except Exception as exc:
                 # The database is unreachable or refused the batch: the records stay spooled; retry later.
-                self.last_error = f"{type(exc).__name__}: {exc}"
+                self.last_error = describe_failure(exc)
                 backoff_s = min(MAX_BACKOFF_S, max(0.1, backoff_s * 2))
                 log.warning("audit drain failed, retrying in %.1fs: %s", backoff_s, self.last_error)
             with self._drained:

@@ -2,17 +2,32 @@
 
 The gateway uses a synchronous SQLAlchemy engine and runs its queries in a worker thread, so the same code
 runs on SQLite (embedded default) and Postgres (psycopg 3).
+
+On Postgres every wait is bounded (``StoreTimeouts``): connecting, each statement, each lock wait, a transaction
+left idle, the wait for a pooled connection, and a peer that vanished without closing the connection (TCP
+keepalives and user timeout). A worker thread therefore never waits on the store longer than these budgets, and the
+thread pool the audit spool's fsync shares stays available. The request path's ``Database`` also carries a
+``StoreCircuit`` and turns an outage into ``StoreUnavailable`` (a 503); background work (audit writer, retention,
+checkpoints) uses its own ``Database`` with a longer statement budget and sees the driver's errors unchanged.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+from gateway.core.errors import StoreUnavailable
+from gateway.core.store_health import StoreCircuit, is_connection_failure, is_store_unavailable
+
+if TYPE_CHECKING:
+    from gateway.core.settings import Settings
 
 # Explicit constraint names so migrations are reproducible on every backend.
 NAMING_CONVENTION = {
@@ -45,13 +60,70 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str) -> Engine:
+@dataclass(frozen=True, slots=True)
+class StoreTimeouts:
+    """Budgets for one engine's waits on Postgres, in seconds; 0 means no limit. SQLite has its busy timeout."""
+
+    connect_s: float = 3.0  # libpq and psycopg round below 2 s up to 2 s
+    statement_s: float = 0.0
+    lock_s: float = 0.0
+    idle_in_transaction_s: float = 0.0
+    pool_s: float = 30.0
+    tcp_s: float = 10.0  # keepalive probing and unacknowledged-send limit: a peer gone silent is noticed
+    pool_size: int = 10
+    max_overflow: int = 10
+
+    @classmethod
+    def request_path(cls, settings: Settings) -> StoreTimeouts:
+        """The /v1 lookups and the admin and audit APIs: short, so an outage is a quick 503, not a hang."""
+        return cls(connect_s=settings.db_connect_timeout_s, statement_s=settings.db_statement_timeout_s,
+                   lock_s=settings.db_lock_timeout_s,
+                   idle_in_transaction_s=settings.db_idle_in_transaction_timeout_s,
+                   pool_s=settings.db_pool_timeout_s, tcp_s=settings.db_tcp_timeout_s)
+
+    @classmethod
+    def background(cls, settings: Settings) -> StoreTimeouts:
+        """The audit writer's batches, retention and checkpoints: a longer statement budget, a small pool."""
+        return cls(connect_s=settings.db_connect_timeout_s,
+                   statement_s=settings.db_background_statement_timeout_s, lock_s=settings.db_lock_timeout_s,
+                   idle_in_transaction_s=settings.db_idle_in_transaction_timeout_s,
+                   pool_s=settings.db_pool_timeout_s, tcp_s=settings.db_tcp_timeout_s, pool_size=3, max_overflow=2)
+
+    def server_options(self) -> list[str]:
+        budgets = {"statement_timeout": self.statement_s, "lock_timeout": self.lock_s,
+                   "idle_in_transaction_session_timeout": self.idle_in_transaction_s}
+        return [f"-c {name}={round(seconds * 1000)}" for name, seconds in budgets.items() if seconds > 0]
+
+    def postgres_connect_args(self, url_options: str | None) -> dict[str, Any]:
+        args: dict[str, Any] = {
+            "connect_timeout": max(2, math.ceil(self.connect_s)),
+            "keepalives": 1,
+            "keepalives_idle": max(1, round(self.tcp_s / 2)),
+            "keepalives_interval": max(1, round(self.tcp_s / 6)),
+            "keepalives_count": 3,
+            "tcp_user_timeout": round(self.tcp_s * 1000),
+        }
+        # Appended to what the URL's own ``options`` says: connect_args would otherwise replace it.
+        options = " ".join(part for part in [url_options or "", *self.server_options()] if part)
+        if options:
+            args["options"] = options
+        return args
+
+
+def make_engine(url: str, timeouts: StoreTimeouts | None = None) -> Engine:
+    """``hide_parameters``: a failed statement's values (tenant ids, prompt content) never reach an exception
+    message, and so never a log line or a response."""
     url = normalize_database_url(url)
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10}, hide_parameters=True)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    timeouts = timeouts or StoreTimeouts()
+    url_options = make_url(url).query.get("options")
+    return create_engine(url, pool_pre_ping=True, pool_size=timeouts.pool_size, max_overflow=timeouts.max_overflow,
+                         pool_timeout=timeouts.pool_s, hide_parameters=True,
+                         connect_args=timeouts.postgres_connect_args(
+                             url_options if isinstance(url_options, str) else None))
 
 
 def is_sqlite(engine: Engine) -> bool:
@@ -59,20 +131,54 @@ def is_sqlite(engine: Engine) -> bool:
 
 
 class Database:
-    """Owns the engine and hands out short-lived sessions."""
+    """Owns the engine and hands out short-lived sessions.
 
-    def __init__(self, url: str) -> None:
-        self.engine = make_engine(url)
+    With a ``circuit``, an outage (``is_store_unavailable``) leaves a session as ``StoreUnavailable`` carrying
+    ``retry_after_s``, and while the circuit is open sessions fail that way at once, without touching the store.
+    """
+
+    def __init__(self, url: str, *, timeouts: StoreTimeouts | None = None, circuit: StoreCircuit | None = None,
+                 retry_after_s: int = 5) -> None:
+        self.engine = make_engine(url, timeouts)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.circuit = circuit
+        self._retry_after_s = retry_after_s
+
+    @contextmanager
+    def _guarded(self) -> Iterator[None]:
+        circuit = self.circuit
+        if circuit is None:
+            yield
+            return
+        if not circuit.try_acquire():
+            raise StoreUnavailable(self._retry_after_s)
+        try:
+            yield
+        except StoreUnavailable:
+            circuit.release()
+            raise
+        except Exception as exc:
+            if is_connection_failure(exc):
+                circuit.failed()
+            else:
+                circuit.succeeded()  # the store answered, if only to refuse or to cancel the statement
+            if is_store_unavailable(exc):
+                raise StoreUnavailable(self._retry_after_s) from exc
+            raise
+        except BaseException:
+            circuit.release()
+            raise
+        else:
+            circuit.succeeded()
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        with self._sessions() as session:
+        with self._guarded(), self._sessions() as session:
             yield session
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        with self._sessions.begin() as session:
+        with self._guarded(), self._sessions.begin() as session:
             yield session
 
     def dispose(self) -> None:

@@ -8,7 +8,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gateway.core.store_health import is_store_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +68,28 @@ def rate_limited(message: str, *, retry_after_s: float | None = None, headers: d
                     decision=decision)
 
 
+ENGINE_RETRY_AFTER_S = 5  # about how long a supervised engine takes to come back after a crash
+
+
 def engine_unavailable(message: str = "The inference engine is unavailable") -> APIError:
-    return APIError(503, message, type="service_unavailable_error", code="engine_unavailable")
+    return APIError(503, message, type="service_unavailable_error", code="engine_unavailable",
+                    headers={"retry-after": str(ENGINE_RETRY_AFTER_S)})
+
+
+def audit_unavailable() -> APIError:
+    return APIError(503, "The audit trail cannot record requests right now; retry shortly",
+                    type="service_unavailable_error", code="audit_unavailable", headers={"retry-after": "5"})
+
+
+class StoreUnavailable(APIError):
+    """The database could not serve this request (unreachable, shutting down, or past a timeout budget). An
+    APIError, so every router audits and answers it as the 503 it is; the message never carries SQL or values."""
+
+    def __init__(self, retry_after_s: int, *, stage: str | None = None) -> None:
+        super().__init__(503, "The gateway's store is temporarily unavailable; retry shortly",
+                         type="service_unavailable_error", code="store_unavailable",
+                         headers={"retry-after": str(max(1, retry_after_s))},
+                         decision={"stage": stage, "decision": "unavailable", "reason": "store"} if stage else None)
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
@@ -79,7 +102,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     return (f"{param}: {first.get('msg', 'invalid')}" if param else str(first.get("msg", "invalid"))), param
 
 
-def install_error_handlers(app: FastAPI) -> None:
+def install_error_handlers(app: FastAPI, *, store_retry_after_s: int = 5) -> None:
     @app.exception_handler(APIError)
     async def _api_error(_request: Request, exc: APIError) -> JSONResponse:
         return exc.response()
@@ -100,3 +123,11 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return APIError(500, "Internal server error", type="server_error", code="internal_error").response()
+
+    @app.exception_handler(SQLAlchemyError)
+    async def _store(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        # A store outage that reached the edge unconverted is still a 503; only a refused statement is a 500.
+        if is_store_unavailable(exc):
+            log.warning("store unavailable on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+            return StoreUnavailable(store_retry_after_s).response()
+        return await _unexpected(request, exc)

@@ -26,6 +26,15 @@ class Settings(BaseSettings):
     # instead of each starting its own engine (engine.host). Not an operator setting.
     engine_sockets: list[Path] = Field(default_factory=list)
     engine: EngineSettings = Field(default_factory=EngineSettings)  # WARDEN_ENGINE_* (gateway.core.engine_settings)
+    # Supervision (gateway.replicas): an engine that has requests waiting and makes no progress (no turn of its step
+    # loop) for this long is killed and restarted; generous, since one step may be a long prompt's prefill chunk on a
+    # CPU or a recompilation. Model loading and the compilation at start are never watched. 0 disables it.
+    engine_watchdog_s: float = Field(default=30.0, ge=0.0)
+    # SIGTERM (gateway.lifecycle): /readyz turns not_ready and new /v1 calls get 503 + Retry-After at once; after
+    # shutdown_unready_s (for load balancers to notice) the server stops accepting connections; calls in flight
+    # drain until shutdown_grace_s after the signal, and streams still open then are cut (audited as "shutdown").
+    shutdown_grace_s: float = Field(default=30.0, ge=0.0)
+    shutdown_unready_s: float = Field(default=2.0, ge=0.0)
     # PII actions, injection screening and output redaction per tenant policy (gateway.guardrails).
     guardrails: bool = True
     # An operator's ONNX prompt-injection classifier (a directory with model.onnx + tokenizer.json) instead of the
@@ -46,6 +55,22 @@ class Settings(BaseSettings):
     key_cache_max_entries: int = Field(default=10_000, ge=1)
     key_last_used_interval_s: float = Field(default=60.0, ge=0.0)
     policy_cache_ttl_s: float = Field(default=5.0, ge=0.0)
+    # The store under faults (gateway.core.db, gateway.core.store_health): every wait on Postgres is bounded, in
+    # seconds (0: no limit). Connecting (libpq's least is 2 s); each statement on the request path and the admin and
+    # audit APIs, and (longer) in the audit writer, retention and checkpoints; each lock wait; a transaction left
+    # idle; the wait for a pooled connection; and a server gone silent (TCP keepalives and user timeout).
+    db_connect_timeout_s: float = Field(default=3.0, ge=1.0, le=60.0)
+    db_statement_timeout_s: float = Field(default=5.0, ge=0.0)
+    db_background_statement_timeout_s: float = Field(default=120.0, ge=0.0)
+    db_lock_timeout_s: float = Field(default=3.0, ge=0.0)
+    db_idle_in_transaction_timeout_s: float = Field(default=60.0, ge=0.0)
+    db_pool_timeout_s: float = Field(default=3.0, gt=0.0)
+    db_tcp_timeout_s: float = Field(default=10.0, ge=2.0)
+    # While the store is unavailable, cached keys and policies keep serving for at most this long past their TTL
+    # (so a key revoked just before an outage works at most key_cache_ttl_s + this long after); after it, and for
+    # a key or tenant never cached, requests get 503 store_unavailable with Retry-After: store_retry_after_s.
+    store_stale_window_s: float = Field(default=30.0, ge=0.0)
+    store_retry_after_s: int = Field(default=5, ge=1, le=300)
     max_choices: int = Field(default=8, ge=1)  # upper bound for n (and prompts x n on /v1/completions)
 
     # Admission control per worker process (gateway.ratelimit.overload): at most max_inflight_requests /v1 calls
@@ -66,6 +91,9 @@ class Settings(BaseSettings):
     audit_batch_size: int = Field(default=256, ge=1)
     audit_flush_interval_s: float = Field(default=0.2, gt=0.0)
     audit_spool_rotate_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
+    # Below this much free space on the spool's file system (and with the database unreachable) a stream is
+    # refused before its first byte with 503 audit_unavailable: its record would have nowhere durable to go.
+    audit_spool_min_free_bytes: int = Field(default=16 * 1024 * 1024, ge=0)
 
     # Admin API identity (gateway.adminauth). With an issuer set, bearer JWTs must come from it, signed by a key
     # in its JWKS (a URL or a file). Without one, a local issuer key in data_dir signs tokens minted by

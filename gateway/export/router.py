@@ -23,6 +23,7 @@ from gateway.admin.action_log import AuditedAdminRoute, action_log
 from gateway.admin.dependencies import AdminServicesDep, require
 from gateway.admin.errors import conflict, not_found
 from gateway.adminauth.roles import AdminPrincipal, Role
+from gateway.audit import quarantine as audit_quarantine
 from gateway.core.clock import as_utc
 from gateway.core.errors import invalid_request
 from gateway.export import checkpoints
@@ -130,3 +131,15 @@ async def checkpoint_now(request: Request, services: ServicesDep, admin: AdminSe
     written = await run_in_threadpool(checkpoints.checkpoint_once, services.db, admin.signer)
     action_log(request).details["written"] = written
     return {"written": written}
+
+
+@router.get("/quarantine", name="audit.quarantine")
+def quarantine(request: Request, services: ServicesDep, principal: AuditReader,
+               tenant: Annotated[str | None, Query(max_length=64)] = None,
+               limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """Audit records the store refused (kept byte for byte, outside the chains): how many, and the newest."""
+    tenant_id = _scoped_tenant(principal, tenant, request, services)
+    with services.db.session() as session:
+        total, records = audit_quarantine.quarantined(session, chain_id=tenant_id, limit=limit)
+    action_log(request).details["total"] = total
+    return {"total": total, "records": records}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,8 +26,10 @@ from starlette.responses import Response
 from engine.errors import EngineDeadError, InvalidRequestError, UnknownModelError
 from engine.outputs import RequestOutput
 from engine.request import EngineRequest
+from gateway.audit.writer import AuditUnavailableError
 from gateway.core.errors import (
     APIError,
+    audit_unavailable,
     authentication_failed,
     engine_unavailable,
     invalid_request,
@@ -35,7 +38,7 @@ from gateway.core.errors import (
 )
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
-from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, CallRecord
+from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
 from gateway.openai.engine_call import EngineCall, run_shielded
 from gateway.openai.hooks import OutputFilter
 from gateway.openai.policy_view import PolicyView
@@ -43,6 +46,7 @@ from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
 from gateway.openai.streaming import SSE_DONE, SSEResponse, sse_event, wait_for_disconnect
 from gateway.policystore.service import ActivePolicy
 from gateway.ratelimit import Admission, RateLimiterUnavailable, rate_limit_headers, refusal_body
+from gateway.ratelimit.overload import Deadline, GateSlot, Overloaded, deadline_error, overloaded_error
 from gateway.services import GatewayServices
 from policies.model import Policy
 
@@ -105,6 +109,9 @@ class CallHandler:
         self.constraint: dict[str, Any] | None = None  # the engine's structured-output constraint (chat)
         self.tools_prompt: str | None = None  # the tools described to the model (chat with tools)
         self.telemetry = http_request.app.state.telemetry.request(endpoint, state.timing.started_ns)
+        self.deadline = Deadline.after(services.settings.request_timeout_s, started_ns=state.timing.started_ns)
+        self.slot: GateSlot | None = None  # a place among this worker's calls in flight (gateway.ratelimit.overload)
+        self.stream_holds_slot = False  # a streamed response gives its place back when the stream ends
 
     # -- the one place refusals are audited ----------------------------------------------------------------------
     async def run(self) -> Response:
@@ -116,11 +123,28 @@ class CallHandler:
             await self._audit(exc.status, exc.type)
             raise
         except asyncio.CancelledError:
-            await run_shielded(self._audit(CLIENT_CLOSED_REQUEST, "client_closed"))
+            await run_shielded(self._audit(*self._cut_short()))
+            raise
+        except AuditUnavailableError:
+            # Answered 503 audit_unavailable (fail closed); the refusal is recorded if a store took it back since.
+            with contextlib.suppress(AuditUnavailableError):
+                await self._audit(503, "service_unavailable_error")
             raise
         except Exception:
             await self._audit(500, "server_error")
             raise
+        finally:
+            if self.slot is not None and not self.stream_holds_slot:
+                self.slot.release()
+
+    def _cut_short(self) -> tuple[int, str]:
+        """How this call, ending before its response did, is audited: ``shutdown`` if the server's shutdown cut it
+        (``gateway.lifecycle``), else ``client_closed``."""
+        lifecycle = getattr(self.http.app.state, "lifecycle", None)
+        status, error_type = cut_short(lifecycle is not None and lifecycle.cutting)
+        if error_type == SHUTDOWN:
+            self.record.finish_reason = SHUTDOWN
+        return status, error_type
 
     async def _audit(self, status: int, error_type: str | None = None) -> None:
         if self.record.recorded:
@@ -206,6 +230,11 @@ class CallHandler:
         max_tokens = prompts.resolve_max_tokens(prompts.requested_max_tokens(request), prompt_len=longest,
                                                 max_model_len=engine.max_model_len, cap=view.max_tokens_cap)
 
+        with self.telemetry.stage("queue"):
+            try:
+                self.slot = await services.gate.acquire()
+            except Overloaded as exc:
+                raise overloaded_error(exc) from None
         with self.telemetry.stage("rate_limit"):
             admission = await self._admit(view, sum(len(ids) for ids in prompt_ids) + choices * max_tokens)
         try:
@@ -394,17 +423,21 @@ class CallHandler:
         collector = asyncio.ensure_future(self._collect(prepared, states))
         watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
         try:
-            await asyncio.wait({collector, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({collector, watcher}, timeout=self.deadline.remaining(),
+                               return_when=asyncio.FIRST_COMPLETED)
         finally:
+            client_gone = watcher.done()
             watcher.cancel()
         if not collector.done():
-            # The client went away: stop the engine work (EngineCall.close aborts it) and record that.
+            # The client went away or the deadline passed: stop the engine work (EngineCall.close aborts it).
             collector.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await collector
             self._usage(prepared, states)
             self._finish_record(prepared, states)
             await self._settle(prepared)
+            if not client_gone:
+                raise deadline_error(self.deadline)  # audited by run()
             await self._audit(CLIENT_CLOSED_REQUEST, "client_closed")
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         collector.result()  # re-raises the engine's or a guardrail's error
@@ -431,17 +464,53 @@ class CallHandler:
 
     # -- streamed --------------------------------------------------------------------------------------------------
     async def _stream(self, prepared: Prepared) -> Response:
+        # A stream cannot be taken back: refuse it now, not after its tokens, if its record could not be kept.
+        self.services.audit.ensure_available()
         call = EngineCall(self.services.engine, prepared.engine_requests, self.record.timing)  # type: ignore[arg-type]
         outputs = aiter(call)
         try:
-            first = await anext(outputs)  # bad input surfaces here, as a proper 4xx, before any byte is sent
+            first = await self._first_output(outputs)  # bad input surfaces here, as a proper 4xx, before any byte
         except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
             await call.close()
             raise engine_error(exc) from None
         except BaseException:
             await call.close()
             raise
-        return SSEResponse(self._events(prepared, call, outputs, first), headers=prepared.headers)
+        if first is None:  # the client left while the request was queued or in prefill: nothing more is computed
+            await self._abandon_stream(prepared, call)
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        self.stream_holds_slot = True
+        events = _StreamEvents(self._events(prepared, call, outputs, first),
+                               on_unstarted=lambda: self._abandon_stream(prepared, call))
+        return SSEResponse(events, headers=prepared.headers)  # type: ignore[arg-type]
+
+    async def _first_output(self, outputs: Any) -> tuple[int, RequestOutput] | None:
+        """The first engine output, while watching the client and the deadline: None when the client left first
+        (so a client that gave up is not served a whole prefill); past the deadline, the 504."""
+        first = asyncio.ensure_future(anext(outputs))
+        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
+        try:
+            await asyncio.wait({first, watcher}, timeout=self.deadline.remaining(),
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            client_gone = watcher.done()
+            watcher.cancel()
+            if not first.done():
+                first.cancel()
+                await asyncio.wait({first})
+        if not first.cancelled():
+            return first.result()
+        if client_gone:
+            return None
+        raise deadline_error(self.deadline)
+
+    async def _abandon_stream(self, prepared: Prepared, call: EngineCall) -> None:
+        """End a stream that never sent an event: abort its engine work, settle, and record how it ended."""
+        await run_shielded(call.close())
+        await run_shielded(self._settle(prepared))
+        await run_shielded(self._audit(*self._cut_short()))
+        if self.slot is not None:
+            self.slot.release()
 
     def _chunk(self, prepared: Prepared, index: int, delta_text: str | None, state: responses.ChoiceState,
                logprobs: list[Any] | None, finish_reason: str | None) -> bytes:
@@ -480,9 +549,12 @@ class CallHandler:
             while True:
                 if pending is None:
                     try:
-                        pending = await anext(outputs)
+                        async with asyncio.timeout(self.deadline.remaining()):
+                            pending = await anext(outputs)
                     except StopAsyncIteration:
                         break
+                    except TimeoutError:
+                        raise deadline_error(self.deadline) from None  # ends the stream with an error event
                 index, output = pending
                 pending = None
                 released = await self._absorb(prepared, call, states[index], index, output)
@@ -521,13 +593,44 @@ class CallHandler:
             api_error = engine_error(exc)
             status, error_type = api_error.status, api_error.type
             yield sse_event(api_error.body())
+        except AuditUnavailableError:
+            # Both stores failed during the stream: no [DONE] (the writer holds the record and retries it).
+            yield sse_event(audit_unavailable().body())
         finally:
             await call.close()
             if not self.record.recorded:
                 self._usage(prepared, states)
                 self._finish_record(prepared, states)
+                if status == CLIENT_CLOSED_REQUEST:
+                    status, error_type = self._cut_short()
                 await run_shielded(self._settle(prepared))
                 await run_shielded(self._audit(status, error_type))
+            if self.slot is not None:
+                self.slot.release()
+
+
+class _StreamEvents:
+    """A stream's events whose cleanup always runs: an async generator closed before its first step skips its own
+    ``finally`` (where the engine call is aborted and the call audited), which happens when the client leaves
+    just as the response starts; closing one that never started runs ``on_unstarted`` instead."""
+
+    def __init__(self, events: AsyncGenerator[bytes, None],
+                 on_unstarted: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self._events = events
+        self._on_unstarted = on_unstarted
+        self._started = False
+
+    def __aiter__(self) -> _StreamEvents:
+        return self
+
+    async def __anext__(self) -> bytes:
+        self._started = True
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        await self._events.aclose()
+        if not self._started:
+            await self._on_unstarted()
 
 
 class ModelsHandler(CallHandler):

@@ -114,6 +114,9 @@ class GatewayMetrics:
                                    "fewer than configured: degraded.", model, multiprocess_mode="livemax", registry=r)
         self.replica_restarts = Counter(PREFIX + "engine_replica_restarts", "Dead engine replicas brought back by "
                                         "the pool's supervisor.", model, registry=r)
+        self.audit_quarantined = Counter(PREFIX + "audit_quarantined", "Audit records the store refused, set "
+                                         "aside in the quarantine (admin API: GET /admin/audit/quarantine).",
+                                         registry=r)
         self.prefix_queries = Counter(PREFIX + "prefix_cache_queries", "Prompt tokens looked up in the prefix "
                                       "cache.", model, registry=r)
         self.prefix_hits = Counter(PREFIX + "prefix_cache_hits", "Prompt tokens found in the prefix cache.", model,

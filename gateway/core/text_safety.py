@@ -1,0 +1,132 @@
+"""Refusing text no store can keep, at the edge: a NUL or a lone surrogate anywhere in a request is a 400.
+
+JSON lets a client write ``"\\u0000"`` and ``"\\ud800"``; Python decodes both, but Postgres refuses NUL in text and
+JSON, and UTF-8 (orjson, every log shipper) has no lone surrogates. Such a string reaching the request path would
+poison the records, logs and queries made from it, so it never does: the body (every string, keys included), the
+path and the query string are checked before the app sees them. The check is a byte scan that almost always
+stops there: a JSON body can only hold these characters as ``\\u`` escapes (raw control characters are not valid
+JSON), so a body without ``\\u0000`` or ``\\ud8``-``\\udf`` escapes is never parsed here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import unquote_to_bytes
+
+import orjson
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+UNSAFE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
+# A JSON escape that may decode to NUL or a surrogate (case-insensitive hex, as JSON allows).
+_UNSAFE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+_UNSAFE_QUERY = re.compile(rb"%00|%[eE][dD]%[aAbB]", re.IGNORECASE)  # NUL, and UTF-8's encoding of a surrogate
+
+
+def unsafe_path(value: Any, path: str = "") -> str | None:
+    """The JSON path of the first string (or key) in ``value`` holding a NUL or a lone surrogate, else None.
+    The path shows offending characters escaped, so it is itself safe to print and store."""
+    if isinstance(value, str):
+        return path or "$" if UNSAFE_CHARACTERS.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if UNSAFE_CHARACTERS.search(key):
+                return f"{path}.{_escaped(key)}" if path else _escaped(key)
+            found = unsafe_path(item, f"{path}.{key}" if path else key)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = unsafe_path(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _escaped(text: str) -> str:
+    return UNSAFE_CHARACTERS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def unsafe_body_param(body: bytes) -> str | None:
+    """The parameter of a JSON body that holds unsafe text, None if there is none (or the body is not JSON: the
+    app's own parsing answers that)."""
+    if not _UNSAFE_ESCAPE.search(body):
+        return None
+    try:
+        # The standard library decodes lone surrogates (orjson refuses them, so it cannot say where they are).
+        parsed = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return unsafe_path(parsed)
+
+
+def unsafe_url_part(scope: Scope) -> str | None:
+    if UNSAFE_CHARACTERS.search(scope.get("path", "")):
+        return "path"
+    query: bytes = scope.get("query_string", b"")
+    if query and (_UNSAFE_QUERY.search(query) or b"\x00" in unquote_to_bytes(query)):
+        return "query"
+    return None
+
+
+RejectHook = Callable[[Scope, str], Awaitable[None]]
+
+
+def _error_body(param: str) -> bytes:
+    return orjson.dumps({"error": {
+        "message": f"{param}: text may not contain NUL characters or unpaired UTF-16 surrogates",
+        "type": "invalid_request_error", "param": param, "code": "invalid_text"}})
+
+
+class TextSafetyMiddleware:
+    """Answers 400 (OpenAI's error shape, code ``invalid_text``) to a request whose path, query or JSON body holds
+    a NUL or a lone surrogate. Runs inside the body size limit, which has already buffered the body: it reads
+    the body once and replays it to the app."""
+
+    def __init__(self, app: ASGIApp, on_reject: RejectHook | None = None) -> None:
+        self.app = app
+        self.on_reject = on_reject
+
+    async def _reject(self, scope: Scope, send: Send, param: str) -> None:
+        if self.on_reject is not None:
+            await self.on_reject(scope, param)
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": _error_body(param)})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        param = unsafe_url_part(scope)
+        if param is not None:
+            await self._reject(scope, send, param)
+            return
+        if scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        param = unsafe_body_param(body)
+        if param is not None:
+            await self._reject(scope, send, param)
+            return
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
