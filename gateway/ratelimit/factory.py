@@ -22,9 +22,11 @@ def build_limiter(
     lease_ms: int = DEFAULT_LEASE_MS,
     socket_timeout_s: float = DEFAULT_SOCKET_TIMEOUT_S,
     key_prefix: str = "wdn:rl",
+    renew_interval_s: float | None = None,
 ) -> RateLimiter:
+    """`renew_interval_s`: renew open admissions' leases that often, so `lease_ms` may be short (leases.py)."""
     if not redis_url:
-        return InProcessRateLimiter(clock=clock, lease_ms=lease_ms)
+        return InProcessRateLimiter(clock=clock, lease_ms=lease_ms, renew_interval_s=renew_interval_s)
     redis = Redis.from_url(
         redis_url,
         socket_timeout=socket_timeout_s,
@@ -34,4 +36,5 @@ def build_limiter(
         retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
         health_check_interval=0,
     )
-    return RedisRateLimiter(redis, clock=clock, lease_ms=lease_ms, key_prefix=key_prefix)
+    return RedisRateLimiter(redis, clock=clock, lease_ms=lease_ms, key_prefix=key_prefix,
+                            renew_interval_s=renew_interval_s)

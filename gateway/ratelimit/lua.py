@@ -56,7 +56,7 @@ local function lease_tokens(member)
   return tonumber(string.match(member, ':(%d+)$'))
 end
 
--- Bring one scope to `now`: refill, expire leases (returning their reservations), roll the budget month.
+-- Bring one scope to `now`: refill, roll the budget month, expire leases (charging their reservations).
 local function advance(state_key, lease_key, now, rpm, tpm)
   local h = redis.call('HMGET', state_key, 'ts', 'rl', 'tl', 'bm', 'bu', 'br')
   local last = tonumber(h[1])
@@ -73,8 +73,13 @@ local function advance(state_key, lease_key, now, rpm, tpm)
     s.bm = month
     s.bu = 0
   end
+  -- A lapsed lease belonged to a worker that died mid-call: free its slot and charge its whole reservation,
+  -- the most the call can have used (its tokens may have reached the client; nothing settled them).
   local expired = redis.call('ZRANGEBYSCORE', lease_key, '-inf', now)
-  for _, member in ipairs(expired) do s.br = s.br - lease_tokens(member) end
+  for _, member in ipairs(expired) do
+    s.br = s.br - lease_tokens(member)
+    s.bu = s.bu + lease_tokens(member)
+  end
   if #expired > 0 then redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', now) end
   if s.br < 0 then s.br = 0 end
   s.in_flight = redis.call('ZCARD', lease_key)
@@ -135,7 +140,8 @@ for i = 1, n do
     redis.call('ZADD', KEYS[2 * i], fmt(now + lease_ms), member)
   end
   save(KEYS[2 * i - 1], s, state_ttl_ms)
-  redis.call('PEXPIRE', KEYS[2 * i], lease_ms + UNIT)
+  -- As long-lived as the state: a lapsed lease must still be there to be swept (and charged) by a later call.
+  redis.call('PEXPIRE', KEYS[2 * i], state_ttl_ms)
 end
 return out
 """
@@ -171,7 +177,8 @@ return 1
 """
 )
 
-# KEYS: state, lease of one scope. ARGV: now. Read-only. Returns {month, used, reserved by live leases}.
+# KEYS: state, lease of one scope. ARGV: now. Read-only. Returns {month, used (lapsed leases included), reserved by
+# live leases}.
 USAGE = (
     PRELUDE
     + r"""
@@ -184,7 +191,32 @@ local reserved = 0
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. fmt(now), '+inf')) do
   reserved = reserved + lease_tokens(member)
 end
+-- Lapsed leases not yet swept by an admit or settle are charged already, as advance() will charge them.
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', fmt(now))) do
+  used = used + lease_tokens(member)
+end
 return {month, fmt(used), fmt(reserved)}
+"""
+)
+
+# KEYS: the lease set of each scope of one admission. ARGV: now, lease_ms, member.
+# Pushes the lease's expiry to now + lease_ms in every scope where it is still live (a lapsed lease stays lapsed:
+# it has been or will be charged). Returns 1 when the lease was live, 0 otherwise.
+RENEW = (
+    PRELUDE
+    + r"""
+local now = now_ms(ARGV[1])
+local lease_ms = tonumber(ARGV[2])
+local member = ARGV[3]
+local live = 0
+for i = 1, #KEYS do
+  local expiry = tonumber(redis.call('ZSCORE', KEYS[i], member))
+  if expiry ~= nil and expiry > now then
+    redis.call('ZADD', KEYS[i], 'XX', fmt(now + lease_ms), member)
+    if i == 1 then live = 1 end
+  end
+end
+return live
 """
 )
 

@@ -9,6 +9,7 @@ from gateway.ratelimit.accounting import ScopeState, consume, refill, refusals, 
 from gateway.ratelimit.admission import Admission, MonthlyUsage
 from gateway.ratelimit.calendar import month_index, month_label
 from gateway.ratelimit.clock import Clock, SystemClock
+from gateway.ratelimit.leases import LeaseKeeper
 from gateway.ratelimit.limits import RateLimits, Scope
 from gateway.ratelimit.protocol import DEFAULT_LEASE_MS
 from gateway.ratelimit.scopes import ScopeSpec, build_admission, check_request, new_admission_id, scopes_for
@@ -27,7 +28,8 @@ class _Counters:
     leases: dict[str, tuple[int, int]] = field(default_factory=dict)  # member -> (expiry ms, reserved tokens)
 
     def advance(self, now_ms: int, limits: RateLimits) -> ScopeState:
-        """Bring the counters to `now_ms`: refill, expire leases (returning their reservations), roll the month."""
+        """Bring the counters to `now_ms`: refill, roll the month, expire leases. A lapsed lease's reservation is
+        charged in full, as in lua.py: its holder stopped renewing it mid-call."""
         self.requests_level = refill(self.requests_level, self.last_ms, now_ms, limits.requests_per_minute)
         self.tokens_level = refill(self.tokens_level, self.last_ms, now_ms, limits.tokens_per_minute)
         self.last_ms = now_ms if self.last_ms is None else max(self.last_ms, now_ms)
@@ -36,7 +38,9 @@ class _Counters:
             self.budget_month, self.budget_used = month, 0
         expired = [member for member, (expiry, _) in self.leases.items() if expiry <= now_ms]
         for member in expired:
-            self.budget_reserved -= self.leases.pop(member)[1]
+            reserved = self.leases.pop(member)[1]
+            self.budget_reserved -= reserved
+            self.budget_used += reserved
         self.budget_reserved = max(self.budget_reserved, 0)
         return ScopeState(
             self.requests_level, self.tokens_level, len(self.leases), self.budget_used, self.budget_reserved
@@ -48,11 +52,14 @@ class _Counters:
 
 
 class InProcessRateLimiter:
-    """Counters live in this process; correct for one gateway process only (embedded mode, tests)."""
+    """Counters live in this process; correct for one gateway process only (embedded mode, tests): `warden serve
+    --workers N` refuses to start with it. `renew_interval_s`: as for RedisRateLimiter."""
 
-    def __init__(self, clock: Clock | None = None, lease_ms: int = DEFAULT_LEASE_MS) -> None:
+    def __init__(self, clock: Clock | None = None, lease_ms: int = DEFAULT_LEASE_MS,
+                 renew_interval_s: float | None = None) -> None:
         self._clock = clock or SystemClock()
         self._lease_ms = lease_ms
+        self._leases = LeaseKeeper(self.renew, renew_interval_s)
         self._counters: dict[tuple[str, Scope, str], _Counters] = {}
         # A thread lock, not an asyncio one: nothing awaits while it is held, and sync callers stay safe too.
         self._lock = threading.Lock()
@@ -82,7 +89,7 @@ class InProcessRateLimiter:
                 for c, state in zip(counters, states, strict=True):
                     c.store(consume(state, reserve_tokens))
                     c.leases[member] = (now_ms + self._lease_ms, reserve_tokens)
-        return build_admission(
+        admission = build_admission(
             admission_id=admission_id,
             tenant_id=tenant_id,
             key_id=key_id,
@@ -94,12 +101,15 @@ class InProcessRateLimiter:
             admitted=admitted,
             now_ms=now_ms,
         )
+        self._leases.hold(admission)
+        return admission
 
     async def settle(self, admission: Admission, used_tokens: int) -> bool:
         if used_tokens < 0:
             raise ValueError(f"used_tokens must be >= 0, got {used_tokens}")
         if not admission.admitted or admission.degraded:
             return False
+        self._leases.drop(admission)
         specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
         member = admission.lease_member
         with self._lock:
@@ -107,7 +117,7 @@ class InProcessRateLimiter:
             counters = [self._counters_for(admission.tenant_id, spec) for spec in specs]
             lease = counters[0].leases.get(member)
             if lease is None or lease[0] <= now_ms:
-                return False  # already settled, or held past its lease and reclaimed
+                return False  # already settled, or held past its lease and reclaimed (and charged)
             for c, spec in zip(counters, specs, strict=True):
                 c.advance(now_ms, spec.limits)
                 c.tokens_level = settle_tokens(
@@ -121,6 +131,26 @@ class InProcessRateLimiter:
     async def release(self, admission: Admission) -> bool:
         return await self.settle(admission, 0)
 
+    async def renew(self, admission: Admission) -> bool:
+        """Push the admission's lease expiry to `lease_ms` from now; False when it had lapsed or was settled."""
+        if not admission.admitted or admission.degraded:
+            return False
+        specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
+        member = admission.lease_member
+        live = False
+        with self._lock:
+            now_ms = self._clock.now_ms()
+            for index, spec in enumerate(specs):
+                c = self._counters_for(admission.tenant_id, spec)
+                lease = c.leases.get(member)
+                if lease is not None and lease[0] > now_ms:
+                    c.leases[member] = (now_ms + self._lease_ms, lease[1])
+                    live = live or index == 0
+        return live
+
+    async def renew_leases(self) -> int:
+        return await self._leases.renew_all()
+
     async def monthly_usage(self, tenant_id: str, key_id: str | None = None) -> MonthlyUsage:
         scope, owner = (Scope.TENANT, tenant_id) if key_id is None else (Scope.KEY, key_id)
         with self._lock:
@@ -128,11 +158,13 @@ class InProcessRateLimiter:
             month = month_index(now_ms)
             c = self._counters.get((tenant_id, scope, owner))
             used = 0 if c is None or c.budget_month != month else c.budget_used
+            # Lapsed leases not yet swept are charged already, as the next advance() will charge them.
+            used += 0 if c is None else sum(r for expiry, r in c.leases.values() if expiry <= now_ms)
             reserved = 0 if c is None else sum(r for expiry, r in c.leases.values() if expiry > now_ms)
         return MonthlyUsage(month=month_label(month), used_tokens=used, reserved_tokens=reserved)
 
     async def aclose(self) -> None:
-        return None
+        await self._leases.aclose()
 
     def _counters_for(self, tenant_id: str, spec: ScopeSpec) -> _Counters:
         return self._counters.setdefault((tenant_id, spec.scope, spec.owner_id), _Counters())

@@ -7,8 +7,9 @@ from typing import Protocol
 from gateway.ratelimit.admission import Admission, MonthlyUsage
 from gateway.ratelimit.limits import RateLimits
 
-# How long an admission may stay open before its concurrency slot and budget reservation are reclaimed, as if
-# the gateway that held it had crashed. Longer than any request the gateway lets run.
+# How long an admission may stay open before its concurrency slot is freed and its reservation charged, as if the
+# gateway that held it had crashed, when nothing renews it: longer than any request the gateway lets run. A
+# limiter that renews its leases (renew_interval_s, see leases.py) runs with leases of seconds instead.
 DEFAULT_LEASE_MS = 15 * 60 * 1000
 
 
@@ -36,6 +37,11 @@ class RateLimiter(Protocol):
 
     async def release(self, admission: Admission) -> bool:
         """Finish an admitted request that used no tokens (refused later, failed before the engine ran)."""
+        ...
+
+    async def renew(self, admission: Admission) -> bool:
+        """Extend an open admission's lease by the limiter's lease length from now; False when it had already
+        lapsed (its slot was freed and its reservation charged) or was settled."""
         ...
 
     async def monthly_usage(self, tenant_id: str, key_id: str | None = None) -> MonthlyUsage:

@@ -14,6 +14,7 @@ from gateway.ratelimit.admission import Admission, MonthlyUsage
 from gateway.ratelimit.calendar import month_label
 from gateway.ratelimit.clock import Clock
 from gateway.ratelimit.errors import RateLimiterUnavailable
+from gateway.ratelimit.leases import LeaseKeeper
 from gateway.ratelimit.limits import RateLimits, Scope
 from gateway.ratelimit.protocol import DEFAULT_LEASE_MS
 from gateway.ratelimit.scopes import (
@@ -39,6 +40,10 @@ class RedisRateLimiter:
     Time comes from the Redis server (`TIME` inside the script) so replicas with skewed clocks still agree; a
     `clock` overrides that for tests. The client should be built with short socket timeouts (see
     factory.build_limiter): a down Redis must fail a request quickly, not hang it.
+
+    With `renew_interval_s` set, this process renews the leases of its open admissions that often (see
+    leases.py), so `lease_ms` can be seconds: a worker that dies frees its slots that soon. Without it a lease
+    must outlast the longest call.
     """
 
     def __init__(
@@ -48,6 +53,7 @@ class RedisRateLimiter:
         clock: Clock | None = None,
         lease_ms: int = DEFAULT_LEASE_MS,
         key_prefix: str = "wdn:rl",
+        renew_interval_s: float | None = None,
     ) -> None:
         self._redis = redis
         self._clock = clock
@@ -57,6 +63,8 @@ class RedisRateLimiter:
         self._admit = redis.register_script(lua.ADMIT)
         self._settle = redis.register_script(lua.SETTLE)
         self._usage = redis.register_script(lua.USAGE)
+        self._renew = redis.register_script(lua.RENEW)
+        self._leases = LeaseKeeper(self.renew, renew_interval_s)
 
     async def admit(
         self,
@@ -95,7 +103,7 @@ class RedisRateLimiter:
             raise RateLimiterUnavailable("rate limiter unavailable: cannot reach its store") from exc
         admitted, now_ms = int(reply[0]), int(reply[1])
         states = [_scope_state(reply[2 + 5 * i : 7 + 5 * i]) for i in range(len(specs))]
-        return build_admission(
+        admission = build_admission(
             admission_id=admission_id,
             tenant_id=tenant_id,
             key_id=key_id,
@@ -107,12 +115,15 @@ class RedisRateLimiter:
             admitted=admitted == 1,
             now_ms=now_ms,
         )
+        self._leases.hold(admission)
+        return admission
 
     async def settle(self, admission: Admission, used_tokens: int) -> bool:
         if used_tokens < 0:
             raise ValueError(f"used_tokens must be >= 0, got {used_tokens}")
         if not admission.admitted or admission.degraded:
             return False
+        self._leases.drop(admission)
         specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
         args: list[str | int] = [
             self._now_arg(),
@@ -141,6 +152,20 @@ class RedisRateLimiter:
     async def release(self, admission: Admission) -> bool:
         return await self.settle(admission, 0)
 
+    async def renew(self, admission: Admission) -> bool:
+        """Push the admission's lease expiry to `lease_ms` from now; False when it had already lapsed (or was
+        settled). Raises RedisError when the store is unreachable."""
+        if not admission.admitted or admission.degraded:
+            return False
+        specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
+        lease_keys = self._keys(admission.tenant_id, specs)[1::2]
+        live = await self._renew(keys=lease_keys, args=[self._now_arg(), self._lease_ms, admission.lease_member])
+        return int(live) == 1
+
+    async def renew_leases(self) -> int:
+        """Renew every open admission's lease now (the renewal task does this every `renew_interval_s`)."""
+        return await self._leases.renew_all()
+
     async def monthly_usage(self, tenant_id: str, key_id: str | None = None) -> MonthlyUsage:
         spec = (
             ScopeSpec(Scope.TENANT, tenant_id, RateLimits())
@@ -154,6 +179,7 @@ class RedisRateLimiter:
         return MonthlyUsage(month=month_label(int(month)), used_tokens=int(used), reserved_tokens=int(reserved))
 
     async def aclose(self) -> None:
+        await self._leases.aclose()
         await self._redis.aclose()
 
     def _now_arg(self) -> str:

@@ -138,16 +138,20 @@ async def test_concurrency_slots_are_exact_and_freed_on_release(limiter: RateLim
     assert not (await admit(limiter, limits)).admitted
 
 
-async def test_expired_lease_returns_slot_and_budget_reservation(limiter: RateLimiter, clock: ManualClock) -> None:
-    limits = RateLimits(max_concurrent_requests=1, monthly_token_budget=1000)
+async def test_expired_lease_frees_its_slot_and_charges_its_reservation(limiter: RateLimiter,
+                                                                        clock: ManualClock) -> None:
+    limits = RateLimits(max_concurrent_requests=1, monthly_token_budget=2000)
     abandoned = await admit(limiter, limits, 600)  # its gateway "crashed": never settled
     assert refused_by(await admit(limiter, limits, 600)) is LimitKind.CONCURRENT_REQUESTS
     clock.advance(LEASE_MS)
+    lapsed = await limiter.monthly_usage("acme")  # charged as soon as it lapsed, before anything sweeps it
+    assert (lapsed.used_tokens, lapsed.reserved_tokens) == (600, 0)
     successor = await admit(limiter, limits, 600)
     assert successor.admitted
-    assert not await limiter.settle(abandoned, 500)  # too late: its lease was reclaimed, nothing is counted
+    # Too late to settle: the lapsed lease was charged its whole reservation (its tokens may have reached a client).
+    assert not await limiter.settle(abandoned, 500)
     usage = await limiter.monthly_usage("acme")
-    assert (usage.used_tokens, usage.reserved_tokens) == (0, 600)
+    assert (usage.used_tokens, usage.reserved_tokens) == (600, 600)
 
 
 async def test_monthly_budget_counts_settled_usage_and_in_flight_reservations(

@@ -1,0 +1,182 @@
+"""Global admission control for one gateway worker: a bound on requests in flight, a bounded FIFO wait queue, an
+optional bound on the engine's own waiting queue, and the per-request deadline.
+
+Rate limits (the rest of this package) share a tenant's allowance fairly; this module protects the process
+itself. A request that finds every slot taken waits in line for at most ``queue_timeout_s``; a full line, a wait
+that times out, or an engine whose waiting queue is already past its bound is answered at once with a 503 in
+OpenAI's error shape (type ``service_unavailable_error``, code ``overloaded``) and ``Retry-After``, so a
+saturated gateway sheds load in microseconds instead of letting every request slow down together.
+
+The bounds are per worker process: with ``--workers N`` the host admits N times ``max_inflight_requests``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.metrics import EngineStatsSource
+from engine.protocol import EngineClient
+from gateway.core.errors import APIError
+from gateway.core.settings import Settings
+
+OverloadReason = Literal["queue_full", "queue_timeout", "engine_queue_full"]
+# Overload clears as soon as any request ends; a short, fixed hint lets clients (the OpenAI SDKs honour
+# Retry-After) come back quickly, and their own backoff spreads them out.
+OVERLOAD_RETRY_AFTER_S = 1
+
+
+class Overloaded(Exception):
+    """The gateway refuses the request to protect itself; the HTTP edge answers 503 with Retry-After."""
+
+    def __init__(self, reason: OverloadReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after_s = OVERLOAD_RETRY_AFTER_S
+
+
+class GateSlot:
+    """One request's place among those in flight. ``release`` is idempotent: whichever of the request's exits
+    runs first (response sent, stream ended, error) gives the place to the next in line."""
+
+    __slots__ = ("_gate", "_released")
+
+    def __init__(self, gate: AdmissionGate) -> None:
+        self._gate = gate
+        self._released = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._gate._hand_on()
+
+
+class AdmissionGate:
+    """At most ``max_inflight`` requests hold a slot; up to ``max_queued`` more wait, first come first served."""
+
+    def __init__(self, max_inflight: int, max_queued: int, queue_timeout_s: float, *,
+                 max_engine_waiting: int | None = None,
+                 engine_waiting: Callable[[], int | None] | None = None) -> None:
+        if max_inflight < 1:
+            raise ValueError(f"max_inflight must be >= 1, got {max_inflight}")
+        if max_queued < 0:
+            raise ValueError(f"max_queued must be >= 0, got {max_queued}")
+        if queue_timeout_s < 0:
+            raise ValueError(f"queue_timeout_s must be >= 0, got {queue_timeout_s}")
+        self.max_inflight = max_inflight
+        self.max_queued = max_queued
+        self.queue_timeout_s = queue_timeout_s
+        self.max_engine_waiting = max_engine_waiting
+        self._engine_waiting = engine_waiting  # the engine's waiting-queue length, None if unknown
+        self._in_flight = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    @property
+    def queued(self) -> int:
+        return sum(1 for waiter in self._waiters if not waiter.done())
+
+    async def acquire(self) -> GateSlot:
+        """A slot now, or after waiting in line; raises Overloaded when the line is full or the wait times out."""
+        self._check_engine_queue()
+        if self._in_flight < self.max_inflight and not self.queued:
+            self._in_flight += 1
+            return GateSlot(self)
+        if self.queued >= self.max_queued:
+            raise Overloaded("queue_full", f"The server is overloaded: {self._in_flight} requests in flight and "
+                             f"{self.queued} waiting. Retry after {OVERLOAD_RETRY_AFTER_S}s.")
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(self.queue_timeout_s):
+                await waiter
+        except BaseException as exc:
+            if waiter.done() and not waiter.cancelled():
+                self._hand_on()  # a slot was handed over just as the wait ended: pass it on, unused
+            else:
+                waiter.cancel()
+                self._drop(waiter)
+            if isinstance(exc, TimeoutError):
+                raise Overloaded("queue_timeout", f"The server is overloaded: no capacity freed within "
+                                 f"{self.queue_timeout_s:g}s. Retry after {OVERLOAD_RETRY_AFTER_S}s.") from None
+            raise
+        return GateSlot(self)
+
+    def _check_engine_queue(self) -> None:
+        if self.max_engine_waiting is None or self._engine_waiting is None:
+            return
+        waiting = self._engine_waiting()
+        if waiting is not None and waiting >= self.max_engine_waiting:
+            raise Overloaded("engine_queue_full", f"The server is overloaded: the engine has {waiting} requests "
+                             f"waiting. Retry after {OVERLOAD_RETRY_AFTER_S}s.")
+
+    def _hand_on(self) -> None:
+        """A slot came free: give it to the longest waiter still waiting, else count it free."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot moves to the waiter; in_flight is unchanged
+                return
+        self._in_flight -= 1
+
+    def _drop(self, waiter: asyncio.Future[None]) -> None:
+        with contextlib.suppress(ValueError):  # already handed a slot and popped
+            self._waiters.remove(waiter)
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A request's deadline on the monotonic clock, counted from its arrival."""
+
+    expires_at: float
+    timeout_s: float
+
+    @classmethod
+    def after(cls, timeout_s: float, *, started_ns: int | None = None) -> Deadline:
+        """``started_ns``: the request's arrival on ``time.perf_counter_ns`` (the middleware's clock)."""
+        elapsed = 0.0 if started_ns is None else max(time.perf_counter_ns() - started_ns, 0) / 1e9
+        return cls(expires_at=time.monotonic() + timeout_s - elapsed, timeout_s=timeout_s)
+
+    def remaining(self) -> float:
+        return max(self.expires_at - time.monotonic(), 0.0)
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.expires_at
+
+
+def build_gate(settings: Settings, engine: Callable[[], EngineClient | None]) -> AdmissionGate:
+    """This worker's gate from the settings; ``engine`` yields the engine served now (None until it has started)."""
+
+    def engine_waiting() -> int | None:
+        client = engine()
+        stats = client.stats() if isinstance(client, EngineStatsSource) else None
+        return None if stats is None else stats.num_requests_waiting
+
+    return AdmissionGate(settings.max_inflight_requests, settings.max_queued_requests, settings.queue_timeout_s,
+                         max_engine_waiting=settings.max_engine_waiting_requests, engine_waiting=engine_waiting)
+
+
+def overloaded_error(exc: Overloaded) -> APIError:
+    """The 503 for a request the gate refused: OpenAI's error shape, code ``overloaded``, with Retry-After."""
+    return APIError(503, str(exc), type="service_unavailable_error", code="overloaded",
+                    headers={"retry-after": str(exc.retry_after_s)},
+                    decision={"stage": "admission", "decision": "refused", "reason": exc.reason})
+
+
+DEADLINE_ERROR_TYPE = "timeout_error"
+
+
+def deadline_error(deadline: Deadline) -> APIError:
+    """The 504 for a request past its deadline (its engine work is aborted); the audit decision says so."""
+    return APIError(504, f"The request did not complete within its deadline of {deadline.timeout_s:g}s",
+                    type=DEADLINE_ERROR_TYPE, code="request_timeout",
+                    decision={"stage": "deadline", "decision": "timeout", "timeout_s": deadline.timeout_s})
