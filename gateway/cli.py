@@ -34,6 +34,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from gateway.core.tls import ensure_certificate
 
+    if args.workers > 1 and not settings.redis_url:
+        # The in-process limiter counts per process: N workers would each grant the whole allowance.
+        return _fail(f"--workers {args.workers} needs a shared rate limiter: set WARDEN_REDIS_URL (each worker's "
+                     "in-process limits would otherwise be enforced N times over), or run one worker")
     upgrade_database(settings.database_url)
     load_server_secrets(settings)  # created once here, before any worker starts
     tls: dict[str, str] = {}

@@ -73,11 +73,14 @@ def _descendants(pid: int) -> dict[int, tuple[int, str]]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    redis_url = os.environ.get("WARDEN_REDIS_URL")
+    if not redis_url:
+        pytest.skip("WARDEN_REDIS_URL is not set: `warden serve --workers N` needs the shared (Redis) rate limiter")
     root = tmp_path_factory.mktemp("workers")
     model = write_tiny_checkpoint(root / "model")
     data_dir = root / "data"
     env = {**os.environ, "WARDEN_DATA_DIR": str(data_dir), "WARDEN_DATABASE_URL": f"sqlite:///{root / 'w.db'}",
-           "WARDEN_MODEL": str(model), "WARDEN_GUARDRAILS": "false", "WARDEN_REDIS_URL": "",
+           "WARDEN_MODEL": str(model), "WARDEN_GUARDRAILS": "false", "WARDEN_REDIS_URL": redis_url,
            "WARDEN_ENGINE_NUM_THREADS": "1", "WARDEN_ENGINE_KV_CACHE_MEMORY_MB": "16",
            "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_LOG_FORMAT": "json"}
     env.pop("WARDEN_ENGINE_SOCKETS", None)
