@@ -290,3 +290,31 @@ def test_with_neither_store_a_record_fails_closed_and_is_held(tmp_path: Path) ->
     writer._stop.set()
     writer._wake.set()
     unreachable.dispose()
+
+
+def test_operators_see_the_quarantine_in_the_admin_api(client: TestClient, db: Database, settings: Settings) -> None:
+    from gateway.adminauth.roles import Role
+    from gateway.adminauth.setup import mint_local_token
+
+    tenant, _ = new_tenant_with_key(db, settings)
+    other, _ = new_tenant_with_key(db, settings)
+    writer: AuditWriter = client.app.state.services.audit  # type: ignore[attr-defined]
+    refused = _event(tenant.id)
+    _spool_raw(writer, [_raw_line(refused, created_at="not a date")])
+    writer._wake.set()
+    assert writer.flush(10)
+
+    def get(role: Role, tenant_id: str | None, query: str):  # type: ignore[no-untyped-def]
+        token = mint_local_token(settings, role, tenant_id=tenant_id, subject=f"test:{role.value}")
+        return client.get(f"/admin/v1/audit/quarantine{query}", headers={"authorization": f"Bearer {token}"})
+
+    response = get(Role.PLATFORM_ADMIN, None, f"?tenant={tenant.id}")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["total"] == 1
+    (entry,) = body["records"]
+    assert (entry["event_id"], entry["chain_id"]) == (refused.event_id, tenant.id)
+    assert entry["reason"].startswith("UnreadableLine") and refused.event_id in entry["line"]
+    assert get(Role.TENANT_ADMIN, tenant.id, "").json()["total"] == 1  # its own chain by default
+    assert get(Role.TENANT_ADMIN, other.id, "").json()["total"] == 0
+    assert get(Role.TENANT_ADMIN, other.id, f"?tenant={tenant.id}").status_code == 404  # never another tenant's
