@@ -3,6 +3,10 @@
 Revocation reaches every replica within ``key_cache_ttl_s``: cached records expire and are reloaded from the
 shared database. The cache holds the stored hash, never the secret; every request is verified with
 ``hmac.compare_digest``.
+
+While the database is unavailable, a record cached within ``key_cache_ttl_s + store_stale_window_s`` keeps
+authenticating (so revocation is late by at most the stale window during an outage); a key not cached that recently
+is refused with ``StoreUnavailable`` (503 + Retry-After), never authenticated blind.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from starlette.concurrency import run_in_threadpool
 
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
+from gateway.core.errors import StoreUnavailable
+from gateway.core.stale_cache import StaleTolerantCache
+from gateway.core.store_health import is_store_unavailable
 from gateway.core.ttl_cache import TTLCache
 from gateway.keys.format import parse_key, secret_matches
 from gateway.keys.service import KeyRecord, load_key_record, touch_last_used
@@ -50,20 +57,30 @@ def bearer_token(authorization: str | None) -> str | None:
 
 class Authenticator:
     def __init__(self, db: Database, *, pepper: bytes, ttl_s: float, max_entries: int,
-                 last_used_interval_s: float) -> None:
+                 last_used_interval_s: float, stale_window_s: float = 0.0, retry_after_s: int = 5) -> None:
         self._db = db
         self._pepper = pepper
-        self._cache: TTLCache[str, KeyRecord | None] = TTLCache(ttl_s, max_entries)
+        self._cache: StaleTolerantCache[str, KeyRecord | None] = StaleTolerantCache(ttl_s, stale_window_s,
+                                                                                     max_entries)
+        self._retry_after_s = retry_after_s
         self._last_used_interval_s = last_used_interval_s
         self._last_touched: TTLCache[str, float] = TTLCache(max(last_used_interval_s, 1.0), max_entries)
         self._touch_lock = threading.Lock()
 
     def _load(self, key_id: str) -> KeyRecord | None:
-        hit, record = self._cache.get(key_id)
+        hit, record = self._cache.fresh(key_id)
         if hit:
             return record
-        with self._db.session() as session:
-            record = load_key_record(key_id, session=session)
+        try:
+            with self._db.session() as session:
+                record = load_key_record(key_id, session=session)
+        except Exception as exc:
+            if not (isinstance(exc, StoreUnavailable) or is_store_unavailable(exc)):
+                raise
+            hit, record = self._cache.stale(key_id)
+            if hit:
+                return record
+            raise StoreUnavailable(self._retry_after_s, stage="auth") from exc
         self._cache.put(key_id, record)
         return record
 
@@ -78,8 +95,11 @@ class Authenticator:
         try:
             with self._db.transaction() as session:
                 touch_last_used(key_id, utcnow(), session=session)
-        except Exception:
-            log.warning("could not record last use of key %s", key_id, exc_info=True)
+        except Exception as exc:
+            if isinstance(exc, StoreUnavailable) or is_store_unavailable(exc):
+                log.info("last use of key %s not recorded: the store is unavailable", key_id)
+            else:
+                log.warning("could not record last use of key %s", key_id, exc_info=True)
 
     def _authenticate_sync(self, token: str | None) -> Principal:
         if token is None:

@@ -1,25 +1,42 @@
-"""Active policy per tenant, cached in-process for a short TTL (a new version applies everywhere within it)."""
+"""Active policy per tenant, cached in-process for a short TTL (a new version applies everywhere within it).
+
+While the database is unavailable, a policy cached within ``policy_cache_ttl_s + store_stale_window_s`` keeps
+applying; a tenant whose policy was not cached that recently is refused with ``StoreUnavailable`` (503 +
+Retry-After), never served under a default policy it may not have.
+"""
 
 from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 
 from gateway.core.db import Database
-from gateway.core.ttl_cache import TTLCache
+from gateway.core.errors import StoreUnavailable
+from gateway.core.stale_cache import StaleTolerantCache
+from gateway.core.store_health import is_store_unavailable
 from gateway.policystore.service import ActivePolicy, load_active_policy
 
 
 class PolicyResolver:
-    def __init__(self, db: Database, *, ttl_s: float, max_entries: int) -> None:
+    def __init__(self, db: Database, *, ttl_s: float, max_entries: int, stale_window_s: float = 0.0,
+                 retry_after_s: int = 5) -> None:
         self._db = db
-        self._cache: TTLCache[str, ActivePolicy] = TTLCache(ttl_s, max_entries)
+        self._cache: StaleTolerantCache[str, ActivePolicy] = StaleTolerantCache(ttl_s, stale_window_s, max_entries)
+        self._retry_after_s = retry_after_s
 
     def _resolve_sync(self, tenant_id: str) -> ActivePolicy:
-        hit, active = self._cache.get(tenant_id)
+        hit, active = self._cache.fresh(tenant_id)
         if hit and active is not None:
             return active
-        with self._db.session() as session:
-            active = load_active_policy(tenant_id, session=session)
+        try:
+            with self._db.session() as session:
+                active = load_active_policy(tenant_id, session=session)
+        except Exception as exc:
+            if not (isinstance(exc, StoreUnavailable) or is_store_unavailable(exc)):
+                raise
+            hit, active = self._cache.stale(tenant_id)
+            if hit and active is not None:
+                return active
+            raise StoreUnavailable(self._retry_after_s, stage="policy") from exc
         self._cache.put(tenant_id, active)
         return active
 

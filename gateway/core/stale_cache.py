@@ -1,0 +1,68 @@
+"""A bounded, thread-safe in-process cache whose entries are fresh for a TTL and may be served stale for a further
+window while their source is unavailable.
+
+``fresh`` sees an entry for ``ttl_s`` after it was stored; ``stale`` for ``ttl_s + stale_window_s``. Callers use
+``stale`` only when the source failed, so an outage is bridged for at least the window and at most TTL + window,
+and no entry outlives that bound (revocation still reaches every replica within it).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class StaleTolerantCache(Generic[K, V]):
+    def __init__(self, ttl_s: float, stale_window_s: float, max_entries: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._ttl_s = ttl_s
+        self._max_age_s = ttl_s + stale_window_s
+        self._max_entries = max_entries
+        self._clock = clock
+        self._entries: OrderedDict[K, tuple[float, V]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _get(self, key: K, max_age_s: float) -> tuple[bool, V | None]:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return False, None
+            stored_at, value = entry
+            age = self._clock() - stored_at
+            if age >= self._max_age_s:
+                del self._entries[key]
+                return False, None
+            if age >= max_age_s:
+                return False, None
+            self._entries.move_to_end(key)
+            return True, value
+
+    def fresh(self, key: K) -> tuple[bool, V | None]:
+        """(hit, value), within the TTL. A hit may carry None: negative results are cached too."""
+        return self._get(key, self._ttl_s)
+
+    def stale(self, key: K) -> tuple[bool, V | None]:
+        """(hit, value), within the TTL plus the stale window: for when the source cannot be asked."""
+        return self._get(key, self._max_age_s)
+
+    def put(self, key: K, value: V) -> None:
+        if self._max_age_s <= 0:
+            return
+        with self._lock:
+            self._entries[key] = (self._clock(), value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._max_entries:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
