@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SPOOL_SUFFIX = ".spool"
+JOURNAL_SUFFIX = ".open"
 
 
 class Spool:
@@ -93,6 +94,54 @@ class Spool:
         os.close(self._fd)
 
 
+class StreamJournal:
+    """The provisional records of this process's open streams, beside its spool (same name, ``.open``).
+
+    A stream's first byte leaves before its record can be complete, and a killed process never writes that record.
+    So before the first byte the stream's record as it stands (tenant, key, model, prompt) is journalled here,
+    under the event id its final record will carry. Whoever adopts the spool of a dead process stores the spool's
+    lines first and the journal's after them: a stream that finished keeps its final record (replays are
+    idempotent by event id), one that was cut gets its provisional record. A plain ``write`` survives the death of
+    the process (the kernel has the bytes); only a crash of the machine could lose it, so no fsync is paid here.
+    """
+
+    def __init__(self, spool_path: Path) -> None:
+        self.path = spool_path.with_suffix(JOURNAL_SUFFIX)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._lock = threading.Lock()
+        self._open: dict[str, bytes] = {}  # event id -> its provisional line, while its stream is open
+
+    def open(self, event_id: str, line: bytes) -> None:
+        with self._lock:
+            self._open[event_id] = line
+            os.write(self._fd, line)
+
+    def close(self, event_id: str) -> None:
+        """The stream's final record is spooled: its provisional one is no longer needed. Once no stream is open,
+        the journal starts over (it only ever holds what an adopter might need)."""
+        with self._lock:
+            if self._open.pop(event_id, None) is not None and not self._open:
+                os.ftruncate(self._fd, 0)
+
+    @property
+    def open_streams(self) -> int:
+        return len(self._open)
+
+    def dispose(self, *, remove: bool) -> None:
+        if remove:
+            self.path.unlink(missing_ok=True)
+        os.close(self._fd)
+
+
+def journal_lines(spool_path: Path) -> list[bytes]:
+    """The complete lines of a (dead process's) spool journal; none if it has no journal."""
+    try:
+        with open(spool_path.with_suffix(JOURNAL_SUFFIX), "rb") as f:
+            return [line for line in f if line.endswith(b"\n")]
+    except FileNotFoundError:
+        return []
+
+
 def _fsync_directory(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -113,7 +162,11 @@ class OrphanSpool:
             # A torn last line was never acknowledged to a client (append had not returned): drop it.
             return [line for line in f if line.endswith(b"\n")]
 
+    def journal(self) -> list[bytes]:
+        return journal_lines(self.path)
+
     def finish(self) -> None:
+        self.path.with_suffix(JOURNAL_SUFFIX).unlink(missing_ok=True)
         self.path.unlink(missing_ok=True)
         self.release()
 

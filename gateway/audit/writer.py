@@ -13,6 +13,7 @@ is moved to the quarantine; the lines behind it are stored as usual. Only an out
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -33,7 +34,7 @@ from gateway.audit.quarantine import (
     is_record_refusal,
     refusal_reason,
 )
-from gateway.audit.spool import Spool, claim_orphans
+from gateway.audit.spool import Spool, StreamJournal, claim_orphans
 from gateway.audit.store import ChainConflict, append_events
 from gateway.core.db import Database
 
@@ -63,6 +64,7 @@ class AuditWriter:
         self._rotate_bytes = rotate_bytes
         self._orphan_scan_interval_s = orphan_scan_interval_s
         self._spool: Spool | None = None
+        self._journal: StreamJournal | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._drained = threading.Condition()
@@ -78,6 +80,7 @@ class AuditWriter:
     # -- lifecycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
         self._spool = Spool(self._spool_dir)
+        self._journal = StreamJournal(self._spool.path)
         self._thread = threading.Thread(target=self._run, name="warden-audit-writer", daemon=True)
         self._thread.start()
 
@@ -90,7 +93,11 @@ class AuditWriter:
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout_s)
-        self._spool.close(remove=self._spool.pending_bytes() == 0)
+        # With streams still open (their provisional records journalled), the spool stays for an adopter too.
+        drained = self._spool.pending_bytes() == 0 and (self._journal is None or self._journal.open_streams == 0)
+        if self._journal is not None:
+            self._journal.dispose(remove=drained)
+        self._spool.close(remove=drained)
         self._thread = None
 
     # -- request path ----------------------------------------------------------------------------------------
@@ -112,9 +119,25 @@ class AuditWriter:
                 self.last_error = describe_failure(store_exc)
                 self._hold(line)
                 raise AuditUnavailableError("the audit record could not be made durable") from store_exc
+            self._closed(event.event_id)
             return
         self._spool_failed_at = None
+        self._closed(event.event_id)
         self._wake.set()
+
+    def _closed(self, event_id: str) -> None:
+        if self._journal is not None:
+            with contextlib.suppress(OSError):
+                self._journal.close(event_id)
+
+    def open_stream(self, event: AuditEvent) -> None:
+        """Before a stream's first byte: journal its provisional record (``event``, with the event id its final
+        record will carry), which is what gets stored if this process dies before the stream ends."""
+        assert self._journal is not None, "AuditWriter.start() was not called"
+        try:
+            self._journal.open(event.event_id, event.to_spool_line())
+        except OSError as exc:  # the final record still goes through record(), with its own fallbacks
+            log.error("audit stream journal unwritable (%s)", type(exc).__name__)
 
     def ensure_available(self) -> None:
         """Before the first byte of a response that cannot be taken back (a stream): refuse unless its record
@@ -247,10 +270,14 @@ class AuditWriter:
         for orphan in claim_orphans(self._spool_dir, own):
             try:
                 lines = orphan.lines()
+                # Final records first: a stream that finished is recorded as it ended, not as journalled.
                 for start in range(0, len(lines), self._batch_size):
                     batch = lines[start:start + self._batch_size]
                     self._store_lines(batch)
                     replayed += len(batch)
+                cut_streams = orphan.journal()
+                for start in range(0, len(cut_streams), self._batch_size):
+                    self._store_lines(cut_streams[start:start + self._batch_size])
             except Exception:
                 orphan.release()  # keep the file; try again on the next scan
                 raise

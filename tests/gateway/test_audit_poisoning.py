@@ -318,3 +318,70 @@ def test_operators_see_the_quarantine_in_the_admin_api(client: TestClient, db: D
     assert get(Role.TENANT_ADMIN, tenant.id, "").json()["total"] == 1  # its own chain by default
     assert get(Role.TENANT_ADMIN, other.id, "").json()["total"] == 0
     assert get(Role.TENANT_ADMIN, other.id, f"?tenant={tenant.id}").status_code == 404  # never another tenant's
+
+
+# -- a gateway killed mid-stream -----------------------------------------------------------------------------------
+def test_a_stream_cut_by_a_killed_gateway_is_recorded_as_interrupted(db: Database, tmp_path: Path) -> None:
+    """A process journals two streams' provisional records; one stream ends (its final record spooled), then the
+    process dies. The next writer stores the finished stream's final record and the cut one's provisional record:
+    one record per stream, each under the event id the stream was given."""
+    import subprocess
+    import sys
+    import textwrap
+
+    tenant_id = _tenant(db)
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from pathlib import Path
+        from gateway.audit.writer import AuditWriter
+        from gateway.core.db import Database
+        from gateway.core.middleware import RequestTiming
+        from gateway.openai.call_record import CallRecord
+        writer = AuditWriter(Database("sqlite:////nonexistent-dir/warden/unreachable.db"), Path({str(tmp_path)!r}))
+        writer.start()
+        records = [CallRecord(endpoint="chat.completions", request_id=f"req_{{i}}", timing=RequestTiming(0),
+                              tenant_id={tenant_id!r}, model="m", prompt_tokens=7) for i in range(2)]
+        for record in records:
+            writer.open_stream(record.provisional_event())
+        records[0].completion_tokens = 5
+        records[0].finish_reason = "stop"
+        writer.record_sync(records[0].to_event(200))
+        print(",".join(record.event_id for record in records), flush=True)
+        os._exit(0)  # killed: no close, no drain
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    finished_id, cut_id = done.stdout.strip().split(",")
+    survivor = AuditWriter(db, tmp_path, flush_interval_s=0.01)
+    survivor.start()
+    try:
+        deadline = time.monotonic() + 30
+        while len(_records(db, chain_id=tenant_id)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        survivor.close()
+    rows = {row.event_id: row for row in _records(db, chain_id=tenant_id)}
+    assert set(rows) == {finished_id, cut_id}
+    assert (rows[finished_id].error_type, rows[finished_id].completion_tokens) == (None, 5)
+    cut = rows[cut_id]
+    assert (cut.http_status, cut.error_type, cut.finish_reason, cut.prompt_tokens) == (200, "interrupted",
+                                                                                      "interrupted", 7)
+    assert not list(tmp_path.glob("*.spool")) and not list(tmp_path.glob("*.open"))
+    with db.session() as session:
+        assert verify_chains(session=session, chain_id=tenant_id).ok
+
+
+def test_a_process_that_ends_its_streams_leaves_no_journal(db: Database, tmp_path: Path) -> None:
+    from gateway.core.middleware import RequestTiming
+    from gateway.openai.call_record import CallRecord
+
+    writer = AuditWriter(db, tmp_path, flush_interval_s=0.01)
+    writer.start()
+    record = CallRecord(endpoint="chat.completions", request_id="req_j", timing=RequestTiming(0), model="m")
+    writer.open_stream(record.provisional_event())
+    (journal,) = tmp_path.glob("*.open")
+    assert record.event_id.encode() in journal.read_bytes()
+    writer.record_sync(record.to_event(200))
+    assert journal.stat().st_size == 0  # no stream open: the journal starts over
+    writer.close()
+    assert not list(tmp_path.glob("*.open")) and not list(tmp_path.glob("*.spool"))
