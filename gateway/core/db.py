@@ -14,7 +14,7 @@ checkpoints) uses its own ``Database`` with a longer statement budget and sees t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -75,18 +75,18 @@ class StoreTimeouts:
 
     @classmethod
     def request_path(cls, settings: Settings) -> StoreTimeouts:
-        """The /v1 lookups and the admin and audit APIs: short, so an outage is a quick 503, not a hang."""
+        """The /v1 lookups and the admin and audit APIs: short, so an outage is a quick 503, not a hang. No idle-in-
+        transaction limit: an audit export reads from one transaction at its client's pace."""
         return cls(connect_s=settings.db_connect_timeout_s, statement_s=settings.db_statement_timeout_s,
-                   lock_s=settings.db_lock_timeout_s,
-                   idle_in_transaction_s=settings.db_idle_in_transaction_timeout_s,
-                   pool_s=settings.db_pool_timeout_s, tcp_s=settings.db_tcp_timeout_s)
+                   lock_s=settings.db_lock_timeout_s, pool_s=settings.db_pool_timeout_s,
+                   tcp_s=settings.db_tcp_timeout_s)
 
     @classmethod
     def background(cls, settings: Settings) -> StoreTimeouts:
         """The audit writer's batches, retention and checkpoints: a longer statement budget, a small pool."""
         return cls(connect_s=settings.db_connect_timeout_s,
                    statement_s=settings.db_background_statement_timeout_s, lock_s=settings.db_lock_timeout_s,
-                   idle_in_transaction_s=settings.db_idle_in_transaction_timeout_s,
+                   idle_in_transaction_s=settings.db_background_idle_in_transaction_timeout_s,
                    pool_s=settings.db_pool_timeout_s, tcp_s=settings.db_tcp_timeout_s, pool_size=3, max_overflow=2)
 
     def server_options(self) -> list[str]:
@@ -94,7 +94,9 @@ class StoreTimeouts:
                    "idle_in_transaction_session_timeout": self.idle_in_transaction_s}
         return [f"-c {name}={round(seconds * 1000)}" for name, seconds in budgets.items() if seconds > 0]
 
-    def postgres_connect_args(self, url_options: str | None) -> dict[str, Any]:
+    def postgres_connect_args(self, url_query: Mapping[str, Any]) -> dict[str, Any]:
+        """libpq parameters for these budgets. What the URL sets itself wins; server options are appended to the
+        URL's own ``options`` (connect_args would otherwise replace it)."""
         args: dict[str, Any] = {
             "connect_timeout": max(2, math.ceil(self.connect_s)),
             "keepalives": 1,
@@ -103,8 +105,10 @@ class StoreTimeouts:
             "keepalives_count": 3,
             "tcp_user_timeout": round(self.tcp_s * 1000),
         }
-        # Appended to what the URL's own ``options`` says: connect_args would otherwise replace it.
-        options = " ".join(part for part in [url_options or "", *self.server_options()] if part)
+        args = {name: value for name, value in args.items() if name not in url_query}
+        url_options = url_query.get("options")
+        options = " ".join(part for part in [url_options if isinstance(url_options, str) else "",
+                                             *self.server_options()] if part)
         if options:
             args["options"] = options
         return args
@@ -119,11 +123,9 @@ def make_engine(url: str, timeouts: StoreTimeouts | None = None) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     timeouts = timeouts or StoreTimeouts()
-    url_options = make_url(url).query.get("options")
     return create_engine(url, pool_pre_ping=True, pool_size=timeouts.pool_size, max_overflow=timeouts.max_overflow,
                          pool_timeout=timeouts.pool_s, hide_parameters=True,
-                         connect_args=timeouts.postgres_connect_args(
-                             url_options if isinstance(url_options, str) else None))
+                         connect_args=timeouts.postgres_connect_args(make_url(url).query))
 
 
 def is_sqlite(engine: Engine) -> bool:

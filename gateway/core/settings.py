@@ -57,13 +57,14 @@ class Settings(BaseSettings):
     policy_cache_ttl_s: float = Field(default=5.0, ge=0.0)
     # The store under faults (gateway.core.db, gateway.core.store_health): every wait on Postgres is bounded, in
     # seconds (0: no limit). Connecting (libpq's least is 2 s); each statement on the request path and the admin and
-    # audit APIs, and (longer) in the audit writer, retention and checkpoints; each lock wait; a transaction left
-    # idle; the wait for a pooled connection; and a server gone silent (TCP keepalives and user timeout).
+    # audit APIs, and (longer) in the audit writer, retention and checkpoints; each lock wait; a background
+    # transaction left idle (not on the request path: an audit export streams from one read transaction at its
+    # client's pace); the wait for a pooled connection; and a server gone silent (TCP keepalives, user timeout).
     db_connect_timeout_s: float = Field(default=3.0, ge=1.0, le=60.0)
     db_statement_timeout_s: float = Field(default=5.0, ge=0.0)
     db_background_statement_timeout_s: float = Field(default=120.0, ge=0.0)
     db_lock_timeout_s: float = Field(default=3.0, ge=0.0)
-    db_idle_in_transaction_timeout_s: float = Field(default=60.0, ge=0.0)
+    db_background_idle_in_transaction_timeout_s: float = Field(default=60.0, ge=0.0)
     db_pool_timeout_s: float = Field(default=3.0, gt=0.0)
     db_tcp_timeout_s: float = Field(default=10.0, ge=2.0)
     # While the store is unavailable, cached keys and policies keep serving for at most this long past their TTL

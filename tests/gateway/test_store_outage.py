@@ -213,6 +213,7 @@ def test_a_statement_past_its_budget_is_store_unavailable_without_opening_the_ci
         assert not circuit.is_open  # the server answered: it is slow for this statement, not gone
         with db.session() as session:
             assert session.execute(text("SHOW statement_timeout")).scalar_one() == "300ms"
+            assert session.execute(text("SHOW lock_timeout")).scalar_one() == "0"  # 0: no limit asked for
     finally:
         db.dispose()
 
@@ -303,6 +304,16 @@ def test_the_circuit_probes_once_per_interval_and_closes_when_the_store_answers(
     assert circuit.try_acquire()
     circuit.succeeded()
     assert not circuit.is_open and circuit.try_acquire() and circuit.try_acquire()
+
+
+def test_connection_parameters_keep_what_the_url_sets() -> None:
+    timeouts = StoreTimeouts(connect_s=3.0, statement_s=5.0, lock_s=2.5, tcp_s=10.0)
+    args = timeouts.postgres_connect_args({"options": "-c search_path=warden", "connect_timeout": "9"})
+    assert "connect_timeout" not in args  # the URL's own value stands
+    assert args["options"] == "-c search_path=warden -c statement_timeout=5000 -c lock_timeout=2500"
+    assert (args["keepalives"], args["tcp_user_timeout"]) == (1, 10_000)
+    assert StoreTimeouts(connect_s=1.0).postgres_connect_args({})["connect_timeout"] == 2  # libpq's least
+    assert "options" not in StoreTimeouts().postgres_connect_args({})
 
 
 class _FakeSqlState(Exception):
