@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import ipaddress
+import itertools
 import json
 import re
 import subprocess
@@ -80,7 +81,7 @@ def test_offsets_are_exact_and_spans_do_not_overlap(corpus):
             assert case["text"][span["start"] : span["end"]] == span["value"], (case["id"], span)
             spans.append((span["start"], span["end"]))
         spans.sort()
-        assert all(end <= next_start for (_, end), (next_start, _) in zip(spans, spans[1:])), case["id"]
+        assert all(end <= next_start for (_, end), (next_start, _) in itertools.pairwise(spans)), case["id"]
 
 
 def test_values_sit_at_the_start_and_at_the_end_of_texts(corpus):
@@ -95,6 +96,7 @@ def test_cards_are_luhn_valid_and_in_their_network_ranges(corpus):
         _, network, style = entity["subtype"].split(":")
         assert luhn.is_valid(digits) and 12 <= len(digits) <= 19, entity
         ranges, lengths = NETWORKS[network]
+        assert len(digits) in lengths, entity
         assert any(low <= int(digits[: len(str(low))]) <= high for low, high in ranges), entity
         assert (style == "plain") == (entity["value"] == digits)
 
