@@ -3,6 +3,10 @@
 One reader thread receives the core's messages and hands each delta to the asyncio queue of its request.
 When the core goes away — its process dies, its thread exits, the pipe breaks — every waiting ``generate``
 gets ``EngineDeadError`` at once, and so does every later call.
+
+For supervisors (``gateway.replicas.watchdog``): ``has_work`` says whether the core owes this client outputs (requests
+sent whose last delta has not arrived; a delta waiting in this process for a slow reader is not the core's work), and
+``heartbeat`` is the core's loop counter (``engine.heartbeat``), read from shared memory.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from engine.core import ErrorInfo
 from engine.errors import EngineDeadError, InvalidRequestError
+from engine.heartbeat import Heartbeat
 from engine.metrics import EngineStats
 from engine.outputs import RequestOutput
 from engine.request import EngineRequest
@@ -35,8 +40,10 @@ class AsyncEngineClient:
         stop_core: Callable[[float], None],
         sentinel: Any = None,  # a process sentinel to wake the reader when the process dies
         core_pid: int | None = None,  # the engine process (None when the core runs in a thread)
+        heartbeat: Heartbeat | None = None,  # the core's loop counter, when it keeps one
     ) -> None:
         self.core_pid = core_pid
+        self.heartbeat = heartbeat
         self.model_name: str = info["model_name"]
         self.max_model_len: int = info["max_model_len"]
         self.vocab_size: int = info["vocab_size"]
@@ -49,6 +56,7 @@ class AsyncEngineClient:
         self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
         self._send_lock = threading.Lock()
         self._dead_reason: str | None = None
+        self._owed: set[str] = set()  # requests the core still owes a last delta (set ops are atomic under the GIL)
         self._stats: EngineStats | None = None  # the core's latest snapshot (engine.metrics.EngineStatsSource)
         self._closing = False
         self._reader = threading.Thread(target=self._read_loop, name="engine-client-reader", daemon=True)
@@ -61,6 +69,9 @@ class AsyncEngineClient:
     def stats(self) -> EngineStats | None:
         return self._stats
 
+    def has_work(self) -> bool:
+        return bool(self._owed)
+
     async def generate(self, request: EngineRequest) -> AsyncIterator[RequestOutput]:
         validate_request(request, max_model_len=self.max_model_len, vocab_size=self.vocab_size)
         self._raise_if_dead()
@@ -71,6 +82,7 @@ class AsyncEngineClient:
         self._queues[rid] = (asyncio.get_running_loop(), queue)
         finished = False
         try:
+            self._owed.add(rid)  # before sending: the reader may see the last delta before we run again
             self._send(("add", request))
             while True:
                 item = await queue.get()
@@ -83,12 +95,14 @@ class AsyncEngineClient:
                     return
         finally:
             self._queues.pop(rid, None)
+            self._owed.discard(rid)
             if not finished and self._dead_reason is None:
                 # the caller stopped listening (disconnect, cancellation): free the request's blocks
                 with contextlib.suppress(EngineDeadError):
                     self._send(("abort", rid))
 
     async def abort(self, request_id: str) -> None:
+        self._owed.discard(request_id)  # an aborted request is no longer work the caller waits for
         if self._dead_reason is None:
             with contextlib.suppress(EngineDeadError):
                 self._send(("abort", request_id))
@@ -131,6 +145,7 @@ class AsyncEngineClient:
     def _mark_dead(self, reason: str) -> None:
         if self._dead_reason is None:
             self._dead_reason = reason
+        self._owed.clear()
         for rid in list(self._queues):
             self._deliver(rid, EngineDeadError(self._dead_reason))
 
@@ -150,11 +165,14 @@ class AsyncEngineClient:
                 break
             if message[0] == "outputs":
                 for out in message[1]:
+                    if out.finished:
+                        self._owed.discard(out.request_id)
                     self._deliver(out.request_id, out)
             elif message[0] == "stats":
                 self._stats = message[1]
             elif message[0] == "rejected":
                 info: ErrorInfo = message[2]
+                self._owed.discard(message[1])
                 self._deliver(message[1], info.to_exception())
         reason = "the engine was shut down" if self._closing else "the engine process died"
         self._mark_dead(reason)

@@ -33,6 +33,7 @@ from typing import Any
 
 from engine import errors
 from engine.config import EngineConfig
+from engine.heartbeat import Heartbeat
 from engine.llm_engine import LLMEngine
 from engine.metrics import STATS_INTERVAL_S, EngineStats, counters_since
 from engine.outputs import RequestOutput, Usage
@@ -100,10 +101,12 @@ class NewCallers:
 
 class EngineCore:
     def __init__(self, engine: LLMEngine, ports: list[ClientPort], *, incoming: NewCallers | None = None,
-                 keep_serving: Callable[[], bool] | None = None) -> None:
+                 keep_serving: Callable[[], bool] | None = None, heartbeat: Heartbeat | None = None) -> None:
         """``incoming``: where an engine host's new callers arrive; without it the core stops when its last caller
-        leaves. ``keep_serving`` is asked while idle (a host stops once the process that started it is gone)."""
+        leaves. ``keep_serving`` is asked while idle (a host stops once the process that started it is gone).
+        ``heartbeat`` is bumped once per turn of the loop, for supervisors to tell a hung loop from a busy one."""
         self.engine = engine
+        self.heartbeat = heartbeat
         self.ports = list(ports)
         self.incoming = incoming
         self.keep_serving = keep_serving
@@ -253,6 +256,8 @@ class EngineCore:
 
     def run(self) -> None:
         while self.running:
+            if self.heartbeat is not None:
+                self.heartbeat.beat()
             # Block when idle; otherwise drain whatever arrived and take a step.
             if not self.engine.has_unfinished_requests():
                 self._send_stats(force=True)  # going idle: the gauges must not keep the last busy values
@@ -288,7 +293,8 @@ def engine_info(engine: LLMEngine) -> dict[str, Any]:
             "pid": os.getpid()}
 
 
-def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True) -> None:
+def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True,
+                    heartbeat: Heartbeat | None = None) -> None:
     """Entry point of the engine process (and of the in-process variant's thread)."""
     if own_process:
         # Ctrl-C belongs to the parent, which shuts us down in order.
@@ -300,7 +306,7 @@ def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection,
             return
         try:
             outbox.send(("ready", engine_info(engine)))
-            EngineCore(engine, [ClientPort(inbox, outbox)]).run()
+            EngineCore(engine, [ClientPort(inbox, outbox)], heartbeat=heartbeat).run()
         finally:
             engine.shutdown()  # tensor-parallel workers stop with their driver
     except (EOFError, BrokenPipeError, OSError):

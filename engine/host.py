@@ -8,7 +8,8 @@ stats to every worker; a worker that leaves has its requests aborted, and the ho
 
 Connections are authenticated (``multiprocessing``'s HMAC challenge with ``authkey``) and the socket file is only
 the owner's (0600): the protocol carries pickles, so only the gateway's own processes may speak it. The host stops
-on SIGTERM or when the process that started it is gone.
+on SIGTERM or when the process that started it is gone. Its heartbeat (``engine.heartbeat``) is a file beside the
+socket, named in the greeting, so each worker can tell a hung host from a busy one.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
 from engine.core import ClientPort, EngineCore, NewCallers, engine_info, load_engine
 from engine.errors import EngineDeadError
+from engine.heartbeat import Heartbeat
 from engine.loader.source import resolve_model
 from engine.tokenizer import Tokenizer
 
@@ -43,6 +45,11 @@ def _check_address(address: Path) -> None:
     if len(os.fsencode(address)) > MAX_SOCKET_PATH:
         raise ValueError(f"engine socket path {address} is longer than {MAX_SOCKET_PATH} bytes: use a shorter "
                          "data directory (WARDEN_DATA_DIR)")
+
+
+def heartbeat_path(address: Path) -> Path:
+    """Where the host at ``address`` keeps its heartbeat (``engine.heartbeat``): beside its socket."""
+    return address.with_name(address.name + ".beat")
 
 
 def _accept_forever(listener: Listener, info: dict[str, Any], incoming: NewCallers) -> None:
@@ -80,16 +87,19 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
             listener = Listener(address, family="AF_UNIX", authkey=authkey)
         finally:
             os.umask(old_umask)
-        info = engine_info(engine)
+        heartbeat = Heartbeat.create(heartbeat_path(Path(address)))
+        info = {**engine_info(engine), "heartbeat": str(heartbeat.path)}
         incoming = NewCallers()
         threading.Thread(target=_accept_forever, args=(listener, info, incoming), name="engine-host-accept",
                          daemon=True).start()
         status.send(("ready", info))
         status.close()
-        EngineCore(engine, [], incoming=incoming, keep_serving=lambda: os.getppid() == parent).run()
+        EngineCore(engine, [], incoming=incoming, keep_serving=lambda: os.getppid() == parent,
+                   heartbeat=heartbeat).run()
     finally:
         if listener is not None:
             listener.close()  # also removes the socket file
+        heartbeat_path(Path(address)).unlink(missing_ok=True)
         engine.shutdown()
 
 
@@ -175,5 +185,11 @@ async def connect_engine(config: EngineConfig, address: Path, authkey: bytes) ->
     except (OSError, EOFError, mp.AuthenticationError) as exc:
         raise EngineDeadError(f"no engine host at {address}: {exc}") from exc
     tokenizer = await loop.run_in_executor(None, Tokenizer.from_source, source)
+    heartbeat = None
+    if info.get("heartbeat"):
+        try:
+            heartbeat = Heartbeat.at(Path(info["heartbeat"]))
+        except OSError:
+            log.warning("the engine host at %s keeps no readable heartbeat; it is not watched for hangs", address)
     return AsyncEngineClient(inbox=conn, outbox=conn, tokenizer=tokenizer, info=info, is_core_alive=lambda: True,
-                             stop_core=lambda _timeout: None, core_pid=info.get("pid"))
+                             stop_core=lambda _timeout: None, core_pid=info.get("pid"), heartbeat=heartbeat)

@@ -17,6 +17,7 @@ from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
 from engine.core import ErrorInfo, run_engine_core
 from engine.errors import EngineDeadError
+from engine.heartbeat import Heartbeat
 from engine.loader.source import resolve_model
 from engine.tokenizer import Tokenizer
 
@@ -33,7 +34,7 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
         thread = threading.Thread(target=run_engine_core, args=(config, in_recv, out_send),
                                   kwargs={"own_process": False}, name="engine-core", daemon=True)
         thread.start()
-        sentinel = pid = None
+        sentinel = pid = heartbeat = None
 
         def is_alive() -> bool:
             return thread.is_alive()
@@ -44,8 +45,9 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
         ctx = mp.get_context("spawn")
         in_recv, in_send = ctx.Pipe(duplex=False)
         out_recv, out_send = ctx.Pipe(duplex=False)
-        process = ctx.Process(target=run_engine_core, args=(config, in_recv, out_send), name="warden-engine-core",
-                              daemon=True)
+        heartbeat = Heartbeat.shared()
+        process = ctx.Process(target=run_engine_core, args=(config, in_recv, out_send),
+                              kwargs={"heartbeat": heartbeat}, name="warden-engine-core", daemon=True)
         process.start()
         # The child holds its own copies; closing ours makes a dead child show up as EOF.
         in_recv.close()
@@ -70,7 +72,7 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
         raise info.to_exception()
     ready: dict[str, Any] = message[1]
     return AsyncEngineClient(inbox=in_send, outbox=out_recv, tokenizer=tokenizer, info=ready, is_core_alive=is_alive,
-                             stop_core=stop, sentinel=sentinel, core_pid=pid)
+                             stop_core=stop, sentinel=sentinel, core_pid=pid, heartbeat=heartbeat)
 
 
 def _await_ready(outbox: Any, sentinel: Any) -> tuple[Any, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -22,6 +23,9 @@ from gateway.core.settings import Settings, settings_error_message
 
 if TYPE_CHECKING:
     from gateway.replicas.hosts import EngineHosts
+
+
+SHUTDOWN_CUT_MARGIN_S = 5
 
 
 def _fail(message: str) -> int:
@@ -62,11 +66,19 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     print(f"warden: serving {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s))", file=sys.stderr)
     try:
         uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
-                    log_level=args.log_level, timeout_graceful_shutdown=30, **tls)  # type: ignore[arg-type]
+                    log_level=args.log_level, timeout_graceful_shutdown=_server_grace_s(settings),
+                    **tls)  # type: ignore[arg-type]
     finally:
         if hosts is not None:
             hosts.stop()
     return 0
+
+
+def _server_grace_s(settings: Settings) -> int:
+    """uvicorn's own wait for open connections after it stops accepting. The app cuts the calls still open at
+    ``shutdown_grace_s`` after the signal (gateway.lifecycle) and audits them; uvicorn, whose wait starts later,
+    must not cancel them first, so it waits longer, by the margin those records need."""
+    return math.ceil(settings.shutdown_grace_s) + SHUTDOWN_CUT_MARGIN_S
 
 
 def _start_engine_hosts(settings: Settings) -> EngineHosts:

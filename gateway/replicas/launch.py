@@ -1,5 +1,5 @@
-"""Start ``count`` engine replicas from one ``EngineConfig``: one engine (today's path, no pool) for one replica,
-a ``ReplicaPool`` otherwise.
+"""Start ``count`` engine replicas from one ``EngineConfig``: a ``ReplicaPool`` (for one replica too when it is to be
+supervised, as the gateway's is), or the plain engine for one unsupervised replica.
 
 Replicas differ only in their device: on CUDA replica ``i`` gets ``cuda:{base + i * tensor_parallel_size}`` (its
 tensor-parallel ranks take the devices after that one); on CPU each gets ``cpu``, and when the engine processes run
@@ -53,35 +53,40 @@ def replica_configs(config: EngineConfig, count: int, *, in_process: bool) -> li
 
 
 async def start_replicas(config: EngineConfig, count: int, *, in_process: bool = False,
-                         restart_dead: bool = True) -> EngineClient:
+                         restart_dead: bool = True, supervise_one: bool = False,
+                         watchdog_s: float | None = None) -> EngineClient:
     """All replicas start at once; if one fails, the others are shut down and its error is raised. With
-    ``restart_dead`` the pool brings a replica that dies back with the same config (``ReplicaPool.supervise``)."""
+    ``restart_dead`` the pool brings a replica that dies back with the same config (``ReplicaPool.supervise``); with
+    ``watchdog_s`` it kills one that hangs that long with work waiting (an engine in its own process), to restart it.
+    One replica is the plain engine, unsupervised, unless ``supervise_one`` (the gateway's way): then a pool of one."""
     from engine import launch
 
-    if count == 1:
+    if count == 1 and not supervise_one:
         return await launch.start_engine(config, in_process=in_process)
-    configs = replica_configs(config, count, in_process=in_process)
+    configs = [config] if count == 1 else replica_configs(config, count, in_process=in_process)
 
     async def start(index: int) -> EngineClient:
         return await launch.start_engine(configs[index], in_process=in_process)
 
-    return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead)
+    return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s)
 
 
-async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: bytes) -> EngineClient:
+async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: bytes, *,
+                           watchdog_s: float | None = None) -> EngineClient:
     """A pool over the engine hosts at ``sockets`` (``warden serve --workers N``: the hosts run beside the workers,
     each worker connects its own pool). A host that dies is restarted by the process that runs the hosts; the
-    pool's supervisor reconnects to it, so the worker heals with it."""
+    pool's supervisor reconnects to it, so the worker heals with it. With ``watchdog_s`` a worker whose requests
+    wait that long on a host whose loop stands still kills the host, which is then restarted the same way."""
     from engine.host import connect_engine
 
     async def connect(index: int) -> EngineClient:
         return await connect_engine(config, sockets[index], authkey)
 
-    return await _open_pool(connect, len(sockets), block_size=config.block_size, heal=True)
+    return await _open_pool(connect, len(sockets), block_size=config.block_size, heal=True, watchdog_s=watchdog_s)
 
 
 async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int,
-                     heal: bool) -> ReplicaPool:
+                     heal: bool, watchdog_s: float | None = None) -> ReplicaPool:
     """Open ``count`` replicas at once and pool them; if one fails, the opened ones are shut down and its error is
     raised. With ``heal`` the pool's supervisor opens a dead replica again the same way."""
     results = await asyncio.gather(*(open_replica(i) for i in range(count)), return_exceptions=True)
@@ -90,6 +95,6 @@ async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], cou
     if failed:
         await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
         raise failed[0]
-    pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None)
+    pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None, watchdog_s=watchdog_s)
     pool.supervise()
     return pool

@@ -9,7 +9,9 @@ dies before it sent a single delta is sent again to a live replica (the client h
 duplicated); one that has streamed gets the replica's ``EngineDeadError``, as with a single engine. Given a
 ``restart`` callable, the pool brings dead replicas back (``supervise``): without it a dead replica would stay dead
 while ``/healthz`` says 200 (degraded), and an orchestrator that restarts on 503 would never restart the gateway.
-Restarts back off (1 s doubling to 60 s) while a replica keeps dying young. ``stats()`` merges the replicas'
+Restarts back off (1 s doubling to 60 s) while a replica keeps dying young. Given ``watchdog_s``, the supervisor
+also kills a replica that has work and makes no progress for that long (``watchdog.StepWatchdog``), which turns a
+hang into a restart. A pool of one replica is how a single engine is supervised. ``stats()`` merges the replicas'
 snapshots, counting a replaced replica's last counters so totals never go backwards.
 """
 
@@ -28,6 +30,7 @@ from engine.outputs import RequestOutput
 from engine.protocol import EngineClient
 from engine.request import EngineRequest
 from gateway.replicas import affinity
+from gateway.replicas.watchdog import StepWatchdog
 
 log = logging.getLogger(__name__)
 SUPERVISE_INTERVAL_S = 0.5  # how often the supervisor looks for dead replicas
@@ -45,7 +48,8 @@ def restart_delay(lived_s: float, backoff_s: float) -> tuple[float, float]:
 class ReplicaPool:
     def __init__(self, replicas: Sequence[EngineClient], *, block_size: int,
                  spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION,
-                 restart: Callable[[int], Awaitable[EngineClient]] | None = None) -> None:
+                 restart: Callable[[int], Awaitable[EngineClient]] | None = None,
+                 watchdog_s: float | None = None) -> None:
         assert replicas, "a pool needs at least one replica"
         first = replicas[0]
         assert all(r.model_name == first.model_name and r.max_model_len == first.max_model_len for r in replicas), \
@@ -69,6 +73,7 @@ class ReplicaPool:
         self._backoff = [RESTART_BACKOFF_S[0]] * len(self.replicas)
         self._restarting: dict[int, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
+        self.watchdog = StepWatchdog(watchdog_s) if watchdog_s else None
 
     # --- routing --------------------------------------------------------------------------------------------------
     def live(self) -> list[bool]:
@@ -148,15 +153,20 @@ class ReplicaPool:
 
     # --- restarts -------------------------------------------------------------------------------------------------
     def supervise(self) -> None:
-        """Start bringing dead replicas back (needs ``restart`` and a running event loop; ``shutdown`` stops it)."""
-        if self._restart is not None and self._supervisor is None:
+        """Start watching the replicas: bring dead ones back (given ``restart``), kill hung ones (given
+        ``watchdog_s``). Needs a running event loop; ``shutdown`` stops it."""
+        if (self._restart is not None or self.watchdog is not None) and self._supervisor is None:
             self._supervisor = asyncio.get_running_loop().create_task(self._watch(), name="replica-supervisor")
 
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(SUPERVISE_INTERVAL_S)
             for index, replica in enumerate(self.replicas):
-                if index not in self._restarting and not replica.is_alive():
+                if index in self._restarting:
+                    continue
+                if self.watchdog is not None and self.watchdog.hung(index, replica):
+                    self.watchdog.kill(index, replica)  # its reader sees the process die; restarted below
+                if self._restart is not None and not replica.is_alive():
                     self._restarting[index] = asyncio.create_task(self._bring_back(index))
 
     async def _bring_back(self, index: int) -> None:

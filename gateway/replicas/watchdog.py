@@ -1,0 +1,70 @@
+"""The step watchdog: an engine that has work and makes no progress for ``timeout_s`` is killed, so that the
+supervisor restarts it instead of leaving its requests waiting forever.
+
+Progress is the engine's heartbeat (``engine.heartbeat``: a counter its loop bumps every turn, read from shared
+memory). "Has work" is the client's view (``has_work``: requests sent whose last delta has not arrived), so an idle
+engine, whose loop sleeps until a message comes, is never taken for a hung one; nor is one still loading its model
+or compiling at start, since a client exists only once the engine said it is ready. The clock starts when work
+appears or the counter last moved, whichever is later, so the bound is "no turn of the loop for ``timeout_s`` while
+requests wait": one long step (a long prompt's prefill chunk on a CPU, a recompilation) must fit in it.
+
+Only an engine in its own process can be killed (SIGKILL, which also ends a stopped process); one running in a thread
+of this process is not watched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Sighting:
+    replica: Any
+    count: int
+    working: bool
+    since: float  # when the counter was last seen moving, or work was first seen
+
+
+class StepWatchdog:
+    def __init__(self, timeout_s: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.timeout_s = timeout_s
+        self._clock = clock
+        self._seen: dict[int, _Sighting] = {}
+        self.kills = 0  # engines killed for hanging, lifetime
+
+    @staticmethod
+    def watchable(replica: Any) -> bool:
+        return (getattr(replica, "heartbeat", None) is not None and getattr(replica, "core_pid", None) is not None
+                and callable(getattr(replica, "has_work", None)))
+
+    def hung(self, index: int, replica: Any) -> bool:
+        """Whether replica ``index`` (the client now in that slot) has had work and no progress for the bound.
+        Call it at a steady interval; a new client in the slot starts afresh."""
+        if not self.watchable(replica) or not replica.is_alive():
+            self._seen.pop(index, None)
+            return False
+        now, count, working = self._clock(), replica.heartbeat.count, replica.has_work()
+        seen = self._seen.get(index)
+        if seen is None or seen.replica is not replica or seen.count != count or not (working and seen.working):
+            self._seen[index] = _Sighting(replica, count, working, now)
+            return False
+        return now - seen.since >= self.timeout_s
+
+    def kill(self, index: int, replica: Any) -> None:
+        """SIGKILL the replica's engine process; its client then fails its requests as the engine's death."""
+        pid: int = replica.core_pid
+        log.error("engine replica %d (pid %d) made no progress in %.0f s with requests waiting: killing it to restart "
+                  "it", index, pid, self.timeout_s)
+        self._seen.pop(index, None)
+        self.kills += 1
+        with contextlib.suppress(ProcessLookupError):  # it died on its own meanwhile
+            os.kill(pid, signal.SIGKILL)
