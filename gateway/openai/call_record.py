@@ -14,6 +14,13 @@ from gateway.core.middleware import RequestTiming
 from policies import AuditContent
 
 CLIENT_CLOSED_REQUEST = 499  # nginx's code for "the client went away before the response"
+SHUTDOWN = "shutdown"  # the error type and finish reason of a call the server's shutdown cut (gateway.lifecycle)
+
+
+def cut_short(by_shutdown: bool) -> tuple[int, str]:
+    """The audited status and error type of a call that ended before its response did: the client went away, or
+    the server's shutdown cut it at the end of its grace period."""
+    return (503, SHUTDOWN) if by_shutdown else (CLIENT_CLOSED_REQUEST, "client_closed")
 
 
 def sha256_hex(value: Any) -> str:
