@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp chaos train-injection clean
 
 $(STAMP): requirements-pip.lock requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -79,6 +79,11 @@ bench-gateway: install
 # ~5 min on 2 cores; then ~10 min).
 bench-llamacpp: install
 	$(BIN)/python -m bench.llamacpp
+
+# Faults injected one at a time into a whole Warden (its own Postgres, Redis and engine) under load: kills, outages,
+# hangs, overload, poisoned input, a full spool, SIGTERM with streams in flight (bench/results/chaos.json; ~10 min).
+chaos: install
+	$(BIN)/python -m bench.chaos --quick
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
 bench-kernels: install
