@@ -113,7 +113,7 @@ def outage_settings(database_url: str, data_dir: Path, **overrides: Any) -> Sett
     values: dict[str, Any] = dict(
         database_url=database_url, data_dir=data_dir, server_secret="outage-test-secret", redis_url=None,
         guardrails=False, metrics=False, audit_flush_interval_s=0.05, audit_checkpoint_interval_s=0,
-        audit_maintenance_interval_s=0, key_cache_ttl_s=0.5, policy_cache_ttl_s=0.5, store_stale_window_s=4.0,
+        audit_maintenance_interval_s=0, key_cache_ttl_s=0.5, policy_cache_ttl_s=0.5, store_stale_window_s=6.0,
         store_retry_after_s=3, db_connect_timeout_s=2.0, db_pool_timeout_s=1.0)
     values.update(overrides)
     return Settings(**values)
@@ -151,16 +151,18 @@ def test_a_postgres_outage_is_bridged_then_503_then_recovered(postgres: Throwawa
     with TestClient(app) as client:
         # No engine in this app: engine_unavailable means the key and policy were resolved and the call got past
         # the store to the engine.
+        cached_at = time.monotonic()
         assert error_code(chat(client, used.api_key)) == "engine_unavailable"
         assert client.get("/admin/v1/tenants", headers=admin_headers).status_code == 200
 
         postgres.stop()
         try:
-            outage_began = time.monotonic()
+            time.sleep(max(0.0, cached_at + settings.key_cache_ttl_s + 0.1 - time.monotonic()))  # past the TTL
             started = time.monotonic()
             response = chat(client, used.api_key)
             assert error_code(response) == "engine_unavailable", response.text  # served from the stale cache
             assert time.monotonic() - started < 2.0
+            assert app.state.services.db.circuit.is_open  # the store was asked, failed, and the cache answered
 
             response = chat(client, never_used.api_key)  # never cached: nothing to serve it from
             assert_store_unavailable(response)
@@ -171,8 +173,8 @@ def test_a_postgres_outage_is_bridged_then_503_then_recovered(postgres: Throwawa
             refused_ids.append(response.headers["x-request-id"])
 
             # Past TTL + window the cached key is no longer trusted.
-            time.sleep(max(0.0, settings.key_cache_ttl_s + settings.store_stale_window_s + 0.2
-                           - (time.monotonic() - outage_began)))
+            time.sleep(max(0.0, cached_at + settings.key_cache_ttl_s + settings.store_stale_window_s + 0.2
+                           - time.monotonic()))
             started = time.monotonic()
             response = chat(client, used.api_key)
             assert_store_unavailable(response)
