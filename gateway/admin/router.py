@@ -8,10 +8,9 @@ Each request, allowed or refused, is an audit record (``AuditedAdminRoute``).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Query, Request, Response, status
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response, status
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
@@ -22,9 +21,11 @@ from gateway.admin.errors import conflict, not_found
 from gateway.admin.policy_diff import diff_documents
 from gateway.admin.processing_record import processing_record
 from gateway.admin.schemas import (
+    MAX_POLICY_VERSION,
     ActivePolicyView,
     AuditPurge,
     AuditPurgeReport,
+    IsoDateTime,
     IssuedKeyView,
     KeyIssue,
     KeyRotate,
@@ -57,6 +58,9 @@ AnyAdmin = Annotated[AdminPrincipal, Depends(require(Role.PLATFORM_ADMIN, Role.T
 # Tenant-scoped routes: platform-admin on any tenant, tenant-admin on its own.
 ManagedTenant = Annotated[Tenant, Depends(tenant_in_scope(Role.PLATFORM_ADMIN, Role.TENANT_ADMIN))]
 PlatformTenant = Annotated[Tenant, Depends(tenant_in_scope(Role.PLATFORM_ADMIN))]
+VersionNumber = Annotated[int, Path(ge=1, le=MAX_POLICY_VERSION)]
+VersionFrom = Annotated[int, Query(alias="from", ge=1, le=MAX_POLICY_VERSION)]
+VersionTo = Annotated[int, Query(alias="to", ge=1, le=MAX_POLICY_VERSION)]
 
 
 def _forget_cached_auth(services: ServicesDep) -> None:
@@ -221,7 +225,7 @@ def policy_versions(tenant: ManagedTenant, services: ServicesDep) -> list[Policy
 
 @router.get("/tenants/{tenant_id}/policy/versions/{version}", name="policies.version",
             response_model=PolicyVersionView)
-def policy_version(version: int, tenant: ManagedTenant, services: ServicesDep) -> PolicyVersionView:
+def policy_version(version: VersionNumber, tenant: ManagedTenant, services: ServicesDep) -> PolicyVersionView:
     with services.db.session() as session:
         row = policies.get_policy_version(tenant.id, version, session=session)
         if row is None:
@@ -230,8 +234,8 @@ def policy_version(version: int, tenant: ManagedTenant, services: ServicesDep) -
 
 
 @router.get("/tenants/{tenant_id}/policy/diff", name="policies.diff", response_model=PolicyDiff)
-def policy_diff(tenant: ManagedTenant, services: ServicesDep, from_version: Annotated[int, Query(alias="from")],
-                to_version: Annotated[int, Query(alias="to")]) -> PolicyDiff:
+def policy_diff(tenant: ManagedTenant, services: ServicesDep, from_version: VersionFrom,
+                to_version: VersionTo) -> PolicyDiff:
     with services.db.session() as session:
         before = policies.get_policy_version(tenant.id, from_version, session=session)
         after = policies.get_policy_version(tenant.id, to_version, session=session)
@@ -243,7 +247,8 @@ def policy_diff(tenant: ManagedTenant, services: ServicesDep, from_version: Anno
 
 @router.post("/tenants/{tenant_id}/policy/versions/{version}/activate", name="policies.activate",
              response_model=PolicyVersionView)
-def policy_activate(version: int, tenant: ManagedTenant, request: Request, services: ServicesDep) -> PolicyVersionView:
+def policy_activate(version: VersionNumber, tenant: ManagedTenant, request: Request,
+                    services: ServicesDep) -> PolicyVersionView:
     """Make a stored version active: a rollback to an older one, or activating one stored with activate=false."""
     with services.db.transaction() as session:
         row = policies.activate_policy_version(tenant.id, version, session=session)
@@ -294,8 +299,8 @@ def public_prefix_withdraw(content_hash: str, tenant: ManagedTenant, request: Re
 @router.get("/tenants/{tenant_id}/usage", name="tenants.usage", response_model=UsageSummary,
             response_model_by_alias=True)
 def usage(tenant: ManagedTenant, services: ServicesDep,
-          start: Annotated[datetime | None, Query(alias="from")] = None,
-          end: Annotated[datetime | None, Query(alias="to")] = None) -> UsageSummary:
+          start: Annotated[IsoDateTime | None, Query(alias="from")] = None,
+          end: Annotated[IsoDateTime | None, Query(alias="to")] = None) -> UsageSummary:
     """Requests, tokens and refusals (by status and error type) in [from, to) (ISO 8601)."""
     with services.db.session() as session:
         return service.usage_summary(tenant.id, session=session, start=start and as_utc(start),

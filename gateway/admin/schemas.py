@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from gateway.audit.retention import ChainPurge, PurgeRound
 from gateway.core.clock import as_utc
@@ -16,6 +16,26 @@ from gateway.tenants.models import Tenant
 
 def _utc(value: datetime | None) -> datetime | None:
     return None if value is None else as_utc(value)
+
+
+# Policy versions are Postgres INTEGER columns: a larger number in a path or query is a 400, not a database error.
+MAX_POLICY_VERSION = 2**31 - 1
+
+
+def _iso_8601(value: Any) -> Any:
+    """Text must be an ISO 8601 date-time (or date). Pydantic alone would also read a number as Unix seconds, so
+    ``from=2024`` would silently mean 1970-01-01T00:33:44Z."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError("expected an ISO 8601 date-time such as 2026-01-31T00:00:00Z, not a number")
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError("expected an ISO 8601 date-time such as 2026-01-31T00:00:00Z") from None
+    return value
+
+
+IsoDateTime = Annotated[datetime, BeforeValidator(_iso_8601)]
 
 
 class _Strict(BaseModel):
@@ -48,7 +68,7 @@ class TenantView(BaseModel):
 
 class KeyIssue(_Strict):
     label: str | None = Field(default=None, max_length=200)
-    expires_at: datetime | None = None
+    expires_at: IsoDateTime | None = None
 
 
 class KeyRotate(_Strict):

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from gateway.admin.action_log import AuditedAdminRoute, action_log
 from gateway.admin.dependencies import AdminServicesDep, require
 from gateway.admin.errors import conflict, not_found
+from gateway.admin.schemas import IsoDateTime
 from gateway.adminauth.roles import AdminPrincipal, Role
 from gateway.audit import quarantine as audit_quarantine
 from gateway.core.clock import as_utc
@@ -70,8 +71,8 @@ def _utc(value: datetime | None) -> datetime | None:
                              "description": "The records, streamed; see the x-warden-export-id header"}})
 def export(request: Request, services: ServicesDep, admin: AdminServicesDep, principal: AuditReader,
            tenant: Annotated[str | None, Query(max_length=64)] = None,
-           start: Annotated[datetime | None, Query(alias="from")] = None,
-           end: Annotated[datetime | None, Query(alias="to")] = None,
+           start: Annotated[IsoDateTime | None, Query(alias="from")] = None,
+           end: Annotated[IsoDateTime | None, Query(alias="to")] = None,
            format: ExportFormat = ExportFormat.JSONL) -> StreamingResponse:
     """Stream the audit records of ``tenant`` (or of every chain) created in [from, to), ISO 8601."""
     tenant_id = _scoped_tenant(principal, tenant, request, services)

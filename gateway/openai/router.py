@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gateway.openai.dependencies import ServicesDep
+from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest, openapi_request_body
 from gateway.openai.service import handle_call, handle_models
 
 router = APIRouter(prefix="/v1", tags=["openai"])
@@ -17,11 +18,11 @@ async def list_models(request: Request, services: ServicesDep) -> Response:
     return await handle_models(services, request)
 
 
-@router.post("/chat/completions")
+@router.post("/chat/completions", openapi_extra=openapi_request_body(ChatCompletionRequest))
 async def chat_completions(request: Request, services: ServicesDep) -> Response:
     return await handle_call(services, request, "chat.completions")
 
 
-@router.post("/completions")
+@router.post("/completions", openapi_extra=openapi_request_body(CompletionRequest))
 async def completions(request: Request, services: ServicesDep) -> Response:
     return await handle_call(services, request, "completions")

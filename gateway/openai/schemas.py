@@ -248,3 +248,24 @@ class CompletionRequest(_SamplingFields):
         if all(isinstance(x, int) for x in p):
             return [list(p)]
         return list(p)
+
+
+def openapi_request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAPI ``requestBody`` of a /v1 route whose handler parses the body itself (so that a malformed one is
+    refused and audited like any other outcome): the model's JSON Schema, its ``$defs`` inlined, since a route's
+    extra OpenAPI cannot add components and a ``#/$defs/...`` reference would point at the document's root."""
+    schema = model.model_json_schema(mode="validation")
+    definitions = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if set(node) == {"$ref"}:
+            return inline(definitions[node["$ref"].removeprefix("#/$defs/")])
+        # A discriminator's mapping names $defs entries; the inlined branches each carry their "type" const.
+        return {key: inline(value) for key, value in node.items()
+                if not (key == "discriminator" and isinstance(value, dict) and "propertyName" in value)}
+
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": inline(schema)}}}}
