@@ -180,6 +180,9 @@ def test_a_postgres_outage_is_bridged_then_503_then_recovered(postgres: Throwawa
             assert_store_unavailable(response)
             assert time.monotonic() - started < 2.0
             refused_ids.append(response.headers["x-request-id"])
+            response = client.get("/v1/models", headers={"authorization": f"Bearer {used.api_key}"})
+            assert_store_unavailable(response)
+            refused_ids.append(response.headers["x-request-id"])
             assert app.state.services.audit.pending_bytes > 0  # the refusals wait in the spool
         finally:
             postgres.start()
