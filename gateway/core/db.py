@@ -13,6 +13,7 @@ checkpoints) uses its own ``Database`` with a longer statement budget and sees t
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -28,6 +29,8 @@ from gateway.core.store_health import StoreCircuit, is_connection_failure, is_st
 
 if TYPE_CHECKING:
     from gateway.core.settings import Settings
+
+log = logging.getLogger(__name__)
 
 # Explicit constraint names so migrations are reproducible on every backend.
 NAMING_CONVENTION = {
@@ -160,11 +163,15 @@ class Database:
             circuit.release()
             raise
         except Exception as exc:
-            if is_connection_failure(exc):
-                circuit.failed()
+            lost = is_connection_failure(exc)
+            if lost:
+                circuit.failed()  # logs the outage once, not per call
             else:
                 circuit.succeeded()  # the store answered, if only to refuse or to cancel the statement
             if is_store_unavailable(exc):
+                if not lost:  # a budget ran out: class names only, the driver's message may quote the statement
+                    log.warning("database call failed: %s (%s)", type(exc).__name__,
+                                type(getattr(exc, "orig", None) or exc).__name__)
                 raise StoreUnavailable(self._retry_after_s) from exc
             raise
         except BaseException:
