@@ -1,22 +1,28 @@
-"""PII guardrail throughput and accuracy: Presidio's default-style configuration vs Warden's pipeline.
+"""PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--repeat N] [--batch N] [--regenerate]
+    python -m bench.guardrails [--split test|dev] [--repeat N] [--batch N] [--quick] [--skip-throughput]
+                               [--misses FILE] [--out FILE] [--regenerate]
 
-1. Throughput (KB/s) of both on the same texts: the generated PII test set (dense: every sentence holds PII) and an
-   agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some blocks).
-   Presidio default-style = AnalyzerEngine with spaCy's small English model (whole pipeline) and every predefined
-   recognizer, out of the box (score_threshold 0). Warden = PiiAnalyzer with NER on (the policy masks every type).
+1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
+   values of 12 entity types in 14 kinds of context, with ~1,500 hard negatives): per-type recall and precision,
+   overall recall (also: fully covered, and flagged under any type), and the share of hard negatives flagged, for
+   Warden (PiiAnalyzer, NER on, at the policy's default threshold 0.5) and Presidio's default configuration (at 0.0,
+   out of the box, and at 0.5). Scoring rules: ``bench.pii_corpus.scoring``.
+   The `test` split is what this bench reports; `dev` is for looking at misses (``--split dev --misses FILE``).
+   No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
+2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
+   every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
+   blocks). Presidio default-style = AnalyzerEngine with spaCy's small English model (whole pipeline) and every
+   predefined recognizer, out of the box. Warden = PiiAnalyzer with NER on (the policy masks every type).
    Warden's cache is not involved here: every text is analysed cold. Both pipelines are timed text by text in
    alternation, `--repeat` passes; KB/s is the median pass. The dense set is also timed in batches of `--batch`
    texts through each side's batch API (Presidio's BatchAnalyzerEngine, Warden's analyze_many, which the input
    guard uses for a request's new messages).
-2. Precision/recall of both on the PII test set (bench/data/pii_testset.jsonl, generated with a fixed seed):
-   names, e-mails, phones, Luhn-valid cards, checksum-valid IBANs, US SSNs, IPv4/IPv6, street addresses, dates of
-   birth in varied templates. A gold entity counts as found when a prediction of a compatible type overlaps it.
 3. A 20-turn agentic conversation where each turn resends the whole history: total input-guard time without the
    cache (every message rescanned) vs with it.
 
-Writes bench/results/guardrails.json.
+Writes bench/results/guardrails.json (a full run on `test` only; `--quick` runs on a slice of the corpus with one
+pass and writes only where `--out` says).
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ import string
 import time
 from pathlib import Path
 
+from bench.pii_corpus import generate as generate_corpus
+from bench.pii_corpus import scoring
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
 from gateway.guardrails.offline import configure_offline
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
@@ -40,16 +48,9 @@ AGENTIC_CORPUS = DATA_DIR / "agentic_corpus.jsonl"
 RESULTS = Path(__file__).parent / "results" / "guardrails.json"
 SEED = 7
 
-GOLD_TYPES = ("PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS",
-              "STREET_ADDRESS", "DATE_OF_BIRTH")  # fmt: skip
-# Predicted type -> gold types it may stand for (Presidio reports a date of birth as DATE_TIME and an address as
-# LOCATION; Warden gets the same allowance).
-COMPATIBLE = {
-    "PERSON": {"PERSON"}, "EMAIL_ADDRESS": {"EMAIL_ADDRESS"}, "PHONE_NUMBER": {"PHONE_NUMBER"},
-    "CREDIT_CARD": {"CREDIT_CARD"}, "IBAN_CODE": {"IBAN_CODE"}, "US_SSN": {"US_SSN"}, "IP_ADDRESS": {"IP_ADDRESS"},
-    "STREET_ADDRESS": {"STREET_ADDRESS"}, "LOCATION": {"STREET_ADDRESS"}, "DATE_OF_BIRTH": {"DATE_OF_BIRTH"},
-    "DATE_TIME": {"DATE_OF_BIRTH"},
-}  # fmt: skip
+# The issue's targets, reported beside the figures (never used to choose anything).
+TARGETS = {"recall": 0.99, "recall_per_type": 0.97, "fp_rate_hard_negatives": 0.05, "speedup_agentic": 20.0}
+QUICK_CASES = 240
 
 FIRST = ["Maria", "James", "Priya", "Wei", "Olusegun", "Sofia", "Mohammed", "Anna", "Carlos", "Yuki", "Fatima",
          "Liam", "Aisha", "Noah", "Elena", "Kwame", "Hannah", "Diego", "Mei", "Lukas", "Grace", "Ravi", "Chloe",
@@ -297,30 +298,6 @@ def batches_of(texts: list[str], size: int) -> list[list[str]]:
     return [texts[start : start + size] for start in range(0, len(texts), size)]
 
 
-def accuracy(analyze, rows: list[dict], threshold: float) -> dict[str, object]:
-    found = {kind: 0 for kind in GOLD_TYPES}
-    totals = {kind: 0 for kind in GOLD_TYPES}
-    true_predictions = predictions = 0
-    for row in rows:
-        gold = row["entities"]
-        predicted = [p for p in analyze(row["text"]) if p[3] >= threshold and p[0] in COMPATIBLE]
-        for entity in gold:
-            totals[entity["type"]] += 1
-            if any(entity["type"] in COMPATIBLE[p[0]] and p[1] < entity["end"] and entity["start"] < p[2]
-                   for p in predicted):  # fmt: skip
-                found[entity["type"]] += 1
-        for p in predicted:
-            predictions += 1
-            if any(g["type"] in COMPATIBLE[p[0]] and p[1] < g["end"] and g["start"] < p[2] for g in gold):
-                true_predictions += 1
-    recall = sum(found.values()) / max(1, sum(totals.values()))
-    return {
-        "precision": round(true_predictions / max(1, predictions), 4),
-        "recall": round(recall, 4),
-        "recall_by_type": {kind: round(found[kind] / max(1, totals[kind]), 3) for kind in GOLD_TYPES},
-    }
-
-
 def agentic_conversation(rows: list[dict], corpus: list[str], turns: int = 20) -> list[list[dict]]:
     """Each turn: the previous history plus a user message, a tool result and an assistant reply."""
     history: list[dict] = [{"role": "system", "content": "You are a coding agent for the platform team."}]
@@ -360,76 +337,193 @@ def agentic(rows: list[dict], corpus: list[str]) -> dict[str, float]:
     }
 
 
+def load_corpus(split: str) -> list[dict]:
+    """The committed JSONL of `split` (tests keep it equal to the generator's output), else the generator's."""
+    path = DATA_DIR / f"pii_corpus_{split}.jsonl"
+    return read_jsonl(path) if path.exists() else [dict(case) for case in generate_corpus(split)]
+
+
+def corpus_findings(analyze_many, texts: list[str], batch: int) -> tuple[list[list[scoring.Finding]], float]:
+    """Each text's findings as (type, start, end, score), and the seconds the analysis took."""
+    findings: list[list[scoring.Finding]] = []
+    start = time.perf_counter()
+    for chunk in batches_of(texts, batch):
+        findings.extend(analyze_many(chunk))
+    return findings, time.perf_counter() - start
+
+
+def warden_findings(analyzer: PiiAnalyzer):
+    return lambda texts: [[(f.entity_type, f.start, f.end, f.score) for f in found]
+                          for found in analyzer.analyze_many(texts, ner_enabled=True)]  # fmt: skip
+
+
+def presidio_findings(engine):
+    batched = presidio_batched(engine)
+    return lambda texts: [[(r.entity_type, r.start, r.end, r.score) for r in found] for found in batched(texts)]
+
+
+def evaluate_corpus(cases: list[dict], engine, analyzer: PiiAnalyzer, batch: int) -> tuple[dict, dict]:
+    """Scores of each pipeline on `cases`, and the raw findings (for the misses report)."""
+    texts = [case["text"] for case in cases]
+    kilobytes = sum(len(text.encode()) for text in texts) / 1024
+    warden, warden_seconds = corpus_findings(warden_findings(analyzer), texts, batch)
+    presidio, presidio_seconds = corpus_findings(presidio_findings(engine), texts, batch)
+    scores = {
+        "warden@0.5": scoring.score(cases, warden, 0.5),  # the policy's default threshold
+        "presidio_default@0.0": scoring.score(cases, presidio, 0.0),  # out of the box: every result counts
+        "presidio_default@0.5": scoring.score(cases, presidio, 0.5),
+        "kb_per_s_single_pass": {"warden": round(kilobytes / warden_seconds, 1),
+                                 "presidio_default": round(kilobytes / presidio_seconds, 1)},
+    }  # fmt: skip
+    return scores, {"warden": warden, "presidio_default": presidio}
+
+
+def targets_met(warden: dict, speedup: float | None) -> dict[str, bool | None]:
+    per_type = [row["recall"] for row in warden["by_type"].values() if row["recall"] is not None]
+    return {
+        "recall": warden["recall"] >= TARGETS["recall"],
+        "recall_per_type": min(per_type) >= TARGETS["recall_per_type"],
+        "fp_rate_hard_negatives": warden["fp_rate_hard_negatives"] <= TARGETS["fp_rate_hard_negatives"],
+        "speedup_agentic": None if speedup is None else speedup >= TARGETS["speedup_agentic"],
+    }
+
+
+def write_misses(path: Path, cases: list[dict], findings: list, threshold: float, per_type: int = 6) -> None:
+    """Warden's misses and flagged negatives on the dev split, grouped by type: what the detectors should learn."""
+    missed = scoring.misses(cases, findings, threshold)
+    flagged = scoring.false_positives(cases, findings, threshold)
+    rng = random.Random(SEED)
+    lines = [f"Warden misses on the DEV split ({len(missed)} of {sum(len(c['entities']) for c in cases)} entities; "
+             f"{len(flagged)} hard negatives flagged). Threshold {threshold}.", ""]  # fmt: skip
+    for kind in sorted({m["type"] for m in missed}):
+        of_type = [m for m in missed if m["type"] == kind]
+        families = {}
+        for m in of_type:
+            families[scoring.family(m["subtype"])] = families.get(scoring.family(m["subtype"]), 0) + 1
+        top = ", ".join(f"{name} {count}" for name, count in sorted(families.items(), key=lambda kv: -kv[1])[:6])
+        lines += [f"== {kind}: {len(of_type)} missed; by family: {top}"]
+        for m in rng.sample(of_type, min(per_type, len(of_type))):
+            excerpt = m["text"][max(0, m["start"] - 60) : m["end"] + 60].replace("\n", "\\n")
+            lines.append(f"  [{m['case']} {m['context']} {m['subtype']}] value={m['value']!r}  in: ...{excerpt}...")
+        lines.append("")
+    lines.append("== hard negatives flagged")
+    for f in rng.sample(flagged, min(15, len(flagged))):
+        lines.append(f"  [{f['case']} {f['context']}] {f['kind']} {f['value']!r} flagged as {f['finding']}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def print_corpus_table(split: str, scores: dict) -> None:
+    warden, presidio = scores["warden@0.5"], scores["presidio_default@0.0"]
+    print(f"PII corpus, split {split}: {warden['entities']} entities, {warden['hard_negatives']} hard negatives")
+    print(f"{'type':<16}{'n':>6}{'warden R':>10}{'warden P':>10}{'presidio R':>12}{'presidio P':>12}")
+    cell = lambda value: "-" if value is None else f"{value:.3f}"  # noqa: E731
+    for kind, row in warden["by_type"].items():
+        other = presidio["by_type"][kind]
+        print(f"{kind:<16}{row['entities']:>6}{cell(row['recall']):>10}{cell(row['precision']):>10}"
+              f"{cell(other['recall']):>12}{cell(other['precision']):>12}")  # fmt: skip
+    overall = {"recall": "recall", "recall (covered)": "recall_covered", "recall (any type)": "recall_any_type",
+               "precision": "precision", "precision (any type)": "precision_any_type",
+               "FP hard negatives": "fp_rate_hard_negatives"}  # fmt: skip
+    for label, key in overall.items():
+        print(f"{label:<22}{cell(warden[key]):>10}{cell(presidio[key]):>22}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=("test", "dev"), default="test", help="corpus split to score (default test)")
     parser.add_argument("--repeat", type=int, default=3, help="passes over each corpus (KB/s is the median pass)")
     parser.add_argument("--batch", type=int, default=8, help="texts per batch in the batched comparison")
-    parser.add_argument("--regenerate", action="store_true", help="rewrite bench/data from the generators")
+    quick_help = f"the first {QUICK_CASES} cases, one throughput pass on a slice; writes only to --out"
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--skip-throughput", action="store_true", help="accuracy only (no KB/s, no conversation)")
+    parser.add_argument("--misses", type=Path, help="write Warden's misses to this file (only with --split dev)")
+    parser.add_argument("--out", type=Path, help=f"results JSON (default {RESULTS} for a full run on test)")
+    parser.add_argument("--regenerate", action="store_true", help="rewrite the throughput corpora from the generators")
     args = parser.parse_args()
+    if args.repeat < 1 or args.batch < 1:
+        parser.error("--repeat and --batch must be at least 1")
+    if args.misses and args.split != "dev":
+        parser.error("--misses reads misses from the dev split only (pass --split dev): test is never looked into")
+    full_run = not args.quick and not args.skip_throughput and args.split == "test"
+    out = args.out or (RESULTS if full_run else None)
 
     if args.regenerate or not PII_TESTSET.exists() or not AGENTIC_CORPUS.exists():
         write_jsonl(PII_TESTSET, generate_pii_testset())
         write_jsonl(AGENTIC_CORPUS, generate_agentic_corpus())
     rows, corpus = read_jsonl(PII_TESTSET), read_jsonl(AGENTIC_CORPUS)
+    cases = load_corpus(args.split)
+    repeat = args.repeat
+    if args.quick:
+        cases, rows, repeat = cases[:QUICK_CASES], rows[:80], 1
     dense_texts = [row["text"] for row in rows]
 
     engine, analyzer = presidio_analyzer_engine(), PiiAnalyzer()
     presidio, warden = presidio_default(engine), warden_pipeline(analyzer)
-    # One text per call: what a single message costs.
-    single = {"presidio_default": one_at_a_time(presidio), "warden": one_at_a_time(warden)}
-    dense_kbps = paired_throughput(single, batches_of(dense_texts, 1), args.repeat)
-    agentic_kbps = paired_throughput(single, batches_of(corpus, 1), args.repeat)
-    kbps = {name: {"pii_testset": dense_kbps[name], "agentic_corpus": agentic_kbps[name]} for name in single}
-    # Texts in batches, each side through its batch API: a request with several new messages.
-    batched = {"presidio_default": presidio_batched(engine), "warden": warden_batched(analyzer)}
-    dense_batched = paired_throughput(batched, batches_of(dense_texts, args.batch), args.repeat)
-    presidio_accuracy = accuracy(presidio, rows, threshold=0.0)  # out of the box: every result counts
-    presidio_accuracy_at_policy = accuracy(presidio, rows, threshold=0.5)
-    warden_accuracy = accuracy(warden, rows, threshold=0.5)  # the default policy threshold
-    conversation = agentic(rows, corpus)
-
-    speedups = {
-        corpus_name: kbps["warden"][corpus_name] / kbps["presidio_default"][corpus_name]
-        for corpus_name in ("pii_testset", "agentic_corpus")
-    }
-    results = {
-        "speedup": round(speedups["agentic_corpus"], 2),
-        "speedup_pii_dense": round(speedups["pii_testset"], 2),
-        "speedup_pii_dense_batched": round(dense_batched["warden"] / dense_batched["presidio_default"], 2),
-        "recall_warden": warden_accuracy["recall"],
-        "recall_presidio_default": presidio_accuracy["recall"],
-        "precision_warden": warden_accuracy["precision"],
-        "precision_presidio_default": presidio_accuracy["precision"],
-        # chars the cached guard analysed over the whole conversation / chars the naive guard analysed.
-        "agentic_rescan_ratio": round(conversation["cached_chars_analysed"] / conversation["naive_chars_analysed"], 4),
-        "agentic_speedup": round(conversation["naive_total_s"] / max(1e-9, conversation["cached_total_s"]), 2),
-        "kb_per_s": {side: {k: round(v, 1) for k, v in values.items()} for side, values in kbps.items()},
-        "kb_per_s_pii_dense_batched": {side: round(value, 1) for side, value in dense_batched.items()},
-        "throughput_method": {"repeat": args.repeat, "statistic": "median pass", "batch": args.batch,
-                              "command": f"python -m bench.guardrails --repeat {args.repeat} --batch {args.batch}"},
-        "accuracy": {
-            "warden@0.5": warden_accuracy,
-            "presidio_default@0.0": presidio_accuracy,
-            "presidio_default@0.5": presidio_accuracy_at_policy,
-        },
-        "agentic_conversation": conversation,
-        "corpora": {"pii_testset_samples": len(rows), "pii_testset_kb": round(sum(map(len, dense_texts)) / 1024, 1),
-                    "agentic_documents": len(corpus), "agentic_kb": round(sum(map(len, corpus)) / 1024, 1)},
-        "machine": {"python": platform.python_version(), "processor": platform.machine()},
+    for analyze in (presidio, warden):
+        analyze(WARM_UP)  # lazy loads before anything is timed
+    scores, findings = evaluate_corpus(cases, engine, analyzer, args.batch)
+    if args.misses:
+        write_misses(args.misses, cases, findings["warden"], 0.5)
+    results: dict[str, object] = {
+        "recall_warden": scores["warden@0.5"]["recall"],
+        "recall_presidio_default": scores["presidio_default@0.0"]["recall"],
+        "precision_warden": scores["warden@0.5"]["precision"],
+        "precision_presidio_default": scores["presidio_default@0.0"]["precision"],
+        "fp_rate_hard_negatives_warden": scores["warden@0.5"]["fp_rate_hard_negatives"],
+        "fp_rate_hard_negatives_presidio_default": scores["presidio_default@0.0"]["fp_rate_hard_negatives"],
+        "pii_corpus": {"split": args.split, "cases": len(cases), "quick": args.quick,
+                       "kb": round(sum(len(c["text"].encode()) for c in cases) / 1024, 1), **scores},
     }  # fmt: skip
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"{'pipeline':<22}{'KB/s dense PII':>16}{'KB/s agentic':>14}{'precision':>11}{'recall':>8}")
-    for name, acc in (("presidio_default", presidio_accuracy), ("warden", warden_accuracy)):
-        print(f"{name:<22}{kbps[name]['pii_testset']:>16.1f}{kbps[name]['agentic_corpus']:>14.1f}"
-              f"{acc['precision']:>11.3f}{acc['recall']:>8.3f}")  # fmt: skip
-    print(f"speedup agentic {speedups['agentic_corpus']:.1f}x, dense PII {speedups['pii_testset']:.1f}x")
-    print(f"dense PII in batches of {args.batch}: presidio (BatchAnalyzerEngine) "
-          f"{dense_batched['presidio_default']:.1f} KB/s, warden (analyze_many) {dense_batched['warden']:.1f} KB/s, "
-          f"{results['speedup_pii_dense_batched']:.1f}x")  # fmt: skip
-    print(f"agentic 20 turns: naive {conversation['naive_total_s']}s, cached {conversation['cached_total_s']}s, "
-          f"rescan ratio {results['agentic_rescan_ratio']}")  # fmt: skip
-    print(f"wrote {RESULTS}")
+
+    speedup, kbps = None, {}
+    if not args.skip_throughput:
+        # One text per call: what a single message costs.
+        single = {"presidio_default": one_at_a_time(presidio), "warden": one_at_a_time(warden)}
+        dense_kbps = paired_throughput(single, batches_of(dense_texts, 1), repeat)
+        agentic_kbps = paired_throughput(single, batches_of(corpus, 1), repeat)
+        kbps = {name: {"pii_testset": dense_kbps[name], "agentic_corpus": agentic_kbps[name]} for name in single}
+        # Texts in batches, each side through its batch API: a request with several new messages.
+        batched = {"presidio_default": presidio_batched(engine), "warden": warden_batched(analyzer)}
+        dense_batched = paired_throughput(batched, batches_of(dense_texts, args.batch), repeat)
+        conversation = agentic(rows, corpus)
+        speedups = {name: kbps["warden"][name] / kbps["presidio_default"][name] for name in kbps["warden"]}
+        speedup = speedups["agentic_corpus"]
+        results.update({
+            "speedup": round(speedup, 2),
+            "speedup_pii_dense": round(speedups["pii_testset"], 2),
+            "speedup_pii_dense_batched": round(dense_batched["warden"] / dense_batched["presidio_default"], 2),
+            # chars the cached guard analysed over the whole conversation / chars the naive guard analysed.
+            "agentic_rescan_ratio": round(conversation["cached_chars_analysed"] / conversation["naive_chars_analysed"],
+                                          4),
+            "agentic_speedup": round(conversation["naive_total_s"] / max(1e-9, conversation["cached_total_s"]), 2),
+            "kb_per_s": {side: {k: round(v, 1) for k, v in values.items()} for side, values in kbps.items()},
+            "kb_per_s_pii_dense_batched": {side: round(value, 1) for side, value in dense_batched.items()},
+            "throughput_method": {"repeat": repeat, "statistic": "median pass", "batch": args.batch,
+                                  "command": f"python -m bench.guardrails --repeat {repeat} --batch {args.batch}"},
+            "agentic_conversation": conversation,
+            "corpora": {"pii_testset_samples": len(rows),
+                        "pii_testset_kb": round(sum(map(len, dense_texts)) / 1024, 1),
+                        "agentic_documents": len(corpus), "agentic_kb": round(sum(map(len, corpus)) / 1024, 1)},
+        })  # fmt: skip
+    results["targets"] = TARGETS
+    results["targets_met"] = targets_met(scores["warden@0.5"], speedup)
+    results["machine"] = {"python": platform.python_version(), "processor": platform.machine()}
+
+    print_corpus_table(args.split, scores)
+    if speedup is not None:
+        print(f"{'pipeline':<22}{'KB/s dense PII':>16}{'KB/s agentic':>14}")
+        for name in ("presidio_default", "warden"):
+            print(f"{name:<22}{kbps[name]['pii_testset']:>16.1f}{kbps[name]['agentic_corpus']:>14.1f}")
+        print(f"speedup agentic {speedup:.1f}x, dense PII {results['speedup_pii_dense']:.1f}x, "
+              f"dense PII in batches of {args.batch} {results['speedup_pii_dense_batched']:.1f}x")  # fmt: skip
+        print(f"agentic 20 turns: rescan ratio {results['agentic_rescan_ratio']}, "
+              f"speedup with cache {results['agentic_speedup']}x")  # fmt: skip
+    print(f"targets met: {results['targets_met']}")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":
