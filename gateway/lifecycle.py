@@ -56,6 +56,7 @@ class Lifecycle:
         self.cutting = False  # the grace period is over: calls still open are being cut
         self._calls: set[asyncio.Task[None]] = set()
         self._timers: list[asyncio.TimerHandle] = []
+        self._signals = 0
 
     # --- readiness -------------------------------------------------------------------------------------------------
     def readiness(self, engine: EngineClient | None) -> tuple[bool, str]:
@@ -101,13 +102,18 @@ class Lifecycle:
 
     def _on_signal(self, loop: asyncio.AbstractEventLoop, server_handler: Callable[[int, Any], Any], signum: int,
                    frame: Any) -> None:
-        # Python runs signal handlers in the main thread, the event loop's, between two bytecodes.
-        if self.draining:
+        # Python runs signal handlers in the main thread between two bytecodes, possibly inside the event loop's own
+        # code: only the thread-safe scheduling call is made from here.
+        self._signals += 1
+        if self._signals > 1:
             server_handler(signum, frame)  # a second signal: the server's own handling, at once
             return
-        loop.call_soon(self.begin_drain)
+        loop.call_soon_threadsafe(self._drain_then_stop, server_handler, signum, frame)
+
+    def _drain_then_stop(self, server_handler: Callable[[int, Any], Any], signum: int, frame: Any) -> None:
+        self.begin_drain()
         delay = self.unready_s if signum == signal.SIGTERM else 0.0  # Ctrl-C is a person, not a load balancer
-        self._timers.append(loop.call_later(delay, server_handler, signum, frame))
+        self._timers.append(asyncio.get_running_loop().call_later(delay, server_handler, signum, frame))
 
     def close(self) -> None:
         """At the app's shutdown: stop the timers and cut whatever is still open."""

@@ -76,6 +76,7 @@ def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> float:
     return time.monotonic() - started
 
 
+@pytest.mark.slow  # an engine process is restarted (spawn, torch import, load): tens of seconds
 def test_a_killed_engine_is_restarted_and_serves_again(client: TestClient, db: Database,
                                                        app_settings: Settings) -> None:
     pool = _pool(client)
@@ -98,6 +99,7 @@ def test_a_killed_engine_is_restarted_and_serves_again(client: TestClient, db: D
     assert answer.status_code == 200 and answer.json()["usage"]["completion_tokens"] == 4
 
 
+@pytest.mark.slow  # an engine process is restarted (spawn, torch import, load): tens of seconds
 def test_a_hung_engine_with_work_is_killed_by_the_watchdog_and_restarted(client: TestClient, db: Database,
                                                                           app_settings: Settings) -> None:
     pool = _pool(client)

@@ -23,15 +23,17 @@ import httpx
 import orjson
 import psutil
 import pytest
+from fastapi.testclient import TestClient
 from gateway_support import new_tenant_with_key
 from sqlalchemy import select
 
+from gateway.app import create_app
 from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 from tests.engine.tiny_models import write_tiny_checkpoint
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]  # a whole `warden serve` starts and drains
+pytestmark = pytest.mark.timeout(300)
 GRACE_S = 10.0
 UNREADY_S = 3.0
 SECRET = "graceful-shutdown-test-secret"
@@ -78,6 +80,28 @@ class _Stream(threading.Thread):
     @property
     def data(self) -> list[str]:
         return [line.removeprefix("data: ") for line in self.lines if line.startswith("data: ")]
+
+
+def test_draining_app_is_not_ready_and_refuses_new_calls(database_url: str, tmp_path: Path) -> None:
+    """The drain itself, without a server process: readiness and the refusal, in the app."""
+    settings = Settings(database_url=database_url, data_dir=tmp_path, server_secret=SECRET, guardrails=False,
+                        redis_url=None, audit_checkpoint_interval_s=0, audit_maintenance_interval_s=0,
+                        _env_file=None)
+    with TestClient(create_app(settings, start_engine=False)) as client:
+        assert client.get("/readyz").json() == {"status": "not_ready", "reason": "engine"}  # no engine yet
+        lifecycle = client.app.state.lifecycle  # type: ignore[attr-defined]
+        client.portal.call(_begin_drain, lifecycle)
+        ready = client.get("/readyz")
+        assert ready.status_code == 503 and ready.json() == {"status": "not_ready", "reason": "draining"}
+        refused = client.post("/v1/chat/completions", json={"model": "m", "messages": []})
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+        assert refused.json()["error"]["code"] == "shutdown"
+        assert client.get("/healthz").status_code == 503  # liveness is the engine's, not the drain's
+        assert lifecycle.open_calls == 0
+
+
+async def _begin_drain(lifecycle) -> None:  # type: ignore[no-untyped-def]
+    lifecycle.begin_drain()
 
 
 @pytest.fixture
@@ -130,6 +154,7 @@ def _engine_process(pid: int) -> psutil.Process:
     return engine
 
 
+@pytest.mark.slow  # a whole `warden serve` starts, drains and stops
 def test_sigterm_flips_readiness_refuses_new_calls_drains_and_cuts_at_the_deadline(
         served: tuple[str, str, subprocess.Popen[bytes]], db: Database) -> None:
     base_url, api_key, process = served
