@@ -183,16 +183,21 @@ def test_load_generator_outcomes_and_the_scenario_report(tmp_path: Path) -> None
             request, _ = generator.default_request(index)
             return request, index % 6 == 5
 
-        async def run() -> list[RequestResult]:
+        async def run() -> tuple[list[RequestResult], RequestResult, RequestResult]:
             try:
-                return await generator.run(50.0, stop=lambda: False, max_requests=12, max_duration_s=30,
-                                           make_request=make_request)
+                results = await generator.run(50.0, stop=lambda: False, max_requests=12, max_duration_s=30,
+                                              make_request=make_request)
+                raw_ok = await generator.send_raw(b'{"content": "x\\ud800y"}')  # index 12: a 200
+                raw_refused = await generator.send_raw(b"{}")  # index 13: a 503 with Retry-After
+                return results, raw_ok, raw_refused
             finally:
                 await generator.close()
 
-        results = asyncio.run(run())
+        results, raw_ok, raw_refused = asyncio.run(run())
     finally:
         server.stop()
+    assert raw_ok.completed and raw_ok.status == 200 and raw_ok.reached_client
+    assert raw_refused.status == 503 and raw_refused.retry_after and raw_refused.error == "c503"
     by_index = {int(r.request_id.rsplit("-", 1)[1]): r for r in results}
     assert sorted(by_index) == list(range(12))
     assert by_index[5].completed and by_index[5].stream
