@@ -127,6 +127,7 @@ def test_a_hung_engine_with_work_is_killed_by_the_watchdog_and_restarted(client:
     assert _chat(client, key.api_key, pool.model_name).status_code == 200
 
 
+@pytest.mark.slow  # an engine host starts, hangs and is killed: about 20 s
 def test_a_worker_kills_a_hung_engine_host(tiny_model: Path, tmp_path: Path) -> None:
     """``--workers N``: the worker's pool reads the host's heartbeat file; a host that stops with the worker's request
     waiting is killed (the process running the hosts restarts it; here the test is that process)."""
