@@ -41,11 +41,12 @@ def card_digits(network: str, rng: random.Random) -> str:
 
 
 def groups_of(digits: str) -> list[str]:
-    """The groups a card is printed in: 4-6-5 (15 digits), 4-6-4 (14), otherwise fours with the rest last."""
-    if len(digits) == 15:
+    """The groups a card is printed in: 4-6-5 (15 digits), 4-6-4 (14), 4-3-3-3 (13), otherwise fours with the rest
+    last (16: 4-4-4-4, 19: 4-4-4-4-3)."""
+    if len(digits) in (14, 15):
         return [digits[:4], digits[4:10], digits[10:]]
-    if len(digits) == 14:
-        return [digits[:4], digits[4:10], digits[10:]]
+    if len(digits) == 13:
+        return [digits[:4], digits[4:7], digits[7:10], digits[10:]]
     return [digits[i : i + 4] for i in range(0, len(digits), 4)]
 
 
