@@ -218,5 +218,7 @@ async def readyz(request: Request) -> JSONResponse:
     if lifecycle is None or services is None:
         return JSONResponse({"status": "not_ready", "reason": "starting"}, status_code=503)
     ready, reason = lifecycle.readiness(services.engine)
-    return JSONResponse({"status": "ready" if ready else "not_ready", "reason": reason},
+    # Quarantined audit lines do not make a gateway unready (it keeps recording), but an operator must see them.
+    return JSONResponse({"status": "ready" if ready else "not_ready", "reason": reason,
+                         "audit_quarantined": services.audit.quarantined},
                         status_code=200 if ready else 503)

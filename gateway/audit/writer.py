@@ -70,6 +70,7 @@ class AuditWriter:
         self._drained = threading.Condition()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
+        self.quarantined = 0  # lines this writer set aside since it started (all of them: the admin API)
         self._min_free_bytes = min_free_bytes
         self._spool_failed_at: float | None = None  # when an append last failed
         self._spool_low = False
@@ -250,6 +251,7 @@ class AuditWriter:
 
     def _quarantine(self, refused: RefusedLine) -> None:
         self.quarantine.put(refused)
+        self.quarantined += 1
         if self._on_quarantine is not None:
             self._on_quarantine()
 

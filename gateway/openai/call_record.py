@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -49,6 +50,8 @@ class CallRecord:
     completions: list[str] = field(default_factory=list)  # as produced by the model
     completions_screened: list[str] = field(default_factory=list)  # as released (after output guardrails)
     recorded: bool = False
+    # One id for every version of this call's record: a stream's provisional record and its final one.
+    event_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
     def decide(self, stage: str, **details: Any) -> None:
         self.decisions.append({"stage": stage, **details})
@@ -72,5 +75,15 @@ class CallRecord:
             tenant_id=self.tenant_id, key_id=self.key_id, model=self.model, error_type=error_type,
             finish_reason=self.finish_reason, prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens, cached_tokens=self.cached_tokens,
-            policy_version=self.policy_version, decisions=self.decisions, content=self._content(),
+            policy_version=self.policy_version, decisions=list(self.decisions), content=self._content(),
+            event_id=self.event_id,
         )
+
+    def provisional_event(self) -> AuditEvent:
+        """A stream's record as it stands before its first byte: what is stored if the gateway dies mid-stream
+        (``AuditWriter.open_stream``). The client saw a 200; the record says the stream was interrupted."""
+        event = self.to_event(200, "interrupted")
+        event.finish_reason = "interrupted"
+        event.decisions.append({"stage": "audit", "decision": "provisional",
+                                "reason": "the gateway stopped before the stream ended"})
+        return event

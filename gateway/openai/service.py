@@ -482,6 +482,7 @@ class CallHandler:
         self.stream_holds_slot = True
         events = _StreamEvents(self._events(prepared, call, outputs, first),
                                on_unstarted=lambda: self._abandon_stream(prepared, call))
+        self.services.audit.open_stream(self.record.provisional_event())  # the record if we die mid-stream
         return SSEResponse(events, headers=prepared.headers)  # type: ignore[arg-type]
 
     async def _first_output(self, outputs: Any) -> tuple[int, RequestOutput] | None:

@@ -81,7 +81,7 @@ def test_a_killed_engine_is_restarted_and_serves_again(client: TestClient, db: D
                                                        app_settings: Settings) -> None:
     pool = _pool(client)
     _, key = new_tenant_with_key(db, app_settings)
-    assert client.get("/readyz").json() == {"status": "ready", "reason": "ready"}
+    assert client.get("/readyz").json() == {"status": "ready", "reason": "ready", "audit_quarantined": 0}
     assert _chat(client, key.api_key, pool.model_name).status_code == 200
     pid = pool.replicas[0].core_pid  # type: ignore[attr-defined]
     restarts = pool.restarts[0]
@@ -89,7 +89,8 @@ def test_a_killed_engine_is_restarted_and_serves_again(client: TestClient, db: D
     _until(lambda: not pool.is_alive(), 10, "the pool to see the engine dead")
     # Down: not ready, and a call is a 503 the client can retry, until the supervisor brings the engine back.
     ready = client.get("/readyz")
-    assert ready.status_code == 503 and ready.json() == {"status": "not_ready", "reason": "engine"}
+    assert ready.status_code == 503
+    assert ready.json() == {"status": "not_ready", "reason": "engine", "audit_quarantined": 0}
     refused = _chat(client, key.api_key, pool.model_name)
     assert refused.status_code == 503 and refused.json()["error"]["code"] == "engine_unavailable"
     assert int(refused.headers["retry-after"]) >= 1

@@ -88,11 +88,13 @@ def test_draining_app_is_not_ready_and_refuses_new_calls(database_url: str, tmp_
                         redis_url=None, audit_checkpoint_interval_s=0, audit_maintenance_interval_s=0,
                         _env_file=None)
     with TestClient(create_app(settings, start_engine=False)) as client:
-        assert client.get("/readyz").json() == {"status": "not_ready", "reason": "engine"}  # no engine yet
+        # no engine yet
+        assert client.get("/readyz").json() == {"status": "not_ready", "reason": "engine", "audit_quarantined": 0}
         lifecycle = client.app.state.lifecycle  # type: ignore[attr-defined]
         client.portal.call(_begin_drain, lifecycle)
         ready = client.get("/readyz")
-        assert ready.status_code == 503 and ready.json() == {"status": "not_ready", "reason": "draining"}
+        assert ready.status_code == 503
+        assert ready.json() == {"status": "not_ready", "reason": "draining", "audit_quarantined": 0}
         refused = client.post("/v1/chat/completions", json={"model": "m", "messages": []})
         assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
         assert refused.json()["error"]["code"] == "shutdown"
@@ -170,7 +172,8 @@ def test_sigterm_flips_readiness_refuses_new_calls_drains_and_cuts_at_the_deadli
     signalled = time.monotonic()
     # Readiness flips first, while the server still accepts connections; a new call is refused, retryable.
     _until(lambda: _ready(base_url) == 503, UNREADY_S, "/readyz to say not ready")
-    assert httpx.get(f"{base_url}/readyz").json() == {"status": "not_ready", "reason": "draining"}
+    assert httpx.get(f"{base_url}/readyz").json() == {"status": "not_ready", "reason": "draining",
+                                                      "audit_quarantined": 0}
     refused = httpx.post(f"{base_url}/v1/chat/completions", headers={"authorization": f"Bearer {api_key}",
                                                                      "x-request-id": "req_drain_refused"},
                          json={"model": "tiny", "messages": [{"role": "user", "content": "hi"}]})
