@@ -44,6 +44,7 @@ MAX_CONFLICT_RETRIES = 20
 MAX_BACKOFF_S = 5.0
 SPOOL_RETRY_S = 5.0  # after a failed append, the spool counts as unwritable this long (unless an append succeeds)
 SPACE_CHECK_INTERVAL_S = 1.0
+DOWN_STORE_CLOSE_S = 1.0  # how long close() still tries to drain while the database is known to be down
 MAX_HELD_LINES = 10_000  # records neither durable store took, kept in memory for retry
 
 
@@ -90,7 +91,9 @@ class AuditWriter:
         stays in the spool file for the next writer to adopt."""
         if self._thread is None or self._spool is None:
             return
-        self.flush(timeout_s)
+        # With the store known down, a long wait only delays the shutdown: the spool keeps the records for the
+        # next writer to adopt.
+        self.flush(timeout_s if self.last_error is None else min(timeout_s, DOWN_STORE_CLOSE_S))
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout_s)
