@@ -7,6 +7,10 @@ The request path, after auth:
     ... run the request, adding rate_limit_headers(admission) to the response ...
     await limiter.settle(admission, prompt_tokens + completion_tokens)        # or release() if nothing ran
 RateLimiterUnavailable from admit() maps to unavailable_response() (503).
+
+An admission's lease is renewed by the process holding it (leases.py); a lease that lapses because its process
+died frees its concurrency slot and is charged its whole reservation. overload.py is the per-worker admission gate
+(in-flight bound, wait queue, 503 overloaded) and the request deadline, which run before the rate limits.
 """
 
 from gateway.ratelimit.admission import Admission, LimitStatus, MonthlyUsage, Refusal
