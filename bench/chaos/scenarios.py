@@ -62,7 +62,6 @@ class Suite:
     spool_mounted: bool
     stream_tokens: int = 32  # each of sigterm_streams' streams
     capacity_per_s: float | None = None
-    scenario_index: int = 0
     notes: list[str] = field(default_factory=list)
 
     def generator(self, label: str, tenant: Tenant | None = None, tenant_label: str = "good") -> LoadGenerator:

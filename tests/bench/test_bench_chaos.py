@@ -117,6 +117,7 @@ def test_the_suites_own_postgres_stops_and_starts() -> None:
             assert connection.execute("SELECT 1").fetchone() == (1,)
     finally:
         server.destroy()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server")
