@@ -73,6 +73,8 @@ DEFAULT_INPUT_ENTITY_ACTIONS: dict[str, PiiAction] = {
     "LOCATION": PiiAction.ALLOW,
     "STREET_ADDRESS": PiiAction.MASK,
     "DATE_OF_BIRTH": PiiAction.MASK,
+    "NATIONAL_ID": PiiAction.MASK,  # non-US national identifiers (UK NINO, DE IdNr, FR NIR, ES DNI/NIE, ...)
+    "SECRET": PiiAction.MASK,  # credentials: cloud and VCS tokens, private keys, JWTs, credential-named values
 }
 
 

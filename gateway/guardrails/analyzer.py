@@ -13,7 +13,7 @@ from gateway.guardrails.recognizers import Detector, build_detectors, run_detect
 
 PATTERN_ENTITIES = frozenset(
     {"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS",
-     "DATE_OF_BIRTH"}
+     "DATE_OF_BIRTH", "NATIONAL_ID", "SECRET", "LOCATION"}
 )  # fmt: skip
 NER_ENTITIES = frozenset({"PERSON", "LOCATION"})
 SUPPORTED_ENTITIES = PATTERN_ENTITIES | NER_ENTITIES
@@ -61,8 +61,10 @@ class PiiAnalyzer:
         if not ner_enabled or not texts:
             return per_text
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
-        # those spans masked, and a name it still reports across one's edge is dropped.
-        pattern_spans = [[f for f in findings if f.score >= 0.5] for findings in per_text]
+        # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
+        # masked: NER reads them in their sentence, and where it calls one a person ("Florence"), the person wins.
+        pattern_spans = [[f for f in findings if f.score >= 0.5 and f.entity_type not in NER_ENTITIES]
+                         for findings in per_text]
         found = self.ner.find_many(texts, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
         for findings, spans, names in zip(per_text, pattern_spans, found, strict=True):
             findings.extend(f for f in names if not any(f.overlaps(p) for p in spans))

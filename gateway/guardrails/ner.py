@@ -38,7 +38,12 @@ _NOT_NAMES = frozenset(STOP_WORDS) | {
     "tomorrow", "yesterday", "error", "warning", "note", "info", "debug", "the", "let", "can", "could", "would",
     "what", "how", "why", "when", "where", "which", "who", "user", "assistant", "system", "step", "example",
 }  # fmt: skip
-_CAPITALISED_WORD = re.compile(r"(?<![\w.])[A-Z][a-z]+(?:['’-][A-Za-z]+)?\b")
+# Capitalised words of any alphabet with case (Latin with diacritics, Greek, Cyrillic): "Łukasz", "Ñúñez", "Ольга".
+UPPER_LETTERS = "".join(re.escape(char) for char in map(chr, range(0x0530)) if char.isupper())
+LOWER_LETTERS = "".join(re.escape(char) for char in map(chr, range(0x0530)) if char.islower())
+_CAPITALISED_WORD = re.compile(
+    rf"(?<![\w.])[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}{LOWER_LETTERS}]+)?(?!\w)"
+)
 
 
 # Characters of context NER reads on each side of a candidate word (widened to whitespace): the streamed output's

@@ -24,7 +24,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from gateway.guardrails.credentials import CREDENTIAL_WORDS, LOGIN_WORDS
+from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS
 from gateway.guardrails.normalize import reader_view
+from gateway.guardrails.places import CONNECTORS, MAX_NAME_WORDS
 from gateway.guardrails.recognizers import CLOSE_BRACKET, MONTH_NAMES, OPEN_BRACKET, STREET_SUFFIXES
 
 # The token being written (a run without whitespace, as normalize folds look-alikes per token): whether its
@@ -51,8 +54,24 @@ _DIGITS_ON = r"\d[\d\s().\-/_|*\u00b7\u2022+\[\]{}~#x]*.{0,6}"
 _NUMERIC = rf"[+(\[{{][\s+(\[{{]{{0,3}}(?:{_DIGITS_ON})?|{_DIGITS_ON}"
 
 # IBANs: a country code, check digits, then groups of capitals and digits with single spaces or dashes (up to 34
-# characters); capitals only, as Presidio's pattern (case-sensitive), which starts after no capital or digit.
-_IBAN = r"(?-i:(?<![A-Z0-9])[A-Z]{2}[ -]?\d(?:[ -]?[A-Z0-9]){0,40}[ -]?)"
+# characters), which also covers national ids that open with capitals ("AB 12 34 56 C"); or all in lower case, the
+# code glued to its check digits ("de89 3704 ...").
+_IBAN = (r"(?-i:(?<![A-Z0-9])[A-Z]{2}[ -]?\d(?:[ -]?[A-Z0-9]){0,40}[ -]?"
+         r"|(?<![a-z0-9])[a-z]{2}\d(?:\d(?:[ -]?[a-z0-9]){0,40}[ -]?)?)")
+# A Spanish NIE: one letter, then its digits and check letter, dashed or spaced ("X-1234567-L").
+_NIE = r"(?<![\w])[XYZ][ -](?:\d[\d -]*[A-Z]?)?"
+
+# Place names of several words, capitalised ("Rio de Janeiro", "San Fr"): the name so far, with its connectors.
+_CAPITALISED = rf"[{UPPER_LETTERS}][{UPPER_LETTERS}{LOWER_LETTERS}'’.-]*"
+_CONNECTOR = "(?:" + "|".join(sorted(CONNECTORS)) + ")"
+_PLACE = rf"(?-i:(?<!\w){_CAPITALISED}(?:[ -]+(?:{_CONNECTOR}[ -]+)*{_CAPITALISED}){{0,{MAX_NAME_WORDS - 1}}}" \
+         rf"(?:[ -]+(?:{_CONNECTOR}[ -]*)*)?)"
+
+# Credentials: a credential-named key with its quoted value not yet closed (the value may hold spaces), from the
+# key; and a private key block from its BEGIN line (or the start of one) until its END line is whole.
+_KEYED_VALUE = rf"(?:{LOGIN_WORDS}|{CREDENTIAL_WORDS})[\w.-]*[\"']?\s*(?::=|=>|[:=]|\s+is)\s*[\"'][^\"'\r\n]*"
+_PEM = (r"-----BEGIN(?:[A-Z0-9 ]*-{0,5}|[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:(?!-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)[\s\S])*)")
 
 # IPv6 addresses start with a hex group or ':' (after no word character or colon, as Presidio's patterns) and hold
 # no whitespace ("fe80::1ff:fe23:4567:890a%eth0", "::ffff:192.0.2.1/96").
@@ -69,7 +88,7 @@ _STREET = (
 _MONTH = rf"\b(?:{MONTH_NAMES})\.?(?:\s+(?:\d[\w,\s]{{0,13}})?)?"
 _DAY_MONTH = r"\b\d{1,2}[A-Za-z]{0,2}\s+\w{0,9}\.?,?(?:\s+\d{0,4})?"
 
-_RULES = (_LAST_RUN, _EMAIL, _NUMERIC, _IBAN, _IPV6, _STREET, _MONTH, _DAY_MONTH)
+_RULES = (_LAST_RUN, _EMAIL, _NUMERIC, _IBAN, _NIE, _IPV6, _STREET, _MONTH, _DAY_MONTH, _PLACE, _KEYED_VALUE, _PEM)
 _OPEN_TAIL = re.compile("(?:" + "|".join(f"(?:{rule})" for rule in _RULES) + r")\Z", re.IGNORECASE)
 
 

@@ -15,17 +15,16 @@ from dataclasses import dataclass
 import phonenumbers
 import tldextract
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult
-from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
-    EmailRecognizer,
-    IbanRecognizer,
-    IpRecognizer,
-    PhoneRecognizer,
-    UsSsnRecognizer,
-)
+from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecognizer, UsSsnRecognizer
 
+from gateway.guardrails.cards import CardRecognizer, card_network
+from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
 from gateway.guardrails.offline import configure_offline
+from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
+from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
+from gateway.guardrails.places import PlaceRecognizer
 from gateway.guardrails.windows import add_window
 
 # Presidio's defaults for context enhancement (LemmaContextAwareEnhancer): +0.35, and at least 0.4 with context.
@@ -75,88 +74,14 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
         Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{_YEAR}\b", 0.3),
-        Pattern("date d month y", rf"\b{_DAY}\s+(?:{MONTH_NAMES})\.?,?\s+{_YEAR}\b", 0.3),
+        Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:{MONTH_NAMES})\.?,?\s+{_YEAR}\b", 0.3),
     ]
-    CONTEXT = ["born", "birth", "dob", "birthday", "birthdate", "b."]  # noqa: RUF012
+    CONTEXT = ["born", "birth", "dob", "bday", "b-day", "b.", "né le", "née le", "né en", "née en",  # noqa: RUF012
+               "naissance", "naiss", "geboren", "geburt", "nacimiento", "nació", "nacido", "nacida", "nascita",
+               "nato", "nata"]
 
     def __init__(self) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS, context=self.CONTEXT)
-
-
-def _luhn_valid(digits: list[int]) -> bool:
-    total = 0
-    for index, digit in enumerate(reversed(digits)):
-        if index % 2 == 1:
-            digit = digit * 2 - 9 if digit > 4 else digit * 2
-        total += digit
-    return total % 10 == 0
-
-
-_IBAN_HEAD = re.compile(r"(?<![\w])[A-Z]{2}(?:\d{2}[ -]?)?$")
-
-
-class WindowedPhoneRecognizer(PhoneRecognizer):
-    """Presidio's phonenumbers-based recognizer, run only on short windows around phone-shaped digit runs.
-
-    phonenumbers' matcher scans the whole text once per region (eight regions): about 10 ms per KB. Running it on a
-    window a few characters wider than each candidate gives the same matches for a fraction of the cost.
-    """
-
-    # A number phonenumbers validated (leniency VALID) is personal data even without the word "phone" nearby;
-    # Presidio's 0.4 sits below the default policy threshold and relied on context enhancement.
-    SCORE = 0.6
-    # Phone-shaped runs only: the last group has 3+ digits and the run is not glued to other digits, colons or
-    # letters, which keeps dates, times, versions and IDs in logs and JSON away from phonenumbers.
-    _CANDIDATE = re.compile(r"(?<![\w:/.-])\+?\(?\d(?:[ \t().-]{0,2}\d){4,16}(?<=\d{3})(?![\w:/])")
-    _MARGIN = 4
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        results: list[RecognizerResult] = []
-        for candidate in self._CANDIDATE.finditer(text):
-            digits = sum(char.isdigit() for char in candidate.group())
-            if 7 <= digits <= 15:
-                # Fast path: one run is one number. parse + is_valid_number is what leniency VALID checks.
-                region = self._valid_region(candidate.group())
-                if region is not None:
-                    results.append(self._result(candidate.start(), candidate.end(), region))
-            elif digits > 15 and not self._is_card_or_iban(text, candidate):
-                # Several numbers run together ("415 555 0132 or 415 555 0199"): let the matcher split them.
-                results.extend(self._match_window(text, candidate.start(), candidate.end()))
-        return EntityRecognizer.remove_duplicates(results)
-
-    @staticmethod
-    def _is_card_or_iban(text: str, candidate: re.Match[str]) -> bool:
-        # The matcher costs ~2 ms per long run; card numbers and IBAN digits are the common long runs, not phones.
-        digits = [int(char) for char in candidate.group() if char.isdigit()]
-        if 13 <= len(digits) <= 19 and _luhn_valid(digits):
-            return True
-        # An IBAN's digits follow its country code and check digits: "DE89 3704..." (the run starts after "DE89 ")
-        # or "DE893704..." (glued to the letters, the run starts at the first digit).
-        return _IBAN_HEAD.search(text, max(0, candidate.start() - 6), candidate.start()) is not None
-
-    def _valid_region(self, candidate: str) -> str | None:
-        for region in self.supported_regions:
-            try:
-                number = phonenumbers.parse(candidate, region)
-            except phonenumbers.NumberParseException:
-                continue
-            if phonenumbers.is_valid_number(number):
-                return region
-        return None
-
-    def _match_window(self, text: str, start: int, end: int) -> list[RecognizerResult]:
-        offset = max(0, start - self._MARGIN)
-        window = text[offset : end + self._MARGIN]
-        for region in self.supported_regions:
-            matches = list(phonenumbers.PhoneNumberMatcher(window, region, leniency=self.leniency))
-            if matches:
-                return [self._result(offset + match.start, offset + match.end, region) for match in matches]
-        return []
-
-    def _result(self, start: int, end: int, region: str) -> RecognizerResult:
-        return RecognizerResult(
-            self.supported_entities[0], start, end, self.SCORE, self._get_analysis_explanation(region)
-        )
 
 
 # Values written one digit at a time: "4 1 1 1 1 1 ...", "4-1-1-1-...", "4.1.1.1...". Each digit stands alone,
@@ -229,34 +154,34 @@ class _SpelledRunRecognizer(EntityRecognizer):
 
 class SpelledCardRecognizer(_SpelledRunRecognizer):
     """A card number written digit by digit ("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"), which Presidio's grouped pattern
-    misses. A run of 13-19 single digits is a card when its first digit is a card network's (2-6: Mastercard,
-    Amex/JCB/Diners, Visa, Mastercard/Maestro, Discover/UnionPay) and it passes the Luhn check; a run right after
-    an IBAN's country code is that IBAN's digits."""
+    misses. A run of 13-19 single digits is a card when its length and leading digits are a card network's and it
+    passes the Luhn check (``cards.card_network``); a run right after an IBAN's country code is that IBAN's
+    digits."""
 
     ENTITY = "CREDIT_CARD"
     SCORE = 0.8  # one chance in ten for a random run: below a grouped card's 1.0; "card" nearby raises it
-    CONTEXT = CreditCardRecognizer.CONTEXT
+    CONTEXT = CardRecognizer.CONTEXT
     DIGITS = (13, 19)
     PATTERN_NAME = "card digit by digit"
 
     def accepts(self, run: str, digits: str) -> bool:
-        return digits[0] in "23456" and run[0] != "+" and _luhn_valid([int(d) for d in digits])
+        return run[0] != "+" and card_network(digits) is not None
 
 
 class SpelledPhoneRecognizer(_SpelledRunRecognizer):
     """A phone number written digit by digit ("4 1 5 5 5 5 0 1 3 2", "+4 4 2 0 7 9 4 6 0 9 5 8"): 10-15 single
-    digits that phonenumbers validates for one of Presidio's regions. Ten digits are a common shape for other
+    digits that phonenumbers validates for one of ``phones.NATIONAL_REGIONS``. Ten digits are a common shape for other
     things too, so alone it scores below the default threshold and counts only with a phone word nearby."""
 
     ENTITY = "PHONE_NUMBER"
     SCORE = 0.4  # + context (0.35): 0.75
-    CONTEXT = PhoneRecognizer.CONTEXT
+    CONTEXT = PHONE_CONTEXT
     DIGITS = (10, 15)
     PATTERN_NAME = "phone digit by digit"
 
     def accepts(self, run: str, digits: str) -> bool:
         compact = ("+" if run[0] == "+" else "") + digits
-        return any(_valid_in(compact, region) for region in PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS)
+        return any(_valid_in(compact, region) for region in NATIONAL_REGIONS)
 
 
 def _has_spelled_digits(text: str) -> bool:
@@ -373,6 +298,13 @@ class ObfuscatedEmailRecognizer(EntityRecognizer):
                                    pattern_name=f"obfuscated e-mail ({kind} at)")
 
 
+# Every SECRET pattern holds one of these (a credential word, an issuer prefix, a JWT's or a PEM block's head).
+_CREDENTIAL_ANCHOR = (
+    r"(?i:key|secret|token|pass|pwd|auth|cred|bearer|dsn|conn|kennwort|contraseña)|AKIA|ASIA|A[BCGINPR][A-Z]A|"
+    r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Detector:
     """One recognizer, the cheap test that must pass before it runs, and how its context words are matched.
@@ -397,8 +329,18 @@ def _regex_prefilter(pattern: str) -> Callable[[str], bool]:
 def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
     if not words:
         return None
-    # Prefix match at a word start: "ssn" also hits "ssns", "birth" hits "birthdate".
-    return re.compile(r"\b(?:" + "|".join(re.escape(word) for word in words) + ")", re.IGNORECASE)
+    # Prefix match where no letter comes before: "ssn" also hits "ssns", "birth" hits "birthdate" and the
+    # "date_of_birth" of a JSON key or a log field.
+    return re.compile(r"(?<![^\W\d_])(?:" + "|".join(re.escape(word) for word in words) + ")", re.IGNORECASE)
+
+
+def _ssn_recognizer() -> UsSsnRecognizer:
+    """Presidio's SSN recognizer, with a bare run of nine digits at 0.2 instead of 0.05: with an SSN word nearby
+    (+0.35) it reaches the default threshold ("SSN: 078051121"); alone it stays far below it. Presidio's checks
+    (no 000/666 area, no 00 group, no 0000 serial, no sample numbers) still apply."""
+    patterns = [Pattern(p.name, p.regex, 0.2 if p.name.startswith("SSN4") else p.score)
+                for p in UsSsnRecognizer.PATTERNS]
+    return UsSsnRecognizer(patterns=patterns)
 
 
 def build_detectors() -> list[Detector]:
@@ -408,13 +350,16 @@ def build_detectors() -> list[Detector]:
         ("EMAIL_ADDRESS", EmailRecognizer(), lambda text: "@" in text, "@", 96),
         ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), _regex_prefilter(_OBFUSCATION_ANCHOR), _OBFUSCATION_ANCHOR,
          160),
-        ("CREDIT_CARD", CreditCardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}"), None, 0),
+        ("CREDIT_CARD", CardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}"), None, 0),
         ("CREDIT_CARD", SpelledCardRecognizer(), _has_spelled_digits, None, 0),
         ("PHONE_NUMBER", SpelledPhoneRecognizer(), _has_spelled_digits, None, 0),
-        ("IBAN_CODE", IbanRecognizer(), _regex_prefilter(r"\b[A-Z]{2}\d{2}"), None, 0),
-        ("US_SSN", UsSsnRecognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
+        ("IBAN_CODE", IbanCodeRecognizer(), _regex_prefilter(r"\b[A-Za-z]{2}\d{2}"), None, 0),
+        ("NATIONAL_ID", NationalIdRecognizer(), _regex_prefilter(r"\d{3}|\d{2}[ .-]\d{2}"), None, 0),
+        ("US_SSN", _ssn_recognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
         ("IP_ADDRESS", IpRecognizer(), _regex_prefilter(_IP_ANCHOR), _IP_ANCHOR, 48),
-        ("PHONE_NUMBER", WindowedPhoneRecognizer(), lambda text: True, None, 0),  # windows itself
+        ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
+        ("SECRET", SecretRecognizer(), _regex_prefilter(_CREDENTIAL_ANCHOR), None, 0),
+        ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{STREET_SUFFIXES})\b"),
          None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR), _YEAR, 32),

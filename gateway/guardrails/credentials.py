@@ -1,0 +1,129 @@
+"""Credentials in pasted configs, logs and code: the SECRET entity family.
+
+Two kinds of evidence. Issuers that prefix their tokens (AWS key ids, GitHub, GitLab, Slack, Stripe, Google API
+keys), PEM private-key blocks and JWTs are recognised by shape alone. Anything else is a secret by position: the value
+of a key whose name says credential (``password=...``, ``"api_key": "..."``, ``client_secret: ...``,
+``Authorization: Bearer ...``), when it does not look like a placeholder and, unless the key names a password, is
+random enough (Shannon entropy per character) to be a generated credential rather than a word or a number.
+Only the value is reported, so a mask leaves ``password=<SECRET>`` readable; a PEM block is reported whole.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+
+# (name, pattern, score): tokens whose prefix names their issuer. Each starts with a literal (fast to search for);
+# that no word character comes right before it is checked on each match.
+_PREFIXED: tuple[tuple[str, re.Pattern[str], float], ...] = (
+    ("aws access key id", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)"
+                                     r"[A-Z0-9]{16}(?![A-Za-z0-9])"), 0.95),
+    ("github token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"), 0.95),
+    ("github fine-grained token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), 0.95),
+    ("gitlab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,}"), 0.95),
+    ("slack token", re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"), 0.95),
+    ("stripe key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0.95),
+    ("google api key", re.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), 0.9),
+    ("openai key", re.compile(r"sk-(?:proj-|ant-)?[A-Za-z0-9_-]{32,}"), 0.9),
+    # A JWT: base64url JSON header (always '{"' -> "eyJ"), JSON payload ("ey"), signature.
+    ("jwt", re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0.95),
+    # A private key block, whole: BEGIN line, body, END line. A block cut off before its END line (a truncated paste)
+    # is still a key: everything to the end of the text goes with it.
+    ("private key block", re.compile(
+        r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+        re.DOTALL), 1.0),
+    # A line of a PEM body (base64 wrapped at 64 characters) alone: a key block streamed out in pieces longer than
+    # the output's hold-back reaches the analyser without its BEGIN line.
+    ("pem body line", re.compile(r"(?m)^[A-Za-z0-9+/]{64}$"), 0.6),
+)  # fmt: skip
+
+# Words that name a credential (none is one).
+LOGIN_WORDS = r"pass(?:word|wd|phrase)?|pwd|passcode|mot[ _-]de[ _-]passe|contraseña|kennwort|passwort"
+CREDENTIAL_WORDS = (
+    r"secret|token|api[ _-]?key|apikey|access[ _-]?key|private[ _-]?key|client[ _-]?secret|credentials?|auth[ _-]?key"
+    r"|session[ _-]?key|signing[ _-]?key|encryption[ _-]?key|master[ _-]?key|bearer|dsn|conn(?:ection)?[ _-]?string"
+)
+# The key: an identifier (or a few words) holding a credential word; then ':', '=', '=>', ':=' or the word "is",
+# optionally quoted on either side; then the value up to a quote, whitespace or a delimiter. The match starts at the
+# credential word (what precedes it in the key's name changes nothing), so the scan tries few positions. It reads
+# the text lower-cased (a case-insensitive alternation is several times slower to search).
+_KEYED = re.compile(
+    rf"(?:(?P<password>{LOGIN_WORDS})|{CREDENTIAL_WORDS})(?:[ _-]?(?:key|id|value))?[A-Za-z0-9_.-]*"
+    r"[\"']?\s*(?P<separator>:=|=>|[:=]|\s+is)\s*(?:[\"'](?P<quoted>[^\"'\r\n]{4,256})[\"']"
+    r"|(?P<bare>[^\s\"'`,;(){}\[\]<>]{4,256}))"
+)
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_-]")
+_AUTHORIZATION = re.compile(
+    r"\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)\s+(?P<value>[A-Za-z0-9._~+/=-]{8,})"
+)
+# Values that stand for a secret instead of being one: variables, templates, masks, booleans, null.
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$\{?[\w.]+\}?|\{\{.*\}\}|%\(?\w+\)?s?|<[^>]*>|\*+|x+|\.+|-+|null|none|nil|true|false|undefined"
+    r"|redacted|\[redacted\]|changeme|your[_-].*|example|secret|password|token|env\(.*|process\.env.*|os\.environ.*"
+    r"|(?-i:[A-Z][A-Z0-9_]+))$"
+)
+_GENERATED_MIN_CHARS = 12
+_GENERATED_MIN_ENTROPY = 3.0  # bits per character: "hello_world_again" ~3.1 is close; keys sit at 4-5.5
+_PASSWORD_MIN_CHARS = 6
+
+
+def shannon_entropy(value: str) -> float:
+    counts = Counter(value)
+    total = len(value)
+    return -sum(count / total * math.log2(count / total) for count in counts.values())
+
+
+def _looks_generated(value: str) -> bool:
+    """A random credential: long, not one character class alone, and high entropy per character."""
+    if len(value) < _GENERATED_MIN_CHARS or value.isdigit() or value.isalpha():
+        return False
+    return shannon_entropy(value) >= _GENERATED_MIN_ENTROPY
+
+
+class SecretRecognizer(EntityRecognizer):
+    """SECRET: issuer-prefixed tokens, JWTs, PEM private keys, and credential-named keys' values."""
+
+    KEYED_SCORE = 0.85
+    PASSWORD_SCORE = 0.75
+    CONTEXT = ["secret", "token", "password", "key", "credential", "auth"]  # noqa: RUF012
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["SECRET"], context=self.CONTEXT, name="SecretRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        for name, pattern, score in _PREFIXED:
+            for match in pattern.finditer(text):
+                if match.start() == 0 or not _TOKEN_CHAR.match(text, match.start() - 1):
+                    results.append(self._result(match.start(), match.end(), score, name))
+        lowered = text.lower()
+        if len(lowered) != len(text):  # a few characters lower-case to two ("İ"): keep those as they are
+            lowered = "".join(char if len(char.lower()) != 1 else char.lower() for char in text)
+        for match in _AUTHORIZATION.finditer(lowered):
+            results.append(self._result(match.start("value"), match.end("value"), self.KEYED_SCORE, "authorization"))
+        for match in _KEYED.finditer(lowered):
+            group = "quoted" if match.group("quoted") is not None else "bare"
+            value = text[match.start(group) : match.end(group)]
+            if _PLACEHOLDER.match(value):
+                continue
+            if match.group("separator").strip() == "is" and value.isalpha():
+                continue  # prose: "the password is required", "token is expired"
+            if match.group("password") is not None:
+                if len(value) < _PASSWORD_MIN_CHARS or (value.isdigit() and len(value) < 8):
+                    continue
+                score, name = self.PASSWORD_SCORE, "password value"
+            elif _looks_generated(value):
+                score, name = self.KEYED_SCORE, "credential value"
+            else:
+                continue
+            results.append(self._result(match.start(group), match.end(group), score, name))
+        return results
+
+    def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:
+        return RecognizerResult("SECRET", start, end, score, AnalysisExplanation(self.name, score, pattern_name=name))

@@ -1,0 +1,147 @@
+"""IBANs of every country and national identifiers, validated by python-stdnum.
+
+A shape regex finds candidates; stdnum's validator (check digits, country formats, date and region rules) decides.
+The validators differ in strength, and the scores follow: an IBAN's mod-97 check or a French NIR's two-digit key
+leave about one random string in a hundred, a Spanish DNI's letter one in 23, a UK National Insurance number has no
+check digit at all. A value written as its issuer prints it (groups, dots, a dash) scores higher than the same
+digits as a bare run, which order ids and phone numbers share; a bare run counts only with context words nearby.
+
+NATIONAL_ID covers the identifiers below, US ITINs included: an ITIN is no Social Security number (it is issued to
+those who cannot have one), so it is reported apart from US_SSN, and scores above the SSN recognizer's 3-2-4 shape
+so the overlap goes to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from stdnum import iban
+from stdnum.br import cpf
+from stdnum.de import idnr
+from stdnum.es import dni, nie
+from stdnum.fr import nir
+from stdnum.in_ import aadhaar, pan
+from stdnum.it import codicefiscale
+from stdnum.us import itin
+
+# An IBAN: country code, check digits, then up to 30 letters and digits, grouped by single spaces or dashes or not.
+# Case-insensitive (lower-case chat); the exact end is found by validation.
+_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?:[ -]?[A-Za-z0-9]){10,30}")
+_IBAN_MIN_CHARS = 15  # Norway's 15 characters is the shortest IBAN
+
+
+class IbanCodeRecognizer(EntityRecognizer):
+    """IBAN_CODE for every country stdnum knows, with its mod-97 check and the country's own BBAN format."""
+
+    SCORE = 1.0
+    CONTEXT = ["iban", "bank", "account", "transfer", "wire", "sepa", "compte", "cuenta", "konto", "bic"]  # noqa: RUF012
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["IBAN_CODE"], context=self.CONTEXT, name="IbanCodeRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        for candidate in _IBAN_CANDIDATE.finditer(text):
+            end = self._valid_end(text, candidate.start(), candidate.end())
+            if end is not None:
+                explanation = AnalysisExplanation(self.name, self.SCORE, pattern_name="iban (stdnum)")
+                results.append(RecognizerResult("IBAN_CODE", candidate.start(), end, self.SCORE, explanation))
+        return results
+
+    @staticmethod
+    def _valid_end(text: str, start: int, end: int) -> int | None:
+        """The longest valid IBAN from ``start`` that ends before a non-alphanumeric character (a trailing word the
+        candidate swallowed, "DE89 3704 0044 0532 0130 00 for", is cut off)."""
+        for stop in range(end, start + _IBAN_MIN_CHARS - 1, -1):
+            if stop < len(text) and text[stop].isalnum():
+                continue
+            if not text[stop - 1].isalnum():
+                continue
+            if iban.is_valid(text[start:stop]):
+                return stop
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class IdScheme:
+    """One national identifier: its shape, its validator, and the scores of a printed and a bare form."""
+
+    name: str
+    pattern: re.Pattern[str]
+    is_valid: Callable[[str], bool]
+    score: float  # as the issuer prints it (with its separators, or a shape that is never a plain number)
+    bare_score: float  # a run of digits alone: common shapes, below the default threshold without context
+
+
+def _uk_nino_valid(value: str) -> bool:
+    """HMRC's rules for a National Insurance number's prefix (no check digit exists)."""
+    compact = re.sub(r"[\s-]", "", value).upper()
+    return compact[:2] not in {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
+
+
+def _shape(pattern: str) -> re.Pattern[str]:
+    """``pattern`` standing alone: after no word character, dot or dash, and before none."""
+    return re.compile(rf"(?<![\w.-]){pattern}(?![\w]|[.-]\w)")
+
+
+def _itin_valid(value: str) -> bool:
+    return itin.is_valid(re.sub(r"[\s-]", "", value))  # stdnum reads dashes but not spaces
+
+
+_D = "[0-9]"  # ASCII digits: the detectors read the reader view, where other scripts' digits are already folded
+_CF_DIGIT = "[0-9LMNP-Vlmnp-v]"  # a codice fiscale digit, or the letter that replaces it for a homonym
+
+SCHEMES: tuple[IdScheme, ...] = (
+    IdScheme("uk_nino", _shape(rf"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"),
+             _uk_nino_valid, 0.7, 0.7),
+    IdScheme("de_idnr", _shape(rf"{_D}{{2}} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"), idnr.is_valid, 0.6, 0.4),
+    IdScheme("fr_nir", _shape(rf"[12] ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?"
+                              rf"{_D}{{3}} ?{_D}{{2}}"), nir.is_valid, 0.85, 0.85),
+    IdScheme("es_dni", _shape(rf"{_D}{{8}}[ -]?[A-Za-z]"), dni.is_valid, 0.75, 0.75),
+    IdScheme("es_nie", _shape(rf"[XYZxyz][ -]?{_D}{{7}}[ -]?[A-Za-z]"), nie.is_valid, 0.75, 0.75),
+    IdScheme("it_codice_fiscale", _shape(rf"[A-Za-z]{{6}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]"
+                                         rf"{_CF_DIGIT}{{3}}[A-Za-z]"), codicefiscale.is_valid, 0.85, 0.85),
+    IdScheme("br_cpf", _shape(rf"{_D}{{3}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"), cpf.is_valid, 0.8, 0.4),
+    IdScheme("in_pan", _shape(rf"[A-Z]{{5}}{_D}{{4}}[A-Z]"), pan.is_valid, 0.7, 0.7),
+    IdScheme("us_itin", _shape(rf"9{_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"), _itin_valid,
+             0.8, 0.4),
+    IdScheme("in_aadhaar", _shape(rf"[2-9]{_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}}"), aadhaar.is_valid, 0.7, 0.4),
+)  # fmt: skip
+
+
+class NationalIdRecognizer(EntityRecognizer):
+    """NATIONAL_ID: UK NINO, German tax IdNr, French NIR, Spanish DNI/NIE, Italian codice fiscale, Brazilian CPF,
+    US ITIN, Indian PAN and Aadhaar, each as its stdnum validator accepts it."""
+
+    CONTEXT = ["national insurance",  # noqa: RUF012
+               "nino", "ni number", "insurance number", "steuer", "idnr", "identifikations",
+               "tax id", "tax number", "taxpayer", "sécurité sociale", "securite sociale", "sécu", "nir", "insee",
+               "numéro", "dni", "nie", "nif", "documento", "identidad", "codice fiscale", "fiscal", "cpf", "pan",
+               "aadhaar", "aadhar", "uidai", "itin", "national id", "national_id", "nationalid", "identity",
+               "id number", "id_number", "id no", "id card", "id:", "id=", "id ", "personal number", "personal_id",
+               "personnummer", "tax_id", "tax-id", "steuer-id", "personalausweis", "ausweis"]  # fmt: skip
+
+    def __init__(self, schemes: tuple[IdScheme, ...] = SCHEMES) -> None:
+        self._schemes = schemes
+        super().__init__(supported_entities=["NATIONAL_ID"], context=self.CONTEXT, name="NationalIdRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        for scheme in self._schemes:
+            for match in scheme.pattern.finditer(text):
+                value = match.group()
+                if not scheme.is_valid(value):
+                    continue
+                score = scheme.bare_score if value.isdigit() else scheme.score
+                explanation = AnalysisExplanation(self.name, score, pattern_name=scheme.name)
+                results.append(RecognizerResult("NATIONAL_ID", match.start(), match.end(), score, explanation))
+        return results

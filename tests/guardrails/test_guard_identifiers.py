@@ -1,0 +1,97 @@
+"""IBANs of every country and national identifiers, validated by python-stdnum."""
+
+import pytest
+from stdnum import iban as stdnum_iban
+
+from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
+
+
+def with_iban_check(country: str, bban: str) -> str:
+    """An IBAN for ``bban``: the mod-97 check digits computed here (ISO 13616), independent of the recognizer."""
+    digits = "".join(str(int(char, 36)) for char in bban + country + "00")
+    return f"{country}{98 - int(digits) % 97:02d}{bban}"
+
+
+def spaced(value: str) -> str:
+    return " ".join(value[i : i + 4] for i in range(0, len(value), 4))
+
+
+IBANS = [with_iban_check(country, bban) for country, bban in [
+    ("DE", "500105175407324931"), ("FR", "20041010050500013M02606"), ("GB", "NWBK60161331926819"),
+    ("ES", "21000418450200051332"), ("IT", "X0542811101000000123456"), ("NL", "ABNA0417164300"),
+    ("NO", "86011117947"), ("PL", "109010140000071219812874"), ("BR", "00360305000010009795493P1"),
+    ("SA", "80000000608010167519"), ("MT", "MALT011000012345MTLCAST001S"), ("CH", "04835012345678009"),
+]]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", IBANS)
+def test_ibans_of_many_countries_compact_spaced_and_lower_case(value: str) -> None:
+    assert stdnum_iban.is_valid(value)
+    recognizer = IbanCodeRecognizer()
+    for form in (value, spaced(value), spaced(value).lower()):
+        text = f"wire it to {form} for the deposit"
+        assert [text[r.start : r.end] for r in recognizer.analyze(text, [])] == [form]
+
+
+def test_an_iban_at_the_end_of_a_sentence_and_before_a_word() -> None:
+    value = spaced(IBANS[0])
+    for text in (f"IBAN: {value}.", f"IBAN {value} BIC MARKDEF1100", f"({value})"):
+        assert [text[r.start : r.end] for r in IbanCodeRecognizer().analyze(text, [])] == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DE00 5001 0517 5407 3249 31",  # wrong check digits
+        "QQ12 3456 7890 1234 5678 90",  # no such country
+        "ab12cd34ef56gh78ij90kl12",  # a hash-like token
+        "GB29 NWBK 6016 1331 9268",  # cut short: the UK's IBAN is 22 characters
+    ],
+)
+def test_iban_look_alikes(text: str) -> None:
+    assert IbanCodeRecognizer().analyze(text, []) == []
+
+
+NATIONAL_IDS = [
+    ("uk_nino", "HJ 12 34 56 C"), ("uk_nino", "JG103759A"),
+    ("de_idnr", "36 574 261 809"),
+    ("fr_nir", "2 84 09 75 112 317 23"), ("fr_nir", "184127645108946"),
+    ("es_dni", "12345678Z"), ("es_dni", "00000023-T"), ("es_nie", "X-2482300-W"), ("es_nie", "Y1234567X"),
+    ("it_codice_fiscale", "RSSMRA85T10A562S"),
+    ("br_cpf", "390.533.447-05"), ("br_cpf", "111.444.777-35"),
+    ("in_pan", "BNZPM2501F"),
+    ("in_aadhaar", "2341 2341 2346"),
+    ("us_itin", "912-78-3456"), ("us_itin", "900 94 1234"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("scheme", "value"), NATIONAL_IDS)
+def test_national_ids_as_their_issuers_print_them(scheme: str, value: str) -> None:
+    text = f"my id is {value}, thanks"
+    results = [r for r in NationalIdRecognizer().analyze(text, []) if r.score >= 0.5]
+    assert [(text[r.start : r.end], r.analysis_explanation.pattern_name) for r in results] == [(value, scheme)]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "DQ 12 34 56 A",  # D is never a NINO's first letter
+        "GB 12 34 56 A",  # a prefix HMRC never issues
+        "12345678A",  # DNI with the wrong letter
+        "390.533.447-06",  # CPF with a wrong check digit
+        "2 84 09 75 112 317 24",  # NIR with a wrong key
+        "RSSMRA85T10A562T",  # codice fiscale with a wrong check letter
+        "2341 2341 2347",  # Aadhaar failing Verhoeff
+        "36 574 261 808",  # IdNr failing its check digit
+        "912-67-3456",  # 67: no ITIN group
+    ],
+)
+def test_national_id_look_alikes_fail_their_validators(value: str) -> None:
+    assert NationalIdRecognizer().analyze(f"ref {value} ok", []) == []
+
+
+def test_bare_digit_runs_score_below_the_threshold_without_context() -> None:
+    """An IdNr, CPF or Aadhaar as a bare run of digits is also the shape of an order id or a phone number."""
+    for value in ("36574261809", "39053344705", "234123412346"):
+        results = NationalIdRecognizer().analyze(f"order {value} shipped", [])
+        assert results and all(r.score < 0.5 for r in results), value

