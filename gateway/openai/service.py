@@ -232,9 +232,12 @@ class CallHandler:
 
         with self.telemetry.stage("queue"):
             try:
-                self.slot = await services.gate.acquire()
+                self.slot = services.gate.try_acquire() or await self._wait_in_line()
             except Overloaded as exc:
                 raise overloaded_error(exc) from None
+        if self.slot is None:  # the client left while waiting in line: nothing was reserved or computed for it
+            await self._audit(*self._cut_short())
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         with self.telemetry.stage("rate_limit"):
             admission = await self._admit(view, sum(len(ids) for ids in prompt_ids) + choices * max_tokens)
         try:
@@ -248,6 +251,24 @@ class CallHandler:
             if not admission.degraded:
                 await run_shielded(services.limiter.release(admission))
             raise
+
+    async def _wait_in_line(self) -> GateSlot | None:
+        """Wait for a place among the calls in flight while watching the client: None when it left first (its place
+        in line goes to the next). Raises Overloaded when the line is full or the wait times out."""
+        waiting = asyncio.ensure_future(self.services.gate.acquire())
+        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
+        try:
+            await asyncio.wait({waiting, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            if waiting.done() and not waiting.cancelled() and waiting.exception() is None:
+                waiting.result().release()  # granted just as this call was cancelled: pass the place on
+            raise
+        finally:
+            watcher.cancel()
+            if not waiting.done():
+                waiting.cancel()  # GateSlot-safe: a slot handed over mid-cancel is passed on by acquire()
+                await asyncio.wait({waiting})
+        return None if waiting.cancelled() else waiting.result()
 
     async def _admit(self, view: PolicyView, reserve_tokens: int) -> Admission:
         tenant_id, key_id = self.record.tenant_id, self.record.key_id

@@ -84,12 +84,20 @@ class AdmissionGate:
     def queued(self) -> int:
         return sum(1 for waiter in self._waiters if not waiter.done())
 
-    async def acquire(self) -> GateSlot:
-        """A slot now, or after waiting in line; raises Overloaded when the line is full or the wait times out."""
+    def try_acquire(self) -> GateSlot | None:
+        """A slot if one is free and nobody is waiting for one, else None (never waits); raises Overloaded when
+        the engine's waiting queue is past its bound."""
         self._check_engine_queue()
         if self._in_flight < self.max_inflight and not self.queued:
             self._in_flight += 1
             return GateSlot(self)
+        return None
+
+    async def acquire(self) -> GateSlot:
+        """A slot now, or after waiting in line; raises Overloaded when the line is full or the wait times out."""
+        slot = self.try_acquire()
+        if slot is not None:
+            return slot
         if self.queued >= self.max_queued:
             raise Overloaded("queue_full", f"The server is overloaded: {self._in_flight} requests in flight and "
                              f"{self.queued} waiting. Retry after {OVERLOAD_RETRY_AFTER_S}s.")

@@ -159,6 +159,26 @@ def test_a_wait_in_line_past_the_queue_timeout_is_refused(gateway: Gateway, db: 
     assert {"stage": "admission", "decision": "refused", "reason": "queue_timeout"} in refusal.decisions
 
 
+@pytest.mark.parametrize("gateway", [{"max_inflight_requests": 1, "max_queued_requests": 4, "queue_timeout_s": 60}],
+                         indirect=True)
+def test_a_client_gone_while_waiting_in_line_gives_up_its_place(gateway: Gateway, db: Database) -> None:
+    gate = gateway.services.gate
+    held = _HeldStream(gateway, max_tokens=1000)
+    try:
+        with gateway.client(read=0.5) as client, pytest.raises(httpx.ReadTimeout):
+            client.post("/v1/chat/completions", json=gateway.chat("Hi.", 4))  # waits in line, then hangs up
+        left_at = time.monotonic()
+        while gate.queued:  # its place is given up as soon as it leaves, not when a slot would have come
+            assert time.monotonic() - left_at < 10, "the departed client still waits in line"
+            time.sleep(0.02)
+        assert gate.in_flight == 1  # the held stream alone
+        gone = next(row for row in gateway.wait_rows(db, 1) if row.http_status == 499)
+    finally:
+        held.close()
+    assert (gone.error_type, gone.prompt_tokens, gone.completion_tokens) == ("client_closed", 0, 0)
+    assert not any(d.get("stage") == "rate_limit" for d in gone.decisions)  # never admitted: nothing reserved
+
+
 @pytest.mark.parametrize("gateway", [{"request_timeout_s": 1.5}], indirect=True)
 def test_a_call_past_its_deadline_is_aborted_and_answered_504(gateway: Gateway, db: Database) -> None:
     with gateway.client() as client:

@@ -14,6 +14,7 @@ from gateway.ratelimit.overload import OVERLOAD_RETRY_AFTER_S, AdmissionGate, De
 async def test_slots_beyond_the_bound_wait_in_line_and_are_handed_on_in_order() -> None:
     gate = AdmissionGate(max_inflight=2, max_queued=2, queue_timeout_s=5)
     first, second = await gate.acquire(), await gate.acquire()
+    assert gate.try_acquire() is None  # never waits
     order: list[str] = []
 
     async def waiter(name: str) -> None:
