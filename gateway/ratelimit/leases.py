@@ -49,18 +49,21 @@ class LeaseKeeper:
     async def renew_all(self) -> int:
         """Renew every held lease once; the number renewed. A lease found lapsed is dropped (logged): its
         worker was stalled past ``lease_ms`` and the store has reclaimed and charged it."""
-        renewed = 0
+        renewed = failed = 0
+        error: Exception | None = None
         for admission in list(self._held.values()):
             try:
                 alive = await self._renew(admission)
-            except Exception:  # the store is unreachable: keep trying; the lease lapses if this lasts
-                log.warning("rate-limit lease renewal failed for admission %s", admission.id, exc_info=True)
+            except Exception as exc:  # the store is unreachable: keep trying; the lease lapses if this lasts
+                failed, error = failed + 1, exc
                 continue
             if alive:
                 renewed += 1
             elif self._held.pop(admission.id, None) is not None:
                 log.warning("rate-limit lease of admission %s (tenant %s) had lapsed before renewal",
                             admission.id, admission.tenant_id)
+        if failed:  # one line per round, not one per call in flight
+            log.warning("rate-limit lease renewal failed for %d admission(s): %s", failed, error)
         return renewed
 
     async def _run(self, interval_s: float) -> None:

@@ -15,7 +15,16 @@ from collections.abc import AsyncIterator
 import pytest
 from ratelimit_support import LEASE_MS, NO_REDIS_REASON, REDIS_URL, delete_prefix
 
-from gateway.ratelimit import InProcessRateLimiter, LimitKind, ManualClock, RateLimiter, RateLimits, build_limiter
+from gateway.ratelimit import (
+    Admission,
+    InProcessRateLimiter,
+    LimitKind,
+    ManualClock,
+    RateLimiter,
+    RateLimits,
+    build_limiter,
+)
+from gateway.ratelimit.leases import LeaseKeeper
 
 CONCURRENCY_ONE = RateLimits(max_concurrent_requests=1, monthly_token_budget=10_000)
 
@@ -130,3 +139,22 @@ def test_leases_of_a_sigkilled_worker_lapse_within_a_second_and_are_charged(key_
             worker.kill()
             worker.wait(10)
         delete_prefix(REDIS_URL, key_prefix)
+
+
+async def test_the_keeper_retries_failed_renewals_and_drops_lapsed_leases(caplog: pytest.LogCaptureFixture) -> None:
+    admission = await InProcessRateLimiter().admit("acme", "k", RateLimits(), 1)
+    outcomes: list[bool | Exception] = [ConnectionError("store down"), True, False]
+
+    async def renew(_: Admission) -> bool:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    keeper = LeaseKeeper(renew, renew_interval_s=60)
+    keeper.hold(admission)
+    assert (await keeper.renew_all(), keeper.held) == (0, 1)  # the store is down: kept, retried next round
+    assert "renewal failed for 1 admission(s): store down" in caplog.text
+    assert (await keeper.renew_all(), keeper.held) == (1, 1)
+    assert (await keeper.renew_all(), keeper.held) == (0, 0)  # lapsed meanwhile: no longer renewed
+    await keeper.aclose()
