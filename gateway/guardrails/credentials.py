@@ -5,7 +5,9 @@ keys), PEM private-key blocks and JWTs are recognised by shape alone. Anything e
 of a key whose name says credential (``password=...``, ``"api_key": "..."``, ``client_secret: ...``,
 ``Authorization: Bearer ...``), when it does not look like a placeholder and, unless the key names a password, is
 random enough (Shannon entropy per character) to be a generated credential rather than a word or a number.
-Only the value is reported, so a mask leaves ``password=<SECRET>`` readable; a PEM block is reported whole.
+A long mixed-case random token counts with a credential word shortly before it, in any of the corpus' languages
+("Key: ...", "utilisez ce jeton : ..."). Only the value is reported, so a mask leaves ``password=<SECRET>``
+readable; a PEM block is reported whole.
 """
 
 from __future__ import annotations
@@ -65,6 +67,16 @@ _PLACEHOLDER = re.compile(
     r"|redacted|\[redacted\]|changeme|your[_-].*|example|secret|password|token|env\(.*|process\.env.*|os\.environ.*"
     r"|(?-i:[A-Z][A-Z0-9_]+))$"
 )
+# A token that looks generated wherever it stands: long, upper- and lower-case letters and digits mixed (hex digests
+# and UUIDs have one case), high entropy. It is a SECRET only with a credential word before it ("Key: ...",
+# "voici la clé : ...", "jeton", "Schlüssel").
+_RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,128}(?![A-Za-z0-9+/_=-])")
+_TOKEN_WORDS = re.compile(
+    r"(?i)(?<![^\W\d_])(?:key|keys|token|secret|password|credential|api|clé|cle|jeton|secret|mot de passe|"
+    r"schlüssel|schluessel|passwort|kennwort|clave|contraseña|llave|chiave)(?![^\W\d_])"
+)
+_TOKEN_CONTEXT_CHARS = 32
+_RANDOM_TOKEN_MIN_ENTROPY = 4.0
 _GENERATED_MIN_CHARS = 12
 _GENERATED_MIN_ENTROPY = 3.0  # bits per character: "hello_world_again" ~3.1 is close; keys sit at 4-5.5
 _PASSWORD_MIN_CHARS = 6
@@ -123,6 +135,13 @@ class SecretRecognizer(EntityRecognizer):
             else:
                 continue
             results.append(self._result(match.start(group), match.end(group), score, name))
+        for match in _RANDOM_TOKEN.finditer(text):
+            value = match.group()
+            if not (any(c.isupper() for c in value) and any(c.islower() for c in value)
+                    and any(c.isdigit() for c in value)) or shannon_entropy(value) < _RANDOM_TOKEN_MIN_ENTROPY:
+                continue
+            if _TOKEN_WORDS.search(text, max(0, match.start() - _TOKEN_CONTEXT_CHARS), match.start()):
+                results.append(self._result(match.start(), match.end(), self.KEYED_SCORE, "random token by a key word"))
         return results
 
     def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 
@@ -17,9 +18,10 @@ class Finding:
         return self.start < other.end and other.start < self.end
 
 
-def resolve_overlaps(findings: list[Finding]) -> list[Finding]:
-    """Keep a non-overlapping subset, preferring higher scores, then longer spans (a card over a phone inside it)."""
-    ranked = sorted(findings, key=lambda f: (-f.score, -(f.end - f.start), f.start))
+def resolve_overlaps(findings: list[Finding], first: Collection[str] = ()) -> list[Finding]:
+    """Keep a non-overlapping subset, preferring types in ``first``, then higher scores, then longer spans (a card
+    over a phone inside it)."""
+    ranked = sorted(findings, key=lambda f: (f.entity_type not in first, -f.score, -(f.end - f.start), f.start))
     kept: list[Finding] = []
     for finding in ranked:
         if not any(finding.overlaps(other) for other in kept):

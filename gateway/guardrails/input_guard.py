@@ -216,7 +216,7 @@ class InputGuard:
         split_parts, split_groups = _split_parts(splits)
         tallied_groups: set[int] = set()
         for index, (slot, findings) in enumerate(zip(slots, all_findings, strict=True)):
-            decided = decide([*findings, *split_parts[index]], rules)
+            decided = decide([*findings, *split_parts[index]], rules, fail_closed=True)
             for finding, action in decided:
                 group = split_groups.get((index, finding))
                 if group is not None:  # a value split across messages is counted once, by its first kept part

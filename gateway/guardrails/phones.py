@@ -14,6 +14,8 @@ import re
 import phonenumbers
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
+from gateway.guardrails.cards import card_network
+
 # Regions whose national formats are tried, in order: North America first (the commonest in English text), then
 # the larger European, Latin American and Asia-Pacific numbering plans.
 NATIONAL_REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "BE", "CH", "AT", "PL", "PT", "IE", "SE", "NO", "DK",
@@ -84,6 +86,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
             position = candidate.end()
             if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
                 continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
+            if text[start] != "+" and card_network("".join(_DIGIT_GROUP.findall(text, start, position))):
+                continue  # a card number: its leading groups are no phone number
             # Several numbers in one run ("415 555 0132 415 555 0199"): the best-scoring valid number from the run's
             # start that ends at a group boundary (the longest of equals), then the rest of the run on its own.
             best: tuple[float, int, str] | None = None

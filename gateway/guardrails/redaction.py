@@ -63,9 +63,18 @@ class EntityTally:
 _anonymizer = AnonymizerEngine()
 
 
-def decide(findings: list[Finding], rules: PiiRules) -> list[tuple[Finding, PiiAction]]:
-    """Findings that pass the threshold, without overlaps, each with its action (allow included, for the tally)."""
-    kept = resolve_overlaps([f for f in findings if f.score >= rules.score_threshold])
+def decide(
+    findings: list[Finding], rules: PiiRules, *, fail_closed: bool = False
+) -> list[tuple[Finding, PiiAction]]:
+    """Findings that pass the threshold, without overlaps, each with its action (allow included, for the tally).
+
+    ``fail_closed`` (the input side, where block refuses the request): where a finding of a type the policy blocks
+    overlaps one of another type (an ITIN that is also a US_SSN shape, a name that is also a place), the blocked
+    one is kept, whatever the scores, so the request is refused. On output, block withholds like mask, and the usual
+    resolution (higher score, then longer span) keeps the span that covers the most."""
+    passing = [f for f in findings if f.score >= rules.score_threshold]
+    blocked = {f.entity_type for f in passing if pii_action(rules, f.entity_type, f.score) is PiiAction.BLOCK}
+    kept = resolve_overlaps(passing, first=blocked if fail_closed else ())
     return [(finding, pii_action(rules, finding.entity_type, finding.score)) for finding in kept]
 
 
