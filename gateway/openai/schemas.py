@@ -45,7 +45,20 @@ class AssistantToolCall(_Strict):
     function: FunctionCall
 
 
+# What _tool_fields_match_the_role enforces, stated in the JSON Schema too (OpenAPI clients and the schema fuzzer
+# read it): a tool message answers a call (tool_call_id), other roles carry none; only assistants carry tool_calls.
+_TOOL_FIELDS_BY_ROLE: dict[str, Any] = {"allOf": [
+    {"if": {"properties": {"role": {"const": "tool"}}},
+     "then": {"required": ["tool_call_id"], "properties": {"tool_call_id": {"type": "string", "minLength": 1}}},
+     "else": {"properties": {"tool_call_id": {"type": "null"}}}},
+    {"if": {"properties": {"role": {"not": {"const": "assistant"}}}},
+     "then": {"properties": {"tool_calls": {"anyOf": [{"type": "null"}, {"type": "array", "maxItems": 0}]}}}},
+]}
+
+
 class ChatMessage(_Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_TOOL_FIELDS_BY_ROLE)
+
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[TextPart] | None = None
     name: str | None = None
@@ -128,7 +141,19 @@ TopP = Annotated[float, Field(gt=0.0, le=1.0)]
 Penalty = Annotated[float, Field(ge=-2.0, le=2.0)]
 
 
+def _requires(field: str, *, then: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema: when ``field`` is present and not null, ``then`` holds too."""
+    return {"if": {"required": [field], "properties": {field: {"not": {"type": "null"}}}}, "then": then}
+
+
+# The cross-field rules the validators below enforce, stated in the JSON Schema too.
+_STREAM_OPTIONS_NEED_STREAM = _requires("stream_options",
+                                        then={"required": ["stream"], "properties": {"stream": {"const": True}}})
+
+
 class _SamplingFields(_Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"allOf": [_STREAM_OPTIONS_NEED_STREAM]})
+
     model: str = Field(min_length=1)
     temperature: Temperature | None = None
     top_p: TopP | None = None
@@ -139,7 +164,7 @@ class _SamplingFields(_Strict):
     seed: int | None = None
     presence_penalty: Penalty | None = None
     frequency_penalty: Penalty | None = None
-    logit_bias: dict[str, float] | None = None
+    logit_bias: dict[str, float] | None = Field(default=None, json_schema_extra={"maxProperties": 0})  # unsupported
     # Extensions current open-source clients send (vLLM's names); each changes sampling and is honoured.
     top_k: int | None = Field(default=None, ge=0)
     min_p: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -185,6 +210,12 @@ class _SamplingFields(_Strict):
 
 
 class ChatCompletionRequest(_SamplingFields):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"allOf": [
+        _STREAM_OPTIONS_NEED_STREAM,
+        _requires("top_logprobs", then={"required": ["logprobs"], "properties": {"logprobs": {"const": True}}}),
+        _requires("tool_choice", then={"required": ["tools"], "properties": {"tools": {"type": "array"}}}),
+    ]})
+
     messages: list[ChatMessage] = Field(min_length=1)
     max_tokens: int | None = Field(default=None, ge=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
@@ -220,7 +251,7 @@ class CompletionRequest(_SamplingFields):
     max_tokens: int | None = Field(default=16, ge=1)  # OpenAI's default for /v1/completions
     logprobs: int | None = Field(default=None, ge=0, le=20)
     echo: bool = False
-    suffix: str | None = None
+    suffix: str | None = Field(default=None, json_schema_extra={"maxLength": 0})  # insertion is unsupported
     best_of: int | None = Field(default=None, ge=1)
 
     @field_validator("suffix")

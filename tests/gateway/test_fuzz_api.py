@@ -32,7 +32,8 @@ from gateway.core.db import Database
 from gateway.core.settings import Settings
 
 EXAMPLES = int(os.environ.get("WARDEN_FUZZ_EXAMPLES", "25"))
-TIMEOUT_S = 60.0  # a call slower than this is a hang (2 shared cores; the slowest legitimate case takes ~2 s)
+# A call slower than this is a hang. Generous: on a loaded CPU the engine compiles a new batch shape for ~35 s.
+TIMEOUT_S = 120.0
 SERVED_MODEL = "smollm2-135m-instruct"
 
 
@@ -120,6 +121,40 @@ def test_public_operations_document_their_bodies() -> None:
     chat = paths["/v1/chat/completions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     message = chat["properties"]["messages"]["items"]
     assert message["properties"]["role"]["enum"] == ["system", "developer", "user", "assistant", "tool"]
+
+
+@pytest.mark.parametrize("body", [
+    {"messages": [{"role": "user", "content": "hi", "tool_call_id": "c1"}]},
+    {"messages": [{"role": "tool", "content": "42"}]},
+    {"messages": [{"role": "user", "content": "hi", "tool_calls": [
+        {"id": "c1", "function": {"name": "f", "arguments": "{}"}}]}]},
+    {"messages": [{"role": "user", "content": "hi"}], "top_logprobs": 2},
+    {"messages": [{"role": "user", "content": "hi"}], "tool_choice": "auto"},
+    {"messages": [{"role": "user", "content": "hi"}], "stream_options": {"include_usage": True}},
+    {"messages": [{"role": "user", "content": "hi"}], "logit_bias": {"1": 5}},
+])
+def test_the_documented_body_refuses_what_the_gateway_refuses(body: dict[str, Any]) -> None:
+    """Cross-field rules are in the OpenAPI document too: what it allows is what the gateway accepts (so clients,
+    and the fuzzer's positive cases, can trust it)."""
+    import jsonschema
+    from pydantic import ValidationError
+
+    from gateway.core.errors import APIError
+    from gateway.openai.schemas import ChatCompletionRequest, openapi_request_body
+    from gateway.openai.structured import engine_constraint
+
+    def gateway_accepts(request: dict[str, Any]) -> bool:
+        try:
+            engine_constraint(ChatCompletionRequest.model_validate(request))
+        except (ValidationError, APIError):
+            return False
+        return True
+
+    schema = openapi_request_body(ChatCompletionRequest)["requestBody"]["content"]["application/json"]["schema"]
+    request = {"model": SERVED_MODEL, **body}
+    assert not jsonschema.Draft202012Validator(schema).is_valid(request) and not gateway_accepts(request)
+    fixed = {"model": SERVED_MODEL, "messages": [{"role": "user", "content": "hi"}]}
+    assert jsonschema.Draft202012Validator(schema).is_valid(fixed) and gateway_accepts(fixed)
 
 
 # -- what fuzzing found, kept as plain regression tests ------------------------------------------------------------
