@@ -17,7 +17,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
-from gateway.core.migrate import upgrade_database
+from gateway.core.migrate import DatabaseUnreachable, upgrade_database
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings, settings_error_message
 
@@ -96,8 +96,11 @@ def _start_engine_hosts(settings: Settings) -> EngineHosts:
     return hosts
 
 
-def cmd_db_upgrade(_args: argparse.Namespace, settings: Settings) -> int:
-    upgrade_database(settings.database_url)
+def cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        upgrade_database(settings.database_url, wait_s=args.wait_s)
+    except DatabaseUnreachable as exc:
+        return _fail(str(exc))
     print("database is at the latest schema revision")
     return 0
 
@@ -280,7 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     db = sub.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)
-    db.add_parser("upgrade", help="apply every pending migration").set_defaults(func=cmd_db_upgrade)
+    db_upgrade = db.add_parser("upgrade", help="apply every pending migration (on Postgres under an advisory lock: "
+                                               "concurrent runs apply each migration once)")
+    db_upgrade.add_argument("--wait-s", type=float, default=0.0,
+                            help="wait this long for the database to accept connections (a Kubernetes hook Job)")
+    db_upgrade.set_defaults(func=cmd_db_upgrade)
 
     tenant = sub.add_parser("tenant", help="tenants").add_subparsers(dest="tenant_command", required=True)
     create = tenant.add_parser("create", help="create a tenant")
