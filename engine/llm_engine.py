@@ -267,7 +267,7 @@ class LLMEngine:
             running=len(self.scheduler.running), waiting=len(self.scheduler.waiting),
             used_blocks=blocks.num_blocks - blocks.num_free_blocks, num_blocks=blocks.num_blocks,
             prefix_queries=self.scheduler.prefix_cache_queries, prefix_hits=self.scheduler.prefix_cache_hits,
-            preemptions=self.scheduler.num_preemptions)
+            preemptions=self.scheduler.num_preemptions, block_size=blocks.block_size)
 
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:

@@ -62,6 +62,9 @@ class EngineStats:
     spec_draft_tokens: int = 0  # draft tokens verified
     spec_accepted_tokens: int = 0  # of those, accepted
     spec_proposed_tokens: int = 0  # draft tokens proposed; the adaptive budget verifies those expected to pay
+    # the KV cache's shape (capacity, not counters): what an endpoint picker reads from vllm:cache_config_info
+    num_blocks: int = 0
+    block_size: int = 0
 
 
 # The lifetime counters, in the order of EngineStats (merging replicas and exporting metrics go through this list).
@@ -96,7 +99,7 @@ class StatsCollector:
         self.spec_proposed_tokens = 0  # draft tokens proposed (verified or not)
 
     def snapshot(self, *, running: int, waiting: int, used_blocks: int, num_blocks: int, prefix_queries: int,
-                 prefix_hits: int, preemptions: int) -> EngineStats:
+                 prefix_hits: int, preemptions: int, block_size: int = 0) -> EngineStats:
         return EngineStats(
             num_requests_running=running, num_requests_waiting=waiting,
             kv_cache_usage=used_blocks / num_blocks if num_blocks else 0.0,
@@ -104,5 +107,5 @@ class StatsCollector:
             prompt_tokens=self.prompt_tokens, generation_tokens=self.generation_tokens,
             num_preemptions=preemptions, timestamp_ns=now_ns(),
             spec_draft_tokens=self.spec_draft_tokens, spec_accepted_tokens=self.spec_accepted_tokens,
-            spec_proposed_tokens=self.spec_proposed_tokens,
+            spec_proposed_tokens=self.spec_proposed_tokens, num_blocks=num_blocks, block_size=block_size,
         )

@@ -226,4 +226,5 @@ def _merge(snapshots: Sequence[EngineStats | None], live: Sequence[bool],
         num_requests_running=sum(s.num_requests_running for s in current),
         num_requests_waiting=sum(s.num_requests_waiting for s in current),
         kv_cache_usage=max((s.kv_cache_usage for s in current), default=0.0),
+        num_blocks=sum(s.num_blocks for s in current), block_size=max((s.block_size for s in current), default=0),
         timestamp_ns=max(s.timestamp_ns for s in present), **counters)

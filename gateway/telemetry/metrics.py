@@ -25,6 +25,8 @@ from engine.metrics import EngineStats
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 PREFIX = "warden:"
+# The model-server side of the Gateway API Inference Extension: its endpoint picker scrapes these vLLM names.
+GIE_PREFIX = "vllm:"
 OTHER_TENANT = "other"
 UNKNOWN_TENANT = "unknown"
 
@@ -110,6 +112,18 @@ class GatewayMetrics:
                              multiprocess_mode="livesum", registry=r)
         self.kv_usage = Gauge(PREFIX + "kv_cache_usage_perc", "Fraction of KV-cache blocks in use (1 = full); the "
                               "fullest engine when several serve.", model, multiprocess_mode="livemax", registry=r)
+        # The same engine gauges under the names an inference gateway's endpoint picker reads (GIE model-server
+        # protocol), so it can route by queue depth and KV-cache load; the warden: names above stay for dashboards.
+        self.gie_running = Gauge(GIE_PREFIX + "num_requests_running", "Requests in the engine's running batch.",
+                                 model, multiprocess_mode="livesum", registry=r)
+        self.gie_waiting = Gauge(GIE_PREFIX + "num_requests_waiting", "Requests waiting for the engine.", model,
+                                 multiprocess_mode="livesum", registry=r)
+        self.gie_kv_usage = Gauge(GIE_PREFIX + "kv_cache_usage_perc", "Fraction of KV-cache blocks in use (1 = "
+                                  "full).", model, multiprocess_mode="livemax", registry=r)
+        self.gie_cache_config = Gauge(GIE_PREFIX + "cache_config_info", "The KV cache's shape (value 1): tokens per "
+                                      "block and blocks in all engine replicas.", ["block_size", "num_gpu_blocks"],
+                                      multiprocess_mode="livemax", registry=r)
+        self._cache_config: tuple[str, str] | None = None
         self.engines_alive = Gauge(PREFIX + "engine_replicas_alive", "Engine replicas alive (WARDEN_ENGINE_REPLICAS); "
                                    "fewer than configured: degraded.", model, multiprocess_mode="livemax", registry=r)
         self.replica_restarts = Counter(PREFIX + "engine_replica_restarts", "Dead engine replicas brought back by "
@@ -166,6 +180,11 @@ class GatewayMetrics:
         self.running.labels(model_name).set(stats.num_requests_running)
         self.waiting.labels(model_name).set(stats.num_requests_waiting)
         self.kv_usage.labels(model_name).set(stats.kv_cache_usage)
+        self.gie_running.labels(model_name).set(stats.num_requests_running)
+        self.gie_waiting.labels(model_name).set(stats.num_requests_waiting)
+        self.gie_kv_usage.labels(model_name).set(stats.kv_cache_usage)
+        if stats.num_blocks > 0:
+            self._set_cache_config(str(stats.block_size), str(stats.num_blocks))
         last = self._last_stats.get(model_name)
         for attr, counter in self._engine_counters.items():
             now = getattr(stats, attr)
@@ -174,6 +193,15 @@ class GatewayMetrics:
             if delta:
                 counter.labels(model_name).inc(delta)
         self._last_stats[model_name] = stats
+
+    def _set_cache_config(self, block_size: str, num_blocks: str) -> None:
+        """One info series: a restarted engine with another KV budget replaces the old one's labels."""
+        if self._cache_config == (block_size, num_blocks):
+            return
+        if self._cache_config is not None:
+            self.gie_cache_config.remove(*self._cache_config)
+        self.gie_cache_config.labels(block_size, num_blocks).set(1)
+        self._cache_config = (block_size, num_blocks)
 
     # --- exposition -----------------------------------------------------------------------------------------------
     def render(self) -> bytes:
