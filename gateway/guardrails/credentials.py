@@ -76,6 +76,9 @@ _TOKEN_WORDS = re.compile(
     r"schlüssel|schluessel|passwort|kennwort|clave|contraseña|llave|chiave)(?![^\W\d_])"
 )
 _TOKEN_CONTEXT_CHARS = 32
+_HEX = re.compile(
+    r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{32,}"
+)
 _RANDOM_TOKEN_MIN_ENTROPY = 4.0
 _GENERATED_MIN_CHARS = 12
 _GENERATED_MIN_ENTROPY = 3.0  # bits per character: "hello_world_again" ~3.1 is close; keys sit at 4-5.5
@@ -137,8 +140,10 @@ class SecretRecognizer(EntityRecognizer):
             results.append(self._result(match.start(group), match.end(group), score, name))
         for match in _RANDOM_TOKEN.finditer(text):
             value = match.group()
-            if not (any(c.isupper() for c in value) and any(c.islower() for c in value)
-                    and any(c.isdigit() for c in value)) or shannon_entropy(value) < _RANDOM_TOKEN_MIN_ENTROPY:
+            mixed = any(c.isupper() for c in value) and any(c.islower() for c in value) and \
+                any(c.isdigit() for c in value)
+            hex_key = _HEX.fullmatch(value) is not None  # a hex key: one case, entropy at most 4 bits per character
+            if not ((mixed and shannon_entropy(value) >= _RANDOM_TOKEN_MIN_ENTROPY) or hex_key):
                 continue
             if _TOKEN_WORDS.search(text, max(0, match.start() - _TOKEN_CONTEXT_CHARS), match.start()):
                 results.append(self._result(match.start(), match.end(), self.KEYED_SCORE, "random token by a key word"))

@@ -86,7 +86,7 @@ _STREET = (
 
 # Dates of birth in words: "March 3rd, 1990" (a month, then a day and a year) and "3 March 1990" (a day, a word).
 _MONTH = rf"\b(?:{MONTH_NAMES})\.?(?:\s+(?:\d[\w,\s]{{0,13}})?)?"
-_DAY_MONTH = r"\b\d{1,2}[A-Za-z]{0,2}\.?\s+\w{0,9}\.?,?(?:\s+\d{0,4})?"
+_DAY_MONTH = r"\b\d{1,2}[A-Za-z]{0,2}\.?\s+(?:de\s+)?\w{0,10}\.?,?(?:\s+(?:de\s+|de?)?\d{0,4})?"
 
 _RULES = (_LAST_RUN, _EMAIL, _NUMERIC, _IBAN, _NIE, _IPV6, _STREET, _MONTH, _DAY_MONTH, _PLACE, _KEYED_VALUE, _PEM)
 _OPEN_TAIL = re.compile("(?:" + "|".join(f"(?:{rule})" for rule in _RULES) + r")\Z", re.IGNORECASE)

@@ -86,8 +86,12 @@ class PhoneNumberRecognizer(EntityRecognizer):
             position = candidate.end()
             if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
                 continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
-            if text[start] != "+" and card_network("".join(_DIGIT_GROUP.findall(text, start, position))):
-                continue  # a card number: its leading groups are no phone number
+            if text[start] != "+":
+                groups = _DIGIT_GROUP.findall(text, start, position)
+                if card_network("".join(groups)):
+                    continue  # a card number: its leading groups are no phone number
+                if len(groups) >= 4 and all(len(group) == 4 for group in groups):
+                    continue  # four-digit groups of card length that fail Luhn: a SKU or a reference, no phone
             # Several numbers in one run ("415 555 0132 415 555 0199"): the best-scoring valid number from the run's
             # start that ends at a group boundary (the longest of equals), then the rest of the run on its own.
             best: tuple[float, int, str] | None = None

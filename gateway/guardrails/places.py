@@ -7,8 +7,9 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
 - a name of two or more words, each capitalised ("San Francisco", "Rio de Janeiro"), is a place;
 - a one-word name written capitalised counts when it is no English verb, adjective or adverb (the spaCy model's
   own WordNet lemma index) and no stop word, and does not open a sentence (where every word is capitalised) unless
-  a location cue precedes it ("in", "from", "near", "à", "nach", "desde"...) or it is one of a comma-separated
-  chain of places ("Berlin, Germany"); a name that is also an English noun in WordNet ("Bath", "Reading", but also
+  a location cue precedes it ("in", "from", "near", "à", "nach", "desde"...) or follows it ("office", "airport",
+  "branch"...), it is one of a comma-separated chain of places ("Berlin, Germany"), or it is a place of
+  ``NOUN_MIN_POPULATION`` or more; a name that is also an English noun in WordNet ("Bath", "Reading", but also
   "Paris") needs such a cue, or a place of ``NOUN_MIN_POPULATION`` or more behind it;
 - a one-word name written in lower case (chat) counts only after a location cue, and only for countries, US
   states and cities of ``LOWERCASE_MIN_POPULATION`` or more.
@@ -42,6 +43,10 @@ _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited"
          "towards", "toward", "based", "born", "moved", "flew", "fly", "live", "lives", "living", "located", "city",
          "à", "au", "aux", "en", "de", "dans", "vers", "près", "depuis", "desde", "hacia", "cerca", "nach", "aus",
          "bei", "im", "von", "nahe", "ciudad", "ville", "stadt")  # fmt: skip
+# Words after a place name that make it one: "the zenica office", "Lyon airport", "the Accra branch".
+_CUE_AFTER = re.compile(r"[ \t]+(?:office|offices|branch|airport|hq|headquarters|area|region|site|warehouse|"
+                        r"store|campus|plant|factory|bureau|oficina|büro|niederlassung|sucursal|agence)\b",
+                        re.IGNORECASE)
 _CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CUES) + r")[\s,]+\Z", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
@@ -156,7 +161,8 @@ class PlaceRecognizer(EntityRecognizer):
 
     def _judge(self, text: str, span: list[re.Match[str]], population: int, chained: bool) -> float | None:
         first = span[0]
-        cue = chained or _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+        cue = (chained or _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+               or _CUE_AFTER.match(text, span[-1].end()) is not None)
         significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
         capitalised = bool(significant) and all(word[0].isupper() for word in significant)
         if not capitalised:
@@ -173,8 +179,10 @@ class PlaceRecognizer(EntityRecognizer):
             return None
         if cue:
             return CUE_SCORE
-        if _starts_sentence(text, first.start()) or (word in self._nouns and population < NOUN_MIN_POPULATION):
-            return None  # any word opening a sentence, or "Bath": NER reads the sentence and decides
+        if word in self._nouns and population < NOUN_MIN_POPULATION:
+            return None  # "Bath", "Reading": NER reads the sentence and decides
+        if _starts_sentence(text, first.start()) and (population < NOUN_MIN_POPULATION or word in self._nouns):
+            return None  # a capitalised word opening a sentence may be any word: NER decides
         return SCORE
 
     def _is_common(self, word: str) -> bool:

@@ -19,6 +19,7 @@ from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecogniz
 
 from gateway.guardrails.cards import CardRecognizer, card_network
 from gateway.guardrails.credentials import SecretRecognizer
+from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
 from gateway.guardrails.offline import configure_offline
@@ -55,9 +56,13 @@ class StreetAddressRecognizer(PatternRecognizer):
         super().__init__(supported_entity="STREET_ADDRESS", patterns=self.PATTERNS, context=self.CONTEXT)
 
 
+# English, then French, Spanish and German month names (longest first where one is a prefix of another).
 MONTH_NAMES = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
-    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|"
+    "janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|"
+    "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|"
+    "Januar|Februar|März|Maerz|Juni|Juli|Oktober|Dezember"
 )
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
 _YEAR = r"(?:19|20)\d{2}"
@@ -74,7 +79,7 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
         Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{_YEAR}\b", 0.3),
-        Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:{MONTH_NAMES})\.?,?\s+{_YEAR}\b", 0.3),
+        Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:de\s+)?(?:{MONTH_NAMES})\.?,?\s+(?:de\s+)?{_YEAR}\b", 0.3),
     ]
     CONTEXT = ["born", "birth", "dob", "bday", "b-day", "b.", "né le", "née le", "né en", "née en",  # noqa: RUF012
                "naissance", "naiss", "geboren", "geburt", "nacimiento", "nació", "nacido", "nacida", "nascita",
@@ -300,7 +305,8 @@ class ObfuscatedEmailRecognizer(EntityRecognizer):
 
 # Every SECRET pattern holds one of these (a credential word, an issuer prefix, a JWT's or a PEM block's head).
 _CREDENTIAL_ANCHOR = (
-    r"(?i:key|secret|token|pass|pwd|auth|cred|bearer|dsn|conn|kennwort|contraseña)|AKIA|ASIA|A[BCGINPR][A-Z]A|"
+    r"(?i:key|secret|token|pass|pwd|auth|cred|bearer|dsn|conn|kennwort|contraseña|clé|cle|jeton|schlüssel|clave|"
+    r"llave|chiave)|AKIA|ASIA|A[BCGINPR][A-Z]A|"
     r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY"
 )
 
@@ -334,6 +340,20 @@ def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
     return re.compile(r"(?<![^\W\d_])(?:" + "|".join(re.escape(word) for word in words) + ")", re.IGNORECASE)
 
 
+class _VersionFreeIpRecognizer(IpRecognizer):
+    """Presidio's IP recognizer without the dotted quads that are part of a longer dotted number: "7.2.9.1.865" and
+    "1.2.3.4.5" are versions, not addresses."""
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        return [result for result in super().analyze(text, entities, nlp_artifacts)
+                if not _DOTTED_MORE_BEFORE.search(text, 0, result.start)
+                and not _DOTTED_MORE_AFTER.match(text, result.end)]
+
+
+_DOTTED_MORE_BEFORE = re.compile(r"\d\.\Z")
+_DOTTED_MORE_AFTER = re.compile(r"\.\d")
+
+
 def _ssn_recognizer() -> UsSsnRecognizer:
     """Presidio's SSN recognizer, with a bare run of nine digits at 0.2 instead of 0.05: with an SSN word nearby
     (+0.35) it reaches the default threshold ("SSN: 078051121"); alone it stays far below it. Presidio's checks
@@ -356,10 +376,11 @@ def build_detectors() -> list[Detector]:
         ("IBAN_CODE", IbanCodeRecognizer(), _regex_prefilter(r"\b[A-Za-z]{2}\d{2}"), None, 0),
         ("NATIONAL_ID", NationalIdRecognizer(), _regex_prefilter(r"\d{3}|\d{2}[ .-]\d{2}"), None, 0),
         ("US_SSN", _ssn_recognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
-        ("IP_ADDRESS", IpRecognizer(), _regex_prefilter(_IP_ANCHOR), _IP_ANCHOR, 48),
+        ("IP_ADDRESS", _VersionFreeIpRecognizer(), _regex_prefilter(_IP_ANCHOR), _IP_ANCHOR, 48),
         ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _regex_prefilter(_CREDENTIAL_ANCHOR), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
+        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{STREET_SUFFIXES})\b"),
          None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR), _YEAR, 32),

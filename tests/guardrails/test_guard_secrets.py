@@ -63,6 +63,9 @@ def found(text: str) -> list[str]:
         (f'password: "{PASSWORD}"', PASSWORD),
         (f"my password is {PASSWORD} don't tell", PASSWORD),
         (f"<add key=\"SigningKey\" value=\"x\" /> signing_key => '{API_KEY}'", API_KEY),
+        (f"Voici la clé : {AWS_SECRET} merci", AWS_SECRET),
+        (f"Nutze diesen Schlüssel: {AWS_SECRET}", AWS_SECRET),
+        (f"Key: {API_KEY}\nAcme Ltd", API_KEY),
     ],
 )
 def test_credentials_are_found_as_their_value(text: str, secret: str) -> None:

@@ -1,0 +1,81 @@
+"""Names and places by position: the value of a field whose key says what it holds.
+
+Agents paste JSON, YAML, logs and code where a person's name or a city stands alone as a field's value
+(``"full_name": "Arash Ahmady"``, ``assignee="Leyla Erdoğan"``, ``city: Kamina``): no sentence around it for NER to
+read, and often no gazetteer entry. The key decides the type. Keys that merely end in "name" but name things
+(``file_name``, ``hostname``, ``service_name``) are not person keys. The value must read as a name: one to four
+words of letters (initials and particles allowed), capitalised when more than one, no digits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+
+SCORE = 0.7
+
+_PERSON_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
+                r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender)?[ _.-]?"
+                r"(?:name|nom|nombre|vorname|nachname)|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
+                r"customer|contact|recipient|sender|patient|employee|cardholder|card[ _-]?holder|account[ _-]?holder|"
+                r"beneficiary|passenger|signed[ _-]?by|approved[ _-]?by|created[ _-]?by|requested[ _-]?by")
+_PLACE_KEYS = (r"city|town|village|birthplace|birth[ _-]?place|place[ _-]?of[ _-]?birth|hometown|home[ _-]?town|"
+               r"country|state|province|region|municipality|location|destination|origin|ville|pays|ciudad|"
+               r"localidad|stadt|ort|land|citta|città")
+# A key (whole identifier: "customer_name", "assignee") with an optional object path ("user.first_name"), a separator
+# (":", "=", "=>"), then the value, quoted or bare to the end of the line or a delimiter.
+_FIELD = re.compile(
+    rf"(?i)(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?[ \t]*(?::|=>?)[ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
+)
+# One to four words of letters ("Teresa A. Zieliński", "José de la Vega", "O'Neil-Smith").
+_NAME_WORD = r"[^\W\d_]+(?:['’.-][^\W\d_]*)*"
+_NAME = re.compile(rf"{_NAME_WORD}(?: {_NAME_WORD}){{0,3}}")
+_PARTICLES = frozenset({"de", "del", "la", "le", "da", "do", "dos", "das", "di", "van", "von", "der", "den", "du",
+                        "bin", "ibn", "al", "el", "y", "e", "ben", "ter"})  # fmt: skip
+_NOT_VALUES = frozenset({"null", "none", "nil", "true", "false", "unknown", "n/a", "na", "tbd", "redacted",
+                         "anonymous", "admin", "root", "system", "test", "example", "string", "default", "pending",
+                         "active"})  # fmt: skip
+
+
+def _reads_as_name(value: str) -> bool:
+    if not _NAME.fullmatch(value) or value.casefold() in _NOT_VALUES or value.isupper():
+        return False
+    words = [word for word in value.split(" ") if word.casefold() not in _PARTICLES]
+    return bool(words) and (len(words) == 1 or all(word[0].isupper() for word in words))
+
+
+class FieldValueRecognizer(EntityRecognizer):
+    """PERSON or LOCATION: the value of a field whose key names a person or a place."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["PERSON", "LOCATION"], name="FieldValueRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = []
+        for match in _FIELD.finditer(text):
+            group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
+            start, end = match.start(group), match.end(group)
+            while end > start and text[end - 1] in " \t.":  # a bare value's trailing space or full stop
+                end -= 1
+            if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
+                end = self._name_end(text, start, end)
+            if end is None or not _reads_as_name(text[start:end]):
+                continue
+            entity = "PERSON" if match.group("person") is not None else "LOCATION"
+            explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
+            results.append(RecognizerResult(entity, start, end, SCORE, explanation))
+        return results
+
+    @staticmethod
+    def _name_end(text: str, start: int, end: int) -> int | None:
+        words = list(re.finditer(r"\S+", text[start:end]))[:4]
+        for count in range(len(words), 0, -1):
+            stop = start + words[count - 1].end()
+            if _reads_as_name(text[start:stop]):
+                return stop
+        return None

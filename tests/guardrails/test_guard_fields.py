@@ -1,0 +1,43 @@
+"""PERSON and LOCATION as the values of fields whose keys name a person or a place."""
+
+import pytest
+
+from gateway.guardrails.fields import FieldValueRecognizer
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(r.entity_type, text[r.start : r.end]) for r in FieldValueRecognizer().analyze(text, [])]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"full_name": "Ngozi Okonjo", "status": "ok"}', [("PERSON", "Ngozi Okonjo")]),
+        ("deploy approved_by='Søren Kierkegaard' ticket=88", [("PERSON", "Søren Kierkegaard")]),
+        ("2026-01-02T03:04:05Z INFO updated owner=Mateusz Żółw status=200", [("PERSON", "Mateusz Żółw")]),
+        ("customer:\n  name: María de la Cruz\n  tier: gold\n", [("PERSON", "María de la Cruz")]),
+        ('birthplace: "Tromsø"', [("LOCATION", "Tromsø")]),
+        ("city=Ushuaia;zip=9410", [("LOCATION", "Ushuaia")]),
+        ('{"user": {"first_name": "Aiko", "city": "Sapporo"}}', [("PERSON", "Aiko"), ("LOCATION", "Sapporo")]),
+    ],
+)
+def test_field_values_by_their_key(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'file_name: "Quarterly Report"',  # a thing's name
+        "hostname: Gateway",
+        'service_name = "Billing"',
+        '{"name": null}',
+        '{"name": "unknown"}',
+        'name: "build 42"',  # digits: no name
+        "display_name: ADMIN",  # a shouted constant
+        'city: "new york pizza place"',  # several lower-case words
+        "status: pending",
+    ],
+)
+def test_values_that_are_no_names(text: str) -> None:
+    assert found(text) == []
