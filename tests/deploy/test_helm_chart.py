@@ -1,0 +1,342 @@
+"""The Helm chart (deploy/helm/warden), rendered and linted offline by Helm's own SDK (helm-python-sdk) for a matrix
+of values files, every object validated strictly against the bundled Kubernetes schemas (kubernetes-validate) or the
+vendored CRD schemas (tests/deploy/schemas), and the invariants the chart promises: selectors that match, Secret
+references that exist, the migration hook, probe and drain timings consistent with Warden's settings, no
+credential in plain text, and the renders that must fail."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+import jsonschema
+import kubernetes_validate
+import pytest
+import yaml
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from kubernetes_validate.utils import latest_version
+
+from gateway.cli import SHUTDOWN_CUT_MARGIN_S, build_parser
+from gateway.core.engine_settings import EngineSettings
+from gateway.core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+CHART_DIR = ROOT / "deploy" / "helm" / "warden"
+HERE = Path(__file__).resolve().parent
+VALUES_FILES = sorted((HERE / "values").glob("*.yaml"))
+RELEASE, NAMESPACE = "warden", "ai"
+KUBE_VERSION = latest_version()
+CREDENTIAL_NAME = re.compile(r"(?i)(SECRET|PASSWORD|TOKEN|PEPPER|API_KEY|_KEY$)")
+URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IGNORECASE)
+# Paths in values that name Secrets the operator creates (the chart references, never creates, them).
+EXTERNAL_SECRET_VALUES = [("secrets", "existingSecret"), ("database", "existingSecret"), ("database", "caSecret"),
+                          ("redis", "existingSecret"), ("server", "tls", "existingSecret"), ("tests", "apiKeySecret")]
+
+
+def _crd_schemas() -> dict[tuple[str, str], dict[str, Any]]:
+    schemas = {}
+    for path in (HERE / "schemas").glob("*.json"):
+        schema = json.loads(path.read_text())
+        jsonschema.Draft7Validator.check_schema(schema)
+        props = schema["properties"]
+        schemas[(props["apiVersion"]["const"], props["kind"]["const"])] = schema
+    return schemas
+
+
+CRD_SCHEMAS = _crd_schemas()
+
+
+@pytest.fixture(scope="module")
+def chart() -> Iterator[helm.Chart]:
+    with helm.Chart.load(CHART_DIR) as loaded:
+        yield loaded
+
+
+def load_values(path: Path) -> dict[str, Any]:
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def render(chart: helm.Chart, values: dict[str, Any]) -> list[dict[str, Any]]:
+    manifests = chart.render(values, name=RELEASE, namespace=NAMESPACE, is_install=True)
+    objects = []
+    for template, text in sorted(manifests.items()):
+        if template.endswith("NOTES.txt"):
+            continue
+        objects.extend(doc for doc in yaml.safe_load_all(text) if doc)
+    return objects
+
+
+def dig(values: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in nested values; None when absent or empty (an unset Secret name is "")."""
+    for key in path:
+        values = values.get(key) if isinstance(values, dict) else None
+    return None if values in ("", {}, None) else values
+
+
+def of_kind(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [o for o in objects if o["kind"] == kind]
+
+
+def one(objects: list[dict[str, Any]], kind: str, component: str | None = "server") -> dict[str, Any]:
+    found = [o for o in of_kind(objects, kind)
+             if component is None or o["metadata"]["labels"].get("app.kubernetes.io/component", "server") == component]
+    assert len(found) == 1, [o["metadata"]["name"] for o in found]
+    return found[0]
+
+
+def server(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    return one(objects, "Deployment")
+
+
+def warden_container(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    (container,) = server(objects)["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+def pod_specs(objects: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for obj in objects:
+        if obj["kind"] == "Pod":
+            yield obj["spec"]
+        elif obj["kind"] in ("Deployment", "StatefulSet", "Job"):
+            yield obj["spec"]["template"]["spec"]
+
+
+@pytest.fixture(scope="module", params=VALUES_FILES, ids=[p.stem for p in VALUES_FILES])
+def case(request: pytest.FixtureRequest, chart: helm.Chart) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    values = load_values(request.param)
+    return values, render(chart, values)
+
+
+def test_the_matrix_covers_every_optional_object(chart: helm.Chart) -> None:
+    kinds = {o["kind"] for path in VALUES_FILES for o in render(chart, load_values(path))}
+    assert {"Deployment", "Service", "PodDisruptionBudget", "Job", "Secret", "ServiceAccount", "InferencePool",
+            "HTTPRoute", "ScaledObject", "HorizontalPodAutoscaler", "ServiceMonitor", "NetworkPolicy", "StatefulSet",
+            "Pod"} <= kinds
+
+
+@pytest.mark.parametrize("values_file", VALUES_FILES, ids=[p.stem for p in VALUES_FILES])
+def test_lint_is_clean_and_the_values_match_the_schema(chart: helm.Chart, values_file: Path) -> None:
+    values = load_values(values_file)
+    report = helm.lint(CHART_DIR, values, strict=True, namespace=NAMESPACE)
+    assert report["errors"] == []
+    assert [m for m in report["messages"] if m["severity"] >= 2] == []
+    chart.validate_schema(chart.merge_values(values))
+
+
+def test_the_values_schema_refuses_a_misspelt_key(chart: helm.Chart) -> None:
+    with pytest.raises(helm.HelmValuesError, match="replicaCont"):
+        chart.validate_schema(chart.merge_values({"replicaCont": 2}))
+
+
+def test_every_object_is_valid_for_its_schema(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    _, objects = case
+    for obj in objects:
+        key = (obj["apiVersion"], obj["kind"])
+        if key in CRD_SCHEMAS:
+            jsonschema.Draft7Validator(CRD_SCHEMAS[key]).validate(obj)
+        else:
+            kubernetes_validate.validate(obj, KUBE_VERSION, strict=True)
+
+
+def test_selectors_and_references_match(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    values, objects = case
+    deployment = server(objects)
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert selector.items() <= pod_labels.items()
+    service = one(objects, "Service")
+    assert service["spec"]["selector"] == selector
+    container = warden_container(objects)
+    assert service["spec"]["ports"][0]["targetPort"] in [p["name"] for p in container["ports"]]
+    for pdb in of_kind(objects, "PodDisruptionBudget"):
+        assert pdb["spec"]["selector"]["matchLabels"] == selector
+    for policy in of_kind(objects, "NetworkPolicy"):
+        assert policy["spec"]["podSelector"]["matchLabels"] == selector
+        assert [p["port"] for p in policy["spec"]["ingress"][0]["ports"]] == [container["ports"][0]["containerPort"]]
+    for monitor in of_kind(objects, "ServiceMonitor"):
+        assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+        assert monitor["spec"]["endpoints"][0]["port"] == service["spec"]["ports"][0]["name"]
+    for pool in of_kind(objects, "InferencePool"):
+        assert pool["spec"]["selector"]["matchLabels"] == selector
+        assert pool["spec"]["targetPorts"] == [{"number": container["ports"][0]["containerPort"]}]
+        for route in of_kind(objects, "HTTPRoute"):
+            (backend,) = route["spec"]["rules"][0]["backendRefs"]
+            assert (backend["kind"], backend["name"]) == ("InferencePool", pool["metadata"]["name"])
+    for scaler in of_kind(objects, "ScaledObject") + of_kind(objects, "HorizontalPodAutoscaler"):
+        target = scaler["spec"]["scaleTargetRef"]
+        assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
+        assert "replicas" not in deployment["spec"]  # the autoscaler owns the count
+    for obj in of_kind(objects, "ScaledObject"):
+        assert "vllm:num_requests_waiting" in obj["spec"]["triggers"][0]["metadata"]["query"]
+    if not (values.get("autoscaling", {}).get("keda", {}).get("enabled")
+            or values.get("autoscaling", {}).get("hpa", {}).get("enabled")):
+        assert deployment["spec"]["replicas"] == values.get("replicaCount", 1)
+
+
+def secret_references(objects: list[dict[str, Any]]) -> Iterator[tuple[str, str | None]]:
+    """(Secret name, key or None for a whole-Secret volume) for every reference in the rendered objects."""
+    for spec in pod_specs(objects):
+        for container in spec["containers"]:
+            for env in container.get("env", []):
+                ref = env.get("valueFrom", {}).get("secretKeyRef")
+                if ref:
+                    yield ref["name"], ref["key"]
+        for volume in spec.get("volumes", []):
+            if "secret" in volume:
+                items = volume["secret"].get("items")
+                for item in items or [None]:
+                    yield volume["secret"]["secretName"], item["key"] if item else None
+    for monitor in of_kind(objects, "ServiceMonitor"):
+        credentials = monitor["spec"]["endpoints"][0].get("authorization", {}).get("credentials")
+        if credentials:
+            yield credentials["name"], credentials["key"]
+
+
+def test_every_secret_reference_exists(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    values, objects = case
+    rendered = {s["metadata"]["name"]: set(s.get("data", {})) for s in of_kind(objects, "Secret")}
+    external = {dig(values, path) for path in EXTERNAL_SECRET_VALUES} - {None}
+    references = list(secret_references(objects))
+    assert references
+    for name, key in references:
+        if name in rendered:
+            assert key is None or key in rendered[name], (name, key)
+        else:
+            assert name in external, f"{name} is neither rendered nor declared by the values as existing"
+
+
+def test_migrations_run_as_a_hook_job_of_the_real_cli(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    values, objects = case
+    job = one(objects, "Job", "migrate")
+    annotations = job["metadata"]["annotations"]
+    bundled = bool(dig(values, ("postgresql", "bundled", "enabled")))
+    hooks = set(annotations["helm.sh/hook"].split(","))
+    # Before the new pods start; a bundled trial database only exists after the install's resources do.
+    assert hooks == ({"post-install", "pre-upgrade"} if bundled else {"pre-install", "pre-upgrade"})
+    assert annotations["helm.sh/hook-weight"] == "0"
+    assert "before-hook-creation" in annotations["helm.sh/hook-delete-policy"]
+    spec = job["spec"]["template"]["spec"]
+    assert spec["restartPolicy"] == "Never" and job["spec"]["backoffLimit"] >= 1
+    (container,) = spec["containers"]
+    args = container["args"]
+    assert args[:3] == ["warden", "db", "upgrade"]
+    parsed = build_parser().parse_args(args[1:])
+    assert parsed.func.__name__ == "cmd_db_upgrade" and parsed.wait_s > 0
+    env_names = {e["name"] for e in container["env"]}
+    assert {"WARDEN_DATABASE_URL", "PGPASSWORD"} <= env_names
+    assert "WARDEN_SERVER_SECRET" not in env_names  # the Job gets only what migrating needs
+    hooked = [o for o in objects if "helm.sh/hook" in o["metadata"].get("annotations", {})]
+    assert {o["kind"] for o in hooked} <= {"Job", "Pod"}
+    for pod in of_kind(objects, "Pod"):
+        assert pod["metadata"]["annotations"]["helm.sh/hook"] == "test"
+
+
+def literal_env(container: dict[str, Any]) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in container["env"] if "value" in e}
+
+
+def test_probes_and_drain_follow_warden_settings(case: tuple[dict[str, Any], list[dict[str, Any]]],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    values, objects = case
+    deployment = server(objects)
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    container = warden_container(objects)
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["startupProbe"]["httpGet"]["path"] == "/healthz"
+    scheme = "HTTP" if dig(values, ("server", "tls", "enabled")) is False else "HTTPS"
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        assert container[probe]["httpGet"]["scheme"] == scheme
+    assert ("--http" in container["args"]) == (scheme == "HTTP")
+    env = literal_env(container)
+    for name, value in env.items():  # every literal is a setting Warden reads, with a value it accepts
+        monkeypatch.setenv(name, value)
+    settings = Settings()
+    known = {f"WARDEN_{f.upper()}" for f in Settings.model_fields} | \
+            {f"WARDEN_ENGINE_{f.upper()}" for f in EngineSettings.model_fields}
+    assert {name for name in env if name.startswith("WARDEN_")} <= known
+    pre_stop = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+    grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    assert grace >= pre_stop + math.ceil(settings.shutdown_grace_s) + SHUTDOWN_CUT_MARGIN_S
+    assert settings.shutdown_unready_s <= settings.shutdown_grace_s
+    assert settings.engine.tensor_parallel_size == (dig(values, ("engine", "tensorParallelSize")) or 1)
+    if settings.engine.device == "cuda":
+        assert container["resources"]["limits"]["nvidia.com/gpu"] == settings.engine.tensor_parallel_size
+    else:
+        assert "nvidia.com/gpu" not in container["resources"].get("limits", {})
+
+
+def test_no_credential_in_plain_text(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    _, objects = case
+    secret_values = [base64.b64decode(v).decode() for s in of_kind(objects, "Secret") for v in s["data"].values()]
+    for spec in pod_specs(objects):
+        for container in spec["containers"]:
+            for name, value in literal_env(container).items():
+                assert not CREDENTIAL_NAME.search(name) or value.startswith("/"), name  # a file path is fine
+                assert not URL_WITH_PASSWORD.search(value), name
+    for obj in objects:
+        if obj["kind"] == "Secret":
+            continue
+        text = yaml.safe_dump(obj)
+        assert not URL_WITH_PASSWORD.search(text), obj["metadata"]["name"]
+        for secret in secret_values:
+            assert secret not in text, obj["metadata"]["name"]
+
+
+def test_generated_secrets_are_fresh_well_formed_and_kept_by_lookup(chart: helm.Chart) -> None:
+    values = load_values(HERE / "values" / "external-minimal.yaml")
+    first, second = (one(render(chart, values), "Secret") for _ in range(2))
+    assert first["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    decoded = [{k: base64.b64decode(v) for k, v in s["data"].items()} for s in (first, second)]
+    assert decoded[0]["server-secret"] != decoded[1]["server-secret"] and len(decoded[0]["server-secret"]) >= 48
+    key = serialization.load_pem_private_key(decoded[0]["export-signing-key"], password=None)
+    assert isinstance(key, Ed25519PrivateKey)
+    # Offline, lookup finds nothing (hence fresh values above); in a cluster it returns the Secret already there.
+    secret_template = next(t["data"] for t in chart.templates if t["name"] == "templates/secret.yaml")
+    assert 'lookup "v1" "Secret" .Release.Namespace $name' in secret_template
+    assert "get $data .Values.secrets.serverSecretKey | default" in secret_template
+
+
+BASE = {"database": {"host": "pg.example", "existingSecret": "warden-db"}}
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"replicaCount": 2}, "needs Redis"),
+    ({"autoscaling": {"keda": {"enabled": True}}}, "needs Redis"),
+    ({"autoscaling": {"hpa": {"enabled": True}}}, "needs Redis"),
+    ({"redis": {"existingSecret": "r"}, "autoscaling": {"keda": {"enabled": True}, "hpa": {"enabled": True}}},
+     "alternatives"),
+    ({"server": {"shutdown": {"graceSeconds": 60, "terminationGracePeriodSeconds": 60}}}, "SIGKILL pods mid-drain"),
+    ({"server": {"shutdown": {"graceSeconds": 10, "unreadySeconds": 20}}}, "exceeds graceSeconds"),
+    ({"database": {"host": "pg.example", "existingSecret": ""}}, "only from a Secret"),
+    ({"database": {"host": ""}}, "database.host is required"),
+    ({"server": {"extraEnv": {"WARDEN_SERVER_SECRET": "hunter2"}}}, "may carry a credential"),
+    ({"engine": {"extraEnv": {"WARDEN_REDIS_URL": "redis://:pw@r:6379/0"}}}, "may carry a credential"),
+])
+def test_inconsistent_values_fail_the_render(chart: helm.Chart, overrides: dict[str, Any], message: str) -> None:
+    values = chart.merge_values(BASE)
+    values = _deep_merge(values, overrides)
+    with pytest.raises(helm.HelmError, match=re.escape(message)):
+        chart.render(values, name=RELEASE, namespace=NAMESPACE, is_install=True)
+
+
+def test_the_termination_grace_is_computed_when_unset(chart: helm.Chart) -> None:
+    values = _deep_merge(chart.merge_values(BASE), {"server": {"shutdown": {"graceSeconds": 42.5,
+                                                                              "preStopSeconds": 7}}})
+    deployment = server(render(chart, values))
+    assert deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == \
+        7 + 43 + SHUTDOWN_CUT_MARGIN_S + 5
+
+
+def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in overrides.items():
+        merged[key] = _deep_merge(merged.get(key) or {}, value) if isinstance(value, dict) and value else value
+    return merged
