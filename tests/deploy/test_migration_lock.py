@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from alembic.script import ScriptDirectory
 from gateway_support import fresh_postgres_database
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import URL, create_engine, inspect, make_url, text
 
 from gateway.core.db import normalize_database_url
 from gateway.core.migrate import MIGRATION_LOCK_KEY, alembic_config
@@ -85,3 +85,19 @@ def test_an_unreachable_database_fails_after_the_wait_without_its_password() -> 
     assert "did not accept a connection within 2s" in err
     assert "hunter2" not in out + err
     assert time.monotonic() - started >= 2.0
+
+
+def test_the_password_comes_from_pgpassword_not_the_url(fresh_url: str) -> None:
+    """The chart's shape: WARDEN_DATABASE_URL without credentials, the password from a Secret as PGPASSWORD."""
+    url = make_url(normalize_database_url(fresh_url))
+    assert url.password, "the test database URL should carry the password this test moves out of it"
+    without_password = URL.create(url.drivername, username=url.username, host=url.host, port=url.port,
+                                  database=url.database).render_as_string(hide_password=False)
+    assert make_url(without_password).password is None
+    env = {**os.environ, "WARDEN_DATABASE_URL": without_password, "WARDEN_LOG_FORMAT": "none"}
+    wrong = subprocess.run([WARDEN, "db", "upgrade"], env={**env, "PGPASSWORD": "not-the-password"},
+                           capture_output=True, text=True, timeout=120)
+    assert wrong.returncode != 0 and "not-the-password" not in wrong.stdout + wrong.stderr
+    right = subprocess.run([WARDEN, "db", "upgrade"], env={**env, "PGPASSWORD": str(url.password)},
+                           capture_output=True, text=True, timeout=120)
+    assert right.returncode == 0, right.stderr[-2000:]
