@@ -13,6 +13,7 @@ so the overlap goes to it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from stdnum.fr import nir
 from stdnum.in_ import aadhaar, pan
 from stdnum.it import codicefiscale
 from stdnum.us import itin
+
+from gateway.guardrails.windows import add_window
 
 # An IBAN: country code, check digits, then up to 30 letters and digits, grouped by single spaces or dashes or not.
 # Case-insensitive (lower-case chat); the exact end is found by validation.
@@ -115,6 +118,10 @@ SCHEMES: tuple[IdScheme, ...] = (
 )  # fmt: skip
 
 
+_DIGIT_PAIR = re.compile(r"[0-9]{2}")
+_WINDOW_MARGIN = 24  # the longest identifier (a spaced NIR, 21 characters) fits on either side of a digit pair
+
+
 class NationalIdRecognizer(EntityRecognizer):
     """NATIONAL_ID: UK NINO, German tax IdNr, French NIR, Spanish DNI/NIE, Italian codice fiscale, Brazilian CPF,
     US ITIN, Indian PAN and Aadhaar, each as its stdnum validator accepts it."""
@@ -136,8 +143,13 @@ class NationalIdRecognizer(EntityRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results = []
-        for scheme in self._schemes:
-            for match in scheme.pattern.finditer(text):
+        # Every identifier holds two digits in a row: the schemes run only on windows around such pairs (widened to
+        # whitespace, so a window's edges are where the schemes' own boundaries could be), not over all the text.
+        windows: list[tuple[int, int]] = []
+        for pair in _DIGIT_PAIR.finditer(text):
+            add_window(windows, text, pair.start(), pair.end(), _WINDOW_MARGIN)
+        for scheme, (start, end) in itertools.product(self._schemes, windows):
+            for match in scheme.pattern.finditer(text, start, end):
                 value = match.group()
                 if not scheme.is_valid(value):
                     continue
