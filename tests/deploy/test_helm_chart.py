@@ -160,6 +160,10 @@ def test_selectors_and_references_match(case: tuple[dict[str, Any], list[dict[st
     for policy in of_kind(objects, "NetworkPolicy"):
         assert policy["spec"]["podSelector"]["matchLabels"] == selector
         assert [p["port"] for p in policy["spec"]["ingress"][0]["ports"]] == [container["ports"][0]["containerPort"]]
+        egress_ports = {p["port"] for rule in policy["spec"]["egress"] for p in rule["ports"]}
+        assert egress_ports == {53, dig(values, ("database", "port")) or 5432, dig(values, ("redis", "port")) or 6379} \
+            | ({4318} if dig(values, ("tracing", "enabled")) else set()) \
+            | ({443} if dig(values, ("admin", "jwksUrl")) else set())
     for monitor in of_kind(objects, "ServiceMonitor"):
         assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
         assert monitor["spec"]["endpoints"][0]["port"] == service["spec"]["ports"][0]["name"]
