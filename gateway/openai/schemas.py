@@ -22,7 +22,9 @@ FUNCTION_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"  # OpenAI's rule for function a
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: JSON types as declared, as OpenAI checks them; lax mode would read "top_p": true as 1.0 and
+    # "max_tokens": "8" as 8, serving a request whose author meant something else.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class StreamOptions(_Strict):

@@ -203,3 +203,26 @@ def test_iso_8601_date_times_are_read(admin_target: Target) -> None:
     issued = _admin_call(admin_target, "POST", f"/admin/v1/tenants/{tenant_id}/keys",
                          json={"expires_at": "2999-01-31T10:00:00Z"})
     assert issued.status_code == 201 and issued.json()["key"]["expires_at"].startswith("2999-01-31T10:00:00")
+
+
+@pytest.mark.parametrize(("path", "field", "value"), [
+    ("/v1/completions", "top_p", True),
+    ("/v1/completions", "max_tokens", "8"),
+    ("/v1/completions", "prompt", [True, 1]),
+    ("/v1/chat/completions", "temperature", "0.5"),
+    ("/v1/chat/completions", "stream", 1),
+    ("/v1/chat/completions", "n", 2.0),
+    ("/v1/chat/completions", "logprobs", "true"),
+])
+def test_v1_fields_take_their_json_types(admin_target: Target, path: str, field: str, value: Any) -> None:
+    # Pydantic's lax mode read "top_p": true as 1.0 (and "8" as 8) and served the request.
+    from schemathesis.python import asgi
+
+    base: dict[str, Any] = ({"model": SERVED_MODEL, "prompt": "hi"} if path == "/v1/completions"
+                            else {"model": SERVED_MODEL, "messages": [{"role": "user", "content": "hi"}]})
+    with asgi.get_client(admin_target.app) as client:
+        refused = client.post(path, json={**base, field: value}, headers=admin_target.principals.v1_headers)
+        served = client.post(path, json={**base, "temperature": 1}, headers=admin_target.principals.v1_headers)
+    _assert_400(refused)
+    assert refused.json()["error"]["param"].startswith(field)  # a union names its first branch: "prompt.str"
+    assert served.status_code == 503, served.text  # parsed and admitted; this app has no engine
