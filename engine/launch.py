@@ -22,6 +22,7 @@ from engine.loader.source import resolve_model
 from engine.tokenizer import Tokenizer
 
 STARTUP_TIMEOUT_S = 600.0
+IN_PROCESS_STOP_S = 120.0  # how long shutdown waits for an in-process engine's step to end
 
 
 async def start_engine(config: EngineConfig, *, in_process: bool = False) -> AsyncEngineClient:
@@ -40,7 +41,9 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
             return thread.is_alive()
 
         def stop(timeout: float) -> None:
-            thread.join(timeout)
+            # The thread ends after the step it is in; a process that exits while it is still inside torch aborts
+            # ("terminate called without an active exception"), so a long prefill step is waited out.
+            thread.join(max(timeout, IN_PROCESS_STOP_S))
     else:
         ctx = mp.get_context("spawn")
         in_recv, in_send = ctx.Pipe(duplex=False)
