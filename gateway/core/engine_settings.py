@@ -19,7 +19,7 @@ class EngineSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WARDEN_ENGINE_", env_file=".env", extra="ignore")
 
     # auto: float32 on CPU (exact parity with HF), bfloat16 on CUDA. For CPU serving, bfloat16 with
-    # quantization=int4 is several times faster (see README "Engine performance").
+    # quantization=int4 is several times faster (docs/benchmarks.md, "Engine on CPU vs Hugging Face transformers").
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     device: Literal["auto", "cpu", "cuda"] = "auto"
     # Weight-only int4 (llama.cpp's Q4_1 grid, so a Q4_1 GGUF loses nothing) or int8 for small decode batches.

@@ -1,4 +1,4 @@
-"""The /v1 request path, in order (see DESIGN.md "One request, end to end"):
+"""The /v1 request path, in order (see docs/architecture.md):
 
     auth -> policy -> parse and validate -> model checks -> tokenize -> admission (rate limits)
     -> input guardrails -> engine -> output guardrails -> settle limits -> audit -> respond
