@@ -39,7 +39,8 @@ IsoDateTime = Annotated[datetime, BeforeValidator(_iso_8601)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: JSON types as declared; lax mode would read "legal_hold": "yes" as true and "grace_seconds": "60" as 60.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class TenantCreate(_Strict):

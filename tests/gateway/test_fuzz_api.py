@@ -226,3 +226,13 @@ def test_v1_fields_take_their_json_types(admin_target: Target, path: str, field:
     _assert_400(refused)
     assert refused.json()["error"]["param"].startswith(field)  # a union names its first branch: "prompt.str"
     assert served.status_code == 503, served.text  # parsed and admitted; this app has no engine
+
+
+def test_admin_bodies_take_their_json_types(admin_target: Target) -> None:
+    tenant = f"/admin/v1/tenants/{admin_target.principals.pinned['tenant_id']}"
+    _assert_400(_admin_call(admin_target, "PATCH", tenant, json={"legal_hold": "yes"}), "legal_hold")
+    _assert_400(_admin_call(admin_target, "POST", "/admin/v1/tenants", json={"name": 12}), "name")
+    key_id = admin_target.principals.pinned["key_id"]
+    _assert_400(_admin_call(admin_target, "POST", f"{tenant}/keys/{key_id}/rotate", json={"grace_seconds": "60"}),
+                "grace_seconds")
+    assert _admin_call(admin_target, "PATCH", tenant, json={"legal_hold": False}).status_code == 200
