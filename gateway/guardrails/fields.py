@@ -4,7 +4,8 @@ Agents paste JSON, YAML, logs and code where a person's name or a city stands al
 (``"full_name": "Arash Ahmady"``, ``assignee="Leyla Erdoğan"``, ``city: Kamina``): no sentence around it for NER to
 read, and often no gazetteer entry. The key decides the type. Keys that merely end in "name" but name things
 (``file_name``, ``hostname``, ``service_name``) are not person keys. The value must read as a name: one to four
-words of letters (initials and particles allowed), capitalised when more than one, no digits.
+words of letters (initials and particles allowed), capitalised when more than one, no digits. In CSV, the header row
+is the key: a column named ``full_name`` or ``city`` makes its cells in the rows below names or places.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ _FIELD = re.compile(
     rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?[ \t]*(?::|=>?)[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
 )
+_PERSON_KEY = re.compile(rf"(?:{_PERSON_KEYS})")
+_PLACE_KEY = re.compile(rf"(?:{_PLACE_KEYS})")
+# A CSV header: three or more comma-separated column names, nothing else on the line.
+_CSV_HEADER = re.compile(r"(?m)^[ \t]*[A-Za-z_][\w .-]*(?:,[ \t]*[A-Za-z_][\w .-]*){2,}[ \t]*\r?$")
+_CSV_CELL = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
+
 # One to four words of letters ("Teresa A. Zieliński", "José de la Vega", "O'Neil-Smith").
 _NAME_WORD = r"[^\W\d_]+(?:['’.-][^\W\d_]*)*"
 _NAME = re.compile(rf"{_NAME_WORD}(?: {_NAME_WORD}){{0,3}}")
@@ -73,6 +80,35 @@ class FieldValueRecognizer(EntityRecognizer):
             entity = "PERSON" if match.group("person") is not None else "LOCATION"
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
+        if "," in text:
+            results.extend(self._csv_cells(text))
+        return results
+
+    def _csv_cells(self, text: str) -> list[RecognizerResult]:
+        """Cells under a person- or place-named column of each CSV block (a header, then rows with as many cells)."""
+        results = []
+        for header in _CSV_HEADER.finditer(text):
+            columns = [name.strip().lower() for name in header.group().split(",")]
+            kinds = {index: ("PERSON" if _PERSON_KEY.fullmatch(name) else "LOCATION" if _PLACE_KEY.fullmatch(name)
+                             else None) for index, name in enumerate(columns)}
+            if not any(kinds.values()):
+                continue
+            position = header.end() + 1
+            while position < len(text):
+                line_end = text.find("\n", position)
+                line_end = len(text) if line_end < 0 else line_end
+                cells = [(cell.start(), cell.end()) for cell in _CSV_CELL.finditer(text, position, line_end)
+                         if cell.end() > cell.start() or cell.start() == position or text[cell.start() - 1] == ","]
+                if len(cells) != len(columns):
+                    break
+                for index, (start, end) in enumerate(cells):
+                    kind = kinds.get(index)
+                    if text[start:start + 1] == '"':
+                        start, end = start + 1, end - 1
+                    if kind is not None and _reads_as_name(text[start:end].strip()):
+                        explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} column")
+                        results.append(RecognizerResult(kind, start, end, SCORE, explanation))
+                position = line_end + 1
         return results
 
     @staticmethod

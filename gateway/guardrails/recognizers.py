@@ -380,7 +380,7 @@ def build_detectors() -> list[Detector]:
         ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _regex_prefilter(_CREDENTIAL_ANCHOR), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
-        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=]"), None, 0),
+        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(rf"\d\s+[A-Z].*?\b(?:{STREET_SUFFIXES})\b"),
          None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR), _YEAR, 32),

@@ -41,3 +41,14 @@ def test_field_values_by_their_key(text: str, expected: list[tuple[str, str]]) -
 )
 def test_values_that_are_no_names(text: str) -> None:
     assert found(text) == []
+
+
+def test_csv_cells_under_person_and_place_columns() -> None:
+    text = 'id,customer_name,plan,city\n17,Oluwaseun Adeyemi,pro,Ibadan\n18,"Inés Ortega",free,Cuenca\n\nTotal: 2'
+    assert found(text) == [("PERSON", "Oluwaseun Adeyemi"), ("LOCATION", "Ibadan"), ("PERSON", "Inés Ortega"),
+                           ("LOCATION", "Cuenca")]
+
+
+def test_csv_without_such_columns_or_with_ragged_rows() -> None:
+    assert found("sku,qty,price\nAB-1,2,9.99\n") == []
+    assert found("id,full_name,city\n1,Ana Lima\n") == []  # a row with too few cells ends the block
