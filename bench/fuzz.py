@@ -1,13 +1,14 @@
 """Schema fuzzing of the HTTP edge: schemathesis over the OpenAPI of the public (/v1) and admin (/admin/v1) APIs.
 
-    python -m bench.fuzz [--examples 500] [--timeout 30] [--only PREFIX]
+    python -m bench.fuzz [--examples 500] [--timeout 120] [--only PREFIX] [--no-allow-nul]
 
 The app runs in-process (ASGI) on a throwaway database (a new Postgres database beside WARDEN_DATABASE_URL's, or a
 temporary SQLite file without one) with the real engine and guardrails. Every operation gets ``--examples`` cases
-in each generation mode (positive: bodies and parameters the schema allows; negative: ones it forbids), /v1 calls
-with a real tenant key (its policy caps max_tokens, so a case costs a few decode steps), admin calls with a
-platform-admin token. Tenant- and key-scoped routes get half of their cases on a real tenant and key, so the
-fuzzer reaches the handlers and not only their 404s. Each response must pass:
+in each generation mode (positive: bodies and parameters the schema allows; negative: ones it forbids), derandomized.
+/v1 calls carry a real tenant key and name the served model (``steered_document``); positive ones ask for at most
+``STEERED_MAX_TOKENS`` tokens and the tenant's policy refuses more than ``MAX_TOKENS_CAP``, so a case costs a few
+decode steps. Admin calls carry a platform-admin token; tenant- and key-scoped routes get half of their cases on a
+real tenant and key, so the fuzzer reaches the handlers and not only their 404s. Each response must pass:
 
 - ``not_a_server_error``: no 5xx (a 503 included: the engine and the store are up for the whole run);
 - a per-call timeout: no hangs;
@@ -66,8 +67,9 @@ from gateway.tenants.service import create_tenant
 
 RESULTS = Path(__file__).parent / "results" / "fuzz.json"
 ERROR_FIELDS = frozenset({"message", "type", "param", "code"})
-# The /v1 tenant's policy: a fuzzed max_tokens of a million costs this many decode steps, not a million.
-MAX_TOKENS_CAP = 16  # /v1/completions defaults to 16, as OpenAI does
+# The /v1 tenant's policy cap: a larger max_tokens is a 400, so no case decodes more per choice. 16 because
+# /v1/completions defaults to 16 (as OpenAI does), and a request that leaves the default must still be served.
+MAX_TOKENS_CAP = 16
 STEERED_MAX_TOKENS = 4
 MODES = (schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE)
 NUL, LONE_SURROGATE = "\u0000", "\ud800"

@@ -170,7 +170,8 @@ class _SamplingFields(_Strict):
     # Extensions current open-source clients send (vLLM's names); each changes sampling and is honoured.
     top_k: int | None = Field(default=None, ge=0)
     min_p: float | None = Field(default=None, ge=0.0, le=1.0)
-    repetition_penalty: float | None = Field(default=None, gt=0.0, le=2.0)
+    # Above 0.01: the engine divides logits by it in float32, where a tinier positive double is 0 (inf logits).
+    repetition_penalty: float | None = Field(default=None, ge=0.01, le=2.0)
     min_tokens: int | None = Field(default=None, ge=0)  # no EOS / stop ends the output before this many tokens
     ignore_eos: bool | None = None  # generate through EOS (load tests that need exact lengths)
     # Harmless: accepted and ignored (see HARMLESS_IGNORED_FIELDS).

@@ -236,3 +236,18 @@ def test_admin_bodies_take_their_json_types(admin_target: Target) -> None:
     _assert_400(_admin_call(admin_target, "POST", f"{tenant}/keys/{key_id}/rotate", json={"grace_seconds": "60"}),
                 "grace_seconds")
     assert _admin_call(admin_target, "PATCH", tenant, json={"legal_hold": False}).status_code == 200
+
+
+@pytest.mark.parametrize("penalty", [5e-324, 1e-40, 0.009])
+def test_a_repetition_penalty_the_engine_cannot_hold_is_a_400(admin_target: Target, penalty: float) -> None:
+    # 5e-324 is a positive double but 0 in the engine's float32 tensors: logits divided by it became inf and a
+    # json_schema request failed its grammar, a 500 engine_error.
+    from schemathesis.python import asgi
+
+    body = {"model": SERVED_MODEL, "messages": [{"role": "user", "content": "hi"}], "repetition_penalty": penalty}
+    with asgi.get_client(admin_target.app) as client:
+        refused = client.post("/v1/chat/completions", json=body, headers=admin_target.principals.v1_headers)
+        served = client.post("/v1/chat/completions", json={**body, "repetition_penalty": 0.01},
+                             headers=admin_target.principals.v1_headers)
+    _assert_400(refused, "repetition_penalty")
+    assert served.status_code == 503, served.text  # parsed and admitted; this app has no engine
