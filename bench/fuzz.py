@@ -189,7 +189,7 @@ class OperationReport:
 
 
 def _sent(case: Any) -> str:
-    body = "" if isinstance(case.body, NotSet) else json.dumps(case.body, default=repr)[:500]
+    body = "" if isinstance(case.body, NotSet) else json.dumps(case.body, default=repr)[:4000]  # enough to replay
     return f"{case.method} {case.formatted_path} {case.query or ''} {body}".strip()
 
 
