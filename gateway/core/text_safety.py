@@ -17,7 +17,9 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gateway.core.middleware import replaying
 
 UNSAFE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
 # A JSON escape that may decode to NUL or a surrogate (case-insensitive hex, as JSON allows).
@@ -120,13 +122,4 @@ class TextSafetyMiddleware:
         if param is not None:
             await self._reject(scope, send, param)
             return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if not delivered:
-                delivered = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
