@@ -14,6 +14,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from gateway.core.errors import StoreUnavailable
+from gateway.core.store_health import is_store_unavailable
+
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -59,6 +62,25 @@ class StaleTolerantCache(Generic[K, V]):
             self._entries.move_to_end(key)
             while len(self._entries) > self._max_entries:
                 self._entries.popitem(last=False)
+
+    def read_through(self, key: K, load: Callable[[], V], *, stage: str, retry_after_s: int,
+                     usable: Callable[[V | None], bool] = lambda _value: True) -> V | None:
+        """The fresh entry, else ``load()``'s result (cached); while the store is unavailable, the stale entry,
+        else ``StoreUnavailable`` (a 503 naming ``stage``). ``usable`` says which cached values may be served."""
+        hit, value = self.fresh(key)
+        if hit and usable(value):
+            return value
+        try:
+            value = load()
+        except Exception as exc:
+            if not (isinstance(exc, StoreUnavailable) or is_store_unavailable(exc)):
+                raise
+            hit, value = self.stale(key)
+            if hit and usable(value):
+                return value
+            raise StoreUnavailable(retry_after_s, stage=stage) from exc
+        self.put(key, value)
+        return value
 
     def clear(self) -> None:
         with self._lock:

@@ -68,21 +68,11 @@ class Authenticator:
         self._touch_lock = threading.Lock()
 
     def _load(self, key_id: str) -> KeyRecord | None:
-        hit, record = self._cache.fresh(key_id)
-        if hit:
-            return record
-        try:
+        def load() -> KeyRecord | None:
             with self._db.session() as session:
-                record = load_key_record(key_id, session=session)
-        except Exception as exc:
-            if not (isinstance(exc, StoreUnavailable) or is_store_unavailable(exc)):
-                raise
-            hit, record = self._cache.stale(key_id)
-            if hit:
-                return record
-            raise StoreUnavailable(self._retry_after_s, stage="auth") from exc
-        self._cache.put(key_id, record)
-        return record
+                return load_key_record(key_id, session=session)
+
+        return self._cache.read_through(key_id, load, stage="auth", retry_after_s=self._retry_after_s)
 
     def _touch(self, key_id: str) -> None:
         # last_used_at is informational: written at most once per interval per key, never on the hot path's

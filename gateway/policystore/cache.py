@@ -10,9 +10,7 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 
 from gateway.core.db import Database
-from gateway.core.errors import StoreUnavailable
 from gateway.core.stale_cache import StaleTolerantCache
-from gateway.core.store_health import is_store_unavailable
 from gateway.policystore.service import ActivePolicy, load_active_policy
 
 
@@ -24,20 +22,13 @@ class PolicyResolver:
         self._retry_after_s = retry_after_s
 
     def _resolve_sync(self, tenant_id: str) -> ActivePolicy:
-        hit, active = self._cache.fresh(tenant_id)
-        if hit and active is not None:
-            return active
-        try:
+        def load() -> ActivePolicy:
             with self._db.session() as session:
-                active = load_active_policy(tenant_id, session=session)
-        except Exception as exc:
-            if not (isinstance(exc, StoreUnavailable) or is_store_unavailable(exc)):
-                raise
-            hit, active = self._cache.stale(tenant_id)
-            if hit and active is not None:
-                return active
-            raise StoreUnavailable(self._retry_after_s, stage="policy") from exc
-        self._cache.put(tenant_id, active)
+                return load_active_policy(tenant_id, session=session)
+
+        active = self._cache.read_through(tenant_id, load, stage="policy", retry_after_s=self._retry_after_s,
+                                          usable=lambda value: value is not None)
+        assert active is not None
         return active
 
     async def resolve(self, tenant_id: str) -> ActivePolicy:
