@@ -102,13 +102,23 @@ def test_cli_names_the_bad_variable(monkeypatch: pytest.MonkeyPatch, capsys: pyt
 async def test_gateway_starts_the_engine_with_these_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[tuple[EngineConfig, bool]] = []
 
+    class FakeEngine:  # what the gateway's supervised pool of one reads from its replica
+        model_name, max_model_len, tokenizer = "fake", 512, None
+
+        def is_alive(self) -> bool:
+            return True
+
+        async def shutdown(self) -> None:
+            return None
+
     async def fake_start(config: EngineConfig, *, in_process: bool = False) -> object:
         started.append((config, in_process))
-        return object()
+        return FakeEngine()
 
     monkeypatch.setattr(launch, "start_engine", fake_start)
     monkeypatch.setenv("WARDEN_ENGINE_MAX_MODEL_LEN", "512")
     monkeypatch.setenv("WARDEN_ENGINE_SERVED_MODEL_NAME", "acme-small")
-    await app_module._start_engine(Settings(_env_file=None, engine_in_process=True))
+    engine = await app_module._start_engine(Settings(_env_file=None, engine_in_process=True))
+    await engine.shutdown()
     (config, in_process), = started
     assert (config.max_model_len, config.served_model_name, in_process) == (512, "acme-small", True)
