@@ -80,12 +80,13 @@ def _connect_waiting(engine, wait_s: float) -> Iterator[Connection]:  # type: ig
             connection = engine.connect()
             break
         except OperationalError as exc:
-            if time.monotonic() + _WAIT_STEP_S > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 # The driver's message can name the host and user but never the password; keep only its class.
                 raise DatabaseUnreachable(
                     f"the database did not accept a connection within {wait_s:g}s ({type(exc.orig).__name__})"
                 ) from None
-            time.sleep(_WAIT_STEP_S)
+            time.sleep(min(_WAIT_STEP_S, remaining))  # the last try comes at the deadline, not a step before it
     with connection:
         yield connection
 
