@@ -112,17 +112,6 @@ class Quarantine:
         finally:
             os.close(fd)
 
-    def count(self) -> int:
-        """Lines quarantined in the table and in this host's fallback files."""
-        in_files = 0
-        if self._fallback_dir.is_dir():
-            for path in self._fallback_dir.glob("quarantine-*.jsonl"):
-                with open(path, "rb") as f:
-                    in_files += sum(1 for _ in f)
-        with self._db.session() as session:
-            in_table = session.scalar(select(func.count()).select_from(AuditQuarantine)) or 0
-        return int(in_table) + in_files
-
 
 def quarantined(session: Session, *, chain_id: str | None, limit: int) -> tuple[int, list[dict[str, Any]]]:
     """How many lines are quarantined in scope (one chain, or every chain with None), and the newest ``limit``

@@ -442,13 +442,7 @@ class CallHandler:
     async def _complete(self, prepared: Prepared) -> Response:
         states = [responses.ChoiceState() for _ in prepared.engine_requests]
         collector = asyncio.ensure_future(self._collect(prepared, states))
-        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
-        try:
-            await asyncio.wait({collector, watcher}, timeout=self.deadline.remaining(),
-                               return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            client_gone = watcher.done()
-            watcher.cancel()
+        client_gone = await self._await_watching_client(collector)
         if not collector.done():
             # The client went away or the deadline passed: stop the engine work (EngineCall.close aborts it).
             collector.cancel()
@@ -510,13 +504,9 @@ class CallHandler:
         """The first engine output, while watching the client and the deadline: None when the client left first
         (so a client that gave up is not served a whole prefill); past the deadline, the 504."""
         first = asyncio.ensure_future(anext(outputs))
-        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
         try:
-            await asyncio.wait({first, watcher}, timeout=self.deadline.remaining(),
-                               return_when=asyncio.FIRST_COMPLETED)
+            client_gone = await self._await_watching_client(first)
         finally:
-            client_gone = watcher.done()
-            watcher.cancel()
             if not first.done():
                 first.cancel()
                 await asyncio.wait({first})
@@ -525,6 +515,17 @@ class CallHandler:
         if client_gone:
             return None
         raise deadline_error(self.deadline)
+
+    async def _await_watching_client(self, task: asyncio.Future[Any]) -> bool:
+        """Wait for ``task`` until it is done, the client disconnects or the deadline passes (the caller tells which
+        by ``task.done()``). True when the client left."""
+        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
+        try:
+            await asyncio.wait({task, watcher}, timeout=self.deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            client_gone = watcher.done()
+            watcher.cancel()
+        return client_gone
 
     async def _abandon_stream(self, prepared: Prepared, call: EngineCall) -> None:
         """End a stream that never sent an event: abort its engine work, settle, and record how it ended."""
