@@ -25,6 +25,7 @@ from gateway.core.clock import utcnow
 from gateway.core.db import Database, StoreTimeouts
 from gateway.core.errors import audit_unavailable, install_error_handlers
 from gateway.core.middleware import BodySizeLimitMiddleware, RequestContextMiddleware, RequestTiming
+from gateway.core.migrate import SchemaRevisionCheck
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
 from gateway.core.store_health import StoreCircuit
@@ -112,6 +113,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         if settings.guardrails and input_guard is None and output_guard is None:
             services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret, settings)
         app.state.services = services
+        app.state.schema = SchemaRevisionCheck(db.engine)  # /readyz: not ready while the schema is behind the code
         app.state.admin = admin = build_admin_services(settings)
         checkpointer = (asyncio.create_task(
             run_checkpoints(background_db, admin.signer, settings.audit_checkpoint_interval_s))

@@ -42,7 +42,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # The in-process limiter counts per process: N workers would each grant the whole allowance.
         return _fail(f"--workers {args.workers} needs a shared rate limiter: set WARDEN_REDIS_URL (each worker's "
                      "in-process limits would otherwise be enforced N times over), or run one worker")
-    upgrade_database(settings.database_url)
+    if args.migrate:
+        upgrade_database(settings.database_url)
     load_server_secrets(settings)  # created once here, before any worker starts
     tls: dict[str, str] = {}
     scheme = "http"
@@ -274,12 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="warden", description="Warden LLM gateway")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    serve = sub.add_parser("serve", help="migrate, then serve the API (HTTPS unless --http)")
+    serve = sub.add_parser("serve", help="migrate (unless --no-migrate), then serve the API (HTTPS unless --http)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="default 8443 (HTTPS) or 8000 (--http)")
     serve.add_argument("--http", action="store_true", help="plain HTTP (only behind a TLS-terminating proxy)")
     serve.add_argument("--workers", type=int, default=1)
     serve.add_argument("--log-level", default="info")
+    serve.add_argument("--no-migrate", dest="migrate", action="store_false",
+                       help="leave the schema to `warden db upgrade` (a Kubernetes migration Job); /readyz says "
+                            "not ready (schema) until the database has this version's schema")
     serve.set_defaults(func=cmd_serve)
 
     db = sub.add_parser("db", help="database schema").add_subparsers(dest="db_command", required=True)

@@ -1,8 +1,9 @@
 """Readiness and graceful shutdown: ``/readyz``, the drain on SIGTERM, and the cut of calls still open at its end.
 
 ``/readyz`` (unauthenticated; it says ready or not and why, in one word, and nothing about tenants) is what a load
-balancer or Kubernetes routes by. It is ``not_ready`` while the engine is down or restarting (``engine``) and from
-the moment a SIGTERM arrives (``draining``); ``/healthz`` stays the liveness check.
+balancer or Kubernetes routes by. It is ``not_ready`` while the engine is down or restarting (``engine``), while the
+database's schema is older than the code's newest migration (``schema``: a server that does not migrate itself waits
+for the migration Job), and from the moment a SIGTERM arrives (``draining``); ``/healthz`` stays the liveness check.
 
 On SIGTERM (or the first Ctrl-C) the gateway:
 
@@ -36,6 +37,7 @@ from engine.protocol import EngineClient
 from gateway.audit.event import AuditEvent
 from gateway.core.clock import utcnow
 from gateway.core.middleware import RequestTiming
+from gateway.core.migrate import SchemaRevisionCheck
 
 log = logging.getLogger(__name__)
 SHUTDOWN_RETRY_AFTER_S = 1  # another instance can take the call at once
@@ -218,6 +220,9 @@ async def readyz(request: Request) -> JSONResponse:
     if lifecycle is None or services is None:
         return JSONResponse({"status": "not_ready", "reason": "starting"}, status_code=503)
     ready, reason = lifecycle.readiness(services.engine)
+    schema: SchemaRevisionCheck | None = getattr(request.app.state, "schema", None)
+    if ready and schema is not None and not await schema.is_current():
+        ready, reason = False, "schema"
     # Quarantined audit lines do not make a gateway unready (it keeps recording), but an operator must see them.
     return JSONResponse({"status": "ready" if ready else "not_ready", "reason": reason,
                          "audit_quarantined": services.audit.quarantined},

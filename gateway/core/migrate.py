@@ -1,4 +1,6 @@
-"""Running Alembic migrations from code (``warden db upgrade``, ``warden serve``, tests).
+"""Running Alembic migrations from code (``warden db upgrade``, ``warden serve``, tests), and the schema check that
+keeps a server that does not migrate (``warden serve --no-migrate``, a Kubernetes pod) out of rotation until its
+database has the schema it was built for.
 
 On Postgres every upgrade runs under a session-level advisory lock, so any number of concurrent runs (a Helm hook
 Job retried while the last one still runs, several pods starting at once) apply each migration exactly once: the
@@ -7,7 +9,11 @@ first takes the lock and migrates, the others wait for it and then find nothing 
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
+import importlib.util
+import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,18 +21,30 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, text
-from sqlalchemy.exc import OperationalError
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-import migrations
 from gateway.core.db import make_engine, normalize_database_url
 
-MIGRATIONS_DIR = Path(migrations.__file__).resolve().parent
+
+def _migrations_dir() -> Path:
+    # Located, not imported: migrations/env.py imports the gateway's models, and the arrow runs that way only.
+    spec = importlib.util.find_spec("migrations")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the migrations package (Alembic's script directory) is not installed beside gateway")
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+MIGRATIONS_DIR = _migrations_dir()
 
 # One fixed 64-bit key for Warden's schema in a database (pg_advisory_lock takes a signed bigint); derived from a
 # name so it is unlikely to collide with another application's advisory locks in a shared database.
 MIGRATION_LOCK_KEY = int.from_bytes(hashlib.sha256(b"warden.schema-migrations").digest()[:8], "big", signed=True)
 _WAIT_STEP_S = 1.0
+log = logging.getLogger(__name__)
 
 
 class DatabaseUnreachable(RuntimeError):
@@ -93,3 +111,60 @@ def _connect_waiting(engine, wait_s: float) -> Iterator[Connection]:  # type: ig
 
 def _is_postgres(database_url: str) -> bool:
     return normalize_database_url(database_url).startswith("postgresql")
+
+
+@functools.cache
+def _scripts() -> ScriptDirectory:
+    """This code's migration scripts (read once per process)."""
+    return ScriptDirectory.from_config(alembic_config(""))
+
+
+def schema_is_behind(connection: Connection) -> bool:
+    """Whether the database's schema is older than the newest migration this code carries: no schema at all, or a
+    revision this code knows that is not its head.
+
+    A revision this code does not know was written by newer code (a rolling upgrade migrates before the new pods
+    start, while the old ones still serve); migrations only add what older code can ignore, so that counts as not
+    behind: the old pods keep serving until they are replaced."""
+    current = MigrationContext.configure(connection).get_current_heads()
+    if not current:
+        return True
+    scripts = _scripts()
+    if set(scripts.get_heads()) <= set(current):
+        return False
+    for revision in current:
+        try:
+            scripts.get_revision(revision)
+        except CommandError:
+            return False  # newer than this code
+    return True
+
+
+class SchemaRevisionCheck:
+    """Readiness' schema gate: current once the database has reached this code's head revision (sticky: a schema
+    does not move back under a running server, so a current one is never queried again); while it is behind (or
+    cannot be read), it is asked again at most every ``recheck_s``, off the event loop."""
+
+    def __init__(self, engine: Engine, *, recheck_s: float = 1.0) -> None:
+        self._engine = engine
+        self.recheck_s = recheck_s
+        self._current = False
+        self._next_check = 0.0
+        self._lock = asyncio.Lock()
+
+    async def is_current(self) -> bool:
+        if self._current:
+            return True
+        async with self._lock:
+            if not self._current and time.monotonic() >= self._next_check:
+                try:
+                    self._current = not await asyncio.to_thread(self._behind)
+                except SQLAlchemyError as exc:
+                    # Only the class: a driver's message can name the host and the user.
+                    log.warning("the schema revision could not be read (%s)", type(exc).__name__)
+                self._next_check = time.monotonic() + self.recheck_s
+        return self._current
+
+    def _behind(self) -> bool:
+        with self._engine.connect() as connection:
+            return schema_is_behind(connection)
