@@ -8,7 +8,12 @@ from fastapi.responses import JSONResponse
 
 from gateway.ratelimit.admission import Admission, LimitStatus, Refusal
 from gateway.ratelimit.errors import RateLimiterUnavailable
-from gateway.ratelimit.limits import LimitKind
+from gateway.ratelimit.limits import MAX_PER_MINUTE, LimitKind, RateLimits
+
+# The x-ratelimit-* values of a dimension nothing meters (no limit set in it): the largest limit a policy can set,
+# all of it remaining, nothing to wait for. OpenAI always sends all six headers and clients read them as integers
+# and durations, so an unlimited dimension gets numbers that never throttle a client rather than no header.
+UNLIMITED = LimitStatus(limit=MAX_PER_MINUTE, remaining=MAX_PER_MINUTE, reset_ms=0)
 
 _DESCRIPTIONS = {
     LimitKind.REQUESTS_PER_MINUTE: "requests per minute",
@@ -33,11 +38,12 @@ def format_duration(ms: int) -> str:
 
 
 def rate_limit_headers(admission: Admission) -> dict[str, str]:
-    """x-ratelimit-* for every response (admitted or refused), plus Retry-After / retry-after-ms on a refusal
-    that can clear. A dimension without a limit, or a degraded (unmetered) admission, sends none."""
+    """All six x-ratelimit-* headers for every response (admitted or refused), plus Retry-After / retry-after-ms
+    on a refusal that can clear. A dimension without a limit shows ``UNLIMITED``; a degraded admission (the store
+    unreachable, the policy failing open: nothing is metered) shows each limit in force as fully available."""
     headers: dict[str, str] = {}
-    _add_status(headers, "requests", admission.requests)
-    _add_status(headers, "tokens", admission.tokens)
+    _add_status(headers, "requests", admission.requests or _unmetered(admission, "requests_per_minute"))
+    _add_status(headers, "tokens", admission.tokens or _unmetered(admission, "tokens_per_minute"))
     refusal = admission.refusal
     if refusal is not None and refusal.retry_after_ms is not None:
         headers["retry-after"] = str(max(1, math.ceil(refusal.retry_after_ms / 1000)))
@@ -92,9 +98,16 @@ def _error_type(kind: LimitKind) -> str:
     return "tokens" if kind is LimitKind.TOKENS_PER_MINUTE else "requests"
 
 
-def _add_status(headers: dict[str, str], dimension: str, status: LimitStatus | None) -> None:
-    if status is None:
-        return
+def _unmetered(admission: Admission, dimension: str) -> LimitStatus:
+    """What a dimension shows when its limiter reported no status: its tightest limit in force, all of it left."""
+    scopes: list[RateLimits] = [admission.limits, *([admission.key_limits] if admission.key_limits else [])]
+    limits = [value for scope in scopes if (value := getattr(scope, dimension)) is not None]
+    if not limits:
+        return UNLIMITED
+    return LimitStatus(limit=min(limits), remaining=min(limits), reset_ms=0)
+
+
+def _add_status(headers: dict[str, str], dimension: str, status: LimitStatus) -> None:
     headers[f"x-ratelimit-limit-{dimension}"] = str(status.limit)
     headers[f"x-ratelimit-remaining-{dimension}"] = str(status.remaining)
     headers[f"x-ratelimit-reset-{dimension}"] = format_duration(status.reset_ms)

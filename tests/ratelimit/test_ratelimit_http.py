@@ -21,6 +21,7 @@ from gateway.ratelimit import (
     unavailable_response,
 )
 from gateway.ratelimit.http import format_duration
+from gateway.ratelimit.limits import MAX_PER_MINUTE
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,44 @@ def test_admitted_and_refused_responses_carry_the_headers() -> None:
         assert (error["type"], error["code"], error["param"]) == ("tokens", "rate_limit_exceeded", None)
         assert "tokens per minute: limit 1000, requested 950" in error["message"]
         assert "try again in 3s" in error["message"]
+
+
+RATE_LIMIT_HEADERS = {f"x-ratelimit-{what}-{dimension}" for what in ("limit", "remaining", "reset")
+                      for dimension in ("requests", "tokens")}
+
+
+@pytest.mark.parametrize(("limits", "key_limits", "expected"), [
+    # No limits at all: both dimensions unlimited.
+    (RateLimits(), None, {"requests": (MAX_PER_MINUTE, MAX_PER_MINUTE, "0ms"),
+                          "tokens": (MAX_PER_MINUTE, MAX_PER_MINUTE, "0ms")}),
+    # Only requests limited: the tokens dimension is unlimited.
+    (RateLimits(requests_per_minute=3), None, {"requests": (3, 2, "20s"),
+                                               "tokens": (MAX_PER_MINUTE, MAX_PER_MINUTE, "0ms")}),
+    # Only tokens limited, and only on the key: the key's bucket is what the client runs into.
+    (RateLimits(), RateLimits(tokens_per_minute=600), {"requests": (MAX_PER_MINUTE, MAX_PER_MINUTE, "0ms"),
+                                                       "tokens": (600, 500, "10s")}),
+])  # fmt: skip
+async def test_all_six_headers_whatever_the_policy_limits(limits: RateLimits, key_limits: RateLimits | None,
+                                                          expected: dict[str, tuple[int, int, str]]) -> None:
+    limiter = InProcessRateLimiter(clock=ManualClock(START_MS))
+    admission = await limiter.admit("acme", "k", limits, 100, key_limits=key_limits)
+    headers = rate_limit_headers(admission)
+    assert set(headers) == RATE_LIMIT_HEADERS
+    for dimension, (limit, remaining, reset) in expected.items():
+        assert headers[f"x-ratelimit-limit-{dimension}"] == str(limit)
+        assert headers[f"x-ratelimit-remaining-{dimension}"] == str(remaining)
+        assert headers[f"x-ratelimit-reset-{dimension}"] == reset
+
+
+async def test_a_refusal_on_one_dimension_still_sends_all_six() -> None:
+    limiter = InProcessRateLimiter(clock=ManualClock(START_MS))
+    limits = RateLimits(requests_per_minute=1)
+    assert (await limiter.admit("acme", "k", limits, 1)).admitted
+    refused = await limiter.admit("acme", "k", limits, 1)
+    headers = rate_limit_headers(refused)
+    assert not refused.admitted and set(headers) == RATE_LIMIT_HEADERS | {"retry-after", "retry-after-ms"}
+    assert (headers["x-ratelimit-remaining-requests"], headers["x-ratelimit-limit-tokens"]) == ("0",
+                                                                                              str(MAX_PER_MINUTE))
 
 
 async def test_spent_budget_is_insufficient_quota() -> None:

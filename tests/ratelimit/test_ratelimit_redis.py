@@ -15,6 +15,7 @@ from redis.crc import key_slot
 from gateway.background_server import free_port
 from gateway.ratelimit import RateLimiterUnavailable, RateLimits, build_limiter, lua, rate_limit_headers
 from gateway.ratelimit.calendar import month_index, month_label, month_start_ms
+from gateway.ratelimit.limits import MAX_PER_MINUTE
 
 pytestmark = pytest.mark.redis
 
@@ -83,7 +84,11 @@ async def test_unreachable_redis_fails_closed_or_open_per_policy() -> None:
             await limiter.admit("acme", "k", RateLimits(requests_per_minute=5), 1)
         degraded = await limiter.admit("acme", "k", RateLimits(requests_per_minute=5, fail_open=True), 1)
         assert degraded.admitted and degraded.degraded
-        assert rate_limit_headers(degraded) == {}
+        # Unmetered while the store is down: the limit in force, all of it shown as left; tokens have no limit.
+        assert rate_limit_headers(degraded) == {
+            "x-ratelimit-limit-requests": "5", "x-ratelimit-remaining-requests": "5",
+            "x-ratelimit-reset-requests": "0ms", "x-ratelimit-limit-tokens": str(MAX_PER_MINUTE),
+            "x-ratelimit-remaining-tokens": str(MAX_PER_MINUTE), "x-ratelimit-reset-tokens": "0ms"}
         assert not await limiter.settle(degraded, 1)
         with pytest.raises(RateLimiterUnavailable):
             await limiter.monthly_usage("acme")
