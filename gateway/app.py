@@ -35,6 +35,8 @@ from gateway.export.router import router as audit_router
 from gateway.keys.auth import Authenticator
 from gateway.lifecycle import DrainMiddleware, Lifecycle
 from gateway.lifecycle import router as lifecycle_router
+from gateway.mcp.admin_router import router as mcp_admin_router
+from gateway.mcp.endpoint import McpEndpoint
 from gateway.openai.hooks import InputGuard, OutputGuard
 from gateway.openai.router import router as openai_router
 from gateway.policystore.cache import PolicyResolver
@@ -126,6 +128,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         app.state.engine_stats = stats_reader = EngineStatsReader(telemetry.metrics, lambda: services.engine)
         stats_task: asyncio.Task[None] | None = None
         try:
+            await mcp_endpoint.start(services)
             if owns_engine:
                 services.engine = await _start_engine(settings)
                 log.info("engine ready: serving %s (%d replica(s))", services.engine.model_name,
@@ -136,6 +139,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             yield
         finally:
             lifecycle.close()
+            await mcp_endpoint.close()
             if stats_task is not None:
                 stats_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -168,6 +172,9 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     app.include_router(admin_router)
     app.include_router(audit_router)
     app.include_router(lifecycle_router)  # /readyz
+    app.include_router(mcp_admin_router)
+    app.state.mcp = mcp_endpoint = McpEndpoint()  # /mcp: governed tool calls (gateway.mcp)
+    app.router.routes.append(mcp_endpoint.route())
 
     async def audit_edge_refusal(scope: Scope, stage: str, status: int, **details: object) -> None:
         services: GatewayServices | None = getattr(app.state, "services", None)

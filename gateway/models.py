@@ -3,8 +3,9 @@
 from gateway.audit.models import AuditChainAnchor, AuditChainHead, AuditRecord
 from gateway.export.models import AuditCheckpoint, AuditExport
 from gateway.keys.models import ApiKey
+from gateway.mcp.models import McpServer
 from gateway.policystore.models import TenantPolicy
 from gateway.tenants.models import Tenant
 
-__all__ = ["ApiKey", "AuditChainAnchor", "AuditChainHead", "AuditCheckpoint", "AuditExport", "AuditRecord", "Tenant",
-           "TenantPolicy"]
+__all__ = ["ApiKey", "AuditChainAnchor", "AuditChainHead", "AuditCheckpoint", "AuditExport", "AuditRecord", "McpServer",
+           "Tenant", "TenantPolicy"]

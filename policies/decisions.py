@@ -19,6 +19,7 @@ def effective_policy(policy: Policy, key_id: str | None) -> Policy:
             ("max_tokens_cap", override.max_tokens_cap),
             ("rate_limits", override.rate_limits),
             ("weight", override.weight),
+            ("tools", override.tools),
         )
         if value is not None
     }

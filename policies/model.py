@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from policies.tools import ToolPolicy
+
 # Bump when a stored policy document would be read differently; the admin API refuses unknown versions.
 SCHEMA_VERSION = 1
 
@@ -108,6 +110,7 @@ class KeyOverride(_Strict):
     max_tokens_cap: int | None = Field(default=None, ge=1)
     rate_limits: RateLimits | None = None
     weight: int | None = Field(default=None, ge=1, le=1000)
+    tools: ToolPolicy | None = None  # replaces the tenant's tool policy for this key
 
 
 class Policy(_Strict):
@@ -130,6 +133,8 @@ class Policy(_Strict):
     # everything after it stays isolated by the tenant's own cache salt. Only tenants that opt in share: a
     # prompt is never public for a tenant whose policy does not list it.
     public_prefixes: list[str] = Field(default_factory=list, max_length=MAX_PUBLIC_PREFIXES)
+    # Governed tool use through Warden's MCP endpoint (``policies.tools``).
+    tools: ToolPolicy = Field(default_factory=ToolPolicy)
 
     @field_validator("public_prefixes")
     @classmethod

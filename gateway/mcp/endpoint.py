@@ -1,0 +1,158 @@
+"""``/mcp``: Warden's own MCP server over Streamable HTTP (the SDK's session manager), authenticated by the tenant's
+Warden key exactly like ``/v1``.
+
+Every request carries ``Authorization: Bearer wdn_...``. The key's principal (key id, tenant) becomes the request's
+authenticated user, so the SDK binds each session to the key that opened it: a session id presented with another
+key answers 404, as if it did not exist. Both protocol eras are served: the stateless 2026 revision (one POST per
+request) and the earlier initialize handshake with ``Mcp-Session-Id``.
+
+The tools offered are those of the tenant's registered upstream servers that its tool policy allows, named
+``<server>__<tool>``; calls go through ``gateway.mcp.tool_calls``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.exceptions import MCPError
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from gateway.core.errors import StoreUnavailable
+from gateway.keys.auth import AuthenticationFailed, Principal
+from gateway.mcp.registry import UpstreamDirectory
+from gateway.mcp.tool_calls import ToolGateway
+from gateway.mcp.upstream import UpstreamClients
+
+log = logging.getLogger(__name__)
+
+PATH = "/mcp"
+SERVER_NAME = "warden"
+# A handshake-era session nobody has used for this long is closed (its id then answers 404).
+SESSION_IDLE_S = 600.0
+# The principal of the request being served, for handlers that run in the request's own task (the 2026 revision's
+# single-exchange requests); handshake-era sessions read it from the request the SDK hands the handler.
+_principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("warden_mcp_principal", default=None)
+
+
+def _error(status: int, message: str, *, type_: str, code: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": type_, "param": None, "code": code}},
+                        status_code=status, headers=headers)
+
+
+def principal_of(ctx: ServerRequestContext[Any]) -> Principal:
+    request = ctx.request
+    user = request.scope.get("user") if request is not None and hasattr(request, "scope") else None
+    if isinstance(user, AuthenticatedUser) and user.access_token.subject is not None:
+        return Principal(tenant_id=user.access_token.subject, key_id=user.access_token.client_id)
+    principal = _principal.get()
+    if principal is None:  # never reached through the endpoint, which authenticates every request first
+        raise MCPError(types.INVALID_REQUEST, "request is not authenticated")
+    return principal
+
+
+def request_id_of(ctx: ServerRequestContext[Any]) -> str | None:
+    request = ctx.request
+    state = request.scope.get("state") if request is not None and hasattr(request, "scope") else None
+    return state.get("request_id") if isinstance(state, dict) else None
+
+
+class McpEndpoint:
+    """The ASGI app at ``/mcp`` and the session manager behind it (started and stopped by the app's lifespan)."""
+
+    def __init__(self) -> None:
+        self._manager: StreamableHTTPSessionManager | None = None
+        self._gateway: ToolGateway | None = None
+        self._stop: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def route(self) -> Route:
+        return Route(PATH, endpoint=self, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+
+    @property
+    def gateway(self) -> ToolGateway | None:
+        return self._gateway
+
+    async def start(self, services: Any) -> None:
+        settings = services.settings
+        directory = UpstreamDirectory(services.db, services.secrets.server_secret,
+                                      ttl_s=settings.policy_cache_ttl_s, max_entries=settings.key_cache_max_entries,
+                                      stale_window_s=settings.store_stale_window_s,
+                                      retry_after_s=settings.store_retry_after_s)
+        clients = UpstreamClients(max_message_bytes=settings.max_body_bytes)
+        self._gateway = gateway = ToolGateway(services, directory, clients)
+
+        async def list_tools(ctx: ServerRequestContext[Any],
+                             _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+            return await gateway.list_tools(principal_of(ctx))
+
+        async def call_tool(ctx: ServerRequestContext[Any],
+                            params: types.CallToolRequestParams) -> types.CallToolResult:
+            return await gateway.call_tool(principal_of(ctx), params, request_id=request_id_of(ctx))
+
+        server: Server[Any] = Server(SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool)
+        self._manager = manager = StreamableHTTPSessionManager(
+            app=server, max_request_body_size=settings.max_body_bytes, session_idle_timeout=SESSION_IDLE_S)
+        started = asyncio.Event()
+        self._stop = stop = asyncio.Event()
+
+        async def run() -> None:
+            async with manager.run():
+                started.set()
+                await stop.wait()
+
+        self._task = asyncio.create_task(run())
+        waiter = asyncio.create_task(started.wait())
+        await asyncio.wait({self._task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if not started.is_set():
+            waiter.cancel()
+            await self._task  # raises what stopped the session manager
+
+    async def close(self) -> None:
+        if self._stop is not None and self._task is not None:
+            self._stop.set()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._task, timeout=5.0)
+        self._manager = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        manager = self._manager
+        if manager is None:
+            await _error(503, "the MCP endpoint is not running", type_="service_unavailable",
+                         code="mcp_unavailable")(scope, receive, send)
+            return
+        services = scope["app"].state.services
+        headers = dict((name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"])
+        try:
+            principal = await services.authenticator.authenticate(headers.get("authorization"))
+        except AuthenticationFailed as exc:
+            await _error(401, str(exc.reason), type_="authentication_error", code="invalid_api_key",
+                         headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        except StoreUnavailable as exc:
+            await exc.response()(scope, receive, send)
+            return
+        # The SDK binds a session to (client_id, issuer, subject): the key id and its tenant. The token field holds
+        # the key id too: the secret never travels further than the authenticator.
+        user = AuthenticatedUser(AccessToken(token=principal.key_id, client_id=principal.key_id, scopes=[],
+                                             subject=principal.tenant_id))
+        scope = {**scope, "user": user}
+        token = _principal.set(principal)
+        try:
+            await manager.handle_request(scope, receive, send)
+        except anyio.get_cancelled_exc_class():
+            raise
+        finally:
+            _principal.reset(token)

@@ -1,0 +1,135 @@
+"""Registering, updating and deleting a tenant's upstream MCP servers (each change a new version), and reading the
+servers in force, with their credentials opened, for the request path (cached per tenant for a short TTL)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from gateway.core.db import Database
+from gateway.core.stale_cache import StaleTolerantCache
+from gateway.mcp.credentials import open_headers, seal_headers
+from gateway.mcp.models import McpServer
+
+
+class RegistryConflict(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamServer:
+    """One registered server as the request path uses it. ``headers`` hold credentials: never log this object."""
+
+    name: str
+    version: int
+    url: str
+    timeout_s: float
+    allow_private_network: bool
+    headers: dict[str, str]
+
+    def __repr__(self) -> str:  # the headers are credentials
+        return f"UpstreamServer(name={self.name!r}, version={self.version}, url={self.url!r})"
+
+
+def current_server(tenant_id: str, name: str, *, session: Session) -> McpServer | None:
+    return session.scalars(select(McpServer).where(McpServer.tenant_id == tenant_id, McpServer.name == name,
+                                                   McpServer.is_current)).one_or_none()
+
+
+def live_servers(tenant_id: str, *, session: Session) -> list[McpServer]:
+    return list(session.scalars(select(McpServer).where(McpServer.tenant_id == tenant_id, McpServer.is_current,
+                                                        McpServer.deleted.is_(False)).order_by(McpServer.name)))
+
+
+def server_history(tenant_id: str, name: str, *, session: Session) -> list[McpServer]:
+    return list(session.scalars(select(McpServer).where(McpServer.tenant_id == tenant_id, McpServer.name == name)
+                                .order_by(McpServer.version)))
+
+
+def _next_version(previous: McpServer | None, *, session: Session) -> int:
+    if previous is None:
+        return 1
+    session.execute(update(McpServer).where(McpServer.id == previous.id).values(is_current=False))
+    session.flush()  # the partial unique index allows one current version: retire the old one first
+    return previous.version + 1
+
+
+def register_server(tenant_id: str, name: str, *, url: str, headers: dict[str, str] | None, timeout_s: float,
+                    allow_private_network: bool, created_by: str, server_secret: bytes,
+                    session: Session) -> McpServer:
+    previous = current_server(tenant_id, name, session=session)
+    if previous is not None and not previous.deleted:
+        raise RegistryConflict(f"an MCP server named {name!r} is already registered")
+    row = McpServer(tenant_id=tenant_id, name=name, version=_next_version(previous, session=session), url=url,
+                    credentials=seal_headers(server_secret, tenant_id, name, headers) if headers else None,
+                    timeout_s=timeout_s, allow_private_network=allow_private_network, deleted=False,
+                    is_current=True, created_by=created_by)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def update_server(previous: McpServer, *, url: str | None, headers: dict[str, str] | None, clear_credentials: bool,
+                  timeout_s: float | None, allow_private_network: bool | None, created_by: str,
+                  server_secret: bytes, session: Session) -> McpServer:
+    """A new version of a live server with the given fields changed (None: unchanged)."""
+    credentials = previous.credentials
+    if clear_credentials:
+        credentials = None
+    elif headers is not None:
+        credentials = seal_headers(server_secret, previous.tenant_id, previous.name, headers)
+    row = McpServer(tenant_id=previous.tenant_id, name=previous.name,
+                    version=_next_version(previous, session=session), url=url or previous.url,
+                    credentials=credentials, timeout_s=timeout_s if timeout_s is not None else previous.timeout_s,
+                    allow_private_network=(previous.allow_private_network if allow_private_network is None
+                                           else allow_private_network),
+                    deleted=False, is_current=True, created_by=created_by)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def delete_server(previous: McpServer, *, created_by: str, session: Session) -> McpServer:
+    """The deletion is a version too: the record of what the server was stays, its credentials do not."""
+    row = McpServer(tenant_id=previous.tenant_id, name=previous.name,
+                    version=_next_version(previous, session=session), url=previous.url, credentials=None,
+                    timeout_s=previous.timeout_s, allow_private_network=False, deleted=True, is_current=True,
+                    created_by=created_by)
+    session.add(row)
+    session.flush()
+    return row
+
+
+class UpstreamDirectory:
+    """The servers in force per tenant, cached in-process for ``ttl_s`` (a change applies everywhere within it)."""
+
+    def __init__(self, db: Database, server_secret: bytes, *, ttl_s: float, max_entries: int,
+                 stale_window_s: float = 0.0, retry_after_s: int = 5) -> None:
+        self._db = db
+        self._secret = server_secret
+        self._cache: StaleTolerantCache[str, tuple[UpstreamServer, ...]] = StaleTolerantCache(
+            ttl_s, stale_window_s, max_entries)
+        self._retry_after_s = retry_after_s
+
+    def _load_sync(self, tenant_id: str) -> tuple[UpstreamServer, ...]:
+        def load() -> tuple[UpstreamServer, ...]:
+            with self._db.session() as session:
+                return tuple(
+                    UpstreamServer(name=row.name, version=row.version, url=row.url, timeout_s=row.timeout_s,
+                                   allow_private_network=row.allow_private_network,
+                                   headers=open_headers(self._secret, tenant_id, row.name, row.credentials))
+                    for row in live_servers(tenant_id, session=session))
+
+        servers = self._cache.read_through(tenant_id, load, stage="mcp_registry", retry_after_s=self._retry_after_s,
+                                           usable=lambda value: value is not None)
+        assert servers is not None
+        return servers
+
+    async def servers(self, tenant_id: str) -> tuple[UpstreamServer, ...]:
+        return await run_in_threadpool(self._load_sync, tenant_id)
+
+    def forget(self) -> None:
+        self._cache.clear()

@@ -1,0 +1,109 @@
+"""Calls to one upstream MCP server over Streamable HTTP with the SDK's client, bounded in time and turned into
+``UpstreamError`` (a code and a message safe to return and to log) on every failure.
+
+Each operation opens its own client: an upstream never holds state across tenants' calls, and a stuck connection
+dies with its operation. The first connection to a server version negotiates its protocol (``server/discover``,
+falling back to the initialize handshake); a server that speaks the stateless 2026 revision is then pinned to it,
+which saves the probe's round trip on every later call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from gateway.core.ttl_cache import TTLCache
+from gateway.mcp.registry import UpstreamServer
+from gateway.mcp.targets import TargetRefused, check_addresses
+
+log = logging.getLogger(__name__)
+
+# Pages of tools/list read from one upstream: a paginator that never ends cannot hold a listing forever.
+MAX_LIST_PAGES = 20
+
+
+class UpstreamError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class UpstreamClients:
+    """Opens bounded client sessions to upstream servers and remembers which protocol each one speaks."""
+
+    def __init__(self, *, max_message_bytes: int, mode_cache_entries: int = 10_000) -> None:
+        self._max_message_bytes = max_message_bytes
+        # (server url, record version) -> the modern protocol version it answered with
+        self._modes: TTLCache[tuple[str, int], str] = TTLCache(3600.0, mode_cache_entries)
+
+    @asynccontextmanager
+    async def _session(self, server: UpstreamServer) -> AsyncIterator[Client]:
+        await check_addresses(server.url, allow_private_network=server.allow_private_network)
+        timeout = httpx2.Timeout(server.timeout_s)
+        hit, pinned = self._modes.get((server.url, server.version))
+        mode = pinned if hit and pinned else "auto"
+        async with httpx2.AsyncClient(headers=server.headers, timeout=timeout, follow_redirects=False,
+                                      trust_env=False) as http:
+            transport = streamable_http_client(server.url, http_client=http,
+                                               max_sse_event_size=self._max_message_bytes)
+            async with Client(transport, mode=mode, read_timeout_seconds=server.timeout_s, cache=None) as client:
+                if mode == "auto" and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    self._modes.put((server.url, server.version), client.protocol_version)
+                yield client
+
+    async def list_tools(self, server: UpstreamServer) -> list[types.Tool]:
+        async def operation() -> list[types.Tool]:
+            tools: list[types.Tool] = []
+            async with self._session(server) as client:
+                cursor: str | None = None
+                for _ in range(MAX_LIST_PAGES):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+            return tools
+
+        return await self._bounded(server, "tools/list", operation)
+
+    async def call_tool(self, server: UpstreamServer, tool: str, arguments: dict[str, Any] | None,
+                        meta: dict[str, Any] | None) -> types.CallToolResult:
+        async def operation() -> types.CallToolResult:
+            async with self._session(server) as client:
+                return await client.call_tool(tool, arguments, meta=meta or None)
+
+        return await self._bounded(server, "tools/call", operation)
+
+    async def _bounded(self, server: UpstreamServer, method: str, operation: Any) -> Any:
+        # One deadline over resolution, connection, negotiation and the call itself: a slow upstream costs the
+        # caller at most its timeout (plus the session's close, which is bounded by the HTTP timeout too).
+        try:
+            with anyio.fail_after(server.timeout_s):
+                return await operation()
+        except TargetRefused as exc:
+            raise UpstreamError("upstream_refused", str(exc)) from None
+        except TimeoutError:
+            raise UpstreamError("upstream_timeout",
+                                f"upstream server {server.name!r} did not answer {method} within "
+                                f"{server.timeout_s:g} s") from None
+        except MCPError as exc:
+            # The upstream's own JSON-RPC error (unknown tool, invalid params): its code and message, bounded.
+            raise UpstreamError("upstream_error",
+                                f"upstream server {server.name!r} answered {method} with error {exc.code}: "
+                                f"{exc.error.message[:500]}") from None
+        except Exception as exc:  # connection refused, malformed JSON-RPC, oversize message, protocol violations
+            log.warning("upstream MCP server %s (version %d) failed %s: %s", server.name, server.version, method,
+                        type(exc).__name__)
+            raise UpstreamError("upstream_unavailable",
+                                f"upstream server {server.name!r} failed {method} ({type(exc).__name__})") from None
