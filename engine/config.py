@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 DEFAULT_MODEL = "default"
 DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
@@ -33,19 +37,14 @@ class EngineConfig:
     # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
     # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning.
     compile_model: bool = False
-    # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows, which bound the quantized path)
-    # run the int4 layers through kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, int8 inputs: one level above one
-    # row, two at one row) instead of the GEMM above. The GEMM keeps the inputs unquantized: on AVX512-BF16 CPUs
-    # kernels.cpu's bf16 GEMM, on CPUs without the AVX-512 kernel its float-input AVX2 GEMM (compiled engine on a
-    # Zen 3: c=8 1.51x, c=32 1.67x over torch's kernels), else torch's kernel. None: 1 on AMX CPUs (inductor's AMX
-    # templates unmeasured against the kernel); 2 where the bf16 GEMM serves (bfloat16 on AVX512-BF16): with its
-    # codes converted in registers it is faster than the one-level kernel from 3 rows (SmolLM2's layer, one Zen 5
-    # core: 3 rows 0.97-1.02x its time, 4 rows 0.73-0.85x, 8 rows 0.75-0.90x; paired in the compiled engine against
-    # 8: c=4 1.10-1.13x, c=8 1.04-1.15x, c=3 and c=6 0.96-1.04x) and more accurate (teacher-forced KL from float32 at
-    # decode steps of 8 rows 0.0017 instead of 0.0031); else 8 (the one-level kernel at 2-16 rows: 1.2-1.8x torch's
-    # kernel on a Zen 4, 2.4-3.5x on an AVX2 Zen 3). Where it is above 1, the int8 LM head runs kernels.cpu's int8
-    # linear (two input levels) up to model_runner.HEAD_KERNEL_ROWS on AVX512-BF16 CPUs and the bf16 GEMM above,
-    # elsewhere the int8 linear at every row count.
+    # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows) run the int4 layers through
+    # kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, int8 inputs: two levels at one row, one level above); larger
+    # steps run a GEMM on the unquantized inputs: kernels.cpu's bf16 GEMM on AVX512-BF16 CPUs, its float AVX2 GEMM on
+    # CPUs without AVX-512, else torch's kernel. None: chosen for this CPU: 1 on AMX CPUs (inductor's AMX templates
+    # serve); 2 where the bf16 GEMM serves (bfloat16 on AVX512-BF16: from 3 rows it is faster than the one-level
+    # kernel, and more accurate); else 8. Above 1, the int8 LM head runs kernels.cpu's int8 linear up to
+    # model_runner.HEAD_KERNEL_ROWS and the bf16 GEMM above on AVX512-BF16 CPUs, the int8 linear at every row count
+    # elsewhere. The figures behind these bounds: docs/benchmarks.md, "CPU linears" and "Engine on CPU".
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a
@@ -125,3 +124,12 @@ class EngineConfig:
             raise ValueError("tensor_parallel_size must be positive")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError("num_kv_blocks must be positive")
+
+
+def resolve_device(device: str) -> torch.device:
+    """The device an engine with ``EngineConfig.device == device`` runs on: "auto" is CUDA when available."""
+    import torch  # here, not at the top: the gateway reads this module's settings before any engine loads
+
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from engine.block_manager import BlockManager
-from engine.config import EngineConfig
+from engine.config import EngineConfig, resolve_device
 from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
 from engine.distributed.executor import TensorParallelWorkers, configure_process
 from engine.distributed.sharding import check_tensor_parallel
@@ -41,12 +41,6 @@ from engine.validation import validate_request
 
 log = logging.getLogger(__name__)
 MAX_CONTEXT_DEFAULT = 8192
-
-
-def resolve_device(device: str) -> torch.device:
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
 
 
 def resolve_dtype(dtype: str, device: torch.device) -> torch.dtype:

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from engine.config import resolve_device
 from engine.distributed.executor import (
     FDS_ENV,
     STORE_HOST,
@@ -28,7 +29,6 @@ from engine.distributed.executor import (
     rank_device,
 )
 from engine.distributed.parallel_state import destroy_tensor_parallel, init_tensor_parallel
-from engine.llm_engine import resolve_device
 from engine.loader.model_loader import load_model
 from engine.loader.source import resolve_model
 from engine.model_runner import ModelRunner

@@ -11,7 +11,7 @@ import json
 import secrets
 from typing import Any
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 
 # The internal finish reasons (OpenAI's) and the stop reasons Anthropic names for them. "stop" is end_turn unless a
 # stop sequence ended the output; "content_filter" (output guardrails withheld part of it) is Anthropic's "refusal".

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 from gateway.anthropic.errors import error_event
 from gateway.anthropic.message import stop_reason, tool_input, tool_use_id, usage_body
 from gateway.core.errors import APIError

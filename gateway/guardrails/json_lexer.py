@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, replace
 
-from engine.structured.tools import TOOL_CALL_OPEN
+from engine.tool_calls import TOOL_CALL_OPEN
 
 
 class OutputShape(enum.Enum):

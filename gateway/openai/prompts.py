@@ -8,7 +8,7 @@ from typing import Any
 from engine.errors import InvalidRequestError
 from engine.protocol import TokenizerLike
 from engine.sampling_params import SamplingParams
-from engine.structured.tools import TOOL_CALL_CLOSE, TOOL_CALL_OPEN
+from engine.tool_calls import TOOL_CALL_CLOSE, TOOL_CALL_OPEN
 from gateway.core.errors import invalid_request
 from gateway.openai.schemas import ChatCompletionRequest, ChatMessage, CompletionRequest, _SamplingFields
 from gateway.openai.structured import arguments_json

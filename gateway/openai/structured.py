@@ -17,8 +17,7 @@ from typing import Any
 import jsonschema
 
 from engine.errors import InvalidRequestError
-from engine.structured import ToolCall, parse_tool_calls, tools_system_prompt
-from engine.structured.tools import TOOL_CALL_OPEN, normalize_tools
+from engine.tool_calls import TOOL_CALL_OPEN, ToolCall, normalize_tools, parse_tool_calls, tools_system_prompt
 from gateway.core.errors import invalid_request
 from gateway.openai.hooks import OutputShape
 from gateway.openai.schemas import (

@@ -39,7 +39,7 @@ def replica_devices(device: str, count: int, *, tensor_parallel_size: int = 1, c
 def replica_configs(config: EngineConfig, count: int, *, in_process: bool) -> list[EngineConfig]:
     import torch  # the engine is loaded by now; kept out of the gateway's import time
 
-    from engine.llm_engine import resolve_device
+    from engine.config import resolve_device
 
     device = str(resolve_device(config.device))  # as the engine resolves it, so every replica is told its own
     tp = config.tensor_parallel_size

@@ -26,7 +26,7 @@ class Telemetry:
         return cls(metrics=GatewayMetrics(max_tenants=settings.metrics_max_tenants), tracing=tracing)
 
     def request(self, endpoint: str, started_ns: int) -> RequestTelemetry:
-        return RequestTelemetry(self, endpoint, started_ns)
+        return RequestTelemetry(self.metrics, self.tracing, endpoint, started_ns)
 
     def refused_at_edge(self, endpoint: str, reason: str, status: int) -> None:
         """A /v1 request refused before it reached the handler (body too large): no tenant is known."""

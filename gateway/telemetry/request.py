@@ -10,33 +10,33 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from opentelemetry import trace
 
 from engine.metrics import RequestTimings
 from engine.outputs import RequestOutput
 from gateway.telemetry.context import tenant_id_var
-from gateway.telemetry.metrics import refusal_reason
-
-if TYPE_CHECKING:
-    from gateway.telemetry.hub import Telemetry
+from gateway.telemetry.metrics import GatewayMetrics, refusal_reason
+from gateway.telemetry.tracing import Tracing
 
 CLIENT_CLOSED = 499
 REFUSING_DECISIONS = ("refused", "blocked", "unavailable")
 
 
 class RequestTelemetry:
-    __slots__ = ("_accumulated_ns", "_last_output_ns", "_root", "endpoint", "hub", "model_name", "started_ns")
+    __slots__ = ("_accumulated_ns", "_last_output_ns", "_root", "endpoint", "metrics", "model_name", "started_ns",
+                 "tracing")
 
-    def __init__(self, hub: Telemetry, endpoint: str, started_ns: int) -> None:
-        self.hub = hub
+    def __init__(self, metrics: GatewayMetrics, tracing: Tracing, endpoint: str, started_ns: int) -> None:
+        self.metrics = metrics
+        self.tracing = tracing
         self.endpoint = endpoint
         self.started_ns = started_ns  # perf_counter_ns at arrival (the request clock's start)
         self.model_name = "unknown"
         self._last_output_ns: dict[int, int] = {}  # choice index -> when its previous output arrived
         self._accumulated_ns: dict[str, int] = {}  # stages that run in pieces: total so far
-        self._root = trace.get_current_span() if hub.tracing.enabled else None
+        self._root = trace.get_current_span() if tracing.enabled else None
 
     def set_tenant(self, tenant_id: str | None) -> None:
         """From here on, log lines of this request carry the tenant id."""
@@ -44,15 +44,15 @@ class RequestTelemetry:
 
     def stage(self, name: str) -> contextlib.AbstractContextManager[None]:
         """Times a stage into the stage histogram; with tracing on, also a ``gateway.<name>`` span."""
-        if self.hub.tracing.tracer is None:
-            return _StageTimer(self.hub.metrics.stage(name))  # the common case: two clock reads, one observe
+        if self.tracing.tracer is None:
+            return _StageTimer(self.metrics.stage(name))  # the common case: two clock reads, one observe
         return self._traced_stage(name)
 
     @contextlib.contextmanager
     def _traced_stage(self, name: str) -> Iterator[None]:
-        tracer = self.hub.tracing.tracer
+        tracer = self.tracing.tracer
         assert tracer is not None
-        with _StageTimer(self.hub.metrics.stage(name)), \
+        with _StageTimer(self.metrics.stage(name)), \
                 tracer.start_as_current_span(f"gateway.{name}", record_exception=False,
                                              set_status_on_exception=False) as span:
             try:
@@ -74,7 +74,7 @@ class RequestTelemetry:
     # --- engine outputs -----------------------------------------------------------------------------------------
     def on_output(self, index: int, output: RequestOutput) -> None:
         now = time.perf_counter_ns()
-        metrics = self.hub.metrics
+        metrics = self.metrics
         last = self._last_output_ns.get(index)
         if last is None:
             metrics.ttft.labels(self.model_name).observe((now - self.started_ns) / 1e9)
@@ -88,12 +88,12 @@ class RequestTelemetry:
                 self._engine_phases(index, timings)
 
     def _engine_phases(self, index: int, timings: RequestTimings) -> None:
-        metrics = self.hub.metrics
+        metrics = self.metrics
         for histogram, value in ((metrics.queue_time, timings.queue_s), (metrics.prefill_time, timings.prefill_s),
                                  (metrics.decode_time, timings.decode_s)):
             if value is not None:
                 histogram.labels(self.model_name).observe(value)
-        tracing = self.hub.tracing
+        tracing = self.tracing
         if not tracing.enabled:
             return
         attributes = {"warden.choice": index, "gen_ai.request.model": self.model_name}
@@ -109,7 +109,7 @@ class RequestTelemetry:
     def finish(self, *, status: int, error_type: str | None, tenant_id: str | None,
                decisions: Iterable[Mapping[str, Any]], prompt_tokens: int, completion_tokens: int,
                cached_tokens: int, overhead_s: float) -> None:
-        metrics = self.hub.metrics
+        metrics = self.metrics
         tenant = metrics.tenants.label(tenant_id)
         metrics.tenant_requests.labels(tenant, self.endpoint, str(status)).inc()
         for kind, count in (("prompt", prompt_tokens), ("completion", completion_tokens), ("cached", cached_tokens)):

@@ -1,0 +1,167 @@
+"""The import arrows of docs/architecture.md, read from the source with ``ast`` (every import counts: module level,
+inside functions, and under ``TYPE_CHECKING``).
+
+- The gateway reaches the engine only through ``engine.PUBLIC_MODULES``.
+- ``engine`` imports neither ``gateway``, ``policies`` nor ``migrations``; ``kernels`` imports none of Warden's
+  other packages; ``policies`` imports none either; nothing imports ``migrations`` (Alembic loads it by path).
+- No cycle between the top-level packages, and none between modules of one package.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("gateway", "engine", "kernels", "policies", "migrations")
+# What each package may import of the others (the arrows of docs/architecture.md).
+ALLOWED = {
+    "gateway": {"policies", "engine"},
+    "engine": {"kernels"},
+    "kernels": set(),
+    "policies": set(),
+    "migrations": {"gateway"},
+}
+
+
+@cache
+def public_engine_modules() -> frozenset[str]:
+    # Loaded from its file: from this directory, ``import engine`` finds the test package tests/engine.
+    spec = importlib.util.spec_from_file_location("warden_engine_package", ROOT / "engine" / "__init__.py")
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(package)
+    return frozenset(package.PUBLIC_MODULES)
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
+
+
+def imported_names(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, module) for each import in the file; ``from package import name`` names the submodule when ``name``
+    is one, and relative imports are resolved against the file's package."""
+    known = modules()
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                yield node.lineno, candidate if candidate in known else base
+
+
+@cache
+def import_graph() -> dict[str, dict[str, int]]:
+    """Warden module → the Warden modules it imports (with the line of the first such import)."""
+    known = modules()
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in known.items():
+        edges: dict[str, int] = {}
+        for line, target in imported_names(path):
+            if target.split(".")[0] in PACKAGES and target != name:
+                edges.setdefault(target, line)
+        graph[name] = edges
+    return graph
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def where(source: str, line: int) -> str:
+    return f"{modules()[source].relative_to(ROOT)}:{line}"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the directed graph (as a closed path), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)) is not None:
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)) is not None:
+            return found
+    return None
+
+
+def test_the_public_engine_modules_exist() -> None:
+    missing = sorted(name for name in public_engine_modules() if name not in modules())
+    assert not missing, f"engine.PUBLIC_MODULES names modules that do not exist: {missing}"
+
+
+def test_the_gateway_uses_only_the_public_engine_modules() -> None:
+    wrong = [f"{where(source, line)} imports {target}"
+             for source, edges in import_graph().items() if top(source) == "gateway"
+             for target, line in edges.items()
+             if top(target) == "engine" and target != "engine" and target not in public_engine_modules()]
+    assert not wrong, "the gateway reaches past engine.PUBLIC_MODULES:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_a_package_imports_only_what_its_arrows_allow(package: str) -> None:
+    wrong = [f"{where(source, line)} imports {target}"
+             for source, edges in import_graph().items() if top(source) == package
+             for target, line in edges.items()
+             if top(target) != package and top(target) not in ALLOWED[package]]
+    assert not wrong, f"{package} may import only {sorted(ALLOWED[package])} of Warden's packages:\n" + "\n".join(wrong)
+
+
+def test_no_module_imports_the_migrations_package() -> None:
+    # Alembic finds migrations/ by path (gateway.core.migrate); importing it would close gateway → migrations →
+    # gateway (its env.py imports the gateway's models).
+    wrong = [f"{where(source, line)} imports {target}"
+             for source, edges in import_graph().items() if top(source) != "migrations"
+             for target, line in edges.items() if top(target) == "migrations"]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_cycle_between_packages() -> None:
+    graph: dict[str, set[str]] = {package: set() for package in PACKAGES}
+    for source, edges in import_graph().items():
+        graph[top(source)].update(top(target) for target in edges if top(target) != top(source))
+    cycle = find_cycle(graph)
+    assert cycle is None, "packages import each other: " + " -> ".join(cycle or [])
+
+
+def test_no_cycle_between_modules() -> None:
+    graph = {source: set(edges) for source, edges in import_graph().items()}
+    cycle = find_cycle(graph)
+    assert cycle is None, "modules import each other: " + " -> ".join(cycle or [])
+
+
+def test_the_checker_finds_cycles_and_names_submodules() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+    # `from engine import generate`, inside a function, is an arrow to the module engine.generate.
+    assert "engine.generate" in {target for _, target in imported_names(ROOT / "gateway" / "cli.py")}
