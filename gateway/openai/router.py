@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from gateway.openai.dependencies import ServicesDep
+from gateway.openai.openai_surfaces import CHAT_COMPLETIONS, COMPLETIONS
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest, openapi_request_body
 from gateway.openai.service import handle_call, handle_models
 
@@ -20,9 +21,9 @@ async def list_models(request: Request, services: ServicesDep) -> Response:
 
 @router.post("/chat/completions", openapi_extra=openapi_request_body(ChatCompletionRequest))
 async def chat_completions(request: Request, services: ServicesDep) -> Response:
-    return await handle_call(services, request, "chat.completions")
+    return await handle_call(services, request, CHAT_COMPLETIONS)
 
 
 @router.post("/completions", openapi_extra=openapi_request_body(CompletionRequest))
 async def completions(request: Request, services: ServicesDep) -> Response:
-    return await handle_call(services, request, "completions")
+    return await handle_call(services, request, COMPLETIONS)

@@ -15,12 +15,11 @@ import contextlib
 import time
 from collections.abc import AsyncGenerator, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 from fastapi import Request
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
 from starlette.responses import Response
 
 from engine.errors import EngineDeadError, InvalidRequestError, UnknownModelError
@@ -41,28 +40,20 @@ from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
 from gateway.openai.engine_call import EngineCall, run_shielded
 from gateway.openai.hooks import OutputFilter
+from gateway.openai.openai_surfaces import MODELS
 from gateway.openai.policy_view import PolicyView
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
-from gateway.openai.streaming import SSE_DONE, SSEResponse, sse_event, wait_for_disconnect
+from gateway.openai.streaming import SSEResponse, wait_for_disconnect
+from gateway.openai.surface import CallMeta, CallResult, PersistsResults, StreamEncoder, Surface
+from gateway.openai.surface import validation_error as validation_error
 from gateway.policystore.service import ActivePolicy
 from gateway.ratelimit import Admission, RateLimiterUnavailable, rate_limit_headers, refusal_body
 from gateway.ratelimit.overload import Deadline, GateSlot, Overloaded, deadline_error, overloaded_error
 from gateway.services import GatewayServices
 from policies.model import Policy
 
-Endpoint = Literal["chat.completions", "completions", "models"]
 # Fields a client must never set: the gateway derives them itself.
 GATEWAY_OWNED_FIELDS = ("cache_salt",)
-
-
-def validation_error(exc: ValidationError) -> APIError:
-    first = exc.errors()[0]
-    param = ".".join(str(part) for part in first.get("loc", ())) or None
-    message = first.get("msg", "invalid value")
-    if first.get("type") == "extra_forbidden":
-        message = f"Unrecognized request argument supplied: {param}"
-    return invalid_request(f"{param}: {message}" if param and not message.startswith("Unrecognized") else message,
-                           param=param)
 
 
 def engine_error(exc: Exception) -> APIError:
@@ -84,25 +75,22 @@ def engine_failure(message: str | None) -> APIError:
 class Prepared:
     """An admitted call, ready for the engine."""
 
-    endpoint: Endpoint
+    meta: CallMeta
     request: ChatCompletionRequest | CompletionRequest
-    model: str
     engine_requests: list[EngineRequest]
     filters: list[OutputFilter | None]
     admission: Admission
-    prefixes: list[str]  # echo (completions): the prompt text each choice's text starts with
-    response_id: str
-    created: int
     headers: dict[str, str] = field(default_factory=dict)
     calls_tools: bool = False  # chat with tools: outputs that are tool calls become tool_calls
     settled: bool = False
 
 
 class CallHandler:
-    def __init__(self, services: GatewayServices, http_request: Request, endpoint: Endpoint) -> None:
+    def __init__(self, services: GatewayServices, http_request: Request, surface: Surface) -> None:
         self.services = services
         self.http = http_request
-        self.endpoint = endpoint
+        self.surface = surface
+        self.endpoint = endpoint = surface.endpoint
         state = http_request.state
         self.record = CallRecord(endpoint=endpoint, request_id=state.request_id, timing=state.timing)
         self.active: ActivePolicy | None = None  # the tenant's policy, once authenticated
@@ -161,7 +149,7 @@ class CallHandler:
     # -- steps ----------------------------------------------------------------------------------------------------
     async def _authenticate(self) -> None:
         try:
-            principal = await self.services.authenticator.authenticate(self.http.headers.get("authorization"))
+            principal = await self.services.authenticator.authenticate(self.surface.credentials(self.http))
         except AuthenticationFailed as exc:
             self.record.tenant_id, self.record.key_id = exc.tenant_id, exc.key_id
             self.record.decide("auth", decision="refused", reason=exc.reason)
@@ -181,11 +169,7 @@ class CallHandler:
                 raise invalid_request(f"{name} is set by the gateway and cannot be supplied", param=name)
         if isinstance(body.get("model"), str):
             self.record.model = body["model"][:200]
-        model_type = ChatCompletionRequest if self.endpoint == "chat.completions" else CompletionRequest
-        try:
-            return model_type.model_validate(body)
-        except ValidationError as exc:
-            raise validation_error(exc) from None
+        return self.surface.parse(body)
 
     async def _run(self) -> Response:
         services = self.services
@@ -337,11 +321,12 @@ class CallHandler:
             if guard is not None else None
             for _ in engine_requests
         ]
-        prefix = "chatcmpl-" if isinstance(request, ChatCompletionRequest) else "cmpl-"
-        return Prepared(endpoint=self.endpoint, request=request, model=request.model, engine_requests=engine_requests,
-                        filters=filters, admission=admission, prefixes=prefixes,
-                        response_id=prefix + self.record.request_id.removeprefix("req_"), created=int(time.time()),
-                        headers=rate_limit_headers(admission),
+        meta = CallMeta(response_id=self.surface.id_prefix + self.record.request_id.removeprefix("req_"),
+                        created=int(time.time()), model=request.model, request=request,
+                        choices=len(engine_requests), prefixes=prefixes,
+                        want_logprobs=prompts.engine_logprobs(request) is not None)
+        return Prepared(meta=meta, request=request, engine_requests=engine_requests, filters=filters,
+                        admission=admission, headers=rate_limit_headers(admission),
                         calls_tools=isinstance(request, ChatCompletionRequest) and request.calls_tools)
 
     def _public_prefix_len(self, request: ChatCompletionRequest | CompletionRequest, prompt_ids: list[int],
@@ -421,6 +406,11 @@ class CallHandler:
             if output_filter is not None:
                 self.record.decisions.extend({"choice": index, **d} for d in output_filter.decisions())
 
+    async def _persist(self, result: CallResult) -> None:
+        if isinstance(self.surface, PersistsResults):
+            with self.telemetry.stage("persist"):
+                await self.surface.persist(result, self.record)
+
     async def _settle(self, prepared: Prepared) -> None:
         if prepared.settled:
             return
@@ -464,16 +454,10 @@ class CallHandler:
                     state.finish_reason = "tool_calls" if state.finish_reason == "stop" else state.finish_reason
         usage = self._usage(prepared, states)
         self._finish_record(prepared, states)
-        want_logprobs = prompts.engine_logprobs(prepared.request) is not None
-        if isinstance(prepared.request, ChatCompletionRequest):
-            body = responses.chat_completion(response_id=prepared.response_id, created=prepared.created,
-                                             model=prepared.model, choices=states, want_logprobs=want_logprobs,
-                                             usage=usage)
-        else:
-            body = responses.text_completion(response_id=prepared.response_id, created=prepared.created,
-                                             model=prepared.model, choices=states, want_logprobs=want_logprobs,
-                                             usage=usage, prefixes=prepared.prefixes)
+        result = CallResult(meta=prepared.meta, choices=states, usage=usage)
+        body = self.surface.render(result)
         await self._settle(prepared)
+        await self._persist(result)
         await self._audit(200)  # durable (fsync'd) before the response leaves
         return JSONResponse(body, headers=prepared.headers)
 
@@ -535,39 +519,16 @@ class CallHandler:
         if self.slot is not None:
             self.slot.release()
 
-    def _chunk(self, prepared: Prepared, index: int, delta_text: str | None, state: responses.ChoiceState,
-               logprobs: list[Any] | None, finish_reason: str | None) -> bytes:
-        request = prepared.request
-        if isinstance(request, ChatCompletionRequest):
-            delta = {"role": "assistant", "content": ""} if delta_text is None else {"content": delta_text}
-            if finish_reason is not None and not delta_text:
-                delta = {}
-            return sse_event(responses.chat_chunk(
-                response_id=prepared.response_id, created=prepared.created, model=prepared.model, index=index,
-                delta=delta, logprobs=logprobs, finish_reason=finish_reason, with_usage_field=request.include_usage))
-        return sse_event(responses.completion_chunk(
-            response_id=prepared.response_id, created=prepared.created, model=prepared.model, index=index,
-            text=delta_text or "", logprobs=logprobs, finish_reason=finish_reason,
-            with_usage_field=request.include_usage))
-
-    def _delta_chunk(self, prepared: Prepared, index: int, delta: dict[str, Any]) -> bytes:
-        return sse_event(responses.chat_chunk(
-            response_id=prepared.response_id, created=prepared.created, model=prepared.model, index=index,
-            delta=delta, logprobs=None, finish_reason=None, with_usage_field=prepared.request.include_usage))
-
     async def _events(self, prepared: Prepared, call: EngineCall, outputs: Any, first: tuple[int, RequestOutput]):
-        request = prepared.request
+        encoder: StreamEncoder = self.surface.encoder(prepared.meta)
         states = [responses.ChoiceState() for _ in prepared.engine_requests]
         # Under the tool-call grammar a choice's text is held back while it may be a call (see structured.py).
         holds = [structured.ToolCallHold() if prepared.calls_tools else None for _ in states]
         status, error_type = CLIENT_CLOSED_REQUEST, "client_closed"  # unless the stream completes
-        want_logprobs = prompts.engine_logprobs(request) is not None
+        want_logprobs = prepared.meta.want_logprobs
         try:
-            for index in range(len(states)):
-                if isinstance(request, ChatCompletionRequest):
-                    yield self._chunk(prepared, index, None, states[index], None, None)
-                elif prepared.prefixes[index]:
-                    yield self._chunk(prepared, index, prepared.prefixes[index], states[index], None, None)
+            for event in encoder.start():
+                yield event
             pending: tuple[int, RequestOutput] | None = first
             while True:
                 if pending is None:
@@ -580,7 +541,9 @@ class CallHandler:
                         raise deadline_error(self.deadline) from None  # ends the stream with an error event
                 index, output = pending
                 pending = None
-                released = await self._absorb(prepared, call, states[index], index, output)
+                state = states[index]
+                released = await self._absorb(prepared, call, state, index, output)
+                events: list[bytes] = []
                 hold = holds[index]
                 if hold is not None:
                     released = hold.feed(released)
@@ -588,37 +551,40 @@ class CallHandler:
                         tail, calls = hold.finish()
                         released += tail
                         if calls:
-                            for delta in structured.stream_deltas(calls):
-                                yield self._delta_chunk(prepared, index, delta)
-                            if states[index].finish_reason == "stop":
-                                states[index].finish_reason = "tool_calls"
+                            events += encoder.tool_calls(index, calls)
+                            if state.finish_reason == "stop":
+                                state.finish_reason = "tool_calls"
                 logprobs = output.logprobs if want_logprobs else None
-                if released or output.finished or logprobs:
-                    yield self._chunk(prepared, index, released, states[index],
-                                      (logprobs or []) if want_logprobs else None, states[index].finish_reason)
-            usage = self._usage(prepared, states)
-            if request.include_usage:
-                object_name = "chat.completion.chunk" if isinstance(request, ChatCompletionRequest) \
-                    else "text_completion"
-                yield sse_event(responses.usage_chunk(response_id=prepared.response_id, created=prepared.created,
-                                                      model=prepared.model, object_name=object_name, usage=usage))
+                if released or logprobs:
+                    events += encoder.text(index, released, logprobs)
+                if output.finished:
+                    events += encoder.finish(index, state.finish_reason or "stop")
+                for event in events:
+                    yield event
+            for event in encoder.usage(self._usage(prepared, states)):
+                yield event
             status, error_type = 200, None
             self._finish_record(prepared, states)
             await self._settle(prepared)
-            await self._audit(200)  # durable before [DONE]: a client that saw [DONE] has an audit record
-            yield SSE_DONE
+            await self._persist(CallResult(meta=prepared.meta, choices=states, usage=self._usage(prepared, states)))
+            await self._audit(200)  # durable before the stream's end: a client that saw it has an audit record
+            for event in encoder.done():
+                yield event
         except APIError as exc:
             status, error_type = exc.status, exc.type
             if exc.decision is not None:
                 self.record.decisions.append(exc.decision)
-            yield sse_event(exc.body())
+            for event in encoder.error(exc):
+                yield event
         except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
             api_error = engine_error(exc)
             status, error_type = api_error.status, api_error.type
-            yield sse_event(api_error.body())
+            for event in encoder.error(api_error):
+                yield event
         except AuditUnavailableError:
-            # Both stores failed during the stream: no [DONE] (the writer holds the record and retries it).
-            yield sse_event(audit_unavailable().body())
+            # Both stores failed during the stream: no end of stream (the writer holds the record and retries it).
+            for event in encoder.error(audit_unavailable()):
+                yield event
         finally:
             await call.close()
             if not self.record.recorded:
@@ -675,9 +641,15 @@ class ModelsHandler(CallHandler):
         return JSONResponse(body)
 
 
-async def handle_call(services: GatewayServices, request: Request, endpoint: Endpoint) -> Response:
-    return await CallHandler(services, request, endpoint).run()
+async def handle_call(services: GatewayServices, request: Request, surface: Surface) -> Response:
+    """Serve one call on ``surface``; a refusal leaves in the surface's error shape (audited by ``run``)."""
+    try:
+        return await CallHandler(services, request, surface).run()
+    except APIError as exc:
+        return surface.error_response(exc)
+    except AuditUnavailableError:
+        return surface.error_response(audit_unavailable())  # fail closed: no response without its record
 
 
 async def handle_models(services: GatewayServices, request: Request) -> Response:
-    return await ModelsHandler(services, request, "models").run()
+    return await ModelsHandler(services, request, MODELS).run()
