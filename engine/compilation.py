@@ -1,19 +1,14 @@
 """The decoder compiled with ``torch.compile`` (inductor) and frozen weights: the CPU serving fast path.
 
-Why (SmolLM2-135M, one AMX-capable Xeon core, bf16, decode step at 32 sequences): eagerly the linears
-stream bf16 weights at ~5 GB/s through oneDNN and each of the ~40 small element-wise ops per layer costs more
-in dispatch than in arithmetic. Compiled with ``freezing`` the weights are constants of the graph, norms,
-residual adds, rotary and SwiGLU fuse into a few C++ loops, and ``max_autotune_gemm`` lets inductor pick its
-C++ GEMM templates: for int4 weights an AMX micro-kernel that dequantizes each weight tile in cache, so the
-step reads a quarter of bf16's bytes without the GEMV kernel's cost per row. Measured: the 30 layers' dense
-part 27 ms vs ~55 ms eager; the whole decode step 58 vs 72 ms (46-54 ms with ``kernels.cpu``'s attention). In the
-one-token graphs the quantized layers are ``kernels.cpu``'s one-row kernels instead (AVX-512 VNNI, or their AVX2
-builds; opaque ops, chosen by ``engine.layers.linear``): 13.2 -> 9.6 ms per token at one sequence with the weights
-in this VM's L3. In the graph of 2+ tokens the int4 layers are one opaque op that runs the multi-row kernel for
-steps of up to ``cpu_small_batch_rows`` tokens and torch's int4 kernel above (on CPUs without AMX; inductor's
-template there was no faster than torch's): decode at 2 / 4 / 8 sequences 1.10 / 1.18 / 1.25x, a lone sequence
-verifying 4 drafts 30.4 -> 21.3 ms per step, and the start compiles faster (no int4 GEMM to autotune). The int8 LM
-head's graph of 2+ rows runs ``kernels.cpu``'s int8 linear at every row count the same way (``int8_linear_up_to``).
+Why: eagerly, the linears stream bf16 weights through oneDNN and each of the ~40 small element-wise ops per layer
+costs more in dispatch than in arithmetic. Compiled with ``freezing``, the weights are constants of the graph; norms,
+residual adds, rotary and SwiGLU fuse into a few C++ loops; and ``max_autotune_gemm`` lets inductor pick its C++ GEMM
+templates (for int4 weights on AMX CPUs, a micro-kernel that dequantizes each weight tile in cache). In the one-token
+graphs the quantized layers are ``kernels.cpu``'s one-row kernels instead (opaque ops, chosen by
+``engine.layers.linear``). In the graph of 2+ tokens, on CPUs without AMX, the int4 layers are one opaque op
+(``int4_linear_up_to``) that runs the multi-row kernel for steps of up to ``cpu_small_batch_rows`` tokens and a GEMM
+above, which also spares the start an int4 GEMM to autotune; the int8 LM head's graph of 2+ rows does the same with
+``int8_linear_up_to``. The speedups are in docs/benchmarks.md ("Engine on CPU", "CPU linears").
 
 Two graphs for the decoder: one token (decode at concurrency 1, specialised) and 2+ tokens with the count symbolic
 (decode batches, prefill chunks and mixes of both); two likewise for the LM head, whose rows are the sequences

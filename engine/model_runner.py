@@ -222,15 +222,13 @@ class ModelRunner:
         """The serving copies of each linear weight (``engine.layers.linear``): quantized for small batches,
         oneDNN-prepacked for the rest on CPU bf16.
 
-        ``int4`` covers the decoder layers only; the LM head gets int8. The head's argmax picks the token and
-        GGUFs ship it at 8 bits (SmolLM2: Q8_0): at 4 bits no greedy sequence of the benchmark's 16 prompts
-        matched float32 over 32 tokens (23% of tokens before the first divergence), with an int8 head 8/16
-        did (77%, as plain bf16), and the Q4_1 layers on the int4 grid alone are exact (16/16 in float32).
+        ``int4`` covers the decoder layers only; the LM head gets int8: the head's argmax picks the token, GGUFs ship
+        it at 8 bits (SmolLM2: Q8_0), and at 4 bits its greedy output leaves float32's far sooner than at 8.
 
         Compiled (``engine.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
         do not slow down with rows the way the eager GEMV-like kernels do. No path reads a quantized layer's
-        dense weight any more, so it is released (SmolLM2: 212 MB of bf16, RSS 1264 -> 1127 MB measured).
+        dense weight then, so it is released (SmolLM2: 212 MB of bf16).
         The int4 layers' steps of up to ``cpu_small_batch_rows`` tokens (eager: and of at most ``int8_max_rows``) run
         ``kernels.cpu``'s int4 linear instead, where this CPU has it; compiled, through one opaque op that picks it
         or torch's kernel per call, so the graph of 2+ tokens keeps one symbolic range.

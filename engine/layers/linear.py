@@ -1,28 +1,24 @@
 """A bias-optional linear layer with optional CPU serving copies of its weight, picked per call by row count.
 
 On CPU, decode batches are tiny matrices against fixed weights, so the weight's layout decides the speed
-(measured on SmolLM2-135M's shapes, one Sapphire Rapids core, bf16, per 30-layer step):
+(docs/benchmarks.md, "CPU linears", has the figures per row count):
 
 * ``prepack_cpu``: the dense weight reordered once into oneDNN's blocked layout (what inductor does under
-  ``freezing``). Same math as ``F.linear`` (bitwise equal results) without re-packing the weight on every
-  call: 26 -> 18 ms at 32 rows, and the 49152-row LM head 18 -> 6-13 ms.
+  ``freezing``). Same math as ``F.linear`` (bitwise equal results) without re-packing the weight on every call.
 * ``quantize_int4``: group-wise asymmetric 4-bit weights (``torch._weight_int4pack_mm_for_cpu``), a GEMV-like
-  kernel reading a quarter of bf16's bytes: 14 -> 7 ms at 1 row and the LM head 10 -> 2 ms, but it scales
-  linearly with rows, so it is used only up to ``quant_max_rows``. Group size 32 with min/max scales is
-  llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are represented on the same grid. Inputs of up to
-  ``quant_kernel_rows`` rows (decode at low concurrency, draft verification) go to ``kernels.cpu``'s int4 linear
-  instead (AVX-512 VNNI, or AVX2 on CPUs without it): the same packed weights with each row quantized to int8 per
-  group, 2.2-2.9x faster than torch's kernel at one row; at 2-16 rows (it unpacks each weight vector once per tile
-  of 4 rows) 1.9-2.5x with the weights in cache, 1.2-1.8x streaming them from memory (AVX2 on a Zen 3: 2.4-3.5x).
-  One row (``quant_kernel``) quantizes its input in two levels (``int4_linear_two_level``: torch's float-input
-  accuracy, teacher-forced, for what a second row costs; one level doubled the KL from float32 there). Above
+  kernel reading a quarter of bf16's bytes; its cost grows linearly with rows, so it is used only up to
+  ``quant_max_rows``. Group size 32 with min/max scales is llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are
+  represented on the same grid. Inputs of up to ``quant_kernel_rows`` rows (decode at low concurrency, draft
+  verification) go to ``kernels.cpu``'s int4 linear instead (AVX-512 VNNI, or AVX2 on CPUs without it): the same
+  packed weights with each row quantized to int8 per group, each weight vector unpacked once per tile of 4 rows.
+  One row (``quant_kernel``) quantizes its input in two levels (``int4_linear_two_level``), which keeps torch's
+  float-input accuracy (teacher-forced, ``bench.agreement``) for what a second row of the tile costs. Above
   ``quant_kernel_rows`` the same op runs a GEMM that keeps the inputs unquantized where one is built for the CPU
   (``int4_gemm_bf16`` on AVX512-BF16, ``int4_gemm_avx2`` on AVX2-only CPUs), else torch's kernel.
-* ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the older switch and the
-  int4 engine's LM head; inputs of up to ``quant_kernel_rows`` rows go to ``kernels.cpu``'s int8 linear (AVX-512
-  VNNI or AVX2: each weight chunk dotted with tiles of 4 rows, ~2x torch's kernel from 1 to 64 rows on a Zen 3),
-  more rows to ``int8_gemm_bf16`` on AVX512-BF16 CPUs (bf16 inputs unquantized: 1.7x torch's kernel at 8 rows, 2.6x
-  at 32 on SmolLM2's head), else torch's kernel.
+* ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the int4 engine's LM head
+  and a switch of its own; inputs of up to ``quant_kernel_rows`` rows go to ``kernels.cpu``'s int8 linear (AVX-512
+  VNNI or AVX2: each weight chunk dotted with tiles of 4 rows), more rows to ``int8_gemm_bf16`` on AVX512-BF16 CPUs
+  (bf16 inputs unquantized), else torch's kernel.
 
 Quantization and packing are serving switches; parity tests run the dense float32 ``F.linear``.
 """

@@ -261,8 +261,8 @@ def _sm_count(device: torch.device) -> int:
 MIN_WIDE_PARTITION = 128
 # Packed decode programs take whole KV heads of at most PACKED_HEAD_DIM dims, up to PACKED_COLUMNS columns
 # (cache elements of a token): SmolLM2's 3 x 64 packs (192, padded to 256 in registers). Layouts of 128-dim heads
-# (8B-like: 8 x 128) keep one head per program: they reached 83-88% of peak that way, their tiles are already
-# 256-byte rows, and packing them is measured in the sweep (bench.kernels) before it becomes a default.
+# (8B-like: 8 x 128) keep one head per program: their tiles are already 256-byte rows, and bench.kernels' sweep
+# measures packing them (docs/benchmarks.md, "GPU kernels").
 PACKED_HEAD_DIM = 64
 PACKED_COLUMNS = 256
 
@@ -282,11 +282,9 @@ def kv_heads_per_program(config: DecodeConfig, kv_heads: int, head_dim: int) -> 
 def _partition_size(config: DecodeConfig, block_n: int, programs_per_partition: int, max_len: int,
                     device: torch.device) -> int:
     """Keys per program, given how many programs each context partition gets (sequences x KV-head programs).
-    With enough work, the largest power of two that still gives every SM at least four programs: the H200
-    sweep in bench/results/kernels.json (one KV head per program) found 256 (SmolLM2 layout) and 512 (8B-like)
-    best at B=16, 4k context, where ~2 programs per SM rounded up to 1024 reached 28% / 58% of peak instead of
-    45% / 72%, and 1024 best at B>=64. With little work (one short sequence), fewer, larger programs: each
-    partition adds a merge, and ~2 per SM was the measured best there."""
+    With enough work, the largest power of two that still gives every SM at least four programs (fewer, larger
+    partitions were slower in bench.kernels' sweep). With little work (one short sequence), fewer, larger
+    programs: each partition adds a merge. The sweep's figures: bench/results/kernels.json."""
     if config.partition is not None:
         return max(config.partition, block_n)
     keys = programs_per_partition * max_len

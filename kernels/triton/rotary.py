@@ -1,8 +1,7 @@
 """Rotary embedding of queries and keys in one launch: each program rotates all the query and key heads
 (rotate-half layout) of TOKENS_PER_PROGRAM tokens, reading each token's cos/sin row once. Math in float32, one
-rounding. Several tokens per program because one token's heads are small (SmolLM2: 1.5 KB of q and k): a
-program per token left the first H200 run at 63% of peak HBM, where the fused ops whose programs move 5-9 KB
-reached 82-88%; bench.kernels sweeps the count."""
+rounding. Several tokens per program because one token's heads are small (SmolLM2: 1.5 KB of q and k), too little
+work for a program to keep HBM busy; bench.kernels sweeps the count (docs/benchmarks.md, "GPU kernels")."""
 
 from __future__ import annotations
 
