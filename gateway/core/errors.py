@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -11,7 +12,9 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from gateway.core import openapi_errors
 from gateway.core.store_health import is_store_unavailable
+from gateway.core.validation import describe as describe_validation
 
 log = logging.getLogger(__name__)
 
@@ -92,25 +95,23 @@ class StoreUnavailable(APIError):
                          decision={"stage": stage, "decision": "unavailable", "reason": "store"} if stage else None)
 
 
-def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
-    errors = exc.errors()
-    if not errors:
-        return "Invalid request", None
-    first = errors[0]
-    loc = [str(part) for part in first.get("loc", ()) if part != "body"]
-    param = ".".join(loc) or None
-    return (f"{param}: {first.get('msg', 'invalid')}" if param else str(first.get("msg", "invalid"))), param
+def validation_error(errors: Sequence[Mapping[str, Any]], data: Any, *, located: bool = False) -> APIError:
+    """The 400 for pydantic's ``errors`` over the client's decoded ``data``, ``param`` named as OpenAI names it
+    (``messages[0].content``). ``located``: FastAPI's errors, whose locations start with ``body``/``query``/..."""
+    failure = describe_validation(errors, data, located=located)
+    return invalid_request(failure.message, param=failure.param, code=failure.code)
 
 
 def install_error_handlers(app: FastAPI, *, store_retry_after_s: int = 5) -> None:
+    openapi_errors.install(app)  # the document says 400 in this shape, as the handlers below answer
+
     @app.exception_handler(APIError)
     async def _api_error(_request: Request, exc: APIError) -> JSONResponse:
         return exc.response()
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        message, param = _validation_message(exc)
-        return invalid_request(message, param=param).response()
+        return validation_error(exc.errors(), exc.body, located=True).response()
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:

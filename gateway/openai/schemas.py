@@ -17,8 +17,24 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 # Accepted so current clients work unchanged; none of them alters tokens, sampling or the response shape.
 # (parallel_tool_calls is honoured on /v1/chat/completions with tools, and meaningless elsewhere.)
-HARMLESS_IGNORED_FIELDS = frozenset({"user", "metadata", "store", "service_tier", "parallel_tool_calls"})
+HARMLESS_IGNORED_FIELDS = frozenset({"user", "metadata", "store", "service_tier", "parallel_tool_calls",
+                                     "safety_identifier", "prompt_cache_key"})
 FUNCTION_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"  # OpenAI's rule for function and schema names
+
+# OpenAI's documented bounds: up to 4 stop sequences; metadata of up to 16 pairs, keys up to 64 characters and
+# values up to 512; a safety_identifier up to 128 characters; n from 1 to 128; best_of up to 20; a 64-bit seed.
+MAX_STOP_SEQUENCES = 4
+MAX_METADATA_PAIRS = 16
+MAX_METADATA_KEY_CHARS = 64
+MAX_METADATA_VALUE_CHARS = 512
+MAX_SAFETY_IDENTIFIER_CHARS = 128
+MAX_CHOICES = 128
+MAX_BEST_OF = 20
+SEED_RANGE = (-(2**63), 2**63 - 1)
+# Warden's own bounds where OpenAI states none, so that no ignored or per-token-checked string is unbounded: an
+# end-user id (``user``, ``prompt_cache_key``) and each stop sequence (matched against the output at every token).
+MAX_USER_CHARS = 256
+MAX_STOP_CHARS = 256
 
 
 class _Strict(BaseModel):
@@ -47,19 +63,25 @@ class AssistantToolCall(_Strict):
     function: FunctionCall
 
 
-# What _tool_fields_match_the_role enforces, stated in the JSON Schema too (OpenAPI clients and the schema fuzzer
-# read it): a tool message answers a call (tool_call_id), other roles carry none; only assistants carry tool_calls.
-_TOOL_FIELDS_BY_ROLE: dict[str, Any] = {"allOf": [
+_HAS_CONTENT: dict[str, Any] = {"required": ["content"], "properties": {"content": {"not": {"type": "null"}}}}
+# What _fields_match_the_role enforces, stated in the JSON Schema too (OpenAPI clients and the schema fuzzer read
+# it): a tool message answers a call (tool_call_id), other roles carry none; only assistants carry tool_calls; every
+# message has content except an assistant's that calls tools (OpenAI's required fields per role).
+_MESSAGE_RULES_BY_ROLE: dict[str, Any] = {"allOf": [
     {"if": {"properties": {"role": {"const": "tool"}}},
      "then": {"required": ["tool_call_id"], "properties": {"tool_call_id": {"type": "string", "minLength": 1}}},
      "else": {"properties": {"tool_call_id": {"type": "null"}}}},
     {"if": {"properties": {"role": {"not": {"const": "assistant"}}}},
      "then": {"properties": {"tool_calls": {"anyOf": [{"type": "null"}, {"type": "array", "maxItems": 0}]}}}},
+    {"if": {"properties": {"role": {"const": "assistant"}}},
+     "then": {"anyOf": [_HAS_CONTENT,
+                        {"required": ["tool_calls"], "properties": {"tool_calls": {"type": "array", "minItems": 1}}}]},
+     "else": _HAS_CONTENT},
 ]}
 
 
 class ChatMessage(_Strict):
-    model_config = ConfigDict(extra="forbid", json_schema_extra=_TOOL_FIELDS_BY_ROLE)
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_MESSAGE_RULES_BY_ROLE)
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[TextPart] | None = None
@@ -68,7 +90,10 @@ class ChatMessage(_Strict):
     tool_call_id: str | None = None  # tool turns: the call this is the result of
 
     @model_validator(mode="after")
-    def _tool_fields_match_the_role(self) -> ChatMessage:
+    def _fields_match_the_role(self) -> ChatMessage:
+        if self.content is None and not (self.role == "assistant" and self.tool_calls):
+            raise ValueError(f"{self.role} messages need content" if self.role != "assistant"
+                             else "assistant messages need content or tool_calls")
         if self.tool_calls and self.role != "assistant":
             raise ValueError("only assistant messages may carry tool_calls")
         if self.role == "tool":
@@ -137,7 +162,10 @@ class NamedToolChoice(_Strict):
 ToolChoice = Literal["none", "auto", "required"] | NamedToolChoice
 
 
-Stop = str | list[str] | None
+StopSequence = Annotated[str, Field(min_length=1, max_length=MAX_STOP_CHARS)]
+Stop = StopSequence | Annotated[list[StopSequence], Field(max_length=MAX_STOP_SEQUENCES)] | None
+MetadataKey = Annotated[str, Field(max_length=MAX_METADATA_KEY_CHARS)]
+MetadataValue = Annotated[str, Field(max_length=MAX_METADATA_VALUE_CHARS)]
 Temperature = Annotated[float, Field(ge=0.0, le=2.0)]
 TopP = Annotated[float, Field(gt=0.0, le=1.0)]
 Penalty = Annotated[float, Field(ge=-2.0, le=2.0)]
@@ -159,11 +187,11 @@ class _SamplingFields(_Strict):
     model: str = Field(min_length=1)
     temperature: Temperature | None = None
     top_p: TopP | None = None
-    n: int = Field(default=1, ge=1)
+    n: int = Field(default=1, ge=1, le=MAX_CHOICES)
     stream: bool = False
     stream_options: StreamOptions | None = None
     stop: Stop = None
-    seed: int | None = None
+    seed: int | None = Field(default=None, ge=SEED_RANGE[0], le=SEED_RANGE[1])
     presence_penalty: Penalty | None = None
     frequency_penalty: Penalty | None = None
     logit_bias: dict[str, float] | None = Field(default=None, json_schema_extra={"maxProperties": 0})  # unsupported
@@ -175,10 +203,12 @@ class _SamplingFields(_Strict):
     min_tokens: int | None = Field(default=None, ge=0)  # no EOS / stop ends the output before this many tokens
     ignore_eos: bool | None = None  # generate through EOS (load tests that need exact lengths)
     # Harmless: accepted and ignored (see HARMLESS_IGNORED_FIELDS).
-    user: str | None = None
-    metadata: dict[str, str] | None = None
+    user: str | None = Field(default=None, max_length=MAX_USER_CHARS)
+    safety_identifier: str | None = Field(default=None, max_length=MAX_SAFETY_IDENTIFIER_CHARS)
+    prompt_cache_key: str | None = Field(default=None, max_length=MAX_USER_CHARS)
+    metadata: dict[MetadataKey, MetadataValue] | None = Field(default=None, max_length=MAX_METADATA_PAIRS)
     store: bool | None = None
-    service_tier: str | None = None
+    service_tier: Literal["auto", "default", "flex", "scale", "priority", "fast"] | None = None
     parallel_tool_calls: bool | None = None
 
     @field_validator("logit_bias")
@@ -186,16 +216,6 @@ class _SamplingFields(_Strict):
     def _no_logit_bias(cls, value: dict[str, float] | None) -> dict[str, float] | None:
         if value:
             raise ValueError("logit_bias is not supported")
-        return value
-
-    @field_validator("stop")
-    @classmethod
-    def _stop_list(cls, value: Stop) -> Stop:
-        stops = [value] if isinstance(value, str) else (value or [])
-        if len(stops) > 16:
-            raise ValueError("at most 16 stop sequences")
-        if any(not s for s in stops):
-            raise ValueError("stop sequences must be non-empty")
         return value
 
     @model_validator(mode="after")
@@ -255,7 +275,7 @@ class CompletionRequest(_SamplingFields):
     logprobs: int | None = Field(default=None, ge=0, le=20)
     echo: bool = False
     suffix: str | None = Field(default=None, json_schema_extra={"maxLength": 0})  # insertion is unsupported
-    best_of: int | None = Field(default=None, ge=1)
+    best_of: int | None = Field(default=None, ge=1, le=MAX_BEST_OF)
 
     @field_validator("suffix")
     @classmethod
