@@ -1,45 +1,37 @@
 """C++ kernels for CPUs, built on this machine the first time they are loaded (``torch.utils.cpp_extension``,
 ``-O3 -march=native``; the build is cached under torch's extension directory, so later starts only load it).
+``kernels.dispatch`` picks each for CPU tensors once ``load()`` has succeeded; each has the signature of the torch
+op or reference it replaces. The figures behind each choice are in docs/benchmarks.md ("CPU linears", "Agreement
+with float32", "Engine on CPU").
 
-Decode attention: the reference gathers each sequence's keys and values into a padded copy and runs
-``scaled_dot_product_attention`` (two copies of the context and a kernel sized for long sequences: ~0.5 ms
-per layer at 32 sequences); this reads the cache blocks in place, one task per (sequence, kv head); with bfloat16
-caches on AVX512-BF16 CPUs it dots keys straight from bfloat16 and reduces 16 tokens' scores at once (~2x). Short
-queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill
-chunks keep the reference path. The KV-cache store: one call per layer where the reference's views, casts and
-two ``index_copy_`` cost ~35 us of dispatch (a millisecond per token at one sequence). ``paged_attention`` and
-``store_kvcache`` here have exactly the references' signatures, so ``kernels.dispatch`` picks them for CPU tensors
-once ``load()`` has succeeded.
+Decode attention (``paged_attention.cpp``): the reference gathers each sequence's keys and values into a padded copy
+and runs ``scaled_dot_product_attention``; this reads the cache blocks in place, one task per (sequence, kv head),
+and with bfloat16 caches on AVX512-BF16 CPUs dots keys straight from bfloat16, 16 tokens' scores at a time. Short
+queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill chunks
+keep the reference path. ``store_kvcache`` writes a layer's keys and values in one call, instead of the
+reference's views, casts and two ``index_copy_``, whose dispatch cost dominates at one sequence.
 
-Weight-only int4 and int8 linears for one input row (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures
-and weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every
-weight to float (compute-bound at one row, ~10 GB/s of weights on one core); here the input row is quantized to
-int8 per group (``quantize_input.h``) and the weights are dotted with AVX-512 VNNI, 2.2-2.9x faster on SmolLM2's
-int4 layers. The int4 one-row linear takes its input in two levels (``int4_linear_two_level``: the int8 codes, then
-their rounding errors as a second row of the tile), as accurate as torch's float-input kernel. The int4 one also
-serves a few rows (draft verification, small decode batches): it unpacks each
-weight vector once per tile of 4 rows (SmolLM2's layers, 2-16 rows on one core: 1.9-2.5x faster than torch's
-kernel with the weights in cache, 1.2-1.8x streaming them from memory); ``int4_linear_up_to`` picks it or torch's
-kernel per call by row count, for the compiled engine's graph of 2+ tokens. The int8 one likewise dots each weight
-chunk with a tile of 4 rows (M rows read the LM head once, not M times), every row bitwise what it gets alone, and
-``int8_linear_up_to`` picks it or, above its rows, ``int8_gemm_bf16`` (AVX512-BF16, bfloat16 inputs unquantized) or
-``torch._weight_int8pack_mm``. Without AVX-512 VNNI both run AVX2 builds of
-the same kernels (``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bitwise the AVX-512 one's results);
-where the CPU lacks AVX2, FMA and F16C too they report unsupported and torch's ops serve. Above the small-batch
-rows on such CPUs ``int4_linear_up_to`` runs ``int4_gemm_avx2.cpp`` instead of torch's int4 kernel: each weight
-block dequantized to float32 once per call and multiplied with the unquantized inputs in 6x16 FMA register tiles
-(torch's math, no int8 inputs on the large steps; 1.4-1.9x torch's kernel at 9 rows, 2.0-2.3x from 32 to 256 on a
-Zen 3). On AVX512-BF16 CPUs (Zen 4/5, Cooper Lake and later Xeons) bfloat16 inputs above the small-batch rows take
-``int4_gemm_bf16`` instead (``int4_linear.cpp``): each weight block converted once per call to bf16 codes plus 16
-(exact, by shifts and one vpternlogd per vector; the offset taken out with the input sums; up to 8 rows in registers
-as they are dotted) and dotted by ``vdpbf16ps`` with the unquantized inputs, torch's accuracy, faster than the
-one-level small-batch kernel from 3 rows (0.73-0.90x its time at 4 and 8 rows on one Zen 5 core), so there the
-engine's small-batch bound is 2.
+Weight-only int4 and int8 linears for few rows (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures and
+weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every weight to
+float (compute-bound at one row); here each input row is quantized to int8 per group (``quantize_input.h``) and the
+weights are dotted with AVX-512 VNNI, each weight vector once per tile of 4 rows (M rows read the weights once, and
+every row is bitwise what it gets alone). The int4 one-row linear takes its input in two levels
+(``int4_linear_two_level``: the int8 codes, then their rounding errors as a second row of the tile), as accurate as
+torch's float-input kernel; the int8 linear always does. ``int4_linear_up_to`` and ``int8_linear_up_to`` pick the
+kernel or, above its rows, a GEMM per call, for the compiled engine's graph of 2+ tokens. Without AVX-512 VNNI both
+run AVX2 builds of the same kernels (``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bitwise the AVX-512
+one's results); where the CPU lacks AVX2, FMA and F16C too, they report unsupported and torch's ops serve.
+
+The GEMMs above the small-batch rows keep the inputs unquantized (torch's accuracy): on AVX512-BF16 CPUs (Zen 4/5,
+Cooper Lake and later Xeons) bfloat16 inputs take ``int4_gemm_bf16`` and ``int8_gemm_bf16``, each weight block
+converted once per call to bf16 codes (exact, by shifts; the int4 offset taken out with the input sums) and dotted
+by ``vdpbf16ps``; it overtakes the one-level small-batch kernel from 3 rows, so there the engine's small-batch bound
+is 2. On AVX2-only CPUs ``int4_gemm_avx2.cpp`` dequantizes each weight block to float32 once per call and multiplies
+it with the float inputs in 6x16 FMA register tiles.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
-element at a time (~0.8 ms for 32 rows of a 49k vocabulary on one core); 16-lane AVX-512 compares with four
-accumulators read the rows at cache bandwidth (one thread, 49152 logits: 26 -> 4.5 us at one row, 790 -> 300-340 us
-at 32), with torch's indices (first of ties, first NaN).
+element at a time; 16-lane AVX-512 compares with four accumulators read the rows at cache bandwidth, with torch's
+indices (first of ties, first NaN).
 """
 
 from __future__ import annotations
@@ -116,9 +108,9 @@ def int4_linear(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros:
 def int4_linear_two_level(x: torch.Tensor, packed: torch.Tensor, group: int,
                           scales_zeros: torch.Tensor) -> torch.Tensor:
     """``int4_linear`` with each input quantized in two levels (the int8 code, then its rounding error in 254 steps:
-    ~15 bits relative to the group's largest input, finer than bfloat16), as two rows of the kernel's tile: the
-    one-row linear, where the weight stream hides the second row's dots (SmolLM2's 30 layers streamed from memory on
-    one core: +3%) and one level's rounding had doubled the teacher-forced KL from float32 (``bench.agreement``)."""
+    ~15 bits relative to the group's largest input, finer than bfloat16), as two rows of the kernel's tile: for one
+    row, where the weight stream hides the second row's dots and one level's rounding costs agreement with float32
+    (``bench.agreement``)."""
     return torch.ops.warden_cpu.int4_linear_two_level(x, packed, group, scales_zeros)
 
 
@@ -132,7 +124,7 @@ def int4_linear_up_to(x: torch.Tensor, packed: torch.Tensor, group: int, scales_
 
 def int4_gemm_runs() -> bool:
     """Whether ``int4_linear_up_to`` runs the AVX2 float32 GEMM (``int4_gemm_avx2.cpp``: the unquantized inputs
-    times the dequantized weights, torch's math at 1.4-2.3x its AVX2 kernel's speed) above its kernel rows, rather
+    times the dequantized weights, torch's math, faster than its AVX2 kernel) above its kernel rows, rather
     than torch's kernel (CPUs with the AVX-512 one). Call after ``load()`` succeeded."""
     return bool(torch.ops.warden_cpu.int4_gemm_runs())
 

@@ -3,10 +3,9 @@
 // with the float32 inputs by FMA, so the results are torch's own kernel's math (no input quantization) in another
 // order of additions.
 //
-// Why: torch's int4 kernel on such a CPU took 3.7-6.0 ms per SmolLM2 layer at 16 rows on one Zen 3 core (about a
-// quarter of the core's FMA peak); int4_linear_avx2.cpp's int8 dot products are faster but quantize every input to
-// 8 bits per group, and run on every step that cost greedy agreement with float32 (60% of tokens before the first
-// divergence vs 71-75% with float inputs, 48 prompts x 32 tokens). Here each weight is dequantized once per call and
+// Why: torch's int4 kernel on such a CPU uses a fraction of the core's FMA peak; int4_linear_avx2.cpp's int8 dot
+// products are faster but quantize every input to 8 bits per group, which on every step costs greedy agreement with
+// float32 (bench.agreement). Here each weight is dequantized once per call and
 // reused by every input row, and the inner loop is a register tile of 6 rows x 16 outputs (12 accumulators, two
 // weight vectors, one broadcast input: 12 FMAs per two loads), which keeps both FMA pipes busy.
 //
@@ -78,8 +77,7 @@ __attribute__((always_inline)) inline void tile_chunk(const float* x, int64_t K,
     sums[r][0] = _mm256_loadu_ps(acc + r * acc_stride);
     sums[r][1] = _mm256_loadu_ps(acc + r * acc_stride + 8);
   }
-  // Unrolled by 4: the loop's own increments and branch leave the FMA pipes more of the 6-wide dispatch (~+10% on
-  // a Zen 3, measured on the tile alone).
+  // Unrolled by 4: the loop's own increments and branch leave the FMA pipes more of the 6-wide dispatch.
 #pragma GCC unroll 4
   for (int64_t k = 0; k < chunk; ++k) {
     const __m256 w0 = _mm256_loadu_ps(w + k * kTileOutputs), w1 = _mm256_loadu_ps(w + k * kTileOutputs + 8);

@@ -8,20 +8,14 @@
 // and 64 nibble pairs at a time are dotted with it by AVX-512 VNNI (vpdpbusd: unsigned weight codes x signed input
 // codes), about 5 instructions per 64 weights; then the kernel is bound by how fast one core streams the weights in.
 // Input levels: the small-batch kernel (int4_linear) takes one; the one-row linear (int4_linear_two_level) two, run
-// as two rows of a tile (the codes, and the residuals with scale / 254) whose outputs are added. One level doubled
-// the teacher-forced KL from float32 at one-row decode steps (bench.agreement, SmolLM2: 0.00320 nats against torch's
-// float-input kernel's 0.00142); two cost what a second row costs, which at one row the weight stream hides.
+// as two rows of a tile (the codes, and the residuals with scale / 254) whose outputs are added: one level's
+// rounding costs agreement with float32 at one-row decode steps (bench.agreement), and a second row costs what the
+// weight stream hides at one row.
 //
 // Several rows: each block of weights is loaded and regrouped (the unpack shuffles, most of the work per weight)
 // once per tile of up to 4 input rows and dotted with each of them, so a row costs little more than its vpdpbusd
-// and its per-group float update; every row's results are bitwise those it gets alone. SmolLM2-135M's four int4
-// linears of a layer, bf16, one core of an AVX-512 (Zen 4) VM, us per layer with the weights in cache:
-//   rows                     1     2     4     8     16
-//   one row at a time (was)  97   171   322   626   1261
-//   tiles of 4 rows          82    98   180   342    677
-//   torch's int4 kernel     197   245   343   681   1376
-// (the row quantization and the output conversion went from scalar code to AVX-512 as well: ~4 us a row of 576
-// inputs before).
+// and its per-group float update; every row's results are bitwise those it gets alone (docs/benchmarks.md, "CPU
+// linears", compares it with torch's kernel per row count).
 //
 // Layout (torch._convert_weight_to_int4pack_for_cpu, for N a multiple of 64): [N / 64, K, 32] bytes; byte j of
 // (block, k) holds output row block*64 + j in its low nibble and block*64 + 32 + j in its high nibble. Scales and
@@ -84,7 +78,7 @@ inline void load_scale_zero(const scalar_t* pairs, __m512& scale, __m512& zero) 
 
 // The accumulators of regroup_eight_k's four operands summed over their even-k and odd-k halves and put back in row
 // order, as float32: rows 0-15 and 16-31 of the plane.
-// (Forced inline: gcc called it, through memory and a vzeroupper, and the one-row path lost ~15%.)
+// (Forced inline: otherwise gcc calls it, through memory and a vzeroupper, which slows the one-row path.)
 __attribute__((always_inline)) inline void rows_in_order(const __m512i (&acc)[4], __m512& first,
                                                         __m512& second) {
   __m256i sums[4];
@@ -259,7 +253,7 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
     for (int64_t b = begin; b < end; ++b) {
       // A block's (scale, zero) pairs lie in K / group separate runs of 256 bytes, one per group, which the
       // hardware prefetcher does not follow: fetched from memory one group after another they cost a latency
-      // each (15.9 -> 14.4 ms per token once prefetched). The next block's are requested now, all at once.
+      // each. The next block's are requested now, all at once.
       if (b + 1 < end) prefetch_block_scales(sz, b + 1, K, N, group);
       // Every quantized row against this block while its weights are in cache, kTileRows rows at a time.
       for (int64_t m0 = 0; m0 < Q; m0 += kTileRows) {
@@ -297,18 +291,15 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
 // with sum_k x per row and group computed once per call.
 constexpr int kGemmTileRows = 4;
 // Up to this many rows the codes are converted in registers as they are dotted (one tile of all the rows) instead
-// of converting each block once into memory and reading it back per tile of kGemmTileRows rows: the round trip
-// through L2 was most of a few-row call (SmolLM2's layer, one Zen 5 core, us: 1 row 158 -> 82, 4 rows 198 -> 118.5,
-// 8 rows 271 -> 222, against the one-level int8-input kernel's 42 / 106 / 199). Then the conversion's shuffles and a
-// torch reduction per call for the input sums were most of it; with shifts and vpternlogd instead, the sums in here
-// and the stream prefetched, the GEMM takes 0.97-1.02x the one-level kernel's time at 3 rows, 0.73-0.85x at 4,
-// 0.75-0.90x at 8 (1.13-1.18x at 2; bench.cpu_linears and an alternating per-layer script), so the engine sends
-// steps of 3+ rows here (model_runner.GEMM_SMALL_BATCH_ROWS).
+// of converting each block once into memory and reading it back per tile of kGemmTileRows rows: at few rows that
+// round trip through L2 would be most of the call. So converted, the GEMM is as fast as the one-level kernel from 3
+// rows and faster from 4 (bench.cpu_linears), and the engine sends steps of 3+ rows here
+// (model_runner.GEMM_SMALL_BATCH_ROWS).
 constexpr int64_t kDirectMaxRows = 8;
 
 // A code c as a bf16 word is 0x4180 | c << 3: exponent 4 and c in the mantissa's top four bits, the integer 16 + c
 // (exact). Made with shifts and one vpternlogd per vector from zero-extended bytes, where a table lookup of c - 8
-// cost two more shuffles per vector (the conversion was most of a few-row call: shuffles, not dots, bound it).
+// costs two more shuffles per vector (at few rows the conversion's shuffles, not the dots, bound the call).
 // The offset comes out of the sums: sum_k (c - 8) x = sum_k (16 + c) x - kCodeOffset * sum_k x. It costs the float32
 // sums ~3 bits (they carry values up to 31 x, not 8 x): still ~2^-20 of an output, far below its bf16 rounding.
 constexpr float kCodeOffset = 24.0f;
@@ -573,10 +564,8 @@ at::Tensor int4_linear(const at::Tensor& x, const at::Tensor& packed, int64_t gr
 }
 
 // Two levels (~15 bits per input relative to its group's largest, finer than bfloat16): the one-row linear. Each row
-// costs what two rows cost at one level, which at one row the weight stream hides: SmolLM2's 30 layers streamed
-// from memory, one core of an AVX-512 Zen 5 VM, 4.03 -> 4.16 ms (torch's kernel 5.00), while the one level's
-// rounding of the inputs had doubled the teacher-forced KL from float32 at one-row decode steps (bench.agreement:
-// 0.00320 vs 0.00142 nats with torch's float-input kernel).
+// costs what two rows cost at one level, which at one row the weight stream hides, and keeps torch's float-input
+// accuracy, which one level's rounding of the inputs does not (bench.agreement).
 at::Tensor int4_linear_two_level(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                                  const at::Tensor& scales_zeros) {
   return int4_linear_levels(x, packed, group, scales_zeros, 2);
@@ -620,12 +609,11 @@ at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t
 }
 
 // This kernel for inputs of at most `kernel_rows` rows; above, a kernel that keeps the inputs unquantized (torch's
-// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM (SmolLM2's layer, one core of a Zen 5 VM: 1.8-2.0x
-// torch's kernel at 4-8 rows, 2.5x at 32, 2.3x at 256; bench.cpu_linears), on CPUs without the AVX-512 kernel the AVX2
-// float32 GEMM (torch's math, 2-3x its speed there), else torch's kernel. The int4 layers' op in the compiled engine's
+// accuracy): for bfloat16 inputs on AVX512-BF16 CPUs the bf16 GEMM, on CPUs without the AVX-512 kernel the AVX2
+// float32 GEMM (torch's math, faster than its kernel there), else torch's kernel (bench.cpu_linears). The int4 layers' op in the compiled engine's
 // graph of 2+ tokens. The choice is made per call, inside one opaque op, so that graph keeps one symbolic token range:
-// a graph of its own for the small steps (the same code compiled under other bounds) made inductor's cache add guards
-// that violate the bounds, and the start failed.
+// a graph of its own for the small steps (the same code compiled under other bounds) lets inductor's cache add guards
+// that violate the bounds, and the start fails.
 at::Tensor int4_linear_up_to(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                              const at::Tensor& scales_zeros, int64_t kernel_rows) {
   if (x.size(0) <= kernel_rows) return int4_linear(x, packed, group, scales_zeros);

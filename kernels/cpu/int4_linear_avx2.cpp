@@ -3,8 +3,7 @@
 // the same y = sum_g scale * x_scale * dot + (zero - 8 * scale) * x_sum.
 //
 // Why: torch's int4 kernel converts every weight to float for an FMA, and on such a CPU it is compute-bound far
-// below what one core streams: SmolLM2-135M's four int4 linears of a layer at one row took 740 us on one core of
-// a Zen 3 EPYC VM (2.4 GB/s of weights), 22 ms of a 30 ms decode step. Without vpdpbusd the dot products are
+// below what one core streams, so at low concurrency those linears are most of a decode step. Without vpdpbusd the dot products are
 // vpmaddubsw (unsigned weight codes x signed input codes, two k per 16-bit lane: at most 2 x 15 x 127, so nothing
 // saturates) summed in 16 bits over 16 k (at most 30,480), then widened and added in float32 with the group's scale.
 //

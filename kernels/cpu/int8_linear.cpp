@@ -6,8 +6,8 @@
 // kernel converts every weight to float for an FMA. Here each input row is quantized to int8 per group of 32 in
 // two levels (quantize_input.h: codes and residuals, finer than bfloat16), the levels joined as one 16-bit integer
 // 254 * code + residual, and each 64 weights are dotted with it by two AVX-512 VNNI vpdpwssd. The weight's sign bit
-// is flipped (w ^ 0x80 = w + 128, as the first version's unsigned-by-signed vpdpbusd needed; kept, so a row's
-// results are bitwise those that version gave) and the 128 x sum(dequantized inputs) that adds, the same for every
+// is flipped (w ^ 0x80 = w + 128, the unsigned operand vpdpbusd takes; kept with vpdpwssd, so the weights' layout
+// and every row's results stay what they are) and the 128 x sum(dequantized inputs) that adds, the same for every
 // output row, is taken off once:
 //   y[n] = scale[n] * (sum_g x_scale[g] / 254 * sum_k (w[n, k] + 128) * (254 * x_code[k] + x_residual[k])
 //                      - 128 * sum_k x[k])
@@ -15,13 +15,10 @@
 // Several rows: each loaded weight chunk is regrouped once and dotted with a tile of up to 4 input rows, while the
 // weight rows are in cache, so M rows read the weight once instead of M times; per row the operations are the same
 // whatever the tile, so every row's results are bitwise those it gets alone. Per (input row, 64 weights): two
-// vpdpwssd, a conversion and an FMA (the one-row version's two vpdpbusd need a multiply by 254 and an add between
-// them: 7-8 instructions).
+// vpdpwssd, a conversion and an FMA (two vpdpbusd would need a multiply by 254 and an add between them).
 //
 // Without AVX-512 VNNI (AMD Zen 2/3, Intel client cores) the same kernel runs in 256-bit AVX2 vectors, vpmaddwd for
-// vpdpwssd, with bitwise the same results (SmolLM2's head, bf16, on a Zen 3 VM, one core, us per call, while another
-// single-core benchmark ran: 1 row 4700 vs torch's 9543, 4 rows 8072 vs 14280, 16 rows 29099 vs 56718; one row at a
-// time 4597 per row).
+// vpdpwssd, with bitwise the same results (docs/benchmarks.md, "CPU linears", has both against torch's kernel).
 //
 // Built with the other CPU kernels by kernels/cpu/__init__.py; registered as torch.ops.warden_cpu.int8_linear,
 // int8_linear_up_to, int8_linear_avx2 (the AVX2 build on any CPU, for tests) and int8_linear_supported.
@@ -55,7 +52,7 @@ constexpr int64_t kInputGroup = 32;  // inputs per int8 scale (llama.cpp's Q8_0 
 constexpr int64_t kChunk = 64;  // weights per vector: two input groups
 constexpr int64_t kTileRows = 4;  // output rows sharing each loaded input chunk
 constexpr int64_t kTileInputs = 4;  // input rows dotted with each loaded weight chunk
-// Weight rows are one sequential stream; requested this far ahead (as in int4_linear.cpp, where 4 KB measured best).
+// Weight rows are one sequential stream; requested this far ahead (the distance int4_linear.cpp uses).
 constexpr int64_t kPrefetchBytes = 4096;
 
 #if defined(WARDEN_ONE_ROW_VECTOR) || defined(WARDEN_INT8_AVX2)
@@ -502,8 +499,8 @@ inline void transpose_16x16(__m512i (&r)[16]) {
 // (w[16j + i, 2kp], w[16j + i, 2kp + 1]). Each 16 rows are converted row-major into `staging` (16 x K bf16, in L1),
 // then transposed 16 x 16 words at a time. An int8 is exact in float32 with its low 16 bits zero, so its bf16 is
 // the float's high half, and one word permute packs 32 of them (vcvtne2ps2bf16's rounding has nothing to round).
-// The conversion is most of the cost at few rows (SmolLM2's head, one Zen 5 core: ~3.5 ms a call of the ~3.6 at
-// one row), which is why this layout serves only the steps of more than kLanesMaxRows rows.
+// The conversion is nearly all of the cost at one row, which is why this layout serves only the steps of more than
+// kLanesMaxRows rows.
 inline void convert_int8_block(const int8_t* w, int64_t K, uint32_t* staging, __m512i* codes) {
   const int64_t words = K / 2;
   alignas(64) int16_t odd[32];

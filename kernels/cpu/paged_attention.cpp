@@ -1,11 +1,11 @@
 // Decode attention over the paged KV cache for CPUs: one query token per sequence, read straight from the
 // cache blocks named by the block table (no gathered copy), float32 accumulation, grouped-query heads sharing
 // each key/value row they load. Same math as kernels/reference/paged_attention.py's decode path. bfloat16 caches on
-// AVX512-BF16 CPUs take a path of their own (decode_attention_bf16, below): ~2x the generic kernel; bfloat16 and
-// float16 caches on other AVX2 CPUs another (decode_attention_avx2): 1.4-2.6x.
+// AVX512-BF16 CPUs take a faster path of their own (decode_attention_bf16, below); bfloat16 and float16 caches on
+// other AVX2 CPUs another (decode_attention_avx2).
 //
 // Also the KV-cache store (this step's keys and values scattered into their slots): one call per layer instead of
-// the reference's two index_copy_ with their views and casts, ~35 us of dispatch per layer and step.
+// the reference's two index_copy_ with their views and casts, whose dispatch cost adds up at every layer and step.
 //
 // Built at run time by kernels/cpu/__init__.py (torch.utils.cpp_extension, -O3 -march=native); registered as
 // torch.ops.warden_cpu.decode_attention and torch.ops.warden_cpu.store_kvcache.
@@ -194,8 +194,7 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
 // with the query straight from bfloat16 (vdpbf16ps: products exact, float32 sums), 16 tokens' partial sums are
 // reduced together by one shuffle tree, and each tile of 16 value rows is widened to float32 once for all heads of
 // the group, whose outputs stay in registers (blocks of 4 heads x 64 dims). Same math as the generic kernel up to
-// float32 summation order. Measured per layer (SmolLM2: 9 heads over 3 KV heads, head_dim 64; one thread, quiet
-// box): 1 sequence of 100 tokens 19.9 -> 9.7-11.8 us, 8 of 70 102 -> 39-53 us, 32 of 200 1203 -> 528-669 us.
+// float32 summation order.
 constexpr int64_t kTile = 16;
 
 // Sixteen vectors of partial sums -> one vector whose lane i is the sum of vector i.
@@ -305,9 +304,7 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
 // is widened to float32 once for all heads of the group, each head's 8 partial sums are reduced together by one
 // hadd tree, and each value row is widened once per block of 16 dims for up to 3 heads whose outputs stay in
 // registers; the scattered key and value rows are prefetched a tile ahead. Same math as the generic kernel up to
-// float32 summation order. Per SmolLM2 layer (9 heads over 3 KV heads, head_dim 64; one thread of a Zen 3 VM,
-// median of 7): 1 sequence of 100 tokens 27-46 -> 19-32 us, 8 of 70 140 -> 83-90 us, 32 of 200 1.61 -> 0.87-0.98 ms,
-// 32 of 1000 15.3-16.5 -> 6.4-7.7 ms (1.4-2.6x).
+// float32 summation order.
 constexpr int64_t kAvx2Tile = 8;
 
 template <typename scalar_t>

@@ -4,11 +4,9 @@
 // rounding error of each input quantized again in 254 steps of that scale:
 //   x ~= scale * (code + residual / 254),   code, residual in [-127, 127]
 // ~15 bits, finer than bfloat16's 8-bit mantissa, for a second vpdpbusd per loaded weight vector.
-// Measured on SmolLM2 (greedy tokens agreeing with float32 before the first divergence, 48 prompts x 32 tokens):
-// torch's kernels 73.7%; the int4 layers on one level 72.9% (their own 4-bit error dominates); the int8 LM head on
-// one level 67.4% (its argmax picks the token), so the int8 kernel takes both levels (quantize_groups) and the int4
-// kernel one (quantize_groups_one_level, vectorized); kernels/reference/quantized_linear.py's quantize_rows_int8 is
-// the same in torch.
+// The int8 kernel (the LM head, whose argmax picks the token) takes both levels (quantize_groups); the int4 kernel's
+// small batches one (quantize_groups_one_level, vectorized), where the weights' own 4-bit error dominates
+// (bench.agreement). kernels/reference/quantized_linear.py's quantize_rows_int8 is the same in torch.
 
 #pragma once
 
@@ -135,8 +133,8 @@ inline __m512 load_inputs(const scalar_t* x, __mmask16 lanes) {
 }
 
 // The first level of quantize_groups alone (codes, scales, code sums; no residuals), 16 inputs per instruction:
-// bit for bit the same values (the same products rounded half to even, and integer sums), in a tenth of the time
-// (SmolLM2's 576 inputs: ~4 us a row on one core scalar, which the int4 linear paid per row per call).
+// bit for bit the same values (the same products rounded half to even, and integer sums), several times faster than
+// the scalar loop, which the int4 linear would pay per row per call.
 template <typename scalar_t>
 void quantize_groups_one_level(const scalar_t* x, int64_t K, int64_t group, Int8Groups& q) {
   q.codes.resize(K);
@@ -183,8 +181,8 @@ void quantize_groups_one_level(const scalar_t* x, int64_t K, int64_t group, Int8
 // Both levels of quantize_groups, 16 inputs per instruction, bit for bit its values: the same products rounded half
 // to even, the same clamp, integer sums, and the rounding error `value - code * scale` as one fused multiply-add
 // (what gcc and clang make of quantize_groups' expression wherever FMA is available, as it is with AVX-512: its
-// -O3 -march=native build was checked to compile it to vfnmadd). For the int8 linear's rows, which paid ~4 us
-// each scalar (SmolLM2's 576 inputs), once per row per call: at 32 rows more than a tenth of the call.
+// -O3 -march=native build compiles it to vfnmadd). For the int8 linear's rows, once per row per call, where the
+// scalar loop would be a noticeable share of a many-row call.
 template <typename scalar_t>
 void quantize_groups_two_level(const scalar_t* x, int64_t K, int64_t group, Int8Groups& q) {
   q.codes.resize(K);
