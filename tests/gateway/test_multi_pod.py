@@ -7,6 +7,7 @@ What the Kubernetes chart relies on, proven with real processes:
 - the pods never migrate: they start on an empty database and stay unready (``schema``) until ``warden db upgrade``
   (the chart's hook Job) has run;
 - a tenant's requests-per-minute limit holds across pods (Redis), not once per pod;
+- a key revoked is refused by every pod within the key cache's TTL;
 - a tenant's audit chain stays one valid chain with both pods writing to it, verified in the database and through a
   signed export;
 - a pod SIGKILLed mid-stream leaves the other serving, and the chains still verify;
@@ -45,6 +46,7 @@ from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.export.signing import load_or_create_signer, load_public_key
 from gateway.export.verify import verify_export
+from gateway.keys.service import revoke_key
 from gateway.policystore.service import publish_policy
 from tests.engine.tiny_models import write_tiny_checkpoint
 
@@ -59,6 +61,7 @@ SECRET = "multi-pod-shared-server-secret"
 UNREADY_S = 3.0
 GRACE_S = 5.0
 RPM = 3
+KEY_CACHE_TTL_S = 1.0
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -151,8 +154,9 @@ def _start_pod(name: str, root: Path, model: Path, database_url: str, export_key
         "WARDEN_DATA_DIR": str(data_dir), "WARDEN_EXPORT_SIGNING_KEY": str(export_key),
         "WARDEN_MODEL": str(model), "WARDEN_ENGINE_SERVED_MODEL_NAME": "tiny", "WARDEN_ENGINE_IN_PROCESS": "true",
         "WARDEN_ENGINE_NUM_THREADS": "1", "WARDEN_ENGINE_KV_CACHE_MEMORY_MB": "16", "WARDEN_GUARDRAILS": "false",
-        "WARDEN_KEY_CACHE_TTL_S": "0", "WARDEN_POLICY_CACHE_TTL_S": "0", "WARDEN_AUDIT_FLUSH_INTERVAL_S": "0.05",
-        "WARDEN_AUDIT_CHECKPOINT_INTERVAL_S": "0", "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0",
+        "WARDEN_KEY_CACHE_TTL_S": str(KEY_CACHE_TTL_S), "WARDEN_POLICY_CACHE_TTL_S": "0",
+        "WARDEN_AUDIT_FLUSH_INTERVAL_S": "0.05", "WARDEN_AUDIT_CHECKPOINT_INTERVAL_S": "0",
+        "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0",
         "WARDEN_SHUTDOWN_UNREADY_S": str(UNREADY_S), "WARDEN_SHUTDOWN_GRACE_S": str(GRACE_S),
         "WARDEN_LOG_FORMAT": "json", "WARDEN_LOG_LEVEL": "WARNING",
     })
@@ -227,6 +231,22 @@ def test_a_tenants_rate_limit_holds_across_pods(cluster: Cluster) -> None:
     # Counted: every call, admitted or refused, on either pod, is one record in the tenant's chain.
     rows = _wait_for_audit_rows(cluster.db, tenant_id, 2 * RPM + 1)
     assert sorted(r.http_status for r in rows) == sorted([200] * RPM + [r.status_code for r in [*on_b, on_a]])
+
+
+def test_a_revoked_key_is_refused_by_every_pod_within_the_cache_ttl(cluster: Cluster) -> None:
+    _, issued = new_tenant_with_key(cluster.db, cluster.pods[0].settings(cluster.database_url))
+
+    def models(pod: Pod) -> int:
+        return httpx.get(f"{pod.base_url}/v1/models", headers={"authorization": f"Bearer {issued.api_key}"},
+                         timeout=10).status_code
+
+    assert [models(pod) for pod in cluster.pods] == [200, 200]  # now cached by both
+    with cluster.db.transaction() as session:
+        assert revoke_key(issued.key_id, session=session)
+    revoked = time.monotonic()
+    for pod in cluster.pods:
+        _until(lambda pod=pod: models(pod) == 401, KEY_CACHE_TTL_S + 5, f"{pod.name} to refuse the revoked key")
+    assert time.monotonic() - revoked < KEY_CACHE_TTL_S + 2.0  # the TTL, plus polling on a loaded machine
 
 
 def test_one_audit_chain_per_tenant_with_both_pods_writing(cluster: Cluster) -> None:
