@@ -85,13 +85,13 @@ class EngineConfig:
     prompt_lookup_max: int = 4
     # Adaptive prompt lookup (``engine.spec_decode.draft_budget``): each step verifies only the drafts expected to
     # pay for the extra rows, from each sequence's observed acceptance and this machine's measured step costs
-    # (drafts are nearly free on a GPU; on a CPU a lone sequence's verification step costs 1.6-1.9x a plain one).
+    # (drafts are nearly free on a GPU; on a CPU a verification step costs well more than a plain one).
     # False: every proposal is verified.
     prompt_lookup_adaptive: bool = True
     # No drafts in a step with more sequences decoding than this (vLLM's name). None: no cap. The adaptive budget
-    # above already stops drafting where the extra rows cost more than they save (bench.spec_decode at 32 sequences:
-    # chats 1.01x, quotes 1.23x); the cap is for every-proposal drafting and for draft models, whose draft steps it
-    # does not weigh (a draft model on a CPU lost at 8 sequences).
+    # above already stops drafting where the extra rows cost more than they save (docs/benchmarks.md, "Speculative
+    # decoding by prompt lookup"); the cap is for every-proposal drafting and for draft models, whose draft steps it
+    # does not weigh.
     speculative_disable_by_batch_size: int | None = None
 
     def __post_init__(self) -> None:

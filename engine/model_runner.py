@@ -164,15 +164,13 @@ def flatten_step(input_ids: list[int], starts: list[int], q_lens: list[int], tab
     return StepInputs(torch.tensor(input_ids, dtype=torch.long), positions, meta, rows)
 
 
-# EngineConfig.cpu_small_batch_rows's default on CPUs without AMX (its comment gives the measurements): where
-# kernels.cpu's int4 bf16 GEMM serves the steps above (AVX512-BF16, bfloat16), 2; elsewhere 8.
+# EngineConfig.cpu_small_batch_rows's default on CPUs without AMX (docs/benchmarks.md, "CPU linears", has the
+# measurements): where kernels.cpu's int4 bf16 GEMM serves the steps above (AVX512-BF16, bfloat16), 2; elsewhere 8.
 GEMM_SMALL_BATCH_ROWS = 2
 SMALL_BATCH_ROWS = 8
 # Where kernels.cpu's bf16 GEMM for int8 weights runs (AVX512-BF16), the int8 head's steps of more rows go to it
-# (unquantized inputs, each weight converted to bf16 once per call). SmolLM2's head (576 -> 49152), one Zen 5 core,
-# ms per call, the GEMM vs the two-level int8 kernel, alternating in one process (two runs): 4 rows 1.76 vs 1.54 and
-# 1.50 vs 1.35, 5 rows 1.80 vs 1.93 and 2.77 vs 2.55, 8 rows 2.28 vs 2.68 and 2.17 vs 2.54, 12 rows 3.09 vs 4.29,
-# 16 rows 3.75 vs 5.44, 32 rows 6.20 vs 11.1 (torch's kernel ~15-20 at 32).
+# (unquantized inputs, each weight converted to bf16 once per call): above 4 rows it overtakes the int8 kernel
+# (docs/benchmarks.md, "CPU linears", int8 head).
 HEAD_KERNEL_ROWS = 4
 
 
@@ -243,8 +241,7 @@ class ModelRunner:
         kernel_rows = min(int4_kernel_rows(config, self.dtype), max_rows)
         # The int8 head's rows are the sequences sampling a step (a prefill's last tokens only) and its inputs take
         # two levels (finer than bf16): where the small-batch kernels run, every row count goes to kernels.cpu's
-        # int8 linear, ~2x torch's kernel from 1 to 64 rows on an AVX2 Zen 3, except above HEAD_KERNEL_ROWS where
-        # the bf16 GEMM runs (AVX512-BF16: unquantized inputs, 1.2x the int8 kernel at 8 rows, 1.8x at 32).
+        # int8 linear, except above HEAD_KERNEL_ROWS where the bf16 GEMM runs (AVX512-BF16: unquantized inputs).
         head_rows = max_rows if kernel_rows > 1 else 1
         if head_rows > 1 and dispatch.cpu_int8_gemm_runs(head.weight.shape[0], self.dtype):
             head_rows = min(HEAD_KERNEL_ROWS, max_rows)
