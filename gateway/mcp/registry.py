@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from gateway.core.db import Database
 from gateway.core.stale_cache import StaleTolerantCache
-from gateway.mcp.credentials import open_headers, seal_headers
+from gateway.mcp.credentials import CredentialsUnreadable, open_headers, seal_headers
 from gateway.mcp.models import McpServer
 
 
@@ -29,6 +29,8 @@ class UpstreamServer:
     timeout_s: float
     allow_private_network: bool
     headers: dict[str, str]
+    # Set when the record cannot be used as stored (its credentials do not open with this server's secret).
+    unusable: str | None = None
 
     def __repr__(self) -> str:  # the headers are credentials
         return f"UpstreamServer(name={self.name!r}, version={self.version}, url={self.url!r})"
@@ -115,13 +117,19 @@ class UpstreamDirectory:
         self._retry_after_s = retry_after_s
 
     def _load_sync(self, tenant_id: str) -> tuple[UpstreamServer, ...]:
+        def upstream(row: McpServer) -> UpstreamServer:
+            unusable: str | None = None
+            try:
+                headers = open_headers(self._secret, tenant_id, row.name, row.credentials)
+            except CredentialsUnreadable as exc:
+                headers, unusable = {}, str(exc)  # this server fails its calls; the tenant's others still serve
+            return UpstreamServer(name=row.name, version=row.version, url=row.url, timeout_s=row.timeout_s,
+                                  allow_private_network=row.allow_private_network, headers=headers,
+                                  unusable=unusable)
+
         def load() -> tuple[UpstreamServer, ...]:
             with self._db.session() as session:
-                return tuple(
-                    UpstreamServer(name=row.name, version=row.version, url=row.url, timeout_s=row.timeout_s,
-                                   allow_private_network=row.allow_private_network,
-                                   headers=open_headers(self._secret, tenant_id, row.name, row.credentials))
-                    for row in live_servers(tenant_id, session=session))
+                return tuple(upstream(row) for row in live_servers(tenant_id, session=session))
 
         servers = self._cache.read_through(tenant_id, load, stage="mcp_registry", retry_after_s=self._retry_after_s,
                                            usable=lambda value: value is not None)

@@ -49,6 +49,8 @@ class UpstreamClients:
 
     @asynccontextmanager
     async def _session(self, server: UpstreamServer) -> AsyncIterator[Client]:
+        if server.unusable is not None:
+            raise TargetRefused(server.unusable)
         await check_addresses(server.url, allow_private_network=server.allow_private_network)
         timeout = httpx2.Timeout(server.timeout_s)
         hit, pinned = self._modes.get((server.url, server.version))

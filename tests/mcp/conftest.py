@@ -17,7 +17,7 @@ assert _spec is not None and _spec.loader is not None
 _fixtures = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_fixtures)
 
-from mcp_support import Served, malformed_app, serve, upstream_app  # noqa: E402
+from mcp_support import UPSTREAM_TOKEN, Served, guarded_upstream_app, malformed_app, serve, upstream_app  # noqa: E402
 
 from gateway.app import create_app  # noqa: E402
 from gateway.core.settings import Settings  # noqa: E402
@@ -51,5 +51,12 @@ def upstream() -> Iterator[Served]:
 @pytest.fixture(scope="session")
 def malformed_upstream() -> Iterator[Served]:
     served = serve(malformed_app())
+    yield served
+    served.stop()
+
+
+@pytest.fixture(scope="session")
+def guarded_upstream() -> Iterator[Served]:
+    served = serve(guarded_upstream_app("guarded", UPSTREAM_TOKEN))
     yield served
     served.stop()
