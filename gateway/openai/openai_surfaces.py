@@ -10,11 +10,11 @@ from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
 from engine.structured import ToolCall
-from gateway.core.errors import APIError, invalid_request
+from gateway.core.errors import APIError, invalid_request, validation_error
 from gateway.openai import responses, structured
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
 from gateway.openai.streaming import SSE_DONE, sse_event
-from gateway.openai.surface import CallMeta, CallResult, InternalRequest, bearer_credentials, validation_error
+from gateway.openai.surface import CallMeta, CallResult, InternalRequest, bearer_credentials
 
 
 class OpenAISurface:
@@ -33,7 +33,7 @@ class OpenAISurface:
         try:
             return self.request_model.model_validate(body)  # type: ignore[return-value]
         except ValidationError as exc:
-            raise validation_error(exc) from None
+            raise validation_error(exc.errors(), body) from None  # param named as OpenAI does
 
     def error_response(self, exc: APIError) -> Response:
         return exc.response()

@@ -65,7 +65,7 @@ def test_missing_and_bad_keys_get_401_and_are_audited(client: TestClient, db: Da
 @pytest.mark.parametrize(("body", "param"), [
     ({**CHAT, "guided_json": {"type": "object"}}, "guided_json"),
     ({**CHAT, "cache_salt": "mine"}, "cache_salt"),
-    ({**CHAT, "tools": [{"type": "function", "function": {"name": "bad name"}}]}, "tools.0.function.name"),
+    ({**CHAT, "tools": [{"type": "function", "function": {"name": "bad name"}}]}, "tools[0].function.name"),
     ({**CHAT, "temperature": 7}, "temperature"),
     ({**CHAT, "max_tokens": 0}, "max_tokens"),
     ({**CHAT, "messages": []}, "messages"),
