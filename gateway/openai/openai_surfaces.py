@@ -9,7 +9,7 @@ from fastapi import Request
 from pydantic import BaseModel, ValidationError
 from starlette.responses import Response
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 from gateway.core.errors import APIError, invalid_request, validation_error
 from gateway.openai import responses, structured
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest

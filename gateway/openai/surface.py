@@ -16,7 +16,7 @@ from fastapi import Request
 from pydantic import ValidationError
 from starlette.responses import Response
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 from gateway.core.errors import APIError, invalid_request
 from gateway.openai.responses import ChoiceState
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
