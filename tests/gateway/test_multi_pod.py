@@ -10,7 +10,9 @@ What the Kubernetes chart relies on, proven with real processes:
 - a key revoked is refused by every pod within the key cache's TTL;
 - a tenant's audit chain stays one valid chain with both pods writing to it, verified in the database and through a
   signed export;
-- a pod SIGKILLed mid-stream leaves the other serving, and the chains still verify;
+- a pod SIGKILLed mid-load leaves the other serving; restarted on its data directory (a container restart keeps the
+  pod's emptyDir) it replays its spool, so no record is lost: every call it answered, and the stream it was cut in
+  (its provisional record), are in the chain, and the chains verify;
 - on SIGTERM a pod's readiness flips before it stops accepting connections (the Gateway API Inference Extension's
   endpoint picker and the Service endpoints stop routing to it while it still answers).
 
@@ -19,6 +21,7 @@ Needs Postgres and Redis (WARDEN_DATABASE_URL, WARDEN_REDIS_URL).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import signal
@@ -89,9 +92,18 @@ class Cluster:
     pods: list[Pod]
     database_url: str
     db: Database
+    start: Callable[[str], Pod]  # (re)starts the named pod on its data directory
 
     def pod(self, name: str) -> Pod:
         (pod,) = [p for p in self.pods if p.name == name]
+        return pod
+
+    def restart(self, name: str) -> Pod:
+        """The container restarting in the same pod: a new process, the same data directory."""
+        index = self.pods.index(self.pod(name))
+        self.pods[index] = pod = self.start(name)
+        _until(lambda: pod.readyz() == (200, "ready") or pod.process.poll() is not None, 240, f"{name} to restart")
+        assert pod.process.poll() is None, f"{name} exited after its restart"
         return pod
 
 
@@ -190,7 +202,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                            cwd=ROOT, check=True, capture_output=True, timeout=120)  # the chart's hook Job
             for pod in pods:
                 _until(lambda pod=pod: pod.readyz() == (200, "ready"), 30, f"{pod.name} to turn ready")
-            yield Cluster(pods, database_url, db)
+            yield Cluster(pods, database_url, db,
+                          functools.partial(_start_pod, root=root, model=model, database_url=database_url,
+                                            export_key=export_key))
         finally:
             for pod in pods:
                 if pod.process.poll() is None:
@@ -288,44 +302,69 @@ def test_one_audit_chain_per_tenant_with_both_pods_writing(cluster: Cluster) -> 
     assert result.ok and result.rows == 10, result.problems
 
 
-def test_a_pod_killed_mid_stream_leaves_the_other_serving(cluster: Cluster) -> None:
+def test_a_pod_killed_mid_load_leaves_the_other_serving_and_loses_no_record(cluster: Cluster) -> None:
     tenant_id, api_key = _tenant(cluster)
     pod_a, pod_b = cluster.pod("pod-a"), cluster.pod("pod-b")
-    router = Router(cluster.pods)
     chunks: list[str] = []
     failure: list[BaseException] = []
+    answered: list[str] = []  # request ids pod B answered in full before it died
+    killed = threading.Event()
 
     def stream_on_b() -> None:
         body = {"model": "tiny", "messages": [{"role": "user", "content": "a long story"}], "max_tokens": 400,
                 "temperature": 0, "ignore_eos": True, "stream": True}
         try:
             with httpx.stream("POST", f"{pod_b.base_url}/v1/chat/completions", json=body, timeout=120,
-                              headers={"authorization": f"Bearer {api_key}"}) as response:
+                              headers={"authorization": f"Bearer {api_key}", "x-request-id": "req_cut_stream"}
+                              ) as response:
                 for line in response.iter_lines():
                     if line.startswith("data: "):
                         chunks.append(line)
         except httpx.HTTPError as exc:
             failure.append(exc)
 
-    streaming = threading.Thread(target=stream_on_b, daemon=True)
-    streaming.start()
-    _until(lambda: len(chunks) >= 3, 60, "the stream on pod B to start")
+    def load_on_b(worker: int) -> None:
+        for i in itertools.count():
+            if killed.is_set():
+                return
+            request_id = f"req_load_{worker}_{i}"
+            try:
+                if _chat(pod_b, api_key, request_id=request_id).status_code == 200:
+                    answered.append(request_id)
+            except httpx.HTTPError:
+                return
+
+    threads = [threading.Thread(target=stream_on_b, daemon=True),
+               *(threading.Thread(target=load_on_b, args=(w,), daemon=True) for w in range(2))]
+    for thread in threads:
+        thread.start()
+    _until(lambda: len(chunks) >= 3 and len(answered) >= 4, 60, "the stream and the load on pod B")
     os.killpg(pod_b.process.pid, signal.SIGKILL)
+    killed.set()
     pod_b.process.wait(30)
-    streaming.join(30)
-    assert not streaming.is_alive()
+    for thread in threads:
+        thread.join(30)
+        assert not thread.is_alive()
     assert "data: [DONE]" not in chunks  # the stream was cut, not finished
     assert failure, "the client of the killed pod saw its stream end cleanly"
 
     # The router now finds only pod A ready; every call is served.
+    router = Router(cluster.pods)
     assert pod_b.readyz() is None and pod_a.readyz() == (200, "ready")
-    statuses = [_chat(router.pick(), api_key, request_id=f"req_after_kill_{i}").status_code for i in range(6)]
-    assert statuses == [200] * 6
-    rows = _wait_for_audit_rows(cluster.db, tenant_id, 6)
+    statuses = [_chat(router.pick(), api_key, request_id=f"req_after_kill_{i}").status_code for i in range(4)]
+    assert statuses == [200] * 4
+
+    # Pod B's container restarts in the same pod: it adopts its dead predecessor's spool and journal.
+    cluster.restart("pod-b")
+    expected = {*answered, "req_cut_stream", *(f"req_after_kill_{i}" for i in range(4))}
+    _until(lambda: expected <= {r.request_id for r in _audit_rows(cluster.db, tenant_id)}, 60,
+           "every answered call's record")
+    rows = {r.request_id: r for r in _audit_rows(cluster.db, tenant_id)}
+    cut = rows["req_cut_stream"]  # its provisional record: the client saw a 200, the record says interrupted
+    assert (cut.http_status, cut.finish_reason) == (200, "interrupted")
     with cluster.db.session() as session:
         report = verify_chains(session=session)
     assert report.ok, report.broken
-    assert {r.request_id for r in rows} >= {f"req_after_kill_{i}" for i in range(6)}
 
 
 def test_sigterm_flips_readiness_before_the_pod_stops_accepting(cluster: Cluster) -> None:
