@@ -57,7 +57,8 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("Admin identity", ["admin_oidc_issuer", "admin_oidc_audience", "admin_jwks_url", "admin_jwks_file",
                         "admin_jwt_algorithms", "admin_roles_claim", "admin_tenant_claim", "admin_clock_skew_s",
                         "admin_jwks_cache_ttl_s", "admin_dev_token_ttl_s"]),
-    ("Engine process and supervision", ["engine_in_process", "engine_watchdog_s", "engine_stats_interval_s",
+    ("Engine process and supervision", ["engine_in_process", "engine_watchdog_s", "engine_standby",
+                                        "engine_stats_interval_s",
                                         "shutdown_unready_s", "shutdown_grace_s", "engine_sockets"]),
     ("Observability", ["log_format", "log_level", "tracing", "trace_exporter", "otlp_endpoint",
                        "trace_sample_ratio", "service_name", "metrics", "metrics_token", "metrics_max_tenants"]),
@@ -152,6 +153,10 @@ GATEWAY_MEANINGS: dict[str, str] = {
                          "debugging; HTTP work then shares the step loop's interpreter).",
     "engine_watchdog_s": "An engine with requests waiting and no turn of its step loop for this long is killed "
                          "and restarted (0: off). Loading and start-up compilation are never watched.",
+    "engine_standby": "Keep one more engine started and idle, put in the place of an engine that dies or hangs "
+                      "(serving resumes in about a second instead of after a model load). Costs one more engine's "
+                      "memory (weights and KV pool). Unset: on for CPU engines, off on GPUs. Not used with "
+                      "`--workers N` or an in-process engine.",
     "engine_stats_interval_s": "How often the gateway reads the engine's statistics for `/metrics` and admission.",
     "shutdown_unready_s": "After SIGTERM, how long the worker keeps listening (answering 503 `shutdown`, "
                           "`/readyz` not ready) so load balancers notice.",

@@ -59,7 +59,8 @@ async def _start_engine(settings: Settings) -> EngineClient:
                                       watchdog_s=settings.engine_watchdog_s or None)
     # Pooled even when it is one engine: the pool's supervisor restarts it when it dies or hangs.
     return await start_replicas(engine_config, settings.engine.replicas, in_process=settings.engine_in_process,
-                                supervise_one=True, watchdog_s=settings.engine_watchdog_s or None)
+                                supervise_one=True, watchdog_s=settings.engine_watchdog_s or None,
+                                standby=settings.engine_standby)
 
 
 def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard]:

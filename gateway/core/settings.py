@@ -30,6 +30,12 @@ class Settings(BaseSettings):
     # loop) for this long is killed and restarted; generous, since one step may be a long prompt's prefill chunk on a
     # CPU or a recompilation. Model loading and the compilation at start are never watched. 0 disables it.
     engine_watchdog_s: float = Field(default=30.0, ge=0.0)
+    # A standby engine (gateway.replicas.pool): one more engine started and idle beside the serving one, put in the
+    # place of an engine that dies or is killed as hung, so serving resumes in about a second instead of after a model
+    # load; another standby then starts in the background. It costs one more engine's memory (the model's weights
+    # and its KV pool) and, while it loads, CPU. Unset: on where the engine runs on the CPU, off on GPUs (device
+    # memory). Not used by `--workers N`'s engine hosts or an in-process engine.
+    engine_standby: bool | None = None
     # SIGTERM (gateway.lifecycle): /readyz turns not_ready and new /v1 calls get 503 + Retry-After at once; after
     # shutdown_unready_s (for load balancers to notice) the server stops accepting connections; calls in flight
     # drain until shutdown_grace_s after the signal, and streams still open then are cut (audited as "shutdown").

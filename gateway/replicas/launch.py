@@ -54,11 +54,13 @@ def replica_configs(config: EngineConfig, count: int, *, in_process: bool) -> li
 
 async def start_replicas(config: EngineConfig, count: int, *, in_process: bool = False,
                          restart_dead: bool = True, supervise_one: bool = False,
-                         watchdog_s: float | None = None) -> EngineClient:
+                         watchdog_s: float | None = None, standby: bool | None = False) -> EngineClient:
     """All replicas start at once; if one fails, the others are shut down and its error is raised. With
     ``restart_dead`` the pool brings a replica that dies back with the same config (``ReplicaPool.supervise``); with
     ``watchdog_s`` it kills one that hangs that long with work waiting (an engine in its own process), to restart it.
-    One replica is the plain engine, unsupervised, unless ``supervise_one`` (the gateway's way): then a pool of one."""
+    One replica is the plain engine, unsupervised, unless ``supervise_one`` (the gateway's way): then a pool of one.
+    ``standby``: keep one more engine started and idle, promoted when a replica dies (``wants_standby``: None means
+    on CPUs only); it starts once the replicas serve, and only for supervised engines in their own processes."""
     from engine import launch
 
     if count == 1 and not supervise_one:
@@ -68,7 +70,23 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     async def start(index: int) -> EngineClient:
         return await launch.start_engine(configs[index], in_process=in_process)
 
-    return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s)
+    async def start_standby() -> EngineClient:
+        return await launch.start_engine(configs[0], in_process=False)
+
+    keep_standby = restart_dead and not in_process and wants_standby(standby, configs[0].device)
+    return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s,
+                            standby=start_standby if keep_standby else None)
+
+
+def wants_standby(setting: bool | None, device: str) -> bool:
+    """The standby engine setting resolved for ``device``: unset (None) means on for engines on the CPU, where one
+    more copy of the model and its KV pool lives in host memory, and off on GPUs, where it would take device memory
+    the serving engine's KV pool may need."""
+    if setting is not None:
+        return setting
+    from engine.llm_engine import resolve_device
+
+    return str(resolve_device(device)) == "cpu"
 
 
 async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: bytes, *,
@@ -86,7 +104,8 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
 
 
 async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int,
-                     heal: bool, watchdog_s: float | None = None) -> ReplicaPool:
+                     heal: bool, watchdog_s: float | None = None,
+                     standby: Callable[[], Awaitable[EngineClient]] | None = None) -> ReplicaPool:
     """Open ``count`` replicas at once and pool them; if one fails, the opened ones are shut down and its error is
     raised. With ``heal`` the pool's supervisor opens a dead replica again the same way."""
     results = await asyncio.gather(*(open_replica(i) for i in range(count)), return_exceptions=True)
@@ -95,6 +114,7 @@ async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], cou
     if failed:
         await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
         raise failed[0]
-    pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None, watchdog_s=watchdog_s)
+    pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None, watchdog_s=watchdog_s,
+                       standby=standby)
     pool.supervise()
     return pool

@@ -13,6 +13,12 @@ Restarts back off (1 s doubling to 60 s) while a replica keeps dying young. Give
 also kills a replica that has work and makes no progress for that long (``watchdog.StepWatchdog``), which turns a
 hang into a restart. A pool of one replica is how a single engine is supervised. ``stats()`` merges the replicas'
 snapshots, counting a replaced replica's last counters so totals never go backwards.
+
+Standby: given ``standby`` (a callable that starts one more engine), the pool keeps one engine started and idle beside
+the serving ones and promotes it into the slot of a replica that dies, at once and with no backoff: serving resumes
+in about a second instead of after a model load, and a request that the dead replica had not started is sent to the
+promoted engine. A new standby is then started in the background (backing off like a restart while standbys die
+young). A cold restart that finishes after a promotion filled its slot becomes the standby instead.
 """
 
 from __future__ import annotations
@@ -49,7 +55,8 @@ class ReplicaPool:
     def __init__(self, replicas: Sequence[EngineClient], *, block_size: int,
                  spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION,
                  restart: Callable[[int], Awaitable[EngineClient]] | None = None,
-                 watchdog_s: float | None = None) -> None:
+                 watchdog_s: float | None = None,
+                 standby: Callable[[], Awaitable[EngineClient]] | None = None) -> None:
         assert replicas, "a pool needs at least one replica"
         first = replicas[0]
         assert all(r.model_name == first.model_name and r.max_model_len == first.max_model_len for r in replicas), \
@@ -74,6 +81,12 @@ class ReplicaPool:
         self._restarting: dict[int, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
         self.watchdog = StepWatchdog(watchdog_s) if watchdog_s else None
+        self._open_standby = standby
+        self.standby: EngineClient | None = None  # started, idle, promoted when a replica dies
+        self.promotions = 0  # standbys promoted into a dead replica's slot, lifetime
+        self._standby_since = time.monotonic()
+        self._standby_keeper: asyncio.Task[None] | None = None
+        self._reaping: set[asyncio.Task[None]] = set()  # dead engines being shut down (reaped, pipes closed)
 
     # --- routing --------------------------------------------------------------------------------------------------
     def live(self) -> list[bool]:
@@ -83,6 +96,10 @@ class ReplicaPool:
         """The replica ``request`` would go to now (never one in ``exclude``). Raises ``EngineDeadError`` when none
         is live."""
         live = [alive and i not in exclude for i, alive in enumerate(self.live())]
+        if not any(live):  # every candidate is dead: a standby takes a dead slot now, not at the supervisor's next look
+            promoted = next((i for i, alive in enumerate(self.live()) if not alive and self._promote(i)), None)
+            if promoted is not None:
+                live[promoted] = True
         if sum(live) > 1:
             choice = affinity.choose(affinity.route_key(request, self.block_size), self.in_flight, live,
                                      spill_min=self.spill_min, spill_fraction=self.spill_fraction)
@@ -118,7 +135,11 @@ class ReplicaPool:
                     yield output
                 return
             except EngineDeadError:
-                if streamed or not any(alive and i not in tried for i, alive in enumerate(self.live())):
+                if streamed:
+                    raise
+                if self._promote(index):  # a fresh engine stands in that slot now: the request may go there
+                    tried.discard(index)
+                elif not any(alive and i not in tried for i, alive in enumerate(self.live())):
                     raise
                 log.warning("engine replica %d died before request %s started; sending it to another", index, rid)
             finally:
@@ -142,11 +163,13 @@ class ReplicaPool:
         return any(r.is_alive() for r in self.replicas)
 
     async def shutdown(self) -> None:
-        tasks = [t for t in (self._supervisor, *self._restarting.values()) if t is not None]
+        tasks = [t for t in (self._supervisor, self._standby_keeper, *self._restarting.values()) if t is not None]
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        results = await asyncio.gather(*(r.shutdown() for r in self.replicas), return_exceptions=True)
+        await asyncio.gather(*tasks, *self._reaping, return_exceptions=True)
+        engines = [*self.replicas, *([self.standby] if self.standby is not None else [])]
+        self.standby = None
+        results = await asyncio.gather(*(r.shutdown() for r in engines), return_exceptions=True)
         errors = [e for e in results if isinstance(e, BaseException)]
         if errors:
             raise errors[0]
@@ -157,17 +180,85 @@ class ReplicaPool:
         ``watchdog_s``). Needs a running event loop; ``shutdown`` stops it."""
         if (self._restart is not None or self.watchdog is not None) and self._supervisor is None:
             self._supervisor = asyncio.get_running_loop().create_task(self._watch(), name="replica-supervisor")
+        if self._open_standby is not None and self._standby_keeper is None:
+            self._standby_keeper = asyncio.get_running_loop().create_task(self._keep_standby(), name="engine-standby")
 
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(SUPERVISE_INTERVAL_S)
             for index, replica in enumerate(self.replicas):
-                if index in self._restarting:
-                    continue
                 if self.watchdog is not None and self.watchdog.hung(index, replica):
-                    self.watchdog.kill(index, replica)  # its reader sees the process die; restarted below
-                if self._restart is not None and not replica.is_alive():
+                    self.watchdog.kill(index, replica)  # its reader sees the process die; replaced below
+                # A standby may take the slot of one whose cold restart is still under way (that one then becomes
+                # the standby when it is up).
+                if replica.is_alive() or self._promote(index) or index in self._restarting:
+                    continue
+                if self._restart is not None:
                     self._restarting[index] = asyncio.create_task(self._bring_back(index))
+
+    def _promote(self, index: int) -> bool:
+        """Put a live standby in dead replica ``index``'s slot; False when there is none ready."""
+        spare, dead = self.standby, self.replicas[index]
+        if spare is None or not spare.is_alive() or dead.is_alive():
+            return False
+        self.standby = None
+        self._retire(dead)
+        self._reap(dead)
+        self.replicas[index] = spare
+        self._started_at[index] = time.monotonic()
+        self.restarts[index] += 1
+        self.promotions += 1
+        log.warning("engine replica %d died; the standby engine took its place (%d restarts)", index,
+                    self.restarts[index])
+        return True
+
+    def _retire(self, dead: EngineClient) -> None:
+        last = dead.stats() if isinstance(dead, EngineStatsSource) else None
+        if last is not None:
+            self._retired.append(last)
+
+    def _reap(self, dead: EngineClient) -> None:
+        """Shut a dead engine down in the background (reap its process, close its pipes)."""
+        async def shut() -> None:
+            with contextlib.suppress(Exception):
+                await dead.shutdown()
+
+        task = asyncio.get_running_loop().create_task(shut())
+        self._reaping.add(task)
+        task.add_done_callback(self._reaping.discard)
+
+    async def _keep_standby(self) -> None:
+        """Keep one standby engine started: a new one after each promotion, another (after a backoff) when one
+        dies while idle or fails to start."""
+        assert self._open_standby is not None
+        backoff = RESTART_BACKOFF_S[0]
+        while True:
+            spare = self.standby
+            if spare is not None and not spare.is_alive():
+                self.standby = None
+                self._reap(spare)
+                delay, backoff = restart_delay(time.monotonic() - self._standby_since, backoff)
+                log.error("the standby engine died; starting another in %.0f s", delay)
+                await asyncio.sleep(delay)
+                continue
+            if spare is None:
+                try:
+                    fresh = await self._open_standby()
+                except Exception:
+                    log.exception("the standby engine failed to start; trying again in %.0f s", backoff)
+                    await asyncio.sleep(backoff)
+                    backoff = min(RESTART_BACKOFF_S[1], backoff * 2)
+                    continue
+                self._offer_standby(fresh)
+            await asyncio.sleep(SUPERVISE_INTERVAL_S)
+
+    def _offer_standby(self, fresh: EngineClient) -> None:
+        """Keep ``fresh`` as the standby, or shut it down when there is one already."""
+        if self.standby is None and fresh.is_alive():
+            self.standby = fresh
+            self._standby_since = time.monotonic()
+        else:
+            self._reap(fresh)
 
     async def _bring_back(self, index: int) -> None:
         assert self._restart is not None
@@ -185,9 +276,13 @@ class ReplicaPool:
                 log.exception("engine replica %d failed to restart; trying again", index)
                 self._started_at[index] = time.monotonic()  # a failed start counts as dying young
                 return
-            last = dead.stats() if isinstance(dead, EngineStatsSource) else None
-            if last is not None:
-                self._retired.append(last)
+            if self.replicas[index] is not dead:  # a standby was promoted into the slot meanwhile
+                if self._open_standby is not None:
+                    self._offer_standby(fresh)
+                else:
+                    self._reap(fresh)
+                return
+            self._retire(dead)
             self.replicas[index] = fresh
             self._started_at[index] = time.monotonic()
             self.restarts[index] += 1

@@ -46,7 +46,8 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def app_settings(database_url: str, tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return tiny_app_settings(database_url, tiny_model, tmp_path_factory.mktemp("supervised-data"),
-                             "supervision-test-secret", engine_in_process=False, engine_watchdog_s=WATCHDOG_S)
+                             "supervision-test-secret", engine_in_process=False, engine_watchdog_s=WATCHDOG_S,
+                             engine_standby=False)  # the cold restart (tests/replicas/test_standby.py: the standby)
 
 
 @pytest.fixture(scope="module")
