@@ -17,6 +17,7 @@ from starlette.types import Scope
 from engine.protocol import EngineClient
 from gateway.admin.router import router as admin_router
 from gateway.admin.state import build_admin_services
+from gateway.anthropic.router import router as anthropic_router
 from gateway.audit.event import AuditEvent
 from gateway.audit.retention import run_maintenance
 from gateway.audit.storable import storable_text
@@ -170,6 +171,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         # Fail closed: a response whose record cannot be made durable is never sent.
         return audit_unavailable().response()
     app.include_router(openai_router)
+    app.include_router(anthropic_router)  # /v1/messages
     app.include_router(admin_router)
     app.include_router(audit_router)
     app.include_router(lifecycle_router)  # /readyz

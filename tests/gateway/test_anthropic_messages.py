@@ -12,7 +12,7 @@ import anthropic
 import httpx2
 import pytest
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 from gateway.anthropic.errors import error_body, error_response, error_type
 from gateway.anthropic.message import matched_stop_sequence, message_body, stop_reason, usage_body
 from gateway.anthropic.stream import MessageStreamEncoder
