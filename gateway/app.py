@@ -43,6 +43,7 @@ from gateway.openai.router import router as openai_router
 from gateway.policystore.cache import PolicyResolver
 from gateway.ratelimit import build_limiter
 from gateway.replicas.pool import ReplicaPool
+from gateway.responses_api.router import router as responses_router
 from gateway.services import GatewayServices
 from gateway.telemetry import EngineStatsReader, Telemetry, configure_logging, mark_worker_dead
 
@@ -171,6 +172,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         # Fail closed: a response whose record cannot be made durable is never sent.
         return audit_unavailable().response()
     app.include_router(openai_router)
+    app.include_router(responses_router)  # /v1/responses
     app.include_router(anthropic_router)  # /v1/messages
     app.include_router(admin_router)
     app.include_router(audit_router)

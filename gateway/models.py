@@ -5,7 +5,8 @@ from gateway.export.models import AuditCheckpoint, AuditExport
 from gateway.keys.models import ApiKey
 from gateway.mcp.models import McpServer
 from gateway.policystore.models import TenantPolicy
+from gateway.responses_api.models import StoredResponse
 from gateway.tenants.models import Tenant
 
 __all__ = ["ApiKey", "AuditChainAnchor", "AuditChainHead", "AuditCheckpoint", "AuditExport", "AuditRecord", "McpServer",
-           "Tenant", "TenantPolicy"]
+           "StoredResponse", "Tenant", "TenantPolicy"]

@@ -40,6 +40,7 @@ from gateway.audit.store import append_events
 from gateway.core.clock import as_utc, canonical_timestamp, utcnow
 from gateway.core.db import Database
 from gateway.policystore.service import load_active_policy
+from gateway.responses_api.retention import purge_expired_responses
 from gateway.tenants.models import Tenant
 from policies import retention_cutoff
 
@@ -186,6 +187,7 @@ def maintenance_once(db: Database, *, default_days: int, purge: bool, now: datet
     maintain_partitions(db, now=now)
     if purge:
         purge_expired(db, default_days=default_days, now=now)
+        purge_expired_responses(db, default_days=default_days, now=now)  # stored responses live as long
 
 
 async def run_maintenance(db: Database, *, interval_s: float, default_days: int, purge: bool) -> None:

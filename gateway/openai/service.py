@@ -44,8 +44,7 @@ from gateway.openai.openai_surfaces import MODELS
 from gateway.openai.policy_view import PolicyView
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
 from gateway.openai.streaming import SSEResponse, wait_for_disconnect
-from gateway.openai.surface import CallMeta, CallResult, PersistsResults, StreamEncoder, Surface
-from gateway.openai.surface import validation_error as validation_error
+from gateway.openai.surface import CallMeta, CallResult, PersistsResults, RecallsState, StreamEncoder, Surface
 from gateway.policystore.service import ActivePolicy
 from gateway.ratelimit import Admission, RateLimiterUnavailable, rate_limit_headers, refusal_body
 from gateway.ratelimit.overload import Deadline, GateSlot, Overloaded, deadline_error, overloaded_error
@@ -169,6 +168,9 @@ class CallHandler:
                 raise invalid_request(f"{name} is set by the gateway and cannot be supplied", param=name)
         if isinstance(body.get("model"), str):
             self.record.model = body["model"][:200]
+        if isinstance(self.surface, RecallsState):
+            assert self.record.tenant_id is not None
+            await self.surface.recall(body, self.record.tenant_id)
         return self.surface.parse(body)
 
     async def _run(self) -> Response:

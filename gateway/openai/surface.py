@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from fastapi import Request
-from pydantic import ValidationError
 from starlette.responses import Response
 
 from engine.tool_calls import ToolCall
-from gateway.core.errors import APIError, invalid_request
+from gateway.core.errors import APIError
 from gateway.openai.responses import ChoiceState
 from gateway.openai.schemas import ChatCompletionRequest, CompletionRequest
 
@@ -90,15 +89,12 @@ class PersistsResults(Protocol):
     async def persist(self, result: CallResult, record: CallRecord) -> None: ...
 
 
-def validation_error(exc: ValidationError, *, prefix: str = "") -> APIError:
-    """A pydantic validation failure as OpenAI's 400: the first error, ``param`` its dotted location."""
-    first = exc.errors()[0]
-    param = prefix + ".".join(str(part) for part in first.get("loc", ())) or None
-    message = first.get("msg", "invalid value")
-    if first.get("type") == "extra_forbidden":
-        message = f"Unrecognized request argument supplied: {param}"
-    return invalid_request(f"{param}: {message}" if param and not message.startswith("Unrecognized") else message,
-                           param=param)
+@runtime_checkable
+class RecallsState(Protocol):
+    """A surface whose request may continue stored state (the Responses API's ``previous_response_id``).
+    ``recall`` runs once the tenant is known and before ``parse``; a foreign or unknown reference is its 404."""
+
+    async def recall(self, body: dict[str, Any], tenant_id: str) -> None: ...
 
 
 def bearer_credentials(request: Request) -> str | None:

@@ -1,0 +1,84 @@
+"""``/v1/responses``: create (the one /v1 path, on the Responses surface), retrieve and delete a stored response.
+Retrieve and delete are authenticated, scoped to the caller's tenant and audited like every /v1 call."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.responses import Response
+
+from gateway.core.errors import APIError, invalid_request
+from gateway.openai.dependencies import ServicesDep
+from gateway.openai.openai_surfaces import OpenAISurface
+from gateway.openai.service import CallHandler, handle_call
+from gateway.responses_api.store import ResponseStore, not_found
+from gateway.responses_api.surface import ResponsesSurface
+from gateway.services import GatewayServices
+
+router = APIRouter(prefix="/v1", tags=["responses"])
+
+
+def response_store(services: GatewayServices) -> ResponseStore:
+    return ResponseStore(services.db, retry_after_s=services.settings.store_retry_after_s)
+
+
+class _StoredResponseCall(OpenAISurface):
+    """GET or DELETE of one stored response: OpenAI's shapes, no body, no completion."""
+
+    def __init__(self, endpoint: str) -> None:
+        self.endpoint = endpoint
+
+
+RETRIEVE = _StoredResponseCall("responses.retrieve")
+DELETE = _StoredResponseCall("responses.delete")
+
+
+class StoredResponseHandler(CallHandler):
+    def __init__(self, services: GatewayServices, http_request: Request, surface: _StoredResponseCall,
+                 response_id: str) -> None:
+        super().__init__(services, http_request, surface)
+        self.response_id = response_id
+
+    async def _run(self) -> Response:
+        await self._authenticate()
+        tenant_id = self.record.tenant_id
+        assert tenant_id is not None
+        self.record.policy_version = (await self.services.policies.resolve(tenant_id)).version
+        for name in self.http.query_params:
+            # include / stream / starting_after: nothing is silently ignored
+            raise invalid_request(f"The query parameter {name!r} is not supported", param=name)
+        store = response_store(self.services)
+        self.record.decide("responses", response_id=self.response_id[:128])
+        if self.endpoint == DELETE.endpoint:
+            if not await store.delete(tenant_id, self.response_id):
+                raise not_found(self.response_id)
+            await self._audit(200)
+            return JSONResponse({"id": self.response_id, "object": "response", "deleted": True})
+        stored = await store.load(tenant_id, self.response_id)
+        if stored is None:
+            raise not_found(self.response_id)
+        await self._audit(200)
+        return JSONResponse(stored["body"])
+
+
+async def _stored_call(services: GatewayServices, request: Request, surface: _StoredResponseCall,
+                       response_id: str) -> Response:
+    try:
+        return await StoredResponseHandler(services, request, surface, response_id).run()
+    except APIError as exc:
+        return surface.error_response(exc)
+
+
+@router.post("/responses")
+async def create_response(request: Request, services: ServicesDep) -> Response:
+    return await handle_call(services, request, ResponsesSurface(response_store(services)))
+
+
+@router.get("/responses/{response_id}")
+async def retrieve_response(response_id: str, request: Request, services: ServicesDep) -> Response:
+    return await _stored_call(services, request, RETRIEVE, response_id)
+
+
+@router.delete("/responses/{response_id}")
+async def delete_response(response_id: str, request: Request, services: ServicesDep) -> Response:
+    return await _stored_call(services, request, DELETE, response_id)
