@@ -6,6 +6,8 @@ code (a rolling upgrade's Job runs before the old pods are replaced) keeps the o
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ from sqlalchemy import text
 
 from gateway.app import create_app
 from gateway.core.db import make_engine
-from gateway.core.migrate import alembic_config, schema_is_behind, upgrade_database
+from gateway.core.migrate import SchemaRevisionCheck, alembic_config, schema_is_behind, upgrade_database
 from tests.engine.tiny_models import write_tiny_checkpoint
 
 BASE_URL = os.environ.get("WARDEN_DATABASE_URL", "")
@@ -96,3 +98,31 @@ def test_a_revision_from_newer_code_is_not_behind(fresh_url: str) -> None:
     finally:
         engine.dispose()
     assert not _behind(fresh_url)
+
+
+def test_the_check_is_cached_while_behind_and_never_repeated_once_current(fresh_url: str) -> None:
+    engine = make_engine(fresh_url)
+    try:
+        hourly = SchemaRevisionCheck(engine, recheck_s=3600.0)
+        assert not asyncio.run(hourly.is_current())
+        upgrade_database(fresh_url)
+        assert not asyncio.run(hourly.is_current())  # behind as of its last look, less than recheck_s ago
+        check = SchemaRevisionCheck(engine)  # (asking again after recheck_s: test_readiness_waits_for_the_migration)
+        assert asyncio.run(check.is_current())
+        with engine.begin() as connection:
+            connection.execute(text("DELETE FROM alembic_version"))
+        assert asyncio.run(check.is_current())  # current once: never asked again
+    finally:
+        engine.dispose()
+
+
+def test_an_unreachable_database_is_not_current_and_its_address_is_not_logged(
+        caplog: pytest.LogCaptureFixture) -> None:
+    engine = make_engine("postgresql+psycopg://warden:hunter2@127.0.0.1:1/warden")
+    try:
+        with caplog.at_level(logging.WARNING, logger="gateway.core.migrate"):
+            assert not asyncio.run(SchemaRevisionCheck(engine).is_current())
+    finally:
+        engine.dispose()
+    assert "could not be read (OperationalError)" in caplog.text
+    assert "hunter2" not in caplog.text and "127.0.0.1" not in caplog.text
