@@ -173,7 +173,7 @@ def _start_pod(name: str, root: Path, model: Path, database_url: str, export_key
         "WARDEN_LOG_FORMAT": "json", "WARDEN_LOG_LEVEL": "WARNING",
     })
     port = free_port()
-    log = (root / f"{name}.log").open("wb")
+    log = (root / f"{name}.log").open("ab")  # a restarted pod appends to its predecessor's log
     process = subprocess.Popen([sys.executable, "-m", "gateway.cli", "serve", "--no-migrate", "--http", "--port",
                                 str(port), "--log-level", "warning"], env=env, cwd=ROOT, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True)
