@@ -25,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-import torch._inductor.config as inductor_config
 from torch import nn
 
 from engine.forward_context import forward_context
@@ -68,6 +67,11 @@ class CompiledModel:
     context (``engine.forward_context``) holding the step's attention metadata."""
 
     def __init__(self, model: nn.Module, max_num_tokens: int) -> None:
+        # Imported here, not with the module: inductor (and dynamo under it) take seconds to import, and an engine
+        # that does not compile (the default) should not pay them at every start and restart.
+        import torch._inductor.config as inductor_config
+
+        self._inductor_config = inductor_config
         self.model = model
         self.max_num_tokens = max_num_tokens
         self.symbolic_max = max(max_num_tokens, SYMBOLIC_MAX_ROWS)
@@ -92,7 +96,8 @@ class CompiledModel:
         # Patched around the call, not given as torch.compile(options=...): freezing is read from the global
         # config while dynamo traces, before compile options apply (with options alone the weights stay graph
         # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
-        with inductor_config.patch(INDUCTOR_OPTIONS), torch.compiler.config.patch(cache_key_tag=self.cache_key_tag):
+        tag = self.cache_key_tag
+        with self._inductor_config.patch(INDUCTOR_OPTIONS), torch.compiler.config.patch(cache_key_tag=tag):
             return fn(*tensors)
 
     def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:

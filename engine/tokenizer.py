@@ -91,6 +91,23 @@ def _gguf_fast_tokenizer(reader: GGUFReader) -> tuple[FastTokenizer, bool]:
     return fast, kind == "gpt2"
 
 
+def gguf_tokenizer_parts(reader: GGUFReader) -> tuple[FastTokenizer, dict[str, Any]]:
+    """The pipeline and ``Tokenizer``'s other keyword arguments (JSON values) from a GGUF file's metadata."""
+    fast, byte_level = _gguf_fast_tokenizer(reader)
+    eos = field_value(reader, "tokenizer.ggml.eos_token_id")
+    eot = field_value(reader, "tokenizer.ggml.eot_token_id")
+    bos = field_value(reader, "tokenizer.ggml.bos_token_id")
+    pad = field_value(reader, "tokenizer.ggml.padding_token_id")
+    return fast, {
+        "chat_template": field_value(reader, "tokenizer.chat_template"),
+        "bos_token_id": None if bos is None else int(bos),
+        "eos_token_ids": [int(t) for t in (eos, eot) if t is not None],
+        "add_bos_token": bool(field_value(reader, "tokenizer.ggml.add_bos_token", False)),
+        "byte_level": byte_level,
+        "pad_token_id": None if pad is None else int(pad),
+    }
+
+
 class Tokenizer:
     """Encode, decode and chat-template rendering for one model."""
 
@@ -120,23 +137,17 @@ class Tokenizer:
     @classmethod
     def from_source(cls, source: ModelSource) -> Tokenizer:
         if source.kind == "gguf":
-            return cls.from_gguf(GGUFReader(source.path))
+            # Built once per file and cached (engine.loader.gguf_metadata): parsing the vocabulary takes seconds.
+            from engine.loader.gguf_metadata import read_gguf_metadata
+
+            metadata = read_gguf_metadata(source.path)
+            return cls(FastTokenizer.from_str(metadata.tokenizer_json), **metadata.tokenizer_fields)
         return cls.from_hf_dir(source.path)
 
     @classmethod
     def from_gguf(cls, reader: GGUFReader) -> Tokenizer:
-        fast, byte_level = _gguf_fast_tokenizer(reader)
-        eos = field_value(reader, "tokenizer.ggml.eos_token_id")
-        eot = field_value(reader, "tokenizer.ggml.eot_token_id")
-        return cls(
-            fast,
-            chat_template=field_value(reader, "tokenizer.chat_template"),
-            bos_token_id=field_value(reader, "tokenizer.ggml.bos_token_id"),
-            eos_token_ids=[int(t) for t in (eos, eot) if t is not None],
-            add_bos_token=bool(field_value(reader, "tokenizer.ggml.add_bos_token", False)),
-            byte_level=byte_level,
-            pad_token_id=field_value(reader, "tokenizer.ggml.padding_token_id"),
-        )
+        fast, fields = gguf_tokenizer_parts(reader)
+        return cls(fast, **fields)
 
     @classmethod
     def from_hf_dir(cls, directory: Path) -> Tokenizer:

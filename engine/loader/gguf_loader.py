@@ -8,6 +8,7 @@ architectures; we undo that so one model implementation (HF's rotate-half RoPE) 
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 from gguf import GGUFReader, GGUFValueType
+from gguf.gguf_reader import ReaderField
 from gguf.quants import dequantize
 
 from engine.errors import UnknownModelError
@@ -48,6 +50,64 @@ def open_gguf(path: Path) -> GGUFReader:
         return GGUFReader(path)
     except (OSError, ValueError) as exc:
         raise UnknownModelError(f"cannot read GGUF file {path}: {exc}") from exc
+
+
+def open_gguf_tensors(path: Path) -> GGUFReader:
+    """A reader of the file's tensors only (``TensorIndexReader``): its ``fields`` hold nothing but the alignment."""
+    try:
+        return TensorIndexReader(path)
+    except (OSError, ValueError, struct.error) as exc:
+        raise UnknownModelError(f"cannot read GGUF file {path}: {exc}") from exc
+
+
+_SCALAR_BYTES = {GGUFValueType.UINT8: 1, GGUFValueType.INT8: 1, GGUFValueType.BOOL: 1, GGUFValueType.UINT16: 2,
+                 GGUFValueType.INT16: 2, GGUFValueType.UINT32: 4, GGUFValueType.INT32: 4, GGUFValueType.FLOAT32: 4,
+                 GGUFValueType.UINT64: 8, GGUFValueType.INT64: 8, GGUFValueType.FLOAT64: 8}
+
+
+class TensorIndexReader(GGUFReader):
+    """``GGUFReader`` that steps over the metadata values instead of parsing them, then reads the tensor index as
+    the full reader does (the same ``tensors``, views of the same memory map). The full reader makes numpy views of
+    every part of every value, the vocabulary and merges included (SmolLM2: ~250k views, 4-8 s on a shared core);
+    loading the weights needs none of them (the architecture and tokenizer come from ``engine.loader.gguf_metadata``),
+    only the alignment, which is kept. A file in the other byte order is read by the full reader's code."""
+
+    def _build_fields(self, offs: int, count: int) -> int:
+        if self.byte_order == "S":
+            return super()._build_fields(offs, count)
+        data = self.data
+        for _ in range(int(count)):
+            start = offs
+            (key_length,) = struct.unpack_from("<Q", data, offs)
+            key = bytes(data[offs + 8:offs + 8 + key_length]).decode("utf-8")
+            offs += 8 + key_length
+            (value_type,) = struct.unpack_from("<I", data, offs)
+            offs += 4
+            if key == "general.alignment" and value_type == GGUFValueType.UINT32:
+                (alignment,) = struct.unpack_from("<I", data, offs)
+                self._push_field(ReaderField(start, key, [np.array([alignment], dtype=np.uint32)], [0],
+                                             [GGUFValueType.UINT32]))
+            offs = _skip_value(data, offs, GGUFValueType(value_type))
+        return offs
+
+
+def _skip_value(data: Any, offs: int, value_type: GGUFValueType) -> int:
+    """The offset just past the value of ``value_type`` at ``offs``."""
+    size = _SCALAR_BYTES.get(value_type)
+    if size is not None:
+        return offs + size
+    if value_type == GGUFValueType.STRING:
+        return offs + 8 + struct.unpack_from("<Q", data, offs)[0]
+    if value_type != GGUFValueType.ARRAY:
+        raise ValueError(f"unknown GGUF value type {value_type}")
+    item_type, count = struct.unpack_from("<IQ", data, offs)
+    offs += 12
+    size = _SCALAR_BYTES.get(GGUFValueType(item_type))
+    if size is not None:
+        return offs + size * count
+    for _ in range(count):
+        offs = _skip_value(data, offs, GGUFValueType(item_type))
+    return offs
 
 
 def field_value(reader: GGUFReader, key: str, default: Any = None) -> Any:

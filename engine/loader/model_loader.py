@@ -7,7 +7,8 @@ from tqdm import tqdm
 
 from engine.distributed.parallel_state import TensorParallelRank
 from engine.errors import UnknownModelError
-from engine.loader.gguf_loader import gguf_arch_config, iter_gguf_tensors, open_gguf
+from engine.loader.gguf_loader import iter_gguf_tensors, open_gguf_tensors
+from engine.loader.gguf_metadata import read_gguf_metadata
 from engine.loader.hf_loader import count_hf_tensors, hf_arch_config, iter_hf_tensors
 from engine.loader.source import ModelSource
 from engine.models.config import ModelArchConfig
@@ -16,7 +17,7 @@ from engine.models.llama import LlamaForCausalLM
 
 def load_arch_config(source: ModelSource) -> ModelArchConfig:
     if source.kind == "gguf":
-        return gguf_arch_config(open_gguf(source.path))
+        return read_gguf_metadata(source.path).arch  # cached: the reader parses every field on open
     return hf_arch_config(source.path)
 
 
@@ -31,8 +32,8 @@ def load_model(
 ) -> LlamaForCausalLM:
     """``tp``: the tensor-parallel rank whose slice of every weight to build and load (None: the whole model)."""
     if source.kind == "gguf":
-        reader = open_gguf(source.path)
-        cfg = gguf_arch_config(reader)
+        reader = open_gguf_tensors(source.path)  # the metadata (architecture, tokenizer) is read once and cached
+        cfg = read_gguf_metadata(source.path).arch
         weights, total = iter_gguf_tensors(reader, cfg), len(reader.tensors)
     else:
         cfg = hf_arch_config(source.path)
