@@ -77,6 +77,7 @@ class McpEndpoint:
         self._gateway: ToolGateway | None = None
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._clients: UpstreamClients | None = None
 
     def route(self) -> Route:
         return Route(PATH, endpoint=self, methods=["GET", "POST", "DELETE"], include_in_schema=False)
@@ -91,7 +92,7 @@ class McpEndpoint:
                                       ttl_s=settings.policy_cache_ttl_s, max_entries=settings.key_cache_max_entries,
                                       stale_window_s=settings.store_stale_window_s,
                                       retry_after_s=settings.store_retry_after_s)
-        clients = UpstreamClients(max_message_bytes=settings.max_body_bytes)
+        self._clients = clients = UpstreamClients(max_message_bytes=settings.max_body_bytes)
         self._gateway = gateway = ToolGateway(services, directory, clients)
 
         async def list_tools(ctx: ServerRequestContext[Any],
@@ -126,6 +127,8 @@ class McpEndpoint:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._task, timeout=5.0)
         self._manager = None
+        if self._clients is not None:
+            await self._clients.aclose()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         manager = self._manager

@@ -97,10 +97,13 @@ async def screen_result(guard: InputGuard | None, tenant_id: str, policy: Policy
     if guard is None:
         return result, Screened(None, [{"stage": "tool_result", "decision": "not_screened",
                                         "reason": "guardrails are off"}])
+    rules = _result_rules(policy)
+    if not policy.tools.mask_result_pii and rules.injection.action is InjectionAction.OFF:
+        return result, Screened(None, [{"stage": "tool_result", "decision": "not_screened", "reason": "policy"}])
     texts = [block.text if isinstance(block, types.TextContent) else None for block in result.content]
     document = {"content": [text for text in texts if text is not None],
                 "structured": result.structured_content}
-    screened = await _screen_strings(guard, tenant_id, _result_rules(policy), document, "tool", "tool_result")
+    screened = await _screen_strings(guard, tenant_id, rules, document, "tool", "tool_result")
     if screened.blocked_reason is not None:
         return result, screened
     masked_texts = iter(screened.value["content"])

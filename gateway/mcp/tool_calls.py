@@ -16,6 +16,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import anyio
@@ -249,14 +250,22 @@ class ToolGateway:
                                        f"{rule_key!r} reached{after}", call.request_id)
 
 
+@lru_cache(maxsize=1024)
+def _validator(schema_json: str) -> Any:
+    """A checked validator per distinct schema (checking and building one costs milliseconds: once, not per call)."""
+    schema = orjson.loads(schema_json)
+    validator_class = jsonschema.validators.validator_for(schema)
+    validator_class.check_schema(schema)
+    return validator_class(schema)
+
+
 def _schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> tuple[str, str] | None:
     """None when the arguments satisfy the schema; ("invalid", why) or ("schema", why) otherwise."""
     try:
-        validator_class = jsonschema.validators.validator_for(schema)
-        validator_class.check_schema(schema)
-        error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(arguments))
+        validator = _validator(canonical_json(schema).decode())
     except SchemaError as exc:
         return "schema", exc.message[:300]
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path) or "(root)"

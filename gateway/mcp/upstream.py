@@ -1,15 +1,19 @@
 """Calls to one upstream MCP server over Streamable HTTP with the SDK's client, bounded in time and turned into
 ``UpstreamError`` (a code and a message safe to return and to log) on every failure.
 
-Each operation opens its own client: an upstream never holds state across tenants' calls, and a stuck connection
-dies with its operation. The first connection to a server version negotiates its protocol (``server/discover``,
+Each operation opens its own SDK client session over a connection pool kept per server record (its URL, version and
+credentials), so a call reuses a kept-alive connection without sharing any MCP state with another call. The first
+connection to a server version negotiates its protocol (``server/discover``,
 falling back to the initialize handshake); a server that speaks the stateless 2026 revision is then pinned to it,
 which saves the probe's round trip on every later call.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import ssl
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -30,6 +34,8 @@ log = logging.getLogger(__name__)
 
 # Pages of tools/list read from one upstream: a paginator that never ends cannot hold a listing forever.
 MAX_LIST_PAGES = 20
+# Connection pools kept (one per server record in use); the least recently used beyond this is closed.
+MAX_POOLS = 256
 
 
 class UpstreamError(Exception):
@@ -44,6 +50,11 @@ class UpstreamClients:
 
     def __init__(self, *, max_message_bytes: int, mode_cache_entries: int = 10_000) -> None:
         self._max_message_bytes = max_message_bytes
+        # Built once: loading a trust store costs tens of milliseconds, which a client per call must not pay. The
+        # system store (and SSL_CERT_FILE), so an enterprise's own CA verifies its internal servers.
+        self._tls = ssl.create_default_context()
+        self._pools: OrderedDict[tuple[str, int, str], httpx2.AsyncClient] = OrderedDict()
+        self._retired: list[httpx2.AsyncClient] = []
         # (server url, record version) -> the modern protocol version it answered with
         self._modes: TTLCache[tuple[str, int], str] = TTLCache(3600.0, mode_cache_entries)
 
@@ -52,17 +63,36 @@ class UpstreamClients:
         if server.unusable is not None:
             raise TargetRefused(server.unusable)
         await check_addresses(server.url, allow_private_network=server.allow_private_network)
-        timeout = httpx2.Timeout(server.timeout_s)
         hit, pinned = self._modes.get((server.url, server.version))
         mode = pinned if hit and pinned else "auto"
-        async with httpx2.AsyncClient(headers=server.headers, timeout=timeout, follow_redirects=False,
-                                      trust_env=False) as http:
-            transport = streamable_http_client(server.url, http_client=http,
-                                               max_sse_event_size=self._max_message_bytes)
-            async with Client(transport, mode=mode, read_timeout_seconds=server.timeout_s, cache=None) as client:
-                if mode == "auto" and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    self._modes.put((server.url, server.version), client.protocol_version)
-                yield client
+        transport = streamable_http_client(server.url, http_client=self._pool(server),
+                                           max_sse_event_size=self._max_message_bytes)
+        async with Client(transport, mode=mode, read_timeout_seconds=server.timeout_s, cache=None) as client:
+            if mode == "auto" and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                self._modes.put((server.url, server.version), client.protocol_version)
+            yield client
+
+    def _pool(self, server: UpstreamServer) -> httpx2.AsyncClient:
+        credentials = hashlib.sha256(repr(sorted(server.headers.items())).encode()).hexdigest()
+        key = (server.url, server.version, credentials)
+        pool = self._pools.get(key)
+        if pool is not None:
+            self._pools.move_to_end(key)
+            return pool
+        pool = httpx2.AsyncClient(headers=server.headers, timeout=httpx2.Timeout(server.timeout_s),
+                                  follow_redirects=False, trust_env=False, verify=self._tls)
+        self._pools[key] = pool
+        while len(self._pools) > MAX_POOLS:
+            _, oldest = self._pools.popitem(last=False)
+            self._retired.append(oldest)  # closed at shutdown: a call may still be using it
+        return pool
+
+    async def aclose(self) -> None:
+        pools = [*self._pools.values(), *self._retired]
+        self._pools.clear()
+        self._retired.clear()
+        for pool in pools:
+            await pool.aclose()
 
     async def list_tools(self, server: UpstreamServer) -> list[types.Tool]:
         async def operation() -> list[types.Tool]:

@@ -1,0 +1,235 @@
+"""MCP overhead: the latency Warden adds in front of a tool call, against calling the upstream MCP server directly.
+
+One upstream MCP server (the official SDK's ``MCPServer``, one tool that returns its text argument) and Warden
+(engine not started: tool calls need none) each run under uvicorn on loopback in their own process; the official SDK
+client, in this process, calls the tool with a kept session per target:
+
+  direct           the client calls the upstream itself: the baseline
+  warden_core      through Warden with result screening off: key check, tool policy, argument schema, a per-call
+                   upstream session (resolution check, connection, the call), the audit record
+  warden_guarded   through Warden under the default tool policy: results PII-masked and screened for injection
+
+Each round calls every target once with the same argument (the order rotates every round); added latency =
+a target's latency - direct's in the same round. Half the arguments carry an e-mail address, so the guarded
+target's masking does work. Prints a table and writes JSON (``bench/results/mcp_overhead.json``) naming the machine.
+
+    python -m bench.mcp_overhead [--rounds 300] [--warmup 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import uvicorn
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.mcpserver import MCPServer
+from pydantic import SecretStr
+
+from bench.serve_stats import percentile
+from gateway.app import create_app
+from gateway.core.db import Database
+from gateway.core.migrate import upgrade_database
+from gateway.core.secrets import load_server_secrets
+from gateway.core.settings import Settings
+from gateway.keys.service import issue_key
+from gateway.mcp.registry import register_server
+from gateway.policystore.service import publish_policy
+from gateway.tenants.service import create_tenant
+
+RESULTS = Path(__file__).resolve().parent / "results" / "mcp_overhead.json"
+TARGETS = ("direct", "warden_core", "warden_guarded")
+FEATURES = {
+    "direct": "SDK client -> upstream MCP server",
+    "warden_core": "key check, tool policy, argument schema, per-call upstream session, audit record",
+    "warden_guarded": "warden_core + result PII masking and injection screening (default tool policy)",
+}
+ARGUMENT_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 2000}},
+                   "required": ["text"]}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _spawn(role: str, settings_json: str = "") -> tuple[subprocess.Popen[bytes], int]:
+    """This module in a child process serving ``role`` on a free port, once it accepts connections."""
+    port = _free_port()
+    child = subprocess.Popen([sys.executable, "-m", "bench.mcp_overhead", "--serve", role, "--port", str(port),
+                              "--settings-json", settings_json], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return child, port
+        except OSError:
+            if child.poll() is not None or time.monotonic() > deadline:
+                child.kill()
+                raise RuntimeError(f"the {role} server did not start") from None
+            time.sleep(0.1)
+
+
+def _settings_json(settings: Settings) -> str:
+    """The settings for the child, secrets included (a plain dump masks them)."""
+    data = settings.model_dump(mode="json")
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            data[name] = value.get_secret_value()
+    return json.dumps(data)
+
+
+def _serve_child(role: str, port: int, settings_json: str) -> None:
+    app = _upstream() if role == "upstream" else create_app(Settings.model_validate_json(settings_json),
+                                                              start_engine=False)
+    uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
+
+
+def _upstream() -> Any:
+    mcp = MCPServer("bench")
+
+    @mcp.tool()
+    def echo(text: str) -> str:
+        """Return the text."""
+        return text
+
+    return mcp.streamable_http_app(transport_security=None, host="0.0.0.0")
+
+
+def _arguments(index: int) -> dict[str, str]:
+    if index % 2:
+        return {"text": f"Ticket {index}: the customer (jane.doe{index}@example.com) cannot log in since Monday."}
+    return {"text": f"Ticket {index}: the export job fails with a timeout after ten minutes on the EU cluster."}
+
+
+def _tenants(settings: Settings, upstream_url: str) -> dict[str, str]:
+    """Two tenants on the same upstream: one with result screening off, one on the default tool policy."""
+    db = Database(settings.database_url)
+    secrets = load_server_secrets(settings)
+    keys: dict[str, str] = {}
+    try:
+        for target, tools in (("warden_core", {"result_injection": "off", "mask_result_pii": False}),
+                              ("warden_guarded", {})):
+            with db.transaction() as session:
+                tenant = create_tenant(f"bench-mcp-{target}-{os.getpid()}-{time.time_ns()}", session=session)
+                keys[target] = issue_key(tenant, pepper=secrets.key_pepper, session=session).api_key
+                register_server(tenant.id, "bench", url=upstream_url, headers=None, timeout_s=10.0,
+                                allow_private_network=True, created_by="bench", server_secret=secrets.server_secret,
+                                session=session)
+                publish_policy(tenant.id, {"tools": {**tools, "rules": {"bench__echo": {
+                    "arguments_schema": ARGUMENT_SCHEMA}}}}, session=session)
+    finally:
+        db.dispose()
+    return keys
+
+
+async def _client(stack: AsyncExitStack, url: str, api_key: str | None) -> Client:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=30.0))
+    return await stack.enter_async_context(Client(streamable_http_client(url, http_client=http), cache=None))
+
+
+async def _measure(urls: dict[str, str], keys: dict[str, str], rounds: int, warmup: int) -> dict[str, list[float]]:
+    latencies: dict[str, list[float]] = {target: [] for target in TARGETS}
+    async with AsyncExitStack() as stack:
+        clients = {target: await _client(stack, urls[target], keys.get(target)) for target in TARGETS}
+        for index in range(warmup + rounds):
+            order = TARGETS[index % 3:] + TARGETS[:index % 3]
+            arguments = _arguments(index)
+            for target in order:
+                started = time.perf_counter()
+                result = await clients[target].call_tool("echo" if target == "direct" else "bench__echo", arguments)
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                if result.is_error:
+                    raise RuntimeError(f"{target}: the call failed: {result.content}")
+                if index >= warmup:
+                    latencies[target].append(elapsed_ms)
+    return latencies
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"p50_ms": round(statistics.median(ordered), 3), "p90_ms": round(percentile(ordered, 90), 3),
+            "p99_ms": round(percentile(ordered, 99), 3), "mean_ms": round(statistics.fmean(ordered), 3)}
+
+
+def run(rounds: int, warmup: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="warden-mcp-bench-") as tmp:
+        database_url = os.environ.get("WARDEN_DATABASE_URL") or f"sqlite:///{tmp}/bench.db"
+        upgrade_database(database_url)
+        settings = Settings(database_url=database_url, data_dir=Path(tmp) / "data", redis_url=None,
+                            server_secret="bench-mcp-secret", audit_checkpoint_interval_s=0,
+                            audit_maintenance_interval_s=0, metrics=False)
+        children: list[subprocess.Popen[bytes]] = []
+        try:
+            upstream, upstream_port = _spawn("upstream")
+            children.append(upstream)
+            upstream_url = f"http://127.0.0.1:{upstream_port}/mcp"
+            keys = _tenants(settings, upstream_url)
+            warden, warden_port = _spawn("warden", _settings_json(settings))
+            children.append(warden)
+            urls = {"direct": upstream_url, "warden_core": f"http://127.0.0.1:{warden_port}/mcp",
+                    "warden_guarded": f"http://127.0.0.1:{warden_port}/mcp"}
+            latencies = asyncio.run(_measure(urls, keys, rounds, warmup))
+        finally:
+            for child in children:
+                child.terminate()
+                child.wait(timeout=30)
+    direct = latencies["direct"]
+    report: dict[str, Any] = {
+        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+                    "cpus": os.cpu_count(), "python": platform.python_version()},
+        "database": "postgres" if database_url.startswith("postgres") else "sqlite",
+        "rounds": rounds, "warmup": warmup, "features": FEATURES, "targets": {},
+    }
+    for target in TARGETS:
+        entry: dict[str, Any] = {"latency": _summary(latencies[target])}
+        if target != "direct":
+            entry["added"] = _summary([a - b for a, b in zip(latencies[target], direct, strict=True)])
+        report["targets"][target] = entry
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--serve", choices=("upstream", "warden"), help=argparse.SUPPRESS)  # a child process
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--settings-json", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        _serve_child(args.serve, args.port, args.settings_json)
+        return
+    if args.rounds < 1 or args.warmup < 0:
+        parser.error("--rounds must be at least 1 and --warmup at least 0")
+    report = run(args.rounds, args.warmup)
+    print(f"{'target':<16}{'p50 ms':>10}{'p99 ms':>10}{'added p50':>12}{'added p99':>12}")
+    for target, entry in report["targets"].items():
+        added = entry.get("added", {})
+        print(f"{target:<16}{entry['latency']['p50_ms']:>10.2f}{entry['latency']['p99_ms']:>10.2f}"
+              f"{added.get('p50_ms', 0.0):>12.2f}{added.get('p99_ms', 0.0):>12.2f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
