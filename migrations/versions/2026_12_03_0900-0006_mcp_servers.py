@@ -1,7 +1,7 @@
 """mcp_servers: the versioned registry of each tenant's upstream MCP servers (credentials sealed)
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-03
 """
 from collections.abc import Sequence
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
