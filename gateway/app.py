@@ -224,7 +224,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         if isinstance(engine, ReplicaPool):
             # Still serving (200) while any replica lives, but degraded: the rest carry the dead one's traffic.
             live = sum(engine.live())
-            body["engine_replicas"] = {"live": live, "total": len(engine.replicas), "restarts": sum(engine.restarts)}
+            body["engine_replicas"] = {"live": live, "total": len(engine.replicas), "restarts": sum(engine.restarts),
+                                       "standby": engine.standby is not None and engine.standby.is_alive()}
             if live < len(engine.replicas):
                 reason = reason or "engine_replica_down"
         if not audit_ok:  # records wait in the spool: still serving, but the store must be looked at

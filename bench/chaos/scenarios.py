@@ -23,6 +23,7 @@ from bench.chaos.report import AuditCheck, recovery_seconds, summarise
 from bench.chaos.warden import Tenant, WardenServer
 
 SPOOL_FS_BYTES = 8 * 1024 * 1024
+STANDBY_WAIT_S = 300.0  # how long an engine scenario waits for the standby engine to be up before its fault
 FILLER = "chaos-filler"
 
 
@@ -147,11 +148,19 @@ async def ensure_serving(suite: Suite, timeout_s: float = 20.0) -> str | None:
 
 
 def _signal_engine(suite: Suite, signum: int) -> list[int]:
-    pids = suite.warden.engine_pids()
+    """Signal the serving engine (the oldest engine process), never the standby beside it."""
+    pids = suite.warden.engine_pids()[:1]
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
     return pids
+
+
+async def _standby_before(suite: Suite) -> dict[str, Any]:
+    """A fault in steady state: wait for the standby engine (it loads after the serving one) when the gateway keeps
+    one; what was found goes into the scenario's entry."""
+    waited = await asyncio.to_thread(suite.warden.wait_standby, STANDBY_WAIT_S)
+    return {"standby_ready_before_fault": waited is not None}
 
 
 async def finish(suite: Suite, name: str, description: str, results: list[RequestResult], fault_end: float, *,
@@ -214,15 +223,17 @@ async def postgres_blackholed(suite: Suite) -> dict[str, Any]:
 
 
 async def engine_killed(suite: Suite) -> dict[str, Any]:
+    standby = await _standby_before(suite)
     killed: list[int] = []
     results, _, fault_end = await run_under_load(
         suite, "enginekill", inject=lambda: killed.extend(_signal_engine(suite, signal.SIGKILL)), restore=None,
         fault_s=0)
-    return await finish(suite, "engine_killed", "SIGKILL of the engine process", results, fault_end,
-                        extra={"engine_pids_killed": len(killed)})
+    return await finish(suite, "engine_killed", "SIGKILL of the serving engine process", results, fault_end,
+                        extra={"engine_pids_killed": len(killed), **standby})
 
 
 async def engine_hung(suite: Suite) -> dict[str, Any]:
+    await _standby_before(suite)
     seconds = suite.timing.outage_s
     stopped: list[int] = []
     results, _, fault_end = await run_under_load(

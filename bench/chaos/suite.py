@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import shutil
@@ -50,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=30.0, help="the client's timeout per request, seconds")
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs) after the run")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other scenarios' entries of the existing output file (each marked with the "
+                             "commit it was measured at), replacing only the scenarios run now")
     return parser
 
 
@@ -93,6 +97,26 @@ async def run_scenarios(suite: Suite, names: Sequence[str], document: dict[str, 
             print_scenario(entry)
         _summarise(document)
         write_results(output, document)
+
+
+def merge_previous(document: dict[str, Any], output: Path) -> None:
+    """Carry the scenarios of the results file at ``output`` that this run did not measure, in the suite's order,
+    each marked with the commit it was measured at (``measured_at``); this run's entries get theirs too."""
+    try:
+        previous = json.loads(output.read_text())
+    except (OSError, ValueError):
+        return
+    ran = {entry["scenario"] for entry in document["scenarios"]}
+    for entry in document["scenarios"]:
+        entry.setdefault("measured_at", document["commit"])
+    carried = [{**entry, "measured_at": entry.get("measured_at", previous.get("commit"))}
+               for entry in previous.get("scenarios", []) if entry.get("scenario") not in ran]
+    order = {name: i for i, name in enumerate(SCENARIOS)}
+    document["scenarios"] = sorted(document["scenarios"] + carried, key=lambda e: order.get(e["scenario"], len(order)))
+    for key in ("startup_s", "capacity_per_s", "rate_per_s"):
+        if key in previous and key not in document:
+            document[key] = previous[key]
+    _summarise(document)
 
 
 def _summarise(document: dict[str, Any]) -> None:
@@ -139,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         document["wall_s"] = round(time.monotonic() - begun, 1)
         if document["scenarios"]:
+            if args.merge:
+                merge_previous(document, args.output)
             write_results(args.output, document)
         if warden is not None:
             warden.stop()

@@ -58,6 +58,14 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _start_ticks(pid: int) -> int:
+    """When the process started (clock ticks after boot, /proc/PID/stat field 22); 0 when it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def _copy(source: IO[bytes], log: IO[bytes]) -> None:
     with log:
         for line in source:
@@ -184,11 +192,27 @@ class WardenServer:
         raise RuntimeError(f"warden not ready after {timeout_s:.0f} s: {last}")
 
     def engine_pids(self) -> list[int]:
-        """The engine processes under the gateway (multiprocessing spawn children, not its resource tracker)."""
+        """The engine processes under the gateway (multiprocessing spawn children, not its resource tracker), oldest
+        first: the serving engine, then the standby (always started after the engine it stands by for)."""
         if self.process is None:
             return []
-        return [pid for pid in _descendants(self.process.pid)
+        pids = [pid for pid in _descendants(self.process.pid)
                 if "spawn_main" in _cmdline(pid) and "resource_tracker" not in _cmdline(pid)]
+        return sorted(pids, key=_start_ticks)
+
+    def standby_ready(self) -> bool:
+        """Whether ``/healthz`` reports a live standby engine."""
+        _, body = self.probe("/healthz")
+        return bool(((body or {}).get("engine_replicas") or {}).get("standby"))
+
+    def wait_standby(self, timeout_s: float) -> float | None:
+        """Seconds until a standby engine is up (it loads after the serving engine); None if none came."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout_s:
+            if self.standby_ready():
+                return time.monotonic() - started
+            time.sleep(1.0)
+        return None
 
     def signal_gateway(self, signum: int) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -75,7 +75,7 @@ def test_a_tenant_stays_on_one_replica_and_hits_its_cache(client: TestClient, po
     health = client.get("/healthz")
     assert health.status_code == 200
     assert health.json()["status"] == "ok"
-    assert health.json()["engine_replicas"] == {"live": 2, "total": 2, "restarts": 0}
+    assert health.json()["engine_replicas"] == {"live": 2, "total": 2, "restarts": 0, "standby": False}
     assert metric(client, "warden:engine_replicas_alive") == 2
     _, key = new_tenant_with_key(db, app_settings)
     oai = openai_client(client, key.api_key)
@@ -130,7 +130,7 @@ def test_a_dead_replica_degrades_health_moves_its_tenants_and_comes_back(client:
     health = client.get("/healthz")  # the supervisor waits a second before restarting: this sees it dead
     assert health.status_code == 200
     assert health.json()["status"] == "degraded"
-    assert health.json()["engine_replicas"] == {"live": 1, "total": 2, "restarts": 0}
+    assert health.json()["engine_replicas"] == {"live": 1, "total": 2, "restarts": 0, "standby": False}
     assert metric(client, "warden:engine_replicas_alive") == 1
     assert served_by(pool, lambda: ask(oai, pool.model_name, QUESTIONS[1])) == 1 - home
     _wait_for_health(client, "ok", restarts=1)
