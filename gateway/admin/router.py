@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response, status
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -42,7 +43,7 @@ from gateway.admin.schemas import (
 )
 from gateway.adminauth.roles import AdminPrincipal, Role
 from gateway.core.clock import as_utc
-from gateway.core.errors import invalid_request
+from gateway.core.errors import invalid_request, validation_error
 from gateway.keys.service import issue_key
 from gateway.openai.dependencies import ServicesDep
 from gateway.policystore import service as policies
@@ -204,13 +205,13 @@ def policy_put(document: Annotated[dict[str, Any], Body()], tenant: ManagedTenan
                services: ServicesDep, activate: bool = True) -> PolicyVersionView:
     """Store the document as the tenant's next policy version, active unless ``activate=false``."""
     try:
+        # JSON types as declared, as every request body is read: lax parsing would store "fail_open": "yes" as true.
+        Policy.model_validate_json(orjson.dumps(document), strict=True)
         with services.db.transaction() as session:
             view = PolicyVersionView.of(policies.publish_policy(tenant.id, document, session=session,
                                                                 activate=activate))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise invalid_request(f"invalid policy: {where}: {first.get('msg')}", param=where or None) from None
+        raise validation_error(exc.errors(), document) from None
     action_log(request).details.update(version=view.version, activated=activate)
     services.policies.forget()
     return view

@@ -2,8 +2,9 @@
 
 FastAPI documents every operation that reads parameters or a body with a 422 ``HTTPValidationError``; the gateway
 answers those failures with a 400 (``gateway.core.errors``), so a contract check reading the document (schemathesis,
-a generated client) would expect a status and a body that never come. The /v1 operations parse their own bodies, so
-FastAPI documents no error for them at all; they are given the statuses the request path answers with.
+a generated client) would expect a status and a body that never come. The OpenAI-shaped /v1 operations parse their
+own bodies, so FastAPI documents no error for them at all; they are given the statuses the request path answers with.
+A surface with its own error shape (Anthropic's Messages API) documents its errors itself.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ PUBLIC_ERRORS = {
     "503": "Engine, store, rate limiter or audit trail unavailable, or overloaded (`Retry-After`)",
 }
 BODY_ONLY_ERRORS = frozenset({"403", "413", "429"})
+# The routers (by their OpenAPI tag) whose errors are OpenAI's body: the chat/completions and Responses surfaces.
+OPENAI_SURFACE_TAGS = frozenset({"openai", "responses"})
 
 
 def _error_response(description: str) -> dict[str, Any]:
@@ -55,16 +58,16 @@ def _error_response(description: str) -> dict[str, Any]:
             "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA_NAME}"}}}}
 
 
-def document_errors(document: dict[str, Any], *, public_prefix: str = "/v1/") -> dict[str, Any]:
-    """``document`` with each 422 replaced by the 400 the gateway sends, and the /v1 operations' errors stated."""
-    for path, item in document.get("paths", {}).items():
+def document_errors(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with each 422 replaced by the 400 the gateway sends, and the OpenAI surfaces' errors stated."""
+    for item in document.get("paths", {}).values():
         for operation in item.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             responses = operation["responses"]
             if responses.pop("422", None) is not None:
                 responses["400"] = _error_response(INVALID_REQUEST)
-            if path.startswith(public_prefix):
+            if OPENAI_SURFACE_TAGS.intersection(operation.get("tags", ())):
                 takes_body = "requestBody" in operation
                 for status, description in PUBLIC_ERRORS.items():
                     if takes_body or (status not in BODY_ONLY_ERRORS
