@@ -14,9 +14,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+# The internal chat request's bounds, which every surface is served through.
+from gateway.openai.schemas import MAX_STOP_CHARS, MAX_STOP_SEQUENCES, MAX_USER_CHARS
+
 TOOL_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"  # Anthropic's rule for tool names (OpenAI's for function names)
 TOOL_USE_ID_PATTERN = r"^[A-Za-z0-9_-]+$"
-MAX_STOP_SEQUENCES = 16  # the engine's limit (the same as chat's stop list)
 
 # Top-level fields of Anthropic's request that change the output and that Warden cannot honour.
 UNSUPPORTED_FIELDS: dict[str, str] = {
@@ -139,7 +141,7 @@ ToolChoice = Annotated[ToolChoiceAuto | ToolChoiceAny | ToolChoiceTool | ToolCho
 
 
 class Metadata(_Strict):
-    user_id: str | None = Field(default=None, max_length=256)
+    user_id: str | None = Field(default=None, max_length=MAX_USER_CHARS)
 
 
 class JsonOutputFormat(_Strict):
@@ -161,8 +163,8 @@ class MessagesRequest(_Strict):
     max_tokens: int = Field(ge=1)
     messages: list[Message] = Field(min_length=1)
     system: str | list[TextBlock] | None = None
-    stop_sequences: list[Annotated[str, Field(min_length=1)]] | None = Field(default=None,
-                                                                           max_length=MAX_STOP_SEQUENCES)
+    stop_sequences: list[Annotated[str, Field(min_length=1, max_length=MAX_STOP_CHARS)]] | None = Field(
+        default=None, max_length=MAX_STOP_SEQUENCES)
     stream: bool = False
     temperature: float | None = Field(default=None, ge=0.0, le=1.0)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
