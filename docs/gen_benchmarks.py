@@ -353,11 +353,12 @@ def chaos() -> list[str]:
         recovery = "-" if s["recovery_s"] is None else f"{s['recovery_s']:.1f}"
         rows.append([f"`{s['scenario']}`", s["fault"], str(s["five_xx_other_than_503"]), str(s["responses_503"]),
                      str(s["responses_503_without_retry_after"]), f"{audit['present']}/{audit['expected']}",
-                     recovery])
+                     recovery, f"`{s.get('measured_at', data['commit'])}`"])
     lines += _table(["scenario", "fault", "5xx other than 503", "503s", "503s without Retry-After",
-                     "audit rows present", "recovery s"], rows)
+                     "audit rows present", "recovery s", "commit"], rows)
     missed = "; ".join(f"`{name}`: {', '.join(targets)}" for name, targets in data["failed_targets"].items())
-    return [*lines, f"Targets missed: {missed or 'none'}.", ""]
+    notes = [f"Note: {note}" for note in data.get("notes") or []]
+    return [*lines, f"Targets missed: {missed or 'none'}.", "", *(line for note in notes for line in (note, ""))]
 
 
 SECTIONS: list[Callable[[], list[str]]] = [engine_cpu, llamacpp, agreement, cpu_linears, kernels, gateway_overhead,

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,8 @@ def _git_commit() -> str | None:
     return result.stdout.strip() or None
 
 
-async def run_scenarios(suite: Suite, names: Sequence[str], document: dict[str, Any], output: Path) -> None:
+async def run_scenarios(suite: Suite, names: Sequence[str], document: dict[str, Any],
+                        save: Callable[[dict[str, Any]], None]) -> None:
     generator = suite.generator("capacity")
     window = 8.0 if suite.timing == Timing.quick() else 15.0
     suite.capacity_per_s = await measure_capacity(generator, CAPACITY_CONCURRENCY, window)
@@ -96,27 +97,28 @@ async def run_scenarios(suite: Suite, names: Sequence[str], document: dict[str, 
         else:
             print_scenario(entry)
         _summarise(document)
-        write_results(output, document)
+        save(document)
 
 
-def merge_previous(document: dict[str, Any], output: Path) -> None:
-    """Carry the scenarios of the results file at ``output`` that this run did not measure, in the suite's order,
-    each marked with the commit it was measured at (``measured_at``); this run's entries get theirs too."""
+def _previous_results(output: Path) -> dict[str, Any] | None:
+    """The results file as it was before this run (read once: the run rewrites it after every scenario)."""
     try:
-        previous = json.loads(output.read_text())
+        return json.loads(output.read_text())
     except (OSError, ValueError):
-        return
+        return None
+
+
+def merged(document: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with the scenarios of ``previous`` that this run did not measure, in the suite's order, each
+    entry marked with the commit it was measured at (``measured_at``)."""
     ran = {entry["scenario"] for entry in document["scenarios"]}
-    for entry in document["scenarios"]:
-        entry.setdefault("measured_at", document["commit"])
+    fresh = [{**entry, "measured_at": entry.get("measured_at", document["commit"])} for entry in document["scenarios"]]
     carried = [{**entry, "measured_at": entry.get("measured_at", previous.get("commit"))}
                for entry in previous.get("scenarios", []) if entry.get("scenario") not in ran]
     order = {name: i for i, name in enumerate(SCENARIOS)}
-    document["scenarios"] = sorted(document["scenarios"] + carried, key=lambda e: order.get(e["scenario"], len(order)))
-    for key in ("startup_s", "capacity_per_s", "rate_per_s"):
-        if key in previous and key not in document:
-            document[key] = previous[key]
-    _summarise(document)
+    result = {**document, "scenarios": sorted(fresh + carried, key=lambda e: order.get(e["scenario"], len(order)))}
+    _summarise(result)
+    return result
 
 
 def _summarise(document: dict[str, Any]) -> None:
@@ -142,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     spool = workdir / "spool"
     spool_mounted = False
     warden: WardenServer | None = None
+    previous = _previous_results(args.output) if args.merge else None
+
+    def save(document: dict[str, Any]) -> None:
+        write_results(args.output, document if previous is None else merged(document, previous))
     begun = time.monotonic()
     try:
         postgres.init()
@@ -158,14 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"warden ready in {ready_s:.0f} s (work directory {workdir})", file=sys.stderr)
         suite = Suite(workdir, postgres, redis, proxy, warden, good, bad, timing, args.rate or 0.0, args.max_tokens,
                       args.timeout, spool_mounted, stream_tokens=args.stream_tokens)
-        asyncio.run(run_scenarios(suite, args.only, document, args.output))
+        asyncio.run(run_scenarios(suite, args.only, document, save))
         document["notes"] = suite.notes
     finally:
         document["wall_s"] = round(time.monotonic() - begun, 1)
         if document["scenarios"]:
-            if args.merge:
-                merge_previous(document, args.output)
-            write_results(args.output, document)
+            save(document)
         if warden is not None:
             warden.stop()
         proxy.stop()
