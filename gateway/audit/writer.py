@@ -37,6 +37,7 @@ from gateway.audit.quarantine import (
 from gateway.audit.spool import Spool, StreamJournal, claim_orphans
 from gateway.audit.store import ChainConflict, append_events
 from gateway.core.db import Database
+from gateway.core.stale_cache import stale_decisions
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +190,8 @@ class AuditWriter:
                 self._held.popleft()
 
     async def record(self, event: AuditEvent) -> None:
+        # A request answered from a stale key or policy (a store outage) says so among its decisions.
+        event.decisions = [*event.decisions, *stale_decisions()]
         await run_in_threadpool(self.record_sync, event)
 
     def flush(self, timeout_s: float = 10.0) -> bool:

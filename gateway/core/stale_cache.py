@@ -4,6 +4,11 @@ window while their source is unavailable.
 ``fresh`` sees an entry for ``ttl_s`` after it was stored; ``stale`` for ``ttl_s + stale_window_s``. Callers use
 ``stale`` only when the source failed, so an outage is bridged for at least the window and at most TTL + window,
 and no entry outlives that bound (revocation still reaches every replica within it).
+
+A request served from a stale entry says so in its audit record: ``begin_stale_tracking`` (called by the request's
+first cache read, its authentication) starts a list in the request's context that ``read_through`` adds the stage
+of each stale read to (a list, not a value: the reads run in worker threads, on copies of the context, and a copy
+shares the list), and the audit writer adds ``stale_decisions()`` to the record.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Generic, TypeVar
 
 from gateway.core.errors import StoreUnavailable
@@ -19,6 +25,18 @@ from gateway.core.store_health import is_store_unavailable
 
 K = TypeVar("K")
 V = TypeVar("V")
+_stale_stages: ContextVar[list[str] | None] = ContextVar("warden_stale_stages", default=None)
+
+
+def begin_stale_tracking() -> None:
+    """Start a new record of stale reads for the request whose context this is (before its first cache read)."""
+    _stale_stages.set([])
+
+
+def stale_decisions() -> list[dict[str, str]]:
+    """The audit decisions of the current request's stale reads, one per stage."""
+    return [{"stage": stage, "decision": "stale", "reason": "store_unavailable"}
+            for stage in dict.fromkeys(_stale_stages.get() or ())]
 
 
 class StaleTolerantCache(Generic[K, V]):
@@ -77,6 +95,9 @@ class StaleTolerantCache(Generic[K, V]):
                 raise
             hit, value = self.stale(key)
             if hit and usable(value):
+                stages = _stale_stages.get()
+                if stages is not None:
+                    stages.append(stage)
                 return value
             raise StoreUnavailable(retry_after_s, stage=stage) from exc
         self.put(key, value)

@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
 from gateway.core.errors import StoreUnavailable
-from gateway.core.stale_cache import StaleTolerantCache
+from gateway.core.stale_cache import StaleTolerantCache, begin_stale_tracking
 from gateway.core.store_health import is_store_unavailable
 from gateway.core.ttl_cache import TTLCache
 from gateway.keys.format import parse_key, secret_matches
@@ -109,6 +109,7 @@ class Authenticator:
         return Principal(tenant_id=record.tenant_id, key_id=parsed.key_id)
 
     async def authenticate(self, authorization: str | None) -> Principal:
+        begin_stale_tracking()  # here, in the request's own context: the lookup runs on a copy of it
         return await run_in_threadpool(self._authenticate_sync, bearer_token(authorization))
 
     def forget_cached_keys(self) -> None:

@@ -152,7 +152,8 @@ def test_a_postgres_outage_is_bridged_then_503_then_recovered(postgres: Throwawa
         # No engine in this app: engine_unavailable means the key and policy were resolved and the call got past
         # the store to the engine.
         cached_at = time.monotonic()
-        assert error_code(chat(client, used.api_key)) == "engine_unavailable"
+        fresh = chat(client, used.api_key)
+        assert error_code(fresh) == "engine_unavailable"
         assert client.get("/admin/v1/tenants", headers=admin_headers).status_code == 200
 
         postgres.stop()
@@ -162,6 +163,7 @@ def test_a_postgres_outage_is_bridged_then_503_then_recovered(postgres: Throwawa
             response = chat(client, used.api_key)
             assert error_code(response) == "engine_unavailable", response.text  # served from the stale cache
             assert time.monotonic() - started < 2.0
+            stale_id = response.headers["x-request-id"]
             assert app.state.services.db.circuit.is_open  # the store was asked, failed, and the cache answered
 
             response = chat(client, never_used.api_key)  # never cached: nothing to serve it from
@@ -200,8 +202,15 @@ def test_a_postgres_outage_is_bridged_then_503_then_recovered(postgres: Throwawa
     with check_db.session() as session:
         rows = session.execute(select(AuditRecord.request_id, AuditRecord.http_status, AuditRecord.error_type)
                                .where(AuditRecord.request_id.in_(refused_ids))).all()
+        decisions = dict(session.execute(select(AuditRecord.request_id, AuditRecord.decisions).where(
+            AuditRecord.request_id.in_([stale_id, fresh.headers["x-request-id"]]))).all())
     check_db.dispose()
     assert sorted(rows) == sorted((rid, 503, "service_unavailable_error") for rid in refused_ids)
+    # The call answered from the stale key and policy says so in its record; the one before the outage does not.
+    stale_marks = [d for d in decisions[stale_id] if d.get("decision") == "stale"]
+    assert stale_marks == [{"stage": "auth", "decision": "stale", "reason": "store_unavailable"},
+                           {"stage": "policy", "decision": "stale", "reason": "store_unavailable"}]
+    assert not [d for d in decisions[fresh.headers["x-request-id"]] if d.get("decision") == "stale"]
 
 
 @needs_postgres_binaries
