@@ -122,7 +122,10 @@ class UpstreamClients:
         # caller at most its timeout (plus the session's close, which is bounded by the HTTP timeout too).
         try:
             with anyio.fail_after(server.timeout_s):
-                return await operation()
+                try:
+                    return await operation()
+                except BaseExceptionGroup as group:  # the SDK's task groups wrap what failed inside them
+                    raise _first_leaf(group) from None
         except TargetRefused as exc:
             raise UpstreamError("upstream_refused", str(exc)) from None
         except TimeoutError:
@@ -130,7 +133,11 @@ class UpstreamClients:
                                 f"upstream server {server.name!r} did not answer {method} within "
                                 f"{server.timeout_s:g} s") from None
         except MCPError as exc:
-            # The upstream's own JSON-RPC error (unknown tool, invalid params): its code and message, bounded.
+            if exc.code == types.PARSE_ERROR:  # raised by the client's transport: what came back is not JSON-RPC
+                raise UpstreamError("upstream_unavailable",
+                                    f"upstream server {server.name!r} sent a malformed response to {method}") from None
+            # The upstream answered with an error (its JSON-RPC error, or an HTTP error status the SDK reports as
+            # one): the code and message, bounded.
             raise UpstreamError("upstream_error",
                                 f"upstream server {server.name!r} answered {method} with error {exc.code}: "
                                 f"{exc.error.message[:500]}") from None
@@ -139,3 +146,11 @@ class UpstreamClients:
                         type(exc).__name__)
             raise UpstreamError("upstream_unavailable",
                                 f"upstream server {server.name!r} failed {method} ({type(exc).__name__})") from None
+
+
+def _first_leaf(group: BaseExceptionGroup[Any]) -> BaseException:
+    """The first exception in a (nested) group that is not a group itself: the one the caller should see."""
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup) and first.exceptions:
+        first = first.exceptions[0]
+    return first

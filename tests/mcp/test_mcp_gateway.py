@@ -280,3 +280,28 @@ async def test_every_call_is_in_the_tenants_verified_audit_chain(db: Database, w
     assert result.ok, result.problems
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert sum(1 for line in lines if line.get("endpoint") == "mcp.tools/call") == 3
+
+
+async def test_arguments_are_masked_before_they_leave_when_the_policy_asks(db: Database, warden_settings: Settings,
+                                                                          warden: Served, upstream: Served) -> None:
+    text = "Please write to jane.doe@example.com about the invoice."
+    _, masking = _tenant(db, warden_settings, warden, upstream,
+                         {"tools": {"mask_argument_pii": True, "mask_result_pii": False}})
+    _, passing = _tenant(db, warden_settings, warden, upstream, {"tools": {"mask_result_pii": False}})
+    async with warden_client(warden.base, masking.api_key) as client:
+        masked = await client.call_tool("tools__echo", {"text": text})
+    async with warden_client(warden.base, passing.api_key) as client:
+        unmasked = await client.call_tool("tools__echo", {"text": text})
+    # The upstream echoes what it received; results are not screened here, so this is what left Warden.
+    assert "jane.doe@example.com" not in _text(masked) and "<EMAIL_ADDRESS>" in _text(masked)
+    assert _text(unmasked) == text
+
+
+async def test_an_invalid_constraint_in_the_policy_fails_closed(db: Database, warden_settings: Settings,
+                                                                warden: Served, upstream: Served) -> None:
+    _, issued = _tenant(db, warden_settings, warden, upstream,
+                        {"tools": {"rules": {"tools__add": {"arguments_schema": {"type": "no-such-type"}}}}})
+    async with warden_client(warden.base, issued.api_key) as client:
+        result = await client.call_tool("tools__add", {"a": 1, "b": 2})
+    assert _error_code(result) == "policy_invalid"
+    assert "3" not in _text(result)

@@ -44,7 +44,7 @@ async def test_credentials_are_sent_upstream_and_never_returned(db: Database, wa
     assert created.status_code == 201, created.text
     async with warden_client(warden.base, issued.api_key) as client:
         refused = await client.call_tool("guarded__add", {"a": 1, "b": 2})
-    assert _code(refused) == "upstream_unavailable"
+    assert _code(refused) == "upstream_error"  # the upstream answered 401
 
     updated = _call("PATCH", _servers_url(warden, tenant.id, "guarded"), platform,
                     {"credentials": {"headers": {"Authorization": f"Bearer {UPSTREAM_TOKEN}"}}})
