@@ -84,7 +84,7 @@ def wants_standby(setting: bool | None, device: str) -> bool:
     the serving engine's KV pool may need."""
     if setting is not None:
         return setting
-    from engine.llm_engine import resolve_device
+    from engine.config import resolve_device
 
     return str(resolve_device(device)) == "cpu"
 
