@@ -10,7 +10,9 @@ from starlette.responses import Response
 from gateway.core.errors import APIError, invalid_request
 from gateway.openai.dependencies import ServicesDep
 from gateway.openai.openai_surfaces import OpenAISurface
+from gateway.openai.schemas import openapi_request_body
 from gateway.openai.service import CallHandler, handle_call
+from gateway.responses_api.schemas import ResponsesRequest
 from gateway.responses_api.store import ResponseStore, not_found
 from gateway.responses_api.surface import ResponsesSurface
 from gateway.services import GatewayServices
@@ -69,7 +71,7 @@ async def _stored_call(services: GatewayServices, request: Request, surface: _St
         return surface.error_response(exc)
 
 
-@router.post("/responses")
+@router.post("/responses", openapi_extra=openapi_request_body(ResponsesRequest))
 async def create_response(request: Request, services: ServicesDep) -> Response:
     return await handle_call(services, request, ResponsesSurface(response_store(services)))
 

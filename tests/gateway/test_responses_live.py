@@ -199,3 +199,34 @@ def test_stored_content_follows_the_audit_content_policy(live: LiveServer, db: D
     with pytest.raises(openai.BadRequestError) as caught:
         client.responses.create(model=model_id, input="Go on", previous_response_id=hashed.id, max_output_tokens=4)
     assert caught.value.body["param"] == "previous_response_id"  # type: ignore[index]
+
+
+def test_the_tenants_policy_governs_responses_as_it_governs_chat(live: LiveServer, db: Database, tls_context,
+                                                                 tenant_client, model_id: str) -> None:
+    tenant, _, client = tenant_client
+    raw = client.responses.with_raw_response.create(model=model_id, input="Hi", max_output_tokens=2, temperature=0)
+    assert float(raw.headers["x-warden-overhead-ms"]) >= 0 and "x-ratelimit-limit-requests" in raw.headers
+
+    with db.transaction() as session:
+        publish_policy(tenant.id, {"output_deny_patterns": ["(?s).+"]}, session=session)
+    denied = client.responses.create(model=model_id, input="Say hello.", max_output_tokens=4, temperature=0)
+    assert denied.output_text == "<DENIED_CONTENT>"  # rewritten in place, as on chat
+    events = list(client.responses.create(model=model_id, input="Say hello.", max_output_tokens=4, temperature=0,
+                                          stream=True))
+    deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")  # type: ignore[union-attr]
+    assert deltas == "<DENIED_CONTENT>" and events[-1].response.output_text == deltas  # type: ignore[union-attr]
+
+    with db.transaction() as session:
+        publish_policy(tenant.id, {"allowed_models": ["another-model"]}, session=session)
+    with pytest.raises(openai.PermissionDeniedError):
+        client.responses.create(model=model_id, input="Hi", max_output_tokens=2)
+
+    limited_tenant, limited_key = new_tenant_with_key(db, live.settings)  # a fresh minute of requests
+    with db.transaction() as session:
+        publish_policy(limited_tenant.id, {"rate_limits": {"requests_per_minute": 1}}, session=session)
+    client = client_for(live, tls_context, limited_key.api_key)
+    client.responses.create(model=model_id, input="Hi", max_output_tokens=2, temperature=0)
+    with pytest.raises(openai.RateLimitError) as limited:
+        client.responses.create(model=model_id, input="Hi", max_output_tokens=2, temperature=0)
+    assert limited.value.response.headers["x-ratelimit-remaining-requests"] == "0"
+    assert "retry-after" in limited.value.response.headers
