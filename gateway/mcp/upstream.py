@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gateway.core.ttl_cache import TTLCache
+from gateway.mcp.bounded_transport import BoundedTransport, ResponseTooLarge
 from gateway.mcp.registry import UpstreamServer
 from gateway.mcp.targets import TargetRefused, check_addresses
 
@@ -79,8 +80,10 @@ class UpstreamClients:
         if pool is not None:
             self._pools.move_to_end(key)
             return pool
+        transport = BoundedTransport(httpx2.AsyncHTTPTransport(verify=self._tls, trust_env=False),
+                                     max_response_bytes=self._max_message_bytes)
         pool = httpx2.AsyncClient(headers=server.headers, timeout=httpx2.Timeout(server.timeout_s),
-                                  follow_redirects=False, trust_env=False, verify=self._tls)
+                                  follow_redirects=False, trust_env=False, transport=transport)
         self._pools[key] = pool
         while len(self._pools) > MAX_POOLS:
             _, oldest = self._pools.popitem(last=False)
@@ -141,6 +144,9 @@ class UpstreamClients:
             raise UpstreamError("upstream_error",
                                 f"upstream server {server.name!r} answered {method} with error {exc.code}: "
                                 f"{exc.error.message[:500]}") from None
+        except ResponseTooLarge:
+            raise UpstreamError("upstream_unavailable", f"upstream server {server.name!r} sent a response to {method} "
+                                f"larger than {self._max_message_bytes} bytes") from None
         except Exception as exc:  # connection refused, malformed JSON-RPC, oversize message, protocol violations
             log.warning("upstream MCP server %s (version %d) failed %s: %s", server.name, server.version, method,
                         type(exc).__name__)

@@ -305,3 +305,14 @@ async def test_an_invalid_constraint_in_the_policy_fails_closed(db: Database, wa
         result = await client.call_tool("tools__add", {"a": 1, "b": 2})
     assert _error_code(result) == "policy_invalid"
     assert "3" not in _text(result)
+
+
+async def test_an_oversize_upstream_response_is_cut_off_not_buffered(db: Database, warden_settings: Settings,
+                                                                     warden: Served, upstream: Served) -> None:
+    _, issued = _tenant(db, warden_settings, warden, upstream)
+    size = warden_settings.max_body_bytes + 1_000_000  # past what Warden reads from an upstream
+    async with warden_client(warden.base, issued.api_key) as client:
+        cut = await client.call_tool("tools__big", {"size": size})
+        after = await client.call_tool("tools__add", {"a": 2, "b": 2})
+    assert _error_code(cut) == "upstream_unavailable" and "larger than" in _text(cut)
+    assert _text(after) == "4"
