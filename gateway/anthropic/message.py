@@ -34,15 +34,6 @@ def stop_reason(finish_reason: str | None, stop_sequence: str | None) -> str | N
     return _STOP_REASONS.get(finish_reason, "end_turn")
 
 
-def matched_stop_sequence(stop_sequences: list[str], released: str, generated: str) -> str | None:
-    """Which stop sequence ended an output: the engine cuts it from the text it releases, so it is what the whole
-    generated text (its tokens decoded) continues with after the released text. None: the model ended its turn."""
-    if not stop_sequences or not generated.startswith(released):
-        return None
-    rest = generated[len(released):]
-    return next((stop for stop in stop_sequences if rest.startswith(stop)), None)
-
-
 def usage_body(usage: dict[str, Any]) -> dict[str, Any]:
     """Anthropic's usage object from the internal (OpenAI-shaped) usage."""
     prompt = int(usage.get("prompt_tokens", 0))

@@ -42,7 +42,8 @@ class MessageStreamEncoder:
         self._finish_reason: str | None = None
         self._usage: dict[str, Any] | None = None
         self._ended = False
-        self.stop_sequence: str | None = None  # set by the caller when it knows which stop sequence ended the output
+        # The stop sequence that ended the output, when the caller knows it (the engine does not report which one).
+        self.stop_sequence: str | None = None
 
     # -- events -------------------------------------------------------------------------------------------------
     def start(self) -> list[bytes]:

@@ -11,13 +11,17 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
+from starlette.requests import Request
 
 from engine.tool_calls import ToolCall
 from gateway.anthropic.errors import error_body, error_response, error_type
-from gateway.anthropic.message import matched_stop_sequence, message_body, stop_reason, usage_body
+from gateway.anthropic.message import message_body, stop_reason, usage_body
 from gateway.anthropic.stream import MessageStreamEncoder
+from gateway.anthropic.surface import MessagesSurface
 from gateway.anthropic.translate import TOOL_ERROR_PREFIX, to_chat_request
 from gateway.core.errors import APIError, authentication_failed, invalid_request, rate_limited
+from gateway.openai.responses import ChoiceState
+from gateway.openai.surface import CallMeta, CallResult
 
 BASE: dict[str, Any] = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
 WEATHER_TOOL = {"name": "get_weather", "description": "Weather in a city",
@@ -198,12 +202,6 @@ def test_stop_reasons(finish: str | None, stop: str | None, expected: str | None
     assert stop_reason(finish, stop) == expected
 
 
-def test_matched_stop_sequence() -> None:
-    assert matched_stop_sequence(["\n\n", "END"], "Hello", "HelloEND") == "END"
-    assert matched_stop_sequence(["END"], "Hello", "Hello") is None  # the model ended its turn
-    assert matched_stop_sequence([], "Hello", "HelloEND") is None
-
-
 def test_message_body_reads_back_as_the_clients_message() -> None:
     body = message_body(msg_id="msg_1", model="m", text="", tool_calls=[ToolCall("get_weather", '{"city": "Paris"}')],
                         finish_reason="tool_calls", stop_sequence=None, usage=USAGE)
@@ -334,3 +332,48 @@ def test_an_error_mid_stream_is_an_error_event_the_client_raises() -> None:
     with pytest.raises(anthropic.APIStatusError, match="engine gone"), client.messages.stream(
             model="m", max_tokens=4, messages=[{"role": "user", "content": "hi"}]) as stream:
         stream.get_final_message()
+
+
+# -- the surface -----------------------------------------------------------------------------------------------------
+def _http_request(headers: dict[str, str]) -> Request:
+    return Request({"type": "http", "method": "POST", "path": "/v1/messages", "query_string": b"",
+                    "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()]})
+
+
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({"x-api-key": "wdn_a"}, "Bearer wdn_a"),
+    ({"Authorization": "Bearer wdn_b"}, "Bearer wdn_b"),
+    ({"x-api-key": "wdn_a", "Authorization": "Bearer wdn_b"}, "Bearer wdn_a"),  # x-api-key is the one checked
+    ({}, None),
+])
+def test_credentials(headers: dict[str, str], expected: str | None) -> None:
+    assert MessagesSurface().credentials(_http_request(headers)) == expected
+
+
+@pytest.mark.parametrize(("version", "served"), [
+    (None, True), ("2023-06-01", True), ("2026-10-21", True), ("2023-01-01", False), ("latest", False),
+    ("2023-6-1", False),
+])
+def test_anthropic_version(version: str | None, served: bool) -> None:
+    surface = MessagesSurface(version=version)
+    if served:
+        assert surface.parse(BASE).max_tokens == 8
+    else:
+        with pytest.raises(APIError) as caught:
+            surface.parse(BASE)
+        assert caught.value.status == 400 and caught.value.param == "anthropic-version"
+
+
+def test_render_keeps_the_call_ids_the_audit_holds() -> None:
+    request = to_chat_request({**BASE, "tools": [WEATHER_TOOL]})
+    meta = CallMeta(response_id="msg_abc", created=0, model="m", request=request, choices=1, prefixes=[""],
+                    want_logprobs=False)
+    calls = [{"id": "call_123", "type": "function",
+              "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]
+    choice = ChoiceState(text='<tool_call>[{"name": "get_weather"}]</tool_call>', finish_reason="tool_calls",
+                         tool_calls=calls)
+    message = anthropic.types.Message.model_validate(
+        MessagesSurface().render(CallResult(meta=meta, choices=[choice], usage=USAGE)))
+    (block,) = message.content  # the call's raw text is not repeated as a text block
+    assert block.type == "tool_use" and block.id == "toolu_123" and block.input == {"city": "Paris"}
+    assert message.id == "msg_abc" and message.stop_reason == "tool_use"
