@@ -13,7 +13,9 @@ from collections.abc import Callable
 import pytest
 from test_pool import QUESTIONS, SYSTEM, chat_ids, drain, request
 
+from engine import launch
 from engine.config import EngineConfig
+from engine.protocol import EngineClient
 from gateway.replicas import ReplicaPool, start_replicas
 from gateway.replicas.launch import wants_standby
 
@@ -74,3 +76,38 @@ async def test_a_standby_that_dies_idle_is_started_again(tiny_config: EngineConf
         assert pool.promotions == 0 and pool.restarts == [0] and pool.replicas[0].is_alive()
     finally:
         await pool.shutdown()
+
+
+async def test_a_cold_restart_that_ends_after_a_promotion_becomes_the_standby(tiny_config: EngineConfig) -> None:
+    # In-process engines (threads): the pool's bookkeeping is the same as for engine processes, and fast.
+    first = await launch.start_engine(tiny_config, in_process=True)
+    standby_may_start, restart_may_finish = asyncio.Event(), asyncio.Event()
+    restarted: list[EngineClient] = []
+
+    async def restart(index: int) -> EngineClient:
+        engine = await launch.start_engine(tiny_config, in_process=True)
+        await restart_may_finish.wait()
+        restarted.append(engine)
+        return engine
+
+    async def open_standby() -> EngineClient:
+        await standby_may_start.wait()
+        return await launch.start_engine(tiny_config, in_process=True)
+
+    pool = ReplicaPool([first], block_size=tiny_config.block_size, restart=restart, standby=open_standby)
+    pool.supervise()
+    try:
+        await first.shutdown()  # dies with no standby ready: a cold restart begins
+        await _until(lambda: bool(pool._restarting), 10, "the cold restart to begin")
+        standby_may_start.set()
+        await _until(lambda: pool.promotions == 1, 60, "the standby to be promoted")
+        promoted = pool.replicas[0]
+        assert promoted.is_alive() and promoted is not first and pool.restarts == [1]
+        restart_may_finish.set()
+        await _until(lambda: bool(restarted) and pool.standby is restarted[0], 60, "the restarted engine to stand by")
+        assert pool.replicas[0] is promoted and pool.restarts == [1]  # the slot kept the promoted engine
+        prompt = chat_ids(pool, [{"role": "user", "content": QUESTIONS[1]}])
+        assert (await drain(pool.generate(request(prompt, "salt-c"))))[-1].finish_reason == "length"
+    finally:
+        await pool.shutdown()
+    assert not any(engine.is_alive() for engine in (first, promoted, *restarted))
