@@ -11,7 +11,7 @@ turns them into the engine's constraint (``gateway.openai.structured``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -181,14 +181,22 @@ _STREAM_OPTIONS_NEED_STREAM = _requires("stream_options",
                                         then={"required": ["stream"], "properties": {"stream": {"const": True}}})
 
 
+# OpenAI types these fields "boolean or null" / "integer or null" with a default: null is the default. They are
+# declared without None (the code reads a value) and null is dropped before validation; the schema says nullable.
+_NULLABLE_BOOL: dict[str, Any] = {"type": ["boolean", "null"]}
+_NULLABLE_INT: dict[str, Any] = {"type": ["integer", "null"]}
+
+
 class _SamplingFields(_Strict):
+    _NULL_MEANS_DEFAULT: ClassVar[frozenset[str]] = frozenset({"n", "stream"})
+
     model_config = ConfigDict(extra="forbid", json_schema_extra={"allOf": [_STREAM_OPTIONS_NEED_STREAM]})
 
     model: str = Field(min_length=1)
     temperature: Temperature | None = None
     top_p: TopP | None = None
-    n: int = Field(default=1, ge=1, le=MAX_CHOICES)
-    stream: bool = False
+    n: int = Field(default=1, ge=1, le=MAX_CHOICES, json_schema_extra=_NULLABLE_INT)
+    stream: bool = Field(default=False, json_schema_extra=_NULLABLE_BOOL)
     stream_options: StreamOptions | None = None
     stop: Stop = None
     seed: int | None = Field(default=None, ge=SEED_RANGE[0], le=SEED_RANGE[1])
@@ -218,6 +226,14 @@ class _SamplingFields(_Strict):
             raise ValueError("logit_bias is not supported")
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _null_means_default(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any(data.get(name, False) is None for name in cls._NULL_MEANS_DEFAULT):
+            return {key: value for key, value in data.items()
+                    if not (value is None and key in cls._NULL_MEANS_DEFAULT)}
+        return data
+
     @model_validator(mode="after")
     def _stream_options_need_stream(self) -> _SamplingFields:
         if self.stream_options is not None and not self.stream:
@@ -239,10 +255,12 @@ class ChatCompletionRequest(_SamplingFields):
         _requires("tool_choice", then={"required": ["tools"], "properties": {"tools": {"type": "array"}}}),
     ]})
 
+    _NULL_MEANS_DEFAULT: ClassVar[frozenset[str]] = frozenset({"n", "stream", "logprobs"})
+
     messages: list[ChatMessage] = Field(min_length=1)
     max_tokens: int | None = Field(default=None, ge=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
-    logprobs: bool = False
+    logprobs: bool = Field(default=False, json_schema_extra=_NULLABLE_BOOL)
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     response_format: ResponseFormat | None = None
     tools: list[Tool] | None = Field(default=None, min_length=1, max_length=128)
@@ -270,10 +288,12 @@ PromptInput = str | list[str] | list[int] | list[list[int]]
 
 
 class CompletionRequest(_SamplingFields):
+    _NULL_MEANS_DEFAULT: ClassVar[frozenset[str]] = frozenset({"n", "stream", "echo"})
+
     prompt: PromptInput
     max_tokens: int | None = Field(default=16, ge=1)  # OpenAI's default for /v1/completions
     logprobs: int | None = Field(default=None, ge=0, le=20)
-    echo: bool = False
+    echo: bool = Field(default=False, json_schema_extra=_NULLABLE_BOOL)
     suffix: str | None = Field(default=None, json_schema_extra={"maxLength": 0})  # insertion is unsupported
     best_of: int | None = Field(default=None, ge=1, le=MAX_BEST_OF)
 

@@ -110,6 +110,7 @@ def test_lax_types_are_a_400_naming_the_param(client: TestClient, api_key: str, 
 @pytest.mark.parametrize("fields", [
     {"temperature": 1, "top_p": 1, "presence_penalty": 0, "frequency_penalty": -2},  # a JSON integer is a number
     {"min_p": 0, "repetition_penalty": 1},
+    {"stream": None, "n": None, "logprobs": None, "temperature": None, "stop": None},  # OpenAI's nullable fields
     {"stop": ["a", "b", "c", "d"], "seed": -(2**63), "n": 1},
     {"user": "u" * 256, "safety_identifier": "s" * 128, "prompt_cache_key": "k",
      "metadata": {f"k{i}": "v" * 512 for i in range(16)}, "service_tier": "flex", "store": False},
@@ -121,6 +122,12 @@ def test_lax_types_are_a_400_naming_the_param(client: TestClient, api_key: str, 
 ])  # fmt: skip
 def test_what_openai_accepts_passes_validation(client: TestClient, api_key: str, fields: dict[str, Any]) -> None:
     response = _post(client, api_key, "/v1/chat/completions", {**CHAT, **fields})
+    assert response.status_code == 503 and response.json()["error"]["code"] == "engine_unavailable", response.text
+
+
+def test_completions_take_openais_nullable_fields(client: TestClient, api_key: str) -> None:
+    body = {**COMPLETION, "stream": None, "n": None, "echo": None, "logprobs": None, "best_of": None}
+    response = _post(client, api_key, "/v1/completions", body)
     assert response.status_code == 503 and response.json()["error"]["code"] == "engine_unavailable", response.text
 
 
