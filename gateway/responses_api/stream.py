@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 from gateway.core.errors import APIError
 from gateway.openai.structured import new_call_id
 from gateway.responses_api.render import (

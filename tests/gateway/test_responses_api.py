@@ -15,7 +15,7 @@ from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import TypeAdapter
 from sqlalchemy import select
 
-from engine.structured import ToolCall
+from engine.tool_calls import ToolCall
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
 from gateway.core.errors import APIError
