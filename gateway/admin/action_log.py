@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException
 from gateway.adminauth.roles import AdminPrincipal
 from gateway.audit.event import AuditEvent
 from gateway.core.clock import utcnow
-from gateway.core.errors import APIError
+from gateway.core.errors import APIError, validation_error
 from gateway.services import GatewayServices
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,8 @@ class AuditedAdminRoute(APIRoute):
                 await services.audit.record(entry.event(request, exc.status, exc.type))
                 raise
             except RequestValidationError as exc:
-                entry.refusal = f"invalid request: {exc.errors()[:1]}"
+                # The described failure names the field and types only; pydantic's raw error carries the input.
+                entry.refusal = validation_error(exc.errors(), exc.body, located=True).message
                 await services.audit.record(entry.event(request, 400, "invalid_request_error"))
                 raise
             except HTTPException as exc:

@@ -225,6 +225,28 @@ def test_admin_params_carry_no_location_prefix(client: TestClient, db: Database,
     assert (_refused(body)["param"], body.json()["error"]["code"]) == ("legal_hold", "invalid_type")
 
 
+
+def test_an_admin_refusal_is_audited_without_the_value_sent(client: TestClient, db: Database,
+                                                            app_settings: Settings) -> None:
+    from sqlalchemy import select
+
+    from gateway.audit.models import AuditRecord
+    from gateway.core.middleware import REQUEST_ID_HEADER
+    from gateway.tenants.service import create_tenant
+
+    with db.transaction() as session:
+        tenant_id = create_tenant(unique_name("contract"), session=session).id
+    admin = {"Authorization": f"Bearer {mint_local_token(app_settings, Role.PLATFORM_ADMIN)}"}
+    refused = client.patch(f"/admin/v1/tenants/{tenant_id}", json={"legal_hold": "s3cret-in-the-body"},
+                           headers=admin)
+    _refused(refused)
+    assert client.app.state.services.audit.flush(10)  # type: ignore[attr-defined]
+    with db.session() as session:
+        (row,) = session.scalars(select(AuditRecord).where(
+            AuditRecord.request_id == refused.headers[REQUEST_ID_HEADER]))
+        decisions = str(row.decisions)
+    assert "legal_hold" in decisions and "s3cret" not in decisions
+
 @pytest.mark.parametrize(("document", "param"), [
     ({"rate_limits": {"fail_open": "yes"}}, "rate_limits.fail_open"),
     ({"rate_limits": {"requests_per_minute": True}}, "rate_limits.requests_per_minute"),
