@@ -170,6 +170,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 
 def run(rounds: int, warmup: int) -> dict[str, Any]:
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="warden-mcp-bench-") as tmp:
         database_url = os.environ.get("WARDEN_DATABASE_URL") or f"sqlite:///{tmp}/bench.db"
         upgrade_database(database_url)
@@ -194,7 +195,9 @@ def run(rounds: int, warmup: int) -> dict[str, Any]:
     direct = latencies["direct"]
     report: dict[str, Any] = {
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-                    "cpus": os.cpu_count(), "python": platform.python_version()},
+                    "cpus": os.cpu_count(), "python": platform.python_version(),
+                    # Other work on the machine inflates every figure here (each is Python on a shared core).
+                    "load_average_1m": {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)}},
         "database": "postgres" if database_url.startswith("postgres") else "sqlite",
         "rounds": rounds, "warmup": warmup, "features": FEATURES, "targets": {},
     }
