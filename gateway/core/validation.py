@@ -16,7 +16,7 @@ from typing import Any
 # FastAPI's first location part says where a parameter came from; OpenAI's ``param`` never does.
 REQUEST_LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 
-MAX_NAME_CHARS = 64
+MAX_NAME_CHARS = 64  # a client-chosen name (unknown field, metadata key) in a param is cut to this
 # Pydantic's type errors and the JSON type each one expected.
 _EXPECTED_TYPES = {
     "string_type": "a string",
@@ -30,7 +30,8 @@ _EXPECTED_TYPES = {
     "none_required": "null",
 }
 
-# OpenAI's error codes for bound checks, by pydantic's error type (numbers: integer_ or decimal_ by the input).
+# OpenAI's error codes for bound checks, by pydantic's error type; _bound_code prefixes a number's with integer_ or
+# decimal_ and a collection's length with array_ or object_.
 _BOUND_CODES = {
     "string_too_long": "string_above_max_length",
     "string_too_short": "string_below_min_length",
