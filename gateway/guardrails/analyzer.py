@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
+from gateway.guardrails.people import confirmed, name_pairs
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -66,8 +67,12 @@ class PiiAnalyzer:
         pattern_spans = [[f for f in findings if f.score >= 0.5 and f.entity_type not in NER_ENTITIES]
                          for findings in per_text]
         found = self.ner.find_many(texts, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
-        for findings, spans, names in zip(per_text, pattern_spans, found, strict=True):
-            findings.extend(f for f in names if not any(f.overlaps(p) for p in spans))
+        for text, findings, spans, names in zip(texts, per_text, pattern_spans, found, strict=True):
+            # NER's people are kept when names-dataset knows one of their words (``people.confirmed``); pairs of a
+            # known first and last name that nothing else found are added (``people.name_pairs``).
+            findings.extend(f for f in names if not any(f.overlaps(p) for p in spans)
+                            and (f.entity_type != "PERSON" or confirmed(text, f)))
+            findings.extend(name_pairs(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
         return per_text
 
 

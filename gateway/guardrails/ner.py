@@ -130,6 +130,11 @@ class NerModel:
         self._lock = threading.Lock()
 
     @property
+    def common_words(self) -> frozenset[str]:
+        """English dictionary words (the model's lemmatizer index), lower case."""
+        return self._common_words
+
+    @property
     def components(self) -> list[str]:
         return list(self._nlp.pipe_names)
 

@@ -24,7 +24,7 @@ HOMOGLYPHS = [
     ("CREDIT_CARD", f"{CYR_ZE}782 822463 10005"),  # Amex 3782..., its 3 a Cyrillic Ze
     ("CREDIT_CARD", EN_DASH.join(["4111"] + ["1111"] * 3)),
     ("CREDIT_CARD", " ".join(["\u096a\u0967\u0967\u0967"] + ["\u0967" * 4] * 3)),  # 4111 1111 ... in Devanagari
-    ("STREET_ADDRESS", f"12 M{CYR_A}in Street"),
+    ("STREET_ADDRESS", "12 Main Stre\u0435t"),  # a Cyrillic "е" in the street-type word
 ]
 RUSSIAN = "Мы встретимся в офисе в десять утра. Сорока, хор, сок и торт: всё как обычно, т.е. без Олега."
 GREEK = "Ο Κώστας μένει στην Αθήνα, ΑΒΓ. Τα λέμε αύριο."

@@ -1,0 +1,278 @@
+"""Street addresses of many locales, found by their structure: a house number beside a street name that carries a
+street-type word ("4192 Rhonda Village Apt. 349", "Flat 50 Carol Fields", "981, avenue de Chartier",
+"C. de Pastora Oliveras 340 Piso 9", "Via Chittolini, 725", "ul. Baczyńskiego 34/47", "Eberthstr. 68/57",
+"Arnd-Buchholz-Weg 6").
+
+The street-type words are not a hand-written list: they are read at import time from Faker's address providers of
+every Latin-script locale, and each word's role comes from the locale's own street-name formats:
+
+- a type written after the name as a word of its own ("Jennifer Meadow", English-speaking locales): ``SUFFIX``;
+- a type written before the name ("rue", "Calle", "Via", "ulica", "Rua"): ``PREFIX``, with the abbreviations a
+  locale derives from them ("ul.", "al.");
+- a type glued to the end of the name ("Eberthstr.", "Kadering", "Herma-Speer-Weg", Dutch "-straat"): ``GLUED``;
+- unit designators of secondary addresses ("Apt.", "Suite", "Flat", "Piso", "Piano"): ``UNIT``.
+
+A street-type word and a name alone are no address ("Park Avenue", "via email"): a house number must sit on the
+number's side of the locale's layout. In lower-case text (chat) a name word may not be an English stop word, so
+"took 5 ms to run" (number, words, "run") is not an address.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from faker import Generator
+from faker.config import AVAILABLE_LOCALES
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from spacy.lang.en.stop_words import STOP_WORDS
+
+_FIELD = re.compile(r"\{\{(\w+)\}\}")
+_LATIN_WORD = re.compile(r"^[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'.\-]*$")
+# How often a provider's abbreviation method is called to see every abbreviation it can return.
+_ABBREVIATION_DRAWS = 64
+
+
+@dataclass(frozen=True)
+class StreetVocabulary:
+    suffixes: frozenset[str]
+    prefixes: frozenset[str]
+    glued: frozenset[str]
+    units: frozenset[str]
+    common_suffixes: frozenset[str]  # en_US's (the USPS street suffixes), lower case: the types chat writes
+
+
+def _values(provider: type, field: str) -> list[str]:
+    """The words a format field draws from: ``street_suffix`` -> ``street_suffixes``; a field that is a method
+    computing abbreviations (pl_PL's ``street_prefix_short``: "ul.") is called until it has shown them all."""
+    for name in (field + "es", field + "s", field.replace("prefix", "prefixes").replace("suffix", "suffixes")):
+        words = getattr(provider, name, None)
+        if isinstance(words, list | tuple):
+            return [w for w in words if isinstance(w, str)]
+    if field.endswith("_short") and callable(getattr(provider, field, None)):
+        instance = provider(Generator())
+        instance.generator.seed_instance(0)
+        return sorted({getattr(instance, field)() for _ in range(_ABBREVIATION_DRAWS)})
+    return []
+
+
+def _roles(format_: str) -> list[tuple[str, str]]:
+    """(field, role) for each street-type field of a street-name or street-address format."""
+    roles = []
+    for match in _FIELD.finditer(format_):
+        field = match.group(1)
+        if not field.startswith(("street_suffix", "street_prefix")):
+            continue
+        before, after = format_[: match.start()], format_[match.end() :]
+        if before.endswith("}}") or before.endswith("-"):
+            roles.append((field, "glued"))
+        elif after.startswith("{{"):
+            continue  # the first half of a word whose end is another field (fi_FI's "{{street_prefix}}{{...}}")
+        elif field.startswith("street_prefix") or (after.strip() and not before.strip()):
+            roles.append((field, "prefix"))
+        else:
+            roles.append((field, "suffix"))
+    return roles
+
+
+def _unit_words(provider: type) -> list[str]:
+    formats = getattr(provider, "secondary_address_formats", ()) or ()
+    return [f.split()[0] for f in formats if isinstance(f, str) and f.split() and f.split()[0][:1].isalpha()]
+
+
+@cache
+def street_vocabulary() -> StreetVocabulary:
+    """Street-type words of every Latin-script Faker locale, by role."""
+    roles: dict[str, set[str]] = {"suffix": set(), "prefix": set(), "glued": set(), "unit": set()}
+    for locale in AVAILABLE_LOCALES:
+        try:
+            provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
+        except ModuleNotFoundError:
+            continue
+        formats = [*getattr(provider, "street_name_formats", ()), *getattr(provider, "street_address_formats", ())]
+        for field, role in {r for f in formats if isinstance(f, str) for r in _roles(f)}:
+            roles[role].update(_values(provider, field))
+        roles["unit"].update(_unit_words(provider))
+    clean = {role: frozenset(w.strip() for w in words if _LATIN_WORD.match(w.strip()) and len(w.strip()) >= 2)
+             for role, words in roles.items()}  # fmt: skip
+    # A glued type shorter than three letters ends too many ordinary words.
+    clean["glued"] = frozenset(w for w in clean["glued"] if len(w.rstrip(".")) >= 3)
+    us = importlib.import_module("faker.providers.address.en_US").Provider
+    return StreetVocabulary(clean["suffix"], clean["prefix"], frozenset(w.lower() for w in clean["glued"]),
+                            clean["unit"], frozenset(w.lower() for w in us.street_suffixes))  # fmt: skip
+
+
+def _alternation(words: frozenset[str]) -> str:
+    """One regex for the words, as a trie (so a position that starts none of them fails on its first letter, not
+    after trying each word); longer words win over their prefixes ("Streets" over "Street"), and a word's trailing
+    dot is optional."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for char in word.rstrip(".").lower():
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return _trie_regex(trie)
+
+
+def _trie_regex(node: dict[str, dict]) -> str:
+    branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if "" in node:  # a word ends here; a longer one goes on
+        return f"(?:{body})?" if len(branches) == 1 else body + "?"
+    return body
+
+
+# Space inside one line: an address's parts never span lines here ("490s\navenue Bouvier, 261" is two things).
+_SP = r"[^\S\r\n]"
+_NUMBER = r"\d{1,5}[A-Za-z]?(?:[ ]?[-/][ ]?\d{1,4}[A-Za-z]?)?"
+_NAME_WORD = r"[^\W\d_][\w'’\-]*"
+# Particles between a street type and the name: "avenue de Chartier", "Calle de la Paz", "Largo do Machado".
+_PARTICLES = rf"(?:(?:de|del|de la|de los|de las|da|do|das|dos|di|della|delle|degli|des|du|le|la|von|van|der){_SP}+)"
+
+
+@cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(layout, pattern) pairs. "glued" is scored by ``_glued_score``; an "open" match has nothing after the name to
+    end it, so it is cut back to the name's capitalised words (``_open_end``)."""
+    vocabulary = street_vocabulary()
+    suffix, prefix = _alternation(vocabulary.suffixes), _alternation(vocabulary.prefixes)
+    glued, unit = _alternation(vocabulary.glued), _alternation(vocabulary.units)
+    unit_part = rf"(?:,?{_SP}+(?i:{unit})\.?{_SP}*#?{_SP}*\w{{1,6}}\b)"
+    names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
+    return tuple((layout, re.compile(pattern)) for layout, pattern in (
+        # 4192 Rhonda Village Apt. 349 / 0 Allen Summit
+        ("words", rf"(?<![\w./-])(?P<number>{_NUMBER}){_SP}+(?P<name>{names}{_NAME_WORD}){_SP}+"
+                  rf"(?P<type>(?i:{suffix}))\b\.?{unit_part}?"),
+        # Flat 50 Carol Fields / Studio 07p Cheryl Summit (the unit before the street, no house number)
+        ("words", rf"(?<![\w.])(?P<number>(?i:{unit})\.?{_SP}*\d{{1,5}}[A-Za-z]?){_SP}+"
+                  rf"(?P<name>{names}{_NAME_WORD}){_SP}+(?P<type>(?i:{suffix}))\b\.?"),
+        # 981, avenue de Chartier / 93, chemin Geneviève Moreno
+        ("open", rf"(?<![\w./-])(?P<number>{_NUMBER}),?{_SP}+(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?"
+        rf"(?P<name>{names}{_NAME_WORD})"),
+        # Via Chittolini, 725 Piano 6 / C. de Pastora Oliveras 340 Piso 9 / ul. Baczyńskiego 34/47 / rue Simon, 320
+        ("prefix", rf"(?<![\w.])(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
+        rf"(?P<number>{_NUMBER})(?![\w.,/-]\d){unit_part}?"),
+        # Eberthstr. 68/57 / Kadering 19-46 / Arnd-Buchholz-Weg 6
+        ("glued", rf"(?<![\w.-])(?P<name>[^\W\d_][\w'’\-]+?)(?P<type>(?i:{glued}))\.?{_SP}*(?P<number>{_NUMBER})"
+                  rf"(?![\w.,/-]\d)"),
+    ))  # fmt: skip
+
+
+class StreetAddressRecognizer(EntityRecognizer):
+    """STREET_ADDRESS: house number + street name + street-type word, in any of Faker's locales' layouts."""
+
+    SCORE = 0.7
+    LOWER_CASE_SCORE = 0.55  # all lower case (chat): still above the default threshold, below a written address
+    CONTEXT = ["address", "addr", "adresse", "dirección", "direccion", "indirizzo", "anschrift", "endereço",  # noqa: RUF012
+               "adres", "live", "lives", "living", "reside", "ship", "deliver", "located", "habite", "vive", "wohnt",
+               "street", "rue", "calle", "via", "straße"]
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["STREET_ADDRESS"], context=self.CONTEXT)
+
+    def load(self) -> None:
+        _patterns()
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        spans: list[tuple[int, int, float]] = []
+        windows = _windows(text)
+        for layout, pattern in _patterns():
+            for match in (m for start, end in windows for m in pattern.finditer(text, start, end)):
+                score = self._glued_score(match) if layout == "glued" else self._score(match, layout, text)
+                if score is not None:
+                    spans.append((match.start(), _open_end(match) if layout == "open" else match.end(), score))
+        return [RecognizerResult("STREET_ADDRESS", start, end, score,
+                                 AnalysisExplanation(self.name, score, pattern_name="street address"))
+                for start, end, score in _longest(spans)]  # fmt: skip
+
+    def _score(self, match: re.Match[str], layout: str, text: str) -> float | None:
+        name_words = match.group("name").replace("-", " ").split()
+        street_type = match.group("type")
+        if not name_words:
+            return None
+        written = [w for w in (*name_words, street_type) if w[:1].isalpha()]
+        capitalised = any(w[:1].isupper() for w in written)
+        if not capitalised:
+            if any(w.lower().strip(".") in STOP_WORDS for w in name_words):
+                return None
+            # Every locale's street words in lower case end too many phrases ("466 cant reach"): only the common
+            # English ones after a name.
+            if layout == "words" and street_type.lower() not in street_vocabulary().common_suffixes:
+                return None
+            # "via email 3 times": in lower case, a number that a word follows counts something; a house number
+            # ends the address (or a unit follows it, which the match already holds).
+            if layout == "prefix" and _WORD_AFTER.match(text, match.end()):
+                return None
+            return self.LOWER_CASE_SCORE
+        # Written text: the name itself is capitalised ("avenue de Chartier", "rue Simon", "Jennifer Meadow"); an
+        # open match is cut back to its capitalised words.
+        if layout != "open" and not name_words[-1][:1].isupper():
+            return None
+        if layout == "open" and not name_words[0][:1].isupper():
+            return None
+        return self.SCORE
+
+
+    def _glued_score(self, match: re.Match[str]) -> float | None:
+        """A street name with its type glued on: written capitalised (German, Dutch and Nordic street names are),
+        not an English stop word ("During 3 days"), and its number no year ("Spring 2024")."""
+        word = match.group("name") + match.group("type")
+        if not word[:1].isupper() or word.lower() in STOP_WORDS or _YEAR.fullmatch(match.group("number")):
+            return None
+        return self.SCORE
+
+
+# Every layout has a house number beside a word: "12 Elm", "212, avenue", "Chittolini, 725", "Eberthstr. 68". A
+# number glued to a word or a symbol ("worker-3", "status=200", "v1.2") is none. The patterns run only on windows
+# around these anchors: the street-type alternations are long, and most text (code, JSON, logs) holds none.
+_ANCHOR = re.compile(
+    r"(?<![\w.:/=#-])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+)
+_WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
+
+
+def _windows(text: str) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    for anchor in _ANCHOR.finditer(text):
+        start, end = max(0, anchor.start() - _WINDOW_BEFORE), min(len(text), anchor.end() + _WINDOW_AFTER)
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], end)
+        else:
+            windows.append((start, end))
+    return windows
+
+
+def _open_end(match: re.Match[str]) -> int:
+    """Where a street name with nothing after it ends: after its last capitalised word when it has one ("93, chemin
+    Geneviève Moreno habite" ends at "Moreno"), else after its first word (lower-case chat)."""
+    name_start = match.start("name")
+    words = list(re.finditer(r"\S+", match.group("name")))
+    capitalised = [w for w in words if w.group()[:1].isupper()]
+    last = capitalised[-1] if capitalised else words[0]
+    # The first non-capitalised word after the name's capitalised ones ends the name.
+    for word in words:
+        if capitalised and word.start() > capitalised[0].start() and not word.group()[:1].isupper():
+            last = max((w for w in capitalised if w.start() < word.start()), key=lambda w: w.start())
+            break
+    return name_start + last.end()
+
+
+_WORD_AFTER = re.compile(r"\s+[^\W\d_]")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Overlapping spans merged into one (the address as a whole), with the highest score among them."""
+    merged: list[tuple[int, int, float]] = []
+    for start, end, score in sorted(spans):
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], end), max(last[2], score))
+        else:
+            merged.append((start, end, score))
+    return merged

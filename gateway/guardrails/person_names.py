@@ -1,0 +1,78 @@
+"""First and last names of many countries (names-dataset), for confirming and extending NER's PERSON spans.
+
+`names_dataset.NameDataset()` reads two pickles of several million names (about 12 s and 2 GB of memory): too much
+for a gateway's start. ``python -m gateway.guardrails.person_names`` reads it once and keeps, per country, the
+``FIRST_NAMES_PER_GENDER`` most frequent first names of each gender and the ``LAST_NAMES`` most frequent last names
+written in a cased script (Latin with any diacritics, Greek, Cyrillic), in gateway/guardrails/data/person_names.json.gz
+(read at run time by ``known_names``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+SNAPSHOT = Path(__file__).parent / "data" / "person_names.json.gz"
+FIRST_NAMES_PER_GENDER = 1000
+LAST_NAMES = 1000
+# A name as written in running text: a capital, then lower-case letters of a cased script, optionally joined by one
+# apostrophe or hyphen (O'Brien, Jean-Pierre). Initials, all-caps and romanisation placeholders fail it.
+_NAME = re.compile(r"^[^\W\d_][^\W\d_]+(?:['\-][^\W\d_][^\W\d_]+)?$")
+
+
+def _cased_name(name: str) -> bool:
+    name = unicodedata.normalize("NFC", name)
+    return (len(name) >= 2 and bool(_NAME.match(name)) and name[0].isupper() and not name.isupper()
+            and all(ord(char) < 0x0530 for char in name))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KnownNames:
+    """Case-folded first and last names."""
+
+    first: frozenset[str]
+    last: frozenset[str]
+
+    def is_first(self, word: str) -> bool:
+        return word.casefold() in self.first
+
+    def is_last(self, word: str) -> bool:
+        return word.casefold() in self.last
+
+    def is_name(self, word: str) -> bool:
+        folded = word.casefold()
+        return folded in self.first or folded in self.last
+
+
+@cache
+def known_names() -> KnownNames:
+    data = json.loads(gzip.decompress(SNAPSHOT.read_bytes()).decode("utf-8"))
+    return KnownNames(frozenset(n.casefold() for n in data["first"]), frozenset(n.casefold() for n in data["last"]))
+
+
+def extract() -> dict[str, list[str]]:
+    from names_dataset import NameDataset
+
+    dataset = NameDataset()
+    first = dataset.get_top_names(n=FIRST_NAMES_PER_GENDER, use_first_names=True)
+    last = dataset.get_top_names(n=LAST_NAMES, use_first_names=False)
+    first_names = {n for by_gender in first.values() for names in by_gender.values() for n in names if _cased_name(n)}
+    last_names = {n for names in last.values() for n in names if _cased_name(n)}
+    return {"first": sorted(first_names), "last": sorted(last_names)}
+
+
+def main() -> None:
+    names = extract()
+    SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(names, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    SNAPSHOT.write_bytes(gzip.compress(body, mtime=0))
+    print(f"wrote {SNAPSHOT}: {len(names['first'])} first names, {len(names['last'])} last names")
+
+
+if __name__ == "__main__":
+    main()

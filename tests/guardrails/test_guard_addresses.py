@@ -1,0 +1,62 @@
+"""STREET_ADDRESS by structure: house number + street name + a street-type word read from Faker's locale providers,
+in each locale's layout; and the number-and-word phrases it leaves alone."""
+
+import pytest
+
+from gateway.guardrails.addresses import StreetAddressRecognizer, street_vocabulary
+
+
+@pytest.fixture(scope="module")
+def addresses() -> StreetAddressRecognizer:
+    return StreetAddressRecognizer()
+
+
+def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
+    return [text[r.start : r.end] for r in addresses.analyze(text, []) if r.score >= 0.5]
+
+
+def test_the_vocabulary_comes_from_the_locales_with_each_words_role() -> None:
+    vocabulary = street_vocabulary()
+    assert {"Street", "Avenue", "Meadow"} <= vocabulary.suffixes  # English: after the name
+    assert {"rue", "Calle", "Via", "ulica", "Rua", "ul."} <= vocabulary.prefixes  # before the name
+    assert {"straße", "str.", "weg", "straat"} <= vocabulary.glued  # glued to the name's end
+    assert {"Apt.", "Suite", "Flat", "Piso"} <= vocabulary.units
+    assert "Back" not in vocabulary.prefixes  # fi_FI's first halves of glued names are no street types
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Ship it to 1600 Amphitheatre Parkway by Friday.", "1600 Amphitheatre Parkway"),
+        ("She lives at 12 Birchwood Close Apt. 4B now", "12 Birchwood Close Apt. 4B"),
+        ("Flat 3 Kingfisher Court, then left", "Flat 3 Kingfisher Court"),
+        ("Nous habitons 18, boulevard Victor Hugo depuis mai.", "18, boulevard Victor Hugo"),
+        ("Mi dirección es Calle de Alcalá 42 Piso 3, Madrid", "Calle de Alcalá 42 Piso 3"),
+        ("Abito in Viale Monza, 118 da anni", "Viale Monza, 118"),
+        ("Adres: ul. Piotrkowska 104/6, Łódź", "ul. Piotrkowska 104/6"),
+        ("Anschrift: Hauptstr. 5/7, 10115 Berlin", "Hauptstr. 5/7"),
+        ("Wir wohnen in der Karl-Marx-Allee 90", "Karl-Marx-Allee 90"),
+        ("Ons adres is Kerkstraat 12", "Kerkstraat 12"),
+        ("Moro na Rua Augusta, 1500 em São Paulo", "Rua Augusta, 1500"),
+        ("id,address,status\n7,88 Willow Bend Suite 12,open", "88 Willow Bend Suite 12"),  # a CSV cell
+        ("ok send it to 45 maple avenue pls", "45 maple avenue"),  # lower-case chat
+    ],
+)
+def test_addresses_in_the_layouts_of_their_locales(addresses: StreetAddressRecognizer, text: str,
+                                                   address: str) -> None:  # fmt: skip
+    assert found(addresses, text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "took 5 ms to run the suite",  # number, words, a street word: stop words between
+        "we need part 0027 356 466 cant reach it",  # lower case: only common English street types
+        "send it via email 3 times",  # a prefix word, a word and a count
+        "During 3 days the Ring 2024 release slipped",  # a stop word and a year beside glued types
+        "worker-3 request completed status=200",  # numbers glued to words or symbols
+        "Park Avenue is lovely",  # a street without a number
+    ],
+)
+def test_numbers_beside_words_that_are_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
+    assert found(addresses, text) == []
