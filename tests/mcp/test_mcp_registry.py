@@ -152,3 +152,14 @@ async def test_credentials_that_no_longer_open_fail_only_their_server(db: Databa
         fine = await client.call_tool("tools__add", {"a": 1, "b": 1})
     assert "tools__add" in names and not any(name.startswith("guarded__") for name in names)
     assert _code(broken) == "upstream_refused" and not fine.is_error
+
+
+@pytest.mark.parametrize("headers", [{"Authorization": "Bearer x\n"}, {"Authorization": "Bearer x\r\nX-Evil: 1"},
+                                     {"Authorizatión": "x"}, {"X-Key": "naïve"}, {"": "x"}, {"Bad Name": "x"}])
+def test_credential_headers_that_could_split_or_garble_a_request_are_refused(
+        db: Database, warden_settings: Settings, warden: Served, headers: dict[str, str]) -> None:
+    tenant, _ = new_tenant_with_key(db, warden_settings)
+    response = _call("POST", _servers_url(warden, tenant.id), auth(token_for(warden_settings, Role.PLATFORM_ADMIN)),
+                     {"name": "svc", "url": "https://example.com/mcp", "credentials": {"headers": headers}})
+    assert response.status_code in (400, 422), response.text
+    assert "Bearer x" not in response.text  # a refused credential is not echoed back
