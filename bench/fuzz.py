@@ -12,7 +12,8 @@ real tenant and key, so the fuzzer reaches the handlers and not only their 404s.
 
 - ``not_a_server_error``: no 5xx (a 503 included: the engine and the store are up for the whole run);
 - a per-call timeout: no hangs;
-- ``openai_error_shape``: every 4xx/5xx body is ``{"error": {"message", "type", "param", "code"}}``;
+- ``openai_error_shape``: every 4xx/5xx body is ``{"error": {"message", "type", "param", "code"}}`` (on
+  ``/v1/messages`` Anthropic's ``{"type": "error", "error": {"type", "message"}}``, as its OpenAPI entry states);
 - ``negative_data_rejection``: a request the schema forbids is refused, never served (a silently ignored field);
 - ``response_schema_conformance``: a 2xx body matches its documented response model.
 
@@ -67,6 +68,7 @@ from gateway.tenants.service import create_tenant
 
 RESULTS = Path(__file__).parent / "results" / "fuzz.json"
 ERROR_FIELDS = frozenset({"message", "type", "param", "code"})
+ANTHROPIC_PATHS = frozenset({"/v1/messages"})  # refusals in Anthropic's error shape (docs/api.md)
 # The /v1 tenant's policy cap: a larger max_tokens is a 400, so no case decodes more per choice. 16 because
 # /v1/completions defaults to 16 (as OpenAI does), and a request that leaves the default must still be served.
 MAX_TOKENS_CAP = 16
@@ -86,6 +88,8 @@ def openai_error_shape(ctx: schemathesis.CheckContext, response: schemathesis.Re
         body = json.loads(response.content)
     except ValueError:
         raise AssertionError(f"a {response.status_code} whose body is not JSON: {response.content[:200]!r}") from None
+    if case.path in ANTHROPIC_PATHS:
+        return anthropic_error_shape(response.status_code, body)
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(body, dict) or set(body) != {"error"} or not isinstance(error, dict) \
             or set(error) != ERROR_FIELDS:
@@ -96,6 +100,18 @@ def openai_error_shape(ctx: schemathesis.CheckContext, response: schemathesis.Re
     for name in ("param", "code"):
         if error[name] is not None and not isinstance(error[name], str):
             raise AssertionError(f"error.{name} must be a string or null: {error!r}")
+    return True
+
+
+def anthropic_error_shape(status: int, body: Any) -> bool:
+    """Anthropic's error body: {"type": "error", "error": {"type", "message"}} (and the request id), both strings
+    non-empty."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(body, dict) or body.get("type") != "error" or not set(body) <= {"type", "error", "request_id"} \
+            or not isinstance(error, dict) or set(error) != {"type", "message"}:
+        raise AssertionError(f"a {status} not in Anthropic's error shape: {str(body)[:300]}")
+    if not all(isinstance(error[name], str) and error[name] for name in ("type", "message")):
+        raise AssertionError(f"error.type and error.message must be non-empty strings: {error!r}")
     return True
 
 

@@ -10,9 +10,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.core.edge_errors import edge_error_body
+from gateway.core.errors import request_too_large
 from gateway.telemetry.context import request_id_var, tenant_id_var
 from gateway.telemetry.tracing import Tracing
 
@@ -101,9 +102,7 @@ class BodySizeLimitMiddleware:
     async def _reject(self, scope: Scope, send: Send) -> None:
         if self.on_reject is not None:
             await self.on_reject(scope)
-        body = orjson.dumps({"error": {"message": f"Request body larger than {self.max_bytes} bytes",
-                                       "type": "invalid_request_error", "param": None,
-                                       "code": "request_too_large"}})
+        body = edge_error_body(scope, request_too_large(self.max_bytes))
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})

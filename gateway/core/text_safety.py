@@ -16,9 +16,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-import orjson
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gateway.core.edge_errors import edge_error_body
+from gateway.core.errors import invalid_request
 from gateway.core.middleware import replaying
 
 UNSAFE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
@@ -76,16 +77,16 @@ def unsafe_url_part(scope: Scope) -> str | None:
 RejectHook = Callable[[Scope, str], Awaitable[None]]
 
 
-def _error_body(param: str) -> bytes:
-    return orjson.dumps({"error": {
-        "message": f"{param}: text may not contain NUL characters or unpaired UTF-16 surrogates",
-        "type": "invalid_request_error", "param": param, "code": "invalid_text"}})
+def _error_body(scope: Scope, param: str) -> bytes:
+    return edge_error_body(scope, invalid_request(
+        f"{param}: text may not contain NUL characters or unpaired UTF-16 surrogates", param=param,
+        code="invalid_text"))
 
 
 class TextSafetyMiddleware:
-    """Answers 400 (OpenAI's error shape, code ``invalid_text``) to a request whose path, query or JSON body holds
-    a NUL or a lone surrogate. Runs inside the body size limit, which has already buffered the body: it reads
-    the body once and replays it to the app."""
+    """Answers 400 (code ``invalid_text``, in the error shape of the path's API) to a request whose path, query or
+    JSON body holds a NUL or a lone surrogate. Runs inside the body size limit, which has already buffered the body:
+    it reads the body once and replays it to the app."""
 
     def __init__(self, app: ASGIApp, on_reject: RejectHook | None = None) -> None:
         self.app = app
@@ -96,7 +97,7 @@ class TextSafetyMiddleware:
             await self.on_reject(scope, param)
         await send({"type": "http.response.start", "status": 400,
                     "headers": [(b"content-type", b"application/json")]})
-        await send({"type": "http.response.body", "body": _error_body(param)})
+        await send({"type": "http.response.body", "body": _error_body(scope, param)})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
