@@ -158,6 +158,12 @@ class OutputConfig(_Strict):
     effort: None = None
 
 
+class ThinkingDisabled(_Strict):
+    """What the model does anyway: accepted, like any default a client spells out."""
+
+    type: Literal["disabled"]
+
+
 class MessagesRequest(_Strict):
     model: str = Field(min_length=1)
     max_tokens: int = Field(ge=1)
@@ -174,6 +180,8 @@ class MessagesRequest(_Strict):
     metadata: Metadata | None = None
     output_config: OutputConfig | None = None
     service_tier: Literal["auto"] | None = None
+    speed: Literal["standard"] | None = None  # "fast" asks for a faster model tier, which this gateway does not have
+    thinking: ThinkingDisabled | None = None  # extended thinking is refused by name before validation
     cache_control: CacheControl | None = None
 
     def system_text(self) -> str | None:

@@ -31,6 +31,7 @@ from gateway.anthropic.schemas import (
 from gateway.core.errors import APIError, invalid_request
 from gateway.openai.schemas import ChatCompletionRequest
 
+THINKING_DISABLED = {"type": "disabled"}  # the one thinking setting served (schemas.ThinkingDisabled)
 TOOL_ERROR_PREFIX = "Error: "  # how a tool_result with is_error reaches the model (the template has no error flag)
 
 
@@ -75,7 +76,7 @@ def validation_error(exc: ValidationError) -> APIError:
 def _refuse_unsupported(body: dict[str, Any]) -> None:
     """Features Anthropic offers that this gateway cannot serve, refused by name before validation."""
     for name, reason in UNSUPPORTED_FIELDS.items():
-        if body.get(name) is not None:
+        if body.get(name) is not None and not (name == "thinking" and body[name] == THINKING_DISABLED):
             raise unsupported(reason, name)
     output_config = body.get("output_config")
     if isinstance(output_config, dict) and output_config.get("effort") is not None:

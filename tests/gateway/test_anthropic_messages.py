@@ -42,7 +42,8 @@ def test_a_plain_request_becomes_the_same_chat_request() -> None:
                                                 "cache_control": {"type": "ephemeral"}}],
                             "stop_sequences": ["\n\n", "END"], "temperature": 0, "top_p": 0.9, "top_k": 5,
                             "metadata": {"user_id": "user-7"}, "service_tier": "auto",
-                            "cache_control": {"type": "ephemeral", "ttl": "1h"}})
+                            "cache_control": {"type": "ephemeral", "ttl": "1h"}, "thinking": {"type": "disabled"},
+                            "speed": "standard"})
     assert [(m.role, m.text()) for m in chat.messages] == [("system", "Be brief."), ("user", "hi")]
     assert chat.max_tokens == 8 and chat.stop_list() == ["\n\n", "END"]
     assert (chat.temperature, chat.top_p, chat.top_k, chat.user) == (0.0, 0.9, 5, "user-7")
@@ -128,6 +129,7 @@ def test_output_config_format_is_a_json_schema_response_format() -> None:
     ({"metadata": {"user_id": "u" * 257}}, "metadata.user_id"),
     ({"stream": "yes"}, "stream"),
     ({"thinking": {"type": "enabled", "budget_tokens": 2048}}, "thinking"),
+    ({"thinking": {"type": "adaptive"}}, "thinking"),
     ({"container": "c1"}, "container"),
     ({"mcp_servers": [{"type": "url", "url": "https://x", "name": "x"}]}, "mcp_servers"),
     ({"service_tier": "standard_only"}, "service_tier"),
