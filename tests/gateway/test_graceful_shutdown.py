@@ -115,6 +115,7 @@ def served(database_url: str, db: Database, tmp_path: Path) -> Iterator[tuple[st
         "WARDEN_DATABASE_URL": database_url, "WARDEN_DATA_DIR": str(data_dir), "WARDEN_MODEL": str(model),
         "WARDEN_ENGINE_SERVED_MODEL_NAME": "tiny", "WARDEN_SERVER_SECRET": SECRET, "WARDEN_GUARDRAILS": "false",
         "WARDEN_ENGINE_WATCHDOG_S": "0",  # the test pauses the engine on purpose
+        "WARDEN_ENGINE_STANDBY": "false",  # one engine process: the one the test pauses (standbys: test_standby.py)
         "WARDEN_SHUTDOWN_GRACE_S": str(GRACE_S), "WARDEN_SHUTDOWN_UNREADY_S": str(UNREADY_S),
         "WARDEN_KEY_CACHE_TTL_S": "0", "WARDEN_POLICY_CACHE_TTL_S": "0", "WARDEN_AUDIT_FLUSH_INTERVAL_S": "0.05",
         "WARDEN_AUDIT_CHECKPOINT_INTERVAL_S": "0", "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0",
