@@ -63,7 +63,8 @@ class CallRecord:
             return {"mode": "full", "prompt": self.prompt, "completions": self.completions}
         if self.audit_content is AuditContent.REDACTED:
             screened = self.prompt_screened if self.prompt_screened is not None else self.prompt
-            released = self.completions_screened or self.completions
+            # Only what the output guardrails released: never the raw completions, even if none were released.
+            released = self.completions_screened
             return {"mode": "redacted", "prompt": screened, "completions": released}
         return {"mode": "hashes", "prompt_sha256": sha256_hex(self.prompt),
                 "completions_sha256": [sha256_hex(text) for text in self.completions]}
