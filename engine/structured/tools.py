@@ -1,10 +1,6 @@
-"""Tool calling: the grammar that constrains a tool call, the prompt block that describes the tools, and the parser
-that turns the constrained text back into OpenAI ``tool_calls``.
-
-Wire format (modelled on the one SmolLM2-Instruct was tuned with; its chat template has no tool section, so the
-tools are described in the system prompt by ``tools_system_prompt``)::
-
-    <tool_call>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_call>
+"""Tool calling's grammar: the constraint that holds a reply to the tool-call wire format (``engine.tool_calls``,
+which also holds the prompt block that describes the tools and the parser that turns the constrained text back into
+OpenAI ``tool_calls``).
 
 ``arguments`` is constrained to the function's ``parameters`` schema and ``name`` to the declared functions.
 ``tool_choice``: ``"none"`` → no constraint; ``"auto"`` → either plain text (that does not start with the tag) or
@@ -15,54 +11,32 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from engine.errors import InvalidRequestError
 from engine.structured.errors import GrammarCompileError
 from engine.structured.options import JSON_OPTIONS
+from engine.tool_calls import (
+    TOOL_CALL_CLOSE,
+    TOOL_CALL_OPEN,
+    FunctionSpec,
+    ToolCall,
+    normalize_tools,
+    parse_tool_calls,
+    tools_system_prompt,
+)
 
-TOOL_CALL_OPEN = "<tool_call>"
-TOOL_CALL_CLOSE = "</tool_call>"
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # OpenAI's rule for function names
-_EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionSpec:
-    name: str
-    parameters: dict[str, Any] | bool
-    description: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    name: str
-    arguments: str  # JSON text, as OpenAI returns it
-
-
-def normalize_tools(tools: Any) -> list[FunctionSpec]:
-    """Accept OpenAI's ``[{"type": "function", "function": {...}}]`` or the flat ``[{"name", "parameters"}]``."""
-    if not isinstance(tools, list) or not tools:
-        raise GrammarCompileError("tools must be a non-empty list", param="tools")
-    specs: list[FunctionSpec] = []
-    for tool in tools:
-        if not isinstance(tool, dict):
-            raise GrammarCompileError("each tool must be an object", param="tools")
-        if tool.get("type", "function") != "function":
-            raise GrammarCompileError(f"unsupported tool type {tool.get('type')!r}", param="tools")
-        function = tool.get("function", tool)
-        name = function.get("name") if isinstance(function, dict) else None
-        if not isinstance(name, str) or not _NAME_RE.match(name):
-            raise GrammarCompileError(f"invalid function name {name!r} (letters, digits, _ and -, at most 64)",
-                                      param="tools")
-        parameters = function.get("parameters", _EMPTY_PARAMETERS)
-        if not isinstance(parameters, dict | bool):
-            raise GrammarCompileError(f"parameters of {name!r} must be a JSON schema object", param="tools")
-        specs.append(FunctionSpec(name, parameters, str(function.get("description", ""))))
-    names = [spec.name for spec in specs]
-    if len(set(names)) != len(names):
-        raise GrammarCompileError("function names must be unique", param="tools")
-    return specs
+__all__ = [
+    "TOOL_CALL_CLOSE",
+    "TOOL_CALL_OPEN",
+    "FunctionSpec",
+    "ToolCall",
+    "calls_schema",
+    "normalize_tools",
+    "parse_tool_calls",
+    "tool_call_grammar",
+    "tools_system_prompt",
+]
 
 
 def _chosen_function(tool_choice: Any) -> str | None:
@@ -103,7 +77,10 @@ def tool_call_grammar(
     """Lark grammar for the request and the normalized form its cache key is computed from; None for "none"."""
     if tool_choice == "none":
         return None
-    functions = normalize_tools(tools)
+    try:
+        functions = normalize_tools(tools)
+    except InvalidRequestError as exc:  # the wire format's own check, refused here as the grammar's error
+        raise GrammarCompileError(str(exc), param=exc.param) from None
     forced = _chosen_function(tool_choice)
     if forced is not None:
         functions = [spec for spec in functions if spec.name == forced]
@@ -128,31 +105,3 @@ def tool_call_grammar(
         lark = f"start: calls\n{calls}\n"
     normalized = {"mode": mode, "parallel": parallel_tool_calls, "schema": schema}
     return lark, normalized
-
-
-def tools_system_prompt(tools: Any) -> str:
-    """The system-prompt block that tells a model without a template tool format which functions it may call and
-    how; the grammar enforces the same format."""
-    functions = normalize_tools(tools)
-    listing = "\n".join(
-        json.dumps({"name": f.name, "description": f.description, "parameters": f.parameters}) for f in functions
-    )
-    return (
-        "You are an expert in composing functions. You are given a question and a set of possible functions.\n"
-        "Based on the question, you will need to make one or more function/tool calls to achieve the purpose.\n"
-        f"You have access to the following tools:\n<tools>{listing}</tools>\n\n"
-        "The output MUST strictly adhere to the following format, and NO other text MUST be included.\n"
-        f'{TOOL_CALL_OPEN}[{{"name": "func_name1", "arguments": {{"argument1": "value1"}}}}]{TOOL_CALL_CLOSE}'
-    )
-
-
-def parse_tool_calls(text: str) -> list[ToolCall] | None:
-    """The calls in a completed, constrained output; None when the output is plain text (``auto`` chose to answer).
-    Raises ``ValueError`` when the output opened a call but was cut short (``finish_reason == "length"``)."""
-    stripped = text.strip()
-    if not stripped.startswith(TOOL_CALL_OPEN):
-        return None
-    if not stripped.endswith(TOOL_CALL_CLOSE):
-        raise ValueError("tool call output is incomplete")
-    calls = json.loads(stripped[len(TOOL_CALL_OPEN) : -len(TOOL_CALL_CLOSE)])
-    return [ToolCall(call["name"], json.dumps(call["arguments"], ensure_ascii=False)) for call in calls]
