@@ -52,6 +52,7 @@ class StopStringFilter:
         self.hold = max((len(s) for s in self.stops), default=1) - 1
         self.pending = ""
         self.stopped = False
+        self.matched: str | None = None  # the stop string that ended the text, once stopped
 
     def feed(self, text: str, *, armed: bool = True) -> tuple[str, bool]:
         """Returns (text safe to emit, stopped). After ``stopped`` nothing more may be emitted. Unarmed (before a
@@ -62,10 +63,13 @@ class StopStringFilter:
             out, self.pending = self.pending + text, ""
             return out, False
         self.pending += text
-        hit = min((i for i in (self.pending.find(s) for s in self.stops) if i >= 0), default=-1)
+        # The earliest match ends the text; of stops matching at the same place, the first one listed.
+        hit, matched = min(((i, n) for n, i in enumerate(self.pending.find(s) for s in self.stops) if i >= 0),
+                           default=(-1, -1))
         if hit >= 0:
             out, self.pending = self.pending[:hit], ""
             self.stopped = True
+            self.matched = self.stops[matched]
             return out, True
         cut = max(0, len(self.pending) - self.hold)
         out, self.pending = self.pending[:cut], self.pending[cut:]

@@ -23,6 +23,7 @@ class GenerationResult:
     token_ids: list[int] = field(default_factory=list)
     text: str = ""
     finish_reason: str | None = None
+    stop_reason: str | int | None = None  # RequestOutput.stop_reason
     logprobs: list[TokenLogprob] | None = None
     usage: Usage | None = None
     error: str | None = None
@@ -77,7 +78,7 @@ class LLM:
                     r.logprobs += delta.logprobs
                 r.usage = delta.usage
                 if delta.finished:
-                    r.finish_reason, r.error = delta.finish_reason, delta.error
+                    r.finish_reason, r.stop_reason, r.error = delta.finish_reason, delta.stop_reason, delta.error
                     bar.update(1)
         bar.close()
         return [results[rid] for rid in order]

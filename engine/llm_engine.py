@@ -526,6 +526,7 @@ class LLMEngine:
             state.timings.first_token_ns = now_ns()
             self.stats_collector.prompt_tokens += seq.num_prompt_tokens
         finish: str | None = None
+        stop_reason: str | int | None = None
         text = ""
         error = None
         grammar = seq.structured_state
@@ -533,6 +534,8 @@ class LLMEngine:
             finish, error = "error", f"token {token} violates the output constraint"
         elif token in seq.stop_token_ids:
             finish = "stop"
+            # A stop token the request named is reported; the model's own EOS is not (as vLLM does).
+            stop_reason = token if token in params.stop_token_ids else None
         else:
             armed = seq.num_output_tokens >= params.min_tokens
             text, stopped = state.stop_filter.feed(state.detokenizer.push(token), armed=armed)
@@ -545,8 +548,10 @@ class LLMEngine:
             tail, stopped = state.stop_filter.feed(state.detokenizer.flush())
             text += tail if stopped else tail + state.stop_filter.flush()
             finish = "stop" if stopped else finish
+        if state.stop_filter.stopped:
+            stop_reason = state.stop_filter.matched
         result = RequestOutput(seq.request_id, token_ids=[token], text=text, logprobs=logprobs,
-                               finish_reason=finish, error=error)
+                               finish_reason=finish, stop_reason=stop_reason, error=error)
         if finish is not None:
             self.states.pop(seq.request_id, None)
             self.scheduler.finish(seq, finish)

@@ -37,6 +37,9 @@ class RequestOutput:
     text: str = ""
     logprobs: list[TokenLogprob] | None = None
     finish_reason: str | None = None  # "stop" | "length" | "abort" | "error"
+    # With finish_reason "stop": the stop string that matched, or the stop token id (one of the request's
+    # stop_token_ids) that was sampled; None when the output ended at EOS or a grammar's end (vLLM's stop_reason).
+    stop_reason: str | int | None = None
     usage: Usage | None = None  # set on every delta: running totals
     error: str | None = None  # set with finish_reason == "error"
     metrics: RequestTimings | None = None  # set on the last delta: the request's phases, timed by the engine
