@@ -23,6 +23,7 @@ class RegistryConflict(Exception):
 class UpstreamServer:
     """One registered server as the request path uses it. ``headers`` hold credentials: never log this object."""
 
+    tenant_id: str
     name: str
     version: int
     url: str
@@ -123,7 +124,8 @@ class UpstreamDirectory:
                 headers = open_headers(self._secret, tenant_id, row.name, row.credentials)
             except CredentialsUnreadable as exc:
                 headers, unusable = {}, str(exc)  # this server fails its calls; the tenant's others still serve
-            return UpstreamServer(name=row.name, version=row.version, url=row.url, timeout_s=row.timeout_s,
+            return UpstreamServer(tenant_id=tenant_id, name=row.name, version=row.version, url=row.url,
+                                  timeout_s=row.timeout_s,
                                   allow_private_network=row.allow_private_network, headers=headers,
                                   unusable=unusable)
 

@@ -118,11 +118,16 @@ class ToolGateway:
         active = await self._services.policies.resolve(principal.tenant_id)
         return effective_policy(active.policy, principal.key_id), active.version
 
+    async def _servers(self, tenant_id: str) -> tuple[UpstreamServer, ...]:
+        servers = await self._directory.servers(tenant_id)
+        self._clients.keeper.reconcile(tenant_id, servers)  # a changed or deleted record's session is closed
+        return servers
+
     async def list_tools(self, principal: Principal) -> types.ListToolsResult:
         """The allowed tools of every allowed server, listed concurrently; a server that fails is left out (and
         logged) rather than failing the listing."""
         policy, _ = await self._policy(principal)
-        servers = [server for server in await self._directory.servers(principal.tenant_id)
+        servers = [server for server in await self._servers(principal.tenant_id)
                    if server_allowed(policy.tools, server.name)]
         listed: dict[str, list[types.Tool]] = {}
 
@@ -164,7 +169,7 @@ class ToolGateway:
         request_id = call.request_id
         policy, call.policy_version = await self._policy(call.principal)
         parts = split_namespaced(params.name)
-        servers = {server.name: server for server in await self._directory.servers(call.principal.tenant_id)}
+        servers = {server.name: server for server in await self._servers(call.principal.tenant_id)}
         if parts is None or parts[0] not in servers:
             return "unknown_tool", refusal("unknown_tool", f"unknown tool {params.name[:200]!r}", request_id)
         server_name, tool = parts

@@ -1,11 +1,11 @@
 """Calls to one upstream MCP server over Streamable HTTP with the SDK's client, bounded in time and turned into
 ``UpstreamError`` (a code and a message safe to return and to log) on every failure.
 
-Each operation opens its own SDK client session over a connection pool kept per server record (its URL, version and
-credentials), so a call reuses a kept-alive connection without sharing any MCP state with another call. The first
-connection to a server version negotiates its protocol (``server/discover``,
-falling back to the initialize handshake); a server that speaks the stateless 2026 revision is then pinned to it,
-which saves the probe's round trip on every later call.
+Operations go through an SDK client session kept open per server record (``gateway.mcp.sessions``: the tenant, name,
+version, URL and credentials), over a connection pool kept per record too, so a call pays neither a protocol
+negotiation nor a new connection. A session is negotiated when opened (``server/discover``, falling back to the
+initialize handshake); a server that speaks the stateless 2026 revision is then pinned to it, so a reopened session
+skips the probe. Records of different tenants never share a session.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import hashlib
 import logging
 import ssl
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import httpx2
@@ -29,6 +29,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gateway.core.ttl_cache import TTLCache
 from gateway.mcp.bounded_transport import BoundedTransport, ResponseTooLarge
 from gateway.mcp.registry import UpstreamServer
+from gateway.mcp.sessions import SessionKeeper, first_leaf
 from gateway.mcp.targets import TargetRefused, check_addresses
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 MAX_LIST_PAGES = 20
 # Connection pools kept (one per server record in use); the least recently used beyond this is closed.
 MAX_POOLS = 256
+
+_T = TypeVar("_T")
 
 
 class UpstreamError(Exception):
@@ -47,7 +50,7 @@ class UpstreamError(Exception):
 
 
 class UpstreamClients:
-    """Opens bounded client sessions to upstream servers and remembers which protocol each one speaks."""
+    """Bounded operations on upstream servers through kept client sessions."""
 
     def __init__(self, *, max_message_bytes: int, mode_cache_entries: int = 10_000) -> None:
         self._max_message_bytes = max_message_bytes
@@ -58,12 +61,11 @@ class UpstreamClients:
         self._retired: list[httpx2.AsyncClient] = []
         # (server url, record version) -> the modern protocol version it answered with
         self._modes: TTLCache[tuple[str, int], str] = TTLCache(3600.0, mode_cache_entries)
+        self._keeper = SessionKeeper(self._open)
 
     @asynccontextmanager
-    async def _session(self, server: UpstreamServer) -> AsyncIterator[Client]:
-        if server.unusable is not None:
-            raise TargetRefused(server.unusable)
-        await check_addresses(server.url, allow_private_network=server.allow_private_network)
+    async def _open(self, server: UpstreamServer) -> AsyncIterator[Client]:
+        """A new SDK client session (the kept session's owner task holds it open)."""
         hit, pinned = self._modes.get((server.url, server.version))
         mode = pinned if hit and pinned else "auto"
         transport = streamable_http_client(server.url, http_client=self._pool(server),
@@ -72,6 +74,28 @@ class UpstreamClients:
             if mode == "auto" and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 self._modes.put((server.url, server.version), client.protocol_version)
             yield client
+
+    async def _run(self, server: UpstreamServer, operation: Callable[[Client], Awaitable[_T]], *,
+                   idempotent: bool) -> _T:
+        """The operation on the server's kept session. A kept session the upstream no longer knows is replaced and
+        the operation sent once more: for any operation when the upstream said so before running it, and for a
+        read-only one when the connection closed under it."""
+        if server.unusable is not None:
+            raise TargetRefused(server.unusable)
+        # Every call, not once per session: the name may resolve elsewhere since, and the pool opens new connections.
+        await check_addresses(server.url, allow_private_network=server.allow_private_network)
+        attempts = 2
+        for attempt in range(attempts):
+            reused = False
+            try:
+                async with self._keeper.lease(server, keep_on=_session_survives) as lease:
+                    reused = lease.reused
+                    return await operation(lease.client)
+            except MCPError as exc:
+                if attempt + 1 < attempts and reused and _retry_on_fresh_session(exc, idempotent=idempotent):
+                    continue
+                raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _pool(self, server: UpstreamServer) -> httpx2.AsyncClient:
         credentials = hashlib.sha256(repr(sorted(server.headers.items())).encode()).hexdigest()
@@ -90,7 +114,12 @@ class UpstreamClients:
             self._retired.append(oldest)  # closed at shutdown: a call may still be using it
         return pool
 
+    @property
+    def keeper(self) -> SessionKeeper:
+        return self._keeper
+
     async def aclose(self) -> None:
+        await self._keeper.aclose()
         pools = [*self._pools.values(), *self._retired]
         self._pools.clear()
         self._retired.clear()
@@ -98,27 +127,25 @@ class UpstreamClients:
             await pool.aclose()
 
     async def list_tools(self, server: UpstreamServer) -> list[types.Tool]:
-        async def operation() -> list[types.Tool]:
+        async def operation(client: Client) -> list[types.Tool]:
             tools: list[types.Tool] = []
-            async with self._session(server) as client:
-                cursor: str | None = None
-                for _ in range(MAX_LIST_PAGES):
-                    page = await client.list_tools(cursor=cursor)
-                    tools.extend(page.tools)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
+            cursor: str | None = None
+            for _ in range(MAX_LIST_PAGES):
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
             return tools
 
-        return await self._bounded(server, "tools/list", operation)
+        return await self._bounded(server, "tools/list", lambda: self._run(server, operation, idempotent=True))
 
     async def call_tool(self, server: UpstreamServer, tool: str, arguments: dict[str, Any] | None,
                         meta: dict[str, Any] | None) -> types.CallToolResult:
-        async def operation() -> types.CallToolResult:
-            async with self._session(server) as client:
-                return await client.call_tool(tool, arguments, meta=meta or None)
+        async def operation(client: Client) -> types.CallToolResult:
+            return await client.call_tool(tool, arguments, meta=meta or None)
 
-        return await self._bounded(server, "tools/call", operation)
+        return await self._bounded(server, "tools/call", lambda: self._run(server, operation, idempotent=False))
 
     async def _bounded(self, server: UpstreamServer, method: str, operation: Any) -> Any:
         # One deadline over resolution, connection, negotiation and the call itself: a slow upstream costs the
@@ -128,7 +155,7 @@ class UpstreamClients:
                 try:
                     return await operation()
                 except BaseExceptionGroup as group:  # the SDK's task groups wrap what failed inside them
-                    raise _first_leaf(group) from None
+                    raise first_leaf(group) from None
         except TargetRefused as exc:
             raise UpstreamError("upstream_refused", str(exc)) from None
         except TimeoutError:
@@ -154,9 +181,19 @@ class UpstreamClients:
                                 f"upstream server {server.name!r} failed {method} ({type(exc).__name__})") from None
 
 
-def _first_leaf(group: BaseExceptionGroup[Any]) -> BaseException:
-    """The first exception in a (nested) group that is not a group itself: the one the caller should see."""
-    first: BaseException = group
-    while isinstance(first, BaseExceptionGroup) and first.exceptions:
-        first = first.exceptions[0]
-    return first
+def _session_survives(exc: BaseException) -> bool:
+    """Whether the session stays usable after this failure of one operation on it: an error the upstream answered
+    with, or the caller giving up (a timeout), leaves it sound; a lost connection or a forgotten session does not."""
+    if isinstance(exc, MCPError):
+        return exc.code not in (types.CONNECTION_CLOSED, types.PARSE_ERROR) and not _session_forgotten(exc)
+    return isinstance(exc, anyio.get_cancelled_exc_class())
+
+
+def _session_forgotten(exc: MCPError) -> bool:
+    # The SDK's spelling of a 404 to a request carrying a session id: the upstream ended or forgot that session.
+    return exc.code == types.INVALID_REQUEST and exc.error.message == "Session terminated"
+
+
+def _retry_on_fresh_session(exc: MCPError, *, idempotent: bool) -> bool:
+    """A forgotten session never ran the request; a closed connection may have, so only a read is sent again."""
+    return _session_forgotten(exc) or (idempotent and exc.code == types.CONNECTION_CLOSED)
