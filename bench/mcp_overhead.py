@@ -6,23 +6,25 @@ client, in this process, calls the tool with a kept session per target:
 
   direct           the client calls the upstream itself: the baseline
   warden_core      through Warden with result screening off: key check, tool policy, argument schema, a per-call
-                   upstream session (resolution check, connection, the call), the audit record
+                   the call on the kept upstream session, the audit record
   warden_guarded   through Warden under the default tool policy: results PII-masked and screened for injection
 
 Each round calls every target once with the same argument (the order rotates every round); added latency =
 a target's latency - direct's in the same round. Half the arguments carry an e-mail address, so the guarded
 target's masking does work. Prints a table and writes JSON (``bench/results/mcp_overhead.json``) naming the machine.
 
-    python -m bench.mcp_overhead [--rounds 300] [--warmup 20]
+    python -m bench.mcp_overhead [--rounds 300] [--warmup 20] [--profile warden.prof]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
 import platform
+import signal
 import socket
 import statistics
 import subprocess
@@ -55,7 +57,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "mcp_overhead.json"
 TARGETS = ("direct", "warden_core", "warden_guarded")
 FEATURES = {
     "direct": "SDK client -> upstream MCP server",
-    "warden_core": "key check, tool policy, argument schema, per-call upstream session, audit record",
+    "warden_core": "key check, tool policy, argument schema, kept upstream session, audit record",
     "warden_guarded": "warden_core + result PII masking and injection screening (default tool policy)",
 }
 ARGUMENT_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 2000}},
@@ -68,11 +70,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _spawn(role: str, settings_json: str = "") -> tuple[subprocess.Popen[bytes], int]:
+def _spawn(role: str, settings_json: str = "", profile: Path | None = None) -> tuple[subprocess.Popen[bytes], int]:
     """This module in a child process serving ``role`` on a free port, once it accepts connections."""
     port = _free_port()
-    child = subprocess.Popen([sys.executable, "-m", "bench.mcp_overhead", "--serve", role, "--port", str(port),
-                              "--settings-json", settings_json], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    argv = [sys.executable, "-m", "bench.mcp_overhead", "--serve", role, "--port", str(port),
+            "--settings-json", settings_json]
+    if profile is not None:
+        argv += ["--profile", str(profile)]
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while True:
         try:
@@ -95,10 +100,25 @@ def _settings_json(settings: Settings) -> str:
     return json.dumps(data)
 
 
-def _serve_child(role: str, port: int, settings_json: str) -> None:
+def _serve_child(role: str, port: int, settings_json: str, profile: Path | None) -> None:
     app = _upstream() if role == "upstream" else create_app(Settings.model_validate_json(settings_json),
                                                               start_engine=False)
-    uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")).run()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    if profile is None:
+        server.run()
+        return
+    # uvicorn re-raises the SIGTERM it caught once it has shut down: this handler turns it into an exit that still
+    # writes the stats (the default one would kill the process first).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    profiler = cProfile.Profile()  # the whole serving process: startup, the measured loop, shutdown
+    profiler.enable()
+    try:
+        server.run()
+    except SystemExit:
+        pass
+    finally:
+        profiler.disable()
+        profiler.dump_stats(profile)
 
 
 def _upstream() -> Any:
@@ -169,7 +189,7 @@ def _summary(values: list[float]) -> dict[str, float]:
             "p99_ms": round(percentile(ordered, 99), 3), "mean_ms": round(statistics.fmean(ordered), 3)}
 
 
-def run(rounds: int, warmup: int) -> dict[str, Any]:
+def run(rounds: int, warmup: int, profile: Path | None = None) -> dict[str, Any]:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="warden-mcp-bench-") as tmp:
         database_url = os.environ.get("WARDEN_DATABASE_URL") or f"sqlite:///{tmp}/bench.db"
@@ -183,7 +203,7 @@ def run(rounds: int, warmup: int) -> dict[str, Any]:
             children.append(upstream)
             upstream_url = f"http://127.0.0.1:{upstream_port}/mcp"
             keys = _tenants(settings, upstream_url)
-            warden, warden_port = _spawn("warden", _settings_json(settings))
+            warden, warden_port = _spawn("warden", _settings_json(settings), profile)
             children.append(warden)
             urls = {"direct": upstream_url, "warden_core": f"http://127.0.0.1:{warden_port}/mcp",
                     "warden_guarded": f"http://127.0.0.1:{warden_port}/mcp"}
@@ -214,16 +234,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--profile", type=Path, help="write cProfile stats of the Warden process to this file")
     parser.add_argument("--serve", choices=("upstream", "warden"), help=argparse.SUPPRESS)  # a child process
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--settings-json", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        _serve_child(args.serve, args.port, args.settings_json)
+        _serve_child(args.serve, args.port, args.settings_json, args.profile)
         return
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be at least 1 and --warmup at least 0")
-    report = run(args.rounds, args.warmup)
+    report = run(args.rounds, args.warmup, args.profile)
     print(f"{'target':<16}{'p50 ms':>10}{'p99 ms':>10}{'added p50':>12}{'added p99':>12}")
     for target, entry in report["targets"].items():
         added = entry.get("added", {})

@@ -139,6 +139,11 @@ class UpstreamDirectory:
         return servers
 
     async def servers(self, tenant_id: str) -> tuple[UpstreamServer, ...]:
+        # A fresh entry is read here: only a load (or a stale read during an outage) needs a worker thread, and a
+        # thread hop per call costs more than the lookup on a busy machine.
+        hit, servers = self._cache.fresh(tenant_id)
+        if hit and servers is not None:
+            return servers
         return await run_in_threadpool(self._load_sync, tenant_id)
 
     def forget(self) -> None:
