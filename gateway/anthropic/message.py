@@ -26,6 +26,12 @@ def tool_use_id() -> str:
     return "toolu_" + secrets.token_hex(12)
 
 
+def stop_sequence_of(finish_reason: str | None, engine_stop_reason: str | int | None) -> str | None:
+    """The stop sequence that ended the output: the engine's stop reason when it is a stop string (a stop token id
+    cannot be one, as Anthropic's requests name only strings) and the output ended there."""
+    return engine_stop_reason if finish_reason == "stop" and isinstance(engine_stop_reason, str) else None
+
+
 def stop_reason(finish_reason: str | None, stop_sequence: str | None) -> str | None:
     if finish_reason is None:
         return None

@@ -18,7 +18,7 @@ import orjson
 
 from engine.tool_calls import ToolCall
 from gateway.anthropic.errors import error_event
-from gateway.anthropic.message import stop_reason, tool_input, tool_use_id, usage_body
+from gateway.anthropic.message import stop_reason, stop_sequence_of, tool_input, tool_use_id, usage_body
 from gateway.core.errors import APIError
 
 
@@ -42,8 +42,7 @@ class MessageStreamEncoder:
         self._finish_reason: str | None = None
         self._usage: dict[str, Any] | None = None
         self._ended = False
-        # The stop sequence that ended the output, when the caller knows it (the engine does not report which one).
-        self.stop_sequence: str | None = None
+        self._stop_sequence: str | None = None  # the stop sequence that ended the output, if one did
 
     # -- events -------------------------------------------------------------------------------------------------
     def start(self) -> list[bytes]:
@@ -71,8 +70,9 @@ class MessageStreamEncoder:
             events += self._close()
         return events
 
-    def finish(self, index: int, finish_reason: str) -> list[bytes]:
+    def finish(self, index: int, finish_reason: str, stop_reason: str | int | None = None) -> list[bytes]:
         self._finish_reason = finish_reason
+        self._stop_sequence = stop_sequence_of(finish_reason, stop_reason)
         return self._close()
 
     def usage(self, usage: dict[str, Any]) -> list[bytes]:
@@ -86,7 +86,7 @@ class MessageStreamEncoder:
         events = self._close()
         usage = usage_body(self._usage or {"prompt_tokens": self._input_tokens, "completion_tokens": 0,
                                            "prompt_tokens_details": {"cached_tokens": self._cached_tokens}})
-        stop_sequence = self.stop_sequence if self._finish_reason == "stop" else None
+        stop_sequence = self._stop_sequence
         events.append(sse("message_delta", {
             "delta": {"stop_reason": stop_reason(self._finish_reason, stop_sequence), "stop_sequence": stop_sequence},
             "usage": usage}))

@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from engine.tool_calls import ToolCall
 from gateway.anthropic.errors import error_response
-from gateway.anthropic.message import message_body
+from gateway.anthropic.message import message_body, stop_sequence_of
 from gateway.anthropic.stream import MessageStreamEncoder
 from gateway.anthropic.translate import to_chat_request
 from gateway.core.errors import APIError, invalid_request
@@ -64,7 +64,8 @@ class MessagesSurface:
         calls = [ToolCall(c["function"]["name"], c["function"]["arguments"]) for c in choice.tool_calls or []]
         body = message_body(msg_id=result.meta.response_id, model=result.meta.model,
                             text="" if calls else choice.text, tool_calls=calls, finish_reason=choice.finish_reason,
-                            stop_sequence=None, usage=result.usage)
+                            stop_sequence=stop_sequence_of(choice.finish_reason, choice.stop_reason),
+                            usage=result.usage)
         # The call ids the chat path assigned, so the ids a client answers are the ones the audit holds.
         tool_blocks = [block for block in body["content"] if block["type"] == "tool_use"]
         for block, call in zip(tool_blocks, choice.tool_calls or [], strict=True):
@@ -72,7 +73,8 @@ class MessagesSurface:
         return body
 
     def encoder(self, meta: CallMeta) -> MessageStreamEncoder:
-        return MessageStreamEncoder(msg_id=meta.response_id, model=meta.model, request_id=self.request_id)
+        return MessageStreamEncoder(msg_id=meta.response_id, model=meta.model, input_tokens=meta.prompt_tokens,
+                                    cached_tokens=meta.cached_tokens, request_id=self.request_id)
 
     def error_response(self, exc: APIError) -> Response:
         return error_response(exc, self.request_id)

@@ -60,7 +60,7 @@ class _ChatEncoder:
     def tool_calls(self, index: int, calls: list[ToolCall]) -> list[bytes]:
         return [self._chunk(index, delta, None, None) for delta in structured.stream_deltas(calls)]
 
-    def finish(self, index: int, finish_reason: str) -> list[bytes]:
+    def finish(self, index: int, finish_reason: str, stop_reason: str | int | None = None) -> list[bytes]:
         return [self._chunk(index, {}, [] if self.meta.want_logprobs else None, finish_reason)]
 
     def usage(self, usage: dict[str, Any]) -> list[bytes]:
@@ -94,7 +94,7 @@ class _CompletionEncoder(_ChatEncoder):
     def tool_calls(self, index: int, calls: list[ToolCall]) -> list[bytes]:
         return []  # completions offer no tools
 
-    def finish(self, index: int, finish_reason: str) -> list[bytes]:
+    def finish(self, index: int, finish_reason: str, stop_reason: str | int | None = None) -> list[bytes]:
         return [self._text_chunk(index, "", [] if self.meta.want_logprobs else None, finish_reason)]
 
     def usage(self, usage: dict[str, Any]) -> list[bytes]:

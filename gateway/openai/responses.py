@@ -18,6 +18,7 @@ class ChoiceState:
     raw_text: str = ""  # what the model produced
     logprobs: list[TokenLogprob] = field(default_factory=list)
     finish_reason: str | None = None
+    stop_reason: str | int | None = None  # the engine's: the stop string or requested stop token that ended it
     usage: Usage | None = None
     tool_calls: list[dict[str, Any]] | None = None  # OpenAI tool_calls, when the output was a tool call
 

@@ -233,6 +233,13 @@ class CallHandler:
             if request.stream:
                 return await self._stream(prepared)
             return await self._complete(prepared)
+        except APIError as exc:
+            # A refusal after admission (an input guardrail's block, the engine's 4xx/5xx, the deadline) tells the
+            # client where its limits stand, as an answer would; a header the error sets itself (retry-after) wins.
+            exc.headers = {**rate_limit_headers(admission), **exc.headers}
+            if not admission.degraded:
+                await run_shielded(services.limiter.release(admission))
+            raise
         except BaseException:
             if not admission.degraded:
                 await run_shielded(services.limiter.release(admission))
@@ -326,7 +333,8 @@ class CallHandler:
         meta = CallMeta(response_id=self.surface.id_prefix + self.record.request_id.removeprefix("req_"),
                         created=int(time.time()), model=request.model, request=request,
                         choices=len(engine_requests), prefixes=prefixes,
-                        want_logprobs=prompts.engine_logprobs(request) is not None)
+                        want_logprobs=prompts.engine_logprobs(request) is not None,
+                        prompt_tokens=sum(len(ids) for ids in prompt_ids))
         return Prepared(meta=meta, request=request, engine_requests=engine_requests, filters=filters,
                         admission=admission, headers=rate_limit_headers(admission),
                         calls_tools=isinstance(request, ChatCompletionRequest) and request.calls_tools)
@@ -371,6 +379,7 @@ class CallHandler:
         state.text += released
         if output.finished:
             state.finish_reason = output.finish_reason
+            state.stop_reason = output.stop_reason
             if output_filter is not None and self._filtered(output_filter, state, index):
                 state.finish_reason = "content_filter"
         return released
@@ -480,6 +489,9 @@ class CallHandler:
         if first is None:  # the client left while the request was queued or in prefill: nothing more is computed
             await self._abandon_stream(prepared, call)
             return Response(status_code=CLIENT_CLOSED_REQUEST)
+        index, output = first
+        if output.usage is not None and index == 0 and prepared.meta.choices == prepared.request.n:
+            prepared.meta.cached_tokens = output.usage.cached_tokens  # one prompt: its cache hits are known now
         self.stream_holds_slot = True
         events = _StreamEvents(self._events(prepared, call, outputs, first),
                                on_unstarted=lambda: self._abandon_stream(prepared, call))
@@ -560,7 +572,7 @@ class CallHandler:
                 if released or logprobs:
                     events += encoder.text(index, released, logprobs)
                 if output.finished:
-                    events += encoder.finish(index, state.finish_reason or "stop")
+                    events += encoder.finish(index, state.finish_reason or "stop", state.stop_reason)
                 for event in events:
                     yield event
             for event in encoder.usage(self._usage(prepared, states)):

@@ -37,6 +37,10 @@ class CallMeta:
     choices: int  # engine outputs (prompts x n)
     prefixes: list[str]  # echo (completions): the prompt text each choice's text starts with
     want_logprobs: bool
+    prompt_tokens: int = 0  # the prompts' tokens as the engine receives them (after input guardrails), each once
+    # Of those, read from the tenant's prefix cache. Known only once the engine has taken the prompt: set for a
+    # stream of one prompt (it starts after the engine's first output), else 0 here (the final usage has it).
+    cached_tokens: int = 0
 
 
 @dataclass(slots=True)
@@ -57,7 +61,7 @@ class StreamEncoder(Protocol):
 
     def tool_calls(self, index: int, calls: list[ToolCall]) -> list[bytes]: ...
 
-    def finish(self, index: int, finish_reason: str) -> list[bytes]: ...
+    def finish(self, index: int, finish_reason: str, stop_reason: str | int | None = None) -> list[bytes]: ...
 
     def usage(self, usage: dict[str, Any]) -> list[bytes]: ...
 

@@ -93,13 +93,13 @@ class ResponseShape:
         return "auto" if choice is None else choice
 
     def body(self, *, status: str, output: list[dict[str, Any]], usage: dict[str, Any] | None,
-             incomplete_details: dict[str, str] | None = None) -> dict[str, Any]:
+             incomplete_details: dict[str, str] | None = None, error: dict[str, str] | None = None) -> dict[str, Any]:
         request = self.request
         tools = [{**tool.model_dump(exclude_none=True), "strict": tool.strict is not False}
                  for tool in function_tools(request)]
         return {
             "id": self.response_id, "object": "response", "created_at": self.created, "status": status,
-            "background": False, "error": None, "incomplete_details": incomplete_details,
+            "background": False, "error": error, "incomplete_details": incomplete_details,
             "instructions": request.instructions, "max_output_tokens": request.max_output_tokens,
             "model": self.model, "output": output,
             "parallel_tool_calls": request.parallel_tool_calls is not False,
@@ -115,3 +115,9 @@ class ResponseShape:
                  usage: dict[str, Any]) -> dict[str, Any]:
         status, details = status_of(finish_reason)
         return self.body(status=status, output=output, usage=usage_body(usage), incomplete_details=details)
+
+    def failed(self, output: list[dict[str, Any]], error: dict[str, str],
+               usage: dict[str, Any] | None) -> dict[str, Any]:
+        """The response of a stream that failed after it started: what it had output, and why it failed."""
+        return self.body(status="failed", output=output, usage=usage_body(usage) if usage is not None else None,
+                         error=error)

@@ -5,7 +5,8 @@
 ``response.content_part.done``, for a function call ``response.function_call_arguments.delta`` / ``.done``;
 ``response.output_item.done``; finally ``response.completed`` (``response.incomplete`` when the output was cut at
 ``max_output_tokens`` or by a content filter), sent once the call's audit record is durable. An error after the
-stream started is an ``error`` event.
+stream started is an ``error`` event followed by ``response.failed``, whose response carries the error and the
+output sent so far (a message cut short is ``incomplete``); nothing follows it.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class ResponsesStreamEncoder:
             self.output.append(done)
         return events
 
-    def finish(self, index: int, finish_reason: str) -> list[bytes]:
+    def finish(self, index: int, finish_reason: str, stop_reason: str | int | None = None) -> list[bytes]:
         self.finish_reason = finish_reason
         if self.output and self._message is None:
             return []  # the output was tool calls
@@ -112,8 +113,23 @@ class ResponsesStreamEncoder:
         return [self._event(kind, response=body)]
 
     def error(self, exc: APIError) -> list[bytes]:
-        return [self._event("error", code=exc.code or exc.type, message=exc.message,
-                            param=responses_param(exc.param))]
+        code = exc.code or exc.type
+        output = list(self.output)
+        if self._message is not None and self.finish_reason is None:
+            output.append({**self._message, "status": "incomplete", "content": [text_part(self._text)]})
+        failed = self.shape.failed(output, {"code": failure_code(exc), "message": exc.message}, self._usage)
+        return [self._event("error", code=code, message=exc.message, param=responses_param(exc.param)),
+                self._event("response.failed", response=failed)]
+
+
+def failure_code(exc: APIError) -> str:
+    """The failed response's ``error.code``, one of the codes OpenAI's response object allows (the ``error`` event
+    before it carries Warden's own code)."""
+    if exc.status == 429:
+        return "rate_limit_exceeded"
+    if exc.status == 400:
+        return "invalid_prompt"
+    return "server_error"
 
 
 def _no_usage() -> dict[str, Any]:

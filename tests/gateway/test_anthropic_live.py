@@ -159,3 +159,31 @@ def test_refusals_raise_the_clients_exceptions_in_anthropics_shape(live: LiveSer
     rows = audit_rows(live, db, tenant.id)
     assert all(r.endpoint == "messages" for r in rows)
     assert [r.http_status for r in rows] == [400, 400, 404, 400, 200, 200, 429, 403]  # the 401 is anonymous
+
+
+def test_a_stop_sequence_is_reported_and_message_start_counts_the_prompt(tenant_client, live: LiveServer,
+                                                                         tls_context: ssl.SSLContext,
+                                                                         model_id: str) -> None:
+    _tenant, issued, _openai = tenant_client
+    client = anthropic_client(live, tls_context, api_key=issued.api_key)
+    messages: list[Any] = [{"role": "user", "content": "Count from one to ten in words."}]
+    free = client.messages.create(model=model_id, max_tokens=8, messages=messages, extra_body=GREEDY)
+    text = free.content[0].text  # type: ignore[union-attr]
+    # Two characters the greedy answer first writes after its start: the output must end just before them.
+    at = next(k for k in range(1, len(text) - 1) if text.find(text[k:k + 2]) == k)
+    stop = text[at:at + 2]
+    cut = client.messages.create(model=model_id, max_tokens=8, messages=messages, stop_sequences=[stop, "\x00"],
+                                 extra_body=GREEDY)
+    assert (cut.stop_reason, cut.stop_sequence) == ("stop_sequence", stop)
+    assert cut.content[0].text == text[:at]  # type: ignore[union-attr]
+
+    with client.messages.stream(model=model_id, max_tokens=8, messages=messages, stop_sequences=[stop],
+                                extra_body=GREEDY) as stream:
+        starts = [event.message.usage for event in stream if event.type == "message_start"]
+        final = stream.get_final_message()
+    assert (final.stop_reason, final.stop_sequence) == ("stop_sequence", stop)
+    assert final.content[0].text == text[:at]  # type: ignore[union-attr]
+    (start,) = starts
+    whole_prompt = free.usage.input_tokens + (free.usage.cache_read_input_tokens or 0)
+    assert start.input_tokens > 0
+    assert start.input_tokens + (start.cache_read_input_tokens or 0) == whole_prompt

@@ -276,9 +276,8 @@ def _events(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
 
 def _text_stream() -> bytes:
     encoder = MessageStreamEncoder(msg_id="msg_1", model="m")
-    encoder.stop_sequence = "END"
     events = encoder.start() + encoder.text(0, "", None) + encoder.text(0, "Hel", None) + encoder.text(0, "lo", None)
-    events += encoder.finish(0, "stop") + encoder.usage(USAGE) + encoder.done()
+    events += encoder.finish(0, "stop", "END") + encoder.usage(USAGE) + encoder.done()
     return b"".join(events)
 
 
@@ -379,3 +378,38 @@ def test_render_keeps_the_call_ids_the_audit_holds() -> None:
     (block,) = message.content  # the call's raw text is not repeated as a text block
     assert block.type == "tool_use" and block.id == "toolu_123" and block.input == {"city": "Paris"}
     assert message.id == "msg_abc" and message.stop_reason == "tool_use"
+
+
+def _meta(request: Any, **fields: Any) -> CallMeta:
+    return CallMeta(response_id="msg_abc", created=0, model="m", request=request, choices=1, prefixes=[""],
+                    want_logprobs=False, **fields)
+
+
+@pytest.mark.parametrize(("finish", "engine_stop", "expected"), [
+    ("stop", "END", ("stop_sequence", "END")),
+    ("stop", None, ("end_turn", None)),  # EOS
+    ("stop", 7, ("end_turn", None)),  # a stop token id is no stop sequence (Anthropic's requests name strings)
+    ("length", None, ("max_tokens", None)),
+    ("content_filter", "END", ("refusal", None)),
+])
+def test_the_engines_stop_reason_is_the_messages_stop_sequence(finish: str, engine_stop: str | int | None,
+                                                               expected: tuple[str, str | None]) -> None:
+    meta = _meta(to_chat_request({**BASE, "stop_sequences": ["END"]}))
+    choice = ChoiceState(text="Hi", finish_reason=finish, stop_reason=engine_stop)
+    message = anthropic.types.Message.model_validate(
+        MessagesSurface().render(CallResult(meta=meta, choices=[choice], usage=USAGE)))
+    assert (message.stop_reason, message.stop_sequence) == expected
+    encoder = MessagesSurface().encoder(meta)
+    raw = b"".join(encoder.start() + encoder.text(0, "Hi", None) + encoder.finish(0, finish, engine_stop)
+                   + encoder.usage(USAGE) + encoder.done())
+    delta = _events(raw)[-2][1]["delta"]
+    assert (delta["stop_reason"], delta["stop_sequence"]) == expected
+
+
+def test_message_start_carries_the_prompt_tokens() -> None:
+    meta = _meta(to_chat_request({**BASE, "stream": True}), prompt_tokens=30, cached_tokens=16)
+    raw = b"".join(MessagesSurface().encoder(meta).start())
+    (name, data), = _events(raw)
+    assert name == "message_start"
+    usage = data["message"]["usage"]
+    assert (usage["input_tokens"], usage["cache_read_input_tokens"]) == (14, 16)  # Anthropic's: uncached + cached

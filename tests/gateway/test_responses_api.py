@@ -11,7 +11,7 @@ import pytest
 from gateway_support import new_tenant_with_key, tenant_with_retention
 from openai import omit
 from openai.lib.streaming.responses._responses import ResponseStreamState
-from openai.types.responses import Response, ResponseStreamEvent
+from openai.types.responses import Response, ResponseItemList, ResponseStreamEvent
 from pydantic import TypeAdapter
 from sqlalchemy import select
 
@@ -22,6 +22,7 @@ from gateway.core.errors import APIError
 from gateway.core.settings import Settings
 from gateway.openai.responses import ChoiceState, usage_body
 from gateway.openai.surface import CallMeta
+from gateway.responses_api.input_items import input_messages, items_of, page, parse_query
 from gateway.responses_api.models import StoredResponse
 from gateway.responses_api.render import ResponseShape, output_items, output_messages
 from gateway.responses_api.retention import purge_expired_responses
@@ -210,10 +211,33 @@ def test_a_cut_output_ends_incomplete_and_an_error_is_an_error_event() -> None:
                      + encoder.usage(usage_body(3, 1, 0)) + encoder.done())
     assert events[-1]["type"] == "response.incomplete"
     assert events[-1]["response"]["incomplete_details"] == {"reason": "max_output_tokens"}
-    failed = _events(ResponsesStreamEncoder(_shape()).error(
+    error, failed = _events(ResponsesStreamEncoder(_shape()).error(
         APIError(400, "too long", type="invalid_request_error", param="max_tokens", code="max_tokens_exceeds_cap")))
-    assert failed == [{"type": "error", "sequence_number": 0, "code": "max_tokens_exceeds_cap",
-                       "message": "too long", "param": "max_output_tokens"}]
+    assert error == {"type": "error", "sequence_number": 0, "code": "max_tokens_exceeds_cap",
+                     "message": "too long", "param": "max_output_tokens"}
+    assert failed["type"] == "response.failed" and failed["sequence_number"] == 1
+
+
+def test_a_stream_failing_midway_ends_with_response_failed() -> None:
+    encoder = ResponsesStreamEncoder(_shape(max_output_tokens=8))
+    chunks = encoder.start() + encoder.text(0, "Hel", None)
+    chunks += encoder.error(APIError(500, "The engine failed on this request: boom", type="server_error",
+                                     code="engine_error"))
+    events = _events(chunks)
+    assert [e["type"] for e in events][-3:] == ["response.output_text.delta", "error", "response.failed"]
+    assert events[-2]["code"] == "engine_error" and events[-2]["param"] is None
+    failed = events[-1]["response"]
+    assert failed["status"] == "failed" and failed["usage"] is None
+    # The response's error code is one OpenAI's response object allows; the error event has Warden's own.
+    assert failed["error"] == {"code": "server_error", "message": "The engine failed on this request: boom"}
+    (item,) = failed["output"]  # the message cut short, with the text that was sent
+    assert item["status"] == "incomplete" and item["content"][0]["text"] == "Hel"
+    assert item["id"] == events[2]["item"]["id"]
+    response = Response.model_validate(failed)  # the official client's type reads it
+    assert response.status == "failed" and response.error is not None and response.output_text == "Hel"
+    adapter: TypeAdapter[ResponseStreamEvent] = TypeAdapter(ResponseStreamEvent)
+    assert [type(adapter.validate_python(e)).__name__ for e in events[-2:]] == ["ResponseErrorEvent",
+                                                                                "ResponseFailedEvent"]
 
 
 def _stored(db: Database, tenant_id: str, response_id: str, *, age_days: float) -> None:
@@ -239,3 +263,64 @@ def test_retention_deletes_stored_responses_past_the_tenants_retention_unless_on
             StoredResponse.tenant_id.in_([tenant, held, default.id]))))
     assert left == {f"resp_new_{tenant}", f"resp_old_{held}", f"resp_new_{held}", f"resp_old_{default.id}",
                     f"resp_new_{default.id}"}
+
+
+# -- input items -----------------------------------------------------------------------------------------------------
+CONVERSATION = [
+    {"role": "user", "content": "Weather in Paris?"},
+    {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+    {"role": "tool", "content": "sunny", "tool_call_id": "call_1"},
+    {"role": "developer", "content": "Answer in one word."},
+    {"role": "assistant", "content": "Sunny."},  # the response's own output
+]
+OUTPUT = [{"type": "message", "id": "msg_out", "status": "completed", "role": "assistant",
+           "content": [{"type": "output_text", "text": "Sunny.", "annotations": [], "logprobs": []}]}]
+
+
+def test_input_items_are_the_stored_conversation_without_the_output() -> None:
+    items = items_of("resp_1", input_messages(CONVERSATION, OUTPUT))
+    assert [(i["type"], i.get("role")) for i in items] == [
+        ("message", "user"), ("function_call", None), ("function_call_output", None), ("message", "developer")]
+    assert items[0]["content"] == [{"type": "input_text", "text": "Weather in Paris?"}]
+    assert (items[1]["call_id"], items[1]["arguments"]) == ("call_1", '{"city": "Paris"}')
+    assert (items[2]["call_id"], items[2]["output"]) == ("call_1", "sunny")
+    assert items == items_of("resp_1", input_messages(CONVERSATION, OUTPUT))  # ids are stable: a cursor
+    assert len({i["id"] for i in items}) == 4 and items_of("resp_2", CONVERSATION[:1])[0]["id"] != items[0]["id"]
+    listed = page(items, parse_query({"order": "asc"}))
+    adapter: TypeAdapter[ResponseItemList] = TypeAdapter(ResponseItemList)
+    assert [item.type for item in adapter.validate_python(listed).data] == [
+        "message", "function_call", "function_call_output", "message"]
+    assert input_messages(None, []) == []  # stored under "hashes": no content to list
+
+
+def test_input_items_pages_by_limit_order_and_after() -> None:
+    items = items_of("resp_1", input_messages(CONVERSATION, OUTPUT))
+    ids = [i["id"] for i in items]
+    newest = page(items, parse_query({}))  # OpenAI's default: desc, 20
+    assert [i["id"] for i in newest["data"]] == ids[::-1]
+    assert (newest["object"], newest["first_id"], newest["last_id"], newest["has_more"]) == (
+        "list", ids[-1], ids[0], False)
+    first = page(items, parse_query({"order": "asc", "limit": "3"}))
+    assert [i["id"] for i in first["data"]] == ids[:3] and first["has_more"] is True
+    rest = page(items, parse_query({"order": "asc", "limit": "3", "after": first["last_id"]}))
+    assert [i["id"] for i in rest["data"]] == ids[3:] and rest["has_more"] is False
+    empty = page([], parse_query({}))
+    assert (empty["data"], empty["first_id"], empty["last_id"], empty["has_more"]) == ([], None, None, False)
+
+
+@pytest.mark.parametrize(("query", "param"), [
+    ({"limit": "0"}, "limit"), ({"limit": "101"}, "limit"), ({"limit": "x"}, "limit"), ({"limit": "-1"}, "limit"),
+    ({"order": "up"}, "order"), ({"after": ""}, "after"), ({"include": "message.input_image.image_url"}, "include"),
+    ({"before": "msg_1"}, "before"),
+])
+def test_input_items_refuses_bad_query_params_by_name(query: dict[str, str], param: str) -> None:
+    with pytest.raises(APIError) as caught:
+        parse_query(query)
+    assert caught.value.status == 400 and caught.value.param == param
+
+
+def test_input_items_after_an_unknown_item_is_a_400() -> None:
+    with pytest.raises(APIError) as caught:
+        page(items_of("resp_1", CONVERSATION[:1]), parse_query({"after": "msg_nope"}))
+    assert caught.value.status == 400 and caught.value.param == "after"

@@ -292,7 +292,12 @@ def test_pii_is_masked_in_the_output_whole_and_streamed(caller: Caller, surface:
 def test_prompt_injection_is_blocked(caller: Caller, surface: Surface, model_id: str,
                                      prompt_tap: PromptTap) -> None:
     caller.policy({"injection": {"action": "block", "threshold": 0.5}})
-    assert_refused(caller.post(surface.body(model_id, INJECTION, 16)), surface, 400)
+    blocked = caller.post(surface.body(model_id, INJECTION, 16))
+    assert_refused(blocked, surface, 400)
+    # Refused after admission: the refusal still says where the limits stand, as an answer would.
+    limits = {f"x-ratelimit-{what}-{unit}" for what in ("limit", "remaining", "reset")
+              for unit in ("requests", "tokens")}
+    assert limits <= set(blocked.headers)
     assert prompt_tap.prompts == []
     (row,) = caller.audit()
     assert (row.endpoint, row.http_status) == (surface.name, 400)
