@@ -1,5 +1,6 @@
-"""``/v1/responses``: create (the one /v1 path, on the Responses surface), retrieve and delete a stored response.
-Retrieve and delete are authenticated, scoped to the caller's tenant and audited like every /v1 call."""
+"""``/v1/responses``: create (the one /v1 path, on the Responses surface), retrieve, delete and list the input items
+of a stored response. Those three are authenticated, scoped to the caller's tenant (another tenant's id is a 404) and
+audited like every /v1 call."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from gateway.openai.dependencies import ServicesDep
 from gateway.openai.openai_surfaces import OpenAISurface
 from gateway.openai.schemas import openapi_request_body
 from gateway.openai.service import CallHandler, handle_call
+from gateway.responses_api.input_items import input_messages, items_of, page, parse_query
 from gateway.responses_api.schemas import ResponsesRequest
 from gateway.responses_api.store import ResponseStore, not_found
 from gateway.responses_api.surface import ResponsesSurface
@@ -25,7 +27,7 @@ def response_store(services: GatewayServices) -> ResponseStore:
 
 
 class _StoredResponseCall(OpenAISurface):
-    """GET or DELETE of one stored response: OpenAI's shapes, no body, no completion."""
+    """A call on one stored response (GET, DELETE, its input items): OpenAI's shapes, no body, no completion."""
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
@@ -33,6 +35,7 @@ class _StoredResponseCall(OpenAISurface):
 
 RETRIEVE = _StoredResponseCall("responses.retrieve")
 DELETE = _StoredResponseCall("responses.delete")
+INPUT_ITEMS = _StoredResponseCall("responses.input_items")
 
 
 class StoredResponseHandler(CallHandler):
@@ -46,9 +49,12 @@ class StoredResponseHandler(CallHandler):
         tenant_id = self.record.tenant_id
         assert tenant_id is not None
         self.record.policy_version = (await self.services.policies.resolve(tenant_id)).version
-        for name in self.http.query_params:
+        query = None
+        if self.endpoint == INPUT_ITEMS.endpoint:
+            query = parse_query(self.http.query_params)
+        for name in self.http.query_params if query is None else ():
             # include / stream / starting_after: nothing is silently ignored
-            raise invalid_request(f"The query parameter {name!r} is not supported", param=name)
+            raise invalid_request(f"The query parameter {name[:64]!r} is not supported", param=name[:64])
         store = response_store(self.services)
         self.record.decide("responses", response_id=self.response_id[:128])
         if self.endpoint == DELETE.endpoint:
@@ -59,8 +65,12 @@ class StoredResponseHandler(CallHandler):
         stored = await store.load(tenant_id, self.response_id)
         if stored is None:
             raise not_found(self.response_id)
+        body = stored["body"]
+        if query is not None:
+            items = items_of(self.response_id, input_messages(stored["conversation"], body["output"]))
+            body = page(items, query)
         await self._audit(200)
-        return JSONResponse(stored["body"])
+        return JSONResponse(body)
 
 
 async def _stored_call(services: GatewayServices, request: Request, surface: _StoredResponseCall,
@@ -79,6 +89,11 @@ async def create_response(request: Request, services: ServicesDep) -> Response:
 @router.get("/responses/{response_id}")
 async def retrieve_response(response_id: str, request: Request, services: ServicesDep) -> Response:
     return await _stored_call(services, request, RETRIEVE, response_id)
+
+
+@router.get("/responses/{response_id}/input_items")
+async def list_input_items(response_id: str, request: Request, services: ServicesDep) -> Response:
+    return await _stored_call(services, request, INPUT_ITEMS, response_id)
 
 
 @router.delete("/responses/{response_id}")

@@ -143,6 +143,36 @@ def test_another_tenants_response_is_not_found(live: LiveServer, db: Database, t
     assert owner.responses.retrieve(mine.id).id == mine.id  # still there for its owner
 
 
+def test_input_items_list_the_conversation_a_response_was_given(live: LiveServer, db: Database, tls_context,
+                                                                  tenant_client, model_id: str) -> None:
+    tenant, _, client = tenant_client
+    first = client.responses.create(model=model_id, input="Hi", instructions="Be brief.", max_output_tokens=4,
+                                    temperature=0)
+    second = client.responses.create(model=model_id, input="Go on", previous_response_id=first.id,
+                                     max_output_tokens=4, temperature=0)
+    listed = client.responses.input_items.list(second.id, order="asc")
+    assert [(item.type, getattr(item, "role", None)) for item in listed.data] == [
+        ("message", "user"), ("message", "assistant"), ("message", "user")]
+    texts = [item.content[0].text for item in listed.data]  # type: ignore[union-attr]
+    assert texts == ["Hi", first.output_text, "Go on"]  # instructions are not an input item
+    assert listed.has_more is False and listed.first_id == listed.data[0].id
+    paged = list(client.responses.input_items.list(second.id, order="asc", limit=1))  # follows `after`
+    assert [item.id for item in paged] == [item.id for item in listed.data]
+    newest = client.responses.input_items.list(second.id, limit=1)  # desc by default
+    assert newest.data[0].id == listed.data[-1].id and newest.has_more is True
+
+    other_tenant, other_key = new_tenant_with_key(db, live.settings)
+    with pytest.raises(openai.NotFoundError) as caught:
+        client_for(live, tls_context, other_key.api_key).responses.input_items.list(second.id)
+    assert caught.value.body["code"] == "response_not_found"  # type: ignore[index]
+    with pytest.raises(openai.BadRequestError) as bad:
+        client.responses.input_items.list(second.id, limit=0)
+    assert bad.value.body["param"] == "limit"  # type: ignore[index]
+    assert _endpoints(live, db, tenant.id) == [("responses", 200)] * 2 + [("responses.input_items", 200)] * 5 + [
+        ("responses.input_items", 400)]
+    assert _endpoints(live, db, other_tenant.id) == [("responses.input_items", 404)]
+
+
 @pytest.mark.parametrize(("fields", "param"), [
     ({"tools": [{"type": "web_search"}]}, "tools[0].type"),
     ({"background": True}, "background"),
