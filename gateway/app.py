@@ -131,7 +131,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
         app.state.engine_stats = stats_reader = EngineStatsReader(telemetry.metrics, lambda: services.engine)
         stats_task: asyncio.Task[None] | None = None
         try:
-            await mcp_endpoint.start(services)
+            await mcp_endpoint.start(services, lifecycle)
             if owns_engine:
                 services.engine = await _start_engine(settings)
                 log.info("engine ready: serving %s (%d replica(s))", services.engine.model_name,

@@ -7,8 +7,8 @@ for the migration Job), and from the moment a SIGTERM arrives (``draining``); ``
 
 On SIGTERM (or the first Ctrl-C) the gateway:
 
-1. turns not ready and answers every new /v1 call 503 + ``Retry-After`` (audited, like every refusal), while it
-   still accepts connections for ``shutdown_unready_s`` so that whoever routes to it notices;
+1. turns not ready and answers every new /v1 call (and /mcp request) 503 + ``Retry-After`` (audited, like every
+   refusal), while it still accepts connections for ``shutdown_unready_s`` so that whoever routes to it notices;
 2. then hands the signal to the server (uvicorn), which stops accepting connections and waits for the calls in
    flight, streams included, to finish;
 3. at ``shutdown_grace_s`` after the signal, cuts the calls still open: each one's audit record says ``shutdown``
@@ -56,7 +56,7 @@ class Lifecycle:
         self.unready_s = min(unready_s, grace_s)
         self.draining = False  # a shutdown began: not ready, new calls refused
         self.cutting = False  # the grace period is over: calls still open are being cut
-        self._calls: set[asyncio.Task[None]] = set()
+        self._calls: set[asyncio.Future[Any]] = set()
         self._timers: list[asyncio.TimerHandle] = []
         self._signals = 0
 
@@ -125,8 +125,8 @@ class Lifecycle:
         if self._calls:
             self.cut()
 
-    # --- the /v1 calls -----------------------------------------------------------------------------------------------
-    def track(self, task: asyncio.Task[None]) -> None:
+    # --- the calls in flight (/v1 calls, /mcp tool calls) ------------------------------------------------------------
+    def track(self, task: asyncio.Future[Any]) -> None:
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
@@ -144,8 +144,8 @@ class DrainMiddleware:
             await self.app(scope, receive, send)
             return
         if self.lifecycle.draining:
-            await _audit_refusal(scope)
-            await _send_shutdown_error(send)
+            await audit_refusal(scope)
+            await send_shutdown_error(send)
             return
         started: list[Message] = []  # the response's start message, once sent
 
@@ -174,7 +174,7 @@ async def _end_cut_response(send: Send, started: list[Message]) -> None:
     event in OpenAI's shape and the end of the body (no ``[DONE]``, so it cannot be taken for complete)."""
     with contextlib.suppress(OSError):
         if not started:
-            await _send_shutdown_error(send)
+            await send_shutdown_error(send)
             return
         headers = dict(started[0].get("headers", []))
         if headers.get(b"content-type", b"").startswith(b"text/event-stream"):
@@ -183,7 +183,7 @@ async def _end_cut_response(send: Send, started: list[Message]) -> None:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _send_shutdown_error(send: Send) -> None:
+async def send_shutdown_error(send: Send) -> None:
     body = orjson.dumps(shutdown_error_body())
     await send({"type": "http.response.start", "status": 503, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
@@ -191,7 +191,7 @@ async def _send_shutdown_error(send: Send) -> None:
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
-async def _audit_refusal(scope: Scope) -> None:
+async def audit_refusal(scope: Scope) -> None:
     """A call refused because the server is shutting down is audited like every refusal (no tenant is known yet)."""
     app = scope.get("app")
     services = getattr(getattr(app, "state", None), "services", None)
@@ -199,7 +199,7 @@ async def _audit_refusal(scope: Scope) -> None:
     timing: RequestTiming | None = state.get("timing")
     if services is None or timing is None:
         return
-    endpoint = scope["path"].removeprefix("/v1/")
+    endpoint = scope["path"].removeprefix("/v1/").lstrip("/")  # /mcp's refusals too
     telemetry = getattr(app.state, "telemetry", None)  # type: ignore[union-attr]
     if telemetry is not None:
         telemetry.refused_at_edge(endpoint, "shutdown", 503)

@@ -32,6 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from gateway.core.errors import StoreUnavailable
 from gateway.keys.auth import AuthenticationFailed, Principal
+from gateway.lifecycle import Lifecycle, audit_refusal, send_shutdown_error
 from gateway.mcp.registry import UpstreamDirectory
 from gateway.mcp.tool_calls import ToolGateway
 from gateway.mcp.upstream import UpstreamClients
@@ -78,6 +79,7 @@ class McpEndpoint:
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._clients: UpstreamClients | None = None
+        self._lifecycle: Lifecycle | None = None
 
     def route(self) -> Route:
         return Route(PATH, endpoint=self, methods=["GET", "POST", "DELETE"], include_in_schema=False)
@@ -86,18 +88,19 @@ class McpEndpoint:
     def gateway(self) -> ToolGateway | None:
         return self._gateway
 
-    async def start(self, services: Any) -> None:
+    async def start(self, services: Any, lifecycle: Lifecycle | None = None) -> None:
         settings = services.settings
+        self._lifecycle = lifecycle
         directory = UpstreamDirectory(services.db, services.secrets.server_secret,
                                       ttl_s=settings.policy_cache_ttl_s, max_entries=settings.key_cache_max_entries,
                                       stale_window_s=settings.store_stale_window_s,
                                       retry_after_s=settings.store_retry_after_s)
         self._clients = clients = UpstreamClients(max_message_bytes=settings.max_body_bytes)
-        self._gateway = gateway = ToolGateway(services, directory, clients)
+        self._gateway = gateway = ToolGateway(services, directory, clients, lifecycle)
 
         async def list_tools(ctx: ServerRequestContext[Any],
                              _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-            return await gateway.list_tools(principal_of(ctx))
+            return await gateway.list_tools(principal_of(ctx), request_id=request_id_of(ctx))
 
         async def call_tool(ctx: ServerRequestContext[Any],
                             params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -135,6 +138,11 @@ class McpEndpoint:
         if manager is None:
             await _error(503, "the MCP endpoint is not running", type_="service_unavailable",
                          code="mcp_unavailable")(scope, receive, send)
+            return
+        if self._lifecycle is not None and self._lifecycle.draining:
+            # Like /v1 while draining: refused, audited, and the client told to retry elsewhere.
+            await audit_refusal(scope)
+            await send_shutdown_error(send)
             return
         services = scope["app"].state.services
         headers = dict((name.decode("latin-1"), value.decode("latin-1")) for name, value in scope["headers"])

@@ -11,6 +11,7 @@ carries ``warden/error`` (a code) and ``warden/request_id``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import time
@@ -24,6 +25,7 @@ import jsonschema
 import mcp_types as types
 import orjson
 from jsonschema.exceptions import SchemaError
+from mcp.shared.exceptions import MCPError
 
 from gateway.audit.chain import canonical_json
 from gateway.audit.event import AuditEvent
@@ -31,17 +33,20 @@ from gateway.audit.writer import AuditUnavailableError
 from gateway.core.clock import utcnow
 from gateway.core.errors import StoreUnavailable
 from gateway.keys.auth import Principal
+from gateway.lifecycle import Lifecycle
 from gateway.mcp.guard import screen_arguments, screen_result
 from gateway.mcp.registry import UpstreamDirectory, UpstreamServer
 from gateway.mcp.upstream import UpstreamClients, UpstreamError
+from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN
 from gateway.ratelimit.errors import RateLimiterUnavailable
 from gateway.ratelimit.limits import RateLimits
-from policies import Policy, effective_policy
+from policies import AuditContent, Policy, effective_policy
 from policies.tools import CallVerdict, decide_call, namespaced, server_allowed, split_namespaced, tool_allowed
 
 log = logging.getLogger(__name__)
 
 ENDPOINT = "mcp.tools/call"
+LIST_ENDPOINT = "mcp.tools/list"
 ERROR_META_KEY = "warden/error"
 REQUEST_ID_META_KEY = "warden/request_id"
 # Audited HTTP-like status per outcome: what a client of /v1 would have seen for the same refusal.
@@ -50,7 +55,7 @@ _STATUS = {
     "invalid_arguments": 400, "policy_invalid": 500, "rate_limited": 429, "limiter_unavailable": 503,
     "arguments_blocked": 400, "result_blocked": 422, "result_too_large": 502, "upstream_timeout": 504,
     "upstream_error": 502, "upstream_unavailable": 502, "upstream_refused": 502, "audit_unavailable": 503,
-    "store_unavailable": 503,
+    "store_unavailable": 503, SHUTDOWN: 503, "client_closed": CLIENT_CLOSED_REQUEST,
 }
 
 
@@ -74,6 +79,14 @@ class ToolCall:
     upstream_ms: float = 0.0
     result_bytes: int | None = None
     result_sha256: str | None = None
+    # What the audit record may hold of the call's content (the tenant's policy; None until the policy is read:
+    # hashes only), and that content: the arguments as received and as sent upstream, the upstream's result and
+    # the result as released to the client.
+    audit_content: AuditContent | None = None
+    arguments: dict[str, Any] | None = None
+    arguments_sent: dict[str, Any] | None = None
+    result_raw: dict[str, Any] | None = None
+    result_released: dict[str, Any] | None = None
 
     def event(self, outcome: str) -> AuditEvent:
         elapsed_ms = (time.perf_counter() - self.started) * 1000
@@ -82,16 +95,26 @@ class ToolCall:
                 "server_version": self.server.version if self.server else None, "tool": self.tool,
                 "arguments_sha256": self.arguments_sha256, "result_bytes": self.result_bytes,
                 "upstream_ms": round(self.upstream_ms, 3)}
-        content: dict[str, Any] = {"mode": "hashes", "arguments_sha256": self.arguments_sha256}
-        if self.result_sha256 is not None:
-            content["result_sha256"] = self.result_sha256
         return AuditEvent(
             created_at=utcnow(), request_id=self.request_id, endpoint=ENDPOINT, http_status=_STATUS[outcome],
             latency_ms=round(elapsed_ms, 3), overhead_ms=round(max(0.0, elapsed_ms - self.upstream_ms), 3),
             tenant_id=self.principal.tenant_id, key_id=self.principal.key_id, model=self.name[:200],
             error_type=None if outcome == "ok" else outcome, policy_version=self.policy_version,
-            decisions=[call, *self.decisions], content=content,
+            decisions=[call, *self.decisions], content=self._content(),
         )
+
+    def _content(self) -> dict[str, Any]:
+        """The call's content as the tenant's ``audit_content`` allows: ``full`` what was received and returned,
+        ``redacted`` only what passed the guardrails (the arguments as sent upstream, the result as released; none
+        of a refused result), ``hashes`` digests only."""
+        if self.audit_content is AuditContent.FULL:
+            return {"mode": "full", "arguments": self.arguments, "result": self.result_raw}
+        if self.audit_content is AuditContent.REDACTED:
+            return {"mode": "redacted", "arguments": self.arguments_sent, "result": self.result_released}
+        content: dict[str, Any] = {"mode": "hashes", "arguments_sha256": self.arguments_sha256}
+        if self.result_sha256 is not None:
+            content["result_sha256"] = self.result_sha256
+        return content
 
 
 def refusal(code: str, message: str, request_id: str) -> types.CallToolResult:
@@ -105,10 +128,12 @@ def _limiter_scope(tenant_id: str, rule_key: str) -> str:
 
 
 class ToolGateway:
-    def __init__(self, services: Any, directory: UpstreamDirectory, clients: UpstreamClients) -> None:
+    def __init__(self, services: Any, directory: UpstreamDirectory, clients: UpstreamClients,
+                 lifecycle: Lifecycle | None = None) -> None:
         self._services = services
         self._directory = directory
         self._clients = clients
+        self._lifecycle = lifecycle
 
     @property
     def directory(self) -> UpstreamDirectory:
@@ -123,18 +148,30 @@ class ToolGateway:
         self._clients.keeper.reconcile(tenant_id, servers)  # a changed or deleted record's session is closed
         return servers
 
-    async def list_tools(self, principal: Principal) -> types.ListToolsResult:
+    async def list_tools(self, principal: Principal, *, request_id: str | None = None) -> types.ListToolsResult:
         """The allowed tools of every allowed server, listed concurrently; a server that fails is left out (and
-        logged) rather than failing the listing."""
-        policy, _ = await self._policy(principal)
-        servers = [server for server in await self._servers(principal.tenant_id)
-                   if server_allowed(policy.tools, server.name)]
+        logged) rather than failing the listing. Each listing is one audit record: the servers listed, those left
+        out, and how many tools were offered."""
+        started = time.perf_counter()
+        request_id = request_id or f"req_{uuid.uuid4().hex}"
+        listing: dict[str, Any] = {"stage": "tool_list", "decision": "allowed"}
+        policy_version: int | None = None
+        try:
+            policy, policy_version = await self._policy(principal)
+            servers = [server for server in await self._servers(principal.tenant_id)
+                       if server_allowed(policy.tools, server.name)]
+        except StoreUnavailable as exc:
+            listing.update(decision="refused", reason="store_unavailable")
+            await self._record_listing(principal, request_id, started, policy_version, listing, 503)
+            raise MCPError(types.INTERNAL_ERROR, exc.message) from None
         listed: dict[str, list[types.Tool]] = {}
+        failed: dict[str, str] = {}
 
         async def list_one(server: UpstreamServer) -> None:
             try:
                 listed[server.name] = await self._clients.list_tools(server)
             except UpstreamError as exc:
+                failed[server.name] = exc.code
                 log.warning("tools/list: upstream %s left out (%s)", server.name, exc.code)
 
         async with anyio.create_task_group() as group:
@@ -143,17 +180,47 @@ class ToolGateway:
         tools = [tool.model_copy(update={"name": namespaced(server.name, tool.name)})
                  for server in servers for tool in listed.get(server.name, [])
                  if tool_allowed(policy.tools, server.name, tool.name)]
+        listing.update(servers=sorted(listed), failed=dict(sorted(failed.items())), tools=len(tools))
+        await self._record_listing(principal, request_id, started, policy_version, listing, 200)
         return types.ListToolsResult(tools=tools)
+
+    async def _record_listing(self, principal: Principal, request_id: str, started: float,
+                              policy_version: int | None, listing: dict[str, Any], status: int) -> None:
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        event = AuditEvent(created_at=utcnow(), request_id=request_id, endpoint=LIST_ENDPOINT, http_status=status,
+                           latency_ms=elapsed_ms, overhead_ms=elapsed_ms, tenant_id=principal.tenant_id,
+                           key_id=principal.key_id, error_type=None if status == 200 else "store_unavailable",
+                           policy_version=policy_version, decisions=[listing])
+        try:
+            await self._services.audit.record(event)
+        except AuditUnavailableError:
+            # Fail closed like a call: nothing is answered whose record cannot be made durable.
+            raise MCPError(types.INTERNAL_ERROR, "the audit trail is unavailable; the listing is withheld") from None
 
     async def call_tool(self, principal: Principal, params: types.CallToolRequestParams, *,
                         request_id: str | None) -> types.CallToolResult:
+        """The governed call, run in a task of its own that the gateway's shutdown can cut at the end of its grace
+        period: a cut call is audited as ``shutdown`` and answered with an MCP error result; a call whose client
+        went away is audited as ``client_closed``. No call ends without its record."""
         arguments = params.arguments or {}
         call = ToolCall(principal=principal, name=params.name, request_id=request_id or f"req_{uuid.uuid4().hex}",
-                        arguments_sha256=sha256_hex(arguments))
+                        arguments_sha256=sha256_hex(arguments), arguments=arguments)
+        work = asyncio.ensure_future(self._guarded_call(call, params, arguments))
+        if self._lifecycle is not None:
+            self._lifecycle.track(work)
         try:
-            outcome, result = await self._governed_call(call, params, arguments)
-        except StoreUnavailable as exc:  # policy or registry unreadable: refused, audited, never a crash
-            outcome, result = "store_unavailable", refusal("store_unavailable", exc.message, call.request_id)
+            outcome, result = await asyncio.shield(work)
+        except asyncio.CancelledError:
+            if not work.cancelled() or self._lifecycle is None or not self._lifecycle.cutting:
+                # The caller is being cancelled (its client or session went away): the call goes with it, and its
+                # record is written now, without awaiting, as the cancelled task may not await again.
+                work.cancel()
+                self._record_now(call, "client_closed")
+                raise
+            outcome, result = SHUTDOWN, refusal(SHUTDOWN, "the gateway is shutting down; the tool call was cut "
+                                                "before it finished (it may have run upstream)", call.request_id)
+            self._record_now(call, outcome)
+            return result
         try:
             await self._services.audit.record(call.event(outcome))
         except AuditUnavailableError:
@@ -164,10 +231,24 @@ class ToolGateway:
         meta[REQUEST_ID_META_KEY] = call.request_id
         return result.model_copy(update={"meta": meta})
 
+    def _record_now(self, call: ToolCall, outcome: str) -> None:
+        try:
+            self._services.audit.record_sync(call.event(outcome))
+        except AuditUnavailableError:
+            log.error("the audit record of a tool call cut short could not be made durable")
+
+    async def _guarded_call(self, call: ToolCall, params: types.CallToolRequestParams,
+                            arguments: dict[str, Any]) -> tuple[str, types.CallToolResult]:
+        try:
+            return await self._governed_call(call, params, arguments)
+        except StoreUnavailable as exc:  # policy or registry unreadable: refused, audited, never a crash
+            return "store_unavailable", refusal("store_unavailable", exc.message, call.request_id)
+
     async def _governed_call(self, call: ToolCall, params: types.CallToolRequestParams,
                              arguments: dict[str, Any]) -> tuple[str, types.CallToolResult]:
         request_id = call.request_id
         policy, call.policy_version = await self._policy(call.principal)
+        call.audit_content = policy.audit_content
         parts = split_namespaced(params.name)
         servers = {server.name: server for server in await self._servers(call.principal.tenant_id)}
         if parts is None or parts[0] not in servers:
@@ -204,6 +285,7 @@ class ToolGateway:
         if screened_args.blocked_reason is not None:
             return "arguments_blocked", refusal("arguments_blocked", screened_args.blocked_reason, request_id)
 
+        call.arguments_sent = screened_args.value
         meta = {key: value for key, value in (params.meta or {}).items() if not key.startswith("io.modelcontext")}
         started = time.perf_counter()
         try:
@@ -213,7 +295,9 @@ class ToolGateway:
         finally:
             call.upstream_ms = (time.perf_counter() - started) * 1000
 
-        raw = orjson.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True))
+        dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        raw = orjson.dumps(dumped)
+        call.result_raw = dumped
         call.result_bytes = len(raw)
         call.result_sha256 = hashlib.sha256(raw).hexdigest()
         if len(raw) > policy.tools.max_result_bytes:
@@ -232,6 +316,7 @@ class ToolGateway:
             meta_out = dict(released.meta or {})
             meta_out["warden/injection_flagged"] = True
             released = released.model_copy(update={"meta": meta_out})
+        call.result_released = released.model_dump(mode="json", by_alias=True, exclude_none=True)
         return ("tool_error" if result.is_error else "ok"), released
 
     async def _rate_limited(self, call: ToolCall, rule_key: str,

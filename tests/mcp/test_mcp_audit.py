@@ -1,0 +1,123 @@
+"""The audit of /mcp beyond one record per tool call: listings audited, a call's content stored as the tenant's
+``audit_content`` says, and calls in flight at shutdown cut at the end of the grace period and audited as such."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from admin_support import auth, token_for
+from gateway_support import new_tenant_with_key
+from mcp_support import Served, serve, warden_client
+from sqlalchemy import select
+
+from gateway.adminauth.roles import Role
+from gateway.app import create_app
+from gateway.audit.models import AuditRecord
+from gateway.core.db import Database
+from gateway.core.settings import Settings
+from gateway.keys.service import IssuedKey
+from gateway.policystore.service import publish_policy
+
+RAW_EMAIL = "jane.doe@example.com"  # in the upstream's lookup_customer result (mcp_support.LEAK_TEXT)
+
+
+def _tenant(db: Database, settings: Settings, warden: Served, upstream: Served,
+            policy: dict[str, Any] | None = None) -> tuple[str, IssuedKey]:
+    tenant, issued = new_tenant_with_key(db, settings)
+    body = {"name": "tools", "url": f"{upstream.base}/mcp", "allow_private_network": True, "timeout_s": 30.0}
+    response = httpx.post(f"{warden.base}/admin/v1/tenants/{tenant.id}/mcp-servers", json=body,
+                          headers=auth(token_for(settings, Role.PLATFORM_ADMIN)), timeout=30)
+    assert response.status_code == 201, response.text
+    if policy is not None:
+        with db.transaction() as session:
+            publish_policy(tenant.id, policy, session=session)
+    return tenant.id, issued
+
+
+def _rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[AuditRecord]:
+    deadline = time.monotonic() + 20
+    while True:
+        with db.session() as session:
+            rows = list(session.scalars(select(AuditRecord).where(AuditRecord.chain_id == tenant_id,
+                                                                  AuditRecord.endpoint == endpoint)
+                                        .order_by(AuditRecord.seq)))
+        if len(rows) >= count or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
+async def test_each_listing_is_one_audit_record(db: Database, warden_settings: Settings, warden: Served,
+                                                upstream: Served) -> None:
+    tenant_id, issued = _tenant(db, warden_settings, warden, upstream, {"tools": {"denied_tools": ["tools__big"]}})
+    async with warden_client(warden.base, issued.api_key) as client:
+        listed = (await client.list_tools()).tools
+        await client.list_tools()
+    rows = _rows(db, tenant_id, "mcp.tools/list", 2)
+    assert len(rows) >= 2 and all(row.http_status == 200 and row.key_id == issued.key_id for row in rows)
+    listing = rows[0].decisions[0]
+    assert listing["stage"] == "tool_list" and listing["servers"] == ["tools"] and listing["failed"] == {}
+    assert listing["tools"] == len(listed) and "tools__big" not in [tool.name for tool in listed]
+
+
+@pytest.mark.parametrize("mode", ["full", "redacted", "hashes"])
+async def test_a_calls_content_follows_the_tenants_audit_content(db: Database, warden_settings: Settings,
+                                                                 warden: Served, upstream: Served, mode: str) -> None:
+    tenant_id, issued = _tenant(db, warden_settings, warden, upstream, {"audit_content": mode})
+    async with warden_client(warden.base, issued.api_key) as client:
+        released = await client.call_tool("tools__lookup_customer", {"customer_id": "c9"})
+    assert RAW_EMAIL not in json.dumps(released.model_dump(mode="json"))  # the default policy masks results
+    [row] = _rows(db, tenant_id, "mcp.tools/call", 1)
+    content = row.content
+    assert content is not None and content["mode"] == mode
+    stored = json.dumps(content)
+    if mode == "full":
+        assert content["arguments"] == {"customer_id": "c9"} and RAW_EMAIL in stored
+    elif mode == "redacted":
+        assert content["arguments"] == {"customer_id": "c9"} and RAW_EMAIL not in stored
+        assert "EMAIL_ADDRESS" in stored  # the released, masked result
+    else:
+        assert set(content) == {"mode", "arguments_sha256", "result_sha256"}
+
+
+@pytest.fixture
+def draining_warden(warden_settings: Settings) -> Iterator[Served]:
+    """A Warden of its own (its shutdown is one-way), with a one-second grace period."""
+    settings = warden_settings.model_copy(update={"shutdown_grace_s": 1.0, "shutdown_unready_s": 0.0})
+    served = serve(create_app(settings, start_engine=False))
+    yield served
+    served.stop()
+
+
+async def test_a_call_in_flight_at_shutdown_is_cut_after_the_grace_and_audited(
+        db: Database, warden_settings: Settings, draining_warden: Served, upstream: Served) -> None:
+    tenant_id, issued = _tenant(db, warden_settings, draining_warden, upstream)
+    lifecycle = draining_warden.app.state.lifecycle
+    async with warden_client(draining_warden.base, issued.api_key) as client:
+        call = asyncio.create_task(client.call_tool("tools__slow", {"seconds": 30}))
+        deadline = time.monotonic() + 20
+        while lifecycle.open_calls == 0:
+            assert time.monotonic() < deadline and not call.done()
+            await asyncio.sleep(0.02)
+        # The drain starts on the server's own loop (what its SIGTERM handler does); the loop is the call's.
+        loop = next(iter(lifecycle._calls)).get_loop()
+        started = time.monotonic()
+        loop.call_soon_threadsafe(lifecycle.begin_drain)
+        result = await asyncio.wait_for(call, timeout=15)
+    assert time.monotonic() - started < 10  # cut at the grace's end, not after the tool's 30 s
+    assert result.is_error and (result.meta or {}).get("warden/error") == "shutdown"
+
+    # New requests are refused while draining, in the error shape, with a retry hint.
+    refused = httpx.post(f"{draining_warden.base}/mcp", json={}, timeout=30,
+                         headers={"Authorization": f"Bearer {issued.api_key}"})
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "shutdown"
+    assert "retry-after" in refused.headers
+
+    [row] = _rows(db, tenant_id, "mcp.tools/call", 1)
+    assert (row.http_status, row.error_type) == (503, "shutdown")
+    assert next(d for d in row.decisions if d["stage"] == "tool_call")["tool"] == "slow"
