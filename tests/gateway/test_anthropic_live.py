@@ -172,7 +172,7 @@ def test_a_stop_sequence_is_reported_and_message_start_counts_the_prompt(tenant_
     # Two characters the greedy answer first writes after its start: the output must end just before them.
     at = next(k for k in range(1, len(text) - 1) if text.find(text[k:k + 2]) == k)
     stop = text[at:at + 2]
-    cut = client.messages.create(model=model_id, max_tokens=8, messages=messages, stop_sequences=[stop, "\x00"],
+    cut = client.messages.create(model=model_id, max_tokens=8, messages=messages, stop_sequences=[stop, "zzqx"],
                                  extra_body=GREEDY)
     assert (cut.stop_reason, cut.stop_sequence) == ("stop_sequence", stop)
     assert cut.content[0].text == text[:at]  # type: ignore[union-attr]
