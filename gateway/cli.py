@@ -13,11 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from gateway.core.clock import utcnow
-from gateway.core.db import Database
-from gateway.core.migrate import DatabaseUnreachable, upgrade_database
+# Only light modules at the top: `warden serve` starts the engine process before it imports the database layer, the
+# migrations and the app, so the engine loads its model while the gateway sets itself up.
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings, settings_error_message
 
@@ -34,14 +32,40 @@ def _fail(message: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    import uvicorn
-
-    from gateway.core.tls import ensure_certificate
-
     if args.workers > 1 and not settings.redis_url:
         # The in-process limiter counts per process: N workers would each grant the whole allowance.
         return _fail(f"--workers {args.workers} needs a shared rate limiter: set WARDEN_REDIS_URL (each worker's "
                      "in-process limits would otherwise be enforced N times over), or run one worker")
+    early = _spawns_engine_early(args, settings)
+    if early:
+        from engine.errors import EngineError
+        from gateway.replicas.launch import discard_early, spawn_early
+
+        try:
+            spawn_early(settings.engine_config())
+        except EngineError as exc:
+            return _fail(f"the engine could not start: {exc}")
+    try:
+        return _serve(args, settings)
+    finally:
+        if early:
+            discard_early()  # a no-op once the app's pool attached to it (it shuts its engine down itself)
+
+
+def _spawns_engine_early(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether ``warden serve`` starts the engine process before the gateway's own start-up: the deployment of one
+    worker that runs one engine in its own process (the app's pool attaches to it). Several workers share engine
+    hosts started below; an in-process engine loads inside the app."""
+    return (args.workers == 1 and not settings.engine_in_process and not settings.engine_sockets
+            and settings.engine.replicas == 1)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from gateway.core.migrate import upgrade_database
+    from gateway.core.tls import ensure_certificate
+
     if args.migrate:
         upgrade_database(settings.database_url)
     load_server_secrets(settings)  # created once here, before any worker starts
@@ -98,6 +122,8 @@ def _start_engine_hosts(settings: Settings) -> EngineHosts:
 
 
 def cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.core.migrate import DatabaseUnreachable, upgrade_database
+
     try:
         upgrade_database(settings.database_url, wait_s=args.wait_s)
     except DatabaseUnreachable as exc:
@@ -107,6 +133,7 @@ def cmd_db_upgrade(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.core.db import Database
     from gateway.tenants.service import TenantError, create_tenant
 
     db = Database(settings.database_url)
@@ -120,6 +147,7 @@ def cmd_tenant_create(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_tenant_list(_args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.core.db import Database
     from gateway.tenants.service import list_tenants
 
     with Database(settings.database_url).session() as session:
@@ -129,6 +157,8 @@ def cmd_tenant_list(_args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_key_issue(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.core.clock import utcnow
+    from gateway.core.db import Database
     from gateway.keys.service import issue_key
     from gateway.tenants.service import find_tenant
 
@@ -145,6 +175,7 @@ def cmd_key_issue(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_key_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    from gateway.core.db import Database
     from gateway.keys.service import revoke_key
 
     with Database(settings.database_url).transaction() as session:
@@ -155,8 +186,7 @@ def cmd_key_revoke(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_policy_set(args: argparse.Namespace, settings: Settings) -> int:
-    from pydantic import ValidationError
-
+    from gateway.core.db import Database
     from gateway.policystore.service import publish_policy
     from gateway.tenants.service import find_tenant
 
@@ -175,6 +205,7 @@ def cmd_policy_set(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
     from gateway.audit.verify import verify_chains
+    from gateway.core.db import Database
     from gateway.tenants.service import find_tenant
 
     with Database(settings.database_url).session() as session:
@@ -193,6 +224,7 @@ def cmd_audit_verify(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_audit_partitions(_args: argparse.Namespace, settings: Settings) -> int:
     from gateway.audit.partitions import maintain_partitions
+    from gateway.core.db import Database
 
     db = Database(settings.database_url)
     try:
@@ -210,6 +242,7 @@ def cmd_audit_purge(args: argparse.Namespace, settings: Settings) -> int:
     import getpass
 
     from gateway.admin.service import purge_audit
+    from gateway.core.db import Database
 
     db = Database(settings.database_url)
     try:
@@ -237,6 +270,7 @@ def cmd_audit_purge(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_admin_token(args: argparse.Namespace, settings: Settings) -> int:
     from gateway.adminauth.roles import Role
     from gateway.adminauth.setup import mint_local_token
+    from gateway.core.db import Database
     from gateway.tenants.service import find_tenant
 
     if not settings.admin_local_issuer:
@@ -366,8 +400,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(settings_error_message(exc))
     try:
         return int(args.func(args, settings))
-    except (OperationalError, ProgrammingError) as exc:
-        if "no such table" in str(exc) or "does not exist" in str(exc):
+    except Exception as exc:
+        from sqlalchemy.exc import OperationalError, ProgrammingError
+
+        if isinstance(exc, OperationalError | ProgrammingError) and (
+                "no such table" in str(exc) or "does not exist" in str(exc)):
             return _fail("the database has no schema yet: run `warden db upgrade` (or `warden serve`)")
         raise
 

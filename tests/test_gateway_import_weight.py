@@ -33,3 +33,13 @@ def test_the_tool_call_wire_format_is_pure() -> None:
 def test_the_probe_sees_torch_when_it_is_loaded() -> None:
     # the check above can fail: the engine's grammar module does load torch
     assert "torch" in loaded_after("import engine.structured.tools")
+
+
+def test_serve_starts_the_engine_before_its_heavy_imports() -> None:
+    # `warden serve` spawns the engine process right after reading its settings: what it has imported by then (the
+    # CLI, the engine's spawner) must not hold the spawn back behind the database layer, the web framework or torch
+    probe = ("import gateway.cli, gateway.replicas.launch, engine.launch\n"
+             "print(json.dumps([m for m in ('sqlalchemy', 'alembic', 'fastapi', 'torch') if m in sys.modules]))")
+    result = subprocess.run([sys.executable, "-c", f"import json, sys\n{probe}"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120, check=True)
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []

@@ -5,6 +5,11 @@ Replicas differ only in their device: on CUDA replica ``i`` gets ``cuda:{base + 
 tensor-parallel ranks take the devices after that one); on CPU each gets ``cpu``, and when the engine processes run
 apart and ``num_threads`` is unset, the cores are split between them (each torch would otherwise start one thread
 per core, and N processes spinning on every core slow each other down).
+
+Early start: ``warden serve`` calls ``spawn_early`` before its own imports and migrations, so the engine loads its
+model while the gateway sets itself up; the pool's first start of replica 0 (``start_replicas``) then attaches to
+that process instead of spawning another. The pool stays the one owner: an early engine nobody attached to is stopped
+by ``discard_early``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from gateway.replicas.pool import ReplicaPool
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
+    from engine.launch import SpawnedEngine
+
+_early: list[SpawnedEngine] = []  # at most one: the engine `warden serve` started before the app
 
 
 def replica_devices(device: str, count: int, *, tensor_parallel_size: int = 1, cuda_devices: int = 0) -> list[str]:
@@ -63,11 +71,16 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     on CPUs only); it starts once the replicas serve, and only for supervised engines in their own processes."""
     from engine import launch
 
+    early = _take_early(config) if count == 1 and not in_process else None
     if count == 1 and not supervise_one:
-        return await launch.start_engine(config, in_process=in_process)
+        return await launch.attach(early) if early else await launch.start_engine(config, in_process=in_process)
     configs = [config] if count == 1 else replica_configs(config, count, in_process=in_process)
 
     async def start(index: int) -> EngineClient:
+        nonlocal early
+        if early is not None:  # the first start of replica 0 only; a restart spawns afresh
+            spawned, early = early, None
+            return await launch.attach(spawned)
         return await launch.start_engine(configs[index], in_process=in_process)
 
     async def start_standby() -> EngineClient:
@@ -76,6 +89,32 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     keep_standby = restart_dead and not in_process and wants_standby(standby, configs[0].device)
     return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s,
                             standby=start_standby if keep_standby else None)
+
+
+def spawn_early(config: EngineConfig) -> None:
+    """Start the engine process for ``config`` now, without waiting for it (nothing heavy is imported here); the
+    next ``start_replicas`` of one replica with an equal config attaches to it."""
+    from engine.launch import spawn_engine
+
+    discard_early()
+    _early.append(spawn_engine(config))
+
+
+def discard_early(timeout_s: float = 5.0) -> None:
+    """Stop an early engine that no pool attached to (the gateway failed before it started its engine)."""
+    while _early:
+        _early.pop().stop(timeout_s)
+
+
+def _take_early(config: EngineConfig) -> SpawnedEngine | None:
+    """The early engine, if it was started for ``config``; one started for another config is stopped."""
+    if not _early:
+        return None
+    spawned = _early.pop()
+    if spawned.config == config and spawned.is_alive():
+        return spawned
+    spawned.stop(0)
+    return None
 
 
 def wants_standby(setting: bool | None, device: str) -> bool:
