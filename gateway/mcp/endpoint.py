@@ -7,7 +7,8 @@ key answers 404, as if it did not exist. Both protocol eras are served: the stat
 request) and the earlier initialize handshake with ``Mcp-Session-Id``.
 
 The tools offered are those of the tenant's registered upstream servers that its tool policy allows, named
-``<server>__<tool>``; calls go through ``gateway.mcp.tool_calls``.
+``<server>__<tool>``; calls go through ``gateway.mcp.tool_calls``. Resources and prompts of the same servers are
+passed through by ``gateway.mcp.passthrough``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from starlette.types import Receive, Scope, Send
 from gateway.core.errors import StoreUnavailable
 from gateway.keys.auth import AuthenticationFailed, Principal
 from gateway.lifecycle import Lifecycle, audit_refusal, send_shutdown_error
+from gateway.mcp.passthrough import Passthrough
 from gateway.mcp.registry import UpstreamDirectory
 from gateway.mcp.tool_calls import ToolGateway
 from gateway.mcp.upstream import UpstreamClients
@@ -106,7 +108,27 @@ class McpEndpoint:
                             params: types.CallToolRequestParams) -> types.CallToolResult:
             return await gateway.call_tool(principal_of(ctx), params, request_id=request_id_of(ctx))
 
-        server: Server[Any] = Server(SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool)
+        passthrough = Passthrough(gateway)
+
+        async def list_resources(ctx: ServerRequestContext[Any],
+                                 _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+            return await passthrough.list_resources(principal_of(ctx))
+
+        async def read_resource(ctx: ServerRequestContext[Any],
+                                params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+            return await passthrough.read_resource(principal_of(ctx), params.uri)
+
+        async def list_prompts(ctx: ServerRequestContext[Any],
+                               _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+            return await passthrough.list_prompts(principal_of(ctx))
+
+        async def get_prompt(ctx: ServerRequestContext[Any],
+                             params: types.GetPromptRequestParams) -> types.GetPromptResult:
+            return await passthrough.get_prompt(principal_of(ctx), params.name, params.arguments)
+
+        server: Server[Any] = Server(SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
+                                     on_list_resources=list_resources, on_read_resource=read_resource,
+                                     on_list_prompts=list_prompts, on_get_prompt=get_prompt)
         self._manager = manager = StreamableHTTPSessionManager(
             app=server, max_request_body_size=settings.max_body_bytes, session_idle_timeout=SESSION_IDLE_S)
         started = asyncio.Event()

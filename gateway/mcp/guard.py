@@ -111,3 +111,15 @@ async def screen_result(guard: InputGuard | None, tenant_id: str, policy: Policy
                else block for block in result.content]
     updated = result.model_copy(update={"content": content, "structured_content": screened.value["structured"]})
     return updated, screened
+
+
+async def screen_texts(guard: InputGuard | None, tenant_id: str, policy: Policy, texts: list[str],
+                       stage: str) -> Screened:
+    """Text an upstream returns other than a tool result (resource contents, prompt messages), screened like a
+    tool's result: ``value`` is the list of texts as released."""
+    if guard is None:
+        return Screened(texts, [{"stage": stage, "decision": "not_screened", "reason": "guardrails are off"}])
+    rules = _result_rules(policy)
+    if not policy.tools.mask_result_pii and rules.injection.action is InjectionAction.OFF:
+        return Screened(texts, [{"stage": stage, "decision": "not_screened", "reason": "policy"}])
+    return await _screen_strings(guard, tenant_id, rules, list(texts), "tool", stage)

@@ -139,6 +139,23 @@ class ToolGateway:
     def directory(self) -> UpstreamDirectory:
         return self._directory
 
+    @property
+    def clients(self) -> UpstreamClients:
+        return self._clients
+
+    @property
+    def services(self) -> Any:
+        return self._services
+
+    async def policy(self, principal: Principal) -> tuple[Policy, int | None]:
+        """The principal's effective policy and its version."""
+        return await self._policy(principal)
+
+    async def allowed_servers(self, principal: Principal, policy: Policy) -> list[UpstreamServer]:
+        """The tenant's servers in force that the policy allows."""
+        return [server for server in await self._servers(principal.tenant_id)
+                if server_allowed(policy.tools, server.name)]
+
     async def _policy(self, principal: Principal) -> tuple[Policy, int | None]:
         active = await self._services.policies.resolve(principal.tenant_id)
         return effective_policy(active.policy, principal.key_id), active.version

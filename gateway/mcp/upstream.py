@@ -147,6 +147,47 @@ class UpstreamClients:
 
         return await self._bounded(server, "tools/call", lambda: self._run(server, operation, idempotent=False))
 
+    async def list_resources(self, server: UpstreamServer) -> list[types.Resource]:
+        async def operation(client: Client) -> list[types.Resource]:
+            resources: list[types.Resource] = []
+            cursor: str | None = None
+            for _ in range(MAX_LIST_PAGES):
+                page = await client.list_resources(cursor=cursor)
+                resources.extend(page.resources)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            return resources
+
+        return await self._bounded(server, "resources/list", lambda: self._run(server, operation, idempotent=True))
+
+    async def read_resource(self, server: UpstreamServer, uri: str) -> types.ReadResourceResult:
+        async def operation(client: Client) -> types.ReadResourceResult:
+            return await client.read_resource(uri)
+
+        return await self._bounded(server, "resources/read", lambda: self._run(server, operation, idempotent=True))
+
+    async def list_prompts(self, server: UpstreamServer) -> list[types.Prompt]:
+        async def operation(client: Client) -> list[types.Prompt]:
+            prompts: list[types.Prompt] = []
+            cursor: str | None = None
+            for _ in range(MAX_LIST_PAGES):
+                page = await client.list_prompts(cursor=cursor)
+                prompts.extend(page.prompts)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            return prompts
+
+        return await self._bounded(server, "prompts/list", lambda: self._run(server, operation, idempotent=True))
+
+    async def get_prompt(self, server: UpstreamServer, name: str,
+                         arguments: dict[str, str] | None) -> types.GetPromptResult:
+        async def operation(client: Client) -> types.GetPromptResult:
+            return await client.get_prompt(name, arguments)
+
+        return await self._bounded(server, "prompts/get", lambda: self._run(server, operation, idempotent=True))
+
     async def _bounded(self, server: UpstreamServer, method: str, operation: Any) -> Any:
         # One deadline over resolution, connection, negotiation and the call itself: a slow upstream costs the
         # caller at most its timeout (plus the session's close, which is bounded by the HTTP timeout too).

@@ -104,6 +104,21 @@ def upstream_app(name: str) -> Any:
         """A destructive tool."""
         return f"deleted {repo}"
 
+    @mcp.resource("file:///customers/c9.txt")
+    def customer_file() -> str:
+        """A document that carries personal data."""
+        return LEAK_TEXT
+
+    @mcp.resource("file:///web/page.txt")
+    def web_page() -> str:
+        """A document that carries an indirect prompt injection."""
+        return INJECTION_TEXT
+
+    @mcp.prompt()
+    def summarize(topic: str) -> str:
+        """A prompt whose text carries personal data."""
+        return f"Summarize {topic} for {LEAK_TEXT}"
+
     return mcp.streamable_http_app(transport_security=None, host="0.0.0.0")
 
 
