@@ -117,6 +117,12 @@ def _alternation(words: frozenset[str]) -> str:
     return _trie_regex(trie)
 
 
+def street_words_regex(role: str) -> str:
+    """One regex (lower case: match it ignoring case) for the street-type words of a role: "suffixes", "prefixes",
+    "glued" or "units"."""
+    return _alternation(getattr(street_vocabulary(), role))
+
+
 def _trie_regex(node: dict[str, dict]) -> str:
     branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
     if not branches:

