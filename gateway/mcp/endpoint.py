@@ -112,19 +112,20 @@ class McpEndpoint:
 
         async def list_resources(ctx: ServerRequestContext[Any],
                                  _params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
-            return await passthrough.list_resources(principal_of(ctx))
+            return await passthrough.list_resources(principal_of(ctx), request_id_of(ctx))
 
         async def read_resource(ctx: ServerRequestContext[Any],
                                 params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-            return await passthrough.read_resource(principal_of(ctx), params.uri)
+            return await passthrough.read_resource(principal_of(ctx), params.uri, request_id_of(ctx))
 
         async def list_prompts(ctx: ServerRequestContext[Any],
                                _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-            return await passthrough.list_prompts(principal_of(ctx))
+            return await passthrough.list_prompts(principal_of(ctx), request_id_of(ctx))
 
         async def get_prompt(ctx: ServerRequestContext[Any],
                              params: types.GetPromptRequestParams) -> types.GetPromptResult:
-            return await passthrough.get_prompt(principal_of(ctx), params.name, params.arguments)
+            return await passthrough.get_prompt(principal_of(ctx), params.name, params.arguments,
+                                               request_id_of(ctx))
 
         server: Server[Any] = Server(SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
                                      on_list_resources=list_resources, on_read_resource=read_resource,

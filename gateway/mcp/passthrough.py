@@ -50,25 +50,25 @@ class Passthrough:
     def __init__(self, gateway: ToolGateway) -> None:
         self._gateway = gateway
 
-    async def list_resources(self, principal: Principal) -> types.ListResourcesResult:
+    async def list_resources(self, principal: Principal, request_id: str | None) -> types.ListResourcesResult:
         async def one(server: UpstreamServer) -> list[types.Resource]:
             resources = await self._gateway.clients.list_resources(server)
             return [resource.model_copy(update={"uri": namespaced_uri(server.name, resource.uri),
                                                 "name": namespaced(server.name, resource.name)})
                     for resource in resources]
 
-        listed = await self._list(principal, "mcp.resources/list", one)
+        listed = await self._list(principal, request_id, "mcp.resources/list", one)
         return types.ListResourcesResult(resources=listed)
 
-    async def list_prompts(self, principal: Principal) -> types.ListPromptsResult:
+    async def list_prompts(self, principal: Principal, request_id: str | None) -> types.ListPromptsResult:
         async def one(server: UpstreamServer) -> list[types.Prompt]:
             prompts = await self._gateway.clients.list_prompts(server)
             return [prompt.model_copy(update={"name": namespaced(server.name, prompt.name)}) for prompt in prompts]
 
-        listed = await self._list(principal, "mcp.prompts/list", one)
+        listed = await self._list(principal, request_id, "mcp.prompts/list", one)
         return types.ListPromptsResult(prompts=listed)
 
-    async def read_resource(self, principal: Principal, uri: str) -> types.ReadResourceResult:
+    async def read_resource(self, principal: Principal, uri: str, request_id: str | None) -> types.ReadResourceResult:
         parts = split_uri(uri)
 
         async def fetch(server: UpstreamServer) -> types.ReadResourceResult:
@@ -87,10 +87,10 @@ class Passthrough:
                         for item in result.contents]
             return result.model_copy(update={"contents": contents})
 
-        return await self._fetch(principal, "mcp.resources/read", parts, uri, fetch, release)
+        return await self._fetch(principal, request_id, "mcp.resources/read", parts, uri, fetch, release)
 
-    async def get_prompt(self, principal: Principal, name: str,
-                         arguments: dict[str, str] | None) -> types.GetPromptResult:
+    async def get_prompt(self, principal: Principal, name: str, arguments: dict[str, str] | None,
+                         request_id: str | None) -> types.GetPromptResult:
         parts = split_namespaced(name)
 
         async def fetch(server: UpstreamServer) -> types.GetPromptResult:
@@ -107,11 +107,11 @@ class Passthrough:
                 for message in result.messages]
             return result.model_copy(update={"messages": messages})
 
-        return await self._fetch(principal, "mcp.prompts/get", parts, name, fetch, release)
+        return await self._fetch(principal, request_id, "mcp.prompts/get", parts, name, fetch, release)
 
     # --- the shared path ---------------------------------------------------------------------------------------------
-    async def _list(self, principal: Principal, endpoint: str, one: Any) -> list[Any]:
-        record = _Record(principal, endpoint, name=None)
+    async def _list(self, principal: Principal, request_id: str | None, endpoint: str, one: Any) -> list[Any]:
+        record = _Record(principal, request_id, endpoint, name=None)
         try:
             policy, record.policy_version = await self._gateway.policy(principal)
             servers = await self._gateway.allowed_servers(principal, policy)
@@ -135,9 +135,9 @@ class Passthrough:
         await self._record(record, 200, None)
         return items
 
-    async def _fetch(self, principal: Principal, endpoint: str, parts: tuple[str, str] | None, name: str,
-                     fetch: Any, release: Any) -> Any:
-        record = _Record(principal, endpoint, name=name[:200])
+    async def _fetch(self, principal: Principal, request_id: str | None, endpoint: str,
+                     parts: tuple[str, str] | None, name: str, fetch: Any, release: Any) -> Any:
+        record = _Record(principal, request_id, endpoint, name=name[:200])
         try:
             policy, record.policy_version = await self._gateway.policy(principal)
             servers = {server.name: server for server in await self._gateway.allowed_servers(principal, policy)}
@@ -191,11 +191,11 @@ class Passthrough:
 
 
 class _Record:
-    def __init__(self, principal: Principal, endpoint: str, name: str | None) -> None:
+    def __init__(self, principal: Principal, request_id: str | None, endpoint: str, name: str | None) -> None:
         self.principal = principal
         self.endpoint = endpoint
         self.name = name
-        self.request_id = f"req_{uuid.uuid4().hex}"
+        self.request_id = request_id or f"req_{uuid.uuid4().hex}"
         self.started = time.perf_counter()
         self.policy_version: int | None = None
         self.decisions: list[dict[str, Any]] = []
