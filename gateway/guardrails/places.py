@@ -11,8 +11,12 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   "branch"...), it is one of a comma-separated chain of places ("Berlin, Germany"), or it is a place of
   ``NOUN_MIN_POPULATION`` or more; a name that is also an English noun in WordNet ("Bath", "Reading", but also
   "Paris") needs such a cue, or a place of ``NOUN_MIN_POPULATION`` or more behind it;
-- a one-word name written in lower case (chat) counts only after a location cue, and only for countries, US
-  states and cities of ``LOWERCASE_MIN_POPULATION`` or more.
+- a name written in lower case (chat) counts only with a location cue, and not when all its words are stop words or
+  English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
+  ``LOWERCASE_MIN_POPULATION`` or more;
+- a capitalised one-word name alone on its line (an e-mail signature, an address block) counts;
+- a name spelled with or without diacritics unlike the gazetteer ("Namür", "Cubatao") is found through the
+  gazetteer's diacritic-free keys, with a cue or alone on its line only ("Garcia" is a surname, "García" a city).
 
 Otherwise the name is left to NER, which reads the sentence around it. Gazetteer hits score below NER's, so where
 NER calls the same span a PERSON, the person wins the overlap.
