@@ -51,10 +51,10 @@ POLICY = {"pii_input": MASK_ALL, "pii_output": MASK_ALL, "audit_content": "redac
 
 # Types whose detectors are at the bar on this split: not one raw value may get through.
 MUST_NOT_LEAK = frozenset({"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS"})
-# The other types' measured leaks on this split (of 400 values each; 221 of 4,800 in all): a ceiling, never a target.
+# The other types' measured leaks on this split (of 400 values each; 88 of 4,800 in all): a ceiling, never a target.
 # The engine prompt and both exports leak the same values; the logs none.
-LEAK_CEILING = {"PERSON": 52, "LOCATION": 61, "STREET_ADDRESS": 13, "DATE_OF_BIRTH": 46, "SECRET": 29, "US_SSN": 13,
-                "NATIONAL_ID": 6, "PHONE_NUMBER": 1}  # fmt: skip
+LEAK_CEILING = {"PERSON": 52, "LOCATION": 13, "STREET_ADDRESS": 11, "DATE_OF_BIRTH": 1, "SECRET": 5, "US_SSN": 0,
+                "NATIONAL_ID": 5, "PHONE_NUMBER": 1}  # fmt: skip
 
 
 def auth(token: str) -> dict[str, str]:
