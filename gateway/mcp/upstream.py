@@ -34,12 +34,26 @@ from gateway.mcp.targets import TargetRefused, check_addresses
 
 log = logging.getLogger(__name__)
 
-# Pages of tools/list read from one upstream: a paginator that never ends cannot hold a listing forever.
+# Pages of a list (tools, resources, prompts) read from one upstream: a paginator that never ends cannot hold a
+# listing forever.
 MAX_LIST_PAGES = 20
 # Connection pools kept (one per server record in use); the least recently used beyond this is closed.
 MAX_POOLS = 256
 
 _T = TypeVar("_T")
+
+
+async def _all_pages(fetch: Callable[[str | None], Awaitable[Any]], items: Callable[[Any], list[_T]]) -> list[_T]:
+    """Every item of a paginated MCP list, following ``next_cursor`` for at most ``MAX_LIST_PAGES`` pages."""
+    collected: list[_T] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        page = await fetch(cursor)
+        collected.extend(items(page))
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return collected
 
 
 class UpstreamError(Exception):
@@ -128,15 +142,7 @@ class UpstreamClients:
 
     async def list_tools(self, server: UpstreamServer) -> list[types.Tool]:
         async def operation(client: Client) -> list[types.Tool]:
-            tools: list[types.Tool] = []
-            cursor: str | None = None
-            for _ in range(MAX_LIST_PAGES):
-                page = await client.list_tools(cursor=cursor)
-                tools.extend(page.tools)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return tools
+            return await _all_pages(lambda cursor: client.list_tools(cursor=cursor), lambda page: page.tools)
 
         return await self._bounded(server, "tools/list", lambda: self._run(server, operation, idempotent=True))
 
@@ -149,15 +155,7 @@ class UpstreamClients:
 
     async def list_resources(self, server: UpstreamServer) -> list[types.Resource]:
         async def operation(client: Client) -> list[types.Resource]:
-            resources: list[types.Resource] = []
-            cursor: str | None = None
-            for _ in range(MAX_LIST_PAGES):
-                page = await client.list_resources(cursor=cursor)
-                resources.extend(page.resources)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return resources
+            return await _all_pages(lambda cursor: client.list_resources(cursor=cursor), lambda page: page.resources)
 
         return await self._bounded(server, "resources/list", lambda: self._run(server, operation, idempotent=True))
 
@@ -169,15 +167,7 @@ class UpstreamClients:
 
     async def list_prompts(self, server: UpstreamServer) -> list[types.Prompt]:
         async def operation(client: Client) -> list[types.Prompt]:
-            prompts: list[types.Prompt] = []
-            cursor: str | None = None
-            for _ in range(MAX_LIST_PAGES):
-                page = await client.list_prompts(cursor=cursor)
-                prompts.extend(page.prompts)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
-            return prompts
+            return await _all_pages(lambda cursor: client.list_prompts(cursor=cursor), lambda page: page.prompts)
 
         return await self._bounded(server, "prompts/list", lambda: self._run(server, operation, idempotent=True))
 
