@@ -8,9 +8,9 @@ Each request, allowed or refused, is an audit record (``AuditedAdminRoute``).
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response, status
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -206,7 +206,9 @@ def policy_put(document: Annotated[dict[str, Any], Body()], tenant: ManagedTenan
     """Store the document as the tenant's next policy version, active unless ``activate=false``."""
     try:
         # JSON types as declared, as every request body is read: lax parsing would store "fail_open": "yes" as true.
-        Policy.model_validate_json(orjson.dumps(document), strict=True)
+        # The stdlib encoder, not orjson: a client may send an integer wider than 64 bits, which is a 400 naming its
+        # field, not an encoder error.
+        Policy.model_validate_json(json.dumps(document), strict=True)
         with services.db.transaction() as session:
             view = PolicyVersionView.of(policies.publish_policy(tenant.id, document, session=session,
                                                                 activate=activate))

@@ -266,6 +266,19 @@ def test_a_policy_document_takes_its_json_types(client: TestClient, db: Database
     assert stored.status_code == 201, stored.text
 
 
+
+def test_a_policy_document_with_an_integer_wider_than_64_bits_is_a_400(client: TestClient, db: Database,
+                                                                      app_settings: Settings) -> None:
+    from gateway.tenants.service import create_tenant
+
+    with db.transaction() as session:
+        tenant_id = create_tenant(unique_name("contract"), session=session).id
+    admin = {"Authorization": f"Bearer {mint_local_token(app_settings, Role.PLATFORM_ADMIN)}"}
+    # orjson cannot encode such an integer: the refusal must be the field's 400, not an encoder's 500.
+    refused = client.put(f"/admin/v1/tenants/{tenant_id}/policy", headers=admin,
+                         json={"rate_limits": {"requests_per_minute": 5, "burst": 2**70}})
+    assert _refused(refused)["param"] == "rate_limits.burst"
+
 # -- the OpenAPI document ------------------------------------------------------------------------------------------
 def test_openapi_states_400_in_the_error_shape_never_422(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
