@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from gateway.admin.action_log import AuditedAdminRoute, action_log
@@ -108,11 +108,38 @@ def manifest(export_id: str, request: Request, services: ServicesDep, principal:
     return row.manifest
 
 
-@router.get("/public-key", name="audit.public_key")
-def public_key(admin: AdminServicesDep, _: AuditReader) -> dict[str, str]:
-    """The Ed25519 public key that verifies manifests and checkpoints (PEM, SubjectPublicKeyInfo)."""
-    return {"algorithm": "Ed25519", "key_id": admin.signer.key_id, "public_key_pem": public_key_pem(
-        admin.signer.public_key)}
+PEM_MEDIA_TYPE = "application/x-pem-file"
+
+
+def _prefers_pem(accept: str) -> bool:
+    """Whether the Accept header ranks PEM above JSON (a missing or wildcard header keeps JSON)."""
+    ranks: dict[str, float] = {}
+    for part in accept.split(","):
+        media, *params = (piece.strip() for piece in part.split(";"))
+        quality = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        ranks[media.lower()] = max(quality, ranks.get(media.lower(), 0.0))
+    pem = ranks.get(PEM_MEDIA_TYPE, 0.0)
+    return pem > 0 and pem > ranks.get("application/json", 0.0)
+
+
+@router.get("/public-key", name="audit.public_key", responses={200: {"content": {PEM_MEDIA_TYPE: {}}}})
+def public_key(request: Request, admin: AdminServicesDep, _: AuditReader) -> Any:
+    """The Ed25519 public key that verifies manifests and checkpoints (PEM, SubjectPublicKeyInfo).
+
+    JSON by default; ``Accept: application/x-pem-file`` answers with the bare PEM, ready for
+    ``warden audit verify-export --public-key`` (which also reads the JSON document).
+    """
+    pem = public_key_pem(admin.signer.public_key)
+    if _prefers_pem(request.headers.get("accept", "")):
+        return Response(pem, media_type=PEM_MEDIA_TYPE)
+    return {"algorithm": "Ed25519", "key_id": admin.signer.key_id, "public_key_pem": pem}
 
 
 @router.get("/checkpoints", name="audit.checkpoints")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -28,8 +29,27 @@ def public_key_pem(public_key: Ed25519PublicKey) -> str:
                                    serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
 
-def load_public_key(pem: bytes) -> Ed25519PublicKey:
-    key = serialization.load_pem_public_key(pem)
+def load_public_key(data: bytes) -> Ed25519PublicKey:
+    """The key from a PEM file, or from the JSON document ``GET /admin/v1/audit/public-key`` answers with.
+
+    A JSON document's ``key_id``, when present, must be the key's own id: a hand-edited file that pairs one key's
+    PEM with another's id is refused rather than trusted by either half.
+    """
+    text = data.lstrip()
+    if text.startswith(b"{"):
+        try:
+            document = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"public key file is neither PEM nor JSON: {exc}") from exc
+        pem = document.get("public_key_pem") if isinstance(document, dict) else None
+        if not isinstance(pem, str):
+            raise ValueError("public key JSON has no \"public_key_pem\" string")
+        key = load_public_key(pem.encode())
+        claimed = document.get("key_id")
+        if claimed is not None and claimed != key_id_of(key):
+            raise ValueError("public key JSON names a key_id that is not its key's id")
+        return key
+    key = serialization.load_pem_public_key(data)
     if not isinstance(key, Ed25519PublicKey):
         raise ValueError("not an Ed25519 public key")
     return key

@@ -150,6 +150,30 @@ def test_cli_verify_export_exit_codes(client: TestClient, db: Database, platform
     assert "FAILED" in out and "VERIFICATION FAILED" in out
 
 
+def test_public_key_as_pem_and_the_cli_reads_either_form(client: TestClient, db: Database, platform: dict[str, str],
+                                                         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = client.get("/admin/v1/audit/public-key", headers=platform).json()
+    pem = client.get("/admin/v1/audit/public-key", headers={**platform, "accept": "application/x-pem-file"})
+    assert pem.status_code == 200 and pem.headers["content-type"].startswith("application/x-pem-file")
+    assert pem.text == document["public_key_pem"]
+    ranked = client.get("/admin/v1/audit/public-key",
+                        headers={**platform, "accept": "application/x-pem-file;q=0.5, application/json"})
+    assert ranked.json() == document  # JSON ranked higher wins
+    tenant_id = _tenant_with_records(client, db, 5)
+    path, manifest = _download(client, platform, tmp_path, tenant=tenant_id)
+    manifest_path = tmp_path / "manifest.json"
+    manifest_path.write_text(json.dumps(manifest))
+    for name, body in (("public.pem", pem.text), ("public.json", json.dumps(document))):
+        key_path = tmp_path / name
+        key_path.write_text(body)
+        assert main(["audit", "verify-export", str(path), str(manifest_path), "--public-key", str(key_path)]) == 0
+        assert "5 row(s) checked: ok" in capsys.readouterr().out
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({**document, "key_id": "0" * 32}))
+    assert main(["audit", "verify-export", str(path), str(manifest_path), "--public-key", str(forged)]) != 0
+    assert "key_id" in capsys.readouterr().err
+
+
 def test_csv_round_trips_nulls_backslashes_and_quotes(client: TestClient, db: Database, platform: dict[str, str],
                                                       public_key: Any, tmp_path: Path) -> None:
     assert client.app.state.services.audit.flush(10)  # type: ignore[attr-defined]
