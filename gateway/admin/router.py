@@ -48,7 +48,7 @@ from gateway.keys.service import issue_key
 from gateway.openai.dependencies import ServicesDep
 from gateway.policystore import service as policies
 from gateway.tenants.models import Tenant
-from gateway.tenants.service import TenantError, create_tenant, list_tenants
+from gateway.tenants.service import TenantError, TenantNameTaken, create_tenant, list_tenants
 from policies import Policy
 from policies.model import public_prefix_hash
 
@@ -77,8 +77,10 @@ def create(body: TenantCreate, request: Request, services: ServicesDep, _: Platf
         with services.db.transaction() as session:
             tenant = create_tenant(body.name, session=session)
             view = TenantView.of(tenant)
+    except TenantNameTaken as exc:
+        raise conflict(str(exc)) from None
     except TenantError as exc:
-        raise conflict(str(exc)) if "exists" in str(exc) else invalid_request(str(exc), param="name") from None
+        raise invalid_request(str(exc), param="name") from None
     entry.chain_tenant_id = view.id
     entry.target["tenant"] = view.id
     entry.details["name"] = view.name
@@ -104,8 +106,10 @@ def update(body: TenantUpdate, tenant: PlatformTenant, request: Request, service
         with services.db.transaction() as session:
             return TenantView.of(service.update_tenant(tenant, session=session, name=body.name,
                                                        legal_hold=body.legal_hold))
+    except TenantNameTaken as exc:
+        raise conflict(str(exc)) from None
     except TenantError as exc:
-        raise conflict(str(exc)) if "exists" in str(exc) else invalid_request(str(exc), param="name") from None
+        raise invalid_request(str(exc), param="name") from None
 
 
 def _set_suspended(tenant: Tenant, suspended: bool, services: ServicesDep) -> TenantView:

@@ -18,7 +18,7 @@ from gateway.keys.models import ApiKey
 from gateway.keys.service import IssuedKey, issue_key
 from gateway.policystore.service import load_active_policy, publish_policy
 from gateway.tenants.models import Tenant
-from gateway.tenants.service import TENANT_NAME, TenantError
+from gateway.tenants.service import check_tenant_name
 
 ADMIN_ENDPOINT_PREFIX = "admin."
 
@@ -31,10 +31,7 @@ def update_tenant(tenant: Tenant, *, session: Session, name: str | None = None,
                   legal_hold: bool | None = None) -> Tenant:
     tenant = session.merge(tenant)
     if name is not None and name != tenant.name:
-        if not TENANT_NAME.match(name):
-            raise TenantError("tenant names are 1-200 characters: letters, digits, '.', '_' or '-'")
-        if session.scalar(select(Tenant.id).where(Tenant.name == name)) is not None:
-            raise TenantError(f"tenant {name!r} already exists")
+        check_tenant_name(name, session=session)
         tenant.name = name
     if legal_hold is not None:
         tenant.legal_hold = legal_hold

@@ -18,14 +18,27 @@ TENANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 
 
 class TenantError(ValueError):
+    """A tenant name that cannot be used; the subclass says why (the admin API maps each to its status)."""
+
+
+class InvalidTenantName(TenantError):
     pass
 
 
-def create_tenant(name: str, *, session: Session) -> Tenant:
+class TenantNameTaken(TenantError):
+    pass
+
+
+def check_tenant_name(name: str, *, session: Session) -> None:
+    """Refuse a name that is malformed or already another tenant's."""
     if not TENANT_NAME.match(name):
-        raise TenantError("tenant names are 1-200 characters: letters, digits, '.', '_' or '-'")
-    if session.scalar(select(Tenant).where(Tenant.name == name)) is not None:
-        raise TenantError(f"tenant {name!r} already exists")
+        raise InvalidTenantName("tenant names are 1-200 characters: letters, digits, '.', '_' or '-'")
+    if session.scalar(select(Tenant.id).where(Tenant.name == name)) is not None:
+        raise TenantNameTaken(f"tenant {name!r} already exists")
+
+
+def create_tenant(name: str, *, session: Session) -> Tenant:
+    check_tenant_name(name, session=session)
     tenant = Tenant(name=name)
     session.add(tenant)
     session.flush()

@@ -59,6 +59,11 @@ def test_tenant_lifecycle_and_suspension(client: TestClient, platform: dict[str,
     renamed = client.patch(f"/admin/v1/tenants/{tenant_id}", json={"name": name + "-2", "legal_hold": True},
                            headers=platform).json()
     assert renamed["name"] == name + "-2" and renamed["legal_hold"] is True
+    other = client.post("/admin/v1/tenants", json={"name": unique_name()}, headers=platform).json()
+    taken = client.patch(f"/admin/v1/tenants/{other['id']}", json={"name": name + "-2"}, headers=platform)
+    assert taken.status_code == 409 and "already exists" in taken.json()["error"]["message"]
+    malformed = client.patch(f"/admin/v1/tenants/{other['id']}", json={"name": "exists?"}, headers=platform)
+    assert malformed.status_code == 400 and malformed.json()["error"]["param"] == "name"  # a word is not a status
 
     key = client.post(f"/admin/v1/tenants/{tenant_id}/keys", headers=platform).json()["api_key"]
     assert _v1_status(client, key) == 503  # authenticated; no engine in this app
