@@ -2,9 +2,9 @@
 
 Whether verifying drafts pays depends on how much more a step of ``B + D`` tokens costs than one of ``B``. On a
 GPU a decode step is memory-bound and a few more rows are nearly free; on a CPU a lone sequence runs one-row
-kernels while a verification step runs the multi-row GEMMs (1.6-1.9x the time), and large batches are
-compute-bound. Rather than guess per device, the engine times its own decode-only steps and keeps, per token
-count, the median of the latest few (robust to a noisy neighbour and to one slow outlier).
+kernels while a verification step runs the slower multi-row GEMMs, and large batches are compute-bound. Rather
+than guess per device, the engine times its own decode-only steps and keeps, per token count, the median of the
+latest few (robust to a noisy neighbour and to one slow outlier).
 
 The first step of each size is not recorded: it may compile a graph or allocate. A size with fewer than
 ``min_samples`` recorded steps is unknown: between measured sizes it is interpolated, and past the largest it is

@@ -20,12 +20,10 @@ keys move to the next in their own ranking, every other key stays where its cach
 Load bound: the preferred replica is skipped when its in-flight count exceeds the least-loaded live replica's by
 more than ``max(SPILL_MIN, SPILL_FRACTION * least)``; the request then goes to the next replica in the key's ranking
 that is within the bound (the least loaded always is), so a hot key's overflow also warms one cache, not all.
-The slack is small, measured (``python -m bench.replica_routing``, 2 replicas on this 2-core box, 8 tenants' chats,
-8 in flight, quiet machine): with the first bound tried, ``max(8, 50%)``, hashing put 54 of 72 requests on one
-replica (the spill never triggered at 8 in flight), so one replica queued while the other idled: 116 tok/s, below
-round-robin's 128 despite 80% prefix hits against 71%. With ``max(2, 25%)`` the split was 36/36 at 77% hits:
-139 tok/s (1.09x round-robin, 1.04x least-busy) and the best TTFT p90. A cold prefill of a system prompt on a
-second replica costs once; an idle replica costs every step.
+The slack is small on purpose: a loose bound never triggers at a handful of requests in flight, so one replica
+queues while another idles, and an idle replica costs every step while a cold prefill of a system prompt on a
+second replica costs once. ``python -m bench.replica_routing`` measures the bound against round-robin and
+least-busy routing (``bench/results/replica_routing.json``).
 """
 
 from __future__ import annotations
