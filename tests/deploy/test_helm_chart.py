@@ -1,6 +1,7 @@
 """The Helm chart (deploy/helm/warden), rendered and linted offline by Helm's own SDK (helm-python-sdk) for a matrix
 of values files, every object validated strictly against the bundled Kubernetes schemas (kubernetes-validate) or the
-vendored CRD schemas (tests/deploy/schemas), and the invariants the chart promises: selectors that match, Secret
+vendored CRD schemas (tests/deploy/schemas: the published CRDs' OpenAPI schemas with their CEL rules as Python in
+crd_rules.py), and the invariants the chart promises: selectors that match, Secret
 references that exist, the migration hook, probe and drain timings consistent with Warden's settings, no
 credential in plain text, and the renders that must fail."""
 
@@ -26,6 +27,7 @@ from kubernetes_validate.utils import latest_version
 from gateway.cli import SHUTDOWN_CUT_MARGIN_S, build_parser
 from gateway.core.engine_settings import EngineSettings
 from gateway.core.settings import Settings
+from tests.deploy.crd_rules import broken_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART_DIR = ROOT / "deploy" / "helm" / "warden"
@@ -51,6 +53,24 @@ def _crd_schemas() -> dict[tuple[str, str], dict[str, Any]]:
 
 
 CRD_SCHEMAS = _crd_schemas()
+# The integer formats the CRDs declare, checked as the API server does (JSON Schema leaves formats to the caller).
+CRD_FORMATS = jsonschema.FormatChecker(formats=())
+CRD_FORMATS.checks("int32")(lambda n: not isinstance(n, int) or -(2**31) <= n < 2**31)
+CRD_FORMATS.checks("int64")(lambda n: not isinstance(n, int) or -(2**63) <= n < 2**63)
+
+
+def crd_problems(obj: dict[str, Any]) -> list[str]:
+    """What the API server would refuse in a custom resource: its schema (strict), its metadata as an ObjectMeta,
+    and its CEL rules."""
+    schema = CRD_SCHEMAS[(obj["apiVersion"], obj["kind"])]
+    validator = jsonschema.Draft7Validator(schema, format_checker=CRD_FORMATS)
+    problems = [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(obj)]
+    try:  # metadata is an ObjectMeta whatever the kind: checked inside a ConfigMap by the bundled schemas
+        kubernetes_validate.validate({"apiVersion": "v1", "kind": "ConfigMap", "metadata": obj["metadata"]},
+                                     KUBE_VERSION, strict=True)
+    except kubernetes_validate.ValidationError as error:
+        problems.append(f"metadata: {error.message}")
+    return problems + broken_rules(obj, schema)
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +160,7 @@ def test_every_object_is_valid_for_its_schema(case: tuple[dict[str, Any], list[d
     for obj in objects:
         key = (obj["apiVersion"], obj["kind"])
         if key in CRD_SCHEMAS:
-            jsonschema.Draft7Validator(CRD_SCHEMAS[key]).validate(obj)
+            assert crd_problems(obj) == [], key
         else:
             kubernetes_validate.validate(obj, KUBE_VERSION, strict=True)
 
@@ -349,3 +369,57 @@ def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, An
     for key, value in overrides.items():
         merged[key] = _deep_merge(merged.get(key) or {}, value) if isinstance(value, dict) and value else value
     return merged
+
+
+PRODUCTION = HERE / "values" / "production-gpu-inference-gateway.yaml"
+
+
+def _rendered(chart: helm.Chart, kind: str) -> dict[str, Any]:
+    return one(render(chart, load_values(PRODUCTION)), kind, None)
+
+
+@pytest.mark.parametrize(("kind", "mutate", "problem"), [
+    ("InferencePool", lambda o: o["spec"]["endpointPickerRef"].update(portNumber=9002), "'portNumber' was unexpected"),
+    ("InferencePool", lambda o: o["spec"]["targetPorts"].append({"number": 8443}), "port number must be unique"),
+    ("InferencePool", lambda o: o["spec"]["endpointPickerRef"].pop("port"), "port is required"),
+    ("InferencePool", lambda o: o["spec"]["targetPorts"][0].update(number=70000), "70000 is greater than"),
+    ("HTTPRoute", lambda o: o["spec"]["rules"][0]["backendRefs"][0].update(weight=-1), "-1 is less than"),
+    ("HTTPRoute", lambda o: o["spec"]["rules"][0]["matches"][0]["path"].update(value="/v1/../admin"),
+     "must not contain '/../'"),
+    ("HTTPRoute", lambda o: o["spec"]["rules"][0]["timeouts"].update(backendRequest="20m"),
+     "backendRequest timeout cannot be longer"),
+    ("HTTPRoute", lambda o: o["spec"]["rules"][0].update(sessionPersistence={"type": "Cookie"}),
+     "'sessionPersistence' was unexpected"),  # experimental channel only
+    ("HTTPRoute", lambda o: o["spec"]["parentRefs"].append(dict(o["spec"]["parentRefs"][0])), "sectionName"),
+    ("ScaledObject", lambda o: o["spec"].update(minReplicaCount=9), "minReplicaCount must be less than"),
+    ("ScaledObject", lambda o: o["spec"]["triggers"][0]["metadata"].update(threshold=4), "4 is not of type 'string'"),
+    ("ScaledObject", lambda o: o["spec"].update(pollingInterval=2**31), "int32"),
+    ("ServiceMonitor", lambda o: o["spec"]["endpoints"][0].update(bearerTokenSecretName="x"),
+     "'bearerTokenSecretName' was unexpected"),
+    ("ServiceMonitor", lambda o: o["metadata"].update(labelz={}), "'labelz' was unexpected"),
+])
+def test_the_vendored_crd_schemas_refuse_what_the_api_server_refuses(chart: helm.Chart, kind: str, mutate: Any,
+                                                                     problem: str) -> None:
+    obj = _rendered(chart, kind)
+    assert crd_problems(obj) == []
+    mutate(obj)
+    problems = crd_problems(obj)
+    assert any(problem in p for p in problems), problems
+
+
+def test_every_custom_resource_the_chart_renders_has_a_vendored_schema(chart: helm.Chart) -> None:
+    def built_in(api_version: str, kind: str) -> bool:
+        try:
+            kubernetes_validate.validate({"apiVersion": api_version, "kind": kind}, KUBE_VERSION)
+        except kubernetes_validate.SchemaNotFoundError:
+            return False
+        except kubernetes_validate.ValidationError:
+            pass
+        return True
+
+    rendered = {(o["apiVersion"], o["kind"]) for path in VALUES_FILES for o in render(chart, load_values(path))}
+    custom = {key for key in rendered if not built_in(*key)}
+    assert custom == {("inference.networking.k8s.io/v1", "InferencePool"),
+                      ("gateway.networking.k8s.io/v1", "HTTPRoute"), ("keda.sh/v1alpha1", "ScaledObject"),
+                      ("monitoring.coreos.com/v1", "ServiceMonitor")}
+    assert custom <= CRD_SCHEMAS.keys()
