@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.errors import UnknownModelError
 
-SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2")
+SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe")
 
 
 @dataclass(slots=True)
@@ -28,6 +28,17 @@ class ModelArchConfig:
     rope_scaling: dict[str, Any] | None = None  # HF-style, e.g. {"rope_type": "llama3", "factor": 8.0, ...}
     bos_token_id: int | None = None
     eos_token_ids: list[int] = field(default_factory=list)
+    # Mixture-of-experts feed-forward (Mixtral, Qwen2-MoE); num_experts 0: every layer dense.
+    num_experts: int = 0
+    num_experts_per_tok: int = 0
+    moe_intermediate_size: int = 0  # each routed expert's
+    norm_topk_prob: bool = True  # renormalise the top-k routing weights to sum to 1 (Mixtral always does)
+    shared_expert_intermediate_size: int = 0  # Qwen2-MoE: an always-on expert scaled by sigmoid(x @ gate)
+    moe_layer_step: int = 1  # every n-th layer is sparse (Qwen2-MoE's decoder_sparse_step)
+    dense_layers: list[int] = field(default_factory=list)  # layers kept dense (Qwen2-MoE's mlp_only_layers)
+
+    def is_moe_layer(self, index: int) -> bool:
+        return self.num_experts > 0 and index not in self.dense_layers and (index + 1) % self.moe_layer_step == 0
 
     @classmethod
     def from_hf(cls, cfg: dict[str, Any]) -> ModelArchConfig:
@@ -54,8 +65,24 @@ class ModelArchConfig:
             rope_theta=cfg.get("rope_theta", rope_params.get("rope_theta", 10000.0)),
             max_position_embeddings=cfg.get("max_position_embeddings", 2048),
             tie_word_embeddings=cfg.get("tie_word_embeddings", False),
-            attention_bias=cfg.get("attention_bias", model_type == "qwen2"),
+            attention_bias=cfg.get("attention_bias", cfg.get("qkv_bias", model_type in ("qwen2", "qwen2_moe"))),
             rope_scaling=scaling,
             bos_token_id=cfg.get("bos_token_id"),
             eos_token_ids=[] if eos is None else ([eos] if isinstance(eos, int) else list(eos)),
+            **_moe_fields(model_type, cfg),
         )
+
+
+def _moe_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    """The mixture-of-experts fields of an HF config (transformers' names per family); none for a dense family."""
+    if model_type == "mixtral":
+        return {"num_experts": cfg["num_local_experts"], "num_experts_per_tok": cfg["num_experts_per_tok"],
+                "moe_intermediate_size": cfg["intermediate_size"], "norm_topk_prob": True}
+    if model_type == "qwen2_moe":
+        return {"num_experts": cfg["num_experts"], "num_experts_per_tok": cfg["num_experts_per_tok"],
+                "moe_intermediate_size": cfg["moe_intermediate_size"],
+                "norm_topk_prob": cfg.get("norm_topk_prob", False),
+                "shared_expert_intermediate_size": cfg.get("shared_expert_intermediate_size", 0),
+                "moe_layer_step": cfg.get("decoder_sparse_step", 1),
+                "dense_layers": list(cfg.get("mlp_only_layers") or [])}
+    return {}
