@@ -1,6 +1,9 @@
-"""/admin/v1/tenants/{tenant_id}/mcp-servers: a tenant's registry of upstream MCP servers.
+"""The registries of upstream MCP servers: ``/admin/v1/tenants/{tenant_id}/mcp-servers`` (a tenant's own) and
+``/admin/v1/mcp-servers`` (global: offered to every tenant whose tool policy allows it).
 
-platform-admin on any tenant, tenant-admin on its own. Each registration, update and deletion is a new version
+A tenant's registry: platform-admin on any tenant, tenant-admin on its own. The global registry: platform-admin
+writes it; platform and tenant admins read it. A tenant's own server shadows a global one of the same name for that
+tenant only (``gateway.mcp.registry``). Each registration, update and deletion is a new version
 (``GET .../{name}/versions``). Credentials (``credentials.headers``) are write-only: stored sealed, answered only
 as ``has_credentials``, never logged nor audited. Only a platform admin may set ``allow_private_network`` (loopback,
 link-local and private targets); a tenant admin who changes a server's URL clears it.
@@ -16,9 +19,9 @@ from fastapi import APIRouter, Depends, Path, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gateway.admin.action_log import AuditedAdminRoute, action_log
-from gateway.admin.dependencies import AdminDep, tenant_in_scope
+from gateway.admin.dependencies import AdminDep, require, tenant_in_scope
 from gateway.admin.errors import conflict, forbidden, not_found
-from gateway.adminauth.roles import Role
+from gateway.adminauth.roles import AdminPrincipal, Role
 from gateway.core.errors import invalid_request
 from gateway.mcp.models import McpServer
 from gateway.mcp.registry import (
@@ -37,6 +40,8 @@ from policies.tools import SERVER_NAME_PATTERN
 
 router = APIRouter(prefix="/admin/v1", tags=["admin"], route_class=AuditedAdminRoute)
 ManagedTenant = Annotated[Tenant, Depends(tenant_in_scope(Role.PLATFORM_ADMIN, Role.TENANT_ADMIN))]
+PlatformAdmin = Annotated[AdminPrincipal, Depends(require(Role.PLATFORM_ADMIN))]
+GlobalReader = Annotated[AdminPrincipal, Depends(require(Role.PLATFORM_ADMIN, Role.TENANT_ADMIN))]
 ServerName = Annotated[str, Path(pattern=SERVER_NAME_PATTERN, max_length=32)]
 MAX_HEADERS = 16
 _HEADER_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -81,6 +86,8 @@ class McpServerUpdate(_Body):
 
 class McpServerView(BaseModel):
     name: str
+    # "tenant": the tenant's own record; "global": offered to every tenant.
+    scope: str
     version: int
     url: str
     timeout_s: float
@@ -92,7 +99,8 @@ class McpServerView(BaseModel):
 
     @classmethod
     def of(cls, row: McpServer) -> McpServerView:
-        return cls(name=row.name, version=row.version, url=row.url, timeout_s=row.timeout_s,
+        return cls(name=row.name, scope="global" if row.tenant_id is None else "tenant", version=row.version,
+                   url=row.url, timeout_s=row.timeout_s,
                    allow_private_network=row.allow_private_network, has_credentials=row.credentials is not None,
                    deleted=row.deleted, created_at=row.created_at, created_by=row.created_by)
 
@@ -116,23 +124,21 @@ def _target(request: Request, name: str, **details: Any) -> None:
     entry.details.update(details)
 
 
-@router.get("/tenants/{tenant_id}/mcp-servers", name="mcp_servers.list", response_model=list[McpServerView])
-def servers_list(tenant: ManagedTenant, services: ServicesDep) -> list[McpServerView]:
+# --- the operations, on a tenant's registry (owner: its id) or the global one (owner: None) -------------------------
+def _list(owner: str | None, services: Any) -> list[McpServerView]:
     with services.db.session() as session:
-        return [McpServerView.of(row) for row in live_servers(tenant.id, session=session)]
+        return [McpServerView.of(row) for row in live_servers(owner, session=session)]
 
 
-@router.post("/tenants/{tenant_id}/mcp-servers", name="mcp_servers.register", status_code=status.HTTP_201_CREATED,
-             response_model=McpServerView)
-def servers_register(body: McpServerRegister, tenant: ManagedTenant, request: Request, services: ServicesDep,
-                     principal: AdminDep) -> McpServerView:
+def _register(owner: str | None, body: McpServerRegister, request: Request, services: Any,
+              principal: AdminPrincipal) -> McpServerView:
     _target(request, body.name, allow_private_network=body.allow_private_network)
     if body.allow_private_network and not principal.has(Role.PLATFORM_ADMIN):
         raise forbidden("Only a platform admin may allow private-network targets")
     url = _checked_url(body.url)
     try:
         with services.db.transaction() as session:
-            row = register_server(tenant.id, body.name, url=url,
+            row = register_server(owner, body.name, url=url,
                                   headers=body.credentials.headers if body.credentials else None,
                                   timeout_s=body.timeout_s, allow_private_network=body.allow_private_network,
                                   created_by=principal.subject[:200], server_secret=services.secrets.server_secret,
@@ -144,28 +150,24 @@ def servers_register(body: McpServerRegister, tenant: ManagedTenant, request: Re
     return view
 
 
-@router.get("/tenants/{tenant_id}/mcp-servers/{name}", name="mcp_servers.get", response_model=McpServerView)
-def servers_get(name: ServerName, tenant: ManagedTenant, services: ServicesDep) -> McpServerView:
+def _get(owner: str | None, name: str, services: Any) -> McpServerView:
     with services.db.session() as session:
-        row = current_server(tenant.id, name, session=session)
+        row = current_server(owner, name, session=session)
         if row is None or row.deleted:
             raise not_found("MCP server")
         return McpServerView.of(row)
 
 
-@router.get("/tenants/{tenant_id}/mcp-servers/{name}/versions", name="mcp_servers.versions",
-            response_model=list[McpServerView])
-def servers_versions(name: ServerName, tenant: ManagedTenant, services: ServicesDep) -> list[McpServerView]:
+def _versions(owner: str | None, name: str, services: Any) -> list[McpServerView]:
     with services.db.session() as session:
-        rows = server_history(tenant.id, name, session=session)
+        rows = server_history(owner, name, session=session)
         if not rows:
             raise not_found("MCP server")
         return [McpServerView.of(row) for row in rows]
 
 
-@router.patch("/tenants/{tenant_id}/mcp-servers/{name}", name="mcp_servers.update", response_model=McpServerView)
-def servers_update(name: ServerName, body: McpServerUpdate, tenant: ManagedTenant, request: Request,
-                   services: ServicesDep, principal: AdminDep) -> McpServerView:
+def _update(owner: str | None, name: str, body: McpServerUpdate, request: Request, services: Any,
+            principal: AdminPrincipal) -> McpServerView:
     _target(request, name)
     platform = principal.has(Role.PLATFORM_ADMIN)
     if body.allow_private_network and not platform:
@@ -177,7 +179,7 @@ def servers_update(name: ServerName, body: McpServerUpdate, tenant: ManagedTenan
     if url is not None and not platform:
         allow_private = False  # a platform admin allowed the old target, not whatever a tenant points it at now
     with services.db.transaction() as session:
-        previous = current_server(tenant.id, name, session=session)
+        previous = current_server(owner, name, session=session)
         if previous is None or previous.deleted:
             raise not_found("MCP server")
         row = update_server(previous, url=url, headers=body.credentials.headers if body.credentials else None,
@@ -189,15 +191,83 @@ def servers_update(name: ServerName, body: McpServerUpdate, tenant: ManagedTenan
     return view
 
 
-@router.delete("/tenants/{tenant_id}/mcp-servers/{name}", name="mcp_servers.delete",
-               status_code=status.HTTP_204_NO_CONTENT)
-def servers_delete(name: ServerName, tenant: ManagedTenant, request: Request, services: ServicesDep,
-                   principal: AdminDep) -> Response:
+def _delete(owner: str | None, name: str, request: Request, services: Any, principal: AdminPrincipal) -> Response:
     _target(request, name)
     with services.db.transaction() as session:
-        previous = current_server(tenant.id, name, session=session)
+        previous = current_server(owner, name, session=session)
         if previous is None or previous.deleted:
             raise not_found("MCP server")
         delete_server(previous, created_by=principal.subject[:200], session=session)
     _forget_cached(request)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+# --- a tenant's registry -------------------------------------------------------------------------------------------
+@router.get("/tenants/{tenant_id}/mcp-servers", name="mcp_servers.list", response_model=list[McpServerView])
+def servers_list(tenant: ManagedTenant, services: ServicesDep) -> list[McpServerView]:
+    return _list(tenant.id, services)
+
+
+@router.post("/tenants/{tenant_id}/mcp-servers", name="mcp_servers.register", status_code=status.HTTP_201_CREATED,
+             response_model=McpServerView)
+def servers_register(body: McpServerRegister, tenant: ManagedTenant, request: Request, services: ServicesDep,
+                     principal: AdminDep) -> McpServerView:
+    return _register(tenant.id, body, request, services, principal)
+
+
+@router.get("/tenants/{tenant_id}/mcp-servers/{name}", name="mcp_servers.get", response_model=McpServerView)
+def servers_get(name: ServerName, tenant: ManagedTenant, services: ServicesDep) -> McpServerView:
+    return _get(tenant.id, name, services)
+
+
+@router.get("/tenants/{tenant_id}/mcp-servers/{name}/versions", name="mcp_servers.versions",
+            response_model=list[McpServerView])
+def servers_versions(name: ServerName, tenant: ManagedTenant, services: ServicesDep) -> list[McpServerView]:
+    return _versions(tenant.id, name, services)
+
+
+@router.patch("/tenants/{tenant_id}/mcp-servers/{name}", name="mcp_servers.update", response_model=McpServerView)
+def servers_update(name: ServerName, body: McpServerUpdate, tenant: ManagedTenant, request: Request,
+                   services: ServicesDep, principal: AdminDep) -> McpServerView:
+    return _update(tenant.id, name, body, request, services, principal)
+
+
+@router.delete("/tenants/{tenant_id}/mcp-servers/{name}", name="mcp_servers.delete",
+               status_code=status.HTTP_204_NO_CONTENT)
+def servers_delete(name: ServerName, tenant: ManagedTenant, request: Request, services: ServicesDep,
+                   principal: AdminDep) -> Response:
+    return _delete(tenant.id, name, request, services, principal)
+
+
+# --- the global registry -------------------------------------------------------------------------------------------
+@router.get("/mcp-servers", name="mcp_servers.global_list", response_model=list[McpServerView])
+def global_list(_principal: GlobalReader, services: ServicesDep) -> list[McpServerView]:
+    return _list(None, services)
+
+
+@router.post("/mcp-servers", name="mcp_servers.global_register", status_code=status.HTTP_201_CREATED,
+             response_model=McpServerView)
+def global_register(body: McpServerRegister, request: Request, services: ServicesDep,
+                    principal: PlatformAdmin) -> McpServerView:
+    return _register(None, body, request, services, principal)
+
+
+@router.get("/mcp-servers/{name}", name="mcp_servers.global_get", response_model=McpServerView)
+def global_get(name: ServerName, _principal: GlobalReader, services: ServicesDep) -> McpServerView:
+    return _get(None, name, services)
+
+
+@router.get("/mcp-servers/{name}/versions", name="mcp_servers.global_versions", response_model=list[McpServerView])
+def global_versions(name: ServerName, _principal: GlobalReader, services: ServicesDep) -> list[McpServerView]:
+    return _versions(None, name, services)
+
+
+@router.patch("/mcp-servers/{name}", name="mcp_servers.global_update", response_model=McpServerView)
+def global_update(name: ServerName, body: McpServerUpdate, request: Request, services: ServicesDep,
+                  principal: PlatformAdmin) -> McpServerView:
+    return _update(None, name, body, request, services, principal)
+
+
+@router.delete("/mcp-servers/{name}", name="mcp_servers.global_delete", status_code=status.HTTP_204_NO_CONTENT)
+def global_delete(name: ServerName, request: Request, services: ServicesDep, principal: PlatformAdmin) -> Response:
+    return _delete(None, name, request, services, principal)

@@ -1,8 +1,10 @@
-"""The registry of upstream MCP servers: one row per version of a tenant's server record.
+"""The registry of upstream MCP servers: one row per version of a server record, a tenant's own or a global one.
 
 A registration, each update and the deletion each write a new version; the newest version is the one in force
 (``is_current``), and a deleted server's newest version says ``deleted``. Credentials are stored sealed
-(``gateway.mcp.credentials``), never in clear.
+(``gateway.mcp.credentials``), never in clear. A global record (``tenant_id`` NULL) is registered by a platform
+admin and offered to every tenant whose tool policy allows it; a tenant's own record of the same name shadows it
+for that tenant.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ class McpServer(Base):
     __tablename__ = "mcp_servers"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.id", ondelete="RESTRICT"))
+    # None: a global record, offered to every tenant.
+    tenant_id: Mapped[str | None] = mapped_column(ForeignKey("tenants.id", ondelete="RESTRICT"), nullable=True)
     name: Mapped[str] = mapped_column(String(32))
     version: Mapped[int] = mapped_column(Integer)
     url: Mapped[str] = mapped_column(String(2048))
@@ -40,4 +43,11 @@ class McpServer(Base):
         # At most one version in force per (tenant, name), enforced by the database on both backends.
         Index("uq_mcp_servers_one_current", "tenant_id", "name", unique=True,
               sqlite_where=text("is_current"), postgresql_where=text("is_current")),
+        # NULLs are distinct in the two indexes above, so global records get their own: one version number per
+        # name, and at most one version in force per name.
+        Index("uq_mcp_servers_global_name_version", "name", "version", unique=True,
+              sqlite_where=text("tenant_id IS NULL"), postgresql_where=text("tenant_id IS NULL")),
+        Index("uq_mcp_servers_global_one_current", "name", unique=True,
+              sqlite_where=text("tenant_id IS NULL AND is_current"),
+              postgresql_where=text("tenant_id IS NULL AND is_current")),
     )

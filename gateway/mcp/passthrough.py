@@ -148,7 +148,8 @@ class Passthrough:
             await self._refuse(record, "unknown", 404, f"unknown {name[:200]!r}")
         assert parts is not None
         server = servers[parts[0]]
-        record.decisions.append({"stage": "upstream", "server": server.name, "server_version": server.version})
+        record.decisions.append({"stage": "upstream", "server": server.name, "server_version": server.version,
+                                 "server_scope": server.scope})
         started = time.perf_counter()
         try:
             result = await fetch(server)

@@ -92,7 +92,8 @@ class ToolCall:
         elapsed_ms = (time.perf_counter() - self.started) * 1000
         call = {"stage": "tool_call", "decision": "allowed" if outcome in ("ok", "tool_error") else "refused",
                 "status": outcome, "server": self.server.name if self.server else None,
-                "server_version": self.server.version if self.server else None, "tool": self.tool,
+                "server_version": self.server.version if self.server else None,
+                "server_scope": self.server.scope if self.server else None, "tool": self.tool,
                 "arguments_sha256": self.arguments_sha256, "result_bytes": self.result_bytes,
                 "upstream_ms": round(self.upstream_ms, 3)}
         return AuditEvent(

@@ -7,37 +7,18 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
-from admin_support import auth, token_for
-from gateway_support import new_tenant_with_key
-from mcp_support import Served, serve, warden_client
+from mcp_support import Served, serve, tenant_with_upstream, warden_client
 from sqlalchemy import select
 
-from gateway.adminauth.roles import Role
 from gateway.app import create_app
 from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
-from gateway.keys.service import IssuedKey
-from gateway.policystore.service import publish_policy
 
 RAW_EMAIL = "jane.doe@example.com"  # in the upstream's lookup_customer result (mcp_support.LEAK_TEXT)
-
-
-def _tenant(db: Database, settings: Settings, warden: Served, upstream: Served,
-            policy: dict[str, Any] | None = None) -> tuple[str, IssuedKey]:
-    tenant, issued = new_tenant_with_key(db, settings)
-    body = {"name": "tools", "url": f"{upstream.base}/mcp", "allow_private_network": True, "timeout_s": 30.0}
-    response = httpx.post(f"{warden.base}/admin/v1/tenants/{tenant.id}/mcp-servers", json=body,
-                          headers=auth(token_for(settings, Role.PLATFORM_ADMIN)), timeout=30)
-    assert response.status_code == 201, response.text
-    if policy is not None:
-        with db.transaction() as session:
-            publish_policy(tenant.id, policy, session=session)
-    return tenant.id, issued
 
 
 def _rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[AuditRecord]:
@@ -54,7 +35,8 @@ def _rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[Audit
 
 async def test_each_listing_is_one_audit_record(db: Database, warden_settings: Settings, warden: Served,
                                                 upstream: Served) -> None:
-    tenant_id, issued = _tenant(db, warden_settings, warden, upstream, {"tools": {"denied_tools": ["tools__big"]}})
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, warden, upstream,
+                                             {"tools": {"denied_tools": ["tools__big"]}})
     async with warden_client(warden.base, issued.api_key) as client:
         listed = (await client.list_tools()).tools
         await client.list_tools()
@@ -68,7 +50,7 @@ async def test_each_listing_is_one_audit_record(db: Database, warden_settings: S
 @pytest.mark.parametrize("mode", ["full", "redacted", "hashes"])
 async def test_a_calls_content_follows_the_tenants_audit_content(db: Database, warden_settings: Settings,
                                                                  warden: Served, upstream: Served, mode: str) -> None:
-    tenant_id, issued = _tenant(db, warden_settings, warden, upstream, {"audit_content": mode})
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, warden, upstream, {"audit_content": mode})
     async with warden_client(warden.base, issued.api_key) as client:
         released = await client.call_tool("tools__lookup_customer", {"customer_id": "c9"})
     assert RAW_EMAIL not in json.dumps(released.model_dump(mode="json"))  # the default policy masks results
@@ -96,7 +78,7 @@ def draining_warden(warden_settings: Settings) -> Iterator[Served]:
 
 async def test_a_call_in_flight_at_shutdown_is_cut_after_the_grace_and_audited(
         db: Database, warden_settings: Settings, draining_warden: Served, upstream: Served) -> None:
-    tenant_id, issued = _tenant(db, warden_settings, draining_warden, upstream)
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, draining_warden, upstream)
     lifecycle = draining_warden.app.state.lifecycle
     async with warden_client(draining_warden.base, issued.api_key) as client:
         call = asyncio.create_task(client.call_tool("tools__slow", {"seconds": 30}))

@@ -5,37 +5,18 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
-import httpx
 import pytest
-from admin_support import auth, token_for
-from gateway_support import new_tenant_with_key
 from mcp.shared.exceptions import MCPError
-from mcp_support import Served, warden_client
+from mcp_support import Served, tenant_with_upstream, warden_client
 from sqlalchemy import select
 
-from gateway.adminauth.roles import Role
 from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.mcp.passthrough import namespaced_uri, split_uri
-from gateway.policystore.service import publish_policy
 
 RAW_EMAIL = "jane.doe@example.com"
-
-
-def _tenant(db: Database, settings: Settings, warden: Served, upstream: Served,
-            policy: dict[str, Any] | None = None) -> tuple[str, str]:
-    tenant, issued = new_tenant_with_key(db, settings)
-    body = {"name": "tools", "url": f"{upstream.base}/mcp", "allow_private_network": True, "timeout_s": 10.0}
-    response = httpx.post(f"{warden.base}/admin/v1/tenants/{tenant.id}/mcp-servers", json=body,
-                          headers=auth(token_for(settings, Role.PLATFORM_ADMIN)), timeout=30)
-    assert response.status_code == 201, response.text
-    if policy is not None:
-        with db.transaction() as session:
-            publish_policy(tenant.id, policy, session=session)
-    return tenant.id, issued.api_key
 
 
 def _endpoints(db: Database, tenant_id: str, count: int) -> list[tuple[str, int]]:
@@ -58,8 +39,9 @@ def test_resource_uris_round_trip_and_foreign_ones_are_not_warden_s() -> None:
 
 async def test_resources_and_prompts_are_passed_through_screened_and_audited(
         db: Database, warden_settings: Settings, warden: Served, upstream: Served) -> None:
-    tenant_id, api_key = _tenant(db, warden_settings, warden, upstream, {"tools": {"result_injection": "block"}})
-    async with warden_client(warden.base, api_key) as client:
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, warden, upstream,
+                                             {"tools": {"result_injection": "block"}}, timeout_s=10.0)
+    async with warden_client(warden.base, issued.api_key) as client:
         resources = {resource.name: resource.uri for resource in (await client.list_resources()).resources}
         assert resources["tools__customer_file"] == namespaced_uri("tools", "file:///customers/c9.txt")
         read = await client.read_resource(resources["tools__customer_file"])
@@ -82,8 +64,9 @@ async def test_resources_and_prompts_are_passed_through_screened_and_audited(
 
 async def test_a_server_the_policy_does_not_allow_offers_nothing(db: Database, warden_settings: Settings,
                                                                   warden: Served, upstream: Served) -> None:
-    _, api_key = _tenant(db, warden_settings, warden, upstream, {"tools": {"allowed_servers": ["other"]}})
-    async with warden_client(warden.base, api_key) as client:
+    _, issued = tenant_with_upstream(db, warden_settings, warden, upstream, {"tools": {"allowed_servers": ["other"]}},
+                                     timeout_s=10.0)
+    async with warden_client(warden.base, issued.api_key) as client:
         assert (await client.list_resources()).resources == []
         assert (await client.list_prompts()).prompts == []
         with pytest.raises(MCPError, match="unknown"):
