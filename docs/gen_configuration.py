@@ -57,7 +57,7 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("Admin identity", ["admin_oidc_issuer", "admin_oidc_audience", "admin_jwks_url", "admin_jwks_file",
                         "admin_jwt_algorithms", "admin_roles_claim", "admin_tenant_claim", "admin_clock_skew_s",
                         "admin_jwks_cache_ttl_s", "admin_dev_token_ttl_s"]),
-    ("Engine process and supervision", ["engine_in_process", "engine_watchdog_s", "engine_standby",
+    ("Engine process and supervision", ["engine_in_process", "engine_watchdog_s", "engine_standby", "engine_orphan_s",
                                         "engine_stats_interval_s",
                                         "shutdown_unready_s", "shutdown_grace_s", "engine_sockets"]),
     ("Observability", ["log_format", "log_level", "tracing", "trace_exporter", "otlp_endpoint",
@@ -153,6 +153,10 @@ GATEWAY_MEANINGS: dict[str, str] = {
                          "debugging; HTTP work then shares the step loop's interpreter).",
     "engine_watchdog_s": "An engine with requests waiting and no turn of its step loop for this long is killed "
                          "and restarted (0: off). Loading and start-up compilation are never watched.",
+    "engine_orphan_s": "`warden serve` with one worker runs its engine as a detached host (own session) that "
+                       "survives a crash of the gateway; the restarted gateway attaches to it (same user, the "
+                       "deployment's key, the same config and model files) instead of loading the model. The host "
+                       "exits after this long without a gateway. 0: the engine dies with the gateway.",
     "engine_standby": "Keep one more engine started and idle, put in the place of an engine that dies or hangs "
                       "(serving resumes in about a second instead of after a model load). Costs one more engine's "
                       "memory (weights and KV pool). Unset: on for CPU engines, off on GPUs. Not used with "

@@ -21,6 +21,7 @@ from gateway.core.settings import Settings, settings_error_message
 
 if TYPE_CHECKING:
     from gateway.replicas.hosts import EngineHosts
+    from gateway.replicas.launch import DetachedEngine
 
 
 SHUTDOWN_CUT_MARGIN_S = 5
@@ -42,8 +43,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         from gateway.replicas.launch import discard_early, spawn_early
 
         try:
-            spawn_early(settings.engine_config())
-        except EngineError as exc:
+            spawn_early(settings.engine_config(), _detached_engine(settings))
+        except (EngineError, ValueError, PermissionError) as exc:
             return _fail(f"the engine could not start: {exc}")
     try:
         return _serve(args, settings)
@@ -58,6 +59,22 @@ def _spawns_engine_early(args: argparse.Namespace, settings: Settings) -> bool:
     hosts started below; an in-process engine loads inside the app."""
     return (args.workers == 1 and not settings.engine_in_process and not settings.engine_sockets
             and settings.engine.replicas == 1)
+
+
+def _detached_engine(settings: Settings) -> DetachedEngine | None:
+    """Where the one-worker gateway's engine lives as a detached host (``WARDEN_ENGINE_ORPHAN_S`` > 0), in the data
+    directory's ``run`` directory, which only this user may enter: the socket there is the deployment's own."""
+    from gateway.replicas.launch import DetachedEngine
+
+    if settings.engine_orphan_s <= 0:
+        return None
+    run = settings.data_dir / "run"
+    run.mkdir(mode=0o700, parents=True, exist_ok=True)
+    status = run.stat()
+    if status.st_uid != os.geteuid() or status.st_mode & 0o077:
+        raise PermissionError(f"{run} must be this user's alone (mode 0700): the engine socket lives there")
+    return DetachedEngine((run / "engine.sock").resolve(), load_server_secrets(settings).engine_authkey,
+                          settings.engine_orphan_s)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -10,14 +10,23 @@ Early start: ``warden serve`` calls ``spawn_early`` before its own imports and m
 model while the gateway sets itself up; the pool's first start of replica 0 (``start_replicas``) then attaches to
 that process instead of spawning another. The pool stays the one owner: an early engine nobody attached to is stopped
 by ``discard_early``.
+
+Detached engine (``DetachedEngine``, ``WARDEN_ENGINE_ORPHAN_S`` > 0): the one-worker gateway's engine runs as a
+detached ``engine.host`` at a socket in the data directory, so a SIGKILL of the gateway does not take the engine with
+it. ``spawn_early`` first looks for a live host of this deployment's there that loads the same config (a crashed
+gateway's) and attaches to it, so the restarted gateway serves without loading the model; otherwise it starts one.
+A dead replica 0 is restarted the same way. The pool's orderly shutdown stops the host; a host abandoned by a crash
+stops by itself once it has had no gateway for ``orphan_s`` seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,9 +35,46 @@ from gateway.replicas.pool import ReplicaPool
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
+    from engine.host import AttachedHost, DetachedHost
     from engine.launch import SpawnedEngine
 
-_early: list[SpawnedEngine] = []  # at most one: the engine `warden serve` started before the app
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DetachedEngine:
+    """Where a one-worker gateway keeps its engine as a detached host, the key that host is reached with, and how
+    long the host waits for a gateway after losing its last one."""
+
+    address: Path
+    authkey: bytes
+    orphan_s: float
+
+
+@dataclass
+class EarlyHost:
+    """A detached host ``spawn_early`` found serving (left by a gateway that crashed) or started."""
+
+    config: EngineConfig
+    place: DetachedEngine
+    found: AttachedHost | None = None
+    spawned: DetachedHost | None = None
+
+    def is_alive(self) -> bool:
+        if self.found is not None:
+            return self.found.is_alive()
+        return self.spawned is not None and self.spawned.process.poll() is None
+
+    def stop(self, timeout: float) -> None:
+        if self.found is not None:
+            self.found.conn.close()
+            self.found.stop(timeout)
+        if self.spawned is not None:
+            self.spawned.stop(timeout)
+            self.spawned.status.close()
+
+
+_early: list[SpawnedEngine | EarlyHost] = []  # at most one: the engine `warden serve` started before the app
 
 
 def replica_devices(device: str, count: int, *, tensor_parallel_size: int = 1, cuda_devices: int = 0) -> list[str]:
@@ -72,15 +118,19 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     from engine import launch
 
     early = _take_early(config) if count == 1 and not in_process else None
+    place = early.place if isinstance(early, EarlyHost) else None  # a restart starts a detached host there too
     if count == 1 and not supervise_one:
-        return await launch.attach(early) if early else await launch.start_engine(config, in_process=in_process)
+        return await _open_early(early) if early else await launch.start_engine(config, in_process=in_process)
     configs = [config] if count == 1 else replica_configs(config, count, in_process=in_process)
 
     async def start(index: int) -> EngineClient:
         nonlocal early
         if early is not None:  # the first start of replica 0 only; a restart spawns afresh
-            spawned, early = early, None
-            return await launch.attach(spawned)
+            taken, early = early, None
+            return await _open_early(taken)
+        if place is not None:
+            prepared = await asyncio.get_running_loop().run_in_executor(None, prepare_host, configs[index], place)
+            return await _open_early(prepared)
         return await launch.start_engine(configs[index], in_process=in_process)
 
     async def start_standby() -> EngineClient:
@@ -91,13 +141,54 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
                             standby=start_standby if keep_standby else None)
 
 
-def spawn_early(config: EngineConfig) -> None:
+def spawn_early(config: EngineConfig, detached: DetachedEngine | None = None) -> None:
     """Start the engine process for ``config`` now, without waiting for it (nothing heavy is imported here); the
-    next ``start_replicas`` of one replica with an equal config attaches to it."""
+    next ``start_replicas`` of one replica with an equal config attaches to it. ``detached``: the engine is a
+    detached host there, the live one a crashed gateway left if it loads ``config``."""
     from engine.launch import spawn_engine
 
     discard_early()
-    _early.append(spawn_engine(config))
+    _early.append(prepare_host(config, detached) if detached is not None else spawn_engine(config))
+
+
+def prepare_host(config: EngineConfig, place: DetachedEngine) -> EarlyHost:
+    """The detached host of this deployment serving ``config`` at ``place``, attached; else one started there.
+    Raises ``ForeignHostError`` when something not ours listens there."""
+    from engine.host import attach_detached_host, spawn_detached_host
+
+    found = attach_detached_host(config, place.address, place.authkey)
+    if found is not None:
+        log.warning("attaching to the engine left running at %s (pid %d): the model is loaded already",
+                    place.address, found.pid)
+        return EarlyHost(config, place, found=found)
+    return EarlyHost(config, place, spawned=spawn_detached_host(config, place.address, place.authkey, place.orphan_s))
+
+
+async def _open_early(early: SpawnedEngine | EarlyHost) -> EngineClient:
+    """The client of an early engine: attached to its pipes, or connected to its detached host once it serves."""
+    from engine import launch
+    from engine.host import connect_detached_host, open_detached_client
+
+    if not isinstance(early, EarlyHost):
+        return await launch.attach(early)
+    loop = asyncio.get_running_loop()
+    host = early.found
+    if host is None:
+        assert early.spawned is not None
+        spawned = early.spawned
+        await loop.run_in_executor(None, spawned.wait_ready)  # stops the host and raises if it fails to load
+        try:
+            host = await loop.run_in_executor(None, connect_detached_host, early.config, spawned.address,
+                                              early.place.authkey, spawned.process)
+        except BaseException:
+            spawned.stop(5.0)
+            raise
+    try:
+        return await open_detached_client(early.config, host)
+    except BaseException:
+        host.conn.close()
+        host.stop(5.0)
+        raise
 
 
 def discard_early(timeout_s: float = 5.0) -> None:
@@ -106,7 +197,7 @@ def discard_early(timeout_s: float = 5.0) -> None:
         _early.pop().stop(timeout_s)
 
 
-def _take_early(config: EngineConfig) -> SpawnedEngine | None:
+def _take_early(config: EngineConfig) -> SpawnedEngine | EarlyHost | None:
     """The early engine, if it was started for ``config``; one started for another config is stopped."""
     if not _early:
         return None
