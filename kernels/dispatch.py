@@ -4,15 +4,21 @@ Signatures (every implementation matches them exactly):
 
 * ``store_kvcache(key, value, k_cache, v_cache, slot_mapping) -> None`` — write ``[num_tokens, kv_heads,
   head_dim]`` keys/values into the paged cache at the flat slots ``slot_mapping`` (int64 ``[num_tokens]``).
-* ``paged_attention(q, k_cache, v_cache, meta, scale) -> Tensor`` — causal grouped-query attention of the
-  flattened queries ``[num_tokens, heads, head_dim]`` over each sequence's cached keys/values, described by
-  ``kernels.attention_metadata.AttentionMetadata`` (decodes first, then prefill chunks).
+* ``paged_attention(q, k_cache, v_cache, meta, scale, window=0, softcap=0.0) -> Tensor`` — causal grouped-query
+  attention of the flattened queries ``[num_tokens, heads, head_dim]`` over each sequence's cached keys/values,
+  described by ``kernels.attention_metadata.AttentionMetadata`` (decodes first, then prefill chunks). The calling
+  layer's own ``window`` (sliding window in keys, the query included; 0: global) and ``softcap`` (attention-logit
+  soft-capping; 0: none): blocks wholly before a query's window are never read.
 
 * ``rms_norm(x, weight, eps) -> Tensor`` and ``fused_add_rms_norm(x, residual, weight, eps) -> (normed,
   residual)`` — RMSNorm of ``[num_tokens, hidden]`` rows, the second after adding the residual stream.
 * ``rotary_embedding(positions, q, k, cos, sin) -> (q, k)`` — rotate-half RoPE by per-token position, with
   ``cos``/``sin`` tables ``[max_position, head_dim]``.
 * ``silu_and_mul(x) -> Tensor`` — ``silu(gate) * up`` of a fused ``[num_tokens, 2 * d]`` gate|up projection.
+* ``fused_moe(x, w13, w2, topk_weights, topk_ids) -> Tensor`` — mixture-of-experts SwiGLU feed-forward of
+  ``[num_tokens, hidden]`` rows, each through its top-k experts' stacked weights and summed by its routing weights
+  (``kernels.reference.fused_moe`` defines it). On CPU the grouped torch path ``kernels.cpu.fused_moe`` (pure
+  Python, no build needed) runs, unless ``WARDEN_KERNELS=reference``.
 * ``argmax(x) -> Tensor`` — per row of ``[rows, vocab]`` logits, the first index of the largest value, a NaN
   counting as the largest (``max(dim=-1).indices``); greedy sampling's pick. No Triton kernel: torch's op on CUDA.
 
@@ -38,6 +44,7 @@ import torch
 from kernels.attention_metadata import AttentionMetadata
 from kernels.reference import activation as _ref_activation
 from kernels.reference import argmax as _ref_argmax
+from kernels.reference import fused_moe as _ref_fused_moe
 from kernels.reference import kv_store as _ref_kv_store
 from kernels.reference import paged_attention as _ref_attention
 from kernels.reference import rms_norm as _ref_rms_norm
@@ -166,8 +173,13 @@ def paged_attention(
     v_cache: torch.Tensor,
     meta: AttentionMetadata,
     scale: float,
+    window: int = 0,
+    softcap: float = 0.0,
 ) -> torch.Tensor:
-    return _pick(q.device, "paged_attention", _ref_attention.paged_attention)(q, k_cache, v_cache, meta, scale)
+    attend = _pick(q.device, "paged_attention", _ref_attention.paged_attention)
+    if window <= 0 and softcap <= 0:  # the common call, in every backend's original signature
+        return attend(q, k_cache, v_cache, meta, scale)
+    return attend(q, k_cache, v_cache, meta, scale, window, softcap)
 
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
@@ -188,6 +200,15 @@ def rotary_embedding(
 
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _pick(x.device, "silu_and_mul", _ref_activation.silu_and_mul)(x)
+
+
+def fused_moe(x: torch.Tensor, w13: torch.Tensor, w2: torch.Tensor, topk_weights: torch.Tensor,
+              topk_ids: torch.Tensor) -> torch.Tensor:
+    if _forced is None and x.device.type == "cpu" and os.environ.get("WARDEN_KERNELS") != "reference":
+        from kernels.cpu import fused_moe as _cpu_fused_moe  # pure torch: needs no C++ build
+
+        return _cpu_fused_moe.fused_moe(x, w13, w2, topk_weights, topk_ids)
+    return _pick(x.device, "fused_moe", _ref_fused_moe.fused_moe)(x, w13, w2, topk_weights, topk_ids)
 
 
 def argmax(x: torch.Tensor) -> torch.Tensor:

@@ -219,9 +219,10 @@ def store_kvcache(key: torch.Tensor, value: torch.Tensor, k_cache: torch.Tensor,
 
 
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, block_tables: torch.Tensor,
-                     seq_lens: torch.Tensor, scale: float) -> torch.Tensor:
-    """``[num_decodes, heads, head_dim]``: each row's single query against its cached context."""
-    return torch.ops.warden_cpu.decode_attention(q, k_cache, v_cache, block_tables, seq_lens, scale)
+                     seq_lens: torch.Tensor, scale: float, window: int = 0, softcap: float = 0.0) -> torch.Tensor:
+    """``[num_decodes, heads, head_dim]``: each row's single query against its cached context (with ``window``,
+    only its last ``window`` keys: the blocks before them are never read; ``softcap``: Gemma 2's logit cap)."""
+    return torch.ops.warden_cpu.decode_attention(q, k_cache, v_cache, block_tables, seq_lens, scale, window, softcap)
 
 
 # Batches whose longest query is at most this many tokens run every query token as its own decode row: a decode
@@ -249,15 +250,16 @@ def token_rows(meta: AttentionMetadata) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
-                    scale: float) -> torch.Tensor:
+                    scale: float, window: int = 0, softcap: float = 0.0) -> torch.Tensor:
     nd = meta.num_decodes
     if nd == meta.num_seqs:
-        return decode_attention(q, k_cache, v_cache, meta.block_tables, meta.seq_lens, scale)
+        return decode_attention(q, k_cache, v_cache, meta.block_tables, meta.seq_lens, scale, window, softcap)
     if meta.max_query_len <= SHORT_QUERY:
         tables, lens = token_rows(meta)
-        return decode_attention(q, k_cache, v_cache, tables, lens, scale)
+        return decode_attention(q, k_cache, v_cache, tables, lens, scale, window, softcap)
     out = torch.empty_like(q)
     if nd:
-        out[:nd] = decode_attention(q[:nd], k_cache, v_cache, meta.block_tables, meta.seq_lens, scale)
-    _reference.prefill_attention(q, k_cache, v_cache, meta, scale, out)
+        out[:nd] = decode_attention(q[:nd], k_cache, v_cache, meta.block_tables, meta.seq_lens, scale, window,
+                                    softcap)
+    _reference.prefill_attention(q, k_cache, v_cache, meta, scale, out, window, softcap)
     return out

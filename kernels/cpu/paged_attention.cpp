@@ -7,6 +7,11 @@
 // Also the KV-cache store (this step's keys and values scattered into their slots): one call per layer instead of
 // the reference's two index_copy_ with their views and casts, whose dispatch cost adds up at every layer and step.
 //
+// Sliding windows and soft-capping (Mistral, Gemma 2) are per call: a row of context length len with window W > 0
+// reads only the keys len - W .. len - 1 (transformers' convention: the query at p sees p - W < k <= p), so blocks
+// wholly before the window are never touched (the block manager may have handed them to another sequence); with
+// softcap c > 0 every score s becomes c * tanh(s / c) before the softmax.
+//
 // Built at run time by kernels/cpu/__init__.py (torch.utils.cpp_extension, -O3 -march=native); registered as
 // torch.ops.warden_cpu.decode_attention and torch.ops.warden_cpu.store_kvcache.
 
@@ -17,6 +22,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -82,6 +88,16 @@ inline void softmax(float* s, int64_t n) {
   for (int64_t t = 0; t < n; ++t) s[t] *= inv;
 }
 
+// The first key a row of context length len sees: len - window with a window, else 0.
+inline int64_t first_key(int64_t len, int64_t window) { return window > 0 ? std::max<int64_t>(0, len - window) : 0; }
+
+// s[0..n) -> c * tanh(s / c) (Gemma 2's attention-logit soft-capping); nothing when c <= 0.
+inline void soft_cap(float* s, int64_t n, float cap) {
+  if (cap <= 0.f) return;
+  const float inv = 1.f / cap;
+  for (int64_t i = 0; i < n; ++i) s[i] = cap * std::tanh(s[i] * inv);
+}
+
 inline float dot(const float* a, const float* b, int64_t n) {
   FloatVec acc(0.f);
   int64_t i = 0;
@@ -114,12 +130,14 @@ class SlotMap {
 template <typename scalar_t>
 struct DecodeBatch {
   DecodeBatch(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-              const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out)
+              const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
+              double softcap, at::Tensor& out)
       : num_seqs(q.size(0)), heads(q.size(1)), head_dim(q.size(2)), kv_heads(k_cache.size(2)),
         group(q.size(1) / k_cache.size(2)), table_stride(block_tables.stride(0)), q_ptr(q.data_ptr<scalar_t>()),
         k_ptr(k_cache.data_ptr<scalar_t>()), v_ptr(v_cache.data_ptr<scalar_t>()),
         tables(block_tables.data_ptr<int32_t>()), lens(seq_lens.data_ptr<int32_t>()),
-        out_ptr(out.data_ptr<scalar_t>()), scale(static_cast<float>(scale)), row_slot(k_cache.size(1)) {}
+        out_ptr(out.data_ptr<scalar_t>()), scale(static_cast<float>(scale)), window(window),
+        softcap(static_cast<float>(softcap)), row_slot(k_cache.size(1)) {}
 
   const int32_t* table(int64_t b) const { return tables + b * table_stride; }
   const scalar_t* key_row(const int32_t* table, int64_t t, int64_t h) const {
@@ -147,14 +165,16 @@ struct DecodeBatch {
   const int32_t *tables, *lens;
   scalar_t* out_ptr;
   const float scale;
+  const int64_t window;
+  const float softcap;
   const SlotMap row_slot;
 };
 
 template <typename scalar_t>
 void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                              const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale,
-                             at::Tensor& out) {
-  const DecodeBatch<scalar_t> in(q, k_cache, v_cache, block_tables, seq_lens, scale, out);
+                             int64_t window, double softcap, at::Tensor& out) {
+  const DecodeBatch<scalar_t> in(q, k_cache, v_cache, block_tables, seq_lens, scale, window, softcap, out);
   const int64_t group = in.group, head_dim = in.head_dim;
 
   // One task per (sequence, kv head): its query heads share every key/value row loaded.
@@ -162,20 +182,22 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
     std::vector<float> qf(group * head_dim), row(head_dim), acc(group * head_dim), scores;
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / in.kv_heads, h = task % in.kv_heads;
-      const int64_t len = in.lens[b];
+      const int64_t len = in.lens[b], first = first_key(len, in.window), n = len - first;
       const int32_t* table = in.table(b);
       in.load_queries(b, h, qf.data());
-      scores.assign(group * len, 0.f);
-      for (int64_t t = 0; t < len; ++t) {
+      scores.assign(group * n, 0.f);
+      for (int64_t t = first; t < len; ++t) {
         to_float(in.key_row(table, t, h), row.data(), head_dim);
-        for (int64_t g = 0; g < group; ++g) scores[g * len + t] = dot(qf.data() + g * head_dim, row.data(), head_dim);
+        for (int64_t g = 0; g < group; ++g)
+          scores[g * n + t - first] = dot(qf.data() + g * head_dim, row.data(), head_dim);
       }
-      for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * len, len);
+      soft_cap(scores.data(), group * n, in.softcap);
+      for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * n, n);
       std::fill(acc.begin(), acc.end(), 0.f);
-      for (int64_t t = 0; t < len; ++t) {
+      for (int64_t t = first; t < len; ++t) {
         to_float(in.value_row(table, t, h), row.data(), head_dim);
         for (int64_t g = 0; g < group; ++g) {
-          const float w = scores[g * len + t];
+          const float w = scores[g * n + t - first];
           float* a = acc.data() + g * head_dim;
 #pragma omp simd
           for (int64_t d = 0; d < head_dim; ++d) a[d] += w * row[d];
@@ -218,7 +240,8 @@ inline __m512 sum_sixteen(const __m512 (&v)[kTile]) {
 }
 
 void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-                           const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out) {
+                           const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
+                           double softcap, at::Tensor& out) {
   const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
   const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
   const int64_t group = heads / kv_heads, chunks = head_dim / 32;  // 32 bf16 = one vdpbf16ps operand
@@ -236,12 +259,12 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
     std::vector<float> scores, acc(group * head_dim);
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / kv_heads, h = task % kv_heads;
-      const int64_t len = lens[b];
+      const int64_t len = lens[b], first = first_key(len, window), context = len - first;
       const int32_t* table = tables + b * table_stride;
-      const int64_t padded = (len + kTile - 1) / kTile * kTile;
+      const int64_t padded = (context + kTile - 1) / kTile * kTile;
       scores.assign(group * padded, 0.f);
       // Scores, a tile of 16 tokens per head at a time (the tile's key rows stay in L1 across the heads).
-      for (int64_t t0 = 0; t0 < len; t0 += kTile) {
+      for (int64_t t0 = first; t0 < len; t0 += kTile) {
         const int64_t n = std::min(kTile, len - t0);
         const uint16_t* keys[kTile];
         for (int64_t i = 0; i < n; ++i) keys[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h) * head_dim;
@@ -257,10 +280,13 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
               partial[i] = _mm512_dpbf16_ps(partial[i], qv, kv);
             }
           }
-          _mm512_storeu_ps(scores.data() + g * padded + t0, _mm512_mul_ps(sum_sixteen(partial), scale_v));
+          _mm512_storeu_ps(scores.data() + g * padded + t0 - first, _mm512_mul_ps(sum_sixteen(partial), scale_v));
         }
       }
-      for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * padded, len);
+      for (int64_t g = 0; g < group; ++g) {
+        soft_cap(scores.data() + g * padded, context, static_cast<float>(softcap));
+        softmax(scores.data() + g * padded, context);
+      }
       // Values: registers hold the outputs of up to 4 heads x 64 dims; each value row is widened to float32 once
       // per such block and multiplied into all of them.
       for (int64_t g0 = 0; g0 < group; g0 += 4) {
@@ -270,13 +296,13 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
           __m512 a[4][4];
           for (int g = 0; g < 4; ++g)
             for (int c = 0; c < 4; ++c) a[g][c] = _mm512_setzero_ps();
-          for (int64_t t = 0; t < len; ++t) {
+          for (int64_t t = first; t < len; ++t) {
             const uint16_t* row = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim + d0;
             __m512 v[4];
             for (int c = 0; c < 4; ++c) v[c] = c < vecs ? warden::load_bf16(row + 16 * c) : _mm512_setzero_ps();
             for (int g = 0; g < 4; ++g) {
               if (g >= heads_here) break;
-              const __m512 p = _mm512_set1_ps(scores[(g0 + g) * padded + t]);
+              const __m512 p = _mm512_set1_ps(scores[(g0 + g) * padded + t - first]);
               for (int c = 0; c < 4; ++c) a[g][c] = _mm512_fmadd_ps(p, v[c], a[g][c]);
             }
           }
@@ -325,13 +351,13 @@ inline __m256 sum_eight(const __m256 (&v)[kAvx2Tile]) {
   return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-// acc[g][0..16) (H heads, dims d0..d0+16) = sum over the context of p[g][t] * v[t][d0..d0+16).
+// acc[g][0..16) (H heads, dims d0..d0+16) = sum over the context first..len-1 of p[g][t - first] * v[t][d0..d0+16).
 template <typename scalar_t, int H>
-inline void weigh_values(const DecodeBatch<scalar_t>& in, const int32_t* table, int64_t len, int64_t h, int64_t d0,
-                         const float* const (&p)[H], float* const (&acc)[H]) {
+inline void weigh_values(const DecodeBatch<scalar_t>& in, const int32_t* table, int64_t first, int64_t len, int64_t h,
+                         int64_t d0, const float* const (&p)[H], float* const (&acc)[H]) {
   __m256 a[H][2];
   for (int g = 0; g < H; ++g) a[g][0] = a[g][1] = _mm256_setzero_ps();
-  for (int64_t t = 0; t < len; ++t) {
+  for (int64_t t = first; t < len; ++t) {
     // The rows are scattered over the cache's blocks, which the hardware prefetcher does not follow: requested
     // kAvx2Tile tokens ahead.
     if (t + kAvx2Tile < len)
@@ -339,7 +365,7 @@ inline void weigh_values(const DecodeBatch<scalar_t>& in, const int32_t* table, 
     const scalar_t* row = in.value_row(table, t, h) + d0;
     const __m256 v0 = widen8(row), v1 = widen8(row + 8);
     for (int g = 0; g < H; ++g) {
-      const __m256 w = _mm256_broadcast_ss(p[g] + t);
+      const __m256 w = _mm256_broadcast_ss(p[g] + t - first);
       a[g][0] = _mm256_fmadd_ps(w, v0, a[g][0]);
       a[g][1] = _mm256_fmadd_ps(w, v1, a[g][1]);
     }
@@ -352,21 +378,22 @@ inline void weigh_values(const DecodeBatch<scalar_t>& in, const int32_t* table, 
 
 template <typename scalar_t>
 void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-                           const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, at::Tensor& out) {
-  const DecodeBatch<scalar_t> in(q, k_cache, v_cache, block_tables, seq_lens, scale, out);
+                           const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
+                           double softcap, at::Tensor& out) {
+  const DecodeBatch<scalar_t> in(q, k_cache, v_cache, block_tables, seq_lens, scale, window, softcap, out);
   const int64_t group = in.group, head_dim = in.head_dim, chunks = head_dim / 8;
 
   at::parallel_for(0, in.num_seqs * in.kv_heads, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> qf(group * head_dim), keys(kAvx2Tile * head_dim), scores, acc(group * head_dim);
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / in.kv_heads, h = task % in.kv_heads;
-      const int64_t len = in.lens[b];
+      const int64_t len = in.lens[b], first = first_key(len, in.window), context = len - first;
       const int32_t* table = in.table(b);
-      const int64_t padded = (len + kAvx2Tile - 1) / kAvx2Tile * kAvx2Tile;
+      const int64_t padded = (context + kAvx2Tile - 1) / kAvx2Tile * kAvx2Tile;
       in.load_queries(b, h, qf.data());
       scores.assign(group * padded, 0.f);
       // Scores, a tile of 8 tokens at a time: their key rows widened once (rows past the context stay zero).
-      for (int64_t t0 = 0; t0 < len; t0 += kAvx2Tile) {
+      for (int64_t t0 = first; t0 < len; t0 += kAvx2Tile) {
         const int64_t n = std::min(kAvx2Tile, len - t0);
         for (int64_t i = 0; i < kAvx2Tile; ++i) {
           float* dst = keys.data() + i * head_dim;
@@ -392,10 +419,13 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
             for (int64_t i = 0; i < kAvx2Tile; ++i)
               partial[i] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(keys.data() + i * head_dim + c * 8), partial[i]);
           }
-          _mm256_storeu_ps(scores.data() + g * padded + t0, sum_eight(partial));
+          _mm256_storeu_ps(scores.data() + g * padded + t0 - first, sum_eight(partial));
         }
       }
-      for (int64_t g = 0; g < group; ++g) softmax(scores.data() + g * padded, len);
+      for (int64_t g = 0; g < group; ++g) {
+        soft_cap(scores.data() + g * padded, context, in.softcap);
+        softmax(scores.data() + g * padded, context);
+      }
       // Values: up to 3 heads x 16 dims in registers per pass over the context.
       for (int64_t g0 = 0; g0 < group; g0 += 3) {
         const int64_t here = std::min<int64_t>(3, group - g0);
@@ -407,11 +437,11 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
         }
         for (int64_t d0 = 0; d0 < head_dim; d0 += 16) {
           if (here == 3) {
-            weigh_values<scalar_t, 3>(in, table, len, h, d0, p, a);
+            weigh_values<scalar_t, 3>(in, table, first, len, h, d0, p, a);
           } else if (here == 2) {
-            weigh_values<scalar_t, 2>(in, table, len, h, d0, {p[0], p[1]}, {a[0], a[1]});
+            weigh_values<scalar_t, 2>(in, table, first, len, h, d0, {p[0], p[1]}, {a[0], a[1]});
           } else {
-            weigh_values<scalar_t, 1>(in, table, len, h, d0, {p[0]}, {a[0]});
+            weigh_values<scalar_t, 1>(in, table, first, len, h, d0, {p[0]}, {a[0]});
           }
         }
       }
@@ -422,7 +452,8 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
 #endif  // AVX2 without AVX512-BF16
 
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale) {
+                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
+                            double softcap) {
   TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
               "q [seqs, heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
   TORCH_CHECK(q.device().is_cpu() && k_cache.device().is_cpu(), "decode_attention runs on CPU tensors");
@@ -439,22 +470,22 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, cons
   at::Tensor out = at::empty_like(qc);
 #ifdef WARDEN_BF16_ATTENTION
   if (q.scalar_type() == at::kBFloat16 && q.size(2) % 32 == 0) {
-    decode_attention_bf16(qc, k_cache, v_cache, tables, lens, scale, out);
+    decode_attention_bf16(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
     return out;
   }
 #endif
 #ifdef WARDEN_AVX2_ATTENTION
   if (q.size(2) % 16 == 0 && q.scalar_type() == at::kBFloat16) {
-    decode_attention_avx2<at::BFloat16>(qc, k_cache, v_cache, tables, lens, scale, out);
+    decode_attention_avx2<at::BFloat16>(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
     return out;
   }
   if (q.size(2) % 16 == 0 && q.scalar_type() == at::kHalf) {
-    decode_attention_avx2<at::Half>(qc, k_cache, v_cache, tables, lens, scale, out);
+    decode_attention_avx2<at::Half>(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
     return out;
   }
 #endif
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kBFloat16, at::kHalf, q.scalar_type(), "decode_attention", [&] {
-    decode_attention_kernel<scalar_t>(qc, k_cache, v_cache, tables, lens, scale, out);
+    decode_attention_kernel<scalar_t>(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
   });
   return out;
 }
@@ -501,7 +532,7 @@ void store_kvcache(const at::Tensor& key, const at::Tensor& value, const at::Ten
 
 TORCH_LIBRARY(warden_cpu, m) {
   m.def("decode_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
-        "float scale) -> Tensor");
+        "float scale, int window=0, float softcap=0.) -> Tensor");
   m.def("store_kvcache(Tensor key, Tensor value, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
 }
 

@@ -18,6 +18,13 @@ A program's query rows are its block's tokens times the query heads sharing the 
 values are read once per group rather than once per query head, and short chunks (a speculative verification
 step's few tokens, which are memory-bound like decodes) fill the tile with heads instead of padding.
 
+Sliding windows (``window = W > 0``, transformers' convention: the query at ``p`` sees keys ``p - W < k <= p``): a
+decode program's loop starts at the window's first key, so a partition wholly before it reads no key or value and
+leaves an empty partial state the merge weighs zero; a prefill program's loop starts at the first key its earliest
+query sees and masks the rest of the partial block per row. Blocks wholly before the window are never read (the
+block manager may already have given them to another sequence). Soft-capping (``softcap = c > 0``, Gemma 2) turns
+each score ``s`` into ``c * tanh(s / c)`` before the mask.
+
 Scores and softmax state are float32; Q·K and P·V run in the cache dtype on tensor cores with float32
 accumulation (IEEE float32 when the data is float32, so float32 tests compare tightly with the reference).
 """
@@ -76,17 +83,26 @@ def _load_kv_tile(cache_ptr, block_table_row, n, n_mask, columns, column_mask,
 
 
 @triton.jit
+def _soft_cap(s, cap):
+    """``cap * tanh(s / cap)``, from one exp of a non-positive argument (no overflow, full precision near 0)."""
+    x = s / cap
+    e = tl.exp(-2.0 * tl.abs(x))
+    t = (1.0 - e) / (1.0 + e)
+    return cap * tl.where(x < 0, -t, t)
+
+
+@triton.jit
 def _decode_kernel(
     q_ptr, k_cache_ptr, v_cache_ptr, block_tables_ptr, seq_lens_ptr,
     out_ptr, part_m_ptr, part_l_ptr, part_acc_ptr,
-    scale,
+    scale, softcap,
     q_stride_t, q_stride_h, out_stride_t, out_stride_h, bt_stride,
     k_stride_block, k_stride_slot, k_stride_head, v_stride_block, v_stride_slot, v_stride_head,
     num_heads, kv_heads, max_partitions,
     QUERIES_PER_KV: tl.constexpr, KV_PER_PROGRAM: tl.constexpr, ROWS_PAD: tl.constexpr,
     HEAD_DIM: tl.constexpr, COLUMNS_PAD: tl.constexpr, PART_DIM: tl.constexpr,
     BLOCK_SIZE: tl.constexpr, BLOCK_N: tl.constexpr, PARTITION: tl.constexpr, SPLIT: tl.constexpr,
-    PRECISION: tl.constexpr,
+    PRECISION: tl.constexpr, WINDOW: tl.constexpr, SOFTCAP: tl.constexpr,
 ):
     seq = tl.program_id(0).to(tl.int64)
     first_kv = tl.program_id(1) * KV_PER_PROGRAM
@@ -98,6 +114,9 @@ def _decode_kernel(
     if start >= tl.maximum(seq_len, 1):
         return
     end = tl.minimum(start + PARTITION, seq_len)
+    if WINDOW > 0:
+        # Keys before the window are never read; a partition wholly before it stores an empty state.
+        start = tl.maximum(start, seq_len - WINDOW)
 
     # Rows: the program's query heads (QUERIES_PER_KV per KV head); columns: its KV heads' dims side by side.
     rows = tl.arange(0, ROWS_PAD)
@@ -125,6 +144,8 @@ def _decode_kernel(
         k = _load_kv_tile(k_cache_ptr, table, n, n_mask, k_columns, column_mask,
                           k_stride_block, k_stride_slot, BLOCK_SIZE)
         s = tl.dot(q, tl.trans(k), input_precision=PRECISION)
+        if SOFTCAP:
+            s = _soft_cap(s, softcap)
         s = tl.where(n_mask[None, :], s, float("-inf"))
         m_new = tl.maximum(m, tl.max(s, axis=1))
         p = tl.exp(s - m_new[:, None])
@@ -177,12 +198,13 @@ def _merge_partitions_kernel(
 @triton.jit
 def _prefill_kernel(
     q_ptr, k_cache_ptr, v_cache_ptr, block_tables_ptr, seq_lens_ptr, query_start_loc_ptr, out_ptr,
-    scale, first_seq,
+    scale, softcap, first_seq,
     q_stride_t, q_stride_h, out_stride_t, out_stride_h, bt_stride,
     k_stride_block, k_stride_slot, k_stride_head, v_stride_block, v_stride_slot, v_stride_head,
     QUERIES_PER_KV: tl.constexpr, HEADS_PER_PROGRAM: tl.constexpr, TOKENS_PER_PROGRAM: tl.constexpr,
     HEAD_DIM: tl.constexpr, HEAD_DIM_PAD: tl.constexpr, BLOCK_SIZE: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PRECISION: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PRECISION: tl.constexpr, WINDOW: tl.constexpr,
+    SOFTCAP: tl.constexpr,
 ):
     seq = first_seq + tl.program_id(0).to(tl.int64)
     first_head = tl.program_id(1) * HEADS_PER_PROGRAM
@@ -215,25 +237,34 @@ def _prefill_kernel(
     table = block_tables_ptr + seq * bt_stride
     # Keys past the last query of this block are never visible to it.
     kv_end = tl.minimum(seq_len, seq_len - q_len + (q_block + 1) * TOKENS_PER_PROGRAM)
-    for tile in range(0, kv_end, BLOCK_N):
+    # Keys before the window of this block's first query are never visible to any of its rows: never read.
+    kv_start = 0
+    if WINDOW > 0:
+        kv_start = tl.maximum(seq_len - q_len + q_block * TOKENS_PER_PROGRAM - WINDOW + 1, 0)
+    for tile in range(kv_start, kv_end, BLOCK_N):
         n = tile + tl.arange(0, BLOCK_N)
         n_mask = n < kv_end
         k = _load_kv_tile(k_cache_ptr, table, n, n_mask, kv_head * k_stride_head + dims, dim_mask,
                           k_stride_block, k_stride_slot, BLOCK_SIZE)
         s = tl.dot(q, tl.trans(k), input_precision=PRECISION)
-        # Every row keeps key 0 (q_pos >= 0, padding rows included), so no row is ever all -inf and m stays
-        # finite after tile 0.
+        if SOFTCAP:
+            s = _soft_cap(s, softcap)
         visible = n_mask[None, :] & (n[None, :] <= q_pos[:, None])
+        if WINDOW > 0:
+            visible = visible & (n[None, :] > q_pos[:, None] - WINDOW)
         s = tl.where(visible, s, float("-inf"))
         m_new = tl.maximum(m, tl.max(s, axis=1))
-        p = tl.exp(s - m_new[:, None])
-        alpha = tl.exp(m - m_new)
+        # Without a window every row keeps key 0 (q_pos >= 0, padding rows included), so m is finite after tile 0;
+        # a windowed row may see nothing in the first tiles: exp against 0 then (p = 0, alpha = 0 or 1).
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        p = tl.exp(s - m_safe[:, None])
+        alpha = tl.exp(m - m_safe)
         v = _load_kv_tile(v_cache_ptr, table, n, n_mask, kv_head * v_stride_head + dims, dim_mask,
                           v_stride_block, v_stride_slot, BLOCK_SIZE)
         row_sum = row_sum * alpha + tl.sum(p, axis=1)
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision=PRECISION)
         m = m_new
-    out = acc / row_sum[:, None]
+    out = acc / tl.where(row_sum > 0, row_sum, 1.0)[:, None]
     out_rows = tokens * out_stride_t + heads * out_stride_h
     tl.store(out_ptr + out_rows[:, None] + dims[None, :], out.to(out_ptr.dtype.element_ty), mask=qd_mask)
 
@@ -299,7 +330,8 @@ def _partition_size(config: DecodeConfig, block_n: int, programs_per_partition: 
 
 
 def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
-                     scale: float, out: torch.Tensor, config: DecodeConfig = DEFAULT_DECODE) -> None:
+                     scale: float, out: torch.Tensor, config: DecodeConfig = DEFAULT_DECODE, window: int = 0,
+                     softcap: float = 0.0) -> None:
     """Attention of the ``meta.num_decodes`` leading single-token queries, written into ``out``.
 
     ``meta.max_decode_seq_len`` only bounds the launch (an upper bound is fine: CUDA graphs pass the model
@@ -323,7 +355,7 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
         part_m = part_l = part_acc = out  # unused by the kernel
     _decode_kernel[(nd, kv_programs, partitions)](
         q, k_cache, v_cache, meta.block_tables, meta.seq_lens, out, part_m, part_l, part_acc,
-        scale,
+        scale, softcap,
         q.stride(0), q.stride(1), out.stride(0), out.stride(1), meta.block_tables.stride(0),
         k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
         v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
@@ -331,7 +363,8 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
         QUERIES_PER_KV=group, KV_PER_PROGRAM=packed, ROWS_PAD=_dot_pad(packed * group),
         HEAD_DIM=head_dim, COLUMNS_PAD=_dot_pad(packed * head_dim), PART_DIM=part_dim,
         BLOCK_SIZE=block_size, BLOCK_N=block_n, PARTITION=partition, SPLIT=split,
-        PRECISION=_precision(k_cache.dtype), num_warps=config.num_warps, num_stages=config.num_stages,
+        PRECISION=_precision(k_cache.dtype), WINDOW=max(window, 0), SOFTCAP=softcap > 0,
+        num_warps=config.num_warps, num_stages=config.num_stages,
     )
     if split:
         _merge_partitions_kernel[(nd, num_heads)](
@@ -343,7 +376,8 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
 
 
 def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
-                      scale: float, out: torch.Tensor, config: PrefillConfig = DEFAULT_PREFILL) -> None:
+                      scale: float, out: torch.Tensor, config: PrefillConfig = DEFAULT_PREFILL, window: int = 0,
+                      softcap: float = 0.0) -> None:
     """Causal attention of the prefill chunks (sequences after the decodes), written into ``out``."""
     nd = meta.num_decodes
     num_prefills = meta.num_seqs - nd
@@ -357,14 +391,15 @@ def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Ten
     tokens = block_m // heads
     _prefill_kernel[(num_prefills, num_heads // heads, triton.cdiv(meta.max_query_len, tokens))](
         q, k_cache, v_cache, meta.block_tables, meta.seq_lens, meta.query_start_loc, out,
-        scale, nd,
+        scale, softcap, nd,
         q.stride(0), q.stride(1), out.stride(0), out.stride(1), meta.block_tables.stride(0),
         k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
         v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
         QUERIES_PER_KV=group, HEADS_PER_PROGRAM=heads, TOKENS_PER_PROGRAM=tokens,
         HEAD_DIM=head_dim, HEAD_DIM_PAD=_dot_pad(head_dim),
         BLOCK_SIZE=block_size, BLOCK_M=block_m, BLOCK_N=_dot_pad(config.block_n),
-        PRECISION=_precision(k_cache.dtype), num_warps=config.num_warps, num_stages=config.num_stages,
+        PRECISION=_precision(k_cache.dtype), WINDOW=max(window, 0), SOFTCAP=softcap > 0,
+        num_warps=config.num_warps, num_stages=config.num_stages,
     )
 
 
@@ -374,12 +409,14 @@ def paged_attention(
     v_cache: torch.Tensor,
     meta: AttentionMetadata,
     scale: float,
+    window: int = 0,
+    softcap: float = 0.0,
 ) -> torch.Tensor:
     assert q.stride(-1) == k_cache.stride(-1) == v_cache.stride(-1) == 1
     assert q.shape[1] % k_cache.shape[2] == 0, "query heads must be a multiple of KV heads"
     out = torch.empty_like(q, memory_format=torch.contiguous_format)
     if meta.num_decodes:
-        decode_attention(q, k_cache, v_cache, meta, scale, out)
+        decode_attention(q, k_cache, v_cache, meta, scale, out, window=window, softcap=softcap)
     if meta.num_seqs > meta.num_decodes:
-        prefill_attention(q, k_cache, v_cache, meta, scale, out)
+        prefill_attention(q, k_cache, v_cache, meta, scale, out, window=window, softcap=softcap)
     return out
