@@ -19,6 +19,9 @@ def check_tensor_parallel(cfg: ModelArchConfig, size: int) -> None:
     """Raise ``ValueError`` naming what does not divide (checked before any process starts)."""
     if size == 1:
         return
+    if cfg.num_experts:
+        raise ValueError(f"tensor parallelism is not implemented for mixture-of-experts models ({cfg.architecture}): "
+                         f"serve it with tensor_parallel_size 1")
     problems = []
     if cfg.num_attention_heads % size:
         problems.append(f"{cfg.num_attention_heads} attention heads")

@@ -13,6 +13,7 @@ from engine.loader.hf_loader import count_hf_tensors, hf_arch_config, iter_hf_te
 from engine.loader.source import ModelSource
 from engine.models.config import ModelArchConfig
 from engine.models.llama import LlamaForCausalLM
+from engine.models.registry import model_class
 
 
 def load_arch_config(source: ModelSource) -> ModelArchConfig:
@@ -41,7 +42,7 @@ def load_model(
         weights = iter_hf_tensors(source.path, lazy=tp is not None and tp.size > 1)
         total = count_hf_tensors(source.path)
     with torch.device("cpu"):
-        model = LlamaForCausalLM(cfg, max_position, tp)
+        model = model_class(cfg)(cfg, max_position, tp)
     label = f"loading {source.served_name}" + (f" (rank {tp.rank})" if tp and tp.size > 1 else "")
     bar = tqdm(weights, total=total, desc=label, unit="tensor", disable=not show_progress)
     loaded = model.load_weights(bar)

@@ -49,9 +49,9 @@ class LlamaAttention(nn.Module):
 
 
 class LlamaMLP(nn.Module):
-    def __init__(self, cfg: ModelArchConfig, tp: TensorParallelRank) -> None:
+    def __init__(self, cfg: ModelArchConfig, tp: TensorParallelRank, intermediate_size: int | None = None) -> None:
         super().__init__()
-        self.intermediate = cfg.intermediate_size // tp.size
+        self.intermediate = (intermediate_size or cfg.intermediate_size) // tp.size
         self.gate_up_proj = Linear(cfg.hidden_size, 2 * self.intermediate)  # column-parallel
         self.down_proj = RowParallelLinear(self.intermediate, cfg.hidden_size, tp)
 
@@ -60,12 +60,15 @@ class LlamaMLP(nn.Module):
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, cfg: ModelArchConfig, rotary: RotaryEmbedding, tp: TensorParallelRank) -> None:
+    """``mlp``: the feed-forward, where a family's differs from the dense SwiGLU (a mixture of experts)."""
+
+    def __init__(self, cfg: ModelArchConfig, rotary: RotaryEmbedding, tp: TensorParallelRank,
+                 mlp: nn.Module | None = None) -> None:
         super().__init__()
         self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.self_attn = LlamaAttention(cfg, rotary, tp)
         self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
-        self.mlp = LlamaMLP(cfg, tp)
+        self.mlp = mlp if mlp is not None else LlamaMLP(cfg, tp)
 
     def forward(
         self, positions: torch.Tensor, x: torch.Tensor, residual: torch.Tensor | None, meta: AttentionMetadata
@@ -87,11 +90,16 @@ class LlamaForCausalLM(nn.Module):
         self.config, self.tp = cfg, tp
         self.rotary = RotaryEmbedding(cfg.head_dim, max_position, cfg.rope_theta, cfg.rope_scaling)
         self.embed_tokens = VocabParallelEmbedding(cfg.vocab_size, cfg.hidden_size, tp)
-        self.layers = nn.ModuleList(LlamaDecoderLayer(cfg, self.rotary, tp) for _ in range(cfg.num_hidden_layers))
+        self.layers = nn.ModuleList(self.make_layer(i) for i in range(cfg.num_hidden_layers))
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.lm_head = ParallelLMHead(cfg.hidden_size, cfg.vocab_size, tp)
         if cfg.tie_word_embeddings:
             self.lm_head.weight = self.embed_tokens.weight
+
+    def make_layer(self, index: int) -> nn.Module:
+        """Decoder layer ``index`` (a family whose layers differ overrides this; ``config``, ``rotary`` and ``tp``
+        are set)."""
+        return LlamaDecoderLayer(self.config, self.rotary, self.tp)
 
     def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
         """Final hidden states ``[num_tokens, hidden]`` of the flattened batch."""

@@ -26,6 +26,8 @@ def write_tiny_checkpoint(directory: Path, *, architecture: str = "llama", seed:
     torch.manual_seed(seed)
     if architecture == "qwen2":
         model = Qwen2ForCausalLM(Qwen2Config(**common))
+    elif architecture in MOE_DEFAULTS:
+        model = _moe_model(architecture, {**MOE_DEFAULTS[architecture], **common})
     else:
         model = LlamaForCausalLM(LlamaConfig(**common))
     with torch.no_grad():  # random init leaves RMSNorm weights at 1 and biases at 0: make them matter
@@ -39,3 +41,27 @@ def write_tiny_checkpoint(directory: Path, *, architecture: str = "llama", seed:
         "chat_template": tokenizer.chat_template, "eos_token": "<|im_end|>", "bos_token": "<|im_start|>",
         "add_bos_token": False}))
     return directory
+
+
+# Tiny mixture-of-experts shapes: 8 experts of top-2 (Mixtral); Qwen2-MoE also with a shared expert of its own width.
+MOE_DEFAULTS: dict[str, dict] = {
+    "mixtral": {"num_local_experts": 8, "num_experts_per_tok": 2},
+    "qwen2_moe": {"num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                  "shared_expert_intermediate_size": 96, "norm_topk_prob": False},
+}
+
+
+def _moe_model(architecture: str, config: dict):
+    from transformers import MixtralConfig, MixtralForCausalLM, Qwen2MoeConfig, Qwen2MoeForCausalLM
+
+    if architecture == "mixtral":
+        model = MixtralForCausalLM(MixtralConfig(**config))
+    else:
+        model = Qwen2MoeForCausalLM(Qwen2MoeConfig(**config))
+    # Routers start near zero (near-ties that summation order could flip) and the shared expert's gate at zero
+    # (sigmoid 0.5 everywhere): give both decisive random weights.
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(("shared_expert_gate.weight", "mlp.gate.weight", "block_sparse_moe.gate.weight")):
+                p.copy_(torch.randn_like(p))
+    return model

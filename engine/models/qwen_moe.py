@@ -1,0 +1,42 @@
+"""Qwen2-MoE (Qwen1.5-MoE, Qwen2-57B-A14B): Mixtral's decoder with q/k/v biases, routed experts whose top-k weights
+are renormalised only under ``norm_topk_prob``, a shared expert (a dense SwiGLU MLP of its own width) added to every
+token scaled by ``sigmoid(x @ shared_expert_gate.T)``, and optionally some layers dense (``mlp_only_layers``, or
+every layer off ``decoder_sparse_step``), which load as Llama's MLP.
+
+Tensor parallelism: not implemented (refused before start, as for Mixtral).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from torch import nn
+
+from engine.models.llama import LlamaMLP
+from engine.models.mixtral import MixtralForCausalLM
+
+_SHARED = re.compile(r"^layers\.(\d+)\.mlp\.shared_expert\.(gate_proj|up_proj|down_proj)\.weight$")
+_SHARED_GATE = re.compile(r"^layers\.(\d+)\.mlp\.shared_expert_gate\.weight$")
+
+
+class Qwen2MoeForCausalLM(MixtralForCausalLM):
+    def make_shared_expert(self) -> nn.Module | None:
+        size = self.config.shared_expert_intermediate_size
+        return LlamaMLP(self.config, self.tp, intermediate_size=size) if size > 0 else None
+
+    def load_moe_weight(self, name: str, tensor: Any, params: dict[str, nn.Parameter]) -> tuple[bool, str | None]:
+        if m := _SHARED_GATE.match(name):
+            return True, self._copy(params, f"layers.{m[1]}.mlp.shared_expert_gate", tensor)
+        if m := _SHARED.match(name):
+            prefix = f"layers.{m[1]}.mlp.shared_expert"
+            if m[2] == "down_proj":
+                return True, self._copy(params, f"{prefix}.down_proj.weight", tensor)
+            # gate rows, then up rows, of the shared expert's fused gate_up_proj
+            target = f"{prefix}.gate_up_proj.weight"
+            size = self.config.shared_expert_intermediate_size
+            dest = self._param(params, target).narrow(0, 0 if m[2] == "gate_proj" else size, size)
+            self._fill(name, dest, tensor)
+            self._pieces[target] += 1
+            return True, target if self._pieces[target] == 2 else None
+        return super().load_moe_weight(name, tensor, params)
