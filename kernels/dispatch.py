@@ -19,10 +19,6 @@ Signatures (every implementation matches them exactly):
   ``[num_tokens, hidden]`` rows, each through its top-k experts' stacked weights and summed by its routing weights
   (``kernels.reference.fused_moe`` defines it). On CPU the grouped torch path ``kernels.cpu.fused_moe`` (pure
   Python, no build needed) runs, unless ``WARDEN_KERNELS=reference``.
-* ``fused_moe(x, w13, w2, topk_weights, topk_ids) -> Tensor`` — mixture-of-experts SwiGLU feed-forward of
-  ``[num_tokens, hidden]`` rows, each through its top-k experts' stacked weights and summed by its routing weights
-  (``kernels.reference.fused_moe`` defines it). On CPU the grouped torch path ``kernels.cpu.fused_moe`` (pure
-  Python, no build needed) runs, unless ``WARDEN_KERNELS=reference``.
 * ``argmax(x) -> Tensor`` — per row of ``[rows, vocab]`` logits, the first index of the largest value, a NaN
   counting as the largest (``max(dim=-1).indices``); greedy sampling's pick. No Triton kernel: torch's op on CUDA.
 
@@ -48,7 +44,6 @@ import torch
 from kernels.attention_metadata import AttentionMetadata
 from kernels.reference import activation as _ref_activation
 from kernels.reference import argmax as _ref_argmax
-from kernels.reference import fused_moe as _ref_fused_moe
 from kernels.reference import fused_moe as _ref_fused_moe
 from kernels.reference import kv_store as _ref_kv_store
 from kernels.reference import paged_attention as _ref_attention
@@ -205,15 +200,6 @@ def rotary_embedding(
 
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _pick(x.device, "silu_and_mul", _ref_activation.silu_and_mul)(x)
-
-
-def fused_moe(x: torch.Tensor, w13: torch.Tensor, w2: torch.Tensor, topk_weights: torch.Tensor,
-              topk_ids: torch.Tensor) -> torch.Tensor:
-    if _forced is None and x.device.type == "cpu" and os.environ.get("WARDEN_KERNELS") != "reference":
-        from kernels.cpu import fused_moe as _cpu_fused_moe  # pure torch: needs no C++ build
-
-        return _cpu_fused_moe.fused_moe(x, w13, w2, topk_weights, topk_ids)
-    return _pick(x.device, "fused_moe", _ref_fused_moe.fused_moe)(x, w13, w2, topk_weights, topk_ids)
 
 
 def fused_moe(x: torch.Tensor, w13: torch.Tensor, w2: torch.Tensor, topk_weights: torch.Tensor,
