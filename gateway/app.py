@@ -33,6 +33,7 @@ from gateway.core.store_health import StoreCircuit
 from gateway.core.text_safety import TextSafetyMiddleware
 from gateway.export.checkpoints import run_checkpoints
 from gateway.export.router import router as audit_router
+from gateway.fairness import router as fairness_router
 from gateway.keys.auth import Authenticator
 from gateway.lifecycle import DrainMiddleware, Lifecycle
 from gateway.lifecycle import router as lifecycle_router
@@ -177,6 +178,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     app.include_router(admin_router)
     app.include_router(audit_router)
     app.include_router(lifecycle_router)  # /readyz
+    app.include_router(fairness_router)  # /authz/fairness-id: the endpoint picker's flow, for the gateway's ext_authz
     app.include_router(mcp_admin_router)
     app.state.mcp = mcp_endpoint = McpEndpoint()  # /mcp: governed tool calls (gateway.mcp)
     app.router.routes.append(mcp_endpoint.route())

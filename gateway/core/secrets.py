@@ -28,6 +28,12 @@ class ServerSecrets:
         """The prefix-cache isolation domain of a tenant. Only the gateway can compute it."""
         return hmac.new(self.server_secret, tenant_id.encode(), hashlib.sha256).hexdigest()
 
+    def fairness_id(self, tenant_id: str) -> str:
+        """The tenant's flow at an inference gateway's endpoint picker (gateway.fairness): not a secret, the same on
+        every pod. Its own derived key keeps it independent of the cache salt, which must never leave Warden."""
+        key = hmac.new(self.server_secret, b"warden/fairness-id", hashlib.sha256).digest()
+        return hmac.new(key, tenant_id.encode(), hashlib.sha256).hexdigest()[:32]
+
 
 def _read_or_create_secret_file(path: Path) -> bytes:
     path.parent.mkdir(parents=True, exist_ok=True)
