@@ -2,7 +2,8 @@
 
 ``tools/call``, in order: the namespaced name is resolved to a registered server of the caller's tenant; the
 tenant's tool policy (with the key's override) allows or denies it, and may require an approval flag in ``_meta``;
-the arguments must satisfy every matching rule's JSON Schema; per-tool rate limits are taken; arguments are
+the arguments must satisfy every matching rule's JSON Schema; per-tool rate limits are taken; the call is admitted
+against the tenant's token limits and charged its size (``gateway.mcp.token_meter``); arguments are
 PII-screened when the policy asks; the upstream is called under the server's timeout; the result's size is capped,
 its text PII-masked and screened for prompt injection. Every outcome, allowed or refused, is one record in the
 tenant's audit chain. A refusal is an MCP error result (``isError: true``) whose text says why and whose ``_meta``
@@ -36,10 +37,13 @@ from gateway.keys.auth import Principal
 from gateway.lifecycle import Lifecycle
 from gateway.mcp.guard import screen_arguments, screen_result
 from gateway.mcp.registry import UpstreamDirectory, UpstreamServer
+from gateway.mcp.token_meter import TokenCharge, TokenCounter, token_limits
 from gateway.mcp.upstream import UpstreamClients, UpstreamError
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN
+from gateway.openai.engine_call import run_shielded
 from gateway.ratelimit.errors import RateLimiterUnavailable
-from gateway.ratelimit.limits import RateLimits
+from gateway.ratelimit.http import refusal_message
+from gateway.ratelimit.limits import LimitKind, RateLimits
 from policies import AuditContent, Policy, effective_policy
 from policies.tools import CallVerdict, decide_call, namespaced, server_allowed, split_namespaced, tool_allowed
 
@@ -53,6 +57,7 @@ REQUEST_ID_META_KEY = "warden/request_id"
 _STATUS = {
     "ok": 200, "tool_error": 200, "unknown_tool": 404, "denied": 403, "approval_required": 403,
     "invalid_arguments": 400, "policy_invalid": 500, "rate_limited": 429, "limiter_unavailable": 503,
+    "token_rate_limited": 429, "token_budget_exhausted": 429,
     "arguments_blocked": 400, "result_blocked": 422, "result_too_large": 502, "upstream_timeout": 504,
     "upstream_error": 502, "upstream_unavailable": 502, "upstream_refused": 502, "audit_unavailable": 503,
     "store_unavailable": 503, SHUTDOWN: 503, "client_closed": CLIENT_CLOSED_REQUEST,
@@ -297,6 +302,22 @@ class ToolGateway:
             if limited is not None:
                 return limited
 
+        limits = token_limits(policy, call.principal.key_id)
+        if limits is None:
+            return await self._screened_call(call, policy, params, tool, arguments, None)
+        admitted = await self._admit_tokens(call, limits, arguments)
+        if not isinstance(admitted, TokenCharge):
+            return admitted
+        try:
+            return await self._screened_call(call, policy, params, tool, arguments, admitted)
+        finally:
+            await run_shielded(self._settle_tokens(admitted))
+
+    async def _screened_call(self, call: ToolCall, policy: Policy, params: types.CallToolRequestParams, tool: str,
+                             arguments: dict[str, Any], charge: TokenCharge | None) -> tuple[str, types.CallToolResult]:
+        """The allowed call: arguments screened, sent upstream, the result capped, screened and released."""
+        assert call.server is not None
+        request_id = call.request_id
         screened_args = await screen_arguments(self._services.input_guard, call.principal.tenant_id, policy,
                                                arguments)
         call.decisions.extend(screened_args.decisions)
@@ -306,6 +327,8 @@ class ToolGateway:
         call.arguments_sent = screened_args.value
         meta = {key: value for key, value in (params.meta or {}).items() if not key.startswith("io.modelcontext")}
         started = time.perf_counter()
+        if charge is not None:
+            charge.arguments_sent = True
         try:
             result = await self._clients.call_tool(call.server, tool, screened_args.value, meta)
         except UpstreamError as exc:
@@ -335,7 +358,47 @@ class ToolGateway:
             meta_out["warden/injection_flagged"] = True
             released = released.model_copy(update={"meta": meta_out})
         call.result_released = released.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if charge is not None:
+            charge.result_tokens = await self._counter().count(call.result_released)
         return ("tool_error" if result.is_error else "ok"), released
+
+    def _counter(self) -> TokenCounter:
+        # The engine's tokenizer, read per call: the engine may attach after the endpoint starts.
+        return TokenCounter(getattr(self._services.engine, "tokenizer", None))
+
+    async def _admit_tokens(self, call: ToolCall, limits: tuple[RateLimits, RateLimits | None],
+                            arguments: dict[str, Any]) -> TokenCharge | tuple[str, types.CallToolResult]:
+        """The call admitted against the tenant's token limits with its arguments reserved, or its refusal."""
+        counter = self._counter()
+        tokens = await counter.count(arguments)
+        tenant_limits, key_limits = limits
+        decision: dict[str, Any] = {"stage": "tool_tokens", "counted_with": counter.method,
+                                    "arguments_tokens": tokens}
+        call.decisions.append(decision)
+        try:
+            admission = await self._services.limiter.admit(call.principal.tenant_id, call.principal.key_id,
+                                                           tenant_limits, tokens, key_limits=key_limits)
+        except RateLimiterUnavailable:
+            decision["decision"] = "unavailable"
+            return "limiter_unavailable", refusal("limiter_unavailable", "the rate limiter is unavailable",
+                                                  call.request_id)
+        decision.update(admission.audit_decision())
+        if not admission.admitted:
+            limit = admission.refusal
+            code = ("token_budget_exhausted" if limit is not None and limit.kind is LimitKind.MONTHLY_TOKEN_BUDGET
+                    else "token_rate_limited")
+            why = refusal_message(limit) if limit is not None else "the token limits are spent."
+            return code, refusal(code, f"the tool call ({tokens} tokens of arguments) does not fit the token "
+                                 f"limits: {why}", call.request_id)
+        return TokenCharge(admission, tokens, decision)
+
+    async def _settle_tokens(self, charge: TokenCharge) -> None:
+        if charge.settled:
+            return
+        charge.settled = True
+        charge.decision.update(result_tokens=charge.result_tokens, charged_tokens=charge.used)
+        if not charge.admission.degraded:
+            await self._services.limiter.settle(charge.admission, charge.used)
 
     async def _rate_limited(self, call: ToolCall, rule_key: str,
                             per_minute: int) -> tuple[str, types.CallToolResult] | None:
