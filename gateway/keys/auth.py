@@ -24,7 +24,7 @@ from gateway.core.errors import StoreUnavailable
 from gateway.core.stale_cache import StaleTolerantCache, begin_stale_tracking
 from gateway.core.store_health import is_store_unavailable
 from gateway.core.ttl_cache import TTLCache
-from gateway.keys.format import parse_key, secret_matches
+from gateway.keys.format import ParsedKey, parse_key, secret_matches
 from gateway.keys.service import KeyRecord, load_key_record, touch_last_used
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,11 @@ class Authenticator:
 
         return self._cache.read_through(key_id, load, stage="auth", retry_after_s=self._retry_after_s)
 
+    def _touch_due(self, key_id: str) -> bool:
+        with self._touch_lock:
+            hit, _ = self._last_touched.get(key_id)
+            return not hit
+
     def _touch(self, key_id: str) -> None:
         # last_used_at is informational: written at most once per interval per key, never on the hot path's
         # critical section, and a failure to write it never fails the request.
@@ -91,13 +96,16 @@ class Authenticator:
             else:
                 log.warning("could not record last use of key %s", key_id, exc_info=True)
 
-    def _authenticate_sync(self, token: str | None) -> Principal:
+    @staticmethod
+    def _parse(token: str | None) -> ParsedKey:
         if token is None:
             raise AuthenticationFailed("missing API key (Authorization: Bearer wdn_...)")
         parsed = parse_key(token)
         if parsed is None:
             raise AuthenticationFailed("malformed API key")
-        record = self._load(parsed.key_id)
+        return parsed
+
+    def _verify(self, parsed: ParsedKey, record: KeyRecord | None) -> Principal:
         if record is None:
             raise AuthenticationFailed("unknown API key", key_id=parsed.key_id)
         if not secret_matches(self._pepper, parsed, record.secret_hash):
@@ -105,12 +113,25 @@ class Authenticator:
         if not record.usable_at(utcnow()):
             raise AuthenticationFailed("API key revoked, expired or tenant disabled", key_id=parsed.key_id,
                                        tenant_id=record.tenant_id)
-        self._touch(parsed.key_id)
         return Principal(tenant_id=record.tenant_id, key_id=parsed.key_id)
 
+    def _authenticate_sync(self, parsed: ParsedKey) -> Principal:
+        principal = self._verify(parsed, self._load(parsed.key_id))
+        self._touch(parsed.key_id)
+        return principal
+
     async def authenticate(self, authorization: str | None) -> Principal:
-        begin_stale_tracking()  # here, in the request's own context: the lookup runs on a copy of it
-        return await run_in_threadpool(self._authenticate_sync, bearer_token(authorization))
+        """A key whose record is fresh in the cache is checked here, on the event loop (a dict lookup and one
+        HMAC); only a load from the store, or the periodic last-use write, runs in a worker thread."""
+        begin_stale_tracking()  # here, in the request's own context: a lookup in a thread runs on a copy of it
+        parsed = self._parse(bearer_token(authorization))
+        hit, record = self._cache.fresh(parsed.key_id)
+        if not hit:
+            return await run_in_threadpool(self._authenticate_sync, parsed)
+        principal = self._verify(parsed, record)
+        if self._touch_due(parsed.key_id):
+            await run_in_threadpool(self._touch, parsed.key_id)
+        return principal
 
     def forget_cached_keys(self) -> None:
         """Local revocation is immediate after this; other replicas follow within the TTL."""

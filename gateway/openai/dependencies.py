@@ -7,7 +7,8 @@ from fastapi import Depends, Request
 from gateway.services import GatewayServices
 
 
-def get_services(request: Request) -> GatewayServices:
+async def get_services(request: Request) -> GatewayServices:
+    # A coroutine: FastAPI runs a plain function dependency in a worker thread, a hop per request for an attribute.
     return request.app.state.services
 
 

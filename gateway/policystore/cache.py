@@ -32,6 +32,11 @@ class PolicyResolver:
         return active
 
     async def resolve(self, tenant_id: str) -> ActivePolicy:
+        """A policy fresh in the cache is returned here, on the event loop; only a load from the store (or, while
+        it is unavailable, the stale read) runs in a worker thread."""
+        hit, active = self._cache.fresh(tenant_id)
+        if hit and active is not None:
+            return active
         return await run_in_threadpool(self._resolve_sync, tenant_id)
 
     def forget(self) -> None:
