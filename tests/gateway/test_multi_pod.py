@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 from alembic.script import ScriptDirectory
 from gateway_support import fresh_postgres_database, new_tenant_with_key
@@ -72,6 +73,7 @@ RPM = 4
 POD_NAMES = ("pod-a", "pod-b", "pod-c")
 CONCURRENT_UPGRADES = 4
 CHAIN_CALLS = 12  # per tenant, spread over the three pods
+POD_MEMORY_BOUND_MB = 2048  # one tiny engine and its gateway (~1.2 GB); a second engine (a standby) would exceed it
 KEY_CACHE_TTL_S = 1.0
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -209,6 +211,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             _upgrade_concurrently(database_url)  # the chart's hook Job, retried while a run still holds the lock
             for pod in pods:
                 _until(lambda pod=pod: pod.readyz() == (200, "ready"), 30, f"{pod.name} to turn ready")
+            resident = {pod.name: round(_resident_mb(pod.process.pid)) for pod in pods}
+            assert max(resident.values()) < POD_MEMORY_BOUND_MB, resident
             yield Cluster(pods, database_url, db,
                           functools.partial(_start_pod, root=root, model=model, database_url=database_url,
                                             export_key=export_key))
@@ -218,6 +222,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                     os.killpg(pod.process.pid, signal.SIGKILL)
                 pod.process.wait(30)
             db.dispose()
+
+
+def _resident_mb(pid: int) -> float:
+    """The resident memory of a pod: its process and every process it started."""
+    process = psutil.Process(pid)
+    return sum(p.memory_info().rss for p in [process, *process.children(recursive=True)]) / 2**20
 
 
 def _upgrade_concurrently(database_url: str) -> None:
