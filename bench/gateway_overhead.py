@@ -122,6 +122,11 @@ class Stack:
         self.processes.append(process)
         return process
 
+    def stop_last(self, count: int) -> None:
+        """Stop the ``count`` processes started last (a phase's own servers), leaving the others running."""
+        last, self.processes = self.processes[-count:], self.processes[:-count]
+        Stack(self.workdir, last).stop()
+
     def stop(self) -> None:
         for process in self.processes:
             if process.poll() is None:
@@ -424,6 +429,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from bench import overhead_stub  # it builds on this module's stack and tenant set-up
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=100, help="prompts in each sequential phase")
     parser.add_argument("--warmup", type=int, default=5)
@@ -442,16 +449,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-litellm", action="store_true", help="Warden and direct only (no LiteLLM install)")
     parser.add_argument("--quick", action="store_true", help="20 prompts, 1 load round: a smoke run")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--stub-engine", action="store_true",
+                        help="the stub engine, the floor and an open-loop load instead (bench.overhead_stub); its "
+                             "options follow")
+    stub_options = parser.add_argument_group("--stub-engine")
+    overhead_stub.add_arguments(stub_options)
     args = parser.parse_args(argv)
+    if args.stub_engine:
+        if args.quick:
+            args.duration, args.warmup_s, args.stream_duration, args.config_duration = 5.0, 1.0, 3.0, 5.0
+        return run_in_stack(overhead_stub.run, args, overhead_stub.print_table, prefix="warden-gw-stub-",
+                            write=overhead_stub.merge_into)
     if args.quick:
         args.requests, args.stream_requests, args.rounds, args.warmup = 20, 10, 1, 2
-    return run_in_stack(run, args, print_table, prefix="warden-gw-bench-")
+    return run_in_stack(run, args, print_table, prefix="warden-gw-bench-", write=_write_keeping_stub)
+
+
+def _write_keeping_stub(path: Path, result: dict[str, Any]) -> None:
+    """The real-engine run's results, keeping the stub-engine run's key (``bench.overhead_stub``) of the file."""
+    if path.exists():
+        previous = json.loads(path.read_text())
+        if "stub_engine" in previous:
+            result = {**result, "stub_engine": previous["stub_engine"]}
+    path.write_text(json.dumps(result, indent=2) + "\n")
 
 
 def run_in_stack(run: Callable[[argparse.Namespace, Stack], Awaitable[dict[str, Any]]], args: argparse.Namespace,
-                 print_table: Callable[[dict[str, Any]], None], *, prefix: str) -> int:
+                 print_table: Callable[[dict[str, Any]], None], *, prefix: str,
+                 write: Callable[[Path, dict[str, Any]], None] | None = None) -> int:
     """A benchmark's lifecycle: ``run`` with a fresh stack of processes, stopped whatever happens; then its table,
-    and its JSON written to ``args.out``. The work directory (logs) is kept when the run fails."""
+    and its JSON written to ``args.out`` (by ``write``, if given). The work directory (logs) is kept when the run
+    fails."""
     stack = Stack(Path(tempfile.mkdtemp(prefix=prefix)))
     try:
         result = asyncio.run(run(args, stack))
@@ -459,7 +487,10 @@ def run_in_stack(run: Callable[[argparse.Namespace, Stack], Awaitable[dict[str, 
         stack.stop()
     print_table(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    if write is not None:
+        write(args.out, result)
+    else:
+        args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwrote {args.out}")
     shutil.rmtree(stack.workdir, ignore_errors=True)
     return 0

@@ -1,0 +1,412 @@
+"""Gateway overhead over a stub engine, at a constant request rate, side by side with the floor and LiteLLM.
+
+No model runs: Warden's gateways talk to ``bench.stub_engine`` (the engine host protocol, a fixed two-delta
+completion sent at once), so each gateway's whole request path runs for real — key check, policy, rate limits in
+Redis, tokenizer, engine client and pool, hash-chained audit fsync'd to the spool and drained to Postgres — and what
+is left of the latency is the gateway's own plus one IPC hop. Targets, each over HTTPS with the same certificate,
+from one uvicorn worker:
+
+  floor           a bare ASGI app returning the same body (``bench.overhead_floor``): the server, TLS and client
+  warden_core     Warden, guardrails off, one tenant whose policy sets limits
+  warden_guarded  Warden with its guardrails on (PII masking in and out, injection screening), 2 KB prompts
+  litellm         LiteLLM's proxy (master key, no database) in front of the floor's plain-HTTP port
+
+Each target in turn gets an open-loop load (``bench.open_loop``): ``--rate`` requests/s for ``--duration`` s after a
+warm-up, while the others sit idle. Reported per target: latency percentiles (from the request's write to its last
+byte), their excess over the floor's and the ratio to it, Warden's own ``x-warden-overhead-ms`` and errors. Streams:
+the time from the stub engine's first delta to the client's first byte of it, at ``--stream-rate``. Server
+configurations (``--server-configs``): the floor and warden_core again under uvicorn with each event loop x HTTP
+parser pair. The machine's load average is recorded with every phase: the cores are shared, so the ratios to the
+floor measured in the same run carry more than the absolute figures.
+
+    WARDEN_DATABASE_URL=postgresql+psycopg://... WARDEN_REDIS_URL=redis://... \
+        python -m bench.gateway_overhead --stub-engine
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import secrets
+import signal
+import ssl
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import litellm_proxy
+from bench.gateway_overhead import BENCH_POLICY, Stack, _warden_cli, ticket_prompts
+from bench.open_loop import LoadResult, Target, run_open_loop
+from bench.stub_engine import AUTHKEY_ENV
+from gateway.background_server import free_port
+from gateway.core.tls import ensure_certificate
+
+MODEL = "smollm2-135m-instruct"
+PROFILE_ENV = "WARDEN_BENCH_PROFILE"  # where profiled_app_from_env writes its stats
+READY_TIMEOUT_S = 180.0
+SERVER_CONFIGS = [("uvloop", "httptools"), ("uvloop", "h11"), ("asyncio", "httptools"), ("asyncio", "h11")]
+FEATURES = {
+    "floor": "bare ASGI app, same body, same server and TLS",
+    "warden_core": "key check, policy, rate limits (Redis), tokenizer, engine client, hash-chained audit (fsync'd)",
+    "warden_guarded": "warden_core + PII masking in and out + injection screening, 2 KB prompts",
+    "litellm": "master key, no database, in front of the floor",
+}
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    api_key: str
+    bodies: list[bytes]
+    pid: int | None = None  # the server's process, whose CPU time each measurement reads
+    profiled: bool = False  # under profiled_app_from_env: profiled while measured
+
+    def target(self, tls: ssl.SSLContext) -> Target:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        return Target("127.0.0.1", self.port, "/v1/chat/completions", self.bodies, headers, tls)
+
+
+def chat_body(messages: list[dict[str, str]], *, stream: bool = False) -> bytes:
+    body: dict[str, Any] = {"model": MODEL, "messages": messages, "max_tokens": 2, "temperature": 0}
+    if stream:
+        body["stream"] = True
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def long_prompts(count: int, size: int = 2048, seed: int = 0) -> list[list[dict[str, str]]]:
+    """Chat requests whose user message is ``size`` bytes of distinct support tickets (names, e-mail addresses and
+    phone numbers among them), each prompt different, so no guardrail cache answers for another."""
+    tickets = ticket_prompts(count * 40, seed=seed)
+    prompts = []
+    for i in range(count):
+        text = ""
+        for j in range(i * 40, (i + 1) * 40):
+            text += tickets[j][1]["content"] + "\n"
+            if len(text) >= size:
+                break
+        prompts.append([tickets[i][0], {"role": "user", "content": text[:size]}])
+    return prompts
+
+
+def process_cpu_s(pid: int | None) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 without one)."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> list[float]:
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+def start_stub_engine(stack: Stack, socket_path: Path, authkey: bytes) -> None:
+    env = {**os.environ, AUTHKEY_ENV: authkey.hex(), "PYTHONUNBUFFERED": "1"}
+    stack.spawn([sys.executable, "-m", "bench.stub_engine", "--socket", str(socket_path), "--model", MODEL], env,
+                "stub_engine")
+
+
+def start_floor(stack: Stack, cert: Path, key: Path, *, loop: str = "auto", http: str = "auto",
+                http_port: int | None = None, name: str = "floor") -> int:
+    port = free_port()
+    command = [sys.executable, "-m", "bench.overhead_floor", "--port", str(port), "--certfile", str(cert),
+               "--keyfile", str(key), "--loop", loop, "--http", http]
+    if http_port is not None:
+        command += ["--http-port", str(http_port)]
+    stack.spawn(command, dict(os.environ), name)
+    return port
+
+
+def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str | None,
+                   redis_url: str | None, cert: Path, key: Path) -> tuple[dict[str, str], str, bytes]:
+    """A Warden data directory with its schema, a tenant under the bench policy and a key: the server's
+    environment, the key, and the engine authkey the stub engine must accept."""
+    data_dir = stack.workdir / name
+    data_dir.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_")}
+    env.update({"WARDEN_DATA_DIR": str(data_dir), "WARDEN_GUARDRAILS": str(guardrails).lower(),
+                "WARDEN_DATABASE_URL": database_url or f"sqlite:///{data_dir / 'warden.db'}",
+                "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_TLS_CERT": str(cert),
+                "WARDEN_TLS_KEY": str(key), "WARDEN_METRICS": "true", "PYTHONUNBUFFERED": "1"})
+    if redis_url:
+        env["WARDEN_REDIS_URL"] = redis_url
+    _warden_cli(env, "db", "upgrade")
+    tenant = f"bench-{name}-{secrets.token_hex(4)}"
+    _warden_cli(env, "tenant", "create", tenant)
+    policy = data_dir / "policy.json"
+    policy.write_text(json.dumps(BENCH_POLICY))
+    _warden_cli(env, "policy", "set", tenant, str(policy))
+    api_key = _warden_cli(env, "key", "issue", tenant)
+    from gateway.core.secrets import load_server_secrets
+    from gateway.core.settings import Settings
+
+    authkey = load_server_secrets(Settings(data_dir=data_dir)).engine_authkey
+    return env, api_key, authkey
+
+
+def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path, cert: Path, key: Path, *,
+                 loop: str = "auto", http: str = "auto", profile: Path | None = None) -> int:
+    """``warden serve``'s app under uvicorn with ``loop`` and ``http`` chosen (``warden serve`` itself runs
+    ``uvicorn.run`` with both "auto": uvloop and httptools where installed), its engine the stub at
+    ``socket_path``. With ``profile``, under cProfile (the event loop's thread), its stats written there on exit."""
+    port = free_port()
+    server_env = {**env, "WARDEN_ENGINE_SOCKETS": json.dumps([str(socket_path)])}
+    factory = "gateway.app:app_from_env"
+    if profile is not None:
+        server_env[PROFILE_ENV] = str(profile)
+        factory = "bench.overhead_stub:profiled_app_from_env"
+    stack.spawn([sys.executable, "-m", "uvicorn", factory, "--factory", "--host",
+                 "127.0.0.1", "--port", str(port), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key),
+                 "--log-level",
+                 "warning", "--loop", loop, "--http", http], server_env, name)
+    return port
+
+
+def profiled_app_from_env() -> Any:
+    """``gateway.app.app_from_env`` whose event loop's thread (what serves requests) is profiled with cProfile
+    between a SIGUSR1 and a SIGUSR2, which writes the stats to ``$WARDEN_BENCH_PROFILE``: the bench sends them around
+    a measured phase, so start-up and warm-up stay out of the profile."""
+    import cProfile
+
+    from gateway.app import app_from_env
+
+    profiler = cProfile.Profile()
+
+    def dump() -> None:
+        profiler.disable()
+        profiler.dump_stats(os.environ[PROFILE_ENV])
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGUSR1, profiler.enable)  # handlers run in the loop's thread: a profiler's
+    loop.add_signal_handler(signal.SIGUSR2, dump)  # thread
+    return app_from_env()
+
+
+async def wait_ready(server: Server, tls: ssl.SSLContext, stack: Stack) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    last: object = None
+    while time.monotonic() < deadline:
+        dead = [p for p in stack.processes if p.poll() is not None]
+        if dead:
+            raise RuntimeError(f"a benchmark process exited ({dead[0].args[:4]}); logs in {stack.workdir}")
+        target = server.target(tls)
+        try:
+            reply = await target.send(0)
+            if reply.status == 200:
+                return
+            last = f"{reply.status} {reply.body[:200]!r}"
+        except OSError as exc:
+            last = exc
+        finally:
+            target.close()
+        await asyncio.sleep(0.5)
+    raise RuntimeError(f"{server.name} not ready after {READY_TIMEOUT_S:.0f} s: {last}")
+
+
+async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: float, warmup_s: float,
+                  bodies: list[bytes] | None = None) -> dict[str, Any]:
+    target = server.target(tls)
+    if bodies is not None:
+        target = Server(server.name, server.port, server.api_key, bodies).target(tls)
+    try:
+        if warmup_s > 0:
+            await run_open_loop(target, rate, warmup_s)
+        before = load_average()
+        if server.profiled and server.pid is not None:
+            os.kill(server.pid, signal.SIGUSR1)
+        cpu_before = process_cpu_s(server.pid)
+        result: LoadResult = await run_open_loop(target, rate, duration_s)
+        cpu_used = process_cpu_s(server.pid) - cpu_before
+        if server.profiled and server.pid is not None:
+            os.kill(server.pid, signal.SIGUSR2)
+    finally:
+        target.close()
+    summary = result.summary()
+    summary["load_average"] = {"before": before, "after": load_average()}
+    # CPU time the server process spent per request (all its threads): what contention for the cores does not
+    # change, unlike latency.
+    summary["server_cpu_ms_per_request"] = cpu_used * 1e3 / summary["sent"] if server.pid and summary["sent"] else None
+    print(f"  {server.name:<16} {rate:>5.0f}/s: p50 {summary['service_ms']['p50']:.2f} ms, "
+          f"p99 {summary['service_ms']['p99']:.2f} ms, own p50 {_f(summary['reported_overhead_ms']['p50'])}, "
+          f"cpu/req {_f(summary['server_cpu_ms_per_request'])} ms, errors {summary['errors']}, load {before}",
+          file=sys.stderr)
+    return summary
+
+
+def versus_floor(results: dict[str, dict[str, Any]], floor: str = "floor") -> None:
+    """Adds each target's excess over the floor's latency percentiles, and the ratio to them."""
+    base = results[floor]["service_ms"]
+    for row in results.values():
+        own = row["service_ms"]
+        row["over_floor_ms"] = {k: (own[k] - base[k]) if own[k] is not None and base[k] is not None else None
+                                for k in ("p50", "p90", "p99")}
+        row["ratio_to_floor"] = {k: (own[k] / base[k]) if own[k] and base[k] else None for k in ("p50", "p99")}
+
+
+async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
+    cert, key = ensure_certificate(stack.workdir / "tls", None, None)
+    tls = ssl.create_default_context(cafile=str(cert))
+    database_url, redis_url = args.database_url or None, args.redis_url or None
+    short = [chat_body(m) for m in ticket_prompts(256, seed=args.seed)]
+    # Distinct 2 KB prompts, one per guarded request: every one is scanned in full.
+    long = [chat_body(m) for m in long_prompts(int(args.guarded_rate * (args.duration + args.warmup_s)) + 1,
+                                               seed=args.seed)]
+
+    floor_http = free_port()
+    servers = {"floor": Server("floor", start_floor(stack, cert, key, http_port=floor_http), "", short,
+                               pid=stack.processes[-1].pid)}
+    wardens: dict[str, tuple[dict[str, str], Path]] = {}
+    for name, guardrails in (("warden_core", False), ("warden_guarded", True))[:1 if args.only_core else 2]:
+        env, api_key, authkey = prepare_warden(stack, name, guardrails=guardrails, database_url=database_url,
+                                               redis_url=redis_url, cert=cert, key=key)
+        socket_path = stack.workdir / f"{name}.sock"
+        start_stub_engine(stack, socket_path, authkey)
+        for _ in range(100):  # the stub listens in well under a second
+            if socket_path.exists():
+                break
+            await asyncio.sleep(0.05)
+        wardens[name] = (env, socket_path)
+        profile = args.profile if name == "warden_core" else None
+        servers[name] = Server(name, start_warden(stack, name, env, socket_path, cert, key, profile=profile),
+                               api_key, long if guardrails else short, pid=stack.processes[-1].pid,
+                               profiled=profile is not None)
+    if not args.no_litellm and not args.only_core:
+        executable = litellm_proxy.ensure_installed()
+        master_key = f"sk-{secrets.token_hex(16)}"
+        config = litellm_proxy.write_config(stack.workdir / "litellm.yaml", model=MODEL,
+                                            upstream_base=f"http://127.0.0.1:{floor_http}/v1",
+                                            master_key=master_key, presidio_base=None)
+        port = free_port()
+        stack.processes.append(litellm_proxy.start(executable, config, port=port, cert=cert, key=key,
+                                                   log=stack.workdir / "litellm.log"))
+        servers["litellm"] = Server("litellm", port, master_key, short, pid=stack.processes[-1].pid)
+    for server in servers.values():
+        await wait_ready(server, tls, stack)
+    print(f"ready: {', '.join(servers)} (logs in {stack.workdir})", file=sys.stderr)
+
+    load: dict[str, dict[str, Any]] = {}
+    for name, server in servers.items():
+        rate = args.guarded_rate if name == "warden_guarded" else args.rate
+        load[name] = await measure(server, tls, rate, args.duration, args.warmup_s)
+    versus_floor(load)
+    if args.only_core:
+        return {"load": load}
+
+    # Guarded at the core's rate too, with short prompts (cached scans after the first of each), for comparison.
+    guarded_short = await measure(servers["warden_guarded"], tls, args.rate, args.duration / 2, args.warmup_s,
+                                  bodies=short)
+
+    streams: dict[str, dict[str, Any]] = {}
+    stream_bodies = [chat_body(m, stream=True) for m in ticket_prompts(64, seed=args.seed + 1)]
+    for name in ("floor", "warden_core"):
+        streams[name] = await measure(servers[name], tls, args.stream_rate, args.stream_duration, 1.0,
+                                      bodies=stream_bodies)
+
+    server_configs: list[dict[str, Any]] = []
+    if args.server_configs:
+        env, socket_path = wardens["warden_core"]
+        for loop, http in SERVER_CONFIGS:
+            floor = Server("floor", start_floor(stack, cert, key, loop=loop, http=http, name=f"floor-{loop}-{http}"),
+                           "", short, pid=stack.processes[-1].pid)
+            core = Server("warden_core", start_warden(stack, f"core-{loop}-{http}", env, socket_path, cert, key,
+                                                      loop=loop, http=http), servers["warden_core"].api_key, short,
+                          pid=stack.processes[-1].pid)
+            for server in (floor, core):
+                await wait_ready(server, tls, stack)
+            rows = {"floor": await measure(floor, tls, args.rate, args.config_duration, args.warmup_s),
+                    "warden_core": await measure(core, tls, args.rate, args.config_duration, args.warmup_s)}
+            versus_floor(rows)
+            server_configs.append({"loop": loop, "http": http, **rows})
+            stack.stop_last(2)
+
+    return {"config": {"rate": args.rate, "guarded_rate": args.guarded_rate, "duration_s": args.duration,
+                       "warmup_s": args.warmup_s, "stream_rate": args.stream_rate,
+                       "stream_duration_s": args.stream_duration, "guarded_prompt_bytes": 2048,
+                       "database": "postgres" if database_url and database_url.startswith("postgresql") else "sqlite",
+                       "rate_limit_store": "redis" if redis_url else "in-process",
+                       "litellm": None if args.no_litellm else "1.108.7",
+                       "server": "uvicorn, uvloop + httptools (warden serve's default), one worker; granian is not "
+                                 "installed in this environment, so it is not compared",
+                       "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                   "load_average_at_end": load_average()}},
+            "features": {name: FEATURES[name] for name in servers},
+            "load": load, "guarded_short_prompts": guarded_short, "streams": streams,
+            "server_configs": server_configs,
+            "targets": targets_met(load, streams)}
+
+
+def targets_met(load: dict[str, dict[str, Any]], streams: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Issue #34's targets against this run: Warden's own overhead header (what the gateway spent on the request,
+    the engine's time excluded) and the excess over the floor's latency."""
+    core, guarded = load["warden_core"], load["warden_guarded"]
+    stream_core, stream_floor = streams["warden_core"]["stamp_lag_ms"], streams["floor"]["stamp_lag_ms"]
+    return {
+        "core_reported_overhead_p50_ms": core["reported_overhead_ms"]["p50"],
+        "core_reported_overhead_p99_ms": core["reported_overhead_ms"]["p99"],
+        "core_over_floor_p50_ms": core["over_floor_ms"]["p50"],
+        "core_over_floor_p99_ms": core["over_floor_ms"]["p99"],
+        "core_errors": core["errors"],
+        "guarded_reported_overhead_p50_ms": guarded["reported_overhead_ms"]["p50"],
+        "guarded_over_floor_p50_ms": guarded["over_floor_ms"]["p50"],
+        "stream_first_token_to_first_byte_p50_ms": stream_core["p50"],
+        "stream_first_token_to_first_byte_floor_p50_ms": stream_floor["p50"],
+        "met": {"core_p50_le_1ms": (core["reported_overhead_ms"]["p50"] or 1e9) <= 1.0,
+                "core_p99_le_5ms": (core["reported_overhead_ms"]["p99"] or 1e9) <= 5.0,
+                "core_zero_errors": core["errors"] == 0,
+                "guarded_p50_le_2ms": (guarded["reported_overhead_ms"]["p50"] or 1e9) <= 2.0,
+                "stream_p50_le_1ms": (stream_core["p50"] or 1e9) <= 1.0},
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    print("\nOpen loop (ms; service time = write to last byte)")
+    print(f"{'target':<16}{'rate':>6}{'p50':>8}{'p99':>8}{'+floor p50':>11}{'+floor p99':>11}{'x floor':>8}"
+          f"{'own p50':>8}{'own p99':>8}{'errors':>7}")
+    for name, row in result["load"].items():
+        own = row["reported_overhead_ms"]
+        print(f"{name:<16}{row['target_rate']:>6.0f}{row['service_ms']['p50']:>8.2f}{row['service_ms']['p99']:>8.2f}"
+              f"{row['over_floor_ms']['p50']:>11.2f}{row['over_floor_ms']['p99']:>11.2f}"
+              f"{row['ratio_to_floor']['p50']:>8.2f}{_f(own['p50']):>8}{_f(own['p99']):>8}{row['errors']:>7}")
+    if "streams" not in result:  # --only-core
+        return
+    for name, row in result["streams"].items():
+        lag = row["stamp_lag_ms"]
+        print(f"stream {name}: engine first delta -> client first byte p50 {_f(lag['p50'])} ms, p99 {_f(lag['p99'])}")
+    for row in result["server_configs"]:
+        print(f"{row['loop']:>8} + {row['http']:<10} floor p50 {row['floor']['service_ms']['p50']:.2f} ms, "
+              f"warden_core p50 {row['warden_core']['service_ms']['p50']:.2f} ms "
+              f"(own {_f(row['warden_core']['reported_overhead_ms']['p50'])})")
+    print(f"targets: {result['targets']['met']}")
+
+
+def _f(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rate", type=float, default=500.0, help="requests/s per target")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds measured per target")
+    parser.add_argument("--warmup-s", type=float, default=5.0, help="seconds at the rate before each measurement")
+    parser.add_argument("--guarded-rate", type=float, default=100.0,
+                        help="requests/s for warden_guarded's 2 KB prompts (each scanned in full)")
+    parser.add_argument("--stream-rate", type=float, default=50.0)
+    parser.add_argument("--stream-duration", type=float, default=10.0)
+    parser.add_argument("--server-configs", action="store_true",
+                        help="also the floor and warden_core under each uvicorn loop x HTTP parser pair")
+    parser.add_argument("--config-duration", type=float, default=20.0)
+    parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
+    parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
+
+
+def merge_into(path: Path, stub_result: dict[str, Any]) -> None:
+    """The stub-engine run is one key (``stub_engine``) of the results file the real-engine run also writes."""
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data["stub_engine"] = stub_result
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
