@@ -9,6 +9,14 @@ share a block only when their whole prefix *and* domain match: tenants share the
 A hit is confirmed by comparing the cached block's (parent, tokens, extra keys) with the request's, so even a
 hash collision can never serve another prompt's KV. Freed blocks keep their key and stay findable until the LRU
 free list hands them out again; blocks that hold nothing reusable are handed out first.
+
+Sliding windows: when every layer of the model attends through the same window of ``W`` keys (Mistral), a block
+whose positions all lie before the window of a sequence's next query is never read again by that sequence, so it
+is released while the sequence still runs (``release_out_of_window``): its table entry becomes ``NO_BLOCK`` and the
+block goes back to the free list like a finished sequence's (still findable by its hash until it is handed out
+again, so a later prompt with the same prefix can hit it). The kernels never read an entry before the window. When
+any layer is global (Gemma 2 alternates windowed and global layers), that layer reads every block: nothing can be
+released early, and the manager is built without a window.
 """
 
 from __future__ import annotations
@@ -39,11 +47,17 @@ def block_hash(parent: bytes | None, tokens: tuple[int, ...], extra: bytes | Non
 
 
 BlockKey = tuple[bytes | None, tuple[int, ...], bytes | None]  # (parent hash, tokens, extra keys)
+NO_BLOCK = -1  # a block-table entry whose block was released (out of every layer's sliding window)
 
 
 class BlockManager:
-    def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True) -> None:
+    def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True,
+                 sliding_window: int = 0) -> None:
         self.num_blocks = num_blocks
+        # The window every layer shares, in keys (0: some layer is global, or none is windowed: nothing is released
+        # before a sequence ends).
+        self.sliding_window = sliding_window
+        self.num_released = 0  # blocks released out of the window while their sequence ran (metrics, tests)
         self.block_size = block_size
         self.enable_prefix_caching = enable_prefix_caching
         self.ref_counts = [0] * num_blocks
@@ -142,20 +156,49 @@ class BlockManager:
             self.draft_filled[block] = False
             seq.block_table.append(block)
 
+    def _unref(self, block: int) -> None:
+        """Drop one reference. A block nobody holds goes to the free list: a cached one at the back (least recently
+        used first out), one with nothing reusable at the front."""
+        self.ref_counts[block] -= 1
+        assert self.ref_counts[block] >= 0, f"block {block} freed twice"
+        if self.ref_counts[block] == 0:
+            self.free[block] = None
+            if self.hashes[block] is None:
+                self.free.move_to_end(block, last=False)
+
     def free_seq(self, seq: Sequence) -> None:
-        """Drop ``seq``'s references. Blocks nobody holds go to the free list: cached ones at the back (least
-        recently used first out; a prompt's tail before its head, so shared heads stay longest), blocks with
-        nothing reusable at the front."""
+        """Drop ``seq``'s references, a prompt's tail before its head (so shared heads stay cached longest)."""
         for block in reversed(seq.block_table):
-            self.ref_counts[block] -= 1
-            assert self.ref_counts[block] >= 0, f"block {block} freed twice"
-            if self.ref_counts[block] == 0:
-                self.free[block] = None
-                if self.hashes[block] is None:
-                    self.free.move_to_end(block, last=False)
+            if block != NO_BLOCK:
+                self._unref(block)
         seq.block_table = []
         seq.block_hashes = []
         seq.num_computed_tokens = 0
+
+    def release_out_of_window(self, seq: Sequence) -> int:
+        """Release the blocks of running ``seq`` that lie wholly before the window of its next query (position
+        ``num_computed_tokens``, which sees keys from ``num_computed_tokens - W + 1`` on; every later query's
+        window starts later still); how many. Released blocks were computed and indexed by earlier steps, so they
+        stay findable in the prefix cache. Nothing without a window every layer shares."""
+        if self.sliding_window <= 0:
+            return 0
+        first_needed = seq.num_computed_tokens - self.sliding_window + 1
+        end = min(max(first_needed, 0) // self.block_size, len(seq.block_table))
+        released = 0
+        # Released entries form a prefix of the table: walk back from the window until the last one released.
+        for index in range(end - 1, -1, -1):
+            block = seq.block_table[index]
+            if block == NO_BLOCK:
+                break
+            self._unref(block)
+            seq.block_table[index] = NO_BLOCK
+            released += 1
+        self.num_released += released
+        return released
+
+    def num_held(self, seq: Sequence) -> int:
+        """Blocks ``seq`` holds (its table less the entries released out of the window)."""
+        return len(seq.block_table) - (seq.block_table.count(NO_BLOCK) if self.sliding_window > 0 else 0)
 
     def commit_computed_blocks(self, seq: Sequence) -> None:
         """Hash and index every block of ``seq`` whose tokens are all in the cache now."""

@@ -150,7 +150,10 @@ class LLMEngine:
         num_blocks = config.num_kv_blocks or max(1, config.kv_cache_memory_mb * 2**20 // block_bytes)
         # One sequence alone must always fit, or recompute preemption could never make progress.
         self.max_model_len = min(max_len, num_blocks * config.block_size)
-        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching)
+        # Blocks out of the sliding window are released early only when every layer shares it (Mistral) and no draft
+        # model reads the same block tables with its own (global) attention.
+        window = self.model.config.uniform_window if draft_model is None else 0
+        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching, window)
         max_step_tokens = max(config.max_num_batched_tokens, config.max_num_seqs)
         self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
                                    max_num_batched_tokens=max_step_tokens,

@@ -105,7 +105,7 @@ class Scheduler:
         blocks: dict[object, int] = defaultdict(int)
         seqs: dict[object, int] = defaultdict(int)
         for seq in self.running:
-            blocks[self.tenant_of(seq)] += len(seq.block_table)
+            blocks[self.tenant_of(seq)] += self.blocks.num_held(seq)
             seqs[self.tenant_of(seq)] += 1
         return blocks, seqs
 
@@ -120,6 +120,8 @@ class Scheduler:
     def schedule(self) -> ScheduledBatch:
         step = _Step(budget=self.max_num_batched_tokens)
         weights = self._weights()
+        for seq in self.running:  # blocks that left every layer's sliding window (Mistral) go back to the pool
+            self.blocks.release_out_of_window(seq)
 
         # 1. Decodes: one token each, always (they hold KV; stalling them wastes it). Then their draft tokens
         #    (speculative decoding) out of what is left, so drafts never cost another decode or a preemption.

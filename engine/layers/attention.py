@@ -4,6 +4,10 @@ Eagerly the layer gets the step's metadata as an argument. Inside a compiled for
 the store and the attention are one opaque operator, ``warden::paged_attention``, which the compiler never
 traces into: it takes the layer's index and reads the metadata and the layer's cache from the forward context,
 so the graph depends only on the number of tokens.
+
+Each layer carries its own sliding window (``sliding_window`` keys, the query's own included; 0: global) and
+attention-logit soft-capping (0: none), passed to the kernel with every call: the step's metadata is the same for
+every layer, while Mistral windows every layer and Gemma 2 alternates windowed and global ones.
 """
 
 from __future__ import annotations
@@ -16,19 +20,22 @@ from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
 
 _LIBRARY = torch.library.Library("warden", "DEF")
-_LIBRARY.define("paged_attention(Tensor q, Tensor k, Tensor v, int layer, float scale) -> Tensor")
+_LIBRARY.define("paged_attention(Tensor q, Tensor k, Tensor v, int layer, float scale, int window=0, "
+                "float softcap=0.) -> Tensor")
 
 
 def _store_and_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache: torch.Tensor,
-                      v_cache: torch.Tensor, meta: AttentionMetadata, scale: float) -> torch.Tensor:
+                      v_cache: torch.Tensor, meta: AttentionMetadata, scale: float, window: int = 0,
+                      softcap: float = 0.0) -> torch.Tensor:
     dispatch.store_kvcache(k, v, k_cache, v_cache, meta.slot_mapping)
-    return dispatch.paged_attention(q, k_cache, v_cache, meta, scale)
+    return dispatch.paged_attention(q, k_cache, v_cache, meta, scale, window, softcap)
 
 
-def _paged_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer: int, scale: float) -> torch.Tensor:
+def _paged_attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer: int, scale: float,
+                        window: int = 0, softcap: float = 0.0) -> torch.Tensor:
     context = get_forward_context()
     k_cache, v_cache = context.kv_caches[layer]
-    return _store_and_attend(q, k, v, k_cache, v_cache, context.attn_metadata, scale)
+    return _store_and_attend(q, k, v, k_cache, v_cache, context.attn_metadata, scale, window, softcap)
 
 
 # Registered with torch.library's plain Library API rather than ``custom_op``: its Python wrapper costs ~100 us
@@ -37,16 +44,19 @@ _LIBRARY.impl("paged_attention", _paged_attention_op, "CompositeExplicitAutograd
 
 
 @torch.library.register_fake("warden::paged_attention")
-def _paged_attention_shape(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer: int,
-                           scale: float) -> torch.Tensor:
+def _paged_attention_shape(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer: int, scale: float,
+                           window: int = 0, softcap: float = 0.0) -> torch.Tensor:
     return torch.empty_like(q)
 
 
 class PagedAttention(nn.Module):
-    def __init__(self, num_heads: int, num_kv_heads: int, head_dim: int) -> None:
+    def __init__(self, num_heads: int, num_kv_heads: int, head_dim: int, *, scale: float | None = None,
+                 sliding_window: int = 0, softcap: float = 0.0) -> None:
         super().__init__()
         self.num_heads, self.num_kv_heads, self.head_dim = num_heads, num_kv_heads, head_dim
-        self.scale = head_dim**-0.5
+        self.scale = head_dim**-0.5 if scale is None else scale
+        self.sliding_window = sliding_window
+        self.softcap = softcap
         # Bound by ModelRunner.allocate_kv_cache: views into the runner's preallocated cache and this layer's
         # index in the forward context's cache list.
         self.k_cache = torch.empty(0)
@@ -56,6 +66,8 @@ class PagedAttention(nn.Module):
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 meta: AttentionMetadata | None) -> torch.Tensor:
         if torch.compiler.is_compiling():
-            return torch.ops.warden.paged_attention(q, k, v, self.layer_index, self.scale)
+            return torch.ops.warden.paged_attention(q, k, v, self.layer_index, self.scale, self.sliding_window,
+                                                    self.softcap)
         assert meta is not None, "eager attention takes the step's metadata"
-        return _store_and_attend(q, k, v, self.k_cache, self.v_cache, meta, self.scale)
+        return _store_and_attend(q, k, v, self.k_cache, self.v_cache, meta, self.scale, self.sliding_window,
+                                 self.softcap)

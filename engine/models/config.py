@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.errors import UnknownModelError
 
-SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe")
+SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2")
 
 
 @dataclass(slots=True)
@@ -36,6 +36,25 @@ class ModelArchConfig:
     shared_expert_intermediate_size: int = 0  # Qwen2-MoE: an always-on expert scaled by sigmoid(x @ gate)
     moe_layer_step: int = 1  # every n-th layer is sparse (Qwen2-MoE's decoder_sparse_step)
     dense_layers: list[int] = field(default_factory=list)  # layers kept dense (Qwen2-MoE's mlp_only_layers)
+    # Sliding-window attention: each layer's window in keys, the query's own included (transformers' convention:
+    # kv_idx > q_idx - sliding_window); 0 for a global layer. Empty: every layer global.
+    layer_windows: list[int] = field(default_factory=list)
+    # Gemma 2: attention scale query_pre_attn_scalar ** -0.5 (None: head_dim's), soft-capping of the attention
+    # logits and of the final logits (None: none), the feed-forward's activation.
+    query_pre_attn_scalar: float | None = None
+    attn_logit_softcapping: float | None = None
+    final_logit_softcapping: float | None = None
+    hidden_activation: str = "silu"
+
+    def layer_window(self, index: int) -> int:
+        return self.layer_windows[index] if self.layer_windows else 0
+
+    @property
+    def uniform_window(self) -> int:
+        """The window every layer shares (Mistral), or 0 when any layer is global (Gemma 2's alternating layers, or
+        no window at all): only then can KV blocks that left the window be freed."""
+        windows = set(self.layer_windows)
+        return windows.pop() if len(windows) == 1 and 0 not in windows and self.layer_windows else 0
 
     def is_moe_layer(self, index: int) -> bool:
         return self.num_experts > 0 and index not in self.dense_layers and (index + 1) % self.moe_layer_step == 0
@@ -62,15 +81,39 @@ class ModelArchConfig:
             num_key_value_heads=cfg.get("num_key_value_heads") or heads,
             head_dim=cfg.get("head_dim") or cfg["hidden_size"] // heads,
             rms_norm_eps=cfg.get("rms_norm_eps", 1e-6),
-            rope_theta=cfg.get("rope_theta", rope_params.get("rope_theta", 10000.0)),
+            rope_theta=cfg.get("rope_theta") or rope_params.get("rope_theta", 10000.0),
             max_position_embeddings=cfg.get("max_position_embeddings", 2048),
-            tie_word_embeddings=cfg.get("tie_word_embeddings", False),
+            tie_word_embeddings=cfg.get("tie_word_embeddings", model_type == "gemma2"),
             attention_bias=cfg.get("attention_bias", cfg.get("qkv_bias", model_type in ("qwen2", "qwen2_moe"))),
             rope_scaling=scaling,
             bos_token_id=cfg.get("bos_token_id"),
             eos_token_ids=[] if eos is None else ([eos] if isinstance(eos, int) else list(eos)),
             **_moe_fields(model_type, cfg),
+            **_window_fields(model_type, cfg),
         )
+
+
+def _window_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Per-layer sliding windows and Gemma 2's attention settings. ``layer_types`` (transformers >= 4.53) names each
+    layer ``sliding_attention`` or ``full_attention``; without it Mistral-style configs window every layer and
+    Gemma 2 alternates, its even layers windowed. Llama has no window."""
+    window = cfg.get("sliding_window") if model_type != "llama" else None
+    layers = cfg["num_hidden_layers"]
+    kinds = cfg.get("layer_types")
+    if kinds is None and model_type == "gemma2":
+        kinds = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+    if model_type in ("qwen2", "qwen2_moe") and not cfg.get("use_sliding_window"):
+        window = None  # Qwen2 configs carry a sliding_window that only use_sliding_window switches on
+    fields: dict[str, Any] = {}
+    if window:
+        fields["layer_windows"] = ([int(window) if kind == "sliding_attention" else 0 for kind in kinds]
+                                   if kinds is not None else [int(window)] * layers)
+    if model_type == "gemma2":
+        fields.update(query_pre_attn_scalar=cfg.get("query_pre_attn_scalar"),
+                      attn_logit_softcapping=cfg.get("attn_logit_softcapping"),
+                      final_logit_softcapping=cfg.get("final_logit_softcapping"),
+                      hidden_activation=cfg.get("hidden_activation") or cfg.get("hidden_act") or "gelu_pytorch_tanh")
+    return fields
 
 
 def _moe_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:

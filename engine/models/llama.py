@@ -1,4 +1,5 @@
 """Llama-family decoder (Llama 2/3, Mistral, Qwen2, SmolLM): RMSNorm, RoPE, GQA, SwiGLU, tied or untied head.
+Mistral is this model with each layer's attention windowed (``ModelArchConfig.layer_windows``).
 
 Q/K/V and gate/up are fused into one matmul each (fewer, larger kernels); ``load_weights`` takes HF-named
 tensors and copies each shard into its slice of the fused weight. Under tensor parallelism each rank builds the
@@ -91,6 +92,8 @@ class LlamaForCausalLM(nn.Module):
         self.rotary = RotaryEmbedding(cfg.head_dim, max_position, cfg.rope_theta, cfg.rope_scaling)
         self.embed_tokens = VocabParallelEmbedding(cfg.vocab_size, cfg.hidden_size, tp)
         self.layers = nn.ModuleList(self.make_layer(i) for i in range(cfg.num_hidden_layers))
+        for index, layer in enumerate(self.layers):  # Mistral's sliding window (0: global), whatever the layer kind
+            layer.self_attn.attn.sliding_window = cfg.layer_window(index)
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.lm_head = ParallelLMHead(cfg.hidden_size, cfg.vocab_size, tp)
         if cfg.tie_word_embeddings:

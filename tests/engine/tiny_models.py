@@ -28,6 +28,8 @@ def write_tiny_checkpoint(directory: Path, *, architecture: str = "llama", seed:
         model = Qwen2ForCausalLM(Qwen2Config(**common))
     elif architecture in MOE_DEFAULTS:
         model = _moe_model(architecture, {**MOE_DEFAULTS[architecture], **common})
+    elif architecture in WINDOW_DEFAULTS:
+        model = _window_model(architecture, {**common, **WINDOW_DEFAULTS[architecture], **overrides})
     else:
         model = LlamaForCausalLM(LlamaConfig(**common))
     with torch.no_grad():  # random init leaves RMSNorm weights at 1 and biases at 0: make them matter
@@ -65,3 +67,21 @@ def _moe_model(architecture: str, config: dict):
             if name.endswith(("shared_expert_gate.weight", "mlp.gate.weight", "block_sparse_moe.gate.weight")):
                 p.copy_(torch.randn_like(p))
     return model
+
+
+# Tiny sliding-window shapes: windows of a few blocks (tests use 8-token blocks), 16-dim heads. Gemma 2's caps are
+# small so soft-capping changes the scores and logits of a random model noticeably; query_pre_attn_scalar differs
+# from head_dim so the scale is checked.
+WINDOW_DEFAULTS: dict[str, dict] = {
+    "mistral": {"sliding_window": 12, "head_dim": 16},
+    "gemma2": {"sliding_window": 12, "head_dim": 16, "num_hidden_layers": 4, "query_pre_attn_scalar": 24,
+               "attn_logit_softcapping": 1.5, "final_logit_softcapping": 3.0, "tie_word_embeddings": True},
+}
+
+
+def _window_model(architecture: str, config: dict):
+    from transformers import Gemma2Config, Gemma2ForCausalLM, MistralConfig, MistralForCausalLM
+
+    if architecture == "mistral":
+        return MistralForCausalLM(MistralConfig(**config))
+    return Gemma2ForCausalLM(Gemma2Config(**config))
