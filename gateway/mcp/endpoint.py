@@ -7,8 +7,9 @@ key answers 404, as if it did not exist. Both protocol eras are served: the stat
 request) and the earlier initialize handshake with ``Mcp-Session-Id``.
 
 The tools offered are those of the tenant's registered upstream servers that its tool policy allows, named
-``<server>__<tool>``; calls go through ``gateway.mcp.tool_calls``. Resources and prompts of the same servers are
-passed through by ``gateway.mcp.passthrough``.
+``<server>__<tool>``; calls go through ``gateway.mcp.tool_calls``. Resources, resource templates and prompts of the
+same servers are passed through by ``gateway.mcp.passthrough``. Resource subscriptions are refused with a message
+that says so (``SUBSCRIPTIONS_UNSUPPORTED``) and never advertised.
 """
 
 from __future__ import annotations
@@ -48,6 +49,28 @@ SESSION_IDLE_S = 600.0
 # The principal of the request being served, for handlers that run in the request's own task (the 2026 revision's
 # single-exchange requests); handshake-era sessions read it from the request the SDK hands the handler.
 _principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("warden_mcp_principal", default=None)
+
+
+SUBSCRIPTIONS_UNSUPPORTED = ("Warden does not relay resource subscriptions or change notifications from upstream "
+                             "servers: read the resource again (resources/read), or list again, to see changes")
+
+
+class _WardenServer(Server[Any]):
+    """The SDK's server, with resource subscriptions (``resources/subscribe|unsubscribe``, ``subscriptions/listen``)
+    answered by a refusal that says why instead of a bare "Method not found", and never advertised: the handlers
+    that refuse them would otherwise make the SDK offer ``subscribe`` and ``listChanged``."""
+
+    def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(*args, **kwargs)
+        resources = capabilities.resources and capabilities.resources.model_copy(
+            update={"subscribe": False, "list_changed": False})
+        tools = capabilities.tools and capabilities.tools.model_copy(update={"list_changed": False})
+        prompts = capabilities.prompts and capabilities.prompts.model_copy(update={"list_changed": False})
+        return capabilities.model_copy(update={"resources": resources, "tools": tools, "prompts": prompts})
+
+
+async def _subscriptions_unsupported(_ctx: ServerRequestContext[Any], _params: Any) -> Any:
+    raise MCPError(types.METHOD_NOT_FOUND, SUBSCRIPTIONS_UNSUPPORTED)
 
 
 def _error(status: int, message: str, *, type_: str, code: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -118,6 +141,10 @@ class McpEndpoint:
                                 params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
             return await passthrough.read_resource(principal_of(ctx), params.uri, request_id_of(ctx))
 
+        async def list_resource_templates(ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+                                          ) -> types.ListResourceTemplatesResult:
+            return await passthrough.list_resource_templates(principal_of(ctx), request_id_of(ctx))
+
         async def list_prompts(ctx: ServerRequestContext[Any],
                                _params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
             return await passthrough.list_prompts(principal_of(ctx), request_id_of(ctx))
@@ -127,9 +154,12 @@ class McpEndpoint:
             return await passthrough.get_prompt(principal_of(ctx), params.name, params.arguments,
                                                request_id_of(ctx))
 
-        server: Server[Any] = Server(SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
-                                     on_list_resources=list_resources, on_read_resource=read_resource,
-                                     on_list_prompts=list_prompts, on_get_prompt=get_prompt)
+        server: Server[Any] = _WardenServer(
+            SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
+            on_list_resources=list_resources, on_read_resource=read_resource,
+            on_list_resource_templates=list_resource_templates, on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt, on_subscribe_resource=_subscriptions_unsupported,
+            on_unsubscribe_resource=_subscriptions_unsupported, on_subscriptions_listen=_subscriptions_unsupported)
         self._manager = manager = StreamableHTTPSessionManager(
             app=server, max_request_body_size=settings.max_body_bytes, session_idle_timeout=SESSION_IDLE_S)
         started = asyncio.Event()

@@ -1,6 +1,7 @@
-"""``resources/list|read`` and ``prompts/list|get`` of the tenant's allowed upstream servers, passed through
-Warden: prompts namespaced like tools (``<server>__<prompt>``), resources under a URI of Warden's own
-(``warden://<server>/<the upstream's URI, percent-encoded>``). What comes back is screened like a tool's result
+"""``resources/list|read``, ``resources/templates/list`` and ``prompts/list|get`` of the tenant's allowed upstream
+servers, passed through Warden: prompts namespaced like tools (``<server>__<prompt>``), resources under a URI of
+Warden's own (``warden://<server>/<the upstream's URI, percent-encoded>``), resource templates likewise (literal text
+encoded, expressions kept: see ``namespaced_template``). What comes back is screened like a tool's result
 (the tool policy's result PII masking and injection action, its size cap) before it is released, and each
 operation is one record in the tenant's audit chain. A refusal is a JSON-RPC error whose message says why.
 """
@@ -8,6 +9,7 @@ operation is one record in the tenant's audit chain. A refusal is a JSON-RPC err
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import uuid
 from typing import Any, NoReturn
@@ -31,10 +33,23 @@ from policies import Policy
 from policies.tools import namespaced, split_namespaced, valid_server_name
 
 RESOURCE_SCHEME = "warden"
+_EXPRESSION = re.compile(r"\{[^{}]*\}")
 
 
 def namespaced_uri(server: str, uri: str) -> str:
     return f"{RESOURCE_SCHEME}://{server}/{quote(uri, safe='')}"
+
+
+def namespaced_template(server: str, template: str) -> str:
+    """An upstream's URI template (RFC 6570) as one of Warden's: its literal text percent-encoded like a namespaced
+    URI, its expressions kept, so a client's expansion is a ``warden://`` URI that ``split_uri`` maps back to the
+    upstream's expansion. Expanded values are decoded once on the way back: a value holding percent-encoded
+    characters reaches the upstream decoded."""
+    parts = _EXPRESSION.split(template)
+    expressions = _EXPRESSION.findall(template)
+    encoded = [quote(literal, safe="") for literal in parts]
+    return f"{RESOURCE_SCHEME}://{server}/" + "".join(
+        literal + expression for literal, expression in zip(encoded, [*expressions, ""], strict=True))
 
 
 def split_uri(uri: str) -> tuple[str, str] | None:
@@ -59,6 +74,17 @@ class Passthrough:
 
         listed = await self._list(principal, request_id, "mcp.resources/list", one)
         return types.ListResourcesResult(resources=listed)
+
+    async def list_resource_templates(self, principal: Principal,
+                                      request_id: str | None) -> types.ListResourceTemplatesResult:
+        async def one(server: UpstreamServer) -> list[types.ResourceTemplate]:
+            templates = await self._gateway.clients.list_resource_templates(server)
+            return [template.model_copy(update={"uri_template": namespaced_template(server.name, template.uri_template),
+                                                "name": namespaced(server.name, template.name)})
+                    for template in templates]
+
+        listed = await self._list(principal, request_id, "mcp.resources/templates/list", one)
+        return types.ListResourceTemplatesResult(resource_templates=listed)
 
     async def list_prompts(self, principal: Principal, request_id: str | None) -> types.ListPromptsResult:
         async def one(server: UpstreamServer) -> list[types.Prompt]:

@@ -159,6 +159,14 @@ class UpstreamClients:
 
         return await self._bounded(server, "resources/list", lambda: self._run(server, operation, idempotent=True))
 
+    async def list_resource_templates(self, server: UpstreamServer) -> list[types.ResourceTemplate]:
+        async def operation(client: Client) -> list[types.ResourceTemplate]:
+            return await _all_pages(lambda cursor: client.list_resource_templates(cursor=cursor),
+                                    lambda page: page.resource_templates)
+
+        return await self._bounded(server, "resources/templates/list",
+                                   lambda: self._run(server, operation, idempotent=True))
+
     async def read_resource(self, server: UpstreamServer, uri: str) -> types.ReadResourceResult:
         async def operation(client: Client) -> types.ReadResourceResult:
             return await client.read_resource(uri)

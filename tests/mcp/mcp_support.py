@@ -140,6 +140,11 @@ def upstream_app(name: str) -> Any:
         """A document that carries an indirect prompt injection."""
         return INJECTION_TEXT
 
+    @mcp.resource("file:///notes/{name}.txt")
+    def note(name: str) -> str:
+        """A templated document: its text names the note and carries personal data."""
+        return f"note {name}: {LEAK_TEXT}"
+
     @mcp.prompt()
     def summarize(topic: str) -> str:
         """A prompt whose text carries personal data."""

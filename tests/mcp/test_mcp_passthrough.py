@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 import time
 
+import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_support import Served, tenant_with_upstream, warden_client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from sqlalchemy import select
 
 from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
-from gateway.mcp.passthrough import namespaced_uri, split_uri
+from gateway.mcp.passthrough import namespaced_template, namespaced_uri, split_uri
 
 RAW_EMAIL = "jane.doe@example.com"
 
@@ -71,3 +73,48 @@ async def test_a_server_the_policy_does_not_allow_offers_nothing(db: Database, w
         assert (await client.list_prompts()).prompts == []
         with pytest.raises(MCPError, match="unknown"):
             await client.read_resource(namespaced_uri("tools", "file:///customers/c9.txt"))
+
+
+def test_a_template_expands_to_a_warden_uri_that_maps_back_to_the_upstreams_expansion() -> None:
+    template = namespaced_template("tools", "file:///notes/{name}.txt")
+    assert template == "warden://tools/file%3A%2F%2F%2Fnotes%2F{name}.txt"
+    expanded = template.replace("{name}", "q3-report")  # what a client's RFC 6570 expansion of {name} gives
+    assert split_uri(expanded) == ("tools", "file:///notes/q3-report.txt")
+    assert namespaced_template("tools", "db://{+path}{?a,b}") == "warden://tools/db%3A%2F%2F{+path}{?a,b}"
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_resource_templates_are_listed_namespaced_and_their_expansions_read(
+        db: Database, warden_settings: Settings, warden: Served, upstream: Served, mode: str) -> None:
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, warden, upstream, timeout_s=10.0)
+    async with warden_client(warden.base, issued.api_key, mode=mode) as client:
+        templates = {template.name: template.uri_template
+                     for template in (await client.list_resource_templates()).resource_templates}
+        assert templates == {"tools__note": namespaced_template("tools", "file:///notes/{name}.txt")}
+        read = await client.read_resource(templates["tools__note"].replace("{name}", "q3"))
+    text = json.dumps(read.model_dump(mode="json"))
+    assert "note q3" in text and RAW_EMAIL not in text  # screened like any resource
+    assert read.contents[0].uri == namespaced_uri("tools", "file:///notes/q3.txt")
+    assert _endpoints(db, tenant_id, 2) == [("mcp.resources/templates/list", 200), ("mcp.resources/read", 200)]
+
+
+@pytest.mark.filterwarnings("ignore:resources/(un)?subscribe is removed")  # the handshake era's own methods
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_resource_subscriptions_are_refused_clearly_and_never_advertised(
+        db: Database, warden_settings: Settings, warden: Served, upstream: Served, mode: str) -> None:
+    _, issued = tenant_with_upstream(db, warden_settings, warden, upstream, timeout_s=10.0)
+    uri = namespaced_uri("tools", "file:///customers/c9.txt")
+    async with warden_client(warden.base, issued.api_key, mode=mode) as client:
+        capabilities = client.server_capabilities
+        assert capabilities.resources is not None and not capabilities.resources.subscribe
+        assert not capabilities.resources.list_changed and not (capabilities.tools and capabilities.tools.list_changed)
+        with anyio.fail_after(10):  # refused at once, never left waiting
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                with pytest.raises(MCPError, match="does not relay resource subscriptions"):
+                    async with client.listen(resource_subscriptions=[uri]):
+                        pass
+            else:
+                for send in (client.session.subscribe_resource, client.session.unsubscribe_resource):
+                    with pytest.raises(MCPError, match="does not relay resource subscriptions"):
+                        await send(uri)
+        assert mode == "legacy" or client.protocol_version in MODERN_PROTOCOL_VERSIONS
