@@ -6,7 +6,7 @@ walks a rendered object beside its schema and reports a rule it has no Python eq
 vendored schema whose rules reach the chart's fields fails the tests until the rule is written here.
 
 Defaults the API server applies before it runs the rules (a parentRef's group and kind, a backendRef's group and
-kind) are applied here the same way.
+kind) are applied here the same way. A rule on a field that is absent does not run, as in the API server.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 
 Rule = Callable[[Any], bool]
 EXACT_OR_PREFIX = ("Exact", "PathPrefix")
+ROUTE_KINDS = ("HTTPRoute", "GRPCRoute", "TCPRoute")
+POLICY_TARGET_KINDS = ("Gateway", "ListenerSet", *ROUTE_KINDS)
 PATH_CHARACTERS = re.compile(r"^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$")
 DURATION_PART = re.compile(r"([0-9]{1,5})(h|m|s|ms)")
 DURATION_MS = {"h": 3_600_000, "m": 60_000, "s": 1000, "ms": 1}
@@ -117,6 +119,42 @@ RULES: dict[tuple[str, str, str], Rule] = {
     ("HTTPRoute", "spec.rules[].timeouts", "backendRequest timeout cannot be longer than request timeout"):
         lambda t: not ("request" in t and "backendRequest" in t and _duration_ms(t["request"]) != 0
                        and _duration_ms(t["backendRequest"]) > _duration_ms(t["request"])),
+    ("SecurityPolicy", "spec", "either targetRef or targetRefs must be used"):
+        lambda spec: ("targetRef" in spec) != ("targetRefs" in spec) or bool(spec.get("targetSelectors")),
+    ("SecurityPolicy", "spec", "this policy can only have a targetRef.group of gateway.networking.k8s.io"):
+        lambda spec: "targetRef" not in spec or spec["targetRef"]["group"] == "gateway.networking.k8s.io",
+    ("SecurityPolicy", "spec",
+     "this policy can only have a targetRef.kind of Gateway/ListenerSet/HTTPRoute/GRPCRoute/TCPRoute"):
+        lambda spec: "targetRef" not in spec or spec["targetRef"]["kind"] in POLICY_TARGET_KINDS,
+    ("SecurityPolicy", "spec", "this policy can only have a targetRefs[*].group of gateway.networking.k8s.io"):
+        lambda spec: all(ref["group"] == "gateway.networking.k8s.io" for ref in spec.get("targetRefs", [])),
+    ("SecurityPolicy", "spec",
+     "this policy can only have a targetRefs[*].kind of Gateway/ListenerSet/HTTPRoute/GRPCRoute/TCPRoute"):
+        lambda spec: all(ref["kind"] in POLICY_TARGET_KINDS for ref in spec.get("targetRefs", [])),
+    ("SecurityPolicy", "spec", "mergeType can only be used with xRoute targets"):
+        lambda spec: "mergeType" not in spec or all(
+            ref["kind"] in ROUTE_KINDS for ref in [*([spec["targetRef"]] if "targetRef" in spec else []),
+                                                   *spec.get("targetRefs", []), *spec.get("targetSelectors", [])]),
+    ("SecurityPolicy", "spec", "if authorization.rules.principal.jwt is used, jwt must be defined"):
+        lambda spec: "jwt" in spec or not any("jwt" in rule.get("principal", {})
+                                              for rule in spec.get("authorization", {}).get("rules", [])),
+    ("SecurityPolicy", "spec.extAuth", "one of grpc or http must be specified"):
+        lambda ext: "grpc" in ext or "http" in ext,
+    ("SecurityPolicy", "spec.extAuth", "only one of grpc or http can be specified"):
+        lambda ext: ("grpc" in ext) != ("http" in ext),
+    ("SecurityPolicy", "spec.extAuth.http", "backendRef or backendRefs needs to be set"):
+        lambda http: "backendRef" in http or len(http.get("backendRefs", [])) > 0,
+    ("SecurityPolicy", "spec.extAuth.http", "BackendRefs only supports Service, ServiceImport, and Backend kind."):
+        lambda http: all(ref.get("kind", "Service") in ("Service", "ServiceImport", "Backend")
+                         for ref in http.get("backendRefs", [])),
+    ("SecurityPolicy", "spec.extAuth.http",
+     "BackendRefs only supports Core, multicluster.x-k8s.io, and gateway.envoyproxy.io groups."):
+        lambda http: all(ref.get("group", "") in ("", "multicluster.x-k8s.io", "gateway.envoyproxy.io")
+                         for ref in http.get("backendRefs", [])),
+    ("SecurityPolicy", "spec.extAuth.http", "only one of path or pathOverride can be specified"):
+        lambda http: not ("path" in http and "pathOverride" in http),
+    ("SecurityPolicy", "spec.extAuth.http.backendRefs[]", "Must have port for Service reference"):
+        lambda ref: ref.get("group", "") != "" or ref.get("kind", "Service") != "Service" or "port" in ref,
 }
 
 

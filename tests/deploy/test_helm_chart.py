@@ -27,6 +27,7 @@ from kubernetes_validate.utils import latest_version
 from gateway.cli import SHUTDOWN_CUT_MARGIN_S, build_parser
 from gateway.core.engine_settings import EngineSettings
 from gateway.core.settings import Settings
+from gateway.fairness import AUTHZ_PATH, FAIRNESS_ID_HEADER
 from tests.deploy.crd_rules import broken_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,8 +138,8 @@ def case(request: pytest.FixtureRequest, chart: helm.Chart) -> tuple[dict[str, A
 def test_the_matrix_covers_every_optional_object(chart: helm.Chart) -> None:
     kinds = {o["kind"] for path in VALUES_FILES for o in render(chart, load_values(path))}
     assert {"Deployment", "Service", "PodDisruptionBudget", "Job", "Secret", "ServiceAccount", "InferencePool",
-            "HTTPRoute", "ScaledObject", "HorizontalPodAutoscaler", "ServiceMonitor", "NetworkPolicy", "StatefulSet",
-            "Pod"} <= kinds
+            "HTTPRoute", "SecurityPolicy", "ScaledObject", "HorizontalPodAutoscaler", "ServiceMonitor", "NetworkPolicy",
+            "StatefulSet", "Pod"} <= kinds
 
 
 @pytest.mark.parametrize("values_file", VALUES_FILES, ids=[p.stem for p in VALUES_FILES])
@@ -193,6 +194,17 @@ def test_selectors_and_references_match(case: tuple[dict[str, Any], list[dict[st
         for route in of_kind(objects, "HTTPRoute"):
             (backend,) = route["spec"]["rules"][0]["backendRefs"]
             assert (backend["kind"], backend["name"]) == ("InferencePool", pool["metadata"]["name"])
+    for policy in of_kind(objects, "SecurityPolicy"):  # the fairness id's ext_authz (gateway.fairness)
+        (route,) = of_kind(objects, "HTTPRoute")
+        (target,) = policy["spec"]["targetRefs"]
+        assert (target["kind"], target["name"]) == ("HTTPRoute", route["metadata"]["name"])
+        ext_auth = policy["spec"]["extAuth"]
+        assert ext_auth["failOpen"] is False
+        assert {"authorization", "x-api-key"} <= set(ext_auth["headersToExtAuth"])
+        (backend,) = ext_auth["http"]["backendRefs"]
+        assert (backend["name"], backend["port"]) == (service["metadata"]["name"], service["spec"]["ports"][0]["port"])
+        assert ext_auth["http"]["path"] == AUTHZ_PATH
+        assert ext_auth["http"]["headersToBackend"] == [FAIRNESS_ID_HEADER]
     for scaler in of_kind(objects, "ScaledObject") + of_kind(objects, "HorizontalPodAutoscaler"):
         target = scaler["spec"]["scaleTargetRef"]
         assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
@@ -348,6 +360,8 @@ BASE = {"database": {"host": "pg.example", "existingSecret": "warden-db"}}
     ({"database": {"host": ""}}, "database.host is required"),
     ({"server": {"extraEnv": {"WARDEN_SERVER_SECRET": "hunter2"}}}, "may carry a credential"),
     ({"engine": {"extraEnv": {"WARDEN_REDIS_URL": "redis://:pw@r:6379/0"}}}, "may carry a credential"),
+    ({"inferencePool": {"enabled": True, "httpRoute": {"enabled": False},
+                        "fairnessId": {"envoyGateway": {"enabled": True}}}}, "set inferencePool.httpRoute.enabled"),
 ])
 def test_inconsistent_values_fail_the_render(chart: helm.Chart, overrides: dict[str, Any], message: str) -> None:
     values = chart.merge_values(BASE)
@@ -397,6 +411,10 @@ def _rendered(chart: helm.Chart, kind: str) -> dict[str, Any]:
     ("ServiceMonitor", lambda o: o["spec"]["endpoints"][0].update(bearerTokenSecretName="x"),
      "'bearerTokenSecretName' was unexpected"),
     ("ServiceMonitor", lambda o: o["metadata"].update(labelz={}), "'labelz' was unexpected"),
+    ("SecurityPolicy", lambda o: o["spec"]["extAuth"].update(grpc={"backendRefs": []}), "only one of grpc or http"),
+    ("SecurityPolicy", lambda o: o["spec"]["extAuth"]["http"]["backendRefs"][0].pop("port"), "Must have port"),
+    ("SecurityPolicy", lambda o: o["spec"]["extAuth"].update(failOpen="no"), "'no' is not of type 'boolean'"),
+    ("SecurityPolicy", lambda o: o["spec"].update(targetRef=o["spec"]["targetRefs"][0]), "either targetRef or"),
 ])
 def test_the_vendored_crd_schemas_refuse_what_the_api_server_refuses(chart: helm.Chart, kind: str, mutate: Any,
                                                                      problem: str) -> None:
@@ -421,5 +439,15 @@ def test_every_custom_resource_the_chart_renders_has_a_vendored_schema(chart: he
     custom = {key for key in rendered if not built_in(*key)}
     assert custom == {("inference.networking.k8s.io/v1", "InferencePool"),
                       ("gateway.networking.k8s.io/v1", "HTTPRoute"), ("keda.sh/v1alpha1", "ScaledObject"),
-                      ("monitoring.coreos.com/v1", "ServiceMonitor")}
+                      ("monitoring.coreos.com/v1", "ServiceMonitor"),
+                      ("gateway.envoyproxy.io/v1alpha1", "SecurityPolicy")}
     assert custom <= CRD_SCHEMAS.keys()
+
+
+def test_the_deployment_guide_shows_the_security_policy_the_chart_renders(chart: helm.Chart) -> None:
+    guide = (ROOT / "docs" / "deployment.md").read_text()
+    (block,) = [b for b in re.findall(r"\n  ```yaml\n(.*?)\n  ```", guide, re.S) if "kind: SecurityPolicy" in b]
+    shown = yaml.safe_load("\n".join(line.removeprefix("  ") for line in block.splitlines()))
+    rendered = _rendered(chart, "SecurityPolicy")
+    assert shown["spec"] == rendered["spec"]
+    assert crd_problems(shown) == []
