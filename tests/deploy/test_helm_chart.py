@@ -360,8 +360,10 @@ BASE = {"database": {"host": "pg.example", "existingSecret": "warden-db"}}
     ({"database": {"host": ""}}, "database.host is required"),
     ({"server": {"extraEnv": {"WARDEN_SERVER_SECRET": "hunter2"}}}, "may carry a credential"),
     ({"engine": {"extraEnv": {"WARDEN_REDIS_URL": "redis://:pw@r:6379/0"}}}, "may carry a credential"),
-    ({"inferencePool": {"enabled": True, "httpRoute": {"enabled": False},
-                        "fairnessId": {"envoyGateway": {"enabled": True}}}}, "set inferencePool.httpRoute.enabled"),
+    ({"server": {"tls": {"enabled": False}}, "inferencePool": {"enabled": True, "httpRoute": {"enabled": False},
+                                                              "fairnessId": {"envoyGateway": {"enabled": True}}}},
+     "set inferencePool.httpRoute.enabled"),
+    ({"inferencePool": {"enabled": True}}, "inferencePool.enabled needs server.tls.enabled=false"),
 ])
 def test_inconsistent_values_fail_the_render(chart: helm.Chart, overrides: dict[str, Any], message: str) -> None:
     values = chart.merge_values(BASE)

@@ -125,6 +125,9 @@ the cut calls' audit records are written, then 5 s to flush and exit.
 {{- if and .Values.redisBundled.enabled .Values.redis.existingSecret -}}
 {{- fail "redis.existingSecret and redisBundled.enabled are alternatives" -}}
 {{- end -}}
+{{- if and .Values.inferencePool.enabled .Values.server.tls.enabled -}}
+{{- fail "inferencePool.enabled needs server.tls.enabled=false: an InferencePool's target port speaks cleartext (its appProtocol is http or kubernetes.io/h2c), so the inference gateway terminates TLS and would send plain HTTP to an HTTPS port" -}}
+{{- end -}}
 {{- if and .Values.engine.device (not (has .Values.engine.device (list "cpu" "cuda"))) -}}
 {{- fail "engine.device must be cpu or cuda" -}}
 {{- end -}}
