@@ -174,3 +174,18 @@ def test_released_blocks_return_to_the_pool_during_a_long_decode(tmp_path: Path)
     assert seen_released
     assert engine.scheduler.num_preemptions == 0
     assert engine.block_manager.num_free_blocks == 12
+
+
+@pytest.mark.slow  # inductor compiles two engines' graphs: minutes on a small shared CPU
+def test_compiled_gemma2_matches_eager(tmp_path: Path) -> None:
+    """The compiled decoder (``engine.compilation``) passes each layer's window and soft-cap through its opaque
+    attention operator and soft-caps the compiled LM head's logits: the eager engine's tokens and logprobs."""
+    directory = write_tiny_checkpoint(tmp_path / "gemma2", architecture="gemma2", seed=2)
+    params = SamplingParams(max_tokens=16, temperature=0, ignore_eos=True, logprobs=5)
+    prompts = list(PROMPTS.values())
+    eager = _llm(directory).generate(prompts, params)
+    compiled = _llm(directory, compile_model=True).generate(prompts, params)
+    assert [r.token_ids for r in compiled] == [r.token_ids for r in eager]
+    for c, e in zip(compiled, eager, strict=True):
+        for c_lp, e_lp in zip(c.logprobs, e.logprobs, strict=True):
+            assert c_lp.logprob == pytest.approx(e_lp.logprob, abs=1e-4)
