@@ -14,13 +14,15 @@ from dataclasses import dataclass
 
 import phonenumbers
 import tldextract
-from presidio_analyzer import AnalysisExplanation, EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, Pattern, RecognizerResult
 from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecognizer, UsSsnRecognizer
 
 from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
 from gateway.guardrails.columns import clause_after, column_name
 from gateway.guardrails.credentials import SecretRecognizer
+from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
+from gateway.guardrails.dates import YEAR, DateOfBirthRecognizer
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
@@ -39,37 +41,9 @@ CONTEXT_WINDOW_CHARS = 48
 CONTEXT_AFTER_CHARS = 32
 
 
-# English, then French, Spanish and German month names (longest first where one is a prefix of another).
-MONTH_NAMES = (
-    "January|February|March|April|May|June|July|August|September|October|November|December|"
-    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|"
-    "janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|"
-    "enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|"
-    "Januar|Februar|März|Maerz|Juni|Juli|Oktober|Dezember"
-)
-_DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?"
-_YEAR = r"(?:19|20)\d{2}"
 # An IPv4 address, an IPv6 group before a colon, or "::" (IPv6 forms that start with it: "::1", "::ffff:10.0.0.1"),
 # which otherwise were found only when another anchor's window happened to reach them.
 _IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}::?[0-9a-fA-F]|::"
-
-
-class DateOfBirthRecognizer(PatternRecognizer):
-    """A calendar date is only personal data next to birth context; alone it scores below the default threshold."""
-
-    PATTERNS = [  # noqa: RUF012
-        Pattern("date m/d/y", r"\b(?:0?[1-9]|1[0-2])[/.-](?:0?[1-9]|[12]\d|3[01])[/.-](?:19|20)\d{2}\b", 0.3),
-        Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
-        Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
-        Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{_YEAR}\b", 0.3),
-        Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:de\s+)?(?:{MONTH_NAMES})\.?,?\s+(?:de\s+)?{_YEAR}\b", 0.3),
-    ]
-    CONTEXT = ["born", "birth", "dob", "bday", "b-day", "b.", "né le", "née le", "né en", "née en",  # noqa: RUF012
-               "naissance", "naiss", "geboren", "geburt", "nacimiento", "nació", "nacido", "nacida", "nascita",
-               "nato", "nata"]
-
-    def __init__(self) -> None:
-        super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS, context=self.CONTEXT)
 
 
 # Values written one digit at a time: "4 1 1 1 1 1 ...", "4-1-1-1-...", "4.1.1.1...". Each digit stands alone,
@@ -371,7 +345,7 @@ def build_detectors() -> list[Detector]:
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
         ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
-        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR), _YEAR, 32),
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(YEAR), YEAR, 32),
     ]  # fmt: skip
     return [
         Detector(

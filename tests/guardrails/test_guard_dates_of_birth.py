@@ -1,8 +1,12 @@
 """Dates of birth in English, French, Spanish and German, with birth words in those languages and in field keys."""
 
+import calendar
+import re
+
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.dates import month_names, month_pattern
 
 
 @pytest.mark.parametrize(
@@ -26,3 +30,32 @@ def test_dates_next_to_birth_words(analyzer: PiiAnalyzer, text: str, date: str) 
 def test_dates_without_birth_words_stay_below_the_threshold(analyzer: PiiAnalyzer, text: str) -> None:
     findings = analyzer.analyze(text, ner_enabled=False)
     assert not [f for f in findings if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
+
+
+def test_month_names_come_from_the_calendar_and_fakers_locales() -> None:
+    names = month_names()
+    assert {"january", "september"} <= set(names)  # the standard library's English names
+    assert {"janvier", "février", "fevrier", "märz", "marz", "maerz", "gennaio", "outubro", "maart"} <= set(names)
+    assert month_names(locales=()) == tuple(sorted(name.lower() for name in calendar.month_name if name))
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("born Sept. 14, 1972 in Leeds", "Sept. 14, 1972"),  # an abbreviation longer than calendar's own "Sep"
+        ("née le 1er janv. 1950 à Lyon", "1er janv. 1950"),
+        ("geboren am 3. Maerz 1961", "3. Maerz 1961"),  # umlaut written out
+        ("nato il 12 settembre 1984 a Bari", "12 settembre 1984"),  # Italian, from Faker's it_IT provider
+        ("DOB: 4 DECEMBER 1990", "4 DECEMBER 1990"),
+    ],
+)
+def test_month_names_abbreviated_unaccented_and_in_other_languages(analyzer: PiiAnalyzer, text: str,
+                                                                   date: str) -> None:  # fmt: skip
+    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+             if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]  # fmt: skip
+    assert found == [date]
+
+
+def test_a_word_that_only_starts_like_a_month_is_no_month() -> None:
+    pattern = re.compile(rf"\b(?:{month_pattern(['september'])})\b", re.IGNORECASE)
+    assert [m.group() for m in pattern.finditer("se sep sept septembers september")] == ["sep", "sept", "september"]

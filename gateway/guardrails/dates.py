@@ -1,0 +1,82 @@
+"""DATE_OF_BIRTH: a calendar date, numeric or with its month named, that counts as personal data next to birth
+context.
+
+Month names are read from libraries, not typed in: English from the standard library's ``calendar`` (the C locale's
+names; the gateway never changes LC_TIME), and the other languages the gateway reads from Faker's per-locale
+date-time providers (``MONTH_NAMES``). Each name also matches spelled without its diacritics ("fevrier", "Marz")
+and with German umlauts written out ("Maerz"), and abbreviated to any prefix of three letters or more ("Sep",
+"Sept.", "janv.", "Okt").
+"""
+
+from __future__ import annotations
+
+import calendar
+import importlib
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from presidio_analyzer import Pattern, PatternRecognizer
+
+# Faker locales whose month names are read: French, Spanish, German, Italian, Portuguese and Dutch.
+MONTH_LOCALES = ("fr_FR", "es_ES", "de_DE", "it_IT", "pt_BR", "nl_NL")
+SHORTEST_ABBREVIATION = 3
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
+
+
+def _without_diacritics(word: str) -> str:
+    return "".join(char for char in unicodedata.normalize("NFKD", word) if not unicodedata.combining(char))
+
+
+def month_names(locales: Iterable[str] = MONTH_LOCALES) -> tuple[str, ...]:
+    """Every month name (English and `locales`'), lower case, with its diacritic-free and umlaut-spelled forms."""
+    names = [name for name in calendar.month_name if name]
+    for locale in locales:
+        names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.MONTH_NAMES.values())
+    forms = {form.casefold() for name in names for form in (name, _without_diacritics(name), name.translate(_UMLAUTS))}
+    return tuple(sorted(forms))
+
+
+def _name_or_prefix(name: str) -> str:
+    """A regex for `name` or any prefix of it at least SHORTEST_ABBREVIATION letters long ("sep", "sept", ...)."""
+    head, tail = name[:SHORTEST_ABBREVIATION], name[SHORTEST_ABBREVIATION:]
+    nested = ""
+    for char in reversed(tail):
+        nested = f"(?:{re.escape(char)}{nested})?"
+    return re.escape(head) + nested
+
+
+def month_pattern(names: Iterable[str]) -> str:
+    """An alternation of each name or its abbreviation; names sharing their first letters collapse into one."""
+    by_head: dict[str, list[str]] = {}
+    for name in sorted(set(names), key=len, reverse=True):
+        if len(name) >= SHORTEST_ABBREVIATION:
+            by_head.setdefault(name[:SHORTEST_ABBREVIATION], []).append(name)
+    # A name that is a prefix of a longer one of the same head ("mar" of "marzo") is already matched by it.
+    kept = [name for names_ in by_head.values() for name in names_
+            if not any(other != name and other.startswith(name) for other in names_)]  # fmt: skip
+    return "|".join(_name_or_prefix(name) for name in sorted(kept, key=len, reverse=True))
+
+
+MONTH_NAMES = month_pattern(month_names())
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er)?"
+YEAR = r"(?:19|20)\d{2}"
+
+
+class DateOfBirthRecognizer(PatternRecognizer):
+    """A calendar date is only personal data next to birth context; alone it scores below the default threshold.
+    Presidio compiles the patterns case-insensitively ("march", "MÄRZ")."""
+
+    PATTERNS = [  # noqa: RUF012
+        Pattern("date m/d/y", r"\b(?:0?[1-9]|1[0-2])[/.-](?:0?[1-9]|[12]\d|3[01])[/.-](?:19|20)\d{2}\b", 0.3),
+        Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
+        Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
+        Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{YEAR}\b", 0.3),
+        Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:de\s+)?(?:{MONTH_NAMES})\.?,?\s+(?:de\s+)?{YEAR}\b", 0.3),
+    ]
+    CONTEXT = ["born", "birth", "dob", "bday", "b-day", "b.", "né le", "née le", "né en", "née en",  # noqa: RUF012
+               "naissance", "naiss", "geboren", "geburt", "nacimiento", "nació", "nacido", "nacida", "nascita",
+               "nato", "nata"]  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS, context=self.CONTEXT)
