@@ -1,11 +1,13 @@
-"""Where an upstream MCP server may be: the URL rules checked at registration and the address rules checked before
+"""Where an upstream MCP server may be: the URL rules checked at registration and the address rules checked on
 every connection (SSRF).
 
-A registered URL is http(s) with a host and no user-info. Before Warden connects, the host is resolved and every
-address it resolves to must be a public one: loopback, link-local (cloud metadata endpoints), private, shared,
+A registered URL is http(s) with a host and no user-info. Each connection Warden opens resolves the host once and
+every address it resolves to must be a public one: loopback, link-local (cloud metadata endpoints), private, shared,
 multicast, reserved and unspecified addresses are refused unless a platform admin set ``allow_private_network`` on
-that server's record. Redirects are never followed to another origin (the SDK's transport refuses them), so a
-registered server cannot bounce Warden to an unregistered host.
+that server's record. The connection goes to an address so checked (``PinnedNetworkBackend``), closing the window
+between a check and a second lookup that a rebinding name would answer differently. Redirects are never followed
+to another origin (the SDK's transport refuses them), so a registered server cannot bounce Warden to an
+unregistered host.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
+
+import httpcore2
 
 MAX_URL_LENGTH = 2048
 
@@ -44,31 +50,78 @@ def check_url(url: str) -> str:
     return url
 
 
-def _public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+# host, port -> the addresses the name resolves to (the system resolver unless a test or a deployment supplies one).
+Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
+
+
+def _public(address: IPAddress) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
     return address.is_global and not address.is_multicast
 
 
-async def check_addresses(url: str, *, allow_private_network: bool) -> None:
-    """Resolve the URL's host and refuse it unless every address is public (or private ones are allowed)."""
-    if allow_private_network:
-        return
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+async def system_resolver(host: str, port: int) -> list[IPAddress]:
     try:
-        literal = ipaddress.ip_address(host)
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise TargetRefused("the upstream server's host does not resolve") from None
+    # Scope ids (fe80::1%eth0) are dropped: such an address is link-local, refused unless private ones are allowed.
+    return list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos))
+
+
+async def resolve_checked(host: str, port: int, *, allow_private_network: bool,
+                          resolver: Resolver = system_resolver) -> list[IPAddress]:
+    """The addresses to connect to for ``host``: resolved once, and refused unless every one is public (or private
+    ones are allowed). A caller connects only to what this returns, so the address checked is the one connected."""
+    try:
+        addresses: list[IPAddress] = [ipaddress.ip_address(host.strip("[]"))]
     except ValueError:
-        literal = None
-    if literal is not None:
-        addresses = [literal]
-    else:
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError:
-            raise TargetRefused("the upstream server's host does not resolve") from None
-        addresses = [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
-    if not addresses or not all(_public(address) for address in addresses):
+        addresses = await resolver(host, port)
+    if not addresses:
+        raise TargetRefused("the upstream server's host does not resolve")
+    if not allow_private_network and not all(_public(address) for address in addresses):
         raise TargetRefused("the upstream server resolves to a loopback, link-local or private address, which its "
                             "registration does not allow")
+    return addresses
+
+
+async def check_addresses(url: str, *, allow_private_network: bool, resolver: Resolver = system_resolver) -> None:
+    """Resolve the URL's host and refuse it unless every address is public (or private ones are allowed)."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    await resolve_checked(parts.hostname or "", port, allow_private_network=allow_private_network, resolver=resolver)
+
+
+class PinnedNetworkBackend(httpcore2.AsyncNetworkBackend):
+    """The connection layer of an upstream's HTTP client: each new connection resolves the host once, checks every
+    address (``resolve_checked``) and connects to a checked address, never to a second lookup of the name, so a
+    name that answers a public address to the check and a private one to the connection (DNS rebinding) cannot
+    reach the private one. TLS still verifies, and SNI and ``Host`` still carry, the registered name: only the
+    socket's address is pinned."""
+
+    def __init__(self, *, allow_private_network: bool, resolver: Resolver = system_resolver) -> None:
+        self._allow_private_network = allow_private_network
+        self._resolver = resolver
+        self._inner = httpcore2.AnyIOBackend()
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                          socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:
+        addresses = await resolve_checked(host, port, allow_private_network=self._allow_private_network,
+                                          resolver=self._resolver)
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                return await self._inner.connect_tcp(str(address), port, timeout=timeout, local_address=local_address,
+                                                     socket_options=socket_options)
+            except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
+                failure = exc  # the next address, as a resolver's list is meant to be tried
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:
+        raise TargetRefused("upstream servers are reached over TCP only")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)

@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import anyio
+import httpcore2
 import httpx2
 import mcp_types as types
 from mcp.client.client import Client
@@ -30,7 +31,7 @@ from gateway.core.ttl_cache import TTLCache
 from gateway.mcp.bounded_transport import BoundedTransport, ResponseTooLarge
 from gateway.mcp.registry import UpstreamServer
 from gateway.mcp.sessions import SessionKeeper, first_leaf
-from gateway.mcp.targets import TargetRefused, check_addresses
+from gateway.mcp.targets import PinnedNetworkBackend, Resolver, TargetRefused, system_resolver
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 MAX_LIST_PAGES = 20
 # Connection pools kept (one per server record in use); the least recently used beyond this is closed.
 MAX_POOLS = 256
+# Connections per pool: httpx2's own defaults.
+POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 
 _T = TypeVar("_T")
 
@@ -66,12 +69,14 @@ class UpstreamError(Exception):
 class UpstreamClients:
     """Bounded operations on upstream servers through kept client sessions."""
 
-    def __init__(self, *, max_message_bytes: int, mode_cache_entries: int = 10_000) -> None:
+    def __init__(self, *, max_message_bytes: int, mode_cache_entries: int = 10_000,
+                 resolver: Resolver = system_resolver) -> None:
         self._max_message_bytes = max_message_bytes
+        self._resolver = resolver
         # Built once: loading a trust store costs tens of milliseconds, which a client per call must not pay. The
         # system store (and SSL_CERT_FILE), so an enterprise's own CA verifies its internal servers.
         self._tls = ssl.create_default_context()
-        self._pools: OrderedDict[tuple[str, int, str], httpx2.AsyncClient] = OrderedDict()
+        self._pools: OrderedDict[tuple[str, int, str, bool], httpx2.AsyncClient] = OrderedDict()
         self._retired: list[httpx2.AsyncClient] = []
         # (server url, record version) -> the modern protocol version it answered with
         self._modes: TTLCache[tuple[str, int], str] = TTLCache(3600.0, mode_cache_entries)
@@ -96,8 +101,6 @@ class UpstreamClients:
         read-only one when the connection closed under it."""
         if server.unusable is not None:
             raise TargetRefused(server.unusable)
-        # Every call, not once per session: the name may resolve elsewhere since, and the pool opens new connections.
-        await check_addresses(server.url, allow_private_network=server.allow_private_network)
         attempts = 2
         for attempt in range(attempts):
             reused = False
@@ -113,12 +116,12 @@ class UpstreamClients:
 
     def _pool(self, server: UpstreamServer) -> httpx2.AsyncClient:
         credentials = hashlib.sha256(repr(sorted(server.headers.items())).encode()).hexdigest()
-        key = (server.url, server.version, credentials)
+        key = (server.url, server.version, credentials, server.allow_private_network)
         pool = self._pools.get(key)
         if pool is not None:
             self._pools.move_to_end(key)
             return pool
-        transport = BoundedTransport(httpx2.AsyncHTTPTransport(verify=self._tls, trust_env=False),
+        transport = BoundedTransport(self._pinned_transport(server.allow_private_network),
                                      max_response_bytes=self._max_message_bytes)
         pool = httpx2.AsyncClient(headers=server.headers, timeout=httpx2.Timeout(server.timeout_s),
                                   follow_redirects=False, trust_env=False, transport=transport)
@@ -127,6 +130,21 @@ class UpstreamClients:
             _, oldest = self._pools.popitem(last=False)
             self._retired.append(oldest)  # closed at shutdown: a call may still be using it
         return pool
+
+    def _pinned_transport(self, allow_private_network: bool) -> httpx2.AsyncHTTPTransport:
+        """httpx2's transport over a connection pool whose connections go only to checked addresses
+        (``PinnedNetworkBackend``). httpx2 takes no network backend, so the pool it builds is replaced by one with
+        the same settings and that backend."""
+        transport = httpx2.AsyncHTTPTransport(verify=self._tls, trust_env=False)
+        if not isinstance(getattr(transport, "_pool", None), httpcore2.AsyncConnectionPool):
+            raise RuntimeError("httpx2's transport no longer holds an httpcore2 pool: the SSRF pinning needs updating")
+        limits = POOL_LIMITS
+        transport._pool = httpcore2.AsyncConnectionPool(
+            ssl_context=self._tls, max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
+            network_backend=PinnedNetworkBackend(allow_private_network=allow_private_network,
+                                                 resolver=self._resolver))
+        return transport
 
     @property
     def keeper(self) -> SessionKeeper:

@@ -61,9 +61,11 @@ class Served:
         self.thread.join(timeout=10)
 
 
-def serve(app: Any, port: int | None = None) -> Served:
+def serve(app: Any, port: int | None = None, **config: Any) -> Served:
+    """``app`` on a loopback port; ``config``: more of uvicorn's settings (a TLS certificate, say)."""
     port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on",
+                                           **config))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
