@@ -22,7 +22,7 @@ from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
 from engine.distributed.executor import TensorParallelWorkers, configure_process
 from engine.distributed.sharding import check_tensor_parallel
 from engine.errors import EngineDeadError, InvalidRequestError
-from engine.layers.sampler import SamplerOutput
+from engine.layers.sampler import INVALID_TOKEN, SamplerOutput
 from engine.loader.model_loader import load_arch_config, load_model
 from engine.loader.source import resolve_model
 from engine.metrics import EngineStats, RequestTimings, StatsCollector, now_ns
@@ -456,6 +456,11 @@ class LLMEngine:
             # The matcher failed while computing its mask (e.g. it ran out of its per-step fuel): the row was
             # sampled without its constraint, so the token is dropped and the request ends with the reason.
             error = fill_errors.get(row) or getattr(seq.structured_state, "error", None)
+            rows = range(row, row + 1 + len(seq.spec_token_ids))
+            if not error and any(token_ids[r] == INVALID_TOKEN for r in rows):
+                # The sampler found no finite logit in a row of this request (engine.layers.sampler).
+                seq.spec_token_ids = []
+                error = "the model produced no finite logits for this request's next token"
             if error:
                 outputs.append(self._finish_error(seq, error))
                 continue

@@ -32,7 +32,8 @@ class SamplingParams:
 
     @property
     def greedy(self) -> bool:
-        return self.temperature == 0.0
+        """0, or a temperature too small to sample with (engine.layers.sampler.MIN_TEMPERATURE, as vLLM)."""
+        return self.temperature < 1e-5
 
     def validate(self) -> None:
         checks: list[tuple[bool, str, str]] = [

@@ -3,6 +3,15 @@
 Everything is tensor ops over the whole batch; the only per-row Python work is drawing noise from a seeded
 request's own generator (so its samples do not depend on what else is in the batch). Sampling uses the
 exponential-race form of the Gumbel trick, ``argmax(p / q)`` with ``q ~ Exp(1)``, which needs no host sync.
+
+A temperature below ``MIN_TEMPERATURE`` is greedy, as in vLLM: dividing by it would overflow the logits to inf,
+and the softmax of those is NaN, which samples an arbitrary token.
+
+Non-finite logits (a model whose numerics broke: fp16 overflow, bad weights) are sanitised rather than failing the
+batch: a NaN says nothing about its token, so that token is excluded (-inf); +inf says the model is certain of its
+token, so it becomes ``POSINF_LOGIT``, large enough to win and still finite after any temperature. A row left with
+no finite logit at all (every entry NaN, or masked away) has nothing to sample: its token is ``INVALID_TOKEN`` and
+the engine fails that request alone with an error (``engine.llm_engine``), never returning a made-up token.
 """
 
 from __future__ import annotations
@@ -15,12 +24,16 @@ from torch import nn
 from kernels import dispatch
 from kernels.token_bitmask import apply_token_bitmask_
 
+MIN_TEMPERATURE = 1e-5  # below it a row is greedy (vLLM's _SAMPLING_EPS)
+POSINF_LOGIT = 1e30  # what +inf becomes: above any real logit, finite even divided by MIN_TEMPERATURE (float32)
+INVALID_TOKEN = -1  # the token of a row with no finite logit
+
 
 @dataclass(slots=True)
 class SamplingTensors:
     """Per-row sampling parameters of one step, built by the model runner."""
 
-    temperature: torch.Tensor  # float [N]; 0 rows are greedy
+    temperature: torch.Tensor  # float [N]; rows below MIN_TEMPERATURE are greedy
     all_greedy: bool
     top_k: torch.Tensor | None = None  # long [N]; vocab size where disabled
     top_p: torch.Tensor | None = None  # float [N]
@@ -43,7 +56,7 @@ class SamplingTensors:
 
 @dataclass(slots=True)
 class SamplerOutput:
-    token_ids: torch.Tensor  # long [N]
+    token_ids: torch.Tensor  # long [N]; INVALID_TOKEN where a row had no finite logit
     logprobs: torch.Tensor | None = None  # float [N]: log-probability of the sampled token
     top_logprobs: torch.Tensor | None = None  # float [N, k]
     top_ids: torch.Tensor | None = None  # long [N, k]
@@ -51,7 +64,7 @@ class SamplerOutput:
 
 class Sampler(nn.Module):
     def forward(self, logits: torch.Tensor, t: SamplingTensors) -> SamplerOutput:
-        logits = logits.float()
+        logits = _sanitised(logits.float())
         if t.allowed_bitmask is not None:  # structured outputs: Triton on CUDA, torch reference elsewhere
             apply_token_bitmask_(logits, t.allowed_bitmask)
         if t.banned_rows is not None:
@@ -61,16 +74,22 @@ class Sampler(nn.Module):
 
         # The first maximal index (torch's max(dim=-1).indices); on AVX-512 CPUs from the C++ kernel, 2.3-6x
         # faster than torch's one-element-at-a-time reduction (kernels/cpu/argmax.cpp).
-        out = SamplerOutput(token_ids=dispatch.argmax(logits))
+        greedy_ids = dispatch.argmax(logits)
+        # Masks and penalties may leave a row with nothing: its best entry is -inf (a sanitised NaN row, or every
+        # token banned). Marked in the tokens the engine reads anyway, so it costs no extra transfer from the device.
+        empty = logits.gather(-1, greedy_ids.unsqueeze(-1)).squeeze(-1) == float("-inf")
+        out = SamplerOutput(token_ids=greedy_ids)
         if not t.all_greedy:
             sampled = self._sample(logits, t)
-            out.token_ids = torch.where(t.temperature == 0, out.token_ids, sampled)
+            out.token_ids = torch.where(t.temperature < MIN_TEMPERATURE, out.token_ids, sampled)
+        out.token_ids = out.token_ids.masked_fill(empty, INVALID_TOKEN)
 
         if t.max_logprobs is not None:
             # Log-probabilities of the distribution after the structured mask and penalties, before temperature
             # and truncation (what OpenAI-style clients expect to compare across settings).
             logprobs = torch.log_softmax(logits, dim=-1)
-            out.logprobs = logprobs.gather(-1, out.token_ids.unsqueeze(-1)).squeeze(-1)
+            picked = out.token_ids.clamp(min=0)  # an INVALID_TOKEN row's request fails; any index will do
+            out.logprobs = logprobs.gather(-1, picked.unsqueeze(-1)).squeeze(-1)
             if t.max_logprobs > 0:
                 out.top_logprobs, out.top_ids = logprobs.topk(t.max_logprobs, dim=-1)
         return out
@@ -89,7 +108,7 @@ class Sampler(nn.Module):
 
     @staticmethod
     def _sample(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
-        temperature = torch.where(t.temperature == 0, torch.ones_like(t.temperature), t.temperature)
+        temperature = torch.where(t.temperature < MIN_TEMPERATURE, torch.ones_like(t.temperature), t.temperature)
         logits = logits / temperature.unsqueeze(-1)
         if t.top_k is not None or t.top_p is not None:
             logits = _apply_top_k_top_p(logits, t.top_k, t.top_p)
@@ -103,6 +122,13 @@ class Sampler(nn.Module):
             # Seeded rows draw on the CPU (their generators live there): the same noise on every device.
             noise[row].copy_(torch.empty(probs.shape[-1], dtype=probs.dtype).exponential_(generator=gen))
         return dispatch.argmax(probs / noise)
+
+
+def _sanitised(logits: torch.Tensor) -> torch.Tensor:
+    """NaN -> -inf (excluded), +inf -> ``POSINF_LOGIT`` (the model's certain token still wins); -inf stays."""
+    if logits.device.type == "cpu" and bool(torch.isfinite(logits).all()):
+        return logits  # the usual case, found in one read (a host check is free on the CPU)
+    return torch.nan_to_num(logits, nan=float("-inf"), posinf=POSINF_LOGIT, neginf=float("-inf"))
 
 
 def _apply_top_k_top_p(logits: torch.Tensor, top_k: torch.Tensor | None, top_p: torch.Tensor | None) -> torch.Tensor:
