@@ -16,9 +16,8 @@ import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.core import ErrorInfo
 from engine.errors import EngineDeadError, InvalidRequestError
 from engine.heartbeat import Heartbeat
 from engine.metrics import EngineStats
@@ -26,6 +25,11 @@ from engine.outputs import RequestOutput
 from engine.request import EngineRequest
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
+
+if TYPE_CHECKING:
+    # Not imported at run time: engine.core loads the engine (torch) and a client, in the gateway, needs none of it.
+    # A rejection's ErrorInfo is unpickled by its class's own module.
+    from engine.core import ErrorInfo
 
 
 class AsyncEngineClient:

@@ -41,15 +41,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Client, Connection, Listener, answer_challenge, deliver_challenge, wait
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
-from engine.core import ClientPort, EngineCore, NewCallers, engine_info, load_engine
 from engine.errors import EngineDeadError
 from engine.heartbeat import Heartbeat
 from engine.loader.source import resolve_model
 from engine.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from engine.core import NewCallers
 
 log = logging.getLogger(__name__)
 STARTUP_TIMEOUT_S = 600.0
@@ -72,6 +74,8 @@ def heartbeat_path(address: Path) -> Path:
 
 def _accept_forever(listener: Listener, info: dict[str, Any], incoming: NewCallers) -> None:
     """The acceptor thread: authenticate each caller, greet it, hand its port to the step loop."""
+    from engine.core import ClientPort
+
     while True:
         try:
             conn = listener.accept()
@@ -125,6 +129,9 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
                     orphan_s: float | None = None) -> None:
     """Entry point of the host process: load the engine, listen, serve until SIGTERM or the parent is gone (a
     detached host, given ``orphan_s``: until it has had no caller for that long)."""
+    # The engine (torch, the model) is imported here, in the host process: a gateway that only connects needs none.
+    from engine.core import EngineCore, NewCallers, engine_info, load_engine
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent, which stops us in order
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds through the finally blocks below
     logging.basicConfig(level=os.environ.get("WARDEN_ENGINE_LOG", "WARNING"))

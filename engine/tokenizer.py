@@ -15,7 +15,6 @@ from tokenizers import Tokenizer as FastTokenizer
 
 from engine.chat_template import render_chat
 from engine.errors import UnknownModelError
-from engine.loader.gguf_loader import field_value
 from engine.loader.source import ModelSource
 
 _CONTROL, _USER_DEFINED = 3, 4
@@ -48,6 +47,8 @@ def _byte_decoder() -> dict[str, int]:
 
 
 def _gguf_fast_tokenizer(reader: GGUFReader) -> tuple[FastTokenizer, bool]:
+    from engine.loader.gguf_loader import field_value  # imports torch: only on a metadata cache miss
+
     kind = field_value(reader, "tokenizer.ggml.model")
     tokens: list[str] = field_value(reader, "tokenizer.ggml.tokens", [])
     types: list[int] = field_value(reader, "tokenizer.ggml.token_type", [])
@@ -93,6 +94,8 @@ def _gguf_fast_tokenizer(reader: GGUFReader) -> tuple[FastTokenizer, bool]:
 
 def gguf_tokenizer_parts(reader: GGUFReader) -> tuple[FastTokenizer, dict[str, Any]]:
     """The pipeline and ``Tokenizer``'s other keyword arguments (JSON values) from a GGUF file's metadata."""
+    from engine.loader.gguf_loader import field_value  # imports torch: only on a metadata cache miss
+
     fast, byte_level = _gguf_fast_tokenizer(reader)
     eos = field_value(reader, "tokenizer.ggml.eos_token_id")
     eot = field_value(reader, "tokenizer.ggml.eot_token_id")
