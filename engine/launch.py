@@ -83,9 +83,16 @@ def spawn_engine(config: EngineConfig) -> SpawnedEngine:
 async def attach(spawned: SpawnedEngine) -> AsyncEngineClient:
     """Wait until a spawned engine is ready and return its client. Raises the engine's start-up error (stopping
     the process) when it fails to load."""
-    return await _connect(spawned.source, spawned.inbox, spawned.outbox, is_alive=spawned.is_alive,
-                          stop=spawned.stop, sentinel=spawned.process.sentinel, pid=spawned.process.pid,
-                          heartbeat=spawned.heartbeat)
+    try:
+        return await _connect(spawned.source, spawned.inbox, spawned.outbox, is_alive=spawned.is_alive,
+                              stop=spawned.stop, sentinel=spawned.process.sentinel, pid=spawned.process.pid,
+                              heartbeat=spawned.heartbeat)
+    except asyncio.CancelledError:
+        # The caller gave up (a shutdown while it loads): leave no engine loading for nobody. SIGTERM, not a join,
+        # which would block the event loop; the process is reaped at exit.
+        if spawned.process.is_alive():
+            spawned.process.terminate()
+        raise
 
 
 async def start_engine(config: EngineConfig, *, in_process: bool = False) -> AsyncEngineClient:

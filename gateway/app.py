@@ -135,6 +135,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             await mcp_endpoint.start(services, lifecycle)
             if owns_engine:
                 services.engine = await _start_engine(settings)
+                if isinstance(services.engine, ReplicaPool):
+                    lifecycle.on_drain(services.engine.begin_shutdown)
                 log.info("engine ready: serving %s (%d replica(s))", services.engine.model_name,
                          settings.engine.replicas)
             if settings.metrics:

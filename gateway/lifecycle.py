@@ -59,6 +59,7 @@ class Lifecycle:
         self._calls: set[asyncio.Future[Any]] = set()
         self._timers: list[asyncio.TimerHandle] = []
         self._signals = 0
+        self._on_drain: list[Callable[[], None]] = []
 
     # --- readiness -------------------------------------------------------------------------------------------------
     def readiness(self, engine: EngineClient | None) -> tuple[bool, str]:
@@ -73,11 +74,21 @@ class Lifecycle:
         return len(self._calls)
 
     # --- shutdown --------------------------------------------------------------------------------------------------
+    def on_drain(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (in the event loop) when the drain begins: parts that stop in their own way then (the
+        engine pool stops keeping a standby engine)."""
+        self._on_drain.append(callback)
+
     def begin_drain(self) -> None:
         """Turn not ready and refuse new calls from now on; cut the calls still open after ``grace_s``."""
         if self.draining:
             return
         self.draining = True
+        for callback in self._on_drain:
+            try:
+                callback()
+            except Exception:
+                log.exception("a shutdown step failed at the start of the drain")
         log.warning("shutting down: not ready; %d call(s) in flight get up to %.0f s to finish", len(self._calls),
                     self.grace_s)
         self._timers.append(asyncio.get_running_loop().call_later(self.grace_s, self.cut))

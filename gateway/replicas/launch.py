@@ -74,6 +74,10 @@ class EarlyHost:
             self.spawned.status.close()
 
 
+# The gateway's first standby engine loads this long after its serving engine is up: a restarted gateway (attached to
+# its detached engine) serves first, before a second model load competes with it for the CPU.
+STANDBY_START_DELAY_S = 10.0
+
 _early: list[SpawnedEngine | EarlyHost] = []  # at most one: the engine `warden serve` started before the app
 
 
@@ -138,7 +142,7 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
 
     keep_standby = restart_dead and not in_process and wants_standby(standby, configs[0].device)
     return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s,
-                            standby=start_standby if keep_standby else None)
+                            standby=start_standby if keep_standby else None, standby_delay_s=STANDBY_START_DELAY_S)
 
 
 def spawn_early(config: EngineConfig, detached: DetachedEngine | None = None) -> None:
@@ -235,7 +239,8 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
 
 async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int,
                      heal: bool, watchdog_s: float | None = None,
-                     standby: Callable[[], Awaitable[EngineClient]] | None = None) -> ReplicaPool:
+                     standby: Callable[[], Awaitable[EngineClient]] | None = None,
+                     standby_delay_s: float = 0.0) -> ReplicaPool:
     """Open ``count`` replicas at once and pool them; if one fails, the opened ones are shut down and its error is
     raised. With ``heal`` the pool's supervisor opens a dead replica again the same way."""
     results = await asyncio.gather(*(open_replica(i) for i in range(count)), return_exceptions=True)
@@ -245,6 +250,6 @@ async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], cou
         await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
         raise failed[0]
     pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None, watchdog_s=watchdog_s,
-                       standby=standby)
+                       standby=standby, standby_delay_s=standby_delay_s)
     pool.supervise()
     return pool

@@ -18,7 +18,11 @@ Standby: given ``standby`` (a callable that starts one more engine), the pool ke
 the serving ones and promotes it into the slot of a replica that dies, at once and with no backoff: serving resumes
 in about a second instead of after a model load, and a request that the dead replica had not started is sent to the
 promoted engine. A new standby is then started in the background (backing off like a restart while standbys die
-young). A cold restart that finishes after a promotion filled its slot becomes the standby instead.
+young). A cold restart that finishes after a promotion filled its slot becomes the standby instead. The first standby
+starts ``standby_delay_s`` after the pool, so that a gateway (re)starting serves before a second model load competes
+with it for the CPU. When the gateway begins to stop (``begin_shutdown``, at the start of its drain) the standby is
+stopped and none is started again: a standby that dies then (a signal to the whole process group) is expected, and
+not logged as a failure.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ class ReplicaPool:
                  spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION,
                  restart: Callable[[int], Awaitable[EngineClient]] | None = None,
                  watchdog_s: float | None = None,
-                 standby: Callable[[], Awaitable[EngineClient]] | None = None) -> None:
+                 standby: Callable[[], Awaitable[EngineClient]] | None = None, standby_delay_s: float = 0.0) -> None:
         assert replicas, "a pool needs at least one replica"
         first = replicas[0]
         assert all(r.model_name == first.model_name and r.max_model_len == first.max_model_len for r in replicas), \
@@ -86,6 +90,8 @@ class ReplicaPool:
         self.promotions = 0  # standbys promoted into a dead replica's slot, lifetime
         self._standby_since = time.monotonic()
         self._standby_keeper: asyncio.Task[None] | None = None
+        self._standby_delay_s = standby_delay_s
+        self._closing = False  # the gateway is stopping: no standby is kept, a dying one is expected
         self._reaping: set[asyncio.Task[None]] = set()  # dead engines being shut down (reaped, pipes closed)
 
     # --- routing --------------------------------------------------------------------------------------------------
@@ -162,7 +168,18 @@ class ReplicaPool:
     def is_alive(self) -> bool:
         return any(r.is_alive() for r in self.replicas)
 
+    def begin_shutdown(self) -> None:
+        """The gateway begins to stop: stop keeping a standby (one still loading is abandoned, an idle one is shut
+        down in the background). The serving replicas stay supervised until ``shutdown``."""
+        self._closing = True
+        if self._standby_keeper is not None:
+            self._standby_keeper.cancel()
+        if self.standby is not None:
+            spare, self.standby = self.standby, None
+            self._reap(spare)
+
     async def shutdown(self) -> None:
+        self._closing = True
         tasks = [t for t in (self._supervisor, self._standby_keeper, *self._restarting.values()) if t is not None]
         for task in tasks:
             task.cancel()
@@ -232,29 +249,40 @@ class ReplicaPool:
         dies while idle or fails to start."""
         assert self._open_standby is not None
         backoff = RESTART_BACKOFF_S[0]
-        while True:
+        await asyncio.sleep(self._standby_delay_s)
+        while not self._closing:
             spare = self.standby
             if spare is not None and not spare.is_alive():
                 self.standby = None
                 self._reap(spare)
                 delay, backoff = restart_delay(time.monotonic() - self._standby_since, backoff)
+                if await self._stopping_within(SUPERVISE_INTERVAL_S):
+                    return  # a signal to the whole process group: it died as the gateway began to stop
                 log.error("the standby engine died; starting another in %.0f s", delay)
-                await asyncio.sleep(delay)
+                await asyncio.sleep(max(0.0, delay - SUPERVISE_INTERVAL_S))
                 continue
             if spare is None:
                 try:
                     fresh = await self._open_standby()
                 except Exception:
+                    if await self._stopping_within(SUPERVISE_INTERVAL_S):
+                        return
                     log.exception("the standby engine failed to start; trying again in %.0f s", backoff)
-                    await asyncio.sleep(backoff)
+                    await asyncio.sleep(max(0.0, backoff - SUPERVISE_INTERVAL_S))
                     backoff = min(RESTART_BACKOFF_S[1], backoff * 2)
                     continue
                 self._offer_standby(fresh)
             await asyncio.sleep(SUPERVISE_INTERVAL_S)
 
+    async def _stopping_within(self, seconds: float) -> bool:
+        """Whether the gateway begins to stop within ``seconds``: a standby killed by a signal sent to the whole
+        process group dies at the moment the gateway receives it, and the gateway's drain may begin just after."""
+        await asyncio.sleep(seconds)
+        return self._closing
+
     def _offer_standby(self, fresh: EngineClient) -> None:
-        """Keep ``fresh`` as the standby, or shut it down when there is one already."""
-        if self.standby is None and fresh.is_alive():
+        """Keep ``fresh`` as the standby, or shut it down when there is one already or the gateway is stopping."""
+        if self.standby is None and fresh.is_alive() and not self._closing:
             self.standby = fresh
             self._standby_since = time.monotonic()
         else:
