@@ -42,7 +42,7 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("Secrets and TLS", ["server_secret", "key_pepper", "tls_cert", "tls_key"]),
     ("Requests and caches", ["max_body_bytes", "max_choices", "key_cache_ttl_s", "key_cache_max_entries",
                              "key_last_used_interval_s", "policy_cache_ttl_s", "guardrails", "injection_onnx_dir",
-                             "injection_onnx_label"]),
+                             "injection_onnx_label", "mcp_session_idle_s"]),
     ("Admission control and deadlines", ["max_inflight_requests", "max_queued_requests", "queue_timeout_s",
                                          "max_engine_waiting_requests", "request_timeout_s", "rate_limit_lease_s"]),
     ("The database under faults", ["db_connect_timeout_s", "db_statement_timeout_s",
@@ -101,6 +101,9 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "queue_timeout_s": "Longest wait in line; past it a 503 `overloaded`.",
     "max_engine_waiting_requests": "While the engine has this many requests waiting, new calls get a 503 "
                                    "`overloaded`. Unset: no such bound.",
+    "mcp_session_idle_s": "Seconds a handshake-era session of the `/mcp` endpoint (one opened by `initialize`, "
+                          "named by `Mcp-Session-Id`) may go unused before Warden closes it; its id then answers "
+                          "404 and the client opens a new one. Sessions of the stateless 2026 revision hold nothing.",
     "request_timeout_s": "A call's deadline from its arrival to its last byte: past it the engine request is "
                          "aborted and the client gets a 504 `request_timeout` (mid-stream: a final error event, no "
                          "`[DONE]`); audited with a `deadline` decision.",

@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     key_cache_max_entries: int = Field(default=10_000, ge=1)
     key_last_used_interval_s: float = Field(default=60.0, ge=0.0)
     policy_cache_ttl_s: float = Field(default=5.0, ge=0.0)
+    # A handshake-era session of the /mcp endpoint unused this long is closed; its id then answers 404 (gateway.mcp).
+    mcp_session_idle_s: float = Field(default=600.0, gt=0.0, le=7 * 86400)
     # The store under faults (gateway.core.db, gateway.core.store_health): every wait on Postgres is bounded, in
     # seconds (0: no limit). Connecting (libpq's least is 2 s); each statement on the request path and the admin and
     # audit APIs, and (longer) in the audit writer, retention and checkpoints; each lock wait; a background

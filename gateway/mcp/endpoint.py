@@ -44,8 +44,6 @@ log = logging.getLogger(__name__)
 
 PATH = "/mcp"
 SERVER_NAME = "warden"
-# A handshake-era session nobody has used for this long is closed (its id then answers 404).
-SESSION_IDLE_S = 600.0
 # The principal of the request being served, for handlers that run in the request's own task (the 2026 revision's
 # single-exchange requests); handshake-era sessions read it from the request the SDK hands the handler.
 _principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("warden_mcp_principal", default=None)
@@ -161,7 +159,8 @@ class McpEndpoint:
             on_get_prompt=get_prompt, on_subscribe_resource=_subscriptions_unsupported,
             on_unsubscribe_resource=_subscriptions_unsupported, on_subscriptions_listen=_subscriptions_unsupported)
         self._manager = manager = StreamableHTTPSessionManager(
-            app=server, max_request_body_size=settings.max_body_bytes, session_idle_timeout=SESSION_IDLE_S)
+            app=server, max_request_body_size=settings.max_body_bytes,
+            session_idle_timeout=settings.mcp_session_idle_s)
         started = asyncio.Event()
         self._stop = stop = asyncio.Event()
 
