@@ -11,6 +11,7 @@ What the Kubernetes chart relies on, proven with real processes:
 - a tenant's requests-per-minute limit is exact across the pods (Redis): calls sent to all three at once admit the
   limit, not once per pod, and every call, admitted or refused, is one audit record;
 - a key revoked is refused by every pod within the key cache's TTL;
+- every pod answers an inference gateway's fairness-id check with the tenant's one flow, never the client's claim;
 - a tenant's audit chain stays one valid chain with the three pods writing to it at once, verified in the database
   and through a signed export;
 - a pod SIGKILLed mid-load leaves the others serving; restarted on its data directory (a container restart keeps
@@ -55,6 +56,7 @@ from gateway.core.migrate import alembic_config
 from gateway.core.settings import Settings
 from gateway.export.signing import load_or_create_signer, load_public_key
 from gateway.export.verify import verify_export
+from gateway.fairness import AUTHZ_PATH, FAIRNESS_ID_HEADER, UNAUTHENTICATED_FLOW
 from gateway.keys.service import revoke_key
 from gateway.policystore.service import publish_policy
 from tests.engine.tiny_models import write_tiny_checkpoint
@@ -296,6 +298,23 @@ def test_a_revoked_key_is_refused_by_every_pod_within_the_cache_ttl(cluster: Clu
     for pod in cluster.pods:
         _until(lambda pod=pod: models(pod) == 401, KEY_CACHE_TTL_S + 5, f"{pod.name} to refuse the revoked key")
     assert time.monotonic() - revoked < KEY_CACHE_TTL_S + 2.0  # the TTL, plus polling on a loaded machine
+
+
+def test_every_pod_gives_a_tenant_the_same_fairness_id(cluster: Cluster) -> None:
+    """What an inference gateway's ext_authz asks before the endpoint picker runs (gateway.fairness): any pod it
+    reaches answers the tenant's one flow, whatever the client claims."""
+    _, api_key = _tenant(cluster)
+    other_flow = "a-flow-the-client-made-up"
+
+    def flow(pod: Pod, headers: dict[str, str]) -> str:
+        response = httpx.post(f"{pod.base_url}{AUTHZ_PATH}/v1/chat/completions", timeout=10,
+                              headers={FAIRNESS_ID_HEADER: other_flow, **headers})
+        assert response.status_code == 200, response.text
+        return response.headers[FAIRNESS_ID_HEADER]
+
+    flows = {flow(pod, {"authorization": f"Bearer {api_key}"}) for pod in cluster.pods}
+    assert len(flows) == 1 and flows.isdisjoint({other_flow, UNAUTHENTICATED_FLOW})
+    assert {flow(pod, {}) for pod in cluster.pods} == {UNAUTHENTICATED_FLOW}
 
 
 def test_one_audit_chain_per_tenant_with_three_pods_writing(cluster: Cluster) -> None:
