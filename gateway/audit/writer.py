@@ -140,7 +140,7 @@ class AuditWriter:
         record will carry), which is what gets stored if this process dies before the stream ends."""
         assert self._journal is not None, "AuditWriter.start() was not called"
         try:
-            self._journal.open(event.event_id, event.to_spool_line())
+            self._journal.open(event.event_id, _with_stale_reads(event).to_spool_line())
         except OSError as exc:  # the final record still goes through record(), with its own fallbacks
             log.error("audit stream journal unwritable (%s)", type(exc).__name__)
 
@@ -190,9 +190,7 @@ class AuditWriter:
                 self._held.popleft()
 
     async def record(self, event: AuditEvent) -> None:
-        # A request answered from a stale key or policy (a store outage) says so among its decisions.
-        event.decisions = [*event.decisions, *stale_decisions()]
-        await run_in_threadpool(self.record_sync, event)
+        await run_in_threadpool(self.record_sync, _with_stale_reads(event))
 
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until everything spooled so far is in the database. True on success."""
@@ -317,3 +315,11 @@ class AuditWriter:
                 self._drained.notify_all()
             if self._stop.is_set() and (self._spool is None or self._spool.pending_bytes() == 0 or backoff_s):
                 return
+
+
+def _with_stale_reads(event: AuditEvent) -> AuditEvent:
+    """``event`` with the current request's stale reads among its decisions: a request answered from a stale key or
+    policy (a store outage) says so in every record of it, the provisional one a stream journals included. Called in
+    the request's context."""
+    event.decisions = [*event.decisions, *stale_decisions()]
+    return event
