@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from kernels import dispatch
-from kernels.reference import activation, kv_store, paged_attention, rms_norm, rotary
+from kernels.reference import activation, fused_moe, kv_store, paged_attention, rms_norm, rotary
 
 OPS = {
     "store_kvcache": kv_store.store_kvcache,
@@ -20,6 +20,7 @@ OPS = {
     "fused_add_rms_norm": rms_norm.fused_add_rms_norm,
     "rotary_embedding": rotary.rotary_embedding,
     "silu_and_mul": activation.silu_and_mul,
+    "fused_moe": fused_moe.fused_moe,
 }
 
 
@@ -118,3 +119,18 @@ def test_uses_triton_only_for_cuda_without_override(fresh_choice: None, monkeypa
     dispatch._triton_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
     assert not dispatch.uses_triton(torch.device("cuda"))
+
+
+def test_cpu_fused_moe_runs_the_grouped_path_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The grouped CPU path is plain torch: it serves CPU tensors whether or not the C++ kernels are built."""
+    import kernels.cpu.fused_moe as grouped
+
+    calls: list[str] = []
+    monkeypatch.setattr(grouped, "fused_moe", lambda *args: calls.append("grouped") or args[0])
+    monkeypatch.setattr(fused_moe, "fused_moe", lambda *args: calls.append("reference") or args[0])
+    args = (torch.zeros(1, 4), torch.zeros(2, 4, 4), torch.zeros(2, 4, 2), torch.ones(1, 1), torch.zeros(1, 1))
+    monkeypatch.delenv("WARDEN_KERNELS", raising=False)
+    dispatch.fused_moe(*args)
+    monkeypatch.setenv("WARDEN_KERNELS", "reference")
+    dispatch.fused_moe(*args)
+    assert calls == ["grouped", "reference"]
