@@ -364,6 +364,8 @@ BASE = {"database": {"host": "pg.example", "existingSecret": "warden-db"}}
                                                               "fairnessId": {"envoyGateway": {"enabled": True}}}},
      "set inferencePool.httpRoute.enabled"),
     ({"inferencePool": {"enabled": True}}, "inferencePool.enabled needs server.tls.enabled=false"),
+    ({"server": {"tls": {"enabled": False}}, "inferencePool": {"enabled": True}, "metrics": {"token": True}},
+     "inferencePool.enabled needs metrics.token=false"),
 ])
 def test_inconsistent_values_fail_the_render(chart: helm.Chart, overrides: dict[str, Any], message: str) -> None:
     values = chart.merge_values(BASE)

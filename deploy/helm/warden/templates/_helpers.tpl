@@ -128,6 +128,9 @@ the cut calls' audit records are written, then 5 s to flush and exit.
 {{- if and .Values.inferencePool.enabled .Values.server.tls.enabled -}}
 {{- fail "inferencePool.enabled needs server.tls.enabled=false: an InferencePool's target port speaks cleartext (its appProtocol is http or kubernetes.io/h2c), so the inference gateway terminates TLS and would send plain HTTP to an HTTPS port" -}}
 {{- end -}}
+{{- if and .Values.inferencePool.enabled .Values.metrics.token -}}
+{{- fail "inferencePool.enabled needs metrics.token=false: the endpoint picker scrapes each pod's /metrics without credentials, and would pick blind; keep /metrics to the picker and Prometheus with networkPolicy.ingressFrom instead" -}}
+{{- end -}}
 {{- if and .Values.engine.device (not (has .Values.engine.device (list "cpu" "cuda"))) -}}
 {{- fail "engine.device must be cpu or cuda" -}}
 {{- end -}}
