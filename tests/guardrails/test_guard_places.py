@@ -75,3 +75,35 @@ def test_places_by_cue_spelling_and_line(places: PlaceRecognizer, text: str, pla
 @pytest.mark.parametrize("text", ["Por favor, llama a Lucía Gutiérrez mañana.", "I'm Maria Garcia, hi"])
 def test_a_surname_spelled_like_a_place_needs_a_cue(places: PlaceRecognizer, text: str) -> None:
     assert not [p for p in found(places, text) if p.startswith("Gut") or p.startswith("Gar")]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Der Zug nach Łódź fällt aus, sagt man in Lodz", "Lodz"),  # "ł" has no NFKD decomposition
+        ("heading to bialystok tmrw", "bialystok"),
+        ("our depot is in kırşehir", "kırşehir"),  # dotless i, read as the detectors read it
+        ("Best regards,\nUsol’ye-Sibirskoye\nNorthwind", "Usol’ye-Sibirskoye"),  # a typographic apostrophe
+        ("Se mudó a Cannes en primavera.", "Cannes"),  # Spanish "a", before a capitalised name
+        ("{\"country\": \"Bosnia and Herzegovina\"}", "Bosnia and Herzegovina"),  # a lower-case connector
+        ("the ferry from Split was late", "Split"),  # a verb, capitalised mid-sentence after a cue
+        ("flying to japan tmrw", "japan"),  # a country that is also an English verb, in lower case with a cue
+        ("im in rennes this week", "rennes"),  # a noun the NER vocabulary does not know: a rare word
+    ],
+)
+def test_places_spelled_as_typed_and_weaker_cues(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "switched the form from female to male",  # an adjective (and a capital) in lower case
+        "A Nice day",  # "a" opens the sentence; an adjective
+        "they went to a Mobile workshop",  # an adjective after the article
+        "we work in commerce and industry",  # common nouns (and towns) in lower case
+        "Split the difference",  # a verb opening a sentence
+    ],
+)
+def test_weaker_cues_leave_ordinary_words_alone(places: PlaceRecognizer, text: str) -> None:
+    assert found(places, text) == []
