@@ -26,15 +26,21 @@ from engine.sampling_params import SamplingParams
 from .tiny_models import write_tiny_checkpoint
 
 LOGITS_ATOL = 1e-4
-FAMILIES = ["mixtral", "qwen2_moe"]
+# name -> (architecture, overrides): Qwen2-MoE with a dense middle layer; Mixtral with an 8-token sliding window
+# (the attention engineer's per-layer windows), which the 23-token prompt outgrows.
+FAMILIES = {
+    "mixtral": ("mixtral", {}),
+    "qwen2_moe": ("qwen2_moe", {"mlp_only_layers": [1], "num_hidden_layers": 3}),
+    "mixtral-window": ("mixtral", {"sliding_window": 8}),
+}
 
 
-@pytest.fixture(scope="module", params=FAMILIES)
+@pytest.fixture(scope="module", params=list(FAMILIES))
 def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     from transformers import AutoModelForCausalLM
 
-    overrides = {"mlp_only_layers": [1], "num_hidden_layers": 3} if request.param == "qwen2_moe" else {}
-    directory = write_tiny_checkpoint(tmp_path_factory.mktemp(request.param), architecture=request.param, **overrides)
+    architecture, overrides = FAMILIES[request.param]
+    directory = write_tiny_checkpoint(tmp_path_factory.mktemp(request.param), architecture=architecture, **overrides)
     reference = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32).eval()
     return request.param, directory, reference
 
