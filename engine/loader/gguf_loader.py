@@ -128,6 +128,10 @@ def gguf_arch_config(reader: GGUFReader) -> ModelArchConfig:
     def meta(key: str, default: Any = None) -> Any:
         return field_value(reader, f"{arch}.{key}", default)
 
+    if meta("expert_count"):  # llama.cpp writes Mixtral as "llama" with expert tensors Warden does not map
+        raise UnknownModelError(f"GGUF {arch!r} model with {meta('expert_count')} experts: mixture-of-experts models "
+                                f"are served from HF safetensors checkpoints only")
+
     hidden = meta("embedding_length")
     heads = meta("attention.head_count")
     names = {t.name for t in reader.tensors}

@@ -180,3 +180,22 @@ def test_qwen2_moe_config_fields(tmp_path: Path):
     assert arch.attention_bias is config["qkv_bias"] is True
     assert arch.norm_topk_prob and arch.shared_expert_intermediate_size == 96 and arch.moe_intermediate_size == 32
     assert [arch.is_moe_layer(i) for i in range(2)] == [False, True]
+
+
+def test_a_mixture_of_experts_gguf_is_refused_by_name(tmp_path: Path):
+    import numpy as np
+    from gguf import GGUFWriter
+
+    from engine.loader.gguf_loader import gguf_arch_config, open_gguf
+
+    path = tmp_path / "mixtral.gguf"
+    writer = GGUFWriter(str(path), "llama")
+    writer.add_uint32("llama.expert_count", 8)
+    writer.add_uint32("llama.expert_used_count", 2)
+    writer.add_tensor("token_embd.weight", np.zeros((4, 8), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(UnknownModelError, match="8 experts"):
+        gguf_arch_config(open_gguf(path))
