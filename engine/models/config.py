@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.errors import UnknownModelError
 
-SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2")
+SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2", "gemma3_text")
 
 
 @dataclass(slots=True)
@@ -45,6 +45,10 @@ class ModelArchConfig:
     attn_logit_softcapping: float | None = None
     final_logit_softcapping: float | None = None
     hidden_activation: str = "silu"
+    # Gemma 3: the windowed layers' RoPE base (None: rope_theta, as the global layers') and RMSNorm of each query
+    # and key head before RoPE.
+    local_rope_theta: float | None = None
+    qk_norm: bool = False
 
     def layer_window(self, index: int) -> int:
         return self.layer_windows[index] if self.layer_windows else 0
@@ -68,6 +72,8 @@ class ModelArchConfig:
         eos = cfg.get("eos_token_id")
         # transformers >= 5 writes "rope_parameters" (theta + scaling in one dict); older configs "rope_scaling".
         rope_params = cfg.get("rope_parameters") or {}
+        if "full_attention" in rope_params:  # Gemma 3: one set per layer type; the global layers' is the model's
+            rope_params = rope_params["full_attention"] or {}
         scaling = cfg.get("rope_scaling")
         if scaling is None and rope_params.get("rope_type", "default") != "default":
             scaling = rope_params
@@ -102,13 +108,24 @@ def _window_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:
     kinds = cfg.get("layer_types")
     if kinds is None and model_type == "gemma2":
         kinds = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+    if kinds is None and model_type == "gemma3_text":  # configs before layer_types: every n-th layer global
+        pattern = cfg.get("sliding_window_pattern", 6)
+        kinds = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention" for i in range(layers)]
     if model_type in ("qwen2", "qwen2_moe") and not cfg.get("use_sliding_window"):
         window = None  # Qwen2 configs carry a sliding_window that only use_sliding_window switches on
     fields: dict[str, Any] = {}
     if window:
         fields["layer_windows"] = ([int(window) if kind == "sliding_attention" else 0 for kind in kinds]
                                    if kinds is not None else [int(window)] * layers)
-    if model_type == "gemma2":
+    if model_type == "gemma3_text":
+        if cfg.get("use_bidirectional_attention"):
+            raise UnknownModelError("gemma3_text with use_bidirectional_attention (an encoder) is not supported")
+        local = (cfg.get("rope_parameters") or {}).get("sliding_attention") or {}
+        if local.get("rope_type", "default") != "default":
+            raise UnknownModelError(f"gemma3_text: unsupported local rope_type {local['rope_type']!r}")
+        fields.update(local_rope_theta=local.get("rope_theta") or cfg.get("rope_local_base_freq") or 10000.0,
+                      qk_norm=True)
+    if model_type in ("gemma2", "gemma3_text"):
         fields.update(query_pre_attn_scalar=cfg.get("query_pre_attn_scalar"),
                       attn_logit_softcapping=cfg.get("attn_logit_softcapping"),
                       final_logit_softcapping=cfg.get("final_logit_softcapping"),

@@ -52,9 +52,12 @@ class Gemma2MLP(LlamaMLP):
 
 
 class Gemma2DecoderLayer(nn.Module):
-    def __init__(self, cfg: ModelArchConfig, rotary: RotaryEmbedding, tp: TensorParallelRank) -> None:
+    """``attention``: where a family's differs from Llama's (Gemma 3 normalises query and key heads)."""
+
+    def __init__(self, cfg: ModelArchConfig, rotary: RotaryEmbedding, tp: TensorParallelRank,
+                 attention: LlamaAttention | None = None) -> None:
         super().__init__()
-        self.self_attn = LlamaAttention(cfg, rotary, tp)
+        self.self_attn = attention if attention is not None else LlamaAttention(cfg, rotary, tp)
         attn = self.self_attn.attn
         attn.scale = (cfg.query_pre_attn_scalar or cfg.head_dim) ** -0.5
         attn.softcap = cfg.attn_logit_softcapping or 0.0

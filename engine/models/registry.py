@@ -20,6 +20,7 @@ MODEL_CLASSES = {
     "mixtral": ("engine.models.mixtral", "MixtralForCausalLM"),
     "qwen2_moe": ("engine.models.qwen_moe", "Qwen2MoeForCausalLM"),
     "gemma2": ("engine.models.gemma2", "Gemma2ForCausalLM"),
+    "gemma3_text": ("engine.models.gemma3", "Gemma3ForCausalLM"),
 }
 
 

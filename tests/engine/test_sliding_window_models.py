@@ -1,5 +1,6 @@
-"""Mistral (every layer windowed) and Gemma 2 (windowed and global layers alternating, soft-capped attention and
-logits, four norms per layer, GeGLU, scaled embeddings) against transformers on tiny random-weight checkpoints.
+"""Mistral (every layer windowed), Gemma 2 (windowed and global layers alternating, soft-capped attention and
+logits, four norms per layer, GeGLU, scaled embeddings) and Gemma 3 (one global layer among windowed ones, a RoPE base
+per layer kind, query/key norms) against transformers on tiny random-weight checkpoints.
 
 Warden's logits for the prompt's last position and for every decode step equal transformers' (one full forward of
 the final sequence, its own sliding-window masks) within ``LOGITS_ATOL``, float32 on both sides, with contexts
@@ -93,7 +94,7 @@ def reference_logits(model, prompt: list[int], logits: list[torch.Tensor]) -> to
     return model(torch.tensor([tokens])).logits[0, len(prompt) - 1 :].float()
 
 
-@pytest.fixture(scope="module", params=["mistral", "gemma2"])
+@pytest.fixture(scope="module", params=["mistral", "gemma2", "gemma3_text"])
 def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     return request.param, write_tiny_checkpoint(tmp_path_factory.mktemp(request.param), architecture=request.param)
 
@@ -137,7 +138,7 @@ def test_logits_match_transformers_every_step(family: tuple[str, Path]) -> None:
         assert rec.max_held["short"] <= most, rec.max_held
         assert rec.max_held["long"] < -(-(len(PROMPTS["long"]) + NEW_TOKENS) // BLOCK_SIZE)
     else:
-        # Gemma 2's global layers read every block: none may be released before its sequence ends.
+        # Gemma's global layers read every block: none may be released before its sequence ends.
         assert blocks.sliding_window == 0 and blocks.num_released == 0
 
     # A prompt continuing the long request's output hits the prefix cache, through blocks Mistral released

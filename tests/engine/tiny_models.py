@@ -76,12 +76,28 @@ WINDOW_DEFAULTS: dict[str, dict] = {
     "mistral": {"sliding_window": 12, "head_dim": 16},
     "gemma2": {"sliding_window": 12, "head_dim": 16, "num_hidden_layers": 4, "query_pre_attn_scalar": 24,
                "attn_logit_softcapping": 1.5, "final_logit_softcapping": 3.0, "tie_word_embeddings": True},
+    # one global layer among windowed ones, each kind with its own RoPE (the global one linearly scaled)
+    "gemma3_text": {"sliding_window": 12, "head_dim": 16, "num_hidden_layers": 4, "query_pre_attn_scalar": 24,
+                    "layer_types": ["sliding_attention", "sliding_attention", "full_attention", "sliding_attention"],
+                    "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0},
+                                        "full_attention": {"rope_type": "linear", "factor": 2.0,
+                                                           "rope_theta": 1_000_000.0}},
+                    "tie_word_embeddings": True},
 }
 
 
 def _window_model(architecture: str, config: dict):
-    from transformers import Gemma2Config, Gemma2ForCausalLM, MistralConfig, MistralForCausalLM
+    from transformers import (
+        Gemma2Config,
+        Gemma2ForCausalLM,
+        Gemma3ForCausalLM,
+        Gemma3TextConfig,
+        MistralConfig,
+        MistralForCausalLM,
+    )
 
     if architecture == "mistral":
         return MistralForCausalLM(MistralConfig(**config))
+    if architecture == "gemma3_text":
+        return Gemma3ForCausalLM(Gemma3TextConfig(**config))
     return Gemma2ForCausalLM(Gemma2Config(**config))
