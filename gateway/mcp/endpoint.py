@@ -33,6 +33,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from gateway.core.errors import StoreUnavailable
+from gateway.core.ttl_cache import TTLCache
 from gateway.keys.auth import AuthenticationFailed, Principal
 from gateway.lifecycle import Lifecycle, audit_refusal, send_shutdown_error
 from gateway.mcp.passthrough import Passthrough
@@ -65,6 +66,29 @@ class _WardenServer(Server[Any]):
         tools = capabilities.tools and capabilities.tools.model_copy(update={"list_changed": False})
         prompts = capabilities.prompts and capabilities.prompts.model_copy(update={"list_changed": False})
         return capabilities.model_copy(update={"resources": resources, "tools": tools, "prompts": prompts})
+
+
+class ListedSchemas:
+    """The input schemas of the tools last listed to each tenant, for the SDK's check of a 2026-revision call's
+    ``Mcp-Param-*`` headers against the called tool's schema.
+
+    Without it the SDK lists every tool again for each call (through Warden: every upstream's listing and an audit
+    record, per call). Warden routes and governs on the body's arguments, never on those headers, so a tool this
+    worker has not listed to the tenant lately skips the check (as the SDK itself does when a listing fails); a stale
+    schema makes the client list again and resend, the revision's own recovery."""
+
+    def __init__(self, *, ttl_s: float = 300.0, max_tenants: int = 4096) -> None:
+        self._cache: TTLCache[str, dict[str, Any]] = TTLCache(ttl_s, max_tenants)
+
+    def record(self, tenant_id: str, tools: list[types.Tool]) -> None:
+        self._cache.put(tenant_id, {tool.name: tool.input_schema for tool in tools})
+
+    def lookup(self, name: str) -> Any | None:
+        principal = _principal.get()  # set by the endpoint for the request being checked
+        if principal is None:
+            return None
+        hit, schemas = self._cache.get(principal.tenant_id)
+        return schemas.get(name) if hit and schemas is not None else None
 
 
 async def _subscriptions_unsupported(_ctx: ServerRequestContext[Any], _params: Any) -> Any:
@@ -121,9 +145,14 @@ class McpEndpoint:
         self._clients = clients = UpstreamClients(max_message_bytes=settings.max_body_bytes)
         self._gateway = gateway = ToolGateway(services, directory, clients, lifecycle)
 
+        schemas = ListedSchemas()
+
         async def list_tools(ctx: ServerRequestContext[Any],
                              _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-            return await gateway.list_tools(principal_of(ctx), request_id=request_id_of(ctx))
+            principal = principal_of(ctx)
+            listed = await gateway.list_tools(principal, request_id=request_id_of(ctx))
+            schemas.record(principal.tenant_id, listed.tools)
+            return listed
 
         async def call_tool(ctx: ServerRequestContext[Any],
                             params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -156,7 +185,8 @@ class McpEndpoint:
             SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
             on_list_resources=list_resources, on_read_resource=read_resource,
             on_list_resource_templates=list_resource_templates, on_list_prompts=list_prompts,
-            on_get_prompt=get_prompt, on_subscribe_resource=_subscriptions_unsupported,
+            on_get_prompt=get_prompt, get_tool_input_schema=schemas.lookup,
+            on_subscribe_resource=_subscriptions_unsupported,
             on_unsubscribe_resource=_subscriptions_unsupported, on_subscriptions_listen=_subscriptions_unsupported)
         self._manager = manager = StreamableHTTPSessionManager(
             app=server, max_request_body_size=settings.max_body_bytes,

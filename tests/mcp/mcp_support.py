@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 import httpx2
@@ -22,6 +22,7 @@ from gateway_support import new_tenant_with_key
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -126,6 +127,11 @@ def upstream_app(name: str) -> Any:
         """Answers after the given time."""
         await asyncio.sleep(seconds)
         return "done"
+
+    @mcp.tool()
+    def route(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})]) -> str:
+        """A tool whose region a 2026-revision client also sends as the Mcp-Param-Region header."""
+        return f"routed to {region}"
 
     @mcp.tool()
     def delete_repo(repo: str) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from mcp_support import Served, serve, tenant_with_upstream, warden_client
+from mcp_types import HEADER_MISMATCH
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from sqlalchemy import select
 
 from gateway.app import create_app
@@ -103,3 +105,31 @@ async def test_a_call_in_flight_at_shutdown_is_cut_after_the_grace_and_audited(
     [row] = _rows(db, tenant_id, "mcp.tools/call", 1)
     assert (row.http_status, row.error_type) == (503, "shutdown")
     assert next(d for d in row.decisions if d["stage"] == "tool_call")["tool"] == "slow"
+
+
+async def test_calls_list_nothing_behind_the_callers_back(db: Database, warden_settings: Settings, warden: Served,
+                                                          upstream: Served) -> None:
+    """A 2026-revision call's Mcp-Param-* headers are checked against the schema last listed to the tenant, not by
+    listing every tool again per call (which would reach every upstream and audit a listing the client never
+    made); a header that disagrees with the body is still refused."""
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, warden, upstream)
+    async with warden_client(warden.base, issued.api_key) as client:
+        assert client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        await client.list_tools()
+        for region in ("eu", "us", "ap"):
+            routed = await client.call_tool("tools__route", {"region": region})
+            assert not routed.is_error and f"routed to {region}" in json.dumps(routed.model_dump(mode="json"))
+        assert not (await client.call_tool("tools__add", {"a": 1, "b": 2})).is_error
+        version = client.protocol_version
+    _rows(db, tenant_id, "mcp.tools/call", 4)
+    assert len(_rows(db, tenant_id, "mcp.tools/list", 1)) == 1
+    mismatched = httpx.post(f"{warden.base}/mcp", timeout=30, json={
+        "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+            "name": "tools__route", "arguments": {"region": "eu"},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": version,
+                      "io.modelcontextprotocol/clientCapabilities": {}}}},
+        headers={"Authorization": f"Bearer {issued.api_key}", "Mcp-Protocol-Version": version,
+                 "Mcp-Method": "tools/call", "Mcp-Name": "tools__route", "Mcp-Param-Region": "us",
+                 "Accept": "application/json, text/event-stream"})
+    assert mismatched.status_code == 400, mismatched.text
+    assert mismatched.json()["error"]["code"] == HEADER_MISMATCH
