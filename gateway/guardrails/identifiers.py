@@ -132,7 +132,10 @@ class NationalIdRecognizer(EntityRecognizer):
                "numéro", "dni", "nie", "nif", "documento", "identidad", "codice fiscale", "fiscal", "cpf", "pan",
                "aadhaar", "aadhar", "uidai", "itin", "national id", "national_id", "nationalid", "identity",
                "id number", "id_number", "id no", "id card", "id:", "id=", "id ", "personal number", "personal_id",
-               "personnummer", "tax_id", "tax-id", "steuer-id", "personalausweis", "ausweis"]  # fmt: skip
+               "personnummer", "tax_id", "tax-id", "steuer-id", "personalausweis", "ausweis",
+               # "identification number", "número de identificación", "numéro d'identification", "identifiant",
+               # "Identifikationsnummer", "identificazione": one stem, as context words match from a word's start
+               "identifica", "identifiant", "identifika", "identità", "identidade"]  # fmt: skip
 
     def __init__(self, schemes: tuple[IdScheme, ...] = SCHEMES) -> None:
         self._schemes = schemes

@@ -98,3 +98,15 @@ def test_a_random_token_named_by_nothing_is_no_secret(analyzer: PiiAnalyzer) -> 
 )
 def test_the_stream_holds_a_value_until_its_clause_ends(text: str, held: str) -> None:
     assert text[open_entity_start(text) :] == held
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Su número de identificación es 76491326687.", "76491326687"),  # a German IdNr in a Spanish sentence
+        ("Son numéro d'identification : 94580730224", "94580730224"),  # a Brazilian CPF, bare
+        ("926816543 is the identification number on file", "926816543"),  # a US ITIN, the context after it
+    ],
+)
+def test_bare_national_ids_named_identification_numbers(analyzer: PiiAnalyzer, text: str, value: str) -> None:
+    assert value in typed(analyzer, text, "NATIONAL_ID")
