@@ -69,7 +69,7 @@ def serve(app: Any, port: int | None = None, **config: Any) -> Served:
                                            **config))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # Warden loads its guardrail models first: minutes on a loaded machine
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("server did not start")
