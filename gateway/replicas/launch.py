@@ -137,10 +137,14 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
             return await _open_early(prepared)
         return await launch.start_engine(configs[index], in_process=in_process)
 
-    async def start_standby() -> EngineClient:
-        return await launch.start_engine(configs[0], in_process=False)
+    wanted: list[bool] = [] if standby is None else [wants_standby(standby, configs[0].device)]
 
-    keep_standby = restart_dead and not in_process and wants_standby(standby, configs[0].device)
+    async def start_standby() -> EngineClient | None:
+        if not wanted:  # unset: decided here, in the background, since resolving "auto" imports torch
+            wanted.append(await asyncio.to_thread(wants_standby, None, configs[0].device))
+        return await launch.start_engine(configs[0], in_process=False) if wanted[0] else None
+
+    keep_standby = restart_dead and not in_process and (not wanted or wanted[0])
     return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s,
                             standby=start_standby if keep_standby else None, standby_delay_s=STANDBY_START_DELAY_S)
 
@@ -218,7 +222,9 @@ def wants_standby(setting: bool | None, device: str) -> bool:
     the serving engine's KV pool may need."""
     if setting is not None:
         return setting
-    from engine.config import resolve_device
+    if device != "auto":
+        return device == "cpu"
+    from engine.config import resolve_device  # imports torch to look for CUDA
 
     return str(resolve_device(device)) == "cpu"
 
@@ -239,7 +245,7 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
 
 async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int,
                      heal: bool, watchdog_s: float | None = None,
-                     standby: Callable[[], Awaitable[EngineClient]] | None = None,
+                     standby: Callable[[], Awaitable[EngineClient | None]] | None = None,
                      standby_delay_s: float = 0.0) -> ReplicaPool:
     """Open ``count`` replicas at once and pool them; if one fails, the opened ones are shut down and its error is
     raised. With ``heal`` the pool's supervisor opens a dead replica again the same way."""

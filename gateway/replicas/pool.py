@@ -14,7 +14,8 @@ also kills a replica that has work and makes no progress for that long (``watchd
 hang into a restart. A pool of one replica is how a single engine is supervised. ``stats()`` merges the replicas'
 snapshots, counting a replaced replica's last counters so totals never go backwards.
 
-Standby: given ``standby`` (a callable that starts one more engine), the pool keeps one engine started and idle beside
+Standby: given ``standby`` (a callable that starts one more engine, or returns None when none is to be kept, a
+decision it may take late), the pool keeps one engine started and idle beside
 the serving ones and promotes it into the slot of a replica that dies, at once and with no backoff: serving resumes
 in about a second instead of after a model load, and a request that the dead replica had not started is sent to the
 promoted engine. A new standby is then started in the background (backing off like a restart while standbys die
@@ -60,7 +61,8 @@ class ReplicaPool:
                  spill_min: int = affinity.SPILL_MIN, spill_fraction: float = affinity.SPILL_FRACTION,
                  restart: Callable[[int], Awaitable[EngineClient]] | None = None,
                  watchdog_s: float | None = None,
-                 standby: Callable[[], Awaitable[EngineClient]] | None = None, standby_delay_s: float = 0.0) -> None:
+                 standby: Callable[[], Awaitable[EngineClient | None]] | None = None,
+                 standby_delay_s: float = 0.0) -> None:
         assert replicas, "a pool needs at least one replica"
         first = replicas[0]
         assert all(r.model_name == first.model_name and r.max_model_len == first.max_model_len for r in replicas), \
@@ -271,6 +273,8 @@ class ReplicaPool:
                     await asyncio.sleep(max(0.0, backoff - SUPERVISE_INTERVAL_S))
                     backoff = min(RESTART_BACKOFF_S[1], backoff * 2)
                     continue
+                if fresh is None:
+                    return  # no standby is kept (decided by the opener: an engine on a GPU)
                 self._offer_standby(fresh)
             await asyncio.sleep(SUPERVISE_INTERVAL_S)
 

@@ -1,7 +1,7 @@
 """A stand-in for a one-worker ``warden serve`` in the detached-engine tests: starts its engine the way the gateway
 does (``spawn_early`` with a ``DetachedEngine``, then a supervised pool of one), serves one greedy request, prints
-``{"host_pid", "tokens"}`` as one JSON line, then waits for a line on stdin and shuts down in order. Killing it with
-SIGKILL is the crash the tests inject.
+``{"host_pid", "tokens", "torch_loaded"}`` as one JSON line, then waits for a line on stdin and shuts down in order.
+Killing it with SIGKILL is the crash the tests inject.
 
 Usage: ``python -m tests.replicas.detached_gateway MODEL_DIR SOCKET ORPHAN_S`` with the key's hex on stdin's first
 line (never on the command line).
@@ -33,7 +33,9 @@ async def serve(config: EngineConfig) -> None:
         request = EngineRequest(request_id="r1", prompt_token_ids=PROMPT,
                                 sampling_params=SamplingParams(max_tokens=4, temperature=0, ignore_eos=True))
         tokens = [t async for delta in pool.generate(request) for t in delta.token_ids]
-        print(json.dumps({"host_pid": pool.replicas[0].core_pid, "tokens": tokens}), flush=True)  # type: ignore[attr-defined]
+        # A gateway that attaches to its engine loads no torch (seconds of a restart on a busy CPU).
+        print(json.dumps({"host_pid": pool.replicas[0].core_pid, "tokens": tokens,  # type: ignore[attr-defined]
+                          "torch_loaded": "torch" in sys.modules}), flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     finally:
         await pool.shutdown()

@@ -140,6 +140,7 @@ def test_a_killed_gateway_leaves_its_engine_to_the_next_one(tiny_model_dir: Path
 
     second = Gateway(tiny_model_dir, socket_path, authkey, 30.0, mark)
     assert second.host_pid == host  # attached to the live engine, no second model load
+    assert not second.served["torch_loaded"]
     assert second.served["tokens"] == first.served["tokens"]  # the same engine and config: the same greedy tokens
     assert _engine_hosts(mark) == [host]  # no duplicate engine
     assert "stopped" in second.stop()
