@@ -123,19 +123,32 @@ class BlockManager:
         assert not seq.block_table, "admit() is for sequences without blocks"
         if self.new_blocks_to_admit(hits, num_tokens) > self.num_free_blocks:
             return False
-        for b in hits:
+        # Hits wholly before the window of the first token to compute are never read: left where they are (in the
+        # cache), their entries NO_BLOCK; their hashes still chain the blocks after them.
+        skip = self._blocks_before_window(len(hits) * self.block_size, len(hits))
+        for b in hits[skip:]:
             if self.ref_counts[b] == 0:
                 del self.free[b]
             self.ref_counts[b] += 1
-        seq.block_table = list(hits)
+        seq.block_table = [NO_BLOCK] * skip + hits[skip:]
         seq.block_hashes = [self.hashes[b] for b in hits]  # type: ignore[misc]
         seq.num_computed_tokens = len(hits) * self.block_size
         self.allocate(seq, num_tokens)
         return True
 
     def new_blocks_to_admit(self, hits: list[int], num_tokens: int) -> int:
-        """Free-list blocks ``admit(seq, hits, num_tokens)`` would take: fresh blocks plus hits nobody holds."""
-        return -(-num_tokens // self.block_size) - len(hits) + sum(1 for b in hits if self.ref_counts[b] == 0)
+        """Free-list blocks ``admit(seq, hits, num_tokens)`` would take: fresh blocks plus the hits it pins (those
+        inside the window, all without one) that nobody holds."""
+        skip = self._blocks_before_window(len(hits) * self.block_size, len(hits))
+        pinned = sum(1 for b in hits[skip:] if self.ref_counts[b] == 0)
+        return -(-num_tokens // self.block_size) - len(hits) + pinned
+
+    def _blocks_before_window(self, position: int, limit: int) -> int:
+        """How many leading blocks (at most ``limit``) lie wholly before the window of the query at ``position``,
+        which sees keys from ``position - W + 1`` on; 0 without a window every layer shares."""
+        if self.sliding_window <= 0:
+            return 0
+        return min(max(position - self.sliding_window + 1, 0) // self.block_size, limit)
 
     # --- allocation ---------------------------------------------------------------------------------
     def can_allocate(self, seq: Sequence, num_tokens: int) -> bool:
@@ -180,10 +193,7 @@ class BlockManager:
         ``num_computed_tokens``, which sees keys from ``num_computed_tokens - W + 1`` on; every later query's
         window starts later still); how many. Released blocks were computed and indexed by earlier steps, so they
         stay findable in the prefix cache. Nothing without a window every layer shares."""
-        if self.sliding_window <= 0:
-            return 0
-        first_needed = seq.num_computed_tokens - self.sliding_window + 1
-        end = min(max(first_needed, 0) // self.block_size, len(seq.block_table))
+        end = self._blocks_before_window(seq.num_computed_tokens, len(seq.block_table))
         released = 0
         # Released entries form a prefix of the table: walk back from the window until the last one released.
         for index in range(end - 1, -1, -1):
