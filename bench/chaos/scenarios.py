@@ -296,10 +296,16 @@ async def spool_unwritable(suite: Suite) -> dict[str, Any]:
 
 
 async def gateway_sigkill(suite: Suite) -> dict[str, Any]:
+    """The gateway's process group SIGKILLed mid-load, then started again. The detached engine host is outside that
+    group: the restarted gateway attaches to it, so recovery is the gateway's own start, not a model load."""
+    engines_before = await asyncio.to_thread(suite.warden.detached_engine_pids)
     results, _, fault_end = await run_under_load(suite, "gwkill", inject=suite.warden.kill,
                                                  restore=suite.warden.start, fault_s=1.0)
-    return await finish(suite, "gateway_sigkill", "SIGKILL of warden serve and its engine mid-load, then restart",
-                        results, fault_end)
+    engines_after = await asyncio.to_thread(suite.warden.detached_engine_pids)
+    return await finish(suite, "gateway_sigkill", "SIGKILL of warden serve's process group mid-load (its detached "
+                        "engine host outside it), then restart", results, fault_end,
+                        extra={"engine_hosts_before": len(engines_before), "engine_hosts_after": len(engines_after),
+                               "engine_reattached": bool(engines_before) and engines_after == engines_before})
 
 
 async def sigterm_streams(suite: Suite, streams: int = 20) -> dict[str, Any]:

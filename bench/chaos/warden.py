@@ -58,6 +58,13 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def _start_ticks(pid: int) -> int:
     """When the process started (clock ticks after boot, /proc/PID/stat field 22); 0 when it is gone."""
     try:
@@ -192,13 +199,25 @@ class WardenServer:
         raise RuntimeError(f"warden not ready after {timeout_s:.0f} s: {last}")
 
     def engine_pids(self) -> list[int]:
-        """The engine processes under the gateway (multiprocessing spawn children, not its resource tracker), oldest
-        first: the serving engine, then the standby (always started after the engine it stands by for)."""
-        if self.process is None:
-            return []
-        pids = [pid for pid in _descendants(self.process.pid)
-                if "spawn_main" in _cmdline(pid) and "resource_tracker" not in _cmdline(pid)]
-        return sorted(pids, key=_start_ticks)
+        """The engine processes of this gateway, oldest first: the serving engine, then the standby (always started
+        after the engine it stands by for). The serving engine is a detached host (its own session, and a child of
+        the init process once the gateway that started it was killed), the standby a multiprocessing spawn child
+        of the gateway (not its resource tracker)."""
+        children = [pid for pid in _descendants(self.process.pid)
+                    if "spawn_main" in _cmdline(pid) and "resource_tracker" not in _cmdline(pid)
+                    and _parent(pid) == self.process.pid] if self.process is not None else []
+        return sorted({*children, *self.detached_engine_pids()}, key=_start_ticks)
+
+    def detached_engine_pids(self) -> list[int]:
+        """The detached engine hosts (``python -m engine.host``) started for this data directory, by any gateway."""
+        marker = f"WARDEN_DATA_DIR={self.data_dir}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and "-m engine.host" in _cmdline(int(entry.name)):
+                with contextlib.suppress(OSError):
+                    if marker in (entry / "environ").read_bytes().split(b"\0"):
+                        found.append(int(entry.name))
+        return sorted(found, key=_start_ticks)
 
     def standby_ready(self) -> bool:
         """Whether ``/healthz`` reports a live standby engine."""
@@ -219,7 +238,8 @@ class WardenServer:
             os.kill(self.process.pid, signum)
 
     def kill(self) -> None:
-        """SIGKILL of the gateway and everything it started (its process group), as an OOM kill of the pod does."""
+        """SIGKILL of the gateway and everything in its process group: its own processes, not the detached engine
+        host, which runs in its own session so that it outlives a crash of the gateway."""
         if self.process is None:
             return
         with contextlib.suppress(ProcessLookupError):
@@ -247,7 +267,11 @@ class WardenServer:
         self.reap_group()
 
     def reap_group(self) -> None:
-        """SIGKILL whatever the gateway left behind in its process group (an engine it no longer supervises)."""
+        """SIGKILL whatever the gateway left behind in its process group (an engine it no longer supervises) and any
+        detached engine host of this data directory (one an escalated stop left to its orphan timer)."""
         if self.process is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
+        for pid in self.detached_engine_pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
