@@ -467,10 +467,19 @@ class CallHandler:
         self._finish_record(prepared, states)
         result = CallResult(meta=prepared.meta, choices=states, usage=usage)
         body = self.surface.render(result)
-        await self._settle(prepared)
+        # Settling (a Redis round trip) and recording (a spool fsync in a thread) are independent: both finish
+        # before the response leaves, side by side rather than one after the other. Both always finish (a failed
+        # record must not leave the settlement racing the release that follows the failure).
+        outcomes = await asyncio.gather(self._settle(prepared), self._persist_and_audit(result),
+                                        return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return JSONResponse(body, headers=prepared.headers)
+
+    async def _persist_and_audit(self, result: CallResult) -> None:
         await self._persist(result)
         await self._audit(200)  # durable (fsync'd) before the response leaves
-        return JSONResponse(body, headers=prepared.headers)
 
     # -- streamed --------------------------------------------------------------------------------------------------
     async def _stream(self, prepared: Prepared) -> Response:
