@@ -114,6 +114,7 @@ class Stack:
 
     workdir: Path
     processes: list[subprocess.Popen] = field(default_factory=list)
+    cleanup: list[Path] = field(default_factory=list)  # directories outside workdir removed at the end
 
     def spawn(self, command: Sequence[str], env: dict[str, str], log_name: str) -> subprocess.Popen:
         log = (self.workdir / f"{log_name}.log").open("ab")
@@ -137,6 +138,8 @@ class Stack:
                 process.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
+        for directory in self.cleanup:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 def is_engine_setting(name: str) -> bool:
@@ -458,6 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stub_engine:
         if args.quick:
             args.duration, args.warmup_s, args.stream_duration, args.config_duration = 5.0, 1.0, 3.0, 5.0
+            args.light_duration = 5.0
         return run_in_stack(overhead_stub.run, args, overhead_stub.print_table, prefix="warden-gw-stub-",
                             write=overhead_stub.merge_into)
     if args.quick:

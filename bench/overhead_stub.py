@@ -34,6 +34,7 @@ import secrets
 import signal
 import ssl
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,8 @@ FEATURES = {
     "warden_core": "key check, policy, rate limits (Redis), tokenizer, engine client, hash-chained audit (fsync'd)",
     "warden_guarded": "warden_core + PII masking in and out + injection screening, 2 KB prompts",
     "litellm": "master key, no database, in front of the floor",
+    "warden_core_tmpfs_spool": "warden_core with its audit spool on tmpfs (no disk fsync; durable in the database)",
+    "warden_core_baseline": "warden_core served from the --baseline-tree checkout (the code before this change)",
 }
 
 
@@ -151,17 +154,23 @@ def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: s
 
 
 def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path, cert: Path, key: Path, *,
-                 loop: str = "auto", http: str = "auto", profile: Path | None = None) -> int:
+                 loop: str = "auto", http: str = "auto", profile: Path | None = None,
+                 source: Path | None = None) -> int:
     """``warden serve``'s app under uvicorn with ``loop`` and ``http`` chosen (``warden serve`` itself runs
     ``uvicorn.run`` with both "auto": uvloop and httptools where installed), its engine the stub at
-    ``socket_path``. With ``profile``, under cProfile (the event loop's thread), its stats written there on exit."""
+    ``socket_path``. With ``profile``, profiled (``profiled_app_from_env``). With ``source``, the gateway's code is
+    imported from that checkout instead of this one (a baseline commit, measured side by side)."""
     port = free_port()
     server_env = {**env, "WARDEN_ENGINE_SOCKETS": json.dumps([str(socket_path)])}
     factory = "gateway.app:app_from_env"
     if profile is not None:
         server_env[PROFILE_ENV] = str(profile)
         factory = "bench.overhead_stub:profiled_app_from_env"
-    stack.spawn([sys.executable, "-m", "uvicorn", factory, "--factory", "--host",
+    app_dir: list[str] = []
+    if source is not None:
+        server_env["PYTHONPATH"] = str(source)
+        app_dir = ["--app-dir", str(source)]
+    stack.spawn([sys.executable, "-m", "uvicorn", factory, "--factory", *app_dir, "--host",
                  "127.0.0.1", "--port", str(port), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key),
                  "--log-level",
                  "warning", "--loop", loop, "--http", http], server_env, name)
@@ -169,14 +178,14 @@ def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path
 
 
 def profiled_app_from_env() -> Any:
-    """``gateway.app.app_from_env`` whose event loop's thread (what serves requests) is profiled with cProfile
-    between a SIGUSR1 and a SIGUSR2, which writes the stats to ``$WARDEN_BENCH_PROFILE``: the bench sends them around
-    a measured phase, so start-up and warm-up stay out of the profile."""
+    """``gateway.app.app_from_env`` whose event loop's thread (what serves requests) is profiled with cProfile, in
+    that thread's CPU time, between a SIGUSR1 and a SIGUSR2, which writes the stats to ``$WARDEN_BENCH_PROFILE``: the
+    bench sends them around a measured phase, so start-up and warm-up stay out of the profile."""
     import cProfile
 
     from gateway.app import app_from_env
 
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.thread_time)  # CPU time of the loop thread: no preemption or GIL waits
 
     def dump() -> None:
         profiler.disable()
@@ -276,6 +285,23 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         servers[name] = Server(name, start_warden(stack, name, env, socket_path, cert, key, profile=profile),
                                api_key, long if guardrails else short, pid=stack.processes[-1].pid,
                                profiled=profile is not None)
+    if not args.only_core:
+        # warden_core with its audit spool in memory (tmpfs): the same path less the disk's fsync, which is a
+        # property of the machine's disk, not of the gateway (durability is then only the database's).
+        env, socket_path = wardens["warden_core"]
+        spool = Path(tempfile.mkdtemp(prefix="warden-bench-spool-", dir="/dev/shm"))
+        stack.cleanup.append(spool)
+        servers["warden_core_tmpfs_spool"] = Server(
+            "warden_core_tmpfs_spool", start_warden(stack, "warden_core_tmpfs_spool",
+                                                    {**env, "WARDEN_AUDIT_SPOOL_DIR": str(spool)}, socket_path,
+                                                    cert, key),
+            servers["warden_core"].api_key, short, pid=stack.processes[-1].pid)
+    if args.baseline_tree is not None:  # the same gateway set-up, served from another checkout
+        env, socket_path = wardens["warden_core"]
+        servers["warden_core_baseline"] = Server(
+            "warden_core_baseline", start_warden(stack, "warden_core_baseline", env, socket_path, cert, key,
+                                                 source=args.baseline_tree),
+            servers["warden_core"].api_key, short, pid=stack.processes[-1].pid)
     if not args.no_litellm and not args.only_core:
         executable = litellm_proxy.ensure_installed()
         master_key = f"sk-{secrets.token_hex(16)}"
@@ -297,6 +323,11 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     versus_floor(load)
     if args.only_core:
         return {"load": load}
+    # The same targets at a rate every one of them keeps up with: latency without queueing.
+    light: dict[str, dict[str, Any]] = {}
+    for name, server in servers.items():
+        light[name] = await measure(server, tls, args.light_rate, args.light_duration, 2.0)
+    versus_floor(light)
 
     # Guarded at the core's rate too, with short prompts (cached scans after the first of each), for comparison.
     guarded_short = await measure(servers["warden_guarded"], tls, args.rate, args.duration / 2, args.warmup_s,
@@ -326,7 +357,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             stack.stop_last(2)
 
     return {"config": {"rate": args.rate, "guarded_rate": args.guarded_rate, "duration_s": args.duration,
-                       "warmup_s": args.warmup_s, "stream_rate": args.stream_rate,
+                       "warmup_s": args.warmup_s, "light_rate": args.light_rate,
+                       "light_duration_s": args.light_duration, "stream_rate": args.stream_rate,
                        "stream_duration_s": args.stream_duration, "guarded_prompt_bytes": 2048,
                        "database": "postgres" if database_url and database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if redis_url else "in-process",
@@ -336,7 +368,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                    "load_average_at_end": load_average()}},
             "features": {name: FEATURES[name] for name in servers},
-            "load": load, "guarded_short_prompts": guarded_short, "streams": streams,
+            "load": load, "light_load": light, "guarded_short_prompts": guarded_short, "streams": streams,
             "server_configs": server_configs,
             "targets": targets_met(load, streams)}
 
@@ -365,23 +397,29 @@ def targets_met(load: dict[str, dict[str, Any]], streams: dict[str, dict[str, An
 
 
 def print_table(result: dict[str, Any]) -> None:
-    print("\nOpen loop (ms; service time = write to last byte)")
-    print(f"{'target':<16}{'rate':>6}{'p50':>8}{'p99':>8}{'+floor p50':>11}{'+floor p99':>11}{'x floor':>8}"
-          f"{'own p50':>8}{'own p99':>8}{'errors':>7}")
-    for name, row in result["load"].items():
-        own = row["reported_overhead_ms"]
-        print(f"{name:<16}{row['target_rate']:>6.0f}{row['service_ms']['p50']:>8.2f}{row['service_ms']['p99']:>8.2f}"
-              f"{row['over_floor_ms']['p50']:>11.2f}{row['over_floor_ms']['p99']:>11.2f}"
-              f"{row['ratio_to_floor']['p50']:>8.2f}{_f(own['p50']):>8}{_f(own['p99']):>8}{row['errors']:>7}")
+    for phase in ("load", "light_load"):
+        if phase not in result:
+            continue
+        print(f"\n{phase}: open loop (ms; service time = write to last byte; own = x-warden-overhead-ms; cpu = server "
+              "CPU ms per request)")
+        print(f"{'target':<24}{'rate':>6}{'p50':>9}{'p99':>9}{'+floor p50':>11}{'x floor':>8}{'own p50':>8}"
+              f"{'own p99':>8}{'cpu':>7}{'errors':>7}")
+        for name, row in result[phase].items():
+            own = row["reported_overhead_ms"]
+            print(f"{name:<24}{row['target_rate']:>6.0f}{_f(row['service_ms']['p50']):>9}"
+                  f"{_f(row['service_ms']['p99']):>9}{_f(row['over_floor_ms']['p50']):>11}"
+                  f"{_f(row['ratio_to_floor']['p50']):>8}{_f(own['p50']):>8}{_f(own['p99']):>8}"
+                  f"{_f(row['server_cpu_ms_per_request']):>7}{row['errors']:>7}")
     if "streams" not in result:  # --only-core
         return
     for name, row in result["streams"].items():
         lag = row["stamp_lag_ms"]
         print(f"stream {name}: engine first delta -> client first byte p50 {_f(lag['p50'])} ms, p99 {_f(lag['p99'])}")
     for row in result["server_configs"]:
-        print(f"{row['loop']:>8} + {row['http']:<10} floor p50 {row['floor']['service_ms']['p50']:.2f} ms, "
-              f"warden_core p50 {row['warden_core']['service_ms']['p50']:.2f} ms "
-              f"(own {_f(row['warden_core']['reported_overhead_ms']['p50'])})")
+        print(f"{row['loop']:>8} + {row['http']:<10} floor p50 {_f(row['floor']['service_ms']['p50'])} ms, "
+              f"warden_core p50 {_f(row['warden_core']['service_ms']['p50'])} ms "
+              f"(own {_f(row['warden_core']['reported_overhead_ms']['p50'])}, "
+              f"cpu {_f(row['warden_core']['server_cpu_ms_per_request'])})")
     print(f"targets: {result['targets']['met']}")
 
 
@@ -395,6 +433,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup-s", type=float, default=5.0, help="seconds at the rate before each measurement")
     parser.add_argument("--guarded-rate", type=float, default=100.0,
                         help="requests/s for warden_guarded's 2 KB prompts (each scanned in full)")
+    parser.add_argument("--light-rate", type=float, default=50.0, help="requests/s of the second, light phase")
+    parser.add_argument("--light-duration", type=float, default=20.0)
     parser.add_argument("--stream-rate", type=float, default=50.0)
     parser.add_argument("--stream-duration", type=float, default=10.0)
     parser.add_argument("--server-configs", action="store_true",
@@ -402,6 +442,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config-duration", type=float, default=20.0)
     parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
+    parser.add_argument("--baseline-tree", type=Path,
+                        help="also warden_core served from this checkout (e.g. `git archive <commit>` unpacked): "
+                             "before and after, side by side in one run")
 
 
 def merge_into(path: Path, stub_result: dict[str, Any]) -> None:
