@@ -183,7 +183,9 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     app.include_router(fairness_router)  # /authz/fairness-id: the endpoint picker's flow, for the gateway's ext_authz
     app.include_router(mcp_admin_router)
     app.state.mcp = mcp_endpoint = McpEndpoint()  # /mcp: governed tool calls (gateway.mcp)
-    app.router.routes.append(mcp_endpoint.route())
+    # First in line: matching a path against the included routers costs about half a millisecond per request, which
+    # every MCP call would otherwise pay before reaching its route.
+    app.router.routes.insert(0, mcp_endpoint.route())
 
     async def audit_edge_refusal(scope: Scope, stage: str, status: int, **details: object) -> None:
         services: GatewayServices | None = getattr(app.state, "services", None)
