@@ -5,13 +5,17 @@ keys), PEM private-key blocks and JWTs are recognised by shape alone. Anything e
 of a key whose name says credential (``password=...``, ``"api_key": "..."``, ``client_secret: ...``,
 ``Authorization: Bearer ...``), when it does not look like a placeholder and, unless the key names a password, is
 random enough (Shannon entropy per character) to be a generated credential rather than a word or a number.
-A long mixed-case random token counts with a credential word shortly before it, in any of the corpus' languages
-("Key: ...", "utilisez ce jeton : ..."). Only the value is reported, so a mask leaves ``password=<SECRET>``
-readable; a PEM block is reported whole.
+A long mixed-case random token counts with a credential word shortly before or after it, in any of the corpus'
+languages ("Key: ...", "utilisez ce jeton : ..."). Without one, a token counts only where nothing else it could be
+fits: base62/base64 text of upper- and lower-case letters and digits that does not read as words run together
+(``getUserAccountSettings2``), or hex of a length no hash function produces (a digest's 32, 40, 56, 64, 96 or 128
+digits stay digests). Only the value is reported, so a mask leaves ``password=<SECRET>`` readable; a PEM block is
+reported whole.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections import Counter
@@ -84,6 +88,17 @@ _HEX = re.compile(
     r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{32,}|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{32,}"
 )
 _RANDOM_TOKEN_MIN_ENTROPY = 4.0
+# Runs of letters as words are written: "User", "Account", "HTTP", "get". In a random base62 token of 32 or more
+# characters, runs of four letters or more hold under 3/4 of it (99.9% of them); in identifiers made of words
+# ("AbstractSingletonProxyFactoryBean2") they hold nearly all of it.
+_LETTER_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_MAX_WORDED_SHARE = 0.75
+# Hex digits of every digest hashlib can produce: a hex value of one of these lengths may be a hash, not a key.
+_DIGEST_HEX_LENGTHS = frozenset(
+    2 * hashlib.new(name).digest_size for name in hashlib.algorithms_guaranteed if not name.startswith("shake")
+)
+_UNNAMED_TOKEN = re.compile(r"[A-Za-z0-9+/]+")  # no '=' padding (encoded data, digests), '_' or '-' (identifiers)
+UNNAMED_SCORE = 0.6
 _GENERATED_MIN_CHARS = 12
 _GENERATED_MIN_ENTROPY = 3.0  # bits per character: "hello_world_again" ~3.1 is close; keys sit at 4-5.5
 _PASSWORD_MIN_CHARS = 6
@@ -100,6 +115,24 @@ def _looks_generated(value: str) -> bool:
     if len(value) < _GENERATED_MIN_CHARS or value.isdigit() or value.isalpha():
         return False
     return shannon_entropy(value) >= _GENERATED_MIN_ENTROPY
+
+
+def _looks_random(value: str) -> bool:
+    """Upper- and lower-case letters mixed as a random draw mixes them, high entropy, not words run together."""
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value)):
+        return False
+    if shannon_entropy(value) < _RANDOM_TOKEN_MIN_ENTROPY:
+        return False
+    worded = sum(len(run) for run in _LETTER_RUN.findall(value) if len(run) >= 4)
+    return worded < _MAX_WORDED_SHARE * len(value)
+
+
+def _generated_wherever_it_stands(value: str, hex_key: bool) -> bool:
+    """A token that is a credential with no word naming it: hex of no digest's length, or base62/base64 text
+    (``_looks_random``) with digits among its letters and no padding."""
+    if hex_key:
+        return len(value) not in _DIGEST_HEX_LENGTHS
+    return any(c.isdigit() for c in value) and _UNNAMED_TOKEN.fullmatch(value) is not None
 
 
 class SecretRecognizer(EntityRecognizer):
@@ -144,13 +177,13 @@ class SecretRecognizer(EntityRecognizer):
             results.append(self._result(match.start(group), match.end(group), score, name))
         for match in _RANDOM_TOKEN.finditer(text):
             value = match.group()
-            mixed = any(c.isupper() for c in value) and any(c.islower() for c in value) and \
-                any(c.isdigit() for c in value)
             hex_key = _HEX.fullmatch(value) is not None  # a hex key: one case, entropy at most 4 bits per character
-            if not ((mixed and shannon_entropy(value) >= _RANDOM_TOKEN_MIN_ENTROPY) or hex_key):
+            if not (hex_key or _looks_random(value)):
                 continue
             if self._named_a_credential(text, match.start(), match.end()):
                 results.append(self._result(match.start(), match.end(), self.KEYED_SCORE, "random token by a key word"))
+            elif _generated_wherever_it_stands(value, hex_key):
+                results.append(self._result(match.start(), match.end(), UNNAMED_SCORE, "random token"))
         return results
 
     @staticmethod

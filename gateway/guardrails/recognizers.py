@@ -260,11 +260,12 @@ class ObfuscatedEmailRecognizer(EntityRecognizer):
                                    pattern_name=f"obfuscated e-mail ({kind} at)")
 
 
-# Every SECRET pattern holds one of these (a credential word, an issuer prefix, a JWT's or a PEM block's head).
+# Every SECRET pattern holds one of these (a credential word, an issuer prefix, a JWT's or a PEM block's head, or
+# the 32 characters in a row that a random token with no word naming it is at least).
 _CREDENTIAL_ANCHOR = (
     r"(?i:key|secret|token|pass|pwd|auth|cred|bearer|dsn|conn|kennwort|contraseña|clé|cle|jeton|schlüssel|clave|"
     r"llave|chiave)|AKIA|ASIA|A[BCGINPR][A-Z]A|"
-    r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY"
+    r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY|[A-Za-z0-9+/]{32}"
 )
 
 

@@ -107,3 +107,36 @@ def test_placeholders_and_look_alikes_are_no_secrets(text: str) -> None:
 def test_generated_values_have_high_entropy_and_words_do_not() -> None:
     assert shannon_entropy(API_KEY) > 3.5
     assert shannon_entropy("aaaaaaaaaaaa") == 0
+
+
+KEY_24_BYTES = RNG.randbytes(24).hex()  # 48 hex digits: no hash function's digest is that long
+BASE62_KEY = rand(ALNUM, 40)
+LETTERS_KEY = "".join(RNG.choice(string.ascii_uppercase if i % 2 else string.ascii_lowercase) for i in range(32))
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (f"here u go {BASE62_KEY} dont lose it", BASE62_KEY),  # no word names it: base62 with digits mixed in
+        (f"here u go {AWS_SECRET}", AWS_SECRET),
+        (f"use {KEY_24_BYTES} for staging", KEY_24_BYTES),
+        (f"key is {LETTERS_KEY} dont share", LETTERS_KEY),  # letters only, case mixed at random, named a key
+    ],
+)
+def test_random_tokens_no_word_names_and_letters_only_keys(text: str, secret: str) -> None:
+    assert secret in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"md5 {RNG.randbytes(16).hex()} sha1 {RNG.randbytes(20).hex()} sha512 {RNG.randbytes(64).hex()}",  # digests
+        f'"integrity": "sha512-{base64.b64encode(RNG.randbytes(64)).decode()}"',  # a digest, base64
+        "class AbstractSingletonProxyFactoryBean2 extends HttpServletRequestWrapperFactory4",  # words run together
+        "/usr/lib/python3/dist-packages/setuptools/command/build_py.py",
+        f"payload {base64.b64encode(RNG.randbytes(32)).decode()}",  # padded: encoded data
+        f"key is {'getUserAccountSettingsForTenantAdmin'} in the cache",  # words run together, named a key
+    ],
+)
+def test_digests_encoded_data_and_identifiers_are_no_unnamed_secrets(text: str) -> None:
+    assert found(text) == []
