@@ -4,14 +4,22 @@ A phone-shaped run of digits is a cheap regex; phonenumbers decides. A number wr
 23 45 67 89", "0044 20 7946 0958") is parsed for whichever region that code belongs to, so every region's numbers
 are found in international form. A number in national form ("01 23 45 67 89", "(415) 555-0132") carries no region,
 and nearly any run of 8-12 digits is a valid national number somewhere, so national forms are tried for a fixed set
-of regions (``NATIONAL_REGIONS``) only, and a bare unformatted run needs a phone word nearby to count.
+of regions (``NATIONAL_REGIONS``) only, and a bare unformatted run needs a phone word nearby to count. A national
+form counts on its own only as libphonenumber's own matcher accepts one at its EXACT_GROUPING leniency: written
+with the national prefix where the region's numbers need it (a French number starts "0", so "596-11-6181", an SSN,
+is no French number), in the digit groups the region writes ("845 30 2474" is no Spanish "845 30 24 74").
+Otherwise it too needs a phone word. Runs that are IPv4 addresses are left to the IP detector, and a run is split
+into several numbers only when what follows the first is long enough to be a number too (a national id's "8561 7882
+5567" is no list of numbers).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 import phonenumbers
+from phonenumbers import Leniency, PhoneNumberMatcher
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
 from gateway.guardrails.cards import card_network
@@ -32,12 +40,14 @@ _CANDIDATE = re.compile(
     r"(?<![\w:/.+-])(?:\+|\b00)?\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
 )
 _DIGIT_GROUP = re.compile(r"[0-9]+")
+_RUN_ON = re.compile(r"(?:[ \t().-]{0,2}[0-9])*")  # the rest of a run of digit groups, past the candidate's cap too
 # The start of an IBAN right before a run of digits: its country code and check digits, and maybe more of its
 # groups of four ("DE89 ", glued "DE89", "NL91 ABNA ").
 _IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4})*[ -]?\Z")
 _IBAN_HEAD_REACH = 36
 _DECIMAL = re.compile(r"[+-]?[0-9]+\.[0-9]+")  # "48.858370": a coordinate or a measure
 _MAX_SPLIT_TRIES = 4
+_MIN_DIGITS = 7  # the shortest subscriber numbers of the national plans
 _MAX_DIGITS = 15  # E.164's longest number, country code included
 _NANP_REGIONS = frozenset({"US", "CA"})  # shorter prefixes of a run tried when the whole run is no number
 _INTERNATIONAL_PREFIX = re.compile(r"\+|00(?=[1-9])")
@@ -60,10 +70,11 @@ def _parse_valid(candidate: str, region: str | None) -> phonenumbers.PhoneNumber
 class PhoneNumberRecognizer(EntityRecognizer):
     """PHONE_NUMBER: international forms of every region, national forms of ``NATIONAL_REGIONS``.
 
-    Scores: international form 0.75; national form grouped as the region writes it ("(415) 555-0132", "06 12 34 56
-    78") 0.6, where the region's layout has groups to match; a bare run of ten digits that is a valid North American
-    number ("4155550132": area code and exchange rules leave few random runs valid) 0.55; any other bare run or one
-    grouped otherwise 0.4, which counts only with a phone word nearby (+0.35).
+    Scores: international form 0.75; national form in groups that libphonenumber's matcher accepts for the region
+    ("(415) 555-0132", "06 12 34 56 78", "030 1234567") 0.6; a bare run of ten digits that is a valid North American
+    number ("4155550132": area code and exchange rules leave few random runs valid) 0.55; any other bare run, or one
+    without the national prefix its region needs, or grouped otherwise, 0.4, which counts only with a phone word
+    nearby (+0.35).
     """
 
     INTERNATIONAL_SCORE = 0.75
@@ -96,6 +107,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
             # start that ends at a group boundary (the longest of equals), then the rest of the run on its own.
             best: tuple[float, int, str] | None = None
             for end in self._group_ends(text, start, candidate.end()):
+                if end < candidate.end() and _digit_count(_RUN_ON.match(text, end).group()) < _MIN_DIGITS:
+                    continue  # what would follow is too short to be a number: the run is one value, not a list
                 found = self._judge(text[start:end])
                 if found is not None and (best is None or found[0] > best[0]):
                     best = (found[0], end, found[1])
@@ -116,8 +129,9 @@ class PhoneNumberRecognizer(EntityRecognizer):
         return [end, *[e for e in ends if e != end][:_MAX_SPLIT_TRIES]]
 
     def _judge(self, candidate: str) -> tuple[float, str] | None:
-        digits = sum(char.isdigit() for char in candidate)
-        if not 7 <= digits <= _MAX_DIGITS or _DATE_LIKE.search(candidate) or _DECIMAL.fullmatch(candidate):
+        if not _MIN_DIGITS <= _digit_count(candidate) <= _MAX_DIGITS or _DATE_LIKE.search(candidate):
+            return None
+        if _DECIMAL.fullmatch(candidate) or _is_ipv4(candidate):
             return None
         if _INTERNATIONAL_PREFIX.match(candidate):
             international = "+" + candidate[2:] if candidate.startswith("00") else candidate
@@ -127,29 +141,33 @@ class PhoneNumberRecognizer(EntityRecognizer):
                 return self.INTERNATIONAL_SCORE, region
             if candidate.startswith("+"):
                 return None
-        groups = _digit_groups(candidate)
+        groups = _DIGIT_GROUP.findall(candidate)
         bare_region = None
         for region in self._regions:
-            number = _parse_valid(candidate, region)
-            if number is None:
+            if _parse_valid(candidate, region) is None:
                 continue
-            if _grouped_as_dialled(groups, number):
-                return self.FORMATTED_SCORE, region
-            if region in _NANP_REGIONS and len(groups) == 1 and groups[0] == 10:
-                return self.NANP_BARE_SCORE, region
+            if _written_as_dialled(candidate, region):
+                if len(groups) >= 2:
+                    return self.FORMATTED_SCORE, region
+                if region in _NANP_REGIONS and len(groups[0]) == 10:
+                    return self.NANP_BARE_SCORE, region
             bare_region = bare_region or region
         return None if bare_region is None else (self.BARE_SCORE, bare_region)
 
 
-def _digit_groups(text: str) -> list[int]:
-    return [len(group) for group in _DIGIT_GROUP.findall(text)]
+def _digit_count(text: str) -> int:
+    return sum(char.isdigit() for char in text)
 
 
-def _grouped_as_dialled(groups: list[int], number: phonenumbers.PhoneNumber) -> bool:
-    """Whether the candidate's digit groups are those of the region's own national layout ("(415) 555-0132" and
-    "415.555.0132" are 3-3-4 as the US writes them; "1234-5678-90", a part number, is no region's layout). Where the
-    region's layout has a single group (no separators), any grouping passes."""
-    if len(groups) < 2:
+def _is_ipv4(candidate: str) -> bool:
+    try:
+        return ipaddress.ip_address(candidate).version == 4
+    except ValueError:
         return False
-    layout = _digit_groups(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL))
-    return len(layout) >= 2 and (groups == layout or groups[1:] == layout[1:])
+
+
+def _written_as_dialled(candidate: str, region: str) -> bool:
+    """Whether libphonenumber's matcher, at EXACT_GROUPING, reads all of `candidate` as one number of `region`:
+    valid, with the national prefix where the region's format needs it, in the digit groups the region writes."""
+    return any(match.start == 0 and match.end == len(candidate)
+               for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.EXACT_GROUPING))  # fmt: skip

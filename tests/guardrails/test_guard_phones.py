@@ -82,3 +82,37 @@ def test_iban_digits_are_left_to_the_iban(recognizer: PhoneNumberRecognizer) -> 
 
 def test_national_regions_are_real_regions() -> None:
     assert set(NATIONAL_REGIONS) <= phonenumbers.SUPPORTED_REGIONS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SSN: 596-11-6181",  # a Japanese "0596-11-6181" without its national prefix
+        "social security number 845 30 2474",  # a Spanish number, not in Spain's 845 30 24 74 groups
+        "tax id 063-85-8977",  # German 06385 8977, Belgian 063 85 89 77: neither grouped so
+        "Blocked 175.85.29.39 after 20 failed logins.",  # an IPv4 address
+        "VAT/ID: 8561 7882 5567",  # no Singapore "8561 7882" then a four-digit tail
+    ],
+)
+def test_national_forms_without_their_prefix_or_grouping_are_no_numbers_alone(recognizer: PhoneNumberRecognizer,
+                                                                             text: str) -> None:  # fmt: skip
+    assert found(recognizer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("Ruf mich unter 030 1234567 an.", "030 1234567"),  # German, as Germany groups it
+        ("appelez le 06 12 34 56 78", "06 12 34 56 78"),
+        ("llámame al 612 38 33 01", "612 38 33 01"),  # Spain has no national prefix
+        ("call (415) 555-0132 or 415.555.0133", "(415) 555-0132"),
+    ],
+)
+def test_national_forms_in_sentences(recognizer: PhoneNumberRecognizer, text: str, number: str) -> None:
+    assert number in found(recognizer, text)
+
+
+def test_a_national_form_without_its_prefix_still_counts_next_to_a_phone_word(analyzer) -> None:
+    text = "phone: 6 12 34 56 78"
+    assert [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+            if f.entity_type == "PHONE_NUMBER" and f.score >= 0.5] == ["6 12 34 56 78"]  # fmt: skip
