@@ -16,8 +16,8 @@ Soft-capping ``softcap = c > 0`` (Gemma 2): scores become ``c * tanh(s / c)`` be
 ``scaled_dot_product_attention`` has no such hook, so those calls take the explicit softmax.
 
 Every layer of one forward pass attends with the same metadata, so what depends only on it and the window (the
-decodes' flat cache slots and key mask) is built once per step and window and reused by the other layers
-(``_decode_plan``).
+decodes' flat cache slots and key mask) is built once per step and window (Gemma's windowed and global layers
+alternate: two plans) and reused by the other layers (``_decode_plan``).
 """
 
 from __future__ import annotations
@@ -62,16 +62,20 @@ def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tenso
     return torch.matmul(weights.to(v.dtype), v)
 
 
-_plan: tuple[AttentionMetadata, int, int, torch.Tensor, torch.Tensor] | None = None
+# The current step's metadata and its plans by (block size, window).
+_plans: tuple[AttentionMetadata, dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]]] | None = None
 
 
 def _decode_plan(meta: AttentionMetadata, block_size: int, window: int) -> tuple[torch.Tensor, torch.Tensor]:
     """The decodes' flat cache slots ``[nd * Lk]`` and key mask ``[nd, 1, 1, Lk]``, memoised for the metadata
     object of the current step and the window (it holds the metadata, so the identity cannot be reused by another
-    step; models that alternate windowed and global layers rebuild it per layer, which costs a few small ops)."""
-    global _plan
-    if _plan is not None and _plan[0] is meta and _plan[1] == block_size and _plan[2] == window:
-        return _plan[3], _plan[4]
+    step)."""
+    global _plans
+    if _plans is None or _plans[0] is not meta:
+        _plans = (meta, {})
+    plan = _plans[1].get((block_size, window))
+    if plan is not None:
+        return plan
     nd = meta.num_decodes
     lens = meta.seq_lens[:nd].long()
     nb = window_blocks(window, 1, block_size, -(-meta.max_decode_seq_len // block_size))
@@ -84,7 +88,7 @@ def _decode_plan(meta: AttentionMetadata, block_size: int, window: int) -> tuple
     if window > 0:
         visible &= key_pos >= (lens - window)[:, None, None]
     mask = visible.view(nd, 1, 1, nb * block_size)
-    _plan = (meta, block_size, window, slots.view(-1), mask)
+    _plans[1][(block_size, window)] = (slots.view(-1), mask)
     return slots.view(-1), mask
 
 
