@@ -350,8 +350,9 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                           pid=stack.processes[-1].pid)
             for server in (floor, core):
                 await wait_ready(server, tls, stack)
-            rows = {"floor": await measure(floor, tls, args.rate, args.config_duration, args.warmup_s),
-                    "warden_core": await measure(core, tls, args.rate, args.config_duration, args.warmup_s)}
+            # At the light rate: a server choice is only told apart where the gateway keeps up.
+            rows = {"floor": await measure(floor, tls, args.light_rate, args.config_duration, args.warmup_s),
+                    "warden_core": await measure(core, tls, args.light_rate, args.config_duration, args.warmup_s)}
             versus_floor(rows)
             server_configs.append({"loop": loop, "http": http, **rows})
             stack.stop_last(2)
@@ -360,6 +361,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        "warmup_s": args.warmup_s, "light_rate": args.light_rate,
                        "light_duration_s": args.light_duration, "stream_rate": args.stream_rate,
                        "stream_duration_s": args.stream_duration, "guarded_prompt_bytes": 2048,
+                       "baseline": args.baseline_label if args.baseline_tree is not None else None,
                        "database": "postgres" if database_url and database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if redis_url else "in-process",
                        "litellm": None if args.no_litellm else "1.108.7",
@@ -438,13 +440,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stream-rate", type=float, default=50.0)
     parser.add_argument("--stream-duration", type=float, default=10.0)
     parser.add_argument("--server-configs", action="store_true",
-                        help="also the floor and warden_core under each uvicorn loop x HTTP parser pair")
+                        help="also the floor and warden_core under each uvicorn loop x HTTP parser pair (--light-rate)")
     parser.add_argument("--config-duration", type=float, default=20.0)
     parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
     parser.add_argument("--baseline-tree", type=Path,
                         help="also warden_core served from this checkout (e.g. `git archive <commit>` unpacked): "
                              "before and after, side by side in one run")
+    parser.add_argument("--baseline-label", default=None, help="what --baseline-tree is (its commit), recorded")
 
 
 def merge_into(path: Path, stub_result: dict[str, Any]) -> None:
