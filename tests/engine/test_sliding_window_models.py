@@ -4,8 +4,9 @@ per layer kind, query/key norms) against transformers on tiny random-weight chec
 
 Warden's logits for the prompt's last position and for every decode step equal transformers' (one full forward of
 the final sequence, its own sliding-window masks) within ``LOGITS_ATOL``, float32 on both sides, with contexts
-several windows long, chunked prefill (a step budget of 16 tokens), mixed decode + prefill batches and, after the
-first requests finish, a prefix-cache hit through blocks that Mistral released out of the window while decoding.
+several windows long, chunked prefill (a step budget of 24 tokens: chunks past the C++ kernel's short-query bound go
+to the reference prefill, shorter ones and the decodes to the C++ kernel), mixed decode + prefill batches and, after
+the first requests finish, a prefix-cache hit through blocks that Mistral released out of the window while decoding.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
+from kernels.cpu import SHORT_QUERY
 
 from .tiny_models import WINDOW_DEFAULTS, write_tiny_checkpoint
 
@@ -31,7 +33,7 @@ BLOCK_SIZE = 8
 WINDOW = WINDOW_DEFAULTS["mistral"]["sliding_window"]
 assert WINDOW_DEFAULTS["gemma2"]["sliding_window"] == WINDOW
 PROMPTS = {
-    "long": [(37 * i + 11) % 4000 + 50 for i in range(37)],  # three windows, prefilled in 16-token chunks
+    "long": [(37 * i + 11) % 4000 + 50 for i in range(37)],  # three windows, prefilled in chunks
     "short": [5, 17, 300, 9, 42],  # decodes beside the others' prefill chunks
     "mid": [(53 * i + 5) % 3000 + 70 for i in range(22)],
 }
@@ -46,6 +48,7 @@ class Recorder:
     logits: dict[str, list[torch.Tensor]] = field(default_factory=lambda: defaultdict(list))
     mixed_steps: int = 0
     continued_chunks: int = 0
+    long_chunks: int = 0  # chunks past kernels.cpu.SHORT_QUERY tokens
     max_held: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -61,6 +64,7 @@ def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int) -> Recorder:
             rec.mixed_steps += 1
         for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
             rec.continued_chunks += n > 1 and seq.num_computed_tokens > 0
+            rec.long_chunks += n > SHORT_QUERY
             rec.max_held[seq.request_id] = max(rec.max_held[seq.request_id], engine.block_manager.num_held(seq))
         return execute(batch, sample_positions, sample_seqs, bitmask)
 
@@ -108,7 +112,7 @@ def _reference(directory: Path, **config_overrides):
 
 def _llm(directory: Path, **overrides) -> LLM:
     settings = dict(model=str(directory), show_progress=False, num_kv_blocks=96, block_size=BLOCK_SIZE,
-                    max_num_batched_tokens=16, max_num_seqs=8)
+                    max_num_batched_tokens=24, max_num_seqs=8)
     return LLM(EngineConfig(**{**settings, **overrides}))
 
 
@@ -118,6 +122,7 @@ def test_logits_match_transformers_every_step(family: tuple[str, Path]) -> None:
     llm = _llm(directory)
     rec = run(llm, PROMPTS, NEW_TOKENS)
     assert rec.mixed_steps > 0 and rec.continued_chunks > 0, "the batch never mixed decodes with chunked prefills"
+    assert rec.long_chunks > 0, "no chunk took the reference prefill path"
     for request_id, prompt in PROMPTS.items():
         ours = torch.stack(rec.logits[request_id])
         assert ours.shape[0] == NEW_TOKENS
