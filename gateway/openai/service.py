@@ -65,6 +65,13 @@ def engine_error(exc: Exception) -> APIError:
     raise exc
 
 
+def tokens_used(states: list[responses.ChoiceState], n: int) -> int:
+    """A call's tokens so far, as it is settled: each distinct prompt once (``n`` choices per prompt), every
+    choice's output."""
+    return (sum(s.usage.prompt_tokens for i, s in enumerate(states) if i % n == 0 and s.usage)
+            + sum(s.usage.completion_tokens for s in states if s.usage))
+
+
 def engine_failure(message: str | None) -> APIError:
     return APIError(500, f"The engine failed on this request: {message or 'unknown error'}", type="server_error",
                     code="engine_error")
@@ -408,6 +415,13 @@ class CallHandler:
         self.record.cached_tokens = cached
         return responses.usage_body(prompt_tokens, completion_tokens, cached)
 
+    def _track_usage(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:
+        """Each renewal of the call's rate-limit lease reports its tokens so far: if this worker dies, the lapsed
+        lease is charged that, not the whole reservation."""
+        if prepared.admission.admitted and not prepared.admission.degraded:
+            n = prepared.request.n
+            self.services.limiter.track_usage(prepared.admission, lambda: tokens_used(states, n))
+
     def _finish_record(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:
         self.record.completions = [s.raw_text for s in states]
         self.record.completions_screened = [s.text for s in states]
@@ -442,6 +456,7 @@ class CallHandler:
 
     async def _complete(self, prepared: Prepared) -> Response:
         states = [responses.ChoiceState() for _ in prepared.engine_requests]
+        self._track_usage(prepared, states)
         collector = asyncio.ensure_future(self._collect(prepared, states))
         client_gone = await self._await_watching_client(collector)
         if not collector.done():
@@ -545,6 +560,7 @@ class CallHandler:
     async def _events(self, prepared: Prepared, call: EngineCall, outputs: Any, first: tuple[int, RequestOutput]):
         encoder: StreamEncoder = self.surface.encoder(prepared.meta)
         states = [responses.ChoiceState() for _ in prepared.engine_requests]
+        self._track_usage(prepared, states)
         # Under the tool-call grammar a choice's text is held back while it may be a call (see structured.py).
         holds = [structured.ToolCallHold() if prepared.calls_tools else None for _ in states]
         status, error_type = CLIENT_CLOSED_REQUEST, "client_closed"  # unless the stream completes

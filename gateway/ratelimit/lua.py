@@ -8,7 +8,8 @@ touches one Redis Cluster slot. Numbers are Lua doubles holding integers below 2
 Per scope, two keys:
   state hash: ts (last refill, ms), rl / tl (requests / tokens bucket level in 1/60000 token units; absent when
               that dimension is unlimited), bm (budget month: year*12 + month-1), bu (settled tokens this month),
-              br (tokens reserved by in-flight requests)
+              br (tokens reserved by in-flight requests), u:<lease member> (tokens the call had used at its
+              last renewal, while its lease is open)
   lease zset: member "<admission id>:<reserved tokens>", score = lease expiry ms
 """
 
@@ -56,6 +57,16 @@ local function lease_tokens(member)
   return tonumber(string.match(member, ':(%d+)$'))
 end
 
+-- What a lapsed lease is charged: the tokens its call had used at its last renewal when the worker reported them
+-- (the known use; at most one renewal interval of output is missed), else its whole reservation, the most the call
+-- can have used (its tokens may have reached the client; nothing settled them).
+local function lapse_charge(state_key, member)
+  local reserved = lease_tokens(member)
+  local used = tonumber(redis.call('HGET', state_key, 'u:' .. member))
+  if used ~= nil and used < reserved then return used end
+  return reserved
+end
+
 -- Bring one scope to `now`: refill, roll the budget month, expire leases (charging their reservations).
 local function advance(state_key, lease_key, now, rpm, tpm)
   local h = redis.call('HMGET', state_key, 'ts', 'rl', 'tl', 'bm', 'bu', 'br')
@@ -73,12 +84,16 @@ local function advance(state_key, lease_key, now, rpm, tpm)
     s.bm = month
     s.bu = 0
   end
-  -- A lapsed lease belonged to a worker that died mid-call: free its slot and charge its whole reservation,
-  -- the most the call can have used (its tokens may have reached the client; nothing settled them).
+  -- A lapsed lease belonged to a worker that died mid-call: free its slot and charge it (lapse_charge); the
+  -- part of its reservation not charged goes back to the tokens bucket, as a settle would return it.
   local expired = redis.call('ZRANGEBYSCORE', lease_key, '-inf', now)
   for _, member in ipairs(expired) do
-    s.br = s.br - lease_tokens(member)
-    s.bu = s.bu + lease_tokens(member)
+    local reserved = lease_tokens(member)
+    local charged = lapse_charge(state_key, member)
+    s.br = s.br - reserved
+    s.bu = s.bu + charged
+    if s.tl ~= nil and tpm >= 0 then s.tl = math.min(tpm * UNIT, s.tl + (reserved - charged) * UNIT) end
+    redis.call('HDEL', state_key, 'u:' .. member)
   end
   if #expired > 0 then redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', now) end
   if s.br < 0 then s.br = 0 end
@@ -171,6 +186,7 @@ for i = 1, n do
   s.br = math.max(s.br - reserved, 0)
   s.bu = s.bu + used
   redis.call('ZREM', KEYS[2 * i], member)
+  redis.call('HDEL', KEYS[2 * i - 1], 'u:' .. member)
   save(KEYS[2 * i - 1], s, state_ttl_ms)
 end
 return 1
@@ -193,26 +209,29 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. fmt(now), '+
 end
 -- Lapsed leases not yet swept by an admit or settle are charged already, as advance() will charge them.
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', fmt(now))) do
-  used = used + lease_tokens(member)
+  used = used + lapse_charge(KEYS[1], member)
 end
 return {month, fmt(used), fmt(reserved)}
 """
 )
 
-# KEYS: the lease set of each scope of one admission. ARGV: now, lease_ms, member.
+# KEYS: state, lease of each scope of one admission. ARGV: now, lease_ms, member, used (-1: not known).
 # Pushes the lease's expiry to now + lease_ms in every scope where it is still live (a lapsed lease stays lapsed:
-# it has been or will be charged). Returns 1 when the lease was live, 0 otherwise.
+# it has been or will be charged) and records the tokens the call has used so far (what a lapse charges). Returns 1
+# when the lease was live, 0 otherwise.
 RENEW = (
     PRELUDE
     + r"""
 local now = now_ms(ARGV[1])
 local lease_ms = tonumber(ARGV[2])
 local member = ARGV[3]
+local used = tonumber(ARGV[4])
 local live = 0
-for i = 1, #KEYS do
-  local expiry = tonumber(redis.call('ZSCORE', KEYS[i], member))
+for i = 1, #KEYS / 2 do
+  local expiry = tonumber(redis.call('ZSCORE', KEYS[2 * i], member))
   if expiry ~= nil and expiry > now then
-    redis.call('ZADD', KEYS[i], 'XX', fmt(now + lease_ms), member)
+    redis.call('ZADD', KEYS[2 * i], 'XX', fmt(now + lease_ms), member)
+    if used >= 0 then redis.call('HSET', KEYS[2 * i - 1], 'u:' .. member, fmt(used)) end
     if i == 1 then live = 1 end
   end
 end

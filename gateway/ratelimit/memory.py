@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gateway.ratelimit.accounting import ScopeState, consume, refill, refusals, settle_tokens
@@ -26,10 +27,12 @@ class _Counters:
     budget_used: int = 0
     budget_reserved: int = 0
     leases: dict[str, tuple[int, int]] = field(default_factory=dict)  # member -> (expiry ms, reserved tokens)
+    used: dict[str, int] = field(default_factory=dict)  # member -> tokens used at its last renewal, when reported
 
     def advance(self, now_ms: int, limits: RateLimits) -> ScopeState:
-        """Bring the counters to `now_ms`: refill, roll the month, expire leases. A lapsed lease's reservation is
-        charged in full, as in lua.py: its holder stopped renewing it mid-call."""
+        """Bring the counters to `now_ms`: refill, roll the month, expire leases. A lapsed lease (its holder stopped
+        renewing it mid-call) is charged as in lua.py: the use its last renewal reported, else its whole reservation;
+        the rest of the reservation goes back to the tokens bucket."""
         self.requests_level = refill(self.requests_level, self.last_ms, now_ms, limits.requests_per_minute)
         self.tokens_level = refill(self.tokens_level, self.last_ms, now_ms, limits.tokens_per_minute)
         self.last_ms = now_ms if self.last_ms is None else max(self.last_ms, now_ms)
@@ -39,12 +42,19 @@ class _Counters:
         expired = [member for member, (expiry, _) in self.leases.items() if expiry <= now_ms]
         for member in expired:
             reserved = self.leases.pop(member)[1]
+            charged = self.lapse_charge(member, reserved)
+            self.used.pop(member, None)
             self.budget_reserved -= reserved
-            self.budget_used += reserved
+            self.budget_used += charged
+            self.tokens_level = settle_tokens(self.tokens_level, limits.tokens_per_minute, reserved, charged)
         self.budget_reserved = max(self.budget_reserved, 0)
         return ScopeState(
             self.requests_level, self.tokens_level, len(self.leases), self.budget_used, self.budget_reserved
         )
+
+    def lapse_charge(self, member: str, reserved: int) -> int:
+        used = self.used.get(member)
+        return reserved if used is None else min(used, reserved)
 
     def store(self, state: ScopeState) -> None:
         self.requests_level, self.tokens_level = state.requests_level, state.tokens_level
@@ -126,13 +136,15 @@ class InProcessRateLimiter:
                 c.budget_reserved = max(c.budget_reserved - admission.reserved_tokens, 0)
                 c.budget_used += used_tokens
                 c.leases.pop(member, None)
+                c.used.pop(member, None)
         return True
 
     async def release(self, admission: Admission) -> bool:
         return await self.settle(admission, 0)
 
-    async def renew(self, admission: Admission) -> bool:
-        """Push the admission's lease expiry to `lease_ms` from now; False when it had lapsed or was settled."""
+    async def renew(self, admission: Admission, used_tokens: int | None = None) -> bool:
+        """Push the admission's lease expiry to `lease_ms` from now, recording `used_tokens` (what a lapse then
+        charges); False when it had lapsed or was settled."""
         if not admission.admitted or admission.degraded:
             return False
         specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
@@ -145,8 +157,14 @@ class InProcessRateLimiter:
                 lease = c.leases.get(member)
                 if lease is not None and lease[0] > now_ms:
                     c.leases[member] = (now_ms + self._lease_ms, lease[1])
+                    if used_tokens is not None:
+                        c.used[member] = max(used_tokens, 0)
                     live = live or index == 0
         return live
+
+    def track_usage(self, admission: Admission, used_tokens: Callable[[], int]) -> None:
+        """Report `used_tokens()` (the call's tokens so far) with each renewal of the admission's lease."""
+        self._leases.track(admission, used_tokens)
 
     async def renew_leases(self) -> int:
         return await self._leases.renew_all()
@@ -159,7 +177,8 @@ class InProcessRateLimiter:
             c = self._counters.get((tenant_id, scope, owner))
             used = 0 if c is None or c.budget_month != month else c.budget_used
             # Lapsed leases not yet swept are charged already, as the next advance() will charge them.
-            used += 0 if c is None else sum(r for expiry, r in c.leases.values() if expiry <= now_ms)
+            used += 0 if c is None else sum(c.lapse_charge(m, r) for m, (expiry, r) in c.leases.items()
+                                            if expiry <= now_ms)
             reserved = 0 if c is None else sum(r for expiry, r in c.leases.values() if expiry > now_ms)
         return MonthlyUsage(month=month_label(month), used_tokens=used, reserved_tokens=reserved)
 

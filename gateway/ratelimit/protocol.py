@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from gateway.ratelimit.admission import Admission, MonthlyUsage
@@ -39,9 +40,15 @@ class RateLimiter(Protocol):
         """Finish an admitted request that used no tokens (refused later, failed before the engine ran)."""
         ...
 
-    async def renew(self, admission: Admission) -> bool:
-        """Extend an open admission's lease by the limiter's lease length from now; False when it had already
-        lapsed (its slot was freed and its reservation charged) or was settled."""
+    async def renew(self, admission: Admission, used_tokens: int | None = None) -> bool:
+        """Extend an open admission's lease by the limiter's lease length from now, recording ``used_tokens`` (its
+        call's use so far), which is what a lapse of the lease then charges instead of the whole reservation;
+        False when it had already lapsed (its slot was freed and its reservation charged) or was settled."""
+        ...
+
+    def track_usage(self, admission: Admission, used_tokens: Callable[[], int]) -> None:
+        """While ``admission`` is open, report ``used_tokens()`` (prompt and output tokens so far) with each
+        renewal of its lease, so that a lease lapsed by a dead worker is charged its known use."""
         ...
 
     async def monthly_usage(self, tenant_id: str, key_id: str | None = None) -> MonthlyUsage:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from urllib.parse import quote
 
 from redis.asyncio import Redis
@@ -152,15 +153,21 @@ class RedisRateLimiter:
     async def release(self, admission: Admission) -> bool:
         return await self.settle(admission, 0)
 
-    async def renew(self, admission: Admission) -> bool:
-        """Push the admission's lease expiry to `lease_ms` from now; False when it had already lapsed (or was
-        settled). Raises RedisError when the store is unreachable."""
+    async def renew(self, admission: Admission, used_tokens: int | None = None) -> bool:
+        """Push the admission's lease expiry to `lease_ms` from now, recording `used_tokens` (what its call has used
+        so far: what a lapse then charges); False when it had already lapsed (or was settled). Raises RedisError
+        when the store is unreachable."""
         if not admission.admitted or admission.degraded:
             return False
         specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
-        lease_keys = self._keys(admission.tenant_id, specs)[1::2]
-        live = await self._renew(keys=lease_keys, args=[self._now_arg(), self._lease_ms, admission.lease_member])
+        used = -1 if used_tokens is None else max(used_tokens, 0)
+        live = await self._renew(keys=self._keys(admission.tenant_id, specs),
+                                 args=[self._now_arg(), self._lease_ms, admission.lease_member, used])
         return int(live) == 1
+
+    def track_usage(self, admission: Admission, used_tokens: Callable[[], int]) -> None:
+        """Report `used_tokens()` (the call's tokens so far) with each renewal of the admission's lease."""
+        self._leases.track(admission, used_tokens)
 
     async def renew_leases(self) -> int:
         """Renew every open admission's lease now (the renewal task does this every `renew_interval_s`)."""

@@ -145,7 +145,7 @@ async def test_the_keeper_retries_failed_renewals_and_drops_lapsed_leases(caplog
     admission = await InProcessRateLimiter().admit("acme", "k", RateLimits(), 1)
     outcomes: list[bool | Exception] = [ConnectionError("store down"), True, False]
 
-    async def renew(_: Admission) -> bool:
+    async def renew(_: Admission, used_tokens: int | None = None) -> bool:
         outcome = outcomes.pop(0)
         if isinstance(outcome, Exception):
             raise outcome
