@@ -77,7 +77,10 @@ async def test_a_global_server_serves_every_tenant_its_policy_allows(db: Databas
     async with warden_client(warden.base, allowed_key.api_key) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         result = await client.call_tool(f"{global_name}__add", {"a": 2, "b": 3})
+        resources = {resource.name for resource in (await client.list_resources()).resources}
+        prompt = await client.get_prompt(f"{global_name}__summarize", {"topic": "the ticket"})
     assert f"{global_name}__add" in names
+    assert f"{global_name}__customer_file" in resources and prompt.messages  # resources and prompts too
     assert not result.is_error
     decision = _tool_call_decision(db, allowed.id)
     assert (decision["server"], decision["server_scope"], decision["status"]) == (global_name, "global", "ok")
