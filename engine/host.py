@@ -317,8 +317,8 @@ def _stop_child(process: subprocess.Popen[bytes], timeout: float) -> None:
 
 def spawn_detached_host(config: EngineConfig, address: Path, authkey: bytes, orphan_s: float) -> DetachedHost:
     """Start a detached host for ``config`` at ``address`` and return without waiting for it to load. Raises
-    ``UnknownModelError`` for a model that cannot be found, and ``ForeignHostError`` when something not ours listens
-    there; a live host of ours there (for another config) must be stopped first (``attach_detached_host``)."""
+    ``UnknownModelError`` for a model that cannot be found, and ``EngineDeadError`` when something listens there
+    already (a live host of ours for another config is stopped first by ``attach_detached_host``)."""
     resolve_model(config.model, config.served_model_name)  # fail fast, before starting anything
     _check_address(address)
     _remove_stale_socket(address)
