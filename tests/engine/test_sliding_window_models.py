@@ -197,3 +197,25 @@ def test_compiled_gemma2_matches_eager(tmp_path: Path) -> None:
     for c, e in zip(compiled, eager, strict=True):
         for c_lp, e_lp in zip(c.logprobs, e.logprobs, strict=True):
             assert c_lp.logprob == pytest.approx(e_lp.logprob, abs=1e-4)
+
+
+def test_prompt_lookup_speculation_keeps_mistral_greedy_outputs(tmp_path: Path) -> None:
+    """With every layer windowed and RoPE relative, a token depends only on the last ``layers * (W - 1) + 1`` tokens:
+    after ``S + O + S`` (``O`` the greedy continuation of ``S``, ``S`` longer than that span) the model writes ``O``
+    again. Prompt lookup drafts exactly that, so draft verification rows (several queries of one sequence, each with
+    its own window) run, drafts are accepted, blocks behind the window are released between them, and the greedy
+    output is the one without speculation."""
+    directory = write_tiny_checkpoint(tmp_path / "mistral", architecture="mistral", seed=3)
+    span = WINDOW_DEFAULTS["mistral"].get("num_hidden_layers", 2) * (WINDOW - 1) + 1
+    seed_text = [*PROMPTS["mid"], 901, 902, 903, 904]
+    assert len(seed_text) >= span
+    params = SamplingParams(max_tokens=30, temperature=0, ignore_eos=True)
+    plain_llm = _llm(directory)
+    continuation = plain_llm.generate([seed_text], params)[0].token_ids
+    prompt = [*seed_text, *continuation, *seed_text]
+    plain = plain_llm.generate([prompt], params)[0].token_ids
+    assert plain == continuation  # the window bounds what the model sees
+    speculative = _llm(directory, speculative_method="ngram", prompt_lookup_adaptive=False)
+    assert speculative.generate([prompt], params)[0].token_ids == plain
+    assert speculative.engine.stats_collector.spec_accepted_tokens > 0
+    assert speculative.engine.block_manager.num_released > 0
