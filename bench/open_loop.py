@@ -122,10 +122,15 @@ class LoadResult:
         completed = sum(n for status, n in self.statuses.items() if status == "200")
         return {"target_rate": self.rate, "duration_s": self.duration_s, "sent": sum(self.statuses.values()),
                 "ok": completed, "errors": sum(self.statuses.values()) - completed,
+                "answered": sum(n for status, n in self.statuses.items() if status.isdigit()),
                 "statuses": dict(self.statuses), "achieved_rate": completed / self.wall_s if self.wall_s else 0.0,
                 "connections": self.connections, "service_ms": pcts(self.service_ms),
                 "response_ms": pcts(self.response_ms), "client_lag_ms": pcts(self.client_lag_ms),
                 "reported_overhead_ms": pcts(self.reported_overhead_ms), "stamp_lag_ms": pcts(self.stamp_lag_ms)}
+
+
+class InFlightCapReached(ConnectionError):
+    """Every allowed connection is busy: the request was never sent (the client's refusal, not the server's)."""
 
 
 class Target:
@@ -143,7 +148,7 @@ class Target:
         if self.idle:
             return self.idle.pop()
         if self.opened >= self.max_connections:
-            raise ConnectionError(f"more than {self.max_connections} requests in flight")
+            raise InFlightCapReached(f"more than {self.max_connections} requests in flight")
         self.opened += 1
         return await Connection.open(self.host, self.port, self.tls)
 

@@ -238,9 +238,11 @@ async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: 
         target.close()
     summary = result.summary()
     summary["load_average"] = {"before": before, "after": load_average()}
-    # CPU time the server process spent per request (all its threads): what contention for the cores does not
-    # change, unlike latency.
-    summary["server_cpu_ms_per_request"] = cpu_used * 1e3 / summary["sent"] if server.pid and summary["sent"] else None
+    # CPU time the server process spent per request it answered (all its threads): what contention for the cores
+    # does not change, unlike latency.
+    summary["server_cpu_s"] = cpu_used if server.pid else None
+    answered = summary["answered"]
+    summary["server_cpu_ms_per_request"] = cpu_used * 1e3 / answered if server.pid and answered else None
     print(f"  {server.name:<16} {rate:>5.0f}/s: p50 {summary['service_ms']['p50']:.2f} ms, "
           f"p99 {summary['service_ms']['p99']:.2f} ms, own p50 {_f(summary['reported_overhead_ms']['p50'])}, "
           f"cpu/req {_f(summary['server_cpu_ms_per_request'])} ms, errors {summary['errors']}, load {before}",

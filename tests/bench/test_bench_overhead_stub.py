@@ -1,0 +1,134 @@
+"""The stub-engine overhead benchmark's parts: the stub engine speaks the engine host protocol, the open-loop client
+drives the floor over TLS at its rate, the floor's streams carry the timing stamp, and the excess over the floor is
+computed per percentile."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing import AuthenticationError
+from multiprocessing.connection import Client
+from pathlib import Path
+
+import pytest
+
+from bench.open_loop import InFlightCapReached, Target, run_open_loop
+from bench.overhead_stub import chat_body, long_prompts, versus_floor
+from bench.stub_engine import AUTHKEY_ENV, FINAL_TEXT, STAMP_PREFIX
+from engine.request import EngineRequest
+from gateway.background_server import free_port
+from gateway.core.tls import ensure_certificate
+
+
+def _wait_for(predicate, timeout_s: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the benchmark process did not come up")
+        time.sleep(0.05)
+
+
+def test_the_stub_engine_answers_each_request_with_two_deltas_over_the_host_protocol(tmp_path: Path) -> None:
+    socket_path, authkey = tmp_path / "stub.sock", secrets.token_bytes(32)
+    process = subprocess.Popen([sys.executable, "-m", "bench.stub_engine", "--socket", str(socket_path)],
+                               env={**os.environ, AUTHKEY_ENV: authkey.hex()})
+    try:
+        _wait_for(socket_path.exists)
+        with pytest.raises(AuthenticationError):  # a caller without the gateway's key is refused
+            Client(str(socket_path), family="AF_UNIX", authkey=b"wrong")
+        conn = Client(str(socket_path), family="AF_UNIX", authkey=authkey)
+        kind, info = conn.recv()
+        assert kind == "ready" and info["model_name"] == "smollm2-135m-instruct" and info["vocab_size"] > 0
+        before = time.perf_counter_ns()
+        conn.send(("add", EngineRequest(request_id="r1", prompt_token_ids=[1, 2, 3])))
+        first, last = conn.recv()[1][0], conn.recv()[1][0]
+        assert first.request_id == last.request_id == "r1"
+        assert first.text.startswith(STAMP_PREFIX) and before <= int(first.text[1:]) <= time.perf_counter_ns()
+        assert not first.finished and last.finished and last.text == FINAL_TEXT
+        assert last.usage is not None and (last.usage.prompt_tokens, last.usage.completion_tokens) == (3, 2)
+        conn.close()
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.fixture
+def floor(tmp_path: Path) -> Iterator[tuple[int, ssl.SSLContext]]:
+    cert, key = ensure_certificate(tmp_path / "tls", None, None)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "bench.overhead_floor", "--port", str(port), "--certfile",
+                                str(cert), "--keyfile", str(key)])
+    try:
+        tls = ssl.create_default_context(cafile=str(cert))
+
+        def listening() -> bool:
+            try:
+                ssl_socket = tls.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                                             server_hostname="127.0.0.1")
+            except OSError:
+                return False
+            ssl_socket.close()
+            return True
+
+        _wait_for(listening)
+        yield port, tls
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_the_open_loop_client_holds_its_rate_against_the_floor_and_reads_stream_stamps(
+        floor: tuple[int, ssl.SSLContext]) -> None:
+    port, tls = floor
+    messages = [{"role": "user", "content": "hello"}]
+
+    async def run() -> tuple[dict, dict]:  # type: ignore[type-arg]
+        whole = Target("127.0.0.1", port, "/v1/chat/completions", [chat_body(messages)], {}, tls)
+        streamed = Target("127.0.0.1", port, "/v1/chat/completions", [chat_body(messages, stream=True)], {}, tls)
+        try:
+            return ((await run_open_loop(whole, 100, 1.0)).summary(),
+                    (await run_open_loop(streamed, 40, 0.5)).summary())
+        finally:
+            whole.close()
+            streamed.close()
+
+    whole, streamed = asyncio.run(run())
+    assert (whole["sent"], whole["ok"], whole["errors"], whole["answered"]) == (100, 100, 0, 100)
+    assert whole["connections"] < 100  # kept alive and reused
+    assert 0 < whole["service_ms"]["p50"] <= whole["service_ms"]["p99"]
+    assert whole["achieved_rate"] == pytest.approx(100, rel=0.5)
+    assert streamed["ok"] == 20 and streamed["stamp_lag_ms"]["p50"] is not None
+    assert 0 <= streamed["stamp_lag_ms"]["p50"] < 1000
+
+
+def test_a_full_set_of_connections_is_the_clients_refusal_not_the_servers(floor: tuple[int, ssl.SSLContext]) -> None:
+    port, tls = floor
+
+    async def run() -> dict:  # type: ignore[type-arg]
+        target = Target("127.0.0.1", port, "/v1/chat/completions", [chat_body([])], {}, tls, max_connections=0)
+        return (await run_open_loop(target, 50, 0.1)).summary()
+
+    summary = asyncio.run(run())
+    assert summary["statuses"] == {InFlightCapReached.__name__: 5} and summary["answered"] == 0
+
+
+def test_excess_and_ratio_over_the_floor_are_per_percentile() -> None:
+    rows = {"floor": {"service_ms": {"p50": 1.0, "p90": 2.0, "p99": 4.0}},
+            "gw": {"service_ms": {"p50": 1.5, "p90": 3.0, "p99": None}}}
+    versus_floor(rows)
+    assert rows["gw"]["over_floor_ms"] == {"p50": 0.5, "p90": 1.0, "p99": None}
+    assert rows["gw"]["ratio_to_floor"] == {"p50": 1.5, "p99": None}
+    assert rows["floor"]["over_floor_ms"]["p50"] == 0
+
+
+def test_guarded_prompts_are_distinct_and_two_kilobytes() -> None:
+    prompts = long_prompts(50)
+    texts = [p[1]["content"] for p in prompts]
+    assert len(set(texts)) == 50 and all(len(t) == 2048 for t in texts)
