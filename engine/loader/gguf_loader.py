@@ -125,6 +125,9 @@ def gguf_arch_config(reader: GGUFReader) -> ModelArchConfig:
     if arch not in SUPPORTED_ARCHITECTURES:
         raise UnknownModelError(f"unsupported GGUF architecture {arch!r}; supported: {SUPPORTED_ARCHITECTURES}")
 
+    if arch in ("gemma2", "gemma3_text"):  # llama.cpp's Gemma files fold the norms' +1 and rename their tensors
+        raise UnknownModelError(f"GGUF {arch!r} models are served from HF safetensors checkpoints only")
+
     def meta(key: str, default: Any = None) -> Any:
         return field_value(reader, f"{arch}.{key}", default)
 
