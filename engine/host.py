@@ -18,13 +18,16 @@ gateway attaches to it (``attach_detached_host``) instead of loading the model a
 host is this deployment's and loads the same engine: the socket's peer runs as this user (``SO_PEERCRED``), it
 passes the HMAC challenge with the deployment's key, and its greeting carries the fingerprint of this config and of
 the model files (``config_fingerprint``). The attaching gateway holds the host by a pidfd, so stopping it can never
-signal another process that reused its pid.
+signal another process that reused its pid. A detached host holds a lock on a file beside its socket from its start
+(taken by its starter, while it loads, before it listens) to its exit, so a gateway restarted during that load waits
+for it (``wait_for_detached_host``) instead of starting a second engine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import logging
 import multiprocessing as mp
@@ -322,14 +325,20 @@ def spawn_detached_host(config: EngineConfig, address: Path, authkey: bytes, orp
     resolve_model(config.model, config.served_model_name)  # fail fast, before starting anything
     _check_address(address)
     _remove_stale_socket(address)
+    try:
+        claim = _claim(address)
+    except BlockingIOError:
+        raise EngineDeadError(f"an engine host is already starting at {address}") from None
     parent_end, child_end = mp.Pipe(duplex=True)
     try:
         # Its own session: a signal to the gateway's process group (a terminal's Ctrl-C, a supervisor's SIGKILL of
         # the group) does not reach it. Its arguments travel over the pipe, never on the command line (the key).
-        process = subprocess.Popen([sys.executable, "-m", "engine.host", str(child_end.fileno())],  # noqa: S603 - our interpreter
-                                   stdin=subprocess.DEVNULL, pass_fds=(child_end.fileno(),), start_new_session=True)
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "engine.host", str(child_end.fileno()), str(claim)], stdin=subprocess.DEVNULL,
+            pass_fds=(child_end.fileno(), claim), start_new_session=True)
     finally:
         child_end.close()
+        os.close(claim)  # the host holds it now
     parent_end.send((config, str(address), authkey, orphan_s))
     return DetachedHost(address, process, parent_end)
 
@@ -348,6 +357,53 @@ def _set_receive_timeout(conn: Connection, seconds: float) -> None:
         whole = int(seconds)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
                         struct.pack("ll", whole, int((seconds - whole) * 1_000_000)))
+
+
+def _lock_path(address: Path) -> Path:
+    return address.with_name(address.name + ".lock")
+
+
+def _claim(address: Path) -> int:
+    """A claim on ``address`` for a detached host: taken by its starter and inherited by the host, which holds it
+    until it exits (the kernel drops it then, even on SIGKILL), so it is visible from the moment the host is started.
+    Raises ``BlockingIOError`` when another live host holds it."""
+    fd = os.open(_lock_path(address), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def host_starting(address: Path) -> bool:
+    """Whether a live detached host claims ``address`` (loading its model, or serving)."""
+    try:
+        fd = os.open(_lock_path(address), os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # also drops the shared lock taken when nobody held it
+    return False
+
+
+def wait_for_detached_host(config: EngineConfig, address: Path, authkey: bytes,
+                           timeout_s: float = STARTUP_TIMEOUT_S) -> AttachedHost | None:
+    """Attach to the detached host that claims ``address`` once it listens (a host still loading, started by a
+    gateway that died meanwhile); None when it exits first, loads another config, or ``timeout_s`` passes."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = attach_detached_host(config, address, authkey)
+        if found is not None:
+            return found
+        if not host_starting(address):
+            return None
+        time.sleep(0.2)
+    return None
 
 
 def _pidfd(pid: int) -> int | None:
@@ -493,12 +549,16 @@ async def open_detached_client(config: EngineConfig, host: AttachedHost) -> Asyn
                              is_core_alive=host.is_alive, stop_core=host.stop, core_pid=host.pid, heartbeat=heartbeat)
 
 
-def _main(status_fd: int) -> None:
-    """``python -m engine.host FD``: a detached host, its arguments read from the pipe at ``FD``."""
+def _main(status_fd: int, claim_fd: int) -> None:
+    """``python -m engine.host FD CLAIM``: a detached host, its arguments read from the pipe at ``FD``; it keeps
+    the claim on its socket (``CLAIM``, taken by its starter) open until it exits."""
     status = Connection(status_fd)
     config, address, authkey, orphan_s = status.recv()
-    run_engine_host(config, address, authkey, status, orphan_s=orphan_s)
+    try:
+        run_engine_host(config, address, authkey, status, orphan_s=orphan_s)
+    finally:
+        os.close(claim_fd)
 
 
 if __name__ == "__main__":
-    _main(int(sys.argv[1]))
+    _main(int(sys.argv[1]), int(sys.argv[2]))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.errors import EngineDeadError
 from engine.protocol import EngineClient
 from gateway.replicas.pool import ReplicaPool
 
@@ -59,11 +60,12 @@ class EarlyHost:
     place: DetachedEngine
     found: AttachedHost | None = None
     spawned: DetachedHost | None = None
+    loading: bool = False  # a host of a gateway that died is still loading there: wait for it
 
     def is_alive(self) -> bool:
         if self.found is not None:
             return self.found.is_alive()
-        return self.spawned is not None and self.spawned.process.poll() is None
+        return self.loading or (self.spawned is not None and self.spawned.process.poll() is None)
 
     def stop(self, timeout: float) -> None:
         if self.found is not None:
@@ -162,24 +164,35 @@ def spawn_early(config: EngineConfig, detached: DetachedEngine | None = None) ->
 def prepare_host(config: EngineConfig, place: DetachedEngine) -> EarlyHost:
     """The detached host of this deployment serving ``config`` at ``place``, attached; else one started there.
     Raises ``ForeignHostError`` when something not ours listens there."""
-    from engine.host import attach_detached_host, spawn_detached_host
+    from engine.host import attach_detached_host, host_starting, spawn_detached_host
 
     found = attach_detached_host(config, place.address, place.authkey)
     if found is not None:
         log.warning("attaching to the engine left running at %s (pid %d): the model is loaded already",
                     place.address, found.pid)
         return EarlyHost(config, place, found=found)
+    if host_starting(place.address):
+        log.warning("an engine host is still loading at %s; waiting for it", place.address)
+        return EarlyHost(config, place, loading=True)
     return EarlyHost(config, place, spawned=spawn_detached_host(config, place.address, place.authkey, place.orphan_s))
 
 
 async def _open_early(early: SpawnedEngine | EarlyHost) -> EngineClient:
     """The client of an early engine: attached to its pipes, or connected to its detached host once it serves."""
     from engine import launch
-    from engine.host import connect_detached_host, open_detached_client
+    from engine.host import connect_detached_host, open_detached_client, wait_for_detached_host
 
     if not isinstance(early, EarlyHost):
         return await launch.attach(early)
     loop = asyncio.get_running_loop()
+    if early.loading:
+        found = await loop.run_in_executor(None, wait_for_detached_host, early.config, early.place.address,
+                                           early.place.authkey)
+        # None: it died or loads another config (stopped then): start one
+        early = EarlyHost(early.config, early.place, found=found) if found is not None else \
+            await loop.run_in_executor(None, prepare_host, early.config, early.place)
+        if early.loading:  # yet another host began loading there meanwhile: wait no more
+            raise EngineDeadError(f"the engine host at {early.place.address} did not become ready")
     host = early.found
     if host is None:
         assert early.spawned is not None

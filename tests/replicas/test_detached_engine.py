@@ -179,3 +179,24 @@ def test_only_this_deployments_host_for_this_config_is_attached(tiny_model_dir: 
         assert spawned.process.wait(30) == 0  # stopped in order (SIGTERM)
     finally:
         spawned.stop(5.0)
+
+
+@pytest.mark.slow  # one engine host loads: ~10-20 s on a shared CPU
+async def test_a_gateway_restarted_while_its_engine_loads_waits_for_that_engine(tiny_model_dir: Path,
+                                                                               socket_path: Path) -> None:
+    from gateway.replicas.launch import DetachedEngine, _open_early, prepare_host
+
+    config = engine_config(str(tiny_model_dir))
+    place = DetachedEngine(socket_path, secrets.token_bytes(32), 60.0)
+    loading = spawn_detached_host(config, socket_path, place.authkey, 60.0)  # its gateway dies before it is ready
+    try:
+        early = prepare_host(config, place)
+        assert early.loading and early.spawned is None  # no second engine started
+        client = await _open_early(early)
+        try:
+            assert client.core_pid == loading.process.pid  # type: ignore[attr-defined]
+        finally:
+            await client.shutdown()  # this gateway owns it now: an orderly stop stops it
+        assert loading.process.wait(30) == 0
+    finally:
+        loading.stop(5.0)
