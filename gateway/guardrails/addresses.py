@@ -14,7 +14,10 @@ every Latin-script locale, and each word's role comes from the locale's own stre
 
 A street-type word and a name alone are no address ("Park Avenue", "via email"): a house number must sit on the
 number's side of the locale's layout. In lower-case text (chat) a name word may not be an English stop word, so
-"took 5 ms to run" (number, words, "run") is not an address.
+"took 5 ms to run" (number, words, "run") is not an address. Lower case is ambiguous in two more layouts, which count
+only right after an address word ("im at", "deliver to", "ship to", "lives at"): a type written first whose number a
+word follows ("aleja grabowa 353 pls", against "via email 3 times"), and a type glued to a name that is no English
+word ("kühnertgasse 52", "albersstr. 89", against "string 5").
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from faker import Generator
 from faker.config import AVAILABLE_LOCALES
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
+
+from gateway.guardrails.places import english_words
 
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 _LATIN_WORD = re.compile(r"^[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'.\-]*$")
@@ -135,7 +140,9 @@ def _trie_regex(node: dict[str, dict]) -> str:
 
 # Space inside one line: an address's parts never span lines here ("490s\navenue Bouvier, 261" is two things).
 _SP = r"[^\S\r\n]"
-_NUMBER = r"\d{1,5}[A-Za-z]?(?:[ ]?[-/][ ]?\d{1,4}[A-Za-z]?)?"
+# A house number, with a flat or second number after a dash or slash ("36/72", "12-14"); that part is no number
+# a longer one or an IP address goes on from ("00 / 131.181.129.80").
+_NUMBER = r"\d{1,5}[A-Za-z]?(?:[ ]?[-/][ ]?\d{1,4}(?![\d]|[.:]\d)[A-Za-z]?)?"
 _NAME_WORD = r"[^\W\d_][\w'’\-]*"
 # Particles between a street type and the name: "avenue de Chartier", "Calle de la Paz", "Largo do Machado".
 _PARTICLES = rf"(?:(?:de|del|de la|de los|de las|da|do|das|dos|di|della|delle|degli|des|du|le|la|von|van|der){_SP}+)"
@@ -189,7 +196,7 @@ class StreetAddressRecognizer(EntityRecognizer):
         windows = _windows(text)
         for layout, pattern in _patterns():
             for match in (m for start, end in windows for m in pattern.finditer(text, start, end)):
-                score = self._glued_score(match) if layout == "glued" else self._score(match, layout, text)
+                score = self._glued_score(match, text) if layout == "glued" else self._score(match, layout, text)
                 if score is not None:
                     spans.append((match.start(), _open_end(match) if layout == "open" else match.end(), score))
         return [RecognizerResult("STREET_ADDRESS", start, end, score,
@@ -204,15 +211,19 @@ class StreetAddressRecognizer(EntityRecognizer):
         written = [w for w in (*name_words, street_type) if w[:1].isalpha()]
         capitalised = any(w[:1].isupper() for w in written)
         if not capitalised:
-            if any(w.lower().strip(".") in STOP_WORDS for w in name_words):
+            # An open match keeps only its first name word in lower case (``_open_end``): the words after it are
+            # the sentence going on ("55, rue de alexandre im in ...").
+            kept = name_words[:1] if layout == "open" else name_words
+            if any(w.lower().strip(".") in STOP_WORDS for w in kept):
                 return None
             # Every locale's street words in lower case end too many phrases ("466 cant reach"): only the common
             # English ones after a name.
             if layout == "words" and street_type.lower() not in street_vocabulary().common_suffixes:
                 return None
             # "via email 3 times": in lower case, a number that a word follows counts something; a house number
-            # ends the address (or a unit follows it, which the match already holds).
-            if layout == "prefix" and _WORD_AFTER.match(text, match.end()):
+            # ends the address (or a unit follows it, which the match already holds) unless an address word
+            # stands right before it.
+            if layout == "prefix" and _WORD_AFTER.match(text, match.end()) and not _after_address_word(text, match):
                 return None
             return self.LOWER_CASE_SCORE
         # Written text: the name itself is capitalised ("avenue de Chartier", "rue Simon", "Jennifer Meadow"); an
@@ -224,20 +235,26 @@ class StreetAddressRecognizer(EntityRecognizer):
         return self.SCORE
 
 
-    def _glued_score(self, match: re.Match[str]) -> float | None:
+    def _glued_score(self, match: re.Match[str], text: str) -> float | None:
         """A street name with its type glued on: written capitalised (German, Dutch and Nordic street names are),
-        not an English stop word ("During 3 days"), and its number no year ("Spring 2024")."""
+        not an English stop word ("During 3 days"), and its number no year ("Spring 2024"); in lower case, right
+        after an address word and no English word ("deliver to albersstr. 89", not "go to string 5")."""
         word = match.group("name") + match.group("type")
-        if not word[:1].isupper() or word.lower() in STOP_WORDS or _YEAR.fullmatch(match.group("number")):
+        if word.lower() in STOP_WORDS or _YEAR.fullmatch(match.group("number")):
             return None
-        return self.SCORE
+        if word[:1].isupper():
+            return self.SCORE
+        if not word[:1].islower() or not _after_address_word(text, match):
+            return None
+        return None if word.lower().rstrip(".") in english_words().vocabulary else self.LOWER_CASE_SCORE
 
 
 # Every layout has a house number beside a word: "12 Elm", "212, avenue", "Chittolini, 725", "Eberthstr. 68". A
-# number glued to a word or a symbol ("worker-3", "status=200", "v1.2") is none. The patterns run only on windows
+# number glued to a word or a symbol ("worker-3", "v1.2") is none; after "=" it may be a field's value
+# ("shipping_address=0 Woods Tunnel;"), which the layouts still have to find whole. The patterns run only on windows
 # around these anchors: the street-type alternations are long, and most text (code, JSON, logs) holds none.
 _ANCHOR = re.compile(
-    r"(?<![\w.:/=#-])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+    r"(?<![\w.:/#-])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
 
@@ -269,6 +286,14 @@ def _open_end(match: re.Match[str]) -> int:
 
 
 _WORD_AFTER = re.compile(r"\s+[^\W\d_]")
+# Words after which a lower-case street is one: "im at", "deliver to", "ship it to", "lives at", "address:".
+_ADDRESS_WORD_BEFORE = re.compile(
+    r"(?:^|[^\w])(?:at|to|deliver|ship|send|address|addr|adresse|dirección|direccion|indirizzo|endereço|anschrift|"
+    r"lives|live|living|located|moved)[ \t]*:?[ \t]+\Z", re.IGNORECASE)
+
+
+def _after_address_word(text: str, match: re.Match[str]) -> bool:
+    return _ADDRESS_WORD_BEFORE.search(text, max(0, match.start() - 16), match.start()) is not None
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 

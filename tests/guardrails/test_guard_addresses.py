@@ -60,3 +60,35 @@ def test_addresses_in_the_layouts_of_their_locales(addresses: StreetAddressRecog
 )
 def test_numbers_beside_words_that_are_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
     assert found(addresses, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("deliver to ulica lipowa 12/4 pls thx", "ulica lipowa 12/4"),  # a word after the number
+        ("im at travessa do carmo, 41 and its urgent", "travessa do carmo, 41"),
+        ("ship it to via garibaldi, 8 appartamento 3 asap", "via garibaldi, 8 appartamento 3"),  # a unit, then words
+        ("im at 14, rue de lourmel im in paris", "14, rue de lourmel"),  # an open layout, the sentence going on
+        ("deliver to lindenstr. 5/2 pls", "lindenstr. 5/2"),  # a glued type in lower case
+        ("im at karl-marx-allee 90", "karl-marx-allee 90"),
+        ("im at aleja róż 7 / 10.0.0.1 is down", "aleja róż 7"),  # the IP after a slash is no flat number
+        ("Exception: retry failed; shipping_address=12 Oak Tunnel; code=7", "12 Oak Tunnel"),  # a field's value
+    ],
+)
+def test_lower_case_addresses_after_an_address_word_and_field_values(addresses: StreetAddressRecognizer, text: str,
+                                                                     address: str) -> None:
+    assert address in found(addresses, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sent it via email 3 times",  # no address word before it
+        "go to string 5 then stop",  # a glued type ending an English word
+        "listen to offering 3 songs",
+        "status=200 OK retries=3 Max",  # field values with no street type
+        "we talked via zoom 2 times at least",
+    ],
+)
+def test_lower_case_phrases_that_stay_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
+    assert found(addresses, text) == []
