@@ -148,13 +148,16 @@ class LLMEngine:
         if draft_model is not None:  # the draft's cache has a block for every block of the target's
             block_bytes += kv_bytes_per_block(draft_model, config.block_size, self.dtype)
         num_blocks = config.num_kv_blocks or max(1, config.kv_cache_memory_mb * 2**20 // block_bytes)
-        # One sequence alone must always fit, or recompute preemption could never make progress.
-        self.max_model_len = min(max_len, num_blocks * config.block_size)
         # Blocks out of the sliding window are released early only when every layer shares it (Mistral) and no draft
         # model reads the same block tables with its own (global) attention.
         window = self.model.config.uniform_window if draft_model is None else 0
-        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching, window)
         max_step_tokens = max(config.max_num_batched_tokens, config.max_num_seqs)
+        # One sequence alone must always fit, or recompute preemption could never make progress. Under a shared
+        # window it holds at most one window plus one step's tokens at a time, however long it grows.
+        window_blocks = -(-(window - 1 + max_step_tokens) // config.block_size) + 1
+        fits_any_length = window > 0 and num_blocks >= window_blocks
+        self.max_model_len = max_len if fits_any_length else min(max_len, num_blocks * config.block_size)
+        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching, window)
         self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
                                    max_num_batched_tokens=max_step_tokens,
                                    fair=config.fair_scheduling, half_life_tokens=config.fairness_half_life_tokens,

@@ -219,3 +219,22 @@ def test_prompt_lookup_speculation_keeps_mistral_greedy_outputs(tmp_path: Path) 
     assert speculative.generate([prompt], params)[0].token_ids == plain
     assert speculative.engine.stats_collector.spec_accepted_tokens > 0
     assert speculative.engine.block_manager.num_released > 0
+
+
+def test_mistral_serves_a_sequence_longer_than_the_whole_pool(tmp_path: Path) -> None:
+    """Under a shared window a sequence holds one window plus one step's tokens at a time, so the engine serves
+    contexts past its pool (8 blocks, 64 tokens here): 102 tokens, logits equal transformers' at every step."""
+    directory = write_tiny_checkpoint(tmp_path / "mistral", architecture="mistral", seed=4)
+    llm = _llm(directory, num_kv_blocks=8)
+    assert llm.engine.max_model_len > 8 * BLOCK_SIZE
+    rec = run(llm, {"long": PROMPTS["mid"]}, 80)
+    assert len(PROMPTS["mid"]) + 80 > 8 * BLOCK_SIZE
+    theirs = reference_logits(_reference(directory), PROMPTS["mid"], rec.logits["long"])
+    torch.testing.assert_close(torch.stack(rec.logits["long"]), theirs, atol=LOGITS_ATOL, rtol=0)
+    assert llm.engine.scheduler.num_preemptions == 0
+
+
+def test_a_pool_smaller_than_a_window_keeps_the_pool_bound(tmp_path: Path) -> None:
+    directory = write_tiny_checkpoint(tmp_path / "mistral", architecture="mistral", seed=4)
+    llm = _llm(directory, num_kv_blocks=4)  # fewer than one window plus a 24-token step needs
+    assert llm.engine.max_model_len == 4 * BLOCK_SIZE
