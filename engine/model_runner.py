@@ -212,8 +212,11 @@ class ModelRunner:
         self.decode_graphs: DecodeGraphs | None = None
         if dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
             with torch.inference_mode():
-                # No sequence outgrows the rotary table or the KV pool: the bound every graph is sized for.
-                max_len = min(model.rotary.max_position, num_blocks * self.block_size)
+                # No sequence outgrows the rotary table or the KV pool: the bound every graph is sized for. Under a
+                # window every layer shares, a sequence may outgrow the pool (its blocks behind the window released).
+                max_len = model.rotary.max_position
+                if not model.config.uniform_window:
+                    max_len = min(max_len, num_blocks * self.block_size)
                 self.decode_graphs = DecodeGraphs(model, config.max_num_seqs, max_len, self.block_size, device)
 
     def _prepare_linear_weights(self, config: EngineConfig) -> None:
