@@ -45,6 +45,7 @@ class MixtralForCausalLM(LlamaForCausalLM):
         if cfg.num_experts <= 0 or not 0 < cfg.num_experts_per_tok <= cfg.num_experts:
             raise ValueError(f"{cfg.architecture}: {cfg.num_experts} experts with top-{cfg.num_experts_per_tok}")
         super().__init__(cfg, max_position, tp)
+        self._pieces: Counter[str] = Counter()  # per expert stack, the per-expert tensors loaded so far
 
     def make_layer(self, index: int) -> nn.Module:
         cfg = self.config
@@ -81,7 +82,7 @@ class MixtralForCausalLM(LlamaForCausalLM):
 
     def load_weights(self, weights: Iterable[tuple[str, Any]]) -> set[str]:
         params = dict(self.named_parameters(remove_duplicate=False))
-        self._pieces: Counter[str] = Counter()
+        self._pieces.clear()
         loaded: set[str] = set()
 
         def dense_weights() -> Iterable[tuple[str, Any]]:

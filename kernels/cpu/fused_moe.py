@@ -3,10 +3,11 @@
 The (token, slot) pairs are sorted by expert once, the tokens' rows gathered in that order, and each expert runs one
 GEMM over its contiguous rows (written in place into one buffer), the activation runs once over all rows, and the
 weighted rows are added back to their tokens in one ``index_add_``. The reference instead scans the whole routing
-table once per expert (a mask, a ``where``, a gather, and an ``index_add_`` each): per expert 2 GEMMs and nothing
-else here, against ~8 ops there, which is what a decode step of few tokens pays for (bench/families.py, MoE rows;
-docs in the module of the layer, ``engine.layers.fused_moe``). Plain torch: the GEMMs are MKL's/oneDNN's either way,
-and a C++ loop over the experts would only save the Python calls of the two GEMMs per expert.
+table once per expert (a mask, a ``where``, a gather, an activation and an ``index_add_`` each), so this saves per
+expert the ops around its two GEMMs: what a step of few tokens over many experts pays for. Where the GEMMs
+dominate (wide experts, many tokens) both run the same GEMMs; those stream each expert's weights once per call, so
+a C++ loop over the experts would only save the Python calls of two GEMMs per expert, and is not built
+(bench/families.py times both paths per family: ``moe_kernel`` in bench/results/families.json).
 """
 
 from __future__ import annotations
