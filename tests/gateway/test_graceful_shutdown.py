@@ -131,12 +131,16 @@ def served(database_url: str, db: Database, tmp_path: Path) -> Iterator[tuple[st
         _until(lambda: _ready(base_url) == 200, 180, "warden serve to be ready")
         yield base_url, key.api_key, process
     finally:
-        for child in _children(process.pid):
+        children = _children(process.pid)
+        for child in children:
             with contextlib.suppress(psutil.Error):
                 child.resume()
         if process.poll() is None:
             process.kill()
         process.wait(30)
+        for child in children:  # the engine is a detached host (own session): it would outlive a killed gateway
+            with contextlib.suppress(psutil.Error):
+                child.kill()
 
 
 def _ready(base_url: str) -> int | None:
@@ -153,7 +157,8 @@ def _children(pid: int) -> list[psutil.Process]:
 
 
 def _engine_process(pid: int) -> psutil.Process:
-    (engine,) = [p for p in _children(pid) if any("spawn_main" in part for part in p.cmdline())]
+    """The serving engine: the detached engine host `warden serve` started (``python -m engine.host``)."""
+    (engine,) = [p for p in _children(pid) if "engine.host" in p.cmdline()]
     return engine
 
 
@@ -197,6 +202,7 @@ def test_sigterm_flips_readiness_refuses_new_calls_drains_and_cuts_at_the_deadli
     assert orjson.loads(endless.data[-1])["error"]["code"] == "shutdown"
     engine.resume()  # let the server shut its engine down in order
     process.wait(60)
+    engine.wait(15)  # the detached engine is stopped with the gateway: nothing is left running
 
     with db.session() as session:
         rows = {r.request_id: r for r in session.scalars(select(AuditRecord).where(AuditRecord.request_id.in_(
