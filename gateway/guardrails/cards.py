@@ -9,6 +9,7 @@ boundaries ("4111 1111 1111 1111 5500 0000 0000 0004").
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
@@ -53,6 +54,18 @@ def card_network(digits: str) -> str | None:
     return None
 
 
+def _stretches(run: str, groups: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The longest stretches of consecutive groups joined by one kind of separator (neighbouring stretches share
+    their border group); a run with one kind is one stretch."""
+    stretches = [[groups[0]]]
+    for previous, group in itertools.pairwise(groups):
+        current = stretches[-1]
+        if len(current) > 1 and run[previous[1]] != run[current[-2][1]]:
+            stretches.append([previous])
+        stretches[-1].append(group)
+    return stretches
+
+
 class CardRecognizer(EntityRecognizer):
     """CREDIT_CARD for every network's ranges and lengths with a valid Luhn digit, plain, spaced or dashed."""
 
@@ -73,10 +86,11 @@ class CardRecognizer(EntityRecognizer):
             if run.end() - run.start() < MIN_DIGITS:
                 continue
             groups = [(group.start(), group.end()) for group in _GROUP.finditer(run.group())]
-            separators = {run.group()[end] for _, end in groups[:-1]}
-            if len(separators) > 1:
-                continue  # "4111-1111 1111": mixed separators are no card's print form
-            results.extend(self._cards_in(text, run.start(), groups))
+            # Mixed separators are no card's print form ("4111-1111 1111"), but a run may join a card to a number
+            # before or after it ("SSN: 745-67-1270 3570 6302 2234 6809"): each stretch of groups joined by one
+            # kind of separator is read on its own.
+            for stretch in _stretches(run.group(), groups):
+                results.extend(self._cards_in(text, run.start(), stretch))
         return results
 
     @staticmethod

@@ -103,3 +103,18 @@ def test_two_cards_in_one_run_of_groups_are_two() -> None:
     first, second = with_check_digit("411111111111111"), with_check_digit("555555555555444")
     text = f"{grouped(first, (4, 4, 4, 4), ' ')} {grouped(second, (4, 4, 4, 4), ' ')}"
     assert len(CardRecognizer().analyze(text, [])) == 2
+
+
+@pytest.mark.parametrize(
+    ("before", "separator", "after"),
+    [("SSN: 318-40-2291 ", " ", " was declined"), ("ssn 318402291 ", "-", ""), ("", "-", " 2291 44")],
+)
+def test_a_card_beside_a_number_written_with_other_separators(before: str, separator: str, after: str) -> None:
+    card = grouped(with_check_digit("356600202036050"), (4, 4, 4, 4), separator)
+    text = f"{before}{card}{after}"
+    assert [text[r.start : r.end] for r in CardRecognizer().analyze(text, [])] == [card]
+
+
+def test_mixed_separators_inside_one_number_are_no_card() -> None:
+    number = with_check_digit("411111111111111")
+    assert CardRecognizer().analyze(f"{number[:4]}-{number[4:8]} {number[8:12]} {number[12:]}", []) == []
