@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
-from gateway.guardrails.people import confirmed, name_pairs
+from gateway.guardrails.people import confirmed, more_people
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -63,16 +63,19 @@ class PiiAnalyzer:
             return per_text
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
         # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
-        # masked: NER reads them in their sentence, and where it calls one a person ("Florence"), the person wins.
+        # masked: NER reads them in their sentence, and where it calls one a person ("Tsuen Wan"), the place wins
+        # unless a cue makes it a person ("Dear Florence").
         pattern_spans = [[f for f in findings if f.score >= 0.5 and f.entity_type not in NER_ENTITIES]
                          for findings in per_text]
         found = self.ner.find_many(texts, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
         for text, findings, spans, names in zip(texts, per_text, pattern_spans, found, strict=True):
-            # NER's people are kept when names-dataset knows one of their words (``people.confirmed``); pairs of a
-            # known first and last name that nothing else found are added (``people.name_pairs``).
+            # NER's people are kept when written as names, outside the places found, and names-dataset knows one
+            # of their words (``people.confirmed``); known name pairs and names a cue points at that nothing else
+            # found are added (``people.more_people``).
+            places = [f for f in findings if f.entity_type == "LOCATION" and f.score >= 0.5]
             findings.extend(f for f in names if not any(f.overlaps(p) for p in spans)
-                            and (f.entity_type != "PERSON" or confirmed(text, f)))
-            findings.extend(name_pairs(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
+                            and (f.entity_type != "PERSON" or confirmed(text, f, places)))
+            findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
         return per_text
 
 

@@ -53,7 +53,7 @@ WINDOW_MARGIN = 40
 _OPENERS = " \t\"'([{*#>-•"
 
 
-def _starts_sentence(text: str, position: int) -> bool:
+def starts_sentence(text: str, position: int) -> bool:
     """True when only spaces and opening punctuation separate `position` from a sentence or line start."""
     index = position - 1
     while index >= 0 and text[index] in _OPENERS:
@@ -74,7 +74,7 @@ def candidate_windows(text: str, margin: int, common_words: frozenset[str] = fro
         word = match.group().lower()
         if word in _NOT_NAMES:
             continue
-        if word in common_words and _starts_sentence(text, match.start()):
+        if word in common_words and starts_sentence(text, match.start()):
             following = text[match.end() : match.end() + 2].lstrip()
             if not following[:1].isupper():
                 continue

@@ -1,14 +1,19 @@
 """PERSON spans checked and extended with names-dataset's first and last names (``person_names``).
 
 spaCy's small English model tags capitalised words of French, Spanish and German sentences as people ("Virez",
-"Ahora", "Der Flug") and misses names it has not seen in English context ("Bitte leite das an Musa Adams weiter",
-"hey its chamo parraga here"). Two rules, both run where NER runs:
+"Ahora", "Der Flug", "das Konto des Lieferanten") and misses names it has not seen in English context ("Bitte leite
+das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run where NER runs:
 
-- ``confirmed``: a PERSON span from NER is kept only when one of its words is a known first or last name that is no
-  stop word of the languages the gateway reads (English, French, Spanish, German, Italian, Portuguese).
+- ``confirmed``: a PERSON span from NER is kept only when it is written as a name (letters, inner apostrophes,
+  hyphens, spaces and initials' periods on one line; in text with capitals, starting and ending with a capitalised
+  word), is not inside a place the gazetteer or a field found, holds a known first or last name that is no stop word
+  of the languages the gateway reads (English, French, Spanish, German, Italian, Portuguese), and, if it is one word
+  opening a sentence ("Schick es an ...", "Ruf mich an"), is a known first name.
 - ``name_pairs``: a known first name followed by a known last name (optionally with a middle initial) is a PERSON,
   capitalised ("Musa Adams", "Anna K. Nowak") or, with a lower score, all in lower case ("chamo parraga") when
-  neither word is an English dictionary word.
+  neither word is an English dictionary word; so is a known first name followed by a capitalised word that is no
+  dictionary word ("Nomasonto Gazu", "Наташа Петровска": the list cannot hold every surname).
+- ``name_cues.cued_names``: names a greeting, title, verb of speaking or sign-off points at, known or not.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS
+from gateway.guardrails.name_cues import NameWords, cued_names
+from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
 
 PAIR_SCORE = 0.7
@@ -46,9 +52,34 @@ def _is_name_word(word: str) -> bool:
     return word.casefold() not in _STOP_WORDS and known_names().is_name(word)
 
 
-def confirmed(text: str, finding: Finding) -> bool:
-    """Whether a NER PERSON span holds a known name that is no stop word."""
-    return any(_is_name_word(word) for word in _WORD.findall(text[finding.start : finding.end]))
+# A person's name as written: words of letters joined by apostrophes, hyphens, spaces or an initial's period.
+_WRITTEN_NAME = re.compile(r"[^\W\d_]+(?:(?:['’ʼ-]|\.?[ ]+)[^\W\d_]+)*\.?")
+
+
+def confirmed(text: str, finding: Finding, places: Iterable[Finding] = ()) -> bool:
+    """Whether a NER PERSON span is written as a name, holds a known name that is no stop word, and is not inside a
+    place another detector found (NER reads "Tsuen Wan", "Gómez Palacio" as people; a cue still makes a person of
+    "Dear Florence", see ``name_cues``)."""
+    if any(place.start <= finding.start and finding.end <= place.end for place in places):
+        return False
+    span = text[finding.start : finding.end]
+    if not _WRITTEN_NAME.fullmatch(span):
+        return False  # "Settlement.run(Settlement.java:196", "order_id", "sha256 ee2442c", "Módena\nVAT"
+    words = _WORD.findall(span)
+    if not text.islower() and not (words[0][0].isupper() and words[-1][0].isupper()):
+        return False  # "das Konto des Lieferanten", "el número de guardia", "laut"
+    if len(words) == 1 and starts_sentence(text, finding.start) and not known_names().is_first(words[0]):
+        return False  # a verb opening a sentence: "Schick es an ...", "Ruf mich unter ... an"
+    return any(_is_name_word(word) for word in words)
+
+
+def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:
+    """Names NER did not report: known pairs (``name_pairs``), then names a cue points at (``name_cues``)."""
+    found = name_pairs(text, common_words, taken)
+    names = known_names()
+    words = NameWords(_STOP_WORDS, common_words, names.is_name, names.is_first)
+    found.extend(cued_names(text, words, [*taken, *found]))
+    return found
 
 
 def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
@@ -64,10 +95,12 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
         position = match.start() + 1  # pairs overlap: "Maria Anna Nowak" tries "Anna Nowak" next
         if first.casefold() in _STOP_WORDS or last.casefold() in _STOP_WORDS:
             continue
-        if not (names.is_first(first) and names.is_last(last)):
+        if not names.is_first(first):
             continue
-        if lower and (first in common_words or last in common_words):
+        if lower and (first in common_words or last in common_words or not names.is_last(last)):
             continue
+        if not names.is_last(last) and last.casefold() in common_words:
+            continue  # "Grace Street", "Frank Talk": a known first name before an ordinary word
         if any(start < match.end() and match.start() < end for start, end in spans):
             continue
         found.append(Finding("PERSON", match.start(), match.end(), LOWER_CASE_PAIR_SCORE if lower else PAIR_SCORE,

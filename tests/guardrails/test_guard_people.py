@@ -59,3 +59,52 @@ def test_lower_case_pairs_of_dictionary_words_are_no_people() -> None:
     text = "can you grant will access to the repo"
     assert name_pairs(text, frozenset({"grant", "will"}), []) == []
     assert confirmed("Ahora", Finding("PERSON", 0, 5, 0.85, "spacy_ner")) is False
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Hi Tavita, the build is green again.", "Tavita"),  # a greeting
+        ("Sehr geehrte Frau Okonkwo-Baptiste, anbei die Rechnung.", "Frau Okonkwo-Baptiste"),  # a title
+        ("Bonjour, je m'appelle Ikaika Kahananui et j'ai une question.", "Ikaika Kahananui"),  # an introduction
+        ("The incident was escalated to Wiremu T. Ngata last night.", "Wiremu T. Ngata"),  # a hand-over
+        ("Liesbeth van der Heijden-Smit wrote: the numbers are off", "Liesbeth van der Heijden-Smit"),  # after
+        ("Mit freundlichen Grüßen\nDorottya Vámos\nAcme GmbH", "Dorottya Vámos"),  # a sign-off's next line
+        ("ok thx ikaika, ttyl", "ikaika"),  # chat in lower case
+        ("Bitte ruf Наталья Кузьмичёва an.", "Наталья Кузьмичёва"),  # a known first name, an unknown surname
+    ],
+)
+def test_names_a_cue_points_at(analyzer: PiiAnalyzer, text: str, person: str) -> None:
+    assert person in people(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dear Customer, your order has shipped.",  # dictionary words after a greeting
+        "Hi all, thanks everyone for joining.",  # stop words
+        "can you ping the server and tell me the latency",
+        "thx man, that fixed it",
+        "Liebe Grüße\nAcme GmbH",  # a closing, not a greeting
+        "Best regards,\nBerlin",  # a signature's city
+        "Schick es an die Zentrale.",  # a German imperative opening a sentence
+    ],
+)
+def test_cues_without_a_name_are_no_people(analyzer: PiiAnalyzer, text: str) -> None:
+    assert people(analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    "span",
+    ["Settlement.run(Settlement.java:196", "order_id", "sha256 ee2442c", "Módena\nVAT", "das Konto des Lieferanten"],
+)
+def test_ner_spans_not_written_as_names_are_dropped(span: str) -> None:
+    text = f"x {span} y"
+    assert confirmed(text, Finding("PERSON", 2, 2 + len(span), 0.85, "spacy_ner")) is False
+
+
+def test_ner_people_inside_a_found_place_are_dropped() -> None:
+    text = "The flight from Tsuen Wan was late."
+    person = Finding("PERSON", 16, 25, 0.85, "spacy_ner")
+    assert confirmed(text, person) is True
+    assert confirmed(text, person, [Finding("LOCATION", 16, 25, 0.7, "PlaceRecognizer")]) is False
