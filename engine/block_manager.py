@@ -104,19 +104,34 @@ class BlockManager:
 
     def find_cached_prefix(self, seq: Sequence) -> list[int]:
         """Block ids holding the longest cached prefix of ``seq`` (at least one token is always left to compute,
-        so the step that finishes the prompt has a position to sample from)."""
+        so the step that finishes the prompt has a position to sample from).
+
+        Under a shared sliding window only the blocks inside the window of the first token left to compute are
+        ever read, so a prefix counts as cached when those are, whatever became of the blocks before them (released
+        mid-decode and handed out since): their entries are ``NO_BLOCK``."""
         if not self.enable_prefix_caching:
             return []
-        hits: list[int] = []
+        windowed = self.sliding_window > 0
+        found: list[int] = []
+        run_ends: list[int] = []  # per block, how many consecutive cached blocks end with it
         parent: bytes | None = None
         for i in range((len(seq) - 1) // self.block_size):
             key = self._block_key(seq, i, parent)
             parent = block_hash(*key)
             block = self.cached.get(parent)
             if block is None or self.keys[block] != key:  # a collision is a miss, never someone else's KV
-                break
-            hits.append(block)
-        return hits
+                if not windowed:
+                    break
+                block = NO_BLOCK
+            found.append(block)
+            run_ends.append(0 if block == NO_BLOCK else (run_ends[-1] if run_ends else 0) + 1)
+        if not windowed:
+            return found
+        for length in range(len(found), 0, -1):
+            first = self._blocks_before_window(length * self.block_size, length)
+            if run_ends[length - 1] >= length - first:
+                return [NO_BLOCK] * first + found[first:length]
+        return []
 
     def admit(self, seq: Sequence, hits: list[int], num_tokens: int) -> bool:
         """Give a waiting ``seq`` the cached blocks ``hits`` plus fresh blocks up to ``num_tokens``; all or nothing."""
@@ -131,7 +146,10 @@ class BlockManager:
                 del self.free[b]
             self.ref_counts[b] += 1
         seq.block_table = [NO_BLOCK] * skip + hits[skip:]
-        seq.block_hashes = [self.hashes[b] for b in hits]  # type: ignore[misc]
+        if NO_BLOCK in hits:  # blocks before the window that are gone: their hashes from the tokens
+            seq.block_hashes = self._chain(seq, len(hits))[0]
+        else:
+            seq.block_hashes = [self.hashes[b] for b in hits]  # type: ignore[misc]
         seq.num_computed_tokens = len(hits) * self.block_size
         self.allocate(seq, num_tokens)
         return True

@@ -33,10 +33,11 @@ def test_blocks_behind_the_window_are_released_and_stay_cached() -> None:
     assert blocks.release_out_of_window(seq) == 0  # idempotent: the released prefix is not walked again
     seq.num_computed_tokens = 33  # three decode steps later: block 6 (positions 24..27) leaves the window
     assert blocks.release_out_of_window(seq) == 1 and blocks.num_held(seq) == 1
-    # Released blocks keep their contents' keys: a prompt with the same prefix hits all seven full blocks.
+    # Released blocks keep their contents' keys (a global model could hit them all); a windowed prompt with the same
+    # prefix needs only the blocks inside the window of its first token to compute (position 28: keys 23..28).
+    assert all(blocks.hashes[b] is not None and blocks.cached[blocks.hashes[b]] == b for b in original[:7])
     follow = Sequence("b", [*tokens, 1, 2, 3], SamplingParams())
-    hits = blocks.find_cached_prefix(follow)
-    assert hits == original[:7]
+    assert blocks.find_cached_prefix(follow) == [NO_BLOCK] * 5 + original[5:7]
     blocks.free_seq(seq)
     assert blocks.num_free_blocks == 16
 
@@ -59,6 +60,35 @@ def test_a_prefix_hit_pins_only_the_blocks_inside_the_window() -> None:
     assert len(follow.block_hashes) == 8
     blocks.free_seq(follow)
     assert blocks.num_free_blocks == 16
+
+
+def test_a_prefix_hit_needs_only_the_blocks_inside_the_window() -> None:
+    """The head blocks of a cached prefix were handed to another sequence; the blocks inside the window of the
+    first token to compute are still cached: a hit, the lost blocks' entries NO_BLOCK and their hashes rebuilt."""
+    blocks = BlockManager(12, BS, sliding_window=WINDOW)
+    tokens = list(range(400, 430))
+    seq = computed(blocks, "a", tokens)
+    original, hashes = list(seq.block_table), list(seq.block_hashes)
+    blocks.release_out_of_window(seq)
+    blocks.free_seq(seq)
+    for block in reversed(original[:5]):  # the LRU hands the head blocks out next ...
+        blocks.free.move_to_end(block, last=False)
+    other = Sequence("other", list(range(900, 920)), SamplingParams())
+    assert blocks.admit(other, [], 20) and other.block_table == original[:5]  # ... to another prompt
+    follow = Sequence("b", [*tokens, 1, 2, 3], SamplingParams())
+    hits = blocks.find_cached_prefix(follow)
+    assert hits == [NO_BLOCK] * 5 + original[5:7]  # position 28 sees keys 23..28: blocks 5 and 6
+    assert blocks.admit(follow, hits, 33)
+    assert follow.block_table[:7] == hits and follow.block_hashes == hashes[:7]
+    assert follow.num_computed_tokens == 28
+    # Without a window the same cache state is a miss: block 0 is gone.
+    assert BlockManager.find_cached_prefix(_without_window(blocks), Sequence("c", follow.token_ids,
+                                                                             SamplingParams())) == []
+
+
+def _without_window(blocks: BlockManager) -> BlockManager:
+    blocks.sliding_window = 0
+    return blocks
 
 
 def test_without_a_shared_window_nothing_is_released_or_skipped() -> None:
