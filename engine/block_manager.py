@@ -14,7 +14,8 @@ Sliding windows: when every layer of the model attends through the same window o
 whose positions all lie before the window of a sequence's next query is never read again by that sequence, so it
 is released while the sequence still runs (``release_out_of_window``): its table entry becomes ``NO_BLOCK`` and the
 block goes back to the free list like a finished sequence's (still findable by its hash until it is handed out
-again, so a later prompt with the same prefix can hit it). The kernels never read an entry before the window. When
+again). A prefix hit likewise needs, and pins, only the blocks inside the window of its first token to compute;
+the kernels never read an entry before the window. When
 any layer is global (Gemma 2 alternates windowed and global layers), that layer reads every block: nothing can be
 released early, and the manager is built without a window.
 """
