@@ -15,9 +15,8 @@ whose positions all lie before the window of a sequence's next query is never re
 is released while the sequence still runs (``release_out_of_window``): its table entry becomes ``NO_BLOCK`` and the
 block goes back to the free list like a finished sequence's (still findable by its hash until it is handed out
 again). A prefix hit likewise needs, and pins, only the blocks inside the window of its first token to compute;
-the kernels never read an entry before the window. When
-any layer is global (Gemma 2 alternates windowed and global layers), that layer reads every block: nothing can be
-released early, and the manager is built without a window.
+the kernels never read an entry before the window. When any layer is global (Gemma 2 alternates windowed and global
+layers), that layer reads every block: nothing can be released early, and the manager is built without a window.
 """
 
 from __future__ import annotations
