@@ -23,6 +23,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import torch
 from torch import nn
@@ -83,7 +84,8 @@ class CompiledModel:
         # fifth compiled engine alive in one process (the test suite; a draft model beside its target).
         torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, RECOMPILE_LIMIT)
         self._compiled = torch.compile(self._forward, fullgraph=True, dynamic=False)
-        self._compiled_logits = torch.compile(model.compute_logits, fullgraph=True, dynamic=False)
+        compute_logits = cast("Callable[[torch.Tensor], torch.Tensor]", model.compute_logits)  # every model has one
+        self._compiled_logits = torch.compile(compute_logits, fullgraph=True, dynamic=False)
 
     def _forward(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids, positions, None)
@@ -97,7 +99,9 @@ class CompiledModel:
         # config while dynamo traces, before compile options apply (with options alone the weights stay graph
         # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
         tag = self.cache_key_tag
-        with self._inductor_config.patch(INDUCTOR_OPTIONS), torch.compiler.config.patch(cache_key_tag=tag):
+        # torch's config modules get ``patch`` at import (install_config_module), which their stubs do not declare.
+        patch_compiler = torch.compiler.config.patch  # type: ignore[attr-defined]
+        with self._inductor_config.patch(INDUCTOR_OPTIONS), patch_compiler(cache_key_tag=tag):
             return fn(*tensors)
 
     def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, cast
 
 from engine import errors
 from engine.config import EngineConfig
@@ -172,11 +172,12 @@ class EngineCore:
         """Handle every message waiting (after up to ``timeout`` seconds for the first; None: until one comes)."""
         by_conn = {port.inbox: port for port in self.ports}
         waitables: list[Any] = [*by_conn, *([self.incoming.wakeup] if self.incoming is not None else [])]
-        for conn in wait(waitables, timeout):
-            if self.incoming is not None and conn is self.incoming.wakeup:
+        for ready in wait(waitables, timeout):
+            if self.incoming is not None and ready is self.incoming.wakeup:
                 self.ports.extend(self.incoming.take())
                 self._stats_dirty = True
                 continue
+            conn = cast("Connection[Any, Any]", ready)  # every other waitable is a port's inbox
             port = by_conn[conn]
             try:
                 while self.running and port in self.ports and conn.poll(0):

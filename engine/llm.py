@@ -47,7 +47,7 @@ class LLM:
 
     def generate(
         self,
-        prompts: Sequence[list[int]] | Sequence[str],
+        prompts: Sequence[list[int] | str],
         sampling_params: SamplingParams | Sequence[SamplingParams] | None = None,
         *,
         structured: dict[str, Any] | None = None,

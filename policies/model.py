@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import re
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from policies.tools import ToolPolicy
 
 # Bump when a stored policy document would be read differently; the admin API refuses unknown versions.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 
 class PiiAction(StrEnum):

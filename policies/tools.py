@@ -133,7 +133,7 @@ class CallDecision:
 
 
 def approved(meta: dict[str, Any] | None) -> bool:
-    return bool(meta) and meta.get(APPROVAL_META_KEY) is True
+    return meta is not None and meta.get(APPROVAL_META_KEY) is True
 
 
 def decide_call(policy: ToolPolicy, server: str, tool: str, meta: dict[str, Any] | None) -> CallDecision:

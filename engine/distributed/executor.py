@@ -23,7 +23,7 @@ import sys
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.distributed as dist
@@ -175,10 +175,10 @@ class TensorParallelWorkers:
             ready = wait(list(pending), timeout=max(0.0, deadline - time.monotonic()))
             if not ready:
                 raise EngineDeadError(f"tensor-parallel workers did not reach {stage!r} within {STARTUP_TIMEOUT_S}s")
-            for conn in ready:
-                worker = pending[conn]  # type: ignore[index]
+            for conn in cast("list[Connection[Any, Any]]", ready):  # wait() was given only these connections
+                worker = pending[conn]
                 try:
-                    message = conn.recv()  # type: ignore[union-attr]
+                    message = conn.recv()
                 except (EOFError, OSError):
                     raise EngineDeadError(worker.describe_exit()) from None
                 if message[0] == "failed":

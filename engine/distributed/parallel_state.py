@@ -49,15 +49,22 @@ def destroy_tensor_parallel() -> None:
         dist.destroy_process_group()
 
 
+def _world() -> dist.ProcessGroup:
+    group = dist.group.WORLD
+    if group is None:
+        raise RuntimeError("tensor parallelism is not initialised (init_tensor_parallel was not called)")
+    return group
+
+
 def all_reduce(x: torch.Tensor) -> torch.Tensor:
     """Sum ``x`` over the group's ranks (the partial products of a row-parallel layer)."""
-    return funcol.wait_tensor(funcol.all_reduce(x, "sum", dist.group.WORLD))
+    return funcol.wait_tensor(funcol.all_reduce(x, "sum", _world()))
 
 
 def all_gather_last_dim(x: torch.Tensor, size: int) -> torch.Tensor:
     """Concatenate every rank's ``[rows, cols]`` along the last dimension, in rank order (vocabulary-sliced
     logits)."""
     rows, cols = x.shape
-    gathered = funcol.wait_tensor(funcol.all_gather_single(x.contiguous(), 0, dist.group.WORLD))
+    gathered = funcol.wait_tensor(funcol.all_gather_single(x.contiguous(), 0, _world()))
     # [size * rows, cols] -> [rows, size * cols]; a view and a permute, so a compiled graph gets no guard on rows
     return gathered.view(size, rows, cols).permute(1, 0, 2).reshape(rows, size * cols)

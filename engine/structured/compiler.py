@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import OrderedDict
@@ -120,7 +121,7 @@ class GrammarCompiler:
                 self.misses += 1
                 future = self._pool.submit(self._build, spec)
                 self._inflight[spec.key] = future
-                future.add_done_callback(lambda f, key=spec.key: self._settle(key, f))
+                future.add_done_callback(functools.partial(self._settle, spec.key))
             return future
 
     def _build(self, spec: GrammarSpec) -> CompiledGrammar:

@@ -47,8 +47,9 @@ async def admin_principal(request: Request, services: ServicesDep, admin: AdminS
         entry.refusal = str(exc)
         raise unauthorized(f"Invalid admin token: {exc}") from None
     entry.principal = principal
-    if principal.tenant_id and await run_in_threadpool(_tenant_exists, services, principal.tenant_id):
-        entry.chain_tenant_id = principal.tenant_id  # until the target tenant is known
+    tenant_id = principal.tenant_id
+    if tenant_id is not None and await run_in_threadpool(_tenant_exists, services, tenant_id):
+        entry.chain_tenant_id = tenant_id  # until the target tenant is known
     return principal
 
 

@@ -49,10 +49,10 @@ def load_public_key(data: bytes) -> Ed25519PublicKey:
         if claimed is not None and claimed != key_id_of(key):
             raise ValueError("public key JSON names a key_id that is not its key's id")
         return key
-    key = serialization.load_pem_public_key(data)
-    if not isinstance(key, Ed25519PublicKey):
+    loaded = serialization.load_pem_public_key(data)
+    if not isinstance(loaded, Ed25519PublicKey):
         raise ValueError("not an Ed25519 public key")
-    return key
+    return loaded
 
 
 def signature_valid(public_key: Ed25519PublicKey, message: bytes, signature_b64: str) -> bool:
