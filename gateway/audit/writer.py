@@ -3,8 +3,10 @@
 Guarantee: ``record`` returns once the event is fsync'd to this process's spool file. The request path awaits
 it before a non-streamed response is sent, and before the final ``data: [DONE]`` of a stream (a stream cut by
 the client is recorded as it ends). A background thread drains the spool into the database in batches of up to
-``batch_size``; if the database is down, records wait in the spool and are retried with back-off; if the process
-dies, the next writer to start (or any live one, within ``orphan_scan_interval_s``) adopts its spool and replays
+``batch_size``, every ``flush_interval_s`` or as soon as a whole batch is waiting (not per record: a transaction per
+record costs the drain, and the request path it shares the interpreter with, several times what a batch does); if
+the database is down, records wait in the spool and are retried with back-off; if the process dies, the next
+writer to start (or any live one, within ``orphan_scan_interval_s``) adopts its spool and replays
 it. Nothing acknowledged is lost; replays are idempotent by event id.
 
 A line the store refuses (see ``gateway.audit.quarantine``) is found by storing its batch one record at a time and
@@ -79,6 +81,8 @@ class AuditWriter:
         self._next_space_check = 0.0
         self._held: deque[bytes] = deque()
         self._held_lock = threading.Lock()
+        self._spooled_since_drain = 0  # records spooled since the drain last woke (approximate: a hint to wake it)
+        self.batches_stored = 0  # spooled batches the drain has stored since start
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -128,7 +132,9 @@ class AuditWriter:
             return
         self._spool_failed_at = None
         self._closed(event.event_id)
-        self._wake.set()
+        self._spooled_since_drain += 1
+        if self._spooled_since_drain >= self._batch_size:  # a whole batch waits: no need to wait for the interval
+            self._wake.set()
 
     def _closed(self, event_id: str) -> None:
         if self._journal is not None:
@@ -267,6 +273,7 @@ class AuditWriter:
             return False
         self._store_lines(lines)
         self._spool.commit(offset, self._rotate_bytes)
+        self.batches_stored += 1
         return len(lines) >= self._batch_size
 
     def adopt_orphans(self) -> int:
@@ -297,6 +304,7 @@ class AuditWriter:
         while True:
             self._wake.wait(backoff_s or self._flush_interval_s)
             self._wake.clear()
+            self._spooled_since_drain = 0
             try:
                 self._retry_held()
                 if time.monotonic() >= next_orphan_scan:
