@@ -19,8 +19,8 @@ values are read once per group rather than once per query head, and short chunks
 step's few tokens, which are memory-bound like decodes) fill the tile with heads instead of padding.
 
 Sliding windows (``window = W > 0``, transformers' convention: the query at ``p`` sees keys ``p - W < k <= p``): a
-decode program's loop starts at the window's first key, so a partition wholly before it reads no key or value and
-leaves an empty partial state the merge weighs zero; a prefill program's loop starts at the first key its earliest
+decode program's loop starts at the window's first key, and a program whose partition lies wholly before it returns at
+once (the merge leaves those partitions out); a prefill program's loop starts at the first key its earliest
 query sees and masks the rest of the partial block per row. Blocks wholly before the window are never read (the
 block manager may already have given them to another sequence). Soft-capping (``softcap = c > 0``, Gemma 2) turns
 each score ``s`` into ``c * tanh(s / c)`` before the mask.
@@ -115,7 +115,9 @@ def _decode_kernel(
         return
     end = tl.minimum(start + PARTITION, seq_len)
     if WINDOW > 0:
-        # Keys before the window are never read; a partition wholly before it stores an empty state.
+        # Keys before the window are never read: a partition wholly before it has nothing to do (the merge skips it).
+        if end <= seq_len - WINDOW:
+            return
         start = tl.maximum(start, seq_len - WINDOW)
 
     # Rows: the program's query heads (QUERIES_PER_KV per KV head); columns: its KV heads' dims side by side.
@@ -174,12 +176,16 @@ def _merge_partitions_kernel(
     out_ptr, part_m_ptr, part_l_ptr, part_acc_ptr, seq_lens_ptr,
     out_stride_t, out_stride_h, num_heads, max_partitions,
     HEAD_DIM: tl.constexpr, HEAD_DIM_PAD: tl.constexpr, PARTITION: tl.constexpr, PARTITIONS_PAD: tl.constexpr,
+    WINDOW: tl.constexpr,
 ):
     seq = tl.program_id(0).to(tl.int64)
     head = tl.program_id(1)
-    used = tl.cdiv(tl.load(seq_lens_ptr + seq), PARTITION)
+    seq_len = tl.load(seq_lens_ptr + seq)
+    used = tl.cdiv(seq_len, PARTITION)
     parts = tl.arange(0, PARTITIONS_PAD)
     part_mask = parts < used
+    if WINDOW > 0:  # partitions wholly before the window returned without a state
+        part_mask = part_mask & (parts >= tl.maximum(seq_len - WINDOW, 0) // PARTITION)
     base = (seq * num_heads + head) * max_partitions
     m = tl.load(part_m_ptr + base + parts, mask=part_mask, other=float("-inf"))
     row_sum = tl.load(part_l_ptr + base + parts, mask=part_mask, other=0.0)
@@ -371,7 +377,7 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
             out, part_m, part_l, part_acc, meta.seq_lens,
             out.stride(0), out.stride(1), num_heads, partitions,
             HEAD_DIM=head_dim, HEAD_DIM_PAD=part_dim, PARTITION=partition,
-            PARTITIONS_PAD=triton.next_power_of_2(partitions),
+            PARTITIONS_PAD=triton.next_power_of_2(partitions), WINDOW=max(window, 0),
         )
 
 
