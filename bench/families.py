@@ -7,7 +7,8 @@ Each family's checkpoint is written offline by ``tests.engine.tiny_models.write_
 transformers' own classes (random weights, the default model's tokenizer), float32 on the CPU on both sides.
 
 * prefill: ``--batch`` prompts of ``--prompt-len`` tokens (fresh random tokens each round, prefix caching off),
-  one output token; Warden's engine vs one batched transformers forward. tok/s = prompt tokens / wall time.
+  one output token; Warden's engine vs one batched transformers forward (``logits_to_keep=1``: the LM head over the
+  last positions only, as Warden's). tok/s = prompt tokens / wall time.
 * decode: the same prompts, ``--decode-tokens`` new tokens each (EOS ignored); decode time = time(N tokens) -
   time(1 token), so the prefill is taken out on both sides; tok/s = batch * (N - 1) / decode time.
 
@@ -19,7 +20,8 @@ expert once, one GEMM per expert) against the reference's naive per-expert loop 
 per call, for decode- and prefill-sized token counts (``moe_kernel``).
 
 A family is a name -> (architecture, overrides of the tiny config) entry of ``FAMILIES``; ``--merge`` keeps the
-other families' entries already in the JSON file (run one family without re-running the rest).
+other families' entries already in the JSON file (run one family without re-running the rest). ``--size small``
+entries are keyed ``<family>-small``.
 """
 
 from __future__ import annotations
@@ -95,8 +97,8 @@ class Sides:
 
     @torch.inference_mode()
     def transformers(self, prompts: torch.Tensor, new_tokens: int) -> None:
-        if new_tokens == 1:
-            self.hf(prompts)
+        if new_tokens == 1:  # the last position's logits only, as Warden computes (and as generate does)
+            self.hf(prompts, logits_to_keep=1)
             return
         out = self.hf.generate(prompts, attention_mask=torch.ones_like(prompts), max_new_tokens=new_tokens,
                                min_new_tokens=new_tokens, do_sample=False, pad_token_id=0)
@@ -192,9 +194,16 @@ def main(argv: list[str] | None = None) -> dict:
         torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     load_start = os.getloadavg()[0]
+    settings = {"size": args.size, "batch": args.batch, "prompt_len": args.prompt_len,
+                "decode_tokens": args.decode_tokens, "rounds": args.rounds, "quick": args.quick,
+                "dtype": "float32", "device": "cpu", "threads": torch.get_num_threads()}
     families = {}
-    for name in names:
-        families[name] = bench_family(name, args.size, args)
+    for family in names:
+        name = family if args.size == "tiny" else f"{family}-{args.size}"
+        load = os.getloadavg()[0]
+        families[name] = bench_family(family, args.size, args)
+        # Each entry carries its own run's settings and load: --merge mixes runs in one file.
+        families[name]["run"] = {**settings, "load_average_start_end": [round(load, 2), round(os.getloadavg()[0], 2)]}
         print(f"{name:12s} " + "  ".join(
             f"{metric} warden {families[name]['warden'][metric]:>9.1f} transformers "
             f"{families[name]['transformers'][metric]:>9.1f} ({families[name][metric + '_ratio']}x)"
@@ -205,9 +214,7 @@ def main(argv: list[str] | None = None) -> dict:
     report = {
         "machine": {"cpu": cpu_description(), "threads": torch.get_num_threads(),
                     "load_average_start_end": [round(load_start, 2), round(os.getloadavg()[0], 2)]},
-        "settings": {"size": args.size, "batch": args.batch, "prompt_len": args.prompt_len,
-                     "decode_tokens": args.decode_tokens, "rounds": args.rounds, "quick": args.quick,
-                     "dtype": "float32", "device": "cpu"},
+        "settings": settings,
         "families": families,
     }
     if args.merge and args.out.is_file():
