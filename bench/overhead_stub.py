@@ -331,8 +331,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         light[name] = await measure(server, tls, args.light_rate, args.light_duration, 2.0)
     versus_floor(light)
 
-    # Guarded at the core's rate too, with short prompts (cached scans after the first of each), for comparison.
-    guarded_short = await measure(servers["warden_guarded"], tls, args.rate, args.duration / 2, args.warmup_s,
+    # Guarded with the short prompts too (a scan's cost grows with the text), at the light rate.
+    guarded_short = await measure(servers["warden_guarded"], tls, args.light_rate, args.light_duration, 2.0,
                                   bodies=short)
 
     streams: dict[str, dict[str, Any]] = {}
