@@ -30,42 +30,75 @@ MAX_NAME_WORDS = 4
 MAX_LOWER_CASE_NAME_WORDS = 3
 MAX_PARTICLE_LETTERS = 3  # "van", "de", "da", "del", "von", "bin": the lower-case words names hold
 
+_HANDING_VERBS = ("forward", "forwarded", "send", "sent", "pass", "passed", "hand", "handed", "escalate", "escalated",
+                  "assign", "assigned", "reassign", "reassigned")  # fmt: skip
+_BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "requested", "created", "submitted")
 _BEFORE = (
     # greetings and thanks
-    r"dear|hi|hello|hey|hiya|thanks|thank\s+you|thx|ty|cheers|congrats|"
-    r"bonjour|salut|cher|chère|merci|hola|estimad[oa]|querid[oa]|gracias|hallo|liebe[r]?|sehr\s+geehrte[r]?|"
-    r"danke|moin|servus|ciao|gentile|car[oa]|grazie|olá|oi|prezad[oa]|obrigad[oa]|beste|bedankt|"
+    "dear", "hi", "hello", "hey", "hiya", "thanks", "thank you", "thx", "ty", "cheers", "congrats",
+    "bonjour", "salut", "cher", "chère", "merci", "hola", "estimado", "estimada", "querido", "querida", "gracias",
+    "hallo", "liebe", "lieber", "sehr geehrte", "sehr geehrter", "danke", "moin", "servus", "ciao", "gentile", "caro",
+    "cara", "grazie", "olá", "oi", "prezado", "prezada", "obrigado", "obrigada", "beste", "bedankt",
     # titles
-    r"mr|mrs|ms|mx|miss|dr|prof|herr|frau|monsieur|madame|mademoiselle|mme|mlle|m\.|señor|señora|señorita|sr|sra|"
-    r"srta|don|doña|dott|sig|sig\.ra|dhr|mevr|"
+    "mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mademoiselle", "mme", "mlle",
+    "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra", "dhr", "mevr",
     # introductions
-    r"my\s+name\s+is|my\s+name's|name's|i\s+am|i'm|this\s+is|it's|its|je\s+m'appelle|je\s+suis|me\s+llamo|"
-    r"soy|ich\s+heiße|ich\s+bin|mi\s+chiamo|sono|meu\s+nome\s+é|chamo-me|ik\s+ben|"
+    "my name is", "my name's", "name's", "i am", "i'm", "this is", "it's", "its", "je m'appelle", "je suis",
+    "me llamo", "soy", "ich heiße", "ich bin", "mi chiamo", "sono", "meu nome é", "chamo-me", "ik ben",
     # hand-overs
-    r"(?:forward|forwarded|send|sent|pass|passed|hand|handed|escalate|escalated|assign|assigned|reassign|"
-    r"reassigned)(?:\s+(?:this|it|that|them))?\s+(?:over\s+)?to|"
-    r"spoke\s+(?:with|to)|speak\s+(?:with|to)|talked\s+(?:with|to)|talk\s+(?:with|to)|met\s+with|meet\s+with|"
-    r"ask|asked|tell|told|ping|pinged|cc|attn|"
-    r"(?:taken|approved|signed|written|reported|reviewed|requested|created|submitted)\s+by|"
-    r"parlé\s+avec|suivi\s+par|transmettre\s+à|hablé\s+con|reenvíalo\s+a|gesprochen\s+mit|habe\s+mit|leite\s+das\s+an"
-)
+    *(f"{verb}{obj} to" for verb in _HANDING_VERBS for obj in ("", " this", " it", " that", " them", " it over")),
+    *(f"{verb} {preposition}" for verb in ("spoke", "speak", "talked", "talk") for preposition in ("with", "to")),
+    "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "cc", "attn",
+    *(f"{verb} by" for verb in _BY_VERBS),
+    "parlé avec", "suivi par", "transmettre à", "hablé con", "reenvíalo a", "gesprochen mit", "habe mit",
+    "leite das an",
+)  # fmt: skip
 _AFTER = (
-    r"said|says|wrote|writes|asked|replied|approved|confirmed|mentioned|agreed|signed|"
-    r"a\s+dit|a\s+écrit|a\s+validé|a\s+approuvé|a\s+confirmé|dijo|escribió|aprobó|confirmó|"
-    r"sagte|schrieb|hat\s+(?:die|das|den)\s+\w+\s+(?:gestern\s+)?(?:freigegeben|bestätigt)|"
-    r"ha\s+detto|ha\s+scritto|ha\s+approvato|disse|escreveu|aprovou|zei|schreef"
-)
+    "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
+    "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
+    "schrieb", "ha detto", "ha scritto", "ha approvato", "disse", "escreveu", "aprovou", "zei", "schreef",
+)  # fmt: skip
 _SIGN_OFF = (
-    r"(?:best|kind|warm|warmest)?\s*regards|best|cheers|thanks|many\s+thanks|thank\s+you|sincerely|yours(?:\s+truly)?|"
-    r"(?:mit\s+)?(?:freundlichen|besten|viele|liebe)\s+grüßen?|(?:viele|liebe|beste)\s+grüße|lg|mfg|"
-    r"cordialement|bien\s+à\s+vous|(?:bien\s+)?amicalement|salutations(?:\s+distinguées)?|"
-    r"(?:un\s+)?saludos?(?:\s+cordiales)?|atentamente|cordiali\s+saluti|saluti|distinti\s+saluti|"
-    r"atenciosamente|abraços|cumprimentos|met\s+vriendelijke\s+groet(?:en)?|groeten"
-)
-_CUE_BEFORE = re.compile(rf"(?<![\w'’-])(?:{_BEFORE})[.,:]?[ \t]+", re.IGNORECASE)
-_CUE_AFTER = re.compile(rf"[ \t]+(?:{_AFTER})(?![\w'’-])", re.IGNORECASE)
-_SIGN_OFF_AT = re.compile(rf"(?:{_SIGN_OFF})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
-_SIGN_OFF_LINE = re.compile(rf"^[ \t]*(?:{_SIGN_OFF})[ \t]*[,!.]?[ \t]*\r?\n", re.IGNORECASE | re.MULTILINE)
+    "regards", "best regards", "kind regards", "warm regards", "warmest regards", "best", "cheers", "thanks",
+    "many thanks", "thank you", "sincerely", "yours", "yours truly", "mit freundlichen grüßen", "freundliche grüße",
+    "mit besten grüßen", "beste grüße", "viele grüße", "liebe grüße", "lg", "mfg", "cordialement", "bien à vous",
+    "amicalement", "bien amicalement", "salutations", "salutations distinguées", "saludos", "un saludo",
+    "saludos cordiales", "atentamente", "cordiali saluti", "saluti", "distinti saluti", "atenciosamente", "abraços",
+    "cumprimentos", "met vriendelijke groet", "met vriendelijke groeten", "groeten",
+)  # fmt: skip
+
+
+def phrase_pattern(phrases: Iterable[str]) -> str:
+    """A regex for any of `phrases` (lower case; a space matches any run of whitespace), shaped as a trie: Python's
+    engine then tries one branch per character instead of every phrase at every position of a long text."""
+    trie: dict = {}
+    for phrase in phrases:
+        node = trie
+        for char in phrase:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        branches = [(r"\s+" if char == " " else re.escape(char)) + emit(child)
+                    for char, child in sorted(node.items()) if char]  # fmt: skip
+        if not branches:
+            return ""
+        if "" in node:
+            return "(?:" + "|".join(branches) + ")?"
+        return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+    return emit(trie)
+
+
+# Cues are looked for in the text lower-cased (a case-sensitive scan is several times faster than an IGNORECASE one
+# over long texts); where lower-casing changes a text's length, the IGNORECASE twin reads the text as it is.
+_CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE)})[.,:]?[ \t]+"
+         rf"|[ \t]+(?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")  # fmt: skip
+_CUE = re.compile(_CUES)
+_CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
+_SIGN_OFF_LINE = re.compile(rf"[ \t]*(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*\r?", re.IGNORECASE)
+_SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
+_LONGEST_SIGN_OFF_LINE = 40
 
 # A word of a name: letters with inner apostrophes or hyphens ("O'Neill", "Tangney-Deasy", "Марʼяна"), or an
 # initial ("K." or, as Irish "Ó", a capital alone). Separated by spaces or tabs only: a name never spans lines.
@@ -186,9 +219,20 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     return taken[0].start(), taken[-1].end()
 
 
+def _sign_off_line_ends(text: str) -> list[int]:
+    """The offsets of the line breaks that end a sign-off line ("Best regards,")."""
+    ends, start = [], 0
+    while (end := text.find("\n", start)) >= 0:
+        if end - start <= _LONGEST_SIGN_OFF_LINE and _SIGN_OFF_LINE.fullmatch(text, start, end):
+            ends.append(end)
+        start = end + 1
+    return ends
+
+
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
     """PERSON spans a cue points at, that no finding in `taken` overlaps. A cue before a name beats a place
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
+    taken = list(taken)
     places = [(f.start, f.end) for f in taken if f.entity_type == "LOCATION"]
     spans = [(f.start, f.end) for f in taken if f.entity_type != "LOCATION"]
     found: list[Finding] = []
@@ -201,16 +245,19 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                              "name_cues"))  # fmt: skip
         spans.append(span)
 
-    for cue in _CUE_BEFORE.finditer(text):
-        if not _SIGN_OFF_AT.match(text, cue.start()):  # "Liebe Grüße", "Beste groeten": a closing, not a greeting
-            add(_name_after(text, cue.end(), words))
-    for cue in _CUE_AFTER.finditer(text):
-        add(_name_before(text, cue.start(), words))
-    for line in _SIGN_OFF_LINE.finditer(text):
-        line_end = text.find("\n", line.end())
-        line_end = len(text) if line_end < 0 else line_end
-        span = _name_after(text, line.end(), words)
-        if span is None or text[span[1] : line_end].strip(" \t\r,"):
+    lowered = text.lower()
+    scanned, cues = (lowered, _CUE) if len(lowered) == len(text) else (text, _CUE_ANY_CASE)
+    for cue in cues.finditer(scanned):
+        if cue.group("before") is not None:
+            if not _SIGN_OFF_AT.match(text, cue.start()):  # "Liebe Grüße", "Beste groeten": a closing
+                add(_name_after(text, cue.end(), words))
+        else:
+            add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
+    for line_end in _sign_off_line_ends(text):
+        next_end = text.find("\n", line_end + 1)
+        next_end = len(text) if next_end < 0 else next_end
+        span = _name_after(text, line_end + 1, words)
+        if span is None or text[span[1] : next_end].strip(" \t\r,"):
             continue  # the name must be the whole next line
         if not any(words.is_name(word) for word in _WORD.findall(text, span[0], span[1])):
             continue  # with no name the list knows, the line is as likely a company's ("Acme GmbH")

@@ -1,10 +1,13 @@
-"""PERSON with names-dataset's names: NER's people kept only when they hold a known name, and known first + last name
-pairs that NER misses (foreign sentences, lower-case chat)."""
+"""PERSON: NER's people kept only when written as a name and holding a known name (names-dataset), known first +
+last name pairs that NER misses (foreign sentences, lower-case chat), and names a cue points at (name_cues)."""
+
+import re
 
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.name_cues import phrase_pattern
 from gateway.guardrails.people import confirmed, name_pairs
 from gateway.guardrails.person_names import known_names
 
@@ -108,3 +111,9 @@ def test_ner_people_inside_a_found_place_are_dropped() -> None:
     person = Finding("PERSON", 16, 25, 0.85, "spacy_ner")
     assert confirmed(text, person) is True
     assert confirmed(text, person, [Finding("LOCATION", 16, 25, 0.7, "PlaceRecognizer")]) is False
+
+
+def test_phrase_pattern_matches_each_phrase_and_nothing_longer() -> None:
+    pattern = re.compile(rf"(?:{phrase_pattern(['thanks', 'thank you', 'thx', 'hi'])})\Z")
+    assert all(pattern.match(text) for text in ["thanks", "thank  you", "thx", "hi"])
+    assert not any(pattern.match(text) for text in ["than", "thank", "thankyou", "his"])
