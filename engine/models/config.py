@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.errors import UnknownModelError
 
-SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2", "gemma3_text")
+SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2", "gemma3_text", "qwen3_moe")
 
 
 @dataclass(slots=True)
@@ -111,7 +111,7 @@ def _window_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:
     if kinds is None and model_type == "gemma3_text":  # configs before layer_types: every n-th layer global
         pattern = cfg.get("sliding_window_pattern", 6)
         kinds = ["full_attention" if (i + 1) % pattern == 0 else "sliding_attention" for i in range(layers)]
-    if model_type in ("qwen2", "qwen2_moe") and not cfg.get("use_sliding_window"):
+    if model_type in ("qwen2", "qwen2_moe", "qwen3_moe") and not cfg.get("use_sliding_window"):
         window = None  # Qwen2 configs carry a sliding_window that only use_sliding_window switches on
     fields: dict[str, Any] = {}
     if window:
@@ -138,11 +138,13 @@ def _moe_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:
     if model_type == "mixtral":
         return {"num_experts": cfg["num_local_experts"], "num_experts_per_tok": cfg["num_experts_per_tok"],
                 "moe_intermediate_size": cfg["intermediate_size"], "norm_topk_prob": True}
-    if model_type == "qwen2_moe":
-        return {"num_experts": cfg["num_experts"], "num_experts_per_tok": cfg["num_experts_per_tok"],
+    if model_type in ("qwen2_moe", "qwen3_moe"):  # Qwen3-MoE: no shared expert, RMSNorm on each q/k head
+        # The Hub's configs say num_experts; transformers 5 writes Qwen3-MoE's as num_local_experts.
+        return {"num_experts": cfg["num_experts"] if "num_experts" in cfg else cfg["num_local_experts"],
+                "num_experts_per_tok": cfg["num_experts_per_tok"],
                 "moe_intermediate_size": cfg["moe_intermediate_size"],
                 "norm_topk_prob": cfg.get("norm_topk_prob", False),
                 "shared_expert_intermediate_size": cfg.get("shared_expert_intermediate_size", 0),
                 "moe_layer_step": cfg.get("decoder_sparse_step", 1),
-                "dense_layers": list(cfg.get("mlp_only_layers") or [])}
+                "dense_layers": list(cfg.get("mlp_only_layers") or []), "qk_norm": model_type == "qwen3_moe"}
     return {}

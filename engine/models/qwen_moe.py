@@ -3,6 +3,10 @@ are renormalised only under ``norm_topk_prob``, a shared expert (a dense SwiGLU 
 token scaled by ``sigmoid(x @ shared_expert_gate.T)``, and optionally some layers dense (``mlp_only_layers``, or
 every layer off ``decoder_sparse_step``), which load as Llama's MLP.
 
+Qwen3-MoE (Qwen3-30B-A3B, Qwen3-235B-A22B): the same routing and dense layers, no shared expert and no q/k/v biases,
+and each query and key head RMS-normalised before RoPE: the attention of ``engine.models.gemma3`` (Llama's with
+``q_norm``/``k_norm``), whose checkpoint names Qwen3 shares.
+
 Tensor parallelism: not implemented (refused before start, as for Mixtral).
 """
 
@@ -13,6 +17,7 @@ from typing import Any
 
 from torch import nn
 
+from engine.models.gemma3 import Gemma3Attention
 from engine.models.llama import LlamaMLP
 from engine.models.mixtral import MixtralForCausalLM
 
@@ -40,3 +45,10 @@ class Qwen2MoeForCausalLM(MixtralForCausalLM):
             self._pieces[target] += 1
             return True, target if self._pieces[target] == 2 else None
         return super().load_moe_weight(name, tensor, params)
+
+
+class Qwen3MoeForCausalLM(Qwen2MoeForCausalLM):
+    def make_layer(self, index: int) -> nn.Module:
+        layer = super().make_layer(index)
+        layer.self_attn = Gemma3Attention(self.config, self.rotary, self.tp)  # q/k head norms before RoPE
+        return layer

@@ -19,6 +19,7 @@ MODEL_CLASSES = {
     "qwen2": ("engine.models.llama", "LlamaForCausalLM"),
     "mixtral": ("engine.models.mixtral", "MixtralForCausalLM"),
     "qwen2_moe": ("engine.models.qwen_moe", "Qwen2MoeForCausalLM"),
+    "qwen3_moe": ("engine.models.qwen_moe", "Qwen3MoeForCausalLM"),
     "gemma2": ("engine.models.gemma2", "Gemma2ForCausalLM"),
     "gemma3_text": ("engine.models.gemma3", "Gemma3ForCausalLM"),
 }

@@ -50,14 +50,24 @@ MOE_DEFAULTS: dict[str, dict] = {
     "mixtral": {"num_local_experts": 8, "num_experts_per_tok": 2},
     "qwen2_moe": {"num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
                   "shared_expert_intermediate_size": 96, "norm_topk_prob": False},
+    "qwen3_moe": {"num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32, "norm_topk_prob": True},
 }
 
 
 def _moe_model(architecture: str, config: dict):
-    from transformers import MixtralConfig, MixtralForCausalLM, Qwen2MoeConfig, Qwen2MoeForCausalLM
+    from transformers import (
+        MixtralConfig,
+        MixtralForCausalLM,
+        Qwen2MoeConfig,
+        Qwen2MoeForCausalLM,
+        Qwen3MoeConfig,
+        Qwen3MoeForCausalLM,
+    )
 
     if architecture == "mixtral":
         model = MixtralForCausalLM(MixtralConfig(**config))
+    elif architecture == "qwen3_moe":
+        model = Qwen3MoeForCausalLM(Qwen3MoeConfig(**config))
     else:
         model = Qwen2MoeForCausalLM(Qwen2MoeConfig(**config))
     # Routers start near zero (near-ties that summation order could flip) and the shared expert's gate at zero
