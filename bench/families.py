@@ -49,11 +49,13 @@ FAMILIES: dict[str, tuple[str, dict]] = {
     "qwen2": ("qwen2", {}),
     "mixtral": ("mixtral", {}),
     "qwen2_moe": ("qwen2_moe", {}),
+    "qwen3_moe": ("qwen3_moe", {}),
 }
 # --size small: wider layers, so the expert GEMMs weigh more than the per-op overheads.
 SMALL = {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 8,
          "num_key_value_heads": 4}
-SMALL_MOE = {"mixtral": {}, "qwen2_moe": {"moe_intermediate_size": 128, "shared_expert_intermediate_size": 512}}
+SMALL_MOE = {"mixtral": {}, "qwen2_moe": {"moe_intermediate_size": 128, "shared_expert_intermediate_size": 512},
+             "qwen3_moe": {"moe_intermediate_size": 128}}
 
 
 def family_config(name: str, size: str) -> tuple[str, dict]:

@@ -1,6 +1,7 @@
-"""Mixtral's and Qwen2-MoE's whole forward with every dispatched op on the Triton kernels (the grouped expert GEMM
-included) equals the reference path: a prefill step then two decode steps over the paged cache. Interpreted on the
-CPU in float32; natively on CUDA when present, where the decode step is also replayed from a CUDA graph."""
+"""Mixtral's, Qwen2-MoE's and Qwen3-MoE's whole forward with every dispatched op on the Triton kernels (the grouped
+expert GEMM included) equals the reference path: a prefill step then two decode steps over the paged cache.
+Interpreted on the CPU in float32; natively on CUDA when present, where the decode step is also replayed from a CUDA
+graph."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import torch
 
 from engine.models.config import ModelArchConfig
 from engine.models.mixtral import MixtralForCausalLM
-from engine.models.qwen_moe import Qwen2MoeForCausalLM
+from engine.models.qwen_moe import Qwen2MoeForCausalLM, Qwen3MoeForCausalLM
 from kernels import dispatch
 from kernels.reference import fused_moe
 from tests.kernels.conftest import BACKENDS, Backend
@@ -21,15 +22,16 @@ REFERENCE_MOE_OPS: ModuleType = SimpleNamespace(**vars(REFERENCE_OPS), fused_moe
 
 
 def _tiny_moe(architecture: str, device: torch.device, dtype: torch.dtype):
-    shared = {"shared_expert_intermediate_size": 80, "norm_topk_prob": False, "dense_layers": [1]} \
-        if architecture == "qwen2_moe" else {}
+    extra = {"qwen2_moe": {"shared_expert_intermediate_size": 80, "norm_topk_prob": False, "dense_layers": [1]},
+             "qwen3_moe": {"qk_norm": True}}.get(architecture, {})
     cfg = ModelArchConfig(architecture=architecture, vocab_size=97, hidden_size=96, intermediate_size=160,
                           num_hidden_layers=2, num_attention_heads=6, num_key_value_heads=2, head_dim=16,
                           rms_norm_eps=1e-5, rope_theta=10000.0, max_position_embeddings=128,
                           tie_word_embeddings=False, attention_bias=architecture == "qwen2_moe", num_experts=6,
-                          num_experts_per_tok=2, moe_intermediate_size=48, **shared)
+                          num_experts_per_tok=2, moe_intermediate_size=48, **extra)
     torch.manual_seed(0)
-    model = (MixtralForCausalLM if architecture == "mixtral" else Qwen2MoeForCausalLM)(cfg, max_position=128)
+    classes = {"mixtral": MixtralForCausalLM, "qwen2_moe": Qwen2MoeForCausalLM, "qwen3_moe": Qwen3MoeForCausalLM}
+    model = classes[architecture](cfg, max_position=128)
     with torch.no_grad():
         for name, p in model.named_parameters():
             scale = 1.0 if name.endswith("mlp.gate") else 0.2  # decisive routing: no near-tie for a kernel to flip
@@ -37,7 +39,7 @@ def _tiny_moe(architecture: str, device: torch.device, dtype: torch.dtype):
     return model.to(device=device, dtype=dtype).eval()
 
 
-@pytest.mark.parametrize("architecture", ["mixtral", "qwen2_moe"])
+@pytest.mark.parametrize("architecture", ["mixtral", "qwen2_moe", "qwen3_moe"])
 @pytest.mark.parametrize("backend", [b for b in BACKENDS if b.values[0].dtype != torch.float16])
 def test_moe_forward_on_triton_kernels_matches_reference(ops: ModuleType, backend: Backend,
                                                          architecture: str) -> None:
