@@ -208,7 +208,7 @@ class Mamba2Mixer(nn.Module):
                 boundary_snapshots: bool = False) -> torch.Tensor | tuple[torch.Tensor, list[BoundarySnapshot]]:
         """``hidden_states [num_tokens, hidden]`` (the sequences of ``meta`` back to back) -> same shape. Updates
         each sequence's slot in ``state``. With ``boundary_snapshots``, also returns the state at every multiple of
-        ``chunk_size`` that a prefill crossed."""
+        ``chunk_size`` that a sequence reached in this step (prefill or decode), in no particular order."""
         cfg = self.cfg
         if hidden_states.shape[0] != sum(meta.query_lens):
             raise ValueError("hidden_states has a different token count than the metadata")
@@ -260,6 +260,12 @@ class Mamba2Mixer(nn.Module):
             y[rows] = out
             state.conv[slots] = conv_new.to(state.conv.dtype)
             state.ssm[slots] = ssm_new.to(state.ssm.dtype)
+            if boundary_snapshots:  # a decode step that completes a chunk is a boundary too
+                for row, i in enumerate(decodes):
+                    position = meta.context_lens[i] + 1
+                    if position % cfg.chunk_size == 0:
+                        snapshots.append(BoundarySnapshot(i, position, conv_new[row].to(state.conv.dtype),
+                                                          ssm_new[row].to(state.ssm.dtype)))
 
         normed = gated_rms_norm(y.view(-1, inter), z, self.norm_weight, inter // groups, cfg.norm_eps,
                                 hidden_states.dtype)

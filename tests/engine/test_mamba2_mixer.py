@@ -166,6 +166,59 @@ def test_snapshot_at_boundary_then_resume_equals_cold_run(hf_config, hf_mixer, m
     close(run(mixer, state, [(tail[0][None], 24, 1)])[0], run(mixer, state, [(tail[0][None], 24, 2)])[0])
 
 
+def test_decode_step_reaching_a_boundary_yields_the_prefill_snapshot(mixer):
+    torch.manual_seed(6)
+    tokens = torch.randn(16, HIDDEN)
+    state = Mamba2StateCache(mixer.cfg, num_slots=2)
+    _, prefilled = run(mixer, state, [(tokens, 0, 0)], boundary_snapshots=True)
+    _, none_yet = run(mixer, state, [(tokens[:14], 0, 1)], boundary_snapshots=True)
+    _, at_15 = run(mixer, state, [(tokens[14:15], 14, 1)], boundary_snapshots=True)
+    _, at_16 = run(mixer, state, [(tokens[15:16], 15, 1)], boundary_snapshots=True)
+    assert [s.position for s in none_yet] == [8] and at_15 == []
+    (snap,) = at_16
+    assert (snap.sequence_index, snap.position) == (0, 16)
+    close(snap.ssm, prefilled[1].ssm)
+    close(snap.conv, prefilled[1].conv)
+    close(snap.conv, state.conv[1])
+
+
+def test_time_step_limit_clamps_prefill_and_decode_alike():
+    # transformers clamps dt only in its chunked (prefill) path: compare the prefill with it, and decode with our
+    # own prefill, which must agree token by token.
+    hf_config = Mamba2Config(hidden_size=HIDDEN, expand=2, num_heads=8, head_dim=8, state_size=16, n_groups=2,
+                             conv_kernel=4, chunk_size=8, num_hidden_layers=1, vocab_size=64,
+                             time_step_limit=(0.2, 0.6))
+    torch.manual_seed(7)
+    hf_mixer = HFMamba2Mixer(hf_config, layer_idx=0).eval()
+    with torch.no_grad():
+        hf_mixer.dt_bias.copy_(torch.randn(8) * 2)  # softplus spreads well past both limits
+    mixer = build_mixer(hf_config, hf_mixer)
+    assert mixer.cfg.time_step_limit == (0.2, 0.6)
+    prompt = torch.randn(12, HIDDEN)
+    hf_prefill, _, _ = hf_reference(hf_config, hf_mixer, prompt, [])
+
+    state = Mamba2StateCache(mixer.cfg, num_slots=2)
+    (prefill,) = run(mixer, state, [(prompt, 0, 0)])
+    close(prefill, hf_prefill)
+    stepwise = [run(mixer, state, [(prompt[t:t + 1], t, 1)])[0][0] for t in range(12)]
+    close(torch.stack(stepwise), prefill)
+    unclamped = build_mixer(hf_config, hf_mixer, time_step_limit=(0.0, float("inf")))
+    assert not torch.allclose(run(unclamped, Mamba2StateCache(mixer.cfg, 1), [(prompt, 0, 0)])[0], prefill)
+
+
+def test_bfloat16_mixer_tracks_float32(hf_config, hf_mixer, mixer):
+    low = build_mixer(hf_config, hf_mixer).to(torch.bfloat16)
+    torch.manual_seed(8)
+    prompt, step = torch.randn(10, HIDDEN), torch.randn(1, HIDDEN)
+    ref_state, low_state = Mamba2StateCache(mixer.cfg, 1), Mamba2StateCache(mixer.cfg, 1, dtype=torch.bfloat16)
+    expected = torch.cat([run(mixer, ref_state, [(prompt, 0, 0)])[0], run(mixer, ref_state, [(step, 10, 0)])[0]])
+    got = torch.cat([run(low, low_state, [(prompt.bfloat16(), 0, 0)])[0],
+                     run(low, low_state, [(step.bfloat16(), 10, 0)])[0]])
+    assert got.dtype == torch.bfloat16 and low_state.ssm.dtype == torch.float32
+    # bf16 weights and activations: a few bf16 ulps of the outputs' scale.
+    torch.testing.assert_close(got.float(), expected, atol=3e-2, rtol=3e-2)
+
+
 def test_chunk_scan_equals_token_by_token_recurrence():
     torch.manual_seed(4)
     T, H, P, G, N = 29, 6, 4, 3, 5
