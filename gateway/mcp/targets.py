@@ -67,7 +67,7 @@ async def system_resolver(host: str, port: int) -> list[IPAddress]:
     except OSError:
         raise TargetRefused("the upstream server's host does not resolve") from None
     # Scope ids (fe80::1%eth0) are dropped: such an address is link-local, refused unless private ones are allowed.
-    return list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos))
+    return list(dict.fromkeys(ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos))
 
 
 async def resolve_checked(host: str, port: int, *, allow_private_network: bool,

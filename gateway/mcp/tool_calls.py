@@ -125,7 +125,7 @@ class ToolCall:
 
 def refusal(code: str, message: str, request_id: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True,
-                                meta={ERROR_META_KEY: code, REQUEST_ID_META_KEY: request_id})
+                                _meta={ERROR_META_KEY: code, REQUEST_ID_META_KEY: request_id})
 
 
 def _limiter_scope(tenant_id: str, rule_key: str) -> str:
@@ -279,7 +279,7 @@ class ToolGateway:
         server_name, tool = parts
         call.server, call.tool = servers[server_name], tool
 
-        decision = decide_call(policy.tools, server_name, tool, params.meta)
+        decision = decide_call(policy.tools, server_name, tool, dict(params.meta) if params.meta else None)
         if decision.verdict is CallVerdict.DENIED:
             call.decisions.append({"stage": "tool_policy", "decision": "denied"})
             return "denied", refusal("denied", decision.reason, request_id)

@@ -16,7 +16,7 @@ import ssl
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import httpcore2
@@ -167,7 +167,7 @@ class UpstreamClients:
     async def call_tool(self, server: UpstreamServer, tool: str, arguments: dict[str, Any] | None,
                         meta: dict[str, Any] | None) -> types.CallToolResult:
         async def operation(client: Client) -> types.CallToolResult:
-            return await client.call_tool(tool, arguments, meta=meta or None)
+            return await client.call_tool(tool, arguments, meta=cast(types.RequestParamsMeta, meta) if meta else None)
 
         return await self._bounded(server, "tools/call", lambda: self._run(server, operation, idempotent=False))
 
