@@ -94,6 +94,7 @@ class Mamba2MixerConfig:
         if num_heads * head_dim != intermediate:
             raise ValueError(f"num_heads * head_dim ({num_heads * head_dim}) must equal expand * hidden_size "
                              f"({intermediate})")
+        _require_silu(config.get("hidden_act", "silu"))
         limit = config.get("time_step_limit") or (0.0, float("inf"))
         return cls(hidden_size=hidden, num_heads=num_heads, head_dim=head_dim, state_size=int(config["state_size"]),
                    n_groups=int(config.get("n_groups", 1)), conv_kernel=int(config.get("conv_kernel", 4)),
@@ -101,6 +102,25 @@ class Mamba2MixerConfig:
                    norm_eps=float(config.get("layer_norm_epsilon", 1e-5)), use_bias=bool(config.get("use_bias")),
                    use_conv_bias=bool(config.get("use_conv_bias", True)),
                    time_step_limit=(float(limit[0]), float(limit[1])))
+
+    @classmethod
+    def from_nemotron_h(cls, config: Mapping[str, Any]) -> Mamba2MixerConfig:
+        """From a transformers ``NemotronHConfig`` (``to_dict()``) or a Nemotron-H ``config.json``: the same mixer
+        under ``mamba_*`` names, with dt clamped below at ``time_step_min`` as transformers' Nemotron-H mixer
+        does (its ``time_step_limit`` key is not what that mixer reads)."""
+        _require_silu(config.get("mamba_hidden_act", "silu"))
+        return cls(hidden_size=int(config["hidden_size"]), num_heads=int(config["mamba_num_heads"]),
+                   head_dim=int(config["mamba_head_dim"]), state_size=int(config["ssm_state_size"]),
+                   n_groups=int(config.get("n_groups", 1)), conv_kernel=int(config.get("conv_kernel", 4)),
+                   chunk_size=int(config.get("chunk_size", 128)),
+                   norm_eps=float(config.get("layer_norm_epsilon", 1e-5)), use_bias=bool(config.get("use_bias")),
+                   use_conv_bias=bool(config.get("use_conv_bias", True)),
+                   time_step_limit=(float(config.get("time_step_min", 0.001)), float("inf")))
+
+
+def _require_silu(activation: str) -> None:
+    if activation != "silu":
+        raise ValueError(f"Mamba2 mixer activation {activation!r} is not supported (only silu)")
 
 
 class Mamba2StateCache:

@@ -1,5 +1,5 @@
-"""The Mamba2 mixer and its per-sequence state against transformers' torch path (``Mamba2Mixer`` with a
-``DynamicCache``), on a tiny random-weight layer.
+"""The Mamba2 mixer and its per-sequence state against transformers' torch path (``Mamba2Mixer``, and
+Nemotron-H's ``NemotronHMamba2Mixer``, with a ``DynamicCache``), on tiny random-weight layers.
 
 Tolerance: float32 throughout; outputs (magnitude ~0.1-1) and states agree with transformers to ``ATOL``/``RTOL``
 below. The two sides sum in different orders (different chunk sizes, chunk alignment, per-step vs chunked scan), so
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 import torch
-from transformers import DynamicCache, Mamba2Config
+from transformers import DynamicCache, Mamba2Config, NemotronHConfig
 from transformers.models.mamba2.modeling_mamba2 import Mamba2Mixer as HFMamba2Mixer
+from transformers.models.nemotron_h.modeling_nemotron_h import NemotronHMamba2Mixer
 
 from engine.layers.mamba2 import (
     Mamba2BatchMetadata,
@@ -275,3 +276,35 @@ def test_bad_metadata_and_weights_are_rejected(hf_config, hf_mixer, mixer):
     with pytest.raises(ValueError, match="multiple of n_groups"):
         Mamba2MixerConfig(hidden_size=8, num_heads=3, head_dim=4, state_size=4, n_groups=2, conv_kernel=4,
                           chunk_size=8, norm_eps=1e-5)
+
+
+def test_nemotron_h_mixer_matches_transformers():
+    """Nemotron-H's hybrid layers use the same mixer under ``mamba_*`` config names (and a dt floor)."""
+    config = NemotronHConfig(hidden_size=HIDDEN, mamba_num_heads=8, mamba_head_dim=6, ssm_state_size=8, n_groups=4,
+                             conv_kernel=3, chunk_size=4, num_hidden_layers=2, vocab_size=64,
+                             hybrid_override_pattern="M*", num_attention_heads=4, num_key_value_heads=2,
+                             use_bias=True)
+    torch.manual_seed(9)
+    hf_mixer = NemotronHMamba2Mixer(config, layer_idx=0).eval()
+    with torch.no_grad():
+        hf_mixer.D.copy_(torch.randn(8))
+        hf_mixer.norm.weight.add_(torch.randn(48) * 0.1)
+        hf_mixer.in_proj.bias.copy_(torch.randn_like(hf_mixer.in_proj.bias) * 0.1)
+    cfg = Mamba2MixerConfig.from_nemotron_h(config.to_dict())
+    assert (cfg.num_heads, cfg.head_dim, cfg.state_size, cfg.n_groups, cfg.conv_kernel) == (8, 6, 8, 4, 3)
+    assert cfg.time_step_limit == (config.time_step_min, float("inf"))
+    mixer = Mamba2Mixer(cfg)
+    mixer.load_hf_weights((name, p.detach()) for name, p in hf_mixer.named_parameters())
+
+    prompt, tail = torch.randn(10, HIDDEN), [torch.randn(HIDDEN) for _ in range(3)]
+    hf_prefill, hf_steps, _ = hf_reference(config, hf_mixer, prompt, tail)
+    state = Mamba2StateCache(cfg, num_slots=1)
+    pieces = [run(mixer, state, [(prompt[:3], 0, 0)])[0], run(mixer, state, [(prompt[3:], 3, 0)])[0]]
+    close(torch.cat(pieces), hf_prefill)
+    for k, x in enumerate(tail):
+        close(run(mixer, state, [(x[None], 10 + k, 0)])[0][0], hf_steps[k])
+
+
+def test_unsupported_activation_is_rejected(hf_config):
+    with pytest.raises(ValueError, match="activation"):
+        Mamba2MixerConfig.from_hf({**hf_config.to_dict(), "hidden_act": "gelu"})
