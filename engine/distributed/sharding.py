@@ -3,7 +3,8 @@
 * Attention: every rank gets ``heads / size`` query heads and the key/value heads they read. With fewer KV heads
   than ranks each KV head is replicated on ``size / kv_heads`` ranks (GQA keeps every rank's query heads reading
   the one KV head it holds). ``qkv_proj`` is column-parallel, ``o_proj`` row-parallel.
-* MLP: ``gate_up_proj`` column-parallel over the intermediate size, ``down_proj`` row-parallel.
+* MLP: ``gate_up_proj`` column-parallel over the intermediate size, ``down_proj`` row-parallel. A mixture of experts
+  splits every expert (and the shared expert) the same way over its own intermediate size; the router is whole.
 * Vocabulary: the embedding and the LM head are split into equal row ranges, the last padded with zero rows when
   the vocabulary does not divide (padded logits are cut off after the gather).
 """
@@ -19,9 +20,6 @@ def check_tensor_parallel(cfg: ModelArchConfig, size: int) -> None:
     """Raise ``ValueError`` naming what does not divide (checked before any process starts)."""
     if size == 1:
         return
-    if cfg.num_experts:
-        raise ValueError(f"tensor parallelism is not implemented for mixture-of-experts models ({cfg.architecture}): "
-                         f"serve it with tensor_parallel_size 1")
     problems = []
     if cfg.num_attention_heads % size:
         problems.append(f"{cfg.num_attention_heads} attention heads")
@@ -30,6 +28,10 @@ def check_tensor_parallel(cfg: ModelArchConfig, size: int) -> None:
         problems.append(f"{kv} key/value heads (neither divides the other)")
     if cfg.intermediate_size % size:
         problems.append(f"intermediate size {cfg.intermediate_size}")
+    if cfg.num_experts and cfg.moe_intermediate_size % size:  # each expert splits by its width
+        problems.append(f"expert intermediate size {cfg.moe_intermediate_size}")
+    if cfg.shared_expert_intermediate_size % size:
+        problems.append(f"shared expert intermediate size {cfg.shared_expert_intermediate_size}")
     if problems:
         raise ValueError(f"tensor_parallel_size {size} does not divide the model's {', '.join(problems)}")
 

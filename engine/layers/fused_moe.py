@@ -9,6 +9,10 @@ them (grouped GEMMs: rows sorted by expert once, one GEMM per expert over its co
 weighted). The router, the expert stacks and the shared expert's gate are plain parameters, not ``Linear`` layers,
 so the engine's int8/int4 serving copies never touch them: a quantized router could pick other experts.
 
+Under tensor parallelism every expert's intermediate width is split over the ranks (vLLM's TP MoE): ``w13`` holds
+this rank's gate and up rows, ``w2`` the matching columns, the router is whole on every rank, and the partial
+outputs are summed across ranks after the grouped kernel (the shared expert, a tensor-parallel MLP, sums its own).
+
 Inside a compiled forward (``engine.compilation``) the grouped kernel is one opaque operator, ``warden::fused_moe``:
 its row counts per expert depend on the routing, which the compiler must not specialise on.
 """
@@ -19,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.distributed.parallel_state import TensorParallelRank, all_reduce
 from kernels import dispatch
 
 _LIBRARY = torch.library.Library("warden", "FRAGMENT")
@@ -43,12 +48,14 @@ def select_experts(router_logits: torch.Tensor, top_k: int, renormalize: bool) -
 
 class FusedMoE(nn.Module):
     """The routed experts and their router; ``shared_expert`` (an MLP of the model's own kind) is added, scaled by
-    ``sigmoid(x @ shared_expert_gate.T)``, where the family has one."""
+    ``sigmoid(x @ shared_expert_gate.T)``, where the family has one. ``intermediate_size``: each expert's width on
+    this rank (its share under tensor parallelism)."""
 
     def __init__(self, num_experts: int, top_k: int, hidden_size: int, intermediate_size: int, renormalize: bool,
-                 shared_expert: nn.Module | None = None) -> None:
+                 shared_expert: nn.Module | None = None, tp: TensorParallelRank | None = None) -> None:
         super().__init__()
         self.num_experts, self.top_k, self.renormalize = num_experts, top_k, renormalize
+        self.tp = tp or TensorParallelRank()
         self.intermediate_size = intermediate_size
         self.gate = nn.Parameter(torch.empty(num_experts, hidden_size), requires_grad=False)
         self.w13_weight = nn.Parameter(torch.empty(num_experts, 2 * intermediate_size, hidden_size),
@@ -64,6 +71,8 @@ class FusedMoE(nn.Module):
             out = torch.ops.warden.fused_moe(x, self.w13_weight, self.w2_weight, topk_weights, topk_ids)
         else:
             out = dispatch.fused_moe(x, self.w13_weight, self.w2_weight, topk_weights, topk_ids)
+        if self.tp.size > 1:
+            out = all_reduce(out)
         if self.shared_expert is not None:
             out = out + torch.sigmoid(F.linear(x, self.shared_expert_gate)) * self.shared_expert(x)
         return out

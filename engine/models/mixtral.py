@@ -7,8 +7,9 @@ what transformers still writes) or transformers' stacked ``mlp.experts.gate_up_p
 goes through Llama's loader. A stack counts as loaded only once every expert's piece has arrived, so a checkpoint
 missing one expert fails the load instead of serving uninitialised weights.
 
-Tensor parallelism is not implemented for mixture-of-experts families: ``engine.distributed.sharding`` refuses a
-tensor-parallel size above 1 for them before any process starts.
+Tensor parallelism splits each expert's intermediate width over the ranks (``engine.layers.fused_moe``): a rank
+reads its rows of every gate/up tensor and its columns of every down tensor (only those, from a lazily read
+checkpoint), the attention and dense layers split as Llama's.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def _read(tensor: Any) -> torch.Tensor:
     return tensor if isinstance(tensor, torch.Tensor) else tensor[:]
 
 
+def slice_along(tensor: Any, dim: int, start: int, length: int) -> torch.Tensor:
+    """``[start, start + length)`` along ``dim`` of a tensor or a lazy safetensors slice (reading only that part)."""
+    return tensor[(slice(None),) * dim + (slice(start, start + length),)]
+
+
 class MixtralForCausalLM(LlamaForCausalLM):
     def __init__(self, cfg: ModelArchConfig, max_position: int, tp: TensorParallelRank | None = None) -> None:
         if cfg.num_experts <= 0 or not 0 < cfg.num_experts_per_tok <= cfg.num_experts:
@@ -51,8 +57,9 @@ class MixtralForCausalLM(LlamaForCausalLM):
         cfg = self.config
         if not cfg.is_moe_layer(index):
             return LlamaDecoderLayer(cfg, self.rotary, self.tp)
-        moe = FusedMoE(cfg.num_experts, cfg.num_experts_per_tok, cfg.hidden_size, cfg.moe_intermediate_size,
-                       renormalize=cfg.norm_topk_prob, shared_expert=self.make_shared_expert())
+        moe = FusedMoE(cfg.num_experts, cfg.num_experts_per_tok, cfg.hidden_size,
+                       cfg.moe_intermediate_size // self.tp.size, renormalize=cfg.norm_topk_prob,
+                       shared_expert=self.make_shared_expert(), tp=self.tp)
         return LlamaDecoderLayer(cfg, self.rotary, self.tp, mlp=moe)
 
     def make_shared_expert(self) -> nn.Module | None:
@@ -64,20 +71,26 @@ class MixtralForCausalLM(LlamaForCausalLM):
         one, and the parameter it completes (None while a stack still waits for other experts' pieces)."""
         if m := _ROUTER.match(name):
             return True, self._copy(params, f"layers.{m[1]}.mlp.gate", tensor)
+        width, start = self._rank_width(self.config.moe_intermediate_size)
         if m := _EXPERT.match(name):
             layer, expert, (stack, half) = m[1], int(m[2]), _PIECE[m[3]]
             target = f"layers.{layer}.mlp.{stack}"
             dest = self._param(params, target)[expert]
-            if half is not None:
-                dest = dest.narrow(0, half * self.config.moe_intermediate_size, self.config.moe_intermediate_size)
+            if half is not None:  # this rank's rows of the gate or up projection
+                dest, tensor = dest.narrow(0, half * width, width), slice_along(tensor, 0, start, width)
+            else:  # this rank's columns of the down projection
+                tensor = slice_along(tensor, 1, start, width)
             self._fill(name, dest, tensor)
             self._pieces[target] += 1
             # w13 takes two pieces per expert (gate and up), w2 one.
             needed = self.config.num_experts * (2 if half is not None else 1)
             return True, target if self._pieces[target] == needed else None
         if m := _STACKED.match(name):
-            stack = "w13_weight" if m[2] == "gate_up_proj" else "w2_weight"
-            return True, self._copy(params, f"layers.{m[1]}.mlp.{stack}", tensor)
+            if m[2] == "down_proj":  # [experts, hidden, inter]
+                return True, self._copy(params, f"layers.{m[1]}.mlp.w2_weight", slice_along(tensor, 2, start, width))
+            full = self.config.moe_intermediate_size  # [experts, 2 * inter, hidden]: gate rows, then up rows
+            rows = torch.cat([slice_along(tensor, 1, start, width), slice_along(tensor, 1, full + start, width)], dim=1)
+            return True, self._copy(params, f"layers.{m[1]}.mlp.w13_weight", rows)
         return False, None
 
     def load_weights(self, weights: Iterable[tuple[str, Any]]) -> set[str]:
@@ -95,6 +108,11 @@ class MixtralForCausalLM(LlamaForCausalLM):
 
         loaded |= super().load_weights(dense_weights())
         return loaded
+
+    def _rank_width(self, full: int) -> tuple[int, int]:
+        """This rank's share of an intermediate width ``full``, and where it starts."""
+        width = full // self.tp.size
+        return width, self.tp.rank * width
 
     @staticmethod
     def _param(params: dict[str, nn.Parameter], target: str) -> nn.Parameter:

@@ -7,7 +7,7 @@ Qwen3-MoE (Qwen3-30B-A3B, Qwen3-235B-A22B): the same routing and dense layers, n
 and each query and key head RMS-normalised before RoPE: the attention of ``engine.models.gemma3`` (Llama's with
 ``q_norm``/``k_norm``), whose checkpoint names Qwen3 shares.
 
-Tensor parallelism: not implemented (refused before start, as for Mixtral).
+Tensor parallelism: each routed expert and the shared expert split over the ranks by intermediate width, as Mixtral's.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from torch import nn
 
 from engine.models.gemma3 import Gemma3Attention
 from engine.models.llama import LlamaMLP
-from engine.models.mixtral import MixtralForCausalLM
+from engine.models.mixtral import MixtralForCausalLM, slice_along
 
 _SHARED = re.compile(r"^layers\.(\d+)\.mlp\.shared_expert\.(gate_proj|up_proj|down_proj)\.weight$")
 _SHARED_GATE = re.compile(r"^layers\.(\d+)\.mlp\.shared_expert_gate\.weight$")
@@ -35,13 +35,13 @@ class Qwen2MoeForCausalLM(MixtralForCausalLM):
             return True, self._copy(params, f"layers.{m[1]}.mlp.shared_expert_gate", tensor)
         if m := _SHARED.match(name):
             prefix = f"layers.{m[1]}.mlp.shared_expert"
-            if m[2] == "down_proj":
-                return True, self._copy(params, f"{prefix}.down_proj.weight", tensor)
-            # gate rows, then up rows, of the shared expert's fused gate_up_proj
+            width, start = self._rank_width(self.config.shared_expert_intermediate_size)
+            if m[2] == "down_proj":  # row-parallel: this rank's columns
+                return True, self._copy(params, f"{prefix}.down_proj.weight", slice_along(tensor, 1, start, width))
+            # this rank's gate rows, then its up rows, of the shared expert's fused gate_up_proj
             target = f"{prefix}.gate_up_proj.weight"
-            size = self.config.shared_expert_intermediate_size
-            dest = self._param(params, target).narrow(0, 0 if m[2] == "gate_proj" else size, size)
-            self._fill(name, dest, tensor)
+            dest = self._param(params, target).narrow(0, 0 if m[2] == "gate_proj" else width, width)
+            self._fill(name, dest, slice_along(tensor, 0, start, width))
             self._pieces[target] += 1
             return True, target if self._pieces[target] == 2 else None
         return super().load_moe_weight(name, tensor, params)

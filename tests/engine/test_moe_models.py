@@ -8,6 +8,7 @@ with unit variance so no top-k choice is a near-tie that summation order could f
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -165,13 +166,23 @@ def test_a_checkpoint_missing_an_expert_fails_to_load(family, tmp_path: Path):
         engine_for(broken)
 
 
-def test_tensor_parallelism_is_refused_for_moe(family):
+def test_experts_split_over_two_ranks_answer_as_one(family):
+    """Each expert's intermediate width split over 2 ranks (gloo on the CPU): the same greedy tokens and logprobs."""
     _, directory, _ = family
     arch = hf_arch_config(directory)
-    assert arch.num_experts == 8 and arch.num_experts_per_tok == 2
-    check_tensor_parallel(arch, 1)
-    with pytest.raises(ValueError, match="not implemented for mixture-of-experts"):
-        check_tensor_parallel(arch, 2)
+    with pytest.raises(ValueError, match="expert intermediate size"):
+        check_tensor_parallel(dataclasses.replace(arch, moe_intermediate_size=arch.moe_intermediate_size + 1), 2)
+    settings = dict(model=str(directory), show_progress=False, num_kv_blocks=64, block_size=4,
+                    max_num_batched_tokens=16)
+    prompts = [[5, 17, 300, 9, 42, 7, 1000, 3, 12, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89], [400, 401, 402]]
+    params = SamplingParams(max_tokens=6, temperature=0, logprobs=3, ignore_eos=True)
+    one = LLM(EngineConfig(**settings)).generate(prompts, params)
+    with LLM(EngineConfig(**settings, tensor_parallel_size=2)) as llm:
+        two = llm.generate(prompts, params)
+    for a, b in zip(one, two, strict=True):
+        assert a.token_ids == b.token_ids
+        for x, y in zip(a.logprobs, b.logprobs, strict=True):
+            assert abs(x.logprob - y.logprob) < 1e-4
 
 
 def test_qwen2_moe_config_fields(tmp_path: Path):
