@@ -22,7 +22,13 @@ import torch
 from torch import nn
 
 from engine.distributed.parallel_state import TensorParallelRank
-from engine.layers.mamba2 import Mamba2BatchMetadata, Mamba2Mixer, Mamba2MixerConfig, Mamba2StateCache
+from engine.layers.mamba2 import (
+    BoundarySnapshot,
+    Mamba2BatchMetadata,
+    Mamba2Mixer,
+    Mamba2MixerConfig,
+    Mamba2StateCache,
+)
 from engine.layers.norm import RMSNorm
 from engine.layers.vocab_parallel import ParallelLMHead, VocabParallelEmbedding
 
@@ -50,11 +56,17 @@ class Mamba2Block(nn.Module):
         self.norm = RMSNorm(cfg.mixer.hidden_size, cfg.mixer.norm_eps)
         self.mixer = Mamba2Mixer(cfg.mixer)
 
-    def forward(self, x: torch.Tensor, meta: Mamba2BatchMetadata, state: Mamba2StateCache) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, meta: Mamba2BatchMetadata, state: Mamba2StateCache,
+                snapshots: list[BoundarySnapshot] | None = None) -> torch.Tensor:
+        """``snapshots``: where to append this layer's boundary snapshots (None: take none)."""
         # As transformers: the residual stream may stay in float32 while the mixer runs in the model dtype.
         dtype = self.norm.weight.dtype
         residual = x.float() if self.residual_in_fp32 else x
-        return residual + self.mixer(self.norm(x.to(dtype)), meta, state)
+        if snapshots is None:
+            return residual + self.mixer(self.norm(x.to(dtype)), meta, state)
+        out, taken = self.mixer(self.norm(x.to(dtype)), meta, state, boundary_snapshots=True)
+        snapshots.extend(taken)
+        return residual + out
 
 
 class Mamba2ForCausalLM(nn.Module):
@@ -79,16 +91,30 @@ class Mamba2ForCausalLM(nn.Module):
         return [Mamba2StateCache(self.config.mixer, num_slots, dtype=dtype, ssm_dtype=ssm_dtype, device=device)
                 for _ in self.layers]
 
-    def forward(self, input_ids: torch.Tensor, meta: Mamba2BatchMetadata,
-                states: list[Mamba2StateCache]) -> torch.Tensor:
-        """Final hidden states ``[num_tokens, hidden]`` of the flattened batch; updates each layer's slots."""
+    def forward(self, input_ids: torch.Tensor, meta: Mamba2BatchMetadata, states: list[Mamba2StateCache],
+                snapshots: list[list[BoundarySnapshot]] | None = None) -> torch.Tensor:
+        """Final hidden states ``[num_tokens, hidden]`` of the flattened batch; updates each layer's slots. With
+        ``snapshots`` (one list per layer), each layer's state at every ``chunk_size`` boundary a sequence reached
+        is appended to its list (``restore_snapshot`` puts one position's back into a slot)."""
         if len(states) != len(self.layers):
             raise ValueError(f"{len(states)} state caches for {len(self.layers)} layers")
+        if snapshots is not None and len(snapshots) != len(self.layers):
+            raise ValueError(f"{len(snapshots)} snapshot lists for {len(self.layers)} layers")
         x = self.embeddings(input_ids)
-        for layer, state in zip(self.layers, states, strict=True):
-            x = layer(x, meta, state)
+        for index, (layer, state) in enumerate(zip(self.layers, states, strict=True)):
+            x = layer(x, meta, state, None if snapshots is None else snapshots[index])
         # Normalized from the (float32) residual stream like transformers, then in the model dtype for the head.
         return self.norm_f(x).to(self.norm_f.weight.dtype)
+
+    @staticmethod
+    def restore_snapshot(states: list[Mamba2StateCache], slot: int, layer_snapshots: list[BoundarySnapshot]) -> None:
+        """Load one sequence's snapshot at one position (one per layer, in layer order) into ``slot`` of every
+        layer: the sequence then resumes with ``context_len`` = that position."""
+        if len(layer_snapshots) != len(states) or len({s.position for s in layer_snapshots}) != 1:
+            raise ValueError("a snapshot restore needs one snapshot per layer, all at the same position")
+        for state, snapshot in zip(states, layer_snapshots, strict=True):
+            state.conv[slot].copy_(snapshot.conv)
+            state.ssm[slot].copy_(snapshot.ssm)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(hidden).float()

@@ -78,3 +78,28 @@ def test_incomplete_or_foreign_checkpoints_are_rejected():
         model.load_weights([("backbone.norm_f.weight", torch.zeros(3))])
     with pytest.raises(ValueError, match="state caches"):
         model(torch.tensor([3]), Mamba2BatchMetadata((1,), (0,), (0,)), [])
+
+
+def test_prefix_snapshot_restore_gives_cold_run_logits():
+    """What a prefix-cache hit will do: restore every layer's state at a block boundary into a fresh slot and
+    prefill only the rest; logits from there on equal a cold run's."""
+    hf = tiny_hf_model(False)
+    model = EngineMamba2(Mamba2ModelConfig.from_hf(hf.config.to_dict()))
+    model.load_weights(hf.state_dict().items())
+    torch.manual_seed(2)
+    prompt, nxt = torch.randint(3, VOCAB, (19,)), torch.randint(3, VOCAB, (1,))
+    states = model.allocate_state(num_slots=2)
+    snapshots: list[list] = [[] for _ in model.layers]
+    with torch.no_grad():
+        cold = model.compute_logits(model(prompt, Mamba2BatchMetadata((19,), (0,), (0,)), states, snapshots))
+        cold_next = model.compute_logits(model(nxt, Mamba2BatchMetadata((1,), (19,), (0,)), states))
+        assert [[s.position for s in layer] for layer in snapshots] == [[8, 16]] * 3
+
+        at_16 = [layer[1] for layer in snapshots]
+        EngineMamba2.restore_snapshot(states, 1, at_16)
+        warm = model.compute_logits(model(prompt[16:], Mamba2BatchMetadata((3,), (16,), (1,)), states))
+        warm_next = model.compute_logits(model(nxt, Mamba2BatchMetadata((1,), (19,), (1,)), states))
+    torch.testing.assert_close(warm, cold[16:], atol=ATOL, rtol=RTOL)
+    torch.testing.assert_close(warm_next, cold_next, atol=ATOL, rtol=RTOL)
+    with pytest.raises(ValueError, match="same position"):
+        EngineMamba2.restore_snapshot(states, 1, [snapshots[0][0], snapshots[1][1], snapshots[2][1]])
