@@ -166,9 +166,11 @@ def test_a_checkpoint_missing_an_expert_fails_to_load(family, tmp_path: Path):
         engine_for(broken)
 
 
-def test_experts_split_over_two_ranks_answer_as_one(family):
+@pytest.mark.parametrize("name", ["mixtral", "qwen2_moe"])  # both checkpoint namings; with and without a shared expert
+def test_experts_split_over_two_ranks_answer_as_one(name: str, tmp_path: Path):
     """Each expert's intermediate width split over 2 ranks (gloo on the CPU): the same greedy tokens and logprobs."""
-    _, directory, _ = family
+    architecture, overrides = FAMILIES[name]
+    directory = write_tiny_checkpoint(tmp_path / name, architecture=architecture, **overrides)
     arch = hf_arch_config(directory)
     with pytest.raises(ValueError, match="expert intermediate size"):
         check_tensor_parallel(dataclasses.replace(arch, moe_intermediate_size=arch.moe_intermediate_size + 1), 2)
