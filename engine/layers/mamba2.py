@@ -101,7 +101,7 @@ class Mamba2MixerConfig:
                    chunk_size=int(config.get("chunk_size", 256)),
                    norm_eps=float(config.get("layer_norm_epsilon", 1e-5)), use_bias=bool(config.get("use_bias")),
                    use_conv_bias=bool(config.get("use_conv_bias", True)),
-                   time_step_limit=(float(limit[0]), float(limit[1])))
+                   time_step_limit=(_config_float(limit[0]), _config_float(limit[1])))
 
     @classmethod
     def from_nemotron_h(cls, config: Mapping[str, Any]) -> Mamba2MixerConfig:
@@ -115,7 +115,14 @@ class Mamba2MixerConfig:
                    chunk_size=int(config.get("chunk_size", 128)),
                    norm_eps=float(config.get("layer_norm_epsilon", 1e-5)), use_bias=bool(config.get("use_bias")),
                    use_conv_bias=bool(config.get("use_conv_bias", True)),
-                   time_step_limit=(float(config.get("time_step_min", 0.001)), float("inf")))
+                   time_step_limit=(_config_float(config.get("time_step_min", 0.001)), float("inf")))
+
+
+def _config_float(value: Any) -> float:
+    """A float from a ``config.json``: transformers writes infinities as ``{"__float__": "Infinity"}``."""
+    if isinstance(value, Mapping):
+        value = value["__float__"]
+    return float(value)
 
 
 def _require_silu(activation: str) -> None:

@@ -6,11 +6,14 @@ Tolerance: float32, logits (magnitude ~1) within ``ATOL``/``RTOL`` of transforme
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 from transformers import DynamicCache, Mamba2Config, Mamba2ForCausalLM
 
 from engine.layers.mamba2 import Mamba2BatchMetadata
+from engine.loader.hf_loader import iter_hf_tensors
 from engine.models.mamba2 import Mamba2ForCausalLM as EngineMamba2
 from engine.models.mamba2 import Mamba2ModelConfig
 
@@ -103,3 +106,17 @@ def test_prefix_snapshot_restore_gives_cold_run_logits():
     torch.testing.assert_close(warm_next, cold_next, atol=ATOL, rtol=RTOL)
     with pytest.raises(ValueError, match="same position"):
         EngineMamba2.restore_snapshot(states, 1, [snapshots[0][0], snapshots[1][1], snapshots[2][1]])
+
+
+@pytest.mark.parametrize("tie", [False, True])
+def test_loads_a_safetensors_checkpoint_directory(tmp_path, tie):
+    hf = tiny_hf_model(tie)
+    hf.save_pretrained(tmp_path, safe_serialization=True)
+    config = json.loads((tmp_path / "config.json").read_text())
+    model = EngineMamba2(Mamba2ModelConfig.from_hf(config))
+    model.load_weights(iter_hf_tensors(tmp_path, lazy=True))
+    prompt = torch.randint(3, VOCAB, (9,), generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        ours = model.compute_logits(model(prompt, Mamba2BatchMetadata((9,), (0,), (0,)), model.allocate_state(1)))
+        theirs = hf(prompt[None]).logits[0]
+    torch.testing.assert_close(ours, theirs, atol=ATOL, rtol=RTOL)
