@@ -122,7 +122,7 @@ def seeded_generators(seqs: list[Sequence]) -> dict[int, torch.Generator]:
 def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
     """Bytes one KV block takes on this rank (its slice of the KV heads)."""
     cfg = model.config
-    kv_heads = model.layers[0].self_attn.num_kv_heads
+    kv_heads = next(m.num_kv_heads for m in model.modules() if isinstance(m, PagedAttention))
     return cfg.num_hidden_layers * 2 * block_size * kv_heads * cfg.head_dim * dtype.itemsize
 
 

@@ -34,7 +34,11 @@ class TokenizerLike(Protocol):
 class EngineClient(Protocol):
     model_name: str  # the id served under /v1/models
     max_model_len: int
-    tokenizer: TokenizerLike
+
+    @property
+    def tokenizer(self) -> TokenizerLike:
+        """Read-only here, so a client may hold a more specific tokenizer (a ``Tokenizer``, a replica's)."""
+        ...
 
     def generate(self, request: EngineRequest) -> AsyncIterator[RequestOutput]:
         """Submit a request and stream its deltas. Raises ``InvalidRequestError`` subclasses before the

@@ -111,7 +111,8 @@ def cpu_int4_linear_up_to(out_features: int, in_features: int) -> Callable | Non
     ``cpu_one_row_linear("int4", ...)`` runs, else None."""
     if cpu_one_row_linear("int4", out_features, in_features) is None:
         return None
-    return _cpu_module().int4_linear_up_to
+    module = _cpu_module()
+    return None if module is None else module.int4_linear_up_to
 
 
 def cpu_int8_linear_up_to(out_features: int, in_features: int) -> Callable | None:
@@ -120,7 +121,8 @@ def cpu_int8_linear_up_to(out_features: int, in_features: int) -> Callable | Non
     ``cpu_one_row_linear("int8", ...)`` runs, else None."""
     if cpu_one_row_linear("int8", out_features, in_features) is None:
         return None
-    return _cpu_module().int8_linear_up_to
+    module = _cpu_module()
+    return None if module is None else module.int8_linear_up_to
 
 
 def cpu_int4_gemm_bf16_serves(dtype: torch.dtype) -> bool:

@@ -184,7 +184,7 @@ class TensorParallelWorkers:
                 if message[0] == "failed":
                     raise EngineDeadError(f"tensor-parallel worker {worker.rank} failed: {message[1]}")
                 if message[0] == stage:
-                    del pending[conn]  # type: ignore[arg-type]
+                    del pending[conn]
 
 
 def _spawn(spec: WorkerSpec) -> _Worker:

@@ -120,13 +120,13 @@ class Linear(nn.Module):
         return self._matmul(x, self.bias)
 
     def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-        if self.quant_max_rows is None or x.shape[0] <= self.quant_max_rows:
+        if self.quant_weight is not None and self.quant_scales is not None and (
+                self.quant_max_rows is None or x.shape[0] <= self.quant_max_rows):
             # One row is static in a compiled graph (the one-token graph; the other has 2+ rows), so it guards on
             # nothing; more rows are compared inside quant_kernel_up_to.
-            one_row = x.shape[0] == 1 and self.quant_kernel is not None
             # The int4 kernels take the group size after the weight; the int8 ones do not.
             group = (INT4_GROUP_SIZE,) if self.quant_kind == "int4" else ()
-            if one_row:
+            if x.shape[0] == 1 and self.quant_kernel is not None:
                 y = self.quant_kernel(x, self.quant_weight, *group, self.quant_scales)
             elif self.quant_kernel_up_to is not None:
                 y = self.quant_kernel_up_to(x, self.quant_weight, *group, self.quant_scales, self.quant_kernel_rows)

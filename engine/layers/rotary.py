@@ -35,6 +35,9 @@ def _inv_freq(head_dim: int, theta: float, scaling: dict[str, Any] | None) -> to
 
 
 class RotaryEmbedding(nn.Module):
+    cos: torch.Tensor  # [max_position, head_dim] buffers, rebuilt by _build
+    sin: torch.Tensor
+
     def __init__(self, head_dim: int, max_position: int, theta: float, scaling: dict[str, Any] | None) -> None:
         super().__init__()
         self.max_position = max_position

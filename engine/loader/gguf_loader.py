@@ -75,7 +75,8 @@ class TensorIndexReader(GGUFReader):
     def _build_fields(self, offs: int, count: int) -> int:
         if self.byte_order == "S":
             return super()._build_fields(offs, count)
-        data = self.data
+        # A numpy memmap of the file: struct reads it as a buffer, which numpy's stubs do not declare.
+        data: Any = self.data
         for _ in range(int(count)):
             start = offs
             (key_length,) = struct.unpack_from("<Q", data, offs)

@@ -44,13 +44,12 @@ class Gemma3ForCausalLM(Gemma2ForCausalLM):
         cfg = self.config
         rotary = self.rotary
         if cfg.layer_window(index) > 0 and cfg.local_rope_theta is not None:
-            rotary = self._local_rotary()
+            rotary = self._local_rotary(cfg.local_rope_theta)
         return Gemma2DecoderLayer(cfg, rotary, self.tp, attention=Gemma3Attention(cfg, rotary, self.tp))
 
-    def _local_rotary(self) -> RotaryEmbedding:
+    def _local_rotary(self, theta: float) -> RotaryEmbedding:
         """The windowed layers' rotary table (plain RoPE at ``local_rope_theta``), made with the first of them:
         ``make_layer`` runs inside the base constructor, after ``self.rotary`` exists."""
         if "local_rotary" not in self._modules:
-            cfg = self.config
-            self.local_rotary = RotaryEmbedding(cfg.head_dim, self.rotary.max_position, cfg.local_rope_theta, None)
+            self.local_rotary = RotaryEmbedding(self.config.head_dim, self.rotary.max_position, theta, None)
         return self.local_rotary

@@ -10,7 +10,7 @@ model with its slice of the heads, the intermediate size and the vocabulary (``e
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -93,7 +93,8 @@ class LlamaForCausalLM(nn.Module):
         self.embed_tokens = VocabParallelEmbedding(cfg.vocab_size, cfg.hidden_size, tp)
         self.layers = nn.ModuleList(self.make_layer(i) for i in range(cfg.num_hidden_layers))
         for index, layer in enumerate(self.layers):  # Mistral's sliding window (0: global), whatever the layer kind
-            layer.self_attn.attn.sliding_window = cfg.layer_window(index)
+            attention = cast(LlamaAttention, layer.self_attn)  # every family's layers attend through one
+            attention.attn.sliding_window = cfg.layer_window(index)
         self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
         self.lm_head = ParallelLMHead(cfg.hidden_size, cfg.vocab_size, tp)
         if cfg.tie_word_embeddings:

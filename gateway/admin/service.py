@@ -5,8 +5,9 @@ tenant-owned row filters on the tenant, so one tenant's ids never reach another'
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TypeVar
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
 
 from gateway.admin.schemas import AuditPurgeReport, ModelUsage, RefusalCount, UsageSummary
@@ -104,7 +105,9 @@ def set_public_prefix(tenant_id: str, content_hash: str, public: bool, *,
     return publish_policy(tenant_id, document, session=session).version, True
 
 
-def _window(query, start: datetime | None, end: datetime | None):  # type: ignore[no-untyped-def]
+SelectT = TypeVar("SelectT", bound=Select)  # any column tuple
+
+def _window(query: SelectT, start: datetime | None, end: datetime | None) -> SelectT:
     if start is not None:
         query = query.where(AuditRecord.created_at >= start)
     if end is not None:

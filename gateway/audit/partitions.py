@@ -131,7 +131,8 @@ def _create_chain_table(chain_id: str, *, session: Session) -> None:
     session.execute(text(f"CREATE TABLE {chain} (LIKE {PARENT} INCLUDING DEFAULTS) PARTITION BY RANGE (recorded_at)"))
     session.execute(text(f"CREATE TABLE {chain}_default PARTITION OF {chain} DEFAULT"))
     _leaf_indexes(f"{chain}_default", session=session)
-    where, params = "chain_id = :c", {"c": chain_id}
+    where = "chain_id = :c"
+    params: dict[str, object] = {"c": chain_id}
     for start in sorted(_months_in(TOP_DEFAULT, where, params, session=session)):
         _create_month(chain, start, session=session)
     session.execute(text(f"INSERT INTO {chain} SELECT * FROM {TOP_DEFAULT} WHERE {where}"), params)  # noqa: S608

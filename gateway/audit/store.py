@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from gateway.audit.chain import GENESIS_HASH, record_hash_of
@@ -83,11 +84,12 @@ def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
             prev_hash = record.record_hash
             session.add(record)
             inserted += 1
-        advanced = session.execute(
+        # An UPDATE answers with a cursor result, whose rowcount says whether the expected head was still there.
+        advanced = cast("CursorResult[Any]", session.execute(
             update(AuditChainHead)
             .where(AuditChainHead.chain_id == chain_id, AuditChainHead.last_seq == last_seq)
             .values(last_seq=seq, last_hash=prev_hash, updated_at=recorded_at)
-        )
+        ))
         if advanced.rowcount != 1:
             raise ChainConflict(chain_id)
     session.flush()

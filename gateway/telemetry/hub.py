@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gateway.telemetry.metrics import GatewayMetrics
 from gateway.telemetry.request import RequestTelemetry
 from gateway.telemetry.tracing import Tracing
+
+if TYPE_CHECKING:
+    from gateway.core.settings import Settings
 
 
 @dataclass(slots=True)
@@ -17,7 +21,7 @@ class Telemetry:
     tracing: Tracing
 
     @classmethod
-    def from_settings(cls, settings) -> Telemetry:  # type: ignore[no-untyped-def]
+    def from_settings(cls, settings: Settings) -> Telemetry:
         # OTEL_SERVICE_NAME (the SDK's standard variable, set by docker-compose) wins over the setting.
         service_name = os.environ.get("OTEL_SERVICE_NAME") or settings.service_name
         tracing = (Tracing.create(exporter=settings.trace_exporter, endpoint=settings.otlp_endpoint,

@@ -79,7 +79,7 @@ class TenantLabels:
 def refusal_reason(stage: str | None, error_type: str | None) -> str:
     for candidate in (stage, error_type):
         if candidate in REFUSAL_REASONS:
-            return candidate  # type: ignore[return-value]
+            return candidate
     return "other"
 
 
