@@ -239,6 +239,8 @@ class Mamba2Mixer(nn.Module):
         cfg = self.cfg
         if hidden_states.shape[0] != sum(meta.query_lens):
             raise ValueError("hidden_states has a different token count than the metadata")
+        if not all(0 <= slot < state.num_slots for slot in meta.state_slots):
+            raise ValueError(f"a state slot is outside the cache's {state.num_slots} slots")
         inter, heads, head_dim, groups, n = (cfg.intermediate_size, cfg.num_heads, cfg.head_dim, cfg.n_groups,
                                              cfg.state_size)
         z, xbc, dt = self.in_proj(hidden_states).split([inter, cfg.conv_dim, heads], dim=-1)

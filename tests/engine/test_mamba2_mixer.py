@@ -264,6 +264,8 @@ def test_bad_metadata_and_weights_are_rejected(hf_config, hf_mixer, mixer):
     state = Mamba2StateCache(mixer.cfg, num_slots=1)
     with pytest.raises(ValueError, match="token count"):
         mixer(torch.randn(3, HIDDEN), Mamba2BatchMetadata((2,), (0,), (0,)), state)
+    with pytest.raises(ValueError, match="outside the cache"):
+        mixer(torch.randn(2, HIDDEN), Mamba2BatchMetadata((2,), (0,), (1,)), state)
 
     fresh = Mamba2Mixer(mixer.cfg)
     named = {name: p.detach() for name, p in hf_mixer.named_parameters()}
