@@ -8,6 +8,8 @@ equality is to rounding, not bitwise.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from transformers import DynamicCache, Mamba2Config, NemotronHConfig
@@ -56,7 +58,7 @@ def hf_mixer(hf_config: Mamba2Config) -> HFMamba2Mixer:
 def build_mixer(hf_config: Mamba2Config, hf_mixer: HFMamba2Mixer, **overrides) -> Mamba2Mixer:
     cfg = Mamba2MixerConfig.from_hf(hf_config.to_dict())
     if overrides:
-        cfg = Mamba2MixerConfig(**{**cfg.__dict__, **overrides})
+        cfg = dataclasses.replace(cfg, **overrides)
     mixer = Mamba2Mixer(cfg)
     mixer.load_hf_weights((name, p.detach()) for name, p in hf_mixer.named_parameters())
     return mixer
