@@ -214,3 +214,18 @@ def test_a_mixture_of_experts_gguf_is_refused_by_name(tmp_path: Path):
     writer.close()
     with pytest.raises(UnknownModelError, match="8 experts"):
         gguf_arch_config(open_gguf(path))
+
+
+def test_quantized_and_bfloat16_serving_keep_experts_and_router_unquantized(tmp_path: Path):
+    """The engine's int8/int4 serving copies cover the attention, dense and shared-expert linears only: the expert
+    stacks and the router keep the model's dtype (a quantized router could route elsewhere)."""
+    architecture, overrides = FAMILIES["qwen2_moe"]
+    directory = write_tiny_checkpoint(tmp_path / "q", architecture=architecture, **overrides)
+    greedy = SamplingParams(max_tokens=4, temperature=0, ignore_eos=True)
+    for quantization, dtype in (("int8", torch.float32), ("int4", torch.bfloat16)):
+        llm = LLM(EngineConfig(model=str(directory), show_progress=False, num_kv_blocks=32, block_size=4,
+                               quantization=quantization, dtype=str(dtype).removeprefix("torch.")))
+        assert len(llm.generate([[5, 17, 300, 9]], greedy)[0].token_ids) == 4
+        moe = llm.engine.model.layers[0].mlp
+        assert moe.w13_weight.dtype == moe.w2_weight.dtype == moe.gate.dtype == dtype
+        assert moe.shared_expert.gate_up_proj.quant_kind == quantization
