@@ -28,6 +28,23 @@ _STANDARD_ATTRS = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__di
 }
 
 
+# uvicorn's start-up line names the address the server listens on: the operator's own configuration, never a
+# client's, and the one line a start-up log must show verbatim (the IP rule would print "https://[IP]:8443").
+_LISTEN_LOGGERS = frozenset({"uvicorn.error", "uvicorn"})
+_LISTEN_PREFIX = "Uvicorn running on "
+_VERBATIM = "_warden_verbatim"
+
+
+def _is_listen_line(record: logging.LogRecord) -> bool:
+    return (record.name in _LISTEN_LOGGERS and isinstance(record.msg, str)
+            and record.msg.startswith(_LISTEN_PREFIX) and record.exc_info is None)
+
+
+def _scrubbed_message(record: logging.LogRecord) -> str:
+    message = record.getMessage()
+    return message if getattr(record, _VERBATIM, False) else redact(message)
+
+
 class RedactionFilter(logging.Filter):
     """Rewrites the record's message in place (args folded in, then scrubbed) so every handler after it, of any
     format, only ever sees the scrubbed text."""
@@ -37,7 +54,11 @@ class RedactionFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a malformed %-format: log what we have rather than lose the line
             message = f"{record.msg!s} {record.args!r}"
-        record.msg = redact(message)
+        if _is_listen_line(record):
+            setattr(record, _VERBATIM, True)
+            record.msg = message
+        else:
+            record.msg = redact(message)
         record.args = None
         return True
 
@@ -48,7 +69,7 @@ class JsonFormatter(logging.Formatter):
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": redact(record.getMessage()),
+            "message": _scrubbed_message(record),
         }
         request_id, tenant_id = current_request_id(), current_tenant_id()
         if request_id is not None:

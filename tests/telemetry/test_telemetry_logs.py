@@ -125,3 +125,25 @@ def test_configure_logging_installs_one_redacting_root_handler() -> None:
         configure_logging("none")
         access.setLevel(access_level)
         assert root.handlers == before
+
+
+def test_the_listen_address_line_is_verbatim_and_nothing_else_is() -> None:
+    root = logging.getLogger()
+    before = list(root.handlers)
+    server = logging.getLogger("uvicorn.error")
+    server_level = server.level
+    server.setLevel(logging.INFO)
+    stream = io.StringIO()
+    try:
+        configure_logging("json", "INFO", stream=stream)
+        server.info("Uvicorn running on %s://%s:%d (Press CTRL+C to quit)", "https", "10.0.0.5", 8443)
+        server.info("connection from %s", "203.0.113.9")  # the same logger, any other line: scrubbed
+        logging.getLogger("gateway.app").info("Uvicorn running on https://203.0.113.10:8443 token=abcdef123456")
+        lines = [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+        assert lines[0] == "Uvicorn running on https://10.0.0.5:8443 (Press CTRL+C to quit)"
+        assert "203.0.113.9" not in lines[1]
+        assert "203.0.113.10" not in lines[2] and "abcdef123456" not in lines[2]  # only uvicorn's own line
+    finally:
+        configure_logging("none")
+        server.setLevel(server_level)
+        assert root.handlers == before
