@@ -96,9 +96,10 @@ _CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE)})[.,:]?[ \t]+"
          rf"|[ \t]+(?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")  # fmt: skip
 _CUE = re.compile(_CUES)
 _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
-_SIGN_OFF_LINE = re.compile(rf"[ \t]*(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*\r?", re.IGNORECASE)
+_SIGN_OFF_LINES = rf"^[ \t]*(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*\r?$"
+_SIGN_OFF_LINE = re.compile(_SIGN_OFF_LINES, re.MULTILINE)
+_SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
-_LONGEST_SIGN_OFF_LINE = 40
 
 # A word of a name: letters with inner apostrophes or hyphens ("O'Neill", "Tangney-Deasy", "Марʼяна"), or an
 # initial ("K." or, as Irish "Ó", a capital alone). Separated by spaces or tabs only: a name never spans lines.
@@ -219,16 +220,6 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     return taken[0].start(), taken[-1].end()
 
 
-def _sign_off_line_ends(text: str) -> list[int]:
-    """The offsets of the line breaks that end a sign-off line ("Best regards,")."""
-    ends, start = [], 0
-    while (end := text.find("\n", start)) >= 0:
-        if end - start <= _LONGEST_SIGN_OFF_LINE and _SIGN_OFF_LINE.fullmatch(text, start, end):
-            ends.append(end)
-        start = end + 1
-    return ends
-
-
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
     """PERSON spans a cue points at, that no finding in `taken` overlaps. A cue before a name beats a place
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
@@ -246,14 +237,18 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         spans.append(span)
 
     lowered = text.lower()
-    scanned, cues = (lowered, _CUE) if len(lowered) == len(text) else (text, _CUE_ANY_CASE)
+    same_length = len(lowered) == len(text)
+    scanned, cues = (lowered, _CUE) if same_length else (text, _CUE_ANY_CASE)
     for cue in cues.finditer(scanned):
         if cue.group("before") is not None:
             if not _SIGN_OFF_AT.match(text, cue.start()):  # "Liebe Grüße", "Beste groeten": a closing
                 add(_name_after(text, cue.end(), words))
         else:
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
-    for line_end in _sign_off_line_ends(text):
+    for sign_off in (_SIGN_OFF_LINE if same_length else _SIGN_OFF_LINE_ANY_CASE).finditer(scanned):
+        line_end = sign_off.end()
+        if line_end >= len(text):
+            continue
         next_end = text.find("\n", line_end + 1)
         next_end = len(text) if next_end < 0 else next_end
         span = _name_after(text, line_end + 1, words)
