@@ -73,6 +73,6 @@ class FusedMoE(nn.Module):
             out = dispatch.fused_moe(x, self.w13_weight, self.w2_weight, topk_weights, topk_ids)
         if self.tp.size > 1:
             out = all_reduce(out)
-        if self.shared_expert is not None:
+        if self.shared_expert is not None and self.shared_expert_gate is not None:
             out = out + torch.sigmoid(F.linear(x, self.shared_expert_gate)) * self.shared_expert(x)
         return out

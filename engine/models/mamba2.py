@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -144,5 +144,5 @@ class Mamba2ForCausalLM(nn.Module):
                 param.copy_(tensor)
             loaded.add(name)
         for index, layer in enumerate(self.layers):
-            layer.mixer.load_hf_weights(mixer_weights.get(index, []))
+            cast(Mamba2Block, layer).mixer.load_hf_weights(mixer_weights.get(index, []))
         return loaded
