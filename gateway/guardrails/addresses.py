@@ -250,11 +250,13 @@ class StreetAddressRecognizer(EntityRecognizer):
 
 
 # Every layout has a house number beside a word: "12 Elm", "212, avenue", "Chittolini, 725", "Eberthstr. 68". A
-# number glued to a word or a symbol ("worker-3", "v1.2") is none; after "=" it may be a field's value
-# ("shipping_address=0 Woods Tunnel;"), which the layouts still have to find whole. The patterns run only on windows
-# around these anchors: the street-type alternations are long, and most text (code, JSON, logs) holds none.
+# number glued to a word or a symbol ("worker-3", "status=200", "v1.2") is none, but after a key that names an
+# address it is the field's value ("shipping_address=0 Woods Tunnel;"), which the layouts still have to find whole.
+# The patterns run only on windows around these anchors: the street-type alternations are long, and most text (code,
+# JSON, logs) holds none.
 _ANCHOR = re.compile(
-    r"(?<![\w.:/#-])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+    r"(?<![\w.:/=#-])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+    r"|(?i:addr|address|adresse|street|strasse|straße)=\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
 

@@ -265,7 +265,7 @@ class ObfuscatedEmailRecognizer(EntityRecognizer):
 _CREDENTIAL_ANCHOR = (
     r"(?i:key|secret|token|pass|pwd|auth|cred|bearer|dsn|conn|kennwort|contraseña|clé|cle|jeton|schlüssel|clave|"
     r"llave|chiave)|AKIA|ASIA|A[BCGINPR][A-Z]A|"
-    r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY|[A-Za-z0-9+/]{32}"
+    r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY|(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{32}"
 )
 
 
