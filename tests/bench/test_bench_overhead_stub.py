@@ -5,6 +5,7 @@ computed per percentile."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import socket
@@ -132,3 +133,16 @@ def test_guarded_prompts_are_distinct_and_two_kilobytes() -> None:
     prompts = long_prompts(50)
     texts = [p[1]["content"] for p in prompts]
     assert len(set(texts)) == 50 and all(len(t) == 2048 for t in texts)
+
+
+def test_the_stub_run_and_the_real_engine_run_share_one_results_file(tmp_path: Path) -> None:
+    from bench.gateway_overhead import _write_keeping_stub
+    from bench.overhead_stub import merge_into
+
+    results = tmp_path / "gateway_overhead.json"
+    merge_into(results, {"load": {"floor": 1}})  # no file yet: the stub run's key alone
+    assert json.loads(results.read_text()) == {"stub_engine": {"load": {"floor": 1}}}
+    _write_keeping_stub(results, {"sequential": {"direct": 2}})  # the real-engine run keeps the stub run's key
+    assert json.loads(results.read_text()) == {"sequential": {"direct": 2}, "stub_engine": {"load": {"floor": 1}}}
+    merge_into(results, {"load": {"floor": 3}})  # and the stub run keeps the real-engine run's
+    assert json.loads(results.read_text()) == {"sequential": {"direct": 2}, "stub_engine": {"load": {"floor": 3}}}
