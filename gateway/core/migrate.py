@@ -5,12 +5,14 @@ database has the schema it was built for.
 On Postgres every upgrade runs under a session-level advisory lock, so any number of concurrent runs (a Helm hook
 Job retried while the last one still runs, several pods starting at once) apply each migration exactly once: the
 first takes the lock and migrates, the others wait for it and then find nothing left to do.
+
+A database already at this code's head (every restart after the first) is recognised with one ``SELECT`` against
+the revision ids read from the scripts' source text, so a restart neither imports Alembic nor runs its environment.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import importlib.util
 import logging
@@ -18,16 +20,18 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
 from gateway.core.db import make_engine, normalize_database_url
+from gateway.core.revisions import ScriptRevisions, read_script_revisions
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+# Alembic is imported where a migration actually runs: a server whose database is current never needs it.
 
 
 def _migrations_dir() -> Path:
@@ -44,6 +48,7 @@ MIGRATIONS_DIR = _migrations_dir()
 # name so it is unlikely to collide with another application's advisory locks in a shared database.
 MIGRATION_LOCK_KEY = int.from_bytes(hashlib.sha256(b"warden.schema-migrations").digest()[:8], "big", signed=True)
 _WAIT_STEP_S = 1.0
+VERSION_TABLE = "alembic_version"  # Alembic's default; migrations/env.py does not rename it
 log = logging.getLogger(__name__)
 
 
@@ -52,6 +57,8 @@ class DatabaseUnreachable(RuntimeError):
 
 
 def alembic_config(database_url: str) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option(
@@ -64,12 +71,38 @@ def alembic_config(database_url: str) -> Config:
 
 def upgrade_database(database_url: str, revision: str = "head", *, wait_s: float = 0.0) -> None:
     """Apply every migration up to ``revision``; on Postgres under the advisory lock, after waiting up to
-    ``wait_s`` for the server to accept connections (raises :class:`DatabaseUnreachable` past that)."""
+    ``wait_s`` for the server to accept connections (raises :class:`DatabaseUnreachable` past that).
+
+    Upgrading to ``head`` a database that is already there returns after one query, without Alembic; any other
+    state (no schema, an older or unknown revision) takes Alembic's path below, unchanged."""
+    if revision == "head" and is_at_head(database_url, wait_s=wait_s):
+        return
+    from alembic import command
+
     if not _is_postgres(database_url):
         command.upgrade(alembic_config(database_url), revision)
         return
     with migration_lock(database_url, wait_s=wait_s):
         command.upgrade(alembic_config(database_url), revision)
+
+
+def is_at_head(database_url: str, *, wait_s: float = 0.0) -> bool:
+    """Whether the database's recorded revisions are exactly this code's heads. Read without the migration lock: a
+    concurrent upgrade can only move a database towards the head, never away from it."""
+    engine = make_engine(database_url)
+    try:
+        with _connect_waiting(engine, wait_s) as connection:
+            current = database_revisions(connection)
+    finally:
+        engine.dispose()
+    return bool(current) and current == _scripts().heads
+
+
+def database_revisions(connection: Connection) -> frozenset[str]:
+    """The revisions stamped in the database's ``alembic_version`` table; empty when it has none (no schema)."""
+    if not inspect(connection).has_table(VERSION_TABLE):
+        return frozenset()
+    return frozenset(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
 
 
 @contextmanager
@@ -113,10 +146,9 @@ def _is_postgres(database_url: str) -> bool:
     return normalize_database_url(database_url).startswith("postgresql")
 
 
-@functools.cache
-def _scripts() -> ScriptDirectory:
-    """This code's migration scripts (read once per process)."""
-    return ScriptDirectory.from_config(alembic_config(""))
+def _scripts() -> ScriptRevisions:
+    """This code's migration scripts' revision graph (read once per process)."""
+    return read_script_revisions(MIGRATIONS_DIR / "versions")
 
 
 def schema_is_behind(connection: Connection) -> bool:
@@ -126,18 +158,13 @@ def schema_is_behind(connection: Connection) -> bool:
     A revision this code does not know was written by newer code (a rolling upgrade migrates before the new pods
     start, while the old ones still serve); migrations only add what older code can ignore, so that counts as not
     behind: the old pods keep serving until they are replaced."""
-    current = MigrationContext.configure(connection).get_current_heads()
+    current = database_revisions(connection)
     if not current:
         return True
     scripts = _scripts()
-    if set(scripts.get_heads()) <= set(current):
+    if scripts.heads <= current:
         return False
-    for revision in current:
-        try:
-            scripts.get_revision(revision)
-        except CommandError:
-            return False  # newer than this code
-    return True
+    return current <= scripts.revisions  # a revision this code does not know is newer than this code
 
 
 class SchemaRevisionCheck:
