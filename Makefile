@@ -89,9 +89,9 @@ chaos: install
 bench-kernels: install
 	$(BIN)/python -m bench.kernels
 
-# Regenerates the shipped prompt-injection dataset and classifier (deterministic, ~3 s).
+# Regenerates the prompt-injection dataset and the classifier the gateway ships (deterministic, ~3 s).
 train-injection: install
-	$(BIN)/python -m gateway.guardrails.injection.train
+	$(BIN)/python -m bench.injection.train
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -4,6 +4,8 @@ inside functions, and under ``TYPE_CHECKING``).
 - The gateway reaches the engine only through ``engine.PUBLIC_MODULES``.
 - ``engine`` imports neither ``gateway``, ``policies`` nor ``migrations``; ``kernels`` imports none of Warden's
   other packages; ``policies`` imports none either; nothing imports ``migrations`` (Alembic loads it by path).
+- No runtime package imports ``bench``, the offline tooling (benchmarks, corpus generators, the prompt-injection
+  dataset generator and trainer): it is not installed with Warden, and the gateway loads only their outputs.
 - No cycle between the top-level packages, and none between modules through the imports that run when a module is
   imported.
 """
@@ -20,6 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("gateway", "engine", "kernels", "policies", "migrations")
+# Warden's own code that runs only offline: an import of it from a runtime package is an arrow no package may have.
+OFFLINE = ("bench",)
 # What each package may import of the others (the arrows of docs/architecture.md).
 ALLOWED = {
     "gateway": {"policies", "engine"},
@@ -50,10 +54,10 @@ def modules() -> dict[str, Path]:
     return {module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
 
 
-def imported_names(path: Path) -> Iterator[tuple[int, str, bool]]:
-    """(line, module, deferred) for each import in the file; deferred: inside a function, run when it is called.
-    ``from package import name`` names the submodule when ``name`` is one; relative imports are resolved against
-    the file's package."""
+def imported_names(path: Path, source: str | None = None) -> Iterator[tuple[int, str, bool]]:
+    """(line, module, deferred) for each import in the file (or in ``source``, read as that file's text); deferred:
+    inside a function, run when it is called. ``from package import name`` names the submodule when ``name`` is one;
+    relative imports are resolved against the file's package."""
     known = modules()
     own = module_name(path)
     package = own if path.name == "__init__.py" else own.rpartition(".")[0]
@@ -75,7 +79,8 @@ def imported_names(path: Path) -> Iterator[tuple[int, str, bool]]:
         for child in ast.iter_child_nodes(node):
             yield from visit(child, inside)
 
-    yield from visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), False)
+    text = path.read_text(encoding="utf-8") if source is None else source
+    yield from visit(ast.parse(text, filename=str(path)), False)
 
 
 @cache
@@ -88,7 +93,7 @@ def import_graph(*, deferred_too: bool = True) -> dict[str, dict[str, int]]:
     for name, path in known.items():
         edges: dict[str, int] = {}
         for line, target, deferred in imported_names(path):
-            if target.split(".")[0] in PACKAGES and target != name and (deferred_too or not deferred):
+            if is_warden(target) and target != name and (deferred_too or not deferred):
                 edges.setdefault(target, line)
         graph[name] = edges
     return graph
@@ -96,6 +101,11 @@ def import_graph(*, deferred_too: bool = True) -> dict[str, dict[str, int]]:
 
 def top(module: str) -> str:
     return module.split(".")[0]
+
+
+def is_warden(module: str) -> bool:
+    """Whether an imported module is Warden's own (a runtime package or the offline tooling), not a library."""
+    return top(module) in PACKAGES or top(module) in OFFLINE
 
 
 def where(source: str, line: int) -> str:
@@ -147,6 +157,15 @@ def test_a_package_imports_only_what_its_arrows_allow(package: str) -> None:
     assert not wrong, f"{package} may import only {sorted(ALLOWED[package])} of Warden's packages:\n" + "\n".join(wrong)
 
 
+def test_no_runtime_module_imports_the_offline_tooling() -> None:
+    # bench/ is not part of the installed distribution (pyproject's package list) nor of the image: a runtime import
+    # of it, even one deferred into a function, would fail in production and drag training code into the gateway.
+    wrong = [f"{where(source, line)} imports {target}"
+             for source, edges in import_graph().items()
+             for target, line in edges.items() if top(target) in OFFLINE]
+    assert not wrong, "a runtime package imports the offline tooling:\n" + "\n".join(wrong)
+
+
 def test_no_module_imports_the_migrations_package() -> None:
     # Alembic finds migrations/ by path (gateway.core.migrate); importing it would close gateway → migrations →
     # gateway (its env.py imports the gateway's models).
@@ -180,3 +199,10 @@ def test_the_checker_finds_cycles_and_names_submodules() -> None:
     assert ("engine.generate", True) in {(t, d) for _, t, d in imported_names(ROOT / "gateway" / "cli.py")}
     settings = {(t, d) for _, t, d in imported_names(ROOT / "gateway" / "core" / "settings.py")}
     assert ("engine.config", False) in settings and ("engine.config", True) in settings
+    # An import of the injection trainer from the gateway, deferred or not, is an edge the arrows then reject.
+    detector = ROOT / "gateway" / "guardrails" / "injection" / "detector.py"
+    source = "from bench.injection import train\n\ndef retrain():\n    import bench.injection.dataset\n"
+    found = {(t, d) for _, t, d in imported_names(detector, source)}
+    assert found == {("bench.injection", False), ("bench.injection.dataset", True)}
+    assert all(is_warden(target) and top(target) not in ALLOWED["gateway"] for target, _ in found)
+    assert not is_warden("numpy") and not is_warden("benchmarks")

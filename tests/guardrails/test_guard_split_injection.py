@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from bench.injection.dataset import load
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
 from gateway.guardrails.injection import InjectionDetector, InjectionVerdict
-from gateway.guardrails.injection.dataset import load
 from gateway.guardrails.input_guard import SPLIT_SIGNAL
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 

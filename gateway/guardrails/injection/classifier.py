@@ -21,7 +21,7 @@ class InjectionClassifier(Protocol):
 
 
 class LinearInjectionClassifier:
-    """Logistic regression over hashed character n-grams, trained by `python -m gateway.guardrails.injection.train`.
+    """Logistic regression over hashed character n-grams, trained by `python -m bench.injection.train`.
 
     A long text is scored as the maximum over overlapping chunks, so an instruction buried in a long tool output
     is not averaged away by the benign text around it.

@@ -1,24 +1,45 @@
 """Regenerate the shipped injection dataset, train the linear classifier and report held-out precision/recall.
 
-    python -m gateway.guardrails.injection.train
+    python -m bench.injection.train [--out-dir DIR]
 
-Deterministic: the same seed gives the same dataset, weights and metrics. Writes data/dataset.jsonl,
-data/model.npz and data/metrics.json next to this file.
+Deterministic: the same seed gives the same dataset, weights and metrics. By default it writes where they ship:
+the dataset to bench/data/injection_dataset.jsonl, the weights to the runtime's model path
+(gateway/guardrails/injection/data/model.npz, the only artefact the gateway loads) and the held-out metrics to
+bench/results/injection_training.json. With ``--out-dir`` all three go into that directory instead
+(dataset.jsonl, model.npz, metrics.json), leaving the shipped files untouched.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bench.injection.dataset import DATASET_PATH, generate, write
 from gateway.guardrails.injection.classifier import DEFAULT_MODEL_PATH, LinearInjectionClassifier
-from gateway.guardrails.injection.dataset import DATASET_PATH, generate, write
 from gateway.guardrails.injection.features import DIM, sparse_features
 from gateway.guardrails.injection.heuristics import match_rules
 
-METRICS_PATH = Path(__file__).parent / "data" / "metrics.json"
+METRICS_PATH = Path(__file__).resolve().parents[1] / "results" / "injection_training.json"
+
+
+@dataclass(frozen=True)
+class Outputs:
+    dataset: Path
+    model: Path
+    metrics: Path
+
+    @classmethod
+    def shipped(cls) -> Outputs:
+        return cls(dataset=DATASET_PATH, model=DEFAULT_MODEL_PATH, metrics=METRICS_PATH)
+
+    @classmethod
+    def under(cls, directory: Path) -> Outputs:
+        return cls(dataset=directory / "dataset.jsonl", model=directory / "model.npz",
+                   metrics=directory / "metrics.json")
 
 
 def fit_logistic_regression(
@@ -60,29 +81,43 @@ def precision_recall(predicted: np.ndarray, labels: np.ndarray) -> dict[str, flo
     return {"precision": round(precision, 4), "recall": round(recall, 4)}
 
 
-def main() -> None:
+def train(outputs: Outputs) -> dict[str, object]:
+    """Generate the dataset, fit the classifier on its train split, score the held-out split; write all three."""
     rows = generate()
-    write(rows, DATASET_PATH)
-    train = [row for row in rows if row["split"] == "train"]
-    test = [row for row in rows if row["split"] == "test"]
-    weights, bias = fit_logistic_regression([str(r["text"]) for r in train], np.array([r["label"] for r in train]))
+    write(rows, outputs.dataset)
+    train_rows = [row for row in rows if row["split"] == "train"]
+    test_rows = [row for row in rows if row["split"] == "test"]
+    weights, bias = fit_logistic_regression(
+        [str(r["text"]) for r in train_rows], np.array([r["label"] for r in train_rows])
+    )
     classifier = LinearInjectionClassifier(weights, bias)
-    classifier.save(DEFAULT_MODEL_PATH)
+    outputs.model.parent.mkdir(parents=True, exist_ok=True)
+    classifier.save(outputs.model)
 
-    labels = np.array([row["label"] for row in test])
-    model_scores = np.array([classifier.probability(str(row["text"])) for row in test])
-    rule_scores = np.array([max((r.score for r in match_rules(str(row["text"]))), default=0.0) for row in test])
-    metrics = {
-        "train_samples": len(train),
-        "test_samples": len(test),
+    labels = np.array([row["label"] for row in test_rows])
+    model_scores = np.array([classifier.probability(str(row["text"])) for row in test_rows])
+    rule_scores = np.array([max((r.score for r in match_rules(str(row["text"]))), default=0.0) for row in test_rows])
+    metrics: dict[str, object] = {
+        "train_samples": len(train_rows),
+        "test_samples": len(test_rows),
         "test_positives": int(labels.sum()),
-        "held_out_families": sorted({str(row["family"]) for row in test}),
+        "held_out_families": sorted({str(row["family"]) for row in test_rows}),
         "classifier@0.5": precision_recall(model_scores >= 0.5, labels),
         "heuristics@0.8": precision_recall(rule_scores >= 0.8, labels),
         "combined@0.8": precision_recall(np.maximum(model_scores, rule_scores) >= 0.8, labels),
     }
-    METRICS_PATH.write_text(json.dumps(metrics, indent=2) + "\n")
-    print(json.dumps(metrics, indent=2))
+    outputs.metrics.parent.mkdir(parents=True, exist_ok=True)
+    outputs.metrics.write_text(json.dumps(metrics, indent=2) + "\n")
+    return metrics
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out-dir", type=Path, help="write dataset.jsonl, model.npz and metrics.json here instead "
+                                                     "of over the shipped files")
+    args = parser.parse_args(argv)
+    outputs = Outputs.under(args.out_dir) if args.out_dir else Outputs.shipped()
+    print(json.dumps(train(outputs), indent=2))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The injection training/evaluation set Warden generates and ships (data/dataset.jsonl).
+"""The injection training/evaluation set Warden generates and ships (bench/data/injection_dataset.jsonl).
 
 Each sample comes from a *family* of phrasings (slot-filled templates). The evaluation split holds out whole
 families, so the reported precision/recall measure phrasing the classifier never saw, not memorised templates.
@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-DATASET_PATH = Path(__file__).parent / "data" / "dataset.jsonl"
+DATASET_PATH = Path(__file__).resolve().parents[1] / "data" / "injection_dataset.jsonl"
 HELD_OUT_FAMILIES = frozenset({"inj_exfiltrate_prompt", "inj_goal_hijack", "ben_instructions_talk", "ben_email"})
 SAMPLES_PER_FAMILY = 300
 
