@@ -5,8 +5,8 @@ One upstream MCP server (the official SDK's ``MCPServer``, one tool that returns
 client, in this process, calls the tool with a kept session per target:
 
   direct           the client calls the upstream itself: the baseline
-  warden_core      through Warden with result screening off: key check, tool policy, argument schema, a per-call
-                   the call on the kept upstream session, the audit record
+  warden_core      through Warden with result screening off: key check, tool policy, argument schema, the call on
+                   the kept upstream session, the audit record
   warden_guarded   through Warden under the default tool policy: results PII-masked and screened for injection
 
 Each round calls every target once with the same argument (the order rotates every round); added latency =
