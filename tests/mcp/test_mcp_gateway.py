@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import httpx
 import pytest
 from admin_support import auth, token_for
 from gateway_support import new_tenant_with_key
-from mcp_support import LEAK_TEXT, Served, warden_client
+from mcp_support import LEAK_TEXT, Served, tenant_with_upstream, warden_client
 from sqlalchemy import select
 
 from gateway.adminauth.roles import Role
@@ -20,9 +21,7 @@ from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.export.signing import load_public_key
 from gateway.export.verify import verify_export
-from gateway.keys.service import IssuedKey
 from gateway.policystore.service import publish_policy
-from gateway.tenants.models import Tenant
 
 
 def _register(warden: Served, settings: Settings, tenant_id: str, name: str, url: str, **fields: Any) -> httpx.Response:
@@ -31,15 +30,8 @@ def _register(warden: Served, settings: Settings, tenant_id: str, name: str, url
                       headers=auth(token_for(settings, Role.PLATFORM_ADMIN)), timeout=30)
 
 
-def _tenant(db: Database, settings: Settings, warden: Served, upstream: Served,
-            policy: dict[str, Any] | None = None) -> tuple[Tenant, IssuedKey]:
-    tenant, issued = new_tenant_with_key(db, settings)
-    response = _register(warden, settings, tenant.id, "tools", f"{upstream.base}/mcp")
-    assert response.status_code == 201, response.text
-    if policy is not None:
-        with db.transaction() as session:
-            publish_policy(tenant.id, policy, session=session)
-    return tenant, issued
+# A tenant with the upstream registered as "tools", with a short upstream timeout (the fault tests wait on it).
+_tenant = partial(tenant_with_upstream, timeout_s=5.0)
 
 
 def _text(result: Any) -> str:
@@ -164,13 +156,13 @@ async def test_per_tool_rate_limit(db: Database, warden_settings: Settings, ward
 
 async def test_upstream_faults_become_mcp_errors(db: Database, warden_settings: Settings, warden: Served,
                                                  upstream: Served, malformed_upstream: Served) -> None:
-    tenant, issued = _tenant(db, warden_settings, warden, upstream)
+    tenant_id, issued = _tenant(db, warden_settings, warden, upstream)
     dead_port = malformed_upstream.port + 1 if malformed_upstream.port < 65535 else 1
-    assert _register(warden, warden_settings, tenant.id, "down", f"http://127.0.0.1:{dead_port}/mcp").status_code \
+    assert _register(warden, warden_settings, tenant_id, "down", f"http://127.0.0.1:{dead_port}/mcp").status_code \
         == 201
-    assert _register(warden, warden_settings, tenant.id, "garbage",
+    assert _register(warden, warden_settings, tenant_id, "garbage",
                      f"{malformed_upstream.base}/mcp").status_code == 201
-    assert _register(warden, warden_settings, tenant.id, "slowpoke", f"{upstream.base}/mcp",
+    assert _register(warden, warden_settings, tenant_id, "slowpoke", f"{upstream.base}/mcp",
                      timeout_s=0.5).status_code == 201
     async with warden_client(warden.base, issued.api_key) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}  # the broken ones are left out
@@ -251,12 +243,12 @@ def _audit_rows(db: Database, tenant_id: str, count: int) -> list[AuditRecord]:
 async def test_every_call_is_in_the_tenants_verified_audit_chain(db: Database, warden_settings: Settings,
                                                                  warden: Served, upstream: Served,
                                                                  tmp_path: Path) -> None:
-    tenant, issued = _tenant(db, warden_settings, warden, upstream, {"tools": {"denied_tools": ["tools__delete_*"]}})
+    tenant_id, issued = _tenant(db, warden_settings, warden, upstream, {"tools": {"denied_tools": ["tools__delete_*"]}})
     async with warden_client(warden.base, issued.api_key) as client:
         await client.call_tool("tools__add", {"a": 1, "b": 2})
         await client.call_tool("tools__delete_repo", {"repo": "prod"})
         await client.call_tool("tools__lookup_customer", {"customer_id": "c9"})
-    rows = _audit_rows(db, tenant.id, 3)
+    rows = _audit_rows(db, tenant_id, 3)
     assert [row.http_status for row in rows] == [200, 403, 200]
     calls = [next(d for d in row.decisions if d["stage"] == "tool_call") for row in rows]
     assert [(c["server"], c["tool"], c["status"]) for c in calls] == [
@@ -267,7 +259,7 @@ async def test_every_call_is_in_the_tenants_verified_audit_chain(db: Database, w
     assert "jane.doe" not in json.dumps([row.decisions for row in rows])
 
     platform = auth(token_for(warden_settings, Role.PLATFORM_ADMIN))
-    exported = httpx.get(f"{warden.base}/admin/v1/audit/export", params={"tenant": tenant.id}, headers=platform,
+    exported = httpx.get(f"{warden.base}/admin/v1/audit/export", params={"tenant": tenant_id}, headers=platform,
                          timeout=60)
     assert exported.status_code == 200, exported.text
     path = tmp_path / "export.jsonl"
