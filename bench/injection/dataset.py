@@ -10,14 +10,21 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 DATASET_PATH = Path(__file__).resolve().parents[1] / "data" / "injection_dataset.jsonl"
 HELD_OUT_FAMILIES = frozenset({"inj_exfiltrate_prompt", "inj_goal_hijack", "ben_instructions_talk", "ben_email"})
 SAMPLES_PER_FAMILY = 300
 
-Choice = Callable[[list[str]], str]
+_T = TypeVar("_T")
+
+
+class Choice(Protocol):
+    """``random.Random.choice``: one of the options, of their type (phrasings, or the translation tables)."""
+
+    def __call__(self, options: Sequence[_T], /) -> _T: ...
 
 _VERBS = [
     "ignore",
