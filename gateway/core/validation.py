@@ -86,7 +86,7 @@ def format_param(path: Sequence[str | int]) -> str | None:
     metadata key) is cut to ``MAX_NAME_CHARS``: an error never echoes a long client string back."""
     text = ""
     for part in path:
-        if isinstance(part, int) and not isinstance(part, bool):
+        if not isinstance(part, str):
             text += f"[{part}]"
         else:
             name = part if len(part) <= MAX_NAME_CHARS else part[:MAX_NAME_CHARS] + "..."

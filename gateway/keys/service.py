@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from gateway.core.clock import as_utc, utcnow
@@ -49,9 +50,10 @@ def issue_key(tenant: Tenant, *, pepper: bytes, session: Session, label: str | N
 
 def revoke_key(key_id: str, *, session: Session) -> bool:
     """True if the key existed and was not already revoked."""
-    result = session.execute(
+    # An UPDATE answers with a cursor result: its rowcount says whether a live key was there.
+    result = cast("CursorResult[Any]", session.execute(
         update(ApiKey).where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None)).values(revoked_at=utcnow())
-    )
+    ))
     return bool(result.rowcount)
 
 

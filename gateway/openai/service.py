@@ -563,6 +563,7 @@ class CallHandler:
         self._track_usage(prepared, states)
         # Under the tool-call grammar a choice's text is held back while it may be a call (see structured.py).
         holds = [structured.ToolCallHold() if prepared.calls_tools else None for _ in states]
+        error_type: str | None
         status, error_type = CLIENT_CLOSED_REQUEST, "client_closed"  # unless the stream completes
         want_logprobs = prepared.meta.want_logprobs
         try:
@@ -570,16 +571,16 @@ class CallHandler:
                 yield event
             pending: tuple[int, RequestOutput] | None = first
             while True:
-                if pending is None:
+                if pending is not None:
+                    (index, output), pending = pending, None
+                else:
                     try:
                         async with asyncio.timeout(self.deadline.remaining()):
-                            pending = await anext(outputs)
+                            index, output = await anext(outputs)
                     except StopAsyncIteration:
                         break
                     except TimeoutError:
                         raise deadline_error(self.deadline) from None  # ends the stream with an error event
-                index, output = pending
-                pending = None
                 state = states[index]
                 released = await self._absorb(prepared, call, state, index, output)
                 events: list[bytes] = []

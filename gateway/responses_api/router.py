@@ -4,6 +4,8 @@ audited like every /v1 call."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.responses import Response
@@ -13,6 +15,7 @@ from gateway.openai.dependencies import ServicesDep
 from gateway.openai.openai_surfaces import OpenAISurface
 from gateway.openai.schemas import openapi_request_body
 from gateway.openai.service import CallHandler, handle_call
+from gateway.openai.surface import CallMeta, CallResult, StreamEncoder
 from gateway.responses_api.input_items import input_messages, items_of, page, parse_query
 from gateway.responses_api.schemas import ResponsesRequest
 from gateway.responses_api.store import ResponseStore, not_found
@@ -31,6 +34,14 @@ class _StoredResponseCall(OpenAISurface):
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
+
+    # The handler of a stored-response call answers from the store: it never reaches the completion path that
+    # renders or streams (a call that did would be a bug, so it fails loudly instead of answering something).
+    def render(self, result: CallResult) -> dict[str, Any]:
+        raise RuntimeError(f"{self.endpoint} renders no completion")
+
+    def encoder(self, meta: CallMeta) -> StreamEncoder:
+        raise RuntimeError(f"{self.endpoint} streams no completion")
 
 
 RETRIEVE = _StoredResponseCall("responses.retrieve")
