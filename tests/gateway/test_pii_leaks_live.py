@@ -53,8 +53,8 @@ POLICY = {"pii_input": MASK_ALL, "pii_output": MASK_ALL, "audit_content": "redac
 MUST_NOT_LEAK = frozenset({"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS"})
 # The other types' measured leaks on this split (of 400 values each; 88 of 4,800 in all): a ceiling, never a target.
 # The engine prompt and both exports leak the same values; the logs none.
-LEAK_CEILING = {"PERSON": 52, "LOCATION": 2, "STREET_ADDRESS": 0, "DATE_OF_BIRTH": 1, "SECRET": 0, "US_SSN": 0,
-                "NATIONAL_ID": 0, "PHONE_NUMBER": 1}  # fmt: skip
+LEAK_CEILING = {"PERSON": 5, "LOCATION": 2, "STREET_ADDRESS": 0, "DATE_OF_BIRTH": 0, "SECRET": 0, "US_SSN": 0,
+                "NATIONAL_ID": 0, "PHONE_NUMBER": 0}  # fmt: skip
 
 
 def auth(token: str) -> dict[str, str]:
