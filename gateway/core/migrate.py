@@ -124,7 +124,7 @@ def migration_lock(database_url: str, *, wait_s: float = 0.0) -> Iterator[None]:
 
 
 @contextmanager
-def _connect_waiting(engine, wait_s: float) -> Iterator[Connection]:  # type: ignore[no-untyped-def]
+def _connect_waiting(engine: Engine, wait_s: float) -> Iterator[Connection]:
     deadline = time.monotonic() + wait_s
     while True:
         try:
