@@ -22,10 +22,12 @@ serve: install
 
 test: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # Regenerate the hash lock after editing pyproject.toml (needs `uv` on PATH: pip install uv).
 lock:

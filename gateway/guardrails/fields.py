@@ -82,8 +82,11 @@ class FieldValueRecognizer(EntityRecognizer):
             entity = "PERSON" if match.group("person") is not None else "LOCATION"
             particles = _PARTICLES if entity == "PERSON" else _PLACE_PARTICLES
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
-                end = self._name_end(text, start, end, particles)
-            if end is None or not _reads_as_name(text[start:end], particles):
+                name_end = self._name_end(text, start, end, particles)
+                if name_end is None:
+                    continue
+                end = name_end
+            if not _reads_as_name(text[start:end], particles):
                 continue
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))

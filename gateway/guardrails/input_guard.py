@@ -235,10 +235,10 @@ class InputGuard:
         if screen_injection:
             untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
             best_verdict = self._injection_verdict(tenant_id, untrusted, policy.injection.threshold, result)
-            action = injection_action(policy.injection, best_verdict.score)
+            verdict_action = injection_action(policy.injection, best_verdict.score)
             result.injection_score = best_verdict.score
-            result.decisions.append({"kind": "injection", "action": action.value, **best_verdict.as_record()})
-            if action is InjectionAction.BLOCK and not result.blocked:
+            result.decisions.append({"kind": "injection", "action": verdict_action.value, **best_verdict.as_record()})
+            if verdict_action is InjectionAction.BLOCK and not result.blocked:
                 result.blocked = True
                 result.block_reason = f"request blocked: likely prompt injection (score {best_verdict.score:.2f})"
         return result

@@ -86,7 +86,10 @@ def _dictionary_words(nlp: spacy.language.Language) -> frozenset[str]:
     """English words from the model's own lemmatizer index (WordNet nouns, verbs, adjectives, adverbs)."""
     if "lemmatizer" not in nlp.pipe_names:
         return frozenset()
-    lookups = nlp.get_pipe("lemmatizer").lookups
+    lemmatizer = nlp.get_pipe("lemmatizer")
+    lookups = getattr(lemmatizer, "lookups", None)  # a Lemmatizer pipe; get_pipe is typed as any callable
+    if lookups is None:
+        return frozenset()
     if not lookups.has_table("lemma_index"):
         return frozenset()
     index = lookups.get_table("lemma_index")
@@ -107,7 +110,8 @@ def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
     spans = sorted(spans)
     if not spans:
         return text
-    parts, cursor = [], 0
+    parts: list[str] = []
+    cursor = 0
     for start, end in spans:
         start = max(start, cursor)
         if end > start:

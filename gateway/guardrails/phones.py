@@ -41,6 +41,12 @@ _CANDIDATE = re.compile(
 )
 _DIGIT_GROUP = re.compile(r"[0-9]+")
 _RUN_ON = re.compile(r"(?:[ \t().-]{0,2}[0-9])*")  # the rest of a run of digit groups, past the candidate's cap too
+
+
+def _digits_running_on(text: str, start: int) -> int:
+    """Digits in the run of digit groups that continues at ``start`` (none: 0)."""
+    run = _RUN_ON.match(text, start)
+    return 0 if run is None else _digit_count(run.group())
 # The start of an IBAN right before a run of digits: its country code and check digits, and maybe more of its
 # groups of four ("DE89 ", glued "DE89", "NL91 ABNA ").
 _IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4})*[ -]?\Z")
@@ -107,7 +113,7 @@ class PhoneNumberRecognizer(EntityRecognizer):
             # start that ends at a group boundary (the longest of equals), then the rest of the run on its own.
             best: tuple[float, int, str] | None = None
             for end in self._group_ends(text, start, candidate.end()):
-                if end < candidate.end() and _digit_count(_RUN_ON.match(text, end).group()) < _MIN_DIGITS:
+                if end < candidate.end() and _digits_running_on(text, end) < _MIN_DIGITS:
                     continue  # what would follow is too short to be a number: the run is one value, not a list
                 found = self._judge(text[start:end])
                 if found is not None and (best is None or found[0] > best[0]):

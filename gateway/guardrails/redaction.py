@@ -82,7 +82,7 @@ def apply_actions(text: str, decided: list[tuple[Finding, PiiAction]], token_key
     rewrites = [(finding, action) for finding, action in decided if action in (PiiAction.MASK, PiiAction.HASH)]
     if not rewrites:
         return text
-    results = []
+    results: list[RecognizerResult] = []
     operators: dict[str, OperatorConfig] = {}
     for finding, action in rewrites:
         # Operators are chosen per entity type; give each finding its own pseudo-type so mask and hash can mix.
