@@ -82,6 +82,12 @@ _TOKEN_WORDS = re.compile(
     r"mot de passe|schlüssel|schluessel|passwort|kennwort|clave|contraseña|llave|chiave)(?![^\W\d_])"
 )
 _TOKEN_CONTEXT_CHARS = 32
+# Words that name a random token as an identifier or a digest, not a credential: such a token is not a SECRET by its
+# shape alone (a credential word near it still makes it one).
+_IDENTIFIER_WORDS = re.compile(
+    r"(?i)(?<![^\W\d_])(?:id|ids|identifier|trace|span|request|correlation|commit|sha|hash|checksum|digest|uuid|guid|"
+    r"etag|nonce|ref|reference|référence|referenz|referencia|riferimento)(?![^\W\d_])"
+)
 # A column named for a credential: "token", "access_token", "client_secret", "api_key", "password".
 _TOKEN_COLUMN = re.compile(rf"(?:{CREDENTIAL_WORDS}|{LOGIN_WORDS}|key)")
 _HEX = re.compile(
@@ -182,7 +188,8 @@ class SecretRecognizer(EntityRecognizer):
                 continue
             if self._named_a_credential(text, match.start(), match.end()):
                 results.append(self._result(match.start(), match.end(), self.KEYED_SCORE, "random token by a key word"))
-            elif _generated_wherever_it_stands(value, hex_key):
+            elif _generated_wherever_it_stands(value, hex_key) and not self._named(
+                    _IDENTIFIER_WORDS, _IDENTIFIER_WORDS, text, match.start(), match.end()):
                 results.append(self._result(match.start(), match.end(), UNNAMED_SCORE, "random token"))
         return results
 
@@ -190,12 +197,18 @@ class SecretRecognizer(EntityRecognizer):
     def _named_a_credential(text: str, start: int, end: int) -> bool:
         """A credential word shortly before the token, shortly after it in its clause ("... is the deploy token",
         "... ist das Deploy-Token", "... est le jeton"), or naming its CSV column ("access_token", "client_secret")."""
-        if _TOKEN_WORDS.search(text, max(0, start - _TOKEN_CONTEXT_CHARS), start):
+        return SecretRecognizer._named(_TOKEN_WORDS, _TOKEN_COLUMN, text, start, end)
+
+    @staticmethod
+    def _named(words: re.Pattern[str], column_words: re.Pattern[str], text: str, start: int, end: int) -> bool:
+        """One of ``words`` shortly before the token or after it in its clause, or ``column_words`` in the name
+        of its CSV column."""
+        if words.search(text, max(0, start - _TOKEN_CONTEXT_CHARS), start):
             return True
-        if _TOKEN_WORDS.search(text, end, clause_after(text, end, _TOKEN_CONTEXT_CHARS)):
+        if words.search(text, end, clause_after(text, end, _TOKEN_CONTEXT_CHARS)):
             return True
         column = column_name(text, start) if "," in text else None
-        return column is not None and _TOKEN_COLUMN.search(column) is not None
+        return column is not None and column_words.search(column) is not None
 
     def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:
         return RecognizerResult("SECRET", start, end, score, AnalysisExplanation(self.name, score, pattern_name=name))
