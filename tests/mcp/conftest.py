@@ -2,11 +2,14 @@
 WARDEN_DATABASE_URL is set), loaded from tests/gateway/conftest.py, and serve Warden and the upstreams on loopback."""
 
 import importlib.util
+import os
 import sys
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from redis import Redis
 
 _TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(_TESTS / "gateway"))  # gateway_support
@@ -21,6 +24,7 @@ from mcp_support import UPSTREAM_TOKEN, Served, guarded_upstream_app, malformed_
 
 from gateway.app import create_app  # noqa: E402
 from gateway.core.settings import Settings  # noqa: E402
+from gateway.ratelimit import RateLimiter, build_limiter  # noqa: E402
 
 database_url = _fixtures.database_url
 db = _fixtures.db
@@ -60,3 +64,28 @@ def guarded_upstream() -> Iterator[Served]:
     served = serve(guarded_upstream_app("guarded", UPSTREAM_TOKEN))
     yield served
     served.stop()
+
+
+REDIS_URL = os.environ.get("WARDEN_REDIS_URL")
+
+
+@pytest.fixture(params=["in_process", pytest.param("redis", marks=pytest.mark.redis)])
+async def limiter(request: pytest.FixtureRequest) -> AsyncIterator[RateLimiter]:
+    """The tool-call limiter tests' limiter: in-process, and on Redis (keys under a fresh prefix, removed after)."""
+    if request.param == "in_process":
+        built = build_limiter(None)
+        yield built
+        await built.aclose()
+        return
+    if not REDIS_URL:
+        pytest.skip("WARDEN_REDIS_URL is not set")
+    prefix = f"wdn:test-mcp:{uuid.uuid4().hex[:8]}"
+    built = build_limiter(REDIS_URL, key_prefix=prefix)
+    try:
+        yield built
+    finally:
+        await built.aclose()
+        client = Redis.from_url(REDIS_URL)
+        for key in client.scan_iter(f"{prefix}:*"):
+            client.delete(key)
+        client.close()

@@ -2,40 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import uuid
-from collections.abc import AsyncIterator
 from types import SimpleNamespace
-
-import pytest
-from redis import Redis
 
 from gateway.keys.auth import Principal
 from gateway.mcp.tool_calls import ToolCall, ToolGateway
-from gateway.ratelimit import RateLimiter, build_limiter
-
-REDIS_URL = os.environ.get("WARDEN_REDIS_URL")
-
-
-@pytest.fixture(params=["in_process", pytest.param("redis", marks=pytest.mark.redis)])
-async def limiter(request: pytest.FixtureRequest) -> AsyncIterator[RateLimiter]:
-    if request.param == "in_process":
-        built = build_limiter(None)
-        yield built
-        await built.aclose()
-        return
-    if not REDIS_URL:
-        pytest.skip("WARDEN_REDIS_URL is not set")
-    prefix = f"wdn:test-mcp:{uuid.uuid4().hex[:8]}"
-    built = build_limiter(REDIS_URL, key_prefix=prefix)
-    try:
-        yield built
-    finally:
-        await built.aclose()
-        client = Redis.from_url(REDIS_URL)
-        for key in client.scan_iter(f"{prefix}:*"):
-            client.delete(key)
-        client.close()
+from gateway.ratelimit import RateLimiter
 
 
 def _call(tenant_id: str) -> ToolCall:

@@ -5,17 +5,13 @@ audited once the budget or the tokens per minute are spent."""
 from __future__ import annotations
 
 import math
-import os
 import time
 import uuid
-from collections.abc import AsyncIterator
 from types import SimpleNamespace
 from typing import Any
 
 import orjson
-import pytest
 from mcp_support import Served, tenant_with_upstream, warden_client
-from redis import Redis
 from sqlalchemy import select
 
 from engine.loader.source import ModelSource, default_gguf_path
@@ -26,31 +22,8 @@ from gateway.core.settings import Settings
 from gateway.keys.auth import Principal
 from gateway.mcp.token_meter import TokenCharge, TokenCounter, token_limits
 from gateway.mcp.tool_calls import ToolCall, ToolGateway
-from gateway.ratelimit import RateLimiter, build_limiter
+from gateway.ratelimit import RateLimiter
 from policies import Policy
-
-REDIS_URL = os.environ.get("WARDEN_REDIS_URL")
-
-
-@pytest.fixture(params=["in_process", pytest.param("redis", marks=pytest.mark.redis)])
-async def limiter(request: pytest.FixtureRequest) -> AsyncIterator[RateLimiter]:
-    if request.param == "in_process":
-        built = build_limiter(None)
-        yield built
-        await built.aclose()
-        return
-    if not REDIS_URL:
-        pytest.skip("WARDEN_REDIS_URL is not set")
-    prefix = f"wdn:test-mcp-tokens:{uuid.uuid4().hex[:8]}"
-    built = build_limiter(REDIS_URL, key_prefix=prefix)
-    try:
-        yield built
-    finally:
-        await built.aclose()
-        client = Redis.from_url(REDIS_URL)
-        for key in client.scan_iter(f"{prefix}:*"):
-            client.delete(key)
-        client.close()
 
 
 def _call(tenant_id: str, key_id: str) -> ToolCall:
