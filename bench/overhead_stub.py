@@ -57,7 +57,7 @@ FEATURES = {
     "warden_guarded": "warden_core + PII masking in and out + injection screening, 2 KB prompts",
     "litellm": "master key, no database, in front of the floor",
     "warden_core_tmpfs_spool": "warden_core with its audit spool on tmpfs (no disk fsync; durable in the database)",
-    "warden_core_baseline": "warden_core served from the --baseline-tree checkout (the code before this change)",
+    "warden_core_baseline": "warden_core served from another checkout (--baseline-tree), side by side",
 }
 
 
