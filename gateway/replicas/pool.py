@@ -19,7 +19,8 @@ decision it may take late), the pool keeps one engine started and idle beside
 the serving ones and promotes it into the slot of a replica that dies, at once and with no backoff: serving resumes
 in about a second instead of after a model load, and a request that the dead replica had not started is sent to the
 promoted engine. A new standby is then started in the background (backing off like a restart while standbys die
-young). A cold restart that finishes after a promotion filled its slot becomes the standby instead. The first standby
+young). A cold restart that finishes after a promotion filled its slot becomes the standby instead, and while a
+cold restart is under way no other standby starts. The first standby
 starts ``standby_delay_s`` after the pool, so that a gateway (re)starting serves before a second model load competes
 with it for the CPU. When the gateway begins to stop (``begin_shutdown``, at the start of its drain) the standby is
 stopped and none is started again: a standby that dies then (a signal to the whole process group) is expected, and
@@ -262,6 +263,11 @@ class ReplicaPool:
                     return  # a signal to the whole process group: it died as the gateway began to stop
                 log.error("the standby engine died; starting another in %.0f s", delay)
                 await asyncio.sleep(max(0.0, delay - SUPERVISE_INTERVAL_S))
+                continue
+            if spare is None and self._restarting:
+                # A cold restart under way comes first: its engine takes its slot back, or becomes the standby if a
+                # promotion filled the slot meanwhile; a second model load beside it would compete for the CPU.
+                await asyncio.sleep(SUPERVISE_INTERVAL_S)
                 continue
             if spare is None:
                 try:
