@@ -166,6 +166,17 @@ def _warden_cli(env: dict[str, str], *args: str) -> str:
     return result.stdout.strip()
 
 
+def provision_tenant(env: dict[str, str], data_dir: Path, name: str) -> str:
+    """Migrate the target's database, create a tenant with the bench policy, and return a key issued to it."""
+    _warden_cli(env, "db", "upgrade")
+    tenant = f"bench-{name}-{secrets.token_hex(4)}"
+    _warden_cli(env, "tenant", "create", tenant)
+    policy = data_dir / "policy.json"
+    policy.write_text(json.dumps(BENCH_POLICY))
+    _warden_cli(env, "policy", "set", tenant, str(policy))
+    return _warden_cli(env, "key", "issue", tenant)
+
+
 def start_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str | None,
                  redis_url: str | None, cert: Path, key: Path, engine_env: dict[str, str] | None = None) -> Target:
     """A ``warden serve`` process with its own data directory; a tenant with the bench policy and a key. The engine
@@ -179,13 +190,7 @@ def start_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str
     if redis_url:
         env["WARDEN_REDIS_URL"] = redis_url
     data_dir.mkdir(parents=True)
-    _warden_cli(env, "db", "upgrade")
-    tenant = f"bench-{name}-{secrets.token_hex(4)}"
-    _warden_cli(env, "tenant", "create", tenant)
-    policy = data_dir / "policy.json"
-    policy.write_text(json.dumps(BENCH_POLICY))
-    _warden_cli(env, "policy", "set", tenant, str(policy))
-    api_key = _warden_cli(env, "key", "issue", tenant)
+    api_key = provision_tenant(env, data_dir, name)
     port = free_port()
     stack.spawn([sys.executable, "-m", "gateway.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
                  "--log-level", "warning"], env, name)

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import litellm_proxy
-from bench.gateway_overhead import BENCH_POLICY, Stack, _warden_cli, ticket_prompts
+from bench.gateway_overhead import Stack, provision_tenant, ticket_prompts
 from bench.open_loop import LoadResult, Target, run_open_loop
 from bench.stub_engine import AUTHKEY_ENV
 from gateway.background_server import free_port
@@ -139,13 +139,7 @@ def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: s
                 "WARDEN_TLS_KEY": str(key), "WARDEN_METRICS": "true", "PYTHONUNBUFFERED": "1"})
     if redis_url:
         env["WARDEN_REDIS_URL"] = redis_url
-    _warden_cli(env, "db", "upgrade")
-    tenant = f"bench-{name}-{secrets.token_hex(4)}"
-    _warden_cli(env, "tenant", "create", tenant)
-    policy = data_dir / "policy.json"
-    policy.write_text(json.dumps(BENCH_POLICY))
-    _warden_cli(env, "policy", "set", tenant, str(policy))
-    api_key = _warden_cli(env, "key", "issue", tenant)
+    api_key = provision_tenant(env, data_dir, name)
     from gateway.core.secrets import load_server_secrets
     from gateway.core.settings import Settings
 
