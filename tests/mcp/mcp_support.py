@@ -23,12 +23,14 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
+from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from gateway.adminauth.roles import Role
+from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.keys.service import IssuedKey
@@ -249,3 +251,17 @@ class HandshakeUpstream:
             return await receive()
 
         await self.inner(scope, replay, send)
+
+
+def audit_rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[AuditRecord]:
+    """The tenant's audit records of ``endpoint`` in chain order, once ``count`` are stored (or after 20 s: the
+    caller's assertions then say what is missing)."""
+    deadline = time.monotonic() + 20
+    while True:
+        with db.session() as session:
+            rows = list(session.scalars(select(AuditRecord).where(AuditRecord.chain_id == tenant_id,
+                                                                  AuditRecord.endpoint == endpoint)
+                                        .order_by(AuditRecord.seq)))
+        if len(rows) >= count or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)

@@ -10,29 +10,15 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from mcp_support import Served, serve, tenant_with_upstream, warden_client
+from mcp_support import Served, audit_rows, serve, tenant_with_upstream, warden_client
 from mcp_types import HEADER_MISMATCH
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from sqlalchemy import select
 
 from gateway.app import create_app
-from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 
 RAW_EMAIL = "jane.doe@example.com"  # in the upstream's lookup_customer result (mcp_support.LEAK_TEXT)
-
-
-def _rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[AuditRecord]:
-    deadline = time.monotonic() + 20
-    while True:
-        with db.session() as session:
-            rows = list(session.scalars(select(AuditRecord).where(AuditRecord.chain_id == tenant_id,
-                                                                  AuditRecord.endpoint == endpoint)
-                                        .order_by(AuditRecord.seq)))
-        if len(rows) >= count or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 async def test_each_listing_is_one_audit_record(db: Database, warden_settings: Settings, warden: Served,
@@ -42,7 +28,7 @@ async def test_each_listing_is_one_audit_record(db: Database, warden_settings: S
     async with warden_client(warden.base, issued.api_key) as client:
         listed = (await client.list_tools()).tools
         await client.list_tools()
-    rows = _rows(db, tenant_id, "mcp.tools/list", 2)
+    rows = audit_rows(db, tenant_id, "mcp.tools/list", 2)
     assert len(rows) >= 2 and all(row.http_status == 200 and row.key_id == issued.key_id for row in rows)
     listing = rows[0].decisions[0]
     assert listing["stage"] == "tool_list" and listing["servers"] == ["tools"] and listing["failed"] == {}
@@ -56,7 +42,7 @@ async def test_a_calls_content_follows_the_tenants_audit_content(db: Database, w
     async with warden_client(warden.base, issued.api_key) as client:
         released = await client.call_tool("tools__lookup_customer", {"customer_id": "c9"})
     assert RAW_EMAIL not in json.dumps(released.model_dump(mode="json"))  # the default policy masks results
-    [row] = _rows(db, tenant_id, "mcp.tools/call", 1)
+    [row] = audit_rows(db, tenant_id, "mcp.tools/call", 1)
     content = row.content
     assert content is not None and content["mode"] == mode
     stored = json.dumps(content)
@@ -102,7 +88,7 @@ async def test_a_call_in_flight_at_shutdown_is_cut_after_the_grace_and_audited(
     assert refused.status_code == 503 and refused.json()["error"]["code"] == "shutdown"
     assert "retry-after" in refused.headers
 
-    [row] = _rows(db, tenant_id, "mcp.tools/call", 1)
+    [row] = audit_rows(db, tenant_id, "mcp.tools/call", 1)
     assert (row.http_status, row.error_type) == (503, "shutdown")
     assert next(d for d in row.decisions if d["stage"] == "tool_call")["tool"] == "slow"
 
@@ -121,8 +107,8 @@ async def test_calls_list_nothing_behind_the_callers_back(db: Database, warden_s
             assert not routed.is_error and f"routed to {region}" in json.dumps(routed.model_dump(mode="json"))
         assert not (await client.call_tool("tools__add", {"a": 1, "b": 2})).is_error
         version = client.protocol_version
-    _rows(db, tenant_id, "mcp.tools/call", 4)
-    assert len(_rows(db, tenant_id, "mcp.tools/list", 1)) == 1
+    audit_rows(db, tenant_id, "mcp.tools/call", 4)
+    assert len(audit_rows(db, tenant_id, "mcp.tools/list", 1)) == 1
     mismatched = httpx.post(f"{warden.base}/mcp", timeout=30, json={
         "jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
             "name": "tools__route", "arguments": {"region": "eu"},

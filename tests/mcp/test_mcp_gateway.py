@@ -12,11 +12,9 @@ import httpx
 import pytest
 from admin_support import auth, token_for
 from gateway_support import new_tenant_with_key
-from mcp_support import LEAK_TEXT, Served, tenant_with_upstream, warden_client
-from sqlalchemy import select
+from mcp_support import LEAK_TEXT, Served, audit_rows, tenant_with_upstream, warden_client
 
 from gateway.adminauth.roles import Role
-from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.export.signing import load_public_key
@@ -228,18 +226,6 @@ def test_requests_without_a_valid_key_are_refused(warden: Served) -> None:
         assert set(response.json()["error"]) == {"message", "type", "param", "code"}
 
 
-def _audit_rows(db: Database, tenant_id: str, count: int) -> list[AuditRecord]:
-    deadline = time.monotonic() + 20
-    while True:
-        with db.session() as session:
-            rows = list(session.scalars(select(AuditRecord).where(AuditRecord.chain_id == tenant_id,
-                                                                  AuditRecord.endpoint == "mcp.tools/call")
-                                        .order_by(AuditRecord.seq)))
-        if len(rows) >= count or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
-
-
 async def test_every_call_is_in_the_tenants_verified_audit_chain(db: Database, warden_settings: Settings,
                                                                  warden: Served, upstream: Served,
                                                                  tmp_path: Path) -> None:
@@ -248,7 +234,7 @@ async def test_every_call_is_in_the_tenants_verified_audit_chain(db: Database, w
         await client.call_tool("tools__add", {"a": 1, "b": 2})
         await client.call_tool("tools__delete_repo", {"repo": "prod"})
         await client.call_tool("tools__lookup_customer", {"customer_id": "c9"})
-    rows = _audit_rows(db, tenant_id, 3)
+    rows = audit_rows(db, tenant_id, "mcp.tools/call", 3)
     assert [row.http_status for row in rows] == [200, 403, 200]
     calls = [next(d for d in row.decisions if d["stage"] == "tool_call") for row in rows]
     assert [(c["server"], c["tool"], c["status"]) for c in calls] == [

@@ -4,7 +4,6 @@ allows them, shadowed for one tenant by a server of its own with the same name; 
 from __future__ import annotations
 
 import os
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,12 +14,11 @@ import pytest
 from admin_support import auth, token_for
 from alembic import command
 from gateway_support import fresh_postgres_database, new_tenant_with_key, unique_name
-from mcp_support import UPSTREAM_TOKEN, Served, tenant_with_upstream, warden_client
+from mcp_support import UPSTREAM_TOKEN, Served, audit_rows, tenant_with_upstream, warden_client
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from gateway.adminauth.roles import Role
-from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.migrate import alembic_config, upgrade_database
 from gateway.core.settings import Settings
@@ -49,16 +47,9 @@ def global_name(warden: Served, warden_settings: Settings) -> Iterator[str]:
 
 
 def _tool_call_decision(db: Database, tenant_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 20
-    while True:
-        with db.session() as session:
-            row = session.scalars(select(AuditRecord).where(AuditRecord.chain_id == tenant_id,
-                                                            AuditRecord.endpoint == "mcp.tools/call")
-                                  .order_by(AuditRecord.seq.desc())).first()
-            if row is not None:
-                return next(d for d in row.decisions if d.get("stage") == "tool_call")
-        assert time.monotonic() < deadline, "no audit record of the tool call"
-        time.sleep(0.05)
+    rows = audit_rows(db, tenant_id, "mcp.tools/call", 1)
+    assert rows, "no audit record of the tool call"
+    return next(d for d in rows[-1].decisions if d.get("stage") == "tool_call")
 
 
 async def test_a_global_server_serves_every_tenant_its_policy_allows(db: Database, warden_settings: Settings,

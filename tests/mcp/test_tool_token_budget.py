@@ -5,18 +5,15 @@ audited once the budget or the tokens per minute are spent."""
 from __future__ import annotations
 
 import math
-import time
 import uuid
 from types import SimpleNamespace
 from typing import Any
 
 import orjson
-from mcp_support import Served, tenant_with_upstream, warden_client
-from sqlalchemy import select
+from mcp_support import Served, audit_rows, tenant_with_upstream, warden_client
 
 from engine.loader.source import ModelSource, default_gguf_path
 from engine.tokenizer import Tokenizer
-from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.keys.auth import Principal
@@ -100,16 +97,8 @@ async def test_tokens_per_minute_refuse_with_their_own_code(limiter: RateLimiter
 
 
 def _token_decisions(db: Database, tenant_id: str, count: int) -> list[tuple[str | None, dict[str, Any]]]:
-    deadline = time.monotonic() + 20
-    while True:
-        with db.session() as session:
-            rows = list(session.scalars(select(AuditRecord).where(AuditRecord.chain_id == tenant_id,
-                                                                  AuditRecord.endpoint == "mcp.tools/call")
-                                        .order_by(AuditRecord.seq)))
-        if len(rows) >= count or time.monotonic() > deadline:
-            return [(row.error_type, next(d for d in row.decisions if d.get("stage") == "tool_tokens"))
-                    for row in rows]
-        time.sleep(0.05)
+    return [(row.error_type, next(d for d in row.decisions if d.get("stage") == "tool_tokens"))
+            for row in audit_rows(db, tenant_id, "mcp.tools/call", count)]
 
 
 async def test_through_warden_a_spent_budget_refuses_tool_calls_and_audits_them(
