@@ -92,14 +92,9 @@ class Gemma2ForCausalLM(LlamaForCausalLM):
     def make_layer(self, index: int) -> nn.Module:
         return Gemma2DecoderLayer(self.config, self.rotary, self.tp)
 
-    def forward(self, input_ids: torch.Tensor, positions: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
+    def embed(self, input_ids: torch.Tensor) -> torch.Tensor:
         x = self.embed_tokens(input_ids)
-        x = x * self.embed_scale.to(x.dtype)
-        residual = None
-        for layer in self.layers:
-            x, residual = layer(positions, x, residual, meta)
-        x, _ = self.norm(x, residual)
-        return x
+        return x * self.embed_scale.to(x.dtype)  # Gemma scales its embeddings by sqrt(hidden)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         logits = self.lm_head(hidden).float()
