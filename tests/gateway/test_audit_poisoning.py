@@ -283,8 +283,11 @@ def test_with_neither_store_a_record_fails_closed_and_is_held(tmp_path: Path) ->
         os.close(spool._fd)
         spool._fd = os.open(spool.path, os.O_WRONLY | os.O_APPEND)
     deadline = time.monotonic() + 10
-    while writer.pending_bytes != os.path.getsize(spool.path) and time.monotonic() < deadline:
-        time.sleep(0.05)  # the spool works again: the held record is spooled (the database is still down)
+    # The spool works again: the held record is spooled (the database is still down). The held line leaves memory
+    # only once its append has returned; the file's size alone is reached while that append is still syncing.
+    while writer._held and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert writer.pending_bytes == os.path.getsize(spool.path)
     assert spool.read_pending(10)[0] == [event.to_spool_line()]
     writer.ensure_available()
     writer._stop.set()
