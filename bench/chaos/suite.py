@@ -85,12 +85,18 @@ async def run_scenarios(suite: Suite, names: Sequence[str], document: dict[str, 
           f"(max_tokens {suite.max_tokens}); steady load {suite.rate_per_s:.2f} req/s", file=sys.stderr)
     for name in names:
         started = time.monotonic()
+        load_before = _load_average()
         print(f"\n-- {name} ...", file=sys.stderr)
         try:
             entry = await SCENARIOS[name](suite)
         except Exception as exc:
             entry = {"scenario": name, "error": f"{type(exc).__name__}: {exc}"[:2000], "passed": False}
         entry["wall_s"] = round(time.monotonic() - started, 1)
+        # Each scenario's own: a run of one scenario (--only) measures its capacity afresh, and on a shared machine
+        # the load the figures were taken under says how far they carry.
+        entry["capacity_per_s"] = document["capacity_per_s"]
+        entry["rate_per_s"] = document["rate_per_s"]
+        entry["load_average_1_5_15"] = {"before": load_before, "after": _load_average()}
         document["scenarios"].append(entry)
         if "skipped" in entry or "error" in entry:
             print(f"\n== {name}: {entry.get('skipped') or 'ERROR ' + entry['error']}")
@@ -98,6 +104,19 @@ async def run_scenarios(suite: Suite, names: Sequence[str], document: dict[str, 
             print_scenario(entry)
         _summarise(document)
         save(document)
+
+
+def _load_average() -> list[float]:
+    return [round(value, 2) for value in os.getloadavg()]
+
+
+def _cpu_model() -> str | None:
+    """The processor's name as the kernel reports it (``model name`` in /proc/cpuinfo), where it does."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return None
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
 
 
 def _previous_results(output: Path) -> dict[str, Any] | None:
@@ -134,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.chmod(workdir, 0o755)  # the postgres user must reach its cluster inside
     document: dict[str, Any] = {
         "bench": "chaos", "quick": args.quick, "commit": _git_commit(), "machine": platform.machine(),
-        "cpus": os.cpu_count(), "rate_per_s": args.rate, "max_tokens": args.max_tokens,
+        "cpu_model": _cpu_model(), "cpus": os.cpu_count(), "rate_per_s": args.rate, "max_tokens": args.max_tokens,
         "stream_tokens": args.stream_tokens,
         "timing": timing.__dict__, "scenarios": [],
     }
