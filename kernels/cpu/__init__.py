@@ -8,7 +8,9 @@ Decode attention (``paged_attention.cpp``): the reference gathers each sequence'
 and runs ``scaled_dot_product_attention``; this reads the cache blocks in place, one task per (sequence, kv head),
 and with bfloat16 caches on AVX512-BF16 CPUs dots keys straight from bfloat16, 16 tokens' scores at a time. Short
 queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill chunks
-keep the reference path. ``store_kvcache`` writes a layer's keys and values in one call, instead of the
+keep the reference path. Block-sparse attention (``block_sparse_attention.cpp``, ``kernels.block_sparse``) runs
+every query of a batch, one task per (sequence, query block, kv head), over only the key blocks its pattern shows
+(two small GEMMs per block). ``store_kvcache`` writes a layer's keys and values in one call, instead of the
 reference's views, casts and two ``index_copy_``, whose dispatch cost dominates at one sequence.
 
 Weight-only int4 and int8 linears for few rows (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures and
@@ -44,12 +46,13 @@ from pathlib import Path
 import torch
 
 from kernels.attention_metadata import AttentionMetadata
+from kernels.block_sparse import BlockSparsePattern
 from kernels.reference import paged_attention as _reference
 
 log = logging.getLogger(__name__)
 _SOURCES = [str(Path(__file__).with_name(name))
             for name in ("paged_attention.cpp", "int4_linear.cpp", "int4_linear_avx2.cpp", "int4_gemm_avx2.cpp",
-                         "int8_linear.cpp", "argmax.cpp")]
+                         "int8_linear.cpp", "argmax.cpp", "block_sparse_attention.cpp")]
 
 
 @cache  # a process loads the library once (a second load would re-register the warden_cpu namespace)
@@ -223,6 +226,17 @@ def decode_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tens
     """``[num_decodes, heads, head_dim]``: each row's single query against its cached context (with ``window``,
     only its last ``window`` keys: the blocks before them are never read; ``softcap``: Gemma 2's logit cap)."""
     return torch.ops.warden_cpu.decode_attention(q, k_cache, v_cache, block_tables, seq_lens, scale, window, softcap)
+
+
+def block_sparse_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
+                           scale: float, pattern: BlockSparsePattern, softcap: float = 0.0,
+                           visits: torch.Tensor | None = None) -> torch.Tensor:
+    """``kernels.reference.block_sparse_attention`` in C++ (``block_sparse_attention.cpp``): every query of the batch
+    against only the key blocks ``pattern`` shows its block; ``visits`` (int64 ``[num_seqs, max_query_blocks]``, for
+    tests) receives how many key blocks each query block read."""
+    return torch.ops.warden_cpu.block_sparse_attention(q, k_cache, v_cache, meta.block_tables, meta.seq_lens,
+                                                       meta.query_start_loc, scale, pattern.as_ints(), softcap,
+                                                       visits)
 
 
 # Batches whose longest query is at most this many tokens run every query token as its own decode row: a decode
