@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 import httpcore2
 
+from gateway.mcp.address_race import ATTEMPT_DELAY_S, IPAddress, interleave_families, race_connections
+
 MAX_URL_LENGTH = 2048
 
 
@@ -50,7 +52,6 @@ def check_url(url: str) -> str:
     return url
 
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # host, port -> the addresses the name resolves to (the system resolver unless a test or a deployment supplies one).
 Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
 
@@ -95,29 +96,30 @@ async def check_addresses(url: str, *, allow_private_network: bool, resolver: Re
 
 class PinnedNetworkBackend(httpcore2.AsyncNetworkBackend):
     """The connection layer of an upstream's HTTP client: each new connection resolves the host once, checks every
-    address (``resolve_checked``) and connects to a checked address, never to a second lookup of the name, so a
-    name that answers a public address to the check and a private one to the connection (DNS rebinding) cannot
+    address (``resolve_checked``) and connects only to addresses so checked, never to a second lookup of the name,
+    so a name that answers a public address to the check and a private one to the connection (DNS rebinding) cannot
     reach the private one. TLS still verifies, and SNI and ``Host`` still carry, the registered name: only the
-    socket's address is pinned."""
+    socket's address is pinned. A name with several addresses has them raced (``race_connections``: families
+    alternating, ``attempt_delay_s`` apart), so a dead address delays a connection by the delay, not a timeout."""
 
-    def __init__(self, *, allow_private_network: bool, resolver: Resolver = system_resolver) -> None:
+    def __init__(self, *, allow_private_network: bool, resolver: Resolver = system_resolver,
+                 attempt_delay_s: float = ATTEMPT_DELAY_S) -> None:
         self._allow_private_network = allow_private_network
         self._resolver = resolver
+        self._attempt_delay_s = attempt_delay_s
         self._inner = httpcore2.AnyIOBackend()
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                           socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:
         addresses = await resolve_checked(host, port, allow_private_network=self._allow_private_network,
                                           resolver=self._resolver)
-        failure: Exception | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(str(address), port, timeout=timeout, local_address=local_address,
-                                                     socket_options=socket_options)
-            except (httpcore2.ConnectError, httpcore2.ConnectTimeout) as exc:
-                failure = exc  # the next address, as a resolver's list is meant to be tried
-        assert failure is not None
-        raise failure
+        options = list(socket_options or ())  # shared by the attempts: an iterator would serve only the first
+
+        async def connect(address: IPAddress) -> httpcore2.AsyncNetworkStream:
+            return await self._inner.connect_tcp(str(address), port, timeout=timeout, local_address=local_address,
+                                                 socket_options=options)
+
+        return await race_connections(interleave_families(addresses), connect, attempt_delay_s=self._attempt_delay_s)
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:
