@@ -17,14 +17,23 @@ block goes back to the free list like a finished sequence's (still findable by i
 again). A prefix hit likewise needs, and pins, only the blocks inside the window of its first token to compute;
 the kernels never read an entry before the window. When any layer is global (Gemma 2 alternates windowed and global
 layers), that layer reads every block: nothing can be released early, and the manager is built without a window.
+
+Models with Mamba2 layers (``states``, ``engine.mamba_state``): admission also takes a live state slot (no slot, no
+admission), freeing a sequence gives it back, a hit is cut back to the last block with a state snapshot (whose
+state it restores), committed blocks take the snapshots the step staged for their ends, and a cached block handed
+out again drops its snapshot.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from engine.sequence import Sequence
+
+if TYPE_CHECKING:
+    from engine.mamba_state import StateSlots
 
 ROOT_HASH = b"warden/kv-root"
 # Extra keys are tagged so that no tenant salt can ever spell the public domain.
@@ -52,8 +61,11 @@ NO_BLOCK = -1  # a block-table entry whose block was released (out of every laye
 
 class BlockManager:
     def __init__(self, num_blocks: int, block_size: int, enable_prefix_caching: bool = True,
-                 sliding_window: int = 0) -> None:
+                 sliding_window: int = 0, states: StateSlots | None = None) -> None:
+        if states is not None and sliding_window:
+            raise ValueError("a model with recurrent state is served without a shared sliding window")
         self.num_blocks = num_blocks
+        self.states = states
         # The window every layer shares, in keys (0: some layer is global, or none is windowed: nothing is released
         # before a sequence ends).
         self.sliding_window = sliding_window
@@ -113,11 +125,13 @@ class BlockManager:
             return []
         windowed = self.sliding_window > 0
         found: list[int] = []
+        hashes: list[bytes] = []
         run_ends: list[int] = []  # per block, how many consecutive cached blocks end with it
         parent: bytes | None = None
         for i in range((len(seq) - 1) // self.block_size):
             key = self._block_key(seq, i, parent)
             parent = block_hash(*key)
+            hashes.append(parent)
             block = self.cached.get(parent)
             if block is None or self.keys[block] != key:  # a collision is a miss, never someone else's KV
                 if not windowed:
@@ -126,7 +140,8 @@ class BlockManager:
             found.append(block)
             run_ends.append(0 if block == NO_BLOCK else (run_ends[-1] if run_ends else 0) + 1)
         if not windowed:
-            return found
+            # The recurrent layers resume only from a snapshot: a hit ends at the last block that has one.
+            return found if self.states is None else found[: self.states.restorable_blocks(hashes[: len(found)])]
         for length in range(len(found), 0, -1):
             first = self._blocks_before_window(length * self.block_size, length)
             if run_ends[length - 1] >= length - first:
@@ -136,7 +151,7 @@ class BlockManager:
     def admit(self, seq: Sequence, hits: list[int], num_tokens: int) -> bool:
         """Give a waiting ``seq`` the cached blocks ``hits`` plus fresh blocks up to ``num_tokens``; all or nothing."""
         assert not seq.block_table, "admit() is for sequences without blocks"
-        if self.new_blocks_to_admit(hits, num_tokens) > self.num_free_blocks:
+        if self.new_blocks_to_admit(hits, num_tokens) > self.num_free_blocks or not self.has_state_slot():
             return False
         # Hits wholly before the window of the first token to compute are never read: left where they are (in the
         # cache), their entries NO_BLOCK; their hashes still chain the blocks after them.
@@ -151,8 +166,16 @@ class BlockManager:
         else:
             seq.block_hashes = [self.hashes[b] for b in hits]  # type: ignore[misc]
         seq.num_computed_tokens = len(hits) * self.block_size
+        if self.states is not None:
+            self.states.acquire(seq)
+            if hits:
+                self.states.restore(seq, seq.block_hashes[-1])
         self.allocate(seq, num_tokens)
         return True
+
+    def has_state_slot(self) -> bool:
+        """Whether a sequence could be admitted as far as recurrent state goes (always, for attention-only models)."""
+        return self.states is None or self.states.num_free_slots > 0
 
     def new_blocks_to_admit(self, hits: list[int], num_tokens: int) -> int:
         """Free-list blocks ``admit(seq, hits, num_tokens)`` would take: fresh blocks plus the hits it pins (those
@@ -180,6 +203,8 @@ class BlockManager:
             if stale is not None:  # evict: the block's old contents are about to be overwritten
                 if self.cached.get(stale) == block:
                     del self.cached[stale]
+                    if self.states is not None:
+                        self.states.forget(stale)
                 self.hashes[block] = None
                 self.keys[block] = None
                 self.num_evictions += 1
@@ -205,6 +230,8 @@ class BlockManager:
         seq.block_table = []
         seq.block_hashes = []
         seq.num_computed_tokens = 0
+        if self.states is not None:
+            self.states.release(seq)
 
     def release_out_of_window(self, seq: Sequence) -> int:
         """Release the blocks of running ``seq`` that lie wholly before the window of its next query (position
@@ -235,6 +262,8 @@ class BlockManager:
         num_full = seq.num_computed_tokens // self.block_size
         done = len(seq.block_hashes)
         if num_full <= done:
+            if self.states is not None:
+                self.states.discard_pending(seq)
             return
         hashes, keys = self._chain(seq, num_full)
         for i in range(done, num_full):
@@ -244,4 +273,8 @@ class BlockManager:
             if self.cached.setdefault(hashes[i], block) == block:
                 self.hashes[block] = hashes[i]
                 self.keys[block] = keys[i - done]
+            if self.states is not None:  # the state at this block's end, staged by the step's forward
+                self.states.commit(seq, (i + 1) * self.block_size, hashes[i])
         seq.block_hashes = hashes
+        if self.states is not None:
+            self.states.discard_pending(seq)

@@ -53,6 +53,11 @@ class EngineConfig:
     block_size: int = 16
     kv_cache_memory_mb: int = 256
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)
+    # Models with Mamba2 layers (``engine.mamba_state``): live recurrent-state slots (one per running sequence) and
+    # prefix-cache state snapshots, both taken from kv_cache_memory_mb unless set here (0 snapshots: a prefix hit
+    # is never taken and the prefix is recomputed).
+    num_state_slots: int | None = None
+    num_state_snapshots: int | None = None
     max_num_seqs: int = 64
     max_num_batched_tokens: int = 1024
     max_model_len: int | None = None  # None: the model's context length, capped at 8192
@@ -124,6 +129,10 @@ class EngineConfig:
             raise ValueError("tensor_parallel_size must be positive")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError("num_kv_blocks must be positive")
+        if self.num_state_slots is not None and self.num_state_slots < 1:
+            raise ValueError("num_state_slots must be positive")
+        if self.num_state_snapshots is not None and self.num_state_snapshots < 0:
+            raise ValueError("num_state_snapshots must not be negative")
 
 
 def resolve_device(device: str) -> torch.device:

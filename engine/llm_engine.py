@@ -25,6 +25,7 @@ from engine.errors import EngineDeadError, InvalidRequestError
 from engine.layers.sampler import INVALID_TOKEN, SamplerOutput
 from engine.loader.model_loader import load_arch_config, load_model
 from engine.loader.source import resolve_model
+from engine.mamba_state import build_state_slots
 from engine.metrics import EngineStats, RequestTimings, StatsCollector, now_ns
 from engine.model_runner import ModelRunner, kv_bytes_per_block
 from engine.outputs import RequestOutput, TokenLogprob, Usage
@@ -147,25 +148,32 @@ class LLMEngine:
         block_bytes = kv_bytes_per_block(self.model, config.block_size, self.dtype)
         if draft_model is not None:  # the draft's cache has a block for every block of the target's
             block_bytes += kv_bytes_per_block(draft_model, config.block_size, self.dtype)
-        num_blocks = config.num_kv_blocks or max(1, config.kv_cache_memory_mb * 2**20 // block_bytes)
+        states = build_state_slots(self.model, config, self.device, block_bytes, max_len)
+        if states is not None:
+            num_blocks = states.num_blocks
+        else:
+            num_blocks = config.num_kv_blocks or max(1, config.kv_cache_memory_mb * 2**20 // block_bytes)
         # Blocks out of the sliding window are released early only when every layer shares it (Mistral) and no draft
         # model reads the same block tables with its own (global) attention.
-        window = self.model.config.uniform_window if draft_model is None else 0
+        window = self.model.config.uniform_window if draft_model is None and states is None else 0
         max_step_tokens = max(config.max_num_batched_tokens, config.max_num_seqs)
         # One sequence alone must always fit, or recompute preemption could never make progress. Under a shared
         # window it holds at most one window plus one step's tokens at a time, however long it grows.
         window_blocks = -(-(window - 1 + max_step_tokens) // config.block_size) + 1
         fits_any_length = window > 0 and num_blocks >= window_blocks
         self.max_model_len = max_len if fits_any_length else min(max_len, num_blocks * config.block_size)
-        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching, window)
-        self.scheduler = Scheduler(self.block_manager, max_num_seqs=config.max_num_seqs,
+        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching, window,
+                                          states.slots if states is not None else None)
+        max_num_seqs = min(config.max_num_seqs, states.slots.num_live) if states is not None else config.max_num_seqs
+        self.scheduler = Scheduler(self.block_manager, max_num_seqs=max_num_seqs,
                                    max_num_batched_tokens=max_step_tokens,
                                    fair=config.fair_scheduling, half_life_tokens=config.fairness_half_life_tokens,
                                    tenant_kv_quota=config.tenant_kv_quota)
         if self.workers is not None:
             self.workers.await_loaded()
             self.workers.build_runners(num_blocks)
-        self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks, self.workers)
+        self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks, self.workers,
+                                  states.slots if states is not None else None)
         if draft_model is not None:
             # The draft runs whole on this rank (it is small), with its own quantization and no speculation.
             draft_config = dataclasses.replace(

@@ -4,7 +4,10 @@ CUDA graphs captured per padded batch size (``WARDEN_CUDA_GRAPHS=0`` turns them 
 
 Under tensor parallelism the driver's runner prepares each step's ``StepInputs`` on the host, hands them to the
 workers (``engine.distributed.executor``) and runs ``run_forward`` like every worker's runner does: the same
-forward on each rank's slice of the model, in lockstep; only the driver samples."""
+forward on each rank's slice of the model, in lockstep; only the driver samples.
+
+A model with Mamba2 layers (``engine.mamba_state``) runs eagerly through its ``forward_step``, with each sequence's
+live state slot; the states it reaches at block ends are staged for the prefix cache's snapshots."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import logging
 import os
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 
@@ -23,7 +27,9 @@ from engine.errors import EngineDeadError
 from engine.forward_context import forward_context
 from engine.layers.attention import PagedAttention
 from engine.layers.linear import Linear, cpu_prepack_supported
+from engine.layers.mamba2 import BoundarySnapshot, Mamba2BatchMetadata, MambaStep
 from engine.layers.sampler import Sampler, SamplerOutput, SamplingTensors
+from engine.mamba_state import StatefulModel, StateSlots
 from engine.models.llama import LlamaForCausalLM
 from engine.scheduler import ScheduledBatch
 from engine.sequence import Sequence
@@ -120,10 +126,11 @@ def seeded_generators(seqs: list[Sequence]) -> dict[int, torch.Generator]:
 
 
 def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
-    """Bytes one KV block takes on this rank (its slice of the KV heads)."""
-    cfg = model.config
-    kv_heads = next(m.num_kv_heads for m in model.modules() if isinstance(m, PagedAttention))
-    return cfg.num_hidden_layers * 2 * block_size * kv_heads * cfg.head_dim * dtype.itemsize
+    """Bytes one KV block takes on this rank (its slice of the KV heads of every attention layer; 0 without any)."""
+    layers = [m for m in model.modules() if isinstance(m, PagedAttention)]
+    if not layers:
+        return 0
+    return len(layers) * 2 * block_size * layers[0].num_kv_heads * layers[0].head_dim * dtype.itemsize
 
 
 @dataclass(slots=True)
@@ -187,8 +194,10 @@ def int4_kernel_rows(config: EngineConfig, dtype: torch.dtype) -> int:
 
 class ModelRunner:
     def __init__(self, config: EngineConfig, model: LlamaForCausalLM, device: torch.device, dtype: torch.dtype,
-                 num_blocks: int, workers: TensorParallelWorkers | None = None) -> None:
+                 num_blocks: int, workers: TensorParallelWorkers | None = None,
+                 states: StateSlots | None = None) -> None:
         self.config = config
+        self.states = states  # recurrent-state slots of a model with Mamba2 layers (None: attention only)
         self.workers = workers  # the driver's handle on ranks 1.. (None: one rank, or this runner is a worker's)
         self.model = model
         self.device = device
@@ -200,7 +209,9 @@ class ModelRunner:
         self.base_generator = torch.Generator(device=device).manual_seed(config.seed)
         # CPU only: on CUDA the decode steps replay CUDA graphs over the Triton kernels instead.
         self.compiled: CompiledModel | None = None
-        if config.compile_model and device.type == "cpu":
+        if config.compile_model and states is not None:
+            log.warning("compile_model does not apply to models with Mamba2 layers; they run eagerly")
+        elif config.compile_model and device.type == "cpu":
             self.compiled = CompiledModel(model, max(config.max_num_batched_tokens, config.max_num_seqs))
         elif config.compile_model:
             log.warning("compile_model applies to CPU serving; on %s the decode steps replay CUDA graphs", device)
@@ -210,7 +221,7 @@ class ModelRunner:
         if self.compiled is not None:
             self.compiled.warm_up(min(config.max_num_seqs, 32), self.kv_caches)
         self.decode_graphs: DecodeGraphs | None = None
-        if dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
+        if states is None and dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
             with torch.inference_mode():
                 # No sequence outgrows the rotary table or the KV pool: the bound every graph is sized for. Under a
                 # window every layer shares, a sequence may outgrow the pool (its blocks behind the window released).
@@ -261,11 +272,12 @@ class ModelRunner:
                 module.release_dense_weight()
 
     def _allocate_kv_cache(self, num_blocks: int) -> torch.Tensor:
-        cfg = self.model.config
         # Zeroed, not empty: masked-out slots are still multiplied by 0 attention weight, and 0 * NaN is NaN.
         layers = [m for m in self.model.modules() if isinstance(m, PagedAttention)]
-        cache = torch.zeros(cfg.num_hidden_layers, 2, num_blocks, self.block_size, layers[0].num_kv_heads,
-                            cfg.head_dim, dtype=self.dtype, device=self.device)
+        if not layers:  # attention-free (Mamba2): the blocks only index the prefix cache
+            return torch.zeros(0, 2, 0, dtype=self.dtype, device=self.device)
+        cache = torch.zeros(len(layers), 2, num_blocks, self.block_size, layers[0].num_kv_heads,
+                            layers[0].head_dim, dtype=self.dtype, device=self.device)
         for i, attn in enumerate(layers):
             attn.k_cache, attn.v_cache, attn.layer_index = cache[i, 0], cache[i, 1], i
         return cache
@@ -343,7 +355,12 @@ class ModelRunner:
         return at once and the GPU computes while the host fills; on CPU the forward computes in this thread
         (torch releases the GIL) while the fill runs on llguidance's threads (which release it too)."""
         inputs = self.prepare_inputs(batch, sample_positions)
-        if self.workers is None:
+        state_step = self._state_step(batch)
+        if state_step is not None:
+            logits = self.run_forward(inputs, state_step)
+            if state_step.snapshots is not None:
+                cast(StateSlots, self.states).stage(batch.seqs, state_step.snapshots)
+        elif self.workers is None:
             logits = self.run_forward(inputs)
         else:
             try:
@@ -361,10 +378,23 @@ class ModelRunner:
             bitmask = bitmask.result()
         return self.sampler(logits, self.prepare_sampling(sample_seqs, bitmask))
 
+    def _state_step(self, batch: ScheduledBatch) -> MambaStep | None:
+        """The recurrent-state inputs of ``batch`` (None for an attention-only model): each sequence's live slot and
+        how many tokens its state holds; snapshot lists when the prefix cache keeps them."""
+        if self.states is None:
+            return None
+        meta = Mamba2BatchMetadata(tuple(batch.num_new_tokens), tuple(s.num_computed_tokens for s in batch.seqs),
+                                   tuple(s.state_slot for s in batch.seqs))
+        snapshots: list[list[BoundarySnapshot]] | None = None
+        if self.states.takes_snapshots:
+            snapshots = [[] for _ in self.states.caches]
+        return MambaStep(meta, self.states.caches, snapshots)
+
     @torch.inference_mode()
-    def run_forward(self, inputs: StepInputs) -> torch.Tensor | None:
+    def run_forward(self, inputs: StepInputs, state_step: MambaStep | None = None) -> torch.Tensor | None:
         """The forward pass of one step on this rank, and the float32 logits of its sampled rows (every rank
-        computes its vocabulary slice; the gather gives each the whole rows). None when nothing samples."""
+        computes its vocabulary slice; the gather gives each the whole rows). None when nothing samples.
+        ``state_step``: the recurrent-state inputs of a model with Mamba2 layers (one rank, eager)."""
         dev = self.device
         meta = inputs.meta
         if dev.type != "cpu":
@@ -377,7 +407,9 @@ class ModelRunner:
         # Moved before the forward: a blocking host-to-device copy after it would wait for the whole forward.
         rows = inputs.sample_rows.to(dev) if inputs.sample_rows is not None else None
         hidden = self.decode_graphs.run(input_ids, positions, meta) if self.decode_graphs else None
-        if hidden is None and self.compiled is not None:
+        if state_step is not None:
+            hidden = cast(StatefulModel, self.model).forward_step(input_ids, positions, meta, state_step)
+        elif hidden is None and self.compiled is not None:
             with forward_context(meta, self.kv_caches):
                 hidden = self.compiled(input_ids, positions)
         elif hidden is None:

@@ -213,7 +213,8 @@ class Scheduler:
         blocks_held, seqs_held = self._held()
         if seqs_held.get(tenant, 0) and blocks_held.get(tenant, 0) + need > self.kv_cap:
             return 0  # the tenant's hard quota (its first request is always allowed, or it could never start)
-        while len(self.running) >= self.max_num_seqs:
+        # A model with Mamba2 layers also needs a free recurrent-state slot: reclaimed like a sequence slot.
+        while len(self.running) >= self.max_num_seqs or not self.blocks.has_state_slot():
             if not self._reclaim(tenant, "seqs", step, weights):
                 return 0
         while need > self.blocks.num_free_blocks:

@@ -47,6 +47,7 @@ class Sequence:
         "request_id",
         "sampling_params",
         "spec_token_ids",
+        "state_slot",
         "status",
         "stop_token_ids",
         "structured_state",
@@ -83,6 +84,7 @@ class Sequence:
         self.num_computed_tokens = 0
         self.block_table: list[int] = []
         self.block_hashes: list[bytes] = []  # hash of each full block, in order (prefix-cache chain)
+        self.state_slot = -1  # its live recurrent-state slot while running, for models with Mamba2 layers
         self.cached_tokens = -1  # prompt tokens served from the prefix cache at first admission (-1: not yet)
         self.finish_reason: str | None = None
         self.structured_state = structured_state

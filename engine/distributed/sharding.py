@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.models.config import ModelArchConfig
+from engine.models.config import STATE_SPACE_ARCHITECTURES, ModelArchConfig
 
 
 def check_tensor_parallel(cfg: ModelArchConfig, size: int) -> None:
     """Raise ``ValueError`` naming what does not divide (checked before any process starts)."""
     if size == 1:
         return
+    if cfg.architecture in STATE_SPACE_ARCHITECTURES:  # in_proj packs z/x/B/C/dt, each sharded differently
+        raise ValueError(f"tensor parallelism is not supported for {cfg.architecture!r} (Mamba2 layers)")
     problems = []
     if cfg.num_attention_heads % size:
         problems.append(f"{cfg.num_attention_heads} attention heads")

@@ -21,22 +21,11 @@ a chunk of one, a resume) runs the chunked scan from the slot's state. ``context
 of tokens absorbed into that slot: unlike the paged KV cache, the state cannot be rolled back, so a sequence whose
 tokens are rejected (speculative decoding) or preempted must restore a snapshot or recompute from zero.
 
-What the engine needs to add to serve this (the next step; nothing here depends on it):
-
-* a state-slot allocator beside the ``BlockPool``: one slot per running sequence per Mamba layer group, taken at
-  admission and freed at finish or preemption (recompute preemption simply restarts from ``context_len = 0``);
-  the model runner passes ``Mamba2BatchMetadata`` (slots in the same order as the flattened batch);
-* prefix caching: the state after a full block is a snapshot (``conv`` + ``ssm``, a few hundred KB per layer at
-  real sizes, constant in length). Store snapshots in extra slots keyed exactly like KV blocks,
-  ``hash(parent_hash, block_tokens, cache_salt)``, so a tenant's salt isolates state just as it isolates KV. With
-  ``chunk_size`` dividing the block size the scan already yields the state at every block end
-  (``boundary_snapshots=True``); the conv part is the last ``conv_kernel - 1`` ``xBC`` rows before the boundary,
-  which the mixer returns with it. A hit copies the snapshot into the sequence's slot (``copy_slot``) and resumes
-  with ``context_len`` = the cached length; only the longest cached block boundary matters (no per-block reuse as
-  with KV, since one state summarizes the whole prefix), and evicting a snapshot never invalidates a running
-  sequence;
-* hybrid models (attention layers interleaved with Mamba2 layers) keep paged KV for the attention layers and a
-  slot for the Mamba ones; a prefix hit needs both the KV blocks and the Mamba snapshot at the same boundary.
+Serving (``engine.mamba_state``): each running sequence holds one live slot; the states at block ends are kept as
+prefix-cache snapshots keyed like the KV blocks (``boundary_snapshots=True`` yields them wherever the scan crosses a
+multiple of ``chunk_size``, which must divide the KV block size; the conv part is the last ``conv_kernel - 1``
+``xBC`` rows before the boundary); a prefix hit copies one into the sequence's slot (``copy_slot``) and resumes with
+``context_len`` = the cached length. ``MambaStep`` carries one forward's metadata, caches and snapshot lists.
 
 Tensor parallelism is not supported yet (``in_proj`` packs z/x/B/C/dt, each of which shards differently).
 """
@@ -176,6 +165,16 @@ class BoundarySnapshot:
     position: int
     conv: torch.Tensor  # [conv_dim, conv_kernel - 1]
     ssm: torch.Tensor  # [num_heads, head_dim, state_size]
+
+
+@dataclass(frozen=True)
+class MambaStep:
+    """One forward's state inputs: the batch's metadata, every Mamba2 layer's cache (in layer order), and one list
+    per layer to append its boundary snapshots to (None: take none)."""
+
+    meta: Mamba2BatchMetadata
+    caches: list[Mamba2StateCache]
+    snapshots: list[list[BoundarySnapshot]] | None = None
 
 
 def gated_rms_norm(y: torch.Tensor, gate: torch.Tensor, weight: torch.Tensor, group_size: int, eps: float,

@@ -20,7 +20,7 @@ from gguf.gguf_reader import ReaderField
 from gguf.quants import dequantize
 
 from engine.errors import UnknownModelError
-from engine.models.config import SUPPORTED_ARCHITECTURES, ModelArchConfig
+from engine.models.config import STATE_SPACE_ARCHITECTURES, SUPPORTED_ARCHITECTURES, ModelArchConfig
 
 _LAYER_NAMES = {
     "attn_norm.weight": "input_layernorm.weight",
@@ -126,7 +126,8 @@ def gguf_arch_config(reader: GGUFReader) -> ModelArchConfig:
     if arch not in SUPPORTED_ARCHITECTURES:
         raise UnknownModelError(f"unsupported GGUF architecture {arch!r}; supported: {SUPPORTED_ARCHITECTURES}")
 
-    if arch in ("gemma2", "gemma3_text"):  # llama.cpp's Gemma files fold the norms' +1 and rename their tensors
+    if arch in ("gemma2", "gemma3_text", *STATE_SPACE_ARCHITECTURES):  # Gemma: llama.cpp folds the norms' +1 and
+        # renames the tensors; Mamba2 / Nemotron-H: its SSM tensors are laid out differently
         raise UnknownModelError(f"GGUF {arch!r} models are served from HF safetensors checkpoints only")
 
     def meta(key: str, default: Any = None) -> Any:

@@ -7,7 +7,10 @@ from typing import Any
 
 from engine.errors import UnknownModelError
 
-SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2", "gemma3_text", "qwen3_moe")
+SUPPORTED_ARCHITECTURES = ("llama", "mistral", "qwen2", "mixtral", "qwen2_moe", "gemma2", "gemma3_text", "qwen3_moe",
+                           "mamba2", "nemotron_h")
+# Families with Mamba2 layers: their model classes read the whole HF config (``hf_config``) themselves.
+STATE_SPACE_ARCHITECTURES = ("mamba2", "nemotron_h")
 
 
 @dataclass(slots=True)
@@ -49,6 +52,9 @@ class ModelArchConfig:
     # and key head before RoPE.
     local_rope_theta: float | None = None
     qk_norm: bool = False
+    # The checkpoint's whole config.json, kept for the families whose model class reads more of it than these fields
+    # (STATE_SPACE_ARCHITECTURES); empty for the others.
+    hf_config: dict[str, Any] = field(default_factory=dict)
 
     def layer_window(self, index: int) -> int:
         return self.layer_windows[index] if self.layer_windows else 0
@@ -68,6 +74,8 @@ class ModelArchConfig:
         model_type = cfg.get("model_type", "llama")
         if model_type not in SUPPORTED_ARCHITECTURES:
             raise UnknownModelError(f"unsupported architecture {model_type!r}; supported: {SUPPORTED_ARCHITECTURES}")
+        if model_type in STATE_SPACE_ARCHITECTURES:
+            return _state_space_config(model_type, cfg)
         heads = cfg["num_attention_heads"]
         eos = cfg.get("eos_token_id")
         # transformers >= 5 writes "rope_parameters" (theta + scaling in one dict); older configs "rope_scaling".
@@ -148,3 +156,23 @@ def _moe_fields(model_type: str, cfg: dict[str, Any]) -> dict[str, Any]:
                 "moe_layer_step": cfg.get("decoder_sparse_step", 1),
                 "dense_layers": list(cfg.get("mlp_only_layers") or []), "qk_norm": model_type == "qwen3_moe"}
     return {}
+
+
+def _state_space_config(model_type: str, cfg: dict[str, Any]) -> ModelArchConfig:
+    """The engine-level fields of a Mamba2 or Nemotron-H config. Mamba2 has no attention (heads 0) and no position
+    limit of its own; Nemotron-H's attention layers use no rotary embedding. The layer count is Nemotron-H's
+    ``layers_block_type`` (or the older ``hybrid_override_pattern``), whose length transformers writes instead."""
+    eos = cfg.get("eos_token_id")
+    hybrid = model_type == "nemotron_h"
+    kinds = cfg.get("layers_block_type") or cfg.get("layer_types") or cfg.get("hybrid_override_pattern") or []
+    layers = len(kinds) if hybrid else int(cfg["num_hidden_layers"])
+    heads = int(cfg.get("num_attention_heads", 0)) if hybrid else 0
+    return ModelArchConfig(
+        architecture=model_type, vocab_size=cfg["vocab_size"], hidden_size=cfg["hidden_size"],
+        intermediate_size=int(cfg.get("intermediate_size", 0)) if hybrid else 0, num_hidden_layers=layers,
+        num_attention_heads=heads, num_key_value_heads=int(cfg.get("num_key_value_heads") or heads) if hybrid else 0,
+        head_dim=int(cfg.get("head_dim") or (cfg["hidden_size"] // heads if heads else 0)),
+        rms_norm_eps=float(cfg.get("layer_norm_epsilon", 1e-5)), rope_theta=0.0,
+        max_position_embeddings=int(cfg.get("max_position_embeddings") or 8192),
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", not hybrid)), bos_token_id=cfg.get("bos_token_id"),
+        eos_token_ids=[] if eos is None else ([eos] if isinstance(eos, int) else list(eos)), hf_config=dict(cfg))

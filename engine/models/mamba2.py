@@ -4,8 +4,8 @@ with a residual add, a final RMSNorm and the LM head (tied to the embeddings or 
 
 There is no KV cache: each layer's per-sequence state lives in a ``Mamba2StateCache`` (``allocate_state``), and
 every forward takes ``Mamba2BatchMetadata`` (tokens per sequence, tokens already absorbed, slot) in place of
-attention metadata; ``engine.layers.mamba2`` describes what the engine must provide to serve it. Not yet
-registered with ``engine.models.registry`` (the runner has no state-slot allocator yet); one rank only.
+attention metadata. ``Mamba2ServedModel`` is the same model behind the registry's constructor; the runner drives it
+through ``forward_step`` with the slots and snapshots of ``engine.mamba_state``. One rank only.
 
 ``load_weights`` takes HF names (``backbone.embeddings.weight`` or the original checkpoints'
 ``backbone.embedding.weight``, ``backbone.layers.{i}.norm.weight``, ``backbone.layers.{i}.mixer.*``,
@@ -28,9 +28,12 @@ from engine.layers.mamba2 import (
     Mamba2Mixer,
     Mamba2MixerConfig,
     Mamba2StateCache,
+    MambaStep,
 )
 from engine.layers.norm import RMSNorm
 from engine.layers.vocab_parallel import ParallelLMHead, VocabParallelEmbedding
+from engine.models.config import ModelArchConfig
+from kernels.attention_metadata import AttentionMetadata
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class Mamba2ForCausalLM(nn.Module):
         if tp.size != 1:
             raise ValueError("Mamba2 models do not support tensor parallelism yet")
         self.config = cfg
+        self.state_chunk_size = cfg.mixer.chunk_size
         hidden = cfg.mixer.hidden_size
         self.embeddings = VocabParallelEmbedding(cfg.vocab_size, hidden, tp)
         self.layers = nn.ModuleList(Mamba2Block(cfg) for _ in range(cfg.num_hidden_layers))
@@ -106,6 +110,12 @@ class Mamba2ForCausalLM(nn.Module):
         # Normalized from the (float32) residual stream like transformers, then in the model dtype for the head.
         return self.norm_f(x).to(self.norm_f.weight.dtype)
 
+    def forward_step(self, input_ids: torch.Tensor, positions: torch.Tensor, meta: AttentionMetadata | None,
+                     step: MambaStep) -> torch.Tensor:
+        """The engine's forward (``engine.mamba_state.StatefulModel``): no attention, so positions and attention
+        metadata are unused."""
+        return self(input_ids, step.meta, step.caches, step.snapshots)
+
     @staticmethod
     def restore_snapshot(states: list[Mamba2StateCache], slot: int, layer_snapshots: list[BoundarySnapshot]) -> None:
         """Load one sequence's snapshot at one position (one per layer, in layer order) into ``slot`` of every
@@ -120,7 +130,7 @@ class Mamba2ForCausalLM(nn.Module):
         return self.lm_head(hidden).float()
 
     def load_weights(self, weights: Iterable[tuple[str, Any]]) -> set[str]:
-        """Copy HF-named tensors into the parameters; returns the names read (without ``backbone.``). Each mixer's
+        """Copy HF-named tensors into the parameters; returns the parameters filled (engine names). Each mixer's
         tensors are checked as a set (all present, right shapes) once all have been read."""
         params = dict(self.named_parameters())
         loaded: set[str] = set()
@@ -133,7 +143,6 @@ class Mamba2ForCausalLM(nn.Module):
             parts = name.split(".")
             if parts[0] == "layers" and parts[2] == "mixer":
                 mixer_weights.setdefault(int(parts[1]), []).append((".".join(parts[3:]), tensor))
-                loaded.add(name)
                 continue
             param = params.get(name)
             if param is None:
@@ -144,5 +153,16 @@ class Mamba2ForCausalLM(nn.Module):
                 param.copy_(tensor)
             loaded.add(name)
         for index, layer in enumerate(self.layers):
-            cast(Mamba2Block, layer).mixer.load_hf_weights(mixer_weights.get(index, []))
+            mixer = cast(Mamba2Block, layer).mixer
+            mixer.load_hf_weights(mixer_weights.get(index, []))  # raises unless every mixer tensor was given
+            loaded.update(f"layers.{index}.mixer.{param}" for param, _ in mixer.named_parameters())
         return loaded
+
+
+class Mamba2ServedModel(Mamba2ForCausalLM):
+    """``Mamba2ForCausalLM`` built from a ``ModelArchConfig`` (the registry's constructor): its ``hf_config`` holds
+    the checkpoint's config. ``arch`` keeps the engine-level view (vocabulary, EOS ids)."""
+
+    def __init__(self, arch: ModelArchConfig, max_position: int = 0, tp: TensorParallelRank | None = None) -> None:
+        super().__init__(Mamba2ModelConfig.from_hf(arch.hf_config), tp)
+        self.arch = arch
