@@ -7,11 +7,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bench.pii_corpus import phrases
-from bench.pii_corpus.model import Decoy, Pii, TextBuilder
+from bench.pii_corpus import phrases, phrases_heldout
+from bench.pii_corpus.model import Decoy, Phrasebook, Pii, TextBuilder
 
 Item = Pii | Decoy
-Renderer = Callable[[TextBuilder, list[Item], random.Random, str], None]
+# (builder, the case's values and decoys, rng, the prose's language, the split's phrasebook)
+Renderer = Callable[[TextBuilder, list[Item], random.Random, str, Phrasebook], None]
+# Each split phrases its prose, chat and signatures its own way (see phrases and phrases_heldout).
+PHRASEBOOKS = {"dev": phrases.BOOK, "test": phrases_heldout.BOOK}
 
 
 def _label(item: Item) -> str:
@@ -34,21 +37,21 @@ def _field_names(items: list[Item], rng: random.Random) -> list[str]:
     return [_field_name(item, rng, taken) for item in items]
 
 
-def sentences(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def sentences(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     separator = rng.choice([" ", " ", "\n", "  "])
     for index, item in enumerate(items):
-        bank = phrases.SENTENCES[lang] if isinstance(item, Pii) else phrases.DECOY_SENTENCES[lang]
+        bank = book.sentences[lang] if isinstance(item, Pii) else book.decoy_sentences[lang]
         builder.text(separator if index else "").template(rng.choice(bank[_label(item)]), item)
 
 
-def chat(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def chat(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     separator = rng.choice([" ", " and ", "\n", " / "])
     for index, item in enumerate(items):
-        bank = phrases.CHAT if isinstance(item, Pii) else phrases.CHAT_DECOYS
+        bank = book.chat if isinstance(item, Pii) else book.chat_decoys
         builder.text(separator if index else "").template(rng.choice(bank[_label(item)]), item)
 
 
-def json_object(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def json_object(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     pretty = rng.random() < 0.5
     newline, indent = ("\n", "  ") if pretty else ("", "")
     wrapper = rng.choice(["customer", "user", "record", "payload", None])
@@ -74,7 +77,7 @@ def json_object(builder: TextBuilder, items: list[Item], rng: random.Random, lan
     builder.text("}")
 
 
-def yaml_document(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def yaml_document(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     builder.text(f"{rng.choice(['customer', 'account', 'deploy', 'contact'])}:\n")
     for name, item in zip(_field_names(items, rng), items, strict=True):
         quote = rng.choice(['"', '"', "'"]) if "'" not in item.value else '"'
@@ -82,7 +85,7 @@ def yaml_document(builder: TextBuilder, items: list[Item], rng: random.Random, l
     builder.text(f"  retries: {rng.randint(1, 5)}\n")
 
 
-def csv_rows(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def csv_rows(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     names = _field_names(items, rng)
     builder.text(",".join(["id", *names, "status"]) + "\n" + str(rng.randint(1, 9999)))
     for item in items:
@@ -91,7 +94,7 @@ def csv_rows(builder: TextBuilder, items: list[Item], rng: random.Random, lang: 
     builder.text("," + rng.choice(["ok", "review", "done"]) + ("\n" if rng.random() < 0.5 else ""))
 
 
-def log_lines(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def log_lines(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     service = rng.choice(["auth", "billing", "api-gw", "checkout", "sync-worker"])
     for index, (name, item) in enumerate(zip(_field_names(items, rng), items, strict=True)):
         stamp = f"2026-0{rng.randint(1, 9)}-{rng.randint(10, 28)}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:" \
@@ -103,7 +106,7 @@ def log_lines(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
         builder.value(item).text(f"{quote} status={rng.choice([200, 400, 404, 500])}")
 
 
-def code(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def code(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     style = rng.choice(["python", "js", "go"])
     comment = {"python": "# ", "js": "// ", "go": "// "}[style]
     opening = {"python": "def load_fixture():\n", "js": "function loadFixture() {\n", "go": "func fixture() {\n"}
@@ -121,7 +124,7 @@ def code(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str)
     builder.text({"python": "    return locals()", "js": "}", "go": "}"}[style])
 
 
-def stack_trace(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
+def stack_trace(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     if rng.random() < 0.5:
         module = rng.choice(["billing", "accounts", "sync"])
         builder.text("Traceback (most recent call last):\n"
@@ -140,10 +143,10 @@ def stack_trace(builder: TextBuilder, items: list[Item], rng: random.Random, lan
                      f"{rng.randint(20, 400)})\n\tat java.base/java.lang.Thread.run(Thread.java:840)")  # fmt: skip
 
 
-def signature(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str) -> None:
-    builder.text(rng.choice(phrases.SIGNOFFS[lang]) + "\n")
+def signature(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
+    builder.text(rng.choice(book.signoffs[lang]) + "\n")
     for item in sorted(items, key=lambda i: 0 if _label(i) == "PERSON" else 1):
-        label = "" if not isinstance(item, Pii) else rng.choice(phrases.SIGNATURE_LABELS.get(item.type, [""]))
+        label = "" if not isinstance(item, Pii) else rng.choice(book.signature_labels.get(item.type, [""]))
         if isinstance(item, Decoy):
             label = f"{phrases.FIELD_NAMES[item.kind][0].replace('_', ' ').title()}: "
         builder.text(label).value(item).text("\n")

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from bench.pii_corpus import banking, cards, credentials, dates, decoys, national_ids, network, phones
-from bench.pii_corpus.contexts import CONTEXTS, Context, Item
+from bench.pii_corpus.contexts import CONTEXTS, PHRASEBOOKS, Context, Item
 from bench.pii_corpus.model import Case, Pii, TextBuilder
 from bench.pii_corpus.partition import SPLITS
 from bench.pii_corpus.people import PeoplePools
@@ -75,7 +75,7 @@ def generate(split: str, seed: int | None = None, entities_per_type: int = ENTIT
         items += [decoys.decoy(rng.choice(decoys.KINDS), rng) for _ in range(rng.choice([0, 0, 1, 1, 2]))]
         rng.shuffle(items)
         builder = TextBuilder()
-        context.render(builder, items, rng, context.lang)
+        context.render(builder, items, rng, context.lang, PHRASEBOOKS[split])
         counts.update(types)
         cases.append(Case(id=f"{split}-{len(cases):05d}", split=split, text=builder.finish(),
                           entities=builder.entities, negatives=builder.negatives, context=context.name))  # fmt: skip

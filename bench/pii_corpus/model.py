@@ -78,3 +78,19 @@ class TextBuilder:
 
     def finish(self) -> str:
         return "".join(self.parts)
+
+
+@dataclass(frozen=True)
+class Phrasebook:
+    """One split's sentence material: clauses carrying one value (or decoy) at ``{}``, per language and type.
+
+    `sentences` and `decoy_sentences` are keyed by language, then by entity type or decoy kind; `chat` and
+    `chat_decoys` (lower-case chat, English) by type or kind; `signoffs` by language; `signature_labels` by type
+    (the label before a value in an e-mail signature)."""
+
+    sentences: dict[str, dict[str, list[str]]]
+    chat: dict[str, list[str]]
+    decoy_sentences: dict[str, dict[str, list[str]]]
+    chat_decoys: dict[str, list[str]]
+    signoffs: dict[str, list[str]]
+    signature_labels: dict[str, list[str]]

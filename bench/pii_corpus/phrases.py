@@ -1,10 +1,15 @@
-"""Sentence material: for each language, clauses that carry one value of a type (or one decoy) at ``{}``.
+"""The `dev` split's sentence material: for each language, clauses that carry one value of a type (or one decoy) at
+``{}``; field names of structured contexts (shared by both splits: a schema's keys, not a phrasing).
 
+The `test` split phrases its sentences, chat, sign-offs and signature labels differently (``phrases_heldout``): the
+detectors are tuned on the phrasings here, and the held-out figures show whether what they learned generalises.
 Clauses put values at the start of a sentence, at its end, inside brackets and quotes and next to punctuation; a
 case joins several clauses, so values also land at the very start and the very end of a text.
 """
 
 from __future__ import annotations
+
+from bench.pii_corpus.model import Phrasebook
 
 SENTENCES: dict[str, dict[str, list[str]]] = {
     "en": {
@@ -312,3 +317,6 @@ SIGNATURE_LABELS = {
     "US_SSN": ["SSN: "],
     "SECRET": ["Key: "],
 }
+
+BOOK = Phrasebook(sentences=SENTENCES, chat=CHAT, decoy_sentences=DECOY_SENTENCES, chat_decoys=CHAT_DECOYS,
+                  signoffs=SIGNOFFS, signature_labels=SIGNATURE_LABELS)  # fmt: skip
