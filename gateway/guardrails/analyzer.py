@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
-from gateway.guardrails.people import confirmed, more_people
+from gateway.guardrails.people import confirmed, more_people, place_confirmed
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -70,11 +70,12 @@ class PiiAnalyzer:
         found = self.ner.find_many(texts, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
         for text, findings, spans, names in zip(texts, per_text, pattern_spans, found, strict=True):
             # NER's people are kept when written as names, outside the places found, and names-dataset knows one
-            # of their words (``people.confirmed``); known name pairs and names a cue points at that nothing else
-            # found are added (``people.more_people``).
+            # of their words (``people.confirmed``); its places when written as place names
+            # (``people.place_confirmed``); known name pairs and names a cue points at that nothing else found are
+            # added (``people.more_people``).
             places = [f for f in findings if f.entity_type == "LOCATION" and f.score >= 0.5]
             findings.extend(f for f in names if not any(f.overlaps(p) for p in spans)
-                            and (f.entity_type != "PERSON" or confirmed(text, f, places)))
+                            and (confirmed(text, f, places) if f.entity_type == "PERSON" else place_confirmed(text, f)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
         return per_text
 

@@ -3,9 +3,9 @@
 A name list only knows the names it holds; the words around a name do not depend on it. Three cues, in English,
 French, Spanish, German, Italian, Portuguese and Dutch:
 
-- before a name: a greeting or thanks ("Dear", "Hola", "Hallo", "thx"), a title ("Mr", "Frau", "Mme", "Sra."),
-  an introduction ("my name is", "je m'appelle", "hey its"), a hand-over ("forward this to", "reassigned to",
-  "spoke with", "ping", "cc");
+- before a name: a greeting, welcome or thanks ("Dear", "Hola", "Welcome aboard", "thx"), a title ("Mr", "Frau",
+  "Mme", "Sra."), an introduction ("my name is", "je m'appelle", "hey its"), a hand-over ("forward this to",
+  "reassigned to", "spoke with", "ping", "cc", "invite"), an attribution ("per", "d'après");
 - after a name: a verb of saying or approving ("said", "wrote", "approved", "dijo", "sagte", "a validé");
 - a sign-off line ("Best regards,", "Mit freundlichen Grüßen", "Cordialement,"): the next line, when it holds only
   a name and a word of it is a known name (a company or a city may stand there instead).
@@ -39,6 +39,9 @@ _BEFORE = (
     "bonjour", "salut", "cher", "chère", "merci", "hola", "estimado", "estimada", "querido", "querida", "gracias",
     "hallo", "liebe", "lieber", "sehr geehrte", "sehr geehrter", "danke", "moin", "servus", "ciao", "gentile", "caro",
     "cara", "grazie", "olá", "oi", "prezado", "prezada", "obrigado", "obrigada", "beste", "bedankt",
+    "welcome", "welcome back", "welcome aboard", "kudos to", "shout-out to", "shoutout to", "bienvenue", "bienvenu",
+    "bienvenido", "bienvenida", "willkommen", "willkommen an bord", "benvenuto", "benvenuta", "bem-vindo", "bem-vinda",
+    "welkom",
     # titles
     "mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mademoiselle", "mme", "mlle",
     "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra", "dhr", "mevr",
@@ -48,7 +51,8 @@ _BEFORE = (
     # hand-overs
     *(f"{verb}{obj} to" for verb in _HANDING_VERBS for obj in ("", " this", " it", " that", " them", " it over")),
     *(f"{verb} {preposition}" for verb in ("spoke", "speak", "talked", "talk") for preposition in ("with", "to")),
-    "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "cc", "attn",
+    "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "cc", "attn", "invite", "invited",
+    "did", "per", "d'après", "de acuerdo con", "nach aussage von",
     *(f"{verb} by" for verb in _BY_VERBS),
     "parlé avec", "suivi par", "transmettre à", "hablé con", "reenvíalo a", "gesprochen mit", "habe mit",
     "leite das an",
@@ -57,6 +61,7 @@ _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
     "schrieb", "ha detto", "ha scritto", "ha approvato", "disse", "escreveu", "aprovou", "zei", "schreef",
+    "joined", "knows", "is on leave", "est en congé", "está de vacaciones", "ist bis",
 )  # fmt: skip
 _SIGN_OFF = (
     "regards", "best regards", "kind regards", "warm regards", "warmest regards", "best", "cheers", "thanks",

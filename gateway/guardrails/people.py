@@ -32,11 +32,13 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import NameWords, cued_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import gazetteer
 
 PAIR_SCORE = 0.7
 LOWER_CASE_PAIR_SCORE = 0.6
 _STOP_WORDS = frozenset(word.casefold() for words in (EN, FR, ES, DE, IT, PT) for word in words)
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 # Two or three words: first name, optional middle initial, last name; capitalised, or all lower case. Where a text
 # has capitals, only capitalised pairs are tried (few in code, JSON or logs); an all-lower-case text (chat) carries
 # no case signal, so there its lower-case pairs are tried.
@@ -71,6 +73,23 @@ def confirmed(text: str, finding: Finding, places: Iterable[Finding] = ()) -> bo
     if len(words) == 1 and starts_sentence(text, finding.start) and not known_names().is_first(words[0]):
         return False  # a verb opening a sentence: "Schick es an ...", "Ruf mich unter ... an"
     return any(_is_name_word(word) for word in words)
+
+
+def place_confirmed(text: str, finding: Finding) -> bool:
+    """Whether a NER LOCATION span is written as a place name: words of letters on one line (not a stack frame or a
+    file path: "java.base/java.lang.Thread.run(Thread.java:840"), capitalised at both ends where the text has capitals
+    (the small English model calls French, Spanish and German phrases places: "compte du fournisseur", "las cifras"),
+    and, if it opens a sentence, a name the place gazetteer knows (a capitalised first word is any word there:
+    "Corrigé", "Bienvenida", "Die Karte")."""
+    span = text[finding.start : finding.end]
+    if not _WRITTEN_NAME.fullmatch(span):
+        return False
+    words = _WORD.findall(span)
+    if not text.islower() and not (words[0][0].isupper() and words[-1][0].isupper()):
+        return False
+    if starts_sentence(text, finding.start):
+        return " ".join(word.casefold() for word in words).translate(_APOSTROPHES) in gazetteer()
+    return True
 
 
 def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:
