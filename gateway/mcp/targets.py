@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import httpcore2
 
 from gateway.mcp.address_race import ATTEMPT_DELAY_S, IPAddress, interleave_families, race_connections
+from gateway.mcp.coalesced_stream import CoalescedStream
 
 MAX_URL_LENGTH = 2048
 
@@ -119,7 +120,9 @@ class PinnedNetworkBackend(httpcore2.AsyncNetworkBackend):
             return await self._inner.connect_tcp(str(address), port, timeout=timeout, local_address=local_address,
                                                  socket_options=options)
 
-        return await race_connections(interleave_families(addresses), connect, attempt_delay_s=self._attempt_delay_s)
+        stream = await race_connections(interleave_families(addresses), connect,
+                                        attempt_delay_s=self._attempt_delay_s)
+        return CoalescedStream(stream)  # a request's head and body leave in one write
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None) -> httpcore2.AsyncNetworkStream:

@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 MAX_LIST_PAGES = 20
 # Connection pools kept (one per server record in use); the least recently used beyond this is closed.
 MAX_POOLS = 256
+# httpx2 carries only these clients' requests. Its INFO line per request repeats what each call's audit record holds,
+# at the price of a formatted, redacted log line per tool call; its warnings still show, and a level set explicitly
+# (to debug a deployment) is kept.
+_HTTP_LOGGER = logging.getLogger("httpx2")
 # Connections per pool: httpx2's own defaults.
 POOL_LIMITS = httpx2.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 
@@ -73,6 +77,8 @@ class UpstreamClients:
                  resolver: Resolver = system_resolver) -> None:
         self._max_message_bytes = max_message_bytes
         self._resolver = resolver
+        if _HTTP_LOGGER.level == logging.NOTSET:
+            _HTTP_LOGGER.setLevel(logging.WARNING)
         # Built once: loading a trust store costs tens of milliseconds, which a client per call must not pay. The
         # system store (and SSL_CERT_FILE), so an enterprise's own CA verifies its internal servers.
         self._tls = ssl.create_default_context()
