@@ -173,8 +173,11 @@ def _name_before(text: str, end: int, words: NameWords) -> tuple[int, int] | Non
         between = text[word.end() : cursor]
         if (taken and not _GAP.fullmatch(between)) or (not taken and word.end() != end):
             break
-        if words.is_stop(word.group().rstrip(".")) and not (taken and _is_particle(word.group())):
-            break
+        stop = words.is_stop(word.group().rstrip("."))
+        if stop and not (taken and _is_particle(word.group())) and not (
+            taken and word.group()[0].isupper() and words.is_first(word.group())
+        ):
+            break  # "the server said"; but "Sara Holst-Hansen said", "Will Smith said" hold a first name
         taken.insert(0, word)
         cursor = word.start()
         if len(taken) == MAX_NAME_WORDS:

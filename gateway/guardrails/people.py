@@ -93,8 +93,10 @@ def place_confirmed(text: str, finding: Finding) -> bool:
 
 
 def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:
-    """Names NER did not report: known pairs (``name_pairs``), then names a cue points at (``name_cues``)."""
+    """Names NER did not report: known pairs (``name_pairs``), Cyrillic or Greek names in Latin-script text
+    (``other_script_names``), then names a cue points at (``name_cues``)."""
     found = name_pairs(text, common_words, taken)
+    found.extend(other_script_names(text, [*taken, *found]))
     names = known_names()
     words = NameWords(_STOP_WORDS, common_words, names.is_name, names.is_first)
     found.extend(cued_names(text, words, [*taken, *found]))
@@ -128,3 +130,28 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
         position = match.end()
     return found
 
+
+
+# Cyrillic and Greek letters: names-dataset lists names in Latin script only, and the English NER model rarely
+# tags a name written in another script.
+_OTHER_UPPER = "".join(re.escape(char) for char in map(chr, range(0x0370, 0x0530)) if char.isupper())
+_OTHER_LOWER = "".join(re.escape(char) for char in map(chr, range(0x0370, 0x0530)) if char.islower())
+_OTHER_SCRIPT = re.compile(rf"[{_OTHER_UPPER}{_OTHER_LOWER}]")
+_OTHER_WORD = rf"[{_OTHER_UPPER}][{_OTHER_LOWER}]+(?:['’ʼ-][{_OTHER_UPPER}]?[{_OTHER_LOWER}]+)?"
+_OTHER_SCRIPT_NAME = re.compile(rf"(?<![\w'’ʼ-]){_OTHER_WORD}(?:[ \t]+{_OTHER_WORD}){{1,2}}(?![\w'’ʼ-])")
+_LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F]")
+OTHER_SCRIPT_SCORE = 0.6
+
+
+def other_script_names(text: str, taken: Iterable[Finding]) -> list[Finding]:
+    """Two or three capitalised Cyrillic or Greek words in a row ("Сніжана Гречко-Жук", "Γιώργος Παπαδόπουλος")
+    in a text written mostly in Latin script: a proper name, most often a person's. In a text written in that script
+    itself, capitalised word pairs open sentences and name things; those are left to the other rules."""
+    if _OTHER_SCRIPT.search(text) is None:
+        return []
+    if len(_LATIN_LETTER.findall(text)) <= len(_OTHER_SCRIPT.findall(text)):
+        return []
+    spans = [(f.start, f.end) for f in taken]
+    return [Finding("PERSON", match.start(), match.end(), OTHER_SCRIPT_SCORE, "other_script_names")
+            for match in _OTHER_SCRIPT_NAME.finditer(text)
+            if not any(start < match.end() and match.start() < end for start, end in spans)]  # fmt: skip

@@ -205,13 +205,20 @@ class PlaceRecognizer(EntityRecognizer):
         self._english = english_words()
         self._other_words = self._english.verbs | self._english.modifiers
         self._nouns = self._english.nouns
-        self._first_words = frozenset(key.split(" ", 1)[0] for key in self._names)
         self._folded_names = folded_gazetteer()
-        self._folded_first_words = frozenset(key.split(" ", 1)[0] for key in self._folded_names)
+        # First word of a name -> the most words a name starting with it has, spelled as the gazetteer spells it
+        # or without diacritics: a name is looked up at most that long, not MAX_NAME_WORDS long at every word.
+        self._longest: dict[str, int] = {}
+        for key in itertools.chain(self._names, self._folded_names):
+            words = key.split(" ")
+            self._longest[words[0]] = max(len(words), self._longest.get(words[0], 0))
+        # Words repeat (code, logs, JSON keys): each word's lookup is kept.
+        self._longest_from = functools.lru_cache(maxsize=1 << 16)(self._longest_from_uncached)
 
-    def _known_first_word(self, word: str) -> bool:
+    def _longest_from_uncached(self, word: str) -> int:
+        """The most words of a gazetteer name that starts with `word` (0: none does)."""
         folded = word.casefold().translate(_APOSTROPHES)
-        return folded in self._first_words or fold(folded) in self._folded_first_words
+        return max(self._longest.get(folded, 0), self._longest.get(fold(folded), 0))
 
     def load(self) -> None:
         pass
@@ -222,9 +229,10 @@ class PlaceRecognizer(EntityRecognizer):
         index, last_end = 0, -1
         while index < len(words):
             found = None
-            if self._known_first_word(words[index].group()):
+            longest = self._longest_from(words[index].group())
+            if longest:
                 chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
-                found = self._place_at(text, words, index, chained)
+                found = self._place_at(text, words, index, chained, longest)
             if found is None:
                 index += 1
                 continue
@@ -235,9 +243,11 @@ class PlaceRecognizer(EntityRecognizer):
             index, last_end = index + count, end
         return results
 
-    def _place_at(self, text: str, words: list[re.Match[str]], index: int, chained: bool) -> tuple[int, float] | None:
-        """(number of words, score) of the longest place name starting at ``words[index]`` that the rules accept."""
-        for count in range(min(MAX_NAME_WORDS, len(words) - index), 0, -1):
+    def _place_at(self, text: str, words: list[re.Match[str]], index: int, chained: bool,
+                  longest: int = MAX_NAME_WORDS) -> tuple[int, float] | None:  # fmt: skip
+        """(number of words, score) of the longest place name starting at ``words[index]`` that the rules accept
+        (names starting with that word have at most `longest` words)."""
+        for count in range(min(longest, len(words) - index), 0, -1):
             span = words[index : index + count]
             if any(text[a.end() : b.start()].strip(" -") for a, b in itertools.pairwise(span)):
                 continue  # a name's words are separated by spaces or a hyphen only

@@ -1,0 +1,76 @@
+"""Names and places the lists cannot hold: Cyrillic and Greek names in Latin-script text, names after a welcome,
+an invitation or an attribution; NER places kept only when written as place names; windows that merge."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.people import other_script_names, place_confirmed
+from gateway.guardrails.windows import add_window
+
+
+def people(analyzer: PiiAnalyzer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Nuestra directora, Сніжана Гречко-Жук, espera las cifras.", "Сніжана Гречко-Жук"),
+        ("Пешка Пенджакова is on leave until Monday.", "Пешка Пенджакова"),
+        ("The invoice went to Γιάννης Οικονόμου last week.", "Γιάννης Οικονόμου"),
+    ],
+)
+def test_a_cyrillic_or_greek_name_in_latin_text_is_a_person(analyzer, text, name):
+    assert name in people(analyzer, text)
+
+
+def test_capitalised_pairs_of_a_text_in_that_script_are_left_to_other_rules():
+    assert other_script_names("Добрый день. Новый Год близко, Красная Площадь ждёт.", []) == []
+    assert other_script_names("no other script here", []) == []
+    taken = [Finding("PERSON", 4, 16, 0.85, "ner")]
+    assert other_script_names("Ask Иван Петров later", taken) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Welcome aboard, Thom de Jonge!", "Thom de Jonge"),
+        ("Per Sybille, the deadline moved to June.", "Sybille"),
+        ("Invite Luc to the review.", "Luc"),
+        ("welcome back mariusz nieradzik", "mariusz nieradzik"),
+        ("Sara Holst-Hansen joined the call late.", "Sara Holst-Hansen"),
+    ],
+)
+def test_welcomes_invitations_and_attributions_point_at_names(analyzer, text, name):
+    assert name in people(analyzer, text)
+
+
+def test_no_name_after_a_welcome_that_names_nobody(analyzer):
+    assert people(analyzer, "Welcome to the team channel, everyone. Per the policy, invite the reviewers.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "kept"),
+    [
+        ("\tat java.base/java.lang.Thread.run(Thread.java:840)", "java.base/java.lang.Thread.run(Thread.java", False),
+        ("El total de las cifras es bajo.", "las cifras", False),
+        ("Corrigé dans le commit abc.", "Corrigé", False),
+        ("Paris is lovely. Tokyo too.", "Paris", True),
+        ("We moved to Lower Saxony last year.", "Lower Saxony", True),
+    ],
+)
+def test_ner_places_are_kept_when_written_as_place_names(text, span, kept):
+    start = text.index(span)
+    assert place_confirmed(text, Finding("LOCATION", start, start + len(span), 0.85, "ner")) is kept
+
+
+def test_windows_widen_to_whitespace_and_merge():
+    text = "id 12 and 34 then far away 5678"
+    windows: list[tuple[int, int]] = []
+    for anchor in ("12", "34", "5678"):
+        start = text.index(anchor)
+        add_window(windows, text, start, start + len(anchor), 2)
+    assert windows == [(0, 17), (22, 31)]  # "34" and "5678" reach into "then" and "away"
