@@ -1,0 +1,131 @@
+"""engine.mamba_state's bookkeeping with the block manager, without a model: live slots taken at admission and
+given back on free, snapshots keyed by the KV block hash (salted per tenant), a hit cut back to the last block
+with a snapshot, the pool's LRU eviction, and a snapshot dropped when its KV block is handed out again."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from engine.block_manager import BlockManager
+from engine.config import EngineConfig
+from engine.layers.mamba2 import BoundarySnapshot, Mamba2MixerConfig, Mamba2StateCache
+from engine.mamba_state import StateSlots, plan_state_memory
+from engine.sampling_params import SamplingParams
+from engine.sequence import Sequence
+
+BLOCK = 4
+MIXER = Mamba2MixerConfig(hidden_size=8, num_heads=2, head_dim=4, state_size=4, n_groups=1, conv_kernel=4,
+                          chunk_size=BLOCK, norm_eps=1e-5)
+
+
+def manager(num_blocks: int = 16, live: int = 2, snapshots: int = 4) -> BlockManager:
+    caches = [Mamba2StateCache(MIXER, live + snapshots) for _ in range(2)]
+    return BlockManager(num_blocks, BLOCK, True, states=StateSlots(caches, live, snapshots, BLOCK))
+
+
+def seq(name: str, tokens: list[int], salt: str | None = None) -> Sequence:
+    return Sequence(name, tokens, SamplingParams(max_tokens=4), cache_salt=salt)
+
+
+def compute(blocks: BlockManager, s: Sequence, value: float) -> None:
+    """What a step that computes all of ``s`` does: the forward stages the state at each block end (every element
+    ``value + position``), then the engine commits the blocks."""
+    states = blocks.states
+    assert states is not None
+    layers = [[BoundarySnapshot(0, p, torch.full((MIXER.conv_dim, 3), value + p),
+                                torch.full((2, 4, 4), value + p)) for p in range(BLOCK, len(s) + 1, BLOCK)]
+              for _ in states.caches]
+    states.stage([s], layers)
+    s.num_computed_tokens = len(s)
+    blocks.commit_computed_blocks(s)
+
+
+def admit(blocks: BlockManager, s: Sequence) -> list[int]:
+    hits = blocks.find_cached_prefix(s)
+    assert blocks.admit(s, hits, len(s))
+    return hits
+
+
+def test_slots_are_taken_at_admission_and_given_back() -> None:
+    blocks = manager(live=2)
+    a, b, c = seq("a", [1, 2, 3]), seq("b", [4, 5, 6]), seq("c", [7, 8, 9])
+    admit(blocks, a)
+    admit(blocks, b)
+    assert {a.state_slot, b.state_slot} == {0, 1} and not blocks.has_state_slot()
+    assert not blocks.admit(c, [], len(c)) and c.state_slot == -1 and not c.block_table  # all or nothing
+    blocks.free_seq(a)
+    assert a.state_slot == -1 and blocks.has_state_slot()
+    admit(blocks, c)
+    assert c.state_slot == 0
+
+
+def test_a_hit_restores_the_snapshot_of_its_last_block_and_stops_where_snapshots_stop() -> None:
+    blocks = manager()
+    states = blocks.states
+    assert states is not None
+    first = seq("first", list(range(1, 14)))  # 3 full blocks
+    admit(blocks, first)
+    compute(blocks, first, 100.0)
+    assert len(states.snapshots) == 3
+    hashes = list(first.block_hashes)
+    blocks.free_seq(first)
+
+    again = seq("again", [*range(1, 14), 50])
+    assert len(admit(blocks, again)) == 3
+    for cache in states.caches:  # the state after 12 tokens
+        assert torch.equal(cache.ssm[again.state_slot], torch.full((2, 4, 4), 112.0))
+        assert torch.equal(cache.conv[again.state_slot], torch.full((MIXER.conv_dim, 3), 112.0))
+    blocks.free_seq(again)
+
+    # The KV of all three blocks is cached, the snapshot after the third is gone: the hit ends at block 2.
+    states.forget(hashes[2])
+    third = seq("third", [*range(1, 14), 60])
+    assert len(admit(blocks, third)) == 2
+    assert torch.equal(states.caches[0].ssm[third.state_slot], torch.full((2, 4, 4), 108.0))
+
+
+def test_another_salt_finds_neither_kv_nor_state() -> None:
+    blocks = manager()
+    a = seq("a", list(range(1, 10)), salt="tenant-a")
+    admit(blocks, a)
+    compute(blocks, a, 0.0)
+    blocks.free_seq(a)
+    assert blocks.find_cached_prefix(seq("b", list(range(1, 10)), salt="tenant-b")) == []
+    assert blocks.find_cached_prefix(seq("n", list(range(1, 10)))) == []
+    assert len(blocks.find_cached_prefix(seq("a2", list(range(1, 10)), salt="tenant-a"))) == 2
+
+
+def test_the_pool_evicts_least_recently_used_and_with_the_kv_block() -> None:
+    blocks = manager(num_blocks=6, snapshots=2)
+    states = blocks.states
+    assert states is not None
+    a = seq("a", list(range(1, 10)))  # 2 full blocks: 2 snapshots fill the pool
+    admit(blocks, a)
+    compute(blocks, a, 0.0)
+    blocks.free_seq(a)
+    b = seq("b", list(range(20, 25)))  # 1 more: the oldest (a's first block) goes
+    admit(blocks, b)
+    compute(blocks, b, 0.0)
+    blocks.free_seq(b)
+    assert states.num_snapshot_evictions == 1 and len(states.snapshots) == 2
+    hits = blocks.find_cached_prefix(seq("a2", list(range(1, 10))))
+    assert len(hits) == 2  # the snapshot after block 2 is still there: block 1's loss does not matter
+    # Fill the KV pool with fresh blocks: cached blocks are handed out again, and their snapshots go with them.
+    big = seq("big", list(range(100, 124)))
+    admit(blocks, big)
+    assert not states.snapshots and blocks.num_evictions > 0
+
+
+def test_the_budget_goes_to_live_slots_first() -> None:
+    config = EngineConfig(kv_cache_memory_mb=1, max_num_seqs=8)
+    plan = plan_state_memory(config, slot_bytes=2**17, block_bytes=2**10, max_len=64)
+    assert plan.num_live == 8 and plan.num_snapshots == 0  # 8 x 128 KB fill the whole MB
+    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=2, max_num_seqs=8), 2**17, 2**10, 64)
+    assert plan.num_live == 8 and plan.num_snapshots == 4 and plan.num_blocks == 512
+    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=1, max_num_seqs=64), 2**17, 0, 64)
+    assert plan.num_live == 8 and plan.num_blocks == 8 * 64 // 16  # attention-free: blocks cost nothing
+    plan = plan_state_memory(EngineConfig(enable_prefix_caching=False, num_state_slots=3), 2**17, 2**10, 64)
+    assert plan.num_live == 3 and plan.num_snapshots == 0
+    with pytest.raises(ValueError, match="num_state_snapshots"):
+        EngineConfig(num_state_snapshots=-1)

@@ -1,0 +1,214 @@
+"""Mamba2 and the Nemotron-H hybrid (Mamba2 + attention + MoE + MLP layers) served end to end through ``LLM``,
+against transformers on tiny random-weight checkpoints (``tiny_hybrid_models``).
+
+Warden's logits for each prompt's last position and every decode step equal transformers' (one full forward of the
+final sequence, no cache) within ``LOGITS_ATOL``, float32 on both sides, with chunked prefill (a 24-token step
+budget), mixed decode + prefill batches, prefix-cache hits that restore the Mamba state from a snapshot, too few
+state slots for every request, and recompute preemption. A hit whose state is not restored gives other logits (the
+parity checks can fail), and another tenant's salt never hits.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import torch
+
+from engine.config import EngineConfig
+from engine.distributed.sharding import check_tensor_parallel
+from engine.llm import LLM
+from engine.mamba_state import StateSlots
+from engine.models.config import ModelArchConfig
+from engine.request import EngineRequest
+from engine.sampling_params import SamplingParams
+
+from .tiny_hybrid_models import write_tiny_state_space_checkpoint
+
+# float32; what remains is summation order (chunked scan vs transformers' scan, paged attention).
+LOGITS_ATOL = 1e-4
+BLOCK_SIZE = 8
+PROMPTS = {
+    "long": [(37 * i + 11) % 4000 + 50 for i in range(37)],  # prefilled in two chunks
+    "short": [5, 17, 300, 9, 42],  # decodes beside the others' prefill chunks
+    "mid": [(53 * i + 5) % 3000 + 70 for i in range(22)],
+}
+NEW_TOKENS = 12
+
+
+@dataclass
+class Recorder:
+    """Per request, the float32 logits of each row it sampled; per step, whether decodes and prefill chunks
+    shared it, whether a chunk continued an earlier one, and the most sequences running at once."""
+
+    logits: dict[str, list[torch.Tensor]] = field(default_factory=lambda: defaultdict(list))
+    mixed_steps: int = 0
+    continued_chunks: int = 0
+    max_running: int = 0
+
+
+def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, salt: str | None = None) -> Recorder:
+    engine, rec = llm.engine, Recorder()
+    runner, model = engine.runner, engine.model
+    rows: list[list[str]] = []
+    execute, compute_logits = runner.execute, model.compute_logits
+
+    def recording_execute(batch, sample_positions, sample_seqs, bitmask=None):
+        rows.append([s.request_id for s in sample_seqs])
+        rec.mixed_steps += 0 < batch.num_decodes < len(batch.seqs)
+        rec.continued_chunks += sum(n > 1 and s.num_computed_tokens > 0
+                                    for s, n in zip(batch.seqs, batch.num_new_tokens, strict=True))
+        rec.max_running = max(rec.max_running, len(engine.scheduler.running))
+        slots = [s.state_slot for s in engine.scheduler.running]
+        assert len(set(slots)) == len(slots) and min(slots) >= 0, f"running sequences share state slots: {slots}"
+        return execute(batch, sample_positions, sample_seqs, bitmask)
+
+    def recording_logits(hidden: torch.Tensor) -> torch.Tensor:
+        logits = compute_logits(hidden)
+        for request_id, row in zip(rows[-1], logits, strict=True):
+            rec.logits[request_id].append(row.clone())
+        return logits
+
+    runner.execute, model.compute_logits = recording_execute, recording_logits
+    try:
+        params = SamplingParams(max_tokens=new_tokens, temperature=0, ignore_eos=True)
+        for request_id, prompt in prompts.items():
+            engine.add_request(EngineRequest(request_id, prompt, params, cache_salt=salt))
+        while engine.has_unfinished_requests():
+            engine.step()
+    finally:
+        del runner.execute, model.compute_logits
+    return rec
+
+
+def greedy_sequence(prompt: list[int], logits: list[torch.Tensor]) -> list[int]:
+    return prompt + [int(row.argmax()) for row in logits]
+
+
+@torch.no_grad()
+def reference_logits(model, prompt: list[int], logits: list[torch.Tensor]) -> torch.Tensor:
+    """transformers' logits at the rows Warden sampled: the prompt's last position and each generated one."""
+    tokens = greedy_sequence(prompt, logits)[:-1]
+    return model(torch.tensor([tokens])).logits[0, len(prompt) - 1 :].float()
+
+
+def assert_matches_reference(reference, prompts: dict[str, list[int]], rec: Recorder, new_tokens: int) -> None:
+    for request_id, prompt in prompts.items():
+        ours = torch.stack(rec.logits[request_id])
+        assert ours.shape[0] == new_tokens
+        theirs = reference_logits(reference, prompt, rec.logits[request_id])
+        torch.testing.assert_close(ours, theirs, atol=LOGITS_ATOL, rtol=0, msg=lambda m, r=request_id: f"{r}: {m}")
+
+
+@pytest.fixture(scope="module", params=["mamba2", "nemotron_h"])
+def family(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, object]:
+    directory = tmp_path_factory.mktemp(request.param)
+    return request.param, directory, write_tiny_state_space_checkpoint(directory, request.param)
+
+
+@pytest.fixture(scope="module")
+def mamba2(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    directory = tmp_path_factory.mktemp("mamba2-salts")
+    return directory, write_tiny_state_space_checkpoint(directory, "mamba2", seed=1)
+
+
+def _llm(directory: Path, **overrides) -> LLM:
+    settings = dict(model=str(directory), show_progress=False, block_size=BLOCK_SIZE, max_num_batched_tokens=24,
+                    max_num_seqs=8, kv_cache_memory_mb=16)
+    return LLM(EngineConfig(**{**settings, **overrides}))
+
+
+def test_logits_match_transformers_with_chunks_mixed_batches_and_prefix_hits(family) -> None:
+    _, directory, reference = family
+    llm = _llm(directory)
+    slots = llm.engine.block_manager.states
+    assert isinstance(slots, StateSlots) and slots.num_snapshots > 0
+    rec = run(llm, PROMPTS, NEW_TOKENS)
+    assert rec.mixed_steps > 0 and rec.continued_chunks > 0, "the batch never mixed decodes with chunked prefills"
+    assert_matches_reference(reference, PROMPTS, rec, NEW_TOKENS)
+    assert llm.engine.scheduler.prefix_cache_hits == 0
+
+    # A prompt continuing the long request's output hits 5 cached blocks; the state after them is restored from
+    # their snapshot, and the logits from there on are transformers' again.
+    follow_up = {"follow-up": [*greedy_sequence(PROMPTS["long"], rec.logits["long"])[:40], 7, 8, 9]}
+    restored = slots.num_restored
+    rec = run(llm, follow_up, NEW_TOKENS)
+    assert llm.engine.scheduler.prefix_cache_hits == 40 and slots.num_restored == restored + 1
+    assert_matches_reference(reference, follow_up, rec, NEW_TOKENS)
+    warm = rec.logits["follow-up"]
+
+    # The same prompt cold (no snapshots: no hit, the whole prompt computed) gives the same next-token logits.
+    cold_llm = _llm(directory, num_state_snapshots=0)
+    cold = run(cold_llm, follow_up, NEW_TOKENS).logits["follow-up"]
+    assert cold_llm.engine.scheduler.prefix_cache_hits == 0
+    torch.testing.assert_close(torch.stack(warm), torch.stack(cold), atol=LOGITS_ATOL, rtol=0)
+
+
+def test_a_hit_that_does_not_restore_the_state_gives_other_logits(mamba2, monkeypatch) -> None:
+    """The parity checks can fail: a hit that keeps whatever its slot last held (the restore skipped) resumes from
+    the wrong state, and its logits leave transformers' by far more than the tolerance."""
+    directory, reference = mamba2
+    llm = _llm(directory)
+    rec = run(llm, {"first": PROMPTS["long"]}, 4)
+    monkeypatch.setattr(StateSlots, "restore", lambda self, seq, block: None)
+    prompt = {"again": [*PROMPTS["long"][:32], 7, 8, 9]}
+    rec = run(llm, prompt, 4)
+    assert llm.engine.scheduler.prefix_cache_hits == 32
+    theirs = reference_logits(reference, prompt["again"], rec.logits["again"])
+    assert (torch.stack(rec.logits["again"]) - theirs).abs().max() > 20 * LOGITS_ATOL
+
+
+def test_another_tenants_salt_never_hits(mamba2) -> None:
+    directory, reference = mamba2
+    llm = _llm(directory)
+    scheduler, slots = llm.engine.scheduler, llm.engine.block_manager.states
+    assert slots is not None
+    prompt = {"p": PROMPTS["long"]}
+    first = run(llm, prompt, 4, salt="tenant-a")
+    assert scheduler.prefix_cache_hits == 0
+    for other in ("tenant-b", None):
+        other_run = run(llm, prompt, 4, salt=other)
+        assert scheduler.prefix_cache_hits == 0 and slots.num_restored == 0
+        torch.testing.assert_close(torch.stack(other_run.logits["p"]), torch.stack(first.logits["p"]),
+                                   atol=LOGITS_ATOL, rtol=0)
+    again = run(llm, prompt, 4, salt="tenant-a")
+    assert scheduler.prefix_cache_hits == 32 and slots.num_restored == 1
+    assert_matches_reference(reference, prompt, again, 4)
+
+
+def test_sequences_wait_for_a_state_slot_and_never_share_one(mamba2) -> None:
+    """Two live slots for five requests: at most two run at once (the recorder also checks no two running
+    sequences hold one slot), the others wait, and every request's logits are still transformers'."""
+    directory, reference = mamba2
+    llm = _llm(directory, num_state_slots=2)
+    prompts = {**PROMPTS, "fourth": [9, 8, 7, 6, 5, 4, 3, 200, 100], "fifth": PROMPTS["mid"][::-1]}
+    rec = run(llm, prompts, 6)
+    assert rec.max_running == 2
+    assert_matches_reference(reference, prompts, rec, 6)
+    assert llm.engine.block_manager.states is not None and llm.engine.block_manager.states.num_free_slots == 2
+
+
+def test_preemption_recomputes_or_restores_the_state(family) -> None:
+    """A KV pool too small for the three requests at once: sequences are preempted (their slots freed) and
+    resume from a snapshot of their own committed blocks or from zero; logits stay transformers'."""
+    _, directory, reference = family
+    llm = _llm(directory, num_kv_blocks=9)
+    rec = run(llm, PROMPTS, NEW_TOKENS)
+    assert llm.engine.scheduler.num_preemptions > 0
+    assert_matches_reference(reference, PROMPTS, rec, NEW_TOKENS)
+
+
+def test_what_a_recurrent_state_cannot_do_is_refused(mamba2) -> None:
+    directory, _ = mamba2
+    with pytest.raises(ValueError, match="multiple of the model's Mamba2 chunk_size 8"):
+        _llm(directory, block_size=4)
+    _llm(directory, block_size=4, enable_prefix_caching=False)  # no snapshots, no constraint
+    with pytest.raises(ValueError, match="speculative decoding is not supported"):
+        _llm(directory, speculative_method="ngram")
+    import json
+
+    arch = ModelArchConfig.from_hf(json.loads((directory / "config.json").read_text()))
+    with pytest.raises(ValueError, match="tensor parallelism is not supported for 'mamba2'"):
+        check_tensor_parallel(arch, 2)
