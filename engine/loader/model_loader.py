@@ -14,6 +14,7 @@ from engine.loader.source import ModelSource
 from engine.models.config import ModelArchConfig
 from engine.models.llama import LlamaForCausalLM
 from engine.models.registry import model_class
+from engine.startup import phase
 
 
 def load_arch_config(source: ModelSource) -> ModelArchConfig:
@@ -41,13 +42,18 @@ def load_model(
         # A tensor-parallel rank reads only its slices of the checkpoint (the model's load_weights indexes them).
         weights = iter_hf_tensors(source.path, lazy=tp is not None and tp.size > 1)
         total = count_hf_tensors(source.path)
-    with torch.device("cpu"):
-        model = model_class(cfg)(cfg, max_position, tp)
     label = f"loading {source.served_name}" + (f" (rank {tp.rank})" if tp and tp.size > 1 else "")
-    bar = tqdm(weights, total=total, desc=label, unit="tensor", disable=not show_progress)
-    loaded = model.load_weights(bar)
-    expected = {name for name, _ in model.named_parameters()}
-    missing = expected - loaded
-    if missing:
-        raise UnknownModelError(f"checkpoint {source.path} lacks weights: {sorted(missing)[:5]}")
-    return model.to(device=device, dtype=dtype).eval()
+    with phase("weights", enabled=show_progress) as current:
+        with torch.device("cpu"):
+            model = model_class(cfg)(cfg, max_position, tp)
+        bar = tqdm(weights, total=total, desc=label, unit="tensor", disable=not show_progress)
+        loaded = model.load_weights(bar)
+        expected = {name for name, _ in model.named_parameters()}
+        missing = expected - loaded
+        if missing:
+            raise UnknownModelError(f"checkpoint {source.path} lacks weights: {sorted(missing)[:5]}")
+        model = model.to(device=device, dtype=dtype).eval()
+        size_mb = sum(p.numel() * p.element_size() for p in model.parameters()) / 2**20
+        as_dtype = str(dtype).removeprefix("torch.")
+        current.outcome = f"{total} tensors of {source.path.name} loaded ({size_mb:,.0f} MB as {as_dtype})"
+    return model

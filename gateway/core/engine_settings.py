@@ -18,12 +18,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class EngineSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WARDEN_ENGINE_", env_file=".env", extra="ignore")
 
-    # auto: float32 on CPU (exact parity with HF), bfloat16 on CUDA. For CPU serving, bfloat16 with
-    # quantization=int4 is several times faster (docs/benchmarks.md, "Engine on CPU vs Hugging Face transformers").
+    # What "auto" (dtype, quantization, compile_model) means. "fast": the fastest configuration this machine supports
+    # (x86 CPUs with AVX2/AVX-512: bfloat16, int4 decoder layers, compiled decoder; CUDA: bfloat16); "exact": float32,
+    # unquantized, eager (parity with float32; no compile at start). Explicit values below win over the profile.
+    profile: Literal["fast", "exact"] = "fast"
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     device: Literal["auto", "cpu", "cuda"] = "auto"
     # Weight-only int4 (llama.cpp's Q4_1 grid, so a Q4_1 GGUF loses nothing) or int8 for small decode batches.
-    quantization: Literal["none", "int8", "int4"] = "none"
+    quantization: Literal["auto", "none", "int8", "int4"] = "auto"
     served_model_name: str | None = Field(default=None, min_length=1, max_length=200)
     # Tensor parallelism: one model split over this many GPUs (cuda:0..N-1; each rank its own process). Must divide
     # the model's attention heads and intermediate size; checked against the model when the engine starts.
@@ -44,9 +46,10 @@ class EngineSettings(BaseSettings):
     # (EngineConfig.cpu_small_batch_rows has the measurements).
     cpu_small_batch_rows: int | None = Field(default=None, ge=1)
     # CPU: torch.compile the decoder (frozen weights, AMX GEMM templates): ~1.4x faster batched decoding, but the
-    # engine compiles for minutes at its first start (the code is cached on disk for the next).
-    compile_model: bool = False
-    # A persistent directory for the compiled code (inductor's and the C++ kernels'); unset: torch's temp dirs.
+    # engine compiles for minutes at its first start (the code is cached on disk for the next). auto: per profile.
+    compile_model: bool | Literal["auto"] = "auto"
+    # A persistent directory for the compiled code (inductor's and the C++ kernels'); unset: WARDEN_DATA_DIR's
+    # compile-cache directory under the fast profile, torch's own cache directories under the exact one.
     compile_cache_dir: str | None = Field(default=None, min_length=1)
     # Grammar-forced tokens (JSON keys, punctuation) appended without a forward pass each; outputs are unchanged.
     structured_jump_forward: bool = True
@@ -95,6 +98,7 @@ class EngineSettings(BaseSettings):
         """Keyword arguments for ``engine.config.EngineConfig``."""
         values = self.model_dump(exclude=set(self.GATEWAY_ONLY))
         values["quantization"] = None if self.quantization == "none" else self.quantization
+        values["compile_model"] = None if self.compile_model == "auto" else self.compile_model
         values["speculative_method"] = None if self.speculative_method == "none" else self.speculative_method
         quantization = self.speculative_model_quantization
         values["speculative_model_quantization"] = None if quantization == "none" else quantization

@@ -166,7 +166,13 @@ class Settings(BaseSettings):
         (torch), so only a process that serves one calls it."""
         from engine.config import EngineConfig
 
-        return EngineConfig(**self.engine.engine_kwargs(self.model))
+        kwargs = self.engine.engine_kwargs(self.model)
+        if kwargs["compile_cache_dir"] is None and self.engine.profile == "fast":
+            # The fast profile compiles the decoder for minutes at a first start: its code is kept with the
+            # deployment's data (the compose volume, the chart's volume), not in /tmp, so a restart loads it in
+            # seconds. The exact profile compiles only the C++ kernels, once per machine under torch's own cache.
+            kwargs["compile_cache_dir"] = str((self.data_dir / "compile-cache").resolve())
+        return EngineConfig(**kwargs)
 
 
 def settings_error_message(exc: ValidationError) -> str:

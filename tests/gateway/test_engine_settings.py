@@ -60,6 +60,8 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
         monkeypatch.delenv(f"WARDEN_ENGINE_{name.upper()}", raising=False)
     kwargs = EngineSettings(_env_file=None).engine_kwargs("default")
     defaults = EngineConfig()
+    # One deliberate difference: the server serves the fast profile, the library defaults to the exact one.
+    assert (kwargs.pop("profile"), defaults.profile) == ("fast", "exact")
     assert {k: v for k, v in kwargs.items()} == {k: getattr(defaults, k) for k in kwargs}
 
 

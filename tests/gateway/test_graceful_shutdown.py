@@ -112,6 +112,7 @@ def served(database_url: str, db: Database, tmp_path: Path) -> Iterator[tuple[st
     data_dir = tmp_path / "data"
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_")}
     env.update({
+        "WARDEN_ENGINE_PROFILE": "exact",  # float32 eager: the fast default compiles for minutes
         "WARDEN_DATABASE_URL": database_url, "WARDEN_DATA_DIR": str(data_dir), "WARDEN_MODEL": str(model),
         "WARDEN_ENGINE_SERVED_MODEL_NAME": "tiny", "WARDEN_SERVER_SECRET": SECRET, "WARDEN_GUARDRAILS": "false",
         "WARDEN_ENGINE_WATCHDOG_S": "0",  # the test pauses the engine on purpose

@@ -174,6 +174,7 @@ def _start_pod(name: str, root: Path, model: Path, database_url: str, export_key
     data_dir = root / name  # each pod's emptyDir
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_")}
     env.update({
+        "WARDEN_ENGINE_PROFILE": "exact",  # float32 eager: the fast default compiles for minutes
         "WARDEN_DATABASE_URL": database_url, "WARDEN_REDIS_URL": REDIS_URL, "WARDEN_SERVER_SECRET": SECRET,
         "WARDEN_DATA_DIR": str(data_dir), "WARDEN_EXPORT_SIGNING_KEY": str(export_key),
         "WARDEN_MODEL": str(model), "WARDEN_ENGINE_SERVED_MODEL_NAME": "tiny", "WARDEN_ENGINE_IN_PROCESS": "true",
