@@ -11,9 +11,14 @@ client, in this process, calls the tool with a kept session per target:
 
 Each round calls every target once with the same argument (the order rotates every round); added latency =
 a target's latency - direct's in the same round. Half the arguments carry an e-mail address, so the guarded
-target's masking does work. Prints a table and writes JSON (``bench/results/mcp_overhead.json``) naming the machine.
+target's masking does work. Beside latency, each target's calls are charged the CPU time (every thread) the Warden
+and upstream processes used while they ran (``cpu_ms_per_call``): a measure of the work per call that, unlike
+latency, waiting for a core on a busy machine does not inflate. Prints a table and writes JSON
+(``bench/results/mcp_overhead.json``) naming the machine and its load.
 
     python -m bench.mcp_overhead [--rounds 300] [--warmup 20] [--profile warden.prof]
+
+``--profile`` writes cProfile stats of the Warden process's event-loop thread over the measured rounds only.
 """
 
 from __future__ import annotations
@@ -64,6 +69,17 @@ ARGUMENT_SCHEMA = {"type": "object", "properties": {"text": {"type": "string", "
                    "required": ["text"]}
 
 
+_TICK_MS = 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ms(pid: int) -> float:
+    """CPU time (user + system, every thread) the process has used so far, in ms. The kernel counts it in clock ticks,
+    so one call's share is coarse; summed over many calls it is an unbiased measure that scheduling delay on a busy
+    machine does not inflate, unlike latency."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * _TICK_MS
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -110,8 +126,9 @@ def _serve_child(role: str, port: int, settings_json: str, profile: Path | None)
     # uvicorn re-raises the SIGTERM it caught once it has shut down: this handler turns it into an exit that still
     # writes the stats (the default one would kill the process first).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    profiler = cProfile.Profile()  # the whole serving process: startup, the measured loop, shutdown
-    profiler.enable()
+    # The measured rounds only: the parent signals SIGUSR1 once the warm-up is over (start-up would dominate).
+    profiler = cProfile.Profile()
+    signal.signal(signal.SIGUSR1, lambda *_: profiler.enable())
     try:
         server.run()
     except SystemExit:
@@ -165,14 +182,20 @@ async def _client(stack: AsyncExitStack, url: str, api_key: str | None) -> Clien
     return await stack.enter_async_context(Client(streamable_http_client(url, http_client=http), cache=None))
 
 
-async def _measure(urls: dict[str, str], keys: dict[str, str], rounds: int, warmup: int) -> dict[str, list[float]]:
+async def _measure(urls: dict[str, str], keys: dict[str, str], rounds: int, warmup: int, pids: dict[str, int],
+                   on_measuring: Any = None) -> tuple[dict[str, list[float]], dict[str, dict[str, float]]]:
+    """Each target's latencies, and the CPU each server process spent on each target's calls (ms, summed)."""
     latencies: dict[str, list[float]] = {target: [] for target in TARGETS}
+    cpu = {target: dict.fromkeys(pids, 0.0) for target in TARGETS}
     async with AsyncExitStack() as stack:
         clients = {target: await _client(stack, urls[target], keys.get(target)) for target in TARGETS}
         for index in range(warmup + rounds):
+            if index == warmup and on_measuring is not None:
+                on_measuring()
             order = TARGETS[index % 3:] + TARGETS[:index % 3]
             arguments = _arguments(index)
             for target in order:
+                cpu_before = {process: _cpu_ms(pid) for process, pid in pids.items()}
                 started = time.perf_counter()
                 result = await clients[target].call_tool("echo" if target == "direct" else "bench__echo", arguments)
                 elapsed_ms = (time.perf_counter() - started) * 1000
@@ -180,13 +203,15 @@ async def _measure(urls: dict[str, str], keys: dict[str, str], rounds: int, warm
                     raise RuntimeError(f"{target}: the call failed: {result.content}")
                 if index >= warmup:
                     latencies[target].append(elapsed_ms)
-    return latencies
+                    for process, pid in pids.items():
+                        cpu[target][process] += _cpu_ms(pid) - cpu_before[process]
+    return latencies, cpu
 
 
 def _summary(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    return {"p50_ms": round(statistics.median(ordered), 3), "p90_ms": round(percentile(ordered, 90), 3),
-            "p99_ms": round(percentile(ordered, 99), 3), "mean_ms": round(statistics.fmean(ordered), 3)}
+    return {"p50_ms": round(statistics.median(ordered), 3), "p90_ms": round(percentile(ordered, 90) or 0.0, 3),
+            "p99_ms": round(percentile(ordered, 99) or 0.0, 3), "mean_ms": round(statistics.fmean(ordered), 3)}
 
 
 def run(rounds: int, warmup: int, profile: Path | None = None) -> dict[str, Any]:
@@ -195,7 +220,7 @@ def run(rounds: int, warmup: int, profile: Path | None = None) -> dict[str, Any]
         database_url = os.environ.get("WARDEN_DATABASE_URL") or f"sqlite:///{tmp}/bench.db"
         upgrade_database(database_url)
         settings = Settings(database_url=database_url, data_dir=Path(tmp) / "data", redis_url=None,
-                            server_secret="bench-mcp-secret", audit_checkpoint_interval_s=0,
+                            server_secret=SecretStr("bench-mcp-secret"), audit_checkpoint_interval_s=0,
                             audit_maintenance_interval_s=0, metrics=False)
         children: list[subprocess.Popen[bytes]] = []
         try:
@@ -207,7 +232,9 @@ def run(rounds: int, warmup: int, profile: Path | None = None) -> dict[str, Any]
             children.append(warden)
             urls = {"direct": upstream_url, "warden_core": f"http://127.0.0.1:{warden_port}/mcp",
                     "warden_guarded": f"http://127.0.0.1:{warden_port}/mcp"}
-            latencies = asyncio.run(_measure(urls, keys, rounds, warmup))
+            latencies, cpu = asyncio.run(_measure(
+                urls, keys, rounds, warmup, {"warden": warden.pid, "upstream": upstream.pid},
+                on_measuring=(lambda: warden.send_signal(signal.SIGUSR1)) if profile is not None else None))
         finally:
             for child in children:
                 child.terminate()
@@ -222,7 +249,9 @@ def run(rounds: int, warmup: int, profile: Path | None = None) -> dict[str, Any]
         "rounds": rounds, "warmup": warmup, "features": FEATURES, "targets": {},
     }
     for target in TARGETS:
-        entry: dict[str, Any] = {"latency": _summary(latencies[target])}
+        entry: dict[str, Any] = {"latency": _summary(latencies[target]),
+                                 "cpu_ms_per_call": {process: round(total / rounds, 3)
+                                                     for process, total in cpu[target].items()}}
         if target != "direct":
             entry["added"] = _summary([a - b for a, b in zip(latencies[target], direct, strict=True)])
         report["targets"][target] = entry
@@ -245,11 +274,14 @@ def main() -> None:
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be at least 1 and --warmup at least 0")
     report = run(args.rounds, args.warmup, args.profile)
-    print(f"{'target':<16}{'p50 ms':>10}{'p99 ms':>10}{'added p50':>12}{'added p99':>12}")
+    print(f"{'target':<16}{'p50 ms':>10}{'p99 ms':>10}{'added p50':>12}{'added p99':>12}"
+          f"{'warden cpu':>12}{'upstream cpu':>14}")
     for target, entry in report["targets"].items():
         added = entry.get("added", {})
+        cpu = entry["cpu_ms_per_call"]
         print(f"{target:<16}{entry['latency']['p50_ms']:>10.2f}{entry['latency']['p99_ms']:>10.2f}"
-              f"{added.get('p50_ms', 0.0):>12.2f}{added.get('p99_ms', 0.0):>12.2f}")
+              f"{added.get('p50_ms', 0.0):>12.2f}{added.get('p99_ms', 0.0):>12.2f}"
+              f"{cpu['warden']:>12.2f}{cpu['upstream']:>14.2f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -24,6 +24,9 @@ def test_a_small_run_writes_paired_figures_naming_the_machine(tmp_path: Path, mo
         added = report["targets"][target]["added"]
         assert set(added) == {"p50_ms", "p90_ms", "p99_ms", "mean_ms"}
         assert report["targets"][target]["latency"]["p50_ms"] > 0
+    for entry in report["targets"].values():
+        cpu = entry["cpu_ms_per_call"]
+        assert set(cpu) == {"warden", "upstream"} and min(cpu.values()) >= 0
 
 
 def test_the_command_line_refuses_nonsense(monkeypatch: pytest.MonkeyPatch) -> None:
