@@ -8,7 +8,10 @@ Signatures (every implementation matches them exactly):
   attention of the flattened queries ``[num_tokens, heads, head_dim]`` over each sequence's cached keys/values,
   described by ``kernels.attention_metadata.AttentionMetadata`` (decodes first, then prefill chunks). The calling
   layer's own ``window`` (sliding window in keys, the query included; 0: global) and ``softcap`` (attention-logit
-  soft-capping; 0: none): blocks wholly before a query's window are never read.
+  soft-capping; 0: none): blocks wholly before a query's window are never read. With ``block_sparse`` (a
+  ``kernels.block_sparse.BlockSparsePattern``, for layers without a window) every query of the batch, decodes
+  included, attends by the pattern through ``block_sparse_attention(q, k_cache, v_cache, meta, scale, pattern,
+  softcap)``, which reads only the key blocks the pattern shows (C++ on CPU, Triton on CUDA).
 
 * ``rms_norm(x, weight, eps) -> Tensor`` and ``fused_add_rms_norm(x, residual, weight, eps) -> (normed,
   residual)`` — RMSNorm of ``[num_tokens, hidden]`` rows, the second after adding the residual stream.
@@ -42,8 +45,10 @@ from types import ModuleType
 import torch
 
 from kernels.attention_metadata import AttentionMetadata
+from kernels.block_sparse import BlockSparsePattern
 from kernels.reference import activation as _ref_activation
 from kernels.reference import argmax as _ref_argmax
+from kernels.reference import block_sparse_attention as _ref_block_sparse
 from kernels.reference import fused_moe as _ref_fused_moe
 from kernels.reference import kv_store as _ref_kv_store
 from kernels.reference import paged_attention as _ref_attention
@@ -65,7 +70,7 @@ def _triton_module() -> ModuleType | None:
 
 # What kernels.cpu implements. Checked by name first so the ops a compiled graph traces (norms, rotary) never
 # call into the build-and-load machinery; paged attention runs inside its opaque operator.
-_CPU_OPS = frozenset({"paged_attention", "store_kvcache"})
+_CPU_OPS = frozenset({"block_sparse_attention", "paged_attention", "store_kvcache"})
 
 
 @cache
@@ -177,7 +182,13 @@ def paged_attention(
     scale: float,
     window: int = 0,
     softcap: float = 0.0,
+    block_sparse: BlockSparsePattern | None = None,
 ) -> torch.Tensor:
+    if block_sparse is not None:
+        if window > 0:
+            raise ValueError("a layer attends either within a sliding window or by a block-sparse pattern, not both")
+        sparse = _pick(q.device, "block_sparse_attention", _ref_block_sparse.block_sparse_attention)
+        return sparse(q, k_cache, v_cache, meta, scale, block_sparse, softcap)
     attend = _pick(q.device, "paged_attention", _ref_attention.paged_attention)
     if window <= 0 and softcap <= 0:  # the common call, in every backend's original signature
         return attend(q, k_cache, v_cache, meta, scale)

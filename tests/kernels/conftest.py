@@ -14,7 +14,8 @@ import torch
 
 HAS_CUDA = torch.cuda.is_available()
 HAS_TRITON = importlib.util.find_spec("triton") is not None
-KERNEL_MODULES = ("activation", "fused_moe", "kv_store", "paged_attention", "rms_norm", "rotary")
+KERNEL_MODULES = (
+    "activation", "block_sparse_attention", "fused_moe", "kv_store", "paged_attention", "rms_norm", "rotary")
 
 
 def _namespace(modules: dict[str, ModuleType]) -> ModuleType:
