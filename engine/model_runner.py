@@ -278,8 +278,10 @@ class ModelRunner:
             return torch.zeros(0, 2, 0, dtype=self.dtype, device=self.device)
         cache = torch.zeros(len(layers), 2, num_blocks, self.block_size, layers[0].num_kv_heads,
                             layers[0].head_dim, dtype=self.dtype, device=self.device)
+        pattern = self.config.block_sparse_pattern()
         for i, attn in enumerate(layers):
             attn.k_cache, attn.v_cache, attn.layer_index = cache[i, 0], cache[i, 1], i
+            attn.block_sparse = pattern if attn.sliding_window <= 0 else None  # a windowed layer keeps its window
         return cache
 
     # --- input preparation --------------------------------------------------------------------------
