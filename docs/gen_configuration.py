@@ -236,6 +236,12 @@ ENGINE_MEANINGS: dict[str, str] = {
                               "costs and each sequence's observed acceptance); `false` verifies every proposal.",
     "speculative_disable_by_batch_size": "No drafts while more sequences than this decode. Unset: no bound.",
     "seed": "Seed of the engine's sampling generator.",
+    "block_sparse_block_size": "Block-sparse attention in every layer without a sliding window, prefill and decode: "
+                               "tokens per block (a power of two >= 16; Phi-3-small uses 64). 0: dense attention. "
+                               "Each query block reads only the blocks below; the others are never loaded.",
+    "block_sparse_local_blocks": "Block-sparse: the query's own block and the ones right before it, this many in all.",
+    "block_sparse_global_blocks": "Block-sparse: the first blocks of the sequence, seen by every query.",
+    "block_sparse_stride": "Block-sparse: also the last block of every group of this many (0: none).",
     "replicas": "Independent engines (each a whole copy of the model) behind one client that routes by "
                 "prefix-cache affinity; on CUDA replica i starts at `cuda:i × TENSOR_PARALLEL_SIZE`.",
 }

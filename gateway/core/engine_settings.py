@@ -66,6 +66,12 @@ class EngineSettings(BaseSettings):
     # "ngram": verify only the drafts expected to pay on this machine (measured step costs, observed acceptance).
     prompt_lookup_adaptive: bool = True
     speculative_disable_by_batch_size: int | None = Field(default=None, ge=1)  # no drafts past this many decodes
+    # Block-sparse attention in the layers without a sliding window (EngineConfig.block_sparse_* says the pattern):
+    # tokens per block, a power of two >= 16; 0 (the default): dense attention.
+    block_sparse_block_size: int = Field(default=0, ge=0, le=4096)
+    block_sparse_local_blocks: int = Field(default=16, ge=1)
+    block_sparse_global_blocks: int = Field(default=1, ge=0)
+    block_sparse_stride: int = Field(default=8, ge=0)
     seed: int = 0
     # Data parallel: this many independent engines, each a whole copy of the model (on CUDA, replica i starts at
     # cuda:i x tensor_parallel_size), behind one client that routes by prefix-cache affinity (``gateway.replicas``).
@@ -79,6 +85,13 @@ class EngineSettings(BaseSettings):
     def _power_of_two(cls, value: int) -> int:
         if value & (value - 1):
             raise ValueError("block_size must be a power of two")
+        return value
+
+    @field_validator("block_sparse_block_size")
+    @classmethod
+    def _sparse_block(cls, value: int) -> int:
+        if value and (value < 16 or value & (value - 1)):
+            raise ValueError("block_sparse_block_size must be 0 (dense attention) or a power of two >= 16")
         return value
 
     @model_validator(mode="after")

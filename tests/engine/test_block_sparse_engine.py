@@ -103,3 +103,17 @@ def test_the_settings_are_checked() -> None:
                 {"block_sparse_block_size": 64, "block_sparse_local_blocks": 0}):
         with pytest.raises(ValueError, match=r"block_sparse|block-sparse"):
             EngineConfig(**bad)
+
+
+def test_the_gateway_settings_reach_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic import ValidationError
+
+    from gateway.core.engine_settings import EngineSettings
+
+    monkeypatch.setenv("WARDEN_ENGINE_BLOCK_SPARSE_BLOCK_SIZE", "64")
+    monkeypatch.setenv("WARDEN_ENGINE_BLOCK_SPARSE_STRIDE", "0")
+    config = EngineConfig(**EngineSettings().engine_kwargs("default"))
+    assert config.block_sparse_pattern() == BlockSparsePattern(64, local_blocks=16, global_blocks=1, stride=0)
+    monkeypatch.setenv("WARDEN_ENGINE_BLOCK_SPARSE_BLOCK_SIZE", "48")
+    with pytest.raises(ValidationError, match="power of two"):
+        EngineSettings()
