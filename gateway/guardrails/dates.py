@@ -74,8 +74,8 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:de\s+)?(?:{MONTH_NAMES})\.?,?\s+(?:de\s+)?{YEAR}\b", 0.3),
     ]
     CONTEXT = ["born", "birth", "dob", "bday", "b-day", "b.", "né le", "née le", "né en", "née en",  # noqa: RUF012
-               "naissance", "naiss", "geboren", "geburt", "nacimiento", "nació", "nacido", "nacida", "nascita",
-               "nato", "nata"]  # fmt: skip
+               "naissance", "naiss", "geboren", "geb.", "geburt", "nacimiento", "nac.", "nació", "nacido", "nacida",
+               "nascita", "nato", "nata"]  # fmt: skip
 
     def __init__(self) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS, context=self.CONTEXT)

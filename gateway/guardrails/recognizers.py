@@ -41,9 +41,13 @@ CONTEXT_WINDOW_CHARS = 48
 CONTEXT_AFTER_CHARS = 32
 
 
-# An IPv4 address, an IPv6 group before a colon, or "::" (IPv6 forms that start with it: "::1", "::ffff:10.0.0.1"),
-# which otherwise were found only when another anchor's window happened to reach them.
-_IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]{1,4}::?[0-9a-fA-F]|::"
+# Every IP address holds a dotted quad, a "::" or (IPv6 written in full) eight hex groups: the anchor. A looser one
+# (any "hex:hex") anchored every clock time of a log ("19:49:04") and ran Presidio's IPv6 pattern over most of it.
+_IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|::|[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){7}"
+# Where a date pattern has its year: opening an ISO date ("1985-03-04", not a log's "2026-01-27T19:49:04"), or
+# closing a date after a separator, a space or a comma ("04/03/1985", "March 4, 1985"); never inside the digits of
+# a card, phone or hash.
+_YEAR_ANCHOR = rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<=[/.\-\s,]){YEAR}(?![\w-])"
 
 
 # Values written one digit at a time: "4 1 1 1 1 1 ...", "4-1-1-1-...", "4.1.1.1...". Each digit stands alone,
@@ -346,7 +350,7 @@ def build_detectors() -> list[Detector]:
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
         ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
-        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(YEAR), YEAR, 32),
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
     ]  # fmt: skip
     return [
         Detector(
