@@ -15,9 +15,10 @@
    blocks). Presidio default-style = AnalyzerEngine with spaCy's small English model (whole pipeline) and every
    predefined recognizer, out of the box. Warden = PiiAnalyzer with NER on (the policy masks every type).
    Warden's cache is not involved here: every text is analysed cold. Both pipelines are timed text by text in
-   alternation, `--repeat` passes; KB/s is the median pass. The dense set is also timed in batches of `--batch`
-   texts through each side's batch API (Presidio's BatchAnalyzerEngine, Warden's analyze_many, which the input
-   guard uses for a request's new messages).
+   alternation, `--repeat` passes; KB/s is the median pass, and each pass's Warden/Presidio ratio is kept (paired:
+   same texts, same pass) with the machine's CPU and its load average around the timed passes. The dense set is
+   also timed in batches of `--batch` texts through each side's batch API (Presidio's BatchAnalyzerEngine, Warden's
+   analyze_many, which the input guard uses for a request's new messages).
 3. A 20-turn agentic conversation where each turn resends the whole history: total input-guard time without the
    cache (every message rescanned) vs with it.
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -269,10 +271,11 @@ WARM_UP = ("Maria Garcia (maria.garcia@example.com, +1 415 555 0132) paid with 4
            "IBAN DE89 3704 0044 0532 0130 00, SSN 536-22-1234, born March 3, 1985, lives at 12 Elm Street.")
 
 
-def paired_throughput(pipelines: dict, batches: list[list[str]], repeat: int) -> dict[str, float]:
+def paired_throughput(pipelines: dict, batches: list[list[str]], repeat: int,
+                      passes_out: dict[str, list[float]] | None = None) -> dict[str, float]:  # fmt: skip
     """Median KB/s over `repeat` passes of each pipeline over the same batches of texts (a pipeline takes a list of
     texts), timed batch by batch in alternation so that load from other processes on the machine falls on all
-    pipelines alike."""
+    pipelines alike. Each pass's KB/s per pipeline goes into `passes_out` when given (for paired ratios)."""
     for analyze in pipelines.values():
         analyze([WARM_UP])  # lazy loads: tldextract snapshot, phonenumbers metadata, spaCy
     passes: dict[str, list[float]] = {name: [] for name in pipelines}
@@ -286,7 +289,25 @@ def paired_throughput(pipelines: dict, batches: list[list[str]], repeat: int) ->
                 elapsed[name] += time.perf_counter() - start
         for name, seconds in elapsed.items():
             passes[name].append(total_kb / seconds)
+    if passes_out is not None:
+        passes_out.update(passes)
     return {name: statistics.median(values) for name, values in passes.items()}
+
+
+def paired_speedups(passes: dict[str, list[float]]) -> list[float]:
+    """Warden's KB/s over Presidio's in each pass (both timed text by text in alternation within the pass)."""
+    return [round(w / p, 2) for w, p in zip(passes["warden"], passes["presidio_default"], strict=True)]
+
+
+def machine() -> dict[str, object]:
+    """What the figures were measured on: CPU model, cores the OS reports, Python."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                 if line.startswith("model name")]  # fmt: skip
+        model = names[0] if names else model
+    return {"cpu": model, "cores": os.cpu_count(), "arch": platform.machine(), "python": platform.python_version()}
 
 
 def one_at_a_time(analyze):
@@ -480,8 +501,11 @@ def main() -> None:
     if not args.skip_throughput:
         # One text per call: what a single message costs.
         single = {"presidio_default": one_at_a_time(presidio), "warden": one_at_a_time(warden)}
+        load_before = os.getloadavg()
         dense_kbps = paired_throughput(single, batches_of(dense_texts, 1), repeat)
-        agentic_kbps = paired_throughput(single, batches_of(corpus, 1), repeat)
+        agentic_passes: dict[str, list[float]] = {}
+        agentic_kbps = paired_throughput(single, batches_of(corpus, 1), repeat, agentic_passes)
+        load_after = os.getloadavg()
         kbps = {name: {"pii_testset": dense_kbps[name], "agentic_corpus": agentic_kbps[name]} for name in single}
         # Texts in batches, each side through its batch API: a request with several new messages.
         batched = {"presidio_default": presidio_batched(engine), "warden": warden_batched(analyzer)}
@@ -491,6 +515,12 @@ def main() -> None:
         speedup = speedups["agentic_corpus"]
         results.update({
             "speedup": round(speedup, 2),
+            # Each pass's ratio (Warden's KB/s over Presidio's, timed text by text in alternation), and its median.
+            "speedup_agentic_paired_passes": paired_speedups(agentic_passes),
+            "speedup_agentic_median_paired": statistics.median(paired_speedups(agentic_passes)),
+            # 1/5/15-minute load averages of the machine (other processes share its cores) around the timed passes.
+            "load_average": {"before": [round(x, 2) for x in load_before],
+                             "after": [round(x, 2) for x in load_after]},
             "speedup_pii_dense": round(speedups["pii_testset"], 2),
             "speedup_pii_dense_batched": round(dense_batched["warden"] / dense_batched["presidio_default"], 2),
             # chars the cached guard analysed over the whole conversation / chars the naive guard analysed.
@@ -508,13 +538,14 @@ def main() -> None:
         })  # fmt: skip
     results["targets"] = TARGETS
     results["targets_met"] = targets_met(scores["warden@0.5"], speedup)
-    results["machine"] = {"python": platform.python_version(), "processor": platform.machine()}
+    results["machine"] = machine()
 
     print_corpus_table(args.split, scores)
     if speedup is not None:
         print(f"{'pipeline':<22}{'KB/s dense PII':>16}{'KB/s agentic':>14}")
         for name in ("presidio_default", "warden"):
             print(f"{name:<22}{kbps[name]['pii_testset']:>16.1f}{kbps[name]['agentic_corpus']:>14.1f}")
+        print(f"agentic passes (paired): {results['speedup_agentic_paired_passes']}, load {results['load_average']}")
         print(f"speedup agentic {speedup:.1f}x, dense PII {results['speedup_pii_dense']:.1f}x, "
               f"dense PII in batches of {args.batch} {results['speedup_pii_dense_batched']:.1f}x")  # fmt: skip
         print(f"agentic 20 turns: rescan ratio {results['agentic_rescan_ratio']}, "
