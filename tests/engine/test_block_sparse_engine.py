@@ -117,3 +117,23 @@ def test_the_gateway_settings_reach_the_engine(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("WARDEN_ENGINE_BLOCK_SPARSE_BLOCK_SIZE", "48")
     with pytest.raises(ValidationError, match="power of two"):
         EngineSettings()
+
+
+def test_the_traced_operator_carries_the_pattern() -> None:
+    """Inside a compiled forward the layer calls ``warden::paged_attention`` with the pattern as ints: traced by
+    dynamo (its fake kernel) and run, it gives the eager layer's block-sparse result, not dense attention."""
+    from engine.forward_context import forward_context
+    from tests.kernels.batch import make_batch
+
+    b = make_batch([], [(100, 100)], kv_heads=2, group=2, head_dim=16, block_size=8, dtype=torch.float32,
+                   device=torch.device("cpu"))
+    layer = PagedAttention(4, 2, 16)
+    layer.k_cache, layer.v_cache, layer.layer_index = b.k_cache, b.v_cache, 0
+    layer.block_sparse = PATTERN
+    eager = layer(b.q, b.key, b.value, b.meta)
+    with forward_context(b.meta, [(b.k_cache, b.v_cache)]):
+        compiled = torch.compile(lambda q, k, v: layer(q, k, v, None), backend="eager", fullgraph=True)
+        traced = compiled(b.q, b.key, b.value)
+    torch.testing.assert_close(traced, eager, atol=0, rtol=0)
+    layer.block_sparse = None
+    assert (layer(b.q, b.key, b.value, b.meta) - eager).abs().max() > 1e-3
