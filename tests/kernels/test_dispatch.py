@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from kernels import dispatch
-from kernels.reference import activation, fused_moe, kv_store, paged_attention, rms_norm, rotary
+from kernels.reference import activation, block_sparse_attention, fused_moe, kv_store, paged_attention, rms_norm, rotary
 
 OPS = {
     "store_kvcache": kv_store.store_kvcache,
@@ -21,7 +21,9 @@ OPS = {
     "rotary_embedding": rotary.rotary_embedding,
     "silu_and_mul": activation.silu_and_mul,
     "fused_moe": fused_moe.fused_moe,
+    "block_sparse_attention": block_sparse_attention.block_sparse_attention,
 }
+CPP_OPS = ("block_sparse_attention", "paged_attention", "store_kvcache")  # what kernels.cpu serves on CPU tensors
 
 
 @pytest.fixture()
@@ -40,7 +42,7 @@ def test_cpu_tensors_use_the_cpp_kernels_where_built_else_the_reference(
 
     monkeypatch.delenv("WARDEN_KERNELS", raising=False)
     built = kernels.cpu.load()
-    expected = getattr(kernels.cpu, name) if built and name in ("paged_attention", "store_kvcache") else OPS[name]
+    expected = getattr(kernels.cpu, name) if built and name in CPP_OPS else OPS[name]
     assert dispatch._pick(torch.device("cpu"), name, OPS[name]) is expected
     dispatch._cpu_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
