@@ -1,8 +1,17 @@
 """The async client of an ``EngineCore`` (``engine.protocol.EngineClient``).
 
-One reader thread receives the core's messages and hands each delta to the asyncio queue of its request.
-When the core goes away — its process dies, its thread exits, the pipe breaks — every waiting ``generate``
-gets ``EngineDeadError`` at once, and so does every later call.
+The core's messages are read on an event loop (``loop.add_reader`` on the connection, ``engine.frame_reader``): a
+delta reaches its request's queue in the callback that reads it, with no reader thread, so no hand-over of the GIL
+and no cross-thread wake-up of the loop per message.
+
+The loop that reads is the one running where the client was made or, once that loop has stopped or closed, the first
+other one that uses it; a caller outside any loop while no loop reads (``stats`` from a plain thread) reads what has
+arrived itself. A request on a loop other than the reading one gets its deltas through ``call_soon_threadsafe``.
+Reading is eager, as the core sends; while the reading loop is busy, the core's messages wait in the pipe or socket
+(a pipe is enlarged to 1 MiB, where the system allows, for that).
+
+When the core goes away (its process dies, its thread exits, the pipe breaks, the stream is corrupt) every waiting
+``generate`` gets ``EngineDeadError`` at once, and so does every later call.
 
 For supervisors (``gateway.replicas.watchdog``): ``has_work`` says whether the core owes this client outputs (requests
 sent whose last delta has not arrived; a delta waiting in this process for a slow reader is not the core's work), and
@@ -13,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
-from multiprocessing.connection import Connection, wait
-from typing import TYPE_CHECKING, Any
+from multiprocessing.connection import Connection
+from typing import Any
 
+from engine.error_info import ErrorInfo
 from engine.errors import EngineDeadError, InvalidRequestError
+from engine.frame_reader import FrameReader
 from engine.heartbeat import Heartbeat
 from engine.metrics import EngineStats
 from engine.outputs import RequestOutput
@@ -26,10 +38,14 @@ from engine.request import EngineRequest
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
 
-if TYPE_CHECKING:
-    # Not imported at run time: engine.core loads the engine (torch) and a client, in the gateway, needs none of it.
-    # A rejection's ErrorInfo is unpickled by its class's own module.
-    from engine.core import ErrorInfo
+log = logging.getLogger(__name__)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class AsyncEngineClient:
@@ -42,7 +58,7 @@ class AsyncEngineClient:
         info: dict[str, Any],
         is_core_alive: Callable[[], bool],
         stop_core: Callable[[float], None],
-        sentinel: Any = None,  # a process sentinel to wake the reader when the process dies
+        sentinel: int | None = None,  # a process sentinel: readable once the process has exited
         core_pid: int | None = None,  # the engine process (None when the core runs in a thread)
         heartbeat: Heartbeat | None = None,  # the core's loop counter, when it keeps one
     ) -> None:
@@ -53,31 +69,36 @@ class AsyncEngineClient:
         self.vocab_size: int = info["vocab_size"]
         self.tokenizer = tokenizer
         self._inbox = inbox
-        self._outbox = outbox
+        self._frames = FrameReader(outbox)
         self._is_core_alive = is_core_alive
         self._stop_core = stop_core
         self._sentinel = sentinel
         self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
         self._send_lock = threading.Lock()
+        self._read_lock = threading.Lock()  # one reader at a time: the reading loop, or a caller outside any loop
+        self._home: asyncio.AbstractEventLoop | None = None  # the loop whose reader reads the core's messages
         self._dead_reason: str | None = None
         self._owed: set[str] = set()  # requests the core still owes a last delta (set ops are atomic under the GIL)
         self._stats: EngineStats | None = None  # the core's latest snapshot (engine.metrics.EngineStatsSource)
         self._closing = False
-        self._reader = threading.Thread(target=self._read_loop, name="engine-client-reader", daemon=True)
-        self._reader.start()
+        self._watch()
 
     # --- EngineClient -----------------------------------------------------------------------------
     def is_alive(self) -> bool:
+        self._watch()
         return self._dead_reason is None and self._is_core_alive()
 
     def stats(self) -> EngineStats | None:
+        self._watch()
         return self._stats
 
     def has_work(self) -> bool:
+        self._watch()
         return bool(self._owed)
 
     async def generate(self, request: EngineRequest) -> AsyncIterator[RequestOutput]:
         validate_request(request, max_model_len=self.max_model_len, vocab_size=self.vocab_size)
+        self._watch()
         self._raise_if_dead()
         rid = request.request_id
         if rid in self._queues:
@@ -86,7 +107,7 @@ class AsyncEngineClient:
         self._queues[rid] = (asyncio.get_running_loop(), queue)
         finished = False
         try:
-            self._owed.add(rid)  # before sending: the reader may see the last delta before we run again
+            self._owed.add(rid)  # before sending: a reader elsewhere may see the last delta before we run again
             self._send(("add", request))
             while True:
                 item = await queue.get()
@@ -117,12 +138,14 @@ class AsyncEngineClient:
         self._closing = True
         with contextlib.suppress(EngineDeadError):
             self._send(("shutdown",))
+        self._watch()  # the core's last messages and its end are read while it stops
         await asyncio.get_running_loop().run_in_executor(None, self._stop_core, 10.0)
         self._mark_dead("the engine was shut down")
+        self._stop_reading()
         with contextlib.suppress(OSError):
             self._inbox.close()
 
-    # --- plumbing ---------------------------------------------------------------------------------
+    # --- sending ----------------------------------------------------------------------------------
     def _raise_if_dead(self) -> None:
         if self._dead_reason is not None:
             raise EngineDeadError(self._dead_reason)
@@ -138,11 +161,98 @@ class AsyncEngineClient:
             self._mark_dead(f"the engine is unreachable: {exc}")
             raise EngineDeadError(self._dead_reason or "engine dead") from exc
 
-    def _deliver(self, request_id: str, item: RequestOutput | Exception) -> None:
+    # --- reading ----------------------------------------------------------------------------------
+    def _watch(self) -> None:
+        """Make sure the core's messages are read: by the loop already reading them while it runs, else by the loop
+        running here (which takes the reader over), else, outside any loop, by reading what has arrived now."""
+        home = self._home
+        if self._frames.fileno < 0 or (home is not None and home.is_running()):
+            return
+        loop = _running_loop()
+        if loop is None:
+            self._read(None, until_empty=True)
+            return
+        if home is not None and not home.is_closed():
+            self._unregister(home)  # a stopped loop: it runs no callback while the reader moves
+        self._home = loop
+        loop.add_reader(self._frames.fileno, self._read, loop)
+        if self._sentinel is not None:
+            loop.add_reader(self._sentinel, self._core_exited, loop)
+
+    def _unregister(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.remove_reader(self._frames.fileno)
+        if self._sentinel is not None:
+            loop.remove_reader(self._sentinel)
+
+    def _read(self, here: asyncio.AbstractEventLoop | None, *, until_empty: bool = False) -> None:
+        """Read the core's messages that have arrived and deliver them. ``here``: the loop this runs on, if any."""
+        with self._read_lock:
+            if self._frames.fileno < 0:
+                return
+            try:
+                messages = self._frames.read(until_empty=until_empty)
+            except Exception:  # a corrupt stream (unpicklable): nothing after it can be trusted
+                log.exception("unreadable message from the engine; the connection is dropped")
+                messages, broken = [], True
+            else:
+                broken = self._frames.at_eof
+            for message in messages:
+                self._dispatch(message, here)
+            if broken:
+                self._end_reading()
+
+    def _core_exited(self, here: asyncio.AbstractEventLoop) -> None:
+        """The engine process exited: deliver what it sent before, then fail the rest (a child of the process may
+        still hold the pipe open, so its end of the stream may never come)."""
+        self._read(here, until_empty=True)
+        with self._read_lock:
+            if self._frames.fileno >= 0:
+                self._end_reading()
+
+    def _end_reading(self) -> None:
+        """The stream has ended: stop reading and fail whatever still waits. Holds the read lock."""
+        self._stop_reading()
+        self._mark_dead("the engine was shut down" if self._closing else "the engine process died")
+
+    def _stop_reading(self) -> None:
+        home = self._home
+        if home is not None and not home.is_closed() and self._frames.fileno >= 0:
+            if home.is_running() and home is not _running_loop():
+                # the selector is the home loop's own: let its thread both unregister and close
+                with contextlib.suppress(RuntimeError):
+                    home.call_soon_threadsafe(self._stop_reading_here, home)
+                return
+            self._unregister(home)
+        self._frames.close()
+
+    def _stop_reading_here(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._frames.fileno >= 0:
+            self._unregister(loop)
+            self._frames.close()
+
+    def _dispatch(self, message: tuple[Any, ...], here: asyncio.AbstractEventLoop | None) -> None:
+        kind = message[0]
+        if kind == "outputs":
+            for out in message[1]:
+                if out.finished:
+                    self._owed.discard(out.request_id)
+                self._deliver(out.request_id, out, here)
+        elif kind == "stats":
+            self._stats = message[1]
+        elif kind == "rejected":
+            info: ErrorInfo = message[2]
+            self._owed.discard(message[1])
+            self._deliver(message[1], info.to_exception(), here)
+
+    def _deliver(self, request_id: str, item: RequestOutput | Exception,
+                 here: asyncio.AbstractEventLoop | None) -> None:
         entry = self._queues.get(request_id)
         if entry is None:
             return
         loop, queue = entry
+        if loop is here:
+            queue.put_nowait(item)
+            return
         with contextlib.suppress(RuntimeError):  # the caller's loop is closed: nobody is listening
             loop.call_soon_threadsafe(queue.put_nowait, item)
 
@@ -150,33 +260,6 @@ class AsyncEngineClient:
         if self._dead_reason is None:
             self._dead_reason = reason
         self._owed.clear()
+        here = _running_loop()
         for rid in list(self._queues):
-            self._deliver(rid, EngineDeadError(self._dead_reason))
-
-    def _read_loop(self) -> None:
-        waitables = [self._outbox] + ([self._sentinel] if self._sentinel is not None else [])
-        while True:
-            try:
-                ready = wait(waitables)
-                # the process exited: drain anything it sent first, then stop
-                if self._outbox not in ready and not self._outbox.poll(0):
-                    break
-                message = self._outbox.recv()
-            except (EOFError, OSError, TypeError, ValueError):
-                # Gone: the peer closed it (EOF, a reset), or this process closed it under a blocked wait or
-                # recv (shutdown() from the event loop's thread), which fails with TypeError or ValueError on the
-                # handle it no longer has. Either way the end, never a dead reader that leaves streams waiting.
-                break
-            if message[0] == "outputs":
-                for out in message[1]:
-                    if out.finished:
-                        self._owed.discard(out.request_id)
-                    self._deliver(out.request_id, out)
-            elif message[0] == "stats":
-                self._stats = message[1]
-            elif message[0] == "rejected":
-                info: ErrorInfo = message[2]
-                self._owed.discard(message[1])
-                self._deliver(message[1], info.to_exception())
-        reason = "the engine was shut down" if self._closing else "the engine process died"
-        self._mark_dead(reason)
+            self._deliver(rid, EngineDeadError(self._dead_reason), here)

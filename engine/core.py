@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
-from engine import errors
 from engine.config import EngineConfig
+from engine.error_info import ErrorInfo
 from engine.heartbeat import Heartbeat
 from engine.llm_engine import LLMEngine
 from engine.metrics import STATS_INTERVAL_S, EngineStats, counters_since
@@ -41,32 +41,6 @@ from engine.outputs import RequestOutput, Usage
 log = logging.getLogger(__name__)
 GRAMMAR_POLL_S = 0.005  # how often an otherwise idle loop looks at the grammars compiling for it
 HOST_IDLE_CHECK_S = 1.0  # how often an idle engine host asks whether to keep serving
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
-    """An exception as data: exception classes with extra constructor arguments do not always unpickle."""
-
-    kind: str  # class name in engine.errors (or a builtin) to re-raise as
-    message: str
-    param: str | None = None
-
-    @classmethod
-    def of(cls, exc: BaseException) -> ErrorInfo:
-        kind = type(exc).__name__
-        for klass in type(exc).__mro__:  # subclasses defined elsewhere map to their engine.errors ancestor
-            if getattr(errors, klass.__name__, None) is klass:
-                kind = klass.__name__
-                break
-        return cls(kind, str(exc), getattr(exc, "param", None))
-
-    def to_exception(self) -> Exception:
-        klass = getattr(errors, self.kind, None)
-        if isinstance(klass, type) and issubclass(klass, errors.InvalidRequestError):
-            return klass(self.message, param=self.param)
-        if isinstance(klass, type) and issubclass(klass, errors.EngineError):
-            return klass(self.message)
-        return errors.EngineError(f"{self.kind}: {self.message}")
 
 
 @dataclass(eq=False)

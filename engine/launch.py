@@ -129,7 +129,7 @@ async def _connect(source: ModelSource, inbox: Connection, outbox: Connection, *
     tokenizer = await tokenizer_task
     if message[0] == "failed":
         stop(5.0)
-        raise message[1].to_exception()  # an engine.core.ErrorInfo
+        raise message[1].to_exception()  # an engine.error_info.ErrorInfo
     ready: dict[str, Any] = message[1]
     return AsyncEngineClient(inbox=inbox, outbox=outbox, tokenizer=tokenizer, info=ready, is_core_alive=is_alive,
                              stop_core=stop, sentinel=sentinel, core_pid=pid, heartbeat=heartbeat)
