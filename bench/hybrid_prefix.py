@@ -1,0 +1,138 @@
+"""Prefix-cache TTFT on a hybrid (Nemotron-H: Mamba2 + attention + MoE + MLP layers) with Mamba state snapshots on
+and off.
+
+    python -m bench.hybrid_prefix [--quick] [--rounds N] [--threads N] [--out bench/results/hybrid_prefix.json]
+
+A small random-weight Nemotron-H checkpoint (built offline from transformers' classes, float32, CPU) is served by two
+engines with the same settings but for ``num_state_snapshots``: ``on`` keeps the Mamba layers' state at every block
+end, ``off`` keeps none, so a hybrid's prefix hit is impossible there (the attention layers' KV is cached, but the
+Mamba layers would still need the whole prefix) and the prompt is recomputed. Each engine first serves a shared
+prefix of ``prefix_len`` tokens once; then, per round, a request of that prefix plus a fresh 16-token suffix
+measures the time to its first token (``add_request`` to the step that samples it). Rounds alternate the engines
+and the medians are kept; both must sample the same first token every round (snapshots change cost, not results).
+The load average at start and end is recorded: on a shared machine compare the ratio, not the absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from bench.machine import cpu_description
+from engine.config import EngineConfig
+from engine.llm import LLM
+from engine.request import EngineRequest
+from engine.sampling_params import SamplingParams
+
+RESULTS = Path(__file__).parent / "results" / "hybrid_prefix.json"
+LAYERS = ["linear_attention", "full_attention", "moe", "linear_attention", "mlp", "linear_attention"]
+BLOCK_SIZE = 16
+SUFFIX_LEN = 16
+
+
+def write_checkpoint(directory: Path) -> None:
+    from transformers import NemotronHConfig, NemotronHForCausalLM
+
+    from engine.loader.source import resolve_model
+    from engine.tokenizer import Tokenizer
+
+    tokenizer = Tokenizer.from_source(resolve_model("default"))
+    torch.manual_seed(0)
+    model = NemotronHForCausalLM(NemotronHConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=128, layers_block_type=LAYERS, mamba_num_heads=8,
+        mamba_head_dim=32, ssm_state_size=32, n_groups=2, conv_kernel=4, chunk_size=BLOCK_SIZE,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=32, intermediate_size=256, n_routed_experts=8,
+        num_experts_per_tok=2, moe_intermediate_size=64, moe_shared_expert_intermediate_size=128,
+        max_position_embeddings=8192, tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, pad_token_id=0))
+    model.save_pretrained(directory, safe_serialization=True)
+    tokenizer.backend.save(str(directory / "tokenizer.json"))
+    (directory / "tokenizer_config.json").write_text(json.dumps({
+        "chat_template": tokenizer.chat_template, "eos_token": "<|im_end|>", "bos_token": "<|im_start|>",
+        "add_bos_token": False}))
+
+
+def time_to_first_token(llm: LLM, request_id: str, prompt: list[int]) -> tuple[float, int]:
+    engine = llm.engine
+    params = SamplingParams(max_tokens=1, temperature=0, ignore_eos=True)
+    start = time.perf_counter()
+    engine.add_request(EngineRequest(request_id, prompt, params))
+    while True:
+        for output in engine.step():
+            if output.request_id == request_id and output.token_ids:
+                elapsed = time.perf_counter() - start
+                while engine.has_unfinished_requests():
+                    engine.step()
+                return elapsed, output.token_ids[0]
+
+
+def bench_prefix(directory: Path, prefix_len: int, rounds: int) -> dict:
+    settings = dict(model=str(directory), show_progress=False, block_size=BLOCK_SIZE,
+                    max_num_batched_tokens=prefix_len + SUFFIX_LEN, max_num_seqs=4, kv_cache_memory_mb=256)
+    engines = {"on": LLM(EngineConfig(**settings)), "off": LLM(EngineConfig(**settings, num_state_snapshots=0))}
+    prefix = [(37 * i + 11) % 40000 + 50 for i in range(prefix_len)]
+    for name, llm in engines.items():
+        time_to_first_token(llm, f"{name}-prefix", prefix)
+    ttft: dict[str, list[float]] = {name: [] for name in engines}
+    hits: dict[str, int] = {}
+    for r in range(rounds):
+        suffix = [(101 * r + 7 * i) % 30000 + 100 for i in range(SUFFIX_LEN)]
+        tokens = {}
+        order = list(engines) if r % 2 == 0 else list(reversed(engines))
+        for name in order:
+            llm = engines[name]
+            before = llm.engine.scheduler.prefix_cache_hits
+            seconds, tokens[name] = time_to_first_token(llm, f"{name}-{r}", prefix + suffix)
+            ttft[name].append(seconds)
+            hits[name] = llm.engine.scheduler.prefix_cache_hits - before
+        assert tokens["on"] == tokens["off"], f"round {r}: first tokens differ ({tokens})"
+    medians = {name: statistics.median(values) for name, values in ttft.items()}
+    return {
+        "prefix_len": prefix_len, "suffix_len": SUFFIX_LEN,
+        "ttft_ms_median": {name: round(value * 1e3, 2) for name, value in medians.items()},
+        "ttft_ms_rounds": {name: [round(v * 1e3, 2) for v in values] for name, values in ttft.items()},
+        "prefix_hit_tokens": hits, "speedup": round(medians["off"] / medians["on"], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--prefix-lens", type=int, nargs="+", default=[512, 2048])
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--quick", action="store_true", help="2 rounds, a 256-token prefix (a smoke run)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.prefix_lens = 2, [256]
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    load_start = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        write_checkpoint(Path(tmp))
+        results = [bench_prefix(Path(tmp), n, args.rounds) for n in args.prefix_lens]
+    for result in results:
+        print(f"prefix {result['prefix_len']:5d}: TTFT snapshots on {result['ttft_ms_median']['on']:8.1f} ms, "
+              f"off {result['ttft_ms_median']['off']:8.1f} ms ({result['speedup']}x; hit tokens "
+              f"{result['prefix_hit_tokens']})")
+    report = {
+        "results": results,
+        "machine": {"cpu": cpu_description(), "threads": torch.get_num_threads(),
+                    "load_average_start_end": [round(load_start, 2), round(os.getloadavg()[0], 2)]},
+        "settings": {"rounds": args.rounds, "block_size": BLOCK_SIZE, "layers": LAYERS, "hidden_size": 128,
+                     "dtype": "float32", "device": "cpu", "quick": args.quick},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+if __name__ == "__main__":
+    main()
