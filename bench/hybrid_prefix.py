@@ -22,6 +22,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -73,7 +74,7 @@ def time_to_first_token(llm: LLM, request_id: str, prompt: list[int]) -> tuple[f
 
 
 def bench_prefix(directory: Path, prefix_len: int, rounds: int) -> dict:
-    settings = dict(model=str(directory), show_progress=False, block_size=BLOCK_SIZE,
+    settings: dict[str, Any] = dict(model=str(directory), show_progress=False, block_size=BLOCK_SIZE,
                     max_num_batched_tokens=prefix_len + SUFFIX_LEN, max_num_seqs=4, kv_cache_memory_mb=256)
     engines = {"on": LLM(EngineConfig(**settings)), "off": LLM(EngineConfig(**settings, num_state_snapshots=0))}
     prefix = [(37 * i + 11) % 40000 + 50 for i in range(prefix_len)]
