@@ -6,8 +6,11 @@ import argparse
 import json
 import math
 import os
+import socket
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +23,8 @@ from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings, settings_error_message
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from gateway.replicas.hosts import EngineHosts
     from gateway.replicas.launch import DetachedEngine
 
@@ -78,13 +83,12 @@ def _detached_engine(settings: Settings) -> DetachedEngine | None:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    import uvicorn
-
     from gateway.core.migrate import upgrade_database
     from gateway.core.tls import ensure_certificate
 
     if args.migrate:
-        upgrade_database(settings.database_url)
+        with _phase("migrations"):
+            upgrade_database(settings.database_url)
     load_server_secrets(settings)  # created once here, before any worker starts
     tls: dict[str, str] = {}
     scheme = "http"
@@ -105,15 +109,65 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
                 hosts = _start_engine_hosts(settings)
             except (EngineError, ValueError) as exc:
                 return _fail(f"the engine could not start: {exc}")
-    print(f"warden: serving {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s))", file=sys.stderr)
+    print(f"warden: starting the gateway for {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s)); the "
+          "engine loads meanwhile", file=sys.stderr)
     try:
-        uvicorn.run("gateway.app:app_from_env", factory=True, host=args.host, port=args.port, workers=args.workers,
-                    log_level=args.log_level, timeout_graceful_shutdown=_server_grace_s(settings),
-                    **tls)  # type: ignore[arg-type]
+        _run_server(args, settings, tls, scheme)
     finally:
         if hosts is not None:
             hosts.stop()
     return 0
+
+
+@contextmanager
+def _phase(name: str) -> Iterator[None]:
+    """One start-up line for a phase of the gateway's own start, with its time (the engine prints its phases in the
+    same form: ``engine.startup``)."""
+    started = time.perf_counter()
+    yield
+    print(f"warden: {name}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def _run_server(args: argparse.Namespace, settings: Settings, tls: dict[str, str], scheme: str) -> None:
+    """uvicorn, serving the app; with one worker, through a server that prints the address it actually bound (the
+    port the OS picked for ``--port 0``) once the app is ready, and the whole start's time."""
+    import uvicorn
+
+    options = {"factory": True, "host": args.host, "port": args.port, "workers": args.workers,
+               "log_level": args.log_level, "timeout_graceful_shutdown": _server_grace_s(settings), **tls}
+    if args.workers > 1:  # uvicorn's supervisor binds the socket and logs its address itself
+        uvicorn.run("gateway.app:app_from_env", **options)
+        return
+    server = _announcing_server(uvicorn.Config("gateway.app:app_from_env", **options), scheme)
+    with suppress(KeyboardInterrupt):  # Ctrl-C ends the server; uvicorn.run swallows it the same way
+        server.run()
+    if not server.started:  # as uvicorn.run: the app's start-up failed (its error is logged)
+        sys.exit(STARTUP_FAILURE)
+
+
+STARTUP_FAILURE = 3  # uvicorn's exit status for a server whose start-up failed
+
+
+def _announcing_server(config: uvicorn.Config, scheme: str) -> uvicorn.Server:
+    import uvicorn
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and self.servers and self.servers[0].sockets:
+                host, port = self.servers[0].sockets[0].getsockname()[:2]
+                address = f"[{host}]" if ":" in host else host
+                print(f"warden: ready: serving {scheme}://{address}:{port}/v1 ({_since_start():.1f} s after "
+                      "`warden serve` started)", file=sys.stderr, flush=True)
+
+    return AnnouncingServer(config)
+
+
+def _since_start() -> float:
+    return time.monotonic() - _STARTED
+
+
+_STARTED = time.monotonic()  # the CLI's import: the start of `warden serve`, give or take the interpreter's start
 
 
 def _server_grace_s(settings: Settings) -> int:
