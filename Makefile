@@ -17,6 +17,8 @@ $(STAMP): requirements-pip.lock requirements.lock requirements-model.lock pyproj
 
 install: $(STAMP)
 
+# The fast profile (bfloat16, int4, compiled decoder on x86 CPUs): the first start compiles for minutes and caches
+# the code in .warden/compile-cache. `make serve WARDEN_ENGINE_PROFILE=exact`: float32 eager, nothing to compile.
 serve: install
 	$(BIN)/warden serve $(SERVE_ARGS)
 
