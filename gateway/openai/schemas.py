@@ -288,10 +288,11 @@ PromptInput = str | list[str] | list[int] | list[list[int]]
 
 
 class CompletionRequest(_SamplingFields):
-    _NULL_MEANS_DEFAULT: ClassVar[frozenset[str]] = frozenset({"n", "stream", "echo"})
+    _NULL_MEANS_DEFAULT: ClassVar[frozenset[str]] = frozenset({"n", "stream", "echo", "max_tokens"})
 
     prompt: PromptInput
-    max_tokens: int | None = Field(default=16, ge=1)  # OpenAI's default for /v1/completions
+    # OpenAI's default for /v1/completions, null included (chat's max_tokens has none: null there is the context left)
+    max_tokens: int = Field(default=16, ge=1, json_schema_extra=_NULLABLE_INT)
     logprobs: int | None = Field(default=None, ge=0, le=20)
     echo: bool = Field(default=False, json_schema_extra=_NULLABLE_BOOL)
     suffix: str | None = Field(default=None, json_schema_extra={"maxLength": 0})  # insertion is unsupported

@@ -350,3 +350,50 @@ def test_every_v1_response_carries_all_six_rate_limit_headers(live: LiveServer, 
         official.chat.completions.create(model=model_id, messages=messages, max_tokens=2)
     _assert_six(limited.value.response.headers, requests=(1, 0), tokens_limit=MAX_PER_MINUTE)
     assert int(limited.value.response.headers["retry-after"]) >= 1
+
+
+# -- null max_tokens: OpenAI's default ---------------------------------------------------------------------------------
+def test_null_max_tokens_is_accepted_through_the_official_client(client: TestClient, api_key: str) -> None:
+    official = openai.OpenAI(base_url=f"{client.base_url}/v1", api_key=api_key, http_client=client, max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": "hi"}]
+    calls = [
+        lambda: official.chat.completions.create(model=MODEL, messages=messages, max_tokens=None),
+        lambda: official.chat.completions.create(model=MODEL, messages=messages, max_completion_tokens=None),
+        lambda: official.chat.completions.create(model=MODEL, messages=messages, max_tokens=None,
+                                                 max_completion_tokens=None, stream=True),
+        lambda: official.completions.create(model=MODEL, prompt="hi", max_tokens=None),
+        lambda: official.completions.create(model=MODEL, prompt="hi", max_tokens=None, stream=True),
+    ]
+    for call in calls:
+        # the client sends an explicit None as null; accepted, the request reaches the (absent) engine
+        with pytest.raises(openai.InternalServerError) as unavailable:
+            call()
+        assert (unavailable.value.status_code, unavailable.value.code) == (503, "engine_unavailable")
+
+
+def test_null_max_tokens_of_a_completion_is_openais_default_of_16(app_settings: Settings) -> None:
+    from gateway.openai.schemas import CompletionRequest
+
+    assert CompletionRequest.model_validate({**COMPLETION, "max_tokens": None}).max_tokens == 16
+    assert CompletionRequest.model_validate({"model": MODEL, "prompt": "hi"}).max_tokens == 16
+    schema = CompletionRequest.model_json_schema()["properties"]["max_tokens"]
+    assert (schema["type"], schema["default"]) == (["integer", "null"], 16)
+
+
+@pytest.mark.slow
+def test_null_max_tokens_generates_openais_default_length(live: LiveServer, db: Database, tenant_client,
+                                                           model_id: str) -> None:
+    tenant, _issued, official = tenant_client
+    # completions: null is 16 tokens (generated through EOS, so the count is the limit's)
+    completion = official.completions.create(model=model_id, prompt="Once upon a time", max_tokens=None,
+                                             extra_body={"ignore_eos": True})
+    assert completion.usage is not None and completion.usage.completion_tokens == 16
+    assert completion.choices[0].finish_reason == "length"
+    # chat: null (either name) is what the context has left, within the key's cap
+    with db.transaction() as session:
+        publish_policy(tenant.id, {"max_tokens_cap": 5}, session=session)
+    chat = official.chat.completions.create(model=model_id, messages=[{"role": "user", "content": "Count to 100."}],
+                                            max_tokens=None, max_completion_tokens=None,
+                                            extra_body={"ignore_eos": True})
+    assert chat.usage is not None and chat.usage.completion_tokens == 5
+    assert chat.choices[0].finish_reason == "length"
