@@ -150,7 +150,10 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
         finally:
             os.umask(old_umask)
         heartbeat = Heartbeat.create(heartbeat_path(Path(address)))
-        info = {**engine_info(engine), "heartbeat": str(heartbeat.path), "config": config_fingerprint(config)}
+        # started_monotonic: CLOCK_MONOTONIC is one clock for every process on the machine, so a restarted gateway
+        # that finds several hosts of its own can tell the one serving longest.
+        info = {**engine_info(engine), "heartbeat": str(heartbeat.path), "config": config_fingerprint(config),
+                "started_monotonic": time.monotonic()}
         incoming = NewCallers()
         threading.Thread(target=_accept_forever, args=(listener, info, incoming), name="engine-host-accept",
                          daemon=True).start()

@@ -11,12 +11,13 @@ model while the gateway sets itself up; the pool's first start of replica 0 (``s
 that process instead of spawning another. The pool stays the one owner: an early engine nobody attached to is stopped
 by ``discard_early``.
 
-Detached engine (``DetachedEngine``, ``WARDEN_ENGINE_ORPHAN_S`` > 0): the one-worker gateway's engine runs as a
-detached ``engine.host`` at a socket in the data directory, so a SIGKILL of the gateway does not take the engine with
-it. ``spawn_early`` first looks for a live host of this deployment's there that loads the same config (a crashed
-gateway's) and attaches to it, so the restarted gateway serves without loading the model; otherwise it starts one.
-A dead replica 0 is restarted the same way. The pool's orderly shutdown stops the host; a host abandoned by a crash
-stops by itself once it has had no gateway for ``orphan_s`` seconds.
+Detached engines (``DetachedEngine``, ``WARDEN_ENGINE_ORPHAN_S`` > 0; ``gateway.replicas.detached``): the one-worker
+gateway's engine and its standby run as detached ``engine.host`` processes at sockets in the data directory, so a
+SIGKILL of the gateway takes neither with it, before or after a promotion. ``spawn_early`` first looks for a live host
+of this deployment's there that loads the same config (a crashed gateway's) and attaches to it, so the restarted
+gateway serves without loading the model; otherwise it starts one. A dead replica 0 is restarted the same way, and the
+standby is such a host too (one a crashed gateway left is adopted). The pool's orderly shutdown stops them all; a host
+abandoned by a crash stops by itself once it has had no gateway for ``orphan_s`` seconds.
 """
 
 from __future__ import annotations
@@ -26,54 +27,20 @@ import dataclasses
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import EngineDeadError
 from engine.protocol import EngineClient
+from gateway.replicas.detached import DetachedEngine, EarlyHost, HostSlots, open_host, prepare_host
 from gateway.replicas.pool import ReplicaPool
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
-    from engine.host import AttachedHost, DetachedHost
     from engine.launch import SpawnedEngine
 
+__all__ = ["DetachedEngine", "connect_replicas", "discard_early", "prepare_host", "spawn_early", "start_replicas"]
+
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class DetachedEngine:
-    """Where a one-worker gateway keeps its engine as a detached host, the key that host is reached with, and how
-    long the host waits for a gateway after losing its last one."""
-
-    address: Path
-    authkey: bytes
-    orphan_s: float
-
-
-@dataclass
-class EarlyHost:
-    """A detached host ``spawn_early`` found serving (left by a gateway that crashed) or started."""
-
-    config: EngineConfig
-    place: DetachedEngine
-    found: AttachedHost | None = None
-    spawned: DetachedHost | None = None
-    loading: bool = False  # a host of a gateway that died is still loading there: wait for it
-
-    def is_alive(self) -> bool:
-        if self.found is not None:
-            return self.found.is_alive()
-        return self.loading or (self.spawned is not None and self.spawned.process.poll() is None)
-
-    def stop(self, timeout: float) -> None:
-        if self.found is not None:
-            self.found.conn.close()
-            self.found.stop(timeout)
-        if self.spawned is not None:
-            self.spawned.stop(timeout)
-            self.spawned.status.close()
 
 
 # The gateway's first standby engine loads this long after its serving engine is up: a restarted gateway (attached to
@@ -124,7 +91,8 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     from engine import launch
 
     early = _take_early(config) if count == 1 and not in_process else None
-    place = early.place if isinstance(early, EarlyHost) else None  # a restart starts a detached host there too
+    # Restarts and standbys are detached hosts too, in this gateway's other slots
+    slots = early.slots if isinstance(early, EarlyHost) else None
     if count == 1 and not supervise_one:
         return await _open_early(early) if early else await launch.start_engine(config, in_process=in_process)
     configs = [config] if count == 1 else replica_configs(config, count, in_process=in_process)
@@ -134,9 +102,8 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
         if early is not None:  # the first start of replica 0 only; a restart spawns afresh
             taken, early = early, None
             return await _open_early(taken)
-        if place is not None:
-            prepared = await asyncio.get_running_loop().run_in_executor(None, prepare_host, configs[index], place)
-            return await _open_early(prepared)
+        if slots is not None:
+            return await _open_detached(slots, configs[index])
         return await launch.start_engine(configs[index], in_process=in_process)
 
     wanted: list[bool] = [] if standby is None else [wants_standby(standby, configs[0].device)]
@@ -144,7 +111,11 @@ async def start_replicas(config: EngineConfig, count: int, *, in_process: bool =
     async def start_standby() -> EngineClient | None:
         if not wanted:  # unset: decided here, in the background, since resolving "auto" imports torch
             wanted.append(await asyncio.to_thread(wants_standby, None, configs[0].device))
-        return await launch.start_engine(configs[0], in_process=False) if wanted[0] else None
+        if not wanted[0]:
+            return None
+        if slots is not None:
+            return await _open_detached(slots, configs[0])
+        return await launch.start_engine(configs[0], in_process=False)
 
     keep_standby = restart_dead and not in_process and (not wanted or wanted[0])
     return await _open_pool(start, count, block_size=config.block_size, heal=restart_dead, watchdog_s=watchdog_s,
@@ -161,55 +132,18 @@ def spawn_early(config: EngineConfig, detached: DetachedEngine | None = None) ->
     _early.append(prepare_host(config, detached) if detached is not None else spawn_engine(config))
 
 
-def prepare_host(config: EngineConfig, place: DetachedEngine) -> EarlyHost:
-    """The detached host of this deployment serving ``config`` at ``place``, attached; else one started there.
-    Raises ``ForeignHostError`` when something not ours listens there."""
-    from engine.host import attach_detached_host, host_starting, spawn_detached_host
-
-    found = attach_detached_host(config, place.address, place.authkey)
-    if found is not None:
-        log.warning("attaching to the engine left running at %s (pid %d): the model is loaded already",
-                    place.address, found.pid)
-        return EarlyHost(config, place, found=found)
-    if host_starting(place.address):
-        log.warning("an engine host is still loading at %s; waiting for it", place.address)
-        return EarlyHost(config, place, loading=True)
-    return EarlyHost(config, place, spawned=spawn_detached_host(config, place.address, place.authkey, place.orphan_s))
+async def _open_detached(slots: HostSlots, config: EngineConfig) -> EngineClient:
+    prepared = await asyncio.get_running_loop().run_in_executor(None, slots.prepare, config)
+    return await open_host(prepared)
 
 
 async def _open_early(early: SpawnedEngine | EarlyHost) -> EngineClient:
     """The client of an early engine: attached to its pipes, or connected to its detached host once it serves."""
     from engine import launch
-    from engine.host import connect_detached_host, open_detached_client, wait_for_detached_host
 
-    if not isinstance(early, EarlyHost):
-        return await launch.attach(early)
-    loop = asyncio.get_running_loop()
-    if early.loading:
-        found = await loop.run_in_executor(None, wait_for_detached_host, early.config, early.place.address,
-                                           early.place.authkey)
-        # None: it died or loads another config (stopped then): start one
-        early = EarlyHost(early.config, early.place, found=found) if found is not None else \
-            await loop.run_in_executor(None, prepare_host, early.config, early.place)
-        if early.loading:  # yet another host began loading there meanwhile: wait no more
-            raise EngineDeadError(f"the engine host at {early.place.address} did not become ready")
-    host = early.found
-    if host is None:
-        assert early.spawned is not None
-        spawned = early.spawned
-        await loop.run_in_executor(None, spawned.wait_ready)  # stops the host and raises if it fails to load
-        try:
-            host = await loop.run_in_executor(None, connect_detached_host, early.config, spawned.address,
-                                              early.place.authkey, spawned.process)
-        except BaseException:
-            spawned.stop(5.0)
-            raise
-    try:
-        return await open_detached_client(early.config, host)
-    except BaseException:
-        host.conn.close()
-        host.stop(5.0)
-        raise
+    if isinstance(early, EarlyHost):
+        return await open_host(early)
+    return await launch.attach(early)
 
 
 def discard_early(timeout_s: float = 5.0) -> None:

@@ -1,6 +1,8 @@
 """The one-worker gateway's engine as a detached host: a SIGKILL of the gateway (its whole process group) leaves the
 engine serving, the restarted gateway attaches to that same engine instead of loading another (no duplicate left
-running), an orderly stop stops it, and one abandoned by a crash exits by itself. Only this deployment's host is
+running), an orderly stop stops it, and one abandoned by a crash exits by itself. The standby is a detached host too:
+after it was promoted, a crash of the gateway leaves the promoted engine and the next standby serving, and the
+restarted gateway serves from the promoted one and adopts the other as its standby. Only this deployment's host is
 attached to: another key is refused, another config's host is replaced. Real processes throughout."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,17 +65,30 @@ def _engine_hosts(mark: str) -> list[int]:
 class Gateway:
     """One run of tests/replicas/detached_gateway.py, in its own process group as `warden serve` would be."""
 
-    def __init__(self, model_dir: Path, socket: Path, authkey: bytes, orphan_s: float, mark: str) -> None:
+    def __init__(self, model_dir: Path, socket: Path, authkey: bytes, orphan_s: float, mark: str, *,
+                 standby: bool = False) -> None:
         env = {**os.environ, "WARDEN_TEST_MARK": mark, "PYTHONPATH": str(REPO)}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.replicas.detached_gateway", str(model_dir), str(socket), str(orphan_s)],
+            [sys.executable, "-m", "tests.replicas.detached_gateway", str(model_dir), str(socket), str(orphan_s),
+             *(["standby"] if standby else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=REPO, start_new_session=True)
-        assert self.process.stdin is not None and self.process.stdout is not None
+        assert self.process.stdin is not None
         self.process.stdin.write(authkey.hex() + "\n")
         self.process.stdin.flush()
+        self.served = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
         line = self.process.stdout.readline()
         assert line, f"the gateway exited with {self.process.wait()} before it served"
-        self.served = json.loads(line)
+        return dict(json.loads(line))
+
+    def serve(self) -> dict[str, Any]:
+        """One more greedy request: what served it, and the standby then."""
+        assert self.process.stdin is not None
+        self.process.stdin.write("serve\n")
+        self.process.stdin.flush()
+        return self._read()
 
     @property
     def host_pid(self) -> int:
@@ -154,6 +170,36 @@ def test_a_killed_gateway_leaves_its_engine_to_the_next_one(tiny_model_dir: Path
     assert _alive(orphan)
     assert _wait_gone(orphan, 20.0), "an engine with no gateway did not exit by itself"
     assert not socket_path.exists()  # it removed its socket on the way out
+
+
+@pytest.mark.slow  # two gateway processes and three engine loads on a shared CPU: ~30-60 s
+def test_a_promoted_standby_outlives_the_next_gateway_crash(tiny_model_dir: Path, socket_path: Path,
+                                                           mark: str) -> None:
+    authkey = secrets.token_bytes(32)
+    first = Gateway(tiny_model_dir, socket_path, authkey, 30.0, mark, standby=True)
+    serving, standby = first.host_pid, first.served["standby_pid"]
+    assert standby is not None and standby != serving
+    assert os.getsid(standby) == standby != os.getsid(first.process.pid)  # the standby is detached too
+
+    os.kill(serving, signal.SIGKILL)  # the serving engine dies: the standby takes its place
+    promoted = first.serve()
+    assert promoted["host_pid"] == standby
+    assert promoted["tokens"] == first.served["tokens"]
+    fresh = promoted["standby_pid"]  # the next standby, up
+    assert fresh is not None and fresh not in (serving, standby)
+
+    first.crash()  # SIGKILL of the gateway's whole process group
+    time.sleep(1.0)
+    assert _alive(standby) and _alive(fresh), "an engine died with the gateway"
+    second = Gateway(tiny_model_dir, socket_path, authkey, 30.0, mark, standby=True)
+    assert second.host_pid == standby  # serving from the promoted engine, no model load
+    assert second.served["standby_pid"] == fresh  # and the standby left running is its standby again
+    assert not second.served["torch_loaded"]
+    assert second.served["tokens"] == first.served["tokens"]
+    assert sorted(_engine_hosts(mark)) == sorted([standby, fresh])  # no duplicate engine
+    assert "stopped" in second.stop()
+    assert _wait_gone(standby, 30.0) and _wait_gone(fresh, 30.0), "an orderly stop left an engine running"
+    assert _engine_hosts(mark) == []
 
 
 @pytest.mark.slow  # one engine host loads: ~10-20 s on a shared CPU
