@@ -10,7 +10,8 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   a location cue precedes it ("in", "from", "near", "à", "nach", "desde"...) or follows it ("office", "airport",
   "branch"...), it is one of a comma-separated chain of places ("Berlin, Germany"), or it is a place of
   ``NOUN_MIN_POPULATION`` or more; a name that is also an English noun in WordNet ("Bath", "Reading", but also
-  "Paris") needs such a cue, or a place of ``NOUN_MIN_POPULATION`` or more behind it;
+  "Paris") needs such a cue, or a place of ``NOUN_MIN_POPULATION`` or more behind it (to open a sentence: a
+  country, a capital or a US state, which WordNet lists as proper nouns);
 - a name written in lower case (chat) counts only with a location cue, and not when all its words are stop words or
   English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
   ``LOWERCASE_MIN_POPULATION`` or more;
@@ -313,8 +314,12 @@ class PlaceRecognizer(EntityRecognizer):
             return CUE_SCORE
         if word in self._nouns and population < NOUN_MIN_POPULATION:
             return None  # "Bath", "Reading": NER reads the sentence and decides
-        if _starts_sentence(text, first.start()) and (population < NOUN_MIN_POPULATION or word in self._nouns):
+        if _starts_sentence(text, first.start()) and (
+            population < NOUN_MIN_POPULATION or (word in self._nouns and population < REGION)
+        ):
             return None  # a capitalised word opening a sentence may be any word: NER decides
+        # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns
+        # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
         return SCORE
 
     def _is_common(self, word: str) -> bool:

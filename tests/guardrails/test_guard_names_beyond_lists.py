@@ -74,3 +74,11 @@ def test_windows_widen_to_whitespace_and_merge():
         start = text.index(anchor)
         add_window(windows, text, start, start + len(anchor), 2)
     assert windows == [(0, 17), (22, 31)]  # "34" and "5678" reach into "then" and "away"
+
+
+@pytest.mark.parametrize(("text", "place"), [("Tennessee is two hours away by train.", "Tennessee"),
+                                             ("Tajikistan is where the parts come from.", "Tajikistan"),
+                                             ("Reading is fun on a train.", None)])  # fmt: skip
+def test_a_country_or_state_opening_a_sentence_is_a_place(analyzer, text, place):
+    places = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "LOCATION" and f.score >= 0.5]
+    assert places == ([place] if place else [])
