@@ -241,10 +241,15 @@ def gateway_overhead_stub(data: dict[str, Any]) -> list[str]:
     lines += [f"At {config['light_rate']:.0f} requests/s for {config['light_duration_s']:.0f} s:", "",
               *_table(header, _load_rows(data["light_load"]))]
     streams = data["streams"]
+    baseline = streams.get("warden_core_baseline")
     lines += [f"Streams at {config['stream_rate']:.0f}/s: the stub engine's first delta to the client's first byte "
               f"of it: floor p50 {_ms(streams['floor']['stamp_lag_ms']['p50'])} ms, Warden "
               f"p50 {_ms(streams['warden_core']['stamp_lag_ms']['p50'])} ms (p99 "
-              f"{_ms(streams['warden_core']['stamp_lag_ms']['p99'])}).", ""]
+              f"{_ms(streams['warden_core']['stamp_lag_ms']['p99'])})"
+              + (f", the baseline checkout p50 {_ms(baseline['stamp_lag_ms']['p50'])} ms (p99 "
+                 f"{_ms(baseline['stamp_lag_ms']['p99'])})" if baseline else "") + ".", ""]
+    if (RESULTS / "engine_client_overhead.json").exists():
+        lines += engine_client_hop(_load("engine_client_overhead.json"))
     if data["server_configs"]:
         rows = [[f"{r['loop']} + {r['http']}", _ms(r["floor"]["service_ms"]["p50"]),
                  _ms(r["warden_core"]["service_ms"]["p50"]), _ms(r["warden_core"]["reported_overhead_ms"]["p50"]),
@@ -255,6 +260,22 @@ def gateway_overhead_stub(data: dict[str, Any]) -> list[str]:
                            "floor CPU ms/req"], rows)]
     met = ", ".join(f"{k} {'met' if v else 'not met'}" for k, v in data["targets"]["met"].items())
     return [*lines, f"Issue #34's targets in this run: {met}.", ""]
+
+
+def engine_client_hop(data: dict[str, Any]) -> list[str]:
+    """``bench.overhead_client``: the engine client alone, this checkout's against a baseline's, rounds alternated."""
+    rows = []
+    for series, clients in data["series"].items():
+        for name, row in clients.items():
+            lag = row["first_delta_lag_ms"]
+            rows.append([series.removeprefix("busy_").replace("ms", " ms"), name, _ms(lag["p50"]), _ms(lag["p90"]),
+                         _ms(lag["p99"]), f"{row['process_cpu_ms_per_request_median']:.3f}", str(lag["n"])])
+    return [f"The engine client alone (`python -m bench.overhead_client`, baseline {data['baseline']}): the stub "
+            "engine's first delta to the awaiting `generate`, one request at a time over the host socket, the two "
+            f"clients in alternating rounds ({data['rounds']} each, {data['requests_per_round']} requests); `busy` is "
+            "the CPU another task on the same event loop spends between yields (a gateway's other requests); load "
+            f"average at the end {data['load_average_at_end'][0]:.1f}:", "",
+            *_table(["busy", "client", "p50 ms", "p90 ms", "p99 ms", "process CPU ms/request", "n"], rows)]
 
 
 def guardrails() -> list[str]:
@@ -419,22 +440,32 @@ def small_results() -> list[str]:
 
 def chaos() -> list[str]:
     data = _load("chaos.json")
+    command = "python -m bench.chaos" + (" --quick" if data.get("quick") else " --only SCENARIO --merge (one each)")
+    machine = f"{data.get('cpu_model') or data['machine']}, {data['cpus']} CPUs"
     lines = _section(
-        "Faults (chaos)", "python -m bench.chaos --quick", "chaos.json",
-        f"{data['machine']}, {data['cpus']} CPUs; Postgres and Redis on loopback",
-        f"A live `warden serve` under steady traffic ({data['rate_per_s']} req/s) while each fault is injected and "
-        "undone. Targets per scenario: no 5xx other than 503, every 503 with `Retry-After`, every owed audit row "
-        "present and every chain verified afterwards, recovery within 10 s. What each fault looks like to an "
+        "Faults (chaos)", command, "chaos.json", f"{machine}; Postgres and Redis on loopback",
+        "A live `warden serve` under steady traffic (half the capacity measured before each run) while each fault is "
+        "injected and undone. Targets per scenario: no 5xx other than 503, every 503 with `Retry-After`, every owed "
+        "audit row present and every chain verified afterwards, recovery within 10 s. The load average is the "
+        "machine's (1 min) before and after the scenario: other work shared it. What each fault looks like to an "
         "operator is in [operations.md](operations.md).")
     rows = []
     for s in data["scenarios"]:
+        load = s.get("load_average_1_5_15")
+        load_text = f"{load['before'][0]:.1f} / {load['after'][0]:.1f}" if load else "-"
+        if "audit" not in s:  # skipped, or it failed before measuring
+            rows.append([f"`{s['scenario']}`", s.get("skipped") or f"error: {s.get('error', '')[:120]}", "-", "-",
+                         "-", "-", "-", "-", load_text, f"`{s.get('measured_at', data['commit'])}`"])
+            continue
         audit = s["audit"]
         recovery = "-" if s["recovery_s"] is None else f"{s['recovery_s']:.1f}"
+        capacity = s.get("capacity_per_s")
         rows.append([f"`{s['scenario']}`", s["fault"], str(s["five_xx_other_than_503"]), str(s["responses_503"]),
                      str(s["responses_503_without_retry_after"]), f"{audit['present']}/{audit['expected']}",
-                     recovery, f"`{s.get('measured_at', data['commit'])}`"])
+                     recovery, "-" if capacity is None else f"{capacity:.2f}", load_text,
+                     f"`{s.get('measured_at', data['commit'])}`"])
     lines += _table(["scenario", "fault", "5xx other than 503", "503s", "503s without Retry-After",
-                     "audit rows present", "recovery s", "commit"], rows)
+                     "audit rows present", "recovery s", "capacity req/s", "load before / after", "commit"], rows)
     missed = "; ".join(f"`{name}`: {', '.join(targets)}" for name, targets in data["failed_targets"].items())
     notes = [f"Note: {note}" for note in data.get("notes") or []]
     return [*lines, f"Targets missed: {missed or 'none'}.", "", *(line for note in notes for line in (note, ""))]
