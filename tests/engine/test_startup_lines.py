@@ -81,8 +81,9 @@ def _start(model: Path, cache: Path) -> tuple[str, list[int], float]:
 def test_a_second_compiled_start_hits_the_cache(tiny_llama_dir: Path, tmp_path: Path) -> None:
     cache = tmp_path / "compile-cache"
     cache.mkdir()
-    # The C++ kernels from torch's own extension cache (built once per machine): this test is about inductor's.
-    (cache / "extensions").symlink_to(cpp_extension.get_default_build_root(), target_is_directory=True)
+    # The C++ kernels from this process's extension cache (built once per machine): this test is about inductor's.
+    kernels = Path(cpp_extension._get_build_directory("warden_cpu_kernels", verbose=False)).parent
+    (cache / "extensions").symlink_to(kernels, target_is_directory=True)
     first_line, first_tokens, first_s = _start(tiny_llama_dir, cache)
     assert "first compile of this configuration: about" in first_line
     assert list((cache / "inductor").iterdir())  # inductor's generated code is under the configured directory
