@@ -331,7 +331,9 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
 
     streams: dict[str, dict[str, Any]] = {}
     stream_bodies = [chat_body(m, stream=True) for m in ticket_prompts(64, seed=args.seed + 1)]
-    for name in ("floor", "warden_core"):
+    for name in ("floor", "warden_core", "warden_core_baseline"):  # the baseline when served: before and after
+        if name not in servers:
+            continue
         streams[name] = await measure(servers[name], tls, args.stream_rate, args.stream_duration, 1.0,
                                       bodies=stream_bodies)
 

@@ -255,7 +255,8 @@ def gateway_overhead_stub(data: dict[str, Any]) -> list[str]:
                  _ms(r["warden_core"]["service_ms"]["p50"]), _ms(r["warden_core"]["reported_overhead_ms"]["p50"]),
                  _ms(r["warden_core"]["server_cpu_ms_per_request"]), _ms(r["floor"]["server_cpu_ms_per_request"])]
                 for r in data["server_configs"]]
-        lines += [f"uvicorn's event loop × HTTP parser, at {config['light_rate']:.0f}/s:", "",
+        carried = f" ({config['server_configs_from']})" if config.get("server_configs_from") else ""
+        lines += [f"uvicorn's event loop × HTTP parser, at {config['light_rate']:.0f}/s{carried}:", "",
                   *_table(["server", "floor p50 ms", "warden_core p50 ms", "own p50 ms", "warden CPU ms/req",
                            "floor CPU ms/req"], rows)]
     met = ", ".join(f"{k} {'met' if v else 'not met'}" for k, v in data["targets"]["met"].items())

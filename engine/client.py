@@ -2,7 +2,9 @@
 
 The core's messages are read on an event loop (``loop.add_reader`` on the connection, ``engine.frame_reader``): a
 delta reaches its request's queue in the callback that reads it, with no reader thread, so no hand-over of the GIL
-and no cross-thread wake-up of the loop per message.
+and no cross-thread wake-up of the loop per message (less CPU per delta, and no wait for the GIL at the tail). The
+price on a busy loop: a delta read there queues behind the callbacks already due in that turn of the loop, where a
+reader thread's hand-over could land ahead of them (``bench.overhead_client`` measures both).
 
 The loop that reads is the one running where the client was made or, once that loop has stopped or closed, the first
 other one that uses it; a caller outside any loop while no loop reads (``stats`` from a plain thread) reads what has
