@@ -1,6 +1,7 @@
 """PII leak test through the HTTPS API: a tenant whose policy masks every entity type on input and output, with
 audit content ``redacted``, sends every positive case of the PII corpus' held-out `test` split
-(bench/data/pii_corpus_test.jsonl, 1,945 cases, 4,800 labelled values of 12 types). A value leaks where its raw text
+(bench/data/pii_corpus_test.jsonl, 1,930 cases, 4,800 labelled values of 12 types; its sentences are phrased unlike
+the `dev` split's, on which the detectors are tuned). A value leaks where its raw text
 (as a whole: not glued to a letter or digit on either side) reaches the prompt the engine received, the tenant's
 audit export (JSONL and CSV, parsed, so escaped non-ASCII text is read as what it stands for) or a log line.
 
@@ -50,11 +51,11 @@ MASK_ALL = {"entities": {}, "default_action": "mask"}
 POLICY = {"pii_input": MASK_ALL, "pii_output": MASK_ALL, "audit_content": "redacted"}
 
 # Types whose detectors are at the bar on this split: not one raw value may get through.
-MUST_NOT_LEAK = frozenset({"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS"})
-# The other types' measured leaks on this split (of 400 values each; 7 of 4,800 in all): a ceiling, never a target.
-# The engine prompt and both exports leak the same values; the logs none.
-LEAK_CEILING = {"PERSON": 5, "LOCATION": 2, "STREET_ADDRESS": 0, "DATE_OF_BIRTH": 0, "SECRET": 0, "US_SSN": 0,
-                "NATIONAL_ID": 0, "PHONE_NUMBER": 0}  # fmt: skip
+MUST_NOT_LEAK = frozenset({"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "SECRET", "US_SSN"})
+# The other types' measured leaks on this split (of 400 values each; 116 of 4,800 in all): a ceiling, never a
+# target. The engine prompt and both exports leak the same values; the logs none.
+LEAK_CEILING = {"PERSON": 59, "LOCATION": 32, "STREET_ADDRESS": 3, "DATE_OF_BIRTH": 13, "NATIONAL_ID": 4,
+                "PHONE_NUMBER": 5}  # fmt: skip
 
 
 def auth(token: str) -> dict[str, str]:
