@@ -156,10 +156,11 @@ GATEWAY_MEANINGS: dict[str, str] = {
                          "debugging; HTTP work then shares the step loop's interpreter).",
     "engine_watchdog_s": "An engine with requests waiting and no turn of its step loop for this long is killed "
                          "and restarted (0: off). Loading and start-up compilation are never watched.",
-    "engine_orphan_s": "`warden serve` with one worker runs its engine as a detached host (own session) that "
-                       "survives a crash of the gateway; the restarted gateway attaches to it (same user, the "
-                       "deployment's key, the same config and model files) instead of loading the model. The host "
-                       "exits after this long without a gateway. 0: the engine dies with the gateway.",
+    "engine_orphan_s": "`warden serve` runs its engines as detached hosts (own session) that survive a crash of "
+                       "the gateway: with one worker the serving engine and its standby (a promoted standby too), "
+                       "with `--workers N` the shared engine hosts; the restarted gateway attaches to them (same "
+                       "user, the deployment's key, the same config and model files) instead of loading the model. "
+                       "A host exits after this long without a gateway. 0: the engines die with the gateway.",
     "engine_standby": "Keep one more engine started and idle, put in the place of an engine that dies or hangs "
                       "(serving resumes in about a second instead of after a model load). Costs one more engine's "
                       "memory (weights and KV pool). Unset: on for CPU engines, off on GPUs. Not used with "

@@ -73,13 +73,19 @@ def _detached_engine(settings: Settings) -> DetachedEngine | None:
 
     if settings.engine_orphan_s <= 0:
         return None
+    return DetachedEngine(_run_dir(settings) / "engine.sock", load_server_secrets(settings).engine_authkey,
+                          settings.engine_orphan_s)
+
+
+def _run_dir(settings: Settings) -> Path:
+    """The data directory's ``run`` directory, where the engine sockets live, resolved; created 0700, and refused
+    unless it is this user's alone (so a socket there is the deployment's own)."""
     run = settings.data_dir / "run"
     run.mkdir(mode=0o700, parents=True, exist_ok=True)
     status = run.stat()
     if status.st_uid != os.geteuid() or status.st_mode & 0o077:
         raise PermissionError(f"{run} must be this user's alone (mode 0700): the engine socket lives there")
-    return DetachedEngine((run / "engine.sock").resolve(), load_server_secrets(settings).engine_authkey,
-                          settings.engine_orphan_s)
+    return run.resolve()
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -107,7 +113,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
             try:
                 hosts = _start_engine_hosts(settings)
-            except (EngineError, ValueError) as exc:
+            except (EngineError, ValueError, PermissionError) as exc:
                 return _fail(f"the engine could not start: {exc}")
     print(f"warden: starting the gateway for {scheme}://{args.host}:{args.port}/v1 ({args.workers} worker(s)); the "
           "engine loads meanwhile", file=sys.stderr)
@@ -178,16 +184,14 @@ def _server_grace_s(settings: Settings) -> int:
 
 
 def _start_engine_hosts(settings: Settings) -> EngineHosts:
-    """The engines the workers share (one host per replica), started before them; the workers find the sockets in
-    ``WARDEN_ENGINE_SOCKETS``, which they inherit."""
+    """The engines the workers share (one host per replica), started before them (or, detached, left serving by a
+    crashed ``warden serve``); the workers find the sockets in ``WARDEN_ENGINE_SOCKETS``, which they inherit."""
     from gateway.replicas.hosts import EngineHosts
 
     config = settings.engine_config()
-    socket_dir = settings.data_dir / "run"
-    socket_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     print(f"warden: starting {settings.engine.replicas} engine host(s) for the workers", file=sys.stderr)
-    hosts = EngineHosts.start(config, settings.engine.replicas, socket_dir.resolve(),
-                              load_server_secrets(settings).engine_authkey)
+    hosts = EngineHosts.start(config, settings.engine.replicas, _run_dir(settings),
+                              load_server_secrets(settings).engine_authkey, orphan_s=settings.engine_orphan_s)
     os.environ["WARDEN_ENGINE_SOCKETS"] = json.dumps([str(s) for s in hosts.sockets])
     return hosts
 

@@ -36,9 +36,10 @@ class Settings(BaseSettings):
     # and its KV pool) and, while it loads, CPU. Unset: on where the engine runs on the CPU, off on GPUs (device
     # memory). Not used by `--workers N`'s engine hosts or an in-process engine.
     engine_standby: bool | None = None
-    # `warden serve` with one worker runs its engine as a detached host (engine.host, own session) that outlives a
-    # crash of the gateway: the restarted gateway attaches to it instead of loading the model again. The host exits
-    # once it has had no gateway for this long. 0: the engine is a plain child process that dies with the gateway.
+    # `warden serve` runs its engines as detached hosts (engine.host, own session) that outlive a crash of the
+    # gateway: with one worker the serving engine and its standby, with `--workers N` the hosts the workers share. The
+    # restarted gateway attaches to them instead of loading the model again. A host exits once it has had no gateway
+    # for this long. 0: the engines are plain child processes that die with the gateway.
     engine_orphan_s: float = Field(default=60.0, ge=0.0)
     # SIGTERM (gateway.lifecycle): /readyz turns not_ready and new /v1 calls get 503 + Retry-After at once; after
     # shutdown_unready_s (for load balancers to notice) the server stops accepting connections; calls in flight

@@ -1,6 +1,8 @@
 """``warden serve --workers 2``: the workers share one engine host instead of each starting an engine; requests
-through either worker are served, the engine's tokens are counted once in /metrics, and a host that dies is
-restarted and the workers reconnect to it."""
+through either worker are served, the engine's tokens are counted once in /metrics, a host that dies is restarted and
+the workers reconnect to it, a worker that is killed is restarted by uvicorn's supervisor and connects to the same
+host, and a SIGKILL of ``warden serve``'s whole process group leaves the (detached) host serving, which the restarted
+``warden serve`` attaches to instead of loading the model again."""
 
 from __future__ import annotations
 
@@ -34,7 +36,26 @@ class Served:
     api_key: str
     tls: ssl.SSLContext
     data_dir: Path
+    command: list[str]
+    env: dict[str, str]
+    log: Path
     model: str = ""
+
+    def start(self) -> None:
+        """Start ``warden serve`` (again) and wait until it answers /healthz."""
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(self.command, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                            start_new_session=True)
+        deadline = time.monotonic() + 300
+        while True:
+            assert self.process.poll() is None, self.log.read_text()[-3000:]
+            try:
+                if self.get("/healthz").status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the gateway did not come up"
+            time.sleep(0.5)
 
     def client(self) -> openai.OpenAI:
         return openai.OpenAI(base_url=f"{self.base_url}/v1", api_key=self.api_key, max_retries=0, timeout=60,
@@ -88,35 +109,72 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     _cli(env, "tenant", "create", "acme")
     api_key = _cli(env, "key", "issue", "acme")
     port = free_port()
-    log = (root / "serve.log").open("wb")
-    process = subprocess.Popen([sys.executable, "-m", "gateway.cli", "serve", "--workers", str(WORKERS), "--port",
-                                str(port), "--log-level", "warning"], env=env, stdout=log, stderr=subprocess.STDOUT,
+    command = [sys.executable, "-m", "gateway.cli", "serve", "--workers", str(WORKERS), "--port", str(port),
+               "--log-level", "warning"]
+    log = root / "serve.log"
+    process = subprocess.Popen(command, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
                                start_new_session=True)
-    tls: ssl.SSLContext | None = None
-    base_url = f"https://127.0.0.1:{port}"
     deadline = time.monotonic() + 300
-    while True:
-        assert process.poll() is None, (root / "serve.log").read_text()[-3000:]
-        cert = data_dir / "tls" / "dev-cert.pem"
-        if cert.exists():
-            tls = ssl.create_default_context(cafile=str(cert))
-            try:
-                if httpx.get(f"{base_url}/healthz", verify=tls, timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
+    cert = data_dir / "tls" / "dev-cert.pem"
+    while not cert.exists():  # written before the workers start
+        assert process.poll() is None, log.read_text()[-3000:]
         assert time.monotonic() < deadline, "the gateway did not come up"
         time.sleep(0.5)
-    assert tls is not None
-    served = Served(process, base_url, api_key, tls, data_dir)
+    served = Served(process, f"https://127.0.0.1:{port}", api_key, ssl.create_default_context(cafile=str(cert)),
+                    data_dir, command, env, log)
+    while True:
+        assert process.poll() is None, log.read_text()[-3000:]
+        try:
+            if served.get("/healthz").status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        assert time.monotonic() < deadline, "the gateway did not come up"
+        time.sleep(0.5)
     served.model = served.client().models.list().data[0].id
     yield served
-    os.killpg(process.pid, signal.SIGTERM)
+    os.killpg(served.process.pid, signal.SIGTERM)
     try:
-        process.wait(60)
+        served.process.wait(60)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-    log.close()
+        os.killpg(served.process.pid, signal.SIGKILL)
+    for pid in _engine_hosts(data_dir):  # never leave one behind, whatever failed
+        os.kill(pid, signal.SIGKILL)
+
+
+def _engine_hosts(data_dir: Path) -> list[int]:
+    """The live engine hosts (``python -m engine.host``) serving ``data_dir``'s gateway, wherever their parent is."""
+    marker = f"WARDEN_DATA_DIR={data_dir}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"engine.host" in cmdline and marker in environ.split(b"\0") and state != "Z":
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def _workers(served: Served) -> list[int]:
+    return sorted(pid for pid, (ppid, cmdline) in _descendants(served.process.pid).items()
+                  if "spawn_main" in cmdline and ppid == served.process.pid)
+
+
+def _wait_serving(served: Served, what: str, timeout_s: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if _chat(served, "are you back?") == 5:
+                return
+        except (openai.APIStatusError, openai.APIConnectionError):
+            pass
+        assert time.monotonic() < deadline, what
+        time.sleep(1.0)
 
 
 def _chat(served: Served, content: str) -> int:
@@ -135,10 +193,14 @@ def _metric(served: Served, name: str) -> float:
 def test_the_workers_share_one_engine_host(served: Served) -> None:
     sockets = list((served.data_dir / "run").glob("engine-*.sock"))
     assert [s.name for s in sockets] == ["engine-0.sock"]
-    spawned = {pid: info for pid, info in _descendants(served.process.pid).items() if "spawn_main" in info[1]}
-    # The host and the workers are the serve process's children; no worker has an engine process of its own.
-    assert len(spawned) == WORKERS + 1
-    assert all(ppid == served.process.pid for ppid, _ in spawned.values())
+    below = _descendants(served.process.pid)
+    # The workers are the serve process's children; no worker has an engine process of its own.
+    assert len(_workers(served)) == WORKERS
+    assert not [pid for pid, (ppid, cmdline) in below.items() if "spawn_main" in cmdline and ppid != served.process.pid]
+    # One host, started by the serve process as a detached host: a session of its own, outside the group's signals.
+    hosts = _engine_hosts(served.data_dir)
+    assert len(hosts) == 1 and below[hosts[0]][0] == served.process.pid
+    assert os.getsid(hosts[0]) == hosts[0] != os.getsid(served.process.pid)
 
 
 def test_requests_through_every_worker_are_served_and_counted_once(served: Served) -> None:
@@ -156,20 +218,42 @@ def test_requests_through_every_worker_are_served_and_counted_once(served: Serve
 
 
 def test_a_dead_host_is_restarted_and_the_workers_reconnect(served: Served) -> None:
-    spawned = {pid: info for pid, info in _descendants(served.process.pid).items() if "spawn_main" in info[1]}
-    hosts = [pid for pid in spawned if _listens_on_engine_socket(pid, served)]
+    hosts = [pid for pid in _engine_hosts(served.data_dir) if _listens_on_engine_socket(pid, served)]
     assert len(hosts) == 1
     os.kill(hosts[0], signal.SIGKILL)
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if _chat(served, "are you back?") == 5:
-                break
-        except (openai.APIStatusError, openai.APIConnectionError):
-            pass
-        assert time.monotonic() < deadline, "the workers never reached a restarted host"
-        time.sleep(1.0)
+    _wait_serving(served, "the workers never reached a restarted host")
     assert served.process.poll() is None
+    assert len(_engine_hosts(served.data_dir)) == 1
+
+
+def test_a_killed_worker_is_restarted_and_reaches_the_same_host(served: Served) -> None:
+    """uvicorn's supervisor restarts a worker that died; the host aborted only the dead worker's requests and serves
+    the new worker as it served the old one."""
+    hosts, workers = _engine_hosts(served.data_dir), _workers(served)
+    os.kill(workers[0], signal.SIGKILL)
+    deadline = time.monotonic() + 120
+    while len(fresh := _workers(served)) < WORKERS or workers[0] in fresh:
+        assert time.monotonic() < deadline, "uvicorn did not restart the killed worker"
+        time.sleep(0.5)
+    _wait_serving(served, "the restarted worker never served")
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda i: _chat(served, f"after the worker {i}"), range(12))) == [5] * 12
+    assert _engine_hosts(served.data_dir) == hosts  # the same engine, not a second one
+
+
+def test_a_crashed_serve_leaves_its_engine_host_to_the_next(served: Served) -> None:
+    """SIGKILL of the whole process group (serve and its workers): the detached host serves on, and the restarted
+    ``warden serve`` attaches to it (no model load) after checking it is this deployment's and loads this config."""
+    hosts = _engine_hosts(served.data_dir)
+    assert len(hosts) == 1
+    os.killpg(served.process.pid, signal.SIGKILL)
+    served.process.wait(30)
+    time.sleep(1.0)
+    assert _engine_hosts(served.data_dir) == hosts, "the engine host died with the gateway"
+    served.start()
+    _wait_serving(served, "the restarted gateway never served")
+    assert _engine_hosts(served.data_dir) == hosts  # reattached: the same process, no second engine
+    assert "attaching to the engine host left running" in served.log.read_text()
 
 
 def _listens_on_engine_socket(pid: int, served: Served) -> bool:
