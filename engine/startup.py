@@ -80,11 +80,9 @@ def prepare_kernels(device: torch.device, *, enabled: bool = True) -> None:
 
 def _kernel_library() -> Path:
     """Where torch's extension builder keeps ``kernels.cpu``'s shared library (under ``TORCH_EXTENSIONS_DIR``)."""
-    from torch.utils import cpp_extension
+    from kernels import cpu
 
-    # The builder's own rule for the directory (root, python and device tag, name), so the two never disagree.
-    build_dir = cpp_extension._get_build_directory("warden_cpu_kernels", verbose=False)
-    return Path(build_dir) / "warden_cpu_kernels.so"
+    return cpu.build_directory() / f"{cpu.library_name()}.so"
 
 
 def _mtime(path: Path) -> float | None:

@@ -38,8 +38,11 @@ indices (first of ties, first NaN).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -55,18 +58,62 @@ _SOURCES = [str(Path(__file__).with_name(name))
                          "int8_linear.cpp", "argmax.cpp", "block_sparse_attention.cpp")]
 
 
+def _build_flags() -> list[str]:
+    # ATen's vector types compile to the ISA named here (as inductor's generated code does).
+    capability = torch.backends.cpu.get_cpu_capability()
+    isa = [f"-DCPU_CAPABILITY={capability}", f"-DCPU_CAPABILITY_{capability}"] if capability in (
+        "AVX512", "AVX2") else []
+    return ["-O3", "-march=native", "-fopenmp", *isa]
+
+
+@cache
+def library_name() -> str:
+    """The build's name: ``warden_cpu_kernels_`` and a digest of the sources, headers and flags. Each set of sources
+    builds into its own directory, so two checkouts of different versions on one machine (or a branch switch and
+    back) each keep their library instead of rebuilding over the other's on every start."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.[ch]*")):  # the .cpp sources and the .h headers they include
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(" ".join(_build_flags()).encode())
+    digest.update(torch.__version__.encode())
+    return f"warden_cpu_kernels_{digest.hexdigest()[:16]}"
+
+
+def build_directory() -> Path:
+    """Where torch's extension builder keeps this build (under ``TORCH_EXTENSIONS_DIR``); created if missing."""
+    from torch.utils import cpp_extension
+
+    # The builder's own rule for the directory (root, python and device tag, name), so the two never disagree.
+    return Path(cpp_extension._get_build_directory(library_name(), verbose=False))
+
+
+@contextlib.contextmanager
+def _exclusive_build(directory: Path) -> Iterator[None]:
+    """Hold the build for this process. torch's builder marks a build in progress with a ``lock`` file and waits,
+    without a bound, for it to disappear; a build killed midway (Ctrl-C on a first start, a pod stopped during its
+    compile) leaves that file behind, and every later start would hang on it. The ``flock`` taken here is released by
+    the kernel when its holder dies, so whoever holds it knows no live Warden process is building: a ``lock`` file
+    left then is stale and is removed before the builder looks."""
+    with open(directory.parent / f"{directory.name}.flock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            (directory / "lock").unlink(missing_ok=True)
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
 @cache  # a process loads the library once (a second load would re-register the warden_cpu namespace)
 def load() -> bool:
     """Build (first time) and load the kernels; False, with a warning, where no C++ toolchain can build them."""
     from torch.utils import cpp_extension
 
-    # ATen's vector types compile to the ISA named here (as inductor's generated code does).
-    capability = torch.backends.cpu.get_cpu_capability()
-    isa = [f"-DCPU_CAPABILITY={capability}", f"-DCPU_CAPABILITY_{capability}"] if capability in (
-        "AVX512", "AVX2") else []
     try:
-        cpp_extension.load(name="warden_cpu_kernels", sources=_SOURCES, is_python_module=False,
-                           extra_cflags=["-O3", "-march=native", "-fopenmp", *isa], verbose=False)
+        directory = build_directory()
+        with _exclusive_build(directory):
+            cpp_extension.load(name=library_name(), sources=_SOURCES, is_python_module=False,
+                               extra_cflags=_build_flags(), build_directory=str(directory), verbose=False)
     except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
         log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)
         return False

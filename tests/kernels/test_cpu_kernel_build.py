@@ -1,0 +1,60 @@
+"""The C++ kernels' build: named by its sources, and never stalled by a build that was killed midway."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernels import cpu
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    if not cpu.load():
+        pytest.skip("no C++ toolchain: the kernels are not built here")
+    return cpu.build_directory()
+
+
+def _load_in_child(extensions: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(extensions)}
+    return subprocess.run([sys.executable, "-c", "from kernels import cpu; print(cpu.load(), cpu.build_directory())"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+
+
+def test_a_lock_left_by_a_killed_build_does_not_stall_the_next_start(built: Path, tmp_path: Path) -> None:
+    # A copy of this machine's finished build (mtimes kept, so ninja finds nothing to do) under a fresh root, with the
+    # marker torch's builder leaves when its process dies mid-build: torch alone waits for it to vanish, forever.
+    extensions = tmp_path / "extensions"
+    copy = extensions / built.name  # under TORCH_EXTENSIONS_DIR, torch's builder adds no python/device folder
+    shutil.copytree(built, copy, symlinks=True)
+    (copy / "lock").touch()
+    done = _load_in_child(extensions)
+    assert done.returncode == 0, done.stderr
+    loaded, directory = done.stdout.split()
+    assert loaded == "True"
+    assert Path(directory) == copy
+    assert not (copy / "lock").exists()
+
+
+def test_the_build_is_named_by_its_sources(built: Path, tmp_path: Path) -> None:
+    assert built.name == cpu.library_name()
+    assert (built / f"{built.name}.so").is_file()
+    # A checkout whose sources differ builds elsewhere instead of over this one.
+    changed = tmp_path / "kernels" / "cpu"
+    shutil.copytree(Path(cpu.__file__).parent, changed, ignore=shutil.ignore_patterns("__pycache__"))
+    (changed / "argmax.cpp").write_text((changed / "argmax.cpp").read_text() + "\n// another version\n")
+    script = ("import importlib.util, sys\n"
+              f"spec = importlib.util.spec_from_file_location('kernels.cpu', {str(changed / '__init__.py')!r})\n"
+              "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+              "print(module.library_name())\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    other = done.stdout.strip()
+    assert other.startswith("warden_cpu_kernels_") and other != built.name
