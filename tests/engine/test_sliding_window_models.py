@@ -21,10 +21,12 @@ import torch
 from engine.block_manager import NO_BLOCK
 from engine.config import EngineConfig
 from engine.llm import LLM
+from engine.llm_engine import LLMEngine
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
 from kernels.cpu import SHORT_QUERY
 
+from .logit_parity import greedy_sequence, record_logits, reference_logits
 from .tiny_models import WINDOW_DEFAULTS, write_tiny_checkpoint
 
 # float32 throughout; what remains is summation order (fused QKV, paged attention, the C++ decode kernel).
@@ -45,7 +47,7 @@ class Recorder:
     """Per request, the float32 logits of each row it sampled (prompt end, then one per decode step); per step,
     whether it mixed decodes with prefill chunks and whether a chunk continued an earlier one."""
 
-    logits: dict[str, list[torch.Tensor]] = field(default_factory=lambda: defaultdict(list))
+    logits: dict[str, list[torch.Tensor]] = field(default_factory=dict)
     mixed_steps: int = 0
     continued_chunks: int = 0
     long_chunks: int = 0  # chunks past kernels.cpu.SHORT_QUERY tokens
@@ -53,49 +55,18 @@ class Recorder:
 
 
 def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int) -> Recorder:
-    engine, rec = llm.engine, Recorder()
-    runner, model = engine.runner, engine.model
-    rows: list[list[str]] = []
-    execute, compute_logits = runner.execute, model.compute_logits
+    rec = Recorder()
 
-    def recording_execute(batch, sample_positions, sample_seqs, bitmask=None):
-        rows.append([s.request_id for s in sample_seqs])
+    def observe(engine: LLMEngine, batch) -> None:
         if 0 < batch.num_decodes < len(batch.seqs):
             rec.mixed_steps += 1
         for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True):
             rec.continued_chunks += n > 1 and seq.num_computed_tokens > 0
             rec.long_chunks += n > SHORT_QUERY
             rec.max_held[seq.request_id] = max(rec.max_held[seq.request_id], engine.block_manager.num_held(seq))
-        return execute(batch, sample_positions, sample_seqs, bitmask)
 
-    def recording_logits(hidden: torch.Tensor) -> torch.Tensor:
-        logits = compute_logits(hidden)
-        for request_id, row in zip(rows[-1], logits, strict=True):
-            rec.logits[request_id].append(row.clone())
-        return logits
-
-    runner.execute, model.compute_logits = recording_execute, recording_logits
-    try:
-        params = SamplingParams(max_tokens=new_tokens, temperature=0, ignore_eos=True)
-        for request_id, prompt in prompts.items():
-            engine.add_request(EngineRequest(request_id, prompt, params))
-        while engine.has_unfinished_requests():
-            engine.step()
-    finally:
-        del runner.execute, model.compute_logits
+    rec.logits = record_logits(llm, prompts, new_tokens, on_step=observe)
     return rec
-
-
-def greedy_sequence(prompt: list[int], logits: list[torch.Tensor]) -> list[int]:
-    """The prompt and every token sampled from ``logits`` (greedy: their argmax)."""
-    return prompt + [int(row.argmax()) for row in logits]
-
-
-@torch.no_grad()
-def reference_logits(model, prompt: list[int], logits: list[torch.Tensor]) -> torch.Tensor:
-    """transformers' logits at the rows Warden sampled: the prompt's last position and each generated one."""
-    tokens = greedy_sequence(prompt, logits)[:-1]
-    return model(torch.tensor([tokens])).logits[0, len(prompt) - 1 :].float()
 
 
 @pytest.fixture(scope="module", params=["mistral", "gemma2", "gemma3_text"])

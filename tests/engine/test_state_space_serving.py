@@ -10,7 +10,6 @@ parity checks can fail), and another tenant's salt never hits.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,11 +19,11 @@ import torch
 from engine.config import EngineConfig
 from engine.distributed.sharding import check_tensor_parallel
 from engine.llm import LLM
+from engine.llm_engine import LLMEngine
 from engine.mamba_state import StateSlots
 from engine.models.config import ModelArchConfig
-from engine.request import EngineRequest
-from engine.sampling_params import SamplingParams
 
+from .logit_parity import greedy_sequence, record_logits, reference_logits
 from .tiny_hybrid_models import write_tiny_state_space_checkpoint
 
 # float32; what remains is summation order (chunked scan vs transformers' scan, paged attention).
@@ -43,55 +42,25 @@ class Recorder:
     """Per request, the float32 logits of each row it sampled; per step, whether decodes and prefill chunks
     shared it, whether a chunk continued an earlier one, and the most sequences running at once."""
 
-    logits: dict[str, list[torch.Tensor]] = field(default_factory=lambda: defaultdict(list))
+    logits: dict[str, list[torch.Tensor]] = field(default_factory=dict)
     mixed_steps: int = 0
     continued_chunks: int = 0
     max_running: int = 0
 
 
 def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, salt: str | None = None) -> Recorder:
-    engine, rec = llm.engine, Recorder()
-    runner, model = engine.runner, engine.model
-    rows: list[list[str]] = []
-    execute, compute_logits = runner.execute, model.compute_logits
+    rec = Recorder()
 
-    def recording_execute(batch, sample_positions, sample_seqs, bitmask=None):
-        rows.append([s.request_id for s in sample_seqs])
+    def observe(engine: LLMEngine, batch) -> None:
         rec.mixed_steps += 0 < batch.num_decodes < len(batch.seqs)
         rec.continued_chunks += sum(n > 1 and s.num_computed_tokens > 0
                                     for s, n in zip(batch.seqs, batch.num_new_tokens, strict=True))
         rec.max_running = max(rec.max_running, len(engine.scheduler.running))
         slots = [s.state_slot for s in engine.scheduler.running]
         assert len(set(slots)) == len(slots) and min(slots) >= 0, f"running sequences share state slots: {slots}"
-        return execute(batch, sample_positions, sample_seqs, bitmask)
 
-    def recording_logits(hidden: torch.Tensor) -> torch.Tensor:
-        logits = compute_logits(hidden)
-        for request_id, row in zip(rows[-1], logits, strict=True):
-            rec.logits[request_id].append(row.clone())
-        return logits
-
-    runner.execute, model.compute_logits = recording_execute, recording_logits
-    try:
-        params = SamplingParams(max_tokens=new_tokens, temperature=0, ignore_eos=True)
-        for request_id, prompt in prompts.items():
-            engine.add_request(EngineRequest(request_id, prompt, params, cache_salt=salt))
-        while engine.has_unfinished_requests():
-            engine.step()
-    finally:
-        del runner.execute, model.compute_logits
+    rec.logits = record_logits(llm, prompts, new_tokens, salt=salt, on_step=observe)
     return rec
-
-
-def greedy_sequence(prompt: list[int], logits: list[torch.Tensor]) -> list[int]:
-    return prompt + [int(row.argmax()) for row in logits]
-
-
-@torch.no_grad()
-def reference_logits(model, prompt: list[int], logits: list[torch.Tensor]) -> torch.Tensor:
-    """transformers' logits at the rows Warden sampled: the prompt's last position and each generated one."""
-    tokens = greedy_sequence(prompt, logits)[:-1]
-    return model(torch.tensor([tokens])).logits[0, len(prompt) - 1 :].float()
 
 
 def assert_matches_reference(reference, prompts: dict[str, list[int]], rec: Recorder, new_tokens: int) -> None:
