@@ -20,6 +20,7 @@ inductor caches the generated code on disk (``use_compile_cache`` picks where), 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -32,6 +33,8 @@ from torch import nn
 from engine.forward_context import forward_context
 from engine.startup import phase
 from kernels.attention_metadata import AttentionMetadata
+
+log = logging.getLogger(__name__)
 
 INDUCTOR_OPTIONS = {
     "freezing": True,  # weights as constants: prepacked, constant-folded, fed to the GEMM templates
@@ -59,10 +62,18 @@ def use_compile_cache(directory: str | Path) -> None:
     """Build and cache compiled code under ``directory`` from now on, in this process: inductor's generated code
     (``TORCHINDUCTOR_CACHE_DIR``) and torch C++ extensions such as ``kernels.cpu`` (``TORCH_EXTENSIONS_DIR``).
     Both are read from the environment when compiling, so this must run before the first compile or build."""
+    from kernels import cpu
+
     root = Path(directory)
+    try:
+        built_before = cpu.build_directory()  # where this process would have found the kernels until now
+    except OSError:  # torch's default root is not writable here (a read-only home): nothing to take from it
+        built_before = None
     for name, sub in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TORCH_EXTENSIONS_DIR", "extensions")):
         (root / sub).mkdir(parents=True, exist_ok=True)
         os.environ[name] = str(root / sub)
+    if built_before is not None and cpu.adopt_build(built_before):
+        log.info("C++ kernels taken from %s into the compile cache", built_before)
 
 
 # The first (uncached) compile of SmolLM2-135M's four graphs at start, per CPU vector ISA, as bench.engine measured

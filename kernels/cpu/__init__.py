@@ -42,6 +42,8 @@ import contextlib
 import fcntl
 import hashlib
 import logging
+import platform
+import shutil
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
@@ -77,7 +79,21 @@ def library_name() -> str:
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update(" ".join(_build_flags()).encode())
     digest.update(torch.__version__.encode())
+    digest.update(_cpu_features())
     return f"warden_cpu_kernels_{digest.hexdigest()[:16]}"
+
+
+def _cpu_features() -> bytes:
+    """This CPU's feature flags. ``-march=native`` builds for the CPU it runs on, so a build directory shared between
+    machines (a volume mounted by pods on different nodes) must never hand one CPU's library to another."""
+    try:
+        with open("/proc/cpuinfo", "rb") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith(b"flags"):
+                    return line
+    except OSError:
+        pass
+    return platform.processor().encode() or platform.machine().encode()
 
 
 def build_directory() -> Path:
@@ -102,6 +118,22 @@ def _exclusive_build(directory: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(held, fcntl.LOCK_UN)
+
+
+def adopt_build(source: Path) -> bool:
+    """Copy a finished build of these sources (``source``: its directory under another extensions root) into this
+    process's extensions root, modification times kept so the builder finds nothing to do: a first start under a
+    new compile cache then loads in seconds what this machine has already built, instead of building for minutes.
+    True if copied; False where this root has the build already or ``source`` holds none."""
+    target = build_directory()
+    library = f"{library_name()}.so"
+    if target == source or (target / library).is_file() or not (source / library).is_file():
+        return False
+    with _exclusive_build(target):
+        if (target / library).is_file():  # another process copied or built it meanwhile
+            return False
+        shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("lock"))
+    return True
 
 
 @cache  # a process loads the library once (a second load would re-register the warden_cpu namespace)

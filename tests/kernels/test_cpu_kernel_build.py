@@ -58,3 +58,21 @@ def test_the_build_is_named_by_its_sources(built: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     other = done.stdout.strip()
     assert other.startswith("warden_cpu_kernels_") and other != built.name
+
+
+def test_a_new_compile_cache_takes_the_build_this_machine_already_has(built: Path, tmp_path: Path) -> None:
+    # A first start under a fresh compile cache (the fast profile's data directory, a new volume) copies the kernels
+    # built here before instead of building them again for minutes: the library keeps its modification time.
+    script = ("from engine.compilation import use_compile_cache\nfrom kernels import cpu\n"
+              f"use_compile_cache({str(tmp_path / 'cache')!r})\nprint(cpu.load(), cpu.build_directory())\n")
+    env = {name: value for name, value in os.environ.items() if name != "TORCH_EXTENSIONS_DIR"}
+    env["TORCH_EXTENSIONS_DIR"] = str(built.parent)  # where the test process built them
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert done.returncode == 0, done.stderr
+    loaded, directory = done.stdout.split()
+    assert loaded == "True"
+    assert Path(directory) == tmp_path / "cache" / "extensions" / built.name
+    library = f"{built.name}.so"
+    assert (Path(directory) / library).stat().st_mtime == (built / library).stat().st_mtime
+    assert not (Path(directory) / "lock").exists()
