@@ -23,15 +23,7 @@ import triton.language as tl
 
 from kernels.attention_metadata import AttentionMetadata
 from kernels.block_sparse import BlockSparsePattern, max_query_blocks
-
-
-@triton.jit
-def _soft_cap(s, cap):
-    """``cap * tanh(s / cap)``, from one exp of a non-positive argument (no overflow, full precision near 0)."""
-    x = s / cap
-    e = tl.exp(-2.0 * tl.abs(x))
-    t = (1.0 - e) / (1.0 + e)
-    return cap * tl.where(x < 0, -t, t)
+from kernels.triton.paged_attention import _dot_pad, _soft_cap
 
 
 @triton.jit
@@ -114,11 +106,6 @@ def _block_sparse_kernel(
              out.to(out_ptr.dtype.element_ty), mask=qd_mask)
     if COUNT:
         tl.atomic_max(visits_ptr + seq * visits_stride + index, visited.to(visits_ptr.dtype.element_ty))
-
-
-def _dot_pad(n: int) -> int:
-    """tl.dot needs every dimension to be a power of two of at least 16."""
-    return max(16, triton.next_power_of_2(n))
 
 
 def block_sparse_attention(
