@@ -33,6 +33,7 @@ from engine.layers.mamba2 import (
 from engine.layers.norm import RMSNorm
 from engine.layers.vocab_parallel import ParallelLMHead, VocabParallelEmbedding
 from engine.models.config import ModelArchConfig
+from engine.models.weights import copy_weight
 from kernels.attention_metadata import AttentionMetadata
 
 
@@ -147,10 +148,7 @@ class Mamba2ForCausalLM(nn.Module):
             param = params.get(name)
             if param is None:
                 raise ValueError(f"unexpected Mamba2 weight {name!r}")
-            if param.shape != tensor.shape:
-                raise ValueError(f"{name}: checkpoint shape {tuple(tensor.shape)} != model {tuple(param.shape)}")
-            with torch.no_grad():
-                param.copy_(tensor)
+            copy_weight(name, param, tensor)
             loaded.add(name)
         for index, layer in enumerate(self.layers):
             mixer = cast(Mamba2Block, layer).mixer

@@ -26,6 +26,7 @@ from engine.distributed.parallel_state import TensorParallelRank
 from engine.layers.fused_moe import FusedMoE
 from engine.models.config import ModelArchConfig
 from engine.models.llama import LlamaDecoderLayer, LlamaForCausalLM
+from engine.models.weights import copy_weight
 
 # The MoE block is ``block_sparse_moe`` in Mixtral's files and ``mlp`` in Qwen2-MoE's and transformers' own.
 _BLOCK = r"^layers\.(\d+)\.(?:block_sparse_moe|mlp)\."
@@ -126,8 +127,4 @@ class MixtralForCausalLM(LlamaForCausalLM):
 
     @staticmethod
     def _fill(name: str, dest: torch.Tensor, tensor: Any) -> None:
-        tensor = _read(tensor)
-        if dest.shape != tensor.shape:
-            raise ValueError(f"{name}: checkpoint shape {tuple(tensor.shape)} != model {tuple(dest.shape)}")
-        with torch.no_grad():
-            dest.copy_(tensor)
+        copy_weight(name, dest, _read(tensor))

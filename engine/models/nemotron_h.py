@@ -33,6 +33,7 @@ from engine.layers.linear import Linear
 from engine.layers.mamba2 import BoundarySnapshot, Mamba2Mixer, Mamba2MixerConfig, Mamba2StateCache, MambaStep
 from engine.layers.vocab_parallel import ParallelLMHead, VocabParallelEmbedding
 from engine.models.config import ModelArchConfig
+from engine.models.weights import copy_weight
 from kernels.attention_metadata import AttentionMetadata
 
 MAMBA, ATTENTION, MLP, MOE = "linear_attention", "full_attention", "mlp", "moe"
@@ -322,7 +323,4 @@ class NemotronHForCausalLM(nn.Module):
         param = params.get(name)
         if param is None:
             raise ValueError(f"unexpected Nemotron-H weight {name!r}")
-        if param.shape != tensor.shape:
-            raise ValueError(f"{name}: checkpoint shape {tuple(tensor.shape)} != model {tuple(param.shape)}")
-        with torch.no_grad():
-            param.copy_(tensor)
+        copy_weight(name, param, tensor)
