@@ -6,13 +6,14 @@ The Mamba scan's chunk is 8 tokens, so 8- or 16-token KV blocks take state snaps
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
 
 from engine.loader.source import resolve_model
 from engine.tokenizer import Tokenizer
+
+from .tiny_models import save_checkpoint
 
 CHUNK_SIZE = 8
 # Nemotron-H: every layer kind, two Mamba layers around attention, a mixture of experts and a dense MLP.
@@ -54,10 +55,5 @@ def write_tiny_state_space_checkpoint(directory: Path, family: str, *, seed: int
         for name, buffer in model.named_buffers():
             if name.endswith("e_score_correction_bias"):
                 buffer.copy_(torch.randn_like(buffer) * 0.1)
-    directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(directory, safe_serialization=True)
-    tokenizer.backend.save(str(directory / "tokenizer.json"))
-    (directory / "tokenizer_config.json").write_text(json.dumps({
-        "chat_template": tokenizer.chat_template, "eos_token": "<|im_end|>", "bos_token": "<|im_start|>",
-        "add_bos_token": False}))
+    save_checkpoint(model, tokenizer, directory)
     return model

@@ -36,13 +36,19 @@ def write_tiny_checkpoint(directory: Path, *, architecture: str = "llama", seed:
         for name, p in model.named_parameters():
             if name.endswith("norm.weight") or name.endswith(".bias"):
                 p.add_(torch.randn_like(p) * 0.1)
+    save_checkpoint(model, tokenizer, directory)
+    return directory
+
+
+def save_checkpoint(model, tokenizer: Tokenizer, directory: Path) -> None:
+    """``model``'s safetensors and config with the default model's tokenizer and chat template: a directory the
+    engine and transformers both load."""
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory, safe_serialization=True)
     tokenizer.backend.save(str(directory / "tokenizer.json"))
     (directory / "tokenizer_config.json").write_text(json.dumps({
         "chat_template": tokenizer.chat_template, "eos_token": "<|im_end|>", "bos_token": "<|im_start|>",
         "add_bos_token": False}))
-    return directory
 
 
 # Tiny mixture-of-experts shapes: 8 experts of top-2 (Mixtral); Qwen2-MoE also with a shared expert of its own width.
