@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -72,3 +73,27 @@ def make_batch(
     )
     to = {"device": device}
     return PagedBatch(q.to(**to), key.to(**to), value.to(**to), k_cache.to(**to), v_cache.to(**to), meta)
+
+
+def naive_attention(b: PagedBatch, scale: float, sees: Callable[[int, int], bool],
+                    softcap: float = 0.0) -> torch.Tensor:
+    """One sequence, query and head at a time in float32, straight from the definition: the query at position ``p``
+    attends to the key at ``k <= p`` where ``sees(p, k)`` (causal attention: always)."""
+    meta, block_size = b.meta, b.k_cache.shape[1]
+    group = b.q.shape[1] // b.k_cache.shape[2]
+    out = torch.empty(b.q.shape, dtype=torch.float32)
+    flat_k = b.k_cache.float().reshape(-1, *b.k_cache.shape[2:])
+    flat_v = b.v_cache.float().reshape(-1, *b.v_cache.shape[2:])
+    for s in range(meta.num_seqs):
+        start, end = int(meta.query_start_loc[s]), int(meta.query_start_loc[s + 1])
+        seq_len = int(meta.seq_lens[s])
+        slots = [int(meta.block_tables[s, p // block_size]) * block_size + p % block_size for p in range(seq_len)]
+        for i, t in enumerate(range(start, end)):
+            pos = seq_len - (end - start) + i
+            seen = [slots[k] for k in range(pos + 1) if sees(pos, k)]
+            for h in range(b.q.shape[1]):
+                scores = flat_k[seen, h // group] @ b.q[t, h].float() * scale
+                if softcap > 0:
+                    scores = torch.tanh(scores / softcap) * softcap
+                out[t, h] = torch.softmax(scores, dim=0) @ flat_v[seen, h // group]
+    return out

@@ -21,7 +21,7 @@ from kernels.attention_metadata import AttentionMetadata
 from kernels.block_sparse import BlockSparsePattern, max_query_blocks, query_blocks, visited_key_blocks
 from kernels.reference.block_sparse_attention import block_sparse_attention as reference
 from kernels.reference.paged_attention import paged_attention as dense_reference
-from tests.kernels.batch import PagedBatch, make_batch
+from tests.kernels.batch import PagedBatch, make_batch, naive_attention
 from tests.kernels.conftest import TOLERANCE, Backend
 
 CPU = torch.device("cpu")
@@ -55,27 +55,10 @@ def _query_lens(meta: AttentionMetadata) -> list[int]:
 
 
 def naive(b: PagedBatch, scale: float, pattern: BlockSparsePattern, softcap: float = 0.0) -> torch.Tensor:
-    """One sequence, query and head at a time in float32, from the definition: the query at ``p`` sees key ``k``
-    when ``k <= p`` and ``pattern.sees(p // block, k // block)``."""
-    meta, block_size = b.meta, b.k_cache.shape[1]
-    group = b.q.shape[1] // b.k_cache.shape[2]
-    out = torch.empty(b.q.shape, dtype=torch.float32)
-    flat_k = b.k_cache.float().reshape(-1, *b.k_cache.shape[2:])
-    flat_v = b.v_cache.float().reshape(-1, *b.v_cache.shape[2:])
-    for s in range(meta.num_seqs):
-        start, end = int(meta.query_start_loc[s]), int(meta.query_start_loc[s + 1])
-        seq_len = int(meta.seq_lens[s])
-        slots = [int(meta.block_tables[s, p // block_size]) * block_size + p % block_size for p in range(seq_len)]
-        for i, t in enumerate(range(start, end)):
-            pos = seq_len - (end - start) + i
-            seen = [slots[k] for k in range(pos + 1)
-                    if pattern.sees(pos // pattern.block_size, k // pattern.block_size)]
-            for h in range(b.q.shape[1]):
-                scores = flat_k[seen, h // group] @ b.q[t, h].float() * scale
-                if softcap > 0:
-                    scores = torch.tanh(scores / softcap) * softcap
-                out[t, h] = torch.softmax(scores, dim=0) @ flat_v[seen, h // group]
-    return out
+    """From the definition: the query at ``p`` sees key ``k`` when ``k <= p`` and
+    ``pattern.sees(p // block, k // block)``."""
+    return naive_attention(b, scale, lambda p, k: pattern.sees(p // pattern.block_size, k // pattern.block_size),
+                           softcap)
 
 
 def with_unseen_blocks_poisoned(b: PagedBatch, pattern: BlockSparsePattern) -> tuple[PagedBatch, int]:

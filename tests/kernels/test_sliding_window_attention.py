@@ -17,7 +17,7 @@ import torch
 
 import kernels.cpu
 from kernels.reference.paged_attention import paged_attention as reference_attention
-from tests.kernels.batch import PagedBatch, make_batch
+from tests.kernels.batch import PagedBatch, make_batch, naive_attention
 from tests.kernels.conftest import TOLERANCE, Backend
 
 CPU = torch.device("cpu")
@@ -42,26 +42,8 @@ def _batch(case: str, dtype: torch.dtype, device: torch.device, seed: int) -> tu
 
 
 def naive(b: PagedBatch, scale: float, window: int, softcap: float) -> torch.Tensor:
-    """One sequence, query and head at a time in float32, straight from the definition."""
-    meta, block_size = b.meta, b.k_cache.shape[1]
-    group = b.q.shape[1] // b.k_cache.shape[2]
-    out = torch.empty(b.q.shape, dtype=torch.float32)
-    flat_k = b.k_cache.float().reshape(-1, *b.k_cache.shape[2:])
-    flat_v = b.v_cache.float().reshape(-1, *b.v_cache.shape[2:])
-    for s in range(meta.num_seqs):
-        start, end = int(meta.query_start_loc[s]), int(meta.query_start_loc[s + 1])
-        seq_len = int(meta.seq_lens[s])
-        slots = [int(meta.block_tables[s, p // block_size]) * block_size + p % block_size for p in range(seq_len)]
-        keys, values = flat_k[slots], flat_v[slots]
-        for i, t in enumerate(range(start, end)):
-            pos = seq_len - (end - start) + i
-            lo = max(0, pos - window + 1) if window > 0 else 0
-            for h in range(b.q.shape[1]):
-                scores = keys[lo : pos + 1, h // group] @ b.q[t, h].float() * scale
-                if softcap > 0:
-                    scores = torch.tanh(scores / softcap) * softcap
-                out[t, h] = torch.softmax(scores, dim=0) @ values[lo : pos + 1, h // group]
-    return out
+    """From the definition: the query at ``p`` sees its last ``window`` keys (all of them without a window)."""
+    return naive_attention(b, scale, lambda p, k: window <= 0 or k > p - window, softcap)
 
 
 def without_blocks_before_window(b: PagedBatch, window: int) -> tuple[PagedBatch, int]:
