@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from dataclasses import dataclass
 from types import ModuleType, SimpleNamespace
 
@@ -14,8 +15,10 @@ import torch
 
 HAS_CUDA = torch.cuda.is_available()
 HAS_TRITON = importlib.util.find_spec("triton") is not None
+# In import order: a module that imports another's @triton.jit helpers comes after it (block-sparse attention
+# calls paged attention's), so the interpreted copy binds the interpreted helper.
 KERNEL_MODULES = (
-    "activation", "block_sparse_attention", "fused_moe", "kv_store", "paged_attention", "rms_norm", "rotary")
+    "activation", "paged_attention", "block_sparse_attention", "fused_moe", "kv_store", "rms_norm", "rotary")
 
 
 def _namespace(modules: dict[str, ModuleType]) -> ModuleType:
@@ -35,18 +38,27 @@ class Backend:
 
 def _interpreted_kernels() -> ModuleType:
     """Fresh copies of the kernel modules whose ``@triton.jit`` ran with TRITON_INTERPRET=1 (decided when the
-    decorator runs), so the copies run on CPU tensors; the normally imported package is left untouched."""
+    decorator runs), so the copies run on CPU tensors. While they load, each copy stands in ``sys.modules`` so a
+    copy importing another kernel module's helpers gets the interpreted helper, not the compiled-only one; the
+    normally imported package is put back afterwards."""
     previous = os.environ.get("TRITON_INTERPRET")
     os.environ["TRITON_INTERPRET"] = "1"
+    imported = {f"kernels.triton.{name}": sys.modules.get(f"kernels.triton.{name}") for name in KERNEL_MODULES}
     try:
         modules = {}
         for name in KERNEL_MODULES:
             spec = importlib.util.find_spec(f"kernels.triton.{name}")
             assert spec is not None and spec.loader is not None
             modules[name] = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = modules[name]
             spec.loader.exec_module(modules[name])
         return _namespace(modules)
     finally:
+        for qualified, module in imported.items():
+            if module is None:
+                sys.modules.pop(qualified, None)
+            else:
+                sys.modules[qualified] = module
         if previous is None:
             del os.environ["TRITON_INTERPRET"]
         else:
