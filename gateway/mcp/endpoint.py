@@ -8,8 +8,10 @@ request) and the earlier initialize handshake with ``Mcp-Session-Id``.
 
 The tools offered are those of the tenant's registered upstream servers that its tool policy allows, named
 ``<server>__<tool>``; calls go through ``gateway.mcp.tool_calls``. Resources, resource templates and prompts of the
-same servers are passed through by ``gateway.mcp.passthrough``. Resource subscriptions are refused with a message
-that says so (``SUBSCRIPTIONS_UNSUPPORTED``) and never advertised.
+same servers are passed through by ``gateway.mcp.passthrough``. Change notifications (tools, prompts and resources
+``list_changed``, ``resources/updated``) of those servers are relayed to 2026-revision clients over
+``subscriptions/listen`` by ``gateway.mcp.change_relay``, and advertised only to them; handshake-era sessions get
+none, so their ``resources/subscribe`` is refused with a message that says so (``SUBSCRIPTIONS_UNSUPPORTED``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -36,6 +39,7 @@ from gateway.core.errors import StoreUnavailable
 from gateway.core.ttl_cache import TTLCache
 from gateway.keys.auth import AuthenticationFailed, Principal
 from gateway.lifecycle import Lifecycle, audit_refusal, send_shutdown_error
+from gateway.mcp.change_relay import ChangeRelay
 from gateway.mcp.passthrough import Passthrough
 from gateway.mcp.registry import UpstreamDirectory
 from gateway.mcp.tool_calls import ToolGateway
@@ -50,17 +54,20 @@ SERVER_NAME = "warden"
 _principal: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("warden_mcp_principal", default=None)
 
 
-SUBSCRIPTIONS_UNSUPPORTED = ("Warden does not relay resource subscriptions or change notifications from upstream "
-                             "servers: read the resource again (resources/read), or list again, to see changes")
+SUBSCRIPTIONS_UNSUPPORTED = ("Warden relays change notifications only over subscriptions/listen (protocol revision "
+                             "2026-07-28): read the resource again (resources/read), or list again, to see changes")
 
 
 class _WardenServer(Server[Any]):
-    """The SDK's server, with resource subscriptions (``resources/subscribe|unsubscribe``, ``subscriptions/listen``)
-    answered by a refusal that says why instead of a bare "Method not found", and never advertised: the handlers
-    that refuse them would otherwise make the SDK offer ``subscribe`` and ``listChanged``."""
+    """The SDK's server, with the handshake era's ``resources/subscribe|unsubscribe`` answered by a refusal that says
+    why instead of a bare "Method not found". At the 2026 revision the SDK advertises ``listChanged`` and
+    ``subscribe`` because ``subscriptions/listen`` is served (relayed); to handshake-era sessions, which get no
+    notifications, they are never advertised."""
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         capabilities = super().get_capabilities(*args, **kwargs)
+        if kwargs.get("protocol_version") in MODERN_PROTOCOL_VERSIONS:
+            return capabilities
         resources = capabilities.resources and capabilities.resources.model_copy(
             update={"subscribe": False, "list_changed": False})
         tools = capabilities.tools and capabilities.tools.model_copy(update={"list_changed": False})
@@ -127,6 +134,7 @@ class McpEndpoint:
         self._task: asyncio.Task[None] | None = None
         self._clients: UpstreamClients | None = None
         self._lifecycle: Lifecycle | None = None
+        self._relay: ChangeRelay | None = None
 
     def route(self) -> Route:
         return Route(PATH, endpoint=self, methods=["GET", "POST", "DELETE"], include_in_schema=False)
@@ -181,13 +189,21 @@ class McpEndpoint:
             return await passthrough.get_prompt(principal_of(ctx), params.name, params.arguments,
                                                request_id_of(ctx))
 
+        self._relay = relay = ChangeRelay(gateway)
+        if lifecycle is not None:
+            lifecycle.on_drain(relay.end_streams)
+
+        async def subscriptions_listen(ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+                                       ) -> types.SubscriptionsListenResult:
+            return await relay.listen(ctx, params, principal_of(ctx))
+
         server: Server[Any] = _WardenServer(
             SERVER_NAME, version="0.1.0", on_list_tools=list_tools, on_call_tool=call_tool,
             on_list_resources=list_resources, on_read_resource=read_resource,
             on_list_resource_templates=list_resource_templates, on_list_prompts=list_prompts,
             on_get_prompt=get_prompt, get_tool_input_schema=schemas.lookup,
             on_subscribe_resource=_subscriptions_unsupported,
-            on_unsubscribe_resource=_subscriptions_unsupported, on_subscriptions_listen=_subscriptions_unsupported)
+            on_unsubscribe_resource=_subscriptions_unsupported, on_subscriptions_listen=subscriptions_listen)
         self._manager = manager = StreamableHTTPSessionManager(
             app=server, max_request_body_size=settings.max_body_bytes,
             session_idle_timeout=settings.mcp_session_idle_s)
@@ -206,7 +222,13 @@ class McpEndpoint:
             waiter.cancel()
             await self._task  # raises what stopped the session manager
 
+    @property
+    def relay(self) -> ChangeRelay | None:
+        return self._relay
+
     async def close(self) -> None:
+        if self._relay is not None:
+            await self._relay.close()
         if self._stop is not None and self._task is not None:
             self._stop.set()
             with contextlib.suppress(Exception):

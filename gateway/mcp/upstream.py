@@ -23,6 +23,7 @@ import httpcore2
 import httpx2
 import mcp_types as types
 from mcp.client.client import Client
+from mcp.client.session import MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -98,6 +99,26 @@ class UpstreamClients:
         async with Client(transport, mode=mode, read_timeout_seconds=server.timeout_s, cache=None) as client:
             if mode == "auto" and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 self._modes.put((server.url, server.version), client.protocol_version)
+            yield client
+
+    @asynccontextmanager
+    async def listener(self, server: UpstreamServer, *, idle_s: float,
+                       message_handler: MessageHandlerFnT | None = None) -> AsyncIterator[Client]:
+        """A client session of its own for a long-lived change stream (``subscriptions/listen``, or a handshake-era
+        session's GET stream read through ``message_handler``): the same SSRF-pinned, size-bounded connections as
+        calls, on a pool of its own whose read timeout is ``idle_s`` rather than the server's call timeout, so a
+        quiet stream is not cut after every ``timeout_s``."""
+        if server.unusable is not None:
+            raise TargetRefused(server.unusable)
+        transport = BoundedTransport(self._pinned_transport(server.allow_private_network),
+                                     max_response_bytes=self._max_message_bytes)
+        timeout = httpx2.Timeout(server.timeout_s, read=idle_s)
+        async with (httpx2.AsyncClient(headers=server.headers, timeout=timeout, follow_redirects=False,
+                                       trust_env=False, transport=transport) as pool,
+                    Client(streamable_http_client(server.url, http_client=pool,
+                                                  max_sse_event_size=self._max_message_bytes),
+                           read_timeout_seconds=server.timeout_s, cache=None,
+                           message_handler=message_handler) as client):
             yield client
 
     async def _run(self, server: UpstreamServer, operation: Callable[[Client], Awaitable[_T]], *,

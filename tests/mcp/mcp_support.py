@@ -5,6 +5,7 @@ registered through the admin API."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -22,6 +23,14 @@ from gateway_support import new_tenant_with_key
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ServerEvent,
+    ToolsListChanged,
+)
 from pydantic import Field
 from sqlalchemy import select
 from starlette.applications import Starlette
@@ -198,8 +207,8 @@ class HandshakeUpstream:
     ``initialize`` and an ``Mcp-Session-Id``) and counts what reaches it; ``forget()`` makes it answer 404 to the
     sessions opened so far, as a restarted server would."""
 
-    def __init__(self, name: str) -> None:
-        self.inner = upstream_app(name)
+    def __init__(self, name: str, app: Any = None) -> None:
+        self.inner = app if app is not None else upstream_app(name)
         self.initializes = 0
         self.tool_calls = 0
         self.deleted: list[str] = []
@@ -265,3 +274,90 @@ def audit_rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[
         if len(rows) >= count or time.monotonic() > deadline:
             return rows
         time.sleep(0.05)
+
+
+class CountingBus(InMemorySubscriptionBus):
+    """The SDK's in-process bus, counting the listen streams ever opened on it (a test waits for Warden's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.subscribed = 0
+
+    def subscribe(self, listener: Any) -> Any:
+        self.subscribed += 1
+        return super().subscribe(listener)
+
+
+class _SessionRecordingServer(MCPServer):
+    """The SDK's MCPServer that remembers the sessions that listed its tools: a handshake-era session's change
+    notifications are sent on that session (its standalone stream), not through the subscription bus."""
+
+    def __init__(self, name: str, **settings: Any) -> None:
+        super().__init__(name, **settings)
+        self.sessions: list[Any] = []
+
+    async def _handle_list_tools(self, ctx: Any, params: Any) -> Any:
+        if ctx.session not in self.sessions:
+            self.sessions.append(ctx.session)
+        return await super()._handle_list_tools(ctx, params)
+
+
+class NotifyingUpstream:
+    """An upstream built with the SDK's MCPServer whose changes the test makes: ``POST /change`` with JSON
+    ``{"add_tool": name}`` (adds a tool, then announces the tools list changed), ``{"event": "tools" | "prompts" |
+    "resources"}`` or ``{"event": "updated", "uri": uri}``. 2026-revision listeners hear it through the server's
+    subscription bus; handshake-era sessions that listed tools get the same notification on their session. With
+    ``handshake_only`` it refuses ``server/discover`` (see ``HandshakeUpstream``)."""
+
+    def __init__(self, name: str, *, handshake_only: bool = False) -> None:
+        self.bus = CountingBus()
+        self.mcp = mcp = _SessionRecordingServer(name, subscriptions=self.bus)
+
+        @mcp.tool()
+        def add(a: int, b: int) -> int:
+            """Add two integers."""
+            return a + b
+
+        @mcp.resource("file:///customers/c9.txt")
+        def customer_file() -> str:
+            """A document."""
+            return "c9"
+
+        @mcp.prompt()
+        def summarize(topic: str) -> str:
+            """A prompt."""
+            return f"Summarize {topic}"
+
+        app = mcp.streamable_http_app(transport_security=None, host="0.0.0.0")
+        self.inner: Any = HandshakeUpstream(name, app) if handshake_only else app
+
+    async def change(self, body: dict[str, Any]) -> None:
+        if "add_tool" in body:
+            def added(text: str) -> str:
+                return text
+
+            self.mcp.add_tool(added, name=body["add_tool"], description=f"the {body['add_tool']} tool")
+        kinds: dict[str, ServerEvent] = {"tools": ToolsListChanged(), "prompts": PromptsListChanged(),
+                                         "resources": ResourcesListChanged()}
+        event = str(body.get("event", "tools"))
+        published = kinds[event] if event in kinds else ResourceUpdated(uri=body["uri"])
+        await self.bus.publish(published)
+        for session in list(self.mcp.sessions):
+            with contextlib.suppress(Exception):  # a session the client has since closed
+                if isinstance(published, ToolsListChanged):
+                    await session.send_tool_list_changed()
+                elif isinstance(published, ResourceUpdated):
+                    await session.send_resource_updated(published.uri)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/change":
+            body = b""
+            while True:
+                message = await receive()
+                body += message.get("body", b"")
+                if not message.get("more_body"):
+                    break
+            await self.change(json.loads(body))
+            await Response(status_code=204)(scope, receive, send)
+            return
+        await self.inner(scope, receive, send)

@@ -99,22 +99,19 @@ async def test_resource_templates_are_listed_namespaced_and_their_expansions_rea
 
 
 @pytest.mark.filterwarnings("ignore:resources/(un)?subscribe is removed")  # the handshake era's own methods
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_resource_subscriptions_are_refused_clearly_and_never_advertised(
-        db: Database, warden_settings: Settings, warden: Served, upstream: Served, mode: str) -> None:
+async def test_handshake_era_subscriptions_are_refused_clearly_and_never_advertised(
+        db: Database, warden_settings: Settings, warden: Served, upstream: Served) -> None:
+    """Change notifications are relayed over ``subscriptions/listen`` only (tests/mcp/test_mcp_change_relay.py):
+    a handshake-era session is offered none and told so when it subscribes."""
     _, issued = tenant_with_upstream(db, warden_settings, warden, upstream, timeout_s=10.0)
     uri = namespaced_uri("tools", "file:///customers/c9.txt")
-    async with warden_client(warden.base, issued.api_key, mode=mode) as client:
+    async with warden_client(warden.base, issued.api_key, mode="legacy") as client:
+        assert client.protocol_version not in MODERN_PROTOCOL_VERSIONS
         capabilities = client.server_capabilities
         assert capabilities.resources is not None and not capabilities.resources.subscribe
         assert not capabilities.resources.list_changed and not (capabilities.tools and capabilities.tools.list_changed)
+        assert not (capabilities.prompts and capabilities.prompts.list_changed)
         with anyio.fail_after(10):  # refused at once, never left waiting
-            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                with pytest.raises(MCPError, match="does not relay resource subscriptions"):
-                    async with client.listen(resource_subscriptions=[uri]):
-                        pass
-            else:
-                for send in (client.session.subscribe_resource, client.session.unsubscribe_resource):
-                    with pytest.raises(MCPError, match="does not relay resource subscriptions"):
-                        await send(uri)
-        assert mode == "legacy" or client.protocol_version in MODERN_PROTOCOL_VERSIONS
+            for send in (client.session.subscribe_resource, client.session.unsubscribe_resource):
+                with pytest.raises(MCPError, match="only over subscriptions/listen"):
+                    await send(uri)
