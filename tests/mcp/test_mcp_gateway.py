@@ -12,7 +12,11 @@ import httpx
 import pytest
 from admin_support import auth, token_for
 from gateway_support import new_tenant_with_key
-from mcp_support import LEAK_TEXT, Served, audit_rows, tenant_with_upstream, warden_client
+from mcp_support import LEAK_TEXT, Served, audit_rows, serve, tenant_with_upstream, upstream_app, warden_client
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
 
 from gateway.adminauth.roles import Role
 from gateway.core.db import Database
@@ -294,3 +298,34 @@ async def test_an_oversize_upstream_response_is_cut_off_not_buffered(db: Databas
         after = await client.call_tool("tools__add", {"a": 2, "b": 2})
     assert _error_code(cut) == "upstream_unavailable" and "larger than" in _text(cut)
     assert _text(after) == "4"
+
+
+async def test_a_redirect_to_an_unregistered_host_is_not_followed(db: Database, warden_settings: Settings,
+                                                                   warden: Served) -> None:
+    """An upstream that answers with a redirect to another origin (here another loopback port serving a real MCP
+    server) gets an MCP error for the call; the redirect's target never sees a request."""
+    reached: list[str] = []
+    inner = upstream_app("target")
+
+    async def target(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            reached.append(scope["method"])
+        await inner(scope, receive, send)
+
+    async def redirect(request: Request) -> Response:
+        return RedirectResponse(f"{target_served.base}/mcp", status_code=307)
+
+    target_served = serve(target)
+    redirector = serve(Starlette(routes=[Route("/mcp", redirect, methods=["GET", "POST", "DELETE"])]))
+    try:
+        tenant_id, issued = _tenant(db, warden_settings, warden, redirector)
+        async with warden_client(warden.base, issued.api_key) as client:
+            assert (await client.list_tools()).tools == []  # the server is left out of the listing
+            result = await client.call_tool("tools__add", {"a": 1, "b": 1})
+        assert _error_code(result) == "upstream_error" and "not followed" in _text(result), _text(result)
+        assert reached == []
+        [row] = audit_rows(db, tenant_id, "mcp.tools/call", 1)
+        assert row.http_status == 502
+    finally:
+        redirector.stop()
+        target_served.stop()
