@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import statistics
 import time
@@ -44,6 +43,7 @@ import torch
 from bench.arguments import positive_ints
 from bench.engine import prompts
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from bench.teacher_forcing import agreement as forced_agreement
 from bench.teacher_forcing import teacher_forced_logprobs
 from engine.config import EngineConfig
@@ -160,9 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                      "reference": "float32, eager", "teacher_forced_decode_batches": decode_batches,
                      "seconds": round(time.perf_counter() - started, 1)},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.out}")
+    write_results(args.out, report)
     return 0
 
 

@@ -24,7 +24,6 @@ run, not absolute times.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 import torch
 
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from kernels.attention_metadata import AttentionMetadata
 from kernels.block_sparse import BlockSparsePattern, query_blocks, visited_key_blocks
 
@@ -125,8 +125,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["machine"] = {"cpu": cpu_description(), "threads": torch.get_num_threads(),
                          "load_average_start_end": [round(load_start, 2), round(os.getloadavg()[0], 2)]}
     report["settings"] = {"rounds": {n: r for n, r, _, _ in prompts}, "quick": args.quick, "device": "cpu"}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(args.out, report)
     return report
 
 

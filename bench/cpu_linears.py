@@ -24,7 +24,6 @@ a step. Writes bench/results/cpu_linears.json (``--quick``: the temp directory u
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -36,6 +35,7 @@ import torch
 
 from bench.arguments import positive_ints
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from engine.layers.linear import INT4_GROUP_SIZE, Linear
 from kernels import cpu as cpu_kernels
 
@@ -184,9 +184,7 @@ def main(argv: list[str] | None = None) -> int:
               "load_average_1_5_15": {"start": [round(x, 2) for x in load_before],
                                       "end": [round(x, 2) for x in os.getloadavg()]},
               "results": table}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\nwrote {out}")
+    write_results(out, result)
     return 0
 
 

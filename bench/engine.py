@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import statistics
 import time
@@ -35,6 +34,7 @@ import torch
 
 from bench.arguments import positive_ints
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.loader.source import default_gguf_path
@@ -207,9 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                      # other work on the machine skews CPU numbers badly (OpenMP threads wait on each other)
                      "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {args.out}")
+    write_results(args.out, report)
     return 0
 
 

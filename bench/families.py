@@ -37,6 +37,7 @@ from pathlib import Path
 import torch
 
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
@@ -223,8 +224,7 @@ def main(argv: list[str] | None = None) -> dict:
         previous = json.loads(args.out.read_text())
         report["families"] = {**previous.get("families", {}), **families}
         report["runs"] = [*previous.get("runs", []), {"families": names, **report["machine"]}]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(args.out, report)
     return report
 
 

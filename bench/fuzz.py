@@ -56,6 +56,7 @@ from schemathesis.specs.openapi.checks import negative_data_rejection, response_
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from bench.provenance import write_results
 from gateway.adminauth.roles import Role
 from gateway.adminauth.setup import mint_local_token
 from gateway.core.db import Database, normalize_database_url
@@ -424,8 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         "poisoned_cases": len(poisoned), "poisoned_failures": len(poisoned_failures),
         "operations": [r.as_json() for r in reports], "poisoned": poisoned,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=2) + "\n")
+    write_results(args.out, summary)
     print(f"\n{summary['cases']} cases, {failures} failures ({summary['server_errors']} 5xx, "
           f"{summary['hangs']} hangs), "
           f"poisoned strings: {len(poisoned) - len(poisoned_failures)}/{len(poisoned)} refused with a 400, "

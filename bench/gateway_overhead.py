@@ -49,6 +49,7 @@ import httpx
 import openai
 
 from bench import litellm_proxy
+from bench.provenance import with_provenance
 from bench.serve_stats import percentile
 from gateway.background_server import free_port
 from gateway.core.tls import ensure_certificate
@@ -497,9 +498,9 @@ def run_in_stack(run: Callable[[argparse.Namespace, Stack], Awaitable[dict[str, 
     print_table(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if write is not None:
-        write(args.out, result)
+        write(args.out, with_provenance(result))
     else:
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
+        args.out.write_text(json.dumps(with_provenance(result), indent=2) + "\n")
     print(f"\nwrote {args.out}")
     shutil.rmtree(stack.workdir, ignore_errors=True)
     return 0

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from bench.pii_corpus import generate as generate_corpus
 from bench.pii_corpus import scoring
+from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
 from gateway.guardrails.offline import configure_offline
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
@@ -552,9 +553,7 @@ def main() -> None:
               f"speedup with cache {results['agentic_speedup']}x")  # fmt: skip
     print(f"targets met: {results['targets_met']}")
     if out:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=2) + "\n")
-        print(f"wrote {out}")
+        write_results(out, results)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.request import EngineRequest
@@ -130,8 +131,7 @@ def main(argv: list[str] | None = None) -> dict:
         "settings": {"rounds": args.rounds, "block_size": BLOCK_SIZE, "layers": LAYERS, "hidden_size": 128,
                      "dtype": "float32", "device": "cpu", "quick": args.quick},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(args.out, report)
     return report
 
 

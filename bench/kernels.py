@@ -41,6 +41,8 @@ from typing import Any
 
 import torch
 
+from bench.provenance import with_provenance
+
 RESULTS = Path(__file__).parent / "results" / "kernels.json"
 
 # Vendor figures for peak HBM bandwidth (bytes/s), matched against torch.cuda.get_device_name().
@@ -580,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:
             results[key] = {"error": f"{type(exc).__name__}: {exc}"}
             traceback.print_exc()
-        args.out.write_text(json.dumps(results, indent=2) + "\n")
+        args.out.write_text(json.dumps(with_provenance(results), indent=2) + "\n")
 
     section("decode_attention", lambda: bench_decode_attention(device, args.cpu_smoke, peak))
     section("fused_ops", lambda: bench_fused_ops(device, args.cpu_smoke, peak))

@@ -47,6 +47,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 from pydantic import SecretStr
 
+from bench.provenance import write_results
 from bench.serve_stats import percentile
 from gateway.app import create_app
 from gateway.core.db import Database
@@ -282,9 +283,7 @@ def main() -> None:
         print(f"{target:<16}{entry['latency']['p50_ms']:>10.2f}{entry['latency']['p99_ms']:>10.2f}"
               f"{added.get('p50_ms', 0.0):>12.2f}{added.get('p99_ms', 0.0):>12.2f}"
               f"{cpu['warden']:>12.2f}{cpu['upstream']:>14.2f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_results(args.out, report)
 
 
 if __name__ == "__main__":

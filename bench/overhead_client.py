@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.provenance import write_results
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -153,8 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         stub.wait(10)
     result = {"baseline": args.baseline_label, "rounds": args.rounds, "requests_per_round": args.requests,
               "load_average_at_end": list(os.getloadavg()), "cpus": os.cpu_count(), "series": series}
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_results(args.out, result)
     return 0
 
 

@@ -451,6 +451,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def merge_into(path: Path, stub_result: dict[str, Any]) -> None:
     """The stub-engine run is one key (``stub_engine``) of the results file the real-engine run also writes."""
     data = json.loads(path.read_text()) if path.exists() else {}
-    data["stub_engine"] = stub_result
+    data["stub_engine"] = stub_result  # with its own provenance: the two runs' commands differ
+    if "provenance" in stub_result:  # the file's own, until a real-engine run writes its
+        data.setdefault("provenance", stub_result["provenance"])
     path.write_text(json.dumps(data, indent=2) + "\n")
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import torch
 
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from bench.traces.mooncake import TraceEntry, block_reuse, read_trace, sessions_subset
 from engine.config import EngineConfig
 from engine.llm_engine import LLMEngine
@@ -295,9 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     print(json.dumps({k: v for k, v in results.items() if not isinstance(v, dict)}, indent=2))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_results(args.out, results)
     return 0
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import statistics
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import redis
 
+from bench.provenance import write_results
 from gateway.ratelimit import RateLimiter, RateLimits, build_limiter
 
 RESULTS = Path(__file__).parent / "results" / "ratelimit.json"
@@ -129,9 +129,7 @@ def main() -> None:
             f"{name:<12} {row['checks_per_s']:>10.0f} {row['p50_ms']:>8.3f} {row['p99_ms']:>8.3f} "
             f"{row['settle_p50_ms']:>11.3f} {row['settle_p99_ms']:>11.3f}"
         )
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"wrote {RESULTS}")
+    write_results(RESULTS, report)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import json
 import os
 import random
 import statistics
@@ -57,6 +56,7 @@ import torch
 
 from bench.machine import cpu_description
 from bench.prefix import percentile
+from bench.provenance import write_results
 from engine.config import EngineConfig
 from engine.errors import EngineDeadError
 from engine.protocol import EngineClient
@@ -399,9 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     report = asyncio.run(bench(args, policies))
     report["machine"] = {"load_average_1_5_15_start": [round(x, 2) for x in load_before],
                          "load_average_1_5_15_end": [round(x, 2) for x in os.getloadavg()], "note": args.note}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {out}")
+    write_results(out, report)
     return 0
 
 

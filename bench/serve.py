@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 import torch
 
+from bench.provenance import write_results
 from bench.serve_prompts import PromptSynthesizer
 from bench.serve_replay import ChatStreamer, RequestResult, replay
 from bench.serve_stats import LevelSummary, best_at_slo, pareto_front, summarize
@@ -266,8 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     base, opt = report["baseline_tok_s_at_slo"], report["optimized_tok_s_at_slo"]
     if base and opt:
         report["optimized_over_baseline_at_slo"] = round(opt / base, 2)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(args.out, report)
     if len(results) >= 1:
         plot(args.plot, results, args.slo_tps_per_user)
     print(json.dumps({k: report[k] for k in ("baseline_tok_s_at_slo", "optimized_tok_s_at_slo")}))

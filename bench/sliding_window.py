@@ -26,7 +26,6 @@ processes hold the cores, out of the figures).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -36,6 +35,7 @@ from pathlib import Path
 import torch
 
 from bench.machine import cpu_description
+from bench.provenance import write_results
 
 RESULTS = Path(__file__).parent / "results" / "sliding_window.json"
 WINDOWED_FAMILIES = ("mistral", "gemma2", "gemma3_text")
@@ -210,8 +210,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["settings"] = {"rounds": args.rounds, "batch": args.batch, "prompt_len": args.prompt_len,
                           "decode_tokens": args.decode_tokens, "quick": args.quick, "dtype": "float32",
                           "device": "cpu"}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(args.out, report)
     return report
 
 

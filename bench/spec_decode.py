@@ -36,6 +36,7 @@ import torch
 
 from bench.engine import QUESTIONS
 from bench.machine import cpu_description
+from bench.provenance import write_results
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
@@ -183,9 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                      "cpu": cpu_description(), "torch": torch.__version__,
                      "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"\nwrote {out}")
+    write_results(out, report)
     exact = args.dtype == "float32" and args.quantization in ("none", "")
     return 1 if exact and identical[0] != identical[1] else 0
 

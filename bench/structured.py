@@ -32,9 +32,10 @@ from typing import Any
 import llguidance
 import torch
 
+from bench.provenance import write_results
 from engine.structured import BatchBitmask, GrammarCompileError, GrammarCompiler, build_ll_tokenizer
 
-DEFAULT_SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "jsonschemabench_sample"
+DEFAULT_SAMPLE = Path(__file__).resolve().parent / "data" / "jsonschemabench_sample"
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "structured.json"
 BATCH = 32
 
@@ -380,9 +381,7 @@ def main() -> None:
     width = max(len(name) for name, _ in rows)
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_results(args.out, result)
 
 
 if __name__ == "__main__":

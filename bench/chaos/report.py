@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.chaos.load import NO_RESPONSE, RequestResult
+from bench.provenance import with_provenance
 from bench.serve_stats import percentile
 
 PHASES = ("before", "during", "after")
@@ -112,4 +113,4 @@ def print_scenario(entry: dict[str, Any]) -> None:
 
 def write_results(path: Path, document: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+    path.write_text(json.dumps(with_provenance(document), indent=2, sort_keys=False) + "\n")

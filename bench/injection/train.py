@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.injection.dataset import DATASET_PATH, generate, write
+from bench.provenance import write_results
 from gateway.guardrails.injection.classifier import DEFAULT_MODEL_PATH, LinearInjectionClassifier
 from gateway.guardrails.injection.features import DIM, sparse_features
 from gateway.guardrails.injection.heuristics import match_rules
@@ -106,8 +107,7 @@ def train(outputs: Outputs) -> dict[str, object]:
         "heuristics@0.8": precision_recall(rule_scores >= 0.8, labels),
         "combined@0.8": precision_recall(np.maximum(model_scores, rule_scores) >= 0.8, labels),
     }
-    outputs.metrics.parent.mkdir(parents=True, exist_ok=True)
-    outputs.metrics.write_text(json.dumps(metrics, indent=2) + "\n")
+    write_results(outputs.metrics, metrics)
     return metrics
 
 
