@@ -9,13 +9,18 @@ another tenant's upstream's events.
 
 Each upstream event is checked per listening key when it arrives, against the key's policy as it is then:
 
-- the server must be allowed, else the event is withheld;
+- the server must be allowed and its record still in force (not changed or deleted), else the event is withheld;
 - ``tools/list_changed`` is relayed only when the tools the key may see changed (each tool's name and definition,
   listed from the upstream on the watcher's session): a tool the policy hides coming, going or changing says
   nothing to that key. If that listing fails the event is relayed (it only tells the client to list again, and
   the listing is governed);
 - ``resources/updated`` is relayed, under Warden's ``warden://<server>/...`` URI, to the keys that subscribed it;
 - prompts and resources ``list_changed`` are relayed as they are (no finer policy applies to them).
+
+Changes on Warden's side that no upstream announces are found by reading each listening key's servers and policy
+again every ``RECONCILE_S``: a server registered, changed or deleted, or newly allowed or refused, announces all three
+``list_changed`` (and the servers watched follow); a policy that shows or hides tools of a server still allowed
+announces ``tools/list_changed``.
 
 Every relayed event is first one record in the tenant's audit chain (endpoint ``mcp.notifications``); an event whose
 record cannot be made durable is withheld, like a result. It is then published on the key's own
@@ -26,7 +31,11 @@ Bounds: a listen stream buffers at most ``MAX_BUFFERED_EVENTS`` events; a client
 at that cap (the revision's contract: no replay, the client re-listens and lists again) rather than growing memory.
 Streams per key and in all are capped. An upstream stream that ends, drops, or sends nothing for ``LISTEN_IDLE_S``
 is opened again with a back-off (``RECONNECT_MIN_S`` doubling to ``RECONNECT_MAX_S``); events sent while it was
-down are lost, as the revision allows, and a reopened watcher takes a new baseline of the tools.
+down are lost, as the revision allows, and a reopened watcher takes a new baseline of the tools. The upstream's
+stream is read through the same size bound as calls (``BoundedTransport``: the whole response), so one that has sent
+that much is cut and opened again.
+
+Each process relays for the streams it serves (with ``--workers N``, each worker watches for its own listeners).
 """
 
 from __future__ import annotations
@@ -82,6 +91,8 @@ MAX_STREAMS_PER_KEY = 16
 MAX_STREAMS = 4096
 # An upstream stream quiet this long is opened again (a peer that vanished without closing holds nothing for ever).
 LISTEN_IDLE_S = 300.0
+# How often each listening key's servers and policy are read again, to announce what changed on Warden's side.
+RECONCILE_S = 5.0
 RECONNECT_MIN_S = 0.5
 RECONNECT_MAX_S = 30.0
 
@@ -123,12 +134,29 @@ class _Listen:
 
 
 @dataclass(eq=False)
-class _Channel:
-    """The bus and listen handler of one key (tenant + key id): its streams only ever see what is published here."""
+class _Stream:
+    """One client's listen stream: what it asked for, and its interest in each watched server."""
 
+    principal: Principal
+    notifications: types.SubscriptionFilter
+    wanted_uris: dict[str, frozenset[str]]  # server name -> the upstream URIs subscribed
+    listens: dict[SessionKey, tuple[_Watcher, _Listen]] = field(default_factory=dict)
+
+    def wants(self, event: ServerEvent) -> bool:
+        return _Listen(self.principal, self.notifications, frozenset()).wants(event)
+
+
+@dataclass(eq=False)
+class _Channel:
+    """The bus and listen handler of one key (tenant + key id): its streams only ever see what is published here.
+    ``servers`` and ``policy``: what the key's streams were last reconciled with."""
+
+    principal: Principal
+    servers: frozenset[SessionKey]
+    policy: Policy
     bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
     handler: ListenHandler = field(init=False)
-    streams: int = 0
+    members: set[_Stream] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.handler = ListenHandler(self.bus, max_subscriptions=MAX_STREAMS_PER_KEY,
@@ -259,6 +287,8 @@ class ChangeRelay:
         self._watchers: dict[SessionKey, _Watcher] = {}
         self._streams = 0
         self._closed = False
+        self._reconciler: asyncio.Task[None] | None = None
+        self.reconcile_s = RECONCILE_S
 
     @property
     def clients(self) -> Any:
@@ -287,23 +317,75 @@ class ChangeRelay:
         key = (principal.tenant_id, principal.key_id)
         channel = self._channels.get(key)
         if channel is None:
-            channel = self._channels[key] = _Channel()
-        listens = [(self._watcher_for(server),
-                    _Listen(principal, params.notifications, frozenset(wanted.get(server.name, ()))))
-                   for server in servers]
-        for watcher, listen in listens:
-            watcher.add(listen)
-        channel.streams += 1
+            channel = self._channels[key] = _Channel(principal, frozenset(map(session_key, servers)), policy)
+        stream = _Stream(principal, params.notifications, {name: frozenset(uris) for name, uris in wanted.items()})
+        self._attach(stream, servers)
+        channel.members.add(stream)
         self._streams += 1
+        if self._reconciler is None or self._reconciler.done():
+            self._reconciler = asyncio.get_running_loop().create_task(self._reconcile_all(),
+                                                                      context=contextvars.Context())
         try:
             return await channel.handler(ctx, params)
         finally:
             self._streams -= 1
-            channel.streams -= 1
-            if channel.streams == 0 and self._channels.get(key) is channel:
+            channel.members.discard(stream)
+            if not channel.members and self._channels.get(key) is channel:
                 del self._channels[key]
-            for watcher, listen in listens:
+            for watcher, listen in stream.listens.values():
                 self._release(watcher, listen)
+
+    def _attach(self, stream: _Stream, servers: Iterable[UpstreamServer]) -> None:
+        """Watch every server in ``servers`` for the stream, and no other."""
+        current = {session_key(server): server for server in servers}
+        for key in [key for key in stream.listens if key not in current]:
+            self._release(*stream.listens.pop(key))
+        for key, server in current.items():
+            if key not in stream.listens:
+                watcher = self._watcher_for(server)
+                listen = _Listen(stream.principal, stream.notifications,
+                                 stream.wanted_uris.get(server.name, frozenset()))
+                watcher.add(listen)
+                stream.listens[key] = (watcher, listen)
+
+    async def _reconcile_all(self) -> None:
+        """Every ``reconcile_s``, each listening key's servers and policy read again (see ``_reconcile``)."""
+        while self._channels and not self._closed:
+            await asyncio.sleep(self.reconcile_s)
+            for channel in list(self._channels.values()):
+                try:
+                    await self._reconcile(channel)
+                except StoreUnavailable:
+                    continue  # tried again next round; events meanwhile are checked (and withheld) one by one
+                except Exception:  # one key's failure must not stop the others' reconciling
+                    log.exception("reconciling the change streams of a key failed")
+
+    async def _reconcile(self, channel: _Channel) -> None:
+        """A change to what the key sees that no upstream announces: a server registered, changed or deleted, or
+        allowed or refused by a new policy (its lists changed: all three announced, and the servers watched
+        follow), or a policy that shows or hides tools of a server it still allows (``tools/list_changed``)."""
+        principal = channel.principal
+        policy, version = await self._gateway.policy(principal)
+        servers = await self._gateway.allowed_servers(principal, policy)
+        keys = frozenset(map(session_key, servers))
+        for stream in list(channel.members):
+            self._attach(stream, servers)
+        events: list[ServerEvent] = []
+        if keys != channel.servers:
+            events = [ToolsListChanged(), PromptsListChanged(), ResourcesListChanged()]
+        else:
+            for server in servers:
+                watcher = self._watchers.get(session_key(server))
+                tools = watcher.tools if watcher is not None else None
+                if tools is not None and visible_tools(channel.policy, server.name, tools) != \
+                        visible_tools(policy, server.name, tools):
+                    events = [ToolsListChanged()]
+                    break
+        channel.servers, channel.policy = keys, policy
+        for event in events:
+            if any(stream.wants(event) for stream in channel.members) and \
+                    await self._audit(principal, version, None, event, event):
+                await channel.bus.publish(event)
 
     def _watcher_for(self, server: UpstreamServer) -> _Watcher:
         key = session_key(server)
@@ -354,12 +436,18 @@ class ChangeRelay:
                 continue
             await channel.bus.publish(relayed)
 
-    async def _audit(self, principal: Principal, policy_version: int | None, server: UpstreamServer,
+    async def _audit(self, principal: Principal, policy_version: int | None, server: UpstreamServer | None,
                      event: ServerEvent, relayed: ServerEvent) -> bool:
+        """The event's audit record (``server`` None: announced by Warden itself, its servers or policy changed);
+        False when it could not be made durable (the event is then withheld)."""
         started = time.perf_counter()
-        decision: dict[str, Any] = {"stage": "change_relay", "decision": "relayed", "event": _KINDS[type(event)],
-                                    "server": server.name, "server_version": server.version,
-                                    "server_scope": server.scope}
+        decision: dict[str, Any] = {"stage": "change_relay", "decision": "relayed", "event": _KINDS[type(event)]}
+        if server is None:
+            decision.update(source="warden", reason="servers_or_policy_changed")
+        else:
+            decision.update(source="upstream", server=server.name, server_version=server.version,
+                            server_scope=server.scope)
+        name = server.name if server is not None else "warden"
         uri = relayed.uri if isinstance(relayed, ResourceUpdated) else None
         elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
         record = AuditEvent(created_at=utcnow(), request_id=f"req_{uuid.uuid4().hex}", endpoint=ENDPOINT,
@@ -370,7 +458,7 @@ class ChangeRelay:
         try:
             await self._gateway.services.audit.record(record)
         except AuditUnavailableError:
-            log.error("a change notification of %s was withheld: the audit trail is unavailable", server.name)
+            log.error("a change notification of %s was withheld: the audit trail is unavailable", name)
             return False
         return True
 
@@ -385,6 +473,8 @@ class ChangeRelay:
     async def close(self) -> None:
         """End every listen stream and stop watching the upstreams."""
         self.end_streams()
+        if self._reconciler is not None:
+            self._reconciler.cancel()
         tasks = [watcher.task for watcher in self._watchers.values() if watcher.task is not None]
         self._watchers.clear()
         for task in tasks:

@@ -27,11 +27,13 @@ from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
 from gateway.export.signing import load_public_key
 from gateway.export.verify import verify_export
+from gateway.keys.auth import Principal
 from gateway.keys.service import IssuedKey, issue_key
 from gateway.mcp import change_relay
 from gateway.mcp.passthrough import namespaced_uri
 from gateway.policystore.service import publish_policy
 from gateway.tenants.models import Tenant
+from policies import Policy
 
 NOTIFICATIONS = "mcp.notifications"
 QUIET_S = 1.0  # how long "nothing arrives" is watched for, after a later event shows the earlier one was handled
@@ -243,7 +245,7 @@ class _StuckSession:
 
 
 async def test_a_subscriber_that_stops_reading_is_disconnected_at_the_buffer_cap() -> None:
-    channel = change_relay._Channel()
+    channel = change_relay._Channel(Principal(tenant_id="t", key_id="k"), frozenset(), Policy())
     session = _StuckSession()
     ctx: Any = ServerRequestContext(session=session, lifespan_context=None,  # type: ignore[arg-type]
                                     protocol_version="2026-07-28", method="subscriptions/listen",
@@ -289,3 +291,39 @@ async def test_streams_end_gracefully_when_the_gateway_drains(db: Database, ward
         started = time.monotonic()
         draining.stop()
     assert not draining.thread.is_alive() and time.monotonic() - started < 10
+
+
+async def test_registry_and_policy_changes_are_announced_and_new_servers_watched(
+        db: Database, warden_settings: Settings, warden: Served, notifying: Any) -> None:
+    first_upstream, first = notifying()
+    second_upstream, second = notifying()
+    tenant_id, issued = tenant_with_upstream(db, warden_settings, warden, first, timeout_s=10.0)
+    relay = warden.app.state.mcp.relay
+    relay.reconcile_s = 0.2
+    platform = auth(token_for(warden_settings, Role.PLATFORM_ADMIN))
+    servers = f"{warden.base}/admin/v1/tenants/{tenant_id}/mcp-servers"
+    async with (warden_client(warden.base, issued.api_key) as client,
+                client.listen(tools_list_changed=True) as stream):
+        await _until(lambda: first_upstream.bus.subscribed >= 1)
+        async with httpx.AsyncClient(timeout=30, headers=platform) as admin:
+            registered = await admin.post(servers, json={"name": "more", "url": f"{second.base}/mcp",
+                                                         "allow_private_network": True, "timeout_s": 10.0})
+            assert registered.status_code == 201, registered.text
+            assert isinstance(await _next(stream), ToolsListChanged)  # announced by Warden: a server came
+            assert "more__add" in [tool.name for tool in (await client.list_tools()).tools]
+            await _until(lambda: second_upstream.bus.subscribed >= 1)  # and watched from now on
+            await _change(second, add_tool="fresh")
+            assert isinstance(await _next(stream), ToolsListChanged)
+
+            with db.transaction() as session:  # a policy that hides a tool of a server still allowed
+                publish_policy(tenant_id, {"tools": {"denied_tools": ["more__fresh"]}}, session=session)
+            assert isinstance(await _next(stream), ToolsListChanged)
+            await _nothing_more(stream)
+
+            assert (await admin.delete(f"{servers}/more")).status_code == 204
+            assert isinstance(await _next(stream), ToolsListChanged)
+            await _change(second, add_tool="after_deletion")  # the deleted server's events say nothing now
+            await _nothing_more(stream)
+    rows = _relayed(db, tenant_id, 4)
+    assert [(row.decisions[0]["source"], row.decisions[0].get("server")) for row in rows] == [
+        ("warden", None), ("upstream", "more"), ("warden", None), ("warden", None)]
