@@ -30,8 +30,8 @@ class GenerationResult:
 
 
 class LLM:
-    def __init__(self, config: EngineConfig | None = None, **overrides: object) -> None:
-        self.engine = LLMEngine(config or EngineConfig(**overrides))  # type: ignore[arg-type]
+    def __init__(self, config: EngineConfig | None = None, **overrides: Any) -> None:
+        self.engine = LLMEngine(config or EngineConfig(**overrides))
         self.tokenizer = self.engine.tokenizer
         self._ids = itertools.count()
 

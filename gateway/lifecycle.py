@@ -211,7 +211,7 @@ async def audit_refusal(scope: Scope) -> None:
     if services is None or timing is None:
         return
     endpoint = scope["path"].removeprefix("/v1/").lstrip("/")  # /mcp's refusals too
-    telemetry = getattr(app.state, "telemetry", None)  # type: ignore[union-attr]
+    telemetry = getattr(getattr(app, "state", None), "telemetry", None)
     if telemetry is not None:
         telemetry.refused_at_edge(endpoint, "shutdown", 503)
     await services.audit.record(AuditEvent(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy.engine import Connection
 
 import gateway.models  # noqa: F401  (registers every table on Base.metadata)
 from gateway.core.db import Base, make_engine
@@ -36,7 +37,7 @@ def run_migrations_online() -> None:
         engine.dispose()
 
 
-def _run_with(connection) -> None:  # type: ignore[no-untyped-def]
+def _run_with(connection: Connection) -> None:
     # render_as_batch: SQLite cannot ALTER most things in place; batch mode rebuilds tables there.
     context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True,
                       compare_type=True)

@@ -98,9 +98,10 @@ class Sampler(nn.Module):
     def _apply_penalties(logits: torch.Tensor, t: SamplingTensors) -> torch.Tensor:
         assert t.prompt_mask is not None and t.output_counts is not None
         assert t.presence_penalty is not None and t.frequency_penalty is not None
+        assert t.repetition_penalty is not None
         counts = t.output_counts
         seen = t.prompt_mask | (counts > 0)
-        rep = t.repetition_penalty.unsqueeze(-1)  # type: ignore[union-attr]
+        rep = t.repetition_penalty.unsqueeze(-1)
         penalized = torch.where(logits > 0, logits / rep, logits * rep)
         logits = torch.where(seen, penalized, logits)
         logits = logits - t.frequency_penalty.unsqueeze(-1) * counts
