@@ -7,9 +7,9 @@ import threading
 from collections.abc import Sequence
 
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.ner import NerModel
+from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
-from gateway.guardrails.people import confirmed, more_people, place_confirmed
+from gateway.guardrails.people import confirmed, continental_people, line_parts, more_people, place_confirmed
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -74,10 +74,19 @@ class PiiAnalyzer:
             # (``people.place_confirmed``); known name pairs and names a cue points at that nothing else found are
             # added (``people.more_people``).
             places = [f for f in findings if f.entity_type == "LOCATION" and f.score >= 0.5]
-            findings.extend(f for f in names if not any(f.overlaps(p) for p in spans)
-                            and (confirmed(text, f, places) if f.entity_type == "PERSON" else place_confirmed(text, f)))
+            findings.extend(kept for f in names if not any(f.overlaps(p) for p in spans)
+                            for kept in _kept(text, f, places))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
         return per_text
+
+
+def _kept(text: str, finding: Finding, places: list[Finding]) -> list[Finding]:
+    """What of a NER finding is kept: the finding itself, or for the continental model's people, the names in it."""
+    if finding.entity_type != "PERSON":
+        return [finding] if place_confirmed(text, finding) else []
+    if finding.source == CONTINENTAL_NER_SOURCE:
+        return continental_people(text, finding, places)
+    return [part for part in line_parts(finding, text) if confirmed(text, part, places)]
 
 
 def _at_raw_span(finding: Finding, view: ReaderView) -> Finding:

