@@ -206,3 +206,26 @@ def test_the_checker_finds_cycles_and_names_submodules() -> None:
     assert found == {("bench.injection", False), ("bench.injection.dataset", True)}
     assert all(is_warden(target) and top(target) not in ALLOWED["gateway"] for target, _ in found)
     assert not is_warden("numpy") and not is_warden("benchmarks")
+
+
+def diagram_arrows(markdown: str) -> set[tuple[str, str]]:
+    """The package arrows of the first Mermaid block in ``markdown`` (``a --> b`` and ``a --> b & c`` lines)."""
+    block = markdown.split("```mermaid", 1)[1].split("```", 1)[0]
+    arrows: set[tuple[str, str]] = set()
+    for line in block.splitlines():
+        source, arrow, targets = line.partition("-->")
+        if arrow:
+            arrows.update((source.strip(), target.strip()) for target in targets.split("&"))
+    return arrows
+
+
+def test_the_architecture_diagram_draws_the_package_imports_as_they_are() -> None:
+    # Each arrow between runtime packages in docs/architecture.md's diagram is an import that exists, and each
+    # package-to-package import is drawn: the map cannot drift from the code in either direction.
+    drawn = {(a, b) for a, b in diagram_arrows((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+             if a in PACKAGES and b in PACKAGES}
+    actual = {(top(source), top(target)) for source, edges in import_graph().items()
+              for target in edges if top(target) != top(source) and top(target) in PACKAGES}
+    assert drawn == actual, f"drawn but not imported: {sorted(drawn - actual)}; imported but not drawn: " \
+                            f"{sorted(actual - drawn)}"
+    assert diagram_arrows("```mermaid\nflowchart LR\n    a --> b & c\n```") == {("a", "b"), ("a", "c")}
