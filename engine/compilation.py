@@ -1,10 +1,11 @@
-"""The decoder compiled with ``torch.compile`` (inductor) and frozen weights: the CPU serving fast path.
+"""The decoder compiled with ``torch.compile`` (inductor): the CPU serving fast path.
 
 Why: eagerly, the linears stream bf16 weights through oneDNN and each of the ~40 small element-wise ops per layer
-costs more in dispatch than in arithmetic. Compiled with ``freezing``, the weights are constants of the graph; norms,
-residual adds, rotary and SwiGLU fuse into a few C++ loops; and ``max_autotune_gemm`` lets inductor pick its C++ GEMM
-templates (for int4 weights on AMX CPUs, a micro-kernel that dequantizes each weight tile in cache). In the one-token
-graphs the quantized layers are ``kernels.cpu``'s one-row kernels instead (opaque ops, chosen by
+costs more in dispatch than in arithmetic. Compiled, norms, residual adds, rotary and SwiGLU fuse into a few C++
+loops. Where a linear of the graph is a GEMM inductor lowers itself (unquantized weights; int4 weights on AMX CPUs),
+the graph is compiled with ``freezing``: the weights become constants, prepacked and fed to the C++ GEMM templates
+``max_autotune_gemm`` picks (for int4 on AMX, a micro-kernel that dequantizes each weight tile in cache). In the
+one-token graphs the quantized layers are ``kernels.cpu``'s one-row kernels instead (opaque ops, chosen by
 ``engine.layers.linear``). In the graph of 2+ tokens, on CPUs without AMX, the int4 layers are one opaque op
 (``int4_linear_up_to``) that runs the multi-row kernel for steps of up to ``cpu_small_batch_rows`` tokens and a GEMM
 above, which also spares the start an int4 GEMM to autotune; the int8 LM head's graph of 2+ rows does the same with
@@ -15,6 +16,11 @@ Two graphs for the decoder: one token (decode at concurrency 1, specialised) and
 sampling this step. Attention stays an opaque operator (``warden::paged_attention``) reading the step's metadata
 from ``engine.forward_context``, so no graph depends on sequence lengths. ``warm_up`` compiles all four at start;
 inductor caches the generated code on disk (``use_compile_cache`` picks where), so a restart reuses it.
+
+A restart of a graph compiled without freezing (every linear one of ``kernels.cpu``'s opaque ops, as in the ``fast``
+profile on CPUs without AMX) finds it in AOTAutograd's cache too and skips AOTAutograd's trace and inductor's passes;
+AOTAutograd does not cache a frozen graph (its constants are the weights of one process), so a frozen graph is
+traced again at every start and only its generated code comes from the cache.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -37,7 +44,6 @@ from kernels.attention_metadata import AttentionMetadata
 log = logging.getLogger(__name__)
 
 INDUCTOR_OPTIONS = {
-    "freezing": True,  # weights as constants: prepacked, constant-folded, fed to the GEMM templates
     "max_autotune_gemm": True,  # the C++ (AMX) GEMM templates, benchmarked against aten's kernels
     "max_autotune_gemm_backends": "CPP,ATEN",
     "autotune_num_choices_displayed": 0,  # the autotuner's tables go to stdout/stderr otherwise
@@ -52,6 +58,24 @@ INDUCTOR_OPTIONS = {
 # loops of SmolLM2-to-8B widths. The bound is also in the cache key (torch.compiler.config.cache_key_tag), so the
 # entries of other bounds (an engine above it; the per-engine bounds before this one) are never looked at.
 SYMBOLIC_MAX_ROWS = 1 << 16
+
+
+def inductor_lowers_a_gemm(model: nn.Module) -> bool:
+    """Whether a matmul of ``model`` reaches inductor's GEMM lowering when compiled: a ``Linear`` without one of
+    ``kernels.cpu``'s opaque kernels for one row and for more rows (unquantized, or int4 where the multi-row
+    kernel is not used), or any other module holding a weight matrix (MoE experts). Only then does ``freezing``
+    pay: it makes the weights constants for the GEMM templates, at the price of AOTAutograd's cache."""
+    from engine.layers.linear import Linear
+    from engine.layers.vocab_parallel import VocabParallelEmbedding
+
+    for module in model.modules():
+        if isinstance(module, Linear):
+            if module.quant_kernel is None or module.quant_kernel_up_to is None:
+                return True
+        elif not isinstance(module, (VocabParallelEmbedding, nn.Embedding)) and any(
+                p.dim() >= 2 and p.numel() > 0 for p in module.parameters(recurse=False)):
+            return True
+    return False
 
 
 # Cache entries allowed per compiled code object: two graphs per engine, for up to 32 engines in one process.
@@ -132,6 +156,36 @@ def _estimate(recorded: float | None, model: nn.Module) -> str:
             f"busy one); cached on disk for the next start")
 
 
+@dataclass(frozen=True, slots=True)
+class CacheCounts:
+    """Dynamo's counters of graphs compiled in this process and how the compile caches served them."""
+
+    graphs: int = 0
+    generated: int = 0  # inductor generated the graph's code: not in its cache, or not cacheable
+    traced_from_cache: int = 0  # AOTAutograd's cache held the graph: neither AOTAutograd nor inductor ran
+
+    @staticmethod
+    def now() -> CacheCounts:
+        from torch._dynamo.utils import counters
+
+        inductor = counters["inductor"]
+        return CacheCounts(graphs=counters["stats"]["unique_graphs"],
+                           generated=inductor["fxgraph_cache_miss"] + inductor["fxgraph_cache_bypass"],
+                           traced_from_cache=counters["aot_autograd"]["autograd_cache_hit"])
+
+    def since(self, before: CacheCounts) -> CacheCounts:
+        return CacheCounts(self.graphs - before.graphs, self.generated - before.generated,
+                           self.traced_from_cache - before.traced_from_cache)
+
+    def describe(self) -> str:
+        """The compile phase's outcome, for its closing line."""
+        if self.generated:
+            return f"{self.generated} of {self.graphs} graphs compiled and cached for the next start"
+        if self.traced_from_cache < self.graphs:  # frozen graphs: their code is cached, not their trace
+            return f"{self.graphs} graphs' code from the compile cache (traced again: frozen weights)"
+        return f"{self.graphs} graphs from the compile cache"
+
+
 class CompiledModel:
     """``model(input_ids, positions)`` of a ``LlamaForCausalLM`` through inductor; the caller sets the forward
     context (``engine.forward_context``) holding the step's attention metadata."""
@@ -148,6 +202,8 @@ class CompiledModel:
         self.cache_key_tag = "|".join(filter(None, [torch.compiler.config.cache_key_tag,
                                                     f"warden-rows-2-{self.symbolic_max}"]))
         self.compile_seconds = 0.0
+        # Decided at the first compile, when the runner has chosen each linear's kernels (after this constructor).
+        self.freezing: bool | None = None
         # Every engine's graphs are cache entries of the same code objects (this class's _forward, the model class's
         # compute_logits), two each: dynamo's default limit of 8 entries per code object failed the start of a
         # fifth compiled engine alive in one process (the test suite; a draft model beside its target).
@@ -167,10 +223,13 @@ class CompiledModel:
         # Patched around the call, not given as torch.compile(options=...): freezing is read from the global
         # config while dynamo traces, before compile options apply (with options alone the weights stay graph
         # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
+        if self.freezing is None:
+            self.freezing = inductor_lowers_a_gemm(self.model)
+        options = {**INDUCTOR_OPTIONS, "freezing": self.freezing}
         tag = self.cache_key_tag
         # torch's config modules get ``patch`` at import (install_config_module), which their stubs do not declare.
         patch_compiler = torch.compiler.config.patch  # type: ignore[attr-defined]
-        with self._inductor_config.patch(INDUCTOR_OPTIONS), patch_compiler(cache_key_tag=tag):
+        with self._inductor_config.patch(options), patch_compiler(cache_key_tag=tag):
             return fn(*tensors)
 
     def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -191,12 +250,14 @@ class CompiledModel:
         times = CompileTimes(compile_cache_root())
         key = self._signature(num_tokens)
         start = time.perf_counter()
-        with phase("compilation and warm-up", announce=_estimate(times.get(key), self.model)):
+        with phase("compilation and warm-up", announce=_estimate(times.get(key), self.model)) as current:
+            before = CacheCounts.now()
             try:
                 self._compile_all(num_tokens, kv_caches)
             except Exception as exc:  # the operator asked for this path: fail the start, saying what it needs
                 raise RuntimeError(f"compile_model: compiling the decoder failed ({type(exc).__name__}: {exc}); it "
                                    "needs a C++ compiler (g++) on the machine, or turn compile_model off") from exc
+            current.outcome = CacheCounts.now().since(before).describe()
         self.compile_seconds = time.perf_counter() - start
         times.record(key, self.compile_seconds)
 

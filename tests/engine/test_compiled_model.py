@@ -46,6 +46,8 @@ def test_compiled_float32_matches_eager_with_two_graphs(tiny_llama_dir):
     compiled = llm.generate(_prompts(), params)
     compiled += llm.generate(_prompts(1), params)  # one sequence alone: the single-token graph decodes it
     assert llm.engine.runner.compiled.compile_seconds > 0
+    # Unquantized, inductor lowers the linears' GEMMs itself: frozen weights, for its GEMM templates.
+    assert llm.engine.runner.compiled.freezing is True
     # The warm-up's graphs (one row and 2+ rows, for the decoder and for the LM head) serve every step: no
     # recompilation for new token counts, sampled-row counts or context lengths.
     assert counters["stats"]["unique_graphs"] - graphs_before == 4
@@ -167,6 +169,10 @@ def test_compiled_small_batches_run_the_int4_kernel_under_any_setting_in_one_pro
             outputs = llm.generate(prompts, params)
         ran = {event.name for event in profile.events()}
         assert ("warden_cpu::int4_linear_up_to" in ran) == (rows > 1)
+        # Every linear an opaque kernel at every row count: nothing for freezing to prepack, so the graphs are
+        # compiled unfrozen and AOTAutograd's cache keeps them for the next start. With the one-row kernels
+        # only, the layers' GEMMs of 2+ rows are inductor's, which wants frozen weights.
+        assert llm.engine.runner.compiled.freezing is (rows == 1)
         assert ("warden_cpu::int8_linear_up_to" in ran) == (rows > 1)  # the head's decode steps of 2-3 rows
         if rows == 4:  # the same kernels for the same rows as the eager engine: the same numbers up to rounding
             for c, e in zip(outputs, expected, strict=True):

@@ -4,15 +4,16 @@ recorded time of the first and takes every graph from inductor's cache."""
 
 from __future__ import annotations
 
-import ast
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from engine.compilation import COMPILE_TIMES_FILE, CompileTimes
+from engine.compilation import COMPILE_TIMES_FILE, CacheCounts, CompileTimes
 from engine.config import EngineConfig, cpu_flags, cxx_compiler_available, fastest_serving
 from engine.llm import LLM
 from engine.startup import describe_serving
@@ -52,31 +53,40 @@ def test_compile_times_survive_a_bad_file(tmp_path: Path) -> None:
     assert (times.get("k"), times.get("other")) == (12.3, 1.0)
 
 
+def test_the_compile_line_says_how_the_caches_served_the_graphs() -> None:
+    assert CacheCounts(graphs=4, generated=4).describe() == "4 of 4 graphs compiled and cached for the next start"
+    assert CacheCounts(graphs=4, generated=1, traced_from_cache=3).describe() == \
+        "1 of 4 graphs compiled and cached for the next start"
+    assert CacheCounts(graphs=4, traced_from_cache=4).describe() == "4 graphs from the compile cache"
+    assert CacheCounts(graphs=4).describe() == "4 graphs' code from the compile cache (traced again: frozen weights)"
+    later = CacheCounts(graphs=9, generated=3, traced_from_cache=5)
+    assert later.since(CacheCounts(graphs=5, generated=3, traced_from_cache=1)) == CacheCounts(4, 0, 4)
+
+
 _START = """
-import sys, time
+import json, sys
+from engine.compilation import CacheCounts
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
-llm = LLM(EngineConfig(model=sys.argv[1], profile="fast", compile_cache_dir=sys.argv[2], num_kv_blocks=16,
-                       block_size=4, max_num_seqs=4, max_num_batched_tokens=16, num_threads=1))
+llm = LLM(EngineConfig(model=sys.argv[1], profile="fast", compile_cache_dir=sys.argv[2], quantization=sys.argv[3],
+                       num_kv_blocks=16, block_size=4, max_num_seqs=4, max_num_batched_tokens=16, num_threads=1))
 out = llm.generate([[5, 6, 7, 8]], SamplingParams(max_tokens=4, temperature=0, ignore_eos=True))[0]
-print(out.token_ids)
-from torch._dynamo.utils import counters
-print(counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"])
+counts = CacheCounts.now()
+print(json.dumps({"tokens": out.token_ids, "freezing": llm.engine.runner.compiled.freezing, "graphs": counts.graphs,
+                  "generated": counts.generated, "traced_from_cache": counts.traced_from_cache}))
 """
 
 
-def _start(model: Path, cache: Path) -> tuple[str, list[int], int, int]:
+def _start(model: Path, cache: Path, quantization: str = "auto") -> tuple[str, str, dict[str, Any]]:
     """One engine start in its own process (inductor reads its cache directory from the environment once): the
-    compile phase's announcement, the tokens of a greedy request, and inductor's graph-cache hits and misses."""
-    done = subprocess.run([sys.executable, "-c", _START, str(model), str(cache)], capture_output=True, text=True,
-                          timeout=600, check=True)
+    compile phase's announcement and closing line, and what the start reports (``_START``): the tokens of a greedy
+    request, whether the graphs were frozen, and how many graphs the compile caches served."""
+    done = subprocess.run([sys.executable, "-c", _START, str(model), str(cache), quantization], capture_output=True,
+                          text=True, timeout=600, check=True)
     lines = [line for line in done.stderr.splitlines() if line.startswith("warden: compilation and warm-up: ")]
-    finished = re.fullmatch(r"warden: compilation and warm-up: done in \d+\.\d s", lines[-1])
-    assert len(lines) == 2 and finished is not None, done.stderr[-2000:]
-    *_, tokens, cache_counts = done.stdout.strip().splitlines()
-    hits, misses = (int(count) for count in cache_counts.split())
-    return lines[0], ast.literal_eval(tokens), hits, misses
+    assert len(lines) == 2 and re.search(rf" {SECONDS}$", lines[1]), done.stderr[-2000:]
+    return lines[0], lines[1], json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.slow
@@ -87,12 +97,20 @@ def test_a_second_compiled_start_hits_the_cache(tiny_llama_dir: Path, tmp_path: 
     cache.mkdir()
     # The C++ kernels from this process's extension cache (built once per machine): this test is about inductor's.
     (cache / "extensions").symlink_to(cpu.build_directory().parent, target_is_directory=True)
-    first_line, first_tokens, first_hits, first_misses = _start(tiny_llama_dir, cache)
+    first_line, first_end, first = _start(tiny_llama_dir, cache)
     assert "first compile of this configuration: about" in first_line
-    assert (first_hits, first_misses > 0) == (0, True)
+    assert first["graphs"] == first["generated"] == 4 and first["traced_from_cache"] == 0
+    assert "4 of 4 graphs compiled and cached for the next start in" in first_end
     assert list((cache / "inductor").iterdir())  # inductor's generated code is under the configured directory
-    second_line, second_tokens, second_hits, second_misses = _start(tiny_llama_dir, cache)
+    second_line, second_end, second = _start(tiny_llama_dir, cache)
     assert re.search(r"about \d+ s \(this configuration's last start here", second_line)
-    assert second_tokens == first_tokens
-    # Every graph the second start needs comes from the first one's cache: none is generated again.
-    assert (second_hits, second_misses) == (first_misses, 0)
+    assert second["tokens"] == first["tokens"] and second["freezing"] == first["freezing"]
+    # Every graph the second start needs comes from the first one's cache: none is generated again; unfrozen,
+    # not even traced by AOTAutograd.
+    assert second["graphs"] == 4 and second["generated"] == 0
+    assert second["traced_from_cache"] == (0 if first["freezing"] else 4)
+    assert ("4 graphs from the compile cache in" in second_end) == (not first["freezing"])
+    # Another configuration in the same cache (int8 layers: other ops in the graphs) is compiled, never served
+    # the int4 graphs.
+    _, _, other = _start(tiny_llama_dir, cache, "int8")
+    assert other["graphs"] == 4 and other["generated"] > 0
