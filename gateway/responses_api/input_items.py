@@ -49,7 +49,7 @@ def parse_query(params: Mapping[str, str]) -> ListQuery:
     after = params.get("after")
     if after is not None and not after:
         raise invalid_request("after must be an item id", param="after")
-    return ListQuery(limit=limit, order=order, after=after)  # type: ignore[arg-type]
+    return ListQuery(limit=limit, order="asc" if order == "asc" else "desc", after=after)
 
 
 def _item_id(prefix: str, response_id: str, position: int) -> str:

@@ -15,10 +15,12 @@ client's trace continues through Warden.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from contextvars import Token
 from typing import Any, Literal
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
+from opentelemetry.context import Context
 from opentelemetry.trace import NonRecordingSpan, Span, SpanKind, Status, StatusCode, Tracer
 
 TraceExporterKind = Literal["otlp", "console", "memory"]
@@ -73,7 +75,7 @@ class Tracing:
 
     # --- spans --------------------------------------------------------------------------------------------------
     def start_request_span(self, name: str, headers: Iterable[tuple[bytes, bytes]],
-                           attributes: Mapping[str, Any]) -> tuple[Span, object] | None:
+                           attributes: Mapping[str, Any]) -> tuple[Span, Token[Context]] | None:
         """The request's root span, made current; returns it with the token to detach, or None when disabled."""
         if self.tracer is None:
             return None
@@ -85,14 +87,14 @@ class Tracing:
         return span, token
 
     @staticmethod
-    def end_request_span(started: tuple[Span, object], status: int | None) -> None:
+    def end_request_span(started: tuple[Span, Token[Context]], status: int | None) -> None:
         span, token = started
         if status is not None:
             span.set_attribute("http.response.status_code", status)
             if status >= 500:
                 span.set_status(Status(StatusCode.ERROR))
         span.end()
-        otel_context.detach(token)  # type: ignore[arg-type]
+        otel_context.detach(token)
 
     def record_span(self, name: str, start_ns: int, end_ns: int, attributes: Mapping[str, Any] | None = None,
                     parent: Span | None = None) -> None:
