@@ -1,5 +1,6 @@
 """``/healthz`` and ``/readyz`` are unauthenticated: while the audit store refuses the records, they say so in a word,
-with counts, and carry no tenant data (tenant, key and request ids, prompt text) and no database error text."""
+with counts, and carry no tenant data (tenant, key and request ids, prompt text) and no database error text; a
+record the store refused is counted in ``/readyz`` and the metrics."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from gateway_support import new_tenant_with_key
+from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
 from bench.chaos.proxy import BlackholeProxy
@@ -17,11 +19,12 @@ from gateway.app import create_app
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 
-pytestmark = [pytest.mark.postgres, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.timeout(120)
 HEALTH_KEYS = {"status", "reason", "engine", "audit", "audit_pending_bytes"}
 REASONS = {None, "engine_unavailable", "engine_replica_down", "audit_store_unavailable"}
 
 
+@pytest.mark.postgres
 def test_health_bodies_say_the_store_failed_in_a_word_and_carry_no_tenant_data(database_url: str,
                                                                                tmp_path: Path) -> None:
     if not database_url.startswith("postgresql"):
@@ -67,3 +70,17 @@ def test_health_bodies_say_the_store_failed_in_a_word_and_carry_no_tenant_data(d
                     assert private not in text, f"{response.url.path} carries {private!r}: {text}"
     finally:
         proxy.stop()  # a no-op once stopped
+
+
+def test_a_quarantined_record_is_counted_in_readyz_and_the_metrics(settings: Settings) -> None:
+    """What the store refuses is set aside, and an operator sees it without reading logs: ``audit_quarantined`` in
+    ``/readyz`` and ``warden:audit_quarantined_total`` in ``/metrics`` (the line itself: the admin API)."""
+    app = create_app(settings.model_copy(update={"metrics": True, "guardrails": False}), start_engine=False)
+    with TestClient(app) as client:
+        audit = app.state.services.audit
+        audit._spool.append(b"this is not an audit event\n")  # as a torn or foreign line would sit in the spool
+        audit._wake.set()
+        assert audit.flush(15)
+        assert client.get("/readyz").json()["audit_quarantined"] == 1
+        families = text_string_to_metric_families(client.get("/metrics").text)
+        assert sum(s.value for f in families for s in f.samples if s.name == "warden:audit_quarantined_total") == 1
