@@ -110,6 +110,15 @@ def _tool_digest(tools: Iterable[types.Tool]) -> ToolDigest:
                                       ).hexdigest() for tool in tools}
 
 
+def _offers_changes(capabilities: types.ServerCapabilities) -> bool:
+    """Whether a 2026-revision server announces any change (the SDK advertises these exactly when it serves
+    ``subscriptions/listen``)."""
+    return any((capabilities.tools is not None and capabilities.tools.list_changed,
+                capabilities.prompts is not None and capabilities.prompts.list_changed,
+                capabilities.resources is not None and (capabilities.resources.list_changed
+                                                        or capabilities.resources.subscribe)))
+
+
 def visible_tools(policy: Policy, server: str, digest: ToolDigest) -> ToolDigest:
     """The part of an upstream's tools that ``policy`` lets its key see."""
     return {name: value for name, value in digest.items() if tool_allowed(policy.tools, server, name)}
@@ -215,6 +224,11 @@ class _Watcher:
         async with anyio.create_task_group() as group:
             group.start_soon(self._stop_when_uris_change, group.cancel_scope)
             if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                if not _offers_changes(client.server_capabilities):
+                    # It serves no subscriptions/listen: nothing to hear, and asking again would only churn.
+                    self.connected.set()
+                    await self.uris_changed.wait()
+                    return
                 async with client.listen(tools_list_changed=True, prompts_list_changed=True,
                                          resources_list_changed=True, resource_subscriptions=sorted(uris)) as stream:
                     self.connected.set()

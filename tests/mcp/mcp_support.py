@@ -307,11 +307,14 @@ class NotifyingUpstream:
     ``{"add_tool": name}`` (adds a tool, then announces the tools list changed), ``{"event": "tools" | "prompts" |
     "resources"}`` or ``{"event": "updated", "uri": uri}``. 2026-revision listeners hear it through the server's
     subscription bus; handshake-era sessions that listed tools get the same notification on their session. With
-    ``handshake_only`` it refuses ``server/discover`` (see ``HandshakeUpstream``)."""
+    ``handshake_only`` it refuses ``server/discover`` (see ``HandshakeUpstream``); without ``listen_served`` it
+    serves no ``subscriptions/listen``. ``methods``: the methods of the 2026-revision requests it received (their
+    ``Mcp-Method`` header)."""
 
-    def __init__(self, name: str, *, handshake_only: bool = False) -> None:
+    def __init__(self, name: str, *, handshake_only: bool = False, listen_served: bool = True) -> None:
         self.bus = CountingBus()
-        self.mcp = mcp = _SessionRecordingServer(name, subscriptions=self.bus)
+        self.mcp = mcp = _SessionRecordingServer(name, subscriptions=self.bus if listen_served else False)
+        self.methods: list[str] = []  # the JSON-RPC methods POSTed to it
 
         @mcp.tool()
         def add(a: int, b: int) -> int:
@@ -360,4 +363,8 @@ class NotifyingUpstream:
             await self.change(json.loads(body))
             await Response(status_code=204)(scope, receive, send)
             return
+        if scope["type"] == "http" and scope["method"] == "POST":
+            method = dict(scope["headers"]).get(b"mcp-method")
+            if method is not None:
+                self.methods.append(method.decode())
         await self.inner(scope, receive, send)

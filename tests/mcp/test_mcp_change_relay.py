@@ -44,9 +44,8 @@ def notifying() -> Iterator[Callable[..., tuple[NotifyingUpstream, Served]]]:
     """Starts notifying upstreams on loopback (stopped after the test; open streams are cut after a second)."""
     started: list[Served] = []
 
-    def start(name: str = "tools", *, port: int | None = None,
-              handshake_only: bool = False) -> tuple[NotifyingUpstream, Served]:
-        upstream = NotifyingUpstream(name, handshake_only=handshake_only)
+    def start(name: str = "tools", *, port: int | None = None, **kinds: bool) -> tuple[NotifyingUpstream, Served]:
+        upstream = NotifyingUpstream(name, **kinds)
         served = serve(upstream, port=port, timeout_graceful_shutdown=1)
         started.append(served)
         return upstream, served
@@ -327,3 +326,16 @@ async def test_registry_and_policy_changes_are_announced_and_new_servers_watched
     rows = _relayed(db, tenant_id, 4)
     assert [(row.decisions[0]["source"], row.decisions[0].get("server")) for row in rows] == [
         ("warden", None), ("upstream", "more"), ("warden", None), ("warden", None)]
+
+
+async def test_an_upstream_that_serves_no_listen_is_not_asked_again_and_again(
+        db: Database, warden_settings: Settings, warden: Served, notifying: Any) -> None:
+    upstream, served = notifying(listen_served=False)
+    _, issued = tenant_with_upstream(db, warden_settings, warden, served, timeout_s=10.0)
+    async with (warden_client(warden.base, issued.api_key) as client,
+                client.listen(tools_list_changed=True) as stream):
+        await _until(lambda: "tools/list" in upstream.methods)  # Warden's watcher opened its session
+        await anyio.sleep(2 * change_relay.RECONNECT_MIN_S + 0.5)  # long enough for two reconnects
+        await _nothing_more(stream)
+    assert "subscriptions/listen" not in upstream.methods
+    assert upstream.methods.count("server/discover") == 1
