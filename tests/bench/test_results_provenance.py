@@ -120,3 +120,14 @@ def test_the_stub_engine_run_keeps_its_own_provenance_in_the_shared_file(tmp_pat
     data = json.loads(results.read_text())
     assert data["provenance"] == real["provenance"] and data["stub_engine"]["provenance"] == stub["provenance"]
     assert provenance_problems("gateway_overhead.json", data) == []
+
+
+def test_the_readme_headline_commands_are_the_commands_of_committed_results() -> None:
+    readme = (REPO / "README.md").read_text()
+    table = readme.split("## Headline numbers", 1)[1].split("\n## ", 1)[0]
+    commands = [row.rstrip().rstrip("|").rsplit("|", 1)[-1].strip().strip("`") for row in table.splitlines()
+                if row.startswith("| ") and "python -m bench." in row]
+    assert len(commands) >= 5, table
+    recorded = [json.loads(path.read_text())["provenance"]["command"] for path in sorted(RESULTS.glob("*.json"))]
+    unknown = [command for command in commands if not any(r.startswith(command) for r in recorded)]
+    assert not unknown, f"README headline commands no committed result was measured with: {unknown}"
