@@ -57,7 +57,7 @@ import torch
 from bench.machine import cpu_description
 from bench.prefix import percentile
 from bench.provenance import write_results
-from engine.config import EngineConfig
+from engine.config import DEFAULT_BLOCK_SIZE, EngineConfig
 from engine.errors import EngineDeadError
 from engine.protocol import EngineClient
 from engine.request import EngineRequest
@@ -325,7 +325,7 @@ async def bench(args: argparse.Namespace, policies: list[str]) -> dict[str, obje
         for round_ in range(args.rounds):
             order = policies if round_ % 2 == 0 else policies[::-1]  # alternate who goes first
             for name in order:
-                pool = POLICIES[name](engines, block_size=config.block_size)
+                pool = POLICIES[name](engines, block_size=config.block_size or DEFAULT_BLOCK_SIZE)
                 result = await run_policy(pool, conversations, namespace=f"r{round_}-{name}",
                                           concurrency=args.concurrency, max_tokens=args.max_tokens)
                 rounds[name].append(result)

@@ -201,7 +201,10 @@ ENGINE_MEANINGS: dict[str, str] = {
     "tensor_parallel_size": "Split one model over this many GPUs (one process per rank). Must divide the "
                             "attention heads and the intermediate size; checked at start.",
     "kv_cache_memory_mb": "Memory of the paged KV block pool.",
-    "block_size": "Tokens per KV block (a power of two).",
+    "block_size": "Tokens per KV block (a power of two). Unset: 16; for a model with Mamba2 layers (Mamba2, "
+                  "Nemotron-H) under prefix caching, its scan chunk (256 / 128 in real checkpoints: state snapshots "
+                  "exist only at chunk ends), said in the start-up log. Set explicitly, it must be a multiple of that "
+                  "chunk (or prefix caching off).",
     "max_num_seqs": "Sequences in one batch at most.",
     "max_num_batched_tokens": "Tokens computed in one step at most (decodes plus chunked prefill).",
     "max_model_len": "Longest context. Unset: the model's (at most 8192).",
@@ -237,6 +240,13 @@ ENGINE_MEANINGS: dict[str, str] = {
                               "costs and each sequence's observed acceptance); `false` verifies every proposal.",
     "speculative_disable_by_batch_size": "No drafts while more sequences than this decode. Unset: no bound.",
     "seed": "Seed of the engine's sampling generator.",
+    "num_state_slots": "Models with Mamba2 layers (Mamba2, Nemotron-H): live recurrent-state slots, one per running "
+                       "sequence (a sequence waits for a free one); at most `MAX_NUM_SEQS`. Unset or 0: as many as "
+                       "`MAX_NUM_SEQS`, fewer if `KV_CACHE_MEMORY_MB` cannot hold them.",
+    "num_state_snapshots": "Models with Mamba2 layers: prefix-cache state snapshots (a prefix hit restores the "
+                           "Mamba state from one instead of recomputing the prefix). Unset: half of "
+                           "`KV_CACHE_MEMORY_MB` left after the live slots (all of it for attention-free Mamba2); "
+                           "0: none. Slots and snapshots set here must fit `KV_CACHE_MEMORY_MB` with one KV block.",
     "block_sparse_block_size": "Block-sparse attention in every layer without a sliding window, prefill and decode: "
                                "tokens per block (a power of two >= 16; Phi-3-small uses 64). 0: dense attention. "
                                "Each query block reads only the blocks below; the others are never loaded.",

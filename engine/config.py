@@ -20,6 +20,7 @@ _DTYPES = ("auto", "float32", "bfloat16", "float16")
 _QUANTIZATIONS = (None, "int8", "int4")
 _PROFILES = ("fast", "exact")
 _SPECULATIVE_METHODS = (None, "ngram", "draft_model")
+DEFAULT_BLOCK_SIZE = 16  # tokens per KV block when ``block_size`` is unset and the model asks for nothing larger
 
 
 @dataclass(slots=True)
@@ -63,12 +64,15 @@ class EngineConfig:
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a
     # persistent volume so a restart loads in seconds what the first start compiled for minutes.
     compile_cache_dir: str | None = None
-    block_size: int = 16
+    # Tokens per KV block, a power of two. None: chosen when the engine starts (``mamba_state.choose_block_size``):
+    # DEFAULT_BLOCK_SIZE, raised for a model with Mamba2 layers under prefix caching to the smallest multiple of its
+    # scan chunk the attention kernels take (state snapshots exist only where the scan ends a chunk).
+    block_size: int | None = None
     kv_cache_memory_mb: int = 256
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)
-    # Models with Mamba2 layers (``engine.mamba_state``): live recurrent-state slots (one per running sequence) and
-    # prefix-cache state snapshots, both taken from kv_cache_memory_mb unless set here (0 snapshots: a prefix hit
-    # is never taken and the prefix is recomputed).
+    # Models with Mamba2 layers (``engine.mamba_state``): live recurrent-state slots (one per running sequence, at
+    # most max_num_seqs) and prefix-cache state snapshots, both taken from kv_cache_memory_mb unless set here (0
+    # snapshots: a prefix hit is never taken and the prefix is recomputed). Set counts must fit that budget.
     num_state_slots: int | None = None
     num_state_snapshots: int | None = None
     max_num_seqs: int = 64
@@ -130,8 +134,8 @@ class EngineConfig:
             raise ValueError(f"dtype must be one of {_DTYPES}, got {self.dtype!r}")
         if self.quantization not in (*_QUANTIZATIONS, "auto"):
             raise ValueError(f"quantization must be one of {(*_QUANTIZATIONS, 'auto')}, got {self.quantization!r}")
-        if self.block_size < 1 or self.block_size & (self.block_size - 1):
-            raise ValueError("block_size must be a power of two")
+        if self.block_size is not None and (self.block_size < 1 or self.block_size & (self.block_size - 1)):
+            raise ValueError(f"block_size must be a power of two, got {self.block_size}")
         if self.max_num_seqs < 1 or self.max_num_batched_tokens < 1:
             raise ValueError("max_num_seqs and max_num_batched_tokens must be positive")
         if self.fairness_half_life_tokens < 1:
@@ -158,8 +162,9 @@ class EngineConfig:
         if self.block_sparse_block_size < 0:
             raise ValueError("block_sparse_block_size must not be negative (0: dense attention)")
         self.block_sparse_pattern()  # checks the pattern's numbers
-        if self.num_state_slots is not None and self.num_state_slots < 1:
-            raise ValueError("num_state_slots must be positive")
+        if self.num_state_slots is not None and not 1 <= self.num_state_slots <= self.max_num_seqs:
+            raise ValueError(f"num_state_slots must be between 1 and max_num_seqs ({self.max_num_seqs}), got "
+                             f"{self.num_state_slots}: a running sequence holds one slot, so more are never used")
         if self.num_state_snapshots is not None and self.num_state_snapshots < 0:
             raise ValueError("num_state_snapshots must not be negative")
 

@@ -25,7 +25,7 @@ from engine.errors import EngineDeadError, InvalidRequestError
 from engine.layers.sampler import INVALID_TOKEN, SamplerOutput
 from engine.loader.model_loader import load_arch_config, load_model
 from engine.loader.source import resolve_model
-from engine.mamba_state import build_state_slots
+from engine.mamba_state import build_state_slots, choose_block_size, scan_chunk_size
 from engine.metrics import EngineStats, RequestTimings, StatsCollector, now_ns
 from engine.model_runner import ModelRunner, kv_bytes_per_block
 from engine.outputs import RequestOutput, TokenLogprob, Usage
@@ -107,6 +107,12 @@ class LLMEngine:
         prepare_kernels(self.device, enabled=config.show_progress)
         self.tokenizer = Tokenizer.from_source(source)
         arch = load_arch_config(source)
+        # The KV block size, settled before any worker, cache or runner exists: all of them read it from the config.
+        choice = choose_block_size(config.block_size, scan_chunk_size(arch), config.enable_prefix_caching)
+        config = self.config = dataclasses.replace(config, block_size=choice.block_size)
+        self.block_size = choice.block_size
+        if choice.reason is not None:
+            say(f"KV blocks: {choice.block_size} tokens ({choice.reason})", enabled=config.show_progress)
         max_len = config.max_model_len or min(arch.max_position_embeddings, MAX_CONTEXT_DEFAULT)
         self.workers: TensorParallelWorkers | None = None
         self.drafter: DraftModelProposer | None = None  # speculative_method="draft_model" (built with the runner)
@@ -138,7 +144,7 @@ class LLMEngine:
             self.acceptance = AcceptanceTracker()
         log.info("engine ready: %s on %s/%s (tensor parallel %d), %d KV blocks of %d tokens, max_model_len %d",
                  self.model_name, self.device, self.dtype, config.tensor_parallel_size, self.block_manager.num_blocks,
-                 config.block_size, self.max_model_len)
+                 self.block_size, self.max_model_len)
 
     def _build_runner(self, config: EngineConfig, source: Any, arch: Any, max_len: int) -> None:
         """Load this rank's model (and the draft model, if any), size the KV pool and build the runners (with the
@@ -149,10 +155,11 @@ class LLMEngine:
         self.vocab_size = arch.vocab_size
         self.eos_token_ids = list(dict.fromkeys(self.tokenizer.eos_token_ids or arch.eos_token_ids))
         draft_model = self._load_draft_model(config, max_len) if config.speculative_method == "draft_model" else None
-        block_bytes = kv_bytes_per_block(self.model, config.block_size, self.dtype)
+        block_size = self.block_size
+        block_bytes = kv_bytes_per_block(self.model, block_size, self.dtype)
         if draft_model is not None:  # the draft's cache has a block for every block of the target's
-            block_bytes += kv_bytes_per_block(draft_model, config.block_size, self.dtype)
-        states = build_state_slots(self.model, config, self.device, block_bytes, max_len)
+            block_bytes += kv_bytes_per_block(draft_model, block_size, self.dtype)
+        states = build_state_slots(self.model, config, self.device, block_bytes, max_len, block_size)
         if states is not None:
             num_blocks = states.num_blocks
         else:
@@ -163,10 +170,10 @@ class LLMEngine:
         max_step_tokens = max(config.max_num_batched_tokens, config.max_num_seqs)
         # One sequence alone must always fit, or recompute preemption could never make progress. Under a shared
         # window it holds at most one window plus one step's tokens at a time, however long it grows.
-        window_blocks = -(-(window - 1 + max_step_tokens) // config.block_size) + 1
+        window_blocks = -(-(window - 1 + max_step_tokens) // block_size) + 1
         fits_any_length = window > 0 and num_blocks >= window_blocks
-        self.max_model_len = max_len if fits_any_length else min(max_len, num_blocks * config.block_size)
-        self.block_manager = BlockManager(num_blocks, config.block_size, config.enable_prefix_caching, window,
+        self.max_model_len = max_len if fits_any_length else min(max_len, num_blocks * block_size)
+        self.block_manager = BlockManager(num_blocks, block_size, config.enable_prefix_caching, window,
                                           states.slots if states is not None else None)
         max_num_seqs = min(config.max_num_seqs, states.slots.num_live) if states is not None else config.max_num_seqs
         self.scheduler = Scheduler(self.block_manager, max_num_seqs=max_num_seqs,

@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import torch
 
-from engine.layers.mamba2 import BoundarySnapshot, Mamba2StateCache, MambaStep
+from engine.config import DEFAULT_BLOCK_SIZE
+from engine.layers.mamba2 import BoundarySnapshot, Mamba2MixerConfig, Mamba2StateCache, MambaStep
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
+    from engine.models.config import ModelArchConfig
     from engine.sequence import Sequence
     from kernels.attention_metadata import AttentionMetadata
 
@@ -57,6 +59,51 @@ def state_bytes_per_slot(model: StatefulModel) -> int:
     return sum(c.conv[0].nbytes + c.ssm[0].nbytes for c in model.allocate_state(1, device="meta"))
 
 
+def scan_chunk_size(arch: ModelArchConfig) -> int | None:
+    """The Mamba2 scan chunk of a checkpoint's config (None: a model without Mamba2 layers), read before the model
+    is built so the KV block size is settled before any process or cache exists."""
+    if arch.architecture == "mamba2":
+        return Mamba2MixerConfig.from_hf(arch.hf_config).chunk_size
+    if arch.architecture == "nemotron_h":
+        return Mamba2MixerConfig.from_nemotron_h(arch.hf_config).chunk_size
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockSizeChoice:
+    block_size: int
+    reason: str | None = None  # why it is not what was asked for (None: it is block_size, or the plain default)
+
+
+def choose_block_size(requested: int | None, chunk: int | None, prefix_caching: bool) -> BlockSizeChoice:
+    """Tokens per KV block for a model whose Mamba2 scan chunk is ``chunk`` (None: no Mamba2 layers).
+
+    Prefix-cache state snapshots exist only at block ends the scan reaches as chunk ends, so under prefix caching
+    the block size must be a multiple of the chunk; the attention kernels (paged KV, C++ and Triton) take any power
+    of two. Unset (``requested`` None): ``DEFAULT_BLOCK_SIZE``, raised to the smallest power of two that is a
+    multiple of both (real checkpoints: 256 for Mamba2, 128 for Nemotron-H). A power of two is a multiple of the
+    chunk only when the chunk is one too; other chunks, and an explicit block size the chunk does not divide, are
+    refused with both numbers (prefix caching off lifts the constraint)."""
+    if chunk is None or not prefix_caching:
+        return BlockSizeChoice(requested or DEFAULT_BLOCK_SIZE)
+    if requested is not None:
+        if requested % chunk:
+            raise ValueError(f"block_size {requested} is not a multiple of the model's Mamba2 chunk_size {chunk}: "
+                             "prefix-cache state snapshots are taken at block ends, which the scan reaches only at "
+                             f"multiples of its chunk (leave block_size unset to use {chunk}, set a multiple of "
+                             f"{chunk}, or disable prefix caching)")
+        return BlockSizeChoice(requested)
+    if chunk & (chunk - 1):
+        raise ValueError(f"the model's Mamba2 chunk_size {chunk} is not a power of two, so no KV block size (a power "
+                         "of two) is a multiple of it, and prefix-cache state snapshots need one: disable prefix "
+                         "caching to serve this model")
+    size = max(DEFAULT_BLOCK_SIZE, chunk)
+    if size == DEFAULT_BLOCK_SIZE:
+        return BlockSizeChoice(size)
+    return BlockSizeChoice(size, f"raised from {DEFAULT_BLOCK_SIZE} to the model's Mamba2 scan chunk: prefix-cache "
+                                 "state snapshots are taken at block ends")
+
+
 @dataclass(frozen=True, slots=True)
 class StatePlan:
     num_live: int
@@ -64,13 +111,15 @@ class StatePlan:
     num_blocks: int
 
 
-def plan_state_memory(config: EngineConfig, slot_bytes: int, block_bytes: int, max_len: int) -> StatePlan:
+def plan_state_memory(config: EngineConfig, slot_bytes: int, block_bytes: int, max_len: int,
+                      block_size: int) -> StatePlan:
     """Split ``kv_cache_memory_mb`` between live slots, snapshots and KV blocks.
 
     Live slots come first (``max_num_seqs`` of them, fewer if the budget is small: sequences then wait for one);
     half of the rest goes to snapshots and half to KV blocks when the model has attention layers, all of it to
     snapshots when it has none (its blocks are then bookkeeping for the prefix cache only, and cost nothing).
-    ``num_state_slots``, ``num_state_snapshots`` and ``num_kv_blocks`` override the split (tests)."""
+    ``num_state_slots``, ``num_state_snapshots`` and ``num_kv_blocks`` override the split; counts set without
+    ``num_kv_blocks`` must leave room for at least one KV block of a model with attention layers."""
     budget = config.kv_cache_memory_mb * 2**20
     live = config.num_state_slots or max(1, min(config.max_num_seqs, budget // slot_bytes))
     rest = max(0, budget - live * slot_bytes)
@@ -78,12 +127,18 @@ def plan_state_memory(config: EngineConfig, slot_bytes: int, block_bytes: int, m
     snapshots = config.num_state_snapshots if config.num_state_snapshots is not None else share // slot_bytes
     if not config.enable_prefix_caching:
         snapshots = 0
+    explicit = config.num_state_slots is not None or (snapshots and config.num_state_snapshots is not None)
+    if explicit and not config.num_kv_blocks and (live + snapshots) * slot_bytes + block_bytes > budget:
+        needed_mb = -(-((live + snapshots) * slot_bytes + block_bytes) // 2**20)
+        raise ValueError(f"{live} live state slots + {snapshots} snapshots of {slot_bytes / 2**20:.2f} MB each need "
+                         f"{needed_mb} MB with one KV block, more than kv_cache_memory_mb {config.kv_cache_memory_mb}:"
+                         " lower num_state_slots / num_state_snapshots or raise kv_cache_memory_mb")
     if config.num_kv_blocks:
         blocks = config.num_kv_blocks
     elif block_bytes:
         blocks = max(1, (budget - (live + snapshots) * slot_bytes) // block_bytes)
     else:  # no attention layer: enough blocks for every live sequence at full length
-        blocks = live * -(-max_len // config.block_size)
+        blocks = live * -(-max_len // block_size)
     if block_bytes or config.num_kv_blocks:
         snapshots = min(snapshots, blocks)  # one snapshot per cached block at most: more could never be found
     return StatePlan(live, snapshots, blocks)
@@ -188,21 +243,17 @@ class EngineStates:
 
 
 def build_state_slots(model: object, config: EngineConfig, device: torch.device, block_bytes: int,
-                      max_len: int) -> EngineStates | None:
-    """The state slots for ``model`` sized from the memory budget, or None for an attention-only model. Refuses
-    what a recurrent state cannot do: speculative decoding (rejected drafts would have to be rolled back), and
-    snapshots at block ends the scan never reaches (its chunk size must divide the block size)."""
+                      max_len: int, block_size: int) -> EngineStates | None:
+    """The state slots for ``model`` with KV blocks of ``block_size`` tokens, sized from the memory budget, or None
+    for an attention-only model. Refuses what a recurrent state cannot do: speculative decoding (rejected drafts
+    would have to be rolled back), and snapshots at block ends the scan never reaches (``choose_block_size``)."""
     if not has_state(model):
         return None
     stateful = cast(StatefulModel, model)
     if config.speculative_method is not None:
         raise ValueError("speculative decoding is not supported for models with Mamba2 layers: their recurrent "
                          "state cannot be rolled back past rejected draft tokens")
-    chunk = stateful.state_chunk_size
-    if config.enable_prefix_caching and config.block_size % chunk:
-        raise ValueError(f"block_size {config.block_size} must be a multiple of the model's Mamba2 chunk_size "
-                         f"{chunk}: prefix-cache state snapshots are taken at block ends, which the scan reaches "
-                         "only at multiples of its chunk (raise block_size, or disable prefix caching)")
-    plan = plan_state_memory(config, state_bytes_per_slot(stateful), block_bytes, max_len)
+    choose_block_size(block_size, stateful.state_chunk_size, config.enable_prefix_caching)  # raises on a conflict
+    plan = plan_state_memory(config, state_bytes_per_slot(stateful), block_bytes, max_len, block_size)
     caches = stateful.allocate_state(plan.num_live + plan.num_snapshots, device=device)
-    return EngineStates(StateSlots(caches, plan.num_live, plan.num_snapshots, config.block_size), plan.num_blocks)
+    return EngineStates(StateSlots(caches, plan.num_live, plan.num_snapshots, block_size), plan.num_blocks)

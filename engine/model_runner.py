@@ -202,6 +202,8 @@ class ModelRunner:
         self.model = model
         self.device = device
         self.dtype = dtype
+        if config.block_size is None:  # LLMEngine chooses it from the model before building any runner
+            raise ValueError("a model runner needs a concrete block_size")
         self.block_size = config.block_size
         self.vocab_size = model.config.vocab_size
         self.sampler = Sampler()

@@ -31,7 +31,8 @@ class EngineSettings(BaseSettings):
     # the model's attention heads and intermediate size; checked against the model when the engine starts.
     tensor_parallel_size: int = Field(default=1, ge=1, le=64)
     kv_cache_memory_mb: int = Field(default=256, ge=1)
-    block_size: int = Field(default=16, ge=1, le=1024)
+    # Tokens per KV block (a power of two); unset: 16, or a model with Mamba2 layers' scan chunk under prefix caching.
+    block_size: int | None = Field(default=None, ge=1, le=1024)
     max_num_seqs: int = Field(default=64, ge=1)
     max_num_batched_tokens: int = Field(default=1024, ge=1)
     max_model_len: int | None = Field(default=None, ge=1)
@@ -68,6 +69,10 @@ class EngineSettings(BaseSettings):
     speculative_disable_by_batch_size: int | None = Field(default=None, ge=1)  # no drafts past this many decodes
     # Block-sparse attention in the layers without a sliding window (EngineConfig.block_sparse_* says the pattern):
     # tokens per block, a power of two >= 16; 0 (the default): dense attention.
+    # Models with Mamba2 layers: live recurrent-state slots (at most one per running sequence; unset or 0: sized from
+    # kv_cache_memory_mb) and prefix-cache state snapshots (unset: sized from it; 0: none, prefixes are recomputed).
+    num_state_slots: int | None = Field(default=None, ge=0)
+    num_state_snapshots: int | None = Field(default=None, ge=0)
     block_sparse_block_size: int = Field(default=0, ge=0, le=4096)
     block_sparse_local_blocks: int = Field(default=16, ge=1)
     block_sparse_global_blocks: int = Field(default=1, ge=0)
@@ -82,8 +87,8 @@ class EngineSettings(BaseSettings):
 
     @field_validator("block_size")
     @classmethod
-    def _power_of_two(cls, value: int) -> int:
-        if value & (value - 1):
+    def _power_of_two(cls, value: int | None) -> int | None:
+        if value is not None and value & (value - 1):
             raise ValueError("block_size must be a power of two")
         return value
 
@@ -101,6 +106,14 @@ class EngineSettings(BaseSettings):
         return self
 
     @model_validator(mode="after")
+    def _state_slots_within_the_batch(self) -> EngineSettings:
+        if self.num_state_slots and self.num_state_slots > self.max_num_seqs:
+            raise ValueError(f"WARDEN_ENGINE_NUM_STATE_SLOTS ({self.num_state_slots}) exceeds "
+                             f"WARDEN_ENGINE_MAX_NUM_SEQS ({self.max_num_seqs}): a running sequence holds one slot, "
+                             "so the extra slots could never be used")
+        return self
+
+    @model_validator(mode="after")
     def _draft_model_named(self) -> EngineSettings:
         if (self.speculative_method == "draft_model") != (self.speculative_model is not None):
             raise ValueError("WARDEN_ENGINE_SPECULATIVE_MODEL is required with speculative_method=draft_model, and "
@@ -113,6 +126,7 @@ class EngineSettings(BaseSettings):
         values["quantization"] = None if self.quantization == "none" else self.quantization
         values["compile_model"] = None if self.compile_model == "auto" else self.compile_model
         values["speculative_method"] = None if self.speculative_method == "none" else self.speculative_method
+        values["num_state_slots"] = self.num_state_slots or None  # 0: sized from the memory budget, as unset
         quantization = self.speculative_model_quantization
         values["speculative_model_quantization"] = None if quantization == "none" else quantization
         return {"model": model, **values}

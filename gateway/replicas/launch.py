@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.config import DEFAULT_BLOCK_SIZE
 from engine.protocol import EngineClient
 from gateway.replicas.detached import DetachedEngine, EarlyHost, HostSlots, open_host, prepare_host
 from gateway.replicas.pool import ReplicaPool
@@ -190,7 +191,7 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
     return await _open_pool(connect, len(sockets), block_size=config.block_size, heal=True, watchdog_s=watchdog_s)
 
 
-async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int,
+async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int | None,
                      heal: bool, watchdog_s: float | None = None,
                      standby: Callable[[], Awaitable[EngineClient | None]] | None = None,
                      standby_delay_s: float = 0.0) -> ReplicaPool:
@@ -202,6 +203,8 @@ async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], cou
     if failed:
         await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
         raise failed[0]
+    if block_size is None:  # each engine chooses it from its model; the route keys span the default's multiples
+        block_size = DEFAULT_BLOCK_SIZE
     pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None, watchdog_s=watchdog_s,
                        standby=standby, standby_delay_s=standby_delay_s)
     pool.supervise()

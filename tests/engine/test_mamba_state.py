@@ -10,7 +10,7 @@ import torch
 from engine.block_manager import BlockManager
 from engine.config import EngineConfig
 from engine.layers.mamba2 import BoundarySnapshot, Mamba2MixerConfig, Mamba2StateCache
-from engine.mamba_state import StateSlots, plan_state_memory
+from engine.mamba_state import BlockSizeChoice, StateSlots, choose_block_size, plan_state_memory
 from engine.sampling_params import SamplingParams
 from engine.sequence import Sequence
 
@@ -119,13 +119,46 @@ def test_the_pool_evicts_least_recently_used_and_with_the_kv_block() -> None:
 
 def test_the_budget_goes_to_live_slots_first() -> None:
     config = EngineConfig(kv_cache_memory_mb=1, max_num_seqs=8)
-    plan = plan_state_memory(config, slot_bytes=2**17, block_bytes=2**10, max_len=64)
+    plan = plan_state_memory(config, slot_bytes=2**17, block_bytes=2**10, max_len=64, block_size=16)
     assert plan.num_live == 8 and plan.num_snapshots == 0  # 8 x 128 KB fill the whole MB
-    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=2, max_num_seqs=8), 2**17, 2**10, 64)
+    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=2, max_num_seqs=8), 2**17, 2**10, 64, 16)
     assert plan.num_live == 8 and plan.num_snapshots == 4 and plan.num_blocks == 512
-    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=1, max_num_seqs=64), 2**17, 0, 64)
+    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=1, max_num_seqs=64), 2**17, 0, 64, 16)
     assert plan.num_live == 8 and plan.num_blocks == 8 * 64 // 16  # attention-free: blocks cost nothing
-    plan = plan_state_memory(EngineConfig(enable_prefix_caching=False, num_state_slots=3), 2**17, 2**10, 64)
+    plan = plan_state_memory(EngineConfig(enable_prefix_caching=False, num_state_slots=3), 2**17, 2**10, 64, 16)
     assert plan.num_live == 3 and plan.num_snapshots == 0
     with pytest.raises(ValueError, match="num_state_snapshots"):
         EngineConfig(num_state_snapshots=-1)
+
+
+def test_the_block_size_is_a_power_of_two_multiple_of_the_scan_chunk_under_prefix_caching() -> None:
+    raised = choose_block_size(None, 256, True)  # a real Mamba2 checkpoint (Nemotron-H: 128)
+    assert raised.block_size == 256 and raised.reason is not None and "raised from 16" in raised.reason
+    assert choose_block_size(None, 128, True).block_size == 128
+    assert choose_block_size(None, 8, True) == BlockSizeChoice(16)  # the default already ends chunks
+    assert choose_block_size(None, None, True) == BlockSizeChoice(16)  # no Mamba2 layers
+    assert choose_block_size(None, 256, False) == BlockSizeChoice(16)  # no snapshots: no constraint
+    assert choose_block_size(512, 256, True) == BlockSizeChoice(512)
+    assert choose_block_size(16, 256, False) == BlockSizeChoice(16)
+    with pytest.raises(ValueError, match="block_size 16 is not a multiple of the model's Mamba2 chunk_size 256"):
+        choose_block_size(16, 256, True)
+    with pytest.raises(ValueError, match="chunk_size 48 is not a power of two"):
+        choose_block_size(None, 48, True)
+    assert choose_block_size(None, 48, False) == BlockSizeChoice(16)
+
+
+def test_state_counts_set_explicitly_are_checked_against_the_budget_and_the_batch() -> None:
+    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=2, num_state_slots=3, num_state_snapshots=5), 2**17,
+                             2**10, 64, 16)
+    assert (plan.num_live, plan.num_snapshots) == (3, 5) and plan.num_blocks == (2 * 2**20 - 8 * 2**17) // 2**10
+    with pytest.raises(ValueError, match=r"3 live state slots \+ 14 snapshots of 0.12 MB each need 3 MB"):
+        plan_state_memory(EngineConfig(kv_cache_memory_mb=2, num_state_slots=3, num_state_snapshots=14), 2**17,
+                          2**10, 64, 16)
+    # Without prefix caching the snapshots are not taken, so they cost nothing.
+    plan = plan_state_memory(EngineConfig(kv_cache_memory_mb=2, num_state_slots=3, num_state_snapshots=14,
+                                          enable_prefix_caching=False), 2**17, 2**10, 64, 16)
+    assert plan.num_snapshots == 0
+    with pytest.raises(ValueError, match="num_state_slots must be between 1 and max_num_seqs"):
+        EngineConfig(num_state_slots=9, max_num_seqs=8)
+    with pytest.raises(ValueError, match="num_state_slots must be between 1 and max_num_seqs"):
+        EngineConfig(num_state_slots=0)

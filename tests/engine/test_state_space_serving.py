@@ -169,6 +169,58 @@ def test_preemption_recomputes_or_restores_the_state(family) -> None:
     assert_matches_reference(reference, PROMPTS, rec, NEW_TOKENS)
 
 
+@pytest.fixture(scope="module")
+def wide_chunk(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    """A Nemotron-H whose scan chunk (32) is above the default block size, as real checkpoints' (128) are."""
+    directory = tmp_path_factory.mktemp("nemotron-h-chunk32")
+    return directory, write_tiny_state_space_checkpoint(directory, "nemotron_h", chunk_size=WIDE_CHUNK)
+
+
+WIDE_CHUNK = 32
+
+
+def test_an_unset_block_size_is_raised_to_the_scan_chunk(wide_chunk, capfd) -> None:
+    """block_size left unset with prefix caching on: the engine serves with 32-token blocks and says so at start;
+    logits are transformers' through chunked prefill (chunk ends off block ends) and a prefix hit that restores
+    the state from a snapshot, and equal a cold run's."""
+    directory, reference = wide_chunk
+    config = dict(model=str(directory), max_num_batched_tokens=48, max_num_seqs=8, kv_cache_memory_mb=16)
+    llm = LLM(EngineConfig(**config, show_progress=True))
+    assert f"warden: KV blocks: {WIDE_CHUNK} tokens (raised from 16" in capfd.readouterr().err
+    assert llm.engine.config.block_size == llm.engine.block_manager.block_size == WIDE_CHUNK
+    prompts = {"long": [(37 * i + 11) % 4000 + 50 for i in range(70)], "short": PROMPTS["short"]}
+    rec = run(llm, prompts, NEW_TOKENS)
+    assert rec.continued_chunks > 0 and llm.engine.scheduler.prefix_cache_hits == 0
+    assert_matches_reference(reference, prompts, rec, NEW_TOKENS)
+
+    slots = llm.engine.block_manager.states
+    assert slots is not None and slots.num_restored == 0
+    follow_up = {"follow-up": [*greedy_sequence(prompts["long"], rec.logits["long"])[:70], 7, 8, 9]}
+    rec = run(llm, follow_up, NEW_TOKENS)
+    assert llm.engine.scheduler.prefix_cache_hits == 2 * WIDE_CHUNK and slots.num_restored == 1
+    assert_matches_reference(reference, follow_up, rec, NEW_TOKENS)
+    cold_llm = LLM(EngineConfig(**config, show_progress=False, enable_prefix_caching=False))
+    assert cold_llm.engine.block_manager.block_size == 16  # no snapshots, no constraint: the default stays
+    cold = run(cold_llm, follow_up, NEW_TOKENS).logits["follow-up"]
+    torch.testing.assert_close(torch.stack(rec.logits["follow-up"]), torch.stack(cold), atol=LOGITS_ATOL, rtol=0)
+
+
+def test_an_explicit_block_size_the_chunk_does_not_divide_is_refused_naming_both(wide_chunk) -> None:
+    directory, _ = wide_chunk
+    with pytest.raises(ValueError, match=f"block_size 16 is not a multiple of the model's Mamba2 chunk_size "
+                                         f"{WIDE_CHUNK}"):
+        _llm(directory, block_size=16)
+    assert _llm(directory, block_size=2 * WIDE_CHUNK).engine.block_manager.block_size == 2 * WIDE_CHUNK
+
+
+def test_state_slots_and_snapshots_set_explicitly_size_the_pools(mamba2) -> None:
+    directory, _ = mamba2
+    states = _llm(directory, num_state_slots=3, num_state_snapshots=5).engine.block_manager.states
+    assert states is not None and (states.num_live, states.num_snapshots) == (3, 5)
+    with pytest.raises(ValueError, match="more than kv_cache_memory_mb 16"):
+        _llm(directory, num_state_snapshots=10**6)
+
+
 def test_what_a_recurrent_state_cannot_do_is_refused(mamba2) -> None:
     directory, _ = mamba2
     with pytest.raises(ValueError, match="multiple of the model's Mamba2 chunk_size 8"):

@@ -1,7 +1,8 @@
 """Tiny random-weight Mamba2 and Nemotron-H checkpoints (real safetensors directories with the default model's
 tokenizer) built from transformers' own classes, for the engine's state-space serving tests.
 
-The Mamba scan's chunk is 8 tokens, so 8- or 16-token KV blocks take state snapshots at every block end.
+The Mamba scan's chunk is 8 tokens unless asked otherwise, so 8- or 16-token KV blocks take state snapshots at every
+block end.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ CHUNK_SIZE = 8
 NEMOTRON_LAYERS = ["linear_attention", "full_attention", "moe", "linear_attention", "mlp"]
 
 
-def write_tiny_state_space_checkpoint(directory: Path, family: str, *, seed: int = 0):
+def write_tiny_state_space_checkpoint(directory: Path, family: str, *, seed: int = 0, chunk_size: int = CHUNK_SIZE):
     """Write a ``mamba2`` or ``nemotron_h`` checkpoint to ``directory``; returns transformers' model (float32,
     eval) for reference logits."""
     from transformers import Mamba2Config, Mamba2ForCausalLM, NemotronHConfig, NemotronHForCausalLM
 
     tokenizer = Tokenizer.from_source(resolve_model("default"))
     torch.manual_seed(seed)
-    common = dict(vocab_size=tokenizer.vocab_size, hidden_size=32, n_groups=2, conv_kernel=4, chunk_size=CHUNK_SIZE,
+    common = dict(vocab_size=tokenizer.vocab_size, hidden_size=32, n_groups=2, conv_kernel=4, chunk_size=chunk_size,
                   tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, pad_token_id=0)
     model: torch.nn.Module
     if family == "mamba2":

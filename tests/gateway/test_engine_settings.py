@@ -69,11 +69,30 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
     ("DTYPE", "bf16"), ("QUANTIZATION", "int3"), ("BLOCK_SIZE", "24"), ("MAX_NUM_SEQS", "0"),
     ("TENANT_KV_QUOTA", "1.5"), ("DEVICE", "tpu"), ("SPECULATIVE_METHOD", "eagle"), ("NUM_SPECULATIVE_TOKENS", "0"),
     ("REPLICAS", "0"), ("TENSOR_PARALLEL_SIZE", "0"), ("SPECULATIVE_MODEL_QUANTIZATION", "int2"),
-    ("CPU_SMALL_BATCH_ROWS", "0"),
+    ("CPU_SMALL_BATCH_ROWS", "0"), ("NUM_STATE_SLOTS", "-1"), ("NUM_STATE_SNAPSHOTS", "-1"),
+    ("NUM_STATE_SLOTS", "65"), ("NUM_STATE_SNAPSHOTS", "many"), ("BLOCK_SIZE", "0"),
 ])
 def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
     with pytest.raises(ValidationError):
+        Settings(_env_file=None)
+
+
+def test_state_cache_sizes_reach_the_engine_and_zero_slots_means_sized_from_the_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDEN_MODEL", "default")
+    monkeypatch.delenv("WARDEN_ENGINE_BLOCK_SIZE", raising=False)
+    monkeypatch.setenv("WARDEN_ENGINE_NUM_STATE_SLOTS", "3")
+    monkeypatch.setenv("WARDEN_ENGINE_NUM_STATE_SNAPSHOTS", "0")
+    config = Settings(_env_file=None).engine_config()
+    assert (config.num_state_slots, config.num_state_snapshots, config.block_size) == (3, 0, None)
+    monkeypatch.setenv("WARDEN_ENGINE_NUM_STATE_SLOTS", "0")
+    monkeypatch.setenv("WARDEN_ENGINE_MAX_NUM_SEQS", "4")
+    monkeypatch.setenv("WARDEN_ENGINE_BLOCK_SIZE", "128")
+    config = Settings(_env_file=None).engine_config()
+    assert (config.num_state_slots, config.num_state_snapshots, config.block_size) == (None, 0, 128)
+    monkeypatch.setenv("WARDEN_ENGINE_NUM_STATE_SLOTS", "5")
+    with pytest.raises(ValidationError, match=r"NUM_STATE_SLOTS \(5\) exceeds WARDEN_ENGINE_MAX_NUM_SEQS \(4\)"):
         Settings(_env_file=None)
 
 
