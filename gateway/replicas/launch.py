@@ -26,14 +26,16 @@ import asyncio
 import dataclasses
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.config import DEFAULT_BLOCK_SIZE
+from engine.errors import EngineDeadError
 from engine.protocol import EngineClient
 from gateway.replicas.detached import DetachedEngine, EarlyHost, HostSlots, open_host, prepare_host
-from gateway.replicas.pool import ReplicaPool
+from gateway.replicas.pool import RECONNECT_BACKOFF_S, RESTART_BACKOFF_S, ReplicaPool
 
 if TYPE_CHECKING:
     from engine.config import EngineConfig
@@ -181,22 +183,41 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
                            watchdog_s: float | None = None) -> EngineClient:
     """A pool over the engine hosts at ``sockets`` (``warden serve --workers N``: the hosts run beside the workers,
     each worker connects its own pool). A host that dies is restarted by the process that runs the hosts; the
-    pool's supervisor reconnects to it, so the worker heals with it. With ``watchdog_s`` a worker whose requests
+    pool's supervisor reconnects to it (every 2 s at most: ``RECONNECT_BACKOFF_S``), so the worker heals with it;
+    a worker that starts while a host is down waits for it. With ``watchdog_s`` a worker whose requests
     wait that long on a host whose loop stands still kills the host, which is then restarted the same way."""
-    from engine.host import connect_engine
+    from engine.host import STARTUP_TIMEOUT_S, connect_engine
 
     async def connect(index: int) -> EngineClient:
         return await connect_engine(config, sockets[index], authkey)
 
-    return await _open_pool(connect, len(sockets), block_size=config.block_size, heal=True, watchdog_s=watchdog_s)
+    async def first_connect(index: int) -> EngineClient:
+        # A worker (re)started by uvicorn while `warden serve` restarts a host waits for that host, at most as long
+        # as a host may take to load: failing its start-up instead would make uvicorn stop every worker.
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        delay = RECONNECT_BACKOFF_S[0]
+        while True:
+            try:
+                return await connect(index)
+            except EngineDeadError as exc:
+                if time.monotonic() + delay > deadline:
+                    raise
+                log.warning("waiting for the engine host at %s: %s", sockets[index], exc)
+            await asyncio.sleep(delay)
+            delay = min(RECONNECT_BACKOFF_S[1], delay * 2)
+
+    # Reconnecting is cheap and the host's restarts back off in `warden serve`: retry often (RECONNECT_BACKOFF_S).
+    return await _open_pool(first_connect, len(sockets), block_size=config.block_size, heal=True,
+                            watchdog_s=watchdog_s, reopen=connect, restart_backoff_s=RECONNECT_BACKOFF_S)
 
 
 async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int | None,
                      heal: bool, watchdog_s: float | None = None,
                      standby: Callable[[], Awaitable[EngineClient | None]] | None = None,
-                     standby_delay_s: float = 0.0) -> ReplicaPool:
+                     standby_delay_s: float = 0.0, reopen: Callable[[int], Awaitable[EngineClient]] | None = None,
+                     restart_backoff_s: tuple[float, float] = RESTART_BACKOFF_S) -> ReplicaPool:
     """Open ``count`` replicas at once and pool them; if one fails, the opened ones are shut down and its error is
-    raised. With ``heal`` the pool's supervisor opens a dead replica again the same way."""
+    raised. With ``heal`` the pool's supervisor opens a dead replica again the same way (or with ``reopen``)."""
     results = await asyncio.gather(*(open_replica(i) for i in range(count)), return_exceptions=True)
     opened = [r for r in results if not isinstance(r, BaseException)]
     failed = [r for r in results if isinstance(r, BaseException)]
@@ -205,7 +226,8 @@ async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], cou
         raise failed[0]
     if block_size is None:  # each engine chooses it from its model; the route keys span the default's multiples
         block_size = DEFAULT_BLOCK_SIZE
-    pool = ReplicaPool(opened, block_size=block_size, restart=open_replica if heal else None, watchdog_s=watchdog_s,
-                       standby=standby, standby_delay_s=standby_delay_s)
+    pool = ReplicaPool(opened, block_size=block_size, restart=(reopen or open_replica) if heal else None,
+                       watchdog_s=watchdog_s, standby=standby, standby_delay_s=standby_delay_s,
+                       restart_backoff_s=restart_backoff_s)
     pool.supervise()
     return pool

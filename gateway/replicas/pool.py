@@ -9,7 +9,9 @@ dies before it sent a single delta is sent again to a live replica (the client h
 duplicated); one that has streamed gets the replica's ``EngineDeadError``, as with a single engine. Given a
 ``restart`` callable, the pool brings dead replicas back (``supervise``): without it a dead replica would stay dead
 while ``/healthz`` says 200 (degraded), and an orchestrator that restarts on 503 would never restart the gateway.
-Restarts back off (1 s doubling to 60 s) while a replica keeps dying young. Given ``watchdog_s``, the supervisor
+Restarts back off (1 s doubling to 60 s) while a replica keeps dying young; a pool that only reconnects to
+hosts another process restarts (``restart_backoff_s=RECONNECT_BACKOFF_S``) retries every 2 s at most, so it is
+back within seconds of the host's socket answering again. Given ``watchdog_s``, the supervisor
 also kills a replica that has work and makes no progress for that long (``watchdog.StepWatchdog``), which turns a
 hang into a restart. A pool of one replica is how a single engine is supervised. ``stats()`` merges the replicas'
 snapshots, counting a replaced replica's last counters so totals never go backwards.
@@ -47,14 +49,19 @@ from gateway.replicas.watchdog import StepWatchdog
 log = logging.getLogger(__name__)
 SUPERVISE_INTERVAL_S = 0.5  # how often the supervisor looks for dead replicas
 RESTART_BACKOFF_S = (1.0, 60.0)  # first delay before a restart, and its cap (doubling while a replica dies young)
+# A worker's pool reconnecting to an engine host that `warden serve` restarts: a connect attempt costs a refused
+# connection, and the host's own restarts back off already, so the worker only has to notice it is back, promptly.
+RECONNECT_BACKOFF_S = (0.5, 2.0)
 STABLE_UPTIME_S = 60.0  # a replica that lived this long before dying restarts after the first delay again
 
 
-def restart_delay(lived_s: float, backoff_s: float) -> tuple[float, float]:
+def restart_delay(lived_s: float, backoff_s: float,
+                  bounds: tuple[float, float] = RESTART_BACKOFF_S) -> tuple[float, float]:
     """How long to wait before restarting what died after ``lived_s`` seconds, and the backoff to keep for next
-    time: the first delay after a stable run, else the current backoff, which doubles up to the cap."""
-    delay = RESTART_BACKOFF_S[0] if lived_s >= STABLE_UPTIME_S else backoff_s
-    return delay, min(RESTART_BACKOFF_S[1], delay * 2)
+    time: the first delay (``bounds[0]``) after a stable run, else the current backoff, which doubles up to the cap
+    (``bounds[1]``)."""
+    delay = bounds[0] if lived_s >= STABLE_UPTIME_S else min(backoff_s, bounds[1])
+    return delay, min(bounds[1], delay * 2)
 
 
 class ReplicaPool:
@@ -63,7 +70,8 @@ class ReplicaPool:
                  restart: Callable[[int], Awaitable[EngineClient]] | None = None,
                  watchdog_s: float | None = None,
                  standby: Callable[[], Awaitable[EngineClient | None]] | None = None,
-                 standby_delay_s: float = 0.0) -> None:
+                 standby_delay_s: float = 0.0,
+                 restart_backoff_s: tuple[float, float] = RESTART_BACKOFF_S) -> None:
         assert replicas, "a pool needs at least one replica"
         first = replicas[0]
         assert all(r.model_name == first.model_name and r.max_model_len == first.max_model_len for r in replicas), \
@@ -84,7 +92,8 @@ class ReplicaPool:
         self.restarts = [0] * len(self.replicas)  # replicas brought back, per index, lifetime
         self._retired: list[EngineStats] = []  # the last snapshots of replaced replicas (their counters still count)
         self._started_at = [time.monotonic()] * len(self.replicas)
-        self._backoff = [RESTART_BACKOFF_S[0]] * len(self.replicas)
+        self._restart_bounds = restart_backoff_s
+        self._backoff = [restart_backoff_s[0]] * len(self.replicas)
         self._restarting: dict[int, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
         self.watchdog = StepWatchdog(watchdog_s) if watchdog_s else None
@@ -302,14 +311,18 @@ class ReplicaPool:
         assert self._restart is not None
         dead = self.replicas[index]
         lived = time.monotonic() - self._started_at[index]
-        delay, self._backoff[index] = restart_delay(lived, self._backoff[index])
-        log.error("engine replica %d is dead (up %.0f s); restarting it in %.0f s", index, lived, delay)
+        delay, self._backoff[index] = restart_delay(lived, self._backoff[index], self._restart_bounds)
+        log.error("engine replica %d is dead (up %.0f s); restarting it in %.1f s", index, lived, delay)
         try:
             await asyncio.sleep(delay)
             with contextlib.suppress(Exception):  # reap the dead process and close its pipes
                 await dead.shutdown()
             try:
                 fresh = await self._restart(index)
+            except EngineDeadError as exc:  # nothing answers yet (a host still loading): its message says enough
+                log.error("engine replica %d failed to restart (%s); trying again", index, exc)
+                self._started_at[index] = time.monotonic()
+                return
             except Exception:
                 log.exception("engine replica %d failed to restart; trying again", index)
                 self._started_at[index] = time.monotonic()  # a failed start counts as dying young
