@@ -136,10 +136,15 @@ class _Listen:
     def wants(self, event: ServerEvent) -> bool:
         if isinstance(event, ResourceUpdated):
             return event.uri in self.upstream_uris
-        asked = {ToolsListChanged: self.notifications.tools_list_changed,
-                 PromptsListChanged: self.notifications.prompts_list_changed,
-                 ResourcesListChanged: self.notifications.resources_list_changed}
-        return asked[type(event)] is True
+        return _asked(self.notifications, event)
+
+
+def _asked(notifications: types.SubscriptionFilter, event: ServerEvent) -> bool:
+    """Whether a stream's filter asks for a list change event."""
+    asked = {ToolsListChanged: notifications.tools_list_changed,
+             PromptsListChanged: notifications.prompts_list_changed,
+             ResourcesListChanged: notifications.resources_list_changed}
+    return asked.get(type(event)) is True
 
 
 @dataclass(eq=False)
@@ -152,7 +157,7 @@ class _Stream:
     listens: dict[SessionKey, tuple[_Watcher, _Listen]] = field(default_factory=dict)
 
     def wants(self, event: ServerEvent) -> bool:
-        return _Listen(self.principal, self.notifications, frozenset()).wants(event)
+        return _asked(self.notifications, event)
 
 
 @dataclass(eq=False)
@@ -181,7 +186,6 @@ class _Watcher:
         self.listens: set[_Listen] = set()
         self.tools: ToolDigest | None = None
         self.uris_changed = asyncio.Event()
-        self.connected = asyncio.Event()  # set while the upstream stream is open (tests and shutdown wait on it)
         self.task: asyncio.Task[None] | None = None
         self._listening_uris: frozenset[str] = frozenset()
         # Handshake era: events read off the session's standalone stream, waiting for the watcher's task.
@@ -199,22 +203,22 @@ class _Watcher:
     async def run(self) -> None:
         delay = RECONNECT_MIN_S
         while True:
-            opened = False
+            started = time.monotonic()
             try:
                 async with self.relay.clients.listener(self.server, idle_s=LISTEN_IDLE_S,
                                                        message_handler=self._on_message) as client:
-                    opened = True
                     await self._watch(client)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # an upstream fault of any kind: watched again after the back-off
                 log.info("change stream of upstream MCP server %s (version %d) ended: %s", self.server.name,
                          self.server.version, type(first_leaf(exc)).__name__)
-            finally:
-                self.connected.clear()
             if self.uris_changed.is_set():
                 continue
-            delay = RECONNECT_MIN_S if opened else min(delay * 2, RECONNECT_MAX_S)
+            # A stream that held a while starts the back-off over; one that ends at once (or never opens) doubles
+            # it, so an upstream that accepts and drops streams is not asked again twice a second.
+            held = time.monotonic() - started >= RECONNECT_MAX_S
+            delay = RECONNECT_MIN_S if held else min(delay * 2, RECONNECT_MAX_S)
             await asyncio.sleep(delay)
 
     async def _watch(self, client: Client) -> None:
@@ -226,12 +230,10 @@ class _Watcher:
             if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 if not _offers_changes(client.server_capabilities):
                     # It serves no subscriptions/listen: nothing to hear, and asking again would only churn.
-                    self.connected.set()
                     await self.uris_changed.wait()
                     return
                 async with client.listen(tools_list_changed=True, prompts_list_changed=True,
                                          resources_list_changed=True, resource_subscriptions=sorted(uris)) as stream:
-                    self.connected.set()
                     async for event in stream:
                         await self.relay.dispatch(self, client, event)
                 group.cancel_scope.cancel()  # the upstream closed the stream: it is opened again
@@ -249,7 +251,6 @@ class _Watcher:
                     await client.session.subscribe_resource(uri)  # pyright: ignore[reportDeprecated]
         inbox = self._inbox = asyncio.Queue[ServerEvent]()
         self._pending.clear()
-        self.connected.set()
         try:
             while True:
                 event = await inbox.get()
@@ -307,10 +308,6 @@ class ChangeRelay:
     @property
     def clients(self) -> Any:
         return self._gateway.clients
-
-    def watcher(self, server: UpstreamServer) -> _Watcher | None:
-        """The watcher of a server record, while one is open (for tests and diagnostics)."""
-        return self._watchers.get(session_key(server))
 
     async def listen(self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams,
                      principal: Principal) -> types.SubscriptionsListenResult:
