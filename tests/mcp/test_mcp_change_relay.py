@@ -155,6 +155,7 @@ async def test_events_stay_with_the_tenant_whose_policy_allows_the_server(
     # Tenant C registers the first upstream too, but its policy does not allow it.
     tenant_c, key_c = tenant_with_upstream(db, warden_settings, warden, first, {"tools": {"allowed_servers": ["x"]}},
                                            timeout_s=10.0)
+    warden.app.state.mcp.relay.reconcile_s = 0.2  # Warden's own announcements (a policy change) come at once
     kinds: dict[str, Any] = {"tools_list_changed": True, "prompts_list_changed": True, "resources_list_changed": True}
     async with (warden_client(warden.base, key_a.api_key) as client_a,
                 warden_client(warden.base, key_b.api_key) as client_b,
@@ -169,16 +170,19 @@ async def test_events_stay_with_the_tenant_whose_policy_allows_the_server(
         for stream in (stream_a, stream_b, stream_c):
             await _nothing_more(stream)
 
-        # The tenant's policy changes while it listens: the server is no longer allowed, its events are withheld.
+        # The tenant's policy changes while it listens: the server is no longer allowed. Warden announces that its
+        # lists changed, and nothing of that server is relayed from then on.
         with db.transaction() as session:
             publish_policy(tenant_a, {"tools": {"allowed_servers": ["x"]}}, session=session)
+        announced = {type(await _next(stream_a)) for _ in range(3)}
+        assert announced == {ToolsListChanged, PromptsListChanged, ResourcesListChanged}
         await _change(first, event="prompts")
-        await _change(second, event="prompts")  # handled after the first upstream's by the same Warden
-        assert isinstance(await _next(stream_b), PromptsListChanged)
         await _nothing_more(stream_a)
     assert first_upstream.bus.subscribed == 1  # one watcher for the tenant allowed; none for the tenant refused
-    assert [row.decisions[0]["event"] for row in _relayed(db, tenant_a, 1)] == ["prompts/list_changed"]
-    assert len(_relayed(db, tenant_b, 2)) == 2 and _relayed(db, tenant_c, 0) == []
+    relayed_a = [(row.decisions[0]["source"], row.decisions[0]["event"]) for row in _relayed(db, tenant_a, 4)]
+    assert relayed_a[0] == ("upstream", "prompts/list_changed") and len(relayed_a) == 4
+    assert all(source == "warden" for source, _ in relayed_a[1:])
+    assert len(_relayed(db, tenant_b, 1)) == 1 and _relayed(db, tenant_c, 0) == []
 
 
 async def test_a_resource_update_is_relayed_under_wardens_uri_to_its_subscribers(
