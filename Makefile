@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp chaos train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp chaos chaos-full train-injection clean
 
 $(STAMP): requirements-pip.lock requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -86,8 +86,19 @@ bench-llamacpp: install
 
 # Faults injected one at a time into a whole Warden (its own Postgres, Redis and engine) under load: kills, outages,
 # hangs, overload, poisoned input, a full spool, SIGTERM with streams in flight (bench/results/chaos.json; ~10 min).
+# The quick run: 5 s outages and short windows.
 chaos: install
 	$(BIN)/python -m bench.chaos --quick
+
+# The full run the targets are judged by (30 s outages, 15 s Redis, 30 s overload), each scenario in a process of
+# its own with its own Postgres, Redis and Warden, merged into bench/results/chaos.json (~1-2 min per scenario plus
+# each start; exits non-zero if any scenario failed, after running the rest).
+chaos-full: install
+	@status=0; \
+	for scenario in $$($(BIN)/python -c 'from bench.chaos.scenarios import SCENARIOS; print(*SCENARIOS)'); do \
+		$(BIN)/python -m bench.chaos --only $$scenario --merge || status=1; \
+	done; \
+	exit $$status
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
 bench-kernels: install
