@@ -24,6 +24,7 @@ from starlette.responses import Response
 
 from engine.errors import EngineDeadError, InvalidRequestError, UnknownModelError
 from engine.outputs import RequestOutput
+from engine.protocol import EngineClient
 from engine.request import EngineRequest
 from gateway.audit.writer import AuditUnavailableError
 from gateway.core.errors import (
@@ -106,6 +107,14 @@ class CallHandler:
         self.deadline = Deadline.after(services.settings.request_timeout_s, started_ns=state.timing.started_ns)
         self.slot: GateSlot | None = None  # a place among this worker's calls in flight (gateway.ratelimit.overload)
         self.stream_holds_slot = False  # a streamed response gives its place back when the stream ends
+
+    @property
+    def engine(self) -> EngineClient:
+        """The engine this call runs on; one that went away since the call was admitted is a 503, as at admission."""
+        engine = self.services.engine
+        if engine is None:
+            raise engine_unavailable()
+        return engine
 
     # -- the one place refusals are audited ----------------------------------------------------------------------
     async def run(self) -> Response:
@@ -301,8 +310,7 @@ class CallHandler:
         self.record.decisions.extend(screened.decisions)
         if screened.messages == messages:
             return prompt_ids
-        engine = self.services.engine
-        assert engine is not None
+        engine = self.engine
         if chat:
             self.record.prompt_screened = screened.messages
             return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages, self.tools_prompt)]
@@ -356,7 +364,7 @@ class CallHandler:
         messages = self.record.prompt_screened if self.record.prompt_screened is not None else self.record.prompt
         if not messages or messages[0]["role"] != "system" or not policy.is_public_prefix(messages[0]["content"]):
             return 0
-        tokenizer = self.services.engine.tokenizer  # type: ignore[union-attr]
+        tokenizer = self.engine.tokenizer
         head = tokenizer.encode(tokenizer.apply_chat_template(messages[:1], add_generation_prompt=False),
                                 add_special_tokens=False)
         return len(head) if prompt_ids[: len(head)] == head else 0
@@ -445,7 +453,7 @@ class CallHandler:
 
     # -- non-streamed ----------------------------------------------------------------------------------------------
     async def _collect(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:
-        call = EngineCall(self.services.engine, prepared.engine_requests, self.record.timing)  # type: ignore[arg-type]
+        call = EngineCall(self.engine, prepared.engine_requests, self.record.timing)
         try:
             async for index, output in call:
                 await self._absorb(prepared, call, states[index], index, output)
@@ -500,7 +508,7 @@ class CallHandler:
     async def _stream(self, prepared: Prepared) -> Response:
         # A stream cannot be taken back: refuse it now, not after its tokens, if its record could not be kept.
         self.services.audit.ensure_available()
-        call = EngineCall(self.services.engine, prepared.engine_requests, self.record.timing)  # type: ignore[arg-type]
+        call = EngineCall(self.engine, prepared.engine_requests, self.record.timing)
         outputs = aiter(call)
         try:
             first = await self._first_output(outputs)  # bad input surfaces here, as a proper 4xx, before any byte
