@@ -11,10 +11,15 @@ another tenant's prompt can never find one.
 
 A prefix hit restores the snapshot of its last block into the sequence's live slot and the sequence resumes from
 there; a hit is therefore cut back to the last block that has both its KV (for attention layers) and a snapshot
-(``restorable_blocks``). Snapshots are taken where the scan reaches a block end (``stage`` after the forward,
-``commit`` once the block is hashed), evicted least recently used when the pool is full, and dropped with their KV
-block when the block manager hands that block out again: a snapshot whose block is gone can never be used.
-Restoring copies, so evicting a snapshot never disturbs a running sequence.
+(``restorable_blocks``). One snapshot per sequence and step, at the last block end the step reached (``stage``
+after the forward, ``commit`` once the block is hashed): the end of each scheduled prefill chunk (as far as it
+fills a block), so the prompt's last full block and the block ends where chunked prefill and decoding paused. A
+later request resumes from the furthest of them its prompt shares; the block ends inside one step's span are
+skipped, since a hit there is cut back by at most one chunk, where a snapshot at every block end would copy the
+whole state once per block (at real block sizes, hundreds of KB per layer, most never read). Snapshots are evicted
+least recently used when the pool is full, and dropped with their KV block when the block manager hands that block
+out again: a snapshot whose block is gone can never be used. Restoring copies, so evicting a snapshot never
+disturbs a running sequence.
 """
 
 from __future__ import annotations
@@ -158,7 +163,8 @@ class StateSlots:
         self._free_snapshots = list(range(num_live + num_snapshots - 1, num_live - 1, -1))
         self.snapshots: OrderedDict[bytes, int] = OrderedDict()  # block hash -> slot, least recently used first
         self._pending: dict[Sequence, dict[int, list[LayerState]]] = {}  # block ends reached, not yet hashed
-        self.num_restored = 0  # prefix hits whose state came from a snapshot (metrics, tests)
+        self.num_restored = 0  # prefix hits whose state came from a snapshot (metrics, tests, benchmarks)
+        self.num_snapshots_written = 0
         self.num_snapshot_evictions = 0
 
     @property
@@ -197,16 +203,20 @@ class StateSlots:
         self.num_restored += 1
 
     def stage(self, seqs: Seq[Sequence], snapshots: list[list[BoundarySnapshot]]) -> None:
-        """Keep the states the step's forward reached at block ends (``snapshots``: one list per layer, indices into
-        ``seqs``) until ``commit`` names their blocks."""
-        by_end: dict[tuple[int, int], list[LayerState]] = {}
+        """Keep, per sequence, the state at the last block end the step's forward reached (``snapshots``: the states
+        at every chunk end it crossed, one list per layer, indices into ``seqs``) until ``commit`` names its block."""
+        last: dict[int, int] = {}
+        for snap in snapshots[0] if snapshots else ():
+            if snap.position % self.block_size == 0:
+                last[snap.sequence_index] = max(snap.position, last.get(snap.sequence_index, 0))
+        by_end: dict[int, list[LayerState]] = {}
         for layer in snapshots:
             for snap in layer:
-                if snap.position % self.block_size == 0:
-                    by_end.setdefault((snap.sequence_index, snap.position), []).append((snap.conv, snap.ssm))
-        for (index, position), layers in by_end.items():
+                if last.get(snap.sequence_index) == snap.position:
+                    by_end.setdefault(snap.sequence_index, []).append((snap.conv, snap.ssm))
+        for index, layers in by_end.items():
             assert len(layers) == len(self.caches), "a block end without every layer's state"
-            self._pending.setdefault(seqs[index], {})[position] = layers
+            self._pending.setdefault(seqs[index], {})[last[index]] = layers
 
     def commit(self, seq: Sequence, position: int, block: bytes) -> None:
         """Store ``seq``'s staged state at ``position`` (a block end) as the snapshot of ``block``, if it has one."""
@@ -225,6 +235,7 @@ class StateSlots:
             cache.conv[slot].copy_(conv)
             cache.ssm[slot].copy_(ssm)
         self.snapshots[block] = slot
+        self.num_snapshots_written += 1
 
     def discard_pending(self, seq: Sequence) -> None:
         self._pending.pop(seq, None)

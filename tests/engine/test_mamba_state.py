@@ -28,17 +28,22 @@ def seq(name: str, tokens: list[int], salt: str | None = None) -> Sequence:
     return Sequence(name, tokens, SamplingParams(max_tokens=4), cache_salt=salt)
 
 
-def compute(blocks: BlockManager, s: Sequence, value: float) -> None:
-    """What a step that computes all of ``s`` does: the forward stages the state at each block end (every element
-    ``value + position``), then the engine commits the blocks."""
+def compute(blocks: BlockManager, s: Sequence, value: float, chunk: int | None = None) -> None:
+    """What the steps that compute the rest of ``s``, ``chunk`` tokens each (None: one step), do: each forward
+    reports the state at every block end it crosses (every element ``value + position``), the engine stages them
+    and commits the blocks."""
     states = blocks.states
     assert states is not None
-    layers = [[BoundarySnapshot(0, p, torch.full((MIXER.conv_dim, 3), value + p),
-                                torch.full((2, 4, 4), value + p)) for p in range(BLOCK, len(s) + 1, BLOCK)]
-              for _ in states.caches]
-    states.stage([s], layers)
-    s.num_computed_tokens = len(s)
-    blocks.commit_computed_blocks(s)
+    while s.num_computed_tokens < len(s):
+        start = s.num_computed_tokens
+        end = min(start + (chunk or len(s)), len(s))
+        first_end = (start // BLOCK + 1) * BLOCK
+        layers = [[BoundarySnapshot(0, p, torch.full((MIXER.conv_dim, 3), value + p),
+                                    torch.full((2, 4, 4), value + p)) for p in range(first_end, end + 1, BLOCK)]
+                  for _ in states.caches]
+        states.stage([s], layers)
+        s.num_computed_tokens = end
+        blocks.commit_computed_blocks(s)
 
 
 def admit(blocks: BlockManager, s: Sequence) -> list[int]:
@@ -64,10 +69,10 @@ def test_a_hit_restores_the_snapshot_of_its_last_block_and_stops_where_snapshots
     blocks = manager()
     states = blocks.states
     assert states is not None
-    first = seq("first", list(range(1, 14)))  # 3 full blocks
+    first = seq("first", list(range(1, 14)))  # 3 full blocks, one step each: a snapshot at each step's end
     admit(blocks, first)
-    compute(blocks, first, 100.0)
-    assert len(states.snapshots) == 3
+    compute(blocks, first, 100.0, chunk=BLOCK)
+    assert len(states.snapshots) == states.num_snapshots_written == 3
     hashes = list(first.block_hashes)
     blocks.free_seq(first)
 
@@ -85,6 +90,30 @@ def test_a_hit_restores_the_snapshot_of_its_last_block_and_stops_where_snapshots
     assert torch.equal(states.caches[0].ssm[third.state_slot], torch.full((2, 4, 4), 108.0))
 
 
+def test_a_step_keeps_only_the_last_block_end_it_reached() -> None:
+    """Prefilled in one 13-token step: one snapshot, after block 3 (the prompt's last full block). A prompt that
+    shares it resumes from there; one that shares only blocks 1-2 finds their KV but no state, so it hits nothing.
+    In 8-token chunks: a snapshot at each chunk's end, so the 2-block prompt hits too."""
+    blocks = manager()
+    states = blocks.states
+    assert states is not None
+    first = seq("first", list(range(1, 14)))
+    admit(blocks, first)
+    compute(blocks, first, 100.0)
+    assert states.num_snapshots_written == 1 and len(first.block_hashes) == 3
+    blocks.free_seq(first)
+    assert len(blocks.find_cached_prefix(seq("same", [*range(1, 14), 50]))) == 3
+    assert blocks.find_cached_prefix(seq("shorter", [*range(1, 9), 70, 71])) == []
+
+    chunked = seq("chunked", list(range(200, 214)))
+    admit(blocks, chunked)
+    compute(blocks, chunked, 0.0, chunk=2 * BLOCK)  # steps end at 8 and at 14 (last block end 12)
+    assert states.num_snapshots_written == 3
+    blocks.free_seq(chunked)
+    hits = blocks.find_cached_prefix(seq("two-blocks", [*range(200, 208), 70, 71]))
+    assert len(hits) == 2
+
+
 def test_another_salt_finds_neither_kv_nor_state() -> None:
     blocks = manager()
     a = seq("a", list(range(1, 10)), salt="tenant-a")
@@ -100,13 +129,13 @@ def test_the_pool_evicts_least_recently_used_and_with_the_kv_block() -> None:
     blocks = manager(num_blocks=6, snapshots=2)
     states = blocks.states
     assert states is not None
-    a = seq("a", list(range(1, 10)))  # 2 full blocks: 2 snapshots fill the pool
+    a = seq("a", list(range(1, 10)))  # 2 full blocks in 2 steps: 2 snapshots fill the pool
     admit(blocks, a)
-    compute(blocks, a, 0.0)
+    compute(blocks, a, 0.0, chunk=BLOCK)
     blocks.free_seq(a)
     b = seq("b", list(range(20, 25)))  # 1 more: the oldest (a's first block) goes
     admit(blocks, b)
-    compute(blocks, b, 0.0)
+    compute(blocks, b, 0.0, chunk=BLOCK)
     blocks.free_seq(b)
     assert states.num_snapshot_evictions == 1 and len(states.snapshots) == 2
     hits = blocks.find_cached_prefix(seq("a2", list(range(1, 10))))
