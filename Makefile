@@ -92,12 +92,14 @@ chaos: install
 
 # The full run the targets are judged by (30 s outages, 15 s Redis, 30 s overload), each scenario in a process of
 # its own with its own Postgres, Redis and Warden, merged into bench/results/chaos.json (~1-2 min per scenario plus
-# each start; exits non-zero if any scenario failed, after running the rest).
+# each start), then the larger schema-fuzzing run (bench/results/fuzz.json, 100 cases per operation and mode; the
+# test suite runs 25); exits non-zero if any scenario or the fuzzing failed, after running the rest.
 chaos-full: install
 	@status=0; \
 	for scenario in $$($(BIN)/python -c 'from bench.chaos.scenarios import SCENARIOS; print(*SCENARIOS)'); do \
 		$(BIN)/python -m bench.chaos --only $$scenario --merge || status=1; \
 	done; \
+	$(BIN)/python -m bench.fuzz --examples 100 || status=1; \
 	exit $$status
 
 # On a CUDA machine; `--cpu-smoke` runs the same code paths on small shapes here.
