@@ -41,6 +41,7 @@ from gateway.mcp.admin_router import router as mcp_admin_router
 from gateway.mcp.endpoint import McpEndpoint
 from gateway.openai.hooks import InputGuard, OutputGuard
 from gateway.openai.router import router as openai_router
+from gateway.parent_watch import watch_parent
 from gateway.policystore.cache import PolicyResolver
 from gateway.ratelimit import build_limiter
 from gateway.replicas.pool import ReplicaPool
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             if settings.metrics:
                 stats_task = asyncio.create_task(stats_reader.run(settings.engine_stats_interval_s))
             lifecycle.install_signal_handlers()
+            watch_parent()  # a worker of `warden serve --workers N` drains and stops when serve is gone
             yield
         finally:
             lifecycle.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
@@ -142,6 +143,7 @@ def _run_server(args: argparse.Namespace, settings: Settings, tls: dict[str, str
     options = {"factory": True, "host": args.host, "port": args.port, "workers": args.workers,
                "log_level": args.log_level, "timeout_graceful_shutdown": _server_grace_s(settings), **tls}
     if args.workers > 1:  # uvicorn's supervisor binds the socket and logs its address itself
+        _wait_for_port(args.host, args.port, _server_grace_s(settings) + settings.shutdown_unready_s)
         uvicorn.run("gateway.app:app_from_env", **options)
         return
     server = _announcing_server(uvicorn.Config("gateway.app:app_from_env", **options), scheme)
@@ -152,6 +154,33 @@ def _run_server(args: argparse.Namespace, settings: Settings, tls: dict[str, str
 
 
 STARTUP_FAILURE = 3  # uvicorn's exit status for a server whose start-up failed
+PORT_POLL_S = 0.5
+
+
+def _wait_for_port(host: str, port: int, wait_s: float) -> None:
+    """Wait up to ``wait_s`` for ``host:port`` to be free to listen on. The workers of a ``warden serve`` whose main
+    process was killed alone hold its socket until they have drained and stopped (``gateway.parent_watch``), which
+    takes at most the shutdown grace period; a restart meanwhile waits for them instead of failing to bind. Past the
+    wait, uvicorn's own bind reports the error."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    deadline = time.monotonic() + wait_s
+    announced = False
+    while True:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            try:
+                probe.bind((host, port))
+                return
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE or time.monotonic() >= deadline:
+                    return
+        if not announced:
+            print(f"warden: {host}:{port} is in use; waiting up to {wait_s:.0f} s for it (the workers of a `warden "
+                  "serve` that was killed drain first)", file=sys.stderr, flush=True)
+            announced = True
+        time.sleep(PORT_POLL_S)
 
 
 def _announcing_server(config: uvicorn.Config, scheme: str) -> uvicorn.Server:

@@ -2,7 +2,9 @@
 through either worker are served, the engine's tokens are counted once in /metrics, a host that dies is restarted and
 the workers reconnect to it, a worker that is killed is restarted by uvicorn's supervisor and connects to the same
 host, and a SIGKILL of ``warden serve``'s whole process group leaves the (detached) host serving, which the restarted
-``warden serve`` attaches to instead of loading the model again."""
+``warden serve`` attaches to instead of loading the model again. A SIGKILL of ``warden serve``'s main process alone
+makes its workers drain and stop (a stream in flight ends whole), the host serves on, and the restarted ``warden serve``
+binds the port and attaches to it."""
 
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ from tests.engine.tiny_models import write_tiny_checkpoint
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 WORKERS = 2
+GRACE_S = 10  # the workers' drain: a worker whose serve is gone is gone within it (plus the unready window)
+HOST_BACK_S = 480  # a restarted host loads the model; under load, and building C++ kernels, that takes minutes
+REATTACHED_S = 30  # from the restarted host's socket listening to the workers serving through it
 
 
 @dataclass
@@ -103,7 +108,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     env = {**os.environ, "WARDEN_DATA_DIR": str(data_dir), "WARDEN_DATABASE_URL": f"sqlite:///{root / 'w.db'}",
            "WARDEN_MODEL": str(model), "WARDEN_GUARDRAILS": "false", "WARDEN_REDIS_URL": redis_url,
            "WARDEN_ENGINE_NUM_THREADS": "1", "WARDEN_ENGINE_KV_CACHE_MEMORY_MB": "16",
-           "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_LOG_FORMAT": "json"}
+           "WARDEN_AUDIT_MAINTENANCE_INTERVAL_S": "0", "WARDEN_LOG_FORMAT": "json",
+           "WARDEN_SHUTDOWN_GRACE_S": str(GRACE_S)}
     env.pop("WARDEN_ENGINE_SOCKETS", None)
     _cli(env, "db", "upgrade")
     _cli(env, "tenant", "create", "acme")
@@ -218,12 +224,20 @@ def test_requests_through_every_worker_are_served_and_counted_once(served: Serve
 
 
 def test_a_dead_host_is_restarted_and_the_workers_reconnect(served: Served) -> None:
+    """However long the restarted host takes to load, the workers serve through it within seconds of its socket
+    answering (their reconnects are capped at a few seconds, not a cold restart's minute of backoff)."""
     hosts = [pid for pid in _engine_hosts(served.data_dir) if _listens_on_engine_socket(pid, served)]
     assert len(hosts) == 1
     os.kill(hosts[0], signal.SIGKILL)
-    _wait_serving(served, "the workers never reached a restarted host")
+    deadline = time.monotonic() + HOST_BACK_S
+    while not (fresh := [pid for pid in _engine_hosts(served.data_dir)
+                         if pid != hosts[0] and _listens_on_engine_socket(pid, served)]):
+        assert served.process.poll() is None, served.log.read_text()[-3000:]
+        assert time.monotonic() < deadline, "warden serve never restarted the host"
+        time.sleep(0.2)
+    _wait_serving(served, "the workers never reached the restarted host", timeout_s=REATTACHED_S)
     assert served.process.poll() is None
-    assert len(_engine_hosts(served.data_dir)) == 1
+    assert _engine_hosts(served.data_dir) == fresh
 
 
 def test_a_killed_worker_is_restarted_and_reaches_the_same_host(served: Served) -> None:
@@ -254,6 +268,44 @@ def test_a_crashed_serve_leaves_its_engine_host_to_the_next(served: Served) -> N
     _wait_serving(served, "the restarted gateway never served")
     assert _engine_hosts(served.data_dir) == hosts  # reattached: the same process, no second engine
     assert "attaching to the engine host left running" in served.log.read_text()
+
+
+def test_a_serve_killed_alone_leaves_workers_that_drain_and_stop_and_the_next_serve_binds(served: Served) -> None:
+    """SIGKILL of ``warden serve``'s main process only (its workers keep the listening socket): each worker sees its
+    parent gone, drains (a stream in flight ends whole) and exits, freeing the port; the detached host serves on, and
+    the restarted ``warden serve`` binds the port and attaches to it."""
+    hosts, workers = _engine_hosts(served.data_dir), _workers(served)
+    assert len(hosts) == 1 and len(workers) == WORKERS
+    attached_before = served.log.read_text().count("attaching to the engine host left running")
+    stream = served.client().chat.completions.create(
+        model=served.model, messages=[{"role": "user", "content": "a long answer, please"}], max_tokens=200,
+        temperature=0, stream=True, stream_options={"include_usage": True}, extra_body={"ignore_eos": True})
+    chunks = iter(stream)
+    first = next(chunks)  # the stream is in flight through one of the workers
+    os.kill(served.process.pid, signal.SIGKILL)
+    served.process.wait(30)
+    rest = list(chunks)
+    finished = [c.choices[0].finish_reason for c in [first, *rest] if c.choices and c.choices[0].finish_reason]
+    assert finished == ["length"] and rest[-1].usage is not None and rest[-1].usage.completion_tokens == 200
+    deadline = time.monotonic() + GRACE_S + 30
+    while alive := [pid for pid in workers if _running(pid)]:
+        assert time.monotonic() < deadline, f"workers {alive} outlived their serve process"
+        time.sleep(0.5)
+    assert _engine_hosts(served.data_dir) == hosts, "the engine host died with the workers"
+    served.start()  # binds the same port
+    _wait_serving(served, "the restarted gateway never served")
+    assert _engine_hosts(served.data_dir) == hosts  # reattached: the same process, no second engine
+    log = served.log.read_text()
+    assert log.count("attaching to the engine host left running") == attached_before + 1
+    assert "the supervising process" in log and "is gone: draining and stopping this worker" in log
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (an exited one not yet reaped by its new parent is a zombie: not running)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def _listens_on_engine_socket(pid: int, served: Served) -> bool:
