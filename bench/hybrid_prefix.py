@@ -1,15 +1,20 @@
 """Prefix-cache TTFT on a hybrid (Nemotron-H: Mamba2 + attention + MoE + MLP layers) with Mamba state snapshots on
-and off.
+and off, and how many snapshots each request writes.
 
     python -m bench.hybrid_prefix [--quick] [--rounds N] [--threads N] [--out bench/results/hybrid_prefix.json]
+        [--compare-with OTHER.json --compare-label TEXT]
 
-A small random-weight Nemotron-H checkpoint (built offline from transformers' classes, float32, CPU) is served by two
-engines with the same settings but for ``num_state_snapshots``: ``on`` keeps the Mamba layers' state at every block
-end, ``off`` keeps none, so a hybrid's prefix hit is impossible there (the attention layers' KV is cached, but the
-Mamba layers would still need the whole prefix) and the prompt is recomputed. Each engine first serves a shared
-prefix of ``prefix_len`` tokens once; then, per round, a request of that prefix plus a fresh 16-token suffix
-measures the time to its first token (``add_request`` to the step that samples it). Rounds alternate the engines
-and the medians are kept; both must sample the same first token every round (snapshots change cost, not results).
+A small random-weight Nemotron-H checkpoint (built offline from transformers' classes, float32, CPU) with a real
+checkpoint's scan chunk (128 tokens) is served with the engine's defaults for the KV block size (unset: the engine
+raises it to the chunk) and the step budget (1024 tokens: a 2048-token prompt is prefilled in chunks), by two
+engines that differ only in ``num_state_snapshots``: ``on`` keeps Mamba state snapshots (sized from the budget),
+``off`` keeps none, so a hybrid's prefix hit is impossible there (the attention layers' KV is cached, but the Mamba
+layers would still need the whole prefix) and the prompt is recomputed. Each engine first serves a shared prefix of
+``prefix_len`` tokens once; then, per round, a request of that prefix plus a fresh 16-token suffix measures the time
+to its first token (``add_request`` to the step that samples it). Rounds alternate the engines and the medians are
+kept; both must sample the same first token every round (snapshots change cost, not results). ``snapshots_written``
+counts the snapshots ``on`` stored for the prefix's request and for each round's. ``--compare-with`` copies another
+run's results (e.g. of an earlier snapshot policy) into the report under ``compared`` with its label.
 The load average at start and end is recorded: on a shared machine compare the ratio, not the absolute times.
 """
 
@@ -35,7 +40,7 @@ from engine.sampling_params import SamplingParams
 
 RESULTS = Path(__file__).parent / "results" / "hybrid_prefix.json"
 LAYERS = ["linear_attention", "full_attention", "moe", "linear_attention", "mlp", "linear_attention"]
-BLOCK_SIZE = 16
+CHUNK_SIZE = 128  # Nemotron-H checkpoints' scan chunk
 SUFFIX_LEN = 16
 
 
@@ -49,7 +54,7 @@ def write_checkpoint(directory: Path) -> None:
     torch.manual_seed(0)
     model = NemotronHForCausalLM(NemotronHConfig(
         vocab_size=tokenizer.vocab_size, hidden_size=128, layers_block_type=LAYERS, mamba_num_heads=8,
-        mamba_head_dim=32, ssm_state_size=32, n_groups=2, conv_kernel=4, chunk_size=BLOCK_SIZE,
+        mamba_head_dim=32, ssm_state_size=32, n_groups=2, conv_kernel=4, chunk_size=CHUNK_SIZE,
         num_attention_heads=4, num_key_value_heads=2, head_dim=32, intermediate_size=256, n_routed_experts=8,
         num_experts_per_tok=2, moe_intermediate_size=64, moe_shared_expert_intermediate_size=128,
         max_position_embeddings=8192, tie_word_embeddings=False, bos_token_id=1, eos_token_id=2, pad_token_id=0))
@@ -75,12 +80,15 @@ def time_to_first_token(llm: LLM, request_id: str, prompt: list[int]) -> tuple[f
 
 
 def bench_prefix(directory: Path, prefix_len: int, rounds: int) -> dict:
-    settings: dict[str, Any] = dict(model=str(directory), show_progress=False, block_size=BLOCK_SIZE,
-                    max_num_batched_tokens=prefix_len + SUFFIX_LEN, max_num_seqs=4, kv_cache_memory_mb=256)
+    settings: dict[str, Any] = dict(model=str(directory), show_progress=False, max_num_seqs=4, kv_cache_memory_mb=256)
     engines = {"on": LLM(EngineConfig(**settings)), "off": LLM(EngineConfig(**settings, num_state_snapshots=0))}
+    states = engines["on"].engine.block_manager.states
+    assert states is not None and states.num_snapshots > 0
     prefix = [(37 * i + 11) % 40000 + 50 for i in range(prefix_len)]
+    written_before = states.num_snapshots_written
     for name, llm in engines.items():
         time_to_first_token(llm, f"{name}-prefix", prefix)
+    written = {"prefix_request": states.num_snapshots_written - written_before, "rounds": []}
     ttft: dict[str, list[float]] = {name: [] for name in engines}
     hits: dict[str, int] = {}
     for r in range(rounds):
@@ -89,10 +97,12 @@ def bench_prefix(directory: Path, prefix_len: int, rounds: int) -> dict:
         order = list(engines) if r % 2 == 0 else list(reversed(engines))
         for name in order:
             llm = engines[name]
-            before = llm.engine.scheduler.prefix_cache_hits
+            before, written_before = llm.engine.scheduler.prefix_cache_hits, states.num_snapshots_written
             seconds, tokens[name] = time_to_first_token(llm, f"{name}-{r}", prefix + suffix)
             ttft[name].append(seconds)
             hits[name] = llm.engine.scheduler.prefix_cache_hits - before
+            if name == "on":
+                written["rounds"].append(states.num_snapshots_written - written_before)
         assert tokens["on"] == tokens["off"], f"round {r}: first tokens differ ({tokens})"
     medians = {name: statistics.median(values) for name, values in ttft.items()}
     return {
@@ -100,6 +110,8 @@ def bench_prefix(directory: Path, prefix_len: int, rounds: int) -> dict:
         "ttft_ms_median": {name: round(value * 1e3, 2) for name, value in medians.items()},
         "ttft_ms_rounds": {name: [round(v * 1e3, 2) for v in values] for name, values in ttft.items()},
         "prefix_hit_tokens": hits, "speedup": round(medians["off"] / medians["on"], 2),
+        "snapshots_written": written, "block_size": engines["on"].engine.block_manager.block_size,
+        "max_num_batched_tokens": engines["on"].engine.config.max_num_batched_tokens,
     }
 
 
@@ -110,6 +122,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--quick", action="store_true", help="2 rounds, a 256-token prefix (a smoke run)")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--compare-with", type=Path, help="another run's results JSON to copy in under 'compared'")
+    parser.add_argument("--compare-label", default="", help="what the --compare-with run measured")
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.prefix_lens = 2, [256]
@@ -123,14 +137,19 @@ def main(argv: list[str] | None = None) -> dict:
     for result in results:
         print(f"prefix {result['prefix_len']:5d}: TTFT snapshots on {result['ttft_ms_median']['on']:8.1f} ms, "
               f"off {result['ttft_ms_median']['off']:8.1f} ms ({result['speedup']}x; hit tokens "
-              f"{result['prefix_hit_tokens']})")
+              f"{result['prefix_hit_tokens']}; snapshots written: prefix request "
+              f"{result['snapshots_written']['prefix_request']}, each hit {result['snapshots_written']['rounds']})")
     report = {
         "results": results,
         "machine": {"cpu": cpu_description(), "threads": torch.get_num_threads(),
                     "load_average_start_end": [round(load_start, 2), round(os.getloadavg()[0], 2)]},
-        "settings": {"rounds": args.rounds, "block_size": BLOCK_SIZE, "layers": LAYERS, "hidden_size": 128,
-                     "dtype": "float32", "device": "cpu", "quick": args.quick},
+        "settings": {"rounds": args.rounds, "chunk_size": CHUNK_SIZE, "block_size": "unset (the engine's choice)",
+                     "layers": LAYERS, "hidden_size": 128, "dtype": "float32", "device": "cpu", "quick": args.quick},
     }
+    if args.compare_with is not None:
+        other = json.loads(args.compare_with.read_text())
+        report["compared"] = {"label": args.compare_label, "results": other["results"],
+                              "machine": other.get("machine")}
     write_results(args.out, report)
     return report
 
