@@ -140,6 +140,27 @@ def _load_ner_only(model_name: str) -> tuple[spacy.language.Language, frozenset[
     return spacy.load(model_name, exclude=[name for name in nlp.pipe_names if name not in keep]), common_words
 
 
+def _not_needed_by_ner(model_name: str) -> list[str]:
+    """The components of an installed pipeline that its NER neither is nor listens to, read from the package's
+    config.cfg: loading the whole pipeline only to learn this costs its parser, lemmatizer tables and all."""
+    config_files = sorted(spacy.util.get_package_path(model_name).glob("*/config.cfg"))
+    if not config_files:
+        raise OSError(f"spaCy pipeline {model_name!r} has no config.cfg")
+    config = spacy.util.load_config(config_files[0])
+    pipeline: list[str] = list(config["nlp"]["pipeline"])
+    tok2vec = config["components"]["ner"].get("model", {}).get("tok2vec", {})
+    keep = {"ner"}
+    if "Listener" in str(tok2vec.get("@architectures", "")):
+        upstream = str(tok2vec.get("upstream", "*"))
+        keep |= {name for name in pipeline if upstream in ("*", name) and name in ("tok2vec", "transformer", upstream)}
+    return [name for name in pipeline if name not in keep]
+
+
+def _load_ner_pipe(model_name: str) -> spacy.language.Language:
+    """The pipeline with only its NER and what the NER listens to (no lemmatizer words: see `_load_ner_only`)."""
+    return spacy.load(model_name, exclude=_not_needed_by_ner(model_name))
+
+
 class NerModel:
     """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model).
 
@@ -153,7 +174,7 @@ class NerModel:
         continental_model: str | None = CONTINENTAL_MODEL,
     ) -> None:
         self._nlp, self._common_words = _load_ner_only(model_name)
-        self._continental = _load_ner_only(continental_model)[0] if continental_model else None
+        self._continental = _load_ner_pipe(continental_model) if continental_model else None
         self._window_margin = window_margin
         self._lock = threading.Lock()
 
