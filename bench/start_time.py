@@ -1,0 +1,111 @@
+"""Start time of the ``fast`` profile's compiled engine, first and second start in one compile cache, and its
+decode speed, with the graphs compiled unfrozen (the default where every linear is an opaque kernel) and frozen.
+
+    python -m bench.start_time [--arms unfrozen,frozen] [--threads 1] [--out bench/results/start_time.json]
+
+Each arm gets a fresh compile cache (the C++ kernels this machine already built are copied in, as a first ``fast``
+start does), then starts the engine twice, each time in a new process as ``warden serve`` would: ``ready_s`` is
+from the process's start to the engine ready for requests (imports, kernels, weights, compilation and warm-up).
+After the second start it times greedy decoding of 64 tokens for 1 and 8 streams (best of two rounds). The
+counters say how the caches served the graphs (``engine.compilation.CacheCounts``). Starts are CPU-bound: on a
+shared machine the load average is recorded beside each figure, and only side-by-side ratios of one run compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.provenance import write_results
+
+ARMS = ("unfrozen", "frozen")
+DECODE_TOKENS = 64
+
+
+def _child(cache: str, arm: str, threads: int, decode: bool) -> None:
+    """One start, reported as a JSON line on stdout."""
+    started = time.perf_counter()
+    from engine import compilation
+
+    if arm == "frozen":  # what every start did before: frozen weights whatever the linears run
+        compilation.inductor_lowers_a_gemm = lambda model: True
+    from engine.config import EngineConfig
+    from engine.llm import LLM
+    from engine.sampling_params import SamplingParams
+
+    llm = LLM(EngineConfig(profile="fast", compile_cache_dir=cache, num_threads=threads))
+    ready = time.perf_counter() - started
+    compiled = llm.engine.runner.compiled
+    assert compiled is not None, "the fast profile did not compile on this machine"
+    counts = compilation.CacheCounts.now()
+    report: dict[str, Any] = {"ready_s": round(ready, 1), "compile_s": round(compiled.compile_seconds, 1),
+                              "freezing": compiled.freezing, "graphs": counts.graphs, "generated": counts.generated,
+                              "traced_from_cache": counts.traced_from_cache, "load_1min": os.getloadavg()[0]}
+    if decode:
+        params = SamplingParams(max_tokens=DECODE_TOKENS, temperature=0, ignore_eos=True)
+        llm.generate([[5, 6, 7, 8]], SamplingParams(max_tokens=4, temperature=0, ignore_eos=True))
+        for streams in (1, 8):
+            prompts = [[5 + i, 6, 7, 8, 9, 10] for i in range(streams)]
+            best = 0.0
+            for _ in range(2):
+                t = time.perf_counter()
+                outputs = llm.generate(prompts, params)
+                best = max(best, sum(len(o.token_ids) for o in outputs) / (time.perf_counter() - t))
+            report[f"decode_tok_s_{streams}_streams"] = round(best, 1)
+    print(json.dumps(report))
+
+
+def _start(cache: Path, arm: str, threads: int, decode: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "bench.start_time", "--child", str(cache), "--arms", arm, "--threads",
+               str(threads)] + (["--decode"] if decode else [])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:
+        raise SystemExit(f"start failed ({arm}):\n{done.stderr[-3000:]}")
+    phases = [line.removeprefix("warden: ") for line in done.stderr.splitlines() if line.startswith("warden: ")]
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "phases": phases}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--arms", default=",".join(ARMS))
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default="bench/results/start_time.json")
+    parser.add_argument("--child", metavar="CACHE_DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--decode", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child(args.child, args.arms, args.threads, args.decode)
+        return
+    arms = [arm for arm in args.arms.split(",") if arm]
+    unknown = set(arms) - set(ARMS)
+    if unknown:
+        parser.error(f"unknown arms {sorted(unknown)}; choose from {', '.join(ARMS)}")
+    from kernels import cpu
+
+    cpu.load()  # this machine's C++ kernels, built now if they are not: each arm's first start copies them
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="warden-start-time-") as root:
+        for arm in arms:
+            cache = Path(root) / arm
+            first = _start(cache, arm, args.threads, decode=False)
+            second = _start(cache, arm, args.threads, decode=True)
+            results[arm] = {"first_start": first, "second_start": second}
+            print(f"{arm:9s} first start {first['ready_s']:6.1f} s (compile {first['compile_s']:.1f} s), second "
+                  f"{second['ready_s']:6.1f} s (compile {second['compile_s']:.1f} s, {second['traced_from_cache']}"
+                  f"/{second['graphs']} graphs from AOTAutograd's cache), decode "
+                  f"{second['decode_tok_s_1_streams']} / {second['decode_tok_s_8_streams']} tok/s at 1 / 8 streams, "
+                  f"load {first['load_1min']:.1f} -> {second['load_1min']:.1f}", flush=True)
+    write_results(Path(args.out), {
+        "threads": args.threads, "decode_tokens": DECODE_TOKENS, "arms": results,
+        "model": "SmolLM2-135M-Instruct (the default), profile fast (bf16, int4 layers, int8 head, compiled)"})
+
+
+if __name__ == "__main__":
+    main()
