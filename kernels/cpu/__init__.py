@@ -70,10 +70,14 @@ def _build_flags() -> list[str]:
 
 @cache
 def library_name() -> str:
-    """The build's name: ``warden_cpu_kernels_`` and a digest of the sources, headers and flags. Each set of sources
-    builds into its own directory, so two checkouts of different versions on one machine (or a branch switch and
-    back) each keep their library instead of rebuilding over the other's on every start."""
+    """The build's name: ``warden_cpu_kernels_`` and a digest of the sources, headers, flags and where they live.
+    Each set of sources builds into its own directory, so two checkouts of different versions on one machine (or a
+    branch switch and back) each keep their library instead of rebuilding over the other's on every start. The
+    sources' and torch's directories are digested too: torch's build.ninja names both by absolute path, so two
+    checkouts of the same version sharing one directory would rewrite it in turn and rebuild for minutes each."""
     digest = hashlib.sha256()
+    digest.update(str(Path(__file__).parent.resolve()).encode() + b"\0")
+    digest.update(str(Path(torch.__file__).parent.resolve()).encode() + b"\0")
     for path in sorted(Path(__file__).parent.glob("*.[ch]*")):  # the .cpp sources and the .h headers they include
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

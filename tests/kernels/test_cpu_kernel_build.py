@@ -50,14 +50,25 @@ def test_the_build_is_named_by_its_sources(built: Path, tmp_path: Path) -> None:
     changed = tmp_path / "kernels" / "cpu"
     shutil.copytree(Path(cpu.__file__).parent, changed, ignore=shutil.ignore_patterns("__pycache__"))
     (changed / "argmax.cpp").write_text((changed / "argmax.cpp").read_text() + "\n// another version\n")
+    other = _library_name_of(changed)
+    assert other.startswith("warden_cpu_kernels_") and other != built.name
+    # So does an identical checkout elsewhere: torch's build.ninja names the sources by absolute path, so sharing
+    # one directory would make the two rebuild over each other on every alternation.
+    same = tmp_path / "another-checkout" / "kernels" / "cpu"
+    shutil.copytree(Path(cpu.__file__).parent, same, ignore=shutil.ignore_patterns("__pycache__"))
+    assert _library_name_of(same) not in (built.name, other)
+    assert _library_name_of(Path(cpu.__file__).parent) == built.name
+
+
+def _library_name_of(sources: Path) -> str:
+    """``library_name()`` of the kernels.cpu package at ``sources``, computed in a fresh interpreter."""
     script = ("import importlib.util, sys\n"
-              f"spec = importlib.util.spec_from_file_location('kernels.cpu', {str(changed / '__init__.py')!r})\n"
+              f"spec = importlib.util.spec_from_file_location('kernels.cpu', {str(sources / '__init__.py')!r})\n"
               "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
               "print(module.library_name())\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    other = done.stdout.strip()
-    assert other.startswith("warden_cpu_kernels_") and other != built.name
+    return done.stdout.strip()
 
 
 def test_a_new_compile_cache_takes_the_build_this_machine_already_has(built: Path, tmp_path: Path) -> None:
