@@ -202,6 +202,16 @@ async def warden_client(base: str, api_key: str, *, mode: str = "auto") -> Async
         yield client
 
 
+async def read_body(receive: Any) -> bytes:
+    """An ASGI request's whole body, however many messages it came in."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
 class HandshakeUpstream:
     """An upstream that speaks only the handshake era (it refuses ``server/discover``, so clients fall back to
     ``initialize`` and an ``Mcp-Session-Id``) and counts what reaches it; ``forget()`` makes it answer 404 to the
@@ -233,12 +243,7 @@ class HandshakeUpstream:
         if scope["method"] != "POST":
             await self.inner(scope, receive, send)
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         try:
             request = json.loads(body)
         except ValueError:
@@ -354,13 +359,7 @@ class NotifyingUpstream:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == "/change":
-            body = b""
-            while True:
-                message = await receive()
-                body += message.get("body", b"")
-                if not message.get("more_body"):
-                    break
-            await self.change(json.loads(body))
+            await self.change(json.loads(await read_body(receive)))
             await Response(status_code=204)(scope, receive, send)
             return
         if scope["type"] == "http" and scope["method"] == "POST":
