@@ -213,9 +213,9 @@ class ServingChoice:
 
 EXACT = ServingChoice("float32", None, False)
 # CPU: bfloat16 activations, int4 decoder layers (int8 LM head) and the compiled decoder. The fastest configuration
-# measured on every x86 CPU class the benchmarks cover: AMX Xeon (bench/results/engine.json: 4.1-5.3x transformers'
-# float32), AVX512-BF16 Zen 5 (engine_zen5.json: 4.9-6.7x) and AVX2-only Zen 3 (engine_avx2.json: 2.8-3.7x), with
-# ``kernels.cpu``'s int4/int8 kernels for small steps and its bf16 (AVX512-BF16) or float (AVX2) GEMMs above them.
+# measured on every x86 CPU class the benchmarks cover (bench/results/engine.json: AMX Xeon; engine_zen5.json:
+# AVX512-BF16 Zen 5; engine_avx2.json: AVX2-only Zen 3), with ``kernels.cpu``'s int4/int8 kernels for small steps
+# and its bf16 (AVX512-BF16) or float (AVX2) GEMMs above them.
 # Agreement with float32: docs/benchmarks.md, "Agreement with float32".
 FAST_CPU = ServingChoice("bfloat16", "int4", True)
 # CUDA: bfloat16 with Triton kernels and CUDA graphs for decode; the int4 path is CPU-only, compile_model CPU-only.

@@ -46,8 +46,9 @@ class EngineSettings(BaseSettings):
     # larger ones a float-input GEMM; unset: 2 on AVX512-BF16 CPUs serving bfloat16, 1 on AMX CPUs, else 8
     # (EngineConfig.cpu_small_batch_rows has the measurements).
     cpu_small_batch_rows: int | None = Field(default=None, ge=1)
-    # CPU: torch.compile the decoder (frozen weights, AMX GEMM templates): ~1.4x faster batched decoding, but the
-    # engine compiles for minutes at its first start (the code is cached on disk for the next). auto: per profile.
+    # CPU: torch.compile the decoder (fused small ops around the kernels; inductor's GEMMs where it lowers them):
+    # faster batched decoding (docs/benchmarks.md), but the engine compiles for minutes at its first start (the
+    # code is cached on disk for the next). auto: per profile.
     compile_model: bool | Literal["auto"] = "auto"
     # A persistent directory for the compiled code (inductor's and the C++ kernels'); unset: WARDEN_DATA_DIR's
     # compile-cache directory under the fast profile, torch's own cache directories under the exact one.
