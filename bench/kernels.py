@@ -519,7 +519,8 @@ def bench_engine_vs_hf(device: torch.device, smoke: bool, tokenizer_dir: Path) -
             row["ngram_drafted_accepted"] = [spec_stats.spec_draft_tokens - before[0],
                                              spec_stats.spec_accepted_tokens - before[1]]
             # The adaptive budget's view of this device: decode steps by tokens (ms), without and with drafts.
-            ngram = engines["engine-ngram"].engine
+            ngram = engines["engine-ngram"].engine.speculator
+            assert ngram is not None
             row["ngram_step_costs_ms"] = {name: {n: round(s * 1e3, 3) for n, s in table.fitted().items()}
                                           for name, table in (("plain", ngram.plain_step_costs),
                                                               ("verify", ngram.verify_step_costs))}

@@ -7,6 +7,7 @@ structured decoding's: the batch's grammar mask is filled on it while the forwar
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -32,11 +33,9 @@ from engine.outputs import RequestOutput, TokenLogprob, Usage
 from engine.request import EngineRequest
 from engine.scheduler import ScheduledBatch, Scheduler
 from engine.sequence import Sequence
-from engine.spec_decode import DraftModelProposer, NgramProposer
-from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
-from engine.spec_decode.draft_budget import choose_draft_lengths
+from engine.spec_decode import DraftModelProposer
 from engine.spec_decode.draft_masks import draft_masks
-from engine.spec_decode.step_costs import StepCostTable
+from engine.spec_decode.orchestrator import SpeculativeDecoder
 from engine.startup import describe_serving, prepare_kernels, say
 from engine.tokenizer import Tokenizer
 from engine.validation import validate_request
@@ -115,12 +114,11 @@ class LLMEngine:
             say(f"KV blocks: {choice.block_size} tokens ({choice.reason})", enabled=config.show_progress)
         max_len = config.max_model_len or min(arch.max_position_embeddings, MAX_CONTEXT_DEFAULT)
         self.workers: TensorParallelWorkers | None = None
-        self.drafter: DraftModelProposer | None = None  # speculative_method="draft_model" (built with the runner)
         if config.tensor_parallel_size > 1:
             check_tensor_parallel(arch, config.tensor_parallel_size)  # before any process starts
             self.workers = TensorParallelWorkers.start(config, self.device, self.dtype, max_len)
         try:
-            self._build_runner(config, source, arch, max_len)
+            drafter = self._build_runner(config, source, arch, max_len)
         except BaseException:
             self.shutdown()
             raise
@@ -131,25 +129,16 @@ class LLMEngine:
         self._bitmask: Any = None  # engine.structured.BatchBitmask, made with the first constrained batch
         self.num_steps = 0  # forward passes run (lifetime; tests and benchmarks)
         self.num_forced_tokens = 0  # tokens appended by jump-forward, each one forward pass saved
-        self.proposer: NgramProposer | None = None  # speculative_method="ngram"
-        if config.speculative_method == "ngram":
-            self.proposer = NgramProposer(config.num_speculative_tokens, min_n=config.prompt_lookup_min,
-                                          max_n=config.prompt_lookup_max)
-        # Adaptive prompt lookup (``engine.spec_decode.draft_budget``): acceptance observed per sequence, and the
-        # decode-only steps' measured cost by size, without drafts (plain) and with them (verify).
-        self.acceptance: AcceptanceTracker | None = None
-        self.plain_step_costs = StepCostTable()
-        self.verify_step_costs = StepCostTable()
-        if self.proposer is not None and config.prompt_lookup_adaptive:
-            self.acceptance = AcceptanceTracker()
+        self.speculator = SpeculativeDecoder.for_config(config, self.stats_collector, self.max_model_len, drafter)
         log.info("engine ready: %s on %s/%s (tensor parallel %d), %d KV blocks of %d tokens, max_model_len %d",
                  self.model_name, self.device, self.dtype, config.tensor_parallel_size, self.block_manager.num_blocks,
                  self.block_size, self.max_model_len)
 
-    def _build_runner(self, config: EngineConfig, source: Any, arch: Any, max_len: int) -> None:
+    def _build_runner(self, config: EngineConfig, source: Any, arch: Any,
+                      max_len: int) -> DraftModelProposer | None:
         """Load this rank's model (and the draft model, if any), size the KV pool and build the runners (with the
         workers, under tensor parallelism: they load their shards meanwhile and build their runners in lockstep
-        with ours)."""
+        with ours). Returns the draft model's proposer, which shares the target's block tables."""
         self.model = load_model(source, dtype=self.dtype, device=self.device, max_position=max_len,
                                 show_progress=config.show_progress, tp=self.workers.tp if self.workers else None)
         self.vocab_size = arch.vocab_size
@@ -185,16 +174,18 @@ class LLMEngine:
             self.workers.build_runners(num_blocks)
         self.runner = ModelRunner(config, self.model, self.device, self.dtype, num_blocks, self.workers,
                                   states.slots if states is not None else None)
+        drafter = None
         if draft_model is not None:
             # The draft runs whole on this rank (it is small), with its own quantization and no speculation.
             draft_config = dataclasses.replace(
                 config, model=config.speculative_model or "", quantization=config.speculative_model_quantization,
                 tensor_parallel_size=1, speculative_method=None, speculative_model=None)
-            self.drafter = DraftModelProposer(
+            drafter = DraftModelProposer(
                 ModelRunner(draft_config, draft_model, self.device, self.dtype, num_blocks), self.block_manager,
                 max_step_tokens)
         if self.workers is not None:
             self.workers.await_ready()
+        return drafter
 
     def _load_draft_model(self, config: EngineConfig, max_len: int) -> Any:
         """The draft model, after checking it speaks the target's tokens: a draft is a token id, so both models
@@ -291,8 +282,8 @@ class LLMEngine:
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
         started = time.perf_counter()
-        if self.speculating:
-            self._propose_drafts()
+        if self.speculator is not None:
+            self.speculator.propose(self.scheduler.running)
         batch = self.scheduler.schedule()
         if not batch:
             return []
@@ -305,8 +296,8 @@ class LLMEngine:
         fill_errors: dict[int, str] = {}
         pending = None
         try:
-            if self.drafter is not None:
-                self._write_drafts(batch)
+            if self.speculator is not None:
+                self.speculator.write_drafts(batch)
             plan = SamplePlan.of(batch)
             pending = self._start_bitmask_fill(plan, fill_errors)
             out = self.runner.execute(batch, plan.positions, plan.row_seqs, pending)
@@ -326,108 +317,11 @@ class LLMEngine:
             self.block_manager.commit_computed_blocks(seq)
         if out is None:
             return []
-        if self.acceptance is None:  # only the adaptive draft budget reads step costs
-            return self._process_samples(plan, out, fill_errors)
-        decode_only, num_drafts = self._decode_shape(batch)  # before verification clears the drafts
+        cost_table = self.speculator.step_cost_table(batch) if self.speculator is not None else None
         outputs = self._process_samples(plan, out, fill_errors)
-        if decode_only:
-            table = self.verify_step_costs if num_drafts else self.plain_step_costs
-            table.record(sum(batch.num_new_tokens), time.perf_counter() - started)
+        if cost_table is not None:
+            cost_table.record(sum(batch.num_new_tokens), time.perf_counter() - started)
         return outputs
-
-    @staticmethod
-    def _decode_shape(batch: ScheduledBatch) -> tuple[bool, int]:
-        """Whether every sequence of the step decodes (its last token, plus its drafts), and how many drafts."""
-        decode_only = all(n == 1 + len(seq.spec_token_ids)
-                          for seq, n in zip(batch.seqs, batch.num_new_tokens, strict=True))
-        return decode_only, sum(len(seq.spec_token_ids) for seq in batch.seqs)
-
-    @property
-    def speculating(self) -> bool:
-        return self.proposer is not None or self.drafter is not None
-
-    def _propose_drafts(self) -> None:
-        """Draft tokens for every running sequence about to decode that speculation applies to. With a draft model
-        these are placeholders: the scheduler fits them into the step, then the draft model writes as many as it
-        kept (``_write_drafts``)."""
-        decoding = [s for s in self.scheduler.running if len(s) - s.num_computed_tokens == 1]
-        cap = self.config.speculative_disable_by_batch_size
-        busy = cap is not None and len(decoding) > cap
-        for seq in self.scheduler.running:
-            seq.spec_token_ids = []
-        proposing: list[Sequence] = []
-        proposals: list[list[int]] = []
-        for seq in decoding:
-            if busy or not self._speculates(seq):
-                continue
-            # Never past max_tokens (the step also samples one token of its own) or the model's length.
-            limit = min(seq.sampling_params.max_tokens - seq.num_output_tokens - 1, self.max_model_len - len(seq))
-            if self.proposer is None:
-                seq.spec_token_ids = [0] * max(0, min(self.config.num_speculative_tokens, limit))
-                continue
-            if seq.ngram_index is None:
-                seq.ngram_index = self.proposer.new_index()
-            drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
-            if drafts and seq.structured_state is not None:
-                drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
-            self.stats_collector.spec_proposed_tokens += len(drafts)
-            proposing.append(seq)
-            proposals.append(drafts)
-        if self.acceptance is None:
-            for seq, drafts in zip(proposing, proposals, strict=True):
-                seq.spec_token_ids = drafts
-            return
-        self._budget_drafts(len(decoding), proposing, proposals)
-
-    def _budget_drafts(self, num_decodes: int, seqs: list[Sequence], proposals: list[list[int]]) -> None:
-        """Adaptive prompt lookup: verify the drafts expected to pay for their share of the step on this machine
-        (``choose_draft_lengths``); a sequence that does not draft follows its proposal in the shadow."""
-        tracker = self.acceptance
-        assert tracker is not None
-        for seq in seqs:
-            if seq.draft_history is None:
-                seq.draft_history = DraftHistory()
-            tracker.settle_shadow(seq.draft_history, seq.token_ids)
-        lengths = choose_draft_lengths(num_decodes, [len(p) for p in proposals],
-                                       [tracker.rates(seq.draft_history) for seq in seqs],
-                                       self.plain_step_costs, self.verify_step_costs)
-        for seq, drafts, n in zip(seqs, proposals, lengths, strict=True):
-            if n:
-                tracker.settle_shadow(seq.draft_history, seq.token_ids, final=True)  # verification takes over
-                seq.spec_token_ids = drafts[:n]
-            else:
-                tracker.start_shadow(seq.draft_history, drafts, len(seq))
-
-    def _write_drafts(self, batch: ScheduledBatch) -> None:
-        """The draft model's tokens in place of the placeholders the scheduler fitted. Where it writes fewer (a
-        grammar cuts them, or its catch-up did not fit this step) the sequence computes fewer tokens this step."""
-        assert self.drafter is not None
-        index = [i for i, seq in enumerate(batch.seqs) if seq.spec_token_ids]
-        if not index:
-            return
-        seqs = [batch.seqs[i] for i in index]
-        drafts = self.drafter.propose(seqs, [len(s.spec_token_ids) for s in seqs])
-        cut = False
-        for i, seq, written in zip(index, seqs, drafts, strict=True):
-            if written and seq.structured_state is not None:
-                written = written[: seq.structured_state.validate_tokens(written)]
-            self.stats_collector.spec_proposed_tokens += len(written)
-            if len(written) < len(seq.spec_token_ids):
-                batch.num_new_tokens[i] -= len(seq.spec_token_ids) - len(written)
-                cut = True
-            seq.spec_token_ids = written
-        if cut:
-            batch.put_decodes_first()
-
-    @staticmethod
-    def _speculates(seq: Sequence) -> bool:
-        """Speculation applies where sampling one row per draft gives exactly the tokens sampling one step at a
-        time would (in distribution; greedy and seeded: identically, a seeded row's draw depending only on its
-        position). Each row sees the drafts before it as output (penalties, min_tokens: ``ModelRunner.
-        prepare_sampling``); under a grammar it needs a matcher that can check drafts and roll back, so each row
-        gets the mask of its own position."""
-        grammar = seq.structured_state
-        return grammar is None or hasattr(grammar, "validate_tokens")
 
     def _start_bitmask_fill(self, plan: SamplePlan, errors: dict[int, str]) -> Future[torch.Tensor | None] | None:
         """Start filling the sampling batch's allowed-token mask on a helper thread, to run while the forward pass
@@ -441,7 +335,7 @@ class LLMEngine:
             from engine.structured import BatchBitmask
 
             # With speculation a sequence samples up to 1 + num_speculative_tokens rows.
-            rows_per_seq = 1 + (self.config.num_speculative_tokens if self.speculating else 0)
+            rows_per_seq = 1 + (self.config.num_speculative_tokens if self.speculator is not None else 0)
             self._bitmask = BatchBitmask(self.config.max_num_seqs * rows_per_seq, self.vocab_size)
         matchers: list[Any] = []
         for seq, first_row in zip(plan.seqs, plan.first_rows, strict=True):
@@ -501,27 +395,12 @@ class LLMEngine:
 
     def _verify_drafts(self, seq: Sequence, token_ids: list[int], first_row: int,
                        row_logprobs: Callable[[Sequence, int], list[TokenLogprob] | None]) -> RequestOutput:
-        """Rows ``first_row..`` sampled the token after the last one and after each draft. Drafts are accepted
-        while each equals the token sampled before it; the first sample that differs (or the one after the last
-        draft) is the step's own token. For a draft fixed in advance this is exact speculative sampling: the
-        draft is kept with probability p(draft), and a rejection leaves a sample of p conditioned on not being
-        the draft, which is the residual distribution (greedy: the argmax, so outputs are unchanged)."""
-        drafts, seq.spec_token_ids = seq.spec_token_ids, []
-        self.stats_collector.spec_draft_tokens += len(drafts)
-        result: RequestOutput | None = None
-        accepted = 0
-        for offset in range(len(drafts) + 1):
-            row = first_row + offset
-            token = token_ids[row]
-            step = self._append_token(seq, token, row_logprobs(seq, row))
-            result = step if result is None else _merged(result, step)
-            if step.finished or offset == len(drafts) or token != drafts[offset]:
-                break
-            accepted += 1
-        self.stats_collector.spec_accepted_tokens += accepted
-        if self.acceptance is not None and seq.draft_history is not None:
-            self.acceptance.observe(seq.draft_history, len(drafts), accepted)
-        assert result is not None
+        """Append the tokens the speculator accepts from rows ``first_row..`` (``SpeculativeDecoder.verify``) as
+        one delta; the accepted drafts' KV becomes computed."""
+        assert self.speculator is not None
+        steps, accepted = self.speculator.verify(
+            seq, token_ids, first_row, lambda row: self._append_token(seq, token_ids[row], row_logprobs(seq, row)))
+        result = functools.reduce(_merged, steps)
         if not result.finished:
             seq.num_computed_tokens += accepted  # the accepted drafts' KV was computed with the right context
             self.block_manager.commit_computed_blocks(seq)

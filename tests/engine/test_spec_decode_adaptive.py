@@ -191,8 +191,10 @@ def adaptive_llm() -> LLM:
 
 def _run(llm: LLM, prompts: list[list[int]], plain_cost: float, verify_cost: float) -> tuple[list[list[int]], int]:
     engine = llm.engine
-    engine.plain_step_costs = FixedCosts({n: plain_cost for n in range(1, 64)})
-    engine.verify_step_costs = FixedCosts({n: verify_cost for n in range(2, 64)})
+    speculator = engine.speculator
+    assert speculator is not None
+    speculator.plain_step_costs = FixedCosts({n: plain_cost for n in range(1, 64)})
+    speculator.verify_step_costs = FixedCosts({n: verify_cost for n in range(2, 64)})
     drafted = engine.stats_collector.spec_draft_tokens
     results = llm.generate(prompts, SamplingParams(max_tokens=48, temperature=0))
     return [r.token_ids for r in results], engine.stats_collector.spec_draft_tokens - drafted
@@ -209,7 +211,8 @@ def test_the_engine_drafts_when_rows_are_cheap_and_not_when_dear_with_unchanged_
 
 def test_a_sequence_that_does_not_draft_still_learns_its_acceptance_from_its_shadow(
         adaptive_llm: LLM, prompts: list[list[int]]) -> None:
-    tracker = adaptive_llm.engine.acceptance
+    assert adaptive_llm.engine.speculator is not None
+    tracker = adaptive_llm.engine.speculator.acceptance
     assert tracker is not None
     before, proposed = tracker.engine.first_trials, adaptive_llm.engine.stats().spec_proposed_tokens
     _, drafted = _run(adaptive_llm, prompts[:1], 1.0, 50.0)  # the quote: proposals followed, none verified
@@ -235,8 +238,9 @@ def test_the_engine_measures_its_decode_steps_by_size() -> None:
                               add_special_tokens=False)
     llm.generate([prompt], SamplingParams(max_tokens=32, temperature=0, ignore_eos=True))
     engine = llm.engine
-    assert 1 in engine.plain_step_costs.fitted()  # one sequence decoding: measured first, before any draft
+    assert engine.speculator is not None
+    assert 1 in engine.speculator.plain_step_costs.fitted()  # one sequence decoding: measured first, before any draft
     assert engine.stats_collector.spec_draft_tokens > 0  # then drafts, to measure what verifying them costs
     off = LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=64, speculative_method="ngram",
                            prompt_lookup_adaptive=False))
-    assert off.engine.acceptance is None
+    assert off.engine.speculator is not None and off.engine.speculator.acceptance is None

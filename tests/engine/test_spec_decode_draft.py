@@ -79,12 +79,13 @@ def _trusted_slots_agree(llm: LLM) -> int:
     """For every running sequence, the draft cache equals the target's at each position the drafter trusts (the
     models are the same, so their KV must be too); the number of positions compared."""
     engine = llm.engine
-    assert engine.drafter is not None
+    drafter = engine.speculator.drafter if engine.speculator is not None else None
+    assert drafter is not None
     bs = engine.config.block_size
-    target, draft = (r.kv_cache.flatten(2, 3) for r in (engine.runner, engine.drafter.runner))
+    target, draft = (r.kv_cache.flatten(2, 3) for r in (engine.runner, drafter.runner))
     compared = 0
     for seq in engine.scheduler.running:
-        trusted = engine.drafter._valid_prefix(seq)
+        trusted = drafter._valid_prefix(seq)
         slots = [seq.block_table[p // bs] * bs + p % bs for p in range(trusted)]
         assert (draft[:, :, slots] - target[:, :, slots]).abs().max().item() < 1e-4 if slots else True, seq.request_id
         compared += len(slots)
@@ -113,7 +114,7 @@ def test_a_prefix_cache_hit_brings_the_draft_kv_along(tiny_llama_dir: Path) -> N
     """A second request over the same 40-token prompt reuses the cached blocks for the draft model too."""
     spec = _llm(tiny_llama_dir, draft=tiny_llama_dir)
     params = SamplingParams(max_tokens=8, temperature=0, ignore_eos=True)
-    drafter = spec.engine.drafter
+    drafter = spec.engine.speculator.drafter if spec.engine.speculator is not None else None
     assert drafter is not None
     first = spec.generate([PROMPTS[2]], params)
     caught_up = drafter.num_catch_up_tokens
