@@ -57,7 +57,8 @@ from kernels.reference import paged_attention as _reference
 log = logging.getLogger(__name__)
 _SOURCES = [str(Path(__file__).with_name(name))
             for name in ("paged_attention.cpp", "int4_linear.cpp", "int4_linear_avx2.cpp", "int4_gemm_avx2.cpp",
-                         "int8_linear.cpp", "argmax.cpp", "block_sparse_attention.cpp")]
+                         "int4_gemm_bf16.cpp", "int8_linear.cpp", "int8_gemm_bf16.cpp", "argmax.cpp",
+                         "block_sparse_attention.cpp")]
 
 
 def _build_flags() -> list[str]:
@@ -266,7 +267,7 @@ def int8_gemm_bf16_serves(dtype: torch.dtype, out_features: int) -> bool:
 def int8_gemm_bf16(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
     """``torch._weight_int8pack_mm`` for bfloat16 inputs with the inputs unquantized: every weight converted once
     per call to bf16 (exact) and dotted by ``vdpbf16ps`` (exact products, float32 sums); k along the lanes up to 16
-    rows, output rows along them above (``int8_linear.cpp``). For 5+ rows on AVX512-BF16 CPUs."""
+    rows, output rows along them above (``int8_gemm_bf16.cpp``). For 5+ rows on AVX512-BF16 CPUs."""
     return torch.ops.warden_cpu.int8_gemm_bf16(x, weight, scales)
 
 

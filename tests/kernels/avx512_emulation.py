@@ -11,8 +11,8 @@ logic (lanes, masks, tails, tiles, summation order), not their speed. The rewrit
 - the AVX-512 feature guards (``defined(__AVX512F__)``, ``__AVX512BW__``, ``__AVX512VL__``, ``__AVX512VNNI__``,
   ``__AVX512BF16__`` in ``#if``/``#elif``/``#ifdef``) read as true, so ``quantize_input.h`` defines
   ``WARDEN_ONE_ROW_VECTOR`` (the int4 and int8 linears' AVX-512 VNNI kernels and vector quantization),
-  ``argmax.cpp`` ``WARDEN_ARGMAX_VECTOR``, ``paged_attention.cpp`` ``WARDEN_BF16_ATTENTION``, ``int4_linear.cpp``
-  ``WARDEN_BF16_GEMM`` and ``int8_linear.cpp`` ``WARDEN_INT8_BF16_GEMM``;
+  ``argmax.cpp`` ``WARDEN_ARGMAX_VECTOR``, ``paged_attention.cpp`` ``WARDEN_BF16_ATTENTION``, ``int4_gemm_bf16.cpp``
+  ``WARDEN_BF16_GEMM`` and ``int8_gemm_bf16.cpp`` ``WARDEN_INT8_BF16_GEMM``;
 - ``#include <immintrin.h>`` becomes ``simde_shim.h``: the native intrinsics, SIMDe's AVX-512 with its native
   aliases, and per-lane versions of the 20 intrinsics SIMDe 0.7.4 lacks;
 - ``TORCH_LIBRARY*(warden_cpu, ...)`` registers under ``warden_cpu_avx512sim``;

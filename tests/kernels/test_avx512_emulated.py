@@ -147,7 +147,7 @@ def test_int8_linear_up_to_picks_the_kernel_up_to_its_rows_and_torchs_above(emul
 @pytest.mark.parametrize("rows", [1, 4, 7, 9, 17, 19])  # tiles of 4 rows and remainders, in both layouts
 def test_int8_gemm_bf16_is_the_float_product_and_each_row_alone(emulated: Any, out_features, in_features,
                                                                   rows) -> None:
-    """The AVX512-BF16 GEMM (int8_linear.cpp's int8_gemm_bf16: k-lanes up to 16 rows, each weight's bytes widened in
+    """The AVX512-BF16 GEMM (int8_gemm_bf16.cpp: k-lanes up to 16 rows, each weight's bytes widened in
     place; broadcast operands above, each 64-row block transposed 16 x 16 words at a time): within the output's
     rounding of the float product of the unquantized inputs."""
     weight, scales, dequantized = int8_weights(out_features, in_features, torch.bfloat16, seed=rows)

@@ -374,7 +374,7 @@ def test_int8_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torch
         assert chosen.dtype == dtype and torch.equal(chosen, expected), rows
 
 
-# The AVX512-BF16 GEMM for many rows of an int8 linear (int8_linear.cpp's int8_gemm_bf16).
+# The AVX512-BF16 GEMM for many rows of an int8 linear (int8_gemm_bf16.cpp).
 
 needs_int8_gemm = pytest.mark.skipif(not kernels.cpu.int8_gemm_bf16_runs(),
                                      reason="no AVX512-BF16 here: int8_gemm_bf16 is not built")
@@ -506,7 +506,7 @@ class Int4Gemm:
 
 @pytest.fixture(params=["avx2", "bf16"])
 def int4_gemm(request: pytest.FixtureRequest) -> Int4Gemm:
-    """The AVX2 float32 GEMM (int4_gemm_avx2.cpp) and the AVX512-BF16 one (int4_linear.cpp's int4_gemm_bf16), each
+    """The AVX2 float32 GEMM (int4_gemm_avx2.cpp) and the AVX512-BF16 one (int4_gemm_bf16.cpp), each
     where it runs."""
     if request.param == "bf16":
         if not kernels.cpu.int4_gemm_bf16_runs():
