@@ -165,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         return {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
                 for w, (d, a) in acceptance[side].items()}
 
+    speculator = engines["spec"].engine.speculator
+    assert speculator is not None, "the speculative side runs without a speculator"
     report = {
         "tok_s": {sides[side]: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
         "ratio": ratios("spec"),
@@ -173,8 +175,8 @@ def main(argv: list[str] | None = None) -> int:
            if "every" in engines else {}),
         "identical_greedy_outputs": {"requests": identical[0], "of": identical[1]},
         # What the adaptive engine measured its decode steps to cost, by tokens per step (ms): what it decided on.
-        "step_costs_ms": {table: {n: round(s * 1e3, 2) for n, s in getattr(engines["spec"].engine, table).fitted()
-                                  .items()} for table in ("plain_step_costs", "verify_step_costs")},
+        "step_costs_ms": {table: {n: round(s * 1e3, 2) for n, s in getattr(speculator, table).fitted().items()}
+                          for table in ("plain_step_costs", "verify_step_costs")},
         "rounds": {sides[side]: {k: [round(x, 1) for x in v] for k, v in per.items()}
                    for side, per in samples.items()},
         "settings": {"quick": args.quick, "repeat": repeat, "levels": levels, "max_tokens": args.max_tokens,
