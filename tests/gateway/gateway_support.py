@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -10,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, select, text, update
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ProgrammingError
 
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
@@ -74,8 +76,17 @@ def fresh_postgres_database(base_url: str, prefix: str) -> Iterator[str]:
     try:
         yield url.set(database=name).render_as_string(hide_password=False)
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        # FORCE cannot end a backend of another role (an autovacuum worker that just started on the new database):
+        # that refusal passes in moments, so try again for a few seconds.
+        for attempt in range(20):
+            try:
+                with admin.connect() as conn:
+                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+                break
+            except ProgrammingError:
+                if attempt == 19:
+                    raise
+                time.sleep(0.5)
         admin.dispose()
 
 
