@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
@@ -42,6 +43,8 @@ from gateway.adminauth.roles import Role
 from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.settings import Settings
+from gateway.export.signing import load_public_key
+from gateway.export.verify import verify_export
 from gateway.keys.service import IssuedKey
 from gateway.policystore.service import publish_policy
 
@@ -265,6 +268,23 @@ class HandshakeUpstream:
             return await receive()
 
         await self.inner(scope, replay, send)
+
+
+def verified_export(warden: Served, settings: Settings, tenant_id: str, path: Path) -> str:
+    """The tenant's audit export as a platform admin downloads it, written to ``path`` and verified offline with its
+    signed manifest and the served public key; its text."""
+    platform = auth(token_for(settings, Role.PLATFORM_ADMIN))
+    exported = httpx.get(f"{warden.base}/admin/v1/audit/export", params={"tenant": tenant_id}, headers=platform,
+                         timeout=60)
+    assert exported.status_code == 200, exported.text
+    path.write_bytes(exported.content)
+    export_id = exported.headers["x-warden-export-id"]
+    manifest = httpx.get(f"{warden.base}/admin/v1/audit/exports/{export_id}/manifest", headers=platform,
+                         timeout=30).json()
+    key = httpx.get(f"{warden.base}/admin/v1/audit/public-key", headers=platform, timeout=30).json()
+    result = verify_export(path, manifest, load_public_key(key["public_key_pem"].encode()))
+    assert result.ok, result.problems
+    return path.read_text()
 
 
 def audit_rows(db: Database, tenant_id: str, endpoint: str, count: int) -> list[AuditRecord]:

@@ -17,7 +17,15 @@ from admin_support import auth, token_for
 from mcp.client.subscriptions import Subscription
 from mcp.server.context import ServerRequestContext
 from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated, ToolsListChanged
-from mcp_support import NotifyingUpstream, Served, audit_rows, serve, tenant_with_upstream, warden_client
+from mcp_support import (
+    NotifyingUpstream,
+    Served,
+    audit_rows,
+    serve,
+    tenant_with_upstream,
+    verified_export,
+    warden_client,
+)
 
 from gateway.adminauth.roles import Role
 from gateway.app import create_app
@@ -25,8 +33,6 @@ from gateway.audit.models import AuditRecord
 from gateway.core.db import Database
 from gateway.core.secrets import load_server_secrets
 from gateway.core.settings import Settings
-from gateway.export.signing import load_public_key
-from gateway.export.verify import verify_export
 from gateway.keys.auth import Principal
 from gateway.keys.service import IssuedKey, issue_key
 from gateway.mcp import change_relay
@@ -132,18 +138,8 @@ async def test_a_tool_change_reaches_only_keys_that_may_see_the_tool_audited_and
     assert decision["stage"] == "change_relay" and decision["event"] == "tools/list_changed"
     assert decision["server"] == "tools" and first[0].http_status == 200
 
-    platform = auth(token_for(warden_settings, Role.PLATFORM_ADMIN))
-    exported = httpx.get(f"{warden.base}/admin/v1/audit/export", params={"tenant": tenant_id}, headers=platform,
-                         timeout=60)
-    assert exported.status_code == 200, exported.text
-    path = tmp_path / "export.jsonl"
-    path.write_bytes(exported.content)
-    manifest = httpx.get(f"{warden.base}/admin/v1/audit/exports/{exported.headers['x-warden-export-id']}/manifest",
-                         headers=platform, timeout=30).json()
-    key = httpx.get(f"{warden.base}/admin/v1/audit/public-key", headers=platform, timeout=30).json()
-    result = verify_export(path, manifest, load_public_key(key["public_key_pem"].encode()))
-    assert result.ok, result.problems
-    assert sum(1 for line in path.read_text().splitlines() if NOTIFICATIONS in line) == 3
+    exported = verified_export(warden, warden_settings, tenant_id, tmp_path / "export.jsonl")
+    assert sum(1 for line in exported.splitlines() if NOTIFICATIONS in line) == 3
 
 
 async def test_events_stay_with_the_tenant_whose_policy_allows_the_server(

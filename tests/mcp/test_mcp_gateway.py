@@ -12,7 +12,16 @@ import httpx
 import pytest
 from admin_support import auth, token_for
 from gateway_support import new_tenant_with_key
-from mcp_support import LEAK_TEXT, Served, audit_rows, serve, tenant_with_upstream, upstream_app, warden_client
+from mcp_support import (
+    LEAK_TEXT,
+    Served,
+    audit_rows,
+    serve,
+    tenant_with_upstream,
+    upstream_app,
+    verified_export,
+    warden_client,
+)
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -21,8 +30,6 @@ from starlette.routing import Route
 from gateway.adminauth.roles import Role
 from gateway.core.db import Database
 from gateway.core.settings import Settings
-from gateway.export.signing import load_public_key
-from gateway.export.verify import verify_export
 from gateway.policystore.service import publish_policy
 
 
@@ -248,19 +255,8 @@ async def test_every_call_is_in_the_tenants_verified_audit_chain(db: Database, w
     assert all(row.key_id == issued.key_id and row.model.startswith("tools__") for row in rows)
     assert "jane.doe" not in json.dumps([row.decisions for row in rows])
 
-    platform = auth(token_for(warden_settings, Role.PLATFORM_ADMIN))
-    exported = httpx.get(f"{warden.base}/admin/v1/audit/export", params={"tenant": tenant_id}, headers=platform,
-                         timeout=60)
-    assert exported.status_code == 200, exported.text
-    path = tmp_path / "export.jsonl"
-    path.write_bytes(exported.content)
-    export_id = exported.headers["x-warden-export-id"]
-    manifest = httpx.get(f"{warden.base}/admin/v1/audit/exports/{export_id}/manifest", headers=platform,
-                         timeout=30).json()
-    key = httpx.get(f"{warden.base}/admin/v1/audit/public-key", headers=platform, timeout=30).json()
-    result = verify_export(path, manifest, load_public_key(key["public_key_pem"].encode()))
-    assert result.ok, result.problems
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    exported = verified_export(warden, warden_settings, tenant_id, tmp_path / "export.jsonl")
+    lines = [json.loads(line) for line in exported.splitlines()]
     assert sum(1 for line in lines if line.get("endpoint") == "mcp.tools/call") == 3
 
 
