@@ -24,6 +24,10 @@ Signatures (every implementation matches them exactly):
   Python, no build needed) runs, unless ``WARDEN_KERNELS=reference``.
 * ``argmax(x) -> Tensor`` — per row of ``[rows, vocab]`` logits, the first index of the largest value, a NaN
   counting as the largest (``max(dim=-1).indices``); greedy sampling's pick. No Triton kernel: torch's op on CUDA.
+* ``fp8_linear(device, out_features, in_features)`` picks, per layer, the FP8 W8A8 linear ``(x, weight,
+  weight_scale) -> Tensor`` (``kernels.reference.fp8_linear`` defines it): ``torch._scaled_mm`` where it runs on
+  the device for that shape (``kernels.fp8_linear``), the dequantizing reference elsewhere and with
+  ``WARDEN_KERNELS=reference``.
 
 A Triton implementation plugs in as a module ``kernels.triton`` exporting these functions with these
 signatures; it is used for CUDA tensors unless ``WARDEN_KERNELS=reference``. On CPU the ops ``kernels.cpu``
@@ -44,11 +48,13 @@ from types import ModuleType
 
 import torch
 
+from kernels import fp8_linear as _fp8_linear
 from kernels.attention_metadata import AttentionMetadata
 from kernels.block_sparse import BlockSparsePattern
 from kernels.reference import activation as _ref_activation
 from kernels.reference import argmax as _ref_argmax
 from kernels.reference import block_sparse_attention as _ref_block_sparse
+from kernels.reference import fp8_linear as _ref_fp8_linear
 from kernels.reference import fused_moe as _ref_fused_moe
 from kernels.reference import kv_store as _ref_kv_store
 from kernels.reference import paged_attention as _ref_attention
@@ -142,6 +148,16 @@ def cpu_int8_gemm_runs(out_features: int, dtype: torch.dtype) -> bool:
     ``out_features`` outputs in ``dtype`` (AVX512-BF16, bfloat16, whole 64-row blocks), rather than torch's kernel."""
     module = _cpu_module() if _forced is None else None
     return module is not None and module.int8_gemm_bf16_serves(dtype, out_features)
+
+
+def fp8_linear(device: torch.device, out_features: int, in_features: int) -> Callable[..., torch.Tensor]:
+    """The FP8 W8A8 linear ``(x, weight, weight_scale) -> Tensor`` for a layer of this shape on ``device``:
+    ``kernels.fp8_linear.scaled_mm_linear`` where ``torch._scaled_mm`` runs it, else the reference (dequantized
+    weights, float32 matmul). Chosen once per layer: the choice tries the op on the device."""
+    if (_forced is None and os.environ.get("WARDEN_KERNELS") != "reference"
+            and _fp8_linear.scaled_mm_serves(device, out_features, in_features)):
+        return _fp8_linear.scaled_mm_linear
+    return _ref_fp8_linear.fp8_linear
 
 
 def uses_triton(device: torch.device) -> bool:

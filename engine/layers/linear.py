@@ -19,6 +19,11 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   and a switch of its own; inputs of up to ``quant_kernel_rows`` rows go to ``kernels.cpu``'s int8 linear (AVX-512
   VNNI or AVX2: each weight chunk dotted with tiles of 4 rows), more rows to ``int8_gemm_bf16`` on AVX512-BF16 CPUs
   (bf16 inputs unquantized), else torch's kernel.
+* ``quantize_fp8``: FP8 W8A8 as Hopper serves it: e4m3 weights with a float32 scale per output channel, each input
+  row quantized to e4m3 with its own scale as it arrives, multiplied by ``torch._scaled_mm`` (CUDA compute capability
+  8.9+, and torch's CPU op) or the dequantizing reference (``kernels.reference.fp8_linear``), at every row count.
+  On a GPU it halves the bytes each decode step reads against bf16; on the CPU it is a reference path, slower than
+  bf16.
 
 Quantization and packing are serving switches; parity tests run the dense float32 ``F.linear``.
 """
@@ -33,6 +38,7 @@ from torch import nn
 
 from engine.distributed.parallel_state import TensorParallelRank, all_reduce
 from kernels import dispatch
+from kernels.reference import fp8_linear as fp8_reference
 
 INT4_GROUP_SIZE = 32
 
@@ -62,7 +68,8 @@ class Linear(nn.Module):
         self.quant_scales: torch.Tensor | None = None
         self.quant_max_rows: int | None = 0
         # kernels.cpu's kernel for the quantized copy (the signature of torch's op for its kind), where it runs on
-        # this CPU, used for inputs of at most quant_kernel_rows rows (torch's op for the rest).
+        # this CPU, used for inputs of at most quant_kernel_rows rows (torch's op for the rest). fp8: the op for
+        # every row count (dispatch.fp8_linear's pick).
         self.quant_kernel: Callable[..., torch.Tensor] | None = None
         self.quant_kernel_rows = 0
         # int4 with quant_kernel_rows > 1: the kernel up to that many rows and torch's op above, chosen inside one
@@ -110,6 +117,16 @@ class Linear(nn.Module):
             else None
         return True
 
+    def quantize_fp8(self) -> None:
+        """e4m3 copy of the weight with a float32 scale per output channel (the channel's largest magnitude / 448),
+        serving every row count; the weight's device decides the op (``dispatch.fp8_linear``)."""
+        codes, scales = fp8_reference.quantize_rows(self.weight.detach())
+        self.quant_weight = codes.contiguous()
+        self.quant_scales = scales.reshape(1, -1).contiguous()  # [1, N]: torch._scaled_mm's row-wise scale_b
+        self.quant_kind, self.quant_max_rows = "fp8", None
+        self.quant_kernel = dispatch.fp8_linear(self.weight.device, *self.weight.shape)
+        self.quant_kernel_rows, self.quant_kernel_up_to = 0, None
+
     def release_dense_weight(self) -> None:
         """Drop this module's reference to the dense weight once the quantized copy serves every row count
         (``quant_max_rows`` None). A weight shared with another module (a head tied to
@@ -122,6 +139,10 @@ class Linear(nn.Module):
     def _matmul(self, x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         if self.quant_weight is not None and self.quant_scales is not None and (
                 self.quant_max_rows is None or x.shape[0] <= self.quant_max_rows):
+            if self.quant_kind == "fp8" and self.quant_kernel is not None:
+                rows = x.reshape(-1, x.shape[-1])  # torch._scaled_mm multiplies matrices only
+                y = self.quant_kernel(rows, self.quant_weight, self.quant_scales).reshape(*x.shape[:-1], -1)
+                return y if bias is None else y + bias
             # One row is static in a compiled graph (the one-token graph; the other has 2+ rows), so it guards on
             # nothing; more rows are compared inside quant_kernel_up_to.
             # The int4 kernels take the group size after the weight; the int8 ones do not.
