@@ -36,6 +36,7 @@ from gateway.core.errors import (
     model_not_found,
     permission_denied,
 )
+from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
@@ -54,6 +55,8 @@ from policies.model import Policy
 
 # Fields a client must never set: the gateway derives them itself.
 GATEWAY_OWNED_FIELDS = ("cache_salt",)
+recalls_state = ClassCheck[RecallsState](RecallsState)
+persists_results = ClassCheck[PersistsResults](PersistsResults)
 
 
 def engine_error(exc: Exception) -> APIError:
@@ -184,7 +187,7 @@ class CallHandler:
                 raise invalid_request(f"{name} is set by the gateway and cannot be supplied", param=name)
         if isinstance(body.get("model"), str):
             self.record.model = body["model"][:200]
-        if isinstance(self.surface, RecallsState):
+        if recalls_state(self.surface):
             assert self.record.tenant_id is not None
             await self.surface.recall(body, self.record.tenant_id)
         return self.surface.parse(body)
@@ -440,7 +443,7 @@ class CallHandler:
                 self.record.decisions.extend({"choice": index, **d} for d in output_filter.decisions())
 
     async def _persist(self, result: CallResult) -> None:
-        if isinstance(self.surface, PersistsResults):
+        if persists_results(self.surface):
             with self.telemetry.stage("persist"):
                 await self.surface.persist(result, self.record)
 

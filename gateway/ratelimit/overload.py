@@ -23,7 +23,10 @@ from typing import Literal
 from engine.metrics import EngineStatsSource
 from engine.protocol import EngineClient
 from gateway.core.errors import APIError
+from gateway.core.protocols import ClassCheck
 from gateway.core.settings import Settings
+
+reports_stats = ClassCheck[EngineStatsSource](EngineStatsSource)
 
 OverloadReason = Literal["queue_full", "queue_timeout", "engine_queue_full"]
 # Overload clears as soon as any request ends; a short, fixed hint lets clients (the OpenAI SDKs honour
@@ -166,7 +169,7 @@ def build_gate(settings: Settings, engine: Callable[[], EngineClient | None]) ->
 
     def engine_waiting() -> int | None:
         client = engine()
-        stats = client.stats() if isinstance(client, EngineStatsSource) else None
+        stats = client.stats() if reports_stats(client) else None
         return None if stats is None else stats.num_requests_waiting
 
     return AdmissionGate(settings.max_inflight_requests, settings.max_queued_requests, settings.queue_timeout_s,

@@ -43,8 +43,11 @@ from engine.metrics import COUNTER_FIELDS, EngineStats, EngineStatsSource
 from engine.outputs import RequestOutput
 from engine.protocol import EngineClient
 from engine.request import EngineRequest
+from gateway.core.protocols import ClassCheck
 from gateway.replicas import affinity
 from gateway.replicas.watchdog import StepWatchdog
+
+reports_stats = ClassCheck[EngineStatsSource](EngineStatsSource)
 
 log = logging.getLogger(__name__)
 SUPERVISE_INTERVAL_S = 0.5  # how often the supervisor looks for dead replicas
@@ -343,7 +346,7 @@ class ReplicaPool:
 
     # --- stats ----------------------------------------------------------------------------------------------------
     def replica_stats(self) -> list[EngineStats | None]:
-        return [r.stats() if isinstance(r, EngineStatsSource) else None for r in self.replicas]
+        return [r.stats() if reports_stats(r) else None for r in self.replicas]
 
     def stats(self) -> EngineStats | None:
         """One snapshot for the whole pool: counters summed over every replica that ever reported (a dead one's
