@@ -25,6 +25,7 @@ from gateway.audit.writer import AuditUnavailableError, AuditWriter
 from gateway.core.clock import utcnow
 from gateway.core.db import Database, StoreTimeouts
 from gateway.core.errors import audit_unavailable, install_error_handlers
+from gateway.core.gc_tuning import freeze_startup_heap
 from gateway.core.middleware import BodySizeLimitMiddleware, RequestContextMiddleware, RequestTiming
 from gateway.core.migrate import SchemaRevisionCheck
 from gateway.core.secrets import load_server_secrets
@@ -80,9 +81,11 @@ def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGu
 
 def create_app(settings: Settings | None = None, *, engine: EngineClient | None = None,
                input_guard: InputGuard | None = None, output_guard: OutputGuard | None = None,
-               start_engine: bool = True) -> FastAPI:
+               start_engine: bool = True, tune_gc: bool = False) -> FastAPI:
     """``engine``: an already running engine to serve (tests share one per session; it is not shut down here).
-    Otherwise the app starts its own on startup (unless ``start_engine`` is False: /v1 calls then get 503)."""
+    Otherwise the app starts its own on startup (unless ``start_engine`` is False: /v1 calls then get 503).
+    ``tune_gc``: once started, freeze the start-up heap and collect young objects less often
+    (``gateway.core.gc_tuning``; process-wide, so only for a process that serves this one app)."""
     settings = settings or Settings()
     configure_logging(settings.log_format, settings.log_level)
     telemetry = Telemetry.from_settings(settings)
@@ -144,6 +147,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                 stats_task = asyncio.create_task(stats_reader.run(settings.engine_stats_interval_s))
             lifecycle.install_signal_handlers()
             watch_parent()  # a worker of `warden serve --workers N` drains and stops when serve is gone
+            if tune_gc:
+                freeze_startup_heap()
             yield
         finally:
             lifecycle.close()
@@ -260,5 +265,5 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
 
 
 def app_from_env() -> FastAPI:
-    """Factory for ``uvicorn --factory`` (used by ``warden serve --workers N``)."""
-    return create_app(Settings())
+    """Factory for ``uvicorn --factory`` (used by ``warden serve``): a process that serves this one app."""
+    return create_app(Settings(), tune_gc=True)
