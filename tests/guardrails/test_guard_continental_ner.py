@@ -1,5 +1,5 @@
-"""The French NER pipeline on French, Spanish and German prose: the language signal that routes windows to it, the
-names it adds, and the rules that keep only the names inside its spans."""
+"""The continental NER pipeline (Warden's own multilingual model) on French, Spanish and German prose: the language
+signal that routes windows to it, the names it adds, and the rules that keep the names it reports."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from gateway.guardrails import analyzer as analyzer_module
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_continental
 from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, NerModel
-from gateway.guardrails.people import continental_people, line_parts
+from gateway.guardrails.people import confirmed, line_parts
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def recording_ner(analyzer):
     ner._continental = original
 
 
-def test_only_continental_windows_reach_the_french_pipeline(recording_ner):
+def test_only_continental_windows_reach_the_continental_pipeline(recording_ner):
     ner, recorder = recording_ner
     assert ner.continental_components == ["ner"]  # its NER embeds its own tok2vec, like the English one
     ner.find("Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen.")
@@ -85,7 +85,7 @@ def test_only_continental_windows_reach_the_french_pipeline(recording_ner):
         ("Por favor, reenvíalo a Bożena Wróblewska.", "Bożena Wróblewska"),
     ],
 )
-def test_the_french_model_finds_names_the_english_one_misses(analyzer, monkeypatch, text, name):
+def test_the_continental_model_finds_names_the_english_one_misses(analyzer, monkeypatch, text, name):
     """Without cue phrases and name pairs (switched off here), only the models' reading of the sentence finds them."""
     monkeypatch.setattr(analyzer_module, "more_people", lambda *args, **kwargs: [])
 
@@ -96,34 +96,12 @@ def test_the_french_model_finds_names_the_english_one_misses(analyzer, monkeypat
     assert name not in people(PiiAnalyzer(ner=NerModel(continental_model=None)))
 
 
-def _span(text: str, part: str) -> Finding:
-    start = text.index(part)
-    return Finding("PERSON", start, start + len(part), 0.85, CONTINENTAL_NER_SOURCE)
-
-
-@pytest.mark.parametrize(
-    ("text", "span", "names"),
-    [
-        ("Laut Aussage von Roswitha Kleinschmidt hat sich alles verschoben.",
-         "Aussage von Roswitha Kleinschmidt hat", ["Roswitha Kleinschmidt"]),
-        ("Gesendet von Ingrid M. Vollmer\nTel: 030 1234", "Ingrid M. Vollmer\nTel", ["Ingrid M. Vollmer"]),
-        ("Bienvenue Ludovica Ferrante !", "Bienvenue Ludovica Ferrante", ["Bienvenue Ludovica Ferrante"]),
-        ("BH03 HCKD ist das Konto des Lieferanten.", "Konto des Lieferanten", []),  # German nouns, one word each
-        ("Ruf mich unter 0412 368 704 an.", "Ruf", []),  # one word
-        ("Letzten Sommer waren wir in Oregon.", "Letzten Sommer", []),  # opens a sentence, no first name
-        ("Visitamos Moldova el verano pasado.", "Visitamos Moldova", []),
-    ],
-)  # fmt: skip
-def test_continental_spans_keep_only_the_names_inside_them(text, span, names):
-    kept = continental_people(text, _span(text, span))
-    assert [text[f.start : f.end] for f in kept] == names
-    assert all(f.source == CONTINENTAL_NER_SOURCE for f in kept)
-
-
 def test_a_name_inside_a_found_place_is_not_a_person():
     text = "Nous partons pour Puerto Vallarta demain."
-    place = _span(text, "Puerto Vallarta")
-    assert continental_people(text, _span(text, "Puerto Vallarta"), [place]) == []
+    start = text.index("Puerto Vallarta")
+    span = Finding("PERSON", start, start + len("Puerto Vallarta"), 0.85, CONTINENTAL_NER_SOURCE)
+    place = Finding("LOCATION", span.start, span.end, 0.85, "places")
+    assert not confirmed(text, span, [place])
 
 
 def test_line_parts_cut_a_span_at_its_line_breaks():

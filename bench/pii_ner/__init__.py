@@ -1,0 +1,1 @@
+"""The multilingual person/place NER the guardrails ship: its training data (``dataset``) and trainer (``train``)."""

