@@ -25,8 +25,9 @@ Signatures (every implementation matches them exactly):
 * ``argmax(x) -> Tensor`` — per row of ``[rows, vocab]`` logits, the first index of the largest value, a NaN
   counting as the largest (``max(dim=-1).indices``); greedy sampling's pick. No Triton kernel: torch's op on CUDA.
 * ``fp8_linear(device, out_features, in_features)`` picks, per layer, the FP8 W8A8 linear ``(x, weight,
-  weight_scale) -> Tensor`` (``kernels.reference.fp8_linear`` defines it): ``torch._scaled_mm`` where it runs on
-  the device for that shape (``kernels.fp8_linear``), the dequantizing reference elsewhere and with
+  weight_scale) -> Tensor`` (``kernels.reference.fp8_linear`` defines it) and the dtype its weight codes are held
+  in: on CUDA ``torch._scaled_mm`` on e4m3 codes where it runs for that shape; on the CPU the bf16 GEMM on the
+  codes' exact bf16 values (``kernels.fp8_linear``); the dequantizing reference elsewhere and with
   ``WARDEN_KERNELS=reference``.
 
 A Triton implementation plugs in as a module ``kernels.triton`` exporting these functions with these
@@ -150,14 +151,20 @@ def cpu_int8_gemm_runs(out_features: int, dtype: torch.dtype) -> bool:
     return module is not None and module.int8_gemm_bf16_serves(dtype, out_features)
 
 
-def fp8_linear(device: torch.device, out_features: int, in_features: int) -> Callable[..., torch.Tensor]:
-    """The FP8 W8A8 linear ``(x, weight, weight_scale) -> Tensor`` for a layer of this shape on ``device``:
-    ``kernels.fp8_linear.scaled_mm_linear`` where ``torch._scaled_mm`` runs it, else the reference (dequantized
-    weights, float32 matmul). Chosen once per layer: the choice tries the op on the device."""
-    if (_forced is None and os.environ.get("WARDEN_KERNELS") != "reference"
-            and _fp8_linear.scaled_mm_serves(device, out_features, in_features)):
-        return _fp8_linear.scaled_mm_linear
-    return _ref_fp8_linear.fp8_linear
+def fp8_linear(device: torch.device, out_features: int, in_features: int
+               ) -> tuple[Callable[..., torch.Tensor], torch.dtype]:
+    """The FP8 W8A8 linear ``(x, weight, weight_scale) -> Tensor`` for a layer of this shape on ``device``, and the
+    dtype its e4m3 weight codes are held in: on CUDA ``kernels.fp8_linear.scaled_mm_linear`` where
+    ``torch._scaled_mm`` runs it (the choice tries the op on the device once), on e4m3; on the CPU
+    ``kernels.fp8_linear.codes_linear``, on the codes' exact bfloat16 values; else the reference (codes dequantized,
+    float32 matmul), on e4m3 (bfloat16 on the CPU, where converting e4m3 is slow)."""
+    storage = torch.bfloat16 if device.type == "cpu" else _ref_fp8_linear.FP8_DTYPE
+    if _forced is None and os.environ.get("WARDEN_KERNELS") != "reference":
+        if device.type == "cpu":
+            return _fp8_linear.codes_linear, storage
+        if _fp8_linear.scaled_mm_serves(device, out_features, in_features):
+            return _fp8_linear.scaled_mm_linear, storage
+    return _ref_fp8_linear.fp8_linear, storage
 
 
 def uses_triton(device: torch.device) -> bool:

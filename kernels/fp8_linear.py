@@ -1,12 +1,19 @@
-"""FP8 (e4m3) W8A8 linear through ``torch._scaled_mm``: each input row quantized to e4m3 with its own scale when it
-arrives (``kernels.reference.fp8_linear.quantize_rows``), multiplied with the e4m3 weight and its per-channel
-scales by ``torch._scaled_mm`` with row-wise scales (float32 accumulation, the scales applied to the product).
+"""FP8 (e4m3) W8A8 linears on the device: each input row quantized to e4m3 with its own scale when it arrives
+(``kernels.reference.fp8_linear.quantize_rows``), multiplied with the e4m3 weight codes, and the product scaled by
+the row's and the output channel's scales (float32 accumulation).
 
-On CUDA that is cuBLASLt/CUTLASS's FP8 tensor-core GEMM, which needs compute capability 8.9 (Ada) or 9.0+ (Hopper),
-an e4m3 weight read column-major (the transpose of the row-major ``[N, K]`` weight), ``K`` and ``N`` multiples of
-16, and bfloat16 output for row-wise scales. torch also runs the op on the CPU (a plain loop: the same math, no
-speed), which lets the one code path the GPU serves run in the CPU tests. Where the op does not run, the caller
-takes ``kernels.reference.fp8_linear.fp8_linear``: the same result up to summation order.
+* ``scaled_mm_linear``: ``torch._scaled_mm`` with row-wise scales. On CUDA that is cuBLASLt/CUTLASS's FP8
+  tensor-core GEMM, which needs compute capability 8.9 (Ada) or 9.0+ (Hopper), an e4m3 weight read column-major (the
+  transpose of the row-major ``[N, K]`` weight), ``K`` and ``N`` multiples of 16, and bfloat16 output for row-wise
+  scales. torch also has the op on the CPU, as a plain loop ~100x slower than a bf16 GEMM there.
+* ``codes_linear``: the CPU's: the codes held as their exact bfloat16 values (an e4m3 value has a 4-bit
+  significand, bf16 an 8-bit one) and multiplied by the bf16 GEMM, the scales applied to its float32-accumulated
+  product (rounded once to bf16 on the way: 2**-9, well under e4m3's 2**-4). Converting e4m3 codes on the CPU costs
+  ~50x the matmul itself, so they are converted once, when the weight is quantized; the weight then takes bf16's
+  memory, not half of it: on the CPU FP8 is a path for tests and measurements, not for serving.
+
+Where neither runs (a GPU before compute capability 8.9, a shape cuBLASLt does not tile), the caller takes
+``kernels.reference.fp8_linear.fp8_linear``: the same result up to summation order.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 from functools import cache
 
 import torch
+import torch.nn.functional as F
 
 from kernels.reference.fp8_linear import FP8_DTYPE, quantize_rows
 
@@ -53,3 +61,11 @@ def scaled_mm_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.
     y = torch._scaled_mm(codes, weight.t(), scale_a=scales, scale_b=weight_scale,
                          out_dtype=_out_dtype(x.device, x.dtype))
     return y if y.dtype == x.dtype else y.to(x.dtype)
+
+
+def codes_linear(x: torch.Tensor, weight: torch.Tensor, weight_scale: torch.Tensor) -> torch.Tensor:
+    """``[rows, N]`` in ``x``'s dtype: ``x`` ``[rows, K]`` quantized to e4m3 per row, times the e4m3 codes ``weight``
+    ``[N, K]`` held exactly in bfloat16, with their float32 per-channel ``weight_scale`` ``[1, N]``."""
+    codes, scales = quantize_rows(x)
+    product = F.linear(codes.to(weight.dtype), weight)
+    return (product.float() * scales * weight_scale).to(x.dtype)

@@ -20,10 +20,10 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   VNNI or AVX2: each weight chunk dotted with tiles of 4 rows), more rows to ``int8_gemm_bf16`` on AVX512-BF16 CPUs
   (bf16 inputs unquantized), else torch's kernel.
 * ``quantize_fp8``: FP8 W8A8 as Hopper serves it: e4m3 weights with a float32 scale per output channel, each input
-  row quantized to e4m3 with its own scale as it arrives, multiplied by ``torch._scaled_mm`` (CUDA compute capability
-  8.9+, and torch's CPU op) or the dequantizing reference (``kernels.reference.fp8_linear``), at every row count.
-  On a GPU it halves the bytes each decode step reads against bf16; on the CPU it is a reference path, slower than
-  bf16.
+  row quantized to e4m3 with its own scale as it arrives, at every row count: ``torch._scaled_mm`` on CUDA (compute
+  capability 8.9+; the dequantizing reference ``kernels.reference.fp8_linear`` on older GPUs), where it halves the
+  bytes each decode step reads against bf16. On the CPU the same math runs with the codes held as their exact bf16
+  values through the bf16 GEMM (``kernels.fp8_linear.codes_linear``): for tests and measurements, bf16's memory.
 
 Quantization and packing are serving switches; parity tests run the dense float32 ``F.linear``.
 """
@@ -119,12 +119,13 @@ class Linear(nn.Module):
 
     def quantize_fp8(self) -> None:
         """e4m3 copy of the weight with a float32 scale per output channel (the channel's largest magnitude / 448),
-        serving every row count; the weight's device decides the op (``dispatch.fp8_linear``)."""
+        serving every row count; the weight's device decides the op and the dtype the codes are held in
+        (``dispatch.fp8_linear``: e4m3 on CUDA, their exact bf16 values on the CPU)."""
         codes, scales = fp8_reference.quantize_rows(self.weight.detach())
-        self.quant_weight = codes.contiguous()
+        self.quant_kernel, storage = dispatch.fp8_linear(self.weight.device, *self.weight.shape)
+        self.quant_weight = codes.to(storage).contiguous()
         self.quant_scales = scales.reshape(1, -1).contiguous()  # [1, N]: torch._scaled_mm's row-wise scale_b
         self.quant_kind, self.quant_max_rows = "fp8", None
-        self.quant_kernel = dispatch.fp8_linear(self.weight.device, *self.weight.shape)
         self.quant_kernel_rows, self.quant_kernel_up_to = 0, None
 
     def release_dense_weight(self) -> None:

@@ -1,6 +1,7 @@
-"""FP8 (e4m3) W8A8 linears: the per-row quantizer's error bounds, ``torch._scaled_mm``'s path against the
-dequantizing reference, the engine's ``Linear`` serving FP8 against its dense weight, and the kernel choice. The CUDA
-checks run where a GPU with FP8 tensor cores is present (``bench/gpu_check.sh`` runs this file on the device)."""
+"""FP8 (e4m3) W8A8 linears: the per-row quantizer's error bounds, ``torch._scaled_mm``'s path and the CPU's bf16-held
+codes against the dequantizing reference, the engine's ``Linear`` serving FP8 against its dense weight, and the kernel
+choice. The CUDA checks run where a GPU with FP8 tensor cores is present (``bench/gpu_check.sh`` runs this file on
+the device)."""
 
 from __future__ import annotations
 
@@ -78,12 +79,21 @@ def test_scaled_mm_computes_the_reference_on_the_cpu(dtype, tolerance):
     torch.testing.assert_close(got, fp8_linear(x, codes, scales.reshape(1, -1)), rtol=tolerance, atol=tolerance)
 
 
+def test_codes_held_in_bf16_compute_the_reference_on_the_cpu():
+    """e4m3 values are exact in bf16, so the bf16 GEMM on them is the FP8 product, rounded once to bf16."""
+    gen = torch.Generator().manual_seed(5)
+    codes, scales = quantize_rows(torch.randn(48, 80, generator=gen) * 0.1)
+    assert torch.equal(codes.to(torch.bfloat16).float(), codes.float())
+    x = torch.randn(5, 80, generator=gen).bfloat16()
+    got = device_fp8.codes_linear(x, codes.to(torch.bfloat16), scales.reshape(1, -1))
+    torch.testing.assert_close(got, fp8_linear(x, codes, scales.reshape(1, -1)), rtol=1e-2, atol=1e-2)
+
+
 def test_the_kernel_choice_follows_the_device_and_the_reference_switch(monkeypatch):
     cpu = torch.device("cpu")
-    expected = device_fp8.scaled_mm_linear if device_fp8.scaled_mm_runs(cpu) else fp8_linear
-    assert dispatch.fp8_linear(cpu, 64, 64) is expected
+    assert dispatch.fp8_linear(cpu, 64, 64) == (device_fp8.codes_linear, torch.bfloat16)
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
-    assert dispatch.fp8_linear(cpu, 64, 64) is fp8_linear
+    assert dispatch.fp8_linear(cpu, 64, 64) == (fp8_linear, torch.bfloat16)
     # cuBLASLt reads K and N in tiles of 16: a CUDA layer of another shape takes the reference.
     assert not device_fp8.scaled_mm_serves(torch.device("cuda"), 64, 72)
 
@@ -105,7 +115,9 @@ def test_linear_serves_fp8_at_every_row_count_near_its_bf16_output(rows):
     x = torch.randn(rows, 128).bfloat16()
     dense = F.linear(x.float(), layer.weight.float(), layer.bias.float())
     layer.quantize_fp8()
-    assert layer.quant_kind == "fp8" and layer.quant_weight is not None and layer.quant_weight.dtype == FP8_DTYPE
+    assert layer.quant_kind == "fp8" and layer.quant_weight is not None
+    codes, _ = quantize_rows(layer.weight)
+    assert torch.equal(layer.quant_weight.float(), codes.float())  # the e4m3 codes, held in bf16 on the CPU
     layer.release_dense_weight()  # the FP8 copy serves every row count: nothing reads the dense weight again
     got = layer(x)
     assert got.dtype == torch.bfloat16 and got.shape == (rows, 96)
@@ -126,7 +138,7 @@ def test_cuda_scaled_mm_matches_the_reference(rows):
     codes, scales = quantize_rows(torch.randn(256, 576, generator=gen) * 0.05)
     x = torch.randn(rows, 576, generator=gen).bfloat16()
     weight, weight_scale = codes.cuda(), scales.reshape(1, -1).cuda()
-    assert dispatch.fp8_linear(torch.device("cuda"), 256, 576) is device_fp8.scaled_mm_linear
+    assert dispatch.fp8_linear(torch.device("cuda"), 256, 576) == (device_fp8.scaled_mm_linear, FP8_DTYPE)
     got = device_fp8.scaled_mm_linear(x.cuda(), weight, weight_scale)
     expected = fp8_linear(x, codes, scales.reshape(1, -1))
     torch.testing.assert_close(got.cpu(), expected, rtol=1e-2, atol=1e-2)
@@ -138,6 +150,7 @@ def test_cuda_fp8_linear_replays_in_a_cuda_graph():
     layer = make_layer(256, 576, torch.bfloat16, device="cuda")
     dense = make_layer(256, 576, torch.float32)
     layer.quantize_fp8()
+    assert layer.quant_weight is not None and layer.quant_weight.dtype == FP8_DTYPE  # half of bf16's bytes
     layer.release_dense_weight()
     static_x = torch.zeros(8, 576, device="cuda", dtype=torch.bfloat16)
     layer(static_x)  # warm-up outside the capture (cuBLASLt picks its algorithm)
