@@ -2,8 +2,8 @@
 
     python -m bench.cpu_linears [--quick] [--threads 1] [--rows 1,2,4,...] [--out PATH]
 
-Which kernel serves a step of M rows is a per-machine decision (``engine.model_runner``: the small-batch bound, the
-int8 head's routing; ``kernels.cpu.int4_gemm_runs``), and the kernels are AVX-512 VNNI or AVX2 builds whose speeds
+Which kernel serves a step of M rows is a per-machine decision (``engine.worker.model_runner``: the small-batch bound,
+the int8 head's routing; ``kernels.cpu.int4_gemm_runs``), and the kernels are AVX-512 VNNI or AVX2 builds whose speeds
 differ by CPU, so this measures every candidate on the machine it runs on:
 
 - int4 decoder layer (qkv 576->960, o 576->576, gate/up 576->3072, down 1536->576: one layer's four linears):

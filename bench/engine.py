@@ -9,7 +9,7 @@ so both sides do the same work. Output tok/s = generated tokens / wall time. Wri
 
 Warden's CPU serving switches (``engine.layers.linear``): ``--quantization int4`` (the default: decoder layers
 int4, LM head int8, for steps of at most 4 rows) and oneDNN-prepacked bf16 weights for larger batches
-(``--no-prepack`` turns them off), and the decoder compiled by inductor (``engine.compilation``; ``--no-compile``
+(``--no-prepack`` turns them off), and the decoder compiled by inductor (``engine.worker.compilation``; ``--no-compile``
 runs it eagerly). Compiling happens while the engine starts, outside the timed rounds, and is reported apart
 (``compile_s``): minutes the first time on a machine, seconds once inductor's disk cache holds the code.
 On a shared 2-core machine two torch threads stall each other whenever another process holds a core:

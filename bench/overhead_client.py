@@ -2,7 +2,7 @@
 awaiting ``generate`` has it, for the client of this checkout and of another (``--baseline-tree``), in alternating
 rounds (A B A B ...) so both meet the same machine load.
 
-Each round runs in a fresh process importing ``engine.client`` from its tree and talks to one ``bench.stub_engine``
+Each round runs in a fresh process importing ``engine.core.client`` from its tree and talks to one ``bench.stub_engine``
 over the engine host protocol (a Unix socket), one request at a time. With ``--busy-ms`` the process's event loop
 also runs a task that computes that long between yields, as a gateway's loop does serving other requests: a delta
 must then wait for the loop (and, with a reader thread, for the GIL the loop holds).
@@ -37,7 +37,7 @@ async def _measure(address: str, authkey: bytes, requests: int, busy_ms: float) 
     from multiprocessing.connection import Client
 
     from bench.stub_engine import STAMP_PREFIX
-    from engine.client import AsyncEngineClient
+    from engine.core.client import AsyncEngineClient
     from engine.request import EngineRequest
     from engine.sampling_params import SamplingParams
 
@@ -71,7 +71,7 @@ async def _measure(address: str, authkey: bytes, requests: int, busy_ms: float) 
 
 def _child(argv: list[str]) -> int:
     """The measuring process: its tree's ``engine`` and ``bench.stub_engine``; prints which client it measured."""
-    import engine.client
+    import engine.core.client
     from bench.stub_engine import AUTHKEY_ENV
 
     address, requests, busy_ms = argv[0], int(argv[1]), float(argv[2])
@@ -79,7 +79,7 @@ def _child(argv: list[str]) -> int:
     cpu_started = time.process_time()  # every thread of the process: a reader thread's wake-ups included
     lags = asyncio.run(_measure(address, authkey, requests, busy_ms))
     cpu_ms = (time.process_time() - cpu_started) * 1000
-    print(json.dumps({"client": engine.client.__file__, "lags": lags, "cpu_ms": cpu_ms}))
+    print(json.dumps({"client": engine.core.client.__file__, "lags": lags, "cpu_ms": cpu_ms}))
     return 0
 
 

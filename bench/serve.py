@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     levels = {c: sessions_subset(entries, c, args.turns) for c in levels_wanted}
 
     from engine.loader.source import resolve_model
-    from engine.tokenizer import Tokenizer
+    from engine.tokenization.tokenizer import Tokenizer
 
     synth = PromptSynthesizer(Tokenizer.from_source(resolve_model("default", None)), block_size)
     print(f"trace {args.trace} (block {block_size}, scale {args.scale}); levels: "

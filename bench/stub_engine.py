@@ -1,9 +1,9 @@
 """A stub engine host: answers every request at once with a fixed completion, over the engine host protocol.
 
 It listens where ``engine.host`` would (a Unix socket, ``multiprocessing``'s HMAC challenge with the gateway's
-engine key, the ``("ready", info)`` greeting) and speaks the same messages (``engine.core``: ``("add", request)``,
-``("abort", id)``, ``("shutdown",)`` in; ``("outputs", [RequestOutput])`` out), so a gateway pointed at it with
-``WARDEN_ENGINE_SOCKETS`` runs its whole request path for real — tokenizer, pool, engine client, audit — while no
+engine key, the ``("ready", info)`` greeting) and speaks the same messages (``engine.core.engine_core``: ``("add",
+request)``, ``("abort", id)``, ``("shutdown",)`` in; ``("outputs", [RequestOutput])`` out), so a gateway pointed at it
+with ``WARDEN_ENGINE_SOCKETS`` runs its whole request path for real — tokenizer, pool, engine client, audit — while no
 model computes: what is left of a request's latency is the gateway's (and the IPC hop's).
 
 Each request gets two deltas, sent in two messages: the first carries ``STAMP_PREFIX`` + the host's

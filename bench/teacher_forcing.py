@@ -15,9 +15,9 @@ from __future__ import annotations
 import torch
 
 from engine.llm import LLM
-from engine.model_runner import flatten_step
 from engine.sampling_params import SamplingParams
-from engine.sequence import Sequence
+from engine.scheduling.sequence import Sequence
+from engine.worker.model_runner import flatten_step
 
 
 def teacher_forced_logprobs(llm: LLM, prompts: list[list[int]], outputs: list[list[int]],

@@ -48,7 +48,7 @@ class EngineConfig:
     # CPU bf16: keep each linear weight prepacked in oneDNN's blocked layout (same results, faster).
     cpu_prepack: bool = True
     # CPU: run the decoder through torch.compile with frozen weights and inductor's AMX GEMM templates
-    # (``engine.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
+    # (``engine.worker.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
     # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning. None: auto.
     compile_model: bool | None = None
     # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows) run the int4 layers through
@@ -70,16 +70,16 @@ class EngineConfig:
     block_size: int | None = None
     kv_cache_memory_mb: int = 256
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)
-    # Models with Mamba2 layers (``engine.mamba_state``): live recurrent-state slots (one per running sequence, at
-    # most max_num_seqs) and prefix-cache state snapshots, both taken from kv_cache_memory_mb unless set here (0
-    # snapshots: a prefix hit is never taken and the prefix is recomputed). Set counts must fit that budget.
+    # Models with Mamba2 layers (``engine.scheduling.mamba_state``): live recurrent-state slots (one per running
+    # sequence, at most max_num_seqs) and prefix-cache state snapshots, both taken from kv_cache_memory_mb unless set
+    # here (0 snapshots: a prefix hit is never taken and the prefix is recomputed). Set counts must fit that budget.
     num_state_slots: int | None = None
     num_state_snapshots: int | None = None
     max_num_seqs: int = 64
     max_num_batched_tokens: int = 1024
     max_model_len: int | None = None  # None: the model's context length, capped at 8192
     enable_prefix_caching: bool = True
-    # Fair scheduling across tenants (``engine.fairness``). Off: one FIFO queue, first come first served.
+    # Fair scheduling across tenants (``engine.scheduling.fairness``). Off: one FIFO queue, first come first served.
     fair_scheduling: bool = True
     # Half-life of a tenant's recent usage, in tokens the whole engine computes: a tenant that has been idle for
     # this many tokens of others' work has half its usage forgiven when it competes for the step budget again.
@@ -204,7 +204,7 @@ def resolve_device(device: str) -> torch.device:
 @dataclass(frozen=True, slots=True)
 class ServingChoice:
     """What "auto" resolves to: the activation dtype, the decoder's weight quantization and whether the decoder is
-    compiled (``engine.compilation``)."""
+    compiled (``engine.worker.compilation``)."""
 
     dtype: str
     quantization: str | None

@@ -8,7 +8,7 @@ stats to every worker; a worker that leaves has its requests aborted, and the ho
 
 Connections are authenticated (``multiprocessing``'s HMAC challenge with ``authkey``) and the socket file is only
 the owner's (0600): the protocol carries pickles, so only the gateway's own processes may speak it. The host stops
-on SIGTERM or when the process that started it is gone. Its heartbeat (``engine.heartbeat``) is a file beside the
+on SIGTERM or when the process that started it is gone. Its heartbeat (``engine.core.heartbeat``) is a file beside the
 socket, named in the greeting, so each worker can tell a hung host from a busy one.
 
 A detached host (``spawn_detached_host``) is the engine of a one-worker gateway that outlives a crash of that
@@ -46,15 +46,15 @@ from multiprocessing.connection import Client, Connection, Listener, answer_chal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
+from engine.core.client import AsyncEngineClient
+from engine.core.heartbeat import Heartbeat
 from engine.errors import EngineDeadError
-from engine.heartbeat import Heartbeat
 from engine.loader.source import resolve_model
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
-    from engine.core import NewCallers
+    from engine.core.engine_core import NewCallers
 
 log = logging.getLogger(__name__)
 STARTUP_TIMEOUT_S = 600.0
@@ -71,13 +71,13 @@ def _check_address(address: Path) -> None:
 
 
 def heartbeat_path(address: Path) -> Path:
-    """Where the host at ``address`` keeps its heartbeat (``engine.heartbeat``): beside its socket."""
+    """Where the host at ``address`` keeps its heartbeat (``engine.core.heartbeat``): beside its socket."""
     return address.with_name(address.name + ".beat")
 
 
 def _accept_forever(listener: Listener, info: dict[str, Any], incoming: NewCallers) -> None:
     """The acceptor thread: authenticate each caller, greet it, hand its port to the step loop."""
-    from engine.core import ClientPort
+    from engine.core.engine_core import ClientPort
 
     while True:
         try:
@@ -133,7 +133,7 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
     """Entry point of the host process: load the engine, listen, serve until SIGTERM or the parent is gone (a
     detached host, given ``orphan_s``: until it has had no caller for that long)."""
     # The engine (torch, the model) is imported here, in the host process: a gateway that only connects needs none.
-    from engine.core import EngineCore, NewCallers, engine_info, load_engine
+    from engine.core.engine_core import EngineCore, NewCallers, engine_info, load_engine
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent, which stops us in order
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds through the finally blocks below

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
+from engine.core.heartbeat import Heartbeat
 from engine.errors import EngineDeadError
-from engine.heartbeat import Heartbeat
 from engine.loader.source import ModelSource, resolve_model
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
-    from engine.client import AsyncEngineClient
     from engine.config import EngineConfig
+    from engine.core.client import AsyncEngineClient
 
 STARTUP_TIMEOUT_S = 600.0
 IN_PROCESS_STOP_S = 120.0  # how long shutdown waits for an in-process engine's step to end
@@ -58,7 +58,7 @@ class SpawnedEngine:
 
 def _run_core(*args: Any, **kwargs: Any) -> None:
     """The engine process's entry point: the core (torch, the model) is imported there, not by the spawner."""
-    from engine.core import run_engine_core
+    from engine.core.engine_core import run_engine_core
 
     run_engine_core(*args, **kwargs)
 
@@ -99,7 +99,7 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
     """Raises ``UnknownModelError`` for a model that cannot be found or loaded."""
     if not in_process:
         return await attach(spawn_engine(config))
-    from engine.core import run_engine_core
+    from engine.core.engine_core import run_engine_core
 
     source = resolve_model(config.model, config.served_model_name)  # fail fast, before starting anything
     in_recv, in_send = mp.Pipe(duplex=False)
@@ -120,8 +120,8 @@ async def start_engine(config: EngineConfig, *, in_process: bool = False) -> Asy
 async def _connect(source: ModelSource, inbox: Connection, outbox: Connection, *, is_alive: Callable[[], bool],
                    stop: Callable[[float], None], sentinel: Any, pid: int | None,
                    heartbeat: Heartbeat | None) -> AsyncEngineClient:
-    from engine.client import AsyncEngineClient
-    from engine.tokenizer import Tokenizer
+    from engine.core.client import AsyncEngineClient
+    from engine.tokenization.tokenizer import Tokenizer
 
     loop = asyncio.get_running_loop()
     tokenizer_task = loop.run_in_executor(None, Tokenizer.from_source, source)
@@ -129,7 +129,7 @@ async def _connect(source: ModelSource, inbox: Connection, outbox: Connection, *
     tokenizer = await tokenizer_task
     if message[0] == "failed":
         stop(5.0)
-        raise message[1].to_exception()  # an engine.error_info.ErrorInfo
+        raise message[1].to_exception()  # an engine.core.error_info.ErrorInfo
     ready: dict[str, Any] = message[1]
     return AsyncEngineClient(inbox=inbox, outbox=outbox, tokenizer=tokenizer, info=ready, is_core_alive=is_alive,
                              stop_core=stop, sentinel=sentinel, core_pid=pid, heartbeat=heartbeat)

@@ -17,28 +17,28 @@ from typing import Any
 
 import torch
 
-from engine.block_manager import BlockManager
 from engine.config import EngineConfig, resolve_device
-from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
+from engine.core.startup import describe_serving, prepare_kernels, say
 from engine.distributed.executor import TensorParallelWorkers, configure_process
 from engine.distributed.sharding import check_tensor_parallel
 from engine.errors import EngineDeadError, InvalidRequestError
 from engine.layers.sampler import INVALID_TOKEN, SamplerOutput
 from engine.loader.model_loader import load_arch_config, load_model
 from engine.loader.source import resolve_model
-from engine.mamba_state import build_state_slots, choose_block_size, scan_chunk_size
 from engine.metrics import EngineStats, RequestTimings, StatsCollector, now_ns
-from engine.model_runner import ModelRunner, kv_bytes_per_block
 from engine.outputs import RequestOutput, TokenLogprob, Usage
 from engine.request import EngineRequest
-from engine.scheduler import ScheduledBatch, Scheduler
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.mamba_state import build_state_slots, choose_block_size, scan_chunk_size
+from engine.scheduling.scheduler import ScheduledBatch, Scheduler
+from engine.scheduling.sequence import Sequence
 from engine.spec_decode import DraftModelProposer
 from engine.spec_decode.draft_masks import draft_masks
 from engine.spec_decode.orchestrator import SpeculativeDecoder
-from engine.startup import describe_serving, prepare_kernels, say
-from engine.tokenizer import Tokenizer
+from engine.tokenization.detokenizer import IncrementalDetokenizer, StopStringFilter
+from engine.tokenization.tokenizer import Tokenizer
 from engine.validation import validate_request
+from engine.worker.model_runner import ModelRunner, kv_bytes_per_block
 
 log = logging.getLogger(__name__)
 MAX_CONTEXT_DEFAULT = 8192

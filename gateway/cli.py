@@ -129,7 +129,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 @contextmanager
 def _phase(name: str) -> Iterator[None]:
     """One start-up line for a phase of the gateway's own start, with its time (the engine prints its phases in the
-    same form: ``engine.startup``)."""
+    same form: ``engine.core.startup``)."""
     started = time.perf_counter()
     yield
     print(f"warden: {name}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)

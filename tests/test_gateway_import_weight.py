@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("torch", "llguidance", "transformers", "triton", "kernels", "engine.structured", "engine.core")
+HEAVY = ("torch", "llguidance", "transformers", "triton", "kernels", "engine.structured", "engine.core.engine_core")
 
 
 def loaded_after(statement: str) -> set[str]:

@@ -28,7 +28,6 @@ from typing import Any, cast
 import torch
 import torch.distributed as dist
 
-from engine.compilation import use_compile_cache
 from engine.config import EngineConfig
 from engine.distributed.parallel_state import (
     COLLECTIVE_TIMEOUT,
@@ -37,6 +36,7 @@ from engine.distributed.parallel_state import (
     init_tensor_parallel,
 )
 from engine.errors import EngineDeadError
+from engine.worker.compilation import use_compile_cache
 
 log = logging.getLogger(__name__)
 STORE_HOST = "127.0.0.1"  # the group's rendezvous: every rank runs on this host

@@ -31,7 +31,7 @@ from engine.distributed.executor import (
 from engine.distributed.parallel_state import destroy_tensor_parallel, init_tensor_parallel
 from engine.loader.model_loader import load_model
 from engine.loader.source import resolve_model
-from engine.model_runner import ModelRunner
+from engine.worker.model_runner import ModelRunner
 
 log = logging.getLogger("engine.distributed.worker")
 

@@ -1,6 +1,6 @@
 """Attention over the paged KV cache: store this step's keys/values, then attend through the kernel dispatch.
 
-Eagerly the layer gets the step's metadata as an argument. Inside a compiled forward (``engine.compilation``)
+Eagerly the layer gets the step's metadata as an argument. Inside a compiled forward (``engine.worker.compilation``)
 the store and the attention are one opaque operator, ``warden::paged_attention``, which the compiler never
 traces into: it takes the layer's index and reads the metadata and the layer's cache from the forward context,
 so the graph depends only on the number of tokens.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from engine.forward_context import get_forward_context
+from engine.worker.forward_context import get_forward_context
 from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
 from kernels.block_sparse import BlockSparsePattern

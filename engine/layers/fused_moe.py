@@ -13,8 +13,8 @@ Under tensor parallelism every expert's intermediate width is split over the ran
 this rank's gate and up rows, ``w2`` the matching columns, the router is whole on every rank, and the partial
 outputs are summed across ranks after the grouped kernel (the shared expert, a tensor-parallel MLP, sums its own).
 
-Inside a compiled forward (``engine.compilation``) the grouped kernel is one opaque operator, ``warden::fused_moe``:
-its row counts per expert depend on the routing, which the compiler must not specialise on.
+Inside a compiled forward (``engine.worker.compilation``) the grouped kernel is one opaque operator,
+``warden::fused_moe``: its row counts per expert depend on the routing, which the compiler must not specialise on.
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ a chunk of one, a resume) runs the chunked scan from the slot's state. ``context
 of tokens absorbed into that slot: unlike the paged KV cache, the state cannot be rolled back, so a sequence whose
 tokens are rejected (speculative decoding) or preempted must restore a snapshot or recompute from zero.
 
-Serving (``engine.mamba_state``): each running sequence holds one live slot; the states at block ends are kept as
-prefix-cache snapshots keyed like the KV blocks (``boundary_snapshots=True`` yields them wherever the scan crosses a
-multiple of ``chunk_size``, which must divide the KV block size; the conv part is the last ``conv_kernel - 1``
+Serving (``engine.scheduling.mamba_state``): each running sequence holds one live slot; the states at block ends are
+kept as prefix-cache snapshots keyed like the KV blocks (``boundary_snapshots=True`` yields them wherever the scan
+crosses a multiple of ``chunk_size``, which must divide the KV block size; the conv part is the last ``conv_kernel - 1``
 ``xBC`` rows before the boundary); a prefix hit copies one into the sequence's slot (``copy_slot``) and resumes with
 ``context_len`` = the cached length. ``MambaStep`` carries one forward's metadata, caches and snapshot lists.
 

@@ -34,7 +34,7 @@ FORMAT_VERSION = 1  # bump when what is cached, or how it is derived from the fi
 class GGUFMetadata:
     arch: ModelArchConfig
     tokenizer_json: str  # ``tokenizers.Tokenizer.to_str()``
-    tokenizer_fields: dict[str, Any]  # engine.tokenizer.Tokenizer's keyword arguments beside the pipeline
+    tokenizer_fields: dict[str, Any]  # engine.tokenization.tokenizer.Tokenizer's keyword arguments beside the pipeline
 
     def to_json(self) -> str:
         return json.dumps({"version": FORMAT_VERSION, "arch": dataclasses.asdict(self.arch),
@@ -78,7 +78,7 @@ def _read(path: Path, key: str) -> GGUFMetadata:
 
 def _from_file(path: Path) -> GGUFMetadata:
     from engine.loader.gguf_loader import gguf_arch_config, open_gguf
-    from engine.tokenizer import gguf_tokenizer_parts
+    from engine.tokenization.tokenizer import gguf_tokenizer_parts
 
     reader = open_gguf(path)
     fast, fields = gguf_tokenizer_parts(reader)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from tqdm import tqdm
 
+from engine.core.startup import phase
 from engine.distributed.parallel_state import TensorParallelRank
 from engine.errors import UnknownModelError
 from engine.loader.gguf_loader import iter_gguf_tensors, open_gguf_tensors
@@ -14,7 +15,6 @@ from engine.loader.source import ModelSource
 from engine.models.config import ModelArchConfig
 from engine.models.llama import LlamaForCausalLM
 from engine.models.registry import model_class
-from engine.startup import phase
 
 
 def load_arch_config(source: ModelSource) -> ModelArchConfig:

@@ -5,7 +5,7 @@ with a residual add, a final RMSNorm and the LM head (tied to the embeddings or 
 There is no KV cache: each layer's per-sequence state lives in a ``Mamba2StateCache`` (``allocate_state``), and
 every forward takes ``Mamba2BatchMetadata`` (tokens per sequence, tokens already absorbed, slot) in place of
 attention metadata. ``Mamba2ServedModel`` is the same model behind the registry's constructor; the runner drives it
-through ``forward_step`` with the slots and snapshots of ``engine.mamba_state``. One rank only.
+through ``forward_step`` with the slots and snapshots of ``engine.scheduling.mamba_state``. One rank only.
 
 ``load_weights`` takes HF names (``backbone.embeddings.weight`` or the original checkpoints'
 ``backbone.embedding.weight``, ``backbone.layers.{i}.norm.weight``, ``backbone.layers.{i}.mixer.*``,
@@ -113,8 +113,8 @@ class Mamba2ForCausalLM(nn.Module):
 
     def forward_step(self, input_ids: torch.Tensor, positions: torch.Tensor, meta: AttentionMetadata | None,
                      step: MambaStep) -> torch.Tensor:
-        """The engine's forward (``engine.mamba_state.StatefulModel``): no attention, so positions and attention
-        metadata are unused."""
+        """The engine's forward (``engine.scheduling.mamba_state.StatefulModel``): no attention, so positions and
+        attention metadata are unused."""
         return self(input_ids, step.meta, step.caches, step.snapshots)
 
     @staticmethod

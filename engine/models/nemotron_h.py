@@ -9,8 +9,8 @@ the paged KV cache with no positional encoding (the Mamba layers carry position)
 group-limited top-k, optional renormalization and ``routed_scaling_factor``, adds an always-on shared MLP, and may
 project into a latent width around the experts.
 
-The Mamba layers keep their state in ``engine.mamba_state`` slots: the runner calls ``forward_step`` with the step's
-attention metadata and a ``MambaStep`` (the k-th Mamba layer uses the k-th state cache). One rank only.
+The Mamba layers keep their state in ``engine.scheduling.mamba_state`` slots: the runner calls ``forward_step`` with the
+step's attention metadata and a ``MambaStep`` (the k-th Mamba layer uses the k-th state cache). One rank only.
 
 ``load_weights`` takes the checkpoint's names under ``backbone.`` (NVIDIA's files) or ``model.`` (transformers'
 state dict), experts one by one (``experts.{e}.up_proj.weight``) or stacked (``experts.up_proj``).

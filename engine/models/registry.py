@@ -22,7 +22,7 @@ MODEL_CLASSES = {
     "qwen3_moe": ("engine.models.qwen_moe", "Qwen3MoeForCausalLM"),
     "gemma2": ("engine.models.gemma2", "Gemma2ForCausalLM"),
     "gemma3_text": ("engine.models.gemma3", "Gemma3ForCausalLM"),
-    # Models with Mamba2 layers: the runner also drives their recurrent state (engine.mamba_state).
+    # Models with Mamba2 layers: the runner also drives their recurrent state (engine.scheduling.mamba_state).
     "mamba2": ("engine.models.mamba2", "Mamba2ServedModel"),
     "nemotron_h": ("engine.models.nemotron_h", "NemotronHForCausalLM"),
 }

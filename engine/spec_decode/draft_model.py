@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import torch
 
-from engine.block_manager import BlockManager
-from engine.model_runner import ModelRunner, flatten_step
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.sequence import Sequence
+from engine.worker.model_runner import ModelRunner, flatten_step
 
 
 class DraftModelProposer:

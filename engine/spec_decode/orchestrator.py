@@ -13,8 +13,8 @@ from collections.abc import Callable
 from engine.config import EngineConfig
 from engine.metrics import StatsCollector
 from engine.outputs import RequestOutput
-from engine.scheduler import ScheduledBatch
-from engine.sequence import Sequence
+from engine.scheduling.scheduler import ScheduledBatch
+from engine.scheduling.sequence import Sequence
 from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
 from engine.spec_decode.draft_budget import choose_draft_lengths
 from engine.spec_decode.draft_model import DraftModelProposer

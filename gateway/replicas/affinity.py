@@ -1,10 +1,10 @@
 """Which engine replica serves a request: prefix-cache affinity within a tenant, bounded by load.
 
 The engine's prefix cache is per replica, so a request only reuses KV that was computed on the replica it lands
-on. The route key is what decides cache sharing in the engine itself (``engine.block_manager``): the isolation
-domain of the first block (the tenant's ``cache_salt``, or the public domain for a published public prefix) and the
-prompt's first tokens. Requests with equal keys could share those blocks, and only they could; so equal keys go to
-one replica and different keys spread.
+on. The route key is what decides cache sharing in the engine itself (``engine.scheduling.block_manager``): the
+isolation domain of the first block (the tenant's ``cache_salt``, or the public domain for a published public prefix)
+and the prompt's first tokens. Requests with equal keys could share those blocks, and only they could; so equal keys go
+to one replica and different keys spread.
 
 The key covers the first ``AFFINITY_PREFIX_TOKENS`` tokens (whole blocks, at least one). Why that length: a
 conversation's later turns extend its first prompt, and they only land where its cache is if the first prompt
@@ -37,7 +37,7 @@ AFFINITY_PREFIX_TOKENS = 32
 SPILL_MIN = 2
 SPILL_FRACTION = 0.25
 
-_PUBLIC = b"public"  # the engine's public domain; tenant domains are tagged, as in engine.block_manager
+_PUBLIC = b"public"  # the engine's public domain; tenant domains are tagged, as in engine.scheduling.block_manager
 _NO_SALT = b"none"  # offline callers that send no salt
 
 

@@ -1,7 +1,7 @@
 """The step watchdog: an engine that has work and makes no progress for ``timeout_s`` is killed, so that the
 supervisor restarts it instead of leaving its requests waiting forever.
 
-Progress is the engine's heartbeat (``engine.heartbeat``: a counter its loop bumps every turn, read from shared
+Progress is the engine's heartbeat (``engine.core.heartbeat``: a counter its loop bumps every turn, read from shared
 memory). "Has work" is the client's view (``has_work``: requests sent whose last delta has not arrived), so an idle
 engine, whose loop sleeps until a message comes, is never taken for a hung one; nor is one still loading its model
 or compiling at start, since a client exists only once the engine said it is ready. The clock starts when work

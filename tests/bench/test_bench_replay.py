@@ -102,7 +102,7 @@ def test_best_at_slo_and_pareto_front() -> None:
 @pytest.fixture(scope="module")
 def synthesizer() -> PromptSynthesizer:
     from engine.loader.source import resolve_model
-    from engine.tokenizer import Tokenizer
+    from engine.tokenization.tokenizer import Tokenizer
 
     return PromptSynthesizer(Tokenizer.from_source(resolve_model("default", None)), block_size=64)
 

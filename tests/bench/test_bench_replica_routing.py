@@ -21,7 +21,7 @@ from bench.replica_routing import LeastBusyPool, RandomPool, RoundRobinPool
 from engine.errors import EngineDeadError
 from engine.loader.source import resolve_model
 from engine.request import EngineRequest
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 from tests.engine.tiny_models import write_tiny_checkpoint
 
 pytestmark = pytest.mark.timeout(120)

@@ -12,7 +12,7 @@ import torch
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.loader.source import default_gguf_path
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 
 from .tiny_models import write_tiny_checkpoint
 

@@ -122,7 +122,7 @@ def test_the_gateway_settings_reach_the_engine(monkeypatch: pytest.MonkeyPatch) 
 def test_the_traced_operator_carries_the_pattern() -> None:
     """Inside a compiled forward the layer calls ``warden::paged_attention`` with the pattern as ints: traced by
     dynamo (its fake kernel) and run, it gives the eager layer's block-sparse result, not dense attention."""
-    from engine.forward_context import forward_context
+    from engine.worker.forward_context import forward_context
     from tests.kernels.batch import make_batch
 
     b = make_batch([], [(100, 100)], kv_heads=2, group=2, head_dim=16, block_size=8, dtype=torch.float32,

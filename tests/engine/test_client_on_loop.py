@@ -1,5 +1,5 @@
-"""The engine client reads the core's messages on the event loop: framing (``engine.frame_reader``), delivery without
-a reader thread, use from a second loop after the first closed, a reader outside any loop, death and corruption.
+"""The engine client reads the core's messages on the event loop: framing (``engine.core.frame_reader``), delivery
+without a reader thread, use from a second loop after the first closed, a reader outside any loop, death and corruption.
 
 The core here is a thread speaking the core's wire protocol over real ``multiprocessing`` pipes and sockets (what
 ``bench.stub_engine`` does for the benchmarks): the transport is what is under test, not the model.
@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from engine.client import AsyncEngineClient
-from engine.error_info import ErrorInfo
+from engine.core.client import AsyncEngineClient
+from engine.core.error_info import ErrorInfo
+from engine.core.frame_reader import READ_BYTES, FrameReader
 from engine.errors import EngineDeadError, InvalidRequestError
-from engine.frame_reader import READ_BYTES, FrameReader
 from engine.metrics import EngineStats
 from engine.outputs import RequestOutput, Usage
 from engine.request import EngineRequest
@@ -268,10 +268,10 @@ async def test_a_request_on_another_threads_loop_gets_its_deltas() -> None:
 
 
 def test_a_rejection_is_read_without_importing_the_core() -> None:
-    # the gateway reads rejections on its event loop: unpickling one must not import engine.core (and torch)
+    # the gateway reads rejections on its event loop: unpickling one must not import engine.core.engine_core (and torch)
     script = (
         "import asyncio, multiprocessing as mp, sys\n"
-        "from engine.client import AsyncEngineClient\n"
+        "from engine.core.client import AsyncEngineClient\n"
         "from engine.request import EngineRequest\n"
         "from engine.sampling_params import SamplingParams\n"
         "from tests.engine.test_client_on_loop import INFO, WireCore\n"
@@ -286,7 +286,7 @@ def test_a_rejection_is_read_without_importing_the_core() -> None:
         "        print(type(exc).__name__)\n"
         "    await client.shutdown()\n"
         "asyncio.run(main())\n"
-        "print(sorted(m for m in ('engine.core', 'torch') if m in sys.modules))\n"
+        "print(sorted(m for m in ('engine.core.engine_core', 'torch') if m in sys.modules))\n"
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60)

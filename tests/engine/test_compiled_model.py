@@ -1,4 +1,5 @@
-"""The compiled decoder (``engine.compilation``): the eager engine's results, from two graphs whatever the batch."""
+"""The compiled decoder (``engine.worker.compilation``): the eager engine's results, from two graphs whatever the
+batch."""
 
 from __future__ import annotations
 
@@ -123,7 +124,7 @@ async def test_compiled_engine_serves_from_its_own_process(tiny_llama_dir):
 
 
 def test_a_failed_compile_stops_the_start_naming_the_switch(tiny_llama_dir, monkeypatch):
-    from engine import compilation
+    from engine.worker import compilation
 
     def no_compiler(*args):
         raise OSError("g++: not found")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
+from engine.core.client import AsyncEngineClient
 from engine.errors import EngineDeadError
 from engine.host import EngineHostProcess, connect_engine, start_engine_host
 from engine.request import EngineRequest

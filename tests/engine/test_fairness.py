@@ -13,12 +13,12 @@ from itertools import count
 
 import pytest
 
-from engine.block_manager import BlockManager
-from engine.fairness import DecayedUsage, token_allowances, water_fill
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
-from engine.scheduler import ScheduledBatch, Scheduler
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.fairness import DecayedUsage, token_allowances, water_fill
+from engine.scheduling.scheduler import ScheduledBatch, Scheduler
+from engine.scheduling.sequence import Sequence
 
 _ids = count()
 

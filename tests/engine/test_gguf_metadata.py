@@ -18,7 +18,7 @@ from engine.loader.gguf_loader import gguf_arch_config, open_gguf, open_gguf_ten
 from engine.loader.model_loader import load_arch_config
 from engine.loader.source import ModelSource, default_gguf_path
 from engine.models.config import ModelArchConfig
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 
 TEXTS = ["Hello world! 12345 ÿ café 🤖", "<|im_start|>user\nhi<|im_end|>\n", "  spaces\t\ttabs\n\nnew lines", "x" * 300]
 FIELDS = ("chat_template", "bos_token_id", "eos_token_ids", "add_bos_token", "byte_level", "pad_token_id",

@@ -4,10 +4,10 @@ when the budget is short, with blocks for all of them, and the prefix cache must
 
 from __future__ import annotations
 
-from engine.block_manager import BlockManager
 from engine.sampling_params import SamplingParams
-from engine.scheduler import ScheduledBatch, Scheduler
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.scheduler import ScheduledBatch, Scheduler
+from engine.scheduling.sequence import Sequence
 
 BLOCK = 4
 

@@ -9,8 +9,8 @@ import torch.nn.functional as F
 from engine.config import EngineConfig
 from engine.layers.linear import INT4_GROUP_SIZE, Linear, cpu_prepack_supported
 from engine.llm import LLM
-from engine.model_runner import GEMM_SMALL_BATCH_ROWS, HEAD_KERNEL_ROWS, SMALL_BATCH_ROWS, int4_kernel_rows
 from engine.sampling_params import SamplingParams
+from engine.worker.model_runner import GEMM_SMALL_BATCH_ROWS, HEAD_KERNEL_ROWS, SMALL_BATCH_ROWS, int4_kernel_rows
 from kernels import dispatch
 from tests.engine.test_compiled_model import assert_close_top_logprobs
 

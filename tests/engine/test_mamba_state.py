@@ -1,5 +1,5 @@
-"""engine.mamba_state's bookkeeping with the block manager, without a model: live slots taken at admission and
-given back on free, snapshots keyed by the KV block hash (salted per tenant), a hit cut back to the last block
+"""engine.scheduling.mamba_state's bookkeeping with the block manager, without a model: live slots taken at admission
+and given back on free, snapshots keyed by the KV block hash (salted per tenant), a hit cut back to the last block
 with a snapshot, the pool's LRU eviction, and a snapshot dropped when its KV block is handed out again."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.block_manager import BlockManager
 from engine.config import EngineConfig
 from engine.layers.mamba2 import BoundarySnapshot, Mamba2MixerConfig, Mamba2StateCache
-from engine.mamba_state import BlockSizeChoice, StateSlots, choose_block_size, plan_state_memory
 from engine.sampling_params import SamplingParams
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.mamba_state import BlockSizeChoice, StateSlots, choose_block_size, plan_state_memory
+from engine.scheduling.sequence import Sequence
 
 BLOCK = 4
 MIXER = Mamba2MixerConfig(hidden_size=8, num_heads=2, head_dim=4, state_size=4, n_groups=1, conv_kernel=4,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.block_manager import BlockManager
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.sequence import Sequence
 
 GREEDY = SamplingParams(max_tokens=8, temperature=0, ignore_eos=True)
 
@@ -70,7 +70,7 @@ def committed(bm: BlockManager, rid: str, tokens: list[int], *, salt: str | None
 
 
 def test_block_keys_are_sha256_chains_over_parent_tokens_and_domain():
-    from engine.block_manager import block_hash
+    from engine.scheduling.block_manager import block_hash
 
     root = block_hash(None, (1, 2, 3, 4), b"salt:a")
     assert len(root) == 32
@@ -81,7 +81,7 @@ def test_block_keys_are_sha256_chains_over_parent_tokens_and_domain():
 
 
 def test_a_hash_collision_is_a_miss_never_another_prompts_blocks(monkeypatch):
-    import engine.block_manager as block_manager
+    import engine.scheduling.block_manager as block_manager
 
     monkeypatch.setattr(block_manager, "block_hash", lambda parent, tokens, extra: b"same-for-everything")
     bm = BlockManager(num_blocks=16, block_size=4)

@@ -4,9 +4,9 @@ inside the window of its first computed token; without a shared window (Gemma's 
 
 from __future__ import annotations
 
-from engine.block_manager import NO_BLOCK, BlockManager
 from engine.sampling_params import SamplingParams
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import NO_BLOCK, BlockManager
+from engine.scheduling.sequence import Sequence
 
 BS, WINDOW = 4, 6
 

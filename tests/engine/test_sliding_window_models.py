@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.block_manager import NO_BLOCK
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.llm_engine import LLMEngine
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
+from engine.scheduling.block_manager import NO_BLOCK
 from kernels.cpu import SHORT_QUERY
 
 from .logit_parity import greedy_sequence, record_logits, reference_logits
@@ -157,7 +157,7 @@ def test_released_blocks_return_to_the_pool_during_a_long_decode(tmp_path: Path)
 
 @pytest.mark.slow  # inductor compiles two engines' graphs: minutes on a small shared CPU
 def test_compiled_gemma2_matches_eager(tmp_path: Path) -> None:
-    """The compiled decoder (``engine.compilation``) passes each layer's window and soft-cap through its opaque
+    """The compiled decoder (``engine.worker.compilation``) passes each layer's window and soft-cap through its opaque
     attention operator and soft-caps the compiled LM head's logits: the eager engine's tokens and logprobs."""
     directory = write_tiny_checkpoint(tmp_path / "gemma2", architecture="gemma2", seed=2)
     params = SamplingParams(max_tokens=16, temperature=0, ignore_eos=True, logprobs=5)

@@ -12,13 +12,13 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.block_manager import BlockManager
 from engine.config import EngineConfig
 from engine.llm import LLM, GenerationResult
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
-from engine.scheduler import Scheduler
-from engine.sequence import Sequence
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.scheduler import Scheduler
+from engine.scheduling.sequence import Sequence
 from engine.spec_decode import NgramProposer
 from engine.spec_decode.draft_masks import draft_masks
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from engine.compilation import COMPILE_TIMES_FILE, CacheCounts, CompileTimes
 from engine.config import EngineConfig, cpu_flags, cxx_compiler_available, fastest_serving
+from engine.core.startup import describe_serving
 from engine.llm import LLM
-from engine.startup import describe_serving
+from engine.worker.compilation import COMPILE_TIMES_FILE, CacheCounts, CompileTimes
 from kernels import cpu
 
 SECONDS = r"in \d+\.\d s"
@@ -65,7 +65,7 @@ def test_the_compile_line_says_how_the_caches_served_the_graphs() -> None:
 
 _START = """
 import json, sys
-from engine.compilation import CacheCounts
+from engine.worker.compilation import CacheCounts
 from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams

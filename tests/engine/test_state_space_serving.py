@@ -22,8 +22,8 @@ from engine.config import EngineConfig
 from engine.distributed.sharding import check_tensor_parallel
 from engine.llm import LLM
 from engine.llm_engine import LLMEngine
-from engine.mamba_state import StateSlots
 from engine.models.config import ModelArchConfig
+from engine.scheduling.mamba_state import StateSlots
 
 from .logit_parity import greedy_sequence, record_logits, reference_logits
 from .tiny_hybrid_models import write_tiny_state_space_checkpoint

@@ -3,8 +3,8 @@ EOS, at max_tokens and for a request without stops."""
 
 from __future__ import annotations
 
-from engine.detokenizer import StopStringFilter
 from engine.sampling_params import SamplingParams
+from engine.tokenization.detokenizer import StopStringFilter
 
 PROMPT = [11, 12, 13, 14, 15, 16]
 

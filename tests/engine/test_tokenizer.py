@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.detokenizer import IncrementalDetokenizer, StopStringFilter
+from engine.tokenization.detokenizer import IncrementalDetokenizer, StopStringFilter
 
 TEXTS = [
     "Hello world!",

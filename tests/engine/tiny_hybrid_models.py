@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 from engine.loader.source import resolve_model
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 
 from .tiny_models import save_checkpoint
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 from engine.loader.source import resolve_model
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 
 
 def write_tiny_checkpoint(directory: Path, *, architecture: str = "llama", seed: int = 0, **overrides) -> Path:

@@ -22,8 +22,8 @@ from fastapi.testclient import TestClient
 from gateway_support import new_tenant_with_key, tiny_app_settings
 
 from engine.config import EngineConfig
+from engine.core.heartbeat import Heartbeat
 from engine.errors import EngineDeadError
-from engine.heartbeat import Heartbeat
 from engine.host import start_engine_host
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams

@@ -74,7 +74,7 @@ def _library_name_of(sources: Path) -> str:
 def test_a_new_compile_cache_takes_the_build_this_machine_already_has(built: Path, tmp_path: Path) -> None:
     # A first start under a fresh compile cache (the fast profile's data directory, a new volume) copies the kernels
     # built here before instead of building them again for minutes: the library keeps its modification time.
-    script = ("from engine.compilation import use_compile_cache\nfrom kernels import cpu\n"
+    script = ("from engine.worker.compilation import use_compile_cache\nfrom kernels import cpu\n"
               f"use_compile_cache({str(tmp_path / 'cache')!r})\nprint(cpu.load(), cpu.build_directory())\n")
     env = {name: value for name, value in os.environ.items() if name != "TORCH_EXTENSIONS_DIR"}
     env["TORCH_EXTENSIONS_DIR"] = str(built.parent)  # where the test process built them

@@ -107,7 +107,7 @@ def test_llama_forward_on_triton_kernels_matches_reference(ops: ModuleType, back
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (runs in bench/gpu_check.sh)")
 def test_decode_graph_replay_equals_eager_forward() -> None:
     """Replaying the captured decode graphs (batch padded 3 -> 4 with empty rows) gives the eager hidden states."""
-    from engine.model_runner import DecodeGraphs
+    from engine.worker.model_runner import DecodeGraphs
 
     device = torch.device("cuda")
     model = _tiny_model(device, torch.bfloat16)

@@ -58,7 +58,7 @@ def test_moe_forward_on_triton_kernels_matches_reference(ops: ModuleType, backen
 def test_moe_decode_graph_replay_equals_eager_forward() -> None:
     """The grouped expert GEMM needs no host sync: a Mixtral decode step captures in a CUDA graph and replays
     (batch padded 3 -> 4) to the eager hidden states."""
-    from engine.model_runner import DecodeGraphs
+    from engine.worker.model_runner import DecodeGraphs
 
     device = torch.device("cuda")
     model = _tiny_moe("mixtral", device, torch.bfloat16)

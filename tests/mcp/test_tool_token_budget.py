@@ -13,7 +13,7 @@ import orjson
 from mcp_support import Served, audit_rows, tenant_with_upstream, warden_client
 
 from engine.loader.source import ModelSource, default_gguf_path
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 from gateway.core.db import Database
 from gateway.core.settings import Settings
 from gateway.keys.auth import Principal

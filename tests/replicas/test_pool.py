@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from engine import launch
-from engine.client import AsyncEngineClient
 from engine.config import EngineConfig
+from engine.core.client import AsyncEngineClient
 from engine.errors import EngineDeadError, InvalidRequestError, UnknownModelError
 from engine.metrics import EngineStats
 from engine.outputs import RequestOutput

@@ -13,9 +13,9 @@ from gguf import GGUFReader
 from tokenizers import AddedToken, Regex, decoders, models, pre_tokenizers
 from tokenizers import Tokenizer as FastTokenizer
 
-from engine.chat_template import render_chat
 from engine.errors import UnknownModelError
 from engine.loader.source import ModelSource
+from engine.tokenization.chat_template import render_chat
 
 _CONTROL, _USER_DEFINED = 3, 4
 # llama.cpp's pre-tokenizer regexes for byte-level BPE vocabularies (``tokenizer.ggml.pre``).

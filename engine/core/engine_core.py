@@ -32,8 +32,8 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
 from engine.config import EngineConfig
-from engine.error_info import ErrorInfo
-from engine.heartbeat import Heartbeat
+from engine.core.error_info import ErrorInfo
+from engine.core.heartbeat import Heartbeat
 from engine.llm_engine import LLMEngine
 from engine.metrics import STATS_INTERVAL_S, EngineStats, counters_since
 from engine.outputs import RequestOutput, Usage

@@ -37,7 +37,7 @@ from engine.layers.mamba2 import BoundarySnapshot, Mamba2MixerConfig, Mamba2Stat
 if TYPE_CHECKING:
     from engine.config import EngineConfig
     from engine.models.config import ModelArchConfig
-    from engine.sequence import Sequence
+    from engine.scheduling.sequence import Sequence
     from kernels.attention_metadata import AttentionMetadata
 
 LayerState = tuple[torch.Tensor, torch.Tensor]  # one layer's (conv, ssm) at one position

@@ -14,7 +14,7 @@ above, which also spares the start an int4 GEMM to autotune; the int8 LM head's 
 Two graphs for the decoder: one token (decode at concurrency 1, specialised) and 2+ tokens with the count symbolic
 (decode batches, prefill chunks and mixes of both); two likewise for the LM head, whose rows are the sequences
 sampling this step. Attention stays an opaque operator (``warden::paged_attention``) reading the step's metadata
-from ``engine.forward_context``, so no graph depends on sequence lengths. ``warm_up`` compiles all four at start;
+from ``engine.worker.forward_context``, so no graph depends on sequence lengths. ``warm_up`` compiles all four at start;
 inductor caches the generated code on disk (``use_compile_cache`` picks where), so a restart reuses it.
 
 A restart of a graph compiled without freezing (every linear one of ``kernels.cpu``'s opaque ops, as in the ``fast``
@@ -37,8 +37,8 @@ from typing import cast
 import torch
 from torch import nn
 
-from engine.forward_context import forward_context
-from engine.startup import phase
+from engine.core.startup import phase
+from engine.worker.forward_context import forward_context
 from kernels.attention_metadata import AttentionMetadata
 
 log = logging.getLogger(__name__)
@@ -188,7 +188,7 @@ class CacheCounts:
 
 class CompiledModel:
     """``model(input_ids, positions)`` of a ``LlamaForCausalLM`` through inductor; the caller sets the forward
-    context (``engine.forward_context``) holding the step's attention metadata."""
+    context (``engine.worker.forward_context``) holding the step's attention metadata."""
 
     def __init__(self, model: nn.Module, max_num_tokens: int) -> None:
         # Imported here, not with the module: inductor (and dynamo under it) take seconds to import, and an engine

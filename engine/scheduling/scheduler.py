@@ -2,8 +2,8 @@
 
 Each step: every running decode first (one token each), then prefill (running sequences' unfinished chunks, then
 admissions from the waiting queue) out of the rest of the token budget. The prefill budget is split across
-tenants by ``engine.fairness.token_allowances`` (policy weight and recent usage); whatever a tenant cannot use
-goes to the others, so the engine never idles while work waits. Within a tenant, first come first served.
+tenants by ``engine.scheduling.fairness.token_allowances`` (policy weight and recent usage); whatever a tenant cannot
+use goes to the others, so the engine never idles while work waits. Within a tenant, first come first served.
 
 The KV pool and the sequence slots are shared by weight too, but only under contention: a tenant may use free
 memory beyond its share, and gives it back (its newest sequence preempted by recompute) when a tenant below its
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-from engine.block_manager import BlockManager
-from engine.fairness import DecayedUsage, token_allowances
-from engine.sequence import Sequence, SequenceStatus
+from engine.scheduling.block_manager import BlockManager
+from engine.scheduling.fairness import DecayedUsage, token_allowances
+from engine.scheduling.sequence import Sequence, SequenceStatus
 
 
 @dataclass(slots=True)

@@ -6,8 +6,8 @@ Under tensor parallelism the driver's runner prepares each step's ``StepInputs``
 workers (``engine.distributed.executor``) and runs ``run_forward`` like every worker's runner does: the same
 forward on each rank's slice of the model, in lockstep; only the driver samples.
 
-A model with Mamba2 layers (``engine.mamba_state``) runs eagerly through its ``forward_step``, with each sequence's
-live state slot; the states it reaches at block ends are staged for the prefix cache's snapshots."""
+A model with Mamba2 layers (``engine.scheduling.mamba_state``) runs eagerly through its ``forward_step``, with each
+sequence's live state slot; the states it reaches at block ends are staged for the prefix cache's snapshots."""
 
 from __future__ import annotations
 
@@ -20,19 +20,19 @@ from typing import cast
 
 import torch
 
-from engine.compilation import CompiledModel
 from engine.config import EngineConfig
 from engine.distributed.executor import TensorParallelWorkers
 from engine.errors import EngineDeadError
-from engine.forward_context import forward_context
 from engine.layers.attention import PagedAttention
 from engine.layers.linear import Linear, cpu_prepack_supported
 from engine.layers.mamba2 import BoundarySnapshot, Mamba2BatchMetadata, MambaStep
 from engine.layers.sampler import Sampler, SamplerOutput, SamplingTensors
-from engine.mamba_state import StatefulModel, StateSlots
 from engine.models.llama import LlamaForCausalLM
-from engine.scheduler import ScheduledBatch
-from engine.sequence import Sequence
+from engine.scheduling.mamba_state import StatefulModel, StateSlots
+from engine.scheduling.scheduler import ScheduledBatch
+from engine.scheduling.sequence import Sequence
+from engine.worker.compilation import CompiledModel
+from engine.worker.forward_context import forward_context
 from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
 
@@ -239,7 +239,7 @@ class ModelRunner:
         ``int4`` covers the decoder layers only; the LM head gets int8: the head's argmax picks the token, GGUFs ship
         it at 8 bits (SmolLM2: Q8_0), and at 4 bits its greedy output leaves float32's far sooner than at 8.
 
-        Compiled (``engine.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
+        Compiled (``engine.worker.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
         do not slow down with rows the way the eager GEMV-like kernels do. No path reads a quantized layer's
         dense weight then, so it is released (SmolLM2: 212 MB of bf16).

@@ -1,6 +1,6 @@
 """The async client of an ``EngineCore`` (``engine.protocol.EngineClient``).
 
-The core's messages are read on an event loop (``loop.add_reader`` on the connection, ``engine.frame_reader``): a
+The core's messages are read on an event loop (``loop.add_reader`` on the connection, ``engine.core.frame_reader``): a
 delta reaches its request's queue in the callback that reads it, with no reader thread, so no hand-over of the GIL
 and no cross-thread wake-up of the loop per message (less CPU per delta, and no wait for the GIL at the tail). The
 price on a busy loop: a delta read there queues behind the callbacks already due in that turn of the loop, where a
@@ -17,7 +17,7 @@ When the core goes away (its process dies, its thread exits, the pipe breaks, th
 
 For supervisors (``gateway.replicas.watchdog``): ``has_work`` says whether the core owes this client outputs (requests
 sent whose last delta has not arrived; a delta waiting in this process for a slow reader is not the core's work), and
-``heartbeat`` is the core's loop counter (``engine.heartbeat``), read from shared memory.
+``heartbeat`` is the core's loop counter (``engine.core.heartbeat``), read from shared memory.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from collections.abc import AsyncIterator, Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from engine.error_info import ErrorInfo
+from engine.core.error_info import ErrorInfo
+from engine.core.frame_reader import FrameReader
+from engine.core.heartbeat import Heartbeat
 from engine.errors import EngineDeadError, InvalidRequestError
-from engine.frame_reader import FrameReader
-from engine.heartbeat import Heartbeat
 from engine.metrics import EngineStats
 from engine.outputs import RequestOutput
 from engine.request import EngineRequest
-from engine.tokenizer import Tokenizer
+from engine.tokenization.tokenizer import Tokenizer
 from engine.validation import validate_request
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ again). A prefix hit likewise needs, and pins, only the blocks inside the window
 the kernels never read an entry before the window. When any layer is global (Gemma 2 alternates windowed and global
 layers), that layer reads every block: nothing can be released early, and the manager is built without a window.
 
-Models with Mamba2 layers (``states``, ``engine.mamba_state``): admission also takes a live state slot (no slot, no
-admission), freeing a sequence gives it back, a hit is cut back to the last block with a state snapshot (whose
+Models with Mamba2 layers (``states``, ``engine.scheduling.mamba_state``): admission also takes a live state slot (no
+slot, no admission), freeing a sequence gives it back, a hit is cut back to the last block with a state snapshot (whose
 state it restores), committed blocks take the snapshots the step staged for their ends, and a cached block handed
 out again drops its snapshot.
 """
@@ -30,10 +30,10 @@ import hashlib
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from engine.sequence import Sequence
+from engine.scheduling.sequence import Sequence
 
 if TYPE_CHECKING:
-    from engine.mamba_state import StateSlots
+    from engine.scheduling.mamba_state import StateSlots
 
 ROOT_HASH = b"warden/kv-root"
 # Extra keys are tagged so that no tenant salt can ever spell the public domain.
