@@ -15,17 +15,19 @@ is moved to the quarantine; the lines behind it are stored as usual. Only an out
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 import logging
 import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from starlette.concurrency import run_in_threadpool
 
 from gateway.audit.event import AuditEvent
 from gateway.audit.quarantine import (
@@ -48,6 +50,7 @@ MAX_BACKOFF_S = 5.0
 SPOOL_RETRY_S = 5.0  # after a failed append, the spool counts as unwritable this long (unless an append succeeds)
 SPACE_CHECK_INTERVAL_S = 1.0
 DOWN_STORE_CLOSE_S = 1.0  # how long close() still tries to drain while the database is known to be down
+RECORD_THREADS = 32  # records made durable at once (anyio's shared pool, used before, allows 40)
 MAX_HELD_LINES = 10_000  # records neither durable store took, kept in memory for retry
 
 
@@ -83,6 +86,8 @@ class AuditWriter:
         self._held_lock = threading.Lock()
         self._spooled_since_drain = 0  # records spooled since the drain last woke (approximate: a hint to wake it)
         self.batches_stored = 0  # spooled batches the drain has stored since start
+        # Threads for record_sync, made as concurrent records need them: appends that overlap share an fsync.
+        self._executor = ThreadPoolExecutor(max_workers=RECORD_THREADS, thread_name_prefix="warden-audit-record")
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -196,7 +201,16 @@ class AuditWriter:
                 self._held.popleft()
 
     async def record(self, event: AuditEvent) -> None:
-        await run_in_threadpool(self.record_sync, _with_stale_reads(event))
+        """``record_sync`` in one of the writer's own threads (a plain executor hop costs the event loop half what
+        the shared anyio thread pool's does). A cancelled caller still waits for its record to be durable (or to
+        fail) before the cancellation reaches it, so no caller goes on as if a record were kept that is not yet."""
+        work = asyncio.get_running_loop().run_in_executor(
+            self._executor, contextvars.copy_context().run, self.record_sync, _with_stale_reads(event))
+        try:
+            await asyncio.shield(work)
+        except asyncio.CancelledError:
+            await _outlast_cancellation(work)
+            raise
 
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until everything spooled so far is in the database. True on success."""
@@ -323,6 +337,13 @@ class AuditWriter:
                 self._drained.notify_all()
             if self._stop.is_set() and (self._spool is None or self._spool.pending_bytes() == 0 or backoff_s):
                 return
+
+
+async def _outlast_cancellation(work: asyncio.Future[None]) -> None:
+    """Wait for ``work`` to end, whatever cancellations arrive meanwhile (its outcome is the caller's to drop)."""
+    while not work.done():
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(work)
 
 
 def _with_stale_reads(event: AuditEvent) -> AuditEvent:
