@@ -196,7 +196,11 @@ ENGINE_MEANINGS: dict[str, str] = {
     "dtype": "Serving precision: `float32`, `bfloat16`, `float16`, or `auto` (chosen by `PROFILE`).",
     "device": "`auto` (CUDA when available), `cpu` or `cuda`.",
     "quantization": "Weight-only `int4` (llama.cpp's Q4_1 grid, so the default Q4_1 model loses nothing) or "
-                    "`int8`; `none` keeps the weights in `DTYPE`; `auto` is chosen by `PROFILE`.",
+                    "`int8` (CPU serving); `fp8`: e4m3 weights with a scale per output channel and inputs "
+                    "quantized per token, multiplied on the FP8 tensor cores (CUDA compute capability 8.9+: "
+                    "Ada, Hopper; elsewhere a slower reference path), the LM head left in `DTYPE`; a checkpoint "
+                    "already in FP8 (`quantization_config` `fp8`) loads either way; `none` keeps the weights in "
+                    "`DTYPE`; `auto` is chosen by `PROFILE` and never picks `fp8`.",
     "served_model_name": "The model id `/v1/models` lists and requests name. Unset: derived from the model.",
     "tensor_parallel_size": "Split one model over this many GPUs (one process per rank). Must divide the "
                             "attention heads and the intermediate size; checked at start.",
@@ -233,7 +237,7 @@ ENGINE_MEANINGS: dict[str, str] = {
     "num_speculative_tokens": "Draft tokens proposed per sequence and step.",
     "speculative_model": "The draft model (a `.gguf` file, an HF checkpoint directory or `default`; same "
                          "tokenizer as the target). Required with `draft_model`, refused otherwise.",
-    "speculative_model_quantization": "Weight quantization of the draft model (`none`, `int8`, `int4`).",
+    "speculative_model_quantization": "Weight quantization of the draft model (`none`, `int8`, `int4`, `fp8`).",
     "prompt_lookup_min": "Shortest n-gram prompt lookup matches.",
     "prompt_lookup_max": "Longest n-gram prompt lookup matches.",
     "prompt_lookup_adaptive": "`ngram`: verify only the drafts expected to pay on this machine (its measured step "

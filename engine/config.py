@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "default"
 DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
-_QUANTIZATIONS = (None, "int8", "int4")
+_QUANTIZATIONS = (None, "int8", "int4", "fp8")
 _PROFILES = ("fast", "exact")
 _SPECULATIVE_METHODS = (None, "ngram", "draft_model")
 DEFAULT_BLOCK_SIZE = 16  # tokens per KV block when ``block_size`` is unset and the model asks for nothing larger
@@ -43,6 +43,10 @@ class EngineConfig:
     # Weight-only int8 (per channel) or int4 (groups of 32, llama.cpp's Q4_1 grid) for the linear layers
     # (serving speed on CPU; parity tests stay float32). Those kernels only win for small batches, so rows
     # above ``int8_max_rows`` (named before int4 existed; it bounds both) use the dense copy.
+    # "fp8": W8A8 as Hopper serves it, for the decoder layers at every row count (the LM head keeps the dtype):
+    # e4m3 weights with a scale per output channel, inputs quantized per token, torch._scaled_mm on the FP8 tensor
+    # cores (CUDA compute capability 8.9+); elsewhere a reference path (``engine.layers.linear``), slower than
+    # bf16. "auto" never picks it: no GPU measurement yet says it wins.
     quantization: str | None = "auto"
     int8_max_rows: int = 4
     # CPU bf16: keep each linear weight prepacked in oneDNN's blocked layout (same results, faster).
@@ -101,7 +105,7 @@ class EngineConfig:
     speculative_method: str | None = None
     num_speculative_tokens: int = 4
     speculative_model: str | None = None
-    # The draft model's own weight-only quantization (None, "int8", "int4"), independent of the target's.
+    # The draft model's own weight quantization (None, "int8", "int4", "fp8"), independent of the target's.
     speculative_model_quantization: str | None = None
     prompt_lookup_min: int = 2
     prompt_lookup_max: int = 4

@@ -238,6 +238,8 @@ class ModelRunner:
 
         ``int4`` covers the decoder layers only; the LM head gets int8: the head's argmax picks the token, GGUFs ship
         it at 8 bits (SmolLM2: Q8_0), and at 4 bits its greedy output leaves float32's far sooner than at 8.
+        ``fp8`` covers the decoder layers at every row count on any device, and the LM head stays in the engine's
+        dtype (as vLLM's FP8 leaves it); nothing reads an FP8 layer's dense weight, so it is released.
 
         Compiled (``engine.worker.compilation``), no weight keeps a prepacked copy (inductor packs the frozen weights
         itself) and the quantized weights serve every row count: inductor's AMX GEMMs for int4 and int8 weights
@@ -264,7 +266,12 @@ class ModelRunner:
         for module in self.model.modules():
             if not isinstance(module, Linear):
                 continue
-            if config.quantization == "int8" or (config.quantization == "int4" and module is head):
+            if config.quantization == "fp8":
+                if module is not head:
+                    module.quantize_fp8()
+                    module.release_dense_weight()
+                    continue  # no prepacked copy: the dense weight is gone
+            elif config.quantization == "int8" or (config.quantization == "int4" and module is head):
                 module.quantize_int8(quant_rows, head_rows if module is head else kernel_rows)
             elif config.quantization == "int4" and on_cpu:
                 module.quantize_int4(quant_rows, kernel_rows)

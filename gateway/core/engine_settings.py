@@ -24,8 +24,10 @@ class EngineSettings(BaseSettings):
     profile: Literal["fast", "exact"] = "fast"
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     device: Literal["auto", "cpu", "cuda"] = "auto"
-    # Weight-only int4 (llama.cpp's Q4_1 grid, so a Q4_1 GGUF loses nothing) or int8 for small decode batches.
-    quantization: Literal["auto", "none", "int8", "int4"] = "auto"
+    # Weight-only int4 (llama.cpp's Q4_1 grid, so a Q4_1 GGUF loses nothing) or int8 for small decode batches (CPU);
+    # fp8: e4m3 weights per channel and inputs per token through the FP8 tensor cores (CUDA compute capability 8.9+;
+    # elsewhere a slower reference path).
+    quantization: Literal["auto", "none", "int8", "int4", "fp8"] = "auto"
     served_model_name: str | None = Field(default=None, min_length=1, max_length=200)
     # Tensor parallelism: one model split over this many GPUs (cuda:0..N-1; each rank its own process). Must divide
     # the model's attention heads and intermediate size; checked against the model when the engine starts.
@@ -62,7 +64,7 @@ class EngineSettings(BaseSettings):
     speculative_method: Literal["none", "ngram", "draft_model"] = "none"
     num_speculative_tokens: int = Field(default=4, ge=1, le=16)
     speculative_model: str | None = Field(default=None, min_length=1)
-    speculative_model_quantization: Literal["none", "int8", "int4"] = "none"
+    speculative_model_quantization: Literal["none", "int8", "int4", "fp8"] = "none"
     prompt_lookup_min: int = Field(default=2, ge=1)
     prompt_lookup_max: int = Field(default=4, ge=1)
     # "ngram": verify only the drafts expected to pay on this machine (measured step costs, observed acceptance).
