@@ -165,12 +165,23 @@ class GatewayMetrics:
                                           "engine time excluded.", ["endpoint"], buckets=STAGE_BUCKETS, registry=r)
         self._last_stats: dict[str, EngineStats] = {}
         self._stage_children: dict[str, Any] = {}
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 
     def stage(self, name: str) -> Any:
         """The stage histogram's child for ``name``, resolved once (labels() takes a lock on every call)."""
         child = self._stage_children.get(name)
         if child is None:
             child = self._stage_children[name] = self.stage_seconds.labels(name)
+        return child
+
+    def child(self, metric: Any, *values: str) -> Any:
+        """``metric.labels(*values)``, resolved once per label set (labels() takes a lock and builds a key on every
+        call, about ten times a request). For the per-request metrics, whose label values are bounded (tenants by
+        ``TenantLabels``, models, endpoints, statuses, kinds) and whose children are never removed."""
+        key = (id(metric), values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
         return child
 
     # --- engine snapshots -----------------------------------------------------------------------------------------

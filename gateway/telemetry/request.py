@@ -77,12 +77,12 @@ class RequestTelemetry:
         metrics = self.metrics
         last = self._last_output_ns.get(index)
         if last is None:
-            metrics.ttft.labels(self.model_name).observe((now - self.started_ns) / 1e9)
+            metrics.child(metrics.ttft, self.model_name).observe((now - self.started_ns) / 1e9)
         else:
-            metrics.itl.labels(self.model_name).observe((now - last) / 1e9)
+            metrics.child(metrics.itl, self.model_name).observe((now - last) / 1e9)
         self._last_output_ns[index] = now
         if output.finished:
-            metrics.e2e.labels(self.model_name).observe((now - self.started_ns) / 1e9)
+            metrics.child(metrics.e2e, self.model_name).observe((now - self.started_ns) / 1e9)
             timings = getattr(output, "metrics", None)
             if isinstance(timings, RequestTimings):
                 self._engine_phases(index, timings)
@@ -92,7 +92,7 @@ class RequestTelemetry:
         for histogram, value in ((metrics.queue_time, timings.queue_s), (metrics.prefill_time, timings.prefill_s),
                                  (metrics.decode_time, timings.decode_s)):
             if value is not None:
-                histogram.labels(self.model_name).observe(value)
+                metrics.child(histogram, self.model_name).observe(value)
         tracing = self.tracing
         if not tracing.enabled:
             return
@@ -111,15 +111,15 @@ class RequestTelemetry:
                cached_tokens: int, overhead_s: float) -> None:
         metrics = self.metrics
         tenant = metrics.tenants.label(tenant_id)
-        metrics.tenant_requests.labels(tenant, self.endpoint, str(status)).inc()
+        metrics.child(metrics.tenant_requests, tenant, self.endpoint, str(status)).inc()
         for kind, count in (("prompt", prompt_tokens), ("completion", completion_tokens), ("cached", cached_tokens)):
             if count:
-                metrics.tenant_tokens.labels(tenant, kind).inc(count)
+                metrics.child(metrics.tenant_tokens, tenant, kind).inc(count)
         if status >= 400 and status != CLIENT_CLOSED:
             stage = next((d.get("stage") for d in reversed(list(decisions))
                           if d.get("decision") in REFUSING_DECISIONS), None)
             metrics.tenant_refusals.labels(tenant, refusal_reason(stage, error_type)).inc()
-        metrics.overhead_seconds.labels(self.endpoint).observe(overhead_s)
+        metrics.child(metrics.overhead_seconds, self.endpoint).observe(overhead_s)
         for name, total_ns in self._accumulated_ns.items():
             metrics.stage(name).observe(total_ns / 1e9)
         if self._root is not None:
