@@ -15,6 +15,8 @@
    randomly initialised checkpoint with SmolLM2-135M's exact config (no weights can be downloaded on the
    device; speed does not depend on the weights' values, and both sides generate exactly N tokens with EOS
    ignored). Decode rate = batch * (N - 1) / (time(N tokens) - time(1 token)), so prefill is excluded for both.
+   Engine variants: bf16 with CUDA graphs (``engine``), without (``engine-eager``), with prompt-lookup drafts
+   (``engine-ngram``), and with FP8 W8A8 decoder layers (``engine-fp8``, reported as ``fp8_speedup_vs_bf16``).
 4. Prefill paged attention, both layouts: verification-sized chunks (64 sequences x 4 queries over 4k cached
    tokens; memory-bound, so bandwidth and % of peak) and one 4k prompt (compute-bound, TFLOP/s of the causal
    FLOPs), the default (a KV head's query heads packed into one program's rows) swept against one query head
@@ -483,6 +485,10 @@ def bench_engine_vs_hf(device: torch.device, smoke: bool, tokenizer_dir: Path) -
             variants.append(("engine-eager", {"WARDEN_CUDA_GRAPHS": "0"}, {}))
         speculate = {"speculative_method": "ngram", "speculative_disable_by_batch_size": None}
         variants.append(("engine-ngram", {}, speculate))
+        # engine-fp8: FP8 W8A8 decoder layers (e4m3 weights per channel, inputs per token, torch._scaled_mm on the
+        # FP8 tensor cores), measured beside bf16 at each batch; bench.agreement measures its accuracy on real
+        # weights (random ones have near-ties, so its greedy prefix shared with HF is a sanity check only).
+        variants.append(("engine-fp8", {}, {"quantization": "fp8"}))
         engines = {}
         for name, env, extra in variants:
             saved = {k: os.environ.get(k) for k in env}
@@ -525,10 +531,12 @@ def bench_engine_vs_hf(device: torch.device, smoke: bool, tokenizer_dir: Path) -
                                           for name, table in (("plain", ngram.plain_step_costs),
                                                               ("verify", ngram.verify_step_costs))}
             row["engine_speedup_vs_hf"] = row["engine"]["decode_tok_s"] / row["hf"]["decode_tok_s"]
+            row["fp8_speedup_vs_bf16"] = row["engine-fp8"]["decode_tok_s"] / row["engine"]["decode_tok_s"]
             row["greedy_common_prefix_of_16"] = agreement
             rows.append(row)
             line = "  ".join(f"{k} {row[k]['decode_tok_s']:8.0f} tok/s" for k in ("hf", *engines))
-            print(f"decode B={batch:<3d} {line}  engine/hf {row['engine_speedup_vs_hf']:.2f}x", flush=True)
+            print(f"decode B={batch:<3d} {line}  engine/hf {row['engine_speedup_vs_hf']:.2f}x  "
+                  f"fp8/bf16 {row['fp8_speedup_vs_bf16']:.2f}x", flush=True)
     return rows
 
 
