@@ -16,7 +16,10 @@ after the forward, ``commit`` once the block is hashed): the end of each schedul
 fills a block), so the prompt's last full block and the block ends where chunked prefill and decoding paused. A
 later request resumes from the furthest of them its prompt shares; the block ends inside one step's span are
 skipped, since a hit there is cut back by at most one chunk, where a snapshot at every block end would copy the
-whole state once per block (at real block sizes, hundreds of KB per layer, most never read). Snapshots are evicted
+whole state once per block (at real block sizes, hundreds of KB per layer, most never read). One exception, at
+most one more snapshot per sequence: the last block end inside its public prefix (``public_prefix_len``, a
+published system prompt) when a step crosses it, since that is the prefix later prompts of every tenant share
+and nothing else (``kept_block_ends``). Snapshots are evicted
 least recently used when the pool is full, and dropped with their KV block when the block manager hands that block
 out again: a snapshot whose block is gone can never be used. Restoring copies, so evicting a snapshot never
 disturbs a running sequence.
@@ -149,6 +152,17 @@ def plan_state_memory(config: EngineConfig, slot_bytes: int, block_bytes: int, m
     return StatePlan(live, snapshots, blocks)
 
 
+def kept_block_ends(reached: set[int], public_prefix_len: int, block_size: int) -> set[int]:
+    """Of the block ends one step reached for a sequence, those whose state becomes a snapshot: the last, where the
+    sequence paused (a later prompt that continues it, and its own resume after preemption, start there), and the
+    last block end inside the sequence's public prefix when the step reached it: a published system prompt is what
+    later prompts of every tenant share, and it often ends inside one prefill step, far from any other snapshot."""
+    if not reached:
+        return set()
+    public_end = public_prefix_len // block_size * block_size
+    return {max(reached)} | ({public_end} & reached)
+
+
 class StateSlots:
     """Live slots and the snapshot pool over one slot numbering of ``caches`` (one cache per Mamba2 layer)."""
 
@@ -203,20 +217,24 @@ class StateSlots:
         self.num_restored += 1
 
     def stage(self, seqs: Seq[Sequence], snapshots: list[list[BoundarySnapshot]]) -> None:
-        """Keep, per sequence, the state at the last block end the step's forward reached (``snapshots``: the states
-        at every chunk end it crossed, one list per layer, indices into ``seqs``) until ``commit`` names its block."""
-        last: dict[int, int] = {}
+        """Keep, per sequence, the state at the block ends ``commit`` may store (``snapshots``: the states at every
+        chunk end the step's forward crossed, one list per layer, indices into ``seqs``) until it names their
+        blocks: the last block end the step reached, and the last one inside the sequence's public prefix when
+        the step crossed it (``kept_block_ends``)."""
+        reached: dict[int, set[int]] = {}
         for snap in snapshots[0] if snapshots else ():
             if snap.position % self.block_size == 0:
-                last[snap.sequence_index] = max(snap.position, last.get(snap.sequence_index, 0))
-        by_end: dict[int, list[LayerState]] = {}
+                reached.setdefault(snap.sequence_index, set()).add(snap.position)
+        kept = {index: kept_block_ends(ends, seqs[index].public_prefix_len, self.block_size)
+                for index, ends in reached.items()}
+        staged: dict[tuple[int, int], list[LayerState]] = {}
         for layer in snapshots:
             for snap in layer:
-                if last.get(snap.sequence_index) == snap.position:
-                    by_end.setdefault(snap.sequence_index, []).append((snap.conv, snap.ssm))
-        for index, layers in by_end.items():
+                if snap.position in kept.get(snap.sequence_index, ()):
+                    staged.setdefault((snap.sequence_index, snap.position), []).append((snap.conv, snap.ssm))
+        for (index, position), layers in staged.items():
             assert len(layers) == len(self.caches), "a block end without every layer's state"
-            self._pending.setdefault(seqs[index], {})[last[index]] = layers
+            self._pending.setdefault(seqs[index], {})[position] = layers
 
     def commit(self, seq: Sequence, position: int, block: bytes) -> None:
         """Store ``seq``'s staged state at ``position`` (a block end) as the snapshot of ``block``, if it has one."""

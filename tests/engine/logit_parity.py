@@ -19,8 +19,10 @@ StepObserver = Callable[[LLMEngine, Any], None]  # called with the engine and ea
 
 
 def record_logits(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, *, salt: str | None = None,
+                  public_prefix_len: int = 0,
                   on_step: StepObserver | None = None) -> dict[str, list[torch.Tensor]]:
-    """Greedy, ``new_tokens`` per prompt (EOS ignored); per request, the logits rows it sampled, in order."""
+    """Greedy, ``new_tokens`` per prompt (EOS ignored); per request, the logits rows it sampled, in order. Every
+    request carries ``salt`` and ``public_prefix_len``."""
     engine = llm.engine
     runner, model = engine.runner, engine.model
     logits_by_request: dict[str, list[torch.Tensor]] = defaultdict(list)
@@ -44,7 +46,8 @@ def record_logits(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, *, s
     try:
         params = SamplingParams(max_tokens=new_tokens, temperature=0, ignore_eos=True)
         for request_id, prompt in prompts.items():
-            engine.add_request(EngineRequest(request_id, prompt, params, cache_salt=salt))
+            engine.add_request(EngineRequest(request_id, prompt, params, cache_salt=salt,
+                                             public_prefix_len=public_prefix_len))
         while engine.has_unfinished_requests():
             engine.step()
     finally:

@@ -50,7 +50,8 @@ class Recorder:
     max_running: int = 0
 
 
-def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, salt: str | None = None) -> Recorder:
+def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, salt: str | None = None,
+        public_prefix_len: int = 0) -> Recorder:
     rec = Recorder()
 
     def observe(engine: LLMEngine, batch) -> None:
@@ -61,7 +62,8 @@ def run(llm: LLM, prompts: dict[str, list[int]], new_tokens: int, salt: str | No
         slots = [s.state_slot for s in engine.scheduler.running]
         assert len(set(slots)) == len(slots) and min(slots) >= 0, f"running sequences share state slots: {slots}"
 
-    rec.logits = record_logits(llm, prompts, new_tokens, salt=salt, on_step=observe)
+    rec.logits = record_logits(llm, prompts, new_tokens, salt=salt, public_prefix_len=public_prefix_len,
+                               on_step=observe)
     return rec
 
 
@@ -139,6 +141,40 @@ def test_bfloat16_stays_as_close_to_float32_as_transformers_own_bfloat16(family)
         theirs = reference_logits(reference_bf16, prompt, rec.logits[request_id])
         theirs_error = max(theirs_error, (theirs - exact).abs().max().item())
     assert 0 < ours_error <= BF16_ERROR_RATIO * theirs_error, (ours_error, theirs_error)
+
+
+SYSTEM = [(29 * i + 3) % 3500 + 60 for i in range(21)]  # a published system prompt: two whole blocks and 5 tokens
+
+
+def test_a_public_system_prompt_ending_inside_a_prefill_step_is_a_prefix_hit(family) -> None:
+    """A prompt that starts with a public prefix (a published system prompt) ending inside its one prefill step
+    keeps one more snapshot, at the prefix's last whole block; another tenant's later prompt sharing only the system
+    prompt resumes from it (with one snapshot at the step's last block end, it finds none and computes all), and
+    its logits are transformers' and a cold run's."""
+    _, directory, reference = family
+    llm = _llm(directory, max_num_batched_tokens=64)
+    scheduler, slots = llm.engine.scheduler, llm.engine.block_manager.states
+    assert slots is not None
+    first = {"first": [*SYSTEM, *[(31 * i + 7) % 3000 + 90 for i in range(30)]]}  # 51 tokens, one step
+    run(llm, first, 2, salt="tenant-a", public_prefix_len=len(SYSTEM))
+    assert slots.num_snapshots_written == 2  # after 16 tokens (the public prefix's blocks) and 48 (the step's end)
+    later = {"later": [*SYSTEM, 500, 600, 700, 800, 900]}
+    rec = run(llm, later, NEW_TOKENS, salt="tenant-b", public_prefix_len=len(SYSTEM))
+    assert scheduler.prefix_cache_hits == 2 * BLOCK_SIZE and slots.num_restored == 1
+    assert_matches_reference(reference, later, rec, NEW_TOKENS)
+    cold_llm = _llm(directory, max_num_batched_tokens=64, num_state_snapshots=0)
+    cold = run(cold_llm, later, NEW_TOKENS, salt="tenant-b", public_prefix_len=len(SYSTEM)).logits["later"]
+    assert cold_llm.engine.scheduler.prefix_cache_hits == 0
+    torch.testing.assert_close(torch.stack(rec.logits["later"]), torch.stack(cold), atol=LOGITS_ATOL, rtol=0)
+
+    # Outside a public prefix a step keeps its last block end only: a prompt sharing 16 tokens of a private one
+    # finds no snapshot.
+    private = _llm(directory, max_num_batched_tokens=64)
+    run(private, first, 2, salt="tenant-a")
+    assert private.engine.block_manager.states is not None
+    assert private.engine.block_manager.states.num_snapshots_written == 1
+    run(private, later, 2, salt="tenant-a")
+    assert private.engine.scheduler.prefix_cache_hits == 0
 
 
 def test_a_hit_that_does_not_restore_the_state_gives_other_logits(mamba2, monkeypatch) -> None:
