@@ -69,6 +69,9 @@ class AsyncEngineClient:
         self.model_name: str = info["model_name"]
         self.max_model_len: int = info["max_model_len"]
         self.vocab_size: int = info["vocab_size"]
+        # The KV block size the engine settled on (a replica pool's route keys span it); None from an engine host of
+        # an older release, whose greeting lacks it.
+        self.block_size: int | None = info.get("block_size")
         self.tokenizer = tokenizer
         self._inbox = inbox
         self._frames = FrameReader(outbox)

@@ -3,7 +3,8 @@
 Wire protocol (pickled tuples over ``multiprocessing`` connections):
 
 * in:  ``("add", EngineRequest)``, ``("abort", request_id)``, ``("shutdown",)``
-* out: ``("ready", {"model_name", "max_model_len"})`` once loaded, or ``("failed", ErrorInfo)``;
+* out: ``("ready", {"model_name", "max_model_len", "vocab_size", "block_size", "pid"})`` once loaded, or
+  ``("failed", ErrorInfo)``;
   then ``("outputs", list[RequestOutput])`` per step and ``("rejected", request_id, ErrorInfo)`` for a request
   the engine refused (e.g. a constraint that does not compile); ``("stats", EngineStats)`` at most every
   ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``).
@@ -265,7 +266,7 @@ def load_engine(config: EngineConfig, status: Connection) -> LLMEngine | None:
 def engine_info(engine: LLMEngine) -> dict[str, Any]:
     """What a caller learns of the engine in its ``("ready", info)`` greeting."""
     return {"model_name": engine.model_name, "max_model_len": engine.max_model_len, "vocab_size": engine.vocab_size,
-            "pid": os.getpid()}
+            "block_size": engine.block_size, "pid": os.getpid()}
 
 
 def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True,

@@ -27,7 +27,7 @@ import dataclasses
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -211,6 +211,17 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
                             watchdog_s=watchdog_s, reopen=connect, restart_backoff_s=RECONNECT_BACKOFF_S)
 
 
+def served_block_size(replicas: Sequence[EngineClient], configured: int | None) -> int:
+    """The KV block size the replicas serve with, which the pool's route keys span. Each engine settles it at start
+    (unset, a model with Mamba2 layers raises it to its scan chunk: ``engine.mamba_state.choose_block_size``) and
+    reports it in its greeting; a client that reports none (an engine host started by an older release) is taken
+    to serve ``configured``, or the default when that is unset."""
+    reported = {size for r in replicas if (size := getattr(r, "block_size", None)) is not None}
+    if len(reported) > 1:
+        raise ValueError(f"engine replicas serve different KV block sizes {sorted(reported)}: the pool routes on one")
+    return reported.pop() if reported else configured or DEFAULT_BLOCK_SIZE
+
+
 async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], count: int, *, block_size: int | None,
                      heal: bool, watchdog_s: float | None = None,
                      standby: Callable[[], Awaitable[EngineClient | None]] | None = None,
@@ -224,8 +235,11 @@ async def _open_pool(open_replica: Callable[[int], Awaitable[EngineClient]], cou
     if failed:
         await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
         raise failed[0]
-    if block_size is None:  # each engine chooses it from its model; the route keys span the default's multiples
-        block_size = DEFAULT_BLOCK_SIZE
+    try:
+        block_size = served_block_size(opened, block_size)
+    except ValueError:
+        await asyncio.gather(*(replica.shutdown() for replica in opened), return_exceptions=True)
+        raise
     pool = ReplicaPool(opened, block_size=block_size, restart=(reopen or open_replica) if heal else None,
                        watchdog_s=watchdog_s, standby=standby, standby_delay_s=standby_delay_s,
                        restart_backoff_s=restart_backoff_s)
