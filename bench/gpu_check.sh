@@ -6,6 +6,12 @@
 #   bench/gpu_check.sh           # on the GPU machine, with .gpu_carry carried; under 8 minutes (tests 150 s, bench 290 s)
 #   bench/gpu_check.sh --cpu-smoke   # here: the same script end to end on the CPU (interpreted kernels)
 #
+# FP8 (#37) rides along: tests/kernels/test_fp8_linear.py's CUDA checks (torch._scaled_mm against the reference, a
+# CUDA-graph replay) run with the kernel tests, and bench.kernels' engine section times an engine-fp8 variant beside
+# bf16. Greedy agreement of fp8 with bf16 on real weights (bench.agreement) needs the model, which the carry cannot
+# hold (SmolLM2's GGUF is 94 MiB; a call carries 64 MiB): it runs only where .gpu_carry/model holds a checkpoint
+# (a .gguf file or an HF directory brought in separately), after everything else.
+#
 # The GPU machine has its own python3 (torch, triton, transformers, tokenizers...) and no network, so the
 # repository runs from source via PYTHONPATH rather than the venv.
 set -uo pipefail
@@ -45,3 +51,9 @@ fi
 timeout 290 "$py" -m bench.kernels "${smoke[@]}" --out "$OUT/kernels.json" --tokenizer-dir .gpu_carry/tokenizer \
     2>&1 | tee "$OUT/bench.txt"
 echo "bench exit ${PIPESTATUS[0]}" | tee -a "$OUT/bench.txt"
+
+if [[ ${#smoke[@]} -eq 0 && -e .gpu_carry/model ]]; then
+    timeout 150 "$py" -m bench.agreement --model .gpu_carry/model --prompts 48 --max-tokens 32 --eager \
+        --only bf16,bf16+fp8 --out "$OUT/agreement_fp8.json" 2>&1 | tee "$OUT/agreement.txt"
+    echo "agreement exit ${PIPESTATUS[0]}" | tee -a "$OUT/agreement.txt"
+fi
