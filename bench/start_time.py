@@ -1,7 +1,8 @@
 """Start time of the ``fast`` profile's compiled engine, first and second start in one compile cache, and its
-decode speed, with the graphs compiled unfrozen (the default where every linear is an opaque kernel) and frozen.
+decode speed, with the graphs saved whole and loaded without tracing (``whole``: the default where every linear is
+an opaque kernel), unfrozen but traced by dynamo at every start (``traced``), and frozen (``frozen``).
 
-    python -m bench.start_time [--arms unfrozen,frozen] [--threads 1] [--out bench/results/start_time.json]
+    python -m bench.start_time [--arms whole,traced,frozen] [--threads 1] [--out bench/results/start_time.json]
 
 Each arm gets a fresh compile cache (the C++ kernels this machine already built are copied in, as a first ``fast``
 start does), then starts the engine twice, each time in a new process as ``warden serve`` would: ``ready_s`` is
@@ -25,7 +26,7 @@ from typing import Any
 
 from bench.provenance import write_results
 
-ARMS = ("unfrozen", "frozen")
+ARMS = ("whole", "traced", "frozen")
 DECODE_TOKENS = 64
 
 
@@ -34,8 +35,10 @@ def _child(cache: str, arm: str, threads: int, decode: bool) -> None:
     started = time.perf_counter()
     from engine.worker import compilation
 
-    if arm == "frozen":  # what every start did before: frozen weights whatever the linears run
+    if arm == "frozen":  # frozen weights whatever the linears run: traced at every start, code from the cache
         compilation.inductor_lowers_a_gemm = lambda model: True
+    elif arm == "traced":  # unfrozen, never saved whole: dynamo traces, AOTAutograd's cache serves the graphs
+        compilation.CompiledModel._prepare_whole = lambda self, graph, *tensors: None  # type: ignore[method-assign]
     from engine.config import EngineConfig
     from engine.llm import LLM
     from engine.sampling_params import SamplingParams
@@ -47,7 +50,8 @@ def _child(cache: str, arm: str, threads: int, decode: bool) -> None:
     counts = compilation.CacheCounts.now()
     report: dict[str, Any] = {"ready_s": round(ready, 1), "compile_s": round(compiled.compile_seconds, 1),
                               "freezing": compiled.freezing, "graphs": counts.graphs, "generated": counts.generated,
-                              "traced_from_cache": counts.traced_from_cache, "load_1min": os.getloadavg()[0]}
+                              "traced_from_cache": counts.traced_from_cache, "loaded": counts.loaded,
+                              "saved": counts.saved, "load_1min": os.getloadavg()[0]}
     if decode:
         params = SamplingParams(max_tokens=DECODE_TOKENS, temperature=0, ignore_eos=True)
         llm.generate([[5, 6, 7, 8]], SamplingParams(max_tokens=4, temperature=0, ignore_eos=True))
@@ -98,8 +102,9 @@ def main() -> None:
             second = _start(cache, arm, args.threads, decode=True)
             results[arm] = {"first_start": first, "second_start": second}
             print(f"{arm:9s} first start {first['ready_s']:6.1f} s (compile {first['compile_s']:.1f} s), second "
-                  f"{second['ready_s']:6.1f} s (compile {second['compile_s']:.1f} s, {second['traced_from_cache']}"
-                  f"/{second['graphs']} graphs from AOTAutograd's cache), decode "
+                  f"{second['ready_s']:6.1f} s (compile {second['compile_s']:.1f} s, {second['loaded']} graphs "
+                  f"loaded whole, {second['traced_from_cache']}/{second['graphs']} traced from AOTAutograd's cache), "
+                  f"decode "
                   f"{second['decode_tok_s_1_streams']} / {second['decode_tok_s_8_streams']} tok/s at 1 / 8 streams, "
                   f"load {first['load_1min']:.1f} -> {second['load_1min']:.1f}", flush=True)
     write_results(Path(args.out), {

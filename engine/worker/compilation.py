@@ -21,6 +21,11 @@ A restart of a graph compiled without freezing (every linear one of ``kernels.cp
 profile on CPUs without AMX) finds it in AOTAutograd's cache too and skips AOTAutograd's trace and inductor's passes;
 AOTAutograd does not cache a frozen graph (its constants are the weights of one process), so a frozen graph is
 traced again at every start and only its generated code comes from the cache.
+
+Dynamo's trace of the model's bytecode is most of what is left of a cached start, so an unfrozen graph is compiled
+with ``aot_compile`` instead and saved whole beside inductor's cache (``engine.worker.precompiled``): the next start
+of the same configuration loads the four graphs without tracing anything, and falls back to compiling any it cannot
+use (a corrupt file, changed model code, a failed guard), saying so in the log.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -38,6 +44,7 @@ import torch
 from torch import nn
 
 from engine.core.startup import phase
+from engine.worker import precompiled
 from engine.worker.forward_context import forward_context
 from kernels.attention_metadata import AttentionMetadata
 
@@ -158,11 +165,14 @@ def _estimate(recorded: float | None, model: nn.Module) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CacheCounts:
-    """Dynamo's counters of graphs compiled in this process and how the compile caches served them."""
+    """Counters of graphs compiled in this process and how the compile caches served them: dynamo's, and the
+    graphs saved and loaded whole (``engine.worker.precompiled``)."""
 
-    graphs: int = 0
+    graphs: int = 0  # dynamo traced the graph
     generated: int = 0  # inductor generated the graph's code: not in its cache, or not cacheable
     traced_from_cache: int = 0  # AOTAutograd's cache held the graph: neither AOTAutograd nor inductor ran
+    loaded: int = 0  # loaded whole from the compile cache: not even traced
+    saved: int = 0  # compiled and saved whole for the next start
 
     @staticmethod
     def now() -> CacheCounts:
@@ -171,14 +181,21 @@ class CacheCounts:
         inductor = counters["inductor"]
         return CacheCounts(graphs=counters["stats"]["unique_graphs"],
                            generated=inductor["fxgraph_cache_miss"] + inductor["fxgraph_cache_bypass"],
-                           traced_from_cache=counters["aot_autograd"]["autograd_cache_hit"])
+                           traced_from_cache=counters["aot_autograd"]["autograd_cache_hit"],
+                           loaded=precompiled.COUNTS["loaded"], saved=precompiled.COUNTS["saved"])
 
     def since(self, before: CacheCounts) -> CacheCounts:
         return CacheCounts(self.graphs - before.graphs, self.generated - before.generated,
-                           self.traced_from_cache - before.traced_from_cache)
+                           self.traced_from_cache - before.traced_from_cache, self.loaded - before.loaded,
+                           self.saved - before.saved)
 
     def describe(self) -> str:
         """The compile phase's outcome, for its closing line."""
+        if self.saved:
+            also = f" ({self.loaded} loaded whole from the compile cache)" if self.loaded else ""
+            return f"{self.saved} of {self.saved + self.loaded} graphs compiled and cached for the next start{also}"
+        if self.loaded:
+            return f"{self.loaded} graphs loaded whole from the compile cache (not traced)"
         if self.generated:
             return f"{self.generated} of {self.graphs} graphs compiled and cached for the next start"
         if self.traced_from_cache < self.graphs:  # frozen graphs: their code is cached, not their trace
@@ -211,35 +228,92 @@ class CompiledModel:
         self._compiled = torch.compile(self._forward, fullgraph=True, dynamic=False)
         compute_logits = cast("Callable[[torch.Tensor], torch.Tensor]", model.compute_logits)  # every model has one
         self._compiled_logits = torch.compile(compute_logits, fullgraph=True, dynamic=False)
+        # The graphs compiled with aot_compile (unfrozen only), by name ("decoder-1", "lm_head-n"), found or made
+        # at warm-up; a step whose graph is missing here, or whose guards it fails, goes through dynamo instead.
+        self._whole: dict[str, precompiled.AotFunction] = {}
+        self._store: precompiled.PrecompiledGraphs | None = None
 
     def _forward(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids, positions, None)
 
-    def _run(self, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
+    @staticmethod
+    def _graph_name(graph: str, tensors: tuple[torch.Tensor, ...]) -> str:
+        return f"{graph}-{'1' if tensors[0].shape[0] == 1 else 'n'}"
+
+    def _mark_rows(self, tensors: tuple[torch.Tensor, ...]) -> None:
         if tensors[0].shape[0] > 1:
             # One graph for every count of 2+ rows (unmarked, dynamo would compile per count).
             for t in tensors:
                 torch._dynamo.mark_dynamic(t, 0, min=2, max=self.symbolic_max)
-        # Patched around the call, not given as torch.compile(options=...): freezing is read from the global
-        # config while dynamo traces, before compile options apply (with options alone the weights stay graph
-        # inputs and no GEMM template is considered). Compilation happens lazily inside this call.
+
+    @contextmanager
+    def _compile_settings(self) -> Iterator[None]:
+        """Patched around tracing, not given as torch.compile(options=...): freezing is read from the global config
+        while dynamo traces, before compile options apply (with options alone the weights stay graph inputs and no
+        GEMM template is considered)."""
         if self.freezing is None:
             self.freezing = inductor_lowers_a_gemm(self.model)
         options = {**INDUCTOR_OPTIONS, "freezing": self.freezing}
-        tag = self.cache_key_tag
         # torch's config modules get ``patch`` at import (install_config_module), which their stubs do not declare.
         patch_compiler = torch.compiler.config.patch  # type: ignore[attr-defined]
-        with self._inductor_config.patch(options), patch_compiler(cache_key_tag=tag):
+        with self._inductor_config.patch(options), patch_compiler(cache_key_tag=self.cache_key_tag):
+            yield
+
+    def _run(self, graph: str, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
+        whole = self._whole.get(self._graph_name(graph, tensors))
+        # Guards checked here, once per call (the function's own check is off): a step they refuse is compiled by
+        # dynamo like any other input, rather than failing.
+        if whole is not None and whole.guard_check(self.model, *tensors):
+            return cast("torch.Tensor", whole(self.model, *tensors))
+        self._mark_rows(tensors)
+        with self._compile_settings():  # compilation happens lazily inside this call
             return fn(*tensors)
 
     def __call__(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         """Final hidden states ``[num_tokens, hidden]``."""
-        return self._run(self._compiled, input_ids, positions)
+        return self._run("decoder", self._compiled, input_ids, positions)
 
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """float32 logits of the rows to sample: the LM head, compiled apart (its rows are the sequences that
         sample this step, not the tokens), with its int8 weights through the AMX GEMM template."""
-        return self._run(self._compiled_logits, hidden)
+        return self._run("lm_head", self._compiled_logits, hidden)
+
+    def _prepare_whole(self, graph: str, *tensors: torch.Tensor) -> None:
+        """Load ``graph`` for these inputs whole from the compile cache, else compile it with ``aot_compile`` and save
+        it there. Frozen graphs are left to dynamo (their constants are this process's weights); so is a graph
+        ``aot_compile`` cannot capture, which is logged."""
+        if self.freezing is None:
+            self.freezing = inductor_lowers_a_gemm(self.model)
+        if self.freezing:
+            return
+        if self._store is None:
+            key = precompiled.configuration_key(self.model, [self.symbolic_max, self.cache_key_tag,
+                                                             sorted(INDUCTOR_OPTIONS.items())])
+            self._store = precompiled.PrecompiledGraphs(compile_cache_root(), key)
+        name = self._graph_name(graph, tensors)
+        whole = self._store.load(name)
+        if whole is not None:
+            whole.disable_guard_check()
+            if whole.guard_check(self.model, *tensors):
+                precompiled.COUNTS["loaded"] += 1
+                self._whole[name] = whole
+                return
+            log.warning("precompiled graph %s refused this model's inputs (its guards failed); compiling it again",
+                        self._store.path(name))
+        self._mark_rows(tensors)
+        try:
+            with self._compile_settings():
+                compiled = torch.compile(precompiled.GRAPHS[graph], fullgraph=True, dynamic=False)
+                # aot_compile is set on the wrapper torch.compile returns; its stub does not declare it.
+                whole = cast("precompiled.AotFunction",
+                             compiled.aot_compile(((self.model, *tensors), {})))  # type: ignore[attr-defined]
+        except Exception as exc:  # dynamo's own path below compiles it (or fails the start)
+            log.warning("graph %s cannot be compiled whole (%s: %s); it is traced at every start", name,
+                        type(exc).__name__, str(exc)[:200])
+            return
+        self._store.save(name, whole)
+        whole.disable_guard_check()
+        self._whole[name] = whole
 
     def warm_up(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         """Compile both graphs of the decoder and of the LM head on dummy decode batches (1 and ``num_tokens``
@@ -285,6 +359,9 @@ class CompiledModel:
                     num_decodes=n, max_query_len=1, max_seq_len=1, max_decode_seq_len=1,
                 )
                 ids = torch.zeros(n, dtype=torch.long, device=device)
-                with forward_context(meta, kv_caches):
-                    hidden = self(ids, torch.zeros_like(ids))
+                positions = torch.zeros_like(ids)
+                with forward_context(meta, kv_caches):  # tracing reads the step's metadata like a step does
+                    self._prepare_whole("decoder", ids, positions)
+                    hidden = self(ids, positions)
+                self._prepare_whole("lm_head", hidden)
                 self.compute_logits(hidden)

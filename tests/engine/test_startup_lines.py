@@ -1,6 +1,6 @@
 """An engine's start prints one line per phase with its time: the chosen configuration, the C++ kernels (built or
 cached), the weights, and (compiled) the compilation with an estimate first, which a second start takes from the
-recorded time of the first and takes every graph from inductor's cache."""
+recorded time of the first and loads every graph whole from the compile cache."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from engine.config import EngineConfig, cpu_flags, cxx_compiler_available, faste
 from engine.core.startup import describe_serving
 from engine.llm import LLM
 from engine.worker.compilation import COMPILE_TIMES_FILE, CacheCounts, CompileTimes
+from engine.worker.precompiled import PRECOMPILED_DIR
 from kernels import cpu
 
 SECONDS = r"in \d+\.\d s"
@@ -61,6 +62,12 @@ def test_the_compile_line_says_how_the_caches_served_the_graphs() -> None:
     assert CacheCounts(graphs=4).describe() == "4 graphs' code from the compile cache (traced again: frozen weights)"
     later = CacheCounts(graphs=9, generated=3, traced_from_cache=5)
     assert later.since(CacheCounts(graphs=5, generated=3, traced_from_cache=1)) == CacheCounts(4, 0, 4)
+    # Graphs saved whole and loaded whole (engine.worker.precompiled) are what an unfrozen start reports.
+    assert CacheCounts(graphs=4, saved=4).describe() == "4 of 4 graphs compiled and cached for the next start"
+    assert CacheCounts(loaded=4).describe() == "4 graphs loaded whole from the compile cache (not traced)"
+    assert CacheCounts(graphs=1, loaded=3, saved=1).describe() == \
+        "1 of 4 graphs compiled and cached for the next start (3 loaded whole from the compile cache)"
+    assert CacheCounts(9, 3, 5, 6, 4).since(CacheCounts(5, 3, 1, 2, 4)) == CacheCounts(4, 0, 4, 4, 0)
 
 
 _START = """
@@ -74,19 +81,20 @@ llm = LLM(EngineConfig(model=sys.argv[1], profile="fast", compile_cache_dir=sys.
 out = llm.generate([[5, 6, 7, 8]], SamplingParams(max_tokens=4, temperature=0, ignore_eos=True))[0]
 counts = CacheCounts.now()
 print(json.dumps({"tokens": out.token_ids, "freezing": llm.engine.runner.compiled.freezing, "graphs": counts.graphs,
-                  "generated": counts.generated, "traced_from_cache": counts.traced_from_cache}))
+                  "generated": counts.generated, "traced_from_cache": counts.traced_from_cache,
+                  "loaded": counts.loaded, "saved": counts.saved}))
 """
 
 
 def _start(model: Path, cache: Path, quantization: str = "auto") -> tuple[str, str, dict[str, Any]]:
     """One engine start in its own process (inductor reads its cache directory from the environment once): the
     compile phase's announcement and closing line, and what the start reports (``_START``): the tokens of a greedy
-    request, whether the graphs were frozen, and how many graphs the compile caches served."""
+    request, whether the graphs were frozen, how many graphs the compile caches served, and the start's stderr."""
     done = subprocess.run([sys.executable, "-c", _START, str(model), str(cache), quantization], capture_output=True,
                           text=True, timeout=600, check=True)
     lines = [line for line in done.stderr.splitlines() if line.startswith("warden: compilation and warm-up: ")]
     assert len(lines) == 2 and re.search(rf" {SECONDS}$", lines[1]), done.stderr[-2000:]
-    return lines[0], lines[1], json.loads(done.stdout.strip().splitlines()[-1])
+    return lines[0], lines[1], {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
 
 
 @pytest.mark.slow
@@ -99,18 +107,32 @@ def test_a_second_compiled_start_hits_the_cache(tiny_llama_dir: Path, tmp_path: 
     (cache / "extensions").symlink_to(cpu.build_directory().parent, target_is_directory=True)
     first_line, first_end, first = _start(tiny_llama_dir, cache)
     assert "first compile of this configuration: about" in first_line
-    assert first["graphs"] == first["generated"] == 4 and first["traced_from_cache"] == 0
+    assert first["graphs"] == 4 and first["traced_from_cache"] == first["loaded"] == 0
+    assert first["saved"] == (0 if first["freezing"] else 4)  # unfrozen graphs are saved whole
     assert "4 of 4 graphs compiled and cached for the next start in" in first_end
     assert list((cache / "inductor").iterdir())  # inductor's generated code is under the configured directory
     second_line, second_end, second = _start(tiny_llama_dir, cache)
     assert re.search(r"about \d+ s \(this configuration's last start here", second_line)
     assert second["tokens"] == first["tokens"] and second["freezing"] == first["freezing"]
-    # Every graph the second start needs comes from the first one's cache: none is generated again; unfrozen,
-    # not even traced by AOTAutograd.
-    assert second["graphs"] == 4 and second["generated"] == 0
-    assert second["traced_from_cache"] == (0 if first["freezing"] else 4)
-    assert ("4 graphs from the compile cache in" in second_end) == (not first["freezing"])
+    # Every graph the second start needs comes from the first one's cache: none is generated again. Unfrozen,
+    # all four are loaded whole, not even traced by dynamo; frozen, traced again over inductor's cached code.
+    assert second["generated"] == second["saved"] == 0
+    if first["freezing"]:
+        assert second["graphs"] == 4 and second["loaded"] == 0
+        assert "4 graphs' code from the compile cache (traced again: frozen weights) in" in second_end
+        return
+    assert second["graphs"] == 0 and second["loaded"] == 4
+    assert "4 graphs loaded whole from the compile cache (not traced) in" in second_end
+    # A corrupt saved graph is compiled again, said in the log, and the outputs are the same.
+    saved = sorted((cache / "inductor" / PRECOMPILED_DIR).glob("*/*.bin"))
+    assert len(saved) == 4
+    saved[0].write_bytes(saved[0].read_bytes()[:100])
+    _, third_end, third = _start(tiny_llama_dir, cache)
+    assert third["tokens"] == first["tokens"] and (third["loaded"], third["saved"]) == (3, 1)
+    assert f"precompiled graph {saved[0]} unreadable" in third["stderr"]
+    assert "1 of 4 graphs compiled and cached for the next start (3 loaded whole from the compile cache)" in third_end
     # Another configuration in the same cache (int8 layers: other ops in the graphs) is compiled, never served
     # the int4 graphs.
     _, _, other = _start(tiny_llama_dir, cache, "int8")
-    assert other["graphs"] == 4 and other["generated"] > 0
+    assert other["graphs"] == 4 and other["loaded"] == 0 and other["saved"] == 4
+    assert len(list((cache / "inductor" / PRECOMPILED_DIR).glob("*/*.bin"))) == 8
