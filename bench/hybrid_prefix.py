@@ -15,6 +15,14 @@ to its first token (``add_request`` to the step that samples it). Rounds alterna
 kept; both must sample the same first token every round (snapshots change cost, not results). ``snapshots_written``
 counts the snapshots ``on`` stored for the prefix's request and for each round's. ``--compare-with`` copies another
 run's results (e.g. of an earlier snapshot policy) into the report under ``compared`` with its label.
+
+The system-prompt case (``system_prompt`` in the report): every request is a published system prompt of
+``system_len`` tokens (``public_prefix_len``) and a fresh ``user_len``-token message, prefilled in one step; the
+first one warms the caches, each round times another. A step keeps the state at its last block end, which lies in
+the message, and also at the public prefix's last whole block when it crosses it: without the latter the system
+prompt's KV blocks would be cached but no state snapshot would end inside them, and every round would recompute
+them. Three arms: ``on`` (the prefix marked public), ``on_unmarked`` (the same engine and tokens with
+``public_prefix_len`` 0: one snapshot per step, at the message's last block end) and ``off`` (no snapshots).
 The load average at start and end is recorded: on a shared machine compare the ratio, not the absolute times.
 """
 
@@ -65,11 +73,11 @@ def write_checkpoint(directory: Path) -> None:
         "add_bos_token": False}))
 
 
-def time_to_first_token(llm: LLM, request_id: str, prompt: list[int]) -> tuple[float, int]:
+def time_to_first_token(llm: LLM, request_id: str, prompt: list[int], public_prefix_len: int = 0) -> tuple[float, int]:
     engine = llm.engine
     params = SamplingParams(max_tokens=1, temperature=0, ignore_eos=True)
     start = time.perf_counter()
-    engine.add_request(EngineRequest(request_id, prompt, params))
+    engine.add_request(EngineRequest(request_id, prompt, params, public_prefix_len=public_prefix_len))
     while True:
         for output in engine.step():
             if output.request_id == request_id and output.token_ids:
@@ -115,10 +123,55 @@ def bench_prefix(directory: Path, prefix_len: int, rounds: int) -> dict:
     }
 
 
+def bench_system_prompt(directory: Path, system_len: int, user_len: int, rounds: int) -> dict:
+    settings: dict[str, Any] = dict(model=str(directory), show_progress=False, max_num_seqs=4, kv_cache_memory_mb=256)
+    on, off = LLM(EngineConfig(**settings)), LLM(EngineConfig(**settings, num_state_snapshots=0))
+    states = on.engine.block_manager.states
+    assert states is not None and states.num_snapshots > 0
+    step_budget = on.engine.config.max_num_batched_tokens
+    assert system_len + user_len <= step_budget, "the first request must be prefilled in one step"
+    system = [(37 * i + 11) % 40000 + 50 for i in range(system_len)]
+
+    def message(r: int) -> list[int]:
+        return [(101 * r + 7 * i) % 30000 + 100 for i in range(user_len)]
+
+    arms = {"on": (on, system_len), "on_unmarked": (on, 0), "off": (off, system_len)}
+    written: dict[str, int] = {}
+    for name, (llm, public) in arms.items():
+        before = states.num_snapshots_written
+        time_to_first_token(llm, f"{name}-first", system + message(-1), public)
+        if llm is on:
+            written[name] = states.num_snapshots_written - before
+    ttft: dict[str, list[float]] = {name: [] for name in arms}
+    hits: dict[str, list[int]] = {name: [] for name in arms}
+    for r in range(rounds):
+        tokens = {}
+        order = list(arms) if r % 2 == 0 else list(reversed(arms))
+        for name in order:
+            llm, public = arms[name]
+            before = llm.engine.scheduler.prefix_cache_hits
+            seconds, tokens[name] = time_to_first_token(llm, f"{name}-{r}", system + message(r), public)
+            ttft[name].append(seconds)
+            hits[name].append(llm.engine.scheduler.prefix_cache_hits - before)
+        assert len(set(tokens.values())) == 1, f"round {r}: first tokens differ ({tokens})"
+    medians = {name: statistics.median(values) for name, values in ttft.items()}
+    return {
+        "system_len": system_len, "user_len": user_len,
+        "ttft_ms_median": {name: round(value * 1e3, 2) for name, value in medians.items()},
+        "ttft_ms_rounds": {name: [round(v * 1e3, 2) for v in values] for name, values in ttft.items()},
+        "prefix_hit_tokens": hits, "speedup_vs_off": round(medians["off"] / medians["on"], 2),
+        "speedup_vs_unmarked": round(medians["on_unmarked"] / medians["on"], 2),
+        "snapshots_written_by_first_request": written, "block_size": on.engine.block_manager.block_size,
+        "max_num_batched_tokens": step_budget,
+    }
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--prefix-lens", type=int, nargs="+", default=[512, 2048])
+    parser.add_argument("--system-len", type=int, default=700, help="the public system prompt's tokens")
+    parser.add_argument("--user-len", type=int, default=200, help="each request's message after it")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--quick", action="store_true", help="2 rounds, a 256-token prefix (a smoke run)")
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -126,7 +179,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--compare-label", default="", help="what the --compare-with run measured")
     args = parser.parse_args(argv)
     if args.quick:
-        args.rounds, args.prefix_lens = 2, [256]
+        args.rounds, args.prefix_lens, args.system_len, args.user_len = 2, [256], 200, 100
     if args.threads:
         torch.set_num_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -134,13 +187,20 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         write_checkpoint(Path(tmp))
         results = [bench_prefix(Path(tmp), n, args.rounds) for n in args.prefix_lens]
+        system_prompt = bench_system_prompt(Path(tmp), args.system_len, args.user_len, args.rounds)
     for result in results:
         print(f"prefix {result['prefix_len']:5d}: TTFT snapshots on {result['ttft_ms_median']['on']:8.1f} ms, "
               f"off {result['ttft_ms_median']['off']:8.1f} ms ({result['speedup']}x; hit tokens "
               f"{result['prefix_hit_tokens']}; snapshots written: prefix request "
               f"{result['snapshots_written']['prefix_request']}, each hit {result['snapshots_written']['rounds']})")
+    sp = system_prompt
+    print(f"system prompt {sp['system_len']} + message {sp['user_len']} tokens: TTFT on "
+          f"{sp['ttft_ms_median']['on']:.1f} ms, unmarked {sp['ttft_ms_median']['on_unmarked']:.1f} ms, off "
+          f"{sp['ttft_ms_median']['off']:.1f} ms (hit tokens {sp['prefix_hit_tokens']}; snapshots written by the "
+          f"first request {sp['snapshots_written_by_first_request']})")
     report = {
         "results": results,
+        "system_prompt": system_prompt,
         "machine": {"cpu": cpu_description(), "threads": torch.get_num_threads(),
                     "load_average_start_end": [round(load_start, 2), round(os.getloadavg()[0], 2)]},
         "settings": {"rounds": args.rounds, "chunk_size": CHUNK_SIZE, "block_size": "unset (the engine's choice)",
