@@ -213,9 +213,9 @@ async def connect_replicas(config: EngineConfig, sockets: list[Path], authkey: b
 
 def served_block_size(replicas: Sequence[EngineClient], configured: int | None) -> int:
     """The KV block size the replicas serve with, which the pool's route keys span. Each engine settles it at start
-    (unset, a model with Mamba2 layers raises it to its scan chunk: ``engine.mamba_state.choose_block_size``) and
-    reports it in its greeting; a client that reports none (an engine host started by an older release) is taken
-    to serve ``configured``, or the default when that is unset."""
+    (unset, a model with Mamba2 layers raises it to its scan chunk:
+    ``engine.scheduling.mamba_state.choose_block_size``) and reports it in its greeting; a client that reports none
+    (an engine host started by an older release) is taken to serve ``configured``, or the default when unset."""
     reported = {size for r in replicas if (size := getattr(r, "block_size", None)) is not None}
     if len(reported) > 1:
         raise ValueError(f"engine replicas serve different KV block sizes {sorted(reported)}: the pool routes on one")
