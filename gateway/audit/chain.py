@@ -1,13 +1,15 @@
 """The hash chain, defined in one place: record_hash = SHA-256(prev_hash || canonical JSON of the record).
 
-The writer and the verifier both call ``record_hash_of`` on an ``AuditRecord`` row, so what is hashed can
-never drift between them.
+The writer (on the plain row it inserts) and the verifier (on an ``AuditRecord`` it reads back) both call
+``record_hash_of``, so what is hashed can never drift between them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from gateway.audit.models import AuditRecord
@@ -25,9 +27,15 @@ def _optional_int(value: int | None) -> int | None:
     return None if value is None else int(value)
 
 
-def hashed_payload(record: AuditRecord) -> dict[str, Any]:
-    """Every stored field except the links themselves and storage bookkeeping (row id, recorded_at).
-    Numbers are normalised (int/float) so a database round trip cannot change the canonical text."""
+def hashed_payload(record: AuditRecord | Mapping[str, Any]) -> dict[str, Any]:
+    """Every stored field except the links themselves and storage bookkeeping (row id, recorded_at), of a stored
+    record or of a row about to be inserted (its columns by name). Numbers are normalised (int/float) so a database
+    round trip cannot change the canonical text."""
+    # A row's columns as attributes, so one function reads rows and records alike.
+    return _payload(SimpleNamespace(**record) if isinstance(record, Mapping) else record)
+
+
+def _payload(record: Any) -> dict[str, Any]:
     return {
         "v": CHAIN_FORMAT_VERSION,
         "chain_id": record.chain_id,
@@ -53,5 +61,6 @@ def hashed_payload(record: AuditRecord) -> dict[str, Any]:
     }
 
 
-def record_hash_of(record: AuditRecord) -> str:
-    return hashlib.sha256(record.prev_hash.encode("ascii") + canonical_json(hashed_payload(record))).hexdigest()
+def record_hash_of(record: AuditRecord | Mapping[str, Any]) -> str:
+    prev_hash: str = record["prev_hash"] if isinstance(record, Mapping) else record.prev_hash
+    return hashlib.sha256(prev_hash.encode("ascii") + canonical_json(hashed_payload(record))).hexdigest()
