@@ -16,7 +16,9 @@ Per scope, two keys:
 from __future__ import annotations
 
 # Arguments shared by the scripts: ARGV[1] is "now" in ms, or "" to use the Redis server's own clock (one clock
-# for every gateway replica); a scope's limits use -1 for "unlimited".
+# for every gateway replica); a scope's limits use -1 for "unlimited". The scopes' limits travel as one argument,
+# integers separated by spaces (``numbers`` splits it): redis-py packs each argument of a call in Python, which cost
+# more per request than the script itself.
 PRELUDE = r"""
 local UNIT = 60000
 local MAX_REFILL_MS = 2 * UNIT
@@ -108,6 +110,12 @@ local function save(state_key, s, state_ttl_ms)
   redis.call('PEXPIRE', state_key, state_ttl_ms)
 end
 
+local function numbers(text)
+  local out = {}
+  for word in string.gmatch(text, '%S+') do table.insert(out, tonumber(word)) end
+  return out
+end
+
 local function opt(n)
   if n == nil then return '' end
   return fmt(n)
@@ -115,7 +123,7 @@ end
 """
 
 # KEYS: state, lease per scope (tenant first). ARGV: now, member, reserve, lease_ms, state_ttl_ms, n_scopes,
-# then per scope rpm, tpm, max_concurrent, monthly_budget.
+# limits: per scope rpm, tpm, max_concurrent, monthly_budget (one string, see PRELUDE).
 # Returns {admitted, now, then per scope: rl, tl, in_flight, bu, br as seen before this request took anything}.
 ADMIT = (
     PRELUDE
@@ -126,12 +134,13 @@ local reserve = tonumber(ARGV[3])
 local lease_ms = tonumber(ARGV[4])
 local state_ttl_ms = tonumber(ARGV[5])
 local n = tonumber(ARGV[6])
+local limits = numbers(ARGV[7])
 local scopes = {}
 local admitted = 1
 for i = 1, n do
-  local base = 6 + (i - 1) * 4
-  local rpm, tpm = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
-  local concurrency, budget = tonumber(ARGV[base + 3]), tonumber(ARGV[base + 4])
+  local base = (i - 1) * 4
+  local rpm, tpm = limits[base + 1], limits[base + 2]
+  local concurrency, budget = limits[base + 3], limits[base + 4]
   local s = advance(KEYS[2 * i - 1], KEYS[2 * i], now, rpm, tpm)
   -- The predicate of accounting.refusals().
   if s.rl ~= nil and s.rl < UNIT then admitted = 0 end
@@ -162,7 +171,8 @@ return out
 """
 )
 
-# KEYS: as ADMIT. ARGV: now, member, reserved, used, state_ttl_ms, n_scopes, then per scope rpm, tpm.
+# KEYS: as ADMIT. ARGV: now, member, reserved, used, state_ttl_ms, n_scopes, limits: per scope rpm, tpm (one
+# string).
 # Returns 1 when this call settled the admission, 0 when it was already settled or its lease had expired.
 SETTLE = (
     PRELUDE
@@ -175,10 +185,11 @@ local state_ttl_ms = tonumber(ARGV[5])
 local n = tonumber(ARGV[6])
 local expiry = tonumber(redis.call('ZSCORE', KEYS[2], member))
 if expiry == nil or expiry <= now then return 0 end
+local limits = numbers(ARGV[7])
 for i = 1, n do
-  local base = 6 + (i - 1) * 2
-  local tpm = tonumber(ARGV[base + 2])
-  local s = advance(KEYS[2 * i - 1], KEYS[2 * i], now, tonumber(ARGV[base + 1]), tpm)
+  local base = (i - 1) * 2
+  local tpm = limits[base + 2]
+  local s = advance(KEYS[2 * i - 1], KEYS[2 * i], now, limits[base + 1], tpm)
   if s.tl ~= nil then
     local capacity = tpm * UNIT
     s.tl = math.max(-capacity, math.min(capacity, s.tl + (reserved - used) * UNIT))

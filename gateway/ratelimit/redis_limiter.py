@@ -12,6 +12,7 @@ from redis.exceptions import RedisError
 from gateway.ratelimit import lua
 from gateway.ratelimit.accounting import ScopeState
 from gateway.ratelimit.admission import Admission, MonthlyUsage
+from gateway.ratelimit.batching import ScriptBatch
 from gateway.ratelimit.calendar import month_label
 from gateway.ratelimit.clock import Clock
 from gateway.ratelimit.errors import RateLimiterUnavailable
@@ -65,6 +66,7 @@ class RedisRateLimiter:
         self._settle = redis.register_script(lua.SETTLE)
         self._usage = redis.register_script(lua.USAGE)
         self._renew = redis.register_script(lua.RENEW)
+        self.batch = ScriptBatch(redis)  # admissions and settlements queued behind a round trip: one more
         self._leases = LeaseKeeper(self.renew, renew_interval_s)
 
     async def admit(
@@ -86,16 +88,12 @@ class RedisRateLimiter:
             self._lease_ms,
             STATE_TTL_MS,
             len(specs),
+            " ".join(f"{_limit_arg(spec.limits.requests_per_minute)} {_limit_arg(spec.limits.tokens_per_minute)} "
+                     f"{_limit_arg(spec.limits.max_concurrent_requests)} "
+                     f"{_limit_arg(spec.limits.monthly_token_budget)}" for spec in specs),
         ]
-        for spec in specs:
-            args += [
-                _limit_arg(spec.limits.requests_per_minute),
-                _limit_arg(spec.limits.tokens_per_minute),
-                _limit_arg(spec.limits.max_concurrent_requests),
-                _limit_arg(spec.limits.monthly_token_budget),
-            ]
         try:
-            reply = await self._admit(keys=self._keys(tenant_id, specs), args=args)
+            reply = await self.batch.call(self._admit, self._keys(tenant_id, specs), args)
         except RedisError as exc:
             if limits.fail_open:
                 log.warning("rate limiter store unreachable, admitting unmetered (policy fails open): %s", exc)
@@ -133,11 +131,11 @@ class RedisRateLimiter:
             used_tokens,
             STATE_TTL_MS,
             len(specs),
+            " ".join(f"{_limit_arg(spec.limits.requests_per_minute)} {_limit_arg(spec.limits.tokens_per_minute)}"
+                     for spec in specs),
         ]
-        for spec in specs:
-            args += [_limit_arg(spec.limits.requests_per_minute), _limit_arg(spec.limits.tokens_per_minute)]
         try:
-            settled = await self._settle(keys=self._keys(admission.tenant_id, specs), args=args)
+            settled = await self.batch.call(self._settle, self._keys(admission.tenant_id, specs), args)
         except RedisError as exc:
             # The response is already out; the lease expiry reclaims the slot and the reservation later.
             log.error(
