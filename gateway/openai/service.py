@@ -577,9 +577,11 @@ class CallHandler:
         error_type: str | None
         status, error_type = CLIENT_CLOSED_REQUEST, "client_closed"  # unless the stream completes
         want_logprobs = prepared.meta.want_logprobs
+        # The events of one engine output leave as one write (one TLS record, one syscall); the stream's opening
+        # events go with the first output's (or ahead of an error), so its first token is in the first bytes the
+        # client receives.
+        opening = list(encoder.start())
         try:
-            for event in encoder.start():
-                yield event
             pending: tuple[int, RequestOutput] | None = first
             while True:
                 if pending is not None:
@@ -594,7 +596,7 @@ class CallHandler:
                         raise deadline_error(self.deadline) from None  # ends the stream with an error event
                 state = states[index]
                 released = await self._absorb(prepared, call, state, index, output)
-                events: list[bytes] = []
+                events = list(opening)
                 hold = holds[index]
                 if hold is not None:
                     released = hold.feed(released)
@@ -610,10 +612,13 @@ class CallHandler:
                     events += encoder.text(index, released, logprobs)
                 if output.finished:
                     events += encoder.finish(index, state.finish_reason or "stop", state.stop_reason)
-                for event in events:
-                    yield event
-            for event in encoder.usage(self._usage(prepared, states)):
-                yield event
+                if events:
+                    opening = []
+                    yield b"".join(events)
+            closing = [*opening, *encoder.usage(self._usage(prepared, states))]  # opening: no output came
+            opening = []
+            if closing:
+                yield b"".join(closing)
             status, error_type = 200, None
             self._finish_record(prepared, states)
             await self._settle(prepared)
@@ -625,16 +630,16 @@ class CallHandler:
             status, error_type = exc.status, exc.type
             if exc.decision is not None:
                 self.record.decisions.append(exc.decision)
-            for event in encoder.error(exc):
+            for event in [*opening, *encoder.error(exc)]:
                 yield event
         except (InvalidRequestError, UnknownModelError, EngineDeadError) as exc:
             api_error = engine_error(exc)
             status, error_type = api_error.status, api_error.type
-            for event in encoder.error(api_error):
+            for event in [*opening, *encoder.error(api_error)]:
                 yield event
         except AuditUnavailableError:
             # Both stores failed during the stream: no end of stream (the writer holds the record and retries it).
-            for event in encoder.error(audit_unavailable()):
+            for event in [*opening, *encoder.error(audit_unavailable())]:
                 yield event
         finally:
             await call.close()
