@@ -55,6 +55,11 @@ class EngineConfig:
     # (``engine.worker.compilation``). Faster steps, at the price of compiling at start (minutes the first time; the
     # generated code is cached on disk). On CUDA, which replays CUDA graphs, it only logs a warning. None: auto.
     compile_model: bool | None = None
+    # Compiled on CPU, where the graphs can be saved whole (``engine.worker.precompiled``: every linear an opaque
+    # kernel, as in the fast profile without AMX): a first start with nothing cached serves uncompiled at once and
+    # compiles in a separate process, swapping the graphs in at a step boundary when they are ready
+    # (``engine.worker.background_compile``). None: on under the "fast" profile, off under "exact".
+    compile_in_background: bool | None = None
     # CPU int4: steps of up to this many tokens (eager: and of at most int8_max_rows) run the int4 layers through
     # kernels.cpu's int4 linear (AVX-512 VNNI or AVX2, int8 inputs: two levels at one row, one level above); larger
     # steps run a GEMM on the unquantized inputs: kernels.cpu's bf16 GEMM on AVX512-BF16 CPUs, its float AVX2 GEMM on
@@ -184,7 +189,9 @@ class EngineConfig:
             self,
             dtype=choice.dtype if self.dtype == "auto" else self.dtype,
             quantization=choice.quantization if self.quantization == "auto" else self.quantization,
-            compile_model=choice.compile_model if self.compile_model is None else self.compile_model)
+            compile_model=choice.compile_model if self.compile_model is None else self.compile_model,
+            compile_in_background=(self.profile == "fast" if self.compile_in_background is None
+                                   else self.compile_in_background))
 
     def block_sparse_pattern(self) -> BlockSparsePattern | None:
         """The block-sparse pattern of the attention layers without a window; None: dense attention."""

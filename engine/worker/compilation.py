@@ -123,7 +123,7 @@ def compile_cache_root() -> Path:
 
 
 class CompileTimes:
-    """The last compile time of each configuration (``CompiledModel._signature``), kept beside inductor's cache in
+    """The last compile time of each configuration (``CompiledModel.signature``), kept beside inductor's cache in
     ``COMPILE_TIMES_FILE``: a configuration seen before starts in about that time again (from the cache). Best effort:
     an unreadable or unwritable file only costs the estimate."""
 
@@ -152,13 +152,18 @@ class CompileTimes:
             pass
 
 
+def first_compile_estimate(model: nn.Module) -> float:
+    """Seconds a first (uncached) compile of ``model``'s graphs takes on an idle CPU of this kind."""
+    layers = getattr(getattr(model, "config", None), "num_hidden_layers", _REFERENCE_LAYERS)
+    per_model = FIRST_COMPILE_S.get(torch.backends.cpu.get_cpu_capability(), FIRST_COMPILE_S["AVX2"])
+    return per_model * max(1, layers) / _REFERENCE_LAYERS
+
+
 def _estimate(recorded: float | None, model: nn.Module) -> str:
     """The line announcing the compile: the recorded time of this configuration, else a first-compile estimate."""
     if recorded is not None:
         return f"about {recorded:.0f} s (this configuration's last start here; the compiled code is cached)"
-    layers = getattr(getattr(model, "config", None), "num_hidden_layers", _REFERENCE_LAYERS)
-    per_model = FIRST_COMPILE_S.get(torch.backends.cpu.get_cpu_capability(), FIRST_COMPILE_S["AVX2"])
-    seconds = per_model * max(1, layers) / _REFERENCE_LAYERS
+    seconds = first_compile_estimate(model)
     return (f"first compile of this configuration: about {seconds:.0f} s on an idle CPU of this kind (more on a "
             f"busy one); cached on disk for the next start")
 
@@ -282,16 +287,11 @@ class CompiledModel:
         """Load ``graph`` for these inputs whole from the compile cache, else compile it with ``aot_compile`` and save
         it there. Frozen graphs are left to dynamo (their constants are this process's weights); so is a graph
         ``aot_compile`` cannot capture, which is logged."""
-        if self.freezing is None:
-            self.freezing = inductor_lowers_a_gemm(self.model)
-        if self.freezing:
+        store = self.whole_graph_store()
+        if store is None:
             return
-        if self._store is None:
-            key = precompiled.configuration_key(self.model, [self.symbolic_max, self.cache_key_tag,
-                                                             sorted(INDUCTOR_OPTIONS.items())])
-            self._store = precompiled.PrecompiledGraphs(compile_cache_root(), key)
         name = self._graph_name(graph, tensors)
-        whole = self._store.load(name)
+        whole = store.load(name)
         if whole is not None:
             whole.disable_guard_check()
             if whole.guard_check(self.model, *tensors):
@@ -299,7 +299,7 @@ class CompiledModel:
                 self._whole[name] = whole
                 return
             log.warning("precompiled graph %s refused this model's inputs (its guards failed); compiling it again",
-                        self._store.path(name))
+                        store.path(name))
         self._mark_rows(tensors)
         try:
             with self._compile_settings():
@@ -311,9 +311,73 @@ class CompiledModel:
             log.warning("graph %s cannot be compiled whole (%s: %s); it is traced at every start", name,
                         type(exc).__name__, str(exc)[:200])
             return
-        self._store.save(name, whole)
+        store.save(name, whole)
         whole.disable_guard_check()
         self._whole[name] = whole
+
+    def whole_graph_store(self) -> precompiled.PrecompiledGraphs | None:
+        """Where this configuration's graphs are saved whole; None where they cannot be (frozen: see the module)."""
+        if self.freezing is None:
+            self.freezing = inductor_lowers_a_gemm(self.model)
+        if self.freezing:
+            return None
+        if self._store is None:
+            key = precompiled.configuration_key(self.model, [self.symbolic_max, self.cache_key_tag,
+                                                             sorted(INDUCTOR_OPTIONS.items())])
+            self._store = precompiled.PrecompiledGraphs(compile_cache_root(), key)
+        return self._store
+
+    def graph_names(self, num_tokens: int) -> list[str]:
+        """The graphs ``warm_up(num_tokens, ...)`` compiles, by name."""
+        return [self._graph_name(graph, (ids,)) for _, ids, _, _ in self._dummy_steps(num_tokens, torch.device("cpu"))
+                for graph in precompiled.GRAPHS]
+
+    def all_saved(self, num_tokens: int) -> bool:
+        """Whether every graph of the warm-up has a saved file (a start then loads them, in seconds)."""
+        store = self.whole_graph_store()
+        return store is not None and all(store.path(name).is_file() for name in self.graph_names(num_tokens))
+
+    def load_saved(self, num_tokens: int) -> dict[str, precompiled.AotFunction] | None:
+        """Every graph of the warm-up read from its saved file, or None if one is missing or unusable (logged). Runs
+        nothing and sets no forward context, so a thread may call it while the step loop serves uncompiled; the
+        guards are checked by ``adopt``, on the step loop's thread."""
+        store = self.whole_graph_store()
+        if store is None:
+            return None
+        loaded = {}
+        # Loaded in inference mode, like the steps that call them: a loaded graph's guards take the dispatch keys
+        # its tensors are expected to have from the thread's mode at load (outside it, every call is refused).
+        with torch.inference_mode():
+            for name in self.graph_names(num_tokens):
+                whole = store.load(name)
+                if whole is None:
+                    return None
+                whole.disable_guard_check()  # checked per call by _run
+                loaded[name] = whole
+        return loaded
+
+    def adopt(self, loaded: dict[str, precompiled.AotFunction], num_tokens: int,
+              kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> bool:
+        """Serve ``loaded`` (``load_saved``'s graphs) from now on if each accepts the warm-up's inputs (its guards,
+        checked without running it: the KV cache is in use by then). False, logged, if one refuses: the caller
+        keeps serving uncompiled rather than tracing a graph inside a step."""
+        store = self.whole_graph_store()
+        dtype = next(p.dtype for p in self.model.parameters() if p.is_floating_point())
+        hidden_size = int(getattr(self.model, "config").hidden_size)  # noqa: B009 - every served model has one
+        with torch.inference_mode():
+            for n, ids, positions, meta in self._dummy_steps(num_tokens, kv_caches[0][0].device):
+                hidden = torch.zeros(n, hidden_size, dtype=dtype)
+                for graph, tensors in (("decoder", (ids, positions)), ("lm_head", (hidden,))):
+                    name = self._graph_name(graph, tensors)
+                    with forward_context(meta, kv_caches):  # as at warm-up, where the guards were made
+                        accepted = loaded[name].guard_check(self.model, *tensors)
+                    if not accepted:
+                        log.warning("precompiled graph %s refused this engine's inputs (its guards failed); "
+                                    "serving uncompiled", store.path(name) if store else name)
+                        return False
+        self._whole.update(loaded)
+        precompiled.COUNTS["loaded"] += len(loaded)
+        return True
 
     def warm_up(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
         """Compile both graphs of the decoder and of the LM head on dummy decode batches (1 and ``num_tokens``
@@ -322,7 +386,7 @@ class CompiledModel:
         inductor tunes the GEMM tiles of the dynamic graph for: pick the typical decode batch."""
         num_tokens = min(num_tokens, self.max_num_tokens)
         times = CompileTimes(compile_cache_root())
-        key = self._signature(num_tokens)
+        key = self.signature(num_tokens)
         start = time.perf_counter()
         with phase("compilation and warm-up", announce=_estimate(times.get(key), self.model)) as current:
             before = CacheCounts.now()
@@ -335,7 +399,7 @@ class CompiledModel:
         self.compile_seconds = time.perf_counter() - start
         times.record(key, self.compile_seconds)
 
-    def _signature(self, num_tokens: int) -> str:
+    def signature(self, num_tokens: int) -> str:
         """What the compiled code depends on, as a key for the recorded compile times: the model's shape and weight
         kinds, the tuned batch, the row bound, torch and the CPU's vector ISA (inductor's cache keys cover these)."""
         config = getattr(self.model, "config", None)
@@ -347,21 +411,27 @@ class CompiledModel:
                                   torch.__version__, torch.backends.cpu.get_cpu_capability()]))
 
     def _compile_all(self, num_tokens: int, kv_caches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
-        device = kv_caches[0][0].device
         # Inside inference mode, like the engine's steps: dynamo guards on inference tensors' dispatch keys.
         with torch.inference_mode():
-            for n in sorted({1, max(2, num_tokens)}):
-                meta = AttentionMetadata(
-                    query_start_loc=torch.arange(n + 1, dtype=torch.int32, device=device),
-                    seq_lens=torch.ones(n, dtype=torch.int32, device=device),
-                    block_tables=torch.zeros(n, 1, dtype=torch.int32, device=device),
-                    slot_mapping=torch.zeros(n, dtype=torch.int64, device=device),
-                    num_decodes=n, max_query_len=1, max_seq_len=1, max_decode_seq_len=1,
-                )
-                ids = torch.zeros(n, dtype=torch.long, device=device)
-                positions = torch.zeros_like(ids)
+            for _, ids, positions, meta in self._dummy_steps(num_tokens, kv_caches[0][0].device):
                 with forward_context(meta, kv_caches):  # tracing reads the step's metadata like a step does
                     self._prepare_whole("decoder", ids, positions)
                     hidden = self(ids, positions)
                 self._prepare_whole("lm_head", hidden)
                 self.compute_logits(hidden)
+
+    @staticmethod
+    def _dummy_steps(num_tokens: int, device: torch.device) -> Iterator[tuple[int, torch.Tensor, torch.Tensor,
+                                                                                AttentionMetadata]]:
+        """The warm-up's decode batches of 1 and ``num_tokens`` sequences (at least 2) of one token each, written to
+        slot 0 of block 0: (rows, token ids, positions, attention metadata)."""
+        for n in sorted({1, max(2, num_tokens)}):
+            meta = AttentionMetadata(
+                query_start_loc=torch.arange(n + 1, dtype=torch.int32, device=device),
+                seq_lens=torch.ones(n, dtype=torch.int32, device=device),
+                block_tables=torch.zeros(n, 1, dtype=torch.int32, device=device),
+                slot_mapping=torch.zeros(n, dtype=torch.int64, device=device),
+                num_decodes=n, max_query_len=1, max_seq_len=1, max_decode_seq_len=1,
+            )
+            ids = torch.zeros(n, dtype=torch.long, device=device)
+            yield n, ids, torch.zeros_like(ids), meta

@@ -31,6 +31,7 @@ from engine.models.llama import LlamaForCausalLM
 from engine.scheduling.mamba_state import StatefulModel, StateSlots
 from engine.scheduling.scheduler import ScheduledBatch
 from engine.scheduling.sequence import Sequence
+from engine.worker.background_compile import BackgroundCompile, should_compile_in_background
 from engine.worker.compilation import CompiledModel
 from engine.worker.forward_context import forward_context
 from kernels import dispatch
@@ -220,8 +221,18 @@ class ModelRunner:
         self._prepare_linear_weights(config)
         self.kv_cache = self._allocate_kv_cache(num_blocks)
         self.kv_caches = [(layer[0], layer[1]) for layer in self.kv_cache]
+        # A first start of graphs that can be saved whole serves uncompiled while a child compiles them; run_forward
+        # swaps them in at a step boundary (engine.worker.background_compile).
+        self.background: BackgroundCompile | None = None
         if self.compiled is not None:
-            self.compiled.warm_up(min(config.max_num_seqs, 32), self.kv_caches)
+            num_tokens = min(config.max_num_seqs, 32)
+            max_position: int | None = getattr(getattr(model, "rotary", None), "max_position", None)
+            if workers is None and max_position is not None and \
+                    should_compile_in_background(self.compiled, config, num_tokens):
+                self.background = BackgroundCompile(self.compiled, config, num_tokens, num_blocks, max_position)
+                self.compiled = None
+            else:
+                self.compiled.warm_up(num_tokens, self.kv_caches)
         self.decode_graphs: DecodeGraphs | None = None
         if states is None and dispatch.uses_triton(device) and os.environ.get("WARDEN_CUDA_GRAPHS", "1") != "0":
             with torch.inference_mode():
@@ -406,6 +417,8 @@ class ModelRunner:
         """The forward pass of one step on this rank, and the float32 logits of its sampled rows (every rank
         computes its vocabulary slice; the gather gives each the whole rows). None when nothing samples.
         ``state_step``: the recurrent-state inputs of a model with Mamba2 layers (one rank, eager)."""
+        if self.background is not None and self.background.finished:
+            self.compiled, self.background = self.background.take(self.kv_caches), None
         dev = self.device
         meta = inputs.meta
         if dev.type != "cpu":

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 
 from engine.config import EngineConfig, cpu_flags, cxx_compiler_available, fastest_serving
 from engine.core.startup import describe_serving
@@ -77,6 +78,7 @@ from engine.config import EngineConfig
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
 llm = LLM(EngineConfig(model=sys.argv[1], profile="fast", compile_cache_dir=sys.argv[2], quantization=sys.argv[3],
+                       compile_in_background=False,
                        num_kv_blocks=16, block_size=4, max_num_seqs=4, max_num_batched_tokens=16, num_threads=1))
 out = llm.generate([[5, 6, 7, 8]], SamplingParams(max_tokens=4, temperature=0, ignore_eos=True))[0]
 counts = CacheCounts.now()
@@ -136,3 +138,11 @@ def test_a_second_compiled_start_hits_the_cache(tiny_llama_dir: Path, tmp_path: 
     _, _, other = _start(tiny_llama_dir, cache, "int8")
     assert other["graphs"] == 4 and other["loaded"] == 0 and other["saved"] == 4
     assert len(list((cache / "inductor" / PRECOMPILED_DIR).glob("*/*.bin"))) == 8
+
+
+def test_the_fast_profile_compiles_in_the_background_unless_told_not_to() -> None:
+    cpu_device = torch.device("cpu")
+    assert EngineConfig(profile="fast").resolved_for(cpu_device).compile_in_background is True
+    assert EngineConfig().resolved_for(cpu_device).compile_in_background is False
+    assert EngineConfig(profile="fast", compile_in_background=False).resolved_for(cpu_device).compile_in_background \
+        is False
