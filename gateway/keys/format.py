@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import string
 from dataclasses import dataclass
@@ -37,19 +38,16 @@ def format_key(key_id: str, secret: str) -> str:
     return f"{PREFIX}_{key_id}_{secret}"
 
 
-def _is_token(value: str, length: int) -> bool:
-    return len(value) == length and all(c in ALPHABET for c in value)
+# The whole key in one match (every request's key is checked): ASCII letters and digits only, as ALPHABET.
+_KEY = re.compile(rf"{PREFIX}_([A-Za-z0-9]{{{KEY_ID_LENGTH}}})_([A-Za-z0-9]{{{SECRET_LENGTH}}})")
 
 
 def parse_key(raw: str) -> ParsedKey | None:
     """None for anything that is not a well-formed key; never raises on hostile input."""
-    parts = raw.split("_")
-    if len(parts) != 3 or parts[0] != PREFIX:
+    match = _KEY.fullmatch(raw)
+    if match is None:
         return None
-    _, key_id, secret = parts
-    if not (_is_token(key_id, KEY_ID_LENGTH) and _is_token(secret, SECRET_LENGTH)):
-        return None
-    return ParsedKey(key_id=key_id, secret=secret)
+    return ParsedKey(key_id=match.group(1), secret=match.group(2))
 
 
 def hash_secret(pepper: bytes, key_id: str, secret: str) -> str:
