@@ -2,7 +2,9 @@
 request the way AIPerf does (TTFT to the first content chunk; ITL = (last - first content) / (tokens - 1)).
 
 Turns of one session go one at a time, in order (a turn's prompt includes what the previous one left in the
-prefix cache); up to ``concurrency`` requests of different sessions are in flight at once, earliest first.
+prefix cache), each ``think_s`` after the previous one's answer ended (the agent's tool call and thinking); up to
+``concurrency`` requests of different sessions are in flight at once, earliest first. A session thinking holds no
+slot: another session's turn takes it.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ class RequestResult:
 Send = Callable[[int, TraceEntry], Awaitable[RequestResult]]
 
 
-async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send) -> tuple[list[RequestResult], float]:
+async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send,
+                 think_s: float = 0.0) -> tuple[list[RequestResult], float]:
     """Every entry once; returns the results in trace order and the wall time from the first send to the last
     completion."""
     if concurrency < 1:
@@ -82,6 +85,7 @@ async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send) ->
             before = waits_for[index]
             if before is not None:
                 await done[before].wait()
+                await asyncio.sleep(think_s)
             async with slots:
                 results[index] = await send(index, entries[index])
         finally:
@@ -93,20 +97,26 @@ async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send) ->
 
 
 class ChatStreamer:
-    """POSTs streamed chat completions and times their chunks."""
+    """POSTs streamed chat completions and times their chunks. Greedy and through the end-of-sequence token by
+    default (``ignore_eos``, which Warden and llama-server both take), so every server writes exactly the trace's
+    output length and all do the same work."""
 
-    def __init__(self, client: httpx.AsyncClient, base_url: str, api_key: str, model: str) -> None:
+    def __init__(self, client: httpx.AsyncClient, base_url: str, api_key: str, model: str, *,
+                 ignore_eos: bool = True) -> None:
         self.client = client
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.headers = {"authorization": f"Bearer {api_key}"}
         self.model = model
+        self.ignore_eos = ignore_eos
 
     async def send(self, index: int, entry: TraceEntry, messages: list[dict[str, str]], *,
-                   seed: int | None = None, temperature: float = 1.0) -> RequestResult:
+                   seed: int | None = None, temperature: float = 0.0) -> RequestResult:
         result = RequestResult(index=index, session_id=entry.session_id)
         body: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": entry.output_length,
                                 "stream": True, "stream_options": {"include_usage": True},
                                 "temperature": temperature}
+        if self.ignore_eos:
+            body["ignore_eos"] = True
         if seed is not None:
             body["seed"] = seed
         result.start_s = time.perf_counter()

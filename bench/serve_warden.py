@@ -9,6 +9,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from engine.config import EngineConfig
 from engine.launch import start_engine
 from engine.protocol import EngineClient
@@ -39,7 +41,7 @@ class RunningWarden:
 def start_warden(workdir: Path, engine_config: EngineConfig, *, guardrails: bool) -> RunningWarden:
     workdir.mkdir(parents=True, exist_ok=True)
     settings = Settings(database_url=f"sqlite:///{workdir / 'warden.db'}", data_dir=workdir,
-                        server_secret=secrets.token_urlsafe(32), redis_url=None, guardrails=guardrails,
+                        server_secret=SecretStr(secrets.token_urlsafe(32)), redis_url=None, guardrails=guardrails,
                         log_format="none", audit_checkpoint_interval_s=0.0)
     upgrade_database(settings.database_url)
     db = Database(settings.database_url)

@@ -105,3 +105,36 @@ def test_shipped_cpu_trace_is_the_generator_output(tmp_path: Path) -> None:
     mean_out = sum(e.output_length for e in shipped) / len(shipped)
     assert 1900 < mean_in < 2200 and 58 < mean_out < 72
     assert abs(meta["measured_block_reuse"] - 0.76) < 0.01
+
+
+def test_growing_contexts_resend_the_history_and_reach_the_reuse() -> None:
+    shape = PRESETS["cpu_agentic"]
+    entries = generate(shape)
+    assert abs(block_reuse(entries) - 0.76) < 0.005  # the solved kept share lands on the target
+    by_session: dict[str, list[TraceEntry]] = {}
+    for entry in entries:
+        by_session.setdefault(entry.session_id or "", []).append(entry)
+    system = entries[0].hash_ids[:4]  # half of the 512-token first turn, in 64-token blocks
+    for turns in by_session.values():
+        lengths = [t.input_length for t in turns]
+        assert 460 <= lengths[0] <= 564 and 2300 <= lengths[-1] <= 2816
+        assert sum(lengths[4:]) > sum(lengths[:4])  # later turns are longer
+        assert all(t.hash_ids[:4] == system for t in turns)
+        for before, after in itertools.pairwise(turns):  # most of the previous turn comes back, in order
+            assert after.hash_ids[: len(before.hash_ids) // 2] == before.hash_ids[: len(before.hash_ids) // 2]
+    with pytest.raises(ValueError, match="out of reach"):
+        _ = replace(shape, turns=4).turn_reuse
+
+
+def test_scaling_a_growing_trace_scales_its_first_context() -> None:
+    shape = PRESETS["cpu_agentic"].scaled(0.5)
+    assert (shape.first_context, shape.context, shape.output) == (256, 1280, 64)
+
+
+@pytest.mark.parametrize("preset", ["cpu_agentic", "cpu_agentic_small"])
+def test_shipped_agentic_traces_are_the_generator_output(tmp_path: Path, preset: str) -> None:
+    shipped, meta = read_trace(SHIPPED.with_name(f"{preset}.jsonl"))
+    assert generate_main(["--preset", preset, "-o", str(tmp_path / "agentic.jsonl")]) == 0
+    regenerated, _ = read_trace(tmp_path / "agentic.jsonl")
+    assert shipped == regenerated and meta["requests"] == 192
+    assert abs(meta["measured_block_reuse"] - 0.76) < 0.01

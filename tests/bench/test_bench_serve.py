@@ -1,0 +1,94 @@
+"""The serving benchmark's plumbing: which sessions a level replays, the trace's think time, the headline ratios,
+and the llama.cpp arm (its slot size, its streamed answers, and, where ``bench.llamacpp_server`` has built it, a
+real ``llama-server`` answering through the benchmark's client)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench.llamacpp_server import ROOT
+from bench.serve import level_entries, ratio, scale_output, think_time_s
+from bench.serve_llamacpp import context_per_slot, start_llamacpp
+from bench.serve_replay import ChatStreamer, RequestResult
+from bench.traces.generate import PRESETS, generate
+from bench.traces.mooncake import TraceEntry
+
+AGENTIC = generate(PRESETS["cpu_agentic"])
+
+
+@pytest.mark.parametrize(("concurrency", "sessions"), [(2, 6), (4, 6), (8, 8)])
+def test_a_level_replays_whole_sessions_enough_for_its_requests(concurrency: int, sessions: int) -> None:
+    chosen = level_entries(AGENTIC, concurrency, requests=48, max_turns=None)
+    by_session: dict[str | None, int] = {}
+    for entry in chosen:
+        by_session[entry.session_id] = by_session.get(entry.session_id, 0) + 1
+    assert len(by_session) == sessions and set(by_session.values()) == {8}  # whole 8-turn sessions
+    assert len(chosen) >= 48
+    with pytest.raises(SystemExit, match="too few sessions"):
+        level_entries(AGENTIC[:20], concurrency, requests=48, max_turns=None)
+
+
+def test_think_time_is_the_median_gap_between_a_sessions_turns() -> None:
+    assert think_time_s(AGENTIC) == 1.0
+    assert think_time_s([TraceEntry(0, 10, 2, ()), TraceEntry(5, 10, 2, ())]) == 0.0  # no sessions: no thinking
+
+
+def test_scaling_the_output_keeps_the_prompt() -> None:
+    entry = AGENTIC[0]
+    short = scale_output(entry, 0.25)
+    assert (short.input_length, short.hash_ids) == (entry.input_length, entry.hash_ids)
+    assert short.output_length == max(2, round(entry.output_length / 4))
+
+
+def test_headline_ratio_compares_goodput_and_is_absent_without_a_level_at_the_slo() -> None:
+    assert ratio({"goodput_rps": 0.9}, {"goodput_rps": 0.3}) == 3.0
+    assert ratio(None, {"goodput_rps": 0.3}) is None and ratio({"goodput_rps": 0.9}, None) is None
+
+
+def test_a_llama_slot_holds_the_longest_prompt_and_answer() -> None:
+    assert context_per_slot(2816, 160) == 3072
+    assert context_per_slot(2800, 100) % 256 == 0 and context_per_slot(2800, 100) >= 2964
+
+
+def test_llama_servers_stream_is_timed_with_its_usage_and_cache_hits() -> None:
+    """llama-server's chunks as its server-task.cpp writes them: a role chunk, one chunk per token, a finish
+    chunk with an empty delta, then (include_usage) a chunk with no choices carrying usage and timings."""
+    lines = ['data: {"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],'
+             '"object":"chat.completion.chunk"}',
+             'data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":" Once"}}]}',
+             'data: {"choices":[{"finish_reason":null,"index":0,"delta":{"content":" upon"}}]}',
+             'data: {"choices":[{"finish_reason":"length","index":0,"delta":{}}]}',
+             'data: {"choices":[],"usage":{"completion_tokens":2,"prompt_tokens":900,"total_tokens":902,'
+             '"prompt_tokens_details":{"cached_tokens":640}},"timings":{"cache_n":640}}',
+             "data: [DONE]"]
+    result = RequestResult(index=0, session_id="s", start_s=0.0)
+    for now, line in zip([0.1, 0.4, 0.5, 0.55, 0.56, 0.57], lines, strict=True):
+        ChatStreamer._absorb(result, line, now)
+    assert result.ok and result.ttft_s == 0.4 and result.itl_s == pytest.approx(0.1)
+    assert (result.prompt_tokens, result.output_tokens, result.cached_tokens) == (900, 2, 640)
+
+
+LLAMA_SERVER = ROOT / "build" / "bin" / "llama-server"
+
+
+@pytest.mark.skipif(not LLAMA_SERVER.exists() or not (ROOT / "build" / "bin" / "llama-quantize").exists(),
+                    reason="llama.cpp is built only by its benchmarks (python -m bench.llamacpp_server)")
+def test_the_llamacpp_arm_answers_greedily_through_the_end_of_sequence(tmp_path: Path) -> None:
+    server = start_llamacpp(tmp_path, threads=1, parallel=2, context=512)
+    try:
+        async def one() -> RequestResult:
+            async with httpx.AsyncClient() as client:
+                streamer = ChatStreamer(client, server.base_url, server.api_key, server.model)
+                entry = TraceEntry(0, 40, 24, (), "s")
+                return await streamer.send(0, entry, [{"role": "user", "content": "Say hi."}])
+
+        result = asyncio.run(one())
+    finally:
+        server.stop()
+    assert result.ok, result.error
+    assert result.output_tokens == 24  # ignore_eos: exactly the trace's length, as Warden writes it
+    assert server.process.returncode is not None
