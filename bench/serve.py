@@ -56,6 +56,7 @@ import re
 import ssl
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,11 +190,22 @@ def rotated(names: list[str], offset: int) -> list[str]:
     return names[shift:] + names[:shift]
 
 
+def per_request(results: list[RequestResult]) -> list[list[float | int | None]]:
+    """Each answered request as [TTFT ms, ITL ms, output tokens, prompt tokens, cached tokens]: enough to judge the
+    run at another SLO."""
+    def ms(value: float | None) -> float | None:
+        return None if value is None else round(value * 1e3, 1)
+
+    return [[ms(r.ttft_s), ms(r.itl_s), r.output_tokens, r.prompt_tokens, r.cached_tokens] for r in results if r.ok]
+
+
 async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, levels: dict[int, list[TraceEntry]],
                      slo: Slo, think_s: float, seed: int,
+                     on_level: Callable[[dict[str, list[dict[str, Any]]]], None] = lambda rows: None,
                      ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, float]]]:
     """Each level runs on every arm back to back, the order rotating from level to level, so slow drift in what
-    else the machine is doing lands on every arm alike."""
+    else the machine is doing lands on every arm alike. ``on_level`` sees the rows after every level (the results
+    so far are written then, so a run cut short keeps its finished levels)."""
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in targets}
     scraped: dict[str, dict[str, float]] = {}
     async with contextlib.AsyncExitStack() as stack:
@@ -229,7 +241,8 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
                       f"p90 {summary.ttft_p90_ms} ms  ITL p50 {summary.itl_p50_ms} ms  goodput "
                       f"{summary.goodput_rps:.3f} req/s{' (SLO held)' if summary.meets_slo else ''}  "
                       f"cache hit {summary.cache_hit_rate:.0%}  ({summary.wall_s:.0f} s, load {load[0]})", flush=True)
-                rows[name].append({"summary": summary, "load_average": load})
+                rows[name].append({"summary": summary, "load_average": load, "requests": per_request(results)})
+            on_level(rows)
         for name, target in targets.items():
             if target.description.get("kind") != "warden":
                 continue
@@ -376,23 +389,47 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trace {args.trace} (block {block_size}, output x{args.output_scale}, think {think_s:g} s); levels: "
           + ", ".join(f"c={c}: {len(v)} req, reuse {block_reuse(v):.0%}" for c, v in levels.items()), flush=True)
 
+    def report_of(targets: dict[str, Target], rows: dict[str, list[dict[str, Any]]],
+                  scraped: dict[str, dict[str, float]], complete: bool) -> dict[str, Any]:
+        return build_report(args, targets, rows, scraped, slo=slo, complete=complete, levels=levels, meta=meta,
+                            think_s=think_s, load_at_start=load_at_start, elapsed_s=time.perf_counter() - started)
+
     with contextlib.ExitStack() as stack:
         targets = start_targets(stack, names, engines, args.engine_threads, levels)
-        rows, scraped = asyncio.run(run_levels(targets, synth, levels, slo, think_s, args.seed))
+        rows, scraped = asyncio.run(run_levels(
+            targets, synth, levels, slo, think_s, args.seed,
+            on_level=lambda rows: write_results(args.out, report_of(targets, rows, {}, complete=False))))
 
+    report = report_of(targets, rows, scraped, complete=True)
+    write_results(args.out, report)
+    plot(args.plot, report["arms"], slo)
+    print(json.dumps({k: report[k] for k in ("optimized_over_baseline_at_slo", "optimized_over_llamacpp_at_slo",
+                                             "guardrails_on_over_off_at_slo", "at_slo")}))
+    print(f"wrote {args.out} and {args.plot} in {report['settings']['elapsed_s']:.0f} s")
+    return 0
+
+
+def build_report(args: argparse.Namespace, targets: dict[str, Target], rows: dict[str, list[dict[str, Any]]],
+                 scraped: dict[str, dict[str, float]], *, slo: Slo, complete: bool,
+                 levels: dict[int, list[TraceEntry]], meta: dict[str, Any], think_s: float,
+                 load_at_start: list[float], elapsed_s: float) -> dict[str, Any]:
+    """serve.json: the headline ratios, the SLO, each arm's levels and best level at the SLO, the trace, the
+    settings and the machine's load."""
     arms: dict[str, Any] = {}
     for name, target in targets.items():
         summaries: list[LevelSummary] = [row["summary"] for row in rows[name]]
         best = best_at_slo(summaries)
         arms[name] = {
             **target.description,
-            "levels": [{**row["summary"].to_json(), "load_average": row["load_average"]} for row in rows[name]],
+            "levels": [{**row["summary"].to_json(), "load_average": row["load_average"],
+                        "per_request": row["requests"]} for row in rows[name]],
             "best_at_slo": best.to_json() if best is not None else None,
             "pareto_concurrency": [s.concurrency for s in pareto_front(summaries)],
             **({"metrics_scrape": scraped[name]} if name in scraped else {}),
         }
     best_of = {name: arm["best_at_slo"] for name, arm in arms.items()}
-    report: dict[str, Any] = {
+    return {
+        "complete": complete,
         "optimized_over_baseline_at_slo": ratio(best_of.get("optimized"), best_of.get("baseline")),
         "optimized_over_llamacpp_at_slo": ratio(best_of.get("optimized"), best_of.get("llamacpp")),
         "guardrails_on_over_off_at_slo": ratio(best_of.get("optimized_guardrails"), best_of.get("optimized")),
@@ -402,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
                    for name, b in best_of.items()},
         "arms": arms,
         "trace": {"path": str(args.trace.resolve().relative_to(REPO)) if args.trace.resolve().is_relative_to(REPO)
-                  else str(args.trace), "block_size": block_size, "output_scale": args.output_scale,
+                  else str(args.trace), "block_size": meta["block_size"], "output_scale": args.output_scale,
                   "turns": args.turns, "think_time_s": think_s, "generator": meta.get("shape"),
                   "levels": {str(c): {"requests": len(v), "sessions": len({e.session_id for e in v}),
                                       "block_reuse": round(block_reuse(v), 3),
@@ -410,20 +447,15 @@ def main(argv: list[str] | None = None) -> int:
                                       "max_input_tokens": max(e.input_length for e in v),
                                       "mean_output_tokens": round(sum(e.output_length for e in v) / len(v), 1)}
                              for c, v in levels.items()}},
-        "settings": {"quick": args.quick, "concurrency": levels_wanted, "requests_per_level": args.requests,
+        "settings": {"quick": args.quick, "concurrency": sorted(levels), "requests_per_level": args.requests,
                      "engine_threads": args.engine_threads, "greedy": True, "ignore_eos": True,
                      "load_average_at_start": load_at_start,
                      "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
                      "seed": args.seed, "cpu_count": os.cpu_count(), "torch": torch.__version__,
                      "device": "cuda" if torch.cuda.is_available() else "cpu", "machine": platform.machine(),
-                     "elapsed_s": round(time.perf_counter() - started, 1)},
+                     "elapsed_s": round(elapsed_s, 1)},
+        "per_request_columns": ["ttft_ms", "itl_ms", "output_tokens", "prompt_tokens", "cached_tokens"],
     }
-    write_results(args.out, report)
-    plot(args.plot, arms, slo)
-    print(json.dumps({k: report[k] for k in ("optimized_over_baseline_at_slo", "optimized_over_llamacpp_at_slo",
-                                             "guardrails_on_over_off_at_slo", "at_slo")}))
-    print(f"wrote {args.out} and {args.plot} in {report['settings']['elapsed_s']:.0f} s")
-    return 0
 
 
 if __name__ == "__main__":
