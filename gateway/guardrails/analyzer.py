@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from collections.abc import Sequence
 
@@ -17,6 +18,7 @@ PATTERN_ENTITIES = frozenset(
      "DATE_OF_BIRTH", "NATIONAL_ID", "SECRET", "LOCATION"}
 )  # fmt: skip
 NER_ENTITIES = frozenset({"PERSON", "LOCATION"})
+_WORD = re.compile(r"[^\W\d_]+")
 SUPPORTED_ENTITIES = PATTERN_ENTITIES | NER_ENTITIES
 
 
@@ -74,19 +76,28 @@ class PiiAnalyzer:
             # (``people.place_confirmed``); known name pairs and names a cue points at that nothing else found are
             # added (``people.more_people``).
             places = [f for f in findings if f.entity_type == "LOCATION" and f.score >= 0.5]
+            people = [f for f in names if f.entity_type == "PERSON"]
             findings.extend(kept for f in names if not any(f.overlaps(p) for p in spans)
-                            for kept in _kept(text, f, places))
+                            for kept in _kept(text, f, places, _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
         return per_text
 
 
-def _kept(text: str, finding: Finding, places: list[Finding]) -> list[Finding]:
+def _agreed(text: str, finding: Finding, people: list[Finding], common_words: frozenset[str]) -> bool:
+    """Whether the other NER model also calls this stretch of text a person, and no word of it is an English
+    dictionary word ("Lake Shore" of a street address cut short in a stream is both models' person)."""
+    return (finding.entity_type == "PERSON"
+            and any(other.source != finding.source and other.overlaps(finding) for other in people)
+            and not any(word.casefold() in common_words for word in _WORD.findall(text[finding.start : finding.end])))
+
+
+def _kept(text: str, finding: Finding, places: list[Finding], agreed: bool = False) -> list[Finding]:
     """What of a NER finding is kept: a place when written as one, a person's parts on each line when confirmed
     (the same rules for both models: on the dev split they kept more of the continental model's names than cutting
     its spans to runs of capitalised words did)."""
     if finding.entity_type != "PERSON":
         return [finding] if place_confirmed(text, finding) else []
-    return [part for part in line_parts(finding, text) if confirmed(text, part, places)]
+    return [part for part in line_parts(finding, text) if confirmed(text, part, places, agreed)]
 
 
 def _at_raw_span(finding: Finding, view: ReaderView) -> Finding:

@@ -73,9 +73,10 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{YEAR}\b", 0.3),
         Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:de\s+)?(?:{MONTH_NAMES})\.?,?\s+(?:de\s+)?{YEAR}\b", 0.3),
     ]
-    CONTEXT = ["born", "birth", "dob", "bday", "b-day", "b.", "né le", "née le", "né en", "née en",  # noqa: RUF012
-               "naissance", "naiss", "geboren", "geb.", "geburt", "nacimiento", "nac.", "nació", "nacido", "nacida",
-               "nascita", "nato", "nata"]  # fmt: skip
+    CONTEXT = ["born", "birth", "dob", "d.o.b", "bday", "b-day", "b'day", "b.", "né le", "née le", "né en",  # noqa: RUF012
+               "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt", "jahrgang", "nacimiento",
+               "nac.", "nació", "nacido", "nacida", "cumpleaños", "cumpleanos", "nascita", "nato", "nata",
+               "nascimento", "nascido", "nascida", "nasceu"]  # fmt: skip
 
     def __init__(self) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS, context=self.CONTEXT)

@@ -73,6 +73,10 @@ _SIGN_OFF = (
 )  # fmt: skip
 
 
+# The greeting, title and sign-off words, lower case: words around a name, never a name's first word.
+CUE_WORDS = frozenset(phrase.split()[0] for phrase in (*_BEFORE, *_SIGN_OFF))
+
+
 def phrase_pattern(phrases: Iterable[str]) -> str:
     """A regex for any of `phrases` (lower case; a space matches any run of whitespace), shaped as a trie: Python's
     engine then tries one branch per character instead of every phrase at every position of a long text."""

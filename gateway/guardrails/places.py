@@ -12,6 +12,9 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   ``NOUN_MIN_POPULATION`` or more; a name that is also an English noun in WordNet ("Bath", "Reading", but also
   "Paris") needs such a cue, or a place of ``NOUN_MIN_POPULATION`` or more behind it (to open a sentence: a
   country, a capital or a US state, which WordNet lists as proper nouns);
+- a one-word name opening a sentence without a cue also counts when the word is in no English word list, no stop
+  word and no first or last name names-dataset knows ("Konin bleibt ...", "Jihlava reported ..."); a one-word name
+  right after a known first name (and maybe an initial) without a cue is a surname, not a place ("Calixta Rojas");
 - a name written in lower case (chat) counts only with a location cue, and not when all its words are stop words or
   English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
   ``LOWERCASE_MIN_POPULATION`` or more;
@@ -63,12 +66,18 @@ CUE_SCORE = 0.75
 _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited", "around", "outside", "across",
          "towards", "toward", "based", "born", "moved", "flew", "fly", "live", "lives", "living", "located", "city",
          "à", "au", "aux", "en", "de", "dans", "vers", "près", "depuis", "desde", "hacia", "cerca", "nach", "aus",
-         "bei", "im", "von", "nahe", "ciudad", "ville", "stadt", "para", "hasta", "em", "per")  # fmt: skip
+         "bei", "im", "von", "nahe", "ciudad", "ville", "stadt", "para", "hasta", "em", "per",
+         # travel and residence, in the four languages: "relocated to" is caught by "to", "arrived Lyon" is not
+         "into", "through", "throughout", "within", "between", "relocated", "relocating", "moving", "headed",
+         "heading", "arrived", "arriving", "landed", "leaving", "left", "reside", "resides", "residing", "hometown",
+         "entre", "jusqu'à", "habite", "vit", "vive", "vivo", "wohnt", "lebt", "zwischen", "über", "ab",
+         "bis", "sede", "siège")  # fmt: skip
 # Spanish, Portuguese and Italian "to"/"at" ("se mudó a Cannes"): also the English article, so only before a
 # capitalised name.
 _CAPITALISED_CUES = ("a",)
 # Words after a place name that make it one: "the zenica office", "Lyon airport", "the Accra branch".
-_CUE_AFTER = re.compile(r"[ \t]+(?:office|offices|branch|airport|hq|headquarters|area|region|site|warehouse|"
+_CUE_AFTER = re.compile(r"[ \t]+(?:based|office|offices|branch|airport|hq|headquarters|area|region|"
+                        r"site|warehouse|hub|depot|station|facility|metro|"
                         r"store|campus|plant|factory|bureau|oficina|büro|niederlassung|sucursal|agence|"
                         r"is where|est la ville|est le lieu|es la ciudad|es el lugar|ist der (?:liefer)?ort|"
                         r"ist die stadt)\b", re.IGNORECASE)
@@ -83,6 +92,8 @@ CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das"
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 _CHAIN = re.compile(r",\s*")  # between two places of a chain: "Lyon, France"
 _SENTENCE_OPENERS = " \t\"'([{*#>-•"
+# A capitalised word, maybe a middle initial, then one space: what stands before a surname.
+_FIRST_NAME_BEFORE = re.compile(r"(?<![\w.'’-])([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
 
 def _is_latin_name(name: str) -> bool:
@@ -312,15 +323,36 @@ class PlaceRecognizer(EntityRecognizer):
             return CUE_SCORE if before and sizeable and not _starts_sentence(text, first.start()) else None
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
+        if self._after_first_name(text, first.start()):
+            return None  # a surname: "Calixta Rojas", "Anna K. Medina"
         if word in self._nouns and population < NOUN_MIN_POPULATION:
             return None  # "Bath", "Reading": NER reads the sentence and decides
         if _starts_sentence(text, first.start()) and (
             population < NOUN_MIN_POPULATION or (word in self._nouns and population < REGION)
         ):
-            return None  # a capitalised word opening a sentence may be any word: NER decides
+            # A capitalised word opening a sentence may be any word: NER decides, unless the word is no English word,
+            # no stop word of the languages read and no person's name ("Konin bleibt ...", "Jihlava is ...").
+            return SCORE if self._rare_place_word(word) else None
         # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns
         # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
         return SCORE
+
+    @staticmethod
+    def _after_first_name(text: str, start: int) -> bool:
+        """Whether a known first name (and maybe a middle initial) stands right before `start`."""
+        from gateway.guardrails.person_names import known_names
+
+        before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
+        return before is not None and known_names().is_first(before.group(1))
+
+    def _rare_place_word(self, word: str) -> bool:
+        """A lower-cased word that only a place is likely to be: in no English word list, no stop word of the six
+        languages, no first or last name names-dataset knows."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+        from gateway.guardrails.person_names import known_names
+
+        return (word not in self._english.vocabulary and word not in self._nouns and not is_stop_word(word)
+                and not known_names().is_name(word.capitalize()))  # fmt: skip
 
     def _is_common(self, word: str) -> bool:
         folded = word.casefold()

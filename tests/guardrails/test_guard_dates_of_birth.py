@@ -59,3 +59,9 @@ def test_month_names_abbreviated_unaccented_and_in_other_languages(analyzer: Pii
 def test_a_word_that_only_starts_like_a_month_is_no_month() -> None:
     pattern = re.compile(rf"\b(?:{month_pattern(['september'])})\b", re.IGNORECASE)
     assert [m.group() for m in pattern.finditer("se sep sept septembers september")] == ["sep", "sept", "september"]
+
+
+@pytest.mark.parametrize("text", ["d.o.b 03/04/1990", "cumpleaños: 12/03/1985", "Jahrgang 12.03.1985",
+                                  "data de nascimento 12/03/1985", "anniversaire le 12/03/1985"])  # fmt: skip
+def test_birth_words_of_more_forms_and_languages(analyzer, text):
+    assert any(f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5 for f in analyzer.analyze(text)), text
