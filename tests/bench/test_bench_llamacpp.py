@@ -9,7 +9,7 @@ import pytest
 
 from bench.gateway_overhead import Sample, Target
 from bench.llamacpp import PromptSource, requests_at, rotated, summarize
-from bench.llamacpp_server import command
+from bench.llamacpp_server import command, cpu_flags
 
 
 def _sample(latency_s: float, ttft_s: float, tokens: int) -> Sample:
@@ -57,3 +57,12 @@ def test_llama_server_gets_one_slot_per_stream_and_the_same_threads_for_prompts_
     assert options["--parallel"] == "32" and options["--ctx-size"] == str(32 * 1024)
     assert options["--threads"] == options["--threads-batch"] == "1"
     assert options["--host"] == "127.0.0.1" and options["--model"] == "/m.gguf"
+
+
+def test_llama_cpp_is_built_for_the_extensions_this_cpu_lists_and_never_native() -> None:
+    options = dict(flag.removeprefix("-D").split("=") for flag in cpu_flags({"avx", "avx2", "fma", "avx512f",
+                                                                              "avx512_vnni", "amx_tile"}))
+    assert options["GGML_NATIVE"] == "OFF"  # -march=native would bring AMX tiles in on a Sapphire Rapids VM
+    assert options["GGML_AVX512"] == options["GGML_AVX512_VNNI"] == options["GGML_AVX2"] == "ON"
+    assert options["GGML_AVX_VNNI"] == options["GGML_AVX512_BF16"] == options["GGML_F16C"] == "OFF"
+    assert not any("AMX" in option for option in options)
