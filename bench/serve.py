@@ -53,7 +53,9 @@ import math
 import os
 import platform
 import re
+import shlex
 import ssl
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -202,10 +204,11 @@ def per_request(results: list[RequestResult]) -> list[list[float | int | None]]:
 async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, levels: dict[int, list[TraceEntry]],
                      slo: Slo, think_s: float, seed: int,
                      on_level: Callable[[dict[str, list[dict[str, Any]]]], None] = lambda rows: None,
+                     arm_levels: dict[str, set[int]] | None = None,
                      ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, float]]]:
-    """Each level runs on every arm back to back, the order rotating from level to level, so slow drift in what
-    else the machine is doing lands on every arm alike. ``on_level`` sees the rows after every level (the results
-    so far are written then, so a run cut short keeps its finished levels)."""
+    """Each level runs on every arm back to back (an arm only at its ``arm_levels`` where given), the order rotating
+    from level to level, so slow drift in what else the machine is doing lands on every arm alike. ``on_level``
+    sees the rows after every arm's level (the results so far are written then, so a run cut short keeps them)."""
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in targets}
     scraped: dict[str, dict[str, float]] = {}
     async with contextlib.AsyncExitStack() as stack:
@@ -225,6 +228,8 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
                 raise RuntimeError(f"{name}: warm-up request failed: {warmup.error}")
         for salt, (concurrency, entries) in enumerate(levels.items(), 1):
             for name in rotated(list(targets), salt - 1):
+                if arm_levels and name in arm_levels and concurrency not in arm_levels[name]:
+                    continue
                 streamer = streamers[name]
 
                 async def send(index: int, entry: TraceEntry, salt: int = salt,
@@ -242,7 +247,7 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
                       f"{summary.goodput_rps:.3f} req/s{' (SLO held)' if summary.meets_slo else ''}  "
                       f"cache hit {summary.cache_hit_rate:.0%}  ({summary.wall_s:.0f} s, load {load[0]})", flush=True)
                 rows[name].append({"summary": summary, "load_average": load, "requests": per_request(results)})
-            on_level(rows)
+                on_level(rows)
         for name, target in targets.items():
             if target.description.get("kind") != "warden":
                 continue
@@ -330,20 +335,38 @@ def ratio(numerator: dict[str, Any] | None, denominator: dict[str, Any] | None) 
     return round(numerator["goodput_rps"] / denominator["goodput_rps"], 2)
 
 
+def reproducing_command(argv: list[str]) -> str:
+    """The command line without where it wrote (``--out``/``--plot``): what reproduces the results."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--out", "--plot"):
+            skip = True
+        elif not arg.startswith(("--out=", "--plot=")):
+            kept.append(arg)
+    return " ".join(["python -m bench.serve", *(shlex.quote(arg) for arg in kept)])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.serve", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trace", type=Path, default=DEFAULT_TRACE, help="Mooncake JSONL trace")
     parser.add_argument("--block-size", type=int, default=None, help="the trace's block size (default: its sidecar, "
                         "else 512)")
-    parser.add_argument("--concurrency", default="2,4", help="comma-separated levels")
-    parser.add_argument("--requests", type=int, default=48, help="at least this many requests per level")
+    parser.add_argument("--concurrency", default=None, help="comma-separated levels (default 2,4)")
+    parser.add_argument("--arm-levels", action="append", default=[], metavar="ARM=LEVELS",
+                        help="run ARM only at these of the levels, e.g. baseline=2,4 (repeatable)")
+    parser.add_argument("--requests", type=int, default=None, help="at least this many requests per level "
+                        "(default 48)")
     parser.add_argument("--slo-tps-per-user", type=float, default=DEFAULT_SLO.tps_per_user,
                         help="output tokens/s each user must get (per request; a level: its median)")
     parser.add_argument("--slo-ttft-p90-s", type=float, default=DEFAULT_SLO.ttft_p90_s,
                         help="time to first token (per request; a level: its 90th percentile)")
     parser.add_argument("--quick", action="store_true", help=f"smoke size: {QUICK}")
-    parser.add_argument("--output-scale", type=float, default=1.0, help="multiply every output length")
+    parser.add_argument("--output-scale", type=float, default=None, help="multiply every output length "
+                        "(default 1)")
     parser.add_argument("--turns", type=int, default=None, help="use at most this many turns of each session")
     parser.add_argument("--think-time", type=float, default=None,
                         help="seconds between a turn's answer and the session's next turn (default: the trace's)")
@@ -357,13 +380,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--plot", type=Path, default=PLOT)
     args = parser.parse_args(argv)
-    if args.quick:
-        if args.concurrency == parser.get_default("concurrency"):
-            args.concurrency = QUICK["concurrency"]
-        if args.requests == parser.get_default("requests"):
-            args.requests = QUICK["requests"]
-        if args.output_scale == 1.0:
-            args.output_scale = QUICK["output_scale"]
+    command = reproducing_command(sys.argv[1:] if argv is None else argv)
+    defaults = QUICK if args.quick else {"concurrency": "2,4", "requests": 48, "output_scale": 1.0}
+    for key, value in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    arm_levels: dict[str, set[int]] = {}
+    for item in args.arm_levels:
+        arm, _, wanted = item.partition("=")
+        arm_levels[arm] = {int(c) for c in wanted.split(",") if c.strip()}
     names = [n.strip() for n in args.arms.split(",") if n.strip()]
     unknown = [n for n in names if n not in ARMS]
     if unknown or not names:
@@ -398,10 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         targets = start_targets(stack, names, engines, args.engine_threads, levels)
         rows, scraped = asyncio.run(run_levels(
             targets, synth, levels, slo, think_s, args.seed,
-            on_level=lambda rows: write_results(args.out, report_of(targets, rows, {}, complete=False))))
+            on_level=lambda rows: write_results(args.out, report_of(targets, rows, {}, complete=False),
+                                                command=command),
+            arm_levels=arm_levels))
 
     report = report_of(targets, rows, scraped, complete=True)
-    write_results(args.out, report)
+    write_results(args.out, report, command=command)
     plot(args.plot, report["arms"], slo)
     print(json.dumps({k: report[k] for k in ("optimized_over_baseline_at_slo", "optimized_over_llamacpp_at_slo",
                                              "guardrails_on_over_off_at_slo", "at_slo")}))
@@ -448,6 +475,7 @@ def build_report(args: argparse.Namespace, targets: dict[str, Target], rows: dic
                                       "mean_output_tokens": round(sum(e.output_length for e in v) / len(v), 1)}
                              for c, v in levels.items()}},
         "settings": {"quick": args.quick, "concurrency": sorted(levels), "requests_per_level": args.requests,
+                     "arm_levels": args.arm_levels,
                      "engine_threads": args.engine_threads, "greedy": True, "ignore_eos": True,
                      "load_average_at_start": load_at_start,
                      "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
