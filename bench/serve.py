@@ -4,6 +4,7 @@ per user, output throughput and goodput at an SLO; the best goodput each arm rea
 Pareto curve of each arm.
 
     python -m bench.serve                      # the small CPU agentic trace, concurrency 2,4, >= 48 requests a level
+    python -m bench.serve --concurrency 2,4,8 --arm-levels baseline=2,4           # the committed run
     python -m bench.serve --trace bench/traces/cpu_agentic.jsonl --concurrency 2,4,8   # 2.5K contexts, 128 out
     python -m bench.serve --quick              # a smoke run: concurrency 2, 16 requests, half-length answers
 
@@ -19,6 +20,10 @@ lands on all alike:
               in prompts and answers, injection flagged): what they cost a served request.
   llamacpp    ``llama-server`` on the shipped GGUF requantized to Q4_0 (``bench.serve_llamacpp``), the same threads,
               plain HTTP with no gateway in front (no TLS, keys, policy, audit or guardrails).
+
+Each Warden's gateway serves from a thread of this process (``bench.serve_warden``), so it shares the load
+generator's interpreter lock; llama-server runs in its own process. On a loaded 2-core machine that costs Warden's
+arms latency the llama.cpp arm does not pay.
 
 Requests are greedy and run through the end-of-sequence token (``ignore_eos``), so every arm writes exactly the
 trace's output lengths. A level ``c`` replays whole sessions (at least ``c``, and enough for ``--requests``

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from bench.llamacpp_server import ROOT
-from bench.serve import level_entries, ratio, scale_output, think_time_s
+from bench.serve import level_entries, ratio, reproducing_command, scale_output, think_time_s
 from bench.serve_llamacpp import context_per_slot, start_llamacpp
 from bench.serve_replay import ChatStreamer, RequestResult
 from bench.traces.generate import PRESETS, generate
@@ -92,3 +92,8 @@ def test_the_llamacpp_arm_answers_greedily_through_the_end_of_sequence(tmp_path:
     assert result.ok, result.error
     assert result.output_tokens == 24  # ignore_eos: exactly the trace's length, as Warden writes it
     assert server.process.returncode is not None
+
+
+def test_the_recorded_command_reproduces_the_run_without_where_it_wrote() -> None:
+    argv = ["--concurrency", "2,4,8", "--out", "/tmp/x.json", "--arm-levels", "baseline=2,4", "--plot=/tmp/p.png"]
+    assert reproducing_command(argv) == "python -m bench.serve --concurrency 2,4,8 --arm-levels baseline=2,4"
