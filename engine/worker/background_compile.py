@@ -9,6 +9,8 @@ the same model, compiles the same graphs through the same warm-up a foreground s
 warm_up``), saves them into the same compile cache, and exits. A thread of the engine then reads the saved graphs
 (seconds, off the step loop), and the step loop adopts them before its next step: their guards are checked there,
 and the runner's ``compiled`` is replaced in one assignment, so a step runs wholly uncompiled or wholly compiled.
+Engines starting side by side on one cache (a standby beside the serving engine) compile once: their children take
+turns on a lock per configuration, and a later one finds the graphs saved and exits.
 
 A failed compile (the child's exit status, a graph missing or refused) leaves the engine serving uncompiled, with
 a warning naming the child's log. The child is killed with the engine: ``stop`` (the engine shutting down, the
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import fcntl
 import logging
 import os
 import pickle
@@ -65,6 +68,8 @@ class _Job:
     compiled: CompiledModel
     num_tokens: int
     log_path: Path
+    show_progress: bool
+    started: float
     process: subprocess.Popen[bytes] | None = None
     spawned: threading.Event = dataclasses.field(default_factory=threading.Event)
     done: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -81,9 +86,12 @@ class BackgroundCompile:
         self.num_tokens = num_tokens
         self.show_progress = config.show_progress
         self.started = time.perf_counter()
-        self._job = _Job(compiled, num_tokens, compile_cache_root() / LOG_FILE)
+        self._job = _Job(compiled, num_tokens, compile_cache_root() / LOG_FILE, self.show_progress, self.started)
+        store = compiled.whole_graph_store()
+        assert store is not None, "should_compile_in_background checks the graphs can be saved whole"
+        files = [store.path(name) for name in compiled.graph_names(num_tokens)]
         request = pickle.dumps((dataclasses.replace(config, compile_in_background=False, show_progress=False),
-                                num_blocks, max_position))
+                                num_blocks, max_position, files))
         recorded = CompileTimes(compile_cache_root()).get(compiled.signature(num_tokens))
         expected = recorded if recorded is not None else first_compile_estimate(compiled.model)
         say(f"compilation and warm-up: serving uncompiled while compiling in the background (est. {expected:.0f} s "
@@ -157,6 +165,9 @@ def _wait_for(job: _Job, request: bytes) -> None:
         job.loaded = job.compiled.load_saved(job.num_tokens)
         if job.loaded is None:
             job.failure = "its saved graphs could not be read"
+        else:  # an idle engine swaps them in at its next step, maybe much later: say when they are ready
+            say(f"compilation and warm-up: {len(job.loaded)} graphs compiled in the background in "
+                f"{time.perf_counter() - job.started:.1f} s; served from the next step", enabled=job.show_progress)
     else:
         job.failure = f"the compiler process exited with status {code}"
     job.done.set()
@@ -192,7 +203,18 @@ def _die_with_parent(parent: int) -> None:
 def main() -> None:
     """The child: rebuild the engine's model and runner from its configuration, compiling and saving the graphs."""
     _die_with_parent(int(sys.argv[1]))
-    config, num_blocks, max_position = pickle.load(sys.stdin.buffer)  # noqa: S301 - from our own parent
+    config, num_blocks, max_position, files = pickle.load(sys.stdin.buffer)  # noqa: S301 - from our own parent
+    # One compile per configuration at a time: engines starting side by side (a standby beside the serving engine)
+    # each start a child, and the later ones wait here and find the graphs saved (the lock dies with its holder).
+    lock = files[0].parent.with_suffix(".compiling")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not all(path.is_file() for path in files):
+            _compile(config, num_blocks, max_position)
+
+
+def _compile(config: EngineConfig, num_blocks: int, max_position: int) -> None:
     from engine.distributed.executor import configure_process
     from engine.llm_engine import resolve_dtype
     from engine.loader.model_loader import load_model

@@ -36,6 +36,7 @@ _ENGINE = """
 import gc, json, sys, time
 from engine.config import EngineConfig
 from engine.llm import LLM
+from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
 from engine.worker.compilation import CacheCounts
 llm = LLM(EngineConfig(model=sys.argv[1], profile="fast", compile_cache_dir=sys.argv[2], num_kv_blocks=32,
@@ -50,8 +51,21 @@ def generate():
 if sys.argv[3] == "serve":
     report["before"] = generate()
     report["compiled_before"] = runner.compiled is not None
+    # Requests in flight across the swap: their first steps uncompiled, the rest compiled.
+    tokens = {f"x{i}": [] for i in range(len(prompts))}
+    for i, prompt in enumerate(prompts):
+        llm.engine.add_request(EngineRequest(f"x{i}", prompt, params))
+    def step():
+        for delta in llm.engine.step():
+            tokens[delta.request_id] += delta.token_ids
+    for _ in range(3):
+        step()
+    report["compiled_midway"] = runner.compiled is not None
     if runner.background is not None:
         assert runner.background.wait(900), "the background compile did not finish"
+    while llm.engine.has_unfinished_requests():
+        step()
+    report["across"] = list(tokens.values())
     report["after"] = generate()
     report["compiled_after"] = runner.compiled is not None
     counts = CacheCounts.now()
@@ -113,10 +127,13 @@ def test_a_first_start_serves_at_once_and_swaps_the_graphs_in(tiny_llama_dir: Pa
         pytest.skip("inductor lowers a GEMM here (AMX): frozen graphs cannot be handed over")
     assert first["background"] and not first["compiled_before"] and first["compiled_after"]
     assert "serving uncompiled while compiling in the background (est." in first["lines"][0]
-    assert "compiled graphs swapped in (4 graphs compiled in the background) in" in first["lines"][1]
+    assert "4 graphs compiled in the background in" in first["lines"][1]
+    assert "compiled graphs swapped in (4 graphs compiled in the background) in" in first["lines"][2]
     assert (first["loaded"], first["saved"]) == (4, 0)  # the child saved them, this process loaded them whole
-    # Greedy: the uncompiled steps and the compiled ones give the same tokens.
-    assert first["after"] == first["before"]
+    # Greedy: the uncompiled steps and the compiled ones give the same tokens, also to requests decoding across the
+    # swap (their KV cache written uncompiled, read compiled).
+    assert not first["compiled_midway"]
+    assert first["after"] == first["across"] == first["before"]
     assert _gone(first["child"])
 
     # The next start of this configuration finds them saved and loads them before it serves.
@@ -124,20 +141,20 @@ def test_a_first_start_serves_at_once_and_swaps_the_graphs_in(tiny_llama_dir: Pa
     assert not second["background"] and second["compiled_before"]
     assert (second["loaded"], second["saved"]) == (4, 0)
     assert "4 graphs loaded whole from the compile cache (not traced) in" in second["lines"][-1]
-    assert second["before"] == second["after"] == first["before"]
+    assert second["before"] == second["across"] == second["after"] == first["before"]
 
 
 def test_a_failed_background_compile_keeps_serving_uncompiled(tiny_llama_dir: Path, tmp_path: Path) -> None:
     cache = tmp_path / "compile-cache"
     _environment(cache)
     (cache / "inductor").mkdir()
-    (cache / "inductor" / PRECOMPILED_DIR).write_text("")  # a file where the saved graphs would go: none is saved
+    (cache / "inductor" / PRECOMPILED_DIR).write_text("")  # a file where the saved graphs would go: the child fails
     started = _start(tiny_llama_dir, cache, "serve")
     if started["freezing"]:
         pytest.skip("inductor lowers a GEMM here (AMX): frozen graphs cannot be handed over")
     assert started["background"] and not started["compiled_after"]
-    assert started["after"] == started["before"]
-    assert "compiling in the background failed (its saved graphs could not be read)" in started["stderr"]
+    assert started["after"] == started["across"] == started["before"]
+    assert "compiling in the background failed (the compiler process exited with status 1)" in started["stderr"]
     assert f"failed in the background, serving uncompiled (see {cache / 'inductor' / LOG_FILE})" in \
         started["lines"][-1]
 
