@@ -9,7 +9,7 @@ from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails import analyzer as analyzer_module
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_continental
-from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, NerModel
+from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, SECOND_READING, NerModel
 from gateway.guardrails.people import confirmed, line_parts
 
 
@@ -68,17 +68,26 @@ def recording_ner(analyzer):
     ner._continental = original
 
 
-def test_every_window_reaches_the_continental_pipeline_and_english_ones_give_people_only(recording_ner):
+def test_only_continental_windows_reach_the_continental_pipeline(recording_ner):
     ner, recorder = recording_ner
+    assert SECOND_READING == "continental"
     assert ner.continental_components == ["ner"]  # its NER embeds its own tok2vec, like the English one
-    english = "Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen."
-    found = ner.find(english)
+    ner.find("Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen.")
+    ner.find('{"name": "Maria Garcia", "city": "Berlin"}')
+    assert recorder.texts == []
+    ner.find("Bitte leite das an Emeka Obiora-Nwosu weiter, er kennt den Vertrag.")
+    assert len(recorder.texts) == 1 and "Emeka Obiora-Nwosu" in recorder.texts[0]
+
+
+def test_read_everywhere_english_windows_give_the_continental_model_s_people_only():
+    ner = NerModel(second_reading="all")
+    recorder = _RecordingPipeline(ner._continental)
+    ner._continental = recorder
+    found = ner.find("Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen.")
     assert len(recorder.texts) == 1 and "Maria Garcia" in recorder.texts[0]
     assert {f.entity_type for f in found if f.source == CONTINENTAL_NER_SOURCE} <= {"PERSON"}
     ner.find("def handler(event, context):\n    return {'statusCode': 200}")
     assert len(recorder.texts) == 1  # no capitalised word that may be a name: no window, no model
-    ner.find("Bitte leite das an Emeka Obiora-Nwosu weiter, er kennt den Vertrag.")
-    assert len(recorder.texts) == 2 and "Emeka Obiora-Nwosu" in recorder.texts[1]
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Two readings of a sentence confirm a name no list holds; places that only a place can be open a sentence.
 
-Warden's own NER also reads the English windows (``ner.SECOND_READING``), for people only: where both models call the
-same two or more words a person, no names-dataset entry is needed (``people.confirmed``).
+Where both NER models read a window (French, Spanish and German ones; English ones too with ``SECOND_READING =
+"all"``) and call the same two or more words a person, no names-dataset entry is needed (``people.confirmed``).
 The gazetteer takes a one-word place opening a sentence when the word is no English word, stop word or known name,
 and leaves a surname after a known first name to the person rules (``places``)."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import SECOND_READING, NerModel
 from gateway.guardrails.people import confirmed
@@ -41,10 +42,14 @@ def test_a_hyphenated_surname_is_known_by_its_parts():
     assert confirmed(text, _span(text, "Holst-Hansen"))
 
 
-def test_the_analyzer_finds_a_name_only_the_two_readings_confirm(analyzer):
-    assert SECOND_READING == "all"
-    text = "Sittikorn Wannapaitoonsri missed the flight today."
-    people = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [("Sittikorn Wannapaitoonsri hat den Flug verpasst, sagt die Assistentin.", SECOND_READING),
+     ("Sittikorn Wannapaitoonsri missed the flight today.", "all")],
+)  # fmt: skip
+def test_the_analyzer_finds_a_name_only_the_two_readings_confirm(analyzer, text, reading):
+    pii = analyzer if reading == SECOND_READING else PiiAnalyzer(ner=NerModel(second_reading=reading))
+    people = [text[f.start : f.end] for f in pii.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
     assert "Sittikorn Wannapaitoonsri" in people
 
 
