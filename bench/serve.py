@@ -220,7 +220,11 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
         streamers: dict[str, ChatStreamer] = {}
         clients: dict[str, httpx.AsyncClient] = {}
         for name, target in targets.items():
-            limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=max(levels) + 4)
+            # llama-server now and then drops a reused kept-alive connection without answering when a request
+            # follows the previous one's end at once ("Server disconnected without sending a response", as
+            # bench.llamacpp found): a new (loopback, plain TCP) connection per request there.
+            keep = 0 if target.description.get("kind") == "llamacpp" else max(levels) + 4
+            limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=keep)
             verify: ssl.SSLContext | bool = (ssl.create_default_context(cafile=str(target.cert))
                                              if target.cert is not None else True)
             client = await stack.enter_async_context(httpx.AsyncClient(verify=verify, limits=limits))
