@@ -11,8 +11,11 @@ built without OpenSSL and has no guardrails, keys or audit, so it does less per 
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +49,12 @@ class RunningLlamaServer:
             self.process.wait()
 
 
+def _terminate_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM when the benchmark dies, so a killed run leaves no server."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def context_per_slot(longest_prompt: int, longest_output: int, *, margin: int = 64, granularity: int = 256) -> int:
     """Tokens each slot must hold: the longest prompt plus the longest answer, with room for the chat template's
     rendering differences, rounded up (llama.cpp splits ``--ctx-size`` evenly between the slots)."""
@@ -63,7 +72,8 @@ def start_llamacpp(workdir: Path, *, threads: int, parallel: int, context: int,
                                       context_per_sequence=context)
     log = workdir / "llama-server.log"
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=dict(os.environ))
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=dict(os.environ),
+                                   preexec_fn=_terminate_with_parent)
     server = RunningLlamaServer(base_url=f"http://127.0.0.1:{port}/v1", model=MODEL_ALIAS, process=process, log=log,
                                 command=command)
     deadline = time.monotonic() + ready_timeout_s
