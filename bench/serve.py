@@ -275,7 +275,7 @@ def plot(path: Path, arms: dict[str, dict[str, Any]], slo: Slo) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, ax = plt.subplots(figsize=(8, 7))
     for name, arm in arms.items():
         levels = arm["levels"]
         xs = [lv["tps_per_user_p50"] or 0 for lv in levels]
@@ -291,7 +291,7 @@ def plot(path: Path, arms: dict[str, dict[str, Any]], slo: Slo) -> None:
     ax.set_xlabel("tokens/s per user (p50)")
     ax.set_ylabel("output throughput (tokens/s per replica)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper right")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)  # below: the points fill the axes
     ax.set_title("Agentic trace replay, streaming: throughput vs per-user speed", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -65,6 +65,67 @@ def _section(title: str, source: str, data: dict[str, Any], details: str, what: 
             f"- machine: {_machine(data, details)}", "", what, ""]
 
 
+def serving_trace(serve: dict[str, Any], source: str) -> list[str]:
+    """bench.serve: every arm's levels on the agentic trace, goodput at the SLO and the headline ratios."""
+    s, slo, trace = serve["settings"], serve["slo"], serve["trace"]
+    levels = ", ".join(f"c={c}: {lv['requests']} requests in {lv['sessions']} sessions" for c, lv in
+                       trace["levels"].items())
+    first = next(iter(trace["levels"].values()))
+
+    def ms(value: float | None, digits: int) -> str:
+        return "—" if value is None else _n(value, digits)
+
+    lines = _section(
+        f"Serving an agentic trace to {first['max_input_tokens']:,} tokens (goodput at an SLO)", source, serve,
+        f"{s['engine_threads']} thread per server, torch {s['torch']}, load average "
+        f"{s['load_average_at_start'][0]:.1f} at start / {s['load_average_at_end'][0]:.1f} at end",
+        f"The agentic Mooncake trace `{trace['path']}` (contexts growing over 8 turns to "
+        f"{first['max_input_tokens']} tokens, mean {first['mean_input_tokens']}, {first['block_reuse']:.0%} "
+        f"prefix reuse, about {first['mean_output_tokens']:.0f} output tokens, {trace['think_time_s']:g} s think "
+        f"time) replayed over streaming chat completions, greedy, every answer its full length; {levels}. SLO: "
+        f">= {slo['tps_per_user']:g} tokens/s per user and TTFT p90 <= {slo['ttft_p90_s']:g} s; goodput = "
+        "requests meeting both per second; a level counts only if its median user, its TTFT p90 and all its "
+        "requests pass. baseline = Warden float32 eager, no prefix cache; optimized = bf16 + int4 compiled, "
+        "prefix cache, small prefill budget (guardrails off; `optimized_guardrails` the same with them on); "
+        "llamacpp = `llama-server` on Q4_0, same threads, plain HTTP, no gateway (Warden's gateway serves from a "
+        "thread of the load generator's process). Plot: "
+        f"`bench/results/{source.removesuffix('.json')}_pareto.png`."
+        + (f" Arms run at some levels only: {', '.join(s['arm_levels'])}." if s.get("arm_levels") else "")
+        + ("" if serve.get("complete", True) else " The run was cut short: the levels it finished."))
+    rows = []
+    for name, arm in serve["arms"].items():
+        for lv in arm["levels"]:
+            rows.append([name, str(lv["concurrency"]), str(lv["requests"]),
+                         " / ".join(ms(lv[key], 0) for key in ("ttft_p50_ms", "ttft_p90_ms", "ttft_p99_ms")),
+                         f"{ms(lv['itl_p50_ms'], 1)} / {ms(lv['itl_p99_ms'], 1)}", _n(lv["output_tok_s"]),
+                         _n(lv["tps_per_user_p50"] or 0.0), f"{lv['goodput_rps']:.3f}",
+                         "yes" if lv["meets_slo"] else "no"])
+    lines += _table(["arm", "c", "requests", "TTFT p50 / p90 / p99 ms", "ITL p50 / p99 ms", "output tok/s",
+                     "tok/s per user", "goodput req/s", "SLO held"], rows)
+
+    def best(name: str) -> str:
+        at = serve["at_slo"].get(name)
+        return "holds the SLO at no level" if at is None else f"{at['goodput_rps']:.3f} req/s (c={at['concurrency']})"
+
+    def ratio(key: str) -> str:
+        return "—" if serve.get(key) is None else _x(serve[key])
+
+    lines += _table(["at the SLO", "value"], [[f"best goodput, {name}", best(name)] for name in serve["arms"]] + [
+        ["optimized / baseline", ratio("optimized_over_baseline_at_slo")],
+        ["optimized / llama.cpp", ratio("optimized_over_llamacpp_at_slo")],
+        ["guardrails on / off", ratio("guardrails_on_over_off_at_slo")]])
+    # The same concurrency on two arms, SLO aside: what a ratio at the SLO cannot say when an arm holds it nowhere.
+    by_level = {name: {lv["concurrency"]: lv for lv in arm["levels"]} for name, arm in serve["arms"].items()}
+    pairs = [(a, b) for a, b in (("optimized", "baseline"), ("optimized", "llamacpp"))
+             if a in by_level and b in by_level]
+    rows = [[f"{a} / {b}", str(c), _x(by_level[a][c]["output_tok_s"] / by_level[b][c]["output_tok_s"])]
+            for a, b in pairs for c in sorted(by_level[a]) if c in by_level[b] and by_level[b][c]["output_tok_s"]]
+    if rows:
+        lines += ["Output throughput at the same concurrency, SLO aside:", ""]
+        lines += _table(["arms", "c", "output tok/s ratio"], rows)
+    return lines
+
+
 def engine_cpu() -> list[str]:
     lines: list[str] = []
     runs = ["engine.json", "engine_zen5.json", "engine_avx2.json"]
@@ -408,16 +469,9 @@ def small_results() -> list[str]:
              _x(draft["ratio"][key])] for key in draft["ratio"]]
     lines += _table(["workload/streams", "plain tok/s", "draft model tok/s", "ratio"], rows)
 
-    serve = _load("serve.json")
-    s = serve["settings"]
-    lines += _section("Serving a multi-turn trace", "serve.json", serve, f"torch {s['torch']}",
-                      "The shipped Mooncake-format CPU trace replayed against two whole Wardens: prefix cache off "
-                      "with a large prefill budget (baseline) and the default engine (optimized); throughput at "
-                      f"an SLO of {serve['slo_tps_per_user']} tok/s per user (plot: "
-                      "`bench/results/serve_pareto.png`).")
-    lines += _table(["engine", "tok/s at the SLO"], [
-        ["baseline", _n(serve["baseline_tok_s_at_slo"], 2)], ["optimized", _n(serve["optimized_tok_s_at_slo"], 2)],
-        ["ratio", _x(serve["optimized_over_baseline_at_slo"])]])
+    lines += serving_trace(_load("serve.json"), "serve.json")
+    if (RESULTS / "serve_agentic.json").exists():
+        lines += serving_trace(_load("serve_agentic.json"), "serve_agentic.json")
 
     prefix = _load("prefix.json")
     s = prefix["settings"]
