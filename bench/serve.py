@@ -15,7 +15,9 @@ lands on all alike:
               default prefill budget.
   optimized   everything Warden has that pays on this trace: the ``fast`` profile (bfloat16, int4 decoder layers,
               compiled decoder, code cached in .warden/compile-cache), prefix caching, a small chunked-prefill budget
-              so decodes keep flowing while a long context prefills. Guardrails off.
+              so decodes keep flowing while a long context prefills. Guardrails off. No speculation: prompt lookup
+              (``optimized_ngram``, not run by default) drafts from the context, and these answers do not quote
+              their prompts, so its verification rows cost more than they save here.
   optimized_guardrails  the same engine behind a gateway with guardrails on (the default tenant policy: PII masked
               in prompts and answers, injection flagged): what they cost a served request.
   llamacpp    ``llama-server`` on the shipped GGUF requantized to Q4_0 (``bench.serve_llamacpp``), the same threads,
