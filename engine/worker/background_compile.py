@@ -84,9 +84,8 @@ class BackgroundCompile:
                  max_position: int) -> None:
         self.compiled = compiled
         self.num_tokens = num_tokens
-        self.show_progress = config.show_progress
-        self.started = time.perf_counter()
-        self._job = _Job(compiled, num_tokens, compile_cache_root() / LOG_FILE, self.show_progress, self.started)
+        self._job = _Job(compiled, num_tokens, compile_cache_root() / LOG_FILE, config.show_progress,
+                         time.perf_counter())
         store = compiled.whole_graph_store()
         assert store is not None, "should_compile_in_background checks the graphs can be saved whole"
         files = [store.path(name) for name in compiled.graph_names(num_tokens)]
@@ -95,7 +94,7 @@ class BackgroundCompile:
         recorded = CompileTimes(compile_cache_root()).get(compiled.signature(num_tokens))
         expected = recorded if recorded is not None else first_compile_estimate(compiled.model)
         say(f"compilation and warm-up: serving uncompiled while compiling in the background (est. {expected:.0f} s "
-            "on an idle CPU, more on a busy one)", enabled=self.show_progress)
+            "on an idle CPU, more on a busy one)", enabled=config.show_progress)
         threading.Thread(target=_wait_for, args=(self._job, request), name="warden-background-compile",
                          daemon=True).start()
         self._job.spawned.wait()
@@ -127,11 +126,11 @@ class BackgroundCompile:
             log.warning("compiling in the background failed (%s); serving uncompiled (the child's output: %s)",
                         self._job.failure or "a saved graph refused this engine's inputs", self.log_path)
             say(f"compilation and warm-up: failed in the background, serving uncompiled (see {self.log_path})",
-                enabled=self.show_progress)
+                enabled=self._job.show_progress)
             return None
-        self.compiled.compile_seconds = time.perf_counter() - self.started
+        self.compiled.compile_seconds = time.perf_counter() - self._job.started
         say(f"compilation and warm-up: compiled graphs swapped in ({len(loaded)} graphs compiled in the "
-            f"background) in {self.compiled.compile_seconds:.1f} s", enabled=self.show_progress)
+            f"background) in {self.compiled.compile_seconds:.1f} s", enabled=self._job.show_progress)
         return self.compiled
 
     def stop(self) -> None:
