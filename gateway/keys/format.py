@@ -38,8 +38,9 @@ def format_key(key_id: str, secret: str) -> str:
     return f"{PREFIX}_{key_id}_{secret}"
 
 
-# The whole key in one match (every request's key is checked): ASCII letters and digits only, as ALPHABET.
-_KEY = re.compile(rf"{PREFIX}_([A-Za-z0-9]{{{KEY_ID_LENGTH}}})_([A-Za-z0-9]{{{SECRET_LENGTH}}})")
+# The whole key in one match (every request's key is checked), its tokens drawn from ALPHABET.
+_TOKEN = f"[{re.escape(ALPHABET)}]"
+_KEY = re.compile(rf"{re.escape(PREFIX)}_({_TOKEN}{{{KEY_ID_LENGTH}}})_({_TOKEN}{{{SECRET_LENGTH}}})")
 
 
 def parse_key(raw: str) -> ParsedKey | None:
