@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import json
 import os
 import platform
 import secrets
 import signal
 import ssl
+import subprocess
 import sys
 import tempfile
 import time
@@ -51,6 +53,8 @@ MODEL = "smollm2-135m-instruct"
 PROFILE_ENV = "WARDEN_BENCH_PROFILE"  # where profiled_app_from_env writes its stats
 READY_TIMEOUT_S = 180.0
 SERVER_CONFIGS = [("uvloop", "httptools"), ("uvloop", "h11"), ("asyncio", "httptools"), ("asyncio", "h11")]
+SERVERS = ("uvicorn", "granian")  # --compare-servers: warden serve's (uvicorn, uvloop + httptools) and granian's
+GRANIAN_LOCK = Path(__file__).resolve().parent / "requirements-granian.lock"
 FEATURES = {
     "floor": "bare ASGI app, same body, same server and TLS",
     "warden_core": "key check, policy, rate limits (Redis), tokenizer, engine client, hash-chained audit (fsync'd)",
@@ -123,14 +127,42 @@ def start_stub_engine(stack: Stack, socket_path: Path, authkey: bytes) -> None:
 
 
 def start_floor(stack: Stack, cert: Path, key: Path, *, loop: str = "auto", http: str = "auto",
-                http_port: int | None = None, name: str = "floor") -> int:
+                http_port: int | None = None, name: str = "floor", server: str = "uvicorn") -> int:
     port = free_port()
-    command = [sys.executable, "-m", "bench.overhead_floor", "--port", str(port), "--certfile", str(cert),
-               "--keyfile", str(key), "--loop", loop, "--http", http]
-    if http_port is not None:
-        command += ["--http-port", str(http_port)]
+    if server == "granian":
+        command = granian_command("bench.overhead_floor:build_app", port, cert, key)
+    else:
+        command = [sys.executable, "-m", "bench.overhead_floor", "--port", str(port), "--certfile", str(cert),
+                   "--keyfile", str(key), "--loop", loop, "--http", http]
+        if http_port is not None:
+            command += ["--http-port", str(http_port)]
     stack.spawn(command, dict(os.environ), name)
     return port
+
+
+def granian_command(factory: str, port: int, cert: Path, key: Path) -> list[str]:
+    """granian serving the ASGI app ``factory`` builds over TLS, one worker on uvloop: the same shape as the
+    uvicorn targets. Its worker is a child process of the one started (``worker_pid``)."""
+    return [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", factory, "--host", "127.0.0.1",
+            "--port", str(port), "--ssl-certificate", str(cert), "--ssl-keyfile", str(key), "--loop", "uvloop",
+            "--workers", "1", "--no-ws", "--log-level", "warning"]
+
+
+def ensure_granian() -> str:
+    """granian's version, installed into this virtualenv from its hash lock first if it is missing: a bench-only
+    dependency, not one of ``warden serve``'s."""
+    try:
+        return importlib.metadata.version("granian")
+    except importlib.metadata.PackageNotFoundError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
+                        str(GRANIAN_LOCK)], check=True)
+        return importlib.metadata.version("granian")
+
+
+def worker_pid(pid: int) -> int:
+    """The process that runs the app: ``pid`` itself (uvicorn, one worker), or its only child (granian's worker)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return int(children[0]) if len(children) == 1 else pid
 
 
 def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str | None,
@@ -156,7 +188,7 @@ def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: s
 
 def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path, cert: Path, key: Path, *,
                  loop: str = "auto", http: str = "auto", profile: Path | None = None,
-                 source: Path | None = None) -> int:
+                 source: Path | None = None, server: str = "uvicorn") -> int:
     """``warden serve``'s app under uvicorn with ``loop`` and ``http`` chosen (``warden serve`` itself runs
     ``uvicorn.run`` with both "auto": uvloop and httptools where installed), its engine the stub at
     ``socket_path``. With ``profile``, profiled (``profiled_app_from_env``). With ``source``, the gateway's code is
@@ -171,6 +203,9 @@ def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path
     if source is not None:
         server_env["PYTHONPATH"] = str(source)
         app_dir = ["--app-dir", str(source)]
+    if server == "granian":
+        stack.spawn(granian_command(factory, port, cert, key), server_env, name)
+        return port
     stack.spawn([sys.executable, "-m", "uvicorn", factory, "--factory", *app_dir, "--host",
                  "127.0.0.1", "--port", str(port), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key),
                  "--log-level",
@@ -328,8 +363,13 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         rate = args.guarded_rate if name == "warden_guarded" else args.rate
         load[name] = await measure(server, tls, rate, args.duration, args.warmup_s)
     versus_floor(load)
+    compared: dict[str, Any] | None = None
+    if args.compare_servers:
+        env, socket_path = wardens["warden_core"]
+        compared = await compare_servers(args, stack, tls, cert, key, env, socket_path,
+                                         servers["warden_core"].api_key, short)
     if args.only_core:
-        return {"load": load}
+        return {"load": load, **({"servers": compared} if compared else {})}
     # The same targets at a rate every one of them keeps up with: latency without queueing.
     light: dict[str, dict[str, Any]] = {}
     for name, server in servers.items():
@@ -374,14 +414,52 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        "database": "postgres" if database_url and database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if redis_url else "in-process",
                        "litellm": None if args.no_litellm else "1.108.7",
-                       "server": "uvicorn, uvloop + httptools (warden serve's default), one worker; granian is not "
-                                 "installed in this environment, so it is not compared",
+                       "server": server_note(compared),
                        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                    "load_average_at_end": load_average()}},
             "features": {name: FEATURES[name] for name in servers},
             "load": load, "light_load": light, "guarded_short_prompts": guarded_short, "streams": streams,
-            "server_configs": server_configs,
+            "server_configs": server_configs, **({"servers": compared} if compared else {}),
             "targets": targets_met(load, streams)}
+
+
+async def compare_servers(args: argparse.Namespace, stack: Stack, tls: ssl.SSLContext, cert: Path, key: Path,
+                          env: dict[str, str], socket_path: Path, api_key: str, bodies: list[bytes]) -> dict[str, Any]:
+    """The floor and warden_core under each of ``SERVERS``, at ``--server-rate`` (one both keep up with, so CPU per
+    request and latency compare without queueing), each server's pair measured back to back: what choosing the
+    server is decided by. Per server: both rows, and warden_core's excess over that server's own floor."""
+    version = ensure_granian()
+    started: dict[str, tuple[Server, Server]] = {}
+    for kind in SERVERS:
+        floor = Server(f"floor_{kind}", start_floor(stack, cert, key, name=f"floor-{kind}", server=kind), "", bodies,
+                       pid=stack.processes[-1].pid)
+        core = Server(f"warden_core_{kind}", start_warden(stack, f"core-{kind}", env, socket_path, cert, key,
+                                                          server=kind), api_key, bodies, pid=stack.processes[-1].pid)
+        started[kind] = (floor, core)
+    rows: dict[str, dict[str, Any]] = {}
+    for kind, pair in started.items():
+        for server in pair:
+            await wait_ready(server, tls, stack)
+            server.pid = worker_pid(server.pid) if server.pid is not None else None
+        rows[kind] = {"floor": await measure(pair[0], tls, args.server_rate, args.config_duration, args.warmup_s),
+                      "warden_core": await measure(pair[1], tls, args.server_rate, args.config_duration,
+                                                   args.warmup_s)}
+        versus_floor(rows[kind])
+    stack.stop_last(2 * len(SERVERS))
+    cpu = {kind: row["warden_core"]["server_cpu_ms_per_request"] for kind, row in rows.items()}
+    return {"rate": args.server_rate, "duration_s": args.config_duration,
+            "servers": {"uvicorn": "uvicorn, uvloop + httptools, one worker (warden serve's)",
+                        "granian": f"granian {version}, ASGI interface, uvloop, one worker (bench-only)"},
+            "warden_core_cpu_ms_per_request": cpu,
+            "lower_cpu": min(cpu, key=lambda kind: cpu[kind] if cpu[kind] is not None else float("inf")),
+            **rows}
+
+
+def server_note(compared: dict[str, Any] | None) -> str:
+    base = "uvicorn, uvloop + httptools (warden serve's default), one worker"
+    if compared is None:
+        return f"{base}; granian not compared in this run (--compare-servers)"
+    return f"{base}; granian compared in 'servers' (warden_core's CPU per request under each, same run)"
 
 
 def targets_met(load: dict[str, dict[str, Any]], streams: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -452,6 +530,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server-configs", action="store_true",
                         help="also the floor and warden_core under each uvicorn loop x HTTP parser pair (--light-rate)")
     parser.add_argument("--config-duration", type=float, default=20.0)
+    parser.add_argument("--compare-servers", action="store_true",
+                        help="also the floor and warden_core under uvicorn and under granian (installed from "
+                             "bench/requirements-granian.lock if missing), at --server-rate for --config-duration")
+    parser.add_argument("--server-rate", type=float, default=200.0)
     parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
     parser.add_argument("--baseline-tree", type=Path,
