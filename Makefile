@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+KERNELS_STAMP := $(VENV)/.kernels-built
 PYTEST_ARGS ?=
 
 .PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp chaos chaos-full train-injection clean
@@ -15,7 +16,14 @@ $(STAMP): requirements-pip.lock requirements.lock requirements-model.lock pyproj
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+# The C++ CPU kernels built now (minutes the first time), into torch's extension cache: the first `make serve` copies
+# them into its compile cache instead of building them before it serves. No C++ toolchain: a warning, and the torch
+# reference serves. Rebuilt when the kernels' sources change.
+$(KERNELS_STAMP): $(STAMP) $(wildcard kernels/cpu/*.cpp kernels/cpu/*.h) kernels/cpu/__init__.py
+	$(BIN)/python -m kernels.cpu.build
+	touch $(KERNELS_STAMP)
+
+install: $(STAMP) $(KERNELS_STAMP)
 
 # The fast profile (bfloat16, int4, compiled decoder on x86 CPUs): the first start compiles for minutes and caches
 # the code in .warden/compile-cache. `make serve WARDEN_ENGINE_PROFILE=exact`: float32 eager, nothing to compile.

@@ -59,16 +59,20 @@ def phase(name: str, *, enabled: bool = True, announce: str | None = None) -> It
 
 def prepare_kernels(device: torch.device, *, enabled: bool = True) -> None:
     """Build or load ``kernels.cpu`` now, as its own timed phase (the model runner would otherwise do it inside its
-    own start, where a first build's minute goes unexplained). A no-op off CPU and under ``WARDEN_KERNELS=reference``.
-    """
+    own start, where a first build's minutes go unexplained). A build is announced with its estimate and reports
+    each source compiled (``kernels.cpu.build``). A no-op off CPU and under ``WARDEN_KERNELS=reference``."""
     from kernels import dispatch
 
     if device.type != "cpu" or os.environ.get("WARDEN_KERNELS") == "reference":
         return
-    library = _kernel_library()
+    from kernels.cpu import build
+
+    library = build.library_path()
     before = _mtime(library)
-    with phase("C++ kernels", enabled=enabled) as current:
-        dispatch.prepare(device)
+    announce = build.describe_build() if before is None else None
+    with phase("C++ kernels", enabled=enabled, announce=announce) as current:
+        with _build_progress(library.parent, building=before is None, enabled=enabled):
+            dispatch.prepare(device)
         after = _mtime(library)
         if after is None:
             current.outcome = "unavailable (no C++ toolchain: the torch reference serves)"
@@ -78,11 +82,16 @@ def prepare_kernels(device: torch.device, *, enabled: bool = True) -> None:
             current.outcome = f"built into {library.parent}"
 
 
-def _kernel_library() -> Path:
-    """Where torch's extension builder keeps ``kernels.cpu``'s shared library (under ``TORCH_EXTENSIONS_DIR``)."""
-    from kernels import cpu
+@contextmanager
+def _build_progress(directory: Path, *, building: bool, enabled: bool) -> Iterator[None]:
+    """One line per source compiled while the block builds the kernels (nothing for a cache hit)."""
+    if not (building and enabled):
+        yield
+        return
+    from kernels.cpu.build import BuildProgress
 
-    return cpu.build_directory() / f"{cpu.library_name()}.so"
+    with BuildProgress(directory, lambda line: say(f"C++ kernels: {line}")):
+        yield
 
 
 def _mtime(path: Path) -> float | None:

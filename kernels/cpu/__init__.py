@@ -1,5 +1,6 @@
 """C++ kernels for CPUs, built on this machine the first time they are loaded (``torch.utils.cpp_extension``,
-``-O3 -march=native``; the build is cached under torch's extension directory, so later starts only load it).
+``-O3 -march=native``; the build is cached under torch's extension directory, so later starts only load it;
+``make install`` builds it ahead of the first start: ``kernels.cpu.build``).
 ``kernels.dispatch`` picks each for CPU tensors once ``load()`` has succeeded; each has the signature of the torch
 op or reference it replaces. The figures behind each choice are in docs/benchmarks.md ("CPU linears", "Agreement
 with float32", "Engine on CPU").
@@ -56,10 +57,11 @@ from kernels.block_sparse import BlockSparsePattern
 from kernels.reference import paged_attention as _reference
 
 log = logging.getLogger(__name__)
-_SOURCES = [str(Path(__file__).with_name(name))
-            for name in ("paged_attention.cpp", "int4_linear.cpp", "int4_linear_avx2.cpp", "int4_gemm_avx2.cpp",
-                         "int4_gemm_bf16.cpp", "int8_linear.cpp", "int8_gemm_bf16.cpp", "argmax.cpp",
-                         "block_sparse_attention.cpp")]
+# The translation units of the build, one object file each (kernels.cpu.build counts them to report progress).
+SOURCES = [str(Path(__file__).with_name(name))
+           for name in ("paged_attention.cpp", "int4_linear.cpp", "int4_linear_avx2.cpp", "int4_gemm_avx2.cpp",
+                        "int4_gemm_bf16.cpp", "int8_linear.cpp", "int8_gemm_bf16.cpp", "argmax.cpp",
+                        "block_sparse_attention.cpp")]
 
 
 def _build_flags() -> list[str]:
@@ -150,7 +152,7 @@ def load() -> bool:
     try:
         directory = build_directory()
         with _exclusive_build(directory):
-            cpp_extension.load(name=library_name(), sources=_SOURCES, is_python_module=False,
+            cpp_extension.load(name=library_name(), sources=SOURCES, is_python_module=False,
                                extra_cflags=_build_flags(), build_directory=str(directory), verbose=False)
     except (OSError, RuntimeError, ImportError) as exc:  # no compiler, headers, or a failed build
         log.warning("CPU C++ kernels unavailable, using the torch reference: %s", exc)

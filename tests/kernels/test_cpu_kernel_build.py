@@ -1,8 +1,10 @@
-"""The C++ kernels' build: named by its sources, and never stalled by a build that was killed midway."""
+"""The C++ kernels' build: named by its sources, never stalled by a build that was killed midway, and run ahead of
+the first start by ``make install`` (``python -m kernels.cpu.build``), saying how far it is."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kernels import cpu
+from kernels.cpu.build import BuildProgress
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,3 +90,52 @@ def test_a_new_compile_cache_takes_the_build_this_machine_already_has(built: Pat
     library = f"{built.name}.so"
     assert (Path(directory) / library).stat().st_mtime == (built / library).stat().st_mtime
     assert not (Path(directory) / "lock").exists()
+
+
+def test_build_progress_reports_each_source_compiled_once(tmp_path: Path) -> None:
+    lines: list[str] = []
+    progress = BuildProgress(tmp_path, lines.append)
+    progress.poll()
+    assert lines == []  # nothing compiled yet
+    objects = [f"{Path(source).stem}.o" for source in cpu.SOURCES]
+    (tmp_path / objects[0]).touch()
+    (tmp_path / "unrelated.o").touch()  # not one of the build's sources
+    progress.poll()
+    progress.poll()
+    (tmp_path / objects[1]).touch()
+    (tmp_path / objects[2]).touch()
+    progress.poll()
+    assert [line.split(" (")[0] for line in lines] == [f"1 of {len(objects)} sources compiled",
+                                                       f"3 of {len(objects)} sources compiled"]
+    assert all(re.fullmatch(r".* \(\d+ s\)", line) for line in lines)
+
+
+def test_the_install_step_finds_a_finished_build(built: Path, tmp_path: Path) -> None:
+    extensions = tmp_path / "extensions"
+    shutil.copytree(built, extensions / built.name, symlinks=True)
+    done = _build_in_child(extensions)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(rf"warden: C\+\+ kernels: cache hit \({extensions / built.name}\) in \d+\.\d s",
+                        done.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.slow  # a whole build: minutes of compiling
+def test_the_install_step_builds_into_an_empty_cache_and_says_how_far_it_is(built: Path, tmp_path: Path) -> None:
+    extensions = tmp_path / "extensions"
+    done = _build_in_child(extensions)
+    assert done.returncode == 0, done.stderr
+    lines = [line.removeprefix("warden: C++ kernels: ") for line in done.stderr.splitlines()
+             if line.startswith("warden: C++ kernels: ")]
+    total = len(cpu.SOURCES)
+    assert re.fullmatch(rf"building {total} sources with \d+ parallel jobs \(est\. \d+ s .*\)", lines[0])
+    counts = [int(line.split(" of ")[0]) for line in lines[1:-1]]
+    assert counts and counts == sorted(set(counts)) and counts[-1] <= total, lines
+    assert re.fullmatch(rf"built into {extensions / built.name} in \d+\.\d s", lines[-1])
+    assert (extensions / built.name / f"{built.name}.so").is_file()
+
+
+def _build_in_child(extensions: Path) -> subprocess.CompletedProcess[str]:
+    """``make install``'s kernel step (``python -m kernels.cpu.build``) with ``extensions`` as torch's cache."""
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(extensions)}
+    return subprocess.run([sys.executable, "-m", "kernels.cpu.build"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=1200)
