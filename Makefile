@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 KERNELS_STAMP := $(VENV)/.kernels-built
 PYTEST_ARGS ?=
 
-.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-llamacpp chaos chaos-full train-injection clean
+.PHONY: install serve test lint lock bench bench-engine bench-guardrails bench-ratelimit bench-structured bench-kernels bench-serve bench-prefix bench-spec bench-agreement bench-cpu-linears bench-replicas bench-gateway bench-aiperf bench-llamacpp chaos chaos-full train-injection clean
 
 $(STAMP): requirements-pip.lock requirements.lock requirements-model.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -86,6 +86,11 @@ bench-replicas: install
 # engine (~20 min); uses WARDEN_DATABASE_URL / WARDEN_REDIS_URL when set.
 bench-gateway: install
 	$(BIN)/python -m bench.gateway_overhead
+
+# NVIDIA's AIPerf (installed into bench/.venv-aiperf from its hash lock) against the optimized Warden beside
+# bench.serve's own client on the same agentic trace and levels: do their TTFT/ITL/tok/s agree within 10%? (~40 min)
+bench-aiperf: install
+	$(BIN)/python -m bench.aiperf
 
 # Warden vs llama.cpp's server on the same GGUF file and threads (builds llama-server into bench/.llamacpp once,
 # ~5 min on 2 cores; then ~10 min).

@@ -4,7 +4,8 @@ request the way AIPerf does (TTFT to the first content chunk; ITL = (last - firs
 Turns of one session go one at a time, in order (a turn's prompt includes what the previous one left in the
 prefix cache), each ``think_s`` after the previous one's answer ended (the agent's tool call and thinking); up to
 ``concurrency`` requests of different sessions are in flight at once, earliest first. A session thinking holds no
-slot: another session's turn takes it.
+slot: another session's turn takes it. With ``session_slots`` a slot is a session's from its first turn to its last,
+think time included: AIPerf's concurrency, which ``bench.aiperf`` measures against.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ Send = Callable[[int, TraceEntry], Awaitable[RequestResult]]
 
 
 async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send,
-                 think_s: float = 0.0) -> tuple[list[RequestResult], float]:
+                 think_s: float = 0.0, *, session_slots: bool = False) -> tuple[list[RequestResult], float]:
     """Every entry once; returns the results in trace order and the wall time from the first send to the last
     completion."""
     if concurrency < 1:
@@ -77,6 +78,7 @@ async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send,
             continue
         waits_for.append(previous_turn.get(entry.session_id))
         previous_turn[entry.session_id] = index
+    last_turns = set(previous_turn.values())
     results: list[RequestResult | None] = [None] * len(entries)
     started = time.perf_counter()
 
@@ -86,10 +88,22 @@ async def replay(entries: Sequence[TraceEntry], concurrency: int, send: Send,
             if before is not None:
                 await done[before].wait()
                 await asyncio.sleep(think_s)
+            if session_slots and entries[index].session_id is not None:
+                await run_holding_session_slot(index, first=before is None)
+                return
             async with slots:
                 results[index] = await send(index, entries[index])
         finally:
             done[index].set()  # a failed turn must not stall the rest of its session
+
+    async def run_holding_session_slot(index: int, *, first: bool) -> None:
+        if first:
+            await slots.acquire()
+        try:
+            results[index] = await send(index, entries[index])
+        finally:
+            if index in last_turns:
+                slots.release()
 
     await asyncio.gather(*(run(i) for i in range(len(entries))))
     wall = time.perf_counter() - started
