@@ -41,6 +41,7 @@ from gateway.lifecycle import router as lifecycle_router
 from gateway.mcp.admin_router import router as mcp_admin_router
 from gateway.mcp.endpoint import McpEndpoint
 from gateway.openai.hooks import InputGuard, OutputGuard
+from gateway.openai.router import hot_routes
 from gateway.openai.router import router as openai_router
 from gateway.parent_watch import watch_parent
 from gateway.policystore.cache import PolicyResolver
@@ -193,6 +194,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     # First in line: matching a path against the included routers costs about half a millisecond per request, which
     # every MCP call would otherwise pay before reaching its route.
     app.router.routes.insert(0, mcp_endpoint.route())
+    app.router.routes[0:0] = hot_routes()  # the /v1 calls, likewise (gateway.openai.router)
 
     async def audit_edge_refusal(scope: Scope, stage: str, status: int, **details: object) -> None:
         services: GatewayServices | None = getattr(app.state, "services", None)

@@ -1,10 +1,18 @@
 """The /v1 routes. Bodies are parsed inside the handler (not by FastAPI) so that a malformed request is
-refused and audited through the same path as every other outcome."""
+refused and audited through the same path as every other outcome.
+
+The two call routes are also served as plain Starlette routes (``hot_routes``) that the app puts first in line:
+FastAPI's dispatch to an included router's route (matching each included router, then its request handler and
+dependency resolution, for a route that has none) costs the event loop more per call than the whole floor of the
+overhead bench. Their APIRoutes stay for the OpenAPI document; exceptions still reach the app's handlers (Starlette's
+request wrapper looks them up the same way).
+"""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from gateway.openai.dependencies import ServicesDep, services_of
 from gateway.openai.openai_surfaces import CHAT_COMPLETIONS, COMPLETIONS
@@ -27,3 +35,9 @@ async def chat_completions(request: Request) -> Response:
 @router.post("/completions", openapi_extra=openapi_request_body(CompletionRequest))
 async def completions(request: Request) -> Response:
     return await handle_call(services_of(request), request, COMPLETIONS)
+
+
+def hot_routes() -> list[Route]:
+    """``chat_completions`` and ``completions`` as plain routes, for the app to match before its included routers."""
+    return [Route(f"{router.prefix}/chat/completions", chat_completions, methods=["POST"], include_in_schema=False),
+            Route(f"{router.prefix}/completions", completions, methods=["POST"], include_in_schema=False)]

@@ -117,6 +117,19 @@ def test_unknown_routes_and_methods_keep_the_error_shape(client: TestClient) -> 
     _assert_openai_error(client.get("/v1/chat/completions"), 405)
 
 
+def test_call_routes_are_matched_first_and_stay_documented(client: TestClient) -> None:
+    """The /v1 call routes are plain routes ahead of the included routers (``gateway.openai.router.hot_routes``),
+    while the OpenAPI document still describes them from their APIRoutes."""
+    first = [(route.path, route.methods) for route in client.app.router.routes[:2]]  # type: ignore[attr-defined]
+    assert first == [("/v1/chat/completions", {"POST"}), ("/v1/completions", {"POST"})]
+    paths = client.get("/openapi.json").json()["paths"]
+    assert "requestBody" in paths["/v1/chat/completions"]["post"]
+    assert "requestBody" in paths["/v1/completions"]["post"]
+    refused = client.get("/v1/completions")
+    _assert_openai_error(refused, 405)
+    assert refused.headers["allow"] == "POST"
+
+
 def test_client_request_id_is_kept_when_sane(client: TestClient) -> None:
     response = client.get("/v1/models", headers={"x-request-id": "abc-123"})
     assert response.headers[REQUEST_ID_HEADER] == "abc-123"
