@@ -3,8 +3,8 @@ refused and audited through the same path as every other outcome.
 
 The two call routes are also served as plain Starlette routes (``hot_routes``) that the app puts first in line:
 FastAPI's dispatch to an included router's route (matching each included router, then its request handler and
-dependency resolution, for a route that has none) costs the event loop more per call than the whole floor of the
-overhead bench. Their APIRoutes stay for the OpenAPI document; exceptions still reach the app's handlers (Starlette's
+dependency resolution, for a route that has none) is CPU on the event loop that every call would pay for nothing
+these routes use. Their APIRoutes stay for the OpenAPI document; exceptions still reach the app's handlers (Starlette's
 request wrapper looks them up the same way).
 """
 
