@@ -300,7 +300,23 @@ def versus_floor(results: dict[str, dict[str, Any]], floor: str = "floor") -> No
         row["ratio_to_floor"] = {k: (own[k] / base[k]) if own[k] and base[k] else None for k in ("p50", "p99")}
 
 
+def unpack_commit(revision: str, into: Path) -> str:
+    """``revision``'s tree of this repository unpacked into ``into`` (``git archive``); its full commit id."""
+    repo = Path(__file__).resolve().parent.parent
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", f"{revision}^{{commit}}"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    into.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "-C", str(repo), "archive", commit], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(into)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise RuntimeError(f"git archive {commit} failed")
+    return commit
+
+
 async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
+    if args.baseline_commit is not None:
+        args.baseline_label = unpack_commit(args.baseline_commit, stack.workdir / "baseline")
+        args.baseline_tree = stack.workdir / "baseline"
     cert, key = ensure_certificate(stack.workdir / "tls", None, None)
     tls = ssl.create_default_context(cafile=str(cert))
     database_url, redis_url = args.database_url or None, args.redis_url or None
@@ -536,9 +552,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server-rate", type=float, default=200.0)
     parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
+    parser.add_argument("--baseline-commit", default=None,
+                        help="also warden_core served from this commit of the repository (unpacked by the bench into "
+                             "its work directory): before and after, side by side in one run; the results name it")
     parser.add_argument("--baseline-tree", type=Path,
-                        help="also warden_core served from this checkout (e.g. `git archive <commit>` unpacked): "
-                             "before and after, side by side in one run")
+                        help="the same from a checkout already on disk (then --baseline-label says what it is)")
     parser.add_argument("--baseline-label", default=None, help="what --baseline-tree is (its commit), recorded")
 
 
