@@ -1,11 +1,13 @@
 """Start time of the ``fast`` profile's compiled engine, first and second start in one compile cache, and its
 decode speed: ``background`` and ``foreground`` start from nothing at all (the C++ kernels built too, as on a new
 machine), serving uncompiled at once while a child process compiles (``engine.worker.background_compile``), or
-compiling before serving; ``whole`` (graphs saved whole and loaded without tracing, compiled in the foreground),
-``traced`` (unfrozen but traced by dynamo at every start) and ``frozen`` start with this machine's C++ kernels
-copied in.
+compiling before serving; ``installed`` is ``background`` after ``make install``'s kernel build (``python -m
+kernels.cpu.build`` into an empty extension cache, timed as ``install_build``), so its first start copies the
+kernels into its empty compile cache instead of building them; ``whole`` (graphs saved whole and loaded without
+tracing, compiled in the foreground), ``traced`` (unfrozen but traced by dynamo at every start) and ``frozen``
+start with this machine's C++ kernels copied in.
 
-    python -m bench.start_time [--arms background,foreground,whole,traced,frozen] [--threads 1]
+    python -m bench.start_time [--arms installed,background,foreground,whole,traced,frozen] [--threads 1]
                                [--out bench/results/start_time.json]
 
 Each start is a new process, as ``warden serve`` would start: ``ready_s`` is from the process's start to the engine
@@ -33,8 +35,10 @@ from typing import Any
 
 from bench.provenance import write_results
 
-ARMS = ("background", "foreground", "whole", "traced", "frozen")
+ARMS = ("installed", "background", "foreground", "whole", "traced", "frozen")
 FROM_NOTHING = ("background", "foreground")  # arms whose first start builds the C++ kernels too
+INSTALLED = "installed"  # the arm whose kernels `make install` built into an empty extension cache first
+BACKGROUND = ("background", INSTALLED)  # arms serving uncompiled while a child compiles
 DECODE_TOKENS = 64
 
 
@@ -52,7 +56,7 @@ def _child(cache: str, arm: str, threads: int, decode: bool) -> None:
     from engine.sampling_params import SamplingParams
 
     llm = LLM(EngineConfig(profile="fast", compile_cache_dir=cache, num_threads=threads,
-                           compile_in_background=arm == "background"))
+                           compile_in_background=arm in BACKGROUND))
     ready = time.perf_counter() - started
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     report: dict[str, Any] = {
@@ -91,12 +95,31 @@ def _child(cache: str, arm: str, threads: int, decode: bool) -> None:
     print(json.dumps(report))
 
 
-def _start(cache: Path, arm: str, threads: int, decode: bool) -> dict[str, Any]:
+def _install_build(extensions: Path) -> dict[str, Any]:
+    """``make install``'s kernel build into the empty extension cache ``extensions``: wall and compiler CPU time."""
+    env = {**os.environ, "TORCH_EXTENSIONS_DIR": str(extensions)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "kernels.cpu.build"], capture_output=True, text=True, timeout=2400,
+                          env=env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"kernel build failed:\n{done.stderr[-3000:]}")
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": round(wall, 1), "cpu_s": round(cpu_s, 1), "load_1min": os.getloadavg()[0],
+            "lines": [line.removeprefix("warden: ") for line in done.stderr.splitlines()
+                      if line.startswith("warden: ")]}
+
+
+def _start(cache: Path, arm: str, threads: int, decode: bool, extensions: Path | None = None) -> dict[str, Any]:
     command = [sys.executable, "-m", "bench.start_time", "--child", str(cache), "--arms", arm, "--threads",
                str(threads)] + (["--decode"] if decode else [])
     env = dict(os.environ)
     if arm in FROM_NOTHING:  # no build of the kernels to copy in: the extension root is the (empty) cache's own
         env["TORCH_EXTENSIONS_DIR"] = str(cache / "extensions")
+    elif extensions is not None:  # the build `make install` left: the start copies it into its compile cache
+        env["TORCH_EXTENSIONS_DIR"] = str(extensions)
     done = subprocess.run(command, capture_output=True, text=True, timeout=2400, env=env)
     if done.returncode != 0:
         raise SystemExit(f"start failed ({arm}):\n{done.stderr[-3000:]}")
@@ -121,19 +144,28 @@ def main() -> None:
         parser.error(f"unknown arms {sorted(unknown)}; choose from {', '.join(ARMS)}")
     from kernels import cpu
 
-    if set(arms) - set(FROM_NOTHING):
+    if set(arms) - set(FROM_NOTHING) - {INSTALLED}:
         cpu.load()  # this machine's C++ kernels, built now if they are not: those arms' first starts copy them
     out = Path(args.out)
     try:
-        results: dict[str, Any] = json.loads(out.read_text()).get("arms", {})
+        earlier: dict[str, Any] = json.loads(out.read_text())
     except (OSError, ValueError):
-        results = {}
+        earlier = {}
+    results: dict[str, Any] = earlier.get("arms", {})
+    # Notes and reruns added beside the arms (as "background_rerun") stay; provenance is this run's.
+    kept = {key: value for key, value in earlier.items() if key not in ("arms", "provenance")}
     with tempfile.TemporaryDirectory(prefix="warden-start-time-") as root:
         for arm in arms:
             cache = Path(root) / arm
-            first = _start(cache, arm, args.threads, decode=False)
-            second = _start(cache, arm, args.threads, decode=True)
+            installed = Path(root) / "installed-extensions" if arm == INSTALLED else None
+            build = _install_build(installed) if installed is not None else None
+            first = _start(cache, arm, args.threads, decode=False, extensions=installed)
+            second = _start(cache, arm, args.threads, decode=True, extensions=installed)
             results[arm] = {"first_start": first, "second_start": second}
+            if build is not None:
+                results[arm]["install_build"] = build
+                print(f"{arm:9s} install build {build['wall_s']} s ({build['cpu_s']} CPU s), load "
+                      f"{build['load_1min']:.1f}", flush=True)
             results[arm]["command"] = f"python -m bench.start_time --arms {arm} --threads {args.threads}"
             print(f"{arm:9s} first start {first['ready_s']:6.1f} s (compile {first['compile_s']:.1f} s, compiled "
                   f"at {first.get('compiled_s', first['ready_s'])} s), second "
@@ -142,10 +174,10 @@ def main() -> None:
                   f"decode "
                   f"{second['decode_tok_s_1_streams']} / {second['decode_tok_s_8_streams']} tok/s at 1 / 8 streams, "
                   f"load {first['load_1min']:.1f} -> {second['load_1min']:.1f}", flush=True)
-            write_results(out, {  # after each arm: a long run interrupted keeps what it measured
+            write_results(out, {**kept,  # after each arm: a long run interrupted keeps what it measured
                 "threads": args.threads, "decode_tokens": DECODE_TOKENS, "arms": results,
                 "model": "SmolLM2-135M-Instruct (the default), profile fast (bf16, int4 layers, int8 head, compiled)",
-                "from_nothing": list(FROM_NOTHING)})
+                "from_nothing": list(FROM_NOTHING), "installed": INSTALLED})
 
 
 if __name__ == "__main__":

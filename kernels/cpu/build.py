@@ -22,8 +22,8 @@ from types import TracebackType
 
 from kernels import cpu
 
-# The compilers' CPU seconds for a whole build on an AVX-512 EPYC (bench/results/start_time.json, "kernel_build"):
-# only for the estimate printed before a build; the wall time divides it among the cores the compilers get.
+# The compilers' CPU seconds for a whole build on an AVX-512 EPYC (bench/results/start_time.json, the "installed"
+# arm's "install_build"): only for the estimate printed before a build; the wall time divides it among the cores.
 BUILD_CPU_S = 110.0
 POLL_S = 1.0  # how often BuildProgress looks for new object files
 
