@@ -39,6 +39,7 @@ import contextlib
 import hashlib
 import json
 import os
+import resource
 import ssl
 import subprocess
 import sys
@@ -58,7 +59,7 @@ from bench.provenance import write_results
 from bench.serve import DEFAULT_TRACE, Target, level_entries, start_targets, think_time_s
 from bench.serve_prompts import PromptSynthesizer
 from bench.serve_replay import ChatStreamer, RequestResult, replay
-from bench.serve_stats import LevelSummary, summarize
+from bench.serve_stats import summarize
 from bench.traces.mooncake import TraceEntry, block_reuse, read_trace
 
 HERE = Path(__file__).parent
@@ -146,17 +147,21 @@ def aiperf_command(executable: Path, target: Target, *, tokenizer: str, input_fi
             "--no-server-metrics", "--ui", "none", "--artifact-dir", str(artifacts)]
 
 
-def run_aiperf(command: list[str], *, cert: Path, hub_cache: Path, log: Path) -> Path:
-    """Run one ``aiperf profile``; returns its summary export. The key is on the command line, so the command is
-    never printed; AIPerf's own log redacts it."""
+def run_aiperf(command: list[str], *, cert: Path, hub_cache: Path, log: Path) -> tuple[Path, float]:
+    """Run one ``aiperf profile``; returns its summary export and the CPU seconds its processes used (what the load
+    generator takes from the server on a small machine). The key is on the command line, so the command is never
+    printed; AIPerf's own log redacts it."""
     env = {**os.environ, "SSL_CERT_FILE": str(cert), "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(hub_cache),
            "TOKENIZERS_PARALLELISM": "false"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with log.open("ab") as out:
         finished = subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     export = Path(command[command.index("--artifact-dir") + 1]) / "profile_export_aiperf.json"
     if finished.returncode != 0 or not export.exists():
         raise RuntimeError(f"aiperf profile failed (exit {finished.returncode}); see {log}")
-    return export
+    return export, cpu_s
 
 
 @dataclass(frozen=True)
@@ -182,18 +187,23 @@ async def replay_level(endpoint: Endpoint, entries: list[TraceEntry], messages: 
         return await replay(entries, concurrency, send, think_s=think_s, session_slots=True)
 
 
-def replay_level_blocking(*args: Any) -> tuple[list[RequestResult], float]:
-    return asyncio.run(replay_level(*args))
+def replay_level_blocking(*args: Any) -> tuple[list[RequestResult], float, float]:
+    """The level's results, wall time and the client thread's CPU seconds."""
+    cpu = time.thread_time()
+    results, wall = asyncio.run(replay_level(*args))
+    return results, wall, time.thread_time() - cpu
 
 
 def serve_level(endpoint: Endpoint, synth: PromptSynthesizer, entries: list[TraceEntry], concurrency: int, *,
-                salt: int, seed: int, think_s: float, child: ProcessPoolExecutor | None) -> LevelSummary:
+                salt: int, seed: int, think_s: float, child: ProcessPoolExecutor | None) -> dict[str, Any]:
     """bench.serve's measurement of one level: in this process, beside the gateway's thread, as bench.serve runs
     (``child`` None), or in ``child``, a process of its own as AIPerf's client is."""
     messages = [synth.messages(entry, salt) for entry in entries]
     args = (endpoint, entries, messages, concurrency, seed, think_s)
-    results, wall = child.submit(replay_level_blocking, *args).result() if child else replay_level_blocking(*args)
-    return summarize(concurrency, results, wall, bench_serve.DEFAULT_SLO)
+    results, wall, cpu_s = child.submit(replay_level_blocking, *args).result() if child \
+        else replay_level_blocking(*args)
+    return {**summarize(concurrency, results, wall, bench_serve.DEFAULT_SLO).to_json(),
+            "client_cpu_s": round(cpu_s, 2)}
 
 
 def summary_for_serve_json(report: dict[str, Any], results: Path) -> dict[str, Any]:
@@ -320,21 +330,21 @@ def main(argv: list[str] | None = None) -> int:
                         input_file = run_dir / "trace.jsonl"
                         input_file.write_text("".join(json.dumps(row) + "\n" for row in aiperf_rows(
                             level, synth, salt=runs, seed=args.seed, think_s=think_s)), encoding="utf-8")
-                        export = run_aiperf(aiperf_command(
+                        export, cpu_s = run_aiperf(aiperf_command(
                             executable, target, tokenizer=repo_id, input_file=input_file, concurrency=concurrency,
                             requests=len(level), artifacts=run_dir / "artifacts", seed=args.seed),
                             cert=target.cert, hub_cache=hub_cache, log=run_dir / "aiperf.log")
-                        figures = read_export(export).to_json()
+                        figures = {**read_export(export).to_json(), "client_cpu_s": round(cpu_s, 2)}
                     else:
-                        summary = serve_level(endpoint, synth, level, concurrency, salt=runs, seed=args.seed,
+                        figures = serve_level(endpoint, synth, level, concurrency, salt=runs, seed=args.seed,
                                               think_s=think_s, child=child if tool == "bench_serve_process" else None)
-                        figures = summary.to_json()
                     load = [round(x, 2) for x in os.getloadavg()]
                     rows[concurrency].append({"round": round_index, "tool": tool, "salt": runs,
                                               "figures": figures, "load_average": load})
                     print(f"  round {round_index} c={concurrency:<2} {tool:<19} TTFT p50 {figures['ttft_p50_ms']} "
                           f"p90 {figures['ttft_p90_ms']} ms  ITL p50 {figures['itl_p50_ms']} ms  "
-                          f"{figures['output_tok_s']} tok/s  (load {load[0]})", flush=True)
+                          f"{figures['output_tok_s']} tok/s  client CPU {figures['client_cpu_s']} s  (load {load[0]})",
+                          flush=True)
                     write_results(args.out, build_report(rows, levels, target=target, complete=False,
                                                          settings=settings, trace=trace, command=command),
                                   command=command)

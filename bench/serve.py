@@ -422,10 +422,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trace {args.trace} (block {block_size}, output x{args.output_scale}, think {think_s:g} s); levels: "
           + ", ".join(f"c={c}: {len(v)} req, reuse {block_reuse(v):.0%}" for c, v in levels.items()), flush=True)
 
+    kept = kept_sections(args.out)
+
     def report_of(targets: dict[str, Target], rows: dict[str, list[dict[str, Any]]],
                   scraped: dict[str, dict[str, float]], complete: bool) -> dict[str, Any]:
-        return build_report(args, targets, rows, scraped, slo=slo, complete=complete, levels=levels, meta=meta,
-                            think_s=think_s, load_at_start=load_at_start, elapsed_s=time.perf_counter() - started)
+        return {**build_report(args, targets, rows, scraped, slo=slo, complete=complete, levels=levels, meta=meta,
+                               think_s=think_s, load_at_start=load_at_start,
+                               elapsed_s=time.perf_counter() - started), **kept}
 
     with contextlib.ExitStack() as stack:
         targets = start_targets(stack, names, engines, args.engine_threads, levels)
@@ -442,6 +445,16 @@ def main(argv: list[str] | None = None) -> int:
                                              "guardrails_on_over_off_at_slo", "at_slo")}))
     print(f"wrote {args.out} and {args.plot} in {report['settings']['elapsed_s']:.0f} s")
     return 0
+
+
+KEPT = ("aiperf",)  # what other benchmarks attach to the results file (bench.aiperf's comparison): a rerun keeps it
+
+
+def kept_sections(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    previous = json.loads(path.read_text(encoding="utf-8"))
+    return {key: previous[key] for key in KEPT if key in previous}
 
 
 def build_report(args: argparse.Namespace, targets: dict[str, Target], rows: dict[str, list[dict[str, Any]]],
