@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
@@ -67,38 +66,9 @@ def prepare_kernels(device: torch.device, *, enabled: bool = True) -> None:
         return
     from kernels.cpu import build
 
-    library = build.library_path()
-    before = _mtime(library)
-    announce = build.describe_build() if before is None else None
-    with phase("C++ kernels", enabled=enabled, announce=announce) as current:
-        with _build_progress(library.parent, building=before is None, enabled=enabled):
-            dispatch.prepare(device)
-        after = _mtime(library)
-        if after is None:
-            current.outcome = "unavailable (no C++ toolchain: the torch reference serves)"
-        elif before == after:
-            current.outcome = f"cache hit ({library.parent})"
-        else:
-            current.outcome = f"built into {library.parent}"
-
-
-@contextmanager
-def _build_progress(directory: Path, *, building: bool, enabled: bool) -> Iterator[None]:
-    """One line per source compiled while the block builds the kernels (nothing for a cache hit)."""
-    if not (building and enabled):
-        yield
-        return
-    from kernels.cpu.build import BuildProgress
-
-    with BuildProgress(directory, lambda line: say(f"C++ kernels: {line}")):
-        yield
-
-
-def _mtime(path: Path) -> float | None:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return None
+    with phase("C++ kernels", enabled=enabled) as current:
+        current.outcome = build.build_or_load(lambda line: say(f"C++ kernels: {line}", enabled=enabled))
+        dispatch.prepare(device)
 
 
 def describe_serving(config: EngineConfig) -> str:

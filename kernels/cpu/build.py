@@ -28,11 +28,6 @@ BUILD_CPU_S = 110.0
 POLL_S = 1.0  # how often BuildProgress looks for new object files
 
 
-def built() -> bool:
-    """Whether this machine's build of these sources is already in the extension cache (a start only loads it)."""
-    return library_path().is_file()
-
-
 def library_path() -> Path:
     """The shared library the build produces (under ``TORCH_EXTENSIONS_DIR``)."""
     return cpu.build_directory() / f"{cpu.library_name()}.so"
@@ -63,24 +58,24 @@ def describe_build() -> str:
 
 class BuildProgress:
     """While a build runs, reports each source compiled (``"3 of 9 sources compiled (41 s)"``), from the object
-    files torch's builder writes into ``directory``: the builder itself says nothing until it ends. ``poll`` reports
-    what is new; as a context manager a thread polls every ``POLL_S`` until the block ends."""
+    files torch's builder writes into ``directory``: the builder itself says nothing until it ends. Only objects
+    written since this watcher was made count (not those of an earlier or killed build, which ninja may compile
+    again). ``poll`` reports what is new; as a context manager a thread polls every ``POLL_S`` until the block ends."""
 
     def __init__(self, directory: Path, report: Callable[[str], None]) -> None:
         self.directory = directory
         self.report = report
-        self.objects = {f"{Path(source).stem}.o" for source in cpu.SOURCES}
+        self.objects = [directory / f"{Path(source).stem}.o" for source in cpu.SOURCES]
         self.reported = 0
+        # Modification times are wall-clock times from the kernel's coarse clock, up to a tick behind time.time().
+        self.since = time.time() - 1.0
         self.started = time.perf_counter()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="warden-kernel-build-progress", daemon=True)
 
     def compiled(self) -> int:
-        """How many of the sources have their object file in the build directory."""
-        try:
-            return sum(1 for path in self.directory.iterdir() if path.name in self.objects)
-        except OSError:  # not created yet
-            return 0
+        """How many of the sources have been compiled into the build directory since this watcher was made."""
+        return sum(1 for path in self.objects if (_mtime(path) or 0.0) >= self.since)
 
     def poll(self) -> None:
         count = self.compiled()
@@ -93,8 +88,6 @@ class BuildProgress:
             self.poll()
 
     def __enter__(self) -> BuildProgress:
-        self.started = time.perf_counter()
-        self.reported = self.compiled()  # objects a killed build left behind are not this build's progress
         self._thread.start()
         return self
 
@@ -104,8 +97,33 @@ class BuildProgress:
         self._thread.join()
 
 
+def build_or_load(report: Callable[[str], None]) -> str:
+    """Build (announced, with each source compiled reported) or find the kernels, and load them; what happened, in
+    the words of a start-up line: ``cache hit (<dir>)``, ``built into <dir>``, or ``unavailable (...)``. An engine's
+    start and ``make install`` say the same."""
+    library = library_path()
+    before = _mtime(library)
+    if before is None:
+        report(describe_build())
+    # Watched even when the library exists: sources with newer modification times (a branch switched and back)
+    # are compiled again, and that build reports its progress too.
+    with BuildProgress(library.parent, report):
+        ok = cpu.load()
+    if not ok:  # cpu.load warned why
+        return "unavailable (no C++ toolchain or a failed build: the torch reference serves)"
+    return f"cache hit ({library.parent})" if _mtime(library) == before else f"built into {library.parent}"
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
 def main() -> int:
-    """Build (or find) the kernels now; one line on stderr says which, as an engine's start would."""
+    """Build (or find) the kernels now, saying so on stderr as an engine's start would; exit status 0 even where
+    they cannot be built (the torch reference serves there)."""
     def say(line: str) -> None:
         print(f"warden: C++ kernels: {line}", file=sys.stderr, flush=True)
 
@@ -113,18 +131,8 @@ def main() -> int:
         say("not built (WARDEN_KERNELS=reference)")
         return 0
     started = time.perf_counter()
-    hit = built()
-    if hit:
-        ok = cpu.load()
-    else:
-        say(describe_build())
-        with BuildProgress(cpu.build_directory(), say):
-            ok = cpu.load()
-    if not ok:  # cpu.load warned why
-        say("unavailable (the torch reference serves)")
-    else:
-        where = library_path().parent
-        say(f"{f'cache hit ({where})' if hit else f'built into {where}'} in {time.perf_counter() - started:.1f} s")
+    outcome = build_or_load(say)
+    say(f"{outcome} in {time.perf_counter() - started:.1f} s")
     return 0
 
 

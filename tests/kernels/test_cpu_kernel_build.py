@@ -93,11 +93,14 @@ def test_a_new_compile_cache_takes_the_build_this_machine_already_has(built: Pat
 
 
 def test_build_progress_reports_each_source_compiled_once(tmp_path: Path) -> None:
+    objects = [f"{Path(source).stem}.o" for source in cpu.SOURCES]
+    stale = tmp_path / objects[-1]  # left by an earlier (or killed) build: not this build's progress
+    stale.touch()
+    os.utime(stale, (stale.stat().st_atime - 3600, stale.stat().st_mtime - 3600))
     lines: list[str] = []
     progress = BuildProgress(tmp_path, lines.append)
     progress.poll()
     assert lines == []  # nothing compiled yet
-    objects = [f"{Path(source).stem}.o" for source in cpu.SOURCES]
     (tmp_path / objects[0]).touch()
     (tmp_path / "unrelated.o").touch()  # not one of the build's sources
     progress.poll()
