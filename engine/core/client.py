@@ -12,8 +12,15 @@ arrived itself. A request on a loop other than the reading one gets its deltas t
 Reading is eager, as the core sends; while the reading loop is busy, the core's messages wait in the pipe or socket
 (a pipe is enlarged to 1 MiB, where the system allows, for that).
 
-When the core goes away (its process dies, its thread exits, the pipe breaks, the stream is corrupt) every waiting
-``generate`` gets ``EngineDeadError`` at once, and so does every later call.
+Sending never blocks and never fails on a full pipe or socket (``engine.core.frame_writer``): what the core has no
+room for yet is written by the reading loop as the core reads. A blocking send would stall the loop, and deadlock it
+with a core blocked sending to that loop; a failing one would take a busy core for a dead one.
+
+Liveness: the core is dead only when it has gone away: its process ended (the sentinel, or ``is_core_alive``), its
+end of the connection closed (end of stream, a broken pipe, a reset), or its stream is corrupt. Then every waiting
+``generate`` gets ``EngineDeadError`` at once, and so does every later call. Nothing else marks it dead: not a slow
+answer, not a full pipe, not a loop too busy to read for a while. A core that is alive but makes no progress is
+the supervisor's to judge (``gateway.replicas.watchdog``, by its heartbeat), which kills it: then it has ended.
 
 For supervisors (``gateway.replicas.watchdog``): ``has_work`` says whether the core owes this client outputs (requests
 sent whose last delta has not arrived; a delta waiting in this process for a slow reader is not the core's work), and
@@ -32,6 +39,7 @@ from typing import Any
 
 from engine.core.error_info import ErrorInfo
 from engine.core.frame_reader import FrameReader
+from engine.core.frame_writer import FrameWriter
 from engine.core.heartbeat import Heartbeat
 from engine.errors import EngineDeadError, InvalidRequestError
 from engine.metrics import EngineStats
@@ -75,11 +83,11 @@ class AsyncEngineClient:
         self.tokenizer = tokenizer
         self._inbox = inbox
         self._frames = FrameReader(outbox)
+        self._writer = FrameWriter(inbox)  # our sends from now on: never blocking, a full pipe is only backpressure
         self._is_core_alive = is_core_alive
         self._stop_core = stop_core
         self._sentinel = sentinel
         self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
-        self._send_lock = threading.Lock()
         self._read_lock = threading.Lock()  # one reader at a time: the reading loop, or a caller outside any loop
         self._home: asyncio.AbstractEventLoop | None = None  # the loop whose reader reads the core's messages
         self._dead_reason: str | None = None
@@ -92,6 +100,11 @@ class AsyncEngineClient:
     def is_alive(self) -> bool:
         self._watch()
         return self._dead_reason is None and self._is_core_alive()
+
+    @property
+    def dead_reason(self) -> str | None:
+        """Why the engine is taken for dead (None while it is not): what a supervisor logs."""
+        return self._dead_reason
 
     def stats(self) -> EngineStats | None:
         self._watch()
@@ -134,6 +147,7 @@ class AsyncEngineClient:
     async def abort(self, request_id: str) -> None:
         self._owed.discard(request_id)  # an aborted request is no longer work the caller waits for
         if self._dead_reason is None:
+            self._watch()
             with contextlib.suppress(EngineDeadError):
                 self._send(("abort", request_id))
 
@@ -141,9 +155,9 @@ class AsyncEngineClient:
         if self._closing:
             return
         self._closing = True
+        self._watch()  # the core's last messages and its end are read (and our last bytes sent) while it stops
         with contextlib.suppress(EngineDeadError):
             self._send(("shutdown",))
-        self._watch()  # the core's last messages and its end are read while it stops
         await asyncio.get_running_loop().run_in_executor(None, self._stop_core, 10.0)
         self._mark_dead("the engine was shut down")
         self._stop_reading()
@@ -159,12 +173,46 @@ class AsyncEngineClient:
             raise EngineDeadError(self._dead_reason or "engine dead")
 
     def _send(self, message: tuple[Any, ...]) -> None:
+        """Send ``message`` as far as the engine has room now; the rest is written by the reading loop as the engine
+        reads (``_flush``). Only a broken connection (the engine's end closed) is the engine's death."""
         try:
-            with self._send_lock:
-                self._inbox.send(message)
-        except (OSError, EOFError, ValueError) as exc:  # BrokenPipeError is an OSError; closed handle: ValueError
+            written = self._writer.send(message)
+        except (OSError, ValueError) as exc:  # BrokenPipeError and resets are OSErrors; a closed writer: ValueError
             self._mark_dead(f"the engine is unreachable: {exc}")
             raise EngineDeadError(self._dead_reason or "engine dead") from exc
+        if not written:
+            self._flush_later()
+
+    def _flush_later(self) -> None:
+        """Have the reading loop write what waits once the engine makes room (from whichever thread sends). With no
+        loop reading, the next one to take the reader over (``_watch``) does."""
+        home = self._home
+        if home is None or not home.is_running():
+            return
+        if home is _running_loop():
+            self._want_writable(home)
+        else:
+            with contextlib.suppress(RuntimeError):  # closed meanwhile: the next loop to read takes it over
+                home.call_soon_threadsafe(self._want_writable, home)
+
+    def _want_writable(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._writer.fileno >= 0 and self._writer.pending:
+            loop.add_writer(self._writer.fileno, self._flush, loop)
+
+    def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The engine made room: write what waits; stop watching once nothing does."""
+        try:
+            written = self._writer.flush()
+        except (OSError, ValueError) as exc:
+            self._unwatch_writable(loop)
+            self._mark_dead(f"the engine is unreachable: {exc}")
+            return
+        if written:
+            self._unwatch_writable(loop)
+
+    def _unwatch_writable(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._writer.fileno >= 0:
+            loop.remove_writer(self._writer.fileno)
 
     # --- reading ----------------------------------------------------------------------------------
     def _watch(self) -> None:
@@ -183,11 +231,13 @@ class AsyncEngineClient:
         loop.add_reader(self._frames.fileno, self._read, loop)
         if self._sentinel is not None:
             loop.add_reader(self._sentinel, self._core_exited, loop)
+        self._want_writable(loop)  # bytes a previous loop had not written yet
 
     def _unregister(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.remove_reader(self._frames.fileno)
         if self._sentinel is not None:
             loop.remove_reader(self._sentinel)
+        self._unwatch_writable(loop)
 
     def _read(self, here: asyncio.AbstractEventLoop | None, *, until_empty: bool = False) -> None:
         """Read the core's messages that have arrived and deliver them. ``here``: the loop this runs on, if any."""
@@ -229,11 +279,13 @@ class AsyncEngineClient:
                 return
             self._unregister(home)
         self._frames.close()
+        self._writer.close()
 
     def _stop_reading_here(self, loop: asyncio.AbstractEventLoop) -> None:
         if self._frames.fileno >= 0:
             self._unregister(loop)
             self._frames.close()
+            self._writer.close()
 
     def _dispatch(self, message: tuple[Any, ...], here: asyncio.AbstractEventLoop | None) -> None:
         kind = message[0]

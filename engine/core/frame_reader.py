@@ -6,7 +6,8 @@ message whose frame is complete: the same wire format as ``Connection.send`` (a 
 an 8-byte length for payloads over 2 GiB, then the pickle) and the same unpickler as ``Connection.recv``.
 
 A pipe's read end is switched to non-blocking (only its reader uses it; the writer holds another open file). A
-socket, whose one open file also carries the sends (which must block), is read with ``MSG_DONTWAIT`` instead.
+socket, whose one open file also carries the sends, is read with ``MSG_DONTWAIT``, so reading needs no switch of its
+own (the sends are non-blocking anyway: ``engine.core.frame_writer``).
 """
 
 from __future__ import annotations

@@ -4,17 +4,20 @@ Each request goes to the replica ``affinity.choose`` picks (its prefix cache, wi
 there: deltas, abort and errors all come from that replica. The pool counts requests in flight per replica itself,
 from the first delta requested to the stream's end, so routing needs no round trip to the engines.
 
-Liveness: the pool is alive while any replica is; new requests go to live replicas only. A request on a replica that
-dies before it sent a single delta is sent again to a live replica (the client has seen nothing, so nothing is
-duplicated); one that has streamed gets the replica's ``EngineDeadError``, as with a single engine. Given a
-``restart`` callable, the pool brings dead replicas back (``supervise``): without it a dead replica would stay dead
-while ``/healthz`` says 200 (degraded), and an orchestrator that restarts on 503 would never restart the gateway.
-Restarts back off (1 s doubling to 60 s) while a replica keeps dying young; a pool that only reconnects to
-hosts another process restarts (``restart_backoff_s=RECONNECT_BACKOFF_S``) retries every 2 s at most, so it is
-back within seconds of the host's socket answering again. Given ``watchdog_s``, the supervisor
-also kills a replica that has work and makes no progress for that long (``watchdog.StepWatchdog``), which turns a
-hang into a restart. A pool of one replica is how a single engine is supervised. ``stats()`` merges the replicas'
-snapshots, counting a replaced replica's last counters so totals never go backwards.
+Liveness: a replica is dead only when its engine has ended: its process exited, its connection closed, or the
+watchdog below killed it for making no progress while it had work (``engine.core.client`` says what its client
+counts as an end; a busy, slow or CPU-starved engine is none of these). The pool is alive while any replica is; new
+requests go to live replicas only. A request on a replica that dies before it sent a single delta is sent again to a
+live replica (the client has seen nothing, so nothing is duplicated); one that has streamed gets the replica's
+``EngineDeadError``, as with a single engine. Given a ``restart`` callable, the pool brings dead replicas back
+(``supervise``): without it a dead replica would stay dead while ``/healthz`` says 200 (degraded), and an
+orchestrator that restarts on 503 would never restart the gateway. Restarts back off (1 s doubling to 60 s) while a
+replica keeps dying young; a pool that only reconnects to hosts another process restarts
+(``restart_backoff_s=RECONNECT_BACKOFF_S``) retries every 2 s at most, so it is back within seconds of the host's
+socket answering again. Given ``watchdog_s``, the supervisor also kills a replica that has work and makes no
+progress for that long (``watchdog.StepWatchdog``), which turns a hang into a restart. A pool of one replica is how
+a single engine is supervised. ``stats()`` merges the replicas' snapshots, counting a replaced replica's last
+counters so totals never go backwards.
 
 Standby: given ``standby`` (a callable that starts one more engine, or returns None when none is to be kept, a
 decision it may take late), the pool keeps one engine started and idle beside
@@ -315,7 +318,8 @@ class ReplicaPool:
         dead = self.replicas[index]
         lived = time.monotonic() - self._started_at[index]
         delay, self._backoff[index] = restart_delay(lived, self._backoff[index], self._restart_bounds)
-        log.error("engine replica %d is dead (up %.0f s); restarting it in %.1f s", index, lived, delay)
+        log.error("engine replica %d is dead (up %.0f s: %s); restarting it in %.1f s", index, lived,
+                  getattr(dead, "dead_reason", None) or "its process ended", delay)
         try:
             await asyncio.sleep(delay)
             with contextlib.suppress(Exception):  # reap the dead process and close its pipes

@@ -8,6 +8,10 @@ or compiling at start, since a client exists only once the engine said it is rea
 appears or the counter last moved, whichever is later, so the bound is "no turn of the loop for ``timeout_s`` while
 requests wait": one long step (a long prompt's prefill chunk on a CPU, a recompilation) must fit in it.
 
+Hung is the only judgement made here: an engine starved of CPU still turns its loop, only slower, so its counter
+moves and it is never killed; a slow answer, a full pipe or a late reply is neither a hang nor (for its client,
+``engine.core.client``) a death.
+
 Only an engine in its own process can be killed (SIGKILL, which also ends a stopped process); one running in a thread
 of this process is not watched.
 """

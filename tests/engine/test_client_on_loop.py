@@ -11,7 +11,6 @@ import asyncio
 import multiprocessing as mp
 import os
 import pickle
-import socket
 import struct
 import subprocess
 import sys
@@ -26,6 +25,7 @@ import pytest
 from engine.core.client import AsyncEngineClient
 from engine.core.error_info import ErrorInfo
 from engine.core.frame_reader import READ_BYTES, FrameReader
+from engine.core.frame_writer import FrameWriter
 from engine.errors import EngineDeadError, InvalidRequestError
 from engine.metrics import EngineStats
 from engine.outputs import RequestOutput, Usage
@@ -108,14 +108,35 @@ def test_reading_never_waits_and_ends_at_eof(wire: tuple[Connection, Connection]
     frames.close()
 
 
-def test_the_socket_stays_blocking_for_sends() -> None:
-    # the client sends on the same socket it reads: MSG_DONTWAIT reads must not make its sends non-blocking
+# --- FrameWriter ---------------------------------------------------------------------------------------------------
+
+def test_a_full_wire_keeps_what_it_cannot_take_and_flush_sends_it_in_order(
+        wire: tuple[Connection, Connection]) -> None:
+    # a peer that does not read (busy, stopped) fills the wire: a send neither blocks nor fails, it waits for flush
+    theirs, ours = wire
+    writer = FrameWriter(ours)
+    big = "x" * 100_000
+    results = [writer.send(("add", i, big)) for i in range(40)]  # far more than a pipe or socket buffer holds
+    assert not all(results) and writer.pending > 0
+    received: list[Any] = []
+    reader = threading.Thread(target=lambda: received.extend(theirs.recv() for _ in range(40)), daemon=True)
+    reader.start()  # the peer reads again (on its own thread: a message may be larger than the wire holds)
+    while not writer.flush():
+        time.sleep(0.001)
+    reader.join(30)
+    assert writer.pending == 0
+    assert [message[1] for message in received] == list(range(40)) and received[-1][2] == big
+    writer.close()
+
+
+def test_a_send_to_a_closed_peer_raises() -> None:
     ours, theirs = mp.Pipe(duplex=True)
-    frames = FrameReader(ours)
-    assert socket.socket(fileno=os.dup(ours.fileno())).getblocking()
-    frames.close()
-    ours.close()
+    writer = FrameWriter(ours)
     theirs.close()
+    with pytest.raises(OSError):
+        writer.send(("add", 1))
+    writer.close()
+    ours.close()
 
 
 # --- the client over a core that speaks the wire protocol ---------------------------------------------------------
