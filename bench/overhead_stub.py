@@ -16,11 +16,14 @@ warm-up, while the others sit idle. Reported per target: latency percentiles (fr
 byte), their excess over the floor's and the ratio to it, Warden's own ``x-warden-overhead-ms`` and errors. Streams:
 the time from the stub engine's first delta to the client's first byte of it, at ``--stream-rate``. Server
 configurations (``--server-configs``): the floor and warden_core again under uvicorn with each event loop x HTTP
-parser pair. The machine's load average is recorded with every phase: the cores are shared, so the ratios to the
+parser pair. Servers (``--compare-servers``): the floor and warden_core under uvicorn and under granian, at
+``--server-rate``. Before and after (``--baseline-commit REV``): warden_core served from that commit too, side by
+side, and with ``--ab-rounds`` the two in alternating rounds, whose median CPU per request is the figure a change is
+judged by. The machine's load average is recorded with every phase: the cores are shared, so the ratios to the
 floor measured in the same run carry more than the absolute figures.
 
     WARDEN_DATABASE_URL=postgresql+psycopg://... WARDEN_REDIS_URL=redis://... \
-        python -m bench.gateway_overhead --stub-engine
+        python -m bench.gateway_overhead --stub-engine [--compare-servers] [--baseline-commit REV --ab-rounds 6]
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import platform
 import secrets
 import signal
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -301,9 +305,12 @@ def versus_floor(results: dict[str, dict[str, Any]], floor: str = "floor") -> No
 
 
 def unpack_commit(revision: str, into: Path) -> str:
-    """``revision``'s tree of this repository unpacked into ``into`` (``git archive``); its full commit id."""
+    """``revision``'s tree of this repository unpacked into ``into`` (``git archive``); its full commit id.
+    ``revision`` is anything git resolves to a commit; ``:/TEXT`` (the newest commit whose message matches TEXT) names
+    one in a command line without its hash, which results pages must not show (``docs/gen_benchmarks.py``)."""
     repo = Path(__file__).resolve().parent.parent
-    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", f"{revision}^{{commit}}"], check=True,
+    spec = revision if revision.startswith(":/") else f"{revision}^{{commit}}"  # ":/" takes the rest as its pattern
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", spec], check=True,
                             capture_output=True, text=True).stdout.strip()
     into.mkdir(parents=True)
     archive = subprocess.Popen(["git", "-C", str(repo), "archive", commit], stdout=subprocess.PIPE)
@@ -379,13 +386,16 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         rate = args.guarded_rate if name == "warden_guarded" else args.rate
         load[name] = await measure(server, tls, rate, args.duration, args.warmup_s)
     versus_floor(load)
+    alternated = await alternate_with_baseline(servers, tls, args) if args.ab_rounds and "warden_core_baseline" in \
+        servers else None
     compared: dict[str, Any] | None = None
     if args.compare_servers:
         env, socket_path = wardens["warden_core"]
         compared = await compare_servers(args, stack, tls, cert, key, env, socket_path,
                                          servers["warden_core"].api_key, short)
+    extra = {**({"servers": compared} if compared else {}), **({"ab_rounds": alternated} if alternated else {})}
     if args.only_core:
-        return {"load": load, **({"servers": compared} if compared else {})}
+        return {"load": load, **extra}
     # The same targets at a rate every one of them keeps up with: latency without queueing.
     light: dict[str, dict[str, Any]] = {}
     for name, server in servers.items():
@@ -435,8 +445,37 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                                    "load_average_at_end": load_average()}},
             "features": {name: FEATURES[name] for name in servers},
             "load": load, "light_load": light, "guarded_short_prompts": guarded_short, "streams": streams,
-            "server_configs": server_configs, **({"servers": compared} if compared else {}),
+            "server_configs": server_configs, **extra,
             "targets": targets_met(load, streams)}
+
+
+async def alternate_with_baseline(servers: dict[str, Server], tls: ssl.SSLContext,
+                                  args: argparse.Namespace) -> dict[str, Any]:
+    """warden_core and warden_core_baseline in ``--ab-rounds`` alternating rounds at ``--rate`` (which goes first
+    swaps every round), so a drift in the machine's load falls on both: each one's CPU per request per round, the
+    medians, and this checkout's median over the baseline's. One measurement of each, minutes apart on shared cores,
+    differs by more than a change of a tenth of a millisecond."""
+    names = ("warden_core", "warden_core_baseline")
+    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for index in range(args.ab_rounds):
+        for name in names if index % 2 == 0 else names[::-1]:
+            rounds[name].append(await measure(servers[name], tls, args.rate, args.ab_duration, 2.0))
+    result: dict[str, Any] = {"rounds": args.ab_rounds, "rate": args.rate, "duration_s": args.ab_duration}
+    for name, rows in rounds.items():
+        cpu = [row["server_cpu_ms_per_request"] for row in rows]
+        loop = [row["loop_cpu_ms_per_request"] for row in rows]
+        result[name] = {"server_cpu_ms_per_request": cpu, "loop_cpu_ms_per_request": loop,
+                        "server_cpu_ms_per_request_median": statistics.median(cpu),
+                        "loop_cpu_ms_per_request_median": statistics.median(loop),
+                        "service_ms_p50": [row["service_ms"]["p50"] for row in rows],
+                        "errors": sum(row["errors"] for row in rows),
+                        "load_average_before": [row["load_average"]["before"][0] for row in rows]}
+    core, base = result["warden_core"], result["warden_core_baseline"]
+    result["cpu_ratio_to_baseline"] = core["server_cpu_ms_per_request_median"] / \
+        base["server_cpu_ms_per_request_median"]
+    result["loop_cpu_ratio_to_baseline"] = core["loop_cpu_ms_per_request_median"] / \
+        base["loop_cpu_ms_per_request_median"]
+    return result
 
 
 async def compare_servers(args: argparse.Namespace, stack: Stack, tls: ssl.SSLContext, cert: Path, key: Path,
@@ -516,6 +555,14 @@ def print_table(result: dict[str, Any]) -> None:
                   f"{_f(row['ratio_to_floor']['p50']):>8}{_f(own['p50']):>8}{_f(own['p99']):>8}"
                   f"{_f(row['server_cpu_ms_per_request']):>7}{_f(row.get('loop_cpu_ms_per_request')):>7}"
                   f"{row['errors']:>7}")
+    if "ab_rounds" in result:
+        ab = result["ab_rounds"]
+        print(f"alternating rounds ({ab['rounds']} x {ab['duration_s']:.0f} s at {ab['rate']:.0f}/s), CPU ms/request "
+              f"median: this checkout {ab['warden_core']['server_cpu_ms_per_request_median']:.2f} (loop "
+              f"{ab['warden_core']['loop_cpu_ms_per_request_median']:.2f}), baseline "
+              f"{ab['warden_core_baseline']['server_cpu_ms_per_request_median']:.2f} (loop "
+              f"{ab['warden_core_baseline']['loop_cpu_ms_per_request_median']:.2f}): "
+              f"x{ab['cpu_ratio_to_baseline']:.3f}")
     if "streams" not in result:  # --only-core
         return
     for name, row in result["streams"].items():
@@ -550,11 +597,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also the floor and warden_core under uvicorn and under granian (installed from "
                              "bench/requirements-granian.lock if missing), at --server-rate for --config-duration")
     parser.add_argument("--server-rate", type=float, default=200.0)
+    parser.add_argument("--ab-rounds", type=int, default=0,
+                        help="with a baseline: also warden_core and the baseline in this many alternating rounds "
+                             "(CPU per request, medians)")
+    parser.add_argument("--ab-duration", type=float, default=15.0, help="seconds measured per --ab-rounds round")
     parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
     parser.add_argument("--baseline-commit", default=None,
                         help="also warden_core served from this commit of the repository (unpacked by the bench into "
-                             "its work directory): before and after, side by side in one run; the results name it")
+                             "its work directory): before and after, side by side in one run; the results name it. "
+                             "':/TEXT' names the newest commit whose message matches TEXT, without a hash")
     parser.add_argument("--baseline-tree", type=Path,
                         help="the same from a checkout already on disk (then --baseline-label says what it is)")
     parser.add_argument("--baseline-label", default=None, help="what --baseline-tree is (its commit), recorded")

@@ -146,3 +146,50 @@ def test_the_stub_run_and_the_real_engine_run_share_one_results_file(tmp_path: P
     assert json.loads(results.read_text()) == {"sequential": {"direct": 2}, "stub_engine": {"load": {"floor": 1}}}
     merge_into(results, {"load": {"floor": 3}})  # and the stub run keeps the real-engine run's
     assert json.loads(results.read_text()) == {"sequential": {"direct": 2}, "stub_engine": {"load": {"floor": 3}}}
+
+
+def test_a_baseline_commit_is_unpacked_and_named_by_its_full_id(tmp_path: Path) -> None:
+    from bench.overhead_stub import unpack_commit
+
+    repo = Path(__file__).resolve().parents[2]
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    assert unpack_commit("HEAD", tmp_path / "baseline") == head.stdout.strip()
+    assert (tmp_path / "baseline" / "gateway" / "app.py").is_file()
+    # By message: the newest commit whose message matches, named without a hash.
+    named = subprocess.run(["git", "-C", str(repo), "rev-parse", ":/bench"], capture_output=True, text=True,
+                           check=True).stdout.strip()
+    assert unpack_commit(":/bench", tmp_path / "by_message") == named
+    with pytest.raises(subprocess.CalledProcessError):
+        unpack_commit("no-such-revision", tmp_path / "other")
+
+
+def test_the_floor_under_granian_answers_and_its_worker_is_the_process_measured(tmp_path: Path) -> None:
+    pytest.importorskip("granian")  # a bench-only dependency (bench/requirements-granian.lock)
+    from bench.overhead_stub import granian_command, worker_pid
+
+    cert, key = ensure_certificate(tmp_path / "tls", None, None)
+    port = free_port()
+    process = subprocess.Popen(granian_command("bench.overhead_floor:build_app", port, cert, key),
+                               start_new_session=True)
+    tls = ssl.create_default_context(cafile=str(cert))
+    try:
+        _wait_for(lambda: worker_pid(process.pid) != process.pid)
+        worker = worker_pid(process.pid)
+        assert "granian" in Path(f"/proc/{worker}/cmdline").read_text()
+
+        async def one() -> int:
+            target = Target("127.0.0.1", port, "/v1/chat/completions", [chat_body([])], {}, tls)
+            try:
+                for _ in range(100):
+                    try:
+                        return (await target.send(0)).status
+                    except OSError:
+                        await asyncio.sleep(0.1)
+                raise TimeoutError("granian did not listen")
+            finally:
+                target.close()
+
+        assert asyncio.run(one()) == 200
+    finally:
+        os.killpg(process.pid, 15)
+        process.wait(10)
