@@ -101,7 +101,10 @@ def build_or_load(report: Callable[[str], None]) -> str:
     """Build (announced, with each source compiled reported) or find the kernels, and load them; what happened, in
     the words of a start-up line: ``cache hit (<dir>)``, ``built into <dir>``, or ``unavailable (...)``. An engine's
     start and ``make install`` say the same."""
-    library = library_path()
+    try:
+        library = library_path()
+    except OSError as exc:  # the extension cache cannot be created (a read-only home without TORCH_EXTENSIONS_DIR)
+        return f"unavailable (no extension cache: {exc}; the torch reference serves)"
     before = _mtime(library)
     if before is None:
         report(describe_build())
