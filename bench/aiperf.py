@@ -54,7 +54,7 @@ from typing import Any
 import httpx
 
 from bench import serve as bench_serve
-from bench.aiperf_results import AGREEMENT, compare, read_export
+from bench.aiperf_results import AGREEMENT, compare, median_of, read_export
 from bench.provenance import write_results
 from bench.serve import DEFAULT_TRACE, Target, level_entries, start_targets, think_time_s
 from bench.serve_prompts import PromptSynthesizer
@@ -207,13 +207,22 @@ def serve_level(endpoint: Endpoint, synth: PromptSynthesizer, entries: list[Trac
 
 
 def summary_for_serve_json(report: dict[str, Any], results: Path) -> dict[str, Any]:
-    """What serve.json carries of the comparison: where the whole of it is, and each level's figures."""
+    """What serve.json carries of the comparison: where the whole of it is, and per level each comparison's
+    figures and each load generator's median CPU seconds per run."""
     where = results.resolve()
+
+    def level(lv: dict[str, Any]) -> dict[str, Any]:
+        tools = sorted({run["tool"] for run in lv["runs"]})
+        return {"vs_bench_serve": lv["comparison"]["figures"],
+                **({"vs_bench_serve_own_process": lv["comparison_process_client"]["figures"]}
+                   if "comparison_process_client" in lv else {}),
+                "client_cpu_s": {tool: median_of([r["figures"] for r in lv["runs"] if r["tool"] == tool],
+                                                 "client_cpu_s") for tool in tools}}
+
     return {"results": str(where.relative_to(REPO)) if where.is_relative_to(REPO) else str(where),
             "arm": report["arm"], "tolerance": report["tolerance"],
             "agree": report["agree"], "max_abs_relative_difference": report["max_abs_relative_difference"],
-            "levels": {str(lv["concurrency"]): lv["comparison"]["figures"] for lv in report["levels"]},
-            "command": report["command"]}
+            "levels": {str(lv["concurrency"]): level(lv) for lv in report["levels"]}, "command": report["command"]}
 
 
 def attach_to_serve_json(path: Path, summary: dict[str, Any]) -> None:

@@ -46,7 +46,8 @@ history. In the smoke run on this VM (load 6-9), the optimized Warden streamed 1
 and the float32 baseline 2.5. Goodput counts the requests that met both; a level counts only if its median user
 gets the speed, its TTFT p90 is within the bound and nothing failed (``bench.serve_stats``). The headline ratios
 compare the best goodput each arm reaches at a level that holds the SLO. Writes ``bench/results/serve.json`` and
-``bench/results/serve_pareto.png``.
+``bench/results/serve_pareto.png``. ``python -m bench.aiperf`` replays the same trace and prompts with NVIDIA's AIPerf
+beside this client and attaches the comparison to serve.json under ``aiperf``, which a rerun of this keeps.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bench.aiperf import aiperf_rows, attach_to_serve_json, export_tokenizer
+from bench.aiperf import aiperf_rows, attach_to_serve_json, export_tokenizer, summary_for_serve_json
 from bench.aiperf_results import ExportError, compare, parse_export, read_export, relative_difference
 from bench.serve_prompts import PromptSynthesizer
 from bench.serve_replay import RequestResult, replay
@@ -135,3 +135,21 @@ def test_attaching_the_summary_keeps_everything_serve_json_had(tmp_path: Path) -
     attach_to_serve_json(path, {"agree": True})
     after = json.loads(path.read_text())
     assert after == {**before, "aiperf": {"agree": True}}
+
+
+def test_serve_json_carries_each_levels_comparisons_and_the_load_generators_cpu(tmp_path: Path) -> None:
+    figures = {"ttft_p50_ms": 100.0, "ttft_p90_ms": 200.0, "itl_p50_ms": 20.0, "output_tok_s": 50.0}
+    runs: list[dict[str, Any]] = [{"tool": tool, "figures": {**figures, "client_cpu_s": cpu}}
+            for tool, cpu in (("bench_serve", 0.5), ("bench_serve", 0.7), ("bench_serve_process", 0.6),
+                              ("aiperf", 40.0), ("aiperf", 44.0))]
+    serve_runs = [r["figures"] for r in runs if r["tool"] == "bench_serve"]
+    aiperf_runs = [r["figures"] for r in runs if r["tool"] == "aiperf"]
+    report = {"arm": "optimized", "tolerance": 0.1, "agree": True, "max_abs_relative_difference": 0.0,
+              "command": "python -m bench.aiperf",
+              "levels": [{"concurrency": 2, "runs": runs, "comparison": compare(serve_runs, aiperf_runs),
+                          "comparison_process_client": compare(serve_runs, aiperf_runs)}]}
+    summary = summary_for_serve_json(report, tmp_path / "serve_aiperf.json")
+    level = summary["levels"]["2"]
+    assert set(level) == {"vs_bench_serve", "vs_bench_serve_own_process", "client_cpu_s"}
+    assert level["client_cpu_s"] == {"aiperf": 42.0, "bench_serve": 0.6, "bench_serve_process": 0.6}
+    assert level["vs_bench_serve"]["itl_p50_ms"]["relative_difference"] == 0.0
