@@ -7,10 +7,13 @@ import re
 import threading
 from collections.abc import Sequence
 
+from gateway.guardrails.columns import in_table_header
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -80,7 +83,31 @@ class PiiAnalyzer:
             findings.extend(kept for f in names if not any(f.overlaps(p) for p in spans)
                             for kept in _kept(text, f, places, _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
+            findings[:] = _without_places_inside(text, findings)
         return per_text
+
+
+def _holds_place_words(text: str, finding: Finding) -> bool:
+    """A date of birth ("26 October 1973"), or a person whose first word is a known first name: a place name inside
+    either is a word of it ("Georgia Bryant", "Sofía Orellana", "Kévim Machado"), not a place. A person NER reads
+    into a place ("Flughafen Kokstad", "Gijang Cambodia") starts with no first name and keeps its place."""
+    if finding.score < 0.5:
+        return False
+    if finding.entity_type == "DATE_OF_BIRTH":
+        return True
+    first = _WORD.match(text, finding.start)
+    return finding.entity_type == "PERSON" and first is not None and known_names().is_first(first.group())
+
+
+def _without_places_inside(text: str, findings: list[Finding]) -> list[Finding]:
+    """The findings less the places that lie inside a longer person or date of birth (``_holds_place_words``),
+    unless a location word stands before the place (the gazetteer's cued score: "in Quan Bon", which NER may still
+    call a person)."""
+    holders = [f for f in findings if f.entity_type in ("PERSON", "DATE_OF_BIRTH") and _holds_place_words(text, f)]
+    if not holders:
+        return findings
+    return [f for f in findings if f.entity_type != "LOCATION" or f.score == PLACE_CUE_SCORE or not any(
+        h.start <= f.start and f.end <= h.end and h.end - h.start > f.end - f.start for h in holders)]
 
 
 def _agreed(text: str, finding: Finding, people: list[Finding], common_words: frozenset[str]) -> bool:
@@ -95,6 +122,8 @@ def _kept(text: str, finding: Finding, places: list[Finding], agreed: bool = Fal
     """What of a NER finding is kept: a place when written as one, a person's parts on each line when confirmed
     (the same rules for both models: on the dev split they kept more of the continental model's names than cutting
     its spans to runs of capitalised words did)."""
+    if "|" in text and in_table_header(text, finding.start):
+        return []  # a Markdown table's column names ("Customer Name", "Contact")
     if finding.entity_type != "PERSON":
         return [finding] if place_confirmed(text, finding) else []
     return [part for part in line_parts(finding, text) if confirmed(text, part, places, agreed)]

@@ -1,8 +1,9 @@
-"""Where a value's context is besides the words before it: the clause after it, and its CSV column's header.
+"""Where a value's context is besides the words before it: the clause after it, and its column's header in a CSV
+block or a Markdown table.
 
-A CSV row holds a date of birth, an SSN or a token with no word beside it: the header row above ("id,dob,status",
-"client_secret,email") says what each cell is. Recognizers ask for the column's name only for a value that has no
-context word of its own, so a text without commas costs nothing.
+A CSV row or a table row holds a date of birth, an SSN or a token with no word beside it: the header row above
+("id,dob,status", "| Client Secret | Email |") says what each cell is. Recognizers ask for the column's name only
+for a value that has no context word of its own, and only in a text with commas or pipes (``may_have_columns``).
 """
 
 from __future__ import annotations
@@ -51,12 +52,19 @@ def clause_after(text: str, end: int, limit: int) -> int:
     return stop.start() if stop else min(len(text), end + limit)
 
 
+def may_have_columns(text: str) -> bool:
+    return "," in text or "|" in text
+
+
 def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
-    row of a CSV block (a header, then rows with as many cells as it, no blank line between)."""
+    row of a Markdown table (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as
+    it, no blank line between)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
+    if "|" in line:
+        return table_column_name(text, line_start, line, position - line_start)
     if "," not in line:
         return None
     index = _cell_index(line, position - line_start)
@@ -76,3 +84,46 @@ def column_name(text: str, position: int) -> str | None:
             header = above
         end = start - 1
     return None if header is None else header.split(",")[index].strip().lower()
+
+
+# A Markdown table's delimiter row: "|---|:---:|", "--- | ---".
+_TABLE_DELIMITER = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\r?")
+
+
+def _table_cells(line: str) -> list[str]:
+    cells = line.strip().split("|")
+    if line.strip().startswith("|"):
+        cells = cells[1:]
+    return cells
+
+
+def in_table_header(text: str, position: int) -> bool:
+    """Whether character `position` of `text` is on a Markdown table's header line (the line right above its
+    delimiter row): column names, not values."""
+    line_end = text.find("\n", position)
+    if line_end < 0 or "|" not in text[text.rfind("\n", 0, position) + 1 : line_end]:
+        return False
+    next_end = text.find("\n", line_end + 1)
+    return _TABLE_DELIMITER.fullmatch(text, line_end + 1, len(text) if next_end < 0 else next_end) is not None
+
+
+def table_column_name(text: str, line_start: int, line: str, offset: int) -> str | None:
+    """The lower-cased header of the Markdown table column that character `offset` of `line` (a row starting at
+    `line_start` of `text`) is in: the line above the delimiter row, found by walking up the table's rows."""
+    index = line.count("|", 0, offset) - (1 if line.lstrip().startswith("|") else 0)
+    end = line_start - 1
+    for _ in range(_MAX_ROWS_ABOVE):
+        if end < 0:
+            return None
+        start = text.rfind("\n", 0, end) + 1
+        above = text[start:end]
+        if "|" not in above:
+            return None
+        if _TABLE_DELIMITER.fullmatch(above):
+            if start == 0:
+                return None
+            header_start = text.rfind("\n", 0, start - 1) + 1
+            cells = _table_cells(text[header_start : start - 1])
+            return cells[index].strip().lower() if 0 <= index < len(cells) else None
+        end = start - 1
+    return None

@@ -22,7 +22,7 @@ from collections import Counter
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
-from gateway.guardrails.columns import clause_after, column_name
+from gateway.guardrails.columns import clause_after, column_name, may_have_columns
 
 # (name, pattern, score): tokens whose prefix names their issuer. Each starts with a literal (fast to search for);
 # that no word character comes right before it is checked on each match.
@@ -207,7 +207,7 @@ class SecretRecognizer(EntityRecognizer):
             return True
         if words.search(text, end, clause_after(text, end, _TOKEN_CONTEXT_CHARS)):
             return True
-        column = column_name(text, start) if "," in text else None
+        column = column_name(text, start) if may_have_columns(text) else None
         return column is not None and column_words.search(column) is not None
 
     def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:

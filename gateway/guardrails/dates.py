@@ -37,6 +37,15 @@ def month_names(locales: Iterable[str] = MONTH_LOCALES) -> tuple[str, ...]:
     return tuple(sorted(forms))
 
 
+def calendar_words(locales: Iterable[str] = MONTH_LOCALES) -> frozenset[str]:
+    """Month and weekday names (English and `locales`'), lower case, with their diacritic-free forms: capitalised
+    words that name no person ("Janvier", "Vendredi", "August" alone)."""
+    names = [*month_names(locales), *(name for name in calendar.day_name)]
+    for locale in locales:
+        names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.DAY_NAMES.values())
+    return frozenset(form.casefold() for name in names for form in (name, _without_diacritics(name)))
+
+
 def month_pattern(names: Iterable[str]) -> str:
     """A regex for each name or its abbreviation (any prefix of SHORTEST_ABBREVIATION letters or more), shaped as a
     trie: the engine tries one branch per letter instead of every name at every position ("sep", "sept",
@@ -70,8 +79,13 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date m/d/y", r"\b(?:0?[1-9]|1[0-2])[/.-](?:0?[1-9]|[12]\d|3[01])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
+        # Year first with slashes or dots, as East Asian and some Nordic forms write it: "1985/03/04", "1985.3.4".
+        Pattern("date y/m/d", r"\b(?:19|20)\d{2}([/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b", 0.3),
         Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{YEAR}\b", 0.3),
-        Pattern("date d month y", rf"\b{_DAY}\.?\s+(?:de\s+)?(?:{MONTH_NAMES})\.?,?\s+(?:de\s+)?{YEAR}\b", 0.3),
+        # "4 March 1985", "4. März 1985", "4 de marzo de 1985", "4th of March 1985", and with dashes or slashes
+        # between the parts as forms and databases write it: "04-Mar-1985", "4/Mar/1985".
+        Pattern("date d month y",
+                rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:de\s+)?|[-/]){YEAR}\b", 0.3),
     ]
     CONTEXT = ["born", "birth", "dob", "d.o.b", "bday", "b-day", "b'day", "b.", "né le", "née le", "né en",  # noqa: RUF012
                "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt", "jahrgang", "nacimiento",

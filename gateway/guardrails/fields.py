@@ -6,11 +6,14 @@ sentence around it for NER to read, and often no gazetteer entry. The key decide
 "name" but name things (``file_name``, ``hostname``, ``service_name``) are not person keys. The value must read as a
 name: one to five words of letters (initials and particles allowed), capitalised when more than one, no digits; a
 place may also hold the lower-case words of place names ("Antigua and Barbuda", "Alphen aan den Rijn"). In CSV, the
-header row is the key: a column named ``full_name`` or ``city`` makes its cells in the rows below names or places.
+header row is the key: a column named ``full_name`` or ``city`` makes its cells in the rows below names or places;
+so does a Markdown table's header ("| Customer Name | City |"), and in HTML an element's class, id, name or
+itemprop (``<span class="customer_name">Asali Sayyid</span>``).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
@@ -33,6 +36,11 @@ _PLACE_KEYS = (r"city|town|village|birthplace|birth[ _-]?place|place[ _-]?of[ _-
 _FIELD = re.compile(
     rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?[ \t]*(?::=?|=>?)[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
+)
+# An HTML element whose class, id, name, itemprop or data attribute is such a key, and its text.
+_TAG_FIELD = re.compile(
+    rf"(?:class|id|name|itemprop|data-[\w-]+)=[\"'](?:[\w-]+ )*(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))"
+    r"(?: [\w-]+)*[\"'][^<>]*>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*<"
 )
 _PERSON_KEY = re.compile(rf"(?:{_PERSON_KEYS})")
 _PLACE_KEY = re.compile(rf"(?:{_PLACE_KEYS})")
@@ -92,6 +100,48 @@ class FieldValueRecognizer(EntityRecognizer):
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
         if "," in text:
             results.extend(self._csv_cells(text))
+        if "|" in text:
+            results.extend(self._table_cells(text))
+        if "<" in text:
+            for match in _TAG_FIELD.finditer(lowered):
+                entity = "PERSON" if match.group("person") is not None else "LOCATION"
+                results.extend(self._cell(text, match.start("value"), match.end("value"), entity, "element"))
+        return results
+
+    def _cell(self, text: str, start: int, end: int, kind: str | None, where: str) -> list[RecognizerResult]:
+        """A finding of `kind` for text[start:end] (stripped) when it reads as a name."""
+        while start < end and text[start] in " \t":
+            start += 1
+        while end > start and text[end - 1] in " \t":
+            end -= 1
+        particles = _PARTICLES if kind == "PERSON" else _PLACE_PARTICLES
+        if kind is None or end - start < 2 or not _reads_as_name(text[start:end], particles):
+            return []
+        explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} {where}")
+        return [RecognizerResult(kind, start, end, SCORE, explanation)]
+
+    def _table_cells(self, text: str) -> list[RecognizerResult]:
+        """Cells under a person- or place-named column of each Markdown table (a header line, a delimiter row,
+        then rows of cells between pipes)."""
+        results = []
+        for delimiter in _TABLE_DELIMITER.finditer(text):
+            header_end = delimiter.start() - 1
+            if header_end < 0:
+                continue
+            header = text[text.rfind("\n", 0, header_end) + 1 : header_end]
+            kinds = [_column_kind(name.strip().lower()) for name in _split_row(header)]
+            if not any(kinds):
+                continue
+            position = delimiter.end() + 1
+            while position < len(text):
+                line_end = text.find("\n", position)
+                line_end = len(text) if line_end < 0 else line_end
+                cells = _row_cells(text, position, line_end)
+                if len(cells) != len(kinds):
+                    break
+                for kind, (start, end) in zip(kinds, cells, strict=True):
+                    results.extend(self._cell(text, start, end, kind, "column"))
+                position = line_end + 1
         return results
 
     def _csv_cells(self, text: str) -> list[RecognizerResult]:
@@ -99,8 +149,7 @@ class FieldValueRecognizer(EntityRecognizer):
         results = []
         for header in _CSV_HEADER.finditer(text):
             columns = [name.strip().lower() for name in header.group().split(",")]
-            kinds = {index: ("PERSON" if _PERSON_KEY.fullmatch(name) else "LOCATION" if _PLACE_KEY.fullmatch(name)
-                             else None) for index, name in enumerate(columns)}
+            kinds = {index: _column_kind(name) for index, name in enumerate(columns)}
             if not any(kinds.values()):
                 continue
             position = header.end() + 1
@@ -130,3 +179,31 @@ class FieldValueRecognizer(EntityRecognizer):
             if _reads_as_name(text[start:stop], particles):
                 return stop
         return None
+
+
+# A Markdown table's delimiter row, on its own line: "|---|:---:|", "--- | ---".
+_TABLE_DELIMITER = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\r?$")
+
+
+def _column_kind(name: str) -> str | None:
+    """PERSON or LOCATION for a column whose (lower-case) name is a person or place key, else None."""
+    return "PERSON" if _PERSON_KEY.fullmatch(name) else "LOCATION" if _PLACE_KEY.fullmatch(name) else None
+
+
+def _split_row(line: str) -> list[str]:
+    """The cells of a table row, without its outer pipes."""
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    return (inner[:-1] if inner.endswith("|") else inner).split("|")
+
+
+def _row_cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The (start, end) of each cell of the table row text[start:end], without its outer pipes."""
+    bars = [i for i in range(start, end) if text[i] == "|"]
+    if not bars:
+        return []
+    row = text[start:end]
+    edges = [start - 1 if not row.lstrip().startswith("|") else bars.pop(0), *bars]
+    if not row.rstrip().endswith("|"):
+        edges.append(end)
+    return [(left + 1, right) for left, right in itertools.pairwise(edges)]

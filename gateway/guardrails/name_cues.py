@@ -108,7 +108,13 @@ _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
 _SIGN_OFF_LINES = rf"^[ \t]*(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*\r?$"
 _SIGN_OFF_LINE = re.compile(_SIGN_OFF_LINES, re.MULTILINE)
 _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
+_SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
+
+def is_sign_off(phrase: str) -> bool:
+    """Whether `phrase` is a sign-off ("Beste Grüße", "Kind regards,"): the small English model calls some people."""
+    return _SIGN_OFF_PHRASE.fullmatch(phrase.strip()) is not None
+
 
 # A word of a name: letters with inner apostrophes or hyphens ("O'Neill", "Tangney-Deasy", "Марʼяна"), or an
 # initial ("K." or, as Irish "Ó", a capital alone). Separated by spaces or tabs only: a name never spans lines.

@@ -88,9 +88,12 @@ def _load_skeletons() -> dict[int, str]:
 _PRINTABLE = frozenset(string.ascii_letters + string.digits + string.punctuation)
 _SKELETONS = _load_skeletons()
 _CONFUSABLE = re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_SKELETONS)) + "]")
-# A token (a run without whitespace) that holds an ASCII letter or digit or an address separator: only such a token
-# can read as Latin. Tried at token starts only, so text in another script is skipped at regex speed, in linear time.
-_CANDIDATE_TOKEN = re.compile(r"(?<!\S)(?=\S*[A-Za-z0-9@.:/])\S+")
+# A token (a run without whitespace nor markup or field delimiters) that holds an ASCII letter or digit or an
+# address separator: only such a token can read as Latin. Markup and field syntax end a token: the Cyrillic name in
+# ``<span class="name">Тимофій</span>`` or ``name=Тимофій`` is its own word, not Latin spelled with look-alikes.
+# Tried at token starts only, so text in another script is skipped at regex speed, in linear time.
+_WORD_CHAR = r"[^\s<>\"'=,;()\[\]{}|]"
+_CANDIDATE_TOKEN = re.compile(rf"(?<!{_WORD_CHAR})(?={_WORD_CHAR}*[A-Za-z0-9@.:/]){_WORD_CHAR}+")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 # Inside an address-shaped token: a separator with something on both sides ("х@у.со", "а.ру").
 _ADDRESS_SEPARATOR = re.compile(r"[^@.:/]+[@.:/][^@.:/]")

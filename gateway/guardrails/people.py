@@ -16,6 +16,10 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   dictionary word ("Nomasonto Gazu", "Наташа Петровска": the list cannot hold every surname).
 - ``name_cues.cued_names``: names a greeting, title, verb of speaking or sign-off points at, known or not.
 - ``line_parts``: a NER span that runs over a line break is judged line by line ("Suzanne Maire\nVAT").
+- ``confirmed`` also drops what no name looks like, however the models read it: a sign-off ("Beste Grüße"), a
+  column header or form label ("Payout Iban", "Trace Id"), a month or weekday alone or after a particle
+  ("Janvier", "Gardêz le Vendredi"), a phrase with an ordinary lower-case word inside ("Notre agence de Luena").
+- ``speakers``: the speaker of a chat export's line ("[10:42] Indrė Kazlauskienė: ..."), whatever the name.
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ from spacy.lang.fr.stop_words import STOP_WORDS as FR
 from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
+from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.name_cues import CUE_WORDS, NameWords, cued_names
+from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import gazetteer
@@ -50,6 +55,15 @@ _CAPITALISED_PAIR = re.compile(
     rf"(?<![\w@.'’-])({_CAPITALISED})\s+(?:([{UPPER_LETTERS}])\.\s+)?({_CAPITALISED})(?![\w@'’-])"
 )
 _LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})\s+()({_LOWER})(?![\w@'’-])")
+
+
+# Words of data fields as column headers and form labels write them ("Payout Iban", "Trace Id", "Gh Token",
+# "Client Ip"): no person's name holds one.
+FIELD_WORDS = frozenset({"id", "ip", "iban", "token", "url", "uri", "uuid", "sku", "ssn", "dob", "api", "sha", "jwt",
+                         "vat", "otp", "email", "e-mail", "ipv4", "ipv6", "json", "http", "https"})  # fmt: skip
+_CALENDAR_WORDS = calendar_words()
+# Lower-case words longer than MAX_PARTICLE_LETTERS that still stand inside names ("Maria della Rosa").
+_LONG_PARTICLES = frozenset({"della", "delle", "dello", "degli", "binti", "verch"})
 
 
 def is_stop_word(word: str) -> bool:
@@ -84,10 +98,32 @@ def confirmed(text: str, finding: Finding, places: Iterable[Finding] = (), agree
         return False  # "das Konto des Lieferanten", "el número de guardia", "laut"
     if len(words) == 1 and starts_sentence(text, finding.start) and not known_names().is_first(words[0]):
         return False  # a verb opening a sentence: "Schick es an ...", "Ruf mich unter ... an"
+    if not _written_like_a_person(text, span, words):
+        return False
     if agreed and len(words) >= 2 and not any(word.casefold() in _STOP_WORDS for word in words) \
             and words[0].casefold() not in CUE_WORDS:
         return True  # not one word (a German noun: "Morgen"), nor a greeting or sign-off ("Liebe Grüße")
     return any(_is_name_word(word) for word in words)
+
+
+def _ends_in_calendar_word(words: list[str]) -> bool:
+    """A month or weekday alone, or after a lower-case particle ("le Vendredi", "im August"); "Theresa May" is
+    still a person."""
+    return words[-1].casefold() in _CALENDAR_WORDS and (len(words) == 1 or words[-2].islower())
+
+
+def _written_like_a_person(text: str, span: str, words: list[str]) -> bool:
+    """False for what the NER models call people that no name looks like: a sign-off ("Beste Grüße"), a column
+    header or form label ("Payout Iban", "Trace Id"), a month or weekday alone ("Janvier", "August") or after a
+    particle ("Gardêz le Vendredi"), and, in text with capitals, a phrase with an ordinary lower-case word inside
+    ("Notre agence de Luena": names hold only short particles, "van", "de la", "della")."""
+    folded = [word.casefold() for word in words]
+    if is_sign_off(span) or any(word in FIELD_WORDS for word in folded):
+        return False
+    if _ends_in_calendar_word(words):
+        return False
+    return text.islower() or not any(word.islower() and len(word) > MAX_PARTICLE_LETTERS
+                                     and word not in _LONG_PARTICLES for word in words[1:-1])  # fmt: skip
 
 
 def line_parts(finding: Finding, text: str) -> list[Finding]:
@@ -116,6 +152,8 @@ def place_confirmed(text: str, finding: Finding) -> bool:
     words = _WORD.findall(span)
     if not text.islower() and not (words[0][0].isupper() and words[-1][0].isupper()):
         return False
+    if _ends_in_calendar_word(words):
+        return False  # "Août", "Gardêz le Vendredi"
     if starts_sentence(text, finding.start):
         return " ".join(word.casefold() for word in words).translate(_APOSTROPHES) in gazetteer()
     return True
@@ -123,9 +161,12 @@ def place_confirmed(text: str, finding: Finding) -> bool:
 
 def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:
     """Names NER did not report: known pairs (``name_pairs``), Cyrillic or Greek names in Latin-script text
-    (``other_script_names``), then names a cue points at (``name_cues``)."""
+    (``other_script_names``), the speakers of a chat export (``speakers``), then names a cue points at
+    (``name_cues``)."""
     found = name_pairs(text, common_words, taken)
     found.extend(other_script_names(text, [*taken, *found]))
+    if ":" in text:
+        found.extend(speakers(text, common_words, [*taken, *found]))
     names = known_names()
     words = NameWords(_STOP_WORDS, common_words, names.is_name, names.is_first)
     found.extend(cued_names(text, words, [*taken, *found]))
@@ -147,6 +188,8 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
             continue
         if not names.is_first(first):
             continue
+        if first.casefold() in FIELD_WORDS or last.casefold() in FIELD_WORDS or is_sign_off(match.group(0)):
+            continue  # a column header ("Trace Id", "Key Id"), a sign-off ("Beste Grüße")
         if lower and (first in common_words or last in common_words or not names.is_last(last)):
             continue
         if not names.is_last(last) and last.casefold() in common_words:
@@ -159,6 +202,34 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
         position = match.end()
     return found
 
+
+
+# A chat export's line: a clock time ("[10:42]", "10:42:07 -", "(9:05 PM)"), the speaker's name, a colon.
+_NAME_WORD = r"[^\W\d_]+(?:['’ʼ-][^\W\d_]+)*"
+_SPEAKER = re.compile(rf"(?m)^[ \t]*[\[(]?\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[ \t]*[AaPp][Mm])?[\])]?[ \t]*[-–]?[ \t]*"
+                      rf"({_NAME_WORD}(?:\.?[ ]{_NAME_WORD}){{0,3}})[ \t]*:(?!\d)")
+SPEAKER_SCORE = 0.7
+
+
+def speakers(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
+    """The speakers of a chat export ("[10:42] Indrė Kazlauskienė: sounds good"), whatever their names: the line's
+    shape is the cue. Not a bot or a role ("Bot", "System", "Support Agent"): a speaker all of whose words are
+    English dictionary words or stop words is one only when one of them is a known first name ("Grace")."""
+    spans = [(f.start, f.end) for f in taken]
+    found = []
+    for match in _SPEAKER.finditer(text):
+        start, end = match.span(1)
+        words = _WORD.findall(match.group(1))
+        folded = [word.casefold() for word in words]
+        if any(start < other_end and other_start < end for other_start, other_end in spans):
+            continue
+        if any(word in FIELD_WORDS for word in folded) or not words[0][0].isupper():
+            continue
+        ordinary = all(word in common_words or word in _STOP_WORDS for word in folded)
+        if ordinary and not any(known_names().is_first(word) for word in words):
+            continue
+        found.append(Finding("PERSON", start, end, SPEAKER_SCORE, "speakers"))
+    return found
 
 
 # Cyrillic and Greek letters: names-dataset lists names in Latin script only, and the English NER model rarely

@@ -82,6 +82,8 @@ _CUE_AFTER = re.compile(r"[ \t]+(?:based|office|offices|branch|airport|hq|headqu
                         r"is where|est la ville|est le lieu|es la ciudad|es el lugar|ist der (?:liefer)?ort|"
                         r"ist die stadt)\b", re.IGNORECASE)
 _CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CUES) + r")[\s,]+\Z", re.IGNORECASE)
+# Cues that are also the genitive "of" of French, Spanish, Portuguese and Italian.
+_GENITIVE_BEFORE = re.compile(r"(?:^|[^\w])(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE)
 _CAPITALISED_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CAPITALISED_CUES) + r")[ \t]+\Z")
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 # Lower-case words inside place names ("Rio de Janeiro", "Turks and Caicos Islands", "Alphen aan den Rijn").
@@ -298,6 +300,9 @@ class PlaceRecognizer(EntityRecognizer):
             lower = all(word.group().islower() for word in span)
             if not (cue and lower):
                 return None
+            if not chained and _GENITIVE_BEFORE.search(text, max(0, first.start() - 24), first.start()) \
+                    and _CUE_AFTER.match(text, span[-1].end()) is None:
+                return None  # "fecha de nacimiento", "número de pedido": in lower case, "de" is "of", not "from"
             if all(self._is_common(word) for word in significant):
                 # A country, capital or US state that is also an English verb or noun ("flying to japan"), not an
                 # adjective ("to male") nor a stop word.

@@ -19,7 +19,7 @@ from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecogniz
 
 from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
-from gateway.guardrails.columns import clause_after, column_name
+from gateway.guardrails.columns import clause_after, column_name, may_have_columns
 from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
 from gateway.guardrails.dates import YEAR, DateOfBirthRecognizer
@@ -44,10 +44,11 @@ CONTEXT_AFTER_CHARS = 32
 # Every IP address holds a dotted quad, a "::" or (IPv6 written in full) eight hex groups: the anchor. A looser one
 # (any "hex:hex") anchored every clock time of a log ("19:49:04") and ran Presidio's IPv6 pattern over most of it.
 _IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|::|[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){7}"
-# Where a date pattern has its year: opening an ISO date ("1985-03-04", not a log's "2026-01-27T19:49:04"), or
-# closing a date after a separator, a space or a comma ("04/03/1985", "March 4, 1985"); never inside the digits of
-# a card, phone or hash.
-_YEAR_ANCHOR = rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<=[/.\-\s,]){YEAR}(?![\w-])"
+# Where a date pattern has its year: opening an ISO date ("1985-03-04", not a log's "2026-01-27T19:49:04") or a
+# year-first date with slashes or dots ("1985/03/04"), or closing a date after a separator, a space or a comma
+# ("04/03/1985", "March 4, 1985"); never inside the digits of a card, phone or hash.
+_YEAR_ANCHOR = (rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<![\w/.]){YEAR}([/.])[01]?\d\1[0-3]?\d(?![\w/.])"
+                rf"|(?<=[/.\-\s,]){YEAR}(?![\w-])")
 
 
 # Values written one digit at a time: "4 1 1 1 1 1 ...", "4-1-1-1-...", "4.1.1.1...". Each digit stands alone,
@@ -348,7 +349,7 @@ def build_detectors() -> list[Detector]:
         ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _regex_prefilter(_CREDENTIAL_ANCHOR), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
-        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,]"), None, 0),
+        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,|]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
     ]  # fmt: skip
@@ -379,7 +380,7 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int) -> bo
         return True
     if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS)):
         return True
-    column = column_name(text, start) if "," in text else None
+    column = column_name(text, start) if may_have_columns(text) else None
     return column is not None and context.search(column) is not None
 
 
