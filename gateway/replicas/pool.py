@@ -102,7 +102,7 @@ class ReplicaPool:
         self._backoff = [restart_backoff_s[0]] * len(self.replicas)
         self._restarting: dict[int, asyncio.Task[None]] = {}
         self._supervisor: asyncio.Task[None] | None = None
-        self.watchdog = StepWatchdog(watchdog_s) if watchdog_s else None
+        self.watchdog = StepWatchdog(watchdog_s, look_interval_s=SUPERVISE_INTERVAL_S) if watchdog_s else None
         self._open_standby = standby
         self.standby: EngineClient | None = None  # started, idle, promoted when a replica dies
         self.promotions = 0  # standbys promoted into a dead replica's slot, lifetime

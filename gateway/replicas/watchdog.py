@@ -12,6 +12,11 @@ Hung is the only judgement made here: an engine starved of CPU still turns its l
 moves and it is never killed; a slow answer, a full pipe or a late reply is neither a hang nor (for its client,
 ``engine.core.client``) a death.
 
+The bound counts only time the watchdog saw: given the interval it is called at (``look_interval_s``), a look that
+comes much later than that (this process was stopped, frozen with its container, or starved: its loop neither looked
+nor read what the engine sent, and an engine blocked sending to it could not turn) starts the sighting afresh, so an
+engine is never charged for a gap that was ours.
+
 Only an engine in its own process can be killed (SIGKILL, which also ends a stopped process); one running in a thread
 of this process is not watched.
 """
@@ -36,12 +41,16 @@ class _Sighting:
     count: int
     working: bool
     since: float  # when the counter was last seen moving, or work was first seen
+    looked: float  # when the watchdog last looked
 
 
 class StepWatchdog:
-    def __init__(self, timeout_s: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, timeout_s: float, *, clock: Callable[[], float] = time.monotonic,
+                 look_interval_s: float | None = None) -> None:
         self.timeout_s = timeout_s
         self._clock = clock
+        # A gap between looks longer than this was not watched: half the bound, and several intervals at least.
+        self._longest_gap_s = max(timeout_s / 2, 4 * look_interval_s) if look_interval_s else float("inf")
         self._seen: dict[int, _Sighting] = {}
         self.kills = 0  # engines killed for hanging, lifetime
 
@@ -58,9 +67,11 @@ class StepWatchdog:
             return False
         now, count, working = self._clock(), replica.heartbeat.count, replica.has_work()
         seen = self._seen.get(index)
-        if seen is None or seen.replica is not replica or seen.count != count or not (working and seen.working):
-            self._seen[index] = _Sighting(replica, count, working, now)
+        if (seen is None or seen.replica is not replica or seen.count != count or not (working and seen.working)
+                or now - seen.looked > self._longest_gap_s):
+            self._seen[index] = _Sighting(replica, count, working, now, now)
             return False
+        seen.looked = now
         return now - seen.since >= self.timeout_s
 
     def kill(self, index: int, replica: Any) -> None:
