@@ -32,7 +32,11 @@ MAX_PARTICLE_LETTERS = 3  # "van", "de", "da", "del", "von", "bin": the lower-ca
 
 _HANDING_VERBS = ("forward", "forwarded", "send", "sent", "pass", "passed", "hand", "handed", "escalate", "escalated",
                   "assign", "assigned", "reassign", "reassigned")  # fmt: skip
-_BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "requested", "created", "submitted")
+_BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "requested", "created", "submitted",
+             "drafted", "merged", "prepared", "sent", "shared", "raised", "opened", "closed", "filed", "owned", "led",
+             "run", "managed", "handled", "edited", "updated", "authored", "organised", "organized", "hosted",
+             "presented", "flagged", "escalated", "assigned", "authorised", "authorized", "booked",
+             "issued")  # fmt: skip
 _BEFORE = (
     # greetings and thanks
     "dear", "hi", "hello", "hey", "hiya", "thanks", "thank you", "thx", "ty", "cheers", "congrats",
@@ -233,9 +237,12 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     dictionary = all(name.casefold() in words.common_words for name in names)
     if lower and dictionary and not (len(names) > 1 and words.is_first(names[0]) and words.is_name(names[-1])):
         return None  # "thx man", "ping support"; "hey its anthony pastor here" is a first and a last name
-    if not lower and dictionary and not known:
-        return None  # "Dear Customer", "Hi Team"
-    return taken[0].start(), taken[-1].end()
+    if not lower and dictionary and not (known if len(names) > 1 else words.is_first(names[0])):
+        return None  # "Dear Customer", "Hi Team", "reviewed by Legal" ("Legal" is a surname too; "Grace" a first name)
+    end = taken[-1].end()
+    if len(taken[-1].group()) > 2 and text[end - 1] == ".":
+        end -= 1  # a sentence's full stop, not an initial's period
+    return taken[0].start(), end
 
 
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:

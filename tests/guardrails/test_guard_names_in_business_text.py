@@ -117,3 +117,16 @@ def test_a_markdown_column_named_for_birth_is_birth_context(analyzer: PiiAnalyze
     assert found(analyzer, text, "DATE_OF_BIRTH") == ["Mar 11 1944", "1971-03-01"]
     plain = "| Sku | Shipped | Status |\n|---|---|---|\n| 12-33 | 1971-03-01 | Done |"
     assert found(analyzer, plain, "DATE_OF_BIRTH") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("The PR was merged by Pattamon Methavorakul-Kittakun after CI went green.", "Pattamon Methavorakul-Kittakun"),
+        ("The Q3 Board Pack was drafted by Toluwanimi and reviewed by Legal.", "Toluwanimi"),
+    ],
+)
+def test_by_phrases_point_at_people_and_departments_are_none(analyzer: PiiAnalyzer, text: str, person: str) -> None:
+    people = found(analyzer, text, "PERSON")
+    assert person in people
+    assert not [p for p in people if p.startswith("Legal")]
