@@ -24,10 +24,14 @@ first use; its dependencies never meet Warden's), against the gateway bench.serv
   (think time included), so bench.serve's side of the comparison replays with ``session_slots`` (the same rule);
   both then keep the same number of requests in flight.
 
-Each round runs every level with both tools back to back, which one goes first alternating from run to run, so a
-shared machine's drift lands on both alike; the comparison takes each figure's median over rounds. AIPerf runs with
-one worker and one record processor (its processes share this 2-core machine with the server) and no server-metrics
-scraping. Writes ``bench/results/serve_aiperf.json`` and a summary under ``aiperf`` in ``bench/results/serve.json``
+Each round runs every level with every client back to back, who goes first moving from level to level, so a shared
+machine's drift lands on all alike; the comparison takes each figure's median over rounds. AIPerf runs with one
+worker and one record processor and no server-metrics scraping. Its processes share the machine with the server it
+measures, so every run records its load generator's CPU seconds: where the cores are few, what the client burns the
+server does not get. ``--serve-clients both`` adds bench.serve's client in a process of its own, which separates the
+tools from where they run (bench.serve's in-process client shares the gateway thread's interpreter).
+
+Writes ``bench/results/serve_aiperf.json`` and a summary under ``aiperf`` in ``bench/results/serve.json``
 (everything else there kept).
 """
 
@@ -329,34 +333,34 @@ def main(argv: list[str] | None = None) -> int:
             serve_level(endpoint, synth, warm, 1, salt=WARMUP_SALT, seed=args.seed, think_s=0.0,
                         child=child if placement == "process" else None)
         runs = 0
-        for round_index in range(args.rounds):
-            for concurrency, level in levels.items():
-                for tool in bench_serve.rotated(tools, runs):
-                    runs += 1  # the run's salt: its own prompts, so no run finds another's in the prefix cache
-                    if tool == "aiperf":
-                        run_dir = scratch / f"c{concurrency}-r{round_index}"
-                        run_dir.mkdir()
-                        input_file = run_dir / "trace.jsonl"
-                        input_file.write_text("".join(json.dumps(row) + "\n" for row in aiperf_rows(
-                            level, synth, salt=runs, seed=args.seed, think_s=think_s)), encoding="utf-8")
-                        export, cpu_s = run_aiperf(aiperf_command(
-                            executable, target, tokenizer=repo_id, input_file=input_file, concurrency=concurrency,
-                            requests=len(level), artifacts=run_dir / "artifacts", seed=args.seed),
-                            cert=target.cert, hub_cache=hub_cache, log=run_dir / "aiperf.log")
-                        figures = {**read_export(export).to_json(), "client_cpu_s": round(cpu_s, 2)}
-                    else:
-                        figures = serve_level(endpoint, synth, level, concurrency, salt=runs, seed=args.seed,
-                                              think_s=think_s, child=child if tool == "bench_serve_process" else None)
-                    load = [round(x, 2) for x in os.getloadavg()]
-                    rows[concurrency].append({"round": round_index, "tool": tool, "salt": runs,
-                                              "figures": figures, "load_average": load})
-                    print(f"  round {round_index} c={concurrency:<2} {tool:<19} TTFT p50 {figures['ttft_p50_ms']} "
-                          f"p90 {figures['ttft_p90_ms']} ms  ITL p50 {figures['itl_p50_ms']} ms  "
-                          f"{figures['output_tok_s']} tok/s  client CPU {figures['client_cpu_s']} s  (load {load[0]})",
-                          flush=True)
-                    write_results(args.out, build_report(rows, levels, target=target, complete=False,
-                                                         settings=settings, trace=trace, command=command),
-                                  command=command)
+        for level_run, (round_index, (concurrency, level)) in enumerate(
+                (r, item) for r in range(args.rounds) for item in levels.items()):
+            for tool in bench_serve.rotated(tools, level_run):  # who goes first moves from level to level
+                runs += 1  # the run's salt: its own prompts, so no run finds another's in the prefix cache
+                if tool == "aiperf":
+                    run_dir = scratch / f"c{concurrency}-r{round_index}"
+                    run_dir.mkdir()
+                    input_file = run_dir / "trace.jsonl"
+                    input_file.write_text("".join(json.dumps(row) + "\n" for row in aiperf_rows(
+                        level, synth, salt=runs, seed=args.seed, think_s=think_s)), encoding="utf-8")
+                    export, cpu_s = run_aiperf(aiperf_command(
+                        executable, target, tokenizer=repo_id, input_file=input_file, concurrency=concurrency,
+                        requests=len(level), artifacts=run_dir / "artifacts", seed=args.seed),
+                        cert=target.cert, hub_cache=hub_cache, log=run_dir / "aiperf.log")
+                    figures = {**read_export(export).to_json(), "client_cpu_s": round(cpu_s, 2)}
+                else:
+                    figures = serve_level(endpoint, synth, level, concurrency, salt=runs, seed=args.seed,
+                                          think_s=think_s, child=child if tool == "bench_serve_process" else None)
+                load = [round(x, 2) for x in os.getloadavg()]
+                rows[concurrency].append({"round": round_index, "tool": tool, "salt": runs,
+                                          "figures": figures, "load_average": load})
+                print(f"  round {round_index} c={concurrency:<2} {tool:<19} TTFT p50 {figures['ttft_p50_ms']} "
+                      f"p90 {figures['ttft_p90_ms']} ms  ITL p50 {figures['itl_p50_ms']} ms  "
+                      f"{figures['output_tok_s']} tok/s  client CPU {figures['client_cpu_s']} s  (load {load[0]})",
+                      flush=True)
+                write_results(args.out, build_report(rows, levels, target=target, complete=False,
+                                                     settings=settings, trace=trace, command=command),
+                              command=command)
 
     settings["elapsed_s"] = round(time.perf_counter() - started, 1)
     report = build_report(rows, levels, target=target, complete=True, settings=settings, trace=trace,
