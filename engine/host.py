@@ -6,6 +6,11 @@ engine and listens on a Unix socket; each worker connects an ``AsyncEngineClient
 (``connect_engine``), exactly as it would talk to its own engine process. Outputs go back to the worker that asked,
 stats to every worker; a worker that leaves has its requests aborted, and the host keeps serving the others.
 
+The host never blocks sending to a worker: a worker that stops reading (stopped, its loop frozen) only fills its own
+socket and then its backlog in the host (``engine.core.engine_core``), while the others are served and the heartbeat
+beats on. A worker that leaves more than ``WARDEN_ENGINE_MAX_BACKLOG_MIB`` (default 64 MiB) unread is taken for
+gone: the host closes its connection and aborts its requests, so it cannot grow the host's memory without end.
+
 Connections are authenticated (``multiprocessing``'s HMAC challenge with ``authkey``) and the socket file is only
 the owner's (0600): the protocol carries pickles, so only the gateway's own processes may speak it. The host stops
 on SIGTERM or when the process that started it is gone. Its heartbeat (``engine.core.heartbeat``) is a file beside the
@@ -61,6 +66,7 @@ STARTUP_TIMEOUT_S = 600.0
 CONNECT_TIMEOUT_S = 30.0
 PROBE_TIMEOUT_S = 5.0  # a detached host answers the challenge from its acceptor thread: at once unless it is hung
 STOP_TIMEOUT_S = 30.0
+MAX_BACKLOG_ENV = "WARDEN_ENGINE_MAX_BACKLOG_MIB"  # a worker's unread output beyond which the host hangs up on it
 MAX_SOCKET_PATH = 100  # sockaddr_un holds 108 bytes on Linux, fewer elsewhere
 
 
@@ -73,6 +79,23 @@ def _check_address(address: Path) -> None:
 def heartbeat_path(address: Path) -> Path:
     """Where the host at ``address`` keeps its heartbeat (``engine.core.heartbeat``): beside its socket."""
     return address.with_name(address.name + ".beat")
+
+
+def max_backlog_bytes() -> int:
+    """How many bytes a worker may leave unread before the host hangs up on it: ``WARDEN_ENGINE_MAX_BACKLOG_MIB``
+    (MiB, fractions allowed), else ``DEFAULT_MAX_BACKLOG_BYTES``."""
+    from engine.core.engine_core import DEFAULT_MAX_BACKLOG_BYTES
+
+    value = os.environ.get(MAX_BACKLOG_ENV, "").strip()
+    if not value:
+        return DEFAULT_MAX_BACKLOG_BYTES
+    try:
+        mib = float(value)
+    except ValueError:
+        raise ValueError(f"{MAX_BACKLOG_ENV} must be a number of MiB, not {value!r}") from None
+    if not mib > 0:
+        raise ValueError(f"{MAX_BACKLOG_ENV} must be above 0 MiB, not {value!r}")
+    return int(mib * 1024 * 1024)
 
 
 def _accept_forever(listener: Listener, info: dict[str, Any], incoming: NewCallers) -> None:
@@ -93,7 +116,7 @@ def _accept_forever(listener: Listener, info: dict[str, Any], incoming: NewCalle
         except OSError:
             conn.close()
             continue
-        incoming.put(ClientPort(conn, conn))
+        incoming.put(ClientPort.over_socket(conn))
 
 
 class OrphanClock:
@@ -134,11 +157,17 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
     detached host, given ``orphan_s``: until it has had no caller for that long)."""
     # The engine (torch, the model) is imported here, in the host process: a gateway that only connects needs none.
     from engine.core.engine_core import EngineCore, NewCallers, engine_info, load_engine
+    from engine.core.error_info import ErrorInfo
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C belongs to the parent, which stops us in order
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds through the finally blocks below
     logging.basicConfig(level=os.environ.get("WARDEN_ENGINE_LOG", "WARNING"))
     parent = os.getppid()
+    try:
+        backlog_bytes = max_backlog_bytes()  # a bad setting fails here, before the model loads
+    except ValueError as exc:
+        status.send(("failed", ErrorInfo.of(exc)))
+        return
     engine = load_engine(config, status)
     if engine is None:
         return
@@ -164,7 +193,7 @@ def run_engine_host(config: EngineConfig, address: str, authkey: bytes, status: 
                 raise
             # A detached host whose starter died while it loaded serves on: the restarted gateway attaches.
         status.close()
-        core = EngineCore(engine, [], incoming=incoming, heartbeat=heartbeat)
+        core = EngineCore(engine, [], incoming=incoming, heartbeat=heartbeat, max_backlog_bytes=backlog_bytes)
         if orphan_s is None:
             core.keep_serving = lambda: os.getppid() == parent
         else:

@@ -15,7 +15,16 @@ engine host (``engine.host``) accepts callers from a socket and keeps serving wh
 requests of one that leaves.
 
 The loop blocks on its inputs only when it has nothing to run, so an idle engine costs no CPU and a busy
-one never waits for a caller. A constrained request's grammar compiles on worker threads
+one never waits for a caller.
+
+A host's callers are read and written without blocking (``ClientPort.over_socket``: ``frame_reader``,
+``frame_writer``): one caller that stops reading (a stopped or frozen gateway worker) fills its socket, and what no
+longer fits waits in its port's backlog, flushed in order whenever its socket is writable again (the loop polls for
+that beside its inputs), while the loop serves every other caller and its heartbeat keeps beating. The backlog is
+bounded: a caller whose backlog exceeds ``max_backlog_bytes`` (``DEFAULT_MAX_BACKLOG_BYTES`` unless the host is told
+otherwise) is taken for gone, as one that hung up is: its connection is closed and its requests aborted, so a caller
+stopped for good cannot grow the engine's memory without end. It reads what its socket still held, then the end.
+ A constrained request's grammar compiles on worker threads
 (``engine.structured.pending``) while the loop keeps stepping; the request joins the scheduler once it is ready.
 """
 
@@ -25,15 +34,18 @@ import logging
 import multiprocessing as mp
 import os
 import queue
+import select
 import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from typing import Any, cast
+from multiprocessing.connection import Connection
+from typing import Any
 
 from engine.config import EngineConfig
 from engine.core.error_info import ErrorInfo
+from engine.core.frame_reader import FrameReader
+from engine.core.frame_writer import FrameWriter
 from engine.core.heartbeat import Heartbeat
 from engine.llm_engine import LLMEngine
 from engine.metrics import STATS_INTERVAL_S, EngineStats, counters_since
@@ -42,6 +54,7 @@ from engine.outputs import RequestOutput, Usage
 log = logging.getLogger(__name__)
 GRAMMAR_POLL_S = 0.005  # how often an otherwise idle loop looks at the grammars compiling for it
 HOST_IDLE_CHECK_S = 1.0  # how often an idle engine host asks whether to keep serving
+DEFAULT_MAX_BACKLOG_BYTES = 64 * 1024 * 1024  # a host caller's unsent bytes beyond which it is taken for gone
 
 
 @dataclass(eq=False)
@@ -51,6 +64,27 @@ class ClientPort:
     inbox: Connection
     outbox: Connection
     requests: set[str] = field(default_factory=set)
+    # A host's caller (``over_socket``) is read and written without blocking; a lone pipe's is not.
+    reader: FrameReader | None = None
+    writer: FrameWriter | None = None
+
+    @classmethod
+    def over_socket(cls, conn: Connection) -> ClientPort:
+        """A caller on one duplex connection, from now on read and written only without blocking."""
+        return cls(conn, conn, reader=FrameReader(conn), writer=FrameWriter(conn))
+
+    @property
+    def backlog(self) -> int:
+        """Bytes sent to this caller that its socket had no room for yet."""
+        return self.writer.pending if self.writer is not None else 0
+
+    def close(self) -> None:
+        """Hang up on a non-blocking caller (a lone pipe's ends belong to ``run_engine_core``)."""
+        if self.writer is None or self.reader is None:
+            return
+        self.writer.close()
+        self.reader.close()
+        self.outbox.close()
 
 
 class NewCallers:
@@ -76,11 +110,14 @@ class NewCallers:
 
 class EngineCore:
     def __init__(self, engine: LLMEngine, ports: list[ClientPort], *, incoming: NewCallers | None = None,
-                 keep_serving: Callable[[], bool] | None = None, heartbeat: Heartbeat | None = None) -> None:
+                 keep_serving: Callable[[], bool] | None = None, heartbeat: Heartbeat | None = None,
+                 max_backlog_bytes: int = DEFAULT_MAX_BACKLOG_BYTES) -> None:
         """``incoming``: where an engine host's new callers arrive; without it the core stops when its last caller
         leaves. ``keep_serving`` is asked while idle (a host stops once the process that started it is gone).
-        ``heartbeat`` is bumped once per turn of the loop, for supervisors to tell a hung loop from a busy one."""
+        ``heartbeat`` is bumped once per turn of the loop, for supervisors to tell a hung loop from a busy one.
+        ``max_backlog_bytes``: how much a non-blocking caller may leave unread before it is taken for gone."""
         self.engine = engine
+        self.max_backlog_bytes = max_backlog_bytes
         self.heartbeat = heartbeat
         self.ports = list(ports)
         self.incoming = incoming
@@ -97,8 +134,25 @@ class EngineCore:
     # --- sending ------------------------------------------------------------------------------------------------
     def _send(self, port: ClientPort, message: tuple[Any, ...]) -> None:
         try:
-            port.outbox.send(message)
+            if port.writer is None:
+                port.outbox.send(message)
+                return
+            port.writer.send(message)  # what its socket has no room for waits in its backlog
         except (OSError, ValueError):  # the caller is gone (broken pipe, closed handle)
+            self._lost(port)
+            return
+        if port.backlog > self.max_backlog_bytes:
+            log.warning("an engine caller left %d bytes unread (more than %d): hanging up on it, aborting its %d "
+                        "requests", port.backlog, self.max_backlog_bytes, len(port.requests))
+            self._lost(port)
+
+    def _flush(self, port: ClientPort) -> None:
+        """Write what waits for a caller whose socket has room again."""
+        if port.writer is None:
+            return
+        try:
+            port.writer.flush()
+        except (OSError, ValueError):
             self._lost(port)
 
     def _send_outputs(self, outputs: list[RequestOutput]) -> None:
@@ -144,27 +198,51 @@ class EngineCore:
 
     # --- receiving ----------------------------------------------------------------------------------------------
     def _receive(self, timeout: float | None) -> None:
-        """Handle every message waiting (after up to ``timeout`` seconds for the first; None: until one comes)."""
-        by_conn = {port.inbox: port for port in self.ports}
-        waitables: list[Any] = [*by_conn, *([self.incoming.wakeup] if self.incoming is not None else [])]
-        for ready in wait(waitables, timeout):
-            if self.incoming is not None and ready is self.incoming.wakeup:
+        """Handle every message waiting (after up to ``timeout`` seconds for the first; None: until one comes), and
+        flush the backlog of each caller whose socket has room again."""
+        poller = select.poll()
+        by_fd: dict[int, ClientPort] = {}
+        for port in self.ports:
+            fd = port.inbox.fileno()
+            poller.register(fd, select.POLLIN | (select.POLLOUT if port.backlog else 0))
+            by_fd[fd] = port
+        wakeup = self.incoming.wakeup.fileno() if self.incoming is not None else -1
+        if wakeup >= 0:
+            poller.register(wakeup, select.POLLIN)
+        for fd, events in poller.poll(None if timeout is None else timeout * 1000):
+            if fd == wakeup:
+                assert self.incoming is not None
                 self.ports.extend(self.incoming.take())
                 self._stats_dirty = True
                 continue
-            conn = cast("Connection[Any, Any]", ready)  # every other waitable is a port's inbox
-            port = by_conn[conn]
+            port = by_fd[fd]
+            if events & select.POLLOUT and port in self.ports:
+                self._flush(port)
+            if events & ~select.POLLOUT and port in self.ports:  # a message, or the end (POLLHUP, POLLERR)
+                self._read(port)
+
+    def _read(self, port: ClientPort) -> None:
+        if port.reader is None:
+            conn = port.inbox
             try:
                 while self.running and port in self.ports and conn.poll(0):
                     self._handle(port, conn.recv())
             except (EOFError, OSError):
                 self._lost(port)
+            return
+        for message in port.reader.read(until_empty=True):
+            if not (self.running and port in self.ports):
+                return
+            self._handle(port, message)
+        if port.reader.at_eof:
+            self._lost(port)
 
     def _lost(self, port: ClientPort) -> None:
         """A caller went away: its requests are aborted (their blocks freed); a lone pipe's core stops."""
         if port not in self.ports:
             return
         self.ports.remove(port)
+        port.close()
         for request_id in list(port.requests):
             self._forget(request_id)
             self._abort(request_id)
