@@ -57,7 +57,7 @@ def test_no_row_names_a_setting_that_does_not_exist() -> None:
 
 # Read with os.environ outside the settings classes (engine and kernels stay free of the gateway's settings);
 # the page lists them in their own table.
-RUNTIME_VARIABLES = ("WARDEN_KERNELS", "WARDEN_CUDA_GRAPHS", "WARDEN_ENGINE_LOG")
+RUNTIME_VARIABLES = ("WARDEN_KERNELS", "WARDEN_CUDA_GRAPHS", "WARDEN_ENGINE_LOG", "WARDEN_ENGINE_MAX_BACKLOG_MIB")
 
 
 def test_runtime_variables_are_documented_and_still_read() -> None:
