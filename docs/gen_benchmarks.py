@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -123,6 +124,54 @@ def serving_trace(serve: dict[str, Any], source: str) -> list[str]:
     if rows:
         lines += ["Output throughput at the same concurrency, SLO aside:", ""]
         lines += _table(["arms", "c", "output tok/s ratio"], rows)
+    return lines
+
+
+def serving_aiperf(data: dict[str, Any]) -> list[str]:
+    """bench.aiperf: AIPerf's figures beside bench.serve's client's on the same trace, arm and levels."""
+    s, trace = data["settings"], data["trace"]
+    load = [load for level in data["levels"] for run in level["runs"] for load in run["load_average"][:1]]
+    lines = _section(
+        "AIPerf against bench.serve on the agentic trace", "serve_aiperf.json", data,
+        f"{s['engine_threads']} engine thread, AIPerf {s['aiperf']} with {s['aiperf_workers']} worker, load average "
+        f"{min(load, default=0):.1f}-{max(load, default=0):.1f} during the runs",
+        f"NVIDIA's AIPerf and bench.serve's client replay the same levels of `{trace['path']}` with the same "
+        f"prompts, request options and {trace['think_time_s']:g} s think time against the `{data['arm']}` Warden "
+        f"({data['label']}) over verified TLS; a session holds its concurrency slot from its first turn to its last "
+        f"(AIPerf's rule) in both; {s['rounds']} rounds, who goes first moving from level to level; medians over "
+        "rounds. `bench.serve` is its client as bench.serve runs it, beside the gateway's thread in one process; "
+        "`bench.serve (own process)` the same client in a process of its own, as AIPerf's is. Client CPU is the "
+        f"load generator's CPU seconds per run. Agreement: every figure within {data['tolerance']:.0%}."
+        + ("" if data.get("complete", True) else " The run was cut short: the runs it finished."))
+    tools = (("bench.serve", "bench_serve"), ("bench.serve (own process)", "bench_serve_process"),
+             ("AIPerf", "aiperf"))
+    rows = []
+    for level in data["levels"]:
+        for label, tool in tools:
+            runs = [run["figures"] for run in level["runs"] if run["tool"] == tool]
+            if not runs:
+                continue
+
+            def median(key: str, runs: list[dict[str, Any]] = runs) -> float:
+                return float(statistics.median(r[key] for r in runs))
+
+            rows.append([label, str(level["concurrency"]), str(level["requests"]), str(len(runs)),
+                         f"{_n(median('ttft_p50_ms'), 0)} / {_n(median('ttft_p90_ms'), 0)}",
+                         _n(median("itl_p50_ms")), _n(median("output_tok_s")), _n(median("client_cpu_s"))])
+    lines += _table(["client", "c", "requests", "runs", "TTFT p50 / p90 ms", "ITL p50 ms", "output tok/s",
+                     "client CPU s"], rows)
+
+    def differences(comparison: dict[str, Any]) -> str:
+        return " / ".join("—" if f["relative_difference"] is None else f"{f['relative_difference']:+.0%}"
+                          for f in comparison["figures"].values())
+
+    rows = []
+    for level in data["levels"]:
+        for label, key in (("bench.serve", "comparison"), ("bench.serve (own process)", "comparison_process_client")):
+            if key in level:
+                rows.append([f"AIPerf vs {label}", str(level["concurrency"]), differences(level[key]),
+                             "yes" if level[key]["within_tolerance"] else "no"])
+    lines += _table(["comparison", "c", "TTFT p50 / TTFT p90 / ITL p50 / output tok/s", "agree"], rows)
     return lines
 
 
@@ -472,6 +521,8 @@ def small_results() -> list[str]:
     lines += serving_trace(_load("serve.json"), "serve.json")
     if (RESULTS / "serve_agentic.json").exists():
         lines += serving_trace(_load("serve_agentic.json"), "serve_agentic.json")
+    if (RESULTS / "serve_aiperf.json").exists():
+        lines += serving_aiperf(_load("serve_aiperf.json"))
 
     prefix = _load("prefix.json")
     s = prefix["settings"]
