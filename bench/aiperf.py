@@ -141,13 +141,16 @@ def aiperf_rows(entries: list[TraceEntry], synth: PromptSynthesizer, *, salt: in
 
 
 def aiperf_command(executable: Path, target: Target, *, tokenizer: str, input_file: Path, concurrency: int,
-                   requests: int, artifacts: Path, seed: int) -> list[str]:
+                   sessions: int, artifacts: Path, seed: int) -> list[str]:
+    """``--num-sessions``, not ``--request-count``: a request count stops mid-session and lets AIPerf wrap the
+    dataset, starting a session again in a slot the last wave leaves free; a session count starts each session
+    once and finishes them all."""
     endpoint = target.endpoint
     return [str(executable), "profile", "--model", endpoint.model, "--url", endpoint.base_url.removesuffix("/v1"),
             "--api-key", endpoint.api_key, "--endpoint-type", "chat", "--streaming", "--use-legacy-max-tokens",
             "--use-server-token-count", "--tokenizer", tokenizer, "--input-file", str(input_file),
-            "--custom-dataset-type", "mooncake_trace", "--concurrency", str(concurrency), "--request-count",
-            str(requests), "--random-seed", str(seed), "--workers-max", "1", "--record-processors", "1",
+            "--custom-dataset-type", "mooncake_trace", "--concurrency", str(concurrency), "--num-sessions",
+            str(sessions), "--random-seed", str(seed), "--workers-max", "1", "--record-processors", "1",
             "--no-server-metrics", "--ui", "none", "--artifact-dir", str(artifacts)]
 
 
@@ -345,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                         level, synth, salt=runs, seed=args.seed, think_s=think_s)), encoding="utf-8")
                     export, cpu_s = run_aiperf(aiperf_command(
                         executable, target, tokenizer=repo_id, input_file=input_file, concurrency=concurrency,
-                        requests=len(level), artifacts=run_dir / "artifacts", seed=args.seed),
+                        sessions=len({e.session_id for e in level}), artifacts=run_dir / "artifacts", seed=args.seed),
                         cert=target.cert, hub_cache=hub_cache, log=run_dir / "aiperf.log")
                     figures = {**read_export(export).to_json(), "client_cpu_s": round(cpu_s, 2)}
                 else:
