@@ -64,13 +64,13 @@ from bench.serve import DEFAULT_TRACE, Target, level_entries, start_targets, thi
 from bench.serve_prompts import PromptSynthesizer
 from bench.serve_replay import ChatStreamer, RequestResult, replay
 from bench.serve_stats import summarize
+from bench.tool_venv import ensure_tool
 from bench.traces.mooncake import TraceEntry, block_reuse, read_trace
 
 HERE = Path(__file__).parent
 REPO = HERE.parent
 VENV = HERE / ".venv-aiperf"
 LOCK = HERE / "requirements-aiperf.lock"
-PIP_LOCK = REPO / "requirements-pip.lock"
 RESULTS = HERE / "results" / "serve_aiperf.json"
 SERVE_RESULTS = HERE / "results" / "serve.json"
 ARM = "optimized"
@@ -79,16 +79,7 @@ WARMUP_SALT = 10**6
 
 def ensure_installed(venv: Path = VENV) -> Path:
     """The ``aiperf`` executable, installing the locked AIPerf first if the virtualenv lacks it (~2 min)."""
-    executable = venv / "bin" / "aiperf"
-    if not executable.exists():
-        print(f"installing AIPerf into {venv} from {LOCK.name} ...", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        # The locked pip first (requirements-pip.lock: the bundled one mis-resolves extras under --require-hashes).
-        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
-                        str(PIP_LOCK)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--require-hashes", "-r", str(LOCK)],
-                       check=True)
-    return executable
+    return ensure_tool(venv, LOCK, "aiperf", label="AIPerf")
 
 
 def export_tokenizer(tokenizer: Any, hub_cache: Path, repo_id: str) -> str:

@@ -13,28 +13,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from bench.tool_venv import ensure_tool
 
 REPO = Path(__file__).resolve().parent.parent
 VENV = REPO / "bench" / ".venv-litellm"
 LOCK = REPO / "bench" / "requirements-litellm.lock"
-PIP_LOCK = REPO / "requirements-pip.lock"
 GUARDRAIL_NAME = "presidio-pii"
 
 
 def ensure_installed(venv: Path = VENV) -> Path:
     """The ``litellm`` executable, installing the locked proxy first if the virtualenv lacks it (~1 min)."""
-    executable = venv / "bin" / "litellm"
-    if not executable.exists():
-        print(f"installing LiteLLM's proxy into {venv} from {LOCK.name} ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        # The locked pip first (requirements-pip.lock: the bundled one mis-resolves extras under --require-hashes).
-        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--require-hashes", "-r",
-                        str(PIP_LOCK)], check=True)
-        subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", "--require-hashes", "-r", str(LOCK)],
-                       check=True)
-    return executable
+    return ensure_tool(venv, LOCK, "litellm", label="LiteLLM's proxy")
 
 
 def write_config(path: Path, *, model: str, upstream_base: str, master_key: str,
