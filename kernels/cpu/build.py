@@ -106,7 +106,7 @@ def build_or_load(report: Callable[[str], None]) -> str:
     except OSError as exc:  # the extension cache cannot be created (a read-only home without TORCH_EXTENSIONS_DIR)
         return f"unavailable (no extension cache: {exc}; the torch reference serves)"
     before = _mtime(library)
-    if before is None:
+    if before is None or _newest_source() > before:  # none yet, or ninja will compile changed sources again
         report(describe_build())
     # Watched even when the library exists: sources with newer modification times (a branch switched and back)
     # are compiled again, and that build reports its progress too.
@@ -115,6 +115,11 @@ def build_or_load(report: Callable[[str], None]) -> str:
     if not ok:  # cpu.load warned why
         return "unavailable (no C++ toolchain or a failed build: the torch reference serves)"
     return f"cache hit ({library.parent})" if _mtime(library) == before else f"built into {library.parent}"
+
+
+def _newest_source() -> float:
+    """The latest modification time among the kernels' sources and headers (what ninja compares to its outputs)."""
+    return max((_mtime(path) or 0.0) for path in Path(cpu.__file__).parent.glob("*.[ch]*"))
 
 
 def _mtime(path: Path) -> float | None:

@@ -122,6 +122,22 @@ def test_the_install_step_finds_a_finished_build(built: Path, tmp_path: Path) ->
                         done.stderr.strip().splitlines()[-1])
 
 
+def test_the_install_step_announces_a_build_over_an_older_library(built: Path, tmp_path: Path) -> None:
+    # A checkout whose sources are newer than the library it finds (a fresh clone over an old cache) makes ninja
+    # build again: that build is announced like a first one. Only the library is made older here, so ninja relinks.
+    extensions = tmp_path / "extensions"
+    shutil.copytree(built, extensions / built.name, symlinks=True)
+    library = extensions / built.name / f"{built.name}.so"
+    newest = max(path.stat().st_mtime for path in Path(cpu.__file__).parent.glob("*.[ch]*"))
+    os.utime(library, (newest - 60, newest - 60))
+    done = _build_in_child(extensions)
+    assert done.returncode == 0, done.stderr
+    lines = [line.removeprefix("warden: C++ kernels: ") for line in done.stderr.splitlines()
+             if line.startswith("warden: C++ kernels: ")]
+    assert lines[0].startswith(f"building {len(cpu.SOURCES)} sources"), lines
+    assert re.fullmatch(rf"built into {extensions / built.name} in \d+\.\d s", lines[-1]), lines
+
+
 @pytest.mark.slow  # a whole build: minutes of compiling
 def test_the_install_step_builds_into_an_empty_cache_and_says_how_far_it_is(built: Path, tmp_path: Path) -> None:
     extensions = tmp_path / "extensions"
