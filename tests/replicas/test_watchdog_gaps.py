@@ -5,6 +5,8 @@ rules on a fake clock; killing a real stopped engine is ``tests/gateway/test_eng
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.core.heartbeat import Heartbeat
 from gateway.replicas.pool import SUPERVISE_INTERVAL_S
 from gateway.replicas.watchdog import StepWatchdog
@@ -27,7 +29,8 @@ class _Replica:
         return True
 
 
-def test_a_standing_counter_watched_at_the_interval_is_a_hang_after_the_bound() -> None:
+def _watched() -> tuple[_Replica, Callable[[float], bool]]:
+    """A working replica and ``hung_at(t)``: the watchdog's look at it at time ``t`` (on the pool's look interval)."""
     now = [0.0]
     watchdog = StepWatchdog(BOUND_S, clock=lambda: now[0], look_interval_s=SUPERVISE_INTERVAL_S)
     replica = _Replica()
@@ -36,19 +39,17 @@ def test_a_standing_counter_watched_at_the_interval_is_a_hang_after_the_bound() 
         now[0] = t
         return watchdog.hung(0, replica)
 
+    return replica, hung_at
+
+
+def test_a_standing_counter_watched_at_the_interval_is_a_hang_after_the_bound() -> None:
+    _, hung_at = _watched()
     assert not any(hung_at(i * SUPERVISE_INTERVAL_S) for i in range(int(BOUND_S / SUPERVISE_INTERVAL_S)))
     assert hung_at(BOUND_S)
 
 
 def test_a_gap_in_the_watchdogs_own_looks_is_not_charged_to_the_engine() -> None:
-    now = [0.0]
-    watchdog = StepWatchdog(BOUND_S, clock=lambda: now[0], look_interval_s=SUPERVISE_INTERVAL_S)
-    replica = _Replica()
-
-    def hung_at(t: float) -> bool:
-        now[0] = t
-        return watchdog.hung(0, replica)
-
+    replica, hung_at = _watched()
     assert not hung_at(0.0) and not hung_at(0.5)
     # Our process was frozen for longer than the bound; the engine, blocked sending to us, did not beat.
     assert not hung_at(0.5 + BOUND_S + 10)
@@ -64,14 +65,7 @@ def test_a_gap_in_the_watchdogs_own_looks_is_not_charged_to_the_engine() -> None
 
 
 def test_a_late_look_within_half_the_bound_keeps_the_clock_running() -> None:
-    now = [0.0]
-    watchdog = StepWatchdog(BOUND_S, clock=lambda: now[0], look_interval_s=SUPERVISE_INTERVAL_S)
-    replica = _Replica()
-
-    def hung_at(t: float) -> bool:
-        now[0] = t
-        return watchdog.hung(0, replica)
-
+    _, hung_at = _watched()
     # A starved supervisor looking every 10 s (a third of the bound) still finds a real hang.
     assert not hung_at(0.0) and not hung_at(10.0) and not hung_at(20.0) and hung_at(30.0)
 
