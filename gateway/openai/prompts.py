@@ -10,6 +10,7 @@ from engine.protocol import TokenizerLike
 from engine.sampling_params import SamplingParams
 from engine.tool_calls import TOOL_CALL_CLOSE, TOOL_CALL_OPEN
 from gateway.core.errors import invalid_request
+from gateway.openai.prompt_tokens import segment_encoder
 from gateway.openai.schemas import ChatCompletionRequest, ChatMessage, CompletionRequest, _SamplingFields
 from gateway.openai.structured import arguments_json
 
@@ -57,9 +58,15 @@ def model_messages(messages: list[dict[str, Any]], tools_prompt: str | None = No
 
 
 def chat_prompt_ids(tokenizer: TokenizerLike, messages: list[dict[str, Any]],
-                    tools_prompt: str | None = None) -> list[int]:
+                    tools_prompt: str | None = None, *, tenant_id: str | None = None) -> list[int]:
+    """The prompt's ids. With ``tenant_id``, the pieces that repeat across that tenant's calls (system prompt,
+    earlier turns) are encoded once (``gateway.openai.prompt_tokens``); the ids are the same either way."""
     rendered = tokenizer.apply_chat_template(model_messages(messages, tools_prompt), add_generation_prompt=True)
-    return tokenizer.encode(rendered, add_special_tokens=False)
+    encoder = segment_encoder(tokenizer) if tenant_id is not None else None
+    if encoder is None or tenant_id is None:
+        return tokenizer.encode(rendered, add_special_tokens=False)
+    newest = messages[-1].get("content") if messages else None
+    return encoder.encode(rendered, scope=tenant_id, fresh=newest if isinstance(newest, str) else "")
 
 
 def completion_prompt_texts(tokenizer: TokenizerLike, request: CompletionRequest) -> list[str]:

@@ -227,7 +227,8 @@ class CallHandler:
             self.tools_prompt = structured.tools_prompt(request)
             texts = [m.text() for m in request.messages]
             self.record.prompt = prompts.chat_messages(request.messages, texts)
-            prompt_ids = [prompts.chat_prompt_ids(engine.tokenizer, self.record.prompt, self.tools_prompt)]
+            prompt_ids = [prompts.chat_prompt_ids(engine.tokenizer, self.record.prompt, self.tools_prompt,
+                                                  tenant_id=self.record.tenant_id)]
         else:
             texts = prompts.completion_prompt_texts(engine.tokenizer, request)
             self.record.prompt = texts
@@ -322,7 +323,8 @@ class CallHandler:
         engine = self.engine
         if chat:
             self.record.prompt_screened = screened.messages
-            return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages, self.tools_prompt)]
+            return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages, self.tools_prompt,
+                                            tenant_id=self.record.tenant_id)]
         self.record.prompt_screened = [m["content"] for m in screened.messages]
         return [engine.tokenizer.encode(text, add_special_tokens=False) for text in self.record.prompt_screened]
 

@@ -9,6 +9,7 @@ from redis.backoff import ExponentialBackoff
 from redis.driver_info import DriverInfo
 
 from gateway.ratelimit.clock import Clock
+from gateway.ratelimit.hiredis_packing import packed_by_hiredis
 from gateway.ratelimit.memory import InProcessRateLimiter
 from gateway.ratelimit.protocol import DEFAULT_LEASE_MS, RateLimiter
 from gateway.ratelimit.redis_limiter import RedisRateLimiter
@@ -42,5 +43,6 @@ def build_limiter(
         health_check_interval=0,
         driver_info=DRIVER_INFO,
     )
+    packed_by_hiredis(redis)
     return RedisRateLimiter(redis, clock=clock, lease_ms=lease_ms, key_prefix=key_prefix,
                             renew_interval_s=renew_interval_s)

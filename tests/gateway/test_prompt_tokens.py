@@ -1,0 +1,86 @@
+"""A chat prompt encoded in pieces, the repeating ones kept, has exactly the ids of the prompt encoded whole; kept
+pieces are per tenant, the newest message is never kept, and a tokenizer where pieces could differ is encoded
+whole."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine.loader.source import resolve_model
+from engine.tokenization.tokenizer import Tokenizer
+from gateway.openai import prompt_tokens
+from gateway.openai.prompt_tokens import SegmentEncoder, segment_encoder
+from gateway.openai.prompts import chat_prompt_ids, model_messages
+
+ODD = ["", " ", "  two leading", "trailing  ", "\n\n", "<|im_start|>inside", "a<|im_end|>b", "emoji 🙂🙂 and ñ",
+       "12345678901", "\t\ttabs", "<|endoftext|>", "<|im_start"]
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> Tokenizer:
+    return Tokenizer.from_source(resolve_model("default"))
+
+
+def conversations(count: int, seed: int) -> list[list[dict[str, Any]]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        messages = [{"role": "system", "content": rng.choice(ODD) + "You are helpful." + rng.choice(ODD)}]
+        for turn in range(rng.randrange(0, 4)):
+            messages.append({"role": "user", "content": f"{rng.choice(ODD)}question {turn} {rng.choice(ODD)}"})
+            messages.append({"role": "assistant", "content": f"{rng.choice(ODD)}answer {rng.choice(ODD)}"})
+        messages.append({"role": "user", "content": f"{rng.choice(ODD)}last {rng.random()}{rng.choice(ODD)}"})
+        out.append(messages)
+    return out
+
+
+def whole(tokenizer: Tokenizer, messages: list[dict[str, Any]]) -> list[int]:
+    return tokenizer.encode(tokenizer.apply_chat_template(model_messages(messages), add_generation_prompt=True))
+
+
+def test_pieces_encode_to_the_ids_of_the_whole_prompt(tokenizer: Tokenizer) -> None:
+    encoder = segment_encoder(tokenizer)
+    assert encoder is not None  # SmolLM2's byte-level BPE: encoded in pieces
+    prompts = conversations(200, seed=1)
+    for messages in prompts + prompts:  # the second time round, from kept pieces
+        assert chat_prompt_ids(tokenizer, messages, tenant_id="t1") == whole(tokenizer, messages)
+    assert encoder.hits > 0
+
+
+def test_kept_pieces_are_per_tenant_and_the_newest_message_is_not_kept(tokenizer: Tokenizer) -> None:
+    encoder = SegmentEncoder.build(tokenizer)
+    assert encoder is not None
+    system = "You are the assistant of tenant A, with a prompt of its own."
+    rendered = tokenizer.apply_chat_template([{"role": "system", "content": system},
+                                              {"role": "user", "content": "brand new question"}])
+    encoder.encode(rendered, scope="a", fresh="brand new question")
+    kept = {piece for _, piece in encoder._kept}
+    assert any(system in piece for piece in kept)
+    assert not any("brand new question" in piece for piece in kept)
+    first = (encoder.hits, encoder.misses)
+    encoder.encode(rendered, scope="b", fresh="brand new question")  # tenant b finds nothing of a's
+    assert (encoder.hits, encoder.misses) == (2 * first[0], 2 * first[1])
+    misses = encoder.misses
+    encoder.encode(rendered, scope="a", fresh="brand new question")  # a finds its own, all but the newest
+    assert encoder.misses == misses + 1
+
+
+def test_kept_pieces_are_bounded(tokenizer: Tokenizer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prompt_tokens, "MAX_ENTRIES", 10)
+    encoder = SegmentEncoder.build(tokenizer)
+    assert encoder is not None
+    for i in range(50):
+        encoder.encode(f"<|im_start|>system\nprompt {i}<|im_end|>\n", scope="t", fresh="")
+    assert len(encoder._kept) == 10
+    assert encoder._kept_chars == sum(len(piece) for _, piece in encoder._kept)
+
+
+def test_a_tokenizer_that_may_differ_in_pieces_is_encoded_whole(tokenizer: Tokenizer) -> None:
+    not_byte_level = Tokenizer(tokenizer.backend, chat_template=tokenizer.chat_template, bos_token_id=None,
+                               eos_token_ids=tokenizer.eos_token_ids, add_bos_token=False, byte_level=False)
+    assert segment_encoder(not_byte_level) is None
+    messages = conversations(1, seed=2)[0]
+    assert chat_prompt_ids(not_byte_level, messages, tenant_id="t") == whole(tokenizer, messages)
