@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench.gateway_overhead import Sample, Target
-from bench.llamacpp import PromptSource, requests_at, rotated, summarize
+from bench.llamacpp import PromptSource, compiled_in_use, requests_at, rotated, summarize
 from bench.llamacpp_server import command, cpu_flags
 
 
@@ -66,3 +66,19 @@ def test_llama_cpp_is_built_for_the_extensions_this_cpu_lists_and_never_native()
     assert options["GGML_AVX512"] == options["GGML_AVX512_VNNI"] == options["GGML_AVX2"] == "ON"
     assert options["GGML_AVX_VNNI"] == options["GGML_AVX512_BF16"] == options["GGML_F16C"] == "OFF"
     assert not any("AMX" in option for option in options)
+
+
+def test_warden_is_timed_only_once_its_serving_engine_runs_the_compiled_graphs() -> None:
+    """A first start serves uncompiled while a child compiles; the standby engine's start-up lines (after the serving
+    engine's "ready") say nothing about the engine being measured."""
+    background = "warden: compilation and warm-up: serving uncompiled while compiling in the background (est. 70 s)\n"
+    ready = "warden: ready: serving https://127.0.0.1:1/v1 (10.8 s after `warden serve` started)\n"
+    loaded = "warden: compilation and warm-up: 4 graphs loaded whole from the compile cache (not traced) in 7.4 s\n"
+    swapped = "warden: compilation and warm-up: compiled graphs swapped in (4 graphs) in 90 s\n"
+    assert not compiled_in_use(background + ready)
+    assert not compiled_in_use(background + ready + background)  # the standby's child waits its turn
+    assert compiled_in_use(background + ready + swapped)
+    assert compiled_in_use(loaded + ready + background)  # cached graphs: only the standby compiles
+    with pytest.raises(RuntimeError, match="failed to compile"):
+        compiled_in_use(background + ready + "warden: compilation and warm-up: failed in the background, serving "
+                        "uncompiled (see x.log)\n")
