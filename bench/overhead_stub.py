@@ -66,6 +66,8 @@ FEATURES = {
     "litellm": "master key, no database, in front of the floor",
     "warden_core_tmpfs_spool": "warden_core with its audit spool on tmpfs (no disk fsync; durable in the database)",
     "warden_core_baseline": "warden_core served from another checkout (--baseline-tree), side by side",
+    "warden_core_workers": "warden_core under uvicorn --workers N (--core-workers), as warden serve --workers N runs "
+                           "it: CPU summed over the workers",
 }
 
 
@@ -77,6 +79,7 @@ class Server:
     bodies: list[bytes]
     pid: int | None = None  # the server's process, whose CPU time each measurement reads
     profiled: bool = False  # under profiled_app_from_env: profiled while measured
+    workers: int = 1  # uvicorn workers under ``pid`` (their supervisor): CPU is then summed over its children
 
     def target(self, tls: ssl.SSLContext) -> Target:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -113,6 +116,22 @@ def process_cpu_s(pid: int | None) -> float:
 def loop_thread_cpu_s(pid: int | None) -> float:
     """User + system CPU seconds of process ``pid``'s main thread (where uvicorn runs the event loop) so far."""
     return 0.0 if pid is None else _cpu_s(Path(f"/proc/{pid}/task/{pid}/stat"))
+
+
+def workers_cpu_s(pid: int | None) -> tuple[float, float]:
+    """Total and event-loop-thread CPU seconds of the processes under supervisor ``pid`` (uvicorn --workers N), the
+    supervisor's own included."""
+    if pid is None:
+        return 0.0, 0.0
+    children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    total, loops = process_cpu_s(pid), 0.0
+    for child in children:
+        try:
+            total += process_cpu_s(child)
+            loops += loop_thread_cpu_s(child)
+        except FileNotFoundError:  # a helper process that just exited
+            continue
+    return total, loops
 
 
 def _cpu_s(stat: Path) -> float:
@@ -192,7 +211,7 @@ def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: s
 
 def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path, cert: Path, key: Path, *,
                  loop: str = "auto", http: str = "auto", profile: Path | None = None,
-                 source: Path | None = None, server: str = "uvicorn") -> int:
+                 source: Path | None = None, server: str = "uvicorn", workers: int = 1) -> int:
     """``warden serve``'s app under uvicorn with ``loop`` and ``http`` chosen (``warden serve`` itself runs
     ``uvicorn.run`` with both "auto": uvloop and httptools where installed), its engine the stub at
     ``socket_path``. With ``profile``, profiled (``profiled_app_from_env``). With ``source``, the gateway's code is
@@ -213,7 +232,8 @@ def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path
     stack.spawn([sys.executable, "-m", "uvicorn", factory, "--factory", *app_dir, "--host",
                  "127.0.0.1", "--port", str(port), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key),
                  "--log-level",
-                 "warning", "--loop", loop, "--http", http], server_env, name)
+                 "warning", "--loop", loop, "--http", http, *(["--workers", str(workers)] if workers > 1 else [])],
+                server_env, name)
     return port
 
 
@@ -269,10 +289,10 @@ async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: 
         before = load_average()
         if server.profiled and server.pid is not None:
             os.kill(server.pid, signal.SIGUSR1)
-        cpu_before, loop_before = process_cpu_s(server.pid), loop_thread_cpu_s(server.pid)
+        cpu_before, loop_before = server_cpu_s(server)
         result: LoadResult = await run_open_loop(target, rate, duration_s)
-        cpu_used = process_cpu_s(server.pid) - cpu_before
-        loop_used = loop_thread_cpu_s(server.pid) - loop_before
+        cpu_after, loop_after = server_cpu_s(server)
+        cpu_used, loop_used = cpu_after - cpu_before, loop_after - loop_before
         if server.profiled and server.pid is not None:
             os.kill(server.pid, signal.SIGUSR2)
     finally:
@@ -292,6 +312,13 @@ async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: 
           f"errors {summary['errors']}, load {before}",
           file=sys.stderr)
     return summary
+
+
+def server_cpu_s(server: Server) -> tuple[float, float]:
+    """The server's CPU seconds so far, total and its event loops' threads (summed over workers where several)."""
+    if server.workers > 1:
+        return workers_cpu_s(server.pid)
+    return process_cpu_s(server.pid), loop_thread_cpu_s(server.pid)
 
 
 def versus_floor(results: dict[str, dict[str, Any]], floor: str = "floor") -> None:
@@ -367,6 +394,12 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             "warden_core_baseline", start_warden(stack, "warden_core_baseline", env, socket_path, cert, key,
                                                  source=args.baseline_tree),
             servers["warden_core"].api_key, short, pid=stack.processes[-1].pid)
+    if args.core_workers > 1:  # the same gateway set-up under several uvicorn workers
+        env, socket_path = wardens["warden_core"]
+        servers["warden_core_workers"] = Server(
+            "warden_core_workers", start_warden(stack, "warden_core_workers", env, socket_path, cert, key,
+                                                workers=args.core_workers),
+            servers["warden_core"].api_key, short, pid=stack.processes[-1].pid, workers=args.core_workers)
     if not args.no_litellm and not args.only_core:
         executable = litellm_proxy.ensure_installed()
         master_key = f"sk-{secrets.token_hex(16)}"
@@ -601,6 +634,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with a baseline: also warden_core and the baseline in this many alternating rounds "
                              "(CPU per request, medians)")
     parser.add_argument("--ab-duration", type=float, default=15.0, help="seconds measured per --ab-rounds round")
+    parser.add_argument("--core-workers", type=int, default=1,
+                        help="above 1: also warden_core under uvicorn --workers N (warden serve --workers N's "
+                             "set-up), measured like the others, CPU summed over its workers")
     parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
     parser.add_argument("--baseline-commit", default=None,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from bench.open_loop import InFlightCapReached, Target, run_open_loop
-from bench.overhead_stub import chat_body, long_prompts, versus_floor
+from bench.overhead_stub import chat_body, long_prompts, process_cpu_s, versus_floor, workers_cpu_s
 from bench.stub_engine import AUTHKEY_ENV, FINAL_TEXT, STAMP_PREFIX
 from engine.request import EngineRequest
 from gateway.background_server import free_port
@@ -193,3 +193,29 @@ def test_the_floor_under_granian_answers_and_its_worker_is_the_process_measured(
     finally:
         os.killpg(process.pid, 15)
         process.wait(10)
+
+
+_WORKER = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\nprint(flush=True)\n" \
+          "time.sleep(30)"
+
+
+def test_the_cpu_of_several_workers_is_summed_over_their_supervisors_children() -> None:
+    # A supervisor (as uvicorn --workers 2 is) whose two children each burn 0.3 s of CPU, then idle.
+    code = ("import subprocess, sys\n"
+            f"children = [subprocess.Popen([sys.executable, '-c', {_WORKER!r}], stdout=subprocess.PIPE) "
+            "for _ in range(2)]\n"
+            "for child in children: child.stdout.readline()\n"
+            "print(flush=True)\n"
+            "for child in children: child.wait()\n")
+    supervisor = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert supervisor.stdout is not None
+        supervisor.stdout.readline()  # both children have burnt theirs
+        total, loops = workers_cpu_s(supervisor.pid)
+        assert total >= 0.6 > process_cpu_s(supervisor.pid)
+        assert 0.6 <= loops <= total  # each child's main thread is where it burnt it
+    finally:
+        for child in Path(f"/proc/{supervisor.pid}/task/{supervisor.pid}/children").read_text().split():
+            os.kill(int(child), 9)
+        supervisor.kill()
+        supervisor.wait()
