@@ -296,6 +296,9 @@ class AsyncEngineClient:
                 self._deliver(out.request_id, out, here)
         elif kind == "stats":
             self._stats = message[1]
+            if len(message) > 2:  # an engine host's reporter says it reads (engine.core.stats_route)
+                with contextlib.suppress(EngineDeadError):
+                    self._send(("stats_read", message[2]))
         elif kind == "rejected":
             info: ErrorInfo = message[2]
             self._owed.discard(message[1])

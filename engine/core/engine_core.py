@@ -7,12 +7,13 @@ Wire protocol (pickled tuples over ``multiprocessing`` connections):
   ``("failed", ErrorInfo)``;
   then ``("outputs", list[RequestOutput])`` per step and ``("rejected", request_id, ErrorInfo)`` for a request
   the engine refused (e.g. a constraint that does not compile); ``("stats", EngineStats)`` at most every
-  ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``).
+  ``STATS_INTERVAL_S`` while busy and once on going idle (``engine.metrics``). An engine host numbers its
+  reporter's snapshots, ``("stats", EngineStats, sequence)``, and the reporter answers ``("stats_read", sequence)``.
 
 The core serves one or more callers (``ClientPort``): outputs go to the caller that added the request, stats to
-one reporting caller (``_send_stats``). With one pipe (``run_engine_core``) the caller's leaving ends the core; an
-engine host (``engine.host``) accepts callers from a socket and keeps serving while they come and go, aborting the
-requests of one that leaves.
+one reporting caller (an engine host's: ``engine.core.stats_route``, which passes over a caller that stopped
+reading). With one pipe (``run_engine_core``) the caller's leaving ends the core; an engine host (``engine.host``)
+accepts callers from a socket and keeps serving while they come and go, aborting the requests of one that leaves.
 
 The loop blocks on its inputs only when it has nothing to run, so an idle engine costs no CPU and a busy
 one never waits for a caller.
@@ -47,8 +48,9 @@ from engine.core.error_info import ErrorInfo
 from engine.core.frame_reader import FrameReader
 from engine.core.frame_writer import FrameWriter
 from engine.core.heartbeat import Heartbeat
+from engine.core.stats_route import StatsRoute
 from engine.llm_engine import LLMEngine
-from engine.metrics import STATS_INTERVAL_S, EngineStats, counters_since
+from engine.metrics import STATS_INTERVAL_S
 from engine.outputs import RequestOutput, Usage
 
 log = logging.getLogger(__name__)
@@ -124,9 +126,7 @@ class EngineCore:
         self.keep_serving = keep_serving
         self.running = True
         self._owner: dict[str, ClientPort] = {}
-        self._reporter: ClientPort | None = None  # the caller stats go to (see _send_stats)
-        self._reporter_baseline: EngineStats | None = None
-        self._last_reported: EngineStats | None = None
+        self._stats_route = StatsRoute[ClientPort]()  # which of a host's callers reports, and what each is sent
         self._stats_sent_at = 0.0
         self._stats_dirty = True  # something changed since the last snapshot went out
         self._compiling: Any = None  # engine.structured.PendingGrammars, made with the first constrained request
@@ -179,20 +179,19 @@ class EngineCore:
         return port
 
     def _send_stats(self, *, force: bool = False) -> None:
-        """A snapshot to the reporting caller: the only caller, or a host's oldest. A host's callers are one
-        gateway's workers, whose metrics add up: each reporting would count the engine once per worker. A caller
-        promoted to reporter gets counters from the last snapshot its predecessor got, so the sum counts each
-        token once."""
+        """A snapshot to the reporting caller: the only caller, or the one a host's ``StatsRoute`` picks (a host's
+        callers are one gateway's workers, whose metrics add up: each reporting would count the engine once per
+        worker)."""
         now = time.monotonic()
         if not self.ports or not self._stats_dirty or (not force and now - self._stats_sent_at < STATS_INTERVAL_S):
             return
         stats = self.engine.stats()
-        reporter = self.ports[0]
-        if reporter is not self._reporter:
-            self._reporter, self._reporter_baseline = reporter, self._last_reported
-        self._send(reporter, ("stats", stats if self._reporter_baseline is None
-                              else counters_since(stats, self._reporter_baseline)))
-        self._last_reported = stats
+        if self.incoming is None:
+            self._send(self.ports[0], ("stats", stats))
+        else:
+            for port, message in self._stats_route.route(self.ports, stats, now):
+                if port in self.ports:  # not hung up on by an earlier send of this round
+                    self._send(port, message)
         self._stats_sent_at = now
         self._stats_dirty = False
 
@@ -242,6 +241,7 @@ class EngineCore:
         if port not in self.ports:
             return
         self.ports.remove(port)
+        self._stats_route.forget(port)
         port.close()
         for request_id in list(port.requests):
             self._forget(request_id)
@@ -251,6 +251,9 @@ class EngineCore:
 
     def _handle(self, port: ClientPort, message: tuple[Any, ...]) -> None:
         kind = message[0]
+        if kind == "stats_read":  # changes nothing in the engine: a new snapshot for it would be answered again
+            self._stats_route.confirmed(port, message[1], time.monotonic())
+            return
         self._stats_dirty = True
         if kind == "add":
             request = message[1]
@@ -349,7 +352,15 @@ def engine_info(engine: LLMEngine) -> dict[str, Any]:
 
 def run_engine_core(config: EngineConfig, inbox: Connection, outbox: Connection, *, own_process: bool = True,
                     heartbeat: Heartbeat | None = None) -> None:
-    """Entry point of the engine process (and of the in-process variant's thread)."""
+    """Entry point of the engine process (and of the in-process variant's thread).
+
+    Its one caller is written with blocking sends, unlike a host's. A send blocks only while that caller does not
+    read, and then it holds up nothing but that caller's own work: there is no other caller to starve. It cannot
+    deadlock, since the client never blocks sending to the core. The heartbeat stands still meanwhile, but the
+    watchdog that reads it runs on the loop that reads the pipe: while that loop does not turn the watchdog does not
+    look, and a look after such a gap starts afresh (``gateway.replicas.watchdog``); once it turns, the pipe is read
+    and the core goes on. Blocking also bounds what the core holds for a caller that stopped to the pipe's size, with
+    no backlog to cap."""
     if own_process:
         # Ctrl-C belongs to the parent, which shuts us down in order.
         signal.signal(signal.SIGINT, signal.SIG_IGN)

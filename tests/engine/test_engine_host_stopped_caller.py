@@ -2,7 +2,7 @@
 model), caller A adds many long requests and then reads nothing (a stopped gateway worker: its socket fills), while
 caller B's requests all complete and the host's heartbeat keeps moving. Below the host's backlog bound A, reading
 again, gets every output in order; past it, the host has hung up on A (what its socket held, then the end) and
-aborted its requests, and serves B on.
+aborted its requests, and serves B on. An A that was reporting the engine's stats is passed over for B.
 
 A is a bare authenticated connection, so that "stops reading" is exact; B is the gateway's own client.
 """
@@ -14,7 +14,7 @@ import fcntl
 import secrets
 import struct
 import termios
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Client, Connection
 from multiprocessing.reduction import ForkingPickler
 from pathlib import Path
@@ -171,6 +171,59 @@ async def test_a_caller_past_the_backlog_bound_is_hung_up_on_and_its_requests_ab
     a.close()
     await b.shutdown()
     assert bounded_host.is_alive()
+
+
+def _messages_waiting(a: Connection) -> list[tuple]:
+    """Every message A's socket holds now (A added no requests, so it holds few)."""
+    messages = []
+    while a.poll(1.0):
+        messages.append(a.recv())
+    return messages
+
+
+async def _until(predicate: Callable[[], bool], what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + HANG_GUARD_S
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, what
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.slow  # a host process and a few hundred steps of the tiny model: ~10 s alone, more on shared cores
+async def test_a_stopped_reporter_is_passed_over_and_another_caller_gets_fresh_stats(host, config, authkey) -> None:
+    """A connects first, so the engine's stats go to it, and then it reads nothing (a stopped gateway worker). B's
+    own requests keep the engine busy; B gets the stats within the stall bound, and the engine's tokens are counted
+    once over A's last snapshot and B's. The role stays with B once A reads again."""
+    a = Client(str(host.address), family="AF_UNIX", authkey=authkey)
+    assert a.recv()[0] == "ready"
+    b = await connect_engine(config, host.address, authkey)
+    params = SamplingParams(max_tokens=32, temperature=0, ignore_eos=True)
+    generated = 0
+
+    async def run_one(name: str) -> None:
+        nonlocal generated
+        generated += sum([len(d.token_ids) async for d in b.generate(EngineRequest(name, [9, 8, 7], params))])
+
+    deadline = asyncio.get_running_loop().time() + HANG_GUARD_S
+    while b.stats() is None:  # the engine busy with B's requests only, as long as A holds the role
+        assert asyncio.get_running_loop().time() < deadline, "B never got the engine's stats"
+        await asyncio.wait_for(run_one(f"b{generated}"), HANG_GUARD_S)
+    messages = _messages_waiting(a)
+    stats_to_a = [m for m in messages if m[0] == "stats"]
+    assert len(stats_to_a) >= 2 and all(len(m) == 3 for m in stats_to_a[:-1])  # numbered: A reported
+    last = stats_to_a[-1][1]
+    assert len(stats_to_a[-1]) == 2 and (last.num_requests_running, last.num_requests_waiting) == (0, 0)
+    # Each token counted once: A's counters where it was passed over, and B's from there.
+    await _until(lambda: (s := b.stats()) is not None and s.num_requests_running == 0
+                 and last.generation_tokens + s.generation_tokens == generated, f"{b.stats()}, {last}, {generated}")
+    # A reads again (and says so): B keeps reporting, A gets nothing more.
+    a.send(("stats_read", stats_to_a[-2][2]))
+    before = b.stats()
+    await asyncio.wait_for(run_one("after"), HANG_GUARD_S)
+    await _until(lambda: (s := b.stats()) is not before and s is not None and s.num_requests_running == 0
+                 and last.generation_tokens + s.generation_tokens == generated, f"{b.stats()}, {generated}")
+    assert not a.poll(0.5)
+    a.close()
+    await b.shutdown()
 
 
 @pytest.mark.parametrize(("value", "expected"), [("", DEFAULT_MAX_BACKLOG_BYTES), ("0.5", 512 * 1024), ("2", 2 << 20)])
