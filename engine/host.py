@@ -4,7 +4,8 @@ A gateway with several HTTP worker processes must not start one engine per worke
 KV-cache budgets, no shared prefix cache, N engines contending for one device). Instead one host process loads the
 engine and listens on a Unix socket; each worker connects an ``AsyncEngineClient`` to it
 (``connect_engine``), exactly as it would talk to its own engine process. Outputs go back to the worker that asked,
-stats to every worker; a worker that leaves has its requests aborted, and the host keeps serving the others.
+stats to one worker that reads them (the workers' metrics add up: ``engine.core.stats_route``); a worker that leaves
+has its requests aborted, and the host keeps serving the others.
 
 The host never blocks sending to a worker: a worker that stops reading (stopped, its loop frozen) only fills its own
 socket and then its backlog in the host (``engine.core.engine_core``), while the others are served and the heartbeat

@@ -1,5 +1,6 @@
 """``warden serve --workers 2``: the workers share one engine host instead of each starting an engine; requests
-through either worker are served, the engine's tokens are counted once in /metrics, a host that dies is restarted and
+through either worker are served, the engine's tokens are counted once in /metrics, a worker stopped with streams in
+flight (SIGSTOP) holds up no other and is replaced by uvicorn's supervisor, a host that dies is restarted and
 the workers reconnect to it, a worker that is killed is restarted by uvicorn's supervisor and connects to the same
 host, and a SIGKILL of ``warden serve``'s whole process group leaves the (detached) host serving, which the restarted
 ``warden serve`` attaches to instead of loading the model again. A SIGKILL of ``warden serve``'s main process alone
@@ -8,6 +9,7 @@ binds the port and attaches to it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import ssl
@@ -18,6 +20,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -32,6 +35,7 @@ WORKERS = 2
 GRACE_S = 10  # the workers' drain: a worker whose serve is gone is gone within it (plus the unready window)
 HOST_BACK_S = 480  # a restarted host loads the model; under load, and building C++ kernels, that takes minutes
 REATTACHED_S = 30  # from the restarted host's socket listening to the workers serving through it
+STOPPED_STREAMS = 3  # streams in flight on the worker that is stopped
 
 
 @dataclass
@@ -221,6 +225,84 @@ def test_requests_through_every_worker_are_served_and_counted_once(served: Serve
     time.sleep(3.0)  # every worker's stats task has run since: a second reporter would have added its count by now
     assert _metric(served, "warden:generation_tokens_total") - before == 120
     assert _metric(served, "warden:engine_replicas_alive") == 1
+
+
+def _stream_rest(stream: Any) -> tuple[str | None, BaseException | None]:
+    """Read a stream to its end: its finish reason, or the error that cut it."""
+    finish = None
+    try:
+        for chunk in stream:
+            if chunk.choices and chunk.choices[0].finish_reason:
+                finish = chunk.choices[0].finish_reason
+    except (openai.APIError, httpx.HTTPError) as exc:
+        return finish, exc
+    return finish, None
+
+
+def test_a_stopped_worker_harms_no_other_and_its_replacement_serves(served: Served) -> None:
+    """SIGSTOP of a worker with streams in flight: the other worker serves on, and the engine's counters in its
+    /metrics keep moving. uvicorn's supervisor, whose health pings the stopped worker cannot answer, kills it and
+    starts another (its streams are cut, not left hanging; the host aborts their requests), and the new worker
+    reaches the same engine host and serves."""
+    hosts, (stopped, other) = _engine_hosts(served.data_dir), _workers(served)
+    try:
+        # The streams go to `stopped`: `other` is stopped while they connect (well within uvicorn's 5 s pings).
+        os.kill(other, signal.SIGSTOP)
+        try:
+            streams = [served.client().chat.completions.create(
+                model=served.model, messages=[{"role": "user", "content": f"stream {i}"}], max_tokens=400,
+                temperature=0, stream=True, extra_body={"ignore_eos": True}) for i in range(STOPPED_STREAMS)]
+            for stream in streams:
+                next(iter(stream))  # in flight: its first chunk came
+        finally:
+            os.kill(other, signal.SIGCONT)
+        with ThreadPoolExecutor(STOPPED_STREAMS) as readers:
+            os.kill(stopped, signal.SIGSTOP)
+            outcomes = [readers.submit(_stream_rest, stream) for stream in streams]
+            before = _metric(served, "warden:generation_tokens_total")
+            with ThreadPoolExecutor(4) as pool:
+                assert list(pool.map(lambda i: _chat(served, f"while one is stopped {i}"), range(8))) == [5] * 8
+            deadline = time.monotonic() + 30
+            while _metric(served, "warden:generation_tokens_total") - before < 40:
+                assert time.monotonic() < deadline, "the engine's stats stopped reaching the serving worker"
+                time.sleep(0.5)
+            deadline = time.monotonic() + 120
+            while _running(stopped) or len(_workers(served)) < WORKERS:
+                assert time.monotonic() < deadline, "uvicorn did not replace the stopped worker"
+                time.sleep(0.5)
+            ended = [outcome.result(timeout=60) for outcome in outcomes]
+        assert all(finish != "length" and error is not None for finish, error in ended), ended  # cut, not hung
+        assert _running(other), "the serving worker was replaced too"
+        replacement = next(pid for pid in _workers(served) if pid not in (stopped, other))
+        _wait_served_by(served, replacement, other)
+        assert _engine_hosts(served.data_dir) == hosts  # the same engine all along
+    finally:
+        for pid in (stopped, other):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
+def _wait_served_by(served: Served, worker: int, other: int, timeout_s: float = 120.0) -> None:
+    """Wait until ``worker`` serves a request: ``other`` is stopped for each try (for less than uvicorn's health
+    timeout), so that only ``worker`` accepts it; a 503 while ``worker`` connects to its engine is tried again."""
+    deadline = time.monotonic() + timeout_s
+    client = openai.OpenAI(base_url=f"{served.base_url}/v1", api_key=served.api_key, max_retries=0, timeout=2.5,
+                           http_client=httpx.Client(verify=served.tls))
+    while True:
+        os.kill(other, signal.SIGSTOP)
+        try:
+            completion = client.chat.completions.create(
+                model=served.model, messages=[{"role": "user", "content": "the new worker"}], max_tokens=5,
+                temperature=0, extra_body={"ignore_eos": True})
+        except (openai.APIStatusError, openai.APIConnectionError):
+            completion = None
+        finally:
+            os.kill(other, signal.SIGCONT)
+        if completion is not None:
+            assert completion.usage is not None and completion.usage.completion_tokens == 5
+            return
+        assert time.monotonic() < deadline, f"worker {worker} never served"
+        time.sleep(2.0)  # `other` answers uvicorn's pings before it is stopped again
 
 
 def test_a_dead_host_is_restarted_and_the_workers_reconnect(served: Served) -> None:
