@@ -69,6 +69,14 @@ def month_pattern(names: Iterable[str]) -> str:
 MONTH_NAMES = month_pattern(month_names())
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er)?"
 YEAR = r"(?:19|20)\d{2}"
+# The years of birth of people alive and of age: the shapes a log or a build writes its own dates in (a timestamp,
+# "20260127") are read as dates of birth only with a year before 2010.
+BIRTH_YEAR = r"(?:19\d{2}|200\d)"
+_MM = r"(?:0[1-9]|1[0-2])"
+_DD = r"(?:0[1-9]|[12]\d|3[01])"
+_DM = r"(?:0?[1-9]|[12]\d|3[01])"  # a day or a month, either order: "04/03/85" is 4 March or April 3
+_NOT_AFTER_NUMBER = r"(?<![\w./:-])"
+_NOT_BEFORE_NUMBER = r"(?![\w/:-]|\.\d)"
 
 
 class DateOfBirthRecognizer(PatternRecognizer):
@@ -82,10 +90,22 @@ class DateOfBirthRecognizer(PatternRecognizer):
         # Year first with slashes or dots, as East Asian and some Nordic forms write it: "1985/03/04", "1985.3.4".
         Pattern("date y/m/d", r"\b(?:19|20)\d{2}([/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b", 0.3),
         Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{YEAR}\b", 0.3),
-        # "4 March 1985", "4. März 1985", "4 de marzo de 1985", "4th of March 1985", and with dashes or slashes
-        # between the parts as forms and databases write it: "04-Mar-1985", "4/Mar/1985".
+        # "4 March 1985", "4. März 1985", "4 de marzo de 1985" (or "del 1985", as Latin America writes it), "4th of
+        # March 1985", and with dashes or slashes between the parts as forms and databases write it: "04-Mar-1985",
+        # "4/Mar/1985".
         Pattern("date d month y",
-                rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:de\s+)?|[-/]){YEAR}\b", 0.3),
+                rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:del?\s+)?|[-/]){YEAR}\b",
+                0.3),
+        # An ISO date with its time, as an export or an API writes a date of birth: "1985-03-04T00:00:00Z". Only years
+        # a living adult is born in, so a log's own timestamps ("2026-01-27T19:49:04Z") never match.
+        Pattern("date iso time", rf"\b{BIRTH_YEAR}-{_MM}-{_DD}[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
+                                 r"(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])", 0.3),
+        # Weaker shapes, 0.2 alone: with birth context (+0.35) they pass the default threshold, and an order number
+        # or a short date without it stays far below. The eight digits of a compact ISO date ("19850304"), and a
+        # day, a month and a two-digit year ("04/03/85", "04.03.85", "3/4/85") standing alone, not inside a longer
+        # dotted or dashed number.
+        Pattern("date yyyymmdd", rf"(?<![\w.+-]){BIRTH_YEAR}{_MM}{_DD}(?![\w-]|\.\d)", 0.2),
+        Pattern("date d/m/yy", rf"{_NOT_AFTER_NUMBER}{_DM}([/.-]){_DM}\1\d{{2}}{_NOT_BEFORE_NUMBER}", 0.2),
     ]
     CONTEXT = ["born", "birth", "dob", "d.o.b", "bday", "b-day", "b'day", "b.", "né le", "née le", "né en",  # noqa: RUF012
                "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt", "jahrgang", "nacimiento",

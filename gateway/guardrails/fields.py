@@ -68,6 +68,16 @@ def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
     return bool(words) and (len(words) == 1 or all(word[0].isupper() for word in words))
 
 
+def _reads_as(value: str, entity: str, particles: frozenset[str]) -> bool:
+    """Whether `value` reads as a name of `entity`; a person's also as "Last, First", as directories and exports
+    write it ("Anjum, Gull"), each side capitalised."""
+    if _reads_as_name(value, particles):
+        return True
+    last, comma, first = value.partition(", ")
+    return (entity == "PERSON" and bool(comma) and "," not in first
+            and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
+
+
 class FieldValueRecognizer(EntityRecognizer):
     """PERSON or LOCATION: the value of a field whose key names a person or a place."""
 
@@ -94,7 +104,7 @@ class FieldValueRecognizer(EntityRecognizer):
                 if name_end is None:
                     continue
                 end = name_end
-            if not _reads_as_name(text[start:end], particles):
+            if not _reads_as(text[start:end], entity, particles):
                 continue
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
@@ -115,7 +125,7 @@ class FieldValueRecognizer(EntityRecognizer):
         while end > start and text[end - 1] in " \t":
             end -= 1
         particles = _PARTICLES if kind == "PERSON" else _PLACE_PARTICLES
-        if kind is None or end - start < 2 or not _reads_as_name(text[start:end], particles):
+        if kind is None or end - start < 2 or not _reads_as(text[start:end], kind, particles):
             return []
         explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} {where}")
         return [RecognizerResult(kind, start, end, SCORE, explanation)]
@@ -165,7 +175,7 @@ class FieldValueRecognizer(EntityRecognizer):
                     if text[start:start + 1] == '"':
                         start, end = start + 1, end - 1
                     particles = _PARTICLES if kind == "PERSON" else _PLACE_PARTICLES
-                    if kind is not None and _reads_as_name(text[start:end].strip(), particles):
+                    if kind is not None and _reads_as(text[start:end].strip(), kind, particles):
                         explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} column")
                         results.append(RecognizerResult(kind, start, end, SCORE, explanation))
                 position = line_end + 1

@@ -8,7 +8,8 @@ French, Spanish, German, Italian, Portuguese and Dutch:
   "reassigned to", "spoke with", "ping", "cc", "invite"), an attribution ("per", "d'après");
 - after a name: a verb of saying or approving ("said", "wrote", "approved", "dijo", "sagte", "a validé");
 - a sign-off line ("Best regards,", "Mit freundlichen Grüßen", "Cordialement,"): the next line, when it holds only
-  a name and a word of it is a known name (a company or a city may stand there instead).
+  a name and a word of it is a known name (a company or a city may stand there instead);
+- an e-mail's sender header ("From: ", "Von: ", "De : "): the name after it.
 
 The name itself is one to four words of letters (with inner apostrophes or hyphens), initials ("K.") and
 lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised; in chat a
@@ -114,6 +115,11 @@ _SIGN_OFF_LINE = re.compile(_SIGN_OFF_LINES, re.MULTILINE)
 _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
 _SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
+
+# An e-mail's sender header, as a pasted message or a quoted reply carries it ("From: Hasif See <h.see@...>",
+# "> Von: ...", "De : ..."): the name is what follows on the line, a desk or a list ("Service Desk") being no name.
+_SENDER_HEADER = re.compile(r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van)[ \t]*:[ \t]*")
+
 
 def is_sign_off(phrase: str) -> bool:
     """Whether `phrase` is a sign-off ("Beste Grüße", "Kind regards,"): the small English model calls some people."""
@@ -270,6 +276,9 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 add(_name_after(text, cue.end(), words))
         else:
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
+    if ":" in text:
+        for header in _SENDER_HEADER.finditer(text):
+            add(_name_after(text, header.end(), words))
     for sign_off in (_SIGN_OFF_LINE if same_length else _SIGN_OFF_LINE_ANY_CASE).finditer(scanned):
         line_end = sign_off.end()
         if line_end >= len(text):

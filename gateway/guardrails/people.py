@@ -11,9 +11,10 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   that both NER models call a person, and, if it is one word opening a sentence ("Schick es an ...", "Ruf mich
   an"), is a known first name.
 - ``name_pairs``: a known first name followed by a known last name (optionally with a middle initial) is a PERSON,
-  capitalised ("Musa Adams", "Anna K. Nowak") or, with a lower score, all in lower case ("chamo parraga") when
-  neither word is an English dictionary word; so is a known first name followed by a capitalised word that is no
-  dictionary word ("Nomasonto Gazu", "Наташа Петровска": the list cannot hold every surname).
+  capitalised ("Musa Adams", "Anna K. Nowak") or, with a lower score, in text typed in lower case ("chamo parraga",
+  "hawa r. traore", whatever codes in capitals are pasted beside it) when neither word is an English dictionary
+  word; so is a known first name followed by a capitalised word that is no dictionary word ("Nomasonto Gazu",
+  "Наташа Петровска": the list cannot hold every surname).
 - ``name_cues.cued_names``: names a greeting, title, verb of speaking or sign-off points at, known or not.
 - ``line_parts``: a NER span that runs over a line break is judged line by line ("Suzanne Maire\nVAT").
 - ``confirmed`` also drops what no name looks like, however the models read it: a sign-off ("Beste Grüße"), a
@@ -47,14 +48,22 @@ _STOP_WORDS = frozenset(word.casefold() for words in (EN, FR, ES, DE, IT, PT) fo
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 # Two or three words: first name, optional middle initial, last name; capitalised, or all lower case. Where a text
-# has capitals, only capitalised pairs are tried (few in code, JSON or logs); an all-lower-case text (chat) carries
-# no case signal, so there its lower-case pairs are tried.
+# has capitalised words, only capitalised pairs are tried (few in code, JSON or logs); a text typed in lower case
+# (chat, ``typed_in_lower_case``) carries no case signal, so there its lower-case pairs are tried.
 _CAPITALISED = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}]?[{LOWER_LETTERS}]+)?"
 _LOWER = rf"[{LOWER_LETTERS}]{{2,}}"
 _CAPITALISED_PAIR = re.compile(
     rf"(?<![\w@.'’-])({_CAPITALISED})\s+(?:([{UPPER_LETTERS}])\.\s+)?({_CAPITALISED})(?![\w@'’-])"
 )
-_LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})\s+()({_LOWER})(?![\w@'’-])")
+_LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})\s+(?:([{LOWER_LETTERS}])\.\s+)?({_LOWER})(?![\w@'’-])")
+# A word written capitalised ("Maria", "Ops"), not all in capitals ("IBAN", "RK4UFZ") nor holding a digit.
+_TITLE_WORD = re.compile(rf"(?<![\w'’-])[{UPPER_LETTERS}][{LOWER_LETTERS}]")
+
+
+def typed_in_lower_case(text: str) -> bool:
+    """Whether the text is typed in lower case, as chat is: no word of it is capitalised. Codes, tokens and
+    acronyms pasted into it ("GB52 IMWV", "RK4UFZ", "SSN") are no capitalised words."""
+    return _TITLE_WORD.search(text) is None and any(char.islower() for char in text)
 
 
 # Words of data fields as column headers and form labels write them ("Payout Iban", "Trace Id", "Gh Token",
@@ -165,6 +174,7 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     (``name_cues``)."""
     found = name_pairs(text, common_words, taken)
     found.extend(other_script_names(text, [*taken, *found]))
+    found.extend(rare_letter_names(text, common_words, [*taken, *found]))
     if ":" in text:
         found.extend(speakers(text, common_words, [*taken, *found]))
     names = known_names()
@@ -178,7 +188,7 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
     names = known_names()
     spans = [(f.start, f.end) for f in taken]
     found: list[Finding] = []
-    lower = text.islower()
+    lower = typed_in_lower_case(text)
     pair = _LOWER_PAIR if lower else _CAPITALISED_PAIR
     position = 0
     while (match := pair.search(text, position)) is not None:
@@ -241,6 +251,41 @@ _OTHER_WORD = rf"[{_OTHER_UPPER}][{_OTHER_LOWER}]+(?:['’ʼ-][{_OTHER_UPPER}]?[
 _OTHER_SCRIPT_NAME = re.compile(rf"(?<![\w'’ʼ-]){_OTHER_WORD}(?:[ \t]+{_OTHER_WORD}){{1,2}}(?![\w'’ʼ-])")
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F]")
 OTHER_SCRIPT_SCORE = 0.6
+
+
+# Latin letters that English, French, Spanish, German, Italian and Portuguese prose does not write (ə, ı, ş, ğ, ð,
+# þ, ł, ř, ő, ț, ơ, đ, ...): their words are names, or words of the languages that write them.
+_COMMON_ACCENTED = set("àáâãäåçèéêëìíîïñòóôõöùúûüýÿæœß")
+_RARE_LATIN = "".join(char for char in map(chr, range(0x00C0, 0x0250))
+                      if char.isalpha() and char.lower() not in _COMMON_ACCENTED and char not in "×÷")  # fmt: skip
+_RARE_LATIN_WORD = re.compile(f"[{re.escape(_RARE_LATIN)}]")
+_RARE_LETTER_NAME = re.compile(rf"(?<![\w@.'’-])({_CAPITALISED})(?:\s+([{UPPER_LETTERS}])\.)?\s+({_CAPITALISED})"
+                               rf"(?![\w@'’-])")
+RARE_LETTER_SCORE = 0.6
+
+
+def rare_letter_names(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
+    """Two capitalised words (maybe an initial between) in a text of another language, one of them spelled with a
+    Latin letter the six languages the gateway reads do not write ("Sveinfríður Arnúlfsdóttir", "İnarə Qənizadə",
+    "Arnþóra P. Karimsdóttir"): a proper name the name list does not hold, most often a person's. No word may be a
+    stop word, an English dictionary word, a calendar word or a field word; places the gazetteer knows are taken
+    before ("Łódź Fabryczna")."""
+    if _RARE_LATIN_WORD.search(text) is None:
+        return []
+    spans = [(f.start, f.end) for f in taken]
+    found = []
+    for match in _RARE_LETTER_NAME.finditer(text):
+        first, last = match.group(1), match.group(3)
+        if not (_RARE_LATIN_WORD.search(first) or _RARE_LATIN_WORD.search(last)):
+            continue
+        if any(word.casefold() in _STOP_WORDS or word.casefold() in common_words or word.casefold() in _CALENDAR_WORDS
+               or word.casefold() in FIELD_WORDS for word in (first, last)):  # fmt: skip
+            continue
+        if any(start < match.end() and match.start() < end for start, end in spans):
+            continue
+        found.append(Finding("PERSON", match.start(), match.end(), RARE_LETTER_SCORE, "rare_letter_names"))
+        spans.append(match.span())
+    return found
 
 
 def other_script_names(text: str, taken: Iterable[Finding]) -> list[Finding]:

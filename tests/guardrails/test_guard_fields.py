@@ -69,3 +69,26 @@ def test_place_values_with_connectors_and_go_assignments(text: str, expected: li
 
 def test_a_connector_does_not_make_two_people_one_name() -> None:
     assert found('{"assignee": "Tom and Jerry"}') == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('log full_name="Zizo, Manare" status=400', [("PERSON", "Zizo, Manare")]),  # "Last, First" in a field
+        ('id,full_name,status\n5879,"Anjum, Gull",review\n', [("PERSON", "Anjum, Gull")]),  # and in a CSV cell
+    ],
+)
+def test_a_person_written_last_name_first(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'full_name="Zizo, manager on duty"',  # lower-case words after the comma: no first name
+        'city="Paris, France"',  # a place field keeps its own rule: "Last, First" is a person's shape only
+        'full_name="Anjum, Gull, Khan"',  # three parts: a list, not one person
+    ],
+)
+def test_comma_values_that_are_no_last_name_first(text: str) -> None:
+    assert not [value for kind, value in found(text) if "," in value]

@@ -117,3 +117,55 @@ def test_phrase_pattern_matches_each_phrase_and_nothing_longer() -> None:
     pattern = re.compile(rf"(?:{phrase_pattern(['thanks', 'thank you', 'thx', 'hi'])})\Z")
     assert all(pattern.match(text) for text in ["thanks", "thank  you", "thx", "hi"])
     assert not any(pattern.match(text) for text in ["than", "thank", "thankyou", "his"])
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("token RK4UFZ and card ends 2273 and who is huy bùi again", "huy bùi"),  # chat with codes in capitals
+        ("exp 09/27 who is hawa r. traore again", "hawa r. traore"),  # a middle initial in lower case
+        ("From: Roberto\nSubject: Re: your request", "Roberto"),  # an e-mail's sender header
+        ("> De : Nhiên\n> Objet : dossier", "Nhiên"),
+    ],
+)
+def test_names_in_chat_with_codes_and_in_sender_headers(analyzer: PiiAnalyzer, text: str, person: str) -> None:
+    assert person in people(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token RK4UFZ and card ends 2273 and who is taking the night shift",  # dictionary words only
+        "From: Service Desk\nSubject: Re: your request",  # a desk, not a person
+        "From: noreply@example.com",
+        "Token ABC and Who is taking over",  # capitalised words: the text is not typed in lower case
+    ],
+)
+def test_chat_and_headers_without_a_name(analyzer: PiiAnalyzer, text: str) -> None:
+    assert people(analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("On Tuesday Sveinfríður Arnúlfsdóttir demoed the workflow", "Sveinfríður Arnúlfsdóttir"),  # ð
+        ("Glückwunsch an İnarə Qənizadə zur Beförderung!", "İnarə Qənizadə"),  # İ, ə
+        ("La note de frais de Arnþóra P. Karimsdóttir est bloquée", "Arnþóra P. Karimsdóttir"),  # þ, an initial
+    ],
+)
+def test_names_spelled_with_letters_the_gateways_languages_do_not_write(analyzer: PiiAnalyzer, text: str,
+                                                                        person: str) -> None:
+    assert person in people(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dirección Económica y Área Técnica",  # accents of the languages read: department names
+        "the plant in Łódź Fabryczna closed",  # a place the gazetteer knows comes first
+        "Die Größe Änderung wurde im Vorstand besprochen.",  # German nouns with umlauts
+    ],
+)
+def test_capitalised_pairs_with_common_accents_or_known_places_are_no_people(analyzer: PiiAnalyzer,
+                                                                              text: str) -> None:
+    assert people(analyzer, text) == []

@@ -66,10 +66,16 @@ def test_the_gazetteer_holds_countries_states_and_small_cities() -> None:
         ("Semënovskoye is where the shipment is held", "Semënovskoye"),
         ("Nuestra oficina está en Namür.", "Namür"),  # written with a diacritic the gazetteer lacks
         ("Best regards,\nBakhmut\nTel: +380 44 123 4567", "Bakhmut"),  # alone on a signature's line
+        ("Tax residency: Deaf Smith County", "Deaf Smith County"),  # a US county
+        ("just landed in boyle county", "boyle county"),  # in lower case, after a cue
     ],
 )
 def test_places_by_cue_spelling_and_line(places: PlaceRecognizer, text: str, place: str) -> None:
     assert place in found(places, text)
+
+
+def test_a_county_without_a_cue_in_lower_case_is_no_place(places: PlaceRecognizer) -> None:
+    assert found(places, "the boyle county fair") == []
 
 
 @pytest.mark.parametrize("text", ["Por favor, llama a Lucía Gutiérrez mañana.", "I'm Maria Garcia, hi"])
