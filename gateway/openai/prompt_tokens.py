@@ -23,7 +23,9 @@ from typing import Any
 from engine.protocol import TokenizerLike
 
 MAX_ENTRIES = 4096
-MAX_CHARS = 4 * 1024 * 1024  # the kept pieces' text, all tenants together
+# The kept pieces' text, all tenants together. Their ids take about nine bytes per character more (a token per four
+# characters, a list slot and an int object each): some 20 MiB in all at most.
+MAX_CHARS = 2 * 1024 * 1024
 MAX_PIECE_CHARS = 64 * 1024  # a longer piece is encoded every time (it would take a large share of the budget)
 # A probe encoded both ways when an encoder is made: a tokenizer this module misjudges is encoded whole.
 _PROBE = "Hello  world!\n\n 12345 émoji 🙂 tabs\tand  spaces\n"
