@@ -25,6 +25,7 @@ COMMANDS: list[tuple[Any, ...]] = [
     ("CLIENT SETINFO", "LIB-NAME", "redis-py"),  # a command name of two words: sent as two
     (b"SET", b"key", "vällue 🙂", -7, 0),
     ("GET", memoryview(b"key")[:2]),
+    ("ZADD", "z", 0.1, "a", 1e20, "b", -0.0, "c", 2**70, "d"),  # floats as repr() writes them, a big integer
     ("SET", "k", b"\x00\xff" * 40_000),  # longer than redis-py's buffer cutoff: it writes it in chunks
 ]
 
