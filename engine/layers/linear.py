@@ -72,6 +72,9 @@ class Linear(nn.Module):
         # every row count (dispatch.fp8_linear's pick).
         self.quant_kernel: Callable[..., torch.Tensor] | None = None
         self.quant_kernel_rows = 0
+        # int4: the scales as quant_kernel reads them fastest for one row (kernels.cpu.int4_row_scales: per 64-row
+        # block where its AVX-512 kernel runs); quant_scales (torch's layout) serve every other path.
+        self.quant_row_scales: torch.Tensor | None = None
         # int4 with quant_kernel_rows > 1: the kernel up to that many rows and torch's op above, chosen inside one
         # op per call (a compiled graph of 2+ tokens never compares its symbolic row count here).
         self.quant_kernel_up_to: Callable[..., torch.Tensor] | None = None
@@ -88,6 +91,7 @@ class Linear(nn.Module):
         self.quant_weight = torch.round(w / scales[:, None]).clamp(-128, 127).to(torch.int8).contiguous()
         self.quant_scales = scales.to(self.weight.dtype)
         self.quant_kind, self.quant_max_rows = "int8", max_rows
+        self.quant_row_scales = None
         on_cpu = self.weight.device.type == "cpu"
         self.quant_kernel = dispatch.cpu_one_row_linear("int8", *self.weight.shape) if on_cpu else None
         self.quant_kernel_rows = kernel_rows
@@ -112,6 +116,8 @@ class Linear(nn.Module):
                                         dim=-1).to(self.weight.dtype).contiguous()
         self.quant_kind, self.quant_max_rows = "int4", max_rows
         self.quant_kernel = dispatch.cpu_one_row_linear("int4", out_features, in_features)
+        self.quant_row_scales = torch.ops.warden_cpu.int4_row_scales(self.quant_scales) \
+            if self.quant_kernel is not None else None
         self.quant_kernel_rows = kernel_rows
         self.quant_kernel_up_to = dispatch.cpu_int4_linear_up_to(out_features, in_features) if kernel_rows > 1 \
             else None
@@ -126,6 +132,7 @@ class Linear(nn.Module):
         self.quant_weight = codes.to(storage).contiguous()
         self.quant_scales = scales.reshape(1, -1).contiguous()  # [1, N]: torch._scaled_mm's row-wise scale_b
         self.quant_kind, self.quant_max_rows = "fp8", None
+        self.quant_row_scales = None
         self.quant_kernel_rows, self.quant_kernel_up_to = 0, None
 
     def release_dense_weight(self) -> None:
@@ -149,7 +156,8 @@ class Linear(nn.Module):
             # The int4 kernels take the group size after the weight; the int8 ones do not.
             group = (INT4_GROUP_SIZE,) if self.quant_kind == "int4" else ()
             if x.shape[0] == 1 and self.quant_kernel is not None:
-                y = self.quant_kernel(x, self.quant_weight, *group, self.quant_scales)
+                scales = self.quant_row_scales if self.quant_row_scales is not None else self.quant_scales
+                y = self.quant_kernel(x, self.quant_weight, *group, scales)
             elif self.quant_kernel_up_to is not None:
                 y = self.quant_kernel_up_to(x, self.quant_weight, *group, self.quant_scales, self.quant_kernel_rows)
             elif self.quant_kind == "int4":

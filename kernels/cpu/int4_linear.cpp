@@ -19,7 +19,8 @@
 //
 // Layout (torch._convert_weight_to_int4pack_for_cpu, for N a multiple of 64): [N / 64, K, 32] bytes; byte j of
 // (block, k) holds output row block*64 + j in its low nibble and block*64 + 32 + j in its high nibble. Scales and
-// zeros: [K / group, N, 2] (scale, zero) in the activation dtype; a weight is (q - 8) * scale + zero. Then
+// zeros: [K / group, N, 2] (scale, zero) in the activation dtype (torch's layout), or the same pairs per block
+// [N / 64, K / group, 64, 2] (int4_row_scales: the one-row linear's copy); a weight is (q - 8) * scale + zero. Then
 //   y[n] = sum_g scale[g, n] * x_scale[g] * (sum_k q * x_code) + (zero[g, n] - 8 * scale[g, n]) * x_sum[g]
 // with the inner sums over group g's inputs: the first in int32, x_sum the sum of the dequantized inputs, the outer
 // sum in float32. kernels/reference/quantized_linear.py is the same math in torch.
@@ -162,15 +163,16 @@ inline void dot_group(const uint8_t* block, int64_t k_begin, int64_t k_end, cons
     }
 }
 
-// One 64-row output block for a tile of R quantized input rows; y[r] receives row r's 64 float32 results. Per
+// One 64-row output block for a tile of R quantized input rows; y[r] receives row r's 64 float32 results. Scales in
+// torch's layout, or per block (`blocked`: the block's pairs one run after the other, group by group). Per
 // group, the integer dots of every row, then the float update of each row's outputs, in the same operations for
 // any R (a row's results are bitwise those it gets alone). Up to two rows keep both nibble planes' accumulators in
 // registers (8 per row) and read each weight vector once; more rows take the planes in two passes over the group
 // (the second reads the group's 1 KB of weights from L1), so a tile's 4 x R accumulators, the four regrouped
 // operands and the loads fit the 32 vector registers.
 template <typename scalar_t, int R>
-void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const QuantizedRow* const* x, int64_t K,
-                int64_t N, int64_t group, int64_t n0, float* const* y) {
+void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, bool blocked, const QuantizedRow* const* x,
+                int64_t K, int64_t N, int64_t group, int64_t n0, float* const* y) {
   constexpr bool kOnePass = R <= 2;
   const __m512i* operands[R];
   for (int r = 0; r < R; ++r) operands[r] = x[r]->operands.data();
@@ -186,7 +188,8 @@ void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const Quanti
       dot_group<R, true, false>(block, g * group, (g + 1) * group, operands, high_acc, high_acc);
     }
     __m512 scale[4], offset[4];
-    const scalar_t* pairs = scales_zeros + (g * N + n0) * 2;
+    const scalar_t* pairs = blocked ? scales_zeros + ((n0 / kBlockRows) * (K / group) + g) * kBlockRows * 2
+                                    : scales_zeros + (g * N + n0) * 2;
     for (int j = 0; j < 4; ++j) {
       __m512 zero;
       load_scale_zero(pairs + j * 32, scale[j], zero);
@@ -211,11 +214,12 @@ void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, const Quanti
 }
 
 // levels 2: each input row runs as its two quantized rows, side by side in a tile (kTileRows is even, so a row's
-// two never straddle tiles), their outputs added before rounding.
+// two never straddle tiles), their outputs added before rounding. Scales in either layout (4 dimensions: per block).
 template <typename scalar_t>
 void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros,
                         int64_t group, int levels, at::Tensor& out) {
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0), Q = M * levels;
+  const bool blocked = scales_zeros.dim() == 4;
   std::vector<QuantizedRow> rows(Q);
   for (int64_t m = 0; m < M; ++m)
     quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, levels, rows.data() + m * levels);
@@ -228,7 +232,8 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
       // A block's (scale, zero) pairs lie in K / group separate runs of 256 bytes, one per group, which the
       // hardware prefetcher does not follow: fetched from memory one group after another they cost a latency
       // each. The next block's are requested now, all at once.
-      if (b + 1 < end) prefetch_block_scales(sz, b + 1, K, N, group);
+      // Per block, the pairs follow the previous block's and are streamed in like the weights: nothing to request.
+      if (b + 1 < end && !blocked) prefetch_block_scales(sz, b + 1, K, N, group);
       // Every quantized row against this block while its weights are in cache, kTileRows rows at a time.
       for (int64_t m0 = 0; m0 < Q; m0 += kTileRows) {
         const int64_t tile = std::min(kTileRows, Q - m0);
@@ -238,10 +243,10 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
         const uint8_t* weights = w + b * K * (kBlockRows / 2);
         const int64_t n0 = b * kBlockRows;
         switch (tile) {
-          case 1: gemv_block<scalar_t, 1>(weights, sz, x, K, N, group, n0, out_rows); break;
-          case 2: gemv_block<scalar_t, 2>(weights, sz, x, K, N, group, n0, out_rows); break;
-          case 3: gemv_block<scalar_t, 3>(weights, sz, x, K, N, group, n0, out_rows); break;
-          default: gemv_block<scalar_t, kTileRows>(weights, sz, x, K, N, group, n0, out_rows); break;
+          case 1: gemv_block<scalar_t, 1>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
+          case 2: gemv_block<scalar_t, 2>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
+          case 3: gemv_block<scalar_t, 3>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
+          default: gemv_block<scalar_t, kTileRows>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
         }
         for (int64_t r = 0; r < tile; r += levels) {
           if (levels == 2) add_level(block_out + r * kBlockRows, block_out + (r + 1) * kBlockRows, kBlockRows);
@@ -257,10 +262,11 @@ void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at:
 
 }  // namespace
 
-void warden::int4::check_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t group,
-                                 const at::Tensor& scales_zeros) {
-  TORCH_CHECK(x.dim() == 2 && packed.dim() == 2 && scales_zeros.dim() == 3,
-              "x [rows, K], packed [N, K / 2], scales_zeros [K / group, N, 2]");
+namespace {
+
+// check_inputs but for the scales' layout.
+void check_x_and_packed(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
+  TORCH_CHECK(x.dim() == 2 && packed.dim() == 2, "x [rows, K], packed [N, K / 2]");
   TORCH_CHECK(x.device().is_cpu() && packed.device().is_cpu() && scales_zeros.device().is_cpu(),
               "int4_linear runs on CPU tensors");
   const int64_t K = x.size(1), N = packed.size(0);
@@ -269,8 +275,18 @@ void warden::int4::check_inputs(const at::Tensor& x, const at::Tensor& packed, i
   TORCH_CHECK(N % kBlockRows == 0, "int4_linear reads the 64-row packing: N must be a multiple of 64, got ", N);
   TORCH_CHECK(group > 0 && group % 8 == 0 && K % group == 0, "group must be a multiple of 8 dividing K");
   TORCH_CHECK(x.scalar_type() == at::kBFloat16 || x.scalar_type() == at::kHalf, "x is bfloat16 or float16");
-  TORCH_CHECK(scales_zeros.scalar_type() == x.scalar_type() && scales_zeros.is_contiguous() &&
-                  scales_zeros.size(0) == K / group && scales_zeros.size(1) == N && scales_zeros.size(2) == 2,
+  TORCH_CHECK(scales_zeros.scalar_type() == x.scalar_type() && scales_zeros.is_contiguous(),
+              "scales_zeros is contiguous in x's dtype");
+}
+
+}  // namespace
+
+void warden::int4::check_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                                 const at::Tensor& scales_zeros) {
+  TORCH_CHECK(scales_zeros.dim() == 3, "scales_zeros [K / group, N, 2]");
+  check_x_and_packed(x, packed, group, scales_zeros);
+  const int64_t K = x.size(1), N = packed.size(0);
+  TORCH_CHECK(scales_zeros.size(0) == K / group && scales_zeros.size(1) == N && scales_zeros.size(2) == 2,
               "scales_zeros is contiguous [K / group, N, 2] in x's dtype");
 }
 
@@ -312,10 +328,41 @@ at::Tensor int4_linear_avx2(const at::Tensor& x, const at::Tensor& packed, int64
   return out;
 }
 
+// The (scale, zero) pairs per 64-row block, [N / 64, K / group, 64, 2], where the AVX-512 kernel runs; elsewhere
+// torch's layout as it is. For one row the kernel streams its weights in block after block: torch's layout spreads a
+// block's pairs over K / group runs of 256 bytes, one per group, so each block starts with that many scattered
+// reads, and a step out of cache runs slower than the weight stream alone.
+at::Tensor int4_row_scales(const at::Tensor& scales_zeros) {
+  TORCH_CHECK(scales_zeros.dim() == 3 && scales_zeros.size(2) == 2, "scales_zeros is [K / group, N, 2]");
+  if (!avx512_kernel_runs()) return scales_zeros;
+  const int64_t groups = scales_zeros.size(0), N = scales_zeros.size(1);
+  TORCH_CHECK(N % kBlockRows == 0, "int4_row_scales reads the 64-row packing: N must be a multiple of 64, got ", N);
+  return scales_zeros.view({groups, N / kBlockRows, kBlockRows, 2}).permute({1, 0, 2, 3}).contiguous();
+}
+
+// Scales per block (int4_row_scales) as torch's layout [K / group, N, 2], for the kernels that read only that.
+at::Tensor torch_layout(const at::Tensor& block_scales) {
+  const int64_t blocks = block_scales.size(0), groups = block_scales.size(1);
+  return block_scales.permute({1, 0, 2, 3}).reshape({groups, blocks * kBlockRows, 2});
+}
+
+// check_inputs, for scales in either layout (4 dimensions: per block, as int4_row_scales returns them).
+void check_row_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t group, const at::Tensor& scales_zeros) {
+  if (scales_zeros.dim() != 4) return check_inputs(x, packed, group, scales_zeros);
+  check_x_and_packed(x, packed, group, scales_zeros);
+  const int64_t K = x.size(1), N = packed.size(0);
+  TORCH_CHECK(scales_zeros.size(0) * kBlockRows == N && scales_zeros.size(1) == K / group &&
+                  scales_zeros.size(2) == kBlockRows && scales_zeros.size(3) == 2,
+              "scales per block are [N / 64, K / group, 64, 2]");
+}
+
 at::Tensor int4_linear_levels(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                               const at::Tensor& scales_zeros, int levels) {
-  if (!avx512_kernel_runs()) return int4_linear_avx2(x, packed, group, scales_zeros, levels);
-  check_inputs(x, packed, group, scales_zeros);
+  if (!avx512_kernel_runs()) {
+    return int4_linear_avx2(x, packed, group, scales_zeros.dim() == 4 ? torch_layout(scales_zeros) : scales_zeros,
+                            levels);
+  }
+  check_row_inputs(x, packed, group, scales_zeros);
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
 #ifdef WARDEN_ONE_ROW_VECTOR
@@ -381,6 +428,8 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros, int levels=1) -> Tensor");
   m.def("int4_gemm_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
+  // The scales in the layout int4_linear and int4_linear_two_level read fastest here (either layout is accepted).
+  m.def("int4_row_scales(Tensor scales_zeros) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
@@ -389,4 +438,5 @@ TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear_avx2", &int4_linear_avx2);
   m.impl("int4_gemm_avx2", &int4_gemm_avx2);
   m.impl("int4_linear_up_to", &int4_linear_up_to);
+  m.impl("int4_row_scales", &int4_row_scales);
 }

@@ -194,6 +194,40 @@ def assert_refuses_what_it_cannot_read(int4_kernel) -> None:
         int4_kernel(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales.float())
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(("out_features", "in_features"), [(64, 32), (960, 576), (576, 1536)])
+@pytest.mark.parametrize("rows", [1, 3, 5])
+@pytest.mark.parametrize("op", [kernels.cpu.int4_linear, kernels.cpu.int4_linear_two_level])
+def test_the_one_row_scales_layout_gives_bitwise_the_results_of_torchs(dtype, out_features, in_features, rows,
+                                                                       op) -> None:
+    """A quantized Linear keeps its scales per 64-row block too (where the AVX-512 kernel runs), for its one-row
+    linear; the kernels read either layout to the same outputs."""
+    layer = quantized(out_features, in_features, dtype, seed=rows)
+    assert layer.quant_row_scales is not None
+    if kernels.cpu.int4_gemm_runs():  # the AVX2 kernel serves int4_linear here and reads torch's layout only
+        assert layer.quant_row_scales is layer.quant_scales
+    else:
+        assert layer.quant_row_scales.shape == (out_features // 64, in_features // INT4_GROUP_SIZE, 64, 2)
+    x = torch.randn(rows, in_features, dtype=dtype)
+    assert torch.equal(op(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_row_scales),
+                       op(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales))
+    assert torch.equal(layer(x[:1]), kernels.cpu.int4_linear_two_level(x[:1], layer.quant_weight, INT4_GROUP_SIZE,
+                                                                        layer.quant_scales))
+
+
+def test_scales_per_block_of_another_shape_are_refused() -> None:
+    layer = quantized(128, 64)
+    if layer.quant_row_scales is layer.quant_scales:
+        pytest.skip("the AVX2 kernel serves int4_linear here: no per-block layout")
+    assert layer.quant_row_scales is not None
+    x = torch.randn(1, 64, dtype=torch.bfloat16)
+    swapped = layer.quant_row_scales.transpose(1, 2).contiguous()
+    with pytest.raises(RuntimeError, match="per block"):
+        kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, swapped)
+    with pytest.raises(RuntimeError, match="in x's dtype"):
+        kernels.cpu.int4_linear(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_row_scales.half())
+
+
 def test_warden_kernels_reference_keeps_torchs_kernels(monkeypatch: pytest.MonkeyPatch) -> None:
     dispatch._cpu_module.cache_clear()
     monkeypatch.setenv("WARDEN_KERNELS", "reference")
