@@ -239,6 +239,18 @@ inline __m512 sum_sixteen(const __m512 (&v)[kTile]) {
   return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
 }
 
+// A decode task reads one kv head's slice of each cache row (the rows interleave every head's) from blocks
+// scattered over the pool: the hardware prefetchers follow that poorly, and at a decode batch's contexts the cache
+// does not fit in L2, so the loads wait on memory. The kernel requests the slices of rows [from, to) ahead of use.
+template <int kHint>
+inline void prefetch_rows(const uint16_t* cache, const int32_t* table, int64_t from, int64_t to, int64_t h,
+                          int64_t kv_heads, int64_t head_dim, const SlotMap& row_slot) {
+  for (int64_t t = from; t < to; ++t) {
+    const char* row = reinterpret_cast<const char*>(cache + (row_slot(table, t) * kv_heads + h) * head_dim);
+    for (int64_t byte = 0; byte < head_dim * 2; byte += 64) _mm_prefetch(row + byte, static_cast<_mm_hint>(kHint));
+  }
+}
+
 void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
                            double softcap, at::Tensor& out) {
@@ -268,6 +280,10 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
         const int64_t n = std::min(kTile, len - t0);
         const uint16_t* keys[kTile];
         for (int64_t i = 0; i < n; ++i) keys[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h) * head_dim;
+        // The next tile's keys into L1 while this one is dotted; this tile's values into L2 for the weighted sum.
+        prefetch_rows<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h, kv_heads, head_dim,
+                                   row_slot);
+        prefetch_rows<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h, kv_heads, head_dim, row_slot);
         for (int64_t g = 0; g < group; ++g) {
           const uint16_t* qg = q_ptr + (b * heads + h * group + g) * head_dim;
           __m512 partial[kTile];
@@ -298,6 +314,8 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
             for (int c = 0; c < 4; ++c) a[g][c] = _mm512_setzero_ps();
           for (int64_t t = first; t < len; ++t) {
             const uint16_t* row = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim + d0;
+            if (t + kTile < len)
+              prefetch_rows<_MM_HINT_T0>(v_ptr, table, t + kTile, t + kTile + 1, h, kv_heads, head_dim, row_slot);
             __m512 v[4];
             for (int c = 0; c < 4; ++c) v[c] = c < vecs ? warden::load_bf16(row + 16 * c) : _mm512_setzero_ps();
             for (int g = 0; g < 4; ++g) {
