@@ -44,6 +44,14 @@ def test_nan_is_excluded_inf_wins_and_an_empty_row_is_marked(temperature: float)
         assert out.logprobs is not None and math.isfinite(out.logprobs[1].item())
 
 
+def test_finite_logits_whose_sum_overflows_are_kept_as_they_are() -> None:
+    """The finite check sums the batch: huge finite logits overflow that sum, and are then sanitised into themselves."""
+    logits = torch.randn(2, VOCAB)
+    logits[0, 3], logits[0, 4], logits[1, 8] = 3e38, 3e38, -3e38
+    t = SamplingTensors(temperature=torch.zeros(2), all_greedy=True)
+    assert Sampler()(logits.clone(), t).token_ids.tolist() == [3, int(logits[1].argmax())]
+
+
 def test_a_row_whose_every_token_is_banned_is_marked() -> None:
     logits = torch.randn(2, VOCAB)
     t = SamplingTensors(temperature=torch.zeros(2), all_greedy=True, banned_rows=torch.arange(VOCAB) * 0 + 1,
