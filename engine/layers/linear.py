@@ -12,7 +12,8 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   verification) go to ``kernels.cpu``'s int4 linear instead (AVX-512 VNNI, or AVX2 on CPUs without it): the same
   packed weights with each row quantized to int8 per group, each weight vector unpacked once per tile of 4 rows.
   One row (``quant_kernel``) quantizes its input in two levels (``int4_linear_two_level``), which keeps torch's
-  float-input accuracy (teacher-forced, ``bench.agreement``) for what a second row of the tile costs. Above
+  float-input accuracy (teacher-forced, ``bench.agreement``) for what a second row of the tile costs, and reads a
+  copy of the scales laid out per 64-row block (``quant_row_scales``), streamed in with the weights. Above
   ``quant_kernel_rows`` the same op runs a GEMM that keeps the inputs unquantized where one is built for the CPU
   (``int4_gemm_bf16`` on AVX512-BF16, ``int4_gemm_avx2`` on AVX2-only CPUs), else torch's kernel.
 * ``quantize_int8``: per-output-channel symmetric int8 (``torch._weight_int8pack_mm``), the int4 engine's LM head
