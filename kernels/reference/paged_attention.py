@@ -138,7 +138,11 @@ def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Ten
     q_lens = meta.query_start_loc[nd + 1 :].long() - start
     seq_lens = meta.seq_lens[nd:].long()
     max_q = meta.max_query_len
-    nb = window_blocks(window, max_q, block_size, -(-meta.max_seq_len // block_size))
+    # Keys are gathered up to the longest prefill row, not the step's longest row: a short new prompt batched with
+    # long-context decodes would otherwise attend over (and pad to) their length. Read from the host on CPU only:
+    # elsewhere it would wait for the device, and the metadata's bound is correct, only wider.
+    longest = int(seq_lens.max()) if seq_lens.device.type == "cpu" else meta.max_seq_len
+    nb = window_blocks(window, max_q, block_size, -(-longest // block_size))
     first_pos = seq_lens - q_lens  # position of each chunk's first query
     first = ((first_pos - window + 1).clamp(min=0) // block_size) if window > 0 else torch.zeros_like(first_pos)
     physical, logical = _gather_blocks(meta.block_tables[nd:], first, nb)

@@ -24,6 +24,8 @@ CASES = {
     "decode-only-many-blocks": (2, 4, 64, 16, [1, 64, 100, 129], []),
     "prefill-only-big-blocks": (2, 2, 16, 32, [], [(40, 40), (7, 90)]),
     "head-dim-48": (1, 3, 48, 16, [20], [(3, 19)]),
+    # new prompts beside decodes of far longer contexts: the prefill keys are gathered only to the prefills' length
+    "short-prefills-long-decodes": (3, 3, 64, 16, [300, 129], [(20, 20), (5, 37)]),
 }
 
 
