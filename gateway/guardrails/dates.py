@@ -18,6 +18,8 @@ from collections.abc import Iterable
 
 from presidio_analyzer import Pattern, PatternRecognizer
 
+from gateway.guardrails.name_cues import phrase_pattern
+
 # Faker locales whose month names are read: French, Spanish, German, Italian, Portuguese and Dutch.
 MONTH_LOCALES = ("fr_FR", "es_ES", "de_DE", "it_IT", "pt_BR", "nl_NL")
 SHORTEST_ABBREVIATION = 3
@@ -96,21 +98,39 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d month y",
                 rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:del?\s+)?|[-/]){YEAR}\b",
                 0.3),
-        # An ISO date with its time, as an export or an API writes a date of birth: "1985-03-04T00:00:00Z". Only years
-        # a living adult is born in, so a log's own timestamps ("2026-01-27T19:49:04Z") never match.
-        Pattern("date iso time", rf"\b{BIRTH_YEAR}-{_MM}-{_DD}[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
-                                 r"(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])", 0.3),
-        # Weaker shapes, 0.2 alone: with birth context (+0.35) they pass the default threshold, and an order number
-        # or a short date without it stays far below. The eight digits of a compact ISO date ("19850304"), and a
-        # day, a month and a two-digit year ("04/03/85", "04.03.85", "3/4/85") standing alone, not inside a longer
-        # dotted or dashed number.
-        Pattern("date yyyymmdd", rf"(?<![\w.+-]){BIRTH_YEAR}{_MM}{_DD}(?![\w-]|\.\d)", 0.2),
-        Pattern("date d/m/yy", rf"{_NOT_AFTER_NUMBER}{_DM}([/.-]){_DM}\1\d{{2}}{_NOT_BEFORE_NUMBER}", 0.2),
     ]
     CONTEXT = ["born", "birth", "dob", "d.o.b", "bday", "b-day", "b'day", "b.", "né le", "née le", "né en",  # noqa: RUF012
                "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt", "jahrgang", "nacimiento",
                "nac.", "nació", "nacido", "nacida", "cumpleaños", "cumpleanos", "nascita", "nato", "nata",
                "nascimento", "nascido", "nascida", "nasceu"]  # fmt: skip
 
-    def __init__(self) -> None:
-        super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS, context=self.CONTEXT)
+    def __init__(self, patterns: list[Pattern] | None = None, name: str | None = None) -> None:
+        super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS if patterns is None else patterns,
+                         context=self.CONTEXT, name=name)  # fmt: skip
+
+
+# Shapes of a date that are a date of birth only next to birth words (none reaches the default threshold alone), so
+# they are looked for only in a text that holds one (``has_birth_word``): most text never pays for them.
+WEAK_PATTERNS = [
+    # An ISO date with its time, as an export or an API writes a date of birth: "1985-03-04T00:00:00Z". Only years
+    # a living adult is born in, so a log's own timestamps ("2026-01-27T19:49:04Z") never match.
+    Pattern("date iso time", rf"\b{BIRTH_YEAR}-{_MM}-{_DD}[T ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?"
+                             r"(?:Z|[+-]\d{2}:?\d{2})?(?![\w:])", 0.3),
+    # Weaker shapes, 0.2 alone: with birth context (+0.35) they pass the default threshold, and an order number
+    # or a short date without it stays far below. The eight digits of a compact ISO date ("19850304"), and a
+    # day, a month and a two-digit year ("04/03/85", "04.03.85", "3/4/85") standing alone, not inside a longer
+    # dotted or dashed number.
+    Pattern("date yyyymmdd", rf"(?<![\w.+-]){BIRTH_YEAR}{_MM}{_DD}(?![\w-]|\.\d)", 0.2),
+    Pattern("date d/m/yy", rf"{_NOT_AFTER_NUMBER}{_DM}([/.-]){_DM}\1\d{{2}}{_NOT_BEFORE_NUMBER}", 0.2),
+]
+# Lower-case stems of the birth words (``DateOfBirthRecognizer.CONTEXT`` but "b."), as plain substrings: "geb" covers
+# "geb.", "geboren", "geburt"; "nac" covers "nacimiento", "nació", "nacido"; "né" covers "né le", "née en".
+_BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "bday", "b-day", "b'day", "né", "naiss", "anniversaire", "geb",
+                "jahrgang", "nac", "cumplea", "nasc", "nato", "nata")  # fmt: skip
+_BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
+
+
+def has_birth_word(text: str) -> bool:
+    """Whether a birth word may stand in the text (a substring test: cheap, and sometimes true of other words)."""
+    return _BIRTH_STEM.search(text.lower()) is not None
+

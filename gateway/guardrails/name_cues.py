@@ -118,7 +118,10 @@ _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?
 
 # An e-mail's sender header, as a pasted message or a quoted reply carries it ("From: Hasif See <h.see@...>",
 # "> Von: ...", "De : ..."): the name is what follows on the line, a desk or a list ("Service Desk") being no name.
+# Looked for only where a subject header's word stands too (an e-mail's headers come together): most text is no
+# e-mail, and a line-by-line scan of it costs.
 _SENDER_HEADER = re.compile(r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van)[ \t]*:[ \t]*")
+_SUBJECT_WORDS = ("subject", "betreff", "objet", "asunto", "oggetto", "assunto", "onderwerp")
 
 
 def is_sign_off(phrase: str) -> bool:
@@ -276,7 +279,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 add(_name_after(text, cue.end(), words))
         else:
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
-    if ":" in text:
+    if ":" in text and any(word in lowered for word in _SUBJECT_WORDS):
         for header in _SENDER_HEADER.finditer(text):
             add(_name_after(text, header.end(), words))
     for sign_off in (_SIGN_OFF_LINE if same_length else _SIGN_OFF_LINE_ANY_CASE).finditer(scanned):

@@ -21,7 +21,7 @@ from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
 from gateway.guardrails.columns import clause_after, column_name, may_have_columns
 from gateway.guardrails.credentials import SecretRecognizer
-from gateway.guardrails.dates import BIRTH_YEAR, YEAR, DateOfBirthRecognizer
+from gateway.guardrails.dates import BIRTH_YEAR, WEAK_PATTERNS, YEAR, DateOfBirthRecognizer, has_birth_word
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
@@ -47,12 +47,12 @@ _IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|::|[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){
 # Where a date pattern has its year: opening an ISO date ("1985-03-04", not a log's "2026-01-27T19:49:04") or a
 # year-first date with slashes or dots ("1985/03/04"), or closing a date after a separator, a space or a comma
 # ("04/03/1985", "March 4, 1985"); never inside the digits of a card, phone or hash.
-# Also a date of birth's other shapes (``dates``): an ISO date with its time, eight digits standing alone, and a
-# two-digit year after a day and a month ("04/03/85"), each with a year of birth.
 _YEAR_ANCHOR = (rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<![\w/.]){YEAR}([/.])[01]?\d\1[0-3]?\d(?![\w/.])"
-                rf"|(?<=[/.\-\s,]){YEAR}(?![\w-])|(?<!\w){BIRTH_YEAR}-[01]\d-[0-3]\dT\d"
-                rf"|(?<![\w.+-]){BIRTH_YEAR}[01]\d[0-3]\d(?![\w-]|\.\d)"
-                r"|(?<![\w./:-])[0-3]?\d(?P<sep>[/.-])[0-3]?\d(?P=sep)\d\d(?![\w/:-]|\.\d)")
+                rf"|(?<=[/.\-\s,]){YEAR}(?![\w-])")
+# Where the weak shapes of a date of birth (``dates.WEAK_PATTERNS``) are: an ISO date with its time, eight digits
+# standing alone, a two-digit year after a day and a month ("04/03/85"); looked for in texts with a birth word only.
+_WEAK_DATE_ANCHOR = (rf"(?<!\w){BIRTH_YEAR}-[01]\d-[0-3]\dT\d|(?<![\w.+-]){BIRTH_YEAR}[01]\d[0-3]\d(?![\w-]|\.\d)"
+                     r"|(?<![\w./:-])[0-3]?\d([/.-])[0-3]?\d\1\d\d(?![\w/:-]|\.\d)")
 
 
 # Values written one digit at a time: "4 1 1 1 1 1 ...", "4-1-1-1-...", "4.1.1.1...". Each digit stands alone,
@@ -356,6 +356,8 @@ def build_detectors() -> list[Detector]:
         ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,|]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(WEAK_PATTERNS, name="WeakDateOfBirthRecognizer"), has_birth_word,
+         _WEAK_DATE_ANCHOR, 32),
     ]  # fmt: skip
     return [
         Detector(

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
-from gateway.guardrails.dates import month_names, month_pattern
+from gateway.guardrails.dates import DateOfBirthRecognizer, has_birth_word, month_names, month_pattern
 
 
 @pytest.mark.parametrize(
@@ -98,3 +98,11 @@ def test_more_shapes_of_a_date_next_to_birth_words(analyzer: PiiAnalyzer, text: 
 def test_look_alikes_of_the_new_shapes_stay_below_the_threshold(analyzer: PiiAnalyzer, text: str) -> None:
     findings = analyzer.analyze(text, ner_enabled=False)
     assert not [f for f in findings if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
+
+
+def test_every_birth_word_opens_the_search_for_the_weak_shapes() -> None:
+    # The weak shapes are looked for only where a birth word stands: a context word the stems miss would lose them.
+    for word in DateOfBirthRecognizer.CONTEXT:
+        if word != "b.":
+            assert has_birth_word(f"Her {word.upper()} 19850304"), word
+    assert not has_birth_word("Invoice 19850304 paid on 04/03/85")

@@ -126,6 +126,7 @@ def test_phrase_pattern_matches_each_phrase_and_nothing_longer() -> None:
         ("exp 09/27 who is hawa r. traore again", "hawa r. traore"),  # a middle initial in lower case
         ("From: Roberto\nSubject: Re: your request", "Roberto"),  # an e-mail's sender header
         ("> De : Nhiên\n> Objet : dossier", "Nhiên"),
+        ("Von: Ümit Korkmaz\nBetreff: Urlaub", "Ümit Korkmaz"),
     ],
 )
 def test_names_in_chat_with_codes_and_in_sender_headers(analyzer: PiiAnalyzer, text: str, person: str) -> None:
@@ -137,7 +138,7 @@ def test_names_in_chat_with_codes_and_in_sender_headers(analyzer: PiiAnalyzer, t
     [
         "token RK4UFZ and card ends 2273 and who is taking the night shift",  # dictionary words only
         "From: Service Desk\nSubject: Re: your request",  # a desk, not a person
-        "From: noreply@example.com",
+        "From: noreply@example.com\nSubject: alert",
         "Token ABC and Who is taking over",  # capitalised words: the text is not typed in lower case
     ],
 )
