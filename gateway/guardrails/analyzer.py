@@ -81,7 +81,8 @@ class PiiAnalyzer:
             places = [f for f in findings if f.entity_type == "LOCATION" and f.score >= 0.5]
             people = [f for f in names if f.entity_type == "PERSON"]
             findings.extend(kept for f in names if not any(f.overlaps(p) for p in spans)
-                            for kept in _kept(text, f, places, _agreed(text, f, people, self.ner.common_words)))
+                            for kept in _kept(text, f, places, self.ner.common_words,
+                                              _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
             findings[:] = _without_places_inside(text, findings)
         return per_text
@@ -118,14 +119,15 @@ def _agreed(text: str, finding: Finding, people: list[Finding], common_words: fr
             and not any(word.casefold() in common_words for word in _WORD.findall(text[finding.start : finding.end])))
 
 
-def _kept(text: str, finding: Finding, places: list[Finding], agreed: bool = False) -> list[Finding]:
+def _kept(text: str, finding: Finding, places: list[Finding], common_words: frozenset[str] = frozenset(),
+          agreed: bool = False) -> list[Finding]:  # fmt: skip
     """What of a NER finding is kept: a place when written as one, a person's parts on each line when confirmed
     (the same rules for both models: on the dev split they kept more of the continental model's names than cutting
     its spans to runs of capitalised words did)."""
     if "|" in text and in_table_header(text, finding.start):
         return []  # a Markdown table's column names ("Customer Name", "Contact")
     if finding.entity_type != "PERSON":
-        return [finding] if place_confirmed(text, finding) else []
+        return [finding] if place_confirmed(text, finding, common_words) else []
     return [part for part in line_parts(finding, text) if confirmed(text, part, places, agreed)]
 
 

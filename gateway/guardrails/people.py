@@ -40,7 +40,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import gazetteer
+from gateway.guardrails.places import CONNECTORS, gazetteer
 
 PAIR_SCORE = 0.7
 LOWER_CASE_PAIR_SCORE = 0.6
@@ -149,12 +149,14 @@ def line_parts(finding: Finding, text: str) -> list[Finding]:
     return parts
 
 
-def place_confirmed(text: str, finding: Finding) -> bool:
+def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = frozenset()) -> bool:
     """Whether a NER LOCATION span is written as a place name: words of letters on one line (not a stack frame or a
     file path: "java.base/java.lang.Thread.run(Thread.java:840"), capitalised at both ends where the text has capitals
     (the small English model calls French, Spanish and German phrases places: "compte du fournisseur", "las cifras"),
     and, if it opens a sentence, a name the place gazetteer knows (a capitalised first word is any word there:
-    "Corrigé", "Bienvenida", "Die Karte")."""
+    "Corrigé", "Bienvenida", "Die Karte"). Nor, unless the gazetteer knows it, is a place one made of English
+    dictionary words (`common_words`) only: a ticket's title or a team ("Billing", "Onboarding", "Help Desk",
+    "Data Center")."""
     span = text[finding.start : finding.end]
     if not _WRITTEN_NAME.fullmatch(span):
         return False
@@ -163,9 +165,11 @@ def place_confirmed(text: str, finding: Finding) -> bool:
         return False
     if _ends_in_calendar_word(words):
         return False  # "Août", "Gardêz le Vendredi"
+    key = " ".join(word.casefold() for word in words).translate(_APOSTROPHES)
     if starts_sentence(text, finding.start):
-        return " ".join(word.casefold() for word in words).translate(_APOSTROPHES) in gazetteer()
-    return True
+        return key in gazetteer()
+    significant = [word.casefold() for word in words if word.casefold() not in CONNECTORS]
+    return not (significant and all(word in common_words for word in significant) and key not in gazetteer())
 
 
 def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:

@@ -67,6 +67,23 @@ def test_ner_places_are_kept_when_written_as_place_names(text, span, kept):
     assert place_confirmed(text, Finding("LOCATION", start, start + len(span), 0.85, "ner")) is kept
 
 
+@pytest.mark.parametrize(
+    ("text", "span", "kept"),
+    [
+        ("[HR-2298] Billing query\nPriority: P2", "Billing", False),  # a ticket's title
+        ("Yesterday the Help Desk wrote back.", "Help Desk", False),  # a team
+        ("The new Data Center near the river opens.", "Data Center", False),
+        ("The flight from Reading was late.", "Reading", True),  # English words the gazetteer knows as places
+        ("We met in Nice last year.", "Nice", True),
+        ("Our depot in Tikkotti is closed.", "Tikkotti", True),  # no dictionary word: left to NER
+    ],
+)
+def test_ner_places_made_of_dictionary_words_need_the_gazetteer(analyzer, text, span, kept):
+    start = text.index(span)
+    finding = Finding("LOCATION", start, start + len(span), 0.85, "ner")
+    assert place_confirmed(text, finding, analyzer.ner.common_words) is kept
+
+
 def test_windows_widen_to_whitespace_and_merge():
     text = "id 12 and 34 then far away 5678"
     windows: list[tuple[int, int]] = []
