@@ -127,11 +127,7 @@ def location(rng: random.Random, split: str, context: Context) -> Pii:
 
 @cache
 def _fakers() -> dict[str, Faker]:
-    fakers = {}
-    for index, locale in enumerate(FAKER_LOCALES):
-        fakers[locale] = Faker(locale)
-        fakers[locale].seed_instance(SEED + index)
-    return fakers
+    return {locale: Faker(locale) for locale in FAKER_LOCALES}
 
 
 def _faker_name(rng: random.Random, locale: str) -> tuple[str, str]:
@@ -199,6 +195,8 @@ def date_of_birth(rng: random.Random, split: str, context: Context) -> Pii:
 
 def generate_third_dev(entities_per_type: int = ENTITIES_PER_TYPE) -> list[Case]:
     """The third dev-side corpus (always the same for the same arguments)."""
+    for index, fake in enumerate(_fakers().values()):
+        fake.seed_instance(SEED + index)  # each corpus draws the same names, however many were drawn before
     return generate("dev", SEED, entities_per_type, phrasebook=phrases_dev_third.BOOK, contexts=CONTEXTS_THIRD,
                     makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth},
                     name=NAME)  # fmt: skip
