@@ -9,10 +9,11 @@ Decode attention (``paged_attention.cpp``): the reference gathers each sequence'
 and runs ``scaled_dot_product_attention``; this reads the cache blocks in place, one task per (sequence, kv head),
 and with bfloat16 caches on AVX512-BF16 CPUs dots keys straight from bfloat16, 16 tokens' scores at a time. Short
 queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill chunks
-keep the reference path. Block-sparse attention (``block_sparse_attention.cpp``, ``kernels.block_sparse``) runs
-every query of a batch, one task per (sequence, query block, kv head), over only the key blocks its pattern shows
-(two small GEMMs per block). ``store_kvcache`` writes a layer's keys and values in one call, instead of the
-reference's views, casts and two ``index_copy_``, whose dispatch cost dominates at one sequence.
+run ``prefill_attention`` (bfloat16 on AVX512-BF16, no window or soft-cap; elsewhere the reference path).
+Block-sparse attention (``block_sparse_attention.cpp``, ``kernels.block_sparse``) runs every query of a batch, one
+task per (sequence, query block, kv head), over only the key blocks its pattern shows (two small GEMMs per block).
+``store_kvcache`` writes a layer's keys and values in one call, instead of the reference's views, casts and two
+``index_copy_``, whose dispatch cost dominates at one sequence.
 
 Weight-only int4 and int8 linears for few rows (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures and
 weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every weight to
@@ -358,9 +359,21 @@ def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tenso
     if meta.max_query_len <= SHORT_QUERY:
         tables, lens = token_rows(meta)
         return decode_attention(q, k_cache, v_cache, tables, lens, scale, window, softcap)
-    out = torch.empty_like(q)
+    out = torch.empty(q.shape, dtype=q.dtype, device=q.device)  # contiguous, as the prefill kernel writes it
     if nd:
         out[:nd] = decode_attention(q[:nd], k_cache, v_cache, meta.block_tables, meta.seq_lens, scale, window,
                                     softcap)
+    if window <= 0 and softcap <= 0 and prefill_attention_serves(q, k_cache):
+        torch.ops.warden_cpu.prefill_attention(q.contiguous(), k_cache, v_cache, meta.block_tables, meta.seq_lens,
+                                               meta.query_start_loc, nd, scale, out)
+        return out
     _reference.prefill_attention(q, k_cache, v_cache, meta, scale, out, window, softcap)
     return out
+
+
+def prefill_attention_serves(q: torch.Tensor, k_cache: torch.Tensor) -> bool:
+    """Whether ``paged_attention.cpp``'s prefill kernel takes these chunks (bfloat16 on AVX512-BF16, head_dim a
+    multiple of 32; callers also require no window and no soft-cap). It reads the cache blocks in place and lays
+    each chunk's keys out once for all its queries, where the reference gathers a padded copy per call."""
+    return (q.dtype == torch.bfloat16 and k_cache.dtype == torch.bfloat16 and q.shape[-1] % 32 == 0
+            and bool(torch.ops.warden_cpu.prefill_attention_runs()))

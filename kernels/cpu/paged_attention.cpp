@@ -4,6 +4,10 @@
 // AVX512-BF16 CPUs take a faster path of their own (decode_attention_bf16, below); bfloat16 and float16 caches on
 // other AVX2 CPUs another (decode_attention_avx2).
 //
+// Prefill chunks with bfloat16 caches on AVX512-BF16 CPUs (no window, no soft-cap) take prefill_attention_bf16: each
+// chunk's queries against its whole cached context, causal, from the cache blocks in place (kernels/cpu/__init__.py
+// sends them here; other chunks keep the reference path).
+//
 // Also the KV-cache store (this step's keys and values scattered into their slots): one call per layer instead of
 // the reference's two index_copy_ with their views and casts, whose dispatch cost adds up at every layer and step.
 //
@@ -13,7 +17,7 @@
 // softcap c > 0 every score s becomes c * tanh(s / c) before the softmax.
 //
 // Built at run time by kernels/cpu/__init__.py (torch.utils.cpp_extension, -O3 -march=native); registered as
-// torch.ops.warden_cpu.decode_attention and torch.ops.warden_cpu.store_kvcache.
+// torch.ops.warden_cpu.decode_attention, torch.ops.warden_cpu.prefill_attention and torch.ops.warden_cpu.store_kvcache.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -336,6 +340,119 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
     }
   });
 }
+
+// Prefill chunks against the paged cache on AVX512-BF16 CPUs, without window or soft-cap: one task per (chunk,
+// kv head). The task's keys are laid out once as vdpbf16ps operands (per tile of 16 keys and pair of dims, each
+// 32-bit lane one key's two dims), so a query's 16 scores come from 32 instructions with its dim pairs broadcast and
+// no horizontal sums; its values are widened to float32 once. The query heads of the group and the chunk's tokens
+// then run in blocks of 8 query vectors sharing those buffers: scores, softmax over each query's causal context
+// (its own position included), and the weighted sum of values in registers, 4 query vectors at a time.
+constexpr int64_t kQueryBlock = 8;
+
+void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                            const at::Tensor& block_tables, const at::Tensor& seq_lens,
+                            const at::Tensor& query_start, int64_t first_seq, double scale, at::Tensor& out) {
+  const int64_t heads = q.size(1), head_dim = q.size(2);
+  const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
+  const int64_t group = heads / kv_heads, pairs = head_dim / 2, num_seqs = seq_lens.size(0);
+  const int64_t table_stride = block_tables.stride(0);
+  const auto* q_ptr = reinterpret_cast<const uint32_t*>(q.data_ptr<at::BFloat16>());  // dim pairs
+  const auto* k_ptr = reinterpret_cast<const uint32_t*>(k_cache.data_ptr<at::BFloat16>());
+  const auto* v_ptr = reinterpret_cast<const uint16_t*>(v_cache.data_ptr<at::BFloat16>());
+  const int32_t* tables = block_tables.data_ptr<int32_t>();
+  const int32_t* lens = seq_lens.data_ptr<int32_t>();
+  const int32_t* starts = query_start.data_ptr<int32_t>();
+  at::BFloat16* out_ptr = out.data_ptr<at::BFloat16>();
+  const float scale_f = static_cast<float>(scale);
+  const SlotMap row_slot(block_size);
+
+  at::parallel_for(first_seq * kv_heads, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
+    std::vector<uint32_t> keys;  // [tile][pair][16 keys]
+    std::vector<float> values, scores;  // [key][head_dim], [kQueryBlock][padded context]
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / kv_heads, h = task % kv_heads;
+      const int64_t len = lens[b], q0 = starts[b], q_len = starts[b + 1] - q0, first_pos = len - q_len;
+      if (q_len <= 0) continue;
+      const int32_t* table = tables + b * table_stride;
+      const int64_t tiles = (len + kTile - 1) / kTile, padded = tiles * kTile;
+      keys.assign(tiles * pairs * kTile, 0u);
+      values.resize(len * head_dim);
+      for (int64_t t = 0; t < len; ++t) {
+        const int64_t slot = row_slot(table, t);
+        const uint32_t* k_row = k_ptr + (slot * kv_heads + h) * pairs;
+        uint32_t* k_tile = keys.data() + (t / kTile) * pairs * kTile + t % kTile;
+        for (int64_t p = 0; p < pairs; ++p) k_tile[p * kTile] = k_row[p];
+        const uint16_t* v_row = v_ptr + (slot * kv_heads + h) * head_dim;
+        for (int64_t d = 0; d < head_dim; d += 16)
+          _mm512_storeu_ps(values.data() + t * head_dim + d, warden::load_bf16(v_row + d));
+      }
+      scores.resize(kQueryBlock * padded);
+      // Query vector i of this task: token i / group of the chunk, head h * group + i % group.
+      const int64_t vectors = q_len * group;
+      for (int64_t v0 = 0; v0 < vectors; v0 += kQueryBlock) {
+        const int64_t nv = std::min(kQueryBlock, vectors - v0);
+        const uint32_t* qv[kQueryBlock];
+        int64_t visible[kQueryBlock];
+        int64_t most = 0;
+        for (int64_t i = 0; i < kQueryBlock; ++i) {
+          const int64_t vi = v0 + std::min(i, nv - 1), token = vi / group;
+          qv[i] = q_ptr + ((q0 + token) * heads + h * group + vi % group) * pairs;
+          visible[i] = first_pos + token + 1;
+          most = std::max(most, visible[i]);
+        }
+        const int64_t block_tiles = (most + kTile - 1) / kTile;
+        for (int64_t tile = 0; tile < block_tiles; ++tile) {
+          const uint32_t* kt = keys.data() + tile * pairs * kTile;
+          __m512 acc[kQueryBlock];
+          for (int64_t i = 0; i < kQueryBlock; ++i) acc[i] = _mm512_setzero_ps();
+          for (int64_t p = 0; p < pairs; ++p) {
+            const __m512bh k = (__m512bh)_mm512_loadu_si512(kt + p * kTile);
+            for (int64_t i = 0; i < kQueryBlock; ++i)
+              acc[i] = _mm512_dpbf16_ps(acc[i], (__m512bh)_mm512_set1_epi32(static_cast<int>(qv[i][p])), k);
+          }
+          for (int64_t i = 0; i < kQueryBlock; ++i)
+            _mm512_storeu_ps(scores.data() + i * padded + tile * kTile,
+                             _mm512_mul_ps(acc[i], _mm512_set1_ps(scale_f)));
+        }
+        for (int64_t i = 0; i < nv; ++i) {
+          float* s = scores.data() + i * padded;
+          softmax(s, visible[i]);
+          std::fill(s + visible[i], s + block_tiles * kTile, 0.f);
+        }
+        // Weighted sums: 4 query vectors x 64 dims in registers per pass over the keys.
+        for (int64_t i0 = 0; i0 < nv; i0 += 4) {
+          const int64_t here = std::min<int64_t>(4, nv - i0);
+          int64_t reach = 0;
+          for (int64_t i = i0; i < i0 + here; ++i) reach = std::max(reach, visible[i]);
+          for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
+            const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
+            __m512 a[4][4];
+            for (int i = 0; i < 4; ++i)
+              for (int c = 0; c < 4; ++c) a[i][c] = _mm512_setzero_ps();
+            for (int64_t t = 0; t < reach; ++t) {
+              const float* row = values.data() + t * head_dim + d0;
+              __m512 v[4];
+              for (int c = 0; c < 4; ++c) v[c] = c < vecs ? _mm512_loadu_ps(row + 16 * c) : _mm512_setzero_ps();
+              for (int i = 0; i < 4; ++i) {
+                if (i >= here) break;
+                const __m512 w = _mm512_set1_ps(scores[(i0 + i) * padded + t]);
+                for (int c = 0; c < 4; ++c) a[i][c] = _mm512_fmadd_ps(w, v[c], a[i][c]);
+              }
+            }
+            for (int i = 0; i < here; ++i) {
+              const int64_t vi = v0 + i0 + i, token = vi / group;
+              at::BFloat16* o = out_ptr + ((q0 + token) * heads + h * group + vi % group) * head_dim + d0;
+              alignas(64) float lanes[64];
+              for (int c = 0; c < 4; ++c)
+                if (c < vecs) _mm512_store_ps(lanes + 16 * c, a[i][c]);
+              for (int64_t d = 0; d < vecs * 16; ++d) o[d] = static_cast<at::BFloat16>(lanes[d]);
+            }
+          }
+        }
+      }
+    }
+  });
+}
 #endif  // __AVX512F__ && __AVX512BF16__
 
 #if !defined(WARDEN_BF16_ATTENTION) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
@@ -469,6 +586,31 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
 }
 #endif  // AVX2 without AVX512-BF16
 
+at::Tensor prefill_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                             const at::Tensor& block_tables, const at::Tensor& seq_lens, const at::Tensor& query_start,
+                             int64_t first_seq, double scale, at::Tensor out) {
+  TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
+              "q [tokens, heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
+  TORCH_CHECK(q.scalar_type() == at::kBFloat16 && k_cache.scalar_type() == at::kBFloat16 &&
+                  v_cache.scalar_type() == at::kBFloat16 && out.scalar_type() == at::kBFloat16,
+              "prefill_attention takes bfloat16");
+  TORCH_CHECK(q.is_contiguous() && out.is_contiguous() && out.sizes() == q.sizes(), "q and out contiguous, alike");
+  TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
+  TORCH_CHECK(q.size(2) == k_cache.size(3) && q.size(2) % 32 == 0 && q.size(1) % k_cache.size(2) == 0,
+              "head_dim (a multiple of 32) / GQA mismatch");
+  TORCH_CHECK(block_tables.scalar_type() == at::kInt && seq_lens.scalar_type() == at::kInt &&
+                  query_start.scalar_type() == at::kInt && query_start.size(0) == seq_lens.size(0) + 1,
+              "int32 block_tables, seq_lens, query_start (one more than seq_lens)");
+#ifdef WARDEN_BF16_ATTENTION
+  const at::Tensor tables = block_tables.stride(1) == 1 ? block_tables : block_tables.contiguous();
+  prefill_attention_bf16(q, k_cache, v_cache, tables, seq_lens.contiguous(), query_start.contiguous(), first_seq,
+                         scale, out);
+  return out;
+#else
+  TORCH_CHECK(false, "prefill_attention needs AVX512-BF16");
+#endif
+}
+
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                             const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
                             double softcap) {
@@ -551,10 +693,20 @@ void store_kvcache(const at::Tensor& key, const at::Tensor& value, const at::Ten
 TORCH_LIBRARY(warden_cpu, m) {
   m.def("decode_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
         "float scale, int window=0, float softcap=0.) -> Tensor");
+  m.def("prefill_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
+        "Tensor query_start, int first_seq, float scale, Tensor(a!) out) -> Tensor(a!)");
+  m.def("prefill_attention_runs() -> bool", [] {
+#ifdef WARDEN_BF16_ATTENTION
+    return true;
+#else
+    return false;
+#endif
+  });
   m.def("store_kvcache(Tensor key, Tensor value, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("decode_attention", &decode_attention);
+  m.impl("prefill_attention", &prefill_attention);
   m.impl("store_kvcache", &store_kvcache);
 }

@@ -77,6 +77,24 @@ def test_short_queries_run_as_one_decode_row_per_token(dtype) -> None:
     torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[dtype], rtol=TOLERANCE[dtype])
 
 
+@pytest.mark.skipif(not kernels.cpu.load() or not torch.ops.warden_cpu.prefill_attention_runs(),
+                    reason="the bf16 prefill kernel needs AVX512-BF16")
+@pytest.mark.parametrize(("decodes", "prefills", "block_size"), [
+    ([700, 9], [(150, 850), (17, 17), (40, 333)], 16),  # long cached contexts, a new prompt, one partial block
+    ([], [(200, 200)], 16),  # one new prompt: causal within the chunk only
+    ([33], [(21, 95), (64, 64)], 8),  # smaller blocks, chunks not tiles of 16 keys or 8 query vectors
+])
+def test_bfloat16_prefill_chunks_match_the_reference(decodes, prefills, block_size) -> None:
+    """Prefill chunks longer than SHORT_QUERY run paged_attention.cpp's prefill kernel (bfloat16, AVX512-BF16):
+    each query against its context up to its own position, the decodes before them untouched."""
+    b = make_batch(decodes, prefills, kv_heads=3, group=3, head_dim=64, block_size=block_size,
+                   dtype=torch.bfloat16, device=CPU, seed=len(prefills))
+    assert kernels.cpu.prefill_attention_serves(b.q, b.k_cache)
+    expected = reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, 0.125)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.125)
+    torch.testing.assert_close(out.float(), expected, atol=TOLERANCE[torch.bfloat16], rtol=TOLERANCE[torch.bfloat16])
+
+
 def test_bad_inputs_are_refused() -> None:
     b = make_batch([5], [], kv_heads=2, group=2, head_dim=32, block_size=4, dtype=torch.float32, device=CPU)
     with pytest.raises(RuntimeError, match="int32"):
