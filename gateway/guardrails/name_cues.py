@@ -47,6 +47,9 @@ _BEFORE = (
     "welcome", "welcome back", "welcome aboard", "kudos to", "shout-out to", "shoutout to", "bienvenue", "bienvenu",
     "bienvenido", "bienvenida", "willkommen", "willkommen an bord", "benvenuto", "benvenuta", "bem-vindo", "bem-vinda",
     "welkom",
+    "happy birthday", "happy birthday to", "congratulations", "congratulations to", "congrats to", "félicitations",
+    "félicitations à", "felicidades", "felicidades a", "enhorabuena", "glückwunsch an", "herzlichen glückwunsch",
+    "auguri", "parabéns",
     # titles
     "mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mademoiselle", "mme", "mlle",
     "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra", "dhr", "mevr",
@@ -56,7 +59,8 @@ _BEFORE = (
     # hand-overs
     *(f"{verb}{obj} to" for verb in _HANDING_VERBS for obj in ("", " this", " it", " that", " them", " it over")),
     *(f"{verb} {preposition}" for verb in ("spoke", "speak", "talked", "talk") for preposition in ("with", "to")),
-    "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "cc", "attn", "invite", "invited",
+    "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "pinging", "cc", "attn", "invite",
+    "invited", "loop", "loop in", "looping in", "looped in",
     "did", "per", "d'après", "de acuerdo con", "nach aussage von",
     *(f"{verb} by" for verb in _BY_VERBS),
     "parlé avec", "suivi par", "transmettre à", "hablé con", "reenvíalo a", "gesprochen mit", "habe mit",

@@ -70,7 +70,7 @@ def test_family_drops_the_country():
 
 @pytest.mark.parametrize(
     ("argv", "message"),
-    [(["--misses", "/tmp/never-written.txt"], "dev split only"), (["--repeat", "0"], "at least 1"),
+    [(["--misses", "/tmp/never-written.txt"], "dev-side corpora only"), (["--repeat", "0"], "at least 1"),
      (["--split", "train"], "invalid choice")],
 )  # fmt: skip
 def test_bad_arguments_are_usage_errors_before_anything_loads(argv, message, monkeypatch, capsys):

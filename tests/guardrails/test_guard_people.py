@@ -126,6 +126,9 @@ def test_phrase_pattern_matches_each_phrase_and_nothing_longer() -> None:
         ("exp 09/27 who is hawa r. traore again", "hawa r. traore"),  # a middle initial in lower case
         ("From: Roberto\nSubject: Re: your request", "Roberto"),  # an e-mail's sender header
         ("> De : Nhiên\n> Objet : dossier", "Nhiên"),
+        ("can u loop tao gao into the thread", "tao gao"),  # chat's "loop X in"
+        ("Happy birthday to Kiaan Wadhwa from all of us!", "Kiaan Wadhwa"),  # wishes
+        ("Glückwunsch an Odina Mubinova zur Beförderung!", "Odina Mubinova"),
         ("Von: Ümit Korkmaz\nBetreff: Urlaub", "Ümit Korkmaz"),
     ],
 )
@@ -138,6 +141,8 @@ def test_names_in_chat_with_codes_and_in_sender_headers(analyzer: PiiAnalyzer, t
     [
         "token RK4UFZ and card ends 2273 and who is taking the night shift",  # dictionary words only
         "From: Service Desk\nSubject: Re: your request",  # a desk, not a person
+        "loop through the list and loop back",  # a loop of code
+        "Happy birthday to everyone in Marketing!",  # wishes to a team
         "From: noreply@example.com\nSubject: alert",
         "Token ABC and Who is taking over",  # capitalised words: the text is not typed in lower case
     ],
