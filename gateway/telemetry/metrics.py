@@ -4,7 +4,8 @@ gateway's own stage latencies.
 Multi-worker safe: with ``PROMETHEUS_MULTIPROC_DIR`` set (``warden serve --workers N`` sets it before the workers
 start) every value lives in that directory's per-process files, and ``render`` merges all workers' files on each
 scrape, so a scrape that lands on any worker sees the whole server. Gauges use live modes: a worker that exits
-stops counting (its files are marked dead on shutdown).
+stops counting (its files are marked dead on shutdown; those of a worker killed without a shutdown are removed by the
+next worker to start or to render a scrape: ``dead_workers``).
 
 Tenant labels come from a bounded set (``TenantLabels``): the first ``max_tenants`` tenants seen by a worker get
 their own series, the rest share ``other``, so a flood of tenants can never blow up the time-series count.
@@ -22,6 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client import multiprocess as prom_multiprocess
 
 from engine.metrics import EngineStats
+from gateway.telemetry.dead_workers import reap_dead_workers
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 PREFIX = "warden:"
@@ -89,6 +91,9 @@ class GatewayMetrics:
 
     def __init__(self, *, max_tenants: int = 100) -> None:
         _use_multiprocess_values()
+        directory = multiprocess_dir()
+        if directory is not None:  # a worker starting in a dead one's place: its gauges go now, not at a scrape
+            reap_dead_workers(directory)
         self.registry = CollectorRegistry(auto_describe=True)
         self.tenants = TenantLabels(max_tenants)
         r = self.registry
@@ -219,6 +224,7 @@ class GatewayMetrics:
         directory = multiprocess_dir()
         if directory is None:
             return generate_latest(self.registry)
+        reap_dead_workers(directory)  # a killed worker's last gauges must not stay in the sums
         merged = CollectorRegistry()
         prom_multiprocess.MultiProcessCollector(merged, path=directory)
         return generate_latest(merged)

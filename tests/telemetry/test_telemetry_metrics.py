@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from telemetry_support import sample
@@ -105,39 +106,59 @@ WORKER = textwrap.dedent("""
     snapshot = StatsCollector().snapshot(running=int(sys.argv[2]), waiting=0, used_blocks=int(sys.argv[3]),
                                          num_blocks=100, prefix_queries=10, prefix_hits=4, preemptions=0)
     metrics.observe_engine_stats("m", snapshot)
-    print("ok")
+    print("ok", flush=True)
+    sys.stdin.read()  # a worker serving on until told to end (its stdin closed) or killed
+""")
+
+RENDER = textwrap.dedent("""
+    import sys
+    from gateway.telemetry.metrics import GatewayMetrics
+    sys.stdout.write(GatewayMetrics().render().decode())
 """)
 
 
 def test_workers_are_merged_through_the_multiprocess_directory(tmp_path: Path) -> None:
-    """Two processes, each reporting engine stats (two replicas' reporters); a scrape in a third sees the sum (counters,
-    running requests) and the fullest KV cache, and a dead worker's live gauges drop out."""
+    """Two live worker processes, each reporting engine stats (two replicas' reporters); a scrape in a third sees the
+    sum (counters, running requests) and the fullest KV cache. A worker SIGKILLed (no shutdown, no mark_worker_dead)
+    drops out of the live gauges at the next scrape, dead or not yet reaped by its parent, and its counters stay."""
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PYTHONPATH": os.getcwd()}
-    for tenant, running, used in (("t1", 3, 10), ("t1", 2, 60)):
-        process = subprocess.run([sys.executable, "-c", WORKER, tenant, str(running), str(used)], env=env,
-                                 capture_output=True, text=True, timeout=120, check=True)
-        assert process.stdout.strip() == "ok"
-    render = textwrap.dedent("""
-        import sys
-        from gateway.telemetry.metrics import GatewayMetrics, mark_worker_dead
-        for pid in sys.argv[1:]:
-            mark_worker_dead(int(pid))
-        sys.stdout.write(GatewayMetrics().render().decode())
-    """)
-    text = subprocess.run([sys.executable, "-c", render], env=env, capture_output=True, text=True, timeout=120,
-                          check=True).stdout
-    assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
-    assert sample(text, "warden:prefix_cache_queries_total", model_name="m") == 20
-    assert sample(text, "warden:time_to_first_token_seconds_count", model_name="m") == 2
-    # The workers have exited without marking themselves dead; their live gauges are still summed ...
-    files = sorted(p.name for p in tmp_path.iterdir())
-    live_pids = sorted({int(name.rsplit("_", 1)[1].split(".")[0]) for name in files if name.startswith("gauge_live")})
-    assert len(live_pids) == 2
-    assert sample(text, "warden:num_requests_running", model_name="m") == 5
-    assert sample(text, "warden:kv_cache_usage_perc", model_name="m") == 0.6
-    # ... until they are marked dead (what each worker's shutdown does).
-    text = subprocess.run([sys.executable, "-c", render, *map(str, live_pids)], env=env, capture_output=True,
-                          text=True, timeout=120, check=True).stdout
+
+    def scrape() -> str:
+        return subprocess.run([sys.executable, "-c", RENDER], env=env, capture_output=True, text=True, timeout=120,
+                              check=True).stdout
+
+    workers = [subprocess.Popen([sys.executable, "-c", WORKER, "t1", str(running), str(used)], env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+               for running, used in ((3, 10), (2, 60))]
+    try:
+        for worker in workers:
+            assert worker.stdout is not None and worker.stdout.readline().strip() == "ok"
+        text = scrape()
+        assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
+        assert sample(text, "warden:prefix_cache_queries_total", model_name="m") == 20
+        assert sample(text, "warden:time_to_first_token_seconds_count", model_name="m") == 2
+        assert sample(text, "warden:num_requests_running", model_name="m") == 5
+        assert sample(text, "warden:kv_cache_usage_perc", model_name="m") == 0.6
+        killed = workers[1]
+        killed.kill()
+        deadline = time.monotonic() + 60
+        while Path(f"/proc/{killed.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "the killed worker never died"
+            time.sleep(0.05)
+        text = scrape()  # the killed worker is a zombie: dead, its parent has not reaped it
+        assert sample(text, "warden:num_requests_running", model_name="m") == 3
+        assert sample(text, "warden:kv_cache_usage_perc", model_name="m") == 0.1
+        assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
+        assert sample(text, "warden:prefix_cache_queries_total", model_name="m") == 20
+        assert not list(tmp_path.glob(f"gauge_live*_{killed.pid}.db"))
+        killed.wait(60)
+        assert sample(scrape(), "warden:num_requests_running", model_name="m") == 3
+    finally:
+        for worker in workers:
+            worker.kill()
+            worker.wait(60)
+    # Both gone: no live gauge is left, the counters stay.
+    text = scrape()
     assert sample(text, "warden:num_requests_running", model_name="m") is None
     assert sample(text, "warden:tenant_requests_total", tenant="t1", endpoint="chat.completions", status="200") == 6
 
