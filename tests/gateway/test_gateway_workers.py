@@ -10,6 +10,7 @@ binds the port and attaches to it."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import ssl
@@ -25,6 +26,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.background_server import free_port
@@ -335,6 +337,50 @@ def test_a_killed_worker_is_restarted_and_reaches_the_same_host(served: Served) 
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(lambda i: _chat(served, f"after the worker {i}"), range(12))) == [5] * 12
     assert _engine_hosts(served.data_dir) == hosts  # the same engine, not a second one
+
+
+def _reporting_worker(served: Served) -> int | None:
+    """The live worker whose gauge file holds a running-requests count above zero: the engine host's stats reporter
+    while the engine is busy (the others are sent no snapshots)."""
+    for path in (served.data_dir / "prometheus").glob("gauge_livesum_*.db"):
+        pid = int(path.stem.rsplit("_", 1)[1])
+        try:
+            values = MmapedDict.read_all_values_from_file(str(path))
+        except FileNotFoundError:
+            continue
+        if _running(pid) and any(json.loads(key)[0] == "warden:num_requests_running" and value > 0
+                                 for key, value, _timestamp, _position in values):
+            return pid
+    return None
+
+
+def test_a_killed_reporting_workers_gauges_leave_metrics(served: Served) -> None:
+    """A worker SIGKILLed while it reports the busy engine's gauges never marks itself dead; its last gauges leave
+    /metrics all the same (a worker removes the live-gauge files of dead ones at each scrape and at its start), so
+    once the engine is idle the summed running-requests gauge is back to zero, not stuck at the dead worker's count."""
+    streams = [served.client().chat.completions.create(
+        model=served.model, messages=[{"role": "user", "content": f"gauge stream {i}"}], max_tokens=400,
+        temperature=0, stream=True, extra_body={"ignore_eos": True}) for i in range(STOPPED_STREAMS)]
+    for stream in streams:
+        next(iter(stream))  # in flight: its first chunk came
+    deadline = time.monotonic() + 30
+    while (reporter := _reporting_worker(served)) is None:
+        assert time.monotonic() < deadline, "no worker reported the busy engine"
+        time.sleep(0.1)
+    os.kill(reporter, signal.SIGKILL)
+    with ThreadPoolExecutor(STOPPED_STREAMS) as readers:  # the killed worker's are cut, the other's run to the end
+        for outcome in [readers.submit(_stream_rest, stream) for stream in streams]:
+            outcome.result(timeout=120)
+    deadline = time.monotonic() + 60
+    while (running := _metric(served, "warden:num_requests_running")) != 0:
+        assert time.monotonic() < deadline, f"a dead worker's {running} running requests stay in /metrics"
+        time.sleep(0.5)
+    deadline = time.monotonic() + 120
+    while len(fresh := _workers(served)) < WORKERS or reporter in fresh:
+        assert time.monotonic() < deadline, "uvicorn did not restart the killed worker"
+        time.sleep(0.5)
+    _wait_serving(served, "the restarted worker never served")
+    assert _metric(served, "warden:num_requests_running") == 0
 
 
 def test_a_crashed_serve_leaves_its_engine_host_to_the_next(served: Served) -> None:
