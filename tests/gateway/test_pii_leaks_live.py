@@ -52,10 +52,10 @@ POLICY = {"pii_input": MASK_ALL, "pii_output": MASK_ALL, "audit_content": "redac
 
 # Types whose detectors are at the bar on this split: not one raw value may get through.
 MUST_NOT_LEAK = frozenset({"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "SECRET", "US_SSN"})
-# The other types' measured leaks on this split (of 400 values each; 92 of 4,800 in all), with a margin of two for
+# The other types' measured leaks on this split (of 400 values each; 91 of 4,800 in all), with a margin of two for
 # the NER-found types: a ceiling, never a target. The engine prompt and both exports leak the same values; the logs
 # none.
-LEAK_CEILING = {"PERSON": 42, "LOCATION": 29, "STREET_ADDRESS": 3, "DATE_OF_BIRTH": 13, "NATIONAL_ID": 4,
+LEAK_CEILING = {"PERSON": 41, "LOCATION": 29, "STREET_ADDRESS": 3, "DATE_OF_BIRTH": 13, "NATIONAL_ID": 4,
                 "PHONE_NUMBER": 5}  # fmt: skip
 
 
