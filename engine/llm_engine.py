@@ -271,6 +271,11 @@ class LLMEngine:
     def num_unfinished_requests(self) -> int:
         return len(self.states)
 
+    @property
+    def num_waiting_requests(self) -> int:
+        """Requests queued for their first schedule (or preempted back): ``stats().num_requests_waiting``, for free."""
+        return len(self.scheduler.waiting)
+
     def stats(self) -> EngineStats:
         blocks = self.block_manager
         return self.stats_collector.snapshot(

@@ -85,6 +85,16 @@ class EngineStatsSource(Protocol):
     def stats(self) -> EngineStats | None: ...
 
 
+@runtime_checkable
+class EngineWaitingSource(Protocol):
+    """Implemented by engine clients that read the engine's waiting-queue length live, whether or not they are sent
+    its stats (an engine host sends those to one caller only); the gateway admits by it."""
+
+    def waiting_requests(self) -> int | None:
+        """Requests waiting in the engine's queue now; None when this client cannot tell."""
+        ...
+
+
 class StatsCollector:
     """Counters kept by ``LLMEngine``; gauges are read from the scheduler and block pool at snapshot time."""
 

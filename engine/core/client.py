@@ -110,6 +110,15 @@ class AsyncEngineClient:
         self._watch()
         return self._stats
 
+    def waiting_requests(self) -> int | None:
+        """The engine's waiting-queue length (``engine.metrics.EngineWaitingSource``): live from its heartbeat, which
+        every caller of an engine host reads, else from the last snapshot (sent to a host's reporter only)."""
+        if self._dead_reason is not None:
+            return None
+        if self.heartbeat is not None:
+            return self.heartbeat.waiting
+        return None if self._stats is None else self._stats.num_requests_waiting
+
     def has_work(self) -> bool:
         self._watch()
         return bool(self._owed)

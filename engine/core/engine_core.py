@@ -315,6 +315,8 @@ class EngineCore:
         while self.running:
             if self.heartbeat is not None:
                 self.heartbeat.beat()
+                # Every caller reads the engine's queue here to admit by it (only the reporter gets snapshots).
+                self.heartbeat.set_waiting(self.engine.num_waiting_requests)
             # Block when idle; otherwise drain whatever arrived and take a step.
             if not self.engine.has_unfinished_requests():
                 self._send_stats(force=True)  # going idle: the gauges must not keep the last busy values

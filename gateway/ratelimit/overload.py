@@ -7,7 +7,10 @@ that times out, or an engine whose waiting queue is already past its bound is an
 OpenAI's error shape (type ``service_unavailable_error``, code ``overloaded``) and ``Retry-After``, so a
 saturated gateway sheds load in microseconds instead of letting every request slow down together.
 
-The bounds are per worker process: with ``--workers N`` the host admits N times ``max_inflight_requests``.
+The bounds on requests in flight and in line are per worker process: with ``--workers N`` the host admits N times
+``max_inflight_requests``. The bound on the engine's queue is the engine's, and every worker enforces it: each reads
+the engine's waiting count live (``engine.metrics.EngineWaitingSource``; an engine host publishes it to all its
+callers beside its heartbeat), never from the stats snapshots, which an engine host sends to one worker only.
 """
 
 from __future__ import annotations
@@ -20,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.metrics import EngineStatsSource
+from engine.metrics import EngineWaitingSource
 from engine.protocol import EngineClient
 from gateway.core.errors import APIError
 from gateway.core.protocols import ClassCheck
 from gateway.core.settings import Settings
 
-reports_stats = ClassCheck[EngineStatsSource](EngineStatsSource)
+reads_waiting = ClassCheck[EngineWaitingSource](EngineWaitingSource)
 
 OverloadReason = Literal["queue_full", "queue_timeout", "engine_queue_full"]
 # Overload clears as soon as any request ends; a short, fixed hint lets clients (the OpenAI SDKs honour
@@ -169,8 +172,7 @@ def build_gate(settings: Settings, engine: Callable[[], EngineClient | None]) ->
 
     def engine_waiting() -> int | None:
         client = engine()
-        stats = client.stats() if reports_stats(client) else None
-        return None if stats is None else stats.num_requests_waiting
+        return client.waiting_requests() if reads_waiting(client) else None
 
     return AdmissionGate(settings.max_inflight_requests, settings.max_queued_requests, settings.queue_timeout_s,
                          max_engine_waiting=settings.max_engine_waiting_requests, engine_waiting=engine_waiting)

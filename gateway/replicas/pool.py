@@ -42,7 +42,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from engine.errors import EngineDeadError, InvalidRequestError
-from engine.metrics import COUNTER_FIELDS, EngineStats, EngineStatsSource
+from engine.metrics import COUNTER_FIELDS, EngineStats, EngineStatsSource, EngineWaitingSource
 from engine.outputs import RequestOutput
 from engine.protocol import EngineClient
 from engine.request import EngineRequest
@@ -51,6 +51,7 @@ from gateway.replicas import affinity
 from gateway.replicas.watchdog import StepWatchdog
 
 reports_stats = ClassCheck[EngineStatsSource](EngineStatsSource)
+reads_waiting = ClassCheck[EngineWaitingSource](EngineWaitingSource)
 
 log = logging.getLogger(__name__)
 SUPERVISE_INTERVAL_S = 0.5  # how often the supervisor looks for dead replicas
@@ -351,6 +352,13 @@ class ReplicaPool:
     # --- stats ----------------------------------------------------------------------------------------------------
     def replica_stats(self) -> list[EngineStats | None]:
         return [r.stats() if reports_stats(r) else None for r in self.replicas]
+
+    def waiting_requests(self) -> int | None:
+        """Requests waiting over the live replicas (``engine.metrics.EngineWaitingSource``); None when none tells."""
+        counts = [r.waiting_requests() for r, alive in zip(self.replicas, self.live(), strict=True)
+                  if alive and reads_waiting(r)]
+        known = [count for count in counts if count is not None]
+        return sum(known) if known else None
 
     def stats(self) -> EngineStats | None:
         """One snapshot for the whole pool: counters summed over every replica that ever reported (a dead one's
