@@ -17,6 +17,11 @@
 // whatever the tile, so every row's results are bitwise those it gets alone. Per (input row, 64 weights): two
 // vpdpwssd, a conversion and an FMA (two vpdpbusd would need a multiply by 254 and an add between them).
 //
+// One row (the LM head of a single stream) has a path of its own: no rows to share a regrouped chunk with, so the
+// weight bytes are split into vpdpwssd's operands in place by a mask and a shift, each output row's weight is read
+// as one stream, and the lanes of 16 output rows are summed together across vectors instead of one horizontal
+// sum per row; the same integers and float operations, so the same bits as the kernel for several rows.
+//
 // Without AVX-512 VNNI (AMD Zen 2/3, Intel client cores) the same kernel runs in 256-bit AVX2 vectors, vpmaddwd for
 // vpdpwssd, with bitwise the same results (docs/benchmarks.md, "CPU linears", has both against torch's kernel).
 //
@@ -160,6 +165,138 @@ inline void dot_tile(const int8_t* w, int64_t K, const int16_t* const (&x)[T], c
     for (int r = 0; r < R; ++r) dots[t][column + r] = _mm512_reduce_add_ps(acc[t][r]) - *corrections[t];
 }
 
+// One input row (the LM head at a single stream): the weight bytes are widened in place, no shuffle. Per 64-input
+// chunk the inputs as 16-bit integers 254 * code + residual, in the order dot_block_single's two weight operands
+// hold k (32-bit lane j of the first: k 4j and 4j + 2, of the second: 4j + 1 and 4j + 3; a lane's four k are those
+// regroup_chunk puts in it, so its integer sum is the same), then the two groups' residual-step sizes.
+constexpr int64_t kSingleBlock = 16;  // output rows summed across lanes together
+
+struct SingleRow {
+  std::vector<int16_t> chunks;  // [K / 64, kChunkBytes / 2]
+  float sign_correction = 0.f;
+};
+
+template <typename scalar_t>
+SingleRow quantize_single_row(const scalar_t* x, int64_t K) {
+  constexpr int64_t kChunkValues = kChunkBytes / 2;
+  SingleRow q{std::vector<int16_t>((K / kChunk) * kChunkValues), 0.f};
+  warden::Int8Groups groups;
+  warden::quantize_groups_two_level(x, K, kInputGroup, groups);
+  for (int64_t c = 0; c < K / kChunk; ++c) {
+    int16_t* chunk = q.chunks.data() + c * kChunkValues;
+    for (int64_t j = 0; j < 16; ++j)
+      for (int64_t i = 0; i < 4; ++i) {
+        const int64_t k = c * kChunk + 4 * j + i;
+        // even i: the first vector's lane j, odd: the second's; i / 2 the 16-bit half
+        chunk[(i % 2) * 32 + 2 * j + i / 2] =
+            static_cast<int16_t>(warden::kResidualSteps * groups.codes[k] + groups.residuals[k]);
+      }
+    float units[16];
+    for (int64_t lane = 0; lane < 16; ++lane) units[lane] = groups.scales[2 * c + lane / 8] / warden::kResidualSteps;
+    std::memcpy(chunk + 64, units, sizeof(units));
+  }
+  // Summed group by group in order, as quantize_rows sums them.
+  for (int64_t g = 0; g < K / kInputGroup; ++g) q.sign_correction += 128.f * groups.sum(g);
+  return q;
+}
+
+// _mm512_reduce_add_ps of 16 vectors at once, its pairing kept: every stage adds the lanes that reduction adds
+// (8-15 onto 0-7, the 128-bit halves, lanes 2-3 onto 0-1, then the two), two or more rows per vector, so each sum
+// is bitwise its own reduction's. Lane 4l + j of the result holds v[4j + l]'s sum (a 4 x 4 transpose).
+inline __m512 reduce_16(const __m512 (&v)[kSingleBlock]) {
+  __m512 b[8], c[4], d[2];
+  for (int p = 0; p < 8; ++p) {  // [b(2p) | b(2p+1)], b = lanes 0-7 + lanes 8-15
+    const __m512 lo = _mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 hi = _mm512_shuffle_f32x4(v[2 * p], v[2 * p + 1], _MM_SHUFFLE(3, 2, 3, 2));
+    b[p] = _mm512_add_ps(hi, lo);
+  }
+  for (int p = 0; p < 4; ++p) {  // 128-bit lanes: c of rows 4p, 4p+1, 4p+2, 4p+3
+    const __m512 lo = _mm512_shuffle_f32x4(b[2 * p], b[2 * p + 1], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 hi = _mm512_shuffle_f32x4(b[2 * p], b[2 * p + 1], _MM_SHUFFLE(3, 1, 3, 1));
+    c[p] = _mm512_add_ps(hi, lo);
+  }
+  for (int p = 0; p < 2; ++p) {  // 128-bit lane l: d0, d1 of row (c[2p]'s l-th) then of row (c[2p+1]'s l-th)
+    const __m512 lo = _mm512_shuffle_ps(c[2 * p], c[2 * p + 1], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 hi = _mm512_shuffle_ps(c[2 * p], c[2 * p + 1], _MM_SHUFFLE(3, 2, 3, 2));
+    d[p] = _mm512_add_ps(hi, lo);
+  }
+  const __m512 lo = _mm512_shuffle_ps(d[0], d[1], _MM_SHUFFLE(2, 0, 2, 0));
+  const __m512 hi = _mm512_shuffle_ps(d[0], d[1], _MM_SHUFFLE(3, 1, 3, 1));
+  return _mm512_add_ps(lo, hi);  // d0 + d1, as the reduction's last add (either order: the same float)
+}
+
+// 16 consecutive output rows against one quantized input row. Per (row, chunk) the 64 weight bytes, sign flipped,
+// as vpdpwssd's two 16-bit operands by a mask and a shift (the even bytes, the odd bytes), two vpdpwssd forming in
+// each 32-bit lane the integer dot_tile forms (exact in int32), then the same conversion and FMA, and the lanes
+// summed in _mm512_reduce_add_ps's pairing: results bitwise dot_tile's. The row sums are gathered across lanes 16
+// rows at a time, not one horizontal sum per row.
+inline __m512 dot_block_single(const int8_t* w, int64_t K, const SingleRow& q) {
+  const __m512i low_bytes = _mm512_set1_epi16(0x00FF), sign = _mm512_set1_epi16(0x0080);
+  __m512 acc[kSingleBlock];
+  for (int r = 0; r < kSingleBlock; ++r) acc[r] = _mm512_setzero_ps();
+  // Row by row, so the weight is read as one stream (the input chunks are reloaded from L1).
+  for (int r = 0; r < kSingleBlock; ++r) {
+    for (int64_t c = 0; c < K / kChunk; ++c) {
+      const int16_t* chunk = q.chunks.data() + c * (kChunkBytes / 2);
+      const int8_t* line = w + r * K + c * kChunk;
+      _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
+      const __m512i bytes = _mm512_loadu_si512(line);
+      // (w & 0xFF) ^ 0x80 = w + 128 for the even bytes; the odd ones shifted down, then flipped
+      const __m512i even = _mm512_ternarylogic_epi32(bytes, low_bytes, sign, 0x6A);
+      const __m512i odd = _mm512_xor_si512(_mm512_srli_epi16(bytes, 8), sign);
+      const __m512i sums = _mm512_dpwssd_epi32(
+          _mm512_dpwssd_epi32(_mm512_setzero_si512(), even, _mm512_loadu_si512(chunk)), odd,
+          _mm512_loadu_si512(chunk + 32));
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_loadu_ps(reinterpret_cast<const float*>(chunk + 64)),
+                               acc[r]);
+    }
+  }
+  // reduce_16 transposes: handed the rows in transposed order, its lane i holds row i.
+  __m512 transposed[kSingleBlock];
+  for (int l = 0; l < 4; ++l)
+    for (int j = 0; j < 4; ++j) transposed[4 * j + l] = acc[4 * l + j];
+  return reduce_16(transposed);
+}
+
+template <typename scalar_t>
+inline __m512 load_scales(const scalar_t* s) {
+  if constexpr (std::is_same_v<scalar_t, float>) {
+    return _mm512_loadu_ps(s);
+  } else if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+  } else {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+  }
+}
+
+// y = scale * (dot - correction) for one input row, 16 output rows a block; the last N % 16 rows by dot_tile.
+template <typename scalar_t>
+void int8_linear_single_row(const scalar_t* x, int64_t K, const int8_t* w, const scalar_t* s, int64_t N,
+                            scalar_t* y) {
+  const SingleRow q = quantize_single_row(x, K);
+  const int64_t blocks = N / kSingleBlock;
+  at::parallel_for(0, blocks, 16, [&](int64_t begin, int64_t end) {
+    const __m512 correction = _mm512_set1_ps(q.sign_correction);
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t n0 = b * kSingleBlock;
+      const __m512 dots = _mm512_sub_ps(dot_block_single(w + n0 * K, K, q), correction);
+      alignas(64) float out[kSingleBlock];
+      _mm512_store_ps(out, _mm512_mul_ps(load_scales(s + n0), dots));
+      warden::store_rounded(out, y + n0, kSingleBlock);
+    }
+  });
+  if (blocks * kSingleBlock == N) return;
+  const QuantizedRows rows = quantize_rows(x, 1, K);
+  const int16_t* row[1] = {rows.row(0)};
+  const float* corrections[1] = {&rows.sign_corrections[0]};
+  float dots[kTileInputs][kTileRows];
+  for (int64_t n = blocks * kSingleBlock; n < N; ++n) {
+    dot_tile<1, 1, false>(w + n * K, K, row, corrections, dots, 0);
+    y[n] = static_cast<scalar_t>(static_cast<float>(s[n]) * dots[0][0]);
+  }
+}
+
 #endif  // WARDEN_ONE_ROW_VECTOR
 
 #ifdef WARDEN_INT8_AVX2
@@ -259,6 +396,13 @@ void dot_inputs(const int8_t* w, int64_t K, const QuantizedRows& q, int64_t m0, 
 template <bool kWide, typename scalar_t>
 void int8_linear_kernel(const at::Tensor& x, const at::Tensor& weight, const at::Tensor& scales, at::Tensor& out) {
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
+#ifdef WARDEN_ONE_ROW_VECTOR
+  if (kWide && M == 1) {
+    int8_linear_single_row(x.const_data_ptr<scalar_t>(), K, weight.const_data_ptr<int8_t>(),
+                           scales.const_data_ptr<scalar_t>(), N, out.mutable_data_ptr<scalar_t>());
+    return;
+  }
+#endif
   const QuantizedRows q = quantize_rows(x.const_data_ptr<scalar_t>(), M, K);
   const int8_t* w = weight.const_data_ptr<int8_t>();
   const scalar_t* s = scales.const_data_ptr<scalar_t>();

@@ -512,6 +512,24 @@ def test_int8_avx2_kernel_gives_the_avx512_kernels_results_bitwise(dtype, rows) 
     assert torch.equal(avx2, kernels.cpu.int8_linear(x, weight, scales))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("out_features", [16, 83, 160])  # whole 16-row blocks, and a tail of 3 rows
+def test_int8_one_row_gives_the_avx2_kernels_bits(dtype, out_features) -> None:
+    """One input row takes a path of its own on AVX-512 (the weight bytes widened in place, the sums of 16 output
+    rows gathered across lanes): the same integers per lane and the same float operations as the kernel for several
+    rows, so the bits of the AVX2 kernel, with the weights' extremes (-128, 127) among the rows."""
+    weight, scales, _ = int8_weights(out_features, 576, dtype, seed=out_features)
+    weight[0], weight[5] = -128, 127
+    weight[9, ::2] = -128
+    for scale in (1.0, 50.0, 1e-3):
+        x = torch.randn(1, 576, dtype=dtype) * scale
+        out = kernels.cpu.int8_linear(x, weight, scales)
+        assert torch.equal(out, torch.ops.warden_cpu.int8_linear_avx2(x, weight, scales))
+        assert torch.equal(out, kernels.cpu.int8_linear(torch.cat([x, x]), weight, scales)[:1])
+    x[0, 300] = float("nan")
+    assert kernels.cpu.int8_linear(x, weight, scales).isnan().all()
+
+
 # The AVX2 float32 GEMM for many rows (int4_gemm_avx2.cpp): unquantized inputs times the dequantized weights.
 
 
