@@ -242,6 +242,7 @@ class EngineCore:
             return
         self.ports.remove(port)
         self._stats_route.forget(port)
+        self._stats_dirty = True  # what it was sent unread goes to the reporter in a snapshot, idle engine or not
         port.close()
         for request_id in list(port.requests):
             self._forget(request_id)

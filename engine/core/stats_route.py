@@ -14,27 +14,48 @@ Counters: each caller's series only grows, and the callers' series add up to the
 reporter carries on its own series from where it last stood, by what the engine counted since the last snapshot any
 reporter was sent. A caller passed over is sent one last snapshot with its gauges at zero and its counters where they
 stood, so that once it reads again its share of the summed gauges is gone and its counters stay.
+
+A caller that leaves (its worker killed) keeps, in the summed counters, only what it confirmed it read: the counts in
+snapshots it was sent but never read would be lost from the sum. So each caller's unconfirmed snapshots are kept by
+sequence, and when it leaves, what it was sent beyond what it confirmed goes into the series of whoever reports next
+(its next snapshot carries them). A caller that reads again before it leaves confirms them itself: nothing moves, so
+nothing is counted twice. Past ``PENDING_LIMIT`` unread snapshots the oldest counts as read: a caller that far behind
+may lose those counts from the sum, never count them twice.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine.metrics import EngineStats, counters_since, now_ns
+from engine.metrics import COUNTER_FIELDS, EngineStats, now_ns
 
 REPORTER_STALL_S = 2.0  # four busy snapshots' time: a reporter whose loop is merely busy confirms well within it
+PENDING_LIMIT = 256  # unconfirmed snapshots kept per caller: two minutes of busy snapshots
+
+Counters = dict[str, int]  # EngineStats' lifetime counters by name (engine.metrics.COUNTER_FIELDS)
+
+
+def _counters(stats: EngineStats | None) -> Counters:
+    return {name: getattr(stats, name) if stats is not None else 0 for name in COUNTER_FIELDS}
+
+
+def _minus(a: Counters, b: Counters) -> Counters:
+    return {name: a[name] - b[name] for name in COUNTER_FIELDS}
 
 
 @dataclass
 class _Share:
-    """What one caller has been sent."""
+    """What one caller has been sent, and what it confirmed it read."""
 
     sent: EngineStats | None = None  # the last snapshot it got: its counters are its series
-    offset: EngineStats | None = None  # taken off the engine's counters while it reports (None: nothing)
+    offset: Counters = field(default_factory=lambda: _counters(None))  # taken off the engine's counters for it
     last_sequence: int = 0  # the last snapshot sent to it
     unconfirmed_since: float | None = None  # since when a snapshot sent to it waits for its confirmation
+    confirmed: Counters = field(default_factory=lambda: _counters(None))  # its series as of its last confirmation
+    pending: deque[tuple[int, Counters]] = field(default_factory=deque)  # sent, unconfirmed: (sequence, counters)
 
 
 class Caller(Protocol):
@@ -56,6 +77,7 @@ class StatsRoute(Generic[C]):
         self._shares: dict[C, _Share] = {}
         self._last_reported: EngineStats | None = None  # the engine's snapshot last sent to a reporter
         self._sequence = 0
+        self._unclaimed = _counters(None)  # sent to callers that left without reading: the next reporter's to add
 
     def route(self, ports: list[C], stats: EngineStats,
               now: float) -> list[tuple[C, tuple[Any, ...]]]:
@@ -68,9 +90,15 @@ class StatsRoute(Generic[C]):
                 messages.append((self.reporter, ("stats", self._stand_down(self.reporter))))
             self._take_over(reporter)
         share = self._shares.setdefault(reporter, _Share())
-        snapshot = stats if share.offset is None else counters_since(stats, share.offset)
+        if any(self._unclaimed.values()):
+            share.offset = _minus(share.offset, self._unclaimed)
+            self._unclaimed = _counters(None)
+        snapshot = dataclasses.replace(stats, **_minus(_counters(stats), share.offset))
         self._sequence += 1
         share.sent, share.last_sequence = snapshot, self._sequence
+        share.pending.append((self._sequence, _counters(snapshot)))
+        if len(share.pending) > PENDING_LIMIT:
+            share.confirmed = share.pending.popleft()[1]
         if share.unconfirmed_since is None:
             share.unconfirmed_since = now
         self._last_reported = stats
@@ -82,12 +110,17 @@ class StatsRoute(Generic[C]):
         share = self._shares.get(port)
         if share is None:
             return
+        while share.pending and share.pending[0][0] <= sequence:
+            share.confirmed = share.pending.popleft()[1]
         # Snapshots sent after it still wait; it reads, so their wait counts from now.
         share.unconfirmed_since = None if sequence >= share.last_sequence else now
 
     def forget(self, port: C) -> None:
-        """``port`` has left."""
-        self._shares.pop(port, None)
+        """``port`` has left: what it was sent but never confirmed goes to whoever reports next."""
+        share = self._shares.pop(port, None)
+        if share is not None:
+            lost = _minus(_counters(share.sent), share.confirmed)
+            self._unclaimed = {name: self._unclaimed[name] + lost[name] for name in COUNTER_FIELDS}
         if port is self.reporter:
             self.reporter = None
 
@@ -109,7 +142,7 @@ class StatsRoute(Generic[C]):
         share = self._shares.setdefault(port, _Share())
         last = self._last_reported
         # Its series goes on from share.sent by what the engine counted since `last`.
-        share.offset = last if last is None or share.sent is None else counters_since(last, share.sent)
+        share.offset = _minus(_counters(last), _counters(share.sent))
         self.reporter = port
 
     def _stand_down(self, port: C) -> EngineStats:

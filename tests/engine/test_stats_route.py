@@ -35,7 +35,7 @@ class Callers:
     """The route, and what each caller last holds, as a worker's stats reader would."""
 
     def __init__(self, ports: list[ClientPort]) -> None:
-        self.route = StatsRoute(stall_s=STALL_S)
+        self.route = StatsRoute[ClientPort](stall_s=STALL_S)
         self.ports = ports
         self.held: dict[int, EngineStats] = {}
 
@@ -102,7 +102,7 @@ def test_the_role_stays_with_the_new_reporter_until_it_stalls_in_turn(ports: lis
 
 def test_a_caller_with_a_backlog_is_not_made_reporter(ports: list[ClientPort]) -> None:
     class Backlogged(ClientPort):
-        backlog = 1024  # type: ignore[assignment]
+        backlog = 1024
 
     stuck = Backlogged(ports[1].inbox, ports[1].outbox)
     callers = Callers([ports[0], stuck, ports[2]])
@@ -125,3 +125,91 @@ def test_a_reporter_that_leaves_hands_over_from_its_last_snapshot(ports: list[Cl
     callers.ports = ports[1:]
     sent = callers.report(engine_stats(25), now=0.5)
     assert [message[1].generation_tokens for _, message in sent] == [15]
+
+
+
+class Readers:
+    """The route and what each caller has read: a caller holds only the snapshots it read (a killed worker's counter
+    file stays at the last one), so the counts in any it never read must reach the sum through another caller."""
+
+    def __init__(self, ports: list[ClientPort]) -> None:
+        self.route = StatsRoute[ClientPort](stall_s=STALL_S)
+        self.ports = list(ports)
+        self.queued: dict[ClientPort, list[tuple]] = {port: [] for port in ports}
+        self.held: dict[ClientPort, EngineStats] = {}
+
+    def report(self, stats: EngineStats, now: float) -> list[ClientPort]:
+        sent = self.route.route(self.ports, stats, now)
+        for port, message in sent:
+            self.queued[port].append(message)
+        return [port for port, _ in sent]
+
+    def read(self, port: ClientPort, now: float, count: int | None = None) -> None:
+        """``port`` reads ``count`` of its queued snapshots (None: all), confirming the numbered ones."""
+        queue = self.queued[port]
+        taken = queue[:count]
+        del queue[:len(taken)]
+        for message in taken:
+            previous = self.held.get(port)
+            assert previous is None or message[1].generation_tokens >= previous.generation_tokens  # only grows
+            self.held[port] = message[1]
+            if len(message) > 2:
+                self.route.confirmed(port, message[2], now)
+
+    def leave(self, port: ClientPort) -> None:
+        """``port`` is gone (its worker killed): what it read stays in the sum, its queue is never read."""
+        self.route.forget(port)
+        self.ports.remove(port)
+
+    def counted(self) -> int:
+        return sum(stats.generation_tokens for stats in self.held.values())
+
+
+def _stall_until_passed_over(readers: Readers, a: ClientPort, b: ClientPort) -> None:
+    """``a`` reports and reads 10 tokens, then stops reading while the engine counts to 30; at 40 ``b`` takes over."""
+    assert readers.report(engine_stats(10), now=0.0) == [a]
+    readers.read(a, now=0.0)
+    assert readers.report(engine_stats(20), now=0.5) == [a]
+    assert readers.report(engine_stats(30), now=2.5) == [a]
+    assert readers.report(engine_stats(40), now=2.6) == [a, b]
+    readers.read(b, now=2.6)
+    assert readers.counted() == 10 + 10  # a read its 10; b's series starts with the 10 counted since a's last
+
+
+def test_a_reporter_that_stalls_then_leaves_unread_hands_its_unread_counts_on(ports: list[ClientPort]) -> None:
+    readers = Readers(ports)
+    a, b = ports[0], ports[1]
+    _stall_until_passed_over(readers, a, b)
+    readers.leave(a)
+    # The engine is idle: the snapshot after a leaves still carries a's unread 20 in b's series.
+    assert readers.report(engine_stats(40), now=8.0) == [b]
+    readers.read(b, now=8.0)
+    assert readers.counted() == 40
+
+
+def test_a_stalled_reporter_that_leaves_still_the_reporter_hands_its_unread_counts_on(
+        ports: list[ClientPort]) -> None:
+    readers = Readers(ports)
+    a, b = ports[0], ports[1]
+    assert readers.report(engine_stats(10), now=0.0) == [a]
+    readers.read(a, now=0.0)
+    assert readers.report(engine_stats(25), now=0.5) == [a]  # never read: a is killed within the stall bound
+    readers.leave(a)
+    assert readers.report(engine_stats(25), now=1.0) == [b]
+    readers.read(b, now=1.0)
+    assert readers.counted() == 25
+
+
+@pytest.mark.parametrize("read", [None, 1], ids=["reads-all", "reads-one"])
+def test_a_stalled_reporter_that_reads_again_before_it_leaves_is_not_counted_twice(
+        ports: list[ClientPort], read: int | None) -> None:
+    readers = Readers(ports)
+    a, b = ports[0], ports[1]
+    _stall_until_passed_over(readers, a, b)
+    readers.read(a, now=3.0, count=read)  # a resumes: all its queued snapshots, or only the first (20)
+    readers.leave(a)
+    assert readers.report(engine_stats(50), now=8.0) == [b]
+    readers.read(b, now=8.0)
+    # b counts the engine's 10 since, and whatever a was sent but did not read (none, or 30 - 20).
+    assert readers.held[b].generation_tokens == 10 + 10 + (0 if read is None else 10)
+    assert readers.counted() == 50
