@@ -358,17 +358,25 @@ def test_a_killed_reporting_workers_gauges_leave_metrics(served: Served) -> None
     """A worker SIGKILLed while it reports the busy engine's gauges never marks itself dead; its last gauges leave
     /metrics all the same (a worker removes the live-gauge files of dead ones at each scrape and at its start), so
     once the engine is idle the summed running-requests gauge is back to zero, not stuck at the dead worker's count."""
-    streams = [served.client().chat.completions.create(
-        model=served.model, messages=[{"role": "user", "content": f"gauge stream {i}"}], max_tokens=400,
-        temperature=0, stream=True, extra_body={"ignore_eos": True}) for i in range(STOPPED_STREAMS)]
-    for stream in streams:
-        next(iter(stream))  # in flight: its first chunk came
-    deadline = time.monotonic() + 30
-    while (reporter := _reporting_worker(served)) is None:
+    # The tiny model can finish a few streams before a stats snapshot reaches a gauge file: keep adding streams
+    # until a live worker's file shows the engine busy.
+    streams: list[Any] = []
+    deadline = time.monotonic() + 60
+    reporter = None
+    while reporter is None:
         assert time.monotonic() < deadline, "no worker reported the busy engine"
-        time.sleep(0.1)
+        added = [served.client().chat.completions.create(
+            model=served.model, messages=[{"role": "user", "content": f"gauge stream {len(streams) + i}"}],
+            max_tokens=400, temperature=0, stream=True, extra_body={"ignore_eos": True})
+            for i in range(STOPPED_STREAMS)]
+        for stream in added:
+            next(iter(stream))  # in flight: its first chunk came
+        streams += added
+        looked_until = time.monotonic() + 3
+        while (reporter := _reporting_worker(served)) is None and time.monotonic() < looked_until:
+            time.sleep(0.1)
     os.kill(reporter, signal.SIGKILL)
-    with ThreadPoolExecutor(STOPPED_STREAMS) as readers:  # the killed worker's are cut, the other's run to the end
+    with ThreadPoolExecutor(len(streams)) as readers:  # the killed worker's are cut, the other's run to the end
         for outcome in [readers.submit(_stream_rest, stream) for stream in streams]:
             outcome.result(timeout=120)
     deadline = time.monotonic() + 60
