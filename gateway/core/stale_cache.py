@@ -33,6 +33,13 @@ def begin_stale_tracking() -> None:
     _stale_stages.set([])
 
 
+def note_stale(stage: str) -> None:
+    """The current request was answered at ``stage`` from a stale entry (its store unavailable)."""
+    stages = _stale_stages.get()
+    if stages is not None:
+        stages.append(stage)
+
+
 def stale_decisions() -> list[dict[str, str]]:
     """The audit decisions of the current request's stale reads, one per stage."""
     return [{"stage": stage, "decision": "stale", "reason": "store_unavailable"}
@@ -84,10 +91,20 @@ class StaleTolerantCache(Generic[K, V]):
     def read_through(self, key: K, load: Callable[[], V], *, stage: str, retry_after_s: int,
                      usable: Callable[[V | None], bool] = lambda _value: True) -> V | None:
         """The fresh entry, else ``load()``'s result (cached); while the store is unavailable, the stale entry,
-        else ``StoreUnavailable`` (a 503 naming ``stage``). ``usable`` says which cached values may be served."""
+        else ``StoreUnavailable`` (a 503 naming ``stage``). ``usable`` says which cached values may be served. A
+        stale read is noted in the current request's context (``note_stale``)."""
+        value, stale = self.load_through(key, load, stage=stage, retry_after_s=retry_after_s, usable=usable)
+        if stale:
+            note_stale(stage)
+        return value
+
+    def load_through(self, key: K, load: Callable[[], V], *, stage: str, retry_after_s: int,
+                     usable: Callable[[V | None], bool] = lambda _value: True) -> tuple[V | None, bool]:
+        """``read_through``'s value and whether it is a stale read, noted nowhere: for a load whose outcome several
+        requests share (``gateway.core.single_flight``), each of which notes a stale read in its own context."""
         hit, value = self.fresh(key)
         if hit and usable(value):
-            return value
+            return value, False
         try:
             value = load()
         except Exception as exc:
@@ -95,13 +112,10 @@ class StaleTolerantCache(Generic[K, V]):
                 raise
             hit, value = self.stale(key)
             if hit and usable(value):
-                stages = _stale_stages.get()
-                if stages is not None:
-                    stages.append(stage)
-                return value
+                return value, True
             raise StoreUnavailable(retry_after_s, stage=stage) from exc
         self.put(key, value)
-        return value
+        return value, False
 
     def clear(self) -> None:
         with self._lock:

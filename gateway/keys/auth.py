@@ -7,6 +7,9 @@ shared database. The cache holds the stored hash, never the secret; every reques
 While the database is unavailable, a record cached within ``key_cache_ttl_s + store_stale_window_s`` keeps
 authenticating (so revocation is late by at most the stale window during an outage); a key not cached that recently
 is refused with ``StoreUnavailable`` (503 + Retry-After), never authenticated blind.
+
+A key's reload is shared by the requests that find its record expired while it runs (``SingleFlight``); each still
+verifies its own secret against the record.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from starlette.concurrency import run_in_threadpool
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
 from gateway.core.errors import StoreUnavailable
-from gateway.core.stale_cache import StaleTolerantCache, begin_stale_tracking
+from gateway.core.single_flight import SingleFlight
+from gateway.core.stale_cache import StaleTolerantCache, begin_stale_tracking, note_stale
 from gateway.core.store_health import is_store_unavailable
 from gateway.core.ttl_cache import TTLCache
 from gateway.keys.format import ParsedKey, parse_key, secret_matches
@@ -66,27 +70,28 @@ class Authenticator:
         self._last_used_interval_s = last_used_interval_s
         self._last_touched: TTLCache[str, float] = TTLCache(max(last_used_interval_s, 1.0), max_entries)
         self._touch_lock = threading.Lock()
+        self._loads: SingleFlight[str, tuple[KeyRecord | None, bool]] = SingleFlight()
 
-    def _load(self, key_id: str) -> KeyRecord | None:
+    def _load(self, key_id: str) -> tuple[KeyRecord | None, bool]:
+        """The key's record (None: no such key) and whether it is a stale read."""
         def load() -> KeyRecord | None:
             with self._db.session() as session:
                 return load_key_record(key_id, session=session)
 
-        return self._cache.read_through(key_id, load, stage="auth", retry_after_s=self._retry_after_s)
+        return self._cache.load_through(key_id, load, stage="auth", retry_after_s=self._retry_after_s)
 
-    def _touch_due(self, key_id: str) -> bool:
-        with self._touch_lock:
-            hit, _ = self._last_touched.get(key_id)
-            return not hit
-
-    def _touch(self, key_id: str) -> None:
-        # last_used_at is informational: written at most once per interval per key, never on the hot path's
-        # critical section, and a failure to write it never fails the request.
+    def _claim_touch(self, key_id: str) -> bool:
+        """True for the one request per interval per key that writes its last use."""
         with self._touch_lock:
             hit, _ = self._last_touched.get(key_id)
             if hit:
-                return
+                return False
             self._last_touched.put(key_id, time.monotonic())
+            return True
+
+    def _touch(self, key_id: str) -> None:
+        # last_used_at is informational: written at most once per interval per key (``_claim_touch``), and a
+        # failure to write it never fails the request.
         try:
             with self._db.transaction() as session:
                 touch_last_used(key_id, utcnow(), session=session)
@@ -115,24 +120,23 @@ class Authenticator:
                                        tenant_id=record.tenant_id)
         return Principal(tenant_id=record.tenant_id, key_id=parsed.key_id)
 
-    def _authenticate_sync(self, parsed: ParsedKey) -> Principal:
-        principal = self._verify(parsed, self._load(parsed.key_id))
-        self._touch(parsed.key_id)
-        return principal
-
     async def authenticate(self, authorization: str | None) -> Principal:
         """A key whose record is fresh in the cache is checked here, on the event loop (a dict lookup and one
         HMAC); only a load from the store, or the periodic last-use write, runs in a worker thread."""
-        begin_stale_tracking()  # here, in the request's own context: a lookup in a thread runs on a copy of it
+        begin_stale_tracking()  # here, in the request's own context, before any cache read
         parsed = self._parse(bearer_token(authorization))
-        hit, record = self._cache.fresh(parsed.key_id)
+        key_id = parsed.key_id
+        hit, record = self._cache.fresh(key_id)
         if not hit:
-            return await run_in_threadpool(self._authenticate_sync, parsed)
+            record, stale = await self._loads.run(key_id, lambda: run_in_threadpool(self._load, key_id))
+            if stale:
+                note_stale("auth")
         principal = self._verify(parsed, record)
-        if self._touch_due(parsed.key_id):
-            await run_in_threadpool(self._touch, parsed.key_id)
+        if self._claim_touch(key_id):
+            await run_in_threadpool(self._touch, key_id)
         return principal
 
     def forget_cached_keys(self) -> None:
         """Local revocation is immediate after this; other replicas follow within the TTL."""
         self._cache.clear()
+        self._loads.forget()
