@@ -1,7 +1,7 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3] [--repeat N] [--batch N] [--quick] [--skip-throughput]
-                               [--misses FILE] [--out FILE] [--regenerate]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|dev-4] [--repeat N] [--batch N] [--quick]
+                               [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
    values of 12 entity types in 14 kinds of context, with ~1,500 hard negatives): per-type recall and precision,
@@ -10,7 +10,9 @@
    out of the box, and at 0.5). Scoring rules: ``bench.pii_corpus.scoring``.
    The `test` split is what this bench reports; `dev` is for looking at misses (``--split dev --misses FILE``), and so
    is `dev-fresh`, dev values in phrasings and contexts written apart from both splits' (``pii_corpus.fresh_dev``),
-   and `dev-3`, dev-side people, places, dates of birth and phrasings of a third kind (``pii_corpus.dev_third``).
+   `dev-3`, dev-side people, places, dates of birth and phrasings of a third kind (``pii_corpus.dev_third``), and
+   `dev-4`, context shapes of a fourth kind: lists of names, keys that do not name the type, small towns, dates of
+   birth beside other dates (``pii_corpus.dev_fourth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -40,7 +42,7 @@ import string
 import time
 from pathlib import Path
 
-from bench.pii_corpus import dev_third, fresh_dev, scoring
+from bench.pii_corpus import dev_fourth, dev_third, fresh_dev, scoring
 from bench.pii_corpus import generate as generate_corpus
 from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
@@ -363,11 +365,14 @@ def agentic(rows: list[dict], corpus: list[str]) -> dict[str, float]:
 
 def load_corpus(split: str) -> list[dict]:
     """The committed JSONL of `split` (tests keep it equal to the generator's output), else the generator's;
-    `dev-fresh` and `dev-3` are generated each time (``bench.pii_corpus.fresh_dev``, ``dev_third``)."""
+    `dev-fresh`, `dev-3` and `dev-4` are generated each time (``bench.pii_corpus.fresh_dev``, ``dev_third``,
+    ``dev_fourth``)."""
     if split == fresh_dev.NAME:
         return [dict(case) for case in fresh_dev.generate_fresh_dev()]
     if split == dev_third.NAME:
         return [dict(case) for case in dev_third.generate_third_dev()]
+    if split == dev_fourth.NAME:
+        return [dict(case) for case in dev_fourth.generate_fourth_dev()]
     path = DATA_DIR / f"pii_corpus_{split}.jsonl"
     return read_jsonl(path) if path.exists() else [dict(case) for case in generate_corpus(split)]
 
@@ -460,8 +465,9 @@ def print_corpus_table(split: str, scores: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--split", choices=("test", "dev", fresh_dev.NAME, dev_third.NAME), default="test",
-                        help="corpus split to score (default test; dev-fresh, dev-3: more dev-side corpora)")
+    parser.add_argument("--split", choices=("test", "dev", fresh_dev.NAME, dev_third.NAME, dev_fourth.NAME),
+                        default="test", help="corpus split to score (default test; dev-fresh, dev-3, dev-4: more "
+                        "dev-side corpora)")
     parser.add_argument("--repeat", type=int, default=3, help="passes over each corpus (KB/s is the median pass)")
     parser.add_argument("--batch", type=int, default=8, help="texts per batch in the batched comparison")
     quick_help = f"the first {QUICK_CASES} cases, one throughput pass on a slice; writes only to --out"
@@ -474,7 +480,7 @@ def main() -> None:
     if args.repeat < 1 or args.batch < 1:
         parser.error("--repeat and --batch must be at least 1")
     if args.misses and args.split == "test":
-        parser.error("--misses reads dev-side corpora only (dev, dev-fresh, dev-3): test is never looked into")
+        parser.error("--misses reads dev-side corpora only (dev, dev-fresh, dev-3, dev-4): test is never looked into")
     full_run = not args.quick and not args.skip_throughput and args.split == "test"
     out = args.out or (RESULTS if full_run else None)
 
