@@ -68,7 +68,7 @@ _FOURTH: dict[str, dict[str, list[str]]] = {
             "Elle a grandi à {}.",
         ],
         "DATE_OF_BIRTH": [
-            "né le {} à l'hôpital de la Croix-Rousse",
+            "né le {} à la maternité",
             "Date de naissance (JJ/MM/AAAA) : {}",
             "L'enfant, née le {}, est inscrite en CP.",
             "Naissance : {}",
