@@ -2,12 +2,16 @@
 
 Guarantee: ``record`` returns once the event is fsync'd to this process's spool file. The request path awaits
 it before a non-streamed response is sent, and before the final ``data: [DONE]`` of a stream (a stream cut by
-the client is recorded as it ends). A background thread drains the spool into the database in batches of up to
-``batch_size``, every ``flush_interval_s`` or as soon as a whole batch is waiting (not per record: a transaction per
-record costs the drain, and the request path it shares the interpreter with, several times what a batch does); if
-the database is down, records wait in the spool and are retried with back-off; if the process dies, the next
-writer to start (or any live one, within ``orphan_scan_interval_s``) adopts its spool and replays
-it. Nothing acknowledged is lost; replays are idempotent by event id.
+the client is recorded as it ends). The records an event loop asks for while its previous batch is being made
+durable go to the spool together: one worker-thread hop, one write and one fsync for all of them (a hop per record
+cost the event loop more than the record itself).
+
+A background thread drains the spool into the database in batches of up to ``batch_size``, every
+``flush_interval_s`` or as soon as a whole batch is waiting (not per record: a transaction per record costs the
+drain, and the request path it shares the interpreter with, several times what a batch does); if the database is
+down, records wait in the spool and are retried with back-off; if the process dies, the next writer to start (or
+any live one, within ``orphan_scan_interval_s``) adopts its spool and replays it.
+Nothing acknowledged is lost; replays are idempotent by event id.
 
 A line the store refuses (see ``gateway.audit.quarantine``) is found by storing its batch one record at a time and
 is moved to the quarantine; the lines behind it are stored as usual. Only an outage keeps lines waiting.
@@ -17,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 import os
 import threading
@@ -25,7 +28,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -58,6 +63,15 @@ class AuditUnavailableError(RuntimeError):
     """Neither the spool nor the database could make an audit record durable."""
 
 
+@dataclass(slots=True)
+class _LoopQueue:
+    """One event loop's records waiting for the batch in flight to end, and whether one is."""
+
+    events: list[AuditEvent] = field(default_factory=list)
+    waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    in_flight: bool = False
+
+
 class AuditWriter:
     def __init__(self, db: Database, spool_dir: Path, *, batch_size: int = 256, flush_interval_s: float = 0.2,
                  rotate_bytes: int = 8 * 1024 * 1024, orphan_scan_interval_s: float = 30.0,
@@ -88,6 +102,7 @@ class AuditWriter:
         self.batches_stored = 0  # spooled batches the drain has stored since start
         # Threads for record_sync, made as concurrent records need them: appends that overlap share an fsync.
         self._executor = ThreadPoolExecutor(max_workers=RECORD_THREADS, thread_name_prefix="warden-audit-record")
+        self._queues: WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopQueue] = WeakKeyDictionary()
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -140,6 +155,40 @@ class AuditWriter:
         self._spooled_since_drain += 1
         if self._spooled_since_drain >= self._batch_size:  # a whole batch waits: no need to wait for the interval
             self._wake.set()
+
+    def record_batch_sync(self, events: list[AuditEvent]) -> list[BaseException | None]:
+        """``record_sync`` for several events at once: their lines in one append (one write, one fsync). Each event's
+        outcome, in order: None once durable, else the exception its caller gets. Should the spool refuse the
+        append, each event takes ``record_sync``'s own way (the spool again, else the database)."""
+        assert self._spool is not None, "AuditWriter.start() was not called"
+        outcomes: list[BaseException | None] = [None] * len(events)
+        lines: list[bytes] = []
+        spooled: list[int] = []
+        for i, event in enumerate(events):
+            try:
+                lines.append(event.to_spool_line())
+            except Exception as exc:  # this event's caller fails alone
+                outcomes[i] = exc
+            else:
+                spooled.append(i)
+        if not lines:
+            return outcomes
+        try:
+            self._spool.append(b"".join(lines))
+        except OSError:
+            for i in spooled:
+                try:
+                    self.record_sync(events[i])
+                except Exception as exc:
+                    outcomes[i] = exc
+            return outcomes
+        self._spool_failed_at = None
+        for i in spooled:
+            self._closed(events[i].event_id)
+        self._spooled_since_drain += len(lines)
+        if self._spooled_since_drain >= self._batch_size:
+            self._wake.set()
+        return outcomes
 
     def _closed(self, event_id: str) -> None:
         if self._journal is not None:
@@ -201,16 +250,51 @@ class AuditWriter:
                 self._held.popleft()
 
     async def record(self, event: AuditEvent) -> None:
-        """``record_sync`` in one of the writer's own threads (a plain executor hop costs the event loop half what
-        the shared anyio thread pool's does). A cancelled caller still waits for its record to be durable (or to
+        """Returns once ``event`` is durable (``record_sync``'s guarantee). Records asked for on one event loop are
+        made durable in batches, in the writer's own threads (``record_batch_sync``): those asked for while a batch
+        is in flight go together in the next. A cancelled caller still waits for its record to be durable (or to
         fail) before the cancellation reaches it, so no caller goes on as if a record were kept that is not yet."""
-        work = asyncio.get_running_loop().run_in_executor(
-            self._executor, contextvars.copy_context().run, self.record_sync, _with_stale_reads(event))
+        loop = asyncio.get_running_loop()
+        queue = self._queues.get(loop)
+        if queue is None:
+            queue = self._queues[loop] = _LoopQueue()
+        waiter: asyncio.Future[None] = loop.create_future()
+        queue.events.append(_with_stale_reads(event))  # in the request's context: its stale reads
+        queue.waiters.append(waiter)
+        if not queue.in_flight:
+            queue.in_flight = True
+            loop.call_soon(self._send_batch, loop, queue)  # after this turn's other records joined it
         try:
-            await asyncio.shield(work)
+            await asyncio.shield(waiter)
         except asyncio.CancelledError:
-            await _outlast_cancellation(work)
+            await _outlast_cancellation(waiter)
             raise
+
+    def _send_batch(self, loop: asyncio.AbstractEventLoop, queue: _LoopQueue) -> None:
+        events, waiters = queue.events, queue.waiters
+        queue.events, queue.waiters = [], []
+        work = loop.run_in_executor(self._executor, self.record_batch_sync, events)
+        work.add_done_callback(lambda done: self._batch_done(loop, queue, waiters, done))
+
+    def _batch_done(self, loop: asyncio.AbstractEventLoop, queue: _LoopQueue, waiters: list[asyncio.Future[None]],
+                    done: asyncio.Future[list[BaseException | None]]) -> None:
+        if done.cancelled():
+            outcomes: list[BaseException | None] = [asyncio.CancelledError()] * len(waiters)
+        elif (failure := done.exception()) is not None:
+            outcomes = [failure] * len(waiters)
+        else:
+            outcomes = done.result()
+        for waiter, outcome in zip(waiters, outcomes, strict=True):
+            if waiter.done():
+                continue
+            if outcome is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(outcome)
+        if queue.events:
+            self._send_batch(loop, queue)
+        else:
+            queue.in_flight = False
 
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until everything spooled so far is in the database. True on success."""

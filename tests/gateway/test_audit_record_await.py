@@ -21,19 +21,22 @@ def _event() -> AuditEvent:
 
 
 class _GatedWriter(AuditWriter):
-    """Holds each record_sync until ``gate`` opens: a slow disk, on purpose."""
+    """Holds each batch of records until ``gate`` opens: a slow disk, on purpose."""
 
     def __init__(self, db: Database, spool_dir: Path) -> None:
         super().__init__(db, spool_dir, flush_interval_s=60.0)
         self.gate = threading.Event()
         self.entered = threading.Event()
         self.finished: list[str] = []
+        self.batches: list[int] = []  # each batch's size
 
-    def record_sync(self, event: AuditEvent) -> None:
+    def record_batch_sync(self, events: list[AuditEvent]) -> list[BaseException | None]:
         self.entered.set()
         self.gate.wait(10)
-        super().record_sync(event)
-        self.finished.append(event.event_id)
+        outcomes = super().record_batch_sync(events)
+        self.finished.extend(event.event_id for event in events)
+        self.batches.append(len(events))
+        return outcomes
 
 
 def _spooled_ids(writer: AuditWriter) -> list[str]:
@@ -84,4 +87,43 @@ def test_a_cancelled_caller_waits_for_its_record_to_be_durable(db: Database, tmp
         assert _spooled_ids(writer) == [event.event_id]
     finally:
         writer.gate.set()
+        writer.close()
+
+
+def test_records_asked_for_while_a_batch_is_in_flight_go_together_in_the_next(db: Database, tmp_path: Path) -> None:
+    writer = _GatedWriter(db, tmp_path / "spool")
+    writer.start()
+    first, *others = events = [_event() for _ in range(6)]
+    try:
+        async def record_while_held() -> None:
+            held = asyncio.ensure_future(writer.record(first))
+            await asyncio.to_thread(writer.entered.wait, 10)  # the first batch is in the (slow) spool
+            rest = [asyncio.ensure_future(writer.record(event)) for event in others]
+            await asyncio.sleep(0.05)
+            assert not held.done() and not any(task.done() for task in rest)  # none answered before it is durable
+            writer.gate.set()
+            await asyncio.gather(held, *rest)
+
+        asyncio.run(record_while_held())
+        assert writer.batches == [1, 5]
+        assert sorted(writer.finished) == sorted(e.event_id for e in events)
+        assert sorted(_spooled_ids(writer)) == sorted(e.event_id for e in events)
+    finally:
+        writer.gate.set()
+        writer.close()
+
+
+def test_an_event_that_cannot_be_written_fails_its_own_caller_only(db: Database, tmp_path: Path) -> None:
+    writer = AuditWriter(db, tmp_path / "spool", flush_interval_s=60.0)
+    writer.start()
+    good, bad = _event(), _event()
+    bad.decisions = [{"not json": {1, 2}}]  # a set: orjson refuses it
+    try:
+        async def record_both() -> tuple[BaseException | None, BaseException | None]:
+            return await asyncio.gather(writer.record(good), writer.record(bad), return_exceptions=True)
+
+        outcomes = asyncio.run(record_both())
+        assert outcomes[0] is None and isinstance(outcomes[1], TypeError)
+        assert _spooled_ids(writer) == [good.event_id]
+    finally:
         writer.close()
