@@ -342,12 +342,85 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
 }
 
 // Prefill chunks against the paged cache on AVX512-BF16 CPUs, without window or soft-cap: one task per (chunk,
-// kv head). The task's keys are laid out once as vdpbf16ps operands (per tile of 16 keys and pair of dims, each
-// 32-bit lane one key's two dims), so a query's 16 scores come from 32 instructions with its dim pairs broadcast and
-// no horizontal sums; its values are widened to float32 once. The query heads of the group and the chunk's tokens
-// then run in blocks of 8 query vectors sharing those buffers: scores, softmax over each query's causal context
-// (its own position included), and the weighted sum of values in registers, 4 query vectors at a time.
+// kv head). Both products run on vdpbf16ps (bf16 products exact, float32 sums), from operands the task lays out once
+// for all its queries:
+// - keys per tile of 16 keys and pair of dims (each 32-bit lane one key's two dims), so a query's 16 scores come from
+//   32 instructions with its dim pairs broadcast and no horizontal sums;
+// - values per pair of keys (each 32-bit lane one dim of two consecutive keys), so P.V takes two keys per
+//   instruction with the query's two probabilities broadcast.
+// The query heads of the group and the chunk's tokens run in blocks of 8 query vectors sharing those buffers:
+// scores, each query's maximum over its causal context (its own position included), exp(s - max) rounded to bf16
+// (the probabilities P.V reads; their float32 sum normalises the output at the end), then the weighted sums in
+// registers, kPvQueries query vectors x 64 dims at a time.
 constexpr int64_t kQueryBlock = 8;
+constexpr int kPvQueries = 4;
+
+// The largest of s[0..n) (n >= 1).
+inline float max_of(const float* s, int64_t n) {
+  __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(s + i));
+  if (i < n) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    m = _mm512_mask_max_ps(m, tail, m, _mm512_maskz_loadu_ps(tail, s + i));
+  }
+  return _mm512_reduce_max_ps(m);
+}
+
+// Lanes [0, n) of 16 set, n clamped to 0..16.
+inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// p[0..to) = bf16 of s[0..n) and zeros after (to a multiple of 32, s readable to `to` floats).
+inline void probabilities_to_bf16(const float* s, int64_t n, int64_t to, uint16_t* p) {
+  for (int64_t i = 0; i < to; i += 32) {
+    const __m512 low = _mm512_maskz_loadu_ps(first_lanes(n - i), s + i);
+    const __m512 high = _mm512_maskz_loadu_ps(first_lanes(n - i - 16), s + i + 16);
+    _mm512_storeu_si512(p + i, (__m512i)_mm512_cvtne2ps_pbh(high, low));
+  }
+}
+
+// out rows of Q query vectors: sum over key pairs j < key_pairs of P[i] pair j x value pair j, dims d0..d0+16*vecs,
+// times inv[i], rounded to bf16.
+template <int Q>
+inline void weigh_value_pairs(const uint32_t* value_pairs, int64_t head_dim, int64_t d0, int64_t vecs,
+                              int64_t key_pairs, const uint32_t* const (&p)[Q], const float (&inv)[Q],
+                              at::BFloat16* const (&out)[Q]) {
+  __m512 a[Q][4];
+  for (int i = 0; i < Q; ++i)
+    for (int c = 0; c < 4; ++c) a[i][c] = _mm512_setzero_ps();
+  if (vecs == 4) {
+    for (int64_t j = 0; j < key_pairs; ++j) {
+      const uint32_t* row = value_pairs + j * head_dim + d0;
+      const __m512bh v0 = (__m512bh)_mm512_loadu_si512(row), v1 = (__m512bh)_mm512_loadu_si512(row + 16);
+      const __m512bh v2 = (__m512bh)_mm512_loadu_si512(row + 32), v3 = (__m512bh)_mm512_loadu_si512(row + 48);
+      for (int i = 0; i < Q; ++i) {
+        const __m512bh w = (__m512bh)_mm512_set1_epi32(static_cast<int>(p[i][j]));
+        a[i][0] = _mm512_dpbf16_ps(a[i][0], w, v0);
+        a[i][1] = _mm512_dpbf16_ps(a[i][1], w, v1);
+        a[i][2] = _mm512_dpbf16_ps(a[i][2], w, v2);
+        a[i][3] = _mm512_dpbf16_ps(a[i][3], w, v3);
+      }
+    }
+  } else {
+    for (int64_t j = 0; j < key_pairs; ++j) {
+      const uint32_t* row = value_pairs + j * head_dim + d0;
+      for (int i = 0; i < Q; ++i) {
+        const __m512bh w = (__m512bh)_mm512_set1_epi32(static_cast<int>(p[i][j]));
+        for (int c = 0; c < 4; ++c)
+          if (c < vecs) a[i][c] = _mm512_dpbf16_ps(a[i][c], w, (__m512bh)_mm512_loadu_si512(row + 16 * c));
+      }
+    }
+  }
+  for (int i = 0; i < Q; ++i) {
+    const __m512 scale = _mm512_set1_ps(inv[i]);
+    for (int c = 0; c < 4; ++c)
+      if (c < vecs)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[i] + d0 + 16 * c),
+                            (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(a[i][c], scale)));
+  }
+}
 
 void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                             const at::Tensor& block_tables, const at::Tensor& seq_lens,
@@ -363,45 +436,59 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
   const int32_t* lens = seq_lens.data_ptr<int32_t>();
   const int32_t* starts = query_start.data_ptr<int32_t>();
   at::BFloat16* out_ptr = out.data_ptr<at::BFloat16>();
-  const float scale_f = static_cast<float>(scale);
+  const __m512 scale_v = _mm512_set1_ps(static_cast<float>(scale));
   const SlotMap row_slot(block_size);
 
   at::parallel_for(first_seq * kv_heads, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
-    std::vector<uint32_t> keys;  // [tile][pair][16 keys]
-    std::vector<float> values, scores;  // [key][head_dim], [kQueryBlock][padded context]
+    std::vector<uint32_t> keys, value_pairs;  // [tile][pair of dims][16 keys], [pair of keys][head_dim]
+    std::vector<float> scores;                // [kQueryBlock][padded context]
+    std::vector<uint16_t> probs;              // [kQueryBlock][padded context], bf16
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / kv_heads, h = task % kv_heads;
       const int64_t len = lens[b], q0 = starts[b], q_len = starts[b + 1] - q0, first_pos = len - q_len;
       if (q_len <= 0) continue;
       const int32_t* table = tables + b * table_stride;
-      const int64_t tiles = (len + kTile - 1) / kTile, padded = tiles * kTile;
+      // Padded to 32 keys: a whole tile of scores and whole bf16 vectors of probabilities (pairs of keys).
+      const int64_t padded = (len + 31) / 32 * 32, tiles = padded / kTile;
       keys.assign(tiles * pairs * kTile, 0u);
-      values.resize(len * head_dim);
+      value_pairs.assign(padded / 2 * head_dim, 0u);
       for (int64_t t = 0; t < len; ++t) {
         const int64_t slot = row_slot(table, t);
         const uint32_t* k_row = k_ptr + (slot * kv_heads + h) * pairs;
         uint32_t* k_tile = keys.data() + (t / kTile) * pairs * kTile + t % kTile;
         for (int64_t p = 0; p < pairs; ++p) k_tile[p * kTile] = k_row[p];
-        const uint16_t* v_row = v_ptr + (slot * kv_heads + h) * head_dim;
-        for (int64_t d = 0; d < head_dim; d += 16)
-          _mm512_storeu_ps(values.data() + t * head_dim + d, warden::load_bf16(v_row + d));
+      }
+      for (int64_t t = 0; t < len; t += 2) {
+        const uint16_t* even = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim;
+        const uint16_t* odd = t + 1 < len ? v_ptr + (row_slot(table, t + 1) * kv_heads + h) * head_dim : nullptr;
+        uint32_t* dst = value_pairs.data() + t / 2 * head_dim;
+        for (int64_t d = 0; d < head_dim; d += 16) {
+          const __m512i low = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + d)));
+          const __m512i high = odd ? _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd + d)))
+                                   : _mm512_setzero_si512();
+          _mm512_storeu_si512(dst + d, _mm512_or_si512(low, _mm512_slli_epi32(high, 16)));
+        }
       }
       scores.resize(kQueryBlock * padded);
+      probs.resize(kQueryBlock * padded);
       // Query vector i of this task: token i / group of the chunk, head h * group + i % group.
       const int64_t vectors = q_len * group;
       for (int64_t v0 = 0; v0 < vectors; v0 += kQueryBlock) {
         const int64_t nv = std::min(kQueryBlock, vectors - v0);
         const uint32_t* qv[kQueryBlock];
         int64_t visible[kQueryBlock];
+        at::BFloat16* rows[kQueryBlock];
         int64_t most = 0;
         for (int64_t i = 0; i < kQueryBlock; ++i) {
           const int64_t vi = v0 + std::min(i, nv - 1), token = vi / group;
-          qv[i] = q_ptr + ((q0 + token) * heads + h * group + vi % group) * pairs;
+          const int64_t row = (q0 + token) * heads + h * group + vi % group;
+          qv[i] = q_ptr + row * pairs;
+          rows[i] = out_ptr + row * head_dim;
           visible[i] = first_pos + token + 1;
           most = std::max(most, visible[i]);
         }
-        const int64_t block_tiles = (most + kTile - 1) / kTile;
-        for (int64_t tile = 0; tile < block_tiles; ++tile) {
+        const int64_t reach = (most + 31) / 32 * 32;  // whole bf16 vectors of probabilities
+        for (int64_t tile = 0; tile < reach / kTile; ++tile) {
           const uint32_t* kt = keys.data() + tile * pairs * kTile;
           __m512 acc[kQueryBlock];
           for (int64_t i = 0; i < kQueryBlock; ++i) acc[i] = _mm512_setzero_ps();
@@ -411,41 +498,37 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
               acc[i] = _mm512_dpbf16_ps(acc[i], (__m512bh)_mm512_set1_epi32(static_cast<int>(qv[i][p])), k);
           }
           for (int64_t i = 0; i < kQueryBlock; ++i)
-            _mm512_storeu_ps(scores.data() + i * padded + tile * kTile,
-                             _mm512_mul_ps(acc[i], _mm512_set1_ps(scale_f)));
+            _mm512_storeu_ps(scores.data() + i * padded + tile * kTile, _mm512_mul_ps(acc[i], scale_v));
         }
+        float inv[kQueryBlock];
         for (int64_t i = 0; i < nv; ++i) {
           float* s = scores.data() + i * padded;
-          softmax(s, visible[i]);
-          std::fill(s + visible[i], s + block_tiles * kTile, 0.f);
+          const float total = exp_shifted(s, visible[i], max_of(s, visible[i]));
+          inv[i] = 1.f / total;
+          probabilities_to_bf16(s, visible[i], reach, probs.data() + i * padded);
         }
-        // Weighted sums: 4 query vectors x 64 dims in registers per pass over the keys.
-        for (int64_t i0 = 0; i0 < nv; i0 += 4) {
-          const int64_t here = std::min<int64_t>(4, nv - i0);
-          int64_t reach = 0;
-          for (int64_t i = i0; i < i0 + here; ++i) reach = std::max(reach, visible[i]);
+        // Weighted sums: kPvQueries query vectors x 64 dims in registers per pass over the key pairs.
+        for (int64_t i0 = 0; i0 < nv; i0 += kPvQueries) {
+          const int64_t here = std::min<int64_t>(kPvQueries, nv - i0);
+          int64_t farthest = 0;
+          for (int64_t i = i0; i < i0 + here; ++i) farthest = std::max(farthest, visible[i]);
+          const int64_t key_pairs = (farthest + 1) / 2;
+          const uint32_t* p[kPvQueries];
+          float scales[kPvQueries];
+          at::BFloat16* o[kPvQueries];
+          for (int64_t i = 0; i < kPvQueries; ++i) {
+            const int64_t k = i0 + std::min<int64_t>(i, here - 1);  // padding lanes repeat the last vector
+            p[i] = reinterpret_cast<const uint32_t*>(probs.data() + k * padded);
+            scales[i] = inv[k];
+            o[i] = rows[k];
+          }
           for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
             const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
-            __m512 a[4][4];
-            for (int i = 0; i < 4; ++i)
-              for (int c = 0; c < 4; ++c) a[i][c] = _mm512_setzero_ps();
-            for (int64_t t = 0; t < reach; ++t) {
-              const float* row = values.data() + t * head_dim + d0;
-              __m512 v[4];
-              for (int c = 0; c < 4; ++c) v[c] = c < vecs ? _mm512_loadu_ps(row + 16 * c) : _mm512_setzero_ps();
-              for (int i = 0; i < 4; ++i) {
-                if (i >= here) break;
-                const __m512 w = _mm512_set1_ps(scores[(i0 + i) * padded + t]);
-                for (int c = 0; c < 4; ++c) a[i][c] = _mm512_fmadd_ps(w, v[c], a[i][c]);
-              }
-            }
-            for (int i = 0; i < here; ++i) {
-              const int64_t vi = v0 + i0 + i, token = vi / group;
-              at::BFloat16* o = out_ptr + ((q0 + token) * heads + h * group + vi % group) * head_dim + d0;
-              alignas(64) float lanes[64];
-              for (int c = 0; c < 4; ++c)
-                if (c < vecs) _mm512_store_ps(lanes + 16 * c, a[i][c]);
-              for (int64_t d = 0; d < vecs * 16; ++d) o[d] = static_cast<at::BFloat16>(lanes[d]);
+            if (here == kPvQueries) {
+              weigh_value_pairs<kPvQueries>(value_pairs.data(), head_dim, d0, vecs, key_pairs, p, scales, o);
+            } else {
+              for (int64_t i = 0; i < here; ++i)
+                weigh_value_pairs<1>(value_pairs.data(), head_dim, d0, vecs, key_pairs, {p[i]}, {scales[i]}, {o[i]});
             }
           }
         }

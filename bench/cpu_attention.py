@@ -1,0 +1,136 @@
+"""Warden's CPU attention kernels (``kernels/cpu/paged_attention.cpp``) on SmolLM2-135M's attention shapes, the
+working tree's against another git revision's, side by side in one process.
+
+    python -m bench.cpu_attention [--baseline REV] [--rounds 15] [--threads 1]
+
+Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks scattered over the pool):
+
+- prefill: one 150-token chunk over 850 keys, and two 120-token chunks over 850 keys each (the agentic trace's
+  chunked prefill with a cached prefix), one layer per call; reported in ms and GFLOP/s (QK^T and P.V, causal).
+- decode: 8 sequences x 700 tokens of context over 30 layers, each layer its own cache (130 MB in all, past the
+  L3, as in a real step), reported per 30 layers.
+
+``--baseline REV`` builds ``paged_attention.cpp`` as it is at REV and times it in the same rounds, alternating with the
+working tree's (each built alone, its op namespace renamed): on a shared machine the drifting load falls on both
+alike; figures are medians over rounds. Both are checked against the float32 torch reference first. Nothing is
+written: the numbers go to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+import kernels.cpu
+from kernels.reference.paged_attention import paged_attention as reference_attention
+from tests.kernels.batch import PagedBatch, make_batch
+
+KV_HEADS, GROUP, HEAD_DIM, BLOCK = 3, 3, 64, 16
+SCALE = HEAD_DIM**-0.5
+LAYERS = 30
+
+
+def build(revision: str | None, namespace: str) -> str:
+    """``paged_attention.cpp`` (and the headers it includes) at git ``revision`` (None: as in the working tree),
+    built alone with its op library renamed ``namespace``, which is returned. Alone, so a change elsewhere in
+    kernels/cpu does not rebuild the other sources, and two versions load side by side."""
+    from torch.utils import cpp_extension
+
+    root = Path(__file__).resolve().parent.parent
+    work = Path(tempfile.mkdtemp(prefix=f"{namespace}_"))
+    for name in ("paged_attention.cpp", "widen_bf16.h"):
+        text = (root / "kernels/cpu" / name).read_text() if revision is None else subprocess.run(
+            ["git", "show", f"{revision}:kernels/cpu/{name}"], cwd=root, check=True, capture_output=True,
+            text=True).stdout
+        (work / name).write_text(text.replace("TORCH_LIBRARY(warden_cpu,", f"TORCH_LIBRARY({namespace},")
+                                 .replace("TORCH_LIBRARY_IMPL(warden_cpu,", f"TORCH_LIBRARY_IMPL({namespace},"))
+    digest = hashlib.sha256((work / "paged_attention.cpp").read_bytes()).hexdigest()[:12]
+    cpp_extension.load(name=f"{namespace}_{digest}", sources=[str(work / "paged_attention.cpp")],
+                       extra_cflags=kernels.cpu._build_flags(), extra_ldflags=["-fopenmp"], is_python_module=False,
+                       verbose=False)
+    return namespace
+
+
+def attention(namespace: str) -> Callable[[PagedBatch], torch.Tensor]:
+    """``kernels.cpu.paged_attention``'s routing with the ops of ``namespace``."""
+    ops = getattr(torch.ops, namespace)
+
+    def run(b: PagedBatch) -> torch.Tensor:
+        meta = b.meta
+        if meta.num_decodes == meta.num_seqs:
+            return ops.decode_attention(b.q, b.k_cache, b.v_cache, meta.block_tables, meta.seq_lens, SCALE, 0, 0.0)
+        out = torch.empty_like(b.q)
+        ops.prefill_attention(b.q, b.k_cache, b.v_cache, meta.block_tables, meta.seq_lens, meta.query_start_loc,
+                              meta.num_decodes, SCALE, out)
+        return out
+
+    return run
+
+
+def batch(decodes: list[int], prefills: list[tuple[int, int]], seed: int) -> PagedBatch:
+    return make_batch(decodes, prefills, kv_heads=KV_HEADS, group=GROUP, head_dim=HEAD_DIM, block_size=BLOCK,
+                      dtype=torch.bfloat16, device=torch.device("cpu"), seed=seed)
+
+
+def prefill_flops(prefills: list[tuple[int, int]]) -> float:
+    """QK^T and P.V multiply-adds (2 flops each) over each query's causal context."""
+    total = 0
+    for q_len, seq_len in prefills:
+        total += sum(seq_len - q_len + i + 1 for i in range(q_len))
+    return 2 * 2 * total * KV_HEADS * GROUP * HEAD_DIM
+
+
+def check(run: Callable[[PagedBatch], torch.Tensor], b: PagedBatch, name: str) -> None:
+    expected = reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, SCALE)
+    error = (run(b).float() - expected).abs().max().item()
+    if error > 2e-2:
+        raise SystemExit(f"{name}: max error {error:.4f} against the reference")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", help="git revision whose paged_attention.cpp to time alongside")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    arms = {"working tree": attention(build(None, "warden_attention_tree"))}
+    if args.baseline:
+        arms[f"baseline {args.baseline}"] = attention(build(args.baseline, "warden_attention_baseline"))
+
+    prefill_cases = {"prefill 150 q / 850 keys": [(150, 850)], "prefill 2 x 120 q / 850 keys": [(120, 850)] * 2}
+    cases: dict[str, tuple[list[PagedBatch], float]] = {
+        name: ([batch([], chunks, seed=1)], prefill_flops(chunks)) for name, chunks in prefill_cases.items()}
+    cases["decode 8 x 700, 30 layers"] = ([batch([700] * 8, [], seed=layer) for layer in range(LAYERS)], 0.0)
+    for name, (batches, _) in cases.items():
+        for arm, run in arms.items():
+            check(run, batches[0], f"{arm}, {name}")
+
+    times: dict[tuple[str, str], list[float]] = {(c, a): [] for c in cases for a in arms}
+    for round_ in range(args.rounds):
+        order = list(arms.items()) if round_ % 2 == 0 else list(reversed(arms.items()))
+        for case, (batches, _) in cases.items():
+            for arm, run in order:
+                run(batches[0])  # warm
+                start = time.perf_counter()
+                for b in batches:
+                    run(b)
+                times[(case, arm)].append((time.perf_counter() - start) * 1e3)
+    print(f"{'case':32s} {'arm':24s} {'median ms':>10s} {'GFLOP/s':>8s}")
+    for case, (_, flops) in cases.items():
+        for arm in arms:
+            ms = statistics.median(times[(case, arm)])
+            rate = f"{flops / ms / 1e6:8.1f}" if flops else ""
+            print(f"{case:32s} {arm:24s} {ms:10.3f} {rate:>8s}")
+
+
+if __name__ == "__main__":
+    main()
