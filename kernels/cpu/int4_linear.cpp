@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -44,7 +45,21 @@
 #include "store_rounded.h"
 #include "widen_bf16.h"
 
+// The permuting int4 kernel (below) needs AVX512-VBMI's vpermt2b besides the one-row linears' instructions.
+#if defined(WARDEN_ONE_ROW_VECTOR) && defined(__AVX512VBMI__)
+#define WARDEN_INT4_PERMUTED 1
+#endif
+
 namespace {
+
+// Whether int4_linear_kernel runs the permuting kernel (else the regrouping one): built with it, unless asked
+// for the regrouping one (int4_linear_regrouped: the tests compare the two).
+constexpr bool kPermutedBuilt =
+#ifdef WARDEN_INT4_PERMUTED
+    true;
+#else
+    false;
+#endif
 
 constexpr int64_t kTileRows = 4;  // input rows dotted with each regrouped weight vector
 using warden::kPrefetchBytes;
@@ -75,14 +90,15 @@ __attribute__((always_inline)) inline void rows_in_order(const __m512i (&acc)[4]
 // in its low half and {1, 3, 5, 7} in its high half, each repeated per 32-bit lane; per group the input scale
 // and the sum of the group's dequantized inputs.
 struct QuantizedRow {
-  std::vector<__m512i> operands;
+  std::vector<__m512i> operands;  // for the regrouping kernel (gemv_block) only
+  std::vector<int8_t> codes;      // [K], for the permuting kernel (gemv_block_permuted)
   std::vector<float> scales, sums;
 };
 
 // One input row as `levels` quantized rows (1: the codes; 2: the codes, then the residuals as a row of their own:
 // quantize_input.h's level_codes), written to q[0 .. levels).
 template <typename scalar_t>
-void quantize_row(const scalar_t* x, int64_t K, int64_t group, int levels, QuantizedRow* q) {
+void quantize_row(const scalar_t* x, int64_t K, int64_t group, int levels, bool regrouped, QuantizedRow* q) {
   warden::Int8Groups groups;
   if (levels == 1) {
     warden::quantize_groups_one_level(x, K, group, groups);
@@ -95,6 +111,10 @@ void quantize_row(const scalar_t* x, int64_t K, int64_t group, int levels, Quant
   for (int level = 0; level < levels; ++level) {
     warden::level_scales_and_sums(groups, level, q[level].scales, q[level].sums);
     const int8_t* codes = warden::level_codes(groups, level).data();
+    if (!regrouped) {
+      q[level].codes.assign(codes, codes + K);
+      continue;
+    }
     q[level].operands.resize(K / 8);
     for (int64_t c = 0; c < K / 8; ++c) {
       const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + c * 8));
@@ -213,41 +233,190 @@ void gemv_block(const uint8_t* block, const scalar_t* scales_zeros, bool blocked
     for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
 }
 
-// levels 2: each input row runs as its two quantized rows, side by side in a tile (kTileRows is even, so a row's
-// two never straddle tiles), their outputs added before rounding. Scales in either layout (4 dimensions: per block).
-template <typename scalar_t>
+#ifdef WARDEN_INT4_PERMUTED
+
+// The permuting kernel (CPUs with AVX512-VBMI: Ice Lake and later Intel, Zen 4 and later): one vpermt2b per 4 k
+// of 16 byte columns gathers each output row's four codes into one 32-bit lane, in row order, where regroup_eight_k
+// takes 8 unpacks per 8 k and nibble plane and leaves each row's even and odd k in two lanes. The input operand is
+// then 4 consecutive input codes broadcast (from memory: QuantizedRow::codes), each accumulator holds 16 output rows'
+// group sums as they are, and a group's float update is a conversion and two FMAs per 16 outputs, with no
+// reduction of halves and no reordering. The integer sums and the float updates are gemv_block's, in the same
+// order per output: the results are bitwise equal (tests/kernels/test_cpu_quantized_linear.py compares the two).
+// Per 4 k a tile of R rows costs 2 loads, 1 vpermt2b and 2 ands per 16 byte columns, and 2R vpdpbusd: up to 8 rows
+// share each permuted vector, so 8 rows cost little more than their vpdpbusd.
+constexpr int64_t kPermutedTileRows = 8;
+
+// vpermt2b's index for byte columns 16c .. 16c + 15 of 4 k: two loads of a block (k, k+1, then k+2, k+3; 32 bytes
+// per k) are its 128 source bytes, and output lane i takes column 16c + i of each k, in k order.
+struct ColumnIndex {
+  alignas(64) uint8_t bytes[2][64];
+  constexpr ColumnIndex() : bytes{} {
+    for (int c = 0; c < 2; ++c)
+      for (int i = 0; i < 16; ++i)
+        for (int t = 0; t < 4; ++t) bytes[c][4 * i + t] = static_cast<uint8_t>(32 * t + 16 * c + i);
+  }
+};
+constexpr ColumnIndex kColumnIndex;
+
+inline __m512i broadcast_four_codes(const int8_t* codes) {
+  int32_t word;
+  std::memcpy(&word, codes, sizeof(word));
+  return _mm512_set1_epi32(word);
+}
+
+// R input rows' integer dots with one group's k of a block, for C of the two 16-column halves from c0 (the low
+// nibbles: output rows 16c .. 16c + 15; the high ones, left in place as 16 x their codes: rows 32 + 16c ..).
+// S: independent accumulator sets over alternate steps of 4 k, so few rows still keep enough vpdpbusd in flight
+// (integer sums: the order does not change them). kPrefetch: the first pass over a group requests the stream ahead.
+template <int R, int C, int S, bool kPrefetch>
+__attribute__((always_inline)) inline void dot_group_permuted(const uint8_t* block, int64_t k_begin, int64_t k_end,
+                                                             int c0, const int8_t* const (&x)[R],
+                                                             __m512i (&sums)[R][C][2]) {
+  const __m512i low_mask = _mm512_set1_epi8(0x0F);
+  const __m512i high_mask = _mm512_set1_epi8(static_cast<char>(0xF0));
+  __m512i index[C];
+  for (int c = 0; c < C; ++c) index[c] = _mm512_load_si512(kColumnIndex.bytes[c0 + c]);
+  __m512i acc[S][R][C][2];
+  for (int s = 0; s < S; ++s)
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) acc[s][r][c][0] = acc[s][r][c][1] = _mm512_setzero_si512();
+  for (int64_t k0 = k_begin; k0 < k_end; k0 += 4 * S) {
+    for (int s = 0; s < S; ++s) {
+      const int64_t k = k0 + 4 * s;
+      const uint8_t* line = block + k * (kBlockRows / 2);
+      if constexpr (kPrefetch) {
+        _mm_prefetch(reinterpret_cast<const char*>(line) + kPrefetchBytes, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(line) + 64 + kPrefetchBytes, _MM_HINT_T0);
+      }
+      const __m512i first = _mm512_loadu_si512(line), second = _mm512_loadu_si512(line + 64);
+      for (int c = 0; c < C; ++c) {
+        const __m512i codes = _mm512_permutex2var_epi8(first, index[c], second);
+        const __m512i low = _mm512_and_si512(codes, low_mask), high = _mm512_and_si512(codes, high_mask);
+        for (int r = 0; r < R; ++r) {
+          const __m512i input = broadcast_four_codes(x[r] + k);
+          acc[s][r][c][0] = _mm512_dpbusd_epi32(acc[s][r][c][0], low, input);
+          acc[s][r][c][1] = _mm512_dpbusd_epi32(acc[s][r][c][1], high, input);
+        }
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c)
+      for (int p = 0; p < 2; ++p) {
+        sums[r][c][p] = acc[0][r][c][p];
+        for (int s = 1; s < S; ++s) sums[r][c][p] = _mm512_add_epi32(sums[r][c][p], acc[s][r][c][p]);
+      }
+}
+
+// gemv_block's contract (and results, bitwise) for a tile of up to kPermutedTileRows rows. Up to 4 rows take both
+// column halves in one pass over a group (4 accumulators per row); more take them in two passes (the second reads
+// the group's 1 KB of weights from L1), so a tile's accumulators fit the 32 vector registers.
+template <typename scalar_t, int R>
+void gemv_block_permuted(const uint8_t* block, const scalar_t* scales_zeros, bool blocked,
+                         const QuantizedRow* const* x, int64_t K, int64_t N, int64_t group, int64_t n0,
+                         float* const* y) {
+  constexpr int C = R <= 4 ? 2 : 1;
+  constexpr int S = R <= 2 ? 2 : 1;
+  const int8_t* codes[R];
+  for (int r = 0; r < R; ++r) codes[r] = x[r]->codes.data();
+  __m512 out[R][4];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) out[r][j] = _mm512_setzero_ps();
+  for (int64_t g = 0; g < K / group; ++g) {
+    const scalar_t* pairs = blocked ? scales_zeros + ((n0 / kBlockRows) * (K / group) + g) * kBlockRows * 2
+                                    : scales_zeros + (g * N + n0) * 2;
+    for (int c0 = 0; c0 < 2; c0 += C) {
+      __m512i sums[R][C][2];
+      if (c0 == 0) {
+        dot_group_permuted<R, C, S, true>(block, g * group, (g + 1) * group, c0, codes, sums);
+      } else {
+        dot_group_permuted<R, C, S, false>(block, g * group, (g + 1) * group, c0, codes, sums);
+      }
+      for (int c = 0; c < C; ++c)
+        for (int p = 0; p < 2; ++p) {
+          const int j = 2 * p + c0 + c;  // gemv_block's j: rows 16j .. 16j + 15 of the block
+          __m512 scale, zero;
+          load_scale_zero(pairs + j * 32, scale, zero);
+          const __m512 offset = _mm512_fnmadd_ps(_mm512_set1_ps(8.f), scale, zero);
+          for (int r = 0; r < R; ++r) {
+            const float x_scale = x[r]->scales[g];
+            const __m512 row_scale = _mm512_set1_ps(p == 0 ? x_scale : x_scale / 16.f);
+            const __m512 dots = _mm512_cvtepi32_ps(sums[r][c][p]);
+            out[r][j] = _mm512_fmadd_ps(_mm512_mul_ps(scale, row_scale), dots, out[r][j]);
+            out[r][j] = _mm512_fmadd_ps(offset, _mm512_set1_ps(x[r]->sums[g]), out[r][j]);
+          }
+        }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
+}
+
+#endif  // WARDEN_INT4_PERMUTED
+
+// A tile of `tile` rows against one block, by the permuting kernel (kPermuted) or the regrouping one.
+template <typename scalar_t, bool kPermuted>
+void tile_block(int64_t tile, const uint8_t* weights, const scalar_t* sz, bool blocked, const QuantizedRow* const* x,
+                int64_t K, int64_t N, int64_t group, int64_t n0, float* const* out_rows) {
+#ifdef WARDEN_INT4_PERMUTED
+  if constexpr (kPermuted) {
+    switch (tile) {
+      case 1: return gemv_block_permuted<scalar_t, 1>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      case 2: return gemv_block_permuted<scalar_t, 2>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      case 3: return gemv_block_permuted<scalar_t, 3>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      case 4: return gemv_block_permuted<scalar_t, 4>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      case 5: return gemv_block_permuted<scalar_t, 5>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      case 6: return gemv_block_permuted<scalar_t, 6>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      case 7: return gemv_block_permuted<scalar_t, 7>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+      default: return gemv_block_permuted<scalar_t, 8>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+    }
+  }
+#endif
+  switch (tile) {
+    case 1: return gemv_block<scalar_t, 1>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+    case 2: return gemv_block<scalar_t, 2>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+    case 3: return gemv_block<scalar_t, 3>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+    default: return gemv_block<scalar_t, kTileRows>(weights, sz, blocked, x, K, N, group, n0, out_rows);
+  }
+}
+
+// levels 2: each input row runs as its two quantized rows, side by side in a tile (tiles hold an even number of
+// rows, so a row's two never straddle tiles), their outputs added before rounding. Scales in either layout (4
+// dimensions: per block). kPermuted: the permuting kernel (where built), else the regrouping one.
+template <typename scalar_t, bool kPermuted>
 void int4_linear_kernel(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scales_zeros,
                         int64_t group, int levels, at::Tensor& out) {
+  constexpr bool kPermutes = kPermuted && kPermutedBuilt;
+#ifdef WARDEN_INT4_PERMUTED
+  constexpr int64_t kTile = kPermutes ? kPermutedTileRows : kTileRows;
+#else
+  constexpr int64_t kTile = kTileRows;
+#endif
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0), Q = M * levels;
   const bool blocked = scales_zeros.dim() == 4;
   std::vector<QuantizedRow> rows(Q);
   for (int64_t m = 0; m < M; ++m)
-    quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, levels, rows.data() + m * levels);
+    quantize_row(x.const_data_ptr<scalar_t>() + m * K, K, group, levels, !kPermutes, rows.data() + m * levels);
   const uint8_t* w = packed.const_data_ptr<uint8_t>();
   const scalar_t* sz = scales_zeros.const_data_ptr<scalar_t>();
   scalar_t* y = out.mutable_data_ptr<scalar_t>();
   at::parallel_for(0, N / kBlockRows, 1, [&](int64_t begin, int64_t end) {
-    alignas(64) float block_out[kTileRows * kBlockRows];
+    alignas(64) float block_out[kTile * kBlockRows];
     for (int64_t b = begin; b < end; ++b) {
       // A block's (scale, zero) pairs lie in K / group separate runs of 256 bytes, one per group, which the
       // hardware prefetcher does not follow: fetched from memory one group after another they cost a latency
       // each. The next block's are requested now, all at once.
       // Per block, the pairs follow the previous block's and are streamed in like the weights: nothing to request.
       if (b + 1 < end && !blocked) prefetch_block_scales(sz, b + 1, K, N, group);
-      // Every quantized row against this block while its weights are in cache, kTileRows rows at a time.
-      for (int64_t m0 = 0; m0 < Q; m0 += kTileRows) {
-        const int64_t tile = std::min(kTileRows, Q - m0);
-        const QuantizedRow* x[kTileRows];
-        float* out_rows[kTileRows];
+      // Every quantized row against this block while its weights are in cache, kTile rows at a time.
+      for (int64_t m0 = 0; m0 < Q; m0 += kTile) {
+        const int64_t tile = std::min(kTile, Q - m0);
+        const QuantizedRow* x[kTile];
+        float* out_rows[kTile];
         for (int64_t r = 0; r < tile; ++r) x[r] = &rows[m0 + r], out_rows[r] = block_out + r * kBlockRows;
         const uint8_t* weights = w + b * K * (kBlockRows / 2);
         const int64_t n0 = b * kBlockRows;
-        switch (tile) {
-          case 1: gemv_block<scalar_t, 1>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
-          case 2: gemv_block<scalar_t, 2>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
-          case 3: gemv_block<scalar_t, 3>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
-          default: gemv_block<scalar_t, kTileRows>(weights, sz, blocked, x, K, N, group, n0, out_rows); break;
-        }
+        tile_block<scalar_t, kPermutes>(tile, weights, sz, blocked, x, K, N, group, n0, out_rows);
         for (int64_t r = 0; r < tile; r += levels) {
           if (levels == 2) add_level(block_out + r * kBlockRows, block_out + (r + 1) * kBlockRows, kBlockRows);
           store_block(block_out + r * kBlockRows, y + (m0 + r) / levels * N + n0);
@@ -357,7 +526,7 @@ void check_row_inputs(const at::Tensor& x, const at::Tensor& packed, int64_t gro
 }
 
 at::Tensor int4_linear_levels(const at::Tensor& x, const at::Tensor& packed, int64_t group,
-                              const at::Tensor& scales_zeros, int levels) {
+                              const at::Tensor& scales_zeros, int levels, bool permuted = true) {
   if (!avx512_kernel_runs()) {
     return int4_linear_avx2(x, packed, group, scales_zeros.dim() == 4 ? torch_layout(scales_zeros) : scales_zeros,
                             levels);
@@ -366,10 +535,15 @@ at::Tensor int4_linear_levels(const at::Tensor& x, const at::Tensor& packed, int
   const at::Tensor xc = x.contiguous();
   at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
 #ifdef WARDEN_ONE_ROW_VECTOR
-  if (x.scalar_type() == at::kBFloat16) {
-    int4_linear_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, levels, out);
+  const bool bf16 = x.scalar_type() == at::kBFloat16;
+  if (permuted && bf16) {
+    int4_linear_kernel<c10::BFloat16, true>(xc, packed, scales_zeros, group, levels, out);
+  } else if (permuted) {
+    int4_linear_kernel<c10::Half, true>(xc, packed, scales_zeros, group, levels, out);
+  } else if (bf16) {
+    int4_linear_kernel<c10::BFloat16, false>(xc, packed, scales_zeros, group, levels, out);
   } else {
-    int4_linear_kernel<c10::Half>(xc, packed, scales_zeros, group, levels, out);
+    int4_linear_kernel<c10::Half, false>(xc, packed, scales_zeros, group, levels, out);
   }
 #endif
   return out;
@@ -388,6 +562,13 @@ at::Tensor int4_linear_two_level(const at::Tensor& x, const at::Tensor& packed, 
   return int4_linear_levels(x, packed, group, scales_zeros, 2);
 }
 
+// The regrouping AVX-512 kernel where the permuting one serves int4_linear (AVX512-VBMI), for the tests to compare
+// the two (bitwise equal); elsewhere int4_linear itself. `levels`: the input's quantization levels (1 or 2).
+at::Tensor int4_linear_regrouped(const at::Tensor& x, const at::Tensor& packed, int64_t group,
+                                 const at::Tensor& scales_zeros, int64_t levels) {
+  TORCH_CHECK(levels == 1 || levels == 2, "the input is quantized in 1 or 2 levels, got ", levels);
+  return int4_linear_levels(x, packed, group, scales_zeros, static_cast<int>(levels), false);
+}
 
 // The AVX2 float32 GEMM (int4_gemm_avx2.cpp), as an op of its own for the tests on any AVX2 machine.
 at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t group,
@@ -426,6 +607,9 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int4_linear(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_two_level(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros, int levels=1) -> Tensor");
+  // Whether int4_linear runs the permuting AVX-512 kernel (AVX512-VBMI) rather than the regrouping one.
+  m.def("int4_linear_permutes() -> bool", [] { return kPermutedBuilt && avx512_kernel_runs(); });
+  m.def("int4_linear_regrouped(Tensor x, Tensor packed, int group, Tensor scales_zeros, int levels=1) -> Tensor");
   m.def("int4_gemm_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
   // The scales in the layout int4_linear and int4_linear_two_level read fastest here (either layout is accepted).
@@ -436,6 +620,7 @@ TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear", &int4_linear);
   m.impl("int4_linear_two_level", &int4_linear_two_level);
   m.impl("int4_linear_avx2", &int4_linear_avx2);
+  m.impl("int4_linear_regrouped", &int4_linear_regrouped);
   m.impl("int4_gemm_avx2", &int4_gemm_avx2);
   m.impl("int4_linear_up_to", &int4_linear_up_to);
   m.impl("int4_row_scales", &int4_row_scales);

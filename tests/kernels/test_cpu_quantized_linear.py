@@ -92,7 +92,8 @@ def test_equals_the_reference(dtype, out_features, in_features, rows, int4_kerne
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-@pytest.mark.parametrize("rows", [2, 3, 4, 5, 7, 8, 9])  # tiles of up to 4 rows and their remainders
+# Tiles of up to 4 rows (the regrouping kernel, AVX2) or 8 (the permuting one) and their remainders.
+@pytest.mark.parametrize("rows", [2, 3, 4, 5, 7, 8, 9, 16, 17])
 def test_several_rows_equal_the_reference_and_each_row_alone(dtype, rows, int4_kernel) -> None:
     """Rows are dotted with each unpacked weight vector a tile at a time; every row's results are bitwise those it
     gets alone (the same operations, whatever the tile)."""
@@ -106,6 +107,34 @@ def test_several_rows_equal_the_reference_and_each_row_alone(dtype, rows, int4_k
         torch.testing.assert_close(out[m].float() / size, expected[m].float() / size, rtol=1e-2, atol=1e-2)
     alone = torch.cat([run(layer, x[m:m + 1], int4_kernel) for m in range(rows)])
     assert torch.equal(out, alone)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("levels", [1, 2])
+@pytest.mark.parametrize("per_block_scales", [False, True])
+@pytest.mark.parametrize(("out_features", "in_features", "group"), [(64, 32, 32), (960, 576, 32), (576, 1536, 32),
+                                                                     (192, 512, 64), (128, 256, 256)])
+def test_the_permuting_kernel_is_bitwise_the_regrouping_one(dtype, levels, per_block_scales, out_features,
+                                                            in_features, group) -> None:
+    """Where AVX512-VBMI builds the permuting kernel (int4_linear.cpp: vpermt2b gathers each row's codes, tiles of
+    up to 8 rows), it serves ``int4_linear`` and ``int4_linear_two_level``; its integer sums and float updates are
+    the regrouping kernel's, so every row count (1-8 rows: one tile; 9-17: a full tile and a remainder; levels 2:
+    each row two rows of a tile) gives the regrouping kernel's results bit for bit."""
+    if not torch.ops.warden_cpu.int4_linear_permutes():
+        pytest.skip("no AVX512-VBMI here: int4_linear is the regrouping kernel (or the AVX2 one) already")
+    torch.manual_seed(out_features + group)
+    codes = torch.randint(0, 16, (out_features, in_features), dtype=torch.int32)
+    packed = torch._convert_weight_to_int4pack_for_cpu(codes, 1)
+    scales_zeros = torch.stack([torch.rand(in_features // group, out_features) * 0.02 + 1e-3,
+                                torch.randn(in_features // group, out_features) * 0.01],
+                               dim=-1).to(dtype).contiguous()
+    scales = torch.ops.warden_cpu.int4_row_scales(scales_zeros) if per_block_scales else scales_zeros
+    op = kernels.cpu.int4_linear_two_level if levels == 2 else kernels.cpu.int4_linear
+    for rows in [*range(1, 10), 15, 16, 17]:
+        x = torch.randn(rows, in_features, dtype=dtype)
+        x[rows // 2] *= 50  # rows of other magnitudes share a tile
+        out = op(x, packed, group, scales)
+        assert torch.equal(out, torch.ops.warden_cpu.int4_linear_regrouped(x, packed, group, scales, levels)), rows
 
 
 @pytest.mark.parametrize("group", [64, 128, 256])
