@@ -7,7 +7,8 @@ the int8 head's routing; ``kernels.cpu.int4_gemm_runs``), and the kernels are AV
 differ by CPU, so this measures every candidate on the machine it runs on:
 
 - int4 decoder layer (qkv 576->960, o 576->576, gate/up 576->3072, down 1536->576: one layer's four linears):
-  ``kernels.cpu.int4_linear`` (int8-quantized inputs, tiles of 4 rows: the small-batch kernel),
+  ``kernels.cpu.int4_linear`` (int8-quantized inputs: the small-batch kernel; on AVX512-VBMI CPUs the permuting
+  kernel, tiles of 8 rows, beside the regrouping one it replaces there, tiles of 4, bitwise the same results),
   ``kernels.cpu.int4_linear_two_level`` (the inputs in two levels: the one-row linear), ``kernels.cpu.int4_gemm_avx2``
   (float32 inputs times weights dequantized once per call) and ``torch._weight_int4pack_mm_for_cpu``.
 - int8 LM head (576->49152, 28 MB): ``kernels.cpu.int8_linear`` (two-level int8 inputs), ``kernels.cpu.int8_gemm_bf16``
@@ -73,6 +74,9 @@ def int4_candidates(dtype: torch.dtype) -> dict[str, Run]:
     if cpu_kernels.one_row_linear_supported("int4", 64, 64):
         candidates["warden int4 (int8 inputs)"] = each(cpu_kernels.int4_linear)
         candidates["warden int4 (two-level inputs)"] = each(cpu_kernels.int4_linear_two_level)
+    if torch.ops.warden_cpu.int4_linear_permutes():
+        candidates["warden int4 (int8 inputs, regrouping kernel)"] = each(
+            lambda x, packed, group, scales: torch.ops.warden_cpu.int4_linear_regrouped(x, packed, group, scales, 1))
     if cpu_kernels.int4_gemm_bf16_runs():
         candidates["warden int4 GEMM (bf16 inputs, AVX512-BF16)"] = each(cpu_kernels.int4_gemm_bf16)
     if avx2_gemm_builds(layers[0]):
@@ -83,6 +87,7 @@ def int4_candidates(dtype: torch.dtype) -> dict[str, Run]:
 def avx2_gemm_builds(layer: Linear) -> bool:
     """Whether ``int4_gemm_avx2`` was built here (AVX2, FMA and F16C; it refuses to run otherwise). It is a
     candidate on AVX-512 CPUs too, where the engine keeps torch's kernel above the small-batch rows."""
+    assert layer.quant_weight is not None and layer.quant_scales is not None
     try:
         cpu_kernels.int4_gemm_avx2(torch.zeros(1, layer.weight.shape[1], dtype=layer.weight.dtype),
                                    layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales)
@@ -143,7 +148,8 @@ def report(times: dict[str, dict[str, dict[int, list[float]]]], baselines: dict[
         rows_out = []
         for m in base:
             base_us = statistics.median(base[m]) * 1e6
-            cells, entry = [], {"rows": m}
+            cells: list[str] = []
+            entry: dict[str, object] = {"rows": m}
             for name in names:
                 us = statistics.median(candidates[name][m]) * 1e6
                 entry[name] = {"us": round(us, 1), "speedup_vs_torch": round(base_us / us, 3),
