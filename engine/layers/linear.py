@@ -10,7 +10,8 @@ On CPU, decode batches are tiny matrices against fixed weights, so the weight's 
   ``quant_max_rows``. Group size 32 with min/max scales is llama.cpp's Q4_1 layout, so a Q4_1 GGUF's weights are
   represented on the same grid. Inputs of up to ``quant_kernel_rows`` rows (decode at low concurrency, draft
   verification) go to ``kernels.cpu``'s int4 linear instead (AVX-512 VNNI, or AVX2 on CPUs without it): the same
-  packed weights with each row quantized to int8 per group, each weight vector unpacked once per tile of 4 rows.
+  packed weights with each row quantized to int8 per group, each weight vector unpacked once per tile of rows (8 on
+  AVX512-VBMI CPUs, else 4).
   One row (``quant_kernel``) quantizes its input in two levels (``int4_linear_two_level``), which keeps torch's
   float-input accuracy (teacher-forced, ``bench.agreement``) for what a second row of the tile costs, and reads a
   copy of the scales laid out per 64-row block (``quant_row_scales``), streamed in with the weights. Above

@@ -18,13 +18,16 @@ task per (sequence, query block, kv head), over only the key blocks its pattern 
 Weight-only int4 and int8 linears for few rows (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures and
 weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every weight to
 float (compute-bound at one row); here each input row is quantized to int8 per group (``quantize_input.h``) and the
-weights are dotted with AVX-512 VNNI, each weight vector once per tile of 4 rows (M rows read the weights once, and
-every row is bitwise what it gets alone). The int4 one-row linear takes its input in two levels
-(``int4_linear_two_level``: the int8 codes, then their rounding errors as a second row of the tile), as accurate as
-torch's float-input kernel; the int8 linear always does. ``int4_linear_up_to`` and ``int8_linear_up_to`` pick the
-kernel or, above its rows, a GEMM per call, for the compiled engine's graph of 2+ tokens. Without AVX-512 VNNI both
-run AVX2 builds of the same kernels (``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bitwise the AVX-512
-one's results); where the CPU lacks AVX2, FMA and F16C too, they report unsupported and torch's ops serve.
+weights are dotted with AVX-512 VNNI, each weight vector once per tile of rows (M rows read the weights once, and
+every row is bitwise what it gets alone). On AVX512-VBMI CPUs the int4 kernel gathers each output row's codes into
+one lane with ``vpermt2b`` (tiles of 8 rows, no reduction per group) where elsewhere it regroups them with unpacks
+(tiles of 4): bitwise the same results, the regrouping kernel kept as ``int4_linear_regrouped`` for the tests. The
+int4 one-row linear takes its input in two levels (``int4_linear_two_level``: the int8 codes, then their rounding
+errors as a second row of the tile), as accurate as torch's float-input kernel; the int8 linear always does.
+``int4_linear_up_to`` and ``int8_linear_up_to`` pick the kernel or, above its rows, a GEMM per call, for the
+compiled engine's graph of 2+ tokens. Without AVX-512 VNNI both run AVX2 builds of the same kernels
+(``int4_linear_avx2.cpp``; ``int8_linear.cpp``'s AVX2 path, bitwise the AVX-512 one's results); where the CPU lacks
+AVX2, FMA and F16C too, they report unsupported and torch's ops serve.
 
 The GEMMs above the small-batch rows keep the inputs unquantized (torch's accuracy): on AVX512-BF16 CPUs (Zen 4/5,
 Cooper Lake and later Xeons) bfloat16 inputs take ``int4_gemm_bf16`` and ``int8_gemm_bf16`` (``int4_gemm_bf16.cpp``,
