@@ -368,16 +368,18 @@ def int4_above_kernel_rows(dtype: torch.dtype = torch.bfloat16):
     return kernels.cpu.int4_gemm_avx2 if kernels.cpu.int4_gemm_runs() else torch._weight_int4pack_mm_for_cpu
 
 
-def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torchs_above() -> None:
+@pytest.mark.parametrize("kernel_rows", [2, 3, 8])  # the bound at a tile's remainder, and at a full 8-row tile
+def test_int4_linear_up_to_picks_the_kernel_up_to_its_rows_and_the_gemm_or_torchs_above(kernel_rows: int) -> None:
     # int4_gemm_bf16_serves states the rule the op applies (the engine asks it to choose its small-batch rows).
     for dtype in (torch.bfloat16, torch.float16):
         assert kernels.cpu.int4_gemm_bf16_serves(dtype) == (int4_above_kernel_rows(dtype) is kernels.cpu.int4_gemm_bf16)
     layer = quantized(128, 64)
-    assert layer.quantize_int4(max_rows=64, kernel_rows=3)
-    for rows in (1, 2, 3, 4, 9):
+    assert layer.quantize_int4(max_rows=64, kernel_rows=kernel_rows)
+    for rows in sorted({1, 2, 3, 4, kernel_rows, kernel_rows + 1, 9, 17}):
         x = torch.randn(rows, 64, dtype=torch.bfloat16)
-        chosen = kernels.cpu.int4_linear_up_to(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales, 3)
-        ours = rows <= 3
+        chosen = kernels.cpu.int4_linear_up_to(x, layer.quant_weight, INT4_GROUP_SIZE, layer.quant_scales,
+                                               kernel_rows)
+        ours = rows <= kernel_rows
         expected = run(layer, x, kernels.cpu.int4_linear if ours else int4_above_kernel_rows())
         assert torch.equal(chosen, expected), rows
 
