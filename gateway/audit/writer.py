@@ -2,9 +2,10 @@
 
 Guarantee: ``record`` returns once the event is fsync'd to this process's spool file. The request path awaits
 it before a non-streamed response is sent, and before the final ``data: [DONE]`` of a stream (a stream cut by
-the client is recorded as it ends). The records an event loop asks for while its previous batch is being made
-durable go to the spool together: one worker-thread hop, one write and one fsync for all of them (a hop per record
-cost the event loop more than the record itself).
+the client is recorded as it ends). Records are made durable by one thread of the writer's, in batches: the
+records asked for while a batch is being written and synced go together in the next (one write, one fsync, one
+wake-up of each waiting event loop for all of them; a worker-thread hop per record cost the event loop more than the
+record itself).
 
 A background thread drains the spool into the database in batches of up to ``batch_size``, every
 ``flush_interval_s`` or as soon as a whole batch is waiting (not per record: a transaction per record costs the
@@ -28,9 +29,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from weakref import WeakKeyDictionary
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
@@ -63,13 +63,13 @@ class AuditUnavailableError(RuntimeError):
     """Neither the spool nor the database could make an audit record durable."""
 
 
-@dataclass(slots=True)
-class _LoopQueue:
-    """One event loop's records waiting for the batch in flight to end, and whether one is."""
+@dataclass(slots=True, frozen=True)
+class _Asked:
+    """A record asked for on an event loop, and the future its caller awaits there."""
 
-    events: list[AuditEvent] = field(default_factory=list)
-    waiters: list[asyncio.Future[None]] = field(default_factory=list)
-    in_flight: bool = False
+    event: AuditEvent
+    loop: asyncio.AbstractEventLoop
+    waiter: asyncio.Future[None]
 
 
 class AuditWriter:
@@ -102,7 +102,11 @@ class AuditWriter:
         self.batches_stored = 0  # spooled batches the drain has stored since start
         # Threads for record_sync, made as concurrent records need them: appends that overlap share an fsync.
         self._executor = ThreadPoolExecutor(max_workers=RECORD_THREADS, thread_name_prefix="warden-audit-record")
-        self._queues: WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopQueue] = WeakKeyDictionary()
+        self._asked: list[_Asked] = []  # records waiting for the record thread, under _asked_lock
+        self._asked_lock = threading.Lock()
+        self._asked_wake = threading.Event()
+        self._recorder: threading.Thread | None = None
+        self._recorder_stop = False
 
     # -- lifecycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -110,12 +114,21 @@ class AuditWriter:
         self._journal = StreamJournal(self._spool.path)
         self._thread = threading.Thread(target=self._run, name="warden-audit-writer", daemon=True)
         self._thread.start()
+        self._recorder_stop = False
+        self._recorder = threading.Thread(target=self._record_asked, name="warden-audit-record", daemon=True)
+        self._recorder.start()
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Drain what is spooled (best effort within the timeout), then stop. Whatever could not be stored
         stays in the spool file for the next writer to adopt."""
         if self._thread is None or self._spool is None:
             return
+        if self._recorder is not None:  # the records already asked for are made durable first; later ones are
+            with self._asked_lock:  # each made durable in a thread of their own (``record``)
+                self._recorder_stop = True
+            self._asked_wake.set()
+            self._recorder.join(timeout_s)
+            self._recorder = None
         # With the store known down, a long wait only delays the shutdown: the spool keeps the records for the
         # next writer to adopt.
         self.flush(timeout_s if self.last_error is None else min(timeout_s, DOWN_STORE_CLOSE_S))
@@ -250,51 +263,50 @@ class AuditWriter:
                 self._held.popleft()
 
     async def record(self, event: AuditEvent) -> None:
-        """Returns once ``event`` is durable (``record_sync``'s guarantee). Records asked for on one event loop are
-        made durable in batches, in the writer's own threads (``record_batch_sync``): those asked for while a batch
-        is in flight go together in the next. A cancelled caller still waits for its record to be durable (or to
-        fail) before the cancellation reaches it, so no caller goes on as if a record were kept that is not yet."""
+        """Returns once ``event`` is durable (``record_sync``'s guarantee), made so by the record thread in a batch
+        with the others asked for meanwhile (``record_batch_sync``). A cancelled caller still waits for its record
+        to be durable (or to fail) before the cancellation reaches it, so no caller goes on as if a record were kept
+        that is not yet."""
         loop = asyncio.get_running_loop()
-        queue = self._queues.get(loop)
-        if queue is None:
-            queue = self._queues[loop] = _LoopQueue()
+        event = _with_stale_reads(event)  # in the request's context: its stale reads
         waiter: asyncio.Future[None] = loop.create_future()
-        queue.events.append(_with_stale_reads(event))  # in the request's context: its stale reads
-        queue.waiters.append(waiter)
-        if not queue.in_flight:
-            queue.in_flight = True
-            loop.call_soon(self._send_batch, loop, queue)  # after this turn's other records joined it
+        with self._asked_lock:
+            taken = self._recorder is not None and not self._recorder_stop
+            if taken:
+                self._asked.append(_Asked(event, loop, waiter))
+        if taken:
+            self._asked_wake.set()
+        else:  # not started, or closing: a thread of its own (a closed spool falls back to the database)
+            waiter = loop.run_in_executor(self._executor, self.record_sync, event)
         try:
             await asyncio.shield(waiter)
         except asyncio.CancelledError:
             await _outlast_cancellation(waiter)
             raise
 
-    def _send_batch(self, loop: asyncio.AbstractEventLoop, queue: _LoopQueue) -> None:
-        events, waiters = queue.events, queue.waiters
-        queue.events, queue.waiters = [], []
-        work = loop.run_in_executor(self._executor, self.record_batch_sync, events)
-        work.add_done_callback(lambda done: self._batch_done(loop, queue, waiters, done))
-
-    def _batch_done(self, loop: asyncio.AbstractEventLoop, queue: _LoopQueue, waiters: list[asyncio.Future[None]],
-                    done: asyncio.Future[list[BaseException | None]]) -> None:
-        if done.cancelled():
-            outcomes: list[BaseException | None] = [asyncio.CancelledError()] * len(waiters)
-        elif (failure := done.exception()) is not None:
-            outcomes = [failure] * len(waiters)
-        else:
-            outcomes = done.result()
-        for waiter, outcome in zip(waiters, outcomes, strict=True):
-            if waiter.done():
+    def _record_asked(self) -> None:
+        """The record thread: makes what was asked for durable, a batch at a time, and answers each batch's waiters
+        with one call into each of their event loops."""
+        while True:
+            self._asked_wake.wait()
+            self._asked_wake.clear()
+            with self._asked_lock:  # stopping is decided with nothing left asked for: none is left unanswered
+                asked, self._asked = self._asked, []
+                stopping = self._recorder_stop
+            if not asked:
+                if stopping:
+                    return
                 continue
-            if outcome is None:
-                waiter.set_result(None)
-            else:
-                waiter.set_exception(outcome)
-        if queue.events:
-            self._send_batch(loop, queue)
-        else:
-            queue.in_flight = False
+            try:
+                outcomes = self.record_batch_sync([a.event for a in asked])
+            except Exception as exc:  # not expected (each event's failure is its outcome): fail the batch
+                outcomes = [exc] * len(asked)
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]] = {}
+            for a, outcome in zip(asked, outcomes, strict=True):
+                by_loop.setdefault(a.loop, []).append((a.waiter, outcome))
+            for loop, answers in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile has no one left to answer
+                    loop.call_soon_threadsafe(_answer, answers)
 
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until everything spooled so far is in the database. True on success."""
@@ -421,6 +433,16 @@ class AuditWriter:
                 self._drained.notify_all()
             if self._stop.is_set() and (self._spool is None or self._spool.pending_bytes() == 0 or backoff_s):
                 return
+
+
+def _answer(answers: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    for waiter, outcome in answers:
+        if waiter.done():
+            continue
+        if outcome is None:
+            waiter.set_result(None)
+        else:
+            waiter.set_exception(outcome)
 
 
 async def _outlast_cancellation(work: asyncio.Future[None]) -> None:

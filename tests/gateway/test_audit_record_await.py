@@ -8,8 +8,10 @@ import threading
 from pathlib import Path
 
 from gateway_support import unique_name
+from sqlalchemy import select
 
 from gateway.audit.event import AuditEvent
+from gateway.audit.models import AuditRecord
 from gateway.audit.writer import AuditWriter
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
@@ -127,3 +129,17 @@ def test_an_event_that_cannot_be_written_fails_its_own_caller_only(db: Database,
         assert _spooled_ids(writer) == [good.event_id]
     finally:
         writer.close()
+
+
+def test_a_record_asked_for_after_close_is_still_made_durable(db: Database, tmp_path: Path) -> None:
+    writer = AuditWriter(db, tmp_path / "spool", flush_interval_s=60.0)
+    writer.start()
+    before = _event()
+    asyncio.run(writer.record(before))
+    writer.close()  # the record thread stops; a late record (a request finishing during shutdown) still lands
+    late = _event()
+    asyncio.run(writer.record(late))
+    with db.session() as session:
+        stored = set(session.scalars(select(AuditRecord.event_id).where(
+            AuditRecord.event_id.in_([before.event_id, late.event_id]))))
+    assert stored == {before.event_id, late.event_id}
