@@ -11,10 +11,18 @@ it is new almost every time, and keeping it would only push out what repeats.
 
 Only for tokenizers where cutting first is exact: byte-level BPE without a normalizer, whose added tokens match
 literally (no stripping of neighbouring spaces, no whole-word rule). Any other tokenizer is encoded whole, as before.
+
+A piece that is new (the newest message, above all) is cut further, into the pre-tokenizer's words, where the
+tokenizer's pre-tokenizer is one this module knows (GPT-2's byte-level regex, digits first split one by one or not)
+and the piece is plain ASCII, where Python's ``re`` with ASCII classes cuts exactly where the tokenizer's Unicode
+regex does. BPE merges never cross a word, so the piece's ids are its words' ids in order, and words repeat far
+more than pieces: each word's ids are kept (per tenant, like the pieces), and only words not seen recently reach the
+tokenizer. Any other piece goes to the tokenizer whole.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import weakref
 from collections import OrderedDict
@@ -27,8 +35,17 @@ MAX_ENTRIES = 4096
 # characters, a list slot and an int object each): some 20 MiB in all at most.
 MAX_CHARS = 2 * 1024 * 1024
 MAX_PIECE_CHARS = 64 * 1024  # a longer piece is encoded every time (it would take a large share of the budget)
+MAX_WORDS = 65536  # kept words' ids, all tenants together (a word is short: a few MiB in all)
 # A probe encoded both ways when an encoder is made: a tokenizer this module misjudges is encoded whole.
 _PROBE = "Hello  world!\n\n 12345 émoji 🙂 tabs\tand  spaces\n"
+_WORD_PROBE = ("It's 10:30, isn't it? We'll see--you'd've known  \n\n  x  1 2  (a) [b]\t\t{c} 'S 'll 're\r\n"
+               "user@example.org +1 415 555 1663; 3.14159e-10 $9.99 #tag   ~~~ ;-) \n")
+# The byte-level pre-tokenizer's regex (GPT-2's), its Unicode classes written for ASCII text: letters, digits, and
+# whitespace as Python's ``re`` and the tokenizer both see them in the characters _PLAIN admits.
+_WORDS = re.compile(r"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+")
+_PLAIN = re.compile(r"[\t\n\r\x20-\x7e]*")  # printable ASCII, tab, newline, carriage return
+_DIGIT = re.compile(r"([0-9])")
+_BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}
 
 
 class SegmentEncoder:
@@ -39,6 +56,8 @@ class SegmentEncoder:
         self._split = re.compile("(" + "|".join(re.escape(t) for t in sorted(added, key=len, reverse=True)) + ")")
         self._kept: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
         self._kept_chars = 0
+        self._words: dict[tuple[str, str], list[int]] = {}
+        self._digits_apart: bool | None = None  # None: pieces are not cut into words (an unknown pre-tokenizer)
         self.hits = 0
         self.misses = 0
 
@@ -55,7 +74,11 @@ class SegmentEncoder:
         probe = "".join(f"{_PROBE}{t.content}" for t in list(tokens.values())[:8]) + _PROBE
         if encoder.encode(probe, scope="", fresh=probe) != tokenizer.encode(probe, add_special_tokens=False):
             return None
-        encoder._forget()  # the probe's pieces and counts
+        encoder._digits_apart = _digits_apart(backend)
+        if encoder._digits_apart is not None and (
+                encoder._plain_ids(_WORD_PROBE, "") != tokenizer.encode(_WORD_PROBE, add_special_tokens=False)):
+            encoder._digits_apart = None
+        encoder._forget()  # the probe's pieces, words and counts
         return encoder
 
     def encode(self, text: str, *, scope: str, fresh: str) -> list[int]:
@@ -78,13 +101,44 @@ class SegmentEncoder:
                 ids += kept
                 continue
             self.misses += 1
-            piece_ids = self._backend.encode_batch_fast([piece], add_special_tokens=False)[0].ids
+            if self._digits_apart is not None and _PLAIN.fullmatch(piece):
+                piece_ids = self._plain_ids(piece, scope)
+            else:
+                piece_ids = self._backend.encode_batch_fast([piece], add_special_tokens=False)[0].ids
             ids += piece_ids
             if len(piece) <= MAX_PIECE_CHARS and (not fresh or fresh not in piece):
                 self._keep(key, piece_ids)
         return ids
 
+    def _plain_ids(self, piece: str, scope: str) -> list[int]:
+        """A plain-ASCII piece's ids, word by word, each word's ids kept per ``scope``."""
+        ids: list[int] = []
+        words = self._words
+        parts = _DIGIT.split(piece) if self._digits_apart else (piece,)
+        for i, part in enumerate(parts):
+            if i % 2:  # a digit, a word of its own (split out before the regex runs, as the tokenizer does)
+                found = words.get((scope, part))
+                if found is None:
+                    found = self._keep_word((scope, part))
+                ids += found
+                continue
+            for word in _WORDS.findall(part):
+                found = words.get((scope, word))
+                if found is None:
+                    found = self._keep_word((scope, word))
+                ids += found
+        return ids
+
+    def _keep_word(self, key: tuple[str, str]) -> list[int]:
+        ids: list[int] = self._backend.encode(key[1], add_special_tokens=False).ids
+        words = self._words
+        if len(words) >= MAX_WORDS:
+            del words[next(iter(words))]  # the oldest kept
+        words[key] = ids
+        return ids
+
     def _forget(self) -> None:
+        self._words.clear()
         self._kept.clear()
         self._kept_chars = self.hits = self.misses = 0
 
@@ -94,6 +148,26 @@ class SegmentEncoder:
         while len(self._kept) > MAX_ENTRIES or self._kept_chars > MAX_CHARS:
             (_, piece), _ = self._kept.popitem(last=False)
             self._kept_chars -= len(piece)
+
+
+def _digits_apart(backend: Any) -> bool | None:
+    """Whether the tokenizer's pre-tokenizer splits digits apart before its byte-level regex (True), runs the regex
+    alone (False), or is neither (None: pieces are encoded whole)."""
+    try:
+        config = json.loads(backend.to_str()).get("pre_tokenizer") or {}
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+    def byte_level(step: dict[str, Any]) -> bool:
+        return all(step.get(k) == v for k, v in _BYTE_LEVEL.items())
+
+    if byte_level(config):
+        return False
+    steps = config.get("pretokenizers") if config.get("type") == "Sequence" else None
+    if (isinstance(steps, list) and len(steps) == 2 and steps[0] == {"type": "Digits", "individual_digits": True}
+            and byte_level(steps[1])):
+        return True
+    return None
 
 
 _encoders: weakref.WeakKeyDictionary[Any, SegmentEncoder | None] = weakref.WeakKeyDictionary()

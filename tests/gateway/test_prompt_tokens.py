@@ -4,6 +4,7 @@ whole."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -84,3 +85,73 @@ def test_a_tokenizer_that_may_differ_in_pieces_is_encoded_whole(tokenizer: Token
     assert segment_encoder(not_byte_level) is None
     messages = conversations(1, seed=2)[0]
     assert chat_prompt_ids(not_byte_level, messages, tenant_id="t") == whole(tokenizer, messages)
+
+
+PLAIN_ALPHABET = "ab Z09'sltredvm \n\t\r.,;:!?()-_@#$%^&*~`\"{}[]<>/\\|+="
+PLAIN_WORDS = ["the", "It's", "we'll", " don't", "'S", "'ll", "  ", "\n\n", "1234", "user@example.org", "x" * 30,
+               "   \n", " 3.14", "+1 415 555 1663"]
+
+
+def plain_texts(count: int, seed: int) -> list[str]:
+    """ASCII text built to hit the regex's corners: contractions, runs of spaces before words and line ends,
+    digits next to letters and spaces, punctuation runs."""
+    rng = random.Random(seed)
+    texts = []
+    for n in range(count):
+        if n % 2:
+            texts.append("".join(rng.choice(PLAIN_ALPHABET) for _ in range(rng.randrange(0, 40))))
+        else:
+            texts.append("".join(rng.choice(PLAIN_WORDS + list(PLAIN_ALPHABET)) for _ in range(rng.randrange(0, 15))))
+    return texts
+
+
+def test_plain_pieces_cut_into_words_encode_to_the_tokenizers_ids(tokenizer: Tokenizer) -> None:
+    encoder = SegmentEncoder.build(tokenizer)
+    assert encoder is not None and encoder._digits_apart is True  # SmolLM2: digits apart, then GPT-2's regex
+    for text in plain_texts(4000, seed=3) + plain_texts(200, seed=3):  # the second time round, from kept words
+        assert encoder._plain_ids(text, "t") == tokenizer.encode(text), repr(text)
+    for messages in conversations(100, seed=4):  # whole prompts, their newest message cut into words
+        rendered = tokenizer.apply_chat_template(model_messages(messages), add_generation_prompt=True)
+        assert encoder.encode(rendered, scope="t", fresh=messages[-1]["content"]) == whole(tokenizer, messages)
+
+
+def test_kept_words_are_per_tenant_and_bounded(tokenizer: Tokenizer, monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = SegmentEncoder.build(tokenizer)
+    assert encoder is not None
+    encoder._plain_ids("shared words here", "a")
+    assert {scope for scope, _ in encoder._words} == {"a"}
+    encoder._plain_ids("shared words here", "b")  # b's first use is a miss of its own, not a's entry
+    assert {word for scope, word in encoder._words if scope == "b"} == {"shared", " words", " here"}
+    monkeypatch.setattr(prompt_tokens, "MAX_WORDS", 20)
+    for i in range(100):
+        assert encoder._plain_ids(f"word{i}x", "a") == tokenizer.encode(f"word{i}x")
+    assert len(encoder._words) <= 20
+
+
+def test_a_piece_that_is_not_plain_ascii_goes_to_the_tokenizer_whole(tokenizer: Tokenizer) -> None:
+    encoder = SegmentEncoder.build(tokenizer)
+    assert encoder is not None
+    for text in ["émoji 🙂 and ñ", "form\x0cfeed", "nul\x00", "vertical\x0btab", "nbsp\u00a0here", "fullwidth１２３"]:
+        rendered = f"<|im_start|>user\n{text}<|im_end|>\n"
+        assert encoder.encode(rendered, scope="t", fresh=text) == tokenizer.encode(rendered)
+    assert not any("\u00a0" in word or "\x0c" in word for _, word in encoder._words)
+
+
+def test_an_unknown_pre_tokenizer_is_not_cut_into_words() -> None:
+    class Backend:
+        def __init__(self, pre_tokenizer: dict[str, Any]) -> None:
+            self.pre_tokenizer = pre_tokenizer
+
+        def to_str(self) -> str:
+            return json.dumps({"pre_tokenizer": self.pre_tokenizer})
+
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    assert prompt_tokens._digits_apart(Backend(byte_level)) is False
+    assert prompt_tokens._digits_apart(Backend({"type": "Sequence", "pretokenizers": [
+        {"type": "Digits", "individual_digits": True}, byte_level]})) is True
+    others: list[dict[str, Any]] = [
+        {**byte_level, "add_prefix_space": True}, {"type": "Metaspace"},
+        {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": False}, byte_level]},
+        {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "x"}}, byte_level]}]
+    for other in others:
+        assert prompt_tokens._digits_apart(Backend(other)) is None
