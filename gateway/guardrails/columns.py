@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 
-# A header: three or more comma-separated column names (identifiers, or a few words), nothing else on the line.
-_HEADER = re.compile(r"[ \t]*[A-Za-z_][\w .-]*(?:,[ \t]*[A-Za-z_][\w .-]*){2,}[ \t]*\r?")
-_CELL = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
+# The delimiters of a CSV block: commas, or semicolons as spreadsheets in French, Spanish or German locales (where
+# the comma is the decimal separator) export them.
+DELIMITERS = (",", ";")
+# A header: three or more column names (identifiers, or a few words) between delimiters, nothing else on the line.
+_HEADERS = {d: re.compile(rf"[ \t]*[A-Za-z_][\w .-]*(?:{d}[ \t]*[A-Za-z_][\w .-]*){{2,}}[ \t]*\r?") for d in DELIMITERS}
+_CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{d}\n]*') for d in DELIMITERS}
 # Where the clause that follows a value ends: a context word past it belongs to the next value ("ssn 536-22-1234,
 # call (415) ...").
 _CLAUSE_END = re.compile(r"[,;:!?\n]|\.(?:\s|\Z)")
@@ -20,27 +23,27 @@ _CLAUSE_END = re.compile(r"[,;:!?\n]|\.(?:\s|\Z)")
 _MAX_ROWS_ABOVE = 200
 
 
-def _cell_count(line: str) -> int:
+def _cell_count(line: str, delimiter: str = ",") -> int:
     """The cells of a CSV line, a quoted cell ("28.95,91.86") counting once."""
     count, position = 0, 0
     while True:
-        cell = _CELL.match(line, position)
+        cell = _CELLS[delimiter].match(line, position)
         count += 1
         position = cell.end() if cell else position
-        if position >= len(line) or line[position] != ",":
+        if position >= len(line) or line[position] != delimiter:
             return count
         position += 1
 
 
-def _cell_index(line: str, offset: int) -> int | None:
+def _cell_index(line: str, offset: int, delimiter: str = ",") -> int | None:
     """Which cell of `line` holds character `offset`, or None if `offset` is a delimiter."""
     index, position = 0, 0
     while position <= len(line):
-        cell = _CELL.match(line, position)
+        cell = _CELLS[delimiter].match(line, position)
         end = cell.end() if cell else position
         if position <= offset < end or (offset == position == end):
             return index
-        if end >= len(line) or line[end] != ",":
+        if end >= len(line) or line[end] != delimiter:
             return None
         index, position = index + 1, end + 1
     return None
@@ -53,24 +56,29 @@ def clause_after(text: str, end: int, limit: int) -> int:
 
 
 def may_have_columns(text: str) -> bool:
-    return "," in text or "|" in text
+    return "," in text or "|" in text or ";" in text
 
 
 def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
     row of a Markdown table (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as
-    it, no blank line between)."""
+    it, no blank line between; comma- or semicolon-separated)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     if "|" in line:
         return table_column_name(text, line_start, line, position - line_start)
-    if "," not in line:
-        return None
-    index = _cell_index(line, position - line_start)
+    for delimiter in DELIMITERS:
+        if delimiter in line and (name := _csv_column_name(text, line_start, line, position, delimiter)) is not None:
+            return name
+    return None
+
+
+def _csv_column_name(text: str, line_start: int, line: str, position: int, delimiter: str) -> str | None:
+    index = _cell_index(line, position - line_start, delimiter)
     if index is None:
         return None
-    cells = _cell_count(line)
+    cells = _cell_count(line, delimiter)
     header = None  # the topmost header-shaped line of the block: a row of words ("Lelystad,Estonia,ok") is no header
     end = line_start - 1  # the newline that ends the line above
     for _ in range(_MAX_ROWS_ABOVE):
@@ -78,12 +86,12 @@ def column_name(text: str, position: int) -> str | None:
             break
         start = text.rfind("\n", 0, end) + 1
         above = text[start:end]
-        if _cell_count(above) != cells:
+        if _cell_count(above, delimiter) != cells:
             break
-        if _HEADER.fullmatch(above):
+        if _HEADERS[delimiter].fullmatch(above):
             header = above
         end = start - 1
-    return None if header is None else header.split(",")[index].strip().lower()
+    return None if header is None else header.split(delimiter)[index].strip().lower()
 
 
 # A Markdown table's delimiter row: "|---|:---:|", "--- | ---".

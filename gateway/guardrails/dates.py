@@ -78,6 +78,7 @@ _MM = r"(?:0[1-9]|1[0-2])"
 _DD = r"(?:0[1-9]|[12]\d|3[01])"
 _DM = r"(?:0?[1-9]|[12]\d|3[01])"  # a day or a month, either order: "04/03/85" is 4 March or April 3
 _NOT_AFTER_NUMBER = r"(?<![\w./:-])"
+SHORT_YEAR = r"['’]\d{2}(?![\w'’])"  # "'99": a year without its century
 _NOT_BEFORE_NUMBER = r"(?![\w/:-]|\.\d)"
 
 
@@ -99,10 +100,12 @@ class DateOfBirthRecognizer(PatternRecognizer):
                 rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:del?\s+)?|[-/]){YEAR}\b",
                 0.3),
     ]
-    CONTEXT = ["born", "birth", "dob", "d.o.b", "bday", "b-day", "b'day", "b.", "né le", "née le", "né en",  # noqa: RUF012
-               "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt", "jahrgang", "nacimiento",
-               "nac.", "nació", "nacido", "nacida", "cumpleaños", "cumpleanos", "nascita", "nato", "nata",
-               "nascimento", "nascido", "nascida", "nasceu"]  # fmt: skip
+    # With the keys and column names that abbreviate them: "d_o_b", "fecha_nac".
+    CONTEXT = ["born", "birth", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "b.", "né le",  # noqa: RUF012
+               "née le", "né en", "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt",
+               "jahrgang", "nacimiento", "nac.", "fecha_nac", "f_nac", "fec_nac", "nació", "nacido", "nacida",
+               "cumpleaños", "cumpleanos", "nascita", "nato", "nata", "nascimento", "nascido", "nascida",
+               "nasceu"]  # fmt: skip
 
     def __init__(self, patterns: list[Pattern] | None = None, name: str | None = None) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS if patterns is None else patterns,
@@ -122,11 +125,15 @@ WEAK_PATTERNS = [
     # dotted or dashed number.
     Pattern("date yyyymmdd", rf"(?<![\w.+-]){BIRTH_YEAR}{_MM}{_DD}(?![\w-]|\.\d)", 0.2),
     Pattern("date d/m/yy", rf"{_NOT_AFTER_NUMBER}{_DM}([/.-]){_DM}\1\d{{2}}{_NOT_BEFORE_NUMBER}", 0.2),
+    # A named month with an apostrophe's two-digit year, as English writes a date in short: "Mar 6, '99",
+    # "6 March '99". Without the century it is any year's date, so it needs a birth word like the shapes above.
+    Pattern("date month d, 'yy", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{SHORT_YEAR}", 0.2),
+    Pattern("date d month 'yy", rf"\b{_DAY}\.?\s+(?:{MONTH_NAMES})\.?,?\s+{SHORT_YEAR}", 0.2),
 ]
 # Lower-case stems of the birth words (``DateOfBirthRecognizer.CONTEXT`` but "b."), as plain substrings: "geb" covers
 # "geb.", "geboren", "geburt"; "nac" covers "nacimiento", "nació", "nacido"; "né" covers "né le", "née en".
-_BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "bday", "b-day", "b'day", "né", "naiss", "anniversaire", "geb",
-                "jahrgang", "nac", "cumplea", "nasc", "nato", "nata")  # fmt: skip
+_BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "naiss",
+                "anniversaire", "geb", "jahrgang", "nac", "cumplea", "nasc", "nato", "nata")  # fmt: skip
 _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
 
 

@@ -18,6 +18,8 @@ import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
+from gateway.guardrails.columns import DELIMITERS
+from gateway.guardrails.name_cues import BY_VERBS
 from gateway.guardrails.places import CONNECTORS
 
 SCORE = 0.7
@@ -26,10 +28,17 @@ _PERSON_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|cl
                 r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender)?[ _.-]?"
                 r"(?:name|nom|nombre|vorname|nachname)|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
                 r"customer|contact|recipient|sender|patient|employee|cardholder|card[ _-]?holder|account[ _-]?holder|"
-                r"beneficiary|passenger|signed[ _-]?by|approved[ _-]?by|created[ _-]?by|requested[ _-]?by")
-_PLACE_KEYS = (r"city|town|village|birthplace|birth[ _-]?place|place[ _-]?of[ _-]?birth|hometown|home[ _-]?town|"
-               r"country|state|province|region|municipality|location|destination|origin|ville|pays|ciudad|"
-               r"localidad|stadt|ort|land|citta|città")
+                r"beneficiary|passenger|"
+                # the people a record names by their role: who approves, signs, attends, is called in an emergency
+                r"approver|reviewer|signatory|signer|attendee|participant|organi[sz]er|supervisor|manager|guardian|"
+                r"tenant|(?:tech|team|project)?[ _-]?lead|on[ _-]?call|nok|next[ _-]?of[ _-]?kin|"
+                r"emergency[ _-]?contact|"
+                # "approved_by", "reviewedBy": an agent after a verb's participle
+                rf"(?:{'|'.join(BY_VERBS)})[ _-]?by")
+_PLACE_KEYS = (r"city|town|village|birthplace|birth[ _-]?place|place[ _-]?of[ _-]?birth|pob|hometown|home[ _-]?town|"
+               r"country|state|province|region|municipality|location|destination|dest|origin|venue|residence|"
+               r"domicile|headquarters|hq|home[ _-]?base|ville|pays|ciudad|localidad|stadt|ort|land|citta|città|"
+               r"geburtsort|lieu[ _-]?de[ _-]?naissance|lugar[ _-]?de[ _-]?nacimiento")
 # A key (whole identifier: "customer_name", "assignee") with an optional object path ("user.first_name"), a separator
 # (":", "=", "=>"), then the value, quoted or bare to the end of the line or a delimiter. Searched in the lower-cased
 # text (a case-insensitive alternation this long is several times slower to search); values are read from the text.
@@ -44,9 +53,11 @@ _TAG_FIELD = re.compile(
 )
 _PERSON_KEY = re.compile(rf"(?:{_PERSON_KEYS})")
 _PLACE_KEY = re.compile(rf"(?:{_PLACE_KEYS})")
-# A CSV header: three or more comma-separated column names, nothing else on the line.
-_CSV_HEADER = re.compile(r"(?m)^[ \t]*[A-Za-z_][\w .-]*(?:,[ \t]*[A-Za-z_][\w .-]*){2,}[ \t]*\r?$")
-_CSV_CELL = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
+# A CSV header: three or more column names separated by commas or (as French, Spanish and German spreadsheets export
+# them) semicolons, nothing else on the line.
+_CSV_HEADERS = {d: re.compile(rf"(?m)^[ \t]*[A-Za-z_][\w .-]*(?:{d}[ \t]*[A-Za-z_][\w .-]*){{2,}}[ \t]*\r?$")
+                for d in DELIMITERS}  # fmt: skip
+_CSV_CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{d}\n]*') for d in DELIMITERS}
 
 # One to five words of letters ("Teresa A. Zieliński", "José de la Vega", "O'Neil-Smith", "Saint Vincent and the
 # Grenadines").
@@ -108,8 +119,9 @@ class FieldValueRecognizer(EntityRecognizer):
                 continue
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
-        if "," in text:
-            results.extend(self._csv_cells(text))
+        for delimiter in DELIMITERS:
+            if delimiter in text:
+                results.extend(self._csv_cells(text, delimiter))
         if "|" in text:
             results.extend(self._table_cells(text))
         if "<" in text:
@@ -154,11 +166,11 @@ class FieldValueRecognizer(EntityRecognizer):
                 position = line_end + 1
         return results
 
-    def _csv_cells(self, text: str) -> list[RecognizerResult]:
+    def _csv_cells(self, text: str, delimiter: str) -> list[RecognizerResult]:
         """Cells under a person- or place-named column of each CSV block (a header, then rows with as many cells)."""
         results = []
-        for header in _CSV_HEADER.finditer(text):
-            columns = [name.strip().lower() for name in header.group().split(",")]
+        for header in _CSV_HEADERS[delimiter].finditer(text):
+            columns = [name.strip().lower() for name in header.group().split(delimiter)]
             kinds = {index: _column_kind(name) for index, name in enumerate(columns)}
             if not any(kinds.values()):
                 continue
@@ -166,8 +178,9 @@ class FieldValueRecognizer(EntityRecognizer):
             while position < len(text):
                 line_end = text.find("\n", position)
                 line_end = len(text) if line_end < 0 else line_end
-                cells = [(cell.start(), cell.end()) for cell in _CSV_CELL.finditer(text, position, line_end)
-                         if cell.end() > cell.start() or cell.start() == position or text[cell.start() - 1] == ","]
+                cells = [(cell.start(), cell.end()) for cell in _CSV_CELLS[delimiter].finditer(text, position, line_end)
+                         if cell.end() > cell.start() or cell.start() == position
+                         or text[cell.start() - 1] == delimiter]  # fmt: skip
                 if len(cells) != len(columns):
                     break
                 for index, (start, end) in enumerate(cells):

@@ -33,7 +33,7 @@ MAX_PARTICLE_LETTERS = 3  # "van", "de", "da", "del", "von", "bin": the lower-ca
 
 _HANDING_VERBS = ("forward", "forwarded", "send", "sent", "pass", "passed", "hand", "handed", "escalate", "escalated",
                   "assign", "assigned", "reassign", "reassigned")  # fmt: skip
-_BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "requested", "created", "submitted",
+BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "requested", "created", "submitted",
              "drafted", "merged", "prepared", "sent", "shared", "raised", "opened", "closed", "filed", "owned", "led",
              "run", "managed", "handled", "edited", "updated", "authored", "organised", "organized", "hosted",
              "presented", "flagged", "escalated", "assigned", "authorised", "authorized", "booked",
@@ -62,7 +62,7 @@ _BEFORE = (
     "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "pinging", "cc", "attn", "invite",
     "invited", "loop", "loop in", "looping in", "looped in",
     "did", "per", "d'après", "de acuerdo con", "nach aussage von",
-    *(f"{verb} by" for verb in _BY_VERBS),
+    *(f"{verb} by" for verb in BY_VERBS),
     "parlé avec", "suivi par", "transmettre à", "hablé con", "reenvíalo a", "gesprochen mit", "habe mit",
     "leite das an",
 )  # fmt: skip

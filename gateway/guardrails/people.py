@@ -21,6 +21,8 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   column header or form label ("Payout Iban", "Trace Id"), a month or weekday alone or after a particle
   ("Janvier", "Gardêz le Vendredi"), a phrase with an ordinary lower-case word inside ("Notre agence de Luena").
 - ``speakers``: the speaker of a chat export's line ("[10:42] Indrė Kazlauskienė: ..."), whatever the name.
+- ``name_lists``: an initial before a known last name, a family name in capitals or first (Hungarian, Chinese
+  order), and every item of a list that holds a person ("Attendees: ...", "Cc: ...", "Dear X and Y").
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from spacy.lang.pt.stop_words import STOP_WORDS as PT
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
+from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, gazetteer
@@ -52,10 +55,11 @@ _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 # (chat, ``typed_in_lower_case``) carries no case signal, so there its lower-case pairs are tried.
 _CAPITALISED = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}]?[{LOWER_LETTERS}]+)?"
 _LOWER = rf"[{LOWER_LETTERS}]{{2,}}"
+# The words of a name stand on one line ("Raimondo\nNotes:" is a name and a label).
 _CAPITALISED_PAIR = re.compile(
-    rf"(?<![\w@.'’-])({_CAPITALISED})\s+(?:([{UPPER_LETTERS}])\.\s+)?({_CAPITALISED})(?![\w@'’-])"
+    rf"(?<![\w@.'’-])({_CAPITALISED})[ \t]+(?:([{UPPER_LETTERS}])\.[ \t]+)?({_CAPITALISED})(?![\w@'’-])"
 )
-_LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})\s+(?:([{LOWER_LETTERS}])\.\s+)?({_LOWER})(?![\w@'’-])")
+_LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER})(?![\w@'’-])")
 # A word written capitalised ("Maria", "Ops"), not all in capitals ("IBAN", "RK4UFZ") nor holding a digit.
 _TITLE_WORD = re.compile(rf"(?<![\w'’-])[{UPPER_LETTERS}][{LOWER_LETTERS}]")
 
@@ -67,9 +71,10 @@ def typed_in_lower_case(text: str) -> bool:
 
 
 # Words of data fields as column headers and form labels write them ("Payout Iban", "Trace Id", "Gh Token",
-# "Client Ip"): no person's name holds one.
+# "Client Ip", an e-mail's "Cc"): no person's name holds one.
 FIELD_WORDS = frozenset({"id", "ip", "iban", "token", "url", "uri", "uuid", "sku", "ssn", "dob", "api", "sha", "jwt",
-                         "vat", "otp", "email", "e-mail", "ipv4", "ipv6", "json", "http", "https"})  # fmt: skip
+                         "vat", "otp", "email", "e-mail", "ipv4", "ipv6", "json", "http", "https", "cc",
+                         "bcc"})  # fmt: skip
 _CALENDAR_WORDS = calendar_words()
 # Lower-case words longer than MAX_PARTICLE_LETTERS that still stand inside names ("Maria della Rosa").
 _LONG_PARTICLES = frozenset({"della", "delle", "dello", "degli", "binti", "verch"})
@@ -174,8 +179,8 @@ def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = 
 
 def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:
     """Names NER did not report: known pairs (``name_pairs``), Cyrillic or Greek names in Latin-script text
-    (``other_script_names``), the speakers of a chat export (``speakers``), then names a cue points at
-    (``name_cues``)."""
+    (``other_script_names``), the speakers of a chat export (``speakers``), names a cue points at (``name_cues``),
+    then initials, capitals and family-first orders and the other items of lists of people (``name_lists``)."""
     found = name_pairs(text, common_words, taken)
     found.extend(other_script_names(text, [*taken, *found]))
     found.extend(rare_letter_names(text, common_words, [*taken, *found]))
@@ -184,6 +189,9 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     names = known_names()
     words = NameWords(_STOP_WORDS, common_words, names.is_name, names.is_first)
     found.extend(cued_names(text, words, [*taken, *found]))
+    found.extend(shaped_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
+    people = [f for f in (*taken, *found) if f.entity_type == "PERSON"]
+    found.extend(listed_names(text, people, [*taken, *found], _STOP_WORDS, common_words, names))
     return found
 
 
@@ -263,7 +271,7 @@ _COMMON_ACCENTED = set("àáâãäåçèéêëìíîïñòóôõöùúûüýÿæ
 _RARE_LATIN = "".join(char for char in map(chr, range(0x00C0, 0x0250))
                       if char.isalpha() and char.lower() not in _COMMON_ACCENTED and char not in "×÷")  # fmt: skip
 _RARE_LATIN_WORD = re.compile(f"[{re.escape(_RARE_LATIN)}]")
-_RARE_LETTER_NAME = re.compile(rf"(?<![\w@.'’-])({_CAPITALISED})(?:\s+([{UPPER_LETTERS}])\.)?\s+({_CAPITALISED})"
+_RARE_LETTER_NAME = re.compile(rf"(?<![\w@.'’-])({_CAPITALISED})(?:[ \t]+([{UPPER_LETTERS}])\.)?[ \t]+({_CAPITALISED})"
                                rf"(?![\w@'’-])")
 RARE_LETTER_SCORE = 0.6
 

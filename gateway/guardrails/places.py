@@ -358,12 +358,14 @@ class PlaceRecognizer(EntityRecognizer):
 
     def _rare_place_word(self, word: str) -> bool:
         """A lower-cased word that only a place is likely to be: in no English word list, no stop word of the six
-        languages, no first or last name names-dataset knows."""
+        languages, no greeting or title, no first or last name names-dataset knows."""
+        from gateway.guardrails.name_cues import CUE_WORDS
         from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
         from gateway.guardrails.person_names import known_names
 
+        # Nor a greeting, title or sign-off of the languages read ("Hola", a town in Kenya, opening "Hola Sofía,").
         return (word not in self._english.vocabulary and word not in self._nouns and not is_stop_word(word)
-                and not known_names().is_name(word.capitalize()))  # fmt: skip
+                and word not in CUE_WORDS and not known_names().is_name(word.capitalize()))  # fmt: skip
 
     def _is_common(self, word: str) -> bool:
         folded = word.casefold()

@@ -50,9 +50,10 @@ _IP_ANCHOR = r"\d{1,3}(?:\.\d{1,3}){3}|::|[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4}){
 _YEAR_ANCHOR = (rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<![\w/.]){YEAR}([/.])[01]?\d\1[0-3]?\d(?![\w/.])"
                 rf"|(?<=[/.\-\s,]){YEAR}(?![\w-])")
 # Where the weak shapes of a date of birth (``dates.WEAK_PATTERNS``) are: an ISO date with its time, eight digits
-# standing alone, a two-digit year after a day and a month ("04/03/85"); looked for in texts with a birth word only.
+# standing alone, a two-digit year after a day and a month ("04/03/85") or written "'85"; looked for in texts with a
+# birth word only.
 _WEAK_DATE_ANCHOR = (rf"(?<!\w){BIRTH_YEAR}-[01]\d-[0-3]\dT\d|(?<![\w.+-]){BIRTH_YEAR}[01]\d[0-3]\d(?![\w-]|\.\d)"
-                     r"|(?<![\w./:-])[0-3]?\d([/.-])[0-3]?\d\1\d\d(?![\w/:-]|\.\d)")
+                     r"|(?<![\w./:-])[0-3]?\d([/.-])[0-3]?\d\1\d\d(?![\w/:-]|\.\d)|\s['’]\d\d(?![\w'’])")
 
 
 # Values written one digit at a time: "4 1 1 1 1 1 ...", "4-1-1-1-...", "4.1.1.1...". Each digit stands alone,
@@ -353,7 +354,7 @@ def build_detectors() -> list[Detector]:
         ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _regex_prefilter(_CREDENTIAL_ANCHOR), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
-        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,|]"), None, 0),
+        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,;|]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(WEAK_PATTERNS, name="WeakDateOfBirthRecognizer"), has_birth_word,
@@ -379,15 +380,42 @@ def _anchor_windows(text: str, anchor: re.Pattern[str], margin: int) -> list[tup
     return windows
 
 
-def has_context(context: re.Pattern[str], text: str, start: int, end: int) -> bool:
+def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_sentence: bool = False) -> bool:
     """Whether a context word stands shortly before the value, shortly after it in its clause ("12-19-1960 is his
-    birthday", "Er wurde am 09.04.1965 geboren", "316481298 is the SSN on file"), or names its CSV column."""
-    if context.search(text, max(0, start - CONTEXT_WINDOW_CHARS), start):
+    birthday", "Er wurde am 09.04.1965 geboren", "316481298 is the SSN on file"), or names its CSV column.
+
+    With `own_sentence` (dates), a word before the value counts only in the value's sentence or line (or on the
+    line above when the value opens its own: "Date of birth:\n1985-03-04") and after any other date: a date of
+    birth and the invoice date written after it ("born 3 May 1961. Invoice dated 4 May 2021", "DOB 3 May 1961,
+    hired 4 May 2021") each have their own words."""
+    window_start = max(0, start - CONTEXT_WINDOW_CHARS)
+    if own_sentence:
+        window_start = _own_sentence_start(text, window_start, start)
+    if context.search(text, window_start, start):
         return True
     if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS)):
         return True
     column = column_name(text, start) if may_have_columns(text) else None
     return column is not None and context.search(column) is not None
+
+
+# Where a sentence ends (a full stop after a word of four letters or a number, not an abbreviation's: "geb.",
+# "nac.", "d.o.b."; "!" or "?" before a space; a line break), and where a date ends (a year).
+_SENTENCE_END = re.compile(r"(?:(?<=[^\W\d_]{4})\.|(?<=\d)\.|[!?])[ \t]+(?=\S)|\n")
+_DATE_END = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|['’]\d\d(?!\w)|(?<![\d.])\d{1,2}[/.-]\d{1,2}[/.-]\d\d(?![\d.])")
+
+
+def _own_sentence_start(text: str, window_start: int, start: int) -> int:
+    """Where the words that may describe the value at `start` begin: after the last sentence end and the last date
+    before it, not before `window_start`; a value alone at its line's start keeps the line above (a label)."""
+    line_start = text.rfind("\n", window_start, start) + 1
+    if line_start and not text[line_start:start].strip():
+        line_start = text.rfind("\n", window_start, line_start - 1) + 1
+        return max(window_start, line_start)
+    for pattern in (_SENTENCE_END, _DATE_END):
+        for match in pattern.finditer(text, window_start, start):
+            window_start = max(window_start, match.end())
+    return window_start
 
 
 def run_detector(detector: Detector, text: str) -> list[Finding]:
@@ -399,7 +427,8 @@ def run_detector(detector: Detector, text: str) -> list[Finding]:
     for offset, window_end in windows:
         for result in detector.recognizer.analyze(text[offset:window_end], [detector.entity_type], None):
             start, end, score = result.start + offset, result.end + offset, result.score
-            if detector.context is not None and has_context(detector.context, text, start, end):
+            own_sentence = detector.entity_type == "DATE_OF_BIRTH"
+            if detector.context is not None and has_context(detector.context, text, start, end, own_sentence):
                 score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
             findings.append(Finding(result.entity_type, start, end, score, detector.recognizer.name))
     return findings
