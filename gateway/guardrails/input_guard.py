@@ -6,7 +6,9 @@ A value split across consecutive messages is found by reading a bounded window a
 (``boundaries``), cached the same way, so an appended message adds a few small windows, not a rescan of the history.
 An injection split across consecutive untrusted texts ("Ignore all previous" / "instructions and ...") is screened
 the same way: when no text alone screens as injection, the windows around the boundaries between them are scored.
-Analysis, of input and of output, runs on bounded thread pools, never on the event loop.
+Analysis, of input and of output, runs on bounded thread pools, never on the event loop; with
+``GuardConfig.analysis_processes``, the input's detectors and NER run in worker processes (``processes``), off the
+event loop's GIL.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.injection import InjectionDetector, InjectionVerdict, OnnxInjectionClassifier
 from gateway.guardrails.json_lexer import OutputShape
 from gateway.guardrails.output import OutputRedactor, redact_output_text
+from gateway.guardrails.processes import AnalysisProcesses, AnalysisUnavailable
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
 from policies import InjectionAction, Policy, injection_action, needs_ner
 
@@ -69,6 +72,10 @@ class GuardConfig:
     # the visible characters screened jointly on each side of each boundary between them (0: off). Wider than the
     # PII window: an instruction is a sentence, and the phrase rules span up to ~100 characters.
     injection_window_chars: int = 128
+    # Worker processes that run the input's detectors and NER (0: the input threads run them, in this process). Pure
+    # Python, a scan holds the GIL the event loop needs: a gateway process then spends at most one core on both.
+    # Each worker holds its own detectors and models (about 0.2 GB with NER). Output analysis stays on its threads.
+    analysis_processes: int = 0
 
 
 @dataclass(slots=True)
@@ -183,6 +190,9 @@ class InputGuard:
                 OnnxInjectionClassifier(self.config.injection_onnx_dir, injection_label=self.config.injection_label)
             )
         self._injection = injection
+        if self.config.analysis_processes > 0 and analyzer is not None:
+            raise ValueError("analysis_processes runs the default analyzer; a given analyzer runs in this process")
+        self._processes = AnalysisProcesses(self.config.analysis_processes) if self.config.analysis_processes else None
         self._executor = executor or ThreadPoolExecutor(self.config.workers, thread_name_prefix="warden-guard")
         self._output_executor = executor or ThreadPoolExecutor(
             self.config.output_workers, thread_name_prefix="warden-guard-out"
@@ -295,7 +305,7 @@ class InputGuard:
         batches: dict[bool, list[str]] = {use_ner: list(missing.values()), not use_ner: []}
         for may_ner, reading in pending.readings():
             batches[use_ner and may_ner].append(reading)
-        analysed = {ner: iter(self.analyzer.analyze_many(batch, ner_enabled=ner) if batch else [])
+        analysed = {ner: iter(self._analyze_many(batch, ner) if batch else [])
                     for ner, batch in batches.items()}  # fmt: skip
         for key, text in missing.items():
             found[key] = tuple(next(analysed[use_ner]))
@@ -304,6 +314,20 @@ class InputGuard:
         splits = self._finish_windows(pending, analysed, use_ner, result)
         result.scanned_chars += result.boundary_chars
         return [found[key] for key in keys], splits
+
+    def _analyze_many(self, texts: list[str], ner_enabled: bool) -> list[list[Finding]]:
+        if self._processes is None:
+            return self.analyzer.analyze_many(texts, ner_enabled=ner_enabled)
+        try:
+            return self._processes.analyze_many(texts, ner_enabled=ner_enabled)
+        except AnalysisUnavailable as exc:  # fail closed: a request whose scan has no result is refused
+            raise GuardrailInputError(f"{exc}; retry the request", status_code=503,
+                                      code="guardrails_unavailable") from None
+
+    def close(self) -> None:
+        """Stop the analysis processes, if any (threads end with the process)."""
+        if self._processes is not None:
+            self._processes.shutdown()
 
     def _lookup_windows(self, tenant_id: str, texts: list[str], variant: str) -> _PendingWindows:
         """The windows around the boundaries between the texts, with the split values of those already cached."""

@@ -24,7 +24,10 @@ class GuardrailsInput:
         try:
             result = await self._guard.scan_messages(tenant_id, messages, policy)
         except GuardrailInputError as exc:
-            raise APIError(exc.status_code, str(exc), type="invalid_request_error", code=exc.code,
+            unavailable = exc.status_code >= 500  # the guardrails could not scan it (fail closed): retry later
+            raise APIError(exc.status_code, str(exc), code=exc.code,
+                           type="service_unavailable_error" if unavailable else "invalid_request_error",
+                           headers={"retry-after": "1"} if unavailable else None,
                            decision={"stage": "input_guardrails", "decision": "refused", "reason": exc.code}) from None
         decisions = _staged("input_guardrails", result.decisions)
         if result.blocked:
