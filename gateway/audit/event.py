@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import orjson
 
 from gateway.audit.storable import needs_fitting, storable_columns
+from gateway.core.ids import uuid4_text
 
 ANONYMOUS_CHAIN = "anonymous"
 
@@ -33,7 +33,7 @@ class AuditEvent:
     policy_version: int | None = None
     decisions: list[dict[str, Any]] = field(default_factory=list)
     content: dict[str, Any] | None = None
-    event_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    event_id: str = field(default_factory=uuid4_text)
 
     @property
     def chain_id(self) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.core.edge_errors import edge_error_body
 from gateway.core.errors import request_too_large
+from gateway.core.ids import uuid4_hex
 from gateway.telemetry.context import request_id_var, tenant_id_var
 from gateway.telemetry.tracing import Tracing
 
@@ -57,7 +57,7 @@ class RequestContextMiddleware:
             return
         timing = RequestTiming(started_ns=time.perf_counter_ns())
         client_id = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"x-request-id"), "")
-        request_id = client_id if _CLIENT_REQUEST_ID.match(client_id) else f"req_{uuid.uuid4().hex}"
+        request_id = client_id if _CLIENT_REQUEST_ID.match(client_id) else f"req_{uuid4_hex()}"
         state = request_state(scope)
         state["timing"] = timing
         state["request_id"] = request_id

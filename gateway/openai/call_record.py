@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from gateway.audit.chain import canonical_json
 from gateway.audit.event import AuditEvent
 from gateway.core.clock import utcnow
+from gateway.core.ids import uuid4_text
 from gateway.core.middleware import RequestTiming
 from policies import AuditContent
 
@@ -51,7 +51,7 @@ class CallRecord:
     completions_screened: list[str] = field(default_factory=list)  # as released (after output guardrails)
     recorded: bool = False
     # One id for every version of this call's record: a stream's provisional record and its final one.
-    event_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    event_id: str = field(default_factory=uuid4_text)
 
     def decide(self, stage: str, **details: Any) -> None:
         self.decisions.append({"stage": stage, **details})

@@ -6,9 +6,9 @@ against that key's own counters; both must admit it, so a key override can only 
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
+from gateway.core.ids import uuid4_hex
 from gateway.ratelimit.accounting import ScopeState, bucket_status, consume, decisive, refusals, tightest
 from gateway.ratelimit.admission import Admission
 from gateway.ratelimit.limits import RateLimits, Scope
@@ -38,7 +38,7 @@ def check_request(tenant_id: str, key_id: str, reserve_tokens: int) -> None:
 
 
 def new_admission_id() -> str:
-    return uuid.uuid4().hex
+    return uuid4_hex()
 
 
 def build_admission(
