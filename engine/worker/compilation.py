@@ -208,6 +208,17 @@ class CacheCounts:
         return f"{self.graphs} graphs from the compile cache"
 
 
+def input_layout(name: str, tensors: tuple[torch.Tensor, ...], max_rows: int) -> tuple[object, ...] | None:
+    """What a whole graph's guards check of its inputs, but the row count: the graph's name, the grad modes, and each
+    tensor's dtype, device, trailing dimensions, strides (where not contiguous) and inference flag. None for a row
+    count above the graph's bound, whose guards must refuse it."""
+    if tensors[0].shape[0] > max_rows:
+        return None
+    return (name, torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+            *((t.dtype, t.device, tuple(t.shape[1:]), t.is_contiguous() or t.stride(), t.is_inference(),
+               t.requires_grad) for t in tensors))
+
+
 class CompiledModel:
     """``model(input_ids, positions)`` of a ``LlamaForCausalLM`` through inductor; the caller sets the forward
     context (``engine.worker.forward_context``) holding the step's attention metadata."""
@@ -237,6 +248,11 @@ class CompiledModel:
         # at warm-up; a step whose graph is missing here, or whose guards it fails, goes through dynamo instead.
         self._whole: dict[str, precompiled.AotFunction] = {}
         self._store: precompiled.PrecompiledGraphs | None = None
+        # The input layouts (``input_layout``) a whole graph's guards accepted: a later step of the same layout skips
+        # them. They check every weight of the model too (~270 tensors for SmolLM2), about a tenth of a one-token
+        # step's time, and nothing they check changes from one step to the next: the weights and the grad modes
+        # are fixed once the engine serves, and the layout holds everything of the inputs but their row count.
+        self._accepted: set[tuple[object, ...]] = set()
 
     def _forward(self, input_ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids, positions, None)
@@ -265,11 +281,18 @@ class CompiledModel:
             yield
 
     def _run(self, graph: str, fn: Callable[..., torch.Tensor], *tensors: torch.Tensor) -> torch.Tensor:
-        whole = self._whole.get(self._graph_name(graph, tensors))
-        # Guards checked here, once per call (the function's own check is off): a step they refuse is compiled by
-        # dynamo like any other input, rather than failing.
-        if whole is not None and whole.guard_check(self.model, *tensors):
-            return cast("torch.Tensor", whole(self.model, *tensors))
+        name = self._graph_name(graph, tensors)
+        whole = self._whole.get(name)
+        # Guards checked here, once per input layout (the function's own check is off): a step they refuse is
+        # compiled by dynamo like any other input, rather than failing.
+        if whole is not None:
+            layout = input_layout(name, tensors, self.symbolic_max)
+            if layout in self._accepted:
+                return cast("torch.Tensor", whole(self.model, *tensors))
+            if whole.guard_check(self.model, *tensors):
+                if layout is not None:
+                    self._accepted.add(layout)
+                return cast("torch.Tensor", whole(self.model, *tensors))
         self._mark_rows(tensors)
         with self._compile_settings():  # compilation happens lazily inside this call
             return fn(*tensors)

@@ -195,3 +195,41 @@ def test_compiled_engines_of_growing_step_budgets_start_in_one_process(tiny_llam
         assert llm.engine.runner.compiled.max_num_tokens == budget
         outputs.append([r.token_ids for r in llm.generate(_prompts(4), params)])
     assert outputs[0] == outputs[1]
+
+
+def test_an_input_layout_holds_all_but_the_row_count():
+    """What a whole graph's guards accepted once is skipped for inputs of the same layout: only the row count may
+    differ (2..bound in the graph of 2+ rows), never dtype, trailing shape, strides or the inference flag."""
+    from engine.worker.compilation import input_layout
+
+    with torch.inference_mode():
+        hidden = torch.zeros(3, 8, dtype=torch.bfloat16)
+        layout = input_layout("lm_head-n", (hidden,), 64)
+        assert input_layout("lm_head-n", (torch.zeros(40, 8, dtype=torch.bfloat16),), 64) == layout
+        assert input_layout("lm_head-1", (hidden[:1],), 64) != layout
+        others = [hidden.float(), torch.zeros(3, 16, dtype=torch.bfloat16), torch.zeros(8, 3, dtype=torch.bfloat16).t()]
+        assert all(input_layout("lm_head-n", (other,), 64) != layout for other in others)
+        assert input_layout("lm_head-n", (torch.zeros(65, 8, dtype=torch.bfloat16),), 64) is None  # guards refuse it
+    assert input_layout("lm_head-n", (torch.zeros(3, 8, dtype=torch.bfloat16),), 64) != layout  # not inference
+
+
+@pytest.mark.skipif(not _one_row_kernels(), reason="no C++ one-row int4/int8 kernels on this CPU (AVX-512 VNNI)")
+def test_whole_graphs_check_their_guards_once_per_input_layout(tiny_llama_dir):
+    """Prefill chunks, decode batches of 3, 2 and 1 rows and LM heads of every sampled-row count: each of the four
+    whole graphs checks its guards for its first step only, and the steps after it give what checking every
+    step gives."""
+    common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", **COMMON)
+    llm = LLM(EngineConfig(compile_model=True, cpu_small_batch_rows=4, **common))
+    compiled = llm.engine.runner.compiled
+    assert compiled.freezing is False  # every linear an opaque kernel: the graphs are compiled whole
+    prompts = [p[: 6 + 3 * i] for i, p in enumerate(_prompts(3))]
+    params = [SamplingParams(max_tokens=n, temperature=0, ignore_eos=True) for n in (2, 5, 9)]
+    skipped = [r.token_ids for r in llm.generate(prompts, params)]
+    assert sorted(layout[0] for layout in compiled._accepted) == ["decoder-1", "decoder-n", "lm_head-1", "lm_head-n"]
+
+    class NothingAccepted(set):  # every step checks its guards again, as before any step ran
+        def add(self, _layout: object) -> None:
+            pass
+
+    compiled._accepted = NothingAccepted()
+    assert [r.token_ids for r in llm.generate(prompts, params)] == skipped
