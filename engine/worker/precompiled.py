@@ -12,20 +12,26 @@ graph bakes the weights in as constants).
 What a saved graph is valid for: its file lives under a digest of everything that shapes the graph and that
 dynamo's serialisable guards do not check (``configuration_key``: the model's class and architecture, every
 module's weight kinds and the kernels each linear calls, the parameters' shapes and dtypes, torch, Python, the
-CPU's vector ISA, the C++ kernels' build, the compile options). At load, the source of every function the graph
-was traced through is compared with the source now on disk, and the graph's guards are checked on the first call.
+CPU's vector ISA, the C++ kernels' build, the compile options). At load, the code of every function the graph
+was traced through is compared with the code now on disk (docstrings and comments aside, so an edit of those, which
+also moves the lines below it, keeps the graph), and the graph's guards are checked on the first call.
 A file that fails any of these, or cannot be read, is compiled again (and overwritten), with a log line.
 """
 
 from __future__ import annotations
 
+import ast
+import copy
 import hashlib
 import importlib
+import inspect
 import logging
 import platform
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol
 
 import torch
@@ -105,18 +111,60 @@ def configuration_key(model: nn.Module, extra: Iterable[object]) -> str:
     return digest.hexdigest()[:32]
 
 
+def _code_of(node: ast.AST) -> str:
+    """What a function computes: its syntax tree without docstrings (of it and of what it nests) or positions
+    (comments are not in the tree)."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body and \
+                isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant) and \
+                isinstance(n.body[0].value.value, str):
+            n.body = n.body[1:] or [ast.Pass()]
+    return ast.dump(node)
+
+
+def _saved_function(content: str, firstlineno: int, lastlineno: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function at these lines of a module's source as it was when the graph was traced (None if the lines
+    are not one whole function)."""
+    lines = content.splitlines(keepends=True)[firstlineno - 1:lastlineno]
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+    if len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return tree.body[0]
+    return None
+
+
+def _same_code_elsewhere(module: ModuleType, saved: ast.FunctionDef | ast.AsyncFunctionDef | None,
+                         parsed: dict[str, ast.Module]) -> bool:
+    """Whether ``module`` as on disk now defines a function of the same name and the same code as ``saved``: an edit
+    of docstrings or comments, here or anywhere above it in the file (which moves its lines), changes neither
+    what the graph computes nor what it was traced through."""
+    if saved is None:
+        return False
+    if module.__name__ not in parsed:
+        parsed[module.__name__] = ast.parse(inspect.getsource(module))
+    code = _code_of(saved)
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == saved.name and
+               _code_of(copy.deepcopy(n)) == code for n in ast.walk(parsed[module.__name__]))
+
+
 def _stale_sources(fn: AotFunction) -> list[str]:
-    """The functions the graph was traced through whose source differs from the module on disk now."""
+    """The functions the graph was traced through whose code differs from the module on disk now (docstrings,
+    comments and positions aside)."""
     from torch._dynamo.package import _hash_sourcelines  # the digest dynamo's own packages compare
 
     stale = []
+    parsed: dict[str, ast.Module] = {}  # each module's current source, parsed once
     for source in fn.source_info().inlined_sources:
         try:
             module = importlib.import_module(source.module)
-            current = _hash_sourcelines(module, source.firstlineno, source.lastlineno)
+            fresh = _hash_sourcelines(module, source.firstlineno, source.lastlineno) == source.checksum or \
+                _same_code_elsewhere(module, _saved_function(source.content, source.firstlineno, source.lastlineno),
+                                     parsed)
         except Exception:  # a module gone or unreadable: the graph is as stale as can be
-            current = None
-        if current != source.checksum:
+            fresh = False
+        if not fresh:
             stale.append(f"{source.module}:{source.firstlineno}")
     return stale
 

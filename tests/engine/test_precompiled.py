@@ -16,12 +16,12 @@ from torch import nn
 from engine.worker import precompiled
 from engine.worker.precompiled import PrecompiledGraphs, configuration_key
 
-_GRAPH_SOURCE = '''
+_GRAPH_SOURCE = '''{header}
 import torch
 
 
-def scaled(model, x):
-    return torch.relu(model(x)) * {factor}
+def scaled(model, x):{doc}
+    return torch.relu(model(x)) * {factor}  # a comment
 '''
 
 
@@ -52,9 +52,9 @@ def test_the_key_names_the_kernels_weights_and_settings() -> None:
     assert configuration_key(other_kind, ["rows-65536"]) != base
 
 
-def _graph_module(directory: Path, factor: str) -> object:
+def _graph_module(directory: Path, factor: str, header: str = "", doc: str = "") -> object:
     """A module holding the traced function, written to disk so a test can change its source like an upgrade."""
-    (directory / "warden_test_graph.py").write_text(_GRAPH_SOURCE.format(factor=factor))
+    (directory / "warden_test_graph.py").write_text(_GRAPH_SOURCE.format(factor=factor, header=header, doc=doc))
     linecache.clearcache()
     if "warden_test_graph" in sys.modules:
         return importlib.reload(sys.modules["warden_test_graph"])
@@ -82,6 +82,11 @@ def test_a_saved_graph_serves_until_its_file_or_its_source_changes(tmp_path: Pat
     torch.testing.assert_close(loaded(other, x), torch.relu(other(x)) * 2.0)
     torch.testing.assert_close(loaded(model, x), expected)
     assert not loaded.guard_check(model, x.to(torch.float64))  # what its guards do check, they still check
+
+    # Docstrings and comments edited since, moving the function's lines: served (the same code).
+    _graph_module(tmp_path, "2.0", header='"""The module\'s new docstring,\nover two lines."""\n# and a comment\n',
+                  doc='\n    """A docstring of its own."""\n    # and a comment of its own')
+    assert store.load("scaled") is not None
 
     # The function it was traced through edited since: not served (it would run the old code).
     _graph_module(tmp_path, "3.0 + 0.0")
