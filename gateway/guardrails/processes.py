@@ -5,7 +5,9 @@ the event loop, so one gateway process spends at most one core on the loop and i
 steady stream of 2 KB prompts the scans (~8 ms each) take the GIL from the loop until requests queue without bound.
 In a worker process a scan runs on another core; the guard thread that asked only waits on the result, which
 releases the GIL. A worker builds its own ``PiiAnalyzer`` (the same detectors and models, so the same findings) when
-it starts, in a fresh interpreter (``spawn``: forking a process whose other threads may hold locks is unsafe).
+it starts, in a fresh interpreter (``spawn``: forking a process whose other threads may hold locks is unsafe); so, as
+for any spawned process, the program's main module must be safe to import (its work under ``if __name__ ==
+"__main__"``, as uvicorn's, ``warden``'s and pytest's are), or every worker fails to start and every scan is refused.
 
 A worker that dies (killed, out of memory) fails the scans it had with ``AnalysisUnavailable`` (the request is
 refused, never forwarded unscanned) and the next scan starts a fresh pool.
