@@ -10,13 +10,15 @@ for any spawned process, the program's main module must be safe to import (its w
 "__main__"``, as uvicorn's, ``warden``'s and pytest's are), or every worker fails to start and every scan is refused.
 
 A worker that dies (killed, out of memory) fails the scans it had with ``AnalysisUnavailable`` (the request is
-refused, never forwarded unscanned) and the next scan starts a fresh pool.
+refused, never forwarded unscanned); scans are refused the same way for ``RESPAWN_BACKOFF_S``, then the next one
+starts a fresh pool: workers that cannot start are retried once a second, not once per request.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -25,6 +27,7 @@ from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 
 _analyzer: PiiAnalyzer | None = None  # a worker process's own
+RESPAWN_BACKOFF_S = 1.0
 
 
 class AnalysisUnavailable(RuntimeError):
@@ -53,7 +56,8 @@ class AnalysisProcesses:
             raise ValueError("processes must be >= 1")
         self._processes = processes
         self._lock = threading.Lock()
-        self._pool = self._new_pool()
+        self._pool: ProcessPoolExecutor | None = self._new_pool()
+        self._broke_at = 0.0  # when the last pool broke (monotonic)
 
     def _new_pool(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self._processes, mp_context=multiprocessing.get_context("spawn"),
@@ -64,18 +68,32 @@ class AnalysisProcesses:
         return pool
 
     def analyze_many(self, texts: Sequence[str], *, ner_enabled: bool) -> list[list[Finding]]:
-        pool = self._pool
+        pool = self._live_pool()
         try:
             return pool.submit(_analyze_many, list(texts), ner_enabled).result()
         except BrokenProcessPool:
             with self._lock:
                 if self._pool is pool:
-                    self._pool = self._new_pool()
+                    self._pool, self._broke_at = None, time.monotonic()
+            pool.shutdown(wait=False, cancel_futures=True)
             raise AnalysisUnavailable("an input analysis process died during the scan") from None
+
+    def _live_pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                if time.monotonic() - self._broke_at < RESPAWN_BACKOFF_S:
+                    raise AnalysisUnavailable("the input analysis processes are restarting")
+                self._pool = self._new_pool()
+            return self._pool
 
     def worker_pids(self) -> list[int]:
         """The live workers' process ids (tests kill one to check that a scan fails closed)."""
-        return [process.pid for process in list(self._pool._processes.values()) if process.pid is not None]
+        pool = self._pool
+        processes = list(pool._processes.values()) if pool is not None and pool._processes else []
+        return [process.pid for process in processes if process.pid is not None]
 
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)

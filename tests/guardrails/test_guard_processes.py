@@ -1,5 +1,6 @@
 """Input analysis in worker processes (GuardConfig.analysis_processes): the same results as in this process, and a
-worker that dies fails its scan closed (503, never forwarded unscanned) while the next scan gets a fresh worker."""
+worker that dies fails its scan closed (503, never forwarded unscanned), and so do the scans of the next second; then
+a scan gets a fresh worker."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.overhead_stub import long_prompts
 from gateway.core.errors import APIError
 from gateway.guardrails import GuardConfig, GuardrailInputError, InputGuard, PiiAnalyzer
+from gateway.guardrails.processes import RESPAWN_BACKOFF_S
 from gateway.openai.guardrails_adapter import GuardrailsInput
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 
@@ -26,6 +27,23 @@ CONVERSATION = [
     {"role": "user", "content": "Hi, I'm Maria Garcia from Porto; mail maria.garcia@example.org or call"},
     {"role": "user", "content": " (415) 555-0132. My card is 4111 1111 1111 1111 and I was born on 4 March 1985."},
 ]
+
+
+
+
+def ticket_prompt(seed: int) -> list[dict[str, str]]:
+    """A ~2 KB user message of support tickets, some naming a customer with an e-mail address and a phone."""
+    names = ["Dana Kowalski", "Luis Ortega", "Mei Chen", "Amara Okafor"]
+    lines = []
+    for i in range(seed * 20, seed * 20 + 20):
+        name = names[i % len(names)]
+        if i % 2:
+            lines.append(f"Ticket {1000 + i}: a customer in Denver cannot log in after the reset. Priority low.")
+        else:
+            lines.append(f"Ticket {1000 + i}: {name} ({name.split()[0].lower()}@example.org, +1 415 555 {1000 + i}) "
+                         "was charged twice for the March invoice. Priority high.")
+    return [{"role": "system", "content": "You are a support assistant."},
+            {"role": "user", "content": "\n".join(lines)[:2048]}]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +60,7 @@ def in_process(analyzer: PiiAnalyzer) -> InputGuard:
 @pytest.mark.parametrize("policy", [Policy(), NER_POLICY], ids=["default", "ner"])
 def test_same_result_as_in_process(pooled: InputGuard, analyzer: PiiAnalyzer, policy: Policy) -> None:
     local = in_process(analyzer)
-    conversations = [CONVERSATION, *long_prompts(3, seed=5)]
+    conversations = [CONVERSATION, *(ticket_prompt(seed) for seed in range(3))]
     for index, messages in enumerate(conversations):
         tenant = f"same-{policy is NER_POLICY}-{index}"
         expected = local.scan_messages_sync(tenant, messages, policy)
@@ -53,7 +71,7 @@ def test_same_result_as_in_process(pooled: InputGuard, analyzer: PiiAnalyzer, po
         assert got.messages != [dict(m) for m in messages]  # something was rewritten: the comparison means something
 
 
-def test_a_dead_worker_fails_the_scan_closed_and_the_next_scan_works(pooled: InputGuard) -> None:
+def test_a_dead_worker_fails_the_scan_closed_and_a_scan_after_the_backoff_works(pooled: InputGuard) -> None:
     processes = pooled._processes
     assert processes is not None
     pooled.scan_messages_sync("warm", CONVERSATION, Policy())  # the worker is up
@@ -63,6 +81,9 @@ def test_a_dead_worker_fails_the_scan_closed_and_the_next_scan_works(pooled: Inp
     with pytest.raises(GuardrailInputError) as refused:
         pooled.scan_messages_sync("dead", CONVERSATION, Policy())
     assert refused.value.status_code == 503 and refused.value.code == "guardrails_unavailable"
+    with pytest.raises(GuardrailInputError, match="restarting"):  # within the backoff: no new worker yet
+        pooled.scan_messages_sync("dead", CONVERSATION, Policy())
+    time.sleep(RESPAWN_BACKOFF_S)
     result = pooled.scan_messages_sync("dead", CONVERSATION, Policy())  # not cached: scanned by a fresh worker
     assert "<EMAIL_ADDRESS>" in result.messages[1]["content"] and result.scanned_chars > 0
 
@@ -80,6 +101,8 @@ def test_the_api_answers_a_dead_worker_with_503_and_retry_after(pooled: InputGua
     assert error.status == 503 and error.type == "service_unavailable_error"
     assert error.headers == {"retry-after": "1"} and error.code == "guardrails_unavailable"
     assert "maria" not in error.message.lower()
+    time.sleep(RESPAWN_BACKOFF_S)
+    assert pooled.scan_messages_sync("after-api", CONVERSATION, Policy()).scanned_chars > 0
 
 
 def test_a_given_analyzer_cannot_run_in_processes(analyzer: PiiAnalyzer) -> None:
