@@ -12,8 +12,8 @@ Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks sc
 
 ``--baseline REV`` builds ``paged_attention.cpp`` as it is at REV and times it in the same rounds, alternating with the
 working tree's (each built alone, its op namespace renamed): on a shared machine the drifting load falls on both
-alike; figures are medians over rounds. Both are checked against the float32 torch reference first. Nothing is
-written: the numbers go to stdout.
+alike. Figures are medians over rounds of the calling thread's CPU time (wall time with --threads > 1). Both builds
+are checked against the float32 torch reference first. Nothing is written: the numbers go to stdout.
 """
 
 from __future__ import annotations
@@ -114,16 +114,19 @@ def main() -> None:
         for arm, run in arms.items():
             check(run, batches[0], f"{arm}, {name}")
 
+    # One thread: its CPU time, so the time a loaded machine keeps it descheduled does not count (caches shared
+    # with other processes still do); several: the wall clock.
+    clock = time.thread_time if args.threads == 1 else time.perf_counter
     times: dict[tuple[str, str], list[float]] = {(c, a): [] for c in cases for a in arms}
     for round_ in range(args.rounds):
         order = list(arms.items()) if round_ % 2 == 0 else list(reversed(arms.items()))
         for case, (batches, _) in cases.items():
             for arm, run in order:
                 run(batches[0])  # warm
-                start = time.perf_counter()
+                start = clock()
                 for b in batches:
                     run(b)
-                times[(case, arm)].append((time.perf_counter() - start) * 1e3)
+                times[(case, arm)].append((clock() - start) * 1e3)
     print(f"{'case':32s} {'arm':24s} {'median ms':>10s} {'GFLOP/s':>8s}")
     for case, (_, flops) in cases.items():
         for arm in arms:

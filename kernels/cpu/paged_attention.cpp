@@ -217,10 +217,12 @@ void decode_attention_kernel(const at::Tensor& q, const at::Tensor& k_cache, con
 
 // bfloat16 caches on AVX512-BF16 CPUs (the compiled serving path): the generic kernel above spends most of its time
 // on one horizontal reduction per (token, head) and on converting every key to float32. Here a key row is dotted
-// with the query straight from bfloat16 (vdpbf16ps: products exact, float32 sums), 16 tokens' partial sums are
-// reduced together by one shuffle tree, and each tile of 16 value rows is widened to float32 once for all heads of
-// the group, whose outputs stay in registers (blocks of 4 heads x 64 dims). Same math as the generic kernel up to
-// float32 summation order.
+// with the query straight from bfloat16 (vdpbf16ps: products exact, float32 sums), 16 tokens' partial sums held in
+// registers and reduced together by one shuffle tree. The probabilities exp(s - max) are rounded to bf16 and the
+// weighted sum of values runs on vdpbf16ps too, two tokens per instruction (their rows interleaved word by word), for
+// all heads of the group at once, whose outputs stay in registers (blocks of 4 heads x 64 dims) and are normalised
+// by the float32 sums at the end. Same math as the generic kernel up to float32 summation order and the bf16
+// rounding of the probabilities (relative 2^-9 each, below the bf16 output's own rounding).
 constexpr int64_t kTile = 16;
 
 // Sixteen vectors of partial sums -> one vector whose lane i is the sum of vector i.
@@ -243,15 +245,144 @@ inline __m512 sum_sixteen(const __m512 (&v)[kTile]) {
   return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x88), _mm512_shuffle_f32x4(a, b, 0xDD));
 }
 
-// A decode task reads one kv head's slice of each cache row (the rows interleave every head's) from blocks
+// A decode task reads the slices of its kv heads of each cache row (the rows interleave every head's) from blocks
 // scattered over the pool: the hardware prefetchers follow that poorly, and at a decode batch's contexts the cache
-// does not fit in L2, so the loads wait on memory. The kernel requests the slices of rows [from, to) ahead of use.
+// does not fit in L2, so the loads wait on memory. The kernel requests the slices of heads [h, h + count) of rows
+// [from, to) ahead of use.
 template <int kHint>
 inline void prefetch_rows(const uint16_t* cache, const int32_t* table, int64_t from, int64_t to, int64_t h,
-                          int64_t kv_heads, int64_t head_dim, const SlotMap& row_slot) {
+                          int64_t count, int64_t kv_heads, int64_t head_dim, const SlotMap& row_slot) {
   for (int64_t t = from; t < to; ++t) {
     const char* row = reinterpret_cast<const char*>(cache + (row_slot(table, t) * kv_heads + h) * head_dim);
-    for (int64_t byte = 0; byte < head_dim * 2; byte += 64) _mm_prefetch(row + byte, static_cast<_mm_hint>(kHint));
+    for (int64_t byte = 0; byte < count * head_dim * 2; byte += 64)
+      _mm_prefetch(row + byte, static_cast<_mm_hint>(kHint));
+  }
+}
+
+// The largest of s[0..n) (n >= 1).
+inline float max_of(const float* s, int64_t n) {
+  __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(s + i));
+  if (i < n) {
+    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
+    m = _mm512_mask_max_ps(m, tail, m, _mm512_maskz_loadu_ps(tail, s + i));
+  }
+  return _mm512_reduce_max_ps(m);
+}
+
+// Lanes [0, n) of 16 set, n clamped to 0..16.
+inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
+}
+
+// p[0..to) = bf16 of s[0..n) and zeros after (to a multiple of 32; masked loads never touch s past n).
+inline void probabilities_to_bf16(const float* s, int64_t n, int64_t to, uint16_t* p) {
+  for (int64_t i = 0; i < to; i += 32) {
+    const __m512 low = _mm512_maskz_loadu_ps(first_lanes(n - i), s + i);
+    const __m512 high = _mm512_maskz_loadu_ps(first_lanes(n - i - 16), s + i + 16);
+    _mm512_storeu_si512(p + i, (__m512i)_mm512_cvtne2ps_pbh(high, low));
+  }
+}
+
+// One query head's scores against a tile of 16 key rows (head_dim = 32 * C; rows past the context point at a row of
+// zeros): the partial sums of each row stay in registers and are reduced together.
+template <int C>
+inline __m512 tile_scores(const uint16_t* query, const uint16_t* const (&keys)[kTile]) {
+  __m512bh qv[C];
+  for (int c = 0; c < C; ++c) qv[c] = (__m512bh)_mm512_loadu_si512(query + 32 * c);
+  __m512 partial[kTile];
+#pragma GCC unroll 16
+  for (int i = 0; i < kTile; ++i) {
+    partial[i] = _mm512_dpbf16_ps(_mm512_setzero_ps(), qv[0], (__m512bh)_mm512_loadu_si512(keys[i]));
+    for (int c = 1; c < C; ++c)
+      partial[i] = _mm512_dpbf16_ps(partial[i], qv[c], (__m512bh)_mm512_loadu_si512(keys[i] + 32 * c));
+  }
+  return sum_sixteen(partial);
+}
+
+// The same for any head_dim that is a multiple of 32 (chunks of 32 dims at run time).
+inline __m512 tile_scores_any(const uint16_t* query, const uint16_t* const (&keys)[kTile], int64_t chunks) {
+  __m512 partial[kTile];
+  for (int i = 0; i < kTile; ++i) {
+    partial[i] = _mm512_setzero_ps();
+    for (int64_t c = 0; c < chunks; ++c)
+      partial[i] = _mm512_dpbf16_ps(partial[i], (__m512bh)_mm512_loadu_si512(query + 32 * c),
+                                    (__m512bh)_mm512_loadu_si512(keys[i] + 32 * c));
+  }
+  return sum_sixteen(partial);
+}
+
+// What weigh_value_pairs reads for one decode task: its kv head's value rows through the block table, each query
+// head's probabilities as bf16 pairs (token first + 2j and the next: 32-bit word j), and where its outputs go.
+struct ValueRows {
+  const uint16_t* cache;
+  const int32_t* table;
+  int64_t first, len, h, kv_heads, head_dim;
+  const SlotMap& row_slot;
+  const uint16_t* zeros;  // a row of zeros standing for the token after an odd context's last
+  const uint16_t* row(int64_t t) const {
+    return t < len ? cache + (row_slot(table, t) * kv_heads + h) * head_dim : zeros;
+  }
+};
+
+// out[g][d0 .. d0 + 32 * CH) = inv[g] * sum over the context of p[g][t] * value row t, for H query heads, two tokens
+// per vdpbf16ps: the two rows' 32-dim chunks interleaved word by word (unpacklo/hi per 128-bit lane: lo holds dims
+// 8L + 0..3 of lane L, hi dims 8L + 4..7) meet the pair of probabilities broadcast; the dims are put back in order
+// at the end.
+template <int H, int CH>
+inline void weigh_value_pairs(const ValueRows& in, int64_t d0, const uint32_t* const* p, const float* inv,
+                              at::BFloat16* const* out) {
+  __m512 a[H][2 * CH];
+  for (int g = 0; g < H; ++g)
+    for (int c = 0; c < 2 * CH; ++c) a[g][c] = _mm512_setzero_ps();
+  int64_t j = 0;
+  for (int64_t t = in.first; t < in.len; t += 2, ++j) {
+    // The rows are scattered over the cache's blocks, which the hardware prefetchers do not follow: requested a
+    // tile ahead.
+    if (t + kTile < in.len) {
+      for (int64_t ahead = t + kTile; ahead < std::min(t + kTile + 2, in.len); ++ahead)
+        for (int c = 0; c < CH; ++c)
+          _mm_prefetch(reinterpret_cast<const char*>(in.row(ahead) + d0 + 32 * c), _MM_HINT_T0);
+    }
+    const uint16_t* even = in.row(t) + d0;
+    const uint16_t* odd = in.row(t + 1) + d0;
+    __m512bh lo[CH], hi[CH];
+    for (int c = 0; c < CH; ++c) {
+      const __m512i x = _mm512_loadu_si512(even + 32 * c), y = _mm512_loadu_si512(odd + 32 * c);
+      lo[c] = (__m512bh)_mm512_unpacklo_epi16(x, y);
+      hi[c] = (__m512bh)_mm512_unpackhi_epi16(x, y);
+    }
+    for (int g = 0; g < H; ++g) {
+      const __m512bh w = (__m512bh)_mm512_set1_epi32(static_cast<int>(p[g][j]));
+      for (int c = 0; c < CH; ++c) {
+        a[g][2 * c] = _mm512_dpbf16_ps(a[g][2 * c], w, lo[c]);
+        a[g][2 * c + 1] = _mm512_dpbf16_ps(a[g][2 * c + 1], w, hi[c]);
+      }
+    }
+  }
+  const __m512i first_half = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second_half = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  for (int g = 0; g < H; ++g) {
+    const __m512 scale = _mm512_set1_ps(inv[g]);
+    for (int c = 0; c < CH; ++c) {
+      const __m512 dims0 = _mm512_permutex2var_ps(a[g][2 * c], first_half, a[g][2 * c + 1]);
+      const __m512 dims16 = _mm512_permutex2var_ps(a[g][2 * c], second_half, a[g][2 * c + 1]);
+      at::BFloat16* o = out[g] + d0 + 32 * c;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(dims0, scale)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 16),
+                          (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(dims16, scale)));
+    }
+  }
+}
+
+template <int H>
+inline void weigh_value_pairs_dims(const ValueRows& in, int64_t d0, int64_t chunks, const uint32_t* const* p,
+                                   const float* inv, at::BFloat16* const* out) {
+  if (chunks == 2) {
+    weigh_value_pairs<H, 2>(in, d0, p, inv, out);
+  } else {
+    weigh_value_pairs<H, 1>(in, d0, p, inv, out);
   }
 }
 
@@ -271,71 +402,83 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
   const __m512 scale_v = _mm512_set1_ps(static_cast<float>(scale));
   const SlotMap row_slot(block_size);
 
-  at::parallel_for(0, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores, acc(group * head_dim);
+  // A task takes all kv heads of a sequence while there are enough sequences for the threads: a tile's key and value
+  // rows are then read whole (all heads, one stretch of a block) instead of a slice per task; with fewer sequences
+  // than threads, one kv head of one sequence.
+  const int64_t heads_per_task = num_seqs >= at::get_num_threads() ? kv_heads : 1;
+  const int64_t tasks_per_seq = kv_heads / heads_per_task;
+  at::parallel_for(0, num_seqs * tasks_per_seq, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> scores, inv_heads(heads_per_task * group);
+    std::vector<uint16_t> probs, zeros(head_dim, 0);
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t b = task / kv_heads, h = task % kv_heads;
+      const int64_t b = task / tasks_per_seq, h0 = task % tasks_per_seq * heads_per_task;
       const int64_t len = lens[b], first = first_key(len, window), context = len - first;
+      const int64_t vectors = heads_per_task * group;  // query heads h0 * group .. : one after another
       const int32_t* table = tables + b * table_stride;
-      const int64_t padded = (context + kTile - 1) / kTile * kTile;
-      scores.assign(group * padded, 0.f);
+      at::BFloat16* rows = out_ptr + (b * heads + h0 * group) * head_dim;
+      if (context <= 0) {  // a padding row (graph-style launches): zeros
+        std::fill(rows, rows + vectors * head_dim, at::BFloat16(0.f));
+        continue;
+      }
+      const int64_t padded = (context + 31) / 32 * 32;  // whole tiles of scores, whole bf16 vectors of pairs
+      scores.resize(vectors * padded);
+      probs.resize(vectors * padded);
       // Scores, a tile of 16 tokens per head at a time (the tile's key rows stay in L1 across the heads).
       for (int64_t t0 = first; t0 < len; t0 += kTile) {
         const int64_t n = std::min(kTile, len - t0);
-        const uint16_t* keys[kTile];
-        for (int64_t i = 0; i < n; ++i) keys[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h) * head_dim;
+        const uint16_t* row_of[kTile];  // key row i of the tile, its first head
+        for (int64_t i = 0; i < n; ++i) row_of[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h0) * head_dim;
         // The next tile's keys into L1 while this one is dotted; this tile's values into L2 for the weighted sum.
-        prefetch_rows<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h, kv_heads, head_dim,
-                                   row_slot);
-        prefetch_rows<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h, kv_heads, head_dim, row_slot);
-        for (int64_t g = 0; g < group; ++g) {
-          const uint16_t* qg = q_ptr + (b * heads + h * group + g) * head_dim;
-          __m512 partial[kTile];
-          for (int64_t i = 0; i < kTile; ++i) {
-            partial[i] = _mm512_setzero_ps();
-            if (i >= n) continue;
-            for (int64_t c = 0; c < chunks; ++c) {
-              const __m512bh qv = (__m512bh)_mm512_loadu_si512(qg + c * 32);
-              const __m512bh kv = (__m512bh)_mm512_loadu_si512(keys[i] + c * 32);
-              partial[i] = _mm512_dpbf16_ps(partial[i], qv, kv);
+        prefetch_rows<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h0, heads_per_task,
+                                   kv_heads, head_dim, row_slot);
+        prefetch_rows<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h0, heads_per_task, kv_heads, head_dim, row_slot);
+        for (int64_t hh = 0; hh < heads_per_task; ++hh) {
+          const uint16_t* keys[kTile];
+          for (int64_t i = 0; i < kTile; ++i) keys[i] = i < n ? row_of[i] + hh * head_dim : zeros.data();
+          for (int64_t g = 0; g < group; ++g) {
+            const uint16_t* qg = q_ptr + (b * heads + (h0 + hh) * group + g) * head_dim;
+            __m512 s;
+            switch (chunks) {
+              case 1: s = tile_scores<1>(qg, keys); break;
+              case 2: s = tile_scores<2>(qg, keys); break;
+              case 4: s = tile_scores<4>(qg, keys); break;
+              default: s = tile_scores_any(qg, keys, chunks);
             }
+            _mm512_storeu_ps(scores.data() + (hh * group + g) * padded + t0 - first, _mm512_mul_ps(s, scale_v));
           }
-          _mm512_storeu_ps(scores.data() + g * padded + t0 - first, _mm512_mul_ps(sum_sixteen(partial), scale_v));
         }
       }
-      for (int64_t g = 0; g < group; ++g) {
-        soft_cap(scores.data() + g * padded, context, static_cast<float>(softcap));
-        softmax(scores.data() + g * padded, context);
+      // exp(s - max) per head, rounded to bf16 for the weighted sum; the float32 sums normalise its outputs.
+      for (int64_t v = 0; v < vectors; ++v) {
+        float* s = scores.data() + v * padded;
+        soft_cap(s, context, static_cast<float>(softcap));
+        inv_heads[v] = 1.f / exp_shifted(s, context, max_of(s, context));
+        probabilities_to_bf16(s, context, padded, probs.data() + v * padded);
       }
-      // Values: registers hold the outputs of up to 4 heads x 64 dims; each value row is widened to float32 once
-      // per such block and multiplied into all of them.
-      for (int64_t g0 = 0; g0 < group; g0 += 4) {
-        const int64_t heads_here = std::min<int64_t>(4, group - g0);
-        for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
-          const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
-          __m512 a[4][4];
-          for (int g = 0; g < 4; ++g)
-            for (int c = 0; c < 4; ++c) a[g][c] = _mm512_setzero_ps();
-          for (int64_t t = first; t < len; ++t) {
-            const uint16_t* row = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim + d0;
-            if (t + kTile < len)
-              prefetch_rows<_MM_HINT_T0>(v_ptr, table, t + kTile, t + kTile + 1, h, kv_heads, head_dim, row_slot);
-            __m512 v[4];
-            for (int c = 0; c < 4; ++c) v[c] = c < vecs ? warden::load_bf16(row + 16 * c) : _mm512_setzero_ps();
-            for (int g = 0; g < 4; ++g) {
-              if (g >= heads_here) break;
-              const __m512 p = _mm512_set1_ps(scores[(g0 + g) * padded + t - first]);
-              for (int c = 0; c < 4; ++c) a[g][c] = _mm512_fmadd_ps(p, v[c], a[g][c]);
+      for (int64_t hh = 0; hh < heads_per_task; ++hh) {
+        const ValueRows in{v_ptr, table, first, len, h0 + hh, kv_heads, head_dim, row_slot, zeros.data()};
+        // Values: up to 4 heads x 64 dims in registers per pass over the context.
+        for (int64_t g0 = 0; g0 < group; g0 += 4) {
+          const int64_t here = std::min<int64_t>(4, group - g0);
+          const uint32_t* p[4];
+          float inv[4];
+          at::BFloat16* o[4];
+          for (int64_t g = 0; g < here; ++g) {
+            const int64_t v = hh * group + g0 + g;
+            p[g] = reinterpret_cast<const uint32_t*>(probs.data() + v * padded);
+            inv[g] = inv_heads[v];
+            o[g] = rows + v * head_dim;
+          }
+          for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
+            const int64_t dims = std::min<int64_t>(2, (head_dim - d0) / 32);
+            switch (here) {
+              case 4: weigh_value_pairs_dims<4>(in, d0, dims, p, inv, o); break;
+              case 3: weigh_value_pairs_dims<3>(in, d0, dims, p, inv, o); break;
+              case 2: weigh_value_pairs_dims<2>(in, d0, dims, p, inv, o); break;
+              default: weigh_value_pairs_dims<1>(in, d0, dims, p, inv, o);
             }
           }
-          for (int g = 0; g < 4; ++g)
-            for (int c = 0; c < 4; ++c)
-              if (g < heads_here && c < vecs) _mm512_storeu_ps(acc.data() + (g0 + g) * head_dim + d0 + 16 * c, a[g][c]);
         }
-      }
-      for (int64_t g = 0; g < group; ++g) {
-        at::BFloat16* o = out_ptr + (b * heads + h * group + g) * head_dim;
-        for (int64_t d = 0; d < head_dim; ++d) o[d] = static_cast<at::BFloat16>(acc[g * head_dim + d]);
       }
     }
   });
@@ -355,36 +498,10 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
 constexpr int64_t kQueryBlock = 8;
 constexpr int kPvQueries = 4;
 
-// The largest of s[0..n) (n >= 1).
-inline float max_of(const float* s, int64_t n) {
-  __m512 m = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(s + i));
-  if (i < n) {
-    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
-    m = _mm512_mask_max_ps(m, tail, m, _mm512_maskz_loadu_ps(tail, s + i));
-  }
-  return _mm512_reduce_max_ps(m);
-}
-
-// Lanes [0, n) of 16 set, n clamped to 0..16.
-inline __mmask16 first_lanes(int64_t n) {
-  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
-}
-
-// p[0..to) = bf16 of s[0..n) and zeros after (to a multiple of 32, s readable to `to` floats).
-inline void probabilities_to_bf16(const float* s, int64_t n, int64_t to, uint16_t* p) {
-  for (int64_t i = 0; i < to; i += 32) {
-    const __m512 low = _mm512_maskz_loadu_ps(first_lanes(n - i), s + i);
-    const __m512 high = _mm512_maskz_loadu_ps(first_lanes(n - i - 16), s + i + 16);
-    _mm512_storeu_si512(p + i, (__m512i)_mm512_cvtne2ps_pbh(high, low));
-  }
-}
-
 // out rows of Q query vectors: sum over key pairs j < key_pairs of P[i] pair j x value pair j, dims d0..d0+16*vecs,
 // times inv[i], rounded to bf16.
 template <int Q>
-inline void weigh_value_pairs(const uint32_t* value_pairs, int64_t head_dim, int64_t d0, int64_t vecs,
+inline void weigh_key_pairs(const uint32_t* value_pairs, int64_t head_dim, int64_t d0, int64_t vecs,
                               int64_t key_pairs, const uint32_t* const (&p)[Q], const float (&inv)[Q],
                               at::BFloat16* const (&out)[Q]) {
   __m512 a[Q][4];
@@ -525,10 +642,10 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
           for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
             const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
             if (here == kPvQueries) {
-              weigh_value_pairs<kPvQueries>(value_pairs.data(), head_dim, d0, vecs, key_pairs, p, scales, o);
+              weigh_key_pairs<kPvQueries>(value_pairs.data(), head_dim, d0, vecs, key_pairs, p, scales, o);
             } else {
               for (int64_t i = 0; i < here; ++i)
-                weigh_value_pairs<1>(value_pairs.data(), head_dim, d0, vecs, key_pairs, {p[i]}, {scales[i]}, {o[i]});
+                weigh_key_pairs<1>(value_pairs.data(), head_dim, d0, vecs, key_pairs, {p[i]}, {scales[i]}, {o[i]});
             }
           }
         }

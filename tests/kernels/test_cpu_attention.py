@@ -1,0 +1,105 @@
+"""``paged_attention.cpp``'s bfloat16 paths on AVX512-BF16 CPUs against the float32 torch reference, at the edges of
+their blocking: decode (16-key score tiles, value rows taken two tokens at a time, blocks of 4 query heads x 64
+dims, one task per sequence or per (sequence, kv head)) and prefill (8 query vectors per score block, 4 per
+weighted-sum block, keys and values laid out per chunk)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+
+import kernels.cpu
+from kernels.reference.paged_attention import paged_attention as reference_attention
+from tests.kernels.batch import PagedBatch, make_batch
+
+pytestmark = pytest.mark.skipif(
+    not kernels.cpu.load() or not torch.ops.warden_cpu.prefill_attention_runs(),
+    reason="the bfloat16 attention kernels need AVX512-BF16 and a C++ toolchain")
+CPU = torch.device("cpu")
+TOLERANCE = 2e-2
+
+
+def _batch(decodes: list[int], prefills: list[tuple[int, int]], kv_heads: int, group: int, head_dim: int,
+           block_size: int = 16, seed: int = 0) -> PagedBatch:
+    return make_batch(decodes, prefills, kv_heads=kv_heads, group=group, head_dim=head_dim, block_size=block_size,
+                      dtype=torch.bfloat16, device=CPU, seed=seed)
+
+
+def _expected(b: PagedBatch, scale: float, window: int = 0, softcap: float = 0.0) -> torch.Tensor:
+    return reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, scale, window, softcap)
+
+
+@pytest.fixture
+def threads(request: pytest.FixtureRequest) -> Iterator[int]:
+    previous = torch.get_num_threads()
+    torch.set_num_threads(request.param)
+    yield request.param
+    torch.set_num_threads(previous)
+
+
+# contexts: one token, odd and even (the last value row pairs with zeros or not), around a score tile, long
+DECODE_CONTEXTS = [1, 2, 15, 16, 17, 31, 32, 33, 100, 701]
+
+
+@pytest.mark.parametrize("head_dim", [32, 64, 96, 128, 160, 256])  # 64-dim blocks, a 32-dim tail, the run-time tile
+@pytest.mark.parametrize("group", [1, 3, 5, 8])  # query-head blocks of 4: 1, 3, 4 + 1, 4 + 4
+def test_decode_matches_the_reference(head_dim: int, group: int) -> None:
+    b = _batch(DECODE_CONTEXTS, [], kv_heads=2, group=group, head_dim=head_dim, block_size=8, seed=head_dim + group)
+    out = kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 0.2)
+    assert out.dtype == torch.bfloat16 and out.shape == b.q.shape
+    torch.testing.assert_close(out.float(), _expected(b, 0.2), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+@pytest.mark.parametrize("threads", [1, 2], indirect=True)
+@pytest.mark.parametrize("num_seqs", [1, 3])
+def test_decode_tasks_per_sequence_or_per_kv_head(threads: int, num_seqs: int) -> None:
+    """A task takes every kv head of its sequence while sequences are at least the threads, one kv head otherwise:
+    both give each query head its own kv head's attention."""
+    b = _batch([33, 700, 16][:num_seqs], [], kv_heads=3, group=3, head_dim=64, seed=threads + num_seqs)
+    out = kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 0.125)
+    torch.testing.assert_close(out.float(), _expected(b, 0.125), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+@pytest.mark.parametrize(("window", "softcap"), [(17, 0.0), (20, 0.0), (0, 5.0), (17, 5.0)])
+def test_decode_windows_and_soft_caps(window: int, softcap: float) -> None:
+    """A window starts the context at len - window (odd or even: the pairs of value rows start there)."""
+    b = _batch([1, 5, 17, 33, 70, 300], [], kv_heads=3, group=3, head_dim=64, seed=window)
+    out = kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 0.2, window,
+                                       softcap)
+    torch.testing.assert_close(out.float(), _expected(b, 0.2, window, softcap), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+def test_decode_padding_rows_are_zeros() -> None:
+    b = _batch([5, 40], [], kv_heads=3, group=3, head_dim=64, seed=4)
+    lens = torch.cat([b.meta.seq_lens, torch.zeros(1, dtype=torch.int32)])
+    tables = torch.cat([b.meta.block_tables, torch.zeros_like(b.meta.block_tables[:1])])
+    q = torch.cat([b.q, b.q[:1]])
+    out = kernels.cpu.decode_attention(q, b.k_cache, b.v_cache, tables, lens, 0.2)
+    torch.testing.assert_close(out[:2].float(), _expected(b, 0.2), atol=TOLERANCE, rtol=TOLERANCE)
+    assert torch.equal(out[2], torch.zeros_like(out[2]))
+
+
+@pytest.mark.parametrize("head_dim", [32, 64, 96, 128])
+@pytest.mark.parametrize("group", [1, 3, 5])  # query vectors per chunk token: blocks of 8 and 4 cut mid-token
+def test_prefill_chunks_match_the_reference(head_dim: int, group: int) -> None:
+    """Chunks of 1 token, of a new prompt, and after cached context (odd and even lengths), behind a decode."""
+    prefills = [(150, 850), (17, 17), (1, 1), (1, 40), (33, 70), (40, 333), (18, 19)]
+    b = _batch([7], prefills, kv_heads=2, group=group, head_dim=head_dim, seed=head_dim + group)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.125)
+    torch.testing.assert_close(out.float(), _expected(b, 0.125), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+def test_prefill_over_a_long_context() -> None:
+    b = _batch([], [(24, 3000), (120, 850), (120, 850)], kv_heads=3, group=3, head_dim=64, seed=9)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.125)
+    torch.testing.assert_close(out.float(), _expected(b, 0.125), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+def test_prefill_of_a_peaked_softmax() -> None:
+    """Scores far apart (one key dominating each query): the probabilities rounded to bf16 still weigh the values
+    as the reference's float32 ones do."""
+    b = _batch([], [(40, 200)], kv_heads=1, group=3, head_dim=64, seed=11)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 2.0)
+    torch.testing.assert_close(out.float(), _expected(b, 2.0), atol=TOLERANCE, rtol=TOLERANCE)
