@@ -11,6 +11,7 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   that both NER models call a person, and, if it is one word opening a sentence ("Schick es an ...", "Ruf mich
   an"), is a known first name.
 - ``name_pairs``: a known first name followed by a known last name (optionally with a middle initial) is a PERSON,
+  and so, capitalised, is a known last name followed by a known first name (family name first: "Juhász Gábor"),
   capitalised ("Musa Adams", "Anna K. Nowak") or, with a lower score, in text typed in lower case ("chamo parraga",
   "hawa r. traore", whatever codes in capitals are pasted beside it) when neither word is an English dictionary
   word; so is a known first name followed by a capitalised word that is no dictionary word ("Nomasonto Gazu",
@@ -47,6 +48,7 @@ from gateway.guardrails.places import CONNECTORS, gazetteer
 
 PAIR_SCORE = 0.7
 LOWER_CASE_PAIR_SCORE = 0.6
+FAMILY_FIRST_SCORE = 0.6
 _STOP_WORDS = frozenset(word.casefold() for words in (EN, FR, ES, DE, IT, PT) for word in words)
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
@@ -198,7 +200,10 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
 def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
     """First-name + last-name pairs that no finding in `taken` overlaps."""
     names = known_names()
+    taken = list(taken)
     spans = [(f.start, f.end) for f in taken]
+    # A place NER read inside a family-first name ("Székely Csaba": "Csaba") yields to it.
+    not_places = [(f.start, f.end) for f in taken if f.entity_type != "LOCATION"]
     found: list[Finding] = []
     lower = typed_in_lower_case(text)
     pair = _LOWER_PAIR if lower else _CAPITALISED_PAIR
@@ -209,6 +214,12 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
         if first.casefold() in _STOP_WORDS or last.casefold() in _STOP_WORDS:
             continue
         if not names.is_first(first):
+            if not lower and _family_first(first, last, common_words) \
+                    and not any(start < match.end() and match.start() < end for start, end in not_places):
+                found.append(Finding("PERSON", match.start(), match.end(), FAMILY_FIRST_SCORE, "name_pairs"))
+                spans.append((match.start(), match.end()))
+                not_places.append((match.start(), match.end()))
+                position = match.end()
             continue
         if first.casefold() in FIELD_WORDS or last.casefold() in FIELD_WORDS or is_sign_off(match.group(0)):
             continue  # a column header ("Trace Id", "Key Id"), a sign-off ("Beste Grüße")
@@ -221,8 +232,21 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
         found.append(Finding("PERSON", match.start(), match.end(), LOWER_CASE_PAIR_SCORE if lower else PAIR_SCORE,
                              "name_pairs"))  # fmt: skip
         spans.append((match.start(), match.end()))
+        not_places.append((match.start(), match.end()))
         position = match.end()
     return found
+
+
+def _family_first(family: str, given: str, common_words: frozenset[str]) -> bool:
+    """A known last name before a known first name, as Hungarian, Chinese and Japanese write a name ("Juhász Gábor",
+    "Tanaka Hiroshi"): neither word an English dictionary, calendar or field word, and no place the gazetteer knows."""
+    names = known_names()
+    if not (names.is_last(family) and names.is_first(given)):
+        return False
+    folded = (family.casefold(), given.casefold())
+    if any(word in common_words or word in _CALENDAR_WORDS or word in FIELD_WORDS for word in folded):
+        return False
+    return " ".join(folded).translate(_APOSTROPHES) not in gazetteer()
 
 
 
