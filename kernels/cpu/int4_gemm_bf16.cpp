@@ -65,16 +65,42 @@ constexpr int kAndOr = 0xEA;                    // vpternlogd: (a & b) | c
 // plane 1: rows 32-63) as vdpbf16ps operands: out[h] holds rows 32 * plane + 16h .. + 15, each 32-bit lane one
 // row's (k, k+1) words. torch's 64-row packing: byte i of (block, k) is row i's code in its low nibble and row
 // 32 + i's in its high one. Both planes share the loads and the joining of k and k+1; convert_k_pair takes both.
+#ifdef __AVX512VBMI__
+// vpermb's index for byte columns 16h .. 16h + 15 of a pair of k (one 64-byte line: k's 32 bytes, then k+1's): lane
+// i's byte 0 is column 16h + i of k, its byte 2 that of k+1 (bytes 1 and 3 zeroed by the mask kJoinedBytes).
+struct JoinIndex {
+  alignas(64) uint8_t bytes[2][64];
+  constexpr JoinIndex() : bytes{} {
+    for (int h = 0; h < 2; ++h)
+      for (int i = 0; i < 16; ++i) {
+        bytes[h][4 * i] = static_cast<uint8_t>(16 * h + i);
+        bytes[h][4 * i + 2] = static_cast<uint8_t>(32 + 16 * h + i);
+      }
+  }
+};
+constexpr JoinIndex kJoinIndex;
+constexpr __mmask64 kJoinedBytes = 0x5555555555555555ull;  // bytes 0 and 2 of each 32-bit lane
+#endif
+
 template <int kPlanes>
 inline void convert_k_pair_planes(const uint8_t* block, int64_t kp, int plane, __m512i* out) {
   const __m512i bits = _mm512_set1_epi32(static_cast<int>(kCodeBits));
   const __m512i exponent = _mm512_set1_epi32(static_cast<int>(kCodeExponent));
+#ifdef __AVX512VBMI__
+  // One load and one masked vpermb per half, where two widenings, a shift and an or take four (the same words).
+  const __m512i line = _mm512_loadu_si512(block + (2 * kp) * 32);
+#endif
   for (int half = 0; half < 2; ++half) {  // bytes 0-15 (rows 0-15 and 32-47), then 16-31 (rows 16-31, 48-63)
+    // Per lane: k's byte in the low word, k+1's in the high one.
+#ifdef __AVX512VBMI__
+    const __m512i joined =
+        _mm512_maskz_permutexvar_epi8(kJoinedBytes, _mm512_load_si512(kJoinIndex.bytes[half]), line);
+#else
     const auto* even = reinterpret_cast<const __m128i*>(block + (2 * kp) * 32 + 16 * half);
     const auto* odd = reinterpret_cast<const __m128i*>(block + (2 * kp + 1) * 32 + 16 * half);
-    // Per lane: k's byte in the low word, k+1's in the high one.
     const __m512i joined = _mm512_or_si512(_mm512_cvtepu8_epi32(_mm_loadu_si128(even)),
                                            _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_loadu_si128(odd)), 16));
+#endif
     // Low nibbles up to bits 3-6 of each word, high nibbles down to them.
     if (kPlanes == 2 || plane == 0)
       out[half] = _mm512_ternarylogic_epi32(_mm512_slli_epi32(joined, 3), bits, exponent, kAndOr);
