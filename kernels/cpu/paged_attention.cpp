@@ -276,13 +276,23 @@ inline __mmask16 first_lanes(int64_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
 }
 
+// 16 floats rounded to bf16 as c10 rounds (to nearest even, NaN as 0x7FC0), what vcvtneps2bf16 gives for finite
+// values, from AVX-512F integer operations (SIMDe, under which tests/kernels/test_avx512_emulated.py builds these
+// paths, lacks the bf16 conversions).
+inline __m256i round_to_bf16(__m512 v) {
+  const __m512i bits = _mm512_castps_si512(v);
+  const __m512i bias =
+      _mm512_add_epi32(_mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1)), _mm512_set1_epi32(0x7FFF));
+  const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(bits, bias), 16);
+  const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+  return _mm512_cvtepi32_epi16(_mm512_mask_mov_epi32(rounded, nan, _mm512_set1_epi32(0x7FC0)));
+}
+
 // p[0..to) = bf16 of s[0..n) and zeros after (to a multiple of 32; masked loads never touch s past n).
 inline void probabilities_to_bf16(const float* s, int64_t n, int64_t to, uint16_t* p) {
-  for (int64_t i = 0; i < to; i += 32) {
-    const __m512 low = _mm512_maskz_loadu_ps(first_lanes(n - i), s + i);
-    const __m512 high = _mm512_maskz_loadu_ps(first_lanes(n - i - 16), s + i + 16);
-    _mm512_storeu_si512(p + i, (__m512i)_mm512_cvtne2ps_pbh(high, low));
-  }
+  for (int64_t i = 0; i < to; i += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + i),
+                        round_to_bf16(_mm512_maskz_loadu_ps(first_lanes(n - i), s + i)));
 }
 
 // One query head's scores against a tile of 16 key rows (head_dim = 32 * C; rows past the context point at a row of
@@ -369,9 +379,8 @@ inline void weigh_value_pairs(const ValueRows& in, int64_t d0, const uint32_t* c
       const __m512 dims0 = _mm512_permutex2var_ps(a[g][2 * c], first_half, a[g][2 * c + 1]);
       const __m512 dims16 = _mm512_permutex2var_ps(a[g][2 * c], second_half, a[g][2 * c + 1]);
       at::BFloat16* o = out[g] + d0 + 32 * c;
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(dims0, scale)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 16),
-                          (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(dims16, scale)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), round_to_bf16(_mm512_mul_ps(dims0, scale)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 16), round_to_bf16(_mm512_mul_ps(dims16, scale)));
     }
   }
 }
@@ -535,7 +544,7 @@ inline void weigh_key_pairs(const uint32_t* value_pairs, int64_t head_dim, int64
     for (int c = 0; c < 4; ++c)
       if (c < vecs)
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[i] + d0 + 16 * c),
-                            (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(a[i][c], scale)));
+                            round_to_bf16(_mm512_mul_ps(a[i][c], scale)));
   }
 }
 
