@@ -30,6 +30,8 @@ def test_the_benchmark_times_every_candidate_at_every_row_count(tmp_path: Path) 
         expected_layer.add("warden int4 GEMM (float inputs, AVX2)")
     if cpu_kernels.one_row_linear_supported("int4", 64, 64):
         expected_layer |= {"warden int4 (int8 inputs)", "warden int4 (two-level inputs)"}
+    if torch.ops.warden_cpu.int4_linear_permutes():  # the kernel it replaces there, beside it
+        expected_layer.add("warden int4 (int8 inputs, regrouping kernel)")
     expected_head = {"torch int8"} | ({"warden int8"} if cpu_kernels.one_row_linear_supported("int8", 64, 64)
                                       else set())
     if cpu_kernels.int8_gemm_bf16_runs():
