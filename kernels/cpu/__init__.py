@@ -32,10 +32,12 @@ AVX2, FMA and F16C too, they report unsupported and torch's ops serve.
 The GEMMs above the small-batch rows keep the inputs unquantized (torch's accuracy): on AVX512-BF16 CPUs (Zen 4/5,
 Cooper Lake and later Xeons) bfloat16 inputs take ``int4_gemm_bf16`` and ``int8_gemm_bf16`` (``int4_gemm_bf16.cpp``,
 ``int8_gemm_bf16.cpp``; what the small-batch files' ``*_up_to`` need of them is declared in ``cpu_linears.h``), each
-weight block converted once per call to bf16 codes (exact, by shifts; the int4 offset taken out with the input
-sums) and dotted by ``vdpbf16ps``; it overtakes the one-level small-batch kernel from 3 rows, so there the
-engine's small-batch bound is 2. On AVX2-only CPUs ``int4_gemm_avx2.cpp`` dequantizes each weight block to float32
-once per call and multiplies it with the float inputs in 6x16 FMA register tiles.
+weight block converted once per call to bf16 codes (exact, by shifts; the int4 offset taken out with the input sums)
+and dotted by ``vdpbf16ps``; it overtakes the regrouping one-level small-batch kernel from 3 rows, so there the
+engine's small-batch bound is 2 (the permuting kernel is faster than the GEMM up to ~16 rows, but its int8 inputs
+cost agreement with float32: ``bench.agreement``, ``bf16+int4/int8-inputs``). On AVX512-VBMI CPUs a masked
+``vpermb`` joins each k pair's codes from one load. On AVX2-only CPUs ``int4_gemm_avx2.cpp`` dequantizes each weight
+block to float32 once per call and multiplies it with the float inputs in 6x16 FMA register tiles.
 
 Greedy sampling's argmax over float32 logit rows (``argmax.cpp``): torch's max-with-index reduction compares one
 element at a time; 16-lane AVX-512 compares with four accumulators read the rows at cache bandwidth, with torch's
