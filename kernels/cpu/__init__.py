@@ -6,12 +6,12 @@ op or reference it replaces. The figures behind each choice are in docs/benchmar
 with float32", "Engine on CPU").
 
 Decode attention (``paged_attention.cpp``): the reference gathers each sequence's keys and values into a padded copy
-and runs ``scaled_dot_product_attention``; this reads the cache blocks in place, one task per sequence (all its kv
-heads, so each tile's cache rows are read whole) or, with fewer sequences than threads, per (sequence, kv head). With
-bfloat16 caches on AVX512-BF16 CPUs both products run on ``vdpbf16ps``: keys dotted straight from bfloat16, 16 tokens'
-scores at a time; the probabilities rounded to bfloat16 weigh two value rows per instruction. Short
-queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer prefill chunks
-run ``prefill_attention`` (bfloat16 on AVX512-BF16, no window or soft-cap; elsewhere the reference path).
+and runs ``scaled_dot_product_attention``; this reads the cache blocks in place, one task per (sequence, kv head).
+With bfloat16 caches on AVX512-BF16 CPUs a task takes all kv heads of its sequence while there are at least as many
+sequences as threads (each tile's cache rows read whole), and both products run on ``vdpbf16ps``: keys dotted
+straight from bfloat16, 16 tokens' scores at a time; the probabilities rounded to bfloat16 weigh two value rows per
+instruction. Short queries (draft verification, forced tokens, small chunks) run as one decode row per token; longer
+prefill chunks run ``prefill_attention`` (bfloat16 on AVX512-BF16, no window or soft-cap; elsewhere the reference path).
 Block-sparse attention (``block_sparse_attention.cpp``, ``kernels.block_sparse``) runs every query of a batch, one
 task per (sequence, query block, kv head), over only the key blocks its pattern shows (two small GEMMs per block).
 ``store_kvcache`` writes a layer's keys and values in one call, instead of the reference's views, casts and two
