@@ -46,7 +46,9 @@ _BEFORE = (
     "cara", "grazie", "olá", "oi", "prezado", "prezada", "obrigado", "obrigada", "beste", "bedankt",
     "welcome", "welcome back", "welcome aboard", "kudos to", "shout-out to", "shoutout to", "bienvenue", "bienvenu",
     "bienvenido", "bienvenida", "willkommen", "willkommen an bord", "benvenuto", "benvenuta", "bem-vindo", "bem-vinda",
-    "welkom",
+    "welkom", "merci à", "gracias a", "danke an", "grazie a",
+    # a booking or a mandate in someone's name
+    "under the name", "in the name of", "au nom de", "a nombre de", "auf den namen", "im namen von", "a nome di",
     "happy birthday", "happy birthday to", "congratulations", "congratulations to", "congrats to", "félicitations",
     "félicitations à", "felicidades", "felicidades a", "enhorabuena", "glückwunsch an", "herzlichen glückwunsch",
     "auguri", "parabéns",

@@ -99,6 +99,13 @@ _SENTENCE_OPENERS = " \t\"'([{*#>-•"
 _FIRST_NAME_BEFORE = re.compile(r"(?<![\w.'’-])([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
 
+@functools.cache
+def _calendar_words() -> frozenset[str]:
+    from gateway.guardrails.dates import calendar_words  # dates reads name_cues, which reads nothing of places
+
+    return calendar_words()
+
+
 def _is_latin_name(name: str) -> bool:
     return bool(name) and name[0].isupper() and not name.isupper() and all(
         char.isascii() or "\u00c0" <= char <= "\u024f" or not char.isalpha() for char in name)
@@ -326,6 +333,8 @@ class PlaceRecognizer(EntityRecognizer):
         word = first.group().casefold()
         if word in STOP_WORDS:
             return None
+        if word in _calendar_words() and not cue:
+            return None  # a month or weekday in a date ("2nd October 2017"), not the place of that name
         if word in self._other_words:
             # "the flight from Split", "near Male": a verb or adjective capitalised mid-sentence right after a
             # location word, naming a sizeable place.

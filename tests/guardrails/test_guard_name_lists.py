@@ -103,3 +103,18 @@ def test_role_keys_and_semicolon_columns(analyzer: PiiAnalyzer, text: str, entit
 def test_a_greeting_opening_a_text_is_no_place(analyzer: PiiAnalyzer) -> None:
     text = "Hola Sofía, Manuel Cabañas,\n\nla tarjeta fue rechazada."
     assert "Hola" not in spans(analyzer, text, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Booking reference under the name Giulia Scalera.", "Giulia Scalera"),
+        ("Reserva a nombre de Shi Gang.", "Shi Gang"),
+    ],
+)
+def test_a_booking_in_someones_name(analyzer: PiiAnalyzer, text: str, name: str) -> None:
+    assert name in spans(analyzer, text, "PERSON")
+
+
+def test_a_month_in_a_date_is_no_place(analyzer: PiiAnalyzer) -> None:
+    assert not spans(analyzer, "Passport expires 2nd October 2017.", "LOCATION")
