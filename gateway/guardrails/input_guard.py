@@ -42,6 +42,15 @@ UNTRUSTED_ROLES = frozenset({"user", "tool", "function"})
 SPLIT_SIGNAL = "split_across_messages"
 
 
+# A request whose texts are all cached is answered on the event loop (hashes and lookups, no analysis) when its
+# texts total at most this many characters: cheaper than the hop to a guard thread and back, and bounded.
+INLINE_CACHED_CHARS = 32_768
+
+
+class _NeedsAnalysis(Exception):
+    """Raised by a cached-only scan when some text, window or verdict is not cached."""
+
+
 class GuardrailInputError(ValueError):
     """Input the guardrails refuse to analyse. The gateway answers it with `status_code` (a 4xx)."""
 
@@ -208,13 +217,27 @@ class InputGuard:
         return self._injection
 
     async def scan_messages(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
-        """Off the event loop: a long prompt occupies a worker thread, not the loop serving other requests."""
+        """Off the event loop: a long prompt occupies a worker thread, not the loop serving other requests. A short
+        request whose every text, window and verdict is cached (an agent resending its conversation) is answered
+        on the loop: no analysis runs there, and the thread hop would cost more than the lookups."""
+        try:
+            return self._scan(tenant_id, messages, policy, cached_only=True)
+        except _NeedsAnalysis:
+            pass
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self.scan_messages_sync, tenant_id, messages, policy)
 
     def scan_messages_sync(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
+        return self._scan(tenant_id, messages, policy, cached_only=False)
+
+    def _scan(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy, *,
+              cached_only: bool) -> GuardResult:
+        """``cached_only``: raise ``_NeedsAnalysis`` instead of analysing anything (and for texts totalling more
+        than ``INLINE_CACHED_CHARS``, before hashing them)."""
         slots = _text_slots(messages)
         _check_sizes(slots, self.config)
+        if cached_only and sum(len(slot.text) for slot in slots) > INLINE_CACHED_CHARS:
+            raise _NeedsAnalysis
         result = GuardResult(messages=[copy.deepcopy(dict(message)) for message in messages])
         token_key = tenant_token_key(self._secret, tenant_id)
         rules = policy.pii_input
@@ -222,7 +245,7 @@ class InputGuard:
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
         texts = [slot.text for slot in slots]
-        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result)
+        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only)
         split_parts, split_groups = _split_parts(splits)
         tallied_groups: set[int] = set()
         for index, (slot, findings) in enumerate(zip(slots, all_findings, strict=True)):
@@ -244,7 +267,8 @@ class InputGuard:
             result.block_reason = "request contains personal data the policy blocks: " + ", ".join(blocked_types)
         if screen_injection:
             untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
-            best_verdict = self._injection_verdict(tenant_id, untrusted, policy.injection.threshold, result)
+            best_verdict = self._injection_verdict(tenant_id, untrusted, policy.injection.threshold, result,
+                                                   cached_only)
             verdict_action = injection_action(policy.injection, best_verdict.score)
             result.injection_score = best_verdict.score
             result.decisions.append({"kind": "injection", "action": verdict_action.value, **best_verdict.as_record()})
@@ -280,7 +304,7 @@ class InputGuard:
         return await loop.run_in_executor(self._output_executor, fn, *args)
 
     def _cached_findings(
-        self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult
+        self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult, cached_only: bool = False
     ) -> tuple[list[tuple[Finding, ...]], list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]]]:
         """Findings per text, and the values split across each boundary between texts: cached ones looked up, the
         new texts and the new boundary windows analysed together (one NER call for all)."""
@@ -299,6 +323,8 @@ class InputGuard:
                 found[key] = cached
                 result.cache_hits += 1
         pending = self._lookup_windows(tenant_id, texts, variant)
+        if cached_only and (missing or pending.unsplit):
+            raise _NeedsAnalysis
         # The new texts and each new window's readings that may run NER in one batch (one NER call); the readings
         # that may not (when the policy runs NER at all) in a second, pattern-only one. Each batch's results are
         # taken back in the order its texts went in: the texts first, then the windows'.
@@ -363,24 +389,25 @@ class InputGuard:
         return [(window, pending.splits[key]) for window, key in zip(pending.windows, pending.keys, strict=True)]
 
     def _injection_verdict(
-        self, tenant_id: str, texts: list[str], threshold: float, result: GuardResult
+        self, tenant_id: str, texts: list[str], threshold: float, result: GuardResult, cached_only: bool = False
     ) -> InjectionVerdict:
         """The highest-scoring verdict of the untrusted texts. When none of them screens as injection (reaches
         ``threshold``), the highest of the windows around the boundaries between them that does: an instruction
         split across messages, which the model reads whole."""
         best = InjectionVerdict(0.0, ())
         for text in texts:
-            verdict = self._cached_verdict(tenant_id, text, result)
+            verdict = self._cached_verdict(tenant_id, text, result, cached_only)
             if verdict.score > best.score:
                 best = verdict
         if best.score >= threshold or self.config.injection_window_chars <= 0:
             return best
         windows = boundary_windows(texts, self.config.injection_window_chars, self.config.split_window_texts)
-        split = max((self._cached_window_verdict(tenant_id, texts, window) for window in windows),
+        split = max((self._cached_window_verdict(tenant_id, texts, window, cached_only) for window in windows),
                     key=lambda verdict: verdict.score, default=best)  # fmt: skip
         return split if split.score >= threshold else best
 
-    def _cached_window_verdict(self, tenant_id: str, texts: list[str], window: BoundaryWindow) -> InjectionVerdict:
+    def _cached_window_verdict(self, tenant_id: str, texts: list[str], window: BoundaryWindow,
+                               cached_only: bool = False) -> InjectionVerdict:
         """A boundary window screened as its pieces read joined by a space (a phrase cut between words) and, where
         a cut falls inside a word, glued ("Ignore all prev" / "ious instructions"); signalled as split across
         messages. Like the PII windows, not counted in ``cache_hits``."""
@@ -388,6 +415,8 @@ class InputGuard:
         verdict = self._verdicts.get(key)
         if verdict is not None:
             return verdict
+        if cached_only:
+            raise _NeedsAnalysis
         pieces = window.pieces(texts)
         # Where every cut has a space or a sign on one side, the glued reading is the spaced one less a space: half
         # the cost (a screen is ~0.15 ms per window) for the usual boundary between sentences.
@@ -397,10 +426,13 @@ class InputGuard:
         self._verdicts.put(key, verdict)
         return verdict
 
-    def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult) -> InjectionVerdict:
+    def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult,
+                        cached_only: bool = False) -> InjectionVerdict:
         key = content_key(tenant_id, text, "injection")
         verdict = self._verdicts.get(key)
         if verdict is None:
+            if cached_only:
+                raise _NeedsAnalysis
             verdict = self.injection.score(text)
             self._verdicts.put(key, verdict)
         else:
