@@ -42,7 +42,8 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("Secrets and TLS", ["server_secret", "key_pepper", "tls_cert", "tls_key"]),
     ("Requests and caches", ["max_body_bytes", "max_choices", "key_cache_ttl_s", "key_cache_max_entries",
                              "key_last_used_interval_s", "policy_cache_ttl_s", "guardrails", "injection_onnx_dir",
-                             "injection_onnx_label", "mcp_session_idle_s"]),
+                             "injection_onnx_label", "guardrail_analysis_processes",
+                             "mcp_session_idle_s"]),
     ("Admission control and deadlines", ["max_inflight_requests", "max_queued_requests", "queue_timeout_s",
                                          "max_engine_waiting_requests", "request_timeout_s", "rate_limit_lease_s"]),
     ("The database under faults", ["db_connect_timeout_s", "db_statement_timeout_s",
@@ -95,6 +96,12 @@ GATEWAY_MEANINGS: dict[str, str] = {
                           "`tokenizer.json`; needs `onnxruntime`) used instead of the shipped linear model; loaded "
                           "and probed at start-up.",
     "injection_onnx_label": "The logit column of the ONNX classifier that means \"injection\".",
+    "guardrail_analysis_processes": "Worker processes per gateway process that run the input's PII detectors and NER "
+                                    "off the event loop's GIL (a scan is pure Python). `0`: the gateway process's "
+                                    "guard threads run them. Each worker costs ~0.2 GB with NER loaded and about 1 ms "
+                                    "more CPU per request; a dead worker's scans fail closed (503 "
+                                    "`guardrails_unavailable`) and a fresh pool starts after 1 s. The program's main "
+                                    "module must be safe to import (`warden serve` and uvicorn are).",
     "max_inflight_requests": "Per worker: `/v1` calls running at once.",
     "max_queued_requests": "Per worker: calls waiting in line (first come, first served) beyond the running ones; "
                            "past it a 503 `overloaded` with `Retry-After`, at once.",

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -69,15 +69,17 @@ async def _start_engine(settings: Settings) -> EngineClient:
                                 standby=settings.engine_standby)
 
 
-def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard]:
+def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGuard, OutputGuard, Callable[[], None]]:
+    """The input and output guards over one guardrails engine, and what stops its analysis processes."""
     from gateway.guardrails import GuardConfig
     from gateway.guardrails import InputGuard as GuardrailsEngine
     from gateway.openai.guardrails_adapter import GuardrailsInput, GuardrailsOutput
 
     # A configured ONNX injection model is loaded and probed here: a bad one stops start-up, not a request.
-    config = GuardConfig(injection_onnx_dir=settings.injection_onnx_dir, injection_label=settings.injection_onnx_label)
+    config = GuardConfig(injection_onnx_dir=settings.injection_onnx_dir, injection_label=settings.injection_onnx_label,
+                         analysis_processes=settings.guardrail_analysis_processes)
     guard = GuardrailsEngine(server_secret, config=config)
-    return GuardrailsInput(guard), GuardrailsOutput(guard)
+    return GuardrailsInput(guard), GuardrailsOutput(guard), guard.close
 
 
 def create_app(settings: Settings | None = None, *, engine: EngineClient | None = None,
@@ -121,8 +123,10 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                                   renew_interval_s=settings.rate_limit_lease_s / 4),
             input_guard=input_guard, output_guard=output_guard,
         )
+        close_guardrails: Callable[[], None] | None = None
         if settings.guardrails and input_guard is None and output_guard is None:
-            services.input_guard, services.output_guard = _build_guardrails(secrets.server_secret, settings)
+            services.input_guard, services.output_guard, close_guardrails = _build_guardrails(
+                secrets.server_secret, settings)
         app.state.services = services
         app.state.schema = SchemaRevisionCheck(db.engine)  # /readyz: not ready while the schema is behind the code
         app.state.admin = admin = build_admin_services(settings)
@@ -167,6 +171,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                 await services.engine.shutdown()
             await services.limiter.aclose()
             audit.close()
+            if close_guardrails is not None:
+                close_guardrails()
             db.dispose()
             background_db.dispose()
             telemetry.shutdown()
