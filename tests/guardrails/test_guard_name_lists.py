@@ -118,3 +118,21 @@ def test_a_booking_in_someones_name(analyzer: PiiAnalyzer, text: str, name: str)
 
 def test_a_month_in_a_date_is_no_place(analyzer: PiiAnalyzer) -> None:
     assert not spans(analyzer, "Passport expires 2nd October 2017.", "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("She grew up in Nideggen and still speaks the dialect.", "Nideggen"),
+        ("Driving down to Jiangtai after the Workshop.", "Jiangtai"),
+        ("We relocated to Szczytna in May.", "Szczytna"),
+    ],
+)
+def test_towns_a_verb_of_travel_points_at(analyzer: PiiAnalyzer, text: str, place: str) -> None:
+    assert place in spans(analyzer, text, "LOCATION")
+
+
+@pytest.mark.parametrize("text", ["We moved to Kubernetes last year.", "Flying to AWS re:Invent in Las Vegas.",
+                                  "The build landed in Production on Friday."])
+def test_what_a_verb_of_travel_points_at_besides_places(analyzer: PiiAnalyzer, text: str) -> None:
+    assert not {"Kubernetes", "AWS", "Production"} & set(spans(analyzer, text, "LOCATION"))
