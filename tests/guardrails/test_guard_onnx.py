@@ -178,7 +178,7 @@ async def test_gateway_settings_select_the_onnx_model(model_dir, monkeypatch):
     from gateway.core.settings import Settings
 
     monkeypatch.setenv("WARDEN_INJECTION_ONNX_DIR", str(model_dir))
-    guard_in, _guard_out = _build_guardrails(b"secret", Settings(_env_file=None))
+    guard_in, _guard_out, _close = _build_guardrails(b"secret", Settings(_env_file=None))
     policy = Policy(pii_input=PiiRules(entities={}, ner_enabled=False),
                     injection=InjectionRules(action=InjectionAction.BLOCK))
     with pytest.raises(APIError, match="prompt injection") as blocked:  # the words only the ONNX model flags
