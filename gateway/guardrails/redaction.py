@@ -13,6 +13,7 @@ import hashlib
 import hmac
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from gateway.guardrails.findings import Finding, resolve_overlaps
 from policies import PiiAction, PiiRules, pii_action
@@ -73,22 +74,30 @@ def decide(
 
 
 def apply_actions(text: str, decided: list[tuple[Finding, PiiAction]], token_key: bytes) -> str:
-    """`text` with each masked or hashed finding's span replaced by its token. The findings do not overlap (``decide``
-    resolved them), so the text is spliced in one pass; presidio-anonymizer (conflict resolution, an operator object
-    per span) writes the same text at about ten times the cost (tests/guardrails/test_guard_redaction.py compares
-    the two)."""
+    """`text` with each masked or hashed finding's span replaced by its token, spliced in one pass. ``decide`` resolves
+    the PII findings into spans that do not overlap, but other callers' findings may (two output deny patterns that
+    match the same value): spans that overlap the one before are merged into it, as presidio-anonymizer's default
+    conflict resolution does, so a value is replaced once, by the first span's token over the merged text.
+    presidio-anonymizer writes the same text at about ten times the cost (tests/guardrails/test_guard_redaction.py
+    compares the two)."""
     rewrites = sorted(((finding, action) for finding, action in decided if action in (PiiAction.MASK, PiiAction.HASH)),
-                      key=lambda pair: pair[0].start)
+                      key=lambda pair: (pair[0].start, -pair[0].end))
     if not rewrites:
         return text
+    spans: list[list[Any]] = []  # [start, end, entity type, action], overlaps merged
+    for finding, action in rewrites:
+        if spans and finding.start < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], finding.end)
+        else:
+            spans.append([finding.start, finding.end, finding.entity_type, action])
     parts: list[str] = []
     cursor = 0
-    for finding, action in rewrites:
-        parts.append(text[cursor : finding.start])
+    for start, end, entity_type, action in spans:
+        parts.append(text[cursor:start])
         if action is PiiAction.MASK:
-            parts.append(f"<{finding.entity_type}>")
+            parts.append(f"<{entity_type}>")
         else:
-            parts.append(pii_token(token_key, finding.entity_type, text[finding.start : finding.end]))
-        cursor = finding.end
+            parts.append(pii_token(token_key, entity_type, text[start:end]))
+        cursor = end
     parts.append(text[cursor:])
     return "".join(parts)

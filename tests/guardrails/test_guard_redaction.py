@@ -68,3 +68,18 @@ def test_allow_and_block_leave_the_text() -> None:
     decided = [(Finding("PERSON", 5, 9, 0.85, "t"), PiiAction.ALLOW),
                (Finding("PHONE_NUMBER", 13, 25, 0.9, "t"), PiiAction.BLOCK)]
     assert apply_actions(text, decided, KEY) is text
+
+
+def test_overlapping_spans_are_replaced_once() -> None:
+    """Two output deny patterns can match the same value (or one inside the other): one token for the value."""
+    text = '{"name": "Eldoria", "population": 5}'
+    same = [(Finding("DENIED_CONTENT", 10, 17, 1.0, "t"), PiiAction.MASK),
+            (Finding("DENIED_CONTENT", 10, 17, 1.0, "t"), PiiAction.MASK)]
+    assert apply_actions(text, same, KEY) == '{"name": "<DENIED_CONTENT>", "population": 5}'
+    contained = [(Finding("DENIED_CONTENT", 12, 15, 1.0, "t"), PiiAction.MASK),
+                 (Finding("DENIED_CONTENT", 10, 17, 1.0, "t"), PiiAction.MASK)]
+    assert apply_actions(text, contained, KEY) == '{"name": "<DENIED_CONTENT>", "population": 5}'
+    crossing = [(Finding("PERSON", 10, 14, 1.0, "t"), PiiAction.HASH),
+                (Finding("PERSON", 12, 17, 1.0, "t"), PiiAction.HASH)]
+    assert apply_actions(text, crossing, KEY) == \
+        '{"name": "' + pii_token(KEY, "PERSON", "Eldoria") + '", "population": 5}'
