@@ -55,7 +55,7 @@ MAX_BACKOFF_S = 5.0
 SPOOL_RETRY_S = 5.0  # after a failed append, the spool counts as unwritable this long (unless an append succeeds)
 SPACE_CHECK_INTERVAL_S = 1.0
 DOWN_STORE_CLOSE_S = 1.0  # how long close() still tries to drain while the database is known to be down
-RECORD_THREADS = 32  # records made durable at once (anyio's shared pool, used before, allows 40)
+RECORD_THREADS = 32  # records made durable at once outside the record thread (before it starts, after close)
 MAX_HELD_LINES = 10_000  # records neither durable store took, kept in memory for retry
 
 
@@ -100,7 +100,7 @@ class AuditWriter:
         self._held_lock = threading.Lock()
         self._spooled_since_drain = 0  # records spooled since the drain last woke (approximate: a hint to wake it)
         self.batches_stored = 0  # spooled batches the drain has stored since start
-        # Threads for record_sync, made as concurrent records need them: appends that overlap share an fsync.
+        # Threads for record_sync where the record thread does not take a record (not started yet, or closing).
         self._executor = ThreadPoolExecutor(max_workers=RECORD_THREADS, thread_name_prefix="warden-audit-record")
         self._asked: list[_Asked] = []  # records waiting for the record thread, under _asked_lock
         self._asked_lock = threading.Lock()
