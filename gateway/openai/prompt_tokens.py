@@ -116,17 +116,10 @@ class SegmentEncoder:
         words = self._words
         parts = _DIGIT.split(piece) if self._digits_apart else (piece,)
         for i, part in enumerate(parts):
-            if i % 2:  # a digit, a word of its own (split out before the regex runs, as the tokenizer does)
-                found = words.get((scope, part))
-                if found is None:
-                    found = self._keep_word((scope, part))
-                ids += found
-                continue
-            for word in _WORDS.findall(part):
+            # An odd part is a digit, a word of its own (split out before the regex runs, as the tokenizer does).
+            for word in (part,) if i % 2 else _WORDS.findall(part):
                 found = words.get((scope, word))
-                if found is None:
-                    found = self._keep_word((scope, word))
-                ids += found
+                ids += found if found is not None else self._keep_word((scope, word))
         return ids
 
     def _keep_word(self, key: tuple[str, str]) -> list[int]:
