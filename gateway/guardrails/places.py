@@ -212,6 +212,19 @@ def folded_gazetteer() -> dict[str, int]:
     return folded
 
 
+def _openings(names: dict[str, int]) -> frozenset[str]:
+    """Each name's first words short of the whole name ("rio", "rio de" of "rio de janeiro")."""
+    return frozenset(" ".join(words[:count]) for words in (name.split(" ") for name in names)
+                     for count in range(1, len(words)))
+
+
+def _keys_of_word(word: str) -> tuple[str, str]:
+    """A word as a gazetteer key spells it (case-folded, apostrophes folded) and without diacritics (``fold``): a
+    name's key is its words' keys joined by one space, and folding a key folds each of its words alone."""
+    key = word.casefold().translate(_APOSTROPHES)
+    return key, fold(key)
+
+
 def fold(word: str) -> str:
     """Case-folded without diacritics, letters with a stroke or of a ligature spelled in plain letters ("łomża" ->
     "lomza")."""
@@ -264,8 +277,13 @@ class PlaceRecognizer(EntityRecognizer):
         for key in itertools.chain(self._names, self._folded_names):
             words = key.split(" ")
             self._longest[words[0]] = max(len(words), self._longest.get(words[0], 0))
-        # Words repeat (code, logs, JSON keys): each word's lookup is kept.
+        # Every name's leading words short of the whole name, as spelled and without diacritics: a run of words
+        # that opens no name ends the lookup, so most capitalised words cost one set lookup, not one per length.
+        self._name_openings = _openings(self._names)
+        self._folded_openings = _openings(self._folded_names)
+        # Words repeat (code, logs, JSON keys): each word's lookup and key are kept.
         self._longest_from = functools.lru_cache(maxsize=1 << 16)(self._longest_from_uncached)
+        self._keys_of = functools.lru_cache(maxsize=1 << 16)(_keys_of_word)
 
     def _longest_from_uncached(self, word: str) -> int:
         """The most words of a gazetteer name that starts with `word` (0: none does)."""
@@ -331,22 +349,38 @@ class PlaceRecognizer(EntityRecognizer):
                   longest: int = MAX_NAME_WORDS) -> tuple[int, float] | None:  # fmt: skip
         """(number of words, score) of the longest place name starting at ``words[index]`` that the rules accept
         (names starting with that word have at most `longest` words)."""
-        for count in range(min(longest, len(words) - index), 0, -1):
+        for count, population, folded in reversed(self._names_from(text, words, index, longest)):
             span = words[index : index + count]
-            if any(text[a.end() : b.start()].strip(" -") for a, b in itertools.pairwise(span)):
-                continue  # a name's words are separated by spaces or a hyphen only
-            key = " ".join(word.group().casefold() for word in span).translate(_APOSTROPHES)
-            population, folded = self._names.get(key), False
-            if population is None:
-                population, folded = self._folded_names.get(fold(key)), True
-            if population is None:
-                continue
             score = self._judge(text, span, population, chained)
             if folded and score is not None and not self._cued(text, span, chained):
                 score = None  # spelled unlike the gazetteer ("Garcia", a surname, for "García"): only with a cue
             if score is not None:
                 return count, score
         return None
+
+    def _names_from(self, text: str, words: list[re.Match[str]], index: int,
+                    longest: int) -> list[tuple[int, int, bool]]:  # fmt: skip
+        """(number of words, population, found without diacritics) of each gazetteer name that the words from
+        ``words[index]`` spell, shortest first: the key grows a word at a time while it still opens some name, and
+        a name's words are separated by spaces or a hyphen only. A key spelled as the gazetteer spells it is looked
+        up without diacritics only when the gazetteer does not hold it."""
+        found: list[tuple[int, int, bool]] = []
+        key = folded_key = ""
+        for count in range(1, min(longest, len(words) - index) + 1):
+            word = words[index + count - 1]
+            if count > 1 and text[words[index + count - 2].end() : word.start()].strip(" -"):
+                break
+            part, folded_part = self._keys_of(word.group())
+            key = part if count == 1 else f"{key} {part}"
+            folded_key = folded_part if count == 1 else f"{folded_key} {folded_part}"
+            population = self._names.get(key)
+            if population is not None:
+                found.append((count, population, False))
+            elif (population := self._folded_names.get(folded_key)) is not None:
+                found.append((count, population, True))
+            if key not in self._name_openings and folded_key not in self._folded_openings:
+                break
+        return found
 
     @staticmethod
     def _cue(text: str, span: list[re.Match[str]], chained: bool) -> bool:
