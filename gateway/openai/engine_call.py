@@ -3,6 +3,11 @@
 Time spent waiting on the engine is added to the request's clock (``engine_ns``) so ``x-warden-overhead-ms``
 reports the gateway's own time. ``close`` aborts every engine request that has not finished, whatever the reason
 the call ends (client disconnect, error, guardrail): the engine frees its KV blocks at once.
+
+A call of one engine request (one prompt, n = 1: nearly every call) reads the engine's stream itself. Several are
+merged by a task per request into one queue; for one, that task and queue would only add a task and a second
+wake-up per delta. Every engine stream is closed as soon as its last delta is read, not left suspended for the
+garbage collector, whose finalizer would close it in a task of its own.
 """
 
 from __future__ import annotations
@@ -32,6 +37,13 @@ async def run_shielded(coro: Coroutine[Any, Any, Any]) -> Any:
         raise
 
 
+async def _close(stream: AsyncIterator[RequestOutput]) -> None:
+    """Close an engine stream (an async generator: its ``finally`` aborts a request it did not finish)."""
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
 class EngineCall:
     def __init__(self, engine: EngineClient, requests: list[EngineRequest], timing: RequestTiming) -> None:
         self._engine = engine
@@ -39,16 +51,22 @@ class EngineCall:
         self._timing = timing
         self._unfinished = {r.request_id for r in requests}
         self._aborted: set[str] = set()
-        self._queue: asyncio.Queue[tuple[int, RequestOutput | None, BaseException | None]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[int, RequestOutput | None, BaseException | None]] | None = None
         self._pumps: list[asyncio.Task[None]] = []
         self._done_pumps = 0
+        self._stream: AsyncIterator[RequestOutput] | None = None  # one request's stream, read directly
 
     async def _pump(self, index: int, request: EngineRequest) -> None:
+        assert self._queue is not None
         try:
-            async for output in self._engine.generate(request):
-                await self._queue.put((index, output, None))
-                if output.finished:
-                    break
+            stream = self._engine.generate(request)
+            try:
+                async for output in stream:
+                    await self._queue.put((index, output, None))
+                    if output.finished:
+                        break
+            finally:
+                await _close(stream)
         except BaseException as exc:  # delivered to the consumer, which re-raises it
             await self._queue.put((index, None, exc))
             if isinstance(exc, asyncio.CancelledError):
@@ -57,9 +75,31 @@ class EngineCall:
         await self._queue.put((index, None, None))
 
     def __aiter__(self) -> AsyncIterator[tuple[int, RequestOutput]]:
-        return self._outputs()
+        return self._direct() if len(self._requests) == 1 else self._outputs()
+
+    async def _direct(self) -> AsyncIterator[tuple[int, RequestOutput]]:
+        """The one request's stream, read in the consumer's own task."""
+        request = self._requests[0]
+        stream = self._stream = self._engine.generate(request)
+        timing = self._timing
+        while True:
+            waited = time.perf_counter_ns()
+            try:
+                output = await anext(stream)
+            except StopAsyncIteration:
+                return
+            finally:
+                timing.engine_ns += time.perf_counter_ns() - waited
+            if output.finished:
+                self._unfinished.discard(request.request_id)
+                yield 0, output
+                await _close(stream)  # ended: closed now, not by the garbage collector's finalizer task
+                return
+            yield 0, output
 
     async def _outputs(self) -> AsyncIterator[tuple[int, RequestOutput]]:
+        if self._queue is None:
+            self._queue = asyncio.Queue()
         if not self._pumps:
             self._pumps = [asyncio.create_task(self._pump(i, r)) for i, r in enumerate(self._requests)]
         while self._done_pumps < len(self._pumps):
@@ -87,6 +127,11 @@ class EngineCall:
     async def _abort_unfinished(self) -> None:
         for task in self._pumps:
             task.cancel()
+        if self._stream is not None:
+            # A stream left suspended mid-way (its consumer raised): closing it aborts its request. One still running
+            # in another task cannot be closed from here; the aborts below cover it.
+            with contextlib.suppress(Exception):
+                await _close(self._stream)
         for request_id in sorted(self._unfinished):
             # The engine may already be gone; then there is nothing left to free.
             with contextlib.suppress(Exception):
