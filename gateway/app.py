@@ -41,7 +41,7 @@ from gateway.lifecycle import router as lifecycle_router
 from gateway.mcp.admin_router import router as mcp_admin_router
 from gateway.mcp.endpoint import McpEndpoint
 from gateway.openai.hooks import InputGuard, OutputGuard
-from gateway.openai.router import hot_routes
+from gateway.openai.router import HotCalls, hot_routes
 from gateway.openai.router import router as openai_router
 from gateway.parent_watch import watch_parent
 from gateway.policystore.cache import PolicyResolver
@@ -226,6 +226,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
 
     # Order: the context middleware is outermost, so even a 413 carries the request id and overhead headers; the
     # text check runs on the body the size limit has already bounded and buffered.
+    app.add_middleware(HotCalls, exception_handlers=app.exception_handlers)  # innermost: the /v1 calls' short way in
     app.add_middleware(DrainMiddleware, lifecycle=lifecycle)  # refuses /v1 calls while draining, cuts them after
     app.add_middleware(TextSafetyMiddleware, on_reject=audit_unsafe_text)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes, on_reject=audit_oversized)
