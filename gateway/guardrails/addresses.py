@@ -142,7 +142,14 @@ def _trie_regex(node: dict[str, dict]) -> str:
 _SP = r"[^\S\r\n]"
 # A house number, with a flat or second number after a dash or slash ("36/72", "12-14"); that part is no number
 # a longer one or an IP address goes on from ("00 / 131.181.129.80").
-_NUMBER = r"\d{1,5}[A-Za-z]?(?:[ ]?[-/][ ]?\d{1,4}(?![\d]|[.:]\d)[A-Za-z]?)?"
+_NUMBER_TAIL = r"[A-Za-z]?(?:[ ]?[-/][ ]?\d{1,4}(?![\d]|[.:]\d)[A-Za-z]?)?"
+_NUMBER = r"\d{1,5}" + _NUMBER_TAIL
+# The same number where no word, dot, slash or dash runs into it, the look-behind read after its first digit: a
+# pattern that opens with a digit lets the regex engine skip to the next digit instead of trying every position.
+_LONE_NUMBER = r"\d(?<![\w./-]\d)\d{0,4}" + _NUMBER_TAIL
+# What a glued street name needs ahead of it: its house number, inside the same run of non-space characters or after
+# spaces on the line (a word with none is given up after one pass over it, not tried at each of its letters).
+_NUMBER_AHEAD = r"(?=[^\s\d]*+(?:\d|[^\S\r\n]+\d))"
 _NAME_WORD = r"[^\W\d_][\w'’\-]*"
 # Particles between a street type and the name: "avenue de Chartier", "Calle de la Paz", "Largo do Machado".
 _PARTICLES = rf"(?:(?:de|del|de la|de los|de las|da|do|das|dos|di|della|delle|degli|des|du|le|la|von|van|der){_SP}+)"
@@ -159,20 +166,20 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
     return tuple((layout, re.compile(pattern)) for layout, pattern in (
         # 4192 Rhonda Village Apt. 349 / 0 Allen Summit
-        ("words", rf"(?<![\w./-])(?P<number>{_NUMBER}){_SP}+(?P<name>{names}{_NAME_WORD}){_SP}+"
+        ("words", rf"(?P<number>{_LONE_NUMBER}){_SP}+(?P<name>{names}{_NAME_WORD}){_SP}+"
                   rf"(?P<type>(?i:{suffix}))\b\.?{unit_part}?"),
         # Flat 50 Carol Fields / Studio 07p Cheryl Summit (the unit before the street, no house number)
         ("words", rf"(?<![\w.])(?P<number>(?i:{unit})\.?{_SP}*\d{{1,5}}[A-Za-z]?){_SP}+"
                   rf"(?P<name>{names}{_NAME_WORD}){_SP}+(?P<type>(?i:{suffix}))\b\.?"),
         # 981, avenue de Chartier / 93, chemin Geneviève Moreno
-        ("open", rf"(?<![\w./-])(?P<number>{_NUMBER}),?{_SP}+(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?"
+        ("open", rf"(?P<number>{_LONE_NUMBER}),?{_SP}+(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?"
         rf"(?P<name>{names}{_NAME_WORD})"),
         # Via Chittolini, 725 Piano 6 / C. de Pastora Oliveras 340 Piso 9 / ul. Baczyńskiego 34/47 / rue Simon, 320
         ("prefix", rf"(?<![\w.])(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
         rf"(?P<number>{_NUMBER})(?![\w.,/-]\d){unit_part}?"),
         # Eberthstr. 68/57 / Kadering 19-46 / Arnd-Buchholz-Weg 6
-        ("glued", rf"(?<![\w.-])(?P<name>[^\W\d_][\w'’\-]+?)(?P<type>(?i:{glued}))\.?{_SP}*(?P<number>{_NUMBER})"
-                  rf"(?![\w.,/-]\d)"),
+        ("glued", rf"(?<![\w.-]){_NUMBER_AHEAD}(?P<name>[^\W\d_][\w'’\-]+?)(?P<type>(?i:{glued}))\.?{_SP}*"
+                  rf"(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
     ))  # fmt: skip
 
 
