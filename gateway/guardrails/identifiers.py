@@ -88,9 +88,12 @@ def _uk_nino_valid(value: str) -> bool:
     return compact[:2] not in {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
 
 
-def _shape(pattern: str) -> re.Pattern[str]:
-    """``pattern`` standing alone: after no word character, dot or dash, and before none."""
-    return re.compile(rf"(?<![\w.-]){pattern}(?![\w]|[.-]\w)")
+def _shape(first: str, rest: str) -> re.Pattern[str]:
+    """An identifier whose first character is ``first`` (one character class) and the rest ``rest``, standing alone:
+    after no word character, dot or dash, and before none. The look-behind is read after the first character, so
+    the pattern opens with a character class and the regex engine skips straight to the positions that hold one
+    (the same matches as the look-behind written first)."""
+    return re.compile(rf"{first}(?<![\w.-][\s\S]){rest}(?![\w]|[.-]\w)")
 
 
 def _itin_valid(value: str) -> bool:
@@ -101,20 +104,20 @@ _D = "[0-9]"  # ASCII digits: the detectors read the reader view, where other sc
 _CF_DIGIT = "[0-9LMNP-Vlmnp-v]"  # a codice fiscale digit, or the letter that replaces it for a homonym
 
 SCHEMES: tuple[IdScheme, ...] = (
-    IdScheme("uk_nino", _shape(rf"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"),
+    IdScheme("uk_nino", _shape("[A-CEGHJ-PR-TW-Z]", rf"[A-CEGHJ-NPR-TW-Z] ?{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"),
              _uk_nino_valid, 0.7, 0.7),
-    IdScheme("de_idnr", _shape(rf"{_D}{{2}} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"), idnr.is_valid, 0.6, 0.4),
-    IdScheme("fr_nir", _shape(rf"[12] ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?"
+    IdScheme("de_idnr", _shape(_D, rf"{_D} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"), idnr.is_valid, 0.6, 0.4),
+    IdScheme("fr_nir", _shape("[12]", rf" ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?"
                               rf"{_D}{{3}} ?{_D}{{2}}"), nir.is_valid, 0.85, 0.85),
-    IdScheme("es_dni", _shape(rf"{_D}{{8}}[ -]?[A-Za-z]"), dni.is_valid, 0.75, 0.75),
-    IdScheme("es_nie", _shape(rf"[XYZxyz][ -]?{_D}{{7}}[ -]?[A-Za-z]"), nie.is_valid, 0.75, 0.75),
-    IdScheme("it_codice_fiscale", _shape(rf"[A-Za-z]{{6}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]"
+    IdScheme("es_dni", _shape(_D, rf"{_D}{{7}}[ -]?[A-Za-z]"), dni.is_valid, 0.75, 0.75),
+    IdScheme("es_nie", _shape("[XYZxyz]", rf"[ -]?{_D}{{7}}[ -]?[A-Za-z]"), nie.is_valid, 0.75, 0.75),
+    IdScheme("it_codice_fiscale", _shape("[A-Za-z]", rf"[A-Za-z]{{5}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]"
                                          rf"{_CF_DIGIT}{{3}}[A-Za-z]"), codicefiscale.is_valid, 0.85, 0.85),
-    IdScheme("br_cpf", _shape(rf"{_D}{{3}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"), cpf.is_valid, 0.8, 0.4),
-    IdScheme("in_pan", _shape(rf"[A-Z]{{5}}{_D}{{4}}[A-Z]"), pan.is_valid, 0.7, 0.7),
-    IdScheme("us_itin", _shape(rf"9{_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"), _itin_valid,
-             0.8, 0.4),
-    IdScheme("in_aadhaar", _shape(rf"[2-9]{_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}}"), aadhaar.is_valid, 0.7, 0.4),
+    IdScheme("br_cpf", _shape(_D, rf"{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"), cpf.is_valid, 0.8, 0.4),
+    IdScheme("in_pan", _shape("[A-Z]", rf"[A-Z]{{4}}{_D}{{4}}[A-Z]"), pan.is_valid, 0.7, 0.7),
+    IdScheme("us_itin", _shape("9", rf"{_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"),
+             _itin_valid, 0.8, 0.4),
+    IdScheme("in_aadhaar", _shape("[2-9]", rf"{_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}}"), aadhaar.is_valid, 0.7, 0.4),
 )  # fmt: skip
 
 
