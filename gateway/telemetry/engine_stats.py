@@ -3,7 +3,8 @@
 The engine process pushes a snapshot to its client at most every half second while busy and once when it goes
 idle; this task copies the latest one into Prometheus every ``interval_s`` (and ``/metrics`` does once more
 before rendering, so a scrape is never a full interval stale). Engines that report no stats are skipped. Each poll
-also sets how many engine replicas are alive.
+also sets how many engine replicas are alive, and flushes the calls' batched metrics
+(``gateway.telemetry.metrics.GatewayMetrics.flush``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class EngineStatsReader:
         self._restarts_seen = 0  # the pool's restarts already added to the counter
 
     def poll(self) -> None:
+        self.metrics.flush()  # the calls' batched metrics too, for the other workers' scrapes (multiprocess mode)
         engine = self.engine()
         if engine is None:
             return

@@ -39,4 +39,5 @@ class Telemetry:
         self.metrics.tenant_refusals.labels(tenant, reason).inc()
 
     def shutdown(self) -> None:
+        self.metrics.flush()  # in multiprocess mode, this worker's last counts stay in its files after it exits
         self.tracing.shutdown()

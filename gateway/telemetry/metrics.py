@@ -9,6 +9,13 @@ next worker to start or to render a scrape: ``dead_workers``).
 
 Tenant labels come from a bounded set (``TenantLabels``): the first ``max_tenants`` tenants seen by a worker get
 their own series, the rest share ``other``, so a flood of tenants can never blow up the time-series count.
+
+The per-request metrics (a dozen observations and a few counts per call) are counted in plain Python on the event
+loop (``BatchedHistogram``, ``BatchedCounter``) and added to their Prometheus children in one go by ``flush``: a
+child's own ``observe`` takes a lock for its sum and another for its bucket, and in multiprocess mode writes both
+to its file, on every call. ``render`` flushes first, so a scrape of this worker is exact; for the other workers'
+scrapes (multiprocess mode) a worker flushes at most ``FLUSH_INTERVAL_S`` after a call finishes and at each engine
+stats poll (``gateway.telemetry.engine_stats``), so what they merge is at most that stale.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
+from bisect import bisect_left
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +48,7 @@ ITL_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.
                80.0)
 REQUEST_BUCKETS = (0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0,
                    480.0, 960.0, 1920.0, 7680.0)
+FLUSH_INTERVAL_S = 0.25  # the longest a finished call's metrics wait in this worker before the files have them
 STAGE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
 # Refusal reasons are label values: only these (the gateway's decision stages and OpenAI error types) appear.
@@ -83,6 +93,55 @@ def refusal_reason(stage: str | None, error_type: str | None) -> str:
         if candidate in REFUSAL_REASONS:
             return candidate
     return "other"
+
+
+class BatchedHistogram:
+    """A histogram child's observations, counted here until ``flush`` adds them to it. Like the child's ``observe``
+    (an observation falls in the first bucket whose upper bound is not below it), without its locks and file writes.
+    Used from the event loop's thread only (the request path, and ``/metrics``, which flushes)."""
+
+    __slots__ = ("_bounds", "_child", "_counts", "_sum")
+
+    def __init__(self, child: Any) -> None:
+        self._child = child
+        self._bounds: list[float] = list(child._upper_bounds)
+        self._counts = [0] * len(self._bounds)
+        self._sum = 0.0
+
+    def observe(self, amount: float) -> None:
+        self._counts[bisect_left(self._bounds, amount)] += 1
+        self._sum += amount
+
+    def flush(self) -> None:
+        counts, total = self._counts, self._sum
+        if not any(counts):
+            return
+        self._counts, self._sum = [0] * len(counts), 0.0
+        child = self._child
+        for bucket, count in zip(child._buckets, counts, strict=True):
+            if count:
+                bucket.inc(count)
+        child._sum.inc(total)
+
+
+class BatchedCounter:
+    """A counter child's increments, summed here until ``flush`` adds them to it (see ``BatchedHistogram``)."""
+
+    __slots__ = ("_child", "_pending")
+
+    def __init__(self, child: Any) -> None:
+        self._child = child
+        self._pending = 0.0
+
+    def inc(self, amount: float = 1) -> None:
+        if amount < 0:
+            raise ValueError("Counters can only be incremented by non-negative amounts.")
+        self._pending += amount
+
+    def flush(self) -> None:
+        if self._pending:
+            pending, self._pending = self._pending, 0.0
+            self._child.inc(pending)
 
 
 class GatewayMetrics:
@@ -169,25 +228,44 @@ class GatewayMetrics:
         self.overhead_seconds = Histogram(PREFIX + "gateway_overhead_seconds", "Gateway time per /v1 request, "
                                           "engine time excluded.", ["endpoint"], buckets=STAGE_BUCKETS, registry=r)
         self._last_stats: dict[str, EngineStats] = {}
-        self._stage_children: dict[str, Any] = {}
+        self._stage_children: dict[str, BatchedHistogram] = {}
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
+        self._batched: list[BatchedHistogram | BatchedCounter] = []
+        self._flushed_at = time.monotonic()
 
-    def stage(self, name: str) -> Any:
-        """The stage histogram's child for ``name``, resolved once (labels() takes a lock on every call)."""
+    def stage(self, name: str) -> BatchedHistogram:
+        """The stage histogram's child for ``name``, resolved once (labels() takes a lock on every call), batched."""
         child = self._stage_children.get(name)
         if child is None:
-            child = self._stage_children[name] = self.stage_seconds.labels(name)
+            child = self._stage_children[name] = self._batch(self.stage_seconds.labels(name))
         return child
 
     def child(self, metric: Any, *values: str) -> Any:
         """``metric.labels(*values)``, resolved once per label set (labels() takes a lock and builds a key on every
-        call, about ten times a request). For the per-request metrics, whose label values are bounded (tenants by
-        ``TenantLabels``, models, endpoints, statuses, kinds) and whose children are never removed."""
+        call, about ten times a request), batched. For the per-request histograms and counters, whose label values
+        are bounded (tenants by ``TenantLabels``, models, endpoints, statuses, kinds) and whose children are never
+        removed."""
         key = (id(metric), values)
         child = self._children.get(key)
         if child is None:
-            child = self._children[key] = metric.labels(*values)
+            child = self._children[key] = self._batch(metric.labels(*values))
         return child
+
+    def _batch(self, child: Any) -> Any:
+        batched = BatchedHistogram(child) if hasattr(child, "_upper_bounds") else BatchedCounter(child)
+        self._batched.append(batched)
+        return batched
+
+    def flush(self) -> None:
+        """Add what the batched children counted to their Prometheus children."""
+        self._flushed_at = time.monotonic()
+        for batched in self._batched:
+            batched.flush()
+
+    def flush_if_due(self) -> None:
+        """``flush`` when ``FLUSH_INTERVAL_S`` has passed since the last one (at the end of each call)."""
+        if time.monotonic() - self._flushed_at >= FLUSH_INTERVAL_S:
+            self.flush()
 
     # --- engine snapshots -----------------------------------------------------------------------------------------
     def observe_engine_stats(self, model_name: str, stats: EngineStats) -> None:
@@ -221,6 +299,7 @@ class GatewayMetrics:
 
     # --- exposition -----------------------------------------------------------------------------------------------
     def render(self) -> bytes:
+        self.flush()
         directory = multiprocess_dir()
         if directory is None:
             return generate_latest(self.registry)

@@ -126,6 +126,7 @@ class RequestTelemetry:
             self._root.set_attribute("warden.tenant_id", tenant_id or "")
             self._root.set_attribute("gen_ai.usage.input_tokens", prompt_tokens)
             self._root.set_attribute("gen_ai.usage.output_tokens", completion_tokens)
+        metrics.flush_if_due()
 
 
 class _StageTimer:
