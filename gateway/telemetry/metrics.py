@@ -14,8 +14,9 @@ The per-request metrics (a dozen observations and a few counts per call) are cou
 loop (``BatchedHistogram``, ``BatchedCounter``) and added to their Prometheus children in one go by ``flush``: a
 child's own ``observe`` takes a lock for its sum and another for its bucket, and in multiprocess mode writes both
 to its file, on every call. ``render`` flushes first, so a scrape of this worker is exact; for the other workers'
-scrapes (multiprocess mode) a worker flushes at most ``FLUSH_INTERVAL_S`` after a call finishes and at each engine
-stats poll (``gateway.telemetry.engine_stats``), so what they merge is at most that stale.
+scrapes (multiprocess mode) a worker flushes at the end of a call when ``FLUSH_INTERVAL_S`` has passed since its
+last flush, at each engine stats poll (``gateway.telemetry.engine_stats``, every ``engine_stats_interval_s``) and
+at shutdown, so what they merge lags its calls by at most the poll interval.
 """
 
 from __future__ import annotations
