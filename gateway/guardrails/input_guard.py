@@ -126,6 +126,21 @@ class _PendingWindows:
         return [(may_ner, join.join(pieces)) for _, pieces in self.unsplit.values() for join, may_ner in READINGS]
 
 
+@dataclass(slots=True)
+class _Prepared:
+    """What a scan reads off a request before any lookup or analysis, filled in as the scan goes: a cached-only scan
+    on the event loop that misses hands it to the guard thread, which then neither copies the messages nor hashes
+    the texts and windows again."""
+
+    slots: list[_TextSlot]
+    # Deep copies of the messages, to write the redacted texts into. A scan writes each slot's text afresh from the
+    # slot's original, so copies a missed cached-only scan already wrote into are as good as new ones.
+    messages: list[dict[str, Any]] | None = None
+    keys: list[CacheKey] | None = None  # the texts' findings keys (one variant per policy: the scan's policy)
+    windows: tuple[list[BoundaryWindow], list[CacheKey]] | None = None  # boundary windows and their keys
+    verdict_keys: list[CacheKey] | None = None  # the untrusted texts' injection verdict keys
+
+
 def _text_slots(messages: Sequence[Mapping[str, Any]]) -> list[_TextSlot]:
     slots: list[_TextSlot] = []
     for index, message in enumerate(messages):
@@ -220,32 +235,39 @@ class InputGuard:
         """Off the event loop: a long prompt occupies a worker thread, not the loop serving other requests. A short
         request whose every text, window and verdict is cached (an agent resending its conversation) is answered
         on the loop: no analysis runs there, and the thread hop would cost more than the lookups."""
+        prepared = self._prepare(messages)
         try:
-            return self._scan(tenant_id, messages, policy, cached_only=True)
+            return self._scan(tenant_id, messages, policy, prepared, cached_only=True)
         except _NeedsAnalysis:
             pass
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.scan_messages_sync, tenant_id, messages, policy)
+        return await loop.run_in_executor(self._executor, self._scan, tenant_id, messages, policy, prepared, False)
 
     def scan_messages_sync(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
-        return self._scan(tenant_id, messages, policy, cached_only=False)
+        return self._scan(tenant_id, messages, policy, self._prepare(messages), cached_only=False)
 
-    def _scan(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy, *,
+    def _prepare(self, messages: Sequence[Mapping[str, Any]]) -> _Prepared:
+        slots = _text_slots(messages)
+        _check_sizes(slots, self.config)
+        return _Prepared(slots)
+
+    def _scan(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy, prepared: _Prepared,
               cached_only: bool) -> GuardResult:
         """``cached_only``: raise ``_NeedsAnalysis`` instead of analysing anything (and for texts totalling more
         than ``INLINE_CACHED_CHARS``, before hashing them)."""
-        slots = _text_slots(messages)
-        _check_sizes(slots, self.config)
+        slots = prepared.slots
         if cached_only and sum(len(slot.text) for slot in slots) > INLINE_CACHED_CHARS:
             raise _NeedsAnalysis
-        result = GuardResult(messages=[copy.deepcopy(dict(message)) for message in messages])
+        if prepared.messages is None:
+            prepared.messages = [copy.deepcopy(dict(message)) for message in messages]
+        result = GuardResult(messages=prepared.messages)
         token_key = tenant_token_key(self._secret, tenant_id)
         rules = policy.pii_input
         use_ner = needs_ner(rules)
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
         texts = [slot.text for slot in slots]
-        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only)
+        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only, prepared)
         split_parts, split_groups = _split_parts(splits)
         tallied_groups: set[int] = set()
         for index, (slot, findings) in enumerate(zip(slots, all_findings, strict=True)):
@@ -267,8 +289,10 @@ class InputGuard:
             result.block_reason = "request contains personal data the policy blocks: " + ", ".join(blocked_types)
         if screen_injection:
             untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
-            best_verdict = self._injection_verdict(tenant_id, untrusted, policy.injection.threshold, result,
-                                                   cached_only)
+            if prepared.verdict_keys is None:
+                prepared.verdict_keys = [content_key(tenant_id, text, "injection") for text in untrusted]
+            best_verdict = self._injection_verdict(tenant_id, untrusted, prepared.verdict_keys,
+                                                   policy.injection.threshold, result, cached_only)
             verdict_action = injection_action(policy.injection, best_verdict.score)
             result.injection_score = best_verdict.score
             result.decisions.append({"kind": "injection", "action": verdict_action.value, **best_verdict.as_record()})
@@ -304,12 +328,16 @@ class InputGuard:
         return await loop.run_in_executor(self._output_executor, fn, *args)
 
     def _cached_findings(
-        self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult, cached_only: bool = False
+        self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult, cached_only: bool,
+        prepared: _Prepared,
     ) -> tuple[list[tuple[Finding, ...]], list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]]]:
         """Findings per text, and the values split across each boundary between texts: cached ones looked up, the
-        new texts and the new boundary windows analysed together (one NER call for all)."""
+        new texts and the new boundary windows analysed together (one NER call for all). The texts' and windows'
+        keys are taken from ``prepared`` when it holds them, and left there when it does not."""
         variant = "pii+ner" if use_ner else "pii"
-        keys = [content_key(tenant_id, text, variant) for text in texts]
+        if prepared.keys is None:
+            prepared.keys = [content_key(tenant_id, text, variant) for text in texts]
+        keys = prepared.keys
         found: dict[CacheKey, tuple[Finding, ...]] = {}
         missing: dict[CacheKey, str] = {}
         for key, text in zip(keys, texts, strict=True):
@@ -322,7 +350,9 @@ class InputGuard:
             else:
                 found[key] = cached
                 result.cache_hits += 1
-        pending = self._lookup_windows(tenant_id, texts, variant)
+        if prepared.windows is None:
+            prepared.windows = self._boundary_windows(tenant_id, texts, variant)
+        pending = self._lookup_windows(texts, *prepared.windows)
         if cached_only and (missing or pending.unsplit):
             raise _NeedsAnalysis
         # The new texts and each new window's readings that may run NER in one batch (one NER call); the readings
@@ -355,13 +385,17 @@ class InputGuard:
         if self._processes is not None:
             self._processes.shutdown()
 
-    def _lookup_windows(self, tenant_id: str, texts: list[str], variant: str) -> _PendingWindows:
-        """The windows around the boundaries between the texts, with the split values of those already cached."""
+    def _boundary_windows(self, tenant_id: str, texts: list[str],
+                          variant: str) -> tuple[list[BoundaryWindow], list[CacheKey]]:  # fmt: skip
+        """The windows around the boundaries between the texts, with their cache keys."""
         windows = []
         if self.config.split_window_chars > 0:
             windows = boundary_windows(texts, self.config.split_window_chars, self.config.split_window_texts)
-        pending = _PendingWindows(windows, [content_key(tenant_id, w.cache_text(texts), variant + "/split")
-                                            for w in windows])  # fmt: skip
+        return windows, [content_key(tenant_id, w.cache_text(texts), variant + "/split") for w in windows]
+
+    def _lookup_windows(self, texts: list[str], windows: list[BoundaryWindow], keys: list[CacheKey]) -> _PendingWindows:
+        """The windows with the split values of those already cached, and the pieces of the others."""
+        pending = _PendingWindows(windows, keys)
         for key, window in zip(pending.keys, windows, strict=True):
             if key in pending.splits or key in pending.unsplit:
                 continue
@@ -389,14 +423,15 @@ class InputGuard:
         return [(window, pending.splits[key]) for window, key in zip(pending.windows, pending.keys, strict=True)]
 
     def _injection_verdict(
-        self, tenant_id: str, texts: list[str], threshold: float, result: GuardResult, cached_only: bool = False
+        self, tenant_id: str, texts: list[str], keys: list[CacheKey], threshold: float, result: GuardResult,
+        cached_only: bool = False,
     ) -> InjectionVerdict:
-        """The highest-scoring verdict of the untrusted texts. When none of them screens as injection (reaches
-        ``threshold``), the highest of the windows around the boundaries between them that does: an instruction
-        split across messages, which the model reads whole."""
+        """The highest-scoring verdict of the untrusted texts (``keys``: their verdicts' cache keys). When none of
+        them screens as injection (reaches ``threshold``), the highest of the windows around the boundaries between
+        them that does: an instruction split across messages, which the model reads whole."""
         best = InjectionVerdict(0.0, ())
-        for text in texts:
-            verdict = self._cached_verdict(tenant_id, text, result, cached_only)
+        for key, text in zip(keys, texts, strict=True):
+            verdict = self._cached_verdict(key, text, result, cached_only)
             if verdict.score > best.score:
                 best = verdict
         if best.score >= threshold or self.config.injection_window_chars <= 0:
@@ -426,9 +461,8 @@ class InputGuard:
         self._verdicts.put(key, verdict)
         return verdict
 
-    def _cached_verdict(self, tenant_id: str, text: str, result: GuardResult,
+    def _cached_verdict(self, key: CacheKey, text: str, result: GuardResult,
                         cached_only: bool = False) -> InjectionVerdict:
-        key = content_key(tenant_id, text, "injection")
         verdict = self._verdicts.get(key)
         if verdict is None:
             if cached_only:

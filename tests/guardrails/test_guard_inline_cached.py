@@ -8,8 +8,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from gateway.guardrails import InputGuard, PiiAnalyzer
-from gateway.guardrails.input_guard import INLINE_CACHED_CHARS
+from gateway.guardrails import InputGuard, PiiAnalyzer, input_guard
+from gateway.guardrails.cache import content_key
+from gateway.guardrails.input_guard import INLINE_CACHED_CHARS, GuardResult
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 
 SECRET = b"test-server-secret"
@@ -88,3 +89,46 @@ def test_a_cached_request_longer_than_the_inline_bound_still_goes_to_a_guard_thr
         assert executor.submitted == 2 and again.messages == first.messages and again.scanned_chars == 0
 
     asyncio.run(scans())
+
+
+def test_a_miss_on_the_loop_hands_its_hashes_to_the_guard_thread(analyzer: PiiAnalyzer, monkeypatch: Any) -> None:
+    """The cached-only scan hashes every text before it finds the new one missing; the guard thread reuses those
+    keys instead of hashing each text again."""
+    guard, executor, _ = guard_with(analyzer)
+    hashed: list[str] = []
+
+    def counting_key(tenant_id: str, text: str, variant: str) -> Any:
+        hashed.append(variant)
+        return content_key(tenant_id, text, variant)
+
+    monkeypatch.setattr(input_guard, "content_key", counting_key)
+    longer = [*CONVERSATION, {"role": "user", "content": "My card is 4111 1111 1111 1111."}]
+
+    async def scans() -> GuardResult:
+        await guard.scan_messages("t1", CONVERSATION, POLICY)
+        hashed.clear()
+        return await guard.scan_messages("t1", longer, POLICY)
+
+    result = asyncio.run(scans())
+    assert executor.submitted == 2
+    assert hashed.count("pii") == len(longer)  # once each, on the loop; not again on the thread
+    assert hashed.count("pii/split") == len(longer) - 1  # one window per boundary
+    assert result.messages == guard.scan_messages_sync("t1", longer, POLICY).messages
+    assert "<CREDIT_CARD>" not in str(longer)  # the request's own messages are left as they were
+
+
+def test_a_miss_after_the_redaction_gives_the_thread_result(analyzer: PiiAnalyzer) -> None:
+    """Findings cached but not the injection verdicts: the loop's scan has already written the redacted texts into
+    its copies of the messages when it misses; the guard thread's result is still the one a fresh scan gives."""
+    guard, executor, _ = guard_with(analyzer)
+    no_injection = Policy(pii_input=POLICY.pii_input, injection=InjectionRules(action=InjectionAction.OFF))
+
+    async def scans() -> GuardResult:
+        await guard.scan_messages("t1", CONVERSATION, no_injection)  # caches the findings, screens nothing
+        return await guard.scan_messages("t1", CONVERSATION, POLICY)
+
+    result = asyncio.run(scans())
+    fresh = InputGuard(SECRET, analyzer=analyzer).scan_messages_sync("t1", CONVERSATION, POLICY)
+    assert executor.submitted == 2
+    assert result.messages == fresh.messages and result.decisions == fresh.decisions
+    assert "<PHONE_NUMBER>" in result.messages[1]["content"] and result.injection_score >= 0.8
