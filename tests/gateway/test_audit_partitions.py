@@ -93,6 +93,23 @@ def test_records_without_a_partition_land_in_a_default_and_maintenance_moves_the
 
 @pytest.mark.postgres
 @needs_postgres
+def test_a_replayed_batch_skips_the_events_already_stored(db: Database) -> None:
+    """The lookup of already-stored event ids (one array parameter on Postgres) finds them in any batch size: a
+    replay inserts only what is new and the chain stays whole."""
+    with db.transaction() as session:
+        tenant_id = create_tenant(unique_name("replay"), session=session).id
+    first = _events(tenant_id, 300)  # more ids than fit a cached statement's text were they listed one by one
+    with db.transaction() as session:
+        assert append_events(first[:120], session=session) == 120
+    with db.transaction() as session:
+        assert append_events(first + _events(tenant_id, 5), session=session) == 185
+    assert _rows_in(db, chain_table(tenant_id), tenant_id) == 305
+    with db.session() as session:
+        assert verify_chains(session=session, chain_id=tenant_id).ok
+
+
+@pytest.mark.postgres
+@needs_postgres
 def test_per_partition_uniqueness_still_refuses_a_duplicate(db: Database) -> None:
     with db.transaction() as session:
         tenant_id = create_tenant(unique_name("dup"), session=session).id
