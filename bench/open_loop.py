@@ -7,6 +7,13 @@ client little CPU — on a machine whose cores the servers share, the client's o
 the servers' latency. Latency is timed from the moment the request was written (``service``) and from the moment
 it was due (``response``, which adds any lateness of the client's own loop; ``client_lag`` says how much).
 
+What is timed is the server's, not the client's: idle connections are reused oldest first, so each stays in use and
+none sits idle past the server's keep-alive timeout only to be found closed by the next burst (whose requests would
+then wait for a new TLS handshake, counted as the server's latency); the connections opened during a run are
+counted (``connections_opened``). The client's own collector is kept out of the measured run (its heap frozen,
+finished requests not kept): a full collection over thousands of finished requests pauses the loop that reads the
+responses, for every request in flight.
+
 Streams: the stub engine (``bench.stub_engine``) and the floor stamp their first content delta with
 ``time.perf_counter_ns()`` (CLOCK_MONOTONIC, one clock for all processes on a machine) as they send it; the client
 notes its own clock when the bytes carrying that stamp arrive, which times the engine's first token to the
@@ -16,11 +23,12 @@ client's first byte of it through whatever sits between.
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
 import ssl
 import statistics
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +77,7 @@ class Connection:
         self.reader = reader
         self.writer = writer
         self.received = 0  # bytes read by the current exchange
+        self.exchanges = 0  # requests sent over this connection
 
     @classmethod
     async def open(cls, host: str, port: int, tls: ssl.SSLContext | None) -> Connection:
@@ -77,6 +86,7 @@ class Connection:
 
     async def exchange(self, request: bytes) -> Reply:
         self.received = 0
+        self.exchanges += 1
         self.writer.write(request)
         callbacks = _Parser(time.perf_counter_ns())
         parser = httptools.HttpResponseParser(callbacks)
@@ -110,6 +120,7 @@ class LoadResult:
     stamp_lag_ms: list[float] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)
     connections: int = 0
+    connections_opened: int = 0  # during the run: the first ones, and any that replaced one the server closed
     wall_s: float = 0.0
 
     def summary(self) -> dict[str, Any]:
@@ -124,7 +135,8 @@ class LoadResult:
                 "ok": completed, "errors": sum(self.statuses.values()) - completed,
                 "answered": sum(n for status, n in self.statuses.items() if status.isdigit()),
                 "statuses": dict(self.statuses), "achieved_rate": completed / self.wall_s if self.wall_s else 0.0,
-                "connections": self.connections, "service_ms": pcts(self.service_ms),
+                "connections": self.connections, "connections_opened": self.connections_opened,
+                "service_ms": pcts(self.service_ms),
                 "response_ms": pcts(self.response_ms), "client_lag_ms": pcts(self.client_lag_ms),
                 "reported_overhead_ms": pcts(self.reported_overhead_ms), "stamp_lag_ms": pcts(self.stamp_lag_ms)}
 
@@ -140,17 +152,23 @@ class Target:
                  tls: ssl.SSLContext | None, max_connections: int = 512) -> None:
         self.host, self.port, self.tls = host, port, tls
         self.requests = [http_request(host, port, path, body, headers) for body in bodies]
-        self.idle: list[Connection] = []
-        self.opened = 0
+        self.idle: deque[Connection] = deque()  # oldest first: every kept-alive connection stays in use
+        self.opened = 0  # open now
+        self.opened_total = 0  # ever
         self.max_connections = max_connections
 
     async def _connection(self) -> Connection:
         if self.idle:
-            return self.idle.pop()
+            return self.idle.popleft()
         if self.opened >= self.max_connections:
             raise InFlightCapReached(f"more than {self.max_connections} requests in flight")
         self.opened += 1
-        return await Connection.open(self.host, self.port, self.tls)
+        self.opened_total += 1
+        try:
+            return await Connection.open(self.host, self.port, self.tls)
+        except BaseException:
+            self.opened -= 1
+            raise
 
     async def send(self, index: int) -> Reply:
         reused = bool(self.idle)
@@ -183,8 +201,11 @@ async def run_open_loop(target: Target, rate: float, duration_s: float, *, timeo
     """``rate`` requests/s for ``duration_s``, each due at its time; waits for every one (up to ``timeout_s``)."""
     result = LoadResult(rate, duration_s)
     total = max(1, round(rate * duration_s))
+    opened_before = target.opened_total
+    tasks: set[asyncio.Task[None]] = set()
+    gc.collect()
+    gc.freeze()  # what exists now (earlier phases' results among it) is never walked by a collection in the run
     start = time.perf_counter() + 0.05
-    tasks: list[asyncio.Task[None]] = []
 
     async def one(index: int, due: float) -> None:
         sent = time.perf_counter()
@@ -207,13 +228,20 @@ async def run_open_loop(target: Target, rate: float, duration_s: float, *, timeo
         if reply.stamp_lag_ns is not None:
             result.stamp_lag_ms.append(reply.stamp_lag_ns / 1e6)
 
-    for index in range(total):
-        due = start + index / rate
-        delay = due - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(one(index, due)))
-    await asyncio.gather(*tasks)
+    try:
+        for index in range(total):
+            due = start + index / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            task = asyncio.create_task(one(index, due))
+            tasks.add(task)  # held until done, then dropped
+            task.add_done_callback(tasks.discard)
+        while tasks:
+            await asyncio.wait(set(tasks))
+    finally:
+        gc.unfreeze()
     result.wall_s = time.perf_counter() - start
     result.connections = target.opened
+    result.connections_opened = target.opened_total - opened_before
     return result

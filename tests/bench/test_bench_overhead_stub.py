@@ -109,6 +109,26 @@ def test_the_open_loop_client_holds_its_rate_against_the_floor_and_reads_stream_
     assert 0 <= streamed["stamp_lag_ms"]["p50"] < 1000
 
 
+def test_idle_connections_are_reused_oldest_first_so_none_idles_out(floor: tuple[int, ssl.SSLContext]) -> None:
+    """After a burst has opened several connections, later requests go round all of them (not always to the newest),
+    so none sits idle until the server's keep-alive timeout closes it; connections opened in a run are counted."""
+    port, tls = floor
+
+    async def run() -> tuple[list[int], int, int]:
+        target = Target("127.0.0.1", port, "/v1/chat/completions", [chat_body([])], {}, tls)
+        try:
+            await asyncio.gather(*(target.send(0) for _ in range(4)))  # four in flight: four connections
+            opened_by_burst = target.opened_total
+            summary = (await run_open_loop(target, 50, 0.16)).summary()  # eight requests, one at a time
+            return sorted(c.exchanges for c in target.idle), opened_by_burst, summary["connections_opened"]
+        finally:
+            target.close()
+
+    exchanges, opened_by_burst, opened_in_run = asyncio.run(run())
+    assert opened_by_burst == 4
+    assert exchanges == [3, 3, 3, 3] and opened_in_run == 0
+
+
 def test_a_full_set_of_connections_is_the_clients_refusal_not_the_servers(floor: tuple[int, ssl.SSLContext]) -> None:
     port, tls = floor
 
