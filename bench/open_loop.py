@@ -118,6 +118,7 @@ class LoadResult:
     client_lag_ms: list[float] = field(default_factory=list)
     reported_overhead_ms: list[float] = field(default_factory=list)
     stamp_lag_ms: list[float] = field(default_factory=list)
+    timeline: list[tuple[float, float]] = field(default_factory=list)  # each answered request's write and last byte
     statuses: Counter[str] = field(default_factory=Counter)
     connections: int = 0
     connections_opened: int = 0  # during the run: the first ones, and any that replaced one the server closed
@@ -220,6 +221,7 @@ async def run_open_loop(target: Target, rate: float, duration_s: float, *, timeo
         if reply.status != 200:
             return
         result.service_ms.append((done - sent) * 1e3)
+        result.timeline.append((sent, done))
         result.response_ms.append((done - due) * 1e3)
         for name in OVERHEAD_HEADERS:
             if name in reply.headers:

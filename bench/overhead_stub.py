@@ -49,6 +49,7 @@ from typing import Any
 from bench import litellm_proxy
 from bench.gateway_overhead import Stack, provision_tenant, ticket_prompts
 from bench.open_loop import LoadResult, Target, run_open_loop
+from bench.overhead_tail import TAIL_PROBE_ENV, collect_timelines, tail_breakdown
 from bench.stub_engine import AUTHKEY_ENV
 from gateway.background_server import free_port
 from gateway.core.tls import ensure_certificate
@@ -80,6 +81,7 @@ class Server:
     pid: int | None = None  # the server's process, whose CPU time each measurement reads
     profiled: bool = False  # under profiled_app_from_env: profiled while measured
     workers: int = 1  # uvicorn workers under ``pid`` (their supervisor): CPU is then summed over its children
+    tail_probe: Path | None = None  # under bench.overhead_tail's probe, which writes its timelines here
 
     def target(self, tls: ssl.SSLContext) -> Target:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -210,7 +212,7 @@ def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: s
 
 
 def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path, cert: Path, key: Path, *,
-                 loop: str = "auto", http: str = "auto", profile: Path | None = None,
+                 loop: str = "auto", http: str = "auto", profile: Path | None = None, tail_probe: Path | None = None,
                  source: Path | None = None, server: str = "uvicorn", workers: int = 1) -> int:
     """``warden serve``'s app under uvicorn with ``loop`` and ``http`` chosen (``warden serve`` itself runs
     ``uvicorn.run`` with both "auto": uvloop and httptools where installed), its engine the stub at
@@ -222,6 +224,9 @@ def start_warden(stack: Stack, name: str, env: dict[str, str], socket_path: Path
     if profile is not None:
         server_env[PROFILE_ENV] = str(profile)
         factory = "bench.overhead_stub:profiled_app_from_env"
+    elif tail_probe is not None:
+        server_env[TAIL_PROBE_ENV] = str(tail_probe)
+        factory = "bench.overhead_tail:tail_probed_app_from_env"
     app_dir: list[str] = []
     if source is not None:
         server_env["PYTHONPATH"] = str(source)
@@ -263,7 +268,7 @@ async def wait_ready(server: Server, tls: ssl.SSLContext, stack: Stack) -> None:
     while time.monotonic() < deadline:
         dead = [p for p in stack.processes if p.poll() is not None]
         if dead:
-            raise RuntimeError(f"a benchmark process exited ({dead[0].args[:4]}); logs in {stack.workdir}")
+            raise RuntimeError(f"a benchmark process exited ({str(dead[0].args)[:200]}); logs in {stack.workdir}")
         target = server.target(tls)
         try:
             reply = await target.send(0)
@@ -287,17 +292,22 @@ async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: 
         if warmup_s > 0:
             await run_open_loop(target, rate, warmup_s)
         before = load_average()
-        if server.profiled and server.pid is not None:
-            os.kill(server.pid, signal.SIGUSR1)
+        if (server.profiled or server.tail_probe) and server.pid is not None:
+            os.kill(server.pid, signal.SIGUSR1)  # the profile, or the probe's timelines, start here
         cpu_before, loop_before = server_cpu_s(server)
         result: LoadResult = await run_open_loop(target, rate, duration_s)
         cpu_after, loop_after = server_cpu_s(server)
         cpu_used, loop_used = cpu_after - cpu_before, loop_after - loop_before
         if server.profiled and server.pid is not None:
             os.kill(server.pid, signal.SIGUSR2)
+        timelines = collect_timelines(server.pid, server.tail_probe) \
+            if server.tail_probe is not None and server.pid is not None else None
     finally:
         target.close()
     summary = result.summary()
+    if timelines is not None:
+        summary["tail"] = tail_breakdown(result.timeline, timelines)
+        _print_tail(summary["tail"])
     summary["load_average"] = {"before": before, "after": load_average()}
     # CPU time the server process spent per request it answered (all its threads): what contention for the cores
     # does not change, unlike latency.
@@ -319,6 +329,19 @@ def server_cpu_s(server: Server) -> tuple[float, float]:
     if server.workers > 1:
         return workers_cpu_s(server.pid)
     return process_cpu_s(server.pid), loop_thread_cpu_s(server.pid)
+
+
+def _print_tail(tail: dict[str, Any]) -> None:
+    if not tail:
+        return
+    print(f"    tail: p90 {tail['thresholds_ms']['p90']:.2f} ms, p99 {tail['thresholds_ms']['p99']:.2f} ms; share "
+          "overlapping (above p99 / above p90 / below p50):", file=sys.stderr)
+    for kind in ("gc", "drain", "record", "loop_lag"):
+        row = tail[kind]
+        shares = " / ".join("-" if v is None else f"{v:.0%}" for v in row["overlapped_share"].values())
+        cpu = f", CPU p50 {_f(row['cpu_ms']['p50'])} ms" if "cpu_ms" in row else ""
+        print(f"      {kind:<9} {shares:<17} ({row['count']} events, wall p50 {_f(row['wall_ms']['p50'])} ms, "
+              f"max {_f(row['wall_ms']['max'])}{cpu})", file=sys.stderr)
 
 
 def versus_floor(results: dict[str, dict[str, Any]], floor: str = "floor") -> None:
@@ -374,9 +397,11 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             await asyncio.sleep(0.05)
         wardens[name] = (env, socket_path)
         profile = args.profile if name == "warden_core" else None
-        servers[name] = Server(name, start_warden(stack, name, env, socket_path, cert, key, profile=profile),
+        tail_probe = args.tail_probe if name == "warden_core" else None
+        servers[name] = Server(name, start_warden(stack, name, env, socket_path, cert, key, profile=profile,
+                                                  tail_probe=tail_probe),
                                api_key, long if guardrails else short, pid=stack.processes[-1].pid,
-                               profiled=profile is not None)
+                               profiled=profile is not None, tail_probe=tail_probe)
     if not args.only_core:
         # warden_core with its audit spool in memory (tmpfs): the same path less the disk's fsync, which is a
         # property of the machine's disk, not of the gateway (durability is then only the database's).
@@ -642,7 +667,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--core-workers", type=int, default=1,
                         help="above 1: also warden_core under uvicorn --workers N (warden serve --workers N's "
                              "set-up), measured like the others, CPU summed over its workers")
-    parser.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
+    probes = parser.add_mutually_exclusive_group()
+    probes.add_argument("--profile", type=Path, help="run warden_core under cProfile, its stats written here")
+    probes.add_argument("--tail-probe", type=Path,
+                        help="run warden_core under bench.overhead_tail's probe (its timelines written here): each of "
+                             "its rows gets 'tail', what its slowest requests overlapped (GC, audit batches, loop "
+                             "stalls)")
     parser.add_argument("--only-core", action="store_true", help="the floor and warden_core only (profiling)")
     parser.add_argument("--baseline-commit", default=None,
                         help="also warden_core served from this commit of the repository (unpacked by the bench into "

@@ -22,6 +22,7 @@ import pytest
 
 from bench.open_loop import InFlightCapReached, Target, run_open_loop
 from bench.overhead_stub import chat_body, long_prompts, process_cpu_s, versus_floor, workers_cpu_s
+from bench.overhead_tail import tail_breakdown
 from bench.stub_engine import AUTHKEY_ENV, FINAL_TEXT, STAMP_PREFIX
 from engine.request import EngineRequest
 from gateway.background_server import free_port
@@ -138,6 +139,19 @@ def test_a_full_set_of_connections_is_the_clients_refusal_not_the_servers(floor:
 
     summary = asyncio.run(run())
     assert summary["statuses"] == {InFlightCapReached.__name__: 5} and summary["answered"] == 0
+
+
+def test_the_tail_breakdown_finds_the_stall_the_slow_requests_overlap() -> None:
+    """Requests 0..99 sent 10 ms apart, each 1 ms in flight except the fifteen sent during a 145 ms stall (drain),
+    which take 20 ms; a collection happens far from every request."""
+    timeline = [(i * 0.01, i * 0.01 + (0.02 if 40 <= i < 55 else 0.001)) for i in range(100)]
+    timelines = {"drain": [[0.4, 0.145, 0.009]], "gc": [[5.0, 0.003, 0, 0.002]], "record": [], "loop_lag": []}
+    tail = tail_breakdown(timeline, timelines)
+    assert tail["thresholds_ms"]["p90"] == pytest.approx(20.0)
+    assert tail["drain"]["overlapped_share"] == {"above_p99": 1.0, "above_p90": 1.0, "below_p50": 0.0}
+    assert tail["gc"]["overlapped_share"]["above_p90"] == 0.0 and tail["gc"]["by_generation"] == {"0": 1, "1": 0,
+                                                                                                   "2": 0}
+    assert tail["drain"]["cpu_ms"]["p50"] == pytest.approx(9.0) and tail["record"]["count"] == 0
 
 
 def test_excess_and_ratio_over_the_floor_are_per_percentile() -> None:

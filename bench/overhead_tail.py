@@ -1,0 +1,175 @@
+"""Where the overhead bench's slow requests spend their time: warden_core's stalls, timed inside the server, set
+against the requests the open-loop client saw (``--tail-probe``).
+
+The server runs ``tail_probed_app_from_env``: ``warden serve``'s app, plus timelines of what can hold up its event
+loop without being a request's own work, each noted with its start and length on ``time.perf_counter`` (the
+machine's monotonic clock, which the client reads too):
+
+  gc        every collection of the collector (generation, wall and CPU time)
+  drain     every batch the audit writer's drain thread stores in the database (its CPU holds the interpreter's lock)
+  record    every batch of the audit record thread (spool write and fsync): every request awaits one, so all of
+            them overlap one; its wall time is what to read
+  loop_lag  every time a task asking to wake after 1 ms woke more than 2 ms late: the loop was busy or starved
+
+``tail_breakdown`` then says, for the requests above the run's 90th and 99th latency percentiles and for those
+below its median, what share of them overlapped each kind of stall: a kind the slow ones overlap far more often than
+the fast ones is a cause of the tail. The sampling task costs the loop about 1,000 wake-ups per second, so a probed
+run's CPU per request is not the figure to quote.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import gc
+import json
+import os
+import signal
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+TAIL_PROBE_ENV = "WARDEN_BENCH_TAIL_PROBE"  # where tail_probed_app_from_env writes its timelines
+LAG_PERIOD_S = 0.001
+LAG_REPORTED_S = 0.002  # lateness below this is the timer's own jitter
+KINDS = ("gc", "drain", "record", "loop_lag")
+
+Event = tuple[float, float]  # start (perf_counter seconds), length (seconds)
+
+
+class _Timelines:
+    def __init__(self) -> None:
+        self.events: dict[str, list[list[float]]] = {kind: [] for kind in KINDS}
+
+    def clear(self) -> None:
+        for events in self.events.values():
+            events.clear()
+
+    def dump(self, path: str) -> None:
+        partial = Path(f"{path}.partial")  # the bench reads the file once it exists: whole, never half written
+        partial.write_text(json.dumps(self.events))
+        os.replace(partial, path)
+
+
+def tail_probed_app_from_env() -> Any:
+    """``gateway.app.app_from_env`` with the stalls above timed, from a SIGUSR1 (which starts the timelines afresh)
+    to a SIGUSR2 (which writes them to ``$WARDEN_BENCH_TAIL_PROBE``): the bench sends them around a measured
+    phase."""
+    from gateway.app import app_from_env
+    from gateway.audit.writer import AuditWriter
+
+    timelines = _Timelines()
+    _time_collections(timelines)
+    _time_audit_batches(AuditWriter, timelines)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGUSR1, timelines.clear)
+    loop.add_signal_handler(signal.SIGUSR2, timelines.dump, os.environ[TAIL_PROBE_ENV])
+    loop.call_soon(lambda: loop.create_task(_sample_loop_lag(timelines)))
+    return app_from_env()
+
+
+def _time_collections(timelines: _Timelines) -> None:
+    started: list[float] = [0.0, 0.0]
+
+    def on_collection(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[:] = [time.perf_counter(), time.thread_time()]
+            return
+        timelines.events["gc"].append([started[0], time.perf_counter() - started[0], info["generation"],
+                                       time.thread_time() - started[1]])
+
+    gc.callbacks.append(on_collection)
+
+
+def _time_audit_batches(writer: Any, timelines: _Timelines) -> None:
+    """Wraps the writer class's batch methods (in this bench process only)."""
+    drain_once, record_batch_sync = writer._drain_once, writer.record_batch_sync
+
+    def timed_drain(self: Any) -> bool:
+        started, cpu = time.perf_counter(), time.thread_time()
+        more: bool = drain_once(self)
+        timelines.events["drain"].append([started, time.perf_counter() - started, time.thread_time() - cpu])
+        return more
+
+    def timed_record(self: Any, events: list[Any]) -> list[BaseException | None]:
+        started, cpu = time.perf_counter(), time.thread_time()
+        outcomes: list[BaseException | None] = record_batch_sync(self, events)
+        timelines.events["record"].append([started, time.perf_counter() - started, time.thread_time() - cpu,
+                                           len(events)])
+        return outcomes
+
+    writer._drain_once = timed_drain
+    writer.record_batch_sync = timed_record
+
+
+async def _sample_loop_lag(timelines: _Timelines) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        asked = loop.time()
+        await asyncio.sleep(LAG_PERIOD_S)
+        late = loop.time() - asked - LAG_PERIOD_S
+        if late > LAG_REPORTED_S:
+            timelines.events["loop_lag"].append([time.perf_counter() - late, late])
+
+
+def collect_timelines(pid: int, path: Path, timeout_s: float = 30.0) -> dict[str, list[list[float]]]:
+    """Asks the probed server ``pid`` to write its timelines (SIGUSR2) and reads them."""
+    path.unlink(missing_ok=True)
+    os.kill(pid, signal.SIGUSR2)
+    deadline = time.monotonic() + timeout_s
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the probed server did not write {path}")
+        time.sleep(0.05)
+    return {kind: events for kind, events in json.loads(path.read_text()).items() if kind in KINDS}
+
+
+def _overlaps(request: tuple[float, float], starts: list[float], events: list[list[float]],
+              longest: float) -> bool:
+    sent, done = request
+    # Only events that start before the request ends and no earlier than the longest one could reach back.
+    for i in range(bisect.bisect_left(starts, sent - longest), bisect.bisect_left(starts, done)):
+        if starts[i] + events[i][1] > sent:
+            return True
+    return False
+
+
+def tail_breakdown(timeline: list[tuple[float, float]], timelines: dict[str, list[list[float]]]) -> dict[str, Any]:
+    """For each stall kind: the share of the slowest requests (above p99, above p90) and of the fastest half whose
+    time in flight (``timeline``: sent, done) overlapped one; and each kind's count, wall and CPU lengths."""
+    if not timeline:
+        return {}
+    ordered = sorted(done - sent for sent, done in timeline)
+    p50, p90, p99 = (ordered[int(q * (len(ordered) - 1))] for q in (0.5, 0.9, 0.99))
+    groups = {"above_p99": [r for r in timeline if r[1] - r[0] >= p99],
+              "above_p90": [r for r in timeline if r[1] - r[0] >= p90],
+              "below_p50": [r for r in timeline if r[1] - r[0] <= p50]}
+    result: dict[str, Any] = {"thresholds_ms": {"p50": p50 * 1e3, "p90": p90 * 1e3, "p99": p99 * 1e3},
+                              "requests": {name: len(group) for name, group in groups.items()}}
+    window = max(done for _, done in timeline) - min(sent for sent, _ in timeline)
+    for kind in KINDS:
+        events = sorted(timelines.get(kind, []))
+        starts = [event[0] for event in events]
+        longest = max((event[1] for event in events), default=0.0)
+        row: dict[str, Any] = {
+            "count": len(events), "per_s": len(events) / window if window > 0 else None,
+            "wall_ms": _spread([event[1] * 1e3 for event in events]),
+            "overlapped_share": {name: (sum(_overlaps(r, starts, events, longest) for r in group) / len(group)
+                                        if group else None) for name, group in groups.items()},
+        }
+        if kind in ("gc", "drain", "record"):
+            cpu_at = 3 if kind == "gc" else 2
+            row["cpu_ms"] = _spread([event[cpu_at] * 1e3 for event in events])
+        if kind == "gc":
+            row["by_generation"] = {str(g): sum(1 for event in events if event[2] == g) for g in (0, 1, 2)}
+        if kind == "record":
+            row["records_per_batch_p50"] = statistics.median(event[3] for event in events) if events else None
+        result[kind] = row
+    return result
+
+
+def _spread(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"p50": None, "max": None, "sum": 0.0}
+    return {"p50": statistics.median(values), "max": max(values), "sum": sum(values)}
