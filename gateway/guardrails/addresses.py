@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -266,11 +267,38 @@ _ANCHOR = re.compile(
     r"|(?i:addr|address|adresse|street|strasse|straße)=\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
+_DIGIT = re.compile(r"\d")
+_DIGIT_RUN = re.compile(r"\d+")
+# The most characters an anchor holds before its first digit besides the spaces right before it: "address=" (8),
+# or a letter, a dot and a comma before the spaces (3).
+_ANCHOR_REACH = 8
+
+
+def _anchors(text: str) -> Iterator[re.Match[str]]:
+    """The matches ``_ANCHOR.finditer(text)`` gives, the regex tried only next to digits. Every anchor opens with a
+    digit (a house number) or ends with its first one ("Apt. 4", "address=0"), so after the previous anchor only the
+    stretch before the next digit (its spaces and ``_ANCHOR_REACH`` more) or the digit itself can start one; scanning
+    all text for it cost as much as every street pattern together."""
+    position = 0
+    while (digit := _DIGIT.search(text, position)) is not None:
+        first = digit.start()
+        spaces = first
+        while spaces > position and text[spaces - 1].isspace():
+            spaces -= 1
+        start = max(position, min(spaces - 3, first - _ANCHOR_REACH))
+        # One closed by this digit ends right after it; one opened by it is looked for at the digit itself.
+        anchor = _ANCHOR.search(text, start, first + 1) if start < first else None
+        anchor = anchor or _ANCHOR.match(text, first)
+        if anchor is None:  # no anchor starts inside a run of digits either: the next one starts past it
+            position = _DIGIT_RUN.match(text, first).end()  # type: ignore[union-attr]  # a digit is there
+            continue
+        yield anchor
+        position = anchor.end()
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
     windows: list[tuple[int, int]] = []
-    for anchor in _ANCHOR.finditer(text):
+    for anchor in _anchors(text):
         start, end = max(0, anchor.start() - _WINDOW_BEFORE), min(len(text), anchor.end() + _WINDOW_AFTER)
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], end)

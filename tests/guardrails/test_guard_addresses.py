@@ -1,9 +1,11 @@
 """STREET_ADDRESS by structure: house number + street name + a street-type word read from Faker's locale providers,
 in each locale's layout; and the number-and-word phrases it leaves alone."""
 
+import random
+
 import pytest
 
-from gateway.guardrails.addresses import StreetAddressRecognizer, street_vocabulary
+from gateway.guardrails.addresses import _ANCHOR, StreetAddressRecognizer, _anchors, street_vocabulary
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +94,17 @@ def test_lower_case_addresses_after_an_address_word_and_field_values(addresses: 
 )
 def test_lower_case_phrases_that_stay_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
     assert found(addresses, text) == []
+
+
+_ANCHOR_ALPHABET = [*"0123456789aZé .,=\n\t\u00a0-/:#_", "addr=", "Address=", "STRASSE=", "straße=", "Apt. ", "  "]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_anchors_found_from_the_digits_are_the_anchor_regexs_own(seed: int) -> None:
+    """The street patterns' windows hang on ``_ANCHOR``'s matches; looking for them only next to digits must give
+    exactly what scanning the whole text gives (the same spans, in the same order), whatever the text."""
+    rng = random.Random(seed)
+    texts = ["Ticket 1000: Luis (+1 415 555 7468)", "12 Elm St, addr=4, Apt.   7", "  9", "a\t\t 1 2 34", ""]
+    texts += ["".join(rng.choice(_ANCHOR_ALPHABET) for _ in range(rng.randint(1, 40))) for _ in range(5000)]
+    for text in texts:
+        assert [m.span() for m in _anchors(text)] == [m.span() for m in _ANCHOR.finditer(text)], text
