@@ -65,12 +65,17 @@ _DATE_LIKE = re.compile(
 )
 
 
-def _parse_valid(candidate: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+def _valid_region(candidate: str, region: str | None) -> str | None:
+    """The region of ``candidate`` read as dialled from ``region`` when it is a valid number there (None: unreadable
+    or invalid). ``phonenumbers.is_valid_number``'s own two steps, its region kept: finding a North American
+    number's region tries each of the plan's regions in turn, the dearest part of validating one."""
     try:
         number = phonenumbers.parse(candidate, region)
     except phonenumbers.NumberParseException:
         return None
-    return number if phonenumbers.is_valid_number(number) else None
+    number_region = phonenumbers.region_code_for_number(number)
+    valid = number_region is not None and phonenumbers.is_valid_number_for_region(number, number_region)
+    return number_region if valid else None
 
 
 class PhoneNumberRecognizer(EntityRecognizer):
@@ -141,16 +146,15 @@ class PhoneNumberRecognizer(EntityRecognizer):
             return None
         if _INTERNATIONAL_PREFIX.match(candidate):
             international = "+" + candidate[2:] if candidate.startswith("00") else candidate
-            number = _parse_valid(international, None)
-            if number is not None:
-                region = phonenumbers.region_code_for_number(number) or "international"
+            region = _valid_region(international, None)
+            if region is not None:
                 return self.INTERNATIONAL_SCORE, region
             if candidate.startswith("+"):
                 return None
         groups = _DIGIT_GROUP.findall(candidate)
         bare_region = None
         for region in self._regions:
-            if _parse_valid(candidate, region) is None:
+            if _valid_region(candidate, region) is None:
                 continue
             if _written_as_dialled(candidate, region):
                 if len(groups) >= 2:
@@ -162,7 +166,7 @@ class PhoneNumberRecognizer(EntityRecognizer):
 
 
 def _digit_count(text: str) -> int:
-    return sum(char.isdigit() for char in text)
+    return sum(map(str.isdigit, text))
 
 
 def _is_ipv4(candidate: str) -> bool:
