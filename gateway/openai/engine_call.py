@@ -23,12 +23,16 @@ from engine.protocol import EngineClient
 from engine.request import EngineRequest
 from gateway.core.middleware import RequestTiming
 
-_background: set[asyncio.Task[Any]] = set()
+_background: set[asyncio.Future[Any]] = set()
 
 
 async def run_shielded(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run cleanup to completion even if the caller is cancelled (the client went away)."""
-    task = asyncio.ensure_future(coro)
+    return await finish_shielded(asyncio.ensure_future(coro))
+
+
+async def finish_shielded(task: asyncio.Future[Any]) -> Any:
+    """Await ``task``, already started, to its end; a caller cancelled meanwhile leaves it running (held here)."""
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:

@@ -40,7 +40,7 @@ from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
-from gateway.openai.engine_call import EngineCall, run_shielded
+from gateway.openai.engine_call import EngineCall, finish_shielded, run_shielded
 from gateway.openai.hooks import OutputFilter
 from gateway.openai.openai_surfaces import MODELS
 from gateway.openai.policy_view import PolicyView
@@ -456,11 +456,17 @@ class CallHandler:
                 await self.surface.persist(result, self.record)
 
     async def _settle(self, prepared: Prepared) -> None:
+        settling = self._start_settling(prepared)
+        if settling is not None:
+            await finish_shielded(settling)
+
+    def _start_settling(self, prepared: Prepared) -> asyncio.Future[Any] | None:
+        """The settlement of the call's reservation with its usage, started (None: already settled)."""
         if prepared.settled:
-            return
+            return None
         prepared.settled = True
         used = self.record.prompt_tokens + self.record.completion_tokens
-        await run_shielded(self.services.limiter.settle(prepared.admission, used))
+        return asyncio.ensure_future(self.services.limiter.settle(prepared.admission, used))
 
     # -- non-streamed ----------------------------------------------------------------------------------------------
     async def _collect(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:
@@ -502,13 +508,19 @@ class CallHandler:
         result = CallResult(meta=prepared.meta, choices=states, usage=usage)
         body = self.surface.render(result)
         # Settling (a Redis round trip) and recording (a spool fsync in a thread) are independent: both finish
-        # before the response leaves, side by side rather than one after the other. Both always finish (a failed
-        # record must not leave the settlement racing the release that follows the failure).
-        outcomes = await asyncio.gather(self._settle(prepared), self._persist_and_audit(result),
-                                        return_exceptions=True)
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
+        # before the response leaves, side by side rather than one after the other (the settlement in a task of its
+        # own, shielded like every settlement; the record in this one). Both always finish (a failed record must not
+        # leave the settlement racing the release that follows the failure); the record's failure is the one raised.
+        settling = self._start_settling(prepared)
+        try:
+            await self._persist_and_audit(result)
+        except BaseException:
+            if settling is not None:
+                with contextlib.suppress(Exception):
+                    await finish_shielded(settling)
+            raise
+        if settling is not None:
+            await finish_shielded(settling)
         return json_response(body, prepared.headers)
 
     async def _persist_and_audit(self, result: CallResult) -> None:
