@@ -208,6 +208,8 @@ def paged_attention(
     block_sparse: BlockSparsePattern | None = None,
 ) -> torch.Tensor:
     if block_sparse is not None:
+        if k_cache.dtype == torch.int8:
+            raise ValueError("block-sparse attention does not read int8 KV caches")
         if window > 0:
             raise ValueError("a layer attends either within a sliding window or by a block-sparse pattern, not both")
         sparse = _pick(q.device, "block_sparse_attention", _ref_block_sparse.block_sparse_attention)

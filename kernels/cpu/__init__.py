@@ -14,6 +14,11 @@ instruction. Short queries (draft verification, forced tokens, small chunks) run
 prefill chunks run ``prefill_attention`` (bfloat16 on AVX512-BF16, no window or soft-cap; elsewhere the reference path).
 Block-sparse attention (``block_sparse_attention.cpp``, ``kernels.block_sparse``) runs every query of a batch, one
 task per (sequence, query block, kv head), over only the key blocks its pattern shows (two small GEMMs per block).
+An int8 KV cache (``kernels.reference.kv_int8``: per row int8 codes and a float32 scale;
+``EngineConfig.kv_cache_dtype``) takes the same paths on AVX512-BF16 CPUs: the decode kernel widens the codes to
+float32 in registers and applies each row's scale to its score and its probability; the prefill kernel dequantizes
+each row to bfloat16 as it lays the chunk's keys and values out; the store quantizes. Elsewhere int8 caches attend
+through the reference.
 ``store_kvcache`` writes a layer's keys and values in one call, instead of the reference's views, casts and two
 ``index_copy_``, whose dispatch cost dominates at one sequence.
 
@@ -360,6 +365,10 @@ def token_rows(meta: AttentionMetadata) -> tuple[torch.Tensor, torch.Tensor]:
 
 def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta: AttentionMetadata,
                     scale: float, window: int = 0, softcap: float = 0.0) -> torch.Tensor:
+    # int8 caches where the kernels do not read them, and caches of another float dtype than the queries
+    # (kv_cache_dtype="bfloat16" under a float32 engine), take the reference, which converts the rows it gathers.
+    if (k_cache.dtype == torch.int8 and not int8_attention_runs()) or k_cache.dtype not in (q.dtype, torch.int8):
+        return _reference.paged_attention(q, k_cache, v_cache, meta, scale, window, softcap)
     nd = meta.num_decodes
     if nd == meta.num_seqs:
         return decode_attention(q, k_cache, v_cache, meta.block_tables, meta.seq_lens, scale, window, softcap)
@@ -382,5 +391,12 @@ def prefill_attention_serves(q: torch.Tensor, k_cache: torch.Tensor) -> bool:
     """Whether ``paged_attention.cpp``'s prefill kernel takes these chunks (bfloat16 on AVX512-BF16, head_dim a
     multiple of 32; callers also require no window and no soft-cap). It reads the cache blocks in place and lays
     each chunk's keys out once for all its queries, where the reference gathers a padded copy per call."""
-    return (q.dtype == torch.bfloat16 and k_cache.dtype == torch.bfloat16 and q.shape[-1] % 32 == 0
+    return (q.dtype == torch.bfloat16 and k_cache.dtype in (torch.bfloat16, torch.int8) and q.shape[-1] % 32 == 0
             and bool(torch.ops.warden_cpu.prefill_attention_runs()))
+
+
+@cache  # what the build compiled: fixed for the process
+def int8_attention_runs() -> bool:
+    """Whether ``paged_attention.cpp`` attends over int8 caches here (AVX512-BF16); elsewhere they take the reference
+    path. Its store quantizes into them on every CPU."""
+    return bool(torch.ops.warden_cpu.int8_attention_runs())

@@ -493,6 +493,196 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
   });
 }
 
+// int8 caches (EngineConfig.kv_cache_dtype = "int8"; the layout of kernels/reference/kv_int8.py: each (slot, kv head)
+// row holds head_dim int8 codes, then the row's float32 scale). Decode attention is memory-bound at serving contexts
+// (the rows of every layer scattered over a pool far larger than the caches), and an int8 row is 68 bytes where a
+// bf16 one is 128. The codes are widened to float32 in registers (vpmovsxbd, vcvtdq2ps): a key tile's 16 rows once
+// for the group's query heads, whose float32 products with the scaled query are summed 16 tokens at a time as in
+// decode_attention_bf16 and only then multiplied by each row's scale; each value row is widened once per 64 dims for
+// up to 4 query heads, weighted by its probability times its scale (float32 throughout: no bf16 rounding of the
+// probabilities). Same math as the reference (which dequantizes each row to the query's dtype first) up to that
+// rounding and float32 summation order.
+constexpr int64_t kScaleBytes = 4;
+
+inline __m512 widen_codes(const int8_t* codes) {
+  return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes))));
+}
+
+inline float row_scale(const int8_t* row, int64_t head_dim) {
+  float scale;
+  std::memcpy(&scale, row + head_dim, sizeof scale);
+  return scale;
+}
+
+template <typename scalar_t>
+inline void store16(scalar_t* out, __m512 v) {
+  if constexpr (std::is_same_v<scalar_t, at::BFloat16>) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), round_to_bf16(v));
+  } else {
+    _mm512_storeu_ps(out, v);
+  }
+}
+
+// The cache lines of `bytes` bytes from each of rows [from, to)'s `offset` into its slot, requested ahead of use.
+template <int kHint>
+inline void prefetch_slots(const int8_t* cache, const int32_t* table, int64_t from, int64_t to, int64_t offset,
+                           int64_t bytes, int64_t slot_bytes, const SlotMap& row_slot) {
+  for (int64_t t = from; t < to; ++t) {
+    const char* start = reinterpret_cast<const char*>(cache + row_slot(table, t) * slot_bytes + offset);
+    for (int64_t byte = 0; byte < bytes; byte += 64) _mm_prefetch(start + byte, static_cast<_mm_hint>(kHint));
+    _mm_prefetch(start + bytes - 1, static_cast<_mm_hint>(kHint));  // the rows are not line-aligned
+  }
+}
+
+// out[g][d0 .. d0 + 16 * vecs) = inv[g] * sum over the context of p[g][t] * scale_t * codes_t, for H query heads of
+// kv head `rows_at` (the byte offset of its row in a slot).
+template <int H, typename scalar_t>
+inline void weigh_int8_values(const int8_t* cache, const int32_t* table, int64_t first, int64_t len,
+                              int64_t rows_at, int64_t slot_bytes, int64_t head_dim, int64_t d0, int64_t vecs,
+                              const SlotMap& row_slot, const float* const (&p)[H], const float (&inv)[H],
+                              scalar_t* const (&out)[H]) {
+  __m512 a[H][4];
+  for (int g = 0; g < H; ++g)
+    for (int c = 0; c < 4; ++c) a[g][c] = _mm512_setzero_ps();
+  for (int64_t t = first; t < len; ++t) {
+    if (t + kTile < len)
+      _mm_prefetch(reinterpret_cast<const char*>(cache + row_slot(table, t + kTile) * slot_bytes + rows_at + d0),
+                   _MM_HINT_T0);
+    const int8_t* row = cache + row_slot(table, t) * slot_bytes + rows_at;
+    const float scale = row_scale(row, head_dim);
+    __m512 x[4];
+    for (int c = 0; c < 4; ++c) x[c] = c < vecs ? widen_codes(row + d0 + 16 * c) : _mm512_setzero_ps();
+    for (int g = 0; g < H; ++g) {
+      const __m512 w = _mm512_set1_ps(p[g][t - first] * scale);
+      for (int c = 0; c < 4; ++c)
+        if (c < vecs) a[g][c] = _mm512_fmadd_ps(w, x[c], a[g][c]);
+    }
+  }
+  for (int g = 0; g < H; ++g) {
+    const __m512 scale = _mm512_set1_ps(inv[g]);
+    for (int c = 0; c < 4; ++c)
+      if (c < vecs) store16(out[g] + d0 + 16 * c, _mm512_mul_ps(a[g][c], scale));
+  }
+}
+
+template <typename scalar_t>
+void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                           const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
+                           double softcap, at::Tensor& out) {
+  const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
+  const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
+  const int64_t group = heads / kv_heads, chunks = head_dim / 16;
+  const int64_t row_bytes = head_dim + kScaleBytes, slot_bytes = kv_heads * row_bytes;
+  const int64_t table_stride = block_tables.stride(0);
+  const scalar_t* q_ptr = q.data_ptr<scalar_t>();
+  const auto* k_ptr = static_cast<const int8_t*>(k_cache.data_ptr());
+  const auto* v_ptr = static_cast<const int8_t*>(v_cache.data_ptr());
+  const int32_t* tables = block_tables.data_ptr<int32_t>();
+  const int32_t* lens = seq_lens.data_ptr<int32_t>();
+  scalar_t* out_ptr = out.data_ptr<scalar_t>();
+  const SlotMap row_slot(block_size);
+
+  // As decode_attention_bf16: all kv heads of a sequence per task while there are enough sequences for the threads.
+  const int64_t heads_per_task = num_seqs >= at::get_num_threads() ? kv_heads : 1;
+  const int64_t tasks_per_seq = kv_heads / heads_per_task;
+  at::parallel_for(0, num_seqs * tasks_per_seq, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> qf, keys(kTile * head_dim), scores, inv_heads(heads_per_task * group);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / tasks_per_seq, h0 = task % tasks_per_seq * heads_per_task;
+      const int64_t len = lens[b], first = first_key(len, window), context = len - first;
+      const int64_t vectors = heads_per_task * group;  // query heads h0 * group .. : one after another
+      const int32_t* table = tables + b * table_stride;
+      scalar_t* rows = out_ptr + (b * heads + h0 * group) * head_dim;
+      if (context <= 0) {  // a padding row (graph-style launches): zeros
+        std::fill(rows, rows + vectors * head_dim, scalar_t(0.f));
+        continue;
+      }
+      const int64_t padded = (context + kTile - 1) / kTile * kTile;
+      scores.resize(vectors * padded);
+      qf.resize(vectors * head_dim);
+      to_float(q_ptr + (b * heads + h0 * group) * head_dim, qf.data(), vectors * head_dim);
+      for (float& x : qf) x *= static_cast<float>(scale);
+      // Scores, a tile of 16 tokens at a time: per kv head its 16 rows widened once for the group's query heads.
+      for (int64_t t0 = first; t0 < len; t0 += kTile) {
+        const int64_t n = std::min(kTile, len - t0);
+        prefetch_slots<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h0 * row_bytes,
+                                    heads_per_task * row_bytes, slot_bytes, row_slot);
+        prefetch_slots<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h0 * row_bytes, heads_per_task * row_bytes,
+                                    slot_bytes, row_slot);
+        for (int64_t hh = 0; hh < heads_per_task; ++hh) {
+          alignas(64) float key_scales[kTile];
+          for (int64_t i = 0; i < kTile; ++i) {
+            float* dst = keys.data() + i * head_dim;
+            if (i >= n) {
+              std::fill(dst, dst + head_dim, 0.f);
+              key_scales[i] = 0.f;
+              continue;
+            }
+            const int8_t* row = k_ptr + row_slot(table, t0 + i) * slot_bytes + (h0 + hh) * row_bytes;
+            for (int64_t c = 0; c < chunks; ++c) _mm512_storeu_ps(dst + 16 * c, widen_codes(row + 16 * c));
+            key_scales[i] = row_scale(row, head_dim);
+          }
+          const __m512 scales = _mm512_load_ps(key_scales);
+          for (int64_t g = 0; g < group; ++g) {
+            const float* qg = qf.data() + (hh * group + g) * head_dim;
+            __m512 partial[kTile];
+            for (int64_t i = 0; i < kTile; ++i) partial[i] = _mm512_setzero_ps();
+            for (int64_t c = 0; c < chunks; ++c) {
+              const __m512 qv = _mm512_loadu_ps(qg + 16 * c);
+#pragma GCC unroll 16
+              for (int64_t i = 0; i < kTile; ++i)
+                partial[i] = _mm512_fmadd_ps(qv, _mm512_loadu_ps(keys.data() + i * head_dim + 16 * c), partial[i]);
+            }
+            _mm512_storeu_ps(scores.data() + (hh * group + g) * padded + t0 - first,
+                             _mm512_mul_ps(sum_sixteen(partial), scales));
+          }
+        }
+      }
+      for (int64_t v = 0; v < vectors; ++v) {
+        float* s = scores.data() + v * padded;
+        soft_cap(s, context, static_cast<float>(softcap));
+        inv_heads[v] = 1.f / exp_shifted(s, context, max_of(s, context));
+      }
+      // Values: up to 4 query heads x 64 dims in registers per pass over the context.
+      for (int64_t hh = 0; hh < heads_per_task; ++hh) {
+        const int64_t rows_at = (h0 + hh) * row_bytes;
+        for (int64_t g0 = 0; g0 < group; g0 += 4) {
+          const int64_t here = std::min<int64_t>(4, group - g0);
+          const float* p[4];
+          float inv[4];
+          scalar_t* o[4];
+          for (int64_t g = 0; g < 4; ++g) {
+            const int64_t v = hh * group + g0 + std::min(g, here - 1);
+            p[g] = scores.data() + v * padded;
+            inv[g] = inv_heads[v];
+            o[g] = rows + v * head_dim;
+          }
+          for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
+            const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
+            switch (here) {
+              case 4:
+                weigh_int8_values<4>(v_ptr, table, first, len, rows_at, slot_bytes, head_dim, d0, vecs, row_slot,
+                                     {p[0], p[1], p[2], p[3]}, {inv[0], inv[1], inv[2], inv[3]}, {o[0], o[1], o[2], o[3]});
+                break;
+              case 3:
+                weigh_int8_values<3>(v_ptr, table, first, len, rows_at, slot_bytes, head_dim, d0, vecs, row_slot,
+                                     {p[0], p[1], p[2]}, {inv[0], inv[1], inv[2]}, {o[0], o[1], o[2]});
+                break;
+              case 2:
+                weigh_int8_values<2>(v_ptr, table, first, len, rows_at, slot_bytes, head_dim, d0, vecs, row_slot,
+                                     {p[0], p[1]}, {inv[0], inv[1]}, {o[0], o[1]});
+                break;
+              default:
+                weigh_int8_values<1>(v_ptr, table, first, len, rows_at, slot_bytes, head_dim, d0, vecs, row_slot,
+                                     {p[0]}, {inv[0]}, {o[0]});
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 // Prefill chunks against the paged cache on AVX512-BF16 CPUs, without window or soft-cap: one task per (chunk,
 // kv head). Both products run on vdpbf16ps (bf16 products exact, float32 sums), from operands the task lays out once
 // for all its queries:
@@ -548,6 +738,24 @@ inline void weigh_key_pairs(const uint32_t* value_pairs, int64_t head_dim, int64
   }
 }
 
+// A cache's (slot, kv head) row as bfloat16, for the prefill kernel's layout: a bf16 cache's row in place; an int8
+// cache's (the row's codes, then its float32 scale: kernels/reference/kv_int8.py) dequantized into scratch, each
+// code * scale rounded to bf16 as the reference rounds it.
+struct Bf16Rows {
+  const void* base;
+  int64_t kv_heads, head_dim;
+  bool int8;
+  const uint16_t* row(int64_t slot, int64_t h, uint16_t* scratch) const {
+    if (!int8) return static_cast<const uint16_t*>(base) + (slot * kv_heads + h) * head_dim;
+    const int8_t* codes = static_cast<const int8_t*>(base) + (slot * kv_heads + h) * (head_dim + kScaleBytes);
+    const __m512 scale = _mm512_set1_ps(row_scale(codes, head_dim));
+    for (int64_t d = 0; d < head_dim; d += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(scratch + d),
+                          round_to_bf16(_mm512_mul_ps(widen_codes(codes + d), scale)));
+    return scratch;
+  }
+};
+
 void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                             const at::Tensor& block_tables, const at::Tensor& seq_lens,
                             const at::Tensor& query_start, int64_t first_seq, double scale, at::Tensor& out) {
@@ -556,8 +764,9 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
   const int64_t group = heads / kv_heads, pairs = head_dim / 2, num_seqs = seq_lens.size(0);
   const int64_t table_stride = block_tables.stride(0);
   const auto* q_ptr = reinterpret_cast<const uint32_t*>(q.data_ptr<at::BFloat16>());  // dim pairs
-  const auto* k_ptr = reinterpret_cast<const uint32_t*>(k_cache.data_ptr<at::BFloat16>());
-  const auto* v_ptr = reinterpret_cast<const uint16_t*>(v_cache.data_ptr<at::BFloat16>());
+  const bool int8 = k_cache.scalar_type() == at::kChar;
+  const Bf16Rows k_rows{k_cache.data_ptr(), kv_heads, head_dim, int8};
+  const Bf16Rows v_rows{v_cache.data_ptr(), kv_heads, head_dim, int8};
   const int32_t* tables = block_tables.data_ptr<int32_t>();
   const int32_t* lens = seq_lens.data_ptr<int32_t>();
   const int32_t* starts = query_start.data_ptr<int32_t>();
@@ -569,6 +778,7 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
     std::vector<uint32_t> keys, value_pairs;  // [tile][pair of dims][16 keys], [pair of keys][head_dim]
     std::vector<float> scores;                // [kQueryBlock][padded context]
     std::vector<uint16_t> probs;              // [kQueryBlock][padded context], bf16
+    std::vector<uint16_t> scratch(2 * head_dim);  // two int8 rows dequantized
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / kv_heads, h = task % kv_heads;
       const int64_t len = lens[b], q0 = starts[b], q_len = starts[b + 1] - q0, first_pos = len - q_len;
@@ -580,13 +790,13 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
       value_pairs.assign(padded / 2 * head_dim, 0u);
       for (int64_t t = 0; t < len; ++t) {
         const int64_t slot = row_slot(table, t);
-        const uint32_t* k_row = k_ptr + (slot * kv_heads + h) * pairs;
+        const auto* k_row = reinterpret_cast<const uint32_t*>(k_rows.row(slot, h, scratch.data()));
         uint32_t* k_tile = keys.data() + (t / kTile) * pairs * kTile + t % kTile;
         for (int64_t p = 0; p < pairs; ++p) k_tile[p * kTile] = k_row[p];
       }
       for (int64_t t = 0; t < len; t += 2) {
-        const uint16_t* even = v_ptr + (row_slot(table, t) * kv_heads + h) * head_dim;
-        const uint16_t* odd = t + 1 < len ? v_ptr + (row_slot(table, t + 1) * kv_heads + h) * head_dim : nullptr;
+        const uint16_t* even = v_rows.row(row_slot(table, t), h, scratch.data());
+        const uint16_t* odd = t + 1 < len ? v_rows.row(row_slot(table, t + 1), h, scratch.data() + head_dim) : nullptr;
         uint32_t* dst = value_pairs.data() + t / 2 * head_dim;
         for (int64_t d = 0; d < head_dim; d += 16) {
           const __m512i low = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + d)));
@@ -795,17 +1005,23 @@ void decode_attention_avx2(const at::Tensor& q, const at::Tensor& k_cache, const
 }
 #endif  // AVX2 without AVX512-BF16
 
+// The head_dim of the rows a cache holds: an int8 cache's rows also carry their float32 scale.
+inline int64_t cache_head_dim(const at::Tensor& cache) {
+  return cache.scalar_type() == at::kChar ? cache.size(3) - 4 : cache.size(3);
+}
+
 at::Tensor prefill_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                              const at::Tensor& block_tables, const at::Tensor& seq_lens, const at::Tensor& query_start,
                              int64_t first_seq, double scale, at::Tensor out) {
   TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
               "q [tokens, heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
-  TORCH_CHECK(q.scalar_type() == at::kBFloat16 && k_cache.scalar_type() == at::kBFloat16 &&
-                  v_cache.scalar_type() == at::kBFloat16 && out.scalar_type() == at::kBFloat16,
-              "prefill_attention takes bfloat16");
+  TORCH_CHECK(q.scalar_type() == at::kBFloat16 && out.scalar_type() == at::kBFloat16 &&
+                  (k_cache.scalar_type() == at::kBFloat16 || k_cache.scalar_type() == at::kChar) &&
+                  v_cache.scalar_type() == k_cache.scalar_type(),
+              "prefill_attention takes bfloat16 queries and bfloat16 or int8 caches");
   TORCH_CHECK(q.is_contiguous() && out.is_contiguous() && out.sizes() == q.sizes(), "q and out contiguous, alike");
   TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
-  TORCH_CHECK(q.size(2) == k_cache.size(3) && q.size(2) % 32 == 0 && q.size(1) % k_cache.size(2) == 0,
+  TORCH_CHECK(q.size(2) == cache_head_dim(k_cache) && q.size(2) % 32 == 0 && q.size(1) % k_cache.size(2) == 0,
               "head_dim (a multiple of 32) / GQA mismatch");
   TORCH_CHECK(block_tables.scalar_type() == at::kInt && seq_lens.scalar_type() == at::kInt &&
                   query_start.scalar_type() == at::kInt && query_start.size(0) == seq_lens.size(0) + 1,
@@ -826,9 +1042,10 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, cons
   TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
               "q [seqs, heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
   TORCH_CHECK(q.device().is_cpu() && k_cache.device().is_cpu(), "decode_attention runs on CPU tensors");
-  TORCH_CHECK(q.scalar_type() == k_cache.scalar_type() && v_cache.scalar_type() == k_cache.scalar_type(),
-              "q and the caches share one dtype");
-  TORCH_CHECK(q.size(2) == k_cache.size(3) && q.size(1) % k_cache.size(2) == 0, "head_dim / GQA mismatch");
+  const bool int8 = k_cache.scalar_type() == at::kChar;
+  TORCH_CHECK((int8 || q.scalar_type() == k_cache.scalar_type()) && v_cache.scalar_type() == k_cache.scalar_type(),
+              "q and the caches share one dtype (or the caches are int8)");
+  TORCH_CHECK(q.size(2) == cache_head_dim(k_cache) && q.size(1) % k_cache.size(2) == 0, "head_dim / GQA mismatch");
   TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
   TORCH_CHECK(block_tables.scalar_type() == at::kInt && seq_lens.scalar_type() == at::kInt,
               "block_tables and seq_lens are int32");
@@ -837,6 +1054,20 @@ at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, cons
   const at::Tensor tables = block_tables.stride(1) == 1 ? block_tables : block_tables.contiguous();
   const at::Tensor lens = seq_lens.contiguous();
   at::Tensor out = at::empty_like(qc);
+  if (int8) {
+#ifdef WARDEN_BF16_ATTENTION
+    TORCH_CHECK(q.size(2) % 16 == 0, "int8 caches take a head_dim that is a multiple of 16");
+    if (q.scalar_type() == at::kBFloat16) {
+      decode_attention_int8<at::BFloat16>(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
+    } else {
+      TORCH_CHECK(q.scalar_type() == at::kFloat, "int8 caches take bfloat16 or float32 queries");
+      decode_attention_int8<float>(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
+    }
+    return out;
+#else
+    TORCH_CHECK(false, "int8 caches need AVX512-BF16 here (kernels.cpu sends them to the reference elsewhere)");
+#endif
+  }
 #ifdef WARDEN_BF16_ATTENTION
   if (q.scalar_type() == at::kBFloat16 && q.size(2) % 32 == 0) {
     decode_attention_bf16(qc, k_cache, v_cache, tables, lens, scale, window, softcap, out);
@@ -875,15 +1106,49 @@ void store_rows(const at::Tensor& rows, const at::Tensor& cache, const int64_t* 
   }
 }
 
+// rows [tokens, kv_heads, head_dim] (any float dtype) quantized into an int8 cache's rows: per (token, kv head) the
+// codes round(x * (127 / absmax)) and the float32 scale absmax / 127 after them (kernels/reference/kv_int8.py, the
+// same float32 operations); a row of zeros stores zeros.
+void store_int8_rows(const at::Tensor& rows, const at::Tensor& cache, const int64_t* slots, int64_t num_tokens) {
+  const at::Tensor x = rows.to(at::kFloat).contiguous();
+  const int64_t kv_heads = cache.size(2), head_dim = cache.size(3) - 4;
+  const int64_t num_slots = cache.size(0) * cache.size(1);
+  const float* src = x.const_data_ptr<float>();
+  auto* dst = static_cast<int8_t*>(cache.data_ptr());
+  for (int64_t t = 0; t < num_tokens; ++t) {
+    const int64_t slot = slots[t];
+    if (slot < 0) continue;  // a padding row
+    TORCH_CHECK(slot < num_slots, "slot ", slot, " outside the cache's ", num_slots);
+    for (int64_t h = 0; h < kv_heads; ++h) {
+      const float* in = src + (t * kv_heads + h) * head_dim;
+      int8_t* row = dst + (slot * kv_heads + h) * (head_dim + 4);
+      float absmax = 0.f;
+      for (int64_t d = 0; d < head_dim; ++d) absmax = std::max(absmax, std::fabs(in[d]));
+      const float inverse = absmax > 0.f ? 127.f / absmax : 0.f;
+      for (int64_t d = 0; d < head_dim; ++d)
+        row[d] = static_cast<int8_t>(std::clamp(std::nearbyint(in[d] * inverse), -127.f, 127.f));
+      const float scale = absmax / 127.f;
+      std::memcpy(row + head_dim, &scale, sizeof scale);
+    }
+  }
+}
+
 void store_kvcache(const at::Tensor& key, const at::Tensor& value, const at::Tensor& k_cache,
                    const at::Tensor& v_cache, const at::Tensor& slot_mapping) {
   TORCH_CHECK(key.dim() == 3 && value.sizes() == key.sizes() && k_cache.dim() == 4 &&
                   v_cache.sizes() == k_cache.sizes(),
               "key/value [tokens, kv_heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
-  TORCH_CHECK(key.size(1) == k_cache.size(2) && key.size(2) == k_cache.size(3), "kv_heads / head_dim mismatch");
+  TORCH_CHECK(key.size(1) == k_cache.size(2) && key.size(2) == cache_head_dim(k_cache), "kv_heads / head_dim mismatch");
   TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
   TORCH_CHECK(slot_mapping.scalar_type() == at::kLong && slot_mapping.size(0) == key.size(0),
               "slot_mapping is int64, one slot per token");
+  if (k_cache.scalar_type() == at::kChar) {
+    TORCH_CHECK(v_cache.scalar_type() == at::kChar, "both caches int8");
+    const at::Tensor slots = slot_mapping.contiguous();
+    store_int8_rows(key, k_cache, slots.const_data_ptr<int64_t>(), key.size(0));
+    store_int8_rows(value, v_cache, slots.const_data_ptr<int64_t>(), value.size(0));
+    return;
+  }
   // The reference casts to the cache's dtype and accepts any layout: do the same where the fast path cannot.
   auto packed = [&](const at::Tensor& rows) {
     at::Tensor cast = rows.to(k_cache.scalar_type());
@@ -905,6 +1170,13 @@ TORCH_LIBRARY(warden_cpu, m) {
   m.def("prefill_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
         "Tensor query_start, int first_seq, float scale, Tensor(a!) out) -> Tensor(a!)");
   m.def("prefill_attention_runs() -> bool", [] {
+#ifdef WARDEN_BF16_ATTENTION
+    return true;
+#else
+    return false;
+#endif
+  });
+  m.def("int8_attention_runs() -> bool", [] {
 #ifdef WARDEN_BF16_ATTENTION
     return true;
 #else

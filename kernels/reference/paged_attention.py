@@ -18,6 +18,9 @@ Soft-capping ``softcap = c > 0`` (Gemma 2): scores become ``c * tanh(s / c)`` be
 Every layer of one forward pass attends with the same metadata, so what depends only on it and the window (the
 decodes' flat cache slots and key mask) is built once per step and window (Gemma's windowed and global layers
 alternate: two plans) and reused by the other layers (``_decode_plan``).
+
+An int8 cache (``kernels.reference.kv_int8``) is read the same way, its gathered rows dequantized to the query's
+dtype before the products.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from kernels.attention_metadata import AttentionMetadata
+from kernels.reference import kv_int8
 
 
 def window_blocks(window: int, span: int, block_size: int, num_blocks: int) -> int:
@@ -45,6 +49,11 @@ def _gather_blocks(block_tables: torch.Tensor, first_block: torch.Tensor, count:
     logical = first_block[:, None] + torch.arange(count, device=block_tables.device)
     column = logical.clamp(max=block_tables.shape[1] - 1)
     return block_tables.long().gather(1, column), logical
+
+
+def _as_dtype(rows: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Gathered cache rows in ``dtype``: int8 rows dequantized, others cast."""
+    return kv_int8.dequantize(rows, dtype) if kv_int8.is_int8(rows) else rows.to(dtype)
 
 
 def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor, scale: float,
@@ -97,11 +106,11 @@ def _decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta:
     """One query per sequence against its gathered context: ``[nd, heads, head_dim]``."""
     slots, mask = _decode_plan(meta, k_cache.shape[1], window)
     nd, heads, head_dim = q.shape
-    kv_heads = k_cache.shape[2]
-    k = k_cache.view(-1, kv_heads, head_dim).index_select(0, slots).view(nd, -1, kv_heads, head_dim)
-    v = v_cache.view(-1, kv_heads, head_dim).index_select(0, slots).view(nd, -1, kv_heads, head_dim)
-    out = _attend(q.reshape(nd, heads, 1, head_dim), k.to(q.dtype).transpose(1, 2), v.to(q.dtype).transpose(1, 2),
-                  mask, scale, softcap)
+    kv_heads, row = k_cache.shape[2], k_cache.shape[3]
+    k = k_cache.view(-1, kv_heads, row).index_select(0, slots).view(nd, -1, kv_heads, row)
+    v = v_cache.view(-1, kv_heads, row).index_select(0, slots).view(nd, -1, kv_heads, row)
+    out = _attend(q.reshape(nd, heads, 1, head_dim), _as_dtype(k, q.dtype).transpose(1, 2),
+                  _as_dtype(v, q.dtype).transpose(1, 2), mask, scale, softcap)
     return out.view(nd, heads, head_dim)
 
 
@@ -133,7 +142,7 @@ def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Ten
     nd = meta.num_decodes
     if meta.num_seqs == nd:
         return
-    block_size, kv_heads, head_dim = k_cache.shape[1], k_cache.shape[2], k_cache.shape[3]
+    block_size, kv_heads, row = k_cache.shape[1], k_cache.shape[2], k_cache.shape[3]
     start = meta.query_start_loc[nd:-1].long()  # [P]
     q_lens = meta.query_start_loc[nd + 1 :].long() - start
     seq_lens = meta.seq_lens[nd:].long()
@@ -147,8 +156,8 @@ def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Ten
     first = ((first_pos - window + 1).clamp(min=0) // block_size) if window > 0 else torch.zeros_like(first_pos)
     physical, logical = _gather_blocks(meta.block_tables[nd:], first, nb)
     p = physical.shape[0]
-    k = k_cache.index_select(0, physical.reshape(-1)).view(p, nb * block_size, kv_heads, head_dim)
-    v = v_cache.index_select(0, physical.reshape(-1)).view(p, nb * block_size, kv_heads, head_dim)
+    k = _as_dtype(k_cache.index_select(0, physical.reshape(-1)).view(p, nb * block_size, kv_heads, row), q.dtype)
+    v = _as_dtype(v_cache.index_select(0, physical.reshape(-1)).view(p, nb * block_size, kv_heads, row), q.dtype)
     offs = torch.arange(max_q, device=q.device)
     valid = offs[None, :] < q_lens[:, None]  # [P, max_q]
     rows = torch.where(valid, start[:, None] + offs[None, :], start[:, None])  # padded rows repeat row 0
@@ -159,6 +168,6 @@ def prefill_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Ten
     mask = key_pos <= q_pos  # [P, max_q, Lk]
     if window > 0:
         mask &= key_pos > q_pos - window
-    result = _attend(q[rows].transpose(1, 2), k.to(q.dtype).transpose(1, 2), v.to(q.dtype).transpose(1, 2),
-                     mask.unsqueeze(1), scale, softcap).transpose(1, 2)  # [P, max_q, H, D]
+    result = _attend(q[rows].transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), mask.unsqueeze(1), scale,
+                     softcap).transpose(1, 2)  # [P, max_q, H, D]
     out[rows[valid]] = result[valid]
