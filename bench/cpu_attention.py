@@ -1,7 +1,7 @@
 """Warden's CPU attention kernels (``kernels/cpu/paged_attention.cpp``) on SmolLM2-135M's attention shapes, the
 working tree's against another git revision's, side by side in one process.
 
-    python -m bench.cpu_attention [--baseline REV] [--rounds 15] [--threads 1]
+    python -m bench.cpu_attention [--baseline REV] [--rounds 15] [--threads 1] [--int8-kv]
 
 Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks scattered over the pool):
 
@@ -12,7 +12,9 @@ Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks sc
 
 ``--baseline REV`` builds ``paged_attention.cpp`` as it is at REV and times it in the same rounds, alternating with the
 working tree's (each built alone, its op namespace renamed): on a shared machine the drifting load falls on both
-alike. Figures are medians over rounds of the calling thread's CPU time (wall time with --threads > 1). Both builds
+alike. ``--int8-kv`` adds an arm of the working tree's kernels over the same batches with int8 caches
+(``kernels.reference.kv_int8``: 68 bytes a row where bf16 takes 128), checked against the reference on those caches.
+Figures are medians over rounds of the calling thread's CPU time (wall time with --threads > 1). Both builds
 are checked against the float32 torch reference first. Nothing is written: the numbers go to stdout.
 """
 
@@ -30,6 +32,7 @@ from pathlib import Path
 import torch
 
 import kernels.cpu
+from kernels.reference import kv_int8
 from kernels.reference.paged_attention import paged_attention as reference_attention
 from tests.kernels.batch import PagedBatch, make_batch
 
@@ -88,8 +91,24 @@ def prefill_flops(prefills: list[tuple[int, int]]) -> float:
     return 2 * 2 * total * KV_HEADS * GROUP * HEAD_DIM
 
 
-def check(run: Callable[[PagedBatch], torch.Tensor], b: PagedBatch, name: str) -> None:
-    expected = reference_attention(b.q.float(), b.k_cache.float(), b.v_cache.float(), b.meta, SCALE)
+def with_int8_caches(b: PagedBatch) -> PagedBatch:
+    """``b`` with its caches quantized to int8 rows."""
+    return PagedBatch(b.q, b.key, b.value, kv_int8.quantize(b.k_cache), kv_int8.quantize(b.v_cache), b.meta)
+
+
+def on_int8_caches(run: Callable[[PagedBatch], torch.Tensor], batches: list[PagedBatch]
+                   ) -> Callable[[PagedBatch], torch.Tensor]:
+    """``run`` over the int8 copy of each of ``batches`` (quantized once, before any timing)."""
+    copies = {id(b): with_int8_caches(b) for b in batches}
+    return lambda b: run(copies[id(b)])
+
+
+def check(run: Callable[[PagedBatch], torch.Tensor], b: PagedBatch, name: str, int8: bool = False) -> None:
+    """``run(b)`` against the float32 reference (``int8``: over ``b``'s caches as their int8 rows dequantize)."""
+    k_cache, v_cache = b.k_cache, b.v_cache
+    if int8:
+        k_cache, v_cache = (kv_int8.dequantize(kv_int8.quantize(c), torch.float32) for c in (k_cache, v_cache))
+    expected = reference_attention(b.q.float(), k_cache.float(), v_cache.float(), b.meta, SCALE)
     error = (run(b).float() - expected).abs().max().item()
     if error > 2e-2:
         raise SystemExit(f"{name}: max error {error:.4f} against the reference")
@@ -100,6 +119,7 @@ def main() -> None:
     parser.add_argument("--baseline", help="git revision whose paged_attention.cpp to time alongside")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--int8-kv", action="store_true", help="also time the working tree on int8 caches")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     arms = {"working tree": attention(build(None, "warden_attention_tree"))}
@@ -110,9 +130,12 @@ def main() -> None:
     cases: dict[str, tuple[list[PagedBatch], float]] = {
         name: ([batch([], chunks, seed=1)], prefill_flops(chunks)) for name, chunks in prefill_cases.items()}
     cases["decode 8 x 700, 30 layers"] = ([batch([700] * 8, [], seed=layer) for layer in range(LAYERS)], 0.0)
+    if args.int8_kv:
+        every = [b for batches, _ in cases.values() for b in batches]
+        arms["working tree, int8 KV"] = on_int8_caches(arms["working tree"], every)
     for name, (batches, _) in cases.items():
         for arm, run in arms.items():
-            check(run, batches[0], f"{arm}, {name}")
+            check(run, batches[0], f"{arm}, {name}", int8=arm.endswith("int8 KV"))
 
     # One thread: its CPU time, so the time a loaded machine keeps it descheduled does not count (caches shared
     # with other processes still do); several: the wall clock.
