@@ -26,6 +26,8 @@ Configurations (``EngineConfig`` switches, compiled as served unless ``--eager``
 * ``bf16+int4`` (the CPU serving setting): int4 decoder layers, int8 LM head, Warden's kernels (``kernels.cpu``);
 * ``bf16+int4/torch-kernels``: the same weights through torch's kernels (``WARDEN_KERNELS=reference``);
 * ``bf16+int4/int8-inputs``: ``cpu_small_batch_rows=2048``, the int8-input kernel at every row count;
+* ``bf16+int4/int8-kv``: the serving setting with an int8 KV cache (``kv_cache_dtype="int8"``: keys and values
+  per token and kv head as int8 codes with a float32 scale);
 * ``bf16+fp8``: FP8 W8A8 decoder layers as a GPU serves them (e4m3 weights per channel, inputs per token,
   ``torch._scaled_mm``: on the CPU torch's op, on CUDA the FP8 tensor cores), the LM head bf16;
 * ``bf16+fp8/reference``: the same weights through the dequantizing reference (``WARDEN_KERNELS=reference``).
@@ -66,6 +68,7 @@ CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "bf16+int4/torch-kernels": {"dtype": "bfloat16", "quantization": "int4", "kernels": "reference"},
     "bf16+int4/int8-inputs": {"dtype": "bfloat16", "quantization": "int4",
                                              "cpu_small_batch_rows": 2048},
+    "bf16+int4/int8-kv": {"dtype": "bfloat16", "quantization": "int4", "kv_cache_dtype": "int8"},
     "bf16+fp8": {"dtype": "bfloat16", "quantization": "fp8"},
     "bf16+fp8/reference": {"dtype": "bfloat16", "quantization": "fp8", "kernels": "reference"},
 }

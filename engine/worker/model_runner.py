@@ -36,6 +36,7 @@ from engine.worker.compilation import CompiledModel
 from engine.worker.forward_context import forward_context
 from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
+from kernels.reference import kv_int8
 
 log = logging.getLogger(__name__)
 
@@ -126,12 +127,23 @@ def seeded_generators(seqs: list[Sequence]) -> dict[int, torch.Generator]:
     return generators
 
 
-def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype) -> int:
+def kv_cache_layout(kv_cache_dtype: str, dtype: torch.dtype, head_dim: int) -> tuple[torch.dtype, int]:
+    """The dtype of the KV cache's elements and its rows' last dimension for ``EngineConfig.kv_cache_dtype``: the
+    serving ``dtype`` for ``auto``; int8 rows carry their float32 scale after the codes
+    (``kernels.reference.kv_int8``)."""
+    if kv_cache_dtype == "int8":
+        return kv_int8.INT8_KV, head_dim + kv_int8.SCALE_BYTES
+    return (torch.bfloat16 if kv_cache_dtype == "bfloat16" else dtype), head_dim
+
+
+def kv_bytes_per_block(model: LlamaForCausalLM, block_size: int, dtype: torch.dtype,
+                       kv_cache_dtype: str = "auto") -> int:
     """Bytes one KV block takes on this rank (its slice of the KV heads of every attention layer; 0 without any)."""
     layers = [m for m in model.modules() if isinstance(m, PagedAttention)]
     if not layers:
         return 0
-    return len(layers) * 2 * block_size * layers[0].num_kv_heads * layers[0].head_dim * dtype.itemsize
+    element, row = kv_cache_layout(kv_cache_dtype, dtype, layers[0].head_dim)
+    return len(layers) * 2 * block_size * layers[0].num_kv_heads * row * element.itemsize
 
 
 @dataclass(slots=True)
@@ -296,8 +308,9 @@ class ModelRunner:
         layers = [m for m in self.model.modules() if isinstance(m, PagedAttention)]
         if not layers:  # attention-free (Mamba2): the blocks only index the prefix cache
             return torch.zeros(0, 2, 0, dtype=self.dtype, device=self.device)
-        cache = torch.zeros(len(layers), 2, num_blocks, self.block_size, layers[0].num_kv_heads,
-                            layers[0].head_dim, dtype=self.dtype, device=self.device)
+        element, row = kv_cache_layout(self.config.kv_cache_dtype, self.dtype, layers[0].head_dim)
+        cache = torch.zeros(len(layers), 2, num_blocks, self.block_size, layers[0].num_kv_heads, row,
+                            dtype=element, device=self.device)
         pattern = self.config.block_sparse_pattern()
         for i, attn in enumerate(layers):
             attn.k_cache, attn.v_cache, attn.layer_index = cache[i, 0], cache[i, 1], i
