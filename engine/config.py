@@ -18,6 +18,7 @@ DEFAULT_MODEL = "default"
 DEFAULT_SERVED_NAME = "smollm2-135m-instruct"
 _DTYPES = ("auto", "float32", "bfloat16", "float16")
 _QUANTIZATIONS = (None, "int8", "int4", "fp8")
+_KV_CACHE_DTYPES = ("auto", "bfloat16", "int8")
 _PROFILES = ("fast", "exact")
 _SPECULATIVE_METHODS = (None, "ngram", "draft_model")
 DEFAULT_BLOCK_SIZE = 16  # tokens per KV block when ``block_size`` is unset and the model asks for nothing larger
@@ -78,6 +79,11 @@ class EngineConfig:
     # scan chunk the attention kernels take (state snapshots exist only where the scan ends a chunk).
     block_size: int | None = None
     kv_cache_memory_mb: int = 256
+    # What the KV cache stores (vLLM's kv_cache_dtype): "auto", the serving dtype; "bfloat16"; "int8", each row of
+    # keys or values (per token and kv head) as int8 codes with a float32 scale (``kernels.reference.kv_int8``):
+    # 68 bytes a row at head_dim 64 where bf16 takes 128, for the CPU engine only (CUDA refuses it at start) and
+    # without block-sparse attention: decode attention, memory-bound at serving contexts, reads the smaller rows.
+    kv_cache_dtype: str = "auto"
     num_kv_blocks: int | None = None  # overrides the memory budget (tests force preemption with a tiny pool)
     # Models with Mamba2 layers (``engine.scheduling.mamba_state``): live recurrent-state slots (one per running
     # sequence, at most max_num_seqs) and prefix-cache state snapshots, both taken from kv_cache_memory_mb unless set
@@ -139,6 +145,10 @@ class EngineConfig:
     def __post_init__(self) -> None:
         if self.profile not in _PROFILES:
             raise ValueError(f"profile must be one of {_PROFILES}, got {self.profile!r}")
+        if self.kv_cache_dtype not in _KV_CACHE_DTYPES:
+            raise ValueError(f"kv_cache_dtype must be one of {_KV_CACHE_DTYPES}, got {self.kv_cache_dtype!r}")
+        if self.kv_cache_dtype == "int8" and self.block_sparse_block_size:
+            raise ValueError("kv_cache_dtype='int8' does not run with block-sparse attention (block_sparse_block_size)")
         if self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {_DTYPES}, got {self.dtype!r}")
         if self.quantization not in (*_QUANTIZATIONS, "auto"):
@@ -185,6 +195,9 @@ class EngineConfig:
             choice = fastest_serving(device.type, flags, cxx=cxx_compiler_available())
         else:
             choice = EXACT
+        if self.kv_cache_dtype == "int8" and device.type != "cpu":
+            raise ValueError(f"kv_cache_dtype='int8' runs on the CPU engine only, not on {device.type}: "
+                             "use 'auto' or 'bfloat16' there")
         return dataclasses.replace(
             self,
             dtype=choice.dtype if self.dtype == "auto" else self.dtype,
