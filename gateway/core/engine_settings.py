@@ -33,6 +33,8 @@ class EngineSettings(BaseSettings):
     # the model's attention heads and intermediate size; checked against the model when the engine starts.
     tensor_parallel_size: int = Field(default=1, ge=1, le=64)
     kv_cache_memory_mb: int = Field(default=256, ge=1)
+    # What the KV cache stores: auto (the serving dtype), bfloat16, or int8 (per-row scale; CPU engine only).
+    kv_cache_dtype: Literal["auto", "bfloat16", "int8"] = "auto"
     # Tokens per KV block (a power of two); unset: 16, or a model with Mamba2 layers' scan chunk under prefix caching.
     block_size: int | None = Field(default=None, ge=1, le=1024)
     max_num_seqs: int = Field(default=64, ge=1)
