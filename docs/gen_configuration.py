@@ -212,6 +212,10 @@ ENGINE_MEANINGS: dict[str, str] = {
     "tensor_parallel_size": "Split one model over this many GPUs (one process per rank). Must divide the "
                             "attention heads and the intermediate size; checked at start.",
     "kv_cache_memory_mb": "Memory of the paged KV block pool.",
+    "kv_cache_dtype": "What the KV cache stores: `auto` (the serving `DTYPE`), `bfloat16`, or `int8`: each "
+                      "token's keys and values per KV head as int8 codes with a float32 scale (symmetric, "
+                      "absmax / 127), about half the bytes of bfloat16 for decode attention to read. CPU engine "
+                      "only (refused at start on CUDA) and not with block-sparse attention.",
     "block_size": "Tokens per KV block (a power of two). Unset: 16; for a model with Mamba2 layers (Mamba2, "
                   "Nemotron-H) under prefix caching, its scan chunk (256 / 128 in real checkpoints: state snapshots "
                   "exist only at chunk ends), said in the start-up log. Set explicitly, it must be a multiple of that "
