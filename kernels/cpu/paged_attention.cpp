@@ -8,6 +8,9 @@
 // chunk's queries against its whole cached context, causal, from the cache blocks in place (kernels/cpu/__init__.py
 // sends them here; other chunks keep the reference path).
 //
+// int8 caches (each row's codes, then its float32 scale: kernels/reference/kv_int8.py) take decode_attention_int8 and
+// the prefill kernel (rows dequantized to bf16 as they are laid out) on AVX512-BF16 CPUs; the store quantizes them.
+//
 // Also the KV-cache store (this step's keys and values scattered into their slots): one call per layer instead of
 // the reference's two index_copy_ with their views and casts, whose dispatch cost adds up at every layer and step.
 //
