@@ -163,7 +163,8 @@ class SecretRecognizer(EntityRecognizer):
         lowered = text.lower()
         if len(lowered) != len(text):  # a few characters lower-case to two ("İ"): keep those as they are
             lowered = "".join(char if len(char.lower()) != 1 else char.lower() for char in text)
-        for match in _AUTHORIZATION.finditer(lowered):
+        # The header's name is a literal: a substring test spares the regex's scan of texts without it.
+        for match in _AUTHORIZATION.finditer(lowered) if "authorization" in lowered else ():
             results.append(self._result(match.start("value"), match.end("value"), self.KEYED_SCORE, "authorization"))
         for match in _KEYED.finditer(lowered):
             group = "quoted" if match.group("quoted") is not None else "bare"

@@ -271,11 +271,13 @@ class ObfuscatedEmailRecognizer(EntityRecognizer):
 
 
 # Every SECRET pattern holds one of these (a credential word, an issuer prefix, a JWT's or a PEM block's head, or
-# the 32 characters in a row that a random token with no word naming it is at least).
-_CREDENTIAL_ANCHOR = (
+# the 32 characters in a row that a random token with no word naming it is at least). Searched for one after the
+# other: the issuer prefixes alone are literals the regex engine skips to, and each search stops at its first hit.
+_CREDENTIAL_ANCHORS = (
     r"(?i:key|secret|token|pass|pwd|auth|cred|bearer|dsn|conn|kennwort|contraseña|clé|cle|jeton|schlüssel|clave|"
-    r"llave|chiave)|AKIA|ASIA|A[BCGINPR][A-Z]A|"
-    r"gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY|(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{32}"
+    r"llave|chiave)",
+    r"AKIA|ASIA|A[BCGINPR][A-Z]A|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|[sr]k_|sk-|AIza|eyJ|PRIVATE KEY",
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{32}",
 )
 
 
@@ -298,6 +300,12 @@ class Detector:
 def _regex_prefilter(pattern: str) -> Callable[[str], bool]:
     compiled = re.compile(pattern)
     return lambda text: compiled.search(text) is not None
+
+
+def _any_regex_prefilter(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether any of ``patterns`` occurs: what their alternation's search tells, each one searched alone."""
+    compiled = [re.compile(pattern) for pattern in patterns]
+    return lambda text: any(pattern.search(text) is not None for pattern in compiled)
 
 
 def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
@@ -352,7 +360,7 @@ def build_detectors() -> list[Detector]:
         ("US_SSN", _ssn_recognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
         ("IP_ADDRESS", _VersionFreeIpRecognizer(), _regex_prefilter(_IP_ANCHOR), _IP_ANCHOR, 48),
         ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
-        ("SECRET", SecretRecognizer(), _regex_prefilter(_CREDENTIAL_ANCHOR), None, 0),
+        ("SECRET", SecretRecognizer(), _any_regex_prefilter(_CREDENTIAL_ANCHORS), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
         ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,;|]"), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
