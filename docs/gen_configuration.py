@@ -132,7 +132,8 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "store_retry_after_s": "The `Retry-After` of a 503 `store_unavailable`.",
     "audit_spool_dir": "The local, fsync'd audit spool. Unset: `<data_dir>/audit-spool`.",
     "audit_batch_size": "Records the background writer moves from the spool to the database per batch.",
-    "audit_flush_interval_s": "How often the background writer drains the spool.",
+    "audit_flush_interval_s": "How often the background writer drains the spool into the database (sooner when a "
+                              "whole batch waits).",
     "audit_spool_rotate_bytes": "A spool file is rotated past this size.",
     "audit_spool_min_free_bytes": "Below this much free space on the spool's file system (with the database "
                                   "unreachable) a stream is refused before its first byte with 503 "

@@ -73,7 +73,7 @@ class _Asked:
 
 
 class AuditWriter:
-    def __init__(self, db: Database, spool_dir: Path, *, batch_size: int = 256, flush_interval_s: float = 0.2,
+    def __init__(self, db: Database, spool_dir: Path, *, batch_size: int = 256, flush_interval_s: float = 0.5,
                  rotate_bytes: int = 8 * 1024 * 1024, orphan_scan_interval_s: float = 30.0,
                  min_free_bytes: int = 16 * 1024 * 1024, on_quarantine: Callable[[], None] | None = None) -> None:
         self._db = db
