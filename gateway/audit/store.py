@@ -22,10 +22,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, String, Table, any_, bindparam, insert, select, update
+from sqlalchemy import Connection, CursorResult, String, Table, any_, bindparam, insert, select, update
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.elements import ColumnElement
 
 from gateway.audit.chain import GENESIS_HASH, record_hash_of
 from gateway.audit.event import AuditEvent
@@ -37,17 +36,37 @@ class ChainConflict(RuntimeError):
     """Another writer advanced the chain head between our read and our update."""
 
 
-def _lock_head(chain_id: str, *, session: Session) -> tuple[int, str, datetime | None]:
-    head = session.execute(
-        select(AuditChainHead.last_seq, AuditChainHead.last_hash, AuditChainHead.updated_at)
-        .where(AuditChainHead.chain_id == chain_id).with_for_update()
-    ).first()
+_RECORDS = cast(Table, AuditRecord.__table__)
+_HEADS = cast(Table, AuditChainHead.__table__)
+# The drain's statements, built once and run as Core statements on the session's connection (same transaction):
+# building them per batch and running them through the ORM session cost the drain, and the event loop sharing its
+# interpreter lock, more than the database round trips themselves.
+_LOCK_HEAD = (select(_HEADS.c.last_seq, _HEADS.c.last_hash, _HEADS.c.updated_at)
+              .where(_HEADS.c.chain_id == bindparam("chain")).with_for_update())
+# On Postgres the event ids are one array parameter (``= ANY``), so the statement's text is the same for every batch;
+# ``IN`` is rewritten with a placeholder per id on each execution and its new text parsed again by the driver.
+# SQLite has no arrays: ``IN`` there.
+_STORED_POSTGRES = select(_RECORDS.c.event_id).where(
+    _RECORDS.c.chain_id == bindparam("chain"), _RECORDS.c.event_id == any_(bindparam("ids", type_=ARRAY(String))))
+_STORED_OTHER = select(_RECORDS.c.event_id).where(
+    _RECORDS.c.chain_id == bindparam("chain"), _RECORDS.c.event_id.in_(bindparam("ids", expanding=True)))
+_ADVANCE_HEAD = (update(_HEADS).where(_HEADS.c.chain_id == bindparam("chain"),
+                                      _HEADS.c.last_seq == bindparam("expected_seq"))
+                 .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"),
+                         updated_at=bindparam("new_updated_at")))
+_INSERT_RECORDS = insert(_RECORDS)
+
+
+def _lock_head(chain_id: str, *, session: Session, connection: Connection) -> tuple[int, str, datetime | None]:
+    head = connection.execute(_LOCK_HEAD, {"chain": chain_id}).first()
     if head is not None:
         return int(head.last_seq), head.last_hash, as_utc(head.updated_at)
     # First record of this chain. A concurrent creator makes this INSERT fail on the primary key: the
     # transaction is retried and then finds the row.
-    session.add(AuditChainHead(chain_id=chain_id, last_seq=0, last_hash=GENESIS_HASH))
+    head_row = AuditChainHead(chain_id=chain_id, last_seq=0, last_hash=GENESIS_HASH)
+    session.add(head_row)
     session.flush()
+    session.expunge(head_row)  # advanced below by a Core UPDATE: the session must not keep serving this first state
     return 0, GENESIS_HASH, None
 
 
@@ -60,13 +79,15 @@ def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
     for event in events:
         by_chain[event.chain_id].setdefault(event.event_id, event)
 
+    session.flush()  # what the caller added to this session (a tenant, say) reaches the database before the Core SQL
     inserted = 0
     rows: list[dict[str, Any]] = []
+    connection = session.connection()
+    stored_query = _STORED_POSTGRES if connection.dialect.name == "postgresql" else _STORED_OTHER
     for chain_id in sorted(by_chain):  # a fixed lock order: two writers never deadlock on heads
-        last_seq, last_hash, last_recorded = _lock_head(chain_id, session=session)
+        last_seq, last_hash, last_recorded = _lock_head(chain_id, session=session, connection=connection)
         pending = by_chain[chain_id]
-        stored = set(session.scalars(select(AuditRecord.event_id).where(
-            AuditRecord.chain_id == chain_id, _among(list(pending), session))))
+        stored = set(connection.execute(stored_query, {"chain": chain_id, "ids": list(pending)}).scalars())
         recorded_at = utcnow() if last_recorded is None else max(utcnow(), last_recorded)
         seq, prev_hash = last_seq, last_hash
         for event in pending.values():
@@ -90,30 +111,14 @@ def append_events(events: Sequence[AuditEvent], *, session: Session) -> int:
             rows.append(row)
             inserted += 1
         # An UPDATE answers with a cursor result, whose rowcount says whether the expected head was still there.
-        advanced = cast("CursorResult[Any]", session.execute(
-            update(AuditChainHead)
-            .where(AuditChainHead.chain_id == chain_id, AuditChainHead.last_seq == last_seq)
-            .values(last_seq=seq, last_hash=prev_hash, updated_at=recorded_at)
-        ))
+        advanced = cast("CursorResult[Any]", connection.execute(
+            _ADVANCE_HEAD, {"chain": chain_id, "expected_seq": last_seq, "new_seq": seq, "new_hash": prev_hash,
+                            "new_updated_at": recorded_at}))
         if advanced.rowcount != 1:
             raise ChainConflict(chain_id)
     if rows:
         # One executemany of a short Core INSERT without RETURNING (the row ids are not read back): the ORM's flush
         # would send one INSERT .. RETURNING of every row's values, whose text the driver parses anew each batch, and
         # the ORM's bulk insert would walk every row through its mapper first.
-        session.execute(insert(_RECORDS), rows)
-    session.flush()
+        connection.execute(_INSERT_RECORDS, rows)
     return inserted
-
-
-def _among(event_ids: list[str], session: Session) -> ColumnElement[bool]:
-    """``event_id`` is one of ``event_ids``. On Postgres one array parameter (``= ANY(:ids)``): the statement's text is
-    the same for every batch, where ``IN (...)`` is rewritten with a placeholder per id on each execution and its new
-    text parsed again by the driver, which cost the drain (and the event loop sharing its interpreter) more than the
-    lookup itself. SQLite has no arrays: ``IN`` there."""
-    if session.get_bind().dialect.name == "postgresql":
-        return AuditRecord.event_id == any_(bindparam("event_ids", event_ids, type_=ARRAY(String)))
-    return AuditRecord.event_id.in_(event_ids)
-
-
-_RECORDS = cast(Table, AuditRecord.__table__)
