@@ -159,7 +159,7 @@ async def test_a_request_counts_as_load_until_its_last_delta(pool: ReplicaPool) 
     assert sum(pool.in_flight) == 1 and pool.replica_of(req.request_id) is not None and not first.finished
     async for output in stream:
         if output.finished:
-            break  # as the gateway's EngineCall does: the stream is left to the garbage collector
+            break  # a caller that stops at the last delta without closing the stream
     assert pool.in_flight == [0, 0] and pool.replica_of(req.request_id) is None
     await stream.aclose()
     assert pool.in_flight == [0, 0]
