@@ -499,12 +499,13 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
 // int8 caches (EngineConfig.kv_cache_dtype = "int8"; the layout of kernels/reference/kv_int8.py: each (slot, kv head)
 // row holds head_dim int8 codes, then the row's float32 scale). Decode attention is memory-bound at serving contexts
 // (the rows of every layer scattered over a pool far larger than the caches), and an int8 row is 68 bytes where a
-// bf16 one is 128. The codes are widened to float32 in registers (vpmovsxbd, vcvtdq2ps): a key tile's 16 rows once
-// for the group's query heads, whose float32 products with the scaled query are summed 16 tokens at a time as in
-// decode_attention_bf16 and only then multiplied by each row's scale; each value row is widened once per 64 dims for
-// up to 4 query heads, weighted by its probability times its scale (float32 throughout: no bf16 rounding of the
-// probabilities). Same math as the reference (which dequantizes each row to the query's dtype first) up to that
-// rounding and float32 summation order.
+// bf16 one is 128. Scores: each scaled query vector is held as int16 (per vector absmax / 32767: 2^-16 of its
+// largest element, far below the bfloat16 query's own rounding) and a key tile's 16 rows are widened to int16 once
+// for the group's query heads (vpmovsxbw); vpdpwssd sums 32 exact products per instruction in int32, 16 tokens'
+// partial sums reduced together as in decode_attention_bf16, then multiplied by the query's and each row's scale.
+// Values: each row widened to float32 once per 64 dims for up to 4 query heads, weighted by its probability times its
+// scale (float32 throughout: no bf16 rounding of the probabilities). Same math as the reference (which dequantizes
+// each row to the query's dtype first) up to those roundings and the summation order.
 constexpr int64_t kScaleBytes = 4;
 
 inline __m512 widen_codes(const int8_t* codes) {
@@ -574,7 +575,7 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
                            double softcap, at::Tensor& out) {
   const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
   const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
-  const int64_t group = heads / kv_heads, chunks = head_dim / 16;
+  const int64_t group = heads / kv_heads;
   const int64_t row_bytes = head_dim + kScaleBytes, slot_bytes = kv_heads * row_bytes;
   const int64_t table_stride = block_tables.stride(0);
   const scalar_t* q_ptr = q.data_ptr<scalar_t>();
@@ -589,7 +590,8 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
   const int64_t heads_per_task = num_seqs >= at::get_num_threads() ? kv_heads : 1;
   const int64_t tasks_per_seq = kv_heads / heads_per_task;
   at::parallel_for(0, num_seqs * tasks_per_seq, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> qf, keys(kTile * head_dim), scores, inv_heads(heads_per_task * group);
+    std::vector<float> qf, q_scales(heads_per_task * group), scores, inv_heads(heads_per_task * group);
+    std::vector<int16_t> q16, keys(kTile * head_dim);
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / tasks_per_seq, h0 = task % tasks_per_seq * heads_per_task;
       const int64_t len = lens[b], first = first_key(len, window), context = len - first;
@@ -603,8 +605,17 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
       const int64_t padded = (context + kTile - 1) / kTile * kTile;
       scores.resize(vectors * padded);
       qf.resize(vectors * head_dim);
+      q16.resize(vectors * head_dim);
       to_float(q_ptr + (b * heads + h0 * group) * head_dim, qf.data(), vectors * head_dim);
-      for (float& x : qf) x *= static_cast<float>(scale);
+      for (int64_t v = 0; v < vectors; ++v) {
+        const float* x = qf.data() + v * head_dim;
+        float absmax = 0.f;
+        for (int64_t d = 0; d < head_dim; ++d) absmax = std::max(absmax, std::fabs(x[d]));
+        const float inverse = absmax > 0.f ? 32767.f / absmax : 0.f;
+        for (int64_t d = 0; d < head_dim; ++d)
+          q16[v * head_dim + d] = static_cast<int16_t>(std::nearbyint(x[d] * inverse));
+        q_scales[v] = absmax / 32767.f * static_cast<float>(scale);
+      }
       // Scores, a tile of 16 tokens at a time: per kv head its 16 rows widened once for the group's query heads.
       for (int64_t t0 = first; t0 < len; t0 += kTile) {
         const int64_t n = std::min(kTile, len - t0);
@@ -615,29 +626,46 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
         for (int64_t hh = 0; hh < heads_per_task; ++hh) {
           alignas(64) float key_scales[kTile];
           for (int64_t i = 0; i < kTile; ++i) {
-            float* dst = keys.data() + i * head_dim;
+            int16_t* dst = keys.data() + i * head_dim;
             if (i >= n) {
-              std::fill(dst, dst + head_dim, 0.f);
+              std::fill(dst, dst + head_dim, int16_t(0));
               key_scales[i] = 0.f;
               continue;
             }
             const int8_t* row = k_ptr + row_slot(table, t0 + i) * slot_bytes + (h0 + hh) * row_bytes;
-            for (int64_t c = 0; c < chunks; ++c) _mm512_storeu_ps(dst + 16 * c, widen_codes(row + 16 * c));
+            int64_t d = 0;
+            for (; d + 32 <= head_dim; d += 32)
+              _mm512_storeu_si512(dst + d, _mm512_cvtepi8_epi16(_mm256_loadu_si256(
+                                               reinterpret_cast<const __m256i*>(row + d))));
+            if (d < head_dim)  // a 16-dim tail
+              _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + d),
+                                  _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + d))));
             key_scales[i] = row_scale(row, head_dim);
           }
           const __m512 scales = _mm512_load_ps(key_scales);
           for (int64_t g = 0; g < group; ++g) {
-            const float* qg = qf.data() + (hh * group + g) * head_dim;
-            __m512 partial[kTile];
-            for (int64_t i = 0; i < kTile; ++i) partial[i] = _mm512_setzero_ps();
-            for (int64_t c = 0; c < chunks; ++c) {
-              const __m512 qv = _mm512_loadu_ps(qg + 16 * c);
+            const int64_t v = hh * group + g;
+            const int16_t* qg = q16.data() + v * head_dim;
+            __m512i partial[kTile];
+            for (int64_t i = 0; i < kTile; ++i) partial[i] = _mm512_setzero_si512();
+            int64_t d = 0;
+            for (; d + 32 <= head_dim; d += 32) {
+              const __m512i qv = _mm512_loadu_si512(qg + d);
 #pragma GCC unroll 16
               for (int64_t i = 0; i < kTile; ++i)
-                partial[i] = _mm512_fmadd_ps(qv, _mm512_loadu_ps(keys.data() + i * head_dim + 16 * c), partial[i]);
+                partial[i] = _mm512_dpwssd_epi32(partial[i], qv, _mm512_loadu_si512(keys.data() + i * head_dim + d));
             }
-            _mm512_storeu_ps(scores.data() + (hh * group + g) * padded + t0 - first,
-                             _mm512_mul_ps(sum_sixteen(partial), scales));
+            if (d < head_dim) {  // the 16-dim tail in the low half, the high half zero
+              const __m512i qv = _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qg + d)));
+              for (int64_t i = 0; i < kTile; ++i) {
+                const auto* tail = reinterpret_cast<const __m256i*>(keys.data() + i * head_dim + d);
+                partial[i] = _mm512_dpwssd_epi32(partial[i], qv, _mm512_zextsi256_si512(_mm256_loadu_si256(tail)));
+              }
+            }
+            __m512 sums[kTile];
+            for (int64_t i = 0; i < kTile; ++i) sums[i] = _mm512_cvtepi32_ps(partial[i]);
+            _mm512_storeu_ps(scores.data() + v * padded + t0 - first,
+                             _mm512_mul_ps(sum_sixteen(sums), _mm512_mul_ps(scales, _mm512_set1_ps(q_scales[v]))));
           }
         }
       }
@@ -665,7 +693,8 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
             switch (here) {
               case 4:
                 weigh_int8_values<4>(v_ptr, table, first, len, rows_at, slot_bytes, head_dim, d0, vecs, row_slot,
-                                     {p[0], p[1], p[2], p[3]}, {inv[0], inv[1], inv[2], inv[3]}, {o[0], o[1], o[2], o[3]});
+                                     {p[0], p[1], p[2], p[3]}, {inv[0], inv[1], inv[2], inv[3]},
+                                     {o[0], o[1], o[2], o[3]});
                 break;
               case 3:
                 weigh_int8_values<3>(v_ptr, table, first, len, rows_at, slot_bytes, head_dim, d0, vecs, row_slot,
