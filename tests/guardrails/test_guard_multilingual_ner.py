@@ -54,8 +54,8 @@ def _covered(text: str, name: str, spans: list[tuple[int, int]]) -> bool:
 
 
 def test_the_model_finds_people_in_sentences_it_never_saw(multilingual):
-    """Alone, without the English model or name lists, it covers 7 of the 8 (it misses "Maximiliano Quiroga" after
-    "avisar a", and runs "Gottfried Ahlborn" into the noun after it, which masks more than the name)."""
+    """Alone, without the English model or name lists, it covers the 8 (it runs "Gottfried Ahlborn" into the noun
+    after it, which masks more than the name); the bar leaves one to a retrained model's seed."""
     covered = []
     for text, name in HAND_WRITTEN:
         spans = [(ent.start_char, ent.end_char) for ent in multilingual(text).ents if ent.label_ == "PERSON"]
