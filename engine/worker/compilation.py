@@ -61,6 +61,14 @@ INDUCTOR_OPTIONS = {
     "size_asserts": False,
 }
 
+# Unfrozen graphs (every linear one of ``kernels.cpu``'s opaque ops) run their step through inductor's C++ wrapper
+# rather than its generated Python: the ~130 fused loops, ~150 opaque-op calls and the buffer bookkeeping of a
+# one-token step of SmolLM2 cost ~1.5 ms of Python interpretation a token otherwise, about a sixth of the step.
+# ``cpp_wrapper_build_separate`` compiles the wrapper at -O1 apart from the kernels (-O3): one translation unit of
+# both took minutes longer to build at a first start, and ran no faster. Frozen graphs keep the Python wrapper: the
+# C++ one is measured only where the linears are opaque ops (CPUs without AMX).
+UNFROZEN_OPTIONS = {"cpp_wrapper": True, "cpp_wrapper_build_separate": True}
+
 
 # The upper bound of the symbolic row count in the graphs of 2+ rows, the same for every engine up to it. Inductor
 # caches a graph with its symbol's range as a guard, and an engine with a larger bound that found the graph of one
@@ -278,7 +286,7 @@ class CompiledModel:
         GEMM template is considered)."""
         if self.freezing is None:
             self.freezing = inductor_lowers_a_gemm(self.model)
-        options = {**INDUCTOR_OPTIONS, "freezing": self.freezing}
+        options = {**INDUCTOR_OPTIONS, "freezing": self.freezing, **({} if self.freezing else UNFROZEN_OPTIONS)}
         # torch's config modules get ``patch`` at import (install_config_module), which their stubs do not declare.
         patch_compiler = torch.compiler.config.patch  # type: ignore[attr-defined]
         with self._inductor_config.patch(options), patch_compiler(cache_key_tag=self.cache_key_tag):
@@ -350,7 +358,7 @@ class CompiledModel:
             return None
         if self._store is None:
             key = precompiled.configuration_key(self.model, [self.symbolic_max, self.cache_key_tag,
-                                                             sorted(INDUCTOR_OPTIONS.items())])
+                                                             sorted({**INDUCTOR_OPTIONS, **UNFROZEN_OPTIONS}.items())])
             self._store = precompiled.PrecompiledGraphs(compile_cache_root(), key)
         return self._store
 
