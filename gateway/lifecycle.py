@@ -57,6 +57,7 @@ class Lifecycle:
         self.draining = False  # a shutdown began: not ready, new calls refused
         self.cutting = False  # the grace period is over: calls still open are being cut
         self._calls: set[asyncio.Future[Any]] = set()
+        self._cut_calls: set[asyncio.Future[Any]] = set()  # the calls cut() cancelled (not the server, nor a client)
         self._timers: list[asyncio.TimerHandle] = []
         self._signals = 0
         self._on_drain: list[Callable[[], None]] = []
@@ -99,6 +100,7 @@ class Lifecycle:
         if self._calls:
             log.warning("shutdown grace period over: cutting %d call(s) still open", len(self._calls))
         for task in list(self._calls):
+            self._cut_calls.add(task)
             task.cancel()
 
     def install_signal_handlers(self) -> None:
@@ -138,13 +140,32 @@ class Lifecycle:
 
     # --- the calls in flight (/v1 calls, /mcp tool calls) ------------------------------------------------------------
     def track(self, task: asyncio.Future[Any]) -> None:
+        """Track a task of its own for the whole of its life (an MCP tool call's work)."""
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
+    def enter(self, task: asyncio.Task[Any]) -> None:
+        """Track the task running a call from now until ``leave`` (the task itself lives on: it is the server's)."""
+        self._calls.add(task)
+
+    def leave(self, task: asyncio.Task[Any]) -> bool:
+        """Stop tracking ``task``; True when ``cut`` cancelled it meanwhile."""
+        self._calls.discard(task)
+        if task in self._cut_calls:
+            self._cut_calls.discard(task)
+            return True
+        return False
+
 
 class DrainMiddleware:
-    """Refuses /v1 calls while draining; runs each admitted one in a task the lifecycle can cut, and ends a cut one's
-    response properly (its handler has audited it as ``shutdown`` by then)."""
+    """Refuses /v1 calls while draining; lets the lifecycle cut each admitted one, and ends a cut one's response
+    properly (its handler has audited it as ``shutdown`` by then).
+
+    A call runs in the server's own task, which the lifecycle tracks while the call is inside the app: a task and a
+    shield of its own per call would cost the event loop more than the rest of this middleware. A cut is the
+    lifecycle's ``cancel()`` of that task; it is told from any other cancellation (the server's) by the lifecycle's
+    record of what it cut and by the task's count of pending cancellations, and taken back (``uncancel``) once
+    handled, so the server's task carries on as if it had never been cancelled."""
 
     def __init__(self, app: ASGIApp, lifecycle: Lifecycle) -> None:
         self.app = app
@@ -165,19 +186,28 @@ class DrainMiddleware:
                 started.append(message)
             await send(message)
 
-        call = asyncio.ensure_future(self.app(scope, receive, tracked_send))
-        self.lifecycle.track(call)
+        task = asyncio.current_task()
+        assert task is not None  # an ASGI app always runs in a task
+        self.lifecycle.enter(task)
         try:
-            await asyncio.shield(call)
+            await self.app(scope, receive, tracked_send)
         except asyncio.CancelledError:
-            if not call.done():  # the server cancelled us (its own timeout): the call goes with us
-                call.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await call
-                raise
-            if not (call.cancelled() and self.lifecycle.cutting):
+            # Only the cut's own cancellation is answered here; the server's (alone or on top of a cut) goes on up.
+            if not self._left_cut(task) or task.cancelling():
                 raise
             await _end_cut_response(send, started)
+        except BaseException:
+            self._left_cut(task)
+            raise
+        else:
+            self._left_cut(task)  # a cut call that finished all the same
+
+    def _left_cut(self, task: asyncio.Task[Any]) -> bool:
+        """Stop tracking the call's task; when it was cut, take the cut's cancellation back and say so."""
+        if not self.lifecycle.leave(task):
+            return False
+        task.uncancel()
+        return True
 
 
 async def _end_cut_response(send: Send, started: list[Message]) -> None:
