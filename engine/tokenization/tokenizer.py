@@ -135,6 +135,8 @@ class Tokenizer:
         self.vocab_size = fast.get_vocab_size(with_added_tokens=True)
         self.all_special_ids = {i for i, t in fast.get_added_tokens_decoder().items() if t.special}
         self._token_text: dict[int, str] = {}
+        # The template's special-token variables, looked up once: every chat call renders with them.
+        self._special_tokens = self._special_tokens_map()
 
     # --- construction -----------------------------------------------------------------------------
     @classmethod
@@ -214,11 +216,14 @@ class Tokenizer:
             raise UnknownModelError("this model has no chat template")
         return render_chat(
             self.chat_template, messages, add_generation_prompt=add_generation_prompt, tools=tools,
-            special_tokens=self.special_tokens_map(),
+            special_tokens=self._special_tokens,
         )
 
     # --- helpers ----------------------------------------------------------------------------------
     def special_tokens_map(self) -> dict[str, str | None]:
+        return dict(self._special_tokens)
+
+    def _special_tokens_map(self) -> dict[str, str | None]:
         def text(i: int | None) -> str | None:
             return None if i is None else self._fast.id_to_token(i)
 
