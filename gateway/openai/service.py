@@ -573,9 +573,22 @@ class CallHandler:
         """Wait for ``task`` until it is done, the client disconnects or the deadline passes (the caller tells which
         by ``task.done()``). True when the client left."""
         watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
+        # What asyncio.wait(FIRST_COMPLETED, timeout) does, without its sets and per-call bookkeeping (every call
+        # passes here once): the first of the task, the watcher or the deadline's timer wakes this one future.
+        woken = task.get_loop().create_future()
+
+        def wake(_: object = None) -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        task.add_done_callback(wake)
+        watcher.add_done_callback(wake)
+        timer = woken.get_loop().call_later(self.deadline.remaining(), wake)
         try:
-            await asyncio.wait({task, watcher}, timeout=self.deadline.remaining(), return_when=asyncio.FIRST_COMPLETED)
+            await woken
         finally:
+            timer.cancel()
+            task.remove_done_callback(wake)
             client_gone = watcher.done()
             watcher.cancel()
         return client_gone
