@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     # drain until shutdown_grace_s after the signal, and streams still open then are cut (audited as "shutdown").
     shutdown_grace_s: float = Field(default=30.0, ge=0.0)
     shutdown_unready_s: float = Field(default=2.0, ge=0.0)
+    # The interpreter's thread switch interval in a serving process (sys.setswitchinterval, Python's default 5 ms):
+    # a background thread holding the GIL (the audit drain's batches) keeps a ready event loop waiting up to this
+    # long. Shorter: the loop gets the GIL back sooner, for more switches. Unset: Python's default.
+    switch_interval_ms: float | None = Field(default=None, gt=0.0, le=100.0)
     # PII actions, injection screening and output redaction per tenant policy (gateway.guardrails).
     guardrails: bool = True
     # An operator's ONNX prompt-injection classifier (a directory with model.onnx + tokenizer.json) instead of the
