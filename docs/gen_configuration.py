@@ -60,7 +60,8 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
                         "admin_jwks_cache_ttl_s", "admin_dev_token_ttl_s"]),
     ("Engine process and supervision", ["engine_in_process", "engine_watchdog_s", "engine_standby", "engine_orphan_s",
                                         "engine_stats_interval_s",
-                                        "shutdown_unready_s", "shutdown_grace_s", "engine_sockets"]),
+                                        "shutdown_unready_s", "shutdown_grace_s", "engine_sockets",
+                                        "switch_interval_ms"]),
     ("Observability", ["log_format", "log_level", "tracing", "trace_exporter", "otlp_endpoint",
                        "trace_sample_ratio", "service_name", "metrics", "metrics_token", "metrics_max_tenants"]),
 ]
@@ -178,6 +179,9 @@ GATEWAY_MEANINGS: dict[str, str] = {
                           "`/readyz` not ready) so load balancers notice.",
     "shutdown_grace_s": "After SIGTERM, how long calls in flight may finish; streams still open then are cut and "
                         "audited as `shutdown`.",
+    "switch_interval_ms": "The Python thread switch interval of a serving process (`sys.setswitchinterval`): "
+                          "how long a background thread (the audit drain) may hold the interpreter while the "
+                          "event loop waits. Unset: Python's 5 ms.",
     "engine_sockets": "Internal: set by `warden serve --workers N` for its workers (the engine hosts' sockets, "
                       "a JSON list). Not an operator setting.",
     "log_format": "`json` (one object a line with request, tenant and trace ids; secrets and PII scrubbed), "
