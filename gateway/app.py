@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -88,7 +89,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     """``engine``: an already running engine to serve (tests share one per session; it is not shut down here).
     Otherwise the app starts its own on startup (unless ``start_engine`` is False: /v1 calls then get 503).
     ``tune_gc``: once started, freeze the start-up heap and collect young objects less often
-    (``gateway.core.gc_tuning``; process-wide, so only for a process that serves this one app)."""
+    (``gateway.core.gc_tuning``) and set ``switch_interval_ms``; process-wide, so only for a process that serves
+    this one app."""
     settings = settings or Settings()
     configure_logging(settings.log_format, settings.log_level)
     telemetry = Telemetry.from_settings(settings)
@@ -154,6 +156,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             watch_parent()  # a worker of `warden serve --workers N` drains and stops when serve is gone
             if tune_gc:
                 freeze_startup_heap()
+                if settings.switch_interval_ms is not None:  # process-wide: a serving process's, like the GC's
+                    sys.setswitchinterval(settings.switch_interval_ms / 1000)
             yield
         finally:
             lifecycle.close()
