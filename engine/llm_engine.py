@@ -145,9 +145,9 @@ class LLMEngine:
         self.eos_token_ids = list(dict.fromkeys(self.tokenizer.eos_token_ids or arch.eos_token_ids))
         draft_model = self._load_draft_model(config, max_len) if config.speculative_method == "draft_model" else None
         block_size = self.block_size
-        block_bytes = kv_bytes_per_block(self.model, block_size, self.dtype)
+        block_bytes = kv_bytes_per_block(self.model, block_size, self.dtype, config.kv_cache_dtype)
         if draft_model is not None:  # the draft's cache has a block for every block of the target's
-            block_bytes += kv_bytes_per_block(draft_model, block_size, self.dtype)
+            block_bytes += kv_bytes_per_block(draft_model, block_size, self.dtype, config.kv_cache_dtype)
         states = build_state_slots(self.model, config, self.device, block_bytes, max_len, block_size)
         if states is not None:
             num_blocks = states.num_blocks

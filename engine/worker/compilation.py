@@ -235,7 +235,7 @@ class CompiledModel:
     """``model(input_ids, positions)`` of a ``LlamaForCausalLM`` through inductor; the caller sets the forward
     context (``engine.worker.forward_context``) holding the step's attention metadata."""
 
-    def __init__(self, model: nn.Module, max_num_tokens: int) -> None:
+    def __init__(self, model: nn.Module, max_num_tokens: int, kv_cache_dtype: str = "auto") -> None:
         # Imported here, not with the module: inductor (and dynamo under it) take seconds to import, and an engine
         # that does not compile (the default) should not pay them at every start and restart.
         import torch._inductor.config as inductor_config
@@ -243,6 +243,9 @@ class CompiledModel:
         self._inductor_config = inductor_config
         self.model = model
         self.max_num_tokens = max_num_tokens
+        # The KV cache's layout (an int8 cache's rows are codes and a scale) changes every attention call's inputs;
+        # graphs saved whole for one layout would fail their guards under the other and recompile at every start.
+        self.kv_cache_dtype = kv_cache_dtype
         self.symbolic_max = max(max_num_tokens, SYMBOLIC_MAX_ROWS)
         self.cache_key_tag = "|".join(filter(None, [torch.compiler.config.cache_key_tag,
                                                     f"warden-rows-2-{self.symbolic_max}"]))
@@ -358,7 +361,8 @@ class CompiledModel:
             return None
         if self._store is None:
             key = precompiled.configuration_key(self.model, [self.symbolic_max, self.cache_key_tag,
-                                                             sorted({**INDUCTOR_OPTIONS, **UNFROZEN_OPTIONS}.items())])
+                                                             sorted({**INDUCTOR_OPTIONS, **UNFROZEN_OPTIONS}.items()),
+                                                             f"kv-{self.kv_cache_dtype}"])
             self._store = precompiled.PrecompiledGraphs(compile_cache_root(), key)
         return self._store
 

@@ -227,7 +227,8 @@ class ModelRunner:
         if config.compile_model and states is not None:
             log.warning("compile_model does not apply to models with Mamba2 layers; they run eagerly")
         elif config.compile_model and device.type == "cpu":
-            self.compiled = CompiledModel(model, max(config.max_num_batched_tokens, config.max_num_seqs))
+            self.compiled = CompiledModel(model, max(config.max_num_batched_tokens, config.max_num_seqs),
+                                          kv_cache_dtype=config.kv_cache_dtype)
         elif config.compile_model:
             log.warning("compile_model applies to CPU serving; on %s the decode steps replay CUDA graphs", device)
         self._prepare_linear_weights(config)

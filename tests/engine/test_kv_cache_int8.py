@@ -56,10 +56,15 @@ def test_the_runner_allocates_int8_rows_with_their_scales(engines: dict[str, LLM
     runner = engines["int8"].engine.runner
     bf16 = engines["bfloat16"].engine.runner.kv_cache
     assert runner.kv_cache.dtype == torch.int8
-    assert runner.kv_cache.shape[:-1] == bf16.shape[:-1] and runner.kv_cache.shape[-1] == bf16.shape[-1] + 4
+    assert runner.kv_cache.shape[-1] == bf16.shape[-1] + 4
+    assert runner.kv_cache.shape[:2] == bf16.shape[:2] and runner.kv_cache.shape[3:-1] == bf16.shape[3:-1]
     model = runner.model
     assert kv_bytes_per_block(model, 16, torch.bfloat16, "int8") * 128 == kv_bytes_per_block(
         model, 16, torch.bfloat16) * 68
+    # The same memory budget holds 128/68 as many blocks of int8 rows (bfloat16 rows are 128 bytes, int8 68).
+    assert runner.kv_cache.shape[2] == 64 * 2**20 // kv_bytes_per_block(model, runner.block_size, torch.bfloat16,
+                                                                       "int8")
+    assert runner.kv_cache.shape[2] > bf16.shape[2] * 1.8
 
 
 def test_int8_kv_predicts_what_bfloat16_kv_predicts(engines: dict[str, LLM]) -> None:
