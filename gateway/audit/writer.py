@@ -9,10 +9,13 @@ record itself).
 
 A background thread drains the spool into the database in batches of up to ``batch_size``, every
 ``flush_interval_s`` or as soon as a whole batch is waiting (not per record: a transaction per record costs the
-drain, and the request path it shares the interpreter with, several times what a batch does); if the database is
-down, records wait in the spool and are retried with back-off; if the process dies, the next writer to start (or
-any live one, within ``orphan_scan_interval_s``) adopts its spool and replays it.
-Nothing acknowledged is lost; replays are idempotent by event id.
+drain several times what a batch does); if the database is down, records wait in the spool and are retried with
+back-off; if the process dies, the next writer to start (or any live one, within ``orphan_scan_interval_s``) adopts
+its spool and replays it. Nothing acknowledged is lost; replays are idempotent by event id.
+
+With ``drain="process"`` (the default) the thread only reads the spool and keeps its offsets: each batch is stored
+by a child process (``gateway.audit.drain_process``), so the storing never holds the interpreter lock the request
+path's event loop needs. ``drain="thread"`` stores in this process, as does a writer whose child cannot start.
 
 A line the store refuses (see ``gateway.audit.quarantine``) is found by storing its batch one record at a time and
 is moved to the quarantine; the lines behind it are stored as usual. Only an outage keeps lines waiting.
@@ -31,26 +34,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from sqlalchemy.exc import DBAPIError, IntegrityError
-
+from gateway.audit.drain_process import DrainFailed, DrainProcess
 from gateway.audit.event import AuditEvent
-from gateway.audit.quarantine import (
-    Quarantine,
-    RefusedLine,
-    describe_failure,
-    identify,
-    is_record_refusal,
-    refusal_reason,
-)
+from gateway.audit.line_store import LineStore
+from gateway.audit.quarantine import Quarantine, describe_failure
 from gateway.audit.spool import Spool, StreamJournal, claim_orphans
-from gateway.audit.store import ChainConflict, append_events
 from gateway.core.db import Database
 from gateway.core.stale_cache import stale_decisions
 
 log = logging.getLogger(__name__)
 
-MAX_CONFLICT_RETRIES = 20
 MAX_BACKOFF_S = 5.0
 SPOOL_RETRY_S = 5.0  # after a failed append, the spool counts as unwritable this long (unless an append succeeds)
 SPACE_CHECK_INTERVAL_S = 1.0
@@ -75,9 +70,13 @@ class _Asked:
 class AuditWriter:
     def __init__(self, db: Database, spool_dir: Path, *, batch_size: int = 256, flush_interval_s: float = 0.5,
                  rotate_bytes: int = 8 * 1024 * 1024, orphan_scan_interval_s: float = 30.0,
-                 min_free_bytes: int = 16 * 1024 * 1024, on_quarantine: Callable[[], None] | None = None) -> None:
+                 min_free_bytes: int = 16 * 1024 * 1024, on_quarantine: Callable[[], None] | None = None,
+                 drain: Literal["process", "thread"] = "process") -> None:
         self._db = db
         self.quarantine = Quarantine(db, spool_dir)
+        self._lines = LineStore(db, self.quarantine)
+        self._drain_mode = drain
+        self.drain_process: DrainProcess | None = None  # while batches are stored by a child process
         self._on_quarantine = on_quarantine
         self._spool_dir = spool_dir
         self._batch_size = batch_size
@@ -327,53 +326,56 @@ class AuditWriter:
         return held + (0 if self._spool is None else self._spool.pending_bytes())
 
     # -- background ------------------------------------------------------------------------------------------
-    def _store(self, events: list[AuditEvent]) -> None:
-        for attempt in range(MAX_CONFLICT_RETRIES):
-            try:
-                with self._db.transaction() as session:
-                    append_events(events, session=session)
-                return
-            except (ChainConflict, IntegrityError) as exc:
-                if is_record_refusal(exc):
-                    raise
-                # Another worker appended to the same chain (or created its head) first: re-read and retry.
-                log.debug("audit chain race (attempt %d): %s", attempt + 1, exc)
-                time.sleep(0.005 * (attempt + 1))
-            except DBAPIError as exc:
-                # SQLite reports a concurrent writer as "database is locked"; Postgres a serialization failure.
-                if "locked" not in str(exc) and "could not serialize" not in str(exc):
-                    raise
-                time.sleep(0.01 * (attempt + 1))
-        raise RuntimeError(f"audit chain still contended after {MAX_CONFLICT_RETRIES} attempts")
-
     def _store_lines(self, lines: list[bytes]) -> None:
-        """Store spooled lines; quarantine the ones the store refuses. Raises only on an outage (the lines then stay
-        spooled and the whole batch is retried: replays are idempotent)."""
-        events: list[tuple[bytes, AuditEvent]] = []
-        for line in lines:
-            try:
-                events.append((line, AuditEvent.from_spool_line(line)))
-            except (ValueError, TypeError, KeyError) as exc:  # not an event (a torn or foreign line)
-                self._quarantine(RefusedLine(line, f"UnreadableLine ({type(exc).__name__})", *identify(line)))
-        try:
-            self._store([event for _, event in events])
-            return
-        except Exception as exc:
-            if not is_record_refusal(exc):
-                raise
-        for line, event in events:  # find the refused ones: one record per transaction
-            try:
-                self._store([event])
-            except Exception as exc:
-                if not is_record_refusal(exc):
-                    raise
-                self._quarantine(RefusedLine(line, refusal_reason(exc), event.event_id, event.chain_id))
+        """Store spooled lines here, in this process (the request path's fallback when the spool is unwritable);
+        quarantine the ones the store refuses. Raises only on an outage (the lines then stay spooled, or held, and
+        are retried: replays are idempotent)."""
+        self._count_quarantined(self._lines.store_lines(lines))
 
-    def _quarantine(self, refused: RefusedLine) -> None:
-        self.quarantine.put(refused)
-        self.quarantined += 1
+    def _store_drained(self, lines: list[bytes]) -> None:
+        """``_store_lines`` for the drain thread: in the drain process while there is one."""
+        process = self.drain_process
+        if process is None:
+            self._store_lines(lines)
+            return
+        try:
+            quarantined = process.store_lines(lines)
+        except DrainFailed:
+            raise
+        except Exception as exc:  # no child could be started again: this process drains from now on
+            log.error("audit drain process could not be restarted (%s); draining in the serving process",
+                      type(exc).__name__)
+            self.drain_process = None
+            process.stop()
+            self._store_lines(lines)
+            return
+        self._count_quarantined(quarantined)
+
+    def _count_quarantined(self, count: int) -> None:
+        self.quarantined += count
         if self._on_quarantine is not None:
-            self._on_quarantine()
+            for _ in range(count):
+                self._on_quarantine()
+
+    def _start_drain_process(self) -> None:
+        if self._drain_mode != "process":
+            return
+        if not DrainProcess.supports(self._db):
+            log.info("audit drain stays in the serving process: an in-memory database has no other process")
+            return
+        process = DrainProcess(self._db, self._spool_dir)
+        try:
+            process.start()
+        except Exception as exc:
+            log.error("audit drain process could not start (%s); draining in the serving process",
+                      type(exc).__name__)
+            return
+        self.drain_process = process
+
+    def _stop_drain_process(self) -> None:
+        process, self.drain_process = self.drain_process, None
+        if process is not None:
+            process.stop()
 
     def _drain_once(self) -> bool:
         """Store one batch. True if there may be more."""
@@ -381,7 +383,7 @@ class AuditWriter:
         lines, offset = self._spool.read_pending(self._batch_size)
         if not lines:
             return False
-        self._store_lines(lines)
+        self._store_drained(lines)
         self._spool.commit(offset, self._rotate_bytes)
         self.batches_stored += 1
         return len(lines) >= self._batch_size
@@ -396,11 +398,11 @@ class AuditWriter:
                 # Final records first: a stream that finished is recorded as it ended, not as journalled.
                 for start in range(0, len(lines), self._batch_size):
                     batch = lines[start:start + self._batch_size]
-                    self._store_lines(batch)
+                    self._store_drained(batch)
                     replayed += len(batch)
                 cut_streams = orphan.journal()
                 for start in range(0, len(cut_streams), self._batch_size):
-                    self._store_lines(cut_streams[start:start + self._batch_size])
+                    self._store_drained(cut_streams[start:start + self._batch_size])
             except Exception:
                 orphan.release()  # keep the file; try again on the next scan
                 raise
@@ -409,6 +411,13 @@ class AuditWriter:
         return replayed
 
     def _run(self) -> None:
+        self._start_drain_process()
+        try:
+            self._drain_until_stopped()
+        finally:
+            self._stop_drain_process()
+
+    def _drain_until_stopped(self) -> None:
         backoff_s = 0.0
         next_orphan_scan = 0.0
         while True:
@@ -426,7 +435,7 @@ class AuditWriter:
                 self.last_error = None
             except Exception as exc:
                 # The database is unreachable or refused the batch: the records stay spooled; retry later.
-                self.last_error = describe_failure(exc)
+                self.last_error = exc.reason if isinstance(exc, DrainFailed) else describe_failure(exc)
                 backoff_s = min(MAX_BACKOFF_S, max(0.1, backoff_s * 2))
                 log.warning("audit drain failed, retrying in %.1fs: %s", backoff_s, self.last_error)
             with self._drained:

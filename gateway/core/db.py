@@ -144,7 +144,8 @@ class Database:
 
     def __init__(self, url: str, *, timeouts: StoreTimeouts | None = None, circuit: StoreCircuit | None = None,
                  retry_after_s: int = 5) -> None:
-        self.engine = make_engine(url, timeouts)
+        self.timeouts = timeouts or StoreTimeouts()  # kept: the audit drain process opens its own engine with them
+        self.engine = make_engine(url, self.timeouts)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.circuit = circuit
         self._retry_after_s = retry_after_s
