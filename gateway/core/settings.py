@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     # needs, for a fixed cost per batch plus a little per record: fewer, fuller batches stall the loop less often for
     # the same records (they are durable in the spool meanwhile; only the database sees them later).
     audit_flush_interval_s: float = Field(default=0.5, gt=0.0)
+    # Where the drain stores its batches: a child process (the serving process only reads the spool and waits on a
+    # pipe, so storing never holds the interpreter lock its event loop needs), or a thread of the serving process.
+    audit_drain: Literal["process", "thread"] = "process"
     audit_spool_rotate_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     # Below this much free space on the spool's file system (and with the database unreachable) a stream is
     # refused before its first byte with 503 audit_unavailable: its record would have nowhere durable to go.
