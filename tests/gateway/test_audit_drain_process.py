@@ -1,0 +1,121 @@
+"""The audit drain in a process of its own: it stores what is spooled, survives being killed mid-batch without losing
+or doubling a record, and ends with its writer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from gateway_support import unique_name
+from sqlalchemy import func, select
+
+from gateway.audit.event import AuditEvent
+from gateway.audit.models import AuditRecord
+from gateway.audit.verify import verify_chains
+from gateway.audit.writer import AuditWriter
+from gateway.core.clock import utcnow
+from gateway.core.db import Database
+from gateway.tenants.service import create_tenant
+
+
+def _event(tenant_id: str, i: int) -> AuditEvent:
+    return AuditEvent(created_at=utcnow(), request_id=f"req_{i}", endpoint="chat.completions", http_status=200,
+                      latency_ms=1.0 + i, overhead_ms=0.5, tenant_id=tenant_id, model="m", prompt_tokens=i,
+                      decisions=[{"stage": "rate_limit", "decision": "admitted"}],
+                      content={"mode": "redacted", "prompt": [{"role": "user", "content": f"record {i}"}]})
+
+
+def _tenant(db: Database) -> str:
+    with db.transaction() as session:
+        return create_tenant(unique_name(), session=session).id
+
+
+def _seqs_and_ids(db: Database, tenant_id: str) -> tuple[list[int], list[str]]:
+    with db.session() as session:
+        rows = session.execute(select(AuditRecord.seq, AuditRecord.event_id)
+                               .where(AuditRecord.chain_id == tenant_id).order_by(AuditRecord.seq)).all()
+    return [row.seq for row in rows], [row.event_id for row in rows]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_the_drain_stores_from_a_child_process_that_ends_with_the_writer(db: Database, tmp_path: Path) -> None:
+    tenant_id = _tenant(db)
+    writer = AuditWriter(db, tmp_path / "spool", flush_interval_s=0.02)
+    writer.start()
+    try:
+        events = [_event(tenant_id, i) for i in range(20)]
+        for event in events:
+            writer.record_sync(event)
+        assert writer.flush(60)
+        process = writer.drain_process
+        assert process is not None and process.pid is not None and process.pid != os.getpid()
+        child = process.pid
+        assert _alive(child)
+        assert sorted(_seqs_and_ids(db, tenant_id)[1]) == sorted(e.event_id for e in events)
+    finally:
+        writer.close()
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:  # reaped by close(): gone, not a zombie either
+        time.sleep(0.02)
+    assert not _alive(child)
+    assert writer.drain_process is None
+
+
+def test_the_thread_drain_stores_in_the_serving_process(db: Database, tmp_path: Path) -> None:
+    tenant_id = _tenant(db)
+    writer = AuditWriter(db, tmp_path / "spool", flush_interval_s=0.02, drain="thread")
+    writer.start()
+    try:
+        events = [_event(tenant_id, i) for i in range(5)]
+        for event in events:
+            writer.record_sync(event)
+        assert writer.flush(30)
+        assert writer.drain_process is None
+        assert sorted(_seqs_and_ids(db, tenant_id)[1]) == sorted(e.event_id for e in events)
+    finally:
+        writer.close()
+
+
+def test_a_drain_process_killed_mid_batch_loses_and_doubles_nothing(db: Database, tmp_path: Path) -> None:
+    """SIGKILL the child again and again while it stores batches: each batch it was storing is sent again to its
+    replacement, and the chain ends with every record once, in an unbroken sequence that verifies."""
+    tenant_id = _tenant(db)
+    writer = AuditWriter(db, tmp_path / "spool", batch_size=50, flush_interval_s=60.0)
+    writer.start()
+    try:
+        deadline = time.monotonic() + 60
+        while writer.drain_process is None and time.monotonic() < deadline:  # its first child is up
+            time.sleep(0.01)
+        events = [_event(tenant_id, i) for i in range(1500)]
+        for start in range(0, len(events), 100):
+            writer.record_batch_sync(events[start:start + 100])  # 30 whole batches wait: the drain runs at once
+        writer._wake.set()
+        kills = 0
+        while writer.pending_bytes > 0 and kills < 6 and time.monotonic() < deadline:
+            time.sleep(0.03)
+            process = writer.drain_process
+            pid = None if process is None else process.pid
+            if pid is not None and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+                kills += 1
+        assert kills >= 2  # the drain was still busy: the kills landed while it stored batches
+        assert writer.flush(120)
+        assert writer.drain_process is not None and writer.drain_process.starts >= 2  # a dead child is replaced
+        seqs, ids = _seqs_and_ids(db, tenant_id)
+        assert seqs == list(range(1, len(events) + 1))  # none doubled, no gap
+        assert sorted(ids) == sorted(e.event_id for e in events)  # none lost
+        with db.session() as session:
+            assert verify_chains(session=session, chain_id=tenant_id).ok
+            assert session.scalar(select(func.count()).select_from(AuditRecord)
+                                  .where(AuditRecord.chain_id == tenant_id)) == len(events)
+    finally:
+        writer.close()
