@@ -122,18 +122,36 @@ def loop_thread_cpu_s(pid: int | None) -> float:
 
 def workers_cpu_s(pid: int | None) -> tuple[float, float]:
     """Total and event-loop-thread CPU seconds of the processes under supervisor ``pid`` (uvicorn --workers N), the
-    supervisor's own included."""
+    supervisor's own and every worker's helpers (the audit drain process) included."""
     if pid is None:
         return 0.0, 0.0
     children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    total, loops = process_cpu_s(pid), 0.0
+    loops = 0.0
     for child in children:
         try:
-            total += process_cpu_s(child)
             loops += loop_thread_cpu_s(child)
         except FileNotFoundError:  # a helper process that just exited
             continue
-    return total, loops
+    return tree_cpu_s(pid), loops
+
+
+def tree_cpu_s(pid: int | None) -> float:
+    """CPU seconds of process ``pid`` and of every process under it: a server's work done in its own children (the
+    audit drain process, started from a thread: its parent is found through every thread's children) counts too."""
+    if pid is None:
+        return 0.0
+    try:
+        total = process_cpu_s(pid)
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:  # a helper process that just exited
+        return 0.0
+    for task in tasks:
+        try:
+            children = (task / "children").read_text().split()
+        except FileNotFoundError:
+            continue
+        total += sum(tree_cpu_s(int(child)) for child in children)
+    return total
 
 
 def _cpu_s(stat: Path) -> float:
@@ -191,9 +209,12 @@ def worker_pid(pid: int) -> int:
 
 
 def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: str | None,
-                   redis_url: str | None, cert: Path, key: Path) -> tuple[dict[str, str], str, bytes]:
+                   redis_url: str | None, cert: Path, key: Path,
+                   warden_env: dict[str, str] | None = None) -> tuple[dict[str, str], str, bytes]:
     """A Warden data directory with its schema, a tenant under the bench policy and a key: the server's
-    environment, the key, and the engine authkey the stub engine must accept."""
+    environment, the key, and the engine authkey the stub engine must accept. The caller's own ``WARDEN_*``
+    variables are dropped (a run measures the defaults), except the ones named in ``warden_env`` (``--warden-env``),
+    which are set last."""
     data_dir = stack.workdir / name
     data_dir.mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARDEN_")}
@@ -203,6 +224,7 @@ def prepare_warden(stack: Stack, name: str, *, guardrails: bool, database_url: s
                 "WARDEN_TLS_KEY": str(key), "WARDEN_METRICS": "true", "PYTHONUNBUFFERED": "1"})
     if redis_url:
         env["WARDEN_REDIS_URL"] = redis_url
+    env.update(warden_env or {})
     api_key = provision_tenant(env, data_dir, name)
     from gateway.core.secrets import load_server_secrets
     from gateway.core.settings import Settings
@@ -328,7 +350,7 @@ def server_cpu_s(server: Server) -> tuple[float, float]:
     """The server's CPU seconds so far, total and its event loops' threads (summed over workers where several)."""
     if server.workers > 1:
         return workers_cpu_s(server.pid)
-    return process_cpu_s(server.pid), loop_thread_cpu_s(server.pid)
+    return tree_cpu_s(server.pid), loop_thread_cpu_s(server.pid)
 
 
 def _print_tail(tail: dict[str, Any]) -> None:
@@ -388,7 +410,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     wardens: dict[str, tuple[dict[str, str], Path]] = {}
     for name, guardrails in (("warden_core", False), ("warden_guarded", True))[:1 if args.only_core else 2]:
         env, api_key, authkey = prepare_warden(stack, name, guardrails=guardrails, database_url=database_url,
-                                               redis_url=redis_url, cert=cert, key=key)
+                                               redis_url=redis_url, cert=cert, key=key,
+                                               warden_env=dict(args.warden_env))
         socket_path = stack.workdir / f"{name}.sock"
         start_stub_engine(stack, socket_path, authkey)
         for _ in range(100):  # the stub listens in well under a second
@@ -500,6 +523,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        "light_duration_s": args.light_duration, "stream_rate": args.stream_rate,
                        "stream_duration_s": args.stream_duration, "guarded_prompt_bytes": 2048,
                        "baseline": args.baseline_label if args.baseline_tree is not None else None,
+                       "warden_env": dict(args.warden_env),
                        "database": "postgres" if database_url and database_url.startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if redis_url else "in-process",
                        "litellm": None if args.no_litellm else "1.108.7",
@@ -664,6 +688,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with a baseline: also warden_core and the baseline in this many alternating rounds "
                              "(CPU per request, medians)")
     parser.add_argument("--ab-duration", type=float, default=15.0, help="seconds measured per --ab-rounds round")
+    parser.add_argument("--warden-env", type=warden_setting, action="append", default=[], metavar="WARDEN_K=V",
+                        help="a setting every Warden server of the run gets (repeatable): runs that A/B a setting, "
+                             "such as WARDEN_AUDIT_DRAIN=thread or WARDEN_SWITCH_INTERVAL_MS=1")
     parser.add_argument("--core-workers", type=int, default=1,
                         help="above 1: also warden_core under uvicorn --workers N (warden serve --workers N's "
                              "set-up), measured like the others, CPU summed over its workers")
@@ -681,6 +708,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline-tree", type=Path,
                         help="the same from a checkout already on disk (then --baseline-label says what it is)")
     parser.add_argument("--baseline-label", default=None, help="what --baseline-tree is (its commit), recorded")
+
+
+def warden_setting(text: str) -> tuple[str, str]:
+    """``WARDEN_K=V`` from the command line, as a (name, value) pair."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.startswith("WARDEN_") or name != name.strip():
+        raise argparse.ArgumentTypeError(f"expected WARDEN_NAME=VALUE, got {text!r}")
+    return name, value
 
 
 def merge_into(path: Path, stub_result: dict[str, Any]) -> None:
