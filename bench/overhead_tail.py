@@ -6,7 +6,8 @@ loop without being a request's own work, each noted with its start and length on
 machine's monotonic clock, which the client reads too):
 
   gc        every collection of the collector (generation, wall and CPU time)
-  drain     every batch the audit writer's drain thread stores in the database (its CPU holds the interpreter's lock)
+  drain     every batch the audit writer's drain thread stores in the database; its CPU (the thread's, in this
+            process) is what holds the interpreter's lock: with the drain process, only the spool read and the pipe
   record    every batch of the audit record thread (spool write and fsync): every request awaits one, so all of
             them overlap one; its wall time is what to read
   loop_lag  every time a task asking to wake after 1 ms woke more than 2 ms late: the loop was busy or starved
