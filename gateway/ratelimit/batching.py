@@ -5,7 +5,9 @@ own socket write, wake-up and read, which on this kind of machine cost more than
 ``ScriptBatch`` sends a call at once when none is in flight (no wait at low load) and otherwise queues it: when the
 round trip in flight ends, everything queued meanwhile goes as one non-transactional pipeline. Each script still runs
 atomically on its own, in the order it was called, and each caller waits for its own reply (or error), so what a
-caller sees is what a direct call returns.
+caller sees is what a direct call returns. Every round trip goes over the limiter's own connection
+(``ScriptLine``), one at a time; a script Redis forgot (after a restart) is run again through the client, which
+loads it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, RedisError
 
+from gateway.ratelimit.script_line import ScriptLine
+
 
 @dataclass(slots=True)
 class _Call:
@@ -30,7 +34,7 @@ class _Call:
 
 class ScriptBatch:
     def __init__(self, redis: Redis) -> None:
-        self._redis = redis
+        self._line = ScriptLine(redis)
         self._busy = False  # a round trip is on its way
         self._queued: list[_Call] = []
         self._sending: set[asyncio.Task[None]] = set()  # strong references until each round trip ends
@@ -46,9 +50,14 @@ class ScriptBatch:
         self._busy = True
         self.round_trips += 1
         try:
-            return await script(keys=keys, args=args)
+            (reply,) = await self._line.evalsha([(script.sha, keys, args)])
+            if isinstance(reply, NoScriptError):
+                return await script(keys=keys, args=args)
         finally:
             self._send_queued()
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
 
     def _send_queued(self) -> None:
         """A round trip ended: what was queued meanwhile goes in the next one, or the line is free."""
@@ -67,14 +76,10 @@ class ScriptBatch:
 
     async def _send(self, calls: list[_Call]) -> None:
         try:
-            if len(calls) == 1:
-                call = calls[0]
-                try:
-                    replies: list[Any] = [await call.script(keys=call.keys, args=call.args)]
-                except RedisError as exc:
-                    replies = [exc]
-            else:
-                replies = await self._pipelined(calls)
+            replies = await self._line.evalsha([(call.script.sha, call.keys, call.args) for call in calls])
+            for index, reply in enumerate(replies):
+                if isinstance(reply, NoScriptError):
+                    replies[index] = await self._run_loading(calls[index])
         except asyncio.CancelledError:  # the loop is closing
             for call in calls:
                 call.reply.cancel()
@@ -92,18 +97,13 @@ class ScriptBatch:
             else:
                 call.reply.set_result(reply)
 
-    async def _pipelined(self, calls: list[_Call]) -> list[Any]:
-        pipe = self._redis.pipeline(transaction=False)
-        for call in calls:
-            # EVALSHA itself, not the script object: a pipeline that holds scripts asks Redis whether they exist
-            # (another round trip) before every send.
-            pipe.evalsha(call.script.sha, len(call.keys), *call.keys, *call.args)
-        replies: list[Any] = await pipe.execute(raise_on_error=False)
-        for index, reply in enumerate(replies):
-            if isinstance(reply, NoScriptError):  # Redis restarted and forgot the scripts: the call loads its own
-                call = calls[index]
-                try:
-                    replies[index] = await call.script(keys=call.keys, args=call.args)
-                except RedisError as exc:
-                    replies[index] = exc
-        return replies
+    @staticmethod
+    async def _run_loading(call: _Call) -> Any:
+        """The call through the client, which loads a script Redis forgot; its error as its reply."""
+        try:
+            return await call.script(keys=call.keys, args=call.args)
+        except RedisError as exc:
+            return exc
+
+    async def aclose(self) -> None:
+        await self._line.aclose()

@@ -185,6 +185,7 @@ class RedisRateLimiter:
 
     async def aclose(self) -> None:
         await self._leases.aclose()
+        await self.batch.aclose()
         await self._redis.aclose()
 
     def _now_arg(self) -> str:

@@ -1,0 +1,68 @@
+"""The limiter's own redis-py connection for its script calls, one round trip at a time.
+
+A script call through the client (``AsyncScript.__call__``) borrows a pooled connection and gives it back, and
+every step of that records observability counters, takes the pool's lock and checks the connection; the write runs
+under ``asyncio.wait_for``, which on this Python starts a task per write because the client has a socket timeout.
+An admission and a settlement each pay all of it on every request, more than the Lua script costs Redis.
+
+``ScriptLine`` keeps one connection of the client's own kind (same address, credentials, database, parser and
+packer) for the calls ``ScriptBatch`` sends, which never overlap. The connection itself has no socket timeout: the
+client's one bounds the whole round trip (connecting, writing, reading every reply) as one ``asyncio.timeout``. A
+round trip that fails or is cut short leaves the connection closed (redis-py disconnects on any error mid-read or
+mid-write) and the next one reconnects; a connection error or timeout is retried as the client's own retry policy
+says, as it is for every other command. A script Redis no longer knows (after a restart) comes back as its
+``NoScriptError`` reply, for the caller to run through the client, which loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+ScriptCall = tuple[str, Sequence[str], Sequence[str | int]]  # (the script's SHA1, its keys, its arguments)
+
+
+class ScriptLine:
+    def __init__(self, redis: Redis) -> None:
+        pool = redis.connection_pool
+        kwargs = dict(pool.connection_kwargs)
+        self._timeout: float | None = kwargs.get("socket_timeout")
+        kwargs["socket_timeout"] = None  # the round trip's own timeout covers writing and reading
+        self._connection = pool.connection_class(**kwargs)
+        self._retry: Retry = self._connection.retry  # what the client retries a command on its connections with
+
+    async def evalsha(self, calls: Sequence[ScriptCall]) -> list[Any]:
+        """Each call's reply in order, in one round trip; a call's error reply (NOSCRIPT, a script error) is its
+        reply, as an exception object. Raises a ``RedisError`` when Redis cannot be reached in time."""
+        connection = self._connection
+        packed: list[bytes] = []
+        for sha, keys, args in calls:
+            packed += connection.pack_command("EVALSHA", sha, len(keys), *keys, *args)
+        return await self._retry.call_with_retry(lambda: self._round_trip(packed, len(calls)), self._failed)
+
+    async def _round_trip(self, packed: list[bytes], replies: int) -> list[Any]:
+        connection = self._connection
+        try:
+            async with asyncio.timeout(self._timeout):
+                await connection.send_packed_command(packed, check_health=False)
+                out: list[Any] = []
+                for _ in range(replies):
+                    try:
+                        out.append(await connection.read_response())
+                    except ResponseError as exc:  # this call's error reply; the connection reads on
+                        out.append(exc)
+                return out
+        except TimeoutError:  # asyncio's: the read or write it cut short has closed the connection
+            raise RedisTimeoutError(f"Timeout on a script round trip to Redis after {self._timeout} s") from None
+
+    async def _failed(self, error: Exception) -> None:
+        await self._connection.disconnect()
+
+    async def aclose(self) -> None:
+        await self._connection.disconnect()
