@@ -107,6 +107,20 @@ def forced_kernels(module: ModuleType) -> Iterator[None]:
         _forced = previous
 
 
+def cpu_attention_step() -> ModuleType | None:
+    """``kernels.cpu`` where the compiled decoder's attention layers call its ``attend_step`` (CPU kernels built and
+    chosen: no forced module, no ``WARDEN_KERNELS=reference``), for the forward context to set each step's state
+    in; else None."""
+    return _cpu_module() if _forced is None else None
+
+
+@torch.compiler.assume_constant_result  # read while tracing: the answer is the graph's op, not a guard
+def cpu_attention_step_runs() -> bool:
+    """Whether a compiled graph's CPU attention layers call ``kernels.cpu.attend_step`` (C++, no Python per layer)
+    rather than the Python ``warden::paged_attention``."""
+    return cpu_attention_step() is not None
+
+
 def cpu_one_row_linear(kind: str, out_features: int, in_features: int) -> Callable | None:
     """The C++ one-row linear for a CPU layer of ``kind`` (``"int4"``: ``kernels.cpu.int4_linear``, with
     ``torch._weight_int4pack_mm_for_cpu``'s signature; ``"int8"``: ``kernels.cpu.int8_linear``, with

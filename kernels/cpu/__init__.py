@@ -177,7 +177,13 @@ def load() -> bool:
     torch.library.register_fake("warden_cpu::int8_linear")(_int8_linear_shape)
     torch.library.register_fake("warden_cpu::int8_linear_up_to")(_int8_linear_up_to_shape)
     torch.library.register_fake("warden_cpu::argmax")(_argmax_shape)
+    torch.library.register_fake("warden_cpu::attend_step")(_attend_step_shape)
     return True
+
+
+def _attend_step_shape(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer: int, scale: float, window: int = 0,
+                       softcap: float = 0.0) -> torch.Tensor:
+    return torch.empty_like(q)
 
 
 def _int4_linear_shape(x: torch.Tensor, packed: torch.Tensor, group: int, scales_zeros: torch.Tensor) -> torch.Tensor:
@@ -385,6 +391,27 @@ def paged_attention(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tenso
         return out
     _reference.prefill_attention(q, k_cache, v_cache, meta, scale, out, window, softcap)
     return out
+
+
+def set_attention_step(meta: AttentionMetadata, k_caches: list[torch.Tensor], v_caches: list[torch.Tensor]) -> None:
+    """The step's metadata and every layer's caches, held in C++ for ``attend_step`` until ``clear_attention_step``
+    (``engine.worker.forward_context`` sets them around each compiled forward)."""
+    torch.ops.warden_cpu.set_attention_step(k_caches, v_caches, meta.slot_mapping, meta.block_tables, meta.seq_lens,
+                                            meta.query_start_loc, meta.num_decodes, meta.max_query_len, SHORT_QUERY)
+
+
+def clear_attention_step() -> None:
+    """Forget the step and the caches: ``attend_step`` then calls ``warden::paged_attention`` (the Python op)."""
+    torch.ops.warden_cpu.clear_attention_step()
+
+
+def attend_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layer: int, scale: float, window: int = 0,
+                softcap: float = 0.0) -> torch.Tensor:
+    """``engine.layers.attention``'s ``warden::paged_attention`` in C++: this step's keys and values stored into
+    layer ``layer``'s cache, then ``paged_attention`` over it, from the state ``set_attention_step`` holds, without
+    Python between the compiled graph and the kernels. What the kernels here do not serve, and a call with no step
+    set, take the Python op."""
+    return torch.ops.warden_cpu.attend_step(q, k, v, layer, scale, window, softcap)
 
 
 def prefill_attention_serves(q: torch.Tensor, k_cache: torch.Tensor) -> bool:

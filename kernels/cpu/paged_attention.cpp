@@ -20,7 +20,9 @@
 // softcap c > 0 every score s becomes c * tanh(s / c) before the softmax.
 //
 // Built at run time by kernels/cpu/__init__.py (torch.utils.cpp_extension, -O3 -march=native); registered as
-// torch.ops.warden_cpu.decode_attention, torch.ops.warden_cpu.prefill_attention and torch.ops.warden_cpu.store_kvcache.
+// torch.ops.warden_cpu.decode_attention, torch.ops.warden_cpu.prefill_attention and torch.ops.warden_cpu.store_kvcache;
+// and the compiled decoder's per-layer op, torch.ops.warden_cpu.attend_step, with the step state it reads
+// (set_attention_step, clear_attention_step): at the end of this file.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -1194,6 +1196,133 @@ void store_kvcache(const at::Tensor& key, const at::Tensor& value, const at::Ten
   });
 }
 
+// ---- The compiled decoder's attention: store and attend in one call, from the step's state set once ----
+//
+// Inside a compiled forward every layer calls warden_cpu::attend_step(q, k, v, layer, ...). The step's metadata and
+// every layer's cache tensors are set once per step by set_attention_step (engine/worker/forward_context.py, outside
+// the graph), so a layer's call goes from the graph's C++ wrapper through the dispatcher to the kernels above without
+// entering Python. What these kernels do not serve (prefill chunks with a window or soft-cap or without the bf16
+// prefill kernel, caches of another float dtype than the queries, int8 caches without AVX512-BF16) and a call with no
+// step set here (forced kernels, WARDEN_KERNELS=reference) take warden::paged_attention, the Python op that reads the
+// forward context: same results, with the Python cost of that call.
+
+struct AttentionStep {
+  bool set = false;
+  std::vector<at::Tensor> k_caches, v_caches;
+  at::Tensor slot_mapping, block_tables, seq_lens, query_start;
+  int64_t num_decodes = 0, max_query_len = 0, short_query = 0;
+  // Short queries (max_query_len <= short_query, not all decodes): one decode row per query token, with its
+  // sequence's block-table row and its own context length (kernels/cpu/__init__.py token_rows).
+  at::Tensor token_tables, token_lens;
+};
+
+AttentionStep& attention_step() {
+  static AttentionStep step;
+  return step;
+}
+
+void token_rows(AttentionStep& s) {
+  const at::Tensor starts = s.query_start.contiguous(), lens = s.seq_lens.contiguous();
+  const int32_t* start = starts.const_data_ptr<int32_t>();
+  const int32_t* len = lens.const_data_ptr<int32_t>();
+  const int64_t num_seqs = lens.size(0), num_tokens = start[num_seqs] - start[0];
+  std::vector<int64_t> seq(num_tokens);
+  at::Tensor token_lens = at::empty({num_tokens}, lens.options());
+  int32_t* out = token_lens.mutable_data_ptr<int32_t>();
+  for (int64_t b = 0; b < num_seqs; ++b) {
+    const int64_t q_len = start[b + 1] - start[b];
+    for (int64_t i = 0; i < q_len; ++i) {
+      seq[start[b] - start[0] + i] = b;
+      out[start[b] - start[0] + i] = static_cast<int32_t>(len[b] - q_len + i + 1);
+    }
+  }
+  s.token_tables = s.block_tables.index_select(0, at::tensor(seq, at::kLong));
+  s.token_lens = token_lens;
+}
+
+void set_attention_step(at::TensorList k_caches, at::TensorList v_caches, const at::Tensor& slot_mapping,
+                        const at::Tensor& block_tables, const at::Tensor& seq_lens, const at::Tensor& query_start,
+                        int64_t num_decodes, int64_t max_query_len, int64_t short_query) {
+  TORCH_CHECK(k_caches.size() == v_caches.size(), "one key and one value cache per layer");
+  TORCH_CHECK(slot_mapping.device().is_cpu() && block_tables.device().is_cpu(), "the step's metadata on the CPU");
+  TORCH_CHECK(block_tables.scalar_type() == at::kInt && seq_lens.scalar_type() == at::kInt &&
+                  query_start.scalar_type() == at::kInt && query_start.size(0) == seq_lens.size(0) + 1,
+              "int32 block_tables, seq_lens, query_start (one more than seq_lens)");
+  AttentionStep& s = attention_step();
+  // The caches are the same tensors step after step: copied only when they change.
+  const bool same = s.k_caches.size() == k_caches.size() &&
+                    std::equal(k_caches.begin(), k_caches.end(), s.k_caches.begin(),
+                               [](const at::Tensor& a, const at::Tensor& b) { return a.is_same(b); }) &&
+                    std::equal(v_caches.begin(), v_caches.end(), s.v_caches.begin(),
+                               [](const at::Tensor& a, const at::Tensor& b) { return a.is_same(b); });
+  if (!same) {
+    s.k_caches.assign(k_caches.begin(), k_caches.end());
+    s.v_caches.assign(v_caches.begin(), v_caches.end());
+  }
+  s.slot_mapping = slot_mapping.contiguous();
+  s.block_tables = block_tables.stride(1) == 1 ? block_tables : block_tables.contiguous();
+  s.seq_lens = seq_lens.contiguous();
+  s.query_start = query_start.contiguous();
+  s.num_decodes = num_decodes;
+  s.max_query_len = max_query_len;
+  s.short_query = short_query;
+  s.token_tables = s.token_lens = at::Tensor();
+  if (num_decodes != seq_lens.size(0) && max_query_len <= short_query) token_rows(s);
+  s.set = true;
+}
+
+// Forgets the step and the caches (the forward context's end): nothing keeps an engine's cache alive after it.
+void clear_attention_step() { attention_step() = AttentionStep(); }
+
+// Whether the kernels here serve this layer's call of the current step (else the Python op does).
+bool step_served(const AttentionStep& s, const at::Tensor& q, const at::Tensor& k_cache, int64_t window,
+                 double softcap) {
+  if (!q.device().is_cpu()) return false;
+  const bool int8 = k_cache.scalar_type() == at::kChar;
+  if (!int8 && k_cache.scalar_type() != q.scalar_type()) return false;
+#ifndef WARDEN_BF16_ATTENTION
+  if (int8) return false;
+#endif
+  const bool only_rows = s.num_decodes == s.seq_lens.size(0) || s.max_query_len <= s.short_query;
+  if (only_rows) return true;
+#ifdef WARDEN_BF16_ATTENTION
+  return window <= 0 && softcap <= 0 && q.scalar_type() == at::kBFloat16 && q.size(2) % 32 == 0;
+#else
+  return false;
+#endif
+}
+
+at::Tensor python_paged_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t layer,
+                                  double scale, int64_t window, double softcap) {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("warden::paged_attention", "")
+                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t,
+                                               double, int64_t, double, c10::IntArrayRef)>();
+  return op.call(q, k, v, layer, scale, window, softcap, c10::IntArrayRef());
+}
+
+at::Tensor attend_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t layer, double scale,
+                       int64_t window, double softcap) {
+  const AttentionStep& s = attention_step();
+  if (!s.set) return python_paged_attention(q, k, v, layer, scale, window, softcap);
+  TORCH_CHECK(layer >= 0 && layer < static_cast<int64_t>(s.k_caches.size()), "layer ", layer, " has no cache bound");
+  const at::Tensor &k_cache = s.k_caches[layer], &v_cache = s.v_caches[layer];
+  if (!step_served(s, q, k_cache, window, softcap))
+    return python_paged_attention(q, k, v, layer, scale, window, softcap);
+  store_kvcache(k, v, k_cache, v_cache, s.slot_mapping);
+  const int64_t nd = s.num_decodes;
+  if (nd == s.seq_lens.size(0))
+    return decode_attention(q, k_cache, v_cache, s.block_tables, s.seq_lens, scale, window, softcap);
+  if (s.max_query_len <= s.short_query)
+    return decode_attention(q, k_cache, v_cache, s.token_tables, s.token_lens, scale, window, softcap);
+  at::Tensor out = at::empty(q.sizes(), q.options());  // contiguous, as the prefill kernel writes it
+  if (nd > 0)
+    out.narrow(0, 0, nd).copy_(
+        decode_attention(q.narrow(0, 0, nd), k_cache, v_cache, s.block_tables, s.seq_lens, scale, window, softcap));
+  return prefill_attention(q.contiguous(), k_cache, v_cache, s.block_tables, s.seq_lens, s.query_start, nd, scale,
+                           out);
+}
+
 }  // namespace
 
 TORCH_LIBRARY(warden_cpu, m) {
@@ -1216,10 +1345,16 @@ TORCH_LIBRARY(warden_cpu, m) {
 #endif
   });
   m.def("store_kvcache(Tensor key, Tensor value, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slot_mapping) -> ()");
+  m.def("set_attention_step(Tensor[] k_caches, Tensor[] v_caches, Tensor slot_mapping, Tensor block_tables, "
+        "Tensor seq_lens, Tensor query_start, int num_decodes, int max_query_len, int short_query) -> ()",
+        &set_attention_step);
+  m.def("clear_attention_step() -> ()", &clear_attention_step);
+  m.def("attend_step(Tensor q, Tensor k, Tensor v, int layer, float scale, int window=0, float softcap=0.) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("decode_attention", &decode_attention);
   m.impl("prefill_attention", &prefill_attention);
   m.impl("store_kvcache", &store_kvcache);
+  m.impl("attend_step", &attend_step);
 }
