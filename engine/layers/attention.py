@@ -3,7 +3,10 @@
 Eagerly the layer gets the step's metadata as an argument. Inside a compiled forward (``engine.worker.compilation``)
 the store and the attention are one opaque operator, ``warden::paged_attention``, which the compiler never
 traces into: it takes the layer's index and reads the metadata and the layer's cache from the forward context,
-so the graph depends only on the number of tokens.
+so the graph depends only on the number of tokens. On the CPU with the C++ kernels the operator is
+``warden_cpu::attend_step`` instead (``kernels.cpu.attend_step``): the same store and attention in C++, reading the
+state the forward context hands it once per step, so the graph's C++ wrapper reaches the kernels without Python at
+any layer (block-sparse layers keep the Python operator).
 
 Each layer carries its own sliding window (``sliding_window`` keys, the query's own included; 0: global) and
 attention-logit soft-capping (0: none), passed to the kernel with every call: the step's metadata is the same for
@@ -72,6 +75,9 @@ class PagedAttention(nn.Module):
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 meta: AttentionMetadata | None) -> torch.Tensor:
         if torch.compiler.is_compiling():
+            if self.block_sparse is None and q.device.type == "cpu" and dispatch.cpu_attention_step_runs():
+                return torch.ops.warden_cpu.attend_step(q, k, v, self.layer_index, self.scale, self.sliding_window,
+                                                        self.softcap)
             sparse = self.block_sparse.as_ints() if self.block_sparse is not None else []
             return torch.ops.warden.paged_attention(q, k, v, self.layer_index, self.scale, self.sliding_window,
                                                     self.softcap, sparse)
