@@ -37,6 +37,8 @@ from typing import Any, Protocol
 import torch
 from torch import nn
 
+from kernels import dispatch
+
 log = logging.getLogger(__name__)
 
 PRECOMPILED_DIR = "warden-precompiled"
@@ -100,6 +102,8 @@ def configuration_key(model: nn.Module, extra: Iterable[object]) -> str:
         digest.update("|".join(map(str, parts)).encode() + b"\n")
 
     add(torch.__version__, platform.python_version(), torch.backends.cpu.get_cpu_capability(), _kernels_build())
+    # Which attention op the layers call (the C++ one where its kernels serve): chosen at trace time, no guard.
+    add("attend_step" if dispatch.cpu_attention_step_runs() else "paged_attention")
     add(type(model).__module__, type(model).__qualname__, repr(getattr(model, "config", None)))
     for name, module in model.named_modules():
         add(name, type(module).__qualname__, getattr(module, "quant_kind", None),
