@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import phonenumbers
 import tldextract
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, Pattern, RecognizerResult
-from presidio_analyzer.predefined_recognizers import EmailRecognizer, IpRecognizer, UsSsnRecognizer
+from presidio_analyzer.predefined_recognizers import IpRecognizer, UsSsnRecognizer
 
 from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
@@ -23,6 +23,7 @@ from gateway.guardrails.columns import clause_after, column_name, may_have_colum
 from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.dates import BIRTH_YEAR, WEAK_PATTERNS, YEAR, DateOfBirthRecognizer, has_birth_word
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
+from gateway.guardrails.emails import AnchoredEmailRecognizer
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
@@ -346,10 +347,10 @@ _SSN_CONTEXT_ELSEWHERE = ["sozialversicherung", "sécurité sociale", "securite 
 
 
 def build_detectors() -> list[Detector]:
-    configure_offline()  # EmailRecognizer validates domains through tldextract
+    configure_offline()  # the e-mail recognizers validate domains through tldextract
     spec: list[tuple[str, EntityRecognizer, Callable[[str], bool], str | None, int]] = [
         # (entity, recognizer, pre-filter, anchor regex or None, window margin around the anchor)
-        ("EMAIL_ADDRESS", EmailRecognizer(), lambda text: "@" in text, "@", 96),
+        ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
         ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), _regex_prefilter(_OBFUSCATION_ANCHOR), _OBFUSCATION_ANCHOR,
          160),
         ("CREDIT_CARD", CardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}"), None, 0),

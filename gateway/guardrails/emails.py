@@ -1,0 +1,68 @@
+"""Presidio's e-mail recognizer with the same matches at a fraction of the cost.
+
+Presidio runs its e-mail regex with ``finditer``, which tries a match at every position of the text: at each one it
+reads the longest run of local-part characters and backtracks through it looking for an '@'. Every match holds an
+'@', and its local part is a run of those characters that ends at that '@', so the first match at or after a position
+starts no earlier than where the run before the next '@' begins. Searching from there finds the very match
+``finditer`` finds next, with the same pattern and flags (the ``regex`` module's, as Presidio compiles it), while
+skipping the text between addresses. A domain's validity (tldextract, offline) is kept per matched address: a
+conversation names the same few addresses again and again.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+import tldextract
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from presidio_analyzer.predefined_recognizers import EmailRecognizer
+
+# The characters of the pattern's local part (``EmailRecognizer.PATTERNS``): a run of them ends at the '@'.
+_LOCAL_CHAR = regex.compile(r"[!#$%&'*+\-/=?^_`{|}~\.\w]")
+_VALIDATED_ADDRESSES = 4096
+
+
+@lru_cache(maxsize=_VALIDATED_ADDRESSES)
+def _has_public_suffix(address: str) -> bool:
+    """``EmailRecognizer.validate_result``: whether tldextract reads a registered domain in the address."""
+    return tldextract.extract(address).fqdn != ""
+
+
+class AnchoredEmailRecognizer(EmailRecognizer):
+    """``EmailRecognizer``'s findings (spans, scores, name), each searched for from the local part before an '@'."""
+
+    def __init__(self) -> None:
+        super().__init__(name=EmailRecognizer.__name__)
+        (pattern,) = self.patterns
+        self._pattern = pattern
+        self._compiled = regex.compile(pattern.regex, flags=self.global_regex_flags)
+
+    def validate_result(self, pattern_text: str) -> bool:
+        return _has_public_suffix(pattern_text)
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
+                regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
+        results: list[RecognizerResult] = []
+        position = 0  # where Presidio's finditer would try its next match
+        while (at := text.find("@", position)) != -1:
+            start = at
+            while start > position and _LOCAL_CHAR.match(text, start - 1):
+                start -= 1
+            match = self._compiled.search(text, start)
+            if match is None:
+                break
+            position = match.end()
+            if self.validate_result(match.group()):  # an invalid domain scores 0: Presidio drops it
+                results.append(self._result(match.start(), match.end()))
+        return results
+
+    def _result(self, start: int, end: int) -> RecognizerResult:
+        """What Presidio reports for a validated match: the pattern's name, the maximum score."""
+        explanation = AnalysisExplanation(self.name, self._pattern.score, pattern_name=self._pattern.name,
+                                          pattern=self._pattern.regex, validation_result=True,
+                                          regex_flags=self.global_regex_flags)  # fmt: skip
+        explanation.score = EntityRecognizer.MAX_SCORE
+        return RecognizerResult(self.supported_entities[0], start, end, EntityRecognizer.MAX_SCORE, explanation,
+                                recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                                                      RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id})
