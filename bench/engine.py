@@ -1,7 +1,7 @@
 """Engine throughput: Warden vs HF transformers ``generate`` on the same GGUF weights, same prompts and lengths.
 
     python -m bench.engine [--quick] [--dtype bfloat16] [--quantization int4|int8|none] [--no-prepack]
-                           [--no-compile] [--threads N]
+                           [--no-compile] [--threads N] [--kv-cache-dtype auto|bfloat16|int8]
 
 Concurrency 1 runs requests one after another; 8 and 32 submit that many at once (Warden: continuous
 batching; HF: one left-padded batch). Every request generates exactly ``--max-tokens`` tokens (EOS ignored),
@@ -18,6 +18,10 @@ compare ``--threads 1`` and ``--threads 2`` and read the recorded load average.
 ``--compare-small-batch-rows 32,64`` adds a Warden engine per value with ``EngineConfig.cpu_small_batch_rows`` set
 to it (which int4 kernel serves steps of 9..N tokens: kernels.cpu's int8-input kernel or the one above it on this
 CPU), measured in the same alternation as the others and reported as ratios to the default engine.
+
+``--kv-cache-dtype`` sets what Warden's KV cache stores (``EngineConfig.kv_cache_dtype``: ``auto``, the serving dtype;
+``bfloat16``; ``int8``, codes with a per-row scale), so an int8 cache can be A/B'd end to end against the same
+command without it.
 """
 
 from __future__ import annotations
@@ -149,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="rounds per concurrency, median reported (default: 3 with --quick, else 1)")
     parser.add_argument("--compare-small-batch-rows", type=positive_ints, default=[],
                         help="comma-separated cpu_small_batch_rows values to run as extra Warden engines")
+    parser.add_argument("--kv-cache-dtype", choices=("auto", "bfloat16", "int8"), default="auto",
+                        help="what Warden's KV cache stores (EngineConfig.kv_cache_dtype)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     max_tokens = args.max_tokens or (32 if args.quick else 128)
@@ -162,9 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     quant = None if args.quantization in ("none", "") else args.quantization
     config = EngineConfig(dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=512,
                           max_num_seqs=64, max_num_batched_tokens=2048, cpu_prepack=not args.no_prepack,
-                          enable_prefix_caching=not args.no_prefix_caching, compile_model=not args.no_compile)
+                          enable_prefix_caching=not args.no_prefix_caching, compile_model=not args.no_compile,
+                          kv_cache_dtype=args.kv_cache_dtype)
     print(f"threads={torch.get_num_threads()} max_tokens={max_tokens} warden dtype={args.dtype} quant={quant} "
-          f"prepack={config.cpu_prepack} compile={config.compile_model}")
+          f"prepack={config.cpu_prepack} compile={config.compile_model} kv_cache_dtype={config.kv_cache_dtype}")
     started = time.perf_counter()
     llm = LLM(config)
     compiled = llm.engine.runner.compiled
@@ -201,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
                      "repeat": args.repeat, "warden_dtype": args.dtype, "warden_quantization": quant,
                      "warden_cpu_prepack": config.cpu_prepack, "warden_compile": config.compile_model,
                      "warden_compile_s": compile_s,
-                     "warden_prefix_caching": config.enable_prefix_caching, "hf_dtype": "float32",
+                     "warden_prefix_caching": config.enable_prefix_caching,
+                     "warden_kv_cache_dtype": config.kv_cache_dtype, "hf_dtype": "float32",
                      "model": default_gguf_path().name, "threads": torch.get_num_threads(),
                      "cpu": cpu_description(), "torch": torch.__version__,
                      # other work on the machine skews CPU numbers badly (OpenMP threads wait on each other)
