@@ -21,6 +21,9 @@ each row to bfloat16 as it lays the chunk's keys and values out; the store quant
 through the reference.
 ``store_kvcache`` writes a layer's keys and values in one call, instead of the reference's views, casts and two
 ``index_copy_``, whose dispatch cost dominates at one sequence.
+The compiled decoder's attention layers call ``attend_step``: the store and the attention above in one C++ op, from
+the step's metadata and every layer's caches that ``set_attention_step`` hands over once per step, so the graph's
+C++ wrapper reaches the kernels without Python (about 12 us per layer call on this machine, 30 calls a step).
 
 Weight-only int4 and int8 linears for few rows (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures and
 weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every weight to
