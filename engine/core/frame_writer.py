@@ -15,6 +15,7 @@ must not send itself any more (an event loop's ``add_reader`` on a socket switch
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 import threading
@@ -29,11 +30,33 @@ _LONGEST_SHORT = 0x7FFFFFFF
 
 def frame(message: Any) -> bytes:
     """``message`` pickled and framed as ``Connection.send`` frames it."""
-    payload = ForkingPickler.dumps(message)
+    return _framed(ForkingPickler.dumps(message))
+
+
+def _framed(payload: bytes | memoryview) -> bytes:
     size = len(payload)
     if size > _LONGEST_SHORT:
         return _LENGTH.pack(-1) + _LONG_LENGTH.pack(size) + payload
     return _LENGTH.pack(size) + payload
+
+
+class _Pickler:
+    """``ForkingPickler.dumps`` without its set-up per message: ``ForkingPickler.dumps`` makes a pickler (which
+    copies the reducers' dispatch table) and a buffer for every message, which costs more than pickling a small
+    request. One pickler and its buffer, reset for each message (its memo too: no message refers to another's
+    objects); the caller serialises the calls."""
+
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self._pickler = ForkingPickler(self._buffer)
+
+    def dumps(self, message: Any) -> bytes:
+        buffer = self._buffer
+        buffer.seek(0)
+        buffer.truncate()  # also gives back the room a large message took
+        self._pickler.clear_memo()
+        self._pickler.dump(message)
+        return buffer.getvalue()
 
 
 class FrameWriter:
@@ -42,6 +65,7 @@ class FrameWriter:
         os.set_blocking(self.fileno, False)
         self._pending = bytearray()  # framed bytes not yet written, in order
         self._lock = threading.Lock()  # senders on several threads; each frame's bytes stay together
+        self._pickler = _Pickler()  # used under the lock
 
     @property
     def pending(self) -> int:
@@ -51,8 +75,8 @@ class FrameWriter:
     def send(self, message: Any) -> bool:
         """Write ``message`` now as far as there is room; True when it (and all before it) is written, False when
         bytes wait for ``flush``. Raises ``OSError`` when the connection is broken (or ``ValueError``: closed)."""
-        data = frame(message)
         with self._lock:
+            data = _framed(self._pickler.dumps(message))
             if self._pending:
                 self._pending += data
                 return self._write_pending()

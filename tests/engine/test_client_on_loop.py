@@ -129,6 +129,19 @@ def test_a_full_wire_keeps_what_it_cannot_take_and_flush_sends_it_in_order(
     writer.close()
 
 
+def test_messages_sent_one_after_another_arrive_whole_and_apart(wire: tuple[Connection, Connection]) -> None:
+    # one pickler serves every send: a message must not refer back to an earlier one's objects (its memo), a large
+    # message must not spill into the next, and Connection.recv must read each as Connection.send would have sent it
+    theirs, ours = wire
+    writer = FrameWriter(ours)
+    shared = EngineRequest(request_id="r1", prompt_token_ids=[1, 2, 3], sampling_params=SamplingParams(max_tokens=2))
+    messages = [("add", shared), ("add", shared), ("big", "y" * 50_000), ("abort", "r1"), ("add", shared)]
+    for message in messages:
+        assert writer.send(message)  # each fits the wire: nothing waits for flush
+        assert theirs.recv() == message
+    writer.close()
+
+
 def test_a_send_to_a_closed_peer_raises() -> None:
     ours, theirs = mp.Pipe(duplex=True)
     writer = FrameWriter(ours)
