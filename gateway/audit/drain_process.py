@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import signal
+import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -45,14 +47,19 @@ class DrainFailed(RuntimeError):
 
 
 class DrainProcess:
-    """The serving process's handle on its drain child. Used by one thread at a time (the writer's drain thread)."""
+    """The serving process's handle on its drain child: one batch in flight at a time."""
 
     def __init__(self, db: Database, spool_dir: Path) -> None:
-        self._url = db.engine.url.render_as_string(hide_password=False)
+        url = db.engine.url
+        if url.get_backend_name() == "sqlite" and url.database and not os.path.isabs(url.database):
+            # Children are forked from the fork server, in the directory it started in: a relative path would move.
+            url = url.set(database=os.path.abspath(url.database))
+        self._url = url.render_as_string(hide_password=False)
         self._timeouts = db.timeouts
-        self._spool_dir = spool_dir
+        self._spool_dir = spool_dir.absolute()
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: Connection | None = None
+        self._lock = threading.Lock()  # the pipe carries one request and its reply at a time
         self.starts = 0  # children started, restarts included
 
     @staticmethod
@@ -83,6 +90,10 @@ class DrainProcess:
     def store_lines(self, lines: list[bytes]) -> int:
         """Store ``lines`` in the child (``LineStore.store_lines``): how many it quarantined. A child that dies is
         replaced and the batch sent again once; ``DrainFailed`` when the store is out, or the new child dies too."""
+        with self._lock:
+            return self._store_lines(lines)
+
+    def _store_lines(self, lines: list[bytes]) -> int:
         for attempt in range(2):
             if self._conn is None:
                 self.start()
@@ -104,8 +115,9 @@ class DrainProcess:
 
     def stop(self, timeout_s: float = STOP_TIMEOUT_S) -> None:
         """Ask the child to end (its pipe closes) and wait for it; one that does not end in time is killed."""
-        conn, process = self._conn, self._process
-        self._conn = self._process = None
+        with self._lock:
+            conn, process = self._conn, self._process
+            self._conn = self._process = None
         if conn is not None:
             conn.close()
         if process is not None:

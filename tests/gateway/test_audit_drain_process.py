@@ -3,14 +3,17 @@ or doubling a record, and ends with its writer."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
 from pathlib import Path
 
+import pytest
 from gateway_support import unique_name
 from sqlalchemy import func, select
 
+from gateway.audit.drain_process import DrainProcess
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
 from gateway.audit.verify import verify_chains
@@ -117,5 +120,26 @@ def test_a_drain_process_killed_mid_batch_loses_and_doubles_nothing(db: Database
             assert verify_chains(session=session, chain_id=tenant_id).ok
             assert session.scalar(select(func.count()).select_from(AuditRecord)
                                   .where(AuditRecord.chain_id == tenant_id)) == len(events)
+    finally:
+        writer.close()
+
+
+def test_a_drain_process_that_cannot_start_leaves_the_drain_in_the_serving_process(
+        db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No process to be had (the process table full: ``fork`` fails with EAGAIN): the records are still stored."""
+    def no_process(self: DrainProcess) -> None:
+        raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+
+    monkeypatch.setattr(DrainProcess, "start", no_process)
+    tenant_id = _tenant(db)
+    writer = AuditWriter(db, tmp_path / "spool", flush_interval_s=0.02)
+    writer.start()
+    try:
+        events = [_event(tenant_id, i) for i in range(5)]
+        for event in events:
+            writer.record_sync(event)
+        assert writer.flush(30)
+        assert writer.drain_process is None and writer.last_error is None
+        assert sorted(_seqs_and_ids(db, tenant_id)[1]) == sorted(e.event_id for e in events)
     finally:
         writer.close()
