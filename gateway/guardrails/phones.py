@@ -19,7 +19,9 @@ import ipaddress
 import re
 
 import phonenumbers
-from phonenumbers import Leniency, PhoneNumberMatcher
+from phonenumbers import COUNTRY_CODE_TO_REGION_CODE, Leniency, PhoneMetadata, PhoneNumberMatcher, PhoneNumberType
+from phonenumbers.phonenumberutil import _number_type_helper
+from phonenumbers.re_util import re_compile
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
 from gateway.guardrails.cards import card_network
@@ -67,15 +69,32 @@ _DATE_LIKE = re.compile(
 
 def _valid_region(candidate: str, region: str | None) -> str | None:
     """The region of ``candidate`` read as dialled from ``region`` when it is a valid number there (None: unreadable
-    or invalid). ``phonenumbers.is_valid_number``'s own two steps, its region kept: finding a North American
-    number's region tries each of the plan's regions in turn, the dearest part of validating one."""
+    or invalid). ``phonenumbers.is_valid_number``'s own steps, its region kept: ``region_code_for_number``, then
+    ``is_valid_number_for_region``. A country code shared by several regions (North America's +1) has its region
+    found by validating the number in each in turn, the dearest part of validating one; the region found that way
+    is valid by that very test, which is not run a second time."""
     try:
         number = phonenumbers.parse(candidate, region)
     except phonenumbers.NumberParseException:
         return None
-    number_region = phonenumbers.region_code_for_number(number)
-    valid = number_region is not None and phonenumbers.is_valid_number_for_region(number, number_region)
-    return number_region if valid else None
+    regions = COUNTRY_CODE_TO_REGION_CODE.get(number.country_code) if number.country_code is not None else None
+    if not regions:
+        return None
+    number_region = regions[0]
+    if len(regions) > 1:
+        national_number = phonenumbers.national_significant_number(number)
+        for number_region in regions:  # ``region_code_for_number``'s own search
+            metadata = PhoneMetadata.metadata_for_region(number_region.upper(), None)
+            if metadata is None:
+                continue
+            if metadata.leading_digits is not None:
+                if re_compile(metadata.leading_digits).match(national_number):
+                    break
+            elif _number_type_helper(national_number, metadata) != PhoneNumberType.UNKNOWN:
+                return number_region  # ``is_valid_number_for_region``'s test, just passed
+        else:
+            return None
+    return number_region if phonenumbers.is_valid_number_for_region(number, number_region) else None
 
 
 class PhoneNumberRecognizer(EntityRecognizer):

@@ -1,9 +1,11 @@
 """Phone numbers: international forms of every region, national forms of the configured regions, look-alikes."""
 
+import random
+
 import phonenumbers
 import pytest
 
-from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
+from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer, _valid_region
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +118,33 @@ def test_a_national_form_without_its_prefix_still_counts_next_to_a_phone_word(an
     text = "phone: 6 12 34 56 78"
     assert [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
             if f.entity_type == "PHONE_NUMBER" and f.score >= 0.5] == ["6 12 34 56 78"]  # fmt: skip
+
+
+def _region_of_valid_number(candidate: str, region: str | None) -> str | None:
+    """phonenumbers' public route: the number's region when ``is_valid_number`` holds for it."""
+    try:
+        number = phonenumbers.parse(candidate, region)
+    except phonenumbers.NumberParseException:
+        return None
+    return phonenumbers.region_code_for_number(number) if phonenumbers.is_valid_number(number) else None
+
+
+def test_valid_region_agrees_with_phonenumbers() -> None:
+    """The region found without validating a shared country code's number twice is phonenumbers' own, valid or not:
+    random runs under every calling code, North America's +1 (25 regions) most of all, and national forms."""
+    rng = random.Random(34)
+    codes = sorted(phonenumbers.COUNTRY_CODE_TO_REGION_CODE)
+    valid = 0
+    for _ in range(6000):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(5, 14)))
+        kind = rng.random()
+        if kind < 0.4:
+            candidate, region = f"+{rng.choice(codes)} {digits}", None
+        elif kind < 0.7:
+            candidate, region = f"+1 {rng.choice('23456789')}{digits[:9]}", None
+        else:
+            candidate, region = digits, rng.choice((*NATIONAL_REGIONS, "CA", "GG", "IM", "KZ"))
+        expected = _region_of_valid_number(candidate, region)
+        valid += expected is not None
+        assert _valid_region(candidate, region) == expected, (candidate, region)
+    assert valid > 500  # valid numbers, not only rejections
