@@ -16,6 +16,8 @@ def add_window(windows: list[tuple[int, int]], text: str, start: int, end: int, 
     Anchors come dense (every digit pair of a log line): most windows merge into the previous one, so that case
     only extends the end, scanned by the regex engine; the start is walked back only for a window of its own."""
     start, end = max(0, start - margin), min(len(text), end + margin)
+    if windows and end <= windows[-1][1]:
+        return  # inside the last window, which ends where a word does: widening it to a word's end adds nothing
     end = _REST_OF_WORD.match(text, end).end()  # type: ignore[union-attr]  # `\S*` matches at every position
     if windows and start <= windows[-1][1]:
         if end > windows[-1][1]:
