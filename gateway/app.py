@@ -182,7 +182,11 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             telemetry.shutdown()
             mark_worker_dead()
 
-    app = FastAPI(title="Warden", version="0.1.0", lifespan=lifespan)
+    # Warden traces and meters its requests itself (gateway.telemetry). FastAPI's own OpenTelemetry would add a
+    # second set of spans and metrics wherever a global provider is configured, and where none is it still looks
+    # the three global providers up on every request to find that out.
+    app = FastAPI(title="Warden", version="0.1.0", lifespan=lifespan,
+                  telemetry={"tracing": False, "metrics": False, "logs": False})
     app.state.telemetry = telemetry
     app.state.lifecycle = lifecycle = Lifecycle(grace_s=settings.shutdown_grace_s,
                                                 unready_s=settings.shutdown_unready_s)

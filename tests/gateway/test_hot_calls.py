@@ -58,3 +58,11 @@ def test_the_calls_take_the_short_way_and_other_methods_the_router(settings: Set
             assert REQUEST_ID_HEADER in refused.headers and OVERHEAD_HEADER in refused.headers
             wrong_method = client.get(path)
             assert wrong_method.status_code == 405 and wrong_method.headers["allow"] == "POST"
+
+
+def test_fastapis_own_telemetry_stays_off(settings: Settings) -> None:
+    # Warden's telemetry is its own: FastAPI's would double its spans and metrics under a configured global provider,
+    # and costs every request a look at the global providers; with all three signals off it never looks.
+    app = create_app(settings, start_engine=False)
+    assert [app._telemetry[signal] for signal in ("tracing", "metrics", "logs")] == [False, False, False]
+    assert not app._native_telemetry.enabled()
