@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from urllib.parse import quote
@@ -88,9 +89,7 @@ class RedisRateLimiter:
             self._lease_ms,
             STATE_TTL_MS,
             len(specs),
-            " ".join(f"{_limit_arg(spec.limits.requests_per_minute)} {_limit_arg(spec.limits.tokens_per_minute)} "
-                     f"{_limit_arg(spec.limits.max_concurrent_requests)} "
-                     f"{_limit_arg(spec.limits.monthly_token_budget)}" for spec in specs),
+            " ".join([_admit_limits(spec.limits) for spec in specs]),
         ]
         try:
             reply = await self.batch.call(self._admit, self._keys(tenant_id, specs), args)
@@ -131,8 +130,7 @@ class RedisRateLimiter:
             used_tokens,
             STATE_TTL_MS,
             len(specs),
-            " ".join(f"{_limit_arg(spec.limits.requests_per_minute)} {_limit_arg(spec.limits.tokens_per_minute)}"
-                     for spec in specs),
+            " ".join([_settle_limits(spec.limits) for spec in specs]),
         ]
         try:
             settled = await self.batch.call(self._settle, self._keys(admission.tenant_id, specs), args)
@@ -193,16 +191,34 @@ class RedisRateLimiter:
 
     def _keys(self, tenant_id: str, specs: list[ScopeSpec]) -> list[str]:
         # quote() escapes '{' and '}' so an id can never end or open the hash tag early.
-        tag = f"{self._prefix}:{{{quote(tenant_id, safe='')}}}"
+        tag = f"{self._prefix}:{{{_quoted(tenant_id)}}}"
         keys: list[str] = []
         for spec in specs:
-            base = f"{tag}:t" if spec.scope is Scope.TENANT else f"{tag}:k:{quote(spec.owner_id, safe='')}"
+            base = f"{tag}:t" if spec.scope is Scope.TENANT else f"{tag}:k:{_quoted(spec.owner_id)}"
             keys += [base, f"{base}:leases"]
         return keys
 
 
 def _limit_arg(value: int | None) -> int:
     return _UNLIMITED if value is None else value
+
+
+# Every admission and settlement spells out its tenant's (and key's) ids and limits: the same few values call after
+# call, so each is spelled once (tenants, keys and policies in use are far fewer than these caches hold).
+@functools.lru_cache(maxsize=4096)
+def _quoted(owner_id: str) -> str:
+    return quote(owner_id, safe="")
+
+
+@functools.lru_cache(maxsize=1024)
+def _admit_limits(limits: RateLimits) -> str:
+    return (f"{_limit_arg(limits.requests_per_minute)} {_limit_arg(limits.tokens_per_minute)} "
+            f"{_limit_arg(limits.max_concurrent_requests)} {_limit_arg(limits.monthly_token_budget)}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _settle_limits(limits: RateLimits) -> str:
+    return f"{_limit_arg(limits.requests_per_minute)} {_limit_arg(limits.tokens_per_minute)}"
 
 
 def _scope_state(fields: list[bytes | str | int]) -> ScopeState:
