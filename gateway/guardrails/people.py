@@ -156,6 +156,13 @@ def line_parts(finding: Finding, text: str) -> list[Finding]:
     return parts
 
 
+# German, French, Spanish, Italian and Portuguese articles of two letters or more: the capitalised word after one is
+# a noun (every German noun is capitalised), and a place after an article is one the gazetteer knows ("die Schweiz",
+# "la Rioja"). English "the" is left out: "the Hague", "the Bronx".
+_ARTICLE_BEFORE = re.compile(r"(?<![^\W\d_])(?:der|die|das|den|dem|des|ein|eine|einen|einem|einer|eines|le|la|les|un|"
+                             r"une|du|el|los|las|una|del|al|il|lo|gli|um|uma|os|as)[ \t]+\Z", re.IGNORECASE)
+
+
 def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = frozenset()) -> bool:
     """Whether a NER LOCATION span is written as a place name: words of letters on one line (not a stack frame or a
     file path: "java.base/java.lang.Thread.run(Thread.java:840"), capitalised at both ends where the text has capitals
@@ -175,6 +182,8 @@ def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = 
     key = " ".join(word.casefold() for word in words).translate(_APOSTROPHES)
     if starts_sentence(text, finding.start):
         return key in gazetteer()
+    if _ARTICLE_BEFORE.search(text, max(0, finding.start - 8), finding.start) and key not in gazetteer():
+        return False  # a German noun after its article ("für die Verlängerung", "den Vertrag")
     significant = [word.casefold() for word in words if word.casefold() not in CONNECTORS]
     return not (significant and all(word in common_words for word in significant) and key not in gazetteer())
 

@@ -60,6 +60,9 @@ def test_no_name_after_a_welcome_that_names_nobody(analyzer):
         ("Corrigé dans le commit abc.", "Corrigé", False),
         ("Paris is lovely. Tokyo too.", "Paris", True),
         ("We moved to Lower Saxony last year.", "Lower Saxony", True),
+        ("Bitte unterschreibe den Mietvertrag bis Montag.", "Mietvertrag", False),  # a German noun after its article
+        ("Wir reisen in die Schweiz.", "Schweiz", True),  # after an article, a name the gazetteer knows
+        ("Il a signé le Contrat hier.", "Contrat", False),
     ],
 )
 def test_ner_places_are_kept_when_written_as_place_names(text, span, kept):
