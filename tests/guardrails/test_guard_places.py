@@ -150,3 +150,20 @@ def test_small_towns_named_like_people_and_words_glued_to_others(places: PlaceRe
 def test_a_place_after_a_first_name_and_a_cue_counts_before_a_country(places: PlaceRecognizer) -> None:
     assert "Sofia" in found(places, "We moved to Sofia Bulgaria in May.")
     assert "Gloria" in found(places, "The office in Gloria is closed.")  # a location word before it
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Wir ziehen nächstes Jahr nach Österreich.", "Österreich"),
+        ("Elle travaille en Allemagne depuis mars.", "Allemagne"),
+        ("Nos mudamos a Estados Unidos en 2019.", "Estados Unidos"),
+        ("Ik woon in Zwitserland.", "Zwitserland"),
+    ],
+)
+def test_countries_as_other_languages_name_them(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+def test_country_names_spelled_like_the_english_but_for_accents_keep_needing_a_cue(places: PlaceRecognizer) -> None:
+    assert found(places, "Reunión por Teams el jueves.") == []  # Spanish "meeting", and Réunion without its accent
