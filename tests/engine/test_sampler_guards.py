@@ -59,6 +59,16 @@ def test_a_row_whose_every_token_is_banned_is_marked() -> None:
     assert Sampler()(logits, t).token_ids.tolist() == [int(logits[0].argmax()), INVALID_TOKEN]
 
 
+def test_a_finite_row_whose_mask_allows_nothing_is_marked() -> None:
+    """Finite logits skip the empty-row check unless something masked them since: a structured-output mask that
+    allows no token empties its row all the same."""
+    logits = torch.randn(2, VOCAB)
+    allowed = torch.full((2, VOCAB // 32), -1, dtype=torch.int32)  # every bit set: every token allowed
+    allowed[1] = 0
+    t = SamplingTensors(temperature=torch.zeros(2), all_greedy=True, allowed_bitmask=allowed)
+    assert Sampler()(logits, t).token_ids.tolist() == [int(logits[0].argmax()), INVALID_TOKEN]
+
+
 def test_temperatures_below_the_floor_are_greedy() -> None:
     assert SamplingParams(temperature=1e-40).greedy and SamplingParams(temperature=0.0).greedy
     assert not SamplingParams(temperature=MIN_TEMPERATURE).greedy
