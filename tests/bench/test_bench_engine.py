@@ -55,3 +55,17 @@ def test_the_sides_order_rotates_by_round() -> None:
                                  repeat=3)
     assert calls == ["warden", "variant", "hf", "variant", "hf", "warden", "hf", "warden", "variant"]
     assert all(len(per["c1"]) == 3 for per in samples.values())
+
+
+def test_the_kv_cache_dtype_reaches_the_engine_and_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "engine.json"
+    assert engine_bench.main(["--quick", "--skip-hf", "--no-compile", "--threads", "1", "--max-tokens", "2",
+                              "--repeat", "1", "--kv-cache-dtype", "int8", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["settings"]["warden_kv_cache_dtype"] == "int8"
+    assert all(report["warden"][name] > 0 for name in ("c1", "c8", "c32"))
+
+
+def test_an_unknown_kv_cache_dtype_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit):
+        engine_bench.main(["--kv-cache-dtype", "fp8"])
