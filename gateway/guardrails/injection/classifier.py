@@ -7,7 +7,7 @@ from typing import Protocol
 
 import numpy as np
 
-from gateway.guardrails.injection.features import DIM, chunks, sparse_features
+from gateway.guardrails.injection.features import DIM, chunks, sparse_features, sparse_features_many
 
 DEFAULT_MODEL_PATH = Path(__file__).parent / "data" / "model.npz"
 
@@ -48,5 +48,6 @@ class LinearInjectionClassifier:
         return float(self._weights[indices] @ values) + self._bias
 
     def probability(self, text: str) -> float:
-        best = max(self.logit(chunk) for chunk in chunks(text))
+        best = max(float(self._weights[indices] @ values) + self._bias
+                   for indices, values in sparse_features_many(chunks(text)))
         return float(1.0 / (1.0 + np.exp(-best)))
