@@ -105,7 +105,17 @@ class DateOfBirthRecognizer(PatternRecognizer):
                "née le", "né en", "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt",
                "jahrgang", "nacimiento", "nac.", "fecha_nac", "f_nac", "fec_nac", "nació", "nacido", "nacida",
                "cumpleaños", "cumpleanos", "nascita", "nato", "nata", "nascimento", "nascido", "nascida",
-               "nasceu"]  # fmt: skip
+               "nasceu",
+               # Field names written as one word, camelCase or run together, in the four languages: "dateOfBirth",
+               # "fechaNacimiento", "dataNascimento", "dateNaissance" (a prefix of the key is matched).
+               "dateofbirth", "fechanac", "fechadenac", "fecnac", "datanasc", "datadinasc", "datadenasc",
+               "datenaiss", "datedenaiss",
+               # Abbreviations forms print: French "DDN" (date de naissance), "F. nac.", "nasc.", and "né(e)".
+               "ddn", "f. nac", "f.nac", "fec. nac", "nasc.", "né(e)", "nee le",
+               # Dutch ("geboortedatum", "verjaardag"), Italian and Portuguese birthdays, the Spanish colloquial
+               # "mi cumple".
+               "geboorte", "verjaardag", "compleanno", "aniversário", "mi cumple", "su cumple", "tu cumple",
+               "cumple años"]  # fmt: skip
 
     def __init__(self, patterns: list[Pattern] | None = None, name: str | None = None) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS if patterns is None else patterns,
@@ -131,9 +141,11 @@ WEAK_PATTERNS = [
     Pattern("date d month 'yy", rf"\b{_DAY}\.?\s+(?:{MONTH_NAMES})\.?,?\s+{SHORT_YEAR}", 0.2),
 ]
 # Lower-case stems of the birth words (``DateOfBirthRecognizer.CONTEXT`` but "b."), as plain substrings: "geb" covers
-# "geb.", "geboren", "geburt"; "nac" covers "nacimiento", "nació", "nacido"; "né" covers "né le", "née en".
-_BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "naiss",
-                "anniversaire", "geb", "jahrgang", "nac", "cumplea", "nasc", "nato", "nata")  # fmt: skip
+# "geb.", "geboren", "geburt", "geboorte"; "nac" covers "nacimiento", "nació", "nacido", "fechaNac"; "né" covers
+# "né le", "née en".
+_BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "nee le", "naiss",
+                "anniversaire", "geb", "jahrgang", "nac", "cumple", "nasc", "nato", "nata", "ddn", "verjaardag",
+                "compleanno", "aniversário")  # fmt: skip
 _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
 
 

@@ -106,3 +106,29 @@ def test_every_birth_word_opens_the_search_for_the_weak_shapes() -> None:
         if word != "b.":
             assert has_birth_word(f"Her {word.upper()} 19850304"), word
     assert not has_birth_word("Invoice 19850304 paid on 04/03/85")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"dateOfBirth": "1991-07-14"}',  # camelCase keys, a prefix of the key naming the birth
+        '{"fechaNacimiento": "14/07/1991"}',
+        "dataNascimento=14/07/1991",
+        "dateNaissance: 14/07/1991",
+        "DDN : 14/07/1991",  # French forms' "date de naissance"
+        "F. nac.: 14/07/91",
+        "Né(e) le 14 juillet 1991 à Lyon",
+        "Geboortedatum: 14 juli 1991",  # Dutch
+        "Verjaardag: 14-07-1991",
+        "Il compleanno di Marco è il 14 luglio 1991",  # Italian
+        "Aniversário: 14/07/1991",  # Portuguese
+        "mi cumple es el 14 de julio de 1991",  # Spanish, colloquial
+    ],
+)
+def test_birth_words_as_field_names_abbreviations_and_more_languages(analyzer: PiiAnalyzer, text: str) -> None:
+    assert any(f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5 for f in analyzer.analyze(text)), text
+
+
+def test_cumple_as_complies_is_no_birth_word(analyzer: PiiAnalyzer) -> None:
+    text = "El proveedor cumple con el plazo del 14 de julio de 2024."  # "cumple" alone is "complies"
+    assert not [f for f in analyzer.analyze(text) if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
