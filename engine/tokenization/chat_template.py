@@ -2,6 +2,8 @@
 
 Same jinja2 environment (sandboxed, ``trim_blocks``, ``lstrip_blocks``, loop controls), the same ``tojson``
 filter and ``raise_exception`` / ``strftime_now`` globals, and the tokenizer's special tokens as variables.
+A template that renders as ChatML on every probe (``engine.tokenization.chatml``) is rendered without jinja for
+the conversations the probes cover.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import jinja2.ext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from engine.errors import InvalidRequestError
+from engine.tokenization.chatml import ChatMLRenderer, recognise_chatml
 
 
 class ChatTemplateError(InvalidRequestError):
@@ -35,18 +38,35 @@ def _strftime_now(fmt: str) -> str:
     return datetime.now().strftime(fmt)
 
 
-@lru_cache(maxsize=8)
-def compile_template(source: str) -> jinja2.Template:
+def _environment() -> ImmutableSandboxedEnvironment:
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _strftime_now
-    template = env.from_string(source)
+    return env
+
+
+@lru_cache(maxsize=8)
+def compile_template(source: str) -> jinja2.Template:
+    template = _environment().from_string(source)
     # Every render copies the template's globals into a fresh context; jinja keeps them as a ChainMap over the
     # environment's, which copies at Python speed (a third of a render). This environment is never changed again,
     # so one flat dict holds the same names.
     template.globals = dict(template.globals)
     return template
+
+
+@lru_cache(maxsize=8)
+def chatml_renderer(source: str, special_tokens: tuple[tuple[str, str | None], ...]) -> ChatMLRenderer | None:
+    """The fast renderer for this template and these special tokens, if the probes vouch for it (decided once)."""
+    template = compile_template(source)
+    variables = dict(special_tokens)
+
+    def render(messages: list[dict[str, Any]], add_generation_prompt: bool) -> str:
+        return template.render(messages=messages, tools=None, documents=None,
+                               add_generation_prompt=add_generation_prompt, **variables)
+
+    return recognise_chatml(source, template.environment, render)
 
 
 def render_chat(
@@ -58,6 +78,11 @@ def render_chat(
     special_tokens: dict[str, str | None],
 ) -> str:
     try:
+        if tools is None:
+            fast = chatml_renderer(source, tuple(special_tokens.items()))
+            rendered = None if fast is None else fast.render(messages, add_generation_prompt)
+            if rendered is not None:
+                return rendered
         return compile_template(source).render(
             messages=messages, tools=tools, documents=None, add_generation_prompt=add_generation_prompt,
             **special_tokens,
