@@ -69,7 +69,9 @@ def month_pattern(names: Iterable[str]) -> str:
 
 
 MONTH_NAMES = month_pattern(month_names())
-_DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er)?"
+# With its ordinal suffix as English, French, Spanish and Portuguese write it: "3rd", "1er", "1º", "1.º", "1°" (the
+# reader view folds the ordinal indicators to the letters "o" and "a").
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er|\.?[º°ªoa](?=\s+de\s))?"
 YEAR = r"(?:19|20)\d{2}"
 # The years of birth of people alive and of age: the shapes a log or a build writes its own dates in (a timestamp,
 # "20260127") are read as dates of birth only with a year before 2010.
@@ -92,7 +94,8 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
         # Year first with slashes or dots, as East Asian and some Nordic forms write it: "1985/03/04", "1985.3.4".
         Pattern("date y/m/d", r"\b(?:19|20)\d{2}([/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b", 0.3),
-        Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+{_DAY},?\s+{YEAR}\b", 0.3),
+        # "March 4, 1985", and as English also says it, "March the 4th, 1985".
+        Pattern("date month d, y", rf"\b(?:{MONTH_NAMES})\.?\s+(?:the\s+)?{_DAY},?\s+{YEAR}\b", 0.3),
         # "4 March 1985", "4. März 1985", "4 de marzo de 1985" (or "del 1985", as Latin America writes it), "4th of
         # March 1985", and with dashes or slashes between the parts as forms and databases write it: "04-Mar-1985",
         # "4/Mar/1985".

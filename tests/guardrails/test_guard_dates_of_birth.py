@@ -132,3 +132,17 @@ def test_birth_words_as_field_names_abbreviations_and_more_languages(analyzer: P
 def test_cumple_as_complies_is_no_birth_word(analyzer: PiiAnalyzer) -> None:
     text = "El proveedor cumple con el plazo del 14 de julio de 2024."  # "cumple" alone is "complies"
     assert not [f for f in analyzer.analyze(text) if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("Fecha de nacimiento: 1º de mayo de 1984", "1º de mayo de 1984"),  # Spanish and Portuguese ordinals
+        ("Data de nascimento: 1.º de maio de 1984", "1.º de maio de 1984"),
+        ("He was born on May the 3rd, 1984.", "May the 3rd, 1984"),  # English "month the day"
+    ],
+)
+def test_ordinal_days_as_each_language_writes_them(analyzer: PiiAnalyzer, text: str, date: str) -> None:
+    start = text.index(date)
+    assert any(f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5 and f.start <= start + 1 and f.end >= start
+               + len(date) - 1 for f in analyzer.analyze(text)), text  # fmt: skip
