@@ -69,6 +69,37 @@ def chatml_renderer(source: str, special_tokens: tuple[tuple[str, str | None], .
     return recognise_chatml(source, template.environment, render)
 
 
+class ChatTemplate:
+    """One template rendered with one tokenizer's special tokens; whether it takes the ChatML fast path is decided
+    on the first render without tools and kept, so a request pays no cache look-up for it."""
+
+    def __init__(self, source: str, special_tokens: dict[str, str | None]) -> None:
+        self.source = source
+        self._special_tokens = dict(special_tokens)
+        self._fast: ChatMLRenderer | None = None
+        self._decided = False
+
+    def render(self, messages: list[dict[str, Any]], *, add_generation_prompt: bool,
+               tools: list[dict[str, Any]] | None) -> str:
+        try:
+            if tools is None:
+                if not self._decided:
+                    self._fast = chatml_renderer(self.source, tuple(self._special_tokens.items()))
+                    self._decided = True
+                rendered = None if self._fast is None else self._fast.render(messages, add_generation_prompt)
+                if rendered is not None:
+                    return rendered
+            return compile_template(self.source).render(
+                messages=messages, tools=tools, documents=None, add_generation_prompt=add_generation_prompt,
+                **self._special_tokens,
+            )
+        except ChatTemplateError:
+            raise
+        except (jinja2.TemplateError, TypeError, KeyError) as exc:
+            raise ChatTemplateError(f"chat template failed to render these messages: {exc}",
+                                    param="messages") from exc
+
+
 def render_chat(
     source: str,
     messages: list[dict[str, Any]],
@@ -77,17 +108,5 @@ def render_chat(
     tools: list[dict[str, Any]] | None,
     special_tokens: dict[str, str | None],
 ) -> str:
-    try:
-        if tools is None:
-            fast = chatml_renderer(source, tuple(special_tokens.items()))
-            rendered = None if fast is None else fast.render(messages, add_generation_prompt)
-            if rendered is not None:
-                return rendered
-        return compile_template(source).render(
-            messages=messages, tools=tools, documents=None, add_generation_prompt=add_generation_prompt,
-            **special_tokens,
-        )
-    except ChatTemplateError:
-        raise
-    except (jinja2.TemplateError, TypeError, KeyError) as exc:
-        raise ChatTemplateError(f"chat template failed to render these messages: {exc}", param="messages") from exc
+    return ChatTemplate(source, special_tokens).render(messages, add_generation_prompt=add_generation_prompt,
+                                                       tools=tools)

@@ -15,7 +15,7 @@ from tokenizers import Tokenizer as FastTokenizer
 
 from engine.errors import UnknownModelError
 from engine.loader.source import ModelSource
-from engine.tokenization.chat_template import render_chat
+from engine.tokenization.chat_template import ChatTemplate
 
 _CONTROL, _USER_DEFINED = 3, 4
 # llama.cpp's pre-tokenizer regexes for byte-level BPE vocabularies (``tokenizer.ggml.pre``).
@@ -137,6 +137,7 @@ class Tokenizer:
         self._token_text: dict[int, str] = {}
         # The template's special-token variables, looked up once: every chat call renders with them.
         self._special_tokens = self._special_tokens_map()
+        self._template: ChatTemplate | None = None
 
     # --- construction -----------------------------------------------------------------------------
     @classmethod
@@ -214,10 +215,10 @@ class Tokenizer:
     ) -> str:
         if not self.chat_template:
             raise UnknownModelError("this model has no chat template")
-        return render_chat(
-            self.chat_template, messages, add_generation_prompt=add_generation_prompt, tools=tools,
-            special_tokens=self._special_tokens,
-        )
+        template = self._template
+        if template is None or template.source is not self.chat_template:
+            template = self._template = ChatTemplate(self.chat_template, self._special_tokens)
+        return template.render(messages, add_generation_prompt=add_generation_prompt, tools=tools)
 
     # --- helpers ----------------------------------------------------------------------------------
     def special_tokens_map(self) -> dict[str, str | None]:

@@ -76,6 +76,21 @@ def test_the_default_model_template_is_fast_pathed_with_its_default_system_turn(
         f"<|im_start|>system\n{fast.default_system}<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
 
 
+def test_the_tokenizer_renders_what_jinja_renders() -> None:
+    metadata = read_gguf_metadata(default_gguf_path())
+    tokenizer = Tokenizer(FastTokenizer.from_str(metadata.tokenizer_json), **metadata.tokenizer_fields)
+    assert tokenizer.chat_template is not None
+    special = tokenizer.special_tokens_map()
+    for messages in ([{"role": "user", "content": "hi"}],
+                     [{"role": "system", "content": "s"}, {"role": "user", "content": "{{ q }}"}],
+                     [{"role": "user", "content": "q", "name": "ann"}]):
+        for add_generation_prompt in (True, False):
+            expected = jinja(tokenizer.chat_template, messages, add_generation_prompt, special)
+            assert tokenizer.apply_chat_template(messages, add_generation_prompt=add_generation_prompt) == expected
+    with pytest.raises(ChatTemplateError):
+        tokenizer.apply_chat_template([{"role": "user", "content": [{"type": "text", "text": "parts"}]}])
+
+
 def test_plain_chatml_has_no_default_system_turn() -> None:
     fast = chatml_renderer(PLAIN_CHATML, tuple(SPECIAL.items()))
     assert fast is not None and fast.default_system is None
