@@ -16,6 +16,11 @@ alike. ``--int8-kv`` adds an arm of the working tree's kernels over the same bat
 (``kernels.reference.kv_int8``: 68 bytes a row where bf16 takes 128), checked against the reference on those caches.
 Figures are medians over rounds of the calling thread's CPU time (wall time with --threads > 1). Both builds
 are checked against the float32 torch reference first. Nothing is written: the numbers go to stdout.
+
+``--layer-calls`` times instead what a compiled step's 30 attention calls cost beside the kernels: one decode of
+300 tokens (a chat stream), each layer's store and attention called through the dispatcher as the graph's C++
+wrapper calls them, by the Python ``warden::paged_attention`` and by the C++ ``warden_cpu::attend_step``, inside one
+forward context each step (whose own cost is reported apart), alternating in one process.
 """
 
 from __future__ import annotations
@@ -114,14 +119,58 @@ def check(run: Callable[[PagedBatch], torch.Tensor], b: PagedBatch, name: str, i
         raise SystemExit(f"{name}: max error {error:.4f} against the reference")
 
 
+def time_layer_calls(rounds: int) -> None:
+    """Per step of 30 layers, one decode of 300 tokens: the Python op, the C++ op and the forward context alone."""
+    import engine.layers.attention  # noqa: F401  (defines warden::paged_attention)
+    from engine.worker.forward_context import forward_context
+
+    kernels.cpu.load()
+    b = batch([300], [], seed=0)
+    caches = [(b.k_cache.clone(), b.v_cache.clone()) for _ in range(LAYERS)]
+    python_op, cpp_op = torch.ops.warden.paged_attention.default, torch.ops.warden_cpu.attend_step.default
+
+    def step(cpp: bool) -> None:
+        with forward_context(b.meta, caches):
+            for layer in range(LAYERS):
+                if cpp:
+                    cpp_op(b.q, b.key, b.value, layer, SCALE, 0, 0.0)
+                else:
+                    python_op(b.q, b.key, b.value, layer, SCALE, 0, 0.0, [])
+
+    def context_only() -> None:
+        with forward_context(b.meta, caches):
+            pass
+
+    arms: dict[str, Callable[[], None]] = {"warden::paged_attention (Python)": lambda: step(False),
+                                           "warden_cpu::attend_step (C++)": lambda: step(True),
+                                           "forward context alone": context_only}
+    times: dict[str, list[float]] = {arm: [] for arm in arms}
+    for run in arms.values():
+        for _ in range(50):
+            run()
+    for _ in range(rounds):
+        for arm, run in arms.items():
+            start = time.thread_time()
+            for _ in range(200):
+                run()
+            times[arm].append((time.thread_time() - start) / 200 * 1e6)
+    for arm, values in times.items():
+        print(f"{arm:36s} {statistics.median(values):8.1f} us CPU per step of {LAYERS} layers")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", help="git revision whose paged_attention.cpp to time alongside")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--int8-kv", action="store_true", help="also time the working tree on int8 caches")
+    parser.add_argument("--layer-calls", action="store_true",
+                        help="time the compiled step's 30 attention op calls instead (Python op vs C++ op)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    if args.layer_calls:
+        time_layer_calls(args.rounds)
+        return
     arms = {"working tree": attention(build(None, "warden_attention_tree"))}
     if args.baseline:
         arms[f"baseline {args.baseline}"] = attention(build(args.baseline, "warden_attention_baseline"))

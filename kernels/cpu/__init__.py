@@ -23,7 +23,8 @@ through the reference.
 ``index_copy_``, whose dispatch cost dominates at one sequence.
 The compiled decoder's attention layers call ``attend_step``: the store and the attention above in one C++ op, from
 the step's metadata and every layer's caches that ``set_attention_step`` hands over once per step, so the graph's
-C++ wrapper reaches the kernels without Python (about 12 us per layer call on this machine, 30 calls a step).
+C++ wrapper reaches the kernels without Python (about 10 us CPU per layer call, 30 a step: ``python -m
+bench.cpu_attention --layer-calls``).
 
 Weight-only int4 and int8 linears for few rows (``int4_linear.cpp``, ``int8_linear.cpp``): the signatures and
 weights of ``torch._weight_int4pack_mm_for_cpu`` and ``torch._weight_int8pack_mm``, which convert every weight to
