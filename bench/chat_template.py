@@ -47,11 +47,11 @@ def per_call_us(render: Callable[[list[dict[str, Any]]], str], convs: list[list[
     return (time.thread_time_ns() - start) / (rounds * len(convs)) / 1000
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--calls", type=int, default=2000, help="renders per arm per round")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     metadata = read_gguf_metadata(default_gguf_path())
     tokenizer = Tokenizer(FastTokenizer.from_str(metadata.tokenizer_json), **metadata.tokenizer_fields)
@@ -89,7 +89,8 @@ def main() -> None:
               f"(min {min(values):.2f}, max {max(values):.2f}, {args.rounds} rounds, thread CPU)")
     ratio = statistics.median(times["jinja"]) / statistics.median(times["fast"])
     print(f"speed-up {ratio:.1f}x")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
