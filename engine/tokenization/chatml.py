@@ -124,7 +124,7 @@ def _same(render: Renderer, candidate: ChatMLRenderer, conversation: list[dict[s
     return True
 
 
-def probe_conversations(roles: list[str], *, seed: int = 34, random_count: int = 160) -> list[list[dict[str, Any]]]:
+def probe_conversations(roles: list[str], *, seed: int = 34, random_count: int = 200) -> list[list[dict[str, Any]]]:
     """Hand-picked shapes (every role alone, first, repeated, out of order) plus seeded random conversations."""
     def turn(role: str, content: str) -> dict[str, Any]:
         return {"role": role, "content": content}
@@ -143,6 +143,6 @@ def probe_conversations(roles: list[str], *, seed: int = 34, random_count: int =
     conversations = [c for c in conversations if all(m["role"] in roles for m in c)]
     rng = random.Random(seed)
     for _ in range(random_count):
-        length = rng.randint(1, 8)
+        length = rng.randint(1, 12)
         conversations.append([turn(rng.choice(roles), rng.choice(PROBE_CONTENTS)) for _ in range(length)])
     return conversations

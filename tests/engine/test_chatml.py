@@ -45,6 +45,8 @@ NOT_CHATML = {
         "message['role'] + '\\n'", "(message['role'] | replace('assistant', 'gpt')) + '\\n'"),
     "drops_empty": "{% for message in messages %}{% if message['content'] %}" + TURN + "{% endif %}{% endfor %}"
                    + GENERATION,
+    "keeps_ten_turns": "{% for message in messages %}{% if loop.index <= 10 %}" + TURN + "{% endif %}{% endfor %}"
+                       + GENERATION,
     "last_turn_only": "{% for message in messages %}{% if loop.last %}" + TURN + "{% endif %}{% endfor %}" + GENERATION,
 }
 
