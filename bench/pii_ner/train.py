@@ -2,7 +2,7 @@
 
     python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--records N]
                                   [--corpus-seeds N] [--shaped NAME ...] [--shaped-seeds N] [--left-out NAME]
-                                  [--keep-from N]
+                                  [--keep-from N] [--hidden-width N]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
@@ -51,6 +51,7 @@ SHAPED_SEEDS = 1  # seeds of each shaped corpus's generator read (1..N)
 # The shipped model leaves dev-4 out (its shapes and its own values), so that `--split dev-4` keeps scoring the
 # guardrails on text shaped apart from all the model read (bench.pii_ner.leave_out).
 LEFT_OUT = "dev-4"
+HIDDEN_WIDTH = 64  # the transition model's hidden layer (components.ner.model.hidden_width)
 HELD_BACK = 0.1  # share of the samples scored, never trained on
 
 CONFIG = """
@@ -110,7 +111,8 @@ def scores(nlp: Language, held_back: list[Example]) -> dict[str, Any]:
 def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corpus_seeds: int = CORPUS_SEEDS,
           varied: int = VARIED, shaped: tuple[str, ...] = SHAPED, shaped_seeds: int = SHAPED_SEEDS,
           left_out: str | None = LEFT_OUT, records: int = RECORDS,
-          keep_from: int | None = None, keep_dir: Path | None = None) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+          keep_from: int | None = None, keep_dir: Path | None = None,
+          hidden_width: int = HIDDEN_WIDTH) -> tuple[Language, dict[str, Any]]:  # fmt: skip
     """The trained pipeline and its metrics (held-back scores, sample counts, timing). `left_out` names a shaped
     corpus the model must not read (``bench.pii_ner.leave_out`` scores it there). From epoch `keep_from` on, each
     epoch's pipeline is also written to `keep_dir`/epoch-N, so that one run scores several epoch counts."""
@@ -118,7 +120,8 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
     started = time.perf_counter()
     samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied, shaped,
                     tuple(range(1, shaped_seeds + 1)), left_out, records)  # fmt: skip
-    nlp = spacy.util.load_model_from_config(spacy.util.load_config_from_str(CONFIG), auto_fill=True, validate=True)
+    config = spacy.util.load_config_from_str(CONFIG, overrides={"components.ner.model.hidden_width": hidden_width})
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     data = examples(nlp, samples)
     cut = int(len(data) * HELD_BACK)
     held_back, training = data[:cut], data[cut:]
@@ -138,6 +141,7 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
     metrics = {
         "seed": seed,
         "epochs": epochs,
+        "hidden_width": hidden_width,
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
                     "varied": varied, "records": records, "corpus_seeds": corpus_seeds, "shaped": list(shaped),
                     "shaped_seeds": shaped_seeds, "left_out": left_out},
@@ -170,6 +174,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--records", type=int, default=RECORDS)
     parser.add_argument("--keep-from", type=int, help="with --out-dir: also write each epoch's pipeline from this "
                         "epoch on to DIR/epoch-N")
+    parser.add_argument("--hidden-width", type=int, default=HIDDEN_WIDTH)
     parser.add_argument("--corpus-seeds", type=int, default=CORPUS_SEEDS)
     parser.add_argument("--shaped", nargs="*", choices=sorted(SHAPED_CORPORA), default=list(SHAPED),
                         help="shaped dev-side corpora whose generators write training cases")
@@ -179,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied, tuple(args.shaped),
                          args.shaped_seeds, None if args.left_out == "none" else args.left_out, args.records,
-                         args.keep_from, args.out_dir)  # fmt: skip
+                         args.keep_from, args.out_dir, args.hidden_width)  # fmt: skip
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")
