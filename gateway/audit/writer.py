@@ -77,6 +77,7 @@ class AuditWriter:
         self._lines = LineStore(db, self.quarantine)
         self._drain_mode = drain
         self.drain_process: DrainProcess | None = None  # while batches are stored by a child process
+        self._drain_process_tried = False
         self._on_quarantine = on_quarantine
         self._spool_dir = spool_dir
         self._batch_size = batch_size
@@ -333,7 +334,13 @@ class AuditWriter:
         self._count_quarantined(self._lines.store_lines(lines))
 
     def _store_drained(self, lines: list[bytes]) -> None:
-        """``_store_lines`` for the drain thread: in the drain process while there is one."""
+        """``_store_lines`` for the drain thread: in the drain process while there is one. The process is started for
+        the first batch, not with the writer: its start (the fork server's imports, once per serving process) then
+        never competes with the serving process's own start and first requests for the CPU, and a writer that
+        never stores anything (a short-lived app) starts none."""
+        if not self._drain_process_tried:
+            self._drain_process_tried = True
+            self._start_drain_process()
         process = self.drain_process
         if process is None:
             self._store_lines(lines)
@@ -411,7 +418,6 @@ class AuditWriter:
         return replayed
 
     def _run(self) -> None:
-        self._start_drain_process()
         try:
             self._drain_until_stopped()
         finally:

@@ -95,13 +95,13 @@ def test_a_drain_process_killed_mid_batch_loses_and_doubles_nothing(db: Database
     writer = AuditWriter(db, tmp_path / "spool", batch_size=50, flush_interval_s=60.0)
     writer.start()
     try:
-        deadline = time.monotonic() + 60
-        while writer.drain_process is None and time.monotonic() < deadline:  # its first child is up
-            time.sleep(0.01)
         events = [_event(tenant_id, i) for i in range(1500)]
         for start in range(0, len(events), 100):
             writer.record_batch_sync(events[start:start + 100])  # 30 whole batches wait: the drain runs at once
         writer._wake.set()
+        deadline = time.monotonic() + 60
+        while writer.drain_process is None and time.monotonic() < deadline:  # its first child is up
+            time.sleep(0.01)
         kills = 0
         while writer.pending_bytes > 0 and kills < 6 and time.monotonic() < deadline:
             time.sleep(0.03)
