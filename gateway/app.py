@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.types import Scope
 
+from engine.errors import UnknownModelError
 from engine.protocol import EngineClient
 from gateway.admin.router import router as admin_router
 from gateway.admin.state import build_admin_services
@@ -81,6 +82,13 @@ def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGu
                          analysis_processes=settings.guardrail_analysis_processes)
     guard = GuardrailsEngine(server_secret, config=config)
     return GuardrailsInput(guard), GuardrailsOutput(guard), guard.close
+
+
+def _warm_chat_template(engine: EngineClient) -> None:
+    """Render one turn at start-up: whether the template renders by its ChatML fast path is decided by rendering
+    probe conversations on its first use (tens of ms), which would otherwise land on the first chat request."""
+    with contextlib.suppress(UnknownModelError):  # a model without a chat template serves /v1/completions only
+        engine.tokenizer.apply_chat_template([{"role": "user", "content": "warm-up"}])
 
 
 def create_app(settings: Settings | None = None, *, engine: EngineClient | None = None,
@@ -150,6 +158,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                     lifecycle.on_drain(services.engine.begin_shutdown)
                 log.info("engine ready: serving %s (%d replica(s))", services.engine.model_name,
                          settings.engine.replicas)
+                _warm_chat_template(services.engine)
             if settings.metrics:
                 stats_task = asyncio.create_task(stats_reader.run(settings.engine_stats_interval_s))
             lifecycle.install_signal_handlers()
