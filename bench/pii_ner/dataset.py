@@ -58,8 +58,8 @@ MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
                   dev_fourth.NAME: dev_fourth.generate_fourth_dev}  # fmt: skip
 LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
-# Composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people, and names
-# of names-dataset's countries written as one word, with particles, hyphens, "Last, First".
+# With `wide`, composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people,
+# and names of names-dataset's countries written as one word, with particles, hyphens, "Last, First".
 WIDE_PERSON_SHARE = 0.35
 WIDE_PLACE_SHARE = 0.4
 _MASKED_TYPES = ("EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "IP_ADDRESS", "STREET_ADDRESS",
@@ -162,11 +162,12 @@ class _Builder:
 class ComposedSamples:
     """Phrasebook clauses and lorem sentences around fresh dev names and places."""
 
-    def __init__(self, rng: random.Random, excluded: frozenset[str]) -> None:
+    def __init__(self, rng: random.Random, excluded: frozenset[str], wide: bool = False) -> None:
         self.rng = rng
         self.excluded = excluded
         self.pools = PeoplePools.build("dev", rng)
-        self.wide_names = values.WideNames(rng)
+        # Built only when asked for: it draws from `rng`, so the samples of a run without it stay as they were.
+        self.wide_names = values.WideNames(rng) if wide else None
         self.fakers = {lang: Faker(locale) for lang, locale in FAKER_LOCALES.items()}
         for faker in self.fakers.values():
             faker.seed_instance(rng.getrandbits(32))
@@ -179,11 +180,11 @@ class ComposedSamples:
 
     def _draw(self, label: str) -> str:
         if label == "PERSON":
-            if self.rng.random() < WIDE_PERSON_SHARE:
+            if self.wide_names is not None and self.rng.random() < WIDE_PERSON_SHARE:
                 return self.wide_names.person()
             item: Pii = self.pools.person(self.rng)
             return item.value
-        if self.rng.random() < WIDE_PLACE_SHARE:
+        if self.wide_names is not None and self.rng.random() < WIDE_PLACE_SHARE:
             return self.rng.choice(values.towns())
         return self.pools.location(self.rng).value
 
@@ -276,14 +277,14 @@ class ComposedSamples:
 
 def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0, shaped: tuple[str, ...] = (),
           shaped_seeds: tuple[int, ...] = (), left_out: str | None = None,
-          records: int = 0) -> list[Sample]:  # fmt: skip
+          records: int = 0, wide: bool = False) -> list[Sample]:  # fmt: skip
     """Every training sample, in a seeded order. `shaped` names the shaped corpora read (with `shaped_seeds`);
     `left_out`, one of them, is not read and its own values are drawn nowhere."""
     rng = random.Random(f"pii-ner:{seed}")
     excluded = dev_bench_words() | (corpus_words(left_out) if left_out else frozenset())
     samples = list(corpus_samples(corpus_seeds, excluded))
     samples += shaped_samples([name for name in shaped if name != left_out], shaped_seeds, excluded)
-    composer = ComposedSamples(rng, excluded)
+    composer = ComposedSamples(rng, excluded, wide)
     samples += [composer.sample() for _ in range(composed)]
     samples += [composer.varied() for _ in range(varied)]
     samples += [composer.record() for _ in range(records)]

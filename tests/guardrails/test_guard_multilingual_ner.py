@@ -89,7 +89,7 @@ def test_the_analyzer_finds_the_people(analyzer, text, name):
 def test_training_samples_hold_dev_values_only():
     from bench.pii_ner.dataset import LABELS, build, dev_bench_words, value_words
 
-    samples = build(seed=3, corpus_seeds=(5,), composed=300, varied=200, records=200)
+    samples = build(seed=3, corpus_seeds=(5,), composed=300, varied=200, records=200, wide=True)
     excluded = dev_bench_words()
     labelled = [(sample.text[start:end], label) for sample in samples for start, end, label in sample.spans]
     assert {label for _, label in labelled} == set(LABELS) and len(labelled) > 300
