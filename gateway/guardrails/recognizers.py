@@ -313,8 +313,10 @@ def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
     if not words:
         return None
     # Prefix match where no letter comes before: "ssn" also hits "ssns", "birth" hits "birthdate" and the
-    # "date_of_birth" of a JSON key or a log field.
-    return re.compile(r"(?<![^\W\d_])(?:" + "|".join(re.escape(word) for word in words) + ")", re.IGNORECASE)
+    # "date_of_birth" of a JSON key or a log field. A camelCase key's later word starts where a lower-case letter
+    # meets an upper-case one: "patientDob", "userBirthDate" (case-sensitive there, so "ecobirth" stays no word).
+    return re.compile(r"(?:(?<![^\W\d_])|(?-i:(?<=[a-z])(?=[A-Z])))(?:"
+                      + "|".join(re.escape(word) for word in words) + ")", re.IGNORECASE)
 
 
 class _VersionFreeIpRecognizer(IpRecognizer):
