@@ -51,7 +51,7 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
                                    "db_background_idle_in_transaction_timeout_s", "db_pool_timeout_s",
                                    "db_tcp_timeout_s", "store_stale_window_s", "store_retry_after_s"]),
     ("Audit trail, export and retention", ["audit_spool_dir", "audit_batch_size", "audit_flush_interval_s",
-                                           "audit_spool_rotate_bytes", "audit_spool_min_free_bytes",
+                                           "audit_drain", "audit_spool_rotate_bytes", "audit_spool_min_free_bytes",
                                            "export_signing_key", "audit_checkpoint_interval_s",
                                            "audit_default_retention_days", "audit_maintenance_interval_s",
                                            "audit_purge", "key_rotation_max_grace_s"]),
@@ -135,6 +135,10 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "audit_batch_size": "Records the background writer moves from the spool to the database per batch.",
     "audit_flush_interval_s": "How often the background writer drains the spool into the database (sooner when a "
                               "whole batch waits).",
+    "audit_drain": "Where the drain stores its batches in the database: `process` (a child process of each serving "
+                   "process; the server only reads the spool and waits on a pipe, so storing never competes with its "
+                   "event loop for the interpreter) or `thread` (in the serving process). Either way a record is "
+                   "durable in the spool before its response, and a dead drain process is replaced.",
     "audit_spool_rotate_bytes": "A spool file is rotated past this size.",
     "audit_spool_min_free_bytes": "Below this much free space on the spool's file system (with the database "
                                   "unreachable) a stream is refused before its first byte with 503 "

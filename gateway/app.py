@@ -115,7 +115,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                             flush_interval_s=settings.audit_flush_interval_s,
                             rotate_bytes=settings.audit_spool_rotate_bytes,
                             min_free_bytes=settings.audit_spool_min_free_bytes,
-                            on_quarantine=telemetry.metrics.audit_quarantined.inc)
+                            on_quarantine=telemetry.metrics.audit_quarantined.inc, drain=settings.audit_drain)
         audit.start()
         services = GatewayServices(
             settings=settings, db=db, secrets=secrets,
