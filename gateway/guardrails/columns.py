@@ -15,6 +15,11 @@ import re
 DELIMITERS = (",", ";")
 # A header: three or more column names (identifiers, or a few words) between delimiters, nothing else on the line.
 _HEADERS = {d: re.compile(rf"[ \t]*[A-Za-z_][\w .-]*(?:{d}[ \t]*[A-Za-z_][\w .-]*){{2,}}[ \t]*\r?") for d in DELIMITERS}
+# A two-column header ("ref;dob", "patient_id,birthDate"): each cell one field name, a single identifier with no
+# space. A line of prose with one comma ("Born in Paris, France") has the shape of a two-cell row too, so words with
+# spaces between them name no column here.
+_FIELD_NAME = r"[ \t]*[A-Za-z_][\w.-]{0,39}[ \t]*"
+_PAIR_HEADERS = {d: re.compile(rf"{_FIELD_NAME}{d}{_FIELD_NAME}\r?") for d in DELIMITERS}
 _CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{d}\n]*') for d in DELIMITERS}
 # Where the clause that follows a value ends: a context word past it belongs to the next value ("ssn 536-22-1234,
 # call (415) ...").
@@ -88,7 +93,7 @@ def _csv_column_name(text: str, line_start: int, line: str, position: int, delim
         above = text[start:end]
         if _cell_count(above, delimiter) != cells:
             break
-        if _HEADERS[delimiter].fullmatch(above):
+        if _HEADERS[delimiter].fullmatch(above) or (cells == 2 and _PAIR_HEADERS[delimiter].fullmatch(above)):
             header = above
         end = start - 1
     return None if header is None else header.split(delimiter)[index].strip().lower()

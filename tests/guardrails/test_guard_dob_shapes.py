@@ -4,6 +4,7 @@ dates with a named month and a two-digit year or an unpadded ISO date."""
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.columns import column_name
 from gateway.guardrails.recognizers import _context_regex
 
 
@@ -31,3 +32,27 @@ def test_a_date_under_a_camel_case_key_is_a_date_of_birth(analyzer: PiiAnalyzer,
 
 def test_a_date_under_an_unrelated_camel_case_key_is_none(analyzer: PiiAnalyzer) -> None:
     assert dates_of_birth(analyzer, '{"invoiceDate": "03/04/1985"}') == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("ref;dob\nR1;Nov 5, 1973", "Nov 5, 1973"),
+     ("patient_id,birthDate\nP-1,03/04/1985\nP-2,11/12/1990", "11/12/1990")],
+)
+def test_a_two_column_block_with_field_names_names_its_column(analyzer: PiiAnalyzer, text: str, value: str) -> None:
+    assert column_name(text, text.index(value)) is not None
+    assert value in dates_of_birth(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Born in Paris, France\nMet on 03/04/1985, Monday",  # prose with one comma a line: no header
+     "ref;created\nR1;Nov 5, 1973"],  # a header that names no birth
+)
+def test_a_two_column_block_without_a_birth_field_is_no_date_of_birth(analyzer: PiiAnalyzer, text: str) -> None:
+    assert dates_of_birth(analyzer, text) == []
+
+
+def test_a_two_column_header_of_words_with_spaces_names_no_column() -> None:
+    text = "Born in Paris, France\nMet on 03/04/1985, Monday"
+    assert column_name(text, text.index("03/04")) is None
