@@ -56,3 +56,31 @@ def test_a_two_column_block_without_a_birth_field_is_no_date_of_birth(analyzer: 
 def test_a_two_column_header_of_words_with_spaces_names_no_column() -> None:
     text = "Born in Paris, France\nMet on 03/04/1985, Monday"
     assert column_name(text, text.index("03/04")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("born 3 mai 84", "3 mai 84"),
+     ("DOB: 3-May-84", "3-May-84"),
+     ("nacido el 3 de mayo del 84", "3 de mayo del 84"),
+     ("geboren am 3. März 84", "3. März 84"),
+     ("DOB 03MAY1984", "03MAY1984"),
+     ("date of birth: 1984-5-3", "1984-5-3"),
+     ("born 1984-05-3", "1984-05-3")],
+)
+def test_a_month_name_with_a_short_year_or_an_unpadded_iso_date_is_a_date_of_birth(
+    analyzer: PiiAnalyzer, text: str, value: str
+) -> None:
+    assert dates_of_birth(analyzer, text) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["meeting on 3 May 84 items",  # no birth word
+     "order 1984-5-3 shipped",
+     "born: version 2.1984-5-3",  # inside a longer dotted number
+     "born 3 May 84:12",  # a clock time, not a year
+     "DOB field: see 3 May 845"],  # three digits: no two-digit year
+)
+def test_the_short_shapes_need_a_birth_word_and_a_whole_value(analyzer: PiiAnalyzer, text: str) -> None:
+    assert dates_of_birth(analyzer, text) == []
