@@ -49,7 +49,8 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("The database under faults", ["db_connect_timeout_s", "db_statement_timeout_s",
                                    "db_background_statement_timeout_s", "db_lock_timeout_s",
                                    "db_background_idle_in_transaction_timeout_s", "db_pool_timeout_s",
-                                   "db_tcp_timeout_s", "store_stale_window_s", "store_retry_after_s"]),
+                                   "db_tcp_timeout_s", "store_stale_window_s", "store_retry_after_s",
+                                   "store_probe_interval_s"]),
     ("Audit trail, export and retention", ["audit_spool_dir", "audit_batch_size", "audit_flush_interval_s",
                                            "audit_drain", "audit_spool_rotate_bytes", "audit_spool_min_free_bytes",
                                            "export_signing_key", "audit_checkpoint_interval_s",
@@ -131,6 +132,8 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "store_stale_window_s": "During a database outage, cached keys and policies keep serving up to this long past "
                             "their TTL; after it, and for anything never cached, 503 `store_unavailable`.",
     "store_retry_after_s": "The `Retry-After` of a 503 `store_unavailable`.",
+    "store_probe_interval_s": "While the database is unreachable, one request per this interval probes it (waiting "
+                              "out the connect timeout while it is still down); every other request fails fast.",
     "audit_spool_dir": "The local, fsync'd audit spool. Unset: `<data_dir>/audit-spool`.",
     "audit_batch_size": "Records the background writer moves from the spool to the database per batch.",
     "audit_flush_interval_s": "How often the background writer drains the spool into the database (sooner when a "

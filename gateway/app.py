@@ -107,7 +107,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # The request path's store fails fast and answers an outage with 503; background work (audit drain,
         # checkpoints, retention) has its own small pool and a longer statement budget.
-        db = Database(settings.database_url, timeouts=StoreTimeouts.request_path(settings), circuit=StoreCircuit(),
+        db = Database(settings.database_url, timeouts=StoreTimeouts.request_path(settings),
+                      circuit=StoreCircuit(settings.store_probe_interval_s),
                       retry_after_s=settings.store_retry_after_s)
         background_db = Database(settings.database_url, timeouts=StoreTimeouts.background(settings))
         secrets = load_server_secrets(settings)

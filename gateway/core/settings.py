@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     # a key or tenant never cached, requests get 503 store_unavailable with Retry-After: store_retry_after_s.
     store_stale_window_s: float = Field(default=30.0, ge=0.0)
     store_retry_after_s: int = Field(default=5, ge=1, le=300)
+    # Once a connection failure opens the store's circuit, requests fail fast; one request per this interval probes
+    # the store (and, while it is still unreachable, waits out db_connect_timeout_s).
+    store_probe_interval_s: float = Field(default=1.0, gt=0.0, le=300.0)
     max_choices: int = Field(default=8, ge=1)  # upper bound for n (and prompts x n on /v1/completions)
 
     # Admission control per worker process (gateway.ratelimit.overload): at most max_inflight_requests /v1 calls

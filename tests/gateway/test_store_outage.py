@@ -265,7 +265,10 @@ def test_a_blackholed_database_fails_within_the_connect_timeout_then_fast(blackh
 @pytest.mark.slow
 def test_the_gateway_answers_503_not_a_hang_when_its_database_is_blackholed(blackhole_port: int,
                                                                            tmp_path: Path) -> None:
-    settings = outage_settings(f"postgresql://warden@127.0.0.1:{blackhole_port}/warden", tmp_path / "data")
+    # A long probe interval: no later call here may be the one probe that waits out the connect timeout again (on a
+    # loaded machine the first call's aftermath can outlast the default 1 s interval).
+    settings = outage_settings(f"postgresql://warden@127.0.0.1:{blackhole_port}/warden", tmp_path / "data",
+                               store_probe_interval_s=60.0)
     api_key = format_key(new_key_id(), new_secret())
     admin_headers = {"authorization": f"Bearer {mint_local_token(settings, Role.PLATFORM_ADMIN)}"}
     with TestClient(create_app(settings, start_engine=False)) as client:
