@@ -5,7 +5,8 @@ engine, at a few constant rates; before and after in alternating rounds when giv
 judging a change to the guardrails' execution path: every phase (warm-up included) sends prompts of its own seed,
 so no guardrail cache answers for a prompt (a replayed prompt costs a hash lookup, not a scan), and with
 ``--baseline-commit`` the same set-up served from that commit runs in alternating rounds, so a drift in the shared
-cores' load falls on both. Per phase: server CPU per answered request (all threads, and the event loop's thread),
+cores' load falls on both. Per phase: server CPU per answered request (the server's whole process tree: every thread,
+the audit drain process and the analysis workers; and the event loop's thread alone),
 Warden's own ``x-warden-overhead-ms``, latency percentiles, errors by status. ``--analysis-processes N`` adds the
 same gateway with its input analysis in N worker processes (``GuardConfig.analysis_processes``), side by side.
 
@@ -33,7 +34,6 @@ from bench.overhead_stub import (
     long_prompts,
     measure,
     prepare_warden,
-    process_cpu_s,
     start_stub_engine,
     start_warden,
     unpack_commit,
@@ -115,12 +115,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                 if args.warmup_s > 0:  # prompts of their own: the measured ones are all new to the server
                     await measure(server, tls, rate, args.warmup_s, 0.0, bodies=fresh_bodies(count, seed))
                     seed += 1
-                before = tree_cpu_s(server.pid)
                 row = await measure(server, tls, rate, args.duration, 0.0, bodies=fresh_bodies(count, seed))
-                answered = row["answered"]
-                # The server's process and its children (the analysis workers): what measure's figure omits.
-                row["tree_cpu_ms_per_request"] = (tree_cpu_s(server.pid) - before) * 1e3 / answered if answered \
-                    else None
                 rows[server.name][str(rate)].append(row)
                 seed += 1
                 await asyncio.sleep(args.pause_s)  # let a backlog drain before the next phase
@@ -133,26 +128,12 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             "summary": summary, "phases": rows}
 
 
-def tree_cpu_s(pid: int | None) -> float:
-    """User + system CPU seconds of process ``pid`` and all its descendants so far (those still running)."""
-    if pid is None:
-        return 0.0
-    total = process_cpu_s(pid)
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
-        try:
-            total += tree_cpu_s(int(child))
-        except FileNotFoundError:  # exited meanwhile
-            continue
-    return total
-
-
 def _medians(phases: list[dict[str, Any]]) -> dict[str, Any]:
     def median(values: list[float | None]) -> float | None:
         present = [v for v in values if v is not None]
         return statistics.median(present) if present else None
 
     return {"server_cpu_ms_per_request": median([p["server_cpu_ms_per_request"] for p in phases]),
-            "tree_cpu_ms_per_request": median([p["tree_cpu_ms_per_request"] for p in phases]),
             "loop_cpu_ms_per_request": median([p["loop_cpu_ms_per_request"] for p in phases]),
             "own_p50_ms": median([p["reported_overhead_ms"]["p50"] for p in phases]),
             "own_p99_ms": median([p["reported_overhead_ms"]["p99"] for p in phases]),
@@ -163,12 +144,11 @@ def _medians(phases: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def print_table(result: dict[str, Any]) -> None:
-    print(f"\n{'server':<18}{'rate':>6}{'cpu/req':>9}{'+procs':>8}{'loop':>7}{'own p50':>9}{'own p99':>9}{'p50':>9}"
+    print(f"\n{'server':<18}{'rate':>6}{'cpu/req':>9}{'loop':>7}{'own p50':>9}{'own p99':>9}{'p50':>9}"
           f"{'served/s':>9}{'errors':>7}  load")
     for name, by_rate in result["summary"].items():
         for rate, row in by_rate.items():
             print(f"{name:<18}{float(rate):>6.0f}{_f(row['server_cpu_ms_per_request']):>9}"
-                  f"{_f(row['tree_cpu_ms_per_request']):>8}"
                   f"{_f(row['loop_cpu_ms_per_request']):>7}{_f(row['own_p50_ms']):>9}{_f(row['own_p99_ms']):>9}"
                   f"{_f(row['service_p50_ms']):>9}{_f(row['achieved_rate']):>9}{row['errors']:>7}  "
                   f"{row['load_before']}")
