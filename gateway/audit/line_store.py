@@ -30,16 +30,16 @@ class LineStore:
         self._quarantine = quarantine
 
     def store_lines(self, lines: list[bytes]) -> int:
-        """Store spooled lines; quarantine the ones the store refuses. Returns how many were quarantined. Raises only
-        on an outage."""
+        """Store spooled lines; quarantine the ones the store refuses. Returns how many were newly quarantined (a
+        replayed batch finds its refused lines there already). Raises only on an outage."""
         quarantined = 0
         events: list[tuple[bytes, AuditEvent]] = []
         for line in lines:
             try:
                 events.append((line, AuditEvent.from_spool_line(line)))
             except (ValueError, TypeError, KeyError) as exc:  # not an event (a torn or foreign line)
-                self._quarantine.put(RefusedLine(line, f"UnreadableLine ({type(exc).__name__})", *identify(line)))
-                quarantined += 1
+                quarantined += self._quarantine.put(
+                    RefusedLine(line, f"UnreadableLine ({type(exc).__name__})", *identify(line)))
         try:
             self.store_events([event for _, event in events])
             return quarantined
@@ -52,8 +52,8 @@ class LineStore:
             except Exception as exc:
                 if not is_record_refusal(exc):
                     raise
-                self._quarantine.put(RefusedLine(line, refusal_reason(exc), event.event_id, event.chain_id))
-                quarantined += 1
+                quarantined += self._quarantine.put(
+                    RefusedLine(line, refusal_reason(exc), event.event_id, event.chain_id))
         return quarantined
 
     def store_events(self, events: list[AuditEvent]) -> None:

@@ -89,18 +89,26 @@ class Quarantine:
         self._db = db
         self._fallback_dir = spool_dir / FALLBACK_DIR
 
-    def put(self, refused: RefusedLine) -> None:
-        """Durable once this returns: in the table, else fsync'd to the fallback file."""
-        log.error("audit record quarantined (event %s, chain %s): %s", refused.event_id or "unknown",
-                  refused.chain_id or "unknown", refused.reason)
+    def put(self, refused: RefusedLine) -> bool:
+        """Durable once this returns: in the table, else fsync'd to the fallback file. False when the table already
+        holds this line: a batch is stored again after a drain died before saying it was stored (a killed drain
+        process, an orphaned spool replayed), and its refused lines must not be quarantined twice."""
         try:
             with self._db.transaction() as session:
+                if _already_quarantined(session, refused):
+                    log.info("audit record already quarantined (event %s, chain %s)", refused.event_id or "unknown",
+                             refused.chain_id or "unknown")
+                    return False
                 session.add(AuditQuarantine(event_id=refused.event_id, chain_id=refused.chain_id,
                                             reason=refused.reason[:200], line=refused.line))
-            return
+            table_failure = None
         except Exception as exc:  # the table refused it too, or the store went away meanwhile: keep it on disk
-            log.error("audit quarantine table unavailable (%s); keeping the line in %s", type(exc).__name__,
-                      self._fallback_dir)
+            table_failure = type(exc).__name__
+        log.error("audit record quarantined (event %s, chain %s): %s", refused.event_id or "unknown",
+                  refused.chain_id or "unknown", refused.reason)
+        if table_failure is None:
+            return True
+        log.error("audit quarantine table unavailable (%s); keeping the line in %s", table_failure, self._fallback_dir)
         self._fallback_dir.mkdir(parents=True, exist_ok=True)
         path = self._fallback_dir / f"quarantine-{os.getpid()}.jsonl"
         entry = orjson.dumps({"reason": refused.reason, "event_id": refused.event_id, "chain_id": refused.chain_id,
@@ -111,6 +119,15 @@ class Quarantine:
             os.fsync(fd)
         finally:
             os.close(fd)
+        return True
+
+
+def _already_quarantined(session: Session, refused: RefusedLine) -> bool:
+    """Whether this very line is in the table (the same event id, or none, and the same bytes)."""
+    same_event = (AuditQuarantine.event_id.is_(None) if refused.event_id is None
+                  else AuditQuarantine.event_id == refused.event_id)
+    return session.scalar(select(AuditQuarantine.id).where(same_event, AuditQuarantine.line == refused.line)
+                          .limit(1)) is not None
 
 
 def quarantined(session: Session, *, chain_id: str | None, limit: int) -> tuple[int, list[dict[str, Any]]]:

@@ -20,8 +20,9 @@ from sqlalchemy import select
 
 from gateway.app import create_app
 from gateway.audit.event import ANONYMOUS_CHAIN, AuditEvent
+from gateway.audit.line_store import LineStore
 from gateway.audit.models import AuditQuarantine, AuditRecord
-from gateway.audit.quarantine import is_record_refusal
+from gateway.audit.quarantine import Quarantine, is_record_refusal
 from gateway.audit.spool import Spool
 from gateway.audit.storable import REPLACEMENT
 from gateway.audit.verify import verify_chains
@@ -205,6 +206,26 @@ def test_a_refused_record_is_quarantined_and_the_rest_are_stored(db: Database, w
     with db.session() as session:
         assert session.scalar(select(AuditQuarantine.id).where(AuditQuarantine.line == b"this is not an event\n"))
         assert verify_chains(session=session, chain_id=tenant_id).ok
+
+
+def test_a_replayed_batch_does_not_quarantine_its_refused_lines_twice(db: Database, tmp_path: Path) -> None:
+    # A drain that dies after quarantining a batch's refused lines but before saying the batch is stored (a killed
+    # drain process; a process whose orphaned spool is replayed) has the whole batch stored again.
+    tenant_id = _tenant(db)
+    kept, missing_tenant = _event(tenant_id), _event(f"no-such-tenant-{unique_name()}"[:36])
+    unreadable = f"not an event {unique_name()}\n".encode()
+    lines = [kept.to_spool_line(), missing_tenant.to_spool_line(), unreadable]
+    store = LineStore(db, Quarantine(db, tmp_path / "spool"))
+    assert store.store_lines(lines) == 2
+    assert store.store_lines(lines) == 0  # the replay: nothing new set aside, the stored record not doubled
+    assert len(_quarantined(db, missing_tenant.event_id)) == 1
+    with db.session() as session:
+        assert len(session.scalars(select(AuditQuarantine.id).where(AuditQuarantine.line == unreadable)).all()) == 1
+    assert [row.event_id for row in _records(db, chain_id=tenant_id)] == [kept.event_id]
+    # A different line of the same event (a stream's provisional record, then its final one) is its own entry.
+    other_line = missing_tenant.to_spool_line().replace(b'"http_status":200', b'"http_status":499')
+    assert store.store_lines([other_line]) == 1
+    assert len(_quarantined(db, missing_tenant.event_id)) == 2
 
 
 def _is_postgres(db: Database) -> bool:
