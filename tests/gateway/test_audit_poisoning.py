@@ -93,7 +93,7 @@ def client(settings: Settings) -> Iterator[TestClient]:
         yield test_client
 
 
-def _post_raw(client: TestClient, path: str, body: bytes, api_key: str | None = None):  # type: ignore[no-untyped-def]
+def _post_raw(client: TestClient, path: str, body: bytes, api_key: str | None = None):
     headers = {"content-type": "application/json"}
     if api_key is not None:
         headers["authorization"] = f"Bearer {api_key}"
@@ -328,7 +328,7 @@ def test_operators_see_the_quarantine_in_the_admin_api(client: TestClient, db: D
     writer._wake.set()
     assert writer.flush(10)
 
-    def get(role: Role, tenant_id: str | None, query: str):  # type: ignore[no-untyped-def]
+    def get(role: Role, tenant_id: str | None, query: str):
         token = mint_local_token(settings, role, tenant_id=tenant_id, subject=f"test:{role.value}")
         return client.get(f"/admin/v1/audit/quarantine{query}", headers={"authorization": f"Bearer {token}"})
 
