@@ -27,6 +27,7 @@ from pathlib import Path
 from gateway.audit.line_store import LineStore
 from gateway.audit.quarantine import Quarantine, describe_failure
 from gateway.core.db import Database, StoreTimeouts
+from gateway.telemetry.logs import JsonFormatter, LogFormat, RedactingTextFormatter, configure_logging
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,9 @@ class DrainProcess:
     def start(self) -> None:
         """Start a child; raises whatever keeps one from starting."""
         ours, theirs = _CONTEXT.Pipe()
-        process = _CONTEXT.Process(target=serve, args=(theirs, self._url, self._timeouts, self._spool_dir),
+        log_format, log_level = _log_setup()
+        process = _CONTEXT.Process(target=serve, args=(theirs, self._url, self._timeouts, self._spool_dir,
+                                                       log_format, log_level),
                                    name="warden-audit-drain", daemon=True)
         try:
             process.start()
@@ -146,11 +149,27 @@ class DrainProcess:
         return exitcode
 
 
-def serve(conn: Connection, url: str, timeouts: StoreTimeouts, spool_dir: Path) -> None:
+def _log_setup() -> tuple[LogFormat, str]:
+    """How the serving process logs (the format ``configure_logging`` gave its root logger, and the level), for its
+    child to log alike: a forked child starts from the fork server's bare logging, not the serving process's."""
+    root = logging.getLogger()
+    level = logging.getLevelName(root.getEffectiveLevel())
+    for handler in root.handlers:
+        if isinstance(handler.formatter, JsonFormatter):
+            return "json", level
+        if isinstance(handler.formatter, RedactingTextFormatter):
+            return "text", level
+    return "none", level
+
+
+def serve(conn: Connection, url: str, timeouts: StoreTimeouts, spool_dir: Path, log_format: LogFormat = "none",
+          log_level: str = "INFO") -> None:
     """The child: store each batch received, answer, and end when the serving process closes the pipe."""
     # The serving process decides when its drain stops (a terminal's Ctrl-C reaches the whole process group).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if log_format != "none":
+        configure_logging(log_format, log_level)
     db = Database(url, timeouts=timeouts)
     store = LineStore(db, Quarantine(db, spool_dir))
     try:

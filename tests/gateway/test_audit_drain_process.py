@@ -4,8 +4,11 @@ or doubling a record, and ends with its writer."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -143,3 +146,39 @@ def test_a_drain_process_that_cannot_start_leaves_the_drain_in_the_serving_proce
         assert sorted(_seqs_and_ids(db, tenant_id)[1]) == sorted(e.event_id for e in events)
     finally:
         writer.close()
+
+
+_LOGGING_PROBE = """
+import sys
+from pathlib import Path
+from gateway.audit.drain_process import DrainProcess
+from gateway.core.db import Database
+from gateway.telemetry.logs import configure_logging
+
+configure_logging(sys.argv[3])
+db = Database(sys.argv[1])
+process = DrainProcess(db, Path(sys.argv[2]))
+try:
+    assert process.store_lines([sys.argv[4].encode() + b"\\n"]) == 1  # not an event: the child logs its quarantine
+finally:
+    process.stop()
+    db.dispose()
+"""
+
+
+@pytest.mark.parametrize("log_format", ["json", "text"])
+def test_the_drain_process_logs_in_the_serving_process_format(database_url: str, tmp_path: Path,
+                                                              log_format: str) -> None:
+    # A fresh interpreter: its fork server (and so the child) writes to the stderr captured here.
+    result = subprocess.run([sys.executable, "-c", _LOGGING_PROBE, database_url, str(tmp_path / "spool"), log_format,
+                             f"not an event {unique_name()}"],
+                            cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "audit record quarantined" in line]
+    assert len(lines) == 1, result.stderr
+    if log_format == "json":
+        entry = json.loads(lines[0])
+        assert entry["logger"] == "gateway.audit.quarantine" and entry["level"] == "error"
+        assert entry["message"].startswith("audit record quarantined")
+    else:
+        assert " ERROR gateway.audit.quarantine: audit record quarantined" in lines[0]
