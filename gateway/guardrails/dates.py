@@ -84,6 +84,14 @@ SHORT_YEAR = r"['’]\d{2}(?![\w'’])"  # "'99": a year without its century
 _NOT_BEFORE_NUMBER = r"(?![\w/:-]|\.\d)"
 
 
+# How English, French, Spanish, German, Italian, Portuguese and Dutch state a person's age: "42 years old", "a
+# 42-year-old", "42 y/o", "âgé de 42 ans", "42 años de edad", "42 Jahre alt", "42-jährig", "età: 42", "idade: 42",
+# "42 jaar oud", "leeftijd". Each is also a stem of the birth-word test, so none may sit inside common words: a bare
+# "age", "aged", "ans" or "anni" does ("message:", "managed", "answer", "anniversary").
+AGE_WORDS = ("years old", "year old", "years-old", "year-old", "yrs old", "yr old", "y/o", "y.o.", "âgé", "âgée",
+             "agé", "agée", "edad", "jahre alt", "jährig", "età", "idade", "jaar oud", "leeftijd")  # fmt: skip
+
+
 class DateOfBirthRecognizer(PatternRecognizer):
     """A calendar date is only personal data next to birth context; alone it scores below the default threshold.
     Presidio compiles the patterns case-insensitively ("march", "MÄRZ")."""
@@ -118,7 +126,10 @@ class DateOfBirthRecognizer(PatternRecognizer):
                # Dutch ("geboortedatum", "verjaardag"), Italian and Portuguese birthdays, the Spanish colloquial
                # "mi cumple".
                "geboorte", "verjaardag", "compleanno", "aniversário", "mi cumple", "su cumple", "tu cumple",
-               "cumple años"]  # fmt: skip
+               "cumple años",
+               # An age beside a date: a record that states a person's age states the date it counts from ("42
+               # years old, 03/05/1981", "âgée de 42 ans", "42-jährig", "Alter: 42").
+               *AGE_WORDS]  # fmt: skip
 
     def __init__(self, patterns: list[Pattern] | None = None, name: str | None = None) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS if patterns is None else patterns,
@@ -148,7 +159,8 @@ WEAK_PATTERNS = [
 # "né le", "née en".
 _BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "nee le", "naiss",
                 "anniversaire", "geb", "jahrgang", "nac", "cumple", "nasc", "nato", "nata", "ddn", "verjaardag",
-                "compleanno", "aniversário")  # fmt: skip
+                "compleanno", "aniversário",
+                *AGE_WORDS)  # fmt: skip
 _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
 
 
