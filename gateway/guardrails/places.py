@@ -149,6 +149,20 @@ _TRAVEL_PHRASES = (
     "née à", "llegamos a", "llegó a", "llegar a", "creció en", "se mudó a", "vive en", "nació en", "viajamos a",
     "anreise nach", "ankunft in", "aufgewachsen in", "umgezogen nach", "wohnt in", "lebt in", "geboren in",
     "reise nach", "fahren nach", "fliegen nach",
+    # Residence and origin: where someone lives, was born or comes from, in the four languages. A person's origin
+    # is a place whatever its size ("she lives in Hallstatt", "er stammt aus Oberstdorf", "es de Frigiliana"). Not
+    # "moved to": a team moves to a product as often ("moved to Kubernetes").
+    *(f"{verb} {prep}" for verb in ("live", "lives", "lived", "living", "reside", "resides", "resided", "residing",
+                                    "settled", "based", "born", "raised", "stationed")
+      for prep in ("in", "near")),
+    *(f"{subject} from" for subject in ("i'm", "i am", "is", "am", "are", "was", "were", "comes", "come", "came",
+                                        "hails", "originally")),
+    "native of", "j'habite à", "j'habite en", "habite en", "habitent à", "vis à", "vivons à", "vivent à",
+    "résidant à", "résidant en", "réside à", "domicilié à", "domiciliée à", "demeurant à", "installé à",
+    "installée à", "originaire de", "vivo en", "vivía en", "viven en", "vivimos en", "reside en", "residente en",
+    "radica en", "soy de", "es de", "natural de", "oriundo de", "oriunda de", "originario de", "originaria de",
+    "wohne in", "wohnen in", "wohnhaft in", "lebe in", "leben in", "stammt aus", "stamme aus", "komme aus",
+    "kommt aus", "ansässig in", "zog nach", "zogen nach",
 )  # fmt: skip
 # A trie (``name_cues.phrase_pattern``): an alternation of a hundred phrases, tried one by one at every position,
 # cost as much as the rest of this recognizer; what stands before a match is checked in Python (a lookbehind tried at
@@ -381,6 +395,8 @@ class PlaceRecognizer(EntityRecognizer):
             if any(start < other.end and other.start < end for other in taken):
                 continue
             words = [w for w in _WORD.findall(name.group()) if w.casefold() not in CONNECTORS]
+            if words and cue.group().rstrip().endswith("from") and any(known_names().is_name(w) for w in words):
+                continue  # a message or a request is from a person as often: "the e-mail is from Okafor"
             if not words or known_names().is_first(words[0]) or any(
                 w.casefold() in self._english.vocabulary or is_stop_word(w) or w.casefold() in _calendar_words()
                 or w.isupper() for w in words
