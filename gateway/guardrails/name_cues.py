@@ -9,11 +9,15 @@ French, Spanish, German, Italian, Portuguese and Dutch:
 - after a name: a verb of saying or approving ("said", "wrote", "approved", "dijo", "sagte", "a validé");
 - a sign-off line ("Best regards,", "Mit freundlichen Grüßen", "Cordialement,"): the next line, when it holds only
   a name and a word of it is a known name (a company or a city may stand there instead);
-- an e-mail's sender header ("From: ", "Von: ", "De : "): the name after it.
+- an e-mail's sender or recipient header ("From: ", "Von: ", "De : ", "To: ", "Cc: ", "À : "): the name after it;
+- a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :").
 
 The name itself is one to four words of letters (with inner apostrophes or hyphens), initials ("K.") and
-lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised; in chat a
-name typed in lower case counts only when a word of it is no English dictionary word ("thx ruben", not "thx man").
+lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised, or written in
+capitals as forms print it ("NAME: XIOMARA QUISPE") when two words or more, one a known name and none an English
+dictionary word; in chat a name typed in lower case counts only when a word of it is no English dictionary word
+("thx ruben", not "thx man"). After a sign-off, a line of one capitalised word that no list knows is a name too,
+unless it is an English word or a place ("Thanks,\nGunngeir"; not "Thanks,\nSupport").
 Stop words of the six languages end a name, so "Dear all" or "ping the server" name nobody.
 """
 
@@ -67,6 +71,11 @@ _BEFORE = (
     *(f"{verb} by" for verb in BY_VERBS),
     "parlé avec", "suivi par", "transmettre à", "hablé con", "reenvíalo a", "gesprochen mit", "habe mit",
     "leite das an",
+    # a signature or a form's label before the name it names: "Signed: ...", "gez. ...", "Patient: ...", "Name: ..."
+    "signed", "signature", "signé", "signée", "firmado", "firmada", "firma", "unterschrieben", "unterschrift", "gez.",
+    "gezeichnet", "assinado", "assinatura", "getekend", "patient", "patiente", "patientin", "paciente", "paziente",
+    "name", "full name", "nom", "prénom", "nombre", "apellido", "apellidos", "vorname", "nachname", "nome", "cognome",
+    "naam",
 )  # fmt: skip
 _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
@@ -111,8 +120,9 @@ def phrase_pattern(phrases: Iterable[str]) -> str:
 
 
 # Cues are looked for in the text lower-cased (a case-sensitive scan is several times faster than an IGNORECASE one
-# over long texts); where lower-casing changes a text's length, the IGNORECASE twin reads the text as it is.
-_CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE)})[.,:]?[ \t]+"
+# over long texts); where lower-casing changes a text's length, the IGNORECASE twin reads the text as it is. A label's
+# colon may stand after a space, as French sets it ("Nom : ...").
+_CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE)})(?:[ \t]?[.,:])?[ \t]+"
          rf"|[ \t]+(?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")  # fmt: skip
 _CUE = re.compile(_CUES)
 _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
@@ -122,11 +132,13 @@ _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECA
 _SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
 
-# An e-mail's sender header, as a pasted message or a quoted reply carries it ("From: Hasif See <h.see@...>",
-# "> Von: ...", "De : ..."): the name is what follows on the line, a desk or a list ("Service Desk") being no name.
+# An e-mail's sender or recipient header, as a pasted message or a quoted reply carries it ("From: Hasif See
+# <h.see@...>", "> Von: ...", "De : ...", "To: ...", "Cc: ..."): the name is what follows on the line, a desk or a
+# list ("Service Desk") being no name; the other names of a list are ``name_lists``'.
 # Looked for only where a subject header's word stands too (an e-mail's headers come together): most text is no
 # e-mail, and a line-by-line scan of it costs.
-_SENDER_HEADER = re.compile(r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van)[ \t]*:[ \t]*")
+_SENDER_HEADER = re.compile(r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van|to|cc|bcc|"
+                            r"an|à|a|para|per|aan|recipient|destinataire|empfänger|destinatario)[ \t]*:[ \t]*")
 _SUBJECT_WORDS = ("subject", "betreff", "objet", "asunto", "oggetto", "assunto", "onderwerp")
 
 
@@ -244,6 +256,12 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     names = [w.group() for w in taken if not filler(w)]
     if not names:
         return None
+    if _in_capitals(names):
+        # A form's capitals ("XIOMARA QUISPE"): a known name and no dictionary word, so "IBAN SWIFT" or "DEAR
+        # CUSTOMER" name nobody.
+        known = any(words.is_name(name.capitalize()) for name in names)
+        ordinary = any(name.casefold() in words.common_words or words.is_stop(name) for name in names)
+        return (taken[0].start(), taken[-1].end()) if known and not ordinary else None
     if not (lower or all(name[0].isupper() and not name.isupper() for name in names)):
         return None
     if lower and len(names) > MAX_LOWER_CASE_NAME_WORDS:
@@ -258,6 +276,19 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     if len(taken[-1].group()) > 2 and text[end - 1] == ".":
         end -= 1  # a sentence's full stop, not an initial's period
     return taken[0].start(), end
+
+
+def _group_name(names: list[str], words: NameWords) -> bool:
+    """A desk, a team or a list an e-mail is addressed to ("Facilities Desk", "All Staff", "Service Desk"): its last
+    word an English dictionary word or a stop word, its first no known first name ("John Baker" is a person)."""
+    last = names[-1].casefold()
+    person = words.is_first(names[0]) and not words.is_stop(names[0])  # "All" is a first name too
+    return (last in words.common_words or words.is_stop(last)) and not person
+
+
+def _in_capitals(names: list[str]) -> bool:
+    """Two words or more, each written in capitals of two letters or more."""
+    return len(names) >= 2 and all(name.isupper() and len(name) > 1 for name in names)
 
 
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
@@ -287,7 +318,10 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
     if ":" in text and any(word in lowered for word in _SUBJECT_WORDS):
         for header in _SENDER_HEADER.finditer(text):
-            add(_name_after(text, header.end(), words))
+            span = _name_after(text, header.end(), words)
+            if span is not None and _group_name(_WORD.findall(text, span[0], span[1]), words):
+                continue
+            add(span)
     for sign_off in (_SIGN_OFF_LINE if same_length else _SIGN_OFF_LINE_ANY_CASE).finditer(scanned):
         line_end = sign_off.end()
         if line_end >= len(text):
@@ -297,8 +331,11 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         span = _name_after(text, line_end + 1, words)
         if span is None or text[span[1] : next_end].strip(" \t\r,"):
             continue  # the name must be the whole next line
-        if not any(words.is_name(word) for word in _WORD.findall(text, span[0], span[1])):
-            continue  # with no name the list knows, the line is as likely a company's ("Acme GmbH")
+        line_words = _WORD.findall(text, span[0], span[1])
+        if not any(words.is_name(word) for word in line_words) and not (
+            len(line_words) == 1 and line_words[0].casefold() not in words.common_words
+        ):
+            continue  # with no name the list knows, two words are as likely a company's ("Acme GmbH")
         if not any(start <= span[0] and span[1] <= end for start, end in places):
             add(span)  # unless the whole line is a place
     return found
