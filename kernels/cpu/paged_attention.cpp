@@ -717,34 +717,115 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
   });
 }
 
-// Prefill chunks against the paged cache on AVX512-BF16 CPUs, without window or soft-cap: one task per (chunk,
-// kv head). Both products run on vdpbf16ps (bf16 products exact, float32 sums), from operands the task lays out once
-// for all its queries:
+// Prefill chunks against the paged cache on AVX512-BF16 CPUs, without window or soft-cap. Both products run on
+// vdpbf16ps (bf16 products exact, float32 sums), from operands a task lays out once for all its queries:
 // - keys per tile of 16 keys and pair of dims (each 32-bit lane one key's two dims), so a query's 16 scores come from
 //   32 instructions with its dim pairs broadcast and no horizontal sums;
 // - values per pair of keys (each 32-bit lane one dim of two consecutive keys), so P.V takes two keys per
 //   instruction with the query's two probabilities broadcast.
-// The query heads of the group and the chunk's tokens run in blocks of 8 query vectors sharing those buffers:
-// scores, each query's maximum over its causal context (its own position included), exp(s - max) rounded to bf16
-// (the probabilities P.V reads; their float32 sum normalises the output at the end), then the weighted sums in
-// registers, kPvQueries query vectors x 64 dims at a time.
+// A task is one (chunk, kv head), or a slice of its query vectors where there are fewer (chunk, kv head) pairs than
+// twice the threads (one chunk of 3 kv heads on 2 threads would leave one thread idle half the call).
+// Query vector i of a task: token i / group of the chunk, head h * group + i % group. They run in blocks of
+// kQueryBlock, flash-style: each block walks the context in blocks of kKeyBlock keys, so its scores, probabilities
+// and a key block's operands stay in L1/L2 (whole-context rows of scores went through L2 several times per block at
+// agentic contexts of 2-4K keys). Per key block: the scores (a register tile of 8 query vectors x 32 keys), each
+// query's running maximum over its causal context (its own position included) and the probabilities
+// exp(s - max) rounded to bf16, the float32 running sums and outputs rescaled where the maximum grew, then the
+// weighted sums into the outputs, kPvQueries query vectors x 64 dims in registers at a time. The outputs are
+// divided by the sums at the end. The exponentials are 2^x of scores pre-scaled by log2(e) (a degree-6 polynomial,
+// relative error ~1e-7, far below the probabilities' bf16 rounding).
 constexpr int64_t kQueryBlock = 8;
+constexpr int64_t kKeyBlock = 128;  // a multiple of 32: whole score tile pairs, whole bf16 vectors of probabilities
 constexpr int kPvQueries = 4;
+constexpr int64_t kMinSliceVectors = 64;  // query vectors per task at least when chunks are split across threads
 
-// out rows of Q query vectors: sum over key pairs j < key_pairs of P[i] pair j x value pair j, dims d0..d0+16*vecs,
-// times inv[i], rounded to bf16.
+// 2^x for x <= 0: n = round(x), 2^(x - n) by Cephes' exp2f polynomial on [-0.5, 0.5], times 2^n. Natively
+// vrndscaleps and vscalefps (which takes 2^n below the smallest float to 0); under tests/kernels' SIMDe emulation,
+// which may lack those two, n goes into the exponent field (x clamped at -126: 2^-126 ~ 1e-38, nothing against a
+// maximum's 1).
+inline __m512 exp2_nonpositive(__m512 x) {
+#ifdef SIMDE_ENABLE_NATIVE_ALIASES
+  x = _mm512_max_ps(x, _mm512_set1_ps(-126.f));
+  const __m512i n = _mm512_cvtps_epi32(x);  // to nearest
+  const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(n));
+#else
+  const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 f = _mm512_sub_ps(x, n);
+#endif
+  __m512 p = _mm512_set1_ps(1.535336188319500e-4f);
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.339887440266574e-3f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.618437357674640e-3f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.550332471162809e-2f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.402264791363012e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.931472028550421e-1f));
+  p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.f));
+#ifdef SIMDE_ENABLE_NATIVE_ALIASES
+  const __m512i two_n = _mm512_slli_epi32(_mm512_add_epi32(n, _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(p, _mm512_castsi512_ps(two_n));
+#else
+  return _mm512_scalef_ps(p, n);
+#endif
+}
+
+// Probabilities (finite, in [0, 1]) to bf16: natively one vcvtneps2bf16 (round to nearest even, as round_to_bf16
+// for finite values); round_to_bf16's integer steps under the emulation, which lacks it.
+inline __m256i probabilities_bf16(__m512 p) {
+#ifdef SIMDE_ENABLE_NATIVE_ALIASES
+  return round_to_bf16(p);
+#else
+  return (__m256i)_mm512_cvtneps_pbh(p);
+#endif
+}
+
+// Scores of kQueryBlock query vectors (dim pairs qv[i]) against key tiles [tile0, tile0 + tiles) (tiles even),
+// times `scale`, into s[i * kKeyBlock + ...]: two tiles per pass, so each broadcast query pair serves 32 keys.
+inline void block_scores(const uint32_t* keys, int64_t pairs, int64_t tile0, int64_t tiles,
+                         const uint32_t* const (&qv)[kQueryBlock], __m512 scale, float* s) {
+  for (int64_t tile = tile0; tile < tile0 + tiles; tile += 2) {
+    const uint32_t* k0 = keys + tile * pairs * kTile;
+    const uint32_t* k1 = k0 + pairs * kTile;
+    __m512 a0[kQueryBlock], a1[kQueryBlock];
+    for (int64_t i = 0; i < kQueryBlock; ++i) a0[i] = a1[i] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < pairs; ++p) {
+      const __m512bh x0 = (__m512bh)_mm512_loadu_si512(k0 + p * kTile);
+      const __m512bh x1 = (__m512bh)_mm512_loadu_si512(k1 + p * kTile);
+      for (int64_t i = 0; i < kQueryBlock; ++i) {
+        const __m512bh w = (__m512bh)_mm512_set1_epi32(static_cast<int>(qv[i][p]));
+        a0[i] = _mm512_dpbf16_ps(a0[i], w, x0);
+        a1[i] = _mm512_dpbf16_ps(a1[i], w, x1);
+      }
+    }
+    const int64_t at = (tile - tile0) * kTile;
+    for (int64_t i = 0; i < kQueryBlock; ++i) {
+      _mm512_storeu_ps(s + i * kKeyBlock + at, _mm512_mul_ps(a0[i], scale));
+      _mm512_storeu_ps(s + i * kKeyBlock + at + kTile, _mm512_mul_ps(a1[i], scale));
+    }
+  }
+}
+
+// acc rows of Q query vectors (float32, head_dim each), dims d0..d0+16*vecs: times alpha[i], plus the sum over key
+// pairs j < key_pairs of P[i] pair j x value pair j.
 template <int Q>
 inline void weigh_key_pairs(const uint32_t* value_pairs, int64_t head_dim, int64_t d0, int64_t vecs,
-                              int64_t key_pairs, const uint32_t* const (&p)[Q], const float (&inv)[Q],
-                              at::BFloat16* const (&out)[Q]) {
+                            int64_t key_pairs, const uint32_t* const (&p)[Q], const float (&alpha)[Q],
+                            float* const (&acc)[Q]) {
   __m512 a[Q][4];
-  for (int i = 0; i < Q; ++i)
-    for (int c = 0; c < 4; ++c) a[i][c] = _mm512_setzero_ps();
+  for (int i = 0; i < Q; ++i) {
+    const __m512 rescale = _mm512_set1_ps(alpha[i]);
+    for (int c = 0; c < 4; ++c)
+      a[i][c] = c < vecs ? _mm512_mul_ps(_mm512_loadu_ps(acc[i] + d0 + 16 * c), rescale) : _mm512_setzero_ps();
+  }
   if (vecs == 4) {
     for (int64_t j = 0; j < key_pairs; ++j) {
       const uint32_t* row = value_pairs + j * head_dim + d0;
-      const __m512bh v0 = (__m512bh)_mm512_loadu_si512(row), v1 = (__m512bh)_mm512_loadu_si512(row + 16);
-      const __m512bh v2 = (__m512bh)_mm512_loadu_si512(row + 32), v3 = (__m512bh)_mm512_loadu_si512(row + 48);
+      __m512i x0 = _mm512_loadu_si512(row), x1 = _mm512_loadu_si512(row + 16);
+      __m512i x2 = _mm512_loadu_si512(row + 32), x3 = _mm512_loadu_si512(row + 48);
+      // Held in registers for all Q queries: left to itself gcc folds the load into every vdpbf16ps, Q loads of
+      // each vector per key pair where the load port, not the dot products, then bounds the loop.
+#ifndef SIMDE_ENABLE_NATIVE_ALIASES
+      __asm__("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3));
+#endif
+      const __m512bh v0 = (__m512bh)x0, v1 = (__m512bh)x1, v2 = (__m512bh)x2, v3 = (__m512bh)x3;
       for (int i = 0; i < Q; ++i) {
         const __m512bh w = (__m512bh)_mm512_set1_epi32(static_cast<int>(p[i][j]));
         a[i][0] = _mm512_dpbf16_ps(a[i][0], w, v0);
@@ -763,13 +844,9 @@ inline void weigh_key_pairs(const uint32_t* value_pairs, int64_t head_dim, int64
       }
     }
   }
-  for (int i = 0; i < Q; ++i) {
-    const __m512 scale = _mm512_set1_ps(inv[i]);
+  for (int i = 0; i < Q; ++i)
     for (int c = 0; c < 4; ++c)
-      if (c < vecs)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[i] + d0 + 16 * c),
-                            round_to_bf16(_mm512_mul_ps(a[i][c], scale)));
-  }
+      if (c < vecs) _mm512_storeu_ps(acc[i] + d0 + 16 * c, a[i][c]);
 }
 
 // A cache's (slot, kv head) row as bfloat16, for the prefill kernel's layout: a bf16 cache's row in place; an int8
@@ -805,102 +882,153 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
   const int32_t* lens = seq_lens.data_ptr<int32_t>();
   const int32_t* starts = query_start.data_ptr<int32_t>();
   at::BFloat16* out_ptr = out.data_ptr<at::BFloat16>();
-  const __m512 scale_v = _mm512_set1_ps(static_cast<float>(scale));
+  // Scores in log2 units: exp(scale * qk - max) = 2^(scale * log2(e) * qk - max').
+  const __m512 scale_v = _mm512_set1_ps(static_cast<float>(scale) * 1.4426950408889634f);
   const SlotMap row_slot(block_size);
 
-  at::parallel_for(first_seq * kv_heads, num_seqs * kv_heads, 1, [&](int64_t begin, int64_t end) {
+  // Slices per (chunk, kv head): enough tasks for every thread twice over, none under kMinSliceVectors vectors.
+  int64_t most_vectors = 0;
+  for (int64_t b = first_seq; b < num_seqs; ++b)
+    most_vectors = std::max<int64_t>(most_vectors, (starts[b + 1] - starts[b]) * group);
+  const int64_t pairs_of_heads = (num_seqs - first_seq) * kv_heads, threads = at::get_num_threads();
+  int64_t slices = 1;
+  if (threads > 1 && pairs_of_heads < 2 * threads)
+    slices = std::max<int64_t>(1, std::min((2 * threads + pairs_of_heads - 1) / pairs_of_heads,
+                                           most_vectors / kMinSliceVectors));
+
+  at::parallel_for(first_seq * kv_heads * slices, num_seqs * kv_heads * slices, 1, [&](int64_t begin, int64_t end) {
     std::vector<uint32_t> keys, value_pairs;  // [tile][pair of dims][16 keys], [pair of keys][head_dim]
-    std::vector<float> scores;                // [kQueryBlock][padded context]
-    std::vector<uint16_t> probs;              // [kQueryBlock][padded context], bf16
-    std::vector<uint16_t> scratch(2 * head_dim);  // two int8 rows dequantized
+    std::vector<float> scores(kQueryBlock * kKeyBlock);
+    std::vector<uint16_t> probs(kQueryBlock * kKeyBlock);  // bf16
+    std::vector<float> acc(kQueryBlock * head_dim);        // the block's float32 outputs, not yet normalised
+    std::vector<uint16_t> scratch(2 * head_dim);           // two int8 rows dequantized
+    int64_t laid_out = -1;                                 // the (chunk, kv head) whose operands the buffers hold
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t b = task / kv_heads, h = task % kv_heads;
+      const int64_t pair_of_heads = task / slices, slice = task % slices;
+      const int64_t b = pair_of_heads / kv_heads, h = pair_of_heads % kv_heads;
       const int64_t len = lens[b], q0 = starts[b], q_len = starts[b + 1] - q0, first_pos = len - q_len;
       if (q_len <= 0) continue;
+      const int64_t vectors = q_len * group;
+      // This slice's query vectors, whole blocks of kQueryBlock.
+      const int64_t blocks = (vectors + kQueryBlock - 1) / kQueryBlock;
+      const int64_t v_begin = blocks * slice / slices * kQueryBlock;
+      const int64_t v_end = std::min(vectors, blocks * (slice + 1) / slices * kQueryBlock);
+      if (v_begin >= v_end) continue;
       const int32_t* table = tables + b * table_stride;
-      // Padded to 32 keys: a whole tile of scores and whole bf16 vectors of probabilities (pairs of keys).
+      // Padded to 32 keys: a whole pair of score tiles and whole bf16 vectors of probabilities (pairs of keys).
       const int64_t padded = (len + 31) / 32 * 32, tiles = padded / kTile;
-      keys.assign(tiles * pairs * kTile, 0u);
-      value_pairs.assign(padded / 2 * head_dim, 0u);
-      for (int64_t t = 0; t < len; ++t) {
-        const int64_t slot = row_slot(table, t);
-        const auto* k_row = reinterpret_cast<const uint32_t*>(k_rows.row(slot, h, scratch.data()));
-        uint32_t* k_tile = keys.data() + (t / kTile) * pairs * kTile + t % kTile;
-        for (int64_t p = 0; p < pairs; ++p) k_tile[p * kTile] = k_row[p];
-      }
-      for (int64_t t = 0; t < len; t += 2) {
-        const uint16_t* even = v_rows.row(row_slot(table, t), h, scratch.data());
-        const uint16_t* odd = t + 1 < len ? v_rows.row(row_slot(table, t + 1), h, scratch.data() + head_dim) : nullptr;
-        uint32_t* dst = value_pairs.data() + t / 2 * head_dim;
-        for (int64_t d = 0; d < head_dim; d += 16) {
-          const __m512i low = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + d)));
-          const __m512i high = odd ? _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd + d)))
-                                   : _mm512_setzero_si512();
-          _mm512_storeu_si512(dst + d, _mm512_or_si512(low, _mm512_slli_epi32(high, 16)));
+      if (laid_out != pair_of_heads) {  // a thread's consecutive slices of one (chunk, kv head) share the layout
+        laid_out = pair_of_heads;
+        keys.assign(tiles * pairs * kTile, 0u);
+        value_pairs.assign(padded / 2 * head_dim, 0u);
+        for (int64_t t = 0; t < len; ++t) {
+          const int64_t slot = row_slot(table, t);
+          const auto* k_row = reinterpret_cast<const uint32_t*>(k_rows.row(slot, h, scratch.data()));
+          uint32_t* k_tile = keys.data() + (t / kTile) * pairs * kTile + t % kTile;
+          for (int64_t p = 0; p < pairs; ++p) k_tile[p * kTile] = k_row[p];
+        }
+        for (int64_t t = 0; t < len; t += 2) {
+          const uint16_t* even = v_rows.row(row_slot(table, t), h, scratch.data());
+          const uint16_t* odd =
+              t + 1 < len ? v_rows.row(row_slot(table, t + 1), h, scratch.data() + head_dim) : nullptr;
+          uint32_t* dst = value_pairs.data() + t / 2 * head_dim;
+          for (int64_t d = 0; d < head_dim; d += 16) {
+            const __m512i low =
+                _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + d)));
+            const __m512i high =
+                odd ? _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd + d)))
+                    : _mm512_setzero_si512();
+            _mm512_storeu_si512(dst + d, _mm512_or_si512(low, _mm512_slli_epi32(high, 16)));
+          }
         }
       }
-      scores.resize(kQueryBlock * padded);
-      probs.resize(kQueryBlock * padded);
-      // Query vector i of this task: token i / group of the chunk, head h * group + i % group.
-      const int64_t vectors = q_len * group;
-      for (int64_t v0 = 0; v0 < vectors; v0 += kQueryBlock) {
-        const int64_t nv = std::min(kQueryBlock, vectors - v0);
+      for (int64_t v0 = v_begin; v0 < v_end; v0 += kQueryBlock) {
+        const int64_t nv = std::min(kQueryBlock, v_end - v0);
         const uint32_t* qv[kQueryBlock];
         int64_t visible[kQueryBlock];
         at::BFloat16* rows[kQueryBlock];
+        float running_max[kQueryBlock], running_sum[kQueryBlock];
         int64_t most = 0;
         for (int64_t i = 0; i < kQueryBlock; ++i) {
-          const int64_t vi = v0 + std::min(i, nv - 1), token = vi / group;
+          const int64_t vi = v0 + std::min(i, nv - 1), token = vi / group;  // padding lanes repeat the last vector
           const int64_t row = (q0 + token) * heads + h * group + vi % group;
           qv[i] = q_ptr + row * pairs;
           rows[i] = out_ptr + row * head_dim;
           visible[i] = first_pos + token + 1;
           most = std::max(most, visible[i]);
+          running_max[i] = -std::numeric_limits<float>::infinity();
+          running_sum[i] = 0.f;
         }
-        const int64_t reach = (most + 31) / 32 * 32;  // whole bf16 vectors of probabilities
-        for (int64_t tile = 0; tile < reach / kTile; ++tile) {
-          const uint32_t* kt = keys.data() + tile * pairs * kTile;
-          __m512 acc[kQueryBlock];
-          for (int64_t i = 0; i < kQueryBlock; ++i) acc[i] = _mm512_setzero_ps();
-          for (int64_t p = 0; p < pairs; ++p) {
-            const __m512bh k = (__m512bh)_mm512_loadu_si512(kt + p * kTile);
-            for (int64_t i = 0; i < kQueryBlock; ++i)
-              acc[i] = _mm512_dpbf16_ps(acc[i], (__m512bh)_mm512_set1_epi32(static_cast<int>(qv[i][p])), k);
+        std::fill(acc.begin(), acc.end(), 0.f);
+        const int64_t reach = (most + 31) / 32 * 32;
+        for (int64_t k0 = 0; k0 < reach; k0 += kKeyBlock) {
+          const int64_t span = std::min(kKeyBlock, reach - k0);  // a multiple of 32
+          block_scores(keys.data(), pairs, k0 / kTile, span / kTile, qv, scale_v, scores.data());
+          float alpha[kQueryBlock];
+          int64_t seen[kQueryBlock];  // keys of this block query i sees
+          for (int64_t i = 0; i < nv; ++i) {
+            const float* s = scores.data() + i * kKeyBlock;
+            uint16_t* pi = probs.data() + i * kKeyBlock;
+            const int64_t n = std::clamp<int64_t>(visible[i] - k0, 0, span);
+            seen[i] = n;
+            alpha[i] = 1.f;
+            if (n == 0) {
+              std::fill(pi, pi + span, uint16_t(0));
+              continue;
+            }
+            // The first block always has a key (every query sees position 0): the maximum is finite after it.
+            const float top = std::max(running_max[i], max_of(s, n));
+            if (top > running_max[i]) {
+              alpha[i] = k0 == 0 ? 0.f : std::exp2(running_max[i] - top);
+              running_max[i] = top;
+            }
+            const __m512 shift = _mm512_set1_ps(top);
+            __m512 total = _mm512_setzero_ps();
+            for (int64_t j = 0; j < span; j += 16) {
+              const __mmask16 lanes = first_lanes(n - j);
+              const __m512 e = _mm512_maskz_mov_ps(lanes, exp2_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(s + j),
+                                                                                           shift)));
+              total = _mm512_add_ps(total, e);
+              _mm256_storeu_si256(reinterpret_cast<__m256i*>(pi + j), probabilities_bf16(e));
+            }
+            running_sum[i] = running_sum[i] * alpha[i] + _mm512_reduce_add_ps(total);
           }
-          for (int64_t i = 0; i < kQueryBlock; ++i)
-            _mm512_storeu_ps(scores.data() + i * padded + tile * kTile, _mm512_mul_ps(acc[i], scale_v));
-        }
-        float inv[kQueryBlock];
-        for (int64_t i = 0; i < nv; ++i) {
-          float* s = scores.data() + i * padded;
-          const float total = exp_shifted(s, visible[i], max_of(s, visible[i]));
-          inv[i] = 1.f / total;
-          probabilities_to_bf16(s, visible[i], reach, probs.data() + i * padded);
-        }
-        // Weighted sums: kPvQueries query vectors x 64 dims in registers per pass over the key pairs.
-        for (int64_t i0 = 0; i0 < nv; i0 += kPvQueries) {
-          const int64_t here = std::min<int64_t>(kPvQueries, nv - i0);
-          int64_t farthest = 0;
-          for (int64_t i = i0; i < i0 + here; ++i) farthest = std::max(farthest, visible[i]);
-          const int64_t key_pairs = (farthest + 1) / 2;
-          const uint32_t* p[kPvQueries];
-          float scales[kPvQueries];
-          at::BFloat16* o[kPvQueries];
-          for (int64_t i = 0; i < kPvQueries; ++i) {
-            const int64_t k = i0 + std::min<int64_t>(i, here - 1);  // padding lanes repeat the last vector
-            p[i] = reinterpret_cast<const uint32_t*>(probs.data() + k * padded);
-            scales[i] = inv[k];
-            o[i] = rows[k];
-          }
-          for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
-            const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
-            if (here == kPvQueries) {
-              weigh_key_pairs<kPvQueries>(value_pairs.data(), head_dim, d0, vecs, key_pairs, p, scales, o);
-            } else {
-              for (int64_t i = 0; i < here; ++i)
-                weigh_key_pairs<1>(value_pairs.data(), head_dim, d0, vecs, key_pairs, {p[i]}, {scales[i]}, {o[i]});
+          // Weighted sums of this block's values: kPvQueries query vectors x 64 dims in registers per pass.
+          const uint32_t* block_values = value_pairs.data() + k0 / 2 * head_dim;
+          for (int64_t i0 = 0; i0 < nv; i0 += kPvQueries) {
+            const int64_t here = std::min<int64_t>(kPvQueries, nv - i0);
+            int64_t farthest = 0;
+            for (int64_t i = i0; i < i0 + here; ++i) farthest = std::max(farthest, seen[i]);
+            const int64_t key_pairs = (farthest + 1) / 2;
+            bool rescaled = false;
+            for (int64_t i = i0; i < i0 + here; ++i) rescaled |= alpha[i] != 1.f;
+            if (key_pairs == 0 && !rescaled) continue;
+            for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
+              const int64_t vecs = std::min<int64_t>(64, head_dim - d0) / 16;
+              if (here == kPvQueries) {
+                const uint32_t* p[kPvQueries];
+                float a[kPvQueries];
+                float* o[kPvQueries];
+                for (int64_t i = 0; i < kPvQueries; ++i) {
+                  p[i] = reinterpret_cast<const uint32_t*>(probs.data() + (i0 + i) * kKeyBlock);
+                  a[i] = alpha[i0 + i];
+                  o[i] = acc.data() + (i0 + i) * head_dim;
+                }
+                weigh_key_pairs<kPvQueries>(block_values, head_dim, d0, vecs, key_pairs, p, a, o);
+              } else {
+                for (int64_t i = i0; i < i0 + here; ++i)
+                  weigh_key_pairs<1>(block_values, head_dim, d0, vecs, key_pairs,
+                                     {reinterpret_cast<const uint32_t*>(probs.data() + i * kKeyBlock)}, {alpha[i]},
+                                     {acc.data() + i * head_dim});
+              }
             }
           }
+        }
+        for (int64_t i = 0; i < nv; ++i) {
+          const __m512 inv = _mm512_set1_ps(1.f / running_sum[i]);
+          for (int64_t d = 0; d < head_dim; d += 16)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows[i] + d),
+                                round_to_bf16(_mm512_mul_ps(_mm512_loadu_ps(acc.data() + i * head_dim + d), inv)));
         }
       }
     }

@@ -1,7 +1,8 @@
 """``paged_attention.cpp``'s bfloat16 paths on AVX512-BF16 CPUs against the float32 torch reference, at the edges of
 their blocking: decode (16-key score tiles, value rows taken two tokens at a time, blocks of 4 query heads x 64
 dims, one task per sequence or per (sequence, kv head)) and prefill (8 query vectors per score block, 4 per
-weighted-sum block, keys and values laid out per chunk)."""
+weighted-sum block, keys and values laid out per chunk, 128-key blocks with running maxima, chunks sliced across
+threads)."""
 
 from __future__ import annotations
 
@@ -103,3 +104,27 @@ def test_prefill_of_a_peaked_softmax() -> None:
     b = _batch([], [(40, 200)], kv_heads=1, group=3, head_dim=64, seed=11)
     out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 2.0)
     torch.testing.assert_close(out.float(), _expected(b, 2.0), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+@pytest.mark.parametrize("threads", [2, 3], indirect=True)
+def test_prefill_split_across_threads(threads: int) -> None:
+    """One chunk on fewer (chunk, kv head) pairs than twice the threads: its query vectors run in slices, each
+    slice's own tasks (the layout shared where one thread runs consecutive slices)."""
+    b = _batch([3], [(200, 1000)], kv_heads=3, group=3, head_dim=64, seed=12)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 0.125)
+    torch.testing.assert_close(out.float(), _expected(b, 0.125), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+def test_prefill_whose_maximum_grows_along_the_context() -> None:
+    """Scores rising with the key's position: each key block's maximum is above the ones before, so the running
+    sums and outputs of every block are rescaled (a kernel that kept the first block's maximum would overflow its
+    exponentials, one that skipped the rescale would weigh early blocks far too much)."""
+    b = _batch([], [(40, 700)], kv_heads=1, group=2, head_dim=64, seed=13)
+    direction = torch.randn(64)
+    direction = direction / direction.norm()
+    table, block = b.meta.block_tables[0].tolist(), b.k_cache.shape[1]
+    for t in range(700):
+        b.k_cache[table[t // block], t % block, 0] = (direction * (t / 700 * 12)).to(torch.bfloat16)
+    b.q[:] = (direction * 4).to(torch.bfloat16)
+    out = kernels.cpu.paged_attention(b.q, b.k_cache, b.v_cache, b.meta, 1.0)
+    torch.testing.assert_close(out.float(), _expected(b, 1.0), atol=TOLERANCE, rtol=TOLERANCE)
