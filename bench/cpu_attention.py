@@ -5,8 +5,11 @@ working tree's against another git revision's, side by side in one process.
 
 Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks scattered over the pool):
 
-- prefill: one 150-token chunk over 850 keys, and two 120-token chunks over 850 keys each (the agentic trace's
-  chunked prefill with a cached prefix), one layer per call; reported in ms and GFLOP/s (QK^T and P.V, causal).
+- prefill: one 150-token chunk over 850 keys, and two 120-token chunks over 850 keys each (the chat-length
+  chunked prefill with a cached prefix), and one 256-token chunk (the engine's chunk size) over 2048 and over 4096
+  keys (the agentic trace's 2-4K-token contexts), one layer per call; reported in ms and GFLOP/s (QK^T and P.V,
+  causal).
+- mixed: what one layer of a mixed step attends: 8 decodes over 3000 keys each beside a 256-token chunk over 4096.
 - decode: 8 sequences x 700 tokens of context over 30 layers, each layer its own cache (130 MB in all, past the
   L3, as in a real step), reported per 30 layers.
 
@@ -76,6 +79,10 @@ def attention(namespace: str) -> Callable[[PagedBatch], torch.Tensor]:
         if meta.num_decodes == meta.num_seqs:
             return ops.decode_attention(b.q, b.k_cache, b.v_cache, meta.block_tables, meta.seq_lens, SCALE, 0, 0.0)
         out = torch.empty_like(b.q)
+        nd = meta.num_decodes
+        if nd:
+            out[:nd] = ops.decode_attention(b.q[:nd], b.k_cache, b.v_cache, meta.block_tables, meta.seq_lens, SCALE,
+                                            0, 0.0)
         ops.prefill_attention(b.q, b.k_cache, b.v_cache, meta.block_tables, meta.seq_lens, meta.query_start_loc,
                               meta.num_decodes, SCALE, out)
         return out
@@ -175,9 +182,11 @@ def main() -> None:
     if args.baseline:
         arms[f"baseline {args.baseline}"] = attention(build(args.baseline, "warden_attention_baseline"))
 
-    prefill_cases = {"prefill 150 q / 850 keys": [(150, 850)], "prefill 2 x 120 q / 850 keys": [(120, 850)] * 2}
+    prefill_cases = {"prefill 150 q / 850 keys": [(150, 850)], "prefill 2 x 120 q / 850 keys": [(120, 850)] * 2,
+                     "prefill 256 q / 2048 keys": [(256, 2048)], "prefill 256 q / 4096 keys": [(256, 4096)]}
     cases: dict[str, tuple[list[PagedBatch], float]] = {
         name: ([batch([], chunks, seed=1)], prefill_flops(chunks)) for name, chunks in prefill_cases.items()}
+    cases["mixed 8 x 3000 + 256 q / 4096"] = ([batch([3000] * 8, [(256, 4096)], seed=2)], 0.0)
     cases["decode 8 x 700, 30 layers"] = ([batch([700] * 8, [], seed=layer) for layer in range(LAYERS)], 0.0)
     if args.int8_kv:
         every = [b for batches, _ in cases.values() for b in batches]
