@@ -93,3 +93,9 @@ def test_shapes_the_contexts_promise(cases):
     assert negatives["other_date"] >= 300 and negatives["team"] >= 150 and negatives["case_number"] >= 150
     sql = [case for case in cases if case["context"] == "sql-insert"]
     assert all(case["text"].startswith("INSERT INTO ") and case["text"].endswith(");") for case in sql)
+
+
+def test_the_guardrails_bench_reads_it_as_split_dev_5(cases):
+    from bench import guardrails
+
+    assert guardrails.load_corpus(dev_fifth.NAME) == cases
