@@ -5,8 +5,9 @@ chaining and hashing each record, the driver's work on the rows) is CPU a servin
 runs in a worker process of its own (its tree first on ``sys.path``) that stores batches of ``--batch-size`` lines
 into its own chain of one fresh Postgres database when told to; the parent tells them in turn (A B A B ...) so both
 meet the same machine load, and reports the median over rounds of each round's median CPU per batch (the worker's
-own process time: the database server's work is not in it). At the end each tree verifies the chain the other tree
-stored: records chained by either must verify with either.
+own process time) and of the database server's CPU per batch (its backend process's, read from ``/proc`` over the
+round: Postgres on this machine). At the end each tree verifies the chain the other tree stored: records chained by
+either must verify with either.
 
     WARDEN_DATABASE_URL=postgresql+psycopg://... \\
         python -m bench.overhead_drain --baseline-tree /tmp/base --rounds 8 --batches 20
@@ -59,17 +60,33 @@ def _worker(database_url: str, tenant_id: str, batch_size: int) -> None:
                            {"stage": "policy", "decision": "allowed", "version": 3}]).to_spool_line())
         return lines
 
+    from sqlalchemy import text
+
+    def backend_cpu_s() -> float | None:
+        """The CPU time of the database server process serving this worker's connection (one connection: the
+        worker stores one batch at a time), where it runs on this machine."""
+        with db.session() as session:
+            pid = session.scalar(text("SELECT pg_backend_pid()"))
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
     for line in sys.stdin:
         command = json.loads(line)
         if command["do"] == "round":
             cpu_ms = []
+            db_before = backend_cpu_s()
             for index in range(WARMUP_BATCHES * command.get("warm", 0) + command["batches"]):
                 lines = batch()
                 started = time.process_time()
                 store.store_lines(lines)
                 if index >= WARMUP_BATCHES * command.get("warm", 0):
                     cpu_ms.append((time.process_time() - started) * 1e3)
-            answer: dict[str, Any] = {"cpu_ms": cpu_ms}
+            db_after = backend_cpu_s()
+            answer: dict[str, Any] = {"cpu_ms": cpu_ms, "db_cpu_ms_per_batch": None if db_before is None or db_after
+                                      is None else (db_after - db_before) * 1e3 / len(cpu_ms)}
         else:  # verify
             with db.session() as session:
                 report = verify_chains(session=session, chain_id=command["chain"])
@@ -164,10 +181,13 @@ def main() -> None:
         db.dispose()
         workers = {label: _Worker(tree, database_url, tenants[label], args.batch_size) for label, tree in trees.items()}
         medians: dict[str, list[float]] = {label: [] for label in trees}
+        db_cpu: dict[str, list[float]] = {label: [] for label in trees}
         for round_index in range(args.rounds):
             for label, worker in workers.items():
-                cpu_ms = worker.ask({"do": "round", "batches": args.batches, "warm": int(round_index == 0)})["cpu_ms"]
-                medians[label].append(statistics.median(cpu_ms))
+                answer = worker.ask({"do": "round", "batches": args.batches, "warm": int(round_index == 0)})
+                medians[label].append(statistics.median(answer["cpu_ms"]))
+                if answer["db_cpu_ms_per_batch"] is not None and round_index > 0:  # the first round warms up
+                    db_cpu[label].append(answer["db_cpu_ms_per_batch"])
             print(f"round {round_index + 1}: " + ", ".join(f"{label} {values[-1]:.2f} ms"
                                                             for label, values in medians.items()), flush=True)
         cross = {}
@@ -180,7 +200,9 @@ def main() -> None:
         _drop_database(handle)
     summary = {label: {"cpu_ms_per_batch_median": round(statistics.median(values), 3),
                        "cpu_us_per_record": round(statistics.median(values) / args.batch_size * 1e3, 2),
-                       "round_medians_ms": [round(v, 3) for v in values]} for label, values in medians.items()}
+                       "round_medians_ms": [round(v, 3) for v in values],
+                       "db_server_cpu_ms_per_batch_median": round(statistics.median(db_cpu[label]), 2)
+                       if db_cpu[label] else None} for label, values in medians.items()}
     report = {"batch_size": args.batch_size, "rounds": args.rounds, "batches_per_round": args.batches,
               "load_average": os.getloadavg(), "trees": {label: str(tree) for label, tree in trees.items()},
               "results": summary, "cross_verification": cross}
