@@ -12,6 +12,10 @@ machine's monotonic clock, which the client reads too):
             them overlap one; its wall time is what to read
   loop_lag  every time a task asking to wake after 1 ms woke more than 2 ms late: the loop was busy or starved
 
+and, for each stall of the loop (no wake-up of that task for over ``STALL_SAMPLED_S``), the stack its thread was in,
+sampled once by a watcher thread: what the loop ran (a callback's own frames), or ``select`` when the loop waited
+for the interpreter's lock or a core rather than running anything.
+
 ``tail_breakdown`` then says, for the requests above the run's 90th and 99th latency percentiles and for those
 below its median, what share of them overlapped each kind of stall: a kind the slow ones overlap far more often than
 the fast ones is a cause of the tail. The sampling task costs the loop about 1,000 wake-ups per second, so a probed
@@ -27,29 +31,39 @@ import json
 import os
 import signal
 import statistics
+import sys
+import threading
 import time
+import traceback
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 TAIL_PROBE_ENV = "WARDEN_BENCH_TAIL_PROBE"  # where tail_probed_app_from_env writes its timelines
 LAG_PERIOD_S = 0.001
 LAG_REPORTED_S = 0.002  # lateness below this is the timer's own jitter
 KINDS = ("gc", "drain", "record", "loop_lag")
+STALL_SAMPLED_S = 0.003
+STACK_FRAMES = 8  # innermost frames kept of a stall's stack
+TOP_STACKS = 12
 
 Event = tuple[float, float]  # start (perf_counter seconds), length (seconds)
 
 
-class _Timelines:
+class Timelines:
     def __init__(self) -> None:
         self.events: dict[str, list[list[float]]] = {kind: [] for kind in KINDS}
+        self.stall_stacks: list[tuple[float, str]] = []  # (when sampled, the loop thread's stack)
+        self.heartbeat = time.perf_counter()  # the lag sampler's last wake-up
 
     def clear(self) -> None:
         for events in self.events.values():
             events.clear()
+        self.stall_stacks.clear()
 
     def dump(self, path: str) -> None:
         partial = Path(f"{path}.partial")  # the bench reads the file once it exists: whole, never half written
-        partial.write_text(json.dumps(self.events))
+        partial.write_text(json.dumps({**self.events, "stall_stacks": self.stall_stacks}))
         os.replace(partial, path)
 
 
@@ -60,17 +74,19 @@ def tail_probed_app_from_env() -> Any:
     from gateway.app import app_from_env
     from gateway.audit.writer import AuditWriter
 
-    timelines = _Timelines()
+    timelines = Timelines()
     _time_collections(timelines)
     _time_audit_batches(AuditWriter, timelines)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGUSR1, timelines.clear)
     loop.add_signal_handler(signal.SIGUSR2, timelines.dump, os.environ[TAIL_PROBE_ENV])
-    loop.call_soon(lambda: loop.create_task(_sample_loop_lag(timelines)))
+    loop.call_soon(lambda: loop.create_task(sample_loop_lag(timelines)))
+    threading.Thread(target=watch_stalls, args=(timelines, threading.get_ident(), threading.Event()),
+                     name="tail-probe-watcher", daemon=True).start()
     return app_from_env()
 
 
-def _time_collections(timelines: _Timelines) -> None:
+def _time_collections(timelines: Timelines) -> None:
     started: list[float] = [0.0, 0.0]
 
     def on_collection(phase: str, info: dict[str, Any]) -> None:
@@ -83,7 +99,7 @@ def _time_collections(timelines: _Timelines) -> None:
     gc.callbacks.append(on_collection)
 
 
-def _time_audit_batches(writer: Any, timelines: _Timelines) -> None:
+def _time_audit_batches(writer: Any, timelines: Timelines) -> None:
     """Wraps the writer class's batch methods (in this bench process only)."""
     drain_once, record_batch_sync = writer._drain_once, writer.record_batch_sync
 
@@ -104,14 +120,37 @@ def _time_audit_batches(writer: Any, timelines: _Timelines) -> None:
     writer.record_batch_sync = timed_record
 
 
-async def _sample_loop_lag(timelines: _Timelines) -> None:
+async def sample_loop_lag(timelines: Timelines) -> None:
     loop = asyncio.get_running_loop()
     while True:
         asked = loop.time()
         await asyncio.sleep(LAG_PERIOD_S)
+        timelines.heartbeat = time.perf_counter()
         late = loop.time() - asked - LAG_PERIOD_S
         if late > LAG_REPORTED_S:
             timelines.events["loop_lag"].append([time.perf_counter() - late, late])
+
+
+def watch_stalls(timelines: Timelines, loop_thread: int, stop: threading.Event) -> None:
+    """The watcher thread, until ``stop``: one stack sample of the loop's thread per stall."""
+    sampled_beat = 0.0
+    while not stop.wait(LAG_PERIOD_S):
+        beat = timelines.heartbeat
+        if beat == sampled_beat or time.perf_counter() - beat < STALL_SAMPLED_S:
+            continue
+        sampled_beat = beat
+        frame = sys._current_frames().get(loop_thread)
+        if frame is not None:
+            timelines.stall_stacks.append((time.perf_counter(), _stack_text(frame)))
+
+
+def _stack_text(frame: FrameType) -> str:
+    """The innermost frames, innermost first, each as ``dir/file.py:line function``."""
+    parts = []
+    for summary in reversed(traceback.extract_stack(frame)[-STACK_FRAMES:]):
+        path = Path(summary.filename)
+        parts.append(f"{path.parent.name}/{path.name}:{summary.lineno} {summary.name}")
+    return " < ".join(parts)
 
 
 def collect_timelines(pid: int, path: Path, timeout_s: float = 30.0) -> dict[str, list[list[float]]]:
@@ -123,7 +162,8 @@ def collect_timelines(pid: int, path: Path, timeout_s: float = 30.0) -> dict[str
         if time.monotonic() > deadline:
             raise TimeoutError(f"the probed server did not write {path}")
         time.sleep(0.05)
-    return {kind: events for kind, events in json.loads(path.read_text()).items() if kind in KINDS}
+    return {kind: events for kind, events in json.loads(path.read_text()).items()
+            if kind in KINDS or kind == "stall_stacks"}
 
 
 def _overlaps(request: tuple[float, float], starts: list[float], events: list[list[float]],
@@ -167,6 +207,11 @@ def tail_breakdown(timeline: list[tuple[float, float]], timelines: dict[str, lis
         if kind == "record":
             row["records_per_batch_p50"] = statistics.median(event[3] for event in events) if events else None
         result[kind] = row
+    stacks: dict[str, int] = {}
+    for _, stack in timelines.get("stall_stacks", []):
+        stacks[str(stack)] = stacks.get(str(stack), 0) + 1
+    result["stall_stacks"] = {"count": sum(stacks.values()),
+                              "top": sorted(stacks.items(), key=lambda item: -item[1])[:TOP_STACKS]}
     return result
 
 
