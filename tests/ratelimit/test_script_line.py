@@ -5,8 +5,12 @@ reconnected as the client's retry policy says."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import threading
 import time
 
+import hiredis
 import pytest
 import redis
 from redis.asyncio import Redis
@@ -78,3 +82,161 @@ async def test_a_connection_redis_dropped_is_reconnected(redis_url: str, key_pre
     finally:
         await line.aclose()
         await client.aclose()
+
+
+class _Answering:
+    """A stand-in Redis on loopback: answers every command ``+OK`` until told to fall silent, then reads on and
+    answers nothing."""
+
+    def __init__(self) -> None:
+        self.silent = False
+        self.commands = 0
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.append(writer)
+        parser = hiredis.Reader()
+        while data := await reader.read(65536):
+            parser.feed(data)
+            while parser.gets() is not False:
+                self.commands += 1
+                if not self.silent:
+                    writer.write(b"+OK\r\n")
+
+
+async def _answering_line(timeout: float) -> tuple[_Answering, asyncio.Server, Redis, ScriptLine]:
+    fake = _Answering()
+    server = await asyncio.start_server(fake.serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = Redis.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=timeout, socket_connect_timeout=timeout,
+                            protocol=2, retry=Retry(NoBackoff(), 0))
+    return fake, server, client, ScriptLine(client)
+
+
+async def _close(fake: _Answering, server: asyncio.Server, client: Redis, line: ScriptLine) -> None:
+    await line.aclose()
+    await client.aclose()
+    for writer in fake.writers:
+        writer.close()
+    server.close()
+    await server.wait_closed()
+
+
+async def test_a_round_trip_times_out_at_its_own_deadline_not_an_earlier_ones() -> None:
+    fake, server, client, line = await _answering_line(timeout=0.4)
+    try:
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]  # arms the watchdog for this one's deadline
+        await asyncio.sleep(0.25)
+        fake.silent = True
+        started = time.monotonic()
+        with pytest.raises(RedisError, match="Timeout"):
+            await line.evalsha([("0" * 40, [], [])])
+        waited = time.monotonic() - started
+        assert 0.35 < waited < 1.5  # its own 0.4 s, not what was left of the first one's (0.15 s)
+        task = asyncio.current_task()
+        assert task is not None and task.cancelling() == 0  # the watchdog's cancellation was taken back
+        await asyncio.sleep(0)  # and none is left pending on the caller
+    finally:
+        await _close(fake, server, client, line)
+
+
+async def test_the_callers_own_cancellation_stays_a_cancellation() -> None:
+    fake, server, client, line = await _answering_line(timeout=5.0)
+    try:
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]
+        fake.silent = True
+        call = asyncio.ensure_future(line.evalsha([("0" * 40, [], [])]))
+        await asyncio.sleep(0.1)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        fake.silent = False
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]  # the next round trip reconnects and works
+    finally:
+        await _close(fake, server, client, line)
+
+
+async def test_round_trips_in_a_row_longer_than_the_timeout_in_all_are_not_cut_short() -> None:
+    fake, server, client, line = await _answering_line(timeout=0.2)
+    try:
+        started = time.monotonic()
+        while time.monotonic() - started < 0.7:  # the watchdog wakes and re-arms behind them several times
+            assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]
+            await asyncio.sleep(0.01)
+    finally:
+        await _close(fake, server, client, line)
+
+
+async def test_cancelled_by_its_caller_as_the_watchdog_cuts_it_short_is_a_cancellation() -> None:
+    fake, server, client, line = await _answering_line(timeout=5.0)
+    try:
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]
+        fake.silent = True
+        call = asyncio.ensure_future(line.evalsha([("0" * 40, [], [])]))
+        await asyncio.sleep(0.1)
+        line._deadline = 0.0  # past: the watchdog's wake-up cuts it short now
+        line._watch()
+        call.cancel()  # and its caller gives up in the same turn of the loop
+        with pytest.raises(asyncio.CancelledError):
+            await call
+    finally:
+        await _close(fake, server, client, line)
+
+
+
+class _ThreadedAnswering:
+    """The same stand-in Redis served from a thread of its own, so it outlives any one event loop."""
+
+    def __init__(self) -> None:
+        self.silent = False
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._connections: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = self._listener.accept()
+                self._connections.append(connection)
+                threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        parser = hiredis.Reader()
+        with contextlib.suppress(OSError):
+            while data := connection.recv(65536):
+                parser.feed(data)
+                while parser.gets() is not False:
+                    if not self.silent:
+                        connection.sendall(b"+OK\r\n")
+
+    def close(self) -> None:
+        for connection in [self._listener, *self._connections]:
+            connection.close()
+
+
+def test_a_line_used_on_a_new_event_loop_still_times_out() -> None:
+    fake = _ThreadedAnswering()
+    client = Redis.from_url(f"redis://127.0.0.1:{fake.port}/0", socket_timeout=0.3, socket_connect_timeout=0.3,
+                            protocol=2, retry=Retry(NoBackoff(), 0))
+    line = ScriptLine(client)
+
+    async def on_the_first_loop() -> None:
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]  # arms the watchdog on this loop
+        await line._failed(RedisError())  # its connection belongs to this loop; the line lives on
+
+    async def on_the_next_loop() -> float:
+        started = time.monotonic()
+        with pytest.raises(RedisError, match="Timeout"):
+            await line.evalsha([("0" * 40, [], [])])
+        waited = time.monotonic() - started
+        await line.aclose()
+        await client.aclose()
+        return waited
+
+    try:
+        asyncio.run(on_the_first_loop())  # the loop closes with the watchdog still armed on it
+        fake.silent = True
+        assert asyncio.run(asyncio.wait_for(on_the_next_loop(), 5)) < 2.0
+    finally:
+        fake.close()
