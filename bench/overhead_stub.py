@@ -57,6 +57,8 @@ from gateway.core.tls import ensure_certificate
 MODEL = "smollm2-135m-instruct"
 PROFILE_ENV = "WARDEN_BENCH_PROFILE"  # where profiled_app_from_env writes its stats
 READY_TIMEOUT_S = 180.0
+STALL_STACKS_PRINTED = 6  # of a tail-probed run's most frequent loop-stall stacks
+STALL_STACK_CHARS = 240
 SERVER_CONFIGS = [("uvloop", "httptools"), ("uvloop", "h11"), ("asyncio", "httptools"), ("asyncio", "h11")]
 SERVERS = ("uvicorn", "granian")  # --compare-servers: warden serve's (uvicorn, uvloop + httptools) and granian's
 GRANIAN_LOCK = Path(__file__).resolve().parent / "requirements-granian.lock"
@@ -364,6 +366,12 @@ def _print_tail(tail: dict[str, Any]) -> None:
         cpu = f", CPU p50 {_f(row['cpu_ms']['p50'])} ms" if "cpu_ms" in row else ""
         print(f"      {kind:<9} {shares:<17} ({row['count']} events, wall p50 {_f(row['wall_ms']['p50'])} ms, "
               f"max {_f(row['wall_ms']['max'])}{cpu})", file=sys.stderr)
+    stalls = tail.get("stall_stacks")
+    if stalls and stalls["count"]:
+        print(f"    loop stalls sampled: {stalls['count']}; most frequent stacks (innermost frame first):",
+              file=sys.stderr)
+        for stack, count in stalls["top"][:STALL_STACKS_PRINTED]:
+            print(f"      {count:>5}  {stack[:STALL_STACK_CHARS]}", file=sys.stderr)
 
 
 def versus_floor(results: dict[str, dict[str, Any]], floor: str = "floor") -> None:
