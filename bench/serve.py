@@ -17,7 +17,8 @@ lands on all alike:
               compiled decoder, code cached in .warden/compile-cache), prefix caching, a small chunked-prefill budget
               so decodes keep flowing while a long context prefills. Guardrails off. No speculation: prompt lookup
               (``optimized_ngram``, not run by default) drafts from the context, and these answers do not quote
-              their prompts, so its verification rows cost more than they save here.
+              their prompts, so its verification rows cost more than they save here. ``optimized_int8kv`` (not run
+              by default) is the same engine with an int8 KV cache.
   optimized_guardrails  the same engine behind a gateway with guardrails on (the default tenant policy: PII masked
               in prompts and answers, injection flagged): what they cost a served request.
   llamacpp    ``llama-server`` on the shipped GGUF requantized to Q4_0 (``bench.serve_llamacpp``), the same threads,
@@ -100,6 +101,10 @@ ENGINES: dict[str, dict[str, Any]] = {
 # Prompt-lookup speculation with the adaptive draft budget on top (``engine.spec_decode``): the A/B that decides
 # whether it belongs in ``optimized`` for this trace (``--arms optimized,optimized_ngram``).
 ENGINES["optimized_ngram"] = {**ENGINES["optimized"], "speculative_method": "ngram"}
+# The KV cache as int8 codes with a scale per row (``EngineConfig.kv_cache_dtype``): decode attention reads about half
+# the bytes of bf16 rows. The A/B that decides whether it belongs in ``optimized`` at agentic contexts
+# (``--arms optimized,optimized_int8kv``).
+ENGINES["optimized_int8kv"] = {**ENGINES["optimized"], "kv_cache_dtype": "int8"}
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,7 @@ class Arm:
 
 ARMS = {"baseline": Arm("warden", "baseline"), "optimized": Arm("warden", "optimized"),
         "optimized_guardrails": Arm("warden", "optimized", guardrails=True), "llamacpp": Arm("llamacpp"),
-        "optimized_ngram": Arm("warden", "optimized_ngram")}
+        "optimized_ngram": Arm("warden", "optimized_ngram"), "optimized_int8kv": Arm("warden", "optimized_int8kv")}
 DEFAULT_ARMS = ("baseline", "optimized", "optimized_guardrails", "llamacpp")
 DEFAULT_SLO = Slo(tps_per_user=8.0, ttft_p90_s=3.0)
 QUICK = {"concurrency": "2", "requests": 16, "output_scale": 0.5}
@@ -266,7 +271,7 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
 
 
 COLORS = {"baseline": "tab:gray", "optimized": "tab:blue", "optimized_guardrails": "tab:cyan",
-          "llamacpp": "tab:orange", "optimized_ngram": "tab:purple"}
+          "llamacpp": "tab:orange", "optimized_ngram": "tab:purple", "optimized_int8kv": "tab:olive"}
 
 
 def plot(path: Path, arms: dict[str, dict[str, Any]], slo: Slo) -> None:
@@ -304,8 +309,9 @@ def engine_label(config: dict[str, Any], guardrails: bool) -> str:
     form = "bf16 + int4, compiled" if profile == "fast" else "float32 eager"
     cache = "prefix cache" if config.get("enable_prefix_caching", True) else "no prefix cache"
     spec = f", {config['speculative_method']} speculation" if config.get("speculative_method") else ""
+    kv = f", {config['kv_cache_dtype']} KV cache" if config.get("kv_cache_dtype", "auto") != "auto" else ""
     budget = config.get("max_num_batched_tokens", EngineConfig().max_num_batched_tokens)
-    return f"{form}, {cache}, prefill budget {budget}{spec}, guardrails {'on' if guardrails else 'off'}"
+    return f"{form}, {cache}{kv}, prefill budget {budget}{spec}, guardrails {'on' if guardrails else 'off'}"
 
 
 def start_targets(stack: contextlib.ExitStack, names: list[str], engines: dict[str, dict[str, Any]],

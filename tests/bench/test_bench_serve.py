@@ -11,11 +11,21 @@ import httpx
 import pytest
 
 from bench.llamacpp_server import ROOT
-from bench.serve import level_entries, ratio, reproducing_command, scale_output, think_time_s
+from bench.serve import (
+    ARMS,
+    ENGINES,
+    engine_label,
+    level_entries,
+    ratio,
+    reproducing_command,
+    scale_output,
+    think_time_s,
+)
 from bench.serve_llamacpp import context_per_slot, start_llamacpp
 from bench.serve_replay import ChatStreamer, RequestResult
 from bench.traces.generate import PRESETS, generate
 from bench.traces.mooncake import TraceEntry
+from engine.config import EngineConfig
 
 AGENTIC = generate(PRESETS["cpu_agentic"])
 
@@ -47,6 +57,14 @@ def test_scaling_the_output_keeps_the_prompt() -> None:
 def test_headline_ratio_compares_goodput_and_is_absent_without_a_level_at_the_slo() -> None:
     assert ratio({"goodput_rps": 0.9}, {"goodput_rps": 0.3}) == 3.0
     assert ratio(None, {"goodput_rps": 0.3}) is None and ratio({"goodput_rps": 0.9}, None) is None
+
+
+def test_the_int8_kv_arm_is_the_optimized_engine_with_only_its_kv_cache_changed() -> None:
+    int8kv, optimized = ENGINES["optimized_int8kv"], ENGINES["optimized"]
+    assert {k: v for k, v in int8kv.items() if k != "kv_cache_dtype"} == optimized
+    assert EngineConfig(**int8kv).kv_cache_dtype == "int8"
+    assert ARMS["optimized_int8kv"].engine == "optimized_int8kv" and not ARMS["optimized_int8kv"].guardrails
+    assert "int8 KV cache" in engine_label(int8kv, False) and "KV cache" not in engine_label(optimized, False)
 
 
 def test_a_llama_slot_holds_the_longest_prompt_and_answer() -> None:
