@@ -14,6 +14,7 @@ from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
+from gateway.guardrails.query_strings import decoded_view
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 
 PATTERN_ENTITIES = frozenset(
@@ -51,8 +52,9 @@ class PiiAnalyzer:
     def analyze_many(self, texts: Sequence[str], *, ner_enabled: bool = True) -> list[list[Finding]]:
         """Each text's findings, as `analyze` gives them; NER runs once over all texts' windows (one model call).
         Detectors read each text as a reader sees it (``normalize.reader_view``: invisible characters dropped,
-        compatibility forms folded); findings are reported at the raw spans they came from."""
-        views = [reader_view(text) for text in texts]
+        compatibility forms folded; query strings' values decoded: ``query_strings``); findings are reported at the raw
+        spans they came from."""
+        views = [decoded_view(reader_view(text)) for text in texts]
         per_view = self._analyze_views([view.text for view in views], ner_enabled=ner_enabled)
         return [findings if view.origin is None else [_at_raw_span(f, view) for f in findings]
                 for view, findings in zip(views, per_view, strict=True)]
