@@ -159,6 +159,8 @@ def reader_view(text: str) -> ReaderView:
 def visible_tail_start(text: str, count: int) -> int:
     """Where the last ``count`` characters a reader sees begin in ``text`` (0 when it shows fewer): a streamed
     hold-back window measured this way cannot be stretched by invisible padding inside a value."""
+    if count > 0 and text[-count:].isascii():  # every character shows: no walk (a prompt's usual case)
+        return max(len(text) - count, 0)
     seen = 0
     for index in range(len(text) - 1, -1, -1):
         char = text[index]
@@ -173,6 +175,8 @@ def visible_head_end(text: str, count: int) -> int:
     """Where the first ``count`` characters a reader sees end in ``text`` (its length when it shows fewer)."""
     if count <= 0:
         return 0
+    if text[:count].isascii():  # every character shows: no walk (a prompt's usual case)
+        return min(count, len(text))
     seen = 0
     for index, char in enumerate(text):
         if char.isascii() or _fold(char):

@@ -9,10 +9,12 @@ import json
 import pytest
 from guard_support import OUTPUT_POLICY
 from guard_support import TOKEN_KEY as KEY
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gateway.guardrails import InputGuard, OutputRedactor, OutputShape, PiiAnalyzer, redact_output_text
 from gateway.guardrails.injection.detector import InjectionDetector
-from gateway.guardrails.normalize import reader_view
+from gateway.guardrails.normalize import reader_view, visible_head_end, visible_tail_start
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 
 ZWSP, ZWJ, SHY, WJ, BOM, VS16, RLO = "\u200b", "\u200d", "\u00ad", "\u2060", "\ufeff", "\ufe0f", "\u202e"
@@ -94,3 +96,19 @@ def test_invisible_padding_does_not_stretch_a_value_past_the_stream_window(analy
         released += redactor.feed(text[i:i + 3])
         assert "4111" not in released and "dana" not in released
     assert released + redactor.flush() == whole
+
+
+def _visible(char: str) -> bool:
+    return reader_view(char).text != ""
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", " ", "1", "\n", "é", "ｆ", ZWSP, SHY, WJ, VS16]), max_size=40),
+       st.integers(min_value=-2, max_value=45))
+def test_visible_window_edges_count_the_characters_a_reader_sees(text: str, count: int) -> None:
+    """The window edges equal a walk over the text counting visible characters (the ASCII fast path included)."""
+    shown = [index for index, char in enumerate(text) if _visible(char)]
+    tail = shown[-count] if 0 < count <= len(shown) else (0 if count > 0 or not shown else shown[-1])
+    head = 0 if count <= 0 else (shown[count - 1] + 1 if count <= len(shown) else len(text))
+    assert visible_tail_start(text, count) == tail
+    assert visible_head_end(text, count) == head
