@@ -735,7 +735,7 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
 // divided by the sums at the end. The exponentials are 2^x of scores pre-scaled by log2(e) (a degree-6 polynomial,
 // relative error ~1e-7, far below the probabilities' bf16 rounding).
 constexpr int64_t kQueryBlock = 8;
-constexpr int64_t kKeyBlock = 128;  // a multiple of 32: whole score tile pairs, whole bf16 vectors of probabilities
+constexpr int64_t kKeyBlock = 256;  // a multiple of 32: whole score tile pairs, whole bf16 vectors of probabilities
 constexpr int kPvQueries = 4;
 constexpr int64_t kMinSliceVectors = 64;  // query vectors per task at least when chunks are split across threads
 

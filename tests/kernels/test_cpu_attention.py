@@ -1,7 +1,7 @@
 """``paged_attention.cpp``'s bfloat16 paths on AVX512-BF16 CPUs against the float32 torch reference, at the edges of
 their blocking: decode (16-key score tiles, value rows taken two tokens at a time, blocks of 4 query heads x 64
 dims, one task per sequence or per (sequence, kv head)) and prefill (8 query vectors per score block, 4 per
-weighted-sum block, keys and values laid out per chunk, 128-key blocks with running maxima, chunks sliced across
+weighted-sum block, keys and values laid out per chunk, 256-key blocks with running maxima, chunks sliced across
 threads)."""
 
 from __future__ import annotations
