@@ -17,9 +17,10 @@ differ by CPU, so this measures every candidate on the machine it runs on:
 Random weights with the model's shapes and the serving dtype (bf16), quantized by ``engine.layers.Linear`` exactly as
 the engine does. Each round times every candidate at every row count once, candidates in alternating order, so a
 shared machine's drifting load falls on all alike; the table is the median over rounds, per call (a layer's four
-linears together), with each candidate's ratio to torch's kernel. Weights are used in a loop over the same tensors,
-so the 5 MB int4 layer stays in cache (as in a real step it does not): the figures rank kernels, they do not predict
-a step. Writes bench/results/cpu_linears.json (``--quick``: the temp directory unless ``--out`` says otherwise).
+linears together; one thread: its CPU time, several: the wall clock), with each candidate's ratio to torch's
+kernel. Weights are used in a loop over the same tensors, so the 5 MB int4 layer stays in cache (as in a real step
+it does not): the figures rank kernels, they do not predict a step. Writes bench/results/cpu_linears.json
+(``--quick``: the temp directory unless ``--out`` says otherwise).
 """
 
 from __future__ import annotations
@@ -112,18 +113,25 @@ def int8_head_candidates(dtype: torch.dtype) -> dict[str, Run]:
     return candidates
 
 
-def time_call(run: Run, x: Inputs, min_seconds: float) -> float:
-    """Seconds per call: one warm-up, then calls until ``min_seconds`` have passed (at least 3)."""
+def clock_for(threads: int) -> Callable[[], float]:
+    """One thread: its CPU time, so the time a loaded machine keeps it descheduled does not count; several: the
+    wall clock (their CPU times add up across threads)."""
+    return time.thread_time if threads == 1 else time.perf_counter
+
+
+def time_call(run: Run, x: Inputs, min_seconds: float, clock: Callable[[], float] = time.perf_counter) -> float:
+    """Seconds per call on ``clock``: one warm-up, then calls until ``min_seconds`` have passed (at least 3)."""
     run(x)
-    calls, start = 0, time.perf_counter()
-    while calls < 3 or time.perf_counter() - start < min_seconds:
+    calls, start = 0, clock()
+    while calls < 3 or clock() - start < min_seconds:
         run(x)
         calls += 1
-    return (time.perf_counter() - start) / calls
+    return (clock() - start) / calls
 
 
 def measure(groups: dict[str, dict[str, Run]], rows: list[int], rounds: int, dtype: torch.dtype,
-            min_seconds: float) -> dict[str, dict[str, dict[int, list[float]]]]:
+            min_seconds: float, clock: Callable[[], float] = time.perf_counter
+            ) -> dict[str, dict[str, dict[int, list[float]]]]:
     """``{group: {candidate: {rows: [seconds per round]}}}``."""
     widths = {i for i, _ in LAYER_SHAPES} | {HEAD_SHAPE[0]}
     inputs = {m: {w: torch.randn(m, w, dtype=dtype) for w in widths} for m in rows}
@@ -134,7 +142,7 @@ def measure(groups: dict[str, dict[str, Run]], rows: list[int], rounds: int, dty
             order = list(candidates) if r % 2 == 0 else list(reversed(candidates))
             for m in rows:
                 for name in order:
-                    times[group][name][m].append(time_call(candidates[name], inputs[m], min_seconds))
+                    times[group][name][m].append(time_call(candidates[name], inputs[m], min_seconds, clock))
     return times
 
 
@@ -182,9 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     groups = {"int4 layer": int4_candidates(dtype), "int8 head": int8_head_candidates(dtype)}
     started, load_before = time.strftime("%Y-%m-%dT%H:%M:%S%z"), os.getloadavg()
     with torch.inference_mode():
-        times = measure(groups, rows, rounds, dtype, min_seconds=0.02 if args.quick else 0.1)
+        times = measure(groups, rows, rounds, dtype, min_seconds=0.02 if args.quick else 0.1,
+                        clock=clock_for(args.threads))
     table = report(times, {"int4 layer": "torch int4", "int8 head": "torch int8"})
     result = {"cpu": cpu_description(), "torch": torch.__version__, "threads": args.threads, "dtype": "bfloat16",
+              "clock": "thread CPU time" if args.threads == 1 else "wall",
               "rounds": rounds, "started": started, "int4_gemm_runs_here": cpu_kernels.int4_gemm_runs(),
               "amx": bool(torch.cpu._is_amx_tile_supported()),
               "load_average_1_5_15": {"start": [round(x, 2) for x in load_before],
