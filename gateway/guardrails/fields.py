@@ -20,13 +20,15 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 
 from gateway.guardrails.columns import DELIMITERS
 from gateway.guardrails.name_cues import BY_VERBS, phrase_pattern
+from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS
 
 SCORE = 0.7
 
 _ROLES = ("approver", "reviewer", "signatory", "signer", "attendee", "participant", "organiser", "organizer",
           "supervisor", "manager", "guardian", "tenant", "lead", "tech lead", "team lead", "project lead", "on call",
-          "nok", "next of kin", "emergency contact")  # fmt: skip
+          "nok", "next of kin", "emergency contact", "claimant", "applicant", "insured", "policyholder", "plaintiff",
+          "defendant", "respondent", "witness", "landlord", "contact person")  # fmt: skip
 _ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in ("_", "-", "")}
                     | {f"{verb}{joiner}by" for verb in BY_VERBS for joiner in ("_", "-", "", " ")})
 _PERSON_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
@@ -39,15 +41,17 @@ _PERSON_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|cl
                 # of a text made this pattern half again as slow
                 + phrase_pattern(_ROLE_KEYS))
 _PLACES = ("city", "town", "village", "birth place", "place of birth", "pob", "home town", "country", "state",
-           "province", "region", "municipality", "location", "destination", "dest", "origin", "venue", "residence",
-           "domicile", "headquarters", "hq", "home base", "ville", "pays", "ciudad", "localidad", "stadt", "ort",
-           "land", "citta", "città", "geburtsort", "lieu de naissance", "lugar de nacimiento")  # fmt: skip
+           "province", "region", "county", "district", "municipality", "location", "destination", "dest", "origin",
+           "venue", "residence", "domicile", "headquarters", "hq", "home base", "ville", "pays", "ciudad", "localidad",
+           "stadt", "ort", "land", "citta", "città", "geburtsort", "lieu de naissance",
+           "lugar de nacimiento")  # fmt: skip
 _PLACE_KEYS = phrase_pattern({place.replace(" ", joiner) for place in _PLACES for joiner in ("_", "-", "", " ")})
 # A key (whole identifier: "customer_name", "assignee") with an optional object path ("user.first_name"), a separator
 # (":", "=", "=>"), then the value, quoted or bare to the end of the line or a delimiter. Searched in the lower-cased
 # text (a case-insensitive alternation this long is several times slower to search); values are read from the text.
 _FIELD = re.compile(
-    rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?[ \t]*(?::=?|=>?)[ \t]*"
+    rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?"
+    r"(?:[ \t]*(?::=?|=>?)|[ \t]*(?P<leaders>\.{3,}))[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
 )
 # An HTML element whose class, id, name, itemprop or data attribute is such a key, and its text.
@@ -85,12 +89,90 @@ def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
 
 def _reads_as(value: str, entity: str, particles: frozenset[str]) -> bool:
     """Whether `value` reads as a name of `entity`; a person's also as "Last, First", as directories and exports
-    write it ("Anjum, Gull"), each side capitalised."""
+    write it ("Anjum, Gull"), each side capitalised. A team or a desk in a person's slot is none (``_unit_name``)."""
+    if entity == "PERSON" and _unit_name(value):
+        return False
     if _reads_as_name(value, particles):
         return True
     last, comma, first = value.partition(", ")
     return (entity == "PERSON" and bool(comma) and "," not in first
             and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
+
+
+# The head nouns of a team's, a desk's or an office's name, and a company's legal form: "Assigned to: Field Services",
+# "Reporter: Night Shift", "owner: Claims Unit", "customer: Acme Holdings". A person's name ends in a surname.
+_UNIT_NOUNS = frozenset({"team", "teams", "desk", "desks", "unit", "units", "office", "offices", "department", "dept",
+                         "services", "service", "support", "shift", "group", "squad", "crew", "centre", "center",
+                         "division", "bureau", "committee", "board", "staff", "operations", "ops", "queue", "helpdesk",
+                         "registry", "administration", "management", "payroll", "billing", "records", "pool", "section",
+                         "agency", "council", "ministry", "clinic", "ward", "lab", "laboratory",
+                         "pharmacy", "ltd", "inc", "llc", "plc", "gmbh", "corp", "holdings", "company"})  # fmt: skip
+
+
+def _unit_name(value: str) -> bool:
+    """Two words or more, the last a team's or an office's head noun, the first no known first name ("John Office"
+    would still be a person)."""
+    words = value.split()
+    return (len(words) > 1 and words[-1].casefold() in _UNIT_NOUNS
+            and not known_names().is_first(words[0]))  # fmt: skip
+
+
+# After a field's value, a word in lower case that is no next key: the key was a chat speaker's label or a heading
+# and a sentence follows ("customer: The session started at ten", "customer: took 3s lol").
+_NEXT_KEY = re.compile(r"[ \t]+[\w.-]+[ \t]*[:=]")
+_NEXT_WORD = re.compile(r"[ \t]+(?P<word>[^\W_]+)")
+
+
+def _sentence_follows(text: str, start: int, end: int) -> bool:
+    """Whether a sentence goes on after the name-like words text[start:end] of a bare value: a lower-case word
+    follows, or anything but a next key follows a single lower-case word."""
+    if _NEXT_KEY.match(text, end):
+        return False
+    following = _NEXT_WORD.match(text, end)
+    if following is None:
+        return False
+    return following.group("word")[0].islower() or text[start:end].islower()
+
+
+# An XML (or HTML) element whose own name is the key: "<patient>Edmond Molitor</patient>", "<contactPerson>",
+# "<ns:homeTown>"; its text on one line.
+_ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*"
+                      r"</(?P=tag)>")
+# An SQL INSERT with a column list: each VALUES tuple's positions are the columns' (as a CSV header names cells).
+_SQL_INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]+[ \t]*\((?P<columns>[^()]{1,2000})\)\s*values\s*")
+_SQL_ROW = re.compile(r"\s*,?\s*\((?P<cells>(?:'(?:[^'\n]|'')*'|[^()'\n])*)\)")
+_SQL_CELL = re.compile(r"\s*(?:'(?P<string>(?:[^'\n]|'')*)'|[^,']*?)\s*(?:,|\Z)")
+# A YAML block list under a key: "patients:\n  - Naem\n  - Ivo Petrov".
+_YAML_LIST = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z_][\w .-]{0,40}):[ \t]*\r?\n"
+                        r"(?P<items>(?:[ \t]*- [^\n]*(?:\n|\Z))+)")
+_YAML_ITEM = re.compile(r"(?m)^[ \t]*- [ \t]*[\"']?(?P<value>[^\n\"']*?)[\"']?[ \t]*\r?$")
+
+
+def _sql_cells(text: str, start: int, end: int) -> list[re.Match[str]]:
+    """The literals of a VALUES tuple text[start:end], one match each (a string's text in its group)."""
+    cells = []
+    position = start
+    while position < end and (cell := _SQL_CELL.match(text, position, end)) is not None and cell.end() > position:
+        cells.append(cell)
+        position = cell.end()
+    return cells
+
+
+def _key_words(name: str) -> str:
+    """A key as the key patterns read it: lower case, camelCase and a namespace undone ("ns:contactPerson" ->
+    "contact_person")."""
+    name = name.rpartition(":")[2]
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _singular(name: str) -> str:
+    """A list's key for one of its items: "patients" -> "patient", "cities" -> "city", "addresses" stays plural-less
+    enough for the key patterns."""
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    if name.endswith(("ches", "shes", "sses", "xes")):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
 
 class FieldValueRecognizer(EntityRecognizer):
@@ -114,9 +196,12 @@ class FieldValueRecognizer(EntityRecognizer):
                 end -= 1
             entity = "PERSON" if match.group("person") is not None else "LOCATION"
             particles = _PARTICLES if entity == "PERSON" else _PLACE_PARTICLES
+            if match.group("leaders") is not None:  # a printed form: "PATIENT ....... EDMOND MOLITOR"
+                results.extend(self._form_value(text, match, entity))
+                continue
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
                 name_end = self._name_end(text, start, end, particles)
-                if name_end is None:
+                if name_end is None or _sentence_follows(text, start, name_end):
                     continue
                 end = name_end
             if not _reads_as(text[start:end], entity, particles):
@@ -132,6 +217,52 @@ class FieldValueRecognizer(EntityRecognizer):
             for match in _TAG_FIELD.finditer(lowered):
                 entity = "PERSON" if match.group("person") is not None else "LOCATION"
                 results.extend(self._cell(text, match.start("value"), match.end("value"), entity, "element"))
+            for match in _ELEMENT.finditer(text):
+                kind = _column_kind(_key_words(match.group("tag")))
+                results.extend(self._cell(text, match.start("value"), match.end("value"), kind, "element"))
+        if "(" in text:
+            for statement in _SQL_INSERT.finditer(text):
+                results.extend(self._sql_values(text, statement))
+        if "-" in text:
+            for block in _YAML_LIST.finditer(text):
+                kind = _column_kind(_singular(_key_words(block.group("key"))))
+                for item in _YAML_ITEM.finditer(text, block.start("items"), block.end("items")):
+                    results.extend(self._cell(text, item.start("value"), item.end("value"), kind, "list item"))
+        return results
+
+    def _form_value(self, text: str, match: re.Match[str], entity: str) -> list[RecognizerResult]:
+        """The value after a form's dotted leaders, to the end of the line; in capitals when the key is too (a form
+        printed in capitals), and as "LAST, FIRST" for a person."""
+        start = match.start(next(name for name in ("dq", "sq", "bare") if match.group(name) is not None))
+        line_end = text.find("\n", start)
+        end = len(text) if line_end < 0 else line_end
+        while end > start and text[end - 1] in " \t\r.":
+            end -= 1
+        value = text[start:end]
+        key = text[match.start("person" if entity == "PERSON" else "place") : match.start("leaders")]
+        if value.isupper() and key.isupper():
+            value = value.title()
+        particles = _PARTICLES if entity == "PERSON" else _PLACE_PARTICLES
+        if end - start < 2 or len(value) > 60 or not _reads_as(value, entity, particles):
+            return []
+        explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} form")
+        return [RecognizerResult(entity, start, end, SCORE, explanation)]
+
+    def _sql_values(self, text: str, statement: re.Match[str]) -> list[RecognizerResult]:
+        """String literals of an INSERT's VALUES tuples under a person- or place-named column of its column list."""
+        names = statement.group("columns").split(",")
+        kinds = [_column_kind(_key_words(name.strip().strip("\"`[]"))) for name in names]
+        if not any(kinds):
+            return []
+        results = []
+        position = statement.end()
+        while (row := _SQL_ROW.match(text, position)) is not None:
+            cells = _sql_cells(text, row.start("cells"), row.end("cells"))
+            if len(cells) == len(kinds):
+                for kind, cell in zip(kinds, cells, strict=True):
+                    if cell.group("string") is not None:
+                        results.extend(self._cell(text, cell.start("string"), cell.end("string"), kind, "sql value"))
+            position = row.end()
         return results
 
     def _cell(self, text: str, start: int, end: int, kind: str | None, where: str) -> list[RecognizerResult]:
