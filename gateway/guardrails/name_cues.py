@@ -27,6 +27,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
+
 from gateway.guardrails.findings import Finding
 
 CUED_SCORE = 0.7
@@ -166,6 +168,13 @@ class NameWords:
     def is_stop(self, word: str) -> bool:
         return word.casefold() in self.stop_words
 
+    def is_common(self, word: str) -> bool:
+        """An English dictionary word or its plural: the dictionary lists lemmas ("sir", "service"), and "Dear
+        Sirs" or "Field Services" name nobody."""
+        folded = word.casefold()
+        return folded in self.common_words or (len(folded) > 3 and folded.endswith("s")
+                                               and folded[:-1] in self.common_words)  # fmt: skip
+
 
 def _is_initial(word: str) -> bool:
     return len(word.rstrip(".")) == 1
@@ -260,14 +269,14 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
         # A form's capitals ("XIOMARA QUISPE"): a known name and no dictionary word, so "IBAN SWIFT" or "DEAR
         # CUSTOMER" name nobody.
         known = any(words.is_name(name.capitalize()) for name in names)
-        ordinary = any(name.casefold() in words.common_words or words.is_stop(name) for name in names)
+        ordinary = any(words.is_common(name) or words.is_stop(name) for name in names)
         return (taken[0].start(), taken[-1].end()) if known and not ordinary else None
     if not (lower or all(name[0].isupper() and not name.isupper() for name in names)):
         return None
     if lower and len(names) > MAX_LOWER_CASE_NAME_WORDS:
         return None
     known = any(words.is_name(name) for name in names)
-    dictionary = all(name.casefold() in words.common_words for name in names)
+    dictionary = all(words.is_common(name) for name in names)
     if lower and dictionary and not (len(names) > 1 and words.is_first(names[0]) and words.is_name(names[-1])):
         return None  # "thx man", "ping support"; "hey its anthony pastor here" is a first and a last name
     if not lower and dictionary and not (known if len(names) > 1 else words.is_first(names[0])):
@@ -279,11 +288,14 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
 
 
 def _group_name(names: list[str], words: NameWords) -> bool:
-    """A desk, a team or a list an e-mail is addressed to ("Facilities Desk", "All Staff", "Service Desk"): its last
-    word an English dictionary word or a stop word, its first no known first name ("John Baker" is a person)."""
-    last = names[-1].casefold()
-    person = words.is_first(names[0]) and not words.is_stop(names[0])  # "All" is a first name too
-    return (last in words.common_words or words.is_stop(last)) and not person
+    """A desk, a team or a list ("Facilities Desk", "All Staff", "Field Services"): its last word an English
+    dictionary word or a stop word that is no known name ("John Baker", "Uma Vargas" are people: the model's
+    dictionary holds names too), its first no known first name."""
+    if names[0].casefold() in ENGLISH_STOP_WORDS:
+        return True  # "All Staff", "Our Team": a name opens with no English stop word ("Uma" is Portuguese's)
+    last = names[-1].capitalize()
+    person = words.is_first(names[0]) and not words.is_stop(names[0])
+    return (words.is_common(last) or words.is_stop(last)) and not words.is_name(last) and not person
 
 
 def _in_capitals(names: list[str]) -> bool:
@@ -302,6 +314,9 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     def add(span: tuple[int, int] | None) -> None:
         if span is None or any(start < span[1] and span[0] < end for start, end in spans):
             return
+        named = _WORD.findall(text, span[0], span[1])
+        if len(named) > 1 and named[0][0].isupper() and _group_name(named, words):
+            return  # a desk or a team a hand-over points at: "Handled by Field Services", "To: All Staff"
         lower = text[span[0] : span[1]].islower()
         found.append(Finding("PERSON", span[0], span[1], LOWER_CASE_CUED_SCORE if lower else CUED_SCORE,
                              "name_cues"))  # fmt: skip
@@ -318,10 +333,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
     if ":" in text and any(word in lowered for word in _SUBJECT_WORDS):
         for header in _SENDER_HEADER.finditer(text):
-            span = _name_after(text, header.end(), words)
-            if span is not None and _group_name(_WORD.findall(text, span[0], span[1]), words):
-                continue
-            add(span)
+            add(_name_after(text, header.end(), words))
     for sign_off in (_SIGN_OFF_LINE if same_length else _SIGN_OFF_LINE_ANY_CASE).finditer(scanned):
         line_end = sign_off.end()
         if line_end >= len(text):
@@ -333,7 +345,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             continue  # the name must be the whole next line
         line_words = _WORD.findall(text, span[0], span[1])
         if not any(words.is_name(word) for word in line_words) and not (
-            len(line_words) == 1 and line_words[0].casefold() not in words.common_words
+            len(line_words) == 1 and not words.is_common(line_words[0])
         ):
             continue  # with no name the list knows, two words are as likely a company's ("Acme GmbH")
         if not any(start <= span[0] and span[1] <= end for start, end in places):

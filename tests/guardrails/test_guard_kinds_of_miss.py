@@ -143,3 +143,14 @@ def test_the_region_snapshot_holds_iso_and_translated_names() -> None:
     names = set(region_names())
     assert {"Bayern", "Bavaria", "Bavière", "Andalucía", "Quebec", "Lombardia"} <= names
     assert not [name for name in names if any(mark in name for mark in ",()[]/")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Dear Sirs,\nPlease find the claim attached.",
+     "The case was handled by Field Services overnight.",
+     "Escalated to Claims Unit.",
+     "Forwarded to Records Office."],
+)  # fmt: skip
+def test_a_plural_dictionary_word_or_a_team_after_a_cue_is_no_person(analyzer: PiiAnalyzer, text: str) -> None:
+    assert found(analyzer, text, "PERSON") == []
