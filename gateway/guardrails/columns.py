@@ -2,13 +2,16 @@
 block or a Markdown table.
 
 A CSV row or a table row holds a date of birth, an SSN or a token with no word beside it: the header row above
-("id,dob,status", "| Client Secret | Email |") says what each cell is. Recognizers ask for the column's name only
-for a value that has no context word of its own, and only in a text with commas or pipes (``may_have_columns``).
+("id,dob,status", "| Client Secret | Email |"), or an SQL INSERT's column list, says what each cell is. Recognizers
+ask for the column's name only for a value that has no context word of its own, and only in a text with commas or
+pipes (``may_have_columns``).
 """
 
 from __future__ import annotations
 
 import re
+
+from gateway.guardrails.sql_values import column_at, may_hold_inserts
 
 # The delimiters of a CSV block: commas, or semicolons as spreadsheets in French, Spanish or German locales (where
 # the comma is the decimal separator) export them.
@@ -67,7 +70,8 @@ def may_have_columns(text: str) -> bool:
 def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
     row of a Markdown table (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as
-    it, no blank line between; comma- or semicolon-separated)."""
+    it, no blank line between; comma- or semicolon-separated) nor a VALUES tuple of an SQL INSERT with a column list
+    (``sql_values.column_at``)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
@@ -76,7 +80,7 @@ def column_name(text: str, position: int) -> str | None:
     for delimiter in DELIMITERS:
         if delimiter in line and (name := _csv_column_name(text, line_start, line, position, delimiter)) is not None:
             return name
-    return None
+    return column_at(text, position) if "(" in line and may_hold_inserts(text) else None
 
 
 def _csv_column_name(text: str, line_start: int, line: str, position: int, delimiter: str) -> str | None:

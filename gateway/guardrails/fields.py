@@ -22,6 +22,7 @@ from gateway.guardrails.columns import DELIMITERS
 from gateway.guardrails.name_cues import BY_VERBS, phrase_pattern
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS
+from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
 
 SCORE = 0.7
 
@@ -138,24 +139,10 @@ def _sentence_follows(text: str, start: int, end: int) -> bool:
 # "<ns:homeTown>"; its text on one line.
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*"
                       r"</(?P=tag)>")
-# An SQL INSERT with a column list: each VALUES tuple's positions are the columns' (as a CSV header names cells).
-_SQL_INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]+[ \t]*\((?P<columns>[^()]{1,2000})\)\s*values\s*")
-_SQL_ROW = re.compile(r"\s*,?\s*\((?P<cells>(?:'(?:[^'\n]|'')*'|[^()'\n])*)\)")
-_SQL_CELL = re.compile(r"\s*(?:'(?P<string>(?:[^'\n]|'')*)'|[^,']*?)\s*(?:,|\Z)")
 # A YAML block list under a key: "patients:\n  - Naem\n  - Ivo Petrov".
 _YAML_LIST = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z_][\w .-]{0,40}):[ \t]*\r?\n"
                         r"(?P<items>(?:[ \t]*- [^\n]*(?:\n|\Z))+)")
 _YAML_ITEM = re.compile(r"(?m)^[ \t]*- [ \t]*[\"']?(?P<value>[^\n\"']*?)[\"']?[ \t]*\r?$")
-
-
-def _sql_cells(text: str, start: int, end: int) -> list[re.Match[str]]:
-    """The literals of a VALUES tuple text[start:end], one match each (a string's text in its group)."""
-    cells = []
-    position = start
-    while position < end and (cell := _SQL_CELL.match(text, position, end)) is not None and cell.end() > position:
-        cells.append(cell)
-        position = cell.end()
-    return cells
 
 
 def _key_words(name: str) -> str:
@@ -220,8 +207,8 @@ class FieldValueRecognizer(EntityRecognizer):
             for match in _ELEMENT.finditer(text):
                 kind = _column_kind(_key_words(match.group("tag")))
                 results.extend(self._cell(text, match.start("value"), match.end("value"), kind, "element"))
-        if "(" in text:
-            for statement in _SQL_INSERT.finditer(text):
+        if may_hold_inserts(text):
+            for statement in inserts(text):
                 results.extend(self._sql_values(text, statement))
         if "-" in text:
             for block in _YAML_LIST.finditer(text):
@@ -250,19 +237,13 @@ class FieldValueRecognizer(EntityRecognizer):
 
     def _sql_values(self, text: str, statement: re.Match[str]) -> list[RecognizerResult]:
         """String literals of an INSERT's VALUES tuples under a person- or place-named column of its column list."""
-        names = statement.group("columns").split(",")
-        kinds = [_column_kind(_key_words(name.strip().strip("\"`[]"))) for name in names]
-        if not any(kinds):
-            return []
+        kinds: dict[str, str | None] = {}
         results = []
-        position = statement.end()
-        while (row := _SQL_ROW.match(text, position)) is not None:
-            cells = _sql_cells(text, row.start("cells"), row.end("cells"))
-            if len(cells) == len(kinds):
-                for kind, cell in zip(kinds, cells, strict=True):
-                    if cell.group("string") is not None:
-                        results.extend(self._cell(text, cell.start("string"), cell.end("string"), kind, "sql value"))
-            position = row.end()
+        for literal in literals(text, statement):
+            if literal.column not in kinds:
+                kinds[literal.column] = _column_kind(_key_words(literal.column))
+            if literal.string and (kind := kinds[literal.column]) is not None:
+                results.extend(self._cell(text, literal.start, literal.end, kind, "sql value"))
         return results
 
     def _cell(self, text: str, start: int, end: int, kind: str | None, where: str) -> list[RecognizerResult]:
