@@ -7,12 +7,10 @@ record durable (the fsync'd spool) and what says how far the spool is stored (it
 adoption); it hands each batch of spooled lines to this child and waits on a pipe, without the lock, for the reply.
 
 The child stores a batch with ``LineStore`` (quarantine included) and answers how many lines it quarantined, or why
-it could not store them (an outage: the lines stay spooled). It runs at a lower priority than the serving process
-(``DRAIN_NICENESS``): what it stores is durable already, and requests should not wait for a core behind it. A child
-that dies mid-batch leaves no half of it behind (its transaction dies with its connection); the batch is sent again
-to a new child, and replays are idempotent by event id. Children come from a fork server started once per serving
-process with these modules already imported, so a child starts in milliseconds and never inherits the serving
-process's threads.
+it could not store them (an outage: the lines stay spooled). A child that dies mid-batch leaves no half of it behind
+(its transaction dies with its connection); the batch is sent again to a new child, and replays are idempotent by
+event id. Children come from a fork server started once per serving process with these modules already imported,
+so a child starts in milliseconds and never inherits the serving process's threads.
 """
 
 from __future__ import annotations
@@ -34,10 +32,6 @@ from gateway.telemetry.logs import JsonFormatter, LogFormat, RedactingTextFormat
 log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
-# The child's niceness above the serving process's. What it stores is already durable in the spool, so when the two
-# contend for a core the requests go first; at this niceness the scheduler still gives it about a quarter of a
-# contended core, many times the tens of microseconds a record it needs, so it keeps up with the spool.
-DRAIN_NICENESS = 5
 # The fork server imports the drain's modules (SQLAlchemy, the models, the drivers) once; each child forked from it
 # starts with them loaded. ``__main__`` too: a child would otherwise run a script's main module again on each start.
 _CONTEXT = multiprocessing.get_context("forkserver")
@@ -174,8 +168,6 @@ def serve(conn: Connection, url: str, timeouts: StoreTimeouts, spool_dir: Path, 
     # The serving process decides when its drain stops (a terminal's Ctrl-C reaches the whole process group).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    with contextlib.suppress(OSError):  # a platform or sandbox that refuses leaves it at the serving process's
-        os.nice(DRAIN_NICENESS)
     if log_format != "none":
         configure_logging(log_format, log_level)
     db = Database(url, timeouts=timeouts)
