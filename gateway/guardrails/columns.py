@@ -2,9 +2,9 @@
 block or a Markdown table.
 
 A CSV row or a table row holds a date of birth, an SSN or a token with no word beside it: the header row above
-("id,dob,status", "| Client Secret | Email |"), or an SQL INSERT's column list, says what each cell is. Recognizers
-ask for the column's name only for a value that has no context word of its own, and only in a text with commas or
-pipes (``may_have_columns``).
+("id,dob,status", "| Client Secret | Email |"), an SQL INSERT's column list or a YAML list's key says what each cell
+is. Recognizers ask for the column's name only for a value that has no context word of its own, and only in a text
+with delimiters, pipes or list items (``may_have_columns``).
 """
 
 from __future__ import annotations
@@ -64,14 +64,14 @@ def clause_after(text: str, end: int, limit: int) -> int:
 
 
 def may_have_columns(text: str) -> bool:
-    return "," in text or "|" in text or ";" in text
+    return "," in text or "|" in text or ";" in text or ("- " in text and "\n" in text)
 
 
 def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
     row of a Markdown table (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as
     it, no blank line between; comma- or semicolon-separated) nor a VALUES tuple of an SQL INSERT with a column list
-    (``sql_values.column_at``)."""
+    (``sql_values.column_at``) nor an item of a YAML list (``list_key``: the list's key)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
@@ -80,7 +80,29 @@ def column_name(text: str, position: int) -> str | None:
     for delimiter in DELIMITERS:
         if delimiter in line and (name := _csv_column_name(text, line_start, line, position, delimiter)) is not None:
             return name
-    return column_at(text, position) if "(" in line and may_hold_inserts(text) else None
+    if "(" in line and may_hold_inserts(text):
+        return column_at(text, position)
+    return list_key(text, line_start) if _LIST_ITEM.match(line) else None
+
+
+# A YAML block list's item ("  - 1987-10-14") and the key line it hangs from ("birth_dates:").
+_LIST_ITEM = re.compile(r"[ \t]*- ")
+_LIST_KEY = re.compile(r"[ \t]*(?P<key>[A-Za-z_][\w .-]{0,40}):[ \t]*\r?")
+
+
+def list_key(text: str, line_start: int) -> str | None:
+    """The lower-cased key of the YAML block list whose item starts at `line_start`: up past the list's other items
+    to the line that holds only a key."""
+    end = line_start - 1
+    for _ in range(_MAX_ROWS_ABOVE):
+        if end < 0:
+            return None
+        start = text.rfind("\n", 0, end) + 1
+        if not _LIST_ITEM.match(text, start, end):
+            key = _LIST_KEY.fullmatch(text, start, end)
+            return key.group("key").strip().lower() if key else None
+        end = start - 1
+    return None
 
 
 def _csv_column_name(text: str, line_start: int, line: str, position: int, delimiter: str) -> str | None:
