@@ -188,7 +188,13 @@ def _digit_count(text: str) -> int:
     return sum(map(str.isdigit, text))
 
 
+# What an IPv4 address is written with; ``ipaddress`` raises on anything else (a space, a '+', a bracket).
+_IPV4_CHARS = frozenset("0123456789.")
+
+
 def _is_ipv4(candidate: str) -> bool:
+    if not _IPV4_CHARS.issuperset(candidate):
+        return False  # a phone number's usual case, told without raising and catching ipaddress's ValueError
     try:
         return ipaddress.ip_address(candidate).version == 4
     except ValueError:
