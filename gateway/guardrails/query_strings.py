@@ -26,7 +26,7 @@ _FORM = re.compile(rf"(?:{_KEY}={_VALUE}&)+{_KEY}={_VALUE}")
 # Queries and forms are found from each "?" and "&" (str.find) rather than by one search of the whole text: a pattern
 # tried at every position of a 2 KB text cost most of the view's time. A form's token starts after whitespace, a
 # quote or a parenthesis.
-_TOKEN_EDGES = " \t\n\"'("
+_FORM_EDGES = " \t\n\"'("
 _ESCAPE = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 
 
@@ -79,7 +79,7 @@ def _queries(text: str) -> list[tuple[int, int]]:
     amp = text.find("&")
     while amp >= 0:
         if not any(start <= amp < end for start, end in spans):
-            edge = max(text.rfind(char, 0, amp) for char in _TOKEN_EDGES)
+            edge = max(text.rfind(char, 0, amp) for char in _FORM_EDGES)
             form = _FORM.match(text, edge + 1)
             if form is not None and form.end() > amp:
                 spans.append(form.span())
