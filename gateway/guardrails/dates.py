@@ -100,6 +100,10 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date m/d/y", r"\b(?:0?[1-9]|1[0-2])[/.-](?:0?[1-9]|[12]\d|3[01])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
+        # Day and month each with its period and a space after, as Czech, Slovak, German and Hungarian style guides
+        # set a date in running text: "27. 4. 1957", "4. 3. 1985".
+        Pattern("date d. m. y",
+                r"\b(?:0?[1-9]|[12]\d|3[01])\.[ \u00a0](?:0?[1-9]|1[0-2])\.[ \u00a0](?:19|20)\d{2}\b", 0.3),
         # Year first with slashes or dots, as East Asian and some Nordic forms write it: "1985/03/04", "1985.3.4".
         Pattern("date y/m/d", r"\b(?:19|20)\d{2}([/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b", 0.3),
         # "March 4, 1985", and as English also says it, "March the 4th, 1985".

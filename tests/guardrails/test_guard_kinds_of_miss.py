@@ -154,3 +154,20 @@ def test_the_region_snapshot_holds_iso_and_translated_names() -> None:
 )  # fmt: skip
 def test_a_plural_dictionary_word_or_a_team_after_a_cue_is_no_person(analyzer: PiiAnalyzer, text: str) -> None:
     assert found(analyzer, text, "PERSON") == []
+
+
+# --- a date set with spaces after its periods ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "value"), [("Geboren am 4. 3. 1985 in Brno.", "4. 3. 1985"),
+                                             ("DOB: 27. 4. 1957", "27. 4. 1957")])
+def test_a_date_with_a_space_after_each_period_is_a_date_of_birth_with_a_birth_word(
+    analyzer: PiiAnalyzer, text: str, value: str
+) -> None:
+    assert found(analyzer, text, "DATE_OF_BIRTH") == [value]
+
+
+@pytest.mark.parametrize("text", ["See sections 3. 4. 2021 of the plan.", "Kapitel 1. 2. 2020 wurde überarbeitet.",
+                                  "Items 1. 2. 3. 4. 1999 and more."])
+def test_a_spaced_date_without_a_birth_word_is_none(analyzer: PiiAnalyzer, text: str) -> None:
+    assert found(analyzer, text, "DATE_OF_BIRTH") == []
