@@ -120,7 +120,7 @@ def _unit_name(value: str) -> bool:
 
 # After a field's value, a word in lower case that is no next key: the key was a chat speaker's label or a heading
 # and a sentence follows ("customer: The session started at ten", "customer: took 3s lol").
-_NEXT_KEY = re.compile(r"[ \t]+[\w.-]+[ \t]*[:=]")
+_NEXT_KEY = re.compile(r"[ \t]+[^\W\d_][\w.-]*[ \t]*[:=]")  # a key starts with a letter; "00:27:29" is a time
 _NEXT_WORD = re.compile(r"[ \t]+(?P<word>[^\W_]+)")
 
 

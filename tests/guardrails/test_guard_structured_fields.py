@@ -78,6 +78,7 @@ def test_printed_forms_with_dotted_leaders(text: str, expected: list[tuple[str, 
     [
         "[18:18] customer: The session started at ten and then froze",
         "customer: took 34398ms lol",
+        "[08:45] customer: took 00:27:29.418 lol",
         "customer: deliver to the back door please",
         "Assigned to: Field Services",
         "Reporter: Night Shift",
