@@ -135,6 +135,18 @@ def _sentence_follows(text: str, start: int, end: int) -> bool:
     return following.group("word")[0].islower() or text[start:end].islower()
 
 
+def _before_sentence(text: str, start: int, end: int) -> int | None:
+    """Where the name ends when a sentence runs on after it with no stop between ("Hometown: Sandy Bay Best number
+    to reach", "Assigned to: Claims Unit The job took"): before the last capitalised word, the sentence's first;
+    None when that leaves nothing (the single word after a speaker's label: "customer: The session started")."""
+    words = list(re.finditer(r"\S+", text[start:end]))
+    capitalised = [word for word in words[1:] if word.group()[0].isupper()]
+    if not capitalised:
+        return None
+    cut = words.index(capitalised[-1])
+    return start + words[cut - 1].end()
+
+
 # An XML (or HTML) element whose own name is the key: "<patient>Edmond Molitor</patient>", "<contactPerson>",
 # "<ns:homeTown>"; its text on one line.
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*"
@@ -188,7 +200,9 @@ class FieldValueRecognizer(EntityRecognizer):
                 continue
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
                 name_end = self._name_end(text, start, end, particles)
-                if name_end is None or _sentence_follows(text, start, name_end):
+                if name_end is not None and _sentence_follows(text, start, name_end):
+                    name_end = _before_sentence(text, start, name_end)
+                if name_end is None:
                     continue
                 end = name_end
             if not _reads_as(text[start:end], entity, particles):

@@ -83,6 +83,7 @@ def test_printed_forms_with_dotted_leaders(text: str, expected: list[tuple[str, 
         "Assigned to: Field Services",
         "Reporter: Night Shift",
         "owner: Claims Unit",
+        "Reporter: Claims Unit Tax identifier Z6674981",
     ],
 )
 def test_a_sentence_or_a_team_is_no_field_value(text: str) -> None:
@@ -95,6 +96,8 @@ def test_a_sentence_or_a_team_is_no_field_value(text: str) -> None:
         ("customer: Maria Lopez", [("PERSON", "Maria Lopez")]),
         ("owner=Mateusz Żółw status=200", [("PERSON", "Mateusz Żółw")]),
         ("Assigned to: John Office", [("PERSON", "John Office")]),  # a known first name: a person
+        ("Hometown: Sandy Bay Best number to reach the desk", [("LOCATION", "Sandy Bay")]),  # a run-on sentence
+        ("Lugar de nacimiento: Manoel Vitorino Cobra la tarjeta", [("LOCATION", "Manoel Vitorino")]),
     ],
 )
 def test_names_that_stay_field_values(text: str, expected: list[tuple[str, str]]) -> None:
