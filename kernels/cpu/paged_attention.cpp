@@ -442,8 +442,13 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
         const int64_t n = std::min(kTile, len - t0);
         const uint16_t* row_of[kTile];  // key row i of the tile, its first head
         for (int64_t i = 0; i < n; ++i) row_of[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h0) * head_dim;
-        // The next tile's keys into L1 while this one is dotted; this tile's values into L2 for the weighted sum.
+        // The next tile's keys into L1 while this one is dotted, and a tile's keys into L2 four tiles ahead: one
+        // tile's work is shorter than a DRAM round trip for its scattered rows, so the L1 request alone arrives late
+        // (cold caches past the L3: ~1.35x the bandwidth, bench.cpu_attention's long decode cases); this tile's
+        // values into L2 for the weighted sum.
         prefetch_rows<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h0, heads_per_task,
+                                   kv_heads, head_dim, row_slot);
+        prefetch_rows<_MM_HINT_T1>(k_ptr, table, t0 + 4 * kTile, std::min(t0 + 5 * kTile, len), h0, heads_per_task,
                                    kv_heads, head_dim, row_slot);
         prefetch_rows<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h0, heads_per_task, kv_heads, head_dim, row_slot);
         for (int64_t hh = 0; hh < heads_per_task; ++hh) {
@@ -622,6 +627,8 @@ void decode_attention_int8(const at::Tensor& q, const at::Tensor& k_cache, const
       for (int64_t t0 = first; t0 < len; t0 += kTile) {
         const int64_t n = std::min(kTile, len - t0);
         prefetch_slots<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h0 * row_bytes,
+                                    heads_per_task * row_bytes, slot_bytes, row_slot);
+        prefetch_slots<_MM_HINT_T1>(k_ptr, table, t0 + 4 * kTile, std::min(t0 + 5 * kTile, len), h0 * row_bytes,
                                     heads_per_task * row_bytes, slot_bytes, row_slot);
         prefetch_slots<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h0 * row_bytes, heads_per_task * row_bytes,
                                     slot_bytes, row_slot);
