@@ -11,7 +11,10 @@ Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks sc
   causal).
 - mixed: what one layer of a mixed step attends: 8 decodes over 3000 keys each beside a 256-token chunk over 4096.
 - decode: 8 sequences x 700 tokens of context over 30 layers, each layer its own cache (130 MB in all, past the
-  L3, as in a real step), reported per 30 layers.
+  L3, as in a real step), reported per 30 layers; and the agentic trace's contexts, 8 x 3072 and 1 x 4096 keys, over
+  as many layers' caches as take 160 MB (past the L3), reported per layer with the rate the kernel reads its key and
+  value rows at (GB/s), beside the rate numpy sums the same caches at (a plain streaming read: what a memory-bound
+  kernel could reach here).
 
 ``--baseline REV`` builds ``paged_attention.cpp`` as it is at REV and times it in the same rounds, alternating with the
 working tree's (each built alone, its op namespace renamed): on a shared machine the drifting load falls on both
@@ -37,6 +40,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy
 import torch
 
 import kernels.cpu
@@ -188,6 +192,12 @@ def main() -> None:
         name: ([batch([], chunks, seed=1)], prefill_flops(chunks)) for name, chunks in prefill_cases.items()}
     cases["mixed 8 x 3000 + 256 q / 4096"] = ([batch([3000] * 8, [(256, 4096)], seed=2)], 0.0)
     cases["decode 8 x 700, 30 layers"] = ([batch([700] * 8, [], seed=layer) for layer in range(LAYERS)], 0.0)
+    per_layer: dict[str, int] = {}  # cases timed per layer: the bytes of key and value rows one layer reads
+    for seqs, keys in ((8, 3072), (1, 4096)):
+        layer_bytes = seqs * keys * KV_HEADS * HEAD_DIM * 2 * 2
+        name = f"decode {seqs} x {keys}, per layer"
+        cases[name] = ([batch([keys] * seqs, [], seed=layer) for layer in range(-(-160_000_000 // layer_bytes))], 0.0)
+        per_layer[name] = layer_bytes
     if args.int8_kv:
         every = [b for batches, _ in cases.values() for b in batches]
         arms["working tree, int8 KV"] = on_int8_caches(arms["working tree"], every)
@@ -208,12 +218,35 @@ def main() -> None:
                 for b in batches:
                     run(b)
                 times[(case, arm)].append((clock() - start) * 1e3)
-    print(f"{'case':32s} {'arm':24s} {'median ms':>10s} {'GFLOP/s':>8s}")
-    for case, (_, flops) in cases.items():
+    print(f"{'case':32s} {'arm':24s} {'median ms':>10s} {'GFLOP/s':>8s} {'GB/s':>6s}")
+    for case, (batches, flops) in cases.items():
         for arm in arms:
             ms = statistics.median(times[(case, arm)])
             rate = f"{flops / ms / 1e6:8.1f}" if flops else ""
-            print(f"{case:32s} {arm:24s} {ms:10.3f} {rate:>8s}")
+            bandwidth = ""
+            if case in per_layer:
+                ms /= len(batches)
+                # int8 rows: head_dim codes and a float32 scale where bf16 takes 2 * head_dim bytes
+                row_share = (HEAD_DIM + 4) / (2 * HEAD_DIM) if arm.endswith("int8 KV") else 1.0
+                bandwidth = f"{per_layer[case] * row_share / ms / 1e6:6.2f}"
+            print(f"{case:32s} {arm:24s} {ms:10.3f} {rate:>8s} {bandwidth:>6s}")
+    for case in per_layer:
+        read = streaming_read(cases[case][0], clock)
+        print(f"{case:32s} {'numpy sum of the caches':24s} {'':10s} {'':8s} {read:6.2f}")
+
+
+def streaming_read(batches: list[PagedBatch], clock: Callable[[], float]) -> float:
+    """GB/s at which numpy sums ``batches``' bf16 caches as float32 words, median of 5: a plain streaming read."""
+    words = [c.view(torch.int32).numpy().view(numpy.float32) for b in batches for c in (b.k_cache, b.v_cache)]
+    total = sum(w.nbytes for w in words)
+    rates = []
+    with numpy.errstate(all="ignore"):  # random bits as floats: overflow and NaN are expected
+        for _ in range(5):
+            start = clock()
+            for w in words:
+                w.sum()
+            rates.append(total / (clock() - start) / 1e9)
+    return statistics.median(rates)
 
 
 if __name__ == "__main__":
