@@ -71,8 +71,7 @@ def make_batch(
         max_seq_len=max(seq_lens),
         max_decode_seq_len=max(decode_lens, default=0),
     )
-    to = {"device": device}
-    return PagedBatch(q.to(**to), key.to(**to), value.to(**to), k_cache.to(**to), v_cache.to(**to), meta)
+    return PagedBatch(q.to(device), key.to(device), value.to(device), k_cache.to(device), v_cache.to(device), meta)
 
 
 def naive_attention(b: PagedBatch, scale: float, sees: Callable[[int, int], bool],
