@@ -111,10 +111,10 @@ _UNIT_NOUNS = frozenset({"team", "teams", "desk", "desks", "unit", "units", "off
 
 
 def _unit_name(value: str) -> bool:
-    """Two words or more, the last a team's or an office's head noun, the first no known first name ("John Office"
-    would still be a person)."""
+    """Two words or more, a later one a team's or an office's head noun ("Claims Unit", and "Claims Unit Tax" where a
+    sentence runs on after it), the first no known first name ("John Office" would still be a person)."""
     words = value.split()
-    return (len(words) > 1 and words[-1].casefold() in _UNIT_NOUNS
+    return (len(words) > 1 and any(word.casefold() in _UNIT_NOUNS for word in words[1:])
             and not known_names().is_first(words[0]))  # fmt: skip
 
 
@@ -133,18 +133,6 @@ def _sentence_follows(text: str, start: int, end: int) -> bool:
     if following is None:
         return False
     return following.group("word")[0].islower() or text[start:end].islower()
-
-
-def _before_sentence(text: str, start: int, end: int) -> int | None:
-    """Where the name ends when a sentence runs on after it with no stop between ("Hometown: Sandy Bay Best number
-    to reach", "Assigned to: Claims Unit The job took"): before the last capitalised word, the sentence's first;
-    None when that leaves nothing (the single word after a speaker's label: "customer: The session started")."""
-    words = list(re.finditer(r"\S+", text[start:end]))
-    capitalised = [word for word in words[1:] if word.group()[0].isupper()]
-    if not capitalised:
-        return None
-    cut = words.index(capitalised[-1])
-    return start + words[cut - 1].end()
 
 
 # An XML (or HTML) element whose own name is the key: "<patient>Edmond Molitor</patient>", "<contactPerson>",
@@ -200,10 +188,8 @@ class FieldValueRecognizer(EntityRecognizer):
                 continue
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
                 name_end = self._name_end(text, start, end, particles)
-                if name_end is not None and _sentence_follows(text, start, name_end):
-                    name_end = _before_sentence(text, start, name_end)
-                if name_end is None:
-                    continue
+                if name_end is None or (" " not in text[start:name_end] and _sentence_follows(text, start, name_end)):
+                    continue  # a single word a sentence goes on after: a speaker's label, not a field's key
                 end = name_end
             if not _reads_as(text[start:end], entity, particles):
                 continue
