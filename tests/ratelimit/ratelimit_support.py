@@ -38,13 +38,18 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def command(self) -> list[str]:
+        return [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+
+    def ping_client(self) -> redis.Redis:
+        return redis.Redis(port=self.port, socket_connect_timeout=0.2)
+
     def start(self) -> None:
-        command = [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         self.process = subprocess.Popen(
-            [*command, "--dir", str(self.workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [*self.command(), "--dir", str(self.workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + 10
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        client = self.ping_client()
         try:
             while True:
                 try:

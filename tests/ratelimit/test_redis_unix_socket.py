@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
-from ratelimit_support import REDIS_URL
+from ratelimit_support import REDIS_URL, RedisServer
 
 from gateway.ratelimit import RateLimiterUnavailable, RateLimits, build_limiter
 from gateway.ratelimit.redis_limiter import RedisRateLimiter
@@ -22,40 +20,26 @@ from gateway.ratelimit.redis_limiter import RedisRateLimiter
 pytestmark = pytest.mark.redis
 
 
-class UnixRedis:
+class UnixRedis(RedisServer):
     """A throwaway redis-server listening on a unix socket only (no TCP port), killed and restarted at will."""
 
     def __init__(self, binary: str, workdir: Path) -> None:
-        self.binary, self.workdir = binary, workdir
+        super().__init__(binary, 0, workdir)
         self.socket = workdir / "redis.sock"  # a short path: a unix socket's address is at most 107 bytes
-        self.process: subprocess.Popen[bytes] | None = None
 
-    def url(self, db: int = 0) -> str:
+    @property
+    def url(self) -> str:
+        return self.url_of(0)
+
+    def url_of(self, db: int) -> str:
         return f"unix://{self.socket}?db={db}"
 
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [self.binary, "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700", "--save", "",
-             "--appendonly", "no", "--dir", str(self.workdir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        client = redis.Redis(unix_socket_path=str(self.socket), socket_connect_timeout=0.2)
-        try:
-            while True:
-                try:
-                    if client.ping():
-                        return
-                except redis.ConnectionError:
-                    if time.monotonic() > deadline or self.process.poll() is not None:
-                        raise
-                    time.sleep(0.05)
-        finally:
-            client.close()
+    def command(self) -> list[str]:
+        return [self.binary, "--port", "0", "--unixsocket", str(self.socket), "--unixsocketperm", "700", "--save", "",
+                "--appendonly", "no"]
 
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
+    def ping_client(self) -> redis.Redis:
+        return redis.Redis(unix_socket_path=str(self.socket), socket_connect_timeout=0.2)
 
 
 @pytest.fixture
@@ -76,7 +60,7 @@ def unix_redis() -> Iterator[UnixRedis]:
 
 
 async def test_the_limiter_admits_and_settles_over_a_unix_socket(unix_redis: UnixRedis) -> None:
-    limiter = build_limiter(unix_redis.url(db=3))
+    limiter = build_limiter(unix_redis.url_of(3))
     assert isinstance(limiter, RedisRateLimiter)
     try:
         limits = RateLimits(requests_per_minute=5, max_concurrent_requests=2, monthly_token_budget=1000)
@@ -96,7 +80,7 @@ async def test_the_limiter_admits_and_settles_over_a_unix_socket(unix_redis: Uni
 
 
 async def test_concurrent_admissions_over_a_unix_socket_are_exact(unix_redis: UnixRedis) -> None:
-    limiter = build_limiter(unix_redis.url())
+    limiter = build_limiter(unix_redis.url)
     assert isinstance(limiter, RedisRateLimiter)
     try:
         limits = RateLimits(requests_per_minute=1000, max_concurrent_requests=7)
@@ -113,7 +97,7 @@ async def test_concurrent_admissions_over_a_unix_socket_are_exact(unix_redis: Un
 
 @pytest.mark.slow
 async def test_a_redis_restarted_on_the_same_socket_is_reconnected_to(unix_redis: UnixRedis) -> None:
-    limiter = build_limiter(unix_redis.url())
+    limiter = build_limiter(unix_redis.url)
     closed = RateLimits(requests_per_minute=100)
     try:
         assert (await limiter.admit("acme", "k", closed, 0)).admitted
