@@ -10,8 +10,6 @@ in rank order, in bench/data/pii_names_rare.json.gz; nothing of the `test` half 
 
 from __future__ import annotations
 
-import gzip
-import json
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -19,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from bench.pii_corpus.person_names import in_split, is_written_name
+from bench.pii_corpus.world_names import read_snapshot, write_snapshot
 from gateway.guardrails.person_names import FIRST_NAMES_PER_GENDER, LAST_NAMES, known_names
 
 SNAPSHOT = Path(__file__).parent.parent / "data" / "pii_names_rare.json.gz"
@@ -82,14 +81,11 @@ class RareNames:
 
 @cache
 def rare_names() -> RareNames:
-    return RareNames(json.loads(gzip.decompress(SNAPSHOT.read_bytes()).decode("utf-8")))
+    return RareNames(read_snapshot(SNAPSHOT))
 
 
 def main() -> None:
-    names = extract()
-    body = json.dumps(names, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-    SNAPSHOT.write_bytes(gzip.compress(body, mtime=0))
-    print(f"wrote {SNAPSHOT}: " + ", ".join(f"{kind} {sum(map(len, by.values()))}" for kind, by in names.items()))
+    write_snapshot(SNAPSHOT, extract())
 
 
 if __name__ == "__main__":

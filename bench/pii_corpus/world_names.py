@@ -74,14 +74,23 @@ def _script(name: str) -> str:
 
 @cache
 def world_names() -> WorldNames:
-    return WorldNames(json.loads(gzip.decompress(SNAPSHOT.read_bytes()).decode("utf-8")))
+    return WorldNames(read_snapshot(SNAPSHOT))
+
+
+def read_snapshot(path: Path) -> dict[str, dict[str, list[str]]]:
+    loaded: dict[str, dict[str, list[str]]] = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+    return loaded
+
+
+def write_snapshot(path: Path, names: dict[str, dict[str, list[str]]]) -> None:
+    """Byte-stable (sorted keys, no gzip timestamp), so a regenerated snapshot differs only where the data does."""
+    body = json.dumps(names, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    path.write_bytes(gzip.compress(body, mtime=0))
+    print(f"wrote {path}: " + ", ".join(f"{kind} {sum(map(len, by.values()))}" for kind, by in names.items()))
 
 
 def main() -> None:
-    names = extract()
-    body = json.dumps(names, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-    SNAPSHOT.write_bytes(gzip.compress(body, mtime=0))
-    print(f"wrote {SNAPSHOT}: " + ", ".join(f"{kind} {sum(map(len, by.values()))}" for kind, by in names.items()))
+    write_snapshot(SNAPSHOT, extract())
 
 
 if __name__ == "__main__":
