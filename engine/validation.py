@@ -3,6 +3,8 @@ each failing with a specific ``InvalidRequestError`` subclass and a message a cl
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from engine.errors import EmptyPromptError, InvalidRequestError, PromptTooLongError
 from engine.request import EngineRequest
 from engine.sampling_params import SamplingParams
@@ -15,7 +17,9 @@ def validate_request(request: EngineRequest, *, max_model_len: int, vocab_size: 
     ids = request.prompt_token_ids
     if not ids:
         raise EmptyPromptError("the prompt is empty: at least one token is required", param="prompt")
-    if any(not isinstance(t, int) or t < 0 or t >= vocab_size for t in ids):
+    # Runs on the gateway's event loop for every call: C-level passes (type check, then min and max) take about half
+    # the time of one Python-level pass over a long prompt's ids.
+    if not all(map(isinstance, ids, repeat(int))) or min(ids) < 0 or max(ids) >= vocab_size:
         message = f"prompt token ids must be integers in the vocabulary [0, {vocab_size})"
         raise InvalidRequestError(message, param="prompt")
     if len(ids) >= max_model_len:
