@@ -21,10 +21,19 @@ def _plain(name: str) -> str:
     return "".join(char for char in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(char))
 
 
+def read_names(snapshot: Path) -> tuple[str, ...]:
+    """A names snapshot's names (this module's, or another gazetteer list's written by ``write_names``)."""
+    return tuple(json.loads(snapshot.read_text(encoding="utf-8"))["names"])
+
+
+def write_names(snapshot: Path, built: dict[str, object]) -> None:
+    snapshot.write_text(json.dumps(built, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+
+
 @cache
 def country_names() -> tuple[str, ...]:
     """Every country's name in ``LANGUAGES`` (the snapshot's), as written, without repeats."""
-    return tuple(json.loads(SNAPSHOT.read_text(encoding="utf-8"))["names"])
+    return read_names(SNAPSHOT)
 
 
 def build_snapshot() -> dict[str, object]:
@@ -50,5 +59,5 @@ def build_snapshot() -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    SNAPSHOT.write_text(json.dumps(build_snapshot(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    write_names(SNAPSHOT, build_snapshot())
     print(f"wrote {SNAPSHOT} ({len(country_names())} names)")

@@ -9,9 +9,10 @@ The names are ISO 3166-2's, translated by the iso-codes project (the gettext cat
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
+
+from gateway.guardrails.country_names import read_names, write_names
 
 SNAPSHOT = Path(__file__).parent / "data" / "region_names.json"
 LANGUAGES = ("en", "fr", "es", "de", "it", "pt", "nl")
@@ -26,7 +27,7 @@ REGION_TYPES = frozenset({"State", "Province", "Region", "Land", "Canton", "Auto
 @cache
 def region_names() -> tuple[str, ...]:
     """Every first-level region's name (the snapshot's), as written, without repeats."""
-    return tuple(json.loads(SNAPSHOT.read_text(encoding="utf-8"))["names"])
+    return read_names(SNAPSHOT)
 
 
 def build_snapshot() -> dict[str, object]:
@@ -50,5 +51,5 @@ def build_snapshot() -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    SNAPSHOT.write_text(json.dumps(build_snapshot(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    write_names(SNAPSHOT, build_snapshot())
     print(f"wrote {SNAPSHOT} ({len(region_names())} names)")
