@@ -68,24 +68,35 @@ def decoded_view(view: ReaderView) -> ReaderView:
 
 
 def _queries(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of each query: after a "?", or a whitespace-delimited token of "&"-joined pairs."""
-    spans: list[tuple[int, int]] = []
+    """The (start, end) of each query: after a "?", or a whitespace-delimited token of "&"-joined pairs. Linear in the
+    text's length whatever it holds (a prompt of "?a=b&" or "&" repeated included): the edge before each "&" is
+    looked for only in the stretch since the previous one, the queries a "&" may fall in are walked once in order,
+    and a form is matched at most once per edge."""
+    queries: list[tuple[int, int]] = []
     mark = text.find("?")
     while mark >= 0:
         query = _QUERY.match(text, mark + 1)
         if query is not None:
-            spans.append(query.span())
+            queries.append(query.span())
         mark = text.find("?", query.end() if query is not None else mark + 1)
+    forms: list[tuple[int, int]] = []
+    following = 0  # the first query that does not end before the "&" at hand
+    edge = scanned = -1  # the last form edge before the "&" at hand, and how far edges have been looked for
+    tried_edge, form = -2, None  # the edge the last form match started after, and its result
     amp = text.find("&")
     while amp >= 0:
-        if not any(start <= amp < end for start, end in spans):
-            edge = max(text.rfind(char, 0, amp) for char in _FORM_EDGES)
-            form = _FORM.match(text, edge + 1)
+        while following < len(queries) and queries[following][1] <= amp:
+            following += 1
+        if following == len(queries) or amp < queries[following][0]:  # in no query
+            edge = max(edge, *(text.rfind(char, scanned + 1, amp) for char in _FORM_EDGES))
+            scanned = amp - 1
+            if edge != tried_edge:
+                tried_edge, form = edge, _FORM.match(text, edge + 1)
             if form is not None and form.end() > amp:
-                spans.append(form.span())
+                forms.append(form.span())
                 amp = form.end()
         amp = text.find("&", amp + 1)
-    return sorted(spans)
+    return sorted(queries + forms)
 
 
 def _copy(text: str, start: int, end: int, pieces: list[str], first: list[int], last: list[int]) -> None:

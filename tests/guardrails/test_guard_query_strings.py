@@ -1,10 +1,12 @@
 """Values in URL query strings: decoded (``+`` for space, %XX UTF-8 escapes) for detection, reported at raw spans."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.normalize import reader_view
-from gateway.guardrails.query_strings import decoded_view
+from gateway.guardrails.query_strings import _FORM, _FORM_EDGES, _QUERY, _queries, decoded_view
 
 
 def found(analyzer: PiiAnalyzer, text: str) -> set[tuple[str, str]]:
@@ -58,3 +60,39 @@ def test_values_in_a_query_are_found_at_their_raw_span(analyzer: PiiAnalyzer, te
 )
 def test_look_alikes_in_a_query_stay_clean(analyzer: PiiAnalyzer, text: str) -> None:
     assert found(analyzer, text) == set()
+
+
+def plain_queries(text: str) -> list[tuple[int, int]]:
+    """The rule ``_queries`` implements, written plainly (quadratic: each "&" looks back over the whole text and
+    through every query found): a query after each "?", and a form from the last edge before each "&" outside one."""
+    spans: list[tuple[int, int]] = []
+    mark = text.find("?")
+    while mark >= 0:
+        query = _QUERY.match(text, mark + 1)
+        if query is not None:
+            spans.append(query.span())
+        mark = text.find("?", query.end() if query is not None else mark + 1)
+    amp = text.find("&")
+    while amp >= 0:
+        if not any(start <= amp < end for start, end in spans):
+            edge = max(text.rfind(char, 0, amp) for char in _FORM_EDGES)
+            form = _FORM.match(text, edge + 1)
+            if form is not None and form.end() > amp:
+                spans.append(form.span())
+                amp = form.end()
+        amp = text.find("&", amp + 1)
+    return sorted(spans)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab1=&?( \n#%+", max_size=60))
+def test_queries_are_found_as_the_plain_rule_finds_them(text: str) -> None:
+    assert _queries(text) == plain_queries(text)
+
+
+def test_thousands_of_query_marks_are_thousands_of_queries() -> None:
+    # A prompt of nothing but marks (the shape that made the plain rule quadratic): each "?a=b" its own query, and a
+    # run of "&" no form.
+    queries = "?a=b&" * 4000
+    assert _queries(queries) == [(5 * i + 1, 5 * i + 4) for i in range(4000)]
+    assert _queries("x=1" + "&" * 4000) == []
