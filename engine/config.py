@@ -20,7 +20,7 @@ _DTYPES = ("auto", "float32", "bfloat16", "float16")
 _QUANTIZATIONS = (None, "int8", "int4", "fp8")
 _KV_CACHE_DTYPES = ("auto", "bfloat16", "int8")
 _PROFILES = ("fast", "exact")
-_SPECULATIVE_METHODS = (None, "ngram", "draft_model")
+_SPECULATIVE_METHODS = (None, "ngram", "suffix", "draft_model")
 DEFAULT_BLOCK_SIZE = 16  # tokens per KV block when ``block_size`` is unset and the model asks for nothing larger
 
 
@@ -111,8 +111,9 @@ class EngineConfig:
     # Speculative decoding (``engine.spec_decode``): "ngram" proposes up to ``num_speculative_tokens`` draft
     # tokens by prompt lookup (the longest recurring suffix of ``prompt_lookup_min..max`` tokens); "draft_model"
     # has a smaller model with the same tokenizer (``speculative_model``: a .gguf file, an HF checkpoint dir, or
-    # "default") write them greedily. Either way the target verifies them in the decode step, and greedy outputs are
-    # identical with and without it. None: off.
+    # "default") write them greedily; "suffix" is prompt lookup plus what the same tenant's earlier answers wrote
+    # after the same words (``engine.spec_decode.suffix_index``; never another tenant's). Either way the target
+    # verifies them in the decode step, and greedy outputs are identical with and without it. None: off.
     speculative_method: str | None = None
     num_speculative_tokens: int = 4
     speculative_model: str | None = None
@@ -125,6 +126,12 @@ class EngineConfig:
     # (drafts are nearly free on a GPU; on a CPU a verification step costs well more than a plain one).
     # False: every proposal is verified.
     prompt_lookup_adaptive: bool = True
+    # The "suffix" method's index of finished outputs, per tenant (isolation domain) and over all tenants, in tokens
+    # (about 0.5 KB of memory a token), and the least chance (the product of the continuations' frequencies in the
+    # tenant's outputs) of a draft it proposes.
+    suffix_tenant_tokens: int = 16384
+    suffix_total_tokens: int = 262144
+    suffix_min_probability: float = 0.1
     # No drafts in a step with more sequences decoding than this (vLLM's name). None: no cap. The adaptive budget
     # above already stops drafting where the extra rows cost more than they save (docs/benchmarks.md, "Speculative
     # decoding by prompt lookup"); the cap is for every-proposal drafting and for draft models, whose draft steps it
@@ -170,6 +177,10 @@ class EngineConfig:
             raise ValueError(f"speculative_model_quantization must be one of {_QUANTIZATIONS}")
         if self.num_speculative_tokens < 1 or not 1 <= self.prompt_lookup_min <= self.prompt_lookup_max:
             raise ValueError("num_speculative_tokens must be positive and 1 <= prompt_lookup_min <= prompt_lookup_max")
+        if not 0 < self.suffix_tenant_tokens <= self.suffix_total_tokens:
+            raise ValueError("suffix_tenant_tokens must be positive and at most suffix_total_tokens")
+        if not 0.0 <= self.suffix_min_probability <= 1.0:
+            raise ValueError("suffix_min_probability must be between 0 and 1")
         if self.speculative_disable_by_batch_size is not None and self.speculative_disable_by_batch_size < 1:
             raise ValueError("speculative_disable_by_batch_size must be positive (or None: never)")
         if self.cpu_small_batch_rows is not None and self.cpu_small_batch_rows < 1:
