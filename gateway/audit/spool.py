@@ -26,7 +26,11 @@ class Spool:
     """Appends are group-committed: each writes its line at once, then waits until an ``fsync`` that began after
     its write has finished. One ``fsync`` covers every line written before it started, so concurrent appends (one
     per request, from worker threads) share a sync instead of queueing for one each: on a disk where a sync takes
-    milliseconds, the spool's throughput no longer stops at one record per sync."""
+    milliseconds, the spool's throughput no longer stops at one record per sync.
+
+    The file's size is kept here rather than asked of the system (``fstat``) on every append: this process is its
+    only writer (it holds the lock), every write appends (what a short one wrote is counted), and each truncation that
+    succeeds sets it."""
 
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
@@ -34,6 +38,7 @@ class Spool:
         self.path = directory / f"audit-{os.getpid()}-{uuid.uuid4().hex[:12]}{SPOOL_SUFFIX}"
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self._size = os.fstat(self._fd).st_size  # the file's size: its end, where the next append lands
         self._dir_synced = False
         self._append_lock = threading.Lock()  # the file's end: writes, truncations
         self._sync_lock = threading.Lock()  # one fsync at a time; taken before _append_lock, never after
@@ -51,16 +56,19 @@ class Spool:
         when the line could not be written or synced; the file then holds no part of it."""
         assert line.endswith(b"\n")
         with self._append_lock:
-            end = os.fstat(self._fd).st_size
+            end = written = self._size
             try:
-                written = os.write(self._fd, line)
-                if written != len(line):  # a short write on a regular file means the disk is full
+                written = end + os.write(self._fd, line)  # a write that raises wrote nothing
+                if written != end + len(line):  # a short write on a regular file means the disk is full
                     raise OSError(errno.ENOSPC, f"short write to audit spool {self.path.name}")
             except OSError:
                 # Never leave a torn line behind: the next append would be glued to it and both would be lost.
+                self._size = written
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, end)
+                    self._size = end
                 raise
+            self._size = written
             self._written_seq += 1
             seq = self._written_seq
         self._sync_through(seq)
@@ -72,7 +80,7 @@ class Spool:
             if seq <= self._lost_seq:
                 raise OSError(errno.EIO, f"audit spool {self.path.name}: the sync of this line failed")
             with self._append_lock:
-                through_seq, through_size = self._written_seq, os.fstat(self._fd).st_size
+                through_seq, through_size = self._written_seq, self._size
             try:
                 os.fsync(self._fd)
                 if not self._dir_synced:
@@ -85,7 +93,9 @@ class Spool:
                 # fail, and their callers' fallback stores them again, idempotently by event id).
                 with self._append_lock:
                     with contextlib.suppress(OSError):
-                        os.ftruncate(self._fd, max(self._synced_size, self._read_offset))
+                        cut = max(self._synced_size, self._read_offset)
+                        os.ftruncate(self._fd, cut)
+                        self._size = cut
                     self._lost_seq = self._written_seq
                 raise
             self._synced_seq, self._synced_size = through_seq, through_size
@@ -97,7 +107,7 @@ class Spool:
         return stats.f_bavail * stats.f_frsize
 
     def pending_bytes(self) -> int:
-        return os.fstat(self._fd).st_size - self._read_offset
+        return self._size - self._read_offset
 
     def read_pending(self, max_lines: int) -> tuple[list[bytes], int]:
         """Complete lines after the committed offset (a line still being written is left for later), and the
@@ -120,8 +130,9 @@ class Spool:
         if offset < rotate_bytes:
             return
         with self._sync_lock, self._append_lock:  # no sync in flight may record a size from before the cut
-            if os.fstat(self._fd).st_size == self._read_offset:
+            if self._size == self._read_offset:
                 os.ftruncate(self._fd, 0)
+                self._size = 0
                 os.fsync(self._fd)
                 self._read_offset = 0
                 # Every line written so far is in the database: durable, whatever sync is still to come.
