@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import queue
 import threading
 import time
 from collections import deque
@@ -102,9 +103,11 @@ class AuditWriter:
         self.batches_stored = 0  # spooled batches the drain has stored since start
         # Threads for record_sync where the record thread does not take a record (not started yet, or closing).
         self._executor = ThreadPoolExecutor(max_workers=RECORD_THREADS, thread_name_prefix="warden-audit-record")
-        self._asked: list[_Asked] = []  # records waiting for the record thread, under _asked_lock
+        # Records waiting for the record thread, then None once it is to stop (put under _asked_lock, so none comes
+        # after it). A C-level queue: handing a record over takes one call and wakes the thread only when it waits,
+        # where an event and a list cost the loop a Python-level condition (lock, waiter list, notify) per record.
+        self._asked: queue.SimpleQueue[_Asked | None] = queue.SimpleQueue()
         self._asked_lock = threading.Lock()
-        self._asked_wake = threading.Event()
         self._recorder: threading.Thread | None = None
         self._recorder_stop = False
 
@@ -126,7 +129,7 @@ class AuditWriter:
         if self._recorder is not None:  # the records already asked for are made durable first; later ones are
             with self._asked_lock:  # each made durable in a thread of their own (``record``)
                 self._recorder_stop = True
-            self._asked_wake.set()
+                self._asked.put(None)
             self._recorder.join(timeout_s)
             self._recorder = None
         # With the store known down, a long wait only delays the shutdown: the spool keeps the records for the
@@ -273,10 +276,8 @@ class AuditWriter:
         with self._asked_lock:
             taken = self._recorder is not None and not self._recorder_stop
             if taken:
-                self._asked.append(_Asked(event, loop, waiter))
-        if taken:
-            self._asked_wake.set()
-        else:  # not started, or closing: a thread of its own (a closed spool falls back to the database)
+                self._asked.put(_Asked(event, loop, waiter))
+        if not taken:  # not started, or closing: a thread of its own (a closed spool falls back to the database)
             waiter = loop.run_in_executor(self._executor, self.record_sync, event)
         try:
             await asyncio.shield(waiter)
@@ -287,15 +288,20 @@ class AuditWriter:
     def _record_asked(self) -> None:
         """The record thread: makes what was asked for durable, a batch at a time, and answers each batch's waiters
         with one call into each of their event loops."""
-        while True:
-            self._asked_wake.wait()
-            self._asked_wake.clear()
-            with self._asked_lock:  # stopping is decided with nothing left asked for: none is left unanswered
-                asked, self._asked = self._asked, []
-                stopping = self._recorder_stop
+        pending = self._asked
+        stopping = False
+        while not stopping:
+            asked: list[_Asked] = []
+            item = pending.get()  # what came while the last batch was written goes in this one
+            while True:
+                if item is None:  # the last thing ever put: stop once what came before it is answered
+                    stopping = True
+                else:
+                    asked.append(item)
+                if pending.empty():
+                    break
+                item = pending.get_nowait()
             if not asked:
-                if stopping:
-                    return
                 continue
             try:
                 outcomes = self.record_batch_sync([a.event for a in asked])
