@@ -32,3 +32,35 @@ def test_every_other_bit_varies() -> None:
     mask = (1 << 128) - 1
     assert ones & ~fixed & mask == ~fixed & mask
     assert zeros & ~fixed & mask == ~fixed & mask
+
+
+def test_ids_drawn_on_many_threads_and_across_a_fork_are_never_reused() -> None:
+    import os
+    import threading
+
+    per_thread: list[list[str]] = [[] for _ in range(8)]
+
+    def draw(into: list[str]) -> None:
+        into.extend(uuid4_hex() for _ in range(3000))  # several draws of random bytes each
+
+    threads = [threading.Thread(target=draw, args=(ids,)) for ids in per_thread]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    drawn = [i for ids in per_thread for i in ids]
+    assert len(set(drawn)) == len(drawn) == 8 * 3000
+
+    uuid4_hex()  # the parent holds undrawn bytes: the child must not hand the same ones out
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, then gone
+        os.close(read_end)
+        os.write(write_end, " ".join(uuid4_hex() for _ in range(50)).encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        child = pipe.read().decode().split()
+    os.waitpid(pid, 0)
+    parent = [uuid4_hex() for _ in range(50)]
+    assert len(child) == 50 and not set(child) & set(parent)
