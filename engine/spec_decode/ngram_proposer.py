@@ -49,14 +49,18 @@ class NgramProposer:
 
     def propose(self, token_ids: list[int], index: NgramIndex, limit: int | None = None) -> list[int]:
         """Up to ``min(k, limit)`` draft tokens to follow ``token_ids`` (empty when no n-gram recurs)."""
+        return self.lookup(token_ids, index, limit)[0]
+
+    def lookup(self, token_ids: list[int], index: NgramIndex, limit: int | None = None) -> tuple[list[int], int]:
+        """The proposal and the length of the n-gram it continues (0: none recurs)."""
         k = self.num_tokens if limit is None else min(self.num_tokens, limit)
         length = len(token_ids)
         if k <= 0 or length <= self.min_n:
-            return []
+            return [], 0
         # Everything but the suffix's own occurrence (the one ending at the last token) is a candidate.
         index.catch_up(token_ids, length - 1)
         for n in range(min(self.max_n, length - 1), self.min_n - 1, -1):
             end = index.latest_end(tuple(token_ids[length - n :]))
             if end is not None:
-                return token_ids[end : end + k]
-        return []
+                return token_ids[end : end + k], n
+        return [], 0

@@ -3,12 +3,12 @@ written into a scheduled step, and the verification of a sequence's drafts again
 
 ``LLMEngine`` owns one ``SpeculativeDecoder`` when speculation is configured and calls it at three points of a
 step: ``propose`` before scheduling, ``write_drafts`` before the forward pass, ``verify`` per sequence with drafts
-after sampling.
+after sampling; and ``finished`` when a request ends, so the suffix method indexes its output for its tenant.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from engine.config import EngineConfig
 from engine.metrics import StatsCollector
@@ -20,11 +20,15 @@ from engine.spec_decode.draft_budget import choose_draft_lengths
 from engine.spec_decode.draft_model import DraftModelProposer
 from engine.spec_decode.ngram_proposer import NgramProposer
 from engine.spec_decode.step_costs import StepCostTable
+from engine.spec_decode.suffix_index import SuffixStore
+
+LOOKUP_METHODS = ("ngram", "suffix")  # proposals found without a forward pass: every step, drafting or not
 
 
 class SpeculativeDecoder:
-    """Drafts by prompt lookup (``speculative_method="ngram"``) or by a draft model (``"draft_model"``: the
-    ``drafter``, built with the engine's runners because it shares their block tables)."""
+    """Drafts by prompt lookup (``speculative_method="ngram"``), by prompt lookup and the tenant's earlier outputs
+    (``"suffix"``), or by a draft model (``"draft_model"``: the ``drafter``, built with the engine's runners because
+    it shares their block tables)."""
 
     def __init__(self, config: EngineConfig, stats: StatsCollector, max_model_len: int,
                  drafter: DraftModelProposer | None = None) -> None:
@@ -34,9 +38,15 @@ class SpeculativeDecoder:
         self.max_model_len = max_model_len
         self.drafter = drafter
         self.proposer: NgramProposer | None = None
-        if config.speculative_method == "ngram":
+        if config.speculative_method in LOOKUP_METHODS:
             self.proposer = NgramProposer(config.num_speculative_tokens, min_n=config.prompt_lookup_min,
                                           max_n=config.prompt_lookup_max)
+        self.suffixes: SuffixStore | None = None
+        self.suffix_min_probability = config.suffix_min_probability
+        if config.speculative_method == "suffix":
+            self.suffixes = SuffixStore(min_n=config.prompt_lookup_min, max_n=config.prompt_lookup_max,
+                                        tenant_tokens=config.suffix_tenant_tokens,
+                                        total_tokens=config.suffix_total_tokens)
         # Adaptive prompt lookup (``engine.spec_decode.draft_budget``): acceptance observed per sequence, and the
         # decode-only steps' measured cost by size, without drafts (plain) and with them (verify).
         self.acceptance: AcceptanceTracker | None = None
@@ -49,7 +59,7 @@ class SpeculativeDecoder:
     def for_config(cls, config: EngineConfig, stats: StatsCollector, max_model_len: int,
                    drafter: DraftModelProposer | None) -> SpeculativeDecoder | None:
         """The engine's decoder, or None when it does not speculate."""
-        if config.speculative_method == "ngram" or drafter is not None:
+        if config.speculative_method in LOOKUP_METHODS or drafter is not None:
             return cls(config, stats, max_model_len, drafter)
         return None
 
@@ -75,7 +85,7 @@ class SpeculativeDecoder:
                 continue
             if seq.ngram_index is None:
                 seq.ngram_index = self.proposer.new_index()
-            drafts = self.proposer.propose(seq.token_ids, seq.ngram_index, limit)
+            drafts = self._lookup(seq, limit)
             if drafts and seq.structured_state is not None:
                 drafts = drafts[: seq.structured_state.validate_tokens(drafts)]  # only what the grammar allows
             self.stats.spec_proposed_tokens += len(drafts)
@@ -86,6 +96,23 @@ class SpeculativeDecoder:
                 seq.spec_token_ids = drafts
             return
         self._budget_drafts(len(decoding), proposing, proposals)
+
+    def _lookup(self, seq: Sequence, limit: int) -> list[int]:
+        """Prompt lookup's proposal, or the tenant index's where that continues a longer n-gram (the longer the
+        matched context, the likelier the continuation; on a tie the sequence's own text, which is nearer)."""
+        assert self.proposer is not None
+        own, own_n = self.proposer.lookup(seq.token_ids, seq.ngram_index, limit)
+        if self.suffixes is None:
+            return own
+        k = min(self.num_speculative_tokens, limit)
+        theirs, their_n = self.suffixes.propose(isolation_domain(seq), seq.token_ids, k,
+                                                self.suffix_min_probability)
+        return theirs if their_n > own_n and theirs else own
+
+    def finished(self, seq: Sequence) -> None:
+        """A request ended: the suffix method indexes what it wrote, for its own tenant's later requests only."""
+        if self.suffixes is not None and seq.finish_reason in ("stop", "length"):
+            self.suffixes.add(isolation_domain(seq), seq.token_ids[: seq.num_prompt_tokens], seq.output_token_ids)
 
     def _budget_drafts(self, num_decodes: int, seqs: list[Sequence], proposals: list[list[int]]) -> None:
         """Adaptive prompt lookup: verify the drafts expected to pay for their share of the step on this machine
@@ -176,3 +203,13 @@ class SpeculativeDecoder:
         if self.acceptance is not None and seq.draft_history is not None:
             self.acceptance.observe(seq.draft_history, len(drafts), accepted)
         return steps, accepted
+
+
+def isolation_domain(seq: Sequence) -> Hashable:
+    """Whose earlier outputs may draft for ``seq``: its prefix-cache isolation domain (the per-tenant HMAC the
+    gateway sets), else its tenant; offline requests with neither share the anonymous domain."""
+    if seq.cache_salt is not None:
+        return ("salt", seq.cache_salt)
+    if seq.tenant is not None:
+        return ("tenant", seq.tenant)
+    return ("anonymous",)
