@@ -469,6 +469,8 @@ class LLMEngine:
         if finish is not None:
             self.states.pop(seq.request_id, None)
             self.scheduler.finish(seq, finish)
+            if self.speculator is not None:
+                self.speculator.finished(seq)
             state.timings.finished_ns = now_ns()
             result.metrics = state.timings
         result.usage = self._usage(seq)
