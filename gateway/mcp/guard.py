@@ -9,6 +9,7 @@ rewritten, in place, so arguments and structured results keep their JSON shape.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,25 +31,35 @@ class Screened:
     injection_flagged: bool = False
 
 
-def _string_leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], str]]:
+def _string_leaves(value: Any) -> list[str]:
+    """Every string in ``value`` (not its keys), in the order ``_with_leaves`` puts them back."""
+    leaves: list[str] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, str):
+            leaves.append(item)
+        elif isinstance(item, dict):
+            for child in item.values():
+                walk(child)
+        elif isinstance(item, list):
+            for child in item:
+                walk(child)
+
+    walk(value)
+    return leaves
+
+
+def _with_leaves(value: Any, texts: Iterator[str]) -> Any:
+    """``value`` rebuilt in one walk with its strings taken from ``texts`` in ``_string_leaves``' order. One walk,
+    not one copy of the enclosing containers per changed string: a masked argument object of n values would
+    otherwise cost n copies of n entries."""
     if isinstance(value, str):
-        return [(path, value)]
+        return next(texts)
     if isinstance(value, dict):
-        return [leaf for key, item in value.items() for leaf in _string_leaves(item, (*path, key))]
+        return {key: _with_leaves(item, texts) for key, item in value.items()}
     if isinstance(value, list):
-        return [leaf for index, item in enumerate(value) for leaf in _string_leaves(item, (*path, index))]
-    return []
-
-
-def _replace(value: Any, path: tuple[Any, ...], text: str) -> Any:
-    if not path:
-        return text
-    head, rest = path[0], path[1:]
-    if isinstance(value, dict):
-        return {**value, head: _replace(value[head], rest, text)}
-    copy = list(value)
-    copy[head] = _replace(copy[head], rest, text)
-    return copy
+        return [_with_leaves(item, texts) for item in value]
+    return value
 
 
 async def _screen_strings(guard: InputGuard, tenant_id: str, policy: Policy, value: Any, role: str,
@@ -56,16 +67,18 @@ async def _screen_strings(guard: InputGuard, tenant_id: str, policy: Policy, val
     leaves = _string_leaves(value)
     if not leaves:
         return Screened(value)
-    messages = [{"role": role, "content": text} for _, text in leaves]
+    messages = [{"role": role, "content": text} for text in leaves]
     try:
         screened = await guard.screen_input(messages, tenant_id=tenant_id, policy=policy)
     except APIError as exc:
         decision = dict(exc.decision or {"decision": "blocked"})
         decision["stage"] = stage
         return Screened(value, [decision], blocked_reason=exc.message)
-    for (path, original), message in zip(leaves, screened.messages, strict=True):
-        if message["content"] != original:
-            value = _replace(value, path, message["content"])
+    released = [message["content"] for message in screened.messages]
+    if len(released) != len(leaves):
+        raise ValueError("the guard returned a different number of texts than it was given")
+    if released != leaves:
+        value = _with_leaves(value, iter(released))
     decisions = [{**decision, "stage": stage} for decision in screened.decisions]
     flagged = any(d.get("kind") == "injection" and d.get("action") == InjectionAction.FLAG.value for d in decisions)
     return Screened(value, decisions, injection_flagged=flagged)
