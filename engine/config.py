@@ -127,10 +127,10 @@ class EngineConfig:
     # False: every proposal is verified.
     prompt_lookup_adaptive: bool = True
     # The "suffix" method's index of finished outputs, per tenant (isolation domain) and over all tenants, in tokens
-    # (about 0.5 KB of memory a token), and the least chance (the product of the continuations' frequencies in the
-    # tenant's outputs) of a draft it proposes.
+    # (up to about 1 KB of memory a token, for text that never repeats; far less for text that does), and the least
+    # chance (the product of the continuations' frequencies in the tenant's outputs) of a draft it proposes.
     suffix_tenant_tokens: int = 16384
-    suffix_total_tokens: int = 262144
+    suffix_total_tokens: int = 131072
     suffix_min_probability: float = 0.1
     # No drafts in a step with more sequences decoding than this (vLLM's name). None: no cap. The adaptive budget
     # above already stops drafting where the extra rows cost more than they save (docs/benchmarks.md, "Speculative
