@@ -93,11 +93,21 @@ def tools_system_prompt(tools: Any) -> str:
 
 def parse_tool_calls(text: str) -> list[ToolCall] | None:
     """The calls in a completed, constrained output; None when the output is plain text (``auto`` chose to answer).
-    Raises ``ValueError`` when the output opened a call but was cut short (``finish_reason == "length"``)."""
+    Raises ``ValueError`` when the output opened a call but was cut short (``finish_reason == "length"``), is not a
+    list of calls, or nests deeper than can be parsed."""
     stripped = text.strip()
     if not stripped.startswith(TOOL_CALL_OPEN):
         return None
     if not stripped.endswith(TOOL_CALL_CLOSE):
         raise ValueError("tool call output is incomplete")
-    calls = json.loads(stripped[len(TOOL_CALL_OPEN) : -len(TOOL_CALL_CLOSE)])
-    return [ToolCall(call["name"], json.dumps(call["arguments"], ensure_ascii=False)) for call in calls]
+    try:
+        calls = json.loads(stripped[len(TOOL_CALL_OPEN) : -len(TOOL_CALL_CLOSE)])
+        if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
+            raise ValueError("tool call output is not a list of calls")
+        return [ToolCall(call["name"], json.dumps(call["arguments"], ensure_ascii=False)) for call in calls]
+    except (KeyError, TypeError):
+        raise ValueError("tool call output is not a list of calls") from None
+    except RecursionError:
+        # A schema that allows nesting lets a long output nest past the interpreter's depth: refused like any other
+        # output that is not a list of calls, never an error of the caller's own.
+        raise ValueError("tool call output is nested too deeply") from None
