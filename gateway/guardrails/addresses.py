@@ -267,7 +267,10 @@ _ANCHOR = re.compile(
     r"|(?i:addr|address|adresse|street|strasse|straße)=\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
-_DIGIT = re.compile(r"\d")
+# A digit an anchor can hold: a house number's first digit, or the digit closing "Apt. 4" or "address=0". One
+# glued to a word, a dot, a colon, a slash, a hash or a dash can be neither (after a word character, no digit run
+# starts; "Apt.4" has no space), so the digits of versions, times, paths and identifiers are passed over.
+_DIGIT = re.compile(r"\d(?<![\w.:/#-]\d)")
 _DIGIT_RUN = re.compile(r"\d+")
 # The most characters an anchor holds before its first digit besides the spaces right before it: "address=" (8),
 # or a letter, a dot and a comma before the spaces (3).
@@ -275,10 +278,11 @@ _ANCHOR_REACH = 8
 
 
 def _anchors(text: str) -> Iterator[re.Match[str]]:
-    """The matches ``_ANCHOR.finditer(text)`` gives, the regex tried only next to digits. Every anchor opens with a
-    digit (a house number) or ends with its first one ("Apt. 4", "address=0"), so after the previous anchor only the
-    stretch before the next digit (its spaces and ``_ANCHOR_REACH`` more) or the digit itself can start one; scanning
-    all text for it cost as much as every street pattern together."""
+    """The matches ``_ANCHOR.finditer(text)`` gives, the regex tried only next to the digits an anchor can hold
+    (``_DIGIT``). Every anchor opens with a digit (a house number) or ends with its first one ("Apt. 4",
+    "address=0"), so after the previous anchor only the stretch before the next such digit (its spaces and
+    ``_ANCHOR_REACH`` more) or the digit itself can start one; scanning all text for it cost as much as every street
+    pattern together."""
     position = 0
     while (digit := _DIGIT.search(text, position)) is not None:
         first = digit.start()
