@@ -362,21 +362,22 @@ class PlaceRecognizer(EntityRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results = []
         words = list(_WORD.finditer(text))
-        index, last_end = 0, -1
-        while index < len(words):
-            found = None
-            longest = 0 if _glued(text, words[index]) else self._longest_from(words[index].group())
-            if longest:
-                chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
-                found = self._place_at(text, words, index, chained, longest)
+        # Most words open no gazetteer name: the words that do are picked out by C-level passes (the lookups are
+        # cached per word), and only they are walked in Python, each past the last place found.
+        longest = list(map(self._longest_from, map(re.Match.group, words)))
+        next_index, last_end = 0, -1
+        for index in itertools.compress(range(len(words)), longest):
+            if index < next_index or _glued(text, words[index]):
+                continue
+            chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
+            found = self._place_at(text, words, index, chained, longest[index])
             if found is None:
-                index += 1
                 continue
             count, score = found
             start, end = words[index].start(), words[index + count - 1].end()
             explanation = AnalysisExplanation(self.name, score, pattern_name="gazetteer")
             results.append(RecognizerResult("LOCATION", start, end, score, explanation))
-            index, last_end = index + count, end
+            next_index, last_end = index + count, end
         results.extend(self._travelled_to(text, results))
         return results
 
