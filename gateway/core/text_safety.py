@@ -28,24 +28,45 @@ _UNSAFE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 _UNSAFE_QUERY = re.compile(rb"%00|%[eE][dD]%[aAbB]", re.IGNORECASE)  # NUL, and UTF-8's encoding of a surrogate
 
 
-def unsafe_path(value: Any, path: str = "") -> str | None:
+MAX_PARAM_CHARS = 256  # a path as long as the body would make the refusal (and its audit record) as large
+# A step of the walk: (a value, the key or index that leads to it from its parent, the parent's step).
+_Step = tuple[Any, str | int | None, Any]
+
+
+def unsafe_path(value: Any) -> str | None:
     """The JSON path of the first string (or key) in ``value`` holding a NUL or a lone surrogate, else None.
-    The path shows offending characters escaped, so it is itself safe to print and store."""
-    if isinstance(value, str):
-        return path or "$" if UNSAFE_CHARACTERS.search(value) else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if UNSAFE_CHARACTERS.search(key):
-                return f"{path}.{_escaped(key)}" if path else _escaped(key)
-            found = unsafe_path(item, f"{path}.{key}" if path else key)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = unsafe_path(item, f"{path}[{index}]")
-            if found is not None:
-                return found
+    The path shows offending characters escaped, so it is itself safe to print and store.
+
+    Iterative, and the path is spelled once, for the finding only: a body nested as deep as its parser allows
+    must not exhaust the interpreter's stack here, and spelling every member's path on the way down would copy a
+    long prefix once per member (long keys nested deep over a wide object took seconds)."""
+    stack: list[_Step] = [(value, None, None)]
+    while stack:
+        step = stack.pop()
+        item, key = step[0], step[1]
+        if isinstance(key, str) and UNSAFE_CHARACTERS.search(key):
+            return _spelled((None, _escaped(key), step[2]))
+        if isinstance(item, str):
+            if UNSAFE_CHARACTERS.search(item):
+                return _spelled(step)
+        elif isinstance(item, dict):
+            stack.extend((child, name, step) for name, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((item[index], index, step) for index in range(len(item) - 1, -1, -1))
     return None
+
+
+def _spelled(step: _Step) -> str:
+    keys: list[str | int] = []
+    while step[1] is not None:
+        keys.append(step[1])
+        step = step[2]
+    path = ""
+    for key in reversed(keys):
+        path += f"[{key}]" if isinstance(key, int) else f"{'.' if path else ''}{key}"
+        if len(path) > MAX_PARAM_CHARS:
+            return path[:MAX_PARAM_CHARS] + "..."
+    return path or "$"
 
 
 def _escaped(text: str) -> str:
@@ -62,6 +83,10 @@ def unsafe_body_param(body: bytes) -> str | None:
         parsed = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return None
+    except RecursionError:
+        # Nested deeper than the standard library parses, and holding such an escape: refused, as the app's parser
+        # (orjson) reads deeper and would let the character through.
+        return "body"
     return unsafe_path(parsed)
 
 
