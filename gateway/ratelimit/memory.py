@@ -115,13 +115,6 @@ class InProcessRateLimiter:
         return admission
 
     async def settle(self, admission: Admission, used_tokens: int) -> bool:
-        return self._settle_now(admission, used_tokens)
-
-    def settle_soon(self, admission: Admission, used_tokens: int) -> None:
-        """``settle``, done here and now: in-process counters cost no round trip to put off."""
-        self._settle_now(admission, used_tokens)
-
-    def _settle_now(self, admission: Admission, used_tokens: int) -> bool:
         if used_tokens < 0:
             raise ValueError(f"used_tokens must be >= 0, got {used_tokens}")
         if not admission.admitted or admission.degraded:

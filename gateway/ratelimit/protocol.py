@@ -36,12 +36,6 @@ class RateLimiter(Protocol):
         when the store is unreachable — logged, since the response is already on its way)."""
         ...
 
-    def settle_soon(self, admission: Admission, used_tokens: int) -> None:
-        """``settle`` for a caller that need not wait for it (its response is decided): done within moments, and
-        before any later admission of this process is decided; a failure is logged. ``aclose`` finishes what
-        still waits."""
-        ...
-
     async def release(self, admission: Admission) -> bool:
         """Finish an admitted request that used no tokens (refused later, failed before the engine ran)."""
         ...

@@ -13,7 +13,7 @@ from redis.exceptions import RedisError
 from gateway.ratelimit import lua
 from gateway.ratelimit.accounting import ScopeState
 from gateway.ratelimit.admission import Admission, MonthlyUsage
-from gateway.ratelimit.batching import POST_DELAY_S, ScriptBatch
+from gateway.ratelimit.batching import ScriptBatch
 from gateway.ratelimit.calendar import month_label
 from gateway.ratelimit.clock import Clock
 from gateway.ratelimit.errors import RateLimiterUnavailable
@@ -57,7 +57,6 @@ class RedisRateLimiter:
         lease_ms: int = DEFAULT_LEASE_MS,
         key_prefix: str = "wdn:rl",
         renew_interval_s: float | None = None,
-        settle_delay_s: float = POST_DELAY_S,
     ) -> None:
         self._redis = redis
         self._clock = clock
@@ -68,9 +67,7 @@ class RedisRateLimiter:
         self._settle = redis.register_script(lua.SETTLE)
         self._usage = redis.register_script(lua.USAGE)
         self._renew = redis.register_script(lua.RENEW)
-        # Admissions and settlements queued behind a round trip: one more; a settlement no caller waits for
-        # (settle_soon) at the head of the next, within settle_delay_s.
-        self.batch = ScriptBatch(redis, post_delay_s=settle_delay_s)
+        self.batch = ScriptBatch(redis)  # admissions and settlements queued behind a round trip: one more
         self._leases = LeaseKeeper(self.renew, renew_interval_s)
 
     async def admit(
@@ -120,34 +117,10 @@ class RedisRateLimiter:
         return admission
 
     async def settle(self, admission: Admission, used_tokens: int) -> bool:
-        call = self._settle_call(admission, used_tokens)
-        if call is None:
-            return False
-        keys, args = call
-        try:
-            settled = await self.batch.call(self._settle, keys, args)
-        except RedisError as exc:
-            # The response is already out; the lease expiry reclaims the slot and the reservation later.
-            _log_unsettled(admission, used_tokens, exc)
-            return False
-        return int(settled) == 1
-
-    def settle_soon(self, admission: Admission, used_tokens: int) -> None:
-        """``settle`` without waiting for it: the settlement rides at the head of this process's next round trip to
-        Redis (so the next admission here finds it done) or goes alone within ``settle_delay_s``, instead of
-        paying a round trip of its own. ``aclose`` sends what still waits; a failure is logged, as ``settle``'s."""
-        call = self._settle_call(admission, used_tokens)
-        if call is not None:
-            keys, args = call
-            self.batch.post(self._settle, keys, args,
-                            on_error=functools.partial(_log_unsettled, admission, used_tokens))
-
-    def _settle_call(self, admission: Admission, used_tokens: int) -> tuple[list[str], list[str | int]] | None:
-        """The settlement script's keys and arguments; None when there is nothing to settle."""
         if used_tokens < 0:
             raise ValueError(f"used_tokens must be >= 0, got {used_tokens}")
         if not admission.admitted or admission.degraded:
-            return None
+            return False
         self._leases.drop(admission)
         specs = scopes_for(admission.tenant_id, admission.key_id, admission.limits, admission.key_limits)
         args: list[str | int] = [
@@ -159,7 +132,19 @@ class RedisRateLimiter:
             len(specs),
             " ".join([_settle_limits(spec.limits) for spec in specs]),
         ]
-        return self._keys(admission.tenant_id, specs), args
+        try:
+            settled = await self.batch.call(self._settle, self._keys(admission.tenant_id, specs), args)
+        except RedisError as exc:
+            # The response is already out; the lease expiry reclaims the slot and the reservation later.
+            log.error(
+                "rate limiter store unreachable, admission %s of tenant %s not settled (%d tokens used): %s",
+                admission.id,
+                admission.tenant_id,
+                used_tokens,
+                exc,
+            )
+            return False
+        return int(settled) == 1
 
     async def release(self, admission: Admission) -> bool:
         return await self.settle(admission, 0)
@@ -190,7 +175,6 @@ class RedisRateLimiter:
             if key_id is None
             else ScopeSpec(Scope.KEY, key_id, RateLimits())
         )
-        await self.batch.flush_posted()  # settlements still waiting to be sent count
         try:
             month, used, reserved = await self._usage(keys=self._keys(tenant_id, [spec]), args=[self._now_arg()])
         except RedisError as exc:
@@ -213,11 +197,6 @@ class RedisRateLimiter:
             base = f"{tag}:t" if spec.scope is Scope.TENANT else f"{tag}:k:{_quoted(spec.owner_id)}"
             keys += [base, f"{base}:leases"]
         return keys
-
-
-def _log_unsettled(admission: Admission, used_tokens: int, error: BaseException) -> None:
-    log.error("rate limiter store unreachable, admission %s of tenant %s not settled (%d tokens used): %s",
-              admission.id, admission.tenant_id, used_tokens, error)
 
 
 def _limit_arg(value: int | None) -> int:

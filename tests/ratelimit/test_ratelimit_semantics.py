@@ -87,17 +87,6 @@ async def test_tokens_reserve_then_settle_to_real_usage(limiter: RateLimiter) ->
     assert (await limiter.monthly_usage("acme")).used_tokens == 750
 
 
-async def test_a_settlement_not_waited_for_is_done_before_the_next_admission(limiter: RateLimiter) -> None:
-    limits = RateLimits(tokens_per_minute=1000, max_concurrent_requests=1)
-    first = await admit(limiter, limits, 400)
-    limiter.settle_soon(first, 150)  # 250 reserved but unused come back, and the only slot
-    second = await admit(limiter, limits, 200)
-    assert second.admitted and second.tokens is not None and second.tokens.remaining == 650
-    limiter.settle_soon(second, 200)
-    limiter.settle_soon(second, 200)  # idempotent, as settle
-    assert (await limiter.monthly_usage("acme")).used_tokens == 350
-
-
 async def test_settle_is_idempotent(limiter: RateLimiter) -> None:
     limits = RateLimits(tokens_per_minute=1000)
     admission = await admit(limiter, limits, 300)

@@ -8,7 +8,6 @@ import asyncio
 
 import pytest
 import redis
-from redis.asyncio import Redis
 
 from gateway.background_server import free_port
 from gateway.ratelimit import Admission, RateLimiterUnavailable, RateLimits, build_limiter
@@ -63,80 +62,5 @@ async def test_every_queued_call_fails_closed_when_redis_is_unreachable() -> Non
                                                                                   fail_open=True), 1)
                                            for _ in range(6)))
         assert all(a.admitted and a.degraded for a in fail_open)
-    finally:
-        await limiter.aclose()
-
-
-async def test_a_posted_settlement_rides_ahead_of_the_next_admission(redis_url: str, key_prefix: str) -> None:
-    limiter = build_limiter(redis_url, key_prefix=key_prefix)
-    assert isinstance(limiter, RedisRateLimiter)
-    limits = RateLimits(max_concurrent_requests=1, monthly_token_budget=10_000)
-    try:
-        first = await limiter.admit("acme", "k", limits, 100)
-        limiter.settle_soon(first, 42)
-        # The only slot is free for the next admission: the settlement runs first, in the same round trip.
-        second = await limiter.admit("acme", "k", limits, 100)
-        assert first.admitted and second.admitted
-        assert limiter.batch.round_trips == 2
-        limiter.settle_soon(second, 8)
-        usage = await limiter.monthly_usage("acme")  # sends what is posted before reading
-        assert (usage.used_tokens, usage.reserved_tokens) == (50, 0)
-    finally:
-        await limiter.aclose()
-
-
-async def test_a_posted_settlement_goes_alone_within_its_delay_and_close_sends_what_waits(
-        redis_url: str, key_prefix: str) -> None:
-    limiter = RedisRateLimiter(Redis.from_url(redis_url), key_prefix=key_prefix, settle_delay_s=0.5)
-    other = build_limiter(redis_url, key_prefix=key_prefix)  # another replica: sees only what reached Redis
-    limits = RateLimits(max_concurrent_requests=1)
-    try:
-        admission = await limiter.admit("acme", "k", limits, 10)
-        limiter.settle_soon(admission, 3)
-        assert not (await other.admit("acme", "k", limits, 10)).admitted  # not sent yet: the slot is held
-        await asyncio.sleep(1.0)  # past its delay with no other call: it went on its own
-        assert limiter.batch.round_trips == 2
-        again = await other.admit("acme", "k", limits, 10)
-        assert again.admitted
-        await other.settle(again, 0)
-        last = await limiter.admit("acme", "k", limits, 10)
-        limiter.settle_soon(last, 5)
-        await limiter.aclose()  # closing sends it
-        assert (await other.admit("acme", "k", limits, 10)).admitted
-        assert (await other.monthly_usage("acme")).used_tokens == 8
-    finally:
-        await limiter.aclose()
-        await other.aclose()
-
-
-async def test_a_posted_settlement_of_a_script_redis_forgot_is_loaded_and_run(redis_url: str,
-                                                                              key_prefix: str) -> None:
-    limiter = build_limiter(redis_url, key_prefix=key_prefix)
-    assert isinstance(limiter, RedisRateLimiter)
-    limits = RateLimits(max_concurrent_requests=1)
-    try:
-        admission = await limiter.admit("acme", "k", limits, 10)
-        redis.Redis.from_url(redis_url).script_flush()
-        limiter.settle_soon(admission, 7)
-        await limiter.batch.flush_posted()
-        for _ in range(100):  # NOSCRIPT: run again through the client, in a task of its own
-            if (await limiter.monthly_usage("acme")).used_tokens == 7:
-                break
-            await asyncio.sleep(0.01)
-        assert (await limiter.monthly_usage("acme")).used_tokens == 7
-        assert (await limiter.admit("acme", "k", limits, 10)).admitted
-    finally:
-        await limiter.aclose()
-
-
-async def test_a_posted_settlement_redis_never_gets_is_logged(caplog: pytest.LogCaptureFixture) -> None:
-    limiter = build_limiter(f"redis://127.0.0.1:{free_port()}/0")
-    assert isinstance(limiter, RedisRateLimiter)
-    admission = Admission(id="a1", tenant_id="acme", key_id="k", reserved_tokens=10,
-                          limits=RateLimits(requests_per_minute=10), key_limits=None)
-    try:
-        limiter.settle_soon(admission, 4)
-        await limiter.batch.flush_posted()
-        assert "admission a1 of tenant acme not settled (4 tokens used)" in caplog.text
     finally:
         await limiter.aclose()
