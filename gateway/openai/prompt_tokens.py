@@ -18,6 +18,13 @@ and the piece is plain ASCII, where Python's ``re`` with ASCII classes cuts exac
 regex does. BPE merges never cross a word, so the piece's ids are its words' ids in order, and words repeat far
 more than pieces: each word's ids are kept (per tenant, like the pieces), and only words not seen recently reach the
 tokenizer. Any other piece goes to the tokenizer whole.
+
+A request whose prompt is encoded again after the input guardrails rewrote it (a redacted e-mail address) passes
+both encodings one ``reuse`` dict: the first leaves its pieces' ids there, and lines of its plain pieces; the second
+takes every piece, and every line of a rewritten piece, that the rewrite left alone from it, so only the lines it
+changed are cut into words again. A line break after a character that is not whitespace is a word boundary of the
+pre-tokenizer (no word of its regex holds a non-space character followed by a space), so a piece's ids are its
+lines' ids in order.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ import json
 import re
 import weakref
 from collections import OrderedDict
-from typing import Any
+from itertools import chain
+from typing import Any, cast
 
 from engine.protocol import TokenizerLike
 
@@ -43,9 +51,13 @@ _WORD_PROBE = ("It's 10:30, isn't it? We'll see--you'd've known  \n\n  x  1 2  (
 # The byte-level pre-tokenizer's regex (GPT-2's), its Unicode classes written for ASCII text: letters, digits, and
 # whitespace as Python's ``re`` and the tokenizer both see them in the characters _PLAIN admits.
 _WORDS = re.compile(r"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+")
+# The same after a split of every digit into a word of its own, in one pass: a digit is a word, and a run of spaces
+# ends before a digit as it would at the end of the split-off text before that digit.
+_WORDS_DIGITS_APART = re.compile(
+    r"[0-9]|'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[^\sA-Za-z0-9]+|\s+(?![^\s0-9])|\s+")
 _PLAIN = re.compile(r"[\t\n\r\x20-\x7e]*")  # printable ASCII, tab, newline, carriage return
-_DIGIT = re.compile(r"([0-9])")
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True}
+_NONE_KEPT: dict[str, list[int]] = {}  # a scope's kept words before it has any (never written)
 
 
 class SegmentEncoder:
@@ -56,8 +68,11 @@ class SegmentEncoder:
         self._split = re.compile("(" + "|".join(re.escape(t) for t in sorted(added, key=len, reverse=True)) + ")")
         self._kept: OrderedDict[tuple[str, str], list[int]] = OrderedDict()
         self._kept_chars = 0
-        self._words: dict[tuple[str, str], list[int]] = {}
+        # Kept words' ids per scope; the scopes in the order they last lost a word to the bound (tenants take turns).
+        self._words: dict[str, dict[str, list[int]]] = {}
+        self._word_count = 0
         self._digits_apart: bool | None = None  # None: pieces are not cut into words (an unknown pre-tokenizer)
+        self._cut = _WORDS.findall
         self.hits = 0
         self.misses = 0
 
@@ -75,15 +90,17 @@ class SegmentEncoder:
         if encoder.encode(probe, scope="", fresh=probe) != tokenizer.encode(probe, add_special_tokens=False):
             return None
         encoder._digits_apart = _digits_apart(backend)
+        encoder._cut = (_WORDS_DIGITS_APART if encoder._digits_apart else _WORDS).findall
         if encoder._digits_apart is not None and (
                 encoder._plain_ids(_WORD_PROBE, "") != tokenizer.encode(_WORD_PROBE, add_special_tokens=False)):
             encoder._digits_apart = None
         encoder._forget()  # the probe's pieces, words and counts
         return encoder
 
-    def encode(self, text: str, *, scope: str, fresh: str) -> list[int]:
+    def encode(self, text: str, *, scope: str, fresh: str, reuse: dict[str, list[int]] | None = None) -> list[int]:
         """``text``'s ids (no special tokens added). Pieces are kept per ``scope`` (the tenant); a piece holding
-        ``fresh`` (the newest message) is not kept."""
+        ``fresh`` (the newest message) is not kept. With ``reuse`` (one request's own, the same ``scope`` each time),
+        the pieces and lines it holds are taken from it and the ones encoded here are left in it."""
         ids: list[int] = []
         added = self._added
         for piece in self._split.split(text):
@@ -97,43 +114,68 @@ class SegmentEncoder:
             kept = self._kept.get(key)
             if kept is not None:
                 self._kept.move_to_end(key)
+            elif reuse is not None:
+                kept = reuse.get(piece)
+            if kept is not None:
                 self.hits += 1
                 ids += kept
                 continue
             self.misses += 1
             if self._digits_apart is not None and _PLAIN.fullmatch(piece):
-                piece_ids = self._plain_ids(piece, scope)
+                piece_ids = self._plain_ids(piece, scope) if reuse is None else self._lines_ids(piece, scope, reuse)
             else:
                 piece_ids = self._backend.encode_batch_fast([piece], add_special_tokens=False)[0].ids
             ids += piece_ids
+            if reuse is not None:
+                reuse[piece] = piece_ids
             if len(piece) <= MAX_PIECE_CHARS and (not fresh or fresh not in piece):
                 self._keep(key, piece_ids)
         return ids
 
-    def _plain_ids(self, piece: str, scope: str) -> list[int]:
-        """A plain-ASCII piece's ids, word by word, each word's ids kept per ``scope``."""
-        ids: list[int] = []
-        words = self._words
-        parts = _DIGIT.split(piece) if self._digits_apart else (piece,)
-        for i, part in enumerate(parts):
-            # An odd part is a digit, a word of its own (split out before the regex runs, as the tokenizer does).
-            for word in (part,) if i % 2 else _WORDS.findall(part):
-                found = words.get((scope, word))
-                ids += found if found is not None else self._keep_word((scope, word))
-        return ids
+    def _lines_ids(self, piece: str, scope: str, reuse: dict[str, list[int]]) -> list[int]:
+        """A plain-ASCII piece's ids, line by line: a line in ``reuse`` is taken from it, any other is cut into
+        words and left in it."""
+        lines = _lines(piece)
+        found: list[list[int] | None] = list(map(reuse.get, lines))
+        for i, line_ids in enumerate(found):
+            if line_ids is None:
+                found[i] = reuse[lines[i]] = self._plain_ids(lines[i], scope)
+        return list(chain.from_iterable(cast("list[list[int]]", found)))  # every None was filled above
 
-    def _keep_word(self, key: tuple[str, str]) -> list[int]:
-        ids: list[int] = self._backend.encode(key[1], add_special_tokens=False).ids
-        words = self._words
-        if len(words) >= MAX_WORDS:
-            del words[next(iter(words))]  # the oldest kept
-        words[key] = ids
+    def _plain_ids(self, piece: str, scope: str) -> list[int]:
+        """A plain-ASCII piece's ids, word by word, each word's ids kept per ``scope``. The look-ups run in C
+        (``map``), not in a Python loop: a 2 KB message is some 600 words."""
+        words = self._cut(piece)
+        found: list[list[int] | None] = list(map(self._words.get(scope, _NONE_KEPT).get, words))
+        if None in found:
+            for i, word_ids in enumerate(found):
+                if word_ids is None:
+                    word = words[i]
+                    # A new word twice in the piece is encoded once.
+                    found[i] = self._words.get(scope, _NONE_KEPT).get(word) or self._keep_word(scope, word)
+        return list(chain.from_iterable(cast("list[list[int]]", found)))  # every None was filled above
+
+    def _keep_word(self, scope: str, word: str) -> list[int]:
+        ids: list[int] = self._backend.encode(word, add_special_tokens=False).ids
+        if self._word_count >= MAX_WORDS:
+            # The oldest word of the scope first in line goes, and that scope goes to the back of the line.
+            first = next(iter(self._words))
+            words = self._words.pop(first)
+            del words[next(iter(words))]
+            self._word_count -= 1
+            if words:
+                self._words[first] = words
+        kept = self._words.get(scope)
+        if kept is None:
+            kept = self._words[scope] = {}
+        kept[word] = ids
+        self._word_count += 1
         return ids
 
     def _forget(self) -> None:
         self._words.clear()
         self._kept.clear()
-        self._kept_chars = self.hits = self.misses = 0
+        self._kept_chars = self._word_count = self.hits = self.misses = 0
 
     def _keep(self, key: tuple[str, str], ids: list[int]) -> None:
         self._kept[key] = ids
@@ -141,6 +183,22 @@ class SegmentEncoder:
         while len(self._kept) > MAX_ENTRIES or self._kept_chars > MAX_CHARS:
             (_, piece), _ = self._kept.popitem(last=False)
             self._kept_chars -= len(piece)
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut before every line break that follows a character other than whitespace (where a word of the
+    pre-tokenizer always ends); a line break after whitespace stays inside the piece it continues."""
+    parts = text.split("\n")
+    lines: list[str] = []
+    current = parts[0]
+    for part in parts[1:]:
+        if current and not current[-1].isspace():
+            lines.append(current)
+            current = "\n" + part
+        else:
+            current += "\n" + part
+    lines.append(current)
+    return lines
 
 
 def _digits_apart(backend: Any) -> bool | None:

@@ -58,15 +58,18 @@ def model_messages(messages: list[dict[str, Any]], tools_prompt: str | None = No
 
 
 def chat_prompt_ids(tokenizer: TokenizerLike, messages: list[dict[str, Any]],
-                    tools_prompt: str | None = None, *, tenant_id: str | None = None) -> list[int]:
+                    tools_prompt: str | None = None, *, tenant_id: str | None = None,
+                    reuse: dict[str, list[int]] | None = None) -> list[int]:
     """The prompt's ids. With ``tenant_id``, the pieces that repeat across that tenant's calls (system prompt,
-    earlier turns) are encoded once (``gateway.openai.prompt_tokens``); the ids are the same either way."""
+    earlier turns) are encoded once (``gateway.openai.prompt_tokens``); the ids are the same either way. One
+    request's ``reuse`` dict, passed to each encoding of its prompt, lets a later one (after the input guardrails
+    rewrote a message) take what the rewrite left alone from an earlier one."""
     rendered = tokenizer.apply_chat_template(model_messages(messages, tools_prompt), add_generation_prompt=True)
     encoder = segment_encoder(tokenizer) if tenant_id is not None else None
     if encoder is None or tenant_id is None:
         return tokenizer.encode(rendered, add_special_tokens=False)
     newest = messages[-1].get("content") if messages else None
-    return encoder.encode(rendered, scope=tenant_id, fresh=newest if isinstance(newest, str) else "")
+    return encoder.encode(rendered, scope=tenant_id, fresh=newest if isinstance(newest, str) else "", reuse=reuse)
 
 
 def completion_prompt_texts(tokenizer: TokenizerLike, request: CompletionRequest) -> list[str]:

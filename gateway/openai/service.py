@@ -112,6 +112,9 @@ class CallHandler:
         self.active: ActivePolicy | None = None  # the tenant's policy, once authenticated
         self.constraint: dict[str, Any] | None = None  # the engine's structured-output constraint (chat)
         self.tools_prompt: str | None = None  # the tools described to the model (chat with tools)
+        # The chat prompt's pieces and lines as first encoded: encoding it again after the input guardrails rewrote
+        # it re-encodes only what they changed (gateway.openai.prompt_tokens).
+        self.prompt_pieces: dict[str, list[int]] = {}
         self.telemetry = http_request.app.state.telemetry.request(endpoint, state.timing.started_ns)
         self.deadline = Deadline.after(services.settings.request_timeout_s, started_ns=state.timing.started_ns)
         self.slot: GateSlot | None = None  # a place among this worker's calls in flight (gateway.ratelimit.overload)
@@ -228,7 +231,7 @@ class CallHandler:
             texts = [m.text() for m in request.messages]
             self.record.prompt = prompts.chat_messages(request.messages, texts)
             prompt_ids = [prompts.chat_prompt_ids(engine.tokenizer, self.record.prompt, self.tools_prompt,
-                                                  tenant_id=self.record.tenant_id)]
+                                                  tenant_id=self.record.tenant_id, reuse=self.prompt_pieces)]
         else:
             texts = prompts.completion_prompt_texts(engine.tokenizer, request)
             self.record.prompt = texts
@@ -324,7 +327,7 @@ class CallHandler:
         if chat:
             self.record.prompt_screened = screened.messages
             return [prompts.chat_prompt_ids(engine.tokenizer, screened.messages, self.tools_prompt,
-                                            tenant_id=self.record.tenant_id)]
+                                            tenant_id=self.record.tenant_id, reuse=self.prompt_pieces)]
         self.record.prompt_screened = [m["content"] for m in screened.messages]
         return [engine.tokenizer.encode(text, add_special_tokens=False) for text in self.record.prompt_screened]
 

@@ -119,13 +119,15 @@ def test_kept_words_are_per_tenant_and_bounded(tokenizer: Tokenizer, monkeypatch
     encoder = SegmentEncoder.build(tokenizer)
     assert encoder is not None
     encoder._plain_ids("shared words here", "a")
-    assert {scope for scope, _ in encoder._words} == {"a"}
+    assert set(encoder._words) == {"a"}
     encoder._plain_ids("shared words here", "b")  # b's first use is a miss of its own, not a's entry
-    assert {word for scope, word in encoder._words if scope == "b"} == {"shared", " words", " here"}
+    assert set(encoder._words["b"]) == {"shared", " words", " here"}
     monkeypatch.setattr(prompt_tokens, "MAX_WORDS", 20)
     for i in range(100):
         assert encoder._plain_ids(f"word{i}x", "a") == tokenizer.encode(f"word{i}x")
-    assert len(encoder._words) <= 20
+        assert encoder._plain_ids(f"other{i}y", "c") == tokenizer.encode(f"other{i}y")
+        assert encoder._word_count == sum(len(words) for words in encoder._words.values()) <= 20
+    assert len(encoder._words["a"]) >= 5 and len(encoder._words["c"]) >= 5  # tenants take turns losing words
 
 
 def test_a_piece_that_is_not_plain_ascii_goes_to_the_tokenizer_whole(tokenizer: Tokenizer) -> None:
@@ -134,7 +136,7 @@ def test_a_piece_that_is_not_plain_ascii_goes_to_the_tokenizer_whole(tokenizer: 
     for text in ["émoji 🙂 and ñ", "form\x0cfeed", "nul\x00", "vertical\x0btab", "nbsp\u00a0here", "fullwidth１２３"]:
         rendered = f"<|im_start|>user\n{text}<|im_end|>\n"
         assert encoder.encode(rendered, scope="t", fresh=text) == tokenizer.encode(rendered)
-    assert not any("\u00a0" in word or "\x0c" in word for _, word in encoder._words)
+    assert not any("\u00a0" in word or "\x0c" in word for words in encoder._words.values() for word in words)
 
 
 def test_an_unknown_pre_tokenizer_is_not_cut_into_words() -> None:
@@ -155,3 +157,88 @@ def test_an_unknown_pre_tokenizer_is_not_cut_into_words() -> None:
         {"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "x"}}, byte_level]}]
     for other in others:
         assert prompt_tokens._digits_apart(Backend(other)) is None
+
+
+LINE_WORDS = ["\n", "\n\n", " \n", "\n ", "  \n  ", "\t\n", "\r\n", "x", " y", "12", ".", "'s", "(a)", "  ", "<EMAIL>"]
+
+
+def lined_texts(count: int, seed: int) -> list[str]:
+    """ASCII text dense in line breaks next to spaces, tabs, digits, punctuation and other line breaks."""
+    rng = random.Random(seed)
+    return ["".join(rng.choice(LINE_WORDS + PLAIN_WORDS) for _ in range(rng.randrange(0, 25))) for _ in range(count)]
+
+
+def test_lines_are_cut_only_where_a_word_ends() -> None:
+    for text in lined_texts(2000, seed=5) + plain_texts(500, seed=6):
+        lines = prompt_tokens._lines(text)
+        assert "".join(lines) == text
+        assert all(line.startswith("\n") for line in lines[1:])
+        assert all(line and not line[-1].isspace() for line in lines[:-1])
+
+
+def test_a_piece_encoded_line_by_line_has_the_ids_of_the_piece(tokenizer: Tokenizer) -> None:
+    encoder = SegmentEncoder.build(tokenizer)
+    assert encoder is not None
+    for text in lined_texts(3000, seed=7):
+        reuse: dict[str, list[int]] = {}
+        assert encoder._lines_ids(text, "t", reuse) == tokenizer.encode(text), repr(text)
+        assert encoder._lines_ids(text, "t", reuse) == tokenizer.encode(text), repr(text)  # from reuse alone
+
+
+def rewritten(messages: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """``messages`` as an input guardrail might leave them: spans of some messages replaced by a placeholder (or by
+    nothing, or by text with line breaks), the rest untouched."""
+    out = []
+    for message in messages:
+        content = message["content"]
+        if content and rng.random() < 0.6:
+            start = rng.randrange(len(content))
+            end = min(len(content), start + rng.randrange(1, 20))
+            content = content[:start] + rng.choice(["<EMAIL_ADDRESS>", "", " \n", "<PERSON>\n\n", "12 34"]) + \
+                content[end:]
+        out.append({**message, "content": content})
+    return out
+
+
+def ticket_conversations(count: int, seed: int) -> list[list[dict[str, Any]]]:
+    """Conversations whose newest message is many lines (plain ASCII), beside the odd ones above."""
+    rng = random.Random(seed)
+    out = conversations(count, seed)
+    for messages in out:
+        lines = [f"Ticket {rng.randrange(10_000)}: {rng.choice(PLAIN_WORDS)} {rng.choice(LINE_WORDS)}"
+                 for _ in range(rng.randrange(1, 12))]
+        messages[-1]["content"] = "\n".join(lines) + rng.choice(["", "\n", " ", "\n\n"])
+    return out
+
+
+def test_a_rewritten_prompt_reusing_the_first_encoding_has_the_ids_of_the_rewritten_prompt(
+        tokenizer: Tokenizer) -> None:
+    rng = random.Random(8)
+    for messages in ticket_conversations(300, seed=9) + conversations(100, seed=10):
+        reuse: dict[str, list[int]] = {}
+        assert chat_prompt_ids(tokenizer, messages, tenant_id="t", reuse=reuse) == whole(tokenizer, messages)
+        screened = rewritten(messages, rng)
+        assert chat_prompt_ids(tokenizer, screened, tenant_id="t", reuse=reuse) == whole(tokenizer, screened)
+
+
+def test_only_the_lines_a_rewrite_changed_are_cut_into_words_again(tokenizer: Tokenizer,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = segment_encoder(tokenizer)
+    assert encoder is not None
+    lines = [f"Ticket {i}: Jonas Berg (jonas{i}@example.org) was charged twice." for i in range(20)]
+    messages = [{"role": "system", "content": "You are a support assistant."},
+                {"role": "user", "content": "\n".join(lines)}]
+    reuse: dict[str, list[int]] = {}
+    chat_prompt_ids(tokenizer, messages, tenant_id="t-lines", reuse=reuse)
+    screened = [messages[0], {"role": "user", "content": messages[1]["content"].replace("jonas7@example.org",
+                                                                                       "<EMAIL_ADDRESS>")}]
+    cut: list[str] = []
+    real_cut = encoder._cut
+
+    def counted_cut(text: str) -> list[str]:
+        cut.append(text)
+        return real_cut(text)
+
+    monkeypatch.setattr(encoder, "_cut", counted_cut)
+    assert chat_prompt_ids(tokenizer, screened, tenant_id="t-lines", reuse=reuse) == whole(tokenizer, screened)
+    assert cut == ["\nTicket 7: Jonas Berg (<EMAIL_ADDRESS>) was charged twice."]
