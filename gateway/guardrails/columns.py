@@ -82,7 +82,10 @@ def column_name(text: str, position: int) -> str | None:
             return name
     if "(" in line and may_hold_inserts(text):
         return column_at(text, position)
-    return list_key(text, line_start) if _LIST_ITEM.match(line) else None
+    if not _LIST_ITEM.match(line):
+        return None
+    key = list_key(text, line_start)
+    return key.strip().lower() if key is not None else None
 
 
 # A YAML block list's item ("  - 1987-10-14") and the key line it hangs from ("birth_dates:").
@@ -91,8 +94,8 @@ _LIST_KEY = re.compile(r"[ \t]*(?P<key>[A-Za-z_][\w .-]{0,40}):[ \t]*\r?")
 
 
 def list_key(text: str, line_start: int) -> str | None:
-    """The lower-cased key of the YAML block list whose item starts at `line_start`: up past the list's other items
-    to the line that holds only a key."""
+    """The key, as written, of the YAML block list whose item starts at `line_start`: up past the list's other items
+    to the line that holds only a key; None when the line above the items is no key line."""
     end = line_start - 1
     for _ in range(_MAX_ROWS_ABOVE):
         if end < 0:
@@ -100,7 +103,7 @@ def list_key(text: str, line_start: int) -> str | None:
         start = text.rfind("\n", 0, end) + 1
         if not _LIST_ITEM.match(text, start, end):
             key = _LIST_KEY.fullmatch(text, start, end)
-            return key.group("key").strip().lower() if key else None
+            return key.group("key") if key else None
         end = start - 1
     return None
 

@@ -18,7 +18,7 @@ import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
-from gateway.guardrails.columns import DELIMITERS
+from gateway.guardrails.columns import DELIMITERS, list_key
 from gateway.guardrails.name_cues import BY_VERBS, phrase_pattern
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS
@@ -139,9 +139,7 @@ def _sentence_follows(text: str, start: int, end: int) -> bool:
 # "<ns:homeTown>"; its text on one line.
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*"
                       r"</(?P=tag)>")
-# A YAML block list under a key: "patients:\n  - Naem\n  - Ivo Petrov".
-_YAML_LIST = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z_][\w .-]{0,40}):[ \t]*\r?\n"
-                        r"(?P<items>(?:[ \t]*- [^\n]*(?:\n|\Z))+)")
+# An item of a YAML block list, its value unquoted (the list's key: ``columns.list_key``).
 _YAML_ITEM = re.compile(r"(?m)^[ \t]*- [ \t]*[\"']?(?P<value>[^\n\"']*?)[\"']?[ \t]*\r?$")
 
 
@@ -211,10 +209,23 @@ class FieldValueRecognizer(EntityRecognizer):
             for statement in inserts(text):
                 results.extend(self._sql_values(text, statement))
         if "-" in text:
-            for block in _YAML_LIST.finditer(text):
-                kind = _column_kind(_singular(_key_words(block.group("key"))))
-                for item in _YAML_ITEM.finditer(text, block.start("items"), block.end("items")):
-                    results.extend(self._cell(text, item.start("value"), item.end("value"), kind, "list item"))
+            results.extend(self._list_items(text))
+        return results
+
+    def _list_items(self, text: str) -> list[RecognizerResult]:
+        """The items of YAML block lists whose key says what they hold (a line "patients:" over lines "  - Naem",
+        "  - Ivo Petrov"). An item on the line after the previous one is of the same list: its key is looked up once
+        per list."""
+        results: list[RecognizerResult] = []
+        key: str | None = None
+        next_line = -1
+        for item in _YAML_ITEM.finditer(text):
+            if item.start() != next_line:
+                key = list_key(text, item.start())
+            next_line = item.end() + 1
+            if key is not None:
+                kind = _column_kind(_singular(_key_words(key)))
+                results.extend(self._cell(text, item.start("value"), item.end("value"), kind, "list item"))
         return results
 
     def _form_value(self, text: str, match: re.Match[str], entity: str) -> list[RecognizerResult]:
