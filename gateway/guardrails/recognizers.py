@@ -64,9 +64,15 @@ _YEAR_ANCHOR = (r"(?:19|20)(?:(?<!\w\d\d)\d\d-[01]\d-[0-3]\d(?!\w)"
                 r"|(?<=[/.\-\s,]\d\d)\d\d(?![\w-]))")
 # Where the weak shapes of a date of birth (``dates.WEAK_PATTERNS``) are: an ISO date with its time, eight digits
 # standing alone, a two-digit year after a day and a month ("04/03/85") or written "'85"; looked for in texts with a
-# birth word only.
-_WEAK_DATE_ANCHOR = (rf"(?<!\w){BIRTH_YEAR}-[01]\d-[0-3]\dT\d|(?<![\w.+-]){BIRTH_YEAR}[01]\d[0-3]\d(?![\w-]|\.\d)"
-                     r"|(?<![\w./:-])[0-3]?\d([/.-])[0-3]?\d\1\d\d(?![\w/:-]|\.\d)|\s['’]\d\d(?![\w'’])")
+# birth word only. Every shape opens with a digit or a space: that first character is read by one class, which the
+# regex engine skips straight to, and each shape's look-behinds and its first character's own test are read after
+# it (a year of birth's "19" or "200"; the same matches as the shapes' alternation written plainly: the "'85" after
+# a space, tried first here, can never start where the others do).
+_BIRTH_YEAR_AFTER_FIRST_DIGIT = r"(?:(?<=1)9\d\d|(?<=2)00\d)"  # ``dates.BIRTH_YEAR`` less its first digit
+_WEAK_DATE_ANCHOR = (r"[\d\s](?:(?<=\s)['’]\d\d(?![\w'’])"
+                     rf"|(?<=\d)(?:(?<!\w\d){_BIRTH_YEAR_AFTER_FIRST_DIGIT}-[01]\d-[0-3]\dT\d"
+                     rf"|(?<![\w.+-]\d){_BIRTH_YEAR_AFTER_FIRST_DIGIT}[01]\d[0-3]\d(?![\w-]|\.\d)"
+                     r"|(?<![\w./:-]\d)(?:(?<=[0-3])\d)?([/.-])[0-3]?\d\1\d\d(?![\w/:-]|\.\d)))")
 # Where the shapes of ``_UNPADDED_DATE_PATTERNS`` are: a month name and the year after it, and an ISO date with a
 # one-digit month or day. Each is searched apart from the anchor above: one alternation of all three scans a text
 # at about the sum of the three's costs plus a half, and the ISO one, led by its year's digits, is skipped through

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails import recognizers
-from gateway.guardrails.dates import YEAR
+from gateway.guardrails.dates import BIRTH_YEAR, YEAR
 from gateway.guardrails.prefilters import FOLDS_APART, any_regex, any_word
 
 # The plain forms: one alternation each, look-behinds first.
@@ -80,3 +80,24 @@ def test_obfuscation_prefilter_answers_as_the_anchor(text: str) -> None:
 def test_iban_prefilter_answers_as_the_plain_form(text: str) -> None:
     expected = PLAIN_IBAN_HEAD.search(text) is not None
     assert (re.search(recognizers._IBAN_HEAD_ANCHOR, text) is not None) == expected
+
+
+PLAIN_WEAK_DATE_ANCHOR = re.compile(
+    rf"(?<!\w){BIRTH_YEAR}-[01]\d-[0-3]\dT\d|(?<![\w.+-]){BIRTH_YEAR}[01]\d[0-3]\d(?![\w-]|\.\d)"
+    r"|(?<![\w./:-])[0-3]?\d([/.-])[0-3]?\d\1\d\d(?![\w/:-]|\.\d)|\s['’]\d\d(?![\w'’])"
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="0123589٣-/.:+T '’\na_", max_size=60))
+def test_weak_date_anchor_matches_where_the_plain_form_does(text: str) -> None:
+    spans = [match.span() for match in re.finditer(recognizers._WEAK_DATE_ANCHOR, text)]
+    assert spans == [match.span() for match in PLAIN_WEAK_DATE_ANCHOR.finditer(text)]
+
+
+@pytest.mark.parametrize("text", ["born 1984-05-03T10", "DOB 19840503.", "dob 04/03/85", "born in '85", "2001/3/4",
+                                  " 12-12-12 ", "x19840503", "٣/4/85"])
+def test_weak_date_anchor_examples(text: str) -> None:
+    spans = [match.span() for match in re.finditer(recognizers._WEAK_DATE_ANCHOR, text)]
+    assert spans == [match.span() for match in PLAIN_WEAK_DATE_ANCHOR.finditer(text)]
+    assert bool(spans) == (text not in ("x19840503", "2001/3/4"))
