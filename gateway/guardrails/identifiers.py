@@ -121,7 +121,9 @@ SCHEMES: tuple[IdScheme, ...] = (
 )  # fmt: skip
 
 
-_DIGIT_PAIR = re.compile(r"[0-9]{2}")
+# The digit pairs of a run, back to back, as one match: the windows the pairs one by one would open merge into the
+# window of their stretch (``add_window``), which is opened at once.
+_DIGIT_PAIRS = re.compile(r"[0-9]{2}(?:[0-9]{2})*")
 _WINDOW_MARGIN = 24  # the longest identifier (a spaced NIR, 21 characters) fits on either side of a digit pair
 
 
@@ -152,8 +154,8 @@ class NationalIdRecognizer(EntityRecognizer):
         # Every identifier holds two digits in a row: the schemes run only on windows around such pairs (widened to
         # whitespace, so a window's edges are where the schemes' own boundaries could be), not over all the text.
         windows: list[tuple[int, int]] = []
-        for pair in _DIGIT_PAIR.finditer(text):
-            add_window(windows, text, pair.start(), pair.end(), _WINDOW_MARGIN)
+        for pairs in _DIGIT_PAIRS.finditer(text):
+            add_window(windows, text, pairs.start(), pairs.end(), _WINDOW_MARGIN)
         for scheme, (start, end) in itertools.product(self._schemes, windows):
             for match in scheme.pattern.finditer(text, start, end):
                 value = match.group()

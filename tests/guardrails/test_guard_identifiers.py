@@ -1,9 +1,15 @@
 """IBANs of every country and national identifiers, validated by python-stdnum."""
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 
+from gateway.guardrails import identifiers
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
+from gateway.guardrails.windows import add_window
 
 
 def with_iban_check(country: str, bban: str) -> str:
@@ -95,3 +101,17 @@ def test_bare_digit_runs_score_below_the_threshold_without_context() -> None:
     for value in ("36574261809", "39053344705", "234123412346"):
         results = NationalIdRecognizer().analyze(f"order {value} shipped", [])
         assert results and all(r.score < 0.5 for r in results), value
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="0123456789 a-\n", max_size=120))
+def test_windows_of_digit_pair_stretches_are_those_of_the_pairs_one_by_one(text: str) -> None:
+    """The national id schemes run on windows around digit pairs; opening one window per stretch of pairs back to
+    back must give the windows that one per pair gives."""
+    per_pair: list[tuple[int, int]] = []
+    for pair in re.finditer(r"[0-9]{2}", text):
+        add_window(per_pair, text, pair.start(), pair.end(), identifiers._WINDOW_MARGIN)
+    per_stretch: list[tuple[int, int]] = []
+    for pairs in identifiers._DIGIT_PAIRS.finditer(text):
+        add_window(per_stretch, text, pairs.start(), pairs.end(), identifiers._WINDOW_MARGIN)
+    assert per_stretch == per_pair
