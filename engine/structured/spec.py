@@ -23,6 +23,7 @@ import llguidance
 
 from engine.structured.errors import GrammarCompileError
 from engine.structured.options import GRAMMAR_FORMAT_VERSION, JSON_OPTIONS
+from engine.structured.schema_depth import check_schema_depth
 from engine.structured.tools import tool_call_grammar
 
 
@@ -51,6 +52,7 @@ def _key(kind: str, payload: Any) -> str:
 
 
 def json_schema_grammar(schema: dict[str, Any] | bool) -> str:
+    check_schema_depth(schema)
     try:
         return llguidance.LLMatcher.grammar_from_json_schema(schema, overrides=JSON_OPTIONS)  # type: ignore[arg-type]
     except ValueError as exc:
@@ -109,6 +111,8 @@ def parse_structured(structured: dict[str, Any] | None) -> GrammarSpec | None:
         raise
     except (TypeError, ValueError) as exc:  # values JSON cannot carry (NaN, sets, ...)
         raise GrammarCompileError(f"invalid structured output spec: {exc}") from exc
+    except RecursionError:  # nested past what the standard library encodes for the cache key
+        raise GrammarCompileError("the structured output spec is nested too deeply") from None
     raise GrammarCompileError(
         f"unsupported structured output type {kind!r} (expected json_schema, json_object, regex or tool_calls)"
     )

@@ -16,6 +16,7 @@ from typing import Any
 from engine.errors import InvalidRequestError
 from engine.structured.errors import GrammarCompileError
 from engine.structured.options import JSON_OPTIONS
+from engine.structured.schema_depth import check_schema_depth
 from engine.tool_calls import (
     TOOL_CALL_CLOSE,
     TOOL_CALL_OPEN,
@@ -81,6 +82,8 @@ def tool_call_grammar(
         functions = normalize_tools(tools)
     except InvalidRequestError as exc:  # the wire format's own check, refused here as the grammar's error
         raise GrammarCompileError(str(exc), param=exc.param) from None
+    for spec in functions:  # each function's parameters are a schema document of their own ($refs resolve there)
+        check_schema_depth(spec.parameters)
     forced = _chosen_function(tool_choice)
     if forced is not None:
         functions = [spec for spec in functions if spec.name == forced]
