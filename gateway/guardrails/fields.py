@@ -19,7 +19,7 @@ import re
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
 from gateway.guardrails.columns import DELIMITERS, list_key
-from gateway.guardrails.name_cues import BY_VERBS, phrase_pattern
+from gateway.guardrails.name_cues import BY_VERBS, NameWords, names_a_group, phrase_pattern
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS
 from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
@@ -100,22 +100,16 @@ def _reads_as(value: str, entity: str, particles: frozenset[str]) -> bool:
             and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
 
 
-# The head nouns of a team's, a desk's or an office's name, and a company's legal form: "Assigned to: Field Services",
-# "Reporter: Night Shift", "owner: Claims Unit", "customer: Acme Holdings". A person's name ends in a surname.
-_UNIT_NOUNS = frozenset({"team", "teams", "desk", "desks", "unit", "units", "office", "offices", "department", "dept",
-                         "services", "service", "support", "shift", "group", "squad", "crew", "centre", "center",
-                         "division", "bureau", "committee", "board", "staff", "operations", "ops", "queue", "helpdesk",
-                         "registry", "administration", "management", "payroll", "billing", "records", "pool", "section",
-                         "agency", "council", "ministry", "clinic", "ward", "lab", "laboratory",
-                         "pharmacy", "ltd", "inc", "llc", "plc", "gmbh", "corp", "holdings", "company"})  # fmt: skip
+# The words a field's value is read with: the name gazetteer (looked up when first asked, not at import), no
+# stop words and no English dictionary (a recognizer has none).
+_NAME_WORDS = NameWords(frozenset(), frozenset(), lambda word: known_names().is_name(word),
+                        lambda word: known_names().is_first(word))  # fmt: skip
 
 
 def _unit_name(value: str) -> bool:
-    """Two words or more, a later one a team's or an office's head noun ("Claims Unit", and "Claims Unit Tax" where a
-    sentence runs on after it), the first no known first name ("John Office" would still be a person)."""
-    words = value.split()
-    return (len(words) > 1 and any(word.casefold() in _UNIT_NOUNS for word in words[1:])
-            and not known_names().is_first(words[0]))  # fmt: skip
+    """A team, a desk or a company where a person's name could stand (``name_cues.names_a_group``: by an opening
+    English stop word or a head noun; a recognizer has no dictionary to tell an ordinary word from a surname)."""
+    return names_a_group(value.split(), _NAME_WORDS)
 
 
 # After a field's value, a word in lower case that is no next key: the key was a chat speaker's label or a heading

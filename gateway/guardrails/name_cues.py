@@ -24,7 +24,7 @@ Stop words of the six languages end a name, so "Dear all" or "ping the server" n
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
@@ -287,15 +287,38 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     return taken[0].start(), end
 
 
-def _group_name(names: list[str], words: NameWords) -> bool:
-    """A desk, a team or a list ("Facilities Desk", "All Staff", "Field Services"): its last word an English
-    dictionary word or a stop word that is no known name ("John Baker", "Uma Vargas" are people: the model's
-    dictionary holds names too), its first no known first name."""
-    if names[0].casefold() in ENGLISH_STOP_WORDS:
-        return True  # "All Staff", "Our Team": a name opens with no English stop word ("Uma" is Portuguese's)
+# The head nouns of a team's, a desk's or an office's name, and a company's legal form: "Assigned to: Field Services",
+# "Reporter: Night Shift", "owner: Claims Unit", "customer: Acme Holdings". A person's name ends in a surname.
+UNIT_NOUNS = frozenset({"team", "teams", "desk", "desks", "unit", "units", "office", "offices", "department", "dept",
+                        "services", "service", "support", "shift", "group", "squad", "crew", "centre", "center",
+                        "division", "bureau", "committee", "board", "staff", "operations", "ops", "queue", "helpdesk",
+                        "registry", "administration", "management", "payroll", "billing", "records", "pool", "section",
+                        "agency", "council", "ministry", "clinic", "ward", "lab", "laboratory",
+                        "pharmacy", "ltd", "inc", "llc", "plc", "gmbh", "corp", "holdings", "company"})  # fmt: skip
+
+
+def names_a_group(names: Sequence[str], words: NameWords) -> bool:
+    """Whether the words where a person's name could stand name a desk, a team, an office, a company or a list
+    instead ("Facilities Desk", "All Staff", "Claims Unit Tax", "Acme Holdings"). Two words or more, and
+    - the first an English stop word that is no known first name ("All Staff", "Their VPN"; "Per Hansson" is a
+      person), or
+    - the first no known first name (or one that is a stop word of the languages read: "Uma" is Portuguese's) and
+      either a later word a team's head noun (``UNIT_NOUNS``: "Claims Unit", and "Claims Unit Tax" where a
+      sentence runs on after it) or the last an English dictionary word or stop word that is no known name ("John
+      Baker", "Uma Vargas" are people: the dictionary holds names too).
+    A reader with no dictionary and no stop words (empty `words.common_words`, `words.stop_words`) has the head
+    nouns alone."""
+    if len(names) < 2:
+        return False
+    first_name = words.is_first(names[0])
+    if names[0].casefold() in ENGLISH_STOP_WORDS and not first_name:
+        return True
+    if first_name and not words.is_stop(names[0]):
+        return False  # "John Office", "Grace Baker"
+    if any(name.casefold() in UNIT_NOUNS for name in names[1:]):
+        return True
     last = names[-1].capitalize()
-    person = words.is_first(names[0]) and not words.is_stop(names[0])
-    return (words.is_common(last) or words.is_stop(last)) and not words.is_name(last) and not person
+    return (words.is_common(last) or words.is_stop(last)) and not words.is_name(last)
 
 
 def _in_capitals(names: list[str]) -> bool:
@@ -315,7 +338,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         if span is None or any(start < span[1] and span[0] < end for start, end in spans):
             return
         named = _WORD.findall(text, span[0], span[1])
-        if len(named) > 1 and named[0][0].isupper() and _group_name(named, words):
+        if named[0][0].isupper() and names_a_group(named, words):
             return  # a desk or a team a hand-over points at: "Handled by Field Services", "To: All Staff"
         lower = text[span[0] : span[1]].islower()
         found.append(Finding("PERSON", span[0], span[1], LOWER_CASE_CUED_SCORE if lower else CUED_SCORE,
