@@ -53,7 +53,7 @@ def tool_input(call: ToolCall) -> dict[str, Any] | None:
     they are not an object, which cannot be a ``tool_use`` block."""
     try:
         value = json.loads(call.arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the interpreter parses
         return None
     return value if isinstance(value, dict) else None
 

@@ -116,14 +116,12 @@ def _chat_messages(request: MessagesRequest) -> list[dict[str, Any]]:
     for i, message in enumerate(request.messages):
         if message.role == "assistant":
             texts = [b.text for b in message.blocks() if isinstance(b, TextBlock)]
-            uses = [b for b in message.blocks() if isinstance(b, ToolUseBlock)]
+            uses = [(j, b) for j, b in enumerate(message.blocks()) if isinstance(b, ToolUseBlock)]
             turn: dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
             if uses:
-                turn["tool_calls"] = [{"id": u.id, "type": "function",
-                                       "function": {"name": u.name, "arguments": json.dumps(u.input,
-                                                                                             ensure_ascii=False)}}
-                                      for u in uses]
-                called.update(u.id for u in uses)
+                turn["tool_calls"] = [{"id": u.id, "type": "function", "function": {
+                    "name": u.name, "arguments": _arguments(u, f"messages.{i}.content.{j}.input")}} for j, u in uses]
+                called.update(u.id for _, u in uses)
             out.append(turn)
             continue
         pending_text: list[str] = []
@@ -143,6 +141,15 @@ def _chat_messages(request: MessagesRequest) -> list[dict[str, Any]]:
         if pending_text or not message.blocks():
             out.append({"role": "user", "content": "\n\n".join(pending_text)})
     return out
+
+
+def _arguments(block: ToolUseBlock, param: str) -> str:
+    """A tool_use block's input as the JSON arguments of a chat tool call; a 400 when the input nests deeper than
+    the standard library encodes (the body parser reads a little deeper)."""
+    try:
+        return json.dumps(block.input, ensure_ascii=False)
+    except RecursionError:
+        raise invalid_request(f"{param}: tool_use input is nested too deeply", param=param) from None
 
 
 def _tool_fields(request: MessagesRequest) -> dict[str, Any]:
