@@ -18,7 +18,8 @@ real tenant and key, so the fuzzer reaches the handlers and not only their 404s.
 - ``response_schema_conformance``: a 2xx body matches its documented response model.
 
 Then explicit cases (``POISONED_REQUESTS``) put a NUL byte or a lone surrogate into each kind of string field,
-path and query parameter: each must be a 400 in the error shape.
+path and query parameter, and into bodies nested deeper than the standard library parses: each must be a 400 in
+the error shape.
 
 The test suite runs the same code at a small example count (tests/gateway/test_fuzz_api.py); this entry point is
 the larger run of the chaos bench and writes bench/results/fuzz.json.
@@ -48,6 +49,7 @@ from hypothesis import HealthCheck, Phase, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
+from pydantic import SecretStr
 from schemathesis.checks import not_a_server_error
 from schemathesis.core import NotSet
 from schemathesis.core.failures import FailureGroup
@@ -274,6 +276,7 @@ class Poisoned:
     method: str
     path: str  # {tenant_id} and {key_id} are filled with the pinned tenant and key
     body: Any = None
+    raw: str | None = None  # the body as JSON text, for shapes json.dumps cannot write (nesting past its depth)
 
     def url(self, pinned: dict[str, str]) -> str:
         return self.path.format(**{k: quote(v) for k, v in pinned.items()})
@@ -306,6 +309,13 @@ def _poisoned_requests() -> list[Poisoned]:
             Poisoned(f"public-prefix-{label}", "POST", "/admin/v1/tenants/{tenant_id}/public-prefixes",
                      {"text": bad}),
         ]
+    # Nested deeper than the standard library parses (the edge's check) but holding a NUL escape: still a 400.
+    for depth in (900, 5_000):
+        nested = '{"a":' * depth + '"\\u0000"' + "}" * depth
+        for label, path, body in (("chat", "/v1/chat/completions", _chat()),
+                                  ("responses", "/v1/responses", {"model": "{model}", "input": "hi"})):
+            cases.append(Poisoned(f"{label}-deep-{depth}-nul", "POST", path,
+                                  raw=json.dumps(body)[:-1] + f', "metadata": {nested}}}'))
     # A URL carries bytes: percent-decoding turns an encoded surrogate into U+FFFD, but a NUL arrives as a NUL.
     encoded = quote(f"a{NUL}b", safe="")
     cases += [
@@ -323,7 +333,8 @@ def send_poisoned(app: Any, case: Poisoned, principals: Principals, served_model
                   timeout_s: float) -> requests.Response:
     """Sends the case's body as JSON text with ASCII escapes, so a lone surrogate travels as ``\\ud800``: valid
     JSON syntax that no UTF-8 text can hold, exactly what a hostile client can send."""
-    body = None if case.body is None else json.dumps(case.body).replace("{model}", served_model)
+    body = case.raw if case.raw is not None else None if case.body is None else json.dumps(case.body)
+    body = None if body is None else body.replace("{model}", served_model)
     headers = {**principals.headers_for(case.path), "content-type": "application/json"}
     with asgi.get_client(app) as client:
         return client.request(case.method, case.url(principals.pinned), data=body, headers=headers,
@@ -384,14 +395,14 @@ def main(argv: list[str] | None = None) -> int:
     from gateway.app import create_app
 
     with tempfile.TemporaryDirectory(prefix="warden-fuzz-") as workdir, throwaway_database(Path(workdir)) as url:
-        settings = Settings(database_url=url, data_dir=Path(workdir) / "data", server_secret="fuzz-secret",
+        settings = Settings(database_url=url, data_dir=Path(workdir) / "data", server_secret=SecretStr("fuzz-secret"),
                             redis_url=None, engine_in_process=True, key_cache_ttl_s=0.0, policy_cache_ttl_s=0.0,
                             audit_flush_interval_s=0.05, log_format="none", _env_file=None)  # type: ignore[call-arg]
         db = Database(url)
         try:
             principals = create_principals(db, settings)
             app = create_app(settings)
-            with asgi.get_client(app):  # starts the app (and its engine) once, before the clock runs
+            with asgi.get_client(app):  # type: ignore[arg-type]  # starts the app (and its engine) once
                 served = app.state.services.engine.model_name
             schema = load_schema(app, served, allow_nul=args.allow_nul)
             started = time.perf_counter()
