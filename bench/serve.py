@@ -17,8 +17,10 @@ lands on all alike:
               compiled decoder, code cached in .warden/compile-cache), prefix caching, a chunked-prefill budget of 256
               tokens. Guardrails off. No speculation: prompt lookup
               (``optimized_ngram``, not run by default) drafts from the context, and these answers do not quote
-              their prompts, so its verification rows cost more than they save here. ``optimized_int8kv`` (not run
-              by default) is the same engine with an int8 KV cache.
+              their prompts, so its verification rows cost more than they save here. ``optimized_suffix`` (not
+              run by default) adds drafts from the tenant's own earlier answers (``speculative_method="suffix"``:
+              every request here is one tenant's, and its answers repeat one another). ``optimized_int8kv`` (not
+              run by default) is the same engine with an int8 KV cache.
   optimized_guardrails  the same engine behind a gateway with guardrails on (the default tenant policy: PII masked
               in prompts and answers, injection flagged): what they cost a served request.
   llamacpp    ``llama-server`` on the shipped GGUF requantized to Q4_0 (``bench.serve_llamacpp``), the same threads,
@@ -104,6 +106,9 @@ ENGINES: dict[str, dict[str, Any]] = {
 # Prompt-lookup speculation with the adaptive draft budget on top (``engine.spec_decode``): the A/B that decides
 # whether it belongs in ``optimized`` for this trace (``--arms optimized,optimized_ngram``).
 ENGINES["optimized_ngram"] = {**ENGINES["optimized"], "speculative_method": "ngram"}
+# Prompt lookup plus the tenant's earlier answers (``engine.spec_decode.suffix_index``), with the adaptive draft
+# budget: the A/B that decides whether it belongs in ``optimized`` (``--arms optimized,optimized_suffix``).
+ENGINES["optimized_suffix"] = {**ENGINES["optimized"], "speculative_method": "suffix"}
 # The KV cache as int8 codes with a scale per row (``EngineConfig.kv_cache_dtype``): decode attention reads about half
 # the bytes of bf16 rows. The A/B that decides whether it belongs in ``optimized`` at agentic contexts
 # (``--arms optimized,optimized_int8kv``).
@@ -119,7 +124,8 @@ class Arm:
 
 ARMS = {"baseline": Arm("warden", "baseline"), "optimized": Arm("warden", "optimized"),
         "optimized_guardrails": Arm("warden", "optimized", guardrails=True), "llamacpp": Arm("llamacpp"),
-        "optimized_ngram": Arm("warden", "optimized_ngram"), "optimized_int8kv": Arm("warden", "optimized_int8kv")}
+        "optimized_ngram": Arm("warden", "optimized_ngram"), "optimized_suffix": Arm("warden", "optimized_suffix"),
+        "optimized_int8kv": Arm("warden", "optimized_int8kv")}
 DEFAULT_ARMS = ("baseline", "optimized", "optimized_guardrails", "llamacpp")
 DEFAULT_SLO = Slo(tps_per_user=8.0, ttft_p90_s=3.0)
 QUICK = {"concurrency": "2", "requests": 16, "output_scale": 0.5}
@@ -191,7 +197,8 @@ def parse_overrides(items: list[str]) -> dict[str, dict[str, Any]]:
 def scrape_engine_counters(text: str) -> dict[str, float]:
     """The engine's counters and gauges from a /metrics page (summed over label sets)."""
     wanted = ("prefix_cache_queries_total", "prefix_cache_hits_total", "prompt_tokens_total",
-              "generation_tokens_total", "num_preemptions_total")
+              "generation_tokens_total", "num_preemptions_total", "spec_decode_num_draft_tokens_total",
+              "spec_decode_num_accepted_tokens_total", "spec_decode_num_proposed_tokens_total")
     values: dict[str, float] = {}
     for line in text.splitlines():
         match = re.match(r"^warden:(\w+?)(?:\{[^}]*\})? ([0-9.eE+-]+)$", line)
