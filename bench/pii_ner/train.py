@@ -2,7 +2,7 @@
 
     python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--records N]
                                   [--corpus-seeds N] [--shaped NAME ...] [--shaped-seeds N] [--left-out NAME]
-                                  [--keep-from N] [--hidden-width N] [--wide]
+                                  [--keep-from N] [--hidden-width N] [--wide] [--negatives N]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
@@ -12,8 +12,11 @@ without one shaped corpus, for ``bench.pii_ner.leave_out`` to score the model on
 the shipped model leaves ``dev-4`` out (``--left-out none`` reads every corpus).
 By default the pipeline is written where the gateway loads it (gateway/guardrails/data/ner_multilingual) and the
 scores to bench/results/pii_ner_training.json; ``--out-dir`` writes both (model/, metrics.json) there instead.
-``--wide`` draws part of the composed values from ``bench.pii_ner.values``' wider pools (towns of 5,000 to 50,000
-people, names-dataset names as one word, with particles, hyphens) and ``--records N`` adds N record-shaped samples.
+``--wide`` draws part of the composed values from ``bench.pii_ner.values``' wider pools (towns of 1,000 to 50,000
+people, names-dataset names past the gazetteer's cut, as one word, with particles, hyphens, in capitals),
+``--records N`` adds N record-shaped samples and ``--negatives N`` N samples of teams, desks, products and
+sentence-opening capitalised words that name no one. A candidate scored on ``dev-5`` reads ``dev-4``:
+``--shaped dev-fresh dev-3 dev-4 --left-out dev-5``.
 One CPU thread; the default budget (about 12,000 samples, six epochs) trains in a quarter of an hour.
 """
 
@@ -47,6 +50,7 @@ EPOCHS = 6
 COMPOSED = 4000
 VARIED = 3000  # samples of clauses put together from parts (bench.pii_ner.clauses)
 RECORDS = 0  # samples of a value in a record shape (bench.pii_ner.values); with --wide, e.g. 1500
+NEGATIVES = 0  # samples of teams, products and capitalised common words naming no one (bench.pii_ner.values)
 CORPUS_SEEDS = 2
 SHAPED = ("dev-fresh", "dev-3", "dev-4")  # the shaped corpora read (bench.pii_ner.dataset.SHAPED_CORPORA)
 SHAPED_SEEDS = 1  # seeds of each shaped corpus's generator read (1..N)
@@ -114,14 +118,15 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
           varied: int = VARIED, shaped: tuple[str, ...] = SHAPED, shaped_seeds: int = SHAPED_SEEDS,
           left_out: str | None = LEFT_OUT, records: int = RECORDS,
           keep_from: int | None = None, keep_dir: Path | None = None,
-          hidden_width: int = HIDDEN_WIDTH, wide: bool = False) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+          hidden_width: int = HIDDEN_WIDTH, wide: bool = False,
+          negatives: int = NEGATIVES) -> tuple[Language, dict[str, Any]]:  # fmt: skip
     """The trained pipeline and its metrics (held-back scores, sample counts, timing). `left_out` names a shaped
     corpus the model must not read (``bench.pii_ner.leave_out`` scores it there). From epoch `keep_from` on, each
     epoch's pipeline is also written to `keep_dir`/epoch-N, so that one run scores several epoch counts."""
     fix_random_seed(seed)
     started = time.perf_counter()
     samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied, shaped,
-                    tuple(range(1, shaped_seeds + 1)), left_out, records, wide)  # fmt: skip
+                    tuple(range(1, shaped_seeds + 1)), left_out, records, wide, negatives)  # fmt: skip
     config = spacy.util.load_config_from_str(CONFIG, overrides={"components.ner.model.hidden_width": hidden_width})
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     data = examples(nlp, samples)
@@ -146,8 +151,8 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
         "hidden_width": hidden_width,
         "wide": wide,
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
-                    "varied": varied, "records": records, "corpus_seeds": corpus_seeds, "shaped": list(shaped),
-                    "shaped_seeds": shaped_seeds, "left_out": left_out},
+                    "varied": varied, "records": records, "negatives": negatives, "corpus_seeds": corpus_seeds,
+                    "shaped": list(shaped), "shaped_seeds": shaped_seeds, "left_out": left_out},
         "held_back": scores(nlp, held_back),
         "loss_per_epoch": losses_per_epoch,
         "train_seconds": round(time.perf_counter() - started, 1),
@@ -180,6 +185,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--hidden-width", type=int, default=HIDDEN_WIDTH)
     parser.add_argument("--wide", action="store_true", help="draw part of the composed values from the wider "
                         "pools of bench.pii_ner.values (small towns, names-dataset names in more forms)")
+    parser.add_argument("--negatives", type=int, default=NEGATIVES, help="samples of teams, products and "
+                        "capitalised common words that name no one (bench.pii_ner.values.negative)")
     parser.add_argument("--corpus-seeds", type=int, default=CORPUS_SEEDS)
     parser.add_argument("--shaped", nargs="*", choices=sorted(SHAPED_CORPORA), default=list(SHAPED),
                         help="shaped dev-side corpora whose generators write training cases")
@@ -189,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied, tuple(args.shaped),
                          args.shaped_seeds, None if args.left_out == "none" else args.left_out, args.records,
-                         args.keep_from, args.out_dir, args.hidden_width, args.wide)  # fmt: skip
+                         args.keep_from, args.out_dir, args.hidden_width, args.wide, args.negatives)  # fmt: skip
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")

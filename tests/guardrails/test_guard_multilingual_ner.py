@@ -122,6 +122,23 @@ def test_a_left_out_corpus_is_neither_read_nor_drawn_from():
     assert not [value for value in labelled if value != value.lower() and value_words(value) & excluded]
 
 
+def test_negative_samples_label_no_team_no_product():
+    """Teams, desks, products and capitalised common words where a person could stand (``values.negative``) are
+    never labelled; the odd clause beside them that names someone is."""
+    import random
+
+    from bench.pii_ner import values
+    from bench.pii_ner.dataset import ComposedSamples
+
+    composer = ComposedSamples(random.Random(6), frozenset())
+    samples = [composer.negative() for _ in range(300)]
+    teams = {values.team(random.Random(seed), lang) for seed in range(50) for lang in ("en", "fr", "es", "de")}
+    labelled = [sample.text[start:end] for sample in samples for start, end, _ in sample.spans]
+    assert 0 < len(labelled) < len(samples)
+    assert not [value for value in labelled if value in teams or value in values._PRODUCTS]
+    assert sum(any(team in sample.text for team in teams) for sample in samples) > 50
+
+
 def test_varied_training_samples_hold_no_probe_part():
     """The probe (``bench.pii_ner.probe``) scores phrasings no training sample holds: its parts never reach one."""
     import random
