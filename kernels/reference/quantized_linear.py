@@ -58,11 +58,14 @@ def quantize_rows_int8(x: torch.Tensor, group: int, levels: int) -> torch.Tensor
     groups = x.float().view(rows, in_features // group, group)
     amax = groups.abs().amax(dim=-1, keepdim=True)
     scale = amax / 127.0
-    inverse = torch.where(amax > 0, 127.0 / amax, torch.zeros_like(amax))
+    # The kernels' inverses are IEEE float32 quotients. torch computes a Python number over a tensor as the number
+    # times the tensor's reciprocal, which is off by an ulp for about a quarter of the groups and moves codes that sit
+    # on a rounding tie; a tensor over a tensor is the correctly rounded quotient.
+    inverse = torch.where(amax > 0, torch.full_like(amax, 127.0) / amax, torch.zeros_like(amax))
     codes = (groups * inverse).round()  # round half to even, as the kernel's nearbyint
     if levels == 1:
         return (codes * scale).view(rows, in_features)
-    residual_inverse = torch.where(amax > 0, RESIDUAL_STEPS / scale, torch.zeros_like(amax))
+    residual_inverse = torch.where(amax > 0, torch.full_like(scale, RESIDUAL_STEPS) / scale, torch.zeros_like(amax))
     residuals = ((groups - codes * scale) * residual_inverse).round().clamp(-127, 127)
     return (scale * (codes + residuals / RESIDUAL_STEPS)).view(rows, in_features)
 
