@@ -102,7 +102,10 @@ class CardRecognizer(EntityRecognizer):
     def _cards_in(self, text: str, offset: int, groups: list[tuple[int, int]]) -> list[RecognizerResult]:
         found, first = [], 0
         while first < len(groups):
-            for last in range(len(groups) - 1, first - 1, -1):  # the longest card that starts at this group
+            # The longest card that starts at this group: it ends at most MAX_DIGITS groups on (a group holds a
+            # digit at least), so a long run of groups costs a bounded number of tries per group, not one per group
+            # after it, each joining all their digits.
+            for last in range(min(len(groups) - 1, first + MAX_DIGITS - 1), first - 1, -1):
                 start, end = offset + groups[first][0], offset + groups[last][1]
                 digits = "".join(text[offset + s : offset + e] for s, e in groups[first : last + 1])
                 if len(digits) > MAX_DIGITS:

@@ -1,8 +1,10 @@
 """Card numbers: every network's issuer ranges and lengths with a valid Luhn digit, plain, spaced or dashed."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gateway.guardrails.cards import CardRecognizer, card_network, luhn_valid
+from gateway.guardrails.cards import MAX_DIGITS, MIN_DIGITS, CardRecognizer, card_network, luhn_valid
 
 
 def with_check_digit(body: str) -> str:
@@ -118,3 +120,37 @@ def test_a_card_beside_a_number_written_with_other_separators(before: str, separ
 def test_mixed_separators_inside_one_number_are_no_card() -> None:
     number = with_check_digit("411111111111111")
     assert CardRecognizer().analyze(f"{number[:4]}-{number[4:8]} {number[8:12]} {number[12:]}", []) == []
+
+
+def cards_by_every_end(text: str, offset: int, groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The plain rule: from each group, every later group tried as the card's end, longest first."""
+    found, first = [], 0
+    while first < len(groups):
+        for last in range(len(groups) - 1, first - 1, -1):
+            digits = "".join(text[offset + s : offset + e] for s, e in groups[first : last + 1])
+            if len(digits) > MAX_DIGITS:
+                continue
+            if len(digits) < MIN_DIGITS:
+                break
+            if CardRecognizer._printed_groups(groups[first : last + 1]) and card_network(digits):
+                found.append((offset + groups[first][0], offset + groups[last][1]))
+                first = last
+                break
+        first += 1
+    return found
+
+
+GROUPS = ["4111", "1111", "5500", "0000", "0004", "378282246310005", "19840503", "4", "41", "411", "1"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(GROUPS), min_size=1, max_size=40))
+def test_cards_in_a_run_of_groups_are_those_of_the_plain_rule(parts: list[str]) -> None:
+    """Ends are tried only as far as a card can reach (MAX_DIGITS groups): the same cards as trying every one."""
+    text = " ".join(parts)
+    groups, position = [], 0
+    for part in parts:
+        groups.append((position, position + len(part)))
+        position += len(part) + 1
+    found = [(r.start, r.end) for r in CardRecognizer()._cards_in(text, 0, groups)]
+    assert found == cards_by_every_end(text, 0, groups)
