@@ -256,8 +256,10 @@ ENGINE_MEANINGS: dict[str, str] = {
                          "directories under the exact profile.",
     "structured_jump_forward": "Tokens a grammar forces (JSON keys, punctuation) are appended without a forward "
                                "pass each; outputs are unchanged.",
-    "speculative_method": "`ngram` (drafts copied from the context by prompt lookup), `draft_model` (drafts "
-                          "written by `SPECULATIVE_MODEL`) or `none`. Greedy outputs are unchanged.",
+    "speculative_method": "`ngram` (drafts copied from the context by prompt lookup), `suffix` (prompt lookup, "
+                          "or what the same tenant's earlier answers wrote after the same words where that "
+                          "matches longer; never another tenant's), `draft_model` (drafts written by "
+                          "`SPECULATIVE_MODEL`) or `none`. Greedy outputs are unchanged.",
     "num_speculative_tokens": "Draft tokens proposed per sequence and step.",
     "speculative_model": "The draft model (a `.gguf` file, an HF checkpoint directory or `default`; same "
                          "tokenizer as the target). Required with `draft_model`, refused otherwise.",
@@ -266,6 +268,12 @@ ENGINE_MEANINGS: dict[str, str] = {
     "prompt_lookup_max": "Longest n-gram prompt lookup matches.",
     "prompt_lookup_adaptive": "`ngram`: verify only the drafts expected to pay on this machine (its measured step "
                               "costs and each sequence's observed acceptance); `false` verifies every proposal.",
+    "suffix_tenant_tokens": "`suffix`: tokens of finished answers kept per tenant (isolation domain); past it the "
+                            "tenant's oldest answer goes.",
+    "suffix_total_tokens": "`suffix`: tokens kept over all tenants; past it the least recently used tenant gives "
+                           "up its oldest answer (about 1 KB of memory a token for text that never repeats).",
+    "suffix_min_probability": "`suffix`: a draft stops where the chance its tokens all follow (from the tenant's "
+                              "counts) falls under this.",
     "speculative_disable_by_batch_size": "No drafts while more sequences than this decode. Unset: no bound.",
     "seed": "Seed of the engine's sampling generator.",
     "num_state_slots": "Models with Mamba2 layers (Mamba2, Nemotron-H): live recurrent-state slots, one per running "

@@ -62,8 +62,10 @@ class EngineSettings(BaseSettings):
     # Speculative decoding: drafts verified in the decode step (greedy outputs unchanged). "ngram": copied from the
     # context by prompt lookup, pays off where outputs quote their input (extraction, edits, agents);
     # "draft_model": written by ``speculative_model`` (a smaller model with the same tokenizer: a .gguf file, an
-    # HF checkpoint dir or "default"), optionally quantized on its own; "none": off.
-    speculative_method: Literal["none", "ngram", "draft_model"] = "none"
+    # HF checkpoint dir or "default"), optionally quantized on its own; "suffix": prompt lookup, or what the same
+    # tenant's earlier answers wrote after the same words where that matches longer (agent loops repeat
+    # themselves; never another tenant's answers); "none": off.
+    speculative_method: Literal["none", "ngram", "suffix", "draft_model"] = "none"
     num_speculative_tokens: int = Field(default=4, ge=1, le=16)
     speculative_model: str | None = Field(default=None, min_length=1)
     speculative_model_quantization: Literal["none", "int8", "int4", "fp8"] = "none"
@@ -72,6 +74,11 @@ class EngineSettings(BaseSettings):
     # "ngram": verify only the drafts expected to pay on this machine (measured step costs, observed acceptance).
     prompt_lookup_adaptive: bool = True
     speculative_disable_by_batch_size: int | None = Field(default=None, ge=1)  # no drafts past this many decodes
+    # "suffix": the index of finished answers, in tokens per tenant and over all tenants (least recently used tenant
+    # evicted first), and the least chance a draft's tokens all follow before it stops.
+    suffix_tenant_tokens: int = Field(default=16384, ge=1)
+    suffix_total_tokens: int = Field(default=131072, ge=1)
+    suffix_min_probability: float = Field(default=0.1, ge=0.0, le=1.0)
     # Block-sparse attention in the layers without a sliding window (EngineConfig.block_sparse_* says the pattern):
     # tokens per block, a power of two >= 16; 0 (the default): dense attention.
     # Models with Mamba2 layers: live recurrent-state slots (at most one per running sequence; unset or 0: sized from
@@ -116,6 +123,13 @@ class EngineSettings(BaseSettings):
             raise ValueError(f"WARDEN_ENGINE_NUM_STATE_SLOTS ({self.num_state_slots}) exceeds "
                              f"WARDEN_ENGINE_MAX_NUM_SEQS ({self.max_num_seqs}): a running sequence holds one slot, "
                              "so the extra slots could never be used")
+        return self
+
+    @model_validator(mode="after")
+    def _suffix_tenant_within_total(self) -> EngineSettings:
+        if self.suffix_tenant_tokens > self.suffix_total_tokens:
+            raise ValueError(f"WARDEN_ENGINE_SUFFIX_TENANT_TOKENS ({self.suffix_tenant_tokens}) exceeds "
+                             f"WARDEN_ENGINE_SUFFIX_TOTAL_TOKENS ({self.suffix_total_tokens})")
         return self
 
     @model_validator(mode="after")

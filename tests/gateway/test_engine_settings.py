@@ -55,6 +55,20 @@ def test_a_draft_model_reaches_engine_config(monkeypatch: pytest.MonkeyPatch) ->
         Settings(_env_file=None)
 
 
+def test_the_suffix_speculator_and_its_bounds_reach_engine_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_METHOD", "suffix")
+    monkeypatch.setenv("WARDEN_ENGINE_SUFFIX_TENANT_TOKENS", "2048")
+    monkeypatch.setenv("WARDEN_ENGINE_SUFFIX_TOTAL_TOKENS", "8192")
+    monkeypatch.setenv("WARDEN_ENGINE_SUFFIX_MIN_PROBABILITY", "0.25")
+    config = Settings(_env_file=None).engine_config()
+    assert config.speculative_method == "suffix"
+    assert (config.suffix_tenant_tokens, config.suffix_total_tokens, config.suffix_min_probability) == (
+        2048, 8192, 0.25)
+    monkeypatch.setenv("WARDEN_ENGINE_SUFFIX_TENANT_TOKENS", "8193")  # one tenant may not outgrow the whole index
+    with pytest.raises(ValidationError, match="SUFFIX_TENANT_TOKENS"):
+        Settings(_env_file=None)
+
+
 def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in EngineSettings.model_fields:
         monkeypatch.delenv(f"WARDEN_ENGINE_{name.upper()}", raising=False)
@@ -71,6 +85,7 @@ def test_defaults_match_engine_defaults(monkeypatch: pytest.MonkeyPatch) -> None
     ("REPLICAS", "0"), ("TENSOR_PARALLEL_SIZE", "0"), ("SPECULATIVE_MODEL_QUANTIZATION", "int2"),
     ("CPU_SMALL_BATCH_ROWS", "0"), ("NUM_STATE_SLOTS", "-1"), ("NUM_STATE_SNAPSHOTS", "-1"),
     ("NUM_STATE_SLOTS", "65"), ("NUM_STATE_SNAPSHOTS", "many"), ("BLOCK_SIZE", "0"),
+    ("SUFFIX_TENANT_TOKENS", "0"), ("SUFFIX_MIN_PROBABILITY", "1.5"),
 ])
 def test_bad_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
     monkeypatch.setenv(f"WARDEN_ENGINE_{name}", value)
