@@ -30,6 +30,17 @@ def chat_messages(messages: list[ChatMessage], texts: list[str]) -> list[dict[st
     return out
 
 
+def _calls_json(tool_calls: list[dict[str, Any]]) -> str:
+    """An assistant turn's calls as the tools block asks for them; arguments parsed just under the parser's depth
+    limit can still be too deep for the encoder once inside the call list, and then go as the client wrote them."""
+    try:
+        return json.dumps([{"name": c["function"]["name"], "arguments": arguments_json(c["function"]["arguments"])}
+                           for c in tool_calls], ensure_ascii=False)
+    except RecursionError:
+        return json.dumps([{"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
+                           for c in tool_calls], ensure_ascii=False)
+
+
 def model_messages(messages: list[dict[str, Any]], tools_prompt: str | None = None) -> list[dict[str, str]]:
     """Template input for a model whose template knows only role and content: the tools block joins the system
     message; an assistant's tool calls are written in the format the tools block asks for; a tool result is a user
@@ -39,9 +50,7 @@ def model_messages(messages: list[dict[str, Any]], tools_prompt: str | None = No
     for m in messages:
         content = m.get("content") or ""
         if m.get("tool_calls"):
-            calls = [{"name": c["function"]["name"], "arguments": arguments_json(c["function"]["arguments"])}
-                     for c in m["tool_calls"]]
-            block = f"{TOOL_CALL_OPEN}{json.dumps(calls, ensure_ascii=False)}{TOOL_CALL_CLOSE}"
+            block = f"{TOOL_CALL_OPEN}{_calls_json(m['tool_calls'])}{TOOL_CALL_CLOSE}"
             content = f"{content}\n{block}" if content else block
         if m["role"] == "tool":
             result = {"name": names.get(m.get("tool_call_id", ""), ""), "content": content}

@@ -165,8 +165,9 @@ class ToolCallHold:
 
 
 def arguments_json(arguments: str) -> Any:
-    """An assistant turn's call arguments as JSON for the prompt (kept as a string when they are not JSON)."""
+    """An assistant turn's call arguments as JSON for the prompt (kept as a string when they are not JSON, or are
+    nested deeper than the standard library's parser goes: a client's echoed call must not be a 500)."""
     try:
         return json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):
         return arguments
