@@ -43,6 +43,7 @@ from gateway.lifecycle import router as lifecycle_router
 from gateway.mcp.admin_router import router as mcp_admin_router
 from gateway.mcp.endpoint import McpEndpoint
 from gateway.openai.hooks import InputGuard, OutputGuard
+from gateway.openai.prompt_tokens import segment_encoder
 from gateway.openai.router import HotCalls, hot_routes
 from gateway.openai.router import router as openai_router
 from gateway.parent_watch import watch_parent
@@ -86,8 +87,11 @@ def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGu
 
 def _warm_chat_template(engine: EngineClient) -> None:
     """Render one turn at start-up: whether the template renders by its ChatML fast path is decided by rendering
-    probe conversations on its first use (tens of ms), which would otherwise land on the first chat request."""
+    probe conversations on its first use (tens of ms), which would otherwise land on the first chat request. The
+    prompt encoder is built here too (it reads the tokenizer's whole vocabulary, ~50 ms), before the start-up heap
+    is frozen, so its tables are not left to the collector."""
     with contextlib.suppress(UnknownModelError):  # a model without a chat template serves /v1/completions only
+        segment_encoder(engine.tokenizer)
         engine.tokenizer.apply_chat_template([{"role": "user", "content": "warm-up"}])
 
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import random
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from engine.loader.source import resolve_model
 from engine.tokenization.tokenizer import Tokenizer
+from gateway import app as app_module
 from gateway.openai import prompt_tokens
 from gateway.openai.prompt_tokens import SegmentEncoder, segment_encoder
 from gateway.openai.prompts import chat_prompt_ids, model_messages
@@ -242,3 +244,12 @@ def test_only_the_lines_a_rewrite_changed_are_cut_into_words_again(tokenizer: To
     monkeypatch.setattr(encoder, "_cut", counted_cut)
     assert chat_prompt_ids(tokenizer, screened, tenant_id="t-lines", reuse=reuse) == whole(tokenizer, screened)
     assert cut == ["\nTicket 7: Jonas Berg (<EMAIL_ADDRESS>) was charged twice."]
+
+
+def test_start_up_builds_the_prompt_encoder_before_the_first_request() -> None:
+    # A fresh tokenizer object, so no earlier test has built its encoder; the warm-up is what start-up runs once the
+    # engine is ready, before the heap is frozen.
+    fresh = Tokenizer.from_source(resolve_model("default"))
+    assert fresh not in prompt_tokens._encoders
+    app_module._warm_chat_template(SimpleNamespace(tokenizer=fresh))
+    assert prompt_tokens._encoders.get(fresh) is not None
