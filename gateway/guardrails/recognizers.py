@@ -367,7 +367,7 @@ class _VersionFreeIpRecognizer(IpRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         return [result for result in super().analyze(text, entities, nlp_artifacts)
-                if not _DOTTED_MORE_BEFORE.search(text, 0, result.start)
+                if not _DOTTED_MORE_BEFORE.search(text, max(0, result.start - 2), result.start)
                 and not _DOTTED_MORE_AFTER.match(text, result.end)]
 
 
