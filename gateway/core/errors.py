@@ -102,6 +102,16 @@ def validation_error(errors: Sequence[Mapping[str, Any]], data: Any, *, located:
     return invalid_request(failure.message, param=failure.param, code=failure.code)
 
 
+def unexpected_error(exc: Exception, request: Request, *, store_retry_after_s: int) -> APIError:
+    """What an exception no handler expected answers: a store outage that reached the edge unconverted is still a
+    503; anything else is a 500 whose message says nothing of its cause (the log has it)."""
+    if isinstance(exc, SQLAlchemyError) and is_store_unavailable(exc):
+        log.warning("store unavailable on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+        return StoreUnavailable(store_retry_after_s)
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return APIError(500, "Internal server error", type="server_error", code="internal_error")
+
+
 def install_error_handlers(app: FastAPI, *, store_retry_after_s: int = 5) -> None:
     openapi_errors.install(app)  # the document says 400 in this shape, as the handlers below answer
 
@@ -122,13 +132,8 @@ def install_error_handlers(app: FastAPI, *, store_retry_after_s: int = 5) -> Non
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return APIError(500, "Internal server error", type="server_error", code="internal_error").response()
+        return unexpected_error(exc, request, store_retry_after_s=store_retry_after_s).response()
 
     @app.exception_handler(SQLAlchemyError)
     async def _store(request: Request, exc: SQLAlchemyError) -> JSONResponse:
-        # A store outage that reached the edge unconverted is still a 503; only a refused statement is a 500.
-        if is_store_unavailable(exc):
-            log.warning("store unavailable on %s %s: %s", request.method, request.url.path, type(exc).__name__)
-            return StoreUnavailable(store_retry_after_s).response()
-        return await _unexpected(request, exc)
+        return unexpected_error(exc, request, store_retry_after_s=store_retry_after_s).response()

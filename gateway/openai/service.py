@@ -35,6 +35,7 @@ from gateway.core.errors import (
     invalid_request,
     model_not_found,
     permission_denied,
+    unexpected_error,
 )
 from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
@@ -741,6 +742,9 @@ async def handle_call(services: GatewayServices, request: Request, surface: Surf
         return surface.error_response(exc)
     except AuditUnavailableError:
         return surface.error_response(audit_unavailable())  # fail closed: no response without its record
+    except Exception as exc:  # audited by ``run``; answered here so it leaves in the surface's shape (Anthropic's too)
+        return surface.error_response(
+            unexpected_error(exc, request, store_retry_after_s=services.settings.store_retry_after_s))
 
 
 async def handle_models(services: GatewayServices, request: Request) -> Response:

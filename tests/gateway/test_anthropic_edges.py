@@ -59,3 +59,19 @@ def test_request_path_refusals_are_in_anthropics_shape(client: TestClient, db: D
     no_engine = client.post("/v1/messages", json=BODY, headers={"Authorization": f"Bearer {issued.api_key}"})
     anthropic_error(no_engine, 503, "overloaded_error")
     assert int(no_engine.headers["retry-after"]) >= 1
+
+
+def test_an_unexpected_failure_is_a_500_in_anthropics_shape_and_says_nothing_of_its_cause(
+        client: TestClient, db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    from gateway.anthropic.surface import MessagesSurface
+
+    def broken(_self: MessagesSurface, _body: dict[str, Any]) -> Any:
+        raise RuntimeError("secret detail of a bug")
+
+    monkeypatch.setattr(MessagesSurface, "parse", broken)
+    _tenant, issued = new_tenant_with_key(db, settings)
+    failed = client.post("/v1/messages", json=BODY, headers={"x-api-key": issued.api_key})
+    message = anthropic_error(failed, 500, "api_error")
+    assert "secret" not in message and "secret" not in failed.text
+    assert any("unhandled error on POST /v1/messages" in r.getMessage() for r in caplog.records)
