@@ -42,11 +42,15 @@ _CANDIDATE = re.compile(
     r"(?<![\w:/.+-])(?:\+|\b00)?\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
 )
 _DIGIT_GROUP = re.compile(r"[0-9]+")
-_RUN_ON = re.compile(r"(?:[ \t().-]{0,2}[0-9])*")  # the rest of a run of digit groups, past the candidate's cap too
+_MIN_DIGITS = 7  # the shortest subscriber numbers of the national plans
+# The rest of a run of digit groups, past the candidate's cap too, read up to its first _MIN_DIGITS digits: all the
+# caller asks is whether a number could follow, and reading the whole run made a text that is one long run of
+# digit groups ("1919-19-19 1919-19-19 ...") quadratic.
+_RUN_ON = re.compile(rf"(?:[ \t().-]{{0,2}}[0-9]){{0,{_MIN_DIGITS}}}")
 
 
 def _digits_running_on(text: str, start: int) -> int:
-    """Digits in the run of digit groups that continues at ``start`` (none: 0)."""
+    """Digits in the run of digit groups that continues at ``start``, counted up to ``_MIN_DIGITS`` (none: 0)."""
     run = _RUN_ON.match(text, start)
     return 0 if run is None else _digit_count(run.group())
 # The start of an IBAN right before a run of digits: its country code and check digits, and maybe more of its
@@ -55,7 +59,6 @@ _IBAN_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]{4})*[
 _IBAN_HEAD_REACH = 36
 _DECIMAL = re.compile(r"[+-]?[0-9]+\.[0-9]+")  # "48.858370": a coordinate or a measure
 _MAX_SPLIT_TRIES = 4
-_MIN_DIGITS = 7  # the shortest subscriber numbers of the national plans
 _MAX_DIGITS = 15  # E.164's longest number, country code included
 _NANP_REGIONS = frozenset({"US", "CA"})  # shorter prefixes of a run tried when the whole run is no number
 _INTERNATIONAL_PREFIX = re.compile(r"\+|00(?=[1-9])")

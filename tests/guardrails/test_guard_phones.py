@@ -1,11 +1,20 @@
 """Phone numbers: international forms of every region, national forms of the configured regions, look-alikes."""
 
 import random
+import re
 
 import phonenumbers
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer, _valid_region
+from gateway.guardrails.phones import (
+    _MIN_DIGITS,
+    NATIONAL_REGIONS,
+    PhoneNumberRecognizer,
+    _digits_running_on,
+    _valid_region,
+)
 
 
 @pytest.fixture(scope="module")
@@ -148,3 +157,19 @@ def test_valid_region_agrees_with_phonenumbers() -> None:
         valid += expected is not None
         assert _valid_region(candidate, region) == expected, (candidate, region)
     assert valid > 500  # valid numbers, not only rejections
+
+
+_WHOLE_RUN = re.compile(r"(?:[ \t().-]{0,2}[0-9])*")  # the rule as first written: the whole run, however long
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="0123456789 \t().-ab", max_size=80), st.integers(min_value=0, max_value=80))
+def test_reading_a_run_up_to_the_least_digits_decides_as_reading_all_of_it(text: str, start: int) -> None:
+    start = min(start, len(text))
+    whole = sum(c.isdigit() for c in _WHOLE_RUN.match(text, start).group())  # type: ignore[union-attr]
+    assert (_digits_running_on(text, start) < _MIN_DIGITS) == (whole < _MIN_DIGITS)
+
+
+def test_a_text_that_is_one_run_of_digit_groups_is_read_once() -> None:
+    # Each candidate used to read the rest of the run to the end of the text: quadratic in its length.
+    assert _digits_running_on("1919-19-19 " * 400, 0) == _MIN_DIGITS
