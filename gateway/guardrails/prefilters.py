@@ -14,8 +14,14 @@ from collections.abc import Callable, Sequence
 # The characters that case-insensitive matching (``re.IGNORECASE``) pairs with a letter other than through
 # ``str.lower``: dotted capital I (lower-cased to two characters), dotless i and long s (which the regex engine
 # matches to "i" and "s"), and the Kelvin sign. A text holding one is searched with the regex itself.
-# ``tests/guardrails/test_prefilters.py`` checks the list against every code point.
+# ``tests/guardrails/test_guard_prefilters.py`` checks the list against every code point.
 FOLDS_APART = frozenset("\u0130\u0131\u017f\u212a")
+
+
+def has_regex(pattern: str) -> Callable[[str], bool]:
+    """Whether ``pattern`` occurs: for a pattern that opens with what the regex engine skips to."""
+    compiled = re.compile(pattern)
+    return lambda text: compiled.search(text) is not None
 
 
 def any_regex(patterns: Sequence[str]) -> Callable[[str], bool]:

@@ -32,7 +32,7 @@ from gateway.guardrails.offline import configure_offline
 from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
 from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
 from gateway.guardrails.places import PlaceRecognizer
-from gateway.guardrails.prefilters import any_regex, any_word
+from gateway.guardrails.prefilters import any_regex, any_word, has_regex
 from gateway.guardrails.windows import add_window
 
 # Presidio's defaults for context enhancement (LemmaContextAwareEnhancer): +0.35, and at least 0.4 with context.
@@ -346,11 +346,6 @@ class Detector:
     margin: int = 0
 
 
-def _regex_prefilter(pattern: str) -> Callable[[str], bool]:
-    compiled = re.compile(pattern)
-    return lambda text: compiled.search(text) is not None
-
-
 def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
     if not words:
         return None
@@ -397,19 +392,19 @@ def build_detectors() -> list[Detector]:
         ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
         ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), any_regex(_OBFUSCATION_ANCHOR_PARTS), _OBFUSCATION_ANCHOR,
          160),
-        ("CREDIT_CARD", CardRecognizer(), _regex_prefilter(r"\d(?:[ -]?\d){11,}"), None, 0),
+        ("CREDIT_CARD", CardRecognizer(), has_regex(r"\d(?:[ -]?\d){11,}"), None, 0),
         ("CREDIT_CARD", SpelledCardRecognizer(), _has_spelled_digits, None, 0),
         ("PHONE_NUMBER", SpelledPhoneRecognizer(), _has_spelled_digits, None, 0),
-        ("IBAN_CODE", IbanCodeRecognizer(), _regex_prefilter(_IBAN_HEAD_ANCHOR), None, 0),
-        ("NATIONAL_ID", NationalIdRecognizer(), _regex_prefilter(r"\d{3}|\d{2}[ .-]\d{2}"), None, 0),
-        ("US_SSN", _ssn_recognizer(), _regex_prefilter(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
+        ("IBAN_CODE", IbanCodeRecognizer(), has_regex(_IBAN_HEAD_ANCHOR), None, 0),
+        ("NATIONAL_ID", NationalIdRecognizer(), has_regex(r"\d{3}|\d{2}[ .-]\d{2}"), None, 0),
+        ("US_SSN", _ssn_recognizer(), has_regex(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
         ("IP_ADDRESS", _VersionFreeIpRecognizer(), any_regex(_IP_ANCHOR_PARTS), _IP_ANCHOR, 48),
-        ("PHONE_NUMBER", PhoneNumberRecognizer(), _regex_prefilter(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
+        ("PHONE_NUMBER", PhoneNumberRecognizer(), has_regex(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _credential_prefilter(), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
-        ("PERSON", FieldValueRecognizer(), _regex_prefilter(r"[:=,;|]"), None, 0),
-        ("STREET_ADDRESS", StreetAddressRecognizer(), _regex_prefilter(r"\d"), None, 0),
-        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), _regex_prefilter(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
+        ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|]"), None, 0),
+        ("STREET_ADDRESS", StreetAddressRecognizer(), has_regex(r"\d"), None, 0),
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), has_regex(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],
                                                       name="WeakDateOfBirthRecognizer"), has_birth_word,
          (_WEAK_DATE_ANCHOR, _MONTH_YEAR_ANCHOR, _UNPADDED_ISO_ANCHOR), 32),
