@@ -4,7 +4,8 @@ per user, output throughput and goodput at an SLO; the best goodput each arm rea
 Pareto curve of each arm.
 
     python -m bench.serve                      # the small CPU agentic trace, concurrency 2,4, >= 48 requests a level
-    python -m bench.serve --concurrency 2,4,8 --arm-levels baseline=2,4           # the committed run
+    python -m bench.serve --arms baseline,optimized,optimized_guardrails,llamacpp,optimized_nospec \
+        --concurrency 2,4,8 --arm-levels baseline=2,4                              # the committed run
     python -m bench.serve --trace bench/traces/cpu_agentic.jsonl --concurrency 2,4,8   # 2.5K contexts, 128 out
     python -m bench.serve --quick              # a smoke run: concurrency 2, 16 requests, half-length answers
 
@@ -15,12 +16,13 @@ lands on all alike:
               default prefill budget.
   optimized   everything Warden has that pays on this trace: the ``fast`` profile (bfloat16, int4 decoder layers,
               compiled decoder, code cached in .warden/compile-cache), prefix caching, a chunked-prefill budget of 256
-              tokens. Guardrails off. No speculation: prompt lookup
-              (``optimized_ngram``, not run by default) drafts from the context, and these answers do not quote
-              their prompts, so its verification rows cost more than they save here. ``optimized_suffix`` (not
-              run by default) adds drafts from the tenant's own earlier answers (``speculative_method="suffix"``:
-              every request here is one tenant's, and its answers repeat one another). ``optimized_int8kv`` (not
-              run by default) is the same engine with an int8 KV cache.
+              tokens, and suffix speculation (``speculative_method="suffix"``: prompt lookup plus drafts from the
+              tenant's own earlier answers, every request here being one tenant's whose answers repeat one another;
+              the adaptive draft budget verifies only drafts expected to pay). Guardrails off.
+  optimized_nospec  the same engine without speculation: the A/B that shows what suffix speculation earns here.
+              ``optimized_ngram`` (not run by default) drafts by prompt lookup alone, and these answers do not quote
+              their prompts, so its verification rows cost more than they save. ``optimized_int8kv`` (not run by
+              default) is the optimized engine with an int8 KV cache.
   optimized_guardrails  the same engine behind a gateway with guardrails on (the default tenant policy: PII masked
               in prompts and answers, injection flagged): what they cost a served request.
   llamacpp    ``llama-server`` on the shipped GGUF requantized to Q4_0 (``bench.serve_llamacpp``), the same threads,
@@ -94,25 +96,31 @@ PLOT = HERE / "results" / "serve_pareto.png"
 # Every Warden gets the same KV memory: room for 8 concurrent 3K-token contexts in float32 without preemption.
 COMMON = {"kv_cache_memory_mb": 1536, "show_progress": False}
 ENGINES: dict[str, dict[str, Any]] = {
-    "baseline": {"profile": "exact", "enable_prefix_caching": False},
+    "baseline": {"profile": "exact", "enable_prefix_caching": False, "speculative_method": None},
     # The benchmark measures the compiled engine from its first request: the start compiles before serving instead
     # of serving uncompiled while a child process compiles. The prefill budget barely matters on this trace: a
     # step's time grows by about the same per prefill token from 64 to 512 (the step is compute-bound on prefill),
     # so a smaller chunk only moves waiting from the first token to the gaps between tokens, and capping prefill
     # while decodes run adds steps and costs goodput. 128 to 1024 reach the same goodput within 3% at c=4 and c=8.
+    # Suffix speculation with the adaptive draft budget: this trace's answers repeat the tenant's earlier ones, so
+    # drafts from them are accepted often enough to pay for their verification rows (``optimized_nospec`` shows it).
     "optimized": {"profile": "fast", "enable_prefix_caching": True, "max_num_batched_tokens": 256,
-                  "compile_cache_dir": str(REPO / ".warden" / "compile-cache"), "compile_in_background": False},
+                  "compile_cache_dir": str(REPO / ".warden" / "compile-cache"), "compile_in_background": False,
+                  "speculative_method": "suffix"},
 }
-# Prompt-lookup speculation with the adaptive draft budget on top (``engine.spec_decode``): the A/B that decides
-# whether it belongs in ``optimized`` for this trace (``--arms optimized,optimized_ngram``).
-ENGINES["optimized_ngram"] = {**ENGINES["optimized"], "speculative_method": "ngram"}
-# Prompt lookup plus the tenant's earlier answers (``engine.spec_decode.suffix_index``), with the adaptive draft
-# budget: the A/B that decides whether it belongs in ``optimized`` (``--arms optimized,optimized_suffix``).
-ENGINES["optimized_suffix"] = {**ENGINES["optimized"], "speculative_method": "suffix"}
-# The KV cache as int8 codes with a scale per row (``EngineConfig.kv_cache_dtype``): decode attention reads about half
-# the bytes of bf16 rows. The A/B that decides whether it belongs in ``optimized`` at agentic contexts
-# (``--arms optimized,optimized_int8kv``).
-ENGINES["optimized_int8kv"] = {**ENGINES["optimized"], "kv_cache_dtype": "int8"}
+# The optimized engine with one thing changed, each an A/B (``--arms optimized,<variant>``); a ``--set optimized.*``
+# override applies to them too, so the A/B stays one change apart.
+VARIANTS: dict[str, dict[str, Any]] = {
+    # Without speculation (named so, whatever the engine's default): what suffix speculation earns on this trace.
+    "optimized_nospec": {"speculative_method": None},
+    # Prompt lookup alone with the adaptive draft budget: these answers do not quote their prompts, so it does not
+    # pay here.
+    "optimized_ngram": {"speculative_method": "ngram"},
+    # The KV cache as int8 codes with a scale per row (``EngineConfig.kv_cache_dtype``): decode attention reads about
+    # half the bytes of bf16 rows.
+    "optimized_int8kv": {"kv_cache_dtype": "int8"},
+}
+ENGINES.update({name: {**ENGINES["optimized"], **change} for name, change in VARIANTS.items()})
 
 
 @dataclass(frozen=True)
@@ -124,9 +132,9 @@ class Arm:
 
 ARMS = {"baseline": Arm("warden", "baseline"), "optimized": Arm("warden", "optimized"),
         "optimized_guardrails": Arm("warden", "optimized", guardrails=True), "llamacpp": Arm("llamacpp"),
-        "optimized_ngram": Arm("warden", "optimized_ngram"), "optimized_suffix": Arm("warden", "optimized_suffix"),
+        "optimized_nospec": Arm("warden", "optimized_nospec"), "optimized_ngram": Arm("warden", "optimized_ngram"),
         "optimized_int8kv": Arm("warden", "optimized_int8kv")}
-DEFAULT_ARMS = ("baseline", "optimized", "optimized_guardrails", "llamacpp")
+DEFAULT_ARMS = ("baseline", "optimized", "optimized_guardrails", "llamacpp", "optimized_nospec")
 DEFAULT_SLO = Slo(tps_per_user=8.0, ttft_p90_s=3.0)
 QUICK = {"concurrency": "2", "requests": 16, "output_scale": 0.5}
 
@@ -192,6 +200,15 @@ def parse_overrides(items: list[str]) -> dict[str, dict[str, Any]]:
             value = raw
         out.setdefault(name, {})[key] = value
     return out
+
+
+def engine_configs(overrides: dict[str, dict[str, Any]], threads: int) -> dict[str, dict[str, Any]]:
+    """Each engine's EngineConfig fields: ``ENGINES`` with the ``--set`` overrides, an optimized one applied to the
+    optimized engine's variants as well (their own change still wins: ``optimized_nospec`` never speculates)."""
+    return {name: {**COMMON, "num_threads": threads, **config,
+                   **(overrides.get("optimized", {}) if name in VARIANTS else {}), **VARIANTS.get(name, {}),
+                   **overrides.get(name, {})}
+            for name, config in ENGINES.items()}
 
 
 def scrape_engine_counters(text: str) -> dict[str, float]:
@@ -281,7 +298,8 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
 
 
 COLORS = {"baseline": "tab:gray", "optimized": "tab:blue", "optimized_guardrails": "tab:cyan",
-          "llamacpp": "tab:orange", "optimized_ngram": "tab:purple", "optimized_int8kv": "tab:olive"}
+          "llamacpp": "tab:orange", "optimized_nospec": "tab:brown", "optimized_ngram": "tab:purple",
+          "optimized_int8kv": "tab:olive"}
 
 
 def plot(path: Path, arms: dict[str, dict[str, Any]], slo: Slo) -> None:
@@ -318,7 +336,7 @@ def engine_label(config: dict[str, Any], guardrails: bool) -> str:
     profile = config.get("profile", "exact")
     form = "bf16 + int4, compiled" if profile == "fast" else "float32 eager"
     cache = "prefix cache" if config.get("enable_prefix_caching", True) else "no prefix cache"
-    spec = f", {config['speculative_method']} speculation" if config.get("speculative_method") else ""
+    spec = f", {config['speculative_method'] or 'no'} speculation" if "speculative_method" in config else ""
     kv = f", {config['kv_cache_dtype']} KV cache" if config.get("kv_cache_dtype", "auto") != "auto" else ""
     budget = config.get("max_num_batched_tokens", EngineConfig().max_num_batched_tokens)
     return f"{form}, {cache}{kv}, prefill budget {budget}{spec}, guardrails {'on' if guardrails else 'off'}"
@@ -397,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds between a turn's answer and the session's next turn (default: the trace's)")
     parser.add_argument("--arms", default=",".join(DEFAULT_ARMS), help=f"some of {', '.join(ARMS)}")
     parser.add_argument("--set", action="append", default=[], metavar="ENGINE.FIELD=VALUE",
-                        help="override an EngineConfig field of the baseline or optimized engine (repeatable)")
+                        help="override an EngineConfig field of an engine (repeatable; an optimized override "
+                        "applies to its variants too)")
     parser.add_argument("--engine-threads", type=int, default=1, help="CPU threads of each server (Warden's engine "
                         "and llama-server alike; default 1: the gateway and the load generator share the machine, "
                         "and an oversubscribed OpenMP pool is many times slower)")
@@ -421,8 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     slo = Slo(tps_per_user=args.slo_tps_per_user, ttft_p90_s=args.slo_ttft_p90_s)
     levels_wanted = sorted({int(c) for c in args.concurrency.split(",") if c.strip()})
     overrides = parse_overrides(args.set)
-    engines = {name: {**COMMON, "num_threads": args.engine_threads, **config, **overrides.get(name, {})}
-               for name, config in ENGINES.items()}
+    engines = engine_configs(overrides, args.engine_threads)
     started = time.perf_counter()
     load_at_start = [round(x, 2) for x in os.getloadavg()]  # a shared machine skews every figure: say so
 

@@ -9,8 +9,8 @@ step each proposer drafts up to ``--tokens`` tokens from what the sequence holds
 the outputs of the requests that finished before this one started: all but the ``concurrency - 1`` before it in
 trace order, one tenant as in ``bench.serve``), the drafts matching the answer are accepted, and the step moves on
 by one token plus the accepted ones. Every draft is counted as verified (no adaptive budget): this is the
-opportunity, the most the method could save; ``bench.serve --arms optimized,optimized_suffix`` measures what it
-saves once verification rows cost what they cost.
+opportunity, the most the method could save; ``bench.serve --arms optimized,optimized_nospec`` measures what
+it saves once verification rows cost what they cost (``optimized`` speculates so, ``optimized_nospec`` does not).
 
 Reports per proposer the mean drafts accepted per decode step, the share of steps with at least one accepted, and
 decode steps per answer token.

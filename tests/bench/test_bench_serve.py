@@ -13,7 +13,9 @@ import pytest
 from bench.llamacpp_server import ROOT
 from bench.serve import (
     ARMS,
+    DEFAULT_ARMS,
     ENGINES,
+    engine_configs,
     engine_label,
     level_entries,
     ratio,
@@ -65,6 +67,33 @@ def test_the_int8_kv_arm_is_the_optimized_engine_with_only_its_kv_cache_changed(
     assert EngineConfig(**int8kv).kv_cache_dtype == "int8"
     assert ARMS["optimized_int8kv"].engine == "optimized_int8kv" and not ARMS["optimized_int8kv"].guardrails
     assert "int8 KV cache" in engine_label(int8kv, False) and "KV cache" not in engine_label(optimized, False)
+
+
+def test_the_optimized_arms_speculate_by_suffix_and_the_nospec_arm_differs_only_there() -> None:
+    optimized, nospec = ENGINES["optimized"], ENGINES["optimized_nospec"]
+    assert EngineConfig(**optimized).speculative_method == "suffix"
+    assert EngineConfig(**nospec).speculative_method is None
+    assert EngineConfig(**ENGINES["baseline"]).speculative_method is None
+    assert {k: v for k, v in nospec.items() if k != "speculative_method"} == {
+        k: v for k, v in optimized.items() if k != "speculative_method"}
+    # Guardrails on vs off is the only difference between these two arms.
+    assert ARMS["optimized_guardrails"].engine == ARMS["optimized"].engine == "optimized"
+    assert ARMS["optimized_guardrails"].guardrails and not ARMS["optimized"].guardrails
+    assert "optimized_nospec" in DEFAULT_ARMS and "optimized_suffix" not in ARMS
+    assert "suffix speculation" in engine_label(optimized, False)
+    assert "no speculation" in engine_label(nospec, False)
+
+
+def test_an_optimized_override_reaches_its_variants_but_not_their_own_change() -> None:
+    engines = engine_configs({"optimized": {"profile": "exact", "speculative_method": "ngram"},
+                              "optimized_nospec": {"max_num_batched_tokens": 128}}, threads=2)
+    assert engines["optimized"]["profile"] == engines["optimized_nospec"]["profile"] == "exact"
+    assert engines["optimized"]["speculative_method"] == "ngram"
+    assert engines["optimized_nospec"]["speculative_method"] is None  # its one change wins
+    assert engines["optimized_nospec"]["max_num_batched_tokens"] == 128
+    assert engines["optimized"]["max_num_batched_tokens"] == 256
+    assert engines["baseline"]["profile"] == "exact" and engines["baseline"]["num_threads"] == 2
+    assert engines["optimized_int8kv"]["kv_cache_dtype"] == "int8"
 
 
 def test_a_llama_slot_holds_the_longest_prompt_and_answer() -> None:
