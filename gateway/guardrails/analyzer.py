@@ -7,6 +7,7 @@ import re
 import threading
 from collections.abc import Sequence
 
+from gateway.guardrails import budget
 from gateway.guardrails.columns import in_table_header
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
@@ -53,7 +54,8 @@ class PiiAnalyzer:
         """Each text's findings, as `analyze` gives them; NER runs once over all texts' windows (one model call).
         Detectors read each text as a reader sees it (``normalize.reader_view``: invisible characters dropped,
         compatibility forms folded; query strings' values decoded: ``query_strings``); findings are reported at the raw
-        spans they came from."""
+        spans they came from. Within a scan's CPU budget (``budget.scanning``), raises ``ScanBudgetExceeded`` between
+        detectors once it is spent."""
         views = [decoded_view(reader_view(text)) for text in texts]
         per_view = self._analyze_views([view.text for view in views], ner_enabled=ner_enabled)
         return [findings if view.origin is None else [_at_raw_span(f, view) for f in findings]
@@ -64,10 +66,12 @@ class PiiAnalyzer:
         for text in texts:
             findings: list[Finding] = []
             for detector in self._detectors:
+                budget.check()
                 findings.extend(run_detector(detector, text))
             per_text.append(findings)
         if not ner_enabled or not texts:
             return per_text
+        budget.check()
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
         # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
         # masked: NER reads them in their sentence, and where it calls one a person ("Tsuen Wan"), the place wins

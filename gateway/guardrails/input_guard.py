@@ -8,7 +8,7 @@ An injection split across consecutive untrusted texts ("Ignore all previous" / "
 the same way: when no text alone screens as injection, the windows around the boundaries between them are scored.
 Analysis, of input and of output, runs on bounded thread pools, never on the event loop; with
 ``GuardConfig.analysis_processes``, the input's detectors and NER run in worker processes (``processes``), off the
-event loop's GIL.
+event loop's GIL. A scan that spends more than ``GuardConfig.scan_budget_s`` of CPU is refused (``budget``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.boundaries import READINGS, BoundaryWindow, SplitFinding, boundary_windows, crossing_findings
+from gateway.guardrails.budget import BUDGET_EXCEEDED_CODE, ScanBudget, ScanBudgetExceeded, scanning
 from gateway.guardrails.cache import BoundedLru, content_key
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.injection import InjectionDetector, InjectionVerdict, OnnxInjectionClassifier
@@ -45,6 +46,8 @@ SPLIT_SIGNAL = "split_across_messages"
 # A request whose texts are all cached is answered on the event loop (hashes and lookups, no analysis) when its
 # texts total at most this many characters: cheaper than the hop to a guard thread and back, and bounded.
 INLINE_CACHED_CHARS = 32_768
+# How often a request whose scan has run as long as its CPU budget reads the scanning thread's CPU clock.
+BUDGET_POLL_S = 0.02
 
 
 class _NeedsAnalysis(Exception):
@@ -85,6 +88,9 @@ class GuardConfig:
     # Python, a scan holds the GIL the event loop needs: a gateway process then spends at most one core on both.
     # Each worker holds its own detectors and models (about 0.2 GB with NER). Output analysis stays on its threads.
     analysis_processes: int = 0
+    # The CPU seconds one request's input scan may spend (None: no limit); past it the request is refused with 422
+    # guardrail_budget_exceeded, never forwarded unscanned (``budget``). Dev-corpus texts scan in well under 0.1 s.
+    scan_budget_s: float | None = 2.0
 
 
 @dataclass(slots=True)
@@ -234,17 +240,42 @@ class InputGuard:
     async def scan_messages(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
         """Off the event loop: a long prompt occupies a worker thread, not the loop serving other requests. A short
         request whose every text, window and verdict is cached (an agent resending its conversation) is answered
-        on the loop: no analysis runs there, and the thread hop would cost more than the lookups."""
+        on the loop: no analysis runs there, and the thread hop would cost more than the lookups.
+
+        A scan past its CPU budget is refused here as soon as the scanning thread's clock shows it, even while that
+        thread is still inside one detector call (it stops at its next check)."""
         prepared = self._prepare(messages)
         try:
             return self._scan(tenant_id, messages, policy, prepared, cached_only=True)
         except _NeedsAnalysis:
             pass
+        budget = ScanBudget(self.config.scan_budget_s)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._scan, tenant_id, messages, policy, prepared, False)
+        scan = loop.run_in_executor(self._executor, self._scan_within, budget, tenant_id, messages, policy, prepared)
+        if budget.seconds is None:
+            return await scan
+        # One thread's CPU time never runs ahead of the wall clock: no scan can overrun before `seconds` have passed.
+        done, _ = await asyncio.wait({scan}, timeout=budget.seconds)
+        while not done:
+            if budget.exceeded():
+                budget.cancelled = True
+                scan.add_done_callback(_retrieve)  # its refusal (or late result) is nobody's now
+                raise _budget_refusal(budget.seconds)
+            done, _ = await asyncio.wait({scan}, timeout=BUDGET_POLL_S)
+        return scan.result()
 
     def scan_messages_sync(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
-        return self._scan(tenant_id, messages, policy, self._prepare(messages), cached_only=False)
+        return self._scan_within(ScanBudget(self.config.scan_budget_s), tenant_id, messages, policy,
+                                 self._prepare(messages))
+
+    def _scan_within(self, budget: ScanBudget, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy,
+                     prepared: _Prepared) -> GuardResult:
+        """A full scan on this thread, its CPU counted against ``budget``."""
+        try:
+            with scanning(budget):
+                return self._scan(tenant_id, messages, policy, prepared, cached_only=False, budget=budget)
+        except ScanBudgetExceeded:
+            raise _budget_refusal(budget.seconds or 0.0) from None
 
     def _prepare(self, messages: Sequence[Mapping[str, Any]]) -> _Prepared:
         slots = _text_slots(messages)
@@ -252,9 +283,10 @@ class InputGuard:
         return _Prepared(slots)
 
     def _scan(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy, prepared: _Prepared,
-              cached_only: bool) -> GuardResult:
+              cached_only: bool, budget: ScanBudget | None = None) -> GuardResult:
         """``cached_only``: raise ``_NeedsAnalysis`` instead of analysing anything (and for texts totalling more
-        than ``INLINE_CACHED_CHARS``, before hashing them)."""
+        than ``INLINE_CACHED_CHARS``, before hashing them). ``budget``: raise ``ScanBudgetExceeded`` once the scan
+        has spent it."""
         slots = prepared.slots
         if cached_only and sum(len(slot.text) for slot in slots) > INLINE_CACHED_CHARS:
             raise _NeedsAnalysis
@@ -267,7 +299,8 @@ class InputGuard:
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
         texts = [slot.text for slot in slots]
-        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only, prepared)
+        all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only, prepared,
+                                                     budget)
         split_parts, split_groups = _split_parts(splits)
         tallied_groups: set[int] = set()
         for index, (slot, findings) in enumerate(zip(slots, all_findings, strict=True)):
@@ -292,7 +325,7 @@ class InputGuard:
             if prepared.verdict_keys is None:
                 prepared.verdict_keys = [content_key(tenant_id, text, "injection") for text in untrusted]
             best_verdict = self._injection_verdict(tenant_id, untrusted, prepared.verdict_keys,
-                                                   policy.injection.threshold, result, cached_only)
+                                                   policy.injection.threshold, result, cached_only, budget)
             verdict_action = injection_action(policy.injection, best_verdict.score)
             result.injection_score = best_verdict.score
             result.decisions.append({"kind": "injection", "action": verdict_action.value, **best_verdict.as_record()})
@@ -329,7 +362,7 @@ class InputGuard:
 
     def _cached_findings(
         self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult, cached_only: bool,
-        prepared: _Prepared,
+        prepared: _Prepared, budget: ScanBudget | None = None,
     ) -> tuple[list[tuple[Finding, ...]], list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]]]:
         """Findings per text, and the values split across each boundary between texts: cached ones looked up, the
         new texts and the new boundary windows analysed together (one NER call for all). The texts' and windows'
@@ -361,7 +394,7 @@ class InputGuard:
         batches: dict[bool, list[str]] = {use_ner: list(missing.values()), not use_ner: []}
         for may_ner, reading in pending.readings():
             batches[use_ner and may_ner].append(reading)
-        analysed = {ner: iter(self._analyze_many(batch, ner) if batch else [])
+        analysed = {ner: iter(self._analyze_many(batch, ner, budget) if batch else [])
                     for ner, batch in batches.items()}  # fmt: skip
         for key, text in missing.items():
             found[key] = tuple(next(analysed[use_ner]))
@@ -371,11 +404,11 @@ class InputGuard:
         result.scanned_chars += result.boundary_chars
         return [found[key] for key in keys], splits
 
-    def _analyze_many(self, texts: list[str], ner_enabled: bool) -> list[list[Finding]]:
+    def _analyze_many(self, texts: list[str], ner_enabled: bool, budget: ScanBudget | None) -> list[list[Finding]]:
         if self._processes is None:
-            return self.analyzer.analyze_many(texts, ner_enabled=ner_enabled)
+            return self.analyzer.analyze_many(texts, ner_enabled=ner_enabled)  # checks ``budget`` (``scanning``)
         try:
-            return self._processes.analyze_many(texts, ner_enabled=ner_enabled)
+            return self._processes.analyze_many(texts, ner_enabled=ner_enabled, budget=budget)
         except AnalysisUnavailable as exc:  # fail closed: a request whose scan has no result is refused
             raise GuardrailInputError(f"{exc}; retry the request", status_code=503,
                                       code="guardrails_unavailable") from None
@@ -424,13 +457,15 @@ class InputGuard:
 
     def _injection_verdict(
         self, tenant_id: str, texts: list[str], keys: list[CacheKey], threshold: float, result: GuardResult,
-        cached_only: bool = False,
+        cached_only: bool = False, budget: ScanBudget | None = None,
     ) -> InjectionVerdict:
         """The highest-scoring verdict of the untrusted texts (``keys``: their verdicts' cache keys). When none of
         them screens as injection (reaches ``threshold``), the highest of the windows around the boundaries between
         them that does: an instruction split across messages, which the model reads whole."""
         best = InjectionVerdict(0.0, ())
         for key, text in zip(keys, texts, strict=True):
+            if budget is not None:
+                budget.check()
             verdict = self._cached_verdict(key, text, result, cached_only)
             if verdict.score > best.score:
                 best = verdict
@@ -472,6 +507,18 @@ class InputGuard:
         else:
             result.cache_hits += 1
         return verdict
+
+
+def _budget_refusal(seconds: float) -> GuardrailInputError:
+    """422: the request's own text costs more than the budget to scan (CPU time, so not the machine's load), and the
+    same text would cost it again: not a 413 (the text is within the size limits), not a 5xx to retry."""
+    return GuardrailInputError(str(ScanBudgetExceeded(seconds)), status_code=422, code=BUDGET_EXCEEDED_CODE)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Take a given-up scan's outcome, so asyncio does not report an exception nobody retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _cuts_a_word(left: str, right: str) -> bool:

@@ -9,25 +9,37 @@ it starts, in a fresh interpreter (``spawn``: forking a process whose other thre
 for any spawned process, the program's main module must be safe to import (its work under ``if __name__ ==
 "__main__"``, as uvicorn's, ``warden``'s and pytest's are), or every worker fails to start and every scan is refused.
 
-A worker that dies (killed, out of memory) fails the scans it had with ``AnalysisUnavailable`` (the request is
-refused, never forwarded unscanned); scans are refused the same way for ``RESPAWN_BACKOFF_S``, then the next one
-starts a fresh pool: workers that cannot start are retried once a second, not once per request.
+Each worker is its own one-process pool, lent to one scan at a time: a scan that overruns its CPU budget
+(``budget``) stops at the analyzer's next check between detectors, and a worker still busy past the budget (inside
+one detector call on a long text) is killed and replaced, which touches no other scan. A worker that dies otherwise
+(killed, out of memory) fails the scan it had with ``AnalysisUnavailable`` (the request is refused, never forwarded
+unscanned); scans that draw its place are refused the same way for ``RESPAWN_BACKOFF_S``, then the next one starts a
+fresh worker: workers that cannot start are retried once a second, not once per request.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import queue
 import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import SpawnContext
 
 from gateway.guardrails.analyzer import PiiAnalyzer
+from gateway.guardrails.budget import ScanBudget, ScanBudgetExceeded, scanning
 from gateway.guardrails.findings import Finding
 
 _analyzer: PiiAnalyzer | None = None  # a worker process's own
 RESPAWN_BACKOFF_S = 1.0
+# How often a scan with a budget reads its worker's CPU time; and how far past the budget the worker may run before
+# it is killed (its own check between detectors usually stops it first, without the cost of a new worker).
+POLL_S = 0.02
+KILL_GRACE_S = 0.05
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class AnalysisUnavailable(RuntimeError):
@@ -39,61 +51,157 @@ def _start_worker() -> None:
     _analyzer = PiiAnalyzer()
 
 
-def _analyze_many(texts: list[str], ner_enabled: bool) -> list[list[Finding]]:
+def _analyze_many(texts: list[str], ner_enabled: bool,
+                  budget_s: float | None) -> tuple[list[list[Finding]], float]:  # fmt: skip
+    """The findings and the CPU seconds they took (charged to the scan's budget)."""
     assert _analyzer is not None, "the pool's initializer builds the analyzer"
-    return _analyzer.analyze_many(texts, ner_enabled=ner_enabled)
+    started = time.thread_time()
+    with scanning(ScanBudget(budget_s)):
+        findings = _analyzer.analyze_many(texts, ner_enabled=ner_enabled)
+    return findings, time.thread_time() - started
 
 
 def _ready() -> bool:
     return _analyzer is not None
 
 
+def process_cpu_s(pid: int) -> float | None:
+    """A process's CPU time (user + system, in clock ticks' resolution), or None where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            data = stat.read()
+    except OSError:
+        return None
+    fields = data[data.rindex(b")") + 2 :].split()  # the command name may hold spaces; the fields after it do not
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+
+
+class _Worker:
+    """One analysis process, in a pool of its own: killing it for an overrun breaks no other scan's pool."""
+
+    def __init__(self, context: SpawnContext) -> None:
+        self.pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start_worker)
+        # Started now (importing the detectors takes a second or two), not on the first request.
+        self.ready = self.pool.submit(_ready)
+
+    def pid(self) -> int | None:
+        processes = list(self.pool._processes.values()) if self.pool._processes else []
+        return processes[0].pid if processes else None
+
+    def kill(self) -> None:
+        for process in list(self.pool._processes.values()) if self.pool._processes else []:
+            process.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 class AnalysisProcesses:
-    """``PiiAnalyzer.analyze_many`` run by ``processes`` worker processes; thread-safe."""
+    """``PiiAnalyzer.analyze_many`` run by ``processes`` worker processes, one scan per worker at a time;
+    thread-safe."""
 
     def __init__(self, processes: int) -> None:
         if processes < 1:
             raise ValueError("processes must be >= 1")
-        self._processes = processes
+        self._context = multiprocessing.get_context("spawn")
         self._lock = threading.Lock()
-        self._pool: ProcessPoolExecutor | None = self._new_pool()
-        self._broke_at = 0.0  # when the last pool broke (monotonic)
+        self._workers: list[_Worker] = []  # every live worker, for shutdown and tests
+        # The places a scan may take: a worker, or None where one died and a new one is not started yet.
+        self._idle: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
+        for _ in range(processes):
+            self._idle.put(self._new_worker())
+        self._broke_at = 0.0  # when a worker last died (monotonic)
+        self._closed = False
 
-    def _new_pool(self) -> ProcessPoolExecutor:
-        pool = ProcessPoolExecutor(self._processes, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker)
-        # Start the workers now (importing the detectors takes a second or two), not on the first request.
-        for _ in range(self._processes):
-            pool.submit(_ready)
-        return pool
-
-    def analyze_many(self, texts: Sequence[str], *, ner_enabled: bool) -> list[list[Finding]]:
-        pool = self._live_pool()
-        try:
-            return pool.submit(_analyze_many, list(texts), ner_enabled).result()
-        except BrokenProcessPool:
-            with self._lock:
-                if self._pool is pool:
-                    self._pool, self._broke_at = None, time.monotonic()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise AnalysisUnavailable("an input analysis process died during the scan") from None
-
-    def _live_pool(self) -> ProcessPoolExecutor:
+    def _new_worker(self) -> _Worker:
+        worker = _Worker(self._context)
         with self._lock:
-            if self._pool is None:
-                if time.monotonic() - self._broke_at < RESPAWN_BACKOFF_S:
-                    raise AnalysisUnavailable("the input analysis processes are restarting")
-                self._pool = self._new_pool()
-            return self._pool
+            self._workers.append(worker)
+        return worker
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            if worker in self._workers:
+                self._workers.remove(worker)
+
+    def analyze_many(self, texts: Sequence[str], *, ner_enabled: bool,
+                     budget: ScanBudget | None = None) -> list[list[Finding]]:
+        """Raises ``ScanBudgetExceeded`` when the scan overruns ``budget`` (its worker's CPU is charged to it), and
+        ``AnalysisUnavailable`` when its worker died."""
+        worker = self._take()
+        try:
+            findings = self._run(worker, list(texts), ner_enabled, budget)
+        except BrokenProcessPool:
+            self._retire(worker)
+            with self._lock:
+                self._broke_at = time.monotonic()
+            self._idle.put(None)
+            raise AnalysisUnavailable("an input analysis process died during the scan") from None
+        except _Overran:
+            self._retire(worker)
+            self._idle.put(None if self._closed else self._new_worker())
+            assert budget is not None and budget.seconds is not None
+            raise ScanBudgetExceeded(budget.seconds) from None
+        except BaseException:
+            self._idle.put(worker)
+            raise
+        self._idle.put(worker)
+        return findings
+
+    def _take(self) -> _Worker:
+        """An idle worker (waiting for one, as scans waited for a pool's worker); a new one in the place of one that
+        died, once ``RESPAWN_BACKOFF_S`` has passed."""
+        worker = self._idle.get()
+        if worker is not None:
+            return worker
+        with self._lock:
+            backing_off = time.monotonic() - self._broke_at < RESPAWN_BACKOFF_S
+        if backing_off or self._closed:
+            self._idle.put(None)
+            raise AnalysisUnavailable("the input analysis processes are restarting")
+        return self._new_worker()
+
+    def _run(self, worker: _Worker, texts: list[str], ner_enabled: bool,
+             budget: ScanBudget | None) -> list[list[Finding]]:  # fmt: skip
+        limit = budget.remaining() if budget is not None else None
+        if limit is None:
+            findings, _ = worker.pool.submit(_analyze_many, texts, ner_enabled, None).result()
+            return findings
+        assert budget is not None
+        if limit <= 0:
+            budget.check()
+        worker.ready.result()  # a new worker's start-up (imports, models) is not the scan's CPU
+        pid = worker.pid()
+        before = process_cpu_s(pid) if pid is not None else None
+        future = worker.pool.submit(_analyze_many, texts, ner_enabled, limit)
+        while True:
+            try:
+                findings, cpu_s = future.result(timeout=POLL_S)
+            except TimeoutError:
+                now = process_cpu_s(pid) if pid is not None else None
+                if budget.cancelled or (before is not None and now is not None
+                                        and now - before > limit + KILL_GRACE_S):
+                    raise _Overran from None
+                continue
+            except ScanBudgetExceeded:  # the worker stopped itself at a check between detectors
+                budget.charge(limit)
+                budget.check()
+                raise
+            budget.charge(cpu_s)
+            return findings
 
     def worker_pids(self) -> list[int]:
         """The live workers' process ids (tests kill one to check that a scan fails closed)."""
-        pool = self._pool
-        processes = list(pool._processes.values()) if pool is not None and pool._processes else []
-        return [process.pid for process in processes if process.pid is not None]
+        with self._lock:
+            workers = list(self._workers)
+        return [pid for pid in (worker.pid() for worker in workers) if pid is not None]
 
     def shutdown(self) -> None:
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            self._closed = True
+            workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Overran(Exception):
+    """A worker ran past its scan's budget (or the scan was given up): it is killed."""
