@@ -10,6 +10,8 @@ Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks sc
   keys (the agentic trace's 2-4K-token contexts), one layer per call; reported in ms and GFLOP/s (QK^T and P.V,
   causal).
 - mixed: what one layer of a mixed step attends: 8 decodes over 3000 keys each beside a 256-token chunk over 4096.
+- ``--serve-decode``: only the serve trace's decode steps, 8 x 930, 1 x 930 and 8 x 2700 keys, each layer its own
+  cache, reported per 30 layers.
 - decode: 8 sequences x 700 tokens of context over 30 layers, each layer its own cache (130 MB in all, past the
   L3, as in a real step), reported per 30 layers; and the agentic trace's contexts, 8 x 3072 and 1 x 4096 keys, over
   as many layers' caches as take 160 MB (past the L3), reported per layer with the rate the kernel reads its key and
@@ -51,6 +53,9 @@ from tests.kernels.batch import PagedBatch, make_batch
 KV_HEADS, GROUP, HEAD_DIM, BLOCK = 3, 3, 64, 16
 SCALE = HEAD_DIM**-0.5
 LAYERS = 30
+# The agentic serve trace's decode steps (bench.serve): 8 streams at its typical ~930-token contexts, one stream alone,
+# and 8 at its long end.
+SERVE_DECODES = ((8, 930), (1, 930), (8, 2700))
 
 
 def build(revision: str | None, namespace: str) -> str:
@@ -175,6 +180,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--int8-kv", action="store_true", help="also time the working tree on int8 caches")
+    parser.add_argument("--serve-decode", action="store_true",
+                        help="time only the serve trace's decode steps (8 x 930, 1 x 930, 8 x 2700 keys, 30 layers)")
     parser.add_argument("--layer-calls", action="store_true",
                         help="time the compiled step's 30 attention op calls instead (Python op vs C++ op)")
     args = parser.parse_args()
@@ -192,8 +199,12 @@ def main() -> None:
         name: ([batch([], chunks, seed=1)], prefill_flops(chunks)) for name, chunks in prefill_cases.items()}
     cases["mixed 8 x 3000 + 256 q / 4096"] = ([batch([3000] * 8, [(256, 4096)], seed=2)], 0.0)
     cases["decode 8 x 700, 30 layers"] = ([batch([700] * 8, [], seed=layer) for layer in range(LAYERS)], 0.0)
+    if args.serve_decode:
+        cases = {f"decode {seqs} x {keys}, 30 layers":
+                 ([batch([keys] * seqs, [], seed=layer) for layer in range(LAYERS)], 0.0)
+                 for seqs, keys in SERVE_DECODES}
     per_layer: dict[str, int] = {}  # cases timed per layer: the bytes of key and value rows one layer reads
-    for seqs, keys in ((8, 3072), (1, 4096)):
+    for seqs, keys in ((8, 3072), (1, 4096)) if not args.serve_decode else ():
         layer_bytes = seqs * keys * KV_HEADS * HEAD_DIM * 2 * 2
         name = f"decode {seqs} x {keys}, per layer"
         cases[name] = ([batch([keys] * seqs, [], seed=layer) for layer in range(-(-160_000_000 // layer_bytes))], 0.0)

@@ -328,6 +328,53 @@ inline __m512 tile_scores_any(const uint16_t* query, const uint16_t* const (&key
   return sum_sixteen(partial);
 }
 
+// Four query heads of one kv head against a tile of 16 key rows at once (head_dim 64): where tile_scores reduces 16
+// partial sums per (token, head), here each 128-bit lane holds one head, so a key row's 8-dim slices are broadcast to
+// the four lanes and a token's sums for the four heads need only the two in-lane levels of the shuffle tree (the
+// lanes become the heads' output vectors by a 4x4 transpose of 128-bit blocks). Fewer shuffles and adds per score,
+// and each key row is loaded once for the heads of its group instead of once per head. `packed` holds vector c =
+// dims 8c .. 8c + 7 of head k in lane k (heads past the group zero), from pack_quarters.
+constexpr int64_t kQuarterDim = 64;
+
+inline void pack_quarters(const uint16_t* const (&queries)[4], uint16_t* packed) {
+  for (int c = 0; c < 8; ++c)
+    for (int k = 0; k < 4; ++k) {
+      uint16_t* lane = packed + 32 * c + 8 * k;
+      if (queries[k] != nullptr) {
+        std::memcpy(lane, queries[k] + 8 * c, 8 * sizeof(uint16_t));
+      } else {
+        std::fill(lane, lane + 8, uint16_t(0));
+      }
+    }
+}
+
+inline void tile_scores_quarters(const uint16_t* packed, const uint16_t* const (&keys)[kTile], __m512 (&out)[4]) {
+  __m512bh qv[8];
+  for (int c = 0; c < 8; ++c) qv[c] = (__m512bh)_mm512_loadu_si512(packed + 32 * c);
+  __m512 partial[kTile];
+#pragma GCC unroll 16
+  for (int i = 0; i < kTile; ++i) {
+    const auto* key = reinterpret_cast<const __m128i*>(keys[i]);
+    partial[i] = _mm512_dpbf16_ps(_mm512_setzero_ps(), qv[0], (__m512bh)_mm512_broadcast_i32x4(_mm_loadu_si128(key)));
+    for (int c = 1; c < 8; ++c)
+      partial[i] = _mm512_dpbf16_ps(partial[i], qv[c], (__m512bh)_mm512_broadcast_i32x4(_mm_loadu_si128(key + c)));
+  }
+  // sum_sixteen's two in-lane levels: quads[m] lane k element l = the score of token 4m + l for head k
+  __m512 pairs[8], quads[4];
+  for (int i = 0; i < 8; ++i)
+    pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(partial[2 * i], partial[2 * i + 1]),
+                             _mm512_unpackhi_ps(partial[2 * i], partial[2 * i + 1]));
+  for (int i = 0; i < 4; ++i)
+    quads[i] = _mm512_add_ps(_mm512_shuffle_ps(pairs[2 * i], pairs[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_ps(pairs[2 * i], pairs[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 low0 = _mm512_shuffle_f32x4(quads[0], quads[1], 0x44), low1 = _mm512_shuffle_f32x4(quads[2], quads[3], 0x44);
+  const __m512 high0 = _mm512_shuffle_f32x4(quads[0], quads[1], 0xEE), high1 = _mm512_shuffle_f32x4(quads[2], quads[3], 0xEE);
+  out[0] = _mm512_shuffle_f32x4(low0, low1, 0x88);
+  out[1] = _mm512_shuffle_f32x4(low0, low1, 0xDD);
+  out[2] = _mm512_shuffle_f32x4(high0, high1, 0x88);
+  out[3] = _mm512_shuffle_f32x4(high0, high1, 0xDD);
+}
+
 // What weigh_value_pairs reads for one decode task: its kv head's value rows through the block table, each query
 // head's probabilities as bf16 pairs (token first + 2j and the next: 32-bit word j), and where its outputs go.
 struct ValueRows {
@@ -421,9 +468,14 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
   // than threads, one kv head of one sequence.
   const int64_t heads_per_task = num_seqs >= at::get_num_threads() ? kv_heads : 1;
   const int64_t tasks_per_seq = kv_heads / heads_per_task;
+  // head_dim 64 with groups of 3 or more query heads: four heads per vector (tile_scores_quarters); one or two heads
+  // a kv head would leave most lanes idle, so those keep a vector per head.
+  const bool quarters = head_dim == kQuarterDim && group >= 3;
+  const int64_t quads = (group + 3) / 4;
   at::parallel_for(0, num_seqs * tasks_per_seq, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> scores, inv_heads(heads_per_task * group);
     std::vector<uint16_t> probs, zeros(head_dim, 0);
+    std::vector<uint16_t> packed(heads_per_task * quads * 8 * 32);
     for (int64_t task = begin; task < end; ++task) {
       const int64_t b = task / tasks_per_seq, h0 = task % tasks_per_seq * heads_per_task;
       const int64_t len = lens[b], first = first_key(len, window), context = len - first;
@@ -437,6 +489,15 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
       const int64_t padded = (context + 31) / 32 * 32;  // whole tiles of scores, whole bf16 vectors of pairs
       scores.resize(vectors * padded);
       probs.resize(vectors * padded);
+      if (quarters) {
+        for (int64_t hh = 0; hh < heads_per_task; ++hh)
+          for (int64_t g0 = 0; g0 < group; g0 += 4) {
+            const uint16_t* queries[4];
+            for (int64_t k = 0; k < 4; ++k)
+              queries[k] = g0 + k < group ? q_ptr + (b * heads + (h0 + hh) * group + g0 + k) * head_dim : nullptr;
+            pack_quarters(queries, packed.data() + (hh * quads + g0 / 4) * 8 * 32);
+          }
+      }
       // Scores, a tile of 16 tokens per head at a time (the tile's key rows stay in L1 across the heads).
       for (int64_t t0 = first; t0 < len; t0 += kTile) {
         const int64_t n = std::min(kTile, len - t0);
@@ -454,6 +515,16 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
         for (int64_t hh = 0; hh < heads_per_task; ++hh) {
           const uint16_t* keys[kTile];
           for (int64_t i = 0; i < kTile; ++i) keys[i] = i < n ? row_of[i] + hh * head_dim : zeros.data();
+          if (quarters) {
+            for (int64_t g0 = 0; g0 < group; g0 += 4) {
+              __m512 s[4];
+              tile_scores_quarters(packed.data() + (hh * quads + g0 / 4) * 8 * 32, keys, s);
+              for (int64_t k = 0; k < std::min<int64_t>(4, group - g0); ++k)
+                _mm512_storeu_ps(scores.data() + (hh * group + g0 + k) * padded + t0 - first,
+                                 _mm512_mul_ps(s[k], scale_v));
+            }
+            continue;
+          }
           for (int64_t g = 0; g < group; ++g) {
             const uint16_t* qg = q_ptr + (b * heads + (h0 + hh) * group + g) * head_dim;
             __m512 s;
