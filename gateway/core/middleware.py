@@ -19,6 +19,8 @@ from gateway.telemetry.tracing import Tracing
 
 REQUEST_ID_HEADER = "x-request-id"
 OVERHEAD_HEADER = "x-warden-overhead-ms"
+_REQUEST_ID_NAME = REQUEST_ID_HEADER.encode()
+_OVERHEAD_NAME = OVERHEAD_HEADER.encode()
 _CLIENT_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 
 
@@ -72,10 +74,9 @@ class RequestContextMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                headers = list(message.get("headers", []))
-                headers.append((REQUEST_ID_HEADER.encode(), request_id.encode()))
-                headers.append((OVERHEAD_HEADER.encode(), f"{timing.overhead_ms():.3f}".encode()))
-                message = {**message, "headers": headers}
+                message = {**message, "headers": [
+                    *message.get("headers", ()), (_REQUEST_ID_NAME, request_id.encode()),
+                    (_OVERHEAD_NAME, f"{timing.overhead_ms():.3f}".encode())]}
             await send(message)
 
         try:

@@ -37,6 +37,7 @@ from gateway.core.errors import (
     permission_denied,
     unexpected_error,
 )
+from gateway.core.middleware import RequestTiming
 from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
@@ -62,8 +63,27 @@ persists_results = ClassCheck[PersistsResults](PersistsResults)
 
 def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
     """A completion's body as compact JSON, encoded by orjson: the same document JSONResponse's stdlib encoder writes,
-    in a fraction of its time on the request path. Like it, refuses what is not JSON (NaN, a lone surrogate)."""
-    return Response(orjson.dumps(body), media_type="application/json", headers=headers)
+    in a fraction of its time on the request path. Like it, refuses what is not JSON (NaN, a lone surrogate).
+    ``headers``' names must be lower-case (``RawJSONResponse``)."""
+    return RawJSONResponse(orjson.dumps(body), headers)
+
+
+class RawJSONResponse(Response):
+    """A 200 whose body is already JSON bytes, its header list built in one pass: what ``Response(content,
+    media_type=..., headers=...)`` sends, without its per-call rendering and header normalisation (every header
+    name here is already lower-case ASCII: the x-ratelimit-* set)."""
+
+    media_type = "application/json"
+
+    def __init__(self, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.status_code = 200
+        self.background = None
+        self.body = body
+        # In Response's order: the given headers, then the body's length and type.
+        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()] if headers else []
+        raw.append((b"content-length", str(len(body)).encode("latin-1")))
+        raw.append((b"content-type", b"application/json"))
+        self.raw_headers = raw
 
 
 def engine_error(exc: Exception) -> APIError:
@@ -108,16 +128,18 @@ class CallHandler:
         self.http = http_request
         self.surface = surface
         self.endpoint = endpoint = surface.endpoint
-        state = http_request.state
-        self.record = CallRecord(endpoint=endpoint, request_id=state.request_id, timing=state.timing)
+        # The scope's state dict read directly: ``Request.state`` wraps it in a new object, read by __getattr__.
+        state = http_request.scope["state"]
+        timing: RequestTiming = state["timing"]
+        self.record = CallRecord(endpoint=endpoint, request_id=state["request_id"], timing=timing)
         self.active: ActivePolicy | None = None  # the tenant's policy, once authenticated
         self.constraint: dict[str, Any] | None = None  # the engine's structured-output constraint (chat)
         self.tools_prompt: str | None = None  # the tools described to the model (chat with tools)
         # The chat prompt's pieces and lines as first encoded: encoding it again after the input guardrails rewrote
         # it re-encodes only what they changed (gateway.openai.prompt_tokens).
         self.prompt_pieces: dict[str, list[int]] = {}
-        self.telemetry = http_request.app.state.telemetry.request(endpoint, state.timing.started_ns)
-        self.deadline = Deadline.after(services.settings.request_timeout_s, started_ns=state.timing.started_ns)
+        self.telemetry = http_request.app.state.telemetry.request(endpoint, timing.started_ns)
+        self.deadline = Deadline.after(services.settings.request_timeout_s, started_ns=timing.started_ns)
         self.slot: GateSlot | None = None  # a place among this worker's calls in flight (gateway.ratelimit.overload)
         self.stream_holds_slot = False  # a streamed response gives its place back when the stream ends
 
