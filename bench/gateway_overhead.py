@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -40,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,17 +131,38 @@ class Stack:
         Stack(self.workdir, last).stop()
 
     def stop(self) -> None:
+        """SIGTERM to every process group started, then SIGKILL to what is left of each after 30 s: a group outlives
+        its leader where the leader started helpers (a gateway's audit drain process, granian's worker)."""
         for process in self.processes:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
+            _signal_group(process.pid, signal.SIGTERM)
         deadline = time.monotonic() + 30
         for process in self.processes:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+        for process in self.processes:
+            while group_alive(process.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            _signal_group(process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(5)
         for directory in self.cleanup:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process is left in process group ``pgid``."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member is not ours to signal, but it is there
+        return True
+    return True
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signum)
 
 
 def is_engine_setting(name: str) -> bool:
@@ -233,7 +255,7 @@ async def wait_ready(target: Target, stack: Stack, model: str) -> None:
     while time.monotonic() < deadline:
         dead = [p for p in stack.processes if p.poll() is not None]
         if dead:
-            raise RuntimeError(f"a benchmark process exited ({dead[0].args[:4]}); logs in {stack.workdir}")
+            raise RuntimeError(f"a benchmark process exited ({str(dead[0].args)[:200]}); logs in {stack.workdir}")
         try:
             await target.client.chat.completions.create(model=model, max_tokens=1,
                                                         messages=[{"role": "user", "content": "ready?"}])
@@ -251,8 +273,9 @@ async def connect_when_ready(targets: list[Target], stack: Stack, model: str, ce
     for target in targets:
         limits = httpx.Limits(max_keepalive_connections=None if target.keep_alive else 0)
         client = httpx.AsyncClient(verify=tls, timeout=timeout_s, limits=limits)
+        # openai's signature names httpx2's client, whose interface httpx's has.
         target.client = openai.AsyncOpenAI(base_url=target.base_url, api_key=target.api_key, max_retries=0,
-                                           timeout=timeout_s, http_client=client)
+                                           timeout=timeout_s, http_client=client)  # type: ignore[arg-type]
     started = time.monotonic()
     for target in targets:
         await wait_ready(target, stack, model)
@@ -419,7 +442,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         for target in targets[r % len(targets):] + targets[:r % len(targets)]:
             rounds[target.name].append(await load_phase(target, args.model, chunk, args.max_tokens,
                                                         args.concurrency))
-    load = {name: {k: statistics.median(row[k] for row in rows) for k in rows[0]} for name, rows in rounds.items()}
+    load = {name: {k: statistics.median(float(row[k] or 0.0) for row in rows) for k in rows[0]}
+            for name, rows in rounds.items()}
     for target in targets:
         assert target.client is not None
         await target.client.close()
@@ -467,6 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stub_engine:
         if args.quick:
             args.duration, args.warmup_s, args.stream_duration, args.config_duration = 5.0, 1.0, 3.0, 5.0
+            args.arm_warmup_s = 1.0
             args.light_duration = 5.0
         return run_in_stack(overhead_stub.run, args, overhead_stub.print_table, prefix="warden-gw-stub-",
                             write=overhead_stub.merge_into)
@@ -484,7 +509,41 @@ def _write_keeping_stub(path: Path, result: dict[str, Any]) -> None:
     path.write_text(json.dumps(result, indent=2) + "\n")
 
 
-def run_in_stack(run: Callable[[argparse.Namespace, Stack], Awaitable[dict[str, Any]]], args: argparse.Namespace,
+def _terminate(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt and SIGTERM SystemExit in the run, so its ``finally`` stops the processes it
+    started. Python leaves SIGINT ignored where it started so (a background job of a non-interactive shell, nohup),
+    and SIGTERM's default ends the process without unwinding it: in both cases the servers, each in its own session,
+    would run on."""
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # asyncio.run then cancels the run's task on SIGINT
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM ignored inside (the processes being stopped), restored after."""
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in previous:
+        signal.signal(signum, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def run_in_stack(run: Callable[[argparse.Namespace, Stack], Coroutine[Any, Any, dict[str, Any]]],
+                 args: argparse.Namespace,
                  print_table: Callable[[dict[str, Any]], None], *, prefix: str,
                  write: Callable[[Path, dict[str, Any]], None] | None = None) -> int:
     """A benchmark's lifecycle: ``run`` with a fresh stack of processes, stopped whatever happens; then its table,
@@ -492,9 +551,14 @@ def run_in_stack(run: Callable[[argparse.Namespace, Stack], Awaitable[dict[str, 
     fails."""
     stack = Stack(Path(tempfile.mkdtemp(prefix=prefix)))
     try:
-        result = asyncio.run(run(args, stack))
+        with stopped_by_signals():
+            result = asyncio.run(run(args, stack))
+    except KeyboardInterrupt:
+        print(f"interrupted: stopped every process it started; logs in {stack.workdir}", file=sys.stderr)
+        return 128 + signal.SIGINT
     finally:
-        stack.stop()
+        with signals_held():  # a second Ctrl-C must not leave the servers running
+            stack.stop()
     print_table(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if write is not None:

@@ -198,8 +198,11 @@ class Target:
         self.opened = 0
 
 
-async def run_open_loop(target: Target, rate: float, duration_s: float, *, timeout_s: float = 30.0) -> LoadResult:
-    """``rate`` requests/s for ``duration_s``, each due at its time; waits for every one (up to ``timeout_s``)."""
+async def run_open_loop(target: Target, rate: float, duration_s: float, *, timeout_s: float = 30.0,
+                        first_body: int = 0) -> LoadResult:
+    """``rate`` requests/s for ``duration_s``, each due at its time; waits for every one (up to ``timeout_s``).
+    Request ``i`` sends the target's body ``first_body + i`` (cyclically): a warm-up and the phase after it send
+    different bodies, so a server that caches by content (the guardrails' scans) meets none it has seen."""
     result = LoadResult(rate, duration_s)
     total = max(1, round(rate * duration_s))
     opened_before = target.opened_total
@@ -236,7 +239,7 @@ async def run_open_loop(target: Target, rate: float, duration_s: float, *, timeo
             delay = due - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
-            task = asyncio.create_task(one(index, due))
+            task = asyncio.create_task(one(first_body + index, due))
             tasks.add(task)  # held until done, then dropped
             task.add_done_callback(tasks.discard)
         while tasks:

@@ -42,7 +42,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,20 @@ class Server:
     def target(self, tls: ssl.SSLContext) -> Target:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         return Target("127.0.0.1", self.port, "/v1/chat/completions", self.bodies, headers, tls)
+
+
+@dataclass
+class Phases:
+    """Every load phase of a run in the order it ran, each arm's discarded warm-ups among them: the results record
+    it, so which arm went first, and whether every arm was warm before any was measured, can be read."""
+
+    started: float = field(default_factory=time.monotonic)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def note(self, arm: str, kind: str, rate: float, duration_s: float, at: float, summary: dict[str, Any]) -> None:
+        self.entries.append({"arm": arm, "kind": kind, "rate": rate, "duration_s": duration_s,
+                             "started_s": round(at - self.started, 2), "sent": summary["sent"],
+                             "errors": summary["errors"], "service_ms_p99": summary["service_ms"]["p99"]})
 
 
 def chat_body(messages: list[dict[str, str]], *, stream: bool = False) -> bytes:
@@ -324,20 +339,49 @@ async def wait_ready(server: Server, tls: ssl.SSLContext, stack: Stack) -> None:
     raise RuntimeError(f"{server.name} not ready after {READY_TIMEOUT_S:.0f} s: {last}")
 
 
+async def warm_up(servers: Sequence[Server], tls: ssl.SSLContext, rates: dict[str, float], seconds: float, *,
+                  phases: Phases, bodies: dict[str, list[bytes]] | None = None) -> None:
+    """Each of ``servers`` in turn at the rate it is measured at (``rates``, by name) for ``seconds``, discarded, before
+    any of them is measured. A fresh server's first seconds of load are slower than its later ones (its heap grows,
+    with a page fault or two per request; the audit drain's fork server and process start on the first request; the
+    database's caches fill), and without this the arm measured first carries them. ``bodies`` (by name) replaces a
+    server's own: the guarded arm's, whose scans are cached by text, must not warm the cache for its measured
+    prompts."""
+    if seconds <= 0:
+        return
+    for server in servers:
+        own = (bodies or {}).get(server.name)
+        target = (server if own is None else Server(server.name, server.port, server.api_key, own)).target(tls)
+        at = time.monotonic()
+        try:
+            result = await run_open_loop(target, rates[server.name], seconds)
+        finally:
+            target.close()
+        summary = result.summary()
+        phases.note(server.name, "warm-up", rates[server.name], seconds, at, summary)
+        print(f"  {server.name:<16} warmed: {seconds:.0f} s at {rates[server.name]:.0f}/s, p99 "
+              f"{_f(summary['service_ms']['p99'])} ms, errors {summary['errors']}", file=sys.stderr)
+
+
 async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: float, warmup_s: float,
-                  bodies: list[bytes] | None = None) -> dict[str, Any]:
+                  bodies: list[bytes] | None = None, *, phases: Phases) -> dict[str, Any]:
+    """``server`` at ``rate`` for ``duration_s`` after ``warmup_s`` at it (the client's connections opened, the rate
+    settled), with ``bodies`` instead of its own if given. The warm-up's bodies come first and the measured phase's
+    after them, so no body is sent twice where there are enough."""
     target = server.target(tls)
     if bodies is not None:
         target = Server(server.name, server.port, server.api_key, bodies).target(tls)
+    warmup_count = round(rate * warmup_s) if warmup_s > 0 else 0
     try:
-        if warmup_s > 0:
+        if warmup_count:
             await run_open_loop(target, rate, warmup_s)
         before = load_average()
         if (server.profiled or server.tail_probe) and server.pid is not None:
             os.kill(server.pid, signal.SIGUSR1)  # the profile, or the probe's timelines, start here
         cpu_before, loop_before = server_cpu_s(server)
         database_before = database_cpu_s()
-        result: LoadResult = await run_open_loop(target, rate, duration_s)
+        at = time.monotonic()
+        result: LoadResult = await run_open_loop(target, rate, duration_s, first_body=warmup_count)
         cpu_after, loop_after = server_cpu_s(server)
         database_used = database_cpu_s() - database_before
         cpu_used, loop_used = cpu_after - cpu_before, loop_after - loop_before
@@ -348,6 +392,7 @@ async def measure(server: Server, tls: ssl.SSLContext, rate: float, duration_s: 
     finally:
         target.close()
     summary = result.summary()
+    phases.note(server.name, "measured", rate, duration_s, at, summary)
     if timelines is not None:
         summary["tail"] = tail_breakdown(result.timeline, timelines)
         _print_tail(summary["tail"])
@@ -491,21 +536,27 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         await wait_ready(server, tls, stack)
     print(f"ready: {', '.join(servers)} (logs in {stack.workdir})", file=sys.stderr)
 
+    phases = Phases()
+    rates = {name: args.guarded_rate if name == "warden_guarded" else args.rate for name in servers}
+    # The guarded arm warms on prompts of its own (another seed): its scan cache must not answer measured ones.
+    warm_bodies = {"warden_guarded": [chat_body(m) for m in long_prompts(
+        int(args.guarded_rate * args.arm_warmup_s) + 1, seed=args.seed + 4)]} if "warden_guarded" in servers else {}
+    await warm_up(list(servers.values()), tls, rates, args.arm_warmup_s, phases=phases, bodies=warm_bodies)
     load: dict[str, dict[str, Any]] = {}
     for name, server in servers.items():
-        rate = args.guarded_rate if name == "warden_guarded" else args.rate
-        load[name] = await measure(server, tls, rate, args.duration, args.warmup_s)
+        load[name] = await measure(server, tls, rates[name], args.duration, args.warmup_s, phases=phases)
     versus_floor(load)
-    alternated = await alternate_with_baseline(servers, tls, args) if args.ab_rounds and "warden_core_baseline" in \
-        servers else None
+    alternated = await alternate_with_baseline(servers, tls, args, phases) if args.ab_rounds and \
+        "warden_core_baseline" in servers else None
     compared: dict[str, Any] | None = None
     if args.compare_servers:
         env, socket_path = wardens["warden_core"]
         compared = await compare_servers(args, stack, tls, cert, key, env, socket_path,
-                                         servers["warden_core"].api_key, short)
+                                         servers["warden_core"].api_key, short, phases)
     extra = {**({"servers": compared} if compared else {}), **({"ab_rounds": alternated} if alternated else {})}
+    order = {"arm_order": list(servers), "arm_warmup_s": args.arm_warmup_s, "phases": phases.entries}
     if args.only_core:
-        return {"load": load, **extra}
+        return {"load": load, **extra, **order}
     # The same targets at a rate every one of them keeps up with: latency without queueing.
     # The guarded gateway caches scans by text: each of its phases sends prompts it has not seen (other seeds), so
     # every guarded request in every phase is scanned in full rather than answered from the cache.
@@ -514,12 +565,14 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     for name, server in servers.items():
         fresh = [chat_body(m) for m in long_prompts(light_count, seed=args.seed + 2)] \
             if name == "warden_guarded" else None
-        light[name] = await measure(server, tls, args.light_rate, args.light_duration, 2.0, bodies=fresh)
+        light[name] = await measure(server, tls, args.light_rate, args.light_duration, 2.0, bodies=fresh,
+                                    phases=phases)
     versus_floor(light)
 
     # Guarded with short prompts too (a scan's cost grows with the text), at the light rate.
     guarded_short = await measure(servers["warden_guarded"], tls, args.light_rate, args.light_duration, 2.0,
-                                  bodies=[chat_body(m) for m in ticket_prompts(light_count, seed=args.seed + 3)])
+                                  bodies=[chat_body(m) for m in ticket_prompts(light_count, seed=args.seed + 3)],
+                                  phases=phases)
 
     streams: dict[str, dict[str, Any]] = {}
     stream_bodies = [chat_body(m, stream=True) for m in ticket_prompts(64, seed=args.seed + 1)]
@@ -527,7 +580,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         if name not in servers:
             continue
         streams[name] = await measure(servers[name], tls, args.stream_rate, args.stream_duration, 1.0,
-                                      bodies=stream_bodies)
+                                      bodies=stream_bodies, phases=phases)
 
     server_configs: list[dict[str, Any]] = []
     if args.server_configs:
@@ -541,8 +594,12 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             for server in (floor, core):
                 await wait_ready(server, tls, stack)
             # At the light rate: a server choice is only told apart where the gateway keeps up.
-            rows = {"floor": await measure(floor, tls, args.light_rate, args.config_duration, args.warmup_s),
-                    "warden_core": await measure(core, tls, args.light_rate, args.config_duration, args.warmup_s)}
+            await warm_up((floor, core), tls, {"floor": args.light_rate, "warden_core": args.light_rate},
+                          args.arm_warmup_s, phases=phases)
+            rows = {"floor": await measure(floor, tls, args.light_rate, args.config_duration, args.warmup_s,
+                                           phases=phases),
+                    "warden_core": await measure(core, tls, args.light_rate, args.config_duration, args.warmup_s,
+                                                 phases=phases)}
             versus_floor(rows)
             server_configs.append({"loop": loop, "http": http, **rows})
             stack.stop_last(2)
@@ -562,11 +619,11 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             "features": {name: FEATURES[name] for name in servers},
             "load": load, "light_load": light, "guarded_short_prompts": guarded_short, "streams": streams,
             "server_configs": server_configs, **extra,
-            "targets": targets_met(load, streams)}
+            "targets": targets_met(load, streams), **order}
 
 
-async def alternate_with_baseline(servers: dict[str, Server], tls: ssl.SSLContext,
-                                  args: argparse.Namespace) -> dict[str, Any]:
+async def alternate_with_baseline(servers: dict[str, Server], tls: ssl.SSLContext, args: argparse.Namespace,
+                                  phases: Phases) -> dict[str, Any]:
     """warden_core and warden_core_baseline in ``--ab-rounds`` alternating rounds at ``--rate`` (which goes first
     swaps every round), so a drift in the machine's load falls on both: each one's CPU per request per round, the
     medians, and this checkout's median over the baseline's. One measurement of each, minutes apart on shared cores,
@@ -575,7 +632,7 @@ async def alternate_with_baseline(servers: dict[str, Server], tls: ssl.SSLContex
     rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for index in range(args.ab_rounds):
         for name in names if index % 2 == 0 else names[::-1]:
-            rounds[name].append(await measure(servers[name], tls, args.rate, args.ab_duration, 2.0))
+            rounds[name].append(await measure(servers[name], tls, args.rate, args.ab_duration, 2.0, phases=phases))
     result: dict[str, Any] = {"rounds": args.ab_rounds, "rate": args.rate, "duration_s": args.ab_duration}
     for name, rows in rounds.items():
         cpu = [row["server_cpu_ms_per_request"] for row in rows]
@@ -595,7 +652,8 @@ async def alternate_with_baseline(servers: dict[str, Server], tls: ssl.SSLContex
 
 
 async def compare_servers(args: argparse.Namespace, stack: Stack, tls: ssl.SSLContext, cert: Path, key: Path,
-                          env: dict[str, str], socket_path: Path, api_key: str, bodies: list[bytes]) -> dict[str, Any]:
+                          env: dict[str, str], socket_path: Path, api_key: str, bodies: list[bytes],
+                          phases: Phases) -> dict[str, Any]:
     """The floor and warden_core under each of ``SERVERS``, at ``--server-rate`` (one both keep up with, so CPU per
     request and latency compare without queueing), each server's pair measured back to back: what choosing the
     server is decided by. Per server: both rows, and warden_core's excess over that server's own floor."""
@@ -608,13 +666,17 @@ async def compare_servers(args: argparse.Namespace, stack: Stack, tls: ssl.SSLCo
                                                           server=kind), api_key, bodies, pid=stack.processes[-1].pid)
         started[kind] = (floor, core)
     rows: dict[str, dict[str, Any]] = {}
-    for kind, pair in started.items():
+    for pair in started.values():
         for server in pair:
             await wait_ready(server, tls, stack)
             server.pid = worker_pid(server.pid) if server.pid is not None else None
-        rows[kind] = {"floor": await measure(pair[0], tls, args.server_rate, args.config_duration, args.warmup_s),
+    fresh = [server for pair in started.values() for server in pair]
+    await warm_up(fresh, tls, {server.name: args.server_rate for server in fresh}, args.arm_warmup_s, phases=phases)
+    for kind, pair in started.items():
+        rows[kind] = {"floor": await measure(pair[0], tls, args.server_rate, args.config_duration, args.warmup_s,
+                                             phases=phases),
                       "warden_core": await measure(pair[1], tls, args.server_rate, args.config_duration,
-                                                   args.warmup_s)}
+                                                   args.warmup_s, phases=phases)}
         versus_floor(rows[kind])
     stack.stop_last(2 * len(SERVERS))
     cpu = {kind: row["warden_core"]["server_cpu_ms_per_request"] for kind, row in rows.items()}
@@ -696,10 +758,13 @@ def _f(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     parser.add_argument("--rate", type=float, default=500.0, help="requests/s per target")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds measured per target")
     parser.add_argument("--warmup-s", type=float, default=5.0, help="seconds at the rate before each measurement")
+    parser.add_argument("--arm-warmup-s", type=float, default=15.0,
+                        help="seconds each arm (server) is loaded at its measured rate, discarded, after every arm "
+                             "has started and before any is measured: a fresh server's first seconds are slower")
     parser.add_argument("--guarded-rate", type=float, default=100.0,
                         help="requests/s for warden_guarded's 2 KB prompts (each scanned in full)")
     parser.add_argument("--light-rate", type=float, default=50.0, help="requests/s of the second, light phase")
