@@ -44,7 +44,8 @@ class PiiAnalyzer:
         if self._ner is None:
             with self._ner_lock:
                 if self._ner is None:
-                    self._ner = NerModel()
+                    with budget.unmetered():
+                        self._ner = NerModel()
         return self._ner
 
     def analyze(self, text: str, *, ner_enabled: bool = True) -> list[Finding]:
