@@ -1,7 +1,8 @@
 """Speculative decoding: the same engine settings with and without ``speculative_method`` (prompt lookup by default;
-``--method draft_model`` with a draft model).
+``--method suffix`` with the tenant's earlier answers as well; ``--method draft_model`` with a draft model).
 
     python -m bench.spec_decode [--quick] [--threads N] [--no-compile] [--tokens K]
+    python -m bench.spec_decode --method suffix --workloads chat --levels c1,c8,c32
     python -m bench.spec_decode --method draft_model --quantization none --draft-quantization int4
 
 The second form measures a draft model: the only one these machines have is SmolLM2 itself, so the draft is the
@@ -12,12 +13,15 @@ Four workloads on the real model, greedy: ``quote`` (repeat a passage: the best 
 fixing mistakes: mostly copied, as code edits and agents re-emitting context are), ``extract`` (JSON-schema
 constrained extraction of phrases from a passage: drafts under the grammar, beside jump-forward) and ``chat`` (open
 questions with nothing to copy: the cost of drafting when drafts rarely match). Passages come from
-bench/data/agentic_corpus.jsonl (design notes, code, tickets). Each workload runs at concurrency 1, 8 and 32; the
-engines alternate within every round so load from other processes falls on all of them alike. Greedy outputs are
+bench/data/agentic_corpus.jsonl (design notes, code, tickets). No chat question is asked twice in a run, so the
+suffix method finds in the tenant's earlier answers only what answers to different questions share (the phrasing
+of an assistant), never a whole earlier answer. Each workload runs at concurrency 1, 8 and 32; the engines
+alternate within every round so load from other processes falls on all of them alike. Greedy outputs are
 compared request by request: in float32 they must be identical (the exit status says so); in bfloat16 the
 verification step's multi-row GEMMs round differently from single-row decode steps, so near-ties can flip as they
 do between batch sizes without speculation, and the share of identical requests is reported. Reports output tok/s
-(median of rounds), the ratio, and the draft acceptance rate. Writes bench/results/spec_decode.json.
+(median of rounds) and output tokens per second of the engine thread's CPU time (what a loaded machine skews
+least), their ratios, and the draft acceptance rate. Writes bench/results/spec_decode[_METHOD].json.
 
 With prompt lookup a third engine runs beside the two: the same method with ``prompt_lookup_adaptive=False``
 (every proposal verified), so one run shows what the adaptive draft budget changes on this machine.
@@ -34,7 +38,6 @@ from pathlib import Path
 
 import torch
 
-from bench.engine import QUESTIONS
 from bench.machine import cpu_description
 from bench.provenance import write_results
 from engine.config import EngineConfig
@@ -42,6 +45,7 @@ from engine.llm import LLM
 from engine.sampling_params import SamplingParams
 
 RESULTS = {"ngram": Path(__file__).parent / "results" / "spec_decode.json",
+           "suffix": Path(__file__).parent / "results" / "spec_decode_suffix.json",
            "draft_model": Path(__file__).parent / "results" / "spec_decode_draft_model.json"}
 CORPUS = Path(__file__).parent / "data" / "agentic_corpus.jsonl"
 TASKS = {
@@ -55,15 +59,36 @@ PHRASES = {"type": "object", "additionalProperties": False, "required": ["topic"
 STRUCTURED = {"extract": {"type": "json_schema", "json_schema": {"schema": PHRASES}}}
 
 
+# Open chat questions: every topic under every ask, in an order that brings a topic back only after all the others.
+TOPICS = ("volcanoes", "the stock market", "honeybees", "jazz music", "the Roman empire", "electric cars",
+          "coffee brewing", "black holes", "chess openings", "rain forests", "the printing press", "vaccines",
+          "origami", "the Olympic games", "submarines", "tea ceremonies", "glaciers", "video game design",
+          "the human heart", "lighthouses", "sourdough bread", "wind turbines", "the Moon landing", "octopuses",
+          "public libraries", "marathon training", "the violin", "desert plants", "the internet", "comets",
+          "knitting", "earthquakes", "the Great Wall of China", "penguins", "solar panels", "poetry slams",
+          "hot air balloons", "the periodic table", "coral reefs", "the Renaissance")
+ASKS = ("Explain {} to a ten-year-old.", "Write a short poem about {}.", "Give me three surprising facts about {}.",
+        "What are the pros and cons of {}?", "Tell a two-sentence story involving {}.",
+        "How would you describe {} to someone from the year 1500?", "What is the history of {} in brief?",
+        "Suggest a weekend project related to {}.")
+
+
+def chat_question(index: int) -> str:
+    """The ``index``-th open question; none repeats within len(TOPICS) * len(ASKS) of them."""
+    topic = TOPICS[index % len(TOPICS)]
+    return ASKS[(index // len(TOPICS)) % len(ASKS)].format(topic)
+
+
 def passages(limit_chars: int = 700) -> list[str]:
     texts = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
     return [t[:limit_chars] for t in texts if len(t) >= 200]
 
 
-def workload(tokenizer, name: str, n: int, round_: int) -> list[list[int]]:
-    """``n`` chat prompts of one workload; each round takes different passages / questions."""
+def workload(tokenizer, name: str, n: int, round_: int, first_question: int = 0) -> list[list[int]]:
+    """``n`` chat prompts of one workload; each round takes different passages, and chat the questions from
+    ``first_question`` on (the caller never asks one twice)."""
     if name == "chat":
-        texts = [QUESTIONS[(round_ * n + i) % len(QUESTIONS)] for i in range(n)]
+        texts = [chat_question(first_question + i) for i in range(n)]
     else:
         pool = passages()
         texts = [TASKS[name].format(passage=pool[(round_ * n + i) % len(pool)]) for i in range(n)]
@@ -72,15 +97,17 @@ def workload(tokenizer, name: str, n: int, round_: int) -> list[list[int]]:
 
 
 def run(llm: LLM, prompts: list[list[int]], concurrency: int, max_tokens: int,
-        structured: dict | None = None) -> tuple[float, list[list[int]]]:
-    """Output tok/s of ``prompts`` submitted ``concurrency`` at a time, and the outputs."""
+        structured: dict | None = None) -> tuple[float, float, list[list[int]]]:
+    """Output tokens per second of ``prompts`` submitted ``concurrency`` at a time, by the clock and by this thread's
+    CPU time (the engine steps on it), and the outputs."""
     params = SamplingParams(max_tokens=max_tokens, temperature=0)
     outputs: list[list[int]] = []
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.thread_time()
     for i in range(0, len(prompts), concurrency):
         batch = llm.generate(prompts[i : i + concurrency], params, structured=structured)
         outputs += [r.token_ids for r in batch]
-    return sum(map(len, outputs)) / (time.perf_counter() - start), outputs
+    tokens = sum(map(len, outputs))
+    return tokens / (time.perf_counter() - start), tokens / (time.thread_time() - start_cpu), outputs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--draft-model", default="default", help="speculative_model (--method draft_model)")
     parser.add_argument("--draft-quantization", default="int4", help="the draft model's quantization (or none)")
     parser.add_argument("--levels", default="c1,c8,c32", help="concurrency levels to run, of c1,c8,c32")
+    parser.add_argument("--workloads", default="quote,edit,extract,chat", help="workloads to run, of "
+                        "quote,edit,extract,chat")
+    parser.add_argument("--disable-by-batch-size", type=int, default=None,
+                        help="speculative_disable_by_batch_size of the speculating engine (default: none)")
     parser.add_argument("--out", type=Path, default=None, help="default: bench/results/spec_decode[_draft_model].json")
     args = parser.parse_args(argv)
     out = args.out or RESULTS[args.method]
@@ -107,11 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     quant = None if args.quantization in ("none", "") else args.quantization
     base = dict(model=args.model, dtype=args.dtype, quantization=quant, show_progress=False, kv_cache_memory_mb=256,
                 max_num_seqs=32, max_num_batched_tokens=1024, compile_model=not args.no_compile)
-    spec: dict[str, object] = {"speculative_method": args.method, "num_speculative_tokens": args.tokens}
+    spec: dict[str, object] = {"speculative_method": args.method, "num_speculative_tokens": args.tokens,
+                               "speculative_disable_by_batch_size": args.disable_by_batch_size}
     if args.method == "draft_model":
         spec.update(speculative_model=args.draft_model, speculative_model_quantization=None
                     if args.draft_quantization in ("none", "") else args.draft_quantization)
-    engines = {"plain": LLM(EngineConfig(**base)),  # type: ignore[arg-type]
+    # The plain engine names no speculation, whatever the engine's default.
+    engines = {"plain": LLM(EngineConfig(**base, speculative_method=None)),
                "spec": LLM(EngineConfig(**base, **spec))}  # type: ignore[arg-type]
     if args.method == "ngram":  # the same without the adaptive budget: every proposal verified
         engines["every"] = LLM(EngineConfig(**base, **spec, prompt_lookup_adaptive=False))  # type: ignore[arg-type]
@@ -119,8 +152,15 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = engines["plain"].tokenizer
     all_levels = {"c1": (1, 2 if args.quick else 4), "c8": (8, 8 if args.quick else 16), "c32": (32, 32)}
     levels = {name: all_levels[name] for name in args.levels.split(",")}
-    names = ["quote", "edit", "extract", "chat"]
-    samples = {side: {f"{w}/{c}": [] for w in names for c in levels} for side in engines}
+    names = [w for w in args.workloads.split(",") if w]
+    unknown = set(names) - {"quote", "edit", "extract", "chat"}
+    if unknown or not names:
+        raise SystemExit(f"unknown workloads {sorted(unknown)}: choose from quote,edit,extract,chat")
+    samples: dict[str, dict[str, list[float]]] = {side: {f"{w}/{c}": [] for w in names for c in levels}
+                                                  for side in engines}
+    cpu_samples: dict[str, dict[str, list[float]]] = {side: {f"{w}/{c}": [] for w in names for c in levels}
+                                                      for side in engines}
+    questions_asked = 0
     # drafted, accepted per speculating side and workload
     acceptance = {side: {w: [0, 0] for w in names} for side in speculating}
     identical = [0, 0]  # requests with the same greedy output as the plain engine's, requests compared
@@ -129,22 +169,27 @@ def main(argv: list[str] | None = None) -> int:
     for round_ in range(repeat):
         for w in names:
             for level, (concurrency, total) in levels.items():
-                prompts = workload(tokenizer, w, total, round_)
+                prompts = workload(tokenizer, w, total, round_, questions_asked)
+                questions_asked += total if w == "chat" else 0
                 outputs = {}
                 for side, llm in engines.items():
                     stats = llm.engine.stats_collector
                     before = (stats.spec_draft_tokens, stats.spec_accepted_tokens)
-                    tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens, STRUCTURED.get(w))
+                    tok_s, cpu_tok_s, outputs[side] = run(llm, prompts, concurrency, args.max_tokens,
+                                                          STRUCTURED.get(w))
                     samples[side][f"{w}/{level}"].append(tok_s)
+                    cpu_samples[side][f"{w}/{level}"].append(cpu_tok_s)
                     if side != "plain":
                         acceptance[side][w][0] += stats.spec_draft_tokens - before[0]
                         acceptance[side][w][1] += stats.spec_accepted_tokens - before[1]
-                    print(f"  round {round_ + 1} {side:<6} {w}/{level}: {tok_s:7.1f} tok/s", flush=True)
+                    print(f"  round {round_ + 1} {side:<6} {w}/{level}: {tok_s:7.1f} tok/s  {cpu_tok_s:7.1f} tok/cpu-s",
+                          flush=True)
                 for side in speculating:
                     identical[0] += sum(a == b for a, b in zip(outputs["plain"], outputs[side], strict=True))
                     identical[1] += len(prompts)
 
     medians = {side: {k: statistics.median(v) for k, v in per.items()} for side, per in samples.items()}
+    cpu_medians = {side: {k: statistics.median(v) for k, v in per.items()} for side, per in cpu_samples.items()}
     print(f"\nmedian of {repeat} rounds; identical greedy outputs: {identical[0]} of {identical[1]} requests")
     sides = {"plain": "plain", "spec": args.method, "every": f"{args.method}_every_proposal"}  # names in the JSON
     print(f"{'workload':<12}{'plain tok/s':>12}" + "".join(f"{sides[side] + ' tok/s':>28}{'ratio':>7}{'accepted':>9}"
@@ -158,8 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             row += f"{medians[side][key]:>28.1f}{medians[side][key] / medians['plain'][key]:>6.2f}x{rate}"
         print(row)
 
-    def ratios(side: str) -> dict[str, float]:
-        return {k: round(medians[side][k] / medians["plain"][k], 2) for k in medians["plain"]}
+    def ratios(side: str, of: dict[str, dict[str, float]] = medians) -> dict[str, float]:
+        return {k: round(of[side][k] / of["plain"][k], 2) for k in of["plain"]}
 
     def rates(side: str) -> dict[str, dict[str, float | int | None]]:
         return {w: {"drafted": d, "accepted": a, "rate": round(a / d, 3) if d else None}
@@ -170,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "tok_s": {sides[side]: {k: round(v, 1) for k, v in per.items()} for side, per in medians.items()},
         "ratio": ratios("spec"),
+        # Output tokens per second of the engine thread's CPU time, and their ratio: what other load skews least.
+        "cpu_tok_s": {sides[side]: {k: round(v, 1) for k, v in per.items()} for side, per in cpu_medians.items()},
+        "ratio_cpu": ratios("spec", cpu_medians),
         "acceptance": rates("spec"),
         **({"ratio_every_proposal": ratios("every"), "acceptance_every_proposal": rates("every")}
            if "every" in engines else {}),
@@ -182,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"quick": args.quick, "repeat": repeat, "levels": levels, "max_tokens": args.max_tokens,
                      "num_speculative_tokens": args.tokens, "dtype": args.dtype, "quantization": quant,
                      "speculative": spec,
-                     "compile": not args.no_compile, "threads": args.threads,
+                     "workloads": names, "compile": not args.no_compile, "threads": args.threads,
                      "cpu": cpu_description(), "torch": torch.__version__,
                      "load_average_start_end": [round(load_before, 2), round(os.getloadavg()[0], 2)]},
     }
