@@ -9,11 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails.phones import (
+    _CANDIDATE,
+    _DATE_LIKE,
+    _DECIMAL,
+    _INTERNATIONAL_PREFIX,
     _MIN_DIGITS,
     NATIONAL_REGIONS,
     PhoneNumberRecognizer,
     _digits_running_on,
+    _is_ipv4,
     _valid_region,
+    _written_as_dialled,
 )
 
 
@@ -173,3 +179,68 @@ def test_reading_a_run_up_to_the_least_digits_decides_as_reading_all_of_it(text:
 def test_a_text_that_is_one_run_of_digit_groups_is_read_once() -> None:
     # Each candidate used to read the rest of the run to the end of the text: quadratic in its length.
     assert _digits_running_on("1919-19-19 " * 400, 0) == _MIN_DIGITS
+
+
+def _judge_every_region(recognizer: PhoneNumberRecognizer, candidate: str) -> tuple[float, str] | None:
+    """``_judge`` as the plain rule reads: every region parsed and, where valid, its grouping checked."""
+    if not _MIN_DIGITS <= sum(map(str.isdigit, candidate)) <= 15 or _DATE_LIKE.search(candidate):
+        return None
+    if _DECIMAL.fullmatch(candidate) or _is_ipv4(candidate):
+        return None
+    if _INTERNATIONAL_PREFIX.match(candidate):
+        region = _valid_region("+" + candidate[2:] if candidate.startswith("00") else candidate, None)
+        if region is not None:
+            return recognizer.INTERNATIONAL_SCORE, region
+        if candidate.startswith("+"):
+            return None
+    groups = re.findall(r"[0-9]+", candidate)
+    bare_region = None
+    for region in NATIONAL_REGIONS:
+        if _valid_region(candidate, region) is None:
+            continue
+        if _written_as_dialled(candidate, region):
+            if len(groups) >= 2:
+                return recognizer.FORMATTED_SCORE, region
+            if region == "US" and len(groups[0]) == 10:
+                return recognizer.NANP_BARE_SCORE, region
+        bare_region = bare_region or region
+    return None if bare_region is None else (recognizer.BARE_SCORE, bare_region)
+
+
+def _best_of_every_end(recognizer: PhoneNumberRecognizer, text: str, start: int, end: int) -> tuple[float, int] | None:
+    """The plain rule for one run: every end judged afresh, the best score kept (the longest of equals)."""
+    best = None
+    for number_end in recognizer._group_ends(text, start, end):
+        if number_end < end and _digits_running_on(text, number_end) < _MIN_DIGITS:
+            continue
+        judged = _judge_every_region(recognizer, text[start:number_end])
+        if judged is not None and (best is None or judged[0] > best[0]):
+            best = (judged[0], number_end)
+    return best
+
+
+_GROUPED_DIGITS = st.lists(st.tuples(st.text(alphabet="0123456789", min_size=1, max_size=5),
+                                     st.sampled_from([" ", "-", ".", " - ", ") ", " ("])), min_size=2, max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_GROUPED_DIGITS, st.sampled_from(["", "+", "00", "+1 ", "0"]), st.booleans())
+def test_each_run_is_judged_as_the_plain_rule_judges_it(groups: list[tuple[str, str]], prefix: str,
+                                                         repeat: bool) -> None:
+    """Judgements reused for a repeated number, regions skipped once a bare run has its region, shorter ends skipped
+    once the best score is reached: the first finding of a run of digit groups is the one the plain rule finds."""
+    recognizer = PhoneNumberRecognizer()
+    run = prefix + "".join(digits + joiner for digits, joiner in groups).rstrip(" -.(")
+    text = f"call {run}; again {run}" if repeat else f"call {run}"
+    candidate = _CANDIDATE.search(text)
+    results = recognizer.analyze(text, [])
+    if candidate is None:
+        assert results == []
+        return
+    start = candidate.start() + len(candidate.group()) - len(candidate.group().lstrip())
+    first = next((r for r in results if r.start == start), None)
+    expected = _best_of_every_end(recognizer, text, start, candidate.end())
+    if first is not None:
+        assert (first.score, first.end) == expected
+    elif expected is not None:  # the run is skipped before judging: an IBAN's head, a card number, four-digit groups
+        assert text[start] != "+"
