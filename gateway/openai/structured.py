@@ -134,32 +134,42 @@ def stream_deltas(calls: list[ToolCall]) -> list[dict[str, Any]]:
 
 class ToolCallHold:
     """One streamed choice under the tool-call grammar: releases plain text as it comes, but holds everything back
-    from the moment the output could be opening ``<tool_call>`` until it is known which it is."""
+    from the moment the output could be opening ``<tool_call>`` until it is known which it is.
 
-    __slots__ = ("_held", "calling")
+    Linear in the output: the held deltas are kept as a list and joined once, and only the start of the output past
+    its leading whitespace (never longer than the tag while undecided) is compared with the tag; a held call is not
+    copied per delta.
+    """
+
+    __slots__ = ("_head", "_parts", "calling")
 
     def __init__(self) -> None:
-        self._held = ""
+        self._parts: list[str] = []  # the held text, in deltas
+        self._head = ""  # the held text less its leading whitespace, while undecided
         self.calling: bool | None = None  # None: undecided; True: a tool call; False: plain text
 
     def feed(self, text: str) -> str:
         """New output in; the text that may be released as content now."""
         if self.calling is False:
             return text
-        self._held += text
-        head = self._held.lstrip()
-        if head.startswith(TOOL_CALL_OPEN):
+        self._parts.append(text)
+        if self.calling:
+            return ""
+        self._head = self._head + text if self._head else text.lstrip()
+        if self._head.startswith(TOOL_CALL_OPEN):
             self.calling = True
             return ""
-        if self.calling is None and TOOL_CALL_OPEN.startswith(head):
+        if TOOL_CALL_OPEN.startswith(self._head):
             return ""  # whitespace or a prefix of the tag: not known yet
         self.calling = False
-        released, self._held = self._held, ""
+        released = "".join(self._parts)
+        self._parts, self._head = [], ""
         return released
 
     def finish(self) -> tuple[str, list[ToolCall] | None]:
         """At the end of the output: (content still to release, the calls or None)."""
-        held, self._held = self._held, ""
+        held = "".join(self._parts)
+        self._parts, self._head = [], ""
         calls = parse_calls(held) if self.calling else None
         return ("", calls) if calls is not None else (held, None)
 
