@@ -42,7 +42,7 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("Secrets and TLS", ["server_secret", "key_pepper", "tls_cert", "tls_key"]),
     ("Requests and caches", ["max_body_bytes", "max_choices", "key_cache_ttl_s", "key_cache_max_entries",
                              "key_last_used_interval_s", "policy_cache_ttl_s", "guardrails", "injection_onnx_dir",
-                             "injection_onnx_label", "guardrail_analysis_processes",
+                             "injection_onnx_label", "guardrail_analysis_processes", "guardrail_scan_budget_s",
                              "mcp_session_idle_s"]),
     ("Admission control and deadlines", ["max_inflight_requests", "max_queued_requests", "queue_timeout_s",
                                          "max_engine_waiting_requests", "request_timeout_s", "rate_limit_lease_s"]),
@@ -99,6 +99,11 @@ GATEWAY_MEANINGS: dict[str, str] = {
                           "`tokenizer.json`; needs `onnxruntime`) used instead of the shipped linear model; loaded "
                           "and probed at start-up.",
     "injection_onnx_label": "The logit column of the ONNX classifier that means \"injection\".",
+    "guardrail_scan_budget_s": "CPU seconds one request's input scan (PII detectors, NER, injection screening) may "
+                               "spend; past it the request is refused with 422 `guardrail_budget_exceeded`, never "
+                               "forwarded unscanned, and audited. CPU time, not wall time: a busy machine does not "
+                               "make a request over budget. `0`: no limit. In analysis processes a worker still busy "
+                               "past the budget is killed and replaced.",
     "guardrail_analysis_processes": "Worker processes per gateway process that run the input's PII detectors and NER "
                                     "off the event loop's GIL (a scan is pure Python). `0`: the gateway process's "
                                     "guard threads run them. Each worker costs ~0.2 GB with NER loaded and about 1 ms "

@@ -60,6 +60,10 @@ class Settings(BaseSettings):
     # gateway process run them). A scan is pure Python and holds the GIL the event loop needs; in processes it does
     # not, at about 1 ms more CPU per request and ~0.2 GB per worker. A dead worker fails its scans closed (503).
     guardrail_analysis_processes: int = Field(default=0, ge=0)
+    # The CPU seconds one request's input scan may spend (0: no limit): past it the request is refused with 422
+    # guardrail_budget_exceeded, never forwarded unscanned. Against text built to be slow to scan; dev-corpus
+    # requests scan in well under 0.2 s. With analysis processes, a worker still busy past it is killed and replaced.
+    guardrail_scan_budget_s: float = Field(default=2.0, ge=0.0)
 
     data_dir: Path = Path("./.warden")
     tls_cert: Path | None = None
