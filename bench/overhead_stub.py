@@ -432,6 +432,13 @@ def _print_tail(tail: dict[str, Any]) -> None:
         cpu = f", CPU p50 {_f(row['cpu_ms']['p50'])} ms" if "cpu_ms" in row else ""
         print(f"      {kind:<9} {shares:<17} ({row['count']} events, wall p50 {_f(row['wall_ms']['p50'])} ms, "
               f"max {_f(row['wall_ms']['max'])}{cpu})", file=sys.stderr)
+    served = tail.get("app_requests")
+    if served:
+        print(f"    in the app: p50 {served['thresholds_ms']['p50']:.2f} ms, p99 {served['thresholds_ms']['p99']:.2f} "
+              "ms; medians (ms) of the requests at or above its p99 / p90, at or below its p50:", file=sys.stderr)
+        for key in ("app_ms", "audit_wait", "limit_wait", "rest_ms"):
+            values = " / ".join(_f(served[group][key]) for group in ("above_p99", "above_p90", "below_p50"))
+            print(f"      {key:<11} {values}", file=sys.stderr)
     stalls = tail.get("stall_stacks")
     if stalls and stalls["count"]:
         print(f"    loop stalls sampled: {stalls['count']}; most frequent stacks (innermost frame first):",

@@ -12,20 +12,30 @@ machine's monotonic clock, which the client reads too):
             them overlap one; its wall time is what to read
   loop_lag  every time a task asking to wake after 1 ms woke more than 2 ms late: the loop was busy or starved
 
+and, per request the app served (``requests``: its start, its time in the app, then each of ``WAITS``), how long it
+awaited, from the await to the loop's resuming it:
+
+  audit_wait  ``AuditWriter.record``: the record handed to the record thread, written and fsync'd in a batch, and
+              the answer back in the loop; past the batch's own wall time it is the two hand-overs between threads
+  limit_wait  the rate limiter's admission and settlement (``RedisRateLimiter.admit`` / ``settle``: Redis round trips)
+
 and, for each stall of the loop (no wake-up of that task for over ``STALL_SAMPLED_S``), the stack its thread was in,
 sampled once by a watcher thread: what the loop ran (a callback's own frames), or ``select`` when the loop waited
 for the interpreter's lock or a core rather than running anything.
 
 ``tail_breakdown`` then says, for the requests above the run's 90th and 99th latency percentiles and for those
 below its median, what share of them overlapped each kind of stall: a kind the slow ones overlap far more often than
-the fast ones is a cause of the tail. The sampling task costs the loop about 1,000 wake-ups per second, so a probed
-run's CPU per request is not the figure to quote.
+the fast ones is a cause of the tail; and, over the requests the app was slowest and fastest with (its own time, so
+each wait is the request's own, however many are in flight), how long they awaited each of ``WAITS``: a wait longer in
+the slow ones by about what they are slower is where their time went. The sampling task costs the loop about 1,000
+wake-ups per second, so a probed run's CPU per request is not the figure to quote.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import contextvars
 import gc
 import json
 import os
@@ -43,7 +53,9 @@ TAIL_PROBE_ENV = "WARDEN_BENCH_TAIL_PROBE"  # where tail_probed_app_from_env wri
 LAG_PERIOD_S = 0.001
 LAG_REPORTED_S = 0.002  # lateness below this is the timer's own jitter
 KINDS = ("gc", "drain", "record", "loop_lag")
+WAITS = ("audit_wait", "limit_wait")
 STALL_SAMPLED_S = 0.003
+_REQUEST_WAITS: contextvars.ContextVar[dict[str, float]] = contextvars.ContextVar("tail_probe_request_waits")
 STACK_FRAMES = 8  # innermost frames kept of a stall's stack
 TOP_STACKS = 12
 
@@ -52,7 +64,7 @@ Event = tuple[float, float]  # start (perf_counter seconds), length (seconds)
 
 class Timelines:
     def __init__(self) -> None:
-        self.events: dict[str, list[list[float]]] = {kind: [] for kind in KINDS}
+        self.events: dict[str, list[list[float]]] = {kind: [] for kind in (*KINDS, *WAITS, "requests")}
         self.stall_stacks: list[tuple[float, str]] = []  # (when sampled, the loop thread's stack)
         self.heartbeat = time.perf_counter()  # the lag sampler's last wake-up
 
@@ -73,17 +85,40 @@ def tail_probed_app_from_env() -> Any:
     phase."""
     from gateway.app import app_from_env
     from gateway.audit.writer import AuditWriter
+    from gateway.ratelimit.redis_limiter import RedisRateLimiter
 
     timelines = Timelines()
     _time_collections(timelines)
     _time_audit_batches(AuditWriter, timelines)
+    _time_awaits(AuditWriter, ("record",), "audit_wait", timelines.events["audit_wait"])
+    _time_awaits(RedisRateLimiter, ("admit", "settle"), "limit_wait", timelines.events["limit_wait"])
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGUSR1, timelines.clear)
     loop.add_signal_handler(signal.SIGUSR2, timelines.dump, os.environ[TAIL_PROBE_ENV])
     loop.call_soon(lambda: loop.create_task(sample_loop_lag(timelines)))
     threading.Thread(target=watch_stalls, args=(timelines, threading.get_ident(), threading.Event()),
                      name="tail-probe-watcher", daemon=True).start()
-    return app_from_env()
+    return timing_requests(app_from_env(), timelines.events["requests"])
+
+
+def timing_requests(app: Any, requests: list[list[float]]) -> Any:
+    """The ASGI ``app``, each HTTP request's start, time in it and waits (``WAITS``, in order) noted in ``requests``:
+    the waits of the request's own task (a context variable, which the awaits it makes see)."""
+
+    async def timed_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        waits = dict.fromkeys(WAITS, 0.0)
+        token = _REQUEST_WAITS.set(waits)
+        started = time.perf_counter()
+        try:
+            await app(scope, receive, send)
+        finally:
+            _REQUEST_WAITS.reset(token)
+            requests.append([started, time.perf_counter() - started, *(waits[kind] for kind in WAITS)])
+
+    return timed_app
 
 
 def _time_collections(timelines: Timelines) -> None:
@@ -118,6 +153,26 @@ def _time_audit_batches(writer: Any, timelines: Timelines) -> None:
 
     writer._drain_once = timed_drain
     writer.record_batch_sync = timed_record
+
+
+def _time_awaits(owner: Any, names: tuple[str, ...], kind: str, events: list[list[float]]) -> None:
+    """Wraps the class's coroutine methods ``names`` (in this bench process only): each call's start and length in
+    ``events``, its length added to the calling request's ``kind`` (``timing_requests``)."""
+    for name in names:
+        method = getattr(owner, name)
+
+        async def timed(self: Any, *args: Any, __method: Any = method, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await __method(self, *args, **kwargs)
+            finally:
+                length = time.perf_counter() - started
+                events.append([started, length])
+                waits = _REQUEST_WAITS.get(None)
+                if waits is not None:
+                    waits[kind] += length
+
+        setattr(owner, name, timed)
 
 
 async def sample_loop_lag(timelines: Timelines) -> None:
@@ -163,7 +218,7 @@ def collect_timelines(pid: int, path: Path, timeout_s: float = 30.0) -> dict[str
             raise TimeoutError(f"the probed server did not write {path}")
         time.sleep(0.05)
     return {kind: events for kind, events in json.loads(path.read_text()).items()
-            if kind in KINDS or kind == "stall_stacks"}
+            if kind in KINDS or kind in WAITS or kind in ("requests", "stall_stacks")}
 
 
 def _overlaps(request: tuple[float, float], starts: list[float], events: list[list[float]],
@@ -207,12 +262,40 @@ def tail_breakdown(timeline: list[tuple[float, float]], timelines: dict[str, lis
         if kind == "record":
             row["records_per_batch_p50"] = statistics.median(event[3] for event in events) if events else None
         result[kind] = row
+    for kind in WAITS:
+        result[kind] = {"count": len(timelines.get(kind, [])),
+                        "wall_ms": _spread([event[1] * 1e3 for event in timelines.get(kind, [])])}
+    result["app_requests"] = app_request_waits(timelines.get("requests", []))
     stacks: dict[str, int] = {}
     for _, stack in timelines.get("stall_stacks", []):
         stacks[str(stack)] = stacks.get(str(stack), 0) + 1
     result["stall_stacks"] = {"count": sum(stacks.values()),
                               "top": sorted(stacks.items(), key=lambda item: -item[1])[:TOP_STACKS]}
     return result
+
+
+def app_request_waits(requests: list[list[float]]) -> dict[str, Any]:
+    """The app's own time per request (``timing_requests``): its p50 / p90 / p99, and for the requests at or above
+    p99, at or above p90 and at or below p50, the median of that time and of each wait, and of the rest (the time
+    in the app that was none of ``WAITS``)."""
+    if not requests:
+        return {}
+    ordered = sorted(request[1] for request in requests)
+    p50, p90, p99 = (ordered[int(q * (len(ordered) - 1))] for q in (0.5, 0.9, 0.99))
+    groups = {"above_p99": [r for r in requests if r[1] >= p99], "above_p90": [r for r in requests if r[1] >= p90],
+              "below_p50": [r for r in requests if r[1] <= p50]}
+    result: dict[str, Any] = {"count": len(requests),
+                              "thresholds_ms": {"p50": p50 * 1e3, "p90": p90 * 1e3, "p99": p99 * 1e3}}
+    for name, group in groups.items():
+        row = {"app_ms": _median([r[1] * 1e3 for r in group])}
+        row.update({kind: _median([r[2 + i] * 1e3 for r in group]) for i, kind in enumerate(WAITS)})
+        row["rest_ms"] = _median([(r[1] - sum(r[2:2 + len(WAITS)])) * 1e3 for r in group])
+        result[name] = row
+    return result
+
+
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
 
 
 def _spread(values: list[float]) -> dict[str, float | None]:
