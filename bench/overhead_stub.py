@@ -648,6 +648,9 @@ async def alternate_with_baseline(servers: dict[str, Server], tls: ssl.SSLContex
                         "server_cpu_ms_per_request_median": statistics.median(cpu),
                         "loop_cpu_ms_per_request_median": statistics.median(loop),
                         "service_ms_p50": [row["service_ms"]["p50"] for row in rows],
+                        "service_ms_p99": [row["service_ms"]["p99"] for row in rows],
+                        "own_ms_p50": [row["reported_overhead_ms"]["p50"] for row in rows],
+                        "own_ms_p99": [row["reported_overhead_ms"]["p99"] for row in rows],
                         "errors": sum(row["errors"] for row in rows),
                         "load_average_before": [row["load_average"]["before"][0] for row in rows]}
     core, base = result["warden_core"], result["warden_core_baseline"]
@@ -748,6 +751,10 @@ def print_table(result: dict[str, Any]) -> None:
               f"{ab['warden_core_baseline']['server_cpu_ms_per_request_median']:.2f} (loop "
               f"{ab['warden_core_baseline']['loop_cpu_ms_per_request_median']:.2f}): "
               f"x{ab['cpu_ratio_to_baseline']:.3f}")
+        for name in ("warden_core", "warden_core_baseline"):
+            rounds = zip(ab[name]["service_ms_p50"], ab[name]["service_ms_p99"], ab[name]["own_ms_p99"], strict=True)
+            print(f"  {name:<21} per round, p50 / p99 / own p99 ms: "
+                  + ", ".join(f"{_f(p50)} / {_f(p99)} / {_f(own)}" for p50, p99, own in rounds))
     if "streams" not in result:  # --only-core
         return
     for name, row in result["streams"].items():
