@@ -46,6 +46,12 @@ CONTEXT = ["phone", "call", "tel", "mobile", "cell", "fax", "contact", "whatsapp
 _CANDIDATE = re.compile(
     r"(?<![\w:/.+-])(?:\+|\b00)?\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
 )
+# What every candidate holds from at most its fifth character on (after '00', a space of any kind and a bracket):
+# six digits of its run. The regex engine skips ahead to a digit, where it tries the candidate's leading look-behind
+# and optional parts at every position, so the candidate is searched for only from four characters before the next
+# six digits of a run: no candidate starts earlier.
+_DIGITS_OF_A_RUN = re.compile(r"[0-9](?:[ \t().-]{0,2}[0-9]){5}")
+_LEAD_REACH = 4
 _DIGIT_GROUP = re.compile(r"[0-9]+")
 _MIN_DIGITS = 7  # the shortest subscriber numbers of the national plans
 # The rest of a run of digit groups, past the candidate's cap too, read up to its first _MIN_DIGITS digits: all the
@@ -133,7 +139,10 @@ class PhoneNumberRecognizer(EntityRecognizer):
         # A text that repeats a number, or one long run of digit groups, offers the same candidate string many times;
         # its judgement depends on the string alone.
         judged: dict[str, tuple[float, str] | None] = {}
-        while (candidate := _CANDIDATE.search(text, position)) is not None:
+        while (digits := _DIGITS_OF_A_RUN.search(text, position)) is not None:
+            candidate = _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
+            if candidate is None:
+                break
             start = candidate.start() + (len(candidate.group()) - len(candidate.group().lstrip()))
             position = candidate.end()
             if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):

@@ -5,14 +5,16 @@ import re
 
 import phonenumbers
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails.phones import (
     _CANDIDATE,
     _DATE_LIKE,
     _DECIMAL,
+    _DIGITS_OF_A_RUN,
     _INTERNATIONAL_PREFIX,
+    _LEAD_REACH,
     _MIN_DIGITS,
     NATIONAL_REGIONS,
     PhoneNumberRecognizer,
@@ -244,3 +246,14 @@ def test_each_run_is_judged_as_the_plain_rule_judges_it(groups: list[tuple[str, 
         assert (first.score, first.end) == expected
     elif expected is not None:  # the run is skipped before judging: an IBAN's head, a card number, four-digit groups
         assert text[start] != "+"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789 \t\n\u00a0().-+:/a", max_size=60), st.integers(min_value=0, max_value=60))
+@example("call 00\n(415) 555 0132", 0)  # the farthest a candidate starts before its six digits: '00', a space, '('
+def test_candidates_are_searched_from_a_run_of_six_digits_as_from_anywhere(text: str, position: int) -> None:
+    position = min(position, len(text))
+    digits = _DIGITS_OF_A_RUN.search(text, position)
+    plain = _CANDIDATE.search(text, position)
+    from_digits = None if digits is None else _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
+    assert (None if plain is None else plain.span()) == (None if from_digits is None else from_digits.span())
