@@ -89,7 +89,8 @@ class GuardConfig:
     # Each worker holds its own detectors and models (about 0.2 GB with NER). Output analysis stays on its threads.
     analysis_processes: int = 0
     # The CPU seconds one request's input scan may spend (None: no limit); past it the request is refused with 422
-    # guardrail_budget_exceeded, never forwarded unscanned (``budget``). Dev-corpus texts scan in well under 0.1 s.
+    # guardrail_budget_exceeded, never forwarded unscanned (``budget``). A dev-corpus text scans in under 0.05 s
+    # with NER, a 54 KB agent conversation with nothing cached in about 0.2 s.
     scan_budget_s: float | None = 2.0
 
 
