@@ -375,6 +375,25 @@ inline void tile_scores_quarters(const uint16_t* packed, const uint16_t* const (
   out[3] = _mm512_shuffle_f32x4(high0, high1, 0xDD);
 }
 
+// The score pass streams a task's key rows and (prefetched) value rows from memory while the value pass and the
+// softmax read only what is already in L2: the memory bus idles through a third of a task. The next task's first key
+// rows are therefore requested into L2 during this task's value pass, a row per pair of tokens weighed, so its score
+// pass finds them there and the two passes' memory traffic overlaps. Up to kLookaheadBytes of rows: with this task's
+// values they stay within the 1-2 MB L2s of the CPUs this path runs on.
+constexpr int64_t kLookaheadBytes = 384 * 1024;
+
+struct KeyLookahead {
+  const uint16_t* cache = nullptr;
+  const int32_t* table = nullptr;
+  int64_t next = 0, end = 0, h0 = 0, count = 0, kv_heads = 0, head_dim = 0;
+  const SlotMap* row_slot = nullptr;
+  void step() {
+    if (next >= end) return;
+    prefetch_rows<_MM_HINT_T1>(cache, table, next, next + 1, h0, count, kv_heads, head_dim, *row_slot);
+    ++next;
+  }
+};
+
 // What weigh_value_pairs reads for one decode task: its kv head's value rows through the block table, each query
 // head's probabilities as bf16 pairs (token first + 2j and the next: 32-bit word j), and where its outputs go.
 struct ValueRows {
@@ -383,6 +402,7 @@ struct ValueRows {
   int64_t first, len, h, kv_heads, head_dim;
   const SlotMap& row_slot;
   const uint16_t* zeros;  // a row of zeros standing for the token after an odd context's last
+  KeyLookahead* lookahead;  // the next task's key rows, requested as the pairs are weighed
   const uint16_t* row(int64_t t) const {
     return t < len ? cache + (row_slot(table, t) * kv_heads + h) * head_dim : zeros;
   }
@@ -407,6 +427,7 @@ inline void weigh_value_pairs(const ValueRows& in, int64_t d0, const uint32_t* c
         for (int c = 0; c < CH; ++c)
           _mm_prefetch(reinterpret_cast<const char*>(in.row(ahead) + d0 + 32 * c), _MM_HINT_T0);
     }
+    in.lookahead->step();
     const uint16_t* even = in.row(t) + d0;
     const uint16_t* odd = in.row(t + 1) + d0;
     __m512bh lo[CH], hi[CH];
@@ -545,8 +566,16 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
         inv_heads[v] = 1.f / exp_shifted(s, context, max_of(s, context));
         probabilities_to_bf16(s, context, padded, probs.data() + v * padded);
       }
+      KeyLookahead lookahead;
+      if (task + 1 < end) {
+        const int64_t next_b = (task + 1) / tasks_per_seq, next_len = lens[next_b];
+        const int64_t next_first = first_key(next_len, window);
+        lookahead = {k_ptr, tables + next_b * table_stride, next_first,
+                     std::min<int64_t>(next_len, next_first + kLookaheadBytes / (heads_per_task * head_dim * 2)),
+                     (task + 1) % tasks_per_seq * heads_per_task, heads_per_task, kv_heads, head_dim, &row_slot};
+      }
       for (int64_t hh = 0; hh < heads_per_task; ++hh) {
-        const ValueRows in{v_ptr, table, first, len, h0 + hh, kv_heads, head_dim, row_slot, zeros.data()};
+        const ValueRows in{v_ptr, table, first, len, h0 + hh, kv_heads, head_dim, row_slot, zeros.data(), &lookahead};
         // Values: up to 4 heads x 64 dims in registers per pass over the context.
         for (int64_t g0 = 0; g0 < group; g0 += 4) {
           const int64_t here = std::min<int64_t>(4, group - g0);
