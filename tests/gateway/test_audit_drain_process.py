@@ -151,7 +151,7 @@ def test_a_drain_process_that_cannot_start_leaves_the_drain_in_the_serving_proce
 _LOGGING_PROBE = """
 import sys
 from pathlib import Path
-from gateway.audit.drain_process import DRAIN_NICENESS, DrainProcess
+from gateway.audit.drain_process import DrainProcess
 from gateway.core.db import Database
 from gateway.telemetry.logs import configure_logging
 
