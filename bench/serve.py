@@ -477,7 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     write_results(args.out, report, command=command)
     plot(args.plot, report["arms"], slo)
     print(json.dumps({k: report[k] for k in ("optimized_over_baseline_at_slo", "optimized_over_llamacpp_at_slo",
-                                             "guardrails_on_over_off_at_slo", "at_slo")}))
+                                             "guardrails_on_over_off_at_slo", "speculation_on_over_off_at_slo",
+                                             "at_slo")}))
     print(f"wrote {args.out} and {args.plot} in {report['settings']['elapsed_s']:.0f} s")
     return 0
 
@@ -516,6 +517,7 @@ def build_report(args: argparse.Namespace, targets: dict[str, Target], rows: dic
         "optimized_over_baseline_at_slo": ratio(best_of.get("optimized"), best_of.get("baseline")),
         "optimized_over_llamacpp_at_slo": ratio(best_of.get("optimized"), best_of.get("llamacpp")),
         "guardrails_on_over_off_at_slo": ratio(best_of.get("optimized_guardrails"), best_of.get("optimized")),
+        "speculation_on_over_off_at_slo": ratio(best_of.get("optimized"), best_of.get("optimized_nospec")),
         "slo": slo.to_json(),
         "at_slo": {name: None if b is None else {"concurrency": b["concurrency"], "goodput_rps": b["goodput_rps"],
                                                  "output_tok_s": b["output_tok_s"]}
