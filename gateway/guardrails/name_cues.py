@@ -300,7 +300,7 @@ UNIT_NOUNS = frozenset({"team", "teams", "desk", "desks", "unit", "units", "offi
 def names_a_group(names: Sequence[str], words: NameWords) -> bool:
     """Whether the words where a person's name could stand name a desk, a team, an office, a company or a list
     instead ("Facilities Desk", "All Staff", "Claims Unit Tax", "Acme Holdings"). Two words or more, and
-    - the first an English stop word that is no known first name ("All Staff", "Their VPN"; "Per Hansson" is a
+    - the first an English stop word that is no known first name ("All Staff", "Their VPN"; "Will Hansson" is a
       person), or
     - the first no known first name (or one that is a stop word of the languages read: "Uma" is Portuguese's) and
       either a later word a team's head noun (``UNIT_NOUNS``: "Claims Unit", and "Claims Unit Tax" where a

@@ -5,6 +5,13 @@ for a gateway's start. ``python -m gateway.guardrails.person_names`` reads it on
 ``FIRST_NAMES_PER_GENDER`` most frequent first names of each gender and the ``LAST_NAMES`` most frequent last names
 written in a cased script (Latin with any diacritics, Greek, Cyrillic), in gateway/guardrails/data/person_names.json.gz
 (read at run time by ``known_names``).
+
+A country's top first names hold the words its records mistype or misfile as names ("The", "All", "Main", "Per",
+"Best", "Welcome"): in English text those open sentences, headings and labels ("The ID card shows ...", "Main
+Street"), so a first name that is an English stop word, or an English adjective or adverb of four letters or more
+(the model's lemmatizer index), is left out unless the English-speaking countries' own top first names hold it
+("Will", "May", "Grace", "Mark" stay). Shorter ones stay too: they are romanised East-Asian given names ("Won",
+"Xi", "Gu") as often as words.
 """
 
 from __future__ import annotations
@@ -16,10 +23,14 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 SNAPSHOT = Path(__file__).parent / "data" / "person_names.json.gz"
 FIRST_NAMES_PER_GENDER = 1000
 LAST_NAMES = 1000
+# Countries whose first names may be English words: where an English word is a given name, these lists show it.
+ENGLISH_SPEAKING = ("US", "GB", "CA", "AU", "IE", "NZ")
+MIN_WORD_LETTERS = 4  # shorter adjectives stay first names (see the module's docstring)
 # A name as written in running text: a capital, then lower-case letters of a cased script, optionally joined by one
 # apostrophe or hyphen (O'Brien, Jean-Pierre). Initials, all-caps and romanisation placeholders fail it.
 _NAME = re.compile(r"^[^\W\d_][^\W\d_]+(?:['\-][^\W\d_][^\W\d_]+)?$")
@@ -55,13 +66,34 @@ def known_names() -> KnownNames:
     return KnownNames(frozenset(n.casefold() for n in data["first"]), frozenset(n.casefold() for n in data["last"]))
 
 
+def _english_words() -> frozenset[str]:
+    """English stop words, and the adjectives and adverbs of four letters or more that the NER model's lemmatizer
+    indexes (``ner.SPACY_MODEL``), lower case."""
+    import spacy
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    from gateway.guardrails.ner import SPACY_MODEL
+
+    lemmatizer: Any = spacy.load(SPACY_MODEL).get_pipe("lemmatizer")  # get_pipe is typed as any callable
+    index = lemmatizer.lookups.get_table("lemma_index")
+    modifiers = {word for pos in ("adj", "adv") for word in index.get(pos, [])
+                 if "_" not in word and len(word) >= MIN_WORD_LETTERS}  # fmt: skip
+    return frozenset(STOP_WORDS) | frozenset(modifiers)
+
+
 def extract() -> dict[str, list[str]]:
     from names_dataset import NameDataset
 
     dataset = NameDataset()
     first = dataset.get_top_names(n=FIRST_NAMES_PER_GENDER, use_first_names=True)
     last = dataset.get_top_names(n=LAST_NAMES, use_first_names=False)
-    first_names = {n for by_gender in first.values() for names in by_gender.values() for n in names if _cased_name(n)}
+    english_given = {n.casefold() for country in ENGLISH_SPEAKING
+                     for by_gender in dataset.get_top_names(n=FIRST_NAMES_PER_GENDER, use_first_names=True,
+                                                            country_alpha2=country).values()
+                     for names in by_gender.values() for n in names}  # fmt: skip
+    english_words = _english_words()
+    first_names = {n for by_gender in first.values() for names in by_gender.values() for n in names
+                   if _cased_name(n) and (n.casefold() not in english_words or n.casefold() in english_given)}
     last_names = {n for names in last.values() for n in names if _cased_name(n)}
     return {"first": sorted(first_names), "last": sorted(last_names)}
 
