@@ -21,7 +21,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from engine.metrics import EngineWaitingSource
 from engine.protocol import EngineClient
@@ -62,8 +62,31 @@ class GateSlot:
             self._gate._hand_on()
 
 
+class _Waiter(asyncio.Future[None]):
+    """One request's wait in line. Its cancellation (the waiting task cancelled, or its queue timeout) leaves the
+    line's live count at once, as the cancel happens: a task's cancel cancels the future it awaits synchronously,
+    while the task itself (and its cleanup) runs only later, and arrivals in between must see the line as it is."""
+
+    __slots__ = ("_gate",)
+
+    def __init__(self, gate: AdmissionGate, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._gate = gate
+
+    def cancel(self, msg: Any | None = None) -> bool:
+        if not super().cancel(msg):
+            return False
+        self._gate._queued -= 1
+        return True
+
+
 class AdmissionGate:
-    """At most ``max_inflight`` requests hold a slot; up to ``max_queued`` more wait, first come first served."""
+    """At most ``max_inflight`` requests hold a slot; up to ``max_queued`` more wait, first come first served.
+
+    ``queued`` is read on every arrival, so it is a count kept as waiters come and go, not a walk over the line:
+    under overload the line is long and arrivals are many. It counts the waiters in line not yet done; one handed
+    a slot leaves the count as it is handed (``_hand_on``), one cancelled as it is cancelled (``_Waiter.cancel``).
+    """
 
     def __init__(self, max_inflight: int, max_queued: int, queue_timeout_s: float, *,
                  max_engine_waiting: int | None = None,
@@ -80,7 +103,8 @@ class AdmissionGate:
         self.max_engine_waiting = max_engine_waiting
         self._engine_waiting = engine_waiting  # the engine's waiting-queue length, None if unknown
         self._in_flight = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[_Waiter] = deque()  # may still hold cancelled waiters until they leave
+        self._queued = 0  # waiters in ``_waiters`` neither handed a slot nor cancelled
 
     @property
     def in_flight(self) -> int:
@@ -88,13 +112,13 @@ class AdmissionGate:
 
     @property
     def queued(self) -> int:
-        return sum(1 for waiter in self._waiters if not waiter.done())
+        return self._queued
 
     def try_acquire(self) -> GateSlot | None:
         """A slot if one is free and nobody is waiting for one, else None (never waits); raises Overloaded when
         the engine's waiting queue is past its bound."""
         self._check_engine_queue()
-        if self._in_flight < self.max_inflight and not self.queued:
+        if self._in_flight < self.max_inflight and not self._queued:
             self._in_flight += 1
             return GateSlot(self)
         return None
@@ -104,11 +128,12 @@ class AdmissionGate:
         slot = self.try_acquire()
         if slot is not None:
             return slot
-        if self.queued >= self.max_queued:
+        if self._queued >= self.max_queued:
             raise Overloaded("queue_full", f"The server is overloaded: {self._in_flight} requests in flight and "
-                             f"{self.queued} waiting. Retry after {OVERLOAD_RETRY_AFTER_S}s.")
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                             f"{self._queued} waiting. Retry after {OVERLOAD_RETRY_AFTER_S}s.")
+        waiter = _Waiter(self, asyncio.get_running_loop())
         self._waiters.append(waiter)
+        self._queued += 1
         try:
             async with asyncio.timeout(self.queue_timeout_s):
                 await waiter
@@ -138,10 +163,11 @@ class AdmissionGate:
             waiter = self._waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)  # the slot moves to the waiter; in_flight is unchanged
+                self._queued -= 1
                 return
         self._in_flight -= 1
 
-    def _drop(self, waiter: asyncio.Future[None]) -> None:
+    def _drop(self, waiter: _Waiter) -> None:
         with contextlib.suppress(ValueError):  # already handed a slot and popped
             self._waiters.remove(waiter)
 

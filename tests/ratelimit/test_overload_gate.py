@@ -7,8 +7,17 @@ import asyncio
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gateway.ratelimit.overload import OVERLOAD_RETRY_AFTER_S, AdmissionGate, Deadline, Overloaded, overloaded_error
+from gateway.ratelimit.overload import (
+    OVERLOAD_RETRY_AFTER_S,
+    AdmissionGate,
+    Deadline,
+    GateSlot,
+    Overloaded,
+    overloaded_error,
+)
 
 
 async def test_slots_beyond_the_bound_wait_in_line_and_are_handed_on_in_order() -> None:
@@ -118,3 +127,74 @@ def test_a_deadline_counts_from_the_request_arrival() -> None:
     assert 2.5 < deadline.remaining() <= 3.0 and not deadline.expired
     assert Deadline.after(1.0, started_ns=arrived).expired
     assert Deadline.after(1.0, started_ns=arrived).remaining() == 0.0
+
+
+# -- the live count of waiters ----------------------------------------------------------------------------------------
+# Random arrivals (some with a queue timeout that fires on the next loop step), releases, cancellations of waiting
+# tasks, releases and cancellations of the same waiter back to back, and loop steps between them: after every one the
+# gate's kept count must equal the walk over the line it replaces (the waiters in line not yet done), including just
+# after a cancel, before the cancelled task has run its cleanup.
+GATE_OPS = st.lists(st.sampled_from(["arrive", "arrive_timing_out", "release", "cancel", "release_then_cancel",
+                                     "step"]), min_size=1, max_size=60)
+
+
+def _waiting_by_walk(gate: AdmissionGate) -> int:
+    return sum(1 for waiter in gate._waiters if not waiter.done())
+
+
+async def _run_gate_ops(ops: list[str], choices: list[int], max_inflight: int, max_queued: int) -> None:
+    gate = AdmissionGate(max_inflight=max_inflight, max_queued=max_queued, queue_timeout_s=60)
+    held: list[GateSlot] = []
+    tasks: list[asyncio.Task[GateSlot]] = []
+    picks = iter(choices)
+
+    def pick(n: int) -> int:
+        return next(picks, 0) % n
+
+    def collect() -> None:
+        for task in [t for t in tasks if t.done()]:
+            tasks.remove(task)
+            if not task.cancelled() and task.exception() is None:
+                held.append(task.result())
+            elif not task.cancelled():
+                assert isinstance(task.exception(), Overloaded)
+
+    def check() -> None:
+        assert gate.queued == _waiting_by_walk(gate)
+        assert 0 <= gate.queued <= max_queued
+
+    for op in ops:
+        if op in ("arrive", "arrive_timing_out"):
+            gate.queue_timeout_s = 0 if op == "arrive_timing_out" else 60
+            tasks.append(asyncio.create_task(gate.acquire()))
+            await asyncio.sleep(0)  # the arrival runs up to its wait (the timeout is read as it starts waiting)
+            gate.queue_timeout_s = 60
+        elif op == "release" and held:
+            held.pop(pick(len(held))).release()
+        elif op == "cancel" and tasks:
+            tasks[pick(len(tasks))].cancel()
+        elif op == "release_then_cancel" and held and tasks:
+            held.pop(pick(len(held))).release()  # hands the slot to the first waiter ...
+            tasks[0].cancel()  # ... whose task may be cancelled before it runs again
+        elif op == "step":
+            await asyncio.sleep(0)
+        check()
+        collect()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    collect()
+    check()
+    assert gate.queued == 0
+    assert gate.in_flight == len(held)  # no slot lost or duplicated on any path
+    for slot in held:
+        slot.release()
+    assert (gate.in_flight, gate.queued) == (0, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=GATE_OPS, choices=st.lists(st.integers(min_value=0, max_value=1000), max_size=60),
+       max_inflight=st.integers(min_value=1, max_value=3), max_queued=st.integers(min_value=0, max_value=6))
+def test_the_live_waiter_count_equals_a_walk_over_the_line(ops: list[str], choices: list[int], max_inflight: int,
+                                                             max_queued: int) -> None:
+    asyncio.run(_run_gate_ops(ops, choices, max_inflight, max_queued))
