@@ -75,7 +75,8 @@ def main() -> None:
     parser.add_argument("--model", type=Path, help="a trained pipeline directory (default: the shipped one)")
     parser.add_argument("--split", choices=["dev", *sorted(SHAPED_CORPORA)], required=True,
                         help="the corpus left out (or dev, the dev bench's own)")
-    parser.add_argument("--second-reading", nargs="+", choices=SECOND_READINGS, default=["continental", "all"])
+    parser.add_argument("--second-reading", nargs="+", choices=SECOND_READINGS,
+                        default=["continental", "unlisted", "all"])
     parser.add_argument("--misses", type=int, default=0, help="print this many misses of each label")
     parser.add_argument("--out", type=Path, help="write the scores here (JSON)")
     args = parser.parse_args()
