@@ -64,6 +64,9 @@ def summary(times: list[float], chars: list[int]) -> dict[str, Any]:
 
 def dev_maxima(analyzer: PiiAnalyzer, quick: bool) -> dict[str, Any]:
     guard = InputGuard(SECRET, analyzer=analyzer, config=GuardConfig(scan_budget_s=None))
+    # Loaded once per process on first use (the injection model, name lists), not a cost of the first text measured.
+    guard.scan_messages_sync("warm", [{"role": "user", "content": "Maria Garcia of Porto, maria@example.org"}],
+                             NER_POLICY)
     report: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     for split in DEV_SPLITS:
@@ -74,6 +77,11 @@ def dev_maxima(analyzer: PiiAnalyzer, quick: bool) -> dict[str, Any]:
         times = [scan_cpu_s(guard, f"{split}-{i}", [{"role": "user", "content": text}], NER_POLICY)
                  for i, text in enumerate(texts)]  # fmt: skip
         report[split] = summary(times, [len(text) for text in texts])
+        # The slowest text again, under a tenant of its own (no cache): what it costs once every lazily loaded model
+        # it needed (the second NER model on a first non-English text) is loaded.
+        worst = texts[max(range(len(times)), key=times.__getitem__)]
+        report[split]["max_rescanned_ms"] = round(
+            scan_cpu_s(guard, f"{split}-again", [{"role": "user", "content": worst}], NER_POLICY) * 1e3, 3)
     corpus = generate_agentic_corpus()
     times = [scan_cpu_s(guard, f"agentic-{i}", [{"role": "tool", "content": text}], NER_POLICY)
              for i, text in enumerate(corpus)]  # fmt: skip
@@ -158,6 +166,9 @@ def main() -> None:
     largest_ms = max(entry["max_ms"] for entry in report["dev_maxima"].values())
     report["largest_dev_scan_ms"] = largest_ms
     report["budget_margin_x"] = round(budget_s * 1e3 / largest_ms, 1)
+    steady_ms = max(entry.get("max_rescanned_ms", entry["max_ms"]) for entry in report["dev_maxima"].values())
+    report["largest_dev_scan_steady_ms"] = steady_ms
+    report["budget_margin_steady_x"] = round(budget_s * 1e3 / steady_ms, 1)
     report["unbounded_digit_groups"] = unbounded_cost(analyzer, (10_000, 20_000))
     report["adversarial_200kb"] = adversarial(analyzer, 200_000, budget_s)
     report["load_after"] = os.getloadavg()[0]
