@@ -80,7 +80,8 @@ def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGu
 
     # A configured ONNX injection model is loaded and probed here: a bad one stops start-up, not a request.
     config = GuardConfig(injection_onnx_dir=settings.injection_onnx_dir, injection_label=settings.injection_onnx_label,
-                         analysis_processes=settings.guardrail_analysis_processes)
+                         analysis_processes=settings.guardrail_analysis_processes,
+                         scan_budget_s=settings.guardrail_scan_budget_s or None)
     guard = GuardrailsEngine(server_secret, config=config)
     return GuardrailsInput(guard), GuardrailsOutput(guard), guard.close
 

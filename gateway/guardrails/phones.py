@@ -24,6 +24,7 @@ from phonenumbers.phonenumberutil import _number_type_helper
 from phonenumbers.re_util import re_compile
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
+from gateway.guardrails import budget
 from gateway.guardrails.cards import card_network
 
 # Validating a number for the national regions reads a few thousand metadata patterns, more than the ``re`` module's
@@ -143,6 +144,7 @@ class PhoneNumberRecognizer(EntityRecognizer):
             candidate = _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
             if candidate is None:
                 break
+            budget.check()  # a scan past its CPU budget stops at the next candidate, not at the end of a long text
             start = candidate.start() + (len(candidate.group()) - len(candidate.group().lstrip()))
             position = candidate.end()
             if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):

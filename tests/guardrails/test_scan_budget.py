@@ -145,3 +145,16 @@ def test_a_worker_still_busy_past_the_budget_is_killed_and_replaced(pooled: Inpu
         time.sleep(0.05)
     result = pooled.scan_messages_sync("budget-kill-next", NORMAL, Policy())  # a fresh worker serves it
     assert result.scanned_chars > 0 and _worker_pid(pooled) not in (pid, os.getpid())
+
+
+@pytest.mark.parametrize(("setting", "budget"), [(0.25, 0.25), (0.0, None)])
+def test_the_gateway_setting_reaches_the_scan(setting, budget):
+    from gateway.app import _build_guardrails
+    from gateway.core.settings import Settings
+
+    guard_in, _guard_out, close = _build_guardrails(b"secret", Settings(_env_file=None,
+                                                                        guardrail_scan_budget_s=setting))
+    try:
+        assert guard_in._guard.config.scan_budget_s == budget  # 0 is no limit
+    finally:
+        close()
