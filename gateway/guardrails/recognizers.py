@@ -402,7 +402,8 @@ def build_detectors() -> list[Detector]:
         ("PHONE_NUMBER", PhoneNumberRecognizer(), has_regex(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _credential_prefilter(), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
-        ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|]"), None, 0),
+        # A field value follows a separator, a tag or a printed form's dotted leader ("HOME TOWN ....... LARYNE").
+        ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|<]|\.\.\."), None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), has_regex(r"\d"), None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), has_regex(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],
