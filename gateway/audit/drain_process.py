@@ -32,10 +32,6 @@ from gateway.telemetry.logs import JsonFormatter, LogFormat, RedactingTextFormat
 log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
-# How far below the serving process the child runs (added to its nice value). A batch is a burst of CPU, tens of
-# microseconds a record for hundreds of records at once, on the cores the event loop and its clients share; nothing
-# waits for the drain but the spool's size, so the loop should not wait behind it for a core.
-DRAIN_NICENESS = 10
 # The fork server imports the drain's modules (SQLAlchemy, the models, the drivers) once; each child forked from it
 # starts with them loaded. ``__main__`` too: a child would otherwise run a script's main module again on each start.
 _CONTEXT = multiprocessing.get_context("forkserver")
@@ -172,8 +168,6 @@ def serve(conn: Connection, url: str, timeouts: StoreTimeouts, spool_dir: Path, 
     # The serving process decides when its drain stops (a terminal's Ctrl-C reaches the whole process group).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    with contextlib.suppress(OSError):  # a system that refuses it leaves the child at the server's priority
-        os.nice(DRAIN_NICENESS)
     if log_format != "none":
         configure_logging(log_format, log_level)
     db = Database(url, timeouts=timeouts)

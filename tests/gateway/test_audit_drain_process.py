@@ -16,7 +16,7 @@ import pytest
 from gateway_support import unique_name
 from sqlalchemy import func, select
 
-from gateway.audit.drain_process import DRAIN_NICENESS, DrainProcess
+from gateway.audit.drain_process import DrainProcess
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
 from gateway.audit.verify import verify_chains
@@ -182,18 +182,3 @@ def test_the_drain_process_logs_in_the_serving_process_format(database_url: str,
         assert entry["message"].startswith("audit record quarantined")
     else:
         assert " ERROR gateway.audit.quarantine: audit record quarantined" in lines[0]
-
-
-def _nice(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
-
-
-def test_the_drain_child_runs_below_the_serving_processs_priority(db: Database, tmp_path: Path) -> None:
-    """Its batches are bursts of CPU on the cores the event loop shares: the loop must not wait behind one."""
-    process = DrainProcess(db, tmp_path / "spool")
-    try:
-        assert process.store_lines([_event(_tenant(db), 0).to_spool_line()]) == 0  # stored, none quarantined
-        assert process.pid is not None
-        assert _nice(process.pid) == min(19, os.nice(0) + DRAIN_NICENESS)
-    finally:
-        process.stop()
