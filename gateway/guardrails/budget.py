@@ -88,7 +88,6 @@ class ScanBudget:
             raise ScanBudgetExceeded(self.seconds or 0.0)
 
 
-
 _active = threading.local()  # the budget of the scan running on this thread, if any
 
 

@@ -11,6 +11,7 @@ and with German umlauts written out ("Maerz"), and abbreviated to any prefix of 
 from __future__ import annotations
 
 import calendar
+import functools
 import importlib
 import re
 import unicodedata
@@ -37,6 +38,18 @@ def month_names(locales: Iterable[str] = MONTH_LOCALES) -> tuple[str, ...]:
         names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.MONTH_NAMES.values())
     forms = {form.casefold() for name in names for form in (name, _without_diacritics(name), name.translate(_UMLAUTS))}
     return tuple(sorted(forms))
+
+
+@functools.lru_cache(maxsize=4096)
+def is_month_word(word: str) -> bool:
+    """A month's name or its abbreviation ("Nov", "sept", "März"), as ``month_names`` reads them."""
+    folded = word.casefold()
+    return len(folded) >= SHORTEST_ABBREVIATION and any(name.startswith(folded) for name in _default_month_names())
+
+
+@functools.cache
+def _default_month_names() -> tuple[str, ...]:
+    return month_names()  # read from Faker's locale providers: once, not per word
 
 
 def calendar_words(locales: Iterable[str] = MONTH_LOCALES) -> frozenset[str]:

@@ -30,13 +30,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from functools import cache
 from pathlib import Path
 
 import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from gateway.guardrails.dates import SHORTEST_ABBREVIATION, month_names
+from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_continental
 from gateway.guardrails.person_names import known_names
@@ -88,13 +87,8 @@ def _month_in_date(text: str, start: int, end: int) -> bool:
     words = _SPAN_WORD.findall(text, start, end)
     if not words or not (_DAY_AFTER.match(text, end) or _DAY_BEFORE.search(text, max(0, start - 4), start)):
         return False
-    folded = words[-1].casefold()
-    return len(folded) >= SHORTEST_ABBREVIATION and any(name.startswith(folded) for name in _months())
+    return is_month_word(words[-1])
 
-
-@cache
-def _months() -> tuple[str, ...]:
-    return month_names()  # read from Faker's locale providers: once, not per entity
 
 # Characters of context NER reads on each side of a candidate word (widened to whitespace): the streamed output's
 # hold-back under a name-masking policy derives from it (open_tail.name_context_start).

@@ -131,13 +131,10 @@ def _calendar_words() -> frozenset[str]:
     return calendar_words()
 
 
-@functools.lru_cache(maxsize=4096)
 def _is_month_word(word: str) -> bool:
-    """A month's name or its abbreviation ("Nov", "sept", "März"), as ``dates.month_names`` reads them."""
-    from gateway.guardrails.dates import SHORTEST_ABBREVIATION, month_names
+    from gateway.guardrails.dates import is_month_word  # dates reads name_cues, which reads nothing of places
 
-    folded = word.casefold()
-    return len(folded) >= SHORTEST_ABBREVIATION and any(name.startswith(folded) for name in month_names())
+    return is_month_word(word)
 
 
 # Verbs of travel and residence with their preposition, in the four languages the corpus writes: the capitalised
