@@ -92,3 +92,12 @@ def test_a_person_written_last_name_first(text: str, expected: list[tuple[str, s
 )
 def test_comma_values_that_are_no_last_name_first(text: str) -> None:
     assert not [value for kind, value in found(text) if "," in value]
+
+
+def test_a_printed_forms_dotted_leaders_reach_the_field_rule() -> None:
+    # No ':', '=' or other separator: the field rule's pre-filter must still let a form's dotted leaders through.
+    from gateway.guardrails import PiiAnalyzer
+
+    text = "APPLICANT DETAILS\nFULL NAME ........ Quorin Vaselt\nHOME TOWN ....... Brimwater Hollow\n"
+    found = {(f.entity_type, text[f.start:f.end]) for f in PiiAnalyzer().analyze(text, ner_enabled=False)}
+    assert found == {("PERSON", "Quorin Vaselt"), ("LOCATION", "Brimwater Hollow")}
