@@ -158,3 +158,13 @@ def test_the_gateway_setting_reaches_the_scan(setting, budget):
         assert guard_in._guard.config.scan_budget_s == budget  # 0 is no limit
     finally:
         close()
+
+
+def test_the_phone_detector_stops_inside_one_call_at_its_budget():
+    # One detector call over digit groups runs for seconds; it must stop at its next candidate, not at the text's end.
+    from gateway.guardrails.phones import PhoneNumberRecognizer
+
+    text = digit_groups(20_000)
+    recognizer = PhoneNumberRecognizer()
+    with pytest.raises(ScanBudgetExceeded), scanning(ScanBudget(0.05)):
+        recognizer.analyze(text, ["PHONE_NUMBER"])
