@@ -20,7 +20,7 @@ from gateway.audit.drain_process import DrainProcess
 from gateway.audit.event import AuditEvent
 from gateway.audit.models import AuditRecord
 from gateway.audit.verify import verify_chains
-from gateway.audit.writer import AuditWriter
+from gateway.audit.writer import DRAIN_NICENESS, AuditWriter
 from gateway.core.clock import utcnow
 from gateway.core.db import Database
 from gateway.tenants.service import create_tenant
@@ -74,6 +74,23 @@ def test_the_drain_stores_from_a_child_process_that_ends_with_the_writer(db: Dat
         time.sleep(0.02)
     assert not _alive(child)
     assert writer.drain_process is None
+
+
+def test_the_drain_child_runs_nicer_than_the_serving_process_so_its_batches_yield_the_core(
+        db: Database, tmp_path: Path) -> None:
+    tenant_id = _tenant(db)
+    writer = AuditWriter(db, tmp_path / "spool", flush_interval_s=0.02)
+    writer.start()
+    try:
+        writer.record_sync(_event(tenant_id, 0))
+        assert writer.flush(60)
+        process = writer.drain_process
+        assert process is not None and process.pid is not None
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, process.pid) == min(19, own + DRAIN_NICENESS) > own or own == 19
+        assert os.getpriority(os.PRIO_PROCESS, 0) == own  # the serving process keeps its own priority
+    finally:
+        writer.close()
 
 
 def test_the_thread_drain_stores_in_the_serving_process(db: Database, tmp_path: Path) -> None:
