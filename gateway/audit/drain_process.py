@@ -26,6 +26,7 @@ from pathlib import Path
 
 from gateway.audit.line_store import LineStore
 from gateway.audit.quarantine import Quarantine, describe_failure
+from gateway.core import forkserver
 from gateway.core.db import Database, StoreTimeouts
 from gateway.telemetry.logs import JsonFormatter, LogFormat, RedactingTextFormatter, configure_logging
 
@@ -33,10 +34,9 @@ log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
 # The fork server imports the drain's modules (SQLAlchemy, the models, the drivers) once; each child forked from it
-# starts with them loaded. ``__main__`` too: a child would otherwise run a script's main module again on each start.
-_CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload(["__main__", __name__, "sqlalchemy.dialects.postgresql.psycopg",
-                                 "sqlalchemy.dialects.sqlite"])
+# starts with them loaded. The list is shared with the guardrails' analysis workers (``gateway.core.forkserver``).
+_CONTEXT = forkserver.context()
+forkserver.preload([__name__, "sqlalchemy.dialects.postgresql.psycopg", "sqlalchemy.dialects.sqlite"])
 
 
 class DrainFailed(RuntimeError):
