@@ -4,10 +4,15 @@ The detectors are pure Python (regexes, phonenumbers, gazetteer lookups): on gua
 the event loop, so one gateway process spends at most one core on the loop and its scans together, and under a
 steady stream of 2 KB prompts the scans (~8 ms each) take the GIL from the loop until requests queue without bound.
 In a worker process a scan runs on another core; the guard thread that asked only waits on the result, which
-releases the GIL. A worker builds its own ``PiiAnalyzer`` (the same detectors and models, so the same findings) when
-it starts, in a fresh interpreter (``spawn``: forking a process whose other threads may hold locks is unsafe); so, as
-for any spawned process, the program's main module must be safe to import (its work under ``if __name__ ==
-"__main__"``, as uvicorn's, ``warden``'s and pytest's are), or every worker fails to start and every scan is refused.
+releases the GIL. Workers are forked from the gateway process's fork server (``gateway.core.forkserver``: started
+clean, in a fresh interpreter, so a worker inherits none of the serving process's threads or locks), which imports
+``warm_analyzer`` once: its ``PiiAnalyzer`` (the same detectors and models as in this process, so the same
+findings), NER models loaded, is every worker's from the moment it is forked, and a new worker costs a fork, not
+seconds of imports and model loads. Where the fork server was started before the workers' first pool (by the audit
+drain) it lacks that module, and each worker builds its own analyzer at its start, as a spawned one would. As for
+any child started through a fresh interpreter, the program's main module must be safe to import (its work under
+``if __name__ == "__main__"``, as uvicorn's, ``warden``'s and pytest's are), or every worker fails to start and
+every scan is refused.
 
 Each worker is its own one-process pool, lent to one scan at a time: a scan that overruns its CPU budget
 (``budget``) stops at the analyzer's next check between detectors, and a worker still busy past the budget (inside
@@ -19,7 +24,6 @@ fresh worker: workers that cannot start are retried once a second, not once per 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import queue
 import threading
@@ -27,8 +31,9 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.context import SpawnContext
+from multiprocessing.context import ForkServerContext
 
+from gateway.core import forkserver
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.budget import ScanBudget, ScanBudgetExceeded, scanning
 from gateway.guardrails.findings import Finding
@@ -46,9 +51,16 @@ class AnalysisUnavailable(RuntimeError):
     """The analysis workers died during a scan: the scan has no result (its request must be refused)."""
 
 
+WARM_ANALYZER_MODULE = "gateway.guardrails.warm_analyzer"
+
+
 def _start_worker() -> None:
     global _analyzer
-    _analyzer = PiiAnalyzer()
+    # Imported here, never in the serving process: importing it builds an analyzer (done already in the fork server
+    # when it preloaded the module, so this costs nothing there).
+    from gateway.guardrails import warm_analyzer
+
+    _analyzer = warm_analyzer.ANALYZER or PiiAnalyzer()
 
 
 def _analyze_many(texts: list[str], ner_enabled: bool,
@@ -79,9 +91,9 @@ def process_cpu_s(pid: int) -> float | None:
 class _Worker:
     """One analysis process, in a pool of its own: killing it for an overrun breaks no other scan's pool."""
 
-    def __init__(self, context: SpawnContext) -> None:
+    def __init__(self, context: ForkServerContext) -> None:
         self.pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start_worker)
-        # Started now (importing the detectors takes a second or two), not on the first request.
+        # Started now (a worker the fork server has no analyzer for builds its own: seconds), not on the first request.
         self.ready = self.pool.submit(_ready)
 
     def pid(self) -> int | None:
@@ -101,7 +113,8 @@ class AnalysisProcesses:
     def __init__(self, processes: int) -> None:
         if processes < 1:
             raise ValueError("processes must be >= 1")
-        self._context = multiprocessing.get_context("spawn")
+        forkserver.preload([__name__, WARM_ANALYZER_MODULE])
+        self._context = forkserver.context()
         self._lock = threading.Lock()
         self._workers: list[_Worker] = []  # every live worker, for shutdown and tests
         # The places a scan may take: a worker, or None where one died and a new one is not started yet.
