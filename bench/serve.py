@@ -32,6 +32,10 @@ Each Warden's gateway serves from a thread of this process (``bench.serve_warden
 generator's interpreter lock; llama-server runs in its own process. On a loaded 2-core machine that costs Warden's
 arms latency the llama.cpp arm does not pay.
 
+Each speculating arm's level also reports its drafts (``speculation``: proposed, verified, accepted, from the engine's
+counters scraped around the level): accepted drafts per generated token, the share of verified drafts accepted and
+the share of proposals the adaptive budget verified, so two runs' speculation can be compared level by level.
+
 Requests are greedy and run through the end-of-sequence token (``ignore_eos``), so every arm writes exactly the
 trace's output lengths. A level ``c`` replays whole sessions (at least ``c``, and enough for ``--requests``
 requests), their turns in order with the trace's think time between a turn's answer and the next turn, at most
@@ -224,6 +228,29 @@ def scrape_engine_counters(text: str) -> dict[str, float]:
     return values
 
 
+SPEC_COUNTERS = {"proposed": "spec_decode_num_proposed_tokens_total", "verified": "spec_decode_num_draft_tokens_total",
+                 "accepted": "spec_decode_num_accepted_tokens_total", "generated": "generation_tokens_total"}
+
+
+def speculation_of_level(before: dict[str, float], after: dict[str, float]) -> dict[str, int | float | None] | None:
+    """What speculation did in one level, from the engine's counters scraped around it: drafts proposed, verified
+    (the adaptive budget keeps the rest unverified) and accepted, and the ratios that make two runs comparable:
+    accepted drafts per generated token (the tokens a step got for free), the share of verified drafts accepted
+    (how good the drafts were) and the share of proposed drafts verified (how often the budget judged them worth
+    a verification row). None for an engine that does not speculate."""
+    delta = {key: after.get(name, 0.0) - before.get(name, 0.0) for key, name in SPEC_COUNTERS.items()}
+    if not delta["proposed"] and not delta["verified"]:
+        return None
+
+    def share(part: float, whole: float) -> float | None:
+        return round(part / whole, 3) if whole else None
+
+    return {**{key: int(value) for key, value in delta.items()},
+            "accepted_per_generated": share(delta["accepted"], delta["generated"]),
+            "accepted_per_verified": share(delta["accepted"], delta["verified"]),
+            "verified_per_proposed": share(delta["verified"], delta["proposed"])}
+
+
 def rotated(names: list[str], offset: int) -> list[str]:
     shift = offset % len(names)
     return names[shift:] + names[:shift]
@@ -267,6 +294,14 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
             warmup = await streamers[name].send(-1, warm, synth.messages(warm, salt=10**6), seed=seed)
             if warmup.error:
                 raise RuntimeError(f"{name}: warm-up request failed: {warmup.error}")
+
+        async def counters(name: str) -> dict[str, float]:
+            target = targets[name]
+            if target.description.get("kind") != "warden":
+                return {}
+            metrics = await clients[name].get(target.endpoint.base_url.removesuffix("/v1") + "/metrics")
+            return scrape_engine_counters(metrics.text) if metrics.status_code == 200 else {}
+
         for salt, (concurrency, entries) in enumerate(levels.items(), 1):
             for name in rotated(list(targets), salt - 1):
                 if arm_levels and name in arm_levels and concurrency not in arm_levels[name]:
@@ -277,7 +312,9 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
                                streamer: ChatStreamer = streamer) -> RequestResult:
                     return await streamer.send(index, entry, synth.messages(entry, salt), seed=seed + index)
 
+                before = await counters(name)
                 results, wall = await replay(entries, concurrency, send, think_s=think_s)
+                speculation = speculation_of_level(before, await counters(name)) if before else None
                 summary = summarize(concurrency, results, wall, slo)
                 for failed in [r for r in results if not r.ok][:5]:
                     print(f"    request {failed.index} failed: {failed.error}")
@@ -287,13 +324,16 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
                       f"p90 {summary.ttft_p90_ms} ms  ITL p50 {summary.itl_p50_ms} ms  goodput "
                       f"{summary.goodput_rps:.3f} req/s{' (SLO held)' if summary.meets_slo else ''}  "
                       f"cache hit {summary.cache_hit_rate:.0%}  ({summary.wall_s:.0f} s, load {load[0]})", flush=True)
-                rows[name].append({"summary": summary, "load_average": load, "requests": per_request(results)})
+                if speculation is not None:
+                    print(f"    drafts: {speculation['accepted_per_generated']} accepted per token, "
+                          f"{speculation['accepted_per_verified']} of verified accepted, "
+                          f"{speculation['verified_per_proposed']} of proposed verified", flush=True)
+                rows[name].append({"summary": summary, "load_average": load, "requests": per_request(results),
+                                   "speculation": speculation})
                 on_level(rows)
         for name, target in targets.items():
-            if target.description.get("kind") != "warden":
-                continue
-            metrics = await clients[name].get(target.endpoint.base_url.removesuffix("/v1") + "/metrics")
-            scraped[name] = scrape_engine_counters(metrics.text) if metrics.status_code == 200 else {}
+            if target.description.get("kind") == "warden":
+                scraped[name] = await counters(name)
     return rows, scraped
 
 
@@ -506,6 +546,7 @@ def build_report(args: argparse.Namespace, targets: dict[str, Target], rows: dic
         arms[name] = {
             **target.description,
             "levels": [{**row["summary"].to_json(), "load_average": row["load_average"],
+                        **({"speculation": row["speculation"]} if row.get("speculation") else {}),
                         "per_request": row["requests"]} for row in rows[name]],
             "best_at_slo": best.to_json() if best is not None else None,
             "pareto_concurrency": [s.concurrency for s in pareto_front(summaries)],

@@ -21,6 +21,8 @@ from bench.serve import (
     ratio,
     reproducing_command,
     scale_output,
+    scrape_engine_counters,
+    speculation_of_level,
     think_time_s,
 )
 from bench.serve_llamacpp import context_per_slot, start_llamacpp
@@ -59,6 +61,21 @@ def test_scaling_the_output_keeps_the_prompt() -> None:
 def test_headline_ratio_compares_goodput_and_is_absent_without_a_level_at_the_slo() -> None:
     assert ratio({"goodput_rps": 0.9}, {"goodput_rps": 0.3}) == 3.0
     assert ratio(None, {"goodput_rps": 0.3}) is None and ratio({"goodput_rps": 0.9}, None) is None
+
+
+def test_a_levels_speculation_is_the_difference_of_the_counters_scraped_around_it() -> None:
+    page = """warden:spec_decode_num_proposed_tokens_total{model="m"} 150
+warden:spec_decode_num_draft_tokens_total{model="m"} 60
+warden:spec_decode_num_accepted_tokens_total{model="m"} 45
+warden:generation_tokens_total{model="m"} 300
+"""
+    before = {"spec_decode_num_proposed_tokens_total": 50.0, "spec_decode_num_draft_tokens_total": 20.0,
+              "spec_decode_num_accepted_tokens_total": 15.0, "generation_tokens_total": 100.0}
+    level = speculation_of_level(before, scrape_engine_counters(page))
+    assert level == {"proposed": 100, "verified": 40, "accepted": 30, "generated": 200,
+                     "accepted_per_generated": 0.15, "accepted_per_verified": 0.75, "verified_per_proposed": 0.4}
+    # An engine that does not speculate proposes nothing: no speculation entry for its level.
+    assert speculation_of_level({"generation_tokens_total": 1.0}, {"generation_tokens_total": 9.0}) is None
 
 
 def test_the_int8_kv_arm_is_the_optimized_engine_with_only_its_kv_cache_changed() -> None:
