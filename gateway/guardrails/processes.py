@@ -39,6 +39,7 @@ from gateway.guardrails.budget import ScanBudget, ScanBudgetExceeded, scanning
 from gateway.guardrails.findings import Finding
 
 _analyzer: PiiAnalyzer | None = None  # a worker process's own
+_inherited = False  # whether it came built from the fork server
 RESPAWN_BACKOFF_S = 1.0
 # How often a scan with a budget reads its worker's CPU time; and how far past the budget the worker may run before
 # it is killed (its own check between detectors usually stops it first, without the cost of a new worker).
@@ -55,12 +56,13 @@ WARM_ANALYZER_MODULE = "gateway.guardrails.warm_analyzer"
 
 
 def _start_worker() -> None:
-    global _analyzer
+    global _analyzer, _inherited
     # Imported here, never in the serving process: importing it builds an analyzer (done already in the fork server
     # when it preloaded the module, so this costs nothing there).
     from gateway.guardrails import warm_analyzer
 
     _analyzer = warm_analyzer.ANALYZER or PiiAnalyzer()
+    _inherited = warm_analyzer.ANALYZER is not None and os.getpid() != warm_analyzer.BUILT_IN_PID
 
 
 def _analyze_many(texts: list[str], ner_enabled: bool,
@@ -74,7 +76,9 @@ def _analyze_many(texts: list[str], ner_enabled: bool,
 
 
 def _ready() -> bool:
-    return _analyzer is not None
+    """Whether the worker's analyzer came built from the fork server (False: it built its own)."""
+    assert _analyzer is not None, "the pool's initializer builds the analyzer"
+    return _inherited
 
 
 def process_cpu_s(pid: int) -> float | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 
 from gateway.guardrails.analyzer import PiiAnalyzer
 
@@ -41,3 +42,4 @@ def _build() -> PiiAnalyzer | None:
 
 
 ANALYZER = _build()
+BUILT_IN_PID = os.getpid()  # a worker forked from the fork server reads another pid here: its analyzer came built
