@@ -1,0 +1,325 @@
+"""Where a guarded request's guardrail CPU goes: the overhead bench's fresh 2 KB prompts, stage by stage.
+
+    python -m bench.guardrails_profile [--prompts 200] [--rounds 5] [--json FILE]
+    python -m bench.guardrails_profile --dump-findings FILE [--ner]
+
+The requests are ``bench.overhead_stub``'s guarded arm's (``long_prompts``: a system prompt and a 2 KB user message of
+support tickets, each prompt different), screened by an ``InputGuard`` built as ``gateway.app`` builds it, under the
+overhead bench's tenant policy (``BENCH_POLICY``: the default PII actions, injection flagged), through the /v1
+adapter (``gateway.openai.guardrails_adapter``): the input screen, then an output filter fed the stub engine's two
+deltas and finished. Every round sends prompts no earlier round sent (the scan cache never answers), after a warm-up
+round of its own.
+
+1. End to end: the process's CPU time (every thread: the event loop, the guard's input and output threads) per
+   request, and the wall time of a request's input screen, per round; medians over rounds.
+2. Per stage and per detector: the same requests again, with the guard's stages and each detector wrapped in
+   thread-CPU timers (the wrappers add a few microseconds a call; the end-to-end figure is measured without them).
+   A stage's time is its own thread's CPU inside it; detectors are told apart by the text they read (the user's
+   message, a boundary window's reading, the output) and split into their pre-filter and the rest.
+
+``--dump-findings`` writes, instead, every text's findings over the dev-side corpora (dev, dev-fresh, dev-3, dev-4,
+dev-5, the agentic corpus, the overhead bench's tickets and its 2 KB prompts), pattern detectors only unless
+``--ner``, and each bench prompt's screened messages and decisions: two dumps from two revisions are compared with
+``cmp``. The held-out `test` split is never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import statistics
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench.gateway_overhead import BENCH_POLICY, ticket_prompts
+from bench.guardrails import AGENTIC_CORPUS, load_corpus, read_jsonl
+from bench.overhead_stub import long_prompts
+from bench.provenance import write_results
+from gateway.guardrails import GuardConfig, InputGuard, OutputRedactor, analyzer, input_guard
+from gateway.guardrails.injection import detector as injection_detector
+from gateway.guardrails.injection.classifier import LinearInjectionClassifier
+from gateway.guardrails.recognizers import Detector
+from gateway.openai.guardrails_adapter import GuardrailsInput, GuardrailsOutput
+from policies import Policy
+
+TENANT = "bench-profile"
+SECRET = b"guardrails-profile-secret-32byte"
+DEV_SPLITS = ("dev", "dev-fresh", "dev-3", "dev-4", "dev-5")
+# The stub engine's completion: a stamp of digits, then " done" (``bench.stub_engine``).
+STUB_DELTAS = ("t", " done")
+DUMP_BATCH = 8
+
+
+def build_guard() -> InputGuard:
+    """The guard as ``gateway.app`` builds it under the default settings (threads, the default scan budget)."""
+    return InputGuard(SECRET, config=GuardConfig())
+
+
+def bench_policy() -> Policy:
+    return Policy.model_validate(BENCH_POLICY)
+
+
+def requests(count: int, seed: int) -> list[list[dict[str, str]]]:
+    return long_prompts(count, seed=seed)
+
+
+async def guarded_request(screen: GuardrailsInput, output: GuardrailsOutput, policy: Policy,
+                          messages: list[dict[str, str]]) -> float:
+    """One request's guardrail work as the /v1 path does it; the input screen's wall seconds."""
+    started = time.perf_counter()
+    await screen.screen_input(messages, tenant_id=TENANT, policy=policy)
+    screened = time.perf_counter() - started
+    flt = output.open(tenant_id=TENANT, policy=policy)
+    await flt.feed(f"{STUB_DELTAS[0]}{time.perf_counter_ns()}")
+    await flt.feed(STUB_DELTAS[1])
+    await flt.finish()
+    flt.decisions()
+    return screened
+
+
+async def run_round(guard: InputGuard, policy: Policy, batch: list[list[dict[str, str]]]) -> tuple[float, float]:
+    """(process CPU ms per request, median input-screen wall ms) over ``batch``, one request at a time."""
+    screen, output = GuardrailsInput(guard), GuardrailsOutput(guard)
+    walls = []
+    cpu = time.process_time()
+    for messages in batch:
+        walls.append(await guarded_request(screen, output, policy, messages))
+    return (time.process_time() - cpu) * 1e3 / len(batch), statistics.median(walls) * 1e3
+
+
+class Stages:
+    """Thread-CPU nanoseconds per (stage, key), from wrappers around the guard's functions."""
+
+    def __init__(self) -> None:
+        self.ns: defaultdict[tuple[str, str], int] = defaultdict(int)
+        self.calls: defaultdict[tuple[str, str], int] = defaultdict(int)
+        self._lock = threading.Lock()
+        self.local = threading.local()
+
+    def add(self, stage: str, key: str, ns: int) -> None:
+        with self._lock:
+            self.ns[(stage, key)] += ns
+            self.calls[(stage, key)] += 1
+
+    def timed(self, stage: str, fn: Callable[..., Any], key: Callable[..., str] = lambda *a, **k: "") -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time_ns()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.add(stage, key(*args, **kwargs), time.thread_time_ns() - started)
+
+        return wrapper
+
+    @contextmanager
+    def side(self, name: str) -> Iterator[None]:
+        before = getattr(self.local, "side", "input")
+        self.local.side = name
+        try:
+            yield
+        finally:
+            self.local.side = before
+
+
+def detector_name(detector: Detector) -> str:
+    return f"{detector.recognizer.name} ({detector.entity_type})"
+
+
+@contextmanager
+def instrumented(guard: InputGuard, stages: Stages, messages_texts: set[str]) -> Iterator[None]:
+    """Wrap the guard's stages and detectors in timers for the block's duration (``Stages``), then restore them."""
+    patches: list[tuple[Any, str, Any]] = []
+
+    def patch(owner: Any, name: str, value: Any) -> None:
+        patches.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def reading(text: str) -> str:
+        side = getattr(stages.local, "side", "input")
+        if side != "input":
+            return side
+        return "message" if text in messages_texts else "boundary window"
+
+    def run_detector(detector: Detector, text: str) -> Any:
+        started = time.thread_time_ns()
+        try:
+            return original_run(detector, text)
+        finally:
+            stages.add(f"detector: {reading(text)}", detector_name(detector), time.thread_time_ns() - started)
+
+    original_run = analyzer.run_detector
+    patch(analyzer, "run_detector", run_detector)
+    pii = guard.analyzer
+    patch(pii, "_detectors", [
+        dataclasses.replace(d, prefilter=stages.timed(
+            "pre-filter", d.prefilter, lambda text, d=d: f"{reading(text)}: {detector_name(d)}"))
+        for d in pii._detectors
+    ])
+    patch(analyzer, "reader_view", stages.timed("reader view (PII)", analyzer.reader_view))
+    patch(analyzer, "decoded_view", stages.timed("query-string view (PII)", analyzer.decoded_view))
+    scan = InputGuard._scan
+    patch(InputGuard, "_scan", stages.timed(
+        "input scan", scan, lambda *a, **k: "cached-only try (event loop)" if k.get("cached_only") else "full"))
+    patch(InputGuard, "_prepare", stages.timed("input scan", InputGuard._prepare, lambda *a, **k: "prepare"))
+    patch(input_guard, "content_key", stages.timed("cache keys", input_guard.content_key))
+    patch(input_guard, "decide", stages.timed("decide + apply actions", input_guard.decide))
+    patch(input_guard, "apply_actions", stages.timed("decide + apply actions", input_guard.apply_actions))
+    patch(input_guard, "boundary_windows", stages.timed("boundary windows (injection)", input_guard.boundary_windows))
+    patch(InputGuard, "_boundary_windows", stages.timed("boundary windows (PII)", InputGuard._boundary_windows))
+    patch(injection_detector.InjectionDetector, "score",
+          stages.timed("injection", injection_detector.InjectionDetector.score, lambda *a, **k: "total"))
+    patch(injection_detector, "reader_view", stages.timed("injection", injection_detector.reader_view,
+                                                          lambda *a, **k: "reader view"))
+    patch(injection_detector, "match_rules", stages.timed("injection", injection_detector.match_rules,
+                                                          lambda *a, **k: "phrase rules"))
+    patch(LinearInjectionClassifier, "probability", stages.timed(
+        "injection", LinearInjectionClassifier.probability, lambda *a, **k: "classifier"))
+
+    def on_side(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with stages.side(name):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    for method in ("feed", "flush"):
+        original = getattr(OutputRedactor, method)
+        patch(OutputRedactor, method, stages.timed("output", on_side("output", original),
+                                                   lambda *a, method=method, **k: method))
+    try:
+        yield
+    finally:
+        for owner, name, value in reversed(patches):
+            setattr(owner, name, value)
+
+
+def stage_table(stages: Stages, count: int) -> list[dict[str, Any]]:
+    return sorted(({"stage": stage, "key": key, "us_per_request": ns / 1e3 / count,
+                    "calls_per_request": stages.calls[(stage, key)] / count}
+                   for (stage, key), ns in stages.ns.items()), key=lambda row: (row["stage"], -row["us_per_request"]))
+
+
+def median_rows(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    per_key: defaultdict[tuple[str, str], list[float]] = defaultdict(list)
+    calls: dict[tuple[str, str], float] = {}
+    for rows in rounds:
+        for row in rows:
+            per_key[(row["stage"], row["key"])].append(row["us_per_request"])
+            calls[(row["stage"], row["key"])] = row["calls_per_request"]
+    out = []
+    for (stage, key), values in per_key.items():
+        values += [0.0] * (len(rounds) - len(values))
+        out.append({"stage": stage, "key": key, "us_per_request": round(statistics.median(values), 1),
+                    "calls_per_request": round(calls[(stage, key)], 2)})
+    return sorted(out, key=lambda row: (row["stage"], -row["us_per_request"]))
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Per stage, the sum of its keys (the per-detector rows summed per reading), microseconds per request."""
+    totals: defaultdict[str, float] = defaultdict(float)
+    for row in rows:
+        if row["stage"] == "injection" and row["key"] != "total":
+            continue
+        totals[row["stage"] if row["stage"] != "input scan" else f"input scan: {row['key']}"] += row["us_per_request"]
+    return {stage: round(value, 1) for stage, value in sorted(totals.items())}
+
+
+def profile(args: argparse.Namespace) -> dict[str, Any]:
+    guard = build_guard()
+    policy = bench_policy()
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(run_round(guard, policy, requests(args.prompts, seed=args.seed + 1000)))  # warm-up
+    end_to_end, instrumented_rounds = [], []
+    for round_index in range(args.rounds):
+        plain = requests(args.prompts, seed=args.seed + 2 * round_index)
+        cpu_ms, wall_ms = loop.run_until_complete(run_round(guard, policy, plain))
+        end_to_end.append({"cpu_ms_per_request": cpu_ms, "input_screen_wall_ms_p50": wall_ms})
+        timed = requests(args.prompts, seed=args.seed + 2 * round_index + 1)
+        stages = Stages()
+        with instrumented(guard, stages, {m["content"] for request in timed for m in request}):
+            loop.run_until_complete(run_round(guard, policy, timed))
+        instrumented_rounds.append(stage_table(stages, len(timed)))
+    loop.close()
+    rows = median_rows(instrumented_rounds)
+    return {
+        "config": {"prompts_per_round": args.prompts, "rounds": args.rounds, "seed": args.seed,
+                   "prompt_chars": len(requests(1, args.seed)[0][1]["content"]), "policy": "bench.gateway_overhead"
+                   ".BENCH_POLICY (default PII actions: NER off, PERSON/LOCATION allowed; injection flagged)"},
+        "end_to_end": {
+            "cpu_ms_per_request_p50": round(statistics.median(r["cpu_ms_per_request"] for r in end_to_end), 3),
+            "input_screen_wall_ms_p50": round(statistics.median(r["input_screen_wall_ms_p50"] for r in end_to_end), 3),
+            "rounds": end_to_end},
+        "stages_us_per_request": summary(rows),
+        "rows": rows,
+    }
+
+
+def print_profile(result: dict[str, Any]) -> None:
+    e2e = result["end_to_end"]
+    print(f"end to end (uninstrumented): CPU {e2e['cpu_ms_per_request_p50']:.3f} ms per request (process, all "
+          f"threads); input screen wall p50 {e2e['input_screen_wall_ms_p50']:.3f} ms; "
+          f"median of {len(e2e['rounds'])} rounds")
+    print("\nper stage (instrumented; us of thread CPU per request, median over rounds):")
+    for stage, value in result["stages_us_per_request"].items():
+        print(f"  {value:9.1f}  {stage}")
+    print("\nper key:")
+    for row in result["rows"]:
+        print(f"  {row['us_per_request']:9.1f} us  {row['calls_per_request']:6.2f} calls  {row['stage']}: {row['key']}")
+
+
+def corpora() -> dict[str, list[str]]:
+    texts = {split: [case["text"] for case in load_corpus(split)] for split in DEV_SPLITS}
+    texts["agentic"] = [str(text) for text in read_jsonl(AGENTIC_CORPUS)]
+    texts["tickets"] = [request[1]["content"] for request in ticket_prompts(400)]
+    texts["bench-2kb"] = [request[1]["content"] for request in requests(200, seed=0)]
+    return texts
+
+
+def dump_findings(path: Path, ner: bool) -> None:
+    """Every text's findings (type, start, end, score, source), then each bench prompt's screened messages and
+    decisions, one JSON line each."""
+    guard = build_guard()
+    policy = bench_policy()
+    with path.open("w", encoding="utf-8") as out:
+        for name, texts in corpora().items():
+            # In batches, as the input guard hands a request's texts over: what a detector keeps for the texts
+            # that follow (``phones.judgements_shared``) must not change any text's findings.
+            found = [f for start in range(0, len(texts), DUMP_BATCH)
+                     for f in guard.analyzer.analyze_many(texts[start : start + DUMP_BATCH], ner_enabled=ner)]
+            for index, findings in enumerate(found):
+                rows = sorted((f.entity_type, f.start, f.end, f.score, f.source) for f in findings)
+                out.write(json.dumps({"corpus": name, "index": index, "findings": rows}) + "\n")
+        for index, messages in enumerate(requests(200, seed=0) + ticket_prompts(200, seed=5)):
+            result = guard.scan_messages_sync(TENANT, messages, policy)
+            out.write(json.dumps({"corpus": "screened", "index": index, "messages": result.messages,
+                                  "decisions": result.decisions}) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--prompts", type=int, default=200, help="fresh 2 KB requests per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="write the result here (with provenance)")
+    parser.add_argument("--dump-findings", type=Path, help="write findings per text instead of profiling")
+    parser.add_argument("--ner", action="store_true", help="with --dump-findings: NER on too")
+    args = parser.parse_args()
+    if args.dump_findings is not None:
+        dump_findings(args.dump_findings, args.ner)
+        return
+    result = profile(args)
+    print_profile(result)
+    if args.json is not None:
+        write_results(args.json, result, command="python -m bench.guardrails_profile "
+                      f"--prompts {args.prompts} --rounds {args.rounds}")
+
+
+if __name__ == "__main__":
+    main()
