@@ -14,6 +14,7 @@ from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.phones import judgements_shared
 from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
 from gateway.guardrails.query_strings import decoded_view
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
@@ -58,7 +59,8 @@ class PiiAnalyzer:
         spans they came from. Within a scan's CPU budget (``budget.scanning``), raises ``ScanBudgetExceeded`` between
         detectors once it is spent."""
         views = [decoded_view(reader_view(text)) for text in texts]
-        per_view = self._analyze_views([view.text for view in views], ner_enabled=ner_enabled)
+        with judgements_shared():  # the texts of one call are one request's: they hold the same phone numbers
+            per_view = self._analyze_views([view.text for view in views], ner_enabled=ner_enabled)
         return [findings if view.origin is None else [_at_raw_span(f, view) for f in findings]
                 for view, findings in zip(views, per_view, strict=True)]
 

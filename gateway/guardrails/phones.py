@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import phonenumbers
 from phonenumbers import COUNTRY_CODE_TO_REGION_CODE, Leniency, PhoneMetadata, PhoneNumberMatcher, PhoneNumberType
@@ -82,6 +85,26 @@ _DATE_LIKE = re.compile(
 )
 
 
+# The judgements of this thread's current scan (``judgements_shared``), per set of national regions; None: no scan.
+_scan = threading.local()
+
+
+@contextmanager
+def judgements_shared() -> Iterator[None]:
+    """Within the block, the phone detectors of this thread keep each candidate's judgement for the texts that
+    follow: a request's message and the windows read around its boundaries hold the same numbers, and validating one
+    costs tens of microseconds. Kept for one scan only, never across requests: how fast a number is judged would
+    tell one tenant that another had just sent it."""
+    if getattr(_scan, "judged", None) is not None:
+        yield  # an outer scan's block already shares them
+        return
+    _scan.judged = {}
+    try:
+        yield
+    finally:
+        _scan.judged = None
+
+
 def _valid_region(candidate: str, region: str | None) -> str | None:
     """The region of ``candidate`` read as dialled from ``region`` when it is a valid number there (None: unreadable
     or invalid). ``phonenumbers.is_valid_number``'s own steps, its region kept: ``region_code_for_number``, then
@@ -138,8 +161,9 @@ class PhoneNumberRecognizer(EntityRecognizer):
         results = []
         position = 0
         # A text that repeats a number, or one long run of digit groups, offers the same candidate string many times;
-        # its judgement depends on the string alone.
-        judged: dict[str, tuple[float, str] | None] = {}
+        # its judgement depends on the string (and the national regions) alone. Within a scan, the texts share them.
+        shared: dict[tuple[str, ...], dict[str, tuple[float, str] | None]] | None = getattr(_scan, "judged", None)
+        judged = {} if shared is None else shared.setdefault(self._regions, {})
         while (digits := _DIGITS_OF_A_RUN.search(text, position)) is not None:
             candidate = _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
             if candidate is None:

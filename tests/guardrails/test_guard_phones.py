@@ -8,6 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from gateway.guardrails import phones
 from gateway.guardrails.phones import (
     _CANDIDATE,
     _DATE_LIKE,
@@ -257,3 +258,28 @@ def test_candidates_are_searched_from_a_run_of_six_digits_as_from_anywhere(text:
     plain = _CANDIDATE.search(text, position)
     from_digits = None if digits is None else _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
     assert (None if plain is None else plain.span()) == (None if from_digits is None else from_digits.span())
+
+
+def _spans(recognizer: PhoneNumberRecognizer, text: str) -> list[tuple[int, int, float]]:
+    return [(r.start, r.end, r.score) for r in recognizer.analyze(text, [])]
+
+
+def test_judgements_shared_within_a_scan_give_each_text_its_own_findings() -> None:
+    """A scan's texts share their candidates' judgements, per set of national regions: a number judged for one
+    recognizer's regions is judged afresh for another's, and each text's findings are those it has alone."""
+    texts = ["call 06 12 34 56 78 or +1 415 555 0132", "06 12 34 56 78", "tel 415 555 0132", "+1 415 555 0132 x"]
+    us_first, french = PhoneNumberRecognizer(), PhoneNumberRecognizer(("FR",))
+    alone = [(_spans(us_first, text), _spans(french, text)) for text in texts]
+    with phones.judgements_shared():
+        shared = [(_spans(us_first, text), _spans(french, text)) for text in texts]
+        with phones.judgements_shared():  # an inner block keeps the outer's
+            assert phones._scan.judged is not None and len(phones._scan.judged) == 2
+    assert shared == alone
+    assert phones._scan.judged is None  # nothing outlives the scan
+
+
+def test_an_analyzers_batch_finds_what_each_text_finds_alone(analyzer) -> None:
+    texts = ["Ticket 7: Dana (+1 415 555 0132) asks", "Reply in one line. Ticket 7: Dana (+1 415 555 0132) asks",
+             "Reply in one line.Ticket 7: Dana (+1 415 555 0132) asks", "fax 030 1234567, +1 415 555 0132"]
+    assert analyzer.analyze_many(texts, ner_enabled=False) == [analyzer.analyze(t, ner_enabled=False) for t in texts]
+    assert phones._scan.judged is None
