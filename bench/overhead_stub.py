@@ -432,6 +432,11 @@ def _print_tail(tail: dict[str, Any]) -> None:
         cpu = f", CPU p50 {_f(row['cpu_ms']['p50'])} ms" if "cpu_ms" in row else ""
         print(f"      {kind:<9} {shares:<17} ({row['count']} events, wall p50 {_f(row['wall_ms']['p50'])} ms, "
               f"max {_f(row['wall_ms']['max'])}{cpu})", file=sys.stderr)
+    slow = tail["record"].get("slow_syncs")
+    if slow and slow["count"]:
+        print(f"      record batches of {slow['threshold_ms']:.0f} ms or more: {slow['count']}, "
+              f"{slow['overlapping_drain_share']:.0%} of them overlapping a drain batch (drains took "
+              f"{slow['drain_time_share']:.0%} of the time)", file=sys.stderr)
     served = tail.get("app_requests")
     if served:
         print(f"    in the app: p50 {served['thresholds_ms']['p50']:.2f} ms, p99 {served['thresholds_ms']['p99']:.2f} "

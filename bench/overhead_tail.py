@@ -55,6 +55,7 @@ LAG_REPORTED_S = 0.002  # lateness below this is the timer's own jitter
 KINDS = ("gc", "drain", "record", "loop_lag")
 WAITS = ("audit_wait", "limit_wait")
 STALL_SAMPLED_S = 0.003
+SLOW_SYNC_S = 0.002  # a record batch (write and fsync) this long is a slow sync: ten times the quiet disk's median
 _REQUEST_WAITS: contextvars.ContextVar[dict[str, float]] = contextvars.ContextVar("tail_probe_request_waits")
 STACK_FRAMES = 8  # innermost frames kept of a stall's stack
 TOP_STACKS = 12
@@ -261,6 +262,7 @@ def tail_breakdown(timeline: list[tuple[float, float]], timelines: dict[str, lis
             row["by_generation"] = {str(g): sum(1 for event in events if event[2] == g) for g in (0, 1, 2)}
         if kind == "record":
             row["records_per_batch_p50"] = statistics.median(event[3] for event in events) if events else None
+            row["slow_syncs"] = slow_syncs_in_drains(events, sorted(timelines.get("drain", [])), window)
         result[kind] = row
     for kind in WAITS:
         result[kind] = {"count": len(timelines.get(kind, [])),
@@ -272,6 +274,21 @@ def tail_breakdown(timeline: list[tuple[float, float]], timelines: dict[str, lis
     result["stall_stacks"] = {"count": sum(stacks.values()),
                               "top": sorted(stacks.items(), key=lambda item: -item[1])[:TOP_STACKS]}
     return result
+
+
+def slow_syncs_in_drains(records: list[list[float]], drains: list[list[float]], window: float) -> dict[str, Any]:
+    """How many record batches took ``SLOW_SYNC_S`` or more, and the share of them that overlapped a drain batch,
+    next to the share of the run's time drain batches took (what overlapping by chance alone would give): a slow
+    sync share far above it says the drain (its CPU, its database's commits on the same disk) slows the spool's
+    fsyncs, which every request awaits."""
+    slow = [(event[0], event[0] + event[1]) for event in records if event[1] >= SLOW_SYNC_S]
+    starts = [event[0] for event in drains]
+    longest = max((event[1] for event in drains), default=0.0)
+    drain_time = sum(event[1] for event in drains)
+    return {"count": len(slow), "threshold_ms": SLOW_SYNC_S * 1e3,
+            "overlapping_drain_share": (sum(_overlaps(sync, starts, drains, longest) for sync in slow) / len(slow)
+                                        if slow else None),
+            "drain_time_share": drain_time / window if window > 0 else None}
 
 
 def app_request_waits(requests: list[list[float]]) -> dict[str, Any]:

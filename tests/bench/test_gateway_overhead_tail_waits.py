@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bench.overhead_tail import WAITS, _time_awaits, app_request_waits, timing_requests
+from bench.overhead_tail import WAITS, _time_awaits, app_request_waits, slow_syncs_in_drains, timing_requests
 
 
 class _Store:
@@ -61,3 +61,16 @@ def test_the_slow_requests_waits_are_set_against_the_fast_ones() -> None:
     assert waits["above_p99"] == pytest.approx({"app_ms": 6.0, "audit_wait": 5.0, "limit_wait": 0.2, "rest_ms": 0.8})
     assert waits["below_p50"] == pytest.approx({"app_ms": 1.0, "audit_wait": 0.3, "limit_wait": 0.2, "rest_ms": 0.5})
     assert app_request_waits([]) == {}
+
+
+def test_slow_syncs_are_set_against_the_time_drains_took() -> None:
+    # A run of 10 s with two drain batches of 0.5 s (10% of the time); four record batches, three of them slow, two
+    # of those during a drain (one starts before the drain and ends inside it).
+    drains = [[2.0, 0.5, 0.001], [6.0, 0.5, 0.001]]
+    records = [[1.0, 0.0003, 0.0001, 1], [1.9990, 0.003, 0.0002, 2], [6.2, 0.004, 0.0002, 1],
+               [8.0, 0.005, 0.0002, 3]]
+    slow = slow_syncs_in_drains(records, drains, 10.0)
+    assert slow["count"] == 3
+    assert slow["overlapping_drain_share"] == pytest.approx(2 / 3)
+    assert slow["drain_time_share"] == pytest.approx(0.1)
+    assert slow_syncs_in_drains(records[:1], drains, 10.0)["overlapping_drain_share"] is None
