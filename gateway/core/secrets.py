@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -12,6 +13,9 @@ from pathlib import Path
 from gateway.core.settings import Settings
 
 SECRET_FILE_NAME = "server_secret"  # noqa: S105 - a file name, not a secret
+# Tenants whose cache salt is kept once derived: every call needs its tenant's, and an HMAC costs more than the rest
+# of the look-up; a worker serving more tenants than this derives the others' again.
+CACHE_SALTS_KEPT = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,13 +30,19 @@ class ServerSecrets:
 
     def cache_salt(self, tenant_id: str) -> str:
         """The prefix-cache isolation domain of a tenant. Only the gateway can compute it."""
-        return hmac.new(self.server_secret, tenant_id.encode(), hashlib.sha256).hexdigest()
+        return _cache_salt(self.server_secret, tenant_id)
 
     def fairness_id(self, tenant_id: str) -> str:
         """The tenant's flow at an inference gateway's endpoint picker (gateway.fairness): not a secret, the same on
         every pod. Its own derived key keeps it independent of the cache salt, which must never leave Warden."""
         key = hmac.new(self.server_secret, b"warden/fairness-id", hashlib.sha256).digest()
         return hmac.new(key, tenant_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=CACHE_SALTS_KEPT)
+def _cache_salt(server_secret: bytes, tenant_id: str) -> str:
+    """A pure function of the root secret and the tenant (the secret in the key: a rotated secret derives anew)."""
+    return hmac.new(server_secret, tenant_id.encode(), hashlib.sha256).hexdigest()
 
 
 def _read_or_create_secret_file(path: Path) -> bytes:
