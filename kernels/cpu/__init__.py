@@ -78,7 +78,7 @@ log = logging.getLogger(__name__)
 SOURCES = [str(Path(__file__).with_name(name))
            for name in ("paged_attention.cpp", "int4_linear.cpp", "int4_linear_avx2.cpp", "int4_gemm_avx2.cpp",
                         "int4_gemm_bf16.cpp", "int8_linear.cpp", "int8_gemm_bf16.cpp", "argmax.cpp",
-                        "block_sparse_attention.cpp")]
+                        "block_sparse_attention.cpp", "lm_head.cpp")]
 
 
 def _build_flags() -> list[str]:
@@ -180,6 +180,7 @@ def load() -> bool:
     torch.library.register_fake("warden_cpu::int4_linear_up_to")(_int4_linear_up_to_shape)
     torch.library.register_fake("warden_cpu::int8_linear")(_int8_linear_shape)
     torch.library.register_fake("warden_cpu::int8_linear_up_to")(_int8_linear_up_to_shape)
+    torch.library.register_fake("warden_cpu::lm_head_linear")(_lm_head_linear_shape)
     torch.library.register_fake("warden_cpu::argmax")(_argmax_shape)
     torch.library.register_fake("warden_cpu::attend_step")(_attend_step_shape)
     return True
@@ -206,6 +207,10 @@ def _int8_linear_shape(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tens
 def _int8_linear_up_to_shape(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor,
                              kernel_rows: int) -> torch.Tensor:
     return x.new_empty(x.shape[0], weight.shape[0])
+
+
+def _lm_head_linear_shape(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor, levels: int) -> torch.Tensor:
+    return x.new_empty(x.shape[0], scales.shape[0])
 
 
 def _argmax_shape(x: torch.Tensor, portable: bool = False) -> torch.Tensor:
@@ -295,6 +300,26 @@ def int8_gemm_bf16(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) 
     per call to bf16 (exact) and dotted by ``vdpbf16ps`` (exact products, float32 sums); k along the lanes up to 16
     rows, output rows along them above (``int8_gemm_bf16.cpp``). For 5+ rows on AVX512-BF16 CPUs."""
     return torch.ops.warden_cpu.int8_gemm_bf16(x, weight, scales)
+
+
+def lm_head_supported(out_features: int, in_features: int) -> bool:
+    """Whether ``lm_head_linear`` runs here (AVX-512 VNNI) for an int8 head of that shape (``out_features`` a
+    multiple of 16, ``in_features`` of 4). Call after ``load()`` succeeded."""
+    return bool(torch.ops.warden_cpu.lm_head_supported(out_features, in_features))
+
+
+def lm_head_pack(weight: torch.Tensor) -> torch.Tensor:
+    """The int8 ``[N, K]`` weight as ``lm_head_linear`` reads it: ``[N / 16, K / 4, 64]`` bytes, 16 output rows by
+    4 inputs per vector, each weight + 128 (``lm_head.cpp``). Once, at load."""
+    return torch.ops.warden_cpu.lm_head_pack(weight)
+
+
+def lm_head_linear(x: torch.Tensor, packed: torch.Tensor, scales: torch.Tensor, levels: int = 2) -> torch.Tensor:
+    """``x @ (weight * scales[:, None]).T`` from ``lm_head_pack``'s packing, each input row quantized to int8 with
+    one scale (``levels`` 2: also each rounding error in 254 steps of it, as fine as ``int8_linear``'s inputs) and
+    dotted by ``vpdpbusd``, 64 products an instruction, 4 rows per loaded weight vector: the LM head at any row
+    count (``kernels.reference.quantized_linear.int8_head_linear``)."""
+    return torch.ops.warden_cpu.lm_head_linear(x, packed, scales, levels)
 
 
 # The one-row linear per weight kind (a quantized Linear's quant_kind): both quantize the input row in two levels.

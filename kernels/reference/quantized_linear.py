@@ -11,7 +11,8 @@ bytes, byte ``j`` of (block, k) holding output row ``block * 64 + j`` in its low
 in its high nibble (torch on AVX-512; elsewhere the same with 32-row blocks: ``int4_block_rows``);
 ``scales_zeros`` is ``[K / group, N, 2]`` (scale, zero), a weight being ``(code - 8) * scale + zero``; the input
 groups are the weight's groups. int8 weights are ``torch._weight_int8pack_mm``'s: ``[N, K]`` int8 with a scale per
-output row; the input groups are 32 inputs.
+output row; the input groups are 32 inputs (``int8_linear``), or the whole row (``int8_head_linear``: the math of
+``kernels.cpu.lm_head_linear``).
 """
 
 from __future__ import annotations
@@ -82,3 +83,10 @@ def int8_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> 
     """``[rows, N]`` in ``x``'s dtype: the int8-quantized rows times the per-channel int8 weight, in float32."""
     dequantized = weight.float() * scales.float()[:, None]
     return (quantize_rows_int8(x, INT8_INPUT_GROUP, levels=2) @ dequantized.t()).to(x.dtype)
+
+
+def int8_head_linear(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, levels: int = 2) -> torch.Tensor:
+    """``[rows, N]`` in ``x``'s dtype: each row quantized to int8 with one scale for the whole row (``levels`` 1 or
+    2) times the per-channel int8 weight, in float32 (``kernels.cpu.lm_head_linear``; ``weight`` unpacked)."""
+    dequantized = weight.float() * scales.float()[:, None]
+    return (quantize_rows_int8(x, x.shape[1], levels=levels) @ dequantized.t()).to(x.dtype)
