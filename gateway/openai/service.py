@@ -20,7 +20,9 @@ from typing import Any
 import orjson
 from fastapi import Request
 from fastapi.responses import JSONResponse
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
+from starlette.types import Receive
 
 from engine.errors import EngineDeadError, InvalidRequestError, UnknownModelError
 from engine.outputs import RequestOutput
@@ -84,6 +86,19 @@ class RawJSONResponse(Response):
         raw.append((b"content-length", str(len(body)).encode("latin-1")))
         raw.append((b"content-type", b"application/json"))
         self.raw_headers = raw
+
+
+async def read_body(receive: Receive) -> bytes:
+    """The request's body, as ``Request.body()`` reads it, without its async generator: the body middleware hands
+    it over in one message, so this is one ``receive`` on every call."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def engine_error(exc: Exception) -> APIError:
@@ -209,7 +224,7 @@ class CallHandler:
 
     async def _parse(self) -> ChatCompletionRequest | CompletionRequest:
         try:
-            body: Any = orjson.loads(await self.http.body())
+            body: Any = orjson.loads(await read_body(self.http.receive))
         except orjson.JSONDecodeError as exc:
             raise invalid_request(f"Request body is not valid JSON: {exc}") from None
         if not isinstance(body, dict):
