@@ -2,7 +2,7 @@
 (``AuditWriter.record`` returned) is in the part of its spool an fsync had covered, so a crash of the machine, which
 can lose anything written but not yet synced, loses no acknowledged record; and records share fsyncs.
 
-The child runs the real writer on a slow disk: each ``fsync`` of the spool takes 5 ms more, and is logged, once it has
+The child runs the real writer on a slow disk: each ``fsync`` of the spool takes 20 ms more, and is logged, once it has
 returned, with the size the file had when it began (what it covered). Records are asked for every millisecond, so
 several are always waiting on a sync. The parent kills the child with SIGKILL, then cuts the spool back to the largest
 size a finished sync covered (the worst a power cut leaves) and looks for every acknowledged record there. A writer
@@ -44,7 +44,7 @@ sync_fd = os.open(sync_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
 def slow_logged_fsync(fd):
     covered = os.fstat(fd).st_size
-    time.sleep(0.005)
+    time.sleep(0.02)
     real_fsync(fd)
     os.write(sync_fd, f"{os.readlink(f'/proc/self/fd/{fd}')}\t{covered}\n".encode())
 
