@@ -80,9 +80,6 @@ class IdScheme:
     is_valid: Callable[[str], bool]
     score: float  # as the issuer prints it (with its separators, or a shape that is never a plain number)
     bare_score: float  # a run of digits alone: common shapes, below the default threshold without context
-    # The end of the shape that every match holds, opening with a digit (None: a shape with no such end): a text
-    # where it occurs nowhere holds no match, and the scheme's windows are not searched.
-    core: re.Pattern[str] | None = None
 
 
 def _uk_nino_valid(value: str) -> bool:
@@ -99,14 +96,6 @@ def _shape(first: str, rest: str) -> re.Pattern[str]:
     return re.compile(rf"{first}(?<![\w.-][\s\S]){rest}(?![\w]|[.-]\w)")
 
 
-def _scheme(name: str, first: str, lead: str, core: str, is_valid: Callable[[str], bool], score: float,
-            bare_score: float) -> IdScheme:  # fmt: skip
-    """A scheme whose shape is ``first``, then ``lead``, then ``core`` (``_shape``): pieces of one concatenation, so
-    every match of the shape holds a match of ``core`` alone, which opens with a digit (a search the regex engine
-    skips through to the digits). An empty ``core``: none."""
-    return IdScheme(name, _shape(first, lead + core), is_valid, score, bare_score, re.compile(core) if core else None)
-
-
 def _itin_valid(value: str) -> bool:
     return itin.is_valid(re.sub(r"[\s-]", "", value))  # stdnum reads dashes but not spaces
 
@@ -115,21 +104,20 @@ _D = "[0-9]"  # ASCII digits: the detectors read the reader view, where other sc
 _CF_DIGIT = "[0-9LMNP-Vlmnp-v]"  # a codice fiscale digit, or the letter that replaces it for a homonym
 
 SCHEMES: tuple[IdScheme, ...] = (
-    _scheme("uk_nino", "[A-CEGHJ-PR-TW-Z]", "[A-CEGHJ-NPR-TW-Z] ?", rf"{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]",
-            _uk_nino_valid, 0.7, 0.7),
-    _scheme("de_idnr", _D, "", rf"{_D} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}", idnr.is_valid, 0.6, 0.4),
-    _scheme("fr_nir", "[12]", " ?", rf"{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?"
-                                    rf"{_D}{{3}} ?{_D}{{2}}", nir.is_valid, 0.85, 0.85),
-    _scheme("es_dni", _D, "", rf"{_D}{{7}}[ -]?[A-Za-z]", dni.is_valid, 0.75, 0.75),
-    _scheme("es_nie", "[XYZxyz]", "[ -]?", rf"{_D}{{7}}[ -]?[A-Za-z]", nie.is_valid, 0.75, 0.75),
-    # A homonym's code may have letters for all its digits: no digit-led end every match holds.
-    _scheme("it_codice_fiscale", "[A-Za-z]", rf"[A-Za-z]{{5}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]"
-                                             rf"{_CF_DIGIT}{{3}}[A-Za-z]", "", codicefiscale.is_valid, 0.85, 0.85),
-    _scheme("br_cpf", _D, "", rf"{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}", cpf.is_valid, 0.8, 0.4),
-    _scheme("in_pan", "[A-Z]", "[A-Z]{4}", rf"{_D}{{4}}[A-Z]", pan.is_valid, 0.7, 0.7),
-    _scheme("us_itin", "9", "", rf"{_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}", _itin_valid,
-            0.8, 0.4),
-    _scheme("in_aadhaar", "[2-9]", "", rf"{_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}}", aadhaar.is_valid, 0.7, 0.4),
+    IdScheme("uk_nino", _shape("[A-CEGHJ-PR-TW-Z]", rf"[A-CEGHJ-NPR-TW-Z] ?{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"),
+             _uk_nino_valid, 0.7, 0.7),
+    IdScheme("de_idnr", _shape(_D, rf"{_D} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"), idnr.is_valid, 0.6, 0.4),
+    IdScheme("fr_nir", _shape("[12]", rf" ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?"
+                              rf"{_D}{{3}} ?{_D}{{2}}"), nir.is_valid, 0.85, 0.85),
+    IdScheme("es_dni", _shape(_D, rf"{_D}{{7}}[ -]?[A-Za-z]"), dni.is_valid, 0.75, 0.75),
+    IdScheme("es_nie", _shape("[XYZxyz]", rf"[ -]?{_D}{{7}}[ -]?[A-Za-z]"), nie.is_valid, 0.75, 0.75),
+    IdScheme("it_codice_fiscale", _shape("[A-Za-z]", rf"[A-Za-z]{{5}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]"
+                                         rf"{_CF_DIGIT}{{3}}[A-Za-z]"), codicefiscale.is_valid, 0.85, 0.85),
+    IdScheme("br_cpf", _shape(_D, rf"{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"), cpf.is_valid, 0.8, 0.4),
+    IdScheme("in_pan", _shape("[A-Z]", rf"[A-Z]{{4}}{_D}{{4}}[A-Z]"), pan.is_valid, 0.7, 0.7),
+    IdScheme("us_itin", _shape("9", rf"{_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"),
+             _itin_valid, 0.8, 0.4),
+    IdScheme("in_aadhaar", _shape("[2-9]", rf"{_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}}"), aadhaar.is_valid, 0.7, 0.4),
 )  # fmt: skip
 
 
@@ -163,15 +151,12 @@ class NationalIdRecognizer(EntityRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results = []
-        # A scheme whose digit-led end occurs nowhere in the text has no match in it (``IdScheme.core``): most text
-        # with digits (dates, prices, phone numbers, order numbers) has none of the long runs most schemes need.
-        schemes = [scheme for scheme in self._schemes if scheme.core is None or scheme.core.search(text)]
         # Every identifier holds two digits in a row: the schemes run only on windows around such pairs (widened to
         # whitespace, so a window's edges are where the schemes' own boundaries could be), not over all the text.
         windows: list[tuple[int, int]] = []
         for pairs in _DIGIT_PAIRS.finditer(text):
             add_window(windows, text, pairs.start(), pairs.end(), _WINDOW_MARGIN)
-        for scheme, (start, end) in itertools.product(schemes, windows):
+        for scheme, (start, end) in itertools.product(self._schemes, windows):
             for match in scheme.pattern.finditer(text, start, end):
                 value = match.group()
                 if not scheme.is_valid(value):

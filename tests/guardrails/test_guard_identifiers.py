@@ -1,6 +1,5 @@
 """IBANs of every country and national identifiers, validated by python-stdnum."""
 
-import dataclasses
 import re
 
 import pytest
@@ -116,27 +115,3 @@ def test_windows_of_digit_pair_stretches_are_those_of_the_pairs_one_by_one(text:
     for pairs in identifiers._DIGIT_PAIRS.finditer(text):
         add_window(per_stretch, text, pairs.start(), pairs.end(), identifiers._WINDOW_MARGIN)
     assert per_stretch == per_pair
-
-
-def test_each_schemes_core_is_the_end_of_its_shape() -> None:
-    """A scheme's core is searched for in place of its shape: it must be a piece the shape ends with (before its
-    closing look-ahead), so that every match of the shape holds one."""
-    for scheme in identifiers.SCHEMES:
-        if scheme.core is not None:
-            assert scheme.pattern.pattern.endswith(scheme.core.pattern + r"(?![\w]|[.-]\w)"), scheme.name
-            assert scheme.core.pattern[:5] in (identifiers._D, "[0-9]"), scheme.name  # opens with a digit
-
-
-_UNGATED = NationalIdRecognizer(tuple(dataclasses.replace(scheme, core=None) for scheme in identifiers.SCHEMES))
-
-
-@settings(max_examples=1500, deadline=None)
-@given(st.lists(st.sampled_from([value for _, value in NATIONAL_IDS]) | st.text(alphabet="0123456789 -.ABCDXYZjgh",
-                                                                                 max_size=24), max_size=6))
-def test_the_cores_skip_no_scheme_that_finds_an_identifier(pieces: list[str]) -> None:
-    """The schemes whose core occurs nowhere are skipped: the findings are those of every scheme run on every
-    window (fails with a core that is not in every match, e.g. a NINO's letters)."""
-    text = " ".join(pieces)
-    def spans(recognizer: NationalIdRecognizer) -> list[tuple[int, int, float, str]]:
-        return [(r.start, r.end, r.score, r.analysis_explanation.pattern_name) for r in recognizer.analyze(text, [])]
-    assert spans(NationalIdRecognizer()) == spans(_UNGATED)
