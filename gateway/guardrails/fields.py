@@ -4,7 +4,9 @@ Agents paste JSON, YAML, logs and code where a person's name or a city stands al
 (``"full_name": "Arash Ahmady"``, ``assignee="Leyla Erdoğan"``, ``city: Kamina``, ``birthplace := "Bundi"``): no
 sentence around it for NER to read, and often no gazetteer entry. The key decides the type. Keys that merely end in
 "name" but name things (``file_name``, ``hostname``, ``service_name``) are not person keys. The value must read as a
-name: one to five words of letters (initials and particles allowed), capitalised when more than one, no digits; a
+name: one to five words of letters (initials and particles allowed), capitalised when more than one, no digits; under a
+role's key ("assignee", "reporter", "customer"), where desks and chat lines stand too ("Assigned to: Customer Care",
+"customer: Case 4471 reopened"), not only English dictionary and stop words unless a known first name opens it; a
 place may also hold the lower-case words of place names ("Antigua and Barbuda", "Alphen aan den Rijn"). In CSV, the
 header row is the key: a column named ``full_name`` or ``city`` makes its cells in the rows below names or places;
 so does a Markdown table's header ("| Customer Name | City |"), and in HTML an element's class, id, name or
@@ -13,15 +15,17 @@ itemprop (``<span class="customer_name">Asali Sayyid</span>``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.columns import DELIMITERS, list_key
-from gateway.guardrails.name_cues import BY_VERBS, NameWords, names_a_group, phrase_pattern
+from gateway.guardrails.name_cues import BY_VERBS, TITLES, NameWords, names_a_group, ordinary_words, phrase_pattern
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import CONNECTORS
+from gateway.guardrails.places import CONNECTORS, english_words
 from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
 
 SCORE = 0.7
@@ -30,11 +34,14 @@ _ROLES = ("approver", "reviewer", "signatory", "signer", "attendee", "participan
           "supervisor", "manager", "guardian", "tenant", "lead", "tech lead", "team lead", "project lead", "on call",
           "nok", "next of kin", "emergency contact", "claimant", "applicant", "insured", "policyholder", "plaintiff",
           "defendant", "respondent", "witness", "landlord", "contact person")  # fmt: skip
-_ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in ("_", "-", "")}
+_ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in ("_", "-", "", " ")}
                     | {f"{verb}{joiner}by" for verb in BY_VERBS for joiner in ("_", "-", "", " ")})
-_PERSON_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
-                r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender)?[ _.-]?"
-                r"(?:name|nom|nombre|vorname|nachname)|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
+# Keys that say their value is a name ("full_name", "Nachname"), not only whose it is: a role's key ("assignee",
+# "reporter", "customer") may hold a desk, a team or a chat line instead.
+_NAME_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
+              r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender)?[ _.-]?"
+              r"(?:name|nom|nombre|vorname|nachname)")
+_PERSON_KEYS = (_NAME_KEYS + r"|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
                 r"customer|contact|recipient|sender|patient|employee|cardholder|card[ _-]?holder|account[ _-]?holder|"
                 r"beneficiary|passenger|"
                 # the people a record names by their role, and "approved_by", "reviewedBy" (an agent after a verb's
@@ -61,6 +68,7 @@ _TAG_FIELD = re.compile(
     r"(?: [\w-]+)*[\"'][^<>]*>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*<"
 )
 _PERSON_KEY = re.compile(rf"(?:{_PERSON_KEYS})")
+_NAME_KEY = re.compile(_NAME_KEYS)
 _PLACE_KEY = re.compile(rf"(?:{_PLACE_KEYS})")
 # A CSV header: three or more column names separated by commas or (as French, Spanish and German spreadsheets export
 # them) semicolons, nothing else on the line.
@@ -88,22 +96,49 @@ def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
     return bool(words) and (len(words) == 1 or all(word[0].isupper() for word in words))
 
 
-def _reads_as(value: str, entity: str, particles: frozenset[str]) -> bool:
-    """Whether `value` reads as a name of `entity`; a person's also as "Last, First", as directories and exports
-    write it ("Anjum, Gull"), each side capitalised. A team or a desk in a person's slot is none (``_unit_name``)."""
-    if entity == "PERSON" and _unit_name(value):
-        return False
+def _reads_as(value: str, entity: str, particles: frozenset[str], key: str) -> bool:
+    """Whether `value`, under the (lower-case) `key`, reads as a name of `entity`; a person's also as "Last, First",
+    as directories and exports write it ("Anjum, Gull"), each side capitalised. A team or a desk in a person's slot is
+    none (``_unit_name``), nor, under a role's key, are ordinary words (``_ordinary_value``: "Reporter: Customer
+    Care"); under a name's key they are a name ("Full Name: Flint Fable")."""
     if _reads_as_name(value, particles):
-        return True
-    last, comma, first = value.partition(", ")
-    return (entity == "PERSON" and bool(comma) and "," not in first
-            and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
+        shaped = True
+    else:
+        last, comma, first = value.partition(", ")
+        shaped = (entity == "PERSON" and bool(comma) and "," not in first
+                  and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
+    if not shaped or entity != "PERSON":
+        return shaped
+    return not (_unit_name(value) or (_ordinary_value(value) and not _NAME_KEY.fullmatch(key)))
 
 
-# The words a field's value is read with: the name gazetteer (looked up when first asked, not at import), no
-# stop words and no English dictionary (a recognizer has none).
+# The words a field's value is read with to tell a team from a person (``_unit_name``): the name gazetteer (looked up
+# when first asked, not at import) and the head nouns, no stop words and no English dictionary (with them, the
+# dictionary-word surnames no list holds would read as teams: "Flint Fable").
 _NAME_WORDS = NameWords(frozenset(), frozenset(), lambda word: known_names().is_name(word),
                         lambda word: known_names().is_first(word))  # fmt: skip
+
+
+@functools.cache
+def _english_reader() -> NameWords:
+    """The words of a field's value read with English stop words and the NER model's dictionary
+    (``places.english_words``, which the place recognizer loads anyway), built when first asked."""
+    english, names = english_words(), known_names()
+    return NameWords(frozenset(ENGLISH_STOP_WORDS), english.nouns | english.verbs | english.modifiers, names.is_name,
+                     names.is_first)  # fmt: skip
+
+
+_VALUE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+
+
+def _ordinary_value(value: str) -> bool:
+    """A heading, a desk or a chat line's words where a person's name could stand: "Assigned to: Tier 2 Support",
+    "Reporter: Customer Care", "customer: National ID number: ...", "customer: order #1642 still not here"
+    (``name_cues.ordinary_words``; particles and initials aside). A title makes a name of what follows ("Ms. Ware")."""
+    words = [word for word in _VALUE_WORD.findall(value) if len(word) > 1 and word not in _PARTICLES]
+    if len(words) > 1 and words[0].casefold() in TITLES:
+        return False
+    return ordinary_words(words, _english_reader())
 
 
 def _unit_name(value: str) -> bool:
@@ -183,7 +218,7 @@ class FieldValueRecognizer(EntityRecognizer):
                 if name_end is None or (" " not in text[start:name_end] and _sentence_follows(text, start, name_end)):
                     continue  # a single word a sentence goes on after: a speaker's label, not a field's key
                 end = name_end
-            if not _reads_as(text[start:end], entity, particles):
+            if not _reads_as(text[start:end], entity, particles, match.group("person") or ""):
                 continue
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
@@ -195,10 +230,12 @@ class FieldValueRecognizer(EntityRecognizer):
         if "<" in text:
             for match in _TAG_FIELD.finditer(lowered):
                 entity = "PERSON" if match.group("person") is not None else "LOCATION"
-                results.extend(self._cell(text, match.start("value"), match.end("value"), entity, "element"))
+                key = match.group("person") or match.group("place")
+                results.extend(self._cell(text, match.start("value"), match.end("value"), entity, key, "element"))
             for match in _ELEMENT.finditer(text):
-                kind = _column_kind(_key_words(match.group("tag")))
-                results.extend(self._cell(text, match.start("value"), match.end("value"), kind, "element"))
+                key = _key_words(match.group("tag"))
+                results.extend(self._cell(text, match.start("value"), match.end("value"), _column_kind(key), key,
+                                          "element"))  # fmt: skip
         if may_hold_inserts(text):
             for statement in inserts(text):
                 results.extend(self._sql_values(text, statement))
@@ -218,8 +255,9 @@ class FieldValueRecognizer(EntityRecognizer):
                 key = list_key(text, item.start())
             next_line = item.end() + 1
             if key is not None:
-                kind = _column_kind(_singular(_key_words(key)))
-                results.extend(self._cell(text, item.start("value"), item.end("value"), kind, "list item"))
+                item_key = _singular(_key_words(key))
+                results.extend(self._cell(text, item.start("value"), item.end("value"), _column_kind(item_key),
+                                          item_key, "list item"))  # fmt: skip
         return results
 
     def _form_value(self, text: str, match: re.Match[str], entity: str) -> list[RecognizerResult]:
@@ -235,7 +273,7 @@ class FieldValueRecognizer(EntityRecognizer):
         if value.isupper() and key.isupper():
             value = value.title()
         particles = _PARTICLES if entity == "PERSON" else _PLACE_PARTICLES
-        if end - start < 2 or len(value) > 60 or not _reads_as(value, entity, particles):
+        if end - start < 2 or len(value) > 60 or not _reads_as(value, entity, particles, key.lower()):
             return []
         explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} form")
         return [RecognizerResult(entity, start, end, SCORE, explanation)]
@@ -248,17 +286,19 @@ class FieldValueRecognizer(EntityRecognizer):
             if literal.column not in kinds:
                 kinds[literal.column] = _column_kind(_key_words(literal.column))
             if literal.string and (kind := kinds[literal.column]) is not None:
-                results.extend(self._cell(text, literal.start, literal.end, kind, "sql value"))
+                key = _key_words(literal.column)
+                results.extend(self._cell(text, literal.start, literal.end, kind, key, "sql value"))
         return results
 
-    def _cell(self, text: str, start: int, end: int, kind: str | None, where: str) -> list[RecognizerResult]:
-        """A finding of `kind` for text[start:end] (stripped) when it reads as a name."""
+    def _cell(self, text: str, start: int, end: int, kind: str | None, key: str,
+              where: str) -> list[RecognizerResult]:  # fmt: skip
+        """A finding of `kind` for text[start:end] (stripped) when it reads as a name under `key`."""
         while start < end and text[start] in " \t":
             start += 1
         while end > start and text[end - 1] in " \t":
             end -= 1
         particles = _PARTICLES if kind == "PERSON" else _PLACE_PARTICLES
-        if kind is None or end - start < 2 or not _reads_as(text[start:end], kind, particles):
+        if kind is None or end - start < 2 or not _reads_as(text[start:end], kind, particles, key):
             return []
         explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} {where}")
         return [RecognizerResult(kind, start, end, SCORE, explanation)]
@@ -272,7 +312,8 @@ class FieldValueRecognizer(EntityRecognizer):
             if header_end < 0:
                 continue
             header = text[text.rfind("\n", 0, header_end) + 1 : header_end]
-            kinds = [_column_kind(name.strip().lower()) for name in _split_row(header)]
+            keys = [name.strip().lower() for name in _split_row(header)]
+            kinds = [_column_kind(key) for key in keys]
             if not any(kinds):
                 continue
             position = delimiter.end() + 1
@@ -282,8 +323,8 @@ class FieldValueRecognizer(EntityRecognizer):
                 cells = _row_cells(text, position, line_end)
                 if len(cells) != len(kinds):
                     break
-                for kind, (start, end) in zip(kinds, cells, strict=True):
-                    results.extend(self._cell(text, start, end, kind, "column"))
+                for kind, key, (start, end) in zip(kinds, keys, cells, strict=True):
+                    results.extend(self._cell(text, start, end, kind, key, "column"))
                 position = line_end + 1
         return results
 
@@ -309,7 +350,7 @@ class FieldValueRecognizer(EntityRecognizer):
                     if text[start:start + 1] == '"':
                         start, end = start + 1, end - 1
                     particles = _PARTICLES if kind == "PERSON" else _PLACE_PARTICLES
-                    if kind is not None and _reads_as(text[start:end].strip(), kind, particles):
+                    if kind is not None and _reads_as(text[start:end].strip(), kind, particles, columns[index]):
                         explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} column")
                         results.append(RecognizerResult(kind, start, end, SCORE, explanation))
                 position = line_end + 1

@@ -44,6 +44,9 @@ BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "r
              "run", "managed", "handled", "edited", "updated", "authored", "organised", "organized", "hosted",
              "presented", "flagged", "escalated", "assigned", "authorised", "authorized", "booked",
              "issued")  # fmt: skip
+TITLES = ("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mademoiselle", "mme",
+          "mlle", "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra",
+          "dhr", "mevr")  # fmt: skip
 _BEFORE = (
     # greetings and thanks
     "dear", "hi", "hello", "hey", "hiya", "thanks", "thank you", "thx", "ty", "cheers", "congrats",
@@ -58,9 +61,7 @@ _BEFORE = (
     "happy birthday", "happy birthday to", "congratulations", "congratulations to", "congrats to", "félicitations",
     "félicitations à", "felicidades", "felicidades a", "enhorabuena", "glückwunsch an", "herzlichen glückwunsch",
     "auguri", "parabéns",
-    # titles
-    "mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mademoiselle", "mme", "mlle",
-    "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra", "dhr", "mevr",
+    *TITLES,
     # introductions
     "my name is", "my name's", "name's", "i am", "i'm", "this is", "it's", "its", "je m'appelle", "je suis",
     "me llamo", "soy", "ich heiße", "ich bin", "mi chiamo", "sono", "meu nome é", "chamo-me", "ik ben",
@@ -319,6 +320,15 @@ def names_a_group(names: Sequence[str], words: NameWords) -> bool:
         return True
     last = names[-1].capitalize()
     return (words.is_common(last) or words.is_stop(last)) and not words.is_name(last)
+
+
+def ordinary_words(names: Sequence[str], words: NameWords) -> bool:
+    """Whether the words where a person's name could stand are all English dictionary or stop words and the first
+    is no known first name: a heading, a desk or the start of a sentence ("Customer Care", "National ID", "Tier",
+    "Our"), not a person ("Grace Baker", "Will Smith" open with a first name; "Arash Ahmady" holds a word no
+    dictionary does). The last-name list is no help here: it holds "The", "Case" and "Date"."""
+    return (bool(names) and not words.is_first(names[0])
+            and all(words.is_common(name) or words.is_stop(name) for name in names))  # fmt: skip
 
 
 def _in_capitals(names: list[str]) -> bool:

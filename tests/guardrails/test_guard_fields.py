@@ -101,3 +101,47 @@ def test_a_printed_forms_dotted_leaders_reach_the_field_rule() -> None:
     text = "APPLICANT DETAILS\nFULL NAME ........ Quorin Vaselt\nHOME TOWN ....... Brimwater Hollow\n"
     found = {(f.entity_type, text[f.start:f.end]) for f in PiiAnalyzer().analyze(text, ner_enabled=False)}
     assert found == {("PERSON", "Quorin Vaselt"), ("LOCATION", "Brimwater Hollow")}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Assigned to: Tier 3 Escalations",
+        "Reporter: Customer Success",
+        "Owner: Accounts Payable",
+        "assignee=Quality Assurance",
+        # a chat line whose speaker is "customer": the words after the label are a sentence, not a name
+        "[10:02] customer: Passport number: X1234567",
+        "[10:03] customer: Our invoice: INV-2024-118",
+        "[10:05] customer: parcel #99120 never came",
+        "[10:06] customer: Ticket 4471 reopened",
+    ],
+)
+def test_ordinary_words_under_a_roles_key_are_no_person(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Reporter: Grace Baker", [("PERSON", "Grace Baker")]),  # ordinary words, but a first name opens them
+        ("Owner: Ms. Ware", [("PERSON", "Ms. Ware")]),  # a title makes a name of the word after it
+        ("Assigned to: Arash Ahmady", [("PERSON", "Arash Ahmady")]),  # a word no dictionary holds
+        ("| # | Full Name |\n|---|---|\n| 1 | Flint Fable |", [("PERSON", "Flint Fable")]),  # a name's key: a name
+    ],
+)
+def test_names_of_ordinary_words_that_stay_people(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("On call: Ifeoma Nwosu", [("PERSON", "Ifeoma Nwosu")]),
+        ("Next of kin: Dario Venturi\nRelation: brother", [("PERSON", "Dario Venturi")]),
+        ("| # | Contact Person |\n|---|---|\n| 1 | Teodora Vlasić |", [("PERSON", "Teodora Vlasić")]),
+        ("CONTACT PERSON ........ TEODORA VLASIC\n", [("PERSON", "TEODORA VLASIC")]),
+    ],
+)
+def test_a_roles_key_written_with_spaces(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
