@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
-from engine.config import EngineConfig
+from engine.config import EngineConfig, resolve_device
 from engine.metrics import StatsCollector
 from engine.outputs import RequestOutput
 from engine.scheduling.scheduler import ScheduledBatch
@@ -19,7 +19,7 @@ from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
 from engine.spec_decode.draft_budget import choose_draft_lengths
 from engine.spec_decode.draft_model import DraftModelProposer
 from engine.spec_decode.ngram_proposer import NgramProposer
-from engine.spec_decode.step_costs import StepCostTable
+from engine.spec_decode.step_costs import StepCostTable, step_clock
 from engine.spec_decode.suffix_index import SuffixStore
 
 LOOKUP_METHODS = ("ngram", "suffix")  # proposals found without a forward pass: every step, drafting or not
@@ -52,6 +52,9 @@ class SpeculativeDecoder:
         self.acceptance: AcceptanceTracker | None = None
         self.plain_step_costs = StepCostTable()
         self.verify_step_costs = StepCostTable()
+        # What the engine times a step on for these tables: CPU time on a CPU, where the wall clock would carry the
+        # load of other processes into the comparison (``engine.spec_decode.step_costs``).
+        self.clock = step_clock(resolve_device(config.device).type)
         if self.proposer is not None and config.prompt_lookup_adaptive:
             self.acceptance = AcceptanceTracker()
 

@@ -10,8 +10,17 @@ The first step of each size is not recorded: it may compile a graph or allocate.
 ``min_samples`` recorded steps is unknown: between measured sizes it is interpolated, and past the largest it is
 treated optimistically (see ``estimate``), so larger sizes get measured once they are chosen.
 
-The sizes' medians are measured at different times, under different load, so they can dip where the machine was
-quieter; a dip would make that size look like a bargain. Steps never get cheaper with more tokens, so the table
+On a CPU a step is timed on this process's CPU time, not the wall clock (``step_clock``). The budget compares a
+plain step's cost with a verification step's, measured seconds apart; on a shared machine the wall time of the same
+step swings by half from one second to the next with what other processes take from the cores, while the budget's
+margin is often a few percent (a lone sequence of an agentic trace here: four drafts are worth about 4.3 steps, and
+a step of five tokens costs about 4.5 plain ones). On wall-clock costs the decision would follow the neighbours'
+load, and one trace would draft half its proposals in one run and a quarter in the next. A step's CPU time is the
+work the step itself does, and the ratio of two such costs is what decides tokens per second at any load. On a GPU
+the host waits for the device, so its CPU time says nothing of the step: the wall clock there.
+
+The sizes' medians are still measured at different times, so they can dip where the caches or clocks were kinder;
+a dip would make that size look like a bargain. Steps never get cheaper with more tokens, so the table
 answers with the closest non-decreasing fit of the medians (isotonic regression, each size weighted by its
 samples; pool-adjacent-violators).
 """
@@ -20,7 +29,15 @@ from __future__ import annotations
 
 import bisect
 import statistics
+import time
 from collections import deque
+from collections.abc import Callable
+
+
+def step_clock(device_type: str) -> Callable[[], float]:
+    """The clock a decode step's cost is read on, for an engine on ``device_type`` ("cpu", "cuda"): this process's
+    CPU time on a CPU, the wall clock elsewhere."""
+    return time.process_time if device_type == "cpu" else time.perf_counter
 
 
 class StepCostTable:

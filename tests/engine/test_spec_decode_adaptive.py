@@ -3,6 +3,8 @@ goodput-maximizing draft budget, and the engine verifying only the drafts that p
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from engine.config import EngineConfig
@@ -10,7 +12,7 @@ from engine.llm import LLM
 from engine.sampling_params import SamplingParams
 from engine.spec_decode.acceptance import AcceptanceTracker, DraftHistory
 from engine.spec_decode.draft_budget import choose_draft_lengths
-from engine.spec_decode.step_costs import StepCostTable, non_decreasing_fit
+from engine.spec_decode.step_costs import StepCostTable, non_decreasing_fit, step_clock
 
 PASSAGE = ("The gateway authenticates each tenant by its API key, applies the tenant's rate limits and quotas, "
            "redacts personal data from prompts and completions, and writes every request to a tamper-evident "
@@ -46,6 +48,17 @@ def test_the_first_step_of_a_size_is_warm_up_and_a_size_is_known_after_min_sampl
     assert table.fitted() == {} and table.estimate(1) is None
     table.record(1, 1.1)
     assert table.fitted() == pytest.approx({1: 1.1})
+
+
+def test_a_cpu_step_is_timed_on_cpu_time_which_other_processes_taking_the_cores_do_not_advance() -> None:
+    # A process that does not run (asleep here; descheduled for a neighbour under load) spends wall time but no CPU
+    # time, so a CPU step's measured cost is the work it did, not what else the machine was doing meanwhile.
+    clock = step_clock("cpu")
+    started, wall = clock(), time.perf_counter()
+    time.sleep(0.3)
+    assert time.perf_counter() - wall >= 0.3 and clock() - started < 0.1
+    # The host waits for a GPU's step, so there the step is timed on the wall clock.
+    assert step_clock("cuda") is time.perf_counter
 
 
 def test_the_median_of_the_latest_window_resists_outliers_and_follows_change() -> None:
