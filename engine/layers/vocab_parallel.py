@@ -9,6 +9,7 @@ from torch import nn
 from engine.distributed.parallel_state import TensorParallelRank, all_gather_last_dim, all_reduce
 from engine.distributed.sharding import vocab_shard
 from engine.layers.linear import Linear
+from kernels import cpu as cpu_kernels
 
 
 class VocabParallelEmbedding(nn.Module):
@@ -39,6 +40,15 @@ class ParallelLMHead(Linear):
         super().__init__(hidden_size, shard.padded_size)
         self.weight.data.zero_()  # padding rows (past the vocabulary) are never loaded
         self.vocab_size, self.tp = vocab_size, tp
+
+    def quantize_int8(self, max_rows: int | None, kernel_rows: int = 1) -> None:
+        """``Linear.quantize_int8``, and where ``kernels.cpu.lm_head_linear`` runs for this shape, the int8 weight
+        packed for it once: it then serves every row count (a step's sampling rows, draft verification's)."""
+        super().quantize_int8(max_rows, kernel_rows)
+        assert self.quant_weight is not None
+        out_features, in_features = self.quant_weight.shape
+        if self.quant_kernel is not None and cpu_kernels.lm_head_supported(out_features, in_features):
+            self.quant_packed = cpu_kernels.lm_head_pack(self.quant_weight)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.tp.size == 1:

@@ -100,7 +100,10 @@ def test_compiled_decode_of_one_sequence_runs_the_one_row_kernels(tiny_llama_dir
     with torch.profiler.profile() as profile:
         compiled = compiled_llm.generate(prompt, params)[0]
     ran = {event.name for event in profile.events()}
-    assert {"warden_cpu::int4_linear_two_level", "warden_cpu::int8_linear"} <= ran
+    # The head: kernels.cpu's LM head where it packed its weight for it (AVX-512 VNNI), else the one-row int8 linear.
+    head_op = "warden_cpu::lm_head_linear" if compiled_llm.engine.model.lm_head.quant_packed is not None \
+        else "warden_cpu::int8_linear"
+    assert {"warden_cpu::int4_linear_two_level", head_op} <= ran
     eager = LLM(EngineConfig(int8_max_rows=24, cpu_prepack=False, **common)).generate(prompt, params)[0]
     # The prefill picked the same first token, so the first decode step saw the same context in both; later
     # steps may follow another near-tie of the random tiny model's flat distribution.
@@ -174,7 +177,9 @@ def test_compiled_small_batches_run_the_int4_kernel_under_any_setting_in_one_pro
         # compiled unfrozen and AOTAutograd's cache keeps them for the next start. With the one-row kernels
         # only, the layers' GEMMs of 2+ rows are inductor's, which wants frozen weights.
         assert llm.engine.runner.compiled.freezing is (rows == 1)
-        assert ("warden_cpu::int8_linear_up_to" in ran) == (rows > 1)  # the head's decode steps of 2-3 rows
+        # The head's decode steps of 2-3 rows: its packed kernel at every row count where it has one.
+        assert ("warden_cpu::lm_head_linear" in ran) == (head.quant_packed is not None)
+        assert ("warden_cpu::int8_linear_up_to" in ran) == (rows > 1 and head.quant_packed is None)
         if rows == 4:  # the same kernels for the same rows as the eager engine: the same numbers up to rounding
             for c, e in zip(outputs, expected, strict=True):
                 assert_close_top_logprobs(c.logprobs[0], e.logprobs[0])
