@@ -17,12 +17,19 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from presidio_analyzer import Pattern, PatternRecognizer
+from presidio_analyzer import Pattern, PatternRecognizer, RecognizerResult
 
 from gateway.guardrails.name_cues import phrase_pattern
 
 # Faker locales whose month names are read: French, Spanish, German, Italian, Portuguese and Dutch.
 MONTH_LOCALES = ("fr_FR", "es_ES", "de_DE", "it_IT", "pt_BR", "nl_NL")
+# A date of birth is also written with its month named in Turkish ("6 Nisan 1950", "25 ŞUBAT 1994"). Each locale
+# widens the month-name trie and slows every scan for a month name: Turkish costs about a sixth more there, while
+# Faker's Polish, Czech, Romanian, Danish, Norwegian and Filipino names would double it, and Polish and Czech dates
+# write the month in another grammatical case than Faker's ("lipca", not "lipiec"). Only the date shapes read these:
+# as words of running text (``is_month_word``, ``calendar_words``) "Nisan" and "Ekim" are people's names, so the
+# place and name rules keep ``MONTH_LOCALES``.
+DATE_MONTH_LOCALES = (*MONTH_LOCALES, "tr_TR")
 SHORTEST_ABBREVIATION = 3
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
 
@@ -81,7 +88,7 @@ def month_pattern(names: Iterable[str]) -> str:
     return emit(trie, 0)
 
 
-MONTH_NAMES = month_pattern(month_names())
+MONTH_NAMES = month_pattern(month_names(DATE_MONTH_LOCALES))
 # With its ordinal suffix as English, French, Spanish and Portuguese write it: "3rd", "1er", "1º", "1.º", "1°" (the
 # reader view folds the ordinal indicators to the letters "o" and "a").
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er|\.?[º°ªoa](?=\s+de\s))?"
@@ -95,6 +102,7 @@ _DM = r"(?:0?[1-9]|[12]\d|3[01])"  # a day or a month, either order: "04/03/85" 
 _NOT_AFTER_NUMBER = r"(?<![\w./:-])"
 SHORT_YEAR = r"['’]\d{2}(?![\w'’])"  # "'99": a year without its century
 _NOT_BEFORE_NUMBER = r"(?![\w/:-]|\.\d)"
+AGE_BOOST = 0.35  # as much as a birth word beside the date adds (``recognizers.CONTEXT_BOOST``)
 
 
 # How English, French, Spanish, German, Italian, Portuguese and Dutch state a person's age: "42 years old", "a
@@ -103,6 +111,31 @@ _NOT_BEFORE_NUMBER = r"(?![\w/:-]|\.\d)"
 # "age", "aged", "ans" or "anni" does ("message:", "managed", "answer", "anniversary").
 AGE_WORDS = ("years old", "year old", "years-old", "year-old", "yrs old", "yr old", "y/o", "y.o.", "âgé", "âgée",
              "agé", "agée", "edad", "jahre alt", "jährig", "età", "idade", "jaar oud", "leeftijd")  # fmt: skip
+
+
+# A person's age stated right beside a date: the date is the one the age counts from. Before the date, a label and
+# the age ("Age 62, 27. 4. 1957", "aged 41: 03/05/1983", "Alter 42 -"); after it, in the same clause, the age the
+# person is or turned ("(1995-07-12) is now 58.", "03/05/1983, aged 41"). Only a number of one to three digits that
+# ends its clause or is counted in years: "2019-01-01 is 30 days overdue" states no age.
+AGE_LABELS = ("age", "aged", "âge", "âgé", "âgée", "alter", "edad", "età", "idade", "leeftijd")
+_AGE = r"\d{1,3}(?![\d.,:/-]\d)"
+_AGE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(AGE_LABELS)})[ \t]*(?::[ \t]*)?{_AGE}[ \t]*(?:[,;:(/-][ \t]*)?\Z",
+                         re.IGNORECASE)
+_AGE_AFTER = re.compile(rf"\)?[ \t]*(?:,[ \t]*)?"
+                        rf"(?:(?:is|was)[ \t]+(?:now[ \t]+)?(?:aged[ \t]+)?|turned[ \t]+|aged[ \t]+)"
+                        rf"{_AGE}(?:[ \t]+(?:years?|yrs?)(?:[ \t]+old)?)?(?=[ \t]*(?:[.,;)\n]|\Z))", re.IGNORECASE)
+AGE_REACH = 24  # characters before the date an age label and its number may take
+# Whether an age label and its number stand in a text: the weak shapes ("4/3/78") are looked for where one does, as
+# where a birth word does. Each label is read first and only then checked to open a word ("page 3" holds none): the
+# regex engine skips through text to a label's letters, where a look-behind written first is tried at every position.
+_AGE_STATEMENT = re.compile("(?:" + "|".join(f"{label}(?<![^\\W\\d_]{label})" for label in AGE_LABELS)
+                            + r")[ \t]*(?::[ \t]*)?\d")
+
+
+def states_an_age(text: str, start: int, end: int) -> bool:
+    """Whether a person's age is stated right before [start, end) or right after it in its clause."""
+    return (_AGE_BEFORE.search(text, max(0, start - AGE_REACH), start) is not None
+            or _AGE_AFTER.match(text, end) is not None)
 
 
 class DateOfBirthRecognizer(PatternRecognizer):
@@ -114,9 +147,9 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d/m/y", r"\b(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|1[0-2])[/.-](?:19|20)\d{2}\b", 0.3),
         Pattern("date iso", r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b", 0.3),
         # Day and month each with its period and a space after, as Czech, Slovak, German and Hungarian style guides
-        # set a date in running text: "27. 4. 1957", "4. 3. 1985".
+        # set a date in running text: "27. 4. 1957", "4. 3. 1985" (or a line break, where the text wraps).
         Pattern("date d. m. y",
-                r"\b(?:0?[1-9]|[12]\d|3[01])\.[ \u00a0](?:0?[1-9]|1[0-2])\.[ \u00a0](?:19|20)\d{2}\b", 0.3),
+                r"\b(?:0?[1-9]|[12]\d|3[01])\.[ \u00a0\n](?:0?[1-9]|1[0-2])\.[ \u00a0\n](?:19|20)\d{2}\b", 0.3),
         # Year first with slashes or dots, as East Asian and some Nordic forms write it: "1985/03/04", "1985.3.4".
         Pattern("date y/m/d", r"\b(?:19|20)\d{2}([/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b", 0.3),
         # "March 4, 1985", and as English also says it, "March the 4th, 1985".
@@ -127,6 +160,10 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d month y",
                 rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:del?\s+)?|[-/]){YEAR}\b",
                 0.3),
+        # Vietnamese names the month by its number, each part after its word, as CLDR's long date pattern for "vi"
+        # writes it ("'ngày' d 'tháng' M 'năm' y"): "ngày 5 tháng 2 năm 1982", also typed without diacritics.
+        Pattern("date ngay thang nam",
+                rf"\bng[aà]y\s+{_DM}\s+th[aá]ng\s+(?:0?[1-9]|1[0-2])\s+n[aă]m\s+{YEAR}\b", 0.3),
     ]
     # With the keys and column names that abbreviate them: "d_o_b", "fecha_nac".
     CONTEXT = ["born", "birth", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "b.", "né le",  # noqa: RUF012
@@ -151,6 +188,15 @@ class DateOfBirthRecognizer(PatternRecognizer):
     def __init__(self, patterns: list[Pattern] | None = None, name: str | None = None) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS if patterns is None else patterns,
                          context=self.CONTEXT, name=name)  # fmt: skip
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
+                regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
+        """The pattern matches, each raised as a birth word raises it where the person's age is stated beside it."""
+        results = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        for result in results:
+            if states_an_age(text, result.start, result.end):
+                result.score = min(1.0, result.score + AGE_BOOST)
+        return results
 
 
 # Shapes of a date that are a date of birth only next to birth words (none reaches the default threshold alone), so
@@ -182,6 +228,11 @@ _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over 
 
 
 def has_birth_word(text: str) -> bool:
-    """Whether a birth word may stand in the text (a substring test: cheap, and sometimes true of other words)."""
-    return _BIRTH_STEM.search(text.lower()) is not None
+    """Whether a birth word, or an age label and its number, may stand in the text (substring tests: cheap, and
+    sometimes true of other words)."""
+    lowered = text.lower()
+    if _BIRTH_STEM.search(lowered) is not None:
+        return True
+    # Substring tests first: most text holds no label, and they cost a tenth of the regex's scan.
+    return any(label in lowered for label in AGE_LABELS) and _AGE_STATEMENT.search(lowered) is not None
 
