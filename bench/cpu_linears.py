@@ -12,7 +12,9 @@ differ by CPU, so this measures every candidate on the machine it runs on:
   ``kernels.cpu.int4_linear_two_level`` (the inputs in two levels: the one-row linear), ``kernels.cpu.int4_gemm_avx2``
   (float32 inputs times weights dequantized once per call) and ``torch._weight_int4pack_mm_for_cpu``.
 - int8 LM head (576->49152, 28 MB): ``kernels.cpu.int8_linear`` (two-level int8 inputs), ``kernels.cpu.int8_gemm_bf16``
-  (bf16 inputs, each weight block converted to bf16 once per call) and ``torch._weight_int8pack_mm``.
+  (bf16 inputs, each weight block converted to bf16 once per call), ``kernels.cpu.lm_head_linear`` (the weight packed
+  once for vpdpbusd, two-level inputs per row: what the engine's head runs on AVX-512 VNNI; ``bench.lm_head`` has it
+  per row count against what the head ran before) and ``torch._weight_int8pack_mm``.
 
 Random weights with the model's shapes and the serving dtype (bf16), quantized by ``engine.layers.Linear`` exactly as
 the engine does. Each round times every candidate at every row count once, candidates in alternating order, so a
@@ -110,6 +112,11 @@ def int8_head_candidates(dtype: torch.dtype) -> dict[str, Run]:
         candidates["warden int8"] = each(cpu_kernels.int8_linear)
     if cpu_kernels.int8_gemm_bf16_runs():
         candidates["warden int8 GEMM (bf16 inputs, AVX512-BF16)"] = each(cpu_kernels.int8_gemm_bf16)
+    if cpu_kernels.lm_head_supported(*HEAD_SHAPE[::-1]):
+        assert head.quant_weight is not None
+        packed = cpu_kernels.lm_head_pack(head.quant_weight)
+        candidates["warden LM head (packed, VNNI)"] = each(
+            lambda x, weight, scales: cpu_kernels.lm_head_linear(x, packed, scales, 2))
     return candidates
 
 

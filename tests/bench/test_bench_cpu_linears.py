@@ -36,6 +36,8 @@ def test_the_benchmark_times_every_candidate_at_every_row_count(tmp_path: Path) 
                                       else set())
     if cpu_kernels.int8_gemm_bf16_runs():
         expected_head.add("warden int8 GEMM (bf16 inputs, AVX512-BF16)")
+    if cpu_kernels.lm_head_supported(*cpu_linears.HEAD_SHAPE[::-1]):
+        expected_head.add("warden LM head (packed, VNNI)")
     for rows, expected in ((layer, expected_layer), (head, expected_head)):
         for row in rows:
             assert set(row) - {"rows"} == expected
