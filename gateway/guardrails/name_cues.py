@@ -305,8 +305,9 @@ def names_a_group(names: Sequence[str], words: NameWords) -> bool:
       person), or
     - the first no known first name (or one that is a stop word of the languages read: "Uma" is Portuguese's) and
       either a later word a team's head noun (``UNIT_NOUNS``: "Claims Unit", and "Claims Unit Tax" where a
-      sentence runs on after it) or the last an English dictionary word or stop word that is no known name ("John
-      Baker", "Uma Vargas" are people: the dictionary holds names too).
+      sentence runs on after it) or every word an English dictionary word or stop word, the last no known name
+      ("Customer Care"; "Uma Vargas" is a person, and so is "Brenik Stamp": the dictionary holds many surnames, so a
+      last word alone in it tells nothing).
     A reader with no dictionary and no stop words (empty `words.common_words`, `words.stop_words`) has the head
     nouns alone."""
     if len(names) < 2:
@@ -318,8 +319,8 @@ def names_a_group(names: Sequence[str], words: NameWords) -> bool:
         return False  # "John Office", "Grace Baker"
     if any(name.casefold() in UNIT_NOUNS for name in names[1:]):
         return True
-    last = names[-1].capitalize()
-    return (words.is_common(last) or words.is_stop(last)) and not words.is_name(last)
+    ordinary = all(words.is_common(name) or words.is_stop(name) for name in names)
+    return ordinary and not words.is_name(names[-1].capitalize())
 
 
 def ordinary_words(names: Sequence[str], words: NameWords) -> bool:

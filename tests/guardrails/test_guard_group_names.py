@@ -5,7 +5,8 @@ from gateway.guardrails.name_cues import NameWords, names_a_group
 from gateway.guardrails.person_names import known_names
 
 _NAMES = known_names()
-DICTIONARY = NameWords(frozenset({"per", "their"}), frozenset({"facility", "desk", "reception", "service"}),
+DICTIONARY = NameWords(frozenset({"per", "their"}),
+                       frozenset({"facility", "desk", "reception", "service", "visitor", "stamp"}),
                        _NAMES.is_name, _NAMES.is_first)  # fmt: skip
 NO_DICTIONARY = NameWords(frozenset(), frozenset(), _NAMES.is_name, _NAMES.is_first)
 
@@ -26,7 +27,12 @@ def test_a_known_first_name_makes_a_person() -> None:
         assert not names_a_group(["Will", "Hansson"], words)  # "will" is an English stop word and a first name
 
 
-def test_a_dictionary_word_last_is_a_desk_only_with_the_dictionary() -> None:
+def test_dictionary_words_throughout_are_a_desk_only_with_the_dictionary() -> None:
     assert names_a_group(["Facilities", "Desk"], DICTIONARY)
     assert names_a_group(["Visitor", "Reception"], DICTIONARY)
     assert not names_a_group(["Visitor", "Reception"], NO_DICTIONARY)
+
+
+def test_a_surname_the_dictionary_holds_after_a_given_name_it_does_not_is_a_person() -> None:
+    # The dictionary lists many surnames (WordNet's "stamp", "boehm"): its last word alone makes no desk.
+    assert not names_a_group(["Brenik", "Stamp"], DICTIONARY)
