@@ -122,6 +122,12 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
                             rotate_bytes=settings.audit_spool_rotate_bytes,
                             min_free_bytes=settings.audit_spool_min_free_bytes,
                             on_quarantine=telemetry.metrics.audit_quarantined.inc, drain=settings.audit_drain)
+        # The guardrails' analysis workers register their preload with the fork server the audit drain shares, so
+        # they are built before the drain can start it (adopted spool records start a drain child at once).
+        close_guardrails: Callable[[], None] | None = None
+        guard_in, guard_out = input_guard, output_guard
+        if settings.guardrails and guard_in is None and guard_out is None:
+            guard_in, guard_out, close_guardrails = _build_guardrails(secrets.server_secret, settings)
         audit.start()
         services = GatewayServices(
             settings=settings, db=db, secrets=secrets,
@@ -137,12 +143,8 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
             # Leases renewed four times per lease length: a dead worker's slots free within rate_limit_lease_s.
             limiter=build_limiter(settings.redis_url, lease_ms=round(settings.rate_limit_lease_s * 1000),
                                   renew_interval_s=settings.rate_limit_lease_s / 4),
-            input_guard=input_guard, output_guard=output_guard,
+            input_guard=guard_in, output_guard=guard_out,
         )
-        close_guardrails: Callable[[], None] | None = None
-        if settings.guardrails and input_guard is None and output_guard is None:
-            services.input_guard, services.output_guard, close_guardrails = _build_guardrails(
-                secrets.server_secret, settings)
         app.state.services = services
         app.state.schema = SchemaRevisionCheck(db.engine)  # /readyz: not ready while the schema is behind the code
         app.state.admin = admin = build_admin_services(settings)

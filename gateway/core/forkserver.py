@@ -32,11 +32,17 @@ def context() -> ForkServerContext:
     return _CONTEXT
 
 
-def running() -> bool:
-    """Whether this process's fork server has started (its preload list is then fixed)."""
+def server_pid() -> int | None:
+    """The fork server's pid once it has started (it lives as long as this process), else None."""
     # multiprocessing exposes no public way to ask; its server object records the pid once started.
     server = getattr(_forkserver_module, "_forkserver", None)
-    return getattr(server, "_forkserver_pid", None) is not None
+    pid = getattr(server, "_forkserver_pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def running() -> bool:
+    """Whether this process's fork server has started (its preload list is then fixed)."""
+    return server_pid() is not None
 
 
 def preload(modules: Iterable[str]) -> bool:

@@ -1,5 +1,6 @@
 """WARDEN_GUARDRAIL_ANALYSIS_PROCESSES reaches the guardrails: the app's input guard scans in worker processes, and
-the app's shutdown stops them (no orphaned workers after a gateway stops)."""
+the app's shutdown stops them (no orphaned workers after a gateway stops). The fork server they are forked from is
+the process's own, shared with the audit drain, and lives as long as the process: it is not a worker."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import psutil
 from fastapi.testclient import TestClient
 
 from gateway.app import create_app
+from gateway.core import forkserver
 from gateway.core.settings import Settings
 from gateway.openai.guardrails_adapter import GuardrailsInput
 from policies import PiiAction, PiiRules, Policy
@@ -20,11 +22,13 @@ MASK_EMAIL = Policy(pii_input=PiiRules(entities={"EMAIL_ADDRESS": PiiAction.MASK
 
 
 def _live_children() -> set[int]:
-    """Live child processes, less multiprocessing's resource tracker (it serves this process until it exits)."""
+    """Live child processes, less multiprocessing's resource tracker and fork server (each serves this process until
+    it exits)."""
     pids = set()
     for child in psutil.Process(os.getpid()).children(recursive=True):
         with contextlib.suppress(psutil.NoSuchProcess):
-            if child.status() != psutil.STATUS_ZOMBIE and "resource_tracker" not in " ".join(child.cmdline()):
+            if (child.status() != psutil.STATUS_ZOMBIE and child.pid != forkserver.server_pid()
+                    and "resource_tracker" not in " ".join(child.cmdline())):
                 pids.add(child.pid)
     return pids
 
