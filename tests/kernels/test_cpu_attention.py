@@ -73,6 +73,16 @@ def test_decode_tasks_per_sequence_or_per_kv_head(threads: int, num_seqs: int) -
     torch.testing.assert_close(out.float(), _expected(b, 0.125), atol=TOLERANCE, rtol=TOLERANCE)
 
 
+@pytest.mark.parametrize("threads", [1], indirect=True)
+@pytest.mark.parametrize("kv_heads", [1, 2, 4, 5, 7])
+def test_decode_groups_of_three_over_odd_and_many_kv_heads(threads: int, kv_heads: int) -> None:
+    """Groups of 3 at head_dim 64 (SmolLM2's) with every kv head of a sequence in one task: each query head of any kv
+    head, first or past the third, attends its own kv head's rows."""
+    b = _batch([1, 17, 300], [], kv_heads=kv_heads, group=3, head_dim=64, seed=30 + kv_heads)
+    out = kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 0.125)
+    torch.testing.assert_close(out.float(), _expected(b, 0.125), atol=TOLERANCE, rtol=TOLERANCE)
+
+
 @pytest.mark.parametrize(("window", "softcap"), [(17, 0.0), (20, 0.0), (0, 5.0), (17, 5.0)])
 def test_decode_windows_and_soft_caps(window: int, softcap: float) -> None:
     """A window starts the context at len - window (odd or even: the pairs of value rows start there)."""
