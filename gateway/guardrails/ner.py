@@ -38,6 +38,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_continental
+from gateway.guardrails.name_cues import NameWords, ordinary_words
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.windows import add_window
 
@@ -214,6 +215,8 @@ class NerModel:
         if second_reading not in SECOND_READINGS:
             raise ValueError(f"second_reading must be one of {SECOND_READINGS}, got {second_reading!r}")
         self._nlp, self._common_words = _load_ner_only(model_name)
+        names = known_names()
+        self._words = NameWords(frozenset(), self._common_words, names.is_name, names.is_first)
         self._continental = _load_ner_pipe(continental_model) if continental_model else None
         self._second_reading = second_reading
         self._window_margin = window_margin
@@ -283,12 +286,8 @@ class NerModel:
         """Whether every word of `span` is an English dictionary word (or its plural) and the first is no known
         first name: in English text Warden's model, trained mostly on other languages, calls a team, a heading or a
         place of ordinary words a person ("Field Services", "Human Resources", "Dodges Ferry"); "Mark Hunter" is
-        still one."""
-        words = [word.casefold() for word in _SPAN_WORD.findall(span)]
-        if not words or known_names().is_first(words[0]):
-            return False
-        return all(word in self._common_words or (word.endswith("s") and word[:-1] in self._common_words)
-                   for word in words)  # fmt: skip
+        still one. The field rule's test (``name_cues.ordinary_words``), read without stop words."""
+        return ordinary_words(_SPAN_WORD.findall(span), self._words)
 
     def _second_jobs(
         self, texts: Sequence[str], jobs: list[tuple[int, int, int]], docs: list[spacy.tokens.Doc]
