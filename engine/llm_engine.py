@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
@@ -286,7 +285,7 @@ class LLMEngine:
 
     # --- the step ---------------------------------------------------------------------------------
     def step(self) -> list[RequestOutput]:
-        started = time.perf_counter()
+        started = self.speculator.clock() if self.speculator is not None else 0.0
         if self.speculator is not None:
             self.speculator.propose(self.scheduler.running)
         batch = self.scheduler.schedule()
@@ -322,10 +321,11 @@ class LLMEngine:
             self.block_manager.commit_computed_blocks(seq)
         if out is None:
             return []
-        cost_table = self.speculator.step_cost_table(batch) if self.speculator is not None else None
+        speculator = self.speculator
+        cost_table = speculator.step_cost_table(batch) if speculator is not None else None
         outputs = self._process_samples(plan, out, fill_errors)
-        if cost_table is not None:
-            cost_table.record(sum(batch.num_new_tokens), time.perf_counter() - started)
+        if speculator is not None and cost_table is not None:
+            cost_table.record(sum(batch.num_new_tokens), speculator.clock() - started)
         return outputs
 
     def _start_bitmask_fill(self, plan: SamplePlan, errors: dict[int, str]) -> Future[torch.Tensor | None] | None:

@@ -257,3 +257,19 @@ def test_the_engine_measures_its_decode_steps_by_size() -> None:
     off = LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=64, speculative_method="ngram",
                            prompt_lookup_adaptive=False))
     assert off.engine.speculator is not None and off.engine.speculator.acceptance is None
+
+
+def test_the_engine_times_its_steps_on_the_speculators_clock() -> None:
+    """The step costs come from ``speculator.clock`` (CPU time on a CPU), not from a wall clock of the engine's own:
+    a clock that advances 7 s a reading makes every measured step cost exactly 7 s."""
+    llm = LLM(EngineConfig(show_progress=False, kv_cache_memory_mb=64, speculative_method="ngram"))
+    speculator = llm.engine.speculator
+    assert speculator is not None
+    readings = iter(range(0, 1_000_000, 7))
+    speculator.clock = lambda: float(next(readings))
+    tokenizer = llm.tokenizer
+    prompt = tokenizer.encode(tokenizer.apply_chat_template([{"role": "user", "content": QUOTE}]),
+                              add_special_tokens=False)
+    llm.generate([prompt], SamplingParams(max_tokens=24, temperature=0, ignore_eos=True))
+    costs = speculator.plain_step_costs.fitted()
+    assert costs and set(costs.values()) == {7.0}
