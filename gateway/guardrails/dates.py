@@ -126,10 +126,11 @@ _AGE_AFTER = re.compile(rf"\)?[ \t]*(?:,[ \t]*)?"
                         rf"{_AGE}(?:[ \t]+(?:years?|yrs?)(?:[ \t]+old)?)?(?=[ \t]*(?:[.,;)\n]|\Z))", re.IGNORECASE)
 AGE_REACH = 24  # characters before the date an age label and its number may take
 # Whether an age label and its number stand in a text: the weak shapes ("4/3/78") are looked for where one does, as
-# where a birth word does. Each label is read first and only then checked to open a word ("page 3" holds none): the
-# regex engine skips through text to a label's letters, where a look-behind written first is tried at every position.
-_AGE_STATEMENT = re.compile("(?:" + "|".join(f"{label}(?<![^\\W\\d_]{label})" for label in AGE_LABELS)
-                            + r")[ \t]*(?::[ \t]*)?\d")
+# where a birth word does. The labels that are no birth stem already (``AGE_WORDS``), each its own regex led by its
+# letters, read first and only then checked to open a word ("page 3" holds none): the regex engine skips through
+# text to a literal, where an alternation or a look-behind written first is tried at every position.
+_AGE_STATEMENTS = tuple((label, re.compile(rf"{label}(?<![^\W\d_]{label})d?[ \t]*(?::[ \t]*)?\d"))
+                        for label in ("age", "âge", "alter"))  # fmt: skip
 
 
 def states_an_age(text: str, start: int, end: int) -> bool:
@@ -233,6 +234,6 @@ def has_birth_word(text: str) -> bool:
     lowered = text.lower()
     if _BIRTH_STEM.search(lowered) is not None:
         return True
-    # Substring tests first: most text holds no label, and they cost a tenth of the regex's scan.
-    return any(label in lowered for label in AGE_LABELS) and _AGE_STATEMENT.search(lowered) is not None
+    # A substring test first: most text holds no label.
+    return any(label in lowered and statement.search(lowered) is not None for label, statement in _AGE_STATEMENTS)
 
