@@ -68,7 +68,8 @@ class EngineConfig:
     # serve); 2 where the bf16 GEMM serves (bfloat16 on AVX512-BF16: from 3 rows it is faster than the one-level
     # kernel, and more accurate); else 8. Above 1, the int8 LM head runs kernels.cpu's int8 linear up to
     # model_runner.HEAD_KERNEL_ROWS and the bf16 GEMM above on AVX512-BF16 CPUs, the int8 linear at every row count
-    # elsewhere. The figures behind these bounds: docs/benchmarks.md, "CPU linears" and "Engine on CPU".
+    # elsewhere; on AVX-512 VNNI CPUs the packed head kernel (kernels.cpu.lm_head_linear) at every row count. The
+    # figures behind these bounds: docs/benchmarks.md, "CPU linears" and "Engine on CPU".
     cpu_small_batch_rows: int | None = None
     # Where inductor's generated code and Warden's C++ CPU kernels are built and cached (``inductor/`` and
     # ``extensions/`` below it). None: torch's defaults (/tmp and ~/.cache), lost with a container; point it at a

@@ -202,7 +202,9 @@ GEMM_SMALL_BATCH_ROWS = 2
 SMALL_BATCH_ROWS = 8
 # Where kernels.cpu's bf16 GEMM for int8 weights runs (AVX512-BF16), the int8 head's steps of more rows go to it
 # (unquantized inputs, each weight converted to bf16 once per call): above 4 rows it overtakes the int8 kernel
-# (docs/benchmarks.md, "CPU linears", int8 head).
+# (docs/benchmarks.md, "CPU linears", int8 head). On AVX-512 VNNI CPUs the head packs its weight for
+# kernels.cpu.lm_head_linear instead (ParallelLMHead.quantize_int8), which serves every row count and this bound
+# does not apply.
 HEAD_KERNEL_ROWS = 4
 
 
