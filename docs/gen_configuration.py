@@ -107,10 +107,10 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "guardrail_analysis_processes": "Worker processes per gateway process that run the input's PII detectors and NER "
                                     "off the event loop's GIL (a scan is pure Python). `0`: the gateway process's "
                                     "guard threads run them. Workers are forked from one fork server that holds the "
-                                    "analyzer built (about 0.86 GB, shared copy-on-write); each adds about 35 MB of its "
-                                    "own and about 1 ms more CPU per request; a dead worker's scans fail closed (503 "
-                                    "`guardrails_unavailable`) and a fresh pool starts after 1 s. The program's main "
-                                    "module must be safe to import (`warden serve` and uvicorn are).",
+                                    "analyzer built (about 0.86 GB, shared copy-on-write); each adds about 35 MB "
+                                    "of its own and about 1 ms more CPU per request; a dead worker's scans fail closed "
+                                    "(503 `guardrails_unavailable`) and a fresh pool starts after 1 s. The program's "
+                                    "main module must be safe to import (`warden serve` and uvicorn are).",
     "max_inflight_requests": "Per worker: `/v1` calls running at once.",
     "max_queued_requests": "Per worker: calls waiting in line (first come, first served) beyond the running ones; "
                            "past it a 503 `overloaded` with `Retry-After`, at once.",
