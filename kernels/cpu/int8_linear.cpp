@@ -258,18 +258,6 @@ inline __m512 dot_block_single(const int8_t* w, int64_t K, const SingleRow& q) {
   return reduce_16(transposed);
 }
 
-template <typename scalar_t>
-inline __m512 load_scales(const scalar_t* s) {
-  if constexpr (std::is_same_v<scalar_t, float>) {
-    return _mm512_loadu_ps(s);
-  } else if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
-  } else {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
-  }
-}
-
 // y = scale * (dot - correction) for one input row, 16 output rows a block; the last N % 16 rows by dot_tile.
 template <typename scalar_t>
 void int8_linear_single_row(const scalar_t* x, int64_t K, const int8_t* w, const scalar_t* s, int64_t N,
@@ -282,7 +270,7 @@ void int8_linear_single_row(const scalar_t* x, int64_t K, const int8_t* w, const
       const int64_t n0 = b * kSingleBlock;
       const __m512 dots = _mm512_sub_ps(dot_block_single(w + n0 * K, K, q), correction);
       alignas(64) float out[kSingleBlock];
-      _mm512_store_ps(out, _mm512_mul_ps(load_scales(s + n0), dots));
+      _mm512_store_ps(out, _mm512_mul_ps(warden::load_scales(s + n0), dots));
       warden::store_rounded(out, y + n0, kSingleBlock);
     }
   });

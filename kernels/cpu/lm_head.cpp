@@ -80,18 +80,6 @@ inline void dot_accumulate(__m512i& acc, __m512i weights, __m512i inputs) {
   asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(weights), "v"(inputs));
 }
 
-template <typename scalar_t>
-inline __m512 load_scales(const scalar_t* s) {
-  if constexpr (std::is_same_v<scalar_t, float>) {
-    return _mm512_loadu_ps(s);
-  } else if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
-    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
-  } else {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
-  }
-}
-
 // `B` packed blocks (from `w`, each K / 4 vectors) against `T` quantized rows from `row0` (whole input rows of
 // `levels` levels each), written to y's columns `n0`.. of those input rows.
 template <int T, int B, typename scalar_t>
@@ -136,7 +124,7 @@ inline void tile(const uint8_t* w, int64_t K, const QuantizedRows& q, int64_t ro
       __m512 sum = _mm512_load_ps(dots[t0] + b * kBlockRows);
       for (int l = 1; l < levels; ++l) sum = _mm512_add_ps(sum, _mm512_load_ps(dots[t0 + l] + b * kBlockRows));
       alignas(64) float out[kBlockRows];
-      _mm512_store_ps(out, _mm512_mul_ps(sum, load_scales(s + n0 + b * kBlockRows)));
+      _mm512_store_ps(out, _mm512_mul_ps(sum, warden::load_scales(s + n0 + b * kBlockRows)));
       warden::store_rounded(out, y + m * N + n0 + b * kBlockRows, kBlockRows);
     }
   }

@@ -132,6 +132,19 @@ inline __m512 load_inputs(const scalar_t* x, __mmask16 lanes) {
   }
 }
 
+// 16 per-output-channel weight scales (float32, bf16 or fp16, any alignment) as float32: the int8 linears' outputs.
+template <typename scalar_t>
+inline __m512 load_scales(const scalar_t* s) {
+  if constexpr (std::is_same_v<scalar_t, float>) {
+    return _mm512_loadu_ps(s);
+  } else if constexpr (std::is_same_v<scalar_t, c10::BFloat16>) {
+    return warden::load_bf16(s);
+  } else {
+    static_assert(std::is_same_v<scalar_t, c10::Half>);
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+  }
+}
+
 // The first level of quantize_groups alone (codes, scales, code sums; no residuals), 16 inputs per instruction:
 // bit for bit the same values (the same products rounded half to even, and integer sums), several times faster than
 // the scalar loop, which the int4 linear would pay per row per call.
