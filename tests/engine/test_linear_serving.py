@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import torch
 import torch.nn.functional as F
 
 from engine.config import EngineConfig
-from engine.layers.linear import INT4_GROUP_SIZE, Linear, cpu_prepack_supported
+from engine.layers.linear import HEAD_INPUT_LEVELS, INT4_GROUP_SIZE, Linear, cpu_prepack_supported
 from engine.llm import LLM
 from engine.sampling_params import SamplingParams
 from engine.worker.model_runner import GEMM_SMALL_BATCH_ROWS, HEAD_KERNEL_ROWS, SMALL_BATCH_ROWS, int4_kernel_rows
+from kernels import cpu as cpu_kernels
 from kernels import dispatch
 from tests.engine.test_compiled_model import assert_close_top_logprobs
 
@@ -106,25 +109,106 @@ def test_int4_engine_quantizes_layers_not_head_and_prepacks_the_rest(tiny_llama_
     assert len(single.token_ids) == 6 and single.error is None
 
 
-@pytest.mark.skipif(not dispatch.cpu_int8_gemm_runs(64 * 768, torch.bfloat16),
-                    reason="no AVX512-BF16 here: int8_gemm_bf16 is not built, the int8 kernel serves every row count")
-def test_int4_engine_head_takes_the_bf16_gemm_above_the_small_batches(tiny_llama_dir, monkeypatch):
-    """The int8 head's steps of more than HEAD_KERNEL_ROWS rows run kernels.cpu's bf16 GEMM (unquantized inputs)
-    instead of the two-level int8 kernel: the same logits up to rounding, at 12 sequences a step."""
-    common = dict(model=str(tiny_llama_dir), dtype="bfloat16", quantization="int4", show_progress=False,
-                  num_kv_blocks=64, block_size=4, int8_max_rows=24, cpu_prepack=False, cpu_small_batch_rows=4)
-    served = LLM(EngineConfig(**common))
-    assert served.engine.model.lm_head.quant_kernel_rows == HEAD_KERNEL_ROWS
-    monkeypatch.setattr(dispatch, "cpu_int8_gemm_runs", lambda out_features, dtype: False)
-    int8_kernel = LLM(EngineConfig(**common))
-    assert int8_kernel.engine.model.lm_head.quant_kernel_rows == 24
+# The int8 head's settings in the two tests below: eager steps of up to 24 rows run the quantized copy, the int4
+# layers' kernel rows above one (so the head's small-batch kernels serve every row count up to those 24).
+HEAD_MAX_ROWS = 24
+HEAD_ENGINE = dict(dtype="bfloat16", quantization="int4", show_progress=False, num_kv_blocks=64, block_size=4,
+                   int8_max_rows=HEAD_MAX_ROWS, cpu_prepack=False, cpu_small_batch_rows=4)
+HEAD_ROWS = [1, 2, HEAD_KERNEL_ROWS, HEAD_KERNEL_ROWS + 1, 12, HEAD_MAX_ROWS, HEAD_MAX_ROWS + 1]
 
+
+def _head_implementations(head: Linear) -> dict[str, Callable[[torch.Tensor], torch.Tensor]]:
+    """Every implementation the int8 head could run on this CPU, called directly on its weight: the packed head
+    (AVX-512 VNNI), kernels.cpu's grouped int8 kernel, its bf16 GEMM (AVX512-BF16), torch's int8 op (where the
+    C++ kernel does not run) and the dense weight (rows above int8_max_rows)."""
+    weight, scales = head.quant_weight, head.quant_scales
+    assert weight is not None and scales is not None
+    out_features, in_features = weight.shape
+    found: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"dense": lambda x: F.linear(x, head.weight)}
+    if cpu_kernels.load() and cpu_kernels.lm_head_supported(out_features, in_features):
+        packed = cpu_kernels.lm_head_pack(weight)
+        found["packed head"] = lambda x: cpu_kernels.lm_head_linear(x, packed, scales, HEAD_INPUT_LEVELS)
+    if dispatch.cpu_one_row_linear("int8", out_features, in_features) is not None:
+        found["int8 kernel"] = lambda x: cpu_kernels.int8_linear_up_to(x, weight, scales, x.shape[0])
+        if dispatch.cpu_int8_gemm_runs(out_features, torch.bfloat16):
+            found["bf16 gemm"] = lambda x: cpu_kernels.int8_gemm_bf16(x, weight, scales)
+    else:
+        found["torch int8"] = lambda x: torch._weight_int8pack_mm(x, weight, scales)
+    return found
+
+
+def _expected_head_route(rows: int, implementations: dict[str, object], packed: bool) -> str:
+    """Which implementation serves an int8 head's step of ``rows`` rows (HEAD_ENGINE's engine, on this CPU)."""
+    if rows > HEAD_MAX_ROWS:
+        return "dense"
+    if packed:
+        return "packed head"
+    if "int8 kernel" not in implementations:
+        return "torch int8"
+    return "bf16 gemm" if "bf16 gemm" in implementations and rows > HEAD_KERNEL_ROWS else "int8 kernel"
+
+
+def _head_routes(head: Linear) -> dict[int, list[str]]:
+    """{rows: the implementations whose output the head's equals bitwise}, at each of HEAD_ROWS."""
+    implementations = _head_implementations(head)
+    generator = torch.Generator().manual_seed(0)
+    routes = {}
+    with torch.inference_mode():
+        for rows in HEAD_ROWS:
+            x = torch.randn(rows, head.weight.shape[1], generator=generator).bfloat16()
+            served = head(x)
+            routes[rows] = [name for name, run in implementations.items() if torch.equal(run(x), served)]
+    return routes
+
+
+def test_int8_head_runs_the_packed_kernel_where_it_is_built_and_the_bf16_gemm_above_the_small_batches_else(
+        tiny_llama_dir, monkeypatch):
+    """The int4 engine's int8 LM head, per step size: on AVX-512 VNNI CPUs the packed head kernel at every row
+    count up to int8_max_rows; without it (forced here by refusing the head's shape), kernels.cpu's grouped int8
+    kernel up to HEAD_KERNEL_ROWS and its bf16 GEMM above on AVX512-BF16 CPUs (the int8 kernel at every row count
+    elsewhere); the dense weight above int8_max_rows. Each step's output is compared bitwise with every candidate
+    called directly, and must equal exactly the one the routing names."""
+    served = LLM(EngineConfig(model=str(tiny_llama_dir), **HEAD_ENGINE)).engine.model.lm_head
+    packed_here = served.quant_packed is not None
+    implementations = _head_implementations(served)
+    assert packed_here == ("packed head" in implementations)
+    assert _head_routes(served) == {rows: [_expected_head_route(rows, implementations, packed_here)]
+                                    for rows in HEAD_ROWS}
+
+    monkeypatch.setattr(cpu_kernels, "lm_head_supported", lambda out_features, in_features: False)
+    unpacked = LLM(EngineConfig(model=str(tiny_llama_dir), **HEAD_ENGINE)).engine.model.lm_head
+    assert unpacked.quant_packed is None
+    monkeypatch.undo()  # the candidates include the packed head again, which this engine must not match
+    assert _head_routes(unpacked) == {rows: [_expected_head_route(rows, implementations, False)]
+                                      for rows in HEAD_ROWS}
+
+
+@pytest.mark.skipif(not (cpu_kernels.load() and cpu_kernels.lm_head_supported(64 * 768, 64)
+                         and dispatch.cpu_int8_gemm_runs(64 * 768, torch.bfloat16)),
+                    reason="the packed head (AVX-512 VNNI) or the bf16 GEMM (AVX512-BF16) is not built here")
+def test_packed_head_and_bf16_gemm_agree_on_the_tokens(tiny_llama_dir, monkeypatch):
+    """The packed head (two-level int8 inputs) and the bf16 GEMM it replaced above HEAD_KERNEL_ROWS (unquantized
+    inputs): the same top-1 token on every row of a 12-row step, logits within the int8 inputs' rounding, and the
+    same greedy tokens and close logprobs served at 12 sequences a step."""
+    served = LLM(EngineConfig(model=str(tiny_llama_dir), **HEAD_ENGINE))
+    head = served.engine.model.lm_head
+    assert head.quant_packed is not None and head.quant_weight is not None and head.quant_scales is not None
+    x = torch.randn(12, head.weight.shape[1], generator=torch.Generator().manual_seed(1)).bfloat16()
+    with torch.inference_mode():
+        packed = head(x).float()
+        gemm = cpu_kernels.int8_gemm_bf16(x, head.quant_weight, head.quant_scales).float()
+    assert torch.equal(packed.argmax(-1), gemm.argmax(-1))
+    torch.testing.assert_close(packed, gemm, rtol=0, atol=2e-2)
+
+    monkeypatch.setattr(cpu_kernels, "lm_head_supported", lambda out_features, in_features: False)
+    unpacked = LLM(EngineConfig(model=str(tiny_llama_dir), **HEAD_ENGINE))
+    assert unpacked.engine.model.lm_head.quant_packed is None
     params = SamplingParams(max_tokens=2, temperature=0, logprobs=20, ignore_eos=True)
     prompts = [[1, 2, 3 + i, 4, 5 + i] for i in range(12)]
-    for gemm, kernel in zip(served.generate(prompts, params), int8_kernel.generate(prompts, params), strict=True):
-        assert_close_top_logprobs(gemm.logprobs[0], kernel.logprobs[0])
-        if gemm.token_ids[0] == kernel.token_ids[0]:
-            assert_close_top_logprobs(gemm.logprobs[1], kernel.logprobs[1])
+    for by_packed, by_gemm in zip(served.generate(prompts, params), unpacked.generate(prompts, params), strict=True):
+        assert by_packed.token_ids[0] == by_gemm.token_ids[0]
+        assert_close_top_logprobs(by_packed.logprobs[0], by_gemm.logprobs[0])
+        assert_close_top_logprobs(by_packed.logprobs[1], by_gemm.logprobs[1])
 
 
 @pytest.mark.parametrize(("amx", "gemm_serves", "configured", "expected"), [
