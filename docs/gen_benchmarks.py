@@ -266,6 +266,30 @@ def cpu_linears() -> list[str]:
     return lines
 
 
+def lm_head() -> list[str]:
+    """bench.lm_head: the packed int8 LM head (what the engine runs on AVX-512 VNNI CPUs) against the kernels the
+    head ran before it, per row count."""
+    data = _load("lm_head.json")
+    load = data["load_average_1_5_15"]
+    before = "the grouped int8 kernel up to {} rows{}".format(
+        data["head_kernel_rows_before"], ", the bf16 GEMM above" if data["int8_gemm_bf16_above_them"] else "")
+    lines = _section(
+        "Int8 LM head", "lm_head.json", data,
+        f"{data['threads']} thread, {data['dtype']}, torch {data['torch']}, load average {load['start'][0]} at the "
+        f"start, {load['end'][0]} at the end",
+        f"Milliseconds per call ({data['clock']}) of SmolLM2's head (576 → 49152, 28 MB of int8 streamed from "
+        f"memory at every call), median of {data['rounds']} alternating rounds, and the speedup over `before` "
+        f"({before}). `lm_head two-level` is what `ParallelLMHead` serves on AVX-512 VNNI CPUs at every row "
+        "count: the weight packed once for `vpdpbusd`, each input row quantized with one scale in two levels; "
+        "`lm_head one-level` quantizes the inputs in one level (faster, but it moves greedy tokens: not served). "
+        "The rows are a step's sampling rows: one a decoding sequence, plus one a draft token under speculation.")
+    entries = data["results"]
+    names = [k for k in entries[0] if k != "rows"]
+    rows = [[str(e["rows"])] + [f"{_n(e[k]['ms'], 2)} ({_x(e[k]['speedup_vs_before'])})" for k in names]
+            for e in entries]
+    return [*lines, *_table(["rows", *names], rows)]
+
+
 def kernels() -> list[str]:
     data = _load("kernels.json")
     lines = _section(
@@ -595,8 +619,8 @@ def chaos() -> list[str]:
     return [*lines, *(line for note in notes for line in (f"Note: {note}", ""))]
 
 
-SECTIONS: list[Callable[[], list[str]]] = [engine_cpu, llamacpp, agreement, cpu_linears, kernels, gateway_overhead,
-                                           guardrails, small_results, chaos]
+SECTIONS: list[Callable[[], list[str]]] = [engine_cpu, llamacpp, agreement, cpu_linears, lm_head, kernels,
+                                           gateway_overhead, guardrails, small_results, chaos]
 
 HEADER = """# Benchmarks
 
