@@ -243,7 +243,7 @@ def _places() -> _Places:
 
 def location(rng: random.Random, split: str, context: Context) -> Pii:
     places, roll = _places(), rng.random()
-    if roll < 0.55:
+    if roll < 0.55 or context.name == "itinerary":  # a journey runs between towns
         value, kind = rng.choice(places.cities), "city"
     elif roll < 0.8:
         value, kind = rng.choice(places.regions), "region"
@@ -588,34 +588,41 @@ def fhir_json(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
     builder.text(f'  "active": {rng.choice(["true", "false"])}\n}}')
 
 
+# What a statement line says before each kind of value it books; other values are customer details above the lines.
+_BOOKED = {"IBAN_CODE": "SEPA CT TO ", "CREDIT_CARD": "CARD PAYMENT ", "LOCATION": "POS ATM WITHDRAWAL ",
+           "PHONE_NUMBER": "MOBILE TOP-UP ", "company": "DIRECT DEBIT ", "street_business": "CARD PURCHASE ",
+           "product": "CARD PURCHASE "}  # fmt: skip
+
+
 def bank_statement(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
-    """A bank statement: the holder and address on top, then one transaction line per other value, in capitals."""
+    """A bank statement in capitals: the holder and address, labelled customer details, then a transaction line per
+    value a statement books (a payee's IBAN, a card, an ATM's town, a top-up, a merchant; other decoys as references).
+    """
     holder = [i for i in items if _is(i, "PERSON", "STREET_ADDRESS")]
+    details: list[Item] = [i for i in items if isinstance(i, Pii) and i not in holder and i.type not in _BOOKED]
+    booked = [i for i in items if i not in holder and i not in details]
     builder.text("STATEMENT OF ACCOUNT\n")
     for item in holder:
         builder.value(item).text("\n")
+    for key, item in zip(_keys(details, rng), details, strict=True):
+        builder.text(f"{_spoken(key).upper()}: ").value(item).text("\n")
     balance = rng.randint(500, 20_000)
     builder.text("\nDATE    DESCRIPTION                              AMOUNT    BALANCE\n")
-    for item in (i for i in items if i not in holder):
+    for item in booked:
         day, month = rng.randint(1, 28), rng.choice(["JAN", "FEB", "MAR", "APR", "MAY", "JUN"])
         amount = rng.randint(5, 900)
         balance -= amount
-        lead = {
-            "IBAN_CODE": "SEPA CT TO ",
-            "CREDIT_CARD": "CARD PAYMENT ",
-            "LOCATION": "POS ATM WITHDRAWAL ",
-            "company": "DIRECT DEBIT ",
-            "street_business": "CARD PURCHASE ",
-        }.get(_label(item), "TRANSFER REF ")
         shown = Decoy(item.kind, item.value.upper()) if isinstance(item, Decoy) and item.kind in (
             "company", "street_business", "product") else item  # fmt: skip
+        lead = _BOOKED.get(_label(item), "TRANSFER REF ")
         builder.text(f"{day:02d} {month}  {lead}").value(shown).text(f"   -{amount}.00   {balance}.00\n")
     builder.text("CLOSING BALANCE " + f"{balance}.00")
 
 
 def itinerary(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
-    """A travel itinerary: the passenger as SURNAME/GIVEN with a title, flights "from X to Y", other details."""
-    builder.text("E-TICKET ITINERARY / RECEIPT\nBOOKING REF: ")
+    """A rail itinerary: the passenger as SURNAME/GIVEN with a title, journeys "from X to Y" between towns, other
+    details."""
+    builder.text("E-TICKET / ITINERARY\nBOOKING REF: ")
     builder.value(Decoy("reference", "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(6))))
     builder.text("\n")
     for item in items:
@@ -624,12 +631,12 @@ def itinerary(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
         elif _is(item, "LOCATION"):
             other = location(rng, "dev", _ITINERARY)
             pair = [item, other] if rng.random() < 0.5 else [other, item]
-            builder.text(f"FLIGHT {rng.choice(['LH', 'KL', 'TP', 'IB', 'AZ', 'LO'])}{rng.randint(100, 9999)} FROM ")
+            builder.text(f"TRAIN {rng.choice(['RJ', 'ICE', 'IC', 'EC', 'FR', 'R'])} {rng.randint(10, 9999)} FROM ")
             builder.value(pair[0]).text(" TO ").value(pair[1]).text(f" DEP {_stamp(rng)}\n")
         else:
             key = _key(item, rng, set())
             builder.text(f"{_spoken(key).upper()}: ").value(item).text("\n")
-    builder.text("BAGGAGE: 1PC  FARE BASIS: " + rng.choice(["YLOWEU", "KSAVER", "TFLEX"]))
+    builder.text("CLASS: 2  FARE: " + rng.choice(["SUPER SPARPREIS", "FLEX", "SAVER RETURN"]))
 
 
 def resume(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
