@@ -14,10 +14,16 @@ thread, set by ``scanning``, so the analyzer's callers need not pass it); the de
 one detector call on one long text can run past it. Whoever waits on the scan therefore reads the scanning thread's
 CPU clock from outside (``spent``) and refuses at the budget; an analysis worker process that overruns is killed
 (``processes``), and a guard thread stops at its next check.
+
+A garbage collection that runs on the scanning thread is not the scan's CPU: the collector walks every tracked object
+of the process (a full pass over a big gateway process took 0.2-0.5 s), and runs where an allocation happens to cross
+its threshold, so it would be charged to whichever scan was allocating then. ``gc.callbacks`` tells this thread when a
+collection starts and stops; a budget's clock stands still in between (``_collection``).
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Iterator
@@ -39,11 +45,11 @@ class ScanBudgetExceeded(Exception):
 
 
 class ScanBudget:
-    """The CPU a scan may spend: the scanning thread's CPU since ``start``, plus what ``charge`` adds (CPU spent for
-    it in an analysis worker process). ``seconds`` of None: no limit. Thread-safe: ``spent`` and ``cancel`` may be
-    called from another thread while the scanning thread runs."""
+    """The CPU a scan may spend: the scanning thread's CPU since ``start`` less its garbage collections, plus what
+    ``charge`` adds (CPU spent for it in an analysis worker process). ``seconds`` of None: no limit. Thread-safe:
+    ``spent`` and ``cancel`` may be called from another thread while the scanning thread runs."""
 
-    __slots__ = ("_charged", "_clock", "_final", "_start", "cancelled", "seconds")
+    __slots__ = ("_charged", "_clock", "_final", "_outer", "_paused_at", "_start", "cancelled", "seconds")
 
     def __init__(self, seconds: float | None) -> None:
         if seconds is not None and seconds <= 0:
@@ -53,6 +59,10 @@ class ScanBudget:
         self._start = 0.0
         self._charged = 0.0
         self._final: float | None = None
+        # The scanning thread's clock when a garbage collection on it started (None: none is running); ``spent``
+        # reads the clock as standing there until the collection ends and its CPU is taken out of ``_charged``.
+        self._paused_at: float | None = None
+        self._outer: ScanBudget | None = None  # the budget of a scan this one runs inside, on the same thread
         self.cancelled = False  # set by a waiter that refused the request: the scan stops at its next check
 
     def start(self) -> None:
@@ -73,8 +83,25 @@ class ScanBudget:
     def spent(self) -> float:
         if self._final is not None:
             return self._final
-        own = time.clock_gettime(self._clock) - self._start if self._clock is not None else 0.0
-        return own + self._charged
+        if self._clock is None:
+            return self._charged
+        # Read once: the scanning thread may end a collection between two reads (an undercount for one reading then,
+        # never an overcount that would refuse the request).
+        paused_at = self._paused_at
+        now = time.clock_gettime(self._clock) if paused_at is None else paused_at
+        return now - self._start + self._charged
+
+    def _pause(self) -> None:
+        """On the scanning thread, as a garbage collection starts on it."""
+        if self._clock is not None and self._final is None:
+            self._paused_at = time.clock_gettime(self._clock)
+
+    def _resume(self) -> None:
+        """On the scanning thread, as that collection ends: its CPU is not the scan's."""
+        paused_at = self._paused_at
+        if paused_at is not None and self._clock is not None:
+            self._charged -= time.clock_gettime(self._clock) - paused_at
+            self._paused_at = None
 
     def remaining(self) -> float | None:
         return None if self.seconds is None else self.seconds - self.spent()
@@ -95,12 +122,12 @@ _active = threading.local()  # the budget of the scan running on this thread, if
 def scanning(budget: ScanBudget) -> Iterator[ScanBudget]:
     """Run a scan on this thread within ``budget``: ``check`` raises once it is spent."""
     budget.start()
-    outer = getattr(_active, "budget", None)
+    budget._outer = getattr(_active, "budget", None)
     _active.budget = budget
     try:
         yield budget
     finally:
-        _active.budget = outer
+        _active.budget = budget._outer
         budget.finish()
 
 
@@ -116,9 +143,28 @@ def unmetered() -> Iterator[None]:
     """CPU spent inside is not the scan's: a model the first scan that needs it loads once for every later request
     (NER, ~0.7 s) would otherwise count against that one request."""
     budget: ScanBudget | None = getattr(_active, "budget", None)
-    started = time.thread_time()
+    if budget is None:
+        yield
+        return
+    # The budget's own reading, not the thread's clock: a collection inside is taken out already (``_collection``).
+    started = budget.spent()
     try:
         yield
     finally:
-        if budget is not None:
-            budget.charge(-(time.thread_time() - started))
+        budget.charge(-(budget.spent() - started))
+
+
+def _collection(phase: str, _info: dict[str, int]) -> None:
+    """``gc.callbacks``: called on the thread that runs the collection, at its start and at its stop. Every scan
+    running on this thread (an inner one and those it runs inside) stops counting CPU until the collection ends.
+    Nothing to do where no scan runs: a thread's collections cost one thread-local lookup more."""
+    budget: ScanBudget | None = getattr(_active, "budget", None)
+    while budget is not None:
+        if phase == "start":
+            budget._pause()
+        else:
+            budget._resume()
+        budget = budget._outer
+
+
+gc.callbacks.append(_collection)
