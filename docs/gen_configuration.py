@@ -265,15 +265,22 @@ ENGINE_MEANINGS: dict[str, str] = {
     "speculative_method": "`ngram` (drafts copied from the context by prompt lookup), `suffix` (prompt lookup, "
                           "or what the same tenant's earlier answers wrote after the same words where that "
                           "matches longer; never another tenant's), `draft_model` (drafts written by "
-                          "`SPECULATIVE_MODEL`) or `none`. Greedy outputs are unchanged.",
+                          "`SPECULATIVE_MODEL`) or `none`. Greedy outputs are unchanged. `auto`: `suffix` under "
+                          "the fast profile on a CPU with `PROMPT_LOOKUP_ADAPTIVE`, for a model without Mamba2 "
+                          "layers; `none` elsewhere (the exact profile, CUDA, where no run measures it yet, and "
+                          "Mamba2 models, which cannot speculate). Measured on the CPU: 1.07x goodput at the "
+                          "latency SLO on the agentic trace (suffix on vs off), 1.1-1.9x where outputs quote their "
+                          "input, and 0.99-1.02x on chat, where the adaptive budget verifies next to no drafts "
+                          "(docs/benchmarks.md, serving and speculative decoding).",
     "num_speculative_tokens": "Draft tokens proposed per sequence and step.",
     "speculative_model": "The draft model (a `.gguf` file, an HF checkpoint directory or `default`; same "
                          "tokenizer as the target). Required with `draft_model`, refused otherwise.",
     "speculative_model_quantization": "Weight quantization of the draft model (`none`, `int8`, `int4`, `fp8`).",
     "prompt_lookup_min": "Shortest n-gram prompt lookup matches.",
     "prompt_lookup_max": "Longest n-gram prompt lookup matches.",
-    "prompt_lookup_adaptive": "`ngram`: verify only the drafts expected to pay on this machine (its measured step "
-                              "costs and each sequence's observed acceptance); `false` verifies every proposal.",
+    "prompt_lookup_adaptive": "`ngram`, `suffix`: verify only the drafts expected to pay on this machine (its "
+                              "measured step costs and each sequence's observed acceptance); `false` verifies every "
+                              "proposal.",
     "suffix_tenant_tokens": "`suffix`: tokens of finished answers kept per tenant (isolation domain); past it the "
                             "tenant's oldest answer goes.",
     "suffix_total_tokens": "`suffix`: tokens kept over all tenants; past it the least recently used tenant gives "

@@ -107,7 +107,9 @@ class LLMEngine:
         arch = load_arch_config(source)
         # The KV block size, settled before any worker, cache or runner exists: all of them read it from the config.
         choice = choose_block_size(config.block_size, scan_chunk_size(arch), config.enable_prefix_caching)
-        config = self.config = dataclasses.replace(config, block_size=choice.block_size)
+        # Speculation "auto" settled with it, now that the model's layers are known (engine.config.auto_speculation).
+        config = self.config = dataclasses.replace(config, block_size=choice.block_size).with_speculation_for(
+            self.device, recurrent_state=scan_chunk_size(arch) is not None)
         self.block_size = choice.block_size
         if choice.reason is not None:
             say(f"KV blocks: {choice.block_size} tokens ({choice.reason})", enabled=config.show_progress)

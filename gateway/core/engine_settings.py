@@ -64,8 +64,10 @@ class EngineSettings(BaseSettings):
     # "draft_model": written by ``speculative_model`` (a smaller model with the same tokenizer: a .gguf file, an
     # HF checkpoint dir or "default"), optionally quantized on its own; "suffix": prompt lookup, or what the same
     # tenant's earlier answers wrote after the same words where that matches longer (agent loops repeat
-    # themselves; never another tenant's answers); "none": off.
-    speculative_method: Literal["none", "ngram", "suffix", "draft_model"] = "none"
+    # themselves; never another tenant's answers); "none": off; "auto": "suffix" under the fast profile on a CPU with
+    # prompt_lookup_adaptive, for a model without Mamba2 layers, else off (``engine.config.auto_speculation`` has the
+    # measurements).
+    speculative_method: Literal["auto", "none", "ngram", "suffix", "draft_model"] = "auto"
     num_speculative_tokens: int = Field(default=4, ge=1, le=16)
     speculative_model: str | None = Field(default=None, min_length=1)
     speculative_model_quantization: Literal["none", "int8", "int4", "fp8"] = "none"

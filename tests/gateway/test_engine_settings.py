@@ -158,3 +158,11 @@ async def test_gateway_starts_the_engine_with_these_settings(monkeypatch: pytest
     await engine.shutdown()
     (config, in_process), = started
     assert (config.max_model_len, config.served_model_name, in_process) == (512, "acme-small", True)
+
+
+def test_speculation_defaults_to_auto_and_none_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "auto" reaches the engine as it is: the engine settles it once it knows the device and the model's layers.
+    monkeypatch.delenv("WARDEN_ENGINE_SPECULATIVE_METHOD", raising=False)
+    assert Settings(_env_file=None).engine_config().speculative_method == "auto"
+    monkeypatch.setenv("WARDEN_ENGINE_SPECULATIVE_METHOD", "none")
+    assert Settings(_env_file=None).engine_config().speculative_method is None
