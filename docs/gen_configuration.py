@@ -63,7 +63,7 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
                                         "engine_stats_interval_s",
                                         "shutdown_unready_s", "shutdown_grace_s", "engine_sockets",
                                         "switch_interval_ms"]),
-    ("Observability", ["log_format", "log_level", "tracing", "trace_exporter", "otlp_endpoint",
+    ("Observability", ["log_format", "log_level", "access_log", "tracing", "trace_exporter", "otlp_endpoint",
                        "trace_sample_ratio", "service_name", "metrics", "metrics_token", "metrics_max_tenants"]),
 ]
 
@@ -201,6 +201,10 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "log_format": "`json` (one object a line with request, tenant and trace ids; secrets and PII scrubbed), "
                   "`text`, or `none` (leave the host's logging alone).",
     "log_level": "Python log level of the gateway.",
+    "access_log": "One line per HTTP request at info, from the `warden.access` logger: method, path (no query "
+                  "string), status, `duration_ms`, `overhead_ms` (the gateway's own time), request and tenant ids; "
+                  "it replaces uvicorn's access line and, like it, is not written when the server's `--log-level` "
+                  "(`warden serve`'s or uvicorn's) is above info.",
     "tracing": "OpenTelemetry spans per request (auth, policy, rate_limit, guardrails, engine phases, audit). "
                "Off: no tracer exists.",
     "trace_exporter": "`otlp` (OTLP/HTTP), `console`, or `memory` (tests).",

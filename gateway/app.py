@@ -255,7 +255,7 @@ def create_app(settings: Settings | None = None, *, engine: EngineClient | None 
     app.add_middleware(DrainMiddleware, lifecycle=lifecycle)  # refuses /v1 calls while draining, cuts them after
     app.add_middleware(TextSafetyMiddleware, on_reject=audit_unsafe_text)
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes, on_reject=audit_oversized)
-    app.add_middleware(RequestContextMiddleware, tracing=telemetry.tracing)
+    app.add_middleware(RequestContextMiddleware, tracing=telemetry.tracing, access_log=settings.access_log)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz(request: Request) -> JSONResponse:

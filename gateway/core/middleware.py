@@ -1,5 +1,5 @@
-"""Pure ASGI middleware: request id, timing (``x-warden-overhead-ms``) and the request's trace span and log context;
-and the request body size limit."""
+"""Pure ASGI middleware: request id, timing (``x-warden-overhead-ms``), the request's trace span and log context, and
+its access log line; and the request body size limit."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gateway.core.edge_errors import edge_error_body
 from gateway.core.errors import request_too_large
 from gateway.core.ids import uuid4_hex
+from gateway.telemetry.access_log import access_log_enabled, log_access
 from gateway.telemetry.context import request_id_var, tenant_id_var
 from gateway.telemetry.tracing import Tracing
 
@@ -38,6 +39,11 @@ class RequestTiming:
     def overhead_ms(self) -> float:
         return max(0.0, (time.perf_counter_ns() - self.started_ns - self.engine_ns) / 1e6)
 
+    def elapsed_and_overhead_ms(self) -> tuple[float, float]:
+        """Both at one instant (so the overhead is never above the elapsed time)."""
+        elapsed_ns = time.perf_counter_ns() - self.started_ns
+        return elapsed_ns / 1e6, max(0.0, (elapsed_ns - self.engine_ns) / 1e6)
+
 
 def request_state(scope: Scope) -> dict[str, Any]:
     return scope.setdefault("state", {})
@@ -47,11 +53,13 @@ class RequestContextMiddleware:
     """Assigns the request id (a sane client ``x-request-id`` is kept, otherwise one is generated), starts the
     request clock and stamps both headers on every response. For a stream the overhead header reports the
     gateway time before the first byte (engine time to the first token excluded). It also opens the request's
-    root span (when tracing is on) and puts the request id in the log context."""
+    root span (when tracing is on), puts the request id in the log context and, with ``access_log``, writes the
+    request's access line when it ends (``gateway.telemetry.access_log``)."""
 
-    def __init__(self, app: ASGIApp, tracing: Tracing | None = None) -> None:
+    def __init__(self, app: ASGIApp, tracing: Tracing | None = None, access_log: bool = False) -> None:
         self.app = app
         self.tracing = tracing or Tracing.disabled()
+        self.access_log = access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -82,6 +90,8 @@ class RequestContextMiddleware:
         try:
             await self.app(scope, receive, send_with_headers)
         finally:
+            if self.access_log and access_log_enabled():  # in the request's log context: its ids are on the line
+                log_access(scope["method"], scope["path"], status, *timing.elapsed_and_overhead_ms())
             if span is not None:
                 self.tracing.end_request_span(span, status)
             request_id_var.reset(log_context[0])

@@ -156,11 +156,13 @@ class Settings(BaseSettings):
     audit_purge: bool = True
 
     # Observability (gateway.telemetry). Logs: JSON lines with request/tenant/trace ids, secrets and PII scrubbed
-    # ("none" leaves the host's logging alone). Tracing is off unless enabled; spans go to an OTLP/HTTP collector
-    # (otlp_endpoint, else the exporter's OTEL_EXPORTER_OTLP_* variables). /metrics is Prometheus text, guarded
-    # by a bearer token when metrics_token is set; tenant labels are capped per worker.
+    # ("none" leaves the host's logging alone), an access line per request (access_log). Tracing is off unless
+    # enabled; spans go to an OTLP/HTTP collector (otlp_endpoint, else the exporter's OTEL_EXPORTER_OTLP_*
+    # variables). /metrics is Prometheus text, guarded by a bearer token when metrics_token is set; tenant labels
+    # are capped per worker.
     log_format: Literal["json", "text", "none"] = "json"
     log_level: str = "INFO"
+    access_log: bool = True
     tracing: bool = False
     trace_exporter: Literal["otlp", "console", "memory"] = "otlp"
     otlp_endpoint: str | None = None

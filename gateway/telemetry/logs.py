@@ -2,8 +2,8 @@
 span ids of the request being served, every message scrubbed by ``redaction`` first.
 
 ``configure_logging`` installs one handler on the root logger (replacing the one it installed before, so app
-factories in tests can call it repeatedly) and routes uvicorn's loggers (access log included) through it, so they
-obey the same rule.
+factories in tests can call it repeatedly) and routes uvicorn's loggers through it, so they obey the same rule;
+uvicorn's access line is turned off, the gateway writing its own (``access_log``).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ _STANDARD_ATTRS = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__di
 _LISTEN_LOGGERS = frozenset({"uvicorn.error", "uvicorn"})
 _LISTEN_PREFIX = "Uvicorn running on "
 _VERBATIM = "_warden_verbatim"
+_SCRUBBED = "_warden_scrubbed"  # the message is scrubbed already: neither the filter nor a formatter scrubs it again
+_FIELDS = "_warden_fields"  # structured fields made of scrubbed values, written as they are (``scrubbed_record``)
 
 
 def _is_listen_line(record: logging.LogRecord) -> bool:
@@ -42,7 +44,18 @@ def _is_listen_line(record: logging.LogRecord) -> bool:
 
 def _scrubbed_message(record: logging.LogRecord) -> str:
     message = record.getMessage()
-    return message if getattr(record, _VERBATIM, False) else redact(message)
+    if getattr(record, _SCRUBBED, False) or getattr(record, _VERBATIM, False):
+        return message
+    return redact(message)
+
+
+def scrubbed_record(logger: logging.Logger, level: int, message: str, fields: dict[str, Any]) -> logging.LogRecord:
+    """A record whose message and fields its maker built from scrubbed values only (the access line), so no
+    handler scrubs them again; made without ``Logger.info``'s walk up the stack for a caller to name."""
+    record = logger.makeRecord(logger.name, level, logger.name, 0, message, (), None)
+    setattr(record, _SCRUBBED, True)
+    setattr(record, _FIELDS, fields)
+    return record
 
 
 class RedactionFilter(logging.Filter):
@@ -50,6 +63,8 @@ class RedactionFilter(logging.Filter):
     format, only ever sees the scrubbed text."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, _SCRUBBED, False):  # by an earlier handler's filter, or made so (scrubbed_record)
+            return True
         try:
             message = record.getMessage()
         except Exception:  # a malformed %-format: log what we have rather than lose the line
@@ -59,6 +74,7 @@ class RedactionFilter(logging.Filter):
             record.msg = message
         else:
             record.msg = redact(message)
+            setattr(record, _SCRUBBED, True)
         record.args = None
         return True
 
@@ -83,6 +99,8 @@ class JsonFormatter(logging.Formatter):
         for name, value in record.__dict__.items():
             if name not in _STANDARD_ATTRS and not name.startswith("_") and name not in entry:
                 entry[name] = redact_value(name, value)
+        for name, value in getattr(record, _FIELDS, {}).items():
+            entry.setdefault(name, value)
         if record.exc_info:
             entry["exception"] = redact(self.formatException(record.exc_info))
         if record.stack_info:
@@ -99,7 +117,8 @@ class RedactingTextFormatter(logging.Formatter):
 
 def configure_logging(log_format: LogFormat = "json", level: str = "INFO", stream: Any = None) -> None:
     """``none`` leaves logging as the host process set it up (tests, embedding) apart from the redaction filter
-    on uvicorn's handlers."""
+    on uvicorn's handlers. Otherwise uvicorn's access line is off: a logger with no handler anywhere up its tree is
+    one uvicorn does not write to at all, and the gateway's own line (``access_log``) says more."""
     root = logging.getLogger()
     for handler in list(root.handlers):
         if getattr(handler, _HANDLER_MARK, False):
@@ -115,10 +134,10 @@ def configure_logging(log_format: LogFormat = "json", level: str = "INFO", strea
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logger = logging.getLogger(name)
         if log_format != "none":
-            # One format for every line: uvicorn's records go to the root handler above.
+            # One format for every line: uvicorn's records go to the root handler above (its access line nowhere).
             for uvicorn_handler in list(logger.handlers):
                 logger.removeHandler(uvicorn_handler)
-            logger.propagate = True
+            logger.propagate = name != "uvicorn.access"
             continue
         for uvicorn_handler in logger.handlers:
             if not any(isinstance(f, RedactionFilter) for f in uvicorn_handler.filters):

@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from gateway.telemetry.context import request_id_var, tenant_id_var
-from gateway.telemetry.logs import JsonFormatter, RedactionFilter, configure_logging
+from gateway.telemetry.logs import JsonFormatter, RedactionFilter, configure_logging, scrubbed_record
 from gateway.telemetry.redaction import REDACTED, redact, redact_value
 from gateway.telemetry.tracing import Tracing
 
@@ -97,6 +97,18 @@ def test_json_lines_carry_request_tenant_and_trace_ids_and_no_secrets() -> None:
         assert secret not in output
 
 
+def test_a_scrubbed_record_is_written_as_made_and_any_other_scrubbed_once() -> None:
+    stream = io.StringIO()
+    logger = _json_logger(stream)
+    # Its maker scrubbed what it put in (the access line scrubs the path): the handler writes it as it is.
+    logger.handle(scrubbed_record(logger, logging.INFO, "GET /v1/x [EMAIL] 200", {"path": "/v1/x/[EMAIL]",
+                                                                                     "status": 200}))
+    logger.info("mail %s", "bob@example.com")
+    made, other = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert made["message"] == "GET /v1/x [EMAIL] 200" and (made["path"], made["status"]) == ("/v1/x/[EMAIL]", 200)
+    assert other["message"] == "mail [EMAIL]"
+
+
 def test_lines_outside_a_request_have_no_request_fields() -> None:
     stream = io.StringIO()
     _json_logger(stream).warning("idle")
@@ -116,10 +128,12 @@ def test_configure_logging_installs_one_redacting_root_handler() -> None:
         configure_logging("json", "INFO", stream=stream)  # idempotent: app factories call it per app
         ours = [h for h in root.handlers if h not in before]
         assert len(ours) == 1
+        logging.getLogger("uvicorn.error").info("connection from %s", "198.51.100.7:5555")
         logging.getLogger("uvicorn.access").info('%s - "GET /healthz HTTP/1.1" 200', "198.51.100.7:5555")
         logging.getLogger("some.lib").info("token=abcdef123456")
         lines = [json.loads(line) for line in stream.getvalue().splitlines()]
-        assert [line["logger"] for line in lines] == ["uvicorn.access", "some.lib"]
+        # uvicorn's access line goes nowhere: the gateway writes its own (gateway.telemetry.access_log)
+        assert [line["logger"] for line in lines] == ["uvicorn.error", "some.lib"]
         assert "198.51.100.7" not in stream.getvalue() and "abcdef123456" not in stream.getvalue()
     finally:
         configure_logging("none")
