@@ -33,6 +33,7 @@ from gateway.guardrails.json_lexer import OutputShape
 from gateway.guardrails.output import OutputRedactor, redact_output_text
 from gateway.guardrails.processes import AnalysisProcesses, AnalysisUnavailable
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
+from gateway.guardrails.warm_up import warm_up
 from policies import InjectionAction, Policy, injection_action, needs_ner
 
 T = TypeVar("T")
@@ -216,10 +217,10 @@ class InputGuard:
         self._secret = server_secret
         self.analyzer = analyzer if analyzer is not None else PiiAnalyzer()
         self.config = config or GuardConfig()
-        if injection is None and self.config.injection_onnx_dir is not None:
+        if injection is None:
             injection = InjectionDetector(
                 OnnxInjectionClassifier(self.config.injection_onnx_dir, injection_label=self.config.injection_label)
-            )
+            ) if self.config.injection_onnx_dir is not None else InjectionDetector()
         self._injection = injection
         if self.config.analysis_processes > 0 and analyzer is not None:
             raise ValueError("analysis_processes runs the default analyzer; a given analyzer runs in this process")
@@ -231,11 +232,14 @@ class InputGuard:
         self._findings: BoundedLru[tuple[Finding, ...]] = BoundedLru(self.config.cache_entries)
         self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
         self._splits: BoundedLru[tuple[SplitFinding, ...]] = BoundedLru(self.config.cache_entries)
+        if analyzer is None:
+            # The detectors' lazily built tables now, not in the first request's scan (nor, in a gateway, after its
+            # start-up heap is frozen: ``gateway.core.gc_tuning``). Built here even with analysis processes: output
+            # redaction runs this analyzer. An analyzer given is the caller's, to warm up (``warm_up``) or not.
+            warm_up(self.analyzer, self._injection)
 
     @property
     def injection(self) -> InjectionDetector:
-        if self._injection is None:
-            self._injection = InjectionDetector()
         return self._injection
 
     async def scan_messages(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:

@@ -16,22 +16,17 @@ import logging
 import os
 
 from gateway.guardrails.analyzer import PiiAnalyzer
+from gateway.guardrails.warm_up import warm_up
 
 log = logging.getLogger(__name__)
-
-# Touches every detector and both NER models, so each lazily built part (name lists, the models' first-call set-up)
-# is built here and not in a child's first scan, where it would be charged to that scan's budget.
-WARM_UP_TEXTS = [
-    "Hi, I'm Maria Garcia from Porto; mail maria.garcia@example.org or call (415) 555-0132. Card 4111 1111 1111 "
-    "1111, IBAN GB82 WEST 1234 5698 7654 32, SSN 078-05-1120, born on 4 March 1985, 221B Baker Street, London.",
-    "Bonjour, je suis Pierre Dupont de Lyon. Wiryanto Hadiyanto lives at 12 rue de la Paix, Paris; 10.0.0.1.",
-]
 
 
 def _build() -> PiiAnalyzer | None:
     try:
         analyzer = PiiAnalyzer()
-        analyzer.analyze_many(WARM_UP_TEXTS, ner_enabled=True)
+        # Every lazily built part, the NER models' first-call set-up too: not in a child's first scan, where it
+        # would be charged to that scan's budget.
+        warm_up(analyzer, ner=True)
     except Exception:
         log.exception("the preloaded analyzer could not be built; analysis workers will build their own")
         return None
