@@ -68,10 +68,13 @@ def calendar_words(locales: Iterable[str] = MONTH_LOCALES) -> frozenset[str]:
     return frozenset(form.casefold() for name in names for form in (name, _without_diacritics(name)))
 
 
-def month_pattern(names: Iterable[str]) -> str:
+def month_pattern(names: Iterable[str], *, first_behind: bool = False) -> str:
     """A regex for each name or its abbreviation (any prefix of SHORTEST_ABBREVIATION letters or more), shaped as a
     trie: the engine tries one branch per letter instead of every name at every position ("sep", "sept",
-    "septiembre" and "settembre" share their first letters)."""
+    "septiembre" and "settembre" share their first letters).
+
+    With ``first_behind``, the regex starts after a name's first letter, which each branch reads behind it: after a
+    class of those letters that the engine skips to (``recognizers._MONTH_YEAR_ANCHOR``), the same matches."""
     trie: dict = {}
     for name in names:
         node = trie
@@ -79,7 +82,8 @@ def month_pattern(names: Iterable[str]) -> str:
             node = node.setdefault(char, {})
 
     def emit(node: dict, depth: int) -> str:
-        branches = [re.escape(char) + emit(child, depth + 1) for char, child in sorted(node.items())]
+        branches = [(f"(?<={re.escape(char)})" if first_behind and depth == 0 else re.escape(char))
+                    + emit(child, depth + 1) for char, child in sorted(node.items())]
         if not branches:
             return ""
         group = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
@@ -88,7 +92,12 @@ def month_pattern(names: Iterable[str]) -> str:
     return emit(trie, 0)
 
 
-MONTH_NAMES = month_pattern(month_names(DATE_MONTH_LOCALES))
+_DATE_MONTHS = month_names(DATE_MONTH_LOCALES)
+MONTH_NAMES = month_pattern(_DATE_MONTHS)
+# The same names read from their second letter, each behind its first (``month_pattern``), and the letters they open
+# with.
+MONTH_NAMES_AFTER_FIRST = month_pattern(_DATE_MONTHS, first_behind=True)
+MONTH_FIRST_LETTERS = "".join(sorted({name[0] for name in _DATE_MONTHS}))
 # With its ordinal suffix as English, French, Spanish and Portuguese write it: "3rd", "1er", "1º", "1.º", "1°" (the
 # reader view folds the ordinal indicators to the letters "o" and "a").
 _DAY = r"(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er|\.?[º°ªoa](?=\s+de\s))?"

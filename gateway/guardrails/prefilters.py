@@ -9,6 +9,7 @@ exists, so the same answer can come from searches that the engine skips through.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 
 # The characters that case-insensitive matching (``re.IGNORECASE``) pairs with a letter other than through
@@ -44,3 +45,28 @@ def any_word(words: Sequence[str]) -> Callable[[str], bool]:
         return any(word in lowered for word in words)
 
     return occurs
+
+
+def case_partners(letters: str) -> str:
+    """``letters`` with every character ``re.IGNORECASE`` pairs with one of them (upper and lower case, and
+    ``FOLDS_APART``): a case-sensitive class of these opens a case-insensitive word list so the regex engine skips to
+    where a word can start. A superset (``FOLDS_APART`` whole) is harmless: what follows is matched case-insensitively
+    from the same character (``tests/guardrails/test_guard_prefilters.py`` checks the pairs against every code
+    point)."""
+    partners = {char for letter in letters for char in (letter, letter.lower(), letter.upper()) if len(char) == 1}
+    return "".join(sorted(partners | FOLDS_APART))
+
+
+class AfterNonWord:
+    r"""``(?:^|[^\w])BODY``, searched as two regexes: ``[^\w]BODY``, which opens with a class the regex engine skips to
+    (a non-word character: a few positions of a text, against every position for the plain form's alternation), and
+    ``BODY`` at the text's very start (where ``^`` matches). ``search`` tells whether the plain form matches; the
+    span it returns may differ from the plain form's."""
+
+    def __init__(self, body: str, flags: int = 0) -> None:
+        self._after_non_word = re.compile(rf"[^\w](?:{body})", flags)
+        self._at_start = re.compile(body, flags)
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        found = self._after_non_word.search(text, pos, endpos)
+        return found if found is not None or pos else self._at_start.match(text, 0, endpos)

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.guardrails import recognizers
-from gateway.guardrails.dates import BIRTH_YEAR, YEAR
-from gateway.guardrails.prefilters import FOLDS_APART, any_regex, any_word
+from gateway.guardrails import PiiAnalyzer, places, recognizers
+from gateway.guardrails.dates import BIRTH_YEAR, MONTH_FIRST_LETTERS, MONTH_NAMES, YEAR
+from gateway.guardrails.prefilters import FOLDS_APART, AfterNonWord, any_regex, any_word, case_partners
 
 # The plain forms: one alternation each, look-behinds first.
 PLAIN_YEAR_ANCHOR = re.compile(rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<![\w/.]){YEAR}([/.])[01]?\d\1[0-3]?\d(?![\w/.])"
@@ -101,3 +101,93 @@ def test_weak_date_anchor_examples(text: str) -> None:
     spans = [match.span() for match in re.finditer(recognizers._WEAK_DATE_ANCHOR, text)]
     assert spans == [match.span() for match in PLAIN_WEAK_DATE_ANCHOR.finditer(text)]
     assert bool(spans) == (text not in ("x19840503", "2001/3/4"))
+
+
+def plain_context(words: list[str]) -> re.Pattern[str]:
+    """A detector's context words as one case-insensitive alternation behind a leading look-behind, the plain form."""
+    return re.compile(r"(?:(?<![^\W\d_])|(?-i:(?<=[a-z])(?=[A-Z])))(?:" + "|".join(map(re.escape, words)) + ")",
+                      re.IGNORECASE)
+
+
+def test_every_case_insensitive_partner_of_a_context_words_first_letter_opens_its_regex(analyzer: PiiAnalyzer) -> None:
+    """The context regexes open with a case-sensitive class (``case_partners``); it must hold every character that
+    ``re.IGNORECASE`` pairs with a word's first letter, or a word written with one would be missed."""
+    everything = all_code_points()
+    firsts = {word[0] for d in analyzer._detectors for word in getattr(d.recognizer, "context", None) or ()}
+    assert firsts
+    for letter in firsts:
+        assert set(re.findall(re.escape(letter), everything, re.IGNORECASE)) <= set(case_partners(letter)), letter
+
+
+CONTEXT_WORDS = ["dob", "birth", "ssn", "ssns", "id:", "id ", "kennwort", "ip", "âgé", "d.o.b"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=[*"dobirthsnDOBIRTHSNpP:. _1éÂâgG", *FOLDS_APART], max_size=40))
+def test_context_regex_finds_a_word_where_the_plain_form_does(text: str) -> None:
+    expected = plain_context(CONTEXT_WORDS).search(text) is not None
+    assert (recognizers._context_regex(CONTEXT_WORDS).search(text) is not None) == expected  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("text", "found"), [("patientDob", True), ("userBirthDate", True), ("xdob", False),
+                                             ("XDOB", False), ("İp 10.0.0.1", True), ("ſsn", True), ("ſſn", True),
+                                             ("_dob", True), ("1dob", True), ("ÂGÉ 40", True), ("dateDOB", True)])
+def test_context_regex_examples(text: str, found: bool) -> None:
+    assert (plain_context(CONTEXT_WORDS).search(text) is not None) == found
+    assert (recognizers._context_regex(CONTEXT_WORDS).search(text) is not None) == found  # type: ignore[union-attr]
+
+
+PLAIN_MONTH_YEAR_ANCHOR = re.compile(rf"(?i:(?<![^\W\d_])(?:{MONTH_NAMES}))"
+                                     r"(?:\.?,?(?:\s+(?:del?\s+)?|[-/])\d\d|\d\d(?:\d\d)?)(?![\w'’-]|[.,:/]?\d)")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=[*"mayMAYjunJUNoctOCTşŞ19 ,.-/\nxdel", *FOLDS_APART], max_size=40))
+def test_month_year_anchor_matches_where_the_plain_form_does(text: str) -> None:
+    spans = [match.span() for match in re.finditer(recognizers._MONTH_YEAR_ANCHOR, text)]
+    assert spans == [match.span() for match in PLAIN_MONTH_YEAR_ANCHOR.finditer(text)]
+
+
+@pytest.mark.parametrize("text", ["born May 84", "03MAY1984", "xmay 84", "MAİ 84", "Şubat 84", "sept. 84",
+                                  "Oct-84", "3 de mayo del 84", "maybe 84"])
+def test_month_year_anchor_examples(text: str) -> None:
+    spans = [match.span() for match in re.finditer(recognizers._MONTH_YEAR_ANCHOR, text)]
+    assert spans == [match.span() for match in PLAIN_MONTH_YEAR_ANCHOR.finditer(text)]
+    assert bool(spans) == (text not in ("xmay 84", "maybe 84"))
+
+
+def test_every_case_insensitive_partner_of_a_month_names_first_letter_opens_the_anchor() -> None:
+    everything = all_code_points()
+    for letter in MONTH_FIRST_LETTERS:
+        assert set(re.findall(re.escape(letter), everything, re.IGNORECASE)) <= set(case_partners(letter)), letter
+
+
+# The plain forms of the place cues: one alternation behind ``(?:^|[^\w])``, tried at every position.
+PLAIN_PLACE_CUES = {
+    "_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:" + "|".join(places._CUES) + r")[\s,]+\Z", re.IGNORECASE),
+    "_GENITIVE_BEFORE": re.compile(r"(?:^|[^\w])(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE),
+    "_ANY_NOUN_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:en|em|de|per|à|au|aux|para|hasta|dans|vers|ab|bis|über)"
+                                       r"[\s,]+\Z", re.IGNORECASE),
+    "_PERSON_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:to|from|via|von|bei|aus|desde|hacia|depuis|vers)[\s,]+\Z",
+                                     re.IGNORECASE),
+    "_CAPITALISED_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:a)[ \t]+\Z"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_PLACE_CUES))
+@settings(max_examples=600, deadline=None)
+@given(text=st.text(alphabet=[*"atoinfrmdeTOINAÀàüÜ", *" ,\t\n_1-'", *FOLDS_APART], max_size=24),
+       start=st.integers(0, 6))
+def test_place_cues_match_where_the_plain_forms_do(name: str, text: str, start: int) -> None:
+    cue: AfterNonWord = getattr(places, name)
+    for pos in (0, min(start, len(text))):
+        expected = PLAIN_PLACE_CUES[name].search(text, pos, len(text)) is not None
+        assert (cue.search(text, pos, len(text)) is not None) == expected
+
+
+@pytest.mark.parametrize(("text", "pos", "found"), [("in ", 0, True), ("x in ", 1, True), ("xin ", 1, False),
+                                                    ("in ", 1, False), ("fly to, ", 0, True), ("İN ", 0, True),
+                                                    ("jusqu'à ", 0, True), ("1in ", 0, False), ("_in ", 0, False)])
+def test_place_cue_examples(text: str, pos: int, found: bool) -> None:
+    assert (PLAIN_PLACE_CUES["_CUE_BEFORE"].search(text, pos) is not None) == found
+    assert (places._CUE_BEFORE.search(text, pos) is not None) == found
