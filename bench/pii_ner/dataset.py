@@ -10,9 +10,9 @@ Three kinds of sample, all seeded:
   the same language (capitalised German nouns, French and Spanish words: what must not be tagged).
 - the same lorem sentences with a name or a place dropped in at a random word: a name reads as a name wherever
   it stands, not only next to the words of fifteen clauses.
-- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3``, ``dev-4``, ``dev-5``:
-  tickets, e-mail threads, attendee lists, key-value records, chat with capitalised products, SQL, XML, YAML lists,
-  forms in capitals) run with seeds of their own,
+- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3``, ``dev-4``, ``dev-5``,
+  ``dev-6``: tickets, e-mail threads, attendee lists, key-value records, chat with capitalised products, SQL, XML, YAML
+  lists, forms in capitals, HL7, bank statements) run with seeds of their own,
   so the model reads those shapes with other values; a corpus left out (``left_out``) is neither read nor are its
   own values (its default seed's) drawn anywhere, so it scores the model on shapes and names it never saw.
 - ``records``: a name or a place as a record holds it (``values``: a JSON value, a CSV cell, a log line's field, an
@@ -45,7 +45,7 @@ from functools import cache
 
 from faker import Faker
 
-from bench.pii_corpus import dev_fifth, dev_fourth, dev_third, fresh_dev, generate
+from bench.pii_corpus import dev_fifth, dev_fourth, dev_sixth, dev_third, fresh_dev, generate
 from bench.pii_corpus.model import Case, Pii
 from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
@@ -61,7 +61,8 @@ MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 # The other dev-side corpora, whose generators write shapes the dev corpus does not, by name.
 SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
                   dev_fourth.NAME: dev_fourth.generate_fourth_dev,
-                  dev_fifth.NAME: dev_fifth.generate_fifth_dev}  # fmt: skip
+                  dev_fifth.NAME: dev_fifth.generate_fifth_dev,
+                  dev_sixth.NAME: dev_sixth.generate_sixth_dev}  # fmt: skip
 LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
 # With `wide`, composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people,
 # and names of names-dataset's countries written as one word, with particles, hyphens, "Last, First".

@@ -2,7 +2,7 @@
 
     python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--records N]
                                   [--corpus-seeds N] [--shaped NAME ...] [--shaped-seeds N] [--left-out NAME]
-                                  [--keep-from N] [--hidden-width N] [--wide] [--negatives N]
+                                  [--keep-from N] [--hidden-width N] [--wide] [--negatives N] [--start-from DIR]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
@@ -15,7 +15,9 @@ scores to bench/results/pii_ner_training.json; ``--out-dir`` writes both (model/
 ``--wide`` draws part of the composed values from ``bench.pii_ner.values``' wider pools (towns of 1,000 to 50,000
 people, names-dataset names past the gazetteer's cut, as one word, with particles, hyphens, in capitals),
 ``--records N`` adds N record-shaped samples and ``--negatives N`` N samples of teams, desks, products and
-sentence-opening capitalised words that name no one. A candidate scored on ``dev-5`` reads ``dev-4``:
+sentence-opening capitalised words that name no one. ``--start-from DIR`` goes on training a pipeline already
+trained (its width and embedding kept; its held-back samples may then include ones it read before) instead of a fresh
+one. A candidate scored on ``dev-5`` reads ``dev-4``:
 ``--shaped dev-fresh dev-3 dev-4 --left-out dev-5``.
 One CPU thread; the default budget (about 12,000 samples, six epochs) trains in a quarter of an hour.
 """
@@ -118,8 +120,8 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
           varied: int = VARIED, shaped: tuple[str, ...] = SHAPED, shaped_seeds: int = SHAPED_SEEDS,
           left_out: str | None = LEFT_OUT, records: int = RECORDS,
           keep_from: int | None = None, keep_dir: Path | None = None,
-          hidden_width: int = HIDDEN_WIDTH, wide: bool = False,
-          negatives: int = NEGATIVES) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+          hidden_width: int = HIDDEN_WIDTH, wide: bool = False, negatives: int = NEGATIVES,
+          start_from: Path | None = None) -> tuple[Language, dict[str, Any]]:  # fmt: skip
     """The trained pipeline and its metrics (held-back scores, sample counts, timing). `left_out` names a shaped
     corpus the model must not read (``bench.pii_ner.leave_out`` scores it there). From epoch `keep_from` on, each
     epoch's pipeline is also written to `keep_dir`/epoch-N, so that one run scores several epoch counts."""
@@ -127,12 +129,16 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
     started = time.perf_counter()
     samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied, shaped,
                     tuple(range(1, shaped_seeds + 1)), left_out, records, wide, negatives)  # fmt: skip
-    config = spacy.util.load_config_from_str(CONFIG, overrides={"components.ner.model.hidden_width": hidden_width})
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    if start_from is None:
+        config = spacy.util.load_config_from_str(CONFIG, overrides={"components.ner.model.hidden_width": hidden_width})
+        nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    else:
+        nlp = spacy.load(start_from)
     data = examples(nlp, samples)
     cut = int(len(data) * HELD_BACK)
     held_back, training = data[:cut], data[cut:]
-    optimizer = nlp.initialize(lambda: training)
+    # A warm start keeps the pipeline's weights (and its width) and goes on learning from them on these samples.
+    optimizer = nlp.initialize(lambda: training) if start_from is None else nlp.resume_training()
     rng = random.Random(seed)
     losses_per_epoch = []
     for _ in range(epochs):
@@ -148,8 +154,9 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
     metrics = {
         "seed": seed,
         "epochs": epochs,
-        "hidden_width": hidden_width,
+        "hidden_width": nlp.config["components"]["ner"]["model"]["hidden_width"],
         "wide": wide,
+        "start_from": str(start_from) if start_from else None,
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
                     "varied": varied, "records": records, "negatives": negatives, "corpus_seeds": corpus_seeds,
                     "shaped": list(shaped), "shaped_seeds": shaped_seeds, "left_out": left_out},
@@ -193,10 +200,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shaped-seeds", type=int, default=SHAPED_SEEDS)
     parser.add_argument("--left-out", choices=[*sorted(SHAPED_CORPORA), "none"], default=LEFT_OUT,
                         help="a shaped corpus neither read nor drawn from (scored by bench.pii_ner.leave_out)")
+    parser.add_argument("--start-from", type=Path, help="a trained pipeline to go on training (its width and "
+                        "embedding kept) instead of a fresh one")
     args = parser.parse_args(argv)
     nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied, tuple(args.shaped),
                          args.shaped_seeds, None if args.left_out == "none" else args.left_out, args.records,
-                         args.keep_from, args.out_dir, args.hidden_width, args.wide, args.negatives)  # fmt: skip
+                         args.keep_from, args.out_dir, args.hidden_width, args.wide, args.negatives,
+                         args.start_from)  # fmt: skip
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")

@@ -122,6 +122,20 @@ def test_a_left_out_corpus_is_neither_read_nor_drawn_from():
     assert not [value for value in labelled if value != value.lower() and value_words(value) & excluded]
 
 
+def test_dev_6_can_be_left_out_of_training():
+    """The sixth dev-side corpus joins the leave-one-corpus-out protocol: a model trained without it is scored on it
+    (``bench.pii_ner.leave_out --split dev-6``), so none of its own people or places reach a sample."""
+    from bench.pii_ner.dataset import SHAPED_CORPORA, build, corpus_words, value_words
+
+    assert "dev-6" in SHAPED_CORPORA
+    samples = build(seed=4, corpus_seeds=(), composed=300, shaped=("dev-6",), shaped_seeds=(1,), left_out="dev-6")
+    excluded = corpus_words("dev-6")
+    assert len(excluded) > 100
+    labelled = [sample.text[start:end] for sample in samples for start, end, _ in sample.spans]
+    assert len(labelled) > 300
+    assert not [value for value in labelled if value != value.lower() and value_words(value) & excluded]
+
+
 def test_negative_samples_label_no_team_no_product():
     """Teams, desks, products and capitalised common words where a person could stand (``values.negative``) are
     never labelled; the odd clause beside them that names someone is."""
@@ -173,3 +187,21 @@ def test_training_is_reproducible(tmp_path):
     assert metrics[0] == metrics[1]
     weights = [(tmp_path / run / "model" / "ner" / "model").read_bytes() for run in ("a", "b")]
     assert weights[0] == weights[1]
+
+
+@pytest.mark.slow
+def test_a_warm_start_goes_on_from_the_given_pipeline(tmp_path):
+    """``--start-from DIR`` trains on from DIR's weights, width included, instead of a fresh pipeline: no epoch
+    leaves them as they were, one epoch moves them."""
+    from bench.pii_ner.train import main
+
+    budget = ["--composed", "60", "--varied", "0", "--corpus-seeds", "0", "--shaped"]
+    main(["--out-dir", str(tmp_path / "start"), "--epochs", "1", "--hidden-width", "32", *budget])
+    start = tmp_path / "start" / "model"
+    main(["--out-dir", str(tmp_path / "kept"), "--epochs", "0", "--start-from", str(start), *budget])
+    main(["--out-dir", str(tmp_path / "on"), "--epochs", "1", "--start-from", str(start), *budget])
+    weights = {run: (tmp_path / run / "model" / "ner" / "model").read_bytes() for run in ("start", "kept", "on")}
+    assert weights["kept"] == weights["start"]
+    assert weights["on"] != weights["start"] and len(weights["on"]) == len(weights["start"])
+    metrics = json.loads((tmp_path / "on" / "metrics.json").read_text())
+    assert metrics["hidden_width"] == 32 and metrics["start_from"] == str(start)
