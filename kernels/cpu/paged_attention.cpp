@@ -468,9 +468,13 @@ inline void weigh_value_pairs_dims(const ValueRows& in, int64_t d0, int64_t chun
   }
 }
 
+// `tokens` > 1 (short_query_attention_bf16): each sequence's query heads are those of up to `tokens` consecutive
+// query tokens, laid out per kv head token after token ([kv head][token][group head]), so a task's pass over its cache
+// rows serves all of them; token i of sequence b (query_lens[b] tokens, the last seeing all seq_lens[b] keys) sees
+// the keys before its own position only, and the heads of tokens past query_lens[b] (padding) see every key.
 void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
-                           double softcap, at::Tensor& out) {
+                           double softcap, at::Tensor& out, int64_t tokens = 1, const int32_t* query_lens = nullptr) {
   const int64_t num_seqs = q.size(0), heads = q.size(1), head_dim = q.size(2);
   const int64_t block_size = k_cache.size(1), kv_heads = k_cache.size(2);
   const int64_t group = heads / kv_heads, chunks = head_dim / 32;  // 32 bf16 = one vdpbf16ps operand
@@ -559,12 +563,17 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
           }
         }
       }
-      // exp(s - max) per head, rounded to bf16 for the weighted sum; the float32 sums normalise its outputs.
+      // exp(s - max) per head, rounded to bf16 for the weighted sum; the float32 sums normalise its outputs. A head
+      // of an earlier query token than the last weighs only the keys it sees: its probabilities past them are zeros,
+      // so it gets exactly what a pass over its own context alone gives.
+      const int64_t asked = tokens > 1 ? query_lens[b] : 1;
       for (int64_t v = 0; v < vectors; ++v) {
         float* s = scores.data() + v * padded;
-        soft_cap(s, context, static_cast<float>(softcap));
-        inv_heads[v] = 1.f / exp_shifted(s, context, max_of(s, context));
-        probabilities_to_bf16(s, context, padded, probs.data() + v * padded);
+        const int64_t token = v % group / (group / tokens);
+        const int64_t seen = token < asked ? context - (asked - 1 - token) : context;
+        soft_cap(s, seen, static_cast<float>(softcap));
+        inv_heads[v] = 1.f / exp_shifted(s, seen, max_of(s, seen));
+        probabilities_to_bf16(s, seen, padded, probs.data() + v * padded);
       }
       KeyLookahead lookahead;
       if (task + 1 < end) {
@@ -601,6 +610,49 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
       }
     }
   });
+}
+
+// Short queries (draft verification: a sequence's last token and its drafts; forced tokens) of sequences
+// [first_seq, seq_lens.size(0)), whose tokens are rows query_start[b] .. query_start[b + 1] of q, into the same rows of
+// out. One row per token (token_rows) would read a sequence's cache rows once per token; here its tokens' query heads
+// become one decode row of tokens x group heads per kv head (decode_attention_bf16's `tokens`), so every cache row is
+// read once for all of them. Each token's output is bitwise what its own decode row gives: the same per-head scores,
+// its probabilities over its own context, zeros past it.
+void short_query_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                                const at::Tensor& block_tables, const at::Tensor& seq_lens,
+                                const at::Tensor& query_start, int64_t first_seq, double scale, double softcap,
+                                at::Tensor& out) {
+  const int64_t heads = q.size(1), head_dim = q.size(2), kv_heads = k_cache.size(2), group = heads / kv_heads;
+  const int64_t num_seqs = seq_lens.size(0) - first_seq;
+  if (num_seqs <= 0) return;
+  const int32_t* start = query_start.data_ptr<int32_t>();
+  std::vector<int32_t> query_lens(num_seqs);
+  int64_t tokens = 1;
+  for (int64_t b = 0; b < num_seqs; ++b) {
+    query_lens[b] = start[first_seq + b + 1] - start[first_seq + b];
+    tokens = std::max<int64_t>(tokens, query_lens[b]);
+  }
+  // [seq][kv head][token][group head]: a kv head's heads of every token adjacent; tokens past a sequence's own are 0.
+  at::Tensor packed = at::zeros({num_seqs, kv_heads * tokens * group, head_dim}, q.options());
+  const int64_t run = group * head_dim;  // one token's query heads of one kv head
+  const auto* from = q.data_ptr<at::BFloat16>();
+  auto* to = packed.data_ptr<at::BFloat16>();
+  for (int64_t b = 0; b < num_seqs; ++b)
+    for (int64_t i = 0; i < query_lens[b]; ++i)
+      for (int64_t h = 0; h < kv_heads; ++h)
+        std::memcpy(to + ((b * kv_heads + h) * tokens + i) * run, from + (start[first_seq + b] - start[0] + i) * heads
+                    * head_dim + h * run, run * sizeof(at::BFloat16));
+  at::Tensor packed_out = at::empty_like(packed);
+  decode_attention_bf16(packed, k_cache, v_cache, block_tables.narrow(0, first_seq, num_seqs),
+                        seq_lens.narrow(0, first_seq, num_seqs), scale, 0, softcap, packed_out, tokens,
+                        query_lens.data());
+  const auto* back = packed_out.data_ptr<at::BFloat16>();
+  auto* rows = out.data_ptr<at::BFloat16>();
+  for (int64_t b = 0; b < num_seqs; ++b)
+    for (int64_t i = 0; i < query_lens[b]; ++i)
+      for (int64_t h = 0; h < kv_heads; ++h)
+        std::memcpy(rows + (start[first_seq + b] - start[0] + i) * heads * head_dim + h * run,
+                    back + ((b * kv_heads + h) * tokens + i) * run, run * sizeof(at::BFloat16));
 }
 
 // int8 caches (EngineConfig.kv_cache_dtype = "int8"; the layout of kernels/reference/kv_int8.py: each (slot, kv head)
@@ -1305,6 +1357,58 @@ at::Tensor prefill_attention(const at::Tensor& q, const at::Tensor& k_cache, con
 #endif
 }
 
+// Whether short_query_attention serves these queries: bfloat16 queries and caches on AVX512-BF16 CPUs, a head_dim
+// that is a multiple of 32, no window (each token's first key would differ). Elsewhere short queries run as one decode
+// row per token.
+bool short_query_attention_serves(const at::Tensor& q, const at::Tensor& k_cache, int64_t window) {
+#ifdef WARDEN_BF16_ATTENTION
+  return window <= 0 && q.scalar_type() == at::kBFloat16 && k_cache.scalar_type() == at::kBFloat16 &&
+         q.size(2) % 32 == 0;
+#else
+  return false;
+#endif
+}
+
+at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                            const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
+                            double softcap);
+
+// A step of short queries (draft verification, forced tokens), the first num_decodes sequences one token each: the
+// decodes through decode_attention, the rest through short_query_attention_bf16 (a sequence's cache rows read once
+// for all its tokens, where one decode row per token reads them once per token; bitwise the same outputs).
+at::Tensor short_query_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
+                                 const at::Tensor& block_tables, const at::Tensor& seq_lens,
+                                 const at::Tensor& query_start, int64_t num_decodes, double scale, double softcap) {
+  TORCH_CHECK(q.dim() == 3 && k_cache.dim() == 4 && v_cache.sizes() == k_cache.sizes(),
+              "q [tokens, heads, head_dim], caches [blocks, block_size, kv_heads, head_dim]");
+  TORCH_CHECK(q.device().is_cpu() && k_cache.device().is_cpu() && short_query_attention_serves(q, k_cache, 0) &&
+                  v_cache.scalar_type() == k_cache.scalar_type(),
+              "short_query_attention takes bfloat16 queries and caches, head_dim a multiple of 32, on AVX512-BF16");
+  TORCH_CHECK(q.size(2) == k_cache.size(3) && q.size(1) % k_cache.size(2) == 0, "head_dim / GQA mismatch");
+  TORCH_CHECK(k_cache.is_contiguous() && v_cache.is_contiguous(), "caches must be contiguous");
+  TORCH_CHECK(block_tables.scalar_type() == at::kInt && seq_lens.scalar_type() == at::kInt &&
+                  query_start.scalar_type() == at::kInt && query_start.size(0) == seq_lens.size(0) + 1 &&
+                  block_tables.size(0) >= seq_lens.size(0),
+              "int32 block_tables (a row per sequence), seq_lens, query_start (one more than seq_lens)");
+  const at::Tensor starts = query_start.contiguous();
+  const int32_t* start = starts.const_data_ptr<int32_t>();
+  const int64_t num_seqs = seq_lens.size(0);
+  TORCH_CHECK(num_decodes >= 0 && num_decodes <= num_seqs && start[num_seqs] - start[0] == q.size(0) &&
+                  start[num_decodes] - start[0] == num_decodes,
+              "one query row per token, the decodes (one token each) first");
+  const at::Tensor qc = q.contiguous();
+  const at::Tensor tables = block_tables.stride(1) == 1 ? block_tables : block_tables.contiguous();
+  const at::Tensor lens = seq_lens.contiguous();
+  at::Tensor out = at::empty(qc.sizes(), qc.options());
+  if (num_decodes > 0)
+    out.narrow(0, 0, num_decodes)
+        .copy_(decode_attention(qc.narrow(0, 0, num_decodes), k_cache, v_cache, tables, lens, scale, 0, softcap));
+#ifdef WARDEN_BF16_ATTENTION
+  short_query_attention_bf16(qc, k_cache, v_cache, tables, lens, starts, num_decodes, scale, softcap, out);
+#endif
+  return out;
+}
+
 at::Tensor decode_attention(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                             const at::Tensor& block_tables, const at::Tensor& seq_lens, double scale, int64_t window,
                             double softcap) {
@@ -1446,8 +1550,9 @@ struct AttentionStep {
   std::vector<at::Tensor> k_caches, v_caches;
   at::Tensor slot_mapping, block_tables, seq_lens, query_start;
   int64_t num_decodes = 0, max_query_len = 0, short_query = 0;
-  // Short queries (max_query_len <= short_query, not all decodes): one decode row per query token, with its
-  // sequence's block-table row and its own context length (kernels/cpu/__init__.py token_rows).
+  // Short queries (max_query_len <= short_query, not all decodes) that short_query_attention does not serve: one
+  // decode row per query token, with its sequence's block-table row and its own context length
+  // (kernels/cpu/__init__.py token_rows).
   at::Tensor token_tables, token_lens;
 };
 
@@ -1548,8 +1653,12 @@ at::Tensor attend_step(const at::Tensor& q, const at::Tensor& k, const at::Tenso
   const int64_t nd = s.num_decodes;
   if (nd == s.seq_lens.size(0))
     return decode_attention(q, k_cache, v_cache, s.block_tables, s.seq_lens, scale, window, softcap);
-  if (s.max_query_len <= s.short_query)
+  if (s.max_query_len <= s.short_query) {
+    if (short_query_attention_serves(q, k_cache, window))
+      return short_query_attention(q, k_cache, v_cache, s.block_tables, s.seq_lens, s.query_start, nd, scale,
+                                   softcap);
     return decode_attention(q, k_cache, v_cache, s.token_tables, s.token_lens, scale, window, softcap);
+  }
   at::Tensor out = at::empty(q.sizes(), q.options());  // contiguous, as the prefill kernel writes it
   if (nd > 0)
     out.narrow(0, 0, nd).copy_(
@@ -1583,6 +1692,8 @@ TORCH_LIBRARY(warden_cpu, m) {
   m.def("set_attention_step(Tensor[] k_caches, Tensor[] v_caches, Tensor slot_mapping, Tensor block_tables, "
         "Tensor seq_lens, Tensor query_start, int num_decodes, int max_query_len, int short_query) -> ()",
         &set_attention_step);
+  m.def("short_query_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
+        "Tensor query_start, int num_decodes, float scale, float softcap=0.) -> Tensor");
   m.def("clear_attention_step() -> ()", &clear_attention_step);
   m.def("attend_step(Tensor q, Tensor k, Tensor v, int layer, float scale, int window=0, float softcap=0.) -> Tensor");
 }
@@ -1590,6 +1701,7 @@ TORCH_LIBRARY(warden_cpu, m) {
 TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("decode_attention", &decode_attention);
   m.impl("prefill_attention", &prefill_attention);
+  m.impl("short_query_attention", &short_query_attention);
   m.impl("store_kvcache", &store_kvcache);
   m.impl("attend_step", &attend_step);
 }
