@@ -9,6 +9,7 @@ server; the blackholed-port tests need no Postgres at all.
 from __future__ import annotations
 
 import contextlib
+import gc
 import glob
 import os
 import shutil
@@ -261,6 +262,25 @@ def test_a_blackholed_database_fails_within_the_connect_timeout_then_fast(blackh
         db.dispose()
 
 
+@contextlib.contextmanager
+def _collector_time() -> Iterator[list[float]]:
+    """Wall seconds the garbage collector ran while inside (any thread), in a one-item list filled as it goes."""
+    spent = [0.0]
+    started: list[float] = []
+
+    def on_collection(phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(time.monotonic())
+        elif started:
+            spent[0] += time.monotonic() - started.pop()
+
+    gc.callbacks.append(on_collection)
+    try:
+        yield spent
+    finally:
+        gc.callbacks.remove(on_collection)
+
+
 # Slow only in its shutdown: the audit writer spends its 10 s close budget trying to drain into the blackhole.
 @pytest.mark.slow
 def test_the_gateway_answers_503_not_a_hang_when_its_database_is_blackholed(blackhole_port: int,
@@ -275,10 +295,14 @@ def test_the_gateway_answers_503_not_a_hang_when_its_database_is_blackholed(blac
         started = time.monotonic()
         assert_store_unavailable(chat(client, api_key))
         assert time.monotonic() - started < 6.0
-        started = time.monotonic()
-        assert_store_unavailable(chat(client, api_key))
-        assert_store_unavailable(client.get("/admin/v1/tenants", headers=admin_headers))
-        assert time.monotonic() - started < 1.0  # the open circuit answers at once
+        with _collector_time() as collecting:
+            started = time.monotonic()
+            assert_store_unavailable(chat(client, api_key))
+            assert_store_unavailable(client.get("/admin/v1/tenants", headers=admin_headers))
+            elapsed = time.monotonic() - started
+        # The open circuit answers at once: well under the pool timeout (1 s) and the connect timeout (2 s), less the
+        # collector's passes, which in the full suite's big process can take most of a second on their own.
+        assert elapsed - collecting[0] < 1.0, (elapsed, collecting[0])
 
 
 # -- the parts, alone --------------------------------------------------------------------------------------------

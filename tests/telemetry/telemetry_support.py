@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from gateway.core.db import Database
 from gateway.core.secrets import load_server_secrets
@@ -32,3 +35,24 @@ def sample(text: str, name: str, **labels: str) -> float | None:
         if found == labels:
             return float(match.group(3))
     return None
+
+
+def foreign_root_handlers() -> list[logging.Handler]:
+    """The root logger's handlers that no Warden app installed: an app built by an earlier test may have left its
+    own (``configure_logging`` replaces it), so a test that builds one checks only these are left as they were."""
+    return [h for h in logging.getLogger().handlers if not getattr(h, "_warden_handler", False)]
+
+
+@contextmanager
+def server_loggers_at_info() -> Iterator[None]:
+    """uvicorn's loggers at info while inside: a uvicorn started earlier in this process at another ``--log-level``
+    sets theirs."""
+    loggers = [logging.getLogger(name) for name in ("uvicorn", "uvicorn.error", "uvicorn.access")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)

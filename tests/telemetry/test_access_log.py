@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from telemetry_support import new_key
+from telemetry_support import foreign_root_handlers, new_key, server_loggers_at_info
 
 from gateway.app import create_app
 from gateway.core.middleware import REQUEST_ID_HEADER
@@ -28,15 +28,13 @@ def log_stream() -> Iterator[io.StringIO]:
     """What the app's JSON handler writes (the app installs it on the root logger when it is built), with the server's
     log level at info (a uvicorn started earlier in this process may have raised it)."""
     stream = io.StringIO()
-    root, server_access = logging.getLogger(), logging.getLogger("uvicorn.access")
-    before = list(root.handlers)
-    levels = root.level, server_access.level
-    server_access.setLevel(logging.INFO)
-    yield stream
-    configure_logging("none")
-    root.setLevel(levels[0])
-    server_access.setLevel(levels[1])
-    assert root.handlers == before
+    root = logging.getLogger()
+    foreign, level = foreign_root_handlers(), root.level
+    with server_loggers_at_info():
+        yield stream
+        configure_logging("none")
+    root.setLevel(level)
+    assert foreign_root_handlers() == foreign
 
 
 def _serve(settings: Settings, stream: io.StringIO) -> TestClient:

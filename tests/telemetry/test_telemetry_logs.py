@@ -8,6 +8,7 @@ import json
 import logging
 
 import pytest
+from telemetry_support import foreign_root_handlers, server_loggers_at_info
 
 from gateway.telemetry.context import request_id_var, tenant_id_var
 from gateway.telemetry.logs import JsonFormatter, RedactionFilter, configure_logging, scrubbed_record
@@ -119,26 +120,24 @@ def test_lines_outside_a_request_have_no_request_fields() -> None:
 def test_configure_logging_installs_one_redacting_root_handler() -> None:
     root = logging.getLogger()
     before = list(root.handlers)
-    access = logging.getLogger("uvicorn.access")
-    access_level = access.level
-    access.setLevel(logging.INFO)  # a uvicorn started earlier in this process may have raised it
+    foreign = foreign_root_handlers()
     stream = io.StringIO()
-    try:
-        configure_logging("json", "INFO", stream=stream)
-        configure_logging("json", "INFO", stream=stream)  # idempotent: app factories call it per app
-        ours = [h for h in root.handlers if h not in before]
-        assert len(ours) == 1
-        logging.getLogger("uvicorn.error").info("connection from %s", "198.51.100.7:5555")
-        logging.getLogger("uvicorn.access").info('%s - "GET /healthz HTTP/1.1" 200', "198.51.100.7:5555")
-        logging.getLogger("some.lib").info("token=abcdef123456")
-        lines = [json.loads(line) for line in stream.getvalue().splitlines()]
-        # uvicorn's access line goes nowhere: the gateway writes its own (gateway.telemetry.access_log)
-        assert [line["logger"] for line in lines] == ["uvicorn.error", "some.lib"]
-        assert "198.51.100.7" not in stream.getvalue() and "abcdef123456" not in stream.getvalue()
-    finally:
-        configure_logging("none")
-        access.setLevel(access_level)
-        assert root.handlers == before
+    with server_loggers_at_info():
+        try:
+            configure_logging("json", "INFO", stream=stream)
+            configure_logging("json", "INFO", stream=stream)  # idempotent: app factories call it per app
+            ours = [h for h in root.handlers if h not in before]
+            assert len(ours) == 1
+            logging.getLogger("uvicorn.error").info("connection from %s", "198.51.100.7:5555")
+            logging.getLogger("uvicorn.access").info('%s - "GET /healthz HTTP/1.1" 200', "198.51.100.7:5555")
+            logging.getLogger("some.lib").info("token=abcdef123456")
+            lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+            # uvicorn's access line goes nowhere: the gateway writes its own (gateway.telemetry.access_log)
+            assert [line["logger"] for line in lines] == ["uvicorn.error", "some.lib"]
+            assert "198.51.100.7" not in stream.getvalue() and "abcdef123456" not in stream.getvalue()
+        finally:
+            configure_logging("none")
+            assert foreign_root_handlers() == foreign
 
 
 def test_the_listen_address_line_is_verbatim_and_nothing_else_is() -> None:
