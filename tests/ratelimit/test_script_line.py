@@ -9,10 +9,12 @@ import contextlib
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 import hiredis
 import pytest
 import redis
+import uvloop
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -240,3 +242,154 @@ def test_a_line_used_on_a_new_event_loop_still_times_out() -> None:
         assert asyncio.run(asyncio.wait_for(on_the_next_loop(), 5)) < 2.0
     finally:
         fake.close()
+
+
+class _Replying:
+    """A stand-in Redis on loopback: answers each EVALSHA with ``answer(number)`` (numbered from 0 on every
+    connection it serves), one byte at a time if ``dribble``; HELLO as a RESP3 server does, every other command of
+    redis-py's handshake ``+OK``."""
+
+    def __init__(self, answer: Callable[[int], bytes], dribble: bool = False) -> None:
+        self.answer = answer
+        self.dribble = dribble
+        self.connections = 0
+        self.writers: list[asyncio.StreamWriter] = []
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self.writers.append(writer)
+        parser = hiredis.Reader()
+        calls = 0
+        while data := await reader.read(65536):
+            parser.feed(data)
+            while (command := parser.gets()) is not False:
+                if command[0].upper() == b"HELLO":
+                    writer.write(b"%1\r\n$5\r\nproto\r\n:3\r\n")
+                    continue
+                if command[0].upper() != b"EVALSHA":
+                    writer.write(b"+OK\r\n")
+                    continue
+                reply, calls = self.answer(calls), calls + 1
+                if not self.dribble:
+                    writer.write(reply)
+                    continue
+                for index in range(len(reply)):
+                    writer.write(reply[index:index + 1])
+                    await writer.drain()
+                    await asyncio.sleep(0.002)  # each byte its own read on the client's side
+
+
+async def _replying_line(fake: _Replying, protocol: int = 2) -> tuple[asyncio.Server, Redis, ScriptLine]:
+    server = await asyncio.start_server(fake.serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    client = Redis.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=5.0, socket_connect_timeout=5.0,
+                            protocol=protocol, retry=Retry(NoBackoff(), 0))
+    return server, client, ScriptLine(client)
+
+
+async def _close_replying(fake: _Replying, server: asyncio.Server, client: Redis, line: ScriptLine) -> None:
+    await line.aclose()
+    await client.aclose()
+    for writer in fake.writers:
+        writer.close()
+    server.close()
+    await server.wait_closed()
+
+
+async def test_replies_that_arrive_a_byte_at_a_time_are_put_together() -> None:
+    fake = _Replying(lambda call: b"*2\r\n$3\r\nabc\r\n:%d\r\n" % call, dribble=True)
+    server, client, line = await _replying_line(fake)
+    try:
+        assert await line.evalsha([("0" * 40, [], []), ("0" * 40, [], [])]) == [[b"abc", 0], [b"abc", 1]]
+        assert await line.evalsha([("0" * 40, [], [])]) == [[b"abc", 2]]
+        assert fake.connections == 1
+    finally:
+        await _close_replying(fake, server, client, line)
+
+
+async def test_a_reply_no_round_trip_asked_for_is_never_read_as_the_next_ones() -> None:
+    # The first EVALSHA is answered twice: the second reply must not become the answer to the next round trip.
+    fake = _Replying(lambda call: b"+OK\r\n+STALE\r\n" if call == 0 else b"+OK\r\n")
+    server, client, line = await _replying_line(fake)
+    try:
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]
+        await asyncio.sleep(0.05)  # the stray reply is in
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]
+        assert fake.connections == 2  # read on a new connection: the one with the stray reply was closed
+    finally:
+        await _close_replying(fake, server, client, line)
+
+
+async def test_a_connection_closed_mid_round_trip_fails_it_at_once() -> None:
+    # Redis closes the connection instead of answering: the round trip fails then, not at its 5 s timeout.
+    fake = _Replying(lambda call: b"")
+    server, client, line = await _replying_line(fake)
+
+    async def close_when_asked() -> None:
+        while not fake.writers:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        fake.writers[0].close()
+
+    try:
+        closer = asyncio.ensure_future(close_when_asked())
+        started = time.monotonic()
+        with pytest.raises(RedisError):
+            await line.evalsha([("0" * 40, [], [])])
+        assert time.monotonic() - started < 2.0
+        await closer
+        fake.answer = lambda call: b"+OK\r\n"
+        assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]  # and the next one reconnects
+    finally:
+        await _close_replying(fake, server, client, line)
+
+
+async def test_resp3_pushes_are_passed_over_and_false_is_a_reply() -> None:
+    push = b">3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nx\r\n"
+    fake = _Replying(lambda call: push + b"+OK\r\n" if call == 0 else b"#f\r\n" + push)
+    server, client, line = await _replying_line(fake, protocol=3)
+    try:
+        assert await line.evalsha([("0" * 40, [], []), ("0" * 40, [], [])]) == [b"OK", False]
+        await asyncio.sleep(0.05)  # the push after the last reply is in, and passed over
+        assert await line.evalsha([("0" * 40, [], [])]) == [False]
+        assert fake.connections == 1
+    finally:
+        await _close_replying(fake, server, client, line)
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+async def test_each_resp_version_reads_replies_in_order(redis_url: str, key_prefix: str, protocol: int) -> None:
+    client = Redis.from_url(redis_url, protocol=protocol)
+    line = ScriptLine(client)
+    try:
+        echo, fail = await client.script_load(ECHO), await client.script_load(FAIL)
+        for _ in range(3):
+            replies = await line.evalsha([(echo, [f"{key_prefix}:a"], ["1"]), ("0" * 40, [], []), (fail, [], [])])
+            assert replies[0] == [f"{key_prefix}:a".encode(), b"1"]
+            assert isinstance(replies[1], NoScriptError)
+            assert isinstance(replies[2], ResponseError) and "nope" in str(replies[2])
+    finally:
+        await line.aclose()
+        await client.aclose()
+
+
+def test_under_uvloop_a_dropped_connection_is_reconnected_and_closing_completes(redis_url: str,
+                                                                                 key_prefix: str) -> None:
+    # The gateway's event loop: its transports are taken over as asyncio's are.
+    name = key_prefix.replace(":", "-")
+
+    async def scenario() -> None:
+        client = Redis.from_url(redis_url, client_name=name, retry=Retry(NoBackoff(), 1))
+        line = ScriptLine(client)
+        try:
+            echo = await client.script_load(ECHO)
+            assert (await line.evalsha([(echo, [key_prefix], ["x"])]))[0][1] == b"x"
+            admin = redis.Redis.from_url(redis_url)
+            ours = [c for c in admin.client_list() if c["name"] == name and c["cmd"] == "evalsha"]
+            assert admin.client_kill_filter(_id=ours[0]["id"]) == 1
+            assert (await line.evalsha([(echo, [key_prefix], ["y"])]))[0][1] == b"y"
+        finally:
+            await asyncio.wait_for(line.aclose(), 2.0)  # redis-py's wait for the close is told it happened
+            await client.aclose()
+
+    uvloop.run(scenario())
