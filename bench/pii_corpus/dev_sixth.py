@@ -227,9 +227,15 @@ REGION_LISTS = {"de_DE": "states", "fr_FR": "regions", "es_ES": "regions", "pl_P
 COUNTRY_LOCALES = ("de_DE", "fr_FR", "es_ES", "it_IT", "pl_PL", "nl_NL", "pt_BR")
 
 
+# Lists Faker builds from a set (it_IT's towns): their order changes with the process's hash seed, so they are
+# sorted, or the corpus would differ from one process to the next.
+_UNORDERED_LISTS = {("it_IT", "cities")}
+
+
 def _listed(locale: str, attribute: str) -> list[str]:
     provider = next(p for p in Faker(locale).providers if type(p).__module__.startswith("faker.providers.address"))
-    return [value if isinstance(value, str) else value[-1] for value in getattr(provider, attribute)]
+    values = [value if isinstance(value, str) else value[-1] for value in getattr(provider, attribute)]
+    return sorted(values) if (locale, attribute) in _UNORDERED_LISTS else values
 
 
 @cache

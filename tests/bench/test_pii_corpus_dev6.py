@@ -7,7 +7,10 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import phonenumbers
@@ -43,6 +46,17 @@ def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases
     assert [dict(case) for case in generate_sixth_dev()] == cases  # whatever was generated before
     assert all(case["id"].startswith("dev-6-") and case["split"] == "dev" for case in cases)
     assert not {case["text"] for case in generate("dev")} & {case["text"] for case in cases}
+
+
+def _printed_by_a_process(code: str, hash_seed: str) -> str:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def test_the_places_are_the_same_in_processes_of_other_hash_seeds():
+    # Faker builds it_IT's towns from a set: unsorted, each process would draw other Italian towns.
+    code = "from bench.pii_corpus.dev_sixth import _places; print(_places())"
+    assert _printed_by_a_process(code, "1") == _printed_by_a_process(code, "2")
 
 
 def test_quota_offsets_and_contexts(cases):
