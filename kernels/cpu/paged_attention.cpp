@@ -1550,9 +1550,11 @@ struct AttentionStep {
   std::vector<at::Tensor> k_caches, v_caches;
   at::Tensor slot_mapping, block_tables, seq_lens, query_start;
   int64_t num_decodes = 0, max_query_len = 0, short_query = 0;
-  // Short queries (max_query_len <= short_query, not all decodes) that short_query_attention does not serve: one
-  // decode row per query token, with its sequence's block-table row and its own context length
-  // (kernels/cpu/__init__.py token_rows).
+  // Short queries (max_query_len <= short_query, not all decodes) that short_query_attention does not serve (a
+  // window, caches it does not read): one decode row per query token, with its sequence's block-table row and its
+  // own context length (kernels/cpu/__init__.py token_rows). Built by the first layer of the step that reads them,
+  // not when the step is set: where every layer takes the one pass (bf16 caches, no window: the serving path), a
+  // verify step never builds them.
   at::Tensor token_tables, token_lens;
 };
 
@@ -1606,8 +1608,7 @@ void set_attention_step(at::TensorList k_caches, at::TensorList v_caches, const 
   s.num_decodes = num_decodes;
   s.max_query_len = max_query_len;
   s.short_query = short_query;
-  s.token_tables = s.token_lens = at::Tensor();
-  if (num_decodes != seq_lens.size(0) && max_query_len <= short_query) token_rows(s);
+  s.token_tables = s.token_lens = at::Tensor();  // this step's, if a layer reads them (attend_step)
   s.set = true;
 }
 
@@ -1643,7 +1644,7 @@ at::Tensor python_paged_attention(const at::Tensor& q, const at::Tensor& k, cons
 
 at::Tensor attend_step(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, int64_t layer, double scale,
                        int64_t window, double softcap) {
-  const AttentionStep& s = attention_step();
+  AttentionStep& s = attention_step();
   if (!s.set) return python_paged_attention(q, k, v, layer, scale, window, softcap);
   TORCH_CHECK(layer >= 0 && layer < static_cast<int64_t>(s.k_caches.size()), "layer ", layer, " has no cache bound");
   const at::Tensor &k_cache = s.k_caches[layer], &v_cache = s.v_caches[layer];
@@ -1657,6 +1658,7 @@ at::Tensor attend_step(const at::Tensor& q, const at::Tensor& k, const at::Tenso
     if (short_query_attention_serves(q, k_cache, window))
       return short_query_attention(q, k_cache, v_cache, s.block_tables, s.seq_lens, s.query_start, nd, scale,
                                    softcap);
+    if (!s.token_tables.defined()) token_rows(s);  // once per step, for every layer that reads them
     return decode_attention(q, k_cache, v_cache, s.token_tables, s.token_lens, scale, window, softcap);
   }
   at::Tensor out = at::empty(q.sizes(), q.options());  // contiguous, as the prefill kernel writes it
@@ -1695,6 +1697,8 @@ TORCH_LIBRARY(warden_cpu, m) {
   m.def("short_query_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor block_tables, Tensor seq_lens, "
         "Tensor query_start, int num_decodes, float scale, float softcap=0.) -> Tensor");
   m.def("clear_attention_step() -> ()", &clear_attention_step);
+  // Whether the step set holds its per-token rows (built by the first layer that reads them): for tests.
+  m.def("attention_step_token_rows() -> bool", [] { return attention_step().token_tables.defined(); });
   m.def("attend_step(Tensor q, Tensor k, Tensor v, int layer, float scale, int window=0, float softcap=0.) -> Tensor");
 }
 

@@ -159,3 +159,31 @@ def test_served_calls_enter_no_python(name: str) -> None:
     """What the kernels serve runs without the Python op; a prefill chunk under a window takes it."""
     assert "_paged_attention_op" not in _python_calls(_batch(name), 0)
     assert ("_paged_attention_op" in _python_calls(_batch(name), 17)) == (name == "prefill-chunks")
+
+
+def _token_rows_held() -> bool:
+    return bool(torch.ops.warden_cpu.attention_step_token_rows())
+
+
+def test_per_token_rows_are_built_only_for_a_layer_that_reads_them() -> None:
+    """A short-query step (draft verification) whose layers take the one pass over each sequence's cache (bfloat16,
+    no window) never builds the per-token decode rows that pass does not read; the first layer that reads them (a
+    window, which the one pass does not serve) builds them, and the next step builds its own."""
+    b = _batch("short-queries", seed=5)
+    expected, _, _ = _expected(b, 17, 0.0)
+    with forward_context(b.meta, [(b.k_cache, b.v_cache), (b.k_cache, b.v_cache)]):
+        assert not _token_rows_held()
+        kernels.cpu.attend_step(b.q, b.key, b.value, 0, SCALE)
+        assert not _token_rows_held()
+        windowed = [kernels.cpu.attend_step(b.q, b.key, b.value, layer, SCALE, 17) for layer in (0, 1)]
+        assert _token_rows_held()
+    for out in windowed:
+        torch.testing.assert_close(out.float(), expected, atol=TOLERANCE, rtol=TOLERANCE)
+    # Another step's short queries, other lengths: rows of its own, not the first step's.
+    other = make_batch([12], [(3, 90), (7, 41), (2, 2)], kv_heads=3, group=3, head_dim=64, block_size=16,
+                       dtype=torch.bfloat16, device=CPU, seed=6)
+    expected, _, _ = _expected(other, 17, 0.0)
+    with forward_context(other.meta, [(other.k_cache, other.v_cache)]):
+        assert not _token_rows_held()
+        out = kernels.cpu.attend_step(other.q, other.key, other.value, 0, SCALE, 17)
+    torch.testing.assert_close(out.float(), expected, atol=TOLERANCE, rtol=TOLERANCE)

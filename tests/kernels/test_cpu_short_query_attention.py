@@ -34,6 +34,8 @@ def one_pass(b, scale: float, softcap: float) -> torch.Tensor:
     ([17], [(16, 16), (1, 5), (9, 100)], 3, 3, 64, 8),  # a whole prompt of SHORT_QUERY tokens, one token, blocks of 8
     ([4], [(4, 70), (2, 31)], 2, 5, 128, 16),  # groups of 5 heads (4 + 1 a vector), two 64-dim chunks
     ([], [(3, 50), (6, 65)], 4, 1, 32, 4),  # no GQA, a 32-dim head
+    ([3], [(2, 50), (4, 77)], 2, 3, 96, 16),  # 12 heads a kv head, a 96-dim head: values 64 dims then 32
+    ([], [(5, 29), (3, 64)], 1, 5, 64, 16),  # 25 heads a kv head: 7 value passes, the last of one head
 ])
 @pytest.mark.parametrize("softcap", [0.0, 30.0])
 def test_one_pass_equals_one_decode_row_per_token(decodes, verifies, kv_heads, group, head_dim, block_size,
