@@ -1024,7 +1024,19 @@ struct Bf16Rows {
                           round_to_bf16(_mm512_mul_ps(widen_codes(codes + d), scale)));
     return scratch;
   }
+  // Requests row (slot, h) into L1 ahead of its use: a chunk's context rows lie scattered over the pool's blocks,
+  // which the hardware prefetchers do not follow, and laying them out waited on each row's miss in turn (a tenth of
+  // the kernel at a chunk of 200 tokens over an 800-token prefix).
+  void prefetch(int64_t slot, int64_t h) const {
+    const int64_t bytes = int8 ? head_dim + kScaleBytes : 2 * head_dim;
+    const char* at = static_cast<const char*>(base) + (slot * kv_heads + h) * bytes;
+    for (int64_t byte = 0; byte < bytes; byte += 64) _mm_prefetch(at + byte, _MM_HINT_T0);
+  }
 };
+
+// How many rows ahead the prefill kernel's layout requests the cache rows it reads: far enough that a row's miss has
+// resolved when the layout reaches it (a row's layout takes some tens of cycles, a miss past L2 hundreds).
+constexpr int64_t kLayoutAhead = 16;
 
 void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
                             const at::Tensor& block_tables, const at::Tensor& seq_lens,
@@ -1080,13 +1092,18 @@ void prefill_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, cons
         laid_out = pair_of_heads;
         keys.assign(tiles * pairs * kTile, 0u);
         value_pairs.assign(padded / 2 * head_dim, 0u);
+        for (int64_t t = 0; t < std::min(kLayoutAhead, len); ++t) k_rows.prefetch(row_slot(table, t), h);
         for (int64_t t = 0; t < len; ++t) {
+          if (t + kLayoutAhead < len) k_rows.prefetch(row_slot(table, t + kLayoutAhead), h);
           const int64_t slot = row_slot(table, t);
           const auto* k_row = reinterpret_cast<const uint32_t*>(k_rows.row(slot, h, scratch.data()));
           uint32_t* k_tile = keys.data() + (t / kTile) * pairs * kTile + t % kTile;
           for (int64_t p = 0; p < pairs; ++p) k_tile[p * kTile] = k_row[p];
         }
+        for (int64_t t = 0; t < std::min(kLayoutAhead, len); ++t) v_rows.prefetch(row_slot(table, t), h);
         for (int64_t t = 0; t < len; t += 2) {
+          for (int64_t ahead = t + kLayoutAhead; ahead < std::min(t + kLayoutAhead + 2, len); ++ahead)
+            v_rows.prefetch(row_slot(table, ahead), h);
           const uint16_t* even = v_rows.row(row_slot(table, t), h, scratch.data());
           const uint16_t* odd =
               t + 1 < len ? v_rows.row(row_slot(table, t + 1), h, scratch.data() + head_dim) : nullptr;
