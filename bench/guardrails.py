@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|dev-4|dev-5|dev-6] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-7] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -18,7 +18,9 @@
    prose) (``pii_corpus.dev_fifth``), and `dev-6`, values from sources no other split draws (romanised Taiwanese,
    Korean and Arabic names, names in record formats, towns, regions and other languages' country names) in contexts
    none of them writes (quoted e-mail, notes, labels, invoices, TSV, JSON Lines, code, HL7, FHIR, statements,
-   itineraries, CVs, chat in eight languages) (``pii_corpus.dev_sixth``).
+   itineraries, CVs, chat in eight languages) (``pii_corpus.dev_sixth``), and `dev-7`, romanised Greek, Cyrillic,
+   Armenian and Georgian names, other locales' towns, addresses and dates, in call transcripts, SMS exports, PDF text,
+   vCards, calendar invites, git logs, LDIF, SOAP and semicolon-separated exports (``pii_corpus.dev_seventh``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -46,9 +48,10 @@ import random
 import statistics
 import string
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from bench.pii_corpus import dev_fifth, dev_fourth, dev_sixth, dev_third, fresh_dev, scoring
+from bench.pii_corpus import Case, dev_fifth, dev_fourth, dev_seventh, dev_sixth, dev_third, fresh_dev, scoring
 from bench.pii_corpus import generate as generate_corpus
 from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
@@ -370,20 +373,22 @@ def agentic(rows: list[dict], corpus: list[str]) -> dict[str, float]:
     }
 
 
+# The further dev-side corpora, by split name: generated each time, never committed as JSONL.
+GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
+    fresh_dev.NAME: fresh_dev.generate_fresh_dev,
+    dev_third.NAME: dev_third.generate_third_dev,
+    dev_fourth.NAME: dev_fourth.generate_fourth_dev,
+    dev_fifth.NAME: dev_fifth.generate_fifth_dev,
+    dev_sixth.NAME: dev_sixth.generate_sixth_dev,
+    dev_seventh.NAME: dev_seventh.generate_seventh_dev,
+}
+
+
 def load_corpus(split: str) -> list[dict]:
-    """The committed JSONL of `split` (tests keep it equal to the generator's output), else the generator's;
-    `dev-fresh`, `dev-3`, `dev-4`, `dev-5` and `dev-6` are generated each time (``bench.pii_corpus.fresh_dev``,
-    ``dev_third``, ``dev_fourth``, ``dev_fifth``, ``dev_sixth``)."""
-    if split == fresh_dev.NAME:
-        return [dict(case) for case in fresh_dev.generate_fresh_dev()]
-    if split == dev_third.NAME:
-        return [dict(case) for case in dev_third.generate_third_dev()]
-    if split == dev_fourth.NAME:
-        return [dict(case) for case in dev_fourth.generate_fourth_dev()]
-    if split == dev_fifth.NAME:
-        return [dict(case) for case in dev_fifth.generate_fifth_dev()]
-    if split == dev_sixth.NAME:
-        return [dict(case) for case in dev_sixth.generate_sixth_dev()]
+    """The committed JSONL of `split` (tests keep it equal to the generator's output), else the generator's; the
+    further dev-side corpora (``GENERATED_SPLITS``) are generated each time."""
+    if split in GENERATED_SPLITS:
+        return [dict(case) for case in GENERATED_SPLITS[split]()]
     path = DATA_DIR / f"pii_corpus_{split}.jsonl"
     return read_jsonl(path) if path.exists() else [dict(case) for case in generate_corpus(split)]
 
@@ -476,10 +481,9 @@ def print_corpus_table(split: str, scores: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--split", choices=("test", "dev", fresh_dev.NAME, dev_third.NAME, dev_fourth.NAME,
-                                            dev_fifth.NAME, dev_sixth.NAME), default="test",
-                        help="corpus split to score (default test; dev-fresh, dev-3, dev-4, dev-5, dev-6: more "
-                        "dev-side corpora)")
+    parser.add_argument("--split", choices=("test", "dev", *GENERATED_SPLITS), default="test",
+                        help=f"corpus split to score (default test; {', '.join(GENERATED_SPLITS)}: more dev-side "
+                        "corpora)")
     parser.add_argument("--repeat", type=int, default=3, help="passes over each corpus (KB/s is the median pass)")
     parser.add_argument("--batch", type=int, default=8, help="texts per batch in the batched comparison")
     quick_help = f"the first {QUICK_CASES} cases, one throughput pass on a slice; writes only to --out"
@@ -492,8 +496,8 @@ def main() -> None:
     if args.repeat < 1 or args.batch < 1:
         parser.error("--repeat and --batch must be at least 1")
     if args.misses and args.split == "test":
-        parser.error("--misses reads dev-side corpora only (dev, dev-fresh, dev-3, dev-4, dev-5, dev-6): test is "
-                     "never looked into")
+        parser.error(f"--misses reads dev-side corpora only (dev, {', '.join(GENERATED_SPLITS)}): test is never "
+                     "looked into")
     full_run = not args.quick and not args.skip_throughput and args.split == "test"
     out = args.out or (RESULTS if full_run else None)
 
