@@ -28,6 +28,7 @@ from stdnum.in_ import aadhaar, pan
 from stdnum.it import codicefiscale
 from stdnum.us import itin
 
+from gateway.guardrails.prefilters import AfterNonWord
 from gateway.guardrails.windows import add_window
 
 # An IBAN: country code, check digits, then up to 30 letters and digits, grouped by single spaces or dashes or not.
@@ -121,6 +122,40 @@ SCHEMES: tuple[IdScheme, ...] = (
 )  # fmt: skip
 
 
+# Whether a text may hold any scheme's shape: one search opening with a digit (the regex engine skips to digits) and
+# one opening with a character an identifier may stand behind, instead of ten scans, most of them led by a letter
+# class tried at every letter. Each branch, read after the first digit, is a scheme or a looser shape that every
+# match of one holds: the digit schemes as written but for their trailing look-ahead (so no match inside a window is
+# missed), a NINO's three digit pairs and its letter, a NIE's seven digits and letter (which a DNI's eight digits
+# and letter hold too), a PAN's four digits behind five capitals. A codice fiscale may hold no digit at all (a
+# homonym's digits are letters), so it is looked for after the non-word character or the start it follows, only in the
+# runs of non-space characters long enough to hold its 16.
+_DIGIT_LED_SHAPES = re.compile(
+    rf"{_D}(?:(?<![\w.-]{_D})(?:{_D} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"  # de_idnr
+    rf"|(?<=[12]) ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{2}}"
+    rf"|{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"  # br_cpf
+    rf"|(?<=9){_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"  # us_itin
+    rf"|(?<=[2-9]){_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}})"  # in_aadhaar
+    rf"|{_D} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"  # uk_nino's digits and last letter
+    rf"|{_D}{{6}}[ -]?[A-Za-z]"  # es_nie's digits and letter, es_dni's too
+    rf"|{_D}{{3}}(?<=[A-Z]{{5}}{_D}{{4}})[A-Z])"  # in_pan
+)  # fmt: skip
+_CODICE_FISCALE_SHAPE = AfterNonWord(
+    rf"[A-Za-z]{{6}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{3}}"
+    rf"[A-Za-z]"
+)
+_CODICE_FISCALE_LENGTH = 16
+
+
+def may_hold_national_id(text: str) -> bool:
+    """Whether any scheme's shape may occur in ``text`` (true wherever one does: ``SCHEMES``' matches in any window
+    of the text lie inside one of these searches' matches)."""
+    if _DIGIT_LED_SHAPES.search(text) is not None:
+        return True
+    return any(_CODICE_FISCALE_SHAPE.search(word) is not None
+               for word in text.split() if len(word) >= _CODICE_FISCALE_LENGTH)  # fmt: skip
+
+
 # The digit pairs of a run, back to back, as one match: the windows the pairs one by one would open merge into the
 # window of their stretch (``add_window``), which is opened at once.
 _DIGIT_PAIRS = re.compile(r"[0-9]{2}(?:[0-9]{2})*")
@@ -150,7 +185,9 @@ class NationalIdRecognizer(EntityRecognizer):
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        results = []
+        results: list[RecognizerResult] = []
+        if not may_hold_national_id(text):
+            return results
         # Every identifier holds two digits in a row: the schemes run only on windows around such pairs (widened to
         # whitespace, so a window's edges are where the schemes' own boundaries could be), not over all the text.
         windows: list[tuple[int, int]] = []

@@ -115,3 +115,44 @@ def test_windows_of_digit_pair_stretches_are_those_of_the_pairs_one_by_one(text:
     for pairs in identifiers._DIGIT_PAIRS.finditer(text):
         add_window(per_stretch, text, pairs.start(), pairs.end(), identifiers._WINDOW_MARGIN)
     assert per_stretch == per_pair
+
+
+def _shape_without_boundaries(scheme: identifiers.IdScheme) -> str:
+    """A scheme's regex without its look-arounds (what stands before and after it): a regex Hypothesis can draw
+    matches of."""
+    pattern = scheme.pattern.pattern.replace(r"(?<![\w.-][\s\S])", "").replace(r"(?![\w]|[.-]\w)", "")
+    assert "(?<" not in pattern and "(?!" not in pattern, scheme.name
+    return pattern
+
+
+# Characters an identifier may stand beside or be cut short by: separators, letters, digits, an e-mail's '@'.
+_SURROUNDINGS = st.text(alphabet=" .-,:;()\n\t@_aZ19é", max_size=4)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.data())
+def test_the_shape_prefilter_passes_every_text_a_scheme_matches(data: st.DataObject) -> None:
+    """The recognizer returns nothing at once for a text ``may_hold_national_id`` rejects: every text where any
+    scheme's regex matches must pass it, whatever stands around the value."""
+    scheme = data.draw(st.sampled_from(identifiers.SCHEMES))
+    value = data.draw(st.from_regex(_shape_without_boundaries(scheme), fullmatch=True))
+    text = data.draw(_SURROUNDINGS) + value + data.draw(_SURROUNDINGS)
+    if any(each.pattern.search(text) for each in identifiers.SCHEMES):
+        assert identifiers.may_hold_national_id(text), (scheme.name, text)
+
+
+@pytest.mark.parametrize(("scheme", "value"), NATIONAL_IDS)
+def test_the_shape_prefilter_passes_every_printed_id(scheme: str, value: str) -> None:
+    for text in (value, f"my id is {value}, thanks", f"id:{value}", f"({value})"):
+        assert identifiers.may_hold_national_id(text), text
+
+
+def test_the_shape_prefilter_rejects_support_tickets_with_phone_numbers_and_ids() -> None:
+    """Phone numbers, ticket numbers, prices and e-mail addresses hold no identifier's shape: the ten schemes are
+    not scanned for over such a text."""
+    text = (
+        "Ticket 1016: Luis Ortega (luis.ortega@example.org, +1 415 555 7101) asks why the API returns 429 at low "
+        "volume. Order 2024-0031 of 19.99 EUR, call +44 20 7946 0958 or 030 1234 5678. Priority high."
+    )
+    assert not identifiers.may_hold_national_id(text)
+    assert NationalIdRecognizer().analyze(text, []) == []
