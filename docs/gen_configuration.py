@@ -43,7 +43,7 @@ GATEWAY_GROUPS: list[tuple[str, list[str]]] = [
     ("Requests and caches", ["max_body_bytes", "max_choices", "key_cache_ttl_s", "key_cache_max_entries",
                              "key_last_used_interval_s", "policy_cache_ttl_s", "guardrails", "injection_onnx_dir",
                              "injection_onnx_label", "guardrail_analysis_processes", "guardrail_scan_budget_s",
-                             "mcp_session_idle_s"]),
+                             "guardrail_ner_at_startup", "mcp_session_idle_s"]),
     ("Admission control and deadlines", ["max_inflight_requests", "max_queued_requests", "queue_timeout_s",
                                          "max_engine_waiting_requests", "request_timeout_s", "rate_limit_lease_s"]),
     ("The database under faults", ["db_connect_timeout_s", "db_statement_timeout_s",
@@ -111,6 +111,12 @@ GATEWAY_MEANINGS: dict[str, str] = {
                                     "of its own and about 1 ms more CPU per request; a dead worker's scans fail closed "
                                     "(503 `guardrails_unavailable`) and a fresh pool starts after 1 s. The program's "
                                     "main module must be safe to import (`warden serve` and uvicorn are).",
+    "guardrail_ner_at_startup": "Load the NER models (PERSON and LOCATION) while the gateway starts, so that the "
+                                "first request whose policy masks names or places does not wait for them (about "
+                                "0.7 s, in each worker); the start-up prints the phase with its time. `false`: the "
+                                "first scans that need them load them, once, off the event loop, and a deployment "
+                                "whose policies never find names never holds them (about 70 MB per process). "
+                                "Analysis processes (`WARDEN_GUARDRAIL_ANALYSIS_PROCESSES`) always start with them.",
     "max_inflight_requests": "Per worker: `/v1` calls running at once.",
     "max_queued_requests": "Per worker: calls waiting in line (first come, first served) beyond the running ones; "
                            "past it a 503 `overloaded` with `Retry-After`, at once.",

@@ -7,6 +7,7 @@ import contextlib
 import hmac
 import logging
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -81,9 +82,25 @@ def _build_guardrails(server_secret: bytes, settings: Settings) -> tuple[InputGu
     # A configured ONNX injection model is loaded and probed here: a bad one stops start-up, not a request.
     config = GuardConfig(injection_onnx_dir=settings.injection_onnx_dir, injection_label=settings.injection_onnx_label,
                          analysis_processes=settings.guardrail_analysis_processes,
-                         scan_budget_s=settings.guardrail_scan_budget_s or None)
+                         scan_budget_s=settings.guardrail_scan_budget_s or None,
+                         load_ner=settings.guardrail_ner_at_startup)
+    if settings.guardrail_ner_at_startup:
+        _load_ner_models()
     guard = GuardrailsEngine(server_secret, config=config)
     return GuardrailsInput(guard), GuardrailsOutput(guard), guard.close
+
+
+def _load_ner_models() -> None:
+    """Load the NER models the guard is built with, as a start-up phase with its lines on stderr in the engine's
+    form (``engine.core.startup``): the gateway's longest step after the engine's, and a person watching a start
+    sees what it waits for. Loaded once per process: a second app built in it finds them loaded."""
+    from gateway.guardrails.warm_up import loaded_ner
+
+    print("warden: NER models: loading (names and places; WARDEN_GUARDRAIL_NER_AT_STARTUP=false defers them to the "
+          "first scan that needs them)", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    loaded_ner()
+    print(f"warden: NER models: loaded in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
 
 
 def _warm_chat_template(engine: EngineClient) -> None:

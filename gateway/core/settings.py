@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     # guardrail_budget_exceeded, never forwarded unscanned. Against text built to be slow to scan; dev-corpus
     # requests scan in well under 0.2 s. With analysis processes, a worker still busy past it is killed and replaced.
     guardrail_scan_budget_s: float = Field(default=2.0, ge=0.0)
+    # Load the NER models (PERSON/LOCATION) as the gateway starts, so that the first request whose policy masks names
+    # or places does not wait for them (about 0.7 s, in each worker). False: the first scan that needs them loads
+    # them (memory-tight deployments whose policies never find names). Analysis processes always start with them.
+    guardrail_ner_at_startup: bool = True
 
     data_dir: Path = Path("./.warden")
     tls_cert: Path | None = None

@@ -33,7 +33,7 @@ from gateway.guardrails.json_lexer import OutputShape
 from gateway.guardrails.output import OutputRedactor, redact_output_text
 from gateway.guardrails.processes import AnalysisProcesses, AnalysisUnavailable
 from gateway.guardrails.redaction import EntityTally, apply_actions, decide, tenant_token_key
-from gateway.guardrails.warm_up import warm_up
+from gateway.guardrails.warm_up import loaded_ner, warm_up
 from policies import InjectionAction, Policy, injection_action, needs_ner
 
 T = TypeVar("T")
@@ -93,6 +93,11 @@ class GuardConfig:
     # guardrail_budget_exceeded, never forwarded unscanned (``budget``). A dev-corpus text scans in under 0.05 s
     # with NER, a 54 KB agent conversation with nothing cached in about 0.2 s.
     scan_budget_s: float | None = 2.0
+    # Load the NER models (names and places) as the guard is built, when it builds its own analyzer: a policy that
+    # masks PERSON or LOCATION may be in force, or written through the admin API, at any time, and its first scan
+    # would otherwise wait about 0.7 s for them. False: the first scan that needs them loads them, on its guard
+    # thread, once (saves their memory, about 70 MB, in a deployment whose policies never find names).
+    load_ner: bool = True
 
 
 @dataclass(slots=True)
@@ -215,8 +220,10 @@ class InputGuard:
         executor: Executor | None = None,
     ) -> None:
         self._secret = server_secret
-        self.analyzer = analyzer if analyzer is not None else PiiAnalyzer()
         self.config = config or GuardConfig()
+        self.analyzer = (
+            analyzer if analyzer is not None else PiiAnalyzer(ner=loaded_ner() if self.config.load_ner else None)
+        )
         if injection is None:
             injection = InjectionDetector(
                 OnnxInjectionClassifier(self.config.injection_onnx_dir, injection_label=self.config.injection_label)
@@ -233,10 +240,11 @@ class InputGuard:
         self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
         self._splits: BoundedLru[tuple[SplitFinding, ...]] = BoundedLru(self.config.cache_entries)
         if analyzer is None:
-            # The detectors' lazily built tables now, not in the first request's scan (nor, in a gateway, after its
-            # start-up heap is frozen: ``gateway.core.gc_tuning``). Built here even with analysis processes: output
-            # redaction runs this analyzer. An analyzer given is the caller's, to warm up (``warm_up``) or not.
-            warm_up(self.analyzer, self._injection)
+            # The detectors' lazily built tables (and the NER models' first call) now, not in the first request's
+            # scan (nor, in a gateway, after its start-up heap is frozen: ``gateway.core.gc_tuning``). Built here
+            # even with analysis processes: output redaction runs this analyzer. An analyzer given is the caller's,
+            # to warm up (``warm_up``) or not.
+            warm_up(self.analyzer, self._injection, ner=self.config.load_ner)
 
     @property
     def injection(self) -> InjectionDetector:

@@ -16,14 +16,17 @@ import logging
 import os
 
 from gateway.guardrails.analyzer import PiiAnalyzer
-from gateway.guardrails.warm_up import warm_up
+from gateway.guardrails.warm_up import loaded_ner, warm_up
 
 log = logging.getLogger(__name__)
 
 
 def _build() -> PiiAnalyzer | None:
     try:
-        analyzer = PiiAnalyzer()
+        # The NER models always, whatever the serving process loads at its start: a worker that loaded them in a
+        # scan would spend their CPU (about a second) in the scan's worker, whose CPU past the scan's budget gets
+        # it killed, and its replacement, forked from the same server, would load them again.
+        analyzer = PiiAnalyzer(ner=loaded_ner())
         # Every lazily built part, the NER models' first-call set-up too: not in a child's first scan, where it
         # would be charged to that scan's budget.
         warm_up(analyzer, ner=True)
