@@ -57,6 +57,8 @@ from gateway.ratelimit.overload import Deadline, GateSlot, Overloaded, deadline_
 from gateway.services import GatewayServices
 from policies.model import Policy
 
+# How long a call runs before its client is watched for a disconnect (CallHandler._await_watching_client).
+WATCH_CLIENT_AFTER_S = 0.02
 # Fields a client must never set: the gateway derives them itself.
 GATEWAY_OWNED_FIELDS = ("cache_salt",)
 recalls_state = ClassCheck[RecallsState](RecallsState)
@@ -99,6 +101,32 @@ async def read_body(receive: Receive) -> bytes:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+async def _wait_until(task: asyncio.Future[Any], timeout_s: float, other: asyncio.Future[Any] | None = None) -> bool:
+    """Wait until ``task`` (or ``other``) is done or ``timeout_s`` has passed; whether ``task`` is done. What
+    asyncio.wait(FIRST_COMPLETED, timeout) does, without its sets and per-call bookkeeping (every call passes here):
+    the first of them, or the timer, wakes this one future."""
+    if task.done():
+        return True
+    woken = task.get_loop().create_future()
+
+    def wake(_: object = None) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    task.add_done_callback(wake)
+    if other is not None:
+        other.add_done_callback(wake)
+    timer = woken.get_loop().call_later(timeout_s, wake)
+    try:
+        await woken
+    finally:
+        timer.cancel()
+        task.remove_done_callback(wake)
+        if other is not None:
+            other.remove_done_callback(wake)
+    return task.done()
 
 
 def engine_error(exc: Exception) -> APIError:
@@ -612,24 +640,20 @@ class CallHandler:
 
     async def _await_watching_client(self, task: asyncio.Future[Any]) -> bool:
         """Wait for ``task`` until it is done, the client disconnects or the deadline passes (the caller tells which
-        by ``task.done()``). True when the client left."""
+        by ``task.done()``). True when the client left.
+
+        The client is watched only once ``task`` has run for ``WATCH_CLIENT_AFTER_S``: the watcher (a task reading
+        the connection until it reports a disconnect, cancelled when the call ends) costs several steps of the event
+        loop, and most calls a gateway serves quickly (cached, short) end before it could matter. A client gone
+        earlier has its engine work stopped that much later."""
+        remaining = self.deadline.remaining()
+        done = await _wait_until(task, min(remaining, WATCH_CLIENT_AFTER_S))
+        if done or remaining <= WATCH_CLIENT_AFTER_S:
+            return False  # done, or past its deadline, before the client needed watching
         watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
-        # What asyncio.wait(FIRST_COMPLETED, timeout) does, without its sets and per-call bookkeeping (every call
-        # passes here once): the first of the task, the watcher or the deadline's timer wakes this one future.
-        woken = task.get_loop().create_future()
-
-        def wake(_: object = None) -> None:
-            if not woken.done():
-                woken.set_result(None)
-
-        task.add_done_callback(wake)
-        watcher.add_done_callback(wake)
-        timer = woken.get_loop().call_later(self.deadline.remaining(), wake)
         try:
-            await woken
+            await _wait_until(task, self.deadline.remaining(), watcher)
         finally:
-            timer.cancel()
-            task.remove_done_callback(wake)
             client_gone = watcher.done()
             watcher.cancel()
         return client_gone
