@@ -12,6 +12,7 @@ from gateway.guardrails.columns import in_table_header
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
+from gateway.guardrails.not_names import without_non_names
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.phones import judgements_shared
@@ -73,7 +74,7 @@ class PiiAnalyzer:
                 findings.extend(run_detector(detector, text))
             per_text.append(findings)
         if not ner_enabled or not texts:
-            return per_text
+            return [without_non_names(text, findings) for text, findings in zip(texts, per_text, strict=True)]
         budget.check()
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
         # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
@@ -93,7 +94,9 @@ class PiiAnalyzer:
                             for kept in _kept(text, f, places, self.ner.common_words,
                                               _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
-            findings[:] = _without_places_inside(text, findings)
+            # Whatever reported them, a business named after its street, a form's label, a weekday before its date, a
+            # company and a column name are no person nor place (``not_names``).
+            findings[:] = without_non_names(text, _without_places_inside(text, findings))
         return per_text
 
 

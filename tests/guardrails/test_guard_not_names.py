@@ -1,0 +1,146 @@
+"""PERSON and LOCATION findings in shapes no name takes (not_names): a business named after its street, a form's
+label, a weekday before its date, a company, a column name, an elided article before a lower-case word; and names
+beside those shapes still found."""
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.not_names import weekday_words, without_non_names
+
+
+def kept(text: str, value: str, entity: str = "PERSON", occurrence: int = 0) -> bool:
+    """Whether a finding of `entity` on the `occurrence`-th `value` of `text` survives the filter."""
+    start = -1
+    for _ in range(occurrence + 1):
+        start = text.index(value, start + 1)
+    finding = Finding(entity, start, start + len(value), 0.85, "spacy_ner")
+    return without_non_names(text, [finding]) == [finding]
+
+
+def people(analyzer: PiiAnalyzer, text: str, *, ner: bool = True) -> list[str]:
+    found = analyzer.analyze(text, ner_enabled=ner)
+    return [text[f.start : f.end] for f in found if f.entity_type == "PERSON" and f.score >= 0.5]
+
+
+def places(analyzer: PiiAnalyzer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "LOCATION" and f.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("Coffee again from Harbour Street Roasters?", "Harbour", "PERSON"),
+        ("Coffee again from Harbour Street Roasters?", "Harbour Street", "LOCATION"),
+        ("Coffee again from Harbour Street Roasters?", "Harbour Street Roasters", "PERSON"),
+        ("merchant='Old Mill Lane Bakery'", "Old Mill", "PERSON"),
+        ("Vendor: Queen Avenue Opticians\nPaid", "Queen Avenue", "LOCATION"),
+    ],
+)
+def test_a_business_named_after_its_street_holds_no_person_nor_place(text: str, value: str, entity: str) -> None:
+    assert not kept(text, value, entity)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("Deliver to 12 Mill Lane Kingston before noon.", "Kingston", "LOCATION"),  # a house number: an address
+        ("street\ttown\nMill Lane\tKingston", "Kingston", "LOCATION"),  # two cells of a table
+        ("Ask Rosa Street about it.", "Rosa Street", "PERSON"),  # no word after the street word
+    ],
+)
+def test_an_address_or_a_surname_street_is_no_business(text: str, value: str, entity: str) -> None:
+    assert kept(text, value, entity)
+
+
+@pytest.mark.parametrize(("text", "value"), [("Ship to: Depot 4", "Ship"), ("Remit from : Accounts", "Remit"),
+                                             ("Bill for: March", "Bill")])  # fmt: skip
+def test_a_form_label_before_its_colon_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [("Grace wrote: see you", "Grace"), ("Bill to Anna: thanks", "Anna")])
+def test_a_person_before_a_colon_without_a_preposition_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Sent: Tue, 4 Jun 2024 09:12", "Tue"), ("Lieferung Mi. 3.4. vormittags", "Mi"),
+     ("Entrega el sáb 12 de octubre", "sáb"), ("Termin: Donnerstag, 5 März", "Donnerstag")],
+)  # fmt: skip
+def test_a_weekday_before_its_date_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [("Sam, 25, joined the team.", "Sam"), ("Thanks, Sam 2 you too", "Sam"),
+                                             ("Ask Dom about it.", "Dom")])  # fmt: skip
+def test_a_name_like_a_weekday_without_a_date_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+def test_weekday_abbreviations_come_from_several_locales() -> None:
+    assert {"thu", "mo", "mie", "sab", "czw", "mer", "ven"} <= weekday_words()
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Signed with Okafor LLC today.", "Okafor"), ("Signed with Okafor LLC today.", "Okafor LLC"),
+     ("Quote from Brandt GmbH attached", "Brandt"), ("Audit by Lindqvist & Partners", "Lindqvist"),
+     ("Supplier: Moretti S.p.A.", "Moretti"), ("Dear Hale and Sons team", "Sons")],
+)  # fmt: skip
+def test_a_name_before_a_legal_form_is_a_company(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Closing Date: 4 May", "Closing Date"), ("Lead Source\tweb", "Lead Source"),
+     ("Account Status=open", "Account Status")],
+)  # fmt: skip
+def test_a_column_name_ending_in_a_header_noun_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+def test_a_surname_holding_a_header_noun_stays() -> None:
+    assert kept("Call Amira Name-Khalil today.", "Amira Name-Khalil")
+
+
+@pytest.mark.parametrize(("text", "value"), [("Anna Gruber, Company Secretary", "Anna Gruber"),
+                                             ("Ask Li Wei, Group CFO", "Li Wei")])  # fmt: skip
+def test_a_person_before_a_role_naming_the_company_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Il a relu l'avenant hier.", "l'avenant"), ("Ha firmato dell'assicurazione il modulo.", "dell'assicurazione")],
+)  # fmt: skip
+def test_an_elided_article_before_a_lower_case_word_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [("Je l'ai dit à d'Alembert.", "d'Alembert"),
+                                             ("j'ai vu l'avenant", "l'avenant")])  # fmt: skip
+def test_an_elided_name_or_a_lower_case_text_stays(text: str, value: str) -> None:
+    assert kept(text, value)  # a capital after the article; a text typed in lower case carries no case signal
+
+
+def test_other_findings_pass_through() -> None:
+    text = "Ship to: 4 Jun 2024"
+    findings = [Finding("DATE_OF_BIRTH", 9, 19, 0.9, "dates"), Finding("PERSON", 0, 4, 0.85, "spacy_ner")]
+    assert without_non_names(text, findings) == findings[:1]
+
+
+def test_the_analyzer_drops_labels_businesses_and_companies_and_keeps_the_people(analyzer: PiiAnalyzer) -> None:
+    text = "Bill to: Maria Kowalski, 14 Harbour Road, Leeds"
+    assert people(analyzer, text) == ["Maria Kowalski"]
+    text = "Lunch is from Harbour Street Noodles again, said Tom Baker."
+    assert "Tom Baker" in people(analyzer, text) and not places(analyzer, text)
+    assert people(analyzer, "We signed with Hartley & Sons and Gruber GmbH yesterday.") == []
+    assert people(analyzer, "Il a signé l'avenant hier avec Amélie Fontaine.") == ["Amélie Fontaine"] * 2
+
+
+def test_the_analyzer_drops_a_company_in_a_name_field_without_ner(analyzer: PiiAnalyzer) -> None:
+    assert people(analyzer, "Account Name: Hartley LLC\nStatus: active", ner=False) == []
+    assert people(analyzer, "Account Name: Hartley Moss\nStatus: active", ner=False) == ["Hartley Moss"]
