@@ -48,8 +48,10 @@ _PREFIXED: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("pem body line", re.compile(r"(?m)^[A-Za-z0-9+/]{64}$"), 0.6),
 )  # fmt: skip
 
-# Words that name a credential (none is one).
-LOGIN_WORDS = r"pass(?:word|wd|phrase)?|pwd|passcode|mot[ _-]de[ _-]passe|contraseña|kennwort|passwort"
+# Words that name a credential (none is one). "pass" opens other words too, whose values are no credentials: a
+# passenger's name ("PASSENGER: ROMA/HASSIN MR"), a passport's number, a passage, "passing", "passive".
+LOGIN_WORDS = (r"pass(?!eng|egg|ag|port|iv|ion|ing)(?:word|wd|phrase)?|pwd|passcode|mot[ _-]de[ _-]passe|contraseña"
+               r"|kennwort|passwort")
 CREDENTIAL_WORDS = (
     r"secret|token|api[ _-]?key|apikey|access[ _-]?key|private[ _-]?key|client[ _-]?secret|credentials?|auth[ _-]?key"
     r"|session[ _-]?key|signing[ _-]?key|encryption[ _-]?key|master[ _-]?key|bearer|dsn|conn(?:ection)?[ _-]?string"

@@ -41,6 +41,7 @@ from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
 from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
 from gateway.guardrails.places import PlaceRecognizer
 from gateway.guardrails.prefilters import any_regex, any_word, case_partners, has_regex
+from gateway.guardrails.record_names import RecordNameRecognizer, has_record_name_anchor
 from gateway.guardrails.windows import add_window
 
 # Presidio's defaults for context enhancement (LemmaContextAwareEnhancer): +0.35, and at least 0.4 with context.
@@ -426,6 +427,7 @@ def build_detectors() -> list[Detector]:
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
         # A field value follows a separator, a tag or a printed form's dotted leader ("HOME TOWN ....... LARYNE").
         ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|<]|\.\.\."), None, 0),
+        ("PERSON", RecordNameRecognizer(), has_record_name_anchor, None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), has_regex(r"\d"), None, 0),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(), has_regex(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],

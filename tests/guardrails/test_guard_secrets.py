@@ -98,6 +98,9 @@ def test_a_truncated_private_key_block_is_masked_to_the_end() -> None:
         "request id 7c9e6679-7425-40de-944b-e07fc1f90ae7",
         "-----BEGIN CERTIFICATE-----",
         "keyboard layout: us-intl",
+        "PASSENGER: OKAFOR/CHIDI MR",
+        "passport_no = 91x-2215-77",
+        "passage = Ulmenweg-Nord",
     ],
 )
 def test_placeholders_and_look_alikes_are_no_secrets(text: str) -> None:

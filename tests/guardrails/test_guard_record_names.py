@@ -1,0 +1,58 @@
+"""PERSON in record formats: HL7 v2 name fields (XPN) and airline tickets' FAMILY/GIVEN."""
+
+import pytest
+
+from gateway.guardrails.analyzer import PiiAnalyzer
+from gateway.guardrails.record_names import RecordNameRecognizer
+
+
+def names(text: str) -> list[str]:
+    return [text[r.start : r.end] for r in RecordNameRecognizer().analyze(text, ["PERSON"])]
+
+
+def test_hl7_patient_mother_and_alias_names_are_people() -> None:
+    text = (
+        "MSH|^~\\&|LAB|NORTH CLINIC|EHR|NC|202311020915||ADT^A04|MSG1|P|2.5\r"
+        "PID|1||552019^^^NC^MR||WOJCIK-BRANDT^HALINA^M^^^^L|OSTROWSKA^ZOFIA|19580311|F|NOWAK^H~HB^^\r"
+        "NK1|1|WOJCIK^PAWEL|SPO\n"
+    )
+    assert names(text) == ["WOJCIK-BRANDT^HALINA^M", "OSTROWSKA^ZOFIA", "NOWAK^H", "HB", "WOJCIK^PAWEL"]
+
+
+def test_hl7_fields_that_are_no_names_stay_out() -> None:
+    # PID-3 is an identifier, PID-7 a date; an empty PID-5 and a name of carets alone are nothing.
+    assert names("PID|1||552019^^^NC^MR||^^^|||M|||Hafenstr. 4^^Kiel\n") == []
+    assert names("OBX|1|ST|NAME^Display||SMITH^JOHN|\n") == []  # not a name segment
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("PASSENGER: OKAFOR/CHIDI MR\nSEAT 14C", "OKAFOR/CHIDI"),
+        ("Name on ticket: NWOSU/K MRS", "NWOSU/K"),  # an initial, but a titled pair
+        ("pax ODUYA/ADAEZE, seat 3A", "ODUYA/ADAEZE"),  # no title: the given side is a known first name
+        ("BOOKED: LINDQVIST/ANNA MARIA MS", "LINDQVIST/ANNA MARIA"),
+    ],
+)
+def test_ticket_names_are_people_without_their_title(text: str, name: str) -> None:
+    assert names(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Enter your VAT/ID and DNI/NIE below",  # short codes, no title
+        "Position: LONG/SHORT, access READ/WRITE, sex MALE/FEMALE",  # words that are last names, no first name after
+        "see /usr/LIB/PYTHON and A/B testing",
+        "TCP/UDP ports",
+    ],
+)
+def test_pairs_of_codes_and_words_are_no_ticket_names(text: str) -> None:
+    assert names(text) == []
+
+
+def test_a_ticket_name_is_a_person_and_no_secret(analyzer: PiiAnalyzer) -> None:
+    text = "E-TICKET\nPASSENGER: OKAFOR/CHIDI MR\nFARE: FLEX"
+    found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text) if f.score >= 0.5}
+    assert ("PERSON", "OKAFOR/CHIDI") in found
+    assert not any(entity == "SECRET" for entity, _ in found)
