@@ -68,6 +68,7 @@ def jwt(rng: random.Random) -> str:
 
 
 def pem_private_key(rng: random.Random, form: str) -> str:
+    key: ed25519.Ed25519PrivateKey | ec.EllipticCurvePrivateKey
     if form == "pkcs8-ed25519":
         key = ed25519.Ed25519PrivateKey.from_private_bytes(rng.randbytes(32))
         encoding = serialization.PrivateFormat.PKCS8

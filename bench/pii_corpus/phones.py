@@ -35,6 +35,8 @@ def random_number(region: str, kind: str, rng: random.Random) -> phonenumbers.Ph
     """The region's example number of `kind` with its last digits drawn again until the result is still a valid
     number of that kind (so the corpus holds many numbers per region, each as valid as the example)."""
     example = phonenumbers.example_number_for_type(region, KINDS[kind])
+    if example is None:  # REGIONS holds only regions with an example of every kind
+        raise ValueError(f"phonenumbers has no {kind} example for {region}")
     national = str(example.national_number)
     keep = max(1, len(national) - 5)
     for _ in range(200):

@@ -53,7 +53,7 @@ def _overlaps(finding: Finding, span: dict) -> bool:
 
 
 def _covered(findings: Sequence[Finding], span: dict, text: str) -> bool:
-    masked = set()
+    masked: set[int] = set()
     for _, start, end, _ in findings:
         masked.update(range(max(start, span["start"]), min(end, span["end"])))
     return all(i in masked for i in range(span["start"], span["end"]) if text[i].isalnum())
@@ -72,10 +72,16 @@ def _type_row(kind: str, totals: Counter, found: Counter, covered: Counter, pred
 
 def score(cases: Sequence[dict], findings: Sequence[Sequence[Finding]], threshold: float) -> dict[str, object]:
     """`findings[i]` are the detector's findings on `cases[i]["text"]`; those scoring below `threshold` are dropped."""
-    totals, found, covered, found_any = Counter(), Counter(), Counter(), 0
-    by_context, by_family = defaultdict(Counter), defaultdict(Counter)
-    predicted, predicted_true, predicted_on_pii = Counter(), Counter(), 0
-    negatives, negative_hits = Counter(), Counter()
+    totals: Counter[str] = Counter()
+    found: Counter[str] = Counter()
+    covered: Counter[str] = Counter()
+    predicted: Counter[str] = Counter()
+    predicted_true: Counter[str] = Counter()
+    negatives: Counter[str] = Counter()
+    negative_hits: Counter[str] = Counter()
+    by_context: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    by_family: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    found_any = predicted_on_pii = 0
     for case, case_findings in zip(cases, findings, strict=True):
         scored = [f for f in case_findings if f[3] >= threshold and f[0] in COMPATIBLE]
         for entity in case["entities"]:
