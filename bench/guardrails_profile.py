@@ -18,9 +18,10 @@ round of its own.
    message, a boundary window's reading, the output) and split into their pre-filter and the rest.
 
 ``--dump-findings`` writes, instead, every text's findings over the dev-side corpora (dev, dev-fresh, dev-3, dev-4,
-dev-5, the agentic corpus, the overhead bench's tickets and its 2 KB prompts), pattern detectors only unless
+dev-5, dev-6, the agentic corpus, the overhead bench's tickets and its 2 KB prompts), pattern detectors only unless
 ``--ner``, and each bench prompt's screened messages and decisions: two dumps from two revisions are compared with
-``cmp``. The held-out `test` split is never read.
+``cmp``, each written with ``PYTHONHASHSEED=0`` (dev-6's generated texts vary with the hash seed). The held-out
+`test` split is never read.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from policies import Policy
 
 TENANT = "bench-profile"
 SECRET = b"guardrails-profile-secret-32byte"
-DEV_SPLITS = ("dev", "dev-fresh", "dev-3", "dev-4", "dev-5")
+DEV_SPLITS = ("dev", "dev-fresh", "dev-3", "dev-4", "dev-5", "dev-6")
 # The stub engine's completion: a stamp of digits, then " done" (``bench.stub_engine``).
 STUB_DELTAS = ("t", " done")
 DUMP_BATCH = 8

@@ -34,6 +34,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails.places import english_words
+from gateway.guardrails.prefilters import FOLDS_APART
 
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 _LATIN_WORD = re.compile(r"^[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'.\-]*$")
@@ -184,6 +185,39 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     ))  # fmt: skip
 
 
+# A run of letters: what a street-type word that a layout opens with is, whole or up to its first dot, hyphen or
+# apostrophe ("ul.", "C. de", "Apt."), with no letter on either side.
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+def _first_runs(words: frozenset[str]) -> frozenset[str]:
+    """Each word's first run of letters, lower case, as the trie reads the word (without its trailing dot)."""
+    runs = (_LETTER_RUN.match(word.rstrip(".").lower()) for word in words)
+    return frozenset(run.group() for run in runs if run is not None)
+
+
+@cache
+def _layout_words() -> tuple[frozenset[str] | None, ...]:
+    """For each of ``_patterns``' layouts, the runs of letters one of which a text must hold for it to match: the
+    first run of its unit word (a unit before the street) or its prefix type (a type written first); None for the
+    layouts a house number leads or a type glued to a name ends."""
+    vocabulary = street_vocabulary()
+    units, prefixes = _first_runs(vocabulary.units), _first_runs(vocabulary.prefixes)
+    return (None, units, prefixes, prefixes, None)
+
+
+def _letter_runs(text: str) -> frozenset[str] | None:
+    """The text's runs of letters, lower case; None where the text holds a character that case-insensitive matching
+    pairs with a letter other than through ``str.lower`` (``FOLDS_APART``), where they cannot tell what the
+    patterns match. A street-type word the patterns match case-insensitively stands in the text as a whole run
+    (nothing of a word before it, its dot, a space or its number after), so a layout whose words' first runs are
+    none of these finds nothing: most text holds no "rue", "Calle" or "Apt." at all, and the patterns that open
+    with one are tried at every position of the address windows."""
+    if not text.isascii() and not FOLDS_APART.isdisjoint(text):
+        return None
+    return frozenset(run.lower() for run in _LETTER_RUN.findall(text))
+
+
 class StreetAddressRecognizer(EntityRecognizer):
     """STREET_ADDRESS: house number + street name + street-type word, in any of Faker's locales' layouts."""
 
@@ -198,11 +232,15 @@ class StreetAddressRecognizer(EntityRecognizer):
 
     def load(self) -> None:
         _patterns()
+        _layout_words()
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         spans: list[tuple[int, int, float]] = []
         windows = _windows(text)
-        for layout, pattern in _patterns():
+        words = _letter_runs(text) if windows else None
+        for (layout, pattern), needs in zip(_patterns(), _layout_words(), strict=True):
+            if words is not None and needs is not None and needs.isdisjoint(words):
+                continue  # the street-type word this layout opens with stands nowhere in the text
             for match in (m for start, end in windows for m in pattern.finditer(text, start, end)):
                 score = self._glued_score(match, text) if layout == "glued" else self._score(match, layout, text)
                 if score is not None:

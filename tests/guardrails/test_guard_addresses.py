@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from gateway.guardrails import addresses as addresses_module
 from gateway.guardrails.addresses import _ANCHOR, StreetAddressRecognizer, _anchors, street_vocabulary
 
 
@@ -108,3 +109,47 @@ def test_anchors_found_from_the_digits_are_the_anchor_regexs_own(seed: int) -> N
     texts += ["".join(rng.choice(_ANCHOR_ALPHABET) for _ in range(rng.randint(1, 40))) for _ in range(5000)]
     for text in texts:
         assert [m.span() for m in _anchors(text)] == [m.span() for m in _ANCHOR.finditer(text)], text
+
+
+# Street-type words of every role as the patterns read them, in other cases, cut short, run into other words or
+# numbers, and written with the characters case-insensitive matching pairs with letters apart from ``str.lower``
+# ("ſ", "ı", "İ", the Kelvin sign).
+_LAYOUT_ALPHABET = [*"0123456789aZé .,-/'\n", " 12 ", " 4B ", "Apt.", "apt", "Suite", "OF", "of", "Piso", "FLAT",
+                    "rue", "RUE", "Rue", "Calle", "calle", "Via", "vIA", "ul.", "Ul", "C.", "c", "r", "Rua", "Av.",
+                    "Viale", "allée", "Allé", "área", "Praça", "praca", "Maple", "de la", "Kerk", "straat", "str.",
+                    "-Allee", "ſtrada", "Vıa", "İ", "\u212a", "Studio", "ſuite", "Boulevard", "Court", "avenue",
+                    "Flat 3 Kingfisher Court", "apt 5 maple avenue", "Suite 7 Oak ", "Piso 9", "Kerkstraat 12",
+                    "18, boulevard Victor", "93 rue Simon"]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_layouts_left_out_for_want_of_their_words_would_have_found_nothing(
+    addresses: StreetAddressRecognizer, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """A layout that opens with a unit word or a prefix type is not searched in a text holding none of their runs
+    of letters: the findings must be those of every layout searched, whatever the text."""
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice(_LAYOUT_ALPHABET) for _ in range(rng.randint(1, 14))) for _ in range(3000)]
+    skipped = [addresses.analyze(text, []) for text in texts]
+    monkeypatch.setattr(addresses_module, "_letter_runs", lambda text: None)
+    for text, found_skipping in zip(texts, skipped, strict=True):
+        everything = addresses.analyze(text, [])
+        assert [(r.start, r.end, r.score) for r in found_skipping] == [(r.start, r.end, r.score) for r in everything]
+    for _, pattern in addresses_module._patterns():  # the texts do reach every layout
+        assert any(pattern.search(text) for text in texts), pattern.pattern[:60]
+
+
+def test_a_support_ticket_holds_no_unit_word_nor_prefix_type() -> None:
+    """Ticket text (numbers beside words on every line, so the address windows cover all of it) is searched for the
+    layouts a house number leads or a glued type ends, not for those a unit word or a prefix type opens."""
+    ticket = (
+        "Ticket 1016: Luis Ortega (luis@example.org, +1 415 555 7101) asks why the API returns 429 at low volume. "
+        "Priority low.\nTicket 1017: a customer wants the shipping address on order 88 changed."
+    )
+    runs = addresses_module._letter_runs(ticket)
+    assert runs is not None and "ticket" in runs
+    needs = addresses_module._layout_words()
+    assert needs[0] is None and needs[4] is None
+    assert needs[1] is not None and needs[1].isdisjoint(runs)
+    assert needs[2] is not None and needs[2].isdisjoint(runs)
+    assert addresses_module._letter_runs("Vıa Roma 5") is None  # a dotless i: the patterns themselves decide
