@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -239,6 +240,11 @@ class InputGuard:
         self._findings: BoundedLru[tuple[Finding, ...]] = BoundedLru(self.config.cache_entries)
         self._verdicts: BoundedLru[InjectionVerdict] = BoundedLru(self.config.cache_entries)
         self._splits: BoundedLru[tuple[SplitFinding, ...]] = BoundedLru(self.config.cache_entries)
+        # Where this guard builds its analyzer without the NER models, the first scans that need them wait for one
+        # load on a thread of its own (``_ner_loaded``), not on guard threads, which stay free for other scans.
+        self._ner_pending = analyzer is None and not self.config.load_ner
+        self._ner_load: Future[None] | None = None
+        self._ner_load_lock = threading.Lock()
         if analyzer is None:
             # The detectors' lazily built tables (and the NER models' first call) now, not in the first request's
             # scan (nor, in a gateway, after its start-up heap is frozen: ``gateway.core.gc_tuning``). Built here
@@ -262,6 +268,8 @@ class InputGuard:
             return self._scan(tenant_id, messages, policy, prepared, cached_only=True)
         except _NeedsAnalysis:
             pass
+        if self._ner_pending and self._processes is None and needs_ner(policy.pii_input):
+            await self._ner_loaded()
         budget = ScanBudget(self.config.scan_budget_s)
         loop = asyncio.get_running_loop()
         scan = loop.run_in_executor(self._executor, self._scan_within, budget, tenant_id, messages, policy, prepared)
@@ -276,6 +284,28 @@ class InputGuard:
                 raise _budget_refusal(budget.seconds)
             done, _ = await asyncio.wait({scan}, timeout=BUDGET_POLL_S)
         return scan.result()
+
+    async def _ner_loaded(self) -> None:
+        """Wait for the NER models, loading them once for all the scans that wait: on a thread of their own, so that
+        the guard threads, which a waiting scan would otherwise hold (two scans of names policies hold both), stay
+        free for scans that do not need them. A load that fails is tried again by the next scan."""
+        with self._ner_load_lock:
+            if self._ner_load is None:
+                loader = ThreadPoolExecutor(1, thread_name_prefix="warden-ner-load")
+                self._ner_load = loader.submit(self._load_ner)
+                loader.shutdown(wait=False)  # its thread ends once the load has
+            load = self._ner_load
+        try:
+            await asyncio.shield(asyncio.wrap_future(load))  # a waiter's cancellation is not the load's
+        except BaseException:
+            with self._ner_load_lock:
+                if self._ner_load is load and load.done():
+                    self._ner_load = None
+            raise
+        self._ner_pending = False
+
+    def _load_ner(self) -> None:
+        _ = self.analyzer.ner  # the analyzer loads them on first use
 
     def scan_messages_sync(self, tenant_id: str, messages: Sequence[Mapping[str, Any]], policy: Policy) -> GuardResult:
         return self._scan_within(ScanBudget(self.config.scan_budget_s), tenant_id, messages, policy,
