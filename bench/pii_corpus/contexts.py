@@ -3,6 +3,7 @@ code, stack traces and e-mail signatures. Each renderer appends one case's value
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -172,6 +173,22 @@ class Context:
     weight: float
     lowercase: bool = False  # names and places written in lower case, as chat is
     multiline: bool = False  # may hold a value with line breaks (a PEM block) raw
+
+
+def with_extra_decoys(contexts: Sequence[Context], decoy: Callable[[random.Random, Context], Decoy]
+                      ) -> tuple[Context, ...]:  # fmt: skip
+    """`contexts`, each rendering up to two more hard negatives (`decoy`'s, made for that context) among a case's
+    values: the decoys a dev-side corpus adds to the shared ones."""
+
+    def wrapped(context: Context) -> Context:
+        def rendered(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
+            mixed = items + [decoy(rng, context) for _ in range(rng.choice([0, 1, 1, 2]))]
+            rng.shuffle(mixed)
+            context.render(builder, mixed, rng, lang, book)
+
+        return dataclasses.replace(context, render=rendered)
+
+    return tuple(wrapped(context) for context in contexts)
 
 
 CONTEXTS: tuple[Context, ...] = (

@@ -37,7 +37,7 @@ from faker import Faker
 from faker.providers.date_time import it_IT, nl_NL, pt_BR, tr_TR
 
 from bench.pii_corpus import phrases_dev_fifth
-from bench.pii_corpus.contexts import Context, Item, Renderer, field_names
+from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_decoys
 from bench.pii_corpus.generator import generate
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
@@ -362,17 +362,6 @@ def extra_decoy(rng: random.Random) -> Decoy:
     return Decoy("case_number", f"{prefix}-{year}-{rng.randint(1, 99_999):05d}")
 
 
-def with_extra_decoys(render: Renderer) -> Renderer:
-    """`render`, with up to two of this corpus's hard negatives among the case's values."""
-
-    def rendered(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
-        mixed = items + [extra_decoy(rng) for _ in range(rng.choice([0, 1, 1, 2]))]
-        rng.shuffle(mixed)
-        render(builder, mixed, rng, lang, book)
-
-    return rendered
-
-
 _CONTEXTS: tuple[Context, ...] = (
     Context("support-chat", transcript, "en", 1.5),
     Context("ticket-fields", ticket, "en", 1.2),
@@ -387,9 +376,7 @@ _CONTEXTS: tuple[Context, ...] = (
     Context("form-caps", capital_form, "en", 0.7),
     Context("wrapped", wrapped, "en", 0.8, multiline=True),
 )
-CONTEXTS_FIFTH = tuple(
-    Context(c.name, with_extra_decoys(c.render), c.lang, c.weight, c.lowercase, c.multiline) for c in _CONTEXTS
-)
+CONTEXTS_FIFTH = with_extra_decoys(_CONTEXTS, lambda rng, context: extra_decoy(rng))
 
 
 def generate_fifth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:

@@ -39,13 +39,14 @@ from stdnum import ean, luhn
 
 from bench.pii_corpus import phrases
 from bench.pii_corpus import phrases_dev_seventh as phrasing
-from bench.pii_corpus.contexts import Context, Item, Renderer, _label, field_names
+from bench.pii_corpus.contexts import Context, Item, _label, field_names, with_extra_decoys
 from bench.pii_corpus.generator import generate
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.person_names import in_split as name_in_split
 from bench.pii_corpus.person_names import is_written_name
 from bench.pii_corpus.romanise import romanise
+from bench.pii_corpus.seeded_fakers import SeededFakers
 
 NAME = "dev-7"
 SEED = 1732050
@@ -64,15 +65,7 @@ _TOWN_PREFIX = re.compile(r"^(?:thành phố|Thành phố|TP\.|tỉnh|Tỉnh)\s+
 
 # --- values -------------------------------------------------------------------------------------------------------
 
-_FAKERS: dict[str, Faker] = {}
-_SEED = {"current": SEED}  # the seed of the corpus being generated: its Faker instances are seeded from it
-
-
-def _faker(locale: str) -> Faker:
-    if locale not in _FAKERS:
-        _FAKERS[locale] = Faker(locale)
-        _FAKERS[locale].seed_instance(f"{NAME}:{_SEED['current']}:{locale}")
-    return _FAKERS[locale]
+_faker = SeededFakers(NAME, SEED)
 
 
 def _romanised_name(rng: random.Random, locale: str, shape: str) -> str:
@@ -442,18 +435,6 @@ def semicolon_csv(builder: TextBuilder, items: list[Item], rng: random.Random, l
     builder.text(f";{rng.randint(10, 9999)},{rng.randint(0, 99):02d}")
 
 
-def with_extra_decoys(render: Renderer, context_name: str) -> Renderer:
-    """`render`, with up to two of this corpus's hard negatives among the case's values."""
-
-    def rendered(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
-        context = _CONTEXT_BY_NAME[context_name]
-        mixed = items + [extra_decoy(rng, context) for _ in range(rng.choice([0, 1, 1, 2]))]
-        rng.shuffle(mixed)
-        render(builder, mixed, rng, lang, book)
-
-    return rendered
-
-
 _CONTEXTS: tuple[Context, ...] = (
     Context("voice-transcript", voice_transcript, "en", 1.4, lowercase=True),
     Context("sms-en", sms_export, "en", 0.7),
@@ -469,17 +450,13 @@ _CONTEXTS: tuple[Context, ...] = (
     Context("semicolon-csv-fi", semicolon_csv, "fi", 0.4),
     Context("semicolon-csv-hu", semicolon_csv, "hu", 0.4),
 )
-_CONTEXT_BY_NAME = {context.name: context for context in _CONTEXTS}
-CONTEXTS_SEVENTH = tuple(
-    Context(c.name, with_extra_decoys(c.render, c.name), c.lang, c.weight, c.lowercase, c.multiline) for c in _CONTEXTS
-)
+CONTEXTS_SEVENTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
 def generate_seventh_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
     """The seventh dev-side corpus (always the same for the same arguments)."""
     # Fresh Faker instances per corpus: each corpus draws the same values, however many came before.
-    _FAKERS.clear()
-    _SEED["current"] = seed
+    _faker.restart(seed)
     return generate("dev", seed, entities_per_type, contexts=CONTEXTS_SEVENTH, name=NAME,
                     makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
                             "STREET_ADDRESS": street_address})  # fmt: skip

@@ -44,7 +44,7 @@ from faker import Faker
 from faker.providers.date_time import it_IT, nl_NL, pt_BR
 
 from bench.pii_corpus import dates, phrases_dev_sixth
-from bench.pii_corpus.contexts import Context, Item, Renderer, _label, field_name, field_names
+from bench.pii_corpus.contexts import Context, Item, _label, field_name, field_names, with_extra_decoys
 from bench.pii_corpus.generator import generate
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
@@ -52,6 +52,7 @@ from bench.pii_corpus.people import _is_latin_place
 from bench.pii_corpus.person_names import LATIN_LOCALES, NameSource
 from bench.pii_corpus.person_names import in_split as name_in_split
 from bench.pii_corpus.phrases_dev_sixth import KEYS
+from bench.pii_corpus.seeded_fakers import SeededFakers
 from bench.pii_corpus.world_names import world_names
 
 NAME = "dev-6"
@@ -96,15 +97,7 @@ def romanise_hangul(word: str) -> str:
 
 # --- values -------------------------------------------------------------------------------------------------------
 
-_FAKERS: dict[str, Faker] = {}
-_SEED = {"current": SEED}  # the seed of the corpus being generated: its Faker instances are seeded from it
-
-
-def _faker(locale: str) -> Faker:
-    if locale not in _FAKERS:
-        _FAKERS[locale] = Faker(locale)
-        _FAKERS[locale].seed_instance(f"{NAME}:{_SEED['current']}:{locale}")
-    return _FAKERS[locale]
+_faker = SeededFakers(NAME, SEED)
 
 
 _NAME_SOURCE: dict[str, NameSource] = {}
@@ -673,18 +666,6 @@ def slack(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str
         builder.text("\n")
 
 
-def with_extra_decoys(render: Renderer, context_name: str) -> Renderer:
-    """`render`, with up to two of this corpus's hard negatives among the case's values."""
-
-    def rendered(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
-        context = _CONTEXT_BY_NAME[context_name]
-        mixed = items + [extra_decoy(rng, context) for _ in range(rng.choice([0, 1, 1, 2]))]
-        rng.shuffle(mixed)
-        render(builder, mixed, rng, lang, book)
-
-    return rendered
-
-
 _ITINERARY = Context("itinerary", itinerary, "en", 0.9)
 _CONTEXTS: tuple[Context, ...] = (
     Context("email-quoted", email_quoted, "en", 1.2),
@@ -701,17 +682,13 @@ _CONTEXTS: tuple[Context, ...] = (
     Context("resume", resume, "en", 0.8),
     *(Context(f"slack-{lang}", slack, lang, 1.0 if lang == "en" else 0.45) for lang in CHAT_LANGS),
 )
-_CONTEXT_BY_NAME = {context.name: context for context in _CONTEXTS}
-CONTEXTS_SIXTH = tuple(
-    Context(c.name, with_extra_decoys(c.render, c.name), c.lang, c.weight, c.lowercase, c.multiline) for c in _CONTEXTS
-)
+CONTEXTS_SIXTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
 def generate_sixth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
     """The sixth dev-side corpus (always the same for the same arguments)."""
     # Fresh Faker instances and name source per corpus: each corpus draws the same values, however many came before.
-    _FAKERS.clear()
-    _SEED["current"] = seed
+    _faker.restart(seed)
     _NAME_SOURCE["current"] = NameSource.build("dev", random.Random(f"pii-corpus:{NAME}:{seed}:names"))
     return generate("dev", seed, entities_per_type, contexts=CONTEXTS_SIXTH, name=NAME,
                     makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
