@@ -33,6 +33,8 @@ _MAX_ROWS_ABOVE = 200
 
 def _cell_count(line: str, delimiter: str = ",") -> int:
     """The cells of a CSV line, a quoted cell ("28.95,91.86") counting once."""
+    if '"' not in line:  # no quoted cell: every delimiter ends one
+        return line.count(delimiter) + 1
     count, position = 0, 0
     while True:
         cell = _CELLS[delimiter].match(line, position)
@@ -109,9 +111,8 @@ def list_key(text: str, line_start: int) -> str | None:
 
 
 def _csv_column_name(text: str, line_start: int, line: str, position: int, delimiter: str) -> str | None:
-    index = _cell_index(line, position - line_start, delimiter)
-    if index is None:
-        return None
+    # The header first, the cell the position is in only under one: most lines with a comma are prose, whose line
+    # above has another count of cells, and finding the cell walks the line cell by cell.
     cells = _cell_count(line, delimiter)
     header = None  # the topmost header-shaped line of the block: a row of words ("Lelystad,Estonia,ok") is no header
     end = line_start - 1  # the newline that ends the line above
@@ -125,7 +126,10 @@ def _csv_column_name(text: str, line_start: int, line: str, position: int, delim
         if _HEADERS[delimiter].fullmatch(above) or (cells == 2 and _PAIR_HEADERS[delimiter].fullmatch(above)):
             header = above
         end = start - 1
-    return None if header is None else header.split(delimiter)[index].strip().lower()
+    if header is None:
+        return None
+    index = _cell_index(line, position - line_start, delimiter)
+    return None if index is None else header.split(delimiter)[index].strip().lower()
 
 
 # A Markdown table's delimiter row: "|---|:---:|", "--- | ---".

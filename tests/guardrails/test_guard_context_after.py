@@ -1,8 +1,12 @@
 """Context besides the words before a value: the clause after it and its CSV column's header."""
 
-import pytest
+import re
 
-from gateway.guardrails import PiiAnalyzer
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gateway.guardrails import PiiAnalyzer, columns
 from gateway.guardrails.columns import clause_after, column_name
 from gateway.guardrails.open_tail import open_entity_start
 
@@ -110,3 +114,32 @@ def test_the_stream_holds_a_value_until_its_clause_ends(text: str, held: str) ->
 )
 def test_bare_national_ids_named_identification_numbers(analyzer: PiiAnalyzer, text: str, value: str) -> None:
     assert value in typed(analyzer, text, "NATIONAL_ID")
+
+
+def _cells_walked(line: str, delimiter: str) -> int:
+    """The cells of a CSV line counted by walking them one by one, quoted ones whole."""
+    count, position = 0, 0
+    cell = re.compile(rf'"(?:[^"\n]|"")*"|[^{delimiter}\n]*')
+    while True:
+        match = cell.match(line, position)
+        count += 1
+        position = match.end() if match else position
+        if position >= len(line) or line[position] != delimiter:
+            return count
+        position += 1
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet='ab 1,;"\t.', max_size=30), st.sampled_from(columns.DELIMITERS))
+def test_a_lines_cells_counted_from_its_delimiters_are_those_walked(line: str, delimiter: str) -> None:
+    """A line with no quote has one cell more than delimiters (counted at once); with quotes, cells are walked."""
+    assert columns._cell_count(line, delimiter) == _cells_walked(line, delimiter)
+
+
+def test_a_column_under_a_header_whatever_the_prose_lines_above_it() -> None:
+    text = 'Note, see below.\nid,dob,city\n7,"1985-03-04",Oslo\n8,1990-01-02,"Bergen, NO"\nThanks, Ana'
+    assert column_name(text, text.index("1990")) == "dob"
+    assert column_name(text, text.index("Bergen")) == "city"
+    assert column_name(text, text.index("1985")) == "dob"
+    assert column_name(text, text.index("Ana")) is None  # prose after the block: another count of cells
+    assert column_name(text, text.index(",dob")) is None  # a delimiter is in no cell
