@@ -9,8 +9,6 @@ differ by CPU, so this measures every candidate on the machine it runs on:
 - int4 decoder layer (qkv 576->960, o 576->576, gate/up 576->3072, down 1536->576: one layer's four linears):
   ``kernels.cpu.int4_linear`` (int8-quantized inputs: the small-batch kernel; on AVX512-VBMI CPUs the permuting
   kernel, tiles of 8 rows, beside the regrouping one it replaces there, tiles of 4, bitwise the same results),
-  ``torch.ops.warden_cpu.int4_gemm_int8`` (its results bitwise, as a GEMM: each weight block unpacked once per call,
-  AVX-512 VNNI + VBMI CPUs; not routed by the engine, a candidate for prompt chunks),
   ``kernels.cpu.int4_linear_two_level`` (the inputs in two levels: the one-row linear), ``kernels.cpu.int4_gemm_avx2``
   (float32 inputs times weights dequantized once per call) and ``torch._weight_int4pack_mm_for_cpu``.
 - int8 LM head (576->49152, 28 MB): ``kernels.cpu.int8_linear`` (two-level int8 inputs), ``kernels.cpu.int8_gemm_bf16``
@@ -48,7 +46,7 @@ from kernels import cpu as cpu_kernels
 RESULTS = Path(__file__).parent / "results" / "cpu_linears.json"
 LAYER_SHAPES = [(576, 960), (576, 576), (576, 3072), (1536, 576)]  # (in, out): qkv, o, gate/up, down
 HEAD_SHAPE = (576, 49152)
-ROWS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+ROWS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 QUICK_ROWS = [1, 4, 16, 64]
 
 Inputs = dict[int, torch.Tensor]  # input width -> a contiguous [rows, width] activation
@@ -84,8 +82,6 @@ def int4_candidates(dtype: torch.dtype) -> dict[str, Run]:
             lambda x, packed, group, scales: torch.ops.warden_cpu.int4_linear_regrouped(x, packed, group, scales, 1))
     if cpu_kernels.int4_gemm_bf16_runs():
         candidates["warden int4 GEMM (bf16 inputs, AVX512-BF16)"] = each(cpu_kernels.int4_gemm_bf16)
-    if torch.ops.warden_cpu.int4_gemm_int8_runs():
-        candidates["warden int4 GEMM (int8 inputs, VNNI)"] = each(torch.ops.warden_cpu.int4_gemm_int8)
     if avx2_gemm_builds(layers[0]):
         candidates["warden int4 GEMM (float inputs, AVX2)"] = each(cpu_kernels.int4_gemm_avx2)
     return candidates

@@ -352,9 +352,6 @@ void gemv_block_permuted(const uint8_t* block, const scalar_t* scales_zeros, boo
     for (int j = 0; j < 4; ++j) _mm512_storeu_ps(y[r] + j * 16, out[r][j]);
 }
 
-// The int8-input GEMM (many rows), sharing the permuting kernel's column index and operands.
-#include "int4_gemm_int8.h"
-
 #endif  // WARDEN_INT4_PERMUTED
 
 // A tile of `tile` rows against one block, by the permuting kernel (kPermuted) or the regrouping one.
@@ -573,29 +570,6 @@ at::Tensor int4_linear_regrouped(const at::Tensor& x, const at::Tensor& packed, 
   return int4_linear_levels(x, packed, group, scales_zeros, static_cast<int>(levels), false);
 }
 
-// Whether int4_gemm_int8 runs here: the permuting kernel's instructions (AVX-512 VNNI and VBMI) and torch's 64-row
-// packing.
-bool int8_gemm_runs() { return kPermutedBuilt && avx512_kernel_runs(); }
-
-// int4_linear's results (bitwise) for many rows: each weight block unpacked once per call (int4_gemm_int8.h).
-at::Tensor int4_gemm_int8(const at::Tensor& x, const at::Tensor& packed, int64_t group,
-                          const at::Tensor& scales_zeros) {
-  TORCH_CHECK(int8_gemm_runs(), "int4_gemm_int8 needs AVX-512 VNNI and VBMI and torch's 64-row int4 packing; use "
-              "int4_linear");
-  check_row_inputs(x, packed, group, scales_zeros);
-  TORCH_CHECK(group % 4 == 0, "int4_gemm_int8 takes groups of a multiple of 4 inputs");
-  const at::Tensor xc = x.contiguous();
-  at::Tensor out = at::empty({x.size(0), packed.size(0)}, x.options());
-#ifdef WARDEN_INT4_PERMUTED
-  if (x.scalar_type() == at::kBFloat16) {
-    int4_gemm_int8_kernel<c10::BFloat16>(xc, packed, scales_zeros, group, out);
-  } else {
-    int4_gemm_int8_kernel<c10::Half>(xc, packed, scales_zeros, group, out);
-  }
-#endif
-  return out;
-}
-
 // The AVX2 float32 GEMM (int4_gemm_avx2.cpp), as an op of its own for the tests on any AVX2 machine.
 at::Tensor int4_gemm_avx2(const at::Tensor& x, const at::Tensor& packed, int64_t group,
                           const at::Tensor& scales_zeros) {
@@ -637,8 +611,6 @@ TORCH_LIBRARY_FRAGMENT(warden_cpu, m) {
   m.def("int4_linear_permutes() -> bool", [] { return kPermutedBuilt && avx512_kernel_runs(); });
   m.def("int4_linear_regrouped(Tensor x, Tensor packed, int group, Tensor scales_zeros, int levels=1) -> Tensor");
   m.def("int4_gemm_avx2(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
-  m.def("int4_gemm_int8_runs() -> bool", [] { return int8_gemm_runs(); });
-  m.def("int4_gemm_int8(Tensor x, Tensor packed, int group, Tensor scales_zeros) -> Tensor");
   m.def("int4_linear_up_to(Tensor x, Tensor packed, int group, Tensor scales_zeros, int kernel_rows) -> Tensor");
   // The scales in the layout int4_linear and int4_linear_two_level read fastest here (either layout is accepted).
   m.def("int4_row_scales(Tensor scales_zeros) -> Tensor");
@@ -650,7 +622,6 @@ TORCH_LIBRARY_IMPL(warden_cpu, CPU, m) {
   m.impl("int4_linear_avx2", &int4_linear_avx2);
   m.impl("int4_linear_regrouped", &int4_linear_regrouped);
   m.impl("int4_gemm_avx2", &int4_gemm_avx2);
-  m.impl("int4_gemm_int8", &int4_gemm_int8);
   m.impl("int4_linear_up_to", &int4_linear_up_to);
   m.impl("int4_row_scales", &int4_row_scales);
 }
