@@ -22,7 +22,8 @@ person, that agreement confirms a name no list holds (``people.confirmed``). An 
 listed names is left to the English model and the name rules: reading those too (``"all"``) finds few more people
 and costs about a fifth of the guardrails' CPU on agentic traffic, where the unlisted windows cost about a hundredth.
 In English text the model calls teams and headings of ordinary words people ("Field Services") and months before a
-day ("Jan 10"): those of its people are dropped there.
+day ("Jan 10"): those of its people are dropped there. Both models' people are cut to the name (``person_spans``):
+a mention's '@', quotes, a tab-separated column and the lower-case sentence after it are no part of it.
 """
 
 from __future__ import annotations
@@ -89,6 +90,44 @@ def _month_in_date(text: str, start: int, end: int) -> bool:
     if not words or not (_DAY_AFTER.match(text, end) or _DAY_BEFORE.search(text, max(0, start - 4), start)):
         return False
     return is_month_word(words[-1])
+
+
+# What the models take into a person's span that is no part of the name: a mention's '@', quotes around it, a
+# tab-separated column after it ("Tsai\tWeb"), and the lower-case words of the sentence going on after it ("Radeke
+# F. możesz zerknąć"). Names hold short lower-case particles ("van", "de", "da", "bin") and a few longer ones.
+_SPAN_OPENERS = "@\"'“”‘’«»"
+_SPAN_CLOSERS = "\"'“”‘’«»,;:"
+_LONG_PARTICLES = frozenset({"della", "delle", "dello", "degli", "binti", "verch"})
+_MAX_PARTICLE_LETTERS = 3
+_LOWER_WORD = re.compile(rf"[ \t]+([{LOWER_LETTERS}][^\W\d_]*)")
+_LAST_LOWER_WORD = re.compile(rf"[ \t]+[{LOWER_LETTERS}][^\W\d_]*[ \t]*\Z")
+
+
+def person_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The name in a NER person span: a leading '@' and quotes stripped, quotes and commas after it too, split at
+    tabs (as ``people.line_parts`` splits at line breaks), and, in text with capitals, cut before the first
+    lower-case word that is no particle and before lower-case words it ends in. What is left is confirmed as any
+    span is (``people.confirmed``)."""
+    spans = []
+    cased = not text.islower()
+    for part in re.finditer(r"[^\t]+", text[start:end]):
+        part_start, part_end = start + part.start(), start + part.end()
+        while part_start < part_end and (text[part_start] in _SPAN_OPENERS or text[part_start].isspace()):
+            part_start += 1
+        if cased:
+            for word in _LOWER_WORD.finditer(text, part_start, part_end):
+                particle = len(word.group(1)) <= _MAX_PARTICLE_LETTERS or word.group(1) in _LONG_PARTICLES
+                if not particle:
+                    part_end = word.start()
+                    break
+            # A particle opens a surname, never ends a name: "Ingrid B. tu", "Ottavio al" lose their last word.
+            while (last := _LAST_LOWER_WORD.search(text, part_start, part_end)) is not None:
+                part_end = last.start()
+        while part_end > part_start and (text[part_end - 1] in _SPAN_CLOSERS or text[part_end - 1].isspace()):
+            part_end -= 1
+        if part_end > part_start:
+            spans.append((part_start, part_end))
+    return spans
 
 
 # Characters of context NER reads on each side of a candidate word (widened to whitespace): the streamed output's
@@ -277,9 +316,12 @@ class NerModel:
                         self._ordinary_words(ent.text) or _month_in_date(doc.text, ent.start_char, ent.end_char)
                     ):
                         continue
-                    findings[index].append(
-                        Finding(entity_type, offset + ent.start_char, offset + ent.end_char, NER_SCORE, source)
+                    spans = (
+                        person_spans(texts[index], offset + ent.start_char, offset + ent.end_char)
+                        if entity_type == "PERSON"
+                        else [(offset + ent.start_char, offset + ent.end_char)]
                     )
+                    findings[index].extend(Finding(entity_type, start, end, NER_SCORE, source) for start, end in spans)
         return findings
 
     def _ordinary_words(self, span: str) -> bool:
