@@ -206,16 +206,16 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     return (None, units, prefixes, prefixes, None)
 
 
-def _letter_runs(text: str) -> frozenset[str] | None:
-    """The text's runs of letters, lower case; None where the text holds a character that case-insensitive matching
-    pairs with a letter other than through ``str.lower`` (``FOLDS_APART``), where they cannot tell what the
-    patterns match. A street-type word the patterns match case-insensitively stands in the text as a whole run
-    (nothing of a word before it, its dot, a space or its number after), so a layout whose words' first runs are
-    none of these finds nothing: most text holds no "rue", "Calle" or "Apt." at all, and the patterns that open
-    with one are tried at every position of the address windows."""
+def _letter_runs(text: str, windows: list[tuple[int, int]]) -> frozenset[str] | None:
+    """The runs of letters inside the windows, lower case; None where the text holds a character that
+    case-insensitive matching pairs with a letter other than through ``str.lower`` (``FOLDS_APART``), where they
+    cannot tell what the patterns match. A street-type word the patterns match case-insensitively stands in the
+    text as a whole run (nothing of a word before it, its dot, a space or its number after, all inside the match's
+    window), so a layout whose words' first runs are none of these finds nothing: most text holds no "rue",
+    "Calle" or "Apt." at all, and the patterns that open with one are tried at every position of the windows."""
     if not text.isascii() and not FOLDS_APART.isdisjoint(text):
         return None
-    return frozenset(run.lower() for run in _LETTER_RUN.findall(text))
+    return frozenset(run.lower() for start, end in windows for run in _LETTER_RUN.findall(text, start, end))
 
 
 class StreetAddressRecognizer(EntityRecognizer):
@@ -237,7 +237,7 @@ class StreetAddressRecognizer(EntityRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         spans: list[tuple[int, int, float]] = []
         windows = _windows(text)
-        words = _letter_runs(text) if windows else None
+        words = _letter_runs(text, windows) if windows else None
         for (layout, pattern), needs in zip(_patterns(), _layout_words(), strict=True):
             if words is not None and needs is not None and needs.isdisjoint(words):
                 continue  # the street-type word this layout opens with stands nowhere in the text

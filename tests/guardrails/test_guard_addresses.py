@@ -131,7 +131,7 @@ def test_layouts_left_out_for_want_of_their_words_would_have_found_nothing(
     rng = random.Random(seed)
     texts = ["".join(rng.choice(_LAYOUT_ALPHABET) for _ in range(rng.randint(1, 14))) for _ in range(3000)]
     skipped = [addresses.analyze(text, []) for text in texts]
-    monkeypatch.setattr(addresses_module, "_letter_runs", lambda text: None)
+    monkeypatch.setattr(addresses_module, "_letter_runs", lambda text, windows: None)
     for text, found_skipping in zip(texts, skipped, strict=True):
         everything = addresses.analyze(text, [])
         assert [(r.start, r.end, r.score) for r in found_skipping] == [(r.start, r.end, r.score) for r in everything]
@@ -146,10 +146,10 @@ def test_a_support_ticket_holds_no_unit_word_nor_prefix_type() -> None:
         "Ticket 1016: Luis Ortega (luis@example.org, +1 415 555 7101) asks why the API returns 429 at low volume. "
         "Priority low.\nTicket 1017: a customer wants the shipping address on order 88 changed."
     )
-    runs = addresses_module._letter_runs(ticket)
+    runs = addresses_module._letter_runs(ticket, [(0, len(ticket))])
     assert runs is not None and "ticket" in runs
     needs = addresses_module._layout_words()
     assert needs[0] is None and needs[4] is None
     assert needs[1] is not None and needs[1].isdisjoint(runs)
     assert needs[2] is not None and needs[2].isdisjoint(runs)
-    assert addresses_module._letter_runs("Vıa Roma 5") is None  # a dotless i: the patterns themselves decide
+    assert addresses_module._letter_runs("Vıa Roma 5", [(0, 10)]) is None  # a dotless i: the patterns themselves decide
