@@ -1,10 +1,15 @@
 """A local append-only spool: the durable half of the audit writer.
 
 Each gateway process appends to its own spool file and holds an exclusive ``flock`` on it while alive.
-``append`` returns only after the bytes are ``fsync``'d, which is what lets the request path promise that an
+``append`` returns only after the bytes are synced to the disk, which is what lets the request path promise that an
 acknowledged request's audit record survives a crash of the process (or of the database). A spool whose lock can
-be taken belongs to a dead process: any live writer adopts it and replays it (records are idempotent by
-event id).
+be taken belongs to a dead process: any live writer adopts it and replays it (records are idempotent by event id).
+
+The file is written ahead with zeros (``PREALLOCATE_BYTES`` at a time, made durable with a full ``fsync``), and lines
+overwrite them in place. A sync on the request path is then an ``fdatasync`` of data alone: a growing file's sync
+must also commit its new size to the file system's journal (as costly as an ``fsync``). So the file's size is not
+where its lines end: the end of its data is the first NUL byte (a spool line is JSON, which never holds a raw NUL),
+and whatever follows it was never synced (a sync covers every byte before those it was asked for).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 SPOOL_SUFFIX = ".spool"
+PREALLOCATE_BYTES = 1024 * 1024  # zeros written ahead of the lines at a time: ~1,700 records, one fsync
+_ZEROS = bytes(PREALLOCATE_BYTES)
 JOURNAL_SUFFIX = ".open"
 
 
@@ -28,17 +35,18 @@ class Spool:
     per request, from worker threads) share a sync instead of queueing for one each: on a disk where a sync takes
     milliseconds, the spool's throughput no longer stops at one record per sync.
 
-    The file's size is kept here rather than asked of the system (``fstat``) on every append: this process is its
-    only writer (it holds the lock), every write appends (what a short one wrote is counted), and each truncation that
-    succeeds sets it."""
+    The end of the lines (``_size``) is kept here: this process is the file's only writer (it holds the lock), every
+    write lands at that end (what a short one wrote is counted), and each truncation that succeeds sets it. So is the
+    end of the zeros written ahead (``_allocated``): the file's size, durable (an ``fsync`` follows each extension)."""
 
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         self.path = directory / f"audit-{os.getpid()}-{uuid.uuid4().hex[:12]}{SPOOL_SUFFIX}"
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        self._size = os.fstat(self._fd).st_size  # the file's size: its end, where the next append lands
+        self._size = 0  # the end of the lines, where the next append lands (a new file)
+        self._allocated = 0  # the end of the zeros written ahead of them: the file's size
         self._dir_synced = False
         self._append_lock = threading.Lock()  # the file's end: writes, truncations
         self._sync_lock = threading.Lock()  # one fsync at a time; taken before _append_lock, never after
@@ -49,24 +57,28 @@ class Spool:
         self._synced_seq = 0
         self._synced_size = 0
         self._lost_seq = 0
-        self.syncs = 0  # fsyncs done by appends (fewer than appends when they overlap)
+        self.syncs = 0  # syncs done by appends (fewer than appends when they overlap)
+        with contextlib.suppress(OSError):  # a full disk: the first append tries again, and fails as it must
+            self._preallocate(PREALLOCATE_BYTES)
 
     def append(self, line: bytes) -> None:
-        """Durable once this returns (fsync of the data; the directory entry is synced once). Raises ``OSError``
-        when the line could not be written or synced; the file then holds no part of it."""
+        """Durable once this returns (fdatasync of the data; the directory entry and the file's size are synced as
+        they change). Raises ``OSError`` when the line could not be written or synced; the file then holds no part of
+        it."""
         assert line.endswith(b"\n")
         with self._append_lock:
             end = written = self._size
             try:
-                written = end + os.write(self._fd, line)  # a write that raises wrote nothing
+                if end + len(line) > self._allocated:
+                    self._preallocate(end + len(line))
+                written = end + os.pwrite(self._fd, line, end)  # a write that raises wrote nothing
                 if written != end + len(line):  # a short write on a regular file means the disk is full
                     raise OSError(errno.ENOSPC, f"short write to audit spool {self.path.name}")
             except OSError:
                 # Never leave a torn line behind: the next append would be glued to it and both would be lost.
                 self._size = written
                 with contextlib.suppress(OSError):
-                    os.ftruncate(self._fd, end)
-                    self._size = end
+                    self._cut(end)
                 raise
             self._size = written
             self._written_seq += 1
@@ -82,7 +94,7 @@ class Spool:
             with self._append_lock:
                 through_seq, through_size = self._written_seq, self._size
             try:
-                os.fsync(self._fd)
+                os.fdatasync(self._fd)  # the file's size is already durable: only the data is to sync
                 if not self._dir_synced:
                     _fsync_directory(self.directory)
                     self._dir_synced = True
@@ -93,13 +105,29 @@ class Spool:
                 # fail, and their callers' fallback stores them again, idempotently by event id).
                 with self._append_lock:
                     with contextlib.suppress(OSError):
-                        cut = max(self._synced_size, self._read_offset)
-                        os.ftruncate(self._fd, cut)
-                        self._size = cut
+                        self._cut(max(self._synced_size, self._read_offset))
                     self._lost_seq = self._written_seq
                 raise
             self._synced_seq, self._synced_size = through_seq, through_size
             self.syncs += 1
+
+    def _preallocate(self, needed: int) -> None:
+        """Write zeros from the file's end until it reaches past ``needed``, and make them and the size durable (a
+        full ``fsync``: later syncs need not commit a size). Under the append lock, or before the spool is shared."""
+        allocated = self._allocated
+        while allocated < needed:
+            written = os.pwrite(self._fd, _ZEROS, allocated)
+            allocated += written
+            if written < len(_ZEROS):  # the disk is full (zeros past the durable size are written over next time)
+                raise OSError(errno.ENOSPC, f"short write to audit spool {self.path.name}")
+        os.fsync(self._fd)
+        self._allocated = allocated  # only once durable: a data sync of a line before it then suffices
+
+    def _cut(self, end: int) -> None:
+        """Drop every byte from ``end`` on (lines never synced, or a torn one): the file ends there, and is written
+        ahead again by the next append that needs the room."""
+        os.ftruncate(self._fd, end)
+        self._size = self._allocated = end
 
     def free_bytes(self) -> int:
         """Space left on the spool's file system for this (unprivileged or not) process."""
@@ -112,12 +140,13 @@ class Spool:
     def read_pending(self, max_lines: int) -> tuple[list[bytes], int]:
         """Complete lines after the committed offset (a line still being written is left for later), and the
         offset just after them, to pass to ``commit`` once they are stored."""
+        end = self._size  # lines before it are whole: an append moves it once its line is written
         with open(self.path, "rb") as f:
             f.seek(self._read_offset)
             lines: list[bytes] = []
             offset = self._read_offset
             for line in f:
-                if not line.endswith(b"\n") or len(lines) >= max_lines:
+                if offset + len(line) > end or not line.endswith(b"\n") or len(lines) >= max_lines:
                     break
                 lines.append(line)
                 offset += len(line)
@@ -125,18 +154,19 @@ class Spool:
 
     def commit(self, offset: int, rotate_bytes: int) -> None:
         """Everything before ``offset`` is in the database. Once everything is, and the file has grown past
-        ``rotate_bytes``, start it over (under the append lock, so no line can slip in between)."""
+        ``rotate_bytes``, start it over, written ahead with zeros again (under the append lock, so no line can slip in
+        between)."""
         self._read_offset = offset
         if offset < rotate_bytes:
             return
         with self._sync_lock, self._append_lock:  # no sync in flight may record a size from before the cut
             if self._size == self._read_offset:
-                os.ftruncate(self._fd, 0)
-                self._size = 0
-                os.fsync(self._fd)
+                self._cut(0)  # no old line may follow the new ones: the zeros after them must be new
                 self._read_offset = 0
                 # Every line written so far is in the database: durable, whatever sync is still to come.
                 self._synced_seq, self._synced_size = self._written_seq, 0
+                with contextlib.suppress(OSError):  # a full disk: the next append tries again, and fails as it must
+                    self._preallocate(PREALLOCATE_BYTES)
 
     def close(self, *, remove: bool) -> None:
         """``remove`` only when everything has been committed; otherwise the file stays for adoption."""
@@ -210,9 +240,11 @@ class OrphanSpool:
         self._fd = fd
 
     def lines(self) -> list[bytes]:
-        with open(self.path, "rb") as f:
-            # A torn last line was never acknowledged to a client (append had not returned): drop it.
-            return [line for line in f if line.endswith(b"\n")]
+        """The complete lines before the first NUL byte: the end of the data (what follows was written ahead with
+        zeros, or never synced: a crash of the machine may have kept some blocks past it and lost others)."""
+        data = self.path.read_bytes().split(b"\0", 1)[0]
+        # A torn last line was never acknowledged to a client (append had not returned): drop it.
+        return [line + b"\n" for line in data.split(b"\n")[:-1]]
 
     def journal(self) -> list[bytes]:
         return journal_lines(self.path)

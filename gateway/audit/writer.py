@@ -1,9 +1,9 @@
 """The audit writer: durable on the request path, batched off it.
 
-Guarantee: ``record`` returns once the event is fsync'd to this process's spool file. The request path awaits
+Guarantee: ``record`` returns once the event is synced to the disk in this process's spool file. The request path awaits
 it before a non-streamed response is sent, and before the final ``data: [DONE]`` of a stream (a stream cut by
 the client is recorded as it ends). Records are made durable by one thread of the writer's, in batches: the
-records asked for while a batch is being written and synced go together in the next (one write, one fsync, one
+records asked for while a batch is being written and synced go together in the next (one write, one sync, one
 wake-up of each waiting event loop for all of them; a worker-thread hop per record cost the event loop more than the
 record itself).
 
@@ -179,7 +179,7 @@ class AuditWriter:
             self._wake.set()
 
     def record_batch_sync(self, events: list[AuditEvent]) -> list[BaseException | None]:
-        """``record_sync`` for several events at once: their lines in one append (one write, one fsync). Each event's
+        """``record_sync`` for several events at once: their lines in one append (one write, one sync). Each event's
         outcome, in order: None once durable, else the exception its caller gets. Should the spool refuse the
         append, each event takes ``record_sync``'s own way (the spool again, else the database)."""
         assert self._spool is not None, "AuditWriter.start() was not called"

@@ -2,10 +2,12 @@
 (``AuditWriter.record`` returned) is in the part of its spool an fsync had covered, so a crash of the machine, which
 can lose anything written but not yet synced, loses no acknowledged record; and records share fsyncs.
 
-The child runs the real writer on a slow disk: each ``fsync`` of the spool takes 20 ms more, and is logged, once it has
-returned, with the size the file had when it began (what it covered). Records are asked for every millisecond, so
+The child runs the real writer on a slow disk: each sync of the spool (``fsync`` or ``fdatasync``) takes 20 ms more, and
+is logged, once it has returned, with the end of the lines in the file when it began (what it covered: the file is
+written ahead with zeros, so its size is not that end). Records are asked for every millisecond, so
 several are always waiting on a sync. The parent kills the child with SIGKILL, then cuts the spool back to the largest
-size a finished sync covered (the worst a power cut leaves) and looks for every acknowledged record there. A writer
+end a finished sync covered (zeroing the bytes after it: the worst a power cut leaves) and reads it back as an
+adopter does, looking for every acknowledged record there. A writer
 that acknowledged a record before its sync had finished fails this (``early_ack``, checked here too: the check must
 find what such a writer loses): with syncs this slow, records written but not yet synced are always in flight when
 the kill comes.
@@ -22,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from gateway.audit.event import AuditEvent
+from gateway.audit.spool import claim_orphans
 
 CHILD = r"""
 import asyncio, os, sys, time
@@ -38,18 +41,24 @@ if sys.argv[5] == "early_ack":  # the broken writer the test must catch: appends
     from gateway.audit.spool import Spool
     sync_through = Spool._sync_through
     Spool._sync_through = lambda self, seq: threading.Thread(target=sync_through, args=(self, seq)).start()
-real_fsync = os.fsync
 sync_fd = os.open(sync_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
 
 
-def slow_logged_fsync(fd):
-    covered = os.fstat(fd).st_size
-    time.sleep(0.02)
-    real_fsync(fd)
-    os.write(sync_fd, f"{os.readlink(f'/proc/self/fd/{fd}')}\t{covered}\n".encode())
+def slow_logged(real_sync):
+    def sync(fd):
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        covered = 0
+        if path.endswith(".spool"):
+            with open(path, "rb") as f:
+                data = f.read().split(b"\0", 1)[0]
+            covered = data.rfind(b"\n") + 1
+        time.sleep(0.02)
+        real_sync(fd)
+        os.write(sync_fd, f"{path}\t{covered}\n".encode())
+    return sync
 
 
-os.fsync = slow_logged_fsync
+os.fsync, os.fdatasync = slow_logged(os.fsync), slow_logged(os.fdatasync)
 
 
 async def main():
@@ -101,9 +110,12 @@ def test_every_acknowledged_record_survives_a_crash_after_a_kill(tmp_path: Path,
     acknowledged = set(_lines(ack_log))
     (spool,) = spool_dir.glob("*.spool")
     synced = [int(size) for path, size in (line.split("\t") for line in _lines(sync_log)) if path == str(spool)]
-    durable = spool.read_bytes()[:max(synced)]  # a crash may lose every byte no finished fsync covered
-    kept = {AuditEvent.from_spool_line(line).event_id for line in durable.splitlines(keepends=True)
-            if line.endswith(b"\n")}
+    written = spool.read_bytes()
+    covered = max(synced)  # a crash may lose every byte no finished sync covered
+    spool.write_bytes(written[:covered] + bytes(len(written) - covered))
+    (orphan,) = claim_orphans(spool_dir, None)
+    kept = {AuditEvent.from_spool_line(line).event_id for line in orphan.lines()}
+    orphan.release()
     if writer == "early_ack":  # the check catches a writer that acknowledges before the sync
         assert acknowledged - kept
         return

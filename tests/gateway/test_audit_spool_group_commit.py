@@ -47,17 +47,16 @@ def test_a_failed_sync_acknowledges_no_line_it_covered_and_cuts_them_off(tmp_pat
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     spool = Spool(tmp_path)
     spool.append(b'{"kept": 1}\n')
-    durable_size = os.path.getsize(spool.path)
-    real_fsync = os.fsync
+    real_fdatasync = os.fdatasync
 
-    def failing_fsync(fd: int) -> None:  # a device error (EIO): what no real disk here can be made to do on cue
+    def failing_fdatasync(fd: int) -> None:  # a device error (EIO): what no real disk here can be made to do on cue
         raise OSError(errno.EIO, "injected I/O error")
 
-    monkeypatch.setattr(spool_module.os, "fsync", failing_fsync)
+    monkeypatch.setattr(spool_module.os, "fdatasync", failing_fdatasync)
     with pytest.raises(OSError):
         spool.append(b'{"lost": 2}\n')
-    assert os.path.getsize(spool.path) == durable_size  # no line whose sync failed stays in the file
-    monkeypatch.setattr(spool_module.os, "fsync", real_fsync)
+    assert spool.path.read_bytes() == b'{"kept": 1}\n'  # no line whose sync failed stays in the file
+    monkeypatch.setattr(spool_module.os, "fdatasync", real_fdatasync)
     spool.append(b'{"after": 3}\n')  # the spool goes on: the next line is written and synced
     assert spool.read_pending(10)[0] == [b'{"kept": 1}\n', b'{"after": 3}\n']
     spool.close(remove=True)
@@ -69,7 +68,7 @@ def test_a_drained_spool_starts_over_and_later_appends_still_sync(tmp_path: Path
         spool.append(f'{{"n": {i}}}\n'.encode())
     _lines, offset = spool.read_pending(10)
     spool.commit(offset, rotate_bytes=1)  # all stored: the file is cut to nothing
-    assert os.path.getsize(spool.path) == 0 and spool.pending_bytes() == 0
+    assert spool.path.read_bytes() == bytes(spool_module.PREALLOCATE_BYTES) and spool.pending_bytes() == 0
     spool.append(b'{"n": 3}\n')
     assert spool.read_pending(10)[0] == [b'{"n": 3}\n']
     spool.close(remove=True)
