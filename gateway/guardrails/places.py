@@ -377,6 +377,25 @@ def _starts_sentence(text: str, position: int) -> bool:
     return index < 0 or text[index] in ".!?:;\n\r"
 
 
+# A run of words in capitals (two letters or more each), on one line: how labels and tickets print a name.
+_CAPS_WORD = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE]{2,}(?:['’-][A-Z\u00C0-\u00D6\u00D8-\u00DE]+)*"
+_CAPITALS_RUN = re.compile(rf"(?<![\w'’-]){_CAPS_WORD}(?:[ \t]+{_CAPS_WORD})*(?![\w'’-])")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_MIN_CAPITALS_PLACE_LETTERS = 4
+
+
+def _title_cased(text: str, runs: list[tuple[int, int]]) -> str:
+    """`text` with the words of each run title-cased ("SAN CIPRIANO" -> "San Cipriano"), offsets unchanged."""
+    parts: list[str] = []
+    cursor = 0
+    for start, end in runs:
+        run = _LETTERS.sub(lambda word: word.group()[0] + word.group()[1:].lower(), text[start:end])
+        parts.extend((text[cursor:start], run if len(run) == end - start else text[start:end]))
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
 class PlaceRecognizer(EntityRecognizer):
     """LOCATION: gazetteer names, with the capitalisation and cue rules of this module's docstring."""
 
@@ -418,6 +437,41 @@ class PlaceRecognizer(EntityRecognizer):
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results = self._gazetteer_places(text)
+        results.extend(self._travelled_to(text, results))
+        if _CAPITALS_RUN.search(text) is not None:
+            results.extend(self._places_in_capitals(text, results))
+        return results
+
+    def _places_in_capitals(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
+        """Places written in capitals, as labels, tickets and forms print them ("DEST: POGGIBONSI"): the runs of
+        capitals are read title-cased (same offsets) by the same rules. Capitals are also shouted words, headings
+        and fare names ("SUPER SAVER", "BLOCK CAPITALS"), so a place found there counts only on one line, with no
+        English dictionary word in it, and, one word long, when it is no person's name either."""
+        # Only runs holding a word that opens a gazetteer name (a cached lookup; "URGENT", "API" open none) are read.
+        runs = [match.span() for match in _CAPITALS_RUN.finditer(text)
+                if any(map(self._longest_from, _LETTERS.findall(match.group())))]  # fmt: skip
+        if not runs:
+            return []
+        titled = _title_cased(text, runs)
+        found = []
+        for result in self._gazetteer_places(titled):
+            if not any(start <= result.start and result.end <= end for start, end in runs):
+                continue
+            if any(result.start < other.end and other.start < result.end for other in taken):
+                continue
+            words = [word.casefold() for word in _LETTERS.findall(text, result.start, result.end)]
+            if "\n" in text[result.start : result.end] or any(self._in_dictionary(word) for word in words):
+                continue
+            if len(words) == 1 and (len(words[0]) < _MIN_CAPITALS_PLACE_LETTERS or known_names().is_name(words[0])):
+                continue  # a code ("NY", "CA", "DE") or a name: "KIM", "FLORENCE"
+            found.append(result)
+        return found
+
+    def _in_dictionary(self, word: str) -> bool:
+        return word in self._nouns or word in self._other_words or word in STOP_WORDS
+
+    def _gazetteer_places(self, text: str) -> list[RecognizerResult]:
         results = []
         words = list(_WORD.finditer(text))
         # Most words open no gazetteer name: the words that do are picked out by C-level passes (the lookups are
@@ -438,7 +492,6 @@ class PlaceRecognizer(EntityRecognizer):
             explanation = AnalysisExplanation(self.name, score, pattern_name="gazetteer")
             results.append(RecognizerResult("LOCATION", start, end, score, explanation))
             next_index, last_end = index + count, end
-        results.extend(self._travelled_to(text, results))
         return results
 
     def _travelled_to(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
