@@ -5,16 +5,13 @@ record formats and chat in eight languages no other split writes, hard negatives
 from __future__ import annotations
 
 import ast
-import itertools
 import json
-import os
 import re
-import subprocess
-import sys
 from collections import Counter
 
 import phonenumbers
 import pytest
+from pii_corpus_support import assert_quota_offsets_and_contexts, of_context, printed_by_a_process, values
 
 from bench.pii_corpus import dev_sixth, generate
 from bench.pii_corpus.contexts import CONTEXTS
@@ -33,14 +30,6 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_sixth_dev()]
 
 
-def values(cases: list[dict], entity_type: str) -> list[dict]:
-    return [e for case in cases for e in case["entities"] if e["type"] == entity_type]
-
-
-def of_context(cases: list[dict], name: str) -> list[dict]:
-    return [case for case in cases if case["context"] == name]
-
-
 def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
     assert generate_sixth_dev(entities_per_type=20, seed=7) != generate_sixth_dev(entities_per_type=20)
     assert [dict(case) for case in generate_sixth_dev()] == cases  # whatever was generated before
@@ -48,30 +37,16 @@ def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases
     assert not {case["text"] for case in generate("dev")} & {case["text"] for case in cases}
 
 
-def _printed_by_a_process(code: str, hash_seed: str) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-
-
 def test_the_places_are_the_same_in_processes_of_other_hash_seeds():
     # Faker builds it_IT's towns from a set: unsorted, each process would draw other Italian towns.
     code = "from bench.pii_corpus.dev_sixth import _places; print(_places())"
-    assert _printed_by_a_process(code, "1") == _printed_by_a_process(code, "2")
+    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
 
 
 def test_quota_offsets_and_contexts(cases):
-    counts = Counter(e["type"] for case in cases for e in case["entities"])
-    assert all(counts[t] >= ENTITIES_PER_TYPE for t in ENTITY_TYPES)
-    assert 1000 <= len(cases) <= 1500
-    for case in cases:
-        for span in (*case["entities"], *case["negatives"]):
-            assert case["text"][span["start"] : span["end"]] == span["value"]
-        spans = sorted((s["start"], s["end"]) for s in (*case["entities"], *case["negatives"]))
-        assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
-    names = {context.name for context in dev_sixth.CONTEXTS_SIXTH}
-    assert {case["context"] for case in cases} == names
     others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH)}
-    assert not names & others  # no context of another split
+    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
+                                      {context.name for context in dev_sixth.CONTEXTS_SIXTH}, others)
 
 
 def _as_written(value: str) -> str:

@@ -4,16 +4,13 @@ other locales' towns, dates and addresses, record and transcript formats no othe
 
 from __future__ import annotations
 
-import itertools
-import os
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 
 import phonenumbers
 import pytest
+from pii_corpus_support import assert_quota_offsets_and_contexts, of_context, printed_by_a_process, values
 from stdnum import ean, iban, luhn
 
 from bench.pii_corpus import dev_seventh, generate
@@ -35,14 +32,6 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_seventh_dev()]
 
 
-def values(cases: list[dict], entity_type: str) -> list[dict]:
-    return [e for case in cases for e in case["entities"] if e["type"] == entity_type]
-
-
-def of_context(cases: list[dict], name: str) -> list[dict]:
-    return [case for case in cases if case["context"] == name]
-
-
 def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
     assert generate_seventh_dev(entities_per_type=20, seed=7) != generate_seventh_dev(entities_per_type=20)
     assert [dict(case) for case in generate_seventh_dev()] == cases  # whatever was generated before
@@ -53,27 +42,13 @@ def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases
 def test_same_corpus_in_processes_of_other_hash_seeds():
     # Faker builds some lists from sets; drawn from in their order, each process would make another corpus.
     code = "from bench.pii_corpus.dev_seventh import generate_seventh_dev as g; print(g(entities_per_type=40))"
-
-    def printed(hash_seed: str) -> str:
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-
-    assert printed("1") == printed("2")
+    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
 
 
 def test_quota_offsets_and_contexts(cases):
-    counts = Counter(e["type"] for case in cases for e in case["entities"])
-    assert all(counts[t] >= ENTITIES_PER_TYPE for t in ENTITY_TYPES)
-    assert 1000 <= len(cases) <= 1500
-    for case in cases:
-        for span in (*case["entities"], *case["negatives"]):
-            assert case["text"][span["start"] : span["end"]] == span["value"]
-        spans = sorted((s["start"], s["end"]) for s in (*case["entities"], *case["negatives"]))
-        assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
-    names = {context.name for context in dev_seventh.CONTEXTS_SEVENTH}
-    assert {case["context"] for case in cases} == names
     others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH, *CONTEXTS_SIXTH)}
-    assert not names & others  # no context of another split
+    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
+                                      {context.name for context in dev_seventh.CONTEXTS_SEVENTH}, others)
 
 
 def test_every_value_is_of_the_dev_half(cases):
