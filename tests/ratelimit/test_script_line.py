@@ -106,16 +106,22 @@ class _Answering:
                     writer.write(b"+OK\r\n")
 
 
-async def _answering_line(timeout: float) -> tuple[_Answering, asyncio.Server, Redis, ScriptLine]:
-    fake = _Answering()
+async def _line_to(fake: _Answering | _Replying, timeout: float,
+                   protocol: int = 2) -> tuple[asyncio.Server, Redis, ScriptLine]:
+    """A script line whose client talks to ``fake`` on a loopback port, with no retries."""
     server = await asyncio.start_server(fake.serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     client = Redis.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=timeout, socket_connect_timeout=timeout,
-                            protocol=2, retry=Retry(NoBackoff(), 0))
-    return fake, server, client, ScriptLine(client)
+                            protocol=protocol, retry=Retry(NoBackoff(), 0))
+    return server, client, ScriptLine(client)
 
 
-async def _close(fake: _Answering, server: asyncio.Server, client: Redis, line: ScriptLine) -> None:
+async def _answering_line(timeout: float) -> tuple[_Answering, asyncio.Server, Redis, ScriptLine]:
+    fake = _Answering()
+    return (fake, *await _line_to(fake, timeout))
+
+
+async def _close(fake: _Answering | _Replying, server: asyncio.Server, client: Redis, line: ScriptLine) -> None:
     await line.aclose()
     await client.aclose()
     for writer in fake.writers:
@@ -280,20 +286,7 @@ class _Replying:
 
 
 async def _replying_line(fake: _Replying, protocol: int = 2) -> tuple[asyncio.Server, Redis, ScriptLine]:
-    server = await asyncio.start_server(fake.serve, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    client = Redis.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=5.0, socket_connect_timeout=5.0,
-                            protocol=protocol, retry=Retry(NoBackoff(), 0))
-    return server, client, ScriptLine(client)
-
-
-async def _close_replying(fake: _Replying, server: asyncio.Server, client: Redis, line: ScriptLine) -> None:
-    await line.aclose()
-    await client.aclose()
-    for writer in fake.writers:
-        writer.close()
-    server.close()
-    await server.wait_closed()
+    return await _line_to(fake, 5.0, protocol)
 
 
 async def test_replies_that_arrive_a_byte_at_a_time_are_put_together() -> None:
@@ -304,7 +297,7 @@ async def test_replies_that_arrive_a_byte_at_a_time_are_put_together() -> None:
         assert await line.evalsha([("0" * 40, [], [])]) == [[b"abc", 2]]
         assert fake.connections == 1
     finally:
-        await _close_replying(fake, server, client, line)
+        await _close(fake, server, client, line)
 
 
 async def test_a_reply_no_round_trip_asked_for_is_never_read_as_the_next_ones() -> None:
@@ -317,7 +310,7 @@ async def test_a_reply_no_round_trip_asked_for_is_never_read_as_the_next_ones() 
         assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]
         assert fake.connections == 2  # read on a new connection: the one with the stray reply was closed
     finally:
-        await _close_replying(fake, server, client, line)
+        await _close(fake, server, client, line)
 
 
 async def test_a_connection_closed_mid_round_trip_fails_it_at_once() -> None:
@@ -341,7 +334,7 @@ async def test_a_connection_closed_mid_round_trip_fails_it_at_once() -> None:
         fake.answer = lambda call: b"+OK\r\n"
         assert await line.evalsha([("0" * 40, [], [])]) == [b"OK"]  # and the next one reconnects
     finally:
-        await _close_replying(fake, server, client, line)
+        await _close(fake, server, client, line)
 
 
 async def test_resp3_pushes_are_passed_over_and_false_is_a_reply() -> None:
@@ -354,7 +347,7 @@ async def test_resp3_pushes_are_passed_over_and_false_is_a_reply() -> None:
         assert await line.evalsha([("0" * 40, [], [])]) == [False]
         assert fake.connections == 1
     finally:
-        await _close_replying(fake, server, client, line)
+        await _close(fake, server, client, line)
 
 
 @pytest.mark.parametrize("protocol", [2, 3])
