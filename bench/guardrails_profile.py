@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gateway_overhead import BENCH_POLICY, ticket_prompts
-from bench.guardrails import AGENTIC_CORPUS, load_corpus, read_jsonl
+from bench.guardrails import AGENTIC_CORPUS, GENERATED_SPLITS, load_corpus, read_jsonl
 from bench.overhead_stub import long_prompts
 from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, OutputRedactor, analyzer, input_guard
@@ -52,7 +52,7 @@ from policies import Policy
 
 TENANT = "bench-profile"
 SECRET = b"guardrails-profile-secret-32byte"
-DEV_SPLITS = ("dev", "dev-fresh", "dev-3", "dev-4", "dev-5", "dev-6")
+DEV_SPLITS = ("dev", *GENERATED_SPLITS)  # every dev-side corpus: --dump-findings compares detectors over all of them
 # The stub engine's completion: a stamp of digits, then " done" (``bench.stub_engine``).
 STUB_DELTAS = ("t", " done")
 DUMP_BATCH = 8
