@@ -17,11 +17,10 @@ round of its own.
    A stage's time is its own thread's CPU inside it; detectors are told apart by the text they read (the user's
    message, a boundary window's reading, the output) and split into their pre-filter and the rest.
 
-``--dump-findings`` writes, instead, every text's findings over the dev-side corpora (dev, dev-fresh, dev-3, dev-4,
-dev-5, dev-6, the agentic corpus, the overhead bench's tickets and its 2 KB prompts), pattern detectors only unless
+``--dump-findings`` writes, instead, every text's findings over the dev-side corpora (dev and every generated dev
+split, the agentic corpus, the overhead bench's tickets and its 2 KB prompts), pattern detectors only unless
 ``--ner``, and each bench prompt's screened messages and decisions: two dumps from two revisions are compared with
-``cmp``, each written with ``PYTHONHASHSEED=0`` (dev-6's generated texts vary with the hash seed). The held-out
-`test` split is never read.
+``cmp``. The held-out `test` split is never read.
 """
 
 from __future__ import annotations
