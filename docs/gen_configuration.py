@@ -147,7 +147,8 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "store_retry_after_s": "The `Retry-After` of a 503 `store_unavailable`.",
     "store_probe_interval_s": "While the database is unreachable, one request per this interval probes it (waiting "
                               "out the connect timeout while it is still down); every other request fails fast.",
-    "audit_spool_dir": "The local audit spool, each record synced to disk before its response. Unset: `<data_dir>/audit-spool`.",
+    "audit_spool_dir": "The local audit spool, each record synced to disk before its response. Unset: "
+                       "`<data_dir>/audit-spool`.",
     "audit_batch_size": "Records the background writer moves from the spool to the database per batch.",
     "audit_flush_interval_s": "How often the background writer drains the spool into the database (sooner when a "
                               "whole batch waits).",
