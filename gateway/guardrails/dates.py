@@ -59,12 +59,18 @@ def _default_month_names() -> tuple[str, ...]:
     return month_names()  # read from Faker's locale providers: once, not per word
 
 
+def weekday_names(locales: Iterable[str] = MONTH_LOCALES) -> list[str]:
+    """Every weekday name of English and `locales` (Faker's date_time providers), as written ("Monday", "Środa")."""
+    names = list(calendar.day_name)
+    for locale in locales:
+        names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.DAY_NAMES.values())
+    return names
+
+
 def calendar_words(locales: Iterable[str] = MONTH_LOCALES) -> frozenset[str]:
     """Month and weekday names (English and `locales`'), lower case, with their diacritic-free forms: capitalised
     words that name no person ("Janvier", "Vendredi", "August" alone)."""
-    names = [*month_names(locales), *(name for name in calendar.day_name)]
-    for locale in locales:
-        names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.DAY_NAMES.values())
+    names = [*month_names(locales), *weekday_names(locales)]
     return frozenset(form.casefold() for name in names for form in (name, _without_diacritics(name)))
 
 

@@ -14,13 +14,11 @@ finding tells a label, a date, a company or a business from a name, whatever det
 
 from __future__ import annotations
 
-import calendar
-import importlib
 import re
 import unicodedata
 from functools import cache
 
-from gateway.guardrails.dates import MONTH_LOCALES, is_month_word
+from gateway.guardrails.dates import MONTH_LOCALES, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 
 _NAME_TYPES = ("PERSON", "LOCATION")
@@ -123,11 +121,8 @@ def is_header(words: list[str]) -> bool:
 def weekday_words() -> frozenset[str]:
     """Weekday names of English and the calendar locales (Faker's), folded, with their abbreviations: the first two
     to four letters ("mo", "thu", "thur", "mié", "czw")."""
-    names = list(calendar.day_name)
-    for locale in _WEEKDAY_LOCALES:
-        names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.DAY_NAMES.values())
     words = set()
-    for name in names:
+    for name in weekday_names(_WEEKDAY_LOCALES):
         folded = name.casefold()
         for form in (folded, _fold(folded)):
             words.add(form)
