@@ -145,8 +145,9 @@ class Spool:
             f.seek(self._read_offset)
             lines: list[bytes] = []
             offset = self._read_offset
-            for line in f:
-                if offset + len(line) > end or not line.endswith(b"\n") or len(lines) >= max_lines:
+            while len(lines) < max_lines and offset < end:
+                line = f.readline(end - offset)  # not past the lines' end: the zeros written ahead follow it
+                if not line.endswith(b"\n"):
                     break
                 lines.append(line)
                 offset += len(line)
