@@ -439,8 +439,7 @@ class PlaceRecognizer(EntityRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results = self._gazetteer_places(text)
         results.extend(self._travelled_to(text, results))
-        if _CAPITALS_RUN.search(text) is not None:
-            results.extend(self._places_in_capitals(text, results))
+        results.extend(self._places_in_capitals(text, results))
         return results
 
     def _places_in_capitals(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
