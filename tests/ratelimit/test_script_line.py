@@ -69,18 +69,29 @@ async def test_a_redis_that_never_answers_fails_within_the_socket_timeout() -> N
         await server.wait_closed()
 
 
+async def _a_dropped_connection_is_reconnected(redis_url: str, key_prefix: str, client: Redis,
+                                               line: ScriptLine) -> None:
+    """A round trip, Redis killing the line's connection, and the next round trip retried on a new one."""
+    echo = await client.script_load(ECHO)
+    assert (await line.evalsha([(echo, [key_prefix], ["x"])]))[0][1] == b"x"
+    admin = redis.Redis.from_url(redis_url)
+    ours = [c for c in admin.client_list() if c["name"] == client.get_connection_kwargs()["client_name"]
+            and c["cmd"] == "evalsha"]  # fmt: skip
+    assert len(ours) == 1
+    assert admin.client_kill_filter(_id=ours[0]["id"]) == 1
+    assert (await line.evalsha([(echo, [key_prefix], ["y"])]))[0][1] == b"y"  # retried on a new connection
+
+
+def _named_client(redis_url: str, key_prefix: str) -> Redis:
+    """A client named after the test (this test's connections only: Redis is shared), retrying as build_limiter's."""
+    return Redis.from_url(redis_url, client_name=key_prefix.replace(":", "-"), retry=Retry(NoBackoff(), 1))
+
+
 async def test_a_connection_redis_dropped_is_reconnected(redis_url: str, key_prefix: str) -> None:
-    name = key_prefix.replace(":", "-")  # this test's connections only: Redis is shared
-    client = Redis.from_url(redis_url, client_name=name, retry=Retry(NoBackoff(), 1))  # as build_limiter's
+    client = _named_client(redis_url, key_prefix)
     line = ScriptLine(client)
     try:
-        echo = await client.script_load(ECHO)
-        assert (await line.evalsha([(echo, [key_prefix], ["x"])]))[0][1] == b"x"
-        admin = redis.Redis.from_url(redis_url)
-        ours = [c for c in admin.client_list() if c["name"] == name and c["cmd"] == "evalsha"]
-        assert len(ours) == 1
-        assert admin.client_kill_filter(_id=ours[0]["id"]) == 1
-        assert (await line.evalsha([(echo, [key_prefix], ["y"])]))[0][1] == b"y"  # retried on a new connection
+        await _a_dropped_connection_is_reconnected(redis_url, key_prefix, client, line)
     finally:
         await line.aclose()
         await client.aclose()
@@ -369,18 +380,11 @@ async def test_each_resp_version_reads_replies_in_order(redis_url: str, key_pref
 def test_under_uvloop_a_dropped_connection_is_reconnected_and_closing_completes(redis_url: str,
                                                                                  key_prefix: str) -> None:
     # The gateway's event loop: its transports are taken over as asyncio's are.
-    name = key_prefix.replace(":", "-")
-
     async def scenario() -> None:
-        client = Redis.from_url(redis_url, client_name=name, retry=Retry(NoBackoff(), 1))
+        client = _named_client(redis_url, key_prefix)
         line = ScriptLine(client)
         try:
-            echo = await client.script_load(ECHO)
-            assert (await line.evalsha([(echo, [key_prefix], ["x"])]))[0][1] == b"x"
-            admin = redis.Redis.from_url(redis_url)
-            ours = [c for c in admin.client_list() if c["name"] == name and c["cmd"] == "evalsha"]
-            assert admin.client_kill_filter(_id=ours[0]["id"]) == 1
-            assert (await line.evalsha([(echo, [key_prefix], ["y"])]))[0][1] == b"y"
+            await _a_dropped_connection_is_reconnected(redis_url, key_prefix, client, line)
         finally:
             await asyncio.wait_for(line.aclose(), 2.0)  # redis-py's wait for the close is told it happened
             await client.aclose()
