@@ -7,6 +7,9 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
+
+from bench.pii_corpus import generate
 
 
 def values(cases: list[dict], entity_type: str) -> list[dict]:
@@ -22,6 +25,15 @@ def printed_by_a_process(code: str, hash_seed: str) -> str:
     follows the seed: a corpus drawn from them in that order differs from process to process)."""
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def assert_reproducible_and_apart_from_dev(generator: Callable[..., list], prefix: str, cases: list[dict]) -> None:
+    """Another seed makes another corpus, the same call the same one (``cases`` came from it), every case a dev case
+    of this split's ids, and no text the dev split also holds."""
+    assert generator(entities_per_type=20, seed=7) != generator(entities_per_type=20)
+    assert [dict(case) for case in generator()] == cases  # whatever was generated before
+    assert all(case["id"].startswith(prefix) and case["split"] == "dev" for case in cases)
+    assert not {case["text"] for case in generate("dev")} & {case["text"] for case in cases}
 
 
 def assert_quota_offsets_and_contexts(cases: list[dict], per_type: int, entity_types: tuple[str, ...],
