@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.gateway_overhead import Stack, run_in_stack
 from bench.overhead_stub import (
+    Phases,
     Server,
     chat_body,
     long_prompts,
@@ -106,6 +107,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     for server in servers:
         await wait_ready(server, tls, stack)
     seed = 1
+    phases = Phases()
     rows: dict[str, dict[str, list[dict[str, Any]]]] = {s.name: {str(r): [] for r in args.rates} for s in servers}
     for round_index in range(args.rounds):
         order = servers if round_index % 2 == 0 else servers[::-1]
@@ -113,9 +115,11 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
             for server in order:
                 count = int(rate * max(args.warmup_s, args.duration)) + 1
                 if args.warmup_s > 0:  # prompts of their own: the measured ones are all new to the server
-                    await measure(server, tls, rate, args.warmup_s, 0.0, bodies=fresh_bodies(count, seed))
+                    await measure(server, tls, rate, args.warmup_s, 0.0, bodies=fresh_bodies(count, seed),
+                                  phases=phases)
                     seed += 1
-                row = await measure(server, tls, rate, args.duration, 0.0, bodies=fresh_bodies(count, seed))
+                row = await measure(server, tls, rate, args.duration, 0.0, bodies=fresh_bodies(count, seed),
+                                    phases=phases)
                 rows[server.name][str(rate)].append(row)
                 seed += 1
                 await asyncio.sleep(args.pause_s)  # let a backlog drain before the next phase
@@ -125,7 +129,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                        "analysis_processes": args.analysis_processes,
                        "database": "postgres" if (args.database_url or "").startswith("postgresql") else "sqlite",
                        "rate_limit_store": "redis" if args.redis_url else "in-process"},
-            "summary": summary, "phases": rows}
+            "summary": summary, "phases": rows, "order": phases.entries}
 
 
 def _medians(phases: list[dict[str, Any]]) -> dict[str, Any]:
