@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-7] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-8] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -20,7 +20,11 @@
    none of them writes (quoted e-mail, notes, labels, invoices, TSV, JSON Lines, code, HL7, FHIR, statements,
    itineraries, CVs, chat in eight languages) (``pii_corpus.dev_sixth``), and `dev-7`, romanised Greek, Cyrillic,
    Armenian and Georgian names, other locales' towns, addresses and dates, in call transcripts, SMS exports, PDF text,
-   vCards, calendar invites, git logs, LDIF, SOAP and semicolon-separated exports (``pii_corpus.dev_seventh``).
+   vCards, calendar invites, git logs, LDIF, SOAP and semicolon-separated exports (``pii_corpus.dev_seventh``), and
+   `dev-8`, Israeli, Iranian, East Asian, Baltic, Albanian, Maltese, Caribbean and Fijian names, regions and other
+   languages' country names, eight more date traditions and ten address forms, in Slack exports, meeting transcripts,
+   issues, Kubernetes manifests, OCR'd receipts, airline telex, clinical notes, contracts, HTML forms, CEF events and
+   code-switched chat (``pii_corpus.dev_eighth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -51,7 +55,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.pii_corpus import Case, dev_fifth, dev_fourth, dev_seventh, dev_sixth, dev_third, fresh_dev, scoring
+from bench.pii_corpus import (
+    Case,
+    dev_eighth,
+    dev_fifth,
+    dev_fourth,
+    dev_seventh,
+    dev_sixth,
+    dev_third,
+    fresh_dev,
+    scoring,
+)
 from bench.pii_corpus import generate as generate_corpus
 from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
@@ -381,6 +395,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_fifth.NAME: dev_fifth.generate_fifth_dev,
     dev_sixth.NAME: dev_sixth.generate_sixth_dev,
     dev_seventh.NAME: dev_seventh.generate_seventh_dev,
+    dev_eighth.NAME: dev_eighth.generate_eighth_dev,
 }
 
 
