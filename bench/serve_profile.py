@@ -49,6 +49,7 @@ import torch
 
 from bench.serve import COMMON, DEFAULT_TRACE, ENGINES, level_entries, parse_overrides, think_time_s
 from bench.serve_prompts import PromptSynthesizer
+from bench.serve_reuse import ReuseTally
 from bench.traces.mooncake import TraceEntry, read_trace
 from engine.config import EngineConfig
 from engine.layers.attention import PagedAttention
@@ -211,8 +212,9 @@ class _TimedModel:
 
 
 def replay(engine: LLMEngine, synth: PromptSynthesizer, entries: list[TraceEntry], concurrency: int,
-           think_s: float, clock: PartClock) -> tuple[float, float, int]:
-    """Run every turn to its end; returns the wall seconds, the engine thread's CPU seconds and output tokens."""
+           think_s: float, clock: PartClock, reuse: ReuseTally) -> tuple[float, float, int]:
+    """Run every turn to its end; returns the wall seconds, the engine thread's CPU seconds and output tokens;
+    ``reuse`` tallies each prompt's ideal prefix reuse and the prefix cache's hits."""
     plan = Replay(entries, concurrency, think_s)
     request_of: dict[str, int] = {}
     outputs = 0
@@ -227,6 +229,7 @@ def replay(engine: LLMEngine, synth: PromptSynthesizer, entries: list[TraceEntry
             params = SamplingParams(temperature=0.0, max_tokens=entry.output_length, ignore_eos=True)
             request_id = f"turn-{index}"
             request_of[request_id] = index
+            reuse.sent(request_id, prompt)
             engine.add_request(EngineRequest(request_id, prompt, params, cache_salt="tenant", tenant="tenant"))
         if not engine.has_unfinished_requests():
             ready = plan.next_ready()
@@ -236,6 +239,7 @@ def replay(engine: LLMEngine, synth: PromptSynthesizer, entries: list[TraceEntry
         for out in engine.step():
             outputs += len(out.token_ids)
             if out.finished:
+                reuse.finished(out.request_id, out.usage.cached_tokens if out.usage is not None else 0)
                 plan.answered(request_of[out.request_id], time.perf_counter() - start)
     return time.perf_counter() - start, time.thread_time() - cpu_start, outputs
 
@@ -336,8 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     clock = PartClock()
     steps: list[StepRecord] = []
     restore = instrument(engine, clock, steps)
+    reuse = ReuseTally(engine.block_size)
     try:
-        wall, cpu, outputs = replay(engine, synth, chosen, args.concurrency, think, clock)
+        wall, cpu, outputs = replay(engine, synth, chosen, args.concurrency, think, clock, reuse)
     finally:
         restore()
     attention = attention_cpu(engine, steps)
@@ -354,10 +359,12 @@ def main(argv: list[str] | None = None) -> int:
     tokens = {kind: sum(s.num_tokens for s in steps if s.kind == kind) for kind in ("prefill", "decode")}
     text = report(parts, wall, cpu, outputs)
     text += "\n" + ", ".join(f"{counts[k]} {k} steps ({tokens[k]} tokens)" for k in counts)
+    text += "\n" + reuse.line()
     print(text)
     if args.json is not None:
         args.json.write_text(json.dumps({"wall_s": wall, "cpu_s": cpu, "output_tokens": outputs, "parts_cpu_s": parts,
-                                         "steps": counts, "step_tokens": tokens, "concurrency": args.concurrency,
+                                         "steps": counts, "step_tokens": tokens, "prefix_reuse": reuse.as_dict(),
+                                         "concurrency": args.concurrency,
                                          "think_s": think, "engine": args.engine, "overrides": overrides},
                                         indent=1) + "\n")
     return 0
