@@ -35,9 +35,16 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails.places import english_words
 from gateway.guardrails.prefilters import FOLDS_APART
+from gateway.guardrails.street_romanised import is_cyrillic_or_greek, romanise
 
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
-_LATIN_WORD = re.compile(r"^[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'.\-]*$")
+# Latin letters, Vietnamese's included (Latin Extended Additional: "Đường", "Phố").
+_LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
+_LATIN_WORD = re.compile(rf"^[{_LATIN}][{_LATIN}'.\-]*$")
+# A house-number label: a word or two of letters and dots ("d.", "No.", "House No.", "H.No.", "Số").
+_LABEL_WORDS = re.compile(rf"^[{_LATIN}][{_LATIN}.]*(?: [{_LATIN}][{_LATIN}.]*)?$")
+# The fields of a street-address format whose values stand before its house number ("House No.", "Lot").
+_LEAD_FIELDS = re.compile(r"\{\{(building_name|building_prefix)\}\}")
 # How often a provider's abbreviation method is called to see every abbreviation it can return.
 _ABBREVIATION_DRAWS = 64
 
@@ -49,6 +56,14 @@ class StreetVocabulary:
     glued: frozenset[str]
     units: frozenset[str]
     common_suffixes: frozenset[str]  # en_US's (the USPS street suffixes), lower case: the types chat writes
+    # Romanised abbreviations of Cyrillic- and Greek-script locales ("ul.", "pr.", "Leof."): written before the name,
+    # and only with their dot ("all. Shkolnaya", never "all servers").
+    dotted: frozenset[str]
+    # Labels of a house number inside an address ("d. 94 k. 644", "No. 12", "Nr. 5").
+    labels: frozenset[str]
+    # Labels that open an address, its street after them ("House No. 2, KarimNagar", "Số 979 Đồng Khởi"): those of
+    # two words or of no English word, since "No. 5, Volume" and "Lot 3, Batch" are not addresses.
+    lead_labels: frozenset[str]
 
 
 def _values(provider: type, field: str) -> list[str]:
@@ -84,6 +99,34 @@ def _roles(format_: str) -> list[tuple[str, str]]:
     return roles
 
 
+def _strings(values: object) -> list[str]:
+    """The strings of a provider's tuple, list or weighted dict."""
+    return [v for v in values if isinstance(v, str)] if isinstance(values, list | tuple | dict) else []
+
+
+def _number_labels(provider: type) -> tuple[list[str], list[str]]:
+    """(labels inside an address, labels opening one): the word right before ``{{building_number}}`` in a
+    street-address format (ru_RU's "д." and "к.", id_ID's "No."), the words a building-number format opens with
+    (vi_VN's "Số", en_IN's "H.No."), and the values of the fields that stand before the number (en_BD's "House No.",
+    en_MS's "Lot")."""
+    inside: list[str] = []
+    leading: list[str] = []
+    for format_ in _strings(getattr(provider, "street_address_formats", ())):
+        for match in re.finditer(r"\{\{building_number\}\}", format_):
+            words = format_[: match.start()].rsplit("}}", 1)[-1].replace(",", " ").split()
+            inside.extend(words[-1:])
+        for match in _LEAD_FIELDS.finditer(format_):
+            plural = match.group(1).replace("prefix", "prefixe") + "s"  # building_names, building_prefixes
+            leading.extend(w.strip() for w in _strings(getattr(provider, plural, ())))
+    for format_ in _strings(getattr(provider, "building_number_formats", ())):
+        leading.append(re.split(r"[#%?@{]", format_)[0].strip())
+    return inside, leading
+
+
+def _latin(words: list[str]) -> list[str]:
+    return [romanise(w) if is_cyrillic_or_greek(w) else w for w in words]
+
+
 def _unit_words(provider: type) -> list[str]:
     formats = getattr(provider, "secondary_address_formats", ()) or ()
     return [f.split()[0] for f in formats if isinstance(f, str) and f.split() and f.split()[0][:1].isalpha()]
@@ -92,7 +135,9 @@ def _unit_words(provider: type) -> list[str]:
 @cache
 def street_vocabulary() -> StreetVocabulary:
     """Street-type words of every Latin-script Faker locale, by role."""
-    roles: dict[str, set[str]] = {"suffix": set(), "prefix": set(), "glued": set(), "unit": set()}
+    roles: dict[str, set[str]] = {"suffix": set(), "prefix": set(), "glued": set(), "unit": set(), "dotted": set()}
+    labels: set[str] = set()
+    leading: set[str] = set()
     for locale in AVAILABLE_LOCALES:
         try:
             provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
@@ -100,15 +145,32 @@ def street_vocabulary() -> StreetVocabulary:
             continue
         formats = [*getattr(provider, "street_name_formats", ()), *getattr(provider, "street_address_formats", ())]
         for field, role in {r for f in formats if isinstance(f, str) for r in _roles(f)}:
-            roles[role].update(_values(provider, field))
+            for word in _values(provider, field):
+                if is_cyrillic_or_greek(word):
+                    # Romanised, an abbreviation stands first whatever the format says (ru_RU's street_name()
+                    # writes "ул. Ленина" though its format puts the type last).
+                    latin = romanise(word.strip())
+                    roles["dotted" if latin.endswith(".") else role].add(latin)
+                else:
+                    roles[role].add(word)
+        if not any("street_prefix" in str(f) for f in formats):  # vi_VN's "Đường", "Phố": used by a method
+            roles["prefix"].update(_strings(getattr(provider, "street_prefixes", ())))
         roles["unit"].update(_unit_words(provider))
+        inside, lead = _number_labels(provider)
+        labels.update(_latin(inside))
+        leading.update(_latin(lead))
     clean = {role: frozenset(w.strip() for w in words if _LATIN_WORD.match(w.strip()) and len(w.strip()) >= 2)
              for role, words in roles.items()}  # fmt: skip
+    labels = {w for w in labels | leading if _LABEL_WORDS.match(w)}
+    english = english_words().vocabulary
+    lead_labels = {w for w in leading if _LABEL_WORDS.match(w)
+                   and (len(_LETTER_RUN.findall(w)) > 1 or w.lower().rstrip(".") not in english)}  # fmt: skip
     # A glued type shorter than three letters ends too many ordinary words.
     clean["glued"] = frozenset(w for w in clean["glued"] if len(w.rstrip(".")) >= 3)
     us = importlib.import_module("faker.providers.address.en_US").Provider
     return StreetVocabulary(clean["suffix"], clean["prefix"], frozenset(w.lower() for w in clean["glued"]),
-                            clean["unit"], frozenset(w.lower() for w in us.street_suffixes))  # fmt: skip
+                            clean["unit"], frozenset(w.lower() for w in us.street_suffixes), clean["dotted"],
+                            frozenset(labels), frozenset(lead_labels))  # fmt: skip
 
 
 def _alternation(words: frozenset[str]) -> str:
@@ -153,6 +215,10 @@ _LONE_NUMBER = r"\d(?<![\w./-]\d)\d{0,4}" + _NUMBER_TAIL
 # spaces on the line (a word with none is given up after one pass over it, not tried at each of its letters).
 _NUMBER_AHEAD = r"(?=[^\s\d]*+(?:\d|[^\S\r\n]+\d))"
 _NAME_WORD = r"[^\W\d_][\w'’\-]*"
+# A name word that is an ordinal number ("47th Street", "Calle 4ª").
+_ORDINAL = r"\d{1,3}(?:st|nd|rd|th|ª|º)\b"
+# A street named by a number after its type ("Jalan 4/36", "Jln 43Z", "Phố 63", "Đường số 8").
+_NUMBER_NAME = r"\d{1,4}(?:/\d{1,4})*[A-Za-z]{0,2}\b"
 # Particles between a street type and the name: "avenue de Chartier", "Calle de la Paz", "Largo do Machado".
 _PARTICLES = rf"(?:(?:de|del|de la|de los|de las|da|do|das|dos|di|della|delle|degli|des|du|le|la|von|van|der){_SP}+)"
 
@@ -162,27 +228,92 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(layout, pattern) pairs. "glued" is scored by ``_glued_score``; an "open" match has nothing after the name to
     end it, so it is cut back to the name's capitalised words (``_open_end``)."""
     vocabulary = street_vocabulary()
-    suffix, prefix = _alternation(vocabulary.suffixes), _alternation(vocabulary.prefixes)
-    glued, unit = _alternation(vocabulary.glued), _alternation(vocabulary.units)
-    unit_part = rf"(?:,?{_SP}+(?i:{unit})\.?{_SP}*#?{_SP}*\w{{1,6}}\b)"
+    suffix, glued, unit = (_alternation(words) for words in (vocabulary.suffixes, vocabulary.glued, vocabulary.units))
+    prefix = rf"(?:(?i:{_alternation(vocabulary.prefixes)})\.?|(?i:{_alternation(vocabulary.dotted)})\.)"
+    label, lead = _label_regex(vocabulary.labels), _label_regex(vocabulary.lead_labels)
+    unit_part = _unit_part()
     names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
+    ordinal_names = rf"(?:(?:{_NAME_WORD}|{_ORDINAL}){_SP}+){{0,3}}"
+    # A house number with its label, and the building's further numbers ("d. 94 k. 644", "N° 53").
+    labelled = rf"(?:{label}{_SP}*)?{_NUMBER}(?:{_SP}+{label}{_SP}*{_NUMBER})*"
     return tuple((layout, re.compile(pattern)) for layout, pattern in (
-        # 4192 Rhonda Village Apt. 349 / 0 Allen Summit
-        ("words", rf"(?P<number>{_LONE_NUMBER}){_SP}+(?P<name>{names}{_NAME_WORD}){_SP}+"
+        # 4192 Rhonda Village Apt. 349 / 0 Allen Summit / 8288 47th Street
+        ("words", rf"(?P<number>{_LONE_NUMBER}){_SP}+(?P<name>{ordinal_names}(?:{_NAME_WORD}|{_ORDINAL})){_SP}+"
                   rf"(?P<type>(?i:{suffix}))\b\.?{unit_part}?"),
         # Flat 50 Carol Fields / Studio 07p Cheryl Summit (the unit before the street, no house number)
         ("words", rf"(?<![\w.])(?P<number>(?i:{unit})\.?{_SP}*\d{{1,5}}[A-Za-z]?){_SP}+"
                   rf"(?P<name>{names}{_NAME_WORD}){_SP}+(?P<type>(?i:{suffix}))\b\.?"),
         # 981, avenue de Chartier / 93, chemin Geneviève Moreno
-        ("open", rf"(?P<number>{_LONE_NUMBER}),?{_SP}+(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?"
-        rf"(?P<name>{names}{_NAME_WORD})"),
+        # 84 Đường Bà Triệu / 8, Jalan 4/36 / 41 Đường số 8
+        ("open", rf"(?P<number>{_LONE_NUMBER}),?{_SP}+(?P<type>{prefix}){_SP}+{_PARTICLES}?"
+        rf"(?P<name>{names}{_NAME_WORD}|(?P<numbered>(?:{label}{_SP}*)?{_NUMBER_NAME}))"),
         # Via Chittolini, 725 Piano 6 / C. de Pastora Oliveras 340 Piso 9 / ul. Baczyńskiego 34/47 / rue Simon, 320
-        ("prefix", rf"(?<![\w.])(?P<type>(?i:{prefix}))\.?{_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
-        rf"(?P<number>{_NUMBER})(?![\w.,/-]\d){unit_part}?"),
+        # / pr. Privolnyy, d. 4 str. 89 / Av. Córdoba N° 53
+        ("prefix", rf"(?<![\w.])(?P<type>{prefix}){_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
+        rf"(?P<number>{labelled})(?![\w.,/-]\d){unit_part}?"),
         # Eberthstr. 68/57 / Kadering 19-46 / Arnd-Buchholz-Weg 6
         ("glued", rf"(?<![\w.-]){_NUMBER_AHEAD}(?P<name>[^\W\d_][\w'’\-]+?)(?P<type>(?i:{glued}))\.?{_SP}*"
                   rf"(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
+        # House No. 2, KarimNagar / Số 979 Đồng Khởi (a label that opens an address, then its street)
+        ("lead", rf"(?<![\w.])(?P<number>{lead}{_SP}*{_NUMBER}),?{_SP}+(?P<name>{names}{_NAME_WORD})"),
+        # ADR;TYPE=HOME:;;9 H.SULTANOV / postalAddress: Favvata 987-026 / <AddressLine>Artikiou 9< / the address
+        # is koutouzidou 77 (a field or a sentence that names the address: its value needs no street-type word)
+        ("field", _FIELD_VALUE),
     ))  # fmt: skip
+
+
+# A value that a key naming an address holds: a house number and the street's words, either way round ("9 H.SULTANOV",
+# "Apostolidou 21", "Agiou Dimitriou Monemvasias 62"), and nothing else up to the field's end.
+_FIELD_WORD = r"[^\W\d_][\w'’.\-]*"
+_FIELD_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)*"
+_FIELD_VALUE = (
+    # The key: an address word, alone or after what kind ("postalAddress", "delivery_address", "AddressLine1"), not
+    # after a letter or an underscore ("emailAddress", "ip_address" name no street), nor after a word that names
+    # another kind of address ("e-mail address", "IP address").
+    r"(?<![A-Za-z_])(?<!(?i:mail)[ -])(?<!(?i:\bip)[ -])(?<!(?i:mac)[ -])(?<!(?i:web)[ -])"
+    r"(?P<key>(?i:(?:postal|street|mailing|delivery|billing|shipping|home|work)[ _-]?)?"
+    r"(?i:address|addr|adr|adressen?|adres|dirección|direccion|indirizzo|endereço|anschrift|osoite|street)"
+    r"(?i:[ _-]?line[ _-]?\d?)?)"
+    # What joins it to its value: vCard's ";TYPE=HOME:;;", a colon or an equals sign (quoted or not), an XML tag's
+    # end, or a copula in prose ("the address is", "adressen er").
+    rf"(?P<join>(?:;[\w=,-]*)*:;*|[\"']?{_SP}*[:=]{_SP}*[\"']?|>|{_SP}+(?i:is|er|ist|est|es|è|é){_SP}+)"
+    rf"(?P<value>{_FIELD_NUMBER}(?:,?{_SP}+{_FIELD_WORD}){{1,4}}|{_FIELD_WORD}(?:{_SP}+{_FIELD_WORD}){{0,3}},?{_SP}+"
+    rf"{_FIELD_NUMBER})(?={_SP}*(?:[;\"'<|\r\n]|\Z))"
+)
+
+
+def _label_regex(labels: frozenset[str]) -> str:
+    """House-number labels, case ignored, and the signs every locale writes for "number" ("#", "N°", "№")."""
+    return rf"(?:(?i:{_alternation(labels)})\.?|#|N[°º]\.?|№)"
+
+
+@cache
+def _unit_part() -> str:
+    """A secondary address after a street: ", Apt. 349", " Piso 9", " suite 062"."""
+    return rf"(?:,?{_SP}+(?i:{_alternation(street_vocabulary().units)})\.?{_SP}*#?{_SP}*\w{{1,6}}\b)"
+
+
+@cache
+def _unit_after() -> re.Pattern[str]:
+    return re.compile(_unit_part())
+
+
+@cache
+def _lead_part() -> re.Pattern[str]:
+    """A unit or labelled number right before a street address, the text's end closing it: "Lot 406, ", "Flat 9,
+    Building No. 98, ", "Số ", "Block 23 Lot 10 ". A PDF line break may fall between the word and its number
+    ("Flat\n52")."""
+    vocabulary = street_vocabulary()
+    words = _alternation(vocabulary.units | vocabulary.labels)
+    return re.compile(rf"(?<![\w.])(?i:{words})\.?{_SP}*(?:\r?\n{_SP}*)?#?(?:[A-Za-z]?\d[\w/-]{{0,7}},?{_SP}+)?\Z")
+
+
+def _lead_start(text: str, start: int) -> int:
+    """Where an address starts that `start` is inside of, once its leading units and labels are taken in."""
+    pattern = _lead_part()
+    while (part := pattern.search(text, max(0, start - 32), start)) is not None and part.start() < start:
+        start = part.start()
+    return start
 
 
 # A run of letters: what a street-type word that a layout opens with is, whole or up to its first dot, hyphen or
@@ -202,8 +333,8 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     first run of its unit word (a unit before the street) or its prefix type (a type written first); None for the
     layouts a house number leads or a type glued to a name ends."""
     vocabulary = street_vocabulary()
-    units, prefixes = _first_runs(vocabulary.units), _first_runs(vocabulary.prefixes)
-    return (None, units, prefixes, prefixes, None)
+    units, prefixes = _first_runs(vocabulary.units), _first_runs(vocabulary.prefixes | vocabulary.dotted)
+    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), None)
 
 
 def _letter_runs(text: str, windows: list[tuple[int, int]]) -> frozenset[str] | None:
@@ -225,7 +356,7 @@ class StreetAddressRecognizer(EntityRecognizer):
     LOWER_CASE_SCORE = 0.55  # all lower case (chat): still above the default threshold, below a written address
     CONTEXT = ["address", "addr", "adresse", "dirección", "direccion", "indirizzo", "anschrift", "endereço",  # noqa: RUF012
                "adres", "live", "lives", "living", "reside", "ship", "deliver", "located", "habite", "vive", "wohnt",
-               "street", "rue", "calle", "via", "straße"]
+               "street", "rue", "calle", "via", "straße"]  # fmt: skip
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["STREET_ADDRESS"], context=self.CONTEXT)
@@ -242,18 +373,32 @@ class StreetAddressRecognizer(EntityRecognizer):
             if words is not None and needs is not None and needs.isdisjoint(words):
                 continue  # the street-type word this layout opens with stands nowhere in the text
             for match in (m for start, end in windows for m in pattern.finditer(text, start, end)):
-                score = self._glued_score(match, text) if layout == "glued" else self._score(match, layout, text)
+                start = _lead_start(text, match.start())
+                if layout == "glued":
+                    score = self._glued_score(match, text, start)
+                elif layout == "lead":
+                    score = self._lead_score(match, text, start)
+                elif layout == "field":
+                    score = self._field_score(match)
+                else:
+                    score = self._score(match, layout, text, start)
                 if score is not None:
-                    spans.append((match.start(), _open_end(match) if layout == "open" else match.end(), score))
+                    start = match.start("value") if layout == "field" else start
+                    spans.append((start, _end(match, layout, text), score))
         return [RecognizerResult("STREET_ADDRESS", start, end, score,
                                  AnalysisExplanation(self.name, score, pattern_name="street address"))
                 for start, end, score in _longest(spans)]  # fmt: skip
 
-    def _score(self, match: re.Match[str], layout: str, text: str) -> float | None:
+    def _score(self, match: re.Match[str], layout: str, text: str, start: int) -> float | None:
         name_words = match.group("name").replace("-", " ").split()
         street_type = match.group("type")
         if not name_words:
             return None
+        if layout == "open" and match.group("numbered"):
+            # "Jalan 4/36", "Phố 63": a type named by a number is no English word ("via 2 hops", "Park 3").
+            if street_type.lower().rstrip(".") in english_words().vocabulary:
+                return None
+            return self.SCORE if street_type[:1].isupper() else self.LOWER_CASE_SCORE
         written = [w for w in (*name_words, street_type) if w[:1].isalpha()]
         capitalised = any(w[:1].isupper() for w in written)
         if not capitalised:
@@ -263,25 +408,46 @@ class StreetAddressRecognizer(EntityRecognizer):
             if any(w.lower().strip(".") in STOP_WORDS for w in kept):
                 return None
             # Every locale's street words in lower case end too many phrases ("466 cant reach"): only the common
-            # English ones after a name.
-            if layout == "words" and street_type.lower() not in street_vocabulary().common_suffixes:
+            # English ones after a name, or any locale's right after an address word ("send it to 323 grey
+            # isitaladi").
+            if (layout == "words" and street_type.lower() not in street_vocabulary().common_suffixes
+                    and not _after_address_word(text, start)):  # fmt: skip
                 return None
             # "via email 3 times": in lower case, a number that a word follows counts something; a house number
             # ends the address (or a unit follows it, which the match already holds) unless an address word
             # stands right before it.
-            if layout == "prefix" and _WORD_AFTER.match(text, match.end()) and not _after_address_word(text, match):
+            if layout == "prefix" and _WORD_AFTER.match(text, match.end()) and not _after_address_word(text, start):
                 return None
             return self.LOWER_CASE_SCORE
         # Written text: the name itself is capitalised ("avenue de Chartier", "rue Simon", "Jennifer Meadow"); an
-        # open match is cut back to its capitalised words.
-        if layout != "open" and not name_words[-1][:1].isupper():
+        # open match is cut back to its capitalised words. An ordinal name ("47th Street") is written in digits.
+        lettered = [w for w in name_words if w[:1].isalpha()]
+        if layout != "open" and not (lettered[-1][:1].isupper() if lettered else street_type[:1].isupper()):
             return None
         if layout == "open" and not name_words[0][:1].isupper():
             return None
         return self.SCORE
 
+    def _lead_score(self, match: re.Match[str], text: str, start: int) -> float | None:
+        """A label that opens an address ("House No. 2, KarimNagar"): its street capitalised, or in lower case
+        right after an address word ("the address is flat 7, building no. 5, north daudplaza")."""
+        first = match.group("name").split()[0]
+        if first.lower() in STOP_WORDS:
+            return None
+        if first[:1].isupper():
+            return self.SCORE
+        return self.LOWER_CASE_SCORE if _after_address_word(text, start) else None
 
-    def _glued_score(self, match: re.Match[str], text: str) -> float | None:
+    def _field_score(self, match: re.Match[str]) -> float | None:
+        """A value under an address key: in a field ("postalAddress: 9 H.SULTANOV"), or in lower-case speech after
+        "address is"; its words are not only English stop words ("address: see 2 below")."""
+        value = match.group("value")
+        words = [w for w in re.findall(r"[^\W\d_]+", value)]
+        if all(w.lower() in STOP_WORDS for w in words):
+            return None
+        return self.SCORE if any(c.isupper() for c in value) else self.LOWER_CASE_SCORE
+
+    def _glued_score(self, match: re.Match[str], text: str, start: int) -> float | None:
         """A street name with its type glued on: written capitalised (German, Dutch and Nordic street names are),
         not an English stop word ("During 3 days"), and its number no year ("Spring 2024"); in lower case, right
         after an address word and no English word ("deliver to albersstr. 89", not "go to string 5")."""
@@ -290,9 +456,26 @@ class StreetAddressRecognizer(EntityRecognizer):
             return None
         if word[:1].isupper():
             return self.SCORE
-        if not word[:1].islower() or not _after_address_word(text, match):
+        if not word[:1].islower() or not _after_address_word(text, start):
             return None
         return None if word.lower().rstrip(".") in english_words().vocabulary else self.LOWER_CASE_SCORE
+
+
+_SPACE = re.compile(_SP)
+
+
+def _end(match: re.Match[str], layout: str, text: str) -> int:
+    """Where a match's address ends: an open one's name is cut back (``_open_end``) and takes in a unit after it
+    ("7197 rue Alain Apt. 040")."""
+    if layout not in ("open", "lead"):
+        return match.end()
+    end = match.end() if layout == "open" and match.group("numbered") else _open_end(match)
+    # The unit may already be among the name's capitalised words ("rue Lepic Apt. 3": "Apt" ended the name).
+    for space in _SPACE.finditer(text, match.start("name"), end):
+        if unit := _unit_after().match(text, space.start()):
+            return unit.end()
+    unit = _unit_after().match(text, end)
+    return unit.end() if unit else end
 
 
 # Every layout has a house number beside a word: "12 Elm", "212, avenue", "Chittolini, 725", "Eberthstr. 68". A
@@ -301,14 +484,15 @@ class StreetAddressRecognizer(EntityRecognizer):
 # The patterns run only on windows around these anchors: the street-type alternations are long, and most text (code,
 # JSON, logs) holds none.
 _ANCHOR = re.compile(
-    r"(?<![\w.:/=#-])\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+    r"(?:(?<![\w.:/=#-])|(?<=[A-Za-z]:))\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
     r"|(?i:addr|address|adresse|street|strasse|straße)=\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
-# A digit an anchor can hold: a house number's first digit, or the digit closing "Apt. 4" or "address=0". One
-# glued to a word, a dot, a colon, a slash, a hash or a dash can be neither (after a word character, no digit run
+# A digit an anchor can hold: a house number's first digit (also a field's value after its key's colon:
+# "LOCATION:89 West Indlela"), or the digit closing "Apt. 4" or "address=0". One glued to a word, a dot, a colon
+# after a digit ("12:30"), a slash, a hash or a dash can be neither (after a word character, no digit run
 # starts; "Apt.4" has no space), so the digits of versions, times, paths and identifiers are passed over.
-_DIGIT = re.compile(r"\d(?<![\w.:/#-]\d)")
+_DIGIT = re.compile(r"\d(?:(?<![\w.:/#-]\d)|(?<=[A-Za-z]:\d))")
 _DIGIT_RUN = re.compile(r"\d+")
 # The most characters an anchor holds before its first digit besides the spaces right before it: "address=" (8),
 # or a letter, a dot and a comma before the spaces (3).
@@ -367,12 +551,16 @@ def _open_end(match: re.Match[str]) -> int:
 _WORD_AFTER = re.compile(r"\s+[^\W\d_]")
 # Words after which a lower-case street is one: "im at", "deliver to", "ship it to", "lives at", "address:".
 _ADDRESS_WORD_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:at|to|deliver|ship|send|address|addr|adresse|dirección|direccion|indirizzo|endereço|anschrift|"
-    r"lives|live|living|located|moved)[ \t]*:?[ \t]+\Z", re.IGNORECASE)
+    r"(?:^|[^\w])(?:at|to|deliver|ship|send|(?:address|addr|adresse|dirección|direccion|indirizzo|endereço|"
+    r"anschrift)(?:[ \t]+(?:is|er|ist|est|es|é|è))?|lives|live|living|located|moved)[ \t]*:?[ \t]+\Z",
+    re.IGNORECASE,
+)
 
 
-def _after_address_word(text: str, match: re.Match[str]) -> bool:
-    return _ADDRESS_WORD_BEFORE.search(text, max(0, match.start() - 16), match.start()) is not None
+def _after_address_word(text: str, start: int) -> bool:
+    return _ADDRESS_WORD_BEFORE.search(text, max(0, start - 24), start) is not None
+
+
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 

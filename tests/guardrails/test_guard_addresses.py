@@ -119,7 +119,9 @@ _LAYOUT_ALPHABET = [*"0123456789aZé .,-/'\n", " 12 ", " 4B ", "Apt.", "apt", "S
                     "Viale", "allée", "Allé", "área", "Praça", "praca", "Maple", "de la", "Kerk", "straat", "str.",
                     "-Allee", "ſtrada", "Vıa", "İ", "\u212a", "Studio", "ſuite", "Boulevard", "Court", "avenue",
                     "Flat 3 Kingfisher Court", "apt 5 maple avenue", "Suite 7 Oak ", "Piso 9", "Kerkstraat 12",
-                    "18, boulevard Victor", "93 rue Simon"]  # fmt: skip
+                    "18, boulevard Victor", "93 rue Simon", "House No. ", "Số ", "Phố", "Đường", "ul. Mira, d. ",
+                    "pr.", "k. ", "Jalan", "5th", "address: ", "ADR;TYPE=HOME:;;", "postalAddress:",
+                    " is "]  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -153,3 +155,69 @@ def test_a_support_ticket_holds_no_unit_word_nor_prefix_type() -> None:
     assert needs[1] is not None and needs[1].isdisjoint(runs)
     assert needs[2] is not None and needs[2].isdisjoint(runs)
     assert addresses_module._letter_runs("Vıa Roma 5", [(0, 10)]) is None  # a dotless i: the patterns themselves decide
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # Romanised Cyrillic types (only with their dot) and house-number labels, from ru_RU's "ул." and "д."
+        ("Deliver to ul. Lenina, d. 14 k. 2 by noon", "ul. Lenina, d. 14 k. 2"),
+        ("Moved to pr. Mira, d. 7 last year", "pr. Mira, d. 7"),
+        # Vietnamese types and its "Số" label (Latin Extended Additional letters)
+        ("Giao hàng: 12 Đường Nguyễn Huệ, Quận 1", "12 Đường Nguyễn Huệ"),
+        ("Gửi đến Số 45 Phố Hàng Bạc nhé", "Số 45 Phố Hàng Bạc"),
+        # a street named by a number after a type that is no English word, the unit before it taken in
+        ("Lot 12, Jalan 3/4 Taman Melati", "Lot 12, Jalan 3/4"),
+        # a label that opens the address, and what comes before it
+        ("Courier to House No. 14, GulshanPara today", "House No. 14, GulshanPara"),
+        ("Flat 2, Building No. 7, Banani Road", "Flat 2, Building No. 7, Banani Road"),
+        ("keys are at Flat\n12, Holding No. 4, Dhanmondi Lane.", "Flat\n12, Holding No. 4, Dhanmondi Lane"),
+        ("Send it to 350 5th Avenue, New York", "350 5th Avenue"),  # an ordinal name
+        ("LOCATION:221 Baker Street\nEND:VEVENT", "221 Baker Street"),  # after a key's colon
+        ("Ship to 55 rue Lepic Apt. 3 today", "55 rue Lepic Apt. 3"),  # a unit after an open layout
+        # values under an address key need no street-type word
+        ("postalAddress: Ermou 45\nmail: x@y.org", "Ermou 45"),
+        ("<AddressLine>Tsimiski 12</AddressLine>", "Tsimiski 12"),
+        ("ADR;TYPE=HOME:;;3 Fizuli Rustamov;;;;", "3 Fizuli Rustamov"),
+        ("caller: the address is patision 112\nagent: ok", "patision 112"),
+        # lower case after an address word: any locale's types
+        ("send it to 12 shaka indlela please", "12 shaka indlela"),
+        ("the address is bahnhofstraße 7\n", "bahnhofstraße 7"),
+    ],
+)
+def test_addresses_of_other_locales_labels_and_keys(addresses: StreetAddressRecognizer, text: str,
+                                                    address: str) -> None:  # fmt: skip
+    assert found(addresses, text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Issue No. 5, Volume 3",  # "No." opens no address: no lead label of one English word
+        "Lot 7, Batch 12 passed QA",
+        "Build No. 5, Release Candidate",
+        "we had all servers 3.",  # romanised "all." needs its dot
+        "per day 5 times",
+        "the email address is john 5\n",  # another kind of address
+        "the IP address is Alpha 5\n",
+        "E-Mail Address: Sales 5\n",
+        "ip_address: Host 5\n",
+        "address: see 2\n",  # stop words only
+        "LOCATION:Room 5\n",  # a key that names no address
+        "ERROR:404 Not Found",
+        "Meeting at 12:30 Main Hall",
+        "Jalan 5 minutes",  # a type and a count, no house number
+        "4 via 2 hops",  # a street named by a number after an English word
+    ],
+)
+def test_labels_keys_and_numbered_names_that_stay_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
+    assert found(addresses, text) == []
+
+
+def test_romanised_and_label_vocabulary_comes_from_the_locales() -> None:
+    vocabulary = street_vocabulary()
+    assert {"ul.", "pr.", "per.", "bul."} <= vocabulary.dotted  # ru_RU's "ул.", "пр.", ... romanised
+    assert {"d.", "k.", "No.", "Số", "House No.", "Lot"} <= vocabulary.labels
+    assert {"House No.", "Số", "H.No."} <= vocabulary.lead_labels
+    assert "No." not in vocabulary.lead_labels and "Lot" not in vocabulary.lead_labels
+    assert {"Đường", "Phố"} <= vocabulary.prefixes  # vi_VN's, used by a method rather than a format
