@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import sys
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -232,7 +233,7 @@ class InputGuard:
         self._injection = injection
         if self.config.analysis_processes > 0 and analyzer is not None:
             raise ValueError("analysis_processes runs the default analyzer; a given analyzer runs in this process")
-        self._processes = AnalysisProcesses(self.config.analysis_processes) if self.config.analysis_processes else None
+        self._processes = _start_workers(self.config.analysis_processes) if self.config.analysis_processes else None
         self._executor = executor or ThreadPoolExecutor(self.config.workers, thread_name_prefix="warden-guard")
         self._output_executor = executor or ThreadPoolExecutor(
             self.config.output_workers, thread_name_prefix="warden-guard-out"
@@ -251,6 +252,8 @@ class InputGuard:
             # even with analysis processes: output redaction runs this analyzer. An analyzer given is the caller's,
             # to warm up (``warm_up``) or not.
             warm_up(self.analyzer, self._injection, ner=self.config.load_ner)
+        if self._processes is not None:
+            _await_workers(self._processes)
 
     @property
     def injection(self) -> InjectionDetector:
@@ -550,6 +553,20 @@ class InputGuard:
         else:
             result.cache_hits += 1
         return verdict
+
+
+def _start_workers(count: int) -> AnalysisProcesses:
+    """The analysis workers, started: a start-up phase with its lines on stderr in the engine's form
+    (``engine.core.startup``), ended by ``_await_workers`` once this process's own warm-up, which their start
+    overlaps, is done."""
+    print(f"warden: analysis processes: starting {count}", file=sys.stderr, flush=True)
+    return AnalysisProcesses(count)
+
+
+def _await_workers(processes: AnalysisProcesses) -> None:
+    """Wait for the analysis workers to be ready: a slow fork server, or workers that build their own analyzer,
+    would otherwise hold up the first requests' scans, not start-up."""
+    print(f"warden: analysis processes: {processes.wait_ready().describe()}", file=sys.stderr, flush=True)
 
 
 def _budget_refusal(seconds: float) -> GuardrailInputError:

@@ -30,7 +30,9 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from multiprocessing.context import ForkServerContext
 
 from gateway.core import forkserver
@@ -46,6 +48,9 @@ RESPAWN_BACKOFF_S = 1.0
 POLL_S = 0.02
 KILL_GRACE_S = 0.05
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# How long start-up waits for the workers to be ready: long enough for workers that build their own analyzer (a few
+# seconds each, more on a loaded machine); a start-up that waited longer would look hung.
+READY_TIMEOUT_S = 120.0
 
 
 class AnalysisUnavailable(RuntimeError):
@@ -110,6 +115,26 @@ class _Worker:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """The workers' start, as start-up waited for it."""
+
+    workers: int
+    ready: int  # started, their analyzer built
+    inherited: int  # of those, forked with it built (the others built their own)
+    failed: int  # died before they were ready
+    seconds: float
+
+    def describe(self) -> str:
+        """One line for start-up's output."""
+        if self.ready == self.workers:
+            built_own = self.workers - self.inherited
+            how = f"{built_own} built their own analyzer" if built_own else "forked with the analyzer built"
+            return f"{self.workers} ready in {self.seconds:.1f} s ({how})"
+        return (f"{self.ready} of {self.workers} ready after {self.seconds:.1f} s ({self.failed} failed to start): "
+                "a scan waits for its worker, and a scan whose worker failed is refused with 503")
+
+
 class AnalysisProcesses:
     """``PiiAnalyzer.analyze_many`` run by ``processes`` worker processes, one scan per worker at a time;
     thread-safe."""
@@ -117,6 +142,7 @@ class AnalysisProcesses:
     def __init__(self, processes: int) -> None:
         if processes < 1:
             raise ValueError("processes must be >= 1")
+        self._started = time.perf_counter()
         forkserver.preload([__name__, WARM_ANALYZER_MODULE])
         self._context = forkserver.context()
         self._lock = threading.Lock()
@@ -127,6 +153,18 @@ class AnalysisProcesses:
             self._idle.put(self._new_worker())
         self._broke_at = 0.0  # when a worker last died (monotonic)
         self._closed = False
+
+    def wait_ready(self, timeout_s: float | None = None) -> Readiness:
+        """Wait, up to ``timeout_s`` (None: ``READY_TIMEOUT_S``), for the workers started with the pool to be ready:
+        start-up waits here, so the first requests do not wait for a slow fork server or for workers building their
+        own analyzer. The readiness counts its seconds from the pool's start."""
+        with self._lock:
+            workers = list(self._workers)
+        wait_futures([worker.ready for worker in workers], READY_TIMEOUT_S if timeout_s is None else timeout_s)
+        ready = [w.ready for w in workers if w.ready.done() and w.ready.exception() is None]
+        failed = sum(1 for w in workers if w.ready.done() and w.ready.exception() is not None)
+        return Readiness(len(workers), len(ready), sum(1 for future in ready if future.result()), failed,
+                         time.perf_counter() - self._started)
 
     def _new_worker(self) -> _Worker:
         worker = _Worker(self._context)

@@ -14,7 +14,7 @@ import pytest
 
 from gateway.core.errors import APIError
 from gateway.guardrails import GuardConfig, GuardrailInputError, InputGuard, PiiAnalyzer
-from gateway.guardrails.processes import RESPAWN_BACKOFF_S
+from gateway.guardrails.processes import RESPAWN_BACKOFF_S, AnalysisProcesses, Readiness
 from gateway.openai.guardrails_adapter import GuardrailsInput
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 
@@ -108,3 +108,39 @@ def test_the_api_answers_a_dead_worker_with_503_and_retry_after(pooled: InputGua
 def test_a_given_analyzer_cannot_run_in_processes(analyzer: PiiAnalyzer) -> None:
     with pytest.raises(ValueError, match="analysis_processes"):
         InputGuard(SECRET, analyzer=analyzer, config=GuardConfig(analysis_processes=1))
+
+
+def test_start_up_waits_for_the_workers_and_says_how_long(capfd: pytest.CaptureFixture[str]) -> None:
+    guard = InputGuard(SECRET, config=GuardConfig(analysis_processes=2))
+    try:
+        assert guard._processes is not None
+        readiness = guard._processes.wait_ready(timeout_s=0)  # no waiting now: ready once the guard is built
+        assert (readiness.workers, readiness.ready, readiness.failed) == (2, 2, 0)
+        lines = capfd.readouterr().err.splitlines()
+        assert "warden: analysis processes: starting 2" in lines
+        (ready_line,) = [line for line in lines if line.startswith("warden: analysis processes: 2 ready in ")]
+        assert ready_line.endswith(" s (forked with the analyzer built)")
+    finally:
+        guard.close()
+
+
+def test_workers_not_ready_within_the_wait_are_reported_and_a_scan_waits_for_them(analyzer: PiiAnalyzer) -> None:
+    processes = AnalysisProcesses(1)
+    try:
+        early = processes.wait_ready(timeout_s=0)  # just started: its worker is still being forked
+        assert (early.workers, early.ready, early.failed) == (1, 0, 0)
+        assert early.describe().startswith("0 of 1 ready after ")
+        assert early.describe().endswith("(0 failed to start): a scan waits for its worker, and a scan whose worker "
+                                         "failed is refused with 503")
+        texts = [message["content"] for message in CONVERSATION]
+        assert processes.analyze_many(texts, ner_enabled=False) == analyzer.analyze_many(texts, ner_enabled=False)
+        late = processes.wait_ready(timeout_s=0)
+        assert (late.ready, late.inherited) == (1, 1) and late.seconds >= early.seconds
+    finally:
+        processes.shutdown()
+
+
+def test_readiness_says_which_workers_built_their_own_analyzer() -> None:
+    assert Readiness(2, 2, 1, 0, 3.04).describe() == "2 ready in 3.0 s (1 built their own analyzer)"
+    assert Readiness(2, 2, 2, 0, 0.25).describe() == "2 ready in 0.2 s (forked with the analyzer built)"
+    assert Readiness(2, 1, 1, 1, 0.5).describe().startswith("1 of 2 ready after 0.5 s (1 failed to start)")
