@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from faker import Generator
 from presidio_analyzer import Pattern, PatternRecognizer, RecognizerResult
 
 from gateway.guardrails.name_cues import phrase_pattern
@@ -30,6 +31,10 @@ MONTH_LOCALES = ("fr_FR", "es_ES", "de_DE", "it_IT", "pt_BR", "nl_NL")
 # as words of running text (``is_month_word``, ``calendar_words``) "Nisan" and "Ekim" are people's names, so the
 # place and name rules keep ``MONTH_LOCALES``.
 DATE_MONTH_LOCALES = (*MONTH_LOCALES, "tr_TR")
+# The locales whose dates of birth stand in forms beside their own birth labels (``BIRTH_LABELS``): Danish and
+# Norwegian ("18. oktober 1956"), Indonesian ("15 Agustus 1961") and Hungarian ("1952. szeptember 23."). Most of
+# their names share their first letters with names read already ("oktober", "november"), so the trie grows little.
+BIRTH_LABEL_MONTH_LOCALES = ("da_DK", "no_NO", "id_ID", "hu_HU")
 SHORTEST_ABBREVIATION = 3
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
 
@@ -38,11 +43,27 @@ def _without_diacritics(word: str) -> str:
     return "".join(char for char in unicodedata.normalize("NFKD", word) if not unicodedata.combining(char))
 
 
+def locale_month_names(locale: str) -> list[str]:
+    """The twelve month names of a Faker locale's date-time provider, January first. Most providers keep them in a
+    ``MONTH_NAMES`` table; some (Hungarian, Indonesian) only inside ``month_name``, which names the month its
+    ``month`` method draws: asked once per month with that method fixed."""
+    provider_class = importlib.import_module(f"faker.providers.date_time.{locale}").Provider
+    table = getattr(provider_class, "MONTH_NAMES", None)
+    if table is not None:
+        return list(table.values())
+    provider = provider_class(Generator())
+    names = []
+    for month in range(1, 13):
+        provider.month = functools.partial(format, month, "02")
+        names.append(provider.month_name())
+    return names
+
+
 def month_names(locales: Iterable[str] = MONTH_LOCALES) -> tuple[str, ...]:
     """Every month name (English and `locales`'), lower case, with its diacritic-free and umlaut-spelled forms."""
     names = [name for name in calendar.month_name if name]
     for locale in locales:
-        names.extend(importlib.import_module(f"faker.providers.date_time.{locale}").Provider.MONTH_NAMES.values())
+        names.extend(locale_month_names(locale))
     forms = {form.casefold() for name in names for form in (name, _without_diacritics(name), name.translate(_UMLAUTS))}
     return tuple(sorted(forms))
 
@@ -98,7 +119,16 @@ def month_pattern(names: Iterable[str], *, first_behind: bool = False) -> str:
     return emit(trie, 0)
 
 
-_DATE_MONTHS = month_names(DATE_MONTH_LOCALES)
+_DATE_MONTHS = month_names((*DATE_MONTH_LOCALES, *BIRTH_LABEL_MONTH_LOCALES))
+_DATE_MONTHS_FOLDED = frozenset(_without_diacritics(name) for name in _DATE_MONTHS)
+_YEAR_FIRST_WORD = re.compile(r"\d{4}\.\s+([^\W\d_]+)")
+
+
+def is_date_month_word(word: str) -> bool:
+    """Whether a word is a month's name the date shapes read, or its abbreviation, both read without diacritics."""
+    folded = _without_diacritics(word.casefold())
+    return len(folded) >= SHORTEST_ABBREVIATION and any(name.startswith(folded) for name in _DATE_MONTHS_FOLDED)
+
 MONTH_NAMES = month_pattern(_DATE_MONTHS)
 # The same names read from their second letter, each behind its first (``month_pattern``), and the letters they open
 # with.
@@ -154,6 +184,26 @@ def states_an_age(text: str, start: int, end: int) -> bool:
             or _AGE_AFTER.match(text, end) is not None)
 
 
+# The "date of birth" and "born" of the languages the corpus' other locales write, as the data page of each country's
+# passport and identity card labels the field (ICAO Doc 9303 has it printed in the national language beside the
+# English) and as a sentence says it: Danish and Norwegian "Fødselsdato", "født", Swedish "Födelsedatum", "född",
+# Finnish "Syntymäaika", "syntynyt", Hungarian "Születési idő", "szül.", Polish "Data urodzenia", Czech "Datum
+# narození", Slovak "Dátum narodenia", Croatian "Datum rođenja", Romanian "Data nașterii", Turkish "Doğum tarihi",
+# Indonesian and Malay "Tanggal lahir", "Tarikh lahir", "lahir", Tagalog "Petsa ng kapanganakan", Greek "Ημερομηνία
+# γέννησης", Russian "Дата рождения", Japanese "生年月日", Chinese "出生日期", Korean "생년월일". Each is a stem matched
+# at a word's start, so the inflected forms count too ("fødselsdag", "született", "urodzony", "rođena").
+BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "syntymä", "syntyny", "szület", "szül.",
+                "urodz", "narozen", "narodenia", "rođen", "rodjen", "naşter", "nașter", "naster",
+                "doğum", "dogum", "lahir", "kapanganakan", "γέννη", "γεννήθ", "рожден", "родил", "生年月日",
+                "出生", "誕生日", "생년월일")  # fmt: skip
+
+
+# Italian "born" ("nato il 3 marzo 1985", "nata a Roma il", "nata nel 1985") with the word after it: a context word
+# is matched as a prefix, and "nata" or "nato" alone opens names and words that are no birth ("Natalie", "Natarajan",
+# "NATO").
+_ITALIAN_BORN = ("nato il", "nata il", "nato nel", "nata nel", "nato a ", "nata a ")
+
+
 class DateOfBirthRecognizer(PatternRecognizer):
     """A calendar date is only personal data next to birth context; alone it scores below the default threshold.
     Presidio compiles the patterns case-insensitively ("march", "MÄRZ")."""
@@ -176,6 +226,14 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d month y",
                 rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:del?\s+)?|[-/]){YEAR}\b",
                 0.3),
+        # Year first, each part closed by a full stop, as Hungarian writes a date (CLDR's long date pattern for "hu",
+        # "y. MMMM d."): "1952. szeptember 23.", "1984. jún. 3.". Its word is a month's name once both are read
+        # without diacritics (``invalidate_result``): Faker spells "junius" and "julius", Hungarian "június" and
+        # "július".
+        Pattern("date y. month d.", rf"\b{YEAR}\.\s+[^\W\d_]{{3,12}}\.?\s+{_DM}\.?(?!\d)", 0.3),
+        # Year, month and day each closed by its kanji, as Japanese and Chinese write a date (CLDR's "y年M月d日"):
+        # "1980年8月25日", "1980 年 8 月 25 日".
+        Pattern("date y年m月d日", rf"(?<!\d){YEAR}\s?年\s?(?:0?[1-9]|1[0-2])\s?月\s?{_DM}\s?日", 0.3),
         # Vietnamese names the month by its number, each part after its word, as CLDR's long date pattern for "vi"
         # writes it ("'ngày' d 'tháng' M 'năm' y"): "ngày 5 tháng 2 năm 1982", also typed without diacritics.
         Pattern("date ngay thang nam",
@@ -185,7 +243,7 @@ class DateOfBirthRecognizer(PatternRecognizer):
     CONTEXT = ["born", "birth", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "b.", "né le",  # noqa: RUF012
                "née le", "né en", "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt",
                "jahrgang", "nacimiento", "nac.", "fecha_nac", "f_nac", "fec_nac", "nació", "nacido", "nacida",
-               "cumpleaños", "cumpleanos", "nascita", "nato", "nata", "nascimento", "nascido", "nascida",
+               "cumpleaños", "cumpleanos", "nascita", *_ITALIAN_BORN, "nascimento", "nascido", "nascida",
                "nasceu",
                # Field names written as one word, camelCase or run together, in the four languages: "dateOfBirth",
                # "fechaNacimiento", "dataNascimento", "dateNaissance" (a prefix of the key is matched).
@@ -199,11 +257,16 @@ class DateOfBirthRecognizer(PatternRecognizer):
                "cumple años",
                # An age beside a date: a record that states a person's age states the date it counts from ("42
                # years old, 03/05/1981", "âgée de 42 ans", "42-jährig", "Alter: 42").
-               *AGE_WORDS]  # fmt: skip
+               *AGE_WORDS, *BIRTH_LABELS]  # fmt: skip
 
     def __init__(self, patterns: list[Pattern] | None = None, name: str | None = None) -> None:
         super().__init__(supported_entity="DATE_OF_BIRTH", patterns=self.PATTERNS if patterns is None else patterns,
                          context=self.CONTEXT, name=name)  # fmt: skip
+
+    def invalidate_result(self, pattern_text: str) -> bool | None:
+        """A year-first date whose word is no month's name ("1984. Team 3.") is none."""
+        year_first = _YEAR_FIRST_WORD.match(pattern_text)
+        return None if year_first is None or is_date_month_word(year_first.group(1)) else True
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
                 regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
@@ -237,9 +300,9 @@ WEAK_PATTERNS = [
 # "geb.", "geboren", "geburt", "geboorte"; "nac" covers "nacimiento", "nació", "nacido", "fechaNac"; "né" covers
 # "né le", "née en".
 _BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "nee le", "naiss",
-                "anniversaire", "geb", "jahrgang", "nac", "cumple", "nasc", "nato", "nata", "ddn", "verjaardag",
+                "anniversaire", "geb", "jahrgang", "nac", "cumple", "nasc", *_ITALIAN_BORN, "ddn", "verjaardag",
                 "compleanno", "aniversário",
-                *AGE_WORDS)  # fmt: skip
+                *AGE_WORDS, *(label.casefold() for label in BIRTH_LABELS))  # fmt: skip
 _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
 
 

@@ -42,6 +42,7 @@ from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
 from gateway.guardrails.places import PlaceRecognizer
 from gateway.guardrails.prefilters import any_regex, any_word, case_partners, has_regex
 from gateway.guardrails.record_names import RecordNameRecognizer, has_record_name_anchor
+from gateway.guardrails.spoken_dates import SPOKEN_DATE_ANCHOR, SPOKEN_DATE_PATTERNS
 from gateway.guardrails.windows import add_window
 
 # Presidio's defaults for context enhancement (LemmaContextAwareEnhancer): +0.35, and at least 0.4 with context.
@@ -65,12 +66,14 @@ _IP_ANCHOR_PARTS = (r"\d{1,3}(?:\.\d{1,3}){3}", "::", r":(?<=[0-9a-fA-F]:)[0-9a-
 _IBAN_HEAD_ANCHOR = r"\d(?<=(?<!\w)[A-Za-z]{2}\d)\d"
 # Where a date pattern has its year: opening an ISO date ("1985-03-04", not a log's "2026-01-27T19:49:04") or a
 # year-first date with slashes or dots ("1985/03/04"), or closing a date after a separator, a space or a comma
-# ("04/03/1985", "March 4, 1985"); never inside the digits of a card, phone or hash.
+# ("04/03/1985", "March 4, 1985"), or opening a year-first date with its year's full stop and a space or with the
+# kanji for year ("1952. szeptember 23.", "1980年8月25日"); never inside the digits of a card, phone or hash.
 # Each shape's look-behind is read after the century's two digits, which all three open with, so the regex engine
 # skips straight to a "19" or "20" (the same matches as the look-behinds written first).
 _YEAR_ANCHOR = (r"(?:19|20)(?:(?<!\w\d\d)\d\d-[01]\d-[0-3]\d(?!\w)"
-                r"|(?<![\w/.]\d\d)\d\d([/.])[01]?\d\1[0-3]?\d(?![\w/.])"
-                r"|(?<=[/.\-\s,]\d\d)\d\d(?![\w-]))")
+                r"|(?<![\w/.]\d\d)\d\d([/.])[01]?\d\1[0-3]?\d(?![\w/]|\.\d)"
+                r"|(?<=[/.\-\s,]\d\d)\d\d(?![\w-])"
+                r"|(?<![\w.]\d\d)\d\d\.\s|(?<!\d\d\d)\d\d\s?年)")
 # Where the weak shapes of a date of birth (``dates.WEAK_PATTERNS``) are: an ISO date with its time, eight digits
 # standing alone, a two-digit year after a day and a month ("04/03/85") or written "'85"; looked for in texts with a
 # birth word only. Every shape opens with a digit or a space: that first character is read by one class, which the
@@ -381,16 +384,33 @@ def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
 
 class _VersionFreeIpRecognizer(IpRecognizer):
     """Presidio's IP recognizer without the dotted quads that are part of a longer dotted number: "7.2.9.1.865" and
-    "1.2.3.4.5" are versions, not addresses."""
+    "1.2.3.4.5" are versions, not addresses; and with the IPv6 addresses written right after a field name's colon
+    ("X-LAST-IP:2400:59d5::14a6", "addr:fe80::1"), which Presidio's pattern, that no colon may precede, misses."""
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        return [result for result in super().analyze(text, entities, nlp_artifacts)
+        return [result for result in super().analyze(_field_colons_spaced(text), entities, nlp_artifacts)
                 if not _DOTTED_MORE_BEFORE.search(text, max(0, result.start - 2), result.start)
                 and not _DOTTED_MORE_AFTER.match(text, result.end)]
 
 
 _DOTTED_MORE_BEFORE = re.compile(r"\d\.\Z")
 _DOTTED_MORE_AFTER = re.compile(r"\.\d")
+# A field name and its colon before a hex group and another colon: the name is no group of the address when it is no
+# run of one to four hex digits ("X-LAST-IP", "IPv6", "address").
+_FIELD_COLON = re.compile(r"(?<![\w-])([\w-]+):(?=[0-9A-Fa-f]{0,4}:)")
+_HEX_GROUP = re.compile(r"[0-9A-Fa-f]{1,4}")
+
+
+def _field_colons_spaced(text: str) -> str:
+    """The text with the colon after each field name that an IPv6 address may follow written as a space (the same
+    length: the offsets stand), so the address after it reads as one that stands alone."""
+    colons = [match.end() - 1 for match in _FIELD_COLON.finditer(text) if not _HEX_GROUP.fullmatch(match.group(1))]
+    if not colons:
+        return text
+    chars = list(text)
+    for colon in colons:
+        chars[colon] = " "
+    return "".join(chars)
 
 
 def _ssn_recognizer() -> UsSsnRecognizer:
@@ -433,6 +453,10 @@ def build_detectors() -> list[Detector]:
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],
                                                       name="WeakDateOfBirthRecognizer"), has_birth_word,
          (_WEAK_DATE_ANCHOR, _MONTH_YEAR_ANCHOR, _UNPADDED_ISO_ANCHOR), 32),
+        # Dates read aloud ("the fifth of march nineteen eighty"): a birth date only by its birth words, like the
+        # written ones, so looked for only where one stands; each window reaches a day before its month's name.
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(SPOKEN_DATE_PATTERNS, name="SpokenDateOfBirthRecognizer"),
+         has_birth_word, SPOKEN_DATE_ANCHOR, 40),
     ]  # fmt: skip
     return [
         Detector(
@@ -469,7 +493,7 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_s
     hired 4 May 2021") each have their own words."""
     window_start = max(0, start - CONTEXT_WINDOW_CHARS)
     if own_sentence:
-        window_start = _own_sentence_start(text, window_start, start)
+        window_start = _own_sentence_start(text, window_start, start, end)
     if context.search(text, window_start, start):
         return True
     if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS)):
@@ -478,17 +502,31 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_s
     return column is not None and context.search(column) is not None
 
 
+_REST_OF_LINE_EMPTY = re.compile(r"[ \t.,;)\]\"'}]*\r?(?:\n|\Z)")
+_LABEL_LINE_END = re.compile(r":[ \t]*\r?\n\Z")
+
+
+def _labelled_from_above(text: str, line_start: int, end: int) -> bool:
+    """Whether the line above a value that opens the line at `line_start` may be its label: the value stands alone on
+    its line, or the line above ends in a colon."""
+    return (_REST_OF_LINE_EMPTY.match(text, end) is not None
+            or _LABEL_LINE_END.search(text, max(0, line_start - 8), line_start) is not None)
+
+
 # Where a sentence ends (a full stop after a word of four letters or a number, not an abbreviation's: "geb.",
 # "nac.", "d.o.b."; "!" or "?" before a space; a line break), and where a date ends (a year).
 _SENTENCE_END = re.compile(r"(?:(?<=[^\W\d_]{4})\.|(?<=\d)\.|[!?])[ \t]+(?=\S)|\n")
 _DATE_END = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|['’]\d\d(?!\w)|(?<![\d.])\d{1,2}[/.-]\d{1,2}[/.-]\d\d(?![\d.])")
 
 
-def _own_sentence_start(text: str, window_start: int, start: int) -> int:
-    """Where the words that may describe the value at `start` begin: after the last sentence end and the last date
-    before it, not before `window_start`; a value alone at its line's start keeps the line above (a label)."""
+def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> int:
+    """Where the words that may describe the value at [start, end) begin: after the last sentence end and the last
+    date before it, not before `window_start`; a value alone on its line keeps the line above (a label), and so does
+    one that opens its line under a line that ends in a colon. A value that opens a line with more after it and no
+    label above is the line's own heading: a chat export's or a log's timestamp ("27/10/2025, 14:22 - Mum: ..."),
+    whatever the message above it said."""
     line_start = text.rfind("\n", window_start, start) + 1
-    if line_start and not text[line_start:start].strip():
+    if line_start and not text[line_start:start].strip() and _labelled_from_above(text, line_start, end):
         line_start = text.rfind("\n", window_start, line_start - 1) + 1
         return max(window_start, line_start)
     for pattern in (_SENTENCE_END, _DATE_END):
