@@ -308,10 +308,18 @@ def _lead_part() -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.])(?i:{words})\.?{_SP}*(?:\r?\n{_SP}*)?#?(?:[A-Za-z]?\d[\w/-]{{0,7}},?{_SP}+)?\Z")
 
 
+# The most units and labels an address opens with ("Block 23 Lot 10", "Flat 9, Building No. 98,"): a bound, so that
+# a run of them ("Số 1 Số 1 ...") is not walked back over again from each match inside it.
+_LEAD_PARTS = 3
+
+
 def _lead_start(text: str, start: int) -> int:
     """Where an address starts that `start` is inside of, once its leading units and labels are taken in."""
     pattern = _lead_part()
-    while (part := pattern.search(text, max(0, start - 32), start)) is not None and part.start() < start:
+    for _ in range(_LEAD_PARTS):
+        part = pattern.search(text, max(0, start - 32), start)
+        if part is None or part.start() == start:
+            break
         start = part.start()
     return start
 
