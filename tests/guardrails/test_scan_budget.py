@@ -40,6 +40,29 @@ def test_the_budget_counts_the_threads_cpu_not_its_waits() -> None:
     check()  # no scan on this thread now: nothing to check
 
 
+def test_checks_far_from_the_budget_do_not_read_the_threads_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads = []
+    clock_gettime = time.clock_gettime
+
+    def counted(clock: int) -> float:
+        reads.append(clock)
+        return clock_gettime(clock)
+
+    monkeypatch.setattr(time, "clock_gettime", counted)
+    with scanning(ScanBudget(5.0)) as budget:
+        started = len(reads)
+        for _ in range(1000):
+            check()
+        assert len(reads) == started  # a thousand checks, seconds from the budget: the monotonic clock told them
+        budget.cancelled = True
+        with pytest.raises(ScanBudgetExceeded):
+            check()
+    with scanning(ScanBudget(0.05)):
+        _burn(0.08)
+        with pytest.raises(ScanBudgetExceeded):  # near the budget the clock is read, and tells it is spent
+            check()
+
+
 def test_cpu_spent_unmetered_is_not_the_scans() -> None:
     with scanning(ScanBudget(0.05)) as budget:
         with unmetered():
