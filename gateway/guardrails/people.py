@@ -21,13 +21,19 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
 - ``confirmed`` also drops what no name looks like, however the models read it: a sign-off ("Beste Grüße"), a
   column header or form label ("Payout Iban", "Trace Id"), a month or weekday alone or after a particle
   ("Janvier", "Gardêz le Vendredi"), a phrase with an ordinary lower-case word inside ("Notre agence de Luena").
-- ``speakers``: the speaker of a chat export's line ("[10:42] Indrė Kazlauskienė: ..."), whatever the name.
+- ``speakers``: the speaker of a chat export's line ("[10:42] Indrė Kazlauskienė: ...", "25/03/2025, 17:26 - Ana
+  Lima: ..."), whatever the name, unless it names a relation ("Mum").
+- ``surnames.suffixed_names``: names no list holds that a family name's or patronymic's ending marks ("Avetik
+  Azanyan", "pestov leonid bronislavovich").
+- ``confirmed`` takes a NER person written with initials ("J. T. Mascaró", "Çevregül E.") whose words are no English
+  dictionary words ("Plan B." is none).
 - ``name_lists``: an initial before a known last name, a family name in capitals or first (Hungarian, Chinese
   order), and every item of a list that holds a person ("Attendees: ...", "Cc: ...", "Dear X and Y").
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -44,7 +50,8 @@ from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWo
 from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import CONNECTORS, gazetteer
+from gateway.guardrails.places import CONNECTORS, english_words, gazetteer
+from gateway.guardrails.surnames import suffixed_names
 
 PAIR_SCORE = 0.7
 LOWER_CASE_PAIR_SCORE = 0.6
@@ -97,6 +104,34 @@ def _is_name_word(word: str) -> bool:
 _WRITTEN_NAME = re.compile(r"[^\W\d_]+(?:(?:['’ʼ-]|\.?[ ]+)[^\W\d_]+)*\.?")
 
 
+# A name written with initials: one or two before a capitalised surname ("J. T. Mascaró", "A. Ngigi") or one after
+# a capitalised first name ("Çevregül E."). A NER person of this shape needs no listed name word.
+_INITIALS_FIRST = re.compile(rf"(?:[{UPPER_LETTERS}]\.[ \t]*){{1,2}}{_CAPITALISED}(?:[ \t]+{_CAPITALISED})?")
+_INITIAL_LAST = re.compile(rf"{_CAPITALISED}[ \t]+[{UPPER_LETTERS}]\.")
+
+
+@functools.cache
+def _dictionary() -> frozenset[str]:
+    """English nouns, verbs, adjectives and adverbs (``places.english_words``, which the place recognizer loads)."""
+    words = english_words()
+    return words.nouns | words.verbs | words.modifiers
+
+
+def _initialled_name(span: str, words: list[str]) -> bool:
+    """Whether a span is written as a name with initials, its words no English dictionary words unless known names:
+    "Plan B.", "Vitamin C.", "Appendix A." are things; "A. Smith" and "Maia K." are people. After a word, an
+    initial follows a known first name or a word no dictionary holds ("Çevregül E.")."""
+    dictionary = _dictionary()
+    names = known_names()
+    if _INITIALS_FIRST.fullmatch(span):
+        known = names.is_name
+    elif _INITIAL_LAST.fullmatch(span):
+        known = names.is_first
+    else:
+        return False
+    return all(known(word) or word.casefold() not in dictionary for word in words if len(word) > 1)
+
+
 def confirmed(text: str, finding: Finding, places: Iterable[Finding] = (), agreed: bool = False) -> bool:
     """Whether a NER PERSON span is written as a name, holds a known name that is no stop word, and is not inside a
     place another detector found (NER reads "Tsuen Wan", "Gómez Palacio" as people; a cue still makes a person of
@@ -116,9 +151,11 @@ def confirmed(text: str, finding: Finding, places: Iterable[Finding] = (), agree
         return False  # a verb opening a sentence: "Schick es an ...", "Ruf mich unter ... an"
     if not _written_like_a_person(text, span, words):
         return False
-    if agreed and len(words) >= 2 and not any(word.casefold() in _STOP_WORDS for word in words) \
+    if agreed and len(words) >= 2 and not any(len(word) > 1 and word.casefold() in _STOP_WORDS for word in words) \
             and words[0].casefold() not in CUE_WORDS:
         return True  # not one word (a German noun: "Morgen"), nor a greeting or sign-off ("Liebe Grüße")
+    if _initialled_name(span, words):
+        return True  # initials and a surname, a first name and an initial: how people, not things, are written
     return any(_is_name_word(word) for word in words)
 
 
@@ -190,11 +227,14 @@ def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = 
 
 def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -> list[Finding]:
     """Names NER did not report: known pairs (``name_pairs``), Cyrillic or Greek names in Latin-script text
-    (``other_script_names``), the speakers of a chat export (``speakers``), names a cue points at (``name_cues``),
-    then initials, capitals and family-first orders and the other items of lists of people (``name_lists``)."""
+    (``other_script_names``), names spelled with rare Latin letters (``rare_letter_names``) or holding a family
+    name's or patronymic's ending (``surnames.suffixed_names``), the speakers of a chat export (``speakers``), names
+    a cue points at (``name_cues``), then initials, capitals and family-first orders and the other items of lists of
+    people (``name_lists``)."""
     found = name_pairs(text, common_words, taken)
     found.extend(other_script_names(text, [*taken, *found]))
     found.extend(rare_letter_names(text, common_words, [*taken, *found]))
+    found.extend(suffixed_names(text, _STOP_WORDS, common_words, [*taken, *found]))
     if ":" in text:
         found.extend(speakers(text, common_words, [*taken, *found]))
     names = known_names()
@@ -259,17 +299,26 @@ def _family_first(family: str, given: str, common_words: frozenset[str]) -> bool
 
 
 
-# A chat export's line: a clock time ("[10:42]", "10:42:07 -", "(9:05 PM)"), the speaker's name, a colon.
+# A chat export's line: a clock time ("[10:42]", "10:42:07 -", "(9:05 PM)"), maybe after a date as exports write
+# one ("[2025-08-28 13:11]", WhatsApp's "25/03/2025, 17:26 -"), the speaker's name, a colon.
 _NAME_WORD = r"[^\W\d_]+(?:['’ʼ-][^\W\d_]+)*"
-_SPEAKER = re.compile(rf"(?m)^[ \t]*[\[(]?\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[ \t]*[AaPp][Mm])?[\])]?[ \t]*[-–]?[ \t]*"
+_CHAT_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}),?[ \t]+"
+_SPEAKER = re.compile(rf"(?m)^[ \t]*[\[(]?(?:{_CHAT_DATE})?\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[ \t]*[AaPp][Mm])?[\])]?"
+                      rf"[ \t]*[-–]?[ \t]*"
                       rf"({_NAME_WORD}(?:\.?[ ]{_NAME_WORD}){{0,3}})[ \t]*:(?!\d)")
 SPEAKER_SCORE = 0.7
+# What a phone's address book calls family and partners: a chat export's speaker "Mum" or "Hubby" names a relation,
+# not a person, though names-dataset lists some of these words as first names ("Mum", "Papa", "Sis").
+_RELATIONS = frozenset({"mum", "mom", "mommy", "mummy", "dad", "daddy", "mama", "papa", "nan", "nana", "nanna",
+                        "granny", "grandma", "grandpa", "gran", "grandad", "auntie", "aunt", "uncle", "sis", "bro",
+                        "hubby", "wifey", "babe", "baby", "honey", "son", "daughter"})  # fmt: skip
 
 
 def speakers(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
     """The speakers of a chat export ("[10:42] Indrė Kazlauskienė: sounds good"), whatever their names: the line's
     shape is the cue. Not a bot or a role ("Bot", "System", "Support Agent"): a speaker all of whose words are
-    English dictionary words or stop words is one only when one of them is a known first name ("Grace")."""
+    English dictionary words or stop words is one only when one of them is a known first name ("Grace"); nor a
+    relation an address book names ("Mum", "Hubby")."""
     spans = [(f.start, f.end) for f in taken]
     found = []
     for match in _SPEAKER.finditer(text):
@@ -282,6 +331,8 @@ def speakers(text: str, common_words: frozenset[str], taken: Iterable[Finding]) 
             continue
         ordinary = all(word in common_words or word in _STOP_WORDS for word in folded)
         if ordinary and not any(known_names().is_first(word) for word in words):
+            continue
+        if all(word in _RELATIONS for word in folded):
             continue
         found.append(Finding("PERSON", start, end, SPEAKER_SCORE, "speakers"))
     return found

@@ -1,4 +1,5 @@
-"""Names in the fixed formats of records: HL7 v2 patient segments and airline tickets.
+"""Names in the fixed formats of records: HL7 v2 patient segments, airline tickets, and the name properties of
+calendar, contact and directory entries.
 
 Records print a name in a shape of their own, in capitals, with no words around it that NER could read:
 
@@ -10,25 +11,39 @@ Records print a name in a shape of their own, in capitals, with no words around 
   Capitals around a slash are also pairs of codes and words ("VAT/ID", "DNI/NIE", "READ/WRITE"): a pair counts
   when one side has four letters or more and a title follows it, or its given side holds a known first name
   (names-dataset). The title is not part of the name.
+* Calendar, contact and directory entries: an iCalendar attendee's or organizer's common name (RFC 5545
+  ``ATTENDEE;ROLE=REQ-PARTICIPANT;CN=Ana Lima:mailto:...``), a vCard's formatted and structured name (RFC 6350
+  ``FN:``, ``N:Family;Given;...``), an LDIF entry's name attributes (``cn:``, ``displayName:``, ``givenName:``,
+  ``sn:``) and the common name of an LDAP distinguished name (``cn=Ana Lima,ou=People,...``). Groups, rooms and
+  hosts stand there too ("cn=Domain Users", "CN=www.example.com", "CN=Room 4"): the value must read as a name, one
+  to four capitalised words of letters (initials and short particles allowed), not only English dictionary and stop
+  words unless a known first name opens it, and no team or desk ("Billing Team"); a single word must be a known name
+  or no dictionary word.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
+from gateway.guardrails.name_cues import NameWords, names_a_group, ordinary_words
+from gateway.guardrails.ner import UPPER_LETTERS
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import english_words
 
 HL7_SCORE = 0.85  # the segment's own field: as sure as NER's people
 TICKET_SCORE = 0.7
+PROPERTY_SCORE = 0.7  # as sure as a form field's name (``fields``)
 # Fields holding an XPN, per segment (1-based field numbers as HL7 counts them after the segment id).
 _XPN_FIELDS = {"PID": (5, 6, 9), "NK1": (2,)}
 _SEGMENT = re.compile(r"(?:^|(?<=[\r\n]))(PID|NK1)\|[^\r\n]*")  # segments end in "\r" (or a line break)
 _NAME_COMPONENTS = 5  # family, given, middle, suffix, prefix
 _LETTER = re.compile(r"[^\W\d_]")
 
-_CAPITAL = "A-ZÀ-ÖØ-Þ"
+_CAPITAL = UPPER_LETTERS  # capitals of every cased script: "ŁUCZAK/ŠIMON"
 # FAMILY/GIVEN, each side capitals with inner hyphens or apostrophes, the given name up to three words (a title
 # is one of them until it is cut off); no word or slash glued on either side (paths, "A/B/C" lists, dates).
 _TICKET = re.compile(
@@ -42,8 +57,67 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 
 def has_record_name_anchor(text: str) -> bool:
-    """The pre-filter: an HL7 name segment, or a capital on each side of a slash."""
-    return "PID|" in text or "NK1|" in text or _SLASH_BETWEEN_CAPITALS.search(text) is not None
+    """The pre-filter: an HL7 name segment, a capital on each side of a slash, or a name property's key."""
+    return ("PID|" in text or "NK1|" in text or _SLASH_BETWEEN_CAPITALS.search(text) is not None
+            or _PROPERTY_KEY.search(text) is not None)  # fmt: skip
+
+
+# The keys of name properties (see the module's docstring); a property's value runs to its line's end.
+_PROPERTY_KEY = re.compile(r"(?im)^(?:FN|N|cn|displayName|givenName|sn)[;:]|CN=")
+_PARAMETER_CN = re.compile(  # an iCalendar property's CN parameter, quoted or not, before the next ';' or ':'
+    r'(?im)^(?:ATTENDEE|ORGANIZER)(?:;[^\r\n]*?)?;CN=(?:"(?P<quoted>[^"\r\n]{1,80})"|(?P<bare>[^;:"\r\n]{1,80}))(?=[;:])'
+)
+_DN_CN = re.compile(r"(?i)(?<![\w-])cn=(?P<value>[^,+=\r\n]{1,80})(?=,[ \t]*(?:ou|o|dc|c|l|st)=)")
+_LINE_VALUE = re.compile(  # vCard's FN (parameters allowed), LDIF's attributes ("::" is base64: not read)
+    r"(?im)^(?:FN(?:;[^:\r\n]*)?|cn|displayName|givenName|sn):(?!:)[ \t]*(?P<value>[^\r\n]{1,80}?)[ \t]*\r?$"
+)
+_STRUCTURED_NAME = re.compile(r"(?m)^N(?:;[^:\r\n]*)?:(?P<family>[^;\r\n]*);(?P<given>[^;\r\n]*)")
+_NAME_VALUE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?(?:[ ]+[^\W\d_]+(?:['’-][^\W\d_]+)*\.?){0,3}")
+_MAX_PARTICLE_LETTERS = 3
+
+
+@functools.cache
+def _reader() -> NameWords:
+    """Words read with English stop words and the NER model's dictionary (``places.english_words``)."""
+    english, names = english_words(), known_names()
+    return NameWords(frozenset(ENGLISH_STOP_WORDS), english.nouns | english.verbs | english.modifiers, names.is_name,
+                     names.is_first)  # fmt: skip
+
+
+def _reads_as_name(value: str) -> bool:
+    """One to four capitalised words of letters (initials and short lower-case particles between them), that are a
+    person's name rather than a group's, a room's or a host's."""
+    if not _NAME_VALUE.fullmatch(value):
+        return False
+    words = [word.rstrip(".") for word in value.split()]
+    if not (words[0][0].isupper() and words[-1][0].isupper()):
+        return False
+    if any(word.islower() and len(word) > _MAX_PARTICLE_LETTERS for word in words):
+        return False
+    reader = _reader()
+    if len(words) == 1:
+        return reader.is_name(words[0]) or not (reader.is_common(words[0]) or reader.is_stop(words[0]))
+    return not ordinary_words(words, reader) and not names_a_group(words, reader)
+
+
+def property_names(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each name in a calendar, contact or directory entry's name property."""
+    spans = []
+    for match in _PARAMETER_CN.finditer(text):
+        group = "quoted" if match.group("quoted") is not None else "bare"
+        if _reads_as_name(match.group(group).strip()):
+            start = match.start(group) + len(match.group(group)) - len(match.group(group).lstrip())
+            spans.append((start, start + len(match.group(group).strip())))
+    for pattern in (_DN_CN, _LINE_VALUE):
+        for match in pattern.finditer(text):
+            value = match.group("value").rstrip()
+            if _reads_as_name(value):
+                spans.append((match.start("value"), match.start("value") + len(value)))
+    for match in _STRUCTURED_NAME.finditer(text):
+        family, given = match.group("family").strip(), match.group("given").strip()
+        if family and _reads_as_name(family) and (not given or _reads_as_name(given)):
+            spans.append((match.start("family"), match.end("given") if given else match.end("family")))
+    return sorted(set(spans))
 
 
 _SLASH_BETWEEN_CAPITALS = re.compile(rf"/(?<=[{_CAPITAL}]/)[{_CAPITAL}]")
@@ -91,7 +165,8 @@ def ticket_names(text: str) -> list[tuple[int, int]]:
 
 
 class RecordNameRecognizer(EntityRecognizer):
-    """PERSON: names in HL7 v2 name fields and in airline tickets' ``FAMILY/GIVEN`` form."""
+    """PERSON: names in HL7 v2 name fields, in airline tickets' ``FAMILY/GIVEN`` form, and in calendar, contact and
+    directory entries' name properties."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["PERSON"], name="RecordNameRecognizer")
@@ -102,6 +177,7 @@ class RecordNameRecognizer(EntityRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results = [self._result(start, end, HL7_SCORE, "hl7 person name") for start, end in hl7_names(text)]
         results += [self._result(start, end, TICKET_SCORE, "ticket name") for start, end in ticket_names(text)]
+        results += [self._result(start, end, PROPERTY_SCORE, "name property") for start, end in property_names(text)]
         return results
 
     def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:

@@ -177,3 +177,39 @@ def test_names_spelled_with_letters_the_gateways_languages_do_not_write(analyzer
 def test_capitalised_pairs_with_common_accents_or_known_places_are_no_people(analyzer: PiiAnalyzer,
                                                                               text: str) -> None:
     assert people(analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("[2025-08-28 13:11] Tupaq Kusiyupanki: ok tak\n[2025-08-28 13:18] Work: kortet", "Tupaq Kusiyupanki"),
+        ("25/03/2025, 17:26 - Tupaq Kusiyupanki: ok\n25/03/2025, 17:34 - Me: please pay", "Tupaq Kusiyupanki"),
+        ("[03.04.24, 09:15:02] Tupaq Kusiyupanki: on my way", "Tupaq Kusiyupanki"),
+    ],
+)
+def test_chat_speakers_after_the_exports_date(analyzer: PiiAnalyzer, text: str, person: str) -> None:
+    assert person in people(analyzer, text)
+
+
+def test_relations_an_address_book_names_are_no_speakers(analyzer: PiiAnalyzer) -> None:
+    text = "[2025-08-28 13:11] Mum: call me\n[2025-08-28 13:12] Hubby: ok\n[2025-08-28 13:14] Me: on my way"
+    assert people(analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("span", "text"),
+    [
+        ("J. T. Kusiyupanki", "@J. T. Kusiyupanki can you take a look?"),
+        ("Tupaq K.", '"account_owner": "Tupaq K.", "verified": true'),
+    ],
+)
+def test_a_ner_person_written_with_initials_needs_no_listed_name(span: str, text: str) -> None:
+    start = text.index(span)
+    assert confirmed(text, Finding("PERSON", start, start + len(span), 0.85, "spacy_ner"))
+
+
+@pytest.mark.parametrize("span", ["Plan B.", "Suite A."])
+def test_a_word_and_an_initial_that_name_no_one_stay_unconfirmed(span: str) -> None:
+    text = f"We will go with {span} tomorrow."
+    start = text.index(span)
+    assert not confirmed(text, Finding("PERSON", start, start + len(span), 0.85, "spacy_ner"))

@@ -1,4 +1,5 @@
-"""PERSON in record formats: HL7 v2 name fields (XPN) and airline tickets' FAMILY/GIVEN."""
+"""PERSON in record formats: HL7 v2 name fields (XPN), airline tickets' FAMILY/GIVEN, and the name properties of
+calendar, contact and directory entries."""
 
 import pytest
 
@@ -56,3 +57,33 @@ def test_a_ticket_name_is_a_person_and_no_secret(analyzer: PiiAnalyzer) -> None:
     found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text) if f.score >= 0.5}
     assert ("PERSON", "OKAFOR/CHIDI") in found
     assert not any(entity == "SECRET" for entity, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("ATTENDEE;ROLE=REQ-PARTICIPANT;CN=Lusine Harutyun:mailto:lh@acme.example\n", "Lusine Harutyun"),
+        ('ORGANIZER;CN="Oyelaran Adebisi":mailto:oa@acme.example\n', "Oyelaran Adebisi"),
+        ("BEGIN:VCARD\nVERSION:3.0\nFN:Wiremu Tamihana\nEND:VCARD\n", "Wiremu Tamihana"),
+        ("BEGIN:VCARD\nN:Tamihana;Wiremu;;;\nEND:VCARD\n", "Tamihana;Wiremu"),
+        ("dn: uid=kt,ou=People,dc=acme\ndisplayName: Kahurangi Tuhoe\n", "Kahurangi Tuhoe"),
+        ("memberOf: cn=Kahurangi Tuhoe,ou=People,dc=acme,dc=example", "Kahurangi Tuhoe"),
+    ],
+)
+def test_name_properties_of_calendar_contact_and_directory_entries(text: str, name: str) -> None:
+    assert name in names(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ATTENDEE;CN=Conference Room:mailto:room@acme.example\n",  # a room
+        "ATTENDEE;CN=Billing Team:mailto:billing@acme.example\n",  # a team
+        "subject=CN=www.acme.example, O=Acme",  # a host
+        "memberOf: cn=Domain Users,ou=Groups,dc=acme,dc=example",  # a group of ordinary words
+        "cn: svc-backup\ndisplayName: Room 4B\n",  # a service account, a room number
+        "SUMMARY:Site visit\nDESCRIPTION:see the Claim notes\n",  # other properties
+    ],
+)
+def test_properties_holding_no_person_stay_out(text: str) -> None:
+    assert names(text) == []
