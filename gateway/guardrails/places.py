@@ -58,7 +58,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
-from gateway.guardrails.country_names import country_names
+from gateway.guardrails.country_names import country_names, country_names_like_people
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
@@ -112,6 +112,12 @@ _CUE_AFTER = re.compile(r"[ \t]+(?:based|office|offices|branch|airport|hq|headqu
 # trie of the words behind a non-word character (``prefilters.AfterNonWord``), which the regex engine skips to; the
 # plain alternation is tried at every position, several times the cost of a place's cue tests.
 _CUE_BEFORE = AfterNonWord(rf"{_phrase_pattern(_CUES)}[\s,]+\Z", re.IGNORECASE)
+# A record's property or element that holds a place, its value glued to it (vCard "X-BIRTHPLACE:Pyrgos", LDIF's
+# locality "l: Arta", XML "<ns2:CityName>iKapa<", "hometown=Gali"): a cue as a location word is, within one line.
+_PROPERTY_BEFORE = re.compile(
+    r"(?:birth[ _-]?place|place[ _-]?of[ _-]?birth|home[ _-]?town|(?<![^\W\d_])(?:city|town|country)(?:[ _-]?name)?"
+    r"|locality|(?m:^)l)[\"']?[ \t]*(?::|=|>)[ \t]*[\"']?\Z", re.IGNORECASE)  # fmt: skip
+_PROPERTY_KEY_CHARS = 40
 # Cues that are also the genitive "of" of French, Spanish, Portuguese and Italian.
 _GENITIVE_BEFORE = AfterNonWord(r"(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE)
 # Prepositions that stand before any noun of their language ("en primavera", "de mi parte", "à pied", "ab heute"):
@@ -269,6 +275,10 @@ def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
         add(country.get("capital") or "", REGION)
     for name in country_names():  # "Schweiz", "Allemagne", "Estados Unidos"
         add(name, REGION)
+    # Another language's country name that is also a person's ("Dania", "Helene"): as a region named like one, only
+    # after a location word.
+    for name in country_names_like_people():
+        add(name, REGION_POPULATION)
     for state in cache.get_us_states().values():
         add(state["name"], REGION)
     # Other countries' states, provinces and Länder ("Bavaria", "Bayern", "Andalucía", "Québec").
@@ -328,12 +338,13 @@ def _keys_of_word(word: str) -> tuple[str, str]:
 
 
 def fold(word: str) -> str:
-    """Case-folded without diacritics, letters with a stroke or of a ligature spelled in plain letters ("łomża" ->
-    "lomza")."""
+    """Case-folded without diacritics or apostrophes, letters with a stroke or of a ligature spelled in plain letters
+    ("łomża" -> "lomza"): a romanisation's apostrophe (an aspirate or a soft sign: "Ts’khinvali", "Usol’ye") is left
+    out as often as it is written."""
     if word.isascii():
-        return word.casefold()
+        return word.casefold().replace("'", "")
     return "".join(_plain(char) for char in unicodedata.normalize("NFKD", word.casefold())
-                   if not unicodedata.combining(char))
+                   if not unicodedata.combining(char)).replace("'", "")  # fmt: skip
 
 
 # A Latin letter that NFKD leaves whole, as its Unicode name spells it: "LATIN SMALL LETTER L WITH STROKE" is an
@@ -361,6 +372,21 @@ def _glued(text: str, word: re.Match[str]) -> bool:
 # A month name or its abbreviation next to a day number ("Nov 24 1963", "24 Nov"): a date, not the place of that name.
 _DAY_AFTER = re.compile(r"\.?[ \t]+\d{1,2}(?!\d)")
 _DAY_BEFORE = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th|er)?\.?[ \t]+\Z")
+
+
+# A name that opens with its lower-case noun-class or locative prefix, as Zulu and Xhosa write places ("eThekwini",
+# "iKapa", "kwaZulu", "eMalahleni").
+_PREFIXED_NAME = re.compile(r"[a-z]{1,3}[A-Z][a-z]")
+
+
+def _written_capitalised(word: str) -> bool:
+    return word[0].isupper() or _PREFIXED_NAME.match(word) is not None
+
+
+def _property_before(text: str, start: int) -> bool:
+    """Whether a place's property or element key stands right before `start`, on its line (``_PROPERTY_BEFORE``)."""
+    line_start = text.rfind("\n", max(0, start - _PROPERTY_KEY_CHARS), start) + 1
+    return _PROPERTY_BEFORE.search(text, max(line_start, start - _PROPERTY_KEY_CHARS), start) is not None
 
 
 def _alone_on_line(text: str, start: int, end: int) -> bool:
@@ -406,6 +432,11 @@ class PlaceRecognizer(EntityRecognizer):
         self._other_words = self._english.verbs | self._english.modifiers
         self._nouns = self._english.nouns
         self._folded_names = folded_gazetteer()
+        # Country names with lower-case words of their own, as their language writes them ("Honduraská republika",
+        # "Saint Vincent és Grenadine-szigetek"): written so, they count as a capitalised name does.
+        self._written_with_lower_words = frozenset(
+            written for written in (" ".join(_WORD.findall(name)) for name in country_names())
+            if not all(word[0].isupper() or word.casefold() in CONNECTORS for word in written.split(" ")))  # fmt: skip
         # The towns found only with a cue share the gazetteer's lookup: each key is looked up once, and a town's
         # population under CITY_MIN_POPULATION (no gazetteer name has one) marks it.
         self._cued_towns = cued_towns()
@@ -576,7 +607,7 @@ class PlaceRecognizer(EntityRecognizer):
         first = span[0]
         before = max(0, first.start() - 24)
         return (chained or _CUE_BEFORE.search(text, before, first.start()) is not None
-                or _CUE_AFTER.match(text, span[-1].end()) is not None
+                or _CUE_AFTER.match(text, span[-1].end()) is not None or _property_before(text, first.start())
                 or (first.group()[0].isupper()
                     and _CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None))
 
@@ -594,7 +625,8 @@ class PlaceRecognizer(EntityRecognizer):
             if not gap.strip(" \t\n\r,") and (folded in _CUE_WORDS or (folded == "a" and word.group()[0].isupper())):
                 return True
         line_start = text.rfind("\n", 0, start) + 1
-        return not text[line_start:start].strip() or _CUE_AFTER.match(text, word.end()) is not None
+        return (not text[line_start:start].strip() or _CUE_AFTER.match(text, word.end()) is not None
+                or _property_before(text, start))  # fmt: skip
 
     def _small_town_cued(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
         """Whether a town of a few thousand (``cued_towns``) is pointed at: a cue, a chain or its own line, and not
@@ -622,7 +654,8 @@ class PlaceRecognizer(EntityRecognizer):
             return None  # a date: "born Nov 24 1963", "le 3 mars" ("Nov" and "Mars" are places too)
         cue = self._cue(text, span, chained)
         significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
-        capitalised = bool(significant) and all(word[0].isupper() for word in significant)
+        capitalised = (bool(significant) and all(map(_written_capitalised, significant))) or (
+            " ".join(word.group() for word in span) in self._written_with_lower_words)  # fmt: skip
         if not capitalised:
             lower = all(word.group().islower() for word in span)
             if not (cue and lower):
@@ -690,7 +723,8 @@ class PlaceRecognizer(EntityRecognizer):
         return (_CUE_BEFORE.search(text, before, start) is not None
                 and _GENITIVE_BEFORE.search(text, before, start) is None
                 and _ANY_NOUN_CUE_BEFORE.search(text, before, start) is None) \
-            or _CUE_AFTER.match(text, end) is not None or _alone_on_line(text, start, end)
+            or _CUE_AFTER.match(text, end) is not None or _alone_on_line(text, start, end) \
+            or _property_before(text, start)
 
     def _before_surname(self, text: str, end: int) -> bool:
         """Whether a capitalised word follows that is no country, capital or US state ("Nigel Ampofo", not "Sofia

@@ -1,0 +1,105 @@
+"""LOCATION in more languages and record shapes: country names as any Latin-script language writes them (short and
+official), Nguni place names with their lower-case prefix, and a place as a record property's value."""
+
+import pytest
+
+from gateway.guardrails.country_names import country_names, country_names_like_people
+from gateway.guardrails.places import PlaceRecognizer
+
+
+@pytest.fixture(scope="module")
+def places() -> PlaceRecognizer:
+    return PlaceRecognizer()
+
+
+def found(places: PlaceRecognizer, text: str) -> list[str]:
+    return [text[r.start : r.end] for r in places.analyze(text, []) if r.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Paket je zaseknutý v Maďarsko.", "Maďarsko"),  # Slovak
+        ("vi flytter til Vestsahara i maj", "Vestsahara"),  # Danish
+        ("pindah ke Makedonia Utara bulan depan", "Makedonia Utara"),  # Indonesian, two words
+        ("Rođena je u Hrvatska, kaže", "Hrvatska"),  # Croatian
+        ("1988;Németország;2959,67", "Németország"),  # Hungarian, a CSV cell
+        ("Kotimaa: Indická republika", "Indická republika"),  # an official name, its second word in lower case
+        ("the parcel is stuck in Honduraská republika. order id", "Honduraská republika"),
+        ("caller: im calling from mesir", "mesir"),  # lower case, after a cue
+        ("caller: we moved from lichtenštajnské kniežatstvo last year", "lichtenštajnské kniežatstvo"),
+    ],
+)
+def test_country_names_in_other_languages(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Pain is temporary, they said.",  # a one-word country name of some catalogue that is an English word
+        "Greek yogurt is on the list.",
+        "Chip the old paint off first.",
+        "Ende der Durchsage.",  # a German stop word
+        "An India-based team wrote it.",  # the article is no part of the name
+    ],
+)
+def test_other_languages_country_names_that_are_words_are_left_alone(places: PlaceRecognizer, text: str) -> None:
+    words = {"Pain", "Greek", "Chip", "Ende"}
+    assert not any(place in words or place.startswith("An ") for place in found(places, text))
+
+
+def test_country_names_of_other_languages_named_like_people_need_a_location_word(places: PlaceRecognizer) -> None:
+    assert "Dania" in country_names_like_people()
+    assert "Dania" not in country_names()
+    assert found(places, "Dania said she would call back.") == []
+    assert found(places, "I visited Dania last year.") == ["Dania"]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("moving the team offsite to eThekwini in spring", "eThekwini"),
+        ("<ns2:CityName>iKapa</ns2:CityName>", "iKapa"),
+    ],
+)
+def test_place_names_with_a_lower_case_prefix(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert found(places, text) == [place]
+
+
+def test_a_lower_case_prefix_on_no_place_is_no_place(places: PlaceRecognizer) -> None:
+    assert found(places, "we sold it on eBay and bought an iPhone") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("BEGIN:VCARD\nX-BIRTHPLACE:Pyrgos\nEND:VCARD", "Pyrgos"),
+        ("BEGIN:VCARD\nX-HOMETOWN:Jvari\nEND:VCARD", "Jvari"),  # a village of 1,100: only with a cue
+        ("objectClass: inetOrgPerson\nl: Arta\nuidNumber: 28339", "Arta"),  # LDIF's locality
+        ("<ns2:BirthPlace>Florina</ns2:BirthPlace>", "Florina"),
+        ('{"hometown": "Gali"}', "Gali"),
+    ],
+)
+def test_a_place_as_a_record_propertys_value(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert found(places, text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ethnicity: Arta",  # "city" inside a longer key
+        "label: Arta",  # "l" inside a longer key
+        "objectClass: inetOrgPerson\nl: Jvari-Test",
+        "note l: Jvari",  # LDIF's "l" only opens a line
+    ],
+)
+def test_no_place_property_no_cue(places: PlaceRecognizer, text: str) -> None:
+    assert "Arta" not in found(places, text) and "Jvari" not in found(places, text)
+
+
+def test_a_romanised_name_without_its_apostrophe_needs_a_cue(places: PlaceRecognizer) -> None:
+    # geonames writes "Ts’khinvali"; the apostrophe (an aspirate) is as often left out.
+    assert found(places, "she flew to Tskhinvali") == ["Tskhinvali"]
+    assert found(places, "BEGIN:VCARD\nX-HOMETOWN:Tskhinvali\nEND:VCARD") == ["Tskhinvali"]
+    assert found(places, "Tskhinvali is the word.") == []
