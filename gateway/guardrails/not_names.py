@@ -9,7 +9,14 @@ finding tells a label, a date, a company or a business from a name, whatever det
 - a weekday, or its abbreviation, before a day's number ("Thu, 11 Jan 2024", "Mo. 3.4."): a date, not a person;
 - a company: a person before a legal form ("Parker LLC", "Weber GmbH", "Barbier & Partners") or holding one;
 - a key or column name: two words or more ending in a header noun ("Created Date", "Lead Source");
-- an elided article before a lower-case word ("l'accord-cadre", "dell'assicurazione") in text with capitals.
+- an elided article before a lower-case word ("l'accord-cadre", "dell'assicurazione") in text with capitals;
+- a chat export's sender label that is a relation or a role ("[2024-08-10 09:47] Mum:", "20/03/2025, 18:53 - Work:",
+  "Me:"): the phone's contact list names the person there, the export shows what the owner saved them as;
+- an account, not a person: a bot's or a CI job's name ("release-bot", "dependabot[bot]", "deploy-ci", "noreply");
+- a weekday and a month's abbreviation before a day's number, as C's ``asctime`` and git write a date ("Sun Mar 24");
+- a thing named after a place: a place followed by a capitalised English noun that names no kind of place ("Geneva
+  Convention", "Panama Papers", "Lisbon Treaty"), and a person NER reads into such a run whose first word is a place
+  and no first name ("Tokyo Stock Exchange").
 """
 
 from __future__ import annotations
@@ -18,8 +25,13 @@ import re
 import unicodedata
 from functools import cache
 
-from gateway.guardrails.dates import MONTH_LOCALES, is_month_word, weekday_names
+from faker.providers.address.en_US import Provider as UsAddresses
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
+
+from gateway.guardrails.dates import MONTH_LOCALES, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import NOUN_MIN_POPULATION, english_words, gazetteer
 
 _NAME_TYPES = ("PERSON", "LOCATION")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -58,6 +70,80 @@ _COMPANY_WORDS = frozenset({"llc", "gmbh", "inc", "ltd", "plc", "corp", "sons", 
 _HEADER_NOUNS = frozenset({"date", "name", "number", "source", "type", "status", "code", "id", "address", "email",
                            "phone"})  # fmt: skip
 
+# A chat export's line up to its sender: an optional timestamp as WhatsApp, Signal or Telegram exports write it
+# ("20/03/2025, 18:53 - ", "[2024-08-10 09:47] ", "[10.08.24, 09:47:12] ", "8/10/24, 9:47 PM - "); a colon follows
+# the sender.
+_CHAT_LINE_BEFORE = re.compile(
+    r"[ \t]*(?:\[[^\]\n]{4,32}\][ \t]*|\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?[ \t]+\d{1,2}[:.]\d{2}(?:[:.]\d{2})?"
+    r"(?:[ \t]?[AaPp]\.?[Mm]\.?)?[ \t]+[-–][ \t]+)?"
+)
+_SENDER_COLON = re.compile(r"[ \t]*:")
+# What a phone's owner saves family, work and themselves as, where a contact's name would stand: kinship and role
+# words and a contact's kind ("Mum", "Work", "Me", "Home Phone"), in the languages of the name cues (``name_cues``)
+# and the Nordic and Indonesian chat locales, case-folded. A sender made of these words only is no person.
+_RELATION_WORDS = frozenset({
+    # English
+    "me", "myself", "mum", "mom", "mummy", "mommy", "mam", "mama", "mamma", "ma", "mother", "dad", "daddy", "papa",
+    "pa", "father", "sis", "sister", "bro", "brother", "son", "daughter", "grandma", "granny", "gran", "nan", "nana",
+    "nanna", "grandpa", "grandad", "granddad", "gramps", "aunt", "auntie", "aunty", "uncle", "cousin", "wife", "wifey",
+    "husband", "hubby", "babe", "baby", "bae", "honey", "love", "darling", "boss", "work", "office", "home", "team",
+    "landlord", "landlady", "neighbour", "neighbor", "school", "mobile", "phone", "cell", "landline", "family",
+    # Danish, Norwegian, Swedish
+    "mig", "meg", "jag", "mor", "far", "mormor", "morfar", "farmor", "farfar", "pappa", "søster", "syster", "bror",
+    "onkel", "moster", "faster", "kone", "mand", "kæreste", "chef", "arbejde", "arbeid", "jobb", "hjem", "hjemme",
+    # German
+    "ich", "mutti", "mutter", "vati", "vater", "oma", "opa", "schwester", "bruder", "tante", "schatz", "chefin",
+    "arbeit", "büro", "zuhause",
+    # French
+    "moi", "maman", "mère", "père", "mamie", "papi", "papy", "sœur", "soeur", "frère", "oncle", "chéri", "chérie",
+    "boulot", "travail", "maison", "patron",
+    # Spanish, Portuguese, Italian
+    "yo", "eu", "io", "mamá", "papá", "mãe", "pai", "abuela", "abuelo", "avó", "avô", "nonna", "nonno", "hermana",
+    "hermano", "irmã", "irmão", "sorella", "fratello", "tía", "tío", "zia", "zio", "jefe", "chefe", "capo", "trabajo",
+    "trabalho", "lavoro", "casa", "ufficio",
+    # Dutch
+    "ik", "moeder", "vader", "zus", "broer", "baas", "werk", "thuis",
+    # Indonesian and Malay
+    "aku", "saya", "ibu", "bu", "bunda", "mamah", "papah", "bapak", "pak", "ayah", "kakak", "kak", "adik", "dek",
+    "abang", "nenek", "kakek", "om", "paman", "bibi", "suami", "istri", "bos", "kantor", "rumah",
+})  # fmt: skip
+
+# An account's name, not a person's: a bot, a CI job or a no-reply sender ("release-bot", "deploy_ci", "noreply",
+# "renovate-bot"), or a name GitHub marks as an app's ("dependabot[bot]", "github-actions[bot]").
+_ACCOUNT = re.compile(r"(?i)(?:[\w.]*[-_.])?(?:bots?|ci|no-?reply)(?:[-_.][\w.-]*)?")
+_BOT_MARK = re.compile(r"\[bot\]", re.IGNORECASE)
+
+# A day's number after a weekday and a month ("Sun Mar 24 04:15:00 2024").
+_DAY_NUMBER_AFTER = re.compile(r"\.?,?[ \t]+(?:0?[1-9]|[12]\d|3[01])(?!\d)")
+
+# A capitalised word after a place, on its line; when it is an English noun naming no kind of place, the place names
+# a thing ("Geneva Convention", "Panama Papers"). Singular or plural: the noun list holds lemmas.
+_CAPITALISED_AFTER = re.compile(r"[ ]([A-Z][a-z]{2,})(?![\w'’-])")
+_TITLE_WORD = re.compile(r"[A-Z][a-z]{2,}")
+# A field's key before a place on its line ("Hometown: Montague County Tax identifier ..."): the key says it is one.
+_KEY_BEFORE = re.compile(r"[^\W\d_][\w .-]{0,30}[ \t]*[:=][ \t]*\Z")
+# English nouns that make a place of the name before them ("Sofia Airport", "Lagos Island", "Lisbon Cathedral", "Paris
+# Office"): the kinds of place, landmarks and sites, their parts and the compass points of districts.
+_PLACE_NOUNS = frozenset({
+    "airport", "station", "port", "harbour", "harbor", "bay", "beach", "island", "islands", "isle", "coast",
+    "peninsula", "river", "lake", "sea", "ocean", "gulf", "strait", "canal", "falls", "springs", "mountain",
+    "mountains", "mount", "hill", "hills", "heights", "valley", "park", "square", "bridge", "street", "road",
+    "avenue", "lane", "boulevard", "centre", "center", "city", "town", "township", "village", "county", "district",
+    "province", "region", "state", "territory", "republic", "kingdom", "prefecture", "oblast", "municipality",
+    "borough", "metro", "metropolitan", "downtown", "uptown", "suburb", "suburbs", "quarter", "north", "south",
+    "east", "west", "central", "old", "new", "upper", "lower", "great", "little", "greater", "inner", "outer",
+    "area", "zone", "border", "campus", "terminal", "junction", "crossing", "market", "plaza", "gardens", "creek",
+    "point", "head", "cape", "rock", "cathedral", "castle", "palace", "tower", "museum", "university", "hospital",
+    "zoo", "stadium", "arena", "church", "temple", "mosque", "wall", "gate", "hotel", "office", "branch", "hq",
+    "headquarters", "depot", "warehouse", "plant", "factory", "site", "store", "shop", "mall", "hub", "docks",
+    "pier", "marina", "cemetery", "library", "school", "college", "court", "hall", "fort", "abbey", "parish",
+    "subdivision", "extension", "estate", "estates", "residence", "residences", "ward", "barangay", "colony",
+    "colonia", "compound", "complex", "apartments", "condominium", "towers", "quarters",
+})  # fmt: skip
+_CALENDAR_WORDS = calendar_words()
+# A field's key says what its value is ("Hometown: Sumner County", a column "name" over "Kilo Dill"): no thing there.
+_KEYED_SOURCES = ("FieldValueRecognizer",)
+
 # Elided articles and prepositions of French and Italian ("l'", "d'", "dell'", "nell'", "qu'").
 _ELIDED_LOWER = re.compile(r"(?i:l|d|dell|dall|nell|sull|all|un)['’][a-zà-ÿ][^A-ZÀ-Þ]*\Z")
 
@@ -68,18 +154,70 @@ def without_non_names(text: str, findings: list[Finding]) -> list[Finding]:
         return findings
     capitals = not text.islower()
     streets = _STREET_WORD.search(text) is not None  # most texts name no street: their findings skip that search
-    return [f for f in findings if f.entity_type not in _NAME_TYPES or not _not_a_name(text, f, capitals, streets)]
+    addresses = [f for f in findings if f.entity_type == "STREET_ADDRESS" and f.score >= 0.5]
+    return [f for f in findings
+            if f.entity_type not in _NAME_TYPES or not _not_a_name(text, f, capitals, streets, addresses)]  # fmt: skip
 
 
-def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool) -> bool:
+def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addresses: list[Finding]) -> bool:
     if streets and in_street_business(text, finding.start, finding.end):
         return True
-    if finding.entity_type != "PERSON":
-        return False
+    if finding.entity_type != "PERSON":  # a place in an address ("53097 Bryant Causeway") is the address's word
+        return (finding.source not in _KEYED_SOURCES and names_a_thing(text, finding.end)
+                and _KEY_BEFORE.search(text, max(0, finding.start - 40), finding.start) is None
+                and not any(finding.overlaps(address) for address in addresses))  # fmt: skip
     words = _WORD.findall(text, finding.start, finding.end)
     return (is_form_label(text, finding.end) or is_weekday_before_date(text, finding.end, words)
             or is_company(text, finding.end, words) or is_header(words)
-            or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None))  # fmt: skip
+            or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None)
+            or is_relation_sender(text, finding.start, finding.end, words)
+            or is_account(text, finding.start, finding.end)
+            or (finding.source not in _KEYED_SOURCES and is_place_named_thing(words)))  # fmt: skip
+
+
+def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> bool:
+    """Whether start..end is a chat export's sender ("[2024-08-10 09:47] Mum:", "20/03/2025, 18:53 - Work:") made of
+    relation and role words only (``_RELATION_WORDS``): what the owner saved a contact as, not a name."""
+    if not words or not all(word.casefold() in _RELATION_WORDS for word in words):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return (_CHAT_LINE_BEFORE.fullmatch(text, line_start, start) is not None
+            and _SENDER_COLON.match(text, end) is not None)  # fmt: skip
+
+
+def is_account(text: str, start: int, end: int) -> bool:
+    """Whether start..end is an account's name: a bot's, a CI job's or a no-reply sender's ("release-bot",
+    "noreply"), or one GitHub marks as an app's ("dependabot[bot]")."""
+    return _ACCOUNT.fullmatch(text, start, end) is not None or _BOT_MARK.match(text, end) is not None
+
+
+def names_a_thing(text: str, end: int) -> bool:
+    """Whether the place ending at `end` names a thing: a capitalised English noun follows that is no kind of place,
+    no stop word, no month or weekday and no place ("Geneva Convention", "Panama Papers"; not "Sofia Airport")."""
+    after = _CAPITALISED_AFTER.match(text, end)
+    return after is not None and _thing_noun(after.group(1))
+
+
+def is_place_named_thing(words: list[str]) -> bool:
+    """Whether a person's words are a city of NOUN_MIN_POPULATION people or more and then capitalised English nouns
+    that name no kind of place, the last no name either ("Tokyo Stock Exchange", "Geneva Convention"; not "Georgia
+    Bryant", "Florence Hill": names-dataset lists "Tokyo" as a first name, so the last word decides)."""
+    if len(words) < 2 or gazetteer().get(words[0].casefold(), 0) < NOUN_MIN_POPULATION:
+        return False  # a small place's name is a surname as often ("Kilo Dill", "Tori M.")
+    if known_names().is_name(words[-1]):
+        return False
+    return all(_TITLE_WORD.fullmatch(word) and _thing_noun(word) for word in words[1:])
+
+
+def _thing_noun(word: str) -> bool:
+    """An English noun (or its plural) that names no kind of place, no street ("Causeway", "Inlet": the USPS suffixes
+    Faker's en_US addresses hold), no stop word, calendar word nor place."""
+    folded = word.casefold()
+    if (folded in _PLACE_NOUNS or folded in _street_suffixes() or folded in ENGLISH_STOP_WORDS
+            or folded in _CALENDAR_WORDS or folded in gazetteer()):  # fmt: skip
+        return False
+    nouns = english_words().nouns
+    return folded in nouns or (folded.endswith("s") and folded[:-1] in nouns)
 
 
 def in_street_business(text: str, start: int, end: int) -> bool:
@@ -99,11 +237,17 @@ def is_form_label(text: str, end: int) -> bool:
 
 
 def is_weekday_before_date(text: str, end: int, words: list[str]) -> bool:
-    """Whether the words are weekdays or their abbreviations ("Thu", "Mi.", "sáb") and a day's number follows."""
-    if not words or not all(_fold(word) in weekday_words() for word in words):
+    """Whether the words are weekdays or their abbreviations ("Thu", "Mi.", "sáb") and a date follows, or a weekday
+    and a month's name and a day's number follows ("Sun Mar 24")."""
+    if not words or _fold(words[0]) not in weekday_words():
         return False
-    date = _DATE_AFTER.match(text, end, end + 24)
-    return date is not None and (date.group(1) is None or is_month_word(date.group(1)))
+    if all(_fold(word) in weekday_words() for word in words):
+        date = _DATE_AFTER.match(text, end, end + 24)
+        if date is not None and (date.group(1) is None or is_month_word(date.group(1))):
+            return True
+    # a month after the weekday, as asctime and git write a date: "Sun Mar 24 04:15:00 2024"
+    months = len(words) > 1 and all(is_month_word(word) for word in words[1:])
+    return months and _DAY_NUMBER_AFTER.match(text, end, end + 8) is not None
 
 
 def is_company(text: str, end: int, words: list[str]) -> bool:
@@ -115,6 +259,11 @@ def is_company(text: str, end: int, words: list[str]) -> bool:
 def is_header(words: list[str]) -> bool:
     """Whether two words or more end in a header noun ("Created Date", "Lead Source"): a key, not a name."""
     return len(words) >= 2 and words[-1].casefold() in _HEADER_NOUNS
+
+
+@cache
+def _street_suffixes() -> frozenset[str]:
+    return frozenset(suffix.casefold() for suffix in UsAddresses.street_suffixes)
 
 
 @cache

@@ -144,3 +144,112 @@ def test_the_analyzer_drops_labels_businesses_and_companies_and_keeps_the_people
 def test_the_analyzer_drops_a_company_in_a_name_field_without_ner(analyzer: PiiAnalyzer) -> None:
     assert people(analyzer, "Account Name: Hartley LLC\nStatus: active", ner=False) == []
     assert people(analyzer, "Account Name: Hartley Moss\nStatus: active", ner=False) == ["Hartley Moss"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("[2023-11-02 18:40] Mom: call me when you land", "Mom"),
+        ("02/11/2023, 18:40 - Boss: need the deck by 9", "Boss"),
+        ("[02.11.23, 18:40:12] Ibu: sudah sampai?", "Ibu"),
+        ("11/2/23, 6:40 PM - Mor: ring til mig", "Mor"),
+        ("Dad: are you coming tonight?", "Dad"),
+    ],
+)
+def test_a_chat_sender_saved_as_a_relation_or_role_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("[2023-11-02 18:40] Sunniva Berg: call me when you land", "Sunniva Berg"),
+        ("02/11/2023, 18:40 - Dad Okafor: need the deck", "Dad Okafor"),  # a name beside the word
+        ("I told Mom about it: she agreed", "Mom"),  # no sender slot: not this rule's to judge
+    ],
+)
+def test_a_chat_sender_with_a_name_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Author: renovate-bot <bot@example.org>", "renovate-bot"),
+        ("Author: github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>", "github-actions"),
+        ("Committer: nightly_ci <ci@example.org>", "nightly_ci"),
+        ("From: noreply <noreply@example.org>", "noreply"),
+    ],
+)
+def test_a_bot_or_ci_account_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Author: Ines Talbot <noreply@example.org>", "Ines Talbot"), ("Reviewed by Aurelia Abbot", "Aurelia Abbot")],
+)
+def test_a_person_with_a_no_reply_address_or_a_bot_ending_surname_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("Date:   Tue Feb 11 09:12:33 2025 +0100", "Tue Feb"), ("Wed Oct 9 14:08:00 2024", "Wed Oct")]
+)
+def test_a_weekday_and_month_before_a_day_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+def test_a_weekday_and_month_without_a_day_stays() -> None:
+    assert kept("Sat Mar is on the rota", "Sat Mar")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("They cited the Kyoto Protocol twice.", "Kyoto"), ("we studied the Warsaw Pact in class", "Warsaw"),
+     ("a copy of the Paris Agreement, signed", "Paris")],
+)  # fmt: skip
+def test_a_place_before_a_noun_that_makes_it_a_thing_is_no_place(text: str, value: str) -> None:
+    assert not kept(text, value, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "source"),
+    [("We landed at Lisbon Airport late.", "Lisbon", "PlaceRecognizer"),
+     ("Meet me at the Paris Office tomorrow", "Paris", "PlaceRecognizer"),
+     ("She lives in Oslo The rest is history", "Oslo", "PlaceRecognizer"),  # a stop word opens the next sentence
+     ("Hometown: Sumner County Tax identifier Z71", "Sumner County", "FieldValueRecognizer"),
+     ("Hometown: Sumner County Tax identifier Z71", "Sumner County", "PlaceRecognizer"),  # a key before it
+     ("The parcel is in the depot at Tensas Parish today", "Tensas", "spacy_ner")],
+)  # fmt: skip
+def test_a_place_before_a_place_noun_a_stop_word_or_under_a_place_key_stays(text: str, value: str, source: str) -> None:
+    start = text.index(value)
+    finding = Finding("LOCATION", start, start + len(value), 0.7, source)
+    assert without_non_names(text, [finding]) == [finding]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "dropped"),
+    [("They cited the Kyoto Protocol twice.", "Kyoto Protocol", True),
+     ("an order on the Frankfurt Stock Exchange", "Frankfurt Stock Exchange", True),
+     ("Georgia Bryant signed it", "Georgia Bryant", False), ("I met Florence Hill there", "Florence Hill", False),
+     ("# Tori M.\n\n## Personal details", "Tori M.", False)],
+)  # fmt: skip
+def test_a_person_read_into_a_place_named_thing_is_no_person(text: str, value: str, dropped: bool) -> None:
+    assert kept(text, value) is not dropped
+
+
+def test_a_name_under_a_person_key_stays_whatever_its_words() -> None:
+    text = "| 37.240.201.155 | Kilo Dill | 53.117907 |"  # a column keyed "name": "Dill" is also an English noun
+    start = text.index("Kilo Dill")
+    finding = Finding("PERSON", start, start + len("Kilo Dill"), 0.7, "FieldValueRecognizer")
+    assert without_non_names(text, [finding]) == [finding]
+
+
+def test_the_analyzer_keeps_chat_senders_with_names_and_drops_relations_bots_and_dates(analyzer: PiiAnalyzer) -> None:
+    text = ("[2023-11-02 18:40] Mom: call me when you land\n"
+            "[2023-11-02 18:42] Sunniva Berg: landed, taxi now\n")  # fmt: skip
+    assert people(analyzer, text) == ["Sunniva Berg"]
+    text = ("commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nAuthor: renovate-bot <bot@example.org>\n"
+            "Date:   Tue Feb 11 09:12:33 2025 +0100\n\n    Bump lodash\n")  # fmt: skip
+    assert people(analyzer, text) == []
