@@ -86,6 +86,14 @@ def test_the_int8_kv_arm_is_the_optimized_engine_with_only_its_kv_cache_changed(
     assert "int8 KV cache" in engine_label(int8kv, False) and "KV cache" not in engine_label(optimized, False)
 
 
+def test_the_block8_arm_is_the_optimized_engine_with_only_its_kv_block_size_changed() -> None:
+    block8, optimized = ENGINES["optimized_block8"], ENGINES["optimized"]
+    assert {k: v for k, v in block8.items() if k != "block_size"} == optimized
+    assert EngineConfig(**block8).block_size == 8 and "block_size" not in optimized
+    assert ARMS["optimized_block8"].engine == "optimized_block8" and not ARMS["optimized_block8"].guardrails
+    assert "8-token KV blocks" in engine_label(block8, False) and "KV blocks" not in engine_label(optimized, False)
+
+
 def test_the_optimized_arms_speculate_by_suffix_and_the_nospec_arm_differs_only_there() -> None:
     optimized, nospec = ENGINES["optimized"], ENGINES["optimized_nospec"]
     assert EngineConfig(**optimized).speculative_method == "suffix"
