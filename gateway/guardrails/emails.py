@@ -3,10 +3,11 @@
 Presidio runs its e-mail regex with ``finditer``, which tries a match at every position of the text: at each one it
 reads the longest run of local-part characters and backtracks through it looking for an '@'. Every match holds an
 '@', and its local part is a run of those characters that ends at that '@', so the first match at or after a position
-starts no earlier than where the run before the next '@' begins. Searching from there finds the very match
-``finditer`` finds next, with the same pattern and flags (the ``regex`` module's, as Presidio compiles it), while
-skipping the text between addresses. A domain's validity (tldextract, offline) is kept per matched address: a
-conversation names the same few addresses again and again.
+starts no earlier than where the run before the next '@' begins, and a match starting in that run holds that '@'.
+Trying a match at each position of the run, and at no other, finds the very match ``finditer`` finds next, with the
+same pattern and flags (the ``regex`` module's, as Presidio compiles it), or else tells that no match holds that '@'
+(then the next '@' is read the same way), while skipping the text between them. A domain's validity (tldextract,
+offline) is kept per matched address: a conversation names the same few addresses again and again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,19 @@ def _has_public_suffix(address: str) -> bool:
     return tldextract.extract(address).fqdn != ""
 
 
+def _match_holding(pattern: regex.Pattern[str], text: str, start: int, at: int) -> regex.Match[str] | None:
+    """The first match that starts in ``text[start:at]``, the local-part run before the '@' at ``at``.
+
+    A local part holds no '@', so only a match starting there can hold this '@'; a search from ``start`` would read
+    on through all the text after it to the next address, at every position of it (a '@' of a handle or a price
+    before 2 KB of prose cost the whole prose), only to find what a later '@' finds by itself.
+    """
+    for begin in range(start, at):
+        if (match := pattern.match(text, begin)) is not None:
+            return match
+    return None
+
+
 class AnchoredEmailRecognizer(EmailRecognizer):
     """``EmailRecognizer``'s findings (spans, scores, name), each searched for from the local part before an '@'."""
 
@@ -49,9 +63,10 @@ class AnchoredEmailRecognizer(EmailRecognizer):
             start = at
             while start > position and _LOCAL_CHAR.match(text, start - 1):
                 start -= 1
-            match = self._compiled.search(text, start)
+            match = _match_holding(self._compiled, text, start, at)
             if match is None:
-                break
+                position = at + 1  # no address holds this '@': the next one holds a later '@'
+                continue
             position = match.end()
             if self.validate_result(match.group()):  # an invalid domain scores 0: Presidio drops it
                 results.append(self._result(match.start(), match.end()))
@@ -65,4 +80,4 @@ class AnchoredEmailRecognizer(EmailRecognizer):
         explanation.score = EntityRecognizer.MAX_SCORE
         return RecognizerResult(self.supported_entities[0], start, end, EntityRecognizer.MAX_SCORE, explanation,
                                 recognition_metadata={RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                                                      RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id})
+                                                      RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id})  # fmt: skip

@@ -7,7 +7,7 @@ import random
 import pytest
 from presidio_analyzer.predefined_recognizers import EmailRecognizer
 
-from gateway.guardrails.emails import AnchoredEmailRecognizer
+from gateway.guardrails.emails import AnchoredEmailRecognizer, _match_holding
 from gateway.guardrails.offline import configure_offline
 
 # Characters that make and break addresses: local-part signs, dots and dashes in domains, '@' twice, spaces,
@@ -24,6 +24,7 @@ _CASES = [
     "a/b@example.org q?x@example.org #tag@example.org",
     "@example.org @@ a@ @b.com a@b",
     "x" * 300 + "@example.org",
+    "@team a@ b@. 5@pm " + "prose between them " * 20 + "dana@example.org, @x, me@ y@example.org",
 ]
 
 
@@ -77,3 +78,17 @@ def test_reports_presidios_name_and_score(recognizers: tuple[EmailRecognizer, An
     (result,) = anchored.analyze("write to dana@example.org", ["EMAIL_ADDRESS"])
     assert (result.entity_type, result.start, result.end, result.score) == ("EMAIL_ADDRESS", 9, 25, 1.0)
     assert anchored.name == "EmailRecognizer"
+
+
+def test_a_dangling_at_sign_is_answered_from_its_own_local_part() -> None:
+    # A '@' of a handle or a price that no address holds used to be searched on from, through all the prose after it
+    # to the next address, at every position: a 2 KB prompt's worth of work for one '@'.
+    anchored = AnchoredEmailRecognizer()
+    text = "ping @team or me@ 5pm, " + "the quarterly numbers look off " * 60 + "dana@example.org"
+    for at in (text.index("@"), text.index("@", text.index("@") + 1)):
+        start = at
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        assert _match_holding(anchored._compiled, text, start, at) is None
+    at = text.rindex("@")
+    assert _match_holding(anchored._compiled, text, at - 4, at).group() == "dana@example.org"  # type: ignore[union-attr]
