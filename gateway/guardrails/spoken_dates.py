@@ -11,6 +11,8 @@ import calendar
 
 from presidio_analyzer import Pattern
 
+from gateway.guardrails.dates import month_pattern
+
 _UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
           "nineteen")  # fmt: skip
@@ -52,7 +54,12 @@ SPOKEN_DATE_PATTERNS = [
             rf"\b(?:the{_GAP})?{SPOKEN_DAY}{_GAP}(?:of{_GAP})?{_MONTH},?{_GAP}(?:of{_GAP}|in{_GAP})?{SPOKEN_YEAR}{_END}",
             0.3),
 ]
-# Where a spoken date may be: a month's name of English with a space after it, the text lower-cased. A month name
-# is in every spoken date, and is rarer than the number words; its windows (``recognizers``) reach the day before
-# it ("the fifth of march") and the year after.
-SPOKEN_DATE_ANCHOR = rf"(?i:(?<![^\W\d_]){_MONTH}(?=[ \t,-]))"
+# Where a spoken date may be: an English month's name (or its first three letters or more) opening a word, with a
+# space after it. A month name is in every spoken date, and is rarer than the number words; its windows
+# (``recognizers``) reach the day before it ("the fifth of march") and the year after. The first letter is read by a
+# case-sensitive class that the regex engine skips to, the rest behind it (``dates.month_pattern``): a leading
+# look-behind and an ignore-case alternation are tried at every position.
+_ENGLISH_MONTHS = [name.lower() for name in calendar.month_name if name]
+_OPENINGS = "".join(sorted({name[0] for name in _ENGLISH_MONTHS} | {name[0].upper() for name in _ENGLISH_MONTHS}))
+SPOKEN_DATE_ANCHOR = (rf"[{_OPENINGS}](?<![^\W\d_][\s\S])(?i:{month_pattern(_ENGLISH_MONTHS, first_behind=True)})"
+                      r"(?=[ \t,-])")
