@@ -266,13 +266,15 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
 # "Apostolidou 21", "Agiou Dimitriou Monemvasias 62"), and nothing else up to the field's end.
 _FIELD_WORD = r"[^\W\d_][\w'’.\-]*"
 _FIELD_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)*"
+_KEY_KINDS = ("postal", "street", "mailing", "delivery", "billing", "shipping", "home", "work")
+_KEY_WORDS = ("address", "addr", "adr", "adresse", "adressen", "adres", "dirección", "direccion", "indirizzo",
+              "endereço", "anschrift", "osoite", "street")  # fmt: skip
 _FIELD_VALUE = (
     # The key: an address word, alone or after what kind ("postalAddress", "delivery_address", "AddressLine1"), not
     # after a letter or an underscore ("emailAddress", "ip_address" name no street), nor after a word that names
     # another kind of address ("e-mail address", "IP address").
-    r"(?<![A-Za-z_])(?<!(?i:mail)[ -])(?<!(?i:\bip)[ -])(?<!(?i:mac)[ -])(?<!(?i:web)[ -])"
-    r"(?P<key>(?i:(?:postal|street|mailing|delivery|billing|shipping|home|work)[ _-]?)?"
-    r"(?i:address|addr|adr|adressen?|adres|dirección|direccion|indirizzo|endereço|anschrift|osoite|street)"
+    r"(?<![^\W\d])(?<!(?i:mail)[ -])(?<!(?i:\bip)[ -])(?<!(?i:mac)[ -])(?<!(?i:web)[ -])"
+    rf"(?P<key>(?i:(?:{'|'.join(_KEY_KINDS)})[ _-]?)?(?i:{'|'.join(sorted(_KEY_WORDS, key=len, reverse=True))})"
     r"(?i:[ _-]?line[ _-]?\d?)?)"
     # What joins it to its value: vCard's ";TYPE=HOME:;;", a colon or an equals sign (quoted or not), an XML tag's
     # end, or a copula in prose ("the address is", "adressen er").
@@ -342,7 +344,50 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     layouts a house number leads or a type glued to a name ends."""
     vocabulary = street_vocabulary()
     units, prefixes = _first_runs(vocabulary.units), _first_runs(vocabulary.prefixes | vocabulary.dotted)
-    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), None)
+    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs())
+
+
+# What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
+_KEY_STEMS = ("adr", "addr", "street", "direcci", "indirizzo", "endere", "anschrift", "osoite")
+# How far before its word a key starts (its kind: "delivery_") and how far after it its value ends.
+_KEY_BEFORE, _KEY_AFTER = 10, 160
+
+
+def _field_matches(text: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """The field layout's matches, looked for only next to its keys' stems: its pattern opens with a
+    case-insensitive alternation that tried at every position of the windows cost more than every other layout
+    together. A text whose lower case is not as long as itself is searched whole."""
+    lower = text.lower()
+    if len(lower) != len(text):
+        yield from pattern.finditer(text)
+        return
+    positions = sorted({found for stem in _KEY_STEMS for found in _occurrences(lower, stem)})
+    done = 0
+    for position in positions:
+        if position < done:
+            continue
+        match = pattern.search(text, max(done, position - _KEY_BEFORE), min(len(text), position + _KEY_AFTER))
+        if match is not None and match.start() <= position:
+            yield match
+            done = match.end()
+
+
+def _occurrences(text: str, stem: str) -> Iterator[int]:
+    position = text.find(stem)
+    while position >= 0:
+        yield position
+        position = text.find(stem, position + 1)
+
+
+def _key_runs() -> frozenset[str]:
+    """The runs of letters an address key of the field layout stands in, lower case: its word alone ("address" in
+    "delivery_address") or run together with its kind or "line" ("postaladdress", "addressline")."""
+    runs = set()
+    for kind in ("", *_KEY_KINDS):
+        for word in _KEY_WORDS:
+            for line in ("", "line"):
+                runs.update({kind + word + line, kind + word, word + line, word})
+    return frozenset(runs)
 
 
 def _letter_runs(text: str, windows: list[tuple[int, int]]) -> frozenset[str] | None:
@@ -380,7 +425,11 @@ class StreetAddressRecognizer(EntityRecognizer):
         for (layout, pattern), needs in zip(_patterns(), _layout_words(), strict=True):
             if words is not None and needs is not None and needs.isdisjoint(words):
                 continue  # the street-type word this layout opens with stands nowhere in the text
-            for match in (m for start, end in windows for m in pattern.finditer(text, start, end)):
+            if layout == "field":
+                matches: Iterator[re.Match[str]] = _field_matches(text, pattern)
+            else:
+                matches = (m for start, end in windows for m in pattern.finditer(text, start, end))
+            for match in matches:
                 start = _lead_start(text, match.start())
                 if layout == "glued":
                     score = self._glued_score(match, text, start)
