@@ -108,6 +108,7 @@ _WRITTEN_NAME = re.compile(r"[^\W\d_]+(?:(?:['’ʼ-]|\.?[ ]+)[^\W\d_]+)*\.?")
 # a capitalised first name ("Çevregül E."). A NER person of this shape needs no listed name word.
 _INITIALS_FIRST = re.compile(rf"(?:[{UPPER_LETTERS}]\.[ \t]*){{1,2}}{_CAPITALISED}(?:[ \t]+{_CAPITALISED})?")
 _INITIAL_LAST = re.compile(rf"{_CAPITALISED}[ \t]+[{UPPER_LETTERS}]\.")
+_CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}[ \t]+\Z")
 
 
 @functools.cache
@@ -117,13 +118,16 @@ def _dictionary() -> frozenset[str]:
     return words.nouns | words.verbs | words.modifiers
 
 
-def _initialled_name(span: str, words: list[str]) -> bool:
+def _initialled_name(text: str, start: int, span: str, words: list[str]) -> bool:
     """Whether a span is written as a name with initials, its words no English dictionary words unless known names:
     "Plan B.", "Vitamin C.", "Appendix A." are things; "A. Smith" and "Maia K." are people. After a word, an
-    initial follows a known first name or a word no dictionary holds ("Çevregül E.")."""
+    initial follows a known first name or a word no dictionary holds ("Çevregül E."). Initials after a capitalised
+    word are a middle initial of a longer name ("Vita G. Kalniņa"), left to the rules that read all of it."""
     dictionary = _dictionary()
     names = known_names()
     if _INITIALS_FIRST.fullmatch(span):
+        if _CAPITALISED_BEFORE.search(text, max(0, start - 40), start):
+            return False
         known = names.is_name
     elif _INITIAL_LAST.fullmatch(span):
         known = names.is_first
@@ -154,7 +158,7 @@ def confirmed(text: str, finding: Finding, places: Iterable[Finding] = (), agree
     if agreed and len(words) >= 2 and not any(len(word) > 1 and word.casefold() in _STOP_WORDS for word in words) \
             and words[0].casefold() not in CUE_WORDS:
         return True  # not one word (a German noun: "Morgen"), nor a greeting or sign-off ("Liebe Grüße")
-    if _initialled_name(span, words):
+    if _initialled_name(text, finding.start, span, words):
         return True  # initials and a surname, a first name and an initial: how people, not things, are written
     return any(_is_name_word(word) for word in words)
 

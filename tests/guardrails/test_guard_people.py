@@ -213,3 +213,9 @@ def test_a_word_and_an_initial_that_name_no_one_stay_unconfirmed(span: str) -> N
     text = f"We will go with {span} tomorrow."
     start = text.index(span)
     assert not confirmed(text, Finding("PERSON", start, start + len(span), 0.85, "spacy_ner"))
+
+
+def test_initials_after_a_first_name_are_left_to_the_whole_name() -> None:
+    text = "Mit freundlichen Grüßen\nVita G. Kalniņa\nBuchhaltung"
+    start = text.index("G. Kalniņa")
+    assert not confirmed(text, Finding("PERSON", start, start + len("G. Kalniņa"), 0.85, "spacy_ner"))
