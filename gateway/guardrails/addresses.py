@@ -349,8 +349,6 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
 
 # What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
 _KEY_STEMS = ("adr", "addr", "street", "direcci", "indirizzo", "endere", "anschrift", "osoite")
-# How far before its word a key starts (its kind: "delivery_") and how far after it its value ends.
-_KEY_BEFORE, _KEY_AFTER = 10, 160
 
 
 def _field_matches(text: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
@@ -366,10 +364,14 @@ def _field_matches(text: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str
     for position in positions:
         if position < done:
             continue
-        match = pattern.search(text, max(done, position - _KEY_BEFORE), min(len(text), position + _KEY_AFTER))
-        if match is not None and match.start() <= position:
-            yield match
-            done = match.end()
+        # The key starts with its kind ("delivery_address", "postalAddress") or with its word.
+        before = ((kind, position - len(kind) - gap) for kind in _KEY_KINDS for gap in (0, 1))
+        starts = [start for kind, start in before if start >= done and lower.startswith(kind, start)]
+        for start in (*sorted(starts), position):
+            if (match := pattern.match(text, start)) is not None:
+                yield match
+                done = match.end()
+                break
 
 
 def _occurrences(text: str, stem: str) -> Iterator[int]:
@@ -541,7 +543,7 @@ def _end(match: re.Match[str], layout: str, text: str) -> int:
 # The patterns run only on windows around these anchors: the street-type alternations are long, and most text (code,
 # JSON, logs) holds none.
 _ANCHOR = re.compile(
-    r"(?:(?<![\w.:/=#-])|(?<=[A-Za-z]:))\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+    r"(?<![\w./=#-])(?:(?<!:)|(?<=[A-Za-z]:))\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
     r"|(?i:addr|address|adresse|street|strasse|straße)=\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
@@ -549,7 +551,7 @@ _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the 
 # "LOCATION:89 West Indlela"), or the digit closing "Apt. 4" or "address=0". One glued to a word, a dot, a colon
 # after a digit ("12:30"), a slash, a hash or a dash can be neither (after a word character, no digit run
 # starts; "Apt.4" has no space), so the digits of versions, times, paths and identifiers are passed over.
-_DIGIT = re.compile(r"\d(?:(?<![\w.:/#-]\d)|(?<=[A-Za-z]:\d))")
+_DIGIT = re.compile(r"\d(?<![\w./#-]\d)(?:(?<!:\d)|(?<=[A-Za-z]:\d))")  # the common refusals first
 _DIGIT_RUN = re.compile(r"\d+")
 # The most characters an anchor holds before its first digit besides the spaces right before it: "address=" (8),
 # or a letter, a dot and a comma before the spaces (3).
