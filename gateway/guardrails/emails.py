@@ -63,7 +63,8 @@ class AnchoredEmailRecognizer(EmailRecognizer):
             start = at
             while start > position and _LOCAL_CHAR.match(text, start - 1):
                 start -= 1
-            match = _match_holding(self._compiled, text, start, at)
+            # Most runs are an address's local part, which matches from the run's start: no call to make for it.
+            match = self._compiled.match(text, start) or _match_holding(self._compiled, text, start + 1, at)
             if match is None:
                 position = at + 1  # no address holds this '@': the next one holds a later '@'
                 continue
