@@ -108,7 +108,7 @@ _WRITTEN_NAME = re.compile(r"[^\W\d_]+(?:(?:['’ʼ-]|\.?[ ]+)[^\W\d_]+)*\.?")
 # a capitalised first name ("Çevregül E."). A NER person of this shape needs no listed name word.
 _INITIALS_FIRST = re.compile(rf"(?:[{UPPER_LETTERS}]\.[ \t]*){{1,2}}{_CAPITALISED}(?:[ \t]+{_CAPITALISED})?")
 _INITIAL_LAST = re.compile(rf"{_CAPITALISED}[ \t]+[{UPPER_LETTERS}]\.")
-_CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}[ \t]+\Z")
+_CAPITALISED_BEFORE = re.compile(rf"(?<![\w'’-]){_CAPITALISED}[ ]+\Z")  # a tab parts columns, not a name's words
 
 
 @functools.cache

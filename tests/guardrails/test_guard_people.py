@@ -219,3 +219,9 @@ def test_initials_after_a_first_name_are_left_to_the_whole_name() -> None:
     text = "Mit freundlichen Grüßen\nVita G. Kalniņa\nBuchhaltung"
     start = text.index("G. Kalniņa")
     assert not confirmed(text, Finding("PERSON", start, start + len("G. Kalniņa"), 0.85, "spacy_ner"))
+
+
+def test_initials_after_a_tab_separated_column_are_a_name_of_their_own() -> None:
+    text = "761872065\tGoldman Sachs\tL. P. Kusiyupanki\tKing Street Dental"
+    start = text.index("L. P. Kusiyupanki")
+    assert confirmed(text, Finding("PERSON", start, start + len("L. P. Kusiyupanki"), 0.85, "spacy_ner"))
