@@ -16,8 +16,9 @@ from gateway.guardrails.sql_values import column_at, may_hold_inserts
 # The delimiters of a CSV block: commas, or semicolons as spreadsheets in French, Spanish or German locales (where
 # the comma is the decimal separator) export them.
 DELIMITERS = (",", ";")
-# A header: three or more column names (identifiers, or a few words) between delimiters, nothing else on the line.
-_HEADERS = {d: re.compile(rf"[ \t]*[A-Za-z_][\w .-]*(?:{d}[ \t]*[A-Za-z_][\w .-]*){{2,}}[ \t]*\r?") for d in DELIMITERS}
+# A header: three or more column names (identifiers, or a few words, in any script: "Összeg", "生年月日") between
+# delimiters, nothing else on the line.
+_HEADERS = {d: re.compile(rf"[ \t]*[^\W\d][\w .-]*(?:{d}[ \t]*[^\W\d][\w .-]*){{2,}}[ \t]*\r?") for d in DELIMITERS}
 # A two-column header ("ref;dob", "patient_id,birthDate"): each cell one field name, a single identifier with no
 # space. A line of prose with one comma ("Born in Paris, France") has the shape of a two-cell row too, so words with
 # spaces between them name no column here.

@@ -175,7 +175,11 @@ class NationalIdRecognizer(EntityRecognizer):
                "personnummer", "tax_id", "tax-id", "steuer-id", "personalausweis", "ausweis",
                # "identification number", "número de identificación", "numéro d'identification", "identifiant",
                # "Identifikationsnummer", "identificazione": one stem, as context words match from a word's start
-               "identifica", "identifiant", "identifika", "identità", "identidade"]  # fmt: skip
+               "identifica", "identifiant", "identifika", "identità", "identidade",
+               # the national numbers' own names: Indonesian NIK on the KTP card, Hungarian personal id, Danish CPR,
+               # Finnish and Norwegian personal numbers
+               "identitas", "ktp", "személyi", "szemelyi", "id-nr", "cpr", "henkilötunnus",
+               "fødselsnummer"]  # fmt: skip
 
     def __init__(self, schemes: tuple[IdScheme, ...] = SCHEMES) -> None:
         self._schemes = schemes

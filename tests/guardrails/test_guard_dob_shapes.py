@@ -53,6 +53,17 @@ def test_a_two_column_block_without_a_birth_field_is_no_date_of_birth(analyzer: 
     assert dates_of_birth(analyzer, text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Nr.;Születési idő;Összeg\n744;1993. április 2.;5336,21", "1993. április 2."),
+     ("番号,生年月日,金額,備考\n7,1980年8月25日,5000,-", "1980年8月25日")],
+)
+def test_a_header_of_column_names_in_any_script_names_its_column(analyzer: PiiAnalyzer, text: str, value: str) -> None:
+    """A header's first column name may open with a letter of any script: "Összeg", "生年月日"."""
+    assert column_name(text, text.index(value)) is not None
+    assert value in dates_of_birth(analyzer, text)
+
+
 def test_a_two_column_header_of_words_with_spaces_names_no_column() -> None:
     text = "Born in Paris, France\nMet on 03/04/1985, Monday"
     assert column_name(text, text.index("03/04")) is None

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 
-from gateway.guardrails import identifiers
+from gateway.guardrails import PiiAnalyzer, identifiers
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
 from gateway.guardrails.windows import add_window
 
@@ -101,6 +101,19 @@ def test_bare_digit_runs_score_below_the_threshold_without_context() -> None:
     for value in ("36574261809", "39053344705", "234123412346"):
         results = NationalIdRecognizer().analyze(f"order {value} shipped", [])
         assert results and all(r.score < 0.5 for r in results), value
+
+
+@pytest.mark.parametrize(
+    ("label", "value"),
+    [("nomor identitas", "39053344705"), ("no. KTP", "234123412346"), ("Személyi azonosító:", "36574261809"),
+     ("ID-nr.", "39053344705"), ("henkilötunnus", "36574261809"), ("fødselsnummer", "234123412346")],
+)
+def test_a_bare_digit_run_after_a_national_numbers_name_is_one(analyzer: PiiAnalyzer, label: str, value: str) -> None:
+    """The names the numbers go by in Indonesian, Hungarian, Danish, Finnish and Norwegian are context words."""
+    text = f"{label} {value}"
+    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+             if f.entity_type == "NATIONAL_ID" and f.score >= 0.5]
+    assert found == [value], label
 
 
 @settings(max_examples=800, deadline=None)
