@@ -107,10 +107,12 @@ GATEWAY_MEANINGS: dict[str, str] = {
     "guardrail_analysis_processes": "Worker processes per gateway process that run the input's PII detectors and NER "
                                     "off the event loop's GIL (a scan is pure Python). `0`: the gateway process's "
                                     "guard threads run them. Workers are forked from one fork server that holds the "
-                                    "analyzer built (about 0.86 GB, shared copy-on-write); each adds about 35 MB "
-                                    "of its own and about 1 ms more CPU per request; a dead worker's scans fail closed "
+                                    "analyzer built (about 0.86 GB, shared copy-on-write); each adds about 35 MB of "
+                                    "its own and about 1 ms more CPU per request; a dead worker's scans fail closed "
                                     "(503 `guardrails_unavailable`) and a fresh pool starts after 1 s. The program's "
-                                    "main module must be safe to import (`warden serve` and uvicorn are).",
+                                    "main module must be safe to import (`warden serve` and uvicorn are). Start-up "
+                                    "waits for the workers to be ready (up to 120 s, a phase line with its time); one "
+                                    "not ready by then is waited for by its first scans.",
     "guardrail_ner_at_startup": "Load the NER models (PERSON and LOCATION) while the gateway starts, so that the "
                                 "first request whose policy masks names or places does not wait for them (about "
                                 "0.7 s, in each worker); the start-up prints the phase with its time. `false`: the "
