@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from bench.pii_corpus.person_names import in_split, is_written_name
-from bench.pii_corpus.world_names import read_snapshot, write_snapshot
+from bench.pii_corpus.world_names import extract_names, read_snapshot, write_snapshot
 
 SNAPSHOT = Path(__file__).parent.parent / "data" / "pii_names_far.json.gz"
 # The dataset's lists are noisier further down (nicknames, words, other countries' names): a tighter cut than
@@ -43,17 +43,7 @@ def _usable(name: str) -> bool:
 
 
 def extract() -> dict[str, dict[str, list[str]]]:
-    from names_dataset import NameDataset
-
-    dataset = NameDataset()
-    first = dataset.get_top_names(n=MAX_RANK, use_first_names=True)
-    last = dataset.get_top_names(n=MAX_RANK, use_first_names=False)
-    countries = [country for group in COUNTRIES.values() for country in group]
-    return {
-        "first_female": {c: [n for n in first.get(c, {}).get("F", []) if _usable(n)] for c in countries},
-        "first_male": {c: [n for n in first.get(c, {}).get("M", []) if _usable(n)] for c in countries},
-        "last": {c: [n for n in last.get(c, []) if _usable(n)] for c in countries},
-    }
+    return extract_names(COUNTRIES, _usable, MAX_RANK)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -38,16 +39,22 @@ def _usable(name: str) -> bool:
 
 
 def extract() -> dict[str, dict[str, list[str]]]:
+    return extract_names(COUNTRIES, _usable)
+
+
+def extract_names(countries_by_group: dict[str, tuple[str, ...]], usable: Callable[[str], bool],
+                  max_rank: int = MAX_RANK) -> dict[str, dict[str, list[str]]]:
+    """names-dataset's top first (by gender) and last names of these countries that ``usable`` keeps."""
     from names_dataset import NameDataset
 
     dataset = NameDataset()
-    first = dataset.get_top_names(n=MAX_RANK, use_first_names=True)
-    last = dataset.get_top_names(n=MAX_RANK, use_first_names=False)
-    countries = [country for group in COUNTRIES.values() for country in group]
+    first = dataset.get_top_names(n=max_rank, use_first_names=True)
+    last = dataset.get_top_names(n=max_rank, use_first_names=False)
+    countries = [country for group in countries_by_group.values() for country in group]
     return {
-        "first_female": {c: [n for n in first.get(c, {}).get("F", []) if _usable(n)] for c in countries},
-        "first_male": {c: [n for n in first.get(c, {}).get("M", []) if _usable(n)] for c in countries},
-        "last": {c: [n for n in last.get(c, []) if _usable(n)] for c in countries},
+        "first_female": {c: [n for n in first.get(c, {}).get("F", []) if usable(n)] for c in countries},
+        "first_male": {c: [n for n in first.get(c, {}).get("M", []) if usable(n)] for c in countries},
+        "last": {c: [n for n in last.get(c, []) if usable(n)] for c in countries},
     }
 
 
