@@ -81,7 +81,7 @@ _SENDER_COLON = re.compile(r"[ \t]*:")
 # What a phone's owner saves family, work and themselves as, where a contact's name would stand: kinship and role
 # words and a contact's kind ("Mum", "Work", "Me", "Home Phone"), in the languages of the name cues (``name_cues``)
 # and the Nordic and Indonesian chat locales, case-folded. A sender made of these words only is no person.
-_RELATION_WORDS = frozenset({
+RELATION_WORDS = frozenset({
     # English
     "me", "myself", "mum", "mom", "mummy", "mommy", "mam", "mama", "mamma", "ma", "mother", "dad", "daddy", "papa",
     "pa", "father", "sis", "sister", "bro", "brother", "son", "daughter", "grandma", "granny", "gran", "nan", "nana",
@@ -177,8 +177,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
 
 def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> bool:
     """Whether start..end is a chat export's sender ("[2024-08-10 09:47] Mum:", "20/03/2025, 18:53 - Work:") made of
-    relation and role words only (``_RELATION_WORDS``): what the owner saved a contact as, not a name."""
-    if not words or not all(word.casefold() in _RELATION_WORDS for word in words):
+    relation and role words only (``RELATION_WORDS``): what the owner saved a contact as, not a name."""
+    if not words or not all(word.casefold() in RELATION_WORDS for word in words):
         return False
     line_start = text.rfind("\n", 0, start) + 1
     return (_CHAT_LINE_BEFORE.fullmatch(text, line_start, start) is not None

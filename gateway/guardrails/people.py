@@ -49,6 +49,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
 from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
+from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, english_words, gazetteer
 from gateway.guardrails.surnames import suffixed_names
@@ -311,18 +312,13 @@ _SPEAKER = re.compile(rf"(?m)^[ \t]*[\[(]?(?:{_CHAT_DATE})?\d{{1,2}}:\d{{2}}(?::
                       rf"[ \t]*[-–]?[ \t]*"
                       rf"({_NAME_WORD}(?:\.?[ ]{_NAME_WORD}){{0,3}})[ \t]*:(?!\d)")
 SPEAKER_SCORE = 0.7
-# What a phone's address book calls family and partners: a chat export's speaker "Mum" or "Hubby" names a relation,
-# not a person, though names-dataset lists some of these words as first names ("Mum", "Papa", "Sis").
-_RELATIONS = frozenset({"mum", "mom", "mommy", "mummy", "dad", "daddy", "mama", "papa", "nan", "nana", "nanna",
-                        "granny", "grandma", "grandpa", "gran", "grandad", "auntie", "aunt", "uncle", "sis", "bro",
-                        "hubby", "wifey", "babe", "baby", "honey", "son", "daughter"})  # fmt: skip
 
 
 def speakers(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
     """The speakers of a chat export ("[10:42] Indrė Kazlauskienė: sounds good"), whatever their names: the line's
     shape is the cue. Not a bot or a role ("Bot", "System", "Support Agent"): a speaker all of whose words are
     English dictionary words or stop words is one only when one of them is a known first name ("Grace"); nor a
-    relation an address book names ("Mum", "Hubby")."""
+    relation or role an address book names ("Mum", "Hubby", "Work": ``not_names.RELATION_WORDS``)."""
     spans = [(f.start, f.end) for f in taken]
     found = []
     for match in _SPEAKER.finditer(text):
@@ -336,7 +332,7 @@ def speakers(text: str, common_words: frozenset[str], taken: Iterable[Finding]) 
         ordinary = all(word in common_words or word in _STOP_WORDS for word in folded)
         if ordinary and not any(known_names().is_first(word) for word in words):
             continue
-        if all(word in _RELATIONS for word in folded):
+        if all(word in RELATION_WORDS for word in folded):
             continue
         found.append(Finding("PERSON", start, end, SPEAKER_SCORE, "speakers"))
     return found
