@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -118,8 +119,12 @@ def test_start_up_waits_for_the_workers_and_says_how_long(capfd: pytest.CaptureF
         assert (readiness.workers, readiness.ready, readiness.failed) == (2, 2, 0)
         lines = capfd.readouterr().err.splitlines()
         assert "warden: analysis processes: starting 2" in lines
-        (ready_line,) = [line for line in lines if line.startswith("warden: analysis processes: 2 ready in ")]
-        assert ready_line.endswith(" s (forked with the analyzer built)")
+        (ready_line,) = [line for line in lines if line.startswith("warden: analysis processes: ")
+                         and "starting" not in line]  # fmt: skip
+        # Whether the workers came built depends on what this interpreter's fork server preloaded when it first
+        # started (another test may have started it): test_guard_processes_forkserver checks that in a fresh one.
+        assert re.fullmatch(r"warden: analysis processes: 2 ready in \d+\.\d s \((forked with the analyzer built"
+                            r"|[12] built their own analyzer)\)", ready_line), ready_line
     finally:
         guard.close()
 
@@ -135,7 +140,7 @@ def test_workers_not_ready_within_the_wait_are_reported_and_a_scan_waits_for_the
         texts = [message["content"] for message in CONVERSATION]
         assert processes.analyze_many(texts, ner_enabled=False) == analyzer.analyze_many(texts, ner_enabled=False)
         late = processes.wait_ready(timeout_s=0)
-        assert (late.ready, late.inherited) == (1, 1) and late.seconds >= early.seconds
+        assert late.ready == 1 and late.seconds >= early.seconds
     finally:
         processes.shutdown()
 
