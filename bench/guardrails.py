@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-8] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-9] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -24,7 +24,11 @@
    `dev-8`, Israeli, Iranian, East Asian, Baltic, Albanian, Maltese, Caribbean and Fijian names, regions and other
    languages' country names, eight more date traditions and ten address forms, in Slack exports, meeting transcripts,
    issues, Kubernetes manifests, OCR'd receipts, airline telex, clinical notes, contracts, HTML forms, CEF events and
-   code-switched chat (``pii_corpus.dev_eighth``).
+   code-switched chat (``pii_corpus.dev_eighth``), and `dev-9`, Andean, Central American, Brazilian, Icelandic,
+   Greek and Bulgarian names and Hebrew, Arabic, Persian, Bengali, Nepali and Thai ones in their own scripts, regions
+   and seventeen languages' country names, thirteen more languages' dates, addresses in six scripts and ten more forms,
+   in SWIFT MT103 and ISO 20022 payments, X12 enrolments, subtitles, TOML and INI files, GraphQL, Protobuf text,
+   RFC 5424 syslog and chat in Vietnamese, Greek, Hebrew and Bulgarian (``pii_corpus.dev_ninth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -60,6 +64,7 @@ from bench.pii_corpus import (
     dev_eighth,
     dev_fifth,
     dev_fourth,
+    dev_ninth,
     dev_seventh,
     dev_sixth,
     dev_third,
@@ -396,6 +401,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_sixth.NAME: dev_sixth.generate_sixth_dev,
     dev_seventh.NAME: dev_seventh.generate_seventh_dev,
     dev_eighth.NAME: dev_eighth.generate_eighth_dev,
+    dev_ninth.NAME: dev_ninth.generate_ninth_dev,
 }
 
 
