@@ -109,7 +109,26 @@ def _reads_as(value: str, entity: str, particles: frozenset[str], key: str) -> b
                   and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
     if not shaped or entity != "PERSON":
         return shaped
-    return not (_unit_name(value) or (_ordinary_value(value) and not _NAME_KEY.fullmatch(key)))
+    return not (_code_identifier(value) or _unit_name(value)
+                or (_ordinary_value(value) and not _NAME_KEY.fullmatch(key)))  # fmt: skip
+
+
+# A word opened in lower case that goes on in capitals: a camelCase identifier ("deviceIp", "clientVersion"), which no
+# person's name is written as ("McDonald", "DeShawn" open in capitals; "de'Medici", "al-Hassan" have their mark).
+_CAMEL_CASE = re.compile(r"(?<![^\W\d_])[a-z]+[A-Z]")
+_NAME_PART = re.compile(r"[^\W\d_]+")
+
+
+def _code_identifier(value: str) -> bool:
+    """A resource's, a control's or a variable's name in a person's slot: camelCase ("apiKey"), or no capital at all
+    and a word that names-dataset lists as nobody's name ("notifier", "billing-sync", "kyc-worker": a manifest's
+    ``name:``). A lower-case name a person typed keeps its name words ("name: grace afriyie")."""
+    if _CAMEL_CASE.search(value):
+        return True
+    if any(char.isupper() for char in value):
+        return False
+    parts = [part for part in _NAME_PART.findall(value) if part not in _PARTICLES]
+    return not all(known_names().is_name(part) for part in parts)
 
 
 # The words a field's value is read with to tell a team from a person (``_unit_name``): the name gazetteer (looked up
@@ -172,6 +191,23 @@ _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]
 _YAML_ITEM = re.compile(r"(?m)^[ \t]*- [ \t]*[\"']?(?P<value>[^\n\"']*?)[\"']?[ \t]*\r?$")
 
 
+# The HTML elements whose ``name`` attribute names the element itself, the key a form submits its value under or the
+# target a link or script finds it by (the HTML standard's ``name`` content attribute; ``a`` and ``img`` as older pages
+# write it): ``<input name="bday">`` names a control, not a person. An XML element's ``name`` attribute
+# (``<author name="Grace Afriyie"/>``) stays a key.
+_CONTROL_TAG = re.compile(r"<(?:input|select|textarea|button|form|fieldset|output|object|param|iframe|map|meta|slot|"
+                          r"details|a|img)(?![\w:-])")  # fmt: skip
+_TAG_REACH = 300  # characters back from an attribute searched for its tag's "<"
+
+
+def _control_name(lowered: str, start: int) -> bool:
+    """Whether the key at `start` of the lower-cased text is the ``name`` attribute of an HTML control's tag."""
+    opening = lowered.rfind("<", max(0, start - _TAG_REACH), start)
+    if opening < 0 or lowered.find(">", opening, start) >= 0:
+        return False
+    return _CONTROL_TAG.match(lowered, opening) is not None and lowered[start - 1 : start].isspace()
+
+
 def _key_words(name: str) -> str:
     """A key as the key patterns read it: lower case, camelCase and a namespace undone ("ns:contactPerson" ->
     "contact_person")."""
@@ -204,6 +240,9 @@ class FieldValueRecognizer(EntityRecognizer):
         if len(lowered) != len(text):  # a few characters lower-case to two ("İ"): keep those as they are
             lowered = "".join(char if len(char.lower()) != 1 else char.lower() for char in text)
         for match in _FIELD.finditer(lowered):
+            key = match.group("person")
+            if key is not None and key.lstrip(" _.-") == "name" and _control_name(lowered, match.end("person") - 4):
+                continue  # <input name="iban">: the form control's name
             group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
             start, end = match.start(group), match.end(group)
             while end > start and text[end - 1] in " \t.":  # a bare value's trailing space or full stop

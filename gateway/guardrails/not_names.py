@@ -144,6 +144,21 @@ _CALENDAR_WORDS = calendar_words()
 # A field's key says what its value is ("Hometown: Sumner County", a column "name" over "Kilo Dill"): no thing there.
 _KEYED_SOURCES = ("FieldValueRecognizer",)
 
+# The head nouns of things named after people, capitalised as a name's part: laws and treaties, institutions and
+# funds, prizes, scientific laws and the diseases written in capitals. Each names a thing, not a person, whatever
+# name stands before it; surnames that are also such nouns ("Hall", "Law", "Bridge") are left out.
+_EPONYM_HEADS = frozenset({
+    "Act", "Acts", "Agreement", "Accord", "Accords", "Treaty", "Convention", "Doctrine", "Amendment", "Directive",
+    "Exchange", "Foundation", "Institute", "Institution", "Fund", "Endowment", "Prize", "Award", "Medal", "Trophy",
+    "Lecture", "Principle", "Theorem", "Conjecture", "Hypothesis", "Paradox", "Equation", "Effect", "Constant",
+    "Syndrome", "Disease", "Disorder", "Commission", "Memorial", "Stadium", "Airport", "University", "Hospital",
+    "Clinic", "Museum", "Scholarship", "Index",
+})  # fmt: skip
+# After a person's words: the rest of a double-barrelled name ("Glass" of "Glass-Steagall"), a possessive, then one of
+# those heads, or a disease's lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy").
+_EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?![\w'’-])"
+                           r"|(?P<medical>disease|syndrome|disorder|palsy)\b)")  # fmt: skip
+
 # Elided articles and prepositions of French and Italian ("l'", "d'", "dell'", "nell'", "qu'").
 _ELIDED_LOWER = re.compile(r"(?i:l|d|dell|dall|nell|sull|all|un)['’][a-zà-ÿ][^A-ZÀ-Þ]*\Z")
 
@@ -172,7 +187,18 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None)
             or is_relation_sender(text, finding.start, finding.end, words)
             or is_account(text, finding.start, finding.end)
-            or (finding.source not in _KEYED_SOURCES and is_place_named_thing(words)))  # fmt: skip
+            or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
+                                                          or is_eponym(text, finding.end, words))))  # fmt: skip
+
+
+def is_eponym(text: str, end: int, words: list[str]) -> bool:
+    """Whether a person's words name a thing after a person: a law, an institution, a prize or a disease whose head
+    noun ends them or follows them, after the rest of a double-barrelled name or a possessive ("Sarbanes-Oxley Act",
+    "Glass-Steagall Act" read as "Glass", "Nobel Prize", "Wilson's disease", "Tourette syndrome")."""
+    if len(words) >= 2 and words[-1] in _EPONYM_HEADS:
+        return True
+    after = _EPONYM_AFTER.match(text, end, end + 40)
+    return after is not None and (after.group("head") in _EPONYM_HEADS or after.group("medical") is not None)
 
 
 def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> bool:

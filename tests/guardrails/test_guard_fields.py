@@ -145,3 +145,30 @@ def test_names_of_ordinary_words_that_stay_people(text: str, expected: list[tupl
 )
 def test_a_roles_key_written_with_spaces(text: str, expected: list[tuple[str, str]]) -> None:
     assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<form>\n  <input id="a1" name="passport" type="text">\n  <select name="Surname"></select>\n</form>',
+        '<textarea\n    name="Notes" rows="3"></textarea>',
+        "metadata:\n  name: payments-gateway\n  labels:\n    app: payments-gateway\n",
+        "containers:\n  - name: scheduler\n    image: registry.example/scheduler:1.4\n",
+        '{"name": "billingAddress", "type": "string"}',
+        "owner=teamPlatform status=200",
+    ],
+)
+def test_a_controls_or_a_resources_identifier_is_no_person(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('<author name="Efua Mensah" role="editor"/>', [("PERSON", "Efua Mensah")]),  # an XML element's attribute
+        ("name: grace\n", [("PERSON", "grace")]),  # lower case, but names-dataset's name
+        ("name: Sean McDonald\n", [("PERSON", "Sean McDonald")]),  # capitals inside a name opened in capitals
+    ],
+)
+def test_names_beside_identifiers_stay_people(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected

@@ -253,3 +253,31 @@ def test_the_analyzer_keeps_chat_senders_with_names_and_drops_relations_bots_and
     text = ("commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nAuthor: renovate-bot <bot@example.org>\n"
             "Date:   Tue Feb 11 09:12:33 2025 +0100\n\n    Bump lodash\n")  # fmt: skip
     assert people(analyzer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the audit cites the Dodd-Frank Act twice", "Dodd"),  # NER's person cut at the hyphen
+        ("the audit cites the Dodd-Frank Act twice", "Dodd-Frank Act"),
+        ("she won the Nobel Prize in 1991", "Nobel"),
+        ("hx of Crohn's disease since 2019", "Crohn"),
+        ("screened for Tourette syndrome", "Tourette"),
+        ("listed on the Kigali Stock Exchange", "Kigali Stock"),
+    ],
+)
+def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Maria Okafor's car is outside", "Maria Okafor"),
+        ("Dear Anna Hall, thanks", "Anna Hall"),
+        ("Call John Smith Today please", "John Smith"),
+        ("Ask Dr. Crohn about the disease", "Crohn"),
+    ],
+)
+def test_a_person_before_an_ordinary_word_stays(text: str, value: str) -> None:
+    assert kept(text, value)
