@@ -157,6 +157,13 @@ def _surname(rng: random.Random, *countries: str) -> str:
     return rng.choice(ninth_names().names["last"][rng.choice(countries)])
 
 
+def _vietnamese_name() -> str:
+    """A person's full name as Vietnamese streets carry it, family name first ("Nguyễn Văn Hoàng"): Faker's
+    vi_VN ``name()`` puts a title first ("Chị", "Bác"), and its ``first_name()`` falls back to English names."""
+    fake = _faker("vi_VN")
+    return f"{fake.last_name()} {fake.middle_name()} {fake.first_name_male()}"
+
+
 def _address(form: str, rng: random.Random) -> str:
     if form in SCRIPT_ADDRESSES:
         return " ".join(_faker(form).street_address().split())
@@ -184,7 +191,7 @@ def _address(form: str, rng: random.Random) -> str:
             f"{rng.choice(_AFRIKAANS_STEMS)}{rng.choice(_AFRIKAANS_KINDS)} {n}",
             f"{rng.choice(_AFRIKAANS_STEMS)}{rng.choice(_AFRIKAANS_KINDS)} {n}, Woonstel {flat}",
         ],
-        "vi": [f"Số {n} đường {_faker('vi_VN').name()}", f"{n}/{flat} phố {_faker('vi_VN').name()}"],
+        "vi": [f"Số {n} đường {_vietnamese_name()}", f"{n}/{flat} phố {_vietnamese_name()}"],
     }
     return rng.choice(forms[form])
 

@@ -15,6 +15,7 @@ from collections import Counter
 
 import phonenumbers
 import pytest
+from faker.providers.person.vi_VN import Provider as VietnameseNames
 from pii_corpus_support import (
     assert_quota_offsets_and_contexts,
     assert_reproducible_and_apart_from_dev,
@@ -161,6 +162,11 @@ def test_people_places_dates_and_addresses_are_of_the_new_sources(cases):
     assert languages == set(dev_ninth.COUNTRY_LANGUAGES)
     forms = Counter(e["subtype"].split(":")[1] for e in values(cases, "STREET_ADDRESS"))
     assert set(forms) == set(dev_ninth.SCRIPT_ADDRESSES) | set(dev_ninth.ADDRESS_FORMS)
+    # Vietnamese streets carry a full name, family name first, without Faker's titles ("Chị", "Bác")
+    surnames = set(VietnameseNames.last_names)
+    for entity in (e for e in values(cases, "STREET_ADDRESS") if e["subtype"] == "address:vi"):
+        street = re.split(r" (?:đường|phố) ", entity["value"])[1].split()
+        assert len(street) >= 3 and street[0] in surnames, entity
     births = values(cases, "DATE_OF_BIRTH")
     styles = {e["subtype"].split(":")[1] for e in births}
     assert styles == set(written_dates.STYLES) | set(written_dates.MACHINE_STYLES)
