@@ -33,6 +33,7 @@ from faker.config import AVAILABLE_LOCALES
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from gateway.guardrails import street_locales
 from gateway.guardrails.places import english_words
 from gateway.guardrails.prefilters import FOLDS_APART
 from gateway.guardrails.street_romanised import is_cyrillic_or_greek, romanise
@@ -159,6 +160,9 @@ def street_vocabulary() -> StreetVocabulary:
         inside, lead = _number_labels(provider)
         labels.update(_latin(inside))
         leading.update(_latin(lead))
+    # The locales Faker writes no Latin-script address for (``street_locales``).
+    roles["prefix"].update(street_locales.BEFORE_NAME)
+    labels.update(street_locales.NUMBER_LABELS)
     clean = {role: frozenset(w.strip() for w in words if _LATIN_WORD.match(w.strip()) and len(w.strip()) >= 2)
              for role, words in roles.items()}  # fmt: skip
     labels = {w for w in labels | leading if _LABEL_WORDS.match(w)}
@@ -228,9 +232,13 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(layout, pattern) pairs. "glued" is scored by ``_glued_score``; an "open" match has nothing after the name to
     end it, so it is cut back to the name's capitalised words (``_open_end``)."""
     vocabulary = street_vocabulary()
-    suffix, glued, unit = (_alternation(words) for words in (vocabulary.suffixes, vocabulary.glued, vocabulary.units))
+    suffix, glued = (_alternation(words) for words in (vocabulary.suffixes, vocabulary.glued))
+    opening = _alternation(vocabulary.units | street_locales.LEAD_LABELS)
     prefix = rf"(?:(?i:{_alternation(vocabulary.prefixes)})\.?|(?i:{_alternation(vocabulary.dotted)})\.)"
     label, lead = _label_regex(vocabulary.labels), _label_regex(vocabulary.lead_labels)
+    after_label = rf"(?:(?i:{_alternation(street_locales.NUMBER_LABELS | vocabulary.labels)})[.:]?|#|N[°º]\.?|№)"
+    after_unit = rf"(?i:{_alternation(street_locales.UNIT_LABELS)})[.:]"
+    korean = "|".join(street_locales.KOREAN_ROAD_TYPES)
     unit_part = _unit_part()
     names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
     ordinal_names = rf"(?:(?:{_NAME_WORD}|{_ORDINAL}){_SP}+){{0,3}}"
@@ -241,7 +249,8 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         ("words", rf"(?P<number>{_LONE_NUMBER}){_SP}+(?P<name>{ordinal_names}(?:{_NAME_WORD}|{_ORDINAL})){_SP}+"
                   rf"(?P<type>(?i:{suffix}))\b\.?{unit_part}?"),
         # Flat 50 Carol Fields / Studio 07p Cheryl Summit (the unit before the street, no house number)
-        ("words", rf"(?<![\w.])(?P<number>(?i:{unit})\.?{_SP}*\d{{1,5}}[A-Za-z]?){_SP}+"
+        # Plot 6, Adeyemi Crescent / Moo 4, Titipatrayunyong Road (a label that opens an address, then the street)
+        ("words", rf"(?<![\w.])(?P<number>(?i:{opening})\.?{_SP}*\d{{1,5}}[A-Za-z]?),?{_SP}+"
                   rf"(?P<name>{names}{_NAME_WORD}){_SP}+(?P<type>(?i:{suffix}))\b\.?"),
         # 981, avenue de Chartier / 93, chemin Geneviève Moreno
         # 84 Đường Bà Triệu / 8, Jalan 4/36 / 41 Đường số 8
@@ -249,7 +258,8 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         rf"(?P<name>{names}{_NAME_WORD}|(?P<numbered>(?:{label}{_SP}*)?{_NUMBER_NAME}))"),
         # Via Chittolini, 725 Piano 6 / C. de Pastora Oliveras 340 Piso 9 / ul. Baczyńskiego 34/47 / rue Simon, 320
         # / pr. Privolnyy, d. 4 str. 89 / Av. Córdoba N° 53
-        ("prefix", rf"(?<![\w.])(?P<type>{prefix}){_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
+        # A type glued to a word by a hyphen is none: Romanian's article ("IBAN-ul e FI36", "CNP-ul vechi 93").
+        ("prefix", rf"(?<![\w.-])(?P<type>{prefix}){_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
         rf"(?P<number>{labelled})(?![\w.,/-]\d){unit_part}?"),
         # Eberthstr. 68/57 / Kadering 19-46 / Arnd-Buchholz-Weg 6
         ("glued", rf"(?<![\w.-]){_NUMBER_AHEAD}(?P<name>[^\W\d_][\w'’\-]+?)(?P<type>(?i:{glued}))\.?{_SP}*"
@@ -259,6 +269,15 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         # ADR;TYPE=HOME:;;9 H.SULTANOV / postalAddress: Favvata 987-026 / <AddressLine>Artikiou 9< / the address
         # is koutouzidou 77 (a field or a sentence that names the address: its value needs no street-type word)
         ("field", _FIELD_VALUE),
+        # Kalniņa iela 102-2 / Öcalan Sokak No: 115/52 / Aksu Cad. No:17 D:3 / Nagio g. 4-2 / Oyoo Lane, Hse 84 (the
+        # type between the name and the number: the locale's own, or any suffix type when a label leads the number)
+        ("after", rf"(?<![\w.-])(?<!\w['’])(?P<name>(?:{_NAME_WORD}{_SP}+){{0,2}}{_NAME_WORD}){_SP}+"
+                  rf"(?P<type>{_after_types()}|(?i:{suffix})\b\.?)(?P<comma>,)?{_SP}+(?P<label>{after_label}{_SP}*)?"
+                  rf"(?P<number>{_NUMBER})(?:,?{_SP}+{after_unit}{_SP}*\w{{1,4}}\b)*(?![\w.,/-]\d)"),
+        # 149, Hangang-ro 42-gil / Sejong-daero 35 (Korean road names, romanised: the type after a hyphen)
+        ("korean", rf"(?<![\w.-])(?:(?P<lead>\d{{1,5}}),?{_SP}+)?(?P<name>[^\W\d_]{{2,}})-"
+                   rf"(?P<type>(?i:{korean}))\b(?P<gil>{_SP}+\d{{1,4}}(?i:beon)?-(?i:gil)\b)?"
+                   rf"(?:{_SP}+(?P<number>\d{{1,5}})(?![\w.,/-]\d))?"),
     ))  # fmt: skip
 
 
@@ -284,9 +303,16 @@ _FIELD_VALUE = (
 )
 
 
+def _after_types() -> str:
+    """The types written between a street's name and its number (``street_locales.AFTER_NAME``), case ignored; an
+    abbreviation only with its dot ("Nagio g. 4", not "500 g 4")."""
+    words = sorted(street_locales.AFTER_NAME, key=len, reverse=True)
+    return "(?i:" + "|".join(re.escape(w) if w.endswith(".") else re.escape(w) + r"\b" for w in words) + ")"
+
+
 def _label_regex(labels: frozenset[str]) -> str:
     """House-number labels, case ignored, and the signs every locale writes for "number" ("#", "N°", "№")."""
-    return rf"(?:(?i:{_alternation(labels)})\.?|#|N[°º]\.?|№)"
+    return rf"(?:(?i:{_alternation(labels)})[.:]?|#|N[°º]\.?|№)"
 
 
 @cache
@@ -343,8 +369,11 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     first run of its unit word (a unit before the street) or its prefix type (a type written first); None for the
     layouts a house number leads or a type glued to a name ends."""
     vocabulary = street_vocabulary()
-    units, prefixes = _first_runs(vocabulary.units), _first_runs(vocabulary.prefixes | vocabulary.dotted)
-    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs())
+    units = _first_runs(vocabulary.units | street_locales.LEAD_LABELS)
+    prefixes = _first_runs(vocabulary.prefixes | vocabulary.dotted)
+    after = _first_runs(street_locales.AFTER_NAME | vocabulary.suffixes)
+    korean = frozenset(street_locales.KOREAN_ROAD_TYPES)
+    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs(), after, korean)
 
 
 # What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
@@ -439,6 +468,10 @@ class StreetAddressRecognizer(EntityRecognizer):
                     score = self._lead_score(match, text, start)
                 elif layout == "field":
                     score = self._field_score(match)
+                elif layout == "after":
+                    start, score = self._after_score(match, text)
+                elif layout == "korean":
+                    score = self._korean_score(match, text, start)
                 else:
                     score = self._score(match, layout, text, start)
                 if score is not None:
@@ -497,6 +530,64 @@ class StreetAddressRecognizer(EntityRecognizer):
             return self.SCORE
         return self.LOWER_CASE_SCORE if _after_address_word(text, start) else None
 
+    def _after_score(self, match: re.Match[str], text: str) -> tuple[int, float | None]:
+        """(where the address starts, its score) for a type between the name and the number ("Kalniņa iela 12",
+        "Oyoo Lane, Hse 84"). The name is its last words that are written as a name: capitalised ones (all of them
+        capitals where the type is), or in lower case (chat) the last word alone, and only beside a type of three
+        letters or more that is no English word ("rozīte iela 137", not "the g. 5" nor "fix pr. 12").
+        A suffix type ("Lane") counts here only before a comma and a house-number label ("Part no. 5" is none),
+        and a number with no label is no year."""
+        street_type = match.group("type")
+        bare = street_type.lower().rstrip(".")
+        own = street_type.lower() in _AFTER_LOWER
+        label = (match.group("label") or "").strip().lower().rstrip(".:")
+        if not own and not (label and match.group("comma")):
+            return match.start(), None
+        if not match.group("label") and _YEAR.fullmatch(match.group("number")):
+            return match.start(), None
+        words = list(re.finditer(r"\S+", match.group("name")))
+        base = match.start("name")
+        english = english_words().vocabulary
+        if street_type[:1].islower() and not any(c.isupper() for c in match.group("name")):
+            last = words[-1]
+            # A suffix type before a label of the locales' own ("lane, hse 97") is as plain as a type of theirs.
+            plain = (own and len(bare) >= 3 and bare not in english) or (not own and label in _OWN_LABELS)
+            if last.group().lower() in STOP_WORDS or not (plain or _after_address_word(text, base + last.start())):
+                return match.start(), None
+            return base + last.start(), self.LOWER_CASE_SCORE
+        upper_type = street_type.isupper()
+        kept: list[re.Match[str]] = []
+        for word in reversed(words):
+            written = word.group()
+            if not written[:1].isupper() or (upper_type and not written.isupper()):
+                break
+            kept.insert(0, word)
+        keys = [index for index, word in enumerate(kept) if word.group().lower() in _ADDRESS_KEYS]
+        kept = kept[keys[-1] + 1 :] if keys else kept
+        while kept and kept[0].group().lower() in STOP_WORDS:
+            kept.pop(0)
+        if not kept:
+            return match.start(), None
+        # A type of one or two letters ("g.", "k.", "pr.", "tn") after an English word is rather a unit, an initial
+        # or a reference ("Merged pr. 75").
+        if len(bare) <= 2 and kept[-1].group().lower() in english:
+            return match.start(), None
+        return base + kept[0].start(), self.SCORE
+
+    def _korean_score(self, match: re.Match[str], text: str, start: int) -> float | None:
+        """A romanised Korean road ("Sejong-daero 35", "149, Hangang-ro 42-gil"): with a building number before or
+        after it or a numbered side road, its name capitalised, or in lower case no English word after a boulevard's
+        or side road's type ("jungang-daero 30") or right after an address word."""
+        if not (match.group("lead") or match.group("number") or match.group("gil")):
+            return None
+        name = match.group("name")
+        if name[:1].isupper():
+            return self.SCORE
+        if name.lower() in english_words().vocabulary and not _after_address_word(text, start):
+            return None
+        specific = match.group("type").lower() == "daero" or match.group("gil")
+        return self.LOWER_CASE_SCORE if specific or _after_address_word(text, start) else None
+
     def _field_score(self, match: re.Match[str]) -> float | None:
         """A value under an address key: in a field ("postalAddress: 9 H.SULTANOV"), or in lower-case speech after
         "address is"; its words are not only English stop words ("address: see 2 below")."""
@@ -543,7 +634,7 @@ def _end(match: re.Match[str], layout: str, text: str) -> int:
 # The patterns run only on windows around these anchors: the street-type alternations are long, and most text (code,
 # JSON, logs) holds none.
 _ANCHOR = re.compile(
-    r"(?<![\w./=#-])(?:(?<!:)|(?<=[A-Za-z]:))\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_]\.?,?\s+\d"
+    r"(?<![\w./=#-])(?:(?<!:)|(?<=[A-Za-z]:))\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]|[^\W\d_][.:]?,?\s+\d"
     r"|(?i:addr|address|adresse|street|strasse|straße)=\d"
 )
 _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the number; name, type and unit after
@@ -621,6 +712,11 @@ def _after_address_word(text: str, start: int) -> bool:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_AFTER_LOWER = frozenset(word.lower() for word in street_locales.AFTER_NAME)
+# The locales' house-number labels that no other use shares ("Hse", "Plot", "Moo"), unlike "No" and "Nr".
+_OWN_LABELS = frozenset(word.lower() for word in street_locales.LEAD_LABELS)
+# Words that name the address rather than being its street's ("ADDR LEBEDEV TN 68-14", "Address Kalniņa iela 4").
+_ADDRESS_KEYS = frozenset({"addr", "address", "adresa", "adres", "adrese", "aadress", "adresas", "adresi"})
 
 
 def _longest(spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:

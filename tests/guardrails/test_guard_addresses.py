@@ -121,7 +121,8 @@ _LAYOUT_ALPHABET = [*"0123456789aZé .,-/'\n", " 12 ", " 4B ", "Apt.", "apt", "S
                     "Flat 3 Kingfisher Court", "apt 5 maple avenue", "Suite 7 Oak ", "Piso 9", "Kerkstraat 12",
                     "18, boulevard Victor", "93 rue Simon", "House No. ", "Số ", "Phố", "Đường", "ul. Mira, d. ",
                     "pr.", "k. ", "Jalan", "5th", "address: ", "ADR;TYPE=HOME:;;", "postalAddress:",
-                    " is "]  # fmt: skip
+                    " is ", "iela", "Sokak", "TN", "No:", "D:", "g.", "Lane, Hse ", "Plot", "MOO", "Crescent",
+                    "Hangang-ro", "-daero", " 42-gil", "Ngong Lane"]  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(4))

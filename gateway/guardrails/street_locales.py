@@ -1,0 +1,61 @@
+"""Street words of the locales whose addresses Faker's Latin-script providers do not write: those it has no address
+provider for (Turkish, Latvian, Lithuanian, Estonian, Albanian, Kenyan and Nigerian English) and the romanised forms
+of the types its Georgian, Thai and Korean providers write in their own scripts.
+
+The words are each country's street types and house-number labels as its postal addressing standard writes them
+(the Universal Postal Union's "Postal addressing systems" sheets), not street names: a type says that a name beside a
+number is a street ("Kalniņa iela 12", "Öcalan Sokak No: 11/5", "Rruga Ismail Qemali, Nr. 3"), whoever the street is
+named after. ``ROMANISED_FROM`` ties each romanised word to the provider word it renders, so that a test can check
+the table against Faker's data.
+"""
+
+from __future__ import annotations
+
+# Types written between a street's name and its house number ("Kalniņa iela 12", "Aksu Cad. No:17 D:3",
+# "Nagio g. 4-2", "Pärnu mnt 45", "Rustavelis k. 12"): the abbreviations with their dot, which they need.
+AFTER_NAME = frozenset({
+    # Estonian: tänav, maantee, puiestee, põik, tee (tn, mnt, pst)
+    "tn", "tänav", "mnt", "maantee", "pst", "puiestee", "põik", "tee",
+    # Latvian: iela, gatve, bulvāris, prospekts, šoseja, laukums
+    "iela", "gatve", "bulvāris", "prospekts", "šoseja", "laukums",
+    # Lithuanian: gatvė, prospektas, alėja, plentas, skersgatvis (g., pr., al., pl., skg.)
+    "g.", "gatvė", "pr.", "prospektas", "al.", "alėja", "pl.", "plentas", "skg.", "skersgatvis",
+    # Turkish: sokak, cadde, bulvar (with and without the compound's possessive -ı/-si) and their abbreviations
+    "Sokak", "Sokağı", "Sk.", "Sok.", "Cadde", "Caddesi", "Cad.", "Cd.", "Bulvar", "Bulvarı", "Blv.",
+    # Georgian, romanised (ქ. = k., ქუჩა = kucha, გამზირი = gamziri)
+    "k.", "kucha", "gamziri",
+})  # fmt: skip
+
+# Types written before a street's name ("Rruga Ismail Qemali 3", "Str. Lipscani nr. 5", "Soi Sukhumvit 11").
+BEFORE_NAME = frozenset({
+    # Albanian: rruga, bulevardi (Rr., Blvd.)
+    "Rruga", "Rr.", "Bulevardi",
+    # Romanian abbreviations of Faker's ro_RO types (Strada, Bulevardul, Soseaua, Aleea, Intrarea)
+    "Str.", "Bd.", "Bdul.", "Bld.", "Șos.", "Şos.", "Sos.", "Intr.",
+    # Thai, romanised (ซอย = Soi, ถนน = Thanon)
+    "Soi", "Thanon",
+})  # fmt: skip
+
+# House-number labels ("Sokak No: 11", "Rruga X, Nr. 3", "X Lane, Hse 84", "Plot 6, X Crescent", "16 Moo 11"): with
+# their dot or colon where written.
+NUMBER_LABELS = frozenset({"No", "Nr", "Hse", "House No", "Plot", "Moo"})
+
+# Labels that open an address, its street and a street type after them ("Plot 6, Adeyemi Crescent", "Moo 4,
+# Titipatrayunyong Road", "Hse 12, Ngong Road").
+LEAD_LABELS = frozenset({"Plot", "Moo", "Hse"})
+
+# Unit labels after the house number, with their dot or colon ("D:4" Turkish daire, "ap. 5" Romanian apartament,
+# "bl. 3", "sc. B", "Daire 4", "dz. 5" Latvian dzīvoklis, "k. 2" Estonian korter).
+UNIT_LABELS = frozenset({"D", "Daire", "ap", "bl", "sc", "dz"})
+
+# Korean road types, romanised by the Revised Romanization: the ko_KR provider's road suffixes 로 (ro) and 길 (gil),
+# and 대로 (daero, a boulevard), which its road names carry split ("도산대" + "로"), written as one type after a
+# hyphen ("Sejong-daero 35", "Hangang-ro 42-gil").
+KOREAN_ROAD_TYPES = ("daero", "ro", "gil")
+
+# The provider words of Faker's non-Latin locales that the romanised words above render.
+ROMANISED_FROM = {
+    "ka_GE": {"k.": "ქ."},
+    "th_TH": {"Soi": "ซอย", "Thanon": "ถนน", "Moo": "หมู่"},
+    "ko_KR": {"ro": "로", "gil": "길"},
+}

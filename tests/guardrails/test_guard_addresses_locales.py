@@ -1,0 +1,98 @@
+"""STREET_ADDRESS in the layouts of the locales Faker writes no Latin-script address for (``street_locales``): a type
+between the name and the number (Baltic, Turkish, Georgian), Albanian, Romanian and Thai types before the name, the
+labels that open an address ("Plot", "Moo"), romanised Korean roads; and the phrases of the same shapes left alone."""
+
+import importlib
+
+import pytest
+
+from gateway.guardrails import street_locales
+from gateway.guardrails.addresses import StreetAddressRecognizer
+
+
+@pytest.fixture(scope="module")
+def addresses() -> StreetAddressRecognizer:
+    return StreetAddressRecognizer()
+
+
+def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
+    return [text[r.start : r.end] for r in addresses.analyze(text, []) if r.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # a type between the name and the number: Latvian, Estonian, Lithuanian, Turkish, Georgian
+        ("The office is at Brīvības iela 21-4, Rīga", "Brīvības iela 21-4"),
+        ("residing at Pärnu mnt 45; notices by post", "Pärnu mnt 45"),
+        ("ship to Tartu tn 7-12 please", "Tartu tn 7-12"),
+        ("Deliver to Gedimino pr. 9, Vilnius", "Gedimino pr. 9"),
+        ("courier could not find Vilniaus g. 33-2", "Vilniaus g. 33-2"),
+        ("Adres: Bağdat Caddesi No: 12/3, Kadıköy", "Bağdat Caddesi No: 12/3"),
+        ("billing address is Atatürk Cad. No:84 D:25\n", "Atatürk Cad. No:84 D:25"),
+        ("site visit at Rustavelis k. 12", "Rustavelis k. 12"),
+        ("SSR DOCA YY HK1/R/ISTIKLAL CAD. NO:40 D:4\n", "ISTIKLAL CAD. NO:40 D:4"),
+        ("RM ADDR KALNIŅA IELA 12\n", "KALNIŅA IELA 12"),  # the key word before the name is no part of it
+        ("lumipat na kami sa brīvības iela 137", "brīvības iela 137"),  # lower case: a type no English word
+        # a suffix type, then a comma and a house-number label (Kenyan)
+        ("courier could not find Ngong Lane, Hse 84 today", "Ngong Lane, Hse 84"),
+        ("leta kwa moi lane, hse 97", "moi lane, hse 97"),
+        # types before the name: Albanian, Romanian abbreviations, Thai
+        ("home visit address Rruga Myslym Shyri, Nr. 113.", "Rruga Myslym Shyri, Nr. 113"),
+        ("courier could not find Rr. Kavajës 26", "Rr. Kavajës 26"),
+        ("site visit at Bd. Unirii nr. 176", "Bd. Unirii nr. 176"),
+        ("value: 'Str. Lipscani nr. 5'", "Str. Lipscani nr. 5"),
+        ("return_address=39/47 Soi Sukhumvit\n", "39/47 Soi Sukhumvit"),
+        # a label that opens the address, a street type after its name: Nigerian "Plot", Thai "Moo"
+        ("billing address is Plot 80, Adeola Crescent\n", "Plot 80, Adeola Crescent"),
+        ("lives alone at 177 Moo 1, Phahonyothin Road now", "Moo 1, Phahonyothin Road"),
+        # romanised Korean roads: a building number before or after, a numbered side road
+        ("lives alone at 149, Hangang-ro 42-gil.", "149, Hangang-ro 42-gil"),
+        ("residing at Sejong-daero 35; notices", "Sejong-daero 35"),
+        ("deliver mo sa jungang-daero 30\n", "jungang-daero 30"),
+    ],
+)
+def test_addresses_of_the_tabled_locales(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
+    assert found(addresses, text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[10:42] mwanzo: IBAN-ul e FI36 5240 3068 5171 50\n",  # Romanian's article glued by a hyphen is no "ul."
+        "[12:47] bebe: SSN-ul lui e 394 54 9538\n",
+        "me: CNP-ul vechi 933-77-9668\n",
+        "Merged pr. 75 today",  # a one- or two-letter type after an English word
+        "Fixed in pr. 12 already",
+        "Add 500 g. 40 minutes",
+        "Smith et al. 2019 showed",
+        "Skuja iela 2019",  # no label: a year is no house number
+        "W-2 Part no. 1017 843 was replaced",  # a suffix type with a label but no comma
+        "Project Lane no. 5",
+        "took the Plot 3, Figure 4",  # an opening label with no street type after the name
+        "the micro-ro 5",  # a Korean type after a lower-case English word
+        "Jungang-ro with no number",
+        "see the tee 5 times",  # lower case: a type that is an English word
+    ],
+)
+def test_phrases_of_the_tabled_shapes_that_stay_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
+    assert found(addresses, text) == []
+
+
+def test_romanised_words_render_the_providers_own() -> None:
+    """Each romanised word of the table renders a word Faker's provider of that locale writes."""
+    for locale, words in street_locales.ROMANISED_FROM.items():
+        source = importlib.import_module(f"faker.providers.address.{locale}").__file__
+        assert source is not None
+        with open(source, encoding="utf-8") as module:
+            text = module.read()
+        for latin, native in words.items():
+            assert native in text, (locale, latin, native)
+
+
+def test_the_tables_words_reach_the_vocabulary() -> None:
+    from gateway.guardrails.addresses import street_vocabulary
+
+    vocabulary = street_vocabulary()
+    assert {"Rruga", "Rr.", "Str.", "Bd.", "Soi"} <= vocabulary.prefixes
+    assert {"No", "Hse", "Plot", "Moo"} <= vocabulary.labels
