@@ -121,7 +121,20 @@ def month_pattern(names: Iterable[str], *, first_behind: bool = False) -> str:
 
 _DATE_MONTHS = month_names((*DATE_MONTH_LOCALES, *BIRTH_LABEL_MONTH_LOCALES))
 _DATE_MONTHS_FOLDED = frozenset(_without_diacritics(name) for name in _DATE_MONTHS)
-_YEAR_FIRST_WORD = re.compile(r"\d{4}\.\s+([^\W\d_]+)")
+# The Hungarian shape as a whole ("1952. szeptember 23."): a Latvian date also opens with its year and a word ("1987.
+# gada 3. maijs"), whose word is no month's.
+_YEAR_FIRST_WORD = re.compile(r"\d{4}\.\s+([^\W\d_]+)\.?\s+\d{1,2}\.?")
+
+
+# Languages that write a date's month in another case than its name (Faker's names are the nominative): Slovenian
+# "3. maja 1987", "14. avgusta 1997", Polish "3 maja 1987", "12 lipca 1990", Czech "3. května 1987", Slovak, Croatian,
+# and Romanian, whose names stand as they are ("3 mai 1987"). Read only by the day-first shape below, with an ending of
+# up to four letters after a name or its first letters ("maj" + "a", "lip" + "ca", "avgust" + "a"), so the other
+# shapes, the anchors and the name rules keep ``_DATE_MONTHS``.
+INFLECTED_MONTH_LOCALES = ("ro_RO", "sl_SI", "pl_PL", "cs_CZ", "sk_SK", "hr_HR")
+_INFLECTED_MONTHS = month_pattern(month_names((*DATE_MONTH_LOCALES, *BIRTH_LABEL_MONTH_LOCALES,
+                                               *INFLECTED_MONTH_LOCALES)))  # fmt: skip
+INFLECTED_MONTH = rf"(?:{_INFLECTED_MONTHS})[^\W\d_]{{0,4}}"
 
 
 def is_date_month_word(word: str) -> bool:
@@ -195,7 +208,14 @@ def states_an_age(text: str, start: int, end: int) -> bool:
 BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "syntymä", "syntyny", "szület", "szül.",
                 "urodz", "narozen", "narodenia", "rođen", "rodjen", "naşter", "nașter", "naster",
                 "doğum", "dogum", "lahir", "kapanganakan", "γέννη", "γεννήθ", "рожден", "родил", "生年月日",
-                "出生", "誕生日", "생년월일")  # fmt: skip
+                "出生", "誕生日", "생년월일",
+                # Lithuanian "Gimimo data", "gimė", "gimęs"; Latvian "Dzimšanas datums", "dzimis", "dzimusi";
+                # Estonian "Sünniaeg", "sündinud"; Slovenian "Datum rojstva", "rojen"; Irish "Dáta breithe",
+                # "rugadh"; Romanian "născut", "născută"; Tagalog "ipinanganak", "pinanganak"; Swahili "tarehe ya
+                # kuzaliwa", "alizaliwa", "amezaliwa"; Korean "생일", "태어난"; Thai "วันเกิด"; Persian "تاریخ تولد".
+                "gimimo", "gimė", "gimęs", "gimusi", "dzimšanas", "dzimsanas", "dzimis", "dzimusi", "sünni",
+                "sündinud", "sundinud", "rojen", "rojstva", "breithe", "rugadh", "născut", "nascut", "ipinanganak",
+                "pinanganak", "kuzaliwa", "alizaliwa", "amezaliwa", "생일", "태어", "วันเกิด", "تولد")  # fmt: skip
 
 
 # Italian "born" ("nato il 3 marzo 1985", "nata a Roma il", "nata nel 1985") with the word after it: a context word
@@ -226,6 +246,10 @@ class DateOfBirthRecognizer(PatternRecognizer):
         Pattern("date d month y",
                 rf"\b{_DAY}\.?(?:\s+(?:de\s+|of\s+)?|[-/])(?:{MONTH_NAMES})\.?,?(?:\s+(?:del?\s+)?|[-/]){YEAR}\b",
                 0.3),
+        # The same with the month in another case than its name, or in a language the shape above does not read
+        # (``INFLECTED_MONTH_LOCALES``): "3. maja 1987", "12 lipca 1990", "16 februarie 1987".
+        Pattern("date d month y inflected",
+                rf"(?<![\w.]){_DAY}\.?\s+{INFLECTED_MONTH}\.?,?\s+{YEAR}(?!\d)", 0.3),
         # Year first, each part closed by a full stop, as Hungarian writes a date (CLDR's long date pattern for "hu",
         # "y. MMMM d."): "1952. szeptember 23.", "1984. jún. 3.". Its word is a month's name once both are read
         # without diacritics (``invalidate_result``): Faker spells "junius" and "julius", Hungarian "június" and
@@ -265,7 +289,7 @@ class DateOfBirthRecognizer(PatternRecognizer):
 
     def invalidate_result(self, pattern_text: str) -> bool | None:
         """A year-first date whose word is no month's name ("1984. Team 3.") is none."""
-        year_first = _YEAR_FIRST_WORD.match(pattern_text)
+        year_first = _YEAR_FIRST_WORD.fullmatch(pattern_text)
         return None if year_first is None or is_date_month_word(year_first.group(1)) else True
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,

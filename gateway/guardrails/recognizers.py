@@ -22,6 +22,14 @@ from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
 from gateway.guardrails.columns import clause_after, column_name, may_have_columns
 from gateway.guardrails.credentials import SecretRecognizer
+from gateway.guardrails.date_traditions import (
+    CALENDAR_ANCHORS,
+    CALENDAR_PATTERNS,
+    TRADITION_ANCHOR,
+    TRADITION_PATTERNS,
+    TelexDocsRecognizer,
+    has_docs_element,
+)
 from gateway.guardrails.dates import (
     BIRTH_YEAR,
     MONTH_FIRST_LETTERS,
@@ -457,6 +465,14 @@ def build_detectors() -> list[Detector]:
         # written ones, so looked for only where one stands; each window reaches a day before its month's name.
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(SPOKEN_DATE_PATTERNS, name="SpokenDateOfBirthRecognizer"),
          has_birth_word, SPOKEN_DATE_ANCHOR, 40),
+        # Korean, Lithuanian and Latvian dates (``date_traditions``), anchored at the year and the word or full stop
+        # after it; the Buddhist-era and Solar Hijri dates only where a birth word stands, as the weak shapes; the
+        # telex passport element's date by its place in the element.
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer"),
+         has_regex(TRADITION_ANCHOR), TRADITION_ANCHOR, 40),
+        ("DATE_OF_BIRTH", DateOfBirthRecognizer(CALENDAR_PATTERNS, name="CalendarDateOfBirthRecognizer"),
+         has_birth_word, CALENDAR_ANCHORS, 32),
+        ("DATE_OF_BIRTH", TelexDocsRecognizer(), has_docs_element, None, 0),
     ]  # fmt: skip
     return [
         Detector(
@@ -498,8 +514,26 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_s
         return True
     if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS)):
         return True
+    if own_sentence and _key_label_names_it(context, text, start):
+        return True
     column = column_name(text, start) if may_have_columns(text) else None
     return column is not None and context.search(column) is not None
+
+
+# A CEF extension's key right before its value ("flexDate1=20.01.1984"), and the label CEF gives a custom field's key
+# as another pair of the same event ("flexDate1Label=Date of Birth"): the label up to the next key.
+_CEF_KEY = re.compile(r"(?<![\w=])([A-Za-z]\w*)=\Z")
+_CEF_LABEL_VALUE = r"=((?:[^=\n\\]|\\.)*?)(?=\s+\w+=|\s*$)"
+
+
+def _key_label_names_it(context: re.Pattern[str], text: str, start: int) -> bool:
+    """Whether the value at `start` is a CEF pair's value whose key's label, elsewhere in the event, is a context word
+    ("flexDate1Label=Date of Birth ... flexDate1=20.01.1984")."""
+    key = _CEF_KEY.search(text, max(0, start - 40), start)
+    if key is None or f"{key.group(1)}Label=" not in text:
+        return False
+    label = re.search(rf"(?<!\w){re.escape(key.group(1))}Label{_CEF_LABEL_VALUE}", text, re.MULTILINE)
+    return label is not None and context.search(label.group(1)) is not None
 
 
 _REST_OF_LINE_EMPTY = re.compile(r"[ \t.,;)\]\"'}]*\r?(?:\n|\Z)")
@@ -519,6 +553,10 @@ _SENTENCE_END = re.compile(r"(?:(?<=[^\W\d_]{4})\.|(?<=\d)\.|[!?])[ \t]+(?=\S)|\
 _DATE_END = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|['’]\d\d(?!\w)|(?<![\d.])\d{1,2}[/.-]\d{1,2}[/.-]\d\d(?![\d.])")
 
 
+_NAMED_ABOVE = re.compile(r"[ \t]*value:[ \t]*[\"']?")
+_NAME_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?name:[ \t]*[\"']?[\w.-]+[\"']?[ \t]*\r?")
+
+
 def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> int:
     """Where the words that may describe the value at [start, end) begin: after the last sentence end and the last
     date before it, not before `window_start`; a value alone on its line keeps the line above (a label), and so does
@@ -526,6 +564,12 @@ def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> i
     label above is the line's own heading: a chat export's or a log's timestamp ("27/10/2025, 14:22 - Mum: ..."),
     whatever the message above it said."""
     line_start = text.rfind("\n", window_start, start) + 1
+    if line_start and _NAMED_ABOVE.fullmatch(text, line_start, start) is not None:
+        # A YAML list's value under its name ("- name: SEED_USER_DOB" / "  value: ..."), as Kubernetes and Compose
+        # set environment variables: the name on the line above is the value's key.
+        name_line = text.rfind("\n", 0, line_start - 1) + 1
+        if _NAME_LINE.fullmatch(text, name_line, line_start - 1) is not None:
+            return name_line
     if line_start and not text[line_start:start].strip() and _labelled_from_above(text, line_start, end):
         line_start = text.rfind("\n", window_start, line_start - 1) + 1
         return max(window_start, line_start)

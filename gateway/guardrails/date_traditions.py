@@ -1,0 +1,86 @@
+"""DATE_OF_BIRTH in the date traditions whose years, words or layout differ from the Gregorian forms ``dates`` reads:
+Korean, the Thai Buddhist era, the Persian Solar Hijri calendar, Lithuanian and Latvian year-first dates, and the
+IATA passenger-document element of airline telex.
+
+Each shape is written from its tradition's own rules, not from examples: the Korean and Baltic layouts are CLDR's
+date patterns for "ko" ("y년 MMMM d일", "y. M. d."), "lt" ("y 'm'. MMMM d 'd'.") and "lv" ("y. 'gada' d. MMMM");
+the Buddhist-era and Solar Hijri years are the Gregorian years of birth (``dates.BIRTH_YEAR``'s 1900-2009) moved by
+each calendar's offset; the telex date is the fifth field of an SSR DOCS element, whose layout IATA fixes.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+from presidio_analyzer import EntityRecognizer, Pattern, RecognizerResult
+
+from gateway.guardrails.dates import YEAR
+
+_M = r"(?:0?[1-9]|1[0-2])"
+_D = r"(?:0?[1-9]|[12]\d|3[01])"
+# A Buddhist-era year (BE = CE + 543) of a person born 1900-2009: 2443-2552.
+BUDDHIST_BIRTH_YEAR = r"(?:244[3-9]|24[5-9]\d|25[0-4]\d|255[0-2])"
+# A Solar Hijri year (SH = CE - 621, the year starting at the March equinox) of a person born 1921-2010: 1300-1389.
+# Years before 1300 SH (1921) are left out: they are 4-digit numbers of any kind far more often than births.
+SOLAR_HIJRI_BIRTH_YEAR = r"(?:13[0-8]\d)"
+# A word of a month's name in any script (Lithuanian "gegužės", Latvian "jūlijs", capitals on a receipt): the Baltic
+# layouts are read by their literals ("m." and "d.", "gada"), which no other language's date sets around a word.
+_MONTH_WORD = r"[^\W\d_]{3,12}"
+
+TRADITION_PATTERNS = [
+    # Korean, as CLDR's long pattern writes it, each part followed by its word for year, month and day: "1987년 5월
+    # 3일", also without the spaces.
+    Pattern("date y년 m월 d일", rf"(?<!\d){YEAR}\s?년\s?{_M}\s?월\s?{_D}\s?일", 0.3),
+    # Korean's medium pattern, each part closed by a full stop and a space: "1987. 5. 3.". The closing full stop is
+    # part of it: "2004. 4. 23" without it is a list or a version.
+    Pattern("date y. m. d.", rf"(?<![\w.]){YEAR}\.[ \u00a0]{_M}\.[ \u00a0]{_D}\.(?!\d)", 0.3),
+    # Lithuanian: "1987 m. gegužės 3 d." (the month in the genitive), and in capitals.
+    Pattern("date y m. month d d.", rf"(?<![\w.]){YEAR}\s?m\.\s+{_MONTH_WORD}\s+{_D}\s?d\.", 0.3),
+    # Latvian: "1987. gada 3. maijs".
+    Pattern("date y. gada d. month", rf"(?<![\w.]){YEAR}\.\s+gada\s+{_D}\.\s+{_MONTH_WORD}(?![^\W\d_])", 0.3),
+]  # fmt: skip
+# Where the shapes above are: a year's last two digits and the word or full stop after them.
+TRADITION_ANCHOR = r"(?:19|20)\d\d(?:\s?년|\.[ \u00a0]\d|\s?[mM]\.\s|\.\s+(?i:gada)\s)"
+
+# Not inside a longer number, dotted, dashed or a clock time ("12:19/1/2536"); after a label's colon it may stand
+# ("DOB:19/1/2536").
+_NOT_AFTER_NUMBER = r"(?<![\w./-])(?<!\d:)"
+# Calendars whose year alone says little: a birth date only next to a birth word, like ``dates.WEAK_PATTERNS``.
+CALENDAR_PATTERNS = [
+    # Thai, day first with the Buddhist-era year: "03/05/2530", "3/5/2530".
+    Pattern("date d/m/yyyy BE", rf"{_NOT_AFTER_NUMBER}{_D}([/.-]){_M}\1{BUDDHIST_BIRTH_YEAR}(?![\w/:-]|\.\d)", 0.2),
+    # Persian, year first in the Solar Hijri calendar: "1366/02/13", "1366-02-13".
+    Pattern("date yyyy/mm/dd SH",
+            rf"{_NOT_AFTER_NUMBER}{SOLAR_HIJRI_BIRTH_YEAR}([/.-]){_M}\1{_D}(?![\w/:-]|\.\d)", 0.2),
+]  # fmt: skip
+# Where they are: a Buddhist-era year after a separator, and a Solar Hijri year opening a dated triple. Each is led
+# by its year's first digit, which the regex engine skips to, with the separator read behind it.
+CALENDAR_ANCHORS = (r"2(?<=[/.-]2)(?:4[4-9]|5[0-5])\d(?![\w/:-]|\.\d)",
+                    r"1(?<![\w./-]1)(?<!\d:1)3[0-8]\d([/.-])[01]?\d\1[0-3]?\d(?![\w/:-]|\.\d)")
+
+
+# The element of a passenger record that holds a traveller's passport data (IATA's SSR DOCS): after the airline
+# and the status ("YY HK1"), the document type, issuing country, document number, nationality, date of birth,
+# gender, expiry date and names, each field closed by a "/" and left empty where unknown ("P////20APR98/F//").
+_MONTH_ABBREVIATIONS = "|".join(name.upper() for name in calendar.month_abbr if name)
+_DOCS = re.compile(rf"\bDOCS\b[^/\n]*/(?:[^/\n]*/){{4}}(\d\d(?:{_MONTH_ABBREVIATIONS})\d\d(?:\d\d)?)(?=/)")
+DOCS_SCORE = 0.85  # the field's place names it: no birth word is written beside it
+
+
+def has_docs_element(text: str) -> bool:
+    return "DOCS" in text
+
+
+class TelexDocsRecognizer(EntityRecognizer):
+    """The date of birth of an SSR DOCS element: "SSR DOCS YY HK1/P/GBR/123456789/GBR/03MAY87/M/12JUL29/DOE/JOHN"."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["DATE_OF_BIRTH"], name="TelexDocsRecognizer")
+
+    def load(self) -> None:  # nothing to load: one regex
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        return [RecognizerResult("DATE_OF_BIRTH", match.start(1), match.end(1), DOCS_SCORE)
+                for match in _DOCS.finditer(text)]  # fmt: skip
