@@ -64,7 +64,10 @@ CALENDAR_ANCHORS = (r"2(?<=[/.-]2)(?:4[4-9]|5[0-5])\d(?![\w/:-]|\.\d)",
 # and the status ("YY HK1"), the document type, issuing country, document number, nationality, date of birth,
 # gender, expiry date and names, each field closed by a "/" and left empty where unknown ("P////20APR98/F//").
 _MONTH_ABBREVIATIONS = "|".join(name.upper() for name in calendar.month_abbr if name)
-_DOCS = re.compile(rf"\bDOCS\b[^/\n]*/(?:[^/\n]*/){{4}}(\d\d(?:{_MONTH_ABBREVIATIONS})\d\d(?:\d\d)?)(?=/)")
+# Each field is bounded (a passport number or a country is far shorter), so a long line of other text is never read
+# again from each "DOCS" in it.
+_DOCS = re.compile(rf"\bDOCS\b[^/\n]{{0,24}}/(?:[^/\n]{{0,40}}/){{4}}"
+                   rf"(\d\d(?:{_MONTH_ABBREVIATIONS})\d\d(?:\d\d)?)(?=/)")
 DOCS_SCORE = 0.85  # the field's place names it: no birth word is written beside it
 
 

@@ -523,17 +523,23 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_s
 # A CEF extension's key right before its value ("flexDate1=20.01.1984"), and the label CEF gives a custom field's key
 # as another pair of the same event ("flexDate1Label=Date of Birth"): the label up to the next key.
 _CEF_KEY = re.compile(r"(?<![\w=])([A-Za-z]\w*)=\Z")
-_CEF_LABEL_VALUE = r"=((?:[^=\n\\]|\\.)*?)(?=\s+\w+=|\s*$)"
+_CEF_LABEL = re.compile(r"(?<!\w)([A-Za-z]\w*)Label=((?:[^=\n\\]|\\.){0,80}?)(?=\s+\w+=|[ \t]*$)", re.MULTILINE)
 
 
 def _key_label_names_it(context: re.Pattern[str], text: str, start: int) -> bool:
     """Whether the value at `start` is a CEF pair's value whose key's label, elsewhere in the event, is a context word
     ("flexDate1Label=Date of Birth ... flexDate1=20.01.1984")."""
     key = _CEF_KEY.search(text, max(0, start - 40), start)
-    if key is None or f"{key.group(1)}Label=" not in text:
+    if key is None or "Label=" not in text:
         return False
-    label = re.search(rf"(?<!\w){re.escape(key.group(1))}Label{_CEF_LABEL_VALUE}", text, re.MULTILINE)
-    return label is not None and context.search(label.group(1)) is not None
+    label = _cef_labels(text).get(key.group(1))
+    return label is not None and context.search(label) is not None
+
+
+@lru_cache(maxsize=2)  # asked for each date of a text in turn: the text is read once
+def _cef_labels(text: str) -> dict[str, str]:
+    """Each CEF custom field's label in the text, by the field's key ("flexDate1" -> "Date of Birth")."""
+    return {match.group(1): match.group(2) for match in _CEF_LABEL.finditer(text)}
 
 
 _REST_OF_LINE_EMPTY = re.compile(r"[ \t.,;)\]\"'}]*\r?(?:\n|\Z)")
