@@ -278,6 +278,9 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         ("korean", rf"(?<![\w.-])(?:(?P<lead>\d{{1,5}}),?{_SP}+)?(?P<name>[^\W\d_]{{2,}})-"
                    rf"(?P<type>(?i:{korean}))\b(?P<gil>{_SP}+\d{{1,4}}(?i:beon)?-(?i:gil)\b)?"
                    rf"(?:{_SP}+(?P<number>\d{{1,5}})(?![\w.,/-]\d))?"),
+        # Sevani 346 / Marshal Baghramyan 24 (a romanised Armenian street name, which carries no type)
+        ("named", rf"(?<![\w.-])(?P<name>(?i:{_alternation(street_locales.armenian_streets())}))(?![\w'’-])"
+                  rf"{_SP}+(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
     ))  # fmt: skip
 
 
@@ -373,7 +376,9 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     prefixes = _first_runs(vocabulary.prefixes | vocabulary.dotted)
     after = _first_runs(street_locales.AFTER_NAME | vocabulary.suffixes)
     korean = frozenset(street_locales.KOREAN_ROAD_TYPES)
-    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs(), after, korean)
+    named = _first_runs(street_locales.armenian_streets())
+    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs(), after, korean,
+            named)  # fmt: skip
 
 
 # What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
@@ -472,6 +477,8 @@ class StreetAddressRecognizer(EntityRecognizer):
                     start, score = self._after_score(match, text)
                 elif layout == "korean":
                     score = self._korean_score(match, text, start)
+                elif layout == "named":
+                    score = self._named_score(match)
                 else:
                     score = self._score(match, layout, text, start)
                 if score is not None:
@@ -587,6 +594,13 @@ class StreetAddressRecognizer(EntityRecognizer):
             return None
         specific = match.group("type").lower() == "daero" or match.group("gil")
         return self.LOWER_CASE_SCORE if specific or _after_address_word(text, start) else None
+
+    def _named_score(self, match: re.Match[str]) -> float | None:
+        """A street known by its name alone ("Sevani 346"): capitalised, or in lower case (chat); its number no
+        year ("Tumanyan 1915")."""
+        if _YEAR.fullmatch(match.group("number")):
+            return None
+        return self.SCORE if match.group("name")[:1].isupper() else self.LOWER_CASE_SCORE
 
     def _field_score(self, match: re.Match[str]) -> float | None:
         """A value under an address key: in a field ("postalAddress: 9 H.SULTANOV"), or in lower-case speech after

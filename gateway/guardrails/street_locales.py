@@ -6,10 +6,17 @@ The words are each country's street types and house-number labels as its postal 
 (the Universal Postal Union's "Postal addressing systems" sheets), not street names: a type says that a name beside a
 number is a street ("Kalniņa iela 12", "Öcalan Sokak No: 11/5", "Rruga Ismail Qemali, Nr. 3"), whoever the street is
 named after. ``ROMANISED_FROM`` ties each romanised word to the provider word it renders, so that a test can check
-the table against Faker's data.
+the table against Faker's data. Armenian addresses carry no type at all: their street names are read from Faker's
+hy_AM provider, romanised (``armenian_streets``).
 """
 
 from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from gateway.guardrails.places import english_words
+from gateway.guardrails.street_romanised import is_armenian, romanise_armenian
 
 # Types written between a street's name and its house number ("Kalniņa iela 12", "Aksu Cad. No:17 D:3",
 # "Nagio g. 4-2", "Pärnu mnt 45", "Rustavelis k. 12"): the abbreviations with their dot, which they need.
@@ -59,3 +66,14 @@ ROMANISED_FROM = {
     "th_TH": {"Soi": "ซอย", "Thanon": "ถนน", "Moo": "หมู่"},
     "ko_KR": {"ro": "로", "gil": "길"},
 }
+
+
+@cache
+def armenian_streets() -> frozenset[str]:
+    """The street names of Faker's hy_AM provider, romanised ("Մյասնիկյան" -> "Myasnikyan", "Սևանի" -> "Sevani"):
+    Armenian addresses write the name before the house number with no type ("Sevani 346"), so the name itself is
+    what says it is a street. A name that is an English word ("Kori") or holds a digit is left out."""
+    provider = importlib.import_module("faker.providers.address.hy_AM").Provider
+    english = english_words().vocabulary
+    names = {romanise_armenian(street) for street in provider.streets if is_armenian(street)}
+    return frozenset(name for name in names if name.lower() not in english and not any(c.isdigit() for c in name))

@@ -41,3 +41,37 @@ def romanise(word: str) -> str:
         index += 1
     latin = "".join(out)
     return latin[:1].upper() + latin[1:] if word[:1].isupper() else latin
+
+
+# Armenian letters in Latin (BGN/PCGN): "ու" is "u", "և" "ev"; "ե" and "ո" opening a word are "ye" and "vo".
+_ARMENIAN = dict(zip("աբգդեզէըթժիլխծկհձղճմյնշոչպջռսվտրցւփքօֆ", ["a", "b", "g", "d", "e", "z", "e", "y", "t", "zh",
+                 "i", "l", "kh", "ts", "k", "h", "dz", "gh", "ch", "m", "y", "n", "sh", "o", "ch", "p", "j", "r", "s",
+                 "v", "t", "r", "ts", "v", "p", "k", "o", "f"], strict=True))  # fmt: skip
+_ARMENIAN_OPENING = {"ե": "ye", "ո": "vo"}
+
+
+def is_armenian(text: str) -> bool:
+    return any("\u0531" <= char <= "\u058f" for char in text)
+
+
+def romanise_armenian(text: str) -> str:
+    """`text` in Latin letters, each word in the case of its first letter ("Մյասնիկյան" -> "Myasnikyan",
+    "Սևանի" -> "Sevani")."""
+    words = []
+    for word in text.split(" "):
+        lower = word.lower()
+        out: list[str] = []
+        index = 0
+        while index < len(lower):
+            if lower.startswith("ու", index):
+                out.append("u")
+                index += 2
+                continue
+            char = lower[index]
+            opening = index == 0 or not lower[index - 1].isalpha()
+            out.append(_ARMENIAN_OPENING[char] if opening and char in _ARMENIAN_OPENING else
+                       "ev" if char == "և" else _ARMENIAN.get(char, char))  # fmt: skip
+            index += 1
+        latin = "".join(out)
+        words.append(latin[:1].upper() + latin[1:] if word[:1].isupper() else latin)
+    return " ".join(words)

@@ -122,7 +122,7 @@ _LAYOUT_ALPHABET = [*"0123456789aZé .,-/'\n", " 12 ", " 4B ", "Apt.", "apt", "S
                     "18, boulevard Victor", "93 rue Simon", "House No. ", "Số ", "Phố", "Đường", "ul. Mira, d. ",
                     "pr.", "k. ", "Jalan", "5th", "address: ", "ADR;TYPE=HOME:;;", "postalAddress:",
                     " is ", "iela", "Sokak", "TN", "No:", "D:", "g.", "Lane, Hse ", "Plot", "MOO", "Crescent",
-                    "Hangang-ro", "-daero", " 42-gil", "Ngong Lane"]  # fmt: skip
+                    "Hangang-ro", "-daero", " 42-gil", "Ngong Lane", "Sevani", "Marshal Baghramyan"]  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(4))

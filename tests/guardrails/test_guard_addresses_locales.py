@@ -50,6 +50,10 @@ def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
         ("lives alone at 149, Hangang-ro 42-gil.", "149, Hangang-ro 42-gil"),
         ("residing at Sejong-daero 35; notices", "Sejong-daero 35"),
         ("deliver mo sa jungang-daero 30\n", "jungang-daero 30"),
+        # romanised Armenian street names, which carry no type
+        ("site visit at Sevani 346\n", "Sevani 346"),
+        ("lumipat na kami sa marshal baghramyan 736\n", "marshal baghramyan 736"),
+        ("RM ADDR MURATSANI 7\n", "MURATSANI 7"),
     ],
 )
 def test_addresses_of_the_tabled_locales(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
@@ -73,6 +77,8 @@ def test_addresses_of_the_tabled_locales(addresses: StreetAddressRecognizer, tex
         "the micro-ro 5",  # a Korean type after a lower-case English word
         "Jungang-ro with no number",
         "see the tee 5 times",  # lower case: a type that is an English word
+        "Tumanyan 1915 was a year of",  # an Armenian street's name before a year
+        "Kori 5 points",  # a name that is an English word is left out
     ],
 )
 def test_phrases_of_the_tabled_shapes_that_stay_no_address(addresses: StreetAddressRecognizer, text: str) -> None:
@@ -96,3 +102,14 @@ def test_the_tables_words_reach_the_vocabulary() -> None:
     vocabulary = street_vocabulary()
     assert {"Rruga", "Rr.", "Str.", "Bd.", "Soi"} <= vocabulary.prefixes
     assert {"No", "Hse", "Plot", "Moo"} <= vocabulary.labels
+
+
+def test_armenian_street_names_are_faker_s_romanised() -> None:
+    from gateway.guardrails.street_romanised import romanise_armenian
+
+    assert romanise_armenian("Մյասնիկյան") == "Myasnikyan"
+    assert romanise_armenian("Սևանի") == "Sevani"
+    assert romanise_armenian("Երևան") == "Yerevan"  # "ե" opening a word is "ye"
+    streets = street_locales.armenian_streets()
+    assert {"Sevani", "Myasnikyan", "Marshal Baghramyan", "Bryusovi"} <= streets
+    assert "Kori" not in streets and not any(any(c.isdigit() for c in name) for name in streets)
