@@ -239,6 +239,7 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     after_label = rf"(?:(?i:{_alternation(street_locales.NUMBER_LABELS | vocabulary.labels)})[.:]?|#|N[°º]\.?|№)"
     after_unit = rf"(?i:{_alternation(street_locales.UNIT_LABELS)})[.:]"
     korean = "|".join(street_locales.KOREAN_ROAD_TYPES)
+    own_label = rf"(?i:{_alternation(street_locales.LEAD_LABELS | {'House No'})})[.:]?"
     unit_part = _unit_part()
     names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
     ordinal_names = rf"(?:(?:{_NAME_WORD}|{_ORDINAL}){_SP}+){{0,3}}"
@@ -269,11 +270,16 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         # ADR;TYPE=HOME:;;9 H.SULTANOV / postalAddress: Favvata 987-026 / <AddressLine>Artikiou 9< / the address
         # is koutouzidou 77 (a field or a sentence that names the address: its value needs no street-type word)
         ("field", _FIELD_VALUE),
-        # Kalniņa iela 102-2 / Öcalan Sokak No: 115/52 / Aksu Cad. No:17 D:3 / Nagio g. 4-2 / Oyoo Lane, Hse 84 (the
-        # type between the name and the number: the locale's own, or any suffix type when a label leads the number)
+        # Kalniņa iela 102-2 / Öcalan Sokak No: 115/52 / Aksu Cad. No:17 D:3 / Nagio g. 4-2 (the locale's type
+        # between the name and the number)
         ("after", rf"(?<![\w.-])(?<!\w['’])(?P<name>(?:{_NAME_WORD}{_SP}+){{0,2}}{_NAME_WORD}){_SP}+"
-                  rf"(?P<type>{_after_types()}|(?i:{suffix})\b\.?)(?P<comma>,)?{_SP}+(?P<label>{after_label}{_SP}*)?"
+                  rf"(?P<type>{_after_types()})(?P<comma>,)?{_SP}+(?P<label>{after_label}{_SP}*)?"
                   rf"(?P<number>{_NUMBER})(?:,?{_SP}+{after_unit}{_SP}*\w{{1,4}}\b)*(?![\w.,/-]\d)"),
+        # Oyoo Lane, Hse 84 (any suffix type, then a comma and a house-number label of the locales' own: searched
+        # only where such a label stands, suffix types being common words)
+        ("after", rf"(?<![\w.-])(?<!\w['’])(?P<name>(?:{_NAME_WORD}{_SP}+){{0,2}}{_NAME_WORD}){_SP}+"
+                  rf"(?P<type>(?i:{suffix})\b\.?)(?P<comma>,){_SP}+(?P<label>{own_label}{_SP}*)"
+                  rf"(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
         # 149, Hangang-ro 42-gil / Sejong-daero 35 (Korean road names, romanised: the type after a hyphen)
         ("korean", rf"(?<![\w.-])(?:(?P<lead>\d{{1,5}}),?{_SP}+)?(?P<name>[^\W\d_]{{2,}})-"
                    rf"(?P<type>(?i:{korean}))\b(?P<gil>{_SP}+\d{{1,4}}(?i:beon)?-(?i:gil)\b)?"
@@ -374,11 +380,12 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     vocabulary = street_vocabulary()
     units = _first_runs(vocabulary.units | street_locales.LEAD_LABELS)
     prefixes = _first_runs(vocabulary.prefixes | vocabulary.dotted)
-    after = _first_runs(street_locales.AFTER_NAME | vocabulary.suffixes)
+    after = _first_runs(street_locales.AFTER_NAME)
+    own_labels = _first_runs(street_locales.LEAD_LABELS | {"House No"})
     korean = frozenset(street_locales.KOREAN_ROAD_TYPES)
     named = _first_runs(street_locales.armenian_streets())
-    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs(), after, korean,
-            named)  # fmt: skip
+    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs(), after,
+            own_labels, korean, named)  # fmt: skip
 
 
 # What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
