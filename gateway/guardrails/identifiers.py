@@ -162,6 +162,19 @@ _DIGIT_PAIRS = re.compile(r"[0-9]{2}(?:[0-9]{2})*")
 _WINDOW_MARGIN = 24  # the longest identifier (a spaced NIR, 21 characters) fits on either side of a digit pair
 
 
+# A digit group joined to an identifier by a space or a dash, after it or before it: the identifier's groups are part
+# of a longer number ("6497 4787 2068" of a card's "6497 4787 2068 6802", an IBAN's "... 7245 2155 4750 5329", a SKU).
+_GROUP_AFTER = re.compile(r"[ -][0-9]")
+_GROUP_BEFORE = re.compile(r"[0-9][ -]\Z")
+
+
+def _in_longer_run(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is written in groups and another digit group goes on before or after it."""
+    if text[start:end].isdigit():
+        return False
+    return _GROUP_AFTER.match(text, end) is not None or _GROUP_BEFORE.search(text, max(0, start - 2), start) is not None
+
+
 class NationalIdRecognizer(EntityRecognizer):
     """NATIONAL_ID: UK NINO, German tax IdNr, French NIR, Spanish DNI/NIE, Italian codice fiscale, Brazilian CPF,
     US ITIN, Indian PAN and Aadhaar, each as its stdnum validator accepts it."""
@@ -200,7 +213,7 @@ class NationalIdRecognizer(EntityRecognizer):
         for scheme, (start, end) in itertools.product(self._schemes, windows):
             for match in scheme.pattern.finditer(text, start, end):
                 value = match.group()
-                if not scheme.is_valid(value):
+                if _in_longer_run(text, match.start(), match.end()) or not scheme.is_valid(value):
                     continue
                 score = scheme.bare_score if value.isdigit() else scheme.score
                 explanation = AnalysisExplanation(self.name, score, pattern_name=scheme.name)

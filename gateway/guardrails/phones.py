@@ -48,8 +48,9 @@ CONTEXT = ["phone", "call", "tel", "mobile", "cell", "fax", "contact", "whatsapp
 # brackets, dot or dash, ending in a group of two or more digits; not glued to letters, colons, slashes (times,
 # paths, URLs) nor to a version's dots.
 _CANDIDATE = re.compile(
-    r"(?<![\w:/.+-])(?:\+|\b00)?\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
-)
+    r"(?:(?<![\w:.+-])(?<!://)\+|(?<![\w:/.+-])(?:\b00)?)\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])"
+    r"(?![\w:/]|\.[0-9])"
+)  # a '+' may follow a slash: an airline message's "HK1/+44 7400 114680", a path's "/+" is rare
 # What every candidate holds from at most its fifth character on (after '00', a space of any kind and a bracket):
 # six digits of its run. The regex engine skips ahead to a digit, where it tries the candidate's leading look-behind
 # and optional parts at every position, so the candidate is searched for only from four characters before the next
@@ -77,12 +78,21 @@ _MAX_SPLIT_TRIES = 4
 _MAX_DIGITS = 15  # E.164's longest number, country code included
 _NANP_REGIONS = frozenset({"US", "CA"})  # shorter prefixes of a run tried when the whole run is no number
 _INTERNATIONAL_PREFIX = re.compile(r"\+|00(?=[1-9])")
-# Calendar dates and times of day written with separators are no phone numbers, whatever a region's plan allows.
+# Calendar dates and times of day written with separators are no phone numbers, whatever a region's plan allows; a
+# dot may take a space after it, as Korean, Czech and Hungarian dates do ("2016. 4. 11.", "5. 10. 2023").
+_DATE_SEPARATOR = r"(?:[./-]|\. )"
 _DATE_LIKE = re.compile(
-    r"(?:(?:19|20)[0-9][0-9][./-](?:0?[1-9]|1[0-2])[./-](?:0?[1-9]|[12][0-9]|3[01])"
-    r"|(?:0?[1-9]|[12][0-9]|3[01])[./-](?:0?[1-9]|1[0-2])[./-](?:19|20)[0-9][0-9]"
-    r"|(?:0?[1-9]|1[0-2])[./-](?:0?[1-9]|[12][0-9]|3[01])[./-](?:19|20)[0-9][0-9])"
+    rf"(?:(?:19|20)[0-9][0-9]{_DATE_SEPARATOR}(?:0?[1-9]|1[0-2]){_DATE_SEPARATOR}(?:0?[1-9]|[12][0-9]|3[01])"
+    rf"|(?:0?[1-9]|[12][0-9]|3[01]){_DATE_SEPARATOR}(?:0?[1-9]|1[0-2]){_DATE_SEPARATOR}(?:19|20)[0-9][0-9]"
+    rf"|(?:0?[1-9]|1[0-2]){_DATE_SEPARATOR}(?:0?[1-9]|[12][0-9]|3[01]){_DATE_SEPARATOR}(?:19|20)[0-9][0-9])"
 )
+# Numbers a bare run's shape or label gives to something else: an SSN's groups ("482-73-2115", "455 90 9585"), a Unix
+# time in milliseconds (13 digits from 1, 2001 to 2033: logs' "rt=1701045457979"), and a run right after an SSN's
+# own word ("SSN 498356041"). A region's own grouping or an international form still makes a phone of them.
+_SSN_GROUPS = re.compile(r"[0-9]{3}([ -])[0-9]{2}\1[0-9]{4}")
+_EPOCH_MILLISECONDS = re.compile(r"1[0-9]{12}")
+_SSN_WORD_BEFORE = re.compile(r"(?i)(?<![\w])(?:ssn|social security(?: number| no\.?)?)[ \t]*[:#=]?[ \t]*\Z")
+_LABEL_REACH = 28
 
 
 # The judgements of this thread's current scan (``judgements_shared``), per set of national regions; None: no scan.
@@ -199,6 +209,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
                     best = (found[0], end, found[1])
             if best is not None:
                 score, end, region = best
+                if score == self.BARE_SCORE and _SSN_WORD_BEFORE.search(text, max(0, start - _LABEL_REACH), start):
+                    continue  # "SSN 498356041": the number's own label says what it is
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"phone ({region})")
                 results.append(RecognizerResult("PHONE_NUMBER", start, end, score, explanation))
                 position = end
@@ -242,7 +254,9 @@ class PhoneNumberRecognizer(EntityRecognizer):
                 if region in _NANP_REGIONS and len(groups[0]) == 10:
                     return self.NANP_BARE_SCORE, region
             bare_region = bare_region or region
-        return None if bare_region is None else (self.BARE_SCORE, bare_region)
+        if bare_region is None or _SSN_GROUPS.fullmatch(candidate) or _EPOCH_MILLISECONDS.fullmatch(candidate):
+            return None
+        return self.BARE_SCORE, bare_region
 
 
 def _digit_count(text: str) -> int:

@@ -169,3 +169,15 @@ def test_the_shape_prefilter_rejects_support_tickets_with_phone_numbers_and_ids(
     )
     assert not identifiers.may_hold_national_id(text)
     assert NationalIdRecognizer().analyze(text, []) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "card 2341 2341 2346 5507 declined",  # an Aadhaar's shape leading a card's groups
+        "account XK05 1000 2341 2341 2346",  # an IBAN's last groups
+        "sku 2341 2341 2346 0042",  # a SKU's four groups
+    ],
+)
+def test_an_identifiers_groups_inside_a_longer_number_are_none(text: str) -> None:
+    assert NationalIdRecognizer().analyze(text, []) == []

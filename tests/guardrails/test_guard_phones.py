@@ -283,3 +283,29 @@ def test_an_analyzers_batch_finds_what_each_text_finds_alone(analyzer) -> None:
              "Reply in one line.Ticket 7: Dana (+1 415 555 0132) asks", "fax 030 1234567, +1 415 555 0132"]
     assert analyzer.analyze_many(texts, ner_enabled=False) == [analyzer.analyze(t, ner_enabled=False) for t in texts]
     assert phones._scan.judged is None
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("SSR CTCM YY HK1/+44 7400 114680\n", "+44 7400 114680"),  # an airline message's contact after its slash
+        ("SSR CTCM YY HK1/+59122183658", "+59122183658"),
+    ],
+)
+def test_an_international_number_after_a_slash(recognizer: PhoneNumberRecognizer, text: str, number: str) -> None:
+    assert found(recognizer, text) == [number]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "call log: SSN 531-72-9046 on the intake form",  # an SSN's groups near a phone word
+        "mobile on file; SSN 531729046 on the intake form",  # a bare run right after its SSN label
+        "phone_number event rt=1701045457979 act=blocked",  # a Unix time in milliseconds
+        "call scheduled 2016. 4. 11. at the clinic",  # a Korean date, dots and spaces
+        "phone follow-up on 5. 10. 2023",  # a Czech date
+    ],
+)
+def test_an_ssn_a_timestamp_or_a_spaced_date_near_a_phone_word_is_no_phone(recognizer: PhoneNumberRecognizer,
+                                                                            text: str) -> None:  # fmt: skip
+    assert found(recognizer, text, threshold=0.0) == []  # not even a bare run a phone word would lift
