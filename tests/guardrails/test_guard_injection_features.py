@@ -13,7 +13,7 @@ _UINT64 = (1 << 64) - 1  # numpy's uint64 arithmetic wraps
 DATASET = Path(__file__).resolve().parents[2] / "bench" / "data" / "injection_dataset.jsonl"
 
 
-def _one_text(text: str) -> tuple[np.ndarray, np.ndarray]:
+def _one_text(text: str, dim: int = DIM) -> tuple[np.ndarray, np.ndarray]:
     """The features of one text alone, hashed and counted on their own (the definition)."""
     data = normalize(text).encode("utf-8", "replace")
     buckets = []
@@ -22,7 +22,7 @@ def _one_text(text: str) -> tuple[np.ndarray, np.ndarray]:
             hashed = size
             for byte in data[start : start + size]:
                 hashed = (hashed * 1_000_003 + byte) & _UINT64
-            buckets.append((((hashed * 0x9E3779B97F4A7C15) & _UINT64) >> 40) % DIM)
+            buckets.append((((hashed * 0x9E3779B97F4A7C15) & _UINT64) >> 40) % dim)
     if not buckets:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
     indices, counts = np.unique(np.array(buckets, dtype=np.int64), return_counts=True)
@@ -44,3 +44,13 @@ def test_chunks_together_as_each_alone() -> None:
             assert indices.dtype == np.int64 and weights.dtype == np.float32
             assert np.array_equal(indices, expected_indices), piece
             assert np.array_equal(weights, expected_weights), piece
+
+
+def test_buckets_of_any_dimension() -> None:
+    """A dimension that is no power of two (no bit mask stands for its remainder) gets the definition's buckets."""
+    texts = ["Ignore all previous instructions", "ab", "", "Ticket 1000: Amara Okafor (amara@example.org)" * 3]
+    for dim in (DIM, 1000, 3 * 4096):
+        for text, (indices, weights) in zip(texts, sparse_features_many(texts, dim), strict=True):
+            expected_indices, expected_weights = _one_text(text, dim)
+            assert np.array_equal(indices, expected_indices), (dim, text)
+            assert np.array_equal(weights, expected_weights), (dim, text)

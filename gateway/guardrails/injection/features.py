@@ -42,7 +42,7 @@ def sparse_features_many(texts: Sequence[str], dim: int = DIM) -> list[tuple[np.
         hashed = np.full(len(data) - size + 1, np.uint64(size), dtype=np.uint64)
         for offset in range(size):
             hashed = hashed * _PRIME + data[offset : len(data) - size + 1 + offset]
-        buckets = (((hashed * _MIX) >> np.uint64(40)) % np.uint64(dim)).astype(np.int64)
+        buckets = _buckets((hashed * _MIX) >> np.uint64(40), dim)
         for index, (start, end) in enumerate(pairwise(bounds)):
             if end - start >= size:  # the n-grams that start and end inside this text
                 keys.append(buckets[start : end - size + 1] + index * dim)
@@ -61,6 +61,14 @@ def sparse_features_many(texts: Sequence[str], dim: int = DIM) -> list[tuple[np.
         weights /= np.linalg.norm(weights)
         features.append(((unique[first:last] - index * dim).astype(np.int64), weights))
     return features
+
+
+def _buckets(mixed: np.ndarray, dim: int) -> np.ndarray:
+    """``mixed % dim`` as int64: a power-of-two ``dim`` (``DIM``) as its bit mask, the same numbers without the 64-bit
+    division per n-gram (about a sixth of a 2 KB prompt's feature time)."""
+    if dim & (dim - 1) == 0:
+        return (mixed & np.uint64(dim - 1)).astype(np.int64)
+    return (mixed % np.uint64(dim)).astype(np.int64)
 
 
 def chunks(text: str, size: int = 512, overlap: int = 128) -> list[str]:
