@@ -145,7 +145,7 @@ class _PendingWindows:
 class _Prepared:
     """What a scan reads off a request before any lookup or analysis, filled in as the scan goes: a cached-only scan
     on the event loop that misses hands it to the guard thread, which then neither copies the messages nor hashes
-    the texts and windows again."""
+    again what the loop's scan got to (it stops at the first new text, before the boundary windows)."""
 
     slots: list[_TextSlot]
     # Deep copies of the messages, to write the redacted texts into. A scan writes each slot's text afresh from the
@@ -336,10 +336,7 @@ class InputGuard:
         slots = prepared.slots
         if cached_only and sum(len(slot.text) for slot in slots) > INLINE_CACHED_CHARS:
             raise _NeedsAnalysis
-        if prepared.messages is None:
-            prepared.messages = [copy.deepcopy(dict(message)) for message in messages]
-        result = GuardResult(messages=prepared.messages)
-        token_key = tenant_token_key(self._secret, tenant_id)
+        result = GuardResult(messages=[])
         rules = policy.pii_input
         use_ner = needs_ner(rules)
         screen_injection = policy.injection.action is not InjectionAction.OFF
@@ -347,6 +344,11 @@ class InputGuard:
         texts = [slot.text for slot in slots]
         all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only, prepared,
                                                      budget)
+        # Copied once the findings are in hand: a cached-only scan that misses them copies nothing on the loop.
+        if prepared.messages is None:
+            prepared.messages = [copy.deepcopy(dict(message)) for message in messages]
+        result.messages = prepared.messages
+        token_key = tenant_token_key(self._secret, tenant_id)
         split_parts, split_groups = _split_parts(splits)
         tallied_groups: set[int] = set()
         for index, (slot, findings) in enumerate(zip(slots, all_findings, strict=True)):
@@ -425,6 +427,8 @@ class InputGuard:
                 continue
             cached = self._findings.get(key)
             if cached is None:
+                if cached_only:  # a new text: the guard thread reads the request's boundary windows, not the loop
+                    raise _NeedsAnalysis
                 missing[key] = text
             else:
                 found[key] = cached
@@ -432,7 +436,7 @@ class InputGuard:
         if prepared.windows is None:
             prepared.windows = self._boundary_windows(tenant_id, texts, variant)
         pending = self._lookup_windows(texts, *prepared.windows)
-        if cached_only and (missing or pending.unsplit):
+        if cached_only and pending.unsplit:
             raise _NeedsAnalysis
         # The new texts and each new window's readings that may run NER in one batch (one NER call); the readings
         # that may not (when the policy runs NER at all) in a second, pattern-only one. Each batch's results are

@@ -4,6 +4,7 @@ the same result a guard thread gives; anything new, or too long, still goes to a
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -132,3 +133,29 @@ def test_a_miss_after_the_redaction_gives_the_thread_result(analyzer: PiiAnalyze
     assert executor.submitted == 2
     assert result.messages == fresh.messages and result.decisions == fresh.decisions
     assert "<PHONE_NUMBER>" in result.messages[1]["content"] and result.injection_score >= 0.8
+
+
+def test_a_new_text_leaves_the_windows_and_the_copies_to_the_guard_thread(analyzer: PiiAnalyzer,
+                                                                          monkeypatch: Any) -> None:
+    """A request with a text never seen is answered by a guard thread whatever else is cached: the loop's scan stops
+    at that text, and the boundary windows are read and the messages copied on the guard thread only."""
+    guard, executor, _ = guard_with(analyzer)
+    threads: list[str] = []
+
+    def recording(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            threads.append(threading.current_thread().name)
+            return fn(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(input_guard, "boundary_windows", recording(input_guard.boundary_windows))
+    monkeypatch.setattr(input_guard.copy, "deepcopy", recording(input_guard.copy.deepcopy))
+    fresh = [{"role": "system", "content": "You are a support assistant."},
+             {"role": "user", "content": "My card is 4111 1111 1111 1111, mail dana.k@example.org."}]
+
+    async def scan() -> GuardResult:
+        return await guard.scan_messages("t1", fresh, POLICY)
+
+    result = asyncio.run(scan())
+    assert executor.submitted == 1 and threads and threading.main_thread().name not in threads
+    assert "<EMAIL_ADDRESS_" in result.messages[1]["content"] and "dana.k@" in fresh[1]["content"]
