@@ -16,6 +16,12 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   "hawa r. traore", whatever codes in capitals are pasted beside it) when neither word is an English dictionary
   word; so is a known first name followed by a capitalised word that is no dictionary word ("Nomasonto Gazu",
   "Наташа Петровска": the list cannot hold every surname).
+- ``capitals_pairs``: a name printed in capitals, as receipts, tickets and forms print one ("CASHIER: ARBEN AGA",
+  "MEMBER HYUNHEE MISUN"): two words in capitals of three letters or more (two are codes: "RM", "YY"), a known
+  first name and a known last name in either order, neither a stop word nor a calendar or field word, one of four
+  letters or more that is no English dictionary word ("HOME CITY", "TOTAL DUE" are words), no street type of
+  Faker's locales beside it ("AKINWALE STREET", "CALLE MARTINA") and no place the gazetteer knows ("SAINT
+  ANDREW"). Capitals carry no case signal, so both words must be known names.
 - ``name_cues.cued_names``: names a greeting, title, verb of speaking or sign-off points at, known or not.
 - ``line_parts``: a NER span that runs over a line break is judged line by line ("Suzanne Maire\nVAT").
 - ``confirmed`` also drops what no name looks like, however the models read it: a sign-off ("Beste Grüße"), a
@@ -44,6 +50,7 @@ from spacy.lang.fr.stop_words import STOP_WORDS as FR
 from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
+from gateway.guardrails.addresses import street_vocabulary
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
@@ -57,6 +64,9 @@ from gateway.guardrails.surnames import suffixed_names
 PAIR_SCORE = 0.7
 LOWER_CASE_PAIR_SCORE = 0.6
 FAMILY_FIRST_SCORE = 0.6
+CAPITALS_PAIR_SCORE = 0.6
+_MIN_CAPITALS_LETTERS = 3  # two capitals are a code far more often than a name ("RM", "YY", "HK")
+_MIN_UNLISTED_LETTERS = 4
 _STOP_WORDS = frozenset(word.casefold() for words in (EN, FR, ES, DE, IT, PT) for word in words)
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
@@ -70,6 +80,16 @@ _CAPITALISED_PAIR = re.compile(
     rf"(?<![\w@.'’-])({_CAPITALISED})[ \t]+(?:([{UPPER_LETTERS}])\.[ \t]+)?({_CAPITALISED})(?![\w@'’-])"
 )
 _LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER})(?![\w@'’-])")
+# Two words in capitals ("ARBEN AGA", "ROŽĖ JANKAUSKAITĖ", "O'NEIL KAYE"), on one line, no code glued on.
+_CAPITALS = rf"[{UPPER_LETTERS}]{{2,}}(?:['’-][{UPPER_LETTERS}]{{2,}})?"
+_CAPITALS_PAIR = re.compile(rf"(?<![\w@.'’/-])({_CAPITALS})[ \t]+({_CAPITALS})(?![\w@'’/-])")
+# A chat export's line ("[22:49] ate_j: ...", "10:42:07 - Ana: ..."): a clock time, the sender (any handle), a colon,
+# the message.
+_CHAT_MESSAGE = re.compile(
+    r"(?m)^[ \t]*[\[(]?(?:\d{4}-\d{2}-\d{2}[ \t]+|\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+)?"
+    r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[\])]?[ \t]*[-–]?[ \t]*[^\s:][^:\r\n]{0,40}:"
+    r"[ \t]+(?P<message>[^\r\n]+)"
+)
 # A word written capitalised ("Maria", "Ops"), not all in capitals ("IBAN", "RK4UFZ") nor holding a digit.
 _TITLE_WORD = re.compile(rf"(?<![\w'’-])[{UPPER_LETTERS}][{LOWER_LETTERS}]")
 
@@ -237,6 +257,7 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     a cue points at (``name_cues``), then initials, capitals and family-first orders and the other items of lists of
     people (``name_lists``)."""
     found = name_pairs(text, common_words, taken)
+    found.extend(capitals_pairs(text, common_words, [*taken, *found]))
     found.extend(other_script_names(text, [*taken, *found]))
     found.extend(rare_letter_names(text, common_words, [*taken, *found]))
     found.extend(suffixed_names(text, _STOP_WORDS, common_words, [*taken, *found]))
@@ -252,17 +273,41 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
 
 
 def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
-    """First-name + last-name pairs that no finding in `taken` overlaps."""
-    names = known_names()
+    """First-name + last-name pairs that no finding in `taken` overlaps: capitalised ones, and lower-case ones where
+    the text, or a chat message of it (``lower_case_messages``), is typed in lower case."""
     taken = list(taken)
     spans = [(f.start, f.end) for f in taken]
     # A place NER read inside a family-first name ("Székely Csaba": "Csaba") yields to it.
     not_places = [(f.start, f.end) for f in taken if f.entity_type != "LOCATION"]
     found: list[Finding] = []
-    lower = typed_in_lower_case(text)
+    if typed_in_lower_case(text):
+        _pairs_in(text, 0, len(text), True, common_words, spans, not_places, found)
+        return found
+    _pairs_in(text, 0, len(text), False, common_words, spans, not_places, found)
+    for start, end in lower_case_messages(text):
+        in_message: list[Finding] = []
+        _pairs_in(text, start, end, True, common_words, spans, not_places, in_message)
+        # A message's language may be none the stop words cover: two short words are as often its own ("saa hii").
+        found.extend(f for f in in_message if max(map(len, text[f.start : f.end].split())) >= _MIN_UNLISTED_LETTERS)
+    return found
+
+
+def _pairs_in(
+    text: str,
+    begin: int,
+    stop: int,
+    lower: bool,
+    common_words: frozenset[str],
+    spans: list[tuple[int, int]],
+    not_places: list[tuple[int, int]],
+    found: list[Finding],
+) -> None:
+    """The pairs of ``name_pairs`` in text[begin:stop], lower-case ones if `lower`, added to `found` (and their
+    spans to `spans` and `not_places`)."""
+    names = known_names()
     pair = _LOWER_PAIR if lower else _CAPITALISED_PAIR
-    position = 0
-    while (match := pair.search(text, position)) is not None:
+    position = begin
+    while (match := pair.search(text, position, stop)) is not None:
         first, last = match.group(1), match.group(3)
         position = match.start() + 1  # pairs overlap: "Maria Anna Nowak" tries "Anna Nowak" next
         if first.casefold() in _STOP_WORDS or last.casefold() in _STOP_WORDS:
@@ -288,7 +333,59 @@ def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]
         spans.append((match.start(), match.end()))
         not_places.append((match.start(), match.end()))
         position = match.end()
+
+
+def lower_case_messages(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each chat message typed in lower case ("[22:49] ate_j: pakisabi kay eitan gabay na late
+    ako"), in a chat export whose other lines have capitals: a person types a message, so the case of the rest of
+    the export tells nothing of it."""
+    if ":" not in text:
+        return []
+    return [match.span("message") for match in _CHAT_MESSAGE.finditer(text)
+            if typed_in_lower_case(match.group("message"))]  # fmt: skip
+
+
+def capitals_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
+    """Names in capitals (see the module's docstring) that no finding in `taken` overlaps."""
+    spans = [(f.start, f.end) for f in taken]
+    found: list[Finding] = []
+    position = 0
+    while (match := _CAPITALS_PAIR.search(text, position)) is not None:
+        position = match.start() + 1  # "CUSTOMER OSNAT HADAD" tries "OSNAT HADAD" next
+        if _capitals_name(match.group(1), match.group(2), common_words) and not any(
+            start < match.end() and match.start() < end for start, end in spans
+        ):
+            found.append(Finding("PERSON", match.start(), match.end(), CAPITALS_PAIR_SCORE, "capitals_pairs"))
+            spans.append((match.start(), match.end()))
+            position = match.end()
     return found
+
+
+def _capitals_name(first: str, second: str, common_words: frozenset[str]) -> bool:
+    """Whether two words in capitals are a first and a last name, in either order (``capitals_pairs``)."""
+    names = known_names()
+    if not ((names.is_first(first) and names.is_last(second)) or (names.is_last(first) and names.is_first(second))):
+        return False
+    folded = (first.casefold(), second.casefold())
+    if any(word in _STOP_WORDS or word in _CALENDAR_WORDS or word in FIELD_WORDS for word in folded):
+        return False
+    longest_unlisted = max((len(word) for word in folded if word not in common_words and word not in _dictionary()),
+                           default=0)  # fmt: skip
+    if min(len(first), len(second)) < _MIN_CAPITALS_LETTERS or longest_unlisted < _MIN_UNLISTED_LETTERS:
+        return False  # codes ("RM HOME", "YY HK") and words ("TOTAL DUE", "HOME CITY")
+    suffixes, prefixes = _street_types()
+    if folded[1] in suffixes or folded[0] in prefixes:
+        return False  # a street named after a person ("AKINWALE STREET", "CALLE MARTINA")
+    return " ".join(folded).translate(_APOSTROPHES) not in gazetteer()
+
+
+@functools.cache
+def _street_types() -> tuple[frozenset[str], frozenset[str]]:
+    """The street-type words written after a street's name and before it (``addresses.street_vocabulary``),
+    case-folded."""
+    vocabulary = street_vocabulary()
+    return (frozenset(word.casefold().rstrip(".") for word in vocabulary.suffixes),
+            frozenset(word.casefold().rstrip(".") for word in vocabulary.prefixes))  # fmt: skip
 
 
 def _family_first(family: str, given: str, common_words: frozenset[str]) -> bool:

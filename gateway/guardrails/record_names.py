@@ -8,17 +8,20 @@ Records print a name in a shape of their own, in capitals, with no words around 
   split by ``~``. The segment says what the field is, so every name with a letter in it counts; the components
   after the prefix (degree, name type code "L") are codes and are left out.
 * A ticket or booking record (IATA form): ``FAMILY/GIVEN`` with an optional title after it (``ROMA/HASSIN MR``).
-  Capitals around a slash are also pairs of codes and words ("VAT/ID", "DNI/NIE", "READ/WRITE"): a pair counts
-  when one side has four letters or more and a title follows it, or its given side holds a known first name
-  (names-dataset). The title is not part of the name.
+  A reservation's name element opens with the number of passengers who share the family name ("1ROMA/HASSIN MR",
+  "1.1ROMA/HASSIN MR" in a display) and may glue the title to the given name ("ROMA/HASSINMR"). Capitals around a
+  slash are also pairs of codes and words ("VAT/ID", "DNI/NIE", "READ/WRITE"): a pair counts when one side has four
+  letters or more and a title follows it, or its given side holds a known first name (names-dataset). The title is
+  not part of the name; a title glued on is cut off when a known first name, or a name element's number, is left.
 * Calendar, contact and directory entries: an iCalendar attendee's or organizer's common name (RFC 5545
   ``ATTENDEE;ROLE=REQ-PARTICIPANT;CN=Ana Lima:mailto:...``), a vCard's formatted and structured name (RFC 6350
   ``FN:``, ``N:Family;Given;...``), an LDIF entry's name attributes (``cn:``, ``displayName:``, ``givenName:``,
-  ``sn:``) and the common name of an LDAP distinguished name (``cn=Ana Lima,ou=People,...``). Groups, rooms and
-  hosts stand there too ("cn=Domain Users", "CN=www.example.com", "CN=Room 4"): the value must read as a name, one
-  to four capitalised words of letters (initials and short particles allowed), not only English dictionary and stop
-  words unless a known first name opens it, and no team or desk ("Billing Team"); a single word must be a known name
-  or no dictionary word.
+  ``sn:``) and the common name of an LDAP distinguished name (``cn=Ana Lima,ou=People,...``); and a WebVTT
+  caption's voice span, the speaker's name (W3C WebVTT ``<v Ana Lima>``, ``<v.loud Ana>``). Groups, rooms, hosts
+  and numbered speakers stand there too ("cn=Domain Users", "CN=www.example.com", "<v Speaker 2>"): the value must
+  read as a name, one to four capitalised words of letters (initials and short particles allowed), not only English
+  dictionary and stop words unless a known first name opens it, and no team or desk ("Billing Team"); a single word
+  must be a known name or no dictionary word.
 """
 
 from __future__ import annotations
@@ -45,14 +48,17 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 _CAPITAL = UPPER_LETTERS  # capitals of every cased script: "ŁUCZAK/ŠIMON"
 # FAMILY/GIVEN, each side capitals with inner hyphens or apostrophes, the given name up to three words (a title
-# is one of them until it is cut off); no word or slash glued on either side (paths, "A/B/C" lists, dates).
+# is one of them until it is cut off); no word or slash glued on either side (paths, "A/B/C" lists, dates) but a
+# name element's passenger count before the family name ("1", or "1.1" as a display numbers it).
 _TICKET = re.compile(
-    rf"(?<![\w/])(?P<family>[{_CAPITAL}]+(?:[-'’][{_CAPITAL}]+)*)/(?P<given>[{_CAPITAL}]+(?:[-'’][{_CAPITAL}]+)*"
+    rf"(?<![\w/.])(?P<count>\d{{1,2}}(?:\.\d{{1,2}})?)?(?P<family>[{_CAPITAL}]+(?:[-'’][{_CAPITAL}]+)*)/(?P<given>[{_CAPITAL}]+(?:[-'’][{_CAPITAL}]+)*"
     rf"(?:[ ][{_CAPITAL}]+(?:[-'’][{_CAPITAL}]+)*){{0,2}})(?![\w/])"
 )
 _TITLES = frozenset({"MR", "MRS", "MS", "MSTR", "MISS", "DR", "PROF", "CHD", "INF", "MME", "MLLE", "SR", "SRA", "HR",
                      "FR"})  # fmt: skip
 _MIN_SIDE_LETTERS = 4
+_MIN_GIVEN_LETTERS = 2  # what a glued title may leave: "LI/NAMR" is "LI/NA MR"
+_MIN_UNTITLED_GIVEN_LETTERS = 3  # with no title, two capitals after a slash are a code ("VISA/MC", "MALE/FM")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -65,8 +71,8 @@ def has_record_name_anchor(text: str) -> bool:
 
 # The keys of name properties (see the module's docstring); a property's value runs to its line's end. Substrings
 # first: a scan for them costs a small part of the regex's.
-_PROPERTY_MARKERS = ("CN=", "cn=", "N:", "N;", "cn:", "displayName:", "givenName:", "sn:")
-_PROPERTY_KEY = re.compile(r"(?im)^(?:FN|N|cn|displayName|givenName|sn)[;:]|CN=")
+_PROPERTY_MARKERS = ("CN=", "cn=", "N:", "N;", "cn:", "displayName:", "givenName:", "sn:", "<v ", "<v.")
+_PROPERTY_KEY = re.compile(r"(?im)^(?:FN|N|cn|displayName|givenName|sn)[;:]|CN=|<v[ .]")
 _PARAMETER_CN = re.compile(  # an iCalendar property's CN parameter, quoted or not, before the next ';' or ':'
     r'(?im)^(?:ATTENDEE|ORGANIZER)(?:;[^\r\n]*?)?;CN=(?:"(?P<quoted>[^"\r\n]{1,80})"|(?P<bare>[^;:"\r\n]{1,80}))(?=[;:])'
 )
@@ -74,6 +80,7 @@ _DN_CN = re.compile(r"(?i)(?<![\w-])cn=(?P<value>[^,+=\r\n]{1,80})(?=,[ \t]*(?:o
 _LINE_VALUE = re.compile(  # vCard's FN (parameters allowed), LDIF's attributes ("::" is base64: not read)
     r"(?im)^(?:FN(?:;[^:\r\n]*)?|cn|displayName|givenName|sn):(?!:)[ \t]*(?P<value>[^\r\n]{1,80}?)[ \t]*\r?$"
 )
+_VOICE = re.compile(r"<v(?:\.[\w-]+)*[ \t]+(?P<value>[^<>\r\n]{1,80})>")  # classes after "v", then the name
 _STRUCTURED_NAME = re.compile(r"(?m)^N(?:;[^:\r\n]*)?:(?P<family>[^;\r\n]*);(?P<given>[^;\r\n]*)")
 _NAME_VALUE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?(?:[ ]+[^\W\d_]+(?:['’-][^\W\d_]+)*\.?){0,3}")
 _MAX_PARTICLE_LETTERS = 3
@@ -111,7 +118,7 @@ def property_names(text: str) -> list[tuple[int, int]]:
         if _reads_as_name(match.group(group).strip()):
             start = match.start(group) + len(match.group(group)) - len(match.group(group).lstrip())
             spans.append((start, start + len(match.group(group).strip())))
-    for pattern in (_DN_CN, _LINE_VALUE):
+    for pattern in (_DN_CN, _LINE_VALUE, _VOICE):
         for match in pattern.finditer(text):
             value = match.group("value").rstrip()
             if _reads_as_name(value):
@@ -148,10 +155,22 @@ def hl7_names(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _without_glued_title(word: str, counted: bool) -> str | None:
+    """The given name left when a title is glued to its end ("HASSINMR" -> "HASSIN"), if what is left is a known
+    first name or the element is a counted name element; else None ("AMIR" is a name, not "AMI" + "R")."""
+    names = known_names()
+    for title in sorted(_TITLES, key=len, reverse=True):
+        rest = word[: -len(title)]
+        if word.endswith(title) and len(rest) >= _MIN_GIVEN_LETTERS and (counted or names.is_first(rest)):
+            return rest
+    return None
+
+
 def ticket_names(text: str) -> list[tuple[int, int]]:
     """[start, end) of each ``FAMILY/GIVEN`` name, its title left out: with a title after it, any pair with a side
-    of four letters or more; without one, such a pair whose given side holds a known first name and whose other
-    side is no code (pairs of words: "LONG/SHORT", "READ/WRITE" hold last names, not first names after the slash)."""
+    of four letters or more; without one, such a pair whose given side holds a known first name of three letters or
+    more ("VISA/MC" is a code) and whose other side is no code (pairs of words: "LONG/SHORT", "READ/WRITE" hold last
+    names, not first names after the slash)."""
     names = known_names()
     spans = []
     for match in _TICKET.finditer(text):
@@ -159,11 +178,16 @@ def ticket_names(text: str) -> list[tuple[int, int]]:
         titled = len(given_words) > 1 and given_words[-1] in _TITLES
         while len(given_words) > 1 and given_words[-1] in _TITLES:
             given_words.pop()
+        if not titled and not names.is_first(given_words[-1]):
+            untitled = _without_glued_title(given_words[-1], counted=match.group("count") is not None)
+            if untitled is not None:
+                given_words[-1], titled = untitled, True
         given = " ".join(given_words)
         if max(len(match.group("family")), len(given)) < _MIN_SIDE_LETTERS:
             continue
-        if titled or any(len(word) > 1 and names.is_first(word) for word in _WORD.findall(given)):
-            spans.append((match.start(), match.start("given") + len(given)))
+        if titled or any(len(word) >= _MIN_UNTITLED_GIVEN_LETTERS and names.is_first(word)
+                         for word in _WORD.findall(given)):  # fmt: skip
+            spans.append((match.start("family"), match.start("given") + len(given)))
     return spans
 
 

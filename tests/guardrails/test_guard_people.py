@@ -8,7 +8,7 @@ import pytest
 from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import phrase_pattern
-from gateway.guardrails.people import confirmed, name_pairs
+from gateway.guardrails.people import capitals_pairs, confirmed, name_pairs
 from gateway.guardrails.person_names import known_names
 
 
@@ -225,3 +225,45 @@ def test_initials_after_a_tab_separated_column_are_a_name_of_their_own() -> None
     text = "761872065\tGoldman Sachs\tL. P. Kusiyupanki\tKing Street Dental"
     start = text.index("L. P. Kusiyupanki")
     assert confirmed(text, Finding("PERSON", start, start + len("L. P. Kusiyupanki"), 0.85, "spacy_ner"))
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("BREAD  9.27\nMEMBER:TINI ANNISA\nITEM: PARKINSON'S DISEASE\n", "TINI ANNISA"),
+        ("MILK 1L  21.66\nCUSTOMER OSNAT HADAD\nTERMINAL IP fe80::1\n", "OSNAT HADAD"),
+        ("RCPT RFC 6749\nMEMBER ROŽĖ JANKAUSKAITĖ\nTOTAL 240.96\n", "ROŽĖ JANKAUSKAITĖ"),
+        ("CASHIER: HYUNHEE MISUN\nTHANK YOU\n", "HYUNHEE MISUN"),  # family name first
+    ],
+)
+def test_names_printed_in_capitals_are_people(text: str, person: str) -> None:
+    found = [text[f.start : f.end] for f in capitals_pairs(text, frozenset({"total", "thank", "bread", "milk"}), [])]
+    assert found == [person]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RM HOME CITY SAINT ELIZABETH\nSSR DOCS YY HK1/P////20APR98/F//\nSSR CTCM YY HK1\n",  # codes, a parish
+        "TOTAL DUE 12.00\nTHANK YOU FOR SHOPPING\nSTORE SAINT ANDREW\n",  # words, a place
+        "HEADS UP: GRANT WILL MARK THE ROSE AS DONE\n",  # names that are dictionary words
+        "RM ADDR 12 AKINWALE STREET\nDELIVER TO: CALLE MARTINA 4\n",  # streets named after people
+    ],
+)
+def test_capitals_that_name_no_one_are_no_people(text: str) -> None:
+    assert capitals_pairs(text, frozenset({"grant", "will", "mark", "rose", "done", "heads"}), []) == []
+
+
+def test_a_chat_message_typed_in_lower_case_is_read_for_lower_case_names() -> None:
+    text = (
+        "[22:40] Mwanzo: Bumili ako ng Lyme disease kit\n"
+        "[22:49] ate_j: pakisabi kay eitan gabay na late ako\n"
+        "[22:51] Vlad: ok see you at the Main Office\n"
+        "[22:55] bebe: nitakupigia saa hii\n"  # two short words of a language no stop-word list covers
+    )
+    assert [text[f.start : f.end] for f in name_pairs(text, frozenset({"late", "office"}), [])] == ["eitan gabay"]
+
+
+def test_lower_case_words_outside_chat_messages_are_no_names() -> None:
+    text = "Deploy notes\nconfig: eitan gabay\nls eitan gabay\n"  # a key's value, a command: no chat line
+    assert name_pairs(text, frozenset(), []) == []

@@ -33,6 +33,10 @@ def test_hl7_fields_that_are_no_names_stay_out() -> None:
         ("Name on ticket: NWOSU/K MRS", "NWOSU/K"),  # an initial, but a titled pair
         ("pax ODUYA/ADAEZE, seat 3A", "ODUYA/ADAEZE"),  # no title: the given side is a known first name
         ("BOOKED: LINDQVIST/ANNA MARIA MS", "LINDQVIST/ANNA MARIA"),
+        # a reservation's name element: the passenger count before the family name, and a title glued on
+        (".NBORRKQ 211321\nE576AB\n1HERAWATI/RINI MS\nFP CC", "HERAWATI/RINI"),
+        ("1.1DLEZZ/EUNJUMS\n", "DLEZZ/EUNJU"),
+        ("NAME OKAFOR/CHIDIMR\nSEAT 3A", "OKAFOR/CHIDI"),
     ],
 )
 def test_ticket_names_are_people_without_their_title(text: str, name: str) -> None:
@@ -46,6 +50,8 @@ def test_ticket_names_are_people_without_their_title(text: str, name: str) -> No
         "Position: LONG/SHORT, access READ/WRITE, sex MALE/FEMALE",  # words that are last names, no first name after
         "see /usr/LIB/PYTHON and A/B testing",
         "TCP/UDP ports",
+        "VISA/MC: 4615 3730 5171 4000",  # card brands
+        "SSR DOCS YY HK1/P////20APR98/F//\nSSR CTCM YY HK1/NI\n2FA/MFA",  # codes after a segment's status count
     ],
 )
 def test_pairs_of_codes_and_words_are_no_ticket_names(text: str) -> None:
@@ -68,6 +74,8 @@ def test_a_ticket_name_is_a_person_and_no_secret(analyzer: PiiAnalyzer) -> None:
         ("BEGIN:VCARD\nN:Tamihana;Wiremu;;;\nEND:VCARD\n", "Tamihana;Wiremu"),
         ("dn: uid=kt,ou=People,dc=acme\ndisplayName: Kahurangi Tuhoe\n", "Kahurangi Tuhoe"),
         ("memberOf: cn=Kahurangi Tuhoe,ou=People,dc=acme,dc=example", "Kahurangi Tuhoe"),
+        ("WEBVTT\n\n00:09:59.664 --> 00:10:08.135\n<v Milù Cabdilahi>freeze starts Monday</v>\n", "Milù Cabdilahi"),
+        ("00:00:01.000 --> 00:00:02.000\n<v.loud Esme>Stop!</v>\n", "Esme"),
     ],
 )
 def test_name_properties_of_calendar_contact_and_directory_entries(text: str, name: str) -> None:
@@ -83,6 +91,7 @@ def test_name_properties_of_calendar_contact_and_directory_entries(text: str, na
         "memberOf: cn=Domain Users,ou=Groups,dc=acme,dc=example",  # a group of ordinary words
         "cn: svc-backup\ndisplayName: Room 4B\n",  # a service account, a room number
         "SUMMARY:Site visit\nDESCRIPTION:see the Claim notes\n",  # other properties
+        "00:00:01.000 --> 00:00:02.000\n<v Speaker 2>ok</v>\n<v Support Team>hi</v>\n",  # numbered speakers, a team
     ],
 )
 def test_properties_holding_no_person_stay_out(text: str) -> None:
