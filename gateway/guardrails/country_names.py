@@ -9,8 +9,8 @@ whole. The other catalogues' names are many (some hundred and fifty languages) a
 those six ("Pain", "Chip", "Male", "Greek", "Ende"), so from them a one-word name is dropped when it is shorter than
 four letters, a word of the NER model's English vocabulary, an English verb, adjective or adverb or a stop word, and
 kept apart (``country_names_like_people``: the gazetteer wants a location word before them) when it is a person's name
-("Dania", "Helene", "Cameron"); a longer name is dropped when it opens with a stop word ("An India") or holds nothing
-but such words.
+("Dania", "Helene", "Cameron"); a longer name is dropped when it holds nothing but such words, or when a stop word opens
+it before another country name or a word ("An India"; Irish "An tSaimbia", "An Fhrainc" are kept).
 ``python -m gateway.guardrails.country_names`` reads them once and writes gateway/guardrails/data/country_names.json
 (read at run time by ``country_names``), so the gateway needs neither pycountry nor its catalogues.
 """
@@ -83,30 +83,43 @@ def _translations(language: str) -> set[str]:
     return names
 
 
+def is_word(word: str) -> bool:
+    """Whether `word` is a word of English (the NER model's vocabulary, an English verb, adjective or adverb) or a
+    stop word of the languages read: a name spelled so is a word as often as a place. Build time only."""
+    from gateway.guardrails.people import is_stop_word
+    from gateway.guardrails.places import english_words
+
+    english = english_words()
+    folded = word.casefold()
+    return (folded in english.vocabulary or folded in english.verbs or folded in english.modifiers
+            or is_stop_word(folded))  # fmt: skip
+
+
 def build_snapshot() -> dict[str, object]:
     """Every catalogue's names: the main languages' whole, the others' but those that are words (see above)."""
     import pycountry  # only here: the snapshot is built on a machine with the test dependencies
 
     from gateway.guardrails.people import is_stop_word
     from gateway.guardrails.person_names import known_names
-    from gateway.guardrails.places import english_words
-
-    english = english_words()
-
-    def is_word(word: str) -> bool:
-        folded = word.casefold()
-        return (folded in english.vocabulary or folded in english.verbs or folded in english.modifiers
-                or is_stop_word(folded))  # fmt: skip
 
     languages = sorted(path.parent.parent.name
                        for path in Path(pycountry.LOCALES_DIR).glob("*/LC_MESSAGES/iso3166-1.mo"))  # fmt: skip
     names = set().union(*(_translations(language) for language in MAIN_LANGUAGES))
+    others = {language: _translations(language) for language in set(languages) - set(MAIN_LANGUAGES)}
+    # Every name of every language and English's, plain: a stop word before one of them is a sentence's article.
+    known = {_plain(name) for name in names.union(*others.values())} | {
+        _plain(getattr(country, part)) for country in pycountry.countries
+        for part in ("name", "common_name", "official_name") if hasattr(country, part)}  # fmt: skip
     like_people: set[str] = set()
-    for language in set(languages) - set(MAIN_LANGUAGES):
-        for name in _translations(language) - names:
+    for translated in others.values():
+        for name in translated - names:
             words = name.split()
             if len(words) > 1:
-                if not is_stop_word(words[0]) and not all(map(is_word, words)):
+                # Irish writes most countries with its article ("An tSaimbia", "An Fhrainc"), as English reads
+                # "An India": a stop word before what is itself a country's name, or a word, is a sentence's.
+                rest = " ".join(words[1:])
+                article = is_stop_word(words[0]) and (_plain(rest) in known or is_word(rest))
+                if not article and not all(map(is_word, words)):
                     names.add(name)
             elif len(name) >= MIN_LETTERS and not is_word(name):
                 (like_people if known_names().is_name(name) else names).add(name)

