@@ -15,7 +15,7 @@ import re
 
 from presidio_analyzer import EntityRecognizer, Pattern, RecognizerResult
 
-from gateway.guardrails.dates import YEAR
+from gateway.guardrails.dates import DAY_WORD_YEAR, INFLECTED_DATE, YEAR
 
 _M = r"(?:0?[1-9]|1[0-2])"
 _D = r"(?:0?[1-9]|[12]\d|3[01])"
@@ -39,9 +39,13 @@ TRADITION_PATTERNS = [
     Pattern("date y m. month d d.", rf"(?<![\w.]){YEAR}\s?m\.\s+{_MONTH_WORD}\s+{_D}\s?d\.", 0.3),
     # Latvian: "1987. gada 3. maijs".
     Pattern("date y. gada d. month", rf"(?<![\w.]){YEAR}\.\s+gada\s+{_D}\.\s+{_MONTH_WORD}(?![^\W\d_])", 0.3),
+    # A day-first date whose month is in another case than its name, or in a language ``dates``' shapes do not read
+    # (``dates.INFLECTED_MONTH_LOCALES``): "3. maja 1987", "12 lipca 1990", "16 februarie 1987".
+    Pattern("date d month y inflected", INFLECTED_DATE, 0.3),
 ]  # fmt: skip
-# Where the shapes above are: a year's last two digits and the word or full stop after them.
-TRADITION_ANCHOR = r"(?:19|20)\d\d(?:\s?년|\.[ \u00a0]\d|\s?[mM]\.\s|\.\s+(?i:gada)\s)"
+# Where the shapes above are: a year's last two digits and the word or full stop after them, and a day, a word and a
+# year (``dates.DAY_WORD_YEAR``).
+TRADITION_ANCHORS = (r"(?:19|20)\d\d(?:\s?년|\.[ \u00a0]\d|\s?[mM]\.\s|\.\s+(?i:gada)\s)", DAY_WORD_YEAR)
 
 # Not inside a longer number, dotted, dashed or a clock time ("12:19/1/2536"); after a label's colon it may stand
 # ("DOB:19/1/2536").

@@ -25,7 +25,7 @@ from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.date_traditions import (
     CALENDAR_ANCHORS,
     CALENDAR_PATTERNS,
-    TRADITION_ANCHOR,
+    TRADITION_ANCHORS,
     TRADITION_PATTERNS,
     TelexDocsRecognizer,
     has_docs_element,
@@ -465,11 +465,11 @@ def build_detectors() -> list[Detector]:
         # written ones, so looked for only where one stands; each window reaches a day before its month's name.
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(SPOKEN_DATE_PATTERNS, name="SpokenDateOfBirthRecognizer"),
          has_birth_word, SPOKEN_DATE_ANCHOR, 40),
-        # Korean, Lithuanian and Latvian dates (``date_traditions``), anchored at the year and the word or full stop
-        # after it; the Buddhist-era and Solar Hijri dates only where a birth word stands, as the weak shapes; the
-        # telex passport element's date by its place in the element.
+        # Korean, Lithuanian and Latvian dates and day-first dates with an inflected month (``date_traditions``),
+        # each anchored at its own shape; the Buddhist-era and Solar Hijri dates only where a birth word stands, as
+        # the weak shapes; the telex passport element's date by its place in the element.
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer"),
-         has_regex(TRADITION_ANCHOR), TRADITION_ANCHOR, 40),
+         any_regex(TRADITION_ANCHORS), TRADITION_ANCHORS, 40),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(CALENDAR_PATTERNS, name="CalendarDateOfBirthRecognizer"),
          has_birth_word, CALENDAR_ANCHORS, 32),
         ("DATE_OF_BIRTH", TelexDocsRecognizer(), has_docs_element, None, 0),
