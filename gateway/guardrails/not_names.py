@@ -156,8 +156,13 @@ _EPONYM_HEADS = frozenset({
 })  # fmt: skip
 # After a person's words: the rest of a double-barrelled name ("Glass" of "Glass-Steagall"), a possessive, then one of
 # those heads, or a disease's lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy").
-_EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?![\w'’-])"
+_EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?!\w|['’]\w|-)"
                            r"|(?P<medical>disease|syndrome|disorder|palsy)\b)")  # fmt: skip
+
+# A word opened in lower case that goes on in capitals (camelCase), and lower-case words joined by hyphens or
+# underscores (kebab-case, snake_case): how code names things, and no person's name is written so.
+_CAMEL_CASE = re.compile(r"(?<![^\W\d_])[a-z]+[A-Z]")
+_JOINED_LOWER = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
 
 # Elided articles and prepositions of French and Italian ("l'", "d'", "dell'", "nell'", "qu'").
 _ELIDED_LOWER = re.compile(r"(?i:l|d|dell|dall|nell|sull|all|un)['’][a-zà-ÿ][^A-ZÀ-Þ]*\Z")
@@ -187,8 +192,20 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None)
             or is_relation_sender(text, finding.start, finding.end, words)
             or is_account(text, finding.start, finding.end)
+            or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
+
+
+def is_code_identifier(span: str) -> bool:
+    """Whether a person's span is written as a code identifier in a text with capitals: camelCase ("apiKey"), or lower
+    case words joined by a hyphen or an underscore of which names-dataset lists some as nobody's name
+    ("billing-sync", "kyc_worker": a manifest's resource; "anne-marie" keeps its name words)."""
+    if _CAMEL_CASE.search(span):
+        return True
+    if not _JOINED_LOWER.fullmatch(span):
+        return False
+    return not all(known_names().is_name(part) for part in _WORD.findall(span))
 
 
 def is_eponym(text: str, end: int, words: list[str]) -> bool:

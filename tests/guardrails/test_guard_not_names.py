@@ -264,6 +264,7 @@ def test_the_analyzer_keeps_chat_senders_with_names_and_drops_relations_bots_and
         ("hx of Crohn's disease since 2019", "Crohn"),
         ("screened for Tourette syndrome", "Tourette"),
         ("listed on the Kigali Stock Exchange", "Kigali Stock"),
+        ("value: 'Dodd-Frank Act'", "Dodd"),  # the head before a closing quote
     ],
 )
 def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> None:
@@ -280,4 +281,17 @@ def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> Non
     ],
 )
 def test_a_person_before_an_ordinary_word_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [("Deployment\n  name: payments-gateway\n", "payments-gateway"),
+                                            ("Service: queue_worker up", "queue_worker"),
+                                            ("Owner: teamPlatform", "teamPlatform")])  # fmt: skip
+def test_a_code_identifier_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [("Hi from anne-marie, see IBAN DE89", "anne-marie"),
+                                            ("ok mary-kate said so", "mary-kate")])  # fmt: skip
+def test_a_lower_case_double_name_stays(text: str, value: str) -> None:
     assert kept(text, value)
