@@ -352,9 +352,9 @@ def capitals_pairs(text: str, common_words: frozenset[str], taken: Iterable[Find
     position = 0
     while (match := _CAPITALS_PAIR.search(text, position)) is not None:
         position = match.start() + 1  # "CUSTOMER OSNAT HADAD" tries "OSNAT HADAD" next
-        if _capitals_name(match.group(1), match.group(2), common_words) and not any(
-            start < match.end() and match.start() < end for start, end in spans
-        ):
+        overlaps = any(start < match.end() and match.start() < end for start, end in spans)
+        if not overlaps and _capitals_name(match.group(1), match.group(2), common_words) \
+                and not _in_street_name(text, match):  # fmt: skip
             found.append(Finding("PERSON", match.start(), match.end(), CAPITALS_PAIR_SCORE, "capitals_pairs"))
             spans.append((match.start(), match.end()))
             position = match.end()
@@ -377,6 +377,20 @@ def _capitals_name(first: str, second: str, common_words: frozenset[str]) -> boo
     if folded[1] in suffixes or folded[0] in prefixes:
         return False  # a street named after a person ("AKINWALE STREET", "CALLE MARTINA")
     return " ".join(folded).translate(_APOSTROPHES) not in gazetteer()
+
+
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \t]+\Z")
+_WORD_AFTER = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
+def _in_street_name(text: str, match: re.Match[str]) -> bool:
+    """Whether a street type stands right before or after the pair: a street named after a person ("CALLE MARTINA
+    FIGUEROA", "DÓZSA GYÖRGY ÚT")."""
+    suffixes, prefixes = _street_types()
+    before = _WORD_BEFORE.search(text, max(0, match.start() - 30), match.start())
+    after = _WORD_AFTER.match(text, match.end())
+    return ((before is not None and before.group(1).casefold() in prefixes)
+            or (after is not None and after.group(1).casefold() in suffixes))  # fmt: skip
 
 
 @functools.cache

@@ -248,6 +248,7 @@ def test_names_printed_in_capitals_are_people(text: str, person: str) -> None:
         "TOTAL DUE 12.00\nTHANK YOU FOR SHOPPING\nSTORE SAINT ANDREW\n",  # words, a place
         "HEADS UP: GRANT WILL MARK THE ROSE AS DONE\n",  # names that are dictionary words
         "RM ADDR 12 AKINWALE STREET\nDELIVER TO: CALLE MARTINA 4\n",  # streets named after people
+        "ADDRESS LINE: STRADA MARCELA CRISTEA 218\nADDR: CALLE MARTINA FIGUEROA 7\n",  # a street type before the pair
     ],
 )
 def test_capitals_that_name_no_one_are_no_people(text: str) -> None:
