@@ -82,6 +82,11 @@ class BlockManager:
         # proposer once it has computed every token of the block, cleared when the block takes new contents. A
         # prefix-cache hit on a block with it set saves the draft model that block as well.
         self.draft_filled = [False] * num_blocks
+        # Full blocks running sequences are yet to compute, by hash (how many sequences will compute each), and each
+        # sequence's share of them in block order: a waiting prompt whose next block is among them waits for it to
+        # be cached rather than computing it a second time (``next_block_in_flight``).
+        self.in_flight: dict[bytes, int] = {}
+        self._promised: dict[Sequence, list[tuple[int, bytes]]] = {}
 
     @property
     def num_free_blocks(self) -> int:
@@ -148,6 +153,49 @@ class BlockManager:
                 return [NO_BLOCK] * first + found[first:length]
         return []
 
+    def next_block_in_flight(self, seq: Sequence, hits: list[int]) -> bool:
+        """Whether the first block waiting ``seq`` would compute after its cached prefix ``hits`` is one a running
+        sequence is computing (the same tokens after the same prefix, in the same domain): admitted once that block
+        is cached, ``seq`` takes it as a hit instead of computing it again. Sequences that arrive together with a
+        shared prefix (an agent fleet starting on one system prompt) then compute it once. Not under a shared
+        sliding window, whose hits follow their own rule."""
+        index = len(hits)
+        if not self.in_flight or self.sliding_window > 0 or index >= (len(seq) - 1) // self.block_size:
+            return False
+        parent = self.hashes[hits[-1]] if hits else None
+        if hits and parent is None:
+            return False
+        return self.in_flight.get(block_hash(*self._block_key(seq, index, parent)), 0) > 0
+
+    def _promise(self, seq: Sequence) -> None:
+        """Register the full blocks of ``seq``'s known tokens that it is about to compute (those past its hits)."""
+        if not self.enable_prefix_caching or self.sliding_window > 0:
+            return
+        done = len(seq.block_hashes)
+        hashes, _ = self._chain(seq, len(seq) // self.block_size)
+        promised = list(enumerate(hashes))[done:]
+        for _, digest in promised:
+            self.in_flight[digest] = self.in_flight.get(digest, 0) + 1
+        if promised:
+            self._promised[seq] = promised
+
+    def _settle(self, seq: Sequence, num_full: int | None = None) -> None:
+        """Drop ``seq``'s promises for its blocks before ``num_full`` (all of them with None): computed, or never
+        to be computed by it."""
+        promised = self._promised.get(seq)
+        if promised is None:
+            return
+        cut = len(promised) if num_full is None else sum(1 for index, _ in promised if index < num_full)
+        for _, digest in promised[:cut]:
+            left = self.in_flight[digest] - 1
+            if left:
+                self.in_flight[digest] = left
+            else:
+                del self.in_flight[digest]
+        del promised[:cut]
+        if not promised:
+            del self._promised[seq]
+
     def admit(self, seq: Sequence, hits: list[int], num_tokens: int) -> bool:
         """Give a waiting ``seq`` the cached blocks ``hits`` plus fresh blocks up to ``num_tokens``; all or nothing."""
         assert not seq.block_table, "admit() is for sequences without blocks"
@@ -171,6 +219,7 @@ class BlockManager:
             if hits:
                 self.states.restore(seq, seq.block_hashes[-1])
         self.allocate(seq, num_tokens)
+        self._promise(seq)
         return True
 
     def has_state_slot(self) -> bool:
@@ -227,6 +276,7 @@ class BlockManager:
         for block in reversed(seq.block_table):
             if block != NO_BLOCK:
                 self._unref(block)
+        self._settle(seq)
         seq.block_table = []
         seq.block_hashes = []
         seq.num_computed_tokens = 0
@@ -276,5 +326,6 @@ class BlockManager:
             if self.states is not None:  # the state at this block's end, staged by the step's forward
                 self.states.commit(seq, (i + 1) * self.block_size, hashes[i])
         seq.block_hashes = hashes
+        self._settle(seq, num_full)
         if self.states is not None:
             self.states.discard_pending(seq)

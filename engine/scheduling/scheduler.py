@@ -1,7 +1,9 @@
 """Continuous batching with fair sharing across tenants.
 
 Each step: every running decode first (one token each), then prefill (running sequences' unfinished chunks, then
-admissions from the waiting queue) out of the rest of the token budget. The prefill budget is split across
+admissions from the waiting queue) out of the rest of the token budget. A waiting prompt whose next uncached block
+a running sequence is computing waits for it to be cached (those behind it go ahead): prompts that arrive together
+with a shared prefix compute it once. The prefill budget is split across
 tenants by ``engine.scheduling.fairness.token_allowances`` (policy weight and recent usage); whatever a tenant cannot
 use goes to the others, so the engine never idles while work waits. Within a tenant, first come first served.
 
@@ -184,6 +186,8 @@ class Scheduler:
             if allowance <= 0 or step.budget <= 0:
                 return
             admitted = self._admit(seq, allowance, step, weights)
+            if admitted is None:
+                continue  # keeps its place; the requests behind it need none of the prefix it waits for
             if not admitted:
                 return
             allowance -= admitted
@@ -202,11 +206,14 @@ class Scheduler:
         step.charges[self.tenant_of(seq)] += n
         return n
 
-    def _admit(self, seq: Sequence, allowance: int, step: _Step, weights: dict[object, int]) -> int:
+    def _admit(self, seq: Sequence, allowance: int, step: _Step, weights: dict[object, int]) -> int | None:
         """Move ``seq`` from waiting to running with a first chunk of at most ``allowance`` tokens; 0 if it
-        cannot start this step."""
+        cannot start this step; None if a running sequence is computing the block after its cached prefix (it
+        starts once that is cached, and reuses it instead of computing it twice)."""
         tenant = self.tenant_of(seq)
         hits = self.blocks.find_cached_prefix(seq)
+        if self.blocks.next_block_in_flight(seq, hits):
+            return None
         computed = len(hits) * self.blocks.block_size
         n = min(len(seq) - computed, allowance, step.budget)
         need = self.blocks.new_blocks_to_admit(hits, computed + n)

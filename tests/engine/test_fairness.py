@@ -267,7 +267,9 @@ def test_one_tenant_schedules_like_the_fifo_scheduler() -> None:
 
 
 def test_preemption_and_abort_release_every_reference() -> None:
-    sched = new_scheduler(num_blocks=24, block_size=8, max_num_seqs=8, budget=64)
+    # The shared 5-block prefix is computed once (the others wait for it), so the pool is tight enough to preempt
+    # once the six sequences' own blocks outgrow the 15 blocks left beside it.
+    sched = new_scheduler(num_blocks=20, block_size=8, max_num_seqs=8, budget=64)
     shared = list(range(1, 41))
     seqs = [Sequence(f"s{i}", shared + [100 + i] * 9, SamplingParams(max_tokens=20, temperature=0),
                      cache_salt="t", tenant=f"t{i % 2}", arrival=i) for i in range(6)]

@@ -215,7 +215,14 @@ def test_no_drafts_while_more_sequences_decode_than_the_cap(prompt_ids: list[lis
     capped = _spec_llm(speculative_disable_by_batch_size=1)
     stats = capped.engine.stats_collector
     lockstep = SamplingParams(max_tokens=24, temperature=0, ignore_eos=True)
-    capped.generate([prompt_ids[0], prompt_ids[1]], lockstep)  # two decode side by side until both end
+    # Two decode side by side until both end. Distinct cache salts: the prompts share the chat template's first
+    # blocks, and a prompt whose next block another is computing waits a step for it (the first would then decode
+    # alone for a step, and draft).
+    engine = capped.engine
+    for index in (0, 1):
+        engine.add_request(EngineRequest(f"lockstep-{index}", prompt_ids[index], lockstep, cache_salt=f"s{index}"))
+    while engine.has_unfinished_requests():
+        engine.step()
     assert stats.spec_draft_tokens == 0
     capped.generate([prompt_ids[0]], lockstep)
     assert stats.spec_draft_tokens > 0
