@@ -164,15 +164,18 @@ _WINDOW_MARGIN = 24  # the longest identifier (a spaced NIR, 21 characters) fits
 
 # A digit group joined to an identifier by a space or a dash, after it or before it: the identifier's groups are part
 # of a longer number ("6497 4787 2068" of a card's "6497 4787 2068 6802", an IBAN's "... 7245 2155 4750 5329", a SKU).
-_GROUP_AFTER = re.compile(r"[ -][0-9]")
-_GROUP_BEFORE = re.compile(r"[0-9][ -]\Z")
+# Only an identifier written in groups of four is read so (an Aadhaar's "2341 2341 2346"): the runs of cards, IBANs
+# and SKUs are grouped in fours, and another value listed after an identifier ("... 19.68.33.175") is no group.
+_FOUR_GROUPS = re.compile(r"[0-9]{4}(?: [0-9]{4})+")
+_GROUP_AFTER = re.compile(r" [0-9]{2,4}(?![\w.:/-])")
+_GROUP_BEFORE = re.compile(r"(?<![\w.:/-])[A-Z0-9]{0,2}[0-9]{2,4} \Z")
 
 
 def _in_longer_run(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] is written in groups and another digit group goes on before or after it."""
-    if text[start:end].isdigit():
+    """Whether text[start:end] is written in groups of four and another such group goes on before or after it."""
+    if not _FOUR_GROUPS.fullmatch(text, start, end):
         return False
-    return _GROUP_AFTER.match(text, end) is not None or _GROUP_BEFORE.search(text, max(0, start - 2), start) is not None
+    return _GROUP_AFTER.match(text, end) is not None or _GROUP_BEFORE.search(text, max(0, start - 8), start) is not None
 
 
 class NationalIdRecognizer(EntityRecognizer):
