@@ -428,7 +428,16 @@ def _ssn_recognizer() -> UsSsnRecognizer:
     Spanish and German names of social security."""
     patterns = [Pattern(p.name, p.regex, 0.2 if p.name.startswith("SSN4") else p.score)
                 for p in UsSsnRecognizer.PATTERNS]
-    return UsSsnRecognizer(patterns=patterns, context=[*UsSsnRecognizer.CONTEXT, *_SSN_CONTEXT_ELSEWHERE])
+    return _SsnRecognizer(patterns=patterns, context=[*UsSsnRecognizer.CONTEXT, *_SSN_CONTEXT_ELSEWHERE])
+
+
+class _SsnRecognizer(UsSsnRecognizer):
+    """Presidio's checks, and no area 900-999: the SSA never issues those as SSNs; the IRS's ITINs (9xx-7x-xxxx,
+    9xx-8x-xxxx) and ATINs are written in them, and are no SSN."""
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        digits = "".join(char for char in pattern_text if char.isdigit())
+        return digits.startswith("9") or bool(super().invalidate_result(pattern_text))
 
 
 # "Social security number" in the corpus' other languages: an SSN quoted in a French, Spanish or German sentence.

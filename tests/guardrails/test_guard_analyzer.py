@@ -47,6 +47,14 @@ def test_does_not_flag_lookalikes(analyzer, text):
     assert spans(analyzer, text) == set()
 
 
+@pytest.mark.parametrize("number", ["912-78-1234", "900 70 4412", "999-88-1203"])
+def test_an_itin_is_no_ssn(analyzer, number):
+    """Area 900-999 is never issued as an SSN: the IRS writes ITINs (9xx-7x/8x-xxxx) and ATINs in it."""
+    text = f"Taxpayer SSN/ITIN on file: {number}"
+    assert "US_SSN" not in {entity for entity, _ in spans(analyzer, text)}
+    assert ("US_SSN", "812-78-1234") in spans(analyzer, text.replace(number, "812-78-1234"))
+
+
 def test_two_phone_numbers_run_together_are_split(analyzer):
     text = "call 415 555 0132 or 415 555 0199 ok"
     assert {v for e, v in spans(analyzer, text) if e == "PHONE_NUMBER"} == {"415 555 0132", "415 555 0199"}

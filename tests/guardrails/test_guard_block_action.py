@@ -65,8 +65,9 @@ def test_output_block_withholds_the_value(analyzer: PiiAnalyzer, entity_type: st
 
 
 def test_a_blocked_type_wins_an_overlap_on_input(guard: InputGuard) -> None:
-    """An ITIN is NATIONAL_ID (0.8) and also the SSN recognizer's 3-2-4 shape (0.5): a policy that blocks US_SSN
-    still refuses it, though the higher-scoring NATIONAL_ID would win the overlap under mask."""
-    text = "Tax form ITIN 912-78-3456 attached."
+    """A bare nine-digit SSN beside a phone field is also read as a phone number (PHONE_NUMBER 0.75 over US_SSN 0.55):
+    a policy that blocks US_SSN still refuses it, though the higher-scoring PHONE_NUMBER would win the overlap under
+    mask."""
+    text = '{"phone": "+502 2241 6742", "ssn": "459700367"}'
     result = guard.scan_messages_sync("t-block", [{"role": "user", "content": text}], blocking("US_SSN", "pii_input"))
     assert result.blocked
