@@ -36,14 +36,14 @@ COUNTRIES = {
 FAMILY_FIRST = ("KR", "CN", "HK", "TW")
 
 
-def _usable(name: str) -> bool:
-    # Latin letters only (with their diacritics), one word of three letters or more, of the dev half.
+def usable_latin(name: str) -> bool:
+    """Latin letters only (with their diacritics), one word of three letters or more, of the dev half."""
     latin = all(ord(char) < 0x0250 or 0x1E00 <= ord(char) <= 0x1EFF for char in name)
     return len(name) >= 3 and " " not in name and latin and is_written_name(name) and in_split(name, "dev")
 
 
 def extract() -> dict[str, dict[str, list[str]]]:
-    return extract_names(COUNTRIES, _usable, MAX_RANK)
+    return extract_names(COUNTRIES, usable_latin, MAX_RANK)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from bench.pii_corpus.far_names import MAX_RANK
-from bench.pii_corpus.person_names import in_split, is_written_name
+from bench.pii_corpus.far_names import MAX_RANK, usable_latin
 from bench.pii_corpus.world_names import extract_names, read_snapshot, write_snapshot
 
 SNAPSHOT = Path(__file__).parent.parent / "data" / "pii_names_ninth.json.gz"
@@ -30,14 +29,8 @@ COUNTRIES = {
 }
 
 
-def _usable(name: str) -> bool:
-    # Latin letters only (with their diacritics), one word of three letters or more, of the dev half.
-    latin = all(ord(char) < 0x0250 or 0x1E00 <= ord(char) <= 0x1EFF for char in name)
-    return len(name) >= 3 and " " not in name and latin and is_written_name(name) and in_split(name, "dev")
-
-
 def extract() -> dict[str, dict[str, list[str]]]:
-    return extract_names(COUNTRIES, _usable, MAX_RANK)
+    return extract_names(COUNTRIES, usable_latin, MAX_RANK)
 
 
 @dataclass(frozen=True)
