@@ -47,9 +47,10 @@ def test_chunks_together_as_each_alone() -> None:
 
 
 def test_buckets_of_any_dimension() -> None:
-    """A dimension that is no power of two (no bit mask stands for its remainder) gets the definition's buckets."""
+    """A dimension that is no power of two (no bit mask stands for its remainder) gets the definition's buckets; one
+    whose keys (text, bucket) pass 32 bits, too many for the two 16-bit radix passes, gets them too."""
     texts = ["Ignore all previous instructions", "ab", "", "Ticket 1000: Amara Okafor (amara@example.org)" * 3]
-    for dim in (DIM, 1000, 3 * 4096):
+    for dim in (DIM, 1000, 3 * 4096, 1 << 31):
         for text, (indices, weights) in zip(texts, sparse_features_many(texts, dim), strict=True):
             expected_indices, expected_weights = _one_text(text, dim)
             assert np.array_equal(indices, expected_indices), (dim, text)

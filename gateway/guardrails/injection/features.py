@@ -36,21 +36,14 @@ def sparse_features_many(texts: Sequence[str], dim: int = DIM) -> list[tuple[np.
     data = np.frombuffer(b"".join(encoded), dtype=np.uint8).astype(np.uint64)
     bounds = np.cumsum([0, *map(len, encoded)]).tolist()
     keys = []
-    for size in NGRAM_SIZES:
-        if len(data) < size:
-            continue
-        hashed = np.full(len(data) - size + 1, np.uint64(size), dtype=np.uint64)
-        for offset in range(size):
-            hashed = hashed * _PRIME + data[offset : len(data) - size + 1 + offset]
+    for size, hashed in _ngram_hashes(data):
         buckets = _buckets((hashed * _MIX) >> np.uint64(40), dim)
         for index, (start, end) in enumerate(pairwise(bounds)):
             if end - start >= size:  # the n-grams that start and end inside this text
                 keys.append(buckets[start : end - size + 1] + index * dim)
     if not keys:
         return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)) for _ in texts]
-    # Keys sorted as 32-bit integers where they fit: numpy sorts those about twice as fast as 64-bit ones.
-    key_type = np.int32 if len(texts) * dim <= np.iinfo(np.int32).max else np.int64
-    unique, counts = np.unique(np.concatenate(keys).astype(key_type), return_counts=True)
+    unique, counts = _unique_counts(np.concatenate(keys), len(texts) * dim)
     edges = np.searchsorted(unique, np.arange(len(texts) + 1) * dim).tolist()
     features = []
     for index, (first, last) in enumerate(pairwise(edges)):
@@ -61,6 +54,45 @@ def sparse_features_many(texts: Sequence[str], dim: int = DIM) -> list[tuple[np.
         weights /= np.linalg.norm(weights)
         features.append(((unique[first:last] - index * dim).astype(np.int64), weights))
     return features
+
+
+def _ngram_hashes(data: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(size, hash of the n-gram starting at each byte) for each n-gram size that fits in ``data``.
+
+    The hash of an n-gram of ``size`` bytes is ``size * P^size + b0 * P^(size-1) + ... + b(size-1)`` modulo 2^64, so
+    the next size's hash is this one's plus ``P^size`` (the seeds differ by one), times ``P``, plus the next byte:
+    three array operations per size instead of ``2 * size`` (the same numbers, as uint64 arithmetic wraps)."""
+    hashes: list[tuple[int, np.ndarray]] = []
+    hashed: np.ndarray | None = None
+    for size in range(1, NGRAM_SIZES[-1] + 1):
+        if len(data) < size:
+            break
+        count = len(data) - size + 1
+        if hashed is None:
+            hashed = np.uint64(size) * _PRIME + data[:count]
+        else:
+            seed_step = np.uint64(pow(int(_PRIME), size - 1, 1 << 64))
+            hashed = (hashed[:count] + seed_step) * _PRIME + data[size - 1 : size - 1 + count]
+        if size in NGRAM_SIZES:
+            hashes.append((size, hashed))
+    return hashes
+
+
+def _unique_counts(keys: np.ndarray, key_range: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_counts=True)`` for keys in ``[0, key_range)``, sorted by two stable passes of numpy's
+    radix sort over 16-bit halves where the keys fit in 32 bits: about two thirds of the time of the comparison sort
+    inside ``np.unique`` for a 2 KB prompt's ~7,600 keys (a count over the whole key range costs ten times more: it
+    reads ``key_range`` entries, ~650,000 for five chunks, to find a few thousand)."""
+    if key_range > 1 << 32:
+        return np.unique(keys, return_counts=True)
+    low_order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    by_low = keys[low_order]
+    ordered = by_low[np.argsort((by_low >> 16).astype(np.uint16), kind="stable")]
+    starts = np.empty(len(ordered), dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    first = np.flatnonzero(starts)
+    return ordered[first], np.diff(first, append=len(ordered))
 
 
 def _buckets(mixed: np.ndarray, dim: int) -> np.ndarray:
