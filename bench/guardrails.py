@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-9] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-10] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -28,7 +28,15 @@
    Greek and Bulgarian names and Hebrew, Arabic, Persian, Bengali, Nepali and Thai ones in their own scripts, regions
    and seventeen languages' country names, thirteen more languages' dates, addresses in six scripts and ten more forms,
    in SWIFT MT103 and ISO 20022 payments, X12 enrolments, subtitles, TOML and INI files, GraphQL, Protobuf text,
-   RFC 5424 syslog and chat in Vietnamese, Greek, Hebrew and Bulgarian (``pii_corpus.dev_ninth``).
+   RFC 5424 syslog and chat in Vietnamese, Greek, Hebrew and Bulgarian (``pii_corpus.dev_ninth``), and `dev-10`,
+   Colombian, Salvadoran, Puerto Rican, Luxembourgish, Mauritian, Cambodian, Macanese, Bahraini and Djiboutian names
+   and romanised Russian, Georgian and Japanese ones (given name first, ``SURNAME, Given``, initials, particles),
+   Indic and Sinhala names in their scripts, cities in their countries' scripts, fourteen more languages' country
+   names and Hungarian and Finnish inflected towns, eleven more languages' dates, Japanese era years and Eastern
+   Arabic digits, eleven more address forms, in HTTP request dumps (percent-encoded form bodies), PostgreSQL
+   statement logs, LaTeX letters, Jupyter notebooks, shell history, Jira markup, passport pages with their
+   machine-readable zone, Teams exports and chat exports in Japanese, Russian, Hungarian and Finnish
+   (``pii_corpus.dev_tenth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -67,6 +75,7 @@ from bench.pii_corpus import (
     dev_ninth,
     dev_seventh,
     dev_sixth,
+    dev_tenth,
     dev_third,
     fresh_dev,
     scoring,
@@ -402,6 +411,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_seventh.NAME: dev_seventh.generate_seventh_dev,
     dev_eighth.NAME: dev_eighth.generate_eighth_dev,
     dev_ninth.NAME: dev_ninth.generate_ninth_dev,
+    dev_tenth.NAME: dev_tenth.generate_tenth_dev,
 }
 
 
