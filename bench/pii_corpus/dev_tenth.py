@@ -305,18 +305,25 @@ EXTRA_KINDS = ("other_date", "person_named", "place_named", "other_id", "tech_re
 
 
 def _orcid(rng: random.Random) -> str:
-    digits = f"0000000{rng.randint(1, 3)}{rng.randrange(10**7):07d}"
-    total = 0
-    for char in digits:
-        total = (total + int(char)) * 2
-    check = (12 - total % 11) % 11
-    full = digits + ("X" if check == 10 else str(check))
-    return "-".join(full[i : i + 4] for i in range(0, 16, 4))
+    """An ORCID iD (ISO 7064 mod 11-2 check character) whose 16 digits fail Luhn: no card number either."""
+    while True:
+        digits = f"0000000{rng.randint(1, 3)}{rng.randrange(10**7):07d}"
+        total = 0
+        for char in digits:
+            total = (total + int(char)) * 2
+        check = (12 - total % 11) % 11
+        full = digits + ("X" if check == 10 else str(check))
+        if not (full.isdigit() and luhn.is_valid(full)):
+            return "-".join(full[i : i + 4] for i in range(0, 16, 4))
 
 
 def _isbn(rng: random.Random) -> str:
-    body = f"978{rng.randrange(10**9):09d}"
-    return "ISBN " + isbn.format(body + ean.calc_check_digit(body))
+    """An ISBN-13 whose 13 digits fail Luhn: no card number, whatever a detector strips."""
+    while True:
+        body = f"978{rng.randrange(10**9):09d}"
+        full = body + ean.calc_check_digit(body)
+        if not luhn.is_valid(full):
+            return "ISBN " + isbn.format(full)
 
 
 def _other_id(rng: random.Random) -> str:
