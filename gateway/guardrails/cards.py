@@ -89,8 +89,8 @@ class CardRecognizer(EntityRecognizer):
             # Mixed separators are no card's print form ("4111-1111 1111"), but a run may join a card to a number
             # before or after it ("SSN: 745-67-1270 3570 6302 2234 6809"): each stretch of groups joined by one
             # kind of separator is read on its own.
-            for stretch in _stretches(run.group(), groups):
-                results.extend(self._cards_in(text, run.start(), stretch))
+            for index, stretch in enumerate(_stretches(run.group(), groups)):
+                results.extend(self._cards_in(text, run.start(), stretch, joined_before=index > 0))
         return results
 
     @staticmethod
@@ -99,14 +99,46 @@ class CardRecognizer(EntityRecognizer):
         digits apart ("4 1 1 1 ...") are a number spelled digit by digit, ``SpelledCardRecognizer``'s to judge."""
         return all(end - start >= 3 for start, end in groups[:-1]) and groups[-1][1] - groups[-1][0] >= 2
 
-    def _cards_in(self, text: str, offset: int, groups: list[tuple[int, int]]) -> list[RecognizerResult]:
-        found, first = [], 0
+    def _cards_in(self, text: str, offset: int, groups: list[tuple[int, int]],
+                  joined_before: bool = False) -> list[RecognizerResult]:  # fmt: skip
+        """The cards among a stretch's groups (``joined_before``: its first group is the last of the stretch before,
+        joined to it by another separator), less those a group of four goes on from (``_goes_on``)."""
+        spans = self._card_spans(text, offset, groups)
+        starts = {first for first, _, _ in spans}
+        ends = {last for _, last, _ in spans}
+        results = []
+        for first, last, network in spans:
+            if self._goes_on(groups, first, last, starts, ends, joined_before):
+                continue
+            start, end = offset + groups[first][0], offset + groups[last][1]
+            explanation = AnalysisExplanation(self.name, self.SCORE, pattern_name=network)
+            results.append(RecognizerResult("CREDIT_CARD", start, end, self.SCORE, explanation))
+        return results
+
+    @staticmethod
+    def _goes_on(groups: list[tuple[int, int]], first: int, last: int, starts: set[int], ends: set[int],
+                 joined_before: bool) -> bool:  # fmt: skip
+        """Whether a group of four digits that is no other card's goes on right before or after the card's groups: the
+        card is a piece of a longer number printed in fours, a SKU's or an IBAN's ("3974-6039-4405-8487" holds a
+        12-digit Maestro "6039-4405-8487"; "... 6312 3983 2977 ..." of an IBAN), not a card."""
+        after = last + 1
+        if after < len(groups) and after not in starts and groups[after][1] - groups[after][0] == 4:
+            return True
+        before = first - 1
+        if before < 0 or before in ends or (before == 0 and joined_before):
+            return False
+        return groups[before][1] - groups[before][0] == 4
+
+    def _card_spans(self, text: str, offset: int, groups: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Each card's first and last group index and network: the longest card from each group on, the next one tried
+        after it."""
+        found: list[tuple[int, int, str]] = []
+        first = 0
         while first < len(groups):
             # The longest card that starts at this group: it ends at most MAX_DIGITS groups on (a group holds a
             # digit at least), so a long run of groups costs a bounded number of tries per group, not one per group
             # after it, each joining all their digits.
             for last in range(min(len(groups) - 1, first + MAX_DIGITS - 1), first - 1, -1):
-                start, end = offset + groups[first][0], offset + groups[last][1]
                 digits = "".join(text[offset + s : offset + e] for s, e in groups[first : last + 1])
                 if len(digits) > MAX_DIGITS:
                     continue
@@ -114,8 +146,7 @@ class CardRecognizer(EntityRecognizer):
                     break
                 network = card_network(digits) if self._printed_groups(groups[first : last + 1]) else None
                 if network is not None:
-                    explanation = AnalysisExplanation(self.name, self.SCORE, pattern_name=network)
-                    found.append(RecognizerResult("CREDIT_CARD", start, end, self.SCORE, explanation))
+                    found.append((first, last, network))
                     first = last
                     break
             first += 1

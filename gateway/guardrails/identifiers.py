@@ -26,7 +26,7 @@ from stdnum.es import dni, nie
 from stdnum.fr import nir
 from stdnum.in_ import aadhaar, pan
 from stdnum.it import codicefiscale
-from stdnum.us import itin
+from stdnum.us import itin, ssn
 
 from gateway.guardrails.prefilters import AfterNonWord
 from gateway.guardrails.windows import add_window
@@ -178,6 +178,62 @@ def _in_longer_run(text: str, start: int, end: int) -> bool:
     return _GROUP_AFTER.match(text, end) is not None or _GROUP_BEFORE.search(text, max(0, start - 8), start) is not None
 
 
+# Record slots whose standard says what the value in them is (a bare run of digits there needs no context word):
+# - SWIFT MT field 50F: line 7 is a national identity number after its issuing country ("7/BR/40571553260"), line 6 a
+#   customer identification number after its country and issuer; the party identifier names its kind with the ISO
+#   20022 codes ("NIDN/DE/...", "SOSE/US/...").
+# - ISO 20022's external person identification codes in an <Othr> identification: <Id>value</Id> then
+#   <SchmeNm><Cd>CODE</Cd>.
+# - X12's REF segment, by its reference qualifier: SY social security number, 0F subscriber number, 1W member
+#   identification number, 23 client number, F6 health insurance claim number, Q4 prior identifier number (the
+#   person identifiers of an 834 enrolment or an 837 claim).
+# Codes: NIDN national identity number, SOSE social security number, TXID tax identification number, ARNU alien
+# registration number. A value in a social security slot that is a valid SSN is reported as one.
+_ID_CODES = ("NIDN", "SOSE", "TXID", "ARNU")
+_SSN_CODES = frozenset({"SOSE", "SY", "0F"})
+_X12_QUALIFIERS = ("SY", "0F", "1W", "23", "F6", "Q4")
+_SLOT_VALUE = r"(?P<value>[0-9A-Za-z][0-9A-Za-z .-]{2,30}[0-9A-Za-z])"
+_SLOT_BEFORE = re.compile(
+    rf"(?m)(?:^(?P<line>[67])/[A-Z]{{2}}/(?:[^/\n]{{1,35}}/)?|(?:^|:50F:)/?(?P<party>{'|'.join(_ID_CODES)})/[A-Z]{{2}}/"
+    rf"|REF(?P<sep>[*|^])(?P<qualifier>{'|'.join(_X12_QUALIFIERS)})(?P=sep)){_SLOT_VALUE}(?=[\r\n~*|^]|\Z)"
+)
+_SLOT_AFTER = re.compile(
+    rf"<Id>[ \t]*{_SLOT_VALUE}[ \t]*</Id>\s*<SchmeNm>\s*<Cd>(?P<code>{'|'.join(_ID_CODES)})</Cd>"
+)
+SLOT_SCORE = 0.85
+
+
+def _slot_markers(text: str) -> bool:
+    """Whether the text may hold a record slot (``_SLOT_BEFORE``, ``_SLOT_AFTER``): substring tests before any regex."""
+    return "REF" in text or "</Cd>" in text or "\n7/" in text or "\n6/" in text or any(
+        f"{code}/" in text for code in _ID_CODES)  # fmt: skip
+
+
+def slot_values(text: str) -> list[tuple[int, int, str]]:
+    """The values of ``text``'s identity slots: (start, end, the code or qualifier that names the slot, "7"/"6" for
+    SWIFT's numbered lines)."""
+    if not _slot_markers(text):
+        return []
+    found = []
+    for match in _SLOT_BEFORE.finditer(text):
+        code = match.group("line") or match.group("party") or match.group("qualifier")
+        found.append((match.start("value"), match.end("value"), code))
+    if "</Cd>" in text:
+        found.extend((m.start("value"), m.end("value"), m.group("code")) for m in _SLOT_AFTER.finditer(text))
+    return found
+
+
+def _slot_finding(schemes: tuple[IdScheme, ...], value: str, code: str) -> tuple[str, str] | None:
+    """The entity and the scheme a slot's value is, by the validators of every scheme (the country a slot names is
+    often not the one that issued the number), or None."""
+    if code in _SSN_CODES and ssn.is_valid(value):
+        return "US_SSN", "us_ssn"
+    for scheme in schemes:
+        if scheme.pattern.fullmatch(value) and scheme.is_valid(value):
+            return "NATIONAL_ID", scheme.name
+    return None
+
+
 class NationalIdRecognizer(EntityRecognizer):
     """NATIONAL_ID: UK NINO, German tax IdNr, French NIR, Spanish DNI/NIE, Italian codice fiscale, Brazilian CPF,
     US ITIN, Indian PAN and Aadhaar, each as its stdnum validator accepts it."""
@@ -195,7 +251,16 @@ class NationalIdRecognizer(EntityRecognizer):
                # the national numbers' own names: Indonesian NIK on the KTP card, Hungarian personal id, Danish CPR,
                # Finnish and Norwegian personal numbers
                "identitas", "ktp", "személyi", "szemelyi", "id-nr", "cpr", "henkilötunnus",
-               "fødselsnummer"]  # fmt: skip
+               "fødselsnummer",
+               # a record's key as code writes it ("IdNumber", "personal_code", "personalCode", "document_no"): the
+               # words joined, which a context word's start matches case-insensitively
+               *(joiner.join(words) for words in (("id", "number"), ("personal", "code"), ("document", "no"),
+                                                  ("document", "number"), ("identity", "number"))
+                 for joiner in ("", "_", "-", " ")),
+               # the identity card's name elsewhere: Hebrew teudat zehut (ת.ז., ת"ז), Vietnamese căn cước / CMND /
+               # CCCD, Greek ταυτότητα and AMKA, Bulgarian ЕГН and лична карта, Arabic and Persian national number
+               "ת.ז", "ת\"ז", "תעודת זהות", "מספר זהות", "căn cước", "cmnd", "cccd", "ταυτότητ", "αμκα", "егн",
+               "лична карта", "رقم الهوية", "کد ملی"]  # fmt: skip
 
     def __init__(self, schemes: tuple[IdScheme, ...] = SCHEMES) -> None:
         self._schemes = schemes
@@ -206,6 +271,13 @@ class NationalIdRecognizer(EntityRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results: list[RecognizerResult] = []
+        slotted: set[tuple[int, int]] = set()
+        for start, end, code in slot_values(text):
+            found = _slot_finding(self._schemes, text[start:end], code)
+            if found is not None:
+                explanation = AnalysisExplanation(self.name, SLOT_SCORE, pattern_name=f"{found[1]} (record slot)")
+                results.append(RecognizerResult(found[0], start, end, SLOT_SCORE, explanation))
+                slotted.add((start, end))
         if not may_hold_national_id(text):
             return results
         # Every identifier holds two digits in a row: the schemes run only on windows around such pairs (widened to
@@ -216,7 +288,8 @@ class NationalIdRecognizer(EntityRecognizer):
         for scheme, (start, end) in itertools.product(self._schemes, windows):
             for match in scheme.pattern.finditer(text, start, end):
                 value = match.group()
-                if _in_longer_run(text, match.start(), match.end()) or not scheme.is_valid(value):
+                if ((match.start(), match.end()) in slotted or _in_longer_run(text, match.start(), match.end())
+                        or not scheme.is_valid(value)):
                     continue
                 score = scheme.bare_score if value.isdigit() else scheme.score
                 explanation = AnalysisExplanation(self.name, score, pattern_name=scheme.name)

@@ -152,5 +152,21 @@ def test_cards_in_a_run_of_groups_are_those_of_the_plain_rule(parts: list[str]) 
     for part in parts:
         groups.append((position, position + len(part)))
         position += len(part) + 1
-    found = [(r.start, r.end) for r in CardRecognizer()._cards_in(text, 0, groups)]
+    found = [(groups[first][0], groups[last][1]) for first, last, _ in CardRecognizer()._card_spans(text, 0, groups)]
     assert found == cards_by_every_end(text, 0, groups)
+
+
+@pytest.mark.parametrize(("sku", "piece"), [("3974-6039-4405-8487", "6039-4405-8487"),
+                                           ("6783 2552 6658 5581", "6783 2552 6658"),
+                                           ("0000 6783 2552 6658", "6783 2552 6658")])  # fmt: skip
+def test_a_card_that_a_group_of_four_goes_on_from_is_a_piece_of_a_longer_number(sku: str, piece: str) -> None:
+    """A 12-digit Maestro inside a 16-digit SKU printed in fours is no card; alone it is one."""
+    assert [r.start for r in CardRecognizer().analyze(f"card {piece}", [])] == [5]
+    assert CardRecognizer().analyze(f"sku {sku} in stock", []) == []
+
+
+def test_cards_listed_back_to_back_and_after_another_number_stay_cards() -> None:
+    for text, cards in [("4111 1111 1111 1111 5500 0000 0000 0004", ["4111 1111 1111 1111", "5500 0000 0000 0004"]),
+                        ("SSN: 745-67-1270 3570 6302 2234 6809", ["3570 6302 2234 6809"]),
+                        ("card 4111 1111 1111 1111 exp 12/27", ["4111 1111 1111 1111"])]:  # fmt: skip
+        assert [text[r.start : r.end] for r in CardRecognizer().analyze(text, [])] == cards

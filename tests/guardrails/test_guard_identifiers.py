@@ -181,3 +181,51 @@ def test_the_shape_prefilter_rejects_support_tickets_with_phone_numbers_and_ids(
 )
 def test_an_identifiers_groups_inside_a_longer_number_are_none(text: str) -> None:
     assert NationalIdRecognizer().analyze(text, []) == []
+
+
+@pytest.mark.parametrize(
+    ("label", "value"),
+    [("IdNumber = ", "36574261809"), ('personal_code = "', "234123412346"), ('personalCode: "', "39053344705"),
+     ('document_no: "', "234123412346"), ("ת.ז. ", "36574261809"), ("số căn cước ", "39053344705")],
+)
+def test_a_bare_digit_run_under_a_key_or_a_words_that_name_an_identity_number(
+    analyzer: PiiAnalyzer, label: str, value: str
+) -> None:
+    """A key written as code joins its words ("IdNumber", "personal_code"); Hebrew and Vietnamese name the card."""
+    text = f"{label}{value}"
+    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+             if f.entity_type == "NATIONAL_ID" and f.score >= 0.5]
+    assert found == [value], label
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("INS*Y*18*021~\nREF*23*36574261809~\nNM1*IL*1~", "36574261809", "NATIONAL_ID"),  # X12 client number
+        ("INS*Y*18*021~\nREF*0F*078051121~\nNM1*IL*1~", "078051121", "US_SSN"),  # X12 subscriber number
+        ("REF|SY|078051121~", "078051121", "US_SSN"),  # another element separator
+        (":50F:/12345678\n1/ACME LTDA\n7/BR/234123412346\n:57A:BANKMXMM", "234123412346", "NATIONAL_ID"),
+        (":50F:NIDN/DE/36574261809\n1/ACME LTDA", "36574261809", "NATIONAL_ID"),  # SWIFT party identifier
+        ("<Othr><Id>39053344705</Id><SchmeNm><Cd>NIDN</Cd></SchmeNm></Othr>", "39053344705", "NATIONAL_ID"),
+        ("<Othr><Id>078051121</Id><SchmeNm><Cd>SOSE</Cd></SchmeNm></Othr>", "078051121", "US_SSN"),
+    ],
+)
+def test_a_bare_value_in_a_record_slot_for_an_identity_number(text: str, value: str, entity: str) -> None:
+    """SWIFT 50F's line 7 and party codes, ISO 20022's person identification codes and X12's REF qualifiers name
+    what the value is: a valid id there counts with no context word."""
+    found = [(text[r.start : r.end], r.entity_type) for r in NationalIdRecognizer().analyze(text, []) if r.score >= 0.5]
+    assert found == [(value, entity)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "INS*Y*18*021~\nREF*1L*36574261809~",  # a group or policy number: no person's id
+        "INS*Y*18*021~\nREF*23*36574261808~",  # an IdNr failing its check digit
+        "<Othr><Id>39053344705</Id><SchmeNm><Cd>CUST</Cd></SchmeNm></Othr>",  # a customer number
+        "<Othr><Id>900001234</Id><SchmeNm><Cd>SOSE</Cd></SchmeNm></Othr>",  # area 9xx: no SSN, group 00: no ITIN
+        ":50F:/12345678\n1/ACME LTDA\n3/BR/234123412346",  # line 3 is a country and town
+    ],
+)
+def test_slots_that_name_no_identity_number_or_hold_an_invalid_one(text: str) -> None:
+    assert [r for r in NationalIdRecognizer().analyze(text, []) if r.score >= 0.5] == []

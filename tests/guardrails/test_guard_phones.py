@@ -309,3 +309,17 @@ def test_an_international_number_after_a_slash(recognizer: PhoneNumberRecognizer
 def test_an_ssn_a_timestamp_or_a_spaced_date_near_a_phone_word_is_no_phone(recognizer: PhoneNumberRecognizer,
                                                                             text: str) -> None:  # fmt: skip
     assert found(recognizer, text, threshold=0.0) == []  # not even a bare run a phone word would lift
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<134>1 2026-03-02T10:11:12.529182+00:00 host.acme.example mailer 52466 - - export finished",  # RFC 5424
+        "<38>1 2026-07-02T02:57:01Z gw sshd 4257 ID47 - contact the on-call",
+        "build 4 2026-11-05T08:00Z",
+    ],
+)
+def test_digits_cut_from_a_timestamp_glued_to_a_letter_are_no_phone(text: str) -> None:
+    """A syslog header's version and date ("1 2026-03" of "1 2026-03-02T10:...") are no number, whatever word
+    is nearby: the candidate stopped short of a token that goes on with a dash and digits."""
+    assert PhoneNumberRecognizer().analyze(text, []) == []
