@@ -36,8 +36,12 @@ from gateway.guardrails.name_cues import NameWords, names_a_group, ordinary_word
 from gateway.guardrails.ner import UPPER_LETTERS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import english_words
+from gateway.guardrails.script_names import has_script_letters, script_person_names
+from gateway.guardrails.standard_names import has_standard_name_slot, standard_names
 
 HL7_SCORE = 0.85  # the segment's own field: as sure as NER's people
+STANDARD_SCORE = 0.85  # an X12, SWIFT or ISO 20022 name slot: the standard says what it holds, as HL7's does
+SCRIPT_SCORE = 0.7  # a given and a family name of the tables, in a script without capitals
 TICKET_SCORE = 0.7
 PROPERTY_SCORE = 0.7  # as sure as a form field's name (``fields``)
 # Fields holding an XPN, per segment (1-based field numbers as HL7 counts them after the segment id).
@@ -63,8 +67,11 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 
 def has_record_name_anchor(text: str) -> bool:
-    """The pre-filter: an HL7 name segment, a capital on each side of a slash, or a name property's key."""
+    """The pre-filter: an HL7 name segment, a capital on each side of a slash, a name property's key, an X12, SWIFT
+    or ISO 20022 name slot's marker, or a letter of a script without capitals that names are written in."""
     if "PID|" in text or "NK1|" in text or _SLASH_BETWEEN_CAPITALS.search(text) is not None:
+        return True
+    if has_standard_name_slot(text) or has_script_letters(text):
         return True
     return any(marker in text for marker in _PROPERTY_MARKERS) and _PROPERTY_KEY.search(text) is not None
 
@@ -192,8 +199,9 @@ def ticket_names(text: str) -> list[tuple[int, int]]:
 
 
 class RecordNameRecognizer(EntityRecognizer):
-    """PERSON: names in HL7 v2 name fields, in airline tickets' ``FAMILY/GIVEN`` form, and in calendar, contact and
-    directory entries' name properties."""
+    """PERSON: names in HL7 v2 name fields, in airline tickets' ``FAMILY/GIVEN`` form, in calendar, contact and
+    directory entries' name properties, in X12, SWIFT MT and ISO 20022 name slots (``standard_names``), and names
+    written in scripts without capitals (``script_names``)."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["PERSON"], name="RecordNameRecognizer")
@@ -205,6 +213,10 @@ class RecordNameRecognizer(EntityRecognizer):
         results = [self._result(start, end, HL7_SCORE, "hl7 person name") for start, end in hl7_names(text)]
         results += [self._result(start, end, TICKET_SCORE, "ticket name") for start, end in ticket_names(text)]
         results += [self._result(start, end, PROPERTY_SCORE, "name property") for start, end in property_names(text)]
+        results += [
+            self._result(start, end, STANDARD_SCORE, "standard name slot") for start, end in standard_names(text)
+        ]
+        results += [self._result(start, end, SCRIPT_SCORE, "script name") for start, end in script_person_names(text)]
         return results
 
     def _result(self, start: int, end: int, score: float, name: str) -> RecognizerResult:
