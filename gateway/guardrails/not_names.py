@@ -61,10 +61,12 @@ _WEEKDAY_LOCALES = (*MONTH_LOCALES, "pl_PL")
 _LEGAL_FORMS = (r"GmbH|AG|KG|OHG|Inc|Ltd|LLC|LLP|PLC|plc|Corp|S\.?A\.?S?|S\.?L|S\.?p\.?A|S\.?r\.?l|B\.?V|N\.?V|Oy|"
                 r"AB|AS|A/S|Sp\.?[ ]z[ ]o\.?o")  # fmt: skip
 _COMPANY_AFTER = re.compile(rf"[ \t]*,?[ \t]*(?:{_LEGAL_FORMS})(?![\w-])"
-                            r"|[ \t]+(?:Company|Corporation|Group|Holdings?|Co)\b"
+                            r"|[ \t]+(?:Company|Corporation|Group|Holdings?|Co|FC|AFC|CF)\b"
                             r"|[ \t]*&[ \t]*(?:Sons|Partners|Associates|Co)\b")  # fmt: skip
 # Words of a company's name that no person's name holds (case-folded).
-_COMPANY_WORDS = frozenset({"llc", "gmbh", "inc", "ltd", "plc", "corp", "sons", "partners", "associates", "holdings"})
+# A football club's ("Santos FC", "Sevilla FC", "Arsenal AFC", "Valencia CF") is a company too.
+_COMPANY_WORDS = frozenset({"llc", "gmbh", "inc", "ltd", "plc", "corp", "sons", "partners", "associates", "holdings",
+                            "fc", "afc", "cf"})  # fmt: skip
 
 # Nouns that end a key or column name: a person's name ending in one is a header ("Created Date", "Lead Source").
 _HEADER_NOUNS = frozenset({"date", "name", "number", "source", "type", "status", "code", "id", "address", "email",
@@ -153,11 +155,26 @@ _EPONYM_HEADS = frozenset({
     "Lecture", "Principle", "Theorem", "Conjecture", "Hypothesis", "Paradox", "Equation", "Effect", "Constant",
     "Syndrome", "Disease", "Disorder", "Commission", "Memorial", "Stadium", "Airport", "University", "Hospital",
     "Clinic", "Museum", "Scholarship", "Index",
+    # plans and schemes, and the methods and objects of mathematics, computing and biology named after their author
+    "Plan", "Scheme", "Algorithm", "Filter", "Sequence", "Series", "Curve", "Diagram", "Transform", "Distribution",
+    "Cipher", "Machine", "Test", "Virus",
 })  # fmt: skip
+# Those heads in lower case, as the sciences write them after their author's name ("Dijkstra's algorithm", "Kalman
+# filter", "Fibonacci sequence", "Ponzi scheme", "Zika virus"): nouns a person's own things are rarely called by (not
+# "plan", "test", "number": "Anna's plan" is Anna's).
+_LOWER_EPONYM_HEADS = ("algorithm", "filter", "sequence", "curve", "diagram", "transform", "distribution", "cipher",
+                       "theorem", "conjecture", "lemma", "equation", "inequality", "constant", "paradox", "hypothesis",
+                       "principle", "scheme", "virus", "disease", "syndrome", "disorder", "palsy", "lymphoma",
+                       "sarcoma", "carcinoma")  # fmt: skip
+# A disease named by a Greek or Latin suffix ("Hashimoto's thyroiditis", "Paget's osteitis"): inflammation,
+# condition, blood state, disease, growth, pain, infestation (no "-oma", which ends "diploma" and "aroma" too; the
+# tumours are heads above).
+_MEDICAL_SUFFIXES = ("itis", "osis", "emia", "aemia", "pathy", "plasia", "algia", "iasis")
 # After a person's words: the rest of a double-barrelled name ("Glass" of "Glass-Steagall"), a possessive, then one of
-# those heads, or a disease's lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy").
+# those heads, or a lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy", "Kalman filter").
 _EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?!\w|['’]\w|-)"
-                           r"|(?P<medical>disease|syndrome|disorder|palsy)\b)")  # fmt: skip
+                           rf"|(?P<lower>(?:{'|'.join(_LOWER_EPONYM_HEADS)})s?\b"
+                           rf"|[a-z]{{3,}}(?:{'|'.join(_MEDICAL_SUFFIXES)})\b))")  # fmt: skip
 
 # A word opened in lower case that goes on in capitals (camelCase), and lower-case words joined by hyphens or
 # underscores (kebab-case, snake_case): how code names things, and no person's name is written so.
@@ -215,7 +232,7 @@ def is_eponym(text: str, end: int, words: list[str]) -> bool:
     if len(words) >= 2 and words[-1] in _EPONYM_HEADS:
         return True
     after = _EPONYM_AFTER.match(text, end, end + 40)
-    return after is not None and (after.group("head") in _EPONYM_HEADS or after.group("medical") is not None)
+    return after is not None and (after.group("head") in _EPONYM_HEADS or after.group("lower") is not None)
 
 
 def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> bool:

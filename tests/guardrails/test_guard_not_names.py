@@ -87,7 +87,8 @@ def test_weekday_abbreviations_come_from_several_locales() -> None:
     ("text", "value"),
     [("Signed with Okafor LLC today.", "Okafor"), ("Signed with Okafor LLC today.", "Okafor LLC"),
      ("Quote from Brandt GmbH attached", "Brandt"), ("Audit by Lindqvist & Partners", "Lindqvist"),
-     ("Supplier: Moretti S.p.A.", "Moretti"), ("Dear Hale and Sons team", "Sons")],
+     ("Supplier: Moretti S.p.A.", "Moretti"), ("Dear Hale and Sons team", "Sons"),
+     ("tickets for Santos FC", "Santos FC"), ("tickets for Santos FC", "Santos")],
 )  # fmt: skip
 def test_a_name_before_a_legal_form_is_a_company(text: str, value: str) -> None:
     assert not kept(text, value)
@@ -265,6 +266,14 @@ def test_the_analyzer_keeps_chat_senders_with_names_and_drops_relations_bots_and
         ("screened for Tourette syndrome", "Tourette"),
         ("listed on the Kigali Stock Exchange", "Kigali Stock"),
         ("value: 'Dodd-Frank Act'", "Dodd"),  # the head before a closing quote
+        ("a case of Hashimoto's thyroiditis", "Hashimoto"),  # a disease's Greek suffix
+        ("treated for Hodgkin's lymphoma", "Hodgkin"),
+        ("we used Dijkstra's algorithm", "Dijkstra"),  # a method's lower-case head
+        ("in the spirit of the Kalman filter", "Kalman"),
+        ("the Fibonacci sequence again", "Fibonacci"),
+        ("it was a Ponzi scheme", "Ponzi"),
+        ("in the spirit of the Marshall Plan", "Marshall Plan"),  # a plan's capitalised head
+        ("in the spirit of the Marshall Plan", "Marshall"),
     ],
 )
 def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> None:
@@ -278,6 +287,9 @@ def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> Non
         ("Dear Anna Hall, thanks", "Anna Hall"),
         ("Call John Smith Today please", "John Smith"),
         ("Ask Dr. Crohn about the disease", "Crohn"),
+        ("Anna Berg's plan is fine", "Anna Berg"),  # a person's own plan, test, diploma
+        ("Peter Müller test the build", "Peter Müller"),
+        ("Maria Lopez's diploma arrived", "Maria Lopez"),
     ],
 )
 def test_a_person_before_an_ordinary_word_stays(text: str, value: str) -> None:
