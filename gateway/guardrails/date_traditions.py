@@ -1,11 +1,12 @@
 """DATE_OF_BIRTH in the date traditions whose years, words or layout differ from the Gregorian forms ``dates`` reads:
-Korean, the Thai Buddhist era, the Persian Solar Hijri calendar, Lithuanian and Latvian year-first dates, and the
-IATA passenger-document element of airline telex.
+Korean, the Thai Buddhist era, the Persian Solar Hijri calendar, Lithuanian and Latvian year-first dates, the
+IATA passenger-document element of airline telex, and the date-of-birth fields of ANSI X12 and SWIFT MT messages.
 
 Each shape is written from its tradition's own rules, not from examples: the Korean and Baltic layouts are CLDR's
 date patterns for "ko" ("y년 MMMM d일", "y. M. d."), "lt" ("y 'm'. MMMM d 'd'.") and "lv" ("y. 'gada' d. MMMM");
 the Buddhist-era and Solar Hijri years are the Gregorian years of birth (``dates.BIRTH_YEAR``'s 1900-2009) moved by
-each calendar's offset; the telex date is the fifth field of an SSR DOCS element, whose layout IATA fixes.
+each calendar's offset; the telex date is the fifth field of an SSR DOCS element, whose layout IATA fixes; the X12 and
+SWIFT dates are read by their place in a segment or a field's line, never by their digits alone.
 """
 
 from __future__ import annotations
@@ -91,3 +92,40 @@ class TelexDocsRecognizer(EntityRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         return [RecognizerResult("DATE_OF_BIRTH", match.start(1), match.end(1), DOCS_SCORE)
                 for match in _DOCS.finditer(text)]  # fmt: skip
+
+
+# Dates of birth that a record standard puts in a place of their own, as eight digits (CCYYMMDD) with no word beside
+# them. ANSI X12's DMG segment (Demographic Information, in the 834, 837, 270/271 and 276/277 transactions) holds a
+# person's birth date in DMG02, in the format DMG01 names: "D8" is CCYYMMDD ("DMG*D8*19881011*F~"). The element
+# separator is whatever the interchange header chose ("*" most often, "|" or "^" too): read as the character after
+# "DMG". SWIFT MT field 50F (ordering customer, option F) writes the customer's details as numbered lines after the
+# party identifier, and line code 4 is the date of birth, YYYYMMDD ("4/19851106"; 5 is the place of birth).
+_CCYYMMDD = r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+_X12_DMG = re.compile(rf"(?<![A-Za-z0-9])DMG([^\w\s])D8\1({_CCYYMMDD})(?!\d)")
+_SWIFT_50F = re.compile(r"(?:^|\n):50F:")
+# The field ends where the next one's tag opens a line (":57A:", ":59:").
+_SWIFT_NEXT_FIELD = re.compile(r"\n:\d\d[A-Z]?:")
+_SWIFT_BIRTH_LINE = re.compile(rf"^4/({_CCYYMMDD})[ \t\r]*$", re.MULTILINE)
+RECORD_SCORE = 0.85  # the element's place names it, as the telex element's does
+
+
+def has_record_birth_field(text: str) -> bool:
+    return "DMG" in text or ":50F:" in text
+
+
+class RecordDateOfBirthRecognizer(EntityRecognizer):
+    """The birth date of an X12 DMG segment ("DMG*D8*19881011*F~") and of a SWIFT field 50F's line 4 ("4/19851106")."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["DATE_OF_BIRTH"], name="RecordDateOfBirthRecognizer")
+
+    def load(self) -> None:  # nothing to load: a few regexes
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        spans = [match.span(2) for match in _X12_DMG.finditer(text)] if "DMG" in text else []
+        for field in _SWIFT_50F.finditer(text):
+            following = _SWIFT_NEXT_FIELD.search(text, field.end())
+            end = following.start() if following is not None else len(text)
+            spans.extend(match.span(1) for match in _SWIFT_BIRTH_LINE.finditer(text, field.end(), end))
+        return [RecognizerResult("DATE_OF_BIRTH", start, end, RECORD_SCORE) for start, end in spans]

@@ -221,7 +221,15 @@ BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "synt
                 # kuzaliwa", "alizaliwa", "amezaliwa"; Korean "생일", "태어난"; Thai "วันเกิด"; Persian "تاریخ تولد".
                 "gimimo", "gimė", "gimęs", "gimusi", "dzimšanas", "dzimsanas", "dzimis", "dzimusi", "sünni",
                 "sündinud", "sundinud", "rojen", "rojstva", "breithe", "rugadh", "născut", "nascut", "ipinanganak",
-                "pinanganak", "kuzaliwa", "alizaliwa", "amezaliwa", "생일", "태어", "วันเกิด", "تولد")  # fmt: skip
+                "pinanganak", "kuzaliwa", "alizaliwa", "amezaliwa", "생일", "태어", "วันเกิด", "تولد",
+                # Bulgarian and Macedonian "Дата на раждане", "роден", "родена"; Serbian "Датум рођења", "рођен";
+                # Ukrainian "Дата народження", "народився", "народилася"; Hebrew "תאריך לידה", "נולד", "נולדתי",
+                # "יום הולדת"; Vietnamese "Ngày sinh", "sinh ngày", "sinh năm", "sinh nhật" (also typed without
+                # diacritics); Basque "Jaiotze data", "jaio"; Catalan "Data de naixement"; Maltese "Data tat-twelid",
+                # "twieled"; Icelandic "Fæðingardagur", "fæddur", "fædd"; Afrikaans "Geboortedatum", "gebore".
+                "раждане", "роден", "рођен", "рођењ", "народж", "народив", "народил", "תאריך לידה", "נולד",
+                "הולדת", "ngày sinh", "sinh ngày", "sinh năm", "sinh nhật", "ngay sinh", "sinh ngay", "jaio",
+                "naixement", "twelid", "twieled", "fæðing", "fædd", "gebore")  # fmt: skip
 
 
 # Italian "born" ("nato il 3 marzo 1985", "nata a Roma il", "nata nel 1985") with the word after it: a context word
@@ -261,9 +269,12 @@ class DateOfBirthRecognizer(PatternRecognizer):
         # "1980年8月25日", "1980 年 8 月 25 日".
         Pattern("date y年m月d日", rf"(?<!\d){YEAR}\s?年\s?(?:0?[1-9]|1[0-2])\s?月\s?{_DM}\s?日", 0.3),
         # Vietnamese names the month by its number, each part after its word, as CLDR's long date pattern for "vi"
-        # writes it ("'ngày' d 'tháng' M 'năm' y"): "ngày 5 tháng 2 năm 1982", also typed without diacritics.
+        # writes it ("'ngày' d 'tháng' M 'năm' y"): "ngày 5 tháng 2 năm 1982", also typed without diacritics. After
+        # "sinh" the "ngày" is the birth word's ("sinh ngày 5 tháng 2 ...": born on the day), and the date starts at
+        # its day (Presidio's regex engine reads a look-behind of any length).
         Pattern("date ngay thang nam",
-                rf"\bng[aà]y\s+{_DM}\s+th[aá]ng\s+(?:0?[1-9]|1[0-2])\s+n[aă]m\s+{YEAR}\b", 0.3),
+                rf"(?:(?<!\bsinh\s{{1,3}})\bng[aà]y\s+|(?<=\bsinh\s{{1,3}}ng[aà]y\s{{1,3}}))"
+                rf"{_DM}\s+th[aá]ng\s+(?:0?[1-9]|1[0-2])\s+n[aă]m\s+{YEAR}\b", 0.3),
     ]
     # With the keys and column names that abbreviate them: "d_o_b", "fecha_nac".
     CONTEXT = ["born", "birth", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "b.", "né le",  # noqa: RUF012

@@ -20,6 +20,7 @@ from presidio_analyzer.predefined_recognizers import IpRecognizer, UsSsnRecogniz
 
 from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
+from gateway.guardrails.cldr_dates import CLDR_DATE_ANCHOR, CldrDateOfBirthRecognizer
 from gateway.guardrails.columns import clause_after, column_name, may_have_columns
 from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.date_traditions import (
@@ -27,8 +28,10 @@ from gateway.guardrails.date_traditions import (
     CALENDAR_PATTERNS,
     TRADITION_ANCHORS,
     TRADITION_PATTERNS,
+    RecordDateOfBirthRecognizer,
     TelexDocsRecognizer,
     has_docs_element,
+    has_record_birth_field,
 )
 from gateway.guardrails.dates import (
     BIRTH_YEAR,
@@ -447,6 +450,8 @@ _SSN_CONTEXT_ELSEWHERE = ["sozialversicherung", "sécurité sociale", "securite 
 
 def build_detectors() -> list[Detector]:
     configure_offline()  # the e-mail recognizers validate domains through tldextract
+    dates_of_birth = DateOfBirthRecognizer()
+    traditions = DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer")
     spec: list[tuple[str, EntityRecognizer, Callable[[str], bool], str | tuple[str, ...] | None, int]] = [
         # (entity, recognizer, pre-filter, anchor regex (or several) or None, window margin around the anchor)
         ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
@@ -466,7 +471,7 @@ def build_detectors() -> list[Detector]:
         ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|<]|\.\.\."), None, 0),
         ("PERSON", RecordNameRecognizer(), has_record_name_anchor, None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), has_regex(r"\d"), None, 0),
-        ("DATE_OF_BIRTH", DateOfBirthRecognizer(), has_regex(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
+        ("DATE_OF_BIRTH", dates_of_birth, has_regex(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],
                                                       name="WeakDateOfBirthRecognizer"), has_birth_word,
          (_WEAK_DATE_ANCHOR, _MONTH_YEAR_ANCHOR, _UNPADDED_ISO_ANCHOR), 32),
@@ -477,11 +482,17 @@ def build_detectors() -> list[Detector]:
         # Korean, Lithuanian and Latvian dates and day-first dates with an inflected month (``date_traditions``),
         # each anchored at its own shape; the Buddhist-era and Solar Hijri dates only where a birth word stands, as
         # the weak shapes; the telex passport element's date by its place in the element.
-        ("DATE_OF_BIRTH", DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer"),
-         any_regex(TRADITION_ANCHORS), TRADITION_ANCHORS, 40),
+        ("DATE_OF_BIRTH", traditions, any_regex(TRADITION_ANCHORS), TRADITION_ANCHORS, 40),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(CALENDAR_PATTERNS, name="CalendarDateOfBirthRecognizer"),
          has_birth_word, CALENDAR_ANCHORS, 32),
         ("DATE_OF_BIRTH", TelexDocsRecognizer(), has_docs_element, None, 0),
+        # The X12 DMG segment's and SWIFT field 50F's birth dates, by their place in the record.
+        ("DATE_OF_BIRTH", RecordDateOfBirthRecognizer(), has_record_birth_field, None, 0),
+        # A date with its month named as any CLDR locale writes one ("18 Φεβρουαρίου 1973", "15 בדצמבר 1986",
+        # "1986ko apirilaren 28a"), read around each year that stands apart from other digits; less those the shapes
+        # above report.
+        ("DATE_OF_BIRTH", CldrDateOfBirthRecognizer((dates_of_birth, traditions)), has_regex(CLDR_DATE_ANCHOR),
+         CLDR_DATE_ANCHOR, 40),
     ]  # fmt: skip
     return [
         Detector(
