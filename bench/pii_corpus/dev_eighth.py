@@ -42,11 +42,12 @@ from functools import cache
 import pycountry
 from stdnum import luhn
 
-from bench.pii_corpus import calendars, phrases
+from bench.pii_corpus import calendars
 from bench.pii_corpus import phrases_dev_eighth as phrasing
 from bench.pii_corpus.contexts import Context, Item, _label, field_names, with_extra_decoys
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type
 from bench.pii_corpus.far_names import FAMILY_FIRST, far_names
-from bench.pii_corpus.generator import generate
+from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split, normalise
 from bench.pii_corpus.person_names import in_split as name_in_split
@@ -222,16 +223,6 @@ def extra_decoy(rng: random.Random, context: Context) -> Decoy:
 # --- contexts -------------------------------------------------------------------------------------------------------
 
 
-def _clause(item: Item, rng: random.Random, bank: dict[str, list[str]]) -> str:
-    """A clause of `bank` for `item`; a shared decoy kind no bank phrases gets its first field name, spoken."""
-    label = _label(item)
-    return rng.choice(bank[label]) if label in bank else phrases.FIELD_NAMES[label][0].replace("_", " ") + " {}"
-
-
-def _is(item: Item, entity_type: str) -> bool:
-    return isinstance(item, Pii) and item.type == entity_type
-
-
 def _upper(item: Item) -> Item:
     """`item` in capitals, as receipts and telex print it: words (names, places, addresses, e-mail addresses, dates)
     only; numbers, keys and tokens keep their case."""
@@ -260,12 +251,12 @@ def slack_export(builder: TextBuilder, items: list[Item], rng: random.Random, la
         ts += rng.randint(5, 900)
         user = f"U0{rng.getrandbits(32):08X}"
         builder.text(f'  {{"type": "message", "user": "{user}", ')
-        if _is(item, "PERSON"):
+        if is_type(item, "PERSON"):
             builder.text('"user_profile": {"real_name": "').value(item)
             builder.text(f'", "display_name": "{rng.choice(["", "oncall", "sre"])}"}}, ')
             builder.text(f'"text": "{rng.choice(["on it", "ack, looking", "+1", "merged"])}", ')
         else:
-            before, _, after = _clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
+            before, _, after = clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
             builder.text(f'"text": "{_json_string(before)}').value(item).text(f'{_json_string(after)}", ')
         builder.text(f'"ts": "{ts}.{rng.randrange(10**6):06d}"}}' + (",\n" if index < len(items) - 1 else "\n"))
     builder.text("]")
@@ -279,7 +270,7 @@ def meeting_vtt(builder: TextBuilder, items: list[Item], rng: random.Random, lan
     """A meeting's transcript as WebVTT: a person is a cue's speaker (``<v Name>``), the rest is said."""
     builder.text("WEBVTT\n")
     clock = rng.uniform(0, 600)
-    speakers = [i for i in items if _is(i, "PERSON")]
+    speakers = [i for i in items if is_type(i, "PERSON")]
     rest = [i for i in items if i not in speakers]
     for index in range(max(len(speakers), len(rest), 1)):
         start, clock = clock, clock + rng.uniform(1.5, 9)
@@ -290,7 +281,7 @@ def meeting_vtt(builder: TextBuilder, items: list[Item], rng: random.Random, lan
             builder.text(f"Speaker {index + 1}")
         builder.text(">")
         if index < len(rest):
-            builder.template(_clause(rest[index], rng, phrasing.CLAUSES["en"]), rest[index])
+            builder.template(clause(rest[index], rng, phrasing.CLAUSES["en"]), rest[index])
         else:
             builder.text(rng.choice(phrasing.MEETING_LINES))
         builder.text("</v>\n")
@@ -307,7 +298,7 @@ def github_issue(builder: TextBuilder, items: list[Item], rng: random.Random, la
     builder.text("**Steps to reproduce**\n\n")
     prose, logged = items[: (len(items) + 1) // 2], items[(len(items) + 1) // 2 :]
     for index, item in enumerate(prose, 1):
-        builder.text(f"{index}. ").template(_clause(item, rng, phrasing.CLAUSES["en"]), item).text("\n")
+        builder.text(f"{index}. ").template(clause(item, rng, phrasing.CLAUSES["en"]), item).text("\n")
     if logged:
         builder.text("\n**Logs**\n\n```text\n")
         for key, item in zip(field_names(logged, rng, _LOG_KEYS, suffix="_2"), logged, strict=True):
@@ -347,10 +338,9 @@ def airline_telex(builder: TextBuilder, items: list[Item], rng: random.Random, l
                  f"{rng.choice(['TK', 'TG', 'KQ'])} {rng.randint(10, 31)}{rng.randint(10, 23)}"
                  f"{rng.randint(10, 59)}\n")  # fmt: skip
     builder.text(f"{rng.getrandbits(24):06X}\n")
-    remarks = [i for i in items if not (_is(i, "PERSON") or _is(i, "PHONE_NUMBER") or _is(i, "EMAIL_ADDRESS")
-                                        or _is(i, "DATE_OF_BIRTH"))]  # fmt: skip
+    remarks = [i for i in items if not is_type(i, "PERSON", "PHONE_NUMBER", "EMAIL_ADDRESS", "DATE_OF_BIRTH")]
     for item in items:
-        if _is(item, "PERSON"):
+        if is_type(item, "PERSON"):
             assert isinstance(item, Pii)
             words = item.value.split()
             surname, first = (words[0], words[1]) if "family-first" in item.subtype else (words[-1], words[0])
@@ -358,11 +348,11 @@ def airline_telex(builder: TextBuilder, items: list[Item], rng: random.Random, l
             written = written.upper() if normalise(written.upper()) == normalise(written) else written
             builder.text("1").value(Pii("PERSON", written, item.subtype + ":telex"))
             builder.text(f" {rng.choice(['MR', 'MRS', 'MS'])}\n")
-        elif _is(item, "PHONE_NUMBER"):
+        elif is_type(item, "PHONE_NUMBER"):
             builder.text("SSR CTCM YY HK1/").value(item).text("\n")
-        elif _is(item, "EMAIL_ADDRESS"):
+        elif is_type(item, "EMAIL_ADDRESS"):
             builder.text("OSI YY CTCE ").value(_upper(item)).text("\n")
-        elif _is(item, "DATE_OF_BIRTH"):
+        elif is_type(item, "DATE_OF_BIRTH"):
             builder.text("SSR DOCS YY HK1/P////").value(_upper(item)).text(f"/{rng.choice('MF')}//\n")
     for key, item in zip(field_names(remarks, rng, phrasing.TELEX_REMARKS, suffix=" 2"), remarks, strict=True):
         separator = "" if key.endswith("/") else " "
@@ -373,8 +363,8 @@ def airline_telex(builder: TextBuilder, items: list[Item], rng: random.Random, l
 
 def clinical_note(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A SOAP note: the patient and the date of birth in the header, the other values in terse S/O/A/P lines."""
-    people = [i for i in items if _is(i, "PERSON")][:1]
-    births = [i for i in items if _is(i, "DATE_OF_BIRTH")][:1]
+    people = [i for i in items if is_type(i, "PERSON")][:1]
+    births = [i for i in items if is_type(i, "DATE_OF_BIRTH")][:1]
     rest = [i for i in items if i not in people and i not in births]
     builder.text(f"{rng.choice(['GP follow-up', 'ED triage note', 'Telehealth consult'])}\n")
     if people:
@@ -382,7 +372,7 @@ def clinical_note(builder: TextBuilder, items: list[Item], rng: random.Random, l
     if births:
         builder.text("DOB: ").value(births[0]).text("\n")
     for section, item in zip(rng.sample(["S", "O", "A", "P"] * 2, len(rest)), rest, strict=True):
-        builder.text(f"{section}: ").template(_clause(item, rng, phrasing.CLAUSES["clinical"]), item).text(".\n")
+        builder.text(f"{section}: ").template(clause(item, rng, phrasing.CLAUSES["clinical"]), item).text(".\n")
     builder.text(f"Plan: {rng.choice(['review in 2/52', 'bloods, r/v with results', 'safety-netted'])}")
 
 
@@ -390,9 +380,9 @@ def contract_parties(builder: TextBuilder, items: list[Item], rng: random.Random
     builder.text(f"THIS {rng.choice(['SHARE PURCHASE AGREEMENT', 'LEASE', 'LOAN AGREEMENT'])} is made BETWEEN:\n\n")
     builder.text("(1) ")
     # the party is named first, then what identifies them
-    for index, item in enumerate(sorted(items, key=lambda i: not _is(i, "PERSON"))):
+    for index, item in enumerate(sorted(items, key=lambda i: not is_type(i, "PERSON"))):
         builder.text("" if index == 0 else rng.choice([", ", "; ", ",\n"]))
-        builder.template(_clause(item, rng, phrasing.CLAUSES["legal"]), item)
+        builder.template(clause(item, rng, phrasing.CLAUSES["legal"]), item)
     builder.text(";\n\n(2) ACME HOLDINGS LIMITED (the \u201cBuyer\u201d).\n\nRECITALS\n(A) The parties have agreed ...")
 
 
@@ -433,7 +423,7 @@ def code_switched_chat(
         minute = (minute + rng.randint(1, 14)) % (24 * 60)
         handle = rng.choice(["bebe", "kaka", "ate_j", "mwanzo", "vlad_", "me"])
         builder.text(("\n" if index else "") + f"[{minute // 60:02d}:{minute % 60:02d}] {handle}: ")
-        builder.template(_clause(item, rng, phrasing.CLAUSES[lang]), item)
+        builder.template(clause(item, rng, phrasing.CLAUSES[lang]), item)
 
 
 _CONTEXTS: tuple[Context, ...] = (
@@ -454,10 +444,10 @@ _CONTEXTS: tuple[Context, ...] = (
 CONTEXTS_EIGHTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
+MAKERS: dict[str, Maker] = {"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
+                           "STREET_ADDRESS": street_address}  # fmt: skip
+
+
 def generate_eighth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
     """The eighth dev-side corpus (always the same for the same arguments)."""
-    # Fresh Faker instances per corpus: each corpus draws the same values, however many came before.
-    _faker.restart(seed)
-    return generate("dev", seed, entities_per_type, contexts=CONTEXTS_EIGHTH, name=NAME,
-                    makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
-                            "STREET_ADDRESS": street_address})  # fmt: skip
+    return generate_dev_split(NAME, seed, entities_per_type, CONTEXTS_EIGHTH, MAKERS, _faker.restart)

@@ -44,10 +44,11 @@ import pycountry
 from stdnum import luhn
 from stdnum.iso7064 import mod_97_10
 
-from bench.pii_corpus import phrases, written_dates
 from bench.pii_corpus import phrases_dev_ninth as phrasing
-from bench.pii_corpus.contexts import Context, Item, _label, field_names, with_extra_decoys
-from bench.pii_corpus.generator import generate
+from bench.pii_corpus import written_dates
+from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_decoys
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, take
+from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.ninth_names import ninth_names
 from bench.pii_corpus.partition import draw_in_split, in_split, normalise, split_of
@@ -284,16 +285,6 @@ def extra_decoy(rng: random.Random, context: Context) -> Decoy:
 # --- contexts -------------------------------------------------------------------------------------------------------
 
 
-def _clause(item: Item, rng: random.Random, bank: dict[str, list[str]]) -> str:
-    """A clause of `bank` for `item`; a shared decoy kind no bank phrases gets its first field name, spoken."""
-    label = _label(item)
-    return rng.choice(bank[label]) if label in bank else phrases.FIELD_NAMES[label][0].replace("_", " ") + " {}"
-
-
-def _is(item: Item, entity_type: str) -> bool:
-    return isinstance(item, Pii) and item.type == entity_type
-
-
 def _upper(item: Item) -> Item:
     """`item` in capitals, as SWIFT messages write them: words only; numbers, keys and tokens keep their case. A
     value whose capitals case-fold to another value keeps its case."""
@@ -307,14 +298,6 @@ def _upper(item: Item) -> Item:
     return item
 
 
-def _take(items: list[Item], entity_type: str) -> Item | None:
-    """The first item of `entity_type`, removed from `items`."""
-    for index, item in enumerate(items):
-        if _is(item, entity_type):
-            return items.pop(index)
-    return None
-
-
 def swift_mt103(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A customer credit transfer: the ordering customer in field 50F's numbered lines (name, address, town, date of
     birth, national id), the beneficiary in field 59, the rest in remittance (70) and bank-to-bank (72) lines."""
@@ -325,13 +308,13 @@ def swift_mt103(builder: TextBuilder, items: list[Item], rng: random.Random, lan
     builder.text(f":20:{_letters(rng, 2)}{rng.randrange(10**8):08d}\n:23B:CRED\n")
     amount = f"{rng.choice(['EUR', 'USD', 'BRL'])}{rng.randint(100, 99999)},{rng.randint(0, 99):02d}"
     builder.text(f":32A:{rng.randint(24, 26)}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}{amount}\n")
-    account = _take(rest, "IBAN_CODE")
+    account = take(rest, "IBAN_CODE")
     builder.text(":50F:/")
     if account:
         builder.value(account)
     else:
         builder.text(f"{rng.randrange(10**10):010d}")
-    name = _take(rest, "PERSON")
+    name = take(rest, "PERSON")
     builder.text("\n1/")
     if name:
         builder.value(_upper(name))
@@ -339,16 +322,16 @@ def swift_mt103(builder: TextBuilder, items: list[Item], rng: random.Random, lan
         builder.text("ACME COMERCIO LTDA")
     for line, entity_type in (("2/", "STREET_ADDRESS"), ("3/BR/", "LOCATION"), ("4/", "DATE_OF_BIRTH"),
                               ("7/BR/", "NATIONAL_ID")):  # fmt: skip
-        item = _take(rest, entity_type)
+        item = take(rest, entity_type)
         if item:
             builder.text(f"\n{line}").value(_upper(item))
     builder.text(f"\n:57A:{receiver}\n:59:/")
-    account = _take(rest, "IBAN_CODE")
+    account = take(rest, "IBAN_CODE")
     if account:
         builder.value(account)
     else:
         builder.text(f"{rng.randrange(10**12):012d}")
-    name = _take(rest, "PERSON")
+    name = take(rest, "PERSON")
     builder.text("\n")
     if name:
         builder.value(_upper(name))
@@ -356,7 +339,7 @@ def swift_mt103(builder: TextBuilder, items: list[Item], rng: random.Random, lan
         builder.text("COMERCIALIZADORA DEL NORTE SA")
     for index, item in enumerate(rest):
         field = ":70:/RFB/" if index == 0 else (":72:/INS/" if index == 1 else "//")
-        builder.text(f"\n{field}").template(_clause(item, rng, phrasing.CLAUSES["en"]).upper(), _upper(item))
+        builder.text(f"\n{field}").template(clause(item, rng, phrasing.CLAUSES["en"]).upper(), _upper(item))
     builder.text(f"\n:71A:{rng.choice(['SHA', 'OUR', 'BEN'])}\n-}}")
 
 
@@ -392,7 +375,7 @@ def iso20022_xml(builder: TextBuilder, items: list[Item], rng: random.Random, la
     )
     for wrapper, elements in _CREDITOR_ELEMENTS:
         taken = [(item, opening, closing) for entity_type, opening, closing in elements
-                 if (item := _take(rest, entity_type))]  # fmt: skip
+                 if (item := take(rest, entity_type))]  # fmt: skip
         if not taken:
             continue
         builder.text(f"    <{wrapper}>" if wrapper else "    ")
@@ -400,13 +383,13 @@ def iso20022_xml(builder: TextBuilder, items: list[Item], rng: random.Random, la
             builder.text(opening).value(item).text(closing)
         builder.text((_closing(wrapper) if wrapper else "") + "\n")
     builder.text("  </Cdtr>\n")
-    account = _take(rest, "IBAN_CODE")
+    account = take(rest, "IBAN_CODE")
     if account:
         builder.text("  <CdtrAcct><Id><IBAN>").value(account).text("</IBAN></Id></CdtrAcct>\n")
     if rest:
         builder.text("  <RmtInf>\n")
         for item in rest:
-            builder.text("    <Ustrd>").template(_clause(item, rng, phrasing.CLAUSES["en"]), item).text("</Ustrd>\n")
+            builder.text("    <Ustrd>").template(clause(item, rng, phrasing.CLAUSES["en"]), item).text("</Ustrd>\n")
         builder.text("  </RmtInf>\n")
     builder.text("</CdtTrfTxInf>")
 
@@ -421,10 +404,10 @@ def edi_x12(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
                  f"ST*834*{rng.randint(1, 9999):04d}*005010X220A1~\nBGN*00*{rng.randrange(10**6)}*{stamp}~\n"
                  "INS*Y*18*021*28*A***FT~\n")  # fmt: skip
     for entity_type, qualifier in (("US_SSN", "0F"), ("NATIONAL_ID", "23")):
-        item = _take(rest, entity_type)
+        item = take(rest, entity_type)
         if item:
             builder.text(f"REF*{qualifier}*").value(item).text("~\n")
-    name = _take(rest, "PERSON")
+    name = take(rest, "PERSON")
     if name:
         assert isinstance(name, Pii)
         words = name.value.split()
@@ -434,23 +417,23 @@ def edi_x12(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
         builder.text("NM1*IL*1*").value(Pii("PERSON", written, name.subtype + ":x12")).text("~\n")
     else:
         builder.text("NM1*IL*1~\n")
-    contacts = [c for c in (_take(rest, "PHONE_NUMBER"), _take(rest, "EMAIL_ADDRESS")) if c]
+    contacts = [c for c in (take(rest, "PHONE_NUMBER"), take(rest, "EMAIL_ADDRESS")) if c]
     if contacts:
         builder.text("PER*IP*")
         for contact in contacts:
-            builder.text("*TE*" if _is(contact, "PHONE_NUMBER") else "*EM*").value(contact)
+            builder.text("*TE*" if is_type(contact, "PHONE_NUMBER") else "*EM*").value(contact)
         builder.text("~\n")
-    street = _take(rest, "STREET_ADDRESS")
+    street = take(rest, "STREET_ADDRESS")
     if street:
         builder.text("N3*").value(street).text("~\n")
-    town = _take(rest, "LOCATION")
+    town = take(rest, "LOCATION")
     if town:
         builder.text("N4*").value(town).text(f"*{rng.randrange(10**5):05d}~\n")
-    birth = _take(rest, "DATE_OF_BIRTH")
+    birth = take(rest, "DATE_OF_BIRTH")
     if birth:
         builder.text("DMG*D8*").value(birth).text(f"*{rng.choice('FMU')}~\n")
     for item in rest:
-        builder.text("MSG*").template(_clause(item, rng, phrasing.CLAUSES["en"]), item).text("~\n")
+        builder.text("MSG*").template(clause(item, rng, phrasing.CLAUSES["en"]), item).text("~\n")
     builder.text(f"SE*{rng.randint(8, 30)}*0001~")
 
 
@@ -466,10 +449,10 @@ def srt_subtitles(builder: TextBuilder, items: list[Item], rng: random.Random, l
     for index, item in enumerate(items, 1):
         start, clock = clock, clock + rng.uniform(1.2, 6)
         builder.text(("\n\n" if index > 1 else "") + f"{index}\n{_srt_stamp(start)} --> {_srt_stamp(clock)}\n")
-        if _is(item, "PERSON") and rng.random() < 0.5:
+        if is_type(item, "PERSON") and rng.random() < 0.5:
             builder.value(item).text(": " + rng.choice(phrasing.SUBTITLE_LINES))
             continue
-        before, _, after = _clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
+        before, _, after = clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
         if len(before) > 24 and " " in before.strip():
             cut = before.rstrip().rfind(" ")
             before = before[:cut] + "\n" + before[cut + 1 :]
@@ -490,7 +473,7 @@ def toml_config(builder: TextBuilder, items: list[Item], rng: random.Random, lan
     for index, (key, item) in enumerate(zip(keys, items, strict=True)):
         if index % 2 == 0:
             builder.text(f"\n[{tables[(index // 2) % 2]}{'' if index < 4 else index}]\n")
-        if _is(item, "DATE_OF_BIRTH") and item.value[:4].isdigit() and "-" in item.value:
+        if is_type(item, "DATE_OF_BIRTH") and item.value[:4].isdigit() and "-" in item.value:
             builder.text(f"{_toml_key(key)} = ").value(item).text("\n")
         else:
             builder.text(f'{_toml_key(key)} = "').value(item).text('"\n')
@@ -556,7 +539,7 @@ def syslog_5424(builder: TextBuilder, items: list[Item], rng: random.Random, lan
             builder.text(f'[meta@32473 {key}="').value(item).text(f'" seq="{rng.randint(1, 999)}"] ')
             builder.text(rng.choice(["record updated", "export finished", "policy hit"]))
         else:
-            builder.text("- ").template(_clause(item, rng, phrasing.CLAUSES["en"]), item)
+            builder.text("- ").template(clause(item, rng, phrasing.CLAUSES["en"]), item)
 
 
 def chat(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
@@ -567,7 +550,7 @@ def chat(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str,
     for index, item in enumerate(items):
         minute = (minute + rng.randint(1, 20)) % (24 * 60)
         builder.text(("\n" if index else "") + f"[{minute // 60:02d}:{minute % 60:02d}] {rng.choice(handles)}: ")
-        builder.template(_clause(item, rng, phrasing.CLAUSES[lang]), item)
+        builder.template(clause(item, rng, phrasing.CLAUSES[lang]), item)
 
 
 _CONTEXTS: tuple[Context, ...] = (
@@ -588,10 +571,10 @@ _CONTEXTS: tuple[Context, ...] = (
 CONTEXTS_NINTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
+MAKERS: dict[str, Maker] = {"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
+                           "STREET_ADDRESS": street_address}  # fmt: skip
+
+
 def generate_ninth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
     """The ninth dev-side corpus (always the same for the same arguments)."""
-    # Fresh Faker instances per corpus: each corpus draws the same values, however many came before.
-    _faker.restart(seed)
-    return generate("dev", seed, entities_per_type, contexts=CONTEXTS_NINTH, name=NAME,
-                    makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
-                            "STREET_ADDRESS": street_address})  # fmt: skip
+    return generate_dev_split(NAME, seed, entities_per_type, CONTEXTS_NINTH, MAKERS, _faker.restart)

@@ -37,10 +37,10 @@ from functools import cache
 from faker import Faker
 from stdnum import ean, luhn
 
-from bench.pii_corpus import phrases
 from bench.pii_corpus import phrases_dev_seventh as phrasing
-from bench.pii_corpus.contexts import Context, Item, _label, field_names, with_extra_decoys
-from bench.pii_corpus.generator import generate
+from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_decoys
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split
+from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.person_names import in_split as name_in_split
@@ -271,20 +271,10 @@ def extra_decoy(rng: random.Random, context: Context) -> Decoy:
 # --- contexts -------------------------------------------------------------------------------------------------------
 
 
-def _fallback_clause(item: Item) -> str:
-    """A clause for a shared decoy kind no bank phrases: its first field name, spoken."""
-    return phrases.FIELD_NAMES[_label(item)][0].replace("_", " ") + " {}"
-
-
-def _clause(item: Item, rng: random.Random, bank: dict[str, list[str]]) -> str:
-    label = _label(item)
-    return rng.choice(bank[label]) if label in bank else _fallback_clause(item)
-
-
 def voice_transcript(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     builder.text(f"agent: {rng.choice(phrasing.AGENT_LINES)}\n")
     for item in items:
-        builder.text("caller: ").template(_clause(item, rng, phrasing.VOICE), item)
+        builder.text("caller: ").template(clause(item, rng, phrasing.VOICE), item)
         builder.text(f"\nagent: {rng.choice(phrasing.AGENT_LINES)}\n")
     builder.text("caller: no thats all thanks")
 
@@ -305,7 +295,7 @@ def sms_export(builder: TextBuilder, items: list[Item], rng: random.Random, lang
             builder.value(item).text(": " + {"en": "ok", "id": "oke", "da": "ok tak"}[lang])
             continue
         builder.text(rng.choice(["Me", "Mum", "Work", "+" + str(rng.randint(10**9, 10**10))]) + ": ")
-        builder.template(_clause(item, rng, phrasing.CLAUSES[lang]), item)
+        builder.template(clause(item, rng, phrasing.CLAUSES[lang]), item)
 
 
 # Types written in words, which a PDF's text layer breaks across lines as it does any words (digit groups of numbers
@@ -352,7 +342,7 @@ def pdf_extract(builder: TextBuilder, items: list[Item], rng: random.Random, lan
     builder.text(f"{rng.choice(['CONFIDENTIAL', 'Claims Department', 'Tenancy Review'])}    Page {page} of {pages}\n\n")
     tokens: list[str | Item] = []
     for item in items:
-        before, _, after = _clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
+        before, _, after = clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
         tokens += [*before.split(), item, *after.split(), "."]
     _wrap_into(builder, tokens, rng, rng.choice([52, 60, 68]))
     builder.text(f"\n\n\f{rng.choice(['Ref. A-', 'Form C-'])}{rng.randint(10, 99)}  {page}/{pages}")
@@ -385,7 +375,7 @@ def ics_invite(builder: TextBuilder, items: list[Item], rng: random.Random, lang
     if description:
         builder.text("DESCRIPTION:")
         for index, item in enumerate(description):
-            builder.text("\\n" if index else "").template(_clause(item, rng, phrasing.CLAUSES["en"]), item)
+            builder.text("\\n" if index else "").template(clause(item, rng, phrasing.CLAUSES["en"]), item)
         builder.text("\n")
     builder.text("END:VEVENT\nEND:VCALENDAR")
 
@@ -402,7 +392,7 @@ def git_log(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
     builder.text(f"Date:   {stamp:%a %b %-d %H:%M:%S %Y} +0{rng.randint(0, 3)}00\n\n")
     builder.text(f"    {rng.choice(['Fix fixture data', 'Update seed records', 'Scrub test dump'])}\n\n")
     for item in rest:
-        builder.text("    ").template(_clause(item, rng, phrasing.CLAUSES["en"]), item).text("\n")
+        builder.text("    ").template(clause(item, rng, phrasing.CLAUSES["en"]), item).text("\n")
     for item in people[1:]:
         builder.text(f"    {rng.choice(['Signed-off-by', 'Co-authored-by', 'Reviewed-by'])}: ").value(item)
         builder.text(" <review@acme.example>\n")
@@ -453,10 +443,10 @@ _CONTEXTS: tuple[Context, ...] = (
 CONTEXTS_SEVENTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
+MAKERS: dict[str, Maker] = {"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
+                           "STREET_ADDRESS": street_address}  # fmt: skip
+
+
 def generate_seventh_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
     """The seventh dev-side corpus (always the same for the same arguments)."""
-    # Fresh Faker instances per corpus: each corpus draws the same values, however many came before.
-    _faker.restart(seed)
-    return generate("dev", seed, entities_per_type, contexts=CONTEXTS_SEVENTH, name=NAME,
-                    makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
-                            "STREET_ADDRESS": street_address})  # fmt: skip
+    return generate_dev_split(NAME, seed, entities_per_type, CONTEXTS_SEVENTH, MAKERS, _faker.restart)

@@ -45,7 +45,8 @@ from faker.providers.date_time import it_IT, nl_NL, pt_BR
 
 from bench.pii_corpus import dates, phrases_dev_sixth
 from bench.pii_corpus.contexts import Context, Item, _label, field_name, field_names, with_extra_decoys
-from bench.pii_corpus.generator import generate
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type
+from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.people import _is_latin_place
@@ -393,14 +394,6 @@ def _spoken(key: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key).replace("_", " ")
 
 
-def _clause(item: Item, rng: random.Random, lang: str) -> str:
-    return rng.choice(phrases_dev_sixth.CLAUSES[lang][_label(item)])
-
-
-def _is(item: Item, *types: str) -> bool:
-    return isinstance(item, Pii) and item.type in types
-
-
 def _stamp(rng: random.Random) -> str:
     return f"{rng.randint(7, 19):02d}:{rng.randint(0, 59):02d}"
 
@@ -411,7 +404,7 @@ def email_quoted(builder: TextBuilder, items: list[Item], rng: random.Random, la
     top, quoted = items[:split_at], items[split_at:]
     builder.text(rng.choice(["Hi,\n\n", "Hello again,\n\n", "Hi team,\n\n"]))
     for index, item in enumerate(top):
-        builder.text(" " if index else "").template(_clause(item, rng, "en"), item)
+        builder.text(" " if index else "").template(clause(item, rng, phrases_dev_sixth.CLAUSES["en"]), item)
     builder.text(rng.choice(["\n\nThanks!\n\n", "\n\nCheers\n\n", "\n\nBest\n\n"]))
     half = (len(quoted) + 1) // 2
     for depth, level in enumerate([quoted[:half], quoted[half:]], start=1):
@@ -420,7 +413,8 @@ def email_quoted(builder: TextBuilder, items: list[Item], rng: random.Random, la
         builder.text(("> " if depth > 1 else "") + "On ").value(extra_decoy_date(rng))
         builder.text(f" at {_stamp(rng)}, {rng.choice(['Customer Care', 'the Billing Team'])} wrote:\n")
         for item in level:
-            builder.text(">" * depth + " ").template(_clause(item, rng, "en"), item).text("\n")
+            said = clause(item, rng, phrases_dev_sixth.CLAUSES["en"])
+            builder.text(">" * depth + " ").template(said, item).text("\n")
         builder.text(">" * depth + "\n")
 
 
@@ -435,11 +429,11 @@ def meeting_notes(builder: TextBuilder, items: list[Item], rng: random.Random, l
     builder.text(f"# {rng.choice(['Ops sync', 'Customer review', 'Renewal call', 'Site visit debrief'])} - ")
     builder.value(extra_decoy_date(rng)).text("\n\n## Notes\n")
     for item in items:
-        if _is(item, "PERSON") and rng.random() < 0.5:
+        if is_type(item, "PERSON") and rng.random() < 0.5:
             task = rng.choice(["send the revised quote", "book the venue", "chase the refund", "update the CRM"])
             builder.text(f"- [ ] {task} (owner: ").value(item).text(")\n")
         else:
-            builder.text("- ").template(_clause(item, rng, "en"), item).text("\n")
+            builder.text("- ").template(clause(item, rng, phrases_dev_sixth.CLAUSES["en"]), item).text("\n")
 
 
 def shipping_label(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
@@ -451,7 +445,7 @@ def shipping_label(builder: TextBuilder, items: list[Item], rng: random.Random, 
     builder.text("SHIP TO:\n")
     for line in block:
         builder.value(line)
-        if _is(line, "LOCATION"):
+        if is_type(line, "LOCATION"):
             builder.text(f" {rng.randint(1000, 99999)}")
         builder.text("\n")
     for key, item in zip(field_names(rest, rng, KEYS), rest, strict=True):
@@ -465,12 +459,12 @@ _BILL_TO = ("PERSON", "STREET_ADDRESS", "LOCATION", "EMAIL_ADDRESS")
 def invoice(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """An invoice: bill-to details, a line item, and the payment details under it."""
     builder.text(f"INVOICE {rng.randint(2024, 2026)}-{rng.randint(1, 9999):04d}\n\nBill to:\n")
-    for item in sorted((i for i in items if _is(i, *_BILL_TO)), key=lambda i: _BILL_TO.index(_label(i))):
+    for item in sorted((i for i in items if is_type(i, *_BILL_TO)), key=lambda i: _BILL_TO.index(_label(i))):
         builder.value(item).text("\n")
     builder.text(f"\nQty  Description{' ' * 20}Amount\n1    Annual support plan{' ' * 12}"
                  f"{rng.randint(100, 9000)}.00\n\n")  # fmt: skip
     for key, item in zip(field_names(items, rng, KEYS), items, strict=True):
-        if not _is(item, *_BILL_TO):
+        if not is_type(item, *_BILL_TO):
             builder.text(f"{_spoken(key).title()}: ").value(item).text("\n")
     builder.text("Payment due within 30 days.")
 
@@ -526,7 +520,7 @@ def hl7(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, 
                  f"{rng.randint(10, 28)}{rng.randint(10, 23)}{rng.randint(10, 59)}||ADT^A0{rng.randint(1, 8)}|"
                  f"MSG{rng.randint(10**5, 10**6)}|P|2.5\n")  # fmt: skip
     pid = {f: i for i in items if isinstance(i, Pii) and (f := _HL7_FIELD.get(i.type)) is not None}
-    located = [i for i in items if _is(i, "LOCATION")]
+    located = [i for i in items if is_type(i, "LOCATION")]
     builder.text(f"PID|1||{rng.randint(10**5, 10**7)}^^^GHH^MR")
     for field in range(4, 20):
         builder.text("|")
@@ -540,9 +534,9 @@ def hl7(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, 
         elif field == 8:
             builder.text(rng.choice("MFU"))
     builder.text("\n")
-    notes = [i for i in items if i not in pid.values() and (not _is(i, "LOCATION") or i in located)]
+    notes = [i for i in items if i not in pid.values() and (not is_type(i, "LOCATION") or i in located)]
     for index, item in enumerate(notes, start=1):
-        builder.text(f"NTE|{index}||").template(_clause(item, rng, "en"), item).text("\n")
+        builder.text(f"NTE|{index}||").template(clause(item, rng, phrases_dev_sixth.CLAUSES["en"]), item).text("\n")
     builder.text(f"PV1|1|{rng.choice('IOE')}|{rng.choice(['2000^2012^01', 'ER^01^A'])}")
 
 
@@ -585,7 +579,7 @@ def bank_statement(builder: TextBuilder, items: list[Item], rng: random.Random, 
     """A bank statement in capitals: the holder and address, labelled customer details, then a transaction line per
     value a statement books (a payee's IBAN, a card, an ATM's town, a top-up, a merchant; other decoys as references).
     """
-    holder = [i for i in items if _is(i, "PERSON", "STREET_ADDRESS")]
+    holder = [i for i in items if is_type(i, "PERSON", "STREET_ADDRESS")]
     details: list[Item] = [i for i in items if isinstance(i, Pii) and i not in holder and i.type not in _BOOKED]
     booked = [i for i in items if i not in holder and i not in details]
     builder.text("STATEMENT OF ACCOUNT\n")
@@ -613,9 +607,9 @@ def itinerary(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
     builder.value(Decoy("reference", "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(6))))
     builder.text("\n")
     for item in items:
-        if _is(item, "PERSON"):
+        if is_type(item, "PERSON"):
             builder.text("PASSENGER: ").value(item).text(f" {rng.choice(TITLES[:3])}\n")
-        elif _is(item, "LOCATION"):
+        elif is_type(item, "LOCATION"):
             other = location(rng, "dev", _ITINERARY)
             pair = [item, other] if rng.random() < 0.5 else [other, item]
             builder.text(f"TRAIN {rng.choice(['RJ', 'ICE', 'IC', 'EC', 'FR', 'R'])} {rng.randint(10, 9999)} FROM ")
@@ -628,8 +622,8 @@ def itinerary(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
 
 def resume(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A CV: the name as its heading, a contact line, personal details, then experience at companies."""
-    people = [i for i in items if _is(i, "PERSON")]
-    contact = [i for i in items if _is(i, "LOCATION", "PHONE_NUMBER", "EMAIL_ADDRESS")]
+    people = [i for i in items if is_type(i, "PERSON")]
+    contact = [i for i in items if is_type(i, "LOCATION", "PHONE_NUMBER", "EMAIL_ADDRESS")]
     rest = [i for i in items if i not in people and i not in contact]
     for item in people:
         builder.text("# ").value(item).text("\n")
@@ -654,13 +648,13 @@ def slack(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str
         author = rng.choice(["ana.k", "dev-bot", "tomek", "jules", "mreyes", "ops-oncall"])
         minute += rng.randint(0, 25)
         builder.text(f"[{minute // 60:02d}:{minute % 60:02d}] {author}: ")
-        if _is(item, "PERSON") and rng.random() < 0.4:
+        if is_type(item, "PERSON") and rng.random() < 0.4:
             builder.text("@").value(item).text(" " + {"en": "can you take a look?", "es": "¿puedes mirarlo?",
                          "fr": "tu peux regarder ?", "de": "kannst du mal schauen?", "it": "puoi dare un'occhiata?",
                          "pt": "pode dar uma olhada?", "nl": "kun je even kijken?",
                          "pl": "możesz zerknąć?"}[lang])  # fmt: skip
         else:
-            builder.template(_clause(item, rng, lang), item)
+            builder.template(clause(item, rng, phrases_dev_sixth.CLAUSES[lang]), item)
         if rng.random() < 0.3:
             builder.text(f"  ({rng.randint(1, 6)} replies)")
         builder.text("\n")
@@ -685,11 +679,15 @@ _CONTEXTS: tuple[Context, ...] = (
 CONTEXTS_SIXTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
-def generate_sixth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
-    """The sixth dev-side corpus (always the same for the same arguments)."""
-    # Fresh Faker instances and name source per corpus: each corpus draws the same values, however many came before.
+def _restart(seed: int) -> None:
     _faker.restart(seed)
     _NAME_SOURCE["current"] = NameSource.build("dev", random.Random(f"pii-corpus:{NAME}:{seed}:names"))
-    return generate("dev", seed, entities_per_type, contexts=CONTEXTS_SIXTH, name=NAME,
-                    makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
-                            "STREET_ADDRESS": street_address})  # fmt: skip
+
+
+MAKERS: dict[str, Maker] = {"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
+                           "STREET_ADDRESS": street_address}  # fmt: skip
+
+
+def generate_sixth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
+    """The sixth dev-side corpus (always the same for the same arguments)."""
+    return generate_dev_split(NAME, seed, entities_per_type, CONTEXTS_SIXTH, MAKERS, _restart)

