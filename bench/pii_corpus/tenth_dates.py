@@ -37,8 +37,9 @@ MONTHS = {
 }  # fmt: skip
 STYLES = (*MONTHS, "mn", "ja-era")
 MACHINE_STYLES = ("mrz",)
-# Japan's eras of the years of birth drawn (1936-2005): (name, first day).
-ERAS = (("平成", dt.date(1989, 1, 8)), ("昭和", dt.date(1926, 12, 25)))
+# Japan's eras since 1926, newest first: (name, first day). Births are of Shōwa and Heisei; other dates (2015-2025)
+# reach into Reiwa.
+ERAS = (("令和", dt.date(2019, 5, 1)), ("平成", dt.date(1989, 1, 8)), ("昭和", dt.date(1926, 12, 25)))
 _EASTERN_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 
 

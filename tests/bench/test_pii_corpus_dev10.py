@@ -175,6 +175,10 @@ def test_dates_are_written_as_each_language_writes_them():
     assert tenth_dates.japanese_era(dt.date(1989, 1, 7)) == "昭和64年1月7日"
     assert tenth_dates.japanese_era(dt.date(1989, 1, 8)) == "平成元年1月8日"
     assert tenth_dates.japanese_era(dt.date(2005, 12, 31)) == "平成17年12月31日"
+    # dates that are no birth date run past Heisei's last day into Reiwa
+    assert tenth_dates.japanese_era(dt.date(2019, 4, 30)) == "平成31年4月30日"
+    assert tenth_dates.japanese_era(dt.date(2019, 5, 1)) == "令和元年5月1日"
+    assert tenth_dates.japanese_era(dt.date(2025, 4, 11)) == "令和7年4月11日"
 
 
 def test_people_places_dates_and_addresses_are_of_the_new_sources(cases):
