@@ -375,12 +375,13 @@ inline void tile_scores_quarters(const uint16_t* packed, const uint16_t* const (
   out[3] = _mm512_shuffle_f32x4(high0, high1, 0xDD);
 }
 
-// The score pass streams a task's key rows and (prefetched) value rows from memory while the value pass and the
-// softmax read only what is already in L2: the memory bus idles through a third of a task. The next task's first key
-// rows are therefore requested into L2 during this task's value pass, a row per pair of tokens weighed, so its score
-// pass finds them there and the two passes' memory traffic overlaps. Up to kLookaheadBytes of rows: with this task's
-// values they stay within the 1-2 MB L2s of the CPUs this path runs on.
-constexpr int64_t kLookaheadBytes = 384 * 1024;
+// decode_attention_bf16 reads a task's context in spans of kSpan tokens (a span's key and value rows, 3 kv heads x 64
+// dims: 96 KB each at 256, stay in the L2 between its score and value passes). The score pass streams a span's key
+// rows and (prefetched) value rows from memory while the value pass and the softmax read only what is already in L2:
+// the memory bus would idle through a third of the span. The next span's key rows (the next task's first span's
+// after a task's last) are therefore requested into L2 during this span's value pass, a row per pair of tokens
+// weighed, so its score pass finds them there and the two passes' memory traffic overlaps.
+constexpr int64_t kSpan = 256;
 
 struct KeyLookahead {
   const uint16_t* cache = nullptr;
@@ -402,19 +403,21 @@ struct ValueRows {
   int64_t first, len, h, kv_heads, head_dim;
   const SlotMap& row_slot;
   const uint16_t* zeros;  // a row of zeros standing for the token after an odd context's last
-  KeyLookahead* lookahead;  // the next task's key rows, requested as the pairs are weighed
+  KeyLookahead* lookahead;  // the next span's key rows, requested as the pairs are weighed
   const uint16_t* row(int64_t t) const {
     return t < len ? cache + (row_slot(table, t) * kv_heads + h) * head_dim : zeros;
   }
 };
 
-// out[g][d0 .. d0 + 32 * CH) = inv[g] * sum over the context of p[g][t] * value row t, for H query heads, two tokens
+// acc[g][d0 .. d0 + 32 * CH) = alpha[g] * acc[g][..] + sum over the rows of p[g][t] * value row t (rows in.first ..
+// in.len - 1: one span of the context, whose probabilities are relative to a running maximum that alpha[g] carries
+// the earlier spans' sums to), for H query heads, two tokens
 // per vdpbf16ps: the two rows' 32-dim chunks interleaved word by word (unpacklo/hi per 128-bit lane: lo holds dims
 // 8L + 0..3 of lane L, hi dims 8L + 4..7) meet the pair of probabilities broadcast; the dims are put back in order
 // at the end.
 template <int H, int CH>
-inline void weigh_value_pairs(const ValueRows& in, int64_t d0, const uint32_t* const* p, const float* inv,
-                              at::BFloat16* const* out) {
+inline void weigh_value_pairs(const ValueRows& in, int64_t d0, const uint32_t* const* p, const float* alpha,
+                              float* const* acc) {
   __m512 a[H][2 * CH];
   for (int g = 0; g < H; ++g)
     for (int c = 0; c < 2 * CH; ++c) a[g][c] = _mm512_setzero_ps();
@@ -447,24 +450,24 @@ inline void weigh_value_pairs(const ValueRows& in, int64_t d0, const uint32_t* c
   const __m512i first_half = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
   const __m512i second_half = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
   for (int g = 0; g < H; ++g) {
-    const __m512 scale = _mm512_set1_ps(inv[g]);
+    const __m512 rescale = _mm512_set1_ps(alpha[g]);
     for (int c = 0; c < CH; ++c) {
       const __m512 dims0 = _mm512_permutex2var_ps(a[g][2 * c], first_half, a[g][2 * c + 1]);
       const __m512 dims16 = _mm512_permutex2var_ps(a[g][2 * c], second_half, a[g][2 * c + 1]);
-      at::BFloat16* o = out[g] + d0 + 32 * c;
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), round_to_bf16(_mm512_mul_ps(dims0, scale)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 16), round_to_bf16(_mm512_mul_ps(dims16, scale)));
+      float* o = acc[g] + d0 + 32 * c;
+      _mm512_storeu_ps(o, _mm512_fmadd_ps(_mm512_loadu_ps(o), rescale, dims0));
+      _mm512_storeu_ps(o + 16, _mm512_fmadd_ps(_mm512_loadu_ps(o + 16), rescale, dims16));
     }
   }
 }
 
 template <int H>
 inline void weigh_value_pairs_dims(const ValueRows& in, int64_t d0, int64_t chunks, const uint32_t* const* p,
-                                   const float* inv, at::BFloat16* const* out) {
+                                   const float* alpha, float* const* acc) {
   if (chunks == 2) {
-    weigh_value_pairs<H, 2>(in, d0, p, inv, out);
+    weigh_value_pairs<H, 2>(in, d0, p, alpha, acc);
   } else {
-    weigh_value_pairs<H, 1>(in, d0, p, inv, out);
+    weigh_value_pairs<H, 1>(in, d0, p, alpha, acc);
   }
 }
 
@@ -498,7 +501,7 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
   const bool quarters = head_dim == kQuarterDim && group >= 3;
   const int64_t quads = (group + 3) / 4;
   at::parallel_for(0, num_seqs * tasks_per_seq, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> scores, inv_heads(heads_per_task * group);
+    std::vector<float> scores, acc, running_max, running_sum, alpha(heads_per_task * group);
     std::vector<uint16_t> probs, zeros(head_dim, 0);
     std::vector<uint16_t> packed(heads_per_task * quads * 8 * 32);
     for (int64_t task = begin; task < end; ++task) {
@@ -511,9 +514,11 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
         std::fill(rows, rows + vectors * head_dim, at::BFloat16(0.f));
         continue;
       }
-      const int64_t padded = (context + 31) / 32 * 32;  // whole tiles of scores, whole bf16 vectors of pairs
-      scores.resize(vectors * padded);
-      probs.resize(vectors * padded);
+      scores.resize(vectors * kSpan);
+      probs.resize(vectors * kSpan);
+      acc.assign(vectors * head_dim, 0.f);
+      running_max.assign(vectors, -std::numeric_limits<float>::infinity());
+      running_sum.assign(vectors, 0.f);
       if (quarters) {
         for (int64_t hh = 0; hh < heads_per_task; ++hh)
           for (int64_t g0 = 0; g0 < group; g0 += 4) {
@@ -523,90 +528,118 @@ void decode_attention_bf16(const at::Tensor& q, const at::Tensor& k_cache, const
             pack_quarters(queries, packed.data() + (hh * quads + g0 / 4) * 8 * 32);
           }
       }
-      // Scores, a tile of 16 tokens per head at a time (the tile's key rows stay in L1 across the heads).
-      for (int64_t t0 = first; t0 < len; t0 += kTile) {
-        const int64_t n = std::min(kTile, len - t0);
-        const uint16_t* row_of[kTile];  // key row i of the tile, its first head
-        for (int64_t i = 0; i < n; ++i) row_of[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h0) * head_dim;
-        // The next tile's keys into L1 while this one is dotted, and a tile's keys into L2 four tiles ahead: one
-        // tile's work is shorter than a DRAM round trip for its scattered rows, so the L1 request alone arrives late
-        // (cold caches past the L3: ~1.35x the bandwidth, bench.cpu_attention's long decode cases); this tile's
-        // values into L2 for the weighted sum.
-        prefetch_rows<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h0, heads_per_task,
-                                   kv_heads, head_dim, row_slot);
-        prefetch_rows<_MM_HINT_T1>(k_ptr, table, t0 + 4 * kTile, std::min(t0 + 5 * kTile, len), h0, heads_per_task,
-                                   kv_heads, head_dim, row_slot);
-        prefetch_rows<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h0, heads_per_task, kv_heads, head_dim, row_slot);
-        for (int64_t hh = 0; hh < heads_per_task; ++hh) {
-          const uint16_t* keys[kTile];
-          for (int64_t i = 0; i < kTile; ++i) keys[i] = i < n ? row_of[i] + hh * head_dim : zeros.data();
-          if (quarters) {
-            for (int64_t g0 = 0; g0 < group; g0 += 4) {
-              __m512 s[4];
-              tile_scores_quarters(packed.data() + (hh * quads + g0 / 4) * 8 * 32, keys, s);
-              for (int64_t k = 0; k < std::min<int64_t>(4, group - g0); ++k)
-                _mm512_storeu_ps(scores.data() + (hh * group + g0 + k) * padded + t0 - first,
-                                 _mm512_mul_ps(s[k], scale_v));
+      // The context in spans of kSpan tokens: a span's scores, softmax and weighted values before the next span's
+      // scores, so its value rows (requested into L2 as its keys are dotted) are still there for the value pass. One
+      // pass over the whole context would have the score pass stream every key and value row through the L2 first:
+      // at the agentic trace's 3-4K keys a sequence's rows are 2.4-3 MB, past the L2, and the value pass then reads
+      // every row again from the L3 once per kv head. Each span's probabilities are relative to the running maximum
+      // of its head's scores; the accumulated sums are carried over by exp(old max - new max) (one span: the same
+      // operations as one pass).
+      for (int64_t s0 = first; s0 < len; s0 += kSpan) {
+        const int64_t s1 = std::min(len, s0 + kSpan), span = s1 - s0;
+        const int64_t padded = (span + 31) / 32 * 32;  // whole tiles of scores, whole bf16 vectors of pairs
+        // Scores, a tile of 16 tokens per head at a time (the tile's key rows stay in L1 across the heads).
+        for (int64_t t0 = s0; t0 < s1; t0 += kTile) {
+          const int64_t n = std::min(kTile, s1 - t0);
+          const uint16_t* row_of[kTile];  // key row i of the tile, its first head
+          for (int64_t i = 0; i < n; ++i) row_of[i] = k_ptr + (row_slot(table, t0 + i) * kv_heads + h0) * head_dim;
+          // The next tile's keys into L1 while this one is dotted, and a tile's keys into L2 four tiles ahead: one
+          // tile's work is shorter than a DRAM round trip for its scattered rows, so the L1 request alone arrives
+          // late (cold caches past the L3: ~1.35x the bandwidth, bench.cpu_attention's long decode cases); this
+          // tile's values into L2 for the weighted sum.
+          prefetch_rows<_MM_HINT_T0>(k_ptr, table, t0 + kTile, std::min(t0 + 2 * kTile, len), h0, heads_per_task,
+                                     kv_heads, head_dim, row_slot);
+          prefetch_rows<_MM_HINT_T1>(k_ptr, table, t0 + 4 * kTile, std::min(t0 + 5 * kTile, len), h0,
+                                     heads_per_task, kv_heads, head_dim, row_slot);
+          prefetch_rows<_MM_HINT_T1>(v_ptr, table, t0, t0 + n, h0, heads_per_task, kv_heads, head_dim, row_slot);
+          for (int64_t hh = 0; hh < heads_per_task; ++hh) {
+            const uint16_t* keys[kTile];
+            for (int64_t i = 0; i < kTile; ++i) keys[i] = i < n ? row_of[i] + hh * head_dim : zeros.data();
+            if (quarters) {
+              for (int64_t g0 = 0; g0 < group; g0 += 4) {
+                __m512 s[4];
+                tile_scores_quarters(packed.data() + (hh * quads + g0 / 4) * 8 * 32, keys, s);
+                for (int64_t k = 0; k < std::min<int64_t>(4, group - g0); ++k)
+                  _mm512_storeu_ps(scores.data() + (hh * group + g0 + k) * kSpan + t0 - s0,
+                                   _mm512_mul_ps(s[k], scale_v));
+              }
+              continue;
             }
+            for (int64_t g = 0; g < group; ++g) {
+              const uint16_t* qg = q_ptr + (b * heads + (h0 + hh) * group + g) * head_dim;
+              __m512 s;
+              switch (chunks) {
+                case 1: s = tile_scores<1>(qg, keys); break;
+                case 2: s = tile_scores<2>(qg, keys); break;
+                case 4: s = tile_scores<4>(qg, keys); break;
+                default: s = tile_scores_any(qg, keys, chunks);
+              }
+              _mm512_storeu_ps(scores.data() + (hh * group + g) * kSpan + t0 - s0, _mm512_mul_ps(s, scale_v));
+            }
+          }
+        }
+        // exp(s - max) per head, rounded to bf16 for the weighted sum; the float32 sums normalise its outputs. A head
+        // of an earlier query token than the last weighs only the keys it sees: its probabilities past them are
+        // zeros, so it gets exactly what a pass over its own context alone gives.
+        const int64_t asked = tokens > 1 ? query_lens[b] : 1;
+        for (int64_t v = 0; v < vectors; ++v) {
+          float* s = scores.data() + v * kSpan;
+          const int64_t token = v % group / (group / tokens);
+          const int64_t seen = (token < asked ? context - (asked - 1 - token) : context) - (s0 - first);
+          const int64_t here = std::clamp<int64_t>(seen, 0, span);
+          if (here == 0) {  // every key of this span is past this head's own context
+            alpha[v] = 1.f;
+            std::fill(probs.data() + v * kSpan, probs.data() + v * kSpan + padded, uint16_t(0));
             continue;
           }
-          for (int64_t g = 0; g < group; ++g) {
-            const uint16_t* qg = q_ptr + (b * heads + (h0 + hh) * group + g) * head_dim;
-            __m512 s;
-            switch (chunks) {
-              case 1: s = tile_scores<1>(qg, keys); break;
-              case 2: s = tile_scores<2>(qg, keys); break;
-              case 4: s = tile_scores<4>(qg, keys); break;
-              default: s = tile_scores_any(qg, keys, chunks);
+          soft_cap(s, here, static_cast<float>(softcap));
+          const float top = std::max(running_max[v], max_of(s, here));
+          alpha[v] = std::exp(running_max[v] - top);  // 0 at the first span (-inf)
+          running_max[v] = top;
+          running_sum[v] = running_sum[v] * alpha[v] + exp_shifted(s, here, top);
+          probabilities_to_bf16(s, here, padded, probs.data() + v * kSpan);
+        }
+        KeyLookahead lookahead;
+        if (s1 < len) {  // this task's next span
+          lookahead = {k_ptr, table, s1, std::min(len, s1 + kSpan), h0, heads_per_task, kv_heads, head_dim,
+                       &row_slot};
+        } else if (task + 1 < end) {  // the next task's first span
+          const int64_t next_b = (task + 1) / tasks_per_seq, next_len = lens[next_b];
+          const int64_t next_first = first_key(next_len, window);
+          lookahead = {k_ptr, tables + next_b * table_stride, next_first,
+                       std::min<int64_t>(next_len, next_first + kSpan), (task + 1) % tasks_per_seq * heads_per_task,
+                       heads_per_task, kv_heads, head_dim, &row_slot};
+        }
+        for (int64_t hh = 0; hh < heads_per_task; ++hh) {
+          const ValueRows in{v_ptr, table, s0, s1, h0 + hh, kv_heads, head_dim, row_slot, zeros.data(), &lookahead};
+          // Values: up to 4 heads x 64 dims in registers per pass over the span.
+          for (int64_t g0 = 0; g0 < group; g0 += 4) {
+            const int64_t here = std::min<int64_t>(4, group - g0);
+            const uint32_t* p[4];
+            float* o[4];
+            for (int64_t g = 0; g < here; ++g) {
+              const int64_t v = hh * group + g0 + g;
+              p[g] = reinterpret_cast<const uint32_t*>(probs.data() + v * kSpan);
+              o[g] = acc.data() + v * head_dim;
             }
-            _mm512_storeu_ps(scores.data() + (hh * group + g) * padded + t0 - first, _mm512_mul_ps(s, scale_v));
+            const float* rescale = alpha.data() + hh * group + g0;
+            for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
+              const int64_t dims = std::min<int64_t>(2, (head_dim - d0) / 32);
+              switch (here) {
+                case 4: weigh_value_pairs_dims<4>(in, d0, dims, p, rescale, o); break;
+                case 3: weigh_value_pairs_dims<3>(in, d0, dims, p, rescale, o); break;
+                case 2: weigh_value_pairs_dims<2>(in, d0, dims, p, rescale, o); break;
+                default: weigh_value_pairs_dims<1>(in, d0, dims, p, rescale, o);
+              }
+            }
           }
         }
       }
-      // exp(s - max) per head, rounded to bf16 for the weighted sum; the float32 sums normalise its outputs. A head
-      // of an earlier query token than the last weighs only the keys it sees: its probabilities past them are zeros,
-      // so it gets exactly what a pass over its own context alone gives.
-      const int64_t asked = tokens > 1 ? query_lens[b] : 1;
       for (int64_t v = 0; v < vectors; ++v) {
-        float* s = scores.data() + v * padded;
-        const int64_t token = v % group / (group / tokens);
-        const int64_t seen = token < asked ? context - (asked - 1 - token) : context;
-        soft_cap(s, seen, static_cast<float>(softcap));
-        inv_heads[v] = 1.f / exp_shifted(s, seen, max_of(s, seen));
-        probabilities_to_bf16(s, seen, padded, probs.data() + v * padded);
-      }
-      KeyLookahead lookahead;
-      if (task + 1 < end) {
-        const int64_t next_b = (task + 1) / tasks_per_seq, next_len = lens[next_b];
-        const int64_t next_first = first_key(next_len, window);
-        lookahead = {k_ptr, tables + next_b * table_stride, next_first,
-                     std::min<int64_t>(next_len, next_first + kLookaheadBytes / (heads_per_task * head_dim * 2)),
-                     (task + 1) % tasks_per_seq * heads_per_task, heads_per_task, kv_heads, head_dim, &row_slot};
-      }
-      for (int64_t hh = 0; hh < heads_per_task; ++hh) {
-        const ValueRows in{v_ptr, table, first, len, h0 + hh, kv_heads, head_dim, row_slot, zeros.data(), &lookahead};
-        // Values: up to 4 heads x 64 dims in registers per pass over the context.
-        for (int64_t g0 = 0; g0 < group; g0 += 4) {
-          const int64_t here = std::min<int64_t>(4, group - g0);
-          const uint32_t* p[4];
-          float inv[4];
-          at::BFloat16* o[4];
-          for (int64_t g = 0; g < here; ++g) {
-            const int64_t v = hh * group + g0 + g;
-            p[g] = reinterpret_cast<const uint32_t*>(probs.data() + v * padded);
-            inv[g] = inv_heads[v];
-            o[g] = rows + v * head_dim;
-          }
-          for (int64_t d0 = 0; d0 < head_dim; d0 += 64) {
-            const int64_t dims = std::min<int64_t>(2, (head_dim - d0) / 32);
-            switch (here) {
-              case 4: weigh_value_pairs_dims<4>(in, d0, dims, p, inv, o); break;
-              case 3: weigh_value_pairs_dims<3>(in, d0, dims, p, inv, o); break;
-              case 2: weigh_value_pairs_dims<2>(in, d0, dims, p, inv, o); break;
-              default: weigh_value_pairs_dims<1>(in, d0, dims, p, inv, o);
-            }
-          }
-        }
+        const __m512 inv = _mm512_set1_ps(1.f / running_sum[v]);
+        for (int64_t d = 0; d < head_dim; d += 16)
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows + v * head_dim + d),
+                              round_to_bf16(_mm512_mul_ps(_mm512_loadu_ps(acc.data() + v * head_dim + d), inv)));
       }
     }
   });

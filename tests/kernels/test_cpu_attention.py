@@ -1,8 +1,8 @@
 """``paged_attention.cpp``'s bfloat16 paths on AVX512-BF16 CPUs against the float32 torch reference, at the edges of
 their blocking: decode (16-key score tiles, value rows taken two tokens at a time, blocks of 4 query heads x 64
-dims, one task per sequence or per (sequence, kv head)) and prefill (8 query vectors per score block, 4 per
-weighted-sum block, keys and values laid out per chunk, 256-key blocks with running maxima, chunks sliced across
-threads)."""
+dims, one task per sequence or per (sequence, kv head), contexts read in 256-token spans with running maxima) and
+prefill (8 query vectors per score block, 4 per weighted-sum block, keys and values laid out per chunk, 256-key
+blocks with running maxima, chunks sliced across threads)."""
 
 from __future__ import annotations
 
@@ -100,6 +100,42 @@ def test_decode_padding_rows_are_zeros() -> None:
     out = kernels.cpu.decode_attention(q, b.k_cache, b.v_cache, tables, lens, 0.2)
     torch.testing.assert_close(out[:2].float(), _expected(b, 0.2), atol=TOLERANCE, rtol=TOLERANCE)
     assert torch.equal(out[2], torch.zeros_like(out[2]))
+
+
+# contexts around the 256-token spans the decode kernel reads a context in: one span exactly, a token past it (a span
+# of one, whose value pair reads the zeros row), an odd second span, several spans
+SPAN_CONTEXTS = [255, 256, 257, 511, 513, 1100]
+
+
+@pytest.mark.parametrize(("kv_heads", "group", "head_dim"), [(3, 3, 64), (2, 1, 128), (1, 6, 96)])
+@pytest.mark.parametrize("rising", [True, False])
+def test_decode_across_spans_whose_maximum_moves(kv_heads: int, group: int, head_dim: int, rising: bool) -> None:
+    """Scores rising (or falling) with the key's position: each span's maximum is above (below) the ones before, so
+    the running sums and outputs of the earlier spans are rescaled to the later maximum (a kernel that skipped the
+    rescale would weigh early spans far too much; one that kept the first span's maximum would overflow)."""
+    b = _batch(SPAN_CONTEXTS, [], kv_heads=kv_heads, group=group, head_dim=head_dim, seed=40 + head_dim)
+    direction = torch.randn(head_dim)
+    direction = direction / direction.norm()
+    block = b.k_cache.shape[1]
+    for seq, length in enumerate(SPAN_CONTEXTS):
+        table = b.meta.block_tables[seq].tolist()
+        for t in range(length):
+            height = t / length if rising else 1 - t / length
+            b.k_cache[table[t // block], t % block] = (direction * (height * 12)).to(torch.bfloat16)
+    b.q[:] = (direction * 4).to(torch.bfloat16)
+    out = kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 1.0)
+    torch.testing.assert_close(out.float(), _expected(b, 1.0), atol=TOLERANCE, rtol=TOLERANCE)
+
+
+@pytest.mark.parametrize("threads", [1, 2], indirect=True)
+@pytest.mark.parametrize(("window", "softcap"), [(0, 0.0), (300, 0.0), (257, 5.0)])
+def test_decode_of_contexts_over_several_spans(threads: int, window: int, softcap: float) -> None:
+    """Random scores over contexts of one to five spans, windows that start a context mid-span, soft-capping per span,
+    one task per sequence or per kv head."""
+    b = _batch(SPAN_CONTEXTS, [], kv_heads=3, group=3, head_dim=64, seed=window + threads)
+    out = kernels.cpu.decode_attention(b.q, b.k_cache, b.v_cache, b.meta.block_tables, b.meta.seq_lens, 0.2, window,
+                                       softcap)
+    torch.testing.assert_close(out.float(), _expected(b, 0.2, window, softcap), atol=TOLERANCE, rtol=TOLERANCE)
 
 
 @pytest.mark.parametrize("head_dim", [32, 64, 96, 128])

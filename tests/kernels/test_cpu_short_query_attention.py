@@ -36,6 +36,7 @@ def one_pass(b, scale: float, softcap: float) -> torch.Tensor:
     ([], [(3, 50), (6, 65)], 4, 1, 32, 4),  # no GQA, a 32-dim head
     ([3], [(2, 50), (4, 77)], 2, 3, 96, 16),  # 12 heads a kv head, a 96-dim head: values 64 dims then 32
     ([], [(5, 29), (3, 64)], 1, 5, 64, 16),  # 25 heads a kv head: 7 value passes, the last of one head
+    ([2], [(5, 258), (4, 513)], 3, 3, 64, 16),  # contexts over 256-token spans: earlier tokens' end before the last
 ])
 @pytest.mark.parametrize("softcap", [0.0, 30.0])
 def test_one_pass_equals_one_decode_row_per_token(decodes, verifies, kv_heads, group, head_dim, block_size,
