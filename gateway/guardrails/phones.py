@@ -29,6 +29,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 
 from gateway.guardrails import budget
 from gateway.guardrails.cards import card_network
+from gateway.guardrails.identifiers import SCHEMES
 
 # Validating a number for the national regions reads a few thousand metadata patterns, more than the ``re`` module's
 # cache of 512 holds, so without phonenumbers' own cache of compiled patterns each parse recompiled patterns that had
@@ -245,6 +246,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
                 return None
         groups = _DIGIT_GROUP.findall(candidate)
         grouped = len(groups) >= 2
+        if grouped and _printed_national_id(candidate):
+            return None
         bare_region = None
         for region in self._regions:
             # One group can score above a bare run only as a North American ten-digit number: once a bare region is
@@ -263,6 +266,13 @@ class PhoneNumberRecognizer(EntityRecognizer):
         if bare_region is None or _SSN_GROUPS.fullmatch(candidate) or _EPOCH_MILLISECONDS.fullmatch(candidate):
             return None
         return self.BARE_SCORE, bare_region
+
+
+def _printed_national_id(candidate: str) -> bool:
+    """Whether a national form is a national identifier as its issuer prints it, which its validator accepts: a
+    Brazilian CPF's "489.986.937-12", a German IdNr's "40 790 083 151" (a bare run is left to the phone rules: its
+    shape is any number's)."""
+    return any(scheme.pattern.fullmatch(candidate) is not None and scheme.is_valid(candidate) for scheme in SCHEMES)
 
 
 def _digit_count(text: str) -> int:

@@ -323,3 +323,10 @@ def test_digits_cut_from_a_timestamp_glued_to_a_letter_are_no_phone(text: str) -
     """A syslog header's version and date ("1 2026-03" of "1 2026-03-02T10:...") are no number, whatever word
     is nearby: the candidate stopped short of a token that goes on with a dash and digits."""
     assert PhoneNumberRecognizer().analyze(text, []) == []
+
+
+@pytest.mark.parametrize("value", ["489.986.937-12", "390.533.447-05", "40 790 083 151", "36 574 261 809"])
+def test_a_national_id_as_its_issuer_prints_it_is_no_phone(value: str) -> None:
+    """A CPF's dots and dash, a German IdNr's groups: the id's validator accepts it, and no region's plan decides."""
+    assert PhoneNumberRecognizer().analyze(f"contact: {value}", []) == []
+
