@@ -34,14 +34,17 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails import street_locales
+from gateway.guardrails.address_slots import slot_spans
 from gateway.guardrails.places import english_words
 from gateway.guardrails.prefilters import FOLDS_APART
 from gateway.guardrails.street_romanised import is_cyrillic_or_greek, romanise
+from gateway.guardrails.street_scripts import script_spans
+from gateway.guardrails.word_trie import alternation
 
 _FIELD = re.compile(r"\{\{(\w+)\}\}")
 # Latin letters, Vietnamese's included (Latin Extended Additional: "Đường", "Phố").
 _LATIN = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
-_LATIN_WORD = re.compile(rf"^[{_LATIN}][{_LATIN}'.\-]*$")
+_LATIN_WORD = re.compile(rf"^[{_LATIN}][{_LATIN}'.\-]*/?$")  # Catalan's "C/" (carrer) ends in a slash
 # A house-number label: a word or two of letters and dots ("d.", "No.", "House No.", "H.No.", "Số").
 _LABEL_WORDS = re.compile(rf"^[{_LATIN}][{_LATIN}.]*(?: [{_LATIN}][{_LATIN}.]*)?$")
 # The fields of a street-address format whose values stand before its house number ("House No.", "Lot").
@@ -162,6 +165,7 @@ def street_vocabulary() -> StreetVocabulary:
         leading.update(_latin(lead))
     # The locales Faker writes no Latin-script address for (``street_locales``).
     roles["prefix"].update(street_locales.BEFORE_NAME)
+    roles["glued"].update(street_locales.GLUED_TYPES)
     labels.update(street_locales.NUMBER_LABELS)
     clean = {role: frozenset(w.strip() for w in words if _LATIN_WORD.match(w.strip()) and len(w.strip()) >= 2)
              for role, words in roles.items()}  # fmt: skip
@@ -178,32 +182,14 @@ def street_vocabulary() -> StreetVocabulary:
 
 
 def _alternation(words: frozenset[str]) -> str:
-    """One regex for the words, as a trie (so a position that starts none of them fails on its first letter, not
-    after trying each word); longer words win over their prefixes ("Streets" over "Street"), and a word's trailing
-    dot is optional."""
-    trie: dict[str, dict] = {}
-    for word in words:
-        node = trie
-        for char in word.rstrip(".").lower():
-            node = node.setdefault(char, {})
-        node[""] = {}
-    return _trie_regex(trie)
+    """One regex for the words, as a trie, lower case; a word's trailing dot is optional."""
+    return alternation(words)
 
 
 def street_words_regex(role: str) -> str:
     """One regex (lower case: match it ignoring case) for the street-type words of a role: "suffixes", "prefixes",
     "glued" or "units"."""
     return _alternation(getattr(street_vocabulary(), role))
-
-
-def _trie_regex(node: dict[str, dict]) -> str:
-    branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    if "" in node:  # a word ends here; a longer one goes on
-        return f"(?:{body})?" if len(branches) == 1 else body + "?"
-    return body
 
 
 # Space inside one line: an address's parts never span lines here ("490s\navenue Bouvier, 261" is two things).
@@ -491,6 +477,8 @@ class StreetAddressRecognizer(EntityRecognizer):
                 if score is not None:
                     start = match.start("value") if layout == "field" else start
                     spans.append((start, _end(match, layout, text), score))
+        # Addresses that a record's structure marks, and those written in their own scripts.
+        spans.extend((start, end, self.SCORE) for start, end in (*slot_spans(text), *script_spans(text)))
         return [RecognizerResult("STREET_ADDRESS", start, end, score,
                                  AnalysisExplanation(self.name, score, pattern_name="street address"))
                 for start, end, score in _longest(spans)]  # fmt: skip

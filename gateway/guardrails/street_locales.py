@@ -31,6 +31,8 @@ AFTER_NAME = frozenset({
     "Sokak", "Sokağı", "Sk.", "Sok.", "Cadde", "Caddesi", "Cad.", "Cd.", "Bulvar", "Bulvarı", "Blv.",
     # Georgian, romanised (ქ. = k., ქუჩა = kucha, გამზირი = gamziri)
     "k.", "kucha", "gamziri",
+    # Basque: kalea, etorbidea, hiribidea, pasealekua, errepidea ("Antelo kalea 149", "Oses etorbidea 92")
+    "kalea", "etorbidea", "hiribidea", "pasealekua", "errepidea",
 })  # fmt: skip
 
 # Types written before a street's name ("Rruga Ismail Qemali 3", "Str. Lipscani nr. 5", "Soi Sukhumvit 11").
@@ -41,11 +43,24 @@ BEFORE_NAME = frozenset({
     "Str.", "Bd.", "Bdul.", "Bld.", "Șos.", "Şos.", "Sos.", "Intr.",
     # Thai, romanised (ซอย = Soi, ถนน = Thanon)
     "Soi", "Thanon",
+    # Catalan: carrer, avinguda, passeig, plaça, rambla, ronda, travessera, camí (C/, Av., Pg., Pl.)
+    "Carrer", "C/", "Avinguda", "Passeig", "Pg.", "Plaça", "Rambla", "Ronda", "Travessera", "Camí",
+    # Galician: rúa, avenida, praza, estrada, camiño, travesía (Avda.)
+    "Rúa", "Avda.", "Praza", "Estrada", "Camiño", "Travesía",
+    # Peruvian and Mexican Spanish: jirón (Jr.), cerrada (Cda.), privada (Priv.), prolongación (Prol.),
+    # callejón (Cjón.), andador (And.)
+    "Jirón", "Jr.", "Cda.", "Priv.", "Prol.", "Callejón", "Cjón.",
+    # Swahili (Tanzania, Kenya): barabara ya (road of), mtaa wa (street of), njia ya (way of)
+    "Barabara", "Mtaa", "Njia",
 })  # fmt: skip
+
+# Types glued to the end of a street's name: Icelandic -gata, -vegur, -braut, -stígur, -stræti, -tröð
+# ("Skólabraut 189", "Tjarnarvegur 411").
+GLUED_TYPES = frozenset({"gata", "vegur", "braut", "stígur", "stræti", "tröð"})
 
 # House-number labels ("Sokak No: 11", "Rruga X, Nr. 3", "X Lane, Hse 84", "Plot 6, X Crescent", "16 Moo 11"): with
 # their dot or colon where written.
-NUMBER_LABELS = frozenset({"No", "Nr", "Hse", "House No", "Plot", "Moo"})
+NUMBER_LABELS = frozenset({"No", "Nr", "Hse", "House No", "Plot", "Moo", "Nyumba Na"})  # Swahili: house no.
 
 # Labels that open an address, its street and a street type after them ("Plot 6, Adeyemi Crescent", "Moo 4,
 # Titipatrayunyong Road", "Hse 12, Ngong Road").

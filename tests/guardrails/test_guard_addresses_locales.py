@@ -43,6 +43,22 @@ def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
         ("site visit at Bd. Unirii nr. 176", "Bd. Unirii nr. 176"),
         ("value: 'Str. Lipscani nr. 5'", "Str. Lipscani nr. 5"),
         ("return_address=39/47 Soi Sukhumvit\n", "39/47 Soi Sukhumvit"),
+        # Catalan, Galician, Peruvian and Mexican types before the name; Swahili ones with "Nyumba Na." (house no.)
+        ("deliver to Carrer de Mallorca, 401, 3r 1a", "Carrer de Mallorca, 401"),
+        ("site visit at C/ Pujades, 77", "C/ Pujades, 77"),
+        ("the flat was at Rúa do Vilar, 12, 2º", "Rúa do Vilar, 12"),
+        ("ship to Avda. Castelao, 45", "Avda. Castelao, 45"),
+        ("entregar en Jr. Huallaga 320", "Jr. Huallaga 320"),
+        ("Cda. Fresnos 14, Col. Roma", "Cda. Fresnos 14"),
+        ("tuma kwa Barabara ya Uhuru 55", "Barabara ya Uhuru 55"),
+        ("anwani: Mtaa wa Jamhuri, Nyumba Na. 12", "Mtaa wa Jamhuri, Nyumba Na. 12"),
+        ("2/BARABARA YA MOROGORO 88\n", "BARABARA YA MOROGORO 88"),
+        # Basque types after the name; Icelandic types glued to it
+        ("bidali Gran Vía kalea 12, 3. ezk.", "Gran Vía kalea 12"),
+        ("helbidea: Sabino Arana etorbidea 8", "Sabino Arana etorbidea 8"),
+        ("Deliver to Hafnarvegur 14, íbúð 3", "Hafnarvegur 14"),
+        ("the office moved to Laugabraut 7", "Laugabraut 7"),
+        ("2/AUSTURSTÍGUR 9\n", "AUSTURSTÍGUR 9"),
         # a label that opens the address, a street type after its name: Nigerian "Plot", Thai "Moo"
         ("billing address is Plot 80, Adeola Crescent\n", "Plot 80, Adeola Crescent"),
         ("lives alone at 177 Moo 1, Phahonyothin Road now", "Moo 1, Phahonyothin Road"),

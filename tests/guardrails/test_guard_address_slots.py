@@ -1,0 +1,62 @@
+"""STREET_ADDRESS in the slots a record's structure marks as an address line (X12 N3, SWIFT option F line 2/,
+ISO 20022 StrtNm/AdrLine, a field keyed as a street or address line), whatever script or words the value holds;
+and the fields of the same shapes that hold no street."""
+
+import pytest
+
+from gateway.guardrails.address_slots import slot_spans
+from gateway.guardrails.addresses import StreetAddressRecognizer
+
+
+@pytest.fixture(scope="module")
+def addresses() -> StreetAddressRecognizer:
+    return StreetAddressRecognizer()
+
+
+def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
+    return [text[r.start : r.end] for r in addresses.analyze(text, []) if r.score >= 0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "streets"),
+    [
+        # X12: both elements of N3 are address lines, whatever their words
+        ("NM1*IL*1*DOE*JANE~\nN3*רחוב הרצל 12*דירה 4~\nN4*TEL AVIV*61000~", ["רחוב הרצל 12", "דירה 4"]),
+        ("NM1*IL*1~N3*ΟΔΟΣ ΕΡΜΟΥ~N4*ATHINA*10563~", ["ΟΔΟΣ ΕΡΜΟΥ"]),
+        # SWIFT MT option F: line 2/ of the ordering or beneficiary customer
+        (":50F:/12345678\n1/JOHN SMITH\n2/ՄԱՇՏՈՑԻ 12\n3/AM/YEREVAN\n:59:/998877", ["ՄԱՇՏՈՑԻ 12"]),
+        (":59F:/DE44500105175407324931\n1/ANNA WEBER\n2/OKÄNDA VÄGEN 7\n3/SE/MALMO\n", ["OKÄNDA VÄGEN 7"]),
+        # ISO 20022 postal-address elements
+        ("<PstlAdr><StrtNm>Rua das Flores 8</StrtNm><TwnNm>Porto</TwnNm></PstlAdr>", ["Rua das Flores 8"]),
+        ("<PstlAdr><AdrLine>Kaiser-Weg 12</AdrLine></PstlAdr>", ["Kaiser-Weg 12"]),
+        # fields keyed as a street or address line: the whole value
+        ("[Profile]\nPostalStreet=Hafnarstræti 5, íbúð 2\nCity=Reykjavík", ["Hafnarstræti 5, íbúð 2"]),
+        ('address_line1 = "ул. Пушкина 10"\n', ["ул. Пушкина 10"]),
+        ('  mailingAddress: "Harborview 9"\n', ["Harborview 9"]),
+        ("<AddressLine1>Kerkplein 3</AddressLine1>", ["Kerkplein 3"]),
+        ("shipping_street: 'Rua Augusta 274'", ["Rua Augusta 274"]),
+        ('[meta@32473 postal_street="77/26 ถนนพระราม 4" seq="1"]', ["77/26 ถนนพระราม 4"]),
+    ],
+)
+def test_a_slot_of_an_address_line_is_one(addresses: StreetAddressRecognizer, text: str, streets: list[str]) -> None:
+    assert found(addresses, text) == streets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'bind_address = "0.0.0.0:8080"',  # a server's address, not a postal one
+        "ip_address: 10.1.2.3",
+        "email_address=jane@example.org",
+        'street_view_url = "https://maps.example/x/1"',
+        "PostalStreet=Main Street\n",  # a key named freely needs a house number in its value
+        'street = "{{ address.line1 }}"',  # a template
+        'home_address: "${ADDRESS_1}"',
+        "the N3*2 value",  # no segment: not at a line's start or after "~"
+        "N3*5~",  # no letters
+        ":59:/123\nJOHN\n2/3 shares",  # not an option F field
+        "<StrtNm>4</StrtNm>",
+    ],
+)
+def test_slots_that_hold_no_street(text: str) -> None:
+    assert list(slot_spans(text)) == []
