@@ -69,10 +69,19 @@ _WORD = re.compile(r"[^\W\d_]+")
 def has_record_name_anchor(text: str) -> bool:
     """The pre-filter: an HL7 name segment, a capital on each side of a slash, a name property's key, an X12, SWIFT
     or ISO 20022 name slot's marker, or a letter of a script without capitals that names are written in."""
-    if "PID|" in text or "NK1|" in text or _SLASH_BETWEEN_CAPITALS.search(text) is not None:
-        return True
-    if has_standard_name_slot(text) or has_script_letters(text):
-        return True
+    return (_has_hl7_segment(text) or _has_ticket_slash(text) or has_standard_name_slot(text)
+            or has_script_letters(text) or _has_property_key(text))  # fmt: skip
+
+
+def _has_hl7_segment(text: str) -> bool:
+    return "PID|" in text or "NK1|" in text
+
+
+def _has_ticket_slash(text: str) -> bool:
+    return _SLASH_BETWEEN_CAPITALS.search(text) is not None
+
+
+def _has_property_key(text: str) -> bool:
     return any(marker in text for marker in _PROPERTY_MARKERS) and _PROPERTY_KEY.search(text) is not None
 
 
@@ -210,9 +219,16 @@ class RecordNameRecognizer(EntityRecognizer):
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        results = [self._result(start, end, HL7_SCORE, "hl7 person name") for start, end in hl7_names(text)]
-        results += [self._result(start, end, TICKET_SCORE, "ticket name") for start, end in ticket_names(text)]
-        results += [self._result(start, end, PROPERTY_SCORE, "name property") for start, end in property_names(text)]
+        # Each reader only where its own anchor stands: a text of X12 segments or of Hebrew is read by their readers
+        # alone, not by every reader the record pre-filter passes.
+        results = []
+        if _has_hl7_segment(text):
+            results += [self._result(start, end, HL7_SCORE, "hl7 person name") for start, end in hl7_names(text)]
+        if _has_ticket_slash(text):
+            results += [self._result(start, end, TICKET_SCORE, "ticket name") for start, end in ticket_names(text)]
+        if _has_property_key(text):
+            results += [self._result(start, end, PROPERTY_SCORE, "name property")
+                        for start, end in property_names(text)]  # fmt: skip
         results += [
             self._result(start, end, STANDARD_SCORE, "standard name slot") for start, end in standard_names(text)
         ]

@@ -64,6 +64,8 @@ class ScriptNames:
     given: frozenset[tuple[str, ...]]
     family: frozenset[tuple[str, ...]]
     characters: str
+    # The first words of the names of more than one word: only at these is a longer entry looked for.
+    openers: frozenset[str]
 
     def is_known(self, word: str) -> bool:
         return (key(word),) in self.given or (key(word),) in self.family
@@ -111,7 +113,8 @@ def script_names() -> ScriptNames:
 
     given_entries, family_entries = entries(given), entries(family)
     characters = {char for entry in given_entries | family_entries for word in entry for char in word}
-    return ScriptNames(given_entries, family_entries, "".join(sorted(characters)))
+    openers = frozenset(entry[0] for entry in given_entries | family_entries if len(entry) > 1)
+    return ScriptNames(given_entries, family_entries, "".join(sorted(characters)), openers)
 
 
 @functools.cache
@@ -139,8 +142,9 @@ def _char_class(characters: str) -> str:
 
 
 def has_script_letters(text: str) -> bool:
-    """The pre-filter: a character any of the tables' names is written with."""
-    return _prefilter().search(text) is not None
+    """The pre-filter: a character any of the tables' names is written with (none in ASCII text, which most
+    prompts are: that answer is a C-level scan)."""
+    return not text.isascii() and _prefilter().search(text) is not None
 
 
 def _glued(text: str, start: int, end: int) -> bool:
@@ -160,10 +164,13 @@ def _words(text: str) -> list[tuple[int, int, str]]:
 def _entry_ends(entries: frozenset[tuple[str, ...]], words: list[tuple[int, int, str]], text: str,
                 at: int) -> list[int]:  # fmt: skip
     """The word indexes right after each entry that starts at word `at` (its words split by single spaces)."""
-    ends = []
-    for length in range(1, _MAX_ENTRY_WORDS + 1):
-        last = at + length - 1
-        if last >= len(words) or (length > 1 and text[words[last - 1][1] : words[last][0]] != " "):
+    if at >= len(words):
+        return []
+    ends = [at + 1] if (words[at][2],) in entries else []
+    if words[at][2] not in script_names().openers:
+        return ends
+    for last in range(at + 1, min(at + _MAX_ENTRY_WORDS, len(words))):
+        if text[words[last - 1][1] : words[last][0]] != " ":
             break
         if tuple(word for _, _, word in words[at : last + 1]) in entries:
             ends.append(last + 1)
