@@ -60,8 +60,8 @@ _DIGITS_OF_A_RUN = re.compile(r"[0-9](?:[ \t().-]{0,2}[0-9]){5}")
 _LEAD_REACH = 4
 _DIGIT_GROUP = re.compile(r"[0-9]+")
 # A candidate that stops where its run goes on with a dash, a dot or a slash and more digits was cut short of a token
-# glued to a letter or a colon (its trailing look-ahead backtracked): a timestamp's "1 2026-03" of a syslog header's
-# "<134>1 2026-03-02T10:11:12Z", a version's or a path's digits. No phone number is a piece of one.
+# glued to a letter or a colon, or of a run longer than any number (its trailing look-ahead backtracked): a
+# timestamp's "1 2026-03" of a syslog header's "<134>1 2026-03-02T10:11:12Z". No phone number ends inside one.
 _RUN_GOES_ON = re.compile(r"[./-][0-9]")
 _MIN_DIGITS = 7  # the shortest subscriber numbers of the national plans
 # The rest of a run of digit groups, past the candidate's cap too, read up to its first _MIN_DIGITS digits: all the
@@ -186,8 +186,9 @@ class PhoneNumberRecognizer(EntityRecognizer):
             budget.check()  # a scan past its CPU budget stops at the next candidate, not at the end of a long text
             start = candidate.start() + (len(candidate.group()) - len(candidate.group().lstrip()))
             position = candidate.end()
-            if _RUN_GOES_ON.match(text, position):
-                continue
+            # A run cut short of a token that goes on ends no number: only the numbers listed before that token may
+            # (a phone before an SSN or a card in one run of groups: "+973 3608 4533\t707-14-1645").
+            goes_on = _RUN_GOES_ON.match(text, position) is not None
             if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
                 continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
             if text[start] != "+":
@@ -205,6 +206,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
             for end in self._group_ends(text, start, candidate.end()):
                 if best is not None and best[0] >= top:
                     break
+                if goes_on and end == candidate.end():
+                    continue
                 if end < candidate.end() and _digits_running_on(text, end) < _MIN_DIGITS:
                     continue  # what would follow is too short to be a number: the run is one value, not a list
                 number = text[start:end]

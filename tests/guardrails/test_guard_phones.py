@@ -330,3 +330,12 @@ def test_a_national_id_as_its_issuer_prints_it_is_no_phone(value: str) -> None:
     """A CPF's dots and dash, a German IdNr's groups: the id's validator accepts it, and no region's plan decides."""
     assert PhoneNumberRecognizer().analyze(f"contact: {value}", []) == []
 
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [("Phone: +38730256828  5038-8589-6539-2752 was declined", "+38730256828"),
+     ("3\t+973 3608 4533\t707-14-1645\tPark", "+973 3608 4533")],
+)  # fmt: skip
+def test_a_phone_listed_before_a_longer_token_in_one_run_stays(text: str, phone: str) -> None:
+    assert [text[r.start : r.end] for r in PhoneNumberRecognizer().analyze(text, [])] == [phone]
