@@ -122,7 +122,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # pay here.
     "optimized_ngram": {"speculative_method": "ngram"},
     # The KV cache as int8 codes with a scale per row (``EngineConfig.kv_cache_dtype``): decode attention reads about
-    # half the bytes of bf16 rows.
+    # half the bytes of bf16 rows. Not the optimized arm's: bf16 decode attention, reading a context in L2-sized spans
+    # from a cache on huge pages, takes about the int8 kernel's time (bench.cpu_attention --int8-kv: 8 x 3072 keys
+    # 1.40 vs 1.39 ms a layer, 8 x 700 faster in bf16), so int8 rows would change outputs for no step time.
     "optimized_int8kv": {"kv_cache_dtype": "int8"},
     # 8-token KV blocks instead of 16: a prefix hit ends at a block boundary, so a turn recomputes on average half a
     # block of the prefix it shares; on this trace that is about 1% of the prompt tokens, 4% of those computed.
