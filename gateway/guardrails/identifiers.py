@@ -205,8 +205,7 @@ SLOT_SCORE = 0.85
 
 def _slot_markers(text: str) -> bool:
     """Whether the text may hold a record slot (``_SLOT_BEFORE``, ``_SLOT_AFTER``): substring tests before any regex."""
-    return "REF" in text or "</Cd>" in text or "\n7/" in text or "\n6/" in text or any(
-        f"{code}/" in text for code in _ID_CODES)  # fmt: skip
+    return "REF" in text or "</Cd>" in text or ":50F:" in text  # SWIFT's numbered lines and party codes are 50F's
 
 
 def slot_values(text: str) -> list[tuple[int, int, str]]:
