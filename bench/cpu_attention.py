@@ -22,6 +22,8 @@ Shapes (9 query heads, 3 KV heads, head_dim 64, bf16 cache in 16-token blocks sc
 working tree's (each built alone, its op namespace renamed): on a shared machine the drifting load falls on both
 alike. ``--int8-kv`` adds an arm of the working tree's kernels over the same batches with int8 caches
 (``kernels.reference.kv_int8``: 68 bytes a row where bf16 takes 128), checked against the reference on those caches.
+Every cache lies on 2 MB transparent huge pages, as the engine's do (``engine.worker.huge_pages``; the scattered
+blocks of a decode's rows cost a page walk each on 4 KB pages); ``--small-pages`` puts them on 4 KB pages instead.
 Figures are medians over rounds of the calling thread's CPU time (wall time with --threads > 1). Both builds
 are checked against the float32 torch reference first. Nothing is written: the numbers go to stdout.
 
@@ -46,6 +48,7 @@ import numpy
 import torch
 
 import kernels.cpu
+from engine.worker.huge_pages import zeros_on_huge_pages
 from kernels.reference import kv_int8
 from kernels.reference.paged_attention import paged_attention as reference_attention
 from tests.kernels.batch import PagedBatch, make_batch
@@ -99,9 +102,17 @@ def attention(namespace: str) -> Callable[[PagedBatch], torch.Tensor]:
     return run
 
 
+SMALL_PAGES = False  # --small-pages: the caches on 4 KB pages instead of the engine's 2 MB ones
+
+
 def batch(decodes: list[int], prefills: list[tuple[int, int]], seed: int) -> PagedBatch:
-    return make_batch(decodes, prefills, kv_heads=KV_HEADS, group=GROUP, head_dim=HEAD_DIM, block_size=BLOCK,
-                      dtype=torch.bfloat16, device=torch.device("cpu"), seed=seed)
+    """A batch whose caches lie, as the engine's do, on huge pages (``engine.worker.huge_pages``)."""
+    b = make_batch(decodes, prefills, kv_heads=KV_HEADS, group=GROUP, head_dim=HEAD_DIM, block_size=BLOCK,
+                   dtype=torch.bfloat16, device=torch.device("cpu"), seed=seed)
+    if SMALL_PAGES:
+        return b
+    k_cache, v_cache = (zeros_on_huge_pages(tuple(c.shape), c.dtype).copy_(c) for c in (b.k_cache, b.v_cache))
+    return PagedBatch(b.q, b.key, b.value, k_cache, v_cache, b.meta)
 
 
 def prefill_flops(prefills: list[tuple[int, int]]) -> float:
@@ -113,8 +124,11 @@ def prefill_flops(prefills: list[tuple[int, int]]) -> float:
 
 
 def with_int8_caches(b: PagedBatch) -> PagedBatch:
-    """``b`` with its caches quantized to int8 rows."""
-    return PagedBatch(b.q, b.key, b.value, kv_int8.quantize(b.k_cache), kv_int8.quantize(b.v_cache), b.meta)
+    """``b`` with its caches quantized to int8 rows (on huge pages unless --small-pages)."""
+    k_cache, v_cache = (kv_int8.quantize(c) for c in (b.k_cache, b.v_cache))
+    if not SMALL_PAGES:
+        k_cache, v_cache = (zeros_on_huge_pages(tuple(c.shape), c.dtype).copy_(c) for c in (k_cache, v_cache))
+    return PagedBatch(b.q, b.key, b.value, k_cache, v_cache, b.meta)
 
 
 def on_int8_caches(run: Callable[[PagedBatch], torch.Tensor], batches: list[PagedBatch]
@@ -184,7 +198,11 @@ def main() -> None:
                         help="time only the serve trace's decode steps (8 x 930, 1 x 930, 8 x 2700 keys, 30 layers)")
     parser.add_argument("--layer-calls", action="store_true",
                         help="time the compiled step's 30 attention op calls instead (Python op vs C++ op)")
+    parser.add_argument("--small-pages", action="store_true",
+                        help="caches on 4 KB pages (the engine's lie on 2 MB transparent huge pages)")
     args = parser.parse_args()
+    global SMALL_PAGES
+    SMALL_PAGES = args.small_pages
     torch.set_num_threads(args.threads)
     if args.layer_calls:
         time_layer_calls(args.rounds)

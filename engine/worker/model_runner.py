@@ -35,6 +35,7 @@ from engine.scheduling.sequence import Sequence
 from engine.worker.background_compile import BackgroundCompile, should_compile_in_background
 from engine.worker.compilation import CompiledModel
 from engine.worker.forward_context import forward_context
+from engine.worker.huge_pages import zeros_on_huge_pages
 from kernels import dispatch
 from kernels.attention_metadata import AttentionMetadata
 from kernels.reference import kv_int8
@@ -324,8 +325,10 @@ class ModelRunner:
         if not layers:  # attention-free (Mamba2): the blocks only index the prefix cache
             return torch.zeros(0, 2, 0, dtype=self.dtype, device=self.device)
         element, row = kv_cache_layout(self.config.kv_cache_dtype, self.dtype, layers[0].head_dim)
-        cache = torch.zeros(len(layers), 2, num_blocks, self.block_size, layers[0].num_kv_heads, row,
-                            dtype=element, device=self.device)
+        shape = (len(layers), 2, num_blocks, self.block_size, layers[0].num_kv_heads, row)
+        # On the CPU, huge pages: decode attention reads rows scattered over the whole cache (engine.worker.huge_pages).
+        cache = (zeros_on_huge_pages(shape, element) if self.device.type == "cpu"
+                 else torch.zeros(shape, dtype=element, device=self.device))
         pattern = self.config.block_sparse_pattern()
         for i, attn in enumerate(layers):
             attn.k_cache, attn.v_cache, attn.layer_index = cache[i, 0], cache[i, 1], i

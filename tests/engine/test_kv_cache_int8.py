@@ -13,6 +13,7 @@ from engine.sampling_params import SamplingParams
 from engine.worker.model_runner import kv_bytes_per_block
 from gateway.core.engine_settings import EngineSettings
 from tests.engine.conftest import CHAT_PROMPTS
+from tests.engine.test_huge_pages import huge_kb_around, needs_thp
 
 # Measured on the default model (6 chat prompts x 24 tokens): top-1 95.1%, mean KL 0.0033 nats.
 TOP1_PERCENT = 90.0
@@ -50,6 +51,14 @@ def engines() -> dict[str, LLM]:
     yield llms
     for llm in llms.values():
         llm.close()
+
+
+@needs_thp
+def test_the_runners_caches_lie_on_huge_pages(engines: dict[str, LLM]) -> None:
+    """Both caches (64 MB each) on 2 MB pages: decode attention reads their rows scattered over all of them."""
+    for llm in engines.values():
+        cache = llm.engine.runner.kv_cache
+        assert huge_kb_around(cache.data_ptr()) * 1024 >= cache.numel() * cache.element_size() // 2
 
 
 def test_the_runner_allocates_int8_rows_with_their_scales(engines: dict[str, LLM]) -> None:
