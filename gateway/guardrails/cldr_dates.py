@@ -18,6 +18,7 @@ gateway.guardrails.cldr_dates`` reads it once into gateway/guardrails/data/dob_m
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import unicodedata
@@ -290,8 +291,6 @@ class CldrDateOfBirthRecognizer(EntityRecognizer):
     raised by a birth word beside it (its context words are that recognizer's) or a person's age stated beside it."""
 
     SCORE = 0.3
-    # How far around a date the other recognizers read it again: as far as their look-behinds and windows reach.
-    ELSEWHERE_MARGIN = 32
 
     def __init__(self, read_elsewhere: Sequence[EntityRecognizer] = ()) -> None:
         """`read_elsewhere`: the recognizers of the date shapes read already (``dates``, ``date_traditions``); a date
@@ -316,16 +315,25 @@ class CldrDateOfBirthRecognizer(EntityRecognizer):
                 score = self.SCORE + (AGE_BOOST if states_an_age(text, match.start(), match.end()) else 0.0)
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"date cldr {order}")
                 results.append(RecognizerResult("DATE_OF_BIRTH", match.start(), match.end(), score, explanation))
-        return [result for result in results if not self._read_elsewhere(text, result.start, result.end)]
+        if not results or not self.read_elsewhere:
+            return results
+        # The other recognizers read the same text once (not once per date: a long text of dates is read in one
+        # window), and a date one of them reports is theirs.
+        theirs = sorted((other.start, other.end) for recognizer in self.read_elsewhere
+                        for other in recognizer.analyze(text, ["DATE_OF_BIRTH"], None))  # fmt: skip
+        starts = [start for start, _ in theirs]
+        return [result for result in results if not _overlapped(theirs, starts, result.start, result.end)]
 
-    def _read_elsewhere(self, text: str, start: int, end: int) -> bool:
-        """Whether another date recognizer reports a date over [start, end) (run on the text around it only: a date
-        with a CLDR month is rare, the other recognizers' windows are where their anchors are)."""
-        offset = max(0, start - self.ELSEWHERE_MARGIN)
-        around = text[offset : end + self.ELSEWHERE_MARGIN]
-        return any(other.start + offset < end and start < other.end + offset
-                   for recognizer in self.read_elsewhere
-                   for other in recognizer.analyze(around, ["DATE_OF_BIRTH"], None))  # fmt: skip
+
+def _overlapped(spans: list[tuple[int, int]], starts: list[int], start: int, end: int) -> bool:
+    """Whether any of `spans` (sorted, with `starts` their starts) overlaps [start, end); spans are a date long, so
+    only those starting up to a date's length before it can reach it."""
+    first = bisect.bisect_left(starts, start - _LONGEST_DATE)
+    last = bisect.bisect_left(starts, end)
+    return any(other_end > start for _, other_end in spans[first:last])
+
+
+_LONGEST_DATE = 80
 
 
 # Where such a date has its year: four digits standing apart from other digits and from a dotted, dashed or slashed

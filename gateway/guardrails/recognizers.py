@@ -536,8 +536,13 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_s
         return True
     if own_sentence and _key_label_names_it(context, text, start):
         return True
-    column = column_name(text, start) if may_have_columns(text) else None
+    column = column_name(text, start) if _may_have_columns(text) else None
     return column is not None and context.search(column) is not None
+
+
+# Asked for each value of a text without a context word: a text with no delimiter is read to its end by each ask
+# (quadratic over a long text of many dates), so the answer is kept for the text (a string keeps its hash).
+_may_have_columns = lru_cache(maxsize=2)(may_have_columns)
 
 
 # A CEF extension's key right before its value ("flexDate1=20.01.1984"), and the label CEF gives a custom field's key
