@@ -53,8 +53,10 @@ def _spaced_script_name(name: str) -> bool:
 
 
 def key(word: str) -> str:
-    """A word as compared: NFC, its optional points removed."""
-    return _OPTIONAL_POINTS.sub("", unicodedata.normalize("NFC", word))
+    """A word as compared: NFKC, as the analyzer's reader view folds it (Thai sara am is nikhahit and sara aa there),
+    without joiners (the view drops format characters) and optional points."""
+    folded = _OPTIONAL_POINTS.sub("", unicodedata.normalize("NFKC", word))
+    return "".join(char for char in folded if unicodedata.category(char) != "Cf")
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ def script_names() -> ScriptNames:
     def entries(names: set[str]) -> frozenset[tuple[str, ...]]:
         kept = set()
         for name in names:
+            raw_characters.update(name)
             name = unicodedata.normalize("NFC", name)
             if not _spaced_script_name(name):
                 continue
@@ -111,8 +114,11 @@ def script_names() -> ScriptNames:
                 kept.add(words)
         return frozenset(kept)
 
+    raw_characters: set[str] = set()
     given_entries, family_entries = entries(given), entries(family)
+    # The characters of the names as written and as compared: a raw text and the reader view's folded one.
     characters = {char for entry in given_entries | family_entries for word in entry for char in word}
+    characters |= {char for char in raw_characters if _script(char) in SPACED_SCRIPTS}
     openers = frozenset(entry[0] for entry in given_entries | family_entries if len(entry) > 1)
     return ScriptNames(given_entries, family_entries, "".join(sorted(characters)), openers)
 
