@@ -166,8 +166,8 @@ def test_every_case_insensitive_partner_of_a_month_names_first_letter_opens_the_
 PLAIN_PLACE_CUES = {
     "_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:" + "|".join(places._CUES) + r")[\s,]+\Z", re.IGNORECASE),
     "_GENITIVE_BEFORE": re.compile(r"(?:^|[^\w])(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE),
-    "_ANY_NOUN_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:en|em|de|per|à|au|aux|para|hasta|dans|vers|ab|bis|über)"
-                                       r"[\s,]+\Z", re.IGNORECASE),
+    "_ANY_NOUN_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:en|em|de|per|à|au|aux|para|hasta|dans|vers|ab|bis|über"
+                                       r"|sa|nasa|niko|tuko|yuko|huko|katika|în)[\s,]+\Z", re.IGNORECASE),
     "_PERSON_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:to|from|via|von|bei|aus|desde|hacia|depuis|vers)[\s,]+\Z",
                                      re.IGNORECASE),
     "_CAPITALISED_CUE_BEFORE": re.compile(r"(?:^|[^\w])(?:a)[ \t]+\Z"),
