@@ -31,7 +31,14 @@ from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 from gateway.guardrails.dates import MONTH_LOCALES, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import NOUN_MIN_POPULATION, english_words, gazetteer
+from gateway.guardrails.places import (
+    NOUN_MIN_POPULATION,
+    english_words,
+    gazetteer,
+    is_markup_name,
+    is_tag_name,
+    modifies_a_noun,
+)
 
 _NAME_TYPES = ("PERSON", "LOCATION")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -198,6 +205,13 @@ def without_non_names(text: str, findings: list[Finding]) -> list[Finding]:
 
 def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addresses: list[Finding]) -> bool:
     if streets and in_street_business(text, finding.start, finding.end):
+        return True
+    if is_tag_name(text, finding.start):
+        return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
+    if finding.entity_type == "LOCATION" and finding.source not in _KEYED_SOURCES and (
+            is_markup_name(text, finding.start, finding.end) or modifies_a_noun(text, finding.start, finding.end)):
+        # a key's or attribute's name ('"Lima":', "<Amt Ccy="), or NER's place modifying the English noun after it
+        # ("Brussels sprouts", "Manila envelope"); a person stays a person as a key ('"Ana Ruiz": {...}' is PII)
         return True
     if finding.entity_type != "PERSON":  # a place in an address ("53097 Bryant Causeway") is the address's word
         return (finding.source not in _KEYED_SOURCES and names_a_thing(text, finding.end)

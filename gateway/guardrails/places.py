@@ -309,11 +309,16 @@ _EQUALS_AFTER = re.compile(r"[ \t]*=(?!=)")
 _QUOTED_KEY_AFTER = re.compile(r"[\"'][ \t]*:")
 
 
+def is_tag_name(text: str, start: int) -> bool:
+    """Whether a word at ``start`` is an XML or HTML element's name ("<Ustrd>", "</Nm>", "<ns:Nm>")."""
+    return _TAG_OPEN_BEFORE.search(text, max(0, start - 40), start) is not None
+
+
 def is_markup_name(text: str, start: int, end: int) -> bool:
     """Whether [start, end) is the name of a markup element or attribute, or a record's key: an XML or HTML tag's
     name ("<Ustrd>", "</Nm>"), an attribute's inside a tag ("<Amt Ccy=..."), a quoted JSON key ('"Lima": ...'),
     or an INI, TOML or .env key opening its line ("Paris = 3"). A place there names the field, not a place."""
-    if _TAG_OPEN_BEFORE.search(text, max(0, start - 40), start) is not None:
+    if is_tag_name(text, start):
         return True
     if _EQUALS_AFTER.match(text, end) is not None:
         line_start = text.rfind("\n", 0, start) + 1

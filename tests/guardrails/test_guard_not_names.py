@@ -307,3 +307,34 @@ def test_a_code_identifier_is_no_person(text: str, value: str) -> None:
                                             ("ok mary-kate said so", "mary-kate")])  # fmt: skip
 def test_a_lower_case_double_name_stays(text: str, value: str) -> None:
     assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("<RmtInf>\n    <Ustrd>total 4 029,80</Ustrd>\n</RmtInf>", "Ustrd", "LOCATION"),
+        ("<RmtInf><Ustrd>order 55</Ustrd></RmtInf>", "Ustrd", "PERSON"),
+        ("<ns:Lima>3</ns:Lima>", "Lima", "LOCATION"),
+        ('{"Lima": {"replicas": 3}}', "Lima", "LOCATION"),
+        ("<Amt Lima=\"3\">", "Lima", "LOCATION"),
+        ("He bought Brussels sprouts and a Manila envelope.", "Brussels", "LOCATION"),
+        ("He bought Brussels sprouts and a Manila envelope.", "Manila", "LOCATION"),
+    ],
+)
+def test_a_markup_name_or_a_place_modifying_a_noun_is_no_name(text: str, value: str, entity: str) -> None:
+    # The NER reads an XML element's name as a word ("Ustrd"), and a place before the English noun it modifies as
+    # the place: neither names one.
+    assert not kept(text, value, entity)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ('{"Ana Ruiz": {"phone": "+44 20 7946 0958"}}', "Ana Ruiz", "PERSON"),  # a person as a key is still PII
+        ("Ustrd: Ana Ruiz", "Ana Ruiz", "PERSON"),
+        ("<Ustrd>rent for Lima office</Ustrd>", "Lima", "LOCATION"),
+        ("I moved to Brussels last year.", "Brussels", "LOCATION"),
+    ],
+)
+def test_names_beside_markup_and_nouns_stay(text: str, value: str, entity: str) -> None:
+    assert kept(text, value, entity)
