@@ -35,11 +35,18 @@ _ISO20022_PARTY_NAME = re.compile(
     r"<(?:\w+:)?(?P<parent>\w+)(?:\s[^<>]*)?>\s*<(?P<prefix>\w+:)?Nm>(?P<value>[^<>]{1,140})</(?P=prefix)?Nm>"
 )
 _NOT_PARTIES = frozenset({"FinInstnId", "BrnchId", "Acct"})
-STANDARD_MARKERS = ("NM1", ":50F:", ":59F:", ":50K:", ":59:", "Nm>")
+_SWIFT_MARKERS = (":50F:", ":59F:", ":50K:", ":59:")
+_SWIFT_FIELD_START = re.compile(r"(?m)^:(?:50F|59F|50K|59):")
+
+
+def _has_swift_party(text: str) -> bool:
+    """SWIFT's party field only where it opens a line, as ``_SWIFT_PARTY`` reads it: a log's "12:59:03" holds
+    ":59:", and passing it would run every record-name reader over the log."""
+    return any(marker in text for marker in _SWIFT_MARKERS) and _SWIFT_FIELD_START.search(text) is not None
 
 
 def has_standard_name_slot(text: str) -> bool:
-    return any(marker in text for marker in STANDARD_MARKERS)
+    return "NM1" in text or "Nm>" in text or _has_swift_party(text)
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -95,7 +102,12 @@ def iso20022_names(text: str) -> list[tuple[int, int]]:
 
 
 def standard_names(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each person's name in an X12 NM1 segment, a SWIFT MT party field or an ISO 20022 party."""
-    if not has_standard_name_slot(text):
-        return []
-    return [*x12_names(text), *swift_names(text), *iso20022_names(text)]
+    """[start, end) of each person's name in an X12 NM1 segment, a SWIFT MT party field or an ISO 20022 party.
+    Each standard's regex runs only where its own marker stands (the X12 one opens with an alternation the regex
+    engine cannot skip to: ~50 us over a 2 KB text that holds no NM1)."""
+    spans = x12_names(text) if "NM1" in text else []
+    if _has_swift_party(text):
+        spans += swift_names(text)
+    if "Nm>" in text:
+        spans += iso20022_names(text)
+    return spans

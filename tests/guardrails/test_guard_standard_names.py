@@ -84,3 +84,11 @@ def test_standard_names_are_findings_of_the_analyzer(analyzer: PiiAnalyzer) -> N
     text = "ST*834*0001~\nINS*Y*18*021*28*A***FT~\nNM1*IL*1*KOWALCZYK*HALINA~\nN3*UL DLUGA 4~\nSE*5*0001~"
     people = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False) if f.entity_type == "PERSON"]
     assert people == ["KOWALCZYK*HALINA"]
+
+
+def test_a_swift_tag_inside_a_line_is_no_party_field() -> None:
+    # a log's clock holds ":59:" ("12:59:03"): no SWIFT field opens there, so no reader runs over the log
+    log = "2026-03-02 12:59:03 INFO sync done\n2026-03-02 12:50:11 INFO user Maria Lopez"
+    assert not has_record_name_anchor(log)
+    assert standard_names(log) == []
+    assert standard_names(":59:/123456\nMARIA LOPEZ\n:71A:OUR") != []
