@@ -19,6 +19,7 @@ from gateway.guardrails.phones import judgements_shared
 from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
 from gateway.guardrails.query_strings import decoded_view
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
+from gateway.guardrails.unspaced_scripts import glued_findings
 
 PATTERN_ENTITIES = frozenset(
     {"EMAIL_ADDRESS", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS",
@@ -72,6 +73,8 @@ class PiiAnalyzer:
             for detector in self._detectors:
                 budget.check()
                 findings.extend(run_detector(detector, text))
+            # values glued to Japanese, Chinese, Thai or Korean words (``unspaced_scripts``)
+            findings.extend(glued_findings(text, findings, self._detectors))
             per_text.append(findings)
         if not ner_enabled or not texts:
             return [without_non_names(text, findings) for text, findings in zip(texts, per_text, strict=True)]
