@@ -47,6 +47,7 @@ from gateway.guardrails.emails import AnchoredEmailRecognizer
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
+from gateway.guardrails.mrz import MRZ_ENTITIES, MachineReadableZoneRecognizer, has_zone
 from gateway.guardrails.offline import configure_offline
 from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
 from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
@@ -452,6 +453,7 @@ def build_detectors() -> list[Detector]:
     configure_offline()  # the e-mail recognizers validate domains through tldextract
     dates_of_birth = DateOfBirthRecognizer()
     traditions = DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer")
+    zones = MachineReadableZoneRecognizer()
     spec: list[tuple[str, EntityRecognizer, Callable[[str], bool], str | tuple[str, ...] | None, int]] = [
         # (entity, recognizer, pre-filter, anchor regex (or several) or None, window margin around the anchor)
         ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
@@ -488,6 +490,9 @@ def build_detectors() -> list[Detector]:
         ("DATE_OF_BIRTH", TelexDocsRecognizer(), has_docs_element, None, 0),
         # The X12 DMG segment's and SWIFT field 50F's birth dates, by their place in the record.
         ("DATE_OF_BIRTH", RecordDateOfBirthRecognizer(), has_record_birth_field, None, 0),
+        # A travel document's machine-readable zone (ICAO 9303) whose check digits hold: the holder's name,
+        # document number and birth date.
+        *((entity, zones, has_zone, None, 0) for entity in MRZ_ENTITIES),
         # A date with its month named as any CLDR locale writes one ("18 Φεβρουαρίου 1973", "15 בדצמבר 1986",
         # "1986ko apirilaren 28a"), read around each year that stands apart from other digits; less those the shapes
         # above report.

@@ -1,0 +1,115 @@
+"""Machine-readable zones of travel documents (ICAO Doc 9303): the holder's name, document number and birth date.
+
+A passport's data page (TD3: two lines of 44 characters), a visa or older ID card (TD2: two of 36) and an ID card
+(TD1: three of 30) print the holder's data again in OCR-B for machines: "P<GEOGRIGOLIA<<TAXIR<<<..." and
+"BFC6CTODN1GEO6003070M3410060<<<<<<<<<<<<<<06". Filler '<' stands for spaces, so no word-based detector reads the
+name ("GRIGOLIA<<TAXIR"), and the birth date is a bare YYMMDD. Each zone is read by its layout and accepted only
+where its check digits (weights 7, 3, 1: Doc 9303 part 3, 4.9) hold: the document number's, the birth date's, the
+expiry's and the composite one, so a line of capitals and digits that merely looks like a zone is no finding.
+"""
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+MRZ_SCORE = 0.95
+MRZ_ENTITIES = ("PERSON", "NATIONAL_ID", "DATE_OF_BIRTH")
+_WEIGHTS = (7, 3, 1)
+_END = r"[ \t]*\r?$"
+# TD3: "P" and a type letter or filler, the issuing state, then the name field; the data line below it.
+_TD3 = re.compile(
+    r"(?m)^[ \t]*P[A-Z<][A-Z<]{3}(?P<name>[A-Z<]{39})" + _END + r"\n[ \t]*"
+    r"(?P<number>[A-Z0-9<]{9})(?P<number_check>\d)[A-Z<]{3}(?P<birth>\d{6})(?P<birth_check>\d)[MFX<]"
+    r"(?P<expiry>\d{6})(?P<expiry_check>\d)(?P<personal>[A-Z0-9<]{14})(?P<personal_check>[\d<])(?P<composite>\d)"
+    + _END
+)
+# TD2: the document code, the issuing state and the name field; then the data line.
+_TD2 = re.compile(
+    r"(?m)^[ \t]*[ACIV][A-Z<][A-Z<]{3}(?P<name>[A-Z<]{31})" + _END + r"\n[ \t]*"
+    r"(?P<number>[A-Z0-9<]{9})(?P<number_check>\d)[A-Z<]{3}(?P<birth>\d{6})(?P<birth_check>\d)[MFX<]"
+    r"(?P<expiry>\d{6})(?P<expiry_check>\d)(?P<optional>[A-Z0-9<]{7})(?P<composite>\d)" + _END
+)
+# TD1: the document code, state, number and optional data; birth, sex, expiry, nationality; the name line.
+_TD1 = re.compile(
+    r"(?m)^[ \t]*[ACI][A-Z<][A-Z<]{3}(?P<number>[A-Z0-9<]{9})(?P<number_check>\d)(?P<optional>[A-Z0-9<]{15})" + _END
+    + r"\n[ \t]*(?P<birth>\d{6})(?P<birth_check>\d)[MFX<](?P<expiry>\d{6})(?P<expiry_check>\d)[A-Z<]{3}"
+    r"(?P<optional2>[A-Z0-9<]{11})(?P<composite>\d)" + _END + r"\n[ \t]*(?P<name>[A-Z<]{30})" + _END
+)
+
+
+def check_digit(field: str) -> int:
+    """Doc 9303's check digit: digits as themselves, letters A-Z as 10-35, the filler as 0, weighted 7, 3, 1."""
+    total = 0
+    for index, char in enumerate(field):
+        value = int(char) if char.isdigit() else 0 if char == "<" else ord(char) - ord("A") + 10
+        total += value * _WEIGHTS[index % 3]
+    return total % 10
+
+
+def has_zone(text: str) -> bool:
+    """The pre-filter: a name field's double filler, which every zone holds."""
+    return "<<" in text
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneValue:
+    entity_type: str
+    start: int
+    end: int
+
+
+def _holds(match: re.Match[str], field: str) -> bool:
+    return check_digit(match.group(field)) == int(match.group(f"{field}_check"))
+
+
+def _composite(match: re.Match[str], layout: re.Pattern[str]) -> str:
+    group = match.group
+    if layout is _TD3:
+        return (group("number") + group("number_check") + group("birth") + group("birth_check") + group("expiry")
+                + group("expiry_check") + group("personal") + group("personal_check"))  # fmt: skip
+    if layout is _TD2:
+        return (group("number") + group("number_check") + group("birth") + group("birth_check") + group("expiry")
+                + group("expiry_check") + group("optional"))  # fmt: skip
+    return (group("number") + group("number_check") + group("optional") + group("birth") + group("birth_check")
+            + group("expiry") + group("expiry_check") + group("optional2"))  # fmt: skip
+
+
+def _trimmed(match: re.Match[str], field: str) -> tuple[int, int] | None:
+    """A field's span less its filler at either end; None where it holds no character but the filler."""
+    start = match.start(field)
+    value = match.group(field)
+    stripped = value.strip("<")
+    if not stripped:
+        return None
+    offset = value.index(stripped)
+    return start + offset, start + offset + len(stripped)
+
+
+def zone_values(text: str) -> Iterator[ZoneValue]:
+    """The name, document number and birth date of each zone in ``text`` whose check digits hold."""
+    for layout in (_TD3, _TD2, _TD1):
+        for match in layout.finditer(text):
+            if not (_holds(match, "number") and _holds(match, "birth") and _holds(match, "expiry")
+                    and check_digit(_composite(match, layout)) == int(match.group("composite"))):  # fmt: skip
+                continue
+            for entity_type, field in (("PERSON", "name"), ("NATIONAL_ID", "number")):
+                span = _trimmed(match, field)
+                if span is not None:
+                    yield ZoneValue(entity_type, *span)
+            yield ZoneValue("DATE_OF_BIRTH", *match.span("birth"))
+
+
+class MachineReadableZoneRecognizer(EntityRecognizer):
+    """The holder's name, document number and birth date of a travel document's machine-readable zone."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=list(MRZ_ENTITIES), name="MachineReadableZoneRecognizer")
+
+    def load(self) -> None:  # nothing to load: three regexes
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        return [RecognizerResult(value.entity_type, value.start, value.end, MRZ_SCORE) for value in zone_values(text)
+                if value.entity_type in entities]  # fmt: skip
