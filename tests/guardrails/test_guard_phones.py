@@ -17,6 +17,7 @@ from gateway.guardrails.phones import (
     _INTERNATIONAL_PREFIX,
     _LEAD_REACH,
     _MIN_DIGITS,
+    _RUN_GOES_ON,
     NATIONAL_REGIONS,
     PhoneNumberRecognizer,
     _digits_running_on,
@@ -211,9 +212,12 @@ def _judge_every_region(recognizer: PhoneNumberRecognizer, candidate: str) -> tu
 
 
 def _best_of_every_end(recognizer: PhoneNumberRecognizer, text: str, start: int, end: int) -> tuple[float, int] | None:
-    """The plain rule for one run: every end judged afresh, the best score kept (the longest of equals)."""
+    """The plain rule for one run: every end judged afresh, the best score kept (the longest of equals); the run's
+    own end is none where the run was cut short of a token that goes on ("-6" after "43970")."""
     best = None
     for number_end in recognizer._group_ends(text, start, end):
+        if number_end == end and _RUN_GOES_ON.match(text, end) is not None:
+            continue
         if number_end < end and _digits_running_on(text, number_end) < _MIN_DIGITS:
             continue
         judged = _judge_every_region(recognizer, text[start:number_end])
