@@ -143,7 +143,7 @@ def build_snapshot() -> dict[str, object]:
 
     from gateway.guardrails.place_stop_words import every_stop_word
 
-    stop_words = every_stop_word()
+    stop_words = {_key(word) for word in every_stop_word()}  # as keys: look-alike letters spelled as their keys'
     written: set[str] = set()
     catalogues = sorted(path.parent.parent.name
                         for path in Path(pycountry.LOCALES_DIR).glob("*/LC_MESSAGES/iso3166-1.mo"))  # fmt: skip
