@@ -117,6 +117,11 @@ def _reads_as_latin(token: str) -> bool:
     )
 
 
+def latin_skeleton(token: str) -> str:
+    """``token`` with each homoglyph spelled as its ASCII look-alike ("ГРЧКА" -> "ГPЧKA"), one character for one."""
+    return token.translate(_SKELETONS)
+
+
 def _fold_homoglyphs(text: str) -> str:
     """``text`` with the homoglyphs of every token that reads as Latin replaced by their ASCII skeletons. One
     character for one, so positions (and the view's map back to raw text) do not move."""
@@ -128,7 +133,7 @@ def _fold_homoglyphs(text: str) -> str:
         token = match.group()
         if _CONFUSABLE.search(token) is not None and _reads_as_latin(token):
             pieces.append(text[done : match.start()])
-            pieces.append(token.translate(_SKELETONS))
+            pieces.append(latin_skeleton(token))
             done = match.end()
     if not pieces:
         return text

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gateway.guardrails.country_names import read_names, write_names
-from gateway.guardrails.normalize import _SKELETONS  # the look-alike letters the reader's view folds
+from gateway.guardrails.normalize import latin_skeleton  # as the reader's view folds look-alike letters
 
 SNAPSHOT = Path(__file__).parent / "data" / "country_names_scripts.json"
 MIN_LETTERS = 3
@@ -78,7 +78,7 @@ def name_key(name: str) -> str:
 def _key(words: str) -> str:
     """Words as a key: in capitals, each letter that has a Latin look-alike spelled as it ("ГРЧКА" and the view's
     "ГPЧKA" are both "ГPЧKA"), case-folded."""
-    return words.upper().translate(_SKELETONS).casefold()
+    return latin_skeleton(words.upper()).casefold()
 
 
 def _capitalised(word: str) -> bool:
