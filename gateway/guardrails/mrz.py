@@ -38,6 +38,14 @@ _TD1 = re.compile(
     r"(?P<optional2>[A-Z0-9<]{11})(?P<composite>\d)" + _END + r"\n[ \t]*(?P<name>[A-Z<]{30})" + _END
 )
 
+# Each layout, and the fields its composite check digit covers, in order (Doc 9303 parts 4-6).
+_DATES = ("birth", "birth_check", "expiry", "expiry_check")
+_LAYOUTS = (
+    (_TD3, ("number", "number_check", *_DATES, "personal", "personal_check")),
+    (_TD2, ("number", "number_check", *_DATES, "optional")),
+    (_TD1, ("number", "number_check", "optional", *_DATES, "optional2")),
+)
+
 
 def check_digit(field: str) -> int:
     """Doc 9303's check digit: digits as themselves, letters A-Z as 10-35, the filler as 0, weighted 7, 3, 1."""
@@ -64,18 +72,6 @@ def _holds(match: re.Match[str], field: str) -> bool:
     return check_digit(match.group(field)) == int(match.group(f"{field}_check"))
 
 
-def _composite(match: re.Match[str], layout: re.Pattern[str]) -> str:
-    group = match.group
-    if layout is _TD3:
-        return (group("number") + group("number_check") + group("birth") + group("birth_check") + group("expiry")
-                + group("expiry_check") + group("personal") + group("personal_check"))  # fmt: skip
-    if layout is _TD2:
-        return (group("number") + group("number_check") + group("birth") + group("birth_check") + group("expiry")
-                + group("expiry_check") + group("optional"))  # fmt: skip
-    return (group("number") + group("number_check") + group("optional") + group("birth") + group("birth_check")
-            + group("expiry") + group("expiry_check") + group("optional2"))  # fmt: skip
-
-
 def _trimmed(match: re.Match[str], field: str) -> tuple[int, int] | None:
     """A field's span less its filler at either end; None where it holds no character but the filler."""
     start = match.start(field)
@@ -89,10 +85,11 @@ def _trimmed(match: re.Match[str], field: str) -> tuple[int, int] | None:
 
 def zone_values(text: str) -> Iterator[ZoneValue]:
     """The name, document number and birth date of each zone in ``text`` whose check digits hold."""
-    for layout in (_TD3, _TD2, _TD1):
+    for layout, composite_fields in _LAYOUTS:
         for match in layout.finditer(text):
+            composite = "".join(match.group(field) for field in composite_fields)
             if not (_holds(match, "number") and _holds(match, "birth") and _holds(match, "expiry")
-                    and check_digit(_composite(match, layout)) == int(match.group("composite"))):  # fmt: skip
+                    and check_digit(composite) == int(match.group("composite"))):  # fmt: skip
                 continue
             for entity_type, field in (("PERSON", "name"), ("NATIONAL_ID", "number")):
                 span = _trimmed(match, field)
