@@ -6,15 +6,23 @@ A passport's data page (TD3: two lines of 44 characters), a visa or older ID car
 name ("GRIGOLIA<<TAXIR"), and the birth date is a bare YYMMDD. Each zone is read by its layout and accepted only
 where its check digits (weights 7, 3, 1: Doc 9303 part 3, 4.9) hold: the document number's, the birth date's, the
 expiry's and the composite one, so a line of capitals and digits that merely looks like a zone is no finding.
+
+The recognizer reads a document's visual inspection zone too (``inspection_zone``): the data page's labelled fields
+above the zone, or alone where the zone is cut off. A page's surname that its zone's name field opens with scores as
+the zone does.
 """
 
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 
+from gateway.guardrails.inspection_zone import has_inspection_zone, page_values
+
 MRZ_SCORE = 0.95
+PAGE_SCORE = 0.85  # a data page's field, recognised by its labels alone
 MRZ_ENTITIES = ("PERSON", "NATIONAL_ID", "DATE_OF_BIRTH")
 _WEIGHTS = (7, 3, 1)
 _END = r"[ \t]*\r?$"
@@ -22,8 +30,7 @@ _END = r"[ \t]*\r?$"
 _TD3 = re.compile(
     r"(?m)^[ \t]*P[A-Z<][A-Z<]{3}(?P<name>[A-Z<]{39})" + _END + r"\n[ \t]*"
     r"(?P<number>[A-Z0-9<]{9})(?P<number_check>\d)[A-Z<]{3}(?P<birth>\d{6})(?P<birth_check>\d)[MFX<]"
-    r"(?P<expiry>\d{6})(?P<expiry_check>\d)(?P<personal>[A-Z0-9<]{14})(?P<personal_check>[\d<])(?P<composite>\d)"
-    + _END
+    r"(?P<expiry>\d{6})(?P<expiry_check>\d)(?P<personal>[A-Z0-9<]{14})(?P<personal_check>[\d<])(?P<composite>\d)" + _END
 )
 # TD2: the document code, the issuing state and the name field; then the data line.
 _TD2 = re.compile(
@@ -33,7 +40,8 @@ _TD2 = re.compile(
 )
 # TD1: the document code, state, number and optional data; birth, sex, expiry, nationality; the name line.
 _TD1 = re.compile(
-    r"(?m)^[ \t]*[ACI][A-Z<][A-Z<]{3}(?P<number>[A-Z0-9<]{9})(?P<number_check>\d)(?P<optional>[A-Z0-9<]{15})" + _END
+    r"(?m)^[ \t]*[ACI][A-Z<][A-Z<]{3}(?P<number>[A-Z0-9<]{9})(?P<number_check>\d)(?P<optional>[A-Z0-9<]{15})"
+    + _END
     + r"\n[ \t]*(?P<birth>\d{6})(?P<birth_check>\d)[MFX<](?P<expiry>\d{6})(?P<expiry_check>\d)[A-Z<]{3}"
     r"(?P<optional2>[A-Z0-9<]{11})(?P<composite>\d)" + _END + r"\n[ \t]*(?P<name>[A-Z<]{30})" + _END
 )
@@ -57,8 +65,8 @@ def check_digit(field: str) -> int:
 
 
 def has_zone(text: str) -> bool:
-    """The pre-filter: a name field's double filler, which every zone holds."""
-    return "<<" in text
+    """The pre-filter: a name field's double filler, which every zone holds, or a data page's name label."""
+    return "<<" in text or has_inspection_zone(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +106,30 @@ def zone_values(text: str) -> Iterator[ZoneValue]:
             yield ZoneValue("DATE_OF_BIRTH", *match.span("birth"))
 
 
+@lru_cache(maxsize=2)  # the recognizer is asked once per entity type of a text in turn: the text is read once
+def document_values(text: str) -> tuple[tuple[str, int, int, float], ...]:
+    """Each value of the travel documents in ``text``: its entity type, span and score."""
+    zone = list(zone_values(text)) if "<<" in text else []
+    # The surnames the zones print, as the zone writes them: "DE LA CRUZ" is "DE<LA<CRUZ" there.
+    zone_surnames = {text[value.start : value.end].split("<<")[0] for value in zone if value.entity_type == "PERSON"}
+    found = [(value.entity_type, value.start, value.end, MRZ_SCORE) for value in zone]
+    for value in page_values(text):
+        printed = re.sub(r"[ '’-]+", "<", text[value.start : value.end].upper())
+        score = MRZ_SCORE if value.surname and printed in zone_surnames else PAGE_SCORE
+        found.append((value.entity_type, value.start, value.end, score))
+    return tuple(found)
+
+
 class MachineReadableZoneRecognizer(EntityRecognizer):
-    """The holder's name, document number and birth date of a travel document's machine-readable zone."""
+    """The holder's name, document number and birth date of a travel document's machine-readable zone, and the
+    names and document number of its data page."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=list(MRZ_ENTITIES), name="MachineReadableZoneRecognizer")
 
-    def load(self) -> None:  # nothing to load: three regexes
+    def load(self) -> None:  # nothing to load: a few regexes
         pass
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
-        return [RecognizerResult(value.entity_type, value.start, value.end, MRZ_SCORE) for value in zone_values(text)
-                if value.entity_type in entities]  # fmt: skip
+        return [RecognizerResult(entity_type, start, end, score) for entity_type, start, end, score
+                in document_values(text) if entity_type in entities]  # fmt: skip
