@@ -23,7 +23,8 @@ lands on all alike:
               ``optimized_ngram`` (not run by default) drafts by prompt lookup alone, and these answers do not quote
               their prompts, so its verification rows cost more than they save. ``optimized_int8kv`` (not run by
               default) is the optimized engine with an int8 KV cache, ``optimized_block8`` (not run by default)
-              with 8-token KV blocks (prefix hits end at a finer boundary).
+              with 8-token KV blocks (prefix hits end at a finer boundary), ``optimized_int8in`` (not run by default)
+              with every step's int4 layers on int8 inputs (faster prefill, outputs further from float32).
   optimized_guardrails  the same engine behind a gateway with guardrails on (the default tenant policy: PII masked
               in prompts and answers, injection flagged): what they cost a served request.
   llamacpp    ``llama-server`` on the shipped GGUF requantized to Q4_0 (``bench.serve_llamacpp``), the same threads,
@@ -113,6 +114,8 @@ ENGINES: dict[str, dict[str, Any]] = {
                   "compile_cache_dir": str(REPO / ".warden" / "compile-cache"), "compile_in_background": False,
                   "speculative_method": "suffix"},
 }
+# More tokens than any step of these engines computes (prefill budget, decodes and drafts together).
+ROWS_OF_ANY_STEP = 2048
 # The optimized engine with one thing changed, each an A/B (``--arms optimized,<variant>``); a ``--set optimized.*``
 # override applies to them too, so the A/B stays one change apart.
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -129,6 +132,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # 8-token KV blocks instead of 16: a prefix hit ends at a block boundary, so a turn recomputes on average half a
     # block of the prefix it shares; on this trace that is about 1% of the prompt tokens, 4% of those computed.
     "optimized_block8": {"block_size": 8},
+    # Every step's int4 layers on int8 inputs (``EngineConfig.cpu_small_batch_rows`` past any step's tokens): the
+    # one-level VNNI kernel makes 64 products per instruction where the bf16 GEMM makes 32, so prefill chunks, most of
+    # this trace's engine time, run their linears ~1.4x faster (bench.cpu_linears, 256 rows); llama.cpp's Q4_0 dots
+    # quantize their inputs to 8 bits the same way. Not the optimized arm's: int8 inputs change outputs more than
+    # int4 weights do (bench.agreement's ``bf16+int4/int8-inputs``: mean KL at prefill 0.0017 -> 0.0043).
+    "optimized_int8in": {"cpu_small_batch_rows": ROWS_OF_ANY_STEP},
 }
 ENGINES.update({name: {**ENGINES["optimized"], **change} for name, change in VARIANTS.items()})
 
@@ -143,7 +152,8 @@ class Arm:
 ARMS = {"baseline": Arm("warden", "baseline"), "optimized": Arm("warden", "optimized"),
         "optimized_guardrails": Arm("warden", "optimized", guardrails=True), "llamacpp": Arm("llamacpp"),
         "optimized_nospec": Arm("warden", "optimized_nospec"), "optimized_ngram": Arm("warden", "optimized_ngram"),
-        "optimized_int8kv": Arm("warden", "optimized_int8kv"), "optimized_block8": Arm("warden", "optimized_block8")}
+        "optimized_int8kv": Arm("warden", "optimized_int8kv"), "optimized_block8": Arm("warden", "optimized_block8"),
+        "optimized_int8in": Arm("warden", "optimized_int8in")}
 DEFAULT_ARMS = ("baseline", "optimized", "optimized_guardrails", "llamacpp", "optimized_nospec")
 DEFAULT_SLO = Slo(tps_per_user=8.0, ttft_p90_s=3.0)
 QUICK = {"concurrency": "2", "requests": 16, "output_scale": 0.5}
@@ -345,7 +355,7 @@ async def run_levels(targets: dict[str, Target], synth: PromptSynthesizer, level
 
 COLORS = {"baseline": "tab:gray", "optimized": "tab:blue", "optimized_guardrails": "tab:cyan",
           "llamacpp": "tab:orange", "optimized_nospec": "tab:brown", "optimized_ngram": "tab:purple",
-          "optimized_int8kv": "tab:olive"}
+          "optimized_int8kv": "tab:olive", "optimized_int8in": "tab:pink"}
 
 
 def plot(path: Path, arms: dict[str, dict[str, Any]], slo: Slo) -> None:
@@ -385,6 +395,7 @@ def engine_label(config: dict[str, Any], guardrails: bool) -> str:
     spec = f", {config['speculative_method'] or 'no'} speculation" if "speculative_method" in config else ""
     kv = f", {config['kv_cache_dtype']} KV cache" if config.get("kv_cache_dtype", "auto") != "auto" else ""
     kv += f", {config['block_size']}-token KV blocks" if config.get("block_size") is not None else ""
+    kv += ", int8 inputs at every step" if config.get("cpu_small_batch_rows", 0) >= ROWS_OF_ANY_STEP else ""
     budget = config.get("max_num_batched_tokens", EngineConfig().max_num_batched_tokens)
     return f"{form}, {cache}{kv}, prefill budget {budget}{spec}, guardrails {'on' if guardrails else 'off'}"
 

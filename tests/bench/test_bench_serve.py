@@ -94,6 +94,16 @@ def test_the_block8_arm_is_the_optimized_engine_with_only_its_kv_block_size_chan
     assert "8-token KV blocks" in engine_label(block8, False) and "KV blocks" not in engine_label(optimized, False)
 
 
+def test_the_int8_input_arm_is_the_optimized_engine_with_every_step_on_int8_inputs() -> None:
+    int8in, optimized = ENGINES["optimized_int8in"], ENGINES["optimized"]
+    assert {k: v for k, v in int8in.items() if k != "cpu_small_batch_rows"} == optimized
+    # Every step of the arm fits under its row bound: the prefill budget, with decodes and drafts beside it.
+    assert EngineConfig(**int8in).cpu_small_batch_rows >= 4 * optimized["max_num_batched_tokens"]
+    assert "cpu_small_batch_rows" not in optimized
+    assert ARMS["optimized_int8in"].engine == "optimized_int8in" and not ARMS["optimized_int8in"].guardrails
+    assert "int8 inputs" in engine_label(int8in, False) and "int8 inputs" not in engine_label(optimized, False)
+
+
 def test_the_optimized_arms_speculate_by_suffix_and_the_nospec_arm_differs_only_there() -> None:
     optimized, nospec = ENGINES["optimized"], ENGINES["optimized_nospec"]
     assert EngineConfig(**optimized).speculative_method == "suffix"
