@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-10] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-11] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -36,7 +36,13 @@
    Arabic digits, eleven more address forms, in HTTP request dumps (percent-encoded form bodies), PostgreSQL
    statement logs, LaTeX letters, Jupyter notebooks, shell history, Jira markup, passport pages with their
    machine-readable zone, Teams exports and chat exports in Japanese, Russian, Hungarian and Finnish
-   (``pii_corpus.dev_tenth``).
+   (``pii_corpus.dev_tenth``), and `dev-11`, Palestinian names in Arabic script, Swahili names (double-barrelled
+   surnames, one name alone), Russian names with the patronymic and Quebec compound given names, cities in nine
+   countries' scripts and fifteen more languages' country names, fifteen more CLDR locales' dates, Persian dates in
+   Eastern Arabic digits, twelve more address forms, seven more national id schemes and phones in Eastern
+   Arabic digits, in GEDCOM, UN/EDIFACT, MIME e-mails with RFC 2047 encoded words, logfmt, fixed-width reports,
+   terraform.tfvars, redis-cli history, Prometheus metrics, git diffs, journald's export format, a Persian WhatsApp
+   export and a Swahili SMS thread (``pii_corpus.dev_eleventh``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -70,6 +76,7 @@ from pathlib import Path
 from bench.pii_corpus import (
     Case,
     dev_eighth,
+    dev_eleventh,
     dev_fifth,
     dev_fourth,
     dev_ninth,
@@ -412,6 +419,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_eighth.NAME: dev_eighth.generate_eighth_dev,
     dev_ninth.NAME: dev_ninth.generate_ninth_dev,
     dev_tenth.NAME: dev_tenth.generate_tenth_dev,
+    dev_eleventh.NAME: dev_eleventh.generate_eleventh_dev,
 }
 
 
