@@ -10,7 +10,8 @@ French, Spanish, German, Italian, Portuguese and Dutch:
 - a sign-off line ("Best regards,", "Mit freundlichen Grüßen", "Cordialement,"): the next line, when it holds only
   a name and a word of it is a known name (a company or a city may stand there instead);
 - an e-mail's sender or recipient header ("From: ", "Von: ", "De : ", "To: ", "Cc: ", "À : "): the name after it;
-- a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :").
+- a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :");
+- a Japanese, Korean or Chinese honorific glued after a name in Latin letters ("B. Yinh様", "Ana Ruizさん").
 
 The name itself is one to four words of letters (with inner apostrophes or hyphens), initials ("K.") and
 lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised, or written in
@@ -143,6 +144,16 @@ _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?
 _SENDER_HEADER = re.compile(r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van|to|cc|bcc|"
                             r"an|à|a|para|per|aan|recipient|destinataire|empfänger|destinatario)[ \t]*:[ \t]*")
 _SUBJECT_WORDS = ("subject", "betreff", "objet", "asunto", "oggetto", "assunto", "onderwerp")
+
+
+# Japanese, Korean and Chinese honorifics glued to the name they follow ("Vienna Đông様", "D. S. Casallasさん",
+# "Kim님", "Wang先生"), written after a name in Latin letters; the name ends where they start. A name in Han, kana
+# or Hangul before them has no word boundary to say where it starts: those are left out.
+HONORIFICS = ("様", "さま", "さん", "氏", "殿", "君", "くん", "ちゃん", "先生", "님", "씨", "女士", "小姐")
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
+_HONORIFIC = re.compile(rf"(?<=[{_LATIN}])(?:{'|'.join(HONORIFICS)})")
+# The run of Latin letters, spaces and initials' periods that ends where an honorific starts.
+_LATIN_RUN = re.compile(rf"(?<![{_LATIN} .'’-])[{_LATIN}][{_LATIN} .'’-]*\Z")
 
 
 def is_sign_off(phrase: str) -> bool:
@@ -365,6 +376,12 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 add(_name_after(text, cue.end(), words))
         else:
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
+    if any(honorific in text for honorific in HONORIFICS):
+        for honorific in _HONORIFIC.finditer(text):
+            start = _LATIN_RUN.search(text, max(0, honorific.start() - 80), honorific.start())
+            if start is not None:  # the name as if the text began where its letters do: "担当は" is no word of it
+                span = _name_before(text[start.start() : honorific.start()], honorific.start() - start.start(), words)
+                add(None if span is None else (span[0] + start.start(), span[1] + start.start()))
     if ":" in text and any(word in lowered for word in _SUBJECT_WORDS):
         for header in _SENDER_HEADER.finditer(text):
             add(_name_after(text, header.end(), words))

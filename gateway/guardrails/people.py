@@ -53,6 +53,7 @@ from spacy.lang.pt.stop_words import STOP_WORDS as PT
 from gateway.guardrails.addresses import street_vocabulary
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.inverted_names import inverted_names
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
 from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
@@ -254,8 +255,8 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     """Names NER did not report: known pairs (``name_pairs``), Cyrillic or Greek names in Latin-script text
     (``other_script_names``), names spelled with rare Latin letters (``rare_letter_names``) or holding a family
     name's or patronymic's ending (``surnames.suffixed_names``), the speakers of a chat export (``speakers``), names
-    a cue points at (``name_cues``), then initials, capitals and family-first orders and the other items of lists of
-    people (``name_lists``)."""
+    written family name first with a comma (``inverted_names``), names a cue points at (``name_cues``), then
+    initials, capitals and family-first orders and the other items of lists of people (``name_lists``)."""
     found = name_pairs(text, common_words, taken)
     found.extend(capitals_pairs(text, common_words, [*taken, *found]))
     found.extend(other_script_names(text, [*taken, *found]))
@@ -264,6 +265,7 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     if ":" in text:
         found.extend(speakers(text, common_words, [*taken, *found]))
     names = known_names()
+    found.extend(inverted_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
     words = NameWords(_STOP_WORDS, common_words, names.is_name, names.is_first)
     found.extend(cued_names(text, words, [*taken, *found]))
     found.extend(shaped_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
