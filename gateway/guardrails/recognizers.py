@@ -44,6 +44,7 @@ from gateway.guardrails.dates import (
 )
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
 from gateway.guardrails.emails import AnchoredEmailRecognizer
+from gateway.guardrails.era_dates import EraDateOfBirthRecognizer, has_era_date
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
@@ -487,6 +488,9 @@ def build_detectors() -> list[Detector]:
         ("DATE_OF_BIRTH", traditions, any_regex(TRADITION_ANCHORS), TRADITION_ANCHORS, 40),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(CALENDAR_PATTERNS, name="CalendarDateOfBirthRecognizer"),
          has_birth_word, CALENDAR_ANCHORS, 32),
+        # Dates in the Japanese eras' and the Minguo calendar's years ("昭和62年4月3日", "H3.4.3"): looked for only in a
+        # text that holds a "年", or a birth word for the Latin form.
+        ("DATE_OF_BIRTH", EraDateOfBirthRecognizer(), has_era_date, None, 0),
         ("DATE_OF_BIRTH", TelexDocsRecognizer(), has_docs_element, None, 0),
         # The X12 DMG segment's and SWIFT field 50F's birth dates, by their place in the record.
         ("DATE_OF_BIRTH", RecordDateOfBirthRecognizer(), has_record_birth_field, None, 0),
@@ -589,6 +593,22 @@ _SENTENCE_END = re.compile(r"(?:(?<=[^\W\d_]{4})\.|(?<=\d)\.|[!?])[ \t]+(?=\S)|\
 _DATE_END = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|['’]\d\d(?!\w)|(?<![\d.])\d{1,2}[/.-]\d{1,2}[/.-]\d\d(?![\d.])")
 
 
+# A MIME part's header naming its field (RFC 7578's multipart/form-data: 'Content-Disposition: form-data;
+# name="birthdate"'), an empty line between it and the part's value.
+_PART_HEADER = re.compile(r"[Cc]ontent-[Dd]isposition:[^\n]*\bname=")
+_BLANK_LINE = re.compile(r"[ \t]*\r?\n")
+
+
+def _part_header_above(text: str, line_start: int) -> int:
+    """Where the line at `line_start` starts, or, where it is the empty line under a MIME part's header, the header's
+    line: the header names the value below the empty line."""
+    if line_start and _BLANK_LINE.match(text, line_start) is not None:
+        header_start = text.rfind("\n", 0, line_start - 1) + 1
+        if _PART_HEADER.match(text, header_start, line_start) is not None:
+            return header_start
+    return line_start
+
+
 _NAMED_ABOVE = re.compile(r"[ \t]*value:[ \t]*[\"']?")
 _NAME_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?name:[ \t]*[\"']?[\w.-]+[\"']?[ \t]*\r?")
 
@@ -608,7 +628,7 @@ def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> i
             return name_line
     if line_start and not text[line_start:start].strip() and _labelled_from_above(text, line_start, end):
         line_start = text.rfind("\n", window_start, line_start - 1) + 1
-        return max(window_start, line_start)
+        return max(window_start, _part_header_above(text, line_start))
     for pattern in (_SENTENCE_END, _DATE_END):
         for match in pattern.finditer(text, window_start, start):
             window_start = max(window_start, match.end())
