@@ -32,6 +32,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 
 from gateway.guardrails.dates import AGE_BOOST, DateOfBirthRecognizer, states_an_age
 from gateway.guardrails.name_cues import phrase_pattern
+from gateway.guardrails.normalize import reader_view
 
 if TYPE_CHECKING:
     from babel import Locale
@@ -132,6 +133,19 @@ def _month_names(locale: Locale) -> set[str]:
     return names
 
 
+# A year-first pattern's word for "year" right after its year (Armenian "y թ. MMMM d", Kazakh "y 'ж'. d MMMM",
+# Mongolian "y 'оны' MMMM'ын' d", Lithuanian "y 'm'. MMMM d 'd'."): a word of letters, apart from the year.
+_YEAR_WORD = re.compile(r"\s+((?:[^\W\d_]+\.?)+)\s+")
+
+
+def _day_first(gaps: list[str]) -> tuple[str, list[str], str] | None:
+    """The day-first order that a year-first pattern with a word for "year" is also written in, the year and its word
+    last: Armenian "14 մայիսի 2002 թ.", Kazakh "3 сәуір 1987 ж." (the order CLDR gave Armenian before it wrote the
+    year first), as Russian "3 мая 1987 г." does; None for a year-first pattern whose year has no word."""
+    year_word = _YEAR_WORD.fullmatch(re.sub(r"\s+", " ", gaps[0]))
+    return None if year_word is None else ("dMy", [" ", " "], " " + year_word.group(1))
+
+
 def build_snapshot() -> dict[str, object]:
     """For each order of day, named month and year that some locale writes: the month names of those locales, the
     literals in each gap and after the last part."""
@@ -144,11 +158,10 @@ def build_snapshot() -> dict[str, object]:
     for identifier in sorted(localedata.locale_identifiers()):
         locale = Locale.parse(identifier)
         names = _month_names(locale)
-        for pattern in _locale_patterns(locale):
-            shape = _shape(pattern)
-            if shape is None:
-                continue
-            order, gaps, tail = shape
+        shapes = [shape for pattern in _locale_patterns(locale) if (shape := _shape(pattern)) is not None]
+        shapes += [day_first for order, gaps, _ in shapes
+                   if order.startswith("y") and (day_first := _day_first(gaps)) is not None]  # fmt: skip
+        for order, gaps, tail in shapes:
             names_of.setdefault(order, set()).update(names)
             for index, gap in enumerate(gaps):
                 gaps_of.setdefault(order, (set(), set()))[index].add(re.sub(r"\s+", " ", gap))
@@ -169,18 +182,27 @@ def read_snapshot() -> dict:
 
 @cache
 def _orders() -> dict[str, dict[str, list]]:
-    return read_snapshot()["orders"]
+    """The snapshot's orders, each month name also as the reader view reads it (``normalize.reader_view``): a name
+    whose word holds a digit has its look-alike letters read as Latin there (Mongolian "10-р сар" as "10-p сар")."""
+    orders = read_snapshot()["orders"]
+    for entry in orders.values():
+        entry["names"] = sorted({form for name in entry["names"] for form in (name, reader_view(name).text)})
+    return orders
 
 
 def _literal(text: str, *, closing: bool = False) -> str:
     """A regex for a literal of a date pattern: a space as any run of whitespace (or none, after the last part), a
     full stop or a comma as one that may be left out, either apostrophe for one, a part in brackets as one that may be
-    left out (Basque "y('e')'ko'": "2001eko", "1986ko")."""
+    left out (Basque "y('e')'ko'": "2001eko", "1986ko"), and a word of one or two letters and a full stop as the
+    abbreviation it is, which may be written out ("ж." for Kazakh "жылғы", "г." for Russian "года", "m." for
+    Lithuanian "metų")."""
     parts = []
-    for match in re.finditer(r"\(([^()]*)\)|\s+|.", text):
+    for match in re.finditer(r"\(([^()]*)\)|(?<![^\W\d_])([^\W\d_]{1,2})\.(?=\s|\Z)|\s+|.", text):
         piece = match.group()
         if match.group(1) is not None:
             parts.append(f"(?:{_literal(match.group(1))})?")
+        elif match.group(2) is not None:
+            parts.append(re.escape(match.group(2)) + r"[^\W\d_]*\.?")
         elif piece.isspace():
             parts.append(r"\s*" if closing else r"\s+")
         elif piece in ".,":

@@ -40,13 +40,18 @@ TRADITION_PATTERNS = [
     Pattern("date y m. month d d.", rf"(?<![\w.]){YEAR}\s?m\.\s+{_MONTH_WORD}\s+{_D}\s?d\.", 0.3),
     # Latvian: "1987. gada 3. maijs".
     Pattern("date y. gada d. month", rf"(?<![\w.]){YEAR}\.\s+gada\s+{_D}\.\s+{_MONTH_WORD}(?![^\W\d_])", 0.3),
+    # Filipino, the day as its ordinal ("ika-" before the number) and "ng" (of) before the month: "ika-14 ng Oktubre
+    # 1944", "ika-3 ng Abril, 1987".
+    Pattern("date ika-d ng month y", rf"(?<![\w-])ika-{_D}\s+ng\s+{_MONTH_WORD},?\s+{YEAR}(?!\d)", 0.3),
     # A day-first date whose month is in another case than its name, or in a language ``dates``' shapes do not read
     # (``dates.INFLECTED_MONTH_LOCALES``): "3. maja 1987", "12 lipca 1990", "16 februarie 1987".
     Pattern("date d month y inflected", INFLECTED_DATE, 0.3),
 ]  # fmt: skip
-# Where the shapes above are: a year's last two digits and the word or full stop after them, and a day, a word and a
-# year (``dates.DAY_WORD_YEAR``).
-TRADITION_ANCHORS = (r"(?:19|20)\d\d(?:\s?년|\.[ \u00a0]\d|\s?[mM]\.\s|\.\s+(?i:gada)\s)", DAY_WORD_YEAR)
+# Where the shapes above are: a year's last two digits and the word or full stop after them, a day, a word and a
+# year (``dates.DAY_WORD_YEAR``), and the Filipino ordinal's "ika-" and digit (read behind the dash the engine skips
+# to).
+TRADITION_ANCHORS = (r"(?:19|20)\d\d(?:\s?년|\.[ \u00a0]\d|\s?[mM]\.\s|\.\s+(?i:gada)\s)", DAY_WORD_YEAR,
+                     r"-\d(?<=[iI][kK][aA]-\d)")
 
 # Not inside a longer number, dotted, dashed or a clock time ("12:19/1/2536"); after a label's colon it may stand
 # ("DOB:19/1/2536").

@@ -229,7 +229,9 @@ BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "synt
                 # "twieled"; Icelandic "Fæðingardagur", "fæddur", "fædd"; Afrikaans "Geboortedatum", "gebore".
                 "раждане", "роден", "рођен", "рођењ", "народж", "народив", "народил", "תאריך לידה", "נולד",
                 "הולדת", "ngày sinh", "sinh ngày", "sinh năm", "sinh nhật", "ngay sinh", "sinh ngay", "jaio",
-                "naixement", "twelid", "twieled", "fæðing", "fædd", "gebore")  # fmt: skip
+                "naixement", "twelid", "twieled", "fæðing", "fædd", "gebore",
+                # Armenian "Ծննդյան ամսաթիվ", "ծնունդ", Georgian "დაბადების თარიღი", Hindi "जन्म तिथि".
+                "ծննդ", "ծնունդ", "დაბადებ", "जन्म")  # fmt: skip
 
 
 # Italian "born" ("nato il 3 marzo 1985", "nata a Roma il", "nata nel 1985") with the word after it: a context word

@@ -33,6 +33,18 @@ def dates_of_birth(analyzer: PiiAnalyzer, text: str) -> list[str]:
         ("BornOn = 6. júní 1958", "6. júní 1958"),  # Icelandic
         ("sünniaeg 14. jaanuar 1983", "14. jaanuar 1983"),  # Estonian
         ("DOB: 3 MAYIS 1990", "3 MAYIS 1990"),  # Turkish's dotless "ı" in capitals
+        # Mongolian "y 'оны' MMMM'ын' d" with the month by its number ("10-р сар"), whose "р" beside the digits the
+        # reader view reads as a Latin "p"
+        ("echo '1957 оны 10-р сарын 24' >> ~/notes/birthdate.txt", "1957 оны 10-р сарын 24"),
+        ("born 1984 оны 3-р сарын 23 per the ID scan", "1984 оны 3-р сарын 23"),
+        # Kazakh "y 'ж'. d MMMM" with its "ж." written out, and in the day-first order with the year's word last
+        ("patient DOB 1990 жылғы 27 қаңтар", "1990 жылғы 27 қаңтар"),
+        ("born 1945 ж. 10 тамыз", "1945 ж. 10 тамыз"),
+        ("DOB: 3 сәуір 1987 ж.", "3 сәуір 1987 ж."),
+        # Armenian "y թ. MMMM d" written day first, the year and its "թ." last
+        ("DOB confirmed as 14 մայիսի 2002 թ.", "14 մայիսի 2002 թ."),
+        ("date_born: 5 դեկտեմբերի 1970 թ.", "5 դեկտեմբերի 1970 թ."),
+        ("Дата рождения: 13 июля 1955 года", "13 июля 1955 года"),  # Russian "г." written out
     ],
 )
 def test_dates_with_a_cldr_month_next_to_birth_words(analyzer: PiiAnalyzer, text: str, date: str) -> None:
@@ -48,6 +60,9 @@ def test_dates_with_a_cldr_month_next_to_birth_words(analyzer: PiiAnalyzer, text
         'validFrom: "29 март 2017 г."',
         "הפגישה ב 15 בדצמבר 2024",
         "hạn chót 14 tháng 5 năm 2026",
+        "renewal: 2022 жылғы 21 ақпан",
+        "|created|16 հունիսի 2017 թ.|",
+        "2026 оны 3-р сарын 23 хүртэл",
     ],
 )
 def test_cldr_dates_without_a_birth_word_are_no_dates_of_birth(analyzer: PiiAnalyzer, text: str) -> None:
@@ -65,6 +80,8 @@ def test_cldr_dates_without_a_birth_word_are_no_dates_of_birth(analyzer: PiiAnal
         ("Датум рођења: 24.07.1999", "24.07.1999"),  # Serbian
         ("Дата народження: 12.08.1985", "12.08.1985"),  # Ukrainian
         ("jaiotze data: 1944/09/28", "1944/09/28"),  # Basque
+        ("დაბადების თარიღი: 11.06.1986", "11.06.1986"),  # Georgian
+        ("जन्म तिथि: 21/10/1997", "21/10/1997"),  # Hindi
     ],
 )
 def test_numeric_dates_after_birth_words_of_more_languages(analyzer: PiiAnalyzer, text: str, date: str) -> None:

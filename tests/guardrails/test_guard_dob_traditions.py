@@ -32,6 +32,8 @@ def dates_of_birth(analyzer: PiiAnalyzer, text: str) -> list[str]:
         ("sündinud 8. märts 1971", "8. märts 1971"),
         ("ipinanganak siya 10/03/1988", "10/03/1988"),
         ("alizaliwa 02.06.1979", "02.06.1979"),
+        ('"date_born": "ika-14 ng Oktubre 1944"', "ika-14 ng Oktubre 1944"),  # Filipino ordinal day
+        ("DOB confirmed as Ika-5 ng Disyembre, 2000", "Ika-5 ng Disyembre, 2000"),
     ],
 )
 def test_dates_of_other_traditions_next_to_birth_words(analyzer: PiiAnalyzer, text: str, date: str) -> None:
@@ -47,6 +49,7 @@ def test_dates_of_other_traditions_next_to_birth_words(analyzer: PiiAnalyzer, te
         "invoice 1403/05/11 paid",  # Solar Hijri today
         "sąskaita 2023 m. kovo 3 d.",
         "Reset on 2024. gada 1. marts",
+        "pulong sa ika-5 ng Disyembre 2024",
     ],
 )
 def test_those_dates_without_birth_words_stay_below_the_threshold(analyzer: PiiAnalyzer, text: str) -> None:
@@ -82,3 +85,10 @@ def test_a_cef_field_is_a_date_of_birth_by_its_label(analyzer: PiiAnalyzer) -> N
 def test_a_year_first_word_is_a_month_only_in_the_hungarian_shape(analyzer: PiiAnalyzer) -> None:
     assert dates_of_birth(analyzer, "született 1952. szeptember 23.") == ["1952. szeptember 23."]
     assert dates_of_birth(analyzer, "born 1984. Team 3.") == []
+
+
+def test_a_form_parts_name_above_its_value_is_its_key(analyzer: PiiAnalyzer) -> None:
+    body = ('------Boundary7MA4\r\nContent-Disposition: form-data; name="birthdate"\r\n\r\n21 अक्टूबर 1997\r\n'
+            '------Boundary7MA4\r\nContent-Disposition: form-data; name="renewal"\r\n\r\n3 October 2027\r\n'
+            '------Boundary7MA4\nContent-Disposition: form-data; name="dob"\n\n11 September 1969\n------Boundary7MA4--')
+    assert sorted(dates_of_birth(analyzer, body), key=body.index) == ["21 अक्टूबर 1997", "11 September 1969"]
