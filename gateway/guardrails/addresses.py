@@ -68,6 +68,9 @@ class StreetVocabulary:
     # Labels that open an address, its street after them ("House No. 2, KarimNagar", "Số 979 Đồng Khởi"): those of
     # two words or of no English word, since "No. 5, Volume" and "Lot 3, Batch" are not addresses.
     lead_labels: frozenset[str]
+    # Types written between the name and the house number: the suffixes of the locales whose street address writes
+    # the number after the street's name (hu_HU's "Kossuth Lajos utca 12."), and ``street_locales.AFTER_NAME``.
+    after_name: frozenset[str]
 
 
 def _values(provider: type, field: str) -> list[str]:
@@ -75,8 +78,8 @@ def _values(provider: type, field: str) -> list[str]:
     computing abbreviations (pl_PL's ``street_prefix_short``: "ul.") is called until it has shown them all."""
     for name in (field + "es", field + "s", field.replace("prefix", "prefixes").replace("suffix", "suffixes")):
         words = getattr(provider, name, None)
-        if isinstance(words, list | tuple):
-            return [w for w in words if isinstance(w, str)]
+        if isinstance(words, list | tuple | dict):  # a dict weighs its words (es_CO's, hu_HU's OrderedDict)
+            return _strings(words)
     if field.endswith("_short") and callable(getattr(provider, field, None)):
         instance = provider(Generator())
         instance.generator.seed_instance(0)
@@ -139,7 +142,14 @@ def _unit_words(provider: type) -> list[str]:
 @cache
 def street_vocabulary() -> StreetVocabulary:
     """Street-type words of every Latin-script Faker locale, by role."""
-    roles: dict[str, set[str]] = {"suffix": set(), "prefix": set(), "glued": set(), "unit": set(), "dotted": set()}
+    roles: dict[str, set[str]] = {
+        "suffix": set(),
+        "prefix": set(),
+        "glued": set(),
+        "unit": set(),
+        "dotted": set(),
+        "after": set(street_locales.AFTER_NAME),
+    }
     labels: set[str] = set()
     leading: set[str] = set()
     for locale in AVAILABLE_LOCALES:
@@ -147,8 +157,13 @@ def street_vocabulary() -> StreetVocabulary:
             provider = importlib.import_module(f"faker.providers.address.{locale}").Provider
         except ModuleNotFoundError:
             continue
-        formats = [*getattr(provider, "street_name_formats", ()), *getattr(provider, "street_address_formats", ())]
+        addresses = _strings(getattr(provider, "street_address_formats", ()))
+        formats = [*_strings(getattr(provider, "street_name_formats", ())), *addresses]
+        name_first = any(f.strip().startswith("{{street_name}}") for f in addresses)
         for field, role in {r for f in formats if isinstance(f, str) for r in _roles(f)}:
+            if role == "suffix" and name_first and not any(is_cyrillic_or_greek(w) for w in _values(provider, field)):
+                roles["after"].update(_values(provider, field))  # never before a name that a number opens
+                continue
             for word in _values(provider, field):
                 if is_cyrillic_or_greek(word):
                     # Romanised, an abbreviation stands first whatever the format says (ru_RU's street_name()
@@ -178,7 +193,7 @@ def street_vocabulary() -> StreetVocabulary:
     us = importlib.import_module("faker.providers.address.en_US").Provider
     return StreetVocabulary(clean["suffix"], clean["prefix"], frozenset(w.lower() for w in clean["glued"]),
                             clean["unit"], frozenset(w.lower() for w in us.street_suffixes), clean["dotted"],
-                            frozenset(labels), frozenset(lead_labels))  # fmt: skip
+                            frozenset(labels), frozenset(lead_labels), clean["after"])  # fmt: skip
 
 
 def _alternation(words: frozenset[str]) -> str:
@@ -227,6 +242,7 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     korean = "|".join(street_locales.KOREAN_ROAD_TYPES)
     own_label = rf"(?i:{_alternation(street_locales.LEAD_LABELS | {'House No'})})[.:]?"
     unit_part = _unit_part()
+    cardinal = _grid_cardinals()
     names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
     ordinal_names = rf"(?:(?:{_NAME_WORD}|{_ORDINAL}){_SP}+){{0,3}}"
     # A house number with its label, and the building's further numbers ("d. 94 k. 644", "N° 53").
@@ -248,6 +264,10 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         # A type glued to a word by a hyphen is none: Romanian's article ("IBAN-ul e FI36", "CNP-ul vechi 93").
         ("prefix", rf"(?<![\w.-])(?P<type>{prefix}){_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
         rf"(?P<number>{labelled})(?![\w.,/-]\d){unit_part}?"),
+        # Calle 45 # 12-34 / Carrera 29 No. 12-30, Apto 504 / Avenida calle 47 # 36-66 Este / Calle 84 C-56 (a grid:
+        # the street named by its number, the house by the cross street's number, a dash and the distance from it)
+        ("grid", rf"(?<![\w.-])(?P<type>{prefix})(?:{_SP}+{prefix})?{_SP}+(?P<name>{_GRID_STREET}(?:{_SP}+{cardinal})?)"
+                 rf",?{_SP}+(?:{label}{_SP}*)?(?P<number>{_GRID_HOUSE})(?![\w.,/-]*\d)(?:{_SP}+{cardinal})?{unit_part}?"),
         # Eberthstr. 68/57 / Kadering 19-46 / Arnd-Buchholz-Weg 6
         ("glued", rf"(?<![\w.-]){_NUMBER_AHEAD}(?P<name>[^\W\d_][\w'’\-]+?)(?P<type>(?i:{glued}))\.?{_SP}*"
                   rf"(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
@@ -260,7 +280,7 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         # between the name and the number)
         ("after", rf"(?<![\w.-])(?<!\w['’])(?P<name>(?:{_NAME_WORD}{_SP}+){{0,2}}{_NAME_WORD}){_SP}+"
                   rf"(?P<type>{_after_types()})(?P<comma>,)?{_SP}+(?P<label>{after_label}{_SP}*)?"
-                  rf"(?P<number>{_NUMBER})(?:,?{_SP}+{after_unit}{_SP}*\w{{1,4}}\b)*(?![\w.,/-]\d)"),
+                  rf"(?P<number>{_NUMBER}){_ORDINAL_FLOOR}?(?:,?{_SP}+{after_unit}{_SP}*\w{{1,4}}\b)*(?![\w.,/-]\d)"),
         # Oyoo Lane, Hse 84 (any suffix type, then a comma and a house-number label of the locales' own: searched
         # only where such a label stands, suffix types being common words)
         ("after", rf"(?<![\w.-])(?<!\w['’])(?P<name>(?:{_NAME_WORD}{_SP}+){{0,2}}{_NAME_WORD}){_SP}+"
@@ -274,6 +294,25 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         ("named", rf"(?<![\w.-])(?P<name>(?i:{_alternation(street_locales.armenian_streets())}))(?![\w'’-])"
                   rf"{_SP}+(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
     ))  # fmt: skip
+
+
+# A grid address's street number ("45", "15A", "4ª", "175 C") and house number ("12-34", "94A-23", "C-56"): the cross
+# street's number or a block's letter, a dash, and the distance from the corner.
+_GRID_STREET = r"\d{1,3}(?:[ªº]|[ ]?[A-Z](?![\w-]))?"
+_GRID_HOUSE = r"(?:\d{1,3}[A-Z]?|[A-Z])-\d{1,3}[A-Z]?"
+
+
+@cache
+def _grid_cardinals() -> str:
+    """The words a grid street or house number is followed by (es_CO's street suffixes: "Sur", "Este", "Bis A")."""
+    provider = importlib.import_module("faker.providers.address.es_CO").Provider
+    words = {_FIELD.sub("", word).strip() for word in provider.street_suffixes}
+    return rf"(?:{'|'.join(sorted(words))})(?:{_SP}+[A-Z]\b)?"
+
+
+# The dot that makes a Hungarian house number an ordinal ("utca 12."), and the floor and door that may follow it, each
+# an ordinal too ("tér 174. 5. em. 40.": emelet, floor; "3. ajtó": door).
+_ORDINAL_FLOOR = rf"(?:\.(?:{_SP}+\d{{1,3}}\.{_SP}*(?i:em\.|emelet)(?:{_SP}+\d{{1,3}}\.?(?:{_SP}*(?i:ajtó))?)?)?)"
 
 
 # A value that a key naming an address holds: a house number and the street's words, either way round ("9 H.SULTANOV",
@@ -299,9 +338,9 @@ _FIELD_VALUE = (
 
 
 def _after_types() -> str:
-    """The types written between a street's name and its number (``street_locales.AFTER_NAME``), case ignored; an
+    """The types written between a street's name and its number (``StreetVocabulary.after_name``), case ignored; an
     abbreviation only with its dot ("Nagio g. 4", not "500 g 4")."""
-    words = sorted(street_locales.AFTER_NAME, key=len, reverse=True)
+    words = sorted(street_vocabulary().after_name, key=len, reverse=True)
     return "(?i:" + "|".join(re.escape(w) if w.endswith(".") else re.escape(w) + r"\b" for w in words) + ")"
 
 
@@ -366,11 +405,12 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     vocabulary = street_vocabulary()
     units = _first_runs(vocabulary.units | street_locales.LEAD_LABELS)
     prefixes = _first_runs(vocabulary.prefixes | vocabulary.dotted)
-    after = _first_runs(street_locales.AFTER_NAME)
+    after = _first_runs(vocabulary.after_name)
     own_labels = _first_runs(street_locales.LEAD_LABELS | {"House No"})
     korean = frozenset(street_locales.KOREAN_ROAD_TYPES)
     named = _first_runs(street_locales.armenian_streets())
-    return (None, units, prefixes, prefixes, None, _first_runs(vocabulary.lead_labels), _key_runs(), after,
+    lead = _first_runs(vocabulary.lead_labels) | _NUMBER_SIGNS
+    return (None, units, prefixes, prefixes, prefixes, None, lead, _key_runs(), after,
             own_labels, korean, named)  # fmt: skip
 
 
@@ -419,6 +459,11 @@ def _key_runs() -> frozenset[str]:
     return frozenset(runs)
 
 
+# The signs every locale writes for "number" that a label of the lead layout may be ("# 4, Residency Road"): no run of
+# letters, so a text holding one is searched for that layout as if it held a label word ("N°" is the run "n").
+_NUMBER_SIGNS = frozenset({"#", "№"})
+
+
 def _letter_runs(text: str, windows: list[tuple[int, int]]) -> frozenset[str] | None:
     """The runs of letters inside the windows, lower case; None where the text holds a character that
     case-insensitive matching pairs with a letter other than through ``str.lower`` (``FOLDS_APART``), where they
@@ -428,7 +473,8 @@ def _letter_runs(text: str, windows: list[tuple[int, int]]) -> frozenset[str] | 
     "Calle" or "Apt." at all, and the patterns that open with one are tried at every position of the windows."""
     if not text.isascii() and not FOLDS_APART.isdisjoint(text):
         return None
-    return frozenset(run.lower() for start, end in windows for run in _LETTER_RUN.findall(text, start, end))
+    runs = {run.lower() for start, end in windows for run in _LETTER_RUN.findall(text, start, end)}
+    return frozenset(runs | {sign for sign in _NUMBER_SIGNS if sign in text})
 
 
 class StreetAddressRecognizer(EntityRecognizer):
@@ -472,6 +518,8 @@ class StreetAddressRecognizer(EntityRecognizer):
                     score = self._korean_score(match, text, start)
                 elif layout == "named":
                     score = self._named_score(match)
+                elif layout == "grid":
+                    score = self._grid_score(match, text, start)
                 else:
                     score = self._score(match, layout, text, start)
                 if score is not None:
@@ -541,7 +589,7 @@ class StreetAddressRecognizer(EntityRecognizer):
         and a number with no label is no year."""
         street_type = match.group("type")
         bare = street_type.lower().rstrip(".")
-        own = street_type.lower() in _AFTER_LOWER
+        own = street_type.lower() in _after_lower()
         label = (match.group("label") or "").strip().lower().rstrip(".:")
         if not own and not (label and match.group("comma")):
             return match.start(), None
@@ -589,6 +637,12 @@ class StreetAddressRecognizer(EntityRecognizer):
             return None
         specific = match.group("type").lower() == "daero" or match.group("gil")
         return self.LOWER_CASE_SCORE if specific or _after_address_word(text, start) else None
+
+    def _grid_score(self, match: re.Match[str], text: str, start: int) -> float | None:
+        """A grid address ("Calle 45 # 12-34"): its type capitalised, or in lower case right after an address word."""
+        if match.group("type")[:1].isupper():
+            return self.SCORE
+        return self.LOWER_CASE_SCORE if _after_address_word(text, start) else None
 
     def _named_score(self, match: re.Match[str]) -> float | None:
         """A street known by its name alone ("Sevani 346"): capitalised, or in lower case (chat); its number no
@@ -721,7 +775,13 @@ def _after_address_word(text: str, start: int) -> bool:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_AFTER_LOWER = frozenset(word.lower() for word in street_locales.AFTER_NAME)
+
+
+@cache
+def _after_lower() -> frozenset[str]:
+    return frozenset(word.lower() for word in street_vocabulary().after_name)
+
+
 # The locales' house-number labels that no other use shares ("Hse", "Plot", "Moo"), unlike "No" and "Nr".
 _OWN_LABELS = frozenset(word.lower() for word in street_locales.LEAD_LABELS)
 # Words that name the address rather than being its street's ("ADDR LEBEDEV TN 68-14", "Address Kalniņa iela 4").
