@@ -30,17 +30,19 @@ from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
 
 SCORE = 0.7
 
-_ROLES = ("approver", "reviewer", "signatory", "signer", "attendee", "participant", "organiser", "organizer",
-          "supervisor", "manager", "guardian", "tenant", "lead", "tech lead", "team lead", "project lead", "on call",
-          "nok", "next of kin", "emergency contact", "claimant", "applicant", "insured", "policyholder", "plaintiff",
-          "defendant", "respondent", "witness", "landlord", "contact person")  # fmt: skip
+_ROLES = ("approver", "reviewer", "signatory", "signer", "signature", "attendee", "participant", "organiser",
+          "organizer", "supervisor", "manager", "guardian", "tenant", "lead", "tech lead", "team lead", "project lead",
+          "on call", "nok", "next of kin", "emergency contact", "claimant", "applicant", "insured", "policyholder",
+          "plaintiff", "defendant", "respondent", "witness", "landlord", "contact person")  # fmt: skip
 _ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in ("_", "-", "", " ")}
                     | {f"{verb}{joiner}by" for verb in BY_VERBS for joiner in ("_", "-", "", " ")})
 # Keys that say their value is a name ("full_name", "Nachname"), not only whose it is: a role's key ("assignee",
 # "reporter", "customer") may hold a desk, a team or a chat line instead.
+# A role's own name key ("applicant_name", "signatory_name") says so too; "names" as forms print it ("Given names").
 _NAME_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
-              r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender)?[ _.-]?"
-              r"(?:name|nom|nombre|vorname|nachname)")
+              r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender|applicant|"
+              r"signatory|requester|beneficiary|insured|policyholder|claimant|tenant|payee|payer|traveller|traveler|"
+              r"spouse|student|driver|witness|guardian)?[ _.-]?(?:names?|nom|nombre|vorname|nachname)")
 _PERSON_KEYS = (_NAME_KEYS + r"|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
                 r"customer|contact|recipient|sender|patient|employee|cardholder|card[ _-]?holder|account[ _-]?holder|"
                 r"beneficiary|passenger|"
@@ -58,8 +60,8 @@ _PLACE_KEYS = phrase_pattern({place.replace(" ", joiner) for place in _PLACES fo
 # (":", "=", "=>"), then the value, quoted or bare to the end of the line or a delimiter. Searched in the lower-cased
 # text (a case-insensitive alternation this long is several times slower to search); values are read from the text.
 _FIELD = re.compile(
-    rf"(?<![\w-])(?:[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?"
-    r"(?:[ \t]*(?::=?|=>?)|[ \t]*(?P<leaders>\.{3,}))[ \t]*"
+    rf"(?<![\w-])(?P<path>[\w-]+\.)?(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))[\"']?\]?"
+    r"(?:[ \t]*(?::=?|=>?)|[ \t]*(?P<leaders>\.{3,})|(?P<spaced>[ \t]+)(?=[\"']))[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
 )
 # An HTML element whose class, id, name, itemprop or data attribute is such a key, and its text.
@@ -98,13 +100,18 @@ def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
 
 def _reads_as(value: str, entity: str, particles: frozenset[str], key: str) -> bool:
     """Whether `value`, under the (lower-case) `key`, reads as a name of `entity`; a person's also as "Last, First",
-    as directories and exports write it ("Anjum, Gull"), each side capitalised. A team or a desk in a person's slot is
+    as directories and exports write it ("Anjum, Gull"), each side capitalised, the surname maybe in capitals ("ANJUM,
+    Gull"), and under a name's key a name printed in capitals. A team or a desk in a person's slot is
     none (``_unit_name``), nor, under a role's key, are ordinary words (``_ordinary_value``: "Reporter: Customer
     Care"); under a name's key they are a name ("Full Name: Flint Fable")."""
+    if entity == "PERSON" and value.isupper() and _NAME_KEY.fullmatch(key):
+        value = value.title()  # a name printed in capitals under a name's key ("holder_name: GRACE AFRIYIE")
     if _reads_as_name(value, particles):
         shaped = True
     else:
         last, comma, first = value.partition(", ")
+        if last.isupper() and not first.isupper():
+            last = last.title()  # the surname in capitals, as registers write it ("PUELLO, Eliecer")
         shaped = (entity == "PERSON" and bool(comma) and "," not in first
                   and all(_reads_as_name(part, particles) and part[0].isupper() for part in (last, first)))  # fmt: skip
     if not shaped or entity != "PERSON":
@@ -147,6 +154,9 @@ def _english_reader() -> NameWords:
                      names.is_first)  # fmt: skip
 
 
+# A value opened by a capital's initial and its full stop ("N. S. Kasai", "M. Alekseeva"): a person's name as
+# registers shorten it; no heading or desk is written so.
+_INITIALS = re.compile(r"[^\W\d_]\. ")
 _VALUE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 
 
@@ -155,7 +165,7 @@ def _ordinary_value(value: str) -> bool:
     "Reporter: Customer Care", "customer: National ID number: ...", "customer: order #1642 still not here"
     (``name_cues.ordinary_words``; particles and initials aside). A title makes a name of what follows ("Ms. Ware")."""
     words = [word for word in _VALUE_WORD.findall(value) if len(word) > 1 and word not in _PARTICLES]
-    if len(words) > 1 and words[0].casefold() in TITLES:
+    if (len(words) > 1 and words[0].casefold() in TITLES) or _INITIALS.match(value):
         return False
     return ordinary_words(words, _english_reader())
 
@@ -208,6 +218,25 @@ def _control_name(lowered: str, start: int) -> bool:
     return _CONTROL_TAG.match(lowered, opening) is not None and lowered[start - 1 : start].isspace()
 
 
+# The kinds of thing whose name a label writes as the kind and "name" apart ("Model name", "Product name", "Host name"):
+# the label's first word is no person's role (those are keys of their own: "Full name", "Holder name").
+_THING_KINDS = frozenset({
+    "model", "product", "file", "host", "service", "brand", "company", "business", "trade", "domain", "device", "item",
+    "project", "app", "application", "package", "branch", "table", "column", "field", "bucket", "queue", "topic",
+    "resource", "cluster", "node", "database", "schema", "image", "container", "module", "class", "function",
+    "method", "variable", "street", "city", "country", "place", "shop", "store", "team", "group", "department",
+    "event", "course", "drug", "bank", "vessel", "ship", "hotel", "venue", "school", "organisation", "organization",
+    "plan", "program", "programme", "job", "task", "role", "test", "feature", "library", "dataset",
+})  # fmt: skip
+_WORD_BEFORE = re.compile(r"([a-z]+)[ \t]\Z")
+
+
+def _thing_before(lowered: str, start: int) -> bool:
+    """Whether the word before a "name" key at `start` of the lower-cased text is a kind of thing ("model name")."""
+    before = _WORD_BEFORE.search(lowered, max(0, start - 20), start)
+    return before is not None and before.group(1) in _THING_KINDS
+
+
 def _key_words(name: str) -> str:
     """A key as the key patterns read it: lower case, camelCase and a namespace undone ("ns:contactPerson" ->
     "contact_person")."""
@@ -243,6 +272,10 @@ class FieldValueRecognizer(EntityRecognizer):
             key = match.group("person")
             if key is not None and key.lstrip(" _.-") == "name" and _control_name(lowered, match.end("person") - 4):
                 continue  # <input name="iban">: the form control's name
+            if key is not None and key.lstrip(" _.-") in ("name", "names") and _thing_before(lowered, match.start()):
+                continue  # "Model name: Kelvin scale", "File name: Quarterly Report": a thing's name
+            if match.group("spaced") is not None and match.group("path") is None:
+                continue  # "user.name 'Luu, Kei'" (git config) is a key; a lone word before a quote is prose
             group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
             start, end = match.start(group), match.end(group)
             while end > start and text[end - 1] in " \t.":  # a bare value's trailing space or full stop
@@ -253,7 +286,10 @@ class FieldValueRecognizer(EntityRecognizer):
                 results.extend(self._form_value(text, match, entity))
                 continue
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
-                name_end = self._name_end(text, start, end, particles)
+                capitals = entity == "PERSON" and _NAME_KEY.fullmatch(match.group("person")) is not None
+                name_end = self._name_end(text, start, end, particles, capitals)
+                if entity == "PERSON" and name_end in (None, end):
+                    name_end = _given_after_comma(text, start, end, particles) or name_end
                 if name_end is None or (" " not in text[start:name_end] and _sentence_follows(text, start, name_end)):
                     continue  # a single word a sentence goes on after: a speaker's label, not a field's key
                 end = name_end
@@ -280,6 +316,9 @@ class FieldValueRecognizer(EntityRecognizer):
                 results.extend(self._sql_values(text, statement))
         if "-" in text:
             results.extend(self._list_items(text))
+        for key, start, end, where in _syntax_pairs(text):
+            key = _key_words(key)
+            results.extend(self._cell(text, start, end, _column_kind(key), key, where))
         return results
 
     def _list_items(self, text: str) -> list[RecognizerResult]:
@@ -396,13 +435,72 @@ class FieldValueRecognizer(EntityRecognizer):
         return results
 
     @staticmethod
-    def _name_end(text: str, start: int, end: int, particles: frozenset[str]) -> int | None:
+    def _name_end(text: str, start: int, end: int, particles: frozenset[str], capitals: bool = False) -> int | None:
+        """Where the longest run of words from `start` that reads as a name ends; with `capitals` (a name's key), a
+        run in capitals is read as its words capitalised."""
         words = list(re.finditer(r"\S+", text[start:end]))[:_MAX_WORDS]
         for count in range(len(words), 0, -1):
             stop = start + words[count - 1].end()
-            if _reads_as_name(text[start:stop], particles):
+            value = text[start:stop]
+            if _reads_as_name(value.title() if capitals and value.isupper() else value, particles):
                 return stop
         return None
+
+
+_NON_SPACE = re.compile(r"\S+")
+_COMMA_GIVEN = re.compile(rf",[ \t]+{_NAME_WORD}(?: {_NAME_WORD}){{0,2}}")
+
+
+def _given_after_comma(text: str, start: int, end: int, particles: frozenset[str]) -> int | None:
+    """Where a bare value that stopped at a comma ends when the words after the comma are the given names of "Last,
+    First" ("applicant_name=YÊN, Vuong"): the longest run of them that reads so, or None."""
+    given = _COMMA_GIVEN.match(text, end)
+    if given is None:
+        return None
+    for stop in sorted((word.end() for word in _NON_SPACE.finditer(text, end + 1, given.end())), reverse=True):
+        if _reads_as(text[start:stop], "PERSON", particles, ""):
+            return stop
+    return None
+
+
+# Keys and values in the syntaxes other than "key: value", each looked for only where its marker occurs:
+# - a pandas Series or a fixed-width record printed as key, two or more spaces, value to the line's end (a notebook's
+#   output keeps each line as a JSON string: '"signatory       PEGUERO, Eliasib\\n",');
+# - a line a shell appends to a file: the file's name is the key ("echo 'M. Alekseeva' >> ~/notes/requester.txt");
+# - a multipart form's part: its name, its headers, a blank line, the value (RFC 7578);
+# - a LaTeX command's one argument ("\\signature{Thinnes van Abrantes}", "\\author{...}");
+# - a table row of two cells, key and value, as Jira and Markdown write a record ("|signatory|Takamura, Chika|"),
+#   unless a delimiter row follows it (a header).
+_ALIGNED = re.compile(r'(?m)^[ \t]*"?(?P<key>[A-Za-z][\w.-]{1,40})[ \t]{2,}(?P<value>[^\t\n"\\]{2,60}?)[ \t]*'
+                      r'(?:\\n|"|\r?$)')
+_ECHO_TO_FILE = re.compile(r"(?:echo|printf)[ \t]+(?:-[a-zA-Z]+[ \t]+)?"
+                           r"(?:'(?P<sq>[^'\n]{2,60})'|\"(?P<dq>[^\"\n]{2,60})\")[ \t]*>>?[ \t]*"
+                           r"[^\s;|&]*?(?P<key>[A-Za-z][\w-]*)(?:\.\w{1,5})?(?=[\s;|&)]|\Z)")
+_FORM_PART = re.compile(r'form-data;[ \t]*name="(?P<key>[^"\n]{1,40})"[^\n]*\n(?:[\w-]+:[^\n]*\n)*\r?\n'
+                        r"(?P<value>[^\r\n]{2,60})")
+_LATEX_COMMAND = re.compile(r"\\(?P<key>[A-Za-z]+)\{(?P<value>[^{}\\\n]{2,60})\}")
+_KEY_VALUE_ROW = re.compile(r"(?m)^[ \t]*\|(?!\|)[ \t]*(?P<key>[^|\n]{1,40}?)[ \t]*\|(?!\|)[ \t]*"
+                            r"(?P<value>[^|\n]{2,60}?)[ \t]*\|[ \t]*\r?$")
+
+
+def _syntax_pairs(text: str) -> list[tuple[str, int, int, str]]:
+    """(key, value start, value end, what wrote it) for each pair of the syntaxes above that ``text`` holds."""
+    pairs: list[tuple[str, int, int, str]] = []
+    if "  " in text:
+        pairs += [(m.group("key"), *m.span("value"), "aligned value") for m in _ALIGNED.finditer(text)]
+    if ">" in text and ("echo" in text or "printf" in text):
+        for match in _ECHO_TO_FILE.finditer(text):
+            value = "sq" if match.group("sq") is not None else "dq"
+            pairs.append((match.group("key"), *match.span(value), "file name"))
+    if "form-data" in text:
+        pairs += [(m.group("key"), *m.span("value"), "form part") for m in _FORM_PART.finditer(text)]
+    if "\\" in text and "{" in text:
+        pairs += [(m.group("key"), *m.span("value"), "latex command") for m in _LATEX_COMMAND.finditer(text)]
+    if "|" in text:
+        for match in _KEY_VALUE_ROW.finditer(text):
+            if _TABLE_DELIMITER.match(text, match.end() + 1) is None:
+                pairs.append((match.group("key").strip(), *match.span("value"), "key-value row"))
+    return pairs
 
 
 # A Markdown table's delimiter row, on its own line: "|---|:---:|", "--- | ---".

@@ -259,7 +259,16 @@ class NationalIdRecognizer(EntityRecognizer):
                # the identity card's name elsewhere: Hebrew teudat zehut (ת.ז., ת"ז), Vietnamese căn cước / CMND /
                # CCCD, Greek ταυτότητα and AMKA, Bulgarian ЕГН and лична карта, Arabic and Persian national number
                "ת.ז", "ת\"ז", "תעודת זהות", "מספר זהות", "căn cước", "cmnd", "cccd", "ταυτότητ", "αμκα", "егн",
-               "лична карта", "رقم الهوية", "کد ملی"]  # fmt: skip
+               "лична карта", "رقم الهوية", "کد ملی",
+               # the national number, the personal number and the identity document as records key them
+               # ("National No", "national_no", "Personal No.", "id_doc"), and a taxpayer identification number's
+               # abbreviation as a whole word ("TIN:", "export TIN=", "record['tin']": a bare "tin" opens "tiny")
+               *(f"{first}{joiner}{second}" for first, second in (("national", "no"), ("national", "number"),
+                                                                  ("personal", "no"), ("id", "doc"))
+                 for joiner in ("", "_", "-", " ")),
+               *(f"tin{mark}" for mark in " :=_'\")}]|"),
+               # Japanese: the identity card (身分証明書), the individual number (個人番号, マイナンバー)
+               "身分証", "個人番号", "マイナンバー"]  # fmt: skip
 
     def __init__(self, schemes: tuple[IdScheme, ...] = SCHEMES) -> None:
         self._schemes = schemes

@@ -172,3 +172,45 @@ def test_a_controls_or_a_resources_identifier_is_no_person(text: str) -> None:
 )
 def test_names_beside_identifiers_stay_people(text: str, expected: list[tuple[str, str]]) -> None:
     assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # SQL: an UPDATE's SET and a WHERE clause, the column's own name key
+        ("UPDATE applicants SET applicant_name = 'Sawako Nishida' WHERE id = 67076;", "Sawako Nishida"),
+        ("SELECT id FROM payees WHERE holder_name = 'GIGA, Meriko' LIMIT 1;", "GIGA, Meriko"),
+        # a Python subscript and the Series pandas prints from it
+        ("record['holder_name'] = 'Yoshi Inui'\n", "Yoshi Inui"),
+        ('       "applicant_name    PUELLO, Eliecer\\n",\n', "PUELLO, Eliecer"),
+        ("signatory       N. S. Kasai\nmethod          Gantt chart\n", "N. S. Kasai"),
+        # shell: git's dotted key, and a file named after what is appended to it
+        ("git config --global user.name 'Luu, Kei'", "Luu, Kei"),
+        ("x=1; echo 'M. Alekseeva' >> ~/notes/requester.txt", "M. Alekseeva"),
+        # a multipart form's part, a LaTeX command, a Jira record's two-cell row
+        ('Content-Disposition: form-data; name="signatory"\r\n\r\nSAIDIBRAHIM, Timiro\r\n--b--', "SAIDIBRAHIM, Timiro"),
+        ("x: \\signature{Thinnes van Abrantes}\n\\begin{document}", "Thinnes van Abrantes"),
+        ("||Field||Value||\n|signatory|Takamura, Chika|\n", "Takamura, Chika"),
+        # a bare value that goes on after its comma, and a name in capitals under a name's key
+        ("applicant_name= YÊN, Vuong; request_id= 6b3a", "YÊN, Vuong"),
+        ("Given names: ANNA MARIA\n", "ANNA MARIA"),
+    ],
+)
+def test_person_keys_in_code_shell_form_and_record_syntaxes(text: str, expected: str) -> None:
+    assert found(text) == [("PERSON", expected)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| Name | Owner |\n|---|---|\n",  # a Markdown table's header row, not a record's row
+        "echo 'done' >> ~/notes/requester.txt",  # a word, not a name
+        "the customer 'Bob Smith'",  # prose before a quote: no key
+        "git config --global user.name 'build-bot'",
+        "display_name: ACME SUPPORT TEAM",  # a desk in capitals
+        "status     Pending Review\n",
+        "Model name : Kelvin scale\n",  # a thing's kind before "name"
+    ],
+)
+def test_syntaxes_that_hold_no_persons_name(text: str) -> None:
+    assert [entity for entity, _ in found(text) if entity == "PERSON"] == []

@@ -184,6 +184,34 @@ def test_an_identifiers_groups_inside_a_longer_number_are_none(text: str) -> Non
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("\\textbf{National No} & 70134649257 \\\\", "70134649257"),  # a LaTeX table's row
+        ('{"national_no": "23640918589"}', "23640918589"),
+        ("<p>national number 337752794789 on file</p>", "337752794789"),
+        ("Personal No.:  23249785623", "23249785623"),  # an ICAO page's optional personal number
+        ("GET /kyc?id_doc=717036329528&lang=en", "717036329528"),
+        ("DETAIL:  Key (id_doc)=(73809427357) already exists.", "73809427357"),
+        ("|TIN|947839988|", "947839988"),  # an ITIN under the taxpayer number's abbreviation
+        ("export TIN='947839988'", "947839988"),
+    ],
+)
+def test_a_bare_digit_run_under_a_records_national_number_key(analyzer: PiiAnalyzer, text: str, value: str) -> None:
+    """Records key the number by what it is to its holder: the national number, the personal number, the identity
+    document, a taxpayer identification number."""
+    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+             if f.entity_type == "NATIONAL_ID" and f.score >= 0.5]
+    assert found == [value], text
+
+
+@pytest.mark.parametrize("text", ["a tiny 947839988 part", "tinted glass 947839988", "national park 337752794789"])
+def test_tin_and_national_open_no_other_word(analyzer: PiiAnalyzer, text: str) -> None:
+    """The abbreviation TIN counts only as a whole word, and "national" only before a number's or a document's word."""
+    found = analyzer.analyze(text, ner_enabled=False)
+    assert not [f for f in found if f.entity_type == "NATIONAL_ID" and f.score >= 0.5]
+
+
+@pytest.mark.parametrize(
     ("label", "value"),
     [("IdNumber = ", "36574261809"), ('personal_code = "', "234123412346"), ('personalCode: "', "39053344705"),
      ('document_no: "', "234123412346"), ("ת.ז. ", "36574261809"), ("số căn cước ", "39053344705")],
