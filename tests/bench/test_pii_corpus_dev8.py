@@ -15,22 +15,14 @@ import phonenumbers
 import pytest
 import yaml
 from pii_corpus_support import (
-    assert_quota_offsets_and_contexts,
-    assert_reproducible_and_apart_from_dev,
+    DevCorpusChecks,
     of_context,
-    printed_by_a_process,
     values,
 )
 from stdnum import iban, luhn
 
 from bench.pii_corpus import calendars, dev_eighth
-from bench.pii_corpus.contexts import CONTEXTS
 from bench.pii_corpus.dev_eighth import ENTITIES_PER_TYPE, generate_eighth_dev
-from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
-from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
-from bench.pii_corpus.dev_seventh import CONTEXTS_SEVENTH
-from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
-from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.far_names import COUNTRIES, far_names
 from bench.pii_corpus.generator import ENTITY_TYPES
 from bench.pii_corpus.national_ids import is_valid_id
@@ -44,22 +36,16 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_eighth_dev()]
 
 
-def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
-    assert_reproducible_and_apart_from_dev(generate_eighth_dev, "dev-8-", cases)
-
-
-def test_same_corpus_in_processes_of_other_hash_seeds():
+class TestDevEighth(DevCorpusChecks):
+    generate = staticmethod(generate_eighth_dev)
+    name = dev_eighth.NAME
+    contexts = dev_eighth.CONTEXTS_EIGHTH
+    per_type = ENTITIES_PER_TYPE
     # Faker and pycountry build some tables from sets; drawn from in their order, each process would make another
     # corpus.
-    code = "from bench.pii_corpus.dev_eighth import generate_eighth_dev as g; print(g(entities_per_type=40))"
-    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
-
-
-def test_quota_offsets_and_contexts(cases):
-    others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH, *CONTEXTS_SIXTH,
-                               *CONTEXTS_SEVENTH)}  # fmt: skip
-    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
-                                      {context.name for context in dev_eighth.CONTEXTS_EIGHTH}, others)  # fmt: skip
+    fresh_process_code = (
+        "from bench.pii_corpus.dev_eighth import generate_eighth_dev as g; print(g(entities_per_type=40))"
+    )
 
 
 def _as_written(value: str) -> str:
@@ -180,9 +166,3 @@ def test_hard_negatives_of_this_corpus(cases):
     arns = [n["value"] for n in negatives if n["value"].startswith("arn:aws:")]
     assert arns and all(not luhn.is_valid(v.split(":")[4]) for v in arns)
     assert not {n["value"] for n in negatives if n["kind"] == "person_named"} & set(dev_eighth.PLACE_NAMED)
-
-
-def test_the_guardrails_bench_reads_it_as_split_dev_8(cases):
-    from bench import guardrails
-
-    assert guardrails.load_corpus(dev_eighth.NAME) == cases

@@ -17,23 +17,14 @@ import phonenumbers
 import pytest
 from faker.providers.person.vi_VN import Provider as VietnameseNames
 from pii_corpus_support import (
-    assert_quota_offsets_and_contexts,
-    assert_reproducible_and_apart_from_dev,
+    DevCorpusChecks,
     of_context,
-    printed_by_a_process,
     values,
 )
 from stdnum import iban, lei, luhn
 
 from bench.pii_corpus import dev_eighth, dev_ninth, written_dates
-from bench.pii_corpus.contexts import CONTEXTS
-from bench.pii_corpus.dev_eighth import CONTEXTS_EIGHTH
-from bench.pii_corpus.dev_fifth import CONTEXTS_FIFTH
-from bench.pii_corpus.dev_fourth import CONTEXTS_FOURTH
 from bench.pii_corpus.dev_ninth import ENTITIES_PER_TYPE, generate_ninth_dev
-from bench.pii_corpus.dev_seventh import CONTEXTS_SEVENTH
-from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
-from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.far_names import COUNTRIES as FAR_COUNTRIES
 from bench.pii_corpus.generator import ENTITY_TYPES
 from bench.pii_corpus.national_ids import is_valid_id
@@ -49,22 +40,16 @@ def cases() -> list[dict]:
     return [dict(case) for case in generate_ninth_dev()]
 
 
-def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(cases):
-    assert_reproducible_and_apart_from_dev(generate_ninth_dev, "dev-9-", cases)
-
-
-def test_same_corpus_in_processes_of_other_hash_seeds():
+class TestDevNinth(DevCorpusChecks):
+    generate = staticmethod(generate_ninth_dev)
+    name = dev_ninth.NAME
+    contexts = dev_ninth.CONTEXTS_NINTH
+    per_type = ENTITIES_PER_TYPE
     # Faker and pycountry build some tables from sets; drawn from in their order, each process would make another
     # corpus.
-    code = "from bench.pii_corpus.dev_ninth import generate_ninth_dev as g; print(g(entities_per_type=40))"
-    assert printed_by_a_process(code, "1") == printed_by_a_process(code, "2")
-
-
-def test_quota_offsets_and_contexts(cases):
-    others = {c.name for c in (*CONTEXTS, *CONTEXTS_THIRD, *CONTEXTS_FOURTH, *CONTEXTS_FIFTH, *CONTEXTS_SIXTH,
-                               *CONTEXTS_SEVENTH, *CONTEXTS_EIGHTH)}  # fmt: skip
-    assert_quota_offsets_and_contexts(cases, ENTITIES_PER_TYPE, ENTITY_TYPES,
-                                      {context.name for context in dev_ninth.CONTEXTS_NINTH}, others)  # fmt: skip
+    fresh_process_code = (
+        "from bench.pii_corpus.dev_ninth import generate_ninth_dev as g; print(g(entities_per_type=40))"
+    )
 
 
 def _as_written(value: str) -> str:
@@ -249,9 +234,3 @@ def test_hard_negatives_of_this_corpus(cases):
     # none of dev-8's: these are new names
     assert not (set(dev_ninth.PERSON_NAMED) | set(dev_ninth.PLACE_NAMED)) & (set(dev_eighth.PERSON_NAMED)
                                                                             | set(dev_eighth.PLACE_NAMED))  # fmt: skip
-
-
-def test_the_guardrails_bench_reads_it_as_split_dev_9(cases):
-    from bench import guardrails
-
-    assert guardrails.load_corpus(dev_ninth.NAME) == cases
