@@ -364,7 +364,9 @@ class Detector:
     """One recognizer, the cheap test that must pass before it runs, and how its context words are matched.
 
     With `anchors`, the recognizer runs only on windows of `margin` characters around each anchor match (an
-    e-mail address is never far from its '@'); Presidio's e-mail and date regexes are slow over long texts.
+    e-mail address is never far from its '@'); Presidio's e-mail and date regexes are slow over long texts. With
+    `prefilter_is_anchors`, the pre-filter tells only whether an anchor occurs, which the windows tell too: it is not
+    asked, and the text is searched for the anchors once, not twice.
     """
 
     entity_type: str
@@ -373,6 +375,7 @@ class Detector:
     context: re.Pattern[str] | None
     anchors: tuple[re.Pattern[str], ...] = ()
     margin: int = 0
+    prefilter_is_anchors: bool = False
 
 
 def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
@@ -455,8 +458,9 @@ def build_detectors() -> list[Detector]:
     dates_of_birth = DateOfBirthRecognizer()
     traditions = DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer")
     zones = MachineReadableZoneRecognizer()
-    spec: list[tuple[str, EntityRecognizer, Callable[[str], bool], str | tuple[str, ...] | None, int]] = [
-        # (entity, recognizer, pre-filter, anchor regex (or several) or None, window margin around the anchor)
+    spec: list[tuple[str, EntityRecognizer, Callable[[str], bool] | None, str | tuple[str, ...] | None, int]] = [
+        # (entity, recognizer, pre-filter (None: whether an anchor occurs), anchor regex (or several) or None, window
+        # margin around the anchor)
         ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
         ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), any_regex(_OBFUSCATION_ANCHOR_PARTS), _OBFUSCATION_ANCHOR,
          160),
@@ -474,7 +478,7 @@ def build_detectors() -> list[Detector]:
         ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|<]|\.\.\."), None, 0),
         ("PERSON", RecordNameRecognizer(), has_record_name_anchor, None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), has_regex(r"\d"), None, 0),
-        ("DATE_OF_BIRTH", dates_of_birth, has_regex(_YEAR_ANCHOR), _YEAR_ANCHOR, 32),
+        ("DATE_OF_BIRTH", dates_of_birth, None, _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],
                                                       name="WeakDateOfBirthRecognizer"), has_birth_word,
          (_WEAK_DATE_ANCHOR, _MONTH_YEAR_ANCHOR, _UNPADDED_ISO_ANCHOR), 32),
@@ -485,7 +489,7 @@ def build_detectors() -> list[Detector]:
         # Korean, Lithuanian and Latvian dates and day-first dates with an inflected month (``date_traditions``),
         # each anchored at its own shape; the Buddhist-era and Solar Hijri dates only where a birth word stands, as
         # the weak shapes; the telex passport element's date by its place in the element.
-        ("DATE_OF_BIRTH", traditions, any_regex(TRADITION_ANCHORS), TRADITION_ANCHORS, 40),
+        ("DATE_OF_BIRTH", traditions, None, TRADITION_ANCHORS, 40),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(CALENDAR_PATTERNS, name="CalendarDateOfBirthRecognizer"),
          has_birth_word, CALENDAR_ANCHORS, 32),
         # Dates in the Japanese eras' and the Minguo calendar's years ("昭和62年4月3日", "H3.4.3"): looked for only in a
@@ -500,20 +504,17 @@ def build_detectors() -> list[Detector]:
         # A date with its month named as any CLDR locale writes one ("18 Φεβρουαρίου 1973", "15 בדצמבר 1986",
         # "1986ko apirilaren 28a"), read around each year that stands apart from other digits; less those the shapes
         # above report.
-        ("DATE_OF_BIRTH", CldrDateOfBirthRecognizer((dates_of_birth, traditions)), has_regex(CLDR_DATE_ANCHOR),
-         CLDR_DATE_ANCHOR, 40),
+        ("DATE_OF_BIRTH", CldrDateOfBirthRecognizer((dates_of_birth, traditions)), None, CLDR_DATE_ANCHOR, 40),
     ]  # fmt: skip
-    return [
-        Detector(
-            entity,
-            recognizer,
-            prefilter,
-            _context_regex(getattr(recognizer, "context", None)),
-            tuple(re.compile(each) for each in ((anchor,) if isinstance(anchor, str) else anchor or ())),
-            margin,
-        )
-        for entity, recognizer, prefilter, anchor, margin in spec
-    ]
+    detectors = []
+    for entity, recognizer, prefilter, anchor, margin in spec:
+        anchors = (anchor,) if isinstance(anchor, str) else anchor or ()
+        # No pre-filter of its own: whether one of its anchors occurs (searched once, for its windows).
+        anchored = prefilter is None
+        detectors.append(Detector(entity, recognizer, any_regex(anchors) if prefilter is None else prefilter,
+                                  _context_regex(getattr(recognizer, "context", None)),
+                                  tuple(re.compile(each) for each in anchors), margin, anchored))  # fmt: skip
+    return detectors
 
 
 def _anchor_windows(text: str, anchors: tuple[re.Pattern[str], ...], margin: int) -> list[tuple[int, int]]:
@@ -636,7 +637,7 @@ def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> i
 
 
 def run_detector(detector: Detector, text: str) -> list[Finding]:
-    if not detector.prefilter(text):
+    if not detector.prefilter_is_anchors and not detector.prefilter(text):
         return []
     anchors = detector.anchors
     windows = _anchor_windows(text, anchors, detector.margin) if anchors else [(0, len(text))]
