@@ -92,3 +92,34 @@ def armenian_streets() -> frozenset[str]:
     english = english_words().vocabulary
     names = {romanise_armenian(street) for street in provider.streets if is_armenian(street)}
     return frozenset(name for name in names if name.lower() not in english and not any(c.isdigit() for c in name))
+
+
+# Street types written after the name in the Indian scripts whose Faker providers (hi_IN, ta_IN, mr_IN) name streets
+# after people with no type, as India Post's addressing guidelines write them: road, street, lane in Devanagari
+# (Hindi, Marathi), Tamil, Telugu, Kannada, Malayalam, Gujarati and Gurmukhi, the English "Road" transliterated
+# beside each script's own word. Nepali and Bengali types are read from Faker's ne_NP and bn_BD providers.
+INDIC_AFTER_NAME = frozenset({
+    "रोड", "मार्ग", "गली", "सड़क", "पथ",  # Devanagari
+    "சாலை", "தெரு", "வீதி", "ரோடு", "நெடுஞ்சாலை",  # Tamil
+    "రోడ్డు", "రోడ్", "వీధి", "మార్గ్",  # Telugu
+    "ರಸ್ತೆ", "ರೋಡ್", "ಬೀದಿ", "ಮಾರ್ಗ",  # Kannada
+    "റോഡ്", "തെരുവ്", "പാത",  # Malayalam
+    "રોડ", "માર્ગ", "શેરી",  # Gujarati
+    "ਰੋਡ", "ਮਾਰਗ", "ਗਲੀ",  # Gurmukhi
+})  # fmt: skip
+
+# Labels of a house number written before it in those scripts: Hindi "मकान नं." (house no.) and "नं.", Tamil "எண்"
+# (number) and "கதவு எண்" (door number).
+INDIC_NUMBER_LABELS = frozenset({"मकान नं.", "मकान नंबर", "नं.", "எண்", "கதவு எண்"})
+
+# Cyrillic street types written after the name, the house number after them (Kazakh "Абай даңғылы 3", "Төле би
+# көшесі, 42"; Kyrgyz "Чүй проспектиси 12"; Mongolian "Сөүлийн гудамж 7"): street, avenue, square, boulevard,
+# dead end, microdistrict. Faker has no kk_KZ, ky_KG nor mn_MN address provider; the words are the UPU sheets'.
+CYRILLIC_AFTER_NAME = frozenset({
+    "көшесі", "даңғылы", "алаңы", "бульвары", "тұйығы", "шағын ауданы",  # Kazakh
+    "көчөсү", "проспектиси",  # Kyrgyz (бульвары as in Kazakh)
+    "гудамж", "өргөн чөлөө",  # Mongolian
+})  # fmt: skip
+
+# Flat labels written after a flat's number in those locales ("23-пәтер": Kazakh flat 23; Kyrgyz "батир").
+CYRILLIC_FLAT_AFTER = frozenset({"пәтер", "батир"})

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+from gateway.guardrails.street_after_scripts import after_name_spans
 from gateway.guardrails.word_trie import alternation
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff"
@@ -159,3 +160,4 @@ def script_spans(text: str) -> Iterator[tuple[int, int]]:
             for match in pattern.finditer(text):
                 if not _YEAR.fullmatch(match.group("number")):
                     yield match.span()
+    yield from after_name_spans(text)
