@@ -28,6 +28,17 @@ _NETWORKS: tuple[tuple[str, tuple[tuple[int, int], ...], frozenset[int]], ...] =
 MIN_DIGITS, MAX_DIGITS = 12, 19
 
 # Runs of digit groups joined by one space or dash, not glued to a word, a '+' (a phone), a dot or another group.
+# A JSON record's own "id" member right before a value: the record's identifier (a chat message's, an event's), which
+# Teams and Graph exports write as a long run of digits, whatever checksum or dialling plan it happens to fit.
+_RECORD_ID_BEFORE = re.compile(r"\"id\"[ \t]*:[ \t]*\"?\Z")
+_RECORD_ID_REACH = 12
+
+
+def is_record_id(text: str, start: int) -> bool:
+    """Whether the value at `start` is a JSON object's "id" member ('"id": "9928351761442"')."""
+    return _RECORD_ID_BEFORE.search(text, max(0, start - _RECORD_ID_REACH), start) is not None
+
+
 _RUN = re.compile(r"(?<![\w+.-])[0-9]+(?:[ -][0-9]+)*(?![\w]|[.-]\w)")
 _GROUP = re.compile(r"[0-9]+")
 
@@ -83,7 +94,7 @@ class CardRecognizer(EntityRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         results = []
         for run in _RUN.finditer(text):
-            if run.end() - run.start() < MIN_DIGITS:
+            if run.end() - run.start() < MIN_DIGITS or is_record_id(text, run.start()):
                 continue
             groups = [(group.start(), group.end()) for group in _GROUP.finditer(run.group())]
             # Mixed separators are no card's print form ("4111-1111 1111"), but a run may join a card to a number

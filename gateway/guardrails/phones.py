@@ -28,7 +28,7 @@ from phonenumbers.re_util import re_compile
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
 from gateway.guardrails import budget
-from gateway.guardrails.cards import card_network
+from gateway.guardrails.cards import card_network, is_record_id
 from gateway.guardrails.identifiers import SCHEMES
 
 # Validating a number for the national regions reads a few thousand metadata patterns, more than the ``re`` module's
@@ -191,6 +191,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
             goes_on = _RUN_GOES_ON.match(text, position) is not None
             if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
                 continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
+            if text[start] != "+" and is_record_id(text, start):
+                continue  # a JSON record's "id" ('"id": "9928351761442"'): an identifier, dialled by nobody
             if text[start] != "+":
                 groups = _DIGIT_GROUP.findall(text, start, position)
                 if card_network("".join(groups)):

@@ -170,3 +170,11 @@ def test_cards_listed_back_to_back_and_after_another_number_stay_cards() -> None
                         ("SSN: 745-67-1270 3570 6302 2234 6809", ["3570 6302 2234 6809"]),
                         ("card 4111 1111 1111 1111 exp 12/27", ["4111 1111 1111 1111"])]:  # fmt: skip
         assert [text[r.start : r.end] for r in CardRecognizer().analyze(text, [])] == cards
+
+
+def test_a_json_records_id_is_no_card() -> None:
+    """Teams and Graph exports give each message a long numeric "id", some of which pass Luhn in a card's range."""
+    assert luhn_valid("6420879295149") and card_network("6420879295149")
+    assert CardRecognizer().analyze('  {"id": "6420879295149", "createdDateTime": "2026-04-24T17:00"}', []) == []
+    found = CardRecognizer().analyze('{"card": "6420879295149"}', [])
+    assert [(r.start, r.end) for r in found] == [(10, 23)]  # another key's value stays a card

@@ -343,3 +343,11 @@ def test_a_national_id_as_its_issuer_prints_it_is_no_phone(value: str) -> None:
 )  # fmt: skip
 def test_a_phone_listed_before_a_longer_token_in_one_run_stays(text: str, phone: str) -> None:
     assert [text[r.start : r.end] for r in PhoneNumberRecognizer().analyze(text, [])] == [phone]
+
+
+@pytest.mark.parametrize("value", ["9928351761442", "3162107118085", "234838703541"])
+def test_a_json_records_id_is_no_phone_number(recognizer: PhoneNumberRecognizer, value: str) -> None:
+    """A Teams export's message "id" is a run of digits that may fit some dialling plan; the same digits under another
+    key are still judged."""
+    assert found(recognizer, f'  {{"id": "{value}", "createdDateTime": "2026-08-14T01:00"}}', threshold=0.0) == []
+    assert found(recognizer, f'{{"mobile": "{value}"}}', threshold=0.0) == [value]
