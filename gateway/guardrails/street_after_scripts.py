@@ -82,6 +82,8 @@ def _cyrillic_name_start(text: str, type_start: int) -> int | None:
         begin = end
         while begin > 0 and _is_cyrillic_word_char(text[begin - 1]) and end - begin < _REACH:
             begin -= 1
+        while begin < end and text[begin] in "-'’":  # a quote before the name ("ADDR1='Достық") is none of it
+            begin += 1
         if begin == end or end == position or not text[begin].isalpha():
             break
         if text[begin].isupper():

@@ -37,6 +37,7 @@ def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
         ("住所はӘуезов даңғылы 70, 6-пәтерです", "Әуезов даңғылы 70, 6-пәтер"),
         ("живу по адресу Бөгенбай батыр даңғылы 142, 5-пәтер\n", "Бөгенбай батыр даңғылы 142, 5-пәтер"),
         ("\\address{Төле би көшесі, 151}", "Төле би көшесі, 151"),
+        ("export ADDR1='Достық даңғылы 112, 13-пәтер'", "Достық даңғылы 112, 13-пәтер"),
     ],
 )
 def test_addresses_whose_type_follows_the_name(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
