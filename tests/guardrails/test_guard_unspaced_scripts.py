@@ -4,7 +4,10 @@ particles): found through the spaced view (``unspaced_scripts``), at their raw s
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
-from gateway.guardrails.unspaced_scripts import spaced_view
+from gateway.guardrails.recognizers import build_detectors
+from gateway.guardrails.unspaced_scripts import glued_findings, spaced_view
+
+DETECTORS = build_detectors()
 
 
 def found(analyzer: PiiAnalyzer, text: str) -> list[tuple[str, str]]:
@@ -48,3 +51,30 @@ def test_the_spaced_view_keeps_every_position() -> None:
     assert view == "SSN 315-57-9538   "
     assert spaced_view("plain ASCII 315-57-9538") is None
     assert spaced_view("Ünïcode without those scripts") is None
+
+
+# Values set apart from the unspaced words by a space or the script's own punctuation (and sentences ended with an
+# ASCII full stop): the first pass finds them, the spaced view is not read.
+APART = [("サーバー 180.182.198.13 が落ちてます。", "180.182.198.13", "IP_ADDRESS"),
+         ("連絡先は「aisha_cheruiyot34@moraes.com.br」です。", "aisha_cheruiyot34@moraes.com.br", "EMAIL_ADDRESS"),
+         ("서버 점검은 오늘 밤에 진행됩니다. 문의 +82 10-1234-5678", "+82 10-1234-5678", "PHONE_NUMBER")]
+
+
+@pytest.mark.parametrize(("text", "value", "entity"), APART)
+def test_a_value_set_apart_from_unspaced_words_is_found(analyzer: PiiAnalyzer, text: str, value: str,
+                                                        entity: str) -> None:  # fmt: skip
+    assert (value, entity) in found(analyzer, text)
+
+
+@pytest.mark.parametrize(("text", "value", "entity"), APART)
+def test_text_where_no_value_touches_unspaced_letters_is_not_read_again(text: str, value: str, entity: str) -> None:
+    """Even with no finding from the first pass to leave out, the spaced view is not read: nothing is glued."""
+    assert glued_findings(text, [], DETECTORS) == []
+
+
+def test_a_glued_value_is_read_from_the_spaced_view() -> None:
+    text = "SSNは315-57-9538とのことです"
+    assert [(text[f.start : f.end], f.entity_type) for f in glued_findings(text, [], DETECTORS) if f.score >= 0.5] == [
+        ("315-57-9538", "US_SSN")
+    ]
+
