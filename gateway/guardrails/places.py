@@ -230,29 +230,41 @@ TRAVEL_SCORE = 0.6
 
 
 # Head nouns that make the place name before them a thing named after it, not where someone is: a disease ("Hong Kong
-# flu", "Lyme disease"), a breed ("Boston terrier"), an institution or team ("Bangkok Bank", "Manchester United"), a
-# treaty or document ("Paris Agreement", "Kyoto Protocol", "Tallinn Manual"). Listed by kind: no word list in the lock
-# gives a noun's sense (the NER model's lemma index gives its part of speech only, and most nouns after a place leave
-# it one: "the Lyon office", "Boston traffic").
+# flu", "Lyme disease"), a breed ("Boston terrier", "Jersey cow"), an institution, team or school of thought ("Bangkok
+# Bank", "Manchester United", "Frankfurt School"), a treaty or document ("Paris Agreement", "Kyoto Protocol", "Warsaw
+# Pact", "Tallinn Manual"), a dish or drink ("Salisbury steak", "Madras curry", "Moscow Mule", "Bordeaux blend"), a
+# material or cloth ("Damascus steel", "Harris tweed") or a garment ("Bermuda shorts", "Panama hat"). Listed by kind:
+# no word list in the lock gives a noun's sense (the NER model's lemma index gives its part of speech only, and most
+# nouns after a place leave it one: "the Lyon office", "Boston traffic").
 _THING_HEADS = (
     # diseases and their agents
     "flu", "influenza", "fever", "disease", "syndrome", "virus", "encephalitis", "variant", "strain", "pox",
     # breeds of animal
     "terrier", "terriers", "spaniel", "spaniels", "retriever", "retrievers", "hound", "hounds", "mastiff", "setter",
-    "sheepdog", "bulldog", "cattle", "pony", "ponies",
+    "sheepdog", "bulldog", "cattle", "pony", "ponies", "cow", "cows",
     # institutions, businesses and teams
     "bank", "university", "club", "fc", "united", "rovers", "wanderers", "athletic", "airlines", "airways",
-    "exchange", "philharmonic", "orchestra", "symphony",
+    "exchange", "philharmonic", "orchestra", "symphony", "school", "interpretation",
     # treaties, laws and documents
     "agreement", "accord", "accords", "protocol", "treaty", "convention", "manual", "declaration", "charter",
-    "papers", "principles", "consensus", "doctrine", "communiqué", "communique", "resolution", "act",
+    "papers", "principles", "consensus", "doctrine", "communiqué", "communique", "resolution", "act", "pact",
+    # dishes and drinks
+    "steak", "steaks", "curry", "sausage", "sausages", "salad", "sauce", "chowder", "stew", "pie", "cake", "bun",
+    "buns", "sprouts", "mule", "sling", "blend", "wine", "wines", "ale", "lager", "cocktail", "punch",
+    # materials and cloth
+    "steel", "tweed", "lace", "linen", "porcelain", "cement", "marble",
+    # garments
+    "shorts", "hat", "hats", "jacket", "jumper",
 )  # fmt: skip
 # Words that open a club's name before its city ("Real Madrid", "Inter Milan", "FC Barcelona", "Olympique Lyon").
 _CLUB_OPENERS = ("real", "fc", "ac", "sc", "inter", "sporting", "atlético", "atletico", "dynamo", "dinamo",
                  "olympique", "racing")  # fmt: skip
 # The head noun right after the name (a space or tab between), not a field's label ("Boston Bank: ..."); the opener
 # right before it.
-_THING_AFTER = re.compile(rf"[ \t]+(?:{'|'.join(_THING_HEADS)})(?!\w)(?!-\w)(?![ \t]*[:=])", re.IGNORECASE)
+_THING_HEAD_WORDS = frozenset(_THING_HEADS)
+# A head ends where no Latin letter follows: Japanese glues its particles on ("Salisbury steakが好きです").
+_THING_AFTER = re.compile(rf"[ \t]+(?:{'|'.join(_THING_HEADS)})(?![0-9A-Za-z\u00c0-\u024f_])(?!-\w)(?![ \t]*[:=])",
+                          re.IGNORECASE)  # fmt: skip
 _CLUB_BEFORE = re.compile(rf"(?<![\w'’-])(?:{'|'.join(_CLUB_OPENERS)})[ \t]+\Z", re.IGNORECASE)
 
 
@@ -267,7 +279,8 @@ def names_a_thing(text: str, start: int, end: int) -> bool:
 
 
 # A word in lower case after one space: the head noun of a compound whose modifier is the place ("Brussels sprouts").
-_LOWER_WORD_AFTER = re.compile(r"[ ]([a-z]{3,})(?![\w'’-])(?![ \t]*[:=])")
+# (No Latin letter after it: Japanese glues its particles on, "Salisbury steakが好きです".)
+_LOWER_WORD_AFTER = re.compile(r"[ ]([a-z]{3,})(?![0-9A-Za-z\u00c0-\u024f_'’-])(?![ \t]*[:=])")
 _WORD_AFTER_NOUN = re.compile(r"[ \t]+([^\W\d_]+)")
 # Nouns that, after a place, say where something is or who lives there ("the Boston area", "Lyon residents", "Paris
 # time"): the place stays one. The place's own kinds of office and site are ``_CUE_AFTER``'s.
@@ -287,6 +300,8 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     if after is None or not text[start].isupper() or _CUE_AFTER.match(text, end) is not None:
         return False
     word = after.group(1)
+    if word in _THING_HEAD_WORDS:  # a thing's kind ("Damascus steel tételt"), unless a location word stands before
+        return _CUE_BEFORE.search(text, max(0, start - 24), start) is None
     english = english_words()
     if word in STOP_WORDS or word in _PLACE_HEADS or word in _calendar_words() or word in english.modifiers:
         return False  # no noun, or a noun that is an adverb too: "Paris yesterday", "Lima today"
@@ -647,7 +662,8 @@ class PlaceRecognizer(EntityRecognizer):
                 and not is_markup_name(text, result.start, result.end)]  # fmt: skip
 
     def _places_in_other_scripts(self, text: str) -> list[RecognizerResult]:
-        """Country names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "Χιλή": ``script_places``)."""
+        """Country and city names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "თელავი", "対馬":
+        ``script_places``)."""
         return [RecognizerResult("LOCATION", start, end, SCORE,
                                  AnalysisExplanation(self.name, SCORE, pattern_name="other script"))
                 for start, end in script_places(text)]  # fmt: skip

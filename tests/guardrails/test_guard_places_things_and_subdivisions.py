@@ -2,20 +2,13 @@
 subdivision and Irish country names, places in capitals of any Latin letters, the locative words of chat's other
 languages and the stop words of every language in lower case."""
 
+from collections.abc import Callable
+
 import pytest
 
 from gateway.guardrails.country_names import country_names
-from gateway.guardrails.places import PlaceRecognizer, names_a_thing
+from gateway.guardrails.places import names_a_thing
 from gateway.guardrails.region_names import region_names
-
-
-@pytest.fixture(scope="module")
-def recognizer() -> PlaceRecognizer:
-    return PlaceRecognizer()
-
-
-def places(recognizer: PlaceRecognizer, text: str) -> list[str]:
-    return [text[r.start : r.end] for r in recognizer.analyze(text, ["LOCATION"])]
 
 
 @pytest.mark.parametrize(
@@ -28,10 +21,17 @@ def places(recognizer: PlaceRecognizer, text: str) -> list[str]:
      "ordered from the Osaka Bank portal",
      "the Tallinn Manual chapter on cyber operations",
      "tickets for Real Madrid against Inter Milan",
-     "RM MEAL HONG KONG FLU"],
+     "RM MEAL HONG KONG FLU",
+     "export MENU_ITEM='Toledo steel'",  # a material, after a key of no place
+     "product: Chicago steak",  # a dish
+     "Singapore Slingが好きです",  # a drink, a particle glued on
+     "she wore a Panama hat",  # a garment
+     "record['product'] = 'Yalta Pact'",  # a treaty
+     "studied the Vienna School of economics",  # a school of thought
+     "rendeltem Kyoto porcelain tételt"],  # a material, in Hungarian chat
 )  # fmt: skip
-def test_a_place_that_names_a_thing_is_no_location(recognizer: PlaceRecognizer, text: str) -> None:
-    assert places(recognizer, text) == []
+def test_a_place_that_names_a_thing_is_no_location(find_places: Callable[[str], list[str]], text: str) -> None:
+    assert find_places(text) == []
 
 
 @pytest.mark.parametrize(
@@ -39,10 +39,13 @@ def test_a_place_that_names_a_thing_is_no_location(recognizer: PlaceRecognizer, 
     [("our Boston office moved", "Boston"),
      ("she lives in Leeds now", "Leeds"),
      ("Vienna traffic was bad this morning", "Vienna"),
-     ("Bank details: we opened an account in Osaka", "Osaka")],
+     ("Bank details: we opened an account in Osaka", "Osaka"),
+     ("moved to Hamburg last week", "Hamburg")],
 )  # fmt: skip
-def test_a_place_before_other_nouns_stays_a_place(recognizer: PlaceRecognizer, text: str, place: str) -> None:
-    assert place in places(recognizer, text)
+def test_a_place_before_other_nouns_stays_a_place(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert place in find_places(text)
 
 
 def test_the_thing_rule_reads_the_word_after_and_the_club_word_before() -> None:
@@ -51,9 +54,9 @@ def test_the_thing_rule_reads_the_word_after_and_the_club_word_before() -> None:
     assert not names_a_thing(text, 16, 22)  # "Bank:" is a field's label
 
 
-def test_a_surname_place_after_a_name_word_is_no_location(recognizer: PlaceRecognizer) -> None:
-    assert places(recognizer, "we benchmarked the Cartier Santos watch") == []
-    assert places(recognizer, "the ship sailed to Santos") == ["Santos"]
+def test_a_surname_place_after_a_name_word_is_no_location(find_places: Callable[[str], list[str]]) -> None:
+    assert find_places("we benchmarked the Cartier Santos watch") == []
+    assert find_places("the ship sailed to Santos") == ["Santos"]
 
 
 @pytest.mark.parametrize(
@@ -62,8 +65,8 @@ def test_a_surname_place_after_a_name_word_is_no_location(recognizer: PlaceRecog
      ("governed by the courts of Rõuge", "Rõuge"),  # an Estonian rural municipality
      ("she grew up in Saint Thomas parish", "Saint Thomas")],  # a Jamaican parish
 )  # fmt: skip
-def test_every_subdivision_is_a_place(recognizer: PlaceRecognizer, text: str, place: str) -> None:
-    assert place in places(recognizer, text)
+def test_every_subdivision_is_a_place(find_places: Callable[[str], list[str]], text: str, place: str) -> None:
+    assert place in find_places(text)
 
 
 def test_the_region_snapshot_holds_lower_levels_but_not_their_words() -> None:
@@ -86,9 +89,10 @@ def test_irish_country_names_keep_their_article() -> None:
      ("RM HOME CITY SAINT THOMAS", "SAINT THOMAS"),
      ("BRANCH: GALWAY\nTOTAL 12.00", "GALWAY")],
 )  # fmt: skip
-def test_places_in_capitals_of_any_latin_letters_and_after_a_place_label(recognizer: PlaceRecognizer, text: str,
-                                                                          place: str) -> None:  # fmt: skip
-    assert places(recognizer, text) == [place]
+def test_places_in_capitals_of_any_latin_letters_and_after_a_place_label(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert find_places(text) == [place]
 
 
 @pytest.mark.parametrize(
@@ -97,9 +101,9 @@ def test_places_in_capitals_of_any_latin_letters_and_after_a_place_label(recogni
      ("[10:02] ana: uuwi kami sa davao sa lunes", "davao"),
      ("[10:02] juma: niko kisumu leo", "kisumu")],
 )  # fmt: skip
-def test_a_lower_case_place_after_a_tagalog_or_swahili_locative(recognizer: PlaceRecognizer, text: str,
+def test_a_lower_case_place_after_a_tagalog_or_swahili_locative(find_places: Callable[[str], list[str]], text: str,
                                                                place: str) -> None:  # fmt: skip
-    assert places(recognizer, text) == [place]
+    assert find_places(text) == [place]
 
 
 @pytest.mark.parametrize(
@@ -107,6 +111,6 @@ def test_a_lower_case_place_after_a_tagalog_or_swahili_locative(recognizer: Plac
     ["[10:02] ana: ilagay mo sa bahay", "[10:02] ana: nasa meeting pa ako", "[10:02] juma: niko sawa, asante",
      "[10:02] ion: ne mutam la Cluj in vara"],  # "vara": a stop word of Swedish, Romanian "summer"
 )  # fmt: skip
-def test_lower_case_words_after_those_locatives_or_stop_words_are_no_places(recognizer: PlaceRecognizer,
+def test_lower_case_words_after_those_locatives_or_stop_words_are_no_places(find_places: Callable[[str], list[str]],
                                                                           text: str) -> None:  # fmt: skip
-    assert [place for place in places(recognizer, text) if place.islower()] == []
+    assert [place for place in find_places(text) if place.islower()] == []
