@@ -98,13 +98,20 @@ def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
     return bool(words) and (len(words) == 1 or all(word[0].isupper() for word in words))
 
 
+def _capitals_key(key: str) -> bool:
+    """Whether a value in capitals under `key` is read as a name: a name's key that says whose name it is
+    ("holder_name", "Given names"); a bare "Name:" also labels what a form or a system calls a thing ("Name: IBAN
+    SWIFT")."""
+    return _NAME_KEY.fullmatch(key) is not None and key.strip(" _.-") not in ("name", "names")
+
+
 def _reads_as(value: str, entity: str, particles: frozenset[str], key: str) -> bool:
     """Whether `value`, under the (lower-case) `key`, reads as a name of `entity`; a person's also as "Last, First",
     as directories and exports write it ("Anjum, Gull"), each side capitalised, the surname maybe in capitals ("ANJUM,
     Gull"), and under a name's key a name printed in capitals. A team or a desk in a person's slot is
     none (``_unit_name``), nor, under a role's key, are ordinary words (``_ordinary_value``: "Reporter: Customer
     Care"); under a name's key they are a name ("Full Name: Flint Fable")."""
-    if entity == "PERSON" and value.isupper() and _NAME_KEY.fullmatch(key):
+    if entity == "PERSON" and value.isupper() and _capitals_key(key):
         value = value.title()  # a name printed in capitals under a name's key ("holder_name: GRACE AFRIYIE")
     if _reads_as_name(value, particles):
         shaped = True
@@ -286,7 +293,7 @@ class FieldValueRecognizer(EntityRecognizer):
                 results.extend(self._form_value(text, match, entity))
                 continue
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
-                capitals = entity == "PERSON" and _NAME_KEY.fullmatch(match.group("person")) is not None
+                capitals = entity == "PERSON" and _capitals_key(match.group("person"))
                 name_end = self._name_end(text, start, end, particles, capitals)
                 if entity == "PERSON" and name_end in (None, end):
                     name_end = _given_after_comma(text, start, end, particles) or name_end
