@@ -20,6 +20,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS
 from gateway.guardrails.person_names import KnownNames
 from gateway.guardrails.places import gazetteer
+from gateway.guardrails.span_index import SpanIndex
 
 INVERTED_SCORE = 0.6
 _CALENDAR_WORDS = calendar_words()
@@ -44,7 +45,7 @@ def inverted_names(text: str, taken: Iterable[Finding], stop_words: frozenset[st
     """Family-name-first names with a comma that no finding in `taken` but a place overlaps."""
     if not has_inverted_name(text):
         return []
-    spans = [(f.start, f.end) for f in taken if f.entity_type != "LOCATION"]
+    spans = SpanIndex((f.start, f.end) for f in taken if f.entity_type != "LOCATION")
     places = gazetteer()
 
     def ordinary(word: str) -> bool:
@@ -60,7 +61,7 @@ def inverted_names(text: str, taken: Iterable[Finding], stop_words: frozenset[st
         if family.casefold() in places:
             continue  # "Lima, Maria": a place, then a name
         end = match.end() if more is None or more.endswith(".") or names.is_name(more) else match.end("given")
-        if not any(match.start() < stop and start < end for start, stop in spans):
+        if not spans.overlaps(match.start(), end):
             found.append(Finding("PERSON", match.start(), end, INVERTED_SCORE, "inverted_names"))
-            spans.append((match.start(), end))
+            spans.add(match.start(), end)
     return found

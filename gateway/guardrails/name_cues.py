@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.span_index import SpanIndex
 
 CUED_SCORE = 0.7
 LOWER_CASE_CUED_SCORE = 0.6
@@ -151,7 +152,10 @@ _SUBJECT_WORDS = ("subject", "betreff", "objet", "asunto", "oggetto", "assunto",
 # or Hangul before them has no word boundary to say where it starts: those are left out.
 HONORIFICS = ("様", "さま", "さん", "氏", "殿", "君", "くん", "ちゃん", "先生", "님", "씨", "女士", "小姐")
 _LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
-_HONORIFIC = re.compile(rf"(?<=[{_LATIN}])(?:{'|'.join(HONORIFICS)})")
+# The honorifics first and the letter before them checked after: a pattern that opens with a look-behind is tried at
+# every position of the text, one that opens with these characters only where one stands.
+_HONORIFIC = re.compile(rf"(?:{'|'.join(HONORIFICS)})")
+_LATIN_LETTER = re.compile(rf"[{_LATIN}]")
 # The run of Latin letters, spaces and initials' periods that ends where an honorific starts.
 _LATIN_RUN = re.compile(rf"(?<![{_LATIN} .'’-])[{_LATIN}][{_LATIN} .'’-]*\Z")
 
@@ -353,11 +357,11 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
     taken = list(taken)
     places = [(f.start, f.end) for f in taken if f.entity_type == "LOCATION"]
-    spans = [(f.start, f.end) for f in taken if f.entity_type != "LOCATION"]
+    spans = SpanIndex((f.start, f.end) for f in taken if f.entity_type != "LOCATION")
     found: list[Finding] = []
 
     def add(span: tuple[int, int] | None) -> None:
-        if span is None or any(start < span[1] and span[0] < end for start, end in spans):
+        if span is None or spans.overlaps(*span):
             return
         named = _WORD.findall(text, span[0], span[1])
         if named[0][0].isupper() and names_a_group(named, words):
@@ -365,7 +369,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         lower = text[span[0] : span[1]].islower()
         found.append(Finding("PERSON", span[0], span[1], LOWER_CASE_CUED_SCORE if lower else CUED_SCORE,
                              "name_cues"))  # fmt: skip
-        spans.append(span)
+        spans.add(*span)
 
     lowered = text.lower()
     same_length = len(lowered) == len(text)
@@ -378,6 +382,8 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
     if any(honorific in text for honorific in HONORIFICS):
         for honorific in _HONORIFIC.finditer(text):
+            if not honorific.start() or _LATIN_LETTER.match(text, honorific.start() - 1) is None:
+                continue
             start = _LATIN_RUN.search(text, max(0, honorific.start() - 80), honorific.start())
             if start is not None:  # the name as if the text began where its letters do: "担当は" is no word of it
                 span = _name_before(text[start.start() : honorific.start()], honorific.start() - start.start(), words)
