@@ -172,7 +172,13 @@ _EPONYM_HEADS = frozenset({
 _LOWER_EPONYM_HEADS = ("algorithm", "filter", "sequence", "curve", "diagram", "transform", "distribution", "cipher",
                        "theorem", "conjecture", "lemma", "equation", "inequality", "constant", "paradox", "hypothesis",
                        "principle", "scheme", "virus", "disease", "syndrome", "disorder", "palsy", "lymphoma",
-                       "sarcoma", "carcinoma")  # fmt: skip
+                       "sarcoma", "carcinoma",
+                       # the scales, instruments, charts, phenomena and objects of physics and engineering named after
+                       # their inventor ("Kelvin scale", "Geiger counter", "Gantt chart", "Doppler effect", "Nash
+                       # equilibrium", "Pascal's triangle", "Wankel engine", "Petri dish", "Carnot cycle")
+                       "scale", "radar", "counter", "engine", "chart", "plot", "effect", "phenomenon", "equilibrium",
+                       "triangle", "matrix", "polynomial", "integral", "coefficient", "estimator", "cycle", "tube",
+                       "lamp", "burner", "flask", "dish", "method")  # fmt: skip
 # A disease named by a Greek or Latin suffix ("Hashimoto's thyroiditis", "Paget's osteitis"): inflammation,
 # condition, blood state, disease, growth, pain, infestation (no "-oma", which ends "diploma" and "aroma" too; the
 # tumours are heads above).
@@ -180,7 +186,7 @@ _MEDICAL_SUFFIXES = ("itis", "osis", "emia", "aemia", "pathy", "plasia", "algia"
 # After a person's words: the rest of a double-barrelled name ("Glass" of "Glass-Steagall"), a possessive, then one of
 # those heads, or a lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy", "Kalman filter").
 _EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?!\w|['’]\w|-)"
-                           rf"|(?P<lower>(?:{'|'.join(_LOWER_EPONYM_HEADS)})s?\b"
+                           rf"|(?P<lower>(?:{'|'.join(_LOWER_EPONYM_HEADS)})(?:s|es)?(?![a-z])"
                            rf"|[a-z]{{3,}}(?:{'|'.join(_MEDICAL_SUFFIXES)})\b))")  # fmt: skip
 
 # A word opened in lower case that goes on in capitals (camelCase), and lower-case words joined by hyphens or
@@ -217,6 +223,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return (finding.source not in _KEYED_SOURCES and names_a_thing(text, finding.end)
                 and _KEY_BEFORE.search(text, max(0, finding.start - 40), finding.start) is None
                 and not any(finding.overlaps(address) for address in addresses))  # fmt: skip
+    if any(address.start <= finding.start and finding.end <= address.end for address in addresses):
+        return True  # a street named after a person ("Ыбырай Алтынсарин көшесі, 76"): the address's words
     words = _WORD.findall(text, finding.start, finding.end)
     return (is_form_label(text, finding.end) or is_weekday_before_date(text, finding.end, words)
             or is_company(text, finding.end, words) or is_header(words)

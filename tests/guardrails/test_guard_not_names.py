@@ -274,10 +274,25 @@ def test_the_analyzer_keeps_chat_senders_with_names_and_drops_relations_bots_and
         ("it was a Ponzi scheme", "Ponzi"),
         ("in the spirit of the Marshall Plan", "Marshall Plan"),  # a plan's capitalised head
         ("in the spirit of the Marshall Plan", "Marshall"),
+        ("it behaves like the Kelvin scale", "Kelvin"),  # a scale, an instrument, a chart, a state, an object
+        ("benchmarked against Doppler radar", "Doppler"),
+        ("a Geiger counter kell", "Geiger"),
+        ("Pascal's triangle again", "Pascal"),
+        ("the Nash equilibrium holds", "Nash"),
+        ("12:57\t総務\tBell's palsyの資料を読みました", "Bell"),  # the head glued to Japanese
     ],
 )
 def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> None:
     assert not kept(text, value)
+
+
+def test_a_person_inside_a_street_address_is_the_addresss_word() -> None:
+    text = "Айгерім Сейітова, Ыбырай Алтынсарин көшесі, 76, Қостанай"
+    street = Finding("STREET_ADDRESS", text.index("Ыбырай"), text.index(", Қостанай"), 0.85, "StreetAddressRecognizer")
+    person = Finding("PERSON", text.index("Ыбырай"), text.index(" көшесі"), 0.85, "spacy_ner")
+    assert without_non_names(text, [street, person]) == [street]
+    outside = Finding("PERSON", 0, len("Айгерім Сейітова"), 0.85, "spacy_ner")  # beside the address, not inside
+    assert without_non_names(text, [street, outside]) == [street, outside]
 
 
 @pytest.mark.parametrize(
