@@ -1,0 +1,195 @@
+"""NATIONAL_ID: every personal identity number python-stdnum validates (``personal_id_schemes``: a Romanian CNP, a
+Bulgarian EGN, an Estonian isikukood, a Chilean RUT, a Greek AMKA, a Canadian SIN and some fifty more), when a label
+next to it names it.
+
+Most of these numbers are ten to thirteen digits with one check digit or none: one random number in ten passes a
+scheme's check, and with sixty schemes nearly every run of digits passes one. A number is read as an identity number
+only where text names it, within ``REACH`` characters before it or ``REACH_AFTER`` after it on its line: the scheme's
+own name (its acronym, "CNP", "AMKA", "RUT", matched as written; its local name, "isikukood", "asmens kodas", in any
+case), after which only that scheme's validator is asked; or an identity-number label or record key shared by all
+("personal code", "national id", "social insurance number", "personal_code"), after which any scheme's validator
+is. A candidate is digits grouped as the schemes print them (spaces, dots, dashes, slashes: "12.345.678-5",
+"046 454 286", "750101-1234") and an optional letter or two of a check ("-K", a PPS number's "W").
+"""
+
+from __future__ import annotations
+
+import bisect
+import importlib
+import re
+from collections.abc import Callable
+from functools import cache
+
+from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from stdnum.exceptions import InvalidLength, ValidationError
+
+from gateway.guardrails.identifiers import NationalIdRecognizer
+from gateway.guardrails.personal_id_schemes import personal_id_schemes
+from gateway.guardrails.prefilters import any_word
+
+REACH = 48  # "Cod Numeric Personal (CNP) al titularului: 1800101221144"
+REACH_AFTER = 24  # "1800101221144 (CNP)"
+OWN_NAME_SCORE = 0.9
+LABEL_SCORE = 0.85  # both above a phone's (0.75 at most): the same digits under an identity label are the identity
+
+# Identity-number labels shared by every scheme: NationalIdRecognizer's context words but those that name a tax or
+# document number, or are short enough to stand in other words and keys ("id ", "nir", "pan"), and the kinds of
+# personal number the stdnum schemes describe themselves as.
+_SHARED_EXCLUDED = ("tax", "steuer", "fiscal", "numéro", "document", "doc", "ausweis", "tin", "id:", "id=")
+SHARED_LABELS: tuple[str, ...] = (
+    *(word.strip() for word in NationalIdRecognizer.CONTEXT
+      if len(word.strip()) >= 5 and not any(part in word.casefold() for part in _SHARED_EXCLUDED)),
+    "personal code", "personal id", "personal identity", "personalcode", "personal_code", "personal-code",
+    "social security", "social insurance", "sozialversicherung", "citizen", "birth number", "resident registration",
+    "national number", "identity", "identification",
+)  # fmt: skip
+_DIGITS = "[0-9]"
+_CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+.,/-]{_DIGITS})(?:[ ./-]?{_DIGITS}){{5,16}}"
+                        rf"(?:(?P<letters>-?[A-Za-z]{{1,2}})(?![\w]|[./-]\w)|(?![\w]|[./-]\w))")  # fmt: skip
+_LINE_BREAK = re.compile(r"[\r\n]")
+
+
+def _is_acronym(label: str) -> bool:
+    return label.isascii() and label.upper() == label
+
+
+@cache
+def _validators() -> dict[str, Callable[[str], object]]:
+    """Each scheme's ``validate``, by module name (imported once, on first use)."""
+    return {module: importlib.import_module(f"stdnum.{module}").validate for module, _ in personal_id_schemes()}
+
+
+# (scheme, letters and digits) a scheme's validator rejected for its length: stdnum checks a compacted number's length
+# before anything else, so under a shared label most of the sixty schemes are passed over by a set look-up, not asked
+# again. A Czech or Slovak birth number's length is judged with its year (nine digits only before 1954): those two
+# are always asked.
+_WRONG_LENGTH: set[tuple[str, int]] = set()
+_LENGTH_BY_VALUE = frozenset({"cz.rc", "sk.rc"})
+
+
+def _is_valid(module: str, value: str) -> bool:
+    """What the scheme's ``is_valid`` says of ``value``, remembering the lengths it rejects (``_WRONG_LENGTH``)."""
+    size = sum(char.isalnum() for char in value)
+    if (module, size) in _WRONG_LENGTH:
+        return False
+    try:
+        _validators()[module](value)
+    except InvalidLength:
+        if module not in _LENGTH_BY_VALUE:
+            _WRONG_LENGTH.add((module, size))
+        return False
+    except ValidationError:
+        return False
+    return True
+
+
+@cache
+def _labels() -> tuple[re.Pattern[str], dict[str, frozenset[str] | None]]:
+    """The pattern of every label, and what each (case-folded) names: its schemes, or None for a shared label."""
+    named: dict[str, set[str]] = {}
+    for module, labels in personal_id_schemes():
+        for label in labels:
+            named.setdefault(label if _is_acronym(label) else label.casefold(), set()).add(module)
+    meaning: dict[str, frozenset[str] | None] = {key: frozenset(modules) for key, modules in named.items()}
+    meaning.update((label.casefold(), None) for label in SHARED_LABELS)
+    # longest first, so a label is read whole ("personal code" before "personal")
+    acronyms = sorted((key for key in named if _is_acronym(key)), key=len, reverse=True)
+    words = sorted((key for key in meaning if key not in acronyms), key=len, reverse=True)
+    pattern = re.compile(
+        rf"(?<![A-Za-z])(?:{'|'.join(map(re.escape, acronyms))})(?![A-Za-z])"
+        rf"|(?i:(?<!\w)(?:{'|'.join(map(re.escape, words))}))"
+    )
+    return pattern, meaning
+
+
+def label_words() -> list[str]:
+    """Every label in lower case: a text holding none of them (``prefilters.any_word``) holds no labelled number."""
+    return sorted({label.lower() for label in _labels()[1]})
+
+
+@cache
+def _label_test() -> Callable[[str], bool]:
+    return any_word(label_words())
+
+
+def _holds_label(text: str) -> bool:
+    """Whether any label occurs in ``text`` (substring tests, before any regex)."""
+    return _label_test()(text)
+
+
+def may_hold_personal_id(text: str) -> bool:
+    """Whether ``text`` holds a candidate and a label: the digits searched first (the regex engine skips to them),
+    the labels by substring tests only then."""
+    return _CANDIDATE.search(text) is not None and _holds_label(text)
+
+
+def _label_spans(text: str) -> list[tuple[int, int, frozenset[str] | None]]:
+    """Each label in ``text``: its span and what it names (its schemes; None for a shared label)."""
+    pattern, meaning = _labels()
+    spans = []
+    for match in pattern.finditer(text):
+        label = match.group()
+        key = label if label in meaning else label.casefold()
+        if key in meaning:  # a letter whose case-folding differs from re's case-blind match is no label
+            spans.append((match.start(), match.end(), meaning[key]))
+    return spans
+
+
+def _named_schemes(spans: list[tuple[int, int, frozenset[str] | None]], starts: list[int], before: int, start: int,
+                   end: int, after: int) -> frozenset[str] | None:  # fmt: skip
+    """What the labels ending in text[before:start] or starting in text[end:after] name: None if one is shared, else
+    the schemes they name (empty: no label)."""
+    schemes: set[str] = set()
+    first, last = bisect.bisect_left(starts, before), bisect.bisect_left(starts, after)
+    for label_start, label_end, named in spans[first:last]:
+        if label_end <= start or end <= label_start:
+            if named is None:
+                return None
+            schemes.update(named)
+    return frozenset(schemes)
+
+
+def _reach(text: str, start: int, end: int) -> tuple[int, int]:
+    """The stretch around text[start:end] a label may stand in: ``REACH`` before, ``REACH_AFTER`` after, on its line."""
+    before = max(0, start - REACH)
+    breaks = list(_LINE_BREAK.finditer(text, before, start))
+    if breaks:
+        before = breaks[-1].end()
+    after = _LINE_BREAK.search(text, end, min(len(text), end + REACH_AFTER))
+    return before, after.start() if after else min(len(text), end + REACH_AFTER)
+
+
+class PersonalIdRecognizer(EntityRecognizer):
+    """NATIONAL_ID: a number a stdnum personal-identity scheme validates, next to a label naming it (module doc)."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["NATIONAL_ID"], name="PersonalIdRecognizer")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        results: list[RecognizerResult] = []
+        spans: list[tuple[int, int, frozenset[str] | None]] | None = None
+        starts: list[int] = []
+        if not may_hold_personal_id(text):
+            return results
+        for candidate in _CANDIDATE.finditer(text):
+            if spans is None:  # the labels are looked for once, in a text with a candidate
+                spans = _label_spans(text)
+                starts = [label_start for label_start, _, _ in spans]
+            if not spans:
+                break
+            start, end = candidate.span()
+            if candidate.group("letters") and not any(_is_valid(module, candidate.group()) for module in _validators()):
+                end = candidate.start("letters")  # "1234567-ab": the digits alone
+            before, after = _reach(text, start, end)
+            named = _named_schemes(spans, starts, before, start, end, after)
+            if named is not None and not named:
+                continue
+            schemes, score = (tuple(_validators()), LABEL_SCORE) if named is None else (tuple(named), OWN_NAME_SCORE)
+            found = next((module for module in schemes if _is_valid(module, text[start:end])), None)
+            if found is not None:
+                explanation = AnalysisExplanation(self.name, score, pattern_name=f"{found} (stdnum, labelled)")
+                results.append(RecognizerResult("NATIONAL_ID", start, end, score, explanation))
+        return results
