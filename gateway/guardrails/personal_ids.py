@@ -23,10 +23,12 @@ from functools import cache
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from stdnum.exceptions import InvalidLength, ValidationError
 
+from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import NationalIdRecognizer
 from gateway.guardrails.personal_id_schemes import personal_id_schemes
 from gateway.guardrails.prefilters import any_word
 
+RECOGNIZER_NAME = "PersonalIdRecognizer"
 REACH = 48  # "Cod Numeric Personal (CNP) al titularului: 1800101221144"
 REACH_AFTER = 24  # "1800101221144 (CNP)"
 OWN_NAME_SCORE = 0.9
@@ -163,7 +165,7 @@ class PersonalIdRecognizer(EntityRecognizer):
     """NATIONAL_ID: a number a stdnum personal-identity scheme validates, next to a label naming it (module doc)."""
 
     def __init__(self) -> None:
-        super().__init__(supported_entities=["NATIONAL_ID"], name="PersonalIdRecognizer")
+        super().__init__(supported_entities=["NATIONAL_ID"], name=RECOGNIZER_NAME)
 
     def load(self) -> None:
         pass
@@ -193,3 +195,12 @@ class PersonalIdRecognizer(EntityRecognizer):
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"{found} (stdnum, labelled)")
                 results.append(RecognizerResult("NATIONAL_ID", start, end, score, explanation))
         return results
+
+
+def without_phones_in_labelled_ids(findings: list[Finding]) -> list[Finding]:
+    """The findings less the phone numbers that overlap a labelled identity number (``PersonalIdRecognizer``'s): a
+    number a scheme validates under a label naming it is that identity number, not a phone number as well."""
+    ids = [f for f in findings if f.source == RECOGNIZER_NAME]
+    if not ids:
+        return findings
+    return [f for f in findings if f.entity_type != "PHONE_NUMBER" or not any(f.overlaps(i) for i in ids)]

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from gateway.guardrails.findings import Finding
 from gateway.guardrails.personal_id_schemes import (
     SNAPSHOT,
     build_snapshot,
@@ -13,7 +14,12 @@ from gateway.guardrails.personal_id_schemes import (
     labels_of,
     personal_id_schemes,
 )
-from gateway.guardrails.personal_ids import PersonalIdRecognizer, may_hold_personal_id
+from gateway.guardrails.personal_ids import (
+    RECOGNIZER_NAME,
+    PersonalIdRecognizer,
+    may_hold_personal_id,
+    without_phones_in_labelled_ids,
+)
 
 
 def _found(text: str) -> list[str]:
@@ -108,3 +114,13 @@ def test_the_prefilter_asks_for_digits_and_a_label() -> None:
     assert may_hold_personal_id("CNP 1800101221144")
     assert not may_hold_personal_id("CNP on file")
     assert not may_hold_personal_id("call 1800101221144")
+
+
+def test_a_phone_number_over_a_labelled_identity_number_is_dropped_and_others_kept() -> None:
+    labelled = Finding("NATIONAL_ID", 5, 15, 0.9, RECOGNIZER_NAME)
+    same_digits = Finding("PHONE_NUMBER", 5, 15, 0.6, "PhoneNumberRecognizer")
+    elsewhere = Finding("PHONE_NUMBER", 30, 40, 0.6, "PhoneNumberRecognizer")
+    shaped_id = Finding("NATIONAL_ID", 50, 61, 0.4, "NationalIdRecognizer")
+    on_shaped_id = Finding("PHONE_NUMBER", 50, 61, 0.6, "PhoneNumberRecognizer")
+    findings = [labelled, same_digits, elsewhere, shaped_id, on_shaped_id]
+    assert without_phones_in_labelled_ids(findings) == [labelled, elsewhere, shaped_id, on_shaped_id]
