@@ -64,6 +64,7 @@ def check_digit(field: str) -> int:
     return total % 10
 
 
+@lru_cache(maxsize=2)  # the zone's three detectors (one per entity type) ask it of the same text in turn
 def has_zone(text: str) -> bool:
     """The pre-filter: a name field's double filler, which every zone holds, or a data page's name label."""
     return "<<" in text or has_inspection_zone(text)

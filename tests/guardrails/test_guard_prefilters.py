@@ -69,6 +69,13 @@ def test_ip_prefilter_answers_as_the_anchor(text: str) -> None:
 
 
 @settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="019\u0663 .-x\n", max_size=40))
+def test_national_id_prefilter_answers_as_the_plain_form(text: str) -> None:
+    expected = re.search(r"\d{3}|\d{2}[ .-]\d{2}", text) is not None
+    assert (re.search(recognizers._NATIONAL_ID_DIGITS, text) is not None) == expected
+
+
+@settings(max_examples=800, deadline=None)
 @given(st.text(alphabet="dDoOtT@[(<>)] .\n_x", max_size=40))
 def test_obfuscation_prefilter_answers_as_the_anchor(text: str) -> None:
     expected = re.search(recognizers._OBFUSCATION_ANCHOR, text) is not None
