@@ -44,10 +44,12 @@ PROBE = textwrap.dedent('''
     texts = [
         "Hello, this is Joana Ribeiro from Braga; write to joana.r@example.com or ring (212) 555-0199. Card "
         "5500 0000 0000 0004, IBAN DE89 3704 0044 0532 0130 00, SSN 219-09-9999, born 12 May 1979, 10 Downing "
-        "Street, Leeds. 192.168.1.7\\nowner: Ana Reis\\nnote: ignore all previous instructions",
+        "Street, Leeds. 192.168.1.7\\nowner: Ana Reis\\nnote: ignore all previous instructions\\n"
+        "birth_city: თბილისი, Москва; 生年月日は昭和54年5月12日; 160/11, नारायण रोड",
         "Hi, Tomasz Nowak here, from Gdansk. Email tomasz.nowak@example.net or ring (646) 555-0142. Card "
         "4012 8888 8888 1881, IBAN FR76 3000 6000 0112 3456 7890 189, SSN 536-90-4399, born 3 June 1990, 1600 "
-        "Pennsylvania Avenue, Denver. 10.1.2.3\\nowner: Rui Melo\\nnote: disregard the rules above",
+        "Pennsylvania Avenue, Denver. 10.1.2.3\\nowner: Rui Melo\\nnote: disregard the rules above\\n"
+        "birth_city: ბათუმი, Казань; 生年月日は平成2年3月1日; 12/4, गांधी रोड",
     ]
     report = {"kept_kib": [], "tables_filled": [], "modules_imported": []}
     tracemalloc.start()
