@@ -15,6 +15,7 @@ from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.not_names import without_non_names
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.personal_ids import without_phones_in_labelled_ids
 from gateway.guardrails.phones import judgements_shared
 from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
 from gateway.guardrails.query_strings import decoded_view
@@ -75,7 +76,8 @@ class PiiAnalyzer:
                 findings.extend(run_detector(detector, text))
             # values glued to Japanese, Chinese, Thai or Korean words (``unspaced_scripts``)
             findings.extend(glued_findings(text, findings, self._detectors))
-            per_text.append(findings)
+            # a labelled identity number a scheme validates is no phone number as well (``personal_ids``)
+            per_text.append(without_phones_in_labelled_ids(findings))
         if not ner_enabled or not texts:
             return [without_non_names(text, findings) for text, findings in zip(texts, per_text, strict=True)]
         budget.check()

@@ -4,7 +4,8 @@ stdnum holds some two hundred number formats by country, most of them of compani
 securities and invoices. A module's docstring opens with the number's names and what it is ("CNP (Cod Numeric
 Personal, Romanian Numerical Personal Code).", "AMKA (Αριθμός Μητρώου Κοινωνικής Ασφάλισης, Greek social security
 number).", "SIN (Canadian Social Insurance Number)."): a module is a person's number when that line says so
-(``PERSONAL``) and names no company, employer, school or economic operator (``NOT_PERSONAL``). US_SSN is its own
+(``PERSONAL``) and names no company, employer, school or economic operator (``NOT_PERSONAL``); whether it has a
+check digit is whether its module can reject a checksum. US_SSN is its own
 entity type, reported by its own recognizer, and is left out.
 
 A scheme's labels are its own names: the acronyms and local names before the parenthesis and the names inside it but
@@ -61,6 +62,7 @@ def labels_of(title: str) -> list[str]:
 def build_snapshot() -> dict[str, object]:
     """Every personal identity number of the installed stdnum: its module (``ro.cnp``), title and labels."""
     import importlib
+    import inspect
     import pkgutil
 
     import stdnum
@@ -75,7 +77,9 @@ def build_snapshot() -> dict[str, object]:
             doc = (importlib.import_module(f"stdnum.{name}").__doc__ or "").strip()
             title = doc.splitlines()[0] if doc else ""
             if name not in LEFT_OUT and is_personal(title):
-                schemes.append({"module": name, "title": title, "labels": labels_of(title)})
+                source = inspect.getsource(importlib.import_module(f"stdnum.{name}"))
+                schemes.append({"module": name, "title": title, "labels": labels_of(title),
+                                "checked": "InvalidChecksum" in source})  # fmt: skip
     return {"source": f"python-stdnum {stdnum.__version__}", "schemes": schemes}
 
 
@@ -84,6 +88,14 @@ def personal_id_schemes() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(stdnum module, labels) of every personal identity number in the snapshot."""
     built = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
     return tuple((scheme["module"], tuple(scheme["labels"])) for scheme in built["schemes"])
+
+
+@cache
+def checked_schemes() -> frozenset[str]:
+    """The schemes with a check digit (their validator can reject a checksum): a number without one ("li.peid", four
+    to twelve digits; an Argentinian DNI's seven or eight) is any number of its length."""
+    built = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    return frozenset(scheme["module"] for scheme in built["schemes"] if scheme["checked"])
 
 
 if __name__ == "__main__":

@@ -22,10 +22,11 @@ from functools import cache
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from stdnum.exceptions import InvalidLength, ValidationError
+from stdnum.us import ssn
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import NationalIdRecognizer
-from gateway.guardrails.personal_id_schemes import personal_id_schemes
+from gateway.guardrails.personal_id_schemes import checked_schemes, personal_id_schemes
 from gateway.guardrails.prefilters import any_word
 
 RECOGNIZER_NAME = "PersonalIdRecognizer"
@@ -48,11 +49,20 @@ SHARED_LABELS: tuple[str, ...] = (
 _DIGITS = "[0-9]"
 _CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+.,/-]{_DIGITS})(?:[ ./-]?{_DIGITS}){{5,16}}"
                         rf"(?:(?P<letters>-?[A-Za-z]{{1,2}})(?![\w]|[./-]\w)|(?![\w]|[./-]\w))")  # fmt: skip
-_LINE_BREAK = re.compile(r"[\r\n]")
+_STOP = re.compile(r"[\r\n0-9]")  # a label's reach ends at a line break or another number
+_WORD = re.compile(r"[^\W\d_]+")
+MAX_WORDS_BETWEEN = 3
+_SPACES = re.compile(r"\s")
+_SSN_SHAPE = re.compile(r"[0-9]{3}[ .-]?[0-9]{2}[ .-]?[0-9]{4}")
 
 
 def _is_acronym(label: str) -> bool:
     return label.isascii() and label.upper() == label
+
+
+@cache
+def _checked() -> tuple[str, ...]:
+    return tuple(module for module in _validators() if module in checked_schemes())
 
 
 @cache
@@ -137,14 +147,16 @@ def _label_spans(text: str) -> list[tuple[int, int, frozenset[str] | None]]:
     return spans
 
 
-def _named_schemes(spans: list[tuple[int, int, frozenset[str] | None]], starts: list[int], before: int, start: int,
-                   end: int, after: int) -> frozenset[str] | None:  # fmt: skip
+def _named_schemes(text: str, spans: list[tuple[int, int, frozenset[str] | None]], starts: list[int], before: int,
+                   start: int, end: int, after: int) -> frozenset[str] | None:  # fmt: skip
     """What the labels ending in text[before:start] or starting in text[end:after] name: None if one is shared, else
-    the schemes they name (empty: no label)."""
+    the schemes they name (empty: no label). A label counts with no more than ``MAX_WORDS_BETWEEN`` words between it
+    and the value ("CNP al titularului: ..."; not "identification number we have card number: ...")."""
     schemes: set[str] = set()
     first, last = bisect.bisect_left(starts, before), bisect.bisect_left(starts, after)
     for label_start, label_end, named in spans[first:last]:
-        if label_end <= start or end <= label_start:
+        between = (label_end, start) if label_end <= start else (end, label_start) if end <= label_start else None
+        if between is not None and len(_WORD.findall(text, *between)) <= MAX_WORDS_BETWEEN:
             if named is None:
                 return None
             schemes.update(named)
@@ -152,12 +164,14 @@ def _named_schemes(spans: list[tuple[int, int, frozenset[str] | None]], starts: 
 
 
 def _reach(text: str, start: int, end: int) -> tuple[int, int]:
-    """The stretch around text[start:end] a label may stand in: ``REACH`` before, ``REACH_AFTER`` after, on its line."""
+    """The stretch around text[start:end] a label may stand in: ``REACH`` before, ``REACH_AFTER`` after, on its line
+    and with no other digit between (a label names the value next to it: "personal_id='Y1223203P' cc_number='..."
+    names no card number)."""
     before = max(0, start - REACH)
-    breaks = list(_LINE_BREAK.finditer(text, before, start))
-    if breaks:
-        before = breaks[-1].end()
-    after = _LINE_BREAK.search(text, end, min(len(text), end + REACH_AFTER))
+    stops = list(_STOP.finditer(text, before, start))
+    if stops:
+        before = stops[-1].end()
+    after = _STOP.search(text, end, min(len(text), end + REACH_AFTER))
     return before, after.start() if after else min(len(text), end + REACH_AFTER)
 
 
@@ -186,10 +200,14 @@ class PersonalIdRecognizer(EntityRecognizer):
             if candidate.group("letters") and not any(_is_valid(module, candidate.group()) for module in _validators()):
                 end = candidate.start("letters")  # "1234567-ab": the digits alone
             before, after = _reach(text, start, end)
-            named = _named_schemes(spans, starts, before, start, end, after)
-            if named is not None and not named:
-                continue
-            schemes, score = (tuple(_validators()), LABEL_SCORE) if named is None else (tuple(named), OWN_NAME_SCORE)
+            named = _named_schemes(text, spans, starts, before, start, start, start)
+            named_after = _named_schemes(text, spans, starts, end, end, end, after)
+            if named is None:  # a shared label before it
+                if _SSN_SHAPE.fullmatch(text, start, end) and ssn.is_valid(_SPACES.sub("", text[start:end])):
+                    continue  # a US Social Security number as written (3-2-4): US_SSN's, the first "social security"
+                schemes, score = _checked(), LABEL_SCORE
+            else:
+                schemes, score = tuple(named | (named_after or frozenset())), OWN_NAME_SCORE
             found = next((module for module in schemes if _is_valid(module, text[start:end])), None)
             if found is not None:
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"{found} (stdnum, labelled)")
@@ -199,8 +217,23 @@ class PersonalIdRecognizer(EntityRecognizer):
 
 def without_phones_in_labelled_ids(findings: list[Finding]) -> list[Finding]:
     """The findings less the phone numbers that overlap a labelled identity number (``PersonalIdRecognizer``'s): a
-    number a scheme validates under a label naming it is that identity number, not a phone number as well."""
+    number a scheme validates under a label naming it is that identity number, not a phone number as well. Where
+    another NATIONAL_ID finding has the labelled number's span (``identifiers``' schemes), one is kept: the higher
+    score, the other recognizer's on a tie."""
     ids = [f for f in findings if f.source == RECOGNIZER_NAME]
     if not ids:
         return findings
-    return [f for f in findings if f.entity_type != "PHONE_NUMBER" or not any(f.overlaps(i) for i in ids)]
+    best: dict[tuple[int, int], Finding] = {}
+    for finding in findings:
+        if finding.entity_type == "NATIONAL_ID":
+            span = (finding.start, finding.end)
+            held = best.get(span)
+            if (
+                held is None
+                or finding.score > held.score
+                or (finding.score == held.score and held.source == RECOGNIZER_NAME)
+            ):
+                best[span] = finding
+    return [f for f in findings
+            if (f.entity_type != "PHONE_NUMBER" or not any(f.overlaps(i) for i in ids))
+            and (f.entity_type != "NATIONAL_ID" or best[(f.start, f.end)] is f)]  # fmt: skip

@@ -50,6 +50,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
 from gateway.guardrails.mrz import MRZ_ENTITIES, MachineReadableZoneRecognizer, has_zone
 from gateway.guardrails.offline import configure_offline
+from gateway.guardrails.personal_ids import PersonalIdRecognizer, may_hold_personal_id
 from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
 from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
 from gateway.guardrails.places import PlaceRecognizer
@@ -474,6 +475,8 @@ def build_detectors() -> list[Detector]:
         ("PHONE_NUMBER", SpelledPhoneRecognizer(), _has_spelled_digits, None, 0),
         ("IBAN_CODE", IbanCodeRecognizer(), has_regex(_IBAN_HEAD_ANCHOR), None, 0),
         ("NATIONAL_ID", NationalIdRecognizer(), has_regex(_NATIONAL_ID_DIGITS), None, 0),
+        # Every other personal identity number stdnum validates, next to a label naming it (``personal_ids``).
+        ("NATIONAL_ID", PersonalIdRecognizer(), may_hold_personal_id, None, 0),
         ("US_SSN", _ssn_recognizer(), has_regex(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
         ("IP_ADDRESS", _VersionFreeIpRecognizer(), any_regex(_IP_ANCHOR_PARTS), _IP_ANCHOR, 48),
         ("PHONE_NUMBER", PhoneNumberRecognizer(), has_regex(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),

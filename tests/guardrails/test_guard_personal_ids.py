@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.personal_id_schemes import (
     SNAPSHOT,
@@ -88,6 +89,9 @@ def test_a_valid_number_next_to_its_name_or_an_identity_label_is_found(text: str
         "sin 123-456-782",  # Spanish "sin": an acronym is read as written
         "EGN\n\n\n7523169263",  # the label is on another line
         "EGN is the code; the tracking number given in the courier's reply was 7523169263",  # too far before
+        "personal_id='Y1223203P' cc_number='1800101221144'",  # another value between: the label names that one
+        "identification number we have, card number: 1800101221144",  # four words between
+        "social security number 072 61 4933",  # a US SSN as written (US_SSN's), under a shared label
     ],
 )
 def test_no_label_or_no_valid_number_is_no_finding(text: str) -> None:
@@ -124,3 +128,28 @@ def test_a_phone_number_over_a_labelled_identity_number_is_dropped_and_others_ke
     on_shaped_id = Finding("PHONE_NUMBER", 50, 61, 0.6, "PhoneNumberRecognizer")
     findings = [labelled, same_digits, elsewhere, shaped_id, on_shaped_id]
     assert without_phones_in_labelled_ids(findings) == [labelled, elsewhere, shaped_id, on_shaped_id]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Cod Numeric Personal (CNP): 1800101221144, tel. 0721 234 567", "1800101221144"),
+        ("ЕГН на клиента: 7523169263", "7523169263"),
+        ("Customer SIN 123 456 782 verified", "123 456 782"),
+    ],
+)
+def test_the_analyzer_reports_a_labelled_number_as_a_national_id_and_no_phone(
+    analyzer: PiiAnalyzer, text: str, value: str
+) -> None:
+    findings = analyzer.analyze(text, ner_enabled=False)
+    start = text.index(value)
+    assert any(f.entity_type == "NATIONAL_ID" and (f.start, f.end) == (start, start + len(value)) for f in findings)
+    assert not any(f.entity_type == "PHONE_NUMBER" and f.start < start + len(value) and start < f.end for f in findings)
+
+
+def test_of_two_national_ids_on_one_span_one_is_kept() -> None:
+    labelled = Finding("NATIONAL_ID", 5, 16, 0.85, RECOGNIZER_NAME)
+    shaped_tie = Finding("NATIONAL_ID", 5, 16, 0.85, "NationalIdRecognizer")
+    shaped_low = Finding("NATIONAL_ID", 5, 16, 0.4, "NationalIdRecognizer")
+    assert without_phones_in_labelled_ids([labelled, shaped_tie]) == [shaped_tie]
+    assert without_phones_in_labelled_ids([shaped_low, labelled]) == [labelled]
