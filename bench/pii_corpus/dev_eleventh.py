@@ -24,12 +24,12 @@ import datetime as dt
 import random
 import uuid
 
-from stdnum import issn, luhn
+from stdnum import issn
 
 from bench.pii_corpus import eleventh_records as records
 from bench.pii_corpus import eleventh_values as values
 from bench.pii_corpus.contexts import Context, with_extra_decoys
-from bench.pii_corpus.dev_scaffold import generate_dev_split
+from bench.pii_corpus.dev_scaffold import generate_dev_split, named_thing_or_id_decoy
 from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy
 
@@ -86,18 +86,9 @@ def _tech_ref(rng: random.Random) -> str:
 
 
 def extra_decoy(rng: random.Random, context: Context) -> Decoy:
-    kind = rng.choice(EXTRA_KINDS)
-    if kind == "other_date":
-        return Decoy(kind, _other_date(rng, context))
-    if kind == "person_named":
-        return Decoy(kind, rng.choice(PERSON_NAMED))
-    if kind == "place_named":
-        return Decoy(kind, rng.choice(PLACE_NAMED))
-    if kind == "other_id":
-        return Decoy(kind, _other_id(rng))
-    while (value := _tech_ref(rng)).isdigit() and luhn.is_valid(value):
-        pass
-    return Decoy(kind, value)
+    return named_thing_or_id_decoy(
+        rng, context, EXTRA_KINDS, _other_date, PERSON_NAMED, PLACE_NAMED, _other_id, _tech_ref
+    )
 
 
 # --- the corpus -----------------------------------------------------------------------------------------------------

@@ -41,13 +41,12 @@ from dataclasses import dataclass
 from functools import cache
 
 import pycountry
-from stdnum import luhn
 from stdnum.iso7064 import mod_97_10
 
 from bench.pii_corpus import phrases_dev_ninth as phrasing
 from bench.pii_corpus import written_dates
 from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_decoys
-from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, take
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, named_thing_or_id_decoy, take
 from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.ninth_names import ninth_names
@@ -266,20 +265,15 @@ def _tech_ref(rng: random.Random) -> str:
     ])  # fmt: skip
 
 
+def _other_date(rng: random.Random, context: Context) -> str:
+    date = dt.date(2015, 1, 1) + dt.timedelta(days=rng.randrange(365 * 11))
+    return written_dates.written(date, _style(context, rng), rng)[0]
+
+
 def extra_decoy(rng: random.Random, context: Context) -> Decoy:
-    kind = rng.choice(EXTRA_KINDS)
-    if kind == "other_date":
-        date = dt.date(2015, 1, 1) + dt.timedelta(days=rng.randrange(365 * 11))
-        return Decoy(kind, written_dates.written(date, _style(context, rng), rng)[0])
-    if kind == "person_named":
-        return Decoy(kind, rng.choice(PERSON_NAMED))
-    if kind == "place_named":
-        return Decoy(kind, rng.choice(PLACE_NAMED))
-    if kind == "other_id":
-        return Decoy(kind, _other_id(rng))
-    while luhn.is_valid(value := _tech_ref(rng)) and value.isdigit():  # an epoch is no card number either
-        pass
-    return Decoy(kind, value)
+    return named_thing_or_id_decoy(
+        rng, context, EXTRA_KINDS, _other_date, PERSON_NAMED, PLACE_NAMED, _other_id, _tech_ref
+    )
 
 
 # --- contexts -------------------------------------------------------------------------------------------------------

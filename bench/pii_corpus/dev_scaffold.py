@@ -7,10 +7,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
+from stdnum import luhn
+
 from bench.pii_corpus import phrases
 from bench.pii_corpus.contexts import Context, Item, _label
 from bench.pii_corpus.generator import Maker, generate
-from bench.pii_corpus.model import Case, Pii
+from bench.pii_corpus.model import Case, Decoy, Pii
 
 
 def spoken_field_name(item: Item) -> str:
@@ -43,3 +45,30 @@ def generate_dev_split(name: str, seed: int, entities_per_type: int, contexts: S
     before."""
     restart(seed)
     return generate("dev", seed, entities_per_type, contexts=contexts, name=name, makers=makers)
+
+
+def named_thing_or_id_decoy(
+    rng: random.Random,
+    context: Context,
+    kinds: Sequence[str],
+    other_date: Callable[[random.Random, Context], str],
+    person_named: Sequence[str],
+    place_named: Sequence[str],
+    other_id: Callable[[random.Random], str],
+    tech_ref: Callable[[random.Random], str],
+) -> Decoy:
+    """A hard negative of one of ``kinds``: another date than a birth, a thing named after a person or a place, an id
+    of another shape, or a technical reference; a reference that is a run of digits passing Luhn is drawn again (a
+    card detector may rightly flag it: no fair negative)."""
+    kind = rng.choice(kinds)
+    if kind == "other_date":
+        return Decoy(kind, other_date(rng, context))
+    if kind == "person_named":
+        return Decoy(kind, rng.choice(person_named))
+    if kind == "place_named":
+        return Decoy(kind, rng.choice(place_named))
+    if kind == "other_id":
+        return Decoy(kind, other_id(rng))
+    while (value := tech_ref(rng)).isdigit() and luhn.is_valid(value):
+        pass
+    return Decoy(kind, value)

@@ -46,7 +46,7 @@ from stdnum import ean, isbn, luhn
 from bench.pii_corpus import mrz, tenth_dates
 from bench.pii_corpus import phrases_dev_tenth as phrasing
 from bench.pii_corpus.contexts import Context, Item, field_names, with_extra_decoys
-from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, take
+from bench.pii_corpus.dev_scaffold import clause, generate_dev_split, is_type, named_thing_or_id_decoy, take
 from bench.pii_corpus.generator import Maker
 from bench.pii_corpus.model import Case, Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.native_places import cities_in_scripts, country_names
@@ -323,18 +323,9 @@ def _other_date(rng: random.Random, context: Context) -> str:
 
 
 def extra_decoy(rng: random.Random, context: Context) -> Decoy:
-    kind = rng.choice(EXTRA_KINDS)
-    if kind == "other_date":
-        return Decoy(kind, _other_date(rng, context))
-    if kind == "person_named":
-        return Decoy(kind, rng.choice(PERSON_NAMED))
-    if kind == "place_named":
-        return Decoy(kind, rng.choice(PLACE_NAMED))
-    if kind == "other_id":
-        return Decoy(kind, _other_id(rng))
-    while luhn.is_valid(value := _tech_ref(rng)) and value.isdigit():
-        pass
-    return Decoy(kind, value)
+    return named_thing_or_id_decoy(
+        rng, context, EXTRA_KINDS, _other_date, PERSON_NAMED, PLACE_NAMED, _other_id, _tech_ref
+    )
 
 
 # --- contexts -------------------------------------------------------------------------------------------------------
