@@ -1,6 +1,7 @@
 """Where a guarded request's guardrail CPU goes: the overhead bench's fresh 2 KB prompts, stage by stage.
 
     python -m bench.guardrails_profile [--prompts 200] [--rounds 5] [--json FILE]
+    python -m bench.guardrails_profile --agentic [--rounds 5] [--json FILE]
     python -m bench.guardrails_profile --dump-findings FILE [--ner]
 
 The requests are ``bench.overhead_stub``'s guarded arm's (``long_prompts``: a system prompt and a 2 KB user message of
@@ -16,6 +17,10 @@ round of its own.
    thread-CPU timers (the wrappers add a few microseconds a call; the end-to-end figure is measured without them).
    A stage's time is its own thread's CPU inside it; detectors are told apart by the text they read (the user's
    message, a boundary window's reading, the output) and split into their pre-filter and the rest.
+
+``--agentic`` profiles instead what ``bench.guardrails`` times against Presidio: its agentic corpus (tool JSON, logs),
+one ``PiiAnalyzer.analyze`` call a text with NER on, stage by stage (pre-filters, detectors, NER, the analyzer's
+passes after NER and ``people.more_people``'s finders): thread CPU ms per pass over the corpus, median over rounds.
 
 ``--dump-findings`` writes, instead, every text's findings over the dev-side corpora (dev and every generated dev
 split, the agentic corpus, the overhead bench's tickets and its 2 KB prompts), pattern detectors only unless
@@ -42,9 +47,11 @@ from bench.gateway_overhead import BENCH_POLICY, ticket_prompts
 from bench.guardrails import AGENTIC_CORPUS, GENERATED_SPLITS, load_corpus, read_jsonl
 from bench.overhead_stub import long_prompts
 from bench.provenance import write_results
-from gateway.guardrails import GuardConfig, InputGuard, OutputRedactor, analyzer, input_guard
+from gateway.guardrails import GuardConfig, InputGuard, OutputRedactor, analyzer, input_guard, people, surnames
+from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.injection import detector as injection_detector
 from gateway.guardrails.injection.classifier import LinearInjectionClassifier
+from gateway.guardrails.ner import NerModel
 from gateway.guardrails.recognizers import Detector
 from gateway.openai.guardrails_adapter import GuardrailsInput, GuardrailsOutput
 from policies import Policy
@@ -274,6 +281,97 @@ def print_profile(result: dict[str, Any]) -> None:
         print(f"  {row['us_per_request']:9.1f} us  {row['calls_per_request']:6.2f} calls  {row['stage']}: {row['key']}")
 
 
+# The analyzer's passes after its detectors and ``people.more_people``'s finders, by the module that calls them.
+ANALYZER_STAGES = ("reader_view", "decoded_view", "glued_findings", "without_phones_in_labelled_ids", "_kept",
+                   "more_people", "_without_places_inside", "without_non_names")
+MORE_PEOPLE_STAGES = ("name_pairs", "capitals_pairs", "other_script_names", "rare_letter_names", "suffixed_names",
+                      "speakers", "inverted_names", "cued_names", "shaped_names", "listed_names")
+SURNAME_STAGES = ("_capitalised_runs", "_lower_case_runs")
+
+
+def materialised(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A generator function's work is done when it is consumed: the wrapper consumes it (into a list)."""
+    return lambda *args, **kwargs: list(fn(*args, **kwargs))
+
+
+@contextmanager
+def instrumented_analyzer(pii: PiiAnalyzer, stages: Stages) -> Iterator[None]:
+    """Wrap an analyzer's detectors (pre-filter and the rest), NER and its later passes in thread-CPU timers."""
+    patches: list[tuple[Any, str, Any]] = []
+
+    def patch(owner: Any, name: str, value: Any) -> None:
+        patches.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def run_detector(detector: Detector, text: str) -> Any:
+        started = time.thread_time_ns()
+        try:
+            return original_run(detector, text)
+        finally:
+            stages.add("detector (pre-filter included)", detector_name(detector), time.thread_time_ns() - started)
+
+    original_run = analyzer.run_detector
+    patch(analyzer, "run_detector", run_detector)
+    patch(pii, "_detectors", [dataclasses.replace(d, prefilter=stages.timed(
+        "pre-filter", d.prefilter, lambda text, d=d: detector_name(d))) for d in pii._detectors])
+    patch(NerModel, "find_many", stages.timed("analyzer", NerModel.find_many, lambda *a, **k: "NerModel.find_many"))
+    for name in ANALYZER_STAGES:
+        patch(analyzer, name, stages.timed("analyzer", getattr(analyzer, name), lambda *a, name=name, **k: name))
+    for name in MORE_PEOPLE_STAGES:
+        patch(people, name, stages.timed("more_people", getattr(people, name), lambda *a, name=name, **k: name))
+    for name in SURNAME_STAGES:
+        patch(surnames, name, stages.timed("suffixed_names", materialised(getattr(surnames, name)),
+                                           lambda *a, name=name, **k: name))
+    try:
+        yield
+    finally:
+        for owner, name, value in reversed(patches):
+            setattr(owner, name, value)
+
+
+def profile_agentic(args: argparse.Namespace) -> dict[str, Any]:
+    """``bench.guardrails``'s agentic throughput pass (``warden_pipeline``: one ``analyze`` a text, NER on), timed
+    whole (process CPU and wall per pass, uninstrumented) and stage by stage (thread CPU ms per pass)."""
+    texts = [str(text) for text in read_jsonl(AGENTIC_CORPUS)]
+    pii = PiiAnalyzer()
+    for text in texts:  # warm-up: lazy loads (spaCy, names-dataset, the gazetteer, phonenumbers' metadata)
+        pii.analyze(text, ner_enabled=True)
+    end_to_end, instrumented_rounds = [], []
+    for _ in range(args.rounds):
+        cpu, wall = time.process_time(), time.perf_counter()
+        for text in texts:
+            pii.analyze(text, ner_enabled=True)
+        end_to_end.append({"cpu_ms_per_pass": (time.process_time() - cpu) * 1e3,
+                           "wall_ms_per_pass": (time.perf_counter() - wall) * 1e3})
+        stages = Stages()
+        with instrumented_analyzer(pii, stages):
+            for text in texts:
+                pii.analyze(text, ner_enabled=True)
+        instrumented_rounds.append(stage_table(stages, 1))
+    rows = median_rows(instrumented_rounds)  # microseconds per "request": here per pass
+    return {
+        "config": {"corpus": str(AGENTIC_CORPUS), "texts": len(texts), "chars": sum(map(len, texts)),
+                   "rounds": args.rounds, "call": "PiiAnalyzer.analyze(text, ner_enabled=True), one text a call"},
+        "end_to_end": {
+            "cpu_ms_per_pass_p50": round(statistics.median(r["cpu_ms_per_pass"] for r in end_to_end), 2),
+            "wall_ms_per_pass_p50": round(statistics.median(r["wall_ms_per_pass"] for r in end_to_end), 2),
+            "rounds": end_to_end},
+        "rows": [{"stage": row["stage"], "key": row["key"], "ms_per_pass": round(row["us_per_request"] / 1e3, 2),
+                  "calls_per_pass": row["calls_per_request"]} for row in rows],
+    }
+
+
+def print_agentic(result: dict[str, Any]) -> None:
+    e2e = result["end_to_end"]
+    print(f"agentic corpus ({result['config']['texts']} texts, {result['config']['chars']} chars), uninstrumented: "
+          f"CPU {e2e['cpu_ms_per_pass_p50']:.1f} ms, wall {e2e['wall_ms_per_pass_p50']:.1f} ms per pass; median of "
+          f"{len(e2e['rounds'])} rounds")
+    print("\nper stage (instrumented; ms of thread CPU per pass, median over rounds; a detector's row includes its "
+          "pre-filter, more_people's its finders):")
+    for row in sorted(result["rows"], key=lambda row: -row["ms_per_pass"]):
+        print(f"  {row['ms_per_pass']:8.2f} ms  {row['calls_per_pass']:7.0f} calls  {row['stage']}: {row['key']}")
+
+
 def corpora() -> dict[str, list[str]]:
     texts = {split: [case["text"] for case in load_corpus(split)] for split in DEV_SPLITS}
     texts["agentic"] = [str(text) for text in read_jsonl(AGENTIC_CORPUS)]
@@ -308,11 +406,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the result here (with provenance)")
+    parser.add_argument("--agentic", action="store_true", help="profile bench.guardrails' agentic corpus instead")
     parser.add_argument("--dump-findings", type=Path, help="write findings per text instead of profiling")
     parser.add_argument("--ner", action="store_true", help="with --dump-findings: NER on too")
     args = parser.parse_args()
     if args.dump_findings is not None:
         dump_findings(args.dump_findings, args.ner)
+        return
+    if args.agentic:
+        result = profile_agentic(args)
+        print_agentic(result)
+        if args.json is not None:
+            command = f"python -m bench.guardrails_profile --agentic --rounds {args.rounds}"
+            write_results(args.json, result, command=command)
         return
     result = profile(args)
     print_profile(result)
