@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-11] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-12] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -42,7 +42,14 @@
    Eastern Arabic digits, twelve more address forms, seven more national id schemes and phones in Eastern
    Arabic digits, in GEDCOM, UN/EDIFACT, MIME e-mails with RFC 2047 encoded words, logfmt, fixed-width reports,
    terraform.tfvars, redis-cli history, Prometheus metrics, git diffs, journald's export format, a Persian WhatsApp
-   export and a Swahili SMS thread (``pii_corpus.dev_eleventh``).
+   export and a Swahili SMS thread (``pii_corpus.dev_eleventh``), and `dev-12`, surnames with a particle, initials
+   before a surname, Algerian names in Arabic script and Polish double-barrelled surnames, towns of 5,000 to 15,000
+   people and foreign cities inflected in Hungarian and Finnish, sixteen more CLDR locales' dates and English
+   ordinal words, Philippine, Indonesian, USPS, romanised Japanese, UK-postcode and Eircode addresses, seven Nordic
+   and Central European id schemes (HETU, personnummer, CPR, fødselsnummer, kennitala, PESEL, rodné číslo) and
+   RFC 3966 phone URIs, in DICOM headers, X12 834 enrolments, jCard, OpenLDAP access logs, JSON Lines logs,
+   org-mode tables, OCR'd forms, Telegram exports in four languages, terminal sessions and YAML front matter
+   (``pii_corpus.dev_twelfth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -84,6 +91,7 @@ from bench.pii_corpus import (
     dev_sixth,
     dev_tenth,
     dev_third,
+    dev_twelfth,
     fresh_dev,
     scoring,
 )
@@ -420,6 +428,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_ninth.NAME: dev_ninth.generate_ninth_dev,
     dev_tenth.NAME: dev_tenth.generate_tenth_dev,
     dev_eleventh.NAME: dev_eleventh.generate_eleventh_dev,
+    dev_twelfth.NAME: dev_twelfth.generate_twelfth_dev,
 }
 
 
