@@ -63,3 +63,23 @@ def test_a_place_inside_a_run_opened_by_a_first_name_does_not_block_it() -> None
     ruben = Finding("LOCATION", text.index("Ruben"), text.index("Ruben") + 5, 0.85, "spacy_ner")
     found = suffixed_names(text, frozenset({"on", "of"}), frozenset({"sent", "behalf", "today"}), [ruben])
     assert [text[f.start : f.end] for f in found] == ["Ruben Tadevosyan"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("the account is under pestov leonid bronislavovich", "pestov leonid bronislavovich"),
+        ("the account is under leonid bronislavovıch", "leonid bronislavovıch"),  # "ı" is "i" to a case-blind re
+        ("caller: pestov leonid bronislavovich, thats it", "pestov leonid bronislavovich"),  # then a comma
+    ],
+)
+def test_lower_case_names_past_the_text_gate(text: str, name: str) -> None:
+    found = suffixed_names(text, frozenset({"the", "is", "under", "it"}), frozenset({"account", "caller"}), [])
+    assert [text[f.start : f.end] for f in found] == [name]
+
+
+def test_a_text_with_no_lower_case_word_so_ending_is_not_read_line_by_line() -> None:
+    from gateway.guardrails import surnames
+
+    assert not surnames._may_hold_lower_case_surname('{"key": "value", "level": "info", "Smith": 1}')
+    assert surnames._may_hold_lower_case_surname("under pestov leonid")
