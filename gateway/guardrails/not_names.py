@@ -88,15 +88,17 @@ _CHAT_LINE_BEFORE = re.compile(
 )
 _SENDER_COLON = re.compile(r"[ \t]*:")
 # What a phone's owner saves family, work and themselves as, where a contact's name would stand: kinship and role
-# words and a contact's kind ("Mum", "Work", "Me", "Home Phone"), in the languages of the name cues (``name_cues``)
-# and the Nordic and Indonesian chat locales, case-folded. A sender made of these words only is no person.
+# words and a contact's kind ("Mum", "Work", "Me", "Home Phone", "Bank"), in the languages of the name cues
+# (``name_cues``) and the Nordic, Indonesian and Swahili chat locales, case-folded. A sender made of these words only
+# is no person. English senders are also read against the English dictionary (``people.speakers``); the other
+# languages have none here, so their rows carry the same concepts.
 RELATION_WORDS = frozenset({
     # English
     "me", "myself", "mum", "mom", "mummy", "mommy", "mam", "mama", "mamma", "ma", "mother", "dad", "daddy", "papa",
     "pa", "father", "sis", "sister", "bro", "brother", "son", "daughter", "grandma", "granny", "gran", "nan", "nana",
     "nanna", "grandpa", "grandad", "granddad", "gramps", "aunt", "auntie", "aunty", "uncle", "cousin", "wife", "wifey",
     "husband", "hubby", "babe", "baby", "bae", "honey", "love", "darling", "boss", "work", "office", "home", "team",
-    "landlord", "landlady", "neighbour", "neighbor", "school", "mobile", "phone", "cell", "landline", "family",
+    "landlord", "landlady", "neighbour", "neighbor", "school", "mobile", "phone", "cell", "landline", "family", "bank",
     # Danish, Norwegian, Swedish
     "mig", "meg", "jag", "mor", "far", "mormor", "morfar", "farmor", "farfar", "pappa", "søster", "syster", "bror",
     "onkel", "moster", "faster", "kone", "mand", "kæreste", "chef", "arbejde", "arbeid", "jobb", "hjem", "hjemme",
@@ -105,16 +107,20 @@ RELATION_WORDS = frozenset({
     "arbeit", "büro", "zuhause",
     # French
     "moi", "maman", "mère", "père", "mamie", "papi", "papy", "sœur", "soeur", "frère", "oncle", "chéri", "chérie",
-    "boulot", "travail", "maison", "patron",
+    "boulot", "travail", "maison", "patron", "bureau", "banque",
     # Spanish, Portuguese, Italian
     "yo", "eu", "io", "mamá", "papá", "mãe", "pai", "abuela", "abuelo", "avó", "avô", "nonna", "nonno", "hermana",
     "hermano", "irmã", "irmão", "sorella", "fratello", "tía", "tío", "zia", "zio", "jefe", "chefe", "capo", "trabajo",
-    "trabalho", "lavoro", "casa", "ufficio",
+    "trabalho", "lavoro", "casa", "ufficio", "oficina", "escritório", "banco", "banca",
     # Dutch
     "ik", "moeder", "vader", "zus", "broer", "baas", "werk", "thuis",
     # Indonesian and Malay
     "aku", "saya", "ibu", "bu", "bunda", "mamah", "papah", "bapak", "pak", "ayah", "kakak", "kak", "adik", "dek",
     "abang", "nenek", "kakek", "om", "paman", "bibi", "suami", "istri", "bos", "kantor", "rumah",
+    # Swahili
+    "mimi", "mamangu", "baba", "babangu", "dada", "kaka", "mwanangu", "babu", "shangazi", "mjomba", "shemeji",
+    "binamu", "mke", "mkewangu", "mume", "mumewangu", "mpenzi", "bosi", "kazi", "kazini", "ofisi", "nyumbani",
+    "jirani", "shule", "simu", "familia", "benki",
 })  # fmt: skip
 
 # An account's name, not a person's: a bot, a CI job or a no-reply sender ("release-bot", "deploy_ci", "noreply",
