@@ -268,14 +268,19 @@ def org_table(builder: TextBuilder, items: list[Item], rng: random.Random, lang:
         builder.value(item).text(" " * (width - len(item.value)) + (" | " if index < len(items) - 1 else " |"))
 
 
+# What a hand fills in a form's boxes in block capitals; a printed or pasted code (a card, a token) is read as it is.
+_HANDWRITTEN = {"PERSON", "LOCATION", "STREET_ADDRESS", "EMAIL_ADDRESS", "DATE_OF_BIRTH"}
+
+
 def ocr_form(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook) -> None:
     """A paper form as OCR reads it back: a title, then each box's printed label on a line of its own (capitals,
-    a trailing colon or none) and the handwriting read as capitals on the line below."""
+    a trailing colon or none) and the box's content on the line below, handwriting read as capitals."""
     builder.text(f"{rng.choice(['APPLICATION FOR MEMBERSHIP', 'CHANGE OF DETAILS', 'PATIENT REGISTRATION'])}\n"
                  f"FORM {rng.choice('ABCK')}-{rng.randint(10, 99)}   PAGE 1 OF {rng.randint(1, 3)}\n\n")  # fmt: skip
     for index, item in enumerate(items):
         label = _label_of(item, rng).upper() + rng.choice([":", ""])
-        builder.text(("\n" if index else "") + label + "\n").value(_rewritten(item, item.value.upper(), "upper"))
+        written = item.value.upper() if _label(item) in _HANDWRITTEN else item.value
+        builder.text(("\n" if index else "") + label + "\n").value(_rewritten(item, written, "upper"))
     builder.text("\n\nSIGNATURE ______________   DATE ____/____/______")
 
 
