@@ -28,11 +28,19 @@ _FIELD_WORDS = frozenset({"id", "ip", "iban", "token", "url", "uuid", "sku", "ss
 _CAPITALS = rf"[{UPPER_LETTERS}]{{2,}}(?:['’-][{UPPER_LETTERS}]{{2,}})?"
 _CAPITALISED = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}][{LOWER_LETTERS}]+)?"
 _CASED = rf"{UPPER_LETTERS}{LOWER_LETTERS}"
+_CASED_CHARS = "".join(char for char in map(chr, range(0x0530)) if char.isupper() or char.islower())
 # Where no cased letter is glued on: a Japanese or Korean word may be ("担当はSOVICHA, Chhoungさん").
 _INVERTED = re.compile(
     rf"(?<![{_CASED}\d_.'’-])(?P<family>{_CAPITALS}|{_CAPITALISED}),[ \t](?P<given>{_CAPITALISED})"
     rf"(?:[ \t](?P<more>{_CAPITALISED}|[{UPPER_LETTERS}]\.))?(?![{_CASED}\d'’-])"
 )
+
+
+# The pattern opens with a look-behind, which the regex engine tries at every position: it is matched only where a
+# family name can start, at the head of the run of cased letters, apostrophes and hyphens before a comma and a space
+# or tab (the look-behind fails anywhere inside such a run).
+_COMMA = re.compile(r",[ \t]")
+_FAMILY_CHARS = frozenset(f"{_CASED_CHARS}'’-")
 
 
 def has_inverted_name(text: str) -> bool:
@@ -53,7 +61,7 @@ def inverted_names(text: str, taken: Iterable[Finding], stop_words: frozenset[st
         return folded in stop_words or folded in common_words or folded in _CALENDAR_WORDS or folded in _FIELD_WORDS
 
     found: list[Finding] = []
-    for match in _INVERTED.finditer(text):
+    for match in _matches(text):
         family, given, more = match.group("family"), match.group("given"), match.group("more")
         family_name = family.title() if family.isupper() else family
         if ordinary(family) or ordinary(given) or not names.is_last(family_name) or not names.is_first(given):
@@ -65,3 +73,18 @@ def inverted_names(text: str, taken: Iterable[Finding], stop_words: frozenset[st
             found.append(Finding("PERSON", match.start(), end, INVERTED_SCORE, "inverted_names"))
             spans.add(match.start(), end)
     return found
+
+
+def _matches(text: str) -> Iterable[re.Match[str]]:
+    """``_INVERTED.finditer(text)``'s matches, the pattern tried only where one can start (``_FAMILY_CHARS``)."""
+    resume = 0  # as finditer, no match starts inside the one before
+    for comma in _COMMA.finditer(text):
+        start = comma.start()
+        while start > resume and text[start - 1] in _FAMILY_CHARS:  # past `resume` the look-behind fails
+            start -= 1
+        if start == comma.start():
+            continue
+        match = _INVERTED.match(text, start)
+        if match is not None:
+            resume = match.end()
+            yield match
