@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from gateway.guardrails import budget
 from gateway.guardrails.columns import in_table_header
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.gedcom import without_gedcom_syntax
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.not_names import without_non_names
@@ -79,7 +80,8 @@ class PiiAnalyzer:
             # a labelled identity number a scheme validates is no phone number as well (``personal_ids``)
             per_text.append(without_phones_in_labelled_ids(findings))
         if not ner_enabled or not texts:
-            return [without_non_names(text, findings) for text, findings in zip(texts, per_text, strict=True)]
+            return [without_gedcom_syntax(text, without_non_names(text, findings))
+                    for text, findings in zip(texts, per_text, strict=True)]
         budget.check()
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
         # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
@@ -101,7 +103,8 @@ class PiiAnalyzer:
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
             # Whatever reported them, a business named after its street, a form's label, a weekday before its date, a
             # company and a column name are no person nor place (``not_names``).
-            findings[:] = without_non_names(text, _without_places_inside(text, findings))
+            # A GEDCOM line's level, cross-reference and tag are no value of any type (``gedcom``).
+            findings[:] = without_gedcom_syntax(text, without_non_names(text, _without_places_inside(text, findings)))
         return per_text
 
 

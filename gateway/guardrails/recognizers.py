@@ -43,10 +43,12 @@ from gateway.guardrails.dates import (
     has_birth_word,
 )
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
+from gateway.guardrails.edi_records import EDIFACT_ENTITIES, EdifactRecognizer, has_edifact
 from gateway.guardrails.emails import AnchoredEmailRecognizer
 from gateway.guardrails.era_dates import EraDateOfBirthRecognizer, has_era_date
 from gateway.guardrails.fields import FieldValueRecognizer
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.gedcom import GEDCOM_ENTITIES, GedcomRecognizer, has_gedcom
 from gateway.guardrails.identifiers import IbanCodeRecognizer, NationalIdRecognizer
 from gateway.guardrails.mrz import MRZ_ENTITIES, MachineReadableZoneRecognizer, has_zone
 from gateway.guardrails.offline import configure_offline
@@ -464,6 +466,7 @@ def build_detectors() -> list[Detector]:
     dates_of_birth = DateOfBirthRecognizer()
     traditions = DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer")
     zones = MachineReadableZoneRecognizer()
+    gedcom, edifact = GedcomRecognizer(), EdifactRecognizer()
     spec: list[tuple[str, EntityRecognizer, Callable[[str], bool] | None, str | tuple[str, ...] | None, int]] = [
         # (entity, recognizer, pre-filter (None: whether an anchor occurs), anchor regex (or several) or None, window
         # margin around the anchor)
@@ -509,6 +512,10 @@ def build_detectors() -> list[Detector]:
         # A travel document's machine-readable zone (ICAO 9303) whose check digits hold: the holder's name,
         # document number and birth date.
         *((entity, zones, has_zone, None, 0) for entity in MRZ_ENTITIES),
+        # GEDCOM family trees' and UN/EDIFACT segments' names, birth dates, places and street lines, by their tags
+        # and qualifiers (``gedcom``, ``edi_records``).
+        *((entity, gedcom, has_gedcom, None, 0) for entity in GEDCOM_ENTITIES),
+        *((entity, edifact, has_edifact, None, 0) for entity in EDIFACT_ENTITIES),
         # A date with its month named as any CLDR locale writes one ("18 Φεβρουαρίου 1973", "15 בדצמבר 1986",
         # "1986ko apirilaren 28a"), read around each year that stands apart from other digits; less those the shapes
         # above report.

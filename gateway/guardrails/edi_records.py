@@ -1,0 +1,166 @@
+"""UN/EDIFACT interchanges (ISO 9735): people's names, birth dates and places, by the segment and qualifier that hold
+them.
+
+A segment is a tag and its data elements (``NAD+CN+++Surname:Given+Street+City++Postcode+CC'``): elements apart by
+``+``, an element's components by ``:``, the segment ended by ``'``; the release character ``?`` makes the next
+character a plain one (``O?'Brien``, ``?+44 20 ...``). A service string advice (``UNA:+.? '``) at the head of an
+interchange names other characters for the four roles; they are read from it where it stands.
+
+- NAD (name and address): the party name (C080, the fourth element) holds up to five name components
+  (``Surname:Given:Middle``), the street (C059, the fifth) up to four street lines, the city name (3164, the sixth)
+  and the country subdivision's name (C819's fourth component, the seventh element) are places. A party name that
+  ends in a company's legal form (``legal_forms``) is an organisation, no person.
+- DTM (date/time/period) whose qualifier (2005) is 329, birth date/time: the date is the second component.
+- LOC (place/location identification) whose qualifier (3227) is 180, place of birth: the location's name, C517's
+  fourth component (``LOC+180+USA:::NEW YORK'``).
+
+Read only where a segment of these stands with the default separators, or where a service string advice opens the
+text (``has_edifact``: a search for a "+", most texts' only cost). The spans are the raw text's, release characters
+included.
+
+ASC X12's person slots (NM1 names, DMG birth dates, N3 addresses) are read by ``standard_names``,
+``date_traditions`` and ``address_slots``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+from gateway.guardrails.legal_forms import ends_in_legal_form
+
+EDIFACT_SCORE = 0.85  # the standard says what the slot holds, as for the other record standards' slots
+EDIFACT_ENTITIES = ("PERSON", "DATE_OF_BIRTH", "LOCATION", "STREET_ADDRESS")
+_DEFAULT_SEPARATORS = (":", "+", "?", "'")  # component, element, release, segment terminator (ISO 9735 level A/B)
+_BIRTH_DATE = "329"  # UNTDID 2005: birth date/time
+_PLACE_OF_BIRTH = "180"  # UNTDID 3227: place of birth
+# A span: (start, end) in the raw text; an element: its components' spans.
+Span = tuple[int, int]
+
+
+@lru_cache(maxsize=2)  # asked once per entity type of a text in turn
+def has_edifact(text: str) -> bool:
+    """The pre-filter: a segment this module reads, with the default element separator, or a service string advice
+    that opens the text. A "+" is looked for first, alone: a one-character search runs at memory speed, and most
+    texts hold none."""
+    return ("+" in text and ("NAD+" in text or "DTM+" in text or "LOC+" in text)) or _ADVICE_FIRST.match(
+        text
+    ) is not None
+
+
+_ADVICE_FIRST = re.compile(r"\s*UNA")
+
+
+def _separators(text: str) -> tuple[str, str, str, str]:
+    """The component, element, release and terminator characters: the service string advice's where one stands
+    ("UNA" and six characters: component, element, decimal mark, release, reserved, terminator), else the default."""
+    head = text.find("UNA")
+    if head >= 0 and head + 9 <= len(text):
+        advice = text[head + 3 : head + 9]
+        if len(set(advice[:2] + advice[3] + advice[5])) == 4 and not any(char.isalnum() for char in advice):
+            return advice[0], advice[1], advice[3], advice[5]
+    return _DEFAULT_SEPARATORS
+
+
+_TAGS = ("NAD", "DTM", "LOC")
+
+
+def _segments(text: str, separators: tuple[str, str, str, str]) -> Iterator[tuple[str, list[list[Span]]]]:
+    """Each segment of the tags read here, its tag and its elements (the tag left out), each a list of its
+    components' spans. A segment opens the text, a line or follows the previous one's terminator."""
+    component, element, release, terminator = separators
+    length = len(text)
+    for tag in _TAGS:
+        head = tag + element
+        position = text.find(head)
+        while position >= 0:
+            before = text[position - 1] if position else "\n"
+            if before in (terminator, "\n", "\r", " ", "\t"):
+                elements: list[list[Span]] = []
+                components: list[Span] = []
+                start = index = position + len(head)
+                while index <= length:
+                    char = text[index] if index < length else terminator
+                    if char == release:
+                        index += 2
+                        continue
+                    if char in (component, element, terminator) or (char == "\n" and terminator != "\n"):
+                        components.append((start, index))
+                        if char != component:
+                            elements.append(components)
+                            components = []
+                        start = index + 1
+                        if char != component and char != element:
+                            break
+                    index += 1
+                yield tag, elements
+            position = text.find(head, position + 1)
+
+
+def _component(elements: list[list[Span]], element: int, component: int) -> Span | None:
+    if element < len(elements) and component < len(elements[element]):
+        start, end = elements[element][component]
+        return (start, end) if end > start else None
+    return None
+
+
+@lru_cache(maxsize=2)  # asked once per entity type of a text in turn: the text is read once
+def edifact_values(text: str) -> tuple[tuple[str, int, int], ...]:
+    """Each personal value the segments of an EDIFACT interchange in ``text`` hold: its entity type and span."""
+    found: list[tuple[str, int, int]] = []
+    separators = _separators(text)
+    for tag, elements in _segments(text, separators):
+        # elements[0] is the segment's first data element (its qualifier, for these three)
+        qualifier = _component(elements, 0, 0)
+        code = text[qualifier[0] : qualifier[1]].strip() if qualifier else ""
+        if tag == "NAD":
+            found.extend(_party(text, elements))
+        elif tag == "DTM" and code == _BIRTH_DATE:
+            found.extend(_kept("DATE_OF_BIRTH", text, _component(elements, 0, 1)))
+        elif tag == "LOC" and code == _PLACE_OF_BIRTH:
+            for index in (1, 2, 3):  # the location, and its first and second related locations: each name is 4th
+                found.extend(_kept("LOCATION", text, _component(elements, index, 3)))
+    return tuple(found)
+
+
+def _party(text: str, elements: list[list[Span]]) -> Iterator[tuple[str, int, int]]:
+    """A NAD segment's party name components, street lines, city and country subdivision name."""
+    names = [span for span in (elements[3] if len(elements) > 3 else [])[:5] if span[1] > span[0]]
+    if names and not ends_in_legal_form(" ".join(text[start:end] for start, end in names)):
+        for span in names:
+            yield from _kept("PERSON", text, span)
+    for span in (elements[4] if len(elements) > 4 else [])[:4]:
+        yield from _kept("STREET_ADDRESS", text, span)
+    yield from _kept("LOCATION", text, _component(elements, 5, 0))
+    yield from _kept("LOCATION", text, _component(elements, 6, 3))
+
+
+def _kept(entity: str, text: str, span: Span | None) -> Iterator[tuple[str, int, int]]:
+    """The span less its outer spaces, where it holds a letter (a date: a digit)."""
+    if span is None:
+        return
+    start, end = span
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    value = text[start:end]
+    if any(char.isdigit() if entity == "DATE_OF_BIRTH" else char.isalpha() for char in value):
+        yield entity, start, end
+
+
+class EdifactRecognizer(EntityRecognizer):
+    """The people's names, birth dates, places and street lines of UN/EDIFACT segments, by segment and qualifier."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=list(EDIFACT_ENTITIES), name="EdifactRecognizer")
+
+    def load(self) -> None:  # nothing to load
+        pass
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
+        return [RecognizerResult(entity, start, end, EDIFACT_SCORE) for entity, start, end in edifact_values(text)
+                if entity in entities]  # fmt: skip
