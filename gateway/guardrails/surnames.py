@@ -57,10 +57,11 @@ _CAPITALISED_RUN = re.compile(
 _LOWER_RUN = re.compile(rf"(?<![\w@.'’/-])[{LOWER_LETTERS}]+(?:[ \t]+[{LOWER_LETTERS}]+)+(?![\w@'’/-])")
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 _TITLE_WORD = re.compile(rf"(?<![\w'’-])[{UPPER_LETTERS}][{LOWER_LETTERS}]")
-# A lower-case name's word that ends so is a maximal run of lower-case letters as long as a stem and the shortest
-# ending: the text is asked for one (one findall, endings tested in C) before its lines are read word by word. The
-# ending pattern is case-blind, and Python's re equates "ı" with "i" and "ſ" with "s": a text holding either is read.
-_LONG_LOWER_WORD = re.compile(rf"[{LOWER_LETTERS}]{{{MIN_STEM_LETTERS + min(map(len, SURNAME_ENDINGS))},}}")
+# A name's word that ends so holds a maximal run of lower-case letters (the word, or a capitalised word's or part's
+# letters after its capital) as long as the shortest ending and all of the stem but its capital: the text is asked for
+# one (one findall, the endings tested in C) before it is read run by run. The ending pattern is case-blind, and
+# Python's re equates "ı" with "i" and "ſ" with "s": a text holding either is read.
+_LONG_LOWER_WORD = re.compile(rf"[{LOWER_LETTERS}]{{{MIN_STEM_LETTERS - 1 + min(map(len, SURNAME_ENDINGS))},}}")
 _ENDS_AS_SURNAME = operator.methodcaller("endswith", SURNAME_ENDINGS)
 _CASE_PARTNERS = ("ı", "ſ")
 _CALENDAR_WORDS = calendar_words()
@@ -106,16 +107,14 @@ def _names_a_person(words: list[str], is_first: Callable[[str], bool], places: C
     return not any(word.casefold() in places and not is_first(word) for word in words)
 
 
-def _may_hold_lower_case_surname(text: str) -> bool:
-    """Whether a lower-case word of `text` may end as a family name or patronymic does (most texts hold none)."""
+def _may_hold_surname(text: str) -> bool:
+    """Whether a word of `text` may end as a family name or patronymic does (most texts hold none)."""
     return any(partner in text for partner in _CASE_PARTNERS) or any(
         map(_ENDS_AS_SURNAME, set(_LONG_LOWER_WORD.findall(text)))
     )
 
 
 def _lower_case_runs(text: str, stop_words: frozenset[str], common_words: frozenset[str]) -> Iterable[Finding]:
-    if not _may_hold_lower_case_surname(text):
-        return
     names = known_names()
     position = 0
     for line in text.splitlines(keepends=True):
@@ -155,6 +154,8 @@ def suffixed_names(
     no finding in `taken` overlaps. A place found inside such a run that opens with a known first name is a word of
     the name ("Ruben" of "Ruben Tadevosyan", "Taras"), as the analyzer reads it too, and does not stand in the way.
     The runs found do not overlap one another (a lower-case line holds no capitalised run)."""
+    if not _may_hold_surname(text):
+        return []
     taken = list(taken)
     others = _Spans([(f.start, f.end) for f in taken if f.entity_type != "LOCATION"])
     places = _Spans([(f.start, f.end) for f in taken if f.entity_type == "LOCATION"])

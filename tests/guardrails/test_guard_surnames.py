@@ -78,8 +78,10 @@ def test_lower_case_names_past_the_text_gate(text: str, name: str) -> None:
     assert [text[f.start : f.end] for f in found] == [name]
 
 
-def test_a_text_with_no_lower_case_word_so_ending_is_not_read_line_by_line() -> None:
+def test_a_text_with_no_word_so_ending_is_not_read_run_by_run() -> None:
     from gateway.guardrails import surnames
 
-    assert not surnames._may_hold_lower_case_surname('{"key": "value", "level": "info", "Smith": 1}')
-    assert surnames._may_hold_lower_case_surname("under pestov leonid")
+    assert not surnames._may_hold_surname('{"key": "value", "level": "info", "Smith": 1}')
+    assert surnames._may_hold_surname("under pestov leonid")
+    assert surnames._may_hold_surname("Rogov")  # a stem of three letters, its capital among them
+    assert surnames._may_hold_surname("Ruben Tadevosyan")
