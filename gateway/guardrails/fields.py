@@ -33,7 +33,7 @@ SCORE = 0.7
 _ROLES = ("approver", "reviewer", "signatory", "signer", "signature", "attendee", "participant", "organiser",
           "organizer", "supervisor", "manager", "guardian", "tenant", "lead", "tech lead", "team lead", "project lead",
           "on call", "nok", "next of kin", "emergency contact", "claimant", "applicant", "insured", "policyholder",
-          "plaintiff", "defendant", "respondent", "witness", "landlord", "contact person")  # fmt: skip
+          "plaintiff", "defendant", "respondent", "witness", "landlord", "contact person", "holder")  # fmt: skip
 _ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in ("_", "-", "", " ")}
                     | {f"{verb}{joiner}by" for verb in BY_VERBS for joiner in ("_", "-", "", " ")})
 # Keys that say their value is a name ("full_name", "Nachname"), not only whose it is: a role's key ("assignee",
@@ -42,7 +42,7 @@ _ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in 
 _NAME_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
               r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender|applicant|"
               r"signatory|requester|beneficiary|insured|policyholder|claimant|tenant|payee|payer|traveller|traveler|"
-              r"spouse|student|driver|witness|guardian)?[ _.-]?(?:names?|nom|nombre|vorname|nachname)")
+              r"spouse|student|driver|witness|guardian|kin)?[ _.-]?(?:names?|nom|nombre|vorname|nachname)")
 _PERSON_KEYS = (_NAME_KEYS + r"|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
                 r"customer|contact|recipient|sender|patient|employee|cardholder|card[ _-]?holder|account[ _-]?holder|"
                 r"beneficiary|passenger|"
