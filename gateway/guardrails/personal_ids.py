@@ -10,15 +10,25 @@ case), after which only that scheme's validator is asked; or an identity-number 
 ("personal code", "national id", "social insurance number", "personal_code"), after which any scheme's validator
 is. A candidate is digits grouped as the schemes print them (spaces, dots, dashes, slashes: "12.345.678-5",
 "046 454 286", "750101-1234") and an optional letter or two of a check ("-K", a PPS number's "W").
+
+Records put a label where no reach finds it, and a few are read as well (``_far_label_zones``), for a candidate with no
+label in its reach: the column's header cell in a table (a fixed-width table's header above its ruler of dashes; the
+first row of a CSV, TSV, semicolon-separated or Markdown table), the line above when that line ends with a label
+("Personal code:" and the number under it), a Redis ``SETEX key seconds value`` (the key names the value past the
+seconds) and an EDIFACT ``DOC`` segment of an identity card ("DOC+ID:110:111+1800101221144'", PAXLST's document type
+"I"/"ID"). The shared labels hold other languages' names of an identity number or card as well
+(data/identity_labels.json: "kitambulisho", "شماره شناسایی", "kimlik numarası").
 """
 
 from __future__ import annotations
 
 import bisect
 import importlib
+import json
 import re
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from stdnum.exceptions import InvalidLength, ValidationError
@@ -45,10 +55,18 @@ SHARED_LABELS: tuple[str, ...] = (
     "personal code", "personal id", "personal identity", "personalcode", "personal_code", "personal-code",
     "social security", "social insurance", "sozialversicherung", "citizen", "birth number", "resident registration",
     "national number", "identity", "identification",
+    *(label for labels in json.loads((Path(__file__).parent / "data" / "identity_labels.json").read_text(
+        encoding="utf-8"))["labels"].values() for label in labels),
 )  # fmt: skip
 _DIGITS = "[0-9]"
-_CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+.,/-]{_DIGITS})(?:[ ./-]?{_DIGITS}){{5,16}}"
-                        rf"(?:(?P<letters>-?[A-Za-z]{{1,2}})(?![\w]|[./-]\w)|(?![\w]|[./-]\w))")  # fmt: skip
+_CANDIDATE_BODY = (rf"(?:[ ./-]?{_DIGITS}){{5,16}}"
+                   rf"(?:(?P<letters>-?[A-Za-z]{{1,2}})(?![\w]|[./-]\w)|(?![\w]|[./-]\w))")  # fmt: skip
+# no digit after a word's letter, a sign or a separator ("+40 721", "v1.2", "1,234,567"); after a comma of a CSV row
+_CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS}){_CANDIDATE_BODY}")
+# the value of an EDIFACT DOC segment of an identity card (PAXLST's document type "I"/"ID"), after a "+" that opens
+# no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"
+_CANDIDATE_AT = re.compile(rf"{_DIGITS}{_CANDIDATE_BODY}")
+_EDIFACT_ID_CARD_VALUE = re.compile(rf"DOC\+ID?(?::[^+':]*)*\+(?P<value>{_DIGITS}{_CANDIDATE_BODY})")
 _STOP = re.compile(r"[\r\n0-9]")  # a label's reach ends at a line break or another number
 _WORD = re.compile(r"[^\W\d_]+")
 MAX_WORDS_BETWEEN = 3
@@ -71,17 +89,20 @@ def _validators() -> dict[str, Callable[[str], object]]:
     return {module: importlib.import_module(f"stdnum.{module}").validate for module, _ in personal_id_schemes()}
 
 
-# (scheme, letters and digits) a scheme's validator rejected for its length: stdnum checks a compacted number's length
+# (scheme, shape of a value) a scheme's validator rejected for its length: stdnum checks a compacted number's length
 # before anything else, so under a shared label most of the sixty schemes are passed over by a set look-up, not asked
 # again. A Czech or Slovak birth number's length is judged with its year (nine digits only before 1954): those two
 # are always asked.
-_WRONG_LENGTH: set[tuple[str, int]] = set()
+_WRONG_LENGTH: set[tuple[str, str]] = set()
+_SHAPE = str.maketrans("0123456789", "9999999999")
 _LENGTH_BY_VALUE = frozenset({"cz.rc", "sk.rc"})
 
 
 def _is_valid(module: str, value: str) -> bool:
     """What the scheme's ``is_valid`` says of ``value``, remembering the lengths it rejects (``_WRONG_LENGTH``)."""
-    size = sum(char.isalnum() for char in value)
+    # the value's shape (its digits as 9s, its separators as written): a scheme strips its own separators before
+    # it measures ("12.345.678-5" is nine digits to a RUT, ten characters to a SIN), so one shape is one length
+    size = value.translate(_SHAPE)
     if (module, size) in _WRONG_LENGTH:
         return False
     try:
@@ -119,20 +140,28 @@ def label_words() -> list[str]:
     return sorted({label.lower() for label in _labels()[1]})
 
 
+# the marks of a record label that holds no label word (``_far_label_zones``): an EDIFACT identity card's DOC segment
+RECORD_MARKS = ("doc+i",)
+
+
 @cache
-def _label_test() -> Callable[[str], bool]:
-    return any_word(label_words())
+def _label_tests() -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+    """The label tests of a text in ASCII (the ASCII words only: ``any_word`` tells an ASCII text by substrings of its
+    lower case, which no other word is) and of any other text."""
+    words = [*label_words(), *RECORD_MARKS]
+    return any_word([word for word in words if word.isascii()]), any_word(words)
 
 
 def _holds_label(text: str) -> bool:
     """Whether any label occurs in ``text`` (substring tests, before any regex)."""
-    return _label_test()(text)
+    in_ascii, in_any = _label_tests()
+    return (in_ascii if text.isascii() else in_any)(text)
 
 
 def may_hold_personal_id(text: str) -> bool:
     """Whether ``text`` holds a candidate and a label: the digits searched first (the regex engine skips to them),
     the labels by substring tests only then."""
-    return _CANDIDATE.search(text) is not None and _holds_label(text)
+    return (_CANDIDATE.search(text) is not None or "DOC+I" in text) and _holds_label(text)
 
 
 @cache
@@ -199,6 +228,128 @@ def _reach(text: str, start: int, end: int) -> tuple[int, int]:
     return before, after.start() if after else min(len(text), end + REACH_AFTER)
 
 
+_RULER = re.compile(r"[ \t]*[-=]{3,}(?:[ \t]+[-=]{3,})*[ \t]*")  # a fixed-width table's line of dashes under its header
+_RULER_CELL = re.compile(r"[-=]+")
+_DIGIT = re.compile(r"[0-9]")
+_MARKDOWN_RULE = re.compile(r"[\s|:-]*")
+_DELIMITERS = ("\t", "|", ";", ",")
+MAX_ROWS_UP = 64  # how far up a table's header row or ruler is looked for
+MAX_HEADER_CELL = 48
+_REDIS_SETEX = re.compile(r"(?i:p?setex)[ \t]+(\S+)[ \t]+[0-9]+[ \t]+[\"']?\Z")
+_CELL_PADDING = re.compile(r"[ \t\r\"']*")
+_LABEL_ENDS_LINE = re.compile(r"[\s:=#*>\-\u2013\u2014]*")
+
+
+def _line_at(text: str, position: int) -> tuple[int, int]:
+    """The start and end of the line holding ``position``."""
+    end = text.find("\n", position)
+    return text.rfind("\n", 0, position) + 1, len(text) if end < 0 else end
+
+
+def _line_above(text: str, line_start: int) -> tuple[int, int] | None:
+    if line_start == 0:
+        return None
+    end = line_start - 1
+    if end and text[end - 1] == "\r":
+        end -= 1
+    return text.rfind("\n", 0, end) + 1, end
+
+
+def _fixed_width_header(text: str, line_start: int, column: int, width: int) -> tuple[int, int] | None:
+    """The header cell over the value at ``column`` (``width`` characters) of a fixed-width table when the value
+    lies within one cell: the line above its ruler ("-----  ------"), the cell as wide as the ruler's dashes over the
+    value; None if no ruler is above ``line_start`` in the table (no blank line between, ``MAX_ROWS_UP`` lines at
+    most)."""
+    line: tuple[int, int] | None = (line_start, 0)
+    for _ in range(MAX_ROWS_UP):
+        line = _line_above(text, line[0]) if line else None
+        if line is None or line[0] == line[1]:
+            return None
+        if _RULER.fullmatch(text, *line):
+            header = _line_above(text, line[0])
+            if header is None:
+                return None
+            for cell in _RULER_CELL.finditer(text, *line):
+                if cell.start() - line[0] <= column and column + width <= cell.end() - line[0]:
+                    start, end = header[0] + cell.start() - line[0], header[0] + cell.end() - line[0]
+                    return (start, min(end, header[1])) if start < header[1] else None
+            return None
+    return None
+
+
+def _delimited_header(text: str, line: tuple[int, int], start: int, end: int) -> tuple[int, int] | None:
+    """The header cell of the column of text[start:end] in a delimited table (CSV, TSV, semicolon- or pipe-separated,
+    Markdown), when the value fills its cell: the same field of the table's first row, the first line above with as
+    many delimiters and no blank line between (a Markdown table's rule skipped)."""
+    for delimiter in _DELIMITERS:
+        count = text.count(delimiter, *line)
+        if not count:
+            continue
+        cell_start = text.rfind(delimiter, line[0], start) + 1 or line[0]
+        cell_end = text.find(delimiter, end, line[1])
+        if not _CELL_PADDING.fullmatch(text, cell_start, start) or not _CELL_PADDING.fullmatch(
+            text, end, line[1] if cell_end < 0 else cell_end
+        ):
+            return None  # "08/04/2025, 16:50 - Me: part no 578-589-9862": a comma in a line, no table's cell
+        field = text.count(delimiter, line[0], start)
+        top: tuple[int, int] | None = None
+        above = _line_above(text, line[0])
+        for _ in range(MAX_ROWS_UP):
+            if above is None or text.count(delimiter, *above) != count:
+                break
+            if not (delimiter == "|" and _MARKDOWN_RULE.fullmatch(text, *above)):
+                top = above
+            above = _line_above(text, above[0])
+        if top is None:
+            return None
+        cell_start = top[0]
+        for _ in range(field):
+            cell_start = text.index(delimiter, cell_start, top[1]) + 1
+        cell_end = text.find(delimiter, cell_start, top[1])
+        return cell_start, top[1] if cell_end < 0 else cell_end
+    return None
+
+
+def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
+    """Stretches of ``text`` outside the reach of a candidate (text[start:end]) that may hold a label naming it (the
+    module doc), each with whether its label must end it (the line above): a Redis SETEX's key, the column's header
+    cell (fixed-width, then delimited), the line above when the candidate opens its line. (An EDIFACT identity card
+    segment's value is found apart, ``_EDIFACT_ID_CARD_VALUE``.)"""
+    line = _line_at(text, start)
+    zones: list[tuple[int, int, bool]] = []
+    setex = _REDIS_SETEX.search(text, line[0], start)
+    if setex is not None:
+        zones.append((*setex.span(1), False))
+    if line[0] == 0:
+        return zones
+    header = _fixed_width_header(text, line[0], start - line[0], end - start) if "---" in text else None
+    if header is None:
+        header = _delimited_header(text, line, start, end)
+    if header is not None and header[1] - header[0] <= MAX_HEADER_CELL and _DIGIT.search(text, *header) is None:
+        zones.append((*header, False))  # a header cell holds no number: a row of values is no header
+    if not text[line[0] : start].strip(" \t-*>•"):
+        above = _line_above(text, line[0])
+        if above is not None:
+            zones.append((*above, True))
+    return zones
+
+
+def _far_label(text: str, start: int, end: int) -> frozenset[str] | None:
+    """What a label of ``_far_label_zones`` names: None if one is shared, else its schemes (empty: none)."""
+    pattern, meaning = _labels()
+    schemes: set[str] = set()
+    for zone_start, zone_end, at_end in _far_label_zones(text, start, end):
+        for match in pattern.finditer(text, zone_start, zone_end):
+            label = match.group()
+            key = label if label in meaning else label.casefold()
+            if key not in meaning or (at_end and not _LABEL_ENDS_LINE.fullmatch(text, match.end(), zone_end)):
+                continue
+            if meaning[key] is None:
+                return None
+            schemes.update(meaning[key] or ())
+    return frozenset(schemes)
+
+
 class PersonalIdRecognizer(EntityRecognizer):
     """NATIONAL_ID: a number a stdnum personal-identity scheme validates, next to a label naming it (module doc)."""
 
@@ -213,8 +364,12 @@ class PersonalIdRecognizer(EntityRecognizer):
         if not may_hold_personal_id(text):
             return results
         candidates = list(_CANDIDATE.finditer(text))
+        id_cards = {m.start("value") for m in _EDIFACT_ID_CARD_VALUE.finditer(text)} if "DOC+I" in text else set()
+        if id_cards:
+            cards = [match for at in id_cards if (match := _CANDIDATE_AT.match(text, at)) is not None]
+            candidates = sorted([*candidates, *cards], key=lambda match: match.start())
         spans = _label_spans(text, _label_windows(text, candidates))
-        if not spans:
+        if not spans and "\n" not in text and "DOC+I" not in text:
             return results
         starts = [label_start for label_start, _, _ in spans]
         for candidate in candidates:
@@ -224,6 +379,10 @@ class PersonalIdRecognizer(EntityRecognizer):
             before, after = _reach(text, start, end)
             named = _named_schemes(text, spans, starts, before, start, start, start)
             named_after = _named_schemes(text, spans, starts, end, end, end, after)
+            if start in id_cards:
+                named = None
+            elif named == frozenset() and not named_after:
+                named = _far_label(text, start, end)
             if named is None:  # a shared label before it
                 if _SSN_SHAPE.fullmatch(text, start, end) and ssn.is_valid(_SPACES.sub("", text[start:end])):
                     continue  # a US Social Security number as written (3-2-4): US_SSN's, the first "social security"

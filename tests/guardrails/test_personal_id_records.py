@@ -1,0 +1,77 @@
+"""Personal identity numbers whose label stands where no reach finds it: a table's header cell, the line above, a
+Redis SETEX key, an EDIFACT identity card segment; and other languages' identity-number labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails.personal_ids import PersonalIdRecognizer, may_hold_personal_id
+
+
+def _found(text: str) -> list[str]:
+    return [text[r.start : r.end] for r in PersonalIdRecognizer().analyze(text, ["NATIONAL_ID"])]
+
+
+FIXED_WIDTH = """RPT826  CUSTOMER MASTER EXTRACT  PAGE   16
+HOLDER        CITIZEN_ID    ORDER_NO
+------------  ------------  -------------
+Jane Roe      12.345.678-5  1800101221144
+John Doe      37605030299   7523169263
+"""
+
+
+def test_a_fixed_width_column_is_named_by_its_header_cell_above_the_ruler() -> None:
+    # the ORDER_NO column's numbers are valid CNP and EGN, but no label names that column
+    assert _found(FIXED_WIDTH) == ["12.345.678-5", "37605030299"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("name,personal_code,amount\nJane Roe,37605030299,12.50\n", "37605030299"),
+        ("name\tCNP\tcity\nIon Pop\t1800101221144\tCluj\n", "1800101221144"),
+        ("id;EGN;note\n1;7523169263;x\n", "7523169263"),
+        ("| Name | National ID | Note |\n|---|---|---|\n| Ana | 1800101221144 | ok |\n", "1800101221144"),
+        ("PERSONAL_CODE\n-------------\n37605030299\n", "37605030299"),
+        ("Personal code:\n37605030299\n", "37605030299"),
+        ("Numărul CNP\n  1800101221144", "1800101221144"),
+    ],
+)
+def test_a_header_cell_or_the_line_above_names_the_number(text: str, value: str) -> None:
+    assert _found(text) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name,order_no,amount\nJane Roe,1800101221144,12.50\n",  # the column is no identity number's
+        "name,personal_code\nJane Roe,x\n\nrow,1800101221144\n",  # a blank line ends the table
+        "CNP of the holder is on file; the order below\n1800101221144 shipped\n",  # the label does not end the line
+        "PART_NO       QTY\n------------  ---\n1800101221144  2\n",  # a part number's column
+    ],
+)
+def test_a_column_or_line_that_names_no_identity_number_names_none(text: str) -> None:
+    assert _found(text) == []
+
+
+def test_a_redis_setex_key_names_the_value_past_its_seconds() -> None:
+    text = 'SETEX session:35c01cd06c67:personal_code 900 "37605030299"\nSETEX session:1:order_no 900 "1800101221144"'
+    assert _found(text) == ["37605030299"]
+
+
+def test_an_edifact_identity_card_segment_names_its_value() -> None:
+    text = "UNH+1+PAXLST:D:05B:UN'\nDOC+ID:110:111+1800101221144'\nDOC+P:110:111+7523169263'\nRFF+AVF:1800101221144'"
+    assert may_hold_personal_id(text)
+    assert _found(text) == ["1800101221144"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("[18/11/2026 03:19] Mimi: namba ya kitambulisho 7523169263", "7523169263"),
+        ("پشتیبانی: شماره شناسایی 37605030299", "37605030299"),
+        ("TC kimlik numarası: 1800101221144", "1800101221144"),
+    ],
+)
+def test_other_languages_identity_labels_are_shared_labels(text: str, value: str) -> None:
+    assert _found(text) == [value]
