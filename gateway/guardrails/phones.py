@@ -47,10 +47,12 @@ CONTEXT = ["phone", "call", "tel", "mobile", "cell", "fax", "contact", "whatsapp
 
 # A phone-shaped run: an optional '+' or international '00', digits in groups joined by at most two of space,
 # brackets, dot or dash, ending in a group of two or more digits; not glued to letters, colons, slashes (times,
-# paths, URLs) nor to a version's dots.
+# paths, URLs) nor to a version's dots. A '+' may follow the colon of a URI scheme that carries a global number
+# (RFC 3966's "tel:+45-34-48-64-72", the links web pages and vCards write; "sms:", "fax:", "callto:", "sip:").
+_PHONE_URI_SCHEME = r"(?i:(?<=tel:)|(?<=sms:)|(?<=fax:)|(?<=sip:)|(?<=sips:)|(?<=callto:))"
 _CANDIDATE = re.compile(
-    r"(?:(?<![\w:.+-])(?<!://)\+|(?<![\w:/.+-])(?:\b00)?)\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])"
-    r"(?![\w:/]|\.[0-9])"
+    rf"(?:(?:(?<![\w:.+-])|{_PHONE_URI_SCHEME})(?<!://)\+|(?<![\w:/.+-])(?:\b00)?)"
+    r"\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
 )  # a '+' may follow a slash: an airline message's "HK1/+44 7400 114680", a path's "/+" is rare
 # What every candidate holds from at most its fifth character on (after '00', a space of any kind and a bracket):
 # six digits of its run. The regex engine skips ahead to a digit, where it tries the candidate's leading look-behind

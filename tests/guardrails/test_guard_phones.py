@@ -351,3 +351,30 @@ def test_a_json_records_id_is_no_phone_number(recognizer: PhoneNumberRecognizer,
     key are still judged."""
     assert found(recognizer, f'  {{"id": "{value}", "createdDateTime": "2026-08-14T01:00"}}', threshold=0.0) == []
     assert found(recognizer, f'{{"mobile": "{value}"}}', threshold=0.0) == [value]
+
+
+def _rfc3966_examples() -> list[str]:
+    """libphonenumber's example mobile and fixed-line number of every region, as RFC 3966 writes it ("tel:+45-...")."""
+    uris = []
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        for kind in (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE):
+            example_number = phonenumbers.example_number_for_type(region, kind)
+            if example_number is not None:
+                uris.append(phonenumbers.format_number(example_number, phonenumbers.PhoneNumberFormat.RFC3966))
+    return uris
+
+
+def test_every_regions_number_in_a_tel_uri_is_found(recognizer: PhoneNumberRecognizer) -> None:
+    uris = _rfc3966_examples()
+    assert len(uris) > 400
+    for uri in uris:
+        number = uri.removeprefix("tel:")
+        if phones._DATE_LIKE.search(number):
+            continue  # digit groups that read as a calendar date ("+82-10-2000-0000") are left out in any form
+        for text in (f'<a href="{uri}">call us</a>', f"callback requested on {uri.upper()}", f"sms:{number}"):
+            assert found(recognizer, text) == [number], text
+
+
+@pytest.mark.parametrize("text", ["uri:+45-34-48-64-72", "build 12:+45-34-48-64-72"])
+def test_a_plus_after_another_colon_or_a_path_is_no_tel_uri(recognizer: PhoneNumberRecognizer, text: str) -> None:
+    assert found(recognizer, text) == []
