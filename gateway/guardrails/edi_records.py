@@ -18,8 +18,9 @@ Read only where a segment of these stands with the default separators, or where 
 text (``has_edifact``: a search for a "+", most texts' only cost). The spans are the raw text's, release characters
 included.
 
-ASC X12's person slots (NM1 names, DMG birth dates, N3 addresses) are read by ``standard_names``,
-``date_traditions`` and ``address_slots``.
+ASC X12's N4 segment (geographic location, in the 834, 837 and 270/271 transactions) holds a party's city name in
+its first element (``N4*ROCKVILLE*MD*20850~``): a place, read here. X12's other person slots (NM1 names, DMG birth
+dates, N3 address lines) are read by ``standard_names``, ``date_traditions`` and ``address_slots``.
 """
 
 from __future__ import annotations
@@ -44,11 +45,13 @@ Span = tuple[int, int]
 @lru_cache(maxsize=2)  # asked once per entity type of a text in turn
 def has_edifact(text: str) -> bool:
     """The pre-filter: a segment this module reads, with the default element separator, or a service string advice
-    that opens the text. A "+" is looked for first, alone: a one-character search runs at memory speed, and most
-    texts hold none."""
-    return ("+" in text and ("NAD+" in text or "DTM+" in text or "LOC+" in text)) or _ADVICE_FIRST.match(
-        text
-    ) is not None
+    that opens the text, or an X12 N4 segment's tag. A "+" is looked for first, alone: a one-character search runs at
+    memory speed, and most texts hold none."""
+    return (
+        ("+" in text and ("NAD+" in text or "DTM+" in text or "LOC+" in text))
+        or _ADVICE_FIRST.match(text) is not None
+        or has_x12_place(text)
+    )
 
 
 _ADVICE_FIRST = re.compile(r"\s*UNA")
@@ -109,8 +112,9 @@ def _component(elements: list[list[Span]], element: int, component: int) -> Span
 
 @lru_cache(maxsize=2)  # asked once per entity type of a text in turn: the text is read once
 def edifact_values(text: str) -> tuple[tuple[str, int, int], ...]:
-    """Each personal value the segments of an EDIFACT interchange in ``text`` hold: its entity type and span."""
-    found: list[tuple[str, int, int]] = []
+    """Each personal value the segments of an EDIFACT interchange in ``text`` hold (and each X12 N4 city name): its
+    entity type and span."""
+    found: list[tuple[str, int, int]] = list(x12_places(text)) if has_x12_place(text) else []
     separators = _separators(text)
     for tag, elements in _segments(text, separators):
         # elements[0] is the segment's first data element (its qualifier, for these three)
@@ -152,8 +156,29 @@ def _kept(entity: str, text: str, span: Span | None) -> Iterator[tuple[str, int,
         yield entity, start, end
 
 
+# X12's element separators as the other X12 readers take them; a segment opens a line or follows a terminator ("~").
+_X12_N4 = re.compile(r"N4([*|^])([^*|^~\r\n]*)")
+_X12_SEGMENT_BEFORE = frozenset("~\n\r \t")
+
+
+def has_x12_place(text: str) -> bool:
+    """An N4 segment's tag, maybe."""
+    return "N4" in text
+
+
+def x12_places(text: str) -> tuple[tuple[str, int, int], ...]:
+    """The city name (N401) of each X12 N4 segment in ``text``."""
+    found: list[tuple[str, int, int]] = []
+    for match in _X12_N4.finditer(text):
+        if match.start() and text[match.start() - 1] not in _X12_SEGMENT_BEFORE:
+            continue  # inside a word or another segment: no N4 segment
+        found.extend(_kept("LOCATION", text, match.span(2)))
+    return tuple(found)
+
+
 class EdifactRecognizer(EntityRecognizer):
-    """The people's names, birth dates, places and street lines of UN/EDIFACT segments, by segment and qualifier."""
+    """The people's names, birth dates, places and street lines of UN/EDIFACT segments, by segment and qualifier;
+    the city names of X12 N4 segments."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=list(EDIFACT_ENTITIES), name="EdifactRecognizer")

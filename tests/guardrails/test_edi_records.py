@@ -3,7 +3,7 @@ LOC+180 places of birth; the release character and a service string advice's sep
 shapes of the standard's PAXLST (passenger list) and IFTMIN (instruction) messages."""
 
 from gateway.guardrails.analyzer import PiiAnalyzer
-from gateway.guardrails.edi_records import edifact_values, has_edifact
+from gateway.guardrails.edi_records import edifact_values, has_edifact, x12_places
 
 PAXLST = """UNA:+.? '
 UNB+UNOA:4+AIRLINE1+USCSAPIS+240607:1200+000000001++USADHS'
@@ -58,3 +58,12 @@ def test_no_segment_inside_words_or_prose() -> None:
 def test_through_the_analyzer(analyzer: PiiAnalyzer) -> None:
     found = {(f.entity_type, PAXLST[f.start : f.end]) for f in analyzer.analyze(PAXLST) if f.score >= 0.5}
     assert {("PERSON", "DOE"), ("DATE_OF_BIRTH", "560415"), ("LOCATION", "BROOKLYN")} <= found
+
+
+def test_x12_n4_city_names() -> None:
+    text = (
+        "NM1*85*2*BEN KILDARE SERVICE*****XX*9876543210~\nN3*234 SEAWAY ST~\nN4*MIAMI*FL*33111~\n"
+        "NM1*IL*1*SMITH*JANE****MI*JS00111223333~N4*KANSAS CITY*MO*64108~"
+        "REF*EI*587654321~AN4*NOT A SEGMENT*XX~N4***64108~"
+    )
+    assert [text[start:end] for _, start, end in x12_places(text)] == ["MIAMI", "KANSAS CITY"]
