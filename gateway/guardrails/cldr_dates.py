@@ -183,10 +183,12 @@ def read_snapshot() -> dict:
 @cache
 def _orders() -> dict[str, dict[str, list]]:
     """The snapshot's orders, each month name also as the reader view reads it (``normalize.reader_view``): a name
-    whose word holds a digit has its look-alike letters read as Latin there (Mongolian "10-р сар" as "10-p сар")."""
+    whose word holds a digit has its look-alike letters read as Latin there (Mongolian "10-р сар" as "10-p сар"),
+    and so has a name glued to its day by a dash (Kyrgyz "11-сентябрь" as "11-ceнтя6pь")."""
     orders = read_snapshot()["orders"]
     for entry in orders.values():
-        entry["names"] = sorted({form for name in entry["names"] for form in (name, reader_view(name).text)})
+        entry["names"] = sorted({form for name in entry["names"]
+                                 for form in (name, reader_view(name).text, reader_view(f"1-{name}").text[2:])})
     return orders
 
 
@@ -359,8 +361,9 @@ _LONGEST_DATE = 80
 
 
 # Where such a date has its year: four digits standing apart from other digits and from a dotted, dashed or slashed
-# number or a clock time (a log's "2026-07-02T02:57" is none), with the month's words around it.
-CLDR_DATE_ANCHOR = r"(?:19|20)(?<![\w./:-]\d\d)\d\d(?![\d/:-]|\.\d)"
+# number or a clock time (a log's "2026-07-02T02:57" is none), with the month's words around it. A dash after the
+# year and a letter after the dash is a date's own ("1971-ж., 11-сентябрь": CLDR's Kyrgyz "y-'ж'., d-MMMM").
+CLDR_DATE_ANCHOR = r"(?:19|20)(?<![\w./:-]\d\d)\d\d(?![\d/:]|[.-]\d)"
 
 
 if __name__ == "__main__":
