@@ -203,6 +203,13 @@ def states_an_age(text: str, start: int, end: int) -> bool:
             or _AGE_AFTER.match(text, end) is not None)
 
 
+# Swahili "was born" as its verb is conjugated: a subject prefix for each person ("ni-" I, "u-" you, "a-" he or she,
+# "tu-" we, "m-" you all, "wa-" they), the past "-li-" or the perfect "-me-", and the passive stem "zaliwa" of "zaa"
+# (to bear): "nilizaliwa 13 Machi 1949", "amezaliwa"; and the infinitive "kuzaliwa" of "tarehe ya kuzaliwa".
+SWAHILI_BORN = (*(f"{subject}{tense}zaliwa" for subject in ("ni", "u", "a", "tu", "m", "wa") for tense in ("li", "me")),
+                "kuzaliwa")  # fmt: skip
+
+
 # The "date of birth" and "born" of the languages the corpus' other locales write, as the data page of each country's
 # passport and identity card labels the field (ICAO Doc 9303 has it printed in the national language beside the
 # English) and as a sentence says it: Danish and Norwegian "Fødselsdato", "født", Swedish "Födelsedatum", "född",
@@ -217,11 +224,11 @@ BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "synt
                 "出生", "誕生日", "생년월일",
                 # Lithuanian "Gimimo data", "gimė", "gimęs"; Latvian "Dzimšanas datums", "dzimis", "dzimusi";
                 # Estonian "Sünniaeg", "sündinud"; Slovenian "Datum rojstva", "rojen"; Irish "Dáta breithe",
-                # "rugadh"; Romanian "născut", "născută"; Tagalog "ipinanganak", "pinanganak"; Swahili "tarehe ya
-                # kuzaliwa", "alizaliwa", "amezaliwa"; Korean "생일", "태어난"; Thai "วันเกิด"; Persian "تاریخ تولد".
+                # "rugadh"; Romanian "născut", "născută"; Tagalog "ipinanganak", "pinanganak"; Swahili
+                # (``SWAHILI_BORN``); Korean "생일", "태어난"; Thai "วันเกิด"; Persian "تاریخ تولد".
                 "gimimo", "gimė", "gimęs", "gimusi", "dzimšanas", "dzimsanas", "dzimis", "dzimusi", "sünni",
                 "sündinud", "sundinud", "rojen", "rojstva", "breithe", "rugadh", "născut", "nascut", "ipinanganak",
-                "pinanganak", "kuzaliwa", "alizaliwa", "amezaliwa", "생일", "태어", "วันเกิด", "تولد",
+                "pinanganak", "생일", "태어", "วันเกิด", "تولد",
                 # Bulgarian and Macedonian "Дата на раждане", "роден", "родена"; Serbian "Датум рођења", "рођен";
                 # Ukrainian "Дата народження", "народився", "народилася"; Hebrew "תאריך לידה", "נולד", "נולדתי",
                 # "יום הולדת"; Vietnamese "Ngày sinh", "sinh ngày", "sinh năm", "sinh nhật" (also typed without
@@ -231,7 +238,19 @@ BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "synt
                 "הולדת", "ngày sinh", "sinh ngày", "sinh năm", "sinh nhật", "ngay sinh", "sinh ngay", "jaio",
                 "naixement", "twelid", "twieled", "fæðing", "fædd", "gebore",
                 # Armenian "Ծննդյան ամսաթիվ", "ծնունդ", Georgian "დაბადების თარიღი", Hindi "जन्म तिथि".
-                "ծննդ", "ծնունդ", "დაბადებ", "जन्म")  # fmt: skip
+                "ծննդ", "ծնունդ", "დაბადებ", "जन्म",
+                # Arabic "تاريخ الميلاد" (not "ميلاد" alone: a man's name, Milad), "مواليد", "مولود", "وُلدت";
+                # Persian "متولد" (born: "متولد ۲۹ ژوئیه ۱۹۵۴"), "زادروز"; Urdu "تاریخ پیدائش"; Kyrgyz
+                # "Туулган күнү", Kazakh "Туған күні"; Uzbek "Tug'ilgan sana"; Mongolian "Төрсөн огноо";
+                # Belarusian "Дата нараджэння"; Albanian "Datëlindja", "i lindur"; Hausa "Ranar haihuwa"; Amharic
+                # "የትውልድ ቀን", "ልደት"; Burmese "မွေးသက္ကရာဇ်"; Lao "ວັນເດືອນປີເກີດ", "ວັນເກີດ" (not "ເກີດ"
+                # alone, which opens "ເກີດຂຶ້ນ", to happen); Khmer "ថ្ងៃខែឆ្នាំកំណើត"; Bengali, Gujarati and
+                # Punjabi "জন্ম", "જન્મ", "ਜਨਮ"; Tamil "பிறந்த"; Telugu "పుట్టిన"; Sinhala "උපන්".
+                "تاريخ الميلاد", "مواليد", "مولود", "ولدت", "متولد", "زادروز", "پیدائش", "туулган", "туған күн",
+                "tug'ilgan", "tugʻilgan", "tugilgan", "төрсөн", "нарадж", "нарадзі", "datëlindj", "datelindj",
+                "lindur", "haihuwa", "የትውልድ", "ልደት", "မွေး", "ວັນເດືອນປີເກີດ", "ວັນເກີດ", "កំណើត", "জন্ম",
+                "જન્મ", "ਜਨਮ", "பிறந்த", "పుట్టిన", "උපන්",
+                *SWAHILI_BORN)  # fmt: skip
 
 
 # Italian "born" ("nato il 3 marzo 1985", "nata a Roma il", "nata nel 1985") with the word after it: a context word
