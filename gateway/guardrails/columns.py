@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from gateway.guardrails.fixed_columns import fixed_width_column_name
 from gateway.guardrails.sql_values import column_at, may_hold_inserts
 
 # The delimiters of a CSV block: commas, or semicolons as spreadsheets in French, Spanish or German locales (where
@@ -74,7 +75,8 @@ def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
     row of a Markdown table (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as
     it, no blank line between; comma- or semicolon-separated) nor a VALUES tuple of an SQL INSERT with a column list
-    (``sql_values.column_at``) nor an item of a YAML list (``list_key``: the list's key)."""
+    (``sql_values.column_at``) nor a row of a fixed-width report (``fixed_columns``) nor an item of a YAML list
+    (``list_key``: the list's key)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
@@ -85,6 +87,8 @@ def column_name(text: str, position: int) -> str | None:
             return name
     if "(" in line and may_hold_inserts(text):
         return column_at(text, position)
+    if (fixed := fixed_width_column_name(text, position)) is not None:
+        return fixed
     if not _LIST_ITEM.match(line):
         return None
     key = list_key(text, line_start)
