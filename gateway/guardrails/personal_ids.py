@@ -37,7 +37,7 @@ from stdnum.us import ssn
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import NationalIdRecognizer
 from gateway.guardrails.personal_id_schemes import checked_schemes, personal_id_schemes
-from gateway.guardrails.prefilters import any_word
+from gateway.guardrails.prefilters import FOLDS_APART, any_word
 
 RECOGNIZER_NAME = "PersonalIdRecognizer"
 REACH = 48  # "Cod Numeric Personal (CNP) al titularului: 1800101221144"
@@ -128,11 +128,33 @@ def _labels() -> tuple[re.Pattern[str], dict[str, frozenset[str] | None]]:
     # longest first, so a label is read whole ("personal code" before "personal")
     acronyms = sorted((key for key in named if _is_acronym(key)), key=len, reverse=True)
     words = sorted((key for key in meaning if key not in acronyms), key=len, reverse=True)
-    pattern = re.compile(
+    return _pattern(acronyms, words), meaning
+
+
+def _pattern(acronyms: list[str], words: list[str]) -> re.Pattern[str]:
+    return re.compile(
         rf"(?<![A-Za-z])(?:{'|'.join(map(re.escape, acronyms))})(?![A-Za-z])"
         rf"|(?i:(?<!\w)(?:{'|'.join(map(re.escape, words))}))"
     )
-    return pattern, meaning
+
+
+def _in_ascii(label: str) -> bool:
+    """Whether ``label`` may match an ASCII text: its letters ASCII, or case-blind partners of ASCII ones."""
+    return all(char.isascii() or char in FOLDS_APART for char in label)
+
+
+@cache
+def _ascii_pattern() -> re.Pattern[str]:
+    """``_labels``' pattern less the labels no ASCII text holds (two of three are in other scripts): an ASCII text's
+    labels are matched by a shorter alternation."""
+    _, meaning = _labels()
+    acronyms = [key for key in meaning if _is_acronym(key) and _in_ascii(key)]
+    words = [key for key in meaning if not _is_acronym(key) and _in_ascii(key)]
+    return _pattern(sorted(acronyms, key=len, reverse=True), sorted(words, key=len, reverse=True))
+
+
+def _pattern_for(text: str) -> re.Pattern[str]:
+    return _ascii_pattern() if text.isascii() else _labels()[0]
 
 
 def label_words() -> list[str]:
@@ -185,11 +207,13 @@ def _label_windows(text: str, candidates: list[re.Match[str]]) -> list[tuple[int
     return windows
 
 
-def _label_spans(text: str, windows: list[tuple[int, int]]) -> list[tuple[int, int, frozenset[str] | None]]:
+def _label_spans(
+    text: str, windows: list[tuple[int, int]], pattern: re.Pattern[str]
+) -> list[tuple[int, int, frozenset[str] | None]]:
     """Each label in ``text``'s ``windows`` (``_label_windows``: the one alternation of every label costs ~1 us a
     character, so a long text is read only around its candidates): its span and what it names (its schemes; None for
-    a shared label)."""
-    pattern, meaning = _labels()
+    a shared label; ``pattern``: ``_pattern_for`` the text)."""
+    meaning = _labels()[1]
     spans = []
     for window_start, window_end in windows:
         for match in pattern.finditer(text, window_start, window_end):
@@ -310,6 +334,12 @@ def _delimited_header(text: str, line: tuple[int, int], start: int, end: int) ->
     return None
 
 
+def _holds_setex(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a Redis SETEX (PSETEX) command as written, in either case: substring tests
+    before ``_REDIS_SETEX``'s case-blind search."""
+    return text.find("SETEX", start, end) >= 0 or text.find("setex", start, end) >= 0
+
+
 def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
     """Stretches of ``text`` outside the reach of a candidate (text[start:end]) that may hold a label naming it (the
     module doc), each with whether its label must end it (the line above): a Redis SETEX's key, the column's header
@@ -317,7 +347,7 @@ def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bo
     segment's value is found apart, ``_EDIFACT_ID_CARD_VALUE``.)"""
     line = _line_at(text, start)
     zones: list[tuple[int, int, bool]] = []
-    setex = _REDIS_SETEX.search(text, line[0], start)
+    setex = _REDIS_SETEX.search(text, line[0], start) if _holds_setex(text, line[0], start) else None
     if setex is not None:
         zones.append((*setex.span(1), False))
     if line[0] == 0:
@@ -334,9 +364,9 @@ def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bo
     return zones
 
 
-def _far_label(text: str, start: int, end: int) -> frozenset[str] | None:
+def _far_label(text: str, start: int, end: int, pattern: re.Pattern[str]) -> frozenset[str] | None:
     """What a label of ``_far_label_zones`` names: None if one is shared, else its schemes (empty: none)."""
-    pattern, meaning = _labels()
+    meaning = _labels()[1]
     schemes: set[str] = set()
     for zone_start, zone_end, at_end in _far_label_zones(text, start, end):
         for match in pattern.finditer(text, zone_start, zone_end):
@@ -368,7 +398,8 @@ class PersonalIdRecognizer(EntityRecognizer):
         if id_cards:
             cards = [match for at in id_cards if (match := _CANDIDATE_AT.match(text, at)) is not None]
             candidates = sorted([*candidates, *cards], key=lambda match: match.start())
-        spans = _label_spans(text, _label_windows(text, candidates))
+        pattern = _pattern_for(text)
+        spans = _label_spans(text, _label_windows(text, candidates), pattern)
         if not spans and "\n" not in text and "DOC+I" not in text:
             return results
         starts = [label_start for label_start, _, _ in spans]
@@ -382,7 +413,7 @@ class PersonalIdRecognizer(EntityRecognizer):
             if start in id_cards:
                 named = None
             elif named == frozenset() and not named_after:
-                named = _far_label(text, start, end)
+                named = _far_label(text, start, end, pattern)
             if named is None:  # a shared label before it
                 if _SSN_SHAPE.fullmatch(text, start, end) and ssn.is_valid(_SPACES.sub("", text[start:end])):
                     continue  # a US Social Security number as written (3-2-4): US_SSN's, the first "social security"
