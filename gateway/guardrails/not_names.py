@@ -28,6 +28,7 @@ from functools import cache
 from faker.providers.address.en_US import Provider as UsAddresses
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
+from gateway.guardrails.addresses import street_vocabulary
 from gateway.guardrails.dates import MONTH_LOCALES, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.person_names import known_names
@@ -167,7 +168,9 @@ _EPONYM_HEADS = frozenset({
     "Exchange", "Foundation", "Institute", "Institution", "Fund", "Endowment", "Prize", "Award", "Medal", "Trophy",
     "Lecture", "Principle", "Theorem", "Conjecture", "Hypothesis", "Paradox", "Equation", "Effect", "Constant",
     "Syndrome", "Disease", "Disorder", "Commission", "Memorial", "Stadium", "Airport", "University", "Hospital",
-    "Clinic", "Museum", "Scholarship", "Index",
+    "Clinic", "Museum", "Scholarship", "Index", "Declaration", "Charter",
+    # the openings of chess, named after a player or a place ("Ruy Lopez Opening", "Evans Gambit", "Catalan Opening")
+    "Opening", "Gambit", "Defence", "Defense",
     # plans and schemes, and the methods and objects of mathematics, computing and biology named after their author
     "Plan", "Scheme", "Algorithm", "Filter", "Sequence", "Series", "Curve", "Diagram", "Transform", "Distribution",
     "Cipher", "Machine", "Test", "Virus",
@@ -184,7 +187,10 @@ _LOWER_EPONYM_HEADS = ("algorithm", "filter", "sequence", "curve", "diagram", "t
                        # equilibrium", "Pascal's triangle", "Wankel engine", "Petri dish", "Carnot cycle")
                        "scale", "radar", "counter", "engine", "chart", "plot", "effect", "phenomenon", "equilibrium",
                        "triangle", "matrix", "polynomial", "integral", "coefficient", "estimator", "cycle", "tube",
-                       "lamp", "burner", "flask", "dish", "method")  # fmt: skip
+                       "lamp", "burner", "flask", "dish", "method",
+                       # the processes of industry and probability ("Bessemer process", "Haber process", "Wiener
+                       # process")
+                       "process")  # fmt: skip
 # A disease named by a Greek or Latin suffix ("Hashimoto's thyroiditis", "Paget's osteitis"): inflammation,
 # condition, blood state, disease, growth, pain, infestation (no "-oma", which ends "diploma" and "aroma" too; the
 # tumours are heads above).
@@ -236,6 +242,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or is_company(text, finding.end, words) or is_header(words)
             or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None)
             or is_relation_sender(text, finding.start, finding.end, words)
+            or is_street_name(text, finding.start, words)
+            or is_month_in_date(text, finding.start, finding.end, words)
             or is_account(text, finding.start, finding.end)
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
@@ -271,6 +279,56 @@ def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> boo
     line_start = text.rfind("\n", 0, start) + 1
     return (_CHAT_LINE_BEFORE.fullmatch(text, line_start, start) is not None
             and _SENDER_COLON.match(text, end) is not None)  # fmt: skip
+
+
+_MIN_TYPE_LETTERS = 3
+_MAX_PARTICLE_LETTERS_BEFORE = 3
+_STREET_TYPE_REACH = 24
+
+
+@cache
+def _street_prefixes() -> frozenset[str]:
+    """The street-type words Faker's locales write before a street's name ("Rua", "Avenida", "Rruga", "Mtaa",
+    "Jalan"), case-folded, less the short ones, those English writes as words ("Via", "Rue", "Park", "Vale") and
+    those that are first names too ("Ronda", "Calle", "Estrada"): a capitalised one before a name makes it a
+    street's, not a person's."""
+    english, names = english_words(), known_names()
+    words = english.nouns | english.verbs | english.modifiers
+    return frozenset(folded for word in street_vocabulary().prefixes
+                     if len(folded := word.casefold().rstrip(".")) >= _MIN_TYPE_LETTERS and folded.isalpha()
+                     and folded not in words and folded not in ENGLISH_STOP_WORDS
+                     and not names.is_first(folded))  # fmt: skip
+
+
+def is_street_name(text: str, start: int, words: list[str]) -> bool:
+    """Whether a person's words name a street after its type word, capitalised, the street's address unfound ("Rua
+    Garrett, n.º 37", "Avenida Deolinda Rodrigues", "Rruga Sami Frashëri", "Mtaa wa Kenyatta"): the type opens the
+    span or stands just before it."""
+    prefixes = _street_prefixes()
+    if len(words) >= 2 and words[0][0].isupper() and words[0].casefold() in prefixes:
+        return True
+    if start == 0 or text[start - 1] != " ":
+        return False
+    # The words before on the line, read by splitting (a regex anchored at the start would be tried at each position).
+    line = text[max(0, start - _STREET_TYPE_REACH) : start]
+    before = line[line.rfind("\n") + 1 :].rstrip(" ").rsplit(" ", 2)
+    word = before[-1]
+    if len(before) > 1 and word.islower() and len(word) <= _MAX_PARTICLE_LETTERS_BEFORE:
+        word = before[-2]  # a particle between ("Mtaa wa Kenyatta", "Rua do Ouro")
+    word = word.rstrip(".")
+    return word.isalpha() and word[0].isupper() and word.casefold() in prefixes
+
+
+# A day's number before a month and a year after it ("Fri, 16 Jan 2026 20:33:00", "3-Mar-2024").
+_DAY_BEFORE = re.compile(r"(?<!\d)(?:0?[1-9]|[12]\d|3[01])[ .-]\Z")
+_YEAR_AFTER = re.compile(r"[ .,-]+\d{4}(?!\d)")
+
+
+def is_month_in_date(text: str, start: int, end: int, words: list[str]) -> bool:
+    """Whether a person's one word is a month's name or abbreviation between a day's number and a year ("Date: Fri,
+    16 Jan 2026": "Jan" is a first name too)."""
+    return (len(words) == 1 and _DAY_BEFORE.search(text, max(0, start - 3), start) is not None
+            and _YEAR_AFTER.match(text, end) is not None and is_month_word(words[0]))  # fmt: skip
 
 
 def is_account(text: str, start: int, end: int) -> bool:
