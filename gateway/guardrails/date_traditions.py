@@ -112,14 +112,23 @@ _SWIFT_50F = re.compile(r"(?:^|\n):50F:")
 _SWIFT_NEXT_FIELD = re.compile(r"\n:\d\d[A-Z]?:")
 _SWIFT_BIRTH_LINE = re.compile(rf"^4/({_CCYYMMDD})[ \t\r]*$", re.MULTILINE)
 RECORD_SCORE = 0.85  # the element's place names it, as the telex element's does
+# HL7 v2's PID segment (Patient Identification) holds the patient's date and time of birth in its field 7 (PID-7, a
+# TS or DTM: YYYYMMDD, with the hour, minutes, seconds and a zone after it where known), counted after the segment id
+# with the field separator "|" between fields, as ``record_names`` counts the name fields 5, 6 and 9:
+# "PID|1||9737063^^^GHH^MR||DOE^JANE||19690817|F". A segment opens its line (segments end in "\r", or a line break
+# in a pasted message); a component separator "^" may follow the date ("19690817^D": HL7 2.3's TS, its precision).
+_HL7_PID_BIRTH = re.compile(rf"(?:^|(?<=[\r\n]))PID\|(?:[^|\r\n]*\|){{6}}"
+                            rf"({_CCYYMMDD}(?:[0-2]\d(?:[0-5]\d(?:[0-5]\d(?:\.\d{{1,4}})?)?)?)?(?:[+-]\d{{4}})?)"
+                            r"(?=[|^\r\n]|\Z)")
 
 
 def has_record_birth_field(text: str) -> bool:
-    return "DMG" in text or ":50F:" in text
+    return "DMG" in text or ":50F:" in text or "PID|" in text
 
 
 class RecordDateOfBirthRecognizer(EntityRecognizer):
-    """The birth date of an X12 DMG segment ("DMG*D8*19881011*F~") and of a SWIFT field 50F's line 4 ("4/19851106")."""
+    """The birth date of an X12 DMG segment ("DMG*D8*19881011*F~"), of a SWIFT field 50F's line 4 ("4/19851106") and
+    of an HL7 v2 PID segment's field 7 ("PID|1||9737063^^^GHH^MR||||19690817|U")."""
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["DATE_OF_BIRTH"], name="RecordDateOfBirthRecognizer")
@@ -129,6 +138,8 @@ class RecordDateOfBirthRecognizer(EntityRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         spans = [match.span(2) for match in _X12_DMG.finditer(text)] if "DMG" in text else []
+        if "PID|" in text:
+            spans.extend(match.span(1) for match in _HL7_PID_BIRTH.finditer(text))
         for field in _SWIFT_50F.finditer(text):
             following = _SWIFT_NEXT_FIELD.search(text, field.end())
             end = following.start() if following is not None else len(text)

@@ -1,5 +1,5 @@
-"""Dates of birth in a fixed-width report's column, Kyrgyz dates glued to their day by a dash, and the birth words of
-Swahili, Persian and the other languages added beside them."""
+"""Dates of birth in a fixed-width report's column, Kyrgyz dates glued to their day by a dash, the birth words of
+Swahili, Persian and the other languages added beside them, and HL7 v2's PID-7."""
 
 import re
 
@@ -105,3 +105,29 @@ def test_swahili_born_is_conjugated_for_every_person_in_the_past_and_the_perfect
             "amezaliwa", "kuzaliwa"} <= set(SWAHILI_BORN)  # fmt: skip
     assert set(SWAHILI_BORN) <= set(BIRTH_LABELS)
     assert all(has_birth_word(f"{word} 13 Machi 1949") for word in SWAHILI_BORN)
+
+
+@pytest.mark.parametrize(
+    ("message", "date"),
+    [
+        ("MSH|^~\\&|GHH|LAB|||202505212322||ADT^A01|MSG818996|P|2.5\rPID|1||9737063^^^GHH^MR||||19690817|U|||\r",
+         "19690817"),
+        ("PID|1||507837^^^GHH^MR||FRELICH^N||19670115|M|||||||\nNTE|1||call back", "19670115"),
+        ("PID|1||1^^^X^MR||DOE^JANE||196701151230+0100|F", "196701151230+0100"),  # with its time and zone
+        ("PID|1||1^^^X^MR||DOE^JANE||19670115^D|F", "19670115"),  # HL7 2.3's TS, its precision after it
+    ],
+)
+def test_an_hl7_pid_segments_field_7_is_the_date_of_birth(analyzer: PiiAnalyzer, message: str, date: str) -> None:
+    assert date in _dates_of_birth(analyzer, message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "PID|1||1^^^X^MR||DOE^JANE|||19670115|F",  # field 8 (administrative sex's place): no birth date
+        "NTE|1||PID|1||2|3|4|5|19670115|",  # no PID segment: a note's text
+        "OBR|1||20240105|||20240105120000",
+    ],
+)
+def test_dates_elsewhere_in_an_hl7_message_are_none(analyzer: PiiAnalyzer, message: str) -> None:
+    assert _dates_of_birth(analyzer, message) == []
