@@ -43,6 +43,7 @@ from gateway.guardrails.dates import (
     has_birth_word,
 )
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
+from gateway.guardrails.dicom_records import DICOM_ENTITIES, DicomRecognizer, has_dicom
 from gateway.guardrails.edi_records import EDIFACT_ENTITIES, EdifactRecognizer, has_edifact
 from gateway.guardrails.emails import AnchoredEmailRecognizer
 from gateway.guardrails.era_dates import EraDateOfBirthRecognizer, has_era_date
@@ -466,7 +467,7 @@ def build_detectors() -> list[Detector]:
     dates_of_birth = DateOfBirthRecognizer()
     traditions = DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer")
     zones = MachineReadableZoneRecognizer()
-    gedcom, edifact = GedcomRecognizer(), EdifactRecognizer()
+    gedcom, edifact, dicom = GedcomRecognizer(), EdifactRecognizer(), DicomRecognizer()
     spec: list[tuple[str, EntityRecognizer, Callable[[str], bool] | None, str | tuple[str, ...] | None, int]] = [
         # (entity, recognizer, pre-filter (None: whether an anchor occurs), anchor regex (or several) or None, window
         # margin around the anchor)
@@ -516,6 +517,9 @@ def build_detectors() -> list[Detector]:
         # and qualifiers (``gedcom``, ``edi_records``).
         *((entity, gedcom, has_gedcom, None, 0) for entity in GEDCOM_ENTITIES),
         *((entity, edifact, has_edifact, None, 0) for entity in EDIFACT_ENTITIES),
+        # DICOM header dumps' people (every PN element), birth dates, ids, phones and addresses, by their tags
+        # (``dicom_records``).
+        *((entity, dicom, has_dicom, None, 0) for entity in DICOM_ENTITIES),
         # A date with its month named as any CLDR locale writes one ("18 Φεβρουαρίου 1973", "15 בדצמבר 1986",
         # "1986ko apirilaren 28a"), read around each year that stands apart from other digits; less those the shapes
         # above report.
