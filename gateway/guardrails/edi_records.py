@@ -69,38 +69,50 @@ def _separators(text: str) -> tuple[str, str, str, str]:
 
 
 _TAGS = ("NAD", "DTM", "LOC")
+_ELEMENTS_READ = 7  # NAD's country subdivision is its seventh data element, the last read here
+
+
+@lru_cache(maxsize=8)
+def _component_pattern(separators: tuple[str, str, str, str]) -> re.Pattern[str]:
+    """A component's text: any character but the separators, the release character and a line break, or a released
+    character."""
+    component, element, release, terminator = separators
+    stops = re.escape(component + element + release + terminator)
+    return re.compile(rf"(?:[^{stops}\n]|{re.escape(release)}[\s\S])*")
 
 
 def _segments(text: str, separators: tuple[str, str, str, str]) -> Iterator[tuple[str, list[list[Span]]]]:
     """Each segment of the tags read here, its tag and its elements (the tag left out), each a list of its
-    components' spans. A segment opens the text, a line or follows the previous one's terminator."""
-    component, element, release, terminator = separators
+    components' spans. A segment opens the text, a line or follows the previous one's terminator, and ends at its
+    terminator or the end of its line."""
+    component, element, _release, terminator = separators
+    pattern = _component_pattern(separators)
     length = len(text)
     for tag in _TAGS:
         head = tag + element
         position = text.find(head)
         while position >= 0:
             before = text[position - 1] if position else "\n"
+            index = position + len(head)
             if before in (terminator, "\n", "\r", " ", "\t"):
                 elements: list[list[Span]] = []
                 components: list[Span] = []
-                start = index = position + len(head)
-                while index <= length:
-                    char = text[index] if index < length else terminator
-                    if char == release:
-                        index += 2
-                        continue
-                    if char in (component, element, terminator) or (char == "\n" and terminator != "\n"):
-                        components.append((start, index))
-                        if char != component:
+                while True:
+                    end = pattern.match(text, index).end()  # type: ignore[union-attr]  # the pattern matches ""
+                    if len(elements) < _ELEMENTS_READ:  # the rest is only walked through to the segment's end
+                        components.append((index, end))
+                    index = end + 1
+                    char = text[end] if end < length else terminator
+                    if char != component:
+                        if len(elements) < _ELEMENTS_READ:
                             elements.append(components)
                             components = []
-                        start = index + 1
-                        if char != component and char != element:
+                        if char != element:
                             break
-                    index += 1
                 yield tag, elements
-            position = text.find(head, position + 1)
+            # the next segment of the tag past this one's end: a tag inside a segment is its text (and each stretch of
+            # the text is read once a tag, whatever it holds)
+            position = text.find(head, max(position + 1, index))
 
 
 def _component(elements: list[list[Span]], element: int, component: int) -> Span | None:

@@ -19,6 +19,7 @@ texts' only cost).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -52,23 +53,27 @@ def has_gedcom(text: str) -> bool:
     return ("@" in text and "0 @" in text) or ("/" in text and "1 NAME " in text)
 
 
-def _lines(text: str) -> Iterator[tuple[int, int, re.Match[str]]]:
-    """Each line of the grammar in a run of two or more: its start, its end and its match."""
-    run: list[tuple[int, int, re.Match[str]]] = []
+def _lines(text: str) -> Iterator[re.Match[str]]:
+    """Each line of the grammar in a run of two or more, as its match (a run's first line held until a second one
+    follows it)."""
+    held: re.Match[str] | None = None
+    in_run = False
     position = 0
     while position <= len(text):
         end = text.find("\n", position)
         end = len(text) if end < 0 else end
         match = _LINE.fullmatch(text, position, end)
-        if match is not None:
-            run.append((position, end, match))
+        if match is None:
+            held, in_run = None, False
+        elif in_run:
+            yield match
+        elif held is None:
+            held = match
         else:
-            if len(run) > 1:
-                yield from run
-            run = []
+            yield held
+            yield match
+            held, in_run = None, True
         position = end + 1
-    if len(run) > 1:
-        yield from run
 
 
 @lru_cache(maxsize=2)  # asked once per entity type of a text in turn, and by the analyzer's filter: read once
@@ -78,7 +83,7 @@ def gedcom_lines(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[st
     structure: list[tuple[int, int]] = []
     values: list[tuple[str, int, int]] = []
     path: list[str] = []  # the tags of the lines above, by level
-    for _start, _end, match in _lines(text):
+    for match in _lines(text):
         level, tag = int(match.group("level")), match.group("tag").upper()
         if not path and level:  # a record's lines cut from their record: "?" stands for the record's tag
             path = ["?"] * level
@@ -150,11 +155,17 @@ def without_gedcom_syntax(text: str, findings: list[Finding]) -> list[Finding]:
     structure = gedcom_lines(text)[0]
     if not structure:
         return findings
+    starts = [start for start, _ in structure]
     return [
-        finding
-        for finding in findings
-        if finding.source == _NAME or not any(start < finding.end and finding.start < end for start, end in structure)
+        finding for finding in findings if finding.source == _NAME or not _reaches_structure(structure, starts, finding)
     ]
+
+
+def _reaches_structure(structure: tuple[tuple[int, int], ...], starts: list[int], finding: Finding) -> bool:
+    """Whether the finding overlaps a line's structure: the spans are in text order and apart, so only the last one
+    that starts before the finding's end can (the one before it ends before that one starts)."""
+    index = bisect_right(starts, finding.end - 1) - 1
+    return index >= 0 and structure[index][1] > finding.start
 
 
 _NAME = "GedcomRecognizer"
