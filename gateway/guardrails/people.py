@@ -60,6 +60,7 @@ from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, english_words, gazetteer
+from gateway.guardrails.prefilters import AfterNone
 from gateway.guardrails.surnames import suffixed_names
 
 PAIR_SCORE = 0.7
@@ -77,8 +78,9 @@ _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 _CAPITALISED = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}]?[{LOWER_LETTERS}]+)?"
 _LOWER = rf"[{LOWER_LETTERS}]{{2,}}"
 # The words of a name stand on one line ("Raimondo\nNotes:" is a name and a label).
-_CAPITALISED_PAIR = re.compile(
-    rf"(?<![\w@.'’-])({_CAPITALISED})[ \t]+(?:([{UPPER_LETTERS}])\.[ \t]+)?({_CAPITALISED})(?![\w@'’-])"
+# (Capitalised pairs searched as ``prefilters.AfterNone``: the look-behind tested at each match, not at every position.)
+_CAPITALISED_PAIR = AfterNone(
+    r"\w@.'’-", rf"({_CAPITALISED})[ \t]+(?:([{UPPER_LETTERS}])\.[ \t]+)?({_CAPITALISED})(?![\w@'’-])"
 )
 _LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER})(?![\w@'’-])")
 # Two words in capitals ("ARBEN AGA", "ROŽĖ JANKAUSKAITĖ", "O'NEIL KAYE"), on one line, no code glued on.

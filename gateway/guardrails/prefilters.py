@@ -70,3 +70,28 @@ class AfterNonWord:
     def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         found = self._after_non_word.search(text, pos, endpos)
         return found if found is not None or pos else self._at_start.match(text, 0, endpos)
+
+
+class AfterNone:
+    r"""``(?<![NOT_AFTER])BODY`` searched as ``BODY``, each match's first character then tested against the class: the
+    same matches (a look-behind of one character sees the text before ``pos`` too), but the regex engine skips to
+    where BODY can open (a character class, a literal) instead of trying the look-behind at every position."""
+
+    def __init__(self, not_after: str, body: str, flags: int = 0) -> None:
+        self.pattern = re.compile(rf"(?<![{not_after}]){body}", flags)  # the plain form, for reference and tests
+        self._body = re.compile(body, flags)
+        self._not_after = re.compile(rf"[{not_after}]", flags)
+        self._outside = re.compile(rf"[^{not_after}]", flags)
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        while True:
+            # No match starts after a character of the class: the next may start only after the next other one.
+            if pos and self._not_after.match(text, pos - 1) is not None:
+                if (outside := self._outside.search(text, pos, endpos)) is None:
+                    return None
+                pos = outside.end()
+            if (found := self._body.search(text, pos, endpos)) is None:
+                return None
+            if not found.start() or self._not_after.match(text, found.start() - 1) is None:
+                return found
+            pos = found.start()
