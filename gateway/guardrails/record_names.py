@@ -22,12 +22,18 @@ Records print a name in a shape of their own, in capitals, with no words around 
   read as a name, one to four capitalised words of letters (initials and short particles allowed), not only English
   dictionary and stop words unless a known first name opens it, and no team or desk ("Billing Team"); a single word
   must be a known name or no dictionary word.
+* E-mail headers: the display name of a mailbox in a From, To, Cc, Reply-To or Sender header (RFC 5322 name-addr:
+  ``From: "Ana Lima" <ana@example.org>``), quoted, bare or an RFC 2047 encoded word (``=?UTF-8?Q?...?=``, read
+  decoded: the name in any script); a team or a service stands there too ("Acme Billing", "GitHub"), so the value
+  must read as a name as above, and a single word must be a known name.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from email.errors import HeaderParseError
+from email.header import decode_header
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
@@ -70,7 +76,7 @@ def has_record_name_anchor(text: str) -> bool:
     """The pre-filter: an HL7 name segment, a capital on each side of a slash, a name property's key, an X12, SWIFT
     or ISO 20022 name slot's marker, or a letter of a script without capitals that names are written in."""
     return (_has_hl7_segment(text) or _has_ticket_slash(text) or has_standard_name_slot(text)
-            or has_script_letters(text) or _has_property_key(text))  # fmt: skip
+            or has_script_letters(text) or _has_property_key(text) or _has_mail_header(text))  # fmt: skip
 
 
 def _has_hl7_segment(text: str) -> bool:
@@ -144,6 +150,63 @@ def property_names(text: str) -> list[tuple[int, int]]:
         if family and _reads_as_name(family) and (not given or _reads_as_name(given)):
             spans.append((match.start("family"), match.end("given") if given else match.end("family")))
     return sorted(set(spans))
+
+
+# A header line that names mailboxes, and in it each mailbox's display name before its address in angle brackets.
+_MAIL_HEADER = re.compile(r"(?m)^(?:From|To|Cc|CC|Reply-To|Sender):[ \t]*(?P<value>[^\r\n]{1,1000})")
+_MAILBOX = re.compile(
+    r'(?:"(?P<quoted>[^"\r\n]{1,80})"|(?P<bare>[^\s"<>,:;@][^"<>,:;@\r\n]{0,199}?))[ \t]*<[^<>\s@]+@[^<>\s]+>'
+)
+_ENCODED_WORD = re.compile(r"=\?[\w-]+\?[QqBb]\?[^?\s]+\?=")
+_CASELESS_NAME = re.compile(r"[^\W\d_]+(?:[ ][^\W\d_]+){1,3}")  # two to four words of a script without capitals
+
+
+def _has_mail_header(text: str) -> bool:
+    return "From:" in text  # every message has a From header: one substring scan, not one per header
+
+
+def _decoded(value: str) -> str | None:
+    """An RFC 2047 encoded word's text, or None where it does not decode."""
+    try:
+        parts = decode_header(value)
+    except (HeaderParseError, ValueError):
+        return None
+    text = []
+    for part, charset in parts:
+        if isinstance(part, bytes):
+            try:
+                part = part.decode(charset or "ascii")
+            except (LookupError, UnicodeDecodeError):
+                return None
+        text.append(part)
+    return "".join(text).strip()
+
+
+def _mailbox_name(value: str) -> bool:
+    """Whether a mailbox's display name reads as a person's: two words or more that read as a name, or one that is
+    a known name; in a script without capitals, two to four words of letters."""
+    if " " not in value and not known_names().is_name(value):
+        return False
+    if _reads_as_name(value):
+        return True
+    return not any(char.isupper() or char.islower() for char in value) and _CASELESS_NAME.fullmatch(value) is not None
+
+
+def mailbox_names(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each display name of a mailbox in an e-mail's From, To, Cc, Reply-To or Sender header."""
+    spans = []
+    for header in _MAIL_HEADER.finditer(text):
+        for mailbox in _MAILBOX.finditer(text, header.start("value"), header.end("value")):
+            group = "quoted" if mailbox.group("quoted") is not None else "bare"
+            raw = mailbox.group(group)
+            value = raw.strip()
+            if not value:
+                continue
+            start = mailbox.start(group) + len(raw) - len(raw.lstrip())
+            shown = _decoded(value) if _ENCODED_WORD.search(value) else value
+            if shown and _mailbox_name(shown):
+                spans.append((start, start + len(value)))
+    return spans
 
 
 _SLASH_BETWEEN_CAPITALS = re.compile(rf"/(?<=[{_CAPITAL}]/)[{_CAPITAL}]")
@@ -229,6 +292,8 @@ class RecordNameRecognizer(EntityRecognizer):
         if _has_property_key(text):
             results += [self._result(start, end, PROPERTY_SCORE, "name property")
                         for start, end in property_names(text)]  # fmt: skip
+        if _has_mail_header(text):
+            results += [self._result(start, end, PROPERTY_SCORE, "mailbox name") for start, end in mailbox_names(text)]
         results += [
             self._result(start, end, STANDARD_SCORE, "standard name slot") for start, end in standard_names(text)
         ]
