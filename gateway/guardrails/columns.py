@@ -1,5 +1,5 @@
-"""Where a value's context is besides the words before it: the clause after it, and its column's header in a CSV
-block or a Markdown table.
+"""Where a value's context is besides the words before it: the clause after it, and its column's header in a CSV or
+TSV block or a table of pipes (Markdown's, org-mode's, psql's).
 
 A CSV row or a table row holds a date of birth, an SSN or a token with no word beside it: the header row above
 ("id,dob,status", "| Client Secret | Email |"), an SQL INSERT's column list or a YAML list's key says what each cell
@@ -17,15 +17,20 @@ from gateway.guardrails.sql_values import column_at, may_hold_inserts
 # The delimiters of a CSV block: commas, or semicolons as spreadsheets in French, Spanish or German locales (where
 # the comma is the decimal separator) export them.
 DELIMITERS = (",", ";")
+# The delimiters whose blocks' headers name a value's column: a CSV block's, and tabs (TSV, a spreadsheet's cells
+# pasted as text).
+_ROW_DELIMITERS = (*DELIMITERS, "\t")
 # A header: three or more column names (identifiers, or a few words, in any script: "Összeg", "生年月日") between
 # delimiters, nothing else on the line.
-_HEADERS = {d: re.compile(rf"[ \t]*[^\W\d][\w .-]*(?:{d}[ \t]*[^\W\d][\w .-]*){{2,}}[ \t]*\r?") for d in DELIMITERS}
+_HEADERS = {
+    d: re.compile(rf"[ \t]*[^\W\d][\w .-]*(?:{d}[ \t]*[^\W\d][\w .-]*){{2,}}[ \t]*\r?") for d in _ROW_DELIMITERS
+}
 # A two-column header ("ref;dob", "patient_id,birthDate"): each cell one field name, a single identifier with no
 # space. A line of prose with one comma ("Born in Paris, France") has the shape of a two-cell row too, so words with
 # spaces between them name no column here.
 _FIELD_NAME = r"[ \t]*[A-Za-z_][\w.-]{0,39}[ \t]*"
-_PAIR_HEADERS = {d: re.compile(rf"{_FIELD_NAME}{d}{_FIELD_NAME}\r?") for d in DELIMITERS}
-_CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{d}\n]*') for d in DELIMITERS}
+_PAIR_HEADERS = {d: re.compile(rf"{_FIELD_NAME}{d}{_FIELD_NAME}\r?") for d in _ROW_DELIMITERS}
+_CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{d}\n]*') for d in _ROW_DELIMITERS}
 # Where the clause that follows a value ends: a context word past it belongs to the next value ("ssn 536-22-1234,
 # call (415) ...").
 _CLAUSE_END = re.compile(r"[,;:!?\n]|\.(?:\s|\Z)")
@@ -68,21 +73,21 @@ def clause_after(text: str, end: int, limit: int) -> int:
 
 
 def may_have_columns(text: str) -> bool:
-    return "," in text or "|" in text or ";" in text or ("- " in text and "\n" in text)
+    return "," in text or "|" in text or ";" in text or "\t" in text or ("- " in text and "\n" in text)
 
 
 def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
-    row of a Markdown table (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as
-    it, no blank line between; comma- or semicolon-separated) nor a VALUES tuple of an SQL INSERT with a column list
-    (``sql_values.column_at``) nor a row of a fixed-width report (``fixed_columns``) nor an item of a YAML list
+    row of a table of pipes (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as it,
+    no blank line between; comma-, semicolon- or tab-separated) nor a VALUES tuple of an SQL INSERT with a column
+    list (``sql_values.column_at``) nor a row of a fixed-width report (``fixed_columns``) nor an item of a YAML list
     (``list_key``: the list's key)."""
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     if "|" in line:
         return table_column_name(text, line_start, line, position - line_start)
-    for delimiter in DELIMITERS:
+    for delimiter in _ROW_DELIMITERS:
         if delimiter in line and (name := _csv_column_name(text, line_start, line, position, delimiter)) is not None:
             return name
     if "(" in line and may_hold_inserts(text):
@@ -137,8 +142,9 @@ def _csv_column_name(text: str, line_start: int, line: str, position: int, delim
     return None if index is None else header.split(delimiter)[index].strip().lower()
 
 
-# A Markdown table's delimiter row: "|---|:---:|", "--- | ---".
-_TABLE_DELIMITER = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+(?:[ \t]*:?-{3,}:?[ \t]*)?\r?")
+# A table's delimiter row: a Markdown table's ("|---|:---:|", "--- | ---"), and one whose dash runs meet at a '+'
+# (an Emacs org-mode table's "|----+----|", psql's result grid's "----+-----", its header " id | name ").
+_TABLE_DELIMITER = re.compile(r"[ \t]*[|+]?(?:[ \t]*:?-{3,}:?[ \t]*[|+])+(?:[ \t]*:?-{3,}:?[ \t]*)?\r?")
 
 
 def _table_cells(line: str) -> list[str]:
@@ -159,8 +165,9 @@ def in_table_header(text: str, position: int) -> bool:
 
 
 def table_column_name(text: str, line_start: int, line: str, offset: int) -> str | None:
-    """The lower-cased header of the Markdown table column that character `offset` of `line` (a row starting at
-    `line_start` of `text`) is in: the line above the delimiter row, found by walking up the table's rows."""
+    """The lower-cased header of the column of a table of pipes (Markdown's, org-mode's, psql's) that character
+    `offset` of `line` (a row starting at `line_start` of `text`) is in: the line above the delimiter row, found by
+    walking up the table's rows."""
     index = line.count("|", 0, offset) - (1 if line.lstrip().startswith("|") else 0)
     end = line_start - 1
     for _ in range(_MAX_ROWS_ABOVE):
@@ -168,9 +175,10 @@ def table_column_name(text: str, line_start: int, line: str, offset: int) -> str
             return None
         start = text.rfind("\n", 0, end) + 1
         above = text[start:end]
-        if "|" not in above:
+        delimiter_row = _TABLE_DELIMITER.fullmatch(above) is not None
+        if "|" not in above and not delimiter_row:
             return None
-        if _TABLE_DELIMITER.fullmatch(above):
+        if delimiter_row:
             if start == 0:
                 return None
             header_start = text.rfind("\n", 0, start - 1) + 1
