@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from gateway.guardrails import budget
 from gateway.guardrails.columns import in_table_header
 from gateway.guardrails.dicom_records import without_dicom_syntax
+from gateway.guardrails.directory_records import without_directory_syntax
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.gedcom import without_gedcom_syntax
 from gateway.guardrails.ner import NerModel
@@ -81,8 +82,12 @@ class PiiAnalyzer:
             # a labelled identity number a scheme validates is no phone number as well (``personal_ids``)
             per_text.append(without_phones_in_labelled_ids(findings))
         if not ner_enabled or not texts:
-            return [without_dicom_syntax(text, without_gedcom_syntax(text, without_non_names(text, findings)))
-                    for text, findings in zip(texts, per_text, strict=True)]
+            return [
+                without_directory_syntax(
+                    text, without_dicom_syntax(text, without_gedcom_syntax(text, without_non_names(text, findings)))
+                )
+                for text, findings in zip(texts, per_text, strict=True)
+            ]
         budget.check()
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
         # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
@@ -106,9 +111,11 @@ class PiiAnalyzer:
             # company and a column name are no person nor place (``not_names``).
             # A GEDCOM line's level, cross-reference and tag are no value of any type (``gedcom``).
             # A DICOM dump's tags, VRs and keywords likewise, and a place inside a person's name (``dicom_records``).
-            findings[:] = without_dicom_syntax(
+            # A syslog line's timestamp month and a slapd operation's name are no person nor place
+            # (``directory_records``).
+            findings[:] = without_directory_syntax(text, without_dicom_syntax(
                 text, without_gedcom_syntax(text, without_non_names(text, _without_places_inside(text, findings)))
-            )
+            ))
         return per_text
 
 
