@@ -88,11 +88,15 @@ _CHAT_LINE_BEFORE = re.compile(
     r"(?:[ \t]?[AaPp]\.?[Mm]\.?)?[ \t]+[-–][ \t]+)?"
 )
 _SENDER_COLON = re.compile(r"[ \t]*:")
+# Telegram Desktop's text export puts the sender first and the timestamp after it, on a line of its own, the message
+# on the lines below ("Mama, [09.05.2026 15:30]").
+_SENDER_STAMP_AFTER = re.compile(r",[ \t]*\[[^\]\n]{4,32}\][ \t]*\r?(?:\n|\Z)")
+_LINE_INDENT = re.compile(r"[ \t]*")
 # What a phone's owner saves family, work and themselves as, where a contact's name would stand: kinship and role
 # words and a contact's kind ("Mum", "Work", "Me", "Home Phone", "Bank"), in the languages of the name cues
-# (``name_cues``) and the Nordic, Indonesian and Swahili chat locales, case-folded. A sender made of these words only
-# is no person. English senders are also read against the English dictionary (``people.speakers``); the other
-# languages have none here, so their rows carry the same concepts.
+# (``name_cues``) and the Nordic, Indonesian, Swahili, Polish, Czech, Slovak, Hungarian and Finnish chat locales,
+# case-folded. A sender made of these words only is no person. English senders are also read against the English
+# dictionary (``people.speakers``); the other languages have none here, so their rows carry the same concepts.
 RELATION_WORDS = frozenset({
     # English
     "me", "myself", "mum", "mom", "mummy", "mommy", "mam", "mama", "mamma", "ma", "mother", "dad", "daddy", "papa",
@@ -118,6 +122,22 @@ RELATION_WORDS = frozenset({
     # Indonesian and Malay
     "aku", "saya", "ibu", "bu", "bunda", "mamah", "papah", "bapak", "pak", "ayah", "kakak", "kak", "adik", "dek",
     "abang", "nenek", "kakek", "om", "paman", "bibi", "suami", "istri", "bos", "kantor", "rumah",
+    # Polish
+    "ja", "mamusia", "tata", "tato", "tatuś", "matka", "ojciec", "siostra", "siostrzyczka", "brat", "babcia",
+    "dziadek", "ciocia", "wujek", "żona", "mąż", "kochanie", "szef", "szefowa", "praca", "biuro", "dom", "sąsiad",
+    "sąsiadka", "szkoła", "rodzina", "syn", "córka",
+    # Czech and Slovak
+    "já", "máma", "mamka", "maminka", "táta", "taťka", "sestra", "brácha", "bratr", "babička", "děda", "dědeček",
+    "teta", "strýc", "manželka", "manžel", "šéf", "práce", "kancelář", "doma", "domov", "soused", "sousedka", "škola",
+    "rodina", "banka", "otec", "mamina", "ocko", "kancelária", "sused",
+    # Hungarian
+    "én", "anya", "anyu", "anyuci", "apa", "apu", "nővérem", "húgom", "bátyám", "öcsém", "nagymama", "nagyi",
+    "nagypapa", "nagybácsi", "nagynéni", "feleség", "feleségem", "férj", "férjem", "szívem", "főnök", "munka",
+    "iroda", "otthon", "szomszéd", "iskola", "család",
+    # Finnish
+    "minä", "äiti", "äitee", "isä", "iskä", "sisko", "veli", "mummo", "mummi", "ukki", "täti", "setä", "eno", "vaimo",
+    "mies", "kulta", "pomo", "työ", "töissä", "toimisto", "koti", "naapuri", "koulu", "perhe", "pankki", "poika",
+    "tytär",
     # Swahili
     "mimi", "mamangu", "baba", "babangu", "dada", "kaka", "mwanangu", "babu", "shangazi", "mjomba", "shemeji",
     "binamu", "mke", "mkewangu", "mume", "mumewangu", "mpenzi", "bosi", "kazi", "kazini", "ofisi", "nyumbani",
@@ -272,11 +292,14 @@ def is_eponym(text: str, end: int, words: list[str]) -> bool:
 
 
 def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> bool:
-    """Whether start..end is a chat export's sender ("[2024-08-10 09:47] Mum:", "20/03/2025, 18:53 - Work:") made of
+    """Whether start..end is a chat export's sender ("[2024-08-10 09:47] Mum:", "20/03/2025, 18:53 - Work:", "Work,
+    [10.08.2024 09:47]") made of
     relation and role words only (``RELATION_WORDS``): what the owner saved a contact as, not a name."""
     if not words or not all(word.casefold() in RELATION_WORDS for word in words):
         return False
     line_start = text.rfind("\n", 0, start) + 1
+    if _LINE_INDENT.fullmatch(text, line_start, start) and _SENDER_STAMP_AFTER.match(text, end):
+        return True  # Telegram's "Mama, [09.05.2026 15:30]"
     return (_CHAT_LINE_BEFORE.fullmatch(text, line_start, start) is not None
             and _SENDER_COLON.match(text, end) is not None)  # fmt: skip
 

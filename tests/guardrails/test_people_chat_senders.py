@@ -64,3 +64,25 @@ def test_a_name_after_a_word_that_is_no_street_type_stays(analyzer: PiiAnalyzer,
 )
 def test_a_month_in_a_date_or_a_named_thing_is_no_person(analyzer: PiiAnalyzer, text: str, name: str | None) -> None:
     assert people(analyzer, text) == ([name] if name else [])
+
+
+@pytest.mark.parametrize(
+    ("sender", "message"),
+    [
+        ("Biuro", "rozmawiałem z nim wczoraj"),  # Polish 'office'
+        ("Anya", "hívj fel este"),  # Hungarian 'mother'
+        ("Ibu", "transfer ke rekening besok"),  # Indonesian 'mother'
+        ("Toimisto", "soita huomenna"),  # Finnish 'office'
+        ("Máma", "zavolej mi večer"),  # Czech 'mum'
+    ],
+)
+def test_a_telegram_exports_sender_saved_as_a_relation_is_no_person(analyzer, sender: str, message: str) -> None:
+    text = f"{sender}, [09.05.2026 15:30]\n{message}\n\n{sender}, [09.05.2026 16:49]\nok\n"
+    assert not any(f.entity_type == "PERSON" and text[f.start : f.end] == sender
+                   for f in analyzer.analyze(text, ner_enabled=True) if f.score >= 0.5)  # fmt: skip
+
+
+def test_a_telegram_sender_with_a_name_stays_a_person(analyzer) -> None:
+    text = "Katarzyna Nowak, [09.05.2026 15:30]\nrozmawiałem z nim wczoraj\n"
+    assert any(f.entity_type == "PERSON" and "Katarzyna" in text[f.start : f.end]
+               for f in analyzer.analyze(text, ner_enabled=True) if f.score >= 0.5)  # fmt: skip
