@@ -23,10 +23,12 @@ word ("kühnertgasse 52", "albersstr. 89", against "string 5").
 from __future__ import annotations
 
 import importlib
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from faker import Generator
 from faker.config import AVAILABLE_LOCALES
@@ -245,6 +247,10 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     cardinal = _grid_cardinals()
     names = rf"(?:{_NAME_WORD}{_SP}+){{0,3}}"
     ordinal_names = rf"(?:(?:{_NAME_WORD}|{_ORDINAL}){_SP}+){{0,3}}"
+    usps = usps_tables()
+    usps_types, usps_units = _alternation(usps.suffixes), _alternation(usps.units)
+    usps_directions = _alternation(usps.directions)
+    areas = _alternation(street_locales.NAMED_AREA_PARTS | street_locales.NUMBERED_AREA_PARTS)
     # A house number with its label, and the building's further numbers ("d. 94 k. 644", "N° 53").
     labelled = rf"(?:{label}{_SP}*)?{_NUMBER}(?:{_SP}+{label}{_SP}*{_NUMBER})*"
     return tuple((layout, re.compile(pattern)) for layout, pattern in (
@@ -290,10 +296,47 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         ("korean", rf"(?<![\w.-])(?:(?P<lead>\d{{1,5}}),?{_SP}+)?(?P<name>[^\W\d_]{{2,}})-"
                    rf"(?P<type>(?i:{korean}))\b(?P<gil>{_SP}+\d{{1,4}}(?i:beon)?-(?i:gil)\b)?"
                    rf"(?:{_SP}+(?P<number>\d{{1,5}})(?![\w.,/-]\d))?"),
+        # 7631 ORTEGA PKWY / 3466 NE BROWN PKWY APT 29A / 450 Oak Blvd Ste 12 (USPS Publication 28's standard
+        # abbreviations: the suffix, then at most a unit, and the line, field or cell ends)
+        ("usps", rf"(?P<number>{_LONE_NUMBER}){_SP}+(?P<name>{ordinal_names}(?:{_NAME_WORD}|{_ORDINAL})){_SP}+"
+                 rf"(?P<type>(?i:{usps_types}))\b\.?(?:{_SP}+(?i:{usps_directions})\b)?"
+                 rf"(?:,?{_SP}+(?:(?i:{usps_units})\b\.?{_SP}*#?|#){_SP}*[A-Za-z]?\d{{1,5}}[A-Za-z]?\b)?"
+                 rf"(?={_SP}*(?:[,;|\"'<>)\]}}]|\r?\n|\Z))"),
+        # Blk 8 Lot 2 Phase 5, Brgy. Pag-asa / Blk 32 Lot 54, Mabini St., Brgy. Malinis (a Philippine subdivision's
+        # block and lot, then its street or an area part, which ``_area_end`` takes in)
+        ("block", rf"(?<![\w.])(?P<number>(?i:{_alternation(street_locales.BLOCK_WORDS)})\.?{_SP}*\d{{1,4}}[A-Za-z]?"
+                  rf",?{_SP}+(?i:{_alternation(street_locales.LOT_WORDS)})\.?{_SP}*\d{{1,4}}[A-Za-z]?)"
+                  rf"(?:,?{_SP}+(?P<street>{names}{_NAME_WORD}{_SP}+(?i:{usps_types}|{suffix})\b\.?))?"
+                  rf"(?(street)|(?=,?{_SP}+(?i:{areas})\b))"),
         # Sevani 346 / Marshal Baghramyan 24 (a romanised Armenian street name, which carries no type)
         ("named", rf"(?<![\w.-])(?P<name>(?i:{_alternation(street_locales.armenian_streets())}))(?![\w'’-])"
                   rf"{_SP}+(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
     ))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UspsTables:
+    """USPS Publication 28's tables (``data/usps_pub28.json``), upper case: the standard abbreviations of the street
+    suffixes (Appendix C1) that are not the suffix's own name ("PKWY", "ST"; "PARK" and "WAY" are the words layout's),
+    the secondary unit designators and their abbreviations (Appendix C2: "APT", "STE", "RM", "BLDG") and the
+    directionals ("N", "NE")."""
+
+    suffixes: frozenset[str]
+    units: frozenset[str]
+    directions: frozenset[str]
+
+
+@cache
+def usps_tables() -> UspsTables:
+    data = json.loads((Path(__file__).parent / "data" / "usps_pub28.json").read_text(encoding="utf-8"))
+    # Not a suffix's own name ("PARK", also PARKS's abbreviation), nor another locale's type written first ("VIA",
+    # VIADUCT's: Italian "Via Roma 5").
+    prefixes = {word.upper() for word in street_vocabulary().prefixes}
+    suffixes = frozenset(abbr for abbr in data["street_suffixes"].values()
+                         if abbr not in data["street_suffixes"] and abbr not in prefixes)  # fmt: skip
+    units = frozenset(word for pair in data["secondary_units"].items() for word in pair)
+    directions = frozenset(word for pair in data["directionals"].items() for word in pair)
+    return UspsTables(suffixes, units, directions)
 
 
 # A grid address's street number ("45", "15A", "4ª", "175 C") and house number ("12-34", "94A-23", "C-56"): the cross
@@ -366,9 +409,12 @@ def _lead_part() -> re.Pattern[str]:
     Building No. 98, ", "Số ", "Block 23 Lot 10 ". A PDF line break may fall between the word and its number
     ("Flat\n52")."""
     vocabulary = street_vocabulary()
-    words = _alternation(vocabulary.units | vocabulary.labels)
+    words = _alternation(vocabulary.units | vocabulary.labels | _LEAD_AREA_WORDS)
     return re.compile(rf"(?<![\w.])(?i:{words})\.?{_SP}*(?:\r?\n{_SP}*)?#?(?:[A-Za-z]?\d[\w/-]{{0,7}},?{_SP}+)?\Z")
 
+
+# A Philippine address's block, lot, phase and purok before its street ("Blk 7 Lot 18, Acacia St.").
+_LEAD_AREA_WORDS = street_locales.BLOCK_WORDS | street_locales.LOT_WORDS | {"Phase", "Purok"}
 
 # The most units and labels an address opens with ("Block 23 Lot 10", "Flat 9, Building No. 98,"): a bound, so that
 # a run of them ("Số 1 Số 1 ...") is not walked back over again from each match inside it.
@@ -410,8 +456,9 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     korean = frozenset(street_locales.KOREAN_ROAD_TYPES)
     named = _first_runs(street_locales.armenian_streets())
     lead = _first_runs(vocabulary.lead_labels) | _NUMBER_SIGNS
+    usps = frozenset(word.lower() for word in usps_tables().suffixes)
     return (None, units, prefixes, prefixes, prefixes, None, lead, _key_runs(), after,
-            own_labels, korean, named)  # fmt: skip
+            own_labels, korean, usps, _first_runs(street_locales.BLOCK_WORDS), named)  # fmt: skip
 
 
 # What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
@@ -518,13 +565,17 @@ class StreetAddressRecognizer(EntityRecognizer):
                     score = self._korean_score(match, text, start)
                 elif layout == "named":
                     score = self._named_score(match)
+                elif layout == "block":
+                    score = self.SCORE if match.group("number")[:1].isupper() else self.LOWER_CASE_SCORE
+                elif layout == "usps":
+                    score = self._usps_score(match, text, start)
                 elif layout == "grid":
                     score = self._grid_score(match, text, start)
                 else:
                     score = self._score(match, layout, text, start)
                 if score is not None:
                     start = match.start("value") if layout == "field" else start
-                    spans.append((start, _end(match, layout, text), score))
+                    spans.append((start, _area_end(text, _end(match, layout, text)), score))
         # Addresses that a record's structure marks, and those written in their own scripts.
         spans.extend((start, end, self.SCORE) for start, end in (*slot_spans(text), *script_spans(text)))
         return [RecognizerResult("STREET_ADDRESS", start, end, score,
@@ -624,6 +675,26 @@ class StreetAddressRecognizer(EntityRecognizer):
             return match.start(), None
         return base + kept[0].start(), self.SCORE
 
+    def _usps_score(self, match: re.Match[str], text: str, start: int) -> float | None:
+        """A USPS abbreviated suffix ("7631 ORTEGA PKWY", "221B Baker St"): written as its name is (in capitals
+        after a name in capitals, else capitalised after a capitalised name); in lower case (chat) after a name that
+        holds no English stop word, the suffix or the name's last word no English word ("1035 schmidt blvd") or the
+        address right after an address word ("ship to 3356 main st")."""
+        street_type = match.group("type").rstrip(".")
+        words = [w for w in match.group("name").replace("-", " ").split() if w[:1].isalpha()]
+        if not words:
+            return None
+        if street_type.isupper() and len(street_type) > 1:
+            return self.SCORE if all(w.isupper() for w in words) else None
+        if street_type[:1].isupper() and street_type[1:].islower():
+            return self.SCORE if words[-1][:1].isupper() else None
+        if not street_type.islower() or any(not w.islower() or w in STOP_WORDS for w in words):
+            return None
+        english = english_words().vocabulary
+        if street_type in english and words[-1] in english and not _after_address_word(text, start):
+            return None
+        return self.LOWER_CASE_SCORE
+
     def _korean_score(self, match: re.Match[str], text: str, start: int) -> float | None:
         """A romanised Korean road ("Sejong-daero 35", "149, Hangang-ro 42-gil"): with a building number before or
         after it or a numbered side road, its name capitalised, or in lower case no English word after a boulevard's
@@ -675,6 +746,28 @@ class StreetAddressRecognizer(EntityRecognizer):
 
 
 _SPACE = re.compile(_SP)
+# A name after an area word: its capitalised words, or in lower case (chat) two words at most ("Brgy. Pag-asa",
+# "Kec. Probolinggo", "brgy. bagong silang").
+_AREA_NAME = rf"(?:[A-Z][\w'’\-]*(?:{_SP}+[A-Z][\w'’\-]*){{0,2}}|[a-z][\w'’\-]*(?:{_SP}+[a-z][\w'’\-]*)?)"
+
+
+@cache
+def _area_parts() -> re.Pattern[str]:
+    """The area parts that follow a Philippine or Indonesian street address (``street_locales.NAMED_AREA_PARTS``,
+    ``NUMBERED_AREA_PARTS``, and RT/RW): ", Brgy. Malinis", " Kav. 3, RT 03/RW 05, Kel. Kendari, Kec. Probolinggo"."""
+    named = _alternation(street_locales.NAMED_AREA_PARTS)
+    numbered = _alternation(street_locales.NUMBERED_AREA_PARTS)
+    part = (
+        rf"(?:(?i:{named})\b\.?{_SP}+{_AREA_NAME}|(?i:{numbered})\b\.?{_SP}*\d{{1,4}}[A-Za-z]?\b"
+        rf"|(?i:rt)\.?{_SP}*\d{{1,3}}{_SP}*/?{_SP}*(?i:rw)\.?{_SP}*\d{{1,3}}\b)"
+    )
+    return re.compile(rf"(?:,?{_SP}+{part}){{1,6}}")
+
+
+def _area_end(text: str, end: int) -> int:
+    """Where an address that ends at `end` ends once the area parts after it are taken in."""
+    area = _area_parts().match(text, end)
+    return area.end() if area else end
 
 
 def _end(match: re.Match[str], layout: str, text: str) -> int:

@@ -123,3 +123,16 @@ CYRILLIC_AFTER_NAME = frozenset({
 
 # Flat labels written after a flat's number in those locales ("23-пәтер": Kazakh flat 23; Kyrgyz "батир").
 CYRILLIC_FLAT_AFTER = frozenset({"пәтер", "батир"})
+
+# The parts of a Philippine and an Indonesian address that follow its street (or its block and lot) and name the
+# area it lies in, each with its name or number: Philippine barangay ("Brgy. Pag-asa", "Bgy."), purok (a zone of
+# a barangay: "Purok 3") and a subdivision's phase ("Phase 5"); Indonesian RT/RW (neighbourhood and community unit:
+# "RT 03/RW 05"), kavling (a lot: "Kav. 3"), kelurahan and kecamatan (village and district: "Kel. Kendari", "Kec.
+# Probolinggo") and desa (village). Faker's en_PH and id_ID providers write none of them (en_PH drops the barangay on
+# purpose); the words are the Philippine Statistics Authority's and Indonesia's administrative divisions'.
+NAMED_AREA_PARTS = frozenset({"Brgy", "Bgy", "Barangay", "Kel", "Kelurahan", "Kec", "Kecamatan", "Desa"})
+NUMBERED_AREA_PARTS = frozenset({"Purok", "Phase", "Kav", "Kavling"})
+# A Philippine subdivision's block and lot, which open an address ("Blk 8 Lot 2 Phase 5, Brgy. Pag-asa", "Blk 7 Lot
+# 18, Acacia St."; en_PH's own "Block 3 Lot 7").
+BLOCK_WORDS = frozenset({"Blk", "Block"})
+LOT_WORDS = frozenset({"Lot"})

@@ -1,0 +1,78 @@
+"""STREET_ADDRESS in USPS Publication 28's abbreviated form ("7631 ORTEGA PKWY", "450 Oak Blvd Ste 12"), and the
+Philippine and Indonesian area parts after a street or a block and lot ("Blk 8 Lot 2 Phase 5, Brgy. Pag-asa",
+"Jl. Sudirman No. 45 Kav. 3, RT 03/RW 05, Kel. Kendari")."""
+
+import pytest
+
+from gateway.guardrails.addresses import StreetAddressRecognizer, usps_tables
+
+
+@pytest.fixture(scope="module")
+def addresses() -> StreetAddressRecognizer:
+    return StreetAddressRecognizer()
+
+
+def found(addresses: StreetAddressRecognizer, text: str) -> list[str]:
+    return [text[r.start : r.end] for r in addresses.analyze(text, []) if r.score >= 0.5]
+
+
+def test_the_tables_are_publication_28s() -> None:
+    tables = usps_tables()
+    assert {"PKWY", "ST", "BLVD", "XING", "SPGS", "HTS", "TRL", "CT"} <= tables.suffixes
+    assert not {"PARK", "WAY", "RUN"} & tables.suffixes  # a suffix's own name is the words layout's
+    assert {"APT", "STE", "RM", "BLDG", "FL", "SUITE"} <= tables.units
+    assert {"NE", "SW", "N"} <= tables.directions
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("tuo se osoitteeseen 7631 ORTEGA PKWY", "7631 ORTEGA PKWY"),
+        ('home: "5771 EDWARDS BLVD RM 47A"\n---', "5771 EDWARDS BLVD RM 47A"),
+        ("| 3466 NE BROWN PKWY APT 29A | x |", "3466 NE BROWN PKWY APT 29A"),
+        ("7193 SANDERS SPGS BLDG 50A", "7193 SANDERS SPGS BLDG 50A"),
+        ("Ship it to 450 Oak Blvd Ste 12, Springfield", "450 Oak Blvd Ste 12"),
+        ("4 Privet Dr\nLittle Whinging", "4 Privet Dr"),
+        ("im at 1035 schmidt blvd", "1035 schmidt blvd"),
+        ("ship to 3356 main st", "3356 main st"),
+    ],
+)
+def test_usps_abbreviated_addresses(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
+    assert found(addresses, text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we have 12 CT scans",
+        "I ran 5 km at St Mary",
+        "took 5 ms to run",
+        "Figure 3 shows PT",  # a name in capitals, its suffix not
+        "Page 2 of the Dr",  # "of the": English stop words
+        "ok 3 more st\n",  # lower case: "more" and "st" English words, no address word before them
+        "Step 4 CT\nnext",  # "CT" after a capitalised word, not in capitals like it
+    ],
+)
+def test_abbreviations_outside_an_address(addresses: StreetAddressRecognizer, text: str) -> None:
+    assert found(addresses, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("| Blk 8 Lot 2 Phase 5, Brgy. Pag-asa | 6011", "Blk 8 Lot 2 Phase 5, Brgy. Pag-asa"),
+        ("alamatnya blk 38 lot 9 phase 1, brgy. bagong silang\n", "blk 38 lot 9 phase 1, brgy. bagong silang"),
+        ("Blk 32 Lot 54, Mabini St., Brgy. Malinis", "Blk 32 Lot 54, Mabini St., Brgy. Malinis"),
+        ("Address: 218 MABINI ST., BRGY. MALINIS", "218 MABINI ST., BRGY. MALINIS"),
+        (
+            "Jl. Sudirman No. 45 Kav. 3, RT 03/RW 05, Kel. Kendari, Kec. Probolinggo.",
+            "Jl. Sudirman No. 45 Kav. 3, RT 03/RW 05, Kel. Kendari, Kec. Probolinggo",
+        ),
+    ],
+)
+def test_philippine_and_indonesian_area_parts(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
+    assert found(addresses, text) == [address]
+
+
+def test_a_block_and_lot_alone_is_no_address(addresses: StreetAddressRecognizer) -> None:
+    assert found(addresses, "Block 3 Lot 7 of the sample failed QC") == []
