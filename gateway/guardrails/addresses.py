@@ -268,7 +268,8 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         # Via Chittolini, 725 Piano 6 / C. de Pastora Oliveras 340 Piso 9 / ul. Baczyńskiego 34/47 / rue Simon, 320
         # / pr. Privolnyy, d. 4 str. 89 / Av. Córdoba N° 53
         # A type glued to a word by a hyphen is none: Romanian's article ("IBAN-ul e FI36", "CNP-ul vechi 93").
-        ("prefix", rf"(?<![\w.-])(?P<type>{prefix}){_SP}+{_PARTICLES}?(?P<name>{names}{_NAME_WORD}),?{_SP}+"
+        # / Jl. M.T Haryono No. 201 / Gg. S. Parman No. 112 (a name after its initials)
+        ("prefix", rf"(?<![\w.-])(?P<type>{prefix}){_SP}+{_PARTICLES}?(?P<name>{_INITIALS}{names}{_NAME_WORD}),?{_SP}+"
         rf"(?P<number>{labelled})(?![\w.,/-]\d){unit_part}?"),
         # Calle 45 # 12-34 / Carrera 29 No. 12-30, Apto 504 / Avenida calle 47 # 36-66 Este / Calle 84 C-56 (a grid:
         # the street named by its number, the house by the cross street's number, a dash and the distance from it)
@@ -301,13 +302,13 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         ("usps", rf"(?P<number>{_LONE_NUMBER}){_SP}+(?P<name>{ordinal_names}(?:{_NAME_WORD}|{_ORDINAL})){_SP}+"
                  rf"(?P<type>(?i:{usps_types}))\b\.?(?:{_SP}+(?i:{usps_directions})\b)?"
                  rf"(?:,?{_SP}+(?:(?i:{usps_units})\b\.?{_SP}*#?|#){_SP}*[A-Za-z]?\d{{1,5}}[A-Za-z]?\b)?"
-                 rf"(?={_SP}*(?:[,;|\"'<>)\]}}]|\r?\n|\Z))"),
+                 rf"(?={_SP}*(?:[,;|\\\"'<>)\]}}]|\r?\n|\Z))"),
         # Blk 8 Lot 2 Phase 5, Brgy. Pag-asa / Blk 32 Lot 54, Mabini St., Brgy. Malinis (a Philippine subdivision's
         # block and lot, then its street or an area part, which ``_area_end`` takes in)
         ("block", rf"(?<![\w.])(?P<number>(?i:{_alternation(street_locales.BLOCK_WORDS)})\.?{_SP}*\d{{1,4}}[A-Za-z]?"
                   rf",?{_SP}+(?i:{_alternation(street_locales.LOT_WORDS)})\.?{_SP}*\d{{1,4}}[A-Za-z]?)"
-                  rf"(?:,?{_SP}+(?P<street>{names}{_NAME_WORD}{_SP}+(?i:{usps_types}|{suffix})\b\.?))?"
-                  rf"(?(street)|(?=,?{_SP}+(?i:{areas})\b))"),
+                  rf"(?:(?:\\?,)?{_SP}+(?P<street>{names}{_NAME_WORD}{_SP}+(?i:{usps_types}|{suffix})\b\.?))?"
+                  rf"(?(street)|(?=(?:\\?,)?{_SP}+(?i:{areas})\b))"),
         # Sevani 346 / Marshal Baghramyan 24 (a romanised Armenian street name, which carries no type)
         ("named", rf"(?<![\w.-])(?P<name>(?i:{_alternation(street_locales.armenian_streets())}))(?![\w'’-])"
                   rf"{_SP}+(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
@@ -338,6 +339,9 @@ def usps_tables() -> UspsTables:
     directions = frozenset(word for pair in data["directionals"].items() for word in pair)
     return UspsTables(suffixes, units, directions)
 
+
+# A person's initials before a street named after them ("M.T Haryono", "S. Parman", "W.R. SUPRATMAN").
+_INITIALS = rf"(?:[A-Z]\.(?:[A-Z]\.?)?{_SP}*)?"
 
 # A grid address's street number ("45", "15A", "4ª", "175 C") and house number ("12-34", "94A-23", "C-56"): the cross
 # street's number or a block's letter, a dash, and the distance from the corner.
@@ -748,7 +752,7 @@ class StreetAddressRecognizer(EntityRecognizer):
 _SPACE = re.compile(_SP)
 # A name after an area word: its capitalised words, or in lower case (chat) two words at most ("Brgy. Pag-asa",
 # "Kec. Probolinggo", "brgy. bagong silang").
-_AREA_NAME = rf"(?:[A-Z][\w'’\-]*(?:{_SP}+[A-Z][\w'’\-]*){{0,2}}|[a-z][\w'’\-]*(?:{_SP}+[a-z][\w'’\-]*)?)"
+_AREA_NAME = rf"(?:[A-Z][\w'’\-]*(?:{_SP}+[A-Z][\w'’\-]*){{0,3}}|[a-z][\w'’\-]*(?:{_SP}+[a-z][\w'’\-]*)?)"
 
 
 @cache
@@ -761,7 +765,7 @@ def _area_parts() -> re.Pattern[str]:
         rf"(?:(?i:{named})\b\.?{_SP}+{_AREA_NAME}|(?i:{numbered})\b\.?{_SP}*\d{{1,4}}[A-Za-z]?\b"
         rf"|(?i:rt)\.?{_SP}*\d{{1,3}}{_SP}*/?{_SP}*(?i:rw)\.?{_SP}*\d{{1,3}}\b)"
     )
-    return re.compile(rf"(?:,?{_SP}+{part}){{1,6}}")
+    return re.compile(rf"(?:(?:\\?,)?{_SP}+{part}){{1,6}}")  # an LDAP DN escapes its commas ("\\,")
 
 
 def _area_end(text: str, end: int) -> int:

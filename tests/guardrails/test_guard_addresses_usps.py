@@ -64,6 +64,13 @@ def test_abbreviations_outside_an_address(addresses: StreetAddressRecognizer, te
         ("alamatnya blk 38 lot 9 phase 1, brgy. bagong silang\n", "blk 38 lot 9 phase 1, brgy. bagong silang"),
         ("Blk 32 Lot 54, Mabini St., Brgy. Malinis", "Blk 32 Lot 54, Mabini St., Brgy. Malinis"),
         ("Address: 218 MABINI ST., BRGY. MALINIS", "218 MABINI ST., BRGY. MALINIS"),
+        ("dn: Blk 38 Lot 4\\, Molave St.\\, Brgy. San Jose,ou=x", "Blk 38 Lot 4\\, Molave St.\\, Brgy. San Jose"),
+        ("street=7 ELM CT\\, x", "7 ELM CT"),
+        ("Gg. S. Parman No. 112 RT 007/RW 003", "Gg. S. Parman No. 112 RT 007/RW 003"),
+        (
+            "JL. W.R. SUPRATMAN NO. 190, RT 007/RW 011, KEL. BANJARBARU, KEC. BANDAR LAMPUNG",
+            "JL. W.R. SUPRATMAN NO. 190, RT 007/RW 011, KEL. BANJARBARU, KEC. BANDAR LAMPUNG",
+        ),
         (
             "Jl. Sudirman No. 45 Kav. 3, RT 03/RW 05, Kel. Kendari, Kec. Probolinggo.",
             "Jl. Sudirman No. 45 Kav. 3, RT 03/RW 05, Kel. Kendari, Kec. Probolinggo",
