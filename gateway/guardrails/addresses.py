@@ -859,10 +859,11 @@ def _open_end(match: re.Match[str]) -> int:
 
 
 _WORD_AFTER = re.compile(r"\s+[^\W\d_]")
-# Words after which a lower-case street is one: "im at", "deliver to", "ship it to", "lives at", "address:".
+# Words after which a lower-case street is one: "im at", "deliver to", "ship it to", "lives at", "address:"; and
+# Indonesian and Malay "alamat" (address; "alamatnya", its address) and "ke" (to: "antar ke", deliver to).
 _ADDRESS_WORD_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:at|to|deliver|ship|send|(?:address|addr|adresse|dirección|direccion|indirizzo|endereço|"
-    r"anschrift)(?:[ \t]+(?:is|er|ist|est|es|é|è))?|lives|live|living|located|moved)[ \t]*:?[ \t]+\Z",
+    r"(?:^|[^\w])(?:at|to|ke|deliver|ship|send|(?:address|addr|adresse|dirección|direccion|indirizzo|endereço|"
+    r"anschrift|alamat(?:nya)?)(?:[ \t]+(?:is|er|ist|est|es|é|è))?|lives|live|living|located|moved)[ \t]*:?[ \t]+\Z",
     re.IGNORECASE,
 )
 

@@ -35,6 +35,8 @@ def test_the_tables_are_publication_28s() -> None:
         ("4 Privet Dr\nLittle Whinging", "4 Privet Dr"),
         ("im at 1035 schmidt blvd", "1035 schmidt blvd"),
         ("ship to 3356 main st", "3356 main st"),
+        ("Bos, [28.03.2026 05:45]\nalamatnya 3356 main st\n", "3356 main st"),  # Indonesian: its address
+        ("antar ke 4129 ne lewis sq", "4129 ne lewis sq"),  # Indonesian: deliver to
     ],
 )
 def test_usps_abbreviated_addresses(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
