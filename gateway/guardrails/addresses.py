@@ -309,6 +309,9 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
                   rf",?{_SP}+(?i:{_alternation(street_locales.LOT_WORDS)})\.?{_SP}*\d{{1,4}}[A-Za-z]?)"
                   rf"(?:(?:\\?,)?{_SP}+(?P<street>{names}{_NAME_WORD}{_SP}+(?i:{usps_types}|{suffix})\b\.?))?"
                   rf"(?(street)|(?=(?:\\?,)?{_SP}+(?i:{areas})\b))"),
+        # Nishi-Shinjuku 7-chome 27-9, Shinjuku-ku / 5-9-15 Nihonbashi, Chuo-ku (a romanised Japanese address: its
+        # district, chōme, block and building, and its ward; the numbers first only before a ward)
+        ("japanese", _JAPANESE),
         # Sevani 346 / Marshal Baghramyan 24 (a romanised Armenian street name, which carries no type)
         ("named", rf"(?<![\w.-])(?P<name>(?i:{_alternation(street_locales.armenian_streets())}))(?![\w'’-])"
                   rf"{_SP}+(?P<number>{_NUMBER})(?![\w.,/-]\d)"),
@@ -339,6 +342,19 @@ def usps_tables() -> UspsTables:
     directions = frozenset(word for pair in data["directionals"].items() for word in pair)
     return UspsTables(suffixes, units, directions)
 
+
+# A romanised Japanese address (the Hepburn romanisation of 丁目 chōme, a district's numbered part, and 区 ku, a
+# city's ward): "Jingumae 6-chome 27-7, Shibuya-ku", "EBISU 8-CHOME 9-19", or the chōme, block and building numbers
+# before the district, a ward after it ("1-19-2 Umeda, Kita-ku"). An LDAP DN escapes the comma ("\\,").
+_JAPANESE_NAME = r"(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]+(?:-[A-Z]+)?)"
+_JAPANESE = (
+    rf"(?<![\w.-])(?:(?P<name>{_JAPANESE_NAME}){_SP}+\d{{1,2}}-(?i:chome)(?:{_SP}+\d{{1,4}}(?:-\d{{1,4}})?)?"
+    rf"|(?P<numbers>\d{{1,2}}-\d{{1,4}}-\d{{1,4}}){_SP}+{_JAPANESE_NAME})"
+    rf"(?P<ward>(?:\\?,)?{_SP}+{_JAPANESE_NAME}-(?:ku|KU)\b)?"
+)
+# What a text holds where a Japanese address may stand in it: searched for it whole, as its numbers first are glued by
+# dashes that no anchor of ``_windows`` opens on.
+_JAPANESE_MARKS = ("chome", "CHOME", "-ku", "-KU")
 
 # A person's initials before a street named after them ("M.T Haryono", "S. Parman", "W.R. SUPRATMAN").
 _INITIALS = rf"(?:[A-Z]\.(?:[A-Z]\.?)?{_SP}*)?"
@@ -462,7 +478,7 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     lead = _first_runs(vocabulary.lead_labels) | _NUMBER_SIGNS
     usps = frozenset(word.lower() for word in usps_tables().suffixes)
     return (None, units, prefixes, prefixes, prefixes, None, lead, _key_runs(), after,
-            own_labels, korean, usps, _first_runs(street_locales.BLOCK_WORDS), named)  # fmt: skip
+            own_labels, korean, usps, _first_runs(street_locales.BLOCK_WORDS), None, named)  # fmt: skip
 
 
 # What every key word of the field layout holds, lower case ("adr" in "address", "adresse", "ADR;TYPE=HOME").
@@ -553,6 +569,8 @@ class StreetAddressRecognizer(EntityRecognizer):
                 continue  # the street-type word this layout opens with stands nowhere in the text
             if layout == "field":
                 matches: Iterator[re.Match[str]] = _field_matches(text, pattern)
+            elif layout == "japanese":
+                matches = pattern.finditer(text) if any(mark in text for mark in _JAPANESE_MARKS) else iter(())
             else:
                 matches = (m for start, end in windows for m in pattern.finditer(text, start, end))
             for match in matches:
@@ -571,6 +589,8 @@ class StreetAddressRecognizer(EntityRecognizer):
                     score = self._named_score(match)
                 elif layout == "block":
                     score = self.SCORE if match.group("number")[:1].isupper() else self.LOWER_CASE_SCORE
+                elif layout == "japanese":
+                    score = None if match.group("numbers") and not match.group("ward") else self.SCORE
                 elif layout == "usps":
                     score = self._usps_score(match, text, start)
                 elif layout == "grid":

@@ -124,7 +124,8 @@ _LAYOUT_ALPHABET = [*"0123456789aZé .,-/'\n", " 12 ", " 4B ", "Apt.", "apt", "S
                     " is ", "iela", "Sokak", "TN", "No:", "D:", "g.", "Lane, Hse ", "Plot", "MOO", "Crescent",
                     "Hangang-ro", "-daero", " 42-gil", "Ngong Lane", "Sevani", "Marshal Baghramyan", "Carrera",
                     " # ", "12-34", "C-5", "Cl.", "Calle 45 # 12-34", "utca", "tér 3. 2. em. 4.",
-                    "Ngong Lane, Hse 84", "Blk 8 Lot 2, Brgy. X", "blk", "Lot", "PKWY", "St", "7 MAIN ST"]  # fmt: skip
+                    "Ngong Lane, Hse 84", "Blk 8 Lot 2, Brgy. X", "blk", "Lot", "PKWY", "St", "7 MAIN ST",
+                    "Ebisu 3-chome 5-7, Shibuya-ku"]  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -85,3 +85,23 @@ def test_philippine_and_indonesian_area_parts(addresses: StreetAddressRecognizer
 
 def test_a_block_and_lot_alone_is_no_address(addresses: StreetAddressRecognizer) -> None:
     assert found(addresses, "Block 3 Lot 7 of the sample failed QC") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            '"msg": "billing address now Nishi-Shinjuku 7-chome 27-9, Shinjuku-ku"}',
+            "Nishi-Shinjuku 7-chome 27-9, Shinjuku-ku",
+        ),
+        ("send it to 5-9-15 Nihonbashi, Chuo-ku please", "5-9-15 Nihonbashi, Chuo-ku"),
+        ("dn: l=2-2-20 Kabukicho\\, Shinjuku-ku,ou=x", "2-2-20 Kabukicho\\, Shinjuku-ku"),
+        ("EBISU 8-CHOME 9-19, SHIBUYA-KU", "EBISU 8-CHOME 9-19, SHIBUYA-KU"),
+    ],
+)
+def test_romanised_japanese_addresses(addresses: StreetAddressRecognizer, text: str, address: str) -> None:
+    assert found(addresses, text) == [address]
+
+
+def test_dashed_numbers_before_a_word_need_a_ward(addresses: StreetAddressRecognizer) -> None:
+    assert found(addresses, "see version 1-2-3 Release, then 4-5-6 Build") == []
