@@ -12,11 +12,19 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 
-# The characters that case-insensitive matching (``re.IGNORECASE``) pairs with a letter other than through
-# ``str.lower``: dotted capital I (lower-cased to two characters), dotless i and long s (which the regex engine
-# matches to "i" and "s"), and the Kelvin sign. A text holding one is searched with the regex itself.
-# ``tests/guardrails/test_guard_prefilters.py`` checks the list against every code point.
-FOLDS_APART = frozenset("\u0130\u0131\u017f\u212a")
+# The characters that case-insensitive matching (``re.IGNORECASE``) pairs with a letter other than through that
+# letter's own ``str.lower`` and ``str.upper``: dotted capital I (lower-cased to two characters); the characters whose
+# upper case lower-cases to another letter (dotless i and long s, the micro sign, Greek's final sigma and symbol forms,
+# Old Cyrillic's tall and three-legged letters: "ᲄ" pairs with "т"); those whose lower case upper-cases to another
+# (title-case digraphs, Greek capitals with iota, the Kelvin, ohm and angstrom signs, capital sharp s). A text holding
+# one is searched with the regex itself. ``tests/guardrails/test_guard_prefilters.py`` derives the set from every
+# code point.
+FOLDS_APART = frozenset(
+    "\u0130\u00b5\u0131\u017f\u0345\u03c2\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5\u1e9b\u1fbe"
+    "\u01c5\u01c8\u01cb\u01f2\u03f4\u1e9e\u1fbc\u1fcc\u1ffc\u2126\u212a\u212b"
+    + "".join(map(chr, range(0x1C80, 0x1C89)))
+    + "".join(map(chr, [*range(0x1F88, 0x1F90), *range(0x1F98, 0x1FA0), *range(0x1FA8, 0x1FB0)]))
+)
 
 
 def has_regex(pattern: str) -> Callable[[str], bool]:

@@ -38,6 +38,21 @@ def test_every_case_insensitive_partner_of_a_credential_letter_lowers_to_it_or_i
         assert re.fullmatch(re.escape(char.lower()), char, re.IGNORECASE), char
 
 
+def test_folds_apart_holds_every_character_ignorecase_pairs_past_its_own_lower_and_upper_case() -> None:
+    """Every character whose upper case lower-cases to another character, or whose lower case upper-cases to another,
+    and the one that lower-cases to two: what ``case_partners`` adds to every class so no letter's partner is
+    missing (an Old Cyrillic "ᲄ" against a context word's "т")."""
+    folds_apart = set()
+    for char in all_code_points():
+        lower, upper = char.lower(), char.upper()
+        lowers_to_several = len(lower) > 1
+        upper_lowers_elsewhere = len(upper) == 1 and len(upper.lower()) == 1 and upper.lower() != lower != upper
+        lower_uppers_elsewhere = len(lower) == 1 and lower != char and lower.upper() != char
+        if lowers_to_several or upper_lowers_elsewhere or lower_uppers_elsewhere:
+            folds_apart.add(char)
+    assert folds_apart == FOLDS_APART
+
+
 def test_any_word_refuses_words_not_in_lower_case() -> None:
     with pytest.raises(ValueError, match="lower case"):
         any_word(["Key"])
