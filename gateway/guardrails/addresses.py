@@ -352,9 +352,16 @@ _JAPANESE = (
     rf"|(?P<numbers>\d{{1,2}}-\d{{1,4}}-\d{{1,4}}){_SP}+{_JAPANESE_NAME})"
     rf"(?P<ward>(?:\\?,)?{_SP}+{_JAPANESE_NAME}-(?:ku|KU)\b)?"
 )
-# What a text holds where a Japanese address may stand in it: searched for it whole, as its numbers first are glued by
-# dashes that no anchor of ``_windows`` opens on.
-_JAPANESE_MARKS = ("chome", "CHOME", "-ku", "-KU")
+
+
+def _japanese_marked(text: str, words: frozenset[str] | None) -> bool:
+    """Whether a Japanese address may stand in the text, which is then searched for it whole (its numbers first are
+    glued by dashes that no anchor of ``_windows`` opens on): a ward ("-ku") in it, or "chome" among the windows'
+    runs of letters (a district's number anchors one: "Ebisu 8-chome")."""
+    if "-ku" in text or "-KU" in text:
+        return True
+    return "chome" in words if words is not None else ("chome" in text or "CHOME" in text)
+
 
 # A person's initials before a street named after them ("M.T Haryono", "S. Parman", "W.R. SUPRATMAN").
 _INITIALS = rf"(?:[A-Z]\.(?:[A-Z]\.?)?{_SP}*)?"
@@ -570,7 +577,7 @@ class StreetAddressRecognizer(EntityRecognizer):
             if layout == "field":
                 matches: Iterator[re.Match[str]] = _field_matches(text, pattern)
             elif layout == "japanese":
-                matches = pattern.finditer(text) if any(mark in text for mark in _JAPANESE_MARKS) else iter(())
+                matches = pattern.finditer(text) if _japanese_marked(text, words) else iter(())
             else:
                 matches = (m for start, end in windows for m in pattern.finditer(text, start, end))
             for match in matches:
