@@ -26,6 +26,18 @@ def clause(item: Item, rng: random.Random, bank: dict[str, list[str]]) -> str:
     return rng.choice(bank[label]) if label in bank else spoken_field_name(item)
 
 
+
+def labelled_name_parts(
+    item: Item | None, name_parts: Callable[[Pii], tuple[str, str] | None]
+) -> tuple[Pii, Pii] | None:
+    """A person's given name(s) and surname as two labelled values (subtypes ``...:given``, ``...:surname``), as the
+    split's `name_parts` tells them apart; None for anything else, or a name it cannot split."""
+    if not isinstance(item, Pii) or (parts := name_parts(item)) is None:
+        return None
+    given, surname = parts
+    return Pii("PERSON", given, f"{item.subtype}:given"), Pii("PERSON", surname, f"{item.subtype}:surname")
+
+
 def is_type(item: Item, *entity_types: str) -> bool:
     return isinstance(item, Pii) and item.type in entity_types
 

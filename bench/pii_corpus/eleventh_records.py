@@ -14,7 +14,7 @@ import random
 
 from bench.pii_corpus import phrases_dev_eleventh as phrasing
 from bench.pii_corpus.contexts import Item, field_names
-from bench.pii_corpus.dev_scaffold import clause, take
+from bench.pii_corpus.dev_scaffold import clause, labelled_name_parts, take
 from bench.pii_corpus.eleventh_values import name_parts
 from bench.pii_corpus.model import Decoy, Phrasebook, Pii, TextBuilder
 
@@ -36,14 +36,6 @@ def _note(builder: TextBuilder, item: Item, rng: random.Random, lang: str = "en"
     return builder.template(clause(item, rng, phrasing.CLAUSES[lang]), item)
 
 
-def _parts(item: Item | None) -> tuple[Pii, Pii] | None:
-    """A person's given names and surname as two labelled values, where its form says which is which."""
-    if not isinstance(item, Pii) or (parts := name_parts(item)) is None:
-        return None
-    given, surname = parts
-    return Pii("PERSON", given, f"{item.subtype}:given"), Pii("PERSON", surname, f"{item.subtype}:surname")
-
-
 def _stamp(rng: random.Random) -> dt.datetime:
     return dt.datetime(2026, 1, 1) + dt.timedelta(minutes=rng.randrange(330 * 24 * 60))
 
@@ -58,7 +50,7 @@ def gedcom(builder: TextBuilder, items: list[Item], rng: random.Random, lang: st
     builder.text(f"0 HEAD\n1 SOUR ACME_TREE\n2 VERS {rng.randint(2, 9)}.{rng.randint(0, 9)}\n1 GEDC\n2 VERS 5.5.1\n"
                  f"2 FORM LINEAGE-LINKED\n1 CHAR UTF-8\n0 @I{rng.randint(1, 999)}@ INDI\n")  # fmt: skip
     person = take(rest, "PERSON")
-    if parts := _parts(person):
+    if parts := labelled_name_parts(person, name_parts):
         given, surname = parts
         builder.text("1 NAME ").value(given).text(" /").value(surname).text("/\n")
         builder.text("2 GIVN ").value(given).text("\n2 SURN ").value(surname).text("\n")
@@ -197,7 +189,7 @@ def edifact(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
     person, street, town = take(rest, "PERSON"), take(rest, "STREET_ADDRESS"), take(rest, "LOCATION")
     if person or street or town:
         builder.text("NAD+CN+++")
-        if parts := _parts(person):
+        if parts := labelled_name_parts(person, name_parts):
             builder.value(_edifact(parts[1])).text(":").value(_edifact(parts[0]))
         elif person:
             builder.value(_edifact(person))

@@ -36,6 +36,7 @@ from bench.pii_corpus.contexts import Context
 from bench.pii_corpus.model import Pii
 from bench.pii_corpus.native_places import cities_in_scripts, country_names
 from bench.pii_corpus.partition import draw_in_split, in_split
+from bench.pii_corpus.phones import valid_mobile
 from bench.pii_corpus.seeded_fakers import SeededFakers
 
 NAME = "dev-11"
@@ -276,24 +277,11 @@ _FORMATS = {
 }
 
 
-def _mobile(region: str, rng: random.Random) -> phonenumbers.PhoneNumber:
-    example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
-    if example is None:
-        raise ValueError(f"phonenumbers has no example mobile of {region}")
-    digits = str(example.national_number)
-    for _ in range(1000):
-        national = digits[:3] + "".join(str(rng.randrange(10)) for _ in digits[3:])
-        number = phonenumbers.parse(f"+{example.country_code}{national}", region)
-        if phonenumbers.is_valid_number_for_region(number, region):
-            return number
-    raise RuntimeError(f"no valid mobile of {region} after 1000 draws")
-
-
 def phone(rng: random.Random, split: str, context: Context) -> Pii:
     region = "AF" if context.name == "chat-fa" else rng.choice(PHONE_REGIONS)
     style = rng.choice(sorted(_FORMATS))
     e164 = phonenumbers.PhoneNumberFormat.E164
-    number = draw_in_split(lambda: _mobile(region, rng), split, key=lambda n: phonenumbers.format_number(n, e164))
+    number = draw_in_split(lambda: valid_mobile(region, rng), split, key=lambda n: phonenumbers.format_number(n, e164))
     value = phonenumbers.format_number(number, _FORMATS[style])
     if context.name == "chat-fa" and rng.random() < 0.5:  # typed with the keyboard's Eastern Arabic digits
         return Pii("PHONE_NUMBER", value.translate(_PERSIAN_DIGITS), f"phone:{region}:{style}:persian-digits")

@@ -51,6 +51,21 @@ def random_number(region: str, kind: str, rng: random.Random) -> phonenumbers.Ph
     return example
 
 
+def valid_mobile(region: str, rng: random.Random) -> phonenumbers.PhoneNumber:
+    """A mobile number of `region`: its example mobile's first three national digits, the rest drawn until the number
+    is valid for the region."""
+    example = phonenumbers.example_number_for_type(region, PhoneNumberType.MOBILE)
+    if example is None:
+        raise ValueError(f"phonenumbers has no example mobile of {region}")
+    digits = str(example.national_number)
+    for _ in range(1000):
+        national = digits[:3] + "".join(str(rng.randrange(10)) for _ in digits[3:])
+        number = phonenumbers.parse(f"+{example.country_code}{national}", region)
+        if phonenumbers.is_valid_number_for_region(number, region):
+            return number
+    raise RuntimeError(f"no valid mobile of {region} after 1000 draws")
+
+
 def phone(rng: random.Random, split: str) -> Pii:
     if rng.random() < 0.5:
         region, style = rng.choice(NATIONAL_FORMAT_REGIONS), rng.choice(["NATIONAL", "INTERNATIONAL", "E164"])

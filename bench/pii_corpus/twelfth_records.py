@@ -15,7 +15,7 @@ import random
 
 from bench.pii_corpus import phrases_dev_twelfth as phrasing
 from bench.pii_corpus.contexts import Item, _label, field_names
-from bench.pii_corpus.dev_scaffold import clause, spoken_field_name, take
+from bench.pii_corpus.dev_scaffold import clause, labelled_name_parts, spoken_field_name, take
 from bench.pii_corpus.model import Decoy, Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.twelfth_values import ID_LABELS, inflection, name_parts
 
@@ -36,14 +36,6 @@ def _note(builder: TextBuilder, item: Item, rng: random.Random, lang: str = "en"
     if isinstance(item, Pii) and item.subtype.startswith("location:inflected:"):
         builder.text(inflection(item.value, item.subtype.rsplit(":", 1)[1]))
     return builder.text(after)
-
-
-def _parts(item: Item | None) -> tuple[Pii, Pii] | None:
-    """A person's given name(s) and surname as two labelled values."""
-    if not isinstance(item, Pii) or (parts := name_parts(item)) is None:
-        return None
-    given, surname = parts
-    return Pii("PERSON", given, f"{item.subtype}:given"), Pii("PERSON", surname, f"{item.subtype}:surname")
 
 
 def _stamp(rng: random.Random) -> dt.datetime:
@@ -80,7 +72,7 @@ def dicom_dump(builder: TextBuilder, items: list[Item], rng: random.Random, lang
         if item is None:
             continue
         builder.text(f"({tag}) {vr} [")
-        if entity_type == "PERSON" and (parts := _parts(item)):
+        if entity_type == "PERSON" and (parts := labelled_name_parts(item, name_parts)):
             given, surname = parts
             builder.value(surname).text("^").value(given)
             length = len(given.value) + len(surname.value) + 1
@@ -113,7 +105,7 @@ def x12_834(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
     segments = 3  # ST, BGN, INS: SE counts the transaction's segments, itself included
     builder.text("NM1*IL*1*")
     person = take(rest, "PERSON")
-    if parts := _parts(person):
+    if parts := labelled_name_parts(person, name_parts):
         given, surname = parts
         builder.value(surname).text("*").value(given)
     elif person:

@@ -45,6 +45,7 @@ from stdnum.se import personnummer
 from bench.pii_corpus.contexts import Context
 from bench.pii_corpus.model import Pii
 from bench.pii_corpus.partition import draw_in_split, in_split
+from bench.pii_corpus.phones import valid_mobile
 from bench.pii_corpus.seeded_fakers import SeededFakers
 
 NAME = "dev-12"
@@ -356,22 +357,9 @@ _FORMATS = {
 }
 
 
-def _mobile(region: str, rng: random.Random) -> phonenumbers.PhoneNumber:
-    example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
-    if example is None:
-        raise ValueError(f"phonenumbers has no example mobile of {region}")
-    digits = str(example.national_number)
-    for _ in range(1000):
-        national = digits[:3] + "".join(str(rng.randrange(10)) for _ in digits[3:])
-        number = phonenumbers.parse(f"+{example.country_code}{national}", region)
-        if phonenumbers.is_valid_number_for_region(number, region):
-            return number
-    raise RuntimeError(f"no valid mobile of {region} after 1000 draws")
-
-
 def phone(rng: random.Random, split: str, context: Context) -> Pii:
     region = rng.choice(PHONE_REGIONS)
     style = "rfc3966" if context.name == "jcard" else rng.choice(sorted(_FORMATS))
     e164 = phonenumbers.PhoneNumberFormat.E164
-    number = draw_in_split(lambda: _mobile(region, rng), split, key=lambda n: phonenumbers.format_number(n, e164))
+    number = draw_in_split(lambda: valid_mobile(region, rng), split, key=lambda n: phonenumbers.format_number(n, e164))
     return Pii("PHONE_NUMBER", phonenumbers.format_number(number, _FORMATS[style]), f"phone:{region}:{style}")
