@@ -61,8 +61,14 @@ SHARED_LABELS: tuple[str, ...] = (
 _DIGITS = "[0-9]"
 _CANDIDATE_BODY = (rf"(?:[ ./-]?{_DIGITS}){{5,16}}"
                    rf"(?:(?P<letters>-?[A-Za-z]{{1,2}})(?![\w]|[./-]\w)|(?![\w]|[./-]\w))")  # fmt: skip
+# A birth date's six digits, a century sign, three digits and a check character: the Finnish HETU's "040801A138R"
+# (its signs for births from 2000 on are letters, A to F, and for the 1900s also U to Y) and a Swedish personnummer
+# past its holder's hundredth year ("811228+9874"); the first digit is the candidate's own.
+_CENTURY_SIGNED = r"[0-9]{5}[+A-FU-Y][0-9]{3}[0-9A-Z](?![\w])"
 # no digit after a word's letter, a sign or a separator ("+40 721", "v1.2", "1,234,567"); after a comma of a CSV row
-_CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS}){_CANDIDATE_BODY}")
+_CANDIDATE = re.compile(
+    rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS})(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})"
+)
 # the value of an EDIFACT DOC segment of an identity card (PAXLST's document type "I"/"ID"), after a "+" that opens
 # no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"
 _CANDIDATE_AT = re.compile(rf"{_DIGITS}{_CANDIDATE_BODY}")

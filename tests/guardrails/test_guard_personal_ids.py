@@ -153,3 +153,21 @@ def test_of_two_national_ids_on_one_span_one_is_kept() -> None:
     shaped_low = Finding("NATIONAL_ID", 5, 16, 0.4, "NationalIdRecognizer")
     assert without_phones_in_labelled_ids([labelled, shaped_tie]) == [shaped_tie]
     assert without_phones_in_labelled_ids([shaped_low, labelled]) == [labelled]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("henkilötunnus 150305A217C", "150305A217C"),  # born 2005: HETU's century sign A
+        ("HETU: 290204A033D, kiitos", "290204A033D"),
+        ("personnummer 811228+9874", "811228+9874"),  # a Swedish holder past a hundred: '+'
+    ],
+)
+def test_a_number_with_a_century_sign_is_found(text: str, value: str) -> None:
+    assert _found(text) == [value]
+
+
+@pytest.mark.parametrize("text", ["build 150305A217D done", "henkilötunnus 150305A217D", "ref 811228+9875",
+                                  "release 150305A2170 of the firmware"])
+def test_a_century_signed_shape_that_fails_its_check_or_has_no_label_is_no_finding(text: str) -> None:
+    assert _found(text) == []
