@@ -15,9 +15,11 @@ Records put a label where no reach finds it, and a few are read as well (``_far_
 label in its reach: the column's header cell in a table (a fixed-width table's header above its ruler of dashes; the
 first row of a CSV, TSV, semicolon-separated or Markdown table), the line above when that line ends with a label
 ("Personal code:" and the number under it), a Redis ``SETEX key seconds value`` (the key names the value past the
-seconds) and an EDIFACT ``DOC`` segment of an identity card ("DOC+ID:110:111+1800101221144'", PAXLST's document type
-"I"/"ID"). The shared labels hold other languages' names of an identity number or card as well
-(data/identity_labels.json: "kitambulisho", "شماره شناسایی", "kimlik numarası").
+seconds) and two record segments whose qualifier says the value is a person's identity number: an EDIFACT ``DOC``
+segment of an identity card ("DOC+ID:110:111+1800101221144'", PAXLST's document type "I"/"ID") and an ANSI X12
+``REF`` segment of a subscriber's, a member's or a social security number ("REF*0F*67070231899~", qualifiers 0F, 1W,
+SY, as 834 enrolments and 837 claims write them). The shared labels hold other languages' names of an identity
+number or card as well (data/identity_labels.json: "kitambulisho", "شماره شناسایی", "kimlik numarası").
 """
 
 from __future__ import annotations
@@ -70,9 +72,14 @@ _CANDIDATE = re.compile(
     rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS})(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})"
 )
 # the value of an EDIFACT DOC segment of an identity card (PAXLST's document type "I"/"ID"), after a "+" that opens
-# no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"
-_CANDIDATE_AT = re.compile(rf"{_DIGITS}{_CANDIDATE_BODY}")
-_EDIFACT_ID_CARD_VALUE = re.compile(rf"DOC\+ID?(?::[^+':]*)*\+(?P<value>{_DIGITS}{_CANDIDATE_BODY})")
+# no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"; of an X12 REF segment of a
+# subscriber's (0F), a member's (1W) or a social security number (SY): "REF*0F*996214/5314~"
+_CANDIDATE_AT = re.compile(rf"{_DIGITS}(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})")
+_RECORD_ID_VALUE = re.compile(
+    rf"(?:DOC\+ID?(?::[^+':]*)*\+|(?<![A-Za-z])REF\*(?:0F|1W|SY)\*)(?P<value>{_DIGITS}(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY}))"
+)
+# what a text holds where ``_RECORD_ID_VALUE`` may match (substring tests first)
+_RECORD_ID_MARKS = ("DOC+I", "REF*0F*", "REF*1W*", "REF*SY*")
 _STOP = re.compile(r"[\r\n0-9]")  # a label's reach ends at a line break or another number
 _WORD = re.compile(r"[^\W\d_]+")
 MAX_WORDS_BETWEEN = 3
@@ -168,8 +175,8 @@ def label_words() -> list[str]:
     return sorted({label.lower() for label in _labels()[1]})
 
 
-# the marks of a record label that holds no label word (``_far_label_zones``): an EDIFACT identity card's DOC segment
-RECORD_MARKS = ("doc+i",)
+# the marks of a record label that holds no label word, lower-cased (``_RECORD_ID_MARKS``)
+RECORD_MARKS = tuple(mark.lower() for mark in _RECORD_ID_MARKS)
 
 
 @cache
@@ -190,6 +197,10 @@ def may_hold_personal_id(text: str) -> bool:
     """Whether ``text`` holds a candidate and a label: the digits searched first (the regex engine skips to them),
     the labels by substring tests only then."""
     return (_CANDIDATE.search(text) is not None or "DOC+I" in text) and _holds_label(text)
+
+
+def _holds_record_id(text: str) -> bool:
+    return any(mark in text for mark in _RECORD_ID_MARKS)
 
 
 @cache
@@ -350,7 +361,7 @@ def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bo
     """Stretches of ``text`` outside the reach of a candidate (text[start:end]) that may hold a label naming it (the
     module doc), each with whether its label must end it (the line above): a Redis SETEX's key, the column's header
     cell (fixed-width, then delimited), the line above when the candidate opens its line. (An EDIFACT identity card
-    segment's value is found apart, ``_EDIFACT_ID_CARD_VALUE``.)"""
+    segment's value is found apart, ``_RECORD_ID_VALUE``.)"""
     line = _line_at(text, start)
     zones: list[tuple[int, int, bool]] = []
     setex = _REDIS_SETEX.search(text, line[0], start) if _holds_setex(text, line[0], start) else None
@@ -400,13 +411,14 @@ class PersonalIdRecognizer(EntityRecognizer):
         if not may_hold_personal_id(text):
             return results
         candidates = list(_CANDIDATE.finditer(text))
-        id_cards = {m.start("value") for m in _EDIFACT_ID_CARD_VALUE.finditer(text)} if "DOC+I" in text else set()
-        if id_cards:
-            cards = [match for at in id_cards if (match := _CANDIDATE_AT.match(text, at)) is not None]
-            candidates = sorted([*candidates, *cards], key=lambda match: match.start())
+        record_ids = {m.start("value") for m in _RECORD_ID_VALUE.finditer(text)} if _holds_record_id(text) else set()
+        if record_ids:
+            held = {match.start() for match in candidates}
+            values = [match for at in record_ids - held if (match := _CANDIDATE_AT.match(text, at)) is not None]
+            candidates = sorted([*candidates, *values], key=lambda match: match.start())
         pattern = _pattern_for(text)
         spans = _label_spans(text, _label_windows(text, candidates), pattern)
-        if not spans and "\n" not in text and "DOC+I" not in text:
+        if not spans and "\n" not in text and not record_ids:
             return results
         starts = [label_start for label_start, _, _ in spans]
         for candidate in candidates:
@@ -416,7 +428,7 @@ class PersonalIdRecognizer(EntityRecognizer):
             before, after = _reach(text, start, end)
             named = _named_schemes(text, spans, starts, before, start, start, start)
             named_after = _named_schemes(text, spans, starts, end, end, end, after)
-            if start in id_cards:
+            if start in record_ids:
                 named = None
             elif named == frozenset() and not named_after:
                 named = _far_label(text, start, end, pattern)
