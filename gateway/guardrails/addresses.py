@@ -209,6 +209,12 @@ def street_words_regex(role: str) -> str:
     return _alternation(getattr(street_vocabulary(), role))
 
 
+def usps_suffixes_regex() -> str:
+    """One regex (lower case: match it ignoring case) for USPS Publication 28's standard suffix abbreviations that the
+    "usps" layout reads ("pkwy", "st", "blvd")."""
+    return _alternation(frozenset(word.lower() for word in usps_tables().suffixes))
+
+
 # Space inside one line: an address's parts never span lines here ("490s\navenue Bouvier, 261" is two things).
 _SP = r"[^\S\r\n]"
 # A house number, with a flat or second number after a dash or slash ("36/72", "12-14"); that part is no number

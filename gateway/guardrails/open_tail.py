@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from gateway.guardrails.addresses import street_words_regex
+from gateway.guardrails.addresses import street_words_regex, usps_suffixes_regex
 from gateway.guardrails.credentials import CREDENTIAL_WORDS, LOGIN_WORDS
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS
 from gateway.guardrails.normalize import reader_view
@@ -83,13 +83,15 @@ _PEM = (r"-----BEGIN(?:[A-Z0-9 ]*-{0,5}|[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 # no whitespace ("fe80::1ff:fe23:4567:890a%eth0", "::ffff:192.0.2.1/96").
 _IPV6 = r"(?<![\w:])[0-9A-Fa-f:][\w:.%/]*"
 
-# Street addresses in addresses.py's layouts, with its street-type words of every Faker locale: a house number and a
-# direction, then up to four words (three and the suffix) being written, or a whole street with what may follow its
-# suffix (", Apt 4B", ", Suite #1200"); a street-type word written first ("Via Chittolini, 725 Piano 6", "ul.
-# Baczyńskiego 34/47") with up to four words, its number and a unit; a type glued to the name ("Eberthstr. 68").
+# Street addresses in addresses.py's layouts, with its street-type words of every Faker locale and USPS's suffix
+# abbreviations: a house number and a direction, then up to four words (three and the suffix) being written, or a
+# whole street with what may follow its suffix (", Apt 4B", ", Suite #1200", "St. Apt 4"); a street-type word written
+# first ("Via Chittolini, 725 Piano 6", "ul. Baczyńskiego 34/47") with up to four words, its number and a unit; a type
+# glued to the name ("Eberthstr. 68").
 _STREET = (
     rf"\b\d{{1,6}}(?:\s+[NSEW]\.?)?"
-    rf"(?:(?:\s+[\w'’-]*){{0,4}}|(?:\s+[\w'’-]+){{1,3}}\s+(?:{street_words_regex('suffixes')})\b\.?[\s,.#\w]{{0,20}})"
+    rf"(?:(?:\s+[\w'’-]*){{0,4}}|(?:\s+[\w'’-]+){{1,3}}\s+(?:{street_words_regex('suffixes')}|{usps_suffixes_regex()})\b\.?"
+    rf"[\s,.#\w]{{0,20}})"
     rf"|\b\d{{1,6}},(?:\s+\w*)?|\b\d{{1,6}},\s+(?:{street_words_regex('prefixes')})\.?(?:\s+[\w'’-]*){{0,4}}"
     rf"|(?<!\w)(?:{street_words_regex('prefixes')})\.?(?:\s+[\w'’-]*){{0,4}},?(?:\s+\d[\w/-]*[\s,.#\w]{{0,20}})?"
     rf"|(?<!\w)[\w'’-]*?(?:{street_words_regex('glued')})\.?\s*(?:\d[\w/-]*)?"

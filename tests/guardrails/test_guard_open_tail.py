@@ -90,6 +90,7 @@ def corpus() -> list[str]:
         ("born March 3rd, 19", "March 3rd, 19"),
         ("you may want", "want"),
         ("ship to 123 Main Str", "123 Main Str"),
+        ("ship to 454 Lincoln St.", "454 Lincoln St."),  # USPS's abbreviation, its dot: the street may go on
         ("IBAN GB82 WEST 1234", "GB82 WEST 1234"),
         ("host fe80::1ff:fe23", "fe80::1ff:fe23"),
         ("There are 3 ways to do this and", "and"),
