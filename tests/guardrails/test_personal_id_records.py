@@ -67,7 +67,8 @@ def test_an_edifact_identity_card_segment_names_its_value() -> None:
 
 # An 834 enrolment's member loop (ANSI X12 005010X220A1): the subscriber's number (REF*0F), a member id (REF*1W), a
 # social security number (REF*SY); other qualifiers (a group's "1L", a mutually defined "ZZ") name no person's number.
-X12_MEMBER = ("ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       *260101*1200*^*00501*000000001*0*P*:~\n"
+X12_MEMBER = ("ISA*00*          *00*          *ZZ*SENDER         *ZZ*RECEIVER       "
+              "*260101*1200*^*00501*000000001*0*P*:~\n"
               "ST*834*0001*005010X220A1~\nINS*Y*18*021*28*A***FT~\nREF*0F*67070231899~\nREF*1L*67070231899~\n"
               "NM1*IL*1*DOE*JANE****34*123456789~\nREF*SY*996214/5314~\nREF*ZZ*84112147879~\nREF*1W*100701A4252~\n")
 
