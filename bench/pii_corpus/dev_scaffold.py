@@ -38,6 +38,17 @@ def labelled_name_parts(
     return Pii("PERSON", given, f"{item.subtype}:given"), Pii("PERSON", surname, f"{item.subtype}:surname")
 
 
+
+def rewritten(item: Item, value: str, how: str) -> Item:
+    """`item` written as `value` (escaped, encoded or recased `how`, which its subtype records), or itself where that
+    changes nothing."""
+    if value == item.value:
+        return item
+    if isinstance(item, Pii):
+        return Pii(item.type, value, f"{item.subtype}:{how}")
+    return Decoy(item.kind, value)
+
+
 def is_type(item: Item, *entity_types: str) -> bool:
     return isinstance(item, Pii) and item.type in entity_types
 

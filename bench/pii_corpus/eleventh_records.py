@@ -14,22 +14,13 @@ import random
 
 from bench.pii_corpus import phrases_dev_eleventh as phrasing
 from bench.pii_corpus.contexts import Item, field_names
-from bench.pii_corpus.dev_scaffold import clause, labelled_name_parts, take
+from bench.pii_corpus.dev_scaffold import clause, labelled_name_parts, rewritten, take
 from bench.pii_corpus.eleventh_values import name_parts
-from bench.pii_corpus.model import Decoy, Phrasebook, Pii, TextBuilder
-
-
-def _rewritten(item: Item, value: str, how: str) -> Item:
-    """`item` written as `value` (escaped or encoded `how`), or itself where that changes nothing."""
-    if value == item.value:
-        return item
-    if isinstance(item, Pii):
-        return Pii(item.type, value, f"{item.subtype}:{how}")
-    return Decoy(item.kind, value)
+from bench.pii_corpus.model import Phrasebook, TextBuilder
 
 
 def _escaped(item: Item, table: dict[str, str], how: str) -> Item:
-    return _rewritten(item, "".join(table.get(char, char) for char in item.value), how)
+    return rewritten(item, "".join(table.get(char, char) for char in item.value), how)
 
 
 def _note(builder: TextBuilder, item: Item, rng: random.Random, lang: str = "en") -> TextBuilder:
@@ -106,7 +97,7 @@ def mime_email(builder: TextBuilder, items: list[Item], rng: random.Random, lang
     if person:
         shown = person.value if person.value.isascii() else encoded_word(person.value)
         quote = '"' if shown == person.value and not shown.replace(" ", "").isalnum() else ""
-        builder.text(quote).value(_rewritten(person, shown, "rfc2047")).text(f"{quote} ")
+        builder.text(quote).value(rewritten(person, shown, "rfc2047")).text(f"{quote} ")
     builder.text("<")
     if mail:
         builder.value(mail)
@@ -219,7 +210,7 @@ def edifact(builder: TextBuilder, items: list[Item], rng: random.Random, lang: s
 
 def _hcl(item: Item) -> Item:
     """A value as an HCL string literal holds it: a template opening (``${``, ``%{``) doubled."""
-    return _rewritten(item, item.value.replace("${", "$${").replace("%{", "%%{"), "hcl-escaped")
+    return rewritten(item, item.value.replace("${", "$${").replace("%{", "%%{"), "hcl-escaped")
 
 
 def terraform_tfvars(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook

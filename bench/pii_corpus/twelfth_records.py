@@ -15,18 +15,9 @@ import random
 
 from bench.pii_corpus import phrases_dev_twelfth as phrasing
 from bench.pii_corpus.contexts import Item, _label, field_names
-from bench.pii_corpus.dev_scaffold import clause, labelled_name_parts, spoken_field_name, take
-from bench.pii_corpus.model import Decoy, Phrasebook, Pii, TextBuilder
+from bench.pii_corpus.dev_scaffold import clause, labelled_name_parts, rewritten, spoken_field_name, take
+from bench.pii_corpus.model import Phrasebook, Pii, TextBuilder
 from bench.pii_corpus.twelfth_values import ID_LABELS, inflection, name_parts
-
-
-def _rewritten(item: Item, value: str, how: str) -> Item:
-    """`item` written as `value` (escaped or recased `how`), or itself where that changes nothing."""
-    if value == item.value:
-        return item
-    if isinstance(item, Pii):
-        return Pii(item.type, value, f"{item.subtype}:{how}")
-    return Decoy(item.kind, value)
 
 
 def _note(builder: TextBuilder, item: Item, rng: random.Random, lang: str = "en") -> TextBuilder:
@@ -148,7 +139,7 @@ _JCARD_PROPERTIES = {"PERSON": ("fn", "text"), "EMAIL_ADDRESS": ("email", "text"
 
 def _json_escaped(item: Item) -> Item:
     """A value as a JSON string holds it (a quote or backslash escaped)."""
-    return _rewritten(item, json.dumps(item.value, ensure_ascii=False)[1:-1], "json-escaped")
+    return rewritten(item, json.dumps(item.value, ensure_ascii=False)[1:-1], "json-escaped")
 
 
 def _json_text(text: str) -> str:
@@ -193,7 +184,7 @@ _DN_SPECIALS = {",": "\\,", "+": "\\+", '"': '\\"', "\\": "\\\\", "<": "\\<", ">
 
 def _dn_value(item: Item) -> Item:
     """A value as an RDN's attribute value holds it (RFC 4514): a special character escaped with a backslash."""
-    return _rewritten(item, "".join(_DN_SPECIALS.get(char, char) for char in item.value), "dn-escaped")
+    return rewritten(item, "".join(_DN_SPECIALS.get(char, char) for char in item.value), "dn-escaped")
 
 
 def ldap_access_log(builder: TextBuilder, items: list[Item], rng: random.Random, lang: str, book: Phrasebook
@@ -272,7 +263,7 @@ def ocr_form(builder: TextBuilder, items: list[Item], rng: random.Random, lang: 
     for index, item in enumerate(items):
         label = _label_of(item, rng).upper() + rng.choice([":", ""])
         written = item.value.upper() if _label(item) in _HANDWRITTEN else item.value
-        builder.text(("\n" if index else "") + label + "\n").value(_rewritten(item, written, "upper"))
+        builder.text(("\n" if index else "") + label + "\n").value(rewritten(item, written, "upper"))
     builder.text("\n\nSIGNATURE ______________   DATE ____/____/______")
 
 
