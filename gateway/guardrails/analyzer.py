@@ -82,12 +82,7 @@ class PiiAnalyzer:
             # a labelled identity number a scheme validates is no phone number as well (``personal_ids``)
             per_text.append(without_phones_in_labelled_ids(findings))
         if not ner_enabled or not texts:
-            return [
-                without_directory_syntax(
-                    text, without_dicom_syntax(text, without_gedcom_syntax(text, without_non_names(text, findings)))
-                )
-                for text, findings in zip(texts, per_text, strict=True)
-            ]
+            return [_without_non_values(text, findings) for text, findings in zip(texts, per_text, strict=True)]
         budget.check()
         # A name inside an e-mail address or a place inside a street address is already covered: NER reads
         # those spans masked, and a name it still reports across one's edge is dropped. Gazetteer places are not
@@ -107,16 +102,18 @@ class PiiAnalyzer:
                             for kept in _kept(text, f, places, self.ner.common_words,
                                               _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
-            # Whatever reported them, a business named after its street, a form's label, a weekday before its date, a
-            # company and a column name are no person nor place (``not_names``).
-            # A GEDCOM line's level, cross-reference and tag are no value of any type (``gedcom``).
-            # A DICOM dump's tags, VRs and keywords likewise, and a place inside a person's name (``dicom_records``).
-            # A syslog line's timestamp month and a slapd operation's name are no person nor place
-            # (``directory_records``).
-            findings[:] = without_directory_syntax(text, without_dicom_syntax(
-                text, without_gedcom_syntax(text, without_non_names(text, _without_places_inside(text, findings)))
-            ))
+            findings[:] = _without_non_values(text, _without_places_inside(text, findings))
         return per_text
+
+
+def _without_non_values(text: str, findings: list[Finding]) -> list[Finding]:
+    """The findings less those that stand in a shape no value takes, whatever reported them: a business named after
+    its street, a form's label, a weekday before its date, a company and a column name are no person nor place
+    (``not_names``); a GEDCOM line's level, cross-reference and tag are no value of any type (``gedcom``); a DICOM
+    dump's tags, VRs and keywords likewise, and a place inside a person's name (``dicom_records``); a syslog line's
+    timestamp month and a slapd operation's name are no person nor place (``directory_records``)."""
+    findings = without_gedcom_syntax(text, without_non_names(text, findings))
+    return without_directory_syntax(text, without_dicom_syntax(text, findings))
 
 
 def _holds_place_words(text: str, finding: Finding) -> bool:
