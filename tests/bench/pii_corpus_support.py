@@ -22,6 +22,7 @@ from bench.pii_corpus.dev_seventh import CONTEXTS_SEVENTH
 from bench.pii_corpus.dev_sixth import CONTEXTS_SIXTH
 from bench.pii_corpus.dev_tenth import CONTEXTS_TENTH
 from bench.pii_corpus.dev_third import CONTEXTS_THIRD
+from bench.pii_corpus.dev_thirteenth import CONTEXTS_THIRTEENTH
 from bench.pii_corpus.dev_twelfth import CONTEXTS_TWELFTH
 from bench.pii_corpus.generator import ENTITY_TYPES
 
@@ -29,7 +30,7 @@ from bench.pii_corpus.generator import ENTITY_TYPES
 # shared ones first): a split may use none of those before it.
 SPLIT_CONTEXTS: tuple[tuple[Context, ...], ...] = (
     CONTEXTS, CONTEXTS_THIRD, CONTEXTS_FOURTH, CONTEXTS_FIFTH, CONTEXTS_SIXTH, CONTEXTS_SEVENTH, CONTEXTS_EIGHTH,
-    CONTEXTS_NINTH, CONTEXTS_TENTH, CONTEXTS_ELEVENTH, CONTEXTS_TWELFTH,
+    CONTEXTS_NINTH, CONTEXTS_TENTH, CONTEXTS_ELEVENTH, CONTEXTS_TWELFTH, CONTEXTS_THIRTEENTH,
 )  # fmt: skip
 
 
