@@ -177,6 +177,9 @@ class OutputRedactor:
         # The last open_entity_start question and answer: analyses() asks it of the pending text plus the delta,
         # and the plan that follows asks it again of the same text.
         self._open_memo: tuple[str, int, int] | None = None
+        # The last analysis's text (released context and pending text, as read) and what it decided: a flush right
+        # after a feed that analysed (a short completion's last delta) reads the same text, and takes this instead.
+        self._analysed: tuple[str, list[tuple[Finding, PiiAction]]] | None = None
         self.tally = EntityTally()
         self.withheld_types: list[str] = []  # entity types that could not be rewritten in place
         self.rewrote = False  # some released text differs from the model's
@@ -237,6 +240,17 @@ class OutputRedactor:
     @property
     def pending_chars(self) -> int:
         return len(self._pending)
+
+    def flush_analyses(self) -> bool:
+        """Whether flush() would analyse text; if not, it only releases what the last analysis decided (the text is
+        the one that analysis read: a short completion whose last delta was analysed) and is cheap enough for the
+        event loop."""
+        if not self._pending:
+            return False
+        if self._shape is not OutputShape.TEXT:  # read through the JSON's escapes: not known without a scan
+            return True
+        analysed = self._analysed
+        return analysed is None or analysed[0] != self._context + self._pending
 
     def flush(self) -> str:
         if not self._pending:
@@ -301,8 +315,12 @@ class OutputRedactor:
         in the context was decided when it left; one that began there is clipped to its pending part, which is all
         that can still be rewritten. Spans map back to raw text through ``starts``/``ends`` (None: view is raw)."""
         lead = len(self._context)
+        text = self._context + view
+        analysed = self._analysed
+        if analysed is None or analysed[0] != text:
+            analysed = self._analysed = (text, _analyze(self._analyzer, self._rules, text))
         decided: list[tuple[Finding, PiiAction]] = []
-        for finding, action in _analyze(self._analyzer, self._rules, self._context + view):
+        for finding, action in analysed[1]:
             if finding.end <= lead:
                 continue
             start, end = max(finding.start - lead, 0), finding.end - lead

@@ -41,7 +41,8 @@ class GuardrailsInput:
 
 class _RedactorFilter:
     """Presidio analysis of the output (streamed or not) runs on the guard's output threads, never on the loop;
-    a delta that only fills the hold-back buffer is appended here, without a thread hop."""
+    a delta that only fills the hold-back buffer is appended here, without a thread hop, and so is a finish whose
+    text the last analysis read whole (a short completion: it releases what that analysis decided)."""
 
     def __init__(self, guard: InputGuard, redactor: OutputRedactor) -> None:
         self._guard = guard
@@ -53,8 +54,8 @@ class _RedactorFilter:
         return await self._guard.run_output_work(self._redactor.feed, text)
 
     async def finish(self) -> str:
-        if not self._redactor.pending_chars:
-            return ""
+        if not self._redactor.flush_analyses():  # nothing pending, or the last analysis read it all
+            return self._redactor.flush()
         return await self._guard.run_output_work(self._redactor.flush)
 
     def decisions(self) -> list[dict[str, Any]]:

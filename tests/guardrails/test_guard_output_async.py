@@ -104,3 +104,31 @@ async def test_small_deltas_are_buffered_without_a_thread_hop(analyzer):
     assert slow.threads == []  # nothing analysed yet: the hold-back window is not full
     assert await output_filter.finish() == "Hello, world."
     assert len(slow.threads) == 1
+
+
+async def test_a_finish_whose_text_was_analysed_whole_is_not_analysed_again(analyzer):
+    # The stub engine's completion: a stamp, then " done". The second delta's analysis reads the whole completion
+    # (and releases what it can); the finish reads the same text, and releases the rest without a second analysis,
+    # on the loop.
+    slow = SlowAnalyzer(analyzer)
+    output_filter = GuardrailsOutput(InputGuard(SECRET, analyzer=slow)).open(tenant_id="t1", policy=PATTERN_POLICY)
+    expected, _ = redact_output_text(analyzer, PATTERN_POLICY, "t11903982085742 done", tenant_token_key(SECRET, "t1"))
+
+    streamed = await stream_through_filter(output_filter, ["t11903982085742", " done"])
+
+    assert streamed == expected
+    assert len(slow.threads) == 1 and threading.get_ident() not in slow.threads
+
+
+async def test_a_finish_after_more_text_is_analysed_on_the_output_threads(analyzer):
+    slow = SlowAnalyzer(analyzer)
+    output_filter = GuardrailsOutput(InputGuard(SECRET, analyzer=slow)).open(tenant_id="t1", policy=PATTERN_POLICY)
+    text = "Write to dana.k@example.org today"
+    expected, _ = redact_output_text(analyzer, PATTERN_POLICY, text, tenant_token_key(SECRET, "t1"))
+
+    released = await output_filter.feed("Write to dana.k@")  # analysed: the first text leaves as soon as any can
+    released += await output_filter.feed("example.org today")  # within the pacing interval: buffered only
+    released += await output_filter.finish()
+
+    assert released == expected and "<EMAIL_ADDRESS>" in released
+    assert len(slow.threads) == 2 and threading.get_ident() not in slow.threads
