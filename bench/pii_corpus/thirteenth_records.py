@@ -117,7 +117,7 @@ def court_record(builder: TextBuilder, items: list[Item], rng: random.Random, la
     party = take(rest, "PERSON")
     builder.text(rng.choice(_COURTS) + "\n\n")
     if isinstance(party, Pii):
-        builder.text(rng.choice(["State", "People", "United States", "Commonwealth"]) + " v. ").value(_surname(party))
+        builder.text(rng.choice(["State", "People", "R", "Commonwealth"]) + " v. ").value(_surname(party))
     else:
         builder.text("In re the Estate of a Minor")
     builder.text("\nNo. ").value(docket(rng)).text("\n\n")
@@ -174,7 +174,7 @@ def obituary(builder: TextBuilder, items: list[Item], rng: random.Random, lang: 
             builder.text(" in ").value(town)
         builder.text(". ")
     if isinstance(deceased, Pii):
-        builder.text(rng.choice(["Survived by ", "She is survived by her sons ", "He leaves his daughters "]))
+        builder.text(rng.choice(["Survived by ", "Survived by the children ", "Left to mourn are "]))
         _children(builder, deceased, rng, lang)
         builder.text(". ")
     _body(builder, rest, rng, lang)
