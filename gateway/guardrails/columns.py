@@ -1,36 +1,42 @@
-"""Where a value's context is besides the words before it: the clause after it, and its column's header in a CSV or
-TSV block or a table of pipes (Markdown's, org-mode's, psql's).
+"""Where a value's context is besides the words before it: the clause after it, and its column's header in a CSV,
+TSV or pipe-delimited block, a table of pipes (Markdown's, org-mode's, psql's) or a fixed-width report.
 
 A CSV row or a table row holds a date of birth, an SSN or a token with no word beside it: the header row above
 ("id,dob,status", "| Client Secret | Email |"), an SQL INSERT's column list or a YAML list's key says what each cell
 is. Recognizers ask for the column's name only for a value that has no context word of its own, and only in a text
 with delimiters, pipes or list items (``may_have_columns``).
+
+``header_cell`` is the one reader of a table's header: it says where the header cell of a value's column is, and
+``column_name`` (the lower-cased name every recognizer asks for) and ``personal_ids`` (which matches its labels,
+some of them acronyms in capitals, in the cell as written) read that cell.
 """
 
 from __future__ import annotations
 
 import re
 
-from gateway.guardrails.fixed_columns import fixed_width_column_name
+from gateway.guardrails.fixed_columns import fixed_width_header
 from gateway.guardrails.sql_values import column_at, may_hold_inserts
 
 # The delimiters of a CSV block: commas, or semicolons as spreadsheets in French, Spanish or German locales (where
 # the comma is the decimal separator) export them.
 DELIMITERS = (",", ";")
-# The delimiters whose blocks' headers name a value's column: a CSV block's, and tabs (TSV, a spreadsheet's cells
-# pasted as text).
-_ROW_DELIMITERS = (*DELIMITERS, "\t")
-# A header: three or more column names (identifiers, or a few words, in any script: "Összeg", "生年月日") between
-# delimiters, nothing else on the line.
-_HEADERS = {
-    d: re.compile(rf"[ \t]*[^\W\d][\w .-]*(?:{d}[ \t]*[^\W\d][\w .-]*){{2,}}[ \t]*\r?") for d in _ROW_DELIMITERS
-}
+# The delimiters whose blocks' headers name a value's column: a CSV block's, tabs (TSV, a spreadsheet's cells pasted
+# as text) and pipes (a pipe-delimited export, "id|name|dob", read so when its lines are no table of pipes).
+_ROW_DELIMITERS = (*DELIMITERS, "\t", "|")
+# A header: three or more column names (identifiers, or a few words, in any script: "Összeg", "生年月日"; an
+# abbreviation's dot, a parenthesis, a slash, a number sign: "Nr. (PESEL)", "SSN/SIN", "N°"), each quoted or not,
+# between delimiters, nothing else on the line.
+_HEADER_NAME = r'[ \t]*"?[^\W\d][\w .()/#°º№-]*"?[ \t]*'
+_HEADERS = {d: re.compile(rf"{_HEADER_NAME}(?:{re.escape(d)}{_HEADER_NAME}){{2,}}\r?") for d in _ROW_DELIMITERS}
 # A two-column header ("ref;dob", "patient_id,birthDate"): each cell one field name, a single identifier with no
 # space. A line of prose with one comma ("Born in Paris, France") has the shape of a two-cell row too, so words with
 # spaces between them name no column here.
-_FIELD_NAME = r"[ \t]*[A-Za-z_][\w.-]{0,39}[ \t]*"
-_PAIR_HEADERS = {d: re.compile(rf"{_FIELD_NAME}{d}{_FIELD_NAME}\r?") for d in _ROW_DELIMITERS}
+_FIELD_NAME = r'[ \t]*"?[A-Za-z_][\w.-]{0,39}"?[ \t]*'
+_PAIR_HEADERS = {d: re.compile(rf"{_FIELD_NAME}{re.escape(d)}{_FIELD_NAME}\r?") for d in _ROW_DELIMITERS}
 _CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{d}\n]*') for d in _ROW_DELIMITERS}
+# What may pad a value in its cell: spaces, a CSV cell's quotes, a line's carriage return.
+_CELL_PADDING = re.compile(r"[ \t\r\"']*")
 # Where the clause that follows a value ends: a context word past it belongs to the next value ("ssn 536-22-1234,
 # call (415) ...").
 _CLAUSE_END = re.compile(r"[,;:!?\n]|\.(?:\s|\Z)")
@@ -52,18 +58,36 @@ def _cell_count(line: str, delimiter: str = ",") -> int:
         position += 1
 
 
-def _cell_index(line: str, offset: int, delimiter: str = ",") -> int | None:
-    """Which cell of `line` holds character `offset`, or None if `offset` is a delimiter."""
+def _cell_at(line: str, offset: int, delimiter: str = ",") -> tuple[int, int, int] | None:
+    """Which cell of `line` holds character `offset` and where it starts and ends, or None if `offset` is a
+    delimiter."""
     index, position = 0, 0
     while position <= len(line):
         cell = _CELLS[delimiter].match(line, position)
         end = cell.end() if cell else position
         if position <= offset < end or (offset == position == end):
-            return index
+            return index, position, end
         if end >= len(line) or line[end] != delimiter:
             return None
         index, position = index + 1, end + 1
     return None
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    """text[start:end] less the spaces and quotes around it."""
+    while start < end and (text[start].isspace() or text[start] in "\"'"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in "\"'"):
+        end -= 1
+    return start, end
+
+
+def _fills(text: str, cell_start: int, cell_end: int, start: int, end: int | None) -> bool:
+    """Whether text[start:end] is its cell's whole value (text[cell_start:cell_end]) but for padding; any value when
+    `end` is None."""
+    if end is None:
+        return True
+    return bool(_CELL_PADDING.fullmatch(text, cell_start, start) and _CELL_PADDING.fullmatch(text, end, cell_end))
 
 
 def clause_after(text: str, end: int, limit: int) -> int:
@@ -76,24 +100,36 @@ def may_have_columns(text: str) -> bool:
     return "," in text or "|" in text or ";" in text or "\t" in text or ("- " in text and "\n" in text)
 
 
+def header_cell(text: str, start: int, end: int | None = None) -> tuple[int, int] | None:
+    """Where the header cell of the column that character `start` of `text` is in stands (spaces and quotes around
+    it left out), or None when its line is no row of a table of pipes (``_table_header``) nor of a delimited block
+    (a header, then rows with as many cells as it, no blank line between; comma-, semicolon-, tab- or
+    pipe-separated) nor of a fixed-width report (``fixed_columns``). Given `end`, only for a value that fills its
+    cell (text[start:end], spaces and quotes around it aside): a number inside a longer cell is not the column's
+    value ("8298 7575 9851"'s last two groups)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if "|" in line and (cell := _table_header(text, line_start, line, start, end)) is not None:
+        return cell
+    for delimiter in _ROW_DELIMITERS:
+        if delimiter in line and (cell := _csv_header(text, line_start, line, start, end, delimiter)) is not None:
+            return cell
+    return fixed_width_header(text, start, end)
+
+
 def column_name(text: str, position: int) -> str | None:
-    """The lower-cased header of the column that character `position` of `text` is in, or None when the line is no
-    row of a table of pipes (``table_column_name``) nor of a CSV block (a header, then rows with as many cells as it,
-    no blank line between; comma-, semicolon- or tab-separated) nor a VALUES tuple of an SQL INSERT with a column
-    list (``sql_values.column_at``) nor a row of a fixed-width report (``fixed_columns``) nor an item of a YAML list
-    (``list_key``: the list's key)."""
+    """The lower-cased header of the column that character `position` of `text` is in (``header_cell``), or else
+    the column of a VALUES tuple of an SQL INSERT with a column list (``sql_values.column_at``) or the key of the
+    YAML list an item is in (``list_key``); None when the line is none of these."""
+    cell = header_cell(text, position)
+    if cell is not None:
+        return text[cell[0] : cell[1]].lower()
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    if "|" in line:
-        return table_column_name(text, line_start, line, position - line_start)
-    for delimiter in _ROW_DELIMITERS:
-        if delimiter in line and (name := _csv_column_name(text, line_start, line, position, delimiter)) is not None:
-            return name
     if "(" in line and may_hold_inserts(text):
         return column_at(text, position)
-    if (fixed := fixed_width_column_name(text, position)) is not None:
-        return fixed
     if not _LIST_ITEM.match(line):
         return None
     key = list_key(text, line_start)
@@ -120,26 +156,35 @@ def list_key(text: str, line_start: int) -> str | None:
     return None
 
 
-def _csv_column_name(text: str, line_start: int, line: str, position: int, delimiter: str) -> str | None:
+def _csv_header(
+    text: str, line_start: int, line: str, start: int, end: int | None, delimiter: str
+) -> tuple[int, int] | None:
     # The header first, the cell the position is in only under one: most lines with a comma are prose, whose line
     # above has another count of cells, and finding the cell walks the line cell by cell.
     cells = _cell_count(line, delimiter)
     header = None  # the topmost header-shaped line of the block: a row of words ("Lelystad,Estonia,ok") is no header
-    end = line_start - 1  # the newline that ends the line above
+    above_end = line_start - 1  # the newline that ends the line above
     for _ in range(_MAX_ROWS_ABOVE):
-        if end < 0:
+        if above_end < 0:
             break
-        start = text.rfind("\n", 0, end) + 1
-        above = text[start:end]
+        above_start = text.rfind("\n", 0, above_end) + 1
+        above = text[above_start:above_end]
         if _cell_count(above, delimiter) != cells:
             break
         if _HEADERS[delimiter].fullmatch(above) or (cells == 2 and _PAIR_HEADERS[delimiter].fullmatch(above)):
-            header = above
-        end = start - 1
+            header = (above_start, above_end)
+        above_end = above_start - 1
     if header is None:
         return None
-    index = _cell_index(line, position - line_start, delimiter)
-    return None if index is None else header.split(delimiter)[index].strip().lower()
+    cell = _cell_at(line, start - line_start, delimiter)
+    if cell is None or not _fills(text, line_start + cell[1], line_start + cell[2], start, end):
+        return None
+    # a header's names hold no delimiter, quoted or not: its cells are split at each
+    cell_start = header[0]
+    for _ in range(cell[0]):
+        cell_start = text.index(delimiter, cell_start, header[1]) + 1
+    cell_end = text.find(delimiter, cell_start, header[1])
+    return _stripped(text, cell_start, header[1] if cell_end < 0 else cell_end)
 
 
 # A table's delimiter row: a Markdown table's ("|---|:---:|", "--- | ---"), and one whose dash runs meet at a '+'
@@ -147,11 +192,16 @@ def _csv_column_name(text: str, line_start: int, line: str, position: int, delim
 _TABLE_DELIMITER = re.compile(r"[ \t]*[|+]?(?:[ \t]*:?-{3,}:?[ \t]*[|+])+(?:[ \t]*:?-{3,}:?[ \t]*)?\r?")
 
 
-def _table_cells(line: str) -> list[str]:
-    cells = line.strip().split("|")
-    if line.strip().startswith("|"):
-        cells = cells[1:]
-    return cells
+def _table_cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where the cells of the table row text[start:end] start and end: between its pipes, the one before a leading
+    pipe left out."""
+    cells = []
+    position = start
+    while (bar := text.find("|", position, end)) >= 0:
+        cells.append((position, bar))
+        position = bar + 1
+    cells.append((position, end))
+    return cells[1:] if text[start:end].strip().startswith("|") else cells
 
 
 def in_table_header(text: str, position: int) -> bool:
@@ -164,25 +214,30 @@ def in_table_header(text: str, position: int) -> bool:
     return _TABLE_DELIMITER.fullmatch(text, line_end + 1, len(text) if next_end < 0 else next_end) is not None
 
 
-def table_column_name(text: str, line_start: int, line: str, offset: int) -> str | None:
-    """The lower-cased header of the column of a table of pipes (Markdown's, org-mode's, psql's) that character
-    `offset` of `line` (a row starting at `line_start` of `text`) is in: the line above the delimiter row, found by
-    walking up the table's rows."""
+def _table_header(text: str, line_start: int, line: str, start: int, end: int | None) -> tuple[int, int] | None:
+    """The header cell of the column of a table of pipes (Markdown's, org-mode's, psql's) that character `start` of
+    `text` (on `line`, a row starting at `line_start`) is in: the line above the delimiter row, found by walking up
+    the table's rows."""
+    offset = start - line_start
     index = line.count("|", 0, offset) - (1 if line.lstrip().startswith("|") else 0)
-    end = line_start - 1
-    for _ in range(_MAX_ROWS_ABOVE):
-        if end < 0:
+    if end is not None:
+        row = _table_cells(text, line_start, line_start + len(line))
+        if not (0 <= index < len(row) and _fills(text, *row[index], start, end)):
             return None
-        start = text.rfind("\n", 0, end) + 1
-        above = text[start:end]
+    above_end = line_start - 1
+    for _ in range(_MAX_ROWS_ABOVE):
+        if above_end < 0:
+            return None
+        above_start = text.rfind("\n", 0, above_end) + 1
+        above = text[above_start:above_end]
         delimiter_row = _TABLE_DELIMITER.fullmatch(above) is not None
         if "|" not in above and not delimiter_row:
             return None
         if delimiter_row:
-            if start == 0:
+            if above_start == 0:
                 return None
-            header_start = text.rfind("\n", 0, start - 1) + 1
-            cells = _table_cells(text[header_start : start - 1])
-            return cells[index].strip().lower() if 0 <= index < len(cells) else None
-        end = start - 1
+            header_start = text.rfind("\n", 0, above_start - 1) + 1
+            cells = _table_cells(text, header_start, above_start - 1)
+            return _stripped(text, *cells[index]) if 0 <= index < len(cells) else None
+        above_end = above_start - 1
     return None

@@ -12,14 +12,15 @@ is. A candidate is digits grouped as the schemes print them (spaces, dots, dashe
 "046 454 286", "750101-1234") and an optional letter or two of a check ("-K", a PPS number's "W").
 
 Records put a label where no reach finds it, and a few are read as well (``_far_label_zones``), for a candidate with no
-label in its reach: the column's header cell in a table (a fixed-width table's header above its ruler of dashes; the
-first row of a CSV, TSV, semicolon-separated or Markdown table), the line above when that line ends with a label
-("Personal code:" and the number under it), a Redis ``SETEX key seconds value`` (the key names the value past the
-seconds) and two record segments whose qualifier says the value is a person's identity number: an EDIFACT ``DOC``
-segment of an identity card ("DOC+ID:110:111+1800101221144'", PAXLST's document type "I"/"ID") and an ANSI X12
-``REF`` segment of a subscriber's, a member's or a social security number ("REF*0F*67070231899~", qualifiers 0F, 1W,
-SY, as 834 enrolments and 837 claims write them). The shared labels hold other languages' names of an identity
-number or card as well (data/identity_labels.json: "kitambulisho", "شماره شناسایی", "kimlik numarası").
+label in its reach: the column's header cell in a table when the candidate fills its cell (``columns.header_cell``, the
+reader every recognizer's column names come from: a fixed-width report's header above its rule of dashes, a CSV, TSV,
+semicolon- or pipe-separated block's header row, a Markdown, org-mode or psql table's), the line above when that line
+ends with a label ("Personal code:" and the number under it), a Redis ``SETEX key seconds value`` (the key names the
+value past the seconds) and two record segments whose qualifier says the value is a person's identity number: an EDIFACT
+``DOC`` segment of an identity card ("DOC+ID:110:111+1800101221144'", PAXLST's document type "I"/"ID") and an ANSI X12
+``REF`` segment of a subscriber's, a member's or a social security number ("REF*0F*67070231899~", qualifiers 0F, 1W, SY,
+as 834 enrolments and 837 claims write them). The shared labels hold other languages' names of an identity number or
+card as well (data/identity_labels.json: "kitambulisho", "شماره شناسایی", "kimlik numarası").
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerR
 from stdnum.exceptions import InvalidLength, ValidationError
 from stdnum.us import ssn
 
+from gateway.guardrails.columns import header_cell
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.identifiers import NationalIdRecognizer
 from gateway.guardrails.personal_id_schemes import checked_schemes, personal_id_schemes
@@ -68,9 +70,7 @@ _CANDIDATE_BODY = (rf"(?:[ ./-]?{_DIGITS}){{5,16}}"
 # past its holder's hundredth year ("811228+9874"); the first digit is the candidate's own.
 _CENTURY_SIGNED = r"[0-9]{5}[+A-FU-Y][0-9]{3}[0-9A-Z](?![\w])"
 # no digit after a word's letter, a sign or a separator ("+40 721", "v1.2", "1,234,567"); after a comma of a CSV row
-_CANDIDATE = re.compile(
-    rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS})(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})"
-)
+_CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS})(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})")
 # the value of an EDIFACT DOC segment of an identity card (PAXLST's document type "I"/"ID"), after a "+" that opens
 # no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"; of an X12 REF segment of a
 # subscriber's (0F), a member's (1W) or a social security number (SY): "REF*0F*996214/5314~"
@@ -269,15 +269,9 @@ def _reach(text: str, start: int, end: int) -> tuple[int, int]:
     return before, after.start() if after else min(len(text), end + REACH_AFTER)
 
 
-_RULER = re.compile(r"[ \t]*[-=]{3,}(?:[ \t]+[-=]{3,})*[ \t]*")  # a fixed-width table's line of dashes under its header
-_RULER_CELL = re.compile(r"[-=]+")
 _DIGIT = re.compile(r"[0-9]")
-_MARKDOWN_RULE = re.compile(r"[\s|:-]*")
-_DELIMITERS = ("\t", "|", ";", ",")
-MAX_ROWS_UP = 64  # how far up a table's header row or ruler is looked for
 MAX_HEADER_CELL = 48
 _REDIS_SETEX = re.compile(r"(?i:p?setex)[ \t]+(\S+)[ \t]+[0-9]+[ \t]+[\"']?\Z")
-_CELL_PADDING = re.compile(r"[ \t\r\"']*")
 _LABEL_ENDS_LINE = re.compile(r"[\s:=#*>\-\u2013\u2014]*")
 
 
@@ -296,61 +290,6 @@ def _line_above(text: str, line_start: int) -> tuple[int, int] | None:
     return text.rfind("\n", 0, end) + 1, end
 
 
-def _fixed_width_header(text: str, line_start: int, column: int, width: int) -> tuple[int, int] | None:
-    """The header cell over the value at ``column`` (``width`` characters) of a fixed-width table when the value
-    lies within one cell: the line above its ruler ("-----  ------"), the cell as wide as the ruler's dashes over the
-    value; None if no ruler is above ``line_start`` in the table (no blank line between, ``MAX_ROWS_UP`` lines at
-    most)."""
-    line: tuple[int, int] | None = (line_start, 0)
-    for _ in range(MAX_ROWS_UP):
-        line = _line_above(text, line[0]) if line else None
-        if line is None or line[0] == line[1]:
-            return None
-        if _RULER.fullmatch(text, *line):
-            header = _line_above(text, line[0])
-            if header is None:
-                return None
-            for cell in _RULER_CELL.finditer(text, *line):
-                if cell.start() - line[0] <= column and column + width <= cell.end() - line[0]:
-                    start, end = header[0] + cell.start() - line[0], header[0] + cell.end() - line[0]
-                    return (start, min(end, header[1])) if start < header[1] else None
-            return None
-    return None
-
-
-def _delimited_header(text: str, line: tuple[int, int], start: int, end: int) -> tuple[int, int] | None:
-    """The header cell of the column of text[start:end] in a delimited table (CSV, TSV, semicolon- or pipe-separated,
-    Markdown), when the value fills its cell: the same field of the table's first row, the first line above with as
-    many delimiters and no blank line between (a Markdown table's rule skipped)."""
-    for delimiter in _DELIMITERS:
-        count = text.count(delimiter, *line)
-        if not count:
-            continue
-        cell_start = text.rfind(delimiter, line[0], start) + 1 or line[0]
-        cell_end = text.find(delimiter, end, line[1])
-        if not _CELL_PADDING.fullmatch(text, cell_start, start) or not _CELL_PADDING.fullmatch(
-            text, end, line[1] if cell_end < 0 else cell_end
-        ):
-            return None  # "08/04/2025, 16:50 - Me: part no 578-589-9862": a comma in a line, no table's cell
-        field = text.count(delimiter, line[0], start)
-        top: tuple[int, int] | None = None
-        above = _line_above(text, line[0])
-        for _ in range(MAX_ROWS_UP):
-            if above is None or text.count(delimiter, *above) != count:
-                break
-            if not (delimiter == "|" and _MARKDOWN_RULE.fullmatch(text, *above)):
-                top = above
-            above = _line_above(text, above[0])
-        if top is None:
-            return None
-        cell_start = top[0]
-        for _ in range(field):
-            cell_start = text.index(delimiter, cell_start, top[1]) + 1
-        cell_end = text.find(delimiter, cell_start, top[1])
-        return cell_start, top[1] if cell_end < 0 else cell_end
-    return None
-
-
 def _holds_setex(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] holds a Redis SETEX (PSETEX) command as written, in either case: substring tests
     before ``_REDIS_SETEX``'s case-blind search."""
@@ -360,7 +299,7 @@ def _holds_setex(text: str, start: int, end: int) -> bool:
 def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
     """Stretches of ``text`` outside the reach of a candidate (text[start:end]) that may hold a label naming it (the
     module doc), each with whether its label must end it (the line above): a Redis SETEX's key, the column's header
-    cell (fixed-width, then delimited), the line above when the candidate opens its line. (An EDIFACT identity card
+    cell (``columns.header_cell``), the line above when the candidate opens its line. (An EDIFACT identity card
     segment's value is found apart, ``_RECORD_ID_VALUE``.)"""
     line = _line_at(text, start)
     zones: list[tuple[int, int, bool]] = []
@@ -369,9 +308,7 @@ def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bo
         zones.append((*setex.span(1), False))
     if line[0] == 0:
         return zones
-    header = _fixed_width_header(text, line[0], start - line[0], end - start) if "---" in text else None
-    if header is None:
-        header = _delimited_header(text, line, start, end)
+    header = header_cell(text, start, end)  # the cell it fills: a number inside a longer cell is another value
     if header is not None and header[1] - header[0] <= MAX_HEADER_CELL and _DIGIT.search(text, *header) is None:
         zones.append((*header, False))  # a header cell holds no number: a row of values is no header
     if not text[line[0] : start].strip(" \t-*>•"):

@@ -3,7 +3,7 @@
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
-from gateway.guardrails.columns import column_name, in_table_header
+from gateway.guardrails.columns import column_name, header_cell, in_table_header
 
 ORG_TABLE = """| Ref | Address         | Date of birth  | Issued       |
 |-----+-----------------+----------------+--------------|
@@ -50,3 +50,25 @@ def test_dates_under_a_birth_column_are_dates_of_birth_and_the_others_are_not(an
     expected = {ORG_TABLE: ["14 March 1939", "3 October 1962"], PSQL_RESULT: ["1990-01-02", "1987-11-23"],
                 TSV_BLOCK: ["1990-01-02", "1987-11-23"]}[text]  # fmt: skip
     assert births == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "column"),
+    [
+        ("id|name|birth_date\n7|Ana|1990-01-02\n", "1990-01-02", "birth_date"),  # a pipe-delimited export
+        ('"id","name","Date of birth (DOB)"\n"7","Ana","1990-01-02"\n', "1990-01-02", "date of birth (dob)"),
+        ("CLIENT NO.  BIRTH_DATE\n==========  ==========\n0042        1990-01-02\n", "1990-01-02", "birth_date"),
+        ("BIRTH_DATE\n----------\n1990-01-02\n", "1990-01-02", "birth_date"),  # a one-column report
+    ],
+)
+def test_delimited_exports_quoted_headers_and_rules_of_equals_signs_name_columns(
+    text: str, value: str, column: str
+) -> None:
+    assert column_name(text, text.index(value)) == column
+
+
+def test_the_header_cell_is_where_the_names_stand_and_a_value_must_fill_its_cell() -> None:
+    text = 'ref,"Personal code",note\n1,ab 37605030299,x\n'
+    cell = header_cell(text, text.index("ab"))
+    assert cell is not None and text[cell[0] : cell[1]] == "Personal code"
+    assert header_cell(text, text.index("376"), text.index("376") + 11) is None  # part of a longer cell

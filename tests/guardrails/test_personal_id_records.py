@@ -41,6 +41,30 @@ def test_a_header_cell_or_the_line_above_names_the_number(text: str, value: str)
     assert _found(text) == [value]
 
 
+ORG_TABLE = """| Name | Personal code | Note |
+|------+---------------+------|
+| Ana  | 37605030299   | ok   |
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a quoted cell holding the delimiter counts once, so the row is still the header's
+        ('name,personal_code,coords\nJane Roe,37605030299,"8.12,-129.68"\n', "37605030299"),
+        (ORG_TABLE, "37605030299"),  # an org-mode table's rule, its dash runs meeting at '+'
+        ('"name","CNP","city"\n"Ion Pop","1800101221144","Cluj"\n', "1800101221144"),  # quoted header cells
+        ("name|EGN|note\nJane|7523169263|x\n", "7523169263"),  # a pipe-delimited export
+    ],
+)
+def test_every_table_the_column_reader_knows_names_the_number(text: str, value: str) -> None:
+    assert _found(text) == [value]
+
+
+def test_a_number_inside_a_longer_cell_is_not_the_columns_value() -> None:
+    assert _found("name,personal_code\nJane Roe,ref 37605030299\n") == []
+
+
 @pytest.mark.parametrize(
     "text",
     [
