@@ -13,6 +13,11 @@ interchange names other characters for the four roles; they are read from it whe
 - DTM (date/time/period) whose qualifier (2005) is 329, birth date/time: the date is the second component.
 - LOC (place/location identification) whose qualifier (3227) is 180, place of birth: the location's name, C517's
   fourth component (``LOC+180+USA:::NEW YORK'``).
+- COM (communication contact): C076's communication address (3148) by its qualifier (3155), EM an e-mail address,
+  TE, FX, AL, AJ and AM a telephone (telephone, telefax, cellular, alternate, international direct line):
+  ``COM+?+44 20 7946 0958:TE'``, ``COM+ann?+news@example.org:EM'``. The released characters a value holds hide it
+  from the e-mail and phone patterns (``?+44``; tldextract reads a "?" in a local part as a URL's query), so the
+  slot reports it, where it is an e-mail's or a phone number's shape once the release characters are taken out.
 
 Read only where a segment of these stands with the default separators, or where a service string advice opens the
 text (``has_edifact``: a search for a "+", most texts' only cost). The spans are the raw text's, release characters
@@ -34,10 +39,17 @@ from presidio_analyzer import EntityRecognizer, RecognizerResult
 from gateway.guardrails.legal_forms import ends_in_legal_form
 
 EDIFACT_SCORE = 0.85  # the standard says what the slot holds, as for the other record standards' slots
-EDIFACT_ENTITIES = ("PERSON", "DATE_OF_BIRTH", "LOCATION", "STREET_ADDRESS")
+EDIFACT_ENTITIES = ("PERSON", "DATE_OF_BIRTH", "LOCATION", "STREET_ADDRESS", "EMAIL_ADDRESS", "PHONE_NUMBER")
 _DEFAULT_SEPARATORS = (":", "+", "?", "'")  # component, element, release, segment terminator (ISO 9735 level A/B)
 _BIRTH_DATE = "329"  # UNTDID 2005: birth date/time
 _PLACE_OF_BIRTH = "180"  # UNTDID 3227: place of birth
+_EMAIL = "EM"  # UNTDID 3155: electronic mail
+_TELEPHONES = frozenset({"TE", "FX", "AL", "AJ", "AM"})  # telephone, telefax, cellular, alternate, international
+# The values once released: an e-mail address (a local part, a domain with a dot), a phone number (digits and the
+# characters that group them, six digits or more).
+_EMAIL_SHAPE = re.compile(r"[^@\s]+@[^\W_](?:[\w-]*[^\W_])?(?:\.[^\W_](?:[\w-]*[^\W_])?)+")
+_PHONE_SHAPE = re.compile(r"\+?[\d ()./-]*")
+_PHONE_MIN_DIGITS = 6
 # A span: (start, end) in the raw text; an element: its components' spans.
 Span = tuple[int, int]
 
@@ -48,7 +60,7 @@ def has_edifact(text: str) -> bool:
     that opens the text, or an X12 N4 segment's tag. A "+" is looked for first, alone: a one-character search runs at
     memory speed, and most texts hold none."""
     return (
-        ("+" in text and ("NAD+" in text or "DTM+" in text or "LOC+" in text))
+        ("+" in text and ("NAD+" in text or "DTM+" in text or "LOC+" in text or "COM+" in text))
         or _ADVICE_FIRST.match(text) is not None
         or has_x12_place(text)
     )
@@ -68,7 +80,7 @@ def _separators(text: str) -> tuple[str, str, str, str]:
     return _DEFAULT_SEPARATORS
 
 
-_TAGS = ("NAD", "DTM", "LOC")
+_TAGS = ("NAD", "DTM", "LOC", "COM")
 _ELEMENTS_READ = 7  # NAD's country subdivision is its seventh data element, the last read here
 
 
@@ -139,7 +151,37 @@ def edifact_values(text: str) -> tuple[tuple[str, int, int], ...]:
         elif tag == "LOC" and code == _PLACE_OF_BIRTH:
             for index in (1, 2, 3):  # the location, and its first and second related locations: each name is 4th
                 found.extend(_kept("LOCATION", text, _component(elements, index, 3)))
+        elif tag == "COM":
+            found.extend(_contact(text, elements, separators[2]))
     return tuple(found)
+
+
+def _contact(text: str, elements: list[list[Span]], release: str) -> Iterator[tuple[str, int, int]]:
+    """A COM segment's e-mail address or telephone number (C076: the address, then its qualifier)."""
+    address, qualifier = _component(elements, 0, 0), _component(elements, 0, 1)
+    if address is None or qualifier is None:
+        return
+    code = text[qualifier[0] : qualifier[1]].strip()
+    start, end = _trimmed(text, address)
+    value = _released(text[start:end], release)
+    if code == _EMAIL and _EMAIL_SHAPE.fullmatch(value):
+        yield "EMAIL_ADDRESS", start, end
+    elif (code in _TELEPHONES and _PHONE_SHAPE.fullmatch(value)
+          and sum(char.isdigit() for char in value) >= _PHONE_MIN_DIGITS):  # fmt: skip
+        yield "PHONE_NUMBER", start, end
+
+
+def _released(value: str, release: str) -> str:
+    """The value with each release character taken out (the character after it kept as it is)."""
+    if release not in value:
+        return value
+    out, index = [], 0
+    while index < len(value):
+        if value[index] == release and index + 1 < len(value):
+            index += 1
+        out.append(value[index])
+        index += 1
+    return "".join(out)
 
 
 def _party(text: str, elements: list[list[Span]]) -> Iterator[tuple[str, int, int]]:
@@ -154,15 +196,21 @@ def _party(text: str, elements: list[list[Span]]) -> Iterator[tuple[str, int, in
     yield from _kept("LOCATION", text, _component(elements, 6, 3))
 
 
-def _kept(entity: str, text: str, span: Span | None) -> Iterator[tuple[str, int, int]]:
-    """The span less its outer spaces, where it holds a letter (a date: a digit)."""
-    if span is None:
-        return
+def _trimmed(text: str, span: Span) -> Span:
+    """The span less its outer spaces."""
     start, end = span
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
+    return start, end
+
+
+def _kept(entity: str, text: str, span: Span | None) -> Iterator[tuple[str, int, int]]:
+    """The span less its outer spaces, where it holds a letter (a date: a digit)."""
+    if span is None:
+        return
+    start, end = _trimmed(text, span)
     value = text[start:end]
     if any(char.isdigit() if entity == "DATE_OF_BIRTH" else char.isalpha() for char in value):
         yield entity, start, end

@@ -67,3 +67,20 @@ def test_x12_n4_city_names() -> None:
         "REF*EI*587654321~AN4*NOT A SEGMENT*XX~N4***64108~"
     )
     assert [text[start:end] for _, start, end in x12_places(text)] == ["MIAMI", "KANSAS CITY"]
+
+
+def test_communication_contacts_by_their_qualifier() -> None:
+    # COM's address by its qualifier (UNTDID 3155): EM an e-mail, TE/FX/AL a phone; released characters stay in the
+    # span ("?+44"), and hide the value from the patterns: the slot reports it
+    text = (
+        "UNA:+.? '\nCOM+ann?+news@example.org:EM'\nCOM+?+44 20 7946 0958:TE'\nCOM+072 373 523:AL'\n"
+        "COM+www.example.org:AH'\nCOM+12:TE'\nCOM+not an address:EM'\nCOM+sales@example.org'"
+    )
+    assert values(text) == [("EMAIL_ADDRESS", "ann?+news@example.org"), ("PHONE_NUMBER", "?+44 20 7946 0958"),
+                            ("PHONE_NUMBER", "072 373 523")]  # fmt: skip
+
+
+def test_communication_contacts_through_the_analyzer(analyzer: PiiAnalyzer) -> None:
+    text = "UNH+1+IFTMIN:D:04A:UN'\nCOM+snezana?+test@abreu.example.com:EM'\nCOM+?+855 91 286 137:TE'\nUNT+3+1'"
+    found = {(f.entity_type, text[f.start : f.end]) for f in analyzer.analyze(text) if f.score >= 0.5}
+    assert {("EMAIL_ADDRESS", "snezana?+test@abreu.example.com"), ("PHONE_NUMBER", "?+855 91 286 137")} <= found
