@@ -25,7 +25,7 @@ Stop words of the six languages end a name, so "Dear all" or "ping the server" n
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
@@ -129,10 +129,25 @@ def phrase_pattern(phrases: Iterable[str]) -> str:
 # colon may stand after a space, as French sets it ("Nom : ...").
 _CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE)})(?:[ \t]?[.,:])?[ \t]+"
          rf"|[ \t]+(?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")  # fmt: skip
-_CUE = re.compile(_CUES)
+_CUE = re.compile(_CUES)  # the plain form, for reference and tests: ``_cues`` finds its matches in lower-case text
 _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
-_SIGN_OFF_LINES = rf"^[ \t]*(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*\r?$"
-_SIGN_OFF_LINE = re.compile(_SIGN_OFF_LINES, re.MULTILINE)
+# ``_CUE``'s two branches searched apart, each opening with what the regex engine skips to (``_cues`` merges them).
+# Before a name: a character outside ASCII's word characters (a superset of the look-behind's: a letter outside ASCII
+# is told apart afterwards) followed by a phrase's first letter. After one: a single space or tab before the phrase;
+# ``[ \t]+`` at every space of an indented text's runs made the plain form's second branch quadratic in their length.
+_BEFORE_FIRST_LETTERS = "".join(sorted({phrase[0] for phrase in _BEFORE}))
+_BEFORE_CUE_TAIL = rf"(?P<before>{phrase_pattern(_BEFORE)})(?:[ \t]?[.,:])?[ \t]+"
+_BEFORE_CUE_AT_START = re.compile(_BEFORE_CUE_TAIL)
+_BEFORE_CUE_AFTER_NON_ASCII_WORD = re.compile(rf"[^a-z0-9_'’-](?=[{re.escape(_BEFORE_FIRST_LETTERS)}])"
+                                              + _BEFORE_CUE_TAIL)  # fmt: skip
+_NOT_BEFORE_CUE = re.compile(r"[\w'’-]")
+_AFTER_CUE_AFTER_SPACE = re.compile(rf"[ \t](?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")
+# A sign-off line: searched from the line break before it (a literal the engine skips to) and at the text's start.
+_SIGN_OFF_LINE_BODY = rf"[ \t]*(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*\r?$"
+_SIGN_OFF_LINES = rf"^{_SIGN_OFF_LINE_BODY}"
+_SIGN_OFF_LINE = re.compile(_SIGN_OFF_LINES, re.MULTILINE)  # the plain form, for reference and tests
+_SIGN_OFF_LINE_AT_START = re.compile(_SIGN_OFF_LINE_BODY, re.MULTILINE)
+_SIGN_OFF_LINE_AFTER_BREAK = re.compile(rf"\n{_SIGN_OFF_LINE_BODY}", re.MULTILINE)
 _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
 _SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
@@ -352,6 +367,58 @@ def _in_capitals(names: list[str]) -> bool:
     return len(names) >= 2 and all(name.isupper() and len(name) > 1 for name in names)
 
 
+def _cue_spans(lowered: str) -> Iterator[tuple[bool, int, int]]:
+    """(whether a cue before a name, start, end) of each match of ``_CUE`` in the lower-cased text, in order: its two
+    branches searched apart and merged as one search finds them (no position opens both: a phrase before a name opens
+    with a letter, one after it with a space), each searched again from where the last match taken ends."""
+    position = 0
+    before = _before_cue(lowered, 0)
+    after = _after_cue(lowered, 0)
+    while before is not None or after is not None:
+        is_before = after is None or (before is not None and before[0] < after[0])
+        cue = before if is_before else after
+        assert cue is not None  # one of them is none only when the other is the one taken
+        start, end = cue
+        yield is_before, start, end
+        position = end
+        if before is not None and before[0] < position:
+            before = _before_cue(lowered, position)
+        if after is not None and after[0] < position:
+            after = _after_cue(lowered, position)
+
+
+def _before_cue(lowered: str, position: int) -> tuple[int, int] | None:
+    """The span of the first match at or after `position` of ``_CUE``'s branch for a cue before a name."""
+    if not position and (cue := _BEFORE_CUE_AT_START.match(lowered)) is not None:
+        return cue.span()
+    search_from = max(0, position - 1)
+    while (cue := _BEFORE_CUE_AFTER_NON_ASCII_WORD.search(lowered, search_from)) is not None:
+        if _NOT_BEFORE_CUE.match(lowered, cue.start()) is None:  # not after a letter outside ASCII ("é", "ß")
+            return cue.start() + 1, cue.end()
+        search_from = cue.start() + 1
+    return None
+
+
+def _after_cue(lowered: str, position: int) -> tuple[int, int] | None:
+    """The span of the first match at or after `position` of ``_CUE``'s branch for a cue after a name: it opens
+    where the run of spaces and tabs before the phrase does (not before `position`)."""
+    cue = _AFTER_CUE_AFTER_SPACE.search(lowered, position)
+    if cue is None:
+        return None
+    start = cue.start()
+    while start > position and lowered[start - 1] in " \t":
+        start -= 1
+    return start, cue.end()
+
+
+def _sign_off_ends(lowered: str) -> list[int]:
+    """Where each match of ``_SIGN_OFF_LINE`` in the lower-cased text ends."""
+    first = _SIGN_OFF_LINE_AT_START.match(lowered)
+    position = 0 if first is None else first.end()
+    following = [line.end() for line in _SIGN_OFF_LINE_AFTER_BREAK.finditer(lowered, position)]
+    return following if first is None else [position, *following]
+
+
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
     """PERSON spans a cue points at, that no finding in `taken` overlaps. A cue before a name beats a place
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
@@ -373,13 +440,14 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
 
     lowered = text.lower()
     same_length = len(lowered) == len(text)
-    scanned, cues = (lowered, _CUE) if same_length else (text, _CUE_ANY_CASE)
-    for cue in cues.finditer(scanned):
-        if cue.group("before") is not None:
-            if not _SIGN_OFF_AT.match(text, cue.start()):  # "Liebe Grüße", "Beste groeten": a closing
-                add(_name_after(text, cue.end(), words))
+    cues = (_cue_spans(lowered) if same_length
+            else ((cue.group("before") is not None, *cue.span()) for cue in _CUE_ANY_CASE.finditer(text)))  # fmt: skip
+    for before, cue_start, cue_end in cues:
+        if before:
+            if not _SIGN_OFF_AT.match(text, cue_start):  # "Liebe Grüße", "Beste groeten": a closing
+                add(_name_after(text, cue_end, words))
         else:
-            add(_name_before(text, cue.start(), words))  # the name ends where the space before the verb starts
+            add(_name_before(text, cue_start, words))  # the name ends where the space before the verb starts
     if any(honorific in text for honorific in HONORIFICS):
         for honorific in _HONORIFIC.finditer(text):
             if not honorific.start() or _LATIN_LETTER.match(text, honorific.start() - 1) is None:
@@ -391,8 +459,9 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     if ":" in text and any(word in lowered for word in _SUBJECT_WORDS):
         for header in _SENDER_HEADER.finditer(text):
             add(_name_after(text, header.end(), words))
-    for sign_off in (_SIGN_OFF_LINE if same_length else _SIGN_OFF_LINE_ANY_CASE).finditer(scanned):
-        line_end = sign_off.end()
+    sign_offs = (_sign_off_ends(lowered) if same_length
+                 else [sign_off.end() for sign_off in _SIGN_OFF_LINE_ANY_CASE.finditer(text)])  # fmt: skip
+    for line_end in sign_offs:
         if line_end >= len(text):
             continue
         next_end = text.find("\n", line_end + 1)
