@@ -371,7 +371,12 @@ class InputGuard:
         if screen_injection:
             untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
             if prepared.verdict_keys is None:
-                prepared.verdict_keys = [content_key(tenant_id, text, "injection") for text in untrusted]
+                # The texts' findings keys (``_cached_findings`` took them) hold their content hashes: the same hash
+                # under the verdicts' variant, not each text hashed again (on the loop, for a cached request).
+                assert prepared.keys is not None
+                keyed = zip(slots, prepared.keys, strict=True)
+                prepared.verdict_keys = [_variant(key, "injection") for slot, key in keyed
+                                         if slot.role in UNTRUSTED_ROLES]
             best_verdict = self._injection_verdict(tenant_id, untrusted, prepared.verdict_keys,
                                                    policy.injection.threshold, result, cached_only, budget)
             verdict_action = injection_action(policy.injection, best_verdict.score)
@@ -583,6 +588,12 @@ def _retrieve(future: asyncio.Future[Any]) -> None:
     """Take a given-up scan's outcome, so asyncio does not report an exception nobody retrieved."""
     if not future.cancelled():
         future.exception()
+
+
+def _variant(key: CacheKey, variant: str) -> CacheKey:
+    """``content_key(tenant, text, variant)`` from another of the same text's keys (``content_key``'s layout)."""
+    tenant_id, _, digest = key
+    return tenant_id, variant, digest
 
 
 def _cuts_a_word(left: str, right: str) -> bool:

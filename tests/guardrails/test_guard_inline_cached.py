@@ -118,6 +118,28 @@ def test_a_miss_on_the_loop_hands_its_hashes_to_the_guard_thread(analyzer: PiiAn
     assert "<CREDIT_CARD>" not in str(longer)  # the request's own messages are left as they were
 
 
+def test_each_text_is_hashed_once_for_its_findings_and_its_verdict(analyzer: PiiAnalyzer, monkeypatch: Any) -> None:
+    """An untrusted text's injection verdict is keyed by the hash its findings key holds: a cached request's scan on
+    the loop hashes each text once, and the windows' own texts (their cache texts) once each."""
+    guard, executor, _ = guard_with(analyzer)
+    hashed: list[str] = []
+
+    def counting_key(tenant_id: str, text: str, variant: str) -> Any:
+        hashed.append(variant)
+        return content_key(tenant_id, text, variant)
+
+    async def scans() -> tuple[GuardResult, GuardResult]:
+        first = await guard.scan_messages("t1", CONVERSATION, POLICY)
+        monkeypatch.setattr(input_guard, "content_key", counting_key)
+        return first, await guard.scan_messages("t1", CONVERSATION, POLICY)
+
+    first, cached = asyncio.run(scans())
+    assert executor.submitted == 1  # the second scan was answered on the loop, from the cache
+    assert cached.messages == first.messages and cached.decisions == first.decisions
+    assert cached.cache_hits == len(CONVERSATION) + 3  # every text's findings, each untrusted text's verdict
+    assert sorted(hashed) == sorted(["pii"] * len(CONVERSATION) + ["pii/split"] * (len(CONVERSATION) - 1))
+
+
 def test_a_miss_after_the_redaction_gives_the_thread_result(analyzer: PiiAnalyzer) -> None:
     """Findings cached but not the injection verdicts: the loop's scan has already written the redacted texts into
     its copies of the messages when it misses; the guard thread's result is still the one a fresh scan gives."""
