@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections.abc import Iterator
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
@@ -27,6 +28,7 @@ from gateway.guardrails.name_cues import BY_VERBS, TITLES, NameWords, names_a_gr
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, english_words
 from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
+from gateway.guardrails.word_trie import alternation
 
 SCORE = 0.7
 
@@ -39,17 +41,20 @@ _ROLE_KEYS = sorted({role.replace(" ", joiner) for role in _ROLES for joiner in 
 # Keys that say their value is a name ("full_name", "Nachname"), not only whose it is: a role's key ("assignee",
 # "reporter", "customer") may hold a desk, a team or a chat line instead.
 # A role's own name key ("applicant_name", "signatory_name") says so too; "names" as forms print it ("Given names").
-_NAME_KEYS = (r"(?:full|first|last|given|family|sur|middle|display|customer|client|contact|user|account|card|"
-              r"patient|employee|holder|owner|legal|real|person|passenger|guest|member|recipient|sender|applicant|"
-              r"signatory|requester|beneficiary|insured|policyholder|claimant|tenant|payee|payer|traveller|traveler|"
-              r"spouse|student|driver|witness|guardian|kin)?[ _.-]?(?:names?|nom|nombre|vorname|nachname)")
-_PERSON_KEYS = (_NAME_KEYS + r"|assignee|assigned[ _-]?to|reporter|requester|author|owner|"
-                r"customer|contact|recipient|sender|patient|employee|cardholder|card[ _-]?holder|account[ _-]?holder|"
-                r"beneficiary|passenger|"
-                # the people a record names by their role, and "approved_by", "reviewedBy" (an agent after a verb's
-                # participle), as a trie: an alternation of some hundred words tried one by one at every position
-                # of a text made this pattern half again as slow
-                + phrase_pattern(_ROLE_KEYS))
+_NAME_OWNERS = ("full", "first", "last", "given", "family", "sur", "middle", "display", "customer", "client", "contact",
+                "user", "account", "card", "patient", "employee", "holder", "owner", "legal", "real", "person",
+                "passenger", "guest", "member", "recipient", "sender", "applicant", "signatory", "requester",
+                "beneficiary", "insured", "policyholder", "claimant", "tenant", "payee", "payer", "traveller",
+                "traveler", "spouse", "student", "driver", "witness", "guardian", "kin")  # fmt: skip
+_NAME_KEY_WORDS = ("names?", "nom", "nombre", "vorname", "nachname")
+_NAME_KEYS = rf"(?:{'|'.join(_NAME_OWNERS)})?[ _.-]?(?:{'|'.join(_NAME_KEY_WORDS)})"
+_PERSON_WORDS = ("assignee", "assigned[ _-]?to", "reporter", "requester", "author", "owner", "customer", "contact",
+                 "recipient", "sender", "patient", "employee", "cardholder", "card[ _-]?holder", "account[ _-]?holder",
+                 "beneficiary", "passenger")  # fmt: skip
+# the people a record names by their role, and "approved_by", "reviewedBy" (an agent after a verb's participle), as a
+# trie: an alternation of some hundred words tried one by one at every position of a text made this pattern half
+# again as slow
+_PERSON_KEYS = "|".join((_NAME_KEYS, *_PERSON_WORDS, phrase_pattern(_ROLE_KEYS)))
 _PLACES = ("city", "town", "village", "birth place", "place of birth", "pob", "home town", "country", "state",
            "province", "region", "county", "district", "municipality", "location", "destination", "dest", "origin",
            "venue", "residence", "domicile", "headquarters", "hq", "home base", "ville", "pays", "ciudad", "localidad",
@@ -64,6 +69,35 @@ _FIELD = re.compile(
     r"(?:[ \t]*(?::=?|=>?)|[ \t]*(?P<leaders>\.{3,})|(?P<spaced>[ \t]+)(?=[\"']))[ \t]*"
     r"(?:\"(?P<dq>[^\"\n]{2,60})\"|'(?P<sq>[^'\n]{2,60})'|(?P<bare>[^\W\d_][^\n,;:{}\[\]\"'=|]{1,59}))"
 )
+
+
+def _literal_head(fragment: str) -> str:
+    """The letters every match of a key's regex fragment opens with ("assigned[ _-]?to": "assigned"; "names?":
+    "name")."""
+    head = re.match(r"[^\W\d_]*", fragment).group()  # type: ignore[union-attr]  # matches the empty string too
+    return head[:-1] if fragment[len(head) : len(head) + 1] in ("?", "*", "{") else head
+
+
+def _key_heads() -> frozenset[str]:
+    """What every person or place key (``_PERSON_KEYS``, ``_PLACE_KEYS``) opens with, none a prefix of another: a
+    name's owner ("full"), or a name's word after an optional joiner ("name", "_nom"); a role's or a place's first
+    word ("tech" of "tech lead")."""
+    name_words = [_literal_head(word) for word in _NAME_KEY_WORDS]
+    heads = {*_NAME_OWNERS, *name_words, *(joiner + word for joiner in " _.-" for word in name_words),
+             *map(_literal_head, _PERSON_WORDS),
+             *(key.split(" ")[0] for key in _ROLE_KEYS),
+             *(key.split(" ")[0] for key in (place.replace(" ", joiner) for place in _PLACES
+                                             for joiner in ("_", "-", "", " ")))}  # fmt: skip
+    if "" in heads:
+        raise ValueError("a key opens with no literal letters")
+    return frozenset(head for head in heads if not any(head.startswith(other) for other in heads if other != head))
+
+
+# Where ``_FIELD`` may match, looked for instead of trying its look-behind and its optional path at every position:
+# a character outside ASCII's word characters (the look-behind's, or a path's full stop) before a key. ``_fields``
+# tries ``_FIELD`` itself there, and where the path before such a full stop starts.
+_FIELD_LEAD = re.compile(rf"[^a-z0-9_-](?:{alternation(_key_heads(), fold=False)})")
+_PATH_CHARACTER = re.compile(r"[\w-]")
 # An HTML element whose class, id, name, itemprop or data attribute is such a key, and its text.
 _TAG_FIELD = re.compile(
     rf"(?:class|id|name|itemprop|data-[\w-]+)=[\"'](?:[\w-]+ )*(?:(?P<person>{_PERSON_KEYS})|(?P<place>{_PLACE_KEYS}))"
@@ -89,6 +123,34 @@ _PLACE_PARTICLES = _PARTICLES | CONNECTORS
 _NOT_VALUES = frozenset({"null", "none", "nil", "true", "false", "unknown", "n/a", "na", "tbd", "redacted",
                          "anonymous", "admin", "root", "system", "test", "example", "string", "default", "pending",
                          "active"})  # fmt: skip
+
+
+def _fields(lowered: str) -> Iterator[re.Match[str]]:
+    """``_FIELD.finditer(lowered)``'s matches. A match starts at the text's start, or after a character outside
+    ``[\\w-]`` (which ``_FIELD_LEAD`` opens with) at a key or at a path; a path runs to a full stop before a key (which
+    ``_FIELD_LEAD`` finds too). Each such start is tried with ``_FIELD`` itself, in order, from where the last match
+    ends; a start ``_FIELD_LEAD`` reports inside a path (after a letter outside ASCII) fails the look-behind."""
+    position = 0
+    if (match := _FIELD.match(lowered)) is not None:
+        yield match
+        position = match.end()
+    search_from = max(0, position - 1)
+    while (lead := _FIELD_LEAD.search(lowered, search_from)) is not None:
+        at = lead.start()
+        search_from = at + 1
+        starts = [at + 1]
+        if lowered[at] == ".":  # a path may end here: it starts where the run of its characters does
+            path_start = at
+            while path_start and _PATH_CHARACTER.match(lowered, path_start - 1) is not None:
+                path_start -= 1
+            if path_start < at:
+                starts.insert(0, path_start)
+        for start in starts:
+            if start >= position and (match := _FIELD.match(lowered, start)) is not None:
+                yield match
+                position = match.end()
+                search_from = max(search_from, position - 1)
+                break
 
 
 def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
@@ -275,7 +337,7 @@ class FieldValueRecognizer(EntityRecognizer):
         lowered = text.lower()
         if len(lowered) != len(text):  # a few characters lower-case to two ("İ"): keep those as they are
             lowered = "".join(char if len(char.lower()) != 1 else char.lower() for char in text)
-        for match in _FIELD.finditer(lowered):
+        for match in _fields(lowered):
             key = match.group("person")
             if key is not None and key.lstrip(" _.-") == "name" and _control_name(lowered, match.end("person") - 4):
                 continue  # <input name="iban">: the form control's name
