@@ -194,8 +194,15 @@ _SSN_CODES = frozenset({"SOSE", "SY", "0F"})
 _X12_QUALIFIERS = ("SY", "0F", "1W", "23", "F6", "Q4")
 _SLOT_VALUE = r"(?P<value>[0-9A-Za-z][0-9A-Za-z .-]{2,30}[0-9A-Za-z])"
 _SLOT_BEFORE = re.compile(
-    rf"(?m)(?:^(?P<line>[67])/[A-Z]{{2}}/(?:[^/\n]{{1,35}}/)?|(?:^|:50F:)/?(?P<party>{'|'.join(_ID_CODES)})/[A-Z]{{2}}/"
-    rf"|REF(?P<sep>[*|^])(?P<qualifier>{'|'.join(_X12_QUALIFIERS)})(?P=sep)){_SLOT_VALUE}(?=[\r\n~*|^]|\Z)"
+    rf"(?m)(?:^(?P<line>[67])/[A-Z]{{2}}/(?:[^/\n]{{1,35}}/)?|(?:^|:50F:)/?(?P<party>{'|'.join(_ID_CODES)})/[A-Z]{{2}}/)"
+    rf"{_SLOT_VALUE}(?=[\r\n~*|^]|\Z)"
+)
+# An X12 REF segment: its tag (no letter before it: "HREF*" is no segment), the element separator the interchange
+# chose ('*', '|' or '^'), the reference qualifier and the reference value, up to the next element or the segment's
+# end; the value as X12's AN elements hold it, a slash included ("996214/5314").
+_X12_REF = re.compile(
+    rf"REF(?<![A-Za-z]REF)(?P<sep>[*|^])(?P<qualifier>{'|'.join(_X12_QUALIFIERS)})(?P=sep)"
+    r"(?P<value>[0-9A-Za-z][0-9A-Za-z ./-]{2,30}[0-9A-Za-z])(?=[\r\n~*|^]|\Z)"
 )
 _SLOT_AFTER = re.compile(
     rf"<Id>[ \t]*{_SLOT_VALUE}[ \t]*</Id>\s*<SchmeNm>\s*<Cd>(?P<code>{'|'.join(_ID_CODES)})</Cd>"
@@ -204,8 +211,18 @@ SLOT_SCORE = 0.85
 
 
 def _slot_markers(text: str) -> bool:
-    """Whether the text may hold a record slot (``_SLOT_BEFORE``, ``_SLOT_AFTER``): substring tests before any regex."""
+    """Whether the text may hold a record slot (``_X12_REF``, ``_SLOT_BEFORE``, ``_SLOT_AFTER``): substring tests
+    before any regex."""
     return "REF" in text or "</Cd>" in text or ":50F:" in text  # SWIFT's numbered lines and party codes are 50F's
+
+
+def x12_ref_values(text: str) -> list[tuple[int, int, str]]:
+    """The values of ``text``'s X12 REF segments of a person's identifier (``_X12_QUALIFIERS``): (start, end, the
+    qualifier). The one reader of these segments: ``personal_ids`` reads the subscriber's, member's and social
+    security numbers' values from it too."""
+    if "REF" not in text:
+        return []
+    return [(m.start("value"), m.end("value"), m.group("qualifier")) for m in _X12_REF.finditer(text)]
 
 
 def slot_values(text: str) -> list[tuple[int, int, str]]:
@@ -213,9 +230,9 @@ def slot_values(text: str) -> list[tuple[int, int, str]]:
     SWIFT's numbered lines)."""
     if not _slot_markers(text):
         return []
-    found = []
+    found = x12_ref_values(text)
     for match in _SLOT_BEFORE.finditer(text):
-        code = match.group("line") or match.group("party") or match.group("qualifier")
+        code = match.group("line") or match.group("party")
         found.append((match.start("value"), match.end("value"), code))
     if "</Cd>" in text:
         found.extend((m.start("value"), m.end("value"), m.group("code")) for m in _SLOT_AFTER.finditer(text))

@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 
 SNAPSHOT = Path(__file__).parent / "data" / "personal_ids.json"
+OTHER_NAMES = Path(__file__).parent / "data" / "identity_labels.json"
 
 PERSONAL = re.compile(
     r"personal|\bperson\b|individual|identity|national (?:identif|number|tax number)|citizen|social security"
@@ -85,9 +86,13 @@ def build_snapshot() -> dict[str, object]:
 
 @cache
 def personal_id_schemes() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(stdnum module, labels) of every personal identity number in the snapshot."""
+    """(stdnum module, labels) of every personal identity number in the snapshot: its own names, and those its
+    registry writes that stdnum's title leaves out (``OTHER_NAMES``' "schemes": "CPR-nummer")."""
     built = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
-    return tuple((scheme["module"], tuple(scheme["labels"])) for scheme in built["schemes"])
+    other = json.loads(OTHER_NAMES.read_text(encoding="utf-8"))["schemes"]
+    return tuple(
+        (scheme["module"], (*scheme["labels"], *other.get(scheme["module"], ()))) for scheme in built["schemes"]
+    )
 
 
 @cache

@@ -39,9 +39,10 @@ from stdnum.us import ssn
 
 from gateway.guardrails.columns import header_cell
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.identifiers import NationalIdRecognizer
+from gateway.guardrails.identifiers import NationalIdRecognizer, x12_ref_values
 from gateway.guardrails.personal_id_schemes import checked_schemes, personal_id_schemes
-from gateway.guardrails.prefilters import FOLDS_APART, any_word
+from gateway.guardrails.prefilters import FOLDS_APART
+from gateway.guardrails.word_trie import alternation
 
 RECOGNIZER_NAME = "PersonalIdRecognizer"
 REACH = 48  # "Cod Numeric Personal (CNP) al titularului: 1800101221144"
@@ -56,7 +57,7 @@ _SHARED_EXCLUDED = ("tax", "steuer", "fiscal", "numéro", "document", "doc", "au
 SHARED_LABELS: tuple[str, ...] = (
     *(word.strip() for word in NationalIdRecognizer.CONTEXT
       if len(word.strip()) >= 5 and not any(part in word.casefold() for part in _SHARED_EXCLUDED)),
-    "personal code", "personal id", "personal identity", "personalcode", "personal_code", "personal-code",
+    "personal code", "personal id", "personal identity", "personalcode", "personal_code", "personal-code", "id code",
     "social security", "social insurance", "sozialversicherung", "citizen", "birth number", "resident registration",
     "national number", "identity", "identification",
     *(label for labels in json.loads((Path(__file__).parent / "data" / "identity_labels.json").read_text(
@@ -72,14 +73,15 @@ _CENTURY_SIGNED = r"[0-9]{5}[+A-FU-Y][0-9]{3}[0-9A-Z](?![\w])"
 # no digit after a word's letter, a sign or a separator ("+40 721", "v1.2", "1,234,567"); after a comma of a CSV row
 _CANDIDATE = re.compile(rf"{_DIGITS}(?<![\w+./-]{_DIGITS})(?<![0-9],{_DIGITS})(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})")
 # the value of an EDIFACT DOC segment of an identity card (PAXLST's document type "I"/"ID"), after a "+" that opens
-# no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"; of an X12 REF segment of a
-# subscriber's (0F), a member's (1W) or a social security number (SY): "REF*0F*996214/5314~"
+# no candidate of ``_CANDIDATE`` (a phone number's "+"): "DOC+ID:110:111+1800101221144'"; and of an X12 REF segment
+# (``identifiers.x12_ref_values``, the one reader of them) of a subscriber's (0F), a member's (1W) or a social security
+# number (SY): "REF*0F*996214/5314~"
 _CANDIDATE_AT = re.compile(rf"{_DIGITS}(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY})")
-_RECORD_ID_VALUE = re.compile(
-    rf"(?:DOC\+ID?(?::[^+':]*)*\+|(?<![A-Za-z])REF\*(?:0F|1W|SY)\*)(?P<value>{_DIGITS}(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY}))"
-)
-# what a text holds where ``_RECORD_ID_VALUE`` may match (substring tests first)
-_RECORD_ID_MARKS = ("DOC+I", "REF*0F*", "REF*1W*", "REF*SY*")
+_DOC_ID_VALUE = re.compile(rf"DOC\+ID?(?::[^+':]*)*\+(?P<value>{_DIGITS}(?:{_CENTURY_SIGNED}|{_CANDIDATE_BODY}))")
+_X12_PERSON_QUALIFIERS = frozenset({"0F", "1W", "SY"})
+# what a text holds where a record's identity number may stand (substring tests first): the DOC segment's, and the
+# REF segments' with any element separator X12 allows
+_RECORD_ID_MARKS = ("DOC+I", *(f"REF{sep}{code}{sep}" for sep in "*|^" for code in sorted(_X12_PERSON_QUALIFIERS)))
 _STOP = re.compile(r"[\r\n0-9]")  # a label's reach ends at a line break or another number
 _WORD = re.compile(r"[^\W\d_]+")
 MAX_WORDS_BETWEEN = 3
@@ -129,25 +131,51 @@ def _is_valid(module: str, value: str) -> bool:
     return True
 
 
+# How a record's key joins a label's words ("personal_number", "national-id", "personalNumber"): a label's space or
+# hyphen matches a space, an underscore, a hyphen or nothing.
+_JOINERS = re.compile(r"[ _-]")
+_JOINER = "[ _-]?"
+# The letters that case-blind matching pairs with an ASCII letter (``prefilters.FOLDS_APART``): dotless i, long s,
+# the Kelvin sign. A label holding one ("kimlik numarası") is looked for in an ASCII text with the ASCII letter.
+_TO_ASCII = str.maketrans({"\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _joined(label: str) -> str:
+    """A label's key with its words' joiners left out: "personal_code", "Personal code" and "personalCode" are one."""
+    return _JOINERS.sub("", label.casefold())
+
+
 @cache
 def _labels() -> tuple[re.Pattern[str], dict[str, frozenset[str] | None]]:
-    """The pattern of every label, and what each (case-folded) names: its schemes, or None for a shared label."""
+    """The pattern of every label, and what each (case-folded, and with its joiners left out: ``_joined``) names: its
+    schemes, or None for a shared label."""
     named: dict[str, set[str]] = {}
     for module, labels in personal_id_schemes():
         for label in labels:
             named.setdefault(label if _is_acronym(label) else label.casefold(), set()).add(module)
     meaning: dict[str, frozenset[str] | None] = {key: frozenset(modules) for key, modules in named.items()}
     meaning.update((label.casefold(), None) for label in SHARED_LABELS)
-    # longest first, so a label is read whole ("personal code" before "personal")
-    acronyms = sorted((key for key in named if _is_acronym(key)), key=len, reverse=True)
-    words = sorted((key for key in meaning if key not in acronyms), key=len, reverse=True)
-    return _pattern(acronyms, words), meaning
+    for key, names in list(meaning.items()):
+        if not _is_acronym(key):  # two labels joined alike name what both do; a shared one, every scheme
+            held = meaning.get(_joined(key), names)
+            meaning[_joined(key)] = None if held is None or names is None else held | names
+    acronyms = [key for key in named if _is_acronym(key)]
+    return _pattern(acronyms, [key for key in meaning if key not in named or not _is_acronym(key)]), meaning
+
+
+def _words_trie(words: list[str]) -> str:
+    """The words (lower case) as one trie-shaped alternation (``word_trie``), each joiner of their words matching any
+    (``_JOINER``)."""
+    spaced = frozenset(_JOINERS.sub(" ", word) for word in words)
+    return alternation(spaced, fold=False).replace(re.escape(" "), _JOINER)
 
 
 def _pattern(acronyms: list[str], words: list[str]) -> re.Pattern[str]:
+    """The words first: a word that opens with an acronym is read whole ("CPR-NUMMER", not "CPR"); no word is a
+    shorter reading of an acronym (``tests/guardrails/test_personal_id_records.py``)."""
     return re.compile(
-        rf"(?<![A-Za-z])(?:{'|'.join(map(re.escape, acronyms))})(?![A-Za-z])"
-        rf"|(?i:(?<!\w)(?:{'|'.join(map(re.escape, words))}))"
+        rf"(?i:(?<!\w)(?:{_words_trie(words)}))"
+        rf"|(?<![A-Za-z])(?:{'|'.join(map(re.escape, sorted(acronyms, key=len, reverse=True)))})(?![A-Za-z])"
     )
 
 
@@ -163,44 +191,67 @@ def _ascii_pattern() -> re.Pattern[str]:
     _, meaning = _labels()
     acronyms = [key for key in meaning if _is_acronym(key) and _in_ascii(key)]
     words = [key for key in meaning if not _is_acronym(key) and _in_ascii(key)]
-    return _pattern(sorted(acronyms, key=len, reverse=True), sorted(words, key=len, reverse=True))
+    return _pattern(acronyms, words)
 
 
 def _pattern_for(text: str) -> re.Pattern[str]:
     return _ascii_pattern() if text.isascii() else _labels()[0]
 
 
-def label_words() -> list[str]:
-    """Every label in lower case: a text holding none of them (``prefilters.any_word``) holds no labelled number."""
-    return sorted({label.lower() for label in _labels()[1]})
-
-
-# the marks of a record label that holds no label word, lower-cased (``_RECORD_ID_MARKS``)
-RECORD_MARKS = tuple(mark.lower() for mark in _RECORD_ID_MARKS)
+def _meaning_of(label: str) -> tuple[bool, frozenset[str] | None]:
+    """Whether a match of a label pattern is a label, and what it names (``_labels``)."""
+    meaning = _labels()[1]
+    for key in (label, label.casefold(), _joined(label)):
+        if key in meaning:
+            return True, meaning[key]
+    return False, None  # a letter whose case-folding differs from re's case-blind match is no label
 
 
 @cache
-def _label_tests() -> tuple[Callable[[str], bool], Callable[[str], bool]]:
-    """The label tests of a text in ASCII (the ASCII words only: ``any_word`` tells an ASCII text by substrings of its
-    lower case, which no other word is) and of any other text."""
-    words = [*label_words(), *RECORD_MARKS]
-    return any_word([word for word in words if word.isascii()]), any_word(words)
+def _label_scans() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The label pre-filter's searches, each one trie-shaped alternation the regex engine reads in one pass (instead
+    of a substring test a word): the acronyms and the record segments' marks as written (``_RECORD_ID_MARKS``), as
+    the label pattern matches them; every other label in lower case, in an ASCII text's lower case (the words an
+    ASCII text may hold), in any other text case-folded, and case-blind (a text with a letter that folds apart)."""
+    acronyms = {label for label in _labels()[1] if _is_acronym(label)}
+    words = sorted({label.lower() for label in _labels()[1] if not _is_acronym(label)})
+    as_ascii = [word.translate(_TO_ASCII) for word in words]
+    return (
+        re.compile(alternation(frozenset({*acronyms, *_RECORD_ID_MARKS}), fold=False)),
+        re.compile(_words_trie([word for word in as_ascii if word.isascii()])),
+        re.compile(_words_trie(words)),
+        re.compile(_words_trie(words), re.IGNORECASE),
+    )
 
 
 def _holds_label(text: str) -> bool:
-    """Whether any label occurs in ``text`` (substring tests, before any regex)."""
-    in_ascii, in_any = _label_tests()
-    return (in_ascii if text.isascii() else in_any)(text)
+    """Whether any label, or a record segment's mark, occurs in ``text`` (anywhere, the pattern's boundaries left
+    out: a superset of ``_pattern_for``'s matches)."""
+    marks, in_ascii, in_lower, case_blind = _label_scans()
+    if marks.search(text) is not None:
+        return True
+    if text.isascii():
+        return in_ascii.search(text.lower()) is not None
+    if not FOLDS_APART.isdisjoint(text):
+        return case_blind.search(text) is not None
+    return in_lower.search(text.casefold()) is not None  # as the labels' keys are ("ΑΣΦΆΛΙΣΗΣ": "ασφάλισησ")
 
 
 def may_hold_personal_id(text: str) -> bool:
     """Whether ``text`` holds a candidate and a label: the digits searched first (the regex engine skips to them),
-    the labels by substring tests only then."""
+    the labels (``_holds_label``) only then."""
     return (_CANDIDATE.search(text) is not None or "DOC+I" in text) and _holds_label(text)
 
 
 def _holds_record_id(text: str) -> bool:
     return any(mark in text for mark in _RECORD_ID_MARKS)
+
+
+def _record_ids(text: str) -> set[int]:
+    """Where the identity numbers of ``text``'s record segments start (the module doc: EDIFACT DOC, X12 REF)."""
+    found = {match.start("value") for match in _DOC_ID_VALUE.finditer(text)} if "DOC+I" in text else set()
+    found.update(start for start, _, code in x12_ref_values(text) if code in _X12_PERSON_QUALIFIERS)
+    return found
 
 
 @cache
@@ -230,14 +281,12 @@ def _label_spans(
     """Each label in ``text``'s ``windows`` (``_label_windows``: the one alternation of every label costs ~1 us a
     character, so a long text is read only around its candidates): its span and what it names (its schemes; None for
     a shared label; ``pattern``: ``_pattern_for`` the text)."""
-    meaning = _labels()[1]
     spans = []
     for window_start, window_end in windows:
         for match in pattern.finditer(text, window_start, window_end):
-            label = match.group()
-            key = label if label in meaning else label.casefold()
-            if key in meaning:  # a letter whose case-folding differs from re's case-blind match is no label
-                spans.append((match.start(), match.end(), meaning[key]))
+            is_label, named = _meaning_of(match.group())
+            if is_label:
+                spans.append((match.start(), match.end(), named))
     return spans
 
 
@@ -272,6 +321,9 @@ def _reach(text: str, start: int, end: int) -> tuple[int, int]:
 _DIGIT = re.compile(r"[0-9]")
 MAX_HEADER_CELL = 48
 _REDIS_SETEX = re.compile(r"(?i:p?setex)[ \t]+(\S+)[ \t]+[0-9]+[ \t]+[\"']?\Z")
+# A jq (or yq) command and the path its filter reads, whose last key names what it prints on the lines below
+# ("jq -r '.personal_number' record.json", "yq '.holder.id_code' f.yaml"): the key, up to its filter's end.
+_JQ_PATH = re.compile(r"\b[jy]q(?:[ \t]+-[-\w]+)*[ \t]+['\"]?[^'\"\s]*\.(?P<key>[^\W\d][\w-]*)['\"]?(?=[ \t\r]|\Z)")
 _LABEL_ENDS_LINE = re.compile(r"[\s:=#*>\-\u2013\u2014]*")
 
 
@@ -299,8 +351,9 @@ def _holds_setex(text: str, start: int, end: int) -> bool:
 def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bool]]:
     """Stretches of ``text`` outside the reach of a candidate (text[start:end]) that may hold a label naming it (the
     module doc), each with whether its label must end it (the line above): a Redis SETEX's key, the column's header
-    cell (``columns.header_cell``), the line above when the candidate opens its line. (An EDIFACT identity card
-    segment's value is found apart, ``_RECORD_ID_VALUE``.)"""
+    cell (``columns.header_cell``), the line above when the candidate opens its line, and the last key of a jq filter
+    on it when the candidate is alone on its line (the command's output). (An EDIFACT identity card
+    segment's value is found apart, ``_record_ids``.)"""
     line = _line_at(text, start)
     zones: list[tuple[int, int, bool]] = []
     setex = _REDIS_SETEX.search(text, line[0], start) if _holds_setex(text, line[0], start) else None
@@ -315,22 +368,27 @@ def _far_label_zones(text: str, start: int, end: int) -> list[tuple[int, int, bo
         above = _line_above(text, line[0])
         if above is not None:
             zones.append((*above, True))
+            query = _JQ_PATH.search(text, *above) if _holds_jq(text, *above) else None
+            if query is not None and not text[end : line[1]].strip():
+                zones.append((*query.span("key"), True))  # the value alone on its line, as jq prints it
     return zones
+
+
+def _holds_jq(text: str, start: int, end: int) -> bool:
+    return text.find("jq ", start, end) >= 0 or text.find("yq ", start, end) >= 0
 
 
 def _far_label(text: str, start: int, end: int, pattern: re.Pattern[str]) -> frozenset[str] | None:
     """What a label of ``_far_label_zones`` names: None if one is shared, else its schemes (empty: none)."""
-    meaning = _labels()[1]
     schemes: set[str] = set()
     for zone_start, zone_end, at_end in _far_label_zones(text, start, end):
         for match in pattern.finditer(text, zone_start, zone_end):
-            label = match.group()
-            key = label if label in meaning else label.casefold()
-            if key not in meaning or (at_end and not _LABEL_ENDS_LINE.fullmatch(text, match.end(), zone_end)):
+            is_label, named = _meaning_of(match.group())
+            if not is_label or (at_end and not _LABEL_ENDS_LINE.fullmatch(text, match.end(), zone_end)):
                 continue
-            if meaning[key] is None:
+            if named is None:
                 return None
-            schemes.update(meaning[key] or ())
+            schemes.update(named)
     return frozenset(schemes)
 
 
@@ -348,7 +406,7 @@ class PersonalIdRecognizer(EntityRecognizer):
         if not may_hold_personal_id(text):
             return results
         candidates = list(_CANDIDATE.finditer(text))
-        record_ids = {m.start("value") for m in _RECORD_ID_VALUE.finditer(text)} if _holds_record_id(text) else set()
+        record_ids = _record_ids(text) if _holds_record_id(text) else set()
         if record_ids:
             held = {match.start() for match in candidates}
             values = [match for at in record_ids - held if (match := _CANDIDATE_AT.match(text, at)) is not None]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from gateway.guardrails import personal_ids
+from gateway.guardrails.identifiers import x12_ref_values
 from gateway.guardrails.personal_ids import PersonalIdRecognizer, may_hold_personal_id
 
 
@@ -113,3 +115,58 @@ def test_an_x12_ref_segment_of_a_persons_number_names_its_value() -> None:
 )
 def test_other_languages_identity_labels_are_shared_labels(text: str, value: str) -> None:
     assert _found(text) == [value]
+
+
+def test_one_x12_ref_reader_serves_both_recognizers_with_any_element_separator() -> None:
+    assert x12_ref_values("REF|SY|996214/5314~REF|ZZ|84112147879~") == [(7, 18, "SY")]  # a slash in the value
+    assert x12_ref_values("HREF*0F*67070231899~") == []  # no segment's tag
+    assert _found("ISA^00^x~\nREF^0F^67070231899~\n") == ["67070231899"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("CPR-NUMMER\n010190-1234\n", "010190-1234"),  # the word read whole: "CPR-nummer" names the Danish scheme
+        ("cpr-nummer 0101901234", "0101901234"),
+        ("numer osobowy 44051401359", "44051401359"),  # Polish "personal number"
+        ("azonosító szám 37605030299", "37605030299"),  # Hungarian "identification number"
+        ("személyi azonosító: 37605030299", "37605030299"),
+        ('{"personal_number": "37605030299"}', "37605030299"),  # a label's words joined as a record's key
+        ("personalNumber=37605030299", "37605030299"),
+        ("echo 'id_code: 37605030299' >> notes.txt", "37605030299"),
+        ("$ jq -r '.personal_number' record.json\n37605030299\n$ ", "37605030299"),  # jq prints the key's value
+        ("$ yq '.holder.id_code' f.yaml\n37605030299\n", "37605030299"),
+    ],
+)
+def test_registry_names_joined_keys_and_a_jq_filters_key_name_the_number(text: str, value: str) -> None:
+    assert _found(text) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$ jq -r '.order_no' record.json\n37605030299\n",  # the filter's key names no identity number
+        "$ jq -r '.personal_number' record.json\n37605030299 and more\n",  # not the command's output alone
+        "metric 1800101221144",  # "RIC" is an acronym, matched as written only
+    ],
+)
+def test_a_jq_filter_naming_another_key_or_an_acronym_in_lower_case_names_nothing(text: str) -> None:
+    assert _found(text) == []
+
+
+def test_no_word_label_is_a_shorter_reading_of_an_acronym() -> None:
+    # the pattern tries the words first: a word that stops inside an acronym would hide the acronym
+    meaning = personal_ids._labels()[1]
+    acronyms = [key for key in meaning if personal_ids._is_acronym(key)]
+    words = [key for key in meaning if not personal_ids._is_acronym(key)]
+    assert not [(a, w) for a in acronyms for w in words if a.casefold() != w and a.casefold().startswith(w)]
+
+
+def test_the_label_prefilter_holds_every_label_as_written_upper_cased_and_joined() -> None:
+    meaning = personal_ids._labels()[1]
+    for label in meaning:
+        forms = [label] if personal_ids._is_acronym(label) else [label, label.upper(), label.replace(" ", "_")]
+        for form in forms:
+            text = f"x {form}: 37605030299"
+            assert personal_ids._holds_label(text) or not personal_ids._pattern_for(text).search(text), form
+    assert not personal_ids._holds_label("metric 37605030299")
