@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
-from gateway.guardrails.dates import AGE_BOOST, DateOfBirthRecognizer, states_an_age
+from gateway.guardrails.dates import AGE_BOOST, DateOfBirthRecognizer, after_birth_sign, states_an_age
 from gateway.guardrails.name_cues import phrase_pattern
 from gateway.guardrails.normalize import reader_view
 
@@ -312,7 +312,8 @@ def _lower_same_length(text: str) -> str:
 
 class CldrDateOfBirthRecognizer(EntityRecognizer):
     """A date with its month named in any CLDR locale's way; 0.3 alone (``dates.DateOfBirthRecognizer``'s shapes),
-    raised by a birth word beside it (its context words are that recognizer's) or a person's age stated beside it."""
+    raised by a birth word beside it (its context words are that recognizer's), a person's age stated beside it or the
+    birth sign before it ("* 4. marts 1941")."""
 
     SCORE = 0.3
 
@@ -336,7 +337,8 @@ class CldrDateOfBirthRecognizer(EntityRecognizer):
             if not names:
                 continue
             for match in _compiled(order, tuple(sorted(names))).finditer(lowered):
-                score = self.SCORE + (AGE_BOOST if states_an_age(text, match.start(), match.end()) else 0.0)
+                raised = states_an_age(text, *match.span()) or after_birth_sign(text, *match.span())
+                score = self.SCORE + (AGE_BOOST if raised else 0.0)
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"date cldr {order}")
                 results.append(RecognizerResult("DATE_OF_BIRTH", match.start(), match.end(), score, explanation))
         if not results or not self.read_elsewhere:

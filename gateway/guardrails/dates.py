@@ -11,11 +11,14 @@ and with German umlauts written out ("Maerz"), and abbreviated to any prefix of 
 from __future__ import annotations
 
 import calendar
+import datetime
 import functools
 import importlib
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 
 from faker import Generator
 from presidio_analyzer import Pattern, PatternRecognizer, RecognizerResult
@@ -166,6 +169,7 @@ INFLECTED_DATE = (rf"(?<![\w.]){_DAY}\.?\s+(?!(?:{MONTH_NAMES})\.?,?\s+{YEAR}\b)
 # A day, a word and a year (``INFLECTED_DATE``'s shape, "3. maja 1987"), searched in the text before the month
 # names are: the trie of every locale's names costs several times a plain word's test.
 DAY_WORD_YEAR = r"\d(?<![\w.]\d)\d?\.?\s+[^\W\d_]{3,16}\.?,?\s+(?:19|20)\d\d(?!\d)"
+DATE_ALONE = 0.3  # a date's score without a birth word or an age beside it: below the default threshold
 AGE_BOOST = 0.35  # as much as a birth word beside the date adds (``recognizers.CONTEXT_BOOST``)
 
 
@@ -197,10 +201,84 @@ _AGE_STATEMENTS = tuple((label, re.compile(rf"{label}(?<![^\W\d_]{label})d?[ \t]
                         for label in ("age", "âge", "alter"))  # fmt: skip
 
 
+_FULL_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
 def states_an_age(text: str, start: int, end: int) -> bool:
-    """Whether a person's age is stated right before [start, end) or right after it in its clause."""
+    """Whether a person's age is stated right before [start, end) or right after it in its clause. (After the day
+    of a death it is the age at death: ``follows_death_cue`` takes the date's boost back.)"""
     return (_AGE_BEFORE.search(text, max(0, start - AGE_REACH), start) is not None
             or _AGE_AFTER.match(text, end) is not None)
+
+
+# The words and signs that state a death, in the languages the birth words above are read in (data/death_cues.json,
+# from each language's dictionary): "died", "passed away", "verstorben", "décédée", "falleció", "†".
+DEATH_CUES = Path(__file__).parent / "data" / "death_cues.json"
+DEATH_REACH = 48  # characters before a date its death cue may stand, as a birth word's (``recognizers``)
+# A sentence's end (a full stop after a word of four letters or a number, not an abbreviation's: "d.", "gest."), a
+# line break, or another date: a cue before one of them is another date's.
+_CLAUSE_BREAK = re.compile(r"(?:(?<=[^\W\d_]{4})\.|(?<=\d)\.|[!?])[ \t]+(?=\S|\Z)|\n"
+                           r"|(?<!\d)(?:19|20)\d\d(?!\d)|(?<![\d.])\d{1,2}[/.-]\d{1,2}[/.-]\d\d(?![\d.])")  # fmt: skip
+# A plus sign right before a date, as plain text writes the death sign ("* 4.3.1941 + 2.5.2020"), not a sum's or a
+# phone number's.
+_PLUS_BEFORE = re.compile(r"(?<![^\s(;,])\+[ \t]?\Z")
+
+
+@functools.cache
+def _death_cue() -> re.Pattern[str]:
+    """A regex of the death words (whole words, lower case) and signs."""
+    table = json.loads(DEATH_CUES.read_text(encoding="utf-8"))
+    words = {word for words in table["languages"].values() for word in words}
+    return re.compile(rf"(?<![\w.'’-])(?:{phrase_pattern(sorted(words))})(?![^\W\d_])|[{''.join(table['signs'])}]")
+
+
+def follows_death_cue(text: str, start: int) -> bool:
+    """Whether the nearest cue before the date at `start`, in its clause, states a death: the date is the day of it
+    ("passed away peacefully on June 24, 2024", "† 25. Mai 2026", "born in Lyon, décédée le 3 mai 2020"), not of a
+    birth. A birth word, another date or a sentence end between the cue and the date parts them ("d. 2020, born 3
+    May 1941")."""
+    if _PLUS_BEFORE.search(text, max(0, start - 3), start) is not None:
+        return True
+    before = text[max(0, start - DEATH_REACH) : start].lower()
+    cues = list(_death_cue().finditer(before))
+    if not cues:
+        return False
+    between = before[cues[-1].end() :]  # after the nearest
+    return _CLAUSE_BREAK.search(between) is None and _BIRTH_STEM.search(between) is None
+
+
+# The genealogical birth sign, a star right before a date, as DIN 5008, German and Nordic death notices and family
+# trees write it ("* 4. März 1941   † 2. Mai 2020", "Hans Weber (* 4. März 1941 in Berlin)"): a star that stands
+# alone, not a footnote's after a word ("Price*") nor bold's ("**"). After an opening bracket, a comma or a semicolon
+# it is the sign whatever follows; elsewhere the star may be a Markdown bullet ("* 2024-01-05 release"), and the date
+# must end its line or its sentence, or stand before the death sign, and no bullet open the line above or below.
+_BIRTH_SIGN = re.compile(r"(?<![^\s(;,])\*[ \t\u00a0]?\Z")
+_AFTER_BIRTH_SIGN = re.compile(r"\.?(?:[ \t]*(?:\r?\n|\Z)|[ \t]*[,;]?[ \t]*[†✝+]|[ \t]*[;)])|\.[ \t]")
+_BULLET = re.compile(r"[ \t]*[*+-][ \t]")
+_OPENS_A_CLAUSE = re.compile(r"[(,;][ \t]*\Z")
+
+
+def after_birth_sign(text: str, start: int, end: int) -> bool:
+    """Whether the date at [start, end) stands after the birth sign "*" (and is no later than this year)."""
+    sign = _BIRTH_SIGN.search(text, max(0, start - 2), start)
+    if sign is None:
+        return False
+    year = _FULL_YEAR.search(text, start, end)
+    if year is not None and int(year.group()) > datetime.date.today().year:
+        return False
+    if _OPENS_A_CLAUSE.search(text, max(0, sign.start() - 8), sign.start()) is not None:
+        return True
+    if _AFTER_BIRTH_SIGN.match(text, end) is None:
+        return False
+    line_start = text.rfind("\n", 0, sign.start()) + 1
+    if text[line_start : sign.start()].strip():
+        return True
+    # The star opens its line: a list's bullet where the line above or below opens with one too.
+    around = [text.rfind("\n", 0, line_start - 1) + 1] if line_start else []
+    below = text.find("\n", end)
+    if below != -1:
+        around.append(below + 1)
+    return not any(_BULLET.match(text, at) for at in around)
 
 
 # Swahili "was born" as its verb is conjugated: a subject prefix for each person ("ni-" I, "u-" you, "a-" he or she,
@@ -328,10 +406,11 @@ class DateOfBirthRecognizer(PatternRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
                 regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
-        """The pattern matches, each raised as a birth word raises it where the person's age is stated beside it."""
+        """The pattern matches, each raised as a birth word raises it where the person's age is stated beside it or
+        the birth sign stands before it."""
         results = super().analyze(text, entities, nlp_artifacts, regex_flags)
         for result in results:
-            if states_an_age(text, result.start, result.end):
+            if states_an_age(text, result.start, result.end) or after_birth_sign(text, result.start, result.end):
                 result.score = min(1.0, result.score + AGE_BOOST)
         return results
 
@@ -373,6 +452,10 @@ def has_birth_word(text: str) -> bool:
     sometimes true of other words)."""
     lowered = text.lower()
     if (_ASCII_BIRTH_STEM if lowered.isascii() else _BIRTH_STEM).search(lowered) is not None:
+        return True
+    # "(b. 3/4/41)": born, abbreviated in brackets after a name as reference works write it ("b." alone ends too many
+    # words to be a stem: "Club.", "web.").
+    if "(b. " in lowered:
         return True
     # A substring test first: most text holds no label.
     return any(label in lowered and statement.search(lowered) is not None for label, statement in _AGE_STATEMENTS)

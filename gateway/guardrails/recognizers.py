@@ -35,11 +35,13 @@ from gateway.guardrails.date_traditions import (
 )
 from gateway.guardrails.dates import (
     BIRTH_YEAR,
+    DATE_ALONE,
     MONTH_FIRST_LETTERS,
     MONTH_NAMES_AFTER_FIRST,
     WEAK_PATTERNS,
     YEAR,
     DateOfBirthRecognizer,
+    follows_death_cue,
     has_birth_word,
 )
 from gateway.guardrails.dates import MONTH_NAMES as MONTH_NAMES  # open_tail reads it here
@@ -667,5 +669,7 @@ def run_detector(detector: Detector, text: str) -> list[Finding]:
             own_sentence = detector.entity_type == "DATE_OF_BIRTH"
             if detector.context is not None and has_context(detector.context, text, start, end, own_sentence):
                 score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
+            if own_sentence and detector.context is not None and score > DATE_ALONE and follows_death_cue(text, start):
+                score = DATE_ALONE  # the day of a death ("passed away on 3 May 2020", "† 2. Mai 2020"): ``dates``
             findings.append(Finding(result.entity_type, start, end, score, detector.recognizer.name))
     return findings
