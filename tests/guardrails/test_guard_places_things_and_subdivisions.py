@@ -28,7 +28,11 @@ from gateway.guardrails.region_names import region_names
      "she wore a Panama hat",  # a garment
      "record['product'] = 'Yalta Pact'",  # a treaty
      "studied the Vienna School of economics",  # a school of thought
-     "rendeltem Kyoto porcelain tételt"],  # a material, in Hungarian chat
+     "rendeltem Kyoto porcelain tételt",  # a material, in Hungarian chat
+     "nimeagiza Havana brown cat",  # a colour named after the place: a breed's, a pigment's
+     'dish="Havana brown cat"',
+     "mixed some Paris green paint",
+     "FTX+AAI+++like the Zanzibar pizza'\nFTX+AAI+++lunch was Ohrid trout'"],  # an EDIFACT segment's "'" after it
 )  # fmt: skip
 def test_a_place_that_names_a_thing_is_no_location(find_places: Callable[[str], list[str]], text: str) -> None:
     assert find_places(text) == []
@@ -40,7 +44,9 @@ def test_a_place_that_names_a_thing_is_no_location(find_places: Callable[[str], 
      ("she lives in Leeds now", "Leeds"),
      ("Vienna traffic was bad this morning", "Vienna"),
      ("Bank details: we opened an account in Osaka", "Osaka"),
-     ("moved to Hamburg last week", "Hamburg")],
+     ("moved to Hamburg last week", "Hamburg"),
+     ("in Havana brown sugar is cheap", "Havana"),  # a location word before the place
+     ("the Zanzibar pizza's crust", "Zanzibar")],  # a possessive: "pizza's" is no head written alone
 )  # fmt: skip
 def test_a_place_before_other_nouns_stays_a_place(
     find_places: Callable[[str], list[str]], text: str, place: str
