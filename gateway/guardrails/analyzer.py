@@ -9,6 +9,8 @@ from collections.abc import Sequence
 
 from gateway.guardrails import budget
 from gateway.guardrails.columns import in_table_header
+from gateway.guardrails.common_nouns import without_common_nouns
+from gateway.guardrails.datelines import without_names_in_datelines
 from gateway.guardrails.dicom_records import without_dicom_syntax
 from gateway.guardrails.directory_records import without_directory_syntax
 from gateway.guardrails.findings import Finding
@@ -111,7 +113,10 @@ def _without_non_values(text: str, findings: list[Finding]) -> list[Finding]:
     its street, a form's label, a weekday before its date, a company and a column name are no person nor place
     (``not_names``); a GEDCOM line's level, cross-reference and tag are no value of any type (``gedcom``); a DICOM
     dump's tags, VRs and keywords likewise, and a place inside a person's name (``dicom_records``); a syslog line's
-    timestamp month and a slapd operation's name are no person nor place (``directory_records``)."""
+    timestamp month and a slapd operation's name are no person nor place (``directory_records``); a name inside a
+    news dateline's place is none (``datelines``), nor a German noun phrase's noun or a French noun after an elided
+    article ("Sehr geehrte Damen", "In stiller Trauer", "l'âge": ``common_nouns``)."""
+    findings = without_common_nouns(text, without_names_in_datelines(text, findings))
     findings = without_gedcom_syntax(text, without_non_names(text, findings))
     return without_directory_syntax(text, without_dicom_syntax(text, findings))
 

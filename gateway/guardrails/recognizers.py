@@ -33,6 +33,7 @@ from gateway.guardrails.date_traditions import (
     has_docs_element,
     has_record_birth_field,
 )
+from gateway.guardrails.datelines import DatelineRecognizer
 from gateway.guardrails.dates import (
     BIRTH_YEAR,
     DATE_ALONE,
@@ -488,6 +489,9 @@ def build_detectors() -> list[Detector]:
         ("PHONE_NUMBER", PhoneNumberRecognizer(), has_regex(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _credential_prefilter(), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
+        # A news report's dateline: "BERGEN, Norway, March 3 (Reuters) —", "WINCHESTER, Mass. (AP) —" (``datelines``);
+        # its search for a dash is its own pre-filter.
+        ("LOCATION", DatelineRecognizer(), lambda text: True, None, 0),
         # A field value follows a separator, a tag or a printed form's dotted leader ("HOME TOWN ....... LARYNE").
         ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|<]|\.\.\."), None, 0),
         ("PERSON", RecordNameRecognizer(), has_record_name_anchor, None, 0),

@@ -1,0 +1,81 @@
+"""Common nouns that the NER models and the gazetteer read as a person or a place, found by their grammar.
+
+- German capitalises every noun, so a capitalised word in German prose is no sign of a name. A noun phrase tells
+  one: after a German function word (an article, preposition or adverb: a stop word of spaCy's German list) and a
+  lower-case word with an adjective's strong or weak ending (-e, -er, -en, -em, -es), the capitalised word is the
+  phrase's noun ("In stiller Trauer", "Sehr geehrte Damen", "mit freundlichen Grüßen"), and so is one joined to it by
+  "und" or "oder" ("Damen und Herren"). The rule keeps a known first name (names-dataset: "an die liebe Anna"), a
+  place the gazetteer knows ("im schönen Berlin"), a hyphenated word (a double surname), and an adjective that is an
+  English word or a greeting ("dear", "liebe", ``name_cues``).
+- French and Italian elide the article before a vowel ("l'âge", "dell'anno"): a place that opens with an elided
+  article and goes on in lower case is a noun phrase, not a name ("À l'âge de 56 ans" reads as "Lage", a town, once
+  the apostrophe is folded away); a name goes on capitalised ("L'Aquila"). ``not_names`` reads people so.
+
+``without_common_nouns`` drops such people and places, whatever found them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
+
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.name_cues import CUE_WORDS
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import english_words, gazetteer
+
+_ENTITIES = ("PERSON", "LOCATION")
+# The two words before a noun: a function word, then an inflected adjective, one space or tab between, on one line.
+_PHRASE_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[ \t]+([a-zäöüß]+(?:e|er|en|em|es))[ \t]+\Z")
+# A conjunction joining two nouns of one phrase, and the noun before it.
+_JOINED_BEFORE = re.compile(r"(?<![^\W\d_])([A-ZÄÖÜ][a-zäöüß]+)[ \t]+(?:und|oder|sowie)[ \t]+\Z")
+_LOOK_BEHIND = 48
+# An elided article or preposition of French or Italian, then lower case to the span's end ("l'âge", "dell'anno"):
+# ``not_names`` reads people so, this module places.
+_ELIDED = re.compile(r"(?i:l|d|dell|dall|nell|sull|all|un)['’][a-zà-ÿ][^A-ZÀ-Þ]*\Z")
+_CAPITALISED_WORD = re.compile(r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+")
+
+
+@functools.cache
+def _english() -> frozenset[str]:
+    words = english_words()
+    return words.nouns | words.verbs | words.modifiers | ENGLISH_STOP_WORDS
+
+
+def _after_adjective(text: str, start: int) -> bool:
+    """Whether a German function word and an inflected adjective stand right before `start`."""
+    before = _PHRASE_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
+    if before is None:
+        return False
+    function_word, adjective = before.group(1).casefold(), before.group(2)
+    return (function_word in GERMAN_STOP_WORDS and adjective not in GERMAN_STOP_WORDS
+            and adjective not in _english() and adjective not in CUE_WORDS)  # fmt: skip
+
+
+def _may_be_noun(word: str) -> bool:
+    return (_CAPITALISED_WORD.fullmatch(word) is not None and not known_names().is_first(word)
+            and word.casefold() not in gazetteer())  # fmt: skip
+
+
+def is_german_noun(text: str, start: int, end: int) -> bool:
+    """Whether the capitalised word at [start, end) is the noun of a German noun phrase (the module's docstring)."""
+    if not _may_be_noun(text[start:end]):
+        return False
+    if _after_adjective(text, start):
+        return True
+    joined = _JOINED_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
+    return joined is not None and _may_be_noun(joined.group(1)) and _after_adjective(text, joined.start(1))
+
+
+def without_common_nouns(text: str, findings: list[Finding]) -> list[Finding]:
+    """The findings less the people and places that are a German noun phrase's noun or a French noun after an
+    elided article (the module's docstring)."""
+    if not any(f.entity_type in _ENTITIES for f in findings):
+        return findings
+    capitals = not text.islower()  # in text typed in lower case, a place is written so too ("à l'aquila")
+    return [f for f in findings if f.entity_type not in _ENTITIES or not (
+        (capitals and f.entity_type == "LOCATION" and _ELIDED.match(text, f.start, f.end))
+        or is_german_noun(text, f.start, f.end))]  # fmt: skip

@@ -1,0 +1,65 @@
+"""Common nouns read as people or places (``common_nouns``): a German noun phrase's noun ("Sehr geehrte Damen und
+Herren", "In stiller Trauer"), a place that opens with an elided article ("l'âge"); names beside them still found."""
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.common_nouns import is_german_noun, without_common_nouns
+from gateway.guardrails.findings import Finding
+
+
+def noun(text: str, word: str) -> bool:
+    start = text.index(word)
+    return is_german_noun(text, start, start + len(word))
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Sehr geehrte Damen und Herren,", "Damen"),
+        ("Sehr geehrte Damen und Herren,", "Herren"),
+        ("In stiller Trauer\n\nAnna Weber", "Trauer"),
+        ("In tiefer Trauer nehmen wir Abschied", "Trauer"),
+        ("Sehr geehrter Herr Lappalainen", "Herr"),
+    ],
+)
+def test_a_german_noun_phrase_holds_a_noun(text: str, word: str) -> None:
+    assert noun(text, word)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("an die liebe Anna", "Anna"),  # a greeting, and a first name
+        ("im schönen Berlin", "Berlin"),  # a place the gazetteer knows
+        ("Das sagte Koskinen gestern", "Koskinen"),
+        ("Sehr geehrte Frau Müller", "Müller"),
+        ("in the Smiths house", "Smiths"),  # English
+        ("Auch Oliveira äußerte sich", "Oliveira"),
+    ],
+)
+def test_a_name_is_no_noun_phrase(text: str, word: str) -> None:
+    assert not noun(text, word)
+
+
+def test_a_place_opening_with_an_elided_article_is_dropped() -> None:
+    text = "À l'âge de 56 ans, il a quitté L'Aquila."
+    age = Finding("LOCATION", text.index("l'âge"), text.index("l'âge") + 5, 0.75, "PlaceRecognizer")
+    town = Finding("LOCATION", text.index("L'Aquila"), text.index("L'Aquila") + 8, 0.75, "PlaceRecognizer")
+    assert without_common_nouns(text, [age, town]) == [town]
+    lower = text.lower()  # typed in lower case, a place is written so too
+    assert without_common_nouns(lower, [age]) == [age]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Sehr geehrte Damen und Herren,\n\nwir bestätigen den Eingang.", []),
+        ("In stiller Trauer\n\nAnna Weber-Krause", ["Anna Weber-Krause"]),
+        ("À l'âge de 56 ans, Marianne Poulsen a porté plainte.", ["Marianne Poulsen"]),
+    ],
+)
+def test_the_analyzer_drops_the_nouns_and_keeps_the_names(analyzer: PiiAnalyzer, text: str, names: list[str]) -> None:
+    found = {text[f.start : f.end] for f in analyzer.analyze(text)
+             if f.entity_type in ("PERSON", "LOCATION") and f.score >= 0.5}  # fmt: skip
+    assert found == set(names)  # both NER models may report a name
