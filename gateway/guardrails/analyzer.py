@@ -25,6 +25,7 @@ from gateway.guardrails.phones import judgements_shared
 from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
 from gateway.guardrails.query_strings import decoded_view
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
+from gateway.guardrails.recurring_names import with_recurring_names
 from gateway.guardrails.unspaced_scripts import glued_findings
 
 PATTERN_ENTITIES = frozenset(
@@ -104,6 +105,8 @@ class PiiAnalyzer:
                             for kept in _kept(text, f, places, self.ner.common_words,
                                               _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
+            # a found person's words where they recur alone, and names beside them (``recurring_names``)
+            findings[:] = with_recurring_names(text, findings)
             findings[:] = _without_non_values(text, _without_places_inside(text, findings))
         return per_text
 
