@@ -1,6 +1,6 @@
 """PII guardrail accuracy and throughput: Presidio's default configuration vs Warden's pipeline, in the same run.
 
-    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-13] [--repeat N] [--batch N] [--quick]
+    python -m bench.guardrails [--split test|dev|dev-fresh|dev-3|...|dev-14] [--repeat N] [--batch N] [--quick]
                                [--skip-throughput] [--misses FILE] [--out FILE] [--regenerate]
 
 1. Accuracy on the PII evaluation corpus (``bench.pii_corpus``; bench/data/pii_corpus_<split>.jsonl, 4,800 labelled
@@ -52,7 +52,9 @@
    (``pii_corpus.dev_twelfth``), and `dev-13`, people named again by the surname, in the possessive, by initials, in
    capitals and by the given name alone, hyphenated double surnames, US towns with AP state abbreviations, AP-style
    and two-digit-year birth dates, in news wires (four languages), court records, obituaries and German and French
-   death notices, sports reports, letters' closings and minutes of meetings (``pii_corpus.dev_thirteenth``).
+   death notices, sports reports, letters' closings and minutes of meetings (``pii_corpus.dev_thirteenth``), and
+   `dev-14`, with no phrase bank: people, places, phones and e-mails spliced into Faker's lorem sentences of eight
+   locales with no cue word, birth dates after a passport's caption only (``pii_corpus.dev_fourteenth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -88,6 +90,7 @@ from bench.pii_corpus import (
     dev_eighth,
     dev_eleventh,
     dev_fifth,
+    dev_fourteenth,
     dev_fourth,
     dev_ninth,
     dev_seventh,
@@ -434,6 +437,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_eleventh.NAME: dev_eleventh.generate_eleventh_dev,
     dev_twelfth.NAME: dev_twelfth.generate_twelfth_dev,
     dev_thirteenth.NAME: dev_thirteenth.generate_thirteenth_dev,
+    dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev,
 }
 
 
