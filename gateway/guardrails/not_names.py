@@ -32,6 +32,7 @@ from gateway.guardrails.addresses import street_vocabulary
 from gateway.guardrails.dates import MONTH_LOCALES, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.personal_id_schemes import identity_labels, personal_id_schemes
 from gateway.guardrails.places import (
     NOUN_MIN_POPULATION,
     english_words,
@@ -254,6 +255,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return True
     if is_tag_name(text, finding.start):
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
+    if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in identity_label_set():
+        return True  # an identity number's label ("HETU: 131052-308T", "PESEL"): NER reads the capitals as a place
     if finding.entity_type == "LOCATION" and finding.source not in _KEYED_SOURCES and (
             is_markup_name(text, finding.start, finding.end) or modifies_a_noun(text, finding.start, finding.end)):
         # a key's or attribute's name ('"Lima":', "<Amt Ccy="), or NER's place modifying the English noun after it
@@ -277,6 +280,13 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
+
+
+@cache
+def identity_label_set() -> frozenset[str]:
+    """The identity-number labels, as written, of the stdnum schemes and of the other languages' labels
+    (``personal_id_schemes``): "HETU", "PESEL", "CURP", "ЕГН", "Isikukood"; a number's name, not a place's."""
+    return frozenset((*(label for _, labels in personal_id_schemes() for label in labels), *identity_labels()))
 
 
 def is_code_identifier(span: str) -> bool:

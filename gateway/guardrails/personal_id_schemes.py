@@ -96,6 +96,13 @@ def personal_id_schemes() -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 @cache
+def identity_labels() -> tuple[str, ...]:
+    """What an identity number or card is called in other languages (``OTHER_NAMES``' "labels", by language)."""
+    other = json.loads(OTHER_NAMES.read_text(encoding="utf-8"))["labels"]
+    return tuple(label for labels in other.values() for label in labels)
+
+
+@cache
 def checked_schemes() -> frozenset[str]:
     """The schemes with a check digit (their validator can reject a checksum): a number without one ("li.peid", four
     to twelve digits; an Argentinian DNI's seven or eight) is any number of its length."""

@@ -375,3 +375,21 @@ def test_a_markup_name_or_a_place_modifying_a_noun_is_no_name(text: str, value: 
 )
 def test_names_beside_markup_and_nouns_stay(text: str, value: str, entity: str) -> None:
     assert kept(text, value, entity)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Henkilön HETU on 131052-308T.", "HETU"),  # the gazetteer holds a "Hetu" (a town of 5,059)
+        ("Please send the HETU and PESEL numbers.", "PESEL"),
+        ("Номер ЕГН: 7523169263", "ЕГН"),
+    ],
+)
+def test_an_identity_numbers_label_is_no_place(text: str, value: str) -> None:
+    assert not kept(text, value, "LOCATION")
+
+
+def test_the_analyzer_reads_no_place_in_an_identity_label_and_keeps_a_place_beside_it(analyzer: PiiAnalyzer) -> None:
+    text = "Henkilön HETU on 131052-308T, asuu Helsinki."
+    assert "HETU" not in places(analyzer, text)
+    assert "Helsinki" in places(analyzer, text)
