@@ -47,12 +47,24 @@ _HOUSE_NUMBER = re.compile(
 )
 # What a street value never holds: an e-mail address, a URL, a path or a template.
 _NOT_STREET = re.compile(r"[@{}\\]|://|\$\(")
+# A word a street's name could be: two letters or more not glued after a digit, where a unit stands ("82809ms",
+# "30s", "512MB" are measures); a script written without spaces may glue its words to a number ("永安路1號").
+_STREET_WORD = re.compile(r"(?<!\d)[^\W\d_]{2,}")
 
 
 def _is_street_value(value: str, numbered: bool) -> bool:
     if not 2 <= len(value) <= _LONGEST_VALUE or _NOT_STREET.search(value) or not _LETTERS.search(value):
         return False
-    return not numbered or _HOUSE_NUMBER.search(value) is not None
+    return not numbered or (_HOUSE_NUMBER.search(value) is not None and _STREET_WORD.search(value) is not None)
+
+
+def _ldap_value_end(text: str, match: re.Match[str], start: int, end: int) -> int:
+    """Where an unquoted value ends: in an LDAP filter's item ("(postalAddress=12 Main Street)", RFC 4515) at the
+    parenthesis that closes it, which an unescaped value cannot hold; elsewhere at the line's end."""
+    if match.start() > 0 and text[match.start() - 1] == "(":
+        close = text.find(")", start, end)
+        return end if close < 0 else close
+    return end
 
 
 def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
@@ -82,8 +94,11 @@ def slot_spans(text: str) -> Iterator[tuple[int, int]]:
                 yield _stripped(text, *match.span("value"))
     for match in _field_matches(text):
         group = next(g for g in ("quoted", "single", "bare", "element") if match.group(g) is not None)
-        if _is_street_value(match.group(group).strip(), numbered=True):
-            yield _stripped(text, *match.span(group))
+        start, end = match.span(group)
+        if group == "bare":
+            end = _ldap_value_end(text, match, start, end)
+        if _is_street_value(text[start:end].strip(), numbered=True):
+            yield _stripped(text, start, end)
 
 
 def _field_matches(text: str) -> Iterator[re.Match[str]]:

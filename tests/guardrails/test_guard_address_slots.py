@@ -60,3 +60,21 @@ def test_a_slot_of_an_address_line_is_one(addresses: StreetAddressRecognizer, te
 )
 def test_slots_that_hold_no_street(text: str) -> None:
     assert list(slot_spans(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(&(objectClass=inetOrgPerson)(postalAddress=82809ms))",  # an LDAP filter's value: a measure, no street
+        "mailing_address=512MB",
+    ],
+)
+def test_a_number_with_a_unit_glued_on_is_no_street(addresses: StreetAddressRecognizer, text: str) -> None:
+    assert list(slot_spans(text)) == []
+    assert found(addresses, text) == []
+
+
+def test_an_ldap_filters_value_ends_at_its_closing_parenthesis(addresses: StreetAddressRecognizer) -> None:
+    text = "(&(cn=Jane Doe)(postalAddress=12 Main Street)(l=Springfield))"
+    assert [text[start:end] for start, end in slot_spans(text)] == ["12 Main Street"]
+    assert found(addresses, text) == ["12 Main Street"]
