@@ -390,6 +390,12 @@ class Detector:
     prefilter_is_anchors: bool = False
 
 
+# Context words whose case tells them from other text, as the rest read after their first letter: "b." (born) in
+# lower case, or capitalised after an opening parenthesis ("(B. 1941)"); a code's or an IBAN's last letter before a
+# full stop is no birth word ("KEKFD2029B. The minutes were approved 31 August 2025.").
+_CASED_RESTS = {"b.": r"(?:(?<=(?-i:b))|(?<=\((?-i:B)))\."}
+
+
 def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
     if not words:
         return None
@@ -403,10 +409,9 @@ def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
     # searches around each value.
     rests: dict[str, list[str]] = {}
     for word in words:
-        rests.setdefault(word[0], []).append(word[1:])
+        rests.setdefault(word[0], []).append(_CASED_RESTS.get(word, re.escape(word[1:])))
     openings = "".join(re.escape(char) for char in case_partners("".join(rests)))
-    after_first = "|".join(f"(?<={re.escape(first)})(?:{'|'.join(re.escape(rest) for rest in group)})"
-                           for first, group in rests.items())
+    after_first = "|".join(f"(?<={re.escape(first)})(?:{'|'.join(group)})" for first, group in rests.items())
     return re.compile(rf"[{openings}](?:(?<![^\W\d_][\s\S])|(?<=[a-z][A-Z]))(?i:{after_first})")
 
 

@@ -21,8 +21,11 @@ from gateway.guardrails.dates import DateOfBirthRecognizer, has_birth_word, mont
     ],
 )
 def test_dates_next_to_birth_words(analyzer: PiiAnalyzer, text: str, date: str) -> None:
-    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
-             if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
+    found = [
+        text[f.start : f.end]
+        for f in analyzer.analyze(text, ner_enabled=False)
+        if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5
+    ]
     assert found == [date]
 
 
@@ -80,8 +83,11 @@ def test_birth_words_of_more_forms_and_languages(analyzer, text):
     ],
 )
 def test_more_shapes_of_a_date_next_to_birth_words(analyzer: PiiAnalyzer, text: str, date: str) -> None:
-    found = [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
-             if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]
+    found = [
+        text[f.start : f.end]
+        for f in analyzer.analyze(text, ner_enabled=False)
+        if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5
+    ]
     assert found == [date]
 
 
@@ -146,3 +152,27 @@ def test_ordinal_days_as_each_language_writes_them(analyzer: PiiAnalyzer, text: 
     start = text.index(date)
     assert any(f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5 and f.start <= start + 1 and f.end >= start
                + len(date) - 1 for f in analyzer.analyze(text)), text  # fmt: skip
+
+
+def birth_dates(analyzer: PiiAnalyzer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+            if f.entity_type == "DATE_OF_BIRTH" and f.score >= 0.5]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        # a code's or an IBAN's last letter before a full stop is no "b." (born)
+        (
+            "Her national insurance number KEKFD2029B. The minutes were approved 31 August 2025. D.o.b. 12/14/29.",
+            ["12/14/29"],
+        ),
+        ("IBAN DE89370400440532013000 ref B. 12/03/1985", []),
+        ("Ref XK-44B. 03/04/1990 shipment", []),
+        # "b." in lower case, or capitalised in brackets, is born
+        ("Maria Lopez, b. 12/05/1980, Madrid", ["12/05/1980"]),
+        ("Eleanor Price (B. 3/4/41) wrote it.", ["3/4/41"]),
+    ],
+)
+def test_b_dot_is_born_in_lower_case_or_in_brackets(analyzer: PiiAnalyzer, text: str, dates: list[str]) -> None:
+    assert birth_dates(analyzer, text) == dates
