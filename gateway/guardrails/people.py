@@ -60,7 +60,7 @@ from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, english_words, gazetteer
-from gateway.guardrails.prefilters import AfterNone
+from gateway.guardrails.prefilters import AfterNone, AtLineStarts
 from gateway.guardrails.surnames import suffixed_names
 
 PAIR_SCORE = 0.7
@@ -78,17 +78,17 @@ _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 _CAPITALISED = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}]?[{LOWER_LETTERS}]+)?"
 _LOWER = rf"[{LOWER_LETTERS}]{{2,}}"
 # The words of a name stand on one line ("Raimondo\nNotes:" is a name and a label).
-# (Capitalised pairs searched as ``prefilters.AfterNone``: the look-behind tested at each match, not at every position.)
+# (Pairs searched as ``prefilters.AfterNone``: the look-behind tested at each match, not at every position.)
 _CAPITALISED_PAIR = AfterNone(
     r"\w@.'’-", rf"({_CAPITALISED})[ \t]+(?:([{UPPER_LETTERS}])\.[ \t]+)?({_CAPITALISED})(?![\w@'’-])"
 )
-_LOWER_PAIR = re.compile(rf"(?<![\w@.'’-])({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER})(?![\w@'’-])")
+_LOWER_PAIR = AfterNone(r"\w@.'’-", rf"({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER})(?![\w@'’-])")
 # Two words in capitals ("ARBEN AGA", "ROŽĖ JANKAUSKAITĖ", "O'NEIL KAYE"), on one line, no code glued on.
 _CAPITALS = rf"[{UPPER_LETTERS}]{{2,}}(?:['’-][{UPPER_LETTERS}]{{2,}})?"
-_CAPITALS_PAIR = re.compile(rf"(?<![\w@.'’/-])({_CAPITALS})[ \t]+({_CAPITALS})(?![\w@'’/-])")
+_CAPITALS_PAIR = AfterNone(r"\w@.'’/-", rf"({_CAPITALS})[ \t]+({_CAPITALS})(?![\w@'’/-])")  # as ``_CAPITALISED_PAIR``
 # A chat export's line ("[22:49] ate_j: ...", "10:42:07 - Ana: ..."): a clock time, the sender (any handle), a colon,
 # the message.
-_CHAT_MESSAGE = re.compile(
+_CHAT_MESSAGE = AtLineStarts(
     r"(?m)^[ \t]*[\[(]?(?:\d{4}-\d{2}-\d{2}[ \t]+|\d{1,2}[./]\d{1,2}[./]\d{2,4},?[ \t]+)?"
     r"\d{1,2}:\d{2}(?::\d{2})?(?:[ \t]*[AaPp][Mm])?[\])]?[ \t]*[-–]?[ \t]*[^\s:][^:\r\n]{0,40}:"
     r"[ \t]+(?P<message>[^\r\n]+)"
@@ -423,7 +423,7 @@ def _family_first(family: str, given: str, common_words: frozenset[str]) -> bool
 # one ("[2025-08-28 13:11]", WhatsApp's "25/03/2025, 17:26 -"), the speaker's name, a colon.
 _NAME_WORD = r"[^\W\d_]+(?:['’ʼ-][^\W\d_]+)*"
 _CHAT_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./]\d{1,2}[./]\d{2,4}),?[ \t]+"
-_SPEAKER = re.compile(rf"(?m)^[ \t]*[\[(]?(?:{_CHAT_DATE})?\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[ \t]*[AaPp][Mm])?[\])]?"
+_SPEAKER = AtLineStarts(rf"(?m)^[ \t]*[\[(]?(?:{_CHAT_DATE})?\d{{1,2}}:\d{{2}}(?::\d{{2}})?(?:[ \t]*[AaPp][Mm])?[\])]?"
                       rf"[ \t]*[-–]?[ \t]*"
                       rf"({_NAME_WORD}(?:\.?[ ]{_NAME_WORD}){{0,3}})[ \t]*:(?!\d)")
 SPEAKER_SCORE = 0.7

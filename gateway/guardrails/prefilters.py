@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 # The characters that case-insensitive matching (``re.IGNORECASE``) pairs with a letter other than through that
 # letter's own ``str.lower`` and ``str.upper``: dotted capital I (lower-cased to two characters); the characters whose
@@ -103,3 +103,23 @@ class AfterNone:
             if not found.start() or self._not_after.match(text, found.start() - 1) is None:
                 return found
             pos = found.start()
+
+
+class AtLineStarts:
+    r"""``(?m)^BODY``'s ``finditer``, for a BODY whose matches stay on their line (none holds a line break): ``BODY``
+    matched at the text's start, then after each line break that ``\nBODY`` finds (a literal the regex engine skips
+    to, where ``^`` is tried at every position), ``(?m)^BODY`` matched there for the match itself."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        body = pattern.removeprefix("(?m)^")
+        if body == pattern:
+            raise ValueError("not a pattern of a line: it opens with (?m)^")
+        self.pattern = re.compile(pattern, flags)  # the plain form, matched where a line starts
+        self._after_break = re.compile("\n" + body, flags | re.MULTILINE)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if (first := self.pattern.match(text)) is not None:
+            yield first
+        for lead in self._after_break.finditer(text):
+            if (match := self.pattern.match(text, lead.start() + 1)) is not None:  # where the twin matched
+                yield match
