@@ -27,6 +27,7 @@ from gateway.guardrails.columns import DELIMITERS, list_key
 from gateway.guardrails.name_cues import BY_VERBS, TITLES, NameWords, names_a_group, ordinary_words, phrase_pattern
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, english_words
+from gateway.guardrails.prefilters import AtLineStarts
 from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
 from gateway.guardrails.word_trie import alternation
 
@@ -153,26 +154,8 @@ def _fields(lowered: str) -> Iterator[re.Match[str]]:
                 break
 
 
-def _after_breaks(pattern: re.Pattern[str]) -> re.Pattern[str]:
-    """A pattern of a line ("(?m)^BODY") opened with the line break before it instead: a literal the regex engine
-    skips to, where ``^`` is tried at every position."""
-    body = pattern.pattern.removeprefix("(?m)^")
-    if body == pattern.pattern:
-        raise ValueError("not a pattern of a line")
-    return re.compile("\n" + body, re.MULTILINE)
-
-
-def _line_matches(pattern: re.Pattern[str], after_break: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """``pattern.finditer(text)`` for a pattern of a line whose matches stay on their line (``_after_breaks``' twin
-    `after_break`): tried at the text's start and after each line break the twin finds the line matching after."""
-    if (first := pattern.match(text)) is not None:
-        yield first
-    for lead in after_break.finditer(text):
-        if (match := pattern.match(text, lead.start() + 1)) is not None:  # the twin's own match, without its break
-            yield match
-
-
-_CSV_HEADERS_AFTER_BREAK = {d: _after_breaks(header) for d, header in _CSV_HEADERS.items()}
+# Each pattern of a line tried only at the text's start and after a line break (prefilters.AtLineStarts).
+_CSV_HEADER_LINES = {d: AtLineStarts(header.pattern) for d, header in _CSV_HEADERS.items()}
 
 
 def _reads_as_name(value: str, particles: frozenset[str] = _PARTICLES) -> bool:
@@ -290,7 +273,7 @@ _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]
                       r"</(?P=tag)>")
 # An item of a YAML block list, its value unquoted (the list's key: ``columns.list_key``).
 _YAML_ITEM = re.compile(r"(?m)^[ \t]*- [ \t]*[\"']?(?P<value>[^\n\"']*?)[\"']?[ \t]*\r?$")
-_YAML_ITEM_AFTER_BREAK = _after_breaks(_YAML_ITEM)
+_YAML_ITEM_LINES = AtLineStarts(_YAML_ITEM.pattern)
 
 
 # The HTML elements whose ``name`` attribute names the element itself, the key a form submits its value under or the
@@ -420,7 +403,7 @@ class FieldValueRecognizer(EntityRecognizer):
         results: list[RecognizerResult] = []
         key: str | None = None
         next_line = -1
-        for item in _line_matches(_YAML_ITEM, _YAML_ITEM_AFTER_BREAK, text):
+        for item in _YAML_ITEM_LINES.finditer(text):
             if item.start() != next_line:
                 key = list_key(text, item.start())
             next_line = item.end() + 1
@@ -501,7 +484,7 @@ class FieldValueRecognizer(EntityRecognizer):
     def _csv_cells(self, text: str, delimiter: str) -> list[RecognizerResult]:
         """Cells under a person- or place-named column of each CSV block (a header, then rows with as many cells)."""
         results = []
-        for header in _line_matches(_CSV_HEADERS[delimiter], _CSV_HEADERS_AFTER_BREAK[delimiter], text):
+        for header in _CSV_HEADER_LINES[delimiter].finditer(text):
             columns = [name.strip().lower() for name in header.group().split(delimiter)]
             kinds = {index: _column_kind(name) for index, name in enumerate(columns)}
             if not any(kinds.values()):
@@ -565,7 +548,7 @@ def _given_after_comma(text: str, start: int, end: int, particles: frozenset[str
 #   unless a delimiter row follows it (a header).
 _ALIGNED = re.compile(r'(?m)^[ \t]*"?(?P<key>[A-Za-z][\w.-]{1,40})[ \t]{2,}(?P<value>[^\t\n"\\]{2,60}?)[ \t]*'
                       r'(?:\\n|"|\r?$)')
-_ALIGNED_AFTER_BREAK = _after_breaks(_ALIGNED)
+_ALIGNED_LINES = AtLineStarts(_ALIGNED.pattern)
 _ECHO_TO_FILE = re.compile(r"(?:echo|printf)[ \t]+(?:-[a-zA-Z]+[ \t]+)?"
                            r"(?:'(?P<sq>[^'\n]{2,60})'|\"(?P<dq>[^\"\n]{2,60})\")[ \t]*>>?[ \t]*"
                            r"[^\s;|&]*?(?P<key>[A-Za-z][\w-]*)(?:\.\w{1,5})?(?=[\s;|&)]|\Z)")
@@ -580,7 +563,7 @@ def _syntax_pairs(text: str) -> list[tuple[str, int, int, str]]:
     """(key, value start, value end, what wrote it) for each pair of the syntaxes above that ``text`` holds."""
     pairs: list[tuple[str, int, int, str]] = []
     if "  " in text:
-        aligned = _line_matches(_ALIGNED, _ALIGNED_AFTER_BREAK, text)
+        aligned = _ALIGNED_LINES.finditer(text)
         pairs += [(m.group("key"), *m.span("value"), "aligned value") for m in aligned]
     if ">" in text and ("echo" in text or "printf" in text):
         for match in _ECHO_TO_FILE.finditer(text):

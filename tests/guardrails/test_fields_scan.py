@@ -81,9 +81,9 @@ LINE_PIECES = [
     "\n", "\r\n", " ", "  ", "\t", "- ", "-", "name", "city", "a_b", "x.y", ",", ";", '"', "'", "\\n", "é", "1",
 ]  # fmt: skip
 LINE_PATTERNS = {
-    "yaml item": (fields._YAML_ITEM, fields._YAML_ITEM_AFTER_BREAK),
-    "aligned": (fields._ALIGNED, fields._ALIGNED_AFTER_BREAK),
-    **{f"csv header {d}": (fields._CSV_HEADERS[d], fields._CSV_HEADERS_AFTER_BREAK[d]) for d in fields._CSV_HEADERS},
+    "yaml item": (fields._YAML_ITEM, fields._YAML_ITEM_LINES),
+    "aligned": (fields._ALIGNED, fields._ALIGNED_LINES),
+    **{f"csv header {d}": (fields._CSV_HEADERS[d], fields._CSV_HEADER_LINES[d]) for d in fields._CSV_HEADERS},
 }
 
 
@@ -91,15 +91,15 @@ LINE_PATTERNS = {
 @settings(max_examples=800, deadline=None)
 @given(text=st.lists(st.sampled_from(LINE_PIECES), max_size=20).map("".join))
 def test_line_patterns_match_where_they_do_at_every_position(name: str, text: str) -> None:
-    pattern, after_break = LINE_PATTERNS[name]
-    found = [(match.span(), match.groupdict()) for match in fields._line_matches(pattern, after_break, text)]
+    pattern, lines = LINE_PATTERNS[name]
+    found = [(match.span(), match.groupdict()) for match in lines.finditer(text)]
     assert found == [(match.span(), match.groupdict()) for match in pattern.finditer(text)]
 
 
 def test_line_pattern_examples() -> None:
     text = "name,city,x\nana,bob,1\n  - ana\n\n- bob\nname   Ana López\n"
-    for pattern, after_break in LINE_PATTERNS.values():
-        found = [match.span() for match in fields._line_matches(pattern, after_break, text)]
+    for pattern, lines in LINE_PATTERNS.values():
+        found = [match.span() for match in lines.finditer(text)]
         assert found == [match.span() for match in pattern.finditer(text)]
-    assert [m.group("value") for m in fields._line_matches(fields._YAML_ITEM, fields._YAML_ITEM_AFTER_BREAK, text)] \
+    assert [m.group("value") for m in fields._YAML_ITEM_LINES.finditer(text)] \
         == ["ana", "bob"]  # fmt: skip
