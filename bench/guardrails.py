@@ -55,8 +55,10 @@
    death notices, sports reports, letters' closings and minutes of meetings (``pii_corpus.dev_thirteenth``), and
    `dev-14`, with no phrase bank: people, places, phones and e-mails spliced into Faker's lorem sentences of eight
    locales with no cue word, birth dates after a passport's caption only (``pii_corpus.dev_fourteenth``), and
-   `dev-16`, birth dates written blind: cues before, after, far from the date, implied by an age, or a record's key,
-   in seven languages and nineteen date forms, beside dates that are no birth (``pii_corpus.dev_sixteenth``).
+   `dev-15`, lower-case chat written blind (its own chat wording, weak cues and none) in nine messaging genres,
+   some of it code-switching into French, Spanish and German (``pii_corpus.dev_fifteenth``), and `dev-16`, birth
+   dates written blind: cues before, after, far from the date, implied by an age, or a record's key, in seven
+   languages and nineteen date forms, beside dates that are no birth (``pii_corpus.dev_sixteenth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -91,6 +93,7 @@ from bench.pii_corpus import (
     Case,
     dev_eighth,
     dev_eleventh,
+    dev_fifteenth,
     dev_fifth,
     dev_fourteenth,
     dev_fourth,
@@ -441,6 +444,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_twelfth.NAME: dev_twelfth.generate_twelfth_dev,
     dev_thirteenth.NAME: dev_thirteenth.generate_thirteenth_dev,
     dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev,
+    dev_fifteenth.NAME: dev_fifteenth.generate_fifteenth_dev,
     dev_sixteenth.NAME: dev_sixteenth.generate_sixteenth_dev,
 }
 
