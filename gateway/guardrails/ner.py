@@ -26,12 +26,17 @@ person, that agreement confirms a name no list holds (``people.confirmed``). An 
 listed names is left to the English model and the name rules: reading those too (``"all"``) finds few more people
 and costs about a fifth of the guardrails' CPU on agentic traffic, where the unlisted windows cost about a hundredth.
 In English text the model calls teams and headings of ordinary words people ("Field Services") and months before a
-day ("Jan 10"): those of its people are dropped there. Both models' people are cut to the name (``person_spans``):
-a mention's '@', quotes, a tab-separated column and the lower-case sentence after it are no part of it.
+day ("Jan 10"): those of its people are dropped there. In German windows (``is_german``) the English model reads
+capitalised nouns as names ("Letzten Sommer", "Glück Jahr Berg"): its people there are kept only where Warden's
+model also calls the words a person, or a title, a German-speaking country's given name or a romanised spelling
+("Ha-yun", "HSU") makes a name of them (``_unconfirmed_in_german``). Both models' people are cut to the name
+(``person_spans``): a mention's '@', quotes, a tab-separated column and the lower-case sentence after it are no part
+of it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -40,14 +45,22 @@ from typing import Any
 
 import numpy
 import spacy
+from faker.providers.person.de_AT import Provider as AustrianPeople
+from faker.providers.person.de_CH import Provider as SwissPeople
+from faker.providers.person.de_DE import Provider as GermanPeople
+from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
 from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.lang.es.stop_words import STOP_WORDS as SPANISH_STOP_WORDS
+from spacy.lang.fr.stop_words import STOP_WORDS as FRENCH_STOP_WORDS
+from spacy.lang.it.stop_words import STOP_WORDS as ITALIAN_STOP_WORDS
+from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH_STOP_WORDS
 from spacy.tokens import Doc
 from thinc.api import Model
 
 from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_continental
-from gateway.guardrails.name_cues import NameWords, ordinary_words
+from gateway.guardrails.name_cues import TITLES, NameWords, ordinary_words
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.windows import add_window
 
@@ -361,6 +374,68 @@ def _load_ner_pipe(model: str | Path) -> spacy.language.Language:
     return _with_direct_tok2vec(spacy.load(model, exclude=_not_needed_by_ner(model)))
 
 
+_CONTINENTAL_PEOPLE = frozenset(label for label, entity in CONTINENTAL_LABEL_TO_ENTITY.items() if entity == "PERSON")
+# German-only stop words (spaCy's German list less every word its English, French, Spanish, Dutch or Italian list
+# holds), and those of the other languages: a window is German when the first outnumber the second.
+_OTHER_STOP_WORDS = frozenset(
+    STOP_WORDS | FRENCH_STOP_WORDS | SPANISH_STOP_WORDS | DUTCH_STOP_WORDS | ITALIAN_STOP_WORDS
+)
+_GERMAN_ONLY = frozenset(word.casefold() for word in GERMAN_STOP_WORDS) - _OTHER_STOP_WORDS
+_OTHERS_ONLY = frozenset(word.casefold() for word in _OTHER_STOP_WORDS) - frozenset(
+    word.casefold() for word in GERMAN_STOP_WORDS
+)
+# What no German noun is written as: a word in capitals ("HSU") or one going on in lower case after a hyphen
+# ("Ha-yun"), as romanised names are (German joins compounds with a capital: "Demo-Raum"), and an initial ("M.").
+_NAME_SHAPED = re.compile(
+    rf"(?<![^\W\d_])[{UPPER_LETTERS}](?:[{UPPER_LETTERS}]+(?![^\W\d_])|\.)|[^\W\d_]-[{LOWER_LETTERS}]"
+)
+_TITLES = frozenset(TITLES)
+_TITLE_REACH = 16
+_WORD_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*)\.?[ \t]+\Z")
+
+
+@functools.cache
+def german_given_names() -> frozenset[str]:
+    """The given names Faker's German, Austrian and Swiss person providers draw from (about 3,000, written as
+    names are: "Teresa", "Heinz-Dieter", "Kim")."""
+    names: set[str] = set()
+    for provider in (GermanPeople, AustrianPeople, SwissPeople):
+        for attribute in ("first_names", "first_names_male", "first_names_female"):
+            names.update(getattr(provider, attribute, ()))
+    return frozenset(names)
+
+
+def is_german(window: str) -> bool:
+    """Whether `window` holds more German-only stop words than stop words of English, French, Spanish, Dutch or
+    Italian that German does not list (at least one)."""
+    german = others = 0
+    for word in _SPAN_WORD.findall(window):
+        folded = word.casefold()
+        if folded in _GERMAN_ONLY:
+            german += 1
+        elif folded in _OTHERS_ONLY:
+            others += 1
+    return german > others
+
+
+def _unconfirmed_in_german(window: str, start: int, end: int, second_people: list[tuple[int, int]] | None) -> bool:
+    """Whether the English model's person at [start, end) of a German window is one Warden's model, trained on
+    German, does not also call a person there. German capitalises every noun, and the English model reads a run of
+    them as a name ("Glück Jahr Berg", "Bett Opa", "Kopf"); Warden's model reads every continental window, so its
+    silence there is a second opinion, not a window it skipped."""
+    if second_people is None or not is_german(window):
+        return False
+    before = _WORD_BEFORE.search(window, max(0, start - _TITLE_REACH), start)
+    if _NAME_SHAPED.search(window, before.start() if before else start, end):
+        return False  # "HSU Hsiu-hsia", "M. Hussein", "I-ching Chen" (the model's span: "Chen")
+    words = _SPAN_WORD.findall(window, start, end)
+    if words and words[0] in german_given_names():
+        return False  # "Teresa Kohl": German-speaking countries' given names hold no noun
+    if any(word.casefold() in _TITLES for word in (*words, *(before.groups() if before else ()))):
+        return False  # "Herr Berg", "Frau Wald": a title makes a name of a noun
+    return not any(other_start < end and start < other_end for other_start, other_end in second_people)
+
+
 class NerModel:
     """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model).
 
@@ -424,11 +499,16 @@ class NerModel:
                 if self._continental is not None and continental_jobs
                 else []
             )
+        second_people = {
+            job: [(ent.start_char, ent.end_char) for ent in doc.ents if ent.label_ in _CONTINENTAL_PEOPLE]
+            for job, doc in zip(continental_jobs, continental_docs, strict=True)
+        }
         for labels, source, job_list, doc_list in (
             (LABEL_TO_ENTITY, NER_SOURCE, jobs, docs),
             (CONTINENTAL_LABEL_TO_ENTITY, CONTINENTAL_NER_SOURCE, continental_jobs, continental_docs),
         ):
-            for (index, offset, end), doc in zip(job_list, doc_list, strict=True):
+            for job, doc in zip(job_list, doc_list, strict=True):
+                index, offset, end = job
                 # In an English window Warden's model gives a second reading of its people only: its places there
                 # are the English model's to find ("Maria" of "Maria Garcia", "Diego" of "Diego Raman").
                 english = source == CONTINENTAL_NER_SOURCE and not is_continental(texts[index][offset:end])
@@ -438,6 +518,12 @@ class NerModel:
                         continue
                     if english and (
                         self._ordinary_words(ent.text) or _month_in_date(doc.text, ent.start_char, ent.end_char)
+                    ):
+                        continue
+                    if (
+                        source == NER_SOURCE
+                        and entity_type == "PERSON"
+                        and _unconfirmed_in_german(doc.text, ent.start_char, ent.end_char, second_people.get(job))
                     ):
                         continue
                     spans = (
