@@ -187,8 +187,10 @@ AGE_WORDS = ("years old", "year old", "years-old", "year-old", "yrs old", "yr ol
 # ends its clause or is counted in years: "2019-01-01 is 30 days overdue" states no age.
 AGE_LABELS = ("age", "aged", "âge", "âgé", "âgée", "alter", "edad", "età", "idade", "leeftijd")
 _AGE = r"\d{1,3}(?![\d.,:/-]\d)"
-_AGE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(AGE_LABELS)})[ \t]*(?::[ \t]*)?{_AGE}[ \t]*(?:[,;:(/-][ \t]*)?\Z",
-                         re.IGNORECASE)
+# A weekday may open the date ("Age: 62 (Sunday, 11 November 1962)").
+_WEEKDAY_BEFORE = r"(?:[^\W\d_]{5,13},?[ \t]+)?"
+_AGE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(AGE_LABELS)})[ \t]*(?::[ \t]*)?{_AGE}[ \t]*(?:[,;:(/-][ \t]*)?"
+                         rf"{_WEEKDAY_BEFORE}\Z", re.IGNORECASE)  # fmt: skip
 _AGE_AFTER = re.compile(rf"\)?[ \t]*(?:,[ \t]*)?"
                         rf"(?:(?:is|was)[ \t]+(?:now[ \t]+)?(?:aged[ \t]+)?|turned[ \t]+|aged[ \t]+)"
                         rf"{_AGE}(?:[ \t]+(?:years?|yrs?)(?:[ \t]+old)?)?(?=[ \t]*(?:[.,;)\n]|\Z))", re.IGNORECASE)
@@ -202,13 +204,85 @@ _AGE_STATEMENTS = tuple((label, re.compile(rf"{label}(?<![^\W\d_]{label})d?[ \t]
 
 
 _FULL_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_LAST_TWO_DIGITS = re.compile(r"(?<![\d'’])['’]?(\d\d)\Z")
+
+
+def _year_unit_words(languages: Iterable[str] = ("en", "fr", "es", "de", "it", "pt", "nl")) -> tuple[str, ...]:
+    """How each language writes a number of years after it, as CLDR's duration-year unit has it (babel), in its long
+    and short forms and each plural: "years", "yrs", "ans", "años", "Jahre", "anni", "anos", "jaar", "jr" (the
+    one-letter narrow forms, "a", "J", "y", left out: they end too many other words)."""
+    from babel.units import format_unit
+
+    words = {format_unit(count, "duration-year", length=length, locale=language).replace(str(count), "").strip()
+             for language in languages for length in ("long", "short") for count in (1, 2, 5, 21)}  # fmt: skip
+    return tuple(sorted(word.casefold() for word in words if len(word) >= 2))
+
+
+# A number of years right before the date ("Laporte, 85 ans (14-03-1940)", "de 51 años (23 de enero de 1974)",
+# "75 Jahre (26.XII.1949)", "34 years old, 03/04/1990"), or a bare number closing a name's apposition before it
+# ("Hein (87), 07.01.38", "Ward, 34 (03/04/1990)"): the person's age only where it is the years from the date's year
+# to this one (or one or two fewer, the text being older), which a term of years ("30 years (01/03/2024)") or a room
+# number seldom is.
+_AGE_UNITS = _year_unit_words()
+_YEARS_BEFORE = re.compile(rf"(?<![\w.,/-])(\d{{1,3}})[ \t]*(?:{'|'.join(_AGE_UNITS)})\.?(?:[ \t]+(?:old|alt|oud))?"
+                           rf"[ \t]*(?:[,;:(/-][ \t]*)?{_WEEKDAY_BEFORE}\Z", re.IGNORECASE)  # fmt: skip
+_BARE_AGE_BEFORE = re.compile(rf"(?:,[ \t]*(\d{{1,3}})[ \t]*\(|\([ \t]*(\d{{1,3}})[ \t]*\),[ \t]*)"
+                              rf"{_WEEKDAY_BEFORE}\Z")  # fmt: skip
+
+
+def _year_of(date_text: str) -> int | None:
+    """The year a date ends with or holds: its four digits, or its last two read as the latest such year not after
+    this one ("07.01.38": 1938, "13/05/01": 2001)."""
+    full = _FULL_YEAR.search(date_text)
+    if full is not None:
+        return int(full.group())
+    short = _LAST_TWO_DIGITS.search(date_text)
+    if short is None:
+        return None
+    this_year = datetime.date.today().year
+    year = this_year - this_year % 100 + int(short.group(1))
+    return year if year <= this_year else year - 100
+
+
+def _age_fits(age: str, date_text: str) -> bool:
+    year = _year_of(date_text)
+    return year is not None and 0 <= datetime.date.today().year - year - int(age) <= 2
 
 
 def states_an_age(text: str, start: int, end: int) -> bool:
     """Whether a person's age is stated right before [start, end) or right after it in its clause. (After the day
     of a death it is the age at death: ``follows_death_cue`` takes the date's boost back.)"""
-    return (_AGE_BEFORE.search(text, max(0, start - AGE_REACH), start) is not None
-            or _AGE_AFTER.match(text, end) is not None)
+    if (_AGE_BEFORE.search(text, max(0, start - AGE_REACH), start) is not None
+            or _AGE_AFTER.match(text, end) is not None):  # fmt: skip
+        return True
+    if not any(char.isdigit() for char in text[max(0, start - AGE_REACH) : start]):  # most dates: no number before
+        return False
+    reach = max(0, start - AGE_REACH)
+    years = _YEARS_BEFORE.search(text, reach, start) or _BARE_AGE_BEFORE.search(text, reach, start)
+    return years is not None and _age_fits(years.group(1) or years.group(2) or "", text[start:end])
+
+
+# A life's span after a name, as reference works and family trees write it: the birth date right after the opening
+# bracket, a dash, and the bracket closed at once (the person is alive: "Chen (04-Oct-1952 – ) is a poet") or after
+# the day of the death ("Sureda (11 de julio de 1982 – 15/03/06)"). A span of a life, not of a billing period or a
+# contract: the death's year ten or more after the birth's, or the living person born ten or more years ago.
+_SPAN_OPENS = re.compile(r"[^\W\d_][ \t]*\([ \t]*\Z")
+_SPAN_CLOSES = re.compile(r"[ \t]*[–—-][ \t]*(?:\)|([^()\n]{4,32}?)[ \t]*\))")
+LIFE_SPAN_YEARS = 10
+
+
+def opens_a_life_span(text: str, start: int, end: int) -> bool:
+    """Whether the date at [start, end) opens a person's life span in brackets after the name."""
+    if _SPAN_OPENS.search(text, max(0, start - 4), start) is None:
+        return False
+    closes = _SPAN_CLOSES.match(text, end)
+    born = _year_of(text[start:end])
+    if closes is None or born is None:
+        return False
+    if closes.group(1) is None:
+        return datetime.date.today().year - born >= LIFE_SPAN_YEARS
+    died = _year_of(closes.group(1).rstrip(". "))
+    return died is not None and died - born >= LIFE_SPAN_YEARS
 
 
 # The words and signs that state a death, in the languages the birth words above are read in (data/death_cues.json,
@@ -228,15 +302,16 @@ _PLUS_BEFORE = re.compile(r"(?<![^\s(;,])\+[ \t]?\Z")
 def _death_cue() -> re.Pattern[str]:
     """A regex of the death words (whole words, lower case) and signs."""
     table = json.loads(DEATH_CUES.read_text(encoding="utf-8"))
-    words = {word for words in table["languages"].values() for word in words}
+    words = {word for key in ("languages", "events") for words in table[key].values() for word in words}
     return re.compile(rf"(?<![\w.'’-])(?:{phrase_pattern(sorted(words))})(?![^\W\d_])|[{''.join(table['signs'])}]")
 
 
 def follows_death_cue(text: str, start: int) -> bool:
     """Whether the nearest cue before the date at `start`, in its clause, states a death: the date is the day of it
     ("passed away peacefully on June 24, 2024", "† 25. Mai 2026", "born in Lyon, décédée le 3 mai 2020"), not of a
-    birth. A birth word, another date or a sentence end between the cue and the date parts them ("d. 2020, born 3
-    May 1941")."""
+    birth; or names another day after a birth word (a certificate's issue, a birthday's party: "Birth certificate
+    issued 20/03/2014", "birthday party is on 27 Mar. 2025"). A birth word, another date or a sentence end between
+    the cue and the date parts them ("d. 2020, born 3 May 1941")."""
     if _PLUS_BEFORE.search(text, max(0, start - 3), start) is not None:
         return True
     before = text[max(0, start - DEATH_REACH) : start].lower()
@@ -331,6 +406,8 @@ BIRTH_LABELS = ("fødsel", "født", "fodsel", "fodt", "födelse", "född", "synt
                 *SWAHILI_BORN)  # fmt: skip
 
 
+BIRTH_IDIOMS = ("into the world", "zur welt", "al mundo", "vu le jour", "au monde", "al mondo", "ao mundo",
+                "ter wereld")
 # Italian "born" ("nato il 3 marzo 1985", "nata a Roma il", "nata nel 1985") with the word after it: a context word
 # is matched as a prefix, and "nata" or "nato" alone opens names and words that are no birth ("Natalie", "Natarajan",
 # "NATO").
@@ -349,6 +426,11 @@ class DateOfBirthRecognizer(PatternRecognizer):
         # set a date in running text: "27. 4. 1957", "4. 3. 1985" (or a line break, where the text wraps).
         Pattern("date d. m. y",
                 r"\b(?:0?[1-9]|[12]\d|3[01])\.[ \u00a0\n](?:0?[1-9]|1[0-2])\.[ \u00a0\n](?:19|20)\d{2}\b", 0.3),
+        # The month in Roman numerals (upper case), as Polish, Italian, Romanian, Hungarian, Portuguese and Russian
+        # hands and forms write a date: "18.VII.1987", "4. III. 1990", "05-X-1946", "21 IV 1984".
+        Pattern("date d roman-month y",
+                rf"\b{_DM}(?:\.[ \t]?|[ \t]|-|/)(?-i:I{{1,3}}|IV|VI{{0,3}}|IX|XI{{0,2}})(?:\.[ \t]?|[ \t]|-|/){YEAR}\b",
+                0.3),
         # Year first with slashes or dots, as East Asian and some Nordic forms write it: "1985/03/04", "1985.3.4".
         Pattern("date y/m/d", r"\b(?:19|20)\d{2}([/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])\b", 0.3),
         # "March 4, 1985", and as English also says it, "March the 4th, 1985".
@@ -387,10 +469,15 @@ class DateOfBirthRecognizer(PatternRecognizer):
                "datenaiss", "datedenaiss",
                # Abbreviations forms print: French "DDN" (date de naissance), "F. nac.", "nasc.", and "né(e)".
                "ddn", "f. nac", "f.nac", "fec. nac", "nasc.", "né(e)", "nee le",
+               # German and Dutch "Geb.-Datum" as keys write it: "geb_datum", "GebDat", "geb-datum".
+               "geb_", "gebdat", "geb-dat",
                # Dutch ("geboortedatum", "verjaardag"), Italian and Portuguese birthdays, the Spanish colloquial
                # "mi cumple".
                "geboorte", "verjaardag", "compleanno", "aniversário", "mi cumple", "su cumple", "tu cumple",
                "cumple años",
+               # Being born said as coming into the world: "came into the world on", "kam am ... zur Welt", "vino
+               # al mundo el", "a vu le jour le", "venu au monde", "venuto al mondo", "veio ao mundo", "ter wereld".
+               *BIRTH_IDIOMS,
                # An age beside a date: a record that states a person's age states the date it counts from ("42
                # years old, 03/05/1981", "âgée de 42 ans", "42-jährig", "Alter: 42").
                *AGE_WORDS, *BIRTH_LABELS]  # fmt: skip
@@ -406,11 +493,12 @@ class DateOfBirthRecognizer(PatternRecognizer):
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
                 regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
-        """The pattern matches, each raised as a birth word raises it where the person's age is stated beside it or
-        the birth sign stands before it."""
+        """The pattern matches, each raised as a birth word raises it where the person's age is stated beside it,
+        the birth sign stands before it or it opens a life span."""
         results = super().analyze(text, entities, nlp_artifacts, regex_flags)
         for result in results:
-            if states_an_age(text, result.start, result.end) or after_birth_sign(text, result.start, result.end):
+            if (states_an_age(text, result.start, result.end) or after_birth_sign(text, result.start, result.end)
+                    or opens_a_life_span(text, result.start, result.end)):  # fmt: skip
                 result.score = min(1.0, result.score + AGE_BOOST)
         return results
 
@@ -438,7 +526,7 @@ WEAK_PATTERNS = [
 # "né le", "née en".
 _BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "nee le", "naiss",
                 "anniversaire", "geb", "jahrgang", "nac", "cumple", "nasc", *_ITALIAN_BORN, "ddn", "verjaardag",
-                "compleanno", "aniversário",
+                "compleanno", "aniversário", *BIRTH_IDIOMS,
                 *AGE_WORDS, *(label.casefold() for label in BIRTH_LABELS))  # fmt: skip
 _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
 # The stems an ASCII text can hold, for the texts that are (most prompts, code and logs): the stems of other scripts
@@ -460,3 +548,86 @@ def has_birth_word(text: str) -> bool:
     # A substring test first: most text holds no label.
     return any(label in lowered and statement.search(lowered) is not None for label, statement in _AGE_STATEMENTS)
 
+
+
+# A birth word far from the date it names, in the two shapes that keep the date its own. An aside between "born" and
+# the date, which the preposition the date takes closes ("Chen was born, after a night at the county hospital, on
+# 8/23/1974", "Riou est né, d'après l'acte dressé par la mairie, le 17/11/89", "Tovar nació, según consta en el
+# registro civil, el 03/12/61"): the verb and its comma, then up to ``ASIDE_REACH`` characters of one sentence with no
+# other date, a comma and the preposition. And a question that asks for a birth date, answered right after it or on
+# the next line ("agent: can you confirm when you were born please?\nuser: sure, it's 05/21/1932", "What's the
+# patient's birthday?\n> 6 february 1940"): the answer's first date, within ``ANSWER_REACH`` characters of its start,
+# ending its line or its sentence (an answer that goes on past a date tells of something else).
+# Either date is a birth only if a person born then is of age (``OF_AGE`` years): an aside or an answer may hold a
+# day of another event, and most of those are recent.
+_BORN_COMMA = re.compile(r"[bnBNgG](?<![^\W\d_][bnBNgG])(?i:(?<=b)orn|(?<=n)ée?|(?<=n)ee|(?<=n)aci(?:ó|o|do|da)"
+                         r"|(?<=n)at[oa]|(?<=n)asc(?:eu|ido|ida)|(?<=g)eboren)[ \t]*,")  # fmt: skip
+_DATE_PREPOSITION = re.compile(r",[ \t]+(?:on|le|el|am|il|em|op|in)[ \t]+(?:the[ \t]+)?", re.IGNORECASE)
+WEEKDAY_REACH = 14  # a weekday may stand between the preposition and the date ("le jeudi 15 juin 1989")
+_ASIDE_BREAK = re.compile(r"(?:(?<=[^\W\d_]{4})\.|[!?;])[ \t]|\n|(?<!\d)(?:19|20)\d\d(?!\d)|\d[/.-]\d")
+_ANSWER_CLOSED = re.compile(r"[ \t]*[.!)]?[ \t]*(?:\r?\n|\Z)|[.!][ \t]")  # the date ends the answer or its sentence
+ASIDE_REACH = 160
+ANSWER_REACH = 40
+QUESTION_REACH = 120
+OF_AGE = 16
+FAR_CUE_SCORE = DATE_ALONE + AGE_BOOST
+
+
+class FarCueDateOfBirthRecognizer(DateOfBirthRecognizer):
+    """Dates of birth whose birth word stands further than the context window reaches: after an aside, or in the
+    question the date answers. Presidio's pattern machinery reads each candidate date (the written shapes, strong
+    and weak)."""
+
+    def __init__(self) -> None:
+        super().__init__([*DateOfBirthRecognizer.PATTERNS, *WEAK_PATTERNS], name="FarCueDateOfBirthRecognizer")
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
+                regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
+        found = [*self._after_asides(text), *self._answers(text)]
+        return [RecognizerResult("DATE_OF_BIRTH", start, end, FAR_CUE_SCORE) for start, end in dict.fromkeys(found)]
+
+    def _date_at(self, text: str, start: int, reach: int, one_word: bool = False) -> tuple[int, int] | None:
+        """The first date in text[start : start + reach + 40] that starts within `reach` (with `one_word`, after one
+        word at most: a weekday), and is of a person of age."""
+        window = text[start : start + reach + 40]
+        results = sorted(PatternRecognizer.analyze(self, window, ["DATE_OF_BIRTH"]), key=lambda r: (r.start, -r.end))
+        if not results or results[0].start > reach:
+            return None
+        first = results[0]
+        if one_word and " " in window[: first.start].strip(" \t,"):
+            return None
+        year = _year_of(window[first.start : first.end])
+        if year is None or year > datetime.date.today().year - OF_AGE:
+            return None
+        return start + first.start, start + first.end
+
+    def _after_asides(self, text: str) -> list[tuple[int, int]]:
+        if "," not in text:
+            return []
+        found = []
+        for born in _BORN_COMMA.finditer(text):
+            stop = _ASIDE_BREAK.search(text, born.end(), born.end() + ASIDE_REACH)
+            end = stop.start() if stop is not None else min(len(text), born.end() + ASIDE_REACH)
+            closings = list(_DATE_PREPOSITION.finditer(text, born.end(), end))
+            if closings and (date := self._date_at(text, closings[-1].end(), WEEKDAY_REACH, True)) is not None:
+                found.append(date)
+        return found
+
+    def _answers(self, text: str) -> list[tuple[int, int]]:
+        found = []
+        mark = text.find("?")
+        while mark != -1:
+            question_start = max(0, mark - QUESTION_REACH)
+            for stop in ("\n", ". ", "! ", "? "):
+                question_start = max(question_start, text.rfind(stop, question_start, mark) + 1)
+            if _BIRTH_STEM.search(text[question_start:mark].lower()) is not None:
+                answer = mark + 1
+                while answer < len(text) and text[answer] in " \t\r\n":
+                    answer += 1
+                line_end = text.find("\n", answer)
+                reach = min(ANSWER_REACH, (line_end if line_end != -1 else len(text)) - answer)
+                date = self._date_at(text, answer, max(0, reach))
+                if date is not None and _ANSWER_CLOSED.match(text, date[1]) is not None:
+                    found.append(date)
+            mark = text.find("?", mark + 1)
+        return found

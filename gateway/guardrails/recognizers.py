@@ -42,6 +42,7 @@ from gateway.guardrails.dates import (
     WEAK_PATTERNS,
     YEAR,
     DateOfBirthRecognizer,
+    FarCueDateOfBirthRecognizer,
     follows_death_cue,
     has_birth_word,
 )
@@ -521,6 +522,8 @@ def build_detectors() -> list[Detector]:
         ("DATE_OF_BIRTH", TelexDocsRecognizer(), has_docs_element, None, 0),
         # The X12 DMG segment's and SWIFT field 50F's birth dates, by their place in the record.
         ("DATE_OF_BIRTH", RecordDateOfBirthRecognizer(), has_record_birth_field, None, 0),
+        # A birth word beyond the context window: "born" before an aside, a question the date answers (``dates``).
+        ("DATE_OF_BIRTH", FarCueDateOfBirthRecognizer(), has_birth_word, None, 0),
         # A travel document's machine-readable zone (ICAO 9303) whose check digits hold: the holder's name,
         # document number and birth date.
         *((entity, zones, has_zone, None, 0) for entity in MRZ_ENTITIES),
