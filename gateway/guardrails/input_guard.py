@@ -204,6 +204,22 @@ def _check_sizes(slots: list[_TextSlot], config: GuardConfig) -> None:
         )
 
 
+def _copied(value: Any) -> Any:
+    """``copy.deepcopy(value)`` for a request's messages, at a third of its cost: JSON's dicts and lists copied,
+    its strings, numbers, booleans and nulls (which no write changes) kept, anything else deep-copied. JSON holds
+    no object twice, so deepcopy's memo of the objects it copied has nothing to keep apart."""
+    if type(value) is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copied(item) for item in value]
+    if value is None or type(value) in _KEPT_TYPES:
+        return value
+    return copy.deepcopy(value)
+
+
+_KEPT_TYPES = frozenset({str, int, float, bool})
+
+
 def _write_back(messages: list[dict[str, Any]], slot: _TextSlot, text: str) -> None:
     target: Any = messages[slot.message_index]
     for key in slot.path[:-1]:
@@ -346,7 +362,7 @@ class InputGuard:
                                                      budget)
         # Copied once the findings are in hand: a cached-only scan that misses them copies nothing on the loop.
         if prepared.messages is None:
-            prepared.messages = [copy.deepcopy(dict(message)) for message in messages]
+            prepared.messages = [_copied(dict(message)) for message in messages]
         result.messages = prepared.messages
         token_key = tenant_token_key(self._secret, tenant_id)
         split_parts, split_groups = _split_parts(splits)
