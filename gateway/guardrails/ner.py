@@ -431,8 +431,8 @@ def _unconfirmed_in_german(window: str, start: int, end: int, second_people: lis
     words = _SPAN_WORD.findall(window, start, end)
     if words and words[0] in german_given_names():
         return False  # "Teresa Kohl": German-speaking countries' given names hold no noun
-    if any(word.casefold() in _TITLES for word in (*words, *(before.groups() if before else ()))):
-        return False  # "Herr Berg", "Frau Wald": a title makes a name of a noun
+    if any(word.casefold() in _TITLES for word in (*(before.groups() if before else ()), *words[:-1])):
+        return False  # "Herr Berg", "Frau Wald": a title before a noun makes a name of it ("Kasachstan Frau": none)
     return not any(other_start < end and start < other_end for other_start, other_end in second_people)
 
 
