@@ -461,7 +461,12 @@ class DateOfBirthRecognizer(PatternRecognizer):
     CONTEXT = ["born", "birth", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "b.", "né le",  # noqa: RUF012
                "née le", "né en", "née en", "naissance", "naiss", "anniversaire", "geboren", "geb.", "geburt",
                "jahrgang", "nacimiento", "nac.", "fecha_nac", "f_nac", "fec_nac", "nació", "nacido", "nacida",
-               "cumpleaños", "cumpleanos", "nascita", *_ITALIAN_BORN, "nascimento", "nascido", "nascida",
+               "cumpleaños", "cumpleanos", "nascita",
+               # The verb "to be born" in the first person and in the narrative past, as bios and chat write it:
+               # Spanish "nací el", Portuguese "nasci em", Italian "nacque il", "nacqui", French "naquit le", "naquis"
+               # ("naci" alone opens "nacional": only with its preposition when typed without the accent).
+               "nací", "naci el", "naci en", "nasci", "nacque", "nacqui", "naquit", "naquis", "naquirent",
+               *_ITALIAN_BORN, "nascimento", "nascido", "nascida",
                "nasceu",
                # Field names written as one word, camelCase or run together, in the four languages: "dateOfBirth",
                # "fechaNacimiento", "dataNascimento", "dateNaissance" (a prefix of the key is matched).
@@ -526,7 +531,7 @@ WEAK_PATTERNS = [
 # "né le", "née en".
 _BIRTH_STEMS = ("birth", "born", "dob", "d.o.b", "d_o_b", "d-o-b", "bday", "b-day", "b'day", "né", "nee le", "naiss",
                 "anniversaire", "geb", "jahrgang", "nac", "cumple", "nasc", *_ITALIAN_BORN, "ddn", "verjaardag",
-                "compleanno", "aniversário", *BIRTH_IDIOMS,
+                "compleanno", "aniversário", "nacqu", "naqu", *BIRTH_IDIOMS,
                 *AGE_WORDS, *(label.casefold() for label in BIRTH_LABELS))  # fmt: skip
 _BIRTH_STEM = re.compile(phrase_pattern(_BIRTH_STEMS))  # a trie: one pass over the text, not one per stem
 # The stems an ASCII text can hold, for the texts that are (most prompts, code and logs): the stems of other scripts

@@ -90,9 +90,13 @@ def test_spans_that_are_no_life(text: str) -> None:
     [("She came into the world on November 22 1970, a stormy night.", "November 22 1970"),
      ("Mohamed Pieper kam am 14.6.1939 in Prenzlau zur Welt.", "14.6.1939"),
      ("Vino al mundo el 30 de enero de 2003 en Zafra.", "30 de enero de 2003"),
-     ("Il a vu le jour le 3 mars 1961 à Lyon.", "3 mars 1961")],
+     ("Il a vu le jour le 3 mars 1961 à Lyon.", "3 mars 1961"),
+     ("#71590 is still open\nnací el 22/8/1984\nrebased", "22/8/1984"),  # "to be born" in the first person
+     ("Eu nasci em 3/5/1961 no Porto.", "3/5/1961"),
+     ("Dante nacque il 3 marzo 1965 a Firenze.", "3 marzo 1965"),  # and in the narrative past
+     ("Il naquit le 3 mars 1961.", "3 mars 1961")],
 )
-def test_coming_into_the_world(analyzer: PiiAnalyzer, text: str, value: str) -> None:
+def test_coming_into_the_world_and_being_born(analyzer: PiiAnalyzer, text: str, value: str) -> None:
     assert dates_of_birth(analyzer, text) == [value]
 
 
@@ -145,3 +149,8 @@ def test_a_day_named_after_a_birth_word_that_is_another_events(analyzer: PiiAnal
 )
 def test_birth_dates_beside_those_words(analyzer: PiiAnalyzer, text: str, value: str) -> None:
     assert dates_of_birth(analyzer, text) == [value]
+
+
+def test_naci_without_its_accent_only_before_its_preposition(analyzer: PiiAnalyzer) -> None:
+    assert dates_of_birth(analyzer, "Registro Nacional el 3/5/1961 abierto.") == []
+    assert dates_of_birth(analyzer, "naci el 3/5/1961") == ["3/5/1961"]
