@@ -165,6 +165,12 @@ def check() -> None:
         budget.check()
 
 
+def current() -> ScanBudget | None:
+    """The budget of the scan running on this thread (None: no scan): a loop that checks it between many small
+    units of work (the analyzer's detectors) looks it up once, not at each ``check``."""
+    return getattr(_active, "budget", None)
+
+
 @contextmanager
 def unmetered() -> Iterator[None]:
     """CPU spent inside is not the scan's: a model the first scan that needs it loads once for every later request

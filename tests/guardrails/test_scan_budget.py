@@ -16,7 +16,7 @@ import pytest
 
 from bench.guard_budget import digit_groups
 from gateway.guardrails import GuardConfig, GuardrailInputError, InputGuard, PiiAnalyzer
-from gateway.guardrails.budget import ScanBudget, ScanBudgetExceeded, check, scanning, unmetered
+from gateway.guardrails.budget import ScanBudget, ScanBudgetExceeded, check, current, scanning, unmetered
 from policies import Policy
 
 SECRET = b"test-server-secret"
@@ -191,3 +191,23 @@ def test_the_phone_detector_stops_inside_one_call_at_its_budget():
     recognizer = PhoneNumberRecognizer()
     with pytest.raises(ScanBudgetExceeded), scanning(ScanBudget(0.05)):
         recognizer.analyze(text, ["PHONE_NUMBER"])
+
+
+def test_current_is_the_budget_of_the_scan_on_this_thread() -> None:
+    """The analyzer looks the budget up once per call (``budget.current``) and checks it between its detectors."""
+    assert current() is None
+    outer, inner = ScanBudget(5.0), ScanBudget(None)
+    with scanning(outer):
+        assert current() is outer
+        with scanning(inner):
+            assert current() is inner
+        assert current() is outer
+    assert current() is None
+
+
+def test_the_analyzer_checks_the_budget_it_looked_up(analyzer: PiiAnalyzer) -> None:
+    spent = ScanBudget(5.0)
+    spent.cancelled = True  # as a waiter that refused the request leaves it: the next check raises
+    with scanning(spent), pytest.raises(ScanBudgetExceeded):
+        analyzer.analyze_many(["mail dana.k@example.org"], ner_enabled=False)
+    assert analyzer.analyze_many(["mail dana.k@example.org"], ner_enabled=False)[0]  # no scan: no budget to check
