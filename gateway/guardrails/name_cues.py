@@ -100,6 +100,11 @@ _SIGN_OFF = (
 
 # The greeting, title and sign-off words, lower case: words around a name, never a name's first word.
 CUE_WORDS = frozenset(phrase.split()[0] for phrase in (*_BEFORE, *_SIGN_OFF))
+# Introductions that as often say what the speaker is as who ("i'm outta here", "i'm legit", "je suis désolé",
+# "ich bin müde"): in text typed in lower case, the words after one are a name only when the name list knows the
+# first. ("my name is", "je m'appelle", "me llamo" say who; so, on the phone or in chat, do "it's" and "this is":
+# "hi its lista alaimo again".)
+STATE_OR_NAME = frozenset({"i am", "i'm", "je suis", "soy", "ich bin", "sono", "ik ben"})
 
 
 def phrase_pattern(phrases: Iterable[str]) -> str:
@@ -419,6 +424,23 @@ def _sign_off_ends(lowered: str) -> list[int]:
     return following if first is None else [position, *following]
 
 
+def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, span: tuple[int, int] | None,
+                        words: NameWords) -> tuple[int, int] | None:  # fmt: skip
+    """`span`, the name a cue before it points at, unless typed in lower case and either the cue said again ("ty
+    ty", "hey hey", "thx thx") or after an introduction that as often tells a state (``STATE_OR_NAME``) and opening
+    with a word of two letters or one the name list does not know ("i'm legit lol", "i'm gonna be late", "je suis
+    né le ...")."""
+    if span is None or not text[span[0] : span[1]].islower():
+        return span
+    cue = lowered[cue_start:cue_end].strip(" \t.,:").split()
+    named = _WORD.findall(text, span[0], span[1])
+    if cue and named[0].casefold() == cue[-1]:
+        return None
+    if " ".join(cue) in STATE_OR_NAME and not (len(named[0]) > 2 and words.is_name(named[0])):
+        return None
+    return span
+
+
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
     """PERSON spans a cue points at, that no finding in `taken` overlaps. A cue before a name beats a place
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
@@ -445,7 +467,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     for before, cue_start, cue_end in cues:
         if before:
             if not _SIGN_OFF_AT.match(text, cue_start):  # "Liebe Grüße", "Beste groeten": a closing
-                add(_name_after(text, cue_end, words))
+                add(_lower_case_checked(text, lowered, cue_start, cue_end, _name_after(text, cue_end, words), words))
         else:
             add(_name_before(text, cue_start, words))  # the name ends where the space before the verb starts
     if any(honorific in text for honorific in HONORIFICS):

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from spacy.lang.de.stop_words import STOP_WORDS as DE
@@ -61,7 +62,7 @@ from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, english_words, gazetteer
 from gateway.guardrails.prefilters import AfterNone, AtLineStarts
-from gateway.guardrails.surnames import suffixed_names
+from gateway.guardrails.surnames import has_surname_ending, suffixed_names
 
 PAIR_SCORE = 0.7
 LOWER_CASE_PAIR_SCORE = 0.6
@@ -326,8 +327,13 @@ def _pairs_in(
             continue
         if first.casefold() in FIELD_WORDS or last.casefold() in FIELD_WORDS or is_sign_off(match.group(0)):
             continue  # a column header ("Trace Id", "Key Id"), a sign-off ("Beste Grüße")
-        if lower and (first in common_words or last in common_words or not names.is_last(last)):
-            continue
+        if lower and (first.casefold() == last.casefold() or _ordinary_pair(first, last, common_words)):
+            continue  # a word said twice ("ty ty", "bye bye"); dictionary words ("rose gold", "saw piotr")
+        if lower and not (names.is_last(last) and first not in common_words and last not in common_words) and not (
+            (names.is_last(last) or _unlisted_surname(first, last, common_words))
+            and _holds_stop_word(text, begin, stop, match)
+        ):
+            continue  # a dictionary noun or an unlisted word beside a name, in a language the stop words do not cover
         if not names.is_last(last) and last.casefold() in common_words:
             continue  # "Grace Street", "Frank Talk": a known first name before an ordinary word
         if any(start < match.end() and match.start() < end for start, end in spans):
@@ -337,6 +343,43 @@ def _pairs_in(
         spans.append((match.start(), match.end()))
         not_places.append((match.start(), match.end()))
         position = match.end()
+
+
+def _ordinary_pair(first: str, last: str, common_words: frozenset[str]) -> bool:
+    """Whether a lower-case pair of known names reads as ordinary words: both English dictionary words ("rose gold"),
+    or one a verb, an adjective or an adverb ("saw piotr gradzik": the verb before the name), or a dictionary word of
+    two letters ("ok gracias"). One noun of three letters or more beside a word no dictionary holds stays a name: the
+    dictionary's nouns hold many first names and surnames ("michael saha", "kellie roberts", "esther hurtado")."""
+    common = [word for word in (first, last) if word in common_words]
+    if len(common) == 2:
+        return True
+    words = english_words()
+    return any(len(word) < 3 or word in words.verbs or word in words.modifiers for word in common)
+
+
+def _unlisted_surname(first: str, last: str, common_words: frozenset[str]) -> bool:
+    """Whether, in text typed in lower case, a known first name of three letters or more that is no dictionary word
+    is followed by a surname the list does not hold ("stefan szajek", "giacomo ligorio", "qadeer fidvi": it holds a
+    country's thousand most frequent): a word of four letters or more that the English NER model's vocabulary does
+    not hold (nor its dictionary, a calendar or a field: "anna thanks", "maria tonight", "john haha", "sarah gonna"
+    are words its training text wrote), nor a known name, which may start the next name ("kay eitan gabay"), nor
+    one ending as a family name or patronymic does, which ``surnames.suffixed_names`` reads with the words around
+    it ("gusev leonid prokhorovich"); the two no place the gazetteer knows ("seri kembangan"). Only in a text or
+    message holding a stop word of the languages read besides: a language they do not cover writes its own words
+    after a given name as often ("asante sana"). (A pair of a known first and last name one of which is a dictionary
+    noun needs such a stop word too: "sana" is Yemen's capital in the dictionary.)"""
+    folded = last.casefold()
+    return (len(first) >= 3 and first.casefold() not in common_words and len(last) >= _MIN_UNLISTED_LETTERS
+            and folded not in common_words and folded not in english_words().vocabulary
+            and not known_names().is_name(last) and not has_surname_ending(last)
+            and folded not in _CALENDAR_WORDS and folded not in FIELD_WORDS
+            and f"{first.casefold()} {folded}".translate(_APOSTROPHES) not in gazetteer())  # fmt: skip
+
+
+def _holds_stop_word(text: str, begin: int, stop: int, pair: re.Match[str]) -> bool:
+    """Whether text[begin:stop], outside `pair`, holds a stop word of the languages the gateway reads."""
+    return any(word.group().casefold() in _STOP_WORDS for word in _WORD.finditer(text, begin, stop)
+               if not pair.start() <= word.start() < pair.end())  # fmt: skip
 
 
 def lower_case_messages(text: str) -> list[tuple[int, int]]:
@@ -462,6 +505,19 @@ _OTHER_WORD = rf"[{_OTHER_UPPER}][{_OTHER_LOWER}]+(?:['’ʼ-][{_OTHER_UPPER}]?[
 _OTHER_SCRIPT_NAME = re.compile(rf"(?<![\w'’ʼ-]){_OTHER_WORD}(?:[ \t]+{_OTHER_WORD}){{1,2}}(?![\w'’ʼ-])")
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00C0-\u024F]")
 OTHER_SCRIPT_SCORE = 0.6
+# Typed in lower case ("just got off a call with трофим тетерин"), two or three Cyrillic or Greek words are a name
+# when one of them (or a hyphenated part) ends as family names and patronymics of those scripts end: Russian,
+# Bulgarian and Ukrainian -ов/-ев/-ин and their feminines, -ский/-ская/-ська/-ски/-ска, -ич, -вна, -енко, -ук/-юк,
+# Armenian -ян, Georgian -дзе/-швили; Greek -ης, -ος, -ου, -ας (accents aside: -ίδης, -άκης, -όπουλος). A phrase
+# of the language itself rarely ends so ("спасибо большое").
+_OTHER_LOWER_WORD = rf"[{_OTHER_LOWER}]{{2,}}(?:['’ʼ-][{_OTHER_LOWER}]{{2,}})?"
+_OTHER_SCRIPT_LOWER_NAME = re.compile(rf"(?<![\w'’ʼ-]){_OTHER_LOWER_WORD}(?:[ \t]+{_OTHER_LOWER_WORD}){{1,2}}"
+                                      rf"(?![\w'’ʼ-])")  # fmt: skip
+# (matched accents aside: "-ский" is "-скии")
+_OTHER_FAMILY_ENDING = re.compile(r"(?:ов|ова|ев|ева|ин|ина|ын|ына|скии|ская|ськии|ська|цкии|цкая|ски|ска|ич|вна|енко|"
+                                  r"ук|юк|ян|дзе|швили|ης|ος|ου|ας)\Z")  # fmt: skip
+_OTHER_RUN = re.compile(rf"[{_OTHER_UPPER}{_OTHER_LOWER}]+")
+MAX_OTHER_RUNS = 4  # a lower-case name's words, a hyphenated surname's parts among them; more is prose of the script
 
 
 # Latin letters that English, French, Spanish, German, Italian and Portuguese prose does not write (ə, ı, ş, ğ, ð,
@@ -501,13 +557,29 @@ def rare_letter_names(text: str, common_words: frozenset[str], taken: Iterable[F
 
 def other_script_names(text: str, taken: Iterable[Finding]) -> list[Finding]:
     """Two or three capitalised Cyrillic or Greek words in a row ("Сніжана Гречко-Жук", "Γιώργος Παπαδόπουλος")
-    in a text written mostly in Latin script: a proper name, most often a person's. In a text written in that script
-    itself, capitalised word pairs open sentences and name things; those are left to the other rules."""
+    in a text written mostly in Latin script: a proper name, most often a person's; in a text typed in lower case
+    whose only Cyrillic or Greek words they are, two or three lower-case ones of which one ends as a family name
+    does (``_OTHER_FAMILY_ENDING``: "наум исаев", "φρίξος μιχαηλίδης"). In a text written in that script itself,
+    capitalised word pairs open sentences and name things; those are left to the other rules."""
     if _OTHER_SCRIPT.search(text) is None:
         return []
-    if len(_LATIN_LETTER.findall(text)) <= len(_OTHER_SCRIPT.findall(text)):
-        return []
+    latin = len(_LATIN_LETTER.findall(text))
     spans = [(f.start, f.end) for f in taken]
-    return [Finding("PERSON", match.start(), match.end(), OTHER_SCRIPT_SCORE, "other_script_names")
-            for match in _OTHER_SCRIPT_NAME.finditer(text)
-            if not any(start < match.end() and match.start() < end for start, end in spans)]  # fmt: skip
+    found = []
+    if latin > len(_OTHER_SCRIPT.findall(text)):
+        found = [Finding("PERSON", match.start(), match.end(), OTHER_SCRIPT_SCORE, "other_script_names")
+                 for match in _OTHER_SCRIPT_NAME.finditer(text)
+                 if not any(start < match.end() and match.start() < end for start, end in spans)]  # fmt: skip
+    # A chat line in Latin script whose only Cyrillic or Greek words are the name's ("also φρίξος μιχαηλίδης").
+    if latin and len(_OTHER_RUN.findall(text)) <= MAX_OTHER_RUNS and typed_in_lower_case(text):
+        found.extend(Finding("PERSON", match.start(), match.end(), OTHER_SCRIPT_SCORE, "other_script_names")
+                     for match in _OTHER_SCRIPT_LOWER_NAME.finditer(text)
+                     if any(_OTHER_FAMILY_ENDING.search(_unaccented(part))
+                            for part in re.split(r"[ \t'’ʼ-]+", match.group()))
+                     and not any(start < match.end() and match.start() < end for start, end in spans))  # fmt: skip
+    return found
+
+
+def _unaccented(word: str) -> str:
+    """`word` without its combining accents ("μιχαηλίδης" -> "μιχαηλιδης", "тихий" -> "тихии")."""
+    return "".join(char for char in unicodedata.normalize("NFD", word) if not unicodedata.combining(char))
