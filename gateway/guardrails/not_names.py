@@ -16,7 +16,12 @@ finding tells a label, a date, a company or a business from a name, whatever det
 - a weekday and a month's abbreviation before a day's number, as C's ``asctime`` and git write a date ("Sun Mar 24");
 - a thing named after a place: a place followed by a capitalised English noun that names no kind of place ("Geneva
   Convention", "Panama Papers", "Lisbon Treaty"), and a person NER reads into such a run whose first word is a place
-  and no first name ("Tokyo Stock Exchange").
+  and no first name ("Tokyo Stock Exchange");
+- a person typed in lower case holding a month's or weekday's name or a day said relative to today in a European
+  language (CLDR's, via babel: the Lithuanian genitive "gegužės" of "2025 m. gegužės 1 d.", "mañana", "morgen")
+  that is no known first name ("june", "august" and "mai" stay people);
+- a person typed in lower case with an English preposition of place between its words ("shop in molella", "based in
+  sartrouville"): a phrase running over a place's cue, no name.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import re
 import unicodedata
 from functools import cache
 
+from babel import Locale
 from faker.providers.address.en_US import Provider as UsAddresses
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
@@ -243,6 +249,7 @@ def without_non_names(text: str, findings: list[Finding]) -> list[Finding]:
     """The findings less the PERSON and LOCATION ones that stand in a shape no name takes (the module's list)."""
     if not any(f.entity_type in _NAME_TYPES for f in findings):
         return findings
+    calendar_phrase_words()  # built on the first text with a name (~0.3 s): the warm-up's, not a request's
     capitals = not text.islower()
     streets = _STREET_WORD.search(text) is not None  # most texts name no street: their findings skip that search
     addresses = [f for f in findings if f.entity_type == "STREET_ADDRESS" and f.score >= 0.5]
@@ -277,6 +284,7 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or is_street_name(text, finding.start, words)
             or is_month_in_date(text, finding.start, finding.end, words)
             or is_account(text, finding.start, finding.end)
+            or (text[finding.start : finding.end].islower() and (is_calendar_phrase(words) or is_place_phrase(words)))
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
@@ -475,6 +483,44 @@ def weekday_words() -> frozenset[str]:
             words.add(form)
             words.update(form[:letters] for letters in _WEEKDAY_ABBREVIATION_LETTERS if len(form) > letters)
     return frozenset(words)
+
+
+# European languages whose months, weekdays and relative days CLDR writes: in lower case, the words name no person.
+_CALENDAR_PHRASE_LOCALES = ("en", "fr", "es", "de", "it", "pt", "nl", "ca", "pl", "cs", "sk", "sl", "hr", "hu", "ro",
+                            "lt", "lv", "et", "fi", "sv", "da", "nb", "tr", "ga")  # fmt: skip
+
+
+@cache
+def calendar_phrase_words() -> frozenset[str]:
+    """Month and weekday names (format and stand-alone: "gegužės" and "gegužė") and the one-word days relative to
+    today ("yesterday", "mañana", "demain", "morgen") in ``_CALENDAR_PHRASE_LOCALES``, folded, less known first
+    names ("june", "august", "mai", "domingo")."""
+    words: set[str] = set()
+    for code in _CALENDAR_PHRASE_LOCALES:
+        locale = Locale.parse(code)
+        for context in ("format", "stand-alone"):
+            words.update(name.casefold() for name in locale.months[context]["wide"].values())
+            words.update(name.casefold() for name in locale.days[context]["wide"].values())
+        words.update(day.casefold() for day in locale._data["date_fields"]["day"]["relative"].values())
+    names = known_names()
+    return frozenset(word for word in words if " " not in word and not names.is_name(word))
+
+
+def is_calendar_phrase(words: list[str]) -> bool:
+    """Whether a lower-case person's words hold a month's or weekday's name or a relative day that is no known first
+    name ("2025 m. gegužės 1 d.", "me voy a vasco da gama mañana")."""
+    calendar = calendar_phrase_words()
+    return any(word.casefold() in calendar for word in words)
+
+
+# English prepositions that put a place after them ("based in", "shop at", "greetings from"): no word of a name.
+_PLACE_PREPOSITIONS = frozenset({"in", "at", "from", "near"})
+
+
+def is_place_phrase(words: list[str]) -> bool:
+    """Whether a lower-case person's words hold an English preposition of place between two of them ("shop in
+    molella", "based in sartrouville"): the phrase of a cue and its place, read on as a name."""
+    return any(word.casefold() in _PLACE_PREPOSITIONS for word in words[1:-1])
 
 
 def _fold(word: str) -> str:
