@@ -21,7 +21,9 @@ finding tells a label, a date, a company or a business from a name, whatever det
   language (CLDR's, via babel: the Lithuanian genitive "gegužės" of "2025 m. gegužės 1 d.", "mañana", "morgen")
   that is no known first name ("june", "august" and "mai" stay people);
 - a person typed in lower case with an English preposition of place between its words ("shop in molella", "based in
-  sartrouville"): a phrase running over a place's cue, no name.
+  sartrouville"): a phrase running over a place's cue, no name;
+- a Kubernetes manifest's ``name:`` value typed in lower case ("metadata:\n  name: notifier", "- name: web"): the
+  API names objects, containers and ports with lower-case DNS-1123 labels, no person.
 """
 
 from __future__ import annotations
@@ -284,7 +286,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or is_street_name(text, finding.start, words)
             or is_month_in_date(text, finding.start, finding.end, words)
             or is_account(text, finding.start, finding.end)
-            or (text[finding.start : finding.end].islower() and (is_calendar_phrase(words) or is_place_phrase(words)))
+            or (text[finding.start : finding.end].islower() and (is_calendar_phrase(words) or is_place_phrase(words)
+                                                                  or is_manifest_name(text, finding.start)))
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
@@ -521,6 +524,18 @@ def is_place_phrase(words: list[str]) -> bool:
     """Whether a lower-case person's words hold an English preposition of place between two of them ("shop in
     molella", "based in sartrouville"): the phrase of a cue and its place, read on as a name."""
     return any(word.casefold() in _PLACE_PREPOSITIONS for word in words[1:-1])
+
+
+# A Kubernetes manifest: its API version and kind at a line's start; then a name key before the finding.
+_MANIFEST_MARKS = ("apiVersion:", "kind:")
+_NAME_KEY_BEFORE = re.compile(r"(?:^|\n)[ \t]*(?:-[ \t]+)?name:[ \t]*[\"']?\Z")
+
+
+def is_manifest_name(text: str, start: int) -> bool:
+    """Whether `start` opens a ``name:`` key's value in a Kubernetes manifest ("metadata:\\n  name: notifier"): the
+    API names its objects with lower-case DNS-1123 labels (RFC 1123 host names), not people."""
+    return (all(mark in text for mark in _MANIFEST_MARKS)
+            and _NAME_KEY_BEFORE.search(text, max(0, start - 40), start) is not None)  # fmt: skip
 
 
 def _fold(word: str) -> str:

@@ -453,3 +453,29 @@ def test_the_calendar_words_are_built_on_the_first_text_with_a_name() -> None:
     calendar_phrase_words.cache_clear()
     without_non_names("Hi Maria", [Finding("PERSON", 3, 8, 0.85, "spacy_ner")])
     assert calendar_phrase_words.cache_info().currsize == 1
+
+
+_MANIFEST = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: notifier\n  labels:\n    app: notifier\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (_MANIFEST, "notifier"),
+        (_MANIFEST + "spec:\n  containers:\n    - name: mailer\n", "mailer"),
+    ],
+)
+def test_a_kubernetes_manifests_lower_case_name_is_no_person(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("name: maria garcia\nrole: admin\n", "maria garcia"),  # no manifest
+        (_MANIFEST + "  annotations:\n    owner: maria garcia\n", "maria garcia"),  # no name key
+        (_MANIFEST.replace("notifier", "Maria Garcia", 1), "Maria Garcia"),  # capitalised
+    ],
+)
+def test_names_outside_a_manifests_name_keys_stay(text: str, value: str) -> None:
+    assert kept(text, value)
