@@ -354,11 +354,25 @@ def english_around(text: str, start: int, end: int, before: int = _WORDS_BEFORE)
     return not words or sum(_is_english_word(word, english) for word in words) >= _ENGLISH_SHARE * len(words)
 
 
+@functools.cache
+def _german_only_stop_words() -> frozenset[str]:
+    """spaCy's German stop words that are no stop word of English, French, Spanish, Italian, Portuguese or Dutch
+    ("und", "nicht", "auch"; not "da", Italian "from", nor "was")."""
+    from spacy.lang.es.stop_words import STOP_WORDS as SPANISH
+    from spacy.lang.fr.stop_words import STOP_WORDS as FRENCH
+    from spacy.lang.it.stop_words import STOP_WORDS as ITALIAN
+    from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH
+    from spacy.lang.pt.stop_words import STOP_WORDS as PORTUGUESE
+
+    return frozenset(GERMAN_STOP_WORDS - STOP_WORDS - SPANISH - FRENCH - ITALIAN - DUTCH - PORTUGUESE)
+
+
 def german_around(text: str, start: int, end: int) -> bool:
-    """Whether a German stop word that is no English one (spaCy's lists: "und", "nicht", "auch") stands among the
+    """Whether a German stop word of no other language read (``_german_only_stop_words``) stands among the
     lower-case words around [start, end) (``_words_around``): German capitalises every noun, so a capitalised word
     in its sentence is no sign of a name."""
-    return any(word in GERMAN_STOP_WORDS and word not in STOP_WORDS for word in _words_around(text, start, end))
+    german = _german_only_stop_words()
+    return any(word in german for word in _words_around(text, start, end))
 
 
 def modifies_a_noun(text: str, start: int, end: int) -> bool:
@@ -391,7 +405,21 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     # The words after the noun read as English, if any (a compound quoted at the end of another language's chat line
     # counts: "kuin Jersey knit"; "Annecy race que précieux" is French).
     return (_CUE_BEFORE.search(text, max(0, start - 24), start) is None and not _property_before(text, start)
-            and english_around(text, after.end(1), after.end(1), before=0))  # fmt: skip
+            and _english_words_after(text, after.end(1)))  # fmt: skip
+
+
+_PROSE_WORDS_AFTER = re.compile(rf"(?:[ \t]+[^\W\d_]+){{1,{_WORDS_AFTER}}}(?=[ \t.,!?;:]|\Z)")
+
+
+def _english_words_after(text: str, position: int) -> bool:
+    """Whether the words of prose right after `position` (separated by spaces, up to the first other mark: a log's
+    'dur=327ms' or a tag's '</' ends them) read as English (``english_around``'s share); none: True."""
+    run = _PROSE_WORDS_AFTER.match(text, position)
+    if run is None:
+        return True
+    words = [word for word in _WORD.findall(run.group()) if word.islower()]
+    english = english_words()
+    return not words or sum(_is_english_word(word, english) for word in words) >= _ENGLISH_SHARE * len(words)
 
 
 # What stands before an element's name in markup ("<Ustrd>", "</TwnNm>", "<ns2:City>"): its name is no place.
@@ -633,6 +661,18 @@ def _alone_on_line(text: str, start: int, end: int) -> bool:
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     return not text[line_start:start].strip() and not text[end : len(text) if line_end < 0 else line_end].strip()
+
+
+_LOWER_WORD_BEFORE = re.compile(r"(?<![^\W\d_])[a-zß-ÿ]+[ \t]+\Z")
+
+
+def _after_label(text: str, position: int) -> bool:
+    """Whether a colon or semicolon opens the sentence at `position` ("Geburtsort: Uryv-Pokrovka"): a label's value,
+    not a sentence's first word."""
+    index = position - 1
+    while index >= 0 and text[index] in _SENTENCE_OPENERS:
+        index -= 1
+    return index >= 0 and text[index] in ":;"
 
 
 def _starts_sentence(text: str, position: int) -> bool:
@@ -1025,9 +1065,12 @@ class PlaceRecognizer(EntityRecognizer):
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
         if population < SMALL_TOWN_POPULATION and not _starts_sentence(text, first.start()) and (
-                german_around(text, first.start(), first.end())
+                _LOWER_WORD_BEFORE.search(text, max(0, first.start() - 40), first.start()) is not None
+                and german_around(text, first.start(), first.end())
                 and not english_around(text, first.start(), first.end())):  # fmt: skip
-            return None  # German capitalises nouns: "reiten Boden gar", "vom Stelle" are no names by their capital
+            # German capitalises nouns: after a word in lower case ("reiten Boden gar", "vom Stelle") a capital is no
+            # sign of a name; after a noun it may name the noun's place ("ab Bahnhof Lobatera").
+            return None
         surname = population < REGION and known_names().is_last(first.group())
         if self._after_first_name(text, first.start()) or (surname and self._after_name(text, first.start())):
             return None  # a surname: "Calixta Rojas", "Anna K. Medina", a brand's "Cartier Santos"
@@ -1040,7 +1083,8 @@ class PlaceRecognizer(EntityRecognizer):
             # no stop word of the languages read and no person's name ("Konin bleibt ...", "Jihlava is ..."). In
             # another language's sentence, being no English word is no sign of a name ("Salida historia ...",
             # "Lachen offen ..."): there a town under SMALL_TOWN_POPULATION needs a cue, as one named like a person.
-            if population < SMALL_TOWN_POPULATION and not english_around(text, first.start(), first.end()):
+            if population < SMALL_TOWN_POPULATION and not _after_label(text, first.start()) and (
+                    not english_around(text, first.start(), first.end())):  # fmt: skip
                 return None
             return SCORE if self._rare_place_word(word) else None
         # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns

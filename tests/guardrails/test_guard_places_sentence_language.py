@@ -24,7 +24,8 @@ def test_a_place_before_a_noun_outside_an_english_compound_stays_one(
 
 
 @pytest.mark.parametrize(
-    "text", ["like the Brussels sprouts", "put it in a Manila envelope", "kuin Jersey knit", "pesan Cheddar cheese"]
+    "text", ["like the Brussels sprouts", "put it in a Manila envelope", "kuin Jersey knit", "pesan Cheddar cheese",
+             'sku_name="Mozambique drill" dur=327ms', "<ns2:BrandName>Oxford comma</ns2:BrandName>"]
 )  # fmt: skip
 def test_a_place_in_an_english_compound_is_still_a_thing(find_places: Callable[[str], list[str]], text: str) -> None:
     assert find_places(text) == []
@@ -49,7 +50,10 @@ def test_a_small_towns_name_that_is_a_word_of_the_sentences_language_is_no_place
      ("Vivo en Salida desde hace diez años.", "Salida"),  # a location word before it
      ("Wir fahren morgen nach Stelle und bleiben dort.", "Stelle"),
      ("Er wohnt seit Jahren in Lachen am Zürichsee.", "Lachen"),
-     ("Erkrath bleibt auch im Winter ruhig.", "Erkrath")],  # a town of 15,000 or more opening a German sentence
+     ("Erkrath bleibt auch im Winter ruhig.", "Erkrath"),  # a town of 15,000 or more opening a German sentence
+     ("[14:14] mreyes: Torniamo da Staden domenica.", "Staden"),  # Italian "da", no German stop word
+     ("Shuttle ab Bahnhof Lobatera stündlich.", "Lobatera"),  # after a German noun: the noun's place
+     ("Geburtsort: Uryv-Pokrovka  Die Summe beträgt €2,212.95.", "Uryv-Pokrovka")],  # a label's value
 )  # fmt: skip
 def test_a_small_town_with_a_cue_or_in_english_stays_a_place(
     find_places: Callable[[str], list[str]], text: str, place: str
