@@ -90,10 +90,50 @@ def _fills(text: str, cell_start: int, cell_end: int, start: int, end: int | Non
     return bool(_CELL_PADDING.fullmatch(text, cell_start, start) and _CELL_PADDING.fullmatch(text, end, cell_end))
 
 
-def clause_after(text: str, end: int, limit: int) -> int:
-    """Where the clause after a value that ends at `end` stops: at punctuation, or `limit` characters on."""
-    stop = _CLAUSE_END.search(text, end, min(len(text), end + limit))
-    return stop.start() if stop else min(len(text), end + limit)
+def clause_after(text: str, end: int, limit: int, asides: bool = False) -> int:
+    """Where the clause after a value that ends at `end` stops: at punctuation, or `limit` characters on.
+
+    With `asides` (dates), the clause also goes on past a colon right after the value whose clause points back at
+    it ("7 janv. 1973 : c'est la date de naissance"), and past an aside between two commas inside the value's own
+    clause ("On 7/13/1963 a daughter, Julie Ward, was born"), the aside not counted in `limit`: only where no digit
+    stands in what is bridged (no second date, whose own words those are: "hired 4 May 2021, her son, born 2 ...")."""
+    bound = min(len(text), end + limit)
+    stop = _CLAUSE_END.search(text, end, bound)
+    if stop is None:
+        return bound
+    if asides:
+        mark = stop.start()
+        if text[mark] == ":" and not text[end:mark].strip() and _POINTS_BACK.match(text, stop.end()):
+            return _undated_reach(text, stop.end(), min(len(text), stop.end() + limit), mark)
+        if text[mark] == "," and text[end:mark].strip() and not _has_digit(text, end, mark):
+            aside = _ASIDE.match(text, stop.end())
+            if aside is not None:
+                return _undated_reach(text, aside.end(), min(len(text), aside.end() + bound - mark), mark)
+    return stop.start()
+
+
+# What a clause past a colon opens with when it says what the value before the colon is: a demonstrative or a
+# pronoun and its copula ("that's", "c'est", "das ist", "es la", "è la").
+_POINTS_BACK = re.compile(
+    r"[ \t\u00a0]*(?i:(?:that|this|it|which)(?:'s|’s|\s+is|\s+was)\b|c'est|c’est|ce (?:sont|fut)\b"
+    r"|il s'agit|(?:das|dies|es) (?:ist|war)\b"
+    r"|(?:esa|esta|ésa|ésta|essa|questa|quella|dat|dit|het) (?:es|fue|é|è|is|was)\b"
+    r"|(?:es|fue|é|è|era) (?:la|a|el|o|il|su|sua)\b)"
+)
+# An aside between commas: a few words (a name in apposition, "Julie Ward"), no digit and no clause's end in them.
+_ASIDE = re.compile(r"[^\d,;:!?\n.]{1,40},")
+_DIGIT = re.compile(r"\d")
+
+
+def _has_digit(text: str, start: int, end: int) -> bool:
+    return _DIGIT.search(text, start, end) is not None
+
+
+def _undated_reach(text: str, start: int, bound: int, fallback: int) -> int:
+    """Where the clause that starts at `start` stops (punctuation, or `bound`); `fallback` if a digit is in it."""
+    stop = _CLAUSE_END.search(text, start, bound)
+    reach = stop.start() if stop else bound
+    return fallback if _has_digit(text, start, reach) else reach
 
 
 def may_have_columns(text: str) -> bool:

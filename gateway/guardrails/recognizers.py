@@ -575,7 +575,7 @@ def has_context(context: re.Pattern[str], text: str, start: int, end: int, own_s
         window_start = _own_sentence_start(text, window_start, start, end)
     if context.search(text, window_start, start):
         return True
-    if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS)):
+    if context.search(text, end, clause_after(text, end, CONTEXT_AFTER_CHARS, asides=own_sentence)):
         return True
     if own_sentence and _key_label_names_it(context, text, start):
         return True
