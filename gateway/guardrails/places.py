@@ -21,7 +21,11 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   which capitalises every noun (``german_around``: "an der Stelle"), needs a cue;
 - a name written in lower case (chat) counts only with a location cue, and not when all its words are stop words or
   English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
-  ``LOWERCASE_MIN_POPULATION`` or more;
+  ``LOWERCASE_MIN_POPULATION`` or more; without a cue, only in a line typed all in lower case and only a name no
+  ordinary word spells (``_uncued_lower_case``: "ok greece then", "the north dakota trip", "malang lol"; not
+  "turkey", "chad", "nice", "alles klar");
+- one lower-case word found only through the diacritic-free keys needs a location word that is no preposition any
+  noun takes ("je suis en réunion" is a meeting, not Réunion);
 - a capitalised one-word name alone on its line (an e-mail signature, an address block) counts;
 - a one-word name that is also an English verb or adjective ("Split", "Nice", "Male") counts when it is
   capitalised, a location word comes right before it, it does not open a sentence and it is a place of
@@ -666,6 +670,20 @@ def _alone_on_line(text: str, start: int, end: int) -> bool:
 _LOWER_WORD_BEFORE = re.compile(r"(?<![^\W\d_])[a-zß-ÿ]+[ \t]+\Z")
 
 
+# A short abbreviation right before a name: a title ("mx.") or an address's label ("jl.", "kel.").
+_ABBREVIATION_BEFORE = re.compile(r"(?<![^\W\d_])[^\W\d_]{1,4}\.[ \t]+\Z")
+# Two lower-case words after a name: a compound noun ("strip steak") the name modifies.
+_LOWER_COMPOUND_AFTER = re.compile(r" ([a-z]+) ([a-z]+)\b")
+
+
+def _lower_case_line(text: str, start: int, end: int) -> bool:
+    """Whether the line holding [start, end) has no capital letter: chat typed all in lower case."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    return line == line.lower()
+
+
 def _after_label(text: str, position: int) -> bool:
     """Whether a colon or semicolon opens the sentence at `position` ("Geburtsort: Uryv-Pokrovka"): a label's value,
     not a sentence's first word."""
@@ -932,6 +950,11 @@ class PlaceRecognizer(EntityRecognizer):
                 # Spelled unlike the gazetteer ("Garcia", a surname, for "García") or a town of a few thousand
                 # people: only with a cue.
                 score = None
+            if (needs_cue and score is not None and population >= CITY_MIN_POPULATION and len(span) == 1
+                    and span[0].group().islower() and not self._strong_cue(text, span)):  # fmt: skip
+                # One lower-case word found only without its diacritics ("réunion" for Reunion, "je suis en
+                # réunion"): only after a location word that is no preposition any noun takes.
+                score = None
             if score is not None:
                 return count, score
         return None
@@ -1020,8 +1043,10 @@ class PlaceRecognizer(EntityRecognizer):
             " ".join(word.group() for word in span) in self._written_with_lower_words)  # fmt: skip
         if not capitalised:
             lower = all(word.group().islower() for word in span)
-            if not (cue and lower):
+            if not lower:
                 return None
+            if not cue:
+                return SCORE if self._uncued_lower_case(text, span, significant, population) else None
             if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
                 return None  # "in vara" (Romanian "summer", Swedish "be"): a stop word of some language, not Vara
             if not chained and _GENITIVE_BEFORE.search(text, max(0, first.start() - 24), first.start()) \
@@ -1144,6 +1169,52 @@ class PlaceRecognizer(EntityRecognizer):
             return False
         word = before.group(1)
         return known_names().is_name(word) and word.casefold() not in self._names
+
+    def _uncued_lower_case(self, text: str, span: list[re.Match[str]], significant: list[str],
+                           population: int) -> bool:  # fmt: skip
+        """Whether a place written in lower case with no location word is still one: in a line typed all in lower
+        case (chat, where nothing is capitalised), a place of ``SMALL_TOWN_POPULATION`` or more whose name no
+        ordinary word spells. Of several words, a country's, capital's or US state's with one word no stop word,
+        verb, adjective or adverb ("north dakota", "el salvador"), or a town's with one rare word
+        (``_rare_place_word``: "dąbrowa górnicza", not "high peak") in an English line (``_reads_english``); of one
+        word, a country, capital, US state or city of ``LOWERCASE_MIN_POPULATION`` that WordNet lists as a noun
+        but not as a common one (no plural in the NER's vocabulary: "greece", "lithuania", not "turkey"), or a
+        town's rare word in an English line ("malang lol", not "alles klar"); never a stop word of any language, an
+        English verb, adjective or adverb, nor a first name ("chad", "jordan", "nice")."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        start, end = span[0].start(), span[-1].end()
+        if population < SMALL_TOWN_POPULATION or not _lower_case_line(text, start, end):
+            return False
+        if _ABBREVIATION_BEFORE.search(text, max(0, start - 8), start):
+            return False  # a title's or an address label's abbreviation before it: "mx. buda", "kel. manado"
+        after = _LOWER_COMPOUND_AFTER.match(text, end)
+        if (after and {after.group(1), after.group(2)} <= self._nouns and after.group(1) not in STOP_WORDS
+                and after.group(2) not in self._english.verbs):  # fmt: skip
+            return False  # the modifier of a compound noun's modifier: "the new york strip steak"
+        words = [word.casefold() for word in significant]
+        if len(span) > 1:
+            if population >= REGION:
+                return any(not self._is_common(word) and not is_stop_word(word) for word in words)
+            return any(self._rare_place_word(word) for word in words) and self._reads_english(text, start, end)
+        word = span[0].group().casefold()
+        if (word in STOP_WORDS or is_stop_word(word) or word in place_stop_words() or word in self._other_words
+                or known_names().is_first(word.capitalize())):  # fmt: skip
+            return False
+        if population >= LOWERCASE_MIN_POPULATION and word in self._nouns:
+            vocabulary = self._english.vocabulary
+            return not any(plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies"))
+        return self._rare_place_word(word) and self._reads_english(text, start, end)
+
+    @staticmethod
+    def _reads_english(text: str, start: int, end: int) -> bool:
+        """Whether the words around read as English (``english_around``) with no stop word of another language
+        read that English lacks among them ("alles klar", "bis später"): only there is a word unknown to English a
+        rare word, not that language's own."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        return english_around(text, start, end) and not any(
+            is_stop_word(word) and word not in STOP_WORDS for word in _words_around(text, start, end))  # fmt: skip
 
     def _rare_place_word(self, word: str) -> bool:
         """A lower-cased word that only a place is likely to be: in no English word list, no stop word of the six

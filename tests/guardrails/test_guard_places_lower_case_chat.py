@@ -1,0 +1,36 @@
+"""Places in chat typed all in lower case with no location word (``PlaceRecognizer._uncued_lower_case``): a name no
+ordinary word spells counts; a country that is a common noun, a first name, an English word or another language's
+word does not, nor does a lower-case word found only without its diacritics after a preposition any noun takes."""
+
+from collections.abc import Callable
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("honestly poland was amazing lol", "poland"),  # a country WordNet lists, with no plural in the vocabulary
+     ("ok cool\nthe new mexico pics are up", "new mexico"),  # a US state of two words
+     ("so costa rica next year?", "costa rica"),
+     ("wait, gliwice?", "gliwice"),  # a city's word no English word list holds
+     ("nowy sącz was lovely tbh", "nowy sącz")],
+)  # fmt: skip
+def test_a_place_no_ordinary_word_spells_counts_in_a_lower_case_line(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert find_places(text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["turkey again for dinner lol",  # a common noun too ("turkeys")
+     "chad said ok", "jordan is out today",  # first names
+     "nice one lol", "reading it now",  # English words
+     "alles klar, bis später",  # a German word in a German line
+     "Honestly poland was amazing",  # a capitalised line: lower case is no chat there
+     "je suis en réunion"],  # Réunion only without its accent, after "en", a preposition any noun takes
+)  # fmt: skip
+def test_a_lower_case_word_that_may_be_another_word_is_no_place(
+    find_places: Callable[[str], list[str]], text: str
+) -> None:
+    assert find_places(text) == []
