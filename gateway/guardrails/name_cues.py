@@ -293,6 +293,12 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     while end > start and filler(taken[end - 1]):
         end -= 1  # nor ends with one
     taken = taken[start:end]
+    if lower:
+        taken = _english_words_cut(taken)
+        while taken and filler(taken[0]):
+            taken = taken[1:]
+        while taken and filler(taken[-1]):
+            taken = taken[:-1]
     if not lower:  # a capitalised name ends before its first lower-case word that is no particle
         cut = next((i for i, w in enumerate(taken) if not filler(w) and not w.group()[0].isupper()), len(taken))
         taken = taken[:cut]
@@ -321,6 +327,24 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     if len(taken[-1].group()) > 2 and text[end - 1] == ".":
         end -= 1  # a sentence's full stop, not an initial's period
     return taken[0].start(), end
+
+
+def _english_words_cut(taken: list[re.Match[str]]) -> list[re.Match[str]]:
+    """A lower-case name's words without the English around it: a contraction of an English stop word before it
+    ("hey it's pascual again": "it's"), and from an English stop word after its first word on ("valérie for fixing
+    the build", "tell pintusorn tungkasethakul i said hi") or a word with no vowel ("lunch w/ inta tmrw"). A name's
+    particles are no English stop words ("de", "da", "van", "von"); an initial keeps its period ("qasim d. man")."""
+    while taken and any(mark in taken[0].group() for mark in "'’ʼ") \
+            and re.split(r"['’ʼ]", taken[0].group())[0] in ENGLISH_STOP_WORDS:  # fmt: skip
+        taken = taken[1:]
+    cut = next((i for i, w in enumerate(taken) if i and (w.group() in ENGLISH_STOP_WORDS or is_vowelless(w.group()))),
+               len(taken))  # fmt: skip
+    return taken[:cut]
+
+
+def is_vowelless(word: str) -> bool:
+    """Whether a word of ASCII letters holds no vowel: a chat abbreviation ("tmrw", "btw", "thx"), no name's."""
+    return len(word) > 1 and word.isascii() and word.isalpha() and not any(char in "aeiouy" for char in word.lower())
 
 
 # The head nouns of a team's, a desk's or an office's name, and a company's legal form: "Assigned to: Field Services",

@@ -83,7 +83,9 @@ _LOWER = rf"[{LOWER_LETTERS}]{{2,}}"
 _CAPITALISED_PAIR = AfterNone(
     r"\w@.'’-", rf"({_CAPITALISED})[ \t]+(?:([{UPPER_LETTERS}])\.[ \t]+)?({_CAPITALISED})(?![\w@'’-])"
 )
-_LOWER_PAIR = AfterNone(r"\w@.'’-", rf"({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER})(?![\w@'’-])")
+# A lower-case surname may be a double one ("kalevi auvinen-jäntti"): ``_hyphenated_surname`` reads its parts.
+_LOWER_LAST = rf"{_LOWER}(?:-{_LOWER})?"
+_LOWER_PAIR = AfterNone(r"\w@.'’-", rf"({_LOWER})[ \t]+(?:([{LOWER_LETTERS}])\.[ \t]+)?({_LOWER_LAST})(?![\w@'’-])")
 # Two words in capitals ("ARBEN AGA", "ROŽĖ JANKAUSKAITĖ", "O'NEIL KAYE"), on one line, no code glued on.
 _CAPITALS = rf"[{UPPER_LETTERS}]{{2,}}(?:['’-][{UPPER_LETTERS}]{{2,}})?"
 _CAPITALS_PAIR = AfterNone(r"\w@.'’/-", rf"({_CAPITALS})[ \t]+({_CAPITALS})(?![\w@'’/-])")  # as ``_CAPITALISED_PAIR``
@@ -329,6 +331,12 @@ def _pairs_in(
             continue  # a column header ("Trace Id", "Key Id"), a sign-off ("Beste Grüße")
         if lower and (first.casefold() == last.casefold() or _ordinary_pair(first, last, common_words)):
             continue  # a word said twice ("ty ty", "bye bye"); dictionary words ("rose gold", "saw piotr")
+        if lower and "-" in last:
+            if _hyphenated_surname(first, last, common_words) and _holds_stop_word(text, begin, stop, match) \
+                    and not any(start < match.end() and match.start() < end for start, end in spans):
+                _add_pair(match, lower, spans, not_places, found)
+                position = match.end()
+            continue  # a double surname only after a known first name, each part a surname's word ("follow-up")
         if lower and not (names.is_last(last) and first not in common_words and last not in common_words) and not (
             (names.is_last(last) or _unlisted_surname(first, last, common_words))
             and _holds_stop_word(text, begin, stop, match)
@@ -338,11 +346,38 @@ def _pairs_in(
             continue  # "Grace Street", "Frank Talk": a known first name before an ordinary word
         if any(start < match.end() and match.start() < end for start, end in spans):
             continue
-        found.append(Finding("PERSON", match.start(), match.end(), LOWER_CASE_PAIR_SCORE if lower else PAIR_SCORE,
-                             "name_pairs"))  # fmt: skip
-        spans.append((match.start(), match.end()))
-        not_places.append((match.start(), match.end()))
+        _add_pair(match, lower, spans, not_places, found)
         position = match.end()
+
+
+def _add_pair(
+    match: re.Match[str],
+    lower: bool,
+    spans: list[tuple[int, int]],
+    not_places: list[tuple[int, int]],
+    found: list[Finding],
+) -> None:
+    found.append(Finding("PERSON", match.start(), match.end(), LOWER_CASE_PAIR_SCORE if lower else PAIR_SCORE,
+                         "name_pairs"))  # fmt: skip
+    spans.append((match.start(), match.end()))
+    not_places.append((match.start(), match.end()))
+
+
+def _hyphenated_surname(first: str, last: str, common_words: frozenset[str]) -> bool:
+    """Whether a lower-case pair's hyphenated last word is a double surname after a known first name ("natalia
+    zanzi-mocenigo", "simona říhová-sedláčková"): the first name no dictionary word, each part of two letters or more
+    and no dictionary word, and each a known surname or a word of four letters or more that neither the English NER
+    model's vocabulary, a calendar nor a field holds ("mocenigo"). A compound of ordinary words ("follow-up",
+    "check-in", "co-op") is none."""
+    names = known_names()
+    if first.casefold() in common_words:
+        return False
+    for part in last.casefold().split("-"):
+        if part in common_words or part in _CALENDAR_WORDS or part in FIELD_WORDS:
+            return False
+        if not names.is_last(part) and (len(part) < _MIN_UNLISTED_LETTERS or part in english_words().vocabulary):
+            return False
+    return True
 
 
 def _ordinary_pair(first: str, last: str, common_words: frozenset[str]) -> bool:

@@ -22,6 +22,10 @@ def people(analyzer: PiiAnalyzer, text: str) -> list[str]:
         # a surname (or first name) the dictionary also holds as a noun, beside a known name
         ("drove sandra baker to the airport", "sandra baker"),
         ("waiting on kellie roberts to sign off", "kellie roberts"),
+        # a double surname: each part a known surname or a word no dictionary holds
+        ("kalevi auvinen-jäntti is out sick", "kalevi auvinen-jäntti"),
+        ("waiting on tamilla vəziroğlu-əfəndizadə to sign off", "tamilla vəziroğlu-əfəndizadə"),
+        ("pues simona říhová-sedláčková y ya", "simona říhová-sedláčková"),
         # lower-case Cyrillic and Greek, one word ending as family names do
         ("call with олег смирнов tmrw", "олег смирнов"),
         ("our contact over there is неделяна крушовска", "неделяна крушовска"),
@@ -30,6 +34,20 @@ def people(analyzer: PiiAnalyzer, text: str) -> list[str]:
 )
 def test_lower_case_names_in_chat(analyzer, text, name):
     assert name in people(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("shoutout to valérie for fixing the build", "valérie"),  # an English stop word ends a lower-case name
+        ("tell pintusorn tungkasethakul i said hi", "pintusorn tungkasethakul"),
+        ("hey it's pascual again, still waiting", "pascual"),  # nor does a contraction before it open one
+        ("i'm tomasz btw", "tomasz"),  # a word with no vowel is a chat abbreviation
+        ("thanks anna de souza for the help", "anna de souza"),  # a particle is no English stop word
+    ],
+)
+def test_a_cued_lower_case_name_is_only_the_name(analyzer, text, name):
+    assert people(analyzer, text) == [name]
 
 
 @pytest.mark.parametrize(
@@ -46,6 +64,9 @@ def test_lower_case_names_in_chat(analyzer, text, name):
         "ich bin müde heute",
         "anna haha that was wild",  # slang the model's vocabulary holds is no surname
         "ok спасибо большое lol",  # Cyrillic words that end as no family name does
+        "can karen follow-up on this",  # a compound of dictionary words is no double surname
+        "did maria check-in at the desk",
+        "is john co-op or not",
     ],
 )
 def test_ordinary_chat_names_nobody(analyzer, text):
