@@ -109,7 +109,7 @@ def test_metrics_sum_the_replicas(client: TestClient, pool: ReplicaPool, db: Dat
         if seen == {0, 1}:
             break
     assert seen == {0, 1}
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # generous: on a loaded machine the idle snapshots come late
     while time.monotonic() < deadline:  # each engine sends its snapshot once idle
         per_replica = pool.replica_stats()
         total = sum(s.prompt_tokens for s in per_replica if s is not None)
