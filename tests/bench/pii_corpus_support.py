@@ -58,6 +58,16 @@ def assert_reproducible_and_apart_from_dev(generator: Callable[..., list], prefi
     assert not {case["text"] for case in generate("dev")} & {case["text"] for case in cases}
 
 
+def assert_spans_exact_and_apart(cases: list[dict], gap: int = 0) -> None:
+    """Every labelled span (entity or hard negative) is exactly its value in the text, and any two spans of a case
+    stand at least ``gap`` characters apart (0: they may touch, never overlap)."""
+    for case in cases:
+        for span in (*case["entities"], *case["negatives"]):
+            assert case["text"][span["start"] : span["end"]] == span["value"]
+        spans = sorted((s["start"], s["end"]) for s in (*case["entities"], *case["negatives"]))
+        assert all(start - end >= gap for (_, end), (start, _) in itertools.pairwise(spans))
+
+
 def assert_quota_offsets_and_contexts(cases: list[dict], per_type: int, entity_types: tuple[str, ...],
                                       own_contexts: set[str], other_contexts: set[str]) -> None:
     """Each type's quota met, 1,000-1,500 cases, every span's offsets exact and no two spans overlapping, the split's
@@ -65,11 +75,7 @@ def assert_quota_offsets_and_contexts(cases: list[dict], per_type: int, entity_t
     counts = Counter(e["type"] for case in cases for e in case["entities"])
     assert all(counts[t] >= per_type for t in entity_types)
     assert 1000 <= len(cases) <= 1500
-    for case in cases:
-        for span in (*case["entities"], *case["negatives"]):
-            assert case["text"][span["start"] : span["end"]] == span["value"]
-        spans = sorted((s["start"], s["end"]) for s in (*case["entities"], *case["negatives"]))
-        assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+    assert_spans_exact_and_apart(cases)
     assert {case["context"] for case in cases} == own_contexts
     assert not own_contexts & other_contexts  # no context of another split
 

@@ -5,12 +5,16 @@ only after a passport's caption, and its hard negatives."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 
 import pytest
-from pii_corpus_support import assert_reproducible_and_apart_from_dev, printed_by_a_process, values
+from pii_corpus_support import (
+    assert_reproducible_and_apart_from_dev,
+    assert_spans_exact_and_apart,
+    printed_by_a_process,
+    values,
+)
 
 from bench.pii_corpus import dev_fourteenth
 from bench.pii_corpus.dev_fourteenth import BIRTH_CAPTIONS, ENTITIES_PER_TYPE, LOCALES, generate_fourteenth_dev
@@ -36,11 +40,7 @@ def test_quotas_offsets_and_locales(cases):
     assert counts == {"PERSON": ENTITIES_PER_TYPE, "LOCATION": ENTITIES_PER_TYPE, "DATE_OF_BIRTH": ENTITIES_PER_TYPE,
                       "PHONE_NUMBER": ENTITIES_PER_TYPE // 4, "EMAIL_ADDRESS": ENTITIES_PER_TYPE // 4}  # fmt: skip
     assert sum(not case["entities"] for case in cases) == ENTITIES_PER_TYPE // 2
-    for case in cases:
-        for span in (*case["entities"], *case["negatives"]):
-            assert case["text"][span["start"] : span["end"]] == span["value"]
-        spans = sorted((s["start"], s["end"]) for s in (*case["entities"], *case["negatives"]))
-        assert all(end < start for (_, end), (start, _) in itertools.pairwise(spans))
+    assert_spans_exact_and_apart(cases, gap=1)
     assert {case["context"] for case in cases} == {f"lorem-{locale}" for locale in LOCALES}
 
 

@@ -5,12 +5,11 @@ languages, and dates that are no birth as hard negatives."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import random
 from collections import Counter
 
 import pytest
-from pii_corpus_support import printed_by_a_process, values
+from pii_corpus_support import assert_spans_exact_and_apart, printed_by_a_process, values
 
 from bench.pii_corpus import dev_sixteenth, generate
 from bench.pii_corpus.dev_sixteenth import BIRTHS, NEGATIVE_TEXTS, PLACEMENTS, generate_sixteenth_dev
@@ -40,11 +39,7 @@ def test_quotas_and_offsets(cases):
     assert len(values(cases, "DATE_OF_BIRTH")) == BIRTHS
     assert sum(not any(e["type"] == "DATE_OF_BIRTH" for e in case["entities"]) for case in cases) == NEGATIVE_TEXTS
     assert len(values(cases, "PERSON")) + len(values(cases, "PHONE_NUMBER")) >= 50
-    for case in cases:
-        for span in (*case["entities"], *case["negatives"]):
-            assert case["text"][span["start"] : span["end"]] == span["value"]
-        spans = sorted((s["start"], s["end"]) for s in (*case["entities"], *case["negatives"]))
-        assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+    assert_spans_exact_and_apart(cases)
 
 
 def test_the_bench_reads_it_as_its_split(cases):
