@@ -58,7 +58,9 @@
    `dev-15`, lower-case chat written blind (its own chat wording, weak cues and none) in nine messaging genres,
    some of it code-switching into French, Spanish and German (``pii_corpus.dev_fifteenth``), and `dev-16`, birth
    dates written blind: cues before, after, far from the date, implied by an age, or a record's key, in seven
-   languages and nineteen date forms, beside dates that are no birth (``pii_corpus.dev_sixteenth``).
+   languages and nineteen date forms, beside dates that are no birth (``pii_corpus.dev_sixteenth``), and `dev-19`,
+   phones of every region and number type and the ten national id schemes written blind, the ways people write them
+   (``pii_corpus.dev_nineteenth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -97,6 +99,7 @@ from bench.pii_corpus import (
     dev_fifth,
     dev_fourteenth,
     dev_fourth,
+    dev_nineteenth,
     dev_ninth,
     dev_seventh,
     dev_sixteenth,
@@ -446,6 +449,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev,
     dev_fifteenth.NAME: dev_fifteenth.generate_fifteenth_dev,
     dev_sixteenth.NAME: dev_sixteenth.generate_sixteenth_dev,
+    dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
 }
 
 
