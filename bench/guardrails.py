@@ -93,6 +93,7 @@ from pathlib import Path
 
 from bench.pii_corpus import (
     Case,
+    dev_eighteenth,
     dev_eighth,
     dev_eleventh,
     dev_fifteenth,
@@ -449,6 +450,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev,
     dev_fifteenth.NAME: dev_fifteenth.generate_fifteenth_dev,
     dev_sixteenth.NAME: dev_sixteenth.generate_sixteenth_dev,
+    dev_eighteenth.NAME: dev_eighteenth.generate_eighteenth_dev,
     dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
 }
 
