@@ -103,6 +103,7 @@ from bench.pii_corpus import (
     dev_nineteenth,
     dev_ninth,
     dev_seventh,
+    dev_seventeenth,
     dev_sixteenth,
     dev_sixth,
     dev_tenth,
@@ -450,6 +451,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev,
     dev_fifteenth.NAME: dev_fifteenth.generate_fifteenth_dev,
     dev_sixteenth.NAME: dev_sixteenth.generate_sixteenth_dev,
+    dev_seventeenth.NAME: dev_seventeenth.generate_seventeenth_dev,
     dev_eighteenth.NAME: dev_eighteenth.generate_eighteenth_dev,
     dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
 }
