@@ -139,8 +139,7 @@ def _id_variants(scheme: str, compact: str) -> dict[str, str]:
             "compact": c,
             "grouped": idnr.format(c),
             "grouped3": f"{c[:3]} {c[3:6]} {c[6:9]} {c[9:]}",
-            "slashed": f"{c[:2]}/{c[2:5]}/{c[5:8]}/{c[8:]}",
-        }
+        }  # no slashes: "12/345/67890" is how a Steuernummer is printed, another number
     if scheme == "fr.nir":
         return {
             "compact": c,
