@@ -1,9 +1,16 @@
-"""A cheap language signal for a stretch of text: is it French, Spanish or German prose rather than English?
+"""Cheap language signals for a stretch of text, from stop words that only one language lists.
 
-It counts stop words that only one of the four languages lists (spaCy's stop-word lists, minus every word another
-of the four also lists: "de", "la", "a", "in" say nothing). A stretch whose French, Spanish and German words
-outnumber its English ones is read as continental prose. Code, JSON, logs and English text carry English or no
-stop words, so they stay English and cost one regex pass.
+- ``is_continental``: is it French, Spanish or German prose rather than English? It counts stop words that only one
+  of the four languages lists (spaCy's stop-word lists, minus every word another of the four also lists: "de",
+  "la", "a", "in" say nothing). A stretch whose French, Spanish and German words outnumber its English ones is read
+  as continental prose. Code, JSON, logs and English text carry English or no stop words, so they stay English and
+  cost one regex pass.
+- ``GERMAN_ONLY_STOP_WORDS``: spaCy's German stop words that no English, French, Spanish, Italian, Portuguese or
+  Dutch list holds ("und", "nicht", "auch"; not "da", Italian "from", nor "was", nor "das" and "um", Portuguese),
+  written as listed and casefolded ("groß", "gross"): ``places.german_around`` looks for one of them among a place's
+  neighbours, where one word must say German alone. ``is_german`` reads a window as German by a vote: German's stop
+  words against English, French, Spanish, Italian and Dutch ones (there "das" and "um" vote German). German
+  capitalises every noun: in German text a capital is no sign of a name.
 """
 
 from __future__ import annotations
@@ -14,6 +21,9 @@ from spacy.lang.de.stop_words import STOP_WORDS as DE
 from spacy.lang.en.stop_words import STOP_WORDS as EN
 from spacy.lang.es.stop_words import STOP_WORDS as ES
 from spacy.lang.fr.stop_words import STOP_WORDS as FR
+from spacy.lang.it.stop_words import STOP_WORDS as IT
+from spacy.lang.nl.stop_words import STOP_WORDS as NL
+from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 _LISTS = {"en": EN, "fr": FR, "es": ES, "de": DE}
 
@@ -38,3 +48,25 @@ def is_continental(text: str) -> bool:
         elif word in _ENGLISH:
             english += 1
     return continental > english
+
+
+_GERMAN_LISTED = DE - (EN | FR | ES | IT | PT | NL)
+GERMAN_ONLY_STOP_WORDS = _GERMAN_LISTED | frozenset(word.casefold() for word in _GERMAN_LISTED)
+# ``is_german``'s vote: German stop words against those of English, French, Spanish, Italian and Dutch, casefolded.
+# Portuguese has no vote (as before the two sets met here): its "das" and "um" count for German ("ist das Konto").
+_VOTING = EN | FR | ES | IT | NL
+_GERMAN_VOTES = frozenset(word.casefold() for word in DE) - _VOTING
+_OTHER_VOTES = frozenset(word.casefold() for word in _VOTING) - frozenset(word.casefold() for word in DE)
+
+
+def is_german(window: str) -> bool:
+    """Whether `window` holds more stop words that German lists and English, French, Spanish, Italian and Dutch do
+    not than stop words of those five that German does not list (at least one)."""
+    german = others = 0
+    for match in _WORD.finditer(window):
+        folded = match.group().casefold()
+        if folded in _GERMAN_VOTES:
+            german += 1
+        elif folded in _OTHER_VOTES:
+            others += 1
+    return german > others

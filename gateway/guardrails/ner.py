@@ -48,18 +48,13 @@ import spacy
 from faker.providers.person.de_AT import Provider as AustrianPeople
 from faker.providers.person.de_CH import Provider as SwissPeople
 from faker.providers.person.de_DE import Provider as GermanPeople
-from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
 from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.lang.es.stop_words import STOP_WORDS as SPANISH_STOP_WORDS
-from spacy.lang.fr.stop_words import STOP_WORDS as FRENCH_STOP_WORDS
-from spacy.lang.it.stop_words import STOP_WORDS as ITALIAN_STOP_WORDS
-from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH_STOP_WORDS
 from spacy.tokens import Doc
 from thinc.api import Model
 
 from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.language import is_continental
+from gateway.guardrails.language import is_continental, is_german
 from gateway.guardrails.name_cues import TITLES, NameWords, ordinary_words
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.windows import add_window
@@ -375,15 +370,6 @@ def _load_ner_pipe(model: str | Path) -> spacy.language.Language:
 
 
 _CONTINENTAL_PEOPLE = frozenset(label for label, entity in CONTINENTAL_LABEL_TO_ENTITY.items() if entity == "PERSON")
-# German-only stop words (spaCy's German list less every word its English, French, Spanish, Dutch or Italian list
-# holds), and those of the other languages: a window is German when the first outnumber the second.
-_OTHER_STOP_WORDS = frozenset(
-    STOP_WORDS | FRENCH_STOP_WORDS | SPANISH_STOP_WORDS | DUTCH_STOP_WORDS | ITALIAN_STOP_WORDS
-)
-_GERMAN_ONLY = frozenset(word.casefold() for word in GERMAN_STOP_WORDS) - _OTHER_STOP_WORDS
-_OTHERS_ONLY = frozenset(word.casefold() for word in _OTHER_STOP_WORDS) - frozenset(
-    word.casefold() for word in GERMAN_STOP_WORDS
-)
 # What no German noun is written as: a word in capitals ("HSU") or one going on in lower case after a hyphen
 # ("Ha-yun"), as romanised names are (German joins compounds with a capital: "Demo-Raum"), and an initial ("M.").
 _NAME_SHAPED = re.compile(
@@ -403,19 +389,6 @@ def german_given_names() -> frozenset[str]:
         for attribute in ("first_names", "first_names_male", "first_names_female"):
             names.update(getattr(provider, attribute, ()))
     return frozenset(names)
-
-
-def is_german(window: str) -> bool:
-    """Whether `window` holds more German-only stop words than stop words of English, French, Spanish, Dutch or
-    Italian that German does not list (at least one)."""
-    german = others = 0
-    for word in _SPAN_WORD.findall(window):
-        folded = word.casefold()
-        if folded in _GERMAN_ONLY:
-            german += 1
-        elif folded in _OTHERS_ONLY:
-            others += 1
-    return german > others
 
 
 def _unconfirmed_in_german(window: str, start: int, end: int, second_people: list[tuple[int, int]] | None) -> bool:

@@ -1,0 +1,19 @@
+"""The stop-word language signals (``gateway.guardrails.language``): one home for the German-only stop words the NER
+confirmations and the place rules read."""
+
+from __future__ import annotations
+
+from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS, is_german
+
+
+def test_german_only_stop_words_are_no_other_languages_and_come_folded_too():
+    assert {"und", "nicht", "auch", "groß", "gross", "daß", "dass"} <= GERMAN_ONLY_STOP_WORDS
+    # Italian "da", English "was", Portuguese "das" and "um": one of these alone says no language
+    assert not {"da", "was", "das", "um", "in", "die"} & GERMAN_ONLY_STOP_WORDS
+
+
+def test_the_german_vote_counts_das_and_um():
+    assert is_german("IT09 S795 ist das Konto des Lieferanten.")
+    assert is_german("Wir treffen uns um acht.")
+    assert not is_german("A casa das flores fica em Lisboa.")
+    assert not is_german("Nous avons reçu votre demande avant vendredi.")
