@@ -23,7 +23,12 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   English verbs, adjectives or adverbs; one word that is also an English noun needs a place of
   ``LOWERCASE_MIN_POPULATION`` or more; without a cue, only in a line typed all in lower case and only a name no
   ordinary word spells (``_uncued_lower_case``: "ok greece then", "the north dakota trip", "malang lol"; not
-  "turkey", "chad", "nice", "alles klar");
+  "turkey", "chad", "nice", "alles klar"); a country, capital, US state or city of ``LOWERCASE_MIN_POPULATION`` is a
+  first name there only when it is a common given name where English is written (``place_given_names``: "jordan",
+  "georgia", not "nebraska", "ethiopia"), and not when it follows an adjective or a possessive ("mom's good china")
+  or is a surname after a first name ("tomás medina"); chat's own words ("lol", "hmm", "yeah") read as English, and a
+  name typed without its diacritics ("osnabruck", "veszprem") counts there as typed with them when a word of it is
+  rare;
 - one lower-case word found only through the diacritic-free keys needs a location word that is no preposition any
   noun takes ("je suis en réunion" is a meeting, not Réunion);
 - a capitalised one-word name alone on its line (an e-mail signature, an address block) counts;
@@ -90,7 +95,7 @@ from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.place_stop_words import place_stop_words
+from gateway.guardrails.place_stop_words import place_given_names, place_stop_words
 from gateway.guardrails.prefilters import AfterNonWord
 from gateway.guardrails.region_names import region_names
 from gateway.guardrails.script_places import script_places
@@ -125,7 +130,7 @@ _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited"
          "à", "au", "aux", "en", "de", "dans", "vers", "près", "depuis", "desde", "hacia", "cerca", "nach", "aus",
          "bei", "im", "von", "nahe", "ciudad", "ville", "stadt", "para", "hasta", "em", "per",
          # travel and residence, in the four languages: "relocated to" is caught by "to", "arrived Lyon" is not
-         "into", "through", "throughout", "within", "between", "relocated", "relocating", "moving", "headed",
+         "into", "through", "thru", "throughout", "within", "between", "relocated", "relocating", "moving", "headed",
          "heading", "arrived", "arriving", "landed", "leaving", "left", "reside", "resides", "residing", "hometown",
          "entre", "jusqu'à", "habite", "vit", "vive", "vivo", "wohnt", "lebt", "zwischen", "über", "ab",
          "bis", "sede", "siège",
@@ -451,6 +456,7 @@ class EnglishWords:
     modifiers: frozenset[str]  # adjectives and adverbs
     nouns: frozenset[str]
     vocabulary: frozenset[str]  # every string the model was trained with: a word missing from it is a rare one
+    adjectives: frozenset[str] = frozenset()  # the adjectives alone
 
 
 @functools.lru_cache(maxsize=1)
@@ -469,7 +475,7 @@ def english_words() -> EnglishWords:
 
     strings = model / "vocab" / "strings.json"
     vocabulary = frozenset(s for s in srsly.read_json(strings) if s.islower()) if strings.is_file() else frozenset()
-    return EnglishWords(words("verb"), words("adj", "adv"), words("noun"), vocabulary)
+    return EnglishWords(words("verb"), words("adj", "adv"), words("noun"), vocabulary, words("adj"))
 
 
 def _name_key(name: str) -> str | None:
@@ -932,6 +938,8 @@ class PlaceRecognizer(EntityRecognizer):
             if population < CITY_MIN_POPULATION and not self._small_town_cued(text, span, chained):
                 continue
             score = self._judge(text, span, population, chained)
+            if needs_cue and score is not None and self._typed_plain_in_chat(text, span, population, chained):
+                return count, score
             if needs_cue and score is not None and not self._cued(text, span, chained):
                 # Spelled unlike the gazetteer ("Garcia", a surname, for "García") or a town of a few thousand
                 # people: only with a cue.
@@ -944,6 +952,17 @@ class PlaceRecognizer(EntityRecognizer):
             if score is not None:
                 return count, score
         return None
+
+    def _typed_plain_in_chat(self, text: str, span: list[re.Match[str]], population: int, chained: bool) -> bool:
+        """Whether a gazetteer name found only without its diacritics ("osnabruck", "veszprem" for "Osnabrück",
+        "Veszprém") counts with no cue: chat typed in lower case drops diacritics as it drops capitals. It does when
+        the uncued lower-case rule took it (``_uncued_lower_case``: a line all in lower case, reading English) and a
+        word of it is a rare one (``_rare_place_word``): a surname is a known name ("garcia"), a word of another
+        language spelled so is no rare word in an English line's reading ("reunion")."""
+        return (population >= CITY_MIN_POPULATION and all(word.group().islower() for word in span)
+                and not self._cue(text, span, chained)
+                and any(self._rare_place_word(word.group().casefold()) for word in span
+                        if word.group() not in CONNECTORS))  # fmt: skip
 
     def _names_from(self, text: str, words: list[re.Match[str]], index: int,
                     longest: int) -> list[tuple[int, int, bool]]:  # fmt: skip
@@ -1166,7 +1185,10 @@ class PlaceRecognizer(EntityRecognizer):
         word, a country, capital, US state or city of ``LOWERCASE_MIN_POPULATION`` that WordNet lists as a noun
         but not as a common one (no plural in the NER's vocabulary: "greece", "lithuania", not "turkey"), or a
         town's rare word in an English line ("malang lol", not "alles klar"); never a stop word of any language, an
-        English verb, adjective or adverb, nor a first name ("chad", "jordan", "nice")."""
+        English verb, adjective or adverb, nor a first name ("chad", "jordan", "nice": ``_chat_first_name``), nor a
+        surname right after a first name ("tomás medina"). A surname names-dataset knows is no sign of a person for a
+        city of ``LOWERCASE_MIN_POPULATION`` or more ("penza", "cabinda"); a common noun's sense wins after an
+        adjective or a possessive ("mom's good china")."""
         from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
 
         start, end = span[0].start(), span[-1].end()
@@ -1185,33 +1207,74 @@ class PlaceRecognizer(EntityRecognizer):
             return any(self._rare_place_word(word) for word in words) and self._reads_english(text, start, end)
         word = span[0].group().casefold()
         if (word in STOP_WORDS or is_stop_word(word) or word in place_stop_words() or word in self._other_words
-                or known_names().is_first(word.capitalize())):  # fmt: skip
+                or self._chat_first_name(word, population)):  # fmt: skip
             return False
+        if known_names().is_last(word) and self._after_lower_first_name(text, start):
+            return False  # a surname after a first name: "the booking is tomás medina"
         if population >= LOWERCASE_MIN_POPULATION and word in self._nouns:
             vocabulary = self._english.vocabulary
-            return not any(plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies"))
-        return self._rare_place_word(word) and self._reads_english(text, start, end)
+            if any(plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies")):
+                return False
+            # A noun after an adjective or a possessive is the common noun ("mom's good china", "fine china"); chat's
+            # "ok" is no such adjective, nor is an adverb ("yeah", "so").
+            before = _LOWER_WORD_BEFORE.search(text, max(0, start - 40), start)
+            if before is None:
+                return True
+            adjective = before.group().rstrip()
+            return text[before.start() - 1 : before.start()] not in ("'", "’") and (
+                len(adjective) < 3 or adjective in STOP_WORDS or adjective not in self._english.adjectives)  # fmt: skip
+        # A city of LOWERCASE_MIN_POPULATION or more that is a surname ("penza", "cabinda") is the city: a chat line
+        # calls someone by a first name (``_chat_first_name``, tested above), seldom by a surname alone.
+        large = population >= LOWERCASE_MIN_POPULATION
+        return self._rare_place_word(word, names=not large) and self._reads_english(text, start, end)
 
     @staticmethod
-    def _reads_english(text: str, start: int, end: int) -> bool:
-        """Whether the words around read as English (``english_around``) with no stop word of another language
-        read that English lacks among them ("alles klar", "bis später"): only there is a word unknown to English a
-        rare word, not that language's own."""
+    def _chat_first_name(word: str, population: int) -> bool:
+        """Whether a lower-case word is a first name a chat line may address ("k jordan", "ok chad then"): for a
+        country, capital, US state or city of ``LOWERCASE_MIN_POPULATION`` or more, only a common given name of the
+        English-speaking countries (``place_given_names``: "jordan", "georgia", not "florida", "nebraska", which
+        some country's records hold now and then); for a smaller place any first name names-dataset knows."""
+        if population >= LOWERCASE_MIN_POPULATION:
+            return word in place_given_names()
+        return known_names().is_first(word.capitalize())
+
+    def _after_lower_first_name(self, text: str, start: int) -> bool:
+        """Whether a known first name in lower case stands right before `start` (one space between) that is no stop
+        word, English word or chat's two letters ("ok", "k")."""
         from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
 
-        return english_around(text, start, end) and not any(
-            is_stop_word(word) and word not in STOP_WORDS for word in _words_around(text, start, end))  # fmt: skip
+        before = _LOWER_WORD_BEFORE.search(text, max(0, start - 40), start)
+        if before is None or not before.group().endswith(" "):
+            return False
+        word = before.group().rstrip()
+        return (len(word) > 2 and not is_stop_word(word) and not _is_english_word(word, self._english)
+                and known_names().is_first(word.capitalize()))  # fmt: skip
 
-    def _rare_place_word(self, word: str) -> bool:
+    def _reads_english(self, text: str, start: int, end: int) -> bool:
+        """Whether the lower-case words around read as English, with no stop word of another language read that
+        English lacks among them ("alles klar", "bis später"): only there is a word unknown to English a rare word,
+        not that language's own. Of the words around, two thirds or more are English words (``_is_english_word``)
+        or, chat's own ("lol", "hmm", "yeah", "ppl"), words of the NER model's vocabulary, which holds no other
+        language's word here but its stop words ("que", "aus"), ruled out before."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        words = _words_around(text, start, end)
+        if any(is_stop_word(word) and word not in STOP_WORDS for word in words):
+            return False
+        english, vocabulary = self._english, self._english.vocabulary
+        return sum(word in vocabulary or _is_english_word(word, english) for word in words) >= (
+            _ENGLISH_SHARE * len(words))  # fmt: skip
+
+    def _rare_place_word(self, word: str, names: bool = True) -> bool:
         """A lower-cased word that only a place is likely to be: in no English word list, no stop word of the six
-        languages, no greeting or title, no first or last name names-dataset knows."""
+        languages, no greeting or title, no first or last name names-dataset knows (with `names`)."""
         from gateway.guardrails.name_cues import CUE_WORDS
         from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
         from gateway.guardrails.person_names import known_names
 
         # Nor a greeting, title or sign-off of the languages read ("Hola", a town in Kenya, opening "Hola Sofía,").
         return (word not in self._english.vocabulary and word not in self._nouns and not is_stop_word(word)
-                and word not in CUE_WORDS and not known_names().is_name(word.capitalize()))  # fmt: skip
+                and word not in CUE_WORDS and not (names and known_names().is_name(word.capitalize())))  # fmt: skip
 
     def _is_common(self, word: str) -> bool:
         folded = word.casefold()

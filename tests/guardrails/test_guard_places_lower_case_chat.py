@@ -34,3 +34,29 @@ def test_a_lower_case_word_that_may_be_another_word_is_no_place(
     find_places: Callable[[str], list[str]], text: str
 ) -> None:
     assert find_places(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("<op> ok nebraska then", "nebraska"),  # a first name of some country's records, no common English given name
+     ("k montenegro", "montenegro"), ("ok cool\nethiopia maybe", "ethiopia"),
+     ("yeah matanzas lol", "matanzas"), ("hmm orkney??", "orkney"),  # chat's own words around read as English
+     ("wait osnabruck?", "osnabruck"), ("veszprem lol", "veszprem"),  # typed without the diacritics
+     ("cabinda / 3 nights / 2 ppl", "cabinda"),  # a large city that is a surname: chat calls people by first name
+     ("missed my connection thru georgia ugh", "georgia")],  # "thru", chat's "through", is a location word
+)  # fmt: skip
+def test_chat_places_named_like_rare_names_or_typed_plain_count(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert find_places(text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["k jordan", "ok georgia then",  # common given names where English is written
+     "broke mom's good china", "mom's china is in the box",  # the common noun, after an adjective or a possessive
+     "name on the booking is tomás medina",  # a surname after a first name
+     "k garcia"],  # a surname spelled like a city without its accent (García)
+)  # fmt: skip
+def test_chat_words_that_are_names_or_nouns_stay_no_place(find_places: Callable[[str], list[str]], text: str) -> None:
+    assert find_places(text) == []
