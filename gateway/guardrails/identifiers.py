@@ -5,6 +5,9 @@ The validators differ in strength, and the scores follow: an IBAN's mod-97 check
 leave about one random string in a hundred, a Spanish DNI's letter one in 23, a UK National Insurance number has no
 check digit at all. A value written as its issuer prints it (groups, dots, a dash) scores higher than the same
 digits as a bare run, which order ids and phone numbers share; a bare run counts only with context words nearby.
+The printings people write besides are read too: a NIR's groups joined by dots or dashes, a DNI with its thousands'
+dots ("12.345.678-Z"), a NINO's pairs joined by dashes, a CPF's check digits after a dot, a codice fiscale in its
+four groups ("RSS MRA 85T10 A562S"), and a PAN in lower case (chat; with a context word only).
 
 NATIONAL_ID covers the identifiers below, US ITINs included: an ITIN is no Social Security number (it is issued to
 those who cannot have one), so it is reported apart from US_SSN, and scores above the SSN recognizer's 3-2-4 shape
@@ -13,6 +16,7 @@ so the overlap goes to it.
 
 from __future__ import annotations
 
+import ipaddress
 import itertools
 import re
 from collections.abc import Callable
@@ -101,21 +105,57 @@ def _itin_valid(value: str) -> bool:
     return itin.is_valid(re.sub(r"[\s-]", "", value))  # stdnum reads dashes but not spaces
 
 
+def _nir_valid(value: str) -> bool:
+    return nir.is_valid(value.replace("-", ""))  # stdnum reads spaces and dots but not dashes
+
+
+def _cpf_valid(value: str) -> bool:
+    """A CPF, but no IPv4 address: a CPF's check digits after a dot ("390.533.447.05") give its dotted quad's shape
+    ("150.239.176.73")."""
+    if value.count(".") == 3:
+        try:
+            ipaddress.IPv4Address(value)
+        except ValueError:
+            pass
+        else:
+            return False
+    return cpf.is_valid(value)
+
+
+def _dni_valid(value: str) -> bool:
+    return dni.is_valid(value.replace(".", ""))  # stdnum reads spaces and dashes but not the thousands' dots
+
+
 _D = "[0-9]"  # ASCII digits: the detectors read the reader view, where other scripts' digits are already folded
+
+
+def _nir_groups(separator: str) -> str:
+    """A NIR after its first digit, its groups apart by ``separator``."""
+    return (rf"{separator}{_D}{{2}}{separator}(?:0[1-9]|1[0-2]|[2-9]{_D}){separator}(?:{_D}{{2}}|2[ABab])"
+            rf"{separator}{_D}{{3}}{separator}{_D}{{3}}{separator}{_D}{{2}}")  # fmt: skip
+
+
+# after its first digit, a NIR's groups apart by spaces (or none), by dots or by dashes, each printing its own
+_NIR_REST = f"(?:{_nir_groups(' ?')}|{_nir_groups(re.escape('.'))}|{_nir_groups('-')})"
 _CF_DIGIT = "[0-9LMNP-Vlmnp-v]"  # a codice fiscale digit, or the letter that replaces it for a homonym
 
 SCHEMES: tuple[IdScheme, ...] = (
-    IdScheme("uk_nino", _shape("[A-CEGHJ-PR-TW-Z]", rf"[A-CEGHJ-NPR-TW-Z] ?{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"),
+    IdScheme("uk_nino", _shape("[A-CEGHJ-PR-TW-Z]", rf"[A-CEGHJ-NPR-TW-Z](?: ?{_D}{{2}} ?{_D}{{2}} ?{_D}{{2}} ?"
+                                                    rf"|-{_D}{{2}}-{_D}{{2}}-{_D}{{2}}-)[A-D]"),
              _uk_nino_valid, 0.7, 0.7),
     IdScheme("de_idnr", _shape(_D, rf"{_D} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"), idnr.is_valid, 0.6, 0.4),
-    IdScheme("fr_nir", _shape("[12]", rf" ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?"
-                              rf"{_D}{{3}} ?{_D}{{2}}"), nir.is_valid, 0.85, 0.85),
-    IdScheme("es_dni", _shape(_D, rf"{_D}{{7}}[ -]?[A-Za-z]"), dni.is_valid, 0.75, 0.75),
+    IdScheme("fr_nir", _shape("[12]", _NIR_REST), _nir_valid, 0.85, 0.85),
+    IdScheme("es_dni", _shape(_D, rf"(?:{_D}{{7}}[ -]?[A-Za-z]|{_D}?\.{_D}{{3}}\.{_D}{{3}}(?:-[A-Za-z]| ?[A-Z]))"),
+             _dni_valid, 0.75, 0.75),
     IdScheme("es_nie", _shape("[XYZxyz]", rf"[ -]?{_D}{{7}}[ -]?[A-Za-z]"), nie.is_valid, 0.75, 0.75),
-    IdScheme("it_codice_fiscale", _shape("[A-Za-z]", rf"[A-Za-z]{{5}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]"
-                                         rf"{_CF_DIGIT}{{3}}[A-Za-z]"), codicefiscale.is_valid, 0.85, 0.85),
-    IdScheme("br_cpf", _shape(_D, rf"{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"), cpf.is_valid, 0.8, 0.4),
+    IdScheme("it_codice_fiscale", _shape("[A-Za-z]", rf"(?:[A-Za-z]{{5}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}"
+                                         rf"[A-Za-z]{_CF_DIGIT}{{3}}|[A-Za-z]{{2}} [A-Za-z]{{3}} {_D}{{2}}[A-Za-z]"
+                                         rf"{_D}{{2}} [A-Za-z]{_CF_DIGIT}{{3}})[A-Za-z]"), codicefiscale.is_valid,
+             0.85, 0.85),
+    IdScheme("br_cpf", _shape(_D, rf"{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}[.-]?{_D}{{2}}"), _cpf_valid, 0.8, 0.4),
     IdScheme("in_pan", _shape("[A-Z]", rf"[A-Z]{{4}}{_D}{{4}}[A-Z]"), pan.is_valid, 0.7, 0.7),
+    # in lower case (chat): with a context word only
+    IdScheme("in_pan", _shape("[a-z]", rf"[a-z]{{4}}{_D}{{4}}[a-z]"), pan.is_valid, 0.4, 0.4),
     IdScheme("us_itin", _shape("9", rf"{_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"),
              _itin_valid, 0.8, 0.4),
     IdScheme("in_aadhaar", _shape("[2-9]", rf"{_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}}"), aadhaar.is_valid, 0.7, 0.4),
@@ -127,18 +167,21 @@ SCHEMES: tuple[IdScheme, ...] = (
 # class tried at every letter. Each branch, read after the first digit, is a scheme or a looser shape that every
 # match of one holds: the digit schemes as written but for their trailing look-ahead (so no match inside a window is
 # missed), a NINO's three digit pairs and its letter, a NIE's seven digits and letter (which a DNI's eight digits
-# and letter hold too), a PAN's four digits behind five capitals. A codice fiscale may hold no digit at all (a
+# and letter hold too), a dotted DNI's last two groups and letter, a PAN's four digits behind five letters of one
+# case, a codice fiscale's last two groups as it is written in four. A codice fiscale may hold no digit at all (a
 # homonym's digits are letters), so it is looked for after the non-word character or the start it follows, only in the
 # runs of non-space characters long enough to hold its 16.
 _DIGIT_LED_SHAPES = re.compile(
     rf"{_D}(?:(?<![\w.-]{_D})(?:{_D} ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{3}}"  # de_idnr
-    rf"|(?<=[12]) ?{_D}{{2}} ?(?:0[1-9]|1[0-2]|[2-9]{_D}) ?(?:{_D}{{2}}|2[ABab]) ?{_D}{{3}} ?{_D}{{3}} ?{_D}{{2}}"
-    rf"|{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}-?{_D}{{2}}"  # br_cpf
+    rf"|(?<=[12]){_NIR_REST}"  # fr_nir
+    rf"|{_D}{{2}}\.?{_D}{{3}}\.?{_D}{{3}}[.-]?{_D}{{2}}"  # br_cpf
     rf"|(?<=9){_D}{{2}}[ -]?(?:5{_D}|6[0-5]|7{_D}|8[0-8]|9[0-24-9])[ -]?{_D}{{4}}"  # us_itin
     rf"|(?<=[2-9]){_D}{{3}}[ -]?{_D}{{4}}[ -]?{_D}{{4}})"  # in_aadhaar
-    rf"|{_D} ?{_D}{{2}} ?{_D}{{2}} ?[A-D]"  # uk_nino's digits and last letter
-    rf"|{_D}{{6}}[ -]?[A-Za-z]"  # es_nie's digits and letter, es_dni's too
-    rf"|{_D}{{3}}(?<=[A-Z]{{5}}{_D}{{4}})[A-Z])"  # in_pan
+    rf"|{_D}(?: ?{_D}{{2}} ?{_D}{{2}} ?[A-D]|-{_D}{{2}}-{_D}{{2}}-[A-D]"  # uk_nino's digits and last letter
+    rf"|[A-Za-z]{_D}{{2}} [A-Za-z]{_CF_DIGIT}{{3}}[A-Za-z])"  # it_codice_fiscale in groups: its last two
+    rf"|{_D}{{2}}(?:{_D}{{4}}[ -]?[A-Za-z]"  # es_nie's digits and letter, es_dni's too
+    rf"|\.{_D}{{3}}(?:-[A-Za-z]| ?[A-Z]))"  # es_dni's last digits and letter as dotted
+    rf"|{_D}{{3}}(?<=[A-Za-z]{{5}}{_D}{{4}})[A-Za-z])"  # in_pan, in either case
 )  # fmt: skip
 _CODICE_FISCALE_SHAPE = AfterNonWord(
     rf"[A-Za-z]{{6}}{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{2}}[A-Za-z]{_CF_DIGIT}{{3}}"
@@ -258,6 +301,7 @@ class NationalIdRecognizer(EntityRecognizer):
                "nino", "ni number", "insurance number", "steuer", "idnr", "identifikations",
                "tax id", "tax number", "taxpayer", "sécurité sociale", "securite sociale", "sécu", "nir", "insee",
                "numéro", "dni", "nie", "nif", "documento", "identidad", "codice fiscale", "fiscal", "cpf", "pan",
+               "cadastro de pessoa",  # the CPF's name, Cadastro de Pessoas Físicas
                "aadhaar", "aadhar", "uidai", "itin", "national id", "national_id", "nationalid", "identity",
                "id number", "id_number", "id no", "id card", "id:", "id=", "id ", "personal number", "personal_id",
                "personnummer", "tax_id", "tax-id", "steuer-id", "personalausweis", "ausweis",
@@ -271,7 +315,9 @@ class NationalIdRecognizer(EntityRecognizer):
                # a record's key as code writes it ("IdNumber", "personal_code", "personalCode", "document_no"): the
                # words joined, which a context word's start matches case-insensitively
                *(joiner.join(words) for words in (("id", "number"), ("personal", "code"), ("document", "no"),
-                                                  ("document", "number"), ("identity", "number"))
+                                                  ("document", "number"), ("identity", "number"),
+                                                  # Dutch and the Nordic languages' "ID-nummer"
+                                                  ("id", "nummer"))
                  for joiner in ("", "_", "-", " ")),
                # the identity card's name elsewhere: Hebrew teudat zehut (ת.ז., ת"ז), Vietnamese căn cước / CMND /
                # CCCD, Greek ταυτότητα and AMKA, Bulgarian ЕГН and лична карта, Arabic and Persian national number

@@ -50,16 +50,30 @@ CONTEXT = ["phone", "call", "tel", "mobile", "cell", "fax", "contact", "whatsapp
 # paths, URLs) nor to a version's dots. A '+' may follow the colon of a URI scheme that carries a global number
 # (RFC 3966's "tel:+45-34-48-64-72", the links web pages and vCards write; "sms:", "fax:", "callto:", "sip:").
 _PHONE_URI_SCHEME = r"(?i:(?<=tel:)|(?<=sms:)|(?<=fax:)|(?<=sip:)|(?<=sips:)|(?<=callto:))"
+# A national number's area code may end in a slash ("030/1234567", "0475/12 34 56", "011/4321-5678", the US's older
+# "212/555-0132"): an area code with its trunk prefix 0, or North America's three digits, then the subscriber number.
 _CANDIDATE = re.compile(
     rf"(?:(?:(?<![\w:.+-])|{_PHONE_URI_SCHEME})(?<!://)\+|(?<![\w:/.+-])(?:\b00)?)"
-    r"\s?\(?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])(?![\w:/]|\.[0-9])"
+    r"\s?\(?(?:(?:0[0-9]{1,4}|[2-9][0-9]{2})/(?=[0-9]))?[0-9](?:[ \t().-]{0,2}[0-9]){5,16}(?<=[0-9][0-9])"
+    r"(?![\w:/]|\.[0-9])"
 )  # a '+' may follow a slash: an airline message's "HK1/+44 7400 114680", a path's "/+" is rare
 # What every candidate holds from at most its fifth character on (after '00', a space of any kind and a bracket):
-# six digits of its run. The regex engine skips ahead to a digit, where it tries the candidate's leading look-behind
-# and optional parts at every position, so the candidate is searched for only from four characters before the next
-# six digits of a run: no candidate starts earlier.
+# six digits of its run, or from at most its eleventh after an area code and its slash. The regex engine skips ahead
+# to a digit, where it tries the candidate's leading look-behind and optional parts at every position, so the
+# candidate is searched for only from four characters before the next six digits of a run (ten after a slash): no
+# candidate starts earlier.
 _DIGITS_OF_A_RUN = re.compile(r"[0-9](?:[ \t().-]{0,2}[0-9]){5}")
 _LEAD_REACH = 4
+_LEAD_REACH_AFTER_SLASH = 10
+
+
+def candidate_search_start(text: str, run_start: int) -> int:
+    """Where to search for the candidate that holds the run of six digits at `run_start`: no candidate starts
+    earlier."""
+    after_slash = text[run_start - 1 : run_start] == "/"
+    return run_start - (_LEAD_REACH_AFTER_SLASH if after_slash else _LEAD_REACH)
+
+
 _DIGIT_GROUP = re.compile(r"[0-9]+")
 # A candidate that stops where its run goes on with a dash, a dot or a slash and more digits was cut short of a token
 # glued to a letter or a colon, or of a run longer than any number (its trailing look-ahead backtracked): a
@@ -98,6 +112,19 @@ _DATE_LIKE = re.compile(
 # own word ("SSN 498356041"). A region's own grouping or an international form still makes a phone of them.
 _SSN_GROUPS = re.compile(r"[0-9]{3}([ -])[0-9]{2}\1[0-9]{4}")
 _EPOCH_MILLISECONDS = re.compile(r"1[0-9]{12}")
+# Two places a number's '+' or its absence says nothing the candidate reads. A vCard's TEL property (RFC 6350 6.4.1,
+# RFC 2426 3.3.1) holds the number after the colon that ends its parameters, a global number with its '+'
+# ("TEL;TYPE=CELL:+1-506-234-6803", "item1.TEL;type=WORK:+44 20 7946 0958"): the candidate takes no '+' after a colon
+# but a URI scheme's ("uri:+45 ..." is no number). WhatsApp's click-to-chat links give the international number's
+# digits without its '+' ("https://wa.me/34612345678", "api.whatsapp.com/send?phone=34612345678"). Each is judged as
+# an international number; a text holds neither without ":+", "wa.me/" or "phone=".
+_VCARD_TEL = re.compile(
+    r"(?im)^[ \t]*(?:[a-z0-9-]+\.)?TEL(?:;[^:\r\n]*)?:"
+    r"(?P<number>\+[0-9](?:[ \t().-]{0,2}[0-9]){5,16})(?![\w:/]|\.[0-9])"
+)
+_CHAT_LINK = re.compile(
+    r"(?:wa\.me/|whatsapp\.com/send/?\?phone=|whatsapp://send/?\?phone=)(?P<digits>[1-9][0-9]{6,14})(?![0-9])"
+)
 _SSN_WORD_BEFORE = re.compile(r"(?i)(?<![\w])(?:ssn|social security(?: number| no\.?)?)[ \t]*[:#=]?[ \t]*\Z")
 _LABEL_REACH = 28
 
@@ -182,7 +209,7 @@ class PhoneNumberRecognizer(EntityRecognizer):
         shared: dict[tuple[str, ...], dict[str, tuple[float, str] | None]] | None = getattr(_scan, "judged", None)
         judged = {} if shared is None else shared.setdefault(self._regions, {})
         while (digits := _DIGITS_OF_A_RUN.search(text, position)) is not None:
-            candidate = _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
+            candidate = _CANDIDATE.search(text, max(position, candidate_search_start(text, digits.start())))
             if candidate is None:
                 break
             budget.check()  # a scan past its CPU budget stops at the next candidate, not at the end of a long text
@@ -228,7 +255,30 @@ class PhoneNumberRecognizer(EntityRecognizer):
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"phone ({region})")
                 results.append(RecognizerResult("PHONE_NUMBER", start, end, score, explanation))
                 position = end
+        if ":+" in text or "wa.me/" in text or "phone=" in text:
+            results = self._vcard_and_chat_link_numbers(text, results, judged)
         return results
+
+    def _vcard_and_chat_link_numbers(
+        self, text: str, results: list[RecognizerResult], judged: dict[str, tuple[float, str] | None]
+    ) -> list[RecognizerResult]:
+        """``results`` with the numbers of vCard TEL properties and WhatsApp links (``_VCARD_TEL``, ``_CHAT_LINK``)
+        in place of whatever part of them the candidates found."""
+        numbers: list[tuple[int, int, str]] = []
+        if ":+" in text:
+            numbers += [(m.start("number"), m.end("number"), m.group("number")) for m in _VCARD_TEL.finditer(text)]
+        if "wa.me/" in text or "phone=" in text:
+            numbers += [
+                (m.start("digits"), m.end("digits"), "+" + m.group("digits")) for m in _CHAT_LINK.finditer(text)
+            ]
+        for start, end, number in numbers:
+            found = judged[number] if number in judged else judged.setdefault(number, self._judge(number))
+            if found is None or found[0] < self.INTERNATIONAL_SCORE:
+                continue
+            explanation = AnalysisExplanation(self.name, found[0], pattern_name=f"phone ({found[1]})")
+            results = [r for r in results if r.end <= start or r.start >= end]
+            results.append(RecognizerResult("PHONE_NUMBER", start, end, found[0], explanation))
+        return sorted(results, key=lambda r: r.start)
 
     @staticmethod
     def _group_ends(text: str, start: int, end: int) -> list[int]:

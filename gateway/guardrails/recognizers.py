@@ -492,7 +492,8 @@ def build_detectors() -> list[Detector]:
         ("NATIONAL_ID", PersonalIdRecognizer(), may_hold_personal_id, None, 0),
         ("US_SSN", _ssn_recognizer(), has_regex(r"\d{3}[- .]?\d{2}[- .]?\d{4}"), None, 0),
         ("IP_ADDRESS", _VersionFreeIpRecognizer(), any_regex(_IP_ANCHOR_PARTS), _IP_ANCHOR, 48),
-        ("PHONE_NUMBER", PhoneNumberRecognizer(), has_regex(r"\d(?:[ \t().-]{0,2}\d){6}"), None, 0),
+        # seven digits in a run of groups, an area code's slash between two ("0475/12 34 56": ``phones._CANDIDATE``)
+        ("PHONE_NUMBER", PhoneNumberRecognizer(), has_regex(r"\d(?:[ \t()./-]{0,2}\d){6}"), None, 0),
         ("SECRET", SecretRecognizer(), _credential_prefilter(), None, 0),
         ("LOCATION", PlaceRecognizer(), lambda text: True, None, 0),
         # A news report's dateline: "BERGEN, Norway, March 3 (Reuters) —", "WINCHESTER, Mass. (AP) —" (``datelines``);

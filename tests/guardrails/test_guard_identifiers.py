@@ -68,6 +68,10 @@ NATIONAL_IDS = [
     ("in_pan", "BNZPM2501F"),
     ("in_aadhaar", "2341 2341 2346"),
     ("us_itin", "912-78-3456"), ("us_itin", "900 94 1234"),
+    # as people write them besides
+    ("uk_nino", "HJ-12-34-56-C"), ("fr_nir", "2.84.09.75.112.317.23"), ("fr_nir", "2-84-09-75-112-317-23"),
+    ("es_dni", "12.345.678-Z"), ("es_dni", "12.345.678 Z"), ("it_codice_fiscale", "RSS MRA 85T10 A562S"),
+    ("br_cpf", "390.533.447.05"),
 ]  # fmt: skip
 
 
@@ -90,6 +94,11 @@ def test_national_ids_as_their_issuers_print_them(scheme: str, value: str) -> No
         "2341 2341 2347",  # Aadhaar failing Verhoeff
         "36 574 261 808",  # IdNr failing its check digit
         "912-67-3456",  # 67: no ITIN group
+        "12.345.678-A",  # dotted DNI with the wrong letter
+        "2.84.09.75.112.317.24",  # dotted NIR with a wrong key
+        "RSS MRA 85T10 A562T",  # codice fiscale in groups with a wrong check letter
+        "150.239.176.73",  # an IPv4 address, though its digits pass a CPF's check (a CPF ends in ".NN" too)
+        "12.345.678 z",  # a number in thousands and a one-letter word: a DNI's letter only in capitals after a space
     ],
 )
 def test_national_id_look_alikes_fail_their_validators(value: str) -> None:
@@ -106,7 +115,9 @@ def test_bare_digit_runs_score_below_the_threshold_without_context() -> None:
 @pytest.mark.parametrize(
     ("label", "value"),
     [("nomor identitas", "39053344705"), ("no. KTP", "234123412346"), ("Személyi azonosító:", "36574261809"),
-     ("ID-nr.", "39053344705"), ("henkilötunnus", "36574261809"), ("fødselsnummer", "234123412346")],
+     ("ID-nr.", "39053344705"), ("henkilötunnus", "36574261809"), ("fødselsnummer", "234123412346"),
+     ("utenlandsk ID-nummer", "36574261809"), ("buitenlands ID-nummer", "234123412346"),
+     ("informe o número do seu cadastro de pessoa física:", "39053344705")],
 )
 def test_a_bare_digit_run_after_a_national_numbers_name_is_one(analyzer: PiiAnalyzer, label: str, value: str) -> None:
     """The names the numbers go by in Indonesian, Hungarian, Danish, Finnish and Norwegian are context words."""
@@ -257,3 +268,14 @@ def test_a_bare_value_in_a_record_slot_for_an_identity_number(text: str, value: 
 )
 def test_slots_that_name_no_identity_number_or_hold_an_invalid_one(text: str) -> None:
     assert [r for r in NationalIdRecognizer().analyze(text, []) if r.score >= 0.5] == []
+
+
+def test_a_pan_in_lower_case_needs_a_context_word(analyzer: PiiAnalyzer) -> None:
+    """Chat writes a PAN in lower case: the shape of many a lower-case token, so only a context word makes it one."""
+
+    def found(text: str) -> list[str]:
+        return [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+                if f.entity_type == "NATIONAL_ID" and f.score >= 0.5]  # fmt: skip
+
+    assert found("pan is bnzpm2501f pls update kyc") == ["bnzpm2501f"]
+    assert found("token bnzpm2501f expired") == []

@@ -15,7 +15,6 @@ from gateway.guardrails.phones import (
     _DECIMAL,
     _DIGITS_OF_A_RUN,
     _INTERNATIONAL_PREFIX,
-    _LEAD_REACH,
     _MIN_DIGITS,
     _RUN_GOES_ON,
     NATIONAL_REGIONS,
@@ -24,6 +23,7 @@ from gateway.guardrails.phones import (
     _is_ipv4,
     _valid_region,
     _written_as_dialled,
+    candidate_search_start,
 )
 
 
@@ -256,11 +256,13 @@ def test_each_run_is_judged_as_the_plain_rule_judges_it(groups: list[tuple[str, 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789 \t\n\u00a0().-+:/a", max_size=60), st.integers(min_value=0, max_value=60))
 @example("call 00\n(415) 555 0132", 0)  # the farthest a candidate starts before its six digits: '00', a space, '('
+@example("call 00 (01234/567890", 0)  # and after an area code's slash: '00', a space, '(', five digits and '/'
 def test_candidates_are_searched_from_a_run_of_six_digits_as_from_anywhere(text: str, position: int) -> None:
     position = min(position, len(text))
     digits = _DIGITS_OF_A_RUN.search(text, position)
     plain = _CANDIDATE.search(text, position)
-    from_digits = None if digits is None else _CANDIDATE.search(text, max(position, digits.start() - _LEAD_REACH))
+    from_digits = (None if digits is None
+                   else _CANDIDATE.search(text, max(position, candidate_search_start(text, digits.start()))))
     assert (None if plain is None else plain.span()) == (None if from_digits is None else from_digits.span())
 
 
@@ -378,3 +380,45 @@ def test_every_regions_number_in_a_tel_uri_is_found(recognizer: PhoneNumberRecog
 @pytest.mark.parametrize("text", ["uri:+45-34-48-64-72", "build 12:+45-34-48-64-72"])
 def test_a_plus_after_another_colon_or_a_path_is_no_tel_uri(recognizer: PhoneNumberRecognizer, text: str) -> None:
     assert found(recognizer, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("Tel. 030/1234567", "030/1234567"), ("Mobil: 0450/00 50 40", "0450/00 50 40"),
+     ("Móvil: 011/2345-0318", "011/2345-0318"), ("m. 506/234-3517 | e. x@example.com", "506/234-3517")],
+)  # fmt: skip
+def test_a_national_number_with_a_slash_after_its_area_code(analyzer, text: str, number: str) -> None:
+    """German, Austrian, Belgian, Swiss and Argentine numbers are written with a slash after the area code, and so
+    were North America's; the analyzer's pre-filter lets a slash join the digits too."""
+    assert [text[f.start : f.end] for f in analyzer.analyze(text, ner_enabled=False)
+            if f.entity_type == "PHONE_NUMBER" and f.score >= 0.5] == [number]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text", ["Invoice 2019/123456 is due", "on 12/05/2024 at 10:30", "GET /api/v2/1234567", "ratio 1920/1080 px"]
+)
+def test_a_slash_between_other_digits_makes_no_phone(recognizer: PhoneNumberRecognizer, text: str) -> None:
+    assert found(recognizer, text, threshold=0.0) == []
+
+
+def test_a_vcards_tel_values_are_numbers_with_their_plus(recognizer: PhoneNumberRecognizer) -> None:
+    """RFC 6350's TEL property: the number after the colon that ends its parameters, '+' included."""
+    card = ("BEGIN:VCARD\nVERSION:3.0\nFN:Jo Bloggs\nTEL;TYPE=CELL:+353-85-012-4176\n"
+            "item1.TEL;type=WORK,VOICE:+32 12 34 29 03\nTEL:+6797013882\nNOTE:+45 1234\nEND:VCARD")  # fmt: skip
+    assert found(recognizer, card) == ["+353-85-012-4176", "+32 12 34 29 03", "+6797013882"]
+    assert found(recognizer, "TEL;TYPE=CELL:+1 555 0100 999") == []  # no valid number
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("Chat with us on WhatsApp: https://wa.me/59894237047", "59894237047"),
+     ("https://api.whatsapp.com/send?phone=34612345678&text=hola", "34612345678"),
+     ("whatsapp://send?phone=4915123456789", "4915123456789")],
+)  # fmt: skip
+def test_a_whatsapp_links_digits_are_an_international_number(recognizer: PhoneNumberRecognizer, text: str,
+                                                              number: str) -> None:  # fmt: skip
+    assert found(recognizer, text) == [number]
+
+
+def test_a_whatsapp_links_digits_that_are_no_number_are_none(recognizer: PhoneNumberRecognizer) -> None:
+    assert found(recognizer, "https://wa.me/1234567890123", threshold=0.0) == []
