@@ -31,7 +31,13 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   rare;
 - one lower-case word found only through the diacritic-free keys needs a location word that is no preposition any
   noun takes ("je suis en réunion" is a meeting, not Réunion);
-- a capitalised one-word name alone on its line (an e-mail signature, an address block) counts;
+- a capitalised one-word name alone on its line (an e-mail signature, an address block) counts, and so does one after
+  a postal code that ends its line or an address's part ("87262 Ayr", "S3 0UY Verdun", "1471 HU Koersel"), a vCard
+  ADR's locality or a register footer's "Registered office:"; a first name that signs a message is no place (after a
+  surname in capitals, "AGUIRRE Alexandra", or opening its line under a closing sentence, "tack.\n\nYuki"), nor is a
+  capitalised word after a German article ("mit dem Zug"), nor a stop word of some language opening a sentence that
+  is not English ("Jos olet saanut", Finnish "if"), nor in lower case an article and a noun after a preposition any
+  noun takes ("para los barrios del sur");
 - a one-word name that is also an English verb or adjective ("Split", "Nice", "Male") counts when it is
   capitalised, a location word comes right before it, it does not open a sentence and it is a place of
   ``NOUN_MIN_POPULATION`` or more ("the flight from Split", "near Male");
@@ -158,11 +164,25 @@ _PROPERTY_BEFORE = re.compile(
 _PROPERTY_KEY_CHARS = 40
 # The label of a ticket's or receipt's line that holds a place ("STORE: KILKENNY", "RM ORIGIN KARS", "BRANCH:
 # ĶEKAVAS NOVADS"), with or without its colon: a cue as a location word is.
-_LOCATION_LABELS = ("origin", "destination", "dest", "store", "branch", "region", "location", "province", "county")
+# A company's seat in its register footer or signature ("Registered office: Liverpool", "Head office: Zug") too.
+_LOCATION_LABELS = ("origin", "destination", "dest", "store", "branch", "region", "location", "province", "county",
+                    "office", "headquarters")  # fmt: skip
 _LONGEST_LABEL = max(_LOCATION_LABELS, key=len)
 _LOCATION_LABEL_END = re.compile(rf"(?:{'|'.join(_LOCATION_LABELS)})\Z", re.IGNORECASE)
 _LOCATION_LABEL_BEFORE = re.compile(
     rf"(?<![^\W\d_])(?:{'|'.join(_LOCATION_LABELS)})[ \t]*[:=]?[ \t]*\Z", re.IGNORECASE)  # fmt: skip
+# A vCard's ADR value up to its locality, the fourth of its ';'-separated parts (RFC 6350 6.3.1: post office box,
+# extended address, street, locality, ...): "ADR;TYPE=work:;;1 Rebecca Brook;Cocoa;;B99 5DY;".
+_VCARD_LOCALITY_BEFORE = re.compile(r"(?m:^)ADR(?:;[^:\n]*)?:(?:[^;\n]*;){3}\Z", re.IGNORECASE)
+# A postal code right before a capitalised name that ends its line or an address's part: the address's town ("13210
+# Ware", "S3 0UY Verdun", "1471 HU Koersel", "21051 Roseto degli Abruzzi"), as UPU's address formats write it. Five
+# digits; four that read as no year; the Netherlands' four digits and two letters; the UK's and Canada's codes.
+_POSTCODE_BEFORE = re.compile(r"(?<![\w-])(?:\d{5}|(?!19|20)\d{4}|\d{4}[ ][A-Z]{2}|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}"
+                              r"|[A-Z]\d[A-Z][ ]\d[A-Z]\d)[ \t]+\Z")  # fmt: skip
+_ADDRESS_PART_END = re.compile(r"[ \t]*(?:[,·|;\n]|\Z)")
+# German's articles (der, die, das and their cases; ein and its): a capitalised word right after one is a noun, as
+# German capitalises every noun ("mit dem Zug", "das Boden"); a town is named without an article.
+_GERMAN_ARTICLE_BEFORE = AfterNonWord(r"(?:der|die|das|dem|den|des|ein|eine|einem|einen|einer|eines)[ \t]+\Z")
 # Cues that are also the genitive "of" of French, Spanish, Portuguese and Italian.
 _GENITIVE_BEFORE = AfterNonWord(r"(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE)
 # Prepositions that stand before any noun of their language ("en primavera", "de mi parte", "à pied", "ab heute"):
@@ -183,7 +203,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
                          "am", "an", "der", "y", "e", "sur", "en", "and", "et", "und", "aan", "den", "op", "los", "las",
                          "al", "el", "nad", "bei", "im", "du", "des", "della", "delle", "sul", "ob",
-                         "lès"})  # fmt: skip
+                         "lès", "degli", "dei", "dello", "i"})  # fmt: skip
 # Apostrophes as names are typed: "Usol’ye-Sibirskoye", "Usol'ye-Sibirskoye" and "Samā’il" are one key each.
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 _CHAIN = re.compile(r",\s*")  # between two places of a chain: "Lyon, France"
@@ -645,11 +665,23 @@ def _property_before(text: str, start: int) -> bool:
     # Both patterns end at `start` after a separator (':', '=', '>') or a label word, then spaces and a quote at most:
     # a place after anything else (nearly all) is answered without trying the alternations at each of 40 positions.
     head = text[before:start].rstrip(" \t\"'")
+    if head.endswith(";"):
+        line_start = text.rfind("\n", max(0, start - 4 * _PROPERTY_KEY_CHARS), start) + 1
+        return _VCARD_LOCALITY_BEFORE.search(text, line_start, start) is not None
     if head.endswith((":", "=", ">")):
         return (_PROPERTY_BEFORE.search(text, before, start) is not None
                 or _LOCATION_LABEL_BEFORE.search(text, before, start) is not None)  # fmt: skip
     return _LOCATION_LABEL_END.search(head, max(0, len(head) - len(_LONGEST_LABEL))) is not None and (
         _LOCATION_LABEL_BEFORE.search(text, before, start) is not None)  # fmt: skip
+
+
+def _after_postcode(text: str, start: int, end: int) -> bool:
+    """Whether a postal code stands right before [start, end) and the name ends its line or an address's part
+    (``_POSTCODE_BEFORE``): an address's town."""
+    if start < 3 or text[start - 1] not in " \t" or not (text[start - 2].isdigit() or text[start - 2].isupper()):
+        return False  # most names: no digit or capital right before them
+    return (_POSTCODE_BEFORE.search(text, max(0, start - 12), start) is not None
+            and _ADDRESS_PART_END.match(text, end) is not None)  # fmt: skip
 
 
 def _alone_on_line(text: str, start: int, end: int) -> bool:
@@ -700,6 +732,8 @@ _CAPS_WORD = rf"[{_CAPITAL_LETTERS}]{{2,}}(?:['’-][{_CAPITAL_LETTERS}]+)*"
 _CAPITALS_RUN = re.compile(rf"(?<![\w'’-]){_CAPS_WORD}(?:[ \t]+{_CAPS_WORD})*(?![\w'’-])")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _MIN_CAPITALS_PLACE_LETTERS = 4
+# A surname in capitals before a given name, on one line ("AGUIRRE Alexandra"): a signature's name, surname first.
+_CAPS_SURNAME_BEFORE = re.compile(rf"(?<![\w'’-]){_CAPS_WORD}[ ]\Z")
 
 
 def _title_cased(text: str, runs: list[tuple[int, int]]) -> str:
@@ -761,6 +795,8 @@ class PlaceRecognizer(EntityRecognizer):
         # The towns found only with a cue share the gazetteer's lookup: each key is looked up once, and a town's
         # population under CITY_MIN_POPULATION (no gazetteer name has one) marks it.
         self._cued_towns = cued_towns()
+        # Regions take an article in German ("in der Bretagne", "die Normandie"); towns do not.
+        self._regions = frozenset(key for key in map(_name_key, region_names()) if key is not None)
         self._names_and_towns = {**self._cued_towns, **self._names}
         # First word of a name -> the most words a name starting with it has, spelled as the gazetteer spells it
         # or without diacritics: a name is looked up at most that long, not MAX_NAME_WORDS long at every word.
@@ -999,7 +1035,8 @@ class PlaceRecognizer(EntityRecognizer):
         return (chained or _CUE_BEFORE.search(text, before, first.start()) is not None
                 or _CUE_AFTER.match(text, span[-1].end()) is not None or _property_before(text, first.start())
                 or (first.group()[0].isupper()
-                    and _CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None))
+                    and (_CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None
+                         or _after_postcode(text, first.start(), span[-1].end()))))
 
     def _may_be_cued(self, text: str, words: list[re.Match[str]], index: int) -> bool:
         """False only for a word that opens no name but a cued town's and has no cue before it nor after it, and
@@ -1063,6 +1100,9 @@ class PlaceRecognizer(EntityRecognizer):
                 word = first.group().casefold()
                 region = population >= REGION and len(span) == 1 and word not in STOP_WORDS
                 return CUE_SCORE if region and word not in self._english.modifiers else None
+            if (len(span) > 1 and first.group() in CONNECTORS and population < LOWERCASE_MIN_POPULATION
+                    and not self._strong_cue(text, span)):  # fmt: skip
+                return None  # "para los barrios del sur": an article and a noun after a preposition any noun takes
             if len(span) > 1 or population >= LOWERCASE_MIN_POPULATION:
                 return CUE_SCORE
             if population < SMALL_TOWN_POPULATION and not self._strong_cue(text, span):
@@ -1075,6 +1115,8 @@ class PlaceRecognizer(EntityRecognizer):
             return CUE_SCORE if cue else SCORE
         word = first.group().casefold()
         if word in STOP_WORDS:
+            return None
+        if population < REGION and self._not_a_place_here(text, first, word, cue, population):
             return None
         if word in _calendar_words() and not cue:
             return None  # a month or weekday in a date ("2nd October 2017"), not the place of that name
@@ -1120,6 +1162,33 @@ class PlaceRecognizer(EntityRecognizer):
         # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns
         # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
         return SCORE
+
+    def _not_a_place_here(self, text: str, first: re.Match[str], word: str, cue: bool, population: int) -> bool:
+        """Whether a capitalised one-word name under a country's size is, where it stands, another word: a noun
+        after a German article ("mit dem Zug"; not a region no larger town names: "in der Bretagne"); a stop word of
+        some language opening a sentence of another language than English with no cue ("Jos olet saanut", Finnish
+        "if"); or a first name that signs a message: after a surname in capitals ("AGUIRRE Alexandra", "MANN Barry")
+        or opening its line under a line that ends a sentence or a closing ("Låter bra, tack.\n\nYuki")."""
+        start = first.start()
+        if (_GERMAN_ARTICLE_BEFORE.search(text, max(0, start - 8), start) is not None
+                and not (word in self._regions and population <= REGION_POPULATION)
+                and german_around(text, start, first.end())):  # fmt: skip
+            return True
+        if (not cue and word in place_stop_words() and _starts_sentence(text, start)
+                and not english_around(text, start, first.end())):  # fmt: skip
+            return True
+        if not known_names().is_first(first.group()):
+            return False
+        if start > 2 and text[start - 1] == " " and text[start - 2].isupper() and (
+                _CAPS_SURNAME_BEFORE.search(text, max(0, start - 40), start) is not None):  # fmt: skip
+            return True
+        line_start = text.rfind("\n", 0, start) + 1
+        if text[line_start:start].strip(" \t>"):
+            return False
+        previous = text[max(0, line_start - 200) : line_start].rstrip()
+        while previous.endswith("--"):  # a signature's delimiter line
+            previous = previous[:-2].rstrip()
+        return previous.endswith((",", ".", "!"))
 
     @staticmethod
     def _strong_cue(text: str, span: list[re.Match[str]]) -> bool:
