@@ -6,7 +6,11 @@
   phrase's noun ("In stiller Trauer", "Sehr geehrte Damen", "mit freundlichen Grüßen"), and so is one joined to it by
   "und" or "oder" ("Damen und Herren"). The rule keeps a known first name (names-dataset: "an die liebe Anna"), a
   place the gazetteer knows ("im schönen Berlin"), a hyphenated word (a double surname), and an adjective that is an
-  English word or a greeting ("dear", "liebe", ``name_cues``).
+  English word or a greeting ("dear", "liebe", ``name_cues``). A letter's salutation opening a line is such an
+  adjective with no function word before it ("Liebe Eltern", "Liebe Kolleginnen und Kollegen": nouns joined by
+  "und", "oder" or "sowie" are one phrase's); and a person with a German article right before it, in a stretch that
+  reads German (``language.is_german``), is a noun ("basteln die Kinder"; "die Anna" keeps its first name; a place
+  takes an article: "aus der Schweiz").
 - French and Italian elide the article before a vowel ("l'âge", "dell'anno"): a place that opens with an elided
   article and goes on in lower case is a noun phrase, not a name ("À l'âge de 56 ans" reads as "Lage", a town, once
   the apostrophe is folded away); a name goes on capitalised ("L'Aquila"). ``not_names`` reads people so.
@@ -23,6 +27,7 @@ from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.language import is_german
 from gateway.guardrails.name_cues import CUE_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import english_words, gazetteer
@@ -37,6 +42,12 @@ _LOOK_BEHIND = 48
 # ``not_names`` reads people so, this module places.
 _ELIDED = re.compile(r"(?i:l|d|dell|dall|nell|sull|all|un)['’][a-zà-ÿ][^A-ZÀ-Þ]*\Z")
 _CAPITALISED_WORD = re.compile(r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+")
+# A German letter's salutation opening a line ("Liebe Eltern", "Sehr geehrte Damen"), and a German article right
+# before a word ("basteln die Kinder"): no function word stands before the first, no adjective after the second.
+_SALUTATION_BEFORE = re.compile(r"(?:\A|\n)[ \t]*(?:Sehr[ \t]+geehrte[rs]?|Liebe[rs]?|Werte[rs]?)[ \t]+\Z")
+_ARTICLE_BEFORE = re.compile(r"(?<![^\W\d_])(?:[Dd](?:er|ie|as|en|em|es)|[Ee]in(?:e[mnrs]?)?)[ \t]+\Z")
+# Nouns of one phrase joined by a conjunction, as a span holds them.
+_JOINER = re.compile(r"[ \t]+(?:und|oder|sowie)[ \t]+")
 
 
 @functools.cache
@@ -60,11 +71,26 @@ def _may_be_noun(word: str) -> bool:
             and word.casefold() not in gazetteer())  # fmt: skip
 
 
-def is_german_noun(text: str, start: int, end: int) -> bool:
-    """Whether the capitalised word at [start, end) is the noun of a German noun phrase (the module's docstring)."""
-    if not _may_be_noun(text[start:end]):
+def _after_salutation_or_article(text: str, start: int, end: int, person: bool) -> bool:
+    """Whether a German letter's salutation opens the line right before `start` ("Liebe", "Sehr geehrte"), or, for
+    a person, a German article stands right before it in a stretch that reads German (``language.is_german``; a
+    place takes one: "aus der Schweiz", "in die Türkei")."""
+    if _SALUTATION_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start):
+        return True
+    return (
+        person
+        and _ARTICLE_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start) is not None
+        and is_german(text[max(0, start - _LOOK_BEHIND) : end + _LOOK_BEHIND])
+    )
+
+
+def is_german_noun(text: str, start: int, end: int, person: bool = False) -> bool:
+    """Whether the capitalised word at [start, end), or the capitalised words "und", "oder" or "sowie" join there
+    ("Kolleginnen und Kollegen"), are the nouns of a German noun phrase (the module's docstring)."""
+    words = _JOINER.split(text[start:end])
+    if not all(map(_may_be_noun, words)):  # one word each: "Frau Müller" after "Sehr geehrte" is none
         return False
-    if _after_adjective(text, start):
+    if _after_adjective(text, start) or _after_salutation_or_article(text, start, end, person):
         return True
     joined = _JOINED_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
     return joined is not None and _may_be_noun(joined.group(1)) and _after_adjective(text, joined.start(1))
@@ -78,4 +104,4 @@ def without_common_nouns(text: str, findings: list[Finding]) -> list[Finding]:
     capitals = not text.islower()  # in text typed in lower case, a place is written so too ("à l'aquila")
     return [f for f in findings if f.entity_type not in _ENTITIES or not (
         (capitals and f.entity_type == "LOCATION" and _ELIDED.match(text, f.start, f.end))
-        or is_german_noun(text, f.start, f.end))]  # fmt: skip
+        or is_german_noun(text, f.start, f.end, f.entity_type == "PERSON"))]  # fmt: skip

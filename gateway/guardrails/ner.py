@@ -26,12 +26,12 @@ person, that agreement confirms a name no list holds (``people.confirmed``). An 
 listed names is left to the English model and the name rules: reading those too (``"all"``) finds few more people
 and costs about a fifth of the guardrails' CPU on agentic traffic, where the unlisted windows cost about a hundredth.
 In English text the model calls teams and headings of ordinary words people ("Field Services") and months before a
-day ("Jan 10"): those of its people are dropped there. In German windows (``is_german``) the English model reads
-capitalised nouns as names ("Letzten Sommer", "Glück Jahr Berg"): its people there are kept only where Warden's
-model also calls the words a person, or a title, a German-speaking country's given name or a romanised spelling
-("Ha-yun", "HSU") makes a name of them (``_unconfirmed_in_german``). Both models' people are cut to the name
-(``person_spans``): a mention's '@', quotes, a tab-separated column and the lower-case sentence after it are no part
-of it.
+day ("Jan 10"): those of its people are dropped there. In German, French and Spanish windows the English model
+reads capitalised nouns and words as names ("Letzten Sommer", "Estimada Sra", "une robe Violette"): its people there
+are kept only where Warden's model also calls the words a person, or a title, a given name of those countries or a
+romanised spelling ("Ha-yun", "HSU") makes a name of them (``_unconfirmed_in_continental``). Both models' people are
+cut to the name (``person_spans``): a mention's '@', quotes, a tab-separated column and the lower-case sentence
+after it are no part of it.
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ import spacy
 from faker.providers.person.de_AT import Provider as AustrianPeople
 from faker.providers.person.de_CH import Provider as SwissPeople
 from faker.providers.person.de_DE import Provider as GermanPeople
+from faker.providers.person.es_ES import Provider as SpanishPeople
+from faker.providers.person.fr_CH import Provider as RomandPeople
+from faker.providers.person.fr_FR import Provider as FrenchPeople
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 from thinc.api import Model
@@ -381,29 +384,32 @@ _WORD_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*)\.?[ \t]+\Z")
 
 
 @functools.cache
-def german_given_names() -> frozenset[str]:
-    """The given names Faker's German, Austrian and Swiss person providers draw from (about 3,000, written as
-    names are: "Teresa", "Heinz-Dieter", "Kim")."""
+def continental_given_names() -> frozenset[str]:
+    """The given names Faker's German, Austrian, Swiss, French and Spanish person providers draw from (about 4,000,
+    written as names are: "Teresa", "Heinz-Dieter", "Laurence", "Arsenio")."""
     names: set[str] = set()
-    for provider in (GermanPeople, AustrianPeople, SwissPeople):
+    for provider in (GermanPeople, AustrianPeople, SwissPeople, FrenchPeople, RomandPeople, SpanishPeople):
         for attribute in ("first_names", "first_names_male", "first_names_female"):
             names.update(getattr(provider, attribute, ()))
     return frozenset(names)
 
 
-def _unconfirmed_in_german(window: str, start: int, end: int, second_people: list[tuple[int, int]] | None) -> bool:
-    """Whether the English model's person at [start, end) of a German window is one Warden's model, trained on
-    German, does not also call a person there. German capitalises every noun, and the English model reads a run of
-    them as a name ("Glück Jahr Berg", "Bett Opa", "Kopf"); Warden's model reads every continental window, so its
-    silence there is a second opinion, not a window it skipped."""
-    if second_people is None or not is_german(window):
+def _unconfirmed_in_continental(window: str, start: int, end: int, second_people: list[tuple[int, int]] | None) -> bool:
+    """Whether the English model's person at [start, end) of a French, Spanish or German window
+    (``language.is_continental``, ``language.is_german``) is one Warden's model, trained on those languages, does
+    not also call a person there. The English model reads a run of German nouns as a name ("Glück Jahr Berg", "Bett
+    Opa", "Kopf"), and French and Spanish capitalised words too ("Estimada Sra", "Cher confrère", "une robe
+    Violette", "Tapas con ..."); Warden's model reads every such window, so its silence there is a second opinion,
+    not a window it skipped. A given name of those countries (Faker's lists: they hold no noun), a title before the
+    words or a romanised spelling keeps the person."""
+    if second_people is None or not (is_german(window) or is_continental(window)):
         return False
     before = _WORD_BEFORE.search(window, max(0, start - _TITLE_REACH), start)
     if _NAME_SHAPED.search(window, before.start() if before else start, end):
         return False  # "HSU Hsiu-hsia", "M. Hussein", "I-ching Chen" (the model's span: "Chen")
     words = _SPAN_WORD.findall(window, start, end)
-    if words and words[0] in german_given_names():
-        return False  # "Teresa Kohl": German-speaking countries' given names hold no noun
+    if words and words[0] in continental_given_names():
+        return False  # "Teresa Kohl", "Notre hôte, Laurence, nous a", "Arsenio conducía"
     if any(word.casefold() in _TITLES for word in (*(before.groups() if before else ()), *words[:-1])):
         return False  # "Herr Berg", "Frau Wald": a title before a noun makes a name of it ("Kasachstan Frau": none)
     return not any(other_start < end and start < other_end for other_start, other_end in second_people)
@@ -496,7 +502,7 @@ class NerModel:
                     if (
                         source == NER_SOURCE
                         and entity_type == "PERSON"
-                        and _unconfirmed_in_german(doc.text, ent.start_char, ent.end_char, second_people.get(job))
+                        and _unconfirmed_in_continental(doc.text, ent.start_char, ent.end_char, second_people.get(job))
                     ):
                         continue
                     spans = (

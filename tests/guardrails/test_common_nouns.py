@@ -21,6 +21,8 @@ def noun(text: str, word: str) -> bool:
         ("In stiller Trauer\n\nAnna Weber", "Trauer"),
         ("In tiefer Trauer nehmen wir Abschied", "Trauer"),
         ("Sehr geehrter Herr Lappalainen", "Herr"),
+        ("Liebe Eltern,\nIhr Kind nimmt an der Klassenfahrt teil.", "Eltern"),  # a salutation opening the line
+        ("Liebe Kolleginnen und Kollegen,\nab dem 1. April", "Kolleginnen und Kollegen"),
     ],
 )
 def test_a_german_noun_phrase_holds_a_noun(text: str, word: str) -> None:
@@ -36,6 +38,8 @@ def test_a_german_noun_phrase_holds_a_noun(text: str, word: str) -> None:
         ("Sehr geehrte Frau Müller", "Müller"),
         ("in the Smiths house", "Smiths"),  # English
         ("Auch Oliveira äußerte sich", "Oliveira"),
+        ("Liebe Anna,\nwir kommen morgen.", "Anna"),
+        ("Wir basteln heute mit der Anna Laternen.", "Anna"),
     ],
 )
 def test_a_name_is_no_noun_phrase(text: str, word: str) -> None:
@@ -63,3 +67,13 @@ def test_the_analyzer_drops_the_nouns_and_keeps_the_names(analyzer: PiiAnalyzer,
     found = {text[f.start : f.end] for f in analyzer.analyze(text)
              if f.entity_type in ("PERSON", "LOCATION") and f.score >= 0.5}  # fmt: skip
     assert found == set(names)  # both NER models may report a name
+
+
+def test_a_person_right_after_a_german_article_is_a_noun_a_place_is_not() -> None:
+    text = "Zum Fest basteln die Kinder Laternen, und wir fahren danach in die Schweiz."
+    kinder = Finding("PERSON", text.index("Kinder"), text.index("Kinder") + 6, 0.85, "spacy_ner")
+    schweiz = Finding("LOCATION", text.index("Schweiz"), text.index("Schweiz") + 7, 0.85, "spacy_ner")
+    assert without_common_nouns(text, [kinder, schweiz]) == [schweiz]
+    english = "The band played die Kinder live in Berlin."  # no German stretch: the rule says nothing
+    kinder = Finding("PERSON", english.index("Kinder"), english.index("Kinder") + 6, 0.85, "spacy_ner")
+    assert without_common_nouns(english, [kinder]) == [kinder]

@@ -1,12 +1,13 @@
 """The English NER model's people in German windows: kept only where Warden's model, which reads every German window
 and was trained on German, also calls the words a person, or a title or a romanised spelling makes a name of them
-(``ner._unconfirmed_in_german``). German capitalises every noun, and the English model reads nouns as names."""
+(``ner._unconfirmed_in_continental``, which reads French and Spanish windows too). German capitalises every noun, and
+the English model reads nouns as names."""
 
 from __future__ import annotations
 
 import pytest
 
-from gateway.guardrails.ner import NER_SOURCE, _unconfirmed_in_german, is_german
+from gateway.guardrails.ner import NER_SOURCE, _unconfirmed_in_continental, is_german
 
 
 @pytest.mark.parametrize(
@@ -75,12 +76,32 @@ def test_names_in_german_the_english_model_finds_are_kept(analyzer, text, name):
 
 def test_the_rule_reads_only_german_windows_the_second_model_read():
     window = "Letzten Sommer waren wir in Oregon."
-    assert _unconfirmed_in_german(window, 0, 14, [])
-    assert not _unconfirmed_in_german(window, 0, 14, None)  # the second model did not read the window
-    assert not _unconfirmed_in_german(window, 0, 14, [(0, 7)])  # it calls an overlapping stretch a person
+    assert _unconfirmed_in_continental(window, 0, 14, [])
+    assert not _unconfirmed_in_continental(window, 0, 14, None)  # the second model did not read the window
+    assert not _unconfirmed_in_continental(window, 0, 14, [(0, 7)])  # it calls an overlapping stretch a person
     english = "Last summer Field Services went to Oregon."
-    assert not _unconfirmed_in_german(english, 12, 26, [])
+    assert not _unconfirmed_in_continental(english, 12, 26, [])
 
 
 def test_english_text_keeps_the_english_models_people(analyzer):
     assert ("Maria Garcia", NER_SOURCE) in _people(analyzer, "Please ask Maria Garcia to retry the upload.")
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("Estimada Sra. Montero:\nHemos recibido su reclamación sobre la factura.", "Estimada Sra"),
+        ("Cher confrère,\nJe vous adresse une patiente pour un avis cardiologique.", "Cher"),
+        ("Día 3: Badajoz. Tapas con Xaver, un chico que conocimos en el albergue.", "Tapas"),
+    ],
+)
+def test_french_and_spanish_words_the_english_model_calls_a_person_are_none(analyzer, text, word):
+    assert (word, NER_SOURCE) not in _people(analyzer, text)
+
+
+def test_french_and_spanish_given_names_the_english_model_finds_are_kept():
+    window = "Salimos al amanecer y llegamos para comer. Arsenio conducía, y nadie iba durmiendo."
+    start = window.index("Arsenio")
+    assert not _unconfirmed_in_continental(window, start, start + 7, [])
+    words = "Estimada Sra. Montero:\nHemos recibido su reclamación sobre la factura."
+    assert _unconfirmed_in_continental(words, 0, 12, [])
