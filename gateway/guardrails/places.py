@@ -198,6 +198,10 @@ _PERSON_CUE_BEFORE = AfterNonWord(
     re.IGNORECASE)  # fmt: skip
 _CUE_WORDS = frozenset(_CUES)
 _CAPITALISED_CUE_BEFORE = AfterNonWord(_phrase_pattern(_CAPITALISED_CUES) + r"[ \t]+\Z")
+# The same "a" before a name in lower case: a cue only where the words around do not read as English
+# (``PlaceRecognizer._reads_english``: "ya llegué a pingjin", "me voy a vasco da gama"; not "got a turkey lol"), and,
+# as "à" and "en", a preposition any noun takes.
+_LOWER_CASE_A_BEFORE = re.compile(r"(?<![^\W\d_])a[ \t]+\Z")
 _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
 # Lower-case words inside place names ("Rio de Janeiro", "Turks and Caicos Islands", "Alphen aan den Rijn").
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
@@ -1027,16 +1031,19 @@ class PlaceRecognizer(EntityRecognizer):
                 break
         return found
 
-    @staticmethod
-    def _cue(text: str, span: list[re.Match[str]], chained: bool) -> bool:
-        """A location word before or after the name, or a place just before it in a comma-separated chain."""
+    def _cue(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
+        """A location word before or after the name, or a place just before it in a comma-separated chain (and
+        Romance "a" before a lower-case name where the words around do not read as English)."""
         first = span[0]
         before = max(0, first.start() - 24)
         return (chained or _CUE_BEFORE.search(text, before, first.start()) is not None
                 or _CUE_AFTER.match(text, span[-1].end()) is not None or _property_before(text, first.start())
                 or (first.group()[0].isupper()
                     and (_CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None
-                         or _after_postcode(text, first.start(), span[-1].end()))))
+                         or _after_postcode(text, first.start(), span[-1].end())))
+                or (first.group()[0].islower() and text[first.start() - 2 : first.start()] in ("a ", "a\t")
+                    and _LOWER_CASE_A_BEFORE.search(text, before, first.start()) is not None
+                    and not self._reads_english(text, first.start(), span[-1].end())))
 
     def _may_be_cued(self, text: str, words: list[re.Match[str]], index: int) -> bool:
         """False only for a word that opens no name but a cued town's and has no cue before it nor after it, and

@@ -60,3 +60,15 @@ def test_chat_places_named_like_rare_names_or_typed_plain_count(
 )  # fmt: skip
 def test_chat_words_that_are_names_or_nouns_stay_no_place(find_places: Callable[[str], list[str]], text: str) -> None:
     assert find_places(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [("ya llegué a pingjin", ["pingjin"]),  # Spanish "a" (to) in a line that reads as no English
+     ("me voy a vasco da gama mañana", ["vasco da gama"]),
+     ("i got a turkey lol", [])],  # the English article
+)  # fmt: skip
+def test_romance_a_is_a_location_word_in_lower_case_only_where_the_line_is_no_english(
+    find_places: Callable[[str], list[str]], text: str, places: list[str]
+) -> None:
+    assert find_places(text) == places
