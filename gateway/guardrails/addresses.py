@@ -362,8 +362,8 @@ _JAPANESE = (
 
 def _japanese_marked(text: str, words: frozenset[str] | None) -> bool:
     """Whether a Japanese address may stand in the text, which is then searched for it whole (its numbers first are
-    glued by dashes that no anchor of ``_windows`` opens on): a ward ("-ku") in it, or "chome" among the windows'
-    runs of letters (a district's number anchors one: "Ebisu 8-chome")."""
+    glued by dashes that no anchor of ``_windows`` opens on): a ward ("-ku") in it, or "chome" among its runs of
+    letters."""
     if "-ku" in text or "-KU" in text:
         return True
     return "chome" in words if words is not None else ("chome" in text or "CHOME" in text)
@@ -398,16 +398,20 @@ _FIELD_NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)*"
 _KEY_KINDS = ("postal", "street", "mailing", "delivery", "billing", "shipping", "home", "work")
 _KEY_WORDS = ("address", "addr", "adr", "adresse", "adressen", "adres", "dirección", "direccion", "indirizzo",
               "endereço", "anschrift", "osoite", "street")  # fmt: skip
+# A key's address word and the "line" after it ("AddressLine1").
+_KEY_WORD = rf"(?i:{'|'.join(sorted(_KEY_WORDS, key=len, reverse=True))})(?i:[ _-]?line[ _-]?\d?)?"
+# What joins a key to its value: vCard's ";TYPE=HOME:;;", a colon or an equals sign (quoted or not), an XML tag's
+# end, or a copula in prose ("the address is", "adressen er").
+_KEY_JOIN = rf"(?P<join>(?:;[\w=,-]*)*:;*|[\"']?{_SP}*[:=]{_SP}*[\"']?|>|{_SP}+(?i:is|er|ist|est|es|è|é){_SP}+)"
+# A key's word and its join: what follows a key's stem in a match of the field layout, kind or none before it.
+_WORD_AND_JOIN = re.compile(_KEY_WORD + _KEY_JOIN)
 _FIELD_VALUE = (
     # The key: an address word, alone or after what kind ("postalAddress", "delivery_address", "AddressLine1"), not
     # after a letter or an underscore ("emailAddress", "ip_address" name no street), nor after a word that names
     # another kind of address ("e-mail address", "IP address").
     r"(?<![^\W\d])(?<!(?i:mail)[ -])(?<!(?i:\bip)[ -])(?<!(?i:mac)[ -])(?<!(?i:web)[ -])"
-    rf"(?P<key>(?i:(?:{'|'.join(_KEY_KINDS)})[ _-]?)?(?i:{'|'.join(sorted(_KEY_WORDS, key=len, reverse=True))})"
-    r"(?i:[ _-]?line[ _-]?\d?)?)"
-    # What joins it to its value: vCard's ";TYPE=HOME:;;", a colon or an equals sign (quoted or not), an XML tag's
-    # end, or a copula in prose ("the address is", "adressen er").
-    rf"(?P<join>(?:;[\w=,-]*)*:;*|[\"']?{_SP}*[:=]{_SP}*[\"']?|>|{_SP}+(?i:is|er|ist|est|es|è|é){_SP}+)"
+    rf"(?P<key>(?i:(?:{'|'.join(_KEY_KINDS)})[ _-]?)?{_KEY_WORD})"
+    rf"{_KEY_JOIN}"
     rf"(?P<value>{_FIELD_NUMBER}(?:,?{_SP}+{_FIELD_WORD}){{1,4}}|{_FIELD_WORD}(?:{_SP}+{_FIELD_WORD}){{0,3}},?{_SP}+"
     rf"{_FIELD_NUMBER})(?={_SP}*(?:[;\"'<|\r\n]|\Z))"
 )
@@ -479,8 +483,10 @@ def _first_runs(words: frozenset[str]) -> frozenset[str]:
 @cache
 def _layout_words() -> tuple[frozenset[str] | None, ...]:
     """For each of ``_patterns``' layouts, the runs of letters one of which a text must hold for it to match: the
-    first run of its unit word (a unit before the street) or its prefix type (a type written first); None for the
-    layouts a house number leads or a type glued to a name ends."""
+    first run of its unit word (a unit before the street), its prefix type (a type written first) or its suffix type
+    (after the name a house number leads: the type stands after spaces and ends on a non-word character, its first
+    run whole in the text); None for the layouts a type glued to a name ends (``_glued_ends``) and the others
+    searched otherwise."""
     vocabulary = street_vocabulary()
     units = _first_runs(vocabulary.units | street_locales.LEAD_LABELS)
     prefixes = _first_runs(vocabulary.prefixes | vocabulary.dotted)
@@ -490,7 +496,7 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
     named = _first_runs(street_locales.armenian_streets())
     lead = _first_runs(vocabulary.lead_labels) | _NUMBER_SIGNS
     usps = frozenset(word.lower() for word in usps_tables().suffixes)
-    return (None, units, prefixes, prefixes, prefixes, None, lead, _key_runs(), after,
+    return (_first_runs(vocabulary.suffixes), units, prefixes, prefixes, prefixes, None, lead, _key_runs(), after,
             own_labels, korean, usps, _first_runs(street_locales.BLOCK_WORDS), None, named)  # fmt: skip
 
 
@@ -498,27 +504,37 @@ def _layout_words() -> tuple[frozenset[str] | None, ...]:
 _KEY_STEMS = ("adr", "addr", "street", "direcci", "indirizzo", "endere", "anschrift", "osoite")
 
 
-def _field_matches(text: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+def _field_matches(text: str, pattern: re.Pattern[str],
+                   words: frozenset[str] | None = None) -> Iterator[re.Match[str]]:  # fmt: skip
     """The field layout's matches, looked for only next to its keys' stems: its pattern opens with a
     case-insensitive alternation that tried at every position of the windows cost more than every other layout
-    together. A text whose lower case is not as long as itself is searched whole."""
+    together. A text whose lower case is not as long as itself is searched whole. Given the text's runs of letters
+    (``_letter_runs``), only the stems that one of its key runs holds are looked for: a key's word opens at its
+    stem and stands in a run that is a key run ("shipping address" holds "addr", never "adr" nor "street")."""
     lower = text.lower()
     if len(lower) != len(text):
         yield from pattern.finditer(text)
         return
-    positions = sorted({found for stem in _KEY_STEMS for found in _occurrences(lower, stem)})
+    stems = _KEY_STEMS if words is None else _stems_in(words & _key_runs())
+    positions = sorted({found for stem in stems for found in _occurrences(lower, stem)})
     done = 0
     for position in positions:
-        if position < done:
-            continue
-        # The key starts with its kind ("delivery_address", "postalAddress") or with its word.
-        before = ((kind, position - len(kind) - gap) for kind in _KEY_KINDS for gap in (0, 1))
-        starts = [start for kind, start in before if start >= done and lower.startswith(kind, start)]
+        if position < done or _WORD_AND_JOIN.match(text, position) is None:
+            continue  # inside the last match, or no key's word and join start at the stem ("address on order")
+        # The key starts with its kind ("delivery_address", "postalAddress") or with its word: a kind right before
+        # the stem or one character before it, read only where that character is a kind's last letter.
+        starts = [start for gap in (0, 1) if position - gap >= 1
+                  for kind in _KINDS_ENDING.get(lower[position - gap - 1], ())
+                  if (start := position - gap - len(kind)) >= done and lower.startswith(kind, start)]  # fmt: skip
         for start in (*sorted(starts), position):
             if (match := pattern.match(text, start)) is not None:
                 yield match
                 done = match.end()
                 break
+
+
+# The key kinds by their last letter.
+_KINDS_ENDING = {last: tuple(kind for kind in _KEY_KINDS if kind[-1] == last) for last in {k[-1] for k in _KEY_KINDS}}
 
 
 def _occurrences(text: str, stem: str) -> Iterator[int]:
@@ -528,6 +544,12 @@ def _occurrences(text: str, stem: str) -> Iterator[int]:
         position = text.find(stem, position + 1)
 
 
+def _stems_in(runs: frozenset[str]) -> tuple[str, ...]:
+    """The key stems that stand in one of the runs."""
+    return tuple(stem for stem in _KEY_STEMS if any(stem in run for run in runs))
+
+
+@cache
 def _key_runs() -> frozenset[str]:
     """The runs of letters an address key of the field layout stands in, lower case: its word alone ("address" in
     "delivery_address") or run together with its kind or "line" ("postaladdress", "addressline")."""
@@ -544,17 +566,67 @@ def _key_runs() -> frozenset[str]:
 _NUMBER_SIGNS = frozenset({"#", "№"})
 
 
-def _letter_runs(text: str, windows: list[tuple[int, int]]) -> frozenset[str] | None:
-    """The runs of letters inside the windows, lower case; None where the text holds a character that
-    case-insensitive matching pairs with a letter other than through ``str.lower`` (``FOLDS_APART``), where they
+def _letter_runs(text: str) -> frozenset[str] | None:
+    """The text's runs of letters, lower case, and the number signs it holds; None where the text holds a character
+    that case-insensitive matching pairs with a letter other than through ``str.lower`` (``FOLDS_APART``), where they
     cannot tell what the patterns match. A street-type word the patterns match case-insensitively stands in the
-    text as a whole run (nothing of a word before it, its dot, a space or its number after, all inside the match's
-    window), so a layout whose words' first runs are none of these finds nothing: most text holds no "rue",
-    "Calle" or "Apt." at all, and the patterns that open with one are tried at every position of the windows."""
-    if not text.isascii() and not FOLDS_APART.isdisjoint(text):
+    text as a whole run (nothing of a word before it, its dot, a space or its number after), so a layout whose
+    words' first runs are none of these finds nothing: most text holds no "rue", "Calle" or "Apt." at all, and the
+    patterns that open with one are tried at every position of the windows."""
+    if text.isascii():  # its runs of letters are those of A-Z and a-z: the lower case's words once the rest is spaced
+        runs = frozenset(text.lower().translate(_ASCII_SPACED).split())
+        return runs | {"#"} if "#" in text else runs
+    if not FOLDS_APART.isdisjoint(text):
         return None
-    runs = {run.lower() for start, end in windows for run in _LETTER_RUN.findall(text, start, end)}
-    return frozenset(runs | {sign for sign in _NUMBER_SIGNS if sign in text})
+    lowered = {run.lower() for run in _LETTER_RUN.findall(text)}
+    return frozenset(lowered | {sign for sign in _NUMBER_SIGNS if sign in text})
+
+
+# Every ASCII character but a letter, made a space: an ASCII text's runs of letters are then its words.
+_ASCII_SPACED = str.maketrans({chr(code): " " for code in range(128) if not chr(code).isalpha()})
+
+
+@cache
+def _glued_last_runs() -> re.Pattern[str]:
+    """The glued types' last runs of letters, each written backwards after a line break: searched in the windows'
+    runs written backwards (``_ends_in_glued_type``), a literal the regex engine skips to."""
+    runs = (_LETTER_RUN.findall(word.rstrip(".").lower()) for word in street_vocabulary().glued)
+    return re.compile("\n" + alternation(frozenset(found[-1][::-1] for found in runs if found), fold=False))
+
+
+def _ends_in_glued_type(words: frozenset[str]) -> bool:
+    """Whether one of the runs of letters ends in a glued type's last run: the glued layout's type stands at the end
+    of a run (a dot, a space or the house number's digit after it), so a text whose runs end in none finds nothing
+    there. Most text holds a number after a word somewhere ("Ticket 1000"), and that layout opens with a look-behind
+    tried at every position of the windows."""
+    return _glued_last_runs().search(("\n".join(words) + "\n")[::-1]) is not None
+
+
+# The layouts searched in the whole text, not in the windows around the anchors.
+_WHOLE_TEXT = frozenset({"field", "japanese"})
+
+
+def _may_match(text: str, layout: str, needs: frozenset[str] | None, words: frozenset[str] | None,
+               needed: frozenset[str]) -> bool:  # fmt: skip
+    """Whether a layout may match in the text, told by its runs of letters (``_letter_runs``, None where they cannot
+    tell): the layout's street-type words, unit or label (``_layout_words``; ``needed``: the runs that are any
+    layout's), a glued type's end (``_ends_in_glued_type``), or the Japanese layout's marks (``_japanese_marked``).
+    Each such word stands whole in any match (a run of the text), so a layout none of whose words is a run finds
+    nothing."""
+    if layout == "japanese":
+        return _japanese_marked(text, words)
+    if words is None:
+        return True
+    if needs is not None and needs.isdisjoint(needed):
+        return False
+    return layout != "glued" or _ends_in_glued_type(words)
+
+
+@cache
+def _any_layouts_words() -> frozenset[str]:
+    """The runs of letters one of which some layout needs (``_layout_words``): a text's runs are compared with them
+    once, not with each layout's (a few hundred words each)."""
+    return frozenset().union(*(needs for needs in _layout_words() if needs is not None))
 
 
 class StreetAddressRecognizer(EntityRecognizer):
@@ -572,18 +644,23 @@ class StreetAddressRecognizer(EntityRecognizer):
     def load(self) -> None:
         _patterns()
         _layout_words()
+        _glued_last_runs()
+        _any_layouts_words()
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None) -> list[RecognizerResult]:
         spans: list[tuple[int, int, float]] = []
-        windows = _windows(text)
-        words = _letter_runs(text, windows) if windows else None
-        for (layout, pattern), needs in zip(_patterns(), _layout_words(), strict=True):
-            if words is not None and needs is not None and needs.isdisjoint(words):
-                continue  # the street-type word this layout opens with stands nowhere in the text
+        words = _letter_runs(text)
+        needed = frozenset() if words is None else _any_layouts_words().intersection(words)
+        layouts = [(layout, pattern) for (layout, pattern), needs in zip(_patterns(), _layout_words(), strict=True)
+                   if _may_match(text, layout, needs, words, needed)]  # fmt: skip
+        # The windows around the anchors, only where a layout searched in them may match: in most text no street
+        # type stands at all, and finding the anchors costs more than telling that.
+        windows = _windows(text) if any(layout not in _WHOLE_TEXT for layout, _ in layouts) else []
+        for layout, pattern in layouts:
             if layout == "field":
-                matches: Iterator[re.Match[str]] = _field_matches(text, pattern)
+                matches: Iterator[re.Match[str]] = _field_matches(text, pattern, words)
             elif layout == "japanese":
-                matches = pattern.finditer(text) if _japanese_marked(text, words) else iter(())
+                matches = pattern.finditer(text)
             else:
                 matches = (m for start, end in windows for m in pattern.finditer(text, start, end))
             for match in matches:
@@ -836,6 +913,15 @@ _WINDOW_BEFORE, _WINDOW_AFTER = 72, 96  # a street name and its type before the 
 # after a digit ("12:30"), a slash, a hash or a dash can be neither (after a word character, no digit run
 # starts; "Apt.4" has no space), so the digits of versions, times, paths and identifiers are passed over.
 _DIGIT = re.compile(r"\d(?<![\w./#-]\d)(?:(?<!:\d)|(?<=[A-Za-z]:\d))")  # the common refusals first
+# Of those digits, the ones an anchor can hold: one an anchor closes stands after spaces (a letter, a dot, colon or
+# comma, or more space before them: "Apt. 4") or after "="; one an anchor opens has its number's letters and spaces,
+# then a letter, after it (``_ANCHOR``'s first branch, read ahead). A phone number's groups ("+1 415 555 1663") are
+# none: each stands after a digit and a space, and a digit follows it. The others hold no anchor, and passing them
+# over changes none found: no anchor spans one (``_anchors``).
+_ANCHOR_DIGIT = re.compile(
+    r"\d(?<![\w./#-]\d)(?:(?<!:\d)|(?<=[A-Za-z]:\d))"
+    r"(?:(?<=[^\W\d_]\s\d)|(?<=[.:,\s]\s\d)|(?<==\d)|(?=\d{0,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?,?\s+[^\W\d_]))"
+)
 _DIGIT_RUN = re.compile(r"\d+")
 # The most characters an anchor holds before its first digit besides the spaces right before it: "address=" (8),
 # or a letter, a dot and a comma before the spaces (3).
@@ -847,9 +933,12 @@ def _anchors(text: str) -> Iterator[re.Match[str]]:
     (``_DIGIT``). Every anchor opens with a digit (a house number) or ends with its first one ("Apt. 4",
     "address=0"), so after the previous anchor only the stretch before the next such digit (its spaces and
     ``_ANCHOR_REACH`` more) or the digit itself can start one; scanning all text for it cost as much as every street
-    pattern together."""
+    pattern together. Only the digits ``_ANCHOR_DIGIT`` finds are looked at: at another, nothing ends (no letter and
+    spaces before it, no "=") and nothing starts (no spaces and a letter after its number), and no anchor that
+    starts before it can reach past its digits, so the anchors found after it are those found had it been looked
+    at (a phone number's groups, a ticket's amounts: on a 2 KB support prompt, 24 digits looked at of 64)."""
     position = 0
-    while (digit := _DIGIT.search(text, position)) is not None:
+    while (digit := _ANCHOR_DIGIT.search(text, position)) is not None:
         first = digit.start()
         spaces = first
         while spaces > position and text[spaces - 1].isspace():

@@ -137,7 +137,7 @@ def test_layouts_left_out_for_want_of_their_words_would_have_found_nothing(
     rng = random.Random(seed)
     texts = ["".join(rng.choice(_LAYOUT_ALPHABET) for _ in range(rng.randint(1, 14))) for _ in range(3000)]
     skipped = [addresses.analyze(text, []) for text in texts]
-    monkeypatch.setattr(addresses_module, "_letter_runs", lambda text, windows: None)
+    monkeypatch.setattr(addresses_module, "_letter_runs", lambda text: None)
     for text, found_skipping in zip(texts, skipped, strict=True):
         everything = addresses.analyze(text, [])
         assert [(r.start, r.end, r.score) for r in found_skipping] == [(r.start, r.end, r.score) for r in everything]
@@ -145,19 +145,95 @@ def test_layouts_left_out_for_want_of_their_words_would_have_found_nothing(
         assert any(pattern.search(text) for text in texts), pattern.pattern[:60]
 
 
-def test_a_support_ticket_holds_no_unit_word_nor_prefix_type() -> None:
-    """Ticket text (numbers beside words on every line, so the address windows cover all of it) is searched for the
-    layouts a house number leads or a glued type ends, not for those a unit word or a prefix type opens."""
+# Glued and suffix types in several cases, with and without their dot, inside longer words and cut short; letters
+# that fold apart from ``str.lower`` ("ẞ", "ſ", the Kelvin sign) and non-ASCII text.
+_GLUED_ALPHABET = [*"0123456789aZé .,-/'\n", " 12 ", " 4B ", "Eberth", "str.", "Str", "STR.", "straße", "STRASSE",
+                   "Straẞe", "ſtraat", "gasse", "Gasse", "weg", "-Weg", "WEG", "vägen", "Kerk", "gränd", "\u212a",
+                   "Ring", "ring", "ringen", "highway", "Lane", "lane", "Court", "Avenue", "Road", "rd", "St", "Park",
+                   "park", "Cul-de-sac", "Dato'Keramat", "Maple", "Ticket 10 ", "+1 415 555 1663", "1-2", "8a",
+                   "12 Maple ", "4B Oak ", "7 maple ", "Lane", "COURT ", "Jennifer ", "Avenue, Apt. 4",
+                   "Kerkstraat 3"]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_glued_and_suffix_layouts_left_out_for_want_of_their_types_would_have_found_nothing(
+    addresses: StreetAddressRecognizer, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """The layouts a suffix type ends (after a house number and a name) or a glued type ends (a name run into its
+    type) are not searched in a text none of whose runs of letters is a suffix's first run or ends in a glued type's
+    last one: the findings must be those of every layout searched."""
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice(_GLUED_ALPHABET) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    skipped = [addresses.analyze(text, []) for text in texts]
+    monkeypatch.setattr(addresses_module, "_letter_runs", lambda text: None)
+    found = 0
+    for text, found_skipping in zip(texts, skipped, strict=True):
+        everything = addresses.analyze(text, [])
+        assert [(r.start, r.end, r.score) for r in found_skipping] == [(r.start, r.end, r.score) for r in everything]
+        found += bool(everything)
+    assert found > 100  # the texts do hold addresses
+
+
+# Address keys of every shape, their kinds and joins, words that name other addresses, values.
+_FIELD_ALPHABET = [*"0123456789aZé .,-_/:;=>\"'\n<", " 12 ", "Main", "address", "Address", "ADDRESS", "addr", "adr",
+                   "ADR", ";TYPE=HOME:;;", "postal", "shipping ", "home", "Home_", "street", "Street", "line", "Line1",
+                   "adresse", "dirección", " is ", " est ", "email ", "ip ", "mail-", "osoite", "Anschrift", "endereço",
+                   "9 H.SULTANOV", "Kalnina 12", "address: 12 Main", "postalAddress: Kalnina 12", "the address is ",
+                   "ADR;TYPE=HOME:;;9 H.SULTANOV", "shipping_address=12 Main", "<AddressLine1>Kalnina 12<"]  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_field_keys_looked_for_at_the_stems_their_runs_hold_find_what_the_pattern_finds(seed: int) -> None:
+    """The field layout's pattern is tried only at the stems of the key runs the text holds, and only where a key's
+    word and its join follow the stem: the same matches as the pattern's ``finditer`` over the whole text."""
+    pattern = dict(addresses_module._patterns())["field"]
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(_FIELD_ALPHABET) for _ in range(rng.randint(1, 14)))
+        spans = [m.span() for m in pattern.finditer(text)]
+        assert [m.span() for m in addresses_module._field_matches(text, pattern, addresses_module._letter_runs(text))] \
+            == spans, text  # fmt: skip
+        assert [m.span() for m in addresses_module._field_matches(text, pattern)] == spans, text
+        found += bool(spans)
+    assert found > 100
+
+
+def test_a_support_ticket_holds_no_unit_word_nor_street_type() -> None:
+    """Ticket text (numbers beside words on every line, so the address windows cover all of it) is searched for no
+    layout that a unit word, a prefix type, a suffix type or a glued type has to stand in."""
     ticket = (
         "Ticket 1016: Luis Ortega (luis@example.org, +1 415 555 7101) asks why the API returns 429 at low volume. "
         "Priority low.\nTicket 1017: a customer wants the shipping address on order 88 changed."
     )
-    runs = addresses_module._letter_runs(ticket, [(0, len(ticket))])
+    runs = addresses_module._letter_runs(ticket)
     assert runs is not None and "ticket" in runs
     needs = addresses_module._layout_words()
-    assert needs[0] is None and needs[5] is None
-    assert all(needs[layout] is not None and needs[layout].isdisjoint(runs) for layout in (1, 2, 3, 4))  # type: ignore[union-attr]
-    assert addresses_module._letter_runs("Vıa Roma 5", [(0, 10)]) is None  # a dotless i: the patterns themselves decide
+    assert needs[5] is None
+    assert all(needs[layout] is not None and needs[layout].isdisjoint(runs) for layout in (0, 1, 2, 3, 4))  # type: ignore[union-attr]
+    assert not addresses_module._ends_in_glued_type(runs)
+    assert addresses_module._ends_in_glued_type(runs | {"eberthstr"})
+    assert addresses_module._ends_in_glued_type(frozenset({"weg"}))
+    assert addresses_module._letter_runs("Vıa Roma 5") is None  # a dotless i: the patterns themselves decide
+
+
+def test_no_anchors_are_looked_for_where_no_layout_searched_in_their_windows_may_match(
+    addresses: StreetAddressRecognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A support ticket holds a number beside a word on every line but no street type, unit or label: its windows
+    (the anchors found digit by digit over all of it) are not worked out; a street type in it has them found."""
+    ticket = "Ticket 1016: Luis Ortega (+1 415 555 7101) wants the shipping address on order 88 changed. Priority low."
+    windows: list[str] = []
+
+    def whole(text: str) -> list[tuple[int, int]]:
+        windows.append(text)
+        return [(0, len(text))]
+
+    monkeypatch.setattr(addresses_module, "_windows", whole)
+    assert addresses.analyze(ticket, []) == [] and windows == []
+    moved = ticket + " He moved to 12 Maple Lane."
+    assert [(r.start, r.end) for r in addresses.analyze(moved, [])] == [(len(ticket) + 13, len(moved))]  # with its dot
+    assert windows == [moved]
 
 
 @pytest.mark.parametrize(
