@@ -6,9 +6,17 @@ French, Spanish, German, Italian, Portuguese and Dutch:
 - before a name: a greeting, welcome or thanks ("Dear", "Hola", "Welcome aboard", "thx"), a title ("Mr", "Frau",
   "Mme", "Sra."), an introduction ("my name is", "je m'appelle", "hey its"), a hand-over ("forward this to",
   "reassigned to", "spoke with", "ping", "cc", "invite"), an attribution ("per", "d'après");
-- after a name: a verb of saying or approving ("said", "wrote", "approved", "dijo", "sagte", "a validé");
+- after a name: a verb of saying or approving ("said", "wrote", "approved", "dijo", "sagte", "a validé"), a ticket's
+  comment header ("commented", "a commenté");
 - a sign-off line ("Best regards,", "Mit freundlichen Grüßen", "Cordialement,"): the next line, when it holds only
   a name and a word of it is a known name (a company or a city may stand there instead);
+- an e-mail's layout, whatever its words: the line after a closing no list holds (a short line ending in a comma or
+  an exclamation mark: "Un caro saluto,", "Appreciate it,"), after a signature's delimiter ("-- ") or, as a text's
+  last line, after a one-line message ("Låter bra, tack.\n\nYuki"), past blank and separator lines and a quoted
+  reply's "> ", when the line is a name with a known name in it (a team, a desk or a company stands there as often),
+  or initials before a known last name ("A. Brown"), or a family name in capitals before a known first name
+  ("SMITH William"); and a display name before an address in angle brackets ("... schrieb Beatriz Aguirre
+  <b@x.ch>:");
 - an e-mail's sender or recipient header ("From: ", "Von: ", "De : ", "To: ", "Cc: ", "À : "): the name after it;
 - a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :");
 - a Japanese, Korean or Chinese honorific glued after a name in Latin letters ("B. Yinh様", "Ana Ruizさん").
@@ -19,7 +27,9 @@ capitals as forms print it ("NAME: XIOMARA QUISPE") when two words or more, one 
 dictionary word; in chat a name typed in lower case counts only when a word of it is no English dictionary word
 ("thx ruben", not "thx man"). After a sign-off, a line of one capitalised word that no list knows is a name too,
 unless it is an English word or a place ("Thanks,\nGunngeir"; not "Thanks,\nSupport").
-Stop words of the six languages end a name, so "Dear all" or "ping the server" name nobody.
+Stop words of the six languages end a name, so "Dear all" or "ping the server" name nobody. A lower-case name
+after a cue counts only where its writer types in lower case: not where its line, or (outside a chat speaker's
+line) a line of the text, opens capitalised ("Bedankt voor je snelle reactie", "ricevuto per errore").
 """
 
 from __future__ import annotations
@@ -87,6 +97,8 @@ _AFTER = (
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
     "schrieb", "ha detto", "ha scritto", "ha approvato", "disse", "escreveu", "aprovou", "zei", "schreef",
     "joined", "knows", "is on leave", "est en congé", "está de vacaciones", "ist bis",
+    # a ticket's or a forum's comment header ("E. Reynolds commented:")
+    "commented", "responded", "a commenté", "comentó", "kommentierte", "ha commentato", "comentou", "reageerde",
 )  # fmt: skip
 _SIGN_OFF = (
     "regards", "best regards", "kind regards", "warm regards", "warmest regards", "best", "cheers", "thanks",
@@ -162,8 +174,10 @@ _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?
 # list ("Service Desk") being no name; the other names of a list are ``name_lists``'.
 # Looked for only where a subject header's word stands too (an e-mail's headers come together): most text is no
 # e-mail, and a line-by-line scan of it costs.
-_SENDER_HEADER = re.compile(r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van|to|cc|bcc|"
-                            r"an|à|a|para|per|aan|recipient|destinataire|empfänger|destinatario)[ \t]*:[ \t]*")
+_SENDER_HEADER = re.compile(
+    r"(?im)^[ \t>]*(?:from|sender|von|absender|de|expéditeur|remitente|da|van|to|cc|bcc|"
+    r"an|à|a|para|per|aan|recipient|destinataire|empfänger|destinatario)[ \t]*:[ \t]*"
+)
 _SUBJECT_WORDS = ("subject", "betreff", "objet", "asunto", "oggetto", "assunto", "onderwerp")
 
 
@@ -228,10 +242,14 @@ def _name_after(text: str, start: int, words: NameWords) -> tuple[int, int] | No
         word = _WORD.match(text, position)
         if word is None:
             break
-        inner = bool(taken) and (_is_initial(word.group()) or (
-            _is_particle(word.group()) and _continues(text, word.end(), capitalised=taken[0].group()[0].isupper())))
-        if words.is_stop(word.group().rstrip(".")) and not inner and not (
-            not taken and word.group()[0].isupper() and words.is_first(word.group())
+        inner = bool(taken) and (
+            _is_initial(word.group())
+            or (_is_particle(word.group()) and _continues(text, word.end(), capitalised=taken[0].group()[0].isupper()))
+        )
+        if (
+            words.is_stop(word.group().rstrip("."))
+            and not inner
+            and not (not taken and word.group()[0].isupper() and words.is_first(word.group()))
         ):
             break  # "Dear all", "ping the server"; but "Hi Dan", "Will Smith" open with a first name
         taken.append(word)
@@ -260,8 +278,10 @@ def _name_before(text: str, end: int, words: NameWords) -> tuple[int, int] | Non
         if (taken and not _GAP.fullmatch(between)) or (not taken and word.end() != end):
             break
         stop = words.is_stop(word.group().rstrip("."))
-        if stop and not (taken and _is_particle(word.group())) and not (
-            taken and word.group()[0].isupper() and words.is_first(word.group())
+        if (
+            stop
+            and not (taken and _is_particle(word.group()))
+            and not (taken and word.group()[0].isupper() and words.is_first(word.group()))
         ):
             break  # "the server said"; but "Sara Holst-Hansen said", "Will Smith said" hold a first name
         taken.insert(0, word)
@@ -465,6 +485,188 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
     return span
 
 
+# A signature's separator line ("-- ", "__________", "—"), or a blank one (a no-break space counts as blank).
+_SEPARATOR_LINE = re.compile(r"[ \t\u00a0\r]*(?:-- ?|[-_—–=~*]{3,}|[—–])?[ \t\u00a0\r]*")
+# A signature's delimiter line ("-- ", "--", "____"), quoted or not.
+_DELIMITER_LINE = re.compile(r"[> \t]*(?:--[ \t]?|_{3,})[ \t\r\u00a0]*")
+# A line that ends in a comma, an exclamation mark or a full stop (a closing may: "Thanks,", "Danke!", "Mvh.").
+_LINE_END_MARK = re.compile(r"[,!.][ \t\r\u00a0]*\n")
+MAX_CLOSING_WORDS = 6
+MAX_SKIPPED_LINES = 2
+
+
+def _particle_or_stop(word: str, words: NameWords) -> bool:
+    """Whether `word` is a stop word of a particle's length ("De", "da", "La"): the name list holds those too, so
+    they tell no team's name ("De Servicedesk", "Departamento de Facturación") from a person's."""
+    return len(word) <= MAX_PARTICLE_LETTERS and words.is_stop(word)
+
+
+def _first_name_alone(name: str, words: NameWords) -> bool:
+    """Whether `name` is one known first name of three letters or more that is no stop or dictionary word."""
+    return (len(name) > 2 and " " not in name and words.is_first(name) and not words.is_stop(name)
+            and not words.is_common(name))  # fmt: skip
+
+
+# A word of letters alone (not a piece of a token: "xoxb-24410-7IllaoCLMI", "wWChI+RrW5VNQ6").
+_LETTERS_WORD = re.compile(r"(?<![\w'’+/=-])[^\W\d_]+(?![\w'’+/=-])")
+_LINE_OPENING = re.compile(r"(?m)^[> \t]*([^\W\d_]+)(?![\w'’+/=-])")  # a line's first word, if of letters alone
+
+
+def _capitalised_around(text: str, span: tuple[int, int]) -> bool:
+    """Whether the writer of a lower-case name capitalises: a capitalised word stands in its line (from after a chat
+    speaker's colon: "[10:42] Ana: thx ruben"), or, where no speaker's colon opens the line, a line of the text opens
+    with one ("Bedankt voor je snelle reactie", "Hallo,\n\nbedankt voor ...", "Se lo avete ricevuto per errore"):
+    then the lower-case words are no name."""
+    line_start = text.rfind("\n", 0, span[0]) + 1
+    colon = text.rfind(": ", line_start, span[0])
+    line_end = text.find("\n", span[1])
+    line = text[line_start if colon < 0 else colon + 2 : len(text) if line_end < 0 else line_end]
+    words = [*_LETTERS_WORD.findall(line), *([] if colon >= 0 else _LINE_OPENING.findall(text))]
+    return any(len(word) > 1 and word[0].isupper() and word[1].islower() for word in words)
+
+
+# A name line in a signature written with initials or the family name in capitals first ("A. Brown", "J.-P. Roux",
+# "SMITH William", "O'BRIEN Connor").
+_INITIALLED = re.compile(r"(?:[^\W\d_](?:\.-?[^\W\d_])?\.[ \t]*){1,3}(?P<last>[^\W\d_]+(?:['’-][^\W\d_]+)*)")
+_CAPITALS_FIRST = re.compile(r"(?P<last>[^\W\d_]+(?:['’-][^\W\d_]+)*)[ \t]+(?P<first>[^\W\d_]+(?:-[^\W\d_]+)?)")
+
+
+def _shaped_name(text: str, start: int, words: NameWords, ends: Callable[[int], bool]) -> tuple[int, int] | None:
+    """The span of a name at `start` written with initials before a known last name ("A. Brown", "J.-P. Roux") or
+    with a family name in capitals before a known first name ("SMITH William", "O'BRIEN Connor"), whatever the
+    dictionary holds, that `ends` accepts the end of."""
+    for shape in (_INITIALLED, _CAPITALS_FIRST):
+        match = shape.match(text, start)
+        if match is None or not ends(match.end()):
+            continue
+        last = match.group("last")
+        if shape is _INITIALLED:
+            known = last[0].isupper() and words.is_name(last) and not words.is_stop(last)
+        else:
+            first = match.group("first")
+            family = last.title().replace("'", "").replace("’", "")  # names-dataset writes "Obrien"
+            known = (last.isupper() and len(last) > 2 and first[0].isupper() and not first.isupper()
+                     and words.is_first(first) and not words.is_stop(first) and words.is_name(family))  # fmt: skip
+        if known:
+            return start, match.end()
+    return None
+
+
+def _signature_name(text: str, start: int, words: NameWords) -> tuple[int, int] | None:
+    """The span of the name that is the whole line at `start` after a closing, where a word of it is a known name
+    and, alone, a known first name or no English dictionary word ("Best,\nFinance"): a team, a desk or a company
+    stands there as often; or a name of ``_shaped_name``'s shapes."""
+    shaped = _shaped_name(text, start, words, lambda end: _ends_line(text, end))
+    if shaped is not None:
+        return shaped
+    span = _name_after(text, start, words)
+    if span is None or not _ends_line(text, span[1]):
+        return None
+    if text[span[0] : span[1]].islower():
+        return None  # chat typed in lower case has no layout to read ("ty!\nok cool")
+    line_words = [word.rstrip(".") for word in _WORD.findall(text, span[0], span[1]) if not _is_initial(word)]
+    if not any(words.is_name(word) and not _particle_or_stop(word, words) for word in line_words):
+        return None  # a closing's next line with no name the list knows: a team, a desk, a company
+    if len(line_words) == 1 and words.is_common(line_words[0]) and not words.is_first(line_words[0]):
+        return None  # "Best,\nFinance"; but "Best wishes,\nPeter"
+    return span
+
+
+# An address in angle brackets after its display name, as e-mail headers and reply lines write a sender ("From:
+# Ana Lima <ana@x.org>", "Am 04.03.2025 schrieb Beatriz Aguirre <b@x.ch>:", "O'BRIEN Connor (<c@x.ie>)").
+_BRACKETED_ADDRESS = re.compile(r"<[^<>\s@]+@[^<>\s@]+>")
+
+
+def _display_name(text: str, bracket: int, words: NameWords) -> tuple[int, int] | None:
+    """The span of the display name before an address's bracket at `bracket`, where a word of it is a known name
+    (a desk, a list or a company has a display name too: "Billing <billing@...>")."""
+    end = bracket
+    while end > 0 and text[end - 1] in ' \t"(':
+        end -= 1
+    span = _name_before(text, end, words)
+    if span is not None:
+        named = [word for word in _WORD.findall(text, span[0], span[1]) if not _is_initial(word)]
+        return span if any(words.is_name(word) for word in named) else None
+    line_start = text.rfind("\n", 0, end) + 1
+    start = max(line_start, text.rfind(",", line_start, end) + 1, text.rfind(":", line_start, end) + 1)
+    while start < end and text[start] in ' \t"':
+        start += 1
+    return _shaped_name(text, start, words, lambda found_end: found_end == end)
+
+
+def _ends_line(text: str, end: int) -> bool:
+    """Whether only spaces, a comma or a bold marker's asterisk stand between `end` and the end of its line."""
+    line_end = text.find("\n", end)
+    return not text[end : len(text) if line_end < 0 else line_end].strip(" \t\r,*\u00a0")
+
+
+def _signature_name_starts(text: str) -> list[int]:
+    """Where a signature's name line may start, by an e-mail's layout whatever its words: the line after a closing
+    (a short line ending in a comma or an exclamation mark, "Un caro saluto,", "Grazie mille,", "Thanks!"), after a
+    signature's delimiter ("-- "), or the text's last line after a line ending a sentence ("Låter bra, tack.\n\nYuki");
+    blank lines and a separator ("____") between them skipped, and a quoted reply's "> " before each."""
+    if "\n" not in text or text.lstrip()[:1] in ("{", "["):
+        return []  # one line; or a JSON document, whose lines are its fields' (an e-mail in it is a string)
+    last = len(text.rstrip(" \t\r\n\u00a0"))
+    final_line = text.rfind("\n", 0, last) + 1
+    starts: list[int] = []
+    for mark in _line_end_marks(text, last):
+        if not text[mark - 1 : mark].isalpha():
+            continue  # a closing ends in a word ("Thanks,"), a JSON line or a log line in a quote, a digit, a bracket
+        full_stop = text[mark] == "."
+        line_end = text.find("\n", mark)
+        if full_stop and (final_line - line_end > 40 or text[line_end:final_line].strip(" \t\r\n\u00a0-_>")):
+            continue  # a sentence's full stop counts only before the text's last line
+        line_start = text.rfind("\n", 0, mark) + 1
+        closing = text[_after_quote_marks(text, line_start) : mark + 1].strip(" \t\r\u00a0")
+        if not closing[:1].isalpha() or (start := _after_blank_lines(text, line_end + 1)) is None:
+            continue
+        if start >= final_line or (not full_stop and len(closing.split()) <= MAX_CLOSING_WORDS
+                                   and not any(char.isdigit() or char in "@:" for char in closing)):  # fmt: skip
+            starts.append(start)
+    for dashes in ("--", "___"):
+        position = text.find(dashes)
+        while position >= 0:
+            line_start = text.rfind("\n", 0, position) + 1
+            line_end = text.find("\n", position)
+            if line_end < 0:
+                break
+            if _DELIMITER_LINE.fullmatch(text, line_start, line_end):
+                start = _after_blank_lines(text, line_end + 1)
+                if start is not None:
+                    starts.append(start)
+            position = text.find(dashes, line_end)
+    return sorted(set(starts))
+
+
+def _line_end_marks(text: str, end: int) -> list[int]:
+    """Where a line before `end` ends in a comma, an exclamation mark or a full stop (spaces may follow it)."""
+    return [mark.start() for mark in _LINE_END_MARK.finditer(text, 0, end)]
+
+
+def _after_quote_marks(text: str, start: int) -> int:
+    """Where a line starting at `start` starts after a quoted reply's marks ("> ", ">> ")."""
+    while start < len(text) and text[start] in "> \t" and text[start : start + 1] != "\n":
+        start += 1
+    return start
+
+
+def _after_blank_lines(text: str, start: int) -> int | None:
+    """Where the words of the next line with words start, from `start` (a line's start) on, past at most
+    ``MAX_SKIPPED_LINES`` blank or separator lines (and quote marks, and a bold marker's asterisk); None where
+    none does or more stand between."""
+    for _ in range(MAX_SKIPPED_LINES + 1):
+        start = _after_quote_marks(text, start)
+        line_end = text.find("\n", start)
+        line = text[start : len(text) if line_end < 0 else line_end]
+        if not _SEPARATOR_LINE.fullmatch(line):
+            return start + (line[:1] == "*") if line[:1].isalpha() or line[:2][-1:].isalpha() else None
+        if line_end < 0:
+            return None
+        start = line_end + 1
+    return None
+
+
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
     """PERSON spans a cue points at, that no finding in `taken` overlaps. A cue before a name beats a place
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
@@ -480,6 +682,8 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         if named[0][0].isupper() and names_a_group(named, words):
             return  # a desk or a team a hand-over points at: "Handled by Field Services", "To: All Staff"
         lower = text[span[0] : span[1]].islower()
+        if lower and _capitalised_around(text, span):
+            return  # "Bedankt voor je snelle reactie", "ricevuto per errore": a writer who capitalises names
         found.append(Finding("PERSON", span[0], span[1], LOWER_CASE_CUED_SCORE if lower else CUED_SCORE,
                              "name_cues"))  # fmt: skip
         spans.add(*span)
@@ -507,6 +711,14 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             add(_name_after(text, header.end(), words))
     sign_offs = (_sign_off_ends(lowered) if same_length
                  else [sign_off.end() for sign_off in _SIGN_OFF_LINE_ANY_CASE.finditer(text)])  # fmt: skip
+    if "<" in text and "@" in text:
+        for address in _BRACKETED_ADDRESS.finditer(text):
+            add(_display_name(text, address.start(), words))
+    for name_start in _signature_name_starts(text):
+        span = _signature_name(text, name_start, words)
+        if span is not None and (_first_name_alone(text[span[0] : span[1]], words) or not any(
+                begin <= span[0] and span[1] <= end for begin, end in places)):  # fmt: skip
+            add(span)  # a place that is all the line yields, unless the line is a first name alone ("Yuki")
     for line_end in sign_offs:
         if line_end >= len(text):
             continue
@@ -516,7 +728,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         if span is None or text[span[1] : next_end].strip(" \t\r,"):
             continue  # the name must be the whole next line
         line_words = _WORD.findall(text, span[0], span[1])
-        if not any(words.is_name(word) for word in line_words) and not (
+        if not any(words.is_name(word) and not _particle_or_stop(word, words) for word in line_words) and not (
             len(line_words) == 1 and not words.is_common(line_words[0])
         ):
             continue  # with no name the list knows, two words are as likely a company's ("Acme GmbH")

@@ -9,13 +9,14 @@
 - ``shaped_names``: names written in forms the pair rules (``people.name_pairs``) do not read: an initial before a
   known last name ("D. Vives"), a family name in capitals before a known first name ("DUPONT Marie", "NOËL
   Mohammed", as French, Spanish and Italian forms write it), none of the words an English dictionary word or a stop
-  word.
+  word; and a nickname in quotes between a given name and a family name ('Robert "Bob" Hooper', 'Ine “Kenny” De
+  Ryck'), one of the given name and the nickname a known first name.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
@@ -163,9 +164,47 @@ def _next_to_person(index: int, items: list[tuple[int, int]], holds_person: list
 # with a capital (a lookbehind first, tried at every position, made it five times slower); what stands before the
 # match is checked in Python.
 _CAPITALISED = rf"[{UPPER_LETTERS}][{LOWER_LETTERS}]+(?:['’-][{UPPER_LETTERS}]?[{LOWER_LETTERS}]+)?"
-_SHAPED = re.compile(rf"[{UPPER_LETTERS}](?:\.[ \t]+(?P<last>{_CAPITALISED})|(?P<capitals>[{UPPER_LETTERS}]{{2,}}"
-                     rf"(?:['’-][{UPPER_LETTERS}]{{2,}})?)[ \t]+(?P<first>{_CAPITALISED}))(?![\w'’-])")
+_SHAPED = re.compile(
+    rf"[{UPPER_LETTERS}](?:\.[ \t]+(?P<last>{_CAPITALISED})|(?P<capitals>[{UPPER_LETTERS}]{{2,}}"
+    rf"(?:['’-][{UPPER_LETTERS}]{{2,}})?)[ \t]+(?P<first>{_CAPITALISED}))(?![\w'’-])"
+)
 _NOT_BEFORE = re.compile(r"[\w.'’-]")
+
+
+# A nickname in quotes between a given name and a family name ('Robert "Bob" Hooper', 'Ine “Kenny” De Ryck'): found
+# from its quotes (few positions of a text), the given name before them checked after.
+_OPENING_QUOTES = ('"', "“", "‘", "«", "'")
+_NICKNAME = re.compile(
+    rf"[\"“‘«'](?P<nick>{_CAPITALISED})[\"”’»'][ \t]+(?P<last>{_CAPITALISED})"
+    rf"(?:[ \t]+(?P<more>{_CAPITALISED}))?(?![\w'’-])"
+)
+_GIVEN_BEFORE = re.compile(rf"(?<![\w.'’-])(?P<first>{_CAPITALISED})\Z")  # searched up to the space
+
+
+def _nicknamed(text: str, names: KnownNames, ordinary: Callable[[str], bool],
+               stop: Callable[[str], bool]) -> list[tuple[int, int]]:  # fmt: skip
+    """The spans of names written with a nickname in quotes: a given name, the nickname (one of them a known first
+    name), a family name (two words where the first is a particle's length: "De Ryck"); the given name no stop
+    word, the family name no stop, dictionary or calendar word unless a known name (where both given name and
+    nickname are known first names, no stop word)."""
+    found = []
+    for match in _NICKNAME.finditer(text):
+        if not match.start() or text[match.start() - 1] not in " \t":
+            continue  # a space between the given name and the quotes
+        given = _GIVEN_BEFORE.search(text, max(0, match.start() - 40), match.start() - 1)
+        if given is None:
+            continue
+        first, last, more = given.group("first"), match.group("last"), match.group("more")
+        end = match.end("more") if more is not None and len(last) <= MAX_PARTICLE_LETTERS else match.end("last")
+        family = [last, more] if end == match.end("more") else [last]
+        nick = match.group("nick")
+        if stop(first) or not (names.is_first(first) or names.is_first(nick)):
+            continue
+        # Two known first names around the quotes make the layout; the family name may then be a word too ("Hooper").
+        named = names.is_first(first) and names.is_first(nick)
+        if all(names.is_name(word) or not (stop(word) if named else ordinary(word)) for word in family):
+            found.append((given.start(), end))
+    return found
 
 
 def shaped_names(text: str, taken: Iterable[Finding], stop_words: frozenset[str], common_words: frozenset[str],
@@ -188,6 +227,15 @@ def shaped_names(text: str, taken: Iterable[Finding], stop_words: frozenset[str]
         return (names.is_first(first) and not ordinary(first) and not ordinary(capitals)
                 and (len(capitals) >= 5 or names.is_last(capitals.title())))  # fmt: skip
 
+    if any(quote in text for quote in _OPENING_QUOTES):
+        # A person found inside the name (NER's "Nanna" of 'Nanna "Selma" Andersen') is part of it.
+        people = {(f.start, f.end) for f in taken if f.entity_type == "PERSON"}
+        for nicknamed in _nicknamed(text, names, ordinary, lambda word: word.casefold() in stop_words):
+            if not any(nicknamed[0] < end and start < nicknamed[1]
+                       and not ((start, end) in people and nicknamed[0] <= start and end <= nicknamed[1])
+                       for start, end in spans):  # fmt: skip
+                found.append(Finding("PERSON", *nicknamed, SHAPED_SCORE, "shaped_names"))
+                spans.append(nicknamed)
     position = 0
     while (match := _SHAPED.search(text, position)) is not None:
         position = match.start() + 1
