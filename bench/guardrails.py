@@ -58,7 +58,12 @@
    `dev-15`, lower-case chat written blind (its own chat wording, weak cues and none) in nine messaging genres,
    some of it code-switching into French, Spanish and German (``pii_corpus.dev_fifteenth``), and `dev-16`, birth
    dates written blind: cues before, after, far from the date, implied by an age, or a record's key, in seven
-   languages and nineteen date forms, beside dates that are no birth (``pii_corpus.dev_sixteenth``), and `dev-19`,
+   languages and nineteen date forms, beside dates that are no birth (``pii_corpus.dev_sixteenth``), and `dev-17`,
+   e-mail sign-offs and signature blocks written blind in twelve languages (under a closing, a block with none, a
+   reply header or quoted signature), beside titles, companies, departments and team closings
+   (``pii_corpus.dev_seventeenth``), and `dev-18`, people, places, birth dates and streets in French, Spanish and
+   German prose (and some Italian, Portuguese, Dutch) written blind, beside capitalised nouns, organisations,
+   holidays and demonyms (``pii_corpus.dev_eighteenth``), and `dev-19`,
    phones of every region and number type and the ten national id schemes written blind, the ways people write them
    (``pii_corpus.dev_nineteenth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
