@@ -7,7 +7,13 @@ finding tells a label, a date, a company or a business from a name, whatever det
 - a business named after its street ("King Street Dental", "Mill Lane Vets"): no person and no place inside it;
 - a form's field label, a capitalised word and a preposition before a colon ("Bill to:", "Ship from:");
 - a weekday, or its abbreviation, before a day's number ("Thu, 11 Jan 2024", "Mo. 3.4."): a date, not a person;
-- a company: a person before a legal form ("Parker LLC", "Weber GmbH", "Barbier & Partners") or holding one;
+- a company: a person before a legal form ("Parker LLC", "Weber GmbH", "Barbier & Partners") or holding one, or
+  before or ending in a form of ISO 20275's list as registries write it (``legal_forms``: "Brightmoor SAS", "Trivium
+  Ltda.", "Polaris Budownictwo sp. z o.o.", the "KG" of "GmbH & Co. KG");
+- a contact label, one word abbreviated before a colon ("Kom.:", "Cel.:", "Tfno.:", "Mob. :"): a name takes no
+  abbreviation's full stop before a colon;
+- a phrase opening with a weekday's name (CLDR's, in the calendar locales) that is no known first name ("bis Freitag
+  Bescheid"): a weekday opens no name ("Freitag" is a surname, and stays one after a first name);
 - a key or column name: two words or more ending in a header noun ("Created Date", "Lead Source");
 - an elided article before a lower-case word ("l'accord-cadre", "dell'assicurazione") in text with capitals;
 - a chat export's sender label that is a relation or a role ("[2024-08-10 09:47] Mum:", "20/03/2025, 18:53 - Work:",
@@ -39,6 +45,7 @@ from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 from gateway.guardrails.addresses import street_vocabulary
 from gateway.guardrails.dates import MONTH_LOCALES, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.personal_id_schemes import identity_labels, personal_id_schemes
 from gateway.guardrails.places import (
@@ -72,6 +79,8 @@ _LABEL_AFTER = re.compile(r"[ \t]+(?:to|from|for|by|at|of|an|von|für|à|pour|pa
 _DATE_AFTER = re.compile(r"\.?,?[ \t]*(?:0?[1-9]|[12]\d|3[01])(?:[./-]\d|\.?[ \t]+(?:de[ \t]+)?([^\W\d_]+))")
 _WEEKDAY_ABBREVIATION_LETTERS = range(2, 5)  # "Mo", "Thu", "Thur", "Tues"
 _WEEKDAY_LOCALES = (*MONTH_LOCALES, "pl_PL")
+# An abbreviation's full stop, then a colon: a contact label ("Kom.: +48 512", "Mob. : +1 506").
+_ABBREVIATED_LABEL = re.compile(r"\.[ \t\u00a0]*:(?![/\\])")
 
 # Legal forms written after a company's name, with or without a comma ("Acme, Inc.", "Brandt GmbH"); the words that
 # also title a person's role ("Anna Gruber, Company Secretary", "Group CFO") only without one.
@@ -266,11 +275,16 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
     if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in identity_label_set():
         return True  # an identity number's label ("HETU: 131052-308T", "PESEL"): NER reads the capitals as a place
-    if finding.entity_type == "LOCATION" and finding.source not in _KEYED_SOURCES and (
-            is_markup_name(text, finding.start, finding.end) or modifies_a_noun(text, finding.start, finding.end)):
+    if (
+        finding.entity_type == "LOCATION"
+        and finding.source not in _KEYED_SOURCES
+        and (is_markup_name(text, finding.start, finding.end) or modifies_a_noun(text, finding.start, finding.end))
+    ):
         # a key's or attribute's name ('"Lima":', "<Amt Ccy="), or NER's place modifying the English noun after it
         # ("Brussels sprouts", "Manila envelope"); a person stays a person as a key ('"Ana Ruiz": {...}' is PII)
         return True
+    if _ABBREVIATED_LABEL.match(text, finding.end) is not None and _WORD.fullmatch(text, finding.start, finding.end):
+        return True  # a contact label ("Kom.: +48 ...", "Tfno.: +54 ..."): an abbreviation's full stop, then a colon
     if finding.entity_type != "PERSON":  # a place in an address ("53097 Bryant Causeway") is the address's word
         return (finding.source not in _KEYED_SOURCES
                 and (names_a_thing(text, finding.end) or names_a_disease(text, finding.end))
@@ -281,6 +295,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
     words = _WORD.findall(text, finding.start, finding.end)
     return (is_form_label(text, finding.end) or is_weekday_before_date(text, finding.end, words)
             or is_company(text, finding.end, words) or is_header(words)
+            or is_written_company(text, finding.start, finding.end)
+            or opens_with_weekday(words)
             or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None)
             or is_relation_sender(text, finding.start, finding.end, words)
             or is_street_name(text, finding.start, words)
@@ -463,6 +479,29 @@ def is_company(text: str, end: int, words: list[str]) -> bool:
     """Whether a legal form follows ("Parker LLC", "Weber GmbH", "Barbier & Partners") or one is inside."""
     return (any(word.casefold() in _COMPANY_WORDS for word in words)
             or _COMPANY_AFTER.match(text, end, end + 16) is not None)  # fmt: skip
+
+
+def is_written_company(text: str, start: int, end: int) -> bool:
+    """Whether a person's span is a company's name by a legal form of ISO 20275's list written as registries write
+    it (``legal_forms``): one after it on its line ("Brightmoor| SAS", "Nexora Consultoria| Lda."), one it ends in
+    ("Trivium Ltda", "Corvexa Techniek BV"), or one it is, of three letters or more or after another ("Ltda", the
+    "KG" of "GmbH & Co. KG")."""
+    span = text[start:end]
+    return (form_after(text, end) or ends_in_written_form(span)
+            or (is_written_form(span) and form_before(text, start)))  # fmt: skip
+
+
+def opens_with_weekday(words: list[str]) -> bool:
+    """Whether a span of two words or more opens with a capitalised weekday's full name of English or the calendar
+    locales that is no known first name ("bis Freitag Bescheid"; "Anna Freitag" ends in one, a surname)."""
+    return (len(words) > 1 and words[0][:1].isupper() and not words[0].isupper()
+            and words[0].casefold() in full_weekday_names() and not known_names().is_first(words[0]))  # fmt: skip
+
+
+@cache
+def full_weekday_names() -> frozenset[str]:
+    """Weekday names of English and the calendar locales (CLDR's, via ``dates.weekday_names``), folded."""
+    return frozenset(name.casefold() for name in weekday_names(_WEEKDAY_LOCALES))
 
 
 def is_header(words: list[str]) -> bool:

@@ -353,7 +353,7 @@ def test_a_lower_case_double_name_stays(text: str, value: str) -> None:
         ("<RmtInf><Ustrd>order 55</Ustrd></RmtInf>", "Ustrd", "PERSON"),
         ("<ns:Lima>3</ns:Lima>", "Lima", "LOCATION"),
         ('{"Lima": {"replicas": 3}}', "Lima", "LOCATION"),
-        ("<Amt Lima=\"3\">", "Lima", "LOCATION"),
+        ('<Amt Lima="3">', "Lima", "LOCATION"),
         ("He bought Brussels sprouts and a Manila envelope.", "Brussels", "LOCATION"),
         ("He bought Brussels sprouts and a Manila envelope.", "Manila", "LOCATION"),
     ],
@@ -478,4 +478,54 @@ def test_a_kubernetes_manifests_lower_case_name_is_no_person(text: str, value: s
     ],
 )
 def test_names_outside_a_manifests_name_keys_stay(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Annick Jacques\nBrightmoor SAS\nFixe : 021", "Brightmoor SAS"),
+     ("Annick Jacques\nBrightmoor SAS\nFixe", "Brightmoor"),
+     ("Equipe Financeira\nTrivium Ltda.", "Trivium Ltda"), ("Equipe Financeira\nLumen Ltda.", "Ltda"),
+     ("ORG:Polaris Budownictwo sp. z o.o.\nTITLE:", "Polaris Budownictwo"),
+     ("Marc | Corvexa Techniek BV | M: 012", "Corvexa Techniek BV"), ("Ari Liimatainen\nAltavia Oyj\n", "Altavia Oyj"),
+     ("Roman Heindl\nBluepeak Medizintechnik GmbH & Co. KG\nStandort", "KG")],
+)  # fmt: skip
+def test_a_name_before_or_ending_in_a_written_legal_form_is_a_company(text: str, value: str) -> None:
+    assert not kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Thanks, Maria as promised", "Maria"), ("Regards,\nTan Ee Lin", "Tan Ee Lin"), ("Dear Anna, as discussed", "Anna")],
+)  # fmt: skip
+def test_a_name_before_a_word_spelling_a_form_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [("Dział Kadr\nKom.: +48 512 380 912", "Kom", "PERSON"), ("Northwind S.A. | Tfno.: +54 9 11", "Tfno", "LOCATION"),
+     ("Ressources humaines | Mob. : +1 506-238-1632", "Mob", "PERSON")],
+)  # fmt: skip
+def test_an_abbreviated_contact_label_is_no_name(text: str, value: str, entity: str) -> None:
+    assert not kept(text, value, entity)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("Contact: Anna: +48 512 380 912", "Anna"), ("Ask Dr. Kim.", "Kim"), ("see http://Mob.:x", "x")]
+)
+def test_a_name_before_a_colon_without_a_full_stop_stays(text: str, value: str) -> None:
+    assert kept(text, value)
+
+
+def test_a_phrase_opening_with_a_weekday_is_no_person() -> None:
+    assert not kept("Bitte geben Sie mir bis Freitag Bescheid.", "Freitag Bescheid")
+    assert not kept("nous verrons Samedi Matin", "Samedi Matin")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("Anna Freitag schrieb", "Anna Freitag"), ("Herr Freitag kommt", "Freitag"),
+                        ("FREITAG Anna", "FREITAG Anna")],
+)  # fmt: skip
+def test_a_weekday_surname_stays(text: str, value: str) -> None:
     assert kept(text, value)
