@@ -10,7 +10,11 @@
   adjective with no function word before it ("Liebe Eltern", "Liebe Kolleginnen und Kollegen": nouns joined by
   "und", "oder" or "sowie" are one phrase's); and a person with a German article right before it, in a stretch that
   reads German (``language.is_german``), is a noun ("basteln die Kinder"; "die Anna" keeps its first name; a place
-  takes an article: "aus der Schweiz").
+  takes an article: "aus der Schweiz"). A German determiner (an article, "ein", "kein", a possessive or a
+  demonstrative with its ending) right before a word, or an article or determiner and an adjective, in a stretch
+  that reads German, makes a noun of a person or a place too ("in seiner Wohnung", "ein kleines Lokal"; spaCy's
+  German stop words list "seiner" and "kleines", which the function-word rule does not take for adjectives). A run
+  of capitalised words none of which is a known name is nouns alike ("die Kinder Laternen").
 - French and Italian elide the article before a vowel ("l'âge", "dell'anno"): a place that opens with an elided
   article and goes on in lower case is a noun phrase, not a name ("À l'âge de 56 ans" reads as "Lage", a town, once
   the apostrophe is folded away); a name goes on capitalised ("L'Aquila"). ``not_names`` reads people so.
@@ -46,6 +50,11 @@ _CAPITALISED_WORD = re.compile(r"[A-ZÀ-ÞĀ-Ž][a-zß-ÿā-ž]+")
 # before a word ("basteln die Kinder"): no function word stands before the first, no adjective after the second.
 _SALUTATION_BEFORE = re.compile(r"(?:\A|\n)[ \t]*(?:Sehr[ \t]+geehrte[rs]?|Liebe[rs]?|Werte[rs]?)[ \t]+\Z")
 _ARTICLE_BEFORE = re.compile(r"(?<![^\W\d_])(?:[Dd](?:er|ie|as|en|em|es)|[Ee]in(?:e[mnrs]?)?)[ \t]+\Z")
+# A German determiner: an article, "ein" and "kein", a possessive or a demonstrative, with its ending.
+_DETERMINER = (r"(?:[Dd](?:er|ie|as|en|em|es)|(?:[Kk]?[Ee]in|[MmDdSs]ein|[Ii]hr|[Uu]nser|[Ee]u(?:e)?r|[Dd]ies|[Jj]ed"
+               r"|[Jj]en|[Ww]elch)(?:e[mnrs]?)?)")  # fmt: skip
+_DETERMINER_BEFORE = re.compile(rf"(?<![^\W\d_]){_DETERMINER}[ \t]+(?:([a-zäöüß]+(?:e|er|en|em|es))[ \t]+)?\Z")
+_IS_DETERMINER = re.compile(_DETERMINER)
 # Nouns of one phrase joined by a conjunction, as a span holds them.
 _JOINER = re.compile(r"[ \t]+(?:und|oder|sowie)[ \t]+")
 
@@ -84,13 +93,37 @@ def _after_salutation_or_article(text: str, start: int, end: int, person: bool) 
     )
 
 
+def _after_determiner(text: str, start: int, end: int) -> bool:
+    """Whether a German determiner, perhaps with an inflected adjective after it, stands right before `start` in a
+    stretch that reads German ("in seiner Wohnung", "ein kleines Lokal")."""
+    before = _DETERMINER_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
+    if before is None:
+        return False
+    adjective = before.group(1)
+    if adjective is not None and (_IS_DETERMINER.fullmatch(adjective) or adjective in _english()
+                                  or adjective in CUE_WORDS):  # fmt: skip
+        return False  # "die liebe Anna", "der die": a greeting word or a second determiner is no adjective here
+    return is_german(text[max(0, start - _LOOK_BEHIND) : end + _LOOK_BEHIND])
+
+
+def _noun_words(span: str) -> list[str]:
+    """The words of a span that may be one noun each: the parts "und", "oder" and "sowie" join, and, where no word
+    is a known name, the span's capitalised words ("Kinder Laternen"; "Frau Kollegin": "Frau" is a name's word)."""
+    parts = _JOINER.split(span)
+    words = [word for part in parts for word in part.split()]
+    if len(words) > len(parts) and not any(known_names().is_name(word) for word in words):
+        return words
+    return parts
+
+
 def is_german_noun(text: str, start: int, end: int, person: bool = False) -> bool:
     """Whether the capitalised word at [start, end), or the capitalised words "und", "oder" or "sowie" join there
     ("Kolleginnen und Kollegen"), are the nouns of a German noun phrase (the module's docstring)."""
-    words = _JOINER.split(text[start:end])
+    words = _noun_words(text[start:end])
     if not all(map(_may_be_noun, words)):  # one word each: "Frau Müller" after "Sehr geehrte" is none
         return False
-    if _after_adjective(text, start) or _after_salutation_or_article(text, start, end, person):
+    if (_after_adjective(text, start) or _after_salutation_or_article(text, start, end, person)
+            or _after_determiner(text, start, end)):  # fmt: skip
         return True
     joined = _JOINED_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
     return joined is not None and _may_be_noun(joined.group(1)) and _after_adjective(text, joined.start(1))

@@ -77,3 +77,26 @@ def test_a_person_right_after_a_german_article_is_a_noun_a_place_is_not() -> Non
     english = "The band played die Kinder live in Berlin."  # no German stretch: the rule says nothing
     kinder = Finding("PERSON", english.index("Kinder"), english.index("Kinder") + 6, 0.85, "spacy_ner")
     assert without_common_nouns(english, [kinder]) == [kinder]
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "person"),
+    [("Ezio meldete einen Wasserschaden in seiner Wohnung in Dotzheim.", "Wohnung", False),
+     ("Unsere Gastgeberin hat uns ein kleines Lokal am Hafen empfohlen.", "Lokal", False),
+     ("Zum Martinstag basteln die Kinder Laternen mit Haribo-Tüten.", "Kinder Laternen", True)],
+)  # fmt: skip
+def test_a_word_after_a_german_determiner_is_a_noun(text: str, word: str, person: bool) -> None:
+    start = text.index(word)
+    assert is_german_noun(text, start, start + len(word), person)
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [("Ich habe mit seiner Anna gesprochen und sie war nicht da.", "Anna"),  # a first name
+     ("Wir haben die liebe Schmidt nicht gesehen und sie ist weg.", "Schmidt"),  # a greeting word, no adjective
+     ("Sehr geehrte Frau Kollegin,\nwir berichten", "Frau Kollegin"),  # a name's word: one span, not nouns
+     ("I met their Kinder Laternen team in Boston.", "Kinder Laternen")],  # English
+)  # fmt: skip
+def test_a_name_after_a_german_determiner_stays(text: str, word: str) -> None:
+    start = text.index(word)
+    assert not is_german_noun(text, start, start + len(word), True)
