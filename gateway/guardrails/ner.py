@@ -31,7 +31,9 @@ reads capitalised nouns and words as names ("Letzten Sommer", "Estimada Sra", "u
 are kept only where Warden's model also calls the words a person, or a title, a given name of those countries or a
 romanised spelling ("Ha-yun", "HSU") makes a name of them (``_unconfirmed_in_continental``). Both models' people are
 cut to the name (``person_spans``): a mention's '@', quotes, a tab-separated column and the lower-case sentence
-after it are no part of it.
+after it are no part of it. A person of three capitalised words or more that is a product's name, the first no first
+name, the others English dictionary words, the last no name ("Vectra Cloud Console" under a signature), is dropped
+(``NerModel._names_a_thing``).
 """
 
 from __future__ import annotations
@@ -373,6 +375,7 @@ _NAME_SHAPED = re.compile(
 )
 _TITLES = frozenset(TITLES)
 _TITLE_REACH = 16
+_PRODUCT_WORDS = 3
 _WORD_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*)\.?[ \t]+\Z")
 
 
@@ -487,12 +490,35 @@ class NerModel:
                     ):
                         continue
                     spans = (
-                        person_spans(texts[index], offset + ent.start_char, offset + ent.end_char)
+                        [
+                            span
+                            for span in person_spans(texts[index], offset + ent.start_char, offset + ent.end_char)
+                            if not self._names_a_thing(texts[index][span[0] : span[1]])
+                        ]
                         if entity_type == "PERSON"
                         else [(offset + ent.start_char, offset + ent.end_char)]
                     )
                     findings[index].extend(Finding(entity_type, start, end, NER_SCORE, source) for start, end in spans)
         return findings
+
+    def _names_a_thing(self, span: str) -> bool:
+        """Whether a person is a product's name: three capitalised words or more, the first no known first name, the
+        others English dictionary words, the last no known name ("Vectra Cloud Console"); either model reads such a
+        line of a signature as a person. The dictionary (WordNet's lemmas) holds surnames too ("Plath", "Ribes") and
+        names-dataset knows few of them, so a name's last word alone says nothing: two words stay a person ("Ribera
+        Ribes"), and so does a span holding a given name no dictionary lists ("Der Gutachter Augustin Plath"). A span
+        running over lines ("Sarah\nSent") is read line by line, as ``people.line_parts`` cuts it."""
+        lines = [words for line in span.splitlines() if (words := _SPAN_WORD.findall(line))]
+        return bool(lines) and all(self._product_words(words) for words in lines)
+
+    def _product_words(self, words: list[str]) -> bool:
+        return (
+            len(words) >= _PRODUCT_WORDS
+            and all(word[0].isupper() and not word.isupper() for word in words)
+            and not self._words.is_first(words[0])
+            and all(self._words.is_common(word) for word in words[1:])
+            and not self._words.is_name(words[-1])
+        )
 
     def _ordinary_words(self, span: str) -> bool:
         """Whether every word of `span` is an English dictionary word (or its plural) and the first is no known
