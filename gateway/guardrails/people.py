@@ -60,7 +60,7 @@ from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import CONNECTORS, english_words, gazetteer
+from gateway.guardrails.places import CONNECTORS, REGION, english_words, gazetteer
 from gateway.guardrails.prefilters import AfterNone, AtLineStarts
 from gateway.guardrails.surnames import has_surname_ending, suffixed_names
 
@@ -317,6 +317,8 @@ def _pairs_in(
     while (match := pair.search(text, position, stop)) is not None:
         first, last = match.group(1), match.group(3)
         position = match.start() + 1  # pairs overlap: "Maria Anna Nowak" tries "Anna Nowak" next
+        if match.start() > begin and unicodedata.combining(text[match.start() - 1]):
+            continue  # the rest of a word a combining mark splits ("i̇sparta": a dotted capital I, lower-cased)
         if first.casefold() in _STOP_WORDS or last.casefold() in _STOP_WORDS:
             continue
         if not names.is_first(first):
@@ -337,7 +339,8 @@ def _pairs_in(
                 _add_pair(match, lower, spans, not_places, found)
                 position = match.end()
             continue  # a double surname only after a known first name, each part a surname's word ("follow-up")
-        if lower and not (names.is_last(last) and first not in common_words and last not in common_words) and not (
+        if lower and not (names.is_last(last) and not _dictionary_word(first, common_words)
+                          and not _dictionary_word(last, common_words)) and not (
             (names.is_last(last) or _unlisted_surname(first, last, common_words))
             and _holds_stop_word(text, begin, stop, match)
         ):
@@ -381,30 +384,49 @@ def _hyphenated_surname(first: str, last: str, common_words: frozenset[str]) -> 
 
 
 def _ordinary_pair(first: str, last: str, common_words: frozenset[str]) -> bool:
-    """Whether a lower-case pair of known names reads as ordinary words: both English dictionary words ("rose gold"),
-    or one a verb, an adjective or an adverb ("saw piotr gradzik": the verb before the name), or a dictionary word of
-    two letters ("ok gracias"). One noun of three letters or more beside a word no dictionary holds stays a name: the
-    dictionary's nouns hold many first names and surnames ("michael saha", "kellie roberts", "esther hurtado")."""
-    common = [word for word in (first, last) if word in common_words]
-    if len(common) == 2:
-        return True
+    """Whether a lower-case pair of known names reads as ordinary words: both English dictionary words ("rose gold")
+    unless both are names it holds as nouns alone (``_dictionary_word``: "petter nielsen"), or one a verb, an
+    adjective or an adverb ("saw piotr gradzik": the verb before the name), or a dictionary word of two letters ("ok
+    gracias"). One noun of three letters or more beside a word no dictionary holds stays a name: the dictionary's
+    nouns hold many first names and surnames ("michael saha", "kellie roberts", "esther hurtado")."""
+    held = [word for word in (first, last) if word in common_words]
+    common = [word for word in held if _dictionary_word(word, common_words)]
+    if len(held) == 2 and common:
+        return True  # "georgia vibes": a place's name and a noun
     words = english_words()
     return any(len(word) < 3 or word in words.verbs or word in words.modifiers for word in common)
 
 
+def _dictionary_word(word: str, common_words: frozenset[str]) -> bool:
+    """Whether a lower-case word of a pair reads as an English word: the dictionary holds it, and not only as a
+    noun that names people. WordNet's noun index, which the dictionary is read from, holds people of its own
+    ("schubert", "nielsen", "samuel", "charlotte", "viola"): a known first or last name of four letters or more that
+    it holds as a noun alone, no verb, adjective or adverb, reads as the name ("petter nielsen", "florentina
+    schubert", "charlotte lebel"). Names that are ordinary words are verbs or modifiers as well ("hope", "grace",
+    "mark", "bill", "rose", "gold", "frank", "will"), and a country's, a state's or a capital's name is a place's
+    ("georgia")."""
+    if word not in common_words:
+        return False
+    if len(word) < _MIN_UNLISTED_LETTERS or not known_names().is_name(word) or gazetteer().get(word, 0) >= REGION:
+        return True
+    words = english_words()
+    return word in words.verbs or word in words.modifiers
+
+
 def _unlisted_surname(first: str, last: str, common_words: frozenset[str]) -> bool:
     """Whether, in text typed in lower case, a known first name of three letters or more that is no dictionary word
-    is followed by a surname the list does not hold ("stefan szajek", "giacomo ligorio", "qadeer fidvi": it holds a
-    country's thousand most frequent): a word of four letters or more that the English NER model's vocabulary does
-    not hold (nor its dictionary, a calendar or a field: "anna thanks", "maria tonight", "john haha", "sarah gonna"
-    are words its training text wrote), nor a known name, which may start the next name ("kay eitan gabay"), nor
-    one ending as a family name or patronymic does, which ``surnames.suffixed_names`` reads with the words around
-    it ("gusev leonid prokhorovich"); the two no place the gazetteer knows ("seri kembangan"). Only in a text or
-    message holding a stop word of the languages read besides: a language they do not cover writes its own words
-    after a given name as often ("asante sana"). (A pair of a known first and last name one of which is a dictionary
-    noun needs such a stop word too: "sana" is Yemen's capital in the dictionary.)"""
+    (``_dictionary_word``) is followed by a surname the list does not hold ("stefan szajek", "giacomo ligorio",
+    "qadeer fidvi": it holds a country's thousand most frequent): a word of four letters or more that the English NER
+    model's vocabulary does not hold (nor its dictionary, a calendar or a field: "anna thanks", "maria tonight", "john
+    haha", "sarah gonna" are words its training text wrote), nor a known name, which may start the next name ("kay
+    eitan gabay"), nor one ending as a family name or patronymic does, which ``surnames.suffixed_names`` reads with
+    the words around it ("gusev leonid prokhorovich"); the two no place the gazetteer knows ("seri kembangan"). Only
+    in a text or message holding a stop word of the languages read besides: a language they do not cover writes its
+    own words after a given name as often ("asante sana"). (A pair of a known first and last name one of which is a
+    dictionary noun needs such a stop word too: "sana" is Yemen's capital in the dictionary.)"""
     folded = last.casefold()
-    return (len(first) >= 3 and first.casefold() not in common_words and len(last) >= _MIN_UNLISTED_LETTERS
+    return (len(first) >= 3 and not _dictionary_word(first.casefold(), common_words)
+            and len(last) >= _MIN_UNLISTED_LETTERS
             and folded not in common_words and folded not in english_words().vocabulary
             and not known_names().is_name(last) and not has_surname_ending(last)
             and folded not in _CALENDAR_WORDS and folded not in FIELD_WORDS
