@@ -22,8 +22,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import phonenumbers
-from phonenumbers import COUNTRY_CODE_TO_REGION_CODE, Leniency, PhoneMetadata, PhoneNumberMatcher, PhoneNumberType
-from phonenumbers.phonenumberutil import _number_type_helper
+from phonenumbers import (
+    COUNTRY_CODE_TO_REGION_CODE,
+    Leniency,
+    PhoneMetadata,
+    PhoneNumber,
+    PhoneNumberMatcher,
+    PhoneNumberType,
+    ValidationResult,
+)
+from phonenumbers.phonenumberutil import (
+    _MAX_LENGTH_FOR_NSN,
+    _MIN_LENGTH_FOR_NSN,
+    _extract_country_code,
+    _maybe_strip_national_prefix_carrier_code,
+    _number_type_helper,
+    _set_italian_leading_zeros_for_phone_number,
+    _test_number_length,
+    region_code_for_country_code,
+)
 from phonenumbers.re_util import re_compile
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
@@ -155,10 +172,15 @@ def _valid_region(candidate: str, region: str | None) -> str | None:
     ``is_valid_number_for_region``. A country code shared by several regions (North America's +1) has its region
     found by validating the number in each in turn, the dearest part of validating one; the region found that way
     is valid by that very test, which is not run a second time."""
-    try:
-        number = phonenumbers.parse(candidate, region)
-    except phonenumbers.NumberParseException:
-        return None
+    if region is None and _PLAIN_INTERNATIONAL.issuperset(candidate) and candidate.rfind("+") == 0:
+        number = _parsed_international(candidate)
+        if number is None:
+            return None
+    else:
+        try:
+            number = phonenumbers.parse(candidate, region)
+        except phonenumbers.NumberParseException:
+            return None
     regions = COUNTRY_CODE_TO_REGION_CODE.get(number.country_code) if number.country_code is not None else None
     if not regions:
         return None
@@ -178,6 +200,41 @@ def _valid_region(candidate: str, region: str | None) -> str | None:
             return None
     return number_region if phonenumbers.is_valid_number_for_region(number, number_region) else None
 
+
+
+# An international number written with a '+' and digits joined by spaces, brackets, dots and dashes only: what
+# ``phonenumbers.parse`` does with one, without its steps for text around a number (extraction, RFC 3966, extensions,
+# letters, other scripts' digits), none of which such a string holds. Half of parsing one was those steps.
+_PLAIN_INTERNATIONAL = frozenset("+0123456789 ().-")
+_NOT_DIGITS = str.maketrans("", "", "+ ().-")
+_NOT_PLAIN_LENGTHS = (ValidationResult.TOO_SHORT, ValidationResult.IS_POSSIBLE_LOCAL_ONLY,
+                      ValidationResult.INVALID_LENGTH)  # fmt: skip
+
+
+def _parsed_international(candidate: str) -> PhoneNumber | None:
+    """``phonenumbers.parse(candidate, None)`` for a '+' at the start of `candidate` and only ``_PLAIN_INTERNATIONAL``
+    after it (None: it raises), step by step as ``parse`` takes them for such a string."""
+    digits = candidate.translate(_NOT_DIGITS)
+    if len(digits) <= _MIN_LENGTH_FOR_NSN or len(candidate) > 250:  # parse's TOO_SHORT_AFTER_IDD, its input limit
+        return None
+    country_code, national = _extract_country_code(digits)
+    if country_code == 0:
+        return None  # not a country code: parse's INVALID_COUNTRY_CODE
+    number = PhoneNumber(country_code=country_code)
+    metadata = PhoneMetadata.metadata_for_region_or_calling_code(
+        country_code, region_code_for_country_code(country_code)
+    )
+    if len(national) < _MIN_LENGTH_FOR_NSN:
+        return None
+    if metadata is not None:
+        _, stripped, _ = _maybe_strip_national_prefix_carrier_code(national, metadata)
+        if _test_number_length(stripped, metadata) not in _NOT_PLAIN_LENGTHS:
+            national = stripped
+    if not _MIN_LENGTH_FOR_NSN <= len(national) <= _MAX_LENGTH_FOR_NSN:
+        return None
+    _set_italian_leading_zeros_for_phone_number(national, number)
+    number.national_number = int(national)
+    return number
 
 class PhoneNumberRecognizer(EntityRecognizer):
     """PHONE_NUMBER: international forms of every region, national forms of ``NATIONAL_REGIONS``.
@@ -235,8 +292,6 @@ class PhoneNumberRecognizer(EntityRecognizer):
             # run can score, the shorter ends are not judged.
             top = self.INTERNATIONAL_SCORE if _INTERNATIONAL_PREFIX.match(text, start) else self.FORMATTED_SCORE
             for end in self._group_ends(text, start, candidate.end()):
-                if best is not None and best[0] >= top:
-                    break
                 if goes_on and end == candidate.end():
                     continue
                 if end < candidate.end() and _digits_running_on(text, end) < _MIN_DIGITS:
@@ -248,6 +303,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
                     found = judged[number] = self._judge(number)
                 if found is not None and (best is None or found[0] > best[0]):
                     best = (found[0], end, found[1])
+                    if best[0] >= top:
+                        break
             if best is not None:
                 score, end, region = best
                 if score == self.BARE_SCORE and _SSN_WORD_BEFORE.search(text, max(0, start - _LABEL_REACH), start):
@@ -281,13 +338,15 @@ class PhoneNumberRecognizer(EntityRecognizer):
         return sorted(results, key=lambda r: r.start)
 
     @staticmethod
-    def _group_ends(text: str, start: int, end: int) -> list[int]:
+    def _group_ends(text: str, start: int, end: int) -> Iterator[int]:
         """Where a number may end inside the run, longest first: the run's end, then the end of each digit group
-        followed by a space (numbers listed one after the other; a dash or dot joins the groups of one token)."""
+        followed by a space (numbers listed one after the other; a dash or dot joins the groups of one token). The
+        others are read only when asked for: a number whose whole run scores the best any end can is not split."""
+        yield end
         ends = [group.end() for group in _DIGIT_GROUP.finditer(text, start, end) if text[group.end() : group.end() + 1]
                 in (" ", "\t")]
         ends.reverse()
-        return [end, *[e for e in ends if e != end][:_MAX_SPLIT_TRIES]]
+        yield from [e for e in ends if e != end][:_MAX_SPLIT_TRIES]
 
     def _judge(self, candidate: str) -> tuple[float, str] | None:
         if not _MIN_DIGITS <= _digit_count(candidate) <= _MAX_DIGITS or _DATE_LIKE.search(candidate):

@@ -21,6 +21,7 @@ from gateway.guardrails.phones import (
     PhoneNumberRecognizer,
     _digits_running_on,
     _is_ipv4,
+    _parsed_international,
     _valid_region,
     _written_as_dialled,
     candidate_search_start,
@@ -167,6 +168,48 @@ def test_valid_region_agrees_with_phonenumbers() -> None:
         valid += expected is not None
         assert _valid_region(candidate, region) == expected, (candidate, region)
     assert valid > 500  # valid numbers, not only rejections
+
+
+
+def _parse_or_none(candidate: str) -> phonenumbers.PhoneNumber | None:
+    try:
+        return phonenumbers.parse(candidate, None)
+    except phonenumbers.NumberParseException:
+        return None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.sampled_from(sorted(phonenumbers.COUNTRY_CODE_TO_REGION_CODE)),
+    st.sampled_from(("", "0", "(0)", "00", "1")),
+    st.lists(
+        st.tuples(st.text(alphabet="0123456789", min_size=1, max_size=6), st.text(alphabet=" ().-", max_size=2)),
+        min_size=1,
+        max_size=5,
+    ),
+    st.sampled_from(("+", "+ ", "+(", "(+")),
+)
+@example(39, "", [("0612345678", "")], "+")  # Italy's leading zero
+@example(44, "(0)", [("20", " "), ("7946", " "), ("0958", "")], "+")  # a national prefix in brackets, stripped
+@example(1, "", [("41", "")], "+")  # too short
+@example(999, "", [("1234567", "")], "+")  # no country code
+def test_a_plain_international_number_parses_as_phonenumbers_parses_it(
+    code: int, prefix: str, groups: list[tuple[str, str]], plus: str
+) -> None:
+    """The shortcut for a '+' and digits joined by spaces, brackets, dots and dashes gives phonenumbers' own parse:
+    the same PhoneNumber (country code, national number, Italian leading zeros), or none where parse raises."""
+    candidate = f"{plus}{code} {prefix}" + "".join(digits + joint for digits, joint in groups)
+    if plus.startswith("("):
+        return  # not a '+' first: parsed by phonenumbers itself
+    assert _parsed_international(candidate) == _parse_or_none(candidate), candidate
+
+
+def test_a_number_with_other_characters_is_parsed_by_phonenumbers() -> None:
+    """A tab, a slash or a second '+' is no plain international number: phonenumbers parses it ('+1\t415 555 0132'
+    is no viable number to it, a tab being no punctuation of a number)."""
+    assert _valid_region("+1\t415 555 0132", None) is None
+    assert _valid_region("+1 415 555 0132", None) == "US"
+    assert _valid_region("+49 030/1234567", None) == _region_of_valid_number("+49 030/1234567", None)
 
 
 _WHOLE_RUN = re.compile(r"(?:[ \t().-]{0,2}[0-9])*")  # the rule as first written: the whole run, however long
