@@ -70,17 +70,18 @@ _BEFORE = (
     "welkom", "merci à", "gracias a", "danke an", "grazie a",
     # a booking or a mandate in someone's name
     "under the name", "in the name of", "au nom de", "a nombre de", "auf den namen", "im namen von", "a nome di",
-    "happy birthday", "happy birthday to", "congratulations", "congratulations to", "congrats to", "félicitations",
-    "félicitations à", "felicidades", "felicidades a", "enhorabuena", "glückwunsch an", "herzlichen glückwunsch",
-    "auguri", "parabéns",
+    "happy birthday", "happy birthday to", "happy bday", "hbd", "congratulations", "congratulations to",
+    "congrats to", "félicitations", "félicitations à", "felicidades", "felicidades a", "enhorabuena", "glückwunsch an",
+    "herzlichen glückwunsch", "auguri", "parabéns",
     *TITLES,
     # introductions
     "my name is", "my name's", "name's", "i am", "i'm", "this is", "it's", "its", "je m'appelle", "je suis",
-    "me llamo", "soy", "ich heiße", "ich bin", "mi chiamo", "sono", "meu nome é", "chamo-me", "ik ben",
+    "me llamo", "soy", "ich heiße", "hier ist", "ich bin", "mi chiamo", "sono", "meu nome é", "chamo-me", "ik ben",
     # hand-overs
     *(f"{verb}{obj} to" for verb in _HANDING_VERBS for obj in ("", " this", " it", " that", " them", " it over")),
     *(f"{verb} {preposition}" for verb in ("spoke", "speak", "talked", "talk") for preposition in ("with", "to")),
-    "met with", "meet with", "ask", "asked", "tell", "told", "ping", "pinged", "pinging", "cc", "attn", "invite",
+    "met with", "meet with", "ask", "asked", "ask for", "tell", "told", "ping", "pinged", "pinging", "dm", "cc", "attn",
+    "invite", "frag", "frag mal", "fragen sie", "demande à", "demandez à", "pregunta por", "pregúntale a",
     "invited", "loop", "loop in", "looping in", "looped in",
     "did", "per", "d'après", "de acuerdo con", "nach aussage von",
     *(f"{verb} by" for verb in BY_VERBS),

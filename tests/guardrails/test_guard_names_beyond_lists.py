@@ -42,6 +42,14 @@ def test_capitalised_pairs_of_a_text_in_that_script_are_left_to_other_rules():
         ("Invite Luc to the review.", "Luc"),
         ("welcome back mariusz nieradzik", "mariusz nieradzik"),
         ("Sara Holst-Hansen joined the call late.", "Sara Holst-Hansen"),
+        # chat's and German, French, Spanish forms of a hand-over, a birthday wish and an introduction
+        ("ask for toomas at the front desk", "toomas"),
+        ("dm wiremu kereama for the keys", "wiremu kereama"),
+        ("happy bday oyelaran!! 🎂", "oyelaran"),
+        ("hbd ingvild 🎉", "ingvild"),
+        ("frag mal radoslava wegen dem zugang", "radoslava"),
+        ("hallo, hier ist oyelaran b. adeyemi vom empfang", "oyelaran b. adeyemi"),
+        ("Pregúntale a Xiomara por la llave.", "Xiomara"),
     ],
 )
 def test_welcomes_invitations_and_attributions_point_at_names(analyzer, text, name):
@@ -50,6 +58,20 @@ def test_welcomes_invitations_and_attributions_point_at_names(analyzer, text, na
 
 def test_no_name_after_a_welcome_that_names_nobody(analyzer):
     assert people(analyzer, "Welcome to the team channel, everyone. Per the policy, invite the reviewers.") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ask for help in the channel",  # a dictionary word after the cue
+        "dm me when it's merged",  # a stop word
+        "hier ist der link zum doku",
+        "frag mal im support nach",
+        "happy bday!! 🎂",
+    ],
+)
+def test_new_chat_cues_name_nobody_before_a_word(analyzer, text):
+    assert people(analyzer, text) == []
 
 
 @pytest.mark.parametrize(
