@@ -12,6 +12,9 @@ finding tells a label, a date, a company or a business from a name, whatever det
   Ltda.", "Polaris Budownictwo sp. z o.o.", the "KG" of "GmbH & Co. KG");
 - a contact label, one word abbreviated before a colon ("Kom.:", "Cel.:", "Tfno.:", "Mob. :"): a name takes no
   abbreviation's full stop before a colon;
+- a signature's job title or department: a cell (a line, or a part between '|' or '·') between one holding another
+  person and one ending in a company's legal form ("Clelia Federici\nServizio Clienti\nQuadra S.r.l."), and a vCard's
+  TITLE, ROLE or ORG value (RFC 6350: "TITLE:Radca Prawny");
 - a phrase opening with a weekday's name (CLDR's, in the calendar locales) that is no known first name ("bis Freitag
   Bescheid"): a weekday opens no name ("Freitag" is a surname, and stays one after a first name);
 - a key or column name: two words or more ending in a header noun ("Created Date", "Lead Source");
@@ -264,8 +267,62 @@ def without_non_names(text: str, findings: list[Finding]) -> list[Finding]:
     capitals = not text.islower()
     streets = _STREET_WORD.search(text) is not None  # most texts name no street: their findings skip that search
     addresses = [f for f in findings if f.entity_type == "STREET_ADDRESS" and f.score >= 0.5]
-    return [f for f in findings
+    kept = [f for f in findings
             if f.entity_type not in _NAME_TYPES or not _not_a_name(text, f, capitals, streets, addresses)]  # fmt: skip
+    if "\n" not in text and "|" not in text:
+        return kept
+    people = [f for f in kept if f.entity_type == "PERSON" and f.score >= 0.5]
+    vcard = "BEGIN:VCARD" in text
+    return [f for f in kept if f.entity_type != "PERSON" or not (
+        is_signature_role(text, f, people) or (vcard and in_vcard_role(text, f.start)))]  # fmt: skip
+
+
+# A vCard's TITLE, ROLE or ORG property up to a finding (RFC 6350 6.6.1, 6.6.2, 6.6.4: a job, a role, a company).
+_VCARD_ROLE_BEFORE = re.compile(r"(?i)(?:\A|\n)(?:[\w-]+\.)?(?:TITLE|ROLE|ORG)(?:;[^:\n]*)?:[^\n]*\Z")
+
+
+def in_vcard_role(text: str, start: int) -> bool:
+    """Whether `start` lies in a vCard's TITLE, ROLE or ORG value ("TITLE:Radca Prawny"): no person's name."""
+    return _VCARD_ROLE_BEFORE.search(text, max(0, start - _CELL_REACH), start) is not None
+
+
+# A signature's cell: a line, or a part of one between '|', '·' or '•' separators.
+_CELL_SEPARATORS = "\n|·•"
+_CELL_REACH = 80
+
+
+def _cell(text: str, start: int, end: int) -> tuple[int, int]:
+    """The [start, end) of the signature cell around text[start:end], its spaces stripped."""
+    low = max(0, start - _CELL_REACH)
+    left = max(text.rfind(separator, low, start) for separator in _CELL_SEPARATORS) + 1
+    high = min(len(text), end + _CELL_REACH)
+    rights = [index for separator in _CELL_SEPARATORS if (index := text.find(separator, end, high)) >= 0]
+    right = min(rights) if rights else high
+    while left < right and text[left] in " \t\r\u00a0>":
+        left += 1
+    while right > left and text[right - 1] in " \t\r\u00a0":
+        right -= 1
+    return left, right
+
+
+def is_signature_role(text: str, finding: Finding, people: list[Finding]) -> bool:
+    """Whether a person fills a signature's cell between a cell holding another person and one ending in a company's
+    legal form (``legal_forms``, as written): the job title or department of a signature block laid out "name, role,
+    company" ("Clelia Federici\nServizio Clienti\nQuadra S.r.l.", "Hamza van Verdun | Medewerker Klantenservice |
+    Corvexa BV"). People on two lines before a line with no form (a list of attendees) stay people."""
+    start, end = _cell(text, finding.start, finding.end)
+    if (start, end) != (finding.start, finding.end):
+        return False
+    separator_before = max(text.rfind(separator, max(0, start - _CELL_REACH), start) for separator in _CELL_SEPARATORS)
+    separators_after = [index for separator in _CELL_SEPARATORS if (index := text.find(separator, end)) >= 0]
+    if separator_before < 1 or not separators_after:
+        return False
+    before_start, before_end = _cell(text, separator_before, separator_before)
+    if not any(other is not finding and before_start <= other.start and other.end <= before_end for other in people):
+        return False
+    after_start, after_end = _cell(text, min(separators_after) + 1, min(separators_after) + 1)
+    company = text[after_start:after_end]
+    return after_end > after_start and ends_in_written_form(company.rstrip("."))
 
 
 def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addresses: list[Finding]) -> bool:

@@ -496,7 +496,8 @@ def test_a_name_before_or_ending_in_a_written_legal_form_is_a_company(text: str,
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("Thanks, Maria as promised", "Maria"), ("Regards,\nTan Ee Lin", "Tan Ee Lin"), ("Dear Anna, as discussed", "Anna")],
+    [("Thanks, Maria as promised", "Maria"), ("Regards,\nTan Ee Lin", "Tan Ee Lin"),
+     ("Dear Anna, as discussed", "Anna")],
 )  # fmt: skip
 def test_a_name_before_a_word_spelling_a_form_stays(text: str, value: str) -> None:
     assert kept(text, value)
@@ -529,3 +530,32 @@ def test_a_phrase_opening_with_a_weekday_is_no_person() -> None:
 )  # fmt: skip
 def test_a_weekday_surname_stays(text: str, value: str) -> None:
     assert kept(text, value)
+
+
+def _people_kept(text: str, names: list[str]) -> list[str]:
+    findings = [Finding("PERSON", text.index(name), text.index(name) + len(name), 0.85, "spacy_ner") for name in names]
+    return [text[f.start : f.end] for f in without_non_names(text, findings)]
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "role"),
+    [("oggi.\n\nClelia Federici\nServizio Clienti\nQuadra S.r.l. | Tel. diretto: 0", ["Clelia Federici"],
+      "Servizio Clienti"),
+     ("-- \nHamza van Verdun | Medewerker Klantenservice | Corvexa BV | T 012", ["Hamza van Verdun"],
+      "Medewerker Klantenservice"),
+     ("BEGIN:VCARD\nFN:Grzegorz Pitala\nORG:Polaris Budownictwo sp. z o.o.\nTITLE:Radca Prawny\nEND:VCARD",
+      ["Grzegorz Pitala"], "Radca Prawny")],
+)  # fmt: skip
+def test_a_signature_role_between_a_person_and_a_company_is_no_person(text: str, names: list[str], role: str) -> None:
+    assert _people_kept(text, [*names, role]) == names
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [("Attendees:\nAnna Weber\nPeter Schmidt\nJonas Berg", ["Anna Weber", "Peter Schmidt", "Jonas Berg"]),
+     ("Best,\nAnna Weber\nPeter Schmidt\nAcme Consulting", ["Anna Weber", "Peter Schmidt"]),
+     ("Thanks,\nServizio Clienti\nQuadra S.r.l.", ["Servizio Clienti"]),  # no person before: the name rules decide
+     ("FN:Grzegorz Pitala\nTITLE:Radca Prawny", ["Grzegorz Pitala", "Radca Prawny"])],  # no vCard
+)  # fmt: skip
+def test_people_on_lines_without_a_company_after_stay(text: str, names: list[str]) -> None:
+    assert _people_kept(text, names) == names
