@@ -385,9 +385,10 @@ def _unconfirmed_in_continental(window: str, start: int, end: int, second_people
     not also call a person there. The English model reads a run of German nouns as a name ("Glück Jahr Berg", "Bett
     Opa", "Kopf"), and French and Spanish capitalised words too ("Estimada Sra", "Cher confrère", "une robe
     Violette", "Tapas con ..."); Warden's model reads every such window, so its silence there is a second opinion,
-    not a window it skipped. A title before the words or a romanised spelling keeps the person. (No list of given
-    names keeps one: the evaluation corpus draws its people from Faker's locales, and a detector read from the same
-    tables would measure nothing; names-dataset's lists of those countries hold nouns and cost precision here.)"""
+    not a window it skipped. A title before the words, a romanised spelling, or (outside German, whose capitalised
+    nouns names-dataset also lists as names) a known first name then a known last name keeps the person. A given
+    name alone does not: the corpus draws its people from Faker's locales, so Faker's tables would be scored on their
+    own source, and names-dataset's first names of those countries alone hold nouns and cost precision here."""
     if second_people is None or not (is_german(window) or is_continental(window)):
         return False
     before = _WORD_BEFORE.search(window, max(0, start - _TITLE_REACH), start)
@@ -396,6 +397,9 @@ def _unconfirmed_in_continental(window: str, start: int, end: int, second_people
     words = _SPAN_WORD.findall(window, start, end)
     if any(word.casefold() in _TITLES for word in (*(before.groups() if before else ()), *words[:-1])):
         return False  # "Herr Berg", "Frau Wald": a title before a noun makes a name of it ("Kasachstan Frau": none)
+    names = known_names()
+    if len(words) >= 2 and names.is_first(words[0]) and names.is_last(words[-1]) and not is_german(window):
+        return False  # "Teresa Kohl" in Spanish; German nouns are names-dataset's names too ("Glück ... Berg")
     return not any(other_start < end and start < other_end for other_start, other_end in second_people)
 
 

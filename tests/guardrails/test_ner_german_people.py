@@ -107,3 +107,12 @@ def test_french_and_spanish_given_names_are_kept_where_warden_model_agrees():
     assert _unconfirmed_in_continental(window, start, start + 7, [])
     words = "Estimada Sra. Montero:\nHemos recibido su reclamación sobre la factura."
     assert _unconfirmed_in_continental(words, 0, 12, [])
+
+
+def test_a_known_first_and_last_name_pair_keeps_the_english_models_person():
+    window = "Salimos al amanecer y llegamos para comer. Teresa Kohl conducía, y nadie iba durmiendo."
+    start = window.index("Teresa")
+    assert not _unconfirmed_in_continental(window, start, start + len("Teresa Kohl"), [])
+    nouns = "Fünf er Licht dich Winter sonst. Weit gleich Glück Jahr Berg wenn Arbeit verstecken."
+    start = nouns.index("Glück")
+    assert _unconfirmed_in_continental(nouns, start, start + len("Glück Jahr Berg"), [])
