@@ -123,3 +123,25 @@ class AtLineStarts:
         for lead in self._after_break.finditer(text):
             if (match := self.pattern.match(text, lead.start() + 1)) is not None:  # where the twin matched
                 yield match
+
+
+class PerText:
+    """A pre-filter that several detectors ask of the same text in turn (a record format's recogniser, one detector
+    per entity type it reports; the date detectors' birth word): answered once per text. The text is told by
+    identity, never by value: the analyzer hands each detector the same string object, and another request's text,
+    equal or not, is another object (read from its own body), so how fast a pre-filter answers tells nothing about
+    what an earlier request held."""
+
+    __slots__ = ("_fn", "_last")
+
+    def __init__(self, fn: Callable[[str], bool]) -> None:
+        self._fn = fn
+        self._last: tuple[str | None, bool] = (None, False)
+
+    def __call__(self, text: str) -> bool:
+        last_text, answer = self._last  # one tuple, read and written whole: threads see a consistent pair
+        if last_text is text:
+            return answer
+        answer = self._fn(text)
+        self._last = (text, answer)
+        return answer

@@ -9,6 +9,7 @@ spaCy lemmas, so a prompt of code or prose with no candidates costs a handful of
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,7 +62,7 @@ from gateway.guardrails.personal_ids import PersonalIdRecognizer, may_hold_perso
 from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
 from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
 from gateway.guardrails.places import PlaceRecognizer
-from gateway.guardrails.prefilters import any_regex, any_word, case_partners, has_regex
+from gateway.guardrails.prefilters import PerText, any_regex, any_word, case_partners, has_regex
 from gateway.guardrails.record_names import RecordNameRecognizer, has_record_name_anchor
 from gateway.guardrails.spoken_dates import SPOKEN_DATE_ANCHOR, SPOKEN_DATE_PATTERNS
 from gateway.guardrails.windows import add_window
@@ -541,7 +542,12 @@ def build_detectors() -> list[Detector]:
         ("DATE_OF_BIRTH", CldrDateOfBirthRecognizer((dates_of_birth, traditions)), None, CLDR_DATE_ANCHOR, 40),
     ]  # fmt: skip
     detectors = []
+    # A pre-filter that several detectors use (a record format's, one detector per entity type; the birth word's)
+    # answers once per text.
+    uses = Counter(id(prefilter) for _, _, prefilter, _, _ in spec if prefilter is not None)
+    shared = {id(f): PerText(f) for _, _, f, _, _ in spec if f is not None and uses[id(f)] > 1}
     for entity, recognizer, prefilter, anchor, margin in spec:
+        prefilter = shared.get(id(prefilter), prefilter)
         anchors = (anchor,) if isinstance(anchor, str) else anchor or ()
         # No pre-filter of its own: whether one of its anchors occurs (searched once, for its windows).
         anchored = prefilter is None

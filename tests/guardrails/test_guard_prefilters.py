@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from gateway.guardrails import PiiAnalyzer, places, recognizers
 from gateway.guardrails.dates import BIRTH_YEAR, MONTH_FIRST_LETTERS, MONTH_NAMES, YEAR
-from gateway.guardrails.prefilters import FOLDS_APART, AfterNonWord, any_regex, any_word, case_partners
+from gateway.guardrails.prefilters import FOLDS_APART, AfterNonWord, PerText, any_regex, any_word, case_partners
 
 # The plain forms: one alternation each, look-behinds first.
 PLAIN_YEAR_ANCHOR = re.compile(rf"(?<!\w){YEAR}-[01]\d-[0-3]\d(?!\w)|(?<![\w/.]){YEAR}([/.])[01]?\d\1[0-3]?\d(?![\w/.])"
@@ -213,3 +213,40 @@ def test_place_cues_match_where_the_plain_forms_do(name: str, text: str, start: 
 def test_place_cue_examples(text: str, pos: int, found: bool) -> None:
     assert (PLAIN_PLACE_CUES["_CUE_BEFORE"].search(text, pos) is not None) == found
     assert (places._CUE_BEFORE.search(text, pos) is not None) == found
+
+
+def test_a_shared_prefilter_answers_once_per_text_object() -> None:
+    """``PerText`` asks its function once for the same string object in a row, and again for an equal string that is
+    another object (another request's text) or for another text."""
+    asked: list[str] = []
+
+    def prefilter(text: str) -> bool:
+        asked.append(text)
+        return "(00" in text
+
+    shared = PerText(prefilter)
+    text = "(0010,0010) PN [DOE^JANE]"
+    assert [shared(text) for _ in range(6)] == [True] * 6
+    assert len(asked) == 1
+    twin = "".join(list(text))
+    assert twin == text and twin is not text
+    assert shared(twin) is True and len(asked) == 2
+    assert shared("no tag here") is False and len(asked) == 3
+
+
+def test_detectors_that_share_a_prefilter_share_its_answer() -> None:
+    """A record format's detectors (one per entity type) and the birth-word detectors each hold one ``PerText``; a
+    detector whose pre-filter is its own keeps it as it is."""
+    detectors = recognizers.build_detectors()
+    by_name: dict[str, set[int]] = {}
+    for detector in detectors:
+        by_name.setdefault(detector.recognizer.name, set()).add(id(detector.prefilter))
+    for name in ("DicomRecognizer", "EdifactRecognizer", "GedcomRecognizer", "MachineReadableZoneRecognizer"):
+        assert len(by_name[name]) == 1, name
+    birth = {d.recognizer.name: d.prefilter for d in detectors if d.recognizer.name in (
+        "WeakDateOfBirthRecognizer", "SpokenDateOfBirthRecognizer", "CalendarDateOfBirthRecognizer",
+        "FarCueDateOfBirthRecognizer")}  # fmt: skip
+    assert len(birth) == 4 and len({id(f) for f in birth.values()}) == 1
+    assert all(isinstance(f, PerText) for f in birth.values())
+    phone = next(d for d in detectors if d.recognizer.name == "PhoneNumberRecognizer")
+    assert not isinstance(phone.prefilter, PerText)
