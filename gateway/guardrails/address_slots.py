@@ -35,6 +35,10 @@ _FIELD = re.compile(
     rf"(?P<bare>[^\s\"'<{{\[][^\r\n;]*))|>(?P<element>[^<\r\n]+)</)"
 )
 _KEY_ONLY = re.compile(_KEY)
+# What a field's key and the quote and spaces after it are written with (every character its case-insensitive words,
+# joins and digits match is a word character), and what follows them: no field starts where these do not meet.
+_KEY_RUN = re.compile(r'[\w \t"-]*')
+_FIELD_JOIN = re.compile(r"[:=>]")
 # How far before a key's "street" or "addr" its kind may start ("residential_" is 12 characters), and how far after
 # its end the rest of the key may run ("Address" + "_line_1").
 _KIND_REACH, _KEY_REACH = 16, 24
@@ -114,7 +118,14 @@ def _field_matches(text: str) -> Iterator[re.Match[str]]:
     for position in stems:
         if position < done:
             continue
-        key = _KEY_ONLY.search(text, max(done, position - _KIND_REACH), min(len(text), position + _KEY_REACH))
+        window_start, window_end = max(done, position - _KIND_REACH), min(len(text), position + _KEY_REACH)
+        # A field starting in the window has its ":", "=" or ">" where the run of key characters from its start
+        # ends: before the window's end, or where the run from there ends. Without one, no key is looked for ("the
+        # shipping address on order", a ticket's words).
+        reach = run.end() if (run := _KEY_RUN.match(text, window_end)) is not None else window_end
+        if _FIELD_JOIN.search(text, window_start, reach + 1) is None:
+            continue
+        key = _KEY_ONLY.search(text, window_start, window_end)
         for start in sorted({key.start(), position}) if key else (position,):
             if (match := _FIELD.match(text, start)) is not None:
                 yield match

@@ -2,8 +2,14 @@
 ISO 20022 StrtNm/AdrLine, a field keyed as a street or address line), whatever script or words the value holds;
 and the fields of the same shapes that hold no street."""
 
-import pytest
+import re
+from collections.abc import Iterator
 
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from gateway.guardrails import address_slots
 from gateway.guardrails.address_slots import slot_spans
 from gateway.guardrails.addresses import StreetAddressRecognizer
 
@@ -78,3 +84,63 @@ def test_an_ldap_filters_value_ends_at_its_closing_parenthesis(addresses: Street
     text = "(&(cn=Jane Doe)(postalAddress=12 Main Street)(l=Springfield))"
     assert [text[start:end] for start, end in slot_spans(text)] == ["12 Main Street"]
     assert found(addresses, text) == ["12 Main Street"]
+
+
+def _field_matches_as_first_written(text: str) -> Iterator[re.Match[str]]:
+    """``address_slots._field_matches`` before a window without a ":", "=" or ">" after its key characters was
+    skipped: the key looked for around every stem."""
+    lower = text.lower()
+    if len(lower) != len(text):
+        yield from address_slots._FIELD.finditer(text)
+        return
+    stems = sorted(p for stem in ("street", "addr") for p in address_slots._occurrences(lower, stem))
+    done = 0
+    for position in stems:
+        if position < done:
+            continue
+        key = address_slots._KEY_ONLY.search(text, max(done, position - address_slots._KIND_REACH),
+                                             min(len(text), position + address_slots._KEY_REACH))  # fmt: skip
+        for start in sorted({key.start(), position}) if key else (position,):
+            if (match := address_slots._FIELD.match(text, start)) is not None:
+                yield match
+                done = match.end()
+                break
+
+
+_SLOT_PIECES = ["street", "Street", "addr", "address", "Address", "shipping ", "postal_", "mailing", "line", "_1",
+                "Line2", "name", " ", "  ", "\t", '"', "'", ":", "=", ">", "</", "<", "12", "7b", "Main", "on order",
+                ", ", ".", "\n", "-", "(", ")", "é", "ſ"]  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_SLOT_PIECES), max_size=24))
+@example(["Ticket 1005: a customer wants the ", "shipping ", "address", " ", "on order", " changed."])
+@example(["shipping ", "address", "  ", "  ", "  ", "  ", "  ", "  ", "  ", "  ", "  ", "  ", "  ", ":", " 12 Main"])
+@example(["address", ", ", "street", ":", " 7b Main"])
+def test_a_key_is_looked_for_only_where_a_join_may_follow_it(pieces: list[str]) -> None:
+    """Skipping the stems whose window holds no ":", "=" or ">" where its key characters end finds the same fields
+    as looking for a key around every stem (a key, its quote and its spaces are all word characters, spaces, tabs,
+    quotes or dashes)."""
+    text = "".join(pieces)
+    expected = [m.span() for m in _field_matches_as_first_written(text)]
+    assert [m.span() for m in address_slots._field_matches(text)] == expected, text
+
+
+def test_a_tickets_address_words_are_not_read_as_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """'the shipping address on order changed' holds a key's words but no join after them: no key is looked for."""
+    searched: list[int] = []
+    key_only = address_slots._KEY_ONLY
+
+    class Counting:
+        def search(self, text: str, pos: int, endpos: int) -> re.Match[str] | None:
+            searched.append(pos)
+            return key_only.search(text, pos, endpos)
+
+    monkeypatch.setattr(address_slots, "_KEY_ONLY", Counting())
+    ticket = "Ticket 1005: a customer wants the shipping address on order changed. Priority low.\n"
+    assert list(address_slots._field_matches(ticket * 3)) == []
+    assert searched == []
+    assert [m.group("bare") for m in address_slots._field_matches(ticket + "shipping_address: 12 Main St\n")] == [
+        "12 Main St"
+    ]
+    assert len(searched) == 1
