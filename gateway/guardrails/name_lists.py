@@ -35,6 +35,7 @@ _SEPARATOR = re.compile(r"[ \t]*[,;][ \t]+|[ \t]+(?:and|et|y|und|e|&)[ \t]+")
 # A label that opens a list ("Attendees: ", "Participants : ", "Cc: "): the items start after its colon.
 _LABEL = re.compile(r"[^\W\d_][\w .'’-]{0,30}?[ \t]*:[ \t]*")
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))  # as the gazetteer writes them
+_MAX_ABBREVIATION_LETTERS = 4  # "Dr.", "Prof.", "Sra.", "Hno.": a longer word with a full stop ends a sentence
 _ITEM_WORD = re.compile(r"[^\W\d_]+(?:['’ʼ.-][^\W\d_]+)*\.?")
 _FIELD_WORDS = frozenset({"id", "ip", "iban", "token", "url", "uuid", "sku", "ssn", "dob", "api", "vat", "email",
                           "e-mail", "cc", "bcc", "to", "from", "subject", "notes", "n/a", "tbd"})  # fmt: skip
@@ -51,6 +52,8 @@ def _reads_as_name(item: str, stop_words: frozenset[str], common_words: frozense
     words = item.split()
     if not words or len(words) > MAX_ITEM_WORDS or any(not _ITEM_WORD.fullmatch(word) for word in words):
         return False
+    if any(len(word) > _MAX_ABBREVIATION_LETTERS + 1 and word.endswith(".") for word in words[:-1]):
+        return False  # a sentence ends inside the item ("Offenbach. Balkon"); "Prof. Dr. Weber" is abbreviations
     core = [word for word in words if not _is_initial(word)]
     if not core or not core[-1][0].isupper() or not words[0][0].isupper():
         return False

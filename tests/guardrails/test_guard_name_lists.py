@@ -34,6 +34,8 @@ def test_every_name_of_a_list_that_holds_a_person(analyzer: PiiAnalyzer, text: s
         ("Thanks Maria, Paris was great and London too.", "Paris"),
         ("id,when,place,contact,status\n2000,7h 25m,Rust’avi,Obianuju Anyanwu,ok", "Rust’avi"),  # columns, no list
         ("Participants : Elisabeth Monnet, OSTINELLI Raimondo\nNotes:\nRAS", "Raimondo\nNotes"),
+        # a sentence ends inside an item: a town, then the next sentence's noun
+        ("Helle Wohnung in der Lindenallee 3, Wetzlar. Garten, Keller. Kontakt: Jonas Brenner.", "Wetzlar. Garten"),
     ],
 )
 def test_what_a_list_holds_besides_names(analyzer: PiiAnalyzer, text: str, not_a_person: str) -> None:
