@@ -91,6 +91,13 @@ def _form_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return words
 
 
+# Where a form may begin and end: the prefixes and suffixes of the table's forms (dots and spaces removed), which a
+# word next to a name rarely is ("weber", "anna"): the words of most names are looked at no further.
+_FORM_PREFIXES = frozenset(form[:index] for form in LEGAL_FORMS for index in range(1, len(form) + 1))
+_FORM_SUFFIXES = frozenset(form[index:] for form in LEGAL_FORMS for index in range(len(form)))
+_FIRST_TOKEN = re.compile(r"[^\W_]+")
+
+
 def form_after(text: str, end: int) -> bool:
     """Whether a written legal form follows `end` on its line, after spaces and perhaps a comma, and ends there
     ("Brightmoor| SAS", "Nexora Consultoria| Lda.", "Polaris Budownictwo| sp. z o.o."); after a comma, only an
@@ -98,6 +105,9 @@ def form_after(text: str, end: int) -> bool:
     space = _FORM_SPACE.match(text, end)
     start = space.end() if space else end
     comma = "," in text[end:start]
+    first = _FIRST_TOKEN.match(text, start)
+    if first is None or first.group().casefold() not in _FORM_PREFIXES:
+        return False
     line_end = text.find("\n", start, start + _FORM_REACH)
     words = _form_words(text, start, line_end if line_end >= 0 else min(len(text), start + _FORM_REACH))
     for count in range(1, min(_LONGEST_FORM_WORDS, len(words)) + 1):
@@ -125,6 +135,9 @@ def form_before(text: str, start: int) -> bool:
 def ends_in_written_form(span: str) -> bool:
     """Whether the span's last one to four words are a written legal form and a word stands before them ("Trivium
     Ltda", "Corvexa Techniek BV"), or the span is one of three letters or more ("Ltda")."""
+    last = span.rsplit(maxsplit=1)[-1] if span.strip() else ""
+    if last.replace(".", "").casefold() not in _FORM_SUFFIXES:
+        return False
     words = _form_words(span, 0, len(span))
     if len(words) == 1:
         return len(span.replace(".", "")) >= 3 and is_written_form(span)

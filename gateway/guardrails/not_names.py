@@ -289,6 +289,7 @@ def in_vcard_role(text: str, start: int) -> bool:
 # A signature's cell: a line, or a part of one between '|', '·' or '•' separators.
 _CELL_SEPARATORS = "\n|·•"
 _CELL_REACH = 80
+_CELL_PADDING = " \t\r\u00a0>"
 
 
 def _cell(text: str, start: int, end: int) -> tuple[int, int]:
@@ -310,6 +311,13 @@ def is_signature_role(text: str, finding: Finding, people: list[Finding]) -> boo
     legal form (``legal_forms``, as written): the job title or department of a signature block laid out "name, role,
     company" ("Clelia Federici\nServizio Clienti\nQuadra S.r.l.", "Hamza van Verdun | Medewerker Klantenservice |
     Corvexa BV"). People on two lines before a line with no form (a list of attendees) stay people."""
+    before, after = finding.start - 1, finding.end
+    while before >= 0 and text[before] in _CELL_PADDING:
+        before -= 1
+    while after < len(text) and text[after] in _CELL_PADDING:
+        after += 1
+    if before < 0 or after >= len(text) or text[before] not in _CELL_SEPARATORS or text[after] not in _CELL_SEPARATORS:
+        return False  # most people share their line with other words: the cells are not worked out
     start, end = _cell(text, finding.start, finding.end)
     if (start, end) != (finding.start, finding.end):
         return False
