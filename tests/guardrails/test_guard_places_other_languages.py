@@ -56,6 +56,42 @@ def test_country_names_of_other_languages_named_like_people_need_a_location_word
     assert found(places, "I visited Dania last year.") == ["Dania"]
 
 
+def test_country_names_of_other_languages_that_are_some_languages_stop_words_open_no_sentence(
+    places: PlaceRecognizer,
+) -> None:
+    # Latin "quam" (than) and Romanian "cine" (who) name Guam and China in some catalogue.
+    for name in ("Quam", "Cine"):
+        assert name in country_names_like_people()
+        assert name not in country_names()
+    assert found(places, "Cumque architecto alias. Quam placeat autem velit quibusdam dolore.") == []
+    assert found(places, "Llegó Pequeño haya. Cine nunca propio medios actividad vida.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("thanks all\nel equipo de louisiana lo ve\ncool cool", "louisiana"),
+        ("el equipo de new york lo ve", "new york"),
+        ("los datos de españa llegan mañana", "españa"),
+    ],
+)
+def test_a_country_or_state_after_a_lower_case_genitive(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert found(places, text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fecha de nacimiento: 12 de mayo",  # a noun, not a place
+        "el proceso de la paz sigue",  # a capital's name opening with an article: the noun
+        "casa de praia alugada",  # a capital (Praia) that is Portuguese for "beach"
+        "pavo de turkey",  # an English noun with a plural
+    ],
+)
+def test_a_lower_case_genitive_before_a_word_stays_a_word(places: PlaceRecognizer, text: str) -> None:
+    assert found(places, text) == []
+
+
 @pytest.mark.parametrize(
     ("text", "place"),
     [
