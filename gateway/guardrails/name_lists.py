@@ -54,6 +54,10 @@ def _reads_as_name(item: str, stop_words: frozenset[str], common_words: frozense
         return False
     if any(len(word) > _MAX_ABBREVIATION_LETTERS + 1 and word.endswith(".") for word in words[:-1]):
         return False  # a sentence ends inside the item ("Offenbach. Balkon"); "Prof. Dr. Weber" is abbreviations
+    letters = words[0].replace(".", "")
+    if len(words) == 1 and len(letters) <= 4 and sum(char.isupper() for char in letters) >= 2 \
+            and not letters.isupper():  # fmt: skip
+        return False  # a degree after a name ("PhD", "M.Sc", "BSc"): two capitals in four letters, not all capitals
     core = [word for word in words if not _is_initial(word)]
     if not core or not core[-1][0].isupper() or not words[0][0].isupper():
         return False

@@ -36,6 +36,8 @@ def test_every_name_of_a_list_that_holds_a_person(analyzer: PiiAnalyzer, text: s
         ("Participants : Elisabeth Monnet, OSTINELLI Raimondo\nNotes:\nRAS", "Raimondo\nNotes"),
         # a sentence ends inside an item: a town, then the next sentence's noun
         ("Helle Wohnung in der Lindenallee 3, Wetzlar. Garten, Keller. Kontakt: Jonas Brenner.", "Wetzlar. Garten"),
+        ("Best,\nIngrid Solheim, PhD", "PhD"),  # a degree after the name
+        ("Cheers,\nTomás Ferreyra, M.Sc.", "M.Sc"),
     ],
 )
 def test_what_a_list_holds_besides_names(analyzer: PiiAnalyzer, text: str, not_a_person: str) -> None:
