@@ -60,7 +60,7 @@ from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import CONNECTORS, REGION, english_words, gazetteer
+from gateway.guardrails.places import CONNECTORS, LOWERCASE_MIN_POPULATION, english_words, gazetteer
 from gateway.guardrails.prefilters import AfterNone, AtLineStarts
 from gateway.guardrails.surnames import has_surname_ending, suffixed_names
 
@@ -403,11 +403,13 @@ def _dictionary_word(word: str, common_words: frozenset[str]) -> bool:
     ("schubert", "nielsen", "samuel", "charlotte", "viola"): a known first or last name of four letters or more that
     it holds as a noun alone, no verb, adjective or adverb, reads as the name ("petter nielsen", "florentina
     schubert", "charlotte lebel"). Names that are ordinary words are verbs or modifiers as well ("hope", "grace",
-    "mark", "bill", "rose", "gold", "frank", "will"), and a country's, a state's or a capital's name is a place's
-    ("georgia")."""
+    "mark", "bill", "rose", "gold", "frank", "will"), and the name of a country, a state or a city that the places
+    read in lower case (``places.LOWERCASE_MIN_POPULATION``) is a place's ("georgia"; "sana", Yemen's capital, in
+    "asante sana": Swahili thanks)."""
     if word not in common_words:
         return False
-    if len(word) < _MIN_UNLISTED_LETTERS or not known_names().is_name(word) or gazetteer().get(word, 0) >= REGION:
+    if len(word) < _MIN_UNLISTED_LETTERS or not known_names().is_name(word) \
+            or gazetteer().get(word, 0) >= LOWERCASE_MIN_POPULATION:
         return True
     words = english_words()
     return word in words.verbs or word in words.modifiers
