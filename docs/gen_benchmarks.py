@@ -499,9 +499,12 @@ DETECTORS = {
               "dropped, and words after a street-type word of Faker's locales; a found person's words where they "
               "recur alone in the same text (a surname mentioned again, in capitals, in the possessive) and known "
               "first names listed with a found one; German nouns after an article and an inflected adjective (Sehr "
-              "geehrte Damen und Herren) dropped; in German windows the English model's people kept only where "
-              "Warden's model, a title before them, a German given name (Faker de_DE/de_AT/de_CH) or a name's "
-              "spelling agrees; in lower-case chat a known first name before a surname no list or dictionary holds "
+              "geehrte Damen und Herren) dropped; in French, Spanish and German windows the English model's people "
+              "kept only where Warden's model, a title before them, a name's spelling or (outside German) a first "
+              "and a last name names-dataset knows agree; the line an e-mail's layout points at (after a closing "
+              "line or a signature delimiter), nicknames in quotes; companies by an ISO 20275 legal form as "
+              "registries write it, contact labels, a signature's title cell and product names dropped; in "
+              "lower-case chat a known first name before a surname no list or dictionary holds "
               "(double surnames too), lower-case Cyrillic or Greek runs with a family-name ending, cued names cut "
               "at the English word after them; lower-case spans holding a month, weekday or relative-day word "
               "(CLDR, 24 languages) or a place preposition, and a Kubernetes manifest's name: values, dropped",
@@ -533,7 +536,8 @@ DETECTORS = {
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
                     "not SSN groupings, millisecond timestamps or dates written with dots and spaces; RFC 3966 "
-                    "tel:/sms:/fax:/sip: URIs; DICOM telephone elements",
+                    "tel:/sms:/fax:/sip: URIs, vCard TEL values, wa.me links; a slash after the area code; DICOM "
+                    "telephone elements",
     "CREDIT_CARD": "every network's issuer ranges and lengths, Luhn; spaced, dashed, spelled",
     "IBAN_CODE": "python-stdnum IBAN (every country)",
     "US_SSN": "Presidio's SSN patterns, no 9xx area (ITINs); context words (EN/FR/ES/DE) before or after, or the CSV "
