@@ -65,7 +65,9 @@
    German prose (and some Italian, Portuguese, Dutch) written blind, beside capitalised nouns, organisations,
    holidays and demonyms (``pii_corpus.dev_eighteenth``), and `dev-19`,
    phones of every region and number type and the ten national id schemes written blind, the ways people write them
-   (``pii_corpus.dev_nineteenth``).
+   (``pii_corpus.dev_nineteenth``), and `dev-20`, people and places in English workplace prose and in code, logs,
+   stack traces, git, SQL and configs written blind, beside product, class, module, team and host names
+   (``pii_corpus.dev_twentieth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -115,6 +117,7 @@ from bench.pii_corpus import (
     dev_third,
     dev_thirteenth,
     dev_twelfth,
+    dev_twentieth,
     fresh_dev,
     scoring,
 )
@@ -459,6 +462,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_seventeenth.NAME: dev_seventeenth.generate_seventeenth_dev,
     dev_eighteenth.NAME: dev_eighteenth.generate_eighteenth_dev,
     dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
+    dev_twentieth.NAME: dev_twentieth.generate_twentieth_dev,
 }
 
 
