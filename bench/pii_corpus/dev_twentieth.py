@@ -18,7 +18,8 @@ generalise to prose and to code, logs and stack traces.
 - Cue levels (PERSON and LOCATION): ``cue`` (a natural cue of the genre), ``weak`` (an ordinary verb frame),
   ``none`` (no cue: a bare list, a value with no key, between ordinary words).
 - EMAIL_ADDRESS (from the person's name where there is one), PHONE_NUMBER (a valid mobile of an English-speaking
-  region or India, phonenumbers) and STREET_ADDRESS (Faker's en_US / en_GB), where the genre carries them.
+  region or India, phonenumbers) and STREET_ADDRESS (Faker's en_US / en_GB, on one line), where the genre carries
+  them; IP_ADDRESS (a client's IPv4 address) where a log line has one.
 - Hard negatives (``twentieth_lines.NEGATIVES``): product and feature names, class names, module names, branch
   names, handles and user names made from people's names, companies (some named after people), teams, months,
   weekdays, holidays, nationalities, time zone ids, host names built on cities, things named after people or
@@ -61,7 +62,7 @@ NEGATIVE_TEXTS = 110
 MIN_CITY_POPULATION = 50_000
 CUES = {"a": "cue", "b": "weak", "c": "none"}
 PHONE_REGIONS = ("US", "US", "GB", "CA", "AU", "IE", "IN", "NZ")
-_SLOT = re.compile(r"\{([PGLCKUNETAHsg])(?::(\w+))?\}")
+_SLOT = re.compile(r"\{([PGLCKUNETAHIsg])(?::(\w+))?\}")
 
 
 @cache
@@ -194,7 +195,15 @@ class Filler:
     def street(self) -> Pii:
         locale = self.rng.choice(("en_US", "en_GB"))
         fake = _seeded(locale, self.rng)
-        return Pii("STREET_ADDRESS", draw_in_split(fake.street_address, "dev"), f"street:{locale}:{self.genre}")
+        # Faker's en_GB writes a flat's line above the street ("Flat 0\nHunt Inlet"); running text puts a comma there.
+        draw = lambda: fake.street_address().replace("\n", ", ")  # noqa: E731
+        return Pii("STREET_ADDRESS", draw_in_split(draw, "dev"), f"street:{locale}:{self.genre}")
+
+    def ip(self) -> Pii:
+        def draw() -> str:
+            return ".".join(str(self.rng.randint(1, 254)) for _ in range(4))
+
+        return Pii("IP_ADDRESS", draw_in_split(draw, "dev"), f"ip:v4:{self.genre}")
 
     def handle(self) -> Decoy:
         person = self.last if self.last is not None and self.last.locale in LATIN_SCRIPT_LOCALES else None
@@ -227,6 +236,8 @@ class Filler:
             return self.street()
         if letter == "H":
             return self.handle()
+        if letter == "I":
+            return self.ip()
         assert arg is not None
         return Decoy(arg, self.rng.choice(NEGATIVES[arg]))
 

@@ -12,7 +12,7 @@ Slots (``dev_twentieth.fill`` writes them):
 - ``{L:x}`` a place (a city of 50,000 people or more, a country or a US state), ``{C:x}`` a city, ``{K:x}`` a
   country, ``{U:x}`` a US state, at cue level ``x``.
 - ``{E}`` an e-mail address (of the last person where there is one), ``{T}`` a phone number, ``{A}`` a street
-  address: labelled, no cue level.
+  address (on one line), ``{I}`` an IPv4 address (a log line's client): labelled, no cue level.
 - ``{N:kind}`` a hard negative of ``NEGATIVES[kind]``; ``{H}`` a user name made from the last person's name
   (``jkowalski``: an identifier, not a person; a hard negative).
 
@@ -221,7 +221,7 @@ DEV: dict[str, list[str]] = {
         "* 7c1d2e3 - (origin/{N:branch}) Bump {N:module} (2 days ago) <{P:a}>",
     ],
     "syslog": [
-        "Mar  4 10:12:44 {N:server} sshd[2211]: Accepted publickey for {H} from 10.2.14.7 port 51514",
+        "Mar  4 10:12:44 {N:server} sshd[2211]: Accepted publickey for {H} from {I} port 51514",
         'Mar  4 10:12:45 {N:server} app[981]: user "{P:c}" updated shipping address to {A}',
         "<134>1 2025-03-04T10:12:45Z {N:server} billing - - - invoice sent to {P:c} ({C:c})",
         "Mar  4 10:13:02 {N:server} cron[77]: (root) CMD (/opt/jobs/export --region {K:c})",
@@ -235,7 +235,7 @@ DEV: dict[str, list[str]] = {
         '{{"level":"info","msg":"address verified","address":"{A}","phone":"{T}"}}',
     ],
     "applog": [
-        '10.2.14.7 - {H} [04/Mar/2025:10:12:44 +0000] "GET /api/users?city={C:c} HTTP/1.1" 200 512',
+        '{I} - {H} [04/Mar/2025:10:12:44 +0000] "GET /api/users?city={C:c} HTTP/1.1" 200 512',
         "2025-03-04 10:12:44,120 INFO  [{N:class}] Created account for {P:c} from {C:c}",
         "2025-03-04 10:12:44.120  WARN 1 --- [nio-8080-exec-3] c.a.b.{N:class}  : Address not found: {A}, {C:c}",
         "[2025-03-04 10:12:44] production.INFO: Order #88213 placed by {P:c} (ship to {K:c})",

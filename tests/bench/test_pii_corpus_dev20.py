@@ -36,6 +36,8 @@ def test_quotas_and_offsets(cases):
     counts = Counter(e["type"] for case in cases for e in case["entities"])
     assert counts["PERSON"] >= 300 and counts["LOCATION"] >= 150
     assert min(counts["EMAIL_ADDRESS"], counts["PHONE_NUMBER"], counts["STREET_ADDRESS"]) >= 30
+    assert counts["IP_ADDRESS"] >= 5  # a log line's client address is labelled too
+    assert all("\n" not in e["value"] for e in values(cases, "STREET_ADDRESS"))  # a street on one line
     assert sum(not case["entities"] for case in cases) >= NEGATIVE_TEXTS
     assert sum(len(case["negatives"]) for case in cases) >= 300
     assert_spans_exact_and_apart(cases)
@@ -48,7 +50,7 @@ def test_the_bench_reads_it_as_its_split(cases):
 
 
 def test_values_are_of_the_dev_half(cases):
-    for entity_type in ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS"):
+    for entity_type in ("PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "STREET_ADDRESS", "IP_ADDRESS"):
         assert all(split_of(e["value"]) == "dev" for e in values(cases, entity_type))
 
 
