@@ -32,7 +32,9 @@ finding tells a label, a date, a company or a business from a name, whatever det
 - a person typed in lower case with an English preposition of place between its words ("shop in molella", "based in
   sartrouville"): a phrase running over a place's cue, no name;
 - a Kubernetes manifest's ``name:`` value typed in lower case ("metadata:\n  name: notifier", "- name: web"): the
-  API names objects, containers and ports with lower-case DNS-1123 labels, no person.
+  API names objects, containers and ports with lower-case DNS-1123 labels, no person;
+- a word of a time zone's id ("Europe/Berlin", "America/New_York", "Asia/Kolkata"; the IANA ids CLDR knows, with
+  their aliases, via babel): the id sets a clock in a config, a log or a profile, and names nobody's place.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import unicodedata
 from functools import cache
 
 from babel import Locale
+from babel.core import get_global
 from faker.providers.address.en_US import Provider as UsAddresses
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
@@ -336,6 +339,8 @@ def is_signature_role(text: str, finding: Finding, people: list[Finding]) -> boo
 def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addresses: list[Finding]) -> bool:
     if streets and in_street_business(text, finding.start, finding.end):
         return True
+    if in_time_zone_id(text, finding.start, finding.end):
+        return True  # "Europe/Berlin", "Asia/Tokyo": a clock's setting, no place of anyone's
     if is_tag_name(text, finding.start):
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
     if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in identity_label_set():
@@ -372,6 +377,30 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
+
+
+# The characters of an IANA time zone id ("America/Port-au-Prince", "Etc/GMT+5", "America/Argentina/Buenos_Aires").
+_TZ_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_-+")
+_TZ_ID_REACH = 40  # characters either side of a finding: the longest id is 32
+
+
+@cache
+def time_zone_ids() -> frozenset[str]:
+    """The IANA time zone ids CLDR knows (babel's ``zone_territories``) and their aliases (``zone_aliases``)."""
+    return frozenset((*get_global("zone_territories"), *get_global("zone_aliases")))
+
+
+def in_time_zone_id(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] lies in a time zone's id ("Europe/Berlin", "America/New_York"): a slash beside the
+    finding (the cheap test most findings fail), then the run of an id's characters around it is one of the ids."""
+    if not ((start and text[start - 1] in "/_") or text.startswith(("/", "_"), end)):
+        return False
+    left, right = start, end
+    while left > max(0, start - _TZ_ID_REACH) and text[left - 1] in _TZ_ID_CHARS:
+        left -= 1
+    while right < min(len(text), end + _TZ_ID_REACH) and text[right] in _TZ_ID_CHARS:
+        right += 1
+    return "/" in text[left:right] and text[left:right] in time_zone_ids()
 
 
 @cache

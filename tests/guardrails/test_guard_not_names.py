@@ -559,3 +559,35 @@ def test_a_signature_role_between_a_person_and_a_company_is_no_person(text: str,
 )  # fmt: skip
 def test_people_on_lines_without_a_company_after_stay(text: str, names: list[str]) -> None:
     assert _people_kept(text, names) == names
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "entity"),
+    [
+        ("TZ=Europe/Berlin", "Berlin", "LOCATION"),
+        ("TZ=Europe/Berlin", "Europe", "LOCATION"),
+        ('{"tz":"Asia/Kolkata","level":"info"}', "Kolkata", "LOCATION"),
+        ("All times are in America/New_York.", "New", "LOCATION"),
+        ("timezone: America/Argentina/Buenos_Aires", "Buenos", "LOCATION"),
+        ("SUPPORT_TZ=Australia/Sydney\nAPP_NAME=Hub", "Sydney", "PERSON"),
+    ],
+)
+def test_a_word_of_a_time_zone_id_is_no_place(text: str, value: str, entity: str) -> None:
+    assert not kept(text, value, entity)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Flights Paris/London and back.", "London"),  # no time zone's id
+        ("She moved to Berlin/Brandenburg last year.", "Berlin"),
+        ("Offices in Tokyo and Sydney.", "Sydney"),
+    ],
+)
+def test_a_place_beside_a_slash_that_is_no_time_zone_id_stays(text: str, value: str) -> None:
+    assert kept(text, value, "LOCATION")
+
+
+def test_places_of_a_time_zone_id_are_not_reported_and_a_place_beside_one_is(analyzer: PiiAnalyzer) -> None:
+    text = "Moved the Lisbon office to TZ=Asia/Tokyo; the user lives in Osaka."
+    assert set(places(analyzer, text)) == {"Lisbon", "Osaka"}
