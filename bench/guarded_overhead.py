@@ -8,7 +8,10 @@ so no guardrail cache answers for a prompt (a replayed prompt costs a hash looku
 cores' load falls on both. Per phase: server CPU per answered request (the server's whole process tree: every thread,
 the audit drain process and the analysis workers; and the event loop's thread alone),
 Warden's own ``x-warden-overhead-ms``, latency percentiles, errors by status. ``--analysis-processes N`` adds the
-same gateway with its input analysis in N worker processes (``GuardConfig.analysis_processes``), side by side.
+same gateway with its input analysis in N worker processes (``GuardConfig.analysis_processes``), side by side;
+``--unguarded`` the same gateway with its guardrails off on the same prompts (what the guardrails add is the
+difference); ``--profile F`` runs the guarded gateway's event loop under cProfile (its thread's CPU time) while
+measured.
 
     WARDEN_DATABASE_URL=postgresql+psycopg://... WARDEN_REDIS_URL=redis://... \
         python -m bench.guarded_overhead --rates 50 100 --duration 15 [--analysis-processes 1] \
@@ -72,8 +75,8 @@ def fresh_bodies(count: int, seed: int) -> list[bytes]:
 
 
 async def start_guarded(stack: Stack, name: str, args: argparse.Namespace, cert: Path, key: Path,
-                        source: Path | None, processes: int = 0) -> Server:
-    env, api_key, authkey = prepare_warden(stack, name, guardrails=True, database_url=args.database_url or None,
+                        source: Path | None, processes: int = 0, guardrails: bool = True) -> Server:
+    env, api_key, authkey = prepare_warden(stack, name, guardrails=guardrails, database_url=args.database_url or None,
                                            redis_url=args.redis_url or None, cert=cert, key=key)
     socket_path = stack.workdir / f"{name}.sock"
     start_stub_engine(stack, socket_path, authkey)
@@ -81,6 +84,7 @@ async def start_guarded(stack: Stack, name: str, args: argparse.Namespace, cert:
         if socket_path.exists():
             break
         await asyncio.sleep(0.05)
+    profile = None
     if processes:
         port = free_port()
         stack.spawn([sys.executable, "-m", "uvicorn", "bench.guarded_overhead:app_with_analysis_processes",
@@ -89,8 +93,10 @@ async def start_guarded(stack: Stack, name: str, args: argparse.Namespace, cert:
                     {**env, "WARDEN_ENGINE_SOCKETS": json.dumps([str(socket_path)]), PROCESSES_ENV: str(processes)},
                     name)
     else:
-        port = start_warden(stack, name, env, socket_path, cert, key, source=source)
-    return Server(name, port, api_key, fresh_bodies(4, seed=10_000), pid=stack.processes[-1].pid)
+        profile = args.profile if args.profile is not None and source is None and guardrails else None
+        port = start_warden(stack, name, env, socket_path, cert, key, source=source, profile=profile)
+    return Server(name, port, api_key, fresh_bodies(4, seed=10_000), pid=stack.processes[-1].pid,
+                  profiled=profile is not None)
 
 
 async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
@@ -100,6 +106,8 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     if args.analysis_processes:
         servers.append(await start_guarded(stack, f"guarded_{args.analysis_processes}proc", args, cert, key, None,
                                            processes=args.analysis_processes))
+    if args.unguarded:
+        servers.append(await start_guarded(stack, "unguarded", args, cert, key, None, guardrails=False))
     baseline = None
     if args.baseline_commit is not None:
         baseline = unpack_commit(args.baseline_commit, stack.workdir / "baseline")
@@ -162,7 +170,7 @@ def _f(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rates", type=float, nargs="+", default=[50.0, 100.0], help="requests/s, each a phase")
     parser.add_argument("--duration", type=float, default=15.0, help="seconds measured per phase")
@@ -173,11 +181,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="also the guarded gateway served from this commit, in alternating rounds")
     parser.add_argument("--analysis-processes", type=int, default=0,
                         help="also the guarded gateway with its input analysis in this many worker processes")
+    parser.add_argument("--unguarded", action="store_true",
+                        help="also the same gateway with its guardrails off, on the same prompts: what the "
+                             "guardrails add to each request is the difference")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="the guarded gateway's event loop thread under cProfile (its CPU time) while measured, "
+                             "its stats written here (the baseline and --analysis-processes arms are not profiled)")
     parser.add_argument("--database-url", default=os.environ.get("WARDEN_DATABASE_URL"))
     parser.add_argument("--redis-url", default=os.environ.get("WARDEN_REDIS_URL"))
     parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    return run_in_stack(run, args, print_table, prefix="warden-guarded-")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_in_stack(run, parse_args(argv), print_table, prefix="warden-guarded-")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bench.guarded_overhead import _medians, fresh_bodies
+from bench.guarded_overhead import _medians, fresh_bodies, parse_args
 
 
 def _user_texts(bodies: list[bytes]) -> set[str]:
@@ -27,3 +27,9 @@ def test_a_rate_reads_the_median_of_its_rounds_and_sums_their_errors() -> None:
     row = _medians([_phase(12.0, 3.0, 0), _phase(10.0, 2.0, 1), _phase(30.0, 9.0, 2)])
     assert row["server_cpu_ms_per_request"] == 12.0 and row["loop_cpu_ms_per_request"] == 3.0
     assert row["errors"] == 3 and row["load_before"] == [1.5, 1.5, 1.5]
+
+
+def test_the_unguarded_arm_and_the_loop_profile_are_asked_for_by_flags() -> None:
+    assert not parse_args([]).unguarded and parse_args([]).profile is None
+    args = parse_args(["--unguarded", "--profile", "/tmp/loop.prof"])
+    assert args.unguarded and str(args.profile) == "/tmp/loop.prof"
