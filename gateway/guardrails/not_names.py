@@ -33,6 +33,8 @@ finding tells a label, a date, a company or a business from a name, whatever det
   sartrouville"): a phrase running over a place's cue, no name;
 - a Kubernetes manifest's ``name:`` value typed in lower case ("metadata:\n  name: notifier", "- name: web"): the
   API names objects, containers and ports with lower-case DNS-1123 labels, no person;
+- a place that is an English month's name ("moved to October"), or stands right after a person's initial ("P.
+  Pereira presented", "cc E. Kamau": the surname of a person some rule finds; "S. Korea" stays a place);
 - a word of a time zone's id ("Europe/Berlin", "America/New_York", "Asia/Kolkata"; the IANA ids CLDR knows, with
   their aliases, via babel): the id sets a clock in a config, a log or a profile, and names nobody's place.
 """
@@ -356,6 +358,10 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
     if _ABBREVIATED_LABEL.match(text, finding.end) is not None and _WORD.fullmatch(text, finding.start, finding.end):
         return True  # a contact label ("Kom.: +48 ...", "Tfno.: +54 ..."): an abbreviation's full stop, then a colon
     if finding.entity_type != "PERSON":  # a place in an address ("53097 Bryant Causeway") is the address's word
+        if finding.source not in _KEYED_SOURCES and (
+            text[finding.start : finding.end] in english_month_names() or after_an_initial(text, finding.start)
+        ):
+            return True  # "moved to October"; "P. Pereira presented", "cc E. Kamau": a month, a person's surname
         return (finding.source not in _KEYED_SOURCES
                 and (names_a_thing(text, finding.end) or names_a_disease(text, finding.end))
                 and _KEY_BEFORE.search(text, max(0, finding.start - 40), finding.start) is None
@@ -377,6 +383,39 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
+
+
+@cache
+def english_month_names() -> frozenset[str]:
+    """The English months' names as CLDR writes them (babel), capitalised: "October" is a month, whatever place the
+    gazetteer's alternate names hold of that name (Egypt's "6th of October City")."""
+    return frozenset(Locale("en").months["format"]["wide"].values())
+
+
+# A person's initial right before a word: one capital letter of a cased script after no letter or full stop ("U.S."),
+# a full stop, one space or none ("P. Pereira", "E.Kamau", "Е. Златков").
+_INITIAL_BEFORE = re.compile(r"(?<![^\W\d_])(?<!\.)([^\W\d_])\.[ \t]?\Z")
+_NUMBER_BEFORE = re.compile(r"\d[ \t]*\Z")
+_COMPASS = {"N": ("north", "northern"), "S": ("south", "southern"), "E": ("east", "eastern"), "W": ("west", "western")}
+
+
+def after_an_initial(text: str, start: int) -> bool:
+    """Whether a place stands right after a person's initial ("P. Pereira", "cc E. Kamau"): the place's word is a
+    surname there. A compass point's abbreviation before a place whose name opens with that point stays a place ("S.
+    Korea", "N. Carolina", as the gazetteer knows them), and so does one after a house number ("1200 S. Denver")."""
+    if start < 2 or "." not in text[start - 2 : start]:
+        return False  # the cheap test most places fail
+    initial = _INITIAL_BEFORE.search(text, max(0, start - 3), start)
+    if initial is None or not initial.group(1).isupper():
+        return False
+    letter = initial.group(1)
+    if letter in _COMPASS:
+        if _NUMBER_BEFORE.search(text, max(0, initial.start() - 8), initial.start()):
+            return False
+        key = " ".join(_WORD.findall(text, start, min(len(text), start + 40))[:1]).casefold()
+        if any(f"{point} {key}" in gazetteer() for point in _COMPASS[letter]):
+            return False
+    return True
 
 
 # The characters of an IANA time zone id ("America/Port-au-Prince", "Etc/GMT+5", "America/Argentina/Buenos_Aires").

@@ -591,3 +591,39 @@ def test_a_place_beside_a_slash_that_is_no_time_zone_id_stays(text: str, value: 
 def test_places_of_a_time_zone_id_are_not_reported_and_a_place_beside_one_is(analyzer: PiiAnalyzer) -> None:
     text = "Moved the Lisbon office to TZ=Asia/Tokyo; the user lives in Osaka."
     assert set(places(analyzer, text)) == {"Lisbon", "Osaka"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The launch moved to October; the team will demo it on Thursday.", "October"),
+        ("Could the lease be extended to March?", "March"),
+        ("Item 4: P. Pereira presented the market study.", "Pereira"),
+        ("I can reproduce this. cc E. Kamau", "Kamau"),
+        ("Reviewed by E.Kamau yesterday.", "Kamau"),
+    ],
+)
+def test_a_month_or_a_surname_after_an_initial_is_no_place(text: str, value: str) -> None:
+    assert not kept(text, value, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("We fly to S. Korea next week.", "Korea"),  # a compass point's abbreviation: South Korea
+        ("Offices in N. Carolina and Ohio.", "Carolina"),
+        ("Deliver to 1200 S. Denver Ave.", "Denver"),  # after a house number: a street's compass point
+        ("Flights from the U.S. Virgin Islands", "Virgin Islands"),  # an abbreviation's last letter, no initial
+        ("Dr. Lima will see you.", "Lima"),  # two letters: a title, not an initial (other rules' call)
+        ("She moved to Lima in October.", "Lima"),
+    ],
+)
+def test_a_place_after_a_compass_point_a_house_number_or_no_initial_stays(text: str, value: str) -> None:
+    assert kept(text, value, "LOCATION")
+
+
+def test_a_month_as_a_key_s_value_or_a_person_is_not_dropped_by_the_month_rule() -> None:
+    text = "city: March"
+    finding = Finding("LOCATION", 6, 11, 0.85, "FieldValueRecognizer")
+    assert without_non_names(text, [finding]) == [finding]
+    assert kept("Thanks, June!", "June", "PERSON")
