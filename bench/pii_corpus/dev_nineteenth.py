@@ -33,6 +33,7 @@ from functools import cache
 from faker import Faker
 
 from bench.pii_corpus.banking import iban
+from bench.pii_corpus.blind_dev import fill, weighted_language
 from bench.pii_corpus.cards import card
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.nineteenth_values import NEGATIVE_KINDS, national_id, negative, phone
@@ -289,15 +290,6 @@ def _faker(locale: str) -> Faker:
     return Faker(locale)
 
 
-def _language(rng: random.Random) -> str:
-    roll, total = rng.random(), 0.0
-    for lang, share in LANGUAGE_SHARE.items():
-        total += share
-        if roll < total:
-            return lang
-    return "en"
-
-
 def _items(template: str, lang: str, rng: random.Random, fake: Faker, entry: Template,
            kind: str) -> dict[str, Pii | Decoy]:  # fmt: skip
     cue, context = (entry[0], entry[1]) if kind != "money" else ("a", "money")
@@ -329,22 +321,9 @@ def _items(template: str, lang: str, rng: random.Random, fake: Faker, entry: Tem
     return items
 
 
-def _fill(out: TextBuilder, template: str, items: dict[str, Pii | Decoy]) -> None:
-    at = 0
-    for match in _FIELD.finditer(template):
-        out.text(template[at : match.start()])
-        at = match.end()
-        if match.group(0) in ("{{", "}}"):
-            out.text(match.group(0)[0])
-            continue
-        field = match.group(1)
-        out.value(items[field + (match.group(2) or "") if field in "XYZ" else field])
-    out.text(template[at:])
-
-
 def _case(index: int, seed: int, kind: str) -> Case:
     rng = random.Random(f"{NAME}:{seed}:{index}")
-    lang = _language(rng)
+    lang = weighted_language(rng, LANGUAGE_SHARE, "en")
     fake = _faker(LOCALES[lang])
     fake.seed_instance(f"{NAME}:{seed}:{index}")
     if kind == "phone":
@@ -357,7 +336,10 @@ def _case(index: int, seed: int, kind: str) -> Case:
         entry = ("-", "negative", rng.choice(NEGATIVE_TEMPLATES[lang]))
     template = entry[2]
     out = TextBuilder()
-    _fill(out, template, _items(template, lang, rng, fake, entry, kind))
+    items = _items(template, lang, rng, fake, entry, kind)
+    # A decoy field is keyed with its kind ("{X:price}"); the others by their letter alone.
+    fill(out, template, _FIELD, lambda match: items[match.group(1) + (match.group(2) or "") if match.group(1) in "XYZ"
+                                                    else match.group(1)])  # fmt: skip
     return Case(id=f"{NAME}-{index:04d}", split="dev", text=out.finish(), entities=out.entities,
                 negatives=out.negatives, context=f"{kind}-{entry[1]}-{lang}")  # fmt: skip
 

@@ -43,6 +43,7 @@ import phonenumbers
 from babel import Locale
 from faker import Faker
 
+from bench.pii_corpus.blind_dev import fill, weighted_language
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split, split_of
 from bench.pii_corpus.person_names import PERSON_LOCALES, NameSource
@@ -500,16 +501,7 @@ class Writer:
 
     def fill(self, template: str, items: dict[str, Pii | Decoy | str]) -> None:
         """`template` with each ``{FIELD}`` written as its item (labelled, a decoy, or plain text)."""
-        at = 0
-        for match in _FIELD.finditer(template):
-            self.out.text(template[at : match.start()])
-            at = match.end()
-            item = items[match.group(1)]
-            if isinstance(item, str):
-                self.out.text(item)
-            else:
-                self.out.value(item)
-        self.out.text(template[at:])
+        fill(self.out, template, _FIELD, lambda match: items[match.group(1)])
 
     # values
     def person_parts(self, locales: tuple[str, ...]) -> tuple[str, str, str, str]:
@@ -686,15 +678,6 @@ class Writer:
         self.fill(rest, items)
 
 
-def _language(rng: random.Random) -> str:
-    roll, total = rng.random(), 0.0
-    for lang, share in LANGUAGE_SHARE.items():
-        total += share
-        if roll < total:
-            return lang
-    return "en"
-
-
 def _signoff_case(w: Writer) -> str:
     """(a) a name under or after a closing word, sometimes with a short block after it."""
     w.body()
@@ -852,7 +835,7 @@ CASE_MAKERS = {"signoff": _signoff_case, "block": _block_case, "thread": _thread
 
 def _case(index: int, seed: int, level: str, sources: Sources) -> Case:
     rng = random.Random(f"{NAME}:{seed}:{index}")
-    lang = _language(rng)
+    lang = weighted_language(rng, LANGUAGE_SHARE, "en")
     writer = Writer(lang, rng, sources, TextBuilder(), country=rng.choice(LANGUAGES[lang].countries))
     writer.make_company()
     layout = CASE_MAKERS[level](writer)

