@@ -42,13 +42,21 @@ class GuardrailsInput:
 class _RedactorFilter:
     """Presidio analysis of the output (streamed or not) runs on the guard's output threads, never on the loop;
     a delta that only fills the hold-back buffer is appended here, without a thread hop, and so is a finish whose
-    text the last analysis read whole (a short completion: it releases what that analysis decided)."""
+    text the last analysis read whole (a short completion: it releases what that analysis decided).
 
-    def __init__(self, guard: InputGuard, redactor: OutputRedactor) -> None:
+    ``whole`` (a non-streamed completion, plain text): nothing leaves before the end, so every delta is only
+    buffered and the completion is analysed once, whole, at ``finish`` (one thread hop and one analysis a choice,
+    not one per release; the text and decisions those releases come to, as the streamed path's own tests hold)."""
+
+    def __init__(self, guard: InputGuard, redactor: OutputRedactor, *, whole: bool = False) -> None:
         self._guard = guard
         self._redactor = redactor
+        self._whole = whole
 
     async def feed(self, text: str) -> str:
+        if self._whole:
+            self._redactor.feed_quietly(text)
+            return ""
         if not self._redactor.analyses(text):
             return self._redactor.feed(text, analyse=False)
         return await self._guard.run_output_work(self._redactor.feed, text)
@@ -74,5 +82,8 @@ class GuardrailsOutput:
     def __init__(self, guard: InputGuard) -> None:
         self._guard = guard
 
-    def open(self, *, tenant_id: str, policy: Policy, shape: ShapeName = "text") -> OutputFilter:
-        return _RedactorFilter(self._guard, self._guard.output_redactor(tenant_id, policy, shape=OutputShape(shape)))
+    def open(self, *, tenant_id: str, policy: Policy, shape: ShapeName = "text", whole: bool = False) -> OutputFilter:
+        # A structured shape keeps the streamed path even when whole: a finding that cannot be rewritten in place
+        # withholds the rest as soon as it is seen, and the engine stops computing the choice then.
+        redactor = self._guard.output_redactor(tenant_id, policy, shape=OutputShape(shape))
+        return _RedactorFilter(self._guard, redactor, whole=whole and shape == "text")

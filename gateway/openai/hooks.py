@@ -55,4 +55,8 @@ OutputShape = Literal["text", "json", "tool_calls"]
 
 
 class OutputGuard(Protocol):
-    def open(self, *, tenant_id: str, policy: Policy, shape: OutputShape = "text") -> OutputFilter: ...
+    def open(self, *, tenant_id: str, policy: Policy, shape: OutputShape = "text",
+             whole: bool = False) -> OutputFilter:
+        """A filter for one choice. ``whole``: nothing is released before the end (a non-streamed response), so the
+        filter may hold all of it and judge it once, at ``finish``."""
+        ...

@@ -421,7 +421,8 @@ class CallHandler:
         guard = self.services.output_guard
         assert self.active is not None
         filters: list[OutputFilter | None] = [
-            guard.open(tenant_id=tenant_id, policy=self.active.policy, shape=structured.output_shape(self.constraint))
+            guard.open(tenant_id=tenant_id, policy=self.active.policy, shape=structured.output_shape(self.constraint),
+                       whole=not request.stream)
             if guard is not None else None
             for _ in engine_requests
         ]

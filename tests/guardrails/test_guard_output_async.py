@@ -132,3 +132,44 @@ async def test_a_finish_after_more_text_is_analysed_on_the_output_threads(analyz
 
     assert released == expected and "<EMAIL_ADDRESS>" in released
     assert len(slow.threads) == 2 and threading.get_ident() not in slow.threads
+
+
+class CountingAnalyzer:
+    """The real analyzer, recording the thread of each analysis."""
+
+    def __init__(self, analyzer) -> None:
+        self._analyzer = analyzer
+        self.threads: list[int] = []
+
+    def analyze(self, text, *, ner_enabled=True):
+        self.threads.append(threading.get_ident())
+        return self._analyzer.analyze(text, ner_enabled=ner_enabled)
+
+
+@pytest.mark.parametrize("policy", [POLICY, PATTERN_POLICY], ids=["window", "open_tail"])
+async def test_a_whole_completion_is_analysed_once_at_its_end_off_the_loop(analyzer, policy):
+    """A non-streamed completion (``whole``) releases nothing before its end: its deltas are buffered on the loop
+    and it is analysed once, on an output thread, into the text and decisions of whole-text redaction."""
+    counting = CountingAnalyzer(analyzer)
+    output_filter = GuardrailsOutput(InputGuard(SECRET, analyzer=counting)).open(tenant_id="t1", policy=policy,
+                                                                                  whole=True)
+    expected, decisions = redact_output_text(analyzer, policy, TEXT, tenant_token_key(SECRET, "t1"))
+
+    released = [await output_filter.feed(TEXT[i : i + 7]) for i in range(0, len(TEXT), 7)]
+    assert released == [""] * len(released) and counting.threads == []  # buffered: no analysis, no thread hop
+    assert await output_filter.finish() == expected
+    assert len(counting.threads) == 1 and threading.get_ident() not in counting.threads
+    assert output_filter.decisions() == [{"stage": "output_guardrails", **d} for d in decisions]
+    assert output_filter.rewrote
+
+
+async def test_a_whole_structured_completion_keeps_the_streamed_path(analyzer):
+    """A structured completion (JSON) is analysed as it comes even when nothing leaves before its end: a value that
+    cannot be masked in place withholds the rest at once, and the engine stops computing it."""
+    counting = CountingAnalyzer(analyzer)
+    output_filter = GuardrailsOutput(InputGuard(SECRET, analyzer=counting)).open(
+        tenant_id="t1", policy=PATTERN_POLICY, shape="json", whole=True)
+    text = '{"note": "' + TEXT.replace('"', "") + '"}'
+    for i in range(0, len(text), 60):
+        await output_filter.feed(text[i : i + 60])
+    assert counting.threads  # analysed while fed
