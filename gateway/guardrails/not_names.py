@@ -35,6 +35,10 @@ finding tells a label, a date, a company or a business from a name, whatever det
   API names objects, containers and ports with lower-case DNS-1123 labels, no person;
 - a place that is an English month's name ("moved to October"), or stands right after a person's initial ("P.
   Pereira presented", "cc E. Kamau": the surname of a person some rule finds; "S. Korea" stays a place);
+- a product's or a feature's name of two words after "the" and before a lower-case noun, the second an English word
+  and nobody's name ("the Apollo Sync rollout", "The Smart Routing team");
+- an XML or HTML element's name ("<Ustrd>"), but not several words filling angle brackets (git log's "<Anne van
+  Rijnsbergen>");
 - a word of a time zone's id ("Europe/Berlin", "America/New_York", "Asia/Kolkata"; the IANA ids CLDR knows, with
   their aliases, via babel): the id sets a clock in a config, a log or a profile, and names nobody's place.
 """
@@ -343,7 +347,7 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return True
     if in_time_zone_id(text, finding.start, finding.end):
         return True  # "Europe/Berlin", "Asia/Tokyo": a clock's setting, no place of anyone's
-    if is_tag_name(text, finding.start):
+    if is_tag_name(text, finding.start) and not in_angle_brackets(text, finding):
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
     if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in identity_label_set():
         return True  # an identity number's label ("HETU: 131052-308T", "PESEL"): NER reads the capitals as a place
@@ -378,11 +382,38 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             or is_street_name(text, finding.start, words)
             or is_month_in_date(text, finding.start, finding.end, words)
             or is_account(text, finding.start, finding.end)
+            or names_a_product(text, finding.start, finding.end, words)
             or (text[finding.start : finding.end].islower() and (is_calendar_phrase(words) or is_place_phrase(words)
                                                                   or is_manifest_name(text, finding.start)))
             or (capitals and is_code_identifier(text[finding.start : finding.end]))
             or (finding.source not in _KEYED_SOURCES and (is_place_named_thing(words)
                                                           or is_eponym(text, finding.end, words))))  # fmt: skip
+
+
+_THE_BEFORE = re.compile(r"(?<![^\W\d_])[Tt]he[ \t]+\Z")
+_LOWER_WORD_AFTER = re.compile(r"[ \t]+([a-z]+)\b")
+
+
+def names_a_product(text: str, start: int, end: int, words: list[str]) -> bool:
+    """Whether two capitalised words after "the" and before a lower-case noun name a product or a feature, not a
+    person ("the Apollo Sync rollout", "The Smart Routing team"): the second word is an English word (the NER's
+    vocabulary) that names-dataset knows as nobody's name. English puts no article before a person's name there."""
+    if len(words) != 2 or not all(word[0].isupper() and not word.isupper() for word in words):
+        return False
+    if _THE_BEFORE.search(text, max(0, start - 5), start) is None:
+        return False  # the cheap test most people fail
+    after = _LOWER_WORD_AFTER.match(text, end)
+    if after is None or after.group(1) in ENGLISH_STOP_WORDS:
+        return False
+    return words[1].casefold() in english_words().vocabulary and not known_names().is_name(words[1])
+
+
+def in_angle_brackets(text: str, finding: Finding) -> bool:
+    """Whether a finding of several words fills a pair of angle brackets ("(2 days ago) <Anne van Rijnsbergen>", git
+    log's author): a tag's name is one word, the words after it its attributes ("<Amt Ccy=...>"); XML takes no
+    attribute without a value, and HTML writes its tags in lower case."""
+    return (" " in text[finding.start : finding.end] and text.startswith(">", finding.end)
+            and text.startswith("<", finding.start - 1))  # fmt: skip
 
 
 @cache

@@ -627,3 +627,26 @@ def test_a_month_as_a_key_s_value_or_a_person_is_not_dropped_by_the_month_rule()
     finding = Finding("LOCATION", 6, 11, 0.85, "FieldValueRecognizer")
     assert without_non_names(text, [finding]) == [finding]
     assert kept("Thanks, June!", "June", "PERSON")
+
+
+def test_a_name_of_several_words_in_angle_brackets_is_no_tag_name() -> None:
+    text = "* 7c1d2e3 - (origin/main) Bump lodash (2 days ago) <Georgette Buysse>"
+    assert kept(text, "Georgette Buysse")
+    assert not kept("<Ustrd>Invoice 4411</Ustrd>", "Ustrd", "LOCATION")
+    assert not kept('<Amt Ccy="EUR">12.00</Amt>', "Amt Ccy", "PERSON")  # a tag's name and its attribute's
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "product"),
+    [
+        ("Pieter noted that the Apollo Sync rollout slipped.", "Apollo Sync", True),
+        ("The Smart Routing team has been notified.", "Smart Routing", True),
+        ("Please reopen the John Smith account.", "John Smith", False),  # a known name: a person
+        ("the Sales Cloud migration", "Sales Cloud", False),  # "Cloud" is somebody's name: left to the others
+        ("Thanks to Apollo Sync for the fix.", "Apollo Sync", False),  # no article before it
+    ],
+)
+def test_two_words_after_the_before_a_noun_ending_in_an_english_word_no_name_holds_are_a_product(
+    text: str, value: str, product: bool
+) -> None:
+    assert kept(text, value) is not product
