@@ -24,21 +24,22 @@ from contextlib import contextmanager
 import phonenumbers
 from phonenumbers import (
     COUNTRY_CODE_TO_REGION_CODE,
+    REGION_CODE_FOR_NON_GEO_ENTITY,
     Leniency,
     PhoneMetadata,
     PhoneNumber,
     PhoneNumberMatcher,
-    PhoneNumberType,
     ValidationResult,
 )
 from phonenumbers.phonenumberutil import (
     _MAX_LENGTH_FOR_NSN,
     _MIN_LENGTH_FOR_NSN,
     _extract_country_code,
+    _is_number_matching_desc,
     _maybe_strip_national_prefix_carrier_code,
-    _number_type_helper,
     _set_italian_leading_zeros_for_phone_number,
     _test_number_length,
+    country_code_for_valid_region,
     region_code_for_country_code,
 )
 from phonenumbers.re_util import re_compile
@@ -194,11 +195,41 @@ def _valid_region(candidate: str, region: str | None) -> str | None:
             if metadata.leading_digits is not None:
                 if re_compile(metadata.leading_digits).match(national_number):
                     break
-            elif _number_type_helper(national_number, metadata) != PhoneNumberType.UNKNOWN:
+            elif _has_type(national_number, metadata):
                 return number_region  # ``is_valid_number_for_region``'s test, just passed
         else:
             return None
-    return number_region if phonenumbers.is_valid_number_for_region(number, number_region) else None
+    return number_region if _valid_for_region(number, number_region) else None
+
+
+def _valid_for_region(number: PhoneNumber, region: str) -> bool:
+    """``phonenumbers.is_valid_number_for_region``, its type test ``_has_type``."""
+    if number.country_code is None:
+        return False  # no region's number: its metadata is none, or its region's country code another
+    metadata = PhoneMetadata.metadata_for_region_or_calling_code(number.country_code, region.upper())
+    if metadata is None or (
+        region != REGION_CODE_FOR_NON_GEO_ENTITY and number.country_code != country_code_for_valid_region(region)
+    ):
+        return False
+    return _has_type(phonenumbers.national_significant_number(number), metadata)
+
+
+# The number types a region's metadata describes besides fixed lines and mobiles.
+_RARER_TYPES = ("premium_rate", "toll_free", "shared_cost", "voip", "personal_number", "pager", "uan", "voicemail")
+
+
+def _has_type(national_number: str, metadata: PhoneMetadata) -> bool:
+    """``_number_type_helper(national_number, metadata) != PhoneNumberType.UNKNOWN``: the number fits the region's
+    general description and one of its types'. The helper reads eight rarer types' patterns before a fixed line's and
+    a mobile's, which most numbers are: here those two are read first (the mobile's only where its pattern is not the
+    fixed line's, as the helper reads it), the others only for a number that is neither."""
+    if not _is_number_matching_desc(national_number, metadata.general_desc):
+        return False
+    if _is_number_matching_desc(national_number, metadata.fixed_line):
+        return True
+    if not metadata.same_mobile_and_fixed_line_pattern and _is_number_matching_desc(national_number, metadata.mobile):
+        return True
+    return any(_is_number_matching_desc(national_number, getattr(metadata, name)) for name in _RARER_TYPES)
 
 
 
