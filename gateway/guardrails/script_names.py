@@ -2,14 +2,22 @@
 Gujarati, Oriya, Tamil, Sinhala and Thai.
 
 The capital-letter windows that find most names never look at these scripts: no letter of theirs is a capital.
-Here a name is read from whole tables instead: every given and family name that Faker's person providers write in one
-of these scripts (he_IL, ar_AA/ar_DZ/ar_PS/ar_SA, fa_IR, bn_BD, hi_IN, mr_IN, ne_NP, gu_IN, or_IN, ta_IN, si_LK,
-th_TH: several thousand names), less the one-word names each language's spaCy stop-word list holds (a given name that
-is also "and", "with" or "today" in its language; "آل علي", "أبو داوود" stay). A name is a given name, optionally a
-second one, then a family name, the words split by single spaces (Thai writes no space inside a name but one between
-given and family name) and no letter of the same script glued to either end (a word of another script may be: "לমাধুরী
-বোস", a Hebrew preposition before a Bengali name). Han, kana and Hangul are left out: they write family and given name
-without a space between them, so no word boundary says where a name starts.
+Here a name is read from tables instead: names-dataset's given and family names written wholly in one of these
+scripts, for each country the ``NAMES_PER_COUNTRY`` most frequent of each kind in each script (a country's names in
+its own script, and those that its people of other languages write: Bengali names in Saudi Arabia's records), less
+the one-word names each language's spaCy stop-word list holds (a given name that is also "and", "with" or "today" in
+its language; "آل علي", "أبو داوود" stay). names-dataset reads 2 GB at its start: ``python -m
+gateway.guardrails.script_names`` reads it once and keeps the tables in gateway/guardrails/data/script_names.json.gz.
+The data set holds few names in some of these scripts (a few dozen in Tamil, Sinhala and Gujarati, two in Oriya):
+names there are mostly not found. The PII corpus's people are drawn from Faker's person tables; no table of those is
+read here (tests/guardrails/test_no_faker_person_tables.py), so the dev splits that write names in these scripts
+measure names the tables were not made from.
+
+A name is a given name, optionally a second one, then a family name, the words split by single spaces (Thai writes no
+space inside a name but one between given and family name) and no letter of the same script glued to either end (a
+word of another script may be: "לমাধুরী বোস", a Hebrew preposition before a Bengali name). Han, kana and Hangul are
+left out: they write family and given name without a space between them, so no word boundary says where a name
+starts.
 
 Arabic and Hebrew may carry vowel points that the tables do not (or the other way round): words are compared with
 those points and the Arabic elongation mark removed.
@@ -20,14 +28,19 @@ The work costs nothing on text without these scripts: one search for a character
 from __future__ import annotations
 
 import functools
+import gzip
 import importlib
-import pkgutil
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
-import faker.providers.person
-
+SNAPSHOT = Path(__file__).parent / "data" / "script_names.json.gz"
+# Of each kind (given, family) and script. Further down names-dataset's ranks in these scripts, Facebook display names'
+# words come in: Bengali "তোমাকে" ("to you") ranks 2,381st of Bangladesh's given names, Persian "روز" ("day") 583rd
+# of Syria's; at 1000 a pair of two ordinary Persian words ("رمز سرور", "server password") reads as a name.
+NAMES_PER_COUNTRY = 300
 # Scripts whose names are split by spaces and that have no capitals (the first word of each character's Unicode name).
 SPACED_SCRIPTS = frozenset({"ARABIC", "HEBREW", "DEVANAGARI", "BENGALI", "GUJARATI", "ORIYA", "TAMIL", "SINHALA",
                             "THAI"})  # fmt: skip
@@ -36,6 +49,9 @@ _STOP_WORD_LANGUAGES = ("ar", "fa", "ur", "he", "hi", "ne", "mr", "bn", "gu", "t
 _JOINERS = "\u200c\u200d"  # zero-width non-joiner and joiner: parts of Persian and Indic words
 # Points the tables and texts write or leave out at will: Arabic harakat, superscript alef, tatweel; Hebrew niqqud.
 _OPTIONAL_POINTS = re.compile("[\u064b-\u065f\u0670\u0640\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]")
+# The code points whose NFKC form may be a letter of these scripts: the scripts' blocks and the Hebrew and Arabic
+# presentation forms.
+_UNFOLDED_RANGE = (*range(0x0590, 0x0E80), *range(0xFB1D, 0xFE00), *range(0xFE70, 0xFF00))
 _MAX_ENTRY_WORDS = 6  # "آل محمد بن علي بن جماز"
 
 
@@ -81,25 +97,35 @@ def _stop_words() -> frozenset[str]:
     return frozenset(words)
 
 
-def _provider_names() -> tuple[set[str], set[str]]:
-    """Every given and family name of Faker's person providers (attributes ``first_names*`` and ``last_names*``),
-    in any script."""
-    given: set[str] = set()
-    family: set[str] = set()
-    for module in pkgutil.iter_modules(faker.providers.person.__path__):
-        provider = importlib.import_module(f"faker.providers.person.{module.name}").Provider
-        for attribute in dir(provider):
-            table = getattr(provider, attribute)
-            if not isinstance(table, (tuple, list, dict)) or not attribute.startswith(("first_name", "last_name")):
+def _snapshot_names() -> tuple[set[str], set[str]]:
+    """The given and family names of the snapshot (``extract``)."""
+    data = json.loads(gzip.decompress(SNAPSHOT.read_bytes()).decode("utf-8"))
+    return set(data["given"]), set(data["family"])
+
+
+def extract() -> dict[str, list[str]]:
+    """For each country and spaced caseless script, the ``NAMES_PER_COUNTRY`` best-ranked given names and family names
+    of names-dataset written in that script (NFKC: some entries carry a no-break space or presentation forms)."""
+    from names_dataset import NameDataset
+
+    dataset = NameDataset()
+    tables = {}
+    for kind, table in (("given", dataset.first_names), ("family", dataset.last_names)):
+        ranked: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        for name, info in table.items():
+            name = unicodedata.normalize("NFKC", name)
+            if not _spaced_script_name(name):
                 continue
-            names = {name for name in table if isinstance(name, str)}
-            (given if attribute.startswith("first_name") else family).update(names)
-    return given, family
+            for country, rank in (info.get("rank") or {}).items():
+                if rank:
+                    ranked.setdefault((country, _script(name[0])), []).append((rank, name))
+        tables[kind] = sorted({name for names in ranked.values() for _, name in sorted(names)[:NAMES_PER_COUNTRY]})
+    return tables
 
 
 @functools.cache
 def script_names() -> ScriptNames:
-    given, family = _provider_names()
+    given, family = _snapshot_names()
     stop_words = _stop_words()
 
     def entries(names: set[str]) -> frozenset[tuple[str, ...]]:
@@ -119,6 +145,11 @@ def script_names() -> ScriptNames:
     # The characters of the names as written and as compared: a raw text and the reader view's folded one.
     characters = {char for entry in given_entries | family_entries for word in entry for char in word}
     characters |= {char for char in raw_characters if _script(char) in SPACED_SCRIPTS}
+    # The tables are kept folded (NFKC): a raw text may write a letter that folds into theirs (Thai sara am, Arabic
+    # presentation forms).
+    characters |= {char for char in map(chr, _UNFOLDED_RANGE)
+                   if _script(char) in SPACED_SCRIPTS and unicodedata.normalize("NFKC", char) != char
+                   and key(char) and set(key(char)) <= characters}  # fmt: skip
     openers = frozenset(entry[0] for entry in given_entries | family_entries if len(entry) > 1)
     return ScriptNames(given_entries, family_entries, "".join(sorted(characters)), openers)
 
@@ -225,3 +256,15 @@ def _next_spaced(words: list[tuple[int, int, str]], text: str, at: int) -> bool:
 def _spaced(ends: list[int], words: list[tuple[int, int, str]], text: str, at: int) -> list[int]:
     """The ends of entries starting at word `at`, kept when one space parts that word from the word before it."""
     return ends if _next_spaced(words, text, at) else []
+
+
+def main() -> None:
+    names = extract()
+    SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(names, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    SNAPSHOT.write_bytes(gzip.compress(body, mtime=0))
+    print(f"wrote {SNAPSHOT}: {len(names['given'])} given names, {len(names['family'])} family names")
+
+
+if __name__ == "__main__":
+    main()

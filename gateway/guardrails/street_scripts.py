@@ -8,9 +8,12 @@
   of both and of Bulgarian), the name, then the house number with the label the locale's formats put before it
   ("буд.", "д.") or none: "проспект Макова, буд. 943 кв. 735", "ул. Ленина, д. 5";
 - scripts whose street names carry no type (Hebrew, Greek, Armenian, Georgian): a street name of the locale's table
-  (he_IL's street titles, el_GR's localities and women's surnames after an optional "Πλ."/"Λεωφόρος", hy_AM's
-  streets, ka_GE's street titles with "ქ.") then a house number: "Αγγίστης 96", "Տիգրան Մեծի 7"; and a Hebrew street
-  type before any name ("רחוב הרצל 12").
+  (he_IL's street titles, el_GR's localities, hy_AM's streets, ka_GE's street titles with "ქ.") then a house number:
+  "Αγγίστης 96", "Տիգրան Մեծի 7"; and a Hebrew street type before any name ("רחוב הרצל 12"). Greek streets named after
+  a person are in the genitive, after an optional "Πλ."/"Λεωφόρος": a family name of names-dataset's (person_names'
+  snapshot) in that case, or a capitalised word ending in the genitive of a common family-name suffix ("Οδός
+  Μωραΐτη", "Αβραμίδου 3", "Παπαδάκη 12"). No person table of Faker's is read: the PII corpus draws its people
+  from those.
 
 Each is looked for only in text that holds a character of its script."""
 
@@ -18,10 +21,12 @@ from __future__ import annotations
 
 import importlib
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
+from gateway.guardrails.person_names import known_names
 from gateway.guardrails.street_after_scripts import after_name_spans
 from gateway.guardrails.word_trie import alternation
 
@@ -37,6 +42,10 @@ _CYRILLIC_ABBREVIATIONS = ("вул.", "просп.", "пров.", "бул.", "п
 # Hebrew street types written before the name, whole and abbreviated with a geresh (street, boulevard, alley);
 # Faker's he_IL titles carry the abbreviations without it ("סמ הרכבת", "שד העצמאות").
 _HEBREW_TYPES = ("רחוב", "רח'", "רח׳", "שדרות", "שד'", "שד׳", "סמטת", "סמ'", "סמ׳")
+# The genitive (a man's family name after "οδός", and a woman's family name as it is) of the common Greek family-name
+# suffixes: -όπουλος, -άκης, -ίδης, -ιάδης, -άτος, -όγλου, -έλλης, and women's -ίδου, -ιάδου.
+_GREEK_GENITIVE_SUFFIXES = ("οπούλου", "άκη", "ίδη", "ιάδη", "ίδου", "ιάδου", "άτου", "όγλου", "έλλη")
+_GREEK_CAPITALS = "\u0386\u0388-\u038f\u0391-\u03a9"
 
 
 def _provider(locale: str) -> Any:  # a Faker provider class: its tables are class attributes
@@ -98,6 +107,30 @@ def _cyrillic() -> re.Pattern[str]:
     )
 
 
+def _greek_genitive_family_names() -> set[str]:
+    """names-dataset's Greek family names (person_names' snapshot, case-folded) in the genitive: those written so
+    already (women's, and -ου names), and -ης, -ας names without their final sigma; -ος names are left out (their
+    genitive moves the accent)."""
+    names = set()
+    for name in known_names().last:
+        if not "\u0370" <= name[0] <= "\u03ff" and not "\u1f00" <= name[0] <= "\u1fff":
+            continue
+        if name[-2:] in ("ησ", "ήσ", "ασ", "άσ"):
+            names.add(name[:-1])
+        elif not name.endswith("σ"):
+            names.add(name)
+    return names
+
+
+def _greek_surname_shape() -> str:
+    """A capitalised Greek word ending in one of ``_GREEK_GENITIVE_SUFFIXES``, accented or not (capitals are often
+    written without accents: "ΠΑΠΑΔΑΚΗ"), matched ignoring case."""
+    plain = {"".join(c for c in unicodedata.normalize("NFD", suffix) if not unicodedata.combining(c))
+             for suffix in _GREEK_GENITIVE_SUFFIXES}  # fmt: skip
+    suffixes = alternation(frozenset([*_GREEK_GENITIVE_SUFFIXES, *plain]))
+    return f"(?-i:[{_GREEK_CAPITALS}])[\u0370-\u03ff\u1f00-\u1fff]+?(?:{suffixes})"
+
+
 @cache
 def _named() -> tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]:
     """(the script's letters, the pattern) for the Hebrew street types and each script's table of street names."""
@@ -105,19 +138,24 @@ def _named() -> tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]:
     # Armenian "և" is written "ԵՒ" in capitals, which no case-insensitive match pairs with it.
     armenian = {*hy.streets, *(street.replace("և", "եւ") for street in hy.streets)}
     greek_types = alternation(frozenset([*el.street_prefixes_short, *el.street_prefixes_long]))
-    # el_GR's street-name formats name streets after localities and after women's surnames ("{{last_name_female}}",
-    # in the genitive, as Greek streets are: "Οδός Μωραΐτη").
-    greek = {*el.localities, *importlib.import_module("faker.providers.person.el_GR").Provider.last_names_female}
-    # (letters, words before the name, names, words after it, the script's lower-case letters): a number that a
-    # lower-case word of the script follows counts something ("κυρία Αβραμίδου 3 φορές": Mrs Avramidou, 3 times).
+    # Streets are named after localities and, in the genitive, after people ("Οδός Μωραΐτη").
+    greek = {*el.localities, *_greek_genitive_family_names()}
+    # (letters, words before the name, the names' regex, words after it, the script's lower-case letters): a number
+    # that a lower-case word of the script follows counts something ("κυρία Αβραμίδου 3 φορές": Mrs Avramidou, 3 times).
     tables = (
-        ("\u0590-\u05ff", "", frozenset(he.street_titles), "", ""),
-        ("\u0370-\u03ff\u1f00-\u1fff", rf"(?:(?i:{greek_types})\.?{_SP}+)?", frozenset(greek), "", "\u03ac-\u03ce"),
-        ("\u0531-\u058f", "", frozenset(armenian), "", "\u0561-\u0587"),
+        ("\u0590-\u05ff", "", alternation(frozenset(he.street_titles)), "", ""),
+        (
+            "\u0370-\u03ff\u1f00-\u1fff",
+            rf"(?:(?i:{greek_types})\.?{_SP}+)?",
+            f"{alternation(frozenset(greek))}|{_greek_surname_shape()}",
+            "",
+            "\u03ac-\u03ce",
+        ),
+        ("\u0531-\u058f", "", alternation(frozenset(armenian)), "", "\u0561-\u0587"),
         (
             "\u10a0-\u10ff",
             "",
-            frozenset(ka.street_titles),
+            alternation(frozenset(ka.street_titles)),
             rf"(?:{_SP}+{alternation(frozenset(ka.street_suffixes))}\.?)?",
             "",
         ),
@@ -131,7 +169,7 @@ def _named() -> tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]:
     )
     return ((re.compile("[\u0590-\u05ff]"), typed), *(
         (re.compile(f"[{letters}]"),
-         re.compile(rf"(?<![\w.-]){before}(?P<name>(?i:{alternation(names)}))(?![\w'’-]){after},?{_SP}+{_NUMBER}"
+         re.compile(rf"(?<![\w.-]){before}(?P<name>(?i:{names}))(?![\w'’-]){after},?{_SP}+{_NUMBER}"
                     + (rf"(?!{_SP}+[{lower}])" if lower else "")))
         for letters, before, names, after, lower in tables
     ))  # fmt: skip

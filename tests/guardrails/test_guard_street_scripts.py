@@ -1,6 +1,8 @@
-"""STREET_ADDRESS written in its own script, read from Faker's providers of those locales: Chinese road suffixes and
-number marks, Thai road and lane words, Cyrillic types and number labels, and the street-name tables of Hebrew,
-Greek, Armenian and Georgian (whose streets carry no type); and the phrases of the same shapes left alone."""
+"""STREET_ADDRESS written in its own script, read from Faker's address providers of those locales: Chinese road
+suffixes and number marks, Thai road and lane words, Cyrillic types and number labels, and the street-name tables of
+Hebrew, Greek, Armenian and Georgian (whose streets carry no type); Greek streets named after people by the genitive
+of names-dataset's family names or of a family-name suffix (no Faker person table); and the phrases of the same
+shapes left alone."""
 
 from collections.abc import Callable
 
@@ -26,8 +28,11 @@ import pytest
         # Hebrew: a street of he_IL's table, or a street type and any name
         ("הכתובת: שד' בן גוריון 4, תל אביב", "שד' בן גוריון 4"),
         ("the office moved to אביב 12", "אביב 12"),
-        # Greek: a locality or a woman's surname (el_GR's street-name formats), with or without a type
+        # Greek: a locality, or a family name in the genitive (a surname suffix's, accented or in plain capitals),
+        # with or without a type
         ("μένω στην Αβραμίδου 3", "Αβραμίδου 3"),
+        ("στην Τσαγκαράκη 12", "Τσαγκαράκη 12"),
+        ("2/ΠΑΠΑΔΟΠΟΥΛΟΥ 41\n", "ΠΑΠΑΔΟΠΟΥΛΟΥ 41"),
         ("Λεωφόρος Άγρας 12, Αθήνα", "Λεωφόρος Άγρας 12"),
         # Armenian (in capitals "և" is "ԵՒ") and Georgian
         ("ապրում եմ Մաշտոցի 5", "Մաշտոցի 5"),
@@ -50,6 +55,7 @@ def test_streets_in_their_own_script(find_streets: Callable[[str], list[str]], t
         "אביב 2024 היה קר",  # a year
         "η κυρία Αβραμίδου 3 φορές",  # a number that counts something: a lower-case word follows
         "Αθήνας 2004",
+        "Έκδοση 2 του εγγράφου",  # a noun of the shape's letters but no family-name suffix ("version 2")
         "Մաշտոցի 5 անգամ",
     ],
 )
