@@ -152,10 +152,50 @@ _CUE_AFTER = re.compile(r"[ \t]+(?:based|office|offices|branch|airport|hq|headqu
                         r"store|campus|plant|factory|bureau|oficina|büro|niederlassung|sucursal|agence|"
                         r"is where|est la ville|est le lieu|es la ciudad|es el lugar|ist der (?:liefer)?ort|"
                         r"ist die stadt)\b", re.IGNORECASE)
+# Every character ``\s`` matches: ``str.isspace``'s, as the regex engine reads it (none lies past U+3000).
+_SPACES = "".join(char for char in map(chr, range(0x3001)) if char.isspace())
+
+
+class _WordBefore:
+    r"""Whether `regex` (``AfterNonWord(WORDS + "[SEPARATORS]+\Z")``) matches in the `reach` characters before a name,
+    answered without it where the text there cannot end so: no separator right before the name, or ASCII text before
+    the separators that ends with no word of `words` (a word the regex finds ends where the run of separators before
+    the name starts; in ASCII text, Python's case-blind matching equates the ASCII cases alone). The rules ask this
+    of each candidate several times, and most stand after a word that is none of these ("Jonas Berg", "the March
+    invoice"): a slice and a few lookups, where the case-blind regex scans `reach` positions (~4 us a name)."""
+
+    def __init__(self, regex: AfterNonWord, words: Iterable[str], separators: str, reach: int) -> None:
+        self._regex = regex
+        self._separators = separators
+        self._reach = reach
+        # A word's last three letters (the whole of a shorter word) -> the words that end so: the text before the
+        # separators is looked up by its last three, two and one characters, and tested against those words alone.
+        self._by_ending: dict[str, tuple[str, ...]] = {}
+        for word in map(str.lower, words):
+            self._by_ending[word[-3:]] = (*self._by_ending.get(word[-3:], ()), word)
+        self._longest = max(map(len, itertools.chain.from_iterable(self._by_ending.values())))
+
+    def search(self, text: str, start: int) -> bool:
+        before = max(0, start - self._reach)
+        head = text[before:start]
+        kept = head.rstrip(self._separators)
+        if len(kept) == len(head):
+            return False  # no separator right before the name
+        tail = kept[-self._longest :]
+        if tail.isascii():
+            tail = tail.lower()
+            ending = self._by_ending.get
+            words = ending(tail[-3:], ()) + ending(tail[-2:], ()) + ending(tail[-1:], ())
+            if not words or not tail.endswith(words):
+                return False
+        return self._regex.search(text, before, start) is not None
+
+
 # The words before a name, each as ``(?:^|[^\w])(?:words)SEPARATORS\Z`` searched over the characters before it: a
 # trie of the words behind a non-word character (``prefilters.AfterNonWord``), which the regex engine skips to; the
 # plain alternation is tried at every position, several times the cost of a place's cue tests.
 _CUE_BEFORE = AfterNonWord(rf"{_phrase_pattern(_CUES)}[\s,]+\Z", re.IGNORECASE)
+_CUE_WORD_BEFORE = _WordBefore(_CUE_BEFORE, _CUES, _SPACES + ",", 24)
 # A record's property or element that holds a place, its value glued to it (vCard "X-BIRTHPLACE:Pyrgos", LDIF's
 # locality "l: Arta", XML "<ns2:CityName>iKapa<", "hometown=Gali"): a cue as a location word is, within one line.
 _PROPERTY_BEFORE = re.compile(
@@ -168,6 +208,7 @@ _PROPERTY_KEY_CHARS = 40
 _LOCATION_LABELS = ("origin", "destination", "dest", "store", "branch", "region", "location", "province", "county",
                     "office", "headquarters")  # fmt: skip
 _LONGEST_LABEL = max(_LOCATION_LABELS, key=len)
+_LOCATION_LABEL_ENDINGS = frozenset(label[-3:] for label in _LOCATION_LABELS)  # each label has four letters or more
 _LOCATION_LABEL_END = re.compile(rf"(?:{'|'.join(_LOCATION_LABELS)})\Z", re.IGNORECASE)
 _LOCATION_LABEL_BEFORE = re.compile(
     rf"(?<![^\W\d_])(?:{'|'.join(_LOCATION_LABELS)})[ \t]*[:=]?[ \t]*\Z", re.IGNORECASE)  # fmt: skip
@@ -182,22 +223,27 @@ _POSTCODE_BEFORE = re.compile(r"(?<![\w-])(?:\d{5}|(?!19|20)\d{4}|\d{4}[ ][A-Z]{
 _ADDRESS_PART_END = re.compile(r"[ \t]*(?:[,·|;\n]|\Z)")
 # German's articles (der, die, das and their cases; ein and its): a capitalised word right after one is a noun, as
 # German capitalises every noun ("mit dem Zug", "das Boden"); a town is named without an article.
-_GERMAN_ARTICLE_BEFORE = AfterNonWord(r"(?:der|die|das|dem|den|des|ein|eine|einem|einen|einer|eines)[ \t]+\Z")
+_GERMAN_ARTICLES = ("der", "die", "das", "dem", "den", "des", "ein", "eine", "einem", "einen", "einer", "eines")
+_GERMAN_ARTICLE_BEFORE = AfterNonWord(rf"(?:{'|'.join(_GERMAN_ARTICLES)})[ \t]+\Z")
+_GERMAN_ARTICLE_WORD_BEFORE = _WordBefore(_GERMAN_ARTICLE_BEFORE, _GERMAN_ARTICLES, " \t", 8)
 # Cues that are also the genitive "of" of French, Spanish, Portuguese and Italian.
-_GENITIVE_BEFORE = AfterNonWord(r"(?:de|da|do|del|di)[\s,]+\Z", re.IGNORECASE)
+_GENITIVES = ("de", "da", "do", "del", "di")
+_GENITIVE_BEFORE = AfterNonWord(rf"(?:{'|'.join(_GENITIVES)})[\s,]+\Z", re.IGNORECASE)
+_GENITIVE_WORD_BEFORE = _WordBefore(_GENITIVE_BEFORE, _GENITIVES, _SPACES + ",", 24)
 # Prepositions that stand before any noun of their language ("en primavera", "de mi parte", "à pied", "ab heute"):
 # with a name in lower case, no sign of a place by themselves, unless the place is sizeable.
-_ANY_NOUN_CUE_BEFORE = AfterNonWord(
-    _phrase_pattern(("en", "em", "de", "per", "à", "au", "aux", "para", "hasta", "dans", "vers", "ab", "bis", "über",
-                     "sa", "nasa", "niko", "tuko", "yuko", "huko", "katika", "în"))
-    + r"[\s,]+\Z", re.IGNORECASE)  # fmt: skip
+_ANY_NOUN_CUES = ("en", "em", "de", "per", "à", "au", "aux", "para", "hasta", "dans", "vers", "ab", "bis", "über",
+                  "sa", "nasa", "niko", "tuko", "yuko", "huko", "katika", "în")  # fmt: skip
+_ANY_NOUN_CUE_BEFORE = AfterNonWord(_phrase_pattern(_ANY_NOUN_CUES) + r"[\s,]+\Z", re.IGNORECASE)
+_ANY_NOUN_CUE_WORD_BEFORE = _WordBefore(_ANY_NOUN_CUE_BEFORE, _ANY_NOUN_CUES, _SPACES + ",", 24)
 # Location words that stand before a person as often ("send it to Joshua", "a note from Gloria", "bei Anna"): no
 # sign of a place for a small town named like a person.
-_PERSON_CUE_BEFORE = AfterNonWord(
-    _phrase_pattern(("to", "from", "via", "von", "bei", "aus", "desde", "hacia", "depuis", "vers")) + r"[\s,]+\Z",
-    re.IGNORECASE)  # fmt: skip
+_PERSON_CUES = ("to", "from", "via", "von", "bei", "aus", "desde", "hacia", "depuis", "vers")
+_PERSON_CUE_BEFORE = AfterNonWord(_phrase_pattern(_PERSON_CUES) + r"[\s,]+\Z", re.IGNORECASE)
+_PERSON_CUE_WORD_BEFORE = _WordBefore(_PERSON_CUE_BEFORE, _PERSON_CUES, _SPACES + ",", 24)
 _CUE_WORDS = frozenset(_CUES)
 _CAPITALISED_CUE_BEFORE = AfterNonWord(_phrase_pattern(_CAPITALISED_CUES) + r"[ \t]+\Z")
+_CAPITALISED_CUE_WORD_BEFORE = _WordBefore(_CAPITALISED_CUE_BEFORE, _CAPITALISED_CUES, " \t", 24)
 # The same "a" before a name in lower case: a cue only where the words around do not read as English
 # (``PlaceRecognizer._reads_english``: "ya llegué a pingjin", "me voy a vasco da gama"; not "got a turkey lol"), and,
 # as "à" and "en", a preposition any noun takes.
@@ -216,7 +262,8 @@ _SENTENCE_OPENERS = " \t\"'([{*#>-•"
 # A capitalised word after one space: what follows a first name as its surname ("Anthony Sales").
 _CAPITALISED_AFTER = re.compile(r"[ ]([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-\u024F]+)(?![\w'’-])")
 # A capitalised word, maybe a middle initial, then one space: what stands before a surname.
-_FIRST_NAME_BEFORE = re.compile(r"(?<![\w.'’-])([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
+# The look-behind is tried after a match of the rest (``AfterNone``), not at each of the 40 positions searched.
+_FIRST_NAME_BEFORE = AfterNone(r"\w.'’-", r"([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
 
 @functools.cache
@@ -226,6 +273,7 @@ def _calendar_words() -> frozenset[str]:
     return calendar_words()
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def _is_month_word(word: str) -> bool:
     from gateway.guardrails.dates import is_month_word  # dates reads name_cues, which reads nothing of places
 
@@ -409,7 +457,7 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     if word in _THING_HEAD_WORDS or word in colour_adjectives():
         # a thing's kind ("Damascus steel tételt"), or a colour named after the place, a breed's or a pigment's
         # ("Havana brown cat", "Prussian blue"), unless a location word stands before
-        return _CUE_BEFORE.search(text, max(0, start - 24), start) is None
+        return not _CUE_WORD_BEFORE.search(text, start)
     english = english_words()
     if word in STOP_WORDS or word in _PLACE_HEADS or word in _calendar_words() or word in english.modifiers:
         return False  # no noun, or a noun that is an adverb too: "Paris yesterday", "Lima today"
@@ -424,7 +472,7 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
         return False
     # The words after the noun read as English, if any (a compound quoted at the end of another language's chat line
     # counts: "kuin Jersey knit"; "Annecy race que précieux" is French).
-    return (_CUE_BEFORE.search(text, max(0, start - 24), start) is None and not _property_before(text, start)
+    return (not _CUE_WORD_BEFORE.search(text, start) and not _property_before(text, start)
             and _english_words_after(text, after.end(1)))  # fmt: skip
 
 
@@ -685,6 +733,9 @@ def _property_before(text: str, start: int) -> bool:
     if head.endswith((":", "=", ">")):
         return (_PROPERTY_BEFORE.search(text, before, start) is not None
                 or _LOCATION_LABEL_BEFORE.search(text, before, start) is not None)  # fmt: skip
+    tail = head[-3:]
+    if tail.isascii() and tail.lower() not in _LOCATION_LABEL_ENDINGS:
+        return False  # most names: the word before ends no label (ASCII cases alone fold together)
     return _LOCATION_LABEL_END.search(head, max(0, len(head) - len(_LONGEST_LABEL))) is not None and (
         _LOCATION_LABEL_BEFORE.search(text, before, start) is not None)  # fmt: skip
 
@@ -1083,10 +1134,10 @@ class PlaceRecognizer(EntityRecognizer):
         Romance "a" before a lower-case name where the words around do not read as English)."""
         first = span[0]
         before = max(0, first.start() - 24)
-        return (chained or _CUE_BEFORE.search(text, before, first.start()) is not None
+        return (chained or _CUE_WORD_BEFORE.search(text, first.start())
                 or _CUE_AFTER.match(text, span[-1].end()) is not None or _property_before(text, first.start())
                 or (first.group()[0].isupper()
-                    and (_CAPITALISED_CUE_BEFORE.search(text, before, first.start()) is not None
+                    and (_CAPITALISED_CUE_WORD_BEFORE.search(text, first.start())
                          or _after_postcode(text, first.start(), span[-1].end())))
                 or (first.group()[0].islower() and text[first.start() - 2 : first.start()] in ("a ", "a\t")
                     and _LOWER_CASE_A_BEFORE.search(text, before, first.start()) is not None
@@ -1119,9 +1170,8 @@ class PlaceRecognizer(EntityRecognizer):
         if first.group().islower() and first.group() in CONNECTORS:
             return False
         if len(span) == 1 and known_names().is_name(first.group().capitalize()):
-            before = max(0, first.start() - 24)
-            return (_CUE_BEFORE.search(text, before, first.start()) is not None
-                    and _PERSON_CUE_BEFORE.search(text, before, first.start()) is None)  # fmt: skip
+            return (_CUE_WORD_BEFORE.search(text, first.start())
+                    and not _PERSON_CUE_WORD_BEFORE.search(text, first.start()))  # fmt: skip
         return True
 
     def _cued(self, text: str, span: list[re.Match[str]], chained: bool) -> bool:
@@ -1145,7 +1195,7 @@ class PlaceRecognizer(EntityRecognizer):
                 return SCORE if self._uncued_lower_case(text, span, significant, population) else None
             if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
                 return None  # "in vara" (Romanian "summer", Swedish "be"): a stop word of some language, not Vara
-            if not chained and _GENITIVE_BEFORE.search(text, max(0, first.start() - 24), first.start()) \
+            if not chained and _GENITIVE_WORD_BEFORE.search(text, first.start()) \
                     and _CUE_AFTER.match(text, span[-1].end()) is None \
                     and not self._country_or_state(span):  # fmt: skip
                 # "fecha de nacimiento", "número de pedido": in lower case, "de" is "of", not "from"; but "el equipo
@@ -1180,13 +1230,15 @@ class PlaceRecognizer(EntityRecognizer):
         if word in self._other_words:
             # "the flight from Split", "near Male": a verb or adjective capitalised mid-sentence right after a
             # location word, naming a sizeable place.
-            before = _CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
+            before = _CUE_WORD_BEFORE.search(text, first.start())
             sizeable = population >= NOUN_MIN_POPULATION
             return CUE_SCORE if before and sizeable and not _starts_sentence(text, first.start()) else None
         if population < SMALL_TOWN_POPULATION and known_names().is_name(first.group()):
             # A small town named like a person ("Joshua", "Gloria"): only where a location word points at it.
-            person_cue = _PERSON_CUE_BEFORE.search(text, max(0, first.start() - 24), first.start()) is not None
-            return CUE_SCORE if self._strong_cue(text, span) and not person_cue else None
+            person_cue = _PERSON_CUE_WORD_BEFORE.search(text, first.start())
+            # With no cue (``_cue``), the strong cue's location words and keys are none either: only its own line.
+            strong = self._strong_cue(text, span) if cue else _alone_on_line(text, first.start(), first.end())
+            return CUE_SCORE if strong and not person_cue else None
         if cue and known_names().is_first(first.group()) and self._before_surname(text, first.end()):
             return None  # a first name and its surname after "to", "à", "a" ("granted to Nigel Ampofo")
         if population < REGION and self._before_family_name(text, first.end()):
@@ -1227,7 +1279,7 @@ class PlaceRecognizer(EntityRecognizer):
         "if"); or a first name that signs a message: after a surname in capitals ("AGUIRRE Alexandra", "MANN Barry")
         or opening its line under a line that ends a sentence or a closing ("Låter bra, tack.\n\nYuki")."""
         start = first.start()
-        if (_GERMAN_ARTICLE_BEFORE.search(text, max(0, start - 8), start) is not None
+        if (_GERMAN_ARTICLE_WORD_BEFORE.search(text, start)
                 and not (word in self._regions and population <= REGION_POPULATION)
                 and german_around(text, start, first.end())):  # fmt: skip
             return True
@@ -1267,10 +1319,9 @@ class PlaceRecognizer(EntityRecognizer):
         location word after it, or the name alone on its line. A chain does not count: a CSV row's cells are
         comma-separated too."""
         start, end = span[0].start(), span[-1].end()
-        before = max(0, start - 24)
-        return (_CUE_BEFORE.search(text, before, start) is not None
-                and _GENITIVE_BEFORE.search(text, before, start) is None
-                and _ANY_NOUN_CUE_BEFORE.search(text, before, start) is None) \
+        return (_CUE_WORD_BEFORE.search(text, start)
+                and not _GENITIVE_WORD_BEFORE.search(text, start)
+                and not _ANY_NOUN_CUE_WORD_BEFORE.search(text, start)) \
             or _CUE_AFTER.match(text, end) is not None or _alone_on_line(text, start, end) \
             or _property_before(text, start)
 
@@ -1301,6 +1352,8 @@ class PlaceRecognizer(EntityRecognizer):
         """Whether a known first name (and maybe a middle initial) stands right before `start`."""
         from gateway.guardrails.person_names import known_names
 
+        if start < 3 or text[start - 1] != " ":
+            return False  # a space before a surname, after a first name and its initial
         before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
         return before is not None and known_names().is_first(before.group(1))
 
@@ -1308,6 +1361,8 @@ class PlaceRecognizer(EntityRecognizer):
         """Whether a capitalised word that names-dataset knows as a person's name and that is no place stands right
         before `start` (one space between): with a place that is also a surname after it, a person's name or a
         brand named after one ("Cartier Santos")."""
+        if start < 3 or text[start - 1] != " ":
+            return False  # most names: a space before a surname, after a first name and its initial
         before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
         if before is None:
             return False

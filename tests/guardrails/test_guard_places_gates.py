@@ -1,6 +1,8 @@
 """The place detector's shortcuts find what the full reading finds: the lower-case words passed over before any cue is
-looked for (``PlaceRecognizer._names_nothing``), the ASCII word pattern (``places._ASCII_WORD``) and the runs of
-capitals searched with their look-behind tried after a match (``places._capitals_runs``)."""
+looked for (``PlaceRecognizer._names_nothing``), the ASCII word pattern (``places._ASCII_WORD``), the runs of
+capitals searched with their look-behind tried after a match (``places._capitals_runs``), the location words before a
+name answered from the word before the separators (``places._WordBefore``), the first name before a surname and the
+place labels' endings (``_after_first_name``, ``_property_before``)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import re
 
 import pytest
 
+from gateway.guardrails import places
 from gateway.guardrails.places import _ASCII_WORD, _CAPS_WORD, _WORD, PlaceRecognizer, _capitals_runs
+from gateway.guardrails.prefilters import FOLDS_APART
 
 # Words that open gazetteer names or are ones, in lower case and capitalised, with cues, connectors, chat words,
 # English words and the separators the rules read (line breaks, commas, colons, a postal code).
@@ -80,3 +84,74 @@ def test_capitals_runs_are_the_look_behind_patterns(seed: int) -> None:
     for _ in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40)))
         assert [m.span() for m in _capitals_runs(text)] == [m.span() for m in plain.finditer(text)]
+
+
+# Each gated test of the word before a name, and its regex searched over the same characters.
+_WORDS_BEFORE = {
+    "_CUE_WORD_BEFORE": (places._CUE_WORD_BEFORE, places._CUE_BEFORE, 24),
+    "_GENITIVE_WORD_BEFORE": (places._GENITIVE_WORD_BEFORE, places._GENITIVE_BEFORE, 24),
+    "_ANY_NOUN_CUE_WORD_BEFORE": (places._ANY_NOUN_CUE_WORD_BEFORE, places._ANY_NOUN_CUE_BEFORE, 24),
+    "_PERSON_CUE_WORD_BEFORE": (places._PERSON_CUE_WORD_BEFORE, places._PERSON_CUE_BEFORE, 24),
+    "_CAPITALISED_CUE_WORD_BEFORE": (places._CAPITALISED_CUE_WORD_BEFORE, places._CAPITALISED_CUE_BEFORE, 24),
+    "_GERMAN_ARTICLE_WORD_BEFORE": (places._GERMAN_ARTICLE_WORD_BEFORE, places._GERMAN_ARTICLE_BEFORE, 8),
+}
+# The words themselves, words ending as they do ("Luis" as "depuis", "main" as "in", "the" as "nahe"), capitalised and
+# shouted forms, the case-blind regex's non-ASCII partners of ASCII letters, and the separators each reads.
+_BEFORE_POOL = (
+    "in", "to", "from", "near", "à", "a", "de", "del", "di", "da", "en", "über", "în", "jusqu'à", "depuis", "nahe",
+    "der", "dem", "eines", "luis", "main", "the", "Jonas", "IN", "De", "À", "Der", "A", "ortega", "x", "1", "_",
+    *sorted(FOLDS_APART),
+)  # fmt: skip
+_BEFORE_SEPARATORS = (" ", "  ", "\t", ", ", ",", "\n", "\u00a0", "\u3000", "(", "'", "-", "", " - ")
+
+
+@pytest.mark.parametrize("name", sorted(_WORDS_BEFORE))
+@pytest.mark.parametrize("seed", range(4))
+def test_words_before_are_their_regexes(name: str, seed: int) -> None:
+    gated, regex, reach = _WORDS_BEFORE[name]
+    rng = random.Random(seed)
+    found = 0
+    for _ in range(1500):
+        text = "".join(rng.choice(_BEFORE_POOL) + rng.choice(_BEFORE_SEPARATORS) for _ in range(rng.randrange(1, 6)))
+        text += rng.choice(("Berlin", "", "x"))
+        for start in {len(text), len(text) - 6, len(text) - 1, rng.randrange(0, len(text) + 1)}:
+            if start < 0:
+                continue
+            expected = regex.search(text, max(0, start - reach), start) is not None
+            assert gated.search(text, start) == expected, (text, start)
+            found += expected
+    assert found
+
+
+def test_words_before_examples() -> None:
+    assert places._CUE_WORD_BEFORE.search("flying in  Lyon", 11)
+    assert places._CUE_WORD_BEFORE.search("jusqu'à Lyon", 8)
+    assert places._CUE_WORD_BEFORE.search("İN Lyon", 3)  # the case-blind regex reads a text outside ASCII
+    assert not places._CUE_WORD_BEFORE.search("Luis Ortega", 5)  # "depuis" ends as "Luis" does
+    assert not places._CUE_WORD_BEFORE.search("main Lyon", 5)
+    assert not places._CUE_WORD_BEFORE.search("in" + " " * 30 + "Lyon", 32)  # the word before lies past the reach
+    assert not places._CAPITALISED_CUE_WORD_BEFORE.search("A Lyon", 2)  # case-sensitive: "a" alone
+    assert places._GERMAN_ARTICLE_WORD_BEFORE.search("mit dem Zug", 8)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_first_name_before_is_the_look_behind_pattern(recognizer: PlaceRecognizer, seed: int) -> None:
+    plain = re.compile(r"(?<![\w.'’-])([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
+    rng = random.Random(seed)
+    pool = ("Luis", "Anna", "K.", "luis", "Ortega", "O'", "x-", "Émile", "1", ".", "Zzyzx")
+    for _ in range(1500):
+        text = "".join(rng.choice(pool) + rng.choice((" ", "  ", "", "\n")) for _ in range(rng.randrange(1, 5)))
+        start = len(text)
+        found = plain.search(text, max(0, start - 40), start)
+        gated = places._FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
+        assert (None if found is None else found.group(1)) == (None if gated is None else gated.group(1)), text
+        expected = found is not None and places.known_names().is_first(found.group(1))
+        assert recognizer._after_first_name(text, start) == expected, text
+
+
+def test_place_labels_are_read_past_their_endings_gate() -> None:
+    for label in places._LOCATION_LABELS:
+        for spelled in (label, label.upper(), label.capitalize()):
+            assert places._property_before(f"{spelled}: Kilkenny", len(spelled) + 2), spelled
+            assert places._property_before(f"RM {spelled} Kars", len(spelled) + 4), spelled
+    assert not places._property_before("Luis Ortega", 5)
