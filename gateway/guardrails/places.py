@@ -59,7 +59,9 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   English words after the noun, names a thing too ("Brussels sprouts", "Manila envelope": ``modifies_a_noun``; not
   "Annecy race que ...", French), and the name of a markup element or
   attribute or a record's key ("<Ustrd>", '"Lima":', "Paris = 3") is no place (``is_markup_name``); a town named
-  like a person before a family name is the person ("Marfa Evdokimova");
+  like a person before a family name is the person ("Marfa Evdokimova"); a colour name of some locale (Faker's
+  colour providers) right after a noun in lower case with no location word is the colour ("casaco Bordeaux":
+  ``colour_names``);
 - country names in scripts other than Latin ("Шри Ланка", "סרי לנקה", "Χιλή", with Hebrew's and Arabic's glued
   prepositions) are read from every language's table (``script_places``), and a Latin name joined to a Hebrew
   preposition by a hyphen ("ל-La Paz") is read without it;
@@ -389,6 +391,23 @@ def colour_adjectives() -> frozenset[str]:
     "blue", "crimson"): after a place in lower case, the place names the colour ("Havana brown", "Paris green")."""
     modifiers = english_words().modifiers
     return frozenset(name.lower() for name in UsColours.all_colors if name.lower() in modifiers)
+
+
+@functools.cache
+def colour_names() -> frozenset[str]:
+    """The one-word colour names of every locale Faker's colour providers list, case-folded ("bordeaux", "siena",
+    "magenta", "amarillo"): written capitalised right after the noun it colours ("casaco Bordeaux"), such a place is
+    the colour."""
+    import importlib
+    import pkgutil
+
+    import faker.providers.color as providers
+
+    names: set[str] = set()
+    for module in pkgutil.iter_modules(providers.__path__):
+        colours = getattr(importlib.import_module(f"{providers.__name__}.{module.name}"), "Provider", None)
+        names.update(name.casefold() for name in getattr(colours, "all_colors", {}) if " " not in name)
+    return frozenset(names)
 
 
 # The words read around a name to tell its sentence's language: a few on each side, within the sentence.
@@ -1245,6 +1264,8 @@ class PlaceRecognizer(EntityRecognizer):
             return None  # a first name that is also a town, then a family name: "Marfa Evdokimova"
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
+        if population < REGION and word in colour_names() and self._after_noun(text, first.start()):
+            return None  # a colour after the thing it colours, with no location word: "casaco Bordeaux", "robe Siena"
         if population < SMALL_TOWN_POPULATION and not _starts_sentence(text, first.start()) and (
                 _LOWER_WORD_BEFORE.search(text, max(0, first.start() - 40), first.start()) is not None
                 and german_around(text, first.start(), first.end())
@@ -1346,6 +1367,20 @@ class PlaceRecognizer(EntityRecognizer):
         if folded in self._names or folded in STOP_WORDS or folded in self._english.vocabulary:
             return False  # a place ("Sofia Bulgaria") or a word ("Jihlava At 06:10", a title-cased ticket)
         return (known_names().is_last(word) and not known_names().is_first(word)) or has_surname_ending(word)
+
+    def _after_noun(self, text: str, start: int) -> bool:
+        """Whether a word in lower case that is no stop word of the six languages read, no English verb, adjective
+        or adverb stands right before `start`, one space between: a noun of some language ("casaco", "robe",
+        "shirt") the name may modify."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        if start < 2 or text[start - 1] != " " or not text[start - 2].islower():
+            return False
+        before = _LOWER_WORD_BEFORE.search(text, max(0, start - 40), start)
+        if before is None or not before.group().endswith(" "):
+            return False
+        word = before.group().rstrip()
+        return len(word) > 2 and not is_stop_word(word) and word not in self._other_words
 
     @staticmethod
     def _after_first_name(text: str, start: int) -> bool:

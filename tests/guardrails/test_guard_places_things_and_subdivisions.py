@@ -120,3 +120,25 @@ def test_a_lower_case_place_after_a_tagalog_or_swahili_locative(find_places: Cal
 def test_lower_case_words_after_those_locatives_or_stop_words_are_no_places(find_places: Callable[[str], list[str]],
                                                                           text: str) -> None:  # fmt: skip
     assert [place for place in find_places(text) if place.islower()] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Vestido cor-de-rosa e casaco Bordeaux, tamanho 38.",  # a colour after the garment it colours (Faker fr_FR)
+     "Je cherche une veste Bordeaux pour samedi."],
+)  # fmt: skip
+def test_a_colour_after_the_noun_it_colours_is_no_place(find_places: Callable[[str], list[str]], text: str) -> None:
+    assert find_places(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("We visited Bordeaux last May.", "Bordeaux"),  # a location word before it
+     ("Lyon et Bordeaux sont loin.", "Bordeaux"),  # after a stop word
+     ("I love Siena in spring.", "Siena"),  # after an English verb
+     ("Vestido cor-de-rosa, casaco e Bordeaux.", "Bordeaux")],
+)  # fmt: skip
+def test_a_place_named_like_a_colour_stays_a_place_elsewhere(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert place in find_places(text)
