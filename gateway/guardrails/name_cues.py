@@ -93,6 +93,18 @@ _BEFORE = (
     "name", "full name", "nom", "prénom", "nombre", "apellido", "apellidos", "vorname", "nachname", "nome", "cognome",
     "naam",
 )  # fmt: skip
+# A role a sentence says a person holds, right before the person: "the account holder is ...", "ur point of contact
+# will be ...", "name on the booking is ...". Their first words are ordinary nouns ("account", "point", "name"), so
+# they stay out of ``CUE_WORDS`` (words that never open a name).
+_ROLES = (
+    *(f"{holder} {verb}" for holder in ("account holder", "card holder", "cardholder", "policy holder",
+                                         "policyholder", "point of contact", "contact person", "primary contact")
+      for verb in ("is", "will be")),
+    *(f"name on the {record} is" for record in ("account", "booking", "card", "reservation", "ticket", "order",
+                                                "invoice", "lease", "policy")),
+    "booked under", "reserved under", "registered to",
+)  # fmt: skip
+_BEFORE_PHRASES = (*_BEFORE, *_ROLES)
 _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
@@ -145,7 +157,7 @@ def phrase_pattern(phrases: Iterable[str]) -> str:
 # Cues are looked for in the text lower-cased (a case-sensitive scan is several times faster than an IGNORECASE one
 # over long texts); where lower-casing changes a text's length, the IGNORECASE twin reads the text as it is. A label's
 # colon may stand after a space, as French sets it ("Nom : ...").
-_CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE)})(?:[ \t]?[.,:])?[ \t]+"
+_CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE_PHRASES)})(?:[ \t]?[.,:])?[ \t]+"
          rf"|[ \t]+(?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")  # fmt: skip
 _CUE = re.compile(_CUES)  # the plain form, for reference and tests: ``_cues`` finds its matches in lower-case text
 _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
@@ -153,8 +165,8 @@ _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
 # Before a name: a character outside ASCII's word characters (a superset of the look-behind's: a letter outside ASCII
 # is told apart afterwards) followed by a phrase's first letter. After one: a single space or tab before the phrase;
 # ``[ \t]+`` at every space of an indented text's runs made the plain form's second branch quadratic in their length.
-_BEFORE_FIRST_LETTERS = "".join(sorted({phrase[0] for phrase in _BEFORE}))
-_BEFORE_CUE_TAIL = rf"(?P<before>{phrase_pattern(_BEFORE)})(?:[ \t]?[.,:])?[ \t]+"
+_BEFORE_FIRST_LETTERS = "".join(sorted({phrase[0] for phrase in _BEFORE_PHRASES}))
+_BEFORE_CUE_TAIL = rf"(?P<before>{phrase_pattern(_BEFORE_PHRASES)})(?:[ \t]?[.,:])?[ \t]+"
 _BEFORE_CUE_AT_START = re.compile(_BEFORE_CUE_TAIL)
 _BEFORE_CUE_AFTER_NON_ASCII_WORD = re.compile(rf"[^a-z0-9_'’-](?=[{re.escape(_BEFORE_FIRST_LETTERS)}])"
                                               + _BEFORE_CUE_TAIL)  # fmt: skip
@@ -254,6 +266,9 @@ def _name_after(text: str, start: int, words: NameWords) -> tuple[int, int] | No
         ):
             break  # "Dear all", "ping the server"; but "Hi Dan", "Will Smith" open with a first name
         taken.append(word)
+        if len(taken) > 1 and len(word.group()) > 3 and word.group().endswith(".") \
+                and word.group()[:-1].casefold() not in TITLES:  # fmt: skip
+            break  # a sentence's full stop, not an initial's period: "The account holder is Vi Nguyễn. Mobile on ..."
         gap = _GAP.match(text, word.end())
         if gap is None:
             break

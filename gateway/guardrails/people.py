@@ -35,6 +35,9 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   dictionary words ("Plan B." is none).
 - ``name_lists``: an initial before a known last name, a family name in capitals or first (Hungarian, Chinese
   order), and every item of a list that holds a person ("Attendees: ...", "Cc: ...", "Dear X and Y").
+- ``chat_names.addressed_names``: in text or a chat message typed in lower case, a common given name that no
+  ordinary word spells, where chat addresses or talks about a person ("got it, fiona", "lol brenda 😂", "dmitri
+  was late again").
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 from gateway.guardrails.addresses import street_vocabulary
+from gateway.guardrails.chat_names import addressed_names
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.inverted_names import inverted_names
@@ -112,6 +116,7 @@ FIELD_WORDS = frozenset({"id", "ip", "iban", "token", "url", "uri", "uuid", "sku
                          "vat", "otp", "email", "e-mail", "ipv4", "ipv6", "json", "http", "https", "cc",
                          "bcc"})  # fmt: skip
 _CALENDAR_WORDS = calendar_words()
+_NOT_GIVEN_NAMES = _CALENDAR_WORDS | FIELD_WORDS
 # Lower-case words longer than MAX_PARTICLE_LETTERS that still stand inside names ("Maria della Rosa").
 _LONG_PARTICLES = frozenset({"della", "delle", "dello", "degli", "binti", "verch"})
 
@@ -261,8 +266,11 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     (``other_script_names``), names spelled with rare Latin letters (``rare_letter_names``) or holding a family
     name's or patronymic's ending (``surnames.suffixed_names``), the speakers of a chat export (``speakers``), names
     written family name first with a comma (``inverted_names``), names a cue points at (``name_cues``), then
-    initials, capitals and family-first orders and the other items of lists of people (``name_lists``)."""
-    found = name_pairs(text, common_words, taken)
+    initials, capitals and family-first orders and the other items of lists of people (``name_lists``), and given
+    names chat addresses or talks about in what is typed in lower case (``chat_names``)."""
+    lower = typed_in_lower_case(text)
+    messages = [] if lower else lower_case_messages(text)
+    found = name_pairs(text, common_words, taken, lower=lower, messages=messages)
     found.extend(capitals_pairs(text, common_words, [*taken, *found]))
     found.extend(other_script_names(text, [*taken, *found]))
     found.extend(rare_letter_names(text, common_words, [*taken, *found]))
@@ -276,22 +284,27 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     found.extend(shaped_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
     people = [f for f in (*taken, *found) if f.entity_type == "PERSON"]
     found.extend(listed_names(text, people, [*taken, *found], _STOP_WORDS, common_words, names))
+    regions = [(0, len(text))] if lower else messages
+    if regions:
+        found.extend(addressed_names(text, regions, _STOP_WORDS, common_words, _NOT_GIVEN_NAMES, [*taken, *found]))
     return found
 
 
-def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
+def name_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding], *, lower: bool | None = None,
+               messages: list[tuple[int, int]] | None = None) -> list[Finding]:  # fmt: skip
     """First-name + last-name pairs that no finding in `taken` overlaps: capitalised ones, and lower-case ones where
-    the text, or a chat message of it (``lower_case_messages``), is typed in lower case."""
+    the text, or a chat message of it (``lower_case_messages``), is typed in lower case (`lower` and `messages`, when
+    the caller has read them: ``typed_in_lower_case`` and ``lower_case_messages`` of the text)."""
     taken = list(taken)
     spans = [(f.start, f.end) for f in taken]
     # A place NER read inside a family-first name ("Székely Csaba": "Csaba") yields to it.
     not_places = [(f.start, f.end) for f in taken if f.entity_type != "LOCATION"]
     found: list[Finding] = []
-    if typed_in_lower_case(text):
+    if typed_in_lower_case(text) if lower is None else lower:
         _pairs_in(text, 0, len(text), True, common_words, spans, not_places, found)
         return found
     _pairs_in(text, 0, len(text), False, common_words, spans, not_places, found)
-    for start, end in lower_case_messages(text):
+    for start, end in lower_case_messages(text) if messages is None else messages:
         in_message: list[Finding] = []
         _pairs_in(text, start, end, True, common_words, spans, not_places, in_message)
         # A message's language may be none the stop words cover: two short words are as often its own ("saa hii").

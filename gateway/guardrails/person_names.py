@@ -4,7 +4,9 @@
 for a gateway's start. ``python -m gateway.guardrails.person_names`` reads it once and keeps, per country, the
 ``FIRST_NAMES_PER_GENDER`` most frequent first names of each gender and the ``LAST_NAMES`` most frequent last names
 written in a cased script (Latin with any diacritics, Greek, Cyrillic), in gateway/guardrails/data/person_names.json.gz
-(read at run time by ``known_names``).
+(read at run time by ``known_names``), and which of those first names are common given names: among the
+``GIVEN_NAMES_PER_GENDER`` most frequent of a gender in some country, and among the ``ENGLISH_GIVEN_NAMES_PER_GENDER``
+of the English-speaking countries (``chat_names`` reads a lower-case word alone as a name only then).
 
 A country's top first names hold the words its records mistype or misfile as names ("The", "All", "Main", "Per",
 "Best", "Welcome"): in English text those open sentences, headings and labels ("The ID card shows ...", "Main
@@ -28,6 +30,11 @@ from typing import Any
 SNAPSHOT = Path(__file__).parent / "data" / "person_names.json.gz"
 FIRST_NAMES_PER_GENDER = 1000
 LAST_NAMES = 1000
+# A common given name: among a country's most frequent first names of a gender (``chat_names`` reads a lower-case
+# word as a name by itself only then), and those of the English-speaking countries (where an English noun may be one:
+# "karen", "shannon").
+GIVEN_NAMES_PER_GENDER = 200
+ENGLISH_GIVEN_NAMES_PER_GENDER = 100
 # Countries whose first names may be English words: where an English word is a given name, these lists show it.
 ENGLISH_SPEAKING = ("US", "GB", "CA", "AU", "IE", "NZ")
 MIN_WORD_LETTERS = 4  # shorter adjectives stay first names (see the module's docstring)
@@ -44,10 +51,13 @@ def _cased_name(name: str) -> bool:
 
 @dataclass(frozen=True)
 class KnownNames:
-    """Case-folded first and last names."""
+    """Case-folded first and last names, and the common given names among the first (``GIVEN_NAMES_PER_GENDER``,
+    ``ENGLISH_GIVEN_NAMES_PER_GENDER``)."""
 
     first: frozenset[str]
     last: frozenset[str]
+    given: frozenset[str] = frozenset()
+    given_english: frozenset[str] = frozenset()
 
     def is_first(self, word: str) -> bool:
         return word.casefold() in self.first
@@ -63,7 +73,8 @@ class KnownNames:
 @cache
 def known_names() -> KnownNames:
     data = json.loads(gzip.decompress(SNAPSHOT.read_bytes()).decode("utf-8"))
-    return KnownNames(frozenset(n.casefold() for n in data["first"]), frozenset(n.casefold() for n in data["last"]))
+    keys = ("first", "last", "given", "given_english")
+    return KnownNames(*(frozenset(name.casefold() for name in data.get(key, [])) for key in keys))
 
 
 def _english_words() -> frozenset[str]:
@@ -86,6 +97,13 @@ def extract() -> dict[str, list[str]]:
 
     dataset = NameDataset()
     first = dataset.get_top_names(n=FIRST_NAMES_PER_GENDER, use_first_names=True)
+    common_given = {n.casefold() for by_gender in first.values() for names in by_gender.values()
+                    for n in names[:GIVEN_NAMES_PER_GENDER]}  # fmt: skip
+    english_common_given = {n.casefold() for country in ENGLISH_SPEAKING
+                            for by_gender in dataset.get_top_names(n=ENGLISH_GIVEN_NAMES_PER_GENDER,
+                                                                   use_first_names=True,
+                                                                   country_alpha2=country).values()
+                            for names in by_gender.values() for n in names}  # fmt: skip
     last = dataset.get_top_names(n=LAST_NAMES, use_first_names=False)
     english_given = {n.casefold() for country in ENGLISH_SPEAKING
                      for by_gender in dataset.get_top_names(n=FIRST_NAMES_PER_GENDER, use_first_names=True,
@@ -95,7 +113,10 @@ def extract() -> dict[str, list[str]]:
     first_names = {n for by_gender in first.values() for names in by_gender.values() for n in names
                    if _cased_name(n) and (n.casefold() not in english_words or n.casefold() in english_given)}
     last_names = {n for names in last.values() for n in names if _cased_name(n)}
-    return {"first": sorted(first_names), "last": sorted(last_names)}
+    given = {n for n in first_names if n.casefold() in common_given}
+    given_english = {n for n in given if n.casefold() in english_common_given}
+    return {"first": sorted(first_names), "last": sorted(last_names), "given": sorted(given),
+            "given_english": sorted(given_english)}  # fmt: skip
 
 
 def main() -> None:
@@ -103,7 +124,8 @@ def main() -> None:
     SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
     body = json.dumps(names, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     SNAPSHOT.write_bytes(gzip.compress(body, mtime=0))
-    print(f"wrote {SNAPSHOT}: {len(names['first'])} first names, {len(names['last'])} last names")
+    first, given, last = (len(names[key]) for key in ("first", "given", "last"))
+    print(f"wrote {SNAPSHOT}: {first} first names ({given} common given names), {last} last names")
 
 
 if __name__ == "__main__":

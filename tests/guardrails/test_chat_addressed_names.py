@@ -1,0 +1,99 @@
+"""A given name typed in lower case with no cue word: chat addresses or talks about someone by it ("got it, fiona",
+"lol brenda 😂", "dmitri was late again"), where the name is a common given name (names-dataset's ranks) that no
+ordinary word spells; and what stays ordinary chat: dictionary words the name list also holds ("coffee", "mic"),
+laughs ("jaja"), a piece of an address, a word after an article. Also the role phrases before a name ("the account
+holder is ...")."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.chat_names import addressed_names
+from gateway.guardrails.people import _NOT_GIVEN_NAMES, _STOP_WORDS
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import english_words
+
+
+def people(analyzer: PiiAnalyzer, text: str) -> list[str]:
+    return [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+
+
+def addressed(text: str) -> list[str]:
+    words = english_words()
+    common = words.nouns | words.verbs | words.modifiers
+    found = addressed_names(text, [(0, len(text))], _STOP_WORDS, common, _NOT_GIVEN_NAMES, [])
+    return [text[f.start : f.end] for f in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("got it, fiona", "fiona"),  # a comma's address at the line's end
+        ("lol brenda 😂", "brenda"),  # the name all its segment says besides chat's own words
+        ("sure. yusuf. for real", "yusuf"),
+        ("hmm natasha maybe", "natasha"),
+        ("[10:02] ana: ok so vanessa then", "vanessa"),
+        ("pues rodrigo y nada más", "rodrigo"),
+        ("dmitri was late again", "dmitri"),  # a subject before its verb
+        ("i guess svetlana left early", "svetlana"),
+        ("<op> patricia fixed the flaky test", "patricia"),
+        ("alors mathilde est partie", "mathilde"),
+        ("monika kowalczyk lol", "monika kowalczyk"),  # a known surname after the given name
+    ],
+)
+def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name: str) -> None:
+    assert addressed(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can't hear u, mic is broken",  # a dictionary word the name list holds
+        "coffee first",
+        "ok jaja",  # a laugh
+        "lars+alerts@example.de pls",  # a piece of an address
+        "[09:14] vlad_: elapsed 4h",  # a handle
+        "the sandy beach was nice",  # an adjective
+        "the matin is a bird",  # after an article
+        "ok june then",  # a month
+        "tomorrow at 3pm, mention the budget",  # no given name
+        "asante sana",  # a given name before a large city's name: Swahili thanks
+        "leta kwa rr. braun 103",  # a given name before a surname, then an abbreviation: no chat word
+    ],
+)
+def test_ordinary_chat_names_nobody(text: str) -> None:
+    assert addressed(text) == []
+
+
+def test_a_given_name_needs_to_be_common() -> None:
+    names = known_names()
+    assert "fiona" in names.given and "coffee" not in names.given
+    assert "karen" in names.given_english and "mic" not in names.given
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("fyi the account holder is graciela ortuño", "graciela ortuño"),
+        ("your point of contact will be tobias", "tobias"),
+        ("hi, the name on the reservation is ingrid", "ingrid"),
+    ],
+)
+def test_a_role_phrase_points_at_a_person(analyzer: PiiAnalyzer, text: str, name: str) -> None:
+    assert name in people(analyzer, text)
+
+
+def test_a_lower_case_name_in_a_capitalised_text_is_left_to_the_other_rules(analyzer: PiiAnalyzer) -> None:
+    assert people(analyzer, "The report said natasha maybe. Please check.") == []
+
+
+def test_a_cued_name_ends_at_a_full_stop(analyzer: PiiAnalyzer) -> None:
+    text = "The account holder is Vi Nguyen. Mobile on file: +36 20 125 6216."
+    assert "Vi Nguyen" in people(analyzer, text)
+
+
+@pytest.mark.parametrize(("text", "name"), [("Dear Mrs. Lindqvist, thanks.", "Mrs. Lindqvist"),
+                                            ("Signed: prof. halvorsen", "prof. halvorsen")])  # fmt: skip
+def test_a_title_s_period_ends_no_cued_name(analyzer: PiiAnalyzer, text: str, name: str) -> None:
+    assert name in people(analyzer, text)
