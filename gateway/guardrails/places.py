@@ -535,7 +535,14 @@ def is_markup_name(text: str, start: int, end: int) -> bool:
     return start > 0 and text[start - 1] in "\"'" and _QUOTED_KEY_AFTER.match(text, end) is not None
 
 
+# An elided article before a name, as Dutch and Catalan write their places ("'s-Hertogenbosch", "l'Alfàs del Pi",
+# "s'Arenal"): the name's capital follows it.
+_ELIDED_ARTICLE = re.compile(r"(?:['’‘][a-z]-|[a-z]{1,2}['’])(?=[A-Z\u00C0-\u00DE])")
+
+
 def _is_latin_name(name: str) -> bool:
+    if (elided := _ELIDED_ARTICLE.match(name)) is not None:
+        name = name[elided.end() :]
     return bool(name) and name[0].isupper() and not name.isupper() and all(
         char.isascii() or "\u00c0" <= char <= "\u024f" or not char.isalpha() for char in name)
 
@@ -731,7 +738,8 @@ _DAY_BEFORE = re.compile(r"(?<!\d)\d{1,2}(?:st|nd|rd|th|er)?\.?[ \t]+\Z")
 
 # A name that opens with its lower-case noun-class or locative prefix, as Zulu and Xhosa write places ("eThekwini",
 # "iKapa", "kwaZulu", "eMalahleni").
-_PREFIXED_NAME = re.compile(r"[a-z]{1,3}[A-Z][a-z]")
+_PREFIXED_NAME = re.compile(r"[a-z]{1,3}[A-Z][a-z]|[a-z]-[A-Z][a-z]|[a-z]{1,2}['’][A-Z\u00C0-\u00DE][a-z]")
+# (or its elided article, the apostrophe before it left out of the word: "s-Hertogenbosch", "l'Alfàs", "s'Arenal")
 
 
 def _written_capitalised(word: str) -> bool:
@@ -1047,6 +1055,8 @@ class PlaceRecognizer(EntityRecognizer):
                 continue
             count, score = found
             start, end = words[index].start(), words[index + count - 1].end()
+            if start and text[start - 1] in "'’‘" and words[index].group()[1:2] == "-":
+                start -= 1  # the apostrophe of an elided article, no word's letter: "'s-Hertogenbosch"
             explanation = AnalysisExplanation(self.name, score, pattern_name="gazetteer")
             results.append(RecognizerResult("LOCATION", start, end, score, explanation))
             next_index, last_end = index + count, end

@@ -1,6 +1,8 @@
 """LOCATION in more languages and record shapes: country names as any Latin-script language writes them (short and
 official), Nguni place names with their lower-case prefix, and a place as a record property's value."""
 
+from collections.abc import Callable
+
 import pytest
 
 from gateway.guardrails.country_names import country_names, country_names_like_people
@@ -139,3 +141,18 @@ def test_a_romanised_name_without_its_apostrophe_needs_a_cue(places: PlaceRecogn
     assert found(places, "she flew to Tskhinvali") == ["Tskhinvali"]
     assert found(places, "BEGIN:VCARD\nX-HOMETOWN:Tskhinvali\nEND:VCARD") == ["Tskhinvali"]
     assert found(places, "Tskhinvali is the word.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("geboren op dinsdag 18 januari 2005 te 's-Hertogenbosch, wonende aan de Faydreef 17", "'s-Hertogenbosch"),
+     ("un siniestro en su vivienda de l'Alfàs del Pi. El perito llegó.", "l'Alfàs del Pi"),
+     ("Nasceu em Colle di Val d'Elsa em 1990.", "Colle di Val d'Elsa"),
+     ("Vivo en Sant Joan d'Alacant desde 2010.", "Sant Joan d'Alacant")],
+)  # fmt: skip
+def test_a_name_with_an_elided_article_is_read_whole(find_places: Callable[[str], list[str]], text: str,
+                                                     place: str) -> None:  # fmt: skip
+    """Dutch and Catalan write some places after an elided article ("'s-Hertogenbosch", "l'Alfàs del Pi"), Italian and
+    Catalan some names' last word ("d'Elsa", "d'Alacant"): the gazetteer keys them, and the capital after the
+    article makes the name one written capitalised."""
+    assert place in find_places(text)
