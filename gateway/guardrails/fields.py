@@ -49,9 +49,12 @@ _NAME_OWNERS = ("full", "first", "last", "given", "family", "sur", "middle", "di
                 "traveler", "spouse", "student", "driver", "witness", "guardian", "kin")  # fmt: skip
 _NAME_KEY_WORDS = ("names?", "nom", "nombre", "vorname", "nachname")
 _NAME_KEYS = rf"(?:{'|'.join(_NAME_OWNERS)})?[ _.-]?(?:{'|'.join(_NAME_KEY_WORDS)})"
+# "actor" is the person an audit or activity record says acted (W3C Activity Streams 2.0's and OCSF's actor;
+# ``actor="Марина Фомина"``), "maintainer" and "contributor" the people package metadata names (Python's core metadata,
+# npm's package.json, Debian's control file).
 _PERSON_WORDS = ("assignee", "assigned[ _-]?to", "reporter", "requester", "author", "owner", "customer", "contact",
                  "recipient", "sender", "patient", "employee", "cardholder", "card[ _-]?holder", "account[ _-]?holder",
-                 "beneficiary", "passenger")  # fmt: skip
+                 "beneficiary", "passenger", "actor", "maintainer", "contributor")  # fmt: skip
 # the people a record names by their role, and "approved_by", "reviewedBy" (an agent after a verb's participle), as a
 # trie: an alternation of some hundred words tried one by one at every position of a text made this pattern half
 # again as slow
@@ -198,16 +201,22 @@ def _reads_as(value: str, entity: str, particles: frozenset[str], key: str) -> b
 # person's name is written as ("McDonald", "DeShawn" open in capitals; "de'Medici", "al-Hassan" have their mark).
 _CAMEL_CASE = re.compile(r"(?<![^\W\d_])[a-z]+[A-Z]")
 _NAME_PART = re.compile(r"[^\W\d_]+")
+# Letters, a full stop, letters: a login's or a host's dotted form, not how a name is written in lower case ("grace
+# afriyie"; an initial's full stop has a space after it).
+_DOTTED_LOGIN = re.compile(r"[^\W\d_]\.[^\W\d_]")
 
 
 def _code_identifier(value: str) -> bool:
-    """A resource's, a control's or a variable's name in a person's slot: camelCase ("apiKey"), or no capital at all
-    and a word that names-dataset lists as nobody's name ("notifier", "billing-sync", "kyc-worker": a manifest's
-    ``name:``). A lower-case name a person typed keeps its name words ("name: grace afriyie")."""
+    """A resource's, a control's or a variable's name in a person's slot: camelCase ("apiKey"), a login in lower case
+    with a full stop ("jennifer.morgan"), or no capital at all and a word that names-dataset lists as nobody's name
+    ("notifier", "billing-sync", "kyc-worker": a manifest's ``name:``). A lower-case name a person typed keeps its
+    name words ("name: grace afriyie")."""
     if _CAMEL_CASE.search(value):
         return True
     if any(char.isupper() for char in value):
         return False
+    if _DOTTED_LOGIN.search(value):
+        return True  # a login written first.last ("actor=jennifer.morgan"), as directories and audit logs print it
     parts = [part for part in _NAME_PART.findall(value) if part not in _PARTICLES]
     return not all(known_names().is_name(part) for part in parts)
 

@@ -22,6 +22,7 @@ from presidio_analyzer.predefined_recognizers import IpRecognizer, UsSsnRecogniz
 from gateway.guardrails.addresses import StreetAddressRecognizer
 from gateway.guardrails.cards import CardRecognizer, card_network
 from gateway.guardrails.cldr_dates import CLDR_DATE_ANCHOR, CldrDateOfBirthRecognizer
+from gateway.guardrails.code_names import CodeNameRecognizer, has_code_names
 from gateway.guardrails.columns import clause_after, column_name, may_have_columns
 from gateway.guardrails.credentials import SecretRecognizer
 from gateway.guardrails.date_traditions import (
@@ -512,6 +513,8 @@ def build_detectors() -> list[Detector]:
         # A field value follows a separator, a tag or a printed form's dotted leader ("HOME TOWN ....... LARYNE").
         ("PERSON", FieldValueRecognizer(), has_regex(r"[:=,;|<]|\.\.\."), None, 0),
         ("PERSON", RecordNameRecognizer(), has_record_name_anchor, None, 0),
+        # git blame's author slot and code literals that are wholly a person's name (``code_names``).
+        ("PERSON", CodeNameRecognizer(), has_code_names, None, 0),
         ("STREET_ADDRESS", StreetAddressRecognizer(), has_regex(r"\d"), None, 0),
         ("DATE_OF_BIRTH", dates_of_birth, None, _YEAR_ANCHOR, 32),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer([*WEAK_PATTERNS, *_UNPADDED_DATE_PATTERNS],

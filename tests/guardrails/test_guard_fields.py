@@ -214,3 +214,30 @@ def test_person_keys_in_code_shell_form_and_record_syntaxes(text: str, expected:
 )
 def test_syntaxes_that_hold_no_persons_name(text: str) -> None:
     assert [entity for entity, _ in found(text) if entity == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the person an audit or activity record says acted (Activity Streams 2.0's and OCSF's actor)
+        ('AUDIT 2025-03-04T10:12:44Z actor="Марина Фомина" action=role.grant', [("PERSON", "Марина Фомина")]),
+        ('{"actor": "Kwame Mensah", "verb": "update"}', [("PERSON", "Kwame Mensah")]),
+        # the people package metadata names (core metadata, package.json, a YAML list under "maintainers")
+        ('maintainer = "Kamil Nowak"', [("PERSON", "Kamil Nowak")]),
+        ("maintainers:\n  - Vitalija Kaupas\n  - Е. Златков\n",
+         [("PERSON", "Vitalija Kaupas"), ("PERSON", "Е. Златков")]),
+        ("contributor: Ana Silva", [("PERSON", "Ana Silva")]),
+    ],
+)  # fmt: skip
+def test_record_and_package_people_keys(text: str, expected: list[tuple[str, str]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["AUDIT actor=jkowalski action=user.update", "actor=jennifer.morgan action=user.update", "actor=system",
+     '{"actor": "svc-billing"}',
+     "Maintainer: Debian Python Team <team@example.org>"],
+)  # fmt: skip
+def test_record_and_package_keys_hold_handles_and_teams(text: str) -> None:
+    assert [entity for entity, value in found(text) if entity == "PERSON"] == []
