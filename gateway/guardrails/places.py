@@ -105,6 +105,7 @@ from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.place_stop_words import place_given_names, place_stop_words
 from gateway.guardrails.prefilters import AfterNone, AfterNonWord
+from gateway.guardrails.record_nouns import is_record_plural, record_nouns
 from gateway.guardrails.region_names import region_names
 from gateway.guardrails.script_places import script_places
 
@@ -466,9 +467,11 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     """Whether a capitalised place name is the modifier of a compound with an English noun in lower case right after
     it ("Brussels sprouts", "Manila envelope", "Panama hat", "Copenhagen interpretation"): a thing named after the
     place, unless a location word or a place's key stands before the name ("stuck in Boston traffic", "city: Lyon")
-    or the noun says where something is or who lives there (``_PLACE_HEADS``). The compound is English: the words
-    after the noun, if any, read as English (``english_around``; "Annecy race que précieux", French, is no
-    compound)."""
+    or the noun says where something is or who lives there (``_PLACE_HEADS``), or is the plural of a noun of data,
+    people or business ("for Montana records", "Syria invoices", "Ohio customers": ``record_nouns``, from WordNet's
+    lexicographer files; a thing named after a place is an artifact, food, plant or animal). The compound is
+    English: the words after the noun, if any, read as English (``english_around``; "Annecy race que précieux",
+    French, is no compound)."""
     after = _LOWER_WORD_AFTER.match(text, end)
     if after is None or not text[start].isupper() or _CUE_AFTER.match(text, end) is not None:
         return False
@@ -480,6 +483,8 @@ def modifies_a_noun(text: str, start: int, end: int) -> bool:
     english = english_words()
     if word in STOP_WORDS or word in _PLACE_HEADS or word in _calendar_words() or word in english.modifiers:
         return False  # no noun, or a noun that is an adverb too: "Paris yesterday", "Lima today"
+    if is_record_plural(word):
+        return False  # data, people or business about the place: "for Montana records", "Syria invoices"
     nouns = english.nouns
     if word not in nouns and not (word.endswith("s") and word[:-1] in nouns):
         return False
@@ -884,6 +889,7 @@ class PlaceRecognizer(EntityRecognizer):
         super().__init__(supported_entities=["LOCATION"], name="PlaceRecognizer")
         self._names = gazetteer()
         self._english = english_words()
+        record_nouns()  # read at start, not on the first request with a place before a noun
         self._other_words = self._english.verbs | self._english.modifiers
         self._nouns = self._english.nouns
         self._folded_names = folded_gazetteer()

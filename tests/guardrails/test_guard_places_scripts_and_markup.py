@@ -162,7 +162,10 @@ def test_a_place_modifying_a_noun_is_a_thing(find_places: Callable[[str], list[s
      ("the Lyon office", "Lyon"),  # a place's office
      ("city: Manila envelope factory", "Manila"),  # a place's key
      ("cs2=Riga Novads act=allowed", "Riga"),  # the next field's key, not a noun
-     ("Magazyn w Manila jest zamknięty", "Manila")],  # Polish "is", spelled like an English noun
+     ("Magazyn w Manila jest zamknięty", "Manila"),  # Polish "is", spelled like an English noun
+     ("user Sayuri Suzuki not authorised for North Carolina records", "North Carolina"),  # records about it
+     ("Fix tax rounding for Syria invoices", "Syria"),
+     ("we lost two Ohio customers", "Ohio")],  # people of the place
 )  # fmt: skip
 def test_a_place_before_a_word_that_keeps_it_one(
     find_places: Callable[[str], list[str]], text: str, place: str
