@@ -13,7 +13,9 @@ Code, logs and tool output carry people where no sentence surrounds them for NER
   as names-dataset knows them (a known first name and a known family name: ``make_customer("Sara Bischof", ...)``), or
   written with a middle initial (``== "Advika C. Karnik"``). A key's value (``"birthplace": "Vila Andrade"``,
   ``company="Morgan Stanley"``) is left to the key (``fields``); no literal whose words are English dictionary words
-  that no given name list holds is a person's ("Hello World", "Dear Customer").
+  that no given name list holds is a person's ("Hello World", "Dear Customer"). A literal of several such words is a
+  person's too right after a log message's noun for a person (``user "Sayuri Suzuki" updated``, ``Customer 'Ana
+  Lima' not found``) or as an exception's message (``KeyError: 'Tanía Ríósdóttir'``).
 
 Each shape is looked for only behind a cheap test: a parenthesis and a time zone offset for git blame, the porcelain
 header's own word, a quotation mark for literals.
@@ -59,6 +61,15 @@ _GREETING = re.compile(
     r"(?:Hi|Hello|Hey|Hiya|Dear|Welcome(?: back)?|Thanks|Thank you|Goodbye|Bye|Good (?:morning|afternoon|evening)),? "
     rf"(?P<name>{_WORD}(?: {_WORD}){{0,3}})[ \t]*[!.,?:;]*"
 )
+# A log message's noun for a person right before the quoted name it reports (``user "Sayuri Suzuki" updated``,
+# ``Customer 'Ana Lima' not found``), and a Python traceback's last line, an exception's class and its message
+# (``KeyError: 'Tanía Ríósdóttir'``): a name of several words there, none an English word no first-name list holds,
+# not every one an English word ("Sales Cloud").
+_PERSON_NOUN_BEFORE = re.compile(
+    r"(?i:user|customer|client|member|employee|patient|author|owner|assignee|reporter|contact|recipient|sender"
+    r"|account|guest|passenger|student|applicant|holder)[ \t]\Z"
+)
+_EXCEPTION_BEFORE = re.compile(r"(?:Error|Exception|NotFound):[ \t]\Z")
 # What may stand before a literal in code (an argument's, an assignment's, a comparison's, a list's or a dict value's
 # position) and after it.
 _CODE_BEFORE = frozenset("(,=[{:")
@@ -148,6 +159,24 @@ def _keyed(text: str, start: int) -> bool:
     return before.endswith(":") or (before.endswith("=") and before[-2:-1] not in ("=", "!", "<", ">"))
 
 
+def _literal_name(text: str, value: str, outer_start: int, outer_end: int) -> str | None:
+    """Why the literal text[outer_start:outer_end] (quotes included), of several words, is a person's name, or None:
+    a full name where code puts a value, or a name after a person's noun or an exception's class."""
+    if _code_position(text, outer_start, outer_end) and reads_as_full_name(value) and not _keyed(text, outer_start):
+        return "full name literal"
+    if text[outer_start - 1 : outer_start] not in (" ", "\t"):
+        return None
+    after_noun = _PERSON_NOUN_BEFORE.search(text, max(0, outer_start - 16), outer_start) is not None
+    after_exception = text[outer_start - 2 : outer_start - 1] == ":" and (
+        _EXCEPTION_BEFORE.search(text, max(0, outer_start - 24), outer_start) is not None
+    )
+    if after_noun or after_exception:
+        english = _english()
+        if reads_as_greeted(value) and not all(word.casefold() in english for word in value.split(" ")):
+            return "quoted after a person's noun or an exception"
+    return None
+
+
 def has_code_names(text: str) -> bool:
     """The recognizer's pre-filter: a quotation mark, git blame's time zone offset, or a porcelain author line."""
     if '"' in text or "'" in text or "author-mail" in text:
@@ -199,9 +228,8 @@ class CodeNameRecognizer(EntityRecognizer):
         for start, value, outer_start, outer_end in literals:
             if value in greeted:
                 spans[(start, start + len(value))] = "greeted name"
-            elif (" " in value and _code_position(text, outer_start, outer_end) and reads_as_full_name(value)
-                  and not _keyed(text, outer_start)):  # fmt: skip
-                spans[(start, start + len(value))] = "full name literal"
+            elif " " in value and (why := _literal_name(text, value, outer_start, outer_end)) is not None:
+                spans[(start, start + len(value))] = why
         return spans
 
     def _explanation(self, why: str) -> AnalysisExplanation:

@@ -46,7 +46,8 @@ _NAME_OWNERS = ("full", "first", "last", "given", "family", "sur", "middle", "di
                 "user", "account", "card", "patient", "employee", "holder", "owner", "legal", "real", "person",
                 "passenger", "guest", "member", "recipient", "sender", "applicant", "signatory", "requester",
                 "beneficiary", "insured", "policyholder", "claimant", "tenant", "payee", "payer", "traveller",
-                "traveler", "spouse", "student", "driver", "witness", "guardian", "kin")  # fmt: skip
+                "traveler", "spouse", "student", "driver", "witness", "guardian", "kin", "oncall", "on_call",
+                "on-call")  # fmt: skip
 _NAME_KEY_WORDS = ("names?", "nom", "nombre", "vorname", "nachname")
 _NAME_KEYS = rf"(?:{'|'.join(_NAME_OWNERS)})?[ _.-]?(?:{'|'.join(_NAME_KEY_WORDS)})"
 # "actor" is the person an audit or activity record says acted (W3C Activity Streams 2.0's and OCSF's actor;

@@ -29,6 +29,11 @@ def found(text: str) -> list[str]:
         ('make_customer("Sara Bischof", "sara@example.org", "+64 21 109 4135")', ["Sara Bischof"]),
         ('assert format_name(user) == "Advika C. Karnik"', ["Advika C. Karnik"]),
         ('owners = ["Kamil Nowak", "ops"]', ["Kamil Nowak"]),
+        # a log message's noun for a person before the quoted name; an exception's message
+        ('app[981]: user "Sayuri Suzuki" updated shipping address', ["Sayuri Suzuki"]),
+        ("com.acme.crm.CustomerNotFoundException: Customer 'Ihtiandar Merakov' not found", ["Ihtiandar Merakov"]),
+        ("Traceback (most recent call last):\n  File \"views.py\", line 88\nKeyError: 'Tanía Ríósdóttir'",
+         ["Tanía Ríósdóttir"]),
     ],
 )  # fmt: skip
 def test_people_in_developer_slots(text: str, expected: list[str]) -> None:
@@ -52,6 +57,9 @@ def test_people_in_developer_slots(text: str, expected: list[str]) -> None:
         'He said "Morgan Stanley" was the lead bank.',  # prose quotes: no code position
         'raise ValueError("No shipping rates for Peru")',
         "class UserGreeter: pass  # see 'HttpClientFactory'",
+        'Customer "Sales Cloud" plan renewed',  # every word English
+        "KeyError: 'Content Type'",
+        'user "Admin User" logged in',
     ],
 )
 def test_things_in_the_same_slots(text: str) -> None:

@@ -227,6 +227,9 @@ def test_syntaxes_that_hold_no_persons_name(text: str) -> None:
         ("maintainers:\n  - Vitalija Kaupas\n  - Е. Златков\n",
          [("PERSON", "Vitalija Kaupas"), ("PERSON", "Е. Златков")]),
         ("contributor: Ana Silva", [("PERSON", "Ana Silva")]),
+        # the on-call person's name, as a role's name key ("applicant_name")
+        ('ONCALL_PHONE="(506) 462-4085"\nONCALL_NAME="E. Ó Macháin"', [("PERSON", "E. Ó Macháin")]),
+        ("on_call_name: Tomás Ó Briain", [("PERSON", "Tomás Ó Briain")]),
     ],
 )  # fmt: skip
 def test_record_and_package_people_keys(text: str, expected: list[tuple[str, str]]) -> None:
