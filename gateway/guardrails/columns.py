@@ -14,6 +14,7 @@ some of them acronyms in capitals, in the cell as written) read that cell.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from gateway.guardrails.fixed_columns import fixed_width_header
 from gateway.guardrails.sql_values import column_at, may_hold_inserts
@@ -152,28 +153,67 @@ def header_cell(text: str, start: int, end: int | None = None) -> tuple[int, int
     line = text[line_start : len(text) if line_end < 0 else line_end]
     if "|" in line and (cell := _table_header(text, line_start, line, start, end)) is not None:
         return cell
-    for delimiter in _ROW_DELIMITERS:
+    for delimiter in _header_delimiters(text):  # a block's header is one of the text's lines: most texts have none
         if delimiter in line and (cell := _csv_header(text, line_start, line, start, end, delimiter)) is not None:
             return cell
     return fixed_width_header(text, start, end)
+
+
+@lru_cache(maxsize=2)  # asked for each value of a text in turn (an e-mail or phone without a context word)
+def _header_delimiters(text: str) -> tuple[str, ...]:
+    """The delimiters (in ``_ROW_DELIMITERS``' order) for which some line of `text` that a line break ends is
+    header-shaped (``_HEADERS`` or ``_PAIR_HEADERS``): ``_csv_header`` finds a header only on such a line, above the
+    value's, so a delimiter with none needs no walk up the block (a ticket list's lines each hold a comma, and none
+    is a header)."""
+    # the last line has no line below it (no row hangs from it); a line with a character no header holds is none
+    lines = [line for line in text.split("\n")[:-1] if _NO_HEADER_CHARACTER.search(line) is None]
+    return tuple(
+        delimiter
+        for delimiter in _ROW_DELIMITERS
+        if any(
+            delimiter in line and (_HEADERS[delimiter].fullmatch(line) or _PAIR_HEADERS[delimiter].fullmatch(line))
+            for line in lines
+        )
+    )
+
+
+# A character that stands in no header line of any delimiter (``_HEADERS``, ``_PAIR_HEADERS``): what none of their
+# names, quotes, padding, delimiters and carriage return is ("Ticket 1000: Jonas Berg (jonas@example.org, ...)").
+_NO_HEADER_CHARACTER = re.compile(r'[^\w \t.()/#°º№"\r,;|-]')
 
 
 def column_name(text: str, position: int) -> str | None:
     """The lower-cased header of the column that character `position` of `text` is in (``header_cell``), or else
     the column of a VALUES tuple of an SQL INSERT with a column list (``sql_values.column_at``) or the key of the
     YAML list an item is in (``list_key``); None when the line is none of these."""
+    if not _may_name_a_column(text):
+        return None
     cell = header_cell(text, position)
     if cell is not None:
         return text[cell[0] : cell[1]].lower()
     line_start = text.rfind("\n", 0, position) + 1
     line_end = text.find("\n", position)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    if "(" in line and may_hold_inserts(text):
+    if "(" in line and _may_hold_inserts(text):
         return column_at(text, position)
     if not _LIST_ITEM.match(line):
         return None
     key = list_key(text, line_start)
     return key.strip().lower() if key is not None else None
+
+
+# Asked for each value of a text in turn: two substring tests over the whole text each time without the cache.
+_may_hold_inserts = lru_cache(maxsize=2)(may_hold_inserts)
+
+
+@lru_cache(maxsize=2)  # asked for each value of a text in turn
+def _may_name_a_column(text: str) -> bool:
+    """Whether some position of `text` may have a ``column_name``: a table of pipes has a delimiter row and a
+    fixed-width report a rule (each holds '---', or a report's '==='), a delimited block a header line
+    (``_header_delimiters``), an INSERT's values a quote and a parenthesis (``may_hold_inserts``), a YAML list an item
+    ('- '). Most prose, tickets and logs hold none of them, and each of their e-mail addresses and phone numbers
+    without a context word asked again."""
+    return "---" in text or "===" in text or "- " in text or may_hold_inserts(text) or bool(_header_delimiters(text))
 
 
 # A YAML block list's item ("  - 1987-10-14") and the key line it hangs from ("birth_dates:").

@@ -1,6 +1,7 @@
 """Scans rewritten for the regex engine's speed (#34) answer exactly as the plain forms they replace: the card, SSN and
-spelled-digits pre-filters' chains written out step by step, the credential key's words as one alternation, and a
-phone number's type test reading fixed lines and mobiles first."""
+spelled-digits pre-filters' chains written out step by step, the credential key's words as one alternation, a
+phone number's type test reading fixed lines and mobiles first, a value's column asked of a text that may have one
+only, and the birth words' stems looked for from a rare letter."""
 
 import re
 
@@ -11,8 +12,10 @@ from hypothesis import strategies as st
 from phonenumbers import PhoneMetadata, PhoneNumberType
 from phonenumbers.phonenumberutil import _number_type_helper
 
-from gateway.guardrails import credentials, phones, recognizers
+from gateway.guardrails import columns, credentials, dates, phones, recognizers
 from gateway.guardrails.credentials import CREDENTIAL_WORDS, LOGIN_WORDS
+from gateway.guardrails.fixed_columns import fixed_width_header
+from gateway.guardrails.sql_values import column_at, may_hold_inserts
 
 # The plain forms, as the pre-filters and the key's scan were written before.
 PLAIN_CARD_DIGITS = re.compile(r"\d(?:[ -]?\d){11,}")
@@ -132,3 +135,86 @@ def test_a_parsed_numbers_region_is_the_one_phonenumbers_reads(code: str, nation
     if parsed is not None and phonenumbers.is_valid_number(parsed):
         expected = phonenumbers.region_code_for_number(parsed)
     assert phones._valid_region(candidate, None) == expected
+
+
+# A value's column: the plain forms, as ``columns.header_cell`` and ``columns.column_name`` were written before the
+# per-text gates (every delimiter in the line walked up its block; every value's text searched for an INSERT's shape).
+def plain_header_cell(text: str, start: int, end: int | None = None) -> tuple[int, int] | None:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if "|" in line and (cell := columns._table_header(text, line_start, line, start, end)) is not None:
+        return cell
+    for delimiter in columns._ROW_DELIMITERS:
+        cell = columns._csv_header(text, line_start, line, start, end, delimiter) if delimiter in line else None
+        if cell is not None:
+            return cell
+    return fixed_width_header(text, start, end)
+
+
+def plain_column_name(text: str, position: int) -> str | None:
+    cell = plain_header_cell(text, position)
+    if cell is not None:
+        return text[cell[0] : cell[1]].lower()
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if "(" in line and may_hold_inserts(text):
+        return column_at(text, position)
+    if not columns._LIST_ITEM.match(line):
+        return None
+    key = columns.list_key(text, line_start)
+    return key.strip().lower() if key is not None else None
+
+
+# Pieces of tables, delimited blocks (header names, quoted cells, each delimiter), fixed-width reports' rules, YAML
+# lists, INSERTs and prose (a colon, an e-mail's '@', a phone's '+': characters no header holds).
+COLUMN_PIECES = ["dob", "Date of birth", "ssn", "Nr. (PESEL)", "N°", "id", "ref", '"', "'", ",", ";", "\t", "|", " ",
+                 "\n", "\n", "\n", "\r", "---", "===", "-", "- ", "  - ", ":", "birth_dates:", "1987-10-14",
+                 "a@b.org", "+1 415 555 0100", "Ticket 7:", "INSERT INTO t (id, dob) VALUES (", "'x'", ")", "1",
+                 "| --- |", "|:---:|", "----+----", "Jonas Berg", "é"]  # fmt: skip
+
+
+@settings(max_examples=2500, deadline=None)
+@given(st.lists(st.sampled_from(COLUMN_PIECES), max_size=16))
+def test_a_values_column_is_the_one_the_plain_form_names(parts: list[str]) -> None:
+    text = "".join(parts)
+    for position in range(len(text)):
+        assert columns.column_name(text, position) == plain_column_name(text, position)
+        for end in (None, position + 1, position + 3, len(text)):
+            assert columns.header_cell(text, position, end) == plain_header_cell(text, position, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["id,dob,status\n7,1987-10-14,ok", "ref;dob\nA1;1987-10-14", "| Name | Email |\n|---|---|\n| J | a@b.org |",
+     "birth_dates:\n  - 1987-10-14", "INSERT INTO t (id, dob) VALUES (1, '1987-10-14');",
+     "Name      DOB\n--------  ----------\nJ Berg    1987-10-14",
+     "Name      DOB\n========  ==========\nJ Berg    1987-10-14",
+     "Ticket 1: Jonas Berg (a@b.org, +1 415 555 0100)\n"
+     "Ticket 2: Dana (d@b.org, +1 415 555 0101)"],
+)  # fmt: skip
+def test_column_examples_as_the_plain_form_names_them(text: str) -> None:
+    names = [columns.column_name(text, position) for position in range(len(text))]
+    assert names == [plain_column_name(text, position) for position in range(len(text))]
+    assert any(names) == ("Ticket" not in text)  # every block here names some value's column, the tickets none
+
+
+ASCII_BIRTH_STEMS = sorted(stem for stem in dates._BIRTH_STEMS if stem.isascii())
+# Each stem whole, cut at either end, its words apart; whitespace runs; letters and the stems' punctuation.
+STEM_PIECES = {piece for stem in ASCII_BIRTH_STEMS for piece in (stem, stem[1:], stem[:-1], *stem.split(" "))}
+BIRTH_PIECES = sorted(STEM_PIECES | {" ", "  ", "\n", "\t ", "a", "b", "o", "n", "y", "z", "-", ".", "'", "/", "_"})
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(BIRTH_PIECES), max_size=8))
+def test_birth_stem_scans_find_a_stem_where_the_trie_does(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert dates._has_ascii_birth_stem(text) == (dates._ASCII_BIRTH_STEM.search(text) is not None)
+
+
+@pytest.mark.parametrize("stem", ASCII_BIRTH_STEMS)
+def test_each_birth_stem_is_found_as_the_trie_finds_it(stem: str) -> None:
+    for text in (stem, f"x {stem}.", stem.replace(" ", " \n\t"), stem[1:], stem[:-1], stem.upper().lower()[::-1]):
+        assert dates._has_ascii_birth_stem(text) == (dates._ASCII_BIRTH_STEM.search(text) is not None)
+    assert dates._has_ascii_birth_stem(f"see {stem} here")
