@@ -58,7 +58,8 @@ BY_VERBS = ("taken", "approved", "signed", "written", "reported", "reviewed", "r
              "issued")  # fmt: skip
 TITLES = ("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsieur", "madame", "mademoiselle", "mme",
           "mlle", "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra",
-          "dhr", "mevr")  # fmt: skip
+          "dhr", "mevr", "meneer", "mevrouw", "juffrouw", "dottore", "dottoressa", "dottor", "dott.ssa", "signora",
+          "signor", "senhor", "senhora")  # fmt: skip
 _BEFORE = (
     # greetings and thanks
     "dear", "hi", "hello", "hey", "hiya", "thanks", "thank you", "thx", "ty", "cheers", "congrats",
@@ -80,6 +81,7 @@ _BEFORE = (
     # hand-overs
     *(f"{verb}{obj} to" for verb in _HANDING_VERBS for obj in ("", " this", " it", " that", " them", " it over")),
     *(f"{verb} {preposition}" for verb in ("spoke", "speak", "talked", "talk") for preposition in ("with", "to")),
+    "reply to", "replied to", "replying to", "write back to", "wrote back to",
     "met with", "meet with", "ask", "asked", "ask for", "tell", "told", "ping", "pinged", "pinging", "dm", "cc", "attn",
     "invite", "frag", "frag mal", "fragen sie", "demande à", "demandez à", "pregunta por", "pregúntale a",
     "invited", "loop", "loop in", "looping in", "looped in",

@@ -268,3 +268,21 @@ def test_a_chat_message_typed_in_lower_case_is_read_for_lower_case_names() -> No
 def test_lower_case_words_outside_chat_messages_are_no_names() -> None:
     text = "Deploy notes\nconfig: eitan gabay\nls eitan gabay\n"  # a key's value, a command: no chat line
     assert name_pairs(text, frozenset(), []) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("I've drafted a reply to Adebimpe explaining the refund timeline.", "Adebimpe"),  # a reply's addressee
+        ("Please write back to Kealoha Makoa today.", "Kealoha Makoa"),
+        ("vanaf maandag komt meneer Barentsz ons team versterken.", "Barentsz"),  # Dutch, Italian titles
+        ("La dottoressa Karadağ l'ha già visitata.", "Karadağ"),
+    ],
+)
+def test_reply_addressees_and_titles_are_cues(text: str, person: str) -> None:
+    from gateway.guardrails.name_cues import NameWords, cued_names
+    from gateway.guardrails.people import _STOP_WORDS, known_names
+
+    names = known_names()
+    words = NameWords(_STOP_WORDS, frozenset({"refund", "timeline"}), names.is_name, names.is_first)
+    assert [text[f.start : f.end] for f in cued_names(text, words, [])] == [person]
