@@ -1,5 +1,5 @@
-"""What the blind dev-side corpora (dev-16 to dev-19) share: a language drawn by weight, and a template written out
-with its fields' values.
+"""What the blind dev-side corpora (dev-15 to dev-20) share: a language drawn by weight, a template written out
+with its fields' values, and a locale's Faker seeded from the case being drawn.
 
 It imports no phrase bank (``phrases``, ``phrases_heldout``, ``dev_scaffold``): a blind split's texts are its own,
 and a helper that reached a phrase bank would let another split's wording in. The draws are those each corpus made
@@ -11,6 +11,9 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
+
+from faker import Faker
 
 from bench.pii_corpus.model import Decoy, Pii, TextBuilder
 
@@ -46,3 +49,20 @@ def fill(out: TextBuilder, template: str, field: re.Pattern[str],
         else:
             out.value(value)
     out.text(template[at:])
+
+
+@cache
+def _faker(locale: str) -> Faker:
+    return Faker(locale)
+
+
+def case_faker(locale: str, rng: random.Random) -> Faker:
+    """The locale's Faker, seeded from the case's `rng` (each case draws the same values whatever came before)."""
+    fake = _faker(locale)
+    fake.seed_instance(rng.getrandbits(32))
+    return fake
+
+
+def locale_faker(locale: str) -> Faker:
+    """The locale's one Faker, as `case_faker` last seeded it (for a draw that follows a case's seeding)."""
+    return _faker(locale)

@@ -35,8 +35,8 @@ from collections.abc import Callable
 from functools import cache
 
 import phonenumbers
-from faker import Faker
 
+from bench.pii_corpus.blind_dev import case_faker
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.people import _places
@@ -275,18 +275,6 @@ def _place_pools() -> tuple[list[str], list[str], list[str]]:
     return lower(cities), lower(countries), lower(states)
 
 
-@cache
-def _faker(locale: str) -> Faker:
-    return Faker(locale)
-
-
-def _seeded(locale: str, rng: random.Random) -> Faker:
-    """The locale's Faker, seeded from the case's `rng` (each case draws the same values whatever came before)."""
-    fake = _faker(locale)
-    fake.seed_instance(rng.getrandbits(32))
-    return fake
-
-
 def _name(make: Callable[[], str]) -> str:
     def draw() -> str:
         for _ in range(1000):
@@ -304,7 +292,7 @@ def _person(rng: random.Random) -> Pii:
 
 def _drawn_person(rng: random.Random) -> Pii:
     locale = rng.choice(PERSON_LOCALES)
-    fake = _seeded(locale, rng)
+    fake = case_faker(locale, rng)
     if locale in ROMANISED_LOCALES:
         first_of, last_of = fake.first_romanized_name, fake.last_romanized_name
     elif rng.random() < 0.5:
@@ -357,7 +345,7 @@ def _phone(rng: random.Random, lang: str) -> Pii:
 
 
 def _email(rng: random.Random, lang: str) -> Pii:
-    fake = _seeded(EMAIL_LOCALES[lang], rng)
+    fake = case_faker(EMAIL_LOCALES[lang], rng)
     return Pii("EMAIL_ADDRESS", draw_in_split(lambda: fake.email().lower(), "dev"), f"email:{lang}")
 
 

