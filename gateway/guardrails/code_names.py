@@ -23,14 +23,12 @@ header's own word, a quotation mark for literals.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
-from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import english_words
+from gateway.guardrails.places import english_and_stop_words
 
 SCORE = 0.8
 
@@ -77,13 +75,6 @@ _CODE_AFTER = frozenset("),]};\n")
 _RETURN = re.compile(r"(?:return|yield|assert)[ \t]*\Z")
 
 
-@functools.cache
-def _english() -> frozenset[str]:
-    """English dictionary and stop words (the NER model's lemma tables, ``places.english_words``), lower case."""
-    words = english_words()
-    return frozenset(ENGLISH_STOP_WORDS) | words.nouns | words.verbs | words.modifiers
-
-
 def _name_words(name: str) -> list[str] | None:
     """The capitalised words of `name` (particles aside), or None where it is no person's name in shape: a word in
     lower case that is no particle, an identifier's inner capital, all capitals, a lone initial."""
@@ -103,7 +94,7 @@ def _name_words(name: str) -> list[str] | None:
 def _not_a_name(word: str) -> bool:
     """An English word that no first-name list holds ("World", "Team", "Everyone", "Cloud" is a given name)."""
     folded = word.casefold()
-    return folded in _english() and not known_names().is_first(word)
+    return folded in english_and_stop_words() and not known_names().is_first(word)
 
 
 def reads_as_author(name: str) -> bool:
@@ -171,7 +162,7 @@ def _literal_name(text: str, value: str, outer_start: int, outer_end: int) -> st
         _EXCEPTION_BEFORE.search(text, max(0, outer_start - 24), outer_start) is not None
     )
     if after_noun or after_exception:
-        english = _english()
+        english = english_and_stop_words()
         if reads_as_greeted(value) and not all(word.casefold() in english for word in value.split(" ")):
             return "quoted after a person's noun or an exception"
     return None

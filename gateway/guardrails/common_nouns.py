@@ -24,17 +24,15 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
-from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_german
 from gateway.guardrails.name_cues import CUE_WORDS
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import english_words, gazetteer
+from gateway.guardrails.places import english_and_stop_words, gazetteer
 
 _ENTITIES = ("PERSON", "LOCATION")
 # The two words before a noun: a function word, then an inflected adjective, one space or tab between, on one line.
@@ -59,12 +57,6 @@ _IS_DETERMINER = re.compile(_DETERMINER)
 _JOINER = re.compile(r"[ \t]+(?:und|oder|sowie)[ \t]+")
 
 
-@functools.cache
-def _english() -> frozenset[str]:
-    words = english_words()
-    return words.nouns | words.verbs | words.modifiers | ENGLISH_STOP_WORDS
-
-
 def _after_adjective(text: str, start: int) -> bool:
     """Whether a German function word and an inflected adjective stand right before `start`."""
     before = _PHRASE_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
@@ -72,7 +64,7 @@ def _after_adjective(text: str, start: int) -> bool:
         return False
     function_word, adjective = before.group(1).casefold(), before.group(2)
     return (function_word in GERMAN_STOP_WORDS and adjective not in GERMAN_STOP_WORDS
-            and adjective not in _english() and adjective not in CUE_WORDS)  # fmt: skip
+            and adjective not in english_and_stop_words() and adjective not in CUE_WORDS)  # fmt: skip
 
 
 def _may_be_noun(word: str) -> bool:
@@ -100,7 +92,7 @@ def _after_determiner(text: str, start: int, end: int) -> bool:
     if before is None:
         return False
     adjective = before.group(1)
-    if adjective is not None and (_IS_DETERMINER.fullmatch(adjective) or adjective in _english()
+    if adjective is not None and (_IS_DETERMINER.fullmatch(adjective) or adjective in english_and_stop_words()
                                   or adjective in CUE_WORDS):  # fmt: skip
         return False  # "die liebe Anna", "der die": a greeting word or a second determiner is no adjective here
     return is_german(text[max(0, start - _LOOK_BEHIND) : end + _LOOK_BEHIND])

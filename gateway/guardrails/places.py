@@ -588,6 +588,14 @@ def english_words() -> EnglishWords:
                         verb_rules)
 
 
+@functools.cache
+def english_and_stop_words() -> frozenset[str]:
+    """Every English word of ``english_words`` (nouns, verbs, adjectives and adverbs) and spaCy's English stop words,
+    lower case: what reads as English rather than as a name."""
+    words = english_words()
+    return words.nouns | words.verbs | words.modifiers | STOP_WORDS
+
+
 def _name_key(name: str) -> str | None:
     """A place name as the gazetteer keys it: its words case-folded and joined by one space, read as the detectors
     read text; None for a name the rules cannot look up (not Latin script, too many words, too short, a stop word)."""
