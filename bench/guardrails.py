@@ -67,7 +67,9 @@
    phones of every region and number type and the ten national id schemes written blind, the ways people write them
    (``pii_corpus.dev_nineteenth``), and `dev-20`, people and places in English workplace prose and in code, logs,
    stack traces, git, SQL and configs written blind, beside product, class, module, team and host names
-   (``pii_corpus.dev_twentieth``).
+   (``pii_corpus.dev_twentieth``), and `dev-22`, places (and the people and streets beside them) in running text of
+   eight languages and lower-case chat written blind, beside things, clubs and companies named after places
+   (``pii_corpus.dev_twentysecond``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -118,6 +120,7 @@ from bench.pii_corpus import (
     dev_thirteenth,
     dev_twelfth,
     dev_twentieth,
+    dev_twentysecond,
     fresh_dev,
     scoring,
 )
@@ -463,6 +466,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_eighteenth.NAME: dev_eighteenth.generate_eighteenth_dev,
     dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
     dev_twentieth.NAME: dev_twentieth.generate_twentieth_dev,
+    dev_twentysecond.NAME: dev_twentysecond.generate_twentysecond_dev,
 }
 
 
