@@ -69,7 +69,9 @@
    stack traces, git, SQL and configs written blind, beside product, class, module, team and host names
    (``pii_corpus.dev_twentieth``), and `dev-22`, places (and the people and streets beside them) in running text of
    eight languages and lower-case chat written blind, beside things, clubs and companies named after places
-   (``pii_corpus.dev_twentysecond``).
+   (``pii_corpus.dev_twentysecond``), and `dev-21`, people and places inside structured records and data written
+   blind (JSON, tool calls, configs, CSV with headers in eleven languages, tables, XML, SQL, logfmt, headerless
+   pastes), beside enum values, products, companies, teams and handles (``pii_corpus.dev_twentyfirst``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
@@ -120,6 +122,7 @@ from bench.pii_corpus import (
     dev_thirteenth,
     dev_twelfth,
     dev_twentieth,
+    dev_twentyfirst,
     dev_twentysecond,
     fresh_dev,
     scoring,
@@ -466,6 +469,7 @@ GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
     dev_eighteenth.NAME: dev_eighteenth.generate_eighteenth_dev,
     dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
     dev_twentieth.NAME: dev_twentieth.generate_twentieth_dev,
+    dev_twentyfirst.NAME: dev_twentyfirst.generate_twentyfirst_dev,
     dev_twentysecond.NAME: dev_twentysecond.generate_twentysecond_dev,
 }
 
