@@ -10,11 +10,14 @@ Three kinds of sample, all seeded:
   the same language (capitalised German nouns, French and Spanish words: what must not be tagged).
 - the same lorem sentences with a name or a place dropped in at a random word: a name reads as a name wherever
   it stands, not only next to the words of fifteen clauses.
-- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3``, ``dev-4``, ``dev-5``,
-  ``dev-6``: tickets, e-mail threads, attendee lists, key-value records, chat with capitalised products, SQL, XML, YAML
-  lists, forms in capitals, HL7, bank statements) run with seeds of their own,
-  so the model reads those shapes with other values; a corpus left out (``left_out``) is neither read nor are its
-  own values (its default seed's) drawn anywhere, so it scores the model on shapes and names it never saw.
+- ``shaped_samples``: cases of the other dev-side corpora's generators (``dev-fresh``, ``dev-3`` ... ``dev-14``:
+  tickets, e-mail threads, attendee lists, key-value records, chat with capitalised products, SQL, XML, YAML lists,
+  forms in capitals, HL7, bank statements, call transcripts, vCards, git logs, people named again by surname, lorem
+  with values spliced in) run with seeds of their own (at most ``shaped_cases`` of each per seed, when asked),
+  so the model reads those shapes with other values: the people and places each read corpus's bench scores (its
+  default seed's) are drawn nowhere. A corpus left out (``left_out``) is neither read nor are its
+  own values drawn anywhere, so it scores the model on shapes and names it never saw. The blind dev-side
+  corpora (``dev-15`` on) are no shaped corpus: nothing here reads them.
 - ``records``: a name or a place as a record holds it (``values``: a JSON value, a CSV cell, a log line's field, an
   e-mail signature, a code comment, lower-case chat around capitalised products).
 - ``negatives``: teams, desks, products and sentence-opening capitalised words where a person could stand
@@ -45,7 +48,22 @@ from functools import cache
 
 from faker import Faker
 
-from bench.pii_corpus import dev_fifth, dev_fourth, dev_sixth, dev_third, fresh_dev, generate
+from bench.pii_corpus import (
+    dev_eighth,
+    dev_eleventh,
+    dev_fifth,
+    dev_fourteenth,
+    dev_fourth,
+    dev_ninth,
+    dev_seventh,
+    dev_sixth,
+    dev_tenth,
+    dev_third,
+    dev_thirteenth,
+    dev_twelfth,
+    fresh_dev,
+    generate,
+)
 from bench.pii_corpus.model import Case, Pii
 from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
@@ -62,7 +80,16 @@ MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
                   dev_fourth.NAME: dev_fourth.generate_fourth_dev,
                   dev_fifth.NAME: dev_fifth.generate_fifth_dev,
-                  dev_sixth.NAME: dev_sixth.generate_sixth_dev}  # fmt: skip
+                  dev_sixth.NAME: dev_sixth.generate_sixth_dev,
+                  dev_seventh.NAME: dev_seventh.generate_seventh_dev,
+                  dev_eighth.NAME: dev_eighth.generate_eighth_dev,
+                  dev_ninth.NAME: dev_ninth.generate_ninth_dev,
+                  dev_tenth.NAME: dev_tenth.generate_tenth_dev,
+                  dev_eleventh.NAME: dev_eleventh.generate_eleventh_dev,
+                  dev_twelfth.NAME: dev_twelfth.generate_twelfth_dev,
+                  dev_thirteenth.NAME: dev_thirteenth.generate_thirteenth_dev,
+                  dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev}  # fmt: skip
+# The blind dev-side corpora (dev-15 on) are not here: no training sample may read them, they score a model.
 LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
 # With `wide`, composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people,
 # and names of names-dataset's countries written as one word, with particles, hyphens, "Last, First".
@@ -134,16 +161,20 @@ def corpus_samples(seeds: Iterable[int], excluded: frozenset[str]) -> Iterator[S
                 yield from_case(case)
 
 
-def shaped_samples(corpora: Iterable[str], seeds: Iterable[int], excluded: frozenset[str]) -> Iterator[Sample]:
+def shaped_samples(corpora: Iterable[str], seeds: Iterable[int], excluded: frozenset[str],
+                   cases: int | None = None) -> Iterator[Sample]:  # fmt: skip
     """Cases of the shaped corpora's generators with other seeds; lower-case chat is left out as in
-    ``corpus_samples`` (chat with capitalised products is kept: its windows reach the model)."""
+    ``corpus_samples`` (chat with capitalised products is kept: its windows reach the model). With `cases`, at most
+    that many of each corpus's kept cases per seed, a seeded draw in the corpus's order (more shapes for the same
+    training time)."""
     for name in corpora:
         for seed in seeds:
-            for case in SHAPED_CORPORA[name](seed=seed):
-                if case["context"] == "chat-lower":
-                    continue
-                if all(_clean(e["value"], excluded) for e in case["entities"] if e["type"] in LABELS):
-                    yield from_case(case)
+            kept = [case for case in SHAPED_CORPORA[name](seed=seed) if case["context"] != "chat-lower"
+                    and all(_clean(e["value"], excluded) for e in case["entities"] if e["type"] in LABELS)]  # fmt: skip
+            if cases is not None and len(kept) > cases:
+                drawn = set(random.Random(f"pii-ner:{name}:{seed}").sample(range(len(kept)), cases))
+                kept = [case for index, case in enumerate(kept) if index in drawn]
+            yield from (from_case(case) for case in kept)
 
 
 class _Builder:
@@ -314,13 +345,17 @@ class ComposedSamples:
 
 def build(seed: int, corpus_seeds: tuple[int, ...], composed: int, varied: int = 0, shaped: tuple[str, ...] = (),
           shaped_seeds: tuple[int, ...] = (), left_out: str | None = None,
-          records: int = 0, wide: bool = False, negatives: int = 0) -> list[Sample]:  # fmt: skip
-    """Every training sample, in a seeded order. `shaped` names the shaped corpora read (with `shaped_seeds`);
-    `left_out`, one of them, is not read and its own values are drawn nowhere."""
+          records: int = 0, wide: bool = False, negatives: int = 0,
+          shaped_cases: int | None = None) -> list[Sample]:  # fmt: skip
+    """Every training sample, in a seeded order. `shaped` names the shaped corpora read (with `shaped_seeds`, at
+    most `shaped_cases` cases of each per seed); `left_out`, one of them, is not read and its own values are drawn
+    nowhere. The values each read corpus's bench scores (its default seed) are drawn nowhere either, so that the
+    bench's figures on a shaped corpus read people and places the model never saw, its shapes only."""
     rng = random.Random(f"pii-ner:{seed}")
-    excluded = dev_bench_words() | (corpus_words(left_out) if left_out else frozenset())
+    read = [name for name in shaped if name != left_out]
+    excluded = dev_bench_words().union(*(corpus_words(name) for name in [*read, *([left_out] if left_out else [])]))
     samples = list(corpus_samples(corpus_seeds, excluded))
-    samples += shaped_samples([name for name in shaped if name != left_out], shaped_seeds, excluded)
+    samples += shaped_samples(read, shaped_seeds, excluded, shaped_cases)
     # A left-out corpus's hard negatives (its teams and desks) are not drawn either: they score the model's precision.
     composer = ComposedSamples(rng, excluded, wide, corpus_negatives(left_out) if left_out else frozenset())
     samples += [composer.sample() for _ in range(composed)]

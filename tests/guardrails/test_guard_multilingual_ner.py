@@ -136,6 +136,53 @@ def test_dev_6_can_be_left_out_of_training():
     assert not [value for value in labelled if value != value.lower() and value_words(value) & excluded]
 
 
+def test_the_later_dev_side_corpora_are_shaped_corpora_and_the_blind_ones_are_not():
+    """dev-7 ... dev-14 can be read (``--shaped``) or left out; the blind corpora (dev-15 on) score a model and are
+    never a training corpus."""
+    from bench.guardrails import GENERATED_SPLITS
+    from bench.pii_ner.dataset import SHAPED_CORPORA
+
+    assert {f"dev-{n}" for n in range(5, 15)} <= set(SHAPED_CORPORA)
+    assert not {f"dev-{n}" for n in range(15, 30)} & set(SHAPED_CORPORA)
+    assert set(SHAPED_CORPORA) <= set(GENERATED_SPLITS)
+
+
+def test_a_read_corpus_lends_its_shapes_not_its_scored_values():
+    """A shaped corpus read with another seed trains on its shapes; none of the people and places its bench scores
+    (its default seed) reach a sample, so the bench's figures there read values the model never saw."""
+    from bench.pii_ner.dataset import build, corpus_words, value_words
+
+    samples = build(seed=4, corpus_seeds=(), composed=200, shaped=("dev-13",), shaped_seeds=(1,), left_out=None)
+    excluded = corpus_words("dev-13")
+    labelled = [sample.text[start:end] for sample in samples for start, end, _ in sample.spans]
+    assert len(labelled) > 500
+    assert not [value for value in labelled if value != value.lower() and value_words(value) & excluded]
+
+
+def test_shaped_cases_draws_that_many_cases_of_each_corpus():
+    from bench.pii_ner.dataset import shaped_samples
+
+    every = list(shaped_samples(["dev-7"], [1], frozenset()))
+    drawn = list(shaped_samples(["dev-7"], [1], frozenset(), cases=50))
+    assert len(every) > 1000 and len(drawn) == 50
+    assert {sample.text for sample in drawn} <= {sample.text for sample in every}
+    assert drawn == list(shaped_samples(["dev-7"], [1], frozenset(), cases=50))
+
+
+def test_two_values_in_one_token_make_one_training_entity():
+    """A person written against a place with no space between them widens to one token; training keeps the longer
+    of the two instead of failing on the case (a few of the later shaped corpora's cases read so)."""
+    import spacy
+
+    from bench.pii_ner.dataset import Sample
+    from bench.pii_ner.train import examples
+
+    text = "Signed by Ana Ruiz_Lyon office"
+    sample = Sample(text, ((10, 18, "PERSON"), (19, 23, "LOCATION")))
+    (example,) = examples(spacy.blank("xx"), [sample])
+    assert len(example.reference.ents) == 1
+
+
 def test_negative_samples_label_no_team_no_product():
     """Teams, desks, products and capitalised common words where a person could stand (``values.negative``) are
     never labelled; the odd clause beside them that names someone is."""
