@@ -169,6 +169,14 @@ def test_shaped_cases_draws_that_many_cases_of_each_corpus():
     assert drawn == list(shaped_samples(["dev-7"], [1], frozenset(), cases=50))
 
 
+def test_leave_out_scores_a_model_on_the_blind_corpora_too():
+    """``bench.pii_ner.leave_out --split dev-20`` scores a candidate on a corpus no training sample reads."""
+    from bench.pii_ner.leave_out import arguments
+
+    assert arguments(["--split", "dev-20"]).split == "dev-20"
+    assert arguments(["--split", "dev-4", "--second-reading", "unlisted"]).second_reading == ["unlisted"]
+
+
 def test_two_values_in_one_token_make_one_training_entity():
     """A person written against a place with no space between them widens to one token; training keeps the longer
     of the two instead of failing on the case (a few of the later shaped corpora's cases read so)."""
