@@ -11,6 +11,11 @@
   neighbours, where one word must say German alone. ``is_german`` reads a window as German by a vote: German's stop
   words against English, French, Spanish, Italian and Dutch ones (there "das" and "um" vote German). German
   capitalises every noun: in German text a capital is no sign of a name.
+- ``is_european``: is it prose of a European language spaCy lists stop words for (French, Spanish, German, Italian,
+  Portuguese, Dutch, Polish) rather than English? The same vote as ``is_continental`` over the seven lists: their
+  stop words that English does not list against English's that none of them lists. The NER models were trained on
+  English, French, Spanish and German; in Italian, Portuguese, Dutch and Polish text too a sentence's capital is no
+  sign of a name (``ner``).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from spacy.lang.es.stop_words import STOP_WORDS as ES
 from spacy.lang.fr.stop_words import STOP_WORDS as FR
 from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.nl.stop_words import STOP_WORDS as NL
+from spacy.lang.pl.stop_words import STOP_WORDS as PL
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 _LISTS = {"en": EN, "fr": FR, "es": ES, "de": DE}
@@ -70,3 +76,21 @@ def is_german(window: str) -> bool:
         elif folded in _OTHER_VOTES:
             others += 1
     return german > others
+
+
+_EUROPEAN_LISTS = FR | ES | DE | IT | PT | NL | PL
+_EUROPEAN_VOTES = frozenset(word.casefold() for word in _EUROPEAN_LISTS) - frozenset(word.casefold() for word in EN)
+_ENGLISH_VOTES = frozenset(word.casefold() for word in EN) - frozenset(word.casefold() for word in _EUROPEAN_LISTS)
+
+
+def is_european(text: str) -> bool:
+    """Whether `text` holds more stop words that French, Spanish, German, Italian, Portuguese, Dutch or Polish list
+    and English does not than English stop words none of those lists (at least one)."""
+    english = european = 0
+    for match in _WORD.finditer(text):
+        folded = match.group().casefold()
+        if folded in _EUROPEAN_VOTES:
+            european += 1
+        elif folded in _ENGLISH_VOTES:
+            english += 1
+    return european > english

