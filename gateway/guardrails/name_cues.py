@@ -613,9 +613,39 @@ def _display_name(text: str, bracket: int, words: NameWords) -> tuple[int, int] 
 
 
 def _ends_line(text: str, end: int) -> bool:
-    """Whether only spaces, a comma or a bold marker's asterisk stand between `end` and the end of its line."""
+    """Whether only spaces, a comma or a bold marker's asterisk stand between `end` and the end of its line, or a
+    signature's field separator opens what follows on it ("Tristan – Service client", "Kazim | Buchhaltung")."""
     line_end = text.find("\n", end)
-    return not text[end : len(text) if line_end < 0 else line_end].strip(" \t\r,*\u00a0")
+    rest = text[end : len(text) if line_end < 0 else line_end]
+    return not rest.strip(" \t\r,*\u00a0") or _FIELD_SEPARATOR.match(rest) is not None
+
+
+# What parts a signature line's fields: a dash, a bar or a middle dot between spaces ("Tristan – Service client",
+# "Kazim | Sachbearbeiterin | Ironbridge GmbH", "Guadalupe · Móvil: ...").
+_FIELD_SEPARATOR = re.compile(r"[ \t\u00a0]+[-–—|·•][ \t\u00a0]+\S")
+# Thanks after a name and a dash, where the line opens with the name ("Mihkel - thanks for the repro!", "Marta Kowal
+# — merci"): the thanks words of ``_BEFORE`` that are no greeting too.
+_THANKS = ("thanks", "thank you", "thx", "ty", "cheers", "kudos", "merci", "gracias", "danke", "grazie", "obrigado",
+           "obrigada", "bedankt", "dank je", "dank u")  # fmt: skip
+_DASHED_THANKS = re.compile(rf"[ \t]+[-–—][ \t]+(?:{phrase_pattern(_THANKS)})(?![\w'’-])")
+# A sign-off that is a dash and a name on a line of its own ("— Ilse", "-- Marta Kowal"), as the text's last words.
+_DASHED_SIGNATURE = re.compile(r"[ \t]*(?:[—–]|--)[ \t]*(?=[^\W\d_])")  # not "- ": a list's item
+# Post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD"): academic
+# degrees (ISCED 6-8 as English-language universities abbreviate them), the licences of the regulated health, law,
+# accounting and engineering professions, and the British orders' letters; written as their bodies write them. Not
+# those that are US state or Canadian province codes too ("MA", "MS", "PA", "PE", "SC", "CA": "Jackson, MS"), but
+# "MD", whose name needs two words at least (``_post_nominal_names``).
+POST_NOMINALS = (
+    "PhD", "Ph.D.", "DPhil", "EdD", "Ed.D.", "DSc", "MD", "M.D.", "DO", "D.O.", "MBBS", "MBChB", "BMBS", "DDS",
+    "D.D.S.", "DMD", "D.M.D.", "DVM", "D.V.M.", "PharmD", "Pharm.D.", "DNP", "DPT", "OD", "PsyD", "Psy.D.", "JD",
+    "J.D.", "LLB", "LL.B.", "LLM", "LL.M.", "MBA", "M.B.A.", "MPH", "MSc", "M.Sc.", "M.A.", "MEng",
+    "MSN", "MSW", "BSc", "B.Sc.", "BA", "B.A.", "BEng", "BSN", "RN", "R.N.", "LPN", "NP", "APRN", "CNM", "CRNA",
+    "PA-C", "GP", "FRCS", "FRCP", "FRCPC", "MRCP", "MRCGP", "FRCGP", "FACP", "FACS", "RD", "LCSW", "OT", "PT",
+    "CPA", "ACA", "FCA", "ACCA", "CFA", "CMA", "P.E.", "PEng", "P.Eng.", "CEng", "Esq", "Esq.", "KC", "QC", "OBE",
+    "MBE", "CBE", "KBE", "DBE",
+)  # fmt: skip
+_POST_NOMINAL = re.compile(rf",[ \t]+(?:{'|'.join(re.escape(p) for p in sorted(POST_NOMINALS, key=len, reverse=True))})"
+                           r"(?![\w-]|\.\w|[ \t]*\d)")  # fmt: skip
 
 
 def _signature_name_starts(text: str) -> list[int]:
@@ -737,14 +767,20 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         if span is not None and (_first_name_alone(text[span[0] : span[1]], words) or not any(
                 begin <= span[0] and span[1] <= end for begin, end in places)):  # fmt: skip
             add(span)  # a place that is all the line yields, unless the line is a first name alone ("Yuki")
+    for span in _post_nominal_names(text, words):
+        if not any(start < span[1] and span[0] < end for start, end in places):
+            add(span)  # "Akinyi Irungu, GP"; not "Bethesda, MD" (a place)
+    for span in _dashed_names(text, words, places):
+        add(span)
     for line_end in sign_offs:
         if line_end >= len(text):
             continue
         next_end = text.find("\n", line_end + 1)
         next_end = len(text) if next_end < 0 else next_end
         span = _name_after(text, line_end + 1, words)
-        if span is None or text[span[1] : next_end].strip(" \t\r,"):
-            continue  # the name must be the whole next line
+        if span is None or (text[span[1] : next_end].strip(" \t\r,")
+                            and _FIELD_SEPARATOR.match(text, span[1], next_end) is None):  # fmt: skip
+            continue  # the name must be the whole next line, or its first field ("Tristan – Service client")
         line_words = _WORD.findall(text, span[0], span[1])
         if not any(words.is_name(word) and not _particle_or_stop(word, words) for word in line_words) and not (
             len(line_words) == 1 and not words.is_common(line_words[0])
@@ -752,4 +788,63 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             continue  # with no name the list knows, two words are as likely a company's ("Acme GmbH")
         if not any(start <= span[0] and span[1] <= end for start, end in places):
             add(span)  # unless the whole line is a place
+    return found
+
+
+# English stop words in lower case, a capitalised run of words holds before a name ("Referred by Akinyi Irungu"),
+# less those that are names' particles too (Portuguese "do": "Maria do Carmo").
+_ENGLISH_NOT_PARTICLES = frozenset(word for word in ENGLISH_STOP_WORDS if word.islower()) - {"do", "a", "i"}
+_INITIAL_BEFORE = re.compile(r"(?<![\w'’-])[^\W\d_]\.[ \t]*\Z")
+
+
+def _post_nominal_names(text: str, words: NameWords) -> list[tuple[int, int]]:
+    """The names before post-nominal letters and a comma (``POST_NOMINALS``: "Akinyi Irungu, GP", "J. Okafor, RN"):
+    capitalised, of two words at least (an initial counts), not all dictionary words unless a known first name opens
+    them and a known name ends them ("Data Science, MBA"; "Tom Baker, MD"), starting after the run's last English
+    stop word ("Referred by Akinyi Irungu")."""
+    if ", " not in text:
+        return []
+    found: list[tuple[int, int]] = []
+    for letters in _POST_NOMINAL.finditer(text):
+        span = _name_before(text, letters.start(), words)
+        if span is None:
+            continue
+        named = _WORD.findall(text, span[0], span[1])
+        cut = [i for i, word in enumerate(named) if word in _ENGLISH_NOT_PARTICLES]
+        if cut:  # "Referred by Akinyi Irungu": the name starts after the English word
+            named = named[cut[-1] + 1 :]
+            if not named:
+                continue
+            span = (text.rindex(named[0], span[0], span[1] - sum(map(len, named[1:]))), span[1])
+        initialled = _INITIAL_BEFORE.search(text, max(0, span[0] - 4), span[0]) is not None
+        if not named[0][0].isupper() or len(named) + initialled < 2:
+            continue
+        if all(words.is_common(word) for word in named) and not (words.is_first(named[0])
+                                                                 and words.is_name(named[-1])):  # fmt: skip
+            continue  # "the Data Science, MBA track"; but "Tom Baker, MD"
+        found.append(span)
+    return found
+
+
+def _dashed_names(text: str, words: NameWords, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A name that opens a line before a dash and thanks ("Mihkel - thanks for the detailed repro!", "Marta Kowal —
+    merci"), and one after a dash on the text's last line ("— Ilse", "-- Marta Kowal"), as ``_signature_name`` reads
+    a signature's line (a place that is all of it yields, unless a first name alone: "— Paris")."""
+    if not any(dash in text for dash in ("- ", "– ", "— ")):
+        return []
+    found: list[tuple[int, int]] = []
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        for thanks in _DASHED_THANKS.finditer(lowered):
+            span = _name_before(text, thanks.start(), words)
+            line_start = text.rfind("\n", 0, thanks.start()) + 1
+            if span is not None and not text[line_start : span[0]].strip(" \t>*"):
+                found.append(span)
+    last = len(text.rstrip(" \t\r\n\u00a0"))
+    final_line = text.rfind("\n", 0, last) + 1
+    if final_line and (dash := _DASHED_SIGNATURE.match(text, final_line, last)) is not None:
+        span = _signature_name(text, dash.end(), words)
+        if span is not None and (_first_name_alone(text[span[0] : span[1]], words) or not any(
+                begin <= span[0] and span[1] <= end for begin, end in places)):  # fmt: skip
+            found.append(span)
     return found

@@ -1,0 +1,85 @@
+"""Names ``name_cues`` reads from the shape around them rather than a cue phrase before them: post-nominal letters
+after a comma ("Akinyi Irungu, GP"), a line that opens with a name before a dash and thanks ("Mihkel - thanks for
+the repro!"), a dash before a name on the text's last line ("— Ilse"), and a signature's name line whose other fields
+follow a separator ("Tristan – Service client", "Kazim | Buchhaltung | ...")."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.name_cues import NameWords, cued_names
+from gateway.guardrails.people import _STOP_WORDS
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import english_words
+
+
+def cued(text: str, taken: list[Finding] | None = None) -> list[str]:
+    names = known_names()
+    english = english_words()
+    words = NameWords(_STOP_WORDS, english.nouns | english.verbs | english.modifiers, names.is_name, names.is_first)
+    return [text[f.start : f.end] for f in cued_names(text, words, taken or [])]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Referred by Akinyi Irungu, GP, for assessment of a possible fracture.", "Akinyi Irungu"),
+        ("Seen on the ward by J. Okafor, RN this morning.", "Okafor"),
+        ("The letter is signed Ana Ruiz, PhD.", "Ana Ruiz"),
+        ("Please contact Maria Lopez, Esq. for details.", "Maria Lopez"),
+        ("The course is led by Tom Baker, MD.", "Tom Baker"),  # dictionary words, but a first name opens them
+    ],
+)
+def test_a_name_before_post_nominal_letters(text: str, name: str) -> None:
+    assert name in cued(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our office in Frederick, MD 21701 is closed.",  # a state's code before a ZIP code
+        "The clinic is staffed by Smith, MD.",  # one word: a town as often ("Laurel, MD")
+        "See the Data Science, MBA track.",  # dictionary words
+    ],
+)
+def test_no_name_before_post_nominal_letters_without_one(text: str) -> None:
+    assert cued(text) == []
+
+
+def test_a_place_before_post_nominal_letters_stays_a_place() -> None:
+    text = "Our office in Silver Spring, MD is closed."
+    place = Finding("LOCATION", text.index("Silver"), text.index(","), 0.75, "PlaceRecognizer")
+    assert cued(text, [place]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Run make test before pushing.\nMihkel - thanks for the detailed repro! Fixed in #5521.", "Mihkel"),
+        ("Great catch.\nMarta Kowal — merci!", "Marta Kowal"),
+        ("Sounds good, see you Monday.\n— Ilse", "Ilse"),
+        ("Bonjour,\nVotre dossier a bien été transmis.\nBien à vous,\nTristan – Service client", "Tristan"),
+        ("Anbei das Angebot. Bitte geben Sie mir Bescheid.\n\nKazim | Sachbearbeiterin | Ironbridge GmbH", "Kazim"),
+    ],
+)
+def test_a_name_a_dash_or_a_separator_sets_off(text: str, name: str) -> None:
+    assert name in cued(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Agenda:\n- Budget - thanks to finance for the numbers",  # a list item's word, not at the line's start
+        "Status update - thanks everyone for the quick turnaround.",  # dictionary words
+        "Cities we cover:\n- Berlin\n- Lyon",  # a list's last item, not a dash's sign-off
+    ],
+)
+def test_no_name_a_dash_sets_off_without_one(text: str) -> None:
+    assert cued(text) == []
+
+
+def test_a_place_alone_after_a_dash_stays_a_place() -> None:
+    text = "Where next?\n— Toulouse"
+    place = Finding("LOCATION", text.index("Toulouse"), len(text), 0.75, "PlaceRecognizer")
+    assert cued(text, [place]) == []
