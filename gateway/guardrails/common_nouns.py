@@ -117,8 +117,17 @@ def is_german_noun(text: str, start: int, end: int, person: bool = False) -> boo
     if (_after_adjective(text, start) or _after_salutation_or_article(text, start, end, person)
             or _after_determiner(text, start, end)):  # fmt: skip
         return True
+    # The second noun of a phrase joined by "und", "oder" or "sowie" ("Kollegen" of "Liebe Kolleginnen und Kollegen",
+    # "stiller Trauer und Dankbarkeit"), read alone.
     joined = _JOINED_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start)
-    return joined is not None and _may_be_noun(joined.group(1)) and _after_adjective(text, joined.start(1))
+    if joined is None or not _may_be_noun(joined.group(1)):
+        return False
+    return _after_adjective(text, joined.start(1)) or _after_salutation(text, joined.start(1))
+
+
+def _after_salutation(text: str, start: int) -> bool:
+    """Whether a German letter's salutation opens the line right before `start` ("Liebe", "Sehr geehrte")."""
+    return _SALUTATION_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start) is not None
 
 
 def without_common_nouns(text: str, findings: list[Finding]) -> list[Finding]:

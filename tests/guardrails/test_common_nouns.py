@@ -100,3 +100,12 @@ def test_a_word_after_a_german_determiner_is_a_noun(text: str, word: str, person
 def test_a_name_after_a_german_determiner_stays(text: str, word: str) -> None:
     start = text.index(word)
     assert not is_german_noun(text, start, start + len(word), True)
+
+
+def test_the_second_noun_of_a_salutations_pair_is_a_noun_read_alone():
+    text = "Liebe Kolleginnen und Kollegen,\nab dem 1. April verstärkt Frau Nette unser Team."
+    start = text.index("Kollegen,")
+    assert is_german_noun(text, start, start + len("Kollegen"))
+    text = "Liebe Anna und Peter,\nwir kommen am Samstag."  # a first name before "und": people, not nouns
+    start = text.index("Peter")
+    assert not is_german_noun(text, start, start + len("Peter"), True)
