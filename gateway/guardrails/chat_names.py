@@ -16,13 +16,17 @@ name list (``person_names``) holds tens of thousands of first names, many of the
   speaker's prefix, cut at sentence marks, commas, semicolons and " / "):
   - the segment's other words are only function words, adverbs and chat's own short words ("ok so vanessa then",
     "hmm natasha maybe", "sure. yusuf. for real", "got it, fiona", "pues rodrigo y nada más", "brenda mdr"): the
-    name is all the segment says; or
+    name is all the segment says;
   - a verb follows it as its subject ("dmitri was late again", "patricia fixed the flaky test", "i guess svetlana
     left early", "alors mathilde est partie"), the word before it no article or possessive ("the mic is broken"
-    names a thing).
+    names a thing); or
+  - it is the object of a verb or of a preposition of people right before it ("saw estelle at the gym", "wait
+    alexandra or the other one", "coffee with pauline", "meeting w/ ana").
 
 A known surname, or a word no dictionary holds, right after the given name belongs to the name ("monika kowalczyk
-lol").
+lol"). Before a family name (a known last name, or a word ending as family names do: ``surnames``), a first name
+need not be a common one: one names-dataset knows that no dictionary word spells but as a noun, or a word no list,
+vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan damanik wants the slides").
 A word another detector took (a place, an address) is left to it.
 """
 
@@ -38,11 +42,13 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import is_vowelless
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import LOWERCASE_MIN_POPULATION, EnglishWords, english_words, gazetteer
+from gateway.guardrails.surnames import has_surname_ending
 
 ADDRESSED_SCORE = 0.6
 MIN_LETTERS = 4
 MAX_SURNAME_WORDS = 2
 MAX_CHAT_WORD_LETTERS = 3  # chat's own words: "lol", "mdr", "omg", "ok"
+MIN_PAIR_LETTERS = 3  # a first name before a family name: "tao ding" (not "li", "al")
 
 # A word of a name in lower-case chat, not glued to a handle, an address, a path or a code ("vlad_", "a@b", "x/y").
 _WORD = re.compile(r"(?<![\w@#/'’.:=+-])[^\W\d_]+(?:['’-][^\W\d_]+)*(?![\w@/'’+=:-])")
@@ -80,6 +86,10 @@ _AUXILIARIES = frozenset({"is", "was", "has", "had", "will", "can", "could", "wo
                           "just", "already", "never", "always", "still", "isn't", "wasn't", "hasn't", "won't",
                           "can't", "didn't", "doesn't", "a", "est", "était", "va", "sera", "ist", "hat", "war",
                           "wird", "kann", "está", "fue", "ha", "ya", "no"})  # fmt: skip
+# Prepositions a person follows in chat ("coffee with pauline", "waiting on samarth", "a call with purity"), in the
+# languages read.
+_PEOPLE_PREPOSITIONS = frozenset({"with", "to", "for", "from", "about", "on", "by", "avec", "pour", "con", "para",
+                                  "mit", "für", "von", "met", "voor", "com", "per"})  # fmt: skip
 
 
 @functools.cache
@@ -201,22 +211,86 @@ def _subject_before(before: list[re.Match[str]], following: str) -> bool:
     return following in _AUXILIARIES or following in _verb_forms()
 
 
+def _object_after(text: str, before: list[re.Match[str]]) -> bool:
+    """Whether a name with the words `before` it stands as the object of a verb or a preposition of people right
+    before it ("grabbing coffee with pauline", "been texting hreindís álfgeirsdóttir", "saw estelle at the gym",
+    "waiting on samarth", "meeting w/ ana", "wait alexandra or the other one")."""
+    if not before:
+        return False
+    previous = before[-1].group().casefold()
+    if previous == "w" and text[before[-1].end() : before[-1].end() + 1] == "/":
+        return True  # "w/ ana"
+    if previous in _PEOPLE_PREPOSITIONS:
+        return True
+    if previous in _THING_BEFORE or previous in ENGLISH_STOP_WORDS:
+        return False
+    english = english_words()
+    if previous.endswith("ing") and (
+        previous[:-3] in english.verbs
+        or f"{previous[:-3]}e" in english.verbs
+        or (previous[-4:-3] == previous[-5:-4] and previous[:-4] in english.verbs)
+    ):
+        return True  # "texting", "calling", "grabbing"
+    return previous in english.verbs or previous in _verb_forms()
+
+
+def _pair_first_name(word: str, stop_words: frozenset[str], common_words: frozenset[str],
+                     banned: frozenset[str]) -> bool:  # fmt: skip
+    """Whether a lower-case word outside the common given names is a first name still where a family name follows
+    it: a first name names-dataset knows, of three letters or more, no stop, calendar or field word, no large place,
+    and no English dictionary word unless the dictionary holds it as a noun alone ("charlotte", "maftuna")."""
+    if len(word) < MIN_PAIR_LETTERS or not word.islower() or word in stop_words or word in banned:
+        return False
+    if not known_names().is_first(word) or gazetteer().get(word, 0) >= LOWERCASE_MIN_POPULATION:
+        return False
+    english = english_words()
+    return word not in common_words or (len(word) >= MIN_LETTERS and word not in english.verbs
+                                        and word not in english.modifiers)  # fmt: skip
+
+
+def _unlisted_first_name(word: str, stop_words: frozenset[str], common_words: frozenset[str],
+                         banned: frozenset[str]) -> bool:  # fmt: skip
+    """Whether a lower-case word may be a first name no list holds ("artawan", "nirja", "xiuying"), where a family
+    name follows it: of three letters or more, no stop, calendar or field word, and a word neither the English NER
+    model's vocabulary, its dictionary nor the gazetteer holds, nor a vowelless one or a laugh."""
+    return (len(word) >= MIN_PAIR_LETTERS and word.isalpha() and word.islower() and word not in stop_words
+            and word not in banned and word not in common_words and word not in english_words().vocabulary
+            and word not in gazetteer() and not is_vowelless(word)
+            and not _REPEATED_SYLLABLE.fullmatch(word))  # fmt: skip
+
+
+def _family_name_follows(text: str, start: int, end: int) -> bool:
+    """Whether a word of text[start:end], a surname ``_surname_words`` read, is a known last name or ends as a family
+    name or patronymic does (``surnames.has_surname_ending``: "solihayeva", "álfgeirsdóttir")."""
+    names = known_names()
+    return any(names.is_last(part) or has_surname_ending(part)
+               for word in _WORD.findall(text, start, end) for part in word.split("-"))  # fmt: skip
+
+
 def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
                 banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
     words = list(_ANY_WORD.finditer(text, start, end))
     for index, word in enumerate(words):
         value = word.group()
-        if not _WORD.fullmatch(value) or not _is_given_name(value, stop_words, common_words, banned):
+        if not _WORD.fullmatch(value):
+            continue
+        given = _is_given_name(value, stop_words, common_words, banned)
+        if not given and not _pair_first_name(value, stop_words, common_words, banned) \
+                and not _unlisted_first_name(value, stop_words, common_words, banned):  # fmt: skip
             continue
         if _glued(text, word.start(), word.end()):
             continue  # a piece of an address, a handle, a key or a path ("lars+alerts@...", "vlad_", "k=v")
         name_end = _surname_words(text, word.end(), end, stop_words, common_words)
+        if not given and (not _family_name_follows(text, word.end(), name_end)
+                          or value in _WORD.findall(text, word.end(), name_end)):  # fmt: skip
+            continue  # a first name outside the common ones counts before a family name only ("maftuna solihayeva";
+            # not a word said twice: "hey hey")
         after = [w for w in words[index + 1 :] if w.start() >= name_end]
         before = words[:index]
         others = [*before, *after]
         alone = all(_is_filler(w.group(), stop_words) for w in others)
         subject = bool(after) and _subject_before(before, after[0].group().casefold())
-        if not (alone or subject):
+        if not (alone or subject or _object_after(text, before)):
             continue
         if any(s < name_end and word.start() < e for s, e in spans):
             continue

@@ -19,7 +19,11 @@ French, Spanish, German, Italian, Portuguese and Dutch:
   <b@x.ch>:");
 - an e-mail's sender or recipient header ("From: ", "Von: ", "De : ", "To: ", "Cc: ", "À : "): the name after it;
 - a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :");
-- a Japanese, Korean or Chinese honorific glued after a name in Latin letters ("B. Yinh様", "Ana Ruizさん").
+- a Japanese, Korean or Chinese honorific glued after a name in Latin letters ("B. Yinh様", "Ana Ruizさん");
+- post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD");
+- a dash and thanks after a name that opens a line ("Mihkel - thanks for the repro!"), a dash before a name on the
+  text's last line ("— Ilse"), and a signature's name line whose other fields follow a separator ("Tristan – Service
+  client", "Kazim | Buchhaltung | Ironbridge GmbH").
 
 The name itself is one to four words of letters (with inner apostrophes or hyphens), initials ("K.") and
 lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised, or written in

@@ -97,3 +97,45 @@ def test_a_cued_name_ends_at_a_full_stop(analyzer: PiiAnalyzer) -> None:
                                             ("Signed: prof. halvorsen", "prof. halvorsen")])  # fmt: skip
 def test_a_title_s_period_ends_no_cued_name(analyzer: PiiAnalyzer, text: str, name: str) -> None:
     assert name in people(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("saw estelle leleux-bernard at the gym lol", "estelle leleux-bernard"),  # the object of a verb
+        ("wait alexandra or the other one", "alexandra"),
+        ("talked to maria about it", "maria"),  # after a preposition of people
+        ("been calling natasha all day", "natasha"),  # after a verb's -ing form
+        ("meeting w/ natasha at 3", "natasha"),
+    ],
+)
+def test_a_given_name_after_a_verb_or_a_preposition_is_a_person(text: str, name: str) -> None:
+    assert addressed(text) == [name]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("i think maftuna solihayeva left already", "maftuna solihayeva"),  # a family name's ending
+        ("artawan damanik wants the slides by friday", "artawan damanik"),  # a known family name
+        ("yes. nirja banerjee. obviously", "nirja banerjee"),
+        ("drove naadir raed to the airport this morning", "naadir raed"),
+    ],
+)
+def test_a_first_name_no_list_holds_before_a_family_name_is_a_person(text: str, name: str) -> None:
+    assert addressed(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it works with python",  # a word the dictionary holds after a preposition
+        "bought a gift for rose",
+        "merged the fix for lambda",
+        "artawan wants the slides",  # a first name no list holds, with no family name after it
+        "c'est bon pour moi",  # an elided word before a word the name list holds
+        "the sandy beach was nice",
+    ],
+)
+def test_no_person_after_a_verb_or_a_preposition_without_a_name(text: str) -> None:
+    assert addressed(text) == []
