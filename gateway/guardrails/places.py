@@ -269,6 +269,15 @@ _CAPITALISED_AFTER = re.compile(r"[ ]([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-
 _FIRST_NAME_BEFORE = AfterNone(r"\w.'’-", r"([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
 
+def _may_follow_name(text: str, start: int) -> bool:
+    """Whether ``_FIRST_NAME_BEFORE`` may end at `start`: a space before it, and before the space a name's last
+    letter or an initial's full stop (most words after a space follow neither: "Ticket 1000: Amara")."""
+    if start < 3 or text[start - 1] != " ":
+        return False  # most names: a space before a surname, after a first name and its initial
+    last = text[start - 2]
+    return last == "." or "a" <= last <= "z" or "\u00df" <= last <= "\u024f"
+
+
 @functools.cache
 def _calendar_words() -> frozenset[str]:
     from gateway.guardrails.dates import calendar_words  # dates reads name_cues, which reads nothing of places
@@ -315,7 +324,26 @@ _TRAVEL_PHRASES = (
 # cost as much as the rest of this recognizer; what stands before a match is checked in Python (a lookbehind tried at
 # every position made the scan four times slower).
 _TRAVEL_CUE = re.compile(rf"(?:{_phrase_pattern(_TRAVEL_PHRASES)})[ \t]+")
-_CAPITAL_WORD = r"[A-Z\u00C0-\u00DE\u0100-\u024F][^\W\d_]*(?:['’-][^\W\d_]+)*"
+_CAPITAL_LETTER = r"[A-Z\u00C0-\u00DE\u0100-\u024F]"
+_CAPITAL_WORD = rf"{_CAPITAL_LETTER}[^\W\d_]*(?:['’-][^\W\d_]+)*"
+
+
+def _travel_cue_gate() -> re.Pattern[str]:
+    """What every travelled-to place stands behind: a phrase's last word (a preposition: "to", "in", "à", "nach")
+    after a space or line break, then spaces or tabs, then ``_TRAVELLED_NAME``'s first letter; or two spaces or tabs
+    before that letter, where the look-behinds, of fixed width, cannot reach the word. Searched from the letter (a
+    class the regex engine skips to), the preposition read case-blind behind it: a text without one holds no place
+    ``_travelled_to`` finds, told in a few microseconds where ``_TRAVEL_CUE``'s scan of the lower-cased text takes
+    tens (a trie of phrases opening with most letters is tried nearly everywhere)."""
+    by_length: dict[int, set[str]] = {}
+    for phrase in _TRAVEL_PHRASES:
+        preposition = phrase.rsplit(" ", 1)[1]
+        by_length.setdefault(len(preposition), set()).add(re.escape(preposition))
+    behind = "|".join(rf"(?<=\s(?i:{'|'.join(sorted(words))})[ \t].)" for _, words in sorted(by_length.items()))
+    return re.compile(rf"{_CAPITAL_LETTER}(?:(?<=[ \t][ \t].)|{behind})", re.DOTALL)
+
+
+_TRAVEL_CUE_GATE = _travel_cue_gate()
 _TRAVELLED_NAME = re.compile(rf"{_CAPITAL_WORD}(?:[ \t](?:(?:de|del|la|le|da|do|am|an|sur|a|di|dos|das)[ \t])?"
                              rf"{_CAPITAL_WORD}){{0,2}}(?![\w'’-])")
 TRAVEL_SCORE = 0.6
@@ -1087,6 +1115,8 @@ class PlaceRecognizer(EntityRecognizer):
         residence points at them: "flying into Ponte Sasso", "grew up in Nideggen", "Anreise nach Lobatera". The
         name is one to three capitalised words (connectors between), none an English word, a stop word, a month
         or weekday, nor the first of them a known first name (a person: "moved to Anna's team")."""
+        if _TRAVEL_CUE_GATE.search(text) is None:
+            return []
         from gateway.guardrails.people import is_stop_word
         from gateway.guardrails.person_names import known_names
 
@@ -1228,15 +1258,25 @@ class PlaceRecognizer(EntityRecognizer):
 
     def _judge(self, text: str, span: list[re.Match[str]], population: int, chained: bool) -> float | None:
         first = span[0]
+        if len(span) == 1 and first.group()[0].isupper():
+            folded = first.group().casefold()
+            if folded not in CONNECTORS and (folded in STOP_WORDS or (
+                    folded in self._other_words and population < NOUN_MIN_POPULATION)):  # fmt: skip
+                # What the rules below answer for such a word wherever it stands ("the March invoice", "Will"): a
+                # stop word is none, nor is a verb or adjective under NOUN_MIN_POPULATION, cue or not.
+                return None
         if len(span) == 1 and _is_month_word(first.group()) and (
             _DAY_AFTER.match(text, first.end()) or _DAY_BEFORE.search(text, max(0, first.start() - 8), first.start())
         ):
             return None  # a date: "born Nov 24 1963", "le 3 mars" ("Nov" and "Mars" are places too)
-        cue = self._cue(text, span, chained)
         significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
         capitalised = (bool(significant) and all(map(_written_capitalised, significant))) or (
             " ".join(word.group() for word in span) in self._written_with_lower_words)  # fmt: skip
+        # The location words are looked for (``_cue``, a few microseconds) only where a rule asks: most capitalised
+        # words are answered before that ("Luis Ortega", "Jonas Berg": ``_strong_cue`` holds ``_cue``'s test).
+        cue: bool | None = None
         if not capitalised:
+            cue = self._cue(text, span, chained)
             lower = all(word.group().islower() for word in span)
             if not lower:
                 return None
@@ -1268,14 +1308,16 @@ class PlaceRecognizer(EntityRecognizer):
         if first.group().isupper() and len(first.group()) > 1:
             return None  # an acronym or a shouted word ("NICE", "OR"), not a name as written
         if len(span) > 1:
-            return CUE_SCORE if cue else SCORE
+            return CUE_SCORE if self._cue(text, span, chained) else SCORE
         word = first.group().casefold()
         if word in STOP_WORDS:
             return None
-        if population < REGION and self._not_a_place_here(text, first, word, cue, population):
+        if population < REGION and self._not_a_place_here(text, span, word, chained, population):
             return None
-        if word in _calendar_words() and not cue:
-            return None  # a month or weekday in a date ("2nd October 2017"), not the place of that name
+        if word in _calendar_words():
+            cue = self._cue(text, span, chained)
+            if not cue:
+                return None  # a month or weekday in a date ("2nd October 2017"), not the place of that name
         if word in self._other_words:
             # "the flight from Split", "near Male": a verb or adjective capitalised mid-sentence right after a
             # location word, naming a sizeable place.
@@ -1285,9 +1327,11 @@ class PlaceRecognizer(EntityRecognizer):
         if population < SMALL_TOWN_POPULATION and known_names().is_name(first.group()):
             # A small town named like a person ("Joshua", "Gloria"): only where a location word points at it.
             person_cue = _PERSON_CUE_WORD_BEFORE.search(text, first.start())
-            # With no cue (``_cue``), the strong cue's location words and keys are none either: only its own line.
-            strong = self._strong_cue(text, span) if cue else _alone_on_line(text, first.start(), first.end())
-            return CUE_SCORE if strong and not person_cue else None
+            # With no cue (``_cue``), the strong cue's location words and keys are none either: only its own line,
+            # which ``_strong_cue`` reads too.
+            return CUE_SCORE if self._strong_cue(text, span) and not person_cue else None
+        if cue is None:
+            cue = self._cue(text, span, chained)
         if cue and known_names().is_first(first.group()) and self._before_surname(text, first.end()):
             return None  # a first name and its surname after "to", "à", "a" ("granted to Nigel Ampofo")
         if population < REGION and self._before_family_name(text, first.end()):
@@ -1323,18 +1367,21 @@ class PlaceRecognizer(EntityRecognizer):
         # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
         return SCORE
 
-    def _not_a_place_here(self, text: str, first: re.Match[str], word: str, cue: bool, population: int) -> bool:
-        """Whether a capitalised one-word name under a country's size is, where it stands, another word: a noun
-        after a German article ("mit dem Zug"; not a region no larger town names: "in der Bretagne"); a stop word of
-        some language opening a sentence of another language than English with no cue ("Jos olet saanut", Finnish
-        "if"); or a first name that signs a message: after a surname in capitals ("AGUIRRE Alexandra", "MANN Barry")
-        or opening its line under a line that ends a sentence or a closing ("Låter bra, tack.\n\nYuki")."""
+    def _not_a_place_here(self, text: str, span: list[re.Match[str]], word: str, chained: bool,
+                          population: int) -> bool:  # fmt: skip
+        """Whether a capitalised one-word name under a country's size (``span``'s one word, ``chained`` as
+        ``_place_at`` reads it) is, where it stands, another word: a noun after a German article ("mit dem Zug"; not
+        a region no larger town names: "in der Bretagne"); a stop word of some language opening a sentence of another
+        language than English with no cue ("Jos olet saanut", Finnish "if"); or a first name that signs a message:
+        after a surname in capitals ("AGUIRRE Alexandra", "MANN Barry") or opening its line under a line that ends a
+        sentence or a closing ("Låter bra, tack.\n\nYuki")."""
+        first = span[0]
         start = first.start()
         if (_GERMAN_ARTICLE_WORD_BEFORE.search(text, start)
                 and not (word in self._regions and population <= REGION_POPULATION)
                 and german_around(text, start, first.end())):  # fmt: skip
             return True
-        if (not cue and word in place_stop_words() and _starts_sentence(text, start)
+        if (word in place_stop_words() and _starts_sentence(text, start) and not self._cue(text, span, chained)
                 and not english_around(text, start, first.end())):  # fmt: skip
             return True
         if not known_names().is_first(first.group()):
@@ -1388,14 +1435,14 @@ class PlaceRecognizer(EntityRecognizer):
     def _before_family_name(self, text: str, end: int) -> bool:
         """Whether a capitalised word follows that is a family name (names-dataset's, or one with a family name's
         ending: "Evdokimova", "Petrović"), no place and no English word."""
-        from gateway.guardrails.surnames import has_surname_ending  # surnames reads the gazetteer: imported late
-
         after = _CAPITALISED_AFTER.match(text, end)
         if after is None:
             return False
         word, folded = after.group(1), after.group(1).casefold()
         if folded in self._names or folded in STOP_WORDS or folded in self._english.vocabulary:
             return False  # a place ("Sofia Bulgaria") or a word ("Jihlava At 06:10", a title-cased ticket)
+        from gateway.guardrails.surnames import has_surname_ending  # surnames reads the gazetteer: imported late
+
         return (known_names().is_last(word) and not known_names().is_first(word)) or has_surname_ending(word)
 
     def _after_noun(self, text: str, start: int) -> bool:
@@ -1417,8 +1464,8 @@ class PlaceRecognizer(EntityRecognizer):
         """Whether a known first name (and maybe a middle initial) stands right before `start`."""
         from gateway.guardrails.person_names import known_names
 
-        if start < 3 or text[start - 1] != " ":
-            return False  # a space before a surname, after a first name and its initial
+        if not _may_follow_name(text, start):
+            return False
         before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
         return before is not None and known_names().is_first(before.group(1))
 
@@ -1426,8 +1473,8 @@ class PlaceRecognizer(EntityRecognizer):
         """Whether a capitalised word that names-dataset knows as a person's name and that is no place stands right
         before `start` (one space between): with a place that is also a surname after it, a person's name or a
         brand named after one ("Cartier Santos")."""
-        if start < 3 or text[start - 1] != " ":
-            return False  # most names: a space before a surname, after a first name and its initial
+        if not _may_follow_name(text, start):
+            return False
         before = _FIRST_NAME_BEFORE.search(text, max(0, start - 40), start)
         if before is None:
             return False

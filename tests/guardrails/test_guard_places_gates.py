@@ -155,3 +155,51 @@ def test_place_labels_are_read_past_their_endings_gate() -> None:
             assert places._property_before(f"{spelled}: Kilkenny", len(spelled) + 2), spelled
             assert places._property_before(f"RM {spelled} Kars", len(spelled) + 4), spelled
     assert not places._property_before("Luis Ortega", 5)
+
+
+# Travel and residence phrases written as text writes them: any case, a run of spaces, tabs or line breaks between
+# their words, glued to a word before or not; a capitalised word, a lower-case one or a number after.
+_AFTER_TRAVEL = ("Nideggen", "Ponte Sasso", "Émile", "Łomża", "nideggen", "42", "Anna's", "Ōdate")
+
+
+def _travel_text(rng: random.Random) -> str:
+    parts = []
+    for _ in range(rng.randrange(1, 4)):
+        phrase = rng.choice(places._TRAVEL_PHRASES)
+        phrase = phrase.upper() if rng.random() < 0.15 else phrase.capitalize() if rng.random() < 0.3 else phrase
+        phrase = "".join(rng.choice((" ", "  ", "\n", "\t", " \t")) if char == " " else char for char in phrase)
+        glue = rng.choice(("", " ", "x", "\n", "this "))
+        parts.append(glue + phrase + rng.choice((" ", "  ", "\t", " \t ", "", ",")) + rng.choice(_AFTER_TRAVEL))
+    return rng.choice(("", "We ", "In 2020 ")) + " ".join(parts) + rng.choice(("", ".", " soon"))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_travel_gate_finds_what_the_scan_finds(recognizer: PlaceRecognizer, seed: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """``_TRAVEL_CUE_GATE`` answers no only where ``_TRAVEL_CUE``'s scan finds nothing: with the gate passing every
+    text, the same places."""
+    rng = random.Random(seed)
+    texts = [_travel_text(rng) for _ in range(300)]
+    gated = [[(r.start, r.end) for r in recognizer._travelled_to(text, [])] for text in texts]
+    monkeypatch.setattr(places, "_TRAVEL_CUE_GATE", re.compile(""))
+    scanned = [[(r.start, r.end) for r in recognizer._travelled_to(text, [])] for text in texts]
+    assert gated == scanned
+    assert sum(map(bool, gated)) > 50
+
+
+def test_travel_gate_examples(recognizer: PlaceRecognizer) -> None:
+    assert places._TRAVEL_CUE_GATE.search("she grew up in  Nideggen")  # two spaces: the gate reads none of the words
+    assert places._TRAVEL_CUE_GATE.search("flying\ninto Ponte Sasso")
+    assert places._TRAVEL_CUE_GATE.search("Anreise NACH Lobatera")
+    assert not places._TRAVEL_CUE_GATE.search("Ticket 1004: Luis Ortega (luis@example.org) was charged twice.")
+    assert not places._TRAVEL_CUE_GATE.search("Amara Okafor reports the app crashes in production")
+    assert [r.start for r in recognizer._travelled_to("We moved, she grew up in  Nideggen.", [])] == [26]
+
+
+def test_capitalised_stop_words_and_verbs_are_no_small_places(recognizer: PlaceRecognizer) -> None:
+    """A capitalised stop word, or a verb or adjective naming a place under NOUN_MIN_POPULATION, is no place wherever
+    it stands, with a location word before it or not (``_judge`` answers before looking for one)."""
+    for text in ("charged twice for the March invoice", "we fly to March next week", "Will you come?"):
+        assert not [r for r in recognizer.analyze(text, ["LOCATION"]) if text[r.start : r.end] in ("March", "Will")]
+    text = "the flight from Split landed"
+    assert [text[r.start : r.end] for r in recognizer.analyze(text, ["LOCATION"])] == ["Split"]
