@@ -40,7 +40,10 @@ finding tells a label, a date, a company or a business from a name, whatever det
 - an XML or HTML element's name ("<Ustrd>"), but not several words filling angle brackets (git log's "<Anne van
   Rijnsbergen>");
 - a word of a time zone's id ("Europe/Berlin", "America/New_York", "Asia/Kolkata"; the IANA ids CLDR knows, with
-  their aliases, via babel): the id sets a clock in a config, a log or a profile, and names nobody's place.
+  their aliases, via babel): the id sets a clock in a config, a log or a profile, and names nobody's place;
+- a place that is a language's name as CLDR writes it in English, French, Spanish, German, Italian, Portuguese,
+  Dutch or Polish ("Er spricht Niederländisch und Spanisch", "parle portugais") and no place the gazetteer knows
+  ("Delaware", "Nauru" stay places): a language is spoken, nobody lives in it.
 """
 
 from __future__ import annotations
@@ -366,6 +369,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
             text[finding.start : finding.end] in english_month_names() or after_an_initial(text, finding.start)
         ):
             return True  # "moved to October"; "P. Pereira presented", "cc E. Kamau": a month, a person's surname
+        if is_language_name(text[finding.start : finding.end]):
+            return True  # "Er spricht Niederländisch": a language, no place
         return (finding.source not in _KEYED_SOURCES
                 and (names_a_thing(text, finding.end) or names_a_disease(text, finding.end))
                 and _KEY_BEFORE.search(text, max(0, finding.start - 40), finding.start) is None
@@ -452,6 +457,28 @@ def after_an_initial(text: str, start: int) -> bool:
 # The characters of an IANA time zone id ("America/Port-au-Prince", "Etc/GMT+5", "America/Argentina/Buenos_Aires").
 _TZ_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_-+")
 _TZ_ID_REACH = 40  # characters either side of a finding: the longest id is 32
+
+
+# The locales whose language names CLDR gives (``language_names``): the languages of the corpus's prose.
+LANGUAGE_NAME_LOCALES = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
+
+
+@cache
+def language_names() -> frozenset[str]:
+    """The languages' names (ISO 639 codes of two or three letters) in ``LANGUAGE_NAME_LOCALES`` as CLDR writes them
+    (babel), case-folded, less those the gazetteer holds as a place."""
+    places = gazetteer()
+    return frozenset(
+        folded
+        for locale in LANGUAGE_NAME_LOCALES
+        for code, name in Locale(locale).languages.items()
+        if len(code) <= 3 and (folded := name.casefold()) not in places
+    )
+
+
+def is_language_name(span: str) -> bool:
+    """Whether a place's words are a language's name (``language_names``)."""
+    return span.casefold() in language_names()
 
 
 @cache

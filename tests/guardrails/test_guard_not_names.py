@@ -650,3 +650,21 @@ def test_two_words_after_the_before_a_noun_ending_in_an_english_word_no_name_hol
     text: str, value: str, product: bool
 ) -> None:
     assert kept(text, value) is not product
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Er spricht Niederländisch und ein bisschen Spanisch.", "Niederländisch"),
+     ("Er spricht Niederländisch und ein bisschen Spanisch.", "Spanisch"),
+     ("Il parle allemand et un peu Portugais.", "Portugais")],
+)  # fmt: skip
+def test_a_languages_name_is_no_place(text: str, value: str) -> None:
+    assert not kept(text, value, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("She moved to Delaware last spring.", "Delaware"), ("Il vit à Nauru depuis 2010.", "Nauru")],
+)  # fmt: skip
+def test_a_languages_name_the_gazetteer_holds_as_a_place_stays(text: str, value: str) -> None:
+    assert kept(text, value, "LOCATION")
