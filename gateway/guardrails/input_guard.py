@@ -358,8 +358,16 @@ class InputGuard:
         screen_injection = policy.injection.action is not InjectionAction.OFF
         tally = EntityTally()
         texts = [slot.text for slot in slots]
+        verdicts: list[InjectionVerdict] = []
+        meanwhile = None
+        if screen_injection and self._processes is not None and not cached_only:
+            # Screened on this thread while the analysis workers read the texts: it needs no findings.
+            def meanwhile() -> None:
+                verdicts.append(self._screen_injection(tenant_id, slots, prepared, policy, result, cached_only,
+                                                       budget))  # fmt: skip
+
         all_findings, splits = self._cached_findings(tenant_id, texts, use_ner, result, cached_only, prepared,
-                                                     budget)
+                                                     budget, meanwhile)  # fmt: skip
         # Copied once the findings are in hand: a cached-only scan that misses them copies nothing on the loop.
         if prepared.messages is None:
             prepared.messages = [_copied(dict(message)) for message in messages]
@@ -385,16 +393,8 @@ class InputGuard:
             result.blocked = True
             result.block_reason = "request contains personal data the policy blocks: " + ", ".join(blocked_types)
         if screen_injection:
-            untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
-            if prepared.verdict_keys is None:
-                # The texts' findings keys (``_cached_findings`` took them) hold their content hashes: the same hash
-                # under the verdicts' variant, not each text hashed again (on the loop, for a cached request).
-                assert prepared.keys is not None
-                keyed = zip(slots, prepared.keys, strict=True)
-                prepared.verdict_keys = [_variant(key, "injection") for slot, key in keyed
-                                         if slot.role in UNTRUSTED_ROLES]
-            best_verdict = self._injection_verdict(tenant_id, untrusted, prepared.verdict_keys,
-                                                   policy.injection.threshold, result, cached_only, budget)
+            best_verdict = verdicts[0] if verdicts else self._screen_injection(tenant_id, slots, prepared, policy,
+                                                                               result, cached_only, budget)
             verdict_action = injection_action(policy.injection, best_verdict.score)
             result.injection_score = best_verdict.score
             result.decisions.append({"kind": "injection", "action": verdict_action.value, **best_verdict.as_record()})
@@ -402,6 +402,20 @@ class InputGuard:
                 result.blocked = True
                 result.block_reason = f"request blocked: likely prompt injection (score {best_verdict.score:.2f})"
         return result
+
+    def _screen_injection(self, tenant_id: str, slots: list[_TextSlot], prepared: _Prepared, policy: Policy,
+                          result: GuardResult, cached_only: bool, budget: ScanBudget | None) -> InjectionVerdict:
+        """The request's injection verdict: of its untrusted texts, and of the windows between them."""
+        untrusted = [slot.text for slot in slots if slot.role in UNTRUSTED_ROLES]
+        if prepared.verdict_keys is None:
+            # The texts' findings keys (``_cached_findings`` took them) hold their content hashes: the same hash
+            # under the verdicts' variant, not each text hashed again (on the loop, for a cached request).
+            assert prepared.keys is not None
+            keyed = zip(slots, prepared.keys, strict=True)
+            prepared.verdict_keys = [_variant(key, "injection") for slot, key in keyed
+                                     if slot.role in UNTRUSTED_ROLES]  # fmt: skip
+        return self._injection_verdict(tenant_id, untrusted, prepared.verdict_keys, policy.injection.threshold,
+                                       result, cached_only, budget)  # fmt: skip
 
     def output_redactor(self, tenant_id: str, policy: Policy, *, shape: OutputShape = OutputShape.TEXT,
                         holdback_chars: int = 96) -> OutputRedactor:
@@ -431,11 +445,12 @@ class InputGuard:
 
     def _cached_findings(
         self, tenant_id: str, texts: list[str], use_ner: bool, result: GuardResult, cached_only: bool,
-        prepared: _Prepared, budget: ScanBudget | None = None,
+        prepared: _Prepared, budget: ScanBudget | None = None, meanwhile: Callable[[], object] | None = None,
     ) -> tuple[list[tuple[Finding, ...]], list[tuple[BoundaryWindow, tuple[SplitFinding, ...]]]]:
         """Findings per text, and the values split across each boundary between texts: cached ones looked up, the
         new texts and the new boundary windows analysed together (one NER call for all). The texts' and windows'
-        keys are taken from ``prepared`` when it holds them, and left there when it does not."""
+        keys are taken from ``prepared`` when it holds them, and left there when it does not. ``meanwhile``: called
+        while analysis workers run, if any run (``AnalysisProcesses.analyze_batches``)."""
         variant = "pii+ner" if use_ner else "pii"
         if prepared.keys is None:
             prepared.keys = [content_key(tenant_id, text, variant) for text in texts]
@@ -465,8 +480,8 @@ class InputGuard:
         batches: dict[bool, list[str]] = {use_ner: list(missing.values()), not use_ner: []}
         for may_ner, reading in pending.readings():
             batches[use_ner and may_ner].append(reading)
-        analysed = {ner: iter(self._analyze_many(batch, ner, budget) if batch else [])
-                    for ner, batch in batches.items()}  # fmt: skip
+        per_batch = self._analyze_batches(list(batches.items()), budget, meanwhile)
+        analysed = {ner: iter(found) for ner, found in zip(batches, per_batch, strict=True)}
         for key, text in missing.items():
             found[key] = tuple(next(analysed[use_ner]))
             self._findings.put(key, found[key])
@@ -475,11 +490,18 @@ class InputGuard:
         result.scanned_chars += result.boundary_chars
         return [found[key] for key in keys], splits
 
-    def _analyze_many(self, texts: list[str], ner_enabled: bool, budget: ScanBudget | None) -> list[list[Finding]]:
+    def _analyze_batches(self, batches: list[tuple[bool, list[str]]], budget: ScanBudget | None,
+                         meanwhile: Callable[[], object] | None) -> list[list[list[Finding]]]:  # fmt: skip
+        """The findings of each (ner_enabled, texts) batch: in this process one batch after the other (the analyzer
+        checks ``budget``: ``scanning``); in the analysis processes, all at once over the idle workers, ``meanwhile``
+        called as they run (when there is any text to analyse)."""
         if self._processes is None:
-            return self.analyzer.analyze_many(texts, ner_enabled=ner_enabled)  # checks ``budget`` (``scanning``)
+            return [self.analyzer.analyze_many(texts, ner_enabled=ner) if texts else [] for ner, texts in batches]
+        if not any(texts for _, texts in batches):
+            return [[] for _ in batches]
         try:
-            return self._processes.analyze_many(texts, ner_enabled=ner_enabled, budget=budget)
+            return self._processes.analyze_batches([(texts, ner) for ner, texts in batches], budget=budget,
+                                                   meanwhile=meanwhile)  # fmt: skip
         except AnalysisUnavailable as exc:  # fail closed: a request whose scan has no result is refused
             raise GuardrailInputError(f"{exc}; retry the request", status_code=503,
                                       code="guardrails_unavailable") from None
