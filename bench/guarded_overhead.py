@@ -8,10 +8,10 @@ so no guardrail cache answers for a prompt (a replayed prompt costs a hash looku
 cores' load falls on both. Per phase: server CPU per answered request (the server's whole process tree: every thread,
 the audit drain process and the analysis workers; and the event loop's thread alone),
 Warden's own ``x-warden-overhead-ms``, latency percentiles, errors by status. ``--analysis-processes N`` adds the
-same gateway with its input analysis in N worker processes (``GuardConfig.analysis_processes``), side by side;
-``--unguarded`` the same gateway with its guardrails off on the same prompts (what the guardrails add is the
-difference); ``--profile F`` runs the guarded gateway's event loop under cProfile (its thread's CPU time) while
-measured.
+same gateway with its input analysis in N worker processes (``GuardConfig.analysis_processes``), side by side (and,
+with a baseline, that commit's gateway the same way); ``--unguarded`` the same gateway with its guardrails off on the
+same prompts (what the guardrails add is the difference); ``--profile F`` runs the guarded gateway's event loop
+under cProfile (its thread's CPU time) while measured.
 
     WARDEN_DATABASE_URL=postgresql+psycopg://... WARDEN_REDIS_URL=redis://... \
         python -m bench.guarded_overhead --rates 50 100 --duration 15 [--analysis-processes 1] \
@@ -87,11 +87,14 @@ async def start_guarded(stack: Stack, name: str, args: argparse.Namespace, cert:
     profile = None
     if processes:
         port = free_port()
+        server_env = {**env, "WARDEN_ENGINE_SOCKETS": json.dumps([str(socket_path)]), PROCESSES_ENV: str(processes)}
+        app_dir: list[str] = []
+        if source is not None:  # the baseline commit's gateway (and its copy of this factory)
+            server_env["PYTHONPATH"] = str(source)
+            app_dir = ["--app-dir", str(source)]
         stack.spawn([sys.executable, "-m", "uvicorn", "bench.guarded_overhead:app_with_analysis_processes",
-                     "--factory", "--host", "127.0.0.1", "--port", str(port), "--ssl-certfile", str(cert),
-                     "--ssl-keyfile", str(key), "--log-level", "warning"],
-                    {**env, "WARDEN_ENGINE_SOCKETS": json.dumps([str(socket_path)]), PROCESSES_ENV: str(processes)},
-                    name)
+                     "--factory", *app_dir, "--host", "127.0.0.1", "--port", str(port), "--ssl-certfile", str(cert),
+                     "--ssl-keyfile", str(key), "--log-level", "warning"], server_env, name)
     else:
         profile = args.profile if args.profile is not None and source is None and guardrails else None
         port = start_warden(stack, name, env, socket_path, cert, key, source=source, profile=profile)
@@ -112,6 +115,9 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
     if args.baseline_commit is not None:
         baseline = unpack_commit(args.baseline_commit, stack.workdir / "baseline")
         servers.append(await start_guarded(stack, "guarded_baseline", args, cert, key, stack.workdir / "baseline"))
+        if args.analysis_processes:
+            servers.append(await start_guarded(stack, f"guarded_{args.analysis_processes}proc_baseline", args, cert,
+                                               key, stack.workdir / "baseline", processes=args.analysis_processes))
     for server in servers:
         await wait_ready(server, tls, stack)
     seed = 1
