@@ -269,6 +269,22 @@ _CAPITALISED_AFTER = re.compile(r"[ ]([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-
 _FIRST_NAME_BEFORE = AfterNone(r"\w.'’-", r"([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
 
+# The name before or after a name in a list: a comma or a conjunction between (English "and", "or"; French "et", "ou";
+# German "und", "oder"; Spanish "y"; Italian and Portuguese "e"; Nordic "och", "og", "ja"; Hungarian "és"; not Dutch
+# "en", Polish "i" or Spanish "o", French's and Spanish's "in" and Portuguese's "the" too), and where a list goes on
+# or ends after a name.
+_LIST_CONJUNCTIONS = ("and", "et", "und", "y", "e", "och", "og", "ja", "és", "oder", "or", "ou")
+_LIST_CONJUNCTION = "|".join(_LIST_CONJUNCTIONS)
+_LISTED_NAME_BEFORE = AfterNone(
+    r"\w'’-", rf"([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-\u024F]+)(?:,[ ]|[ ](?:{_LIST_CONJUNCTION})[ ])\Z"
+)
+_LISTED_NAME_AFTER = re.compile(
+    rf"(,|[ ](?:{_LIST_CONJUNCTION}))[ ]([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-\u024F]+)(?![\w’-]|'\w)"
+)
+_LIST_GOES_ON = re.compile(rf"(?:,|[ ](?:{_LIST_CONJUNCTION}))[ ][A-Z\u00C0-\u00DE\u0100-\u024F]")
+_LIST_END = re.compile(r"[ \t]*(?:[\"'<|;\n)]|[.!?](?!\w)|\Z)")
+
+
 def _may_follow_name(text: str, start: int) -> bool:
     """Whether ``_FIRST_NAME_BEFORE`` may end at `start`: a space before it, and before the space a name's last
     letter or an initial's full stop (most words after a space follow neither: "Ticket 1000: Amara")."""
@@ -1336,6 +1352,8 @@ class PlaceRecognizer(EntityRecognizer):
             return None  # a first name and its surname after "to", "à", "a" ("granted to Nigel Ampofo")
         if population < REGION and self._before_family_name(text, first.end()):
             return None  # a first name that is also a town, then a family name: "Marfa Evdokimova"
+        if (population < REGION or word in place_given_names()) and self._among_first_names(text, first):
+            return None  # "Survived by Joseph, Tyler and Jennifer", "Enno, Georgia and Remo", "Astorga, Miguel"
         if cue or _alone_on_line(text, first.start(), first.end()):
             return CUE_SCORE
         if population < REGION and word in colour_names() and self._after_noun(text, first.start()):
@@ -1444,6 +1462,41 @@ class PlaceRecognizer(EntityRecognizer):
         from gateway.guardrails.surnames import has_surname_ending  # surnames reads the gazetteer: imported late
 
         return (known_names().is_last(word) and not known_names().is_first(word)) or has_surname_ending(word)
+
+    def _among_first_names(self, text: str, first: re.Match[str]) -> bool:
+        """Whether a capitalised word stands among people's names: a known first name in a list of first names
+        ("Survived by Joseph, Tyler and Jennifer", "De la part de Cornelius et Peace", "Senna, Lisa et Lucas"), or a
+        known name before a comma and a first name that ends the field ("Astorga, Miguel": a surname, then the given
+        name). A list's names are joined by a conjunction, or by commas with a name on each side or a list going on;
+        its other names are known first names, capitalised, no month or weekday ("SAINT-LOUIS, May 13") and no place
+        of ``NOUN_MIN_POPULATION`` or more ("Austin, Tyler and Waco" is a list of places), with no capitalised word
+        right after them ("Lucca, Ignazio Ceschi": a town, then a person; "Jincheng e São José do Rio Pardo")."""
+        start, end = first.start(), first.end()
+        names = known_names()
+        before = _LISTED_NAME_BEFORE.search(text, max(0, start - 40), start)
+        before_name = before is not None and self._listed_first_name(before.group(1))
+        after = _LISTED_NAME_AFTER.match(text, end)
+        after_name = (after is not None and self._listed_first_name(after.group(2))
+                      and _CAPITALISED_AFTER.match(text, after.end()) is None)  # fmt: skip
+        if not before_name and not after_name:
+            return False
+        if names.is_first(first.group()):
+            if before_name and before is not None and before.group().rstrip().endswith(_LIST_CONJUNCTIONS):
+                return True  # "Adrian and Leslie"
+            if after_name and after is not None:
+                if after.group(1) != "," or before_name:
+                    return True  # "Cornelius et Peace", "Joe, Tyler et Theresa"
+                if _LIST_GOES_ON.match(text, after.end()) is not None:
+                    return True  # "Senna, Lisa et Lucas"
+        return (after_name and after is not None and after.group(1) == "," and names.is_name(first.group())
+                and _LIST_END.match(text, after.end()) is not None)  # fmt: skip
+
+    def _listed_first_name(self, word: str) -> bool:
+        """A known first name that is no month or weekday and names no place of ``NOUN_MIN_POPULATION`` or more,
+        nor a country, capital or US state."""
+        folded = word.casefold()
+        return (known_names().is_first(word) and folded not in _calendar_words()
+                and self._names.get(folded, 0) < NOUN_MIN_POPULATION)  # fmt: skip
 
     def _after_noun(self, text: str, start: int) -> bool:
         """Whether a word in lower case that is no stop word of the six languages read, no English verb, adjective

@@ -38,3 +38,32 @@ def test_a_word_the_gazetteer_spells_is_no_place_where_it_stands(
     find_places: Callable[[str], list[str]], text: str
 ) -> None:
     assert find_places(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Survived by Joseph, Tyler and Jennifer.",  # a first name among first names: Tyler, Texas
+     "Left to mourn are Enno, Georgia and Remo.",  # a US state that is a common given name
+     "De la part de Cornelius et Peace.",  # after "de", a genitive here
+     "In Liebe: Samir und Karin",
+     "De la part de Senna, Lisa et Lucas.",  # the first of a list that goes on
+     "VALUES (57362, 'Astorga, Miguel', '3418')",  # a surname, a comma and the given name ending the field
+     "<contactPerson>Bustos, Ronald</contactPerson>"],
+)  # fmt: skip
+def test_a_place_among_first_names_is_a_person(find_places: Callable[[str], list[str]], text: str) -> None:
+    assert find_places(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [("offices in Austin, Tyler and Waco", ["Austin", "Tyler", "Waco"]),  # a first name that is a city is no person
+     ("Il sindaco di Lucca, Ignazio Ceschi, ha inaugurato", ["Lucca"]),  # a town, then a person's full name
+     ("SAINT-LOUIS, May 13 (AP) — The donation", ["SAINT-LOUIS"]),  # a month, no name
+     ("Los agentes detuvieron a Ciprian Dumitrescu en Pinto.", ["Pinto"]),  # Spanish "en" is "in", not "and"
+     ("Visitámos Quetzaltenango, Jincheng e São José do Rio Pardo", ["Quetzaltenango", "Jincheng",
+                                                                     "São José do Rio Pardo"])],
+)  # fmt: skip
+def test_a_place_beside_names_that_are_no_list_of_people_counts(
+    find_places: Callable[[str], list[str]], text: str, places: list[str]
+) -> None:
+    assert find_places(text) == places
