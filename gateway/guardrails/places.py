@@ -275,6 +275,7 @@ _FIRST_NAME_BEFORE = AfterNone(r"\w.'’-", r"([A-Z\u00C0-\u024F][a-z\u00DF-\u02
 # or ends after a name.
 _LIST_CONJUNCTIONS = ("and", "et", "und", "y", "e", "och", "og", "ja", "és", "oder", "or", "ou")
 _LIST_CONJUNCTION = "|".join(_LIST_CONJUNCTIONS)
+_LIST_JOINS = (", ", *(f" {conjunction} " for conjunction in _LIST_CONJUNCTIONS))  # what stands between two names
 _LISTED_NAME_BEFORE = AfterNone(
     r"\w'’-", rf"([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-\u024F]+)(?:,[ ]|[ ](?:{_LIST_CONJUNCTION})[ ])\Z"
 )
@@ -1472,10 +1473,13 @@ class PlaceRecognizer(EntityRecognizer):
         of ``NOUN_MIN_POPULATION`` or more ("Austin, Tyler and Waco" is a list of places), with no capitalised word
         right after them ("Lucca, Ignazio Ceschi": a town, then a person; "Jincheng e São José do Rio Pardo")."""
         start, end = first.start(), first.end()
+        before_joined, after_joined = text.endswith(_LIST_JOINS, 0, start), text.startswith(_LIST_JOINS, end)
+        if not before_joined and not after_joined:
+            return False  # most names: no comma nor conjunction beside them
         names = known_names()
-        before = _LISTED_NAME_BEFORE.search(text, max(0, start - 40), start)
+        before = _LISTED_NAME_BEFORE.search(text, max(0, start - 40), start) if before_joined else None
         before_name = before is not None and self._listed_first_name(before.group(1))
-        after = _LISTED_NAME_AFTER.match(text, end)
+        after = _LISTED_NAME_AFTER.match(text, end) if after_joined else None
         after_name = (after is not None and self._listed_first_name(after.group(2))
                       and _CAPITALISED_AFTER.match(text, after.end()) is None)  # fmt: skip
         if not before_name and not after_name:
