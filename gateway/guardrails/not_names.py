@@ -58,7 +58,16 @@ from faker.providers.address.en_US import Provider as UsAddresses
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.addresses import street_vocabulary
-from gateway.guardrails.dates import MONTH_LOCALES, calendar_words, is_month_word, weekday_names
+from gateway.guardrails.dates import (
+    BIRTH_LABEL_MONTH_LOCALES,
+    DATE_MONTH_LOCALES,
+    INFLECTED_MONTH_LOCALES,
+    MONTH_LOCALES,
+    calendar_words,
+    is_month_word,
+    month_names,
+    weekday_names,
+)
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
 from gateway.guardrails.person_names import known_names
@@ -596,9 +605,19 @@ _YEAR_AFTER = re.compile(r"[ .,-]+\d{4}(?!\d)")
 
 def is_month_in_date(text: str, start: int, end: int, words: list[str]) -> bool:
     """Whether a person's one word is a month's name or abbreviation between a day's number and a year ("Date: Fri,
-    16 Jan 2026": "Jan" is a first name too)."""
+    16 Jan 2026": "Jan" is a first name too), or a month's name in one of the languages the date detectors read
+    (``date_month_names``: "3 Nisan 2019", "13 Kasım 2017")."""
     return (len(words) == 1 and _DAY_BEFORE.search(text, max(0, start - 3), start) is not None
-            and _YEAR_AFTER.match(text, end) is not None and is_month_word(words[0]))  # fmt: skip
+            and _YEAR_AFTER.match(text, end) is not None
+            and (is_month_word(words[0]) or words[0].casefold() in date_month_names()))  # fmt: skip
+
+
+@cache
+def date_month_names() -> frozenset[str]:
+    """The month names, whole, of every locale the date detectors read (``dates``: Turkish, Danish, Norwegian,
+    Indonesian, Hungarian, and the inflected Romanian, Slovenian, Polish, Czech, Slovak and Croatian ones besides
+    ``MONTH_LOCALES``), lower case with their diacritic-free forms."""
+    return frozenset(month_names((*DATE_MONTH_LOCALES, *BIRTH_LABEL_MONTH_LOCALES, *INFLECTED_MONTH_LOCALES)))
 
 
 def is_account(text: str, start: int, end: int) -> bool:

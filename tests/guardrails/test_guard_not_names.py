@@ -668,3 +668,15 @@ def test_a_languages_name_is_no_place(text: str, value: str) -> None:
 )  # fmt: skip
 def test_a_languages_name_the_gazetteer_holds_as_a_place_stays(text: str, value: str) -> None:
     assert kept(text, value, "LOCATION")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("Hearing Date: 3 Nisan 2019\nDescription:", "Nisan"), ("Last seen in clinic 13 Kasım 2017.", "Kasım")],
+)  # fmt: skip
+def test_a_month_of_a_language_the_date_detectors_read_between_day_and_year_is_no_person(text: str, value: str):
+    assert not kept(text, value)
+
+
+def test_such_a_word_outside_a_date_stays_a_person() -> None:
+    assert kept("Nisan Aksoy called about the invoice.", "Nisan")
