@@ -26,7 +26,7 @@ from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 from gateway.guardrails.columns import DELIMITERS, list_key
 from gateway.guardrails.name_cues import BY_VERBS, TITLES, NameWords, names_a_group, ordinary_words, phrase_pattern
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import CONNECTORS, english_words
+from gateway.guardrails.places import CONNECTORS, english_words, fold, folded_gazetteer, gazetteer
 from gateway.guardrails.prefilters import AtLineStarts
 from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
 from gateway.guardrails.word_trie import alternation
@@ -212,7 +212,7 @@ def _code_identifier(value: str) -> bool:
     with a full stop ("jennifer.morgan"), or no capital at all and a word that names-dataset lists as nobody's name
     ("notifier", "billing-sync", "kyc-worker": a manifest's ``name:``). A lower-case name a person typed keeps its
     name words ("name: grace afriyie")."""
-    if _CAMEL_CASE.search(value):
+    if _CAMEL_CASE.search(value) or _pascal_case(value):
         return True
     if any(char.isupper() for char in value):
         return False
@@ -220,6 +220,23 @@ def _code_identifier(value: str) -> bool:
         return True  # a login written first.last ("actor=jennifer.morgan"), as directories and audit logs print it
     parts = [part for part in _NAME_PART.findall(value) if part not in _PARTICLES]
     return not all(known_names().is_name(part) for part in parts)
+
+
+# A word of two or more capitalised parts of four letters or more glued together: PascalCase ("PaymentIntent",
+# "OrderLineItem"); a name's prefix is shorter ("MacArthur", "VanDyke").
+_PASCAL_PARTS = re.compile(r"[A-Z][a-z]{3,}")
+_PASCAL_WORD = re.compile(r"(?:[A-Z][a-z]{3,}){2,}")
+
+
+def _pascal_case(value: str) -> bool:
+    """A class's or a type's name in a person's slot: one word of two capitalised English dictionary words or more
+    glued together ("PaymentIntent", "CustomerAccount"); a name's inner capital follows a short prefix or particle
+    ("McDonald", "MacArthur", "DeShawn", "LaToya") or a part no dictionary holds ("FitzGerald")."""
+    if " " in value or not _PASCAL_WORD.fullmatch(value):
+        return False
+    english = english_words()
+    return all(part.lower() in english.nouns or part.lower() in english.verbs or part.lower() in english.modifiers
+               for part in _PASCAL_PARTS.findall(value))  # fmt: skip
 
 
 # The words a field's value is read with to tell a team from a person (``_unit_name``): the name gazetteer (looked up
@@ -322,6 +339,26 @@ def _thing_before(lowered: str, start: int) -> bool:
     return before is not None and before.group(1) in _THING_KINDS
 
 
+# The properties of a product and its offer (schema.org's Product and Offer types: "sku", "gtin13", "mpn", "brand",
+# "price", "priceCurrency", ...; a cart line's quantity): an object that holds one names a product, not a person, by
+# its "name".
+_PRODUCT_PROPERTY = re.compile(
+    r'"(?:sku|gtin(?:8|12|13|14)?|mpn|productid|brand|model|price|pricecurrency|offers|availability|itemcondition|'
+    r'category|color|colour|material|qty|quantity)"[ \t]*:'
+)
+_OBJECT_REACH = 400  # characters searched either side of a key for its object's braces
+
+
+def _product_object(lowered: str, start: int) -> bool:
+    """Whether the JSON object around the key at `start` of the lower-cased text holds a product's property."""
+    opening = lowered.rfind("{", max(0, start - _OBJECT_REACH), start)
+    if opening < 0 or lowered.rfind("}", opening, start) >= 0:
+        return False
+    closing = lowered.find("}", start, start + _OBJECT_REACH)
+    closing = closing if closing >= 0 else min(len(lowered), start + _OBJECT_REACH)
+    return _PRODUCT_PROPERTY.search(lowered, opening, closing) is not None
+
+
 def _key_words(name: str) -> str:
     """A key as the key patterns read it: lower case, camelCase and a namespace undone ("ns:contactPerson" ->
     "contact_person")."""
@@ -359,6 +396,8 @@ class FieldValueRecognizer(EntityRecognizer):
                 continue  # <input name="iban">: the form control's name
             if key is not None and key.lstrip(" _.-") in ("name", "names") and _thing_before(lowered, match.start()):
                 continue  # "Model name: Kelvin scale", "File name: Quarterly Report": a thing's name
+            if key is not None and key.lstrip(" _.-") == "name" and _product_object(lowered, match.start()):
+                continue  # {"sku": "TB-30", "name": "Trail Backpack", "price": ...}: a product's name
             if match.group("spaced") is not None and match.group("path") is None:
                 continue  # "user.name 'Luu, Kei'" (git config) is a key; a lone word before a quote is prose
             group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
@@ -385,6 +424,8 @@ class FieldValueRecognizer(EntityRecognizer):
         for delimiter in DELIMITERS:
             if delimiter in text:
                 results.extend(self._csv_cells(text, delimiter))
+        if "\n" in text:
+            results.extend(self._typed_column_cells(text, {(r.start, r.end) for r in results}))
         if "|" in text:
             results.extend(self._table_cells(text))
         if "<" in text:
@@ -519,6 +560,23 @@ class FieldValueRecognizer(EntityRecognizer):
                 position = line_end + 1
         return results
 
+    def _typed_column_cells(self, text: str, found: set[tuple[int, int]]) -> list[RecognizerResult]:
+        """Cells of the columns whose values say they hold people or places, in delimited blocks whose header names
+        no such column (a header in a language the keys do not hold: "Etunimi;Sukunimi;Kotikunta") or that have none
+        (rows pasted from a spreadsheet): ``_value_columns``; less the cells a header's key has `found` already."""
+        results = []
+        for delimiter in _VALUE_DELIMITERS:
+            if text.count(delimiter) < 2 * (_MIN_VALUE_COLUMNS - 1) or not _TWO_ROWS[delimiter].search(text):
+                continue
+            for rows in _delimited_blocks(text, delimiter):
+                for kind, start, end in _value_columns(text, rows):
+                    if (start, end) in found:
+                        continue
+                    found.add((start, end))
+                    explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{kind.lower()} typed column")
+                    results.append(RecognizerResult(kind, start, end, SCORE, explanation))
+        return results
+
     @staticmethod
     def _name_end(text: str, start: int, end: int, particles: frozenset[str], capitals: bool = False) -> int | None:
         """Where the longest run of words from `start` that reads as a name ends; with `capitals` (a name's key), a
@@ -530,6 +588,179 @@ class FieldValueRecognizer(EntityRecognizer):
             if _reads_as_name(value.title() if capitals and value.isupper() else value, particles):
                 return stop
         return None
+
+
+# Delimited blocks typed by their values (``_value_columns``): rows of three cells or more between commas,
+# semicolons, tabs or pipes (a pipe-delimited export, not a table of pipes: its lines open with no pipe), two rows or
+# more with as many cells each (a header and a row, or rows alone).
+_VALUE_DELIMITERS = (",", ";", "\t", "|")
+_MIN_VALUE_COLUMNS = 3
+_MAX_ROW_LENGTH = 400  # a line longer than this is prose or a minified payload, not a spreadsheet's row
+
+
+# Two lines in a row with two delimiters or more each, no longer than a row (``_MAX_ROW_LENGTH``): the cheap test
+# before a text's lines are split, searched from a delimiter (the regex's first character), each try bounded.
+def _two_rows(d: str) -> re.Pattern[str]:
+    d, other = re.escape(d), rf"[^\n{re.escape(d)}]{{0,{_MAX_ROW_LENGTH}}}"
+    return re.compile(rf"{d}{other}{d}[^\n]{{0,{_MAX_ROW_LENGTH}}}\n{other}{d}{other}{d}")
+
+
+_TWO_ROWS = {d: _two_rows(d) for d in _VALUE_DELIMITERS}
+_VALUE_CELLS = {d: re.compile(rf'"(?:[^"\n]|"")*"|[^{re.escape(d)}\n]*') for d in _VALUE_DELIMITERS}
+# A header's cell: letters, spaces and the marks column names hold ("Nr.", "E-mail", "Nom complet"); no digits (a row
+# of values has a street's number or a phone: "Imhof;Violeta;Drubstraße 7/5;Klaipėda").
+_HEADER_CELL = re.compile(r"[^\W\d_][^\W\d]*(?:[ .()/#°-]+[^\W\d]*)*")
+# The share of a column's cells that must be known for the column to be typed by them: a given name of the name
+# lists opening a name-pair column's cells (``known_names().is_first``), a place of the gazetteer in a place column's.
+_KNOWN_SHARE = 0.6
+_MAX_PAIR_WORDS = 3  # a given name or a surname in its own cell: "Ana Vitória", "García López", "van der Berg"
+_FULL_NAME_WORDS = (2, 4)
+
+Row = list[tuple[int, int]]
+
+
+def _delimited_cells(line_start: int, line: str, delimiter: str) -> Row:
+    """The (start, end) of each cell of a line (its quotes kept), offsets into the text."""
+    if '"' not in line:
+        cells, position = [], line_start
+        for part in line.split(delimiter):
+            cells.append((position, position + len(part)))
+            position += len(part) + 1
+        return cells
+    cells = []
+    position = 0
+    while True:
+        cell = _VALUE_CELLS[delimiter].match(line, position)
+        end = cell.end() if cell else position
+        cells.append((line_start + position, line_start + end))
+        if end >= len(line) or line[end] != delimiter:
+            return cells
+        position = end + 1
+
+
+def _delimited_blocks(text: str, delimiter: str) -> Iterator[list[Row]]:
+    """Runs of two lines or more that split into as many cells each, three or more, under `delimiter`."""
+    block: list[Row] = []
+    position = 0
+    for line in text.split("\n"):
+        line_start, position = position, position + len(line) + 1
+        line = line[:-1] if line.endswith("\r") else line
+        count = line.count(delimiter)
+        if (count < _MIN_VALUE_COLUMNS - 1 or len(line) > _MAX_ROW_LENGTH
+                or (delimiter == "|" and line.lstrip().startswith("|"))):  # fmt: skip
+            if len(block) > 1:
+                yield block
+            block = []
+            continue
+        cells = _delimited_cells(line_start, line, delimiter)
+        if block and len(cells) != len(block[0]):
+            if len(block) > 1:
+                yield block
+            block = []
+        if len(cells) >= _MIN_VALUE_COLUMNS:
+            block.append(cells)
+    if len(block) > 1:
+        yield block
+
+
+def _cell_value(text: str, start: int, end: int) -> tuple[int, int]:
+    """A cell's value: less the spaces and the quotes around it."""
+    while start < end and text[start] in " \t\"'":
+        start += 1
+    while end > start and text[end - 1] in " \t\"'\r":
+        end -= 1
+    return start, end
+
+
+def _in_gazetteer(value: str) -> bool:
+    key = " ".join(word.casefold() for word in _NAME_PART.findall(value))
+    return key in gazetteer() or fold(key) in folded_gazetteer()
+
+
+def _opens_with_first_name(value: str) -> bool:
+    words = [word for word in _NAME_PART.findall(value) if word.casefold() not in _PARTICLES]
+    return bool(words) and known_names().is_first(words[0])
+
+
+def _known_name(value: str) -> bool:
+    names = known_names()
+    return any(names.is_name(word) for word in _NAME_PART.findall(value) if word.casefold() not in _PARTICLES)
+
+
+def _value_columns(text: str, rows: list[Row]) -> Iterator[tuple[str, int, int]]:
+    """(kind, start, end) for the cells of a delimited block's columns that its values type:
+
+    - a column whose every cell reads as a place's name, most of them places of the gazetteer: LOCATION;
+    - a pair of neighbouring columns (no place column) whose every cell reads as a short name, most of them one
+      word, that together look like a given name and a surname in their own cells, in either order: half of one
+      column's cells or more open with a known given name and half of the pair's cells or more hold a known name
+      (names-dataset; both cells of a single row), or the header names one of the two a person's and the other
+      nothing: PERSON;
+    - a column whose every cell reads as a full name of two to four words, most opening with a known given name:
+      PERSON.
+
+    A first row of header-shaped cells ("Fornavn;Etternavn;Poststed") is a header: it is neither counted nor typed
+    (the name lists hold header words people typed into name fields: "Förnamn"). The language of the header does
+    not matter: the values say what the columns hold."""
+    spans = [[_cell_value(text, start, end) for start, end in row] for row in rows]
+    header = all(_HEADER_CELL.fullmatch(text[start:end]) for start, end in spans[0])
+    data = spans[1:] if header else spans
+    count = len(data)
+    needed, half = max(1, -(-count * _KNOWN_SHARE // 1)), -(-count // 2)  # ceil(count * share), ceil(count / 2)
+    values = [[text[start:end] for start, end in (row[column] for row in data)] for column in range(len(spans[0]))]
+    kinds: dict[int, str] = {}
+    for column, cells in enumerate(values):
+        places = sum(map(_in_gazetteer, cells))
+        if (count > 1 and places >= needed and places > sum(map(_opens_with_first_name, cells))
+                and all(map(_place_cell, cells))):  # fmt: skip
+            kinds[column] = "LOCATION"
+    # The columns the header names (``_column_kind``): a name's column makes its neighbour of one-word names the
+    # name's other part ("nom,prénom": the surname's key is known, the given name's need not be).
+    keyed = [_column_kind(text[start:end].lower()) if header else None for start, end in spans[0]]
+    # A single row's place is kept out of the pairs too (the name lists hold "Albania", "Zürich" as given names).
+    persons = [column not in kinds and all(map(_person_cell, cells)) and not (count == 1 and _in_gazetteer(cells[0]))
+               for column, cells in enumerate(values)]  # fmt: skip
+    for column in range(len(values) - 1):
+        pair = (values[column], values[column + 1])
+        if not (persons[column] and persons[column + 1]):
+            continue
+        if not all(sum(len(_name_words(value)) == 1 for value in side) >= half for side in pair):
+            continue
+        if not all(len(_name_words(value)) <= _MAX_PAIR_WORDS for side in pair for value in side):
+            continue
+        openers = max(sum(map(_opens_with_first_name, side)) for side in pair)
+        known = sum(_known_name(value) for side in pair for value in side)
+        named = "PERSON" in keyed[column : column + 2] and None in keyed[column : column + 2]
+        if named or (openers >= half and known >= (2 if count == 1 else count)):
+            kinds[column] = kinds[column + 1] = "PERSON"
+    for column, cells in enumerate(values):
+        if column in kinds or count < 2 or not persons[column]:
+            continue
+        if (all(_FULL_NAME_WORDS[0] <= len(value.split()) <= _FULL_NAME_WORDS[1] for value in cells)
+                and sum(map(_opens_with_first_name, cells)) >= needed):  # fmt: skip
+            kinds[column] = "PERSON"
+    for column, kind in kinds.items():
+        for row in data:
+            start, end = row[column]
+            yield kind, start, end
+
+
+def _name_words(value: str) -> list[str]:
+    return [word for word in value.split() if word.casefold() not in _PARTICLES]
+
+
+def _place_cell(value: str) -> bool:
+    """A cell that reads as a place's name with no key to say so: capitalised ("text", "uri" and "date" are a jCard's
+    value types, and towns too)."""
+    return value[:1].isupper() and _reads_as(value, "LOCATION", _PLACE_PARTICLES, "")
+
+
+def _person_cell(value: str) -> bool:
+    """A cell that reads as a person's name with no key to say so: capitalised but for its particles ("de Graaf"; in
+    capitals, read as its words capitalised)."""
+    words = _name_words(value)
+    return (len(value) >= 2 and bool(words) and words[0][0].isupper()
+            and _reads_as(value.title() if value.isupper() else value, "PERSON", _PARTICLES, ""))  # fmt: skip
 
 
 _NON_SPACE = re.compile(r"\S+")
@@ -555,7 +786,8 @@ def _given_after_comma(text: str, start: int, end: int, particles: frozenset[str
 # - a multipart form's part: its name, its headers, a blank line, the value (RFC 7578);
 # - a LaTeX command's one argument ("\\signature{Thinnes van Abrantes}", "\\author{...}");
 # - a table row of two cells, key and value, as Jira and Markdown write a record ("|signatory|Takamura, Chika|"),
-#   unless a delimiter row follows it (a header).
+#   unless a delimiter row follows it (a header);
+# - a JSON object of a label and a value (``_LABELLED_VALUE``).
 _ALIGNED = re.compile(r'(?m)^[ \t]*"?(?P<key>[A-Za-z][\w.-]{1,40})[ \t]{2,}(?P<value>[^\t\n"\\]{2,60}?)[ \t]*'
                       r'(?:\\n|"|\r?$)')
 _ALIGNED_LINES = AtLineStarts(_ALIGNED.pattern)
@@ -565,6 +797,10 @@ _ECHO_TO_FILE = re.compile(r"(?:echo|printf)[ \t]+(?:-[a-zA-Z]+[ \t]+)?"
 _FORM_PART = re.compile(r'form-data;[ \t]*name="(?P<key>[^"\n]{1,40})"[^\n]*\n(?:[\w-]+:[^\n]*\n)*\r?\n'
                         r"(?P<value>[^\r\n]{2,60})")
 _LATEX_COMMAND = re.compile(r"\\(?P<key>[A-Za-z]+)\{(?P<value>[^{}\\\n]{2,60})\}")
+# A JSON object of a label and its value, as form builders, CRMs' custom properties and issue trackers' custom fields
+# write a record's fields (``{"label": "Contact", "value": "K. Khelil"}``, ``{"name": "city", "value": "Lyon"}``).
+_LABELLED_VALUE = re.compile(r'"(?:label|name|key|field|title|property)"[ \t]*:[ \t]*"(?P<key>[^"\n]{1,40})"[ \t]*,'
+                             r'[ \t\r\n]*"value"[ \t]*:[ \t]*"(?P<value>[^"\n]{2,60})"')  # fmt: skip
 _KEY_VALUE_ROW = re.compile(r"(?m)^[ \t]*\|(?!\|)[ \t]*(?P<key>[^|\n]{1,40}?)[ \t]*\|(?!\|)[ \t]*"
                             r"(?P<value>[^|\n]{2,60}?)[ \t]*\|[ \t]*\r?$")
 
@@ -583,6 +819,8 @@ def _syntax_pairs(text: str) -> list[tuple[str, int, int, str]]:
         pairs += [(m.group("key"), *m.span("value"), "form part") for m in _FORM_PART.finditer(text)]
     if "\\" in text and "{" in text:
         pairs += [(m.group("key"), *m.span("value"), "latex command") for m in _LATEX_COMMAND.finditer(text)]
+    if '"value"' in text:
+        pairs += [(m.group("key"), *m.span("value"), "labelled value") for m in _LABELLED_VALUE.finditer(text)]
     if "|" in text:
         for match in _KEY_VALUE_ROW.finditer(text):
             if _TABLE_DELIMITER.match(text, match.end() + 1) is None:
