@@ -64,6 +64,9 @@ TITLES = ("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsie
           "mlle", "m.", "señor", "señora", "señorita", "sr", "sra", "srta", "don", "doña", "dott", "sig", "sig.ra",
           "dhr", "mevr", "meneer", "mevrouw", "juffrouw", "dottore", "dottoressa", "dottor", "dott.ssa", "signora",
           "signor", "senhor", "senhora")  # fmt: skip
+_TITLE_SET = frozenset(TITLES)
+_ABBREVIATED_TITLES = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "mme", "mlle", "m", "sr", "sra", "srta", "dott",
+                                 "sig", "sig.ra", "dhr", "mevr", "dott.ssa"})  # fmt: skip
 _BEFORE = (
     # greetings and thanks
     "dear", "hi", "hello", "hey", "hiya", "thanks", "thank you", "thx", "ty", "cheers", "congrats",
@@ -253,8 +256,10 @@ def _is_particle(word: str) -> bool:
     return word.islower() and len(word) <= MAX_PARTICLE_LETTERS
 
 
-def _name_after(text: str, start: int, words: NameWords) -> tuple[int, int] | None:
-    """The span of the name that begins at `start`, if the words there make one."""
+def _name_after(text: str, start: int, words: NameWords, *, title: bool = False) -> tuple[int, int] | None:
+    """The span of the name that begins at `start`, if the words there make one. After a `title`, the name may open
+    with a particle before a capitalised word ("meneer van Evelingen") or with a capitalised stop word ("Mme Vos",
+    "Herr Will"): a title names the person after it."""
     taken: list[re.Match[str]] = []
     position = start
     while len(taken) < MAX_NAME_WORDS:
@@ -265,6 +270,9 @@ def _name_after(text: str, start: int, words: NameWords) -> tuple[int, int] | No
             _is_initial(word.group())
             or (_is_particle(word.group()) and _continues(text, word.end(), capitalised=taken[0].group()[0].isupper()))
         )
+        if title and not taken:
+            capitalised = word.group()[0].isupper() and not word.group().isupper()
+            inner = capitalised or (_is_particle(word.group()) and _continues(text, word.end(), capitalised=True))
         if (
             words.is_stop(word.group().rstrip("."))
             and not inner
@@ -747,7 +755,11 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     for before, cue_start, cue_end in cues:
         if before:
             if not _SIGN_OFF_AT.match(text, cue_start):  # "Liebe Grüße", "Beste groeten": a closing
-                add(_lower_case_checked(text, lowered, cue_start, cue_end, _name_after(text, cue_end, words), words))
+                cue = lowered[cue_start:cue_end].strip(" \t,:")
+                # a title; with a period, one that abbreviates ("Mme. Vos"; "... veramente don. Forse": a full stop)
+                title = cue.rstrip(".") in _TITLE_SET and (not cue.endswith(".") or cue[:-1] in _ABBREVIATED_TITLES)
+                span = _name_after(text, cue_end, words, title=title)
+                add(_lower_case_checked(text, lowered, cue_start, cue_end, span, words))
         else:
             add(_name_before(text, cue_start, words))  # the name ends where the space before the verb starts
     if any(honorific in text for honorific in HONORIFICS):

@@ -26,6 +26,9 @@ A clause's subject ``people.subject_names`` found ("Abiye reports better sleep")
 writes the word: a place a NER model, or the gazetteer with no location word before it, read there gives way
 ("I reviewed Abiye today"), and so does one inside a longer person ("Sathvik Handa ... Handa told reporters").
 
+A place a NER model read inside a person a cue points at (``name_cues``: "I've drafted a reply to Wuraola", "meneer
+van Evelingen") gives way to the person.
+
 A place one of the NER models read where these rules find a person (a family name or a given name NER took for a
 town: "L'avocat de Koskinen", "Lawrence und Sara") yields to the person; a place the gazetteer found does not, unless
 it is the known first name of a pair ("HOELEN, Sofia").
@@ -55,6 +58,7 @@ COORDINATED_SCORE = 0.6
 SOURCE = "recurring_names"
 _GAZETTEER_SOURCE = "PlaceRecognizer"  # ``places.PlaceRecognizer``'s findings
 SUBJECT_SOURCE = "subject_names"  # ``people.subject_names``' persons: a place inside one gives way to it
+CUED_SOURCE = "name_cues"  # ``name_cues.cued_names``' persons: a place inside one gives way to it
 MIN_LETTERS = 3  # "Li", "Wu": two letters are as often a code, a unit or a word's part
 _NER_SOURCES = frozenset({NER_SOURCE, CONTINENTAL_NER_SOURCE})
 _CALENDAR_WORDS = calendar_words()
@@ -96,6 +100,10 @@ def with_recurring_names(text: str, findings: list[Finding]) -> list[Finding]:
     taken = [f for f in findings if f.score >= 0.5]
     if not any(f.entity_type == "PERSON" for f in taken):
         return findings  # a text about people has a person found: the others cost no scan
+    cued = [f for f in taken if f.source == CUED_SOURCE and f.entity_type == "PERSON"]
+    if cued:
+        findings = [f for f in findings if not _cued_over_place(f, cued)]
+        taken = [f for f in findings if f.score >= 0.5]
     subjects = [f for f in taken if f.source == SUBJECT_SOURCE]
     if subjects:
         findings = _subjects_over_places(text, findings, subjects)
@@ -127,6 +135,15 @@ def _subjects_over_places(text: str, findings: list[Finding], subjects: list[Fin
             continue
         kept.append(finding)
     return kept
+
+
+def _cued_over_place(finding: Finding, cued: list[Finding]) -> bool:
+    """Whether `finding` is a place a NER model read inside a person a cue points at ("I've drafted a reply to
+    Wuraola", "meneer van Evelingen"): the cue says who. A place the gazetteer knows stays beside it (a title or a
+    signature's label before a town in word salad: "dottore Carbonia")."""
+    if finding.entity_type != "LOCATION" or finding.source not in _NER_SOURCES:
+        return False
+    return any(c.start <= finding.start and finding.end <= c.end for c in cued)
 
 
 def _taken_over(finding: Finding, found: list[Finding], paired: list[Finding]) -> bool:

@@ -83,3 +83,19 @@ def test_a_place_alone_after_a_dash_stays_a_place() -> None:
     text = "Where next?\n— Toulouse"
     place = Finding("LOCATION", text.index("Toulouse"), len(text), 0.75, "PlaceRecognizer")
     assert cued(text, [place]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Merci de remettre l'autorisation signée à Mme Vos.", "Vos"),  # a stop word ('vos') after a title
+        ("Hoi allemaal,\nvanaf maandag komt meneer van Evelingen ons team versterken.", "Evelingen"),  # a particle
+    ],
+)
+def test_a_title_names_the_capitalised_word_after_it(text: str, name: str) -> None:
+    assert name in cued(text)
+
+
+@pytest.mark.parametrize("text", ["Dear Mrs the manager,", "Pubblico polizia veramente don. Forse cielo usare mano."])
+def test_a_title_before_no_capitalised_word_names_nobody(text: str) -> None:
+    assert cued(text) == []

@@ -128,3 +128,16 @@ def test_the_analyzer_reads_the_repeats(analyzer: PiiAnalyzer, text: str, family
     first, second = text.index(family), text.rindex(family)
     for at in (first, second):
         assert any(f.start <= at and at + len(family) <= f.end for f in people)
+
+
+def test_a_ner_place_inside_a_cued_person_gives_way() -> None:
+    text = "I've drafted a reply to Wuraola about it."
+    cued = Finding("PERSON", 24, 31, 0.7, "name_cues")
+    assert with_recurring_names(text, [Finding("LOCATION", 24, 31, 0.85, "spacy_ner"), cued]) == [cued]
+
+
+def test_a_gazetteer_place_stays_beside_a_cued_person() -> None:
+    text = "Presso buono intorno sera dottore Carbonia seguito."
+    cued = Finding("PERSON", 34, 42, 0.7, "name_cues")
+    place = Finding("LOCATION", 34, 42, 0.7, "PlaceRecognizer")
+    assert place in with_recurring_names(text, [cued, place])
