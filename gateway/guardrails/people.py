@@ -680,6 +680,14 @@ _ROMANCE_FINITE = re.compile(r"(?:aba|ía|ó|ava|eva|iva|ou|ait)\Z")
 _SIBILANTS = ("s", "x", "z", "ch", "sh")  # "es" -> "" only after these ("fixes", "pushes"; not "interes")
 _ROMANCE_IRREGULAR = frozenset({"era", "iba", "estaba", "fue", "foi"})
 _MIN_ROMANCE_VERB = 4
+# German and Dutch finite verbs: weak pasts by their endings ("machte", "wartete", "wachtte"; not a Romance
+# adjective's or participle's "-ante", "-ente", "-ende": "grande", "presente"), and the irregular pasts and presents
+# of the auxiliaries, modals and verbs of going and coming ("hatte", "war", "heeft", "kwam", "kommt").
+_GERMANIC_PAST = re.compile(r"(?<![aei]n)(?:te|de|ten|den)\Z")
+_GERMANIC_IRREGULAR = frozenset({"hatte", "hat", "war", "ist", "wird", "wurde", "kam", "ging", "kommt", "geht", "muss",
+                                 "kann", "will", "soll", "heeft", "wordt", "werd", "kwam", "gaat", "komt", "zou",
+                                 "moet", "kan", "wil", "zal"})  # fmt: skip
+_MIN_GERMANIC_PAST = 6  # "wartete", "machte", "wachtte"; not "leite" ("Bitte leite das an ... weiter": imperative)
 
 
 @functools.cache
@@ -777,6 +785,10 @@ def _romance_finite(word: str) -> bool:
     return word in _ROMANCE_IRREGULAR or (len(word) >= _MIN_ROMANCE_VERB and _ROMANCE_FINITE.search(word) is not None)
 
 
+def _germanic_finite(word: str) -> bool:
+    return word in _GERMANIC_IRREGULAR or (len(word) >= _MIN_GERMANIC_PAST and _GERMANIC_PAST.search(word) is not None)
+
+
 def _weak_place(finding: Finding) -> bool:
     """A place a NER model read, or one the gazetteer found with no location word before it: a person's name read
     as a town's ("Abiye", "Kamil") gives way to a person a clause's verb makes of it."""
@@ -793,8 +805,9 @@ def subject_names(text: str, common_words: frozenset[str], taken: Iterable[Findi
       English NER model's vocabulary, its dictionary nor the gazetteer holds (a name no list holds: "Prakosa",
       "Τιμολέων"), or a word of a person of two words or more found in the text ("Sathvik Handa ... Handa told
       reporters"); or
-    - a Romance imperfect or preterite follows (``_romance_finite``) and the word is a known first name no English
-      dictionary word.
+    - a Romance imperfect or preterite (``_romance_finite``), or a German or Dutch weak past or irregular finite
+      verb (``_germanic_finite``: "Jürgen hatte", "Jürgen wartete", "Anouk heeft ... gebeld") follows and the
+      word is a known first name no English dictionary word.
     A place a NER model read there, or the gazetteer with no location word before it, gives way (``_weak_place``)."""
     taken = list(taken)
     names = known_names()
@@ -819,7 +832,7 @@ def subject_names(text: str, common_words: frozenset[str], taken: Iterable[Findi
                     people_words = _people_words(text, taken)
                 if name not in people_words:
                     continue
-        elif not (known_first and _romance_finite(verb)):
+        elif not (known_first and (_romance_finite(verb) or _germanic_finite(verb))):
             continue
         if any(f.start < end and start < f.end and not _weak_place(f) for f in taken):
             continue

@@ -27,6 +27,9 @@ def subjects(text: str, taken: list[Finding] | None = None) -> list[str]:
         ("Kamil will read at the assembly.", "Kamil"),
         ("Llegamos a Lisse para comer. Benjamín conducía.", "Benjamín"),
         ("De Valongo apanhámos o comboio. A Bianca esperava-nos na estação.", "Bianca"),
+        ("Gestern Abend kam der Anruf. Jürgen hatte alles vorbereitet.", "Jürgen"),  # a German irregular past
+        ("Anouk heeft gisteren de klant gebeld.", "Anouk"),  # a Dutch auxiliary
+        ("Danach war es still. Jürgen wartete am Bahnhof.", "Jürgen"),  # a German weak past
     ],
 )  # fmt: skip
 def test_a_given_name_before_its_clause_verb(text: str, name: str) -> None:
@@ -60,6 +63,9 @@ def test_a_word_of_a_person_found_is_that_person_before_a_verb() -> None:
         "Telefonisch unter 06 12 24 00 27. Geboren am 21.10.1954.",  # 'am': a German stop word, no English verb
         "Zimny interes wszyscy za wierzyć płyn zatoka.",  # '-es' off a stem no sibilant ends: no English verb
         "Done. Rose era la prima.",  # a Romance verb after an English dictionary word ('rose')
+        "Done. Rose hatte recht.",  # a German verb after an English dictionary word ('rose')
+        "Ciao. Anna grande amica.",  # a Romance adjective's '-nde' is no German past
+        "Bitte leite das an Arben weiter.",  # a German imperative's '-te'
     ],
 )
 def test_no_subject(text: str) -> None:
