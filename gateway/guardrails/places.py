@@ -269,6 +269,7 @@ _CAPITALISED_AFTER = re.compile(r"[ ]([A-Z\u00C0-\u00DE\u0100-\u024F][a-z\u00DF-
 _FIRST_NAME_BEFORE = AfterNone(r"\w.'’-", r"([A-Z\u00C0-\u024F][a-z\u00DF-\u024F]+)[ ](?:[A-Z]\.[ ])?\Z")
 
 
+_WORD_FOLLOWS = re.compile(r"[ \t]+[^\W\d_]")  # a word right after a name, in its sentence
 # The name before or after a name in a list: a comma or a conjunction between (English "and", "or"; French "et", "ou";
 # German "und", "oder"; Spanish "y"; Italian and Portuguese "e"; Nordic "och", "og", "ja"; Hungarian "és"; not Dutch
 # "en", Polish "i" or Spanish "o", French's and Spanish's "in" and Portuguese's "the" too), and where a list goes on
@@ -1381,6 +1382,12 @@ class PlaceRecognizer(EntityRecognizer):
             if population < SMALL_TOWN_POPULATION and not _after_label(text, first.start()) and (
                     not english_around(text, first.start(), first.end())):  # fmt: skip
                 return None
+            if (population >= NOUN_MIN_POPULATION and _WORD_FOLLOWS.match(text, first.end()) is None
+                    and self._proper_noun_place(word)):  # fmt: skip
+                # "Calcutta : 31 °C", "Aankomst: Rangoon", a cell's "Bremen;": WordNet's proper noun, no common one,
+                # with no word after it in the sentence (a company's, a club's or a scale's name: "Boston
+                # Scientific", "Ajax lost", "Glasgow Coma Scale")
+                return SCORE
             return SCORE if self._rare_place_word(word) else None
         # A country, capital or US state opening a sentence is one: WordNet lists them as (proper) nouns
         # ("Tennessee", "Tajikistan"), which is no sign of an ordinary word; NER still wins where it reads a person.
@@ -1638,6 +1645,19 @@ class PlaceRecognizer(EntityRecognizer):
         # Nor a greeting, title or sign-off of the languages read ("Hola", a town in Kenya, opening "Hola Sofía,").
         return (word not in self._english.vocabulary and word not in self._nouns and not is_stop_word(word)
                 and word not in CUE_WORDS and not (names and known_names().is_name(word.capitalize())))  # fmt: skip
+
+    def _proper_noun_place(self, word: str) -> bool:
+        """Whether a lower-cased word that WordNet lists as a noun lists it as a proper noun only: no plural of it in
+        the NER model's vocabulary ("calcutta", "rangoon"; not "reading", "bath"), no stop word of the languages read,
+        no greeting or title, no first or last name names-dataset knows."""
+        from gateway.guardrails.name_cues import CUE_WORDS
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        vocabulary = self._english.vocabulary
+        return (word in self._nouns and not any(plural in vocabulary for plural in (word + "s", word + "es",
+                                                                                     word[:-1] + "ies"))
+                and not is_stop_word(word) and word not in CUE_WORDS
+                and not known_names().is_name(word.capitalize()))  # fmt: skip
 
     def _is_common(self, word: str) -> bool:
         folded = word.casefold()

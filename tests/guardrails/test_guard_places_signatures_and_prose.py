@@ -67,3 +67,18 @@ def test_a_place_beside_names_that_are_no_list_of_people_counts(
     find_places: Callable[[str], list[str]], text: str, places: list[str]
 ) -> None:
     assert find_places(text) == places
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [("Calcutta : 31 °C\nAthènes : 29 °C", ["Calcutta", "Athènes"]),  # WordNet's proper noun opening a line
+     ("Vertrek: La Louvière – Aankomst: Rangoon\n", ["La Louvière", "Rangoon"]),  # after a label's colon
+     ("Boston Scientific posted record profits this quarter.", []),  # a company's name: a word after it
+     ("Ajax lost again at the weekend.", []),  # a club: a word after it
+     ("Tours of the museum start at ten.", []),  # a common noun: WordNet has its plural
+     ("Reading is fun.", [])],
+)  # fmt: skip
+def test_a_city_wordnet_lists_as_a_proper_noun_opens_a_sentence(
+    find_places: Callable[[str], list[str]], text: str, places: list[str]
+) -> None:
+    assert find_places(text) == places
