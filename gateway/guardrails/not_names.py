@@ -70,6 +70,7 @@ from gateway.guardrails.dates import (
 )
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
+from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.personal_id_schemes import identity_labels, personal_id_schemes
 from gateway.guardrails.places import (
@@ -616,8 +617,10 @@ def is_month_in_date(text: str, start: int, end: int, words: list[str]) -> bool:
 def date_month_names() -> frozenset[str]:
     """The month names, whole, of every locale the date detectors read (``dates``: Turkish, Danish, Norwegian,
     Indonesian, Hungarian, and the inflected Romanian, Slovenian, Polish, Czech, Slovak and Croatian ones besides
-    ``MONTH_LOCALES``), lower case with their diacritic-free forms."""
-    return frozenset(month_names((*DATE_MONTH_LOCALES, *BIRTH_LABEL_MONTH_LOCALES, *INFLECTED_MONTH_LOCALES)))
+    ``MONTH_LOCALES``), lower case with their diacritic-free forms and as the reader's view folds them (the
+    analyzer reads "Kasım" as "Kasim")."""
+    names = month_names((*DATE_MONTH_LOCALES, *BIRTH_LABEL_MONTH_LOCALES, *INFLECTED_MONTH_LOCALES))
+    return frozenset((*names, *(reader_view(name).text for name in names)))
 
 
 def is_account(text: str, start: int, end: int) -> bool:

@@ -680,3 +680,8 @@ def test_a_month_of_a_language_the_date_detectors_read_between_day_and_year_is_n
 
 def test_such_a_word_outside_a_date_stays_a_person() -> None:
     assert kept("Nisan Aksoy called about the invoice.", "Nisan")
+
+
+def test_a_turkish_month_the_reader_folds_is_no_person(analyzer: PiiAnalyzer) -> None:
+    text = "Referred by Lucienne Beckius from the night shift. Last seen in clinic 13 Kasım 2017. Forwarded to us."
+    assert "Kasım" not in people(analyzer, text)  # the analyzer reads "Kasim": the folded form is a month too
