@@ -2,14 +2,14 @@
 
     python -m bench.pii_ner.train [--out-dir DIR] [--epochs N] [--composed N] [--varied N] [--records N]
                                   [--corpus-seeds N] [--shaped NAME ...] [--shaped-seeds N] [--shaped-cases N]
-                                  [--left-out NAME] [--keep-from N] [--hidden-width N] [--wide] [--negatives N]
-                                  [--start-from DIR]
+                                  [--exclude-read] [--left-out NAME] [--keep-from N] [--hidden-width N] [--wide]
+                                  [--negatives N] [--start-from DIR]
 
 A spaCy pipeline of one component, ``ner`` with its own small hash-embedding CNN (no vectors, no tagger or parser),
 tokenised as spaCy's multi-language ``xx``; labels PERSON and LOCATION; trained with spaCy's own API on the samples of
 ``bench.pii_ner.dataset`` (the PII corpus's dev side only: the dev corpus's generator and the shaped corpora's,
-``--shaped``, with seeds of their own, at most ``--shaped-cases`` cases of each; never the values a read corpus's bench
-scores). Seeded: the same arguments give the same model. ``--left-out NAME`` trains
+``--shaped``, with seeds of their own, at most ``--shaped-cases`` cases of each; with ``--exclude-read`` never the
+values a read corpus's bench scores). Seeded: the same arguments give the same model. ``--left-out NAME`` trains
 without one shaped corpus, for ``bench.pii_ner.leave_out`` to score the model on shapes and names it never read;
 the shipped model leaves ``dev-4`` out (``--left-out none`` reads every corpus).
 By default the pipeline is written where the gateway loads it (gateway/guardrails/data/ner_multilingual) and the
@@ -126,14 +126,15 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
           keep_from: int | None = None, keep_dir: Path | None = None,
           hidden_width: int = HIDDEN_WIDTH, wide: bool = False, negatives: int = NEGATIVES,
           start_from: Path | None = None,
-          shaped_cases: int | None = None) -> tuple[Language, dict[str, Any]]:  # fmt: skip
+          shaped_cases: int | None = None, exclude_read: bool = False) -> tuple[Language, dict[str, Any]]:  # fmt: skip
     """The trained pipeline and its metrics (held-back scores, sample counts, timing). `left_out` names a shaped
     corpus the model must not read (``bench.pii_ner.leave_out`` scores it there). From epoch `keep_from` on, each
     epoch's pipeline is also written to `keep_dir`/epoch-N, so that one run scores several epoch counts."""
     fix_random_seed(seed)
     started = time.perf_counter()
     samples = build(seed, tuple(range(1, corpus_seeds + 1)), composed, varied, shaped,
-                    tuple(range(1, shaped_seeds + 1)), left_out, records, wide, negatives, shaped_cases)  # fmt: skip
+                    tuple(range(1, shaped_seeds + 1)), left_out, records, wide, negatives, shaped_cases,
+                    exclude_read)  # fmt: skip
     if start_from is None:
         config = spacy.util.load_config_from_str(CONFIG, overrides={"components.ner.model.hidden_width": hidden_width})
         nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
@@ -165,7 +166,7 @@ def train(seed: int = SEED, epochs: int = EPOCHS, composed: int = COMPOSED, corp
         "samples": {"training": len(training), "held_back": len(held_back), "composed": composed,
                     "varied": varied, "records": records, "negatives": negatives, "corpus_seeds": corpus_seeds,
                     "shaped": list(shaped), "shaped_seeds": shaped_seeds, "shaped_cases": shaped_cases,
-                    "left_out": left_out},
+                    "exclude_read": exclude_read, "left_out": left_out},
         "held_back": scores(nlp, held_back),
         "loss_per_epoch": losses_per_epoch,
         "train_seconds": round(time.perf_counter() - started, 1),
@@ -206,6 +207,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shaped-seeds", type=int, default=SHAPED_SEEDS)
     parser.add_argument("--shaped-cases", type=int, help="at most this many cases of each shaped corpus per seed "
                         "(a seeded draw; default: all)")
+    parser.add_argument("--exclude-read", action="store_true", help="draw none of the people and places the bench "
+                        "scores on a read shaped corpus (its default seed's)")
     parser.add_argument("--left-out", choices=[*sorted(SHAPED_CORPORA), "none"], default=LEFT_OUT,
                         help="a shaped corpus neither read nor drawn from (scored by bench.pii_ner.leave_out)")
     parser.add_argument("--start-from", type=Path, help="a trained pipeline to go on training (its width and "
@@ -214,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     nlp, metrics = train(args.seed, args.epochs, args.composed, args.corpus_seeds, args.varied, tuple(args.shaped),
                          args.shaped_seeds, None if args.left_out == "none" else args.left_out, args.records,
                          args.keep_from, args.out_dir, args.hidden_width, args.wide, args.negatives,
-                         args.start_from, args.shaped_cases)  # fmt: skip
+                         args.start_from, args.shaped_cases, args.exclude_read)  # fmt: skip
     model_dir = args.out_dir / "model" if args.out_dir else MULTILINGUAL_MODEL_DIR
     metrics["model_bytes"] = save(nlp, model_dir)
     print(f"model: {model_dir} ({metrics['model_bytes'] / 1e6:.1f} MB); held back: {metrics['held_back']}")
