@@ -639,7 +639,8 @@ _FIELD_SEPARATOR = re.compile(r"[ \t\u00a0]+[-–—|·•][ \t\u00a0]+\S")
 # — merci"): the thanks words of ``_BEFORE`` that are no greeting too.
 _THANKS = ("thanks", "thank you", "thx", "ty", "cheers", "kudos", "merci", "gracias", "danke", "grazie", "obrigado",
            "obrigada", "bedankt", "dank je", "dank u")  # fmt: skip
-_DASHED_THANKS = re.compile(rf"[ \t]+[-–—][ \t]+(?:{phrase_pattern(_THANKS)})(?![\w'’-])")
+_DASHED_THANKS = re.compile(rf"[-–—][ \t]+(?:{phrase_pattern(_THANKS)})(?![\w'’-])")  # opens with the dash (a space
+# before it is checked after a match: a pattern opening with spaces is tried at every one)
 # A sign-off that is a dash and a name on a line of its own ("— Ilse", "-- Marta Kowal"), as the text's last words.
 _DASHED_SIGNATURE = re.compile(r"[ \t]*(?:[—–]|--)[ \t]*(?=[^\W\d_])")  # not "- ": a list's item
 # Post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD"): academic
@@ -786,7 +787,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     for span in _post_nominal_names(text, words):
         if not any(start < span[1] and span[0] < end for start, end in places):
             add(span)  # "Akinyi Irungu, GP"; not "Bethesda, MD" (a place)
-    for span in _dashed_names(text, words, places):
+    for span in _dashed_names(text, lowered, words, places):
         add(span)
     for line_end in sign_offs:
         if line_end >= len(text):
@@ -842,18 +843,22 @@ def _post_nominal_names(text: str, words: NameWords) -> list[tuple[int, int]]:
     return found
 
 
-def _dashed_names(text: str, words: NameWords, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _dashed_names(text: str, lowered: str, words: NameWords, places: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """A name that opens a line before a dash and thanks ("Mihkel - thanks for the detailed repro!", "Marta Kowal —
     merci"), and one after a dash on the text's last line ("— Ilse", "-- Marta Kowal"), as ``_signature_name`` reads
     a signature's line (a place that is all of it yields, unless a first name alone: "— Paris")."""
     if not any(dash in text for dash in ("- ", "– ", "— ")):
         return []
     found: list[tuple[int, int]] = []
-    lowered = text.lower()
     if len(lowered) == len(text):
         for thanks in _DASHED_THANKS.finditer(lowered):
-            span = _name_before(text, thanks.start(), words)
-            line_start = text.rfind("\n", 0, thanks.start()) + 1
+            end = thanks.start()
+            if not end or lowered[end - 1] not in " \t":
+                continue
+            while end and lowered[end - 1] in " \t":
+                end -= 1
+            span = _name_before(text, end, words)
+            line_start = text.rfind("\n", 0, end) + 1
             if span is not None and not text[line_start : span[0]].strip(" \t>*"):
                 found.append(span)
     last = len(text.rstrip(" \t\r\n\u00a0"))
