@@ -57,9 +57,11 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # How long start-up waits for the workers to be ready: long enough for workers that build their own analyzer (a few
 # seconds each, more on a loaded machine); a start-up that waited longer would look hung.
 READY_TIMEOUT_S = 120.0
-# A scan takes one more idle worker for each this many characters of its text: a share much shorter than this saves
-# less than the hop to another worker costs.
-SHARE_MIN_CHARS = 256
+# A scan takes one more idle worker for each this many characters of its text (~5 ms of analysis). A hop to another
+# worker costs the serving process ~0.6-1 ms of CPU (bench.guarded_overhead, 2 workers, 2 KB prompts on 2 shared
+# cores: 7.8 -> 8.7 ms a request, and a worse p50, when the boundary windows' ~400 characters went to a second
+# worker): a share must save the request much more than that.
+SHARE_MIN_CHARS = 4096
 
 
 class AnalysisUnavailable(RuntimeError):
