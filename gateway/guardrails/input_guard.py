@@ -8,7 +8,8 @@ An injection split across consecutive untrusted texts ("Ignore all previous" / "
 the same way: when no text alone screens as injection, the windows around the boundaries between them are scored.
 Analysis, of input and of output, runs on bounded thread pools, never on the event loop; with
 ``GuardConfig.analysis_processes``, the input's detectors and NER run in worker processes (``processes``), off the
-event loop's GIL. A scan that spends more than ``GuardConfig.scan_budget_s`` of CPU is refused (``budget``).
+event loop's GIL, while the guard thread screens the texts for injection. A scan that spends more than
+``GuardConfig.scan_budget_s`` of CPU is refused (``budget``).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import pytest
 from bench.guard_budget import digit_groups
 from gateway.guardrails import GuardConfig, GuardrailInputError, InputGuard, PiiAnalyzer
 from gateway.guardrails.budget import ScanBudget, ScanBudgetExceeded
+from gateway.guardrails.injection import InjectionVerdict
 from gateway.guardrails.processes import RESPAWN_BACKOFF_S, AnalysisProcesses, _shares
 from policies import InjectionAction, InjectionRules, PiiAction, PiiRules, Policy
 
@@ -192,3 +193,19 @@ def test_a_dead_workers_place_drawn_as_an_extra_gets_a_new_worker_for_the_scans_
             processes._idle.get_nowait()
         processes._idle.put(workers[0])
         processes._idle.put(workers[1])
+
+
+def test_the_injection_screen_runs_while_the_workers_read_the_texts(pooled: InputGuard,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    processes = _processes(pooled)
+    idle_during_screen: list[int] = []
+    score = pooled.injection.score
+
+    def observed(text: str) -> InjectionVerdict:
+        idle_during_screen.append(processes._idle.qsize())
+        return score(text)
+
+    monkeypatch.setattr(pooled.injection, "score", observed)
+    result = pooled.scan_messages_sync("overlap", ticket_prompt(9), Policy())
+    assert result.injection_score >= 0.8
+    assert len(idle_during_screen) == 2 and all(idle == 0 for idle in idle_during_screen)  # both workers reading
