@@ -1,5 +1,6 @@
-"""What the blind dev-side corpora (dev-15 to dev-20) share: a language drawn by weight, a template written out
-with its fields' values, and a locale's Faker seeded from the case being drawn.
+"""What the blind dev-side corpora (dev-15 to dev-22) share: a language drawn by weight, a template written out
+with its fields' values, a locale's Faker seeded from the case being drawn, a name part of the dev half drawn from
+it, and the tests of a place name's letters.
 
 It imports no phrase bank (``phrases``, ``phrases_heldout``, ``dev_scaffold``): a blind split's texts are its own,
 and a helper that reached a phrase bank would let another split's wording in. The draws are those each corpus made
@@ -10,15 +11,19 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from functools import cache
 
 from faker import Faker
 
 from bench.pii_corpus.model import Decoy, Pii, TextBuilder
+from bench.pii_corpus.person_names import in_split as name_in_split
+from bench.pii_corpus.person_names import is_written_name
 
-# A template's escaped braces: "{{" writes "{" and "}}" writes "}".
+# A template's escaped braces: "{{" writes "{" and "}}" writes "}" (a field pattern matches them first: ESCAPED_BRACES).
 _ESCAPES = ("{{", "}}")
+ESCAPED_BRACES = r"\{\{|\}\}"
 
 
 def weighted_language(rng: random.Random, shares: Mapping[str, float], rest: str) -> str:
@@ -66,3 +71,22 @@ def case_faker(locale: str, rng: random.Random) -> Faker:
 def locale_faker(locale: str) -> Faker:
     """The locale's one Faker, as `case_faker` last seeded it (for a draw that follows a case's seeding)."""
     return _faker(locale)
+
+
+def dev_name_part(draw: Callable[[], str]) -> str:
+    """The first name `draw` (a Faker call) gives, spaces collapsed, that is written as a name and of the dev half."""
+    for _ in range(1000):
+        name = " ".join(draw().split())
+        if is_written_name(name) and name_in_split(name, "dev"):
+            return name
+    raise RuntimeError("no name of the dev half after 1000 draws")
+
+
+def latin_capitalised(name: str) -> bool:
+    """Whether a gazetteer name is written in Latin letters (up to Latin Extended-B) and opens with a capital."""
+    return all(ord(char) < 0x0250 for char in name) and name[:1].isupper()
+
+
+def ascii_lower(text: str) -> str:
+    """`text` without its accents and the letters that have no ASCII form, in lower case ("Müller" -> "muller")."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()

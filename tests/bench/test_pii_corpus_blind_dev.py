@@ -6,8 +6,11 @@ import random
 import re
 from pathlib import Path
 
-from bench.pii_corpus.blind_dev import fill, weighted_language
+import pytest
+
+from bench.pii_corpus.blind_dev import ascii_lower, dev_name_part, fill, latin_capitalised, weighted_language
 from bench.pii_corpus.model import Decoy, Pii, TextBuilder
+from bench.pii_corpus.person_names import in_split
 
 PACKAGE = Path(__file__).resolve().parents[2] / "bench" / "pii_corpus"
 
@@ -51,8 +54,25 @@ def _corpus_imports(module: str) -> set[str]:
 
 
 def test_the_blind_corpora_reach_no_phrase_bank() -> None:
-    assert _corpus_imports("blind_dev") == {"model"}
-    for corpus in ("dev_sixteenth", "dev_seventeenth", "dev_eighteenth", "dev_nineteenth"):
+    # The helpers read the values' model and the split of a name (person_names, partition), never a bank's wording.
+    assert _corpus_imports("blind_dev") == {"model", "person_names", "partition"}
+    for corpus in ("dev_fifteenth", "dev_sixteenth", "dev_seventeenth", "dev_eighteenth", "dev_nineteenth",
+                   "dev_twentieth", "dev_twentyfirst", "dev_twentysecond"):  # fmt: skip
         reached = _corpus_imports(corpus)
         assert "blind_dev" in reached, corpus
         assert not [m for m in reached if m.startswith(("phrases", "dev_scaffold"))], corpus
+
+
+def test_a_name_part_of_the_dev_half_spaces_collapsed() -> None:
+    names = iter(["Anna  Maria", "x", "Ola", "Kowalski", "Nowak", "Ines"])
+    drawn = dev_name_part(lambda: next(names))
+    assert "  " not in drawn
+    assert in_split(drawn, "dev")
+    with pytest.raises(RuntimeError):
+        dev_name_part(lambda: "x1")  # never written as a name
+
+
+def test_a_place_name_of_latin_letters_and_its_ascii_form() -> None:
+    assert latin_capitalised("Łódź") and latin_capitalised("São Paulo")
+    assert not latin_capitalised("Αθήνα") and not latin_capitalised("łódź")
+    assert ascii_lower("Müller-Lüdenscheidt") == "muller-ludenscheidt"
