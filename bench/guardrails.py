@@ -99,35 +99,11 @@ import random
 import statistics
 import string
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from bench.pii_corpus import (
-    Case,
-    dev_eighteenth,
-    dev_eighth,
-    dev_eleventh,
-    dev_fifteenth,
-    dev_fifth,
-    dev_fourteenth,
-    dev_fourth,
-    dev_nineteenth,
-    dev_ninth,
-    dev_seventeenth,
-    dev_seventh,
-    dev_sixteenth,
-    dev_sixth,
-    dev_tenth,
-    dev_third,
-    dev_thirteenth,
-    dev_twelfth,
-    dev_twentieth,
-    dev_twentyfirst,
-    dev_twentysecond,
-    fresh_dev,
-    scoring,
-)
 from bench.pii_corpus import generate as generate_corpus
+from bench.pii_corpus import scoring
+from bench.pii_corpus.dev_splits import GENERATED_SPLITS
 from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, PiiAnalyzer
 from gateway.guardrails.offline import configure_offline
@@ -448,30 +424,6 @@ def agentic(rows: list[dict], corpus: list[str]) -> dict[str, float]:
     }
 
 
-# The further dev-side corpora, by split name: generated each time, never committed as JSONL.
-GENERATED_SPLITS: dict[str, Callable[[], list[Case]]] = {
-    fresh_dev.NAME: fresh_dev.generate_fresh_dev,
-    dev_third.NAME: dev_third.generate_third_dev,
-    dev_fourth.NAME: dev_fourth.generate_fourth_dev,
-    dev_fifth.NAME: dev_fifth.generate_fifth_dev,
-    dev_sixth.NAME: dev_sixth.generate_sixth_dev,
-    dev_seventh.NAME: dev_seventh.generate_seventh_dev,
-    dev_eighth.NAME: dev_eighth.generate_eighth_dev,
-    dev_ninth.NAME: dev_ninth.generate_ninth_dev,
-    dev_tenth.NAME: dev_tenth.generate_tenth_dev,
-    dev_eleventh.NAME: dev_eleventh.generate_eleventh_dev,
-    dev_twelfth.NAME: dev_twelfth.generate_twelfth_dev,
-    dev_thirteenth.NAME: dev_thirteenth.generate_thirteenth_dev,
-    dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev,
-    dev_fifteenth.NAME: dev_fifteenth.generate_fifteenth_dev,
-    dev_sixteenth.NAME: dev_sixteenth.generate_sixteenth_dev,
-    dev_seventeenth.NAME: dev_seventeenth.generate_seventeenth_dev,
-    dev_eighteenth.NAME: dev_eighteenth.generate_eighteenth_dev,
-    dev_nineteenth.NAME: dev_nineteenth.generate_nineteenth_dev,
-    dev_twentieth.NAME: dev_twentieth.generate_twentieth_dev,
-    dev_twentyfirst.NAME: dev_twentyfirst.generate_twentyfirst_dev,
-    dev_twentysecond.NAME: dev_twentysecond.generate_twentysecond_dev,
-}
 
 
 def load_corpus(split: str) -> list[dict]:

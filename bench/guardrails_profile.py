@@ -45,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.gateway_overhead import BENCH_POLICY, ticket_prompts
-from bench.guardrails import AGENTIC_CORPUS, GENERATED_SPLITS, load_corpus, read_jsonl
+from bench.guardrails import AGENTIC_CORPUS, load_corpus, read_jsonl
 from bench.overhead_stub import long_prompts
+from bench.pii_corpus.dev_splits import GENERATED_SPLITS
 from bench.provenance import write_results
 from gateway.guardrails import GuardConfig, InputGuard, OutputRedactor, analyzer, input_guard, people, surnames
 from gateway.guardrails.analyzer import PiiAnalyzer

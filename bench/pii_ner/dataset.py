@@ -48,22 +48,8 @@ from functools import cache
 
 from faker import Faker
 
-from bench.pii_corpus import (
-    dev_eighth,
-    dev_eleventh,
-    dev_fifth,
-    dev_fourteenth,
-    dev_fourth,
-    dev_ninth,
-    dev_seventh,
-    dev_sixth,
-    dev_tenth,
-    dev_third,
-    dev_thirteenth,
-    dev_twelfth,
-    fresh_dev,
-    generate,
-)
+from bench.pii_corpus import generate
+from bench.pii_corpus.dev_splits import SHAPED_SPLITS
 from bench.pii_corpus.model import Case, Pii
 from bench.pii_corpus.partition import normalise
 from bench.pii_corpus.people import PeoplePools
@@ -76,20 +62,9 @@ LANGUAGES = ("en", "fr", "es", "de")
 FAKER_LOCALES = {"en": "en_US", "fr": "fr_FR", "es": "es_ES", "de": "de_DE"}
 MASK_CHAR = "-"  # the runtime's mask (gateway.guardrails.ner.MASK_CHAR)
 # Entity types whose clauses carry a masked value in composed samples (what the pattern detectors find).
-# The other dev-side corpora, whose generators write shapes the dev corpus does not, by name.
-SHAPED_CORPORA = {fresh_dev.NAME: fresh_dev.generate_fresh_dev, dev_third.NAME: dev_third.generate_third_dev,
-                  dev_fourth.NAME: dev_fourth.generate_fourth_dev,
-                  dev_fifth.NAME: dev_fifth.generate_fifth_dev,
-                  dev_sixth.NAME: dev_sixth.generate_sixth_dev,
-                  dev_seventh.NAME: dev_seventh.generate_seventh_dev,
-                  dev_eighth.NAME: dev_eighth.generate_eighth_dev,
-                  dev_ninth.NAME: dev_ninth.generate_ninth_dev,
-                  dev_tenth.NAME: dev_tenth.generate_tenth_dev,
-                  dev_eleventh.NAME: dev_eleventh.generate_eleventh_dev,
-                  dev_twelfth.NAME: dev_twelfth.generate_twelfth_dev,
-                  dev_thirteenth.NAME: dev_thirteenth.generate_thirteenth_dev,
-                  dev_fourteenth.NAME: dev_fourteenth.generate_fourteenth_dev}  # fmt: skip
-# The blind dev-side corpora (dev-15 on) are not here: no training sample may read them, they score a model.
+# The other dev-side corpora, whose generators write shapes the dev corpus does not, by name; the blind ones (dev-15
+# on) are not among them: no training sample may read them, they score a model (bench.pii_corpus.dev_splits).
+SHAPED_CORPORA = SHAPED_SPLITS
 LOWER_CASE_SHARE = 0.07  # composed values written in lower case (chat)
 # With `wide`, composed values drawn from the wider pools (``values``): towns under the corpus pool's 50,000 people,
 # and names of names-dataset's countries written as one word, with particles, hyphens, "Last, First".

@@ -27,8 +27,9 @@ from typing import Any
 import spacy
 from spacy.training import Example
 
-from bench.guardrails import GENERATED_SPLITS, load_corpus
+from bench.guardrails import load_corpus
 from bench.pii_corpus import scoring
+from bench.pii_corpus.dev_splits import GENERATED_SPLITS
 from bench.pii_ner.dataset import LABELS, from_case
 from bench.provenance import write_results
 from gateway.guardrails import PiiAnalyzer
