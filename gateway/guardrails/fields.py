@@ -26,6 +26,7 @@ from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 from gateway.guardrails.columns import DELIMITERS, list_key
 from gateway.guardrails.name_cues import BY_VERBS, TITLES, NameWords, names_a_group, ordinary_words, phrase_pattern
 from gateway.guardrails.person_names import known_names
+from gateway.guardrails.person_nouns import person_nouns
 from gateway.guardrails.places import CONNECTORS, english_words, fold, folded_gazetteer, gazetteer
 from gateway.guardrails.prefilters import AtLineStarts
 from gateway.guardrails.sql_values import inserts, literals, may_hold_inserts
@@ -298,6 +299,12 @@ def _sentence_follows(text: str, start: int, end: int) -> bool:
 # "<ns:homeTown>"; its text on one line.
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,40})(?:[ \t][^<>\n]*)?>[ \t]*(?P<value>[^<>\n]{2,60}?)[ \t]*"
                       r"</(?P=tag)>")
+# An HTML table (its end, or the text's), its rows, and a row's header or data cells (the text of a cell that holds no
+# element; the cell is still counted, so the columns stay aligned: "<td><a href=...>...</a></td>"). Searched in the
+# lower-cased text (HTML's tag names are case-insensitive).
+_HTML_TABLE = re.compile(r"<table\b.*?(?:</table>|\Z)", re.DOTALL)
+_HTML_ROW = re.compile(r"<tr\b[^<>]*>(?P<cells>.*?)(?=</tr>|<tr\b|</table>|\Z)", re.DOTALL)
+_HTML_CELL = re.compile(r"<(?P<tag>t[hd])\b[^<>]*>(?:[ \t]*(?P<value>[^<>\n]{1,60}?)[ \t]*</(?P=tag)>)?")
 # An item of a YAML block list, its value unquoted (the list's key: ``columns.list_key``).
 _YAML_ITEM = re.compile(r"(?m)^[ \t]*- [ \t]*[\"']?(?P<value>[^\n\"']*?)[\"']?[ \t]*\r?$")
 _YAML_ITEM_LINES = AtLineStarts(_YAML_ITEM.pattern)
@@ -359,6 +366,55 @@ def _product_object(lowered: str, start: int) -> bool:
     return _PRODUCT_PROPERTY.search(lowered, opening, closing) is not None
 
 
+# The key of a JSON object, right before its opening brace (``"guest": {``), or of the array an object is an item of
+# (``"passengers": [{...}, {``); searched backwards from the brace within ``_OBJECT_REACH``.
+_OBJECT_KEY = re.compile(r'"(?P<key>[A-Za-z_][\w.-]{0,40})"[ \t]*:[ \t\r\n]*\Z')
+_KEY_PART = re.compile(r"[a-z]+")
+
+
+def _person_parent(text: str, match: re.Match[str]) -> bool:
+    """Whether the bare "name" key of a `match` of ``_FIELD`` is a person's: its object (or its list of objects) is
+    under a key whose last word is a person's key or an English noun of people (``person_nouns``: "guest", "assignee",
+    "passenger"), or its path ends so ("guest.name")."""
+    if (path := match.group("path")) is not None:
+        parent = path[:-1]
+    else:
+        opening = text.rfind("{", max(0, match.start() - _OBJECT_REACH), match.start())
+        if opening < 0 or text.rfind("}", opening, match.start()) >= 0:
+            return False
+        parent_key = _OBJECT_KEY.search(text, max(0, opening - 60), _array_start(text, opening))
+        if parent_key is None:
+            return False
+        parent = parent_key.group("key")
+    words = _KEY_PART.findall(_key_words(parent))
+    if not words:
+        return False
+    noun = _singular(words[-1])
+    return noun in person_nouns() or _PERSON_KEY.fullmatch(noun) is not None
+
+
+def _array_start(text: str, opening: int) -> int:
+    """Where the key of the object opened at `opening` ends: before the brace, or before the "[" of the array the
+    object is an item of (its earlier items skipped back over, braces counted)."""
+    position = opening
+    while position > 0 and text[position - 1] in " \t\r\n":
+        position -= 1
+    if position == 0 or text[position - 1] not in "[,":
+        return opening
+    depth, floor = 0, max(0, opening - _OBJECT_REACH)
+    position -= 1
+    while position > floor:
+        char = text[position]
+        if char in "}]":
+            depth += 1
+        elif char in "{[":
+            if depth == 0:
+                return position if char == "[" else opening
+            depth -= 1
+        position -= 1
+    return opening
+
+
 def _key_words(name: str) -> str:
     """A key as the key patterns read it: lower case, camelCase and a namespace undone ("ns:contactPerson" ->
     "contact_person")."""
@@ -400,6 +456,8 @@ class FieldValueRecognizer(EntityRecognizer):
                 continue  # {"sku": "TB-30", "name": "Trail Backpack", "price": ...}: a product's name
             if match.group("spaced") is not None and match.group("path") is None:
                 continue  # "user.name 'Luu, Kei'" (git config) is a key; a lone word before a quote is prose
+            if key is not None and key.lstrip(" _.-") == "name" and _person_parent(text, match):
+                key = "full_name"  # "guest": {"name": "MAJD UBAIDAH"}, guest.name: the guest's name
             group = next(name for name in ("dq", "sq", "bare") if match.group(name) is not None)
             start, end = match.start(group), match.end(group)
             while end > start and text[end - 1] in " \t.":  # a bare value's trailing space or full stop
@@ -410,14 +468,14 @@ class FieldValueRecognizer(EntityRecognizer):
                 results.extend(self._form_value(text, match, entity))
                 continue
             if group == "bare":  # "name=Grace Afriyie status=200": the longest run of words that reads as a name
-                capitals = entity == "PERSON" and _capitals_key(match.group("person"))
+                capitals = entity == "PERSON" and _capitals_key(key)
                 name_end = self._name_end(text, start, end, particles, capitals)
                 if entity == "PERSON" and name_end in (None, end):
                     name_end = _given_after_comma(text, start, end, particles) or name_end
                 if name_end is None or (" " not in text[start:name_end] and _sentence_follows(text, start, name_end)):
                     continue  # a single word a sentence goes on after: a speaker's label, not a field's key
                 end = name_end
-            if not _reads_as(text[start:end], entity, particles, match.group("person") or ""):
+            if not _reads_as(text[start:end], entity, particles, key or ""):
                 continue
             explanation = AnalysisExplanation(self.name, SCORE, pattern_name=f"{entity.lower()} field")
             results.append(RecognizerResult(entity, start, end, SCORE, explanation))
@@ -429,6 +487,8 @@ class FieldValueRecognizer(EntityRecognizer):
         if "|" in text:
             results.extend(self._table_cells(text))
         if "<" in text:
+            if "<th" in lowered:
+                results.extend(self._html_table_cells(text, lowered))
             for match in _TAG_FIELD.finditer(lowered):
                 entity = "PERSON" if match.group("person") is not None else "LOCATION"
                 key = match.group("person") or match.group("place")
@@ -530,6 +590,25 @@ class FieldValueRecognizer(EntityRecognizer):
                 for kind, key, (start, end) in zip(kinds, keys, cells, strict=True):
                     results.extend(self._cell(text, start, end, kind, key, "column"))
                 position = line_end + 1
+        return results
+
+    def _html_table_cells(self, text: str, lowered: str) -> list[RecognizerResult]:
+        """Cells under a person- or place-named column of each HTML table: a row of header cells (``<th>``) names the
+        columns of the rows of data cells (``<td>``) after it, as a CSV header does (``_column_kind``: "Contact",
+        "City"); a cell's text only, no element inside it."""
+        results = []
+        for table in _HTML_TABLE.finditer(lowered):
+            keys: list[str | None] = []
+            for row in _HTML_ROW.finditer(lowered, table.start(), table.end()):
+                cells = list(_HTML_CELL.finditer(lowered, row.start("cells"), row.end("cells")))
+                if cells and all(cell.group("tag") == "th" for cell in cells):
+                    keys = [_key_words(text[cell.start("value") : cell.end("value")].strip()) for cell in cells]
+                    continue
+                if len(cells) != len(keys) or any(cell.group("tag") != "td" for cell in cells):
+                    continue
+                for key, cell in zip(keys, cells, strict=True):
+                    if key is not None and cell.group("value") is not None:
+                        results.extend(self._cell(text, *cell.span("value"), _column_kind(key), key, "html column"))
         return results
 
     def _csv_cells(self, text: str, delimiter: str) -> list[RecognizerResult]:

@@ -244,3 +244,56 @@ def test_record_and_package_people_keys(text: str, expected: list[tuple[str, str
 )  # fmt: skip
 def test_record_and_package_keys_hold_handles_and_teams(text: str) -> None:
     assert [entity for entity, value in found(text) if entity == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<table>\n<tr><th>Contact</th><th>City</th><th>Country</th></tr>\n"
+         "<tr><td>Zayyir Ghauth</td><td>Seogwipo</td><td>Kosovo</td></tr>\n"
+         "<tr><td>I. Melo</td><td>Buluan</td><td>Hong Kong</td></tr>\n</table>",
+         [("PERSON", "Zayyir Ghauth"), ("LOCATION", "Seogwipo"), ("LOCATION", "Kosovo"), ("PERSON", "I. Melo"),
+          ("LOCATION", "Buluan"), ("LOCATION", "Hong Kong")]),
+        # a cell holding an element is skipped but counted: the columns stay aligned
+        ('<TABLE><THEAD><TR><TH>Order</TH><TH class="x">Customer Name</TH><TH>Ship city</TH></TR></THEAD>'
+         '<TBODY><TR><TD><a href="/o/1">1</a></TD><TD>Aoife Byrne</TD><TD> Dundalk </TD></TR></TBODY></TABLE>',
+         [("PERSON", "Aoife Byrne")]),
+    ],
+)  # fmt: skip
+def test_html_table_header_cells_type_their_columns(text: str, expected: list[tuple[str, str]]) -> None:
+    assert [pair for pair in found(text) if pair in expected or pair[0] == "PERSON"] == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # header cells that name no person or place column; data cells without a header row
+        "<table><tr><th>Product</th><th>Status</th></tr><tr><td>Orion Console</td><td>Shipped</td></tr></table>",
+        "<table><tr><td>Contact</td><td>City</td></tr><tr><td>Orion Console</td><td>Shipped</td></tr></table>",
+    ],
+)
+def test_html_tables_with_no_person_column_name_no_person(text: str) -> None:
+    assert [entity for entity, value in found(text) if entity == "PERSON"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a person noun over the object (WordNet's noun.person), its list, or the path: the name in capitals too
+        ('{"bookingRef": "BK68461",\n  "guest": {"name": "MAJD UBAIDAH", "email": "ubaidah.m@example.com"}}',
+         [("PERSON", "MAJD UBAIDAH")]),
+        ('{"passengers": [{"name": "ANNA BERG", "seat": "3A"}, {"seat": "3B", "name": "OLIVIA FOOT"}]}',
+         [("PERSON", "ANNA BERG"), ("PERSON", "OLIVIA FOOT")]),
+        ('{"assigneeUser": {"id": 3, "name": "JAN HANSEN"}}', [("PERSON", "JAN HANSEN")]),
+        ("guest.name: MAJD UBAIDAH", [("PERSON", "MAJD UBAIDAH")]),
+        # a bare name in capitals elsewhere is no person's: a constant, a product, a team
+        ('{"name": "MAJD UBAIDAH"}', []),
+        ('{"product": {"name": "ORION CONSOLE"}}', []),
+        ('{"team": {"name": "CUSTOMER SUCCESS"}}', []),
+        # the product rule still holds under a person noun
+        ('{"guest": {"name": "Orion Console", "sku": "X-1", "price": 3}}', []),
+    ],
+)  # fmt: skip
+def test_a_person_noun_over_a_bare_name_makes_it_a_persons_name(text: str,
+                                                                 expected: list[tuple[str, str]]) -> None:  # fmt: skip
+    assert [pair for pair in found(text) if pair[0] == "PERSON"] == expected
