@@ -9,7 +9,8 @@ finding tells a label, a date, a company or a business from a name, whatever det
 - a weekday, or its abbreviation, before a day's number ("Thu, 11 Jan 2024", "Mo. 3.4."): a date, not a person;
 - a company: a person before a legal form ("Parker LLC", "Weber GmbH", "Barbier & Partners") or holding one, or
   before or ending in a form of ISO 20275's list as registries write it (``legal_forms``: "Brightmoor SAS", "Trivium
-  Ltda.", "Polaris Budownictwo sp. z o.o.", the "KG" of "GmbH & Co. KG");
+  Ltda.", "Polaris Budownictwo sp. z o.o.", the "KG" of "GmbH & Co. KG"), not a family name a title names ("à Mme
+  Vos": the Czech "v.o.s." written as a name is);
 - a contact label, one word abbreviated before a colon ("Kom.:", "Cel.:", "Tfno.:", "Mob. :"): a name takes no
   abbreviation's full stop before a colon;
 - a signature's job title or department: a cell (a line, or a part between '|' or '·') between one holding another
@@ -70,6 +71,7 @@ from gateway.guardrails.dates import (
 )
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
+from gateway.guardrails.name_cues import TITLES
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.personal_id_schemes import identity_labels, personal_id_schemes
@@ -390,7 +392,7 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
     words = _WORD.findall(text, finding.start, finding.end)
     return (is_form_label(text, finding.end) or is_weekday_before_date(text, finding.end, words)
             or is_company(text, finding.end, words) or is_header(words)
-            or is_written_company(text, finding.start, finding.end)
+            or (is_written_company(text, finding.start, finding.end) and not _after_title(text, finding.start))
             or opens_with_weekday(words)
             or (capitals and _ELIDED_LOWER.match(text, finding.start, finding.end) is not None)
             or is_relation_sender(text, finding.start, finding.end, words)
@@ -692,6 +694,15 @@ def is_company(text: str, end: int, words: list[str]) -> bool:
     """Whether a legal form follows ("Parker LLC", "Weber GmbH", "Barbier & Partners") or one is inside."""
     return (any(word.casefold() in _COMPANY_WORDS for word in words)
             or _COMPANY_AFTER.match(text, end, end + 16) is not None)  # fmt: skip
+
+
+# A title right before a span ("à Mme Vos", "Herr Kft"): name_cues' titles, a period after an abbreviated one.
+_TITLE_BEFORE = re.compile(rf"(?<![\w.])(?i:{'|'.join(re.escape(title.rstrip('.')) for title in TITLES)})\.?[ \t]+\Z")
+
+
+def _after_title(text: str, start: int) -> bool:
+    """Whether a title names the span at `start` ("Mme Vos": a family name that is a legal form's letters too)."""
+    return _TITLE_BEFORE.search(text, max(0, start - 20), start) is not None
 
 
 def is_written_company(text: str, start: int, end: int) -> bool:

@@ -95,6 +95,15 @@ def test_a_name_before_a_legal_form_is_a_company(text: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "value", "person"),
+    [("Merci de remettre l'autorisation signée à Mme Vos.", "Vos", True), ("Graag terug naar mevr. Vos", "Vos", True),
+     ("Bestellt bei Kovac Vos.", "Vos", False), ("Kovac Vos", "Vos", False)],
+)  # fmt: skip
+def test_a_family_name_a_title_names_is_no_legal_form(text: str, value: str, person: bool) -> None:
+    assert kept(text, value) is person  # the Czech "v.o.s." is written "Vos" too
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [("Closing Date: 4 May", "Closing Date"), ("Lead Source\tweb", "Lead Source"),
      ("Account Status=open", "Account Status")],
