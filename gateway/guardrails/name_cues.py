@@ -326,6 +326,11 @@ def _name_before(text: str, end: int, words: NameWords) -> tuple[int, int] | Non
     return _valid(text, taken, words)
 
 
+# The definite articles of Spanish, Italian, French and Portuguese, which open a noun phrase ("El Gobierno", "Il
+# Ministero") and a family name only with a name after them ("Le Pen").
+_ARTICLES = frozenset({"el", "los", "las", "la", "il", "lo", "gli", "le", "les", "os", "as"})
+
+
 def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int, int] | None:
     """The span of `taken` when its words read as a name. In a capitalised name, its short lower-case words are
     particles ("Senna de Jonge"); in one typed in lower case, only stop words are ("job van klaarwater" keeps "job")."""
@@ -367,6 +372,8 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
         return None
     if lower and len(names) > MAX_LOWER_CASE_NAME_WORDS:
         return None
+    if not lower and names[0].casefold() in _ARTICLES and not any(words.is_name(name) for name in names[1:]):
+        return None  # "El Gobierno aprobó", "La Comisión dijo": an article and a noun; "Le Pen", "La Toya" are names
     known = any(words.is_name(name) for name in names)
     dictionary = all(words.is_common(name) for name in names)
     if lower and dictionary and not (len(names) > 1 and words.is_first(names[0]) and words.is_name(names[-1])):
@@ -575,8 +582,11 @@ def _shaped_name(text: str, start: int, words: NameWords, ends: Callable[[int], 
         else:
             first = match.group("first")
             family = last.title().replace("'", "").replace("’", "")  # names-dataset writes "Obrien"
+            # The layout names the line a person's: a known family name in capitals, then a known name or a word no
+            # dictionary holds ("QIAN Guiying", "ALEMDAR Aksoy"); "SAP Consulting" is a company's.
             known = (last.isupper() and len(last) > 2 and first[0].isupper() and not first.isupper()
-                     and words.is_first(first) and not words.is_stop(first) and words.is_name(family))  # fmt: skip
+                     and not words.is_stop(first) and words.is_name(family)
+                     and (words.is_name(first) or not words.is_common(first)))  # fmt: skip
         if known:
             return start, match.end()
     return None

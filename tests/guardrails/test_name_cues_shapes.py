@@ -99,3 +99,15 @@ def test_a_title_names_the_capitalised_word_after_it(text: str, name: str) -> No
 @pytest.mark.parametrize("text", ["Dear Mrs the manager,", "Pubblico polizia veramente don. Forse cielo usare mano."])
 def test_a_title_before_no_capitalised_word_names_nobody(text: str) -> None:
     assert cued(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Middlesbrough, 12 may (EFE).- El Gobierno aprobó la reforma.", []),  # an article and a noun
+        ("Madrid (EFE).- La Comisión dijo que no.", []),
+        ("Según la prensa, Le Pen dijo que no.", ["Le Pen"]),  # an article before a known name: a family name
+    ],
+)
+def test_an_article_opens_a_name_only_before_a_known_one(text: str, names: list[str]) -> None:
+    assert cued(text) == names

@@ -23,6 +23,8 @@ def people(analyzer: PiiAnalyzer, text: str) -> list[str]:
         ("Apologies for the delay.\n\nKind regards,\n-- \nJanaki\n\nSent from my iPhone", "Janaki"),
         ("Gentili colleghi,\n\nallego il verbale.\n\nUn caro saluto,\n\nMarco", "Marco"),
         ("Happy to jump on a call.\n\nAppreciate it,\n-- \nSMITH William", "SMITH William"),
+        ("Hej,\n\nvedhæftet er det opdaterede tilbud.\n\nMvh.\nQIAN Guiying", "QIAN Guiying"),  # an unlisted given name
+        ("Z poważaniem,\n-- \nALEMDAR Aksoy\nDział Kadr", "ALEMDAR Aksoy"),  # a family name given second
         ("Minutes attached.\n\nAll the best,\n\nA. Brown", "A. Brown"),
         ("Sounds good.\n\n> Minutes attached.\n>\n> -- \n> Frances Ivory\n> VP Engineering", "Frances Ivory"),
         ("Låter bra, tack.\n\nYuki", "Yuki"),
@@ -62,6 +64,7 @@ def test_a_name_with_a_nickname_in_quotes(analyzer: PiiAnalyzer, text: str, name
         "Ik stuur je de notulen.\n\nMet vriendelijke groet,\nDe Servicedesk\nBrightwater Advies BV",
         "Gracias.\n\nSaludos,\nDepartamento de Facturación",
         "Thanks!\n\nBest,\nFinance",
+        "Thanks!\n\nRegards,\nSAP Consulting",
         "Ok.\n\nFrom: Billing <billing@example.com>\nSubject: Invoice",
         'Click "Save" Button to continue.',
         "Hallo,\n\nbedankt voor je snelle reactie.",
