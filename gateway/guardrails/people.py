@@ -64,7 +64,14 @@ from gateway.guardrails.chat_names import addressed_names
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.inverted_names import inverted_names
-from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS, NameWords, cued_names, is_sign_off
+from gateway.guardrails.name_cues import (
+    CUE_WORDS,
+    MAX_PARTICLE_LETTERS,
+    NameWords,
+    cued_names,
+    is_sign_off,
+    is_vowelless,
+)
 from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, LOWER_LETTERS, NER_SOURCE, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
@@ -491,9 +498,10 @@ def capitals_pairs(text: str, common_words: frozenset[str], taken: Iterable[Find
 def _capitals_name(first: str, second: str, common_words: frozenset[str]) -> bool:
     """Whether two words in capitals are a first and a last name, in either order (``capitals_pairs``)."""
     names = known_names()
-    if not ((names.is_first(first) and names.is_last(second)) or (names.is_last(first) and names.is_first(second))):
-        return False
     folded = (first.casefold(), second.casefold())
+    if not ((names.is_first(first) and names.is_last(second)) or (names.is_last(first) and names.is_first(second))
+            or (names.is_first(first) and _unlisted_family(second, folded[1], common_words))):  # fmt: skip
+        return False
     if any(word in _STOP_WORDS or word in _CALENDAR_WORDS or word in FIELD_WORDS for word in folded):
         return False
     longest_unlisted = max((len(word) for word in folded if word not in common_words and word not in _dictionary()),
@@ -504,6 +512,15 @@ def _capitals_name(first: str, second: str, common_words: frozenset[str]) -> boo
     if folded[1] in suffixes or folded[0] in prefixes:
         return False  # a street named after a person ("AKINWALE STREET", "CALLE MARTINA")
     return " ".join(folded).translate(_APOSTROPHES) not in gazetteer()
+
+
+def _unlisted_family(word: str, folded: str, common_words: frozenset[str]) -> bool:
+    """Whether a word in capitals after a known first name may be a family name no list holds ("EMMA BONOLIS", "MAJD
+    UBAIDAH"): of ``_MIN_UNLISTED_LETTERS`` + 1 letters or more, a vowel among them, no name the list knows and no word
+    the dictionary or the NER model's vocabulary holds (a heading's "JULIA TUTORIAL", "EMMA RELEASE")."""
+    return (len(word) > _MIN_UNLISTED_LETTERS and not known_names().is_name(word) and not is_vowelless(word)
+            and folded not in common_words and folded not in _dictionary()
+            and folded not in english_words().vocabulary)  # fmt: skip
 
 
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[ \t]+\Z")

@@ -234,6 +234,8 @@ def test_initials_after_a_tab_separated_column_are_a_name_of_their_own() -> None
         ("MILK 1L  21.66\nCUSTOMER OSNAT HADAD\nTERMINAL IP fe80::1\n", "OSNAT HADAD"),
         ("RCPT RFC 6749\nMEMBER ROŽĖ JANKAUSKAITĖ\nTOTAL 240.96\n", "ROŽĖ JANKAUSKAITĖ"),
         ("CASHIER: HYUNHEE MISUN\nTHANK YOU\n", "HYUNHEE MISUN"),  # family name first
+        ("<tr><td>EMMA BONOLIS</td><td>Klaipėda</td></tr>", "EMMA BONOLIS"),  # a family name no list holds
+        ("ADRES: ul. Lipowa 4\nWNIOSKODAWCA: NELA BEJMA-LEŚNA\n", "NELA BEJMA-LEŚNA"),
     ],
 )
 def test_names_printed_in_capitals_are_people(text: str, person: str) -> None:
@@ -247,6 +249,7 @@ def test_names_printed_in_capitals_are_people(text: str, person: str) -> None:
         "RM HOME CITY SAINT ELIZABETH\nSSR DOCS YY HK1/P////20APR98/F//\nSSR CTCM YY HK1\n",  # codes, a parish
         "TOTAL DUE 12.00\nTHANK YOU FOR SHOPPING\nSTORE SAINT ANDREW\n",  # words, a place
         "HEADS UP: GRANT WILL MARK THE ROSE AS DONE\n",  # names that are dictionary words
+        "EMMA RELEASE NOTES\nJULIA TUTORIAL\nMARIA DATABASE\n",  # a first name before a word, not a family name
         "RM ADDR 12 AKINWALE STREET\nDELIVER TO: CALLE MARTINA 4\n",  # streets named after people
         "ADDRESS LINE: STRADA MARCELA CRISTEA 218\nADDR: CALLE MARTINA FIGUEROA 7\n",  # a street type before the pair
     ],
