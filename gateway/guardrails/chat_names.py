@@ -225,13 +225,17 @@ def _object_after(text: str, before: list[re.Match[str]]) -> bool:
     if previous in _THING_BEFORE or previous in ENGLISH_STOP_WORDS:
         return False
     english = english_words()
-    if previous.endswith("ing") and (
-        previous[:-3] in english.verbs
-        or f"{previous[:-3]}e" in english.verbs
-        or (previous[-4:-3] == previous[-5:-4] and previous[:-4] in english.verbs)
-    ):
-        return True  # "texting", "calling", "grabbing"
+    if _present_participle(previous, english.verbs | english.nouns):
+        return True  # "texting" (the dictionary's "text" is a noun alone), "calling", "grabbing"
     return previous in english.verbs or previous in _verb_forms()
+
+
+def _present_participle(word: str, stems: frozenset[str] | None = None) -> bool:
+    """Whether a lower-case word is the -ing form of a word of `stems` (an English verb by default: "texting",
+    "calling", "grabbing")."""
+    stems = english_words().verbs if stems is None else stems
+    return word.endswith("ing") and (word[:-3] in stems or f"{word[:-3]}e" in stems
+                                     or (word[-4:-3] == word[-5:-4] and word[:-4] in stems))  # fmt: skip
 
 
 def _pair_first_name(word: str, stop_words: frozenset[str], common_words: frozenset[str],
@@ -252,11 +256,14 @@ def _unlisted_first_name(word: str, stop_words: frozenset[str], common_words: fr
                          banned: frozenset[str]) -> bool:  # fmt: skip
     """Whether a lower-case word may be a first name no list holds ("artawan", "nirja", "xiuying"), where a family
     name follows it: of three letters or more, no stop, calendar or field word, and a word neither the English NER
-    model's vocabulary, its dictionary nor the gazetteer holds, nor a vowelless one or a laugh."""
+    model's vocabulary, its dictionary nor the gazetteer holds, nor a vowelless one, a laugh or an -ing form of a word
+    the vocabulary holds ("been texting hreindís álfgeirsdóttir": the dictionary lacks the verb "text")."""
     return (len(word) >= MIN_PAIR_LETTERS and word.isalpha() and word.islower() and word not in stop_words
             and word not in banned and word not in common_words and word not in english_words().vocabulary
             and word not in gazetteer() and not is_vowelless(word)
-            and not _REPEATED_SYLLABLE.fullmatch(word))  # fmt: skip
+            and not _REPEATED_SYLLABLE.fullmatch(word)
+            and not (len(word) > MIN_LETTERS + 1
+                     and _present_participle(word, english_words().vocabulary)))  # fmt: skip
 
 
 def _family_name_follows(text: str, start: int, end: int) -> bool:

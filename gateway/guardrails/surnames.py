@@ -4,8 +4,8 @@ names-dataset knows few romanised Armenian, Ukrainian, Bulgarian, Russian, Greek
 Armenian or Ukrainian country at all), yet their family names and patronymics are built with a handful of endings
 that mark a word as a person's name in any text: "-yan" and "-yants" (Tadevosyan), "-ov", "-ova", "-ev", "-eva"
 (Petrova, Zhukov), "-enko" and "-chuk" (Andrusenko), "-sky" and "-ska", "-opoulos" and "-idou" (Emmanouilidou),
-"-shvili" and "-dze", "-ović", "-auskas" and "-ienė", "-zade" and "-oğlu", and the patronymics "-ovich", "-evna",
-"-ivna". ``suffixed_names`` finds:
+"-shvili" and "-dze", "-ović", "-auskas" and "-ienė", "-zade" and "-oğlu", Iceland's "-sson" and "-dóttir", and the
+patronymics "-ovich", "-evna", "-ivna". ``suffixed_names`` finds:
 
 - in text with capitals, a run of two to four capitalised words on one line, or across one line break as extracted
   PDF text breaks a name ("Ruben\\nTadevosyan"), one word of which (past its first three letters) ends so: "Avetik
@@ -46,6 +46,9 @@ SURNAME_ENDINGS = (
     "ović", "ević", "ovic", "evic",  # South Slavic
     "auskas", "iauskas", "evičius", "ienė", "aitė", "ytė",  # Lithuanian
     "zade", "zadeh", "zadə", "oğlu", "oglu",  # Azerbaijani, Persian, Turkish
+    # Icelandic patronymics and matronymics (Personal Names Act No. 45/1996, art. 8: a parent's name in the genitive
+    # and -son or -dóttir: Arnaldsson, Álfgeirsdóttir), and the Swedish and Icelandic genitive -sson (Karlsson)
+    "dóttir", "dottir", "sson",
 )  # fmt: skip
 _ENDING = re.compile(rf"(?:{'|'.join(sorted(SURNAME_ENDINGS, key=len, reverse=True))})\Z", re.IGNORECASE)
 _PATRONYMIC = re.compile(rf"(?:{'|'.join(PATRONYMIC_ENDINGS)})\Z", re.IGNORECASE)

@@ -120,6 +120,7 @@ def test_a_given_name_after_a_verb_or_a_preposition_is_a_person(text: str, name:
         ("artawan damanik wants the slides by friday", "artawan damanik"),  # a known family name
         ("yes. nirja banerjee. obviously", "nirja banerjee"),
         ("drove naadir raed to the airport this morning", "naadir raed"),
+        ("been texting hreindís álfgeirsdóttir all day", "hreindís álfgeirsdóttir"),  # not the -ing form before
     ],
 )
 def test_a_first_name_no_list_holds_before_a_family_name_is_a_person(text: str, name: str) -> None:

@@ -14,13 +14,13 @@ def people(analyzer: PiiAnalyzer, text: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "word", ["Tadevosyan", "Hakobyants", "Zhukova", "Andrusenko", "Tkachuk", "Papadopoulou", "Gelashvili",
-             "Arkhipovich", "Ivanovna", "Tocheva-Klopova", "Kazlauskienė"]
+             "Arkhipovich", "Ivanovna", "Tocheva-Klopova", "Kazlauskienė", "Ríósdóttir", "Konradsson"]
 )  # fmt: skip
 def test_family_name_endings(word: str) -> None:
     assert has_surname_ending(word)
 
 
-@pytest.mark.parametrize("word", ["Nova", "Kiev", "Brian", "Lahoda", "Prague"])
+@pytest.mark.parametrize("word", ["Nova", "Kiev", "Brian", "Lahoda", "Prague", "Person"])
 def test_short_stems_and_other_endings_are_not_family_names(word: str) -> None:
     assert not has_surname_ending(word)
 
