@@ -6,8 +6,10 @@ reads the longest run of local-part characters and backtracks through it looking
 starts no earlier than where the run before the next '@' begins, and a match starting in that run holds that '@'.
 Trying a match at each position of the run, and at no other, finds the very match ``finditer`` finds next, with the
 same pattern and flags (the ``regex`` module's, as Presidio compiles it), or else tells that no match holds that '@'
-(then the next '@' is read the same way), while skipping the text between them. A domain's validity (tldextract,
-offline) is kept per matched address: a conversation names the same few addresses again and again.
+(then the next '@' is read the same way), while skipping the text between them. One difference: in a row of a
+pipe-delimited block the run stops at the '|' that ends the cell before the address (``_pipe_row``). A domain's
+validity (tldextract, offline) is kept per matched address: a conversation names the same few addresses again and
+again.
 """
 
 from __future__ import annotations
@@ -43,6 +45,25 @@ def _match_holding(pattern: regex.Pattern[str], text: str, start: int, at: int) 
     return None
 
 
+def _line(text: str, at: int) -> tuple[int, int]:
+    """The (start, end) of the line holding position `at`."""
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end < 0 else end
+
+
+def _pipe_row(text: str, at: int) -> bool:
+    """Whether the '@' at `at` stands in a row of a pipe-delimited block (``name|surname|e-mail|phone``): a '|' after
+    it on its line (no domain holds one), or a line beside it with as many '|' as its own. RFC 5322 allows '|' in a
+    local part, but where '|' separates cells it ends the cell before the address."""
+    start, end = _line(text, at)
+    if text.find("|", at, end) >= 0:
+        return True
+    pipes = text.count("|", start, end)
+    if start > 0 and text.count("|", *_line(text, start - 1)) == pipes:
+        return True
+    return end < len(text) and text.count("|", *_line(text, end + 1)) == pipes
+
+
 class AnchoredEmailRecognizer(EmailRecognizer):
     """``EmailRecognizer``'s findings (spans, scores, name), each searched for from the local part before an '@'."""
 
@@ -63,6 +84,8 @@ class AnchoredEmailRecognizer(EmailRecognizer):
             start = at
             while start > position and _LOCAL_CHAR.match(text, start - 1):
                 start -= 1
+            if "|" in text[start:at] and _pipe_row(text, at):
+                start = text.rindex("|", start, at) + 1  # "Marino|Marín|mmarin@...": the cell's '|' ends it
             # Most runs are an address's local part, which matches from the run's start: no call to make for it.
             match = self._compiled.match(text, start) or _match_holding(self._compiled, text, start + 1, at)
             if match is None:

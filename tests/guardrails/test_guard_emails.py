@@ -92,3 +92,22 @@ def test_a_dangling_at_sign_is_answered_from_its_own_local_part() -> None:
         assert _match_holding(anchored._compiled, text, start, at) is None
     at = text.rindex("@")
     assert _match_holding(anchored._compiled, text, at - 4, at).group() == "dana@example.org"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a row of a pipe-delimited block: the '|' before the address ends its cell
+        ("nombre|apellidos|municipio|correo|móvil\nMarino|Marín|Dasha|mmarin@example.com|011 15-4737-8797\n"
+         "Stéphanie|Badan|Pet Care|sbadan@example.org|+39 312 798 5756",
+         ["mmarin@example.com", "sbadan@example.org"]),
+        ("MUÑOZ Manuel|manuel.munoz@example.net|San José", ["manuel.munoz@example.net"]),
+        ("id|name|mail\nsee a|b@example.com", ["a|b@example.com"]),  # the lines' pipes differ: no row of a block
+        # elsewhere RFC 5322 allows '|' in a local part, as Presidio reads it
+        ("write to a|b@example.com please", ["a|b@example.com"]),
+    ],
+)  # fmt: skip
+def test_a_pipe_delimited_row_ends_the_local_part(recognizers: tuple[EmailRecognizer, AnchoredEmailRecognizer],
+                                                  text: str, expected: list[str]) -> None:  # fmt: skip
+    anchored = recognizers[1]
+    assert [text[r.start : r.end] for r in anchored.analyze(text, ["EMAIL_ADDRESS"])] == expected
