@@ -629,6 +629,17 @@ def _any_layouts_words() -> frozenset[str]:
     return frozenset().union(*(needs for needs in _layout_words() if needs is not None))
 
 
+def _crosses_tsv_cells(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds a tab of a tab-delimited row (two tabs or more on its line): a tab ends a street,
+    which a row holds in one cell ("55243\tZrealizowane\tLAROSE Robert\tXiazhen\tFollow Up", "...\t1688\tQueen
+    Street Physio" are no street)."""
+    tab = text.find("\t", start, end)
+    if tab < 0:
+        return False
+    line_end = text.find("\n", tab)
+    return text.count("\t", text.rfind("\n", 0, tab) + 1, len(text) if line_end < 0 else line_end) >= 2
+
+
 class StreetAddressRecognizer(EntityRecognizer):
     """STREET_ADDRESS: house number + street name + street-type word, in any of Faker's locales' layouts."""
 
@@ -689,7 +700,9 @@ class StreetAddressRecognizer(EntityRecognizer):
                     score = self._score(match, layout, text, start)
                 if score is not None:
                     start = match.start("value") if layout == "field" else start
-                    spans.append((start, _area_end(text, _end(match, layout, text)), score))
+                    end = _area_end(text, _end(match, layout, text))
+                    if not _crosses_tsv_cells(text, start, end):
+                        spans.append((start, end, score))
         # Addresses that a record's structure marks, and those written in their own scripts.
         spans.extend((start, end, self.SCORE) for start, end in (*slot_spans(text), *script_spans(text)))
         return [RecognizerResult("STREET_ADDRESS", start, end, score,

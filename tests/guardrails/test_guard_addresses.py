@@ -300,3 +300,19 @@ def test_romanised_and_label_vocabulary_comes_from_the_locales() -> None:
     assert {"House No.", "Số", "H.No."} <= vocabulary.lead_labels
     assert "No." not in vocabulary.lead_labels and "Lot" not in vocabulary.lead_labels
     assert {"Đường", "Phố"} <= vocabulary.prefixes  # vi_VN's, used by a method rather than a format
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a tab of a tab-delimited row ends a street: no match across cells
+        ("id\tlabel\tvalue\tcol4\tnote\n55243\tZrealizowane\tLAROSE Robert\tXiazhen\tFollow Up", []),
+        ("Record ID\tsku\tpickup_point\tLead Source\n625558245\t6753 3015 5288 1688\tQueen Street Physio\tReferral",
+         []),
+        # a street in its own cell stays one, and a single tab (no row) is space
+        ("id\taddress\tcity\n7\t221 Baker Street\tLondon", ["221 Baker Street"]),
+        ("Ship to:\t221 Baker Street", ["221 Baker Street"]),
+    ],
+)  # fmt: skip
+def test_streets_end_at_a_tsv_rows_cell(addresses: StreetAddressRecognizer, text: str, expected: list[str]) -> None:
+    assert found(addresses, text) == expected
