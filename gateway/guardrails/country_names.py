@@ -15,6 +15,21 @@ longer name is dropped when it holds nothing but such words, or when a stop word
 it before another country name or a word ("An India"; Irish "An tSaimbia", "An Fhrainc" are kept).
 ``python -m gateway.guardrails.country_names`` reads them once and writes gateway/guardrails/data/country_names.json
 (read at run time by ``country_names``), so the gateway needs neither pycountry nor its catalogues.
+
+CLDR names places as the languages the gateway reads most write them (``CLDR_LANGUAGES``), some of which ISO 3166-1's
+catalogues lack: a country or territory by its everyday name (``Locale(lang).territories``: Spanish "Islas Malvinas",
+Portuguese "Ilhas Virgens Americanas", Polish "Rosja", French "Russie", where the catalogues write "Fédération de
+Russie") and a time zone's exemplar city (``Locale(lang).time_zones``: German "Rom", Portuguese "Madri", Polish
+"Taszkient"). ``cldr_territories`` and ``cldr_cities`` (an exemplar city -> the city as the time zone's id names it,
+"Madri" -> "Madrid", so the gazetteer gives it that city's population) are read from their own snapshot,
+gateway/guardrails/data/cldr_place_names.json, written by the same command. CLDR's codes for what is no place ("ZZ"
+Unknown Region, the pseudo-locales "XA"/"XB", the European Union, the euro area, the United Nations, "Etc/Unknown")
+are left out, and so is a name spelled as English spells it but for its accents ("Reunión", "Perú") or with a comma,
+a parenthesis, an ampersand or a slash (a city with its state, "Knox, Indiana"; "Myanmar (Burma)"; "Antigua &
+Barbuda"), which the gazetteer's keys cannot hold as written. A one-word name that is an English word, a stop word of
+some language or a person's name ("Dominika", "Rom") goes to ``cldr_named_like_people``: a region named like one,
+only after a location word. ``places`` leaves a name the gazetteer holds without its accents ("Réunion", a meeting in
+French, for "Reunion") to its accent-free lookup, which asks for a location word.
 """
 
 from __future__ import annotations
@@ -26,6 +41,11 @@ from functools import cache
 from pathlib import Path
 
 SNAPSHOT = Path(__file__).parent / "data" / "country_names.json"
+CLDR_SNAPSHOT = Path(__file__).parent / "data" / "cldr_place_names.json"
+CLDR_LANGUAGES = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
+# CLDR territory codes that name no place: an unknown region, pseudo-locales, unions and organisations.
+_CLDR_NO_PLACE = frozenset({"ZZ", "XA", "XB", "EU", "EZ", "UN", "QO"})
+_CLDR_UNWRITABLE = (",", "(", ")", "&", "/")
 MAIN_LANGUAGES = ("fr", "es", "de", "it", "pt", "nl")
 MIN_LETTERS = 4
 # Latin script as the gazetteer keys it (``places._is_latin_name``): ASCII, Latin-1 and Latin Extended-A and -B.
@@ -56,6 +76,28 @@ def country_names_like_people() -> tuple[str, ...]:
     """One-word country names of the other languages that are also a person's name ("Dania", "Helene") or some
     language's stop word ("Quam", "Cine")."""
     return read_names(SNAPSHOT, "named_like_people")
+
+
+@cache
+def cldr_territories() -> tuple[str, ...]:
+    """Countries and territories as CLDR writes them in ``CLDR_LANGUAGES`` (the snapshot's; no word or person's
+    name among the one-word ones)."""
+    return read_names(CLDR_SNAPSHOT, "territories")
+
+
+@cache
+def cldr_cities() -> dict[str, str]:
+    """Time zones' exemplar cities as CLDR writes them in ``CLDR_LANGUAGES`` -> the city as the zone's id names it
+    ("Rom" -> "Rome", "Taszkient" -> "Tashkent")."""
+    cities: dict[str, str] = json.loads(CLDR_SNAPSHOT.read_text(encoding="utf-8"))["cities"]
+    return cities
+
+
+@cache
+def cldr_named_like_people() -> tuple[str, ...]:
+    """CLDR's one-word territory and city names that are an English word, a stop word of some language or a
+    person's name ("Dominika", "Pasqua")."""
+    return read_names(CLDR_SNAPSHOT, "named_like_people")
 
 
 def is_latin(name: str) -> bool:
@@ -133,6 +175,53 @@ def build_snapshot() -> dict[str, object]:
             "names": sorted(names), "named_like_people": sorted(like_people - names)}  # fmt: skip
 
 
+def _zone_city(zone: str) -> str:
+    """The city a time zone's id names ("Europe/Rome" -> "Rome", "America/Port_of_Spain" -> "Port of Spain")."""
+    return zone.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def build_cldr_snapshot() -> dict[str, object]:
+    """CLDR's territory names and exemplar cities in ``CLDR_LANGUAGES`` (see above)."""
+    import babel
+    from babel import Locale
+
+    from gateway.guardrails.person_names import known_names
+    from gateway.guardrails.place_stop_words import every_stop_word
+
+    stop_words = every_stop_word()
+
+    def writable(name: str) -> bool:
+        return bool(name) and is_latin(name) and not any(mark in name for mark in _CLDR_UNWRITABLE)
+
+    def like_people(name: str) -> bool:
+        return " " not in name and (is_word(name) or name.casefold() in stop_words or known_names().is_name(name))
+
+    english = Locale("en").territories
+    territories: set[str] = set()
+    cities: dict[str, str] = {}
+    for language in CLDR_LANGUAGES:
+        locale = Locale(language)
+        # A name spelled as English spells it but for its accents ("Reunión", "Perú") is left to the gazetteer's
+        # accent-free lookup, as the catalogues' are.
+        for code, name in locale.territories.items():
+            if code.isalpha() and code not in _CLDR_NO_PLACE and writable(name) and (
+                    language == "en" or _plain(name) != _plain(english.get(code, ""))):  # fmt: skip
+                territories.add(name)
+        for zone, names in locale.time_zones.items():
+            city = names.get("city")
+            if zone != "Etc/Unknown" and city and writable(city) and _plain(city) != _plain(_zone_city(zone)):
+                cities.setdefault(city, _zone_city(zone))
+    like = {name for name in (*territories, *cities) if like_people(name)}
+    return {"source": f"babel {babel.__version__} CLDR territories and exemplar cities ({', '.join(CLDR_LANGUAGES)})",
+            "territories": sorted(territories - like), "cities": dict(sorted((city, zone_city)
+            for city, zone_city in cities.items() if city not in like)), "named_like_people": sorted(like)}  # fmt: skip
+
+
 if __name__ == "__main__":
     write_names(SNAPSHOT, build_snapshot())
+    write_names(CLDR_SNAPSHOT, build_cldr_snapshot())
     print(f"wrote {SNAPSHOT} ({len(country_names())} + {len(country_names_like_people())} names)")
+    print(
+        f"wrote {CLDR_SNAPSHOT} ({len(cldr_territories())} + {len(cldr_cities())} + "
+        f"{len(cldr_named_like_people())} names)"
+    )

