@@ -23,7 +23,7 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import CUE_WORDS, MAX_PARTICLE_LETTERS
 from gateway.guardrails.ner import LOWER_LETTERS, UPPER_LETTERS
 from gateway.guardrails.person_names import KnownNames
-from gateway.guardrails.places import gazetteer
+from gateway.guardrails.places import english_words, gazetteer
 
 LISTED_SCORE = 0.6
 SHAPED_SCORE = 0.6
@@ -214,6 +214,15 @@ def _nicknamed(text: str, names: KnownNames, ordinary: Callable[[str], bool],
     return found
 
 
+def _noun_given_name(word: str, names: KnownNames, stop_words: frozenset[str]) -> bool:
+    """Whether a capitalised word the dictionary holds as a noun alone is a common given name of the English-speaking
+    countries ("NIQUILLE Robert": WordNet lists "robert"); not a verb's or a modifier's ("Mark", "Will", "Grant")."""
+    folded = word.casefold()
+    english = english_words()
+    return (folded in names.given_english and folded not in stop_words and folded not in english.verbs
+            and folded not in english.modifiers and folded not in _CALENDAR_WORDS)  # fmt: skip
+
+
 def shaped_names(text: str, taken: Iterable[Finding], stop_words: frozenset[str], common_words: frozenset[str],
                  names: KnownNames) -> list[Finding]:  # fmt: skip
     """Initial + known last name, family name in capitals + known first name, that no finding in `taken` but a
@@ -231,7 +240,8 @@ def shaped_names(text: str, taken: Iterable[Finding], stop_words: frozenset[str]
             return names.is_last(last) and not ordinary(last)
         capitals, first = match.group()[0] + match.group("capitals"), match.group("first")
         # Five capitals or more, or a known last name: most acronyms are shorter ("AWS", "NASA").
-        return (names.is_first(first) and not ordinary(first) and not ordinary(capitals)
+        return (names.is_first(first) and (not ordinary(first) or _noun_given_name(first, names, stop_words))
+                and not ordinary(capitals)
                 and (len(capitals) >= 5 or names.is_last(capitals.title())))  # fmt: skip
 
     if any(quote in text for quote in _OPENING_QUOTES):

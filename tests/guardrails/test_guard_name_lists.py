@@ -49,6 +49,7 @@ def test_what_a_list_holds_besides_names(analyzer: PiiAnalyzer, text: str, not_a
     [
         ("Poder notarial otorgado a DUPONT Younes.", "DUPONT Younes"),
         ("The slides were checked by D. Vives on Monday.", "D. Vives"),
+        ("can you dedupe these?\nNIQUILLE Robert - South Dakota", "NIQUILLE Robert"),  # WordNet lists "robert"
     ],
 )
 def test_initials_and_family_names_in_capitals(analyzer: PiiAnalyzer, text: str, name: str) -> None:
@@ -57,6 +58,11 @@ def test_initials_and_family_names_in_capitals(analyzer: PiiAnalyzer, text: str,
 
 def test_acronyms_before_a_first_name_are_no_family_name(analyzer: PiiAnalyzer) -> None:
     assert not [name for name in spans(analyzer, "The AWS Summit was good; ask the API team.", "PERSON")]
+
+
+@pytest.mark.parametrize("text", ["Set the OAUTH Grant type first.", "Only HTTPS Will work here."])
+def test_a_given_name_that_is_a_verb_after_capitals_is_no_name(analyzer: PiiAnalyzer, text: str) -> None:
+    assert not spans(analyzer, text, "PERSON")
 
 
 @pytest.mark.parametrize(
