@@ -373,7 +373,7 @@ def _pairs_in(
             and _holds_stop_word(text, begin, stop, match)
         ):
             continue  # a dictionary noun or an unlisted word beside a name, in a language the stop words do not cover
-        if not names.is_last(last) and last.casefold() in common_words:
+        if not names.is_last(last) and last.casefold() in common_words and not _rare_noun(first, last, common_words):
             continue  # "Grace Street", "Frank Talk": a known first name before an ordinary word
         if any(start < match.end() and match.start() < end for start, end in spans):
             continue
@@ -392,6 +392,16 @@ def _add_pair(
                          "name_pairs"))  # fmt: skip
     spans.append((match.start(), match.end()))
     not_places.append((match.start(), match.end()))
+
+
+def _rare_noun(first: str, last: str, common_words: frozenset[str]) -> bool:
+    """Whether a capitalised word after a known first name no dictionary word is a noun WordNet holds alone that the
+    English NER model's training text never wrote: a person WordNet lists ("Bartolomeo Tasso": Torquato Tasso), no
+    word of anyone's prose ("Grace Street", "Frank Talk")."""
+    folded, words = last.casefold(), english_words()
+    return (len(folded) >= _MIN_UNLISTED_LETTERS and first.casefold() not in common_words
+            and folded not in words.vocabulary and folded not in words.verbs and folded not in words.modifiers
+            and folded not in _CALENDAR_WORDS and folded not in FIELD_WORDS)  # fmt: skip
 
 
 def _hyphenated_surname(first: str, last: str, common_words: frozenset[str]) -> bool:

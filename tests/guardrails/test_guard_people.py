@@ -58,6 +58,15 @@ def test_a_pair_inside_another_finding_is_left_to_it() -> None:
     assert pairs == ["Tom Walker"]
 
 
+def test_a_surname_wordnet_lists_as_a_noun_alone_follows_a_first_name() -> None:
+    from gateway.guardrails.places import english_words
+
+    english = english_words()
+    common = english.nouns | english.verbs | english.modifiers
+    text = "This term's class teacher for Year 4 is Bartolomeo Tasso."  # WordNet's Torquato Tasso
+    assert [text[f.start : f.end] for f in name_pairs(text, common, [])] == ["Bartolomeo Tasso"]
+
+
 def test_lower_case_pairs_of_dictionary_words_are_no_people() -> None:
     text = "can you grant will access to the repo"
     assert name_pairs(text, frozenset({"grant", "will"}), []) == []
