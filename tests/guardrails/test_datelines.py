@@ -35,6 +35,7 @@ def places(text: str) -> list[str]:
         ("Seul (PAP) – Rada miasta przyjęła budżet.", "Seul"),
         ("Lyon, 3 mars (AFP) – Le conseil municipal a voté le budget.", "Lyon"),
         ("Springfield, Illinois (AP) — The council", "Springfield, Illinois"),
+        ("Lucros recorde. Mariana, 7 out (Lusa) – A câmara aprovou", "Mariana"),  # run into the sentence before
     ],
 )
 def test_a_dateline_names_its_place(text: str, place: str) -> None:
