@@ -437,6 +437,7 @@ class FieldValueRecognizer(EntityRecognizer):
 
     def __init__(self) -> None:
         super().__init__(supported_entities=["PERSON", "LOCATION"], name="FieldValueRecognizer")
+        person_nouns()  # read at start, not on the first request with a bare "name" under a key
 
     def load(self) -> None:
         pass

@@ -6,20 +6,18 @@ the one-word lower-case nouns whose most frequent sense (the first of WordNet's 
 counts) is in that file: "host" and "user" are there, "contact" (an act), "holder" (an artifact) and "agent" are not.
 
 WordNet 3.0's database ships in Debian's ``wordnet-base`` package (/usr/share/wordnet); ``python -m
-gateway.guardrails.person_nouns [DIR]`` reads its index.noun and data.noun once (``record_nouns.first_sense_files``)
+gateway.guardrails.person_nouns [DIR]`` reads its index.noun and data.noun once (``wordnet_nouns``)
 and writes gateway/guardrails/data/person_nouns.json.gz (read at run time by ``person_nouns``). WordNet 3.0 Copyright
 2006 by Princeton University, all rights reserved; its licence allows use, copy and distribution with this notice.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 import sys
 from functools import cache
 from pathlib import Path
 
-from gateway.guardrails.record_nouns import WORDNET_DIR, first_sense_files
+from gateway.guardrails.wordnet_nouns import WORDNET_DIR, read_snapshot, snapshot_of, write_snapshot
 
 SNAPSHOT = Path(__file__).parent / "data" / "person_nouns.json.gz"
 PERSON_FILE = "noun.person"
@@ -28,21 +26,12 @@ PERSON_FILE = "noun.person"
 @cache
 def person_nouns() -> frozenset[str]:
     """The one-word English nouns (lower case) whose most frequent WordNet sense is a person (the snapshot's)."""
-    with gzip.open(SNAPSHOT, "rt", encoding="utf-8") as snapshot:
-        return frozenset(json.load(snapshot)["nouns"])
+    return read_snapshot(SNAPSHOT)
 
 
 def build_snapshot(wordnet_dir: Path = WORDNET_DIR) -> dict[str, object]:
-    first = first_sense_files(wordnet_dir)
-    nouns = sorted(lemma for lemma, file in first.items()
-                   if file == PERSON_FILE and lemma.isascii() and lemma.isalpha() and lemma.islower())  # fmt: skip
-    return {"source": f"WordNet 3.0 (Debian wordnet-base's /usr/share/wordnet): one-word nouns whose first sense is in "
-                      f"{PERSON_FILE}. WordNet 3.0 Copyright 2006 by Princeton University.",
-            "nouns": nouns}  # fmt: skip
+    return snapshot_of(wordnet_dir, (PERSON_FILE,))
 
 
 if __name__ == "__main__":
-    snapshot = build_snapshot(Path(sys.argv[1]) if len(sys.argv) > 1 else WORDNET_DIR)
-    with gzip.GzipFile(SNAPSHOT, "wb", mtime=0) as out:
-        out.write((json.dumps(snapshot, indent=0) + "\n").encode("utf-8"))
-    print(f"wrote {SNAPSHOT} ({len(snapshot['nouns'])} nouns)")  # type: ignore[arg-type]
+    write_snapshot(SNAPSHOT, build_snapshot(Path(sys.argv[1]) if len(sys.argv) > 1 else WORDNET_DIR))
