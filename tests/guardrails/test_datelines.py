@@ -36,6 +36,9 @@ def places(text: str) -> list[str]:
         ("Lyon, 3 mars (AFP) – Le conseil municipal a voté le budget.", "Lyon"),
         ("Springfield, Illinois (AP) — The council", "Springfield, Illinois"),
         ("Lucros recorde. Mariana, 7 out (Lusa) – A câmara aprovou", "Mariana"),  # run into the sentence before
+        ("Madrid, 3 oct (EFE).- El Gobierno aprobó la reforma.", "Madrid"),  # Spanish wires: '.-' after the credit
+        ("MADRID, 3 oct (EFE).- El Gobierno", "MADRID"),
+        ("Sevilla (Europa Press)- La Junta aprobó", "Sevilla"),
     ],
 )
 def test_a_dateline_names_its_place(text: str, place: str) -> None:
@@ -54,6 +57,9 @@ def test_a_dateline_names_its_place(text: str, place: str) -> None:
         "Bergen, Nov. 29 (Reuters) — not in capitals",
         "Seul (PAP) – rada miasta",  # a city written as a name: the sentence after the dash opens with a capital
         "Mariana, 7 out – A câmara aprovou",  # ... and the agency's credit stands before the dash
+        "Madrid, 3 oct (EFE).- el Gobierno",  # '.-' after the credit: a capital opens the sentence after it too
+        "Madrid, 3 oct.- El Gobierno",  # ... and it follows the credit's parenthesis
+        "value = f(x)- Y",
         "Apple (AAPL) – Shares rose",  # no place the gazetteer knows
         "Banco de Portugal (BdP) – A taxa subiu",  # a word not capitalised: no city's name
         "PARIS, 3 items (AFP) - no day of a month",
