@@ -26,7 +26,9 @@ name list (``person_names``) holds tens of thousands of first names, many of the
 A known surname, or a word no dictionary holds, right after the given name belongs to the name ("monika kowalczyk
 lol"). Before a family name (a known last name, or a word ending as family names do: ``surnames``), a first name
 need not be a common one: one names-dataset knows that no dictionary word spells but as a noun, or a word no list,
-vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan damanik wants the slides").
+vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan damanik wants the slides"); that last
+one alone in its segment only before a family name that is no given name ("nirja banerjee"; "nimefika salama" is
+Swahili, "salama" a given name too).
 A word another detector took (a place, an address) is left to it.
 """
 
@@ -274,6 +276,13 @@ def _family_name_follows(text: str, start: int, end: int) -> bool:
                for word in _WORD.findall(text, start, end) for part in word.split("-"))  # fmt: skip
 
 
+def _only_family_names(text: str, start: int, end: int) -> bool:
+    """Whether every word of text[start:end] is a last name names-dataset knows and no first name."""
+    names = known_names()
+    parts = [part for word in _WORD.findall(text, start, end) for part in word.split("-")]
+    return bool(parts) and all(names.is_last(part) and not names.is_first(part) for part in parts)
+
+
 def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
                 banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
     words = list(_ANY_WORD.finditer(text, start, end))
@@ -282,8 +291,8 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         if not _WORD.fullmatch(value):
             continue
         given = _is_given_name(value, stop_words, common_words, banned)
-        if not given and not _pair_first_name(value, stop_words, common_words, banned) \
-                and not _unlisted_first_name(value, stop_words, common_words, banned):  # fmt: skip
+        listed = given or _pair_first_name(value, stop_words, common_words, banned)
+        if not listed and not _unlisted_first_name(value, stop_words, common_words, banned):
             continue
         if _glued(text, word.start(), word.end()):
             continue  # a piece of an address, a handle, a key or a path ("lars+alerts@...", "vlad_", "k=v")
@@ -295,7 +304,11 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         after = [w for w in words[index + 1 :] if w.start() >= name_end]
         before = words[:index]
         others = [*before, *after]
-        alone = all(_is_filler(w.group(), stop_words) for w in others)
+        # Alone in its segment, a first name no list holds needs a family name that is no given name too: a word
+        # names-dataset knows both ways may be a word of a language with no dictionary here ("nimefika salama",
+        # Swahili for "arrived safely"), a family name only is a name's ("nirja banerjee").
+        alone = all(_is_filler(w.group(), stop_words) for w in others) and (
+            listed or _only_family_names(text, word.end(), name_end))
         subject = bool(after) and _subject_before(before, after[0].group().casefold())
         if not (alone or subject or _object_after(text, before)):
             continue
