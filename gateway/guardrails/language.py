@@ -44,16 +44,22 @@ _CONTINENTAL = _only_in("fr") | _only_in("es") | _only_in("de")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def is_continental(text: str) -> bool:
-    """True when `text` holds more French/Spanish/German-only stop words than English-only ones (at least one)."""
-    english = continental = 0
+def _outvotes(text: str, ours: frozenset[str], theirs: frozenset[str]) -> bool:
+    """Whether more of `text`'s words (casefolded) are in `ours` than in `theirs` (at least one); a word in both
+    counts for `ours`."""
+    own = other = 0
     for match in _WORD.finditer(text):
         word = match.group().casefold()
-        if word in _CONTINENTAL:
-            continental += 1
-        elif word in _ENGLISH:
-            english += 1
-    return continental > english
+        if word in ours:
+            own += 1
+        elif word in theirs:
+            other += 1
+    return own > other
+
+
+def is_continental(text: str) -> bool:
+    """True when `text` holds more French/Spanish/German-only stop words than English-only ones (at least one)."""
+    return _outvotes(text, _CONTINENTAL, _ENGLISH)
 
 
 _GERMAN_LISTED = DE - (EN | FR | ES | IT | PT | NL)
@@ -68,14 +74,7 @@ _OTHER_VOTES = frozenset(word.casefold() for word in _VOTING) - frozenset(word.c
 def is_german(window: str) -> bool:
     """Whether `window` holds more stop words that German lists and English, French, Spanish, Italian and Dutch do
     not than stop words of those five that German does not list (at least one)."""
-    german = others = 0
-    for match in _WORD.finditer(window):
-        folded = match.group().casefold()
-        if folded in _GERMAN_VOTES:
-            german += 1
-        elif folded in _OTHER_VOTES:
-            others += 1
-    return german > others
+    return _outvotes(window, _GERMAN_VOTES, _OTHER_VOTES)
 
 
 _EUROPEAN_LISTS = FR | ES | DE | IT | PT | NL | PL
@@ -86,11 +85,4 @@ _ENGLISH_VOTES = frozenset(word.casefold() for word in EN) - frozenset(word.case
 def is_european(text: str) -> bool:
     """Whether `text` holds more stop words that French, Spanish, German, Italian, Portuguese, Dutch or Polish list
     and English does not than English stop words none of those lists (at least one)."""
-    english = european = 0
-    for match in _WORD.finditer(text):
-        folded = match.group().casefold()
-        if folded in _EUROPEAN_VOTES:
-            european += 1
-        elif folded in _ENGLISH_VOTES:
-            english += 1
-    return european > english
+    return _outvotes(text, _EUROPEAN_VOTES, _ENGLISH_VOTES)
