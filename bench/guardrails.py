@@ -69,7 +69,9 @@
    stack traces, git, SQL and configs written blind, beside product, class, module, team and host names
    (``pii_corpus.dev_twentieth``), and `dev-22`, places (and the people and streets beside them) in running text of
    eight languages and lower-case chat written blind, beside things, clubs and companies named after places
-   (``pii_corpus.dev_twentysecond``), and `dev-21`, people and places inside structured records and data written
+   (``pii_corpus.dev_twentysecond``), and `dev-23`, lower-case chat, SMS and call transcripts in eight languages
+   and code-switching written blind (people, places, streets, phones, birth dates beside words that are also names)
+   (``pii_corpus.dev_twentythird``), and `dev-21`, people and places inside structured records and data written
    blind (JSON, tool calls, configs, CSV with headers in eleven languages, tables, XML, SQL, logfmt, headerless
    pastes), beside enum values, products, companies, teams and handles (``pii_corpus.dev_twentyfirst``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.

@@ -1,4 +1,4 @@
-"""What the blind dev-side corpora (dev-15 to dev-22) share: a language drawn by weight, a template written out
+"""What the blind dev-side corpora (dev-15 to dev-23) share: a language drawn by weight, a template written out
 with its fields' values, a locale's Faker seeded from the case being drawn, a name part of the dev half drawn from
 it, and the tests of a place name's letters.
 

@@ -57,7 +57,7 @@ def test_the_blind_corpora_reach_no_phrase_bank() -> None:
     # The helpers read the values' model and the split of a name (person_names, partition), never a bank's wording.
     assert _corpus_imports("blind_dev") == {"model", "person_names", "partition"}
     for corpus in ("dev_fifteenth", "dev_sixteenth", "dev_seventeenth", "dev_eighteenth", "dev_nineteenth",
-                   "dev_twentieth", "dev_twentyfirst", "dev_twentysecond"):  # fmt: skip
+                   "dev_twentieth", "dev_twentyfirst", "dev_twentysecond", "dev_twentythird"):  # fmt: skip
         reached = _corpus_imports(corpus)
         assert "blind_dev" in reached, corpus
         assert not [m for m in reached if m.startswith(("phrases", "dev_scaffold"))], corpus
