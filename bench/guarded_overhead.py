@@ -1,5 +1,7 @@
 """The guarded path alone: Warden with its guardrails on, 2 KB prompts none of which was sent before, over the stub
-engine, at a few constant rates; before and after in alternating rounds when given a baseline commit.
+engine, at a few constant rates; before and after in alternating rounds when given a baseline commit. No request is
+streamed, so the stub's completion carries no clock stamp (``bench.stub_engine --no-stamp``): the output guardrails
+screen "t done", not a 19-digit number.
 
 ``bench.overhead_stub`` measures the guarded gateway once per run beside the others. This bench isolates it, for
 judging a change to the guardrails' execution path: every phase (warm-up included) sends prompts of its own seed,
@@ -79,7 +81,7 @@ async def start_guarded(stack: Stack, name: str, args: argparse.Namespace, cert:
     env, api_key, authkey = prepare_warden(stack, name, guardrails=guardrails, database_url=args.database_url or None,
                                            redis_url=args.redis_url or None, cert=cert, key=key)
     socket_path = stack.workdir / f"{name}.sock"
-    start_stub_engine(stack, socket_path, authkey)
+    start_stub_engine(stack, socket_path, authkey, stamp=False)  # no request here is streamed
     for _ in range(100):
         if socket_path.exists():
             break

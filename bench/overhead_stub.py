@@ -197,10 +197,12 @@ def load_average() -> list[float]:
     return [round(v, 2) for v in os.getloadavg()]
 
 
-def start_stub_engine(stack: Stack, socket_path: Path, authkey: bytes) -> None:
+def start_stub_engine(stack: Stack, socket_path: Path, authkey: bytes, *, stamp: bool = True) -> None:
+    """The stub engine at ``socket_path``; without ``stamp``, its first delta carries no clock stamp (for a gateway
+    whose requests are never streamed: ``bench.stub_engine --no-stamp``)."""
     env = {**os.environ, AUTHKEY_ENV: authkey.hex(), "PYTHONUNBUFFERED": "1"}
-    stack.spawn([sys.executable, "-m", "bench.stub_engine", "--socket", str(socket_path), "--model", MODEL], env,
-                "stub_engine")
+    stack.spawn([sys.executable, "-m", "bench.stub_engine", "--socket", str(socket_path), "--model", MODEL,
+                 *([] if stamp else ["--no-stamp"])], env, "stub_engine")
 
 
 def start_floor(stack: Stack, cert: Path, key: Path, *, loop: str = "auto", http: str = "auto",
@@ -499,7 +501,7 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
                                                redis_url=redis_url, cert=cert, key=key,
                                                warden_env=dict(args.warden_env))
         socket_path = stack.workdir / f"{name}.sock"
-        start_stub_engine(stack, socket_path, authkey)
+        start_stub_engine(stack, socket_path, authkey, stamp=not guardrails)  # the guarded arm is never streamed
         for _ in range(100):  # the stub listens in well under a second
             if socket_path.exists():
                 break

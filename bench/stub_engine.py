@@ -9,9 +9,13 @@ model computes: what is left of a request's latency is the gateway's (and the IP
 Each request gets two deltas, sent in two messages: the first carries ``STAMP_PREFIX`` + the host's
 ``time.perf_counter_ns()`` as it sends it (CLOCK_MONOTONIC, one clock for every process on the machine), the
 second ``" done"`` and the finish. A client reading a stream can so time the engine's first token to its own
-first byte through the gateway.
+first byte through the gateway. With ``--no-stamp`` the first delta is ``STAMP_PREFIX`` alone: for a gateway whose
+requests are never streamed (the guarded benches), where nobody reads the stamp and its 19 digits only made the
+output guardrails screen a phone-, SSN- and id-shaped number that no real completion of the bench holds (~0.1 ms of
+output screening a request).
 
-    WARDEN_STUB_ENGINE_AUTHKEY=<hex> python -m bench.stub_engine --socket /tmp/x.sock --model smollm2-135m-instruct
+    WARDEN_STUB_ENGINE_AUTHKEY=<hex> python -m bench.stub_engine --socket /tmp/x.sock --model smollm2-135m-instruct \
+        [--no-stamp]
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ MAX_MODEL_LEN = 8192
 VOCAB_SIZE = 49152  # SmolLM2's: the gateway validates token ids against it
 
 
-def first_delta(request_id: str, prompt_tokens: int) -> RequestOutput:
-    now = time.perf_counter_ns()
-    return RequestOutput(request_id, token_ids=[0], text=f"{STAMP_PREFIX}{now}",
+def first_delta(request_id: str, prompt_tokens: int, stamp: bool = True) -> RequestOutput:
+    text = f"{STAMP_PREFIX}{time.perf_counter_ns()}" if stamp else STAMP_PREFIX
+    return RequestOutput(request_id, token_ids=[0], text=text,
                          usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=1))
 
 
@@ -51,7 +55,7 @@ def last_delta(request_id: str, prompt_tokens: int, arrival_ns: int) -> RequestO
                                                 first_token_ns=arrival_ns, finished_ns=now))
 
 
-def serve_caller(conn: Connection) -> None:
+def serve_caller(conn: Connection, stamp: bool = True) -> None:
     """One gateway worker's connection: answer each request as it arrives, until the worker leaves."""
     try:
         while True:
@@ -60,7 +64,7 @@ def serve_caller(conn: Connection) -> None:
                 request = message[1]
                 arrival = time.perf_counter_ns()
                 prompt_tokens = len(request.prompt_token_ids)
-                conn.send(("outputs", [first_delta(request.request_id, prompt_tokens)]))
+                conn.send(("outputs", [first_delta(request.request_id, prompt_tokens, stamp)]))
                 conn.send(("outputs", [last_delta(request.request_id, prompt_tokens, arrival)]))
             elif message[0] == "shutdown":
                 return
@@ -71,7 +75,7 @@ def serve_caller(conn: Connection) -> None:
         conn.close()
 
 
-def serve(address: Path, authkey: bytes, model_name: str) -> None:
+def serve(address: Path, authkey: bytes, model_name: str, stamp: bool = True) -> None:
     info: dict[str, Any] = {"model_name": model_name, "max_model_len": MAX_MODEL_LEN, "vocab_size": VOCAB_SIZE,
                             "pid": os.getpid()}
     old_umask = os.umask(0o077)
@@ -87,7 +91,7 @@ def serve(address: Path, authkey: bytes, model_name: str) -> None:
             except (mp.AuthenticationError, EOFError, ConnectionError):
                 continue
             conn.send(("ready", info))
-            threading.Thread(target=serve_caller, args=(conn,), daemon=True).start()
+            threading.Thread(target=serve_caller, args=(conn, stamp), daemon=True).start()
     finally:
         listener.close()
 
@@ -96,10 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--socket", type=Path, required=True)
     parser.add_argument("--model", default="smollm2-135m-instruct", help="the model name it serves")
+    parser.add_argument("--no-stamp", dest="stamp", action="store_false",
+                        help="the first delta without the clock stamp (a gateway whose requests are not streamed)")
     args = parser.parse_args(argv)
     authkey = bytes.fromhex(os.environ[AUTHKEY_ENV])  # from the environment: never on a command line
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    serve(args.socket, authkey, args.model)
+    serve(args.socket, authkey, args.model, args.stamp)
     return 0
 
 

@@ -58,6 +58,24 @@ def test_the_stub_engine_answers_each_request_with_two_deltas_over_the_host_prot
         conn.close()
     finally:
         process.terminate()
+
+
+def test_the_stub_engine_without_its_stamp_sends_the_first_delta_bare(tmp_path: Path) -> None:
+    """``--no-stamp`` (the guarded benches, never streamed): no clock digits for the output guardrails to screen."""
+    socket_path, authkey = tmp_path / "stub.sock", secrets.token_bytes(32)
+    process = subprocess.Popen([sys.executable, "-m", "bench.stub_engine", "--socket", str(socket_path),
+                                "--no-stamp"], env={**os.environ, AUTHKEY_ENV: authkey.hex()})
+    try:
+        _wait_for(socket_path.exists)
+        conn = Client(str(socket_path), family="AF_UNIX", authkey=authkey)
+        assert conn.recv()[0] == "ready"
+        conn.send(("add", EngineRequest(request_id="r1", prompt_token_ids=[1, 2, 3])))
+        first, last = conn.recv()[1][0], conn.recv()[1][0]
+        assert first.text == STAMP_PREFIX and not first.finished
+        assert last.finished and last.text == FINAL_TEXT and last.usage is not None
+        conn.close()
+    finally:
+        process.terminate()
         process.wait(10)
 
 
