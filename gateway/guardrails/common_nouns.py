@@ -18,19 +18,40 @@
 - French and Italian elide the article before a vowel ("l'âge", "dell'anno"): a place that opens with an elided
   article and goes on in lower case is a noun phrase, not a name ("À l'âge de 56 ans" reads as "Lage", a town, once
   the apostrophe is folded away); a name goes on capitalised ("L'Aquila"). ``not_names`` reads people so.
+- Chat typed in lower case has no capital to tell a name: the name rules read two ordinary words as a first and a
+  last name ("oma moet", "niet binnen", "mój sąsiad"). A person typed in lower case is no name when each of its words
+  is an ordinary word of one of eight European languages and no common given name (names-dataset's): a stop word of
+  spaCy's lists for English, French, Spanish, German, Italian, Portuguese, Dutch or Polish, or a word of Faker's
+  per-locale word lists (``ordinary_words``: the most frequent words of those languages, less Portuguese, which has
+  none). Nor is a person typed in lower case whose last word is a title ("hallo frau" of "hallo frau jahn"), one
+  that opens with an elided article ("l'appartamento"), or one that opens with a stop word that is no common English
+  given name nor a title ("ik ben", "een bedrijf"; names-dataset lists "een" and "mila" as given names in other
+  languages, "ben" and "will" in English): the words after that stop word stay a person where they are a given name
+  and more ("zeg tegen maria de vries") or a family name that is no given name and no ordinary word ("pani rohde":
+  the Polish title is a stop word; "mila kowalska"), and are dropped otherwise.
 
-``without_common_nouns`` drops such people and places, whatever found them.
+``without_common_nouns`` drops such people and places, whatever found them (a lower-case person that opens with a
+stop word is cut to the name after it).
 """
 
 from __future__ import annotations
 
+import importlib
 import re
+from functools import cache
 
 from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
+from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
+from spacy.lang.es.stop_words import STOP_WORDS as SPANISH_STOP_WORDS
+from spacy.lang.fr.stop_words import STOP_WORDS as FRENCH_STOP_WORDS
+from spacy.lang.it.stop_words import STOP_WORDS as ITALIAN_STOP_WORDS
+from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH_STOP_WORDS
+from spacy.lang.pl.stop_words import STOP_WORDS as POLISH_STOP_WORDS
+from spacy.lang.pt.stop_words import STOP_WORDS as PORTUGUESE_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.language import is_german
-from gateway.guardrails.name_cues import CUE_WORDS
+from gateway.guardrails.name_cues import CUE_WORDS, TITLES
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import english_and_stop_words, gazetteer
 
@@ -55,6 +76,16 @@ _DETERMINER_BEFORE = re.compile(rf"(?<![^\W\d_]){_DETERMINER}[ \t]+(?:([a-zäö�
 _IS_DETERMINER = re.compile(_DETERMINER)
 # Nouns of one phrase joined by a conjunction, as a span holds them.
 _JOINER = re.compile(r"[ \t]+(?:und|oder|sowie)[ \t]+")
+# A lower-case word, an elided article's apostrophe kept with it ("l'appartamento").
+_LOWER_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+# An elided article of French or Italian opening a lower-case word (not "d'", which opens surnames: "d'angelo").
+_ELIDED_ARTICLE = re.compile(r"(?:l|dell|dall|nell|sull|all|un)['’][^\W\d_]")
+_STOP_WORDS = frozenset(word.casefold() for words in (
+    ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, SPANISH_STOP_WORDS, GERMAN_STOP_WORDS, ITALIAN_STOP_WORDS,
+    PORTUGUESE_STOP_WORDS, DUTCH_STOP_WORDS, POLISH_STOP_WORDS) for word in words)  # fmt: skip
+# Faker's word lists of the same languages (Portuguese has none): frequent words, as lorem text writes them.
+_WORD_LIST_LOCALES = ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL", "pl_PL")
+_TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
 
 
 def _after_adjective(text: str, start: int) -> bool:
@@ -130,12 +161,51 @@ def _after_salutation(text: str, start: int) -> bool:
     return _SALUTATION_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start) is not None
 
 
+@cache
+def ordinary_words() -> frozenset[str]:
+    """Stop words of spaCy's English, French, Spanish, German, Italian, Portuguese, Dutch and Polish lists and the
+    words of Faker's lorem word lists of those languages (Portuguese has none), case-folded, less the common given
+    names (names-dataset's: "rosa", "claire" stay names)."""
+    words = set(_STOP_WORDS)
+    for locale in _WORD_LIST_LOCALES:
+        provider = importlib.import_module(f"faker.providers.lorem.{locale}").Provider
+        words.update(word.casefold() for word in provider.word_list)
+    return frozenset(words - known_names().given)
+
+
+def lower_case_person(text: str, finding: Finding) -> Finding | None:
+    """A person typed in lower case as it stands, cut to the name after an opening stop word, or None where its words
+    are ordinary words, it ends with a title or opens with an elided article (the module's docstring)."""
+    words = list(_LOWER_WORD.finditer(text, finding.start, finding.end))
+    if not words:
+        return finding
+    ordinary, names = ordinary_words(), known_names()
+    folded = [word.group().casefold() for word in words]
+    if (folded[-1] in _TITLE_WORDS and len(words) > 1) or _ELIDED_ARTICLE.match(folded[0]) \
+            or all(word in ordinary for word in folded):  # fmt: skip
+        return None
+    first = folded[0]
+    if len(words) == 1 or first not in _STOP_WORDS or first in names.given_english or first in _TITLE_WORDS:
+        return finding
+    rest = folded[1:]
+    if (len(rest) > 1 and rest[0] in names.given) or (
+        len(rest) == 1 and names.is_last(rest[0]) and rest[0] not in names.given and rest[0] not in ordinary
+    ):
+        return Finding(finding.entity_type, words[1].start(), finding.end, finding.score, finding.source)
+    return None
+
+
 def without_common_nouns(text: str, findings: list[Finding]) -> list[Finding]:
     """The findings less the people and places that are a German noun phrase's noun or a French noun after an
-    elided article (the module's docstring)."""
+    elided article, and the people typed in lower case that are ordinary words (the module's docstring)."""
     if not any(f.entity_type in _ENTITIES for f in findings):
         return findings
     capitals = not text.islower()  # in text typed in lower case, a place is written so too ("à l'aquila")
-    return [f for f in findings if f.entity_type not in _ENTITIES or not (
+    kept = [f for f in findings if f.entity_type not in _ENTITIES or not (
         (capitals and f.entity_type == "LOCATION" and _ELIDED.match(text, f.start, f.end))
         or is_german_noun(text, f.start, f.end, f.entity_type == "PERSON"))]  # fmt: skip
+    lower = [f for f in kept if f.entity_type == "PERSON" and text[f.start : f.end].islower()]
+    if not lower:
+        return kept
+    people = {id(f): lower_case_person(text, f) for f in lower}
+    return [person for f in kept if (person := people.get(id(f), f)) is not None]

@@ -109,3 +109,57 @@ def test_the_second_noun_of_a_salutations_pair_is_a_noun_read_alone():
     text = "Liebe Anna und Peter,\nwir kommen am Samstag."  # a first name before "und": people, not nouns
     start = text.index("Peter")
     assert not is_german_noun(text, start, start + len("Peter"), True)
+
+
+def _person(text: str, span: str, source: str = "name_pairs") -> Finding:
+    return Finding("PERSON", text.index(span), text.index(span) + len(span), 0.6, source)
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("mam: zeg tegen sofia dat ze oma moet bellen", "oma moet"),  # ordinary Dutch words, no given name
+        ("bestelling 421 nog steeds niet binnen", "niet binnen"),
+        ("mój sąsiad robi grilla", "mój sąsiad"),  # Polish: a stop word and a frequent word
+        ("hallo frau jahn, die heizung", "hallo frau"),  # a title ends no name
+        ("la chiamo per l'appartamento in via roma", "l'appartamento"),  # an elided article
+        ("hoi, ik ben recruiter bij een bedrijf in leusden", "een bedrijf"),  # a stop word, then no surname
+        ("hoi, ik ben recruiter", "ik ben"),  # names-dataset's "ben" is a given name: "ik" opens no name
+    ],
+)
+def test_a_lower_case_person_of_ordinary_words_is_dropped(text: str, span: str) -> None:
+    assert without_common_nouns(text, [_person(text, span)]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("mam: zeg tegen sofia dat ze belt", "sofia"),
+        ("wie komt: rosa blanco en marie", "rosa blanco"),  # "rosa" and "blanco" are words, "rosa" a given name too
+        ("will smith is here", "will smith"),  # "will" is a stop word and a common English given name
+        ("klient: dagmara wojewódka", "dagmara wojewódka"),
+        ("Sehr geehrte Frau Jahn", "Frau Jahn"),  # capitalised: not this rule's
+    ],
+)
+def test_a_lower_case_name_stays(text: str, span: str) -> None:
+    person = _person(text, span)
+    assert without_common_nouns(text, [person]) == [person]
+
+
+def test_a_lower_case_person_opening_with_a_stop_word_is_cut_to_the_name_after_it() -> None:
+    text = "dzień dobry pani rohde, piec znowu nie działa"  # the Polish title "pani" is a stop word
+    (cut,) = without_common_nouns(text, [_person(text, "pani rohde")])
+    assert text[cut.start : cut.end] == "rohde" and cut.source == "name_pairs"
+    text = "mam: zeg tegen de maria de vries dat ze belt"
+    (cut,) = without_common_nouns(text, [_person(text, "de maria de vries")])
+    assert text[cut.start : cut.end] == "maria de vries"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["mam: zeg tegen maria dat ze oma moet bellen\nik: ok", "bestelling 4213 nog steeds niet binnen, 214,98 € betaald",
+     "mój sąsiad niemiec robi grilla", "hoi cornelis, ik ben recruiter bij een bedrijf in leusden"],
+)  # fmt: skip
+def test_the_analyzer_reads_no_person_in_ordinary_lower_case_words(analyzer: PiiAnalyzer, text: str) -> None:
+    people = {text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5}
+    assert not people & {"oma moet", "niet binnen", "mój sąsiad", "ik ben", "een bedrijf"}
