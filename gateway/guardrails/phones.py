@@ -32,9 +32,9 @@ from phonenumbers import (
     ValidationResult,
 )
 from phonenumbers.phonenumberutil import (
+    _MAX_LENGTH_COUNTRY_CODE,
     _MAX_LENGTH_FOR_NSN,
     _MIN_LENGTH_FOR_NSN,
-    _extract_country_code,
     _is_number_matching_desc,
     _maybe_strip_national_prefix_carrier_code,
     _set_italian_leading_zeros_for_phone_number,
@@ -125,6 +125,7 @@ _DATE_LIKE = re.compile(
     rf"|(?:0?[1-9]|[12][0-9]|3[01]){_DATE_SEPARATOR}(?:0?[1-9]|1[0-2]){_DATE_SEPARATOR}(?:19|20)[0-9][0-9]"
     rf"|(?:0?[1-9]|1[0-2]){_DATE_SEPARATOR}(?:0?[1-9]|[12][0-9]|3[01]){_DATE_SEPARATOR}(?:19|20)[0-9][0-9])"
 )
+_DATE_SEPARATORS = frozenset("./-")  # one of which every date ``_DATE_LIKE`` reads holds
 # Numbers a bare run's shape or label gives to something else: an SSN's groups ("482-73-2115", "455 90 9585"), a Unix
 # time in milliseconds (13 digits from 1, 2001 to 2033: logs' "rt=1701045457979"), and a run right after an SSN's
 # own word ("SSN 498356041"). A region's own grouping or an international form still makes a phone of them.
@@ -242,13 +243,30 @@ _NOT_PLAIN_LENGTHS = (ValidationResult.TOO_SHORT, ValidationResult.IS_POSSIBLE_L
                       ValidationResult.INVALID_LENGTH)  # fmt: skip
 
 
+# Every country calling code as the digits that write it: ``_country_code``'s lookups.
+_COUNTRY_CODES = {str(code): code for code in COUNTRY_CODE_TO_REGION_CODE}
+
+
+def _country_code(digits: str) -> tuple[int, str]:
+    """``phonenumbers``' ``_extract_country_code(digits)`` for a string of ASCII digits: the country code its first one
+    to three digits write, and the digits after it ((0, digits): none). Its ``int`` of each prefix (in a ``try``) is a
+    dictionary lookup of the prefix here: no code opens with a '0', so a prefix writes a code only as ``str`` does."""
+    if not digits or digits[0] == "0":
+        return 0, digits
+    for size in range(1, min(len(digits), _MAX_LENGTH_COUNTRY_CODE) + 1):
+        code = _COUNTRY_CODES.get(digits[:size])
+        if code is not None:
+            return code, digits[size:]
+    return 0, digits
+
+
 def _parsed_international(candidate: str) -> PhoneNumber | None:
     """``phonenumbers.parse(candidate, None)`` for a '+' at the start of `candidate` and only ``_PLAIN_INTERNATIONAL``
     after it (None: it raises), step by step as ``parse`` takes them for such a string."""
     digits = candidate.translate(_NOT_DIGITS)
     if len(digits) <= _MIN_LENGTH_FOR_NSN or len(candidate) > 250:  # parse's TOO_SHORT_AFTER_IDD, its input limit
         return None
-    country_code, national = _extract_country_code(digits)
+    country_code, national = _country_code(digits)
     if country_code == 0:
         return None  # not a country code: parse's INVALID_COUNTRY_CODE
     number = PhoneNumber(country_code=country_code)
@@ -296,21 +314,24 @@ class PhoneNumberRecognizer(EntityRecognizer):
         # its judgement depends on the string (and the national regions) alone. Within a scan, the texts share them.
         shared: dict[tuple[str, ...], dict[str, tuple[float, str] | None]] | None = getattr(_scan, "judged", None)
         judged = {} if shared is None else shared.setdefault(self._regions, {})
+        scan_budget = budget.current()  # looked up once: checked at each candidate
         while (digits := _DIGITS_OF_A_RUN.search(text, position)) is not None:
             candidate = _CANDIDATE.search(text, max(position, candidate_search_start(text, digits.start())))
             if candidate is None:
                 break
-            budget.check()  # a scan past its CPU budget stops at the next candidate, not at the end of a long text
-            start = candidate.start() + (len(candidate.group()) - len(candidate.group().lstrip()))
+            if scan_budget is not None:
+                scan_budget.check()  # a scan past its CPU budget stops at the next candidate, not at a long text's end
+            matched = candidate.group()
+            start = candidate.start() + (len(matched) - len(matched.lstrip()))
             position = candidate.end()
             # A run cut short of a token that goes on ends no number: only the numbers listed before that token may
             # (a phone before an SSN or a card in one run of groups: "+973 3608 4533\t707-14-1645").
             goes_on = _RUN_GOES_ON.match(text, position) is not None
-            if text[start] != "+" and _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
-                continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
-            if text[start] != "+" and is_record_id(text, start):
-                continue  # a JSON record's "id" ('"id": "9928351761442"'): an identifier, dialled by nobody
             if text[start] != "+":
+                if _IBAN_HEAD.search(text, max(0, start - _IBAN_HEAD_REACH), start):
+                    continue  # an IBAN's digits after its country code and check digits ("DE89 3704 0044 ...")
+                if is_record_id(text, start):
+                    continue  # a JSON record's "id" ('"id": "9928351761442"'): an identifier, dialled by nobody
                 groups = _DIGIT_GROUP.findall(text, start, position)
                 if card_network("".join(groups)):
                     continue  # a card number: its leading groups are no phone number
@@ -380,7 +401,9 @@ class PhoneNumberRecognizer(EntityRecognizer):
         yield from [e for e in ends if e != end][:_MAX_SPLIT_TRIES]
 
     def _judge(self, candidate: str) -> tuple[float, str] | None:
-        if not _MIN_DIGITS <= _digit_count(candidate) <= _MAX_DIGITS or _DATE_LIKE.search(candidate):
+        if not _MIN_DIGITS <= _digit_count(candidate) <= _MAX_DIGITS:
+            return None
+        if not _DATE_SEPARATORS.isdisjoint(candidate) and _DATE_LIKE.search(candidate):
             return None
         if _DECIMAL.fullmatch(candidate) or _is_ipv4(candidate):
             return None

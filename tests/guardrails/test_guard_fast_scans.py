@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from phonenumbers import PhoneMetadata, PhoneNumberType
-from phonenumbers.phonenumberutil import _number_type_helper
+from phonenumbers.phonenumberutil import _extract_country_code, _number_type_helper
 
 from gateway.guardrails import columns, credentials, dates, phones, recognizers
 from gateway.guardrails.credentials import CREDENTIAL_WORDS, LOGIN_WORDS
@@ -121,6 +121,13 @@ def test_valid_for_region_as_phonenumbers_tells(number: str) -> None:
     assert parsed.country_code is not None
     for region in [*phonenumbers.region_codes_for_country_code(parsed.country_code), "US", "GB", "001"]:
         assert phones._valid_for_region(parsed, region) == phonenumbers.is_valid_number_for_region(parsed, region)
+
+
+def test_a_country_code_is_read_as_phonenumbers_reads_it() -> None:
+    # Every string of up to four digits (every code is one to three), then longer runs behind each of their prefixes.
+    prefixes = ["", *(f"{n:0{size}d}" for size in range(1, 5) for n in range(10**size))]
+    for digits in [*prefixes, *(prefix + "4155550132" for prefix in prefixes[:1111])]:
+        assert phones._country_code(digits) == _extract_country_code(digits), digits
 
 
 @settings(max_examples=1500, deadline=None)
