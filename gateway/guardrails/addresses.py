@@ -17,7 +17,11 @@ number's side of the locale's layout. In lower-case text (chat) a name word may 
 "took 5 ms to run" (number, words, "run") is not an address. Lower case is ambiguous in two more layouts, which count
 only right after an address word ("im at", "deliver to", "ship to", "lives at"): a type written first whose number a
 word follows ("aleja grabowa 353 pls", against "via email 3 times"), and a type glued to a name that is no English
-word ("kühnertgasse 52", "albersstr. 89", against "string 5").
+word ("kühnertgasse 52", "albersstr. 89", against "string 5"). Without that word they count where they are written
+as only streets are (``_written_as_street``, ``_street_only_glued``): the number after a comma ("via pomponio, 41
+btw"), or a type that is no English word nor stop word and a name word rare in every language of
+``frequent_words`` ("ulica witosa 57 btw", not Spanish "conjunto de datos 3 veces"), or a glued type written with
+its dot, joined by hyphens or of five letters or more that no English word is ("kuhlstraße 77 now").
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails import street_locales
 from gateway.guardrails.address_slots import slot_spans
-from gateway.guardrails.places import english_words
+from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
+from gateway.guardrails.person_names import known_names
+from gateway.guardrails.places import english_and_stop_words, english_words
 from gateway.guardrails.prefilters import FOLDS_APART
 from gateway.guardrails.street_romanised import is_cyrillic_or_greek, romanise
 from gateway.guardrails.street_scripts import script_spans
@@ -232,6 +238,9 @@ _NAME_WORD = r"[^\W\d_][\w'’\-]*"
 _ORDINAL = r"\d{1,3}(?:st|nd|rd|th|ª|º)\b"
 # A street named by a number after its type ("Jalan 4/36", "Jln 43Z", "Phố 63", "Đường số 8").
 _NUMBER_NAME = r"\d{1,4}(?:/\d{1,4})*[A-Za-z]{0,2}\b"
+# The repetition index after a French or Italian house number: the second, third, fourth house of that number ("12
+# bis rue de Rivoli", "147 ter avenue Foch"; NF Z 10-011, the French postal addressing standard).
+_REPETITION = r"(?i:bis|ter|quater)\b"
 # Particles between a street type and the name: "avenue de Chartier", "Calle de la Paz", "Largo do Machado".
 _PARTICLES = rf"(?:(?:de|del|de la|de los|de las|da|do|das|dos|di|della|delle|degli|des|du|le|la|von|van|der){_SP}+)"
 
@@ -267,9 +276,9 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         # Plot 6, Adeyemi Crescent / Moo 4, Titipatrayunyong Road (a label that opens an address, then the street)
         ("words", rf"(?<![\w.])(?P<number>(?i:{opening})\.?{_SP}*\d{{1,5}}[A-Za-z]?),?{_SP}+"
                   rf"(?P<name>{names}{_NAME_WORD}){_SP}+(?P<type>(?i:{suffix}))\b\.?"),
-        # 981, avenue de Chartier / 93, chemin Geneviève Moreno
+        # 981, avenue de Chartier / 93, chemin Geneviève Moreno / 12 bis rue de Rivoli
         # 84 Đường Bà Triệu / 8, Jalan 4/36 / 41 Đường số 8
-        ("open", rf"(?P<number>{_LONE_NUMBER}),?{_SP}+(?P<type>{prefix}){_SP}+{_PARTICLES}?"
+        ("open", rf"(?P<number>{_LONE_NUMBER}(?:{_SP}+{_REPETITION})?),?{_SP}+(?P<type>{prefix}){_SP}+{_PARTICLES}?"
         rf"(?P<name>{names}{_NAME_WORD}|(?P<numbered>(?:{label}{_SP}*)?{_NUMBER_NAME}))"),
         # Via Chittolini, 725 Piano 6 / C. de Pastora Oliveras 340 Piso 9 / ul. Baczyńskiego 34/47 / rue Simon, 320
         # / pr. Privolnyy, d. 4 str. 89 / Av. Córdoba N° 53
@@ -724,8 +733,9 @@ class StreetAddressRecognizer(EntityRecognizer):
         if not capitalised:
             # An open match keeps only its first name word in lower case (``_open_end``): the words after it are
             # the sentence going on ("55, rue de alexandre im in ...").
+            # A stop word of the languages chat is written in is no street's name ("9:00 la via è chiusa").
             kept = name_words[:1] if layout == "open" else name_words
-            if any(w.lower().strip(".") in STOP_WORDS for w in kept):
+            if any(w.lower().strip(".") in _chat_stop_words() for w in kept):
                 return None
             # Every locale's street words in lower case end too many phrases ("466 cant reach"): only the common
             # English ones after a name, or any locale's right after an address word ("send it to 323 grey
@@ -733,11 +743,16 @@ class StreetAddressRecognizer(EntityRecognizer):
             if (layout == "words" and street_type.lower() not in street_vocabulary().common_suffixes
                     and not _after_address_word(text, start)):  # fmt: skip
                 return None
-            # "via email 3 times": in lower case, a number that a word follows counts something; a house number
-            # ends the address (or a unit follows it, which the match already holds) unless an address word
-            # stands right before it.
-            if layout == "prefix" and _WORD_AFTER.match(text, match.end()) and not _after_address_word(text, start):
-                return None
+            # "via email 3 times": in lower case, a number that a word follows on its line counts something; a
+            # house number ends the address (or a unit follows it, which the match already holds) unless an
+            # address word stands right before it or it is written as only a street is (``_written_as_street``).
+            # Ending its line, an English type and name are no street either ("via email 3").
+            if layout == "prefix" and not _after_address_word(text, start):
+                if _WORD_AFTER.match(text, match.end()):
+                    if not _written_as_street(match, text):
+                        return None
+                elif _english_street(street_type, name_words):
+                    return None  # "sent via email 3\nok": an English type and name, ending the line
             return self.LOWER_CASE_SCORE
         # Written text: the name itself is capitalised ("avenue de Chartier", "rue Simon", "Jennifer Meadow"); an
         # open match is cut back to its capitalised words. An ordinal name ("47th Street") is written in digits.
@@ -867,7 +882,7 @@ class StreetAddressRecognizer(EntityRecognizer):
             return None
         if word[:1].isupper():
             return self.SCORE
-        if not word[:1].islower() or not _after_address_word(text, start):
+        if not word[:1].islower() or not (_after_address_word(text, start) or _street_only_glued(match, text)):
             return None
         return None if word.lower().rstrip(".") in english_words().vocabulary else self.LOWER_CASE_SCORE
 
@@ -980,11 +995,21 @@ def _windows(text: str) -> list[tuple[int, int]]:
 
 def _open_end(match: re.Match[str]) -> int:
     """Where a street name with nothing after it ends: after its last capitalised word when it has one ("93, chemin
-    Geneviève Moreno habite" ends at "Moreno"), else after its first word (lower-case chat)."""
+    Geneviève Moreno habite" ends at "Moreno"), else (lower-case chat) after its first word and the words after it
+    that are a first or last name names-dataset knows and rare in every language of ``frequent_words`` ("48, rue
+    margaret vasseur is" ends at "vasseur"; "55, rue de alexandre im in" and "16, rue de salmon pls" after the
+    first)."""
     name_start = match.start("name")
     words = list(re.finditer(r"\S+", match.group("name")))
     capitalised = [w for w in words if w.group()[:1].isupper()]
     last = capitalised[-1] if capitalised else words[0]
+    if not capitalised:
+        for word in words[1:]:
+            written = word.group().lower()
+            if (written in frequent_in_any() or written in _chat_stop_words() or not written.isalpha()
+                    or not known_names().is_name(written)):  # fmt: skip
+                break
+            last = word
     # The first non-capitalised word after the name's capitalised ones ends the name.
     for word in words:
         if capitalised and word.start() > capitalised[0].start() and not word.group()[:1].isupper():
@@ -993,14 +1018,90 @@ def _open_end(match: re.Match[str]) -> int:
     return name_start + last.end()
 
 
-_WORD_AFTER = re.compile(r"\s+[^\W\d_]")
+# A word after a house number on its line: a word on the next one is the next message of a chat ("r. abreu
+# 147\neu: ok").
+_WORD_AFTER = re.compile(rf"{_SP}+[^\W\d_]")
 # Words after which a lower-case street is one: "im at", "deliver to", "ship it to", "lives at", "address:"; and
 # Indonesian and Malay "alamat" (address; "alamatnya", its address) and "ke" (to: "antar ke", deliver to).
 _ADDRESS_WORD_BEFORE = re.compile(
     r"(?:^|[^\w])(?:at|to|ke|deliver|ship|send|(?:address|addr|adresse|dirección|direccion|indirizzo|endereço|"
-    r"anschrift|alamat(?:nya)?)(?:[ \t]+(?:is|er|ist|est|es|é|è))?|lives|live|living|located|moved)[ \t]*:?[ \t]+\Z",
+    r"anschrift|alamat(?:nya)?)(?:[ \t]+(?:is|was|er|ist|est|es|é|è))?|lives|live|living|located|moved)"
+    r"[ \t]*:?[ \t]+\Z",
     re.IGNORECASE,
 )
+
+
+def _written_as_street(match: re.Match[str], text: str) -> bool:
+    """Whether a lower-case street that a type opens and a word follows ("via pomponio, 41 now", "ul. witosa 57
+    btw", "avenida de barros, 186 now") is written as a street, with no address word before it: its name is one to
+    three words, none a stop word of the languages chat is written in (``_chat_stop_words``: "vale nos vemos 5
+    minutos"), its number no year. Then either the number is written after a comma, as Italian, French and
+    Portuguese addresses write it, and the type is no English word ("viale", "travessa") or the name's last word is
+    no frequent English word and a word of it is rare in every language of ``frequent_words`` ("via pomponio, 41";
+    not "via email, 3 times" nor "via whatsapp, 3 times"); or a word of the name is rare so ("conjunto de datos 3
+    veces" is Spanish "data set, 3 times") and the type is no English word nor stop word ("ulica", "travessa") or an
+    abbreviation of two letters or more written with its dot ("ul.", "al.")."""
+    if _YEAR.fullmatch(match.group("number")[:4]):
+        return False
+    names = [word for word in match.group("name").lower().split() if word not in _PARTICLE_WORDS]
+    if not 1 <= len(names) <= 3 or any(word.strip(".") in _chat_stop_words() for word in names):
+        return False
+    street_type = match.group("type").lower()
+    bare = street_type.rstrip(".")
+    english = english_and_stop_words()
+    rare = not all(word in frequent_in_any() for word in names)
+    if "," in text[match.end("name") : match.start("number")]:
+        return bare not in english or (rare and names[-1] not in frequent_words("en"))
+    if not rare:
+        return False
+    dotted = street_type.endswith(".") and len(bare) >= 2 and bare.isalpha()
+    return dotted or (bare not in english and bare not in _chat_stop_words())
+
+
+def _english_street(street_type: str, name_words: list[str]) -> bool:
+    """Whether a type is an English word and every word of a name a frequent one ("via email", "via zoom"; not "via
+    bertolucci", whom WordNet lists too)."""
+    english = frequent_words("en")
+    return street_type.lower().rstrip(".") in english_and_stop_words() and all(w.lower() in english for w in name_words)
+
+
+def _street_only_glued(match: re.Match[str], text: str) -> bool:
+    """Whether a lower-case name with a street type glued to it ("kuhlstraße 77", "franz-hentschel-allee 10",
+    "kochstr. 315", "hendriklaan 168c") is a street with no address word before it, after a name of three letters
+    or more: the type is an abbreviation written with its dot, or glued by a hyphen to a name of two words
+    ("resi-striebitz-weg"), or four letters or more and no English word nor stop word ("straße", "gasse", "laan";
+    not "ring", "park", "square", nor "weg", German "away"), and the whole word no frequent word of the languages
+    of ``frequent_words`` (Dutch "loopbaan", career; "verslaan", to beat)."""
+    street_type = match.group("type").lower()
+    dotted = street_type.endswith(".") or text[match.end("type") : match.end("type") + 1] == "."
+    bare = street_type.rstrip(".")
+    name = match.group("name")
+    if len(re.sub(r"[\W\d_]", "", name)) < 3:
+        return False
+    if dotted or (name.endswith("-") and len(re.findall(r"[^\W\d_]{2,}", name)) >= 2):
+        return True  # "kochstr. 315"; a street named after a person, hyphens joining it ("resi-striebitz-weg 8")
+    word = (name + bare).lower()
+    return (len(bare) >= 4 and bare not in english_and_stop_words() and bare not in _chat_stop_words()
+            and word not in frequent_in_any())  # fmt: skip
+
+
+# The particles between a street type and its name ("avenida de barros"), which a name may hold too.
+_PARTICLE_WORDS = frozenset(re.findall(r"[a-z]+", _PARTICLES))
+
+
+@cache
+def _chat_stop_words() -> frozenset[str]:
+    """spaCy's stop words of the languages whose streets the prefix layout reads in chat: English, French, Spanish,
+    Italian, Portuguese, German, Dutch and Polish."""
+    from spacy.lang.de.stop_words import STOP_WORDS as DE
+    from spacy.lang.es.stop_words import STOP_WORDS as ES
+    from spacy.lang.fr.stop_words import STOP_WORDS as FR
+    from spacy.lang.it.stop_words import STOP_WORDS as IT
+    from spacy.lang.nl.stop_words import STOP_WORDS as NL
+    from spacy.lang.pl.stop_words import STOP_WORDS as PL
+    from spacy.lang.pt.stop_words import STOP_WORDS as PT
+
+    return frozenset(word.casefold() for words in (STOP_WORDS, DE, ES, FR, IT, NL, PL, PT) for word in words)
 
 
 def _after_address_word(text: str, start: int) -> bool:
