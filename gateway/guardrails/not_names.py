@@ -44,7 +44,10 @@ finding tells a label, a date, a company or a business from a name, whatever det
   their aliases, via babel): the id sets a clock in a config, a log or a profile, and names nobody's place;
 - a place that is a language's name as CLDR writes it in English, French, Spanish, German, Italian, Portuguese,
   Dutch or Polish ("Er spricht Niederländisch und Spanisch", "parle portugais") and no place the gazetteer knows
-  ("Delaware", "Nauru" stay places): a language is spoken, nobody lives in it.
+  ("Delaware", "Nauru" stay places): a language is spoken, nobody lives in it;
+- a holiday's name ("an Fronleichnam", "pour Noël", "Jour de Noël", "Bonne Toussaint"; the ``holidays`` package's
+  names in every language, ``holiday_names``), unless a title makes a person of it ("Mme Toussaint") or it is a
+  city the gazetteer knows ("Natal").
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from gateway.guardrails.dates import (
     weekday_names,
 )
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.holiday_names import names_a_holiday
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
 from gateway.guardrails.name_cues import TITLES
 from gateway.guardrails.normalize import reader_view
@@ -362,6 +366,8 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return True
     if in_time_zone_id(text, finding.start, finding.end):
         return True  # "Europe/Berlin", "Asia/Tokyo": a clock's setting, no place of anyone's
+    if finding.source not in _KEYED_SOURCES and names_a_holiday(text, finding):
+        return True  # "an Fronleichnam", "pour Noël", "Bonne Toussaint": a holiday (``holiday_names``)
     if is_tag_name(text, finding.start) and not in_angle_brackets(text, finding):
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
     if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in identity_label_set():
