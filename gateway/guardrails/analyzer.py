@@ -15,6 +15,7 @@ from gateway.guardrails.dicom_records import without_dicom_syntax
 from gateway.guardrails.directory_records import without_directory_syntax
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.gedcom import without_gedcom_syntax
+from gateway.guardrails.lower_case_ner import lower_case_view
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.not_names import without_non_names
@@ -95,8 +96,13 @@ class PiiAnalyzer:
         # unless a cue makes it a person ("Dear Florence").
         pattern_spans = [[f for f in findings if f.score >= 0.5 and f.entity_type not in NER_ENTITIES]
                          for findings in per_text]
-        found = self.ner.find_many(texts, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
-        for text, findings, spans, names in zip(texts, per_text, pattern_spans, found, strict=True):
+        # chat typed in lower case: NER reads it with its given names capitalised, and only its people made of
+        # those names count (``lower_case_ner``)
+        views = [lower_case_view(text) for text in texts]
+        read = [text if view is None else view.text for text, view in zip(texts, views, strict=True)]
+        found = self.ner.find_many(read, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
+        for text, findings, spans, names, view in zip(texts, per_text, pattern_spans, found, views, strict=True):
+            read_people, names = (names, []) if view is not None else ([], names)
             # NER's people are kept when written as names, outside the places found, and names-dataset knows one
             # of their words (``people.confirmed``); its places when written as place names
             # (``people.place_confirmed``); known name pairs and names a cue points at that nothing else found are
@@ -107,6 +113,8 @@ class PiiAnalyzer:
                             for kept in _kept(text, f, places, self.ner.common_words,
                                               _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
+            if view is not None:  # after the name rules, whose spans hold the family names NER does not know
+                findings.extend(view.people(read_people, findings))
             # a found person's words where they recur alone, and names beside them (``recurring_names``)
             findings[:] = with_recurring_names(text, findings)
             findings[:] = _without_non_values(text, _without_places_inside(text, findings))

@@ -1,0 +1,77 @@
+"""People NER reads in chat typed in lower case once its given names are capitalised (``lower_case_ner``): which
+words are shown capitalised, which of NER's people are kept, and what the analyzer finds with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails import PiiAnalyzer
+from gateway.guardrails.findings import Finding
+from gateway.guardrails.lower_case_ner import SOURCE, LowerCaseView, lower_case_view
+
+
+def test_given_names_are_capitalised_ordinary_words_are_not() -> None:
+    text = "dis à claude de rappeler, elle rentre lundi"
+    view = lower_case_view(text)
+    assert view is not None
+    assert view.text == "dis à Claude de rappeler, elle rentre lundi"
+    assert len(view.text) == len(text)
+    assert [text[start:end] for start, end in view.names] == ["claude"]
+
+
+def test_a_family_name_after_a_given_name_is_capitalised_too() -> None:
+    view = lower_case_view("ok ill send anita kowalski round tomorrow")
+    assert view is not None and view.text == "ok ill send Anita Kowalski round tomorrow"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Maman: dis à claude de rappeler",  # capitals: the text is not typed in lower case
+        "dis à claude de rappeler, ref GB52",  # an acronym: NER reads the text as typed
+        "the rose garden will open in june",  # given names that are words first
+        "on se retrouve lundi au monoprix",  # a weekday
+        "sur mon passeport c'est 28 jui 1961",  # a month's abbreviation
+        "",
+    ],
+)
+def test_no_view_without_a_candidate_name(text: str) -> None:
+    assert lower_case_view(text) is None
+
+
+def test_a_dump_of_many_names_is_left_to_the_name_rules() -> None:
+    assert lower_case_view(" ".join(["claude", "marie", "anita", "carmelo"] * 11)) is None
+
+
+def test_only_a_person_that_is_exactly_a_run_of_the_capitalised_names_is_kept() -> None:
+    text = "ok ill send anita kowalski round, ask claude"
+    view = lower_case_view(text)
+    assert isinstance(view, LowerCaseView)
+    start = text.index("anita")
+    full = Finding("PERSON", start, start + len("anita kowalski"), 0.85, "spacy_ner")
+    longer = Finding("PERSON", start, start + len("anita kowalski round"), 0.85, "spacy_ner")
+    claude = Finding("PERSON", text.index("claude"), len(text), 0.85, "spacy_ner")
+    place = Finding("LOCATION", text.index("claude"), len(text), 0.85, "spacy_ner")
+    kept = view.people([full, longer, place], [])
+    assert [(f.start, f.end, f.source) for f in kept] == [(full.start, full.end, SOURCE)]
+    street = Finding("STREET_ADDRESS", claude.start, claude.end, 0.9, "StreetAddressRecognizer")
+    assert view.people([claude], [street]) == []  # another finding holds it
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("maman: dis à claude de rappeler mamie\nmoi: ok", "claude"),
+        ("mam: zeg tegen marie dat ze oma moet bellen", "marie"),
+        ("proprietario: domani le mando mirko vasari", "mirko"),
+    ],
+)
+def test_the_analyzer_finds_a_given_name_in_its_sentence(analyzer: PiiAnalyzer, text: str, name: str) -> None:
+    people = [(text[f.start : f.end], f.source) for f in analyzer.analyze(text)
+              if f.entity_type == "PERSON" and f.score >= 0.5]  # fmt: skip
+    assert (name, SOURCE) in people
+
+
+@pytest.mark.parametrize("text", ["on se retrouve lundi au monoprix", "the rose garden will open in june, mark it"])
+def test_the_analyzer_finds_no_person_in_ordinary_words(analyzer: PiiAnalyzer, text: str) -> None:
+    assert not [f for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
