@@ -162,15 +162,20 @@ def _after_salutation(text: str, start: int) -> bool:
 
 
 @cache
-def ordinary_words() -> frozenset[str]:
+def european_words() -> frozenset[str]:
     """Stop words of spaCy's English, French, Spanish, German, Italian, Portuguese, Dutch and Polish lists and the
-    words of Faker's lorem word lists of those languages (Portuguese has none), case-folded, less the common given
-    names (names-dataset's: "rosa", "claire" stay names)."""
+    words of Faker's lorem word lists of those languages (Portuguese has none), case-folded."""
     words = set(_STOP_WORDS)
     for locale in _WORD_LIST_LOCALES:
         provider = importlib.import_module(f"faker.providers.lorem.{locale}").Provider
         words.update(word.casefold() for word in provider.word_list)
-    return frozenset(words - known_names().given)
+    return frozenset(words)
+
+
+@cache
+def ordinary_words() -> frozenset[str]:
+    """``european_words`` less the common given names (names-dataset's: "rosa", "claire" stay names)."""
+    return european_words() - known_names().given
 
 
 def lower_case_person(text: str, finding: Finding) -> Finding | None:
