@@ -44,8 +44,11 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   capitalised, a location word comes right before it, it does not open a sentence and it is a place of
   ``NOUN_MIN_POPULATION`` or more ("the flight from Split", "near Male");
 - in lower case, a one-word name that is an English noun counts with a cue when the NER model's vocabulary does not
-  hold the word (a rare word: "nantes", "yakima", not "reading"), and a country, capital or US state counts with a
-  cue unless it is an English adjective, adverb or stop word ("flying to japan", not "to male");
+  hold the word (a rare word: "nantes", "yakima", not "reading") or the word is rare in English by wordfreq's
+  counts (``frequent_words``: "moving to abilene", "back in bordeaux"; in a sentence that does not read as English,
+  rare in its other languages too: not "im keller"; a known first or last name not after a word people stand after
+  too: not "talked to eugene"), and a country, capital or US state counts with a cue unless it
+  is an English adjective, adverb or stop word ("flying to japan", not "to male");
 - a name spelled with or without diacritics unlike the gazetteer ("Namür", "Cubatao", "Lomza" for "Łomża") is found
   through the gazetteer's diacritic-free keys, with a cue or alone on its line only ("Garcia" is a surname, "García"
   a city);
@@ -107,6 +110,7 @@ from gateway.guardrails.country_names import (
     country_names,
     country_names_like_people,
 )
+from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
@@ -1366,7 +1370,18 @@ class PlaceRecognizer(EntityRecognizer):
             if population < SMALL_TOWN_POPULATION and not self._strong_cue(text, span):
                 return None  # "en primavera": a small town's name after a preposition any noun takes
             word = first.group().casefold()
-            return CUE_SCORE if word not in self._nouns or word not in self._english.vocabulary else None
+            if word not in self._nouns or word not in self._english.vocabulary:
+                return CUE_SCORE
+            # A noun the NER's vocabulary holds that is rare as an English word ("moving to abilene", "back in
+            # bordeaux"; not "reading") and, in a sentence that does not read as English, as a word of the other
+            # languages read ("der hammer liegt im keller"); and no person's name after a location word people
+            # stand after too ("talked to eugene").
+            if word in frequent_words("en") or (known_names().is_name(word)
+                                                and _PERSON_CUE_WORD_BEFORE.search(text, first.start())):  # fmt: skip
+                return None
+            if word in frequent_in_any() and not english_around(text, first.start(), first.end()):
+                return None
+            return CUE_SCORE
         if first.group().isupper() and len(first.group()) > 1:
             return None  # an acronym or a shouted word ("NICE", "OR"), not a name as written
         if len(span) > 1:
