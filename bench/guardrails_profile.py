@@ -49,6 +49,7 @@ from bench.guardrails import AGENTIC_CORPUS, load_corpus, read_jsonl
 from bench.overhead_stub import long_prompts
 from bench.pii_corpus.dev_splits import GENERATED_SPLITS
 from bench.provenance import write_results
+from bench.stub_engine import FINAL_TEXT, STAMP_PREFIX
 from gateway.guardrails import GuardConfig, InputGuard, OutputRedactor, analyzer, input_guard, people, surnames
 from gateway.guardrails.analyzer import PiiAnalyzer
 from gateway.guardrails.injection import detector as injection_detector
@@ -61,8 +62,9 @@ from policies import Policy
 TENANT = "bench-profile"
 SECRET = b"guardrails-profile-secret-32byte"
 DEV_SPLITS = ("dev", *GENERATED_SPLITS)  # every dev-side corpus: --dump-findings compares detectors over all of them
-# The stub engine's completion: a stamp of digits, then " done" (``bench.stub_engine``).
-STUB_DELTAS = ("t", " done")
+# The stub engine's completion to the guarded benches' requests, which are never streamed: its stamp prefix without
+# the clock digits (``bench.stub_engine --no-stamp``), then its final text.
+STUB_DELTAS = (STAMP_PREFIX, FINAL_TEXT)
 DUMP_BATCH = 8
 
 
@@ -86,8 +88,8 @@ async def guarded_request(screen: GuardrailsInput, output: GuardrailsOutput, pol
     await screen.screen_input(messages, tenant_id=TENANT, policy=policy)
     screened = time.perf_counter() - started
     flt = output.open(tenant_id=TENANT, policy=policy)
-    await flt.feed(f"{STUB_DELTAS[0]}{time.perf_counter_ns()}")
-    await flt.feed(STUB_DELTAS[1])
+    for delta in STUB_DELTAS:
+        await flt.feed(delta)
     await flt.finish()
     flt.decisions()
     return screened
