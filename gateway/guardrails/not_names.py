@@ -47,7 +47,10 @@ finding tells a label, a date, a company or a business from a name, whatever det
   ("Delaware", "Nauru" stay places): a language is spoken, nobody lives in it;
 - a holiday's name ("an Fronleichnam", "pour Noël", "Jour de Noël", "Bonne Toussaint"; the ``holidays`` package's
   names in every language, ``holiday_names``), unless a title makes a person of it ("Mme Toussaint") or it is a
-  city the gazetteer knows ("Natal").
+  city the gazetteer knows ("Natal");
+- a place or a name inside a sports club's name (``club_names``): a team of a fixture ("Marseille – Borussia
+  Dortmund 1:1"), after a club's form ("FC Porto", "Atlético de Madrid"), or a city after a sentence's article that
+  a city's name does not take ("Le Bayern München s'impose", "La Lyon vince").
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from faker.providers.address.en_US import Provider as UsAddresses
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.addresses import street_vocabulary
+from gateway.guardrails.club_names import names_a_club
 from gateway.guardrails.dates import (
     BIRTH_LABEL_MONTH_LOCALES,
     DATE_MONTH_LOCALES,
@@ -366,8 +370,10 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return True
     if in_time_zone_id(text, finding.start, finding.end):
         return True  # "Europe/Berlin", "Asia/Tokyo": a clock's setting, no place of anyone's
-    if finding.source not in _KEYED_SOURCES and names_a_holiday(text, finding):
-        return True  # "an Fronleichnam", "pour Noël", "Bonne Toussaint": a holiday (``holiday_names``)
+    if finding.source not in _KEYED_SOURCES and (names_a_holiday(text, finding) or names_a_club(text, finding)):
+        # "an Fronleichnam", "Bonne Toussaint": a holiday (``holiday_names``); "Marseille – Borussia Dortmund 1:1",
+        # "FC Porto", "Le Bayern München s'impose": a club (``club_names``)
+        return True
     if is_tag_name(text, finding.start) and not in_angle_brackets(text, finding):
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
     if finding.entity_type == "LOCATION" and text[finding.start : finding.end] in identity_label_set():
