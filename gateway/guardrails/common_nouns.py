@@ -21,14 +21,15 @@
 - Chat typed in lower case has no capital to tell a name: the name rules read two ordinary words as a first and a
   last name ("oma moet", "niet binnen", "mój sąsiad"). A person typed in lower case is no name when each of its words
   is an ordinary word of one of eight European languages and no common given name (names-dataset's): a stop word of
-  spaCy's lists for English, French, Spanish, German, Italian, Portuguese, Dutch or Polish, or a word of Faker's
-  per-locale word lists (``ordinary_words``: the most frequent words of those languages, less Portuguese, which has
-  none). Nor is a person typed in lower case whose last word is a title ("hallo frau" of "hallo frau jahn"), one
-  that opens with an elided article ("l'appartamento"), or one that opens with a stop word that is no common English
-  given name nor a title ("ik ben", "een bedrijf"; names-dataset lists "een" and "mila" as given names in other
-  languages, "ben" and "will" in English): the words after that stop word stay a person where they are a given name
-  and more ("zeg tegen maria de vries") or a family name that is no given name and no ordinary word ("pani rohde":
-  the Polish title is a stop word; "mila kowalska"), and are dropped otherwise.
+  spaCy's lists for English, French, Spanish, German, Italian, Portuguese, Dutch or Polish, a word of Faker's
+  per-locale word lists, or a frequent word of wordfreq's (``ordinary_words``, ``frequent_words``: "nombre completo",
+  "chiusa per lavori"), unless a title names it ("herr ritter", "sr. melo"). Nor is a person typed in lower case
+  whose last word is a title ("hallo frau" of "hallo frau jahn"), one that opens with an elided article
+  ("l'appartamento"), or one that opens with a stop word that is no common English given name nor a title ("ik ben",
+  "een bedrijf"; names-dataset lists "een" and "mila" as given names in other languages, "ben" and "will" in
+  English): the words after that stop word stay a person where they are a given name and more ("zeg tegen maria de
+  vries") or a family name that is no given name and no ordinary word ("pani rohde": the Polish title is a stop word;
+  "mila kowalska"), and are dropped otherwise.
 
 ``without_common_nouns`` drops such people and places, whatever found them (a lower-case person that opens with a
 stop word is cut to the name after it).
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import unicodedata
 from functools import cache
 
 from spacy.lang.de.stop_words import STOP_WORDS as GERMAN_STOP_WORDS
@@ -50,6 +52,7 @@ from spacy.lang.pl.stop_words import STOP_WORDS as POLISH_STOP_WORDS
 from spacy.lang.pt.stop_words import STOP_WORDS as PORTUGUESE_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.language import is_german
 from gateway.guardrails.name_cues import CUE_WORDS, TITLES
 from gateway.guardrails.person_names import known_names
@@ -86,6 +89,8 @@ _STOP_WORDS = frozenset(word.casefold() for words in (
 # Faker's word lists of the same languages (Portuguese has none): frequent words, as lorem text writes them.
 _WORD_LIST_LOCALES = ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL", "pl_PL")
 _TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
+_TITLE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(sorted(map(re.escape, _TITLE_WORDS), key=len, reverse=True))})"
+                           r"\.?[ \t]+\Z")  # fmt: skip
 
 
 def _after_adjective(text: str, start: int) -> bool:
@@ -174,8 +179,16 @@ def european_words() -> frozenset[str]:
 
 @cache
 def ordinary_words() -> frozenset[str]:
-    """``european_words`` less the common given names (names-dataset's: "rosa", "claire" stay names)."""
-    return european_words() - known_names().given
+    """``european_words`` and the frequent words of those languages (``frequent_words``: wordfreq's, Zipf 4 or
+    more), less the common given names (names-dataset's, as written or without diacritics: "rosa", "claire",
+    "éric" stay names)."""
+    given = known_names().given
+    return frozenset(word for word in european_words() | frequent_in_any()
+                     if word not in given and _without_diacritics(word) not in given)  # fmt: skip
+
+
+def _without_diacritics(word: str) -> str:
+    return "".join(char for char in unicodedata.normalize("NFD", word) if not unicodedata.combining(char))
 
 
 def lower_case_person(text: str, finding: Finding) -> Finding | None:
@@ -186,8 +199,10 @@ def lower_case_person(text: str, finding: Finding) -> Finding | None:
         return finding
     ordinary, names = ordinary_words(), known_names()
     folded = [word.group().casefold() for word in words]
-    if (folded[-1] in _TITLE_WORDS and len(words) > 1) or _ELIDED_ARTICLE.match(folded[0]) \
-            or all(word in ordinary for word in folded):  # fmt: skip
+    titled = folded[0] in _TITLE_WORDS or _TITLE_BEFORE.search(text, max(0, finding.start - 16), finding.start)
+    if (folded[-1] in _TITLE_WORDS and len(words) > 1) or _ELIDED_ARTICLE.match(folded[0]):
+        return None
+    if not titled and all(word in ordinary for word in folded):  # "herr ritter", "sr. melo": a title names them
         return None
     first = folded[0]
     if len(words) == 1 or first not in _STOP_WORDS or first in names.given_english or first in _TITLE_WORDS:

@@ -125,6 +125,8 @@ def _person(text: str, span: str, source: str = "name_pairs") -> Finding:
         ("la chiamo per l'appartamento in via roma", "l'appartamento"),  # an elided article
         ("hoi, ik ben recruiter bij een bedrijf in leusden", "een bedrijf"),  # a stop word, then no surname
         ("hoi, ik ben recruiter", "ik ben"),  # names-dataset's "ben" is a given name: "ik" opens no name
+        ("agente: me dice su nombre completo\ncliente: ainoa recio", "completo"),  # a frequent word (wordfreq's)
+        ("la via è chiusa per lavori", "lavori"),
     ],
 )
 def test_a_lower_case_person_of_ordinary_words_is_dropped(text: str, span: str) -> None:
@@ -139,6 +141,9 @@ def test_a_lower_case_person_of_ordinary_words_is_dropped(text: str, span: str) 
         ("will smith is here", "will smith"),  # "will" is a stop word and a common English given name
         ("klient: dagmara wojewódka", "dagmara wojewódka"),
         ("Sehr geehrte Frau Jahn", "Frau Jahn"),  # capitalised: not this rule's
+        ("hallo herr ritter, bitte rufen sie an", "herr ritter"),  # frequent words, but a title names the second
+        ("bom dia sr. melo, o esquentador avariou", "melo"),
+        ("tristan marion\néric peut-être", "éric peut-être"),  # "eric" is a given name without its accent
     ],
 )
 def test_a_lower_case_name_stays(text: str, span: str) -> None:
