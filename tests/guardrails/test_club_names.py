@@ -30,6 +30,7 @@ def _names(analyzer: PiiAnalyzer, text: str) -> set[str]:
         "El Real Madrid ficha a un delantero.",
         "Le Bayern München s'impose à domicile.",  # a sentence's article before a city
         "La Lyon vince in trasferta.",
+        "O Napoli empatou fora de casa.",  # Portuguese "o" before a foreign city: the club
     ],
 )
 def test_a_club_is_no_place(analyzer: PiiAnalyzer, text: str) -> None:
@@ -44,6 +45,7 @@ def test_a_club_is_no_place(analyzer: PiiAnalyzer, text: str) -> None:
         ("Train Paris – Lyon 10:45, platform 3.", "Lyon"),  # a clock, no score
         ("Le Havre est une ville portuaire.", "Le Havre"),  # the article is the city's own
         ("La Paz está a 3.600 metros.", "La Paz"),
+        ("O Porto é a segunda cidade do país.", "Porto"),  # Portuguese gives some of its own cities an "o"
         ("As Madrid grows, rents rise.", "Madrid"),  # "As" opens the sentence: no club's "AS"
         ("Der Flughafen Kokstad ist gesperrt.", "Kokstad"),  # a German noun between the article and the city
     ],
