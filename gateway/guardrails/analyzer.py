@@ -96,13 +96,13 @@ class PiiAnalyzer:
         # unless a cue makes it a person ("Dear Florence").
         pattern_spans = [[f for f in findings if f.score >= 0.5 and f.entity_type not in NER_ENTITIES]
                          for findings in per_text]
-        # chat typed in lower case: NER reads it with its given names capitalised, and only its people made of
-        # those names count (``lower_case_ner``)
+        # chat typed in lower case: NER reads it with its given names and places capitalised, and only its people
+        # and places made of those names count (``lower_case_ner``)
         views = [lower_case_view(text) for text in texts]
         read = [text if view is None else view.text for text, view in zip(texts, views, strict=True)]
         found = self.ner.find_many(read, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
         for text, findings, spans, names, view in zip(texts, per_text, pattern_spans, found, views, strict=True):
-            read_people, names = (names, []) if view is not None else ([], names)
+            read_names, names = (names, []) if view is not None else ([], names)
             # NER's people are kept when written as names, outside the places found, and names-dataset knows one
             # of their words (``people.confirmed``); its places when written as place names
             # (``people.place_confirmed``); known name pairs and names a cue points at that nothing else found are
@@ -114,7 +114,7 @@ class PiiAnalyzer:
                                               _agreed(text, f, people, self.ner.common_words)))
             findings.extend(more_people(text, self.ner.common_words, [f for f in findings if f.score >= 0.5]))
             if view is not None:  # after the name rules, whose spans hold the family names NER does not know
-                findings.extend(view.people(read_people, findings))
+                findings.extend(view.read(read_names, findings))
             # a found person's words where they recur alone, and names beside them (``recurring_names``)
             findings[:] = with_recurring_names(text, findings)
             findings[:] = _without_non_values(text, _without_places_inside(text, findings))

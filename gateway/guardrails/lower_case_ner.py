@@ -1,17 +1,24 @@
-"""People the NER models read in chat typed in lower case, once its given names are written capitalised.
+"""People and places the NER models read in chat typed in lower case, once its names are written capitalised.
 
 The NER models read names by their capitals (spaCy's small English model misses lower-cased names anyway), and
 ``ner`` only runs them around capitalised words: a text typed in lower case ("maman: dis à claude de rappeler
-mamie", "proprietario: domani le mando mirko vasari") never reaches them, and the name rules find a given name there
-only beside a cue or a family name. Here such a text is shown to the models as a reader would write it: each word
-that is a common given name (names-dataset's) and no ordinary word of English, French, Spanish, German, Italian,
-Portuguese, Dutch or Polish (spaCy's stop words, Faker's per-locale word lists, the English model's dictionary, a
-month's or weekday's name or abbreviation) is capitalised, and so is a known family name right after one. The
-models read the capitalised words in their sentence ("dis à Claude de rappeler", "tell Samuel happy birthday"), and
-a person they call exactly a run of those words is kept ("Claude", "Mirko"); their other people and places are not
-(a lower-case word they capitalise in their head is no evidence of a name), and the name rules' people go first: a
-person they read in full ("juliana pinto") stays theirs. Only a text with no capital letter at all is read so: one
-with capitals, acronyms among them, is read by NER as typed. A text with no candidate word costs one regex pass.
+mamie", "montgeron c'était trop bien") never reaches them, and the rules find a given name or a town there only beside
+a cue or a family name. Here such a text is shown to the models as a reader would write it:
+
+- each word that is a common given name (names-dataset's) and no ordinary word of English, French, Spanish, German,
+  Italian, Portuguese, Dutch or Polish (spaCy's stop words, Faker's per-locale word lists, the English model's
+  dictionary, a month's or weekday's name or abbreviation: "sept", "thu") is capitalised, and so is a known family
+  name right after one;
+- each run of up to four words that is the name of a place of ``MIN_PLACE_POPULATION`` people or more (the
+  gazetteer's, ``places.gazetteer``) is capitalised, one word only where it is no such ordinary word nor a frequent
+  word (``common_nouns.ordinary_words``) and has four letters or more.
+
+The models read the capitalised words in their sentence ("dis à Claude de rappeler", "Montgeron c'était trop bien"),
+and a person they call exactly a run of the capitalised given names, or a place they call exactly a capitalised
+place's name, is kept ("Claude", "Mirko"; "Montgeron", "Mogi Mirim"); their other people and places are not (a
+lower-case word they capitalise in their head is no evidence of a name), and the rules' findings go first: a person
+they read in full ("juliana pinto") stays theirs. Only a text with no capital letter at all is read so: one with
+capitals, acronyms among them, is read by NER as typed. A text with no candidate word costs one pass over its words.
 
 Capitalising keeps every offset: a word is capitalised only where its first letter's capital is one character.
 """
@@ -23,17 +30,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from gateway.guardrails.common_nouns import european_words
-from gateway.guardrails.dates import calendar_words, is_month_word
+from gateway.guardrails.common_nouns import european_words, ordinary_words
+from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import english_and_stop_words
+from gateway.guardrails.places import MAX_NAME_WORDS, english_and_stop_words, gazetteer
 
 SOURCE = "lower_case_ner"
 MIN_LETTERS = 3  # shorter given names ("al", "jo", "ed") are as often words or abbreviations
 # Past this many candidate words a text is not chat but a dump (a lower-case list of names, a log): NER would read
 # a window around each, so such a text is left to the name rules.
 MAX_CANDIDATES = 40
+MIN_PLACE_POPULATION = 15_000  # geonames' smallest cities
+MIN_PLACE_LETTERS = 4
+MAX_PLACE_WORDS = 4
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 
 
@@ -44,61 +54,110 @@ def _words() -> frozenset[str]:
     return european_words() | english_and_stop_words() | calendar_words()
 
 
+@cache
+def _weekdays() -> tuple[str, ...]:
+    return tuple(name.casefold() for name in weekday_names())
+
+
 def _is_word(folded: str) -> bool:
-    return folded in _words() or is_month_word(folded)
+    """An ordinary word, or a month's or weekday's name or abbreviation ("sept", "thu")."""
+    if folded in _words() or is_month_word(folded):
+        return True
+    return len(folded) >= SHORTEST_ABBREVIATION and any(day.startswith(folded) for day in _weekdays())
 
 
 @dataclass(frozen=True)
 class LowerCaseView:
-    """A text typed in lower case with its candidate names capitalised (`text`), and their [start, end) spans."""
+    """A text typed in lower case with its candidate names capitalised (`text`), and the [start, end) spans of its
+    given and family names (`names`: one a word) and of its places' names (`places`: one a name)."""
 
     text: str
     names: tuple[tuple[int, int], ...]
+    places: tuple[tuple[int, int], ...] = ()
 
-    def people(self, found: Iterable[Finding], taken: Sequence[Finding]) -> list[Finding]:
+    def read(self, found: Iterable[Finding], taken: Sequence[Finding]) -> list[Finding]:
         """NER's people in `found` (read on `text`) that are exactly a run of the capitalised names, one space
-        apart, and overlap none of `taken` that scores 0.5 or more; as this module's findings."""
+        apart, and its places that are exactly a capitalised place's name, that overlap none of `taken` scoring 0.5
+        or more; as this module's findings."""
         starts = {start: end for start, end in self.names}
+        places = set(self.places)
         kept: list[Finding] = []
         for finding in found:
-            if finding.entity_type != "PERSON" or finding.score < 0.5 or finding.start not in starts:
+            if finding.score < 0.5:
                 continue
-            end = starts[finding.start]
-            while end < finding.end and self.text[end : end + 1] == " " and end + 1 in starts:
-                end = starts[end + 1]
-            if end != finding.end:
+            if finding.entity_type == "PERSON":
+                end = starts.get(finding.start)
+                while end is not None and end < finding.end and self.text[end : end + 1] == " " and end + 1 in starts:
+                    end = starts[end + 1]
+                if end != finding.end:
+                    continue
+            elif finding.entity_type != "LOCATION" or (finding.start, finding.end) not in places:
                 continue
             if any(other.score >= 0.5 and other.overlaps(finding) for other in (*taken, *kept)):
                 continue
-            kept.append(Finding("PERSON", finding.start, finding.end, finding.score, SOURCE))
+            kept.append(Finding(finding.entity_type, finding.start, finding.end, finding.score, SOURCE))
         return kept
 
 
 def lower_case_view(text: str) -> LowerCaseView | None:
-    """The text with its given names capitalised (the module's docstring), or None: a text with capitals, or with no
-    candidate name, or with more than ``MAX_CANDIDATES``."""
+    """The text with its given names and places capitalised (the module's docstring), or None: a text with capitals,
+    or with no candidate, or with more than ``MAX_CANDIDATES``."""
     if not text.islower():
         return None
-    names = known_names()
-    chars: list[str] | None = None
+    words = list(_WORD.finditer(text))
+    names = _names(text, words)
+    places = _places(text, words)
+    if (not names and not places) or len(names) + len(places) > MAX_CANDIDATES:
+        return None
+    chars = list(text)
+    for start, _ in (*names, *places):
+        chars[start] = chars[start].upper()
+    for start, end in places:  # each word of a place's name ("Mogi Mirim")
+        for match in _WORD.finditer(text, start, end):
+            chars[match.start()] = chars[match.start()].upper()
+    return LowerCaseView("".join(chars), tuple(names), tuple(places))
+
+
+def _capital(word: str) -> bool:
+    return len(word[0].upper()) == 1
+
+
+def _names(text: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
+    known = known_names()
     spans: list[tuple[int, int]] = []
-    for match in _WORD.finditer(text):
+    for match in words:
         word = match.group()
         folded = word.casefold()
         after_name = bool(spans) and spans[-1][1] + 1 == match.start() and text[spans[-1][1]] == " "
-        if len(word) < MIN_LETTERS or _is_word(folded):
+        if len(word) < MIN_LETTERS or _is_word(folded) or not _capital(word):
             continue
-        if folded not in names.given and not (after_name and names.is_last(folded)):
-            continue
-        capital = word[0].upper()
-        if len(capital) != 1:
-            continue
-        if chars is None:
-            chars = list(text)
-        chars[match.start()] = capital
-        spans.append(match.span())
-        if len(spans) > MAX_CANDIDATES:
-            return None
-    if chars is None:
-        return None
-    return LowerCaseView("".join(chars), tuple(spans))
+        if folded in known.given or (after_name and known.is_last(folded)):
+            spans.append(match.span())
+    return spans
+
+
+def _places(text: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
+    """The longest run of up to ``MAX_PLACE_WORDS`` words, one space apart, at each word that names a place of
+    ``MIN_PLACE_POPULATION`` people or more (one word: no ordinary word, ``MIN_PLACE_LETTERS`` letters or more)."""
+    places, ordinary = gazetteer(), ordinary_words()
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(words):
+        run = 1
+        while (run < min(MAX_PLACE_WORDS, MAX_NAME_WORDS) and index + run < len(words)
+               and words[index + run].start() == words[index + run - 1].end() + 1
+               and text[words[index + run - 1].end()] == " "):  # fmt: skip
+            run += 1
+        for size in range(run, 0, -1):
+            run_words = words[index : index + size]
+            key = " ".join(match.group().casefold() for match in run_words)
+            if places.get(key, 0) < MIN_PLACE_POPULATION or not all(_capital(match.group()) for match in run_words):
+                continue
+            if size == 1 and (len(key) < MIN_PLACE_LETTERS or _is_word(key) or key in ordinary):
+                continue
+            spans.append((words[index].start(), words[index + size - 1].end()))
+            index += size
+            break
+        else:
+            index += 1
+    return spans

@@ -1,5 +1,5 @@
-"""People NER reads in chat typed in lower case once its given names are capitalised (``lower_case_ner``): which
-words are shown capitalised, which of NER's people are kept, and what the analyzer finds with it."""
+"""People and places NER reads in chat typed in lower case once its names are capitalised (``lower_case_ner``):
+which words are shown capitalised, which of NER's people and places are kept, and what the analyzer finds with it."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def test_a_family_name_after_a_given_name_is_capitalised_too() -> None:
         "the rose garden will open in june",  # given names that are words first
         "on se retrouve lundi au monoprix",  # a weekday
         "sur mon passeport c'est 28 jui 1961",  # a month's abbreviation
+        "can we talk thu?",  # a weekday's
         "",
     ],
 )
@@ -52,10 +53,10 @@ def test_only_a_person_that_is_exactly_a_run_of_the_capitalised_names_is_kept() 
     longer = Finding("PERSON", start, start + len("anita kowalski round"), 0.85, "spacy_ner")
     claude = Finding("PERSON", text.index("claude"), len(text), 0.85, "spacy_ner")
     place = Finding("LOCATION", text.index("claude"), len(text), 0.85, "spacy_ner")
-    kept = view.people([full, longer, place], [])
+    kept = view.read([full, longer, place], [])
     assert [(f.start, f.end, f.source) for f in kept] == [(full.start, full.end, SOURCE)]
     street = Finding("STREET_ADDRESS", claude.start, claude.end, 0.9, "StreetAddressRecognizer")
-    assert view.people([claude], [street]) == []  # another finding holds it
+    assert view.read([claude], [street]) == []  # another finding holds it
 
 
 @pytest.mark.parametrize(
@@ -75,3 +76,38 @@ def test_the_analyzer_finds_a_given_name_in_its_sentence(analyzer: PiiAnalyzer, 
 @pytest.mark.parametrize("text", ["on se retrouve lundi au monoprix", "the rose garden will open in june, mark it"])
 def test_the_analyzer_finds_no_person_in_ordinary_words(analyzer: PiiAnalyzer, text: str) -> None:
     assert not [f for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+
+
+def test_a_places_name_is_capitalised_word_by_word() -> None:
+    text = "eu: ok ela volta de mogi mirim quinta-feira"
+    view = lower_case_view(text)
+    assert view is not None and view.text == "eu: ok ela volta de Mogi Mirim quinta-feira"
+    assert [text[start:end] for start, end in view.places] == ["mogi mirim"]
+
+
+@pytest.mark.parametrize("text", ["that was nice, we should split the bill and take a bath", "the reading list"])
+def test_a_place_that_is_an_ordinary_word_is_not_capitalised(text: str) -> None:
+    assert lower_case_view(text) is None  # "nice", "split", "bath", "reading": words first
+
+
+def test_only_a_place_ner_calls_exactly_a_capitalised_places_name_is_kept() -> None:
+    text = "eu: ok ela volta de mogi mirim quinta-feira"
+    view = lower_case_view(text)
+    assert view is not None
+    start = text.index("mogi")
+    town = Finding("LOCATION", start, start + len("mogi mirim"), 0.85, "spacy_ner")
+    part = Finding("LOCATION", start, start + len("mogi"), 0.85, "spacy_ner")
+    person = Finding("PERSON", start, start + len("mogi mirim"), 0.85, "spacy_ner")  # a place's name is no person
+    assert [(f.entity_type, f.start, f.end, f.source) for f in view.read([town, part, person], [])] == [
+        ("LOCATION", town.start, town.end, SOURCE)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("eu: ok ela volta de mogi mirim quinta-feira", "mogi mirim"), ("dülmen war der hammer, sarah kommt", "dülmen")],
+)
+def test_the_analyzer_finds_a_town_in_its_sentence(analyzer: PiiAnalyzer, text: str, place: str) -> None:
+    places = [(text[f.start : f.end], f.source) for f in analyzer.analyze(text)
+              if f.entity_type == "LOCATION" and f.score >= 0.5]  # fmt: skip
+    assert (place, SOURCE) in places
