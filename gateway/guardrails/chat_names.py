@@ -43,7 +43,8 @@ from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import is_vowelless
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import LOWERCASE_MIN_POPULATION, EnglishWords, english_words, gazetteer
+from gateway.guardrails.place_stop_words import place_given_names
+from gateway.guardrails.places import LOWERCASE_MIN_POPULATION, REGION, EnglishWords, english_words, gazetteer
 from gateway.guardrails.surnames import has_surname_ending
 
 ADDRESSED_SCORE = 0.6
@@ -71,12 +72,15 @@ def _glued(text: str, start: int, end: int) -> bool:
 
 
 _ANY_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-# What cuts a message into segments: a sentence's end, a comma, a semicolon, a " / " or " - " between chat lines.
-_SEGMENT_END = re.compile(r"[.!?…]+(?=\s|\Z)|[,;:()]|[ \t]+[/|–—-][ \t]+|\n")
+# What cuts a message into segments: a sentence's end (not a middle initial's period), a comma, a semicolon, a " / "
+# or " - " between chat lines.
+_SEGMENT_END = re.compile(r"[.!?…]+(?<!\b[^\W\d_]\.)(?=\s|\Z)|[,;:()]|[ \t]+[/|–—-][ \t]+|\n")
 # A chat line's speaker or quote prefix: "<op> ", "[17:22] them: ", "agent: ", "> ", "- ".
 _SPEAKER_PREFIX = re.compile(r"[ \t]*(?:(?:[>*•-]+|<[^<>\s]{1,24}>|\[[^\[\]\n]{1,24}\])[ \t]*)*"
                              r"(?:[^\s:<>\[\]]{1,24}:[ \t]+)?")  # fmt: skip
 _GAP = re.compile(r"[ \t]+")
+# A middle initial between a first name and a family name ("qaseem d. zaafir", "dórothea p. vífillsdóttir").
+_MIDDLE_INITIAL = re.compile(r"[ \t]+[^\W\d_]\.(?=[ \t])")
 _REPEATED_SYLLABLE = re.compile(r"(..?)\1+")
 # Words before a name that make it a thing's: an article, a possessive, a preposition of a thing ("the mic is ...").
 _THING_BEFORE = frozenset({"the", "a", "an", "my", "your", "his", "her", "its", "our", "their", "this", "that",
@@ -108,6 +112,13 @@ def _verb_forms() -> frozenset[str]:
     return frozenset(forms)
 
 
+@functools.cache
+def _verbs_and_nouns() -> frozenset[str]:
+    """The English dictionary's verbs and nouns, one set (read per word: a union of some 100,000 words each time)."""
+    english = english_words()
+    return english.verbs | english.nouns
+
+
 def _is_filler(word: str, stop_words: frozenset[str]) -> bool:
     """A word that says nothing of its own in a chat segment: a function word of the languages read, an English
     adverb or adjective, a laugh ("jaja"), or one of chat's short words ("lol", "hmm", "tbh", "ok")."""
@@ -125,6 +136,17 @@ def _is_filler(word: str, stop_words: frozenset[str]) -> bool:
         and folded not in english_words().nouns and folded not in english_words().verbs  # fmt: skip
 
 
+def _large_place(word: str) -> bool:
+    """Whether a lower-case word is a country's, a state's or a city's name of ``places.LOWERCASE_MIN_POPULATION`` or
+    more ("georgia", "dallas"), but a city's that is a common given name where English is written
+    (``place_stop_words.place_given_names``) and that English text seldom writes (no word of the NER model's
+    vocabulary: "sophia", "adan"; not "charlotte", "austin")."""
+    population = gazetteer().get(word, 0)
+    if population < LOWERCASE_MIN_POPULATION:
+        return False
+    return population >= REGION or word not in place_given_names() or word in english_words().vocabulary
+
+
 def _is_given_name(word: str, stop_words: frozenset[str], common_words: frozenset[str], banned: frozenset[str]) -> bool:
     """Whether a lower-case word is a common given name no ordinary word spells (see the module's docstring)."""
     if len(word) < MIN_LETTERS or not word.islower() or word in stop_words or word in banned:
@@ -132,8 +154,8 @@ def _is_given_name(word: str, stop_words: frozenset[str], common_words: frozense
     names = known_names()
     if word not in names.given or _REPEATED_SYLLABLE.fullmatch(word):
         return False
-    if gazetteer().get(word, 0) >= LOWERCASE_MIN_POPULATION:
-        return False  # a country's, a state's or a large city's name, which the places read in lower case ("georgia")
+    if _large_place(word):
+        return False  # a country's, a state's or a large city's name, which the places read in lower case ("nebraska")
     if word not in common_words:
         return True
     english = english_words()
@@ -226,10 +248,9 @@ def _object_after(text: str, before: list[re.Match[str]]) -> bool:
         return True
     if previous in _THING_BEFORE or previous in ENGLISH_STOP_WORDS:
         return False
-    english = english_words()
-    if _present_participle(previous, english.verbs | english.nouns):
+    if _present_participle(previous, _verbs_and_nouns()):
         return True  # "texting" (the dictionary's "text" is a noun alone), "calling", "grabbing"
-    return previous in english.verbs or previous in _verb_forms()
+    return previous in english_words().verbs or previous in _verb_forms()
 
 
 def _present_participle(word: str, stems: frozenset[str] | None = None) -> bool:
@@ -247,7 +268,7 @@ def _pair_first_name(word: str, stop_words: frozenset[str], common_words: frozen
     and no English dictionary word unless the dictionary holds it as a noun alone ("charlotte", "maftuna")."""
     if len(word) < MIN_PAIR_LETTERS or not word.islower() or word in stop_words or word in banned:
         return False
-    if not known_names().is_first(word) or gazetteer().get(word, 0) >= LOWERCASE_MIN_POPULATION:
+    if not known_names().is_first(word) or _large_place(word):
         return False
     english = english_words()
     return word not in common_words or (len(word) >= MIN_LETTERS and word not in english.verbs
@@ -276,6 +297,17 @@ def _family_name_follows(text: str, start: int, end: int) -> bool:
                for word in _WORD.findall(text, start, end) for part in word.split("-"))  # fmt: skip
 
 
+def _worded_given_name(word: str, stop_words: frozenset[str], banned: frozenset[str]) -> bool:
+    """Whether a lower-case word is a common given name that English spells as a verb, an adjective or an adverb too
+    ("hope", "grace", "mark"), which is a first name only before a family name no dictionary word spells ("grabbing
+    coffee with hope ojo", "right, grace okafor-balogun")."""
+    if len(word) < MIN_LETTERS or not word.islower() or word in stop_words or word in banned:
+        return False
+    english = english_words()
+    return (word in known_names().given and (word in english.verbs or word in english.modifiers)
+            and not _large_place(word) and not _REPEATED_SYLLABLE.fullmatch(word))  # fmt: skip
+
+
 def _only_family_names(text: str, start: int, end: int) -> bool:
     """Whether every word of text[start:end] is a last name names-dataset knows and no first name."""
     names = known_names()
@@ -285,24 +317,48 @@ def _only_family_names(text: str, start: int, end: int) -> bool:
 
 def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
                 banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
+    first_names = known_names().first
+    vocabulary = english_words().vocabulary
+
+    def no_name(value: str) -> bool:  # no name of any kind read here: each is a lower-case first name, or a word
+        # neither a dictionary nor the NER model's vocabulary holds
+        return not value.islower() or value in stop_words or (
+            (value in common_words or value in vocabulary) and value.casefold() not in first_names)  # fmt: skip
+
+    if all(no_name(value) for value in _ANY_WORD.findall(text, start, end)):
+        return
     words = list(_ANY_WORD.finditer(text, start, end))
     for index, word in enumerate(words):
         value = word.group()
+        if no_name(value):
+            continue
         if not _WORD.fullmatch(value):
             continue
         given = _is_given_name(value, stop_words, common_words, banned)
         listed = given or _pair_first_name(value, stop_words, common_words, banned)
-        if not listed and not _unlisted_first_name(value, stop_words, common_words, banned):
+        worded = not listed and _worded_given_name(value, stop_words, banned)
+        if not listed and not worded and not _unlisted_first_name(value, stop_words, common_words, banned):
             continue
         if _glued(text, word.start(), word.end()):
             continue  # a piece of an address, a handle, a key or a path ("lars+alerts@...", "vlad_", "k=v")
-        name_end = _surname_words(text, word.end(), end, stop_words, common_words)
-        if not given and (not _family_name_follows(text, word.end(), name_end)
-                          or value in _WORD.findall(text, word.end(), name_end)):  # fmt: skip
-            continue  # a first name outside the common ones counts before a family name only ("maftuna solihayeva";
-            # not a word said twice: "hey hey")
-        after = [w for w in words[index + 1 :] if w.start() >= name_end]
         before = words[:index]
+        if worded and before and before[-1].group().casefold() in ENGLISH_STOP_WORDS \
+                and before[-1].group().casefold() not in _PEOPLE_PREPOSITIONS:  # fmt: skip
+            continue  # the word's own sense after a pronoun or an auxiliary: "i hope ramos wins", "will mark it"
+        initial = _MIDDLE_INITIAL.match(text, word.end(), end)
+        name_end = _surname_words(text, word.end() if initial is None else initial.end(), end, stop_words,
+                                  common_words)  # fmt: skip
+        if initial is not None and name_end == initial.end():
+            initial, name_end = None, _surname_words(text, word.end(), end, stop_words, common_words)
+        surname = _WORD.findall(text, word.end(), name_end)
+        if worded and (not surname or any(part in common_words for w in surname for part in w.split("-"))):
+            continue  # a given name English spells as a verb or an adjective only before a family name no word spells
+        if not given and (not (_family_name_follows(text, word.end(), name_end) or initial is not None)
+                          or value in surname):  # fmt: skip
+            continue  # a first name outside the common ones counts before a family name only ("maftuna solihayeva",
+            # "qaseem d. zaafir"; not a word said twice: "hey hey")
+        listed = listed or worded
+        after = [w for w in words[index + 1 :] if w.start() >= name_end]
         others = [*before, *after]
         # Alone in its segment, a first name no list holds needs a family name that is no given name too: a word
         # names-dataset knows both ways may be a word of a language with no dictionary here ("nimefika salama",

@@ -299,7 +299,9 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     found.extend(shaped_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
     people = [f for f in (*taken, *found) if f.entity_type == "PERSON"]
     found.extend(listed_names(text, people, [*taken, *found], _STOP_WORDS, common_words, names))
-    regions = [(0, len(text))] if lower else messages
+    regions = [(0, len(text))] if lower else [
+        *messages, *(line for line in lower_case_lines(text)
+                     if not any(start < line[1] and line[0] < end for start, end in messages))]  # fmt: skip
     if regions:
         found.extend(addressed_names(text, regions, _STOP_WORDS, common_words, _NOT_GIVEN_NAMES, [*taken, *found]))
     return found
@@ -487,6 +489,45 @@ def lower_case_messages(text: str) -> list[tuple[int, int]]:
         return []
     return [match.span("message") for match in _CHAT_MESSAGE.finditer(text)
             if typed_in_lower_case(match.group("message"))]  # fmt: skip
+
+
+# What a line of code, markup or data holds and chat seldom does: assignment, call, block, tag and quote characters.
+_CODE_CHARACTER = re.compile(r"[=(){}\[\];<>\"`\\|_$%]")
+# A line that opens with a lower-case letter (searched from the line break before it, a literal the regex engine skips
+# to).
+_LOWER_LINE_START = re.compile(rf"\n(?=[{LOWER_LETTERS}])")
+_LOWER_START = re.compile(rf"[{LOWER_LETTERS}]")
+# A row of data: values a comma, semicolon or tab parts with no space after it ("prénom,nom,ville").
+_DATA_ROW = re.compile(r"\w[,;\t]\w")
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*[ \t]*\Z")
+
+
+def lower_case_lines(text: str) -> list[tuple[int, int]]:
+    """[start, end) of the stretches typed in lower case in a text with capitals: a line that opens with a lower-case
+    letter, up to its first capitalised word ("monica says vitry-sur-seine is overrated Boarding pass: FRA → LHR"),
+    where a line opens a message: the text's first line, one after a blank line or a sentence's end, or after such a
+    lower-case line ("stuck at the airport again\nmaria says crewe is overrated"); not a wrapped sentence's next line
+    ("We met with\nmark on Monday"), where the writer's capitals say the lower-case words are no names. A line with a
+    character of code or data (an assignment, a call, a tag, a quote: ``_CODE_CHARACTER``) or values parted by a
+    comma, semicolon or tab alone (a CSV row) is none, nor does a line after it open a message."""
+    starts = [match.end() for match in _LOWER_LINE_START.finditer(text)]
+    if _LOWER_START.match(text):
+        starts.insert(0, 0)
+    stretches: list[tuple[int, int]] = []
+    for start in starts:
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if _CODE_CHARACTER.search(text, start, end) or _DATA_ROW.search(text, start, end):
+            continue
+        if start > 0:
+            previous_start = text.rfind("\n", 0, start - 1) + 1
+            previous = text[previous_start : start - 1]
+            if previous.strip() and not (stretches and stretches[-1][0] == previous_start) and not (
+                    _SENTENCE_END.search(previous) and not _CODE_CHARACTER.search(previous)):  # fmt: skip
+                continue  # a wrapped sentence's next line
+        title = _TITLE_WORD.search(text, start, end)
+        stretches.append((start, end if title is None else title.start()))
+    return stretches
 
 
 def capitals_pairs(text: str, common_words: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:

@@ -10,7 +10,7 @@ import pytest
 
 from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.chat_names import addressed_names
-from gateway.guardrails.people import _NOT_GIVEN_NAMES, _STOP_WORDS
+from gateway.guardrails.people import _NOT_GIVEN_NAMES, _STOP_WORDS, lower_case_lines
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import english_words
 
@@ -140,3 +140,65 @@ def test_a_first_name_no_list_holds_before_a_family_name_is_a_person(text: str, 
 )
 def test_no_person_after_a_verb_or_a_preposition_without_a_name(text: str) -> None:
     assert addressed(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("grabbing coffee with hope ojo, brb", "hope ojo"),  # "hope" is an English verb
+        ("right, grace okafor-balogun", "grace okafor-balogun"),
+    ],
+)
+def test_a_given_name_english_spells_as_a_verb_counts_before_a_family_name(text: str, name: str) -> None:
+    assert addressed(text) == [name]
+
+
+@pytest.mark.parametrize("text", ["i hope so", "hope ur ok", "grace period lol", "ok will mark it done",
+                                  "i hope ramos wins"])  # fmt: skip
+def test_a_given_name_english_spells_as_a_verb_is_the_verb_without_a_family_name(text: str) -> None:
+    assert [name for name in addressed(text) if name.startswith(("hope", "grace", "mark"))] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("i think dórothea p. vífillsdóttir left already", "dórothea p. vífillsdóttir"),
+        ("been texting qaseem d. zaafir all day", "qaseem d. zaafir"),  # a middle initial makes a family name of it
+    ],
+)
+def test_a_middle_initial_stands_inside_the_name(text: str, name: str) -> None:
+    assert addressed(text) == [name]
+
+
+def test_a_large_city_s_name_english_text_seldom_writes_may_be_a_given_name() -> None:
+    assert addressed("lol sophia 😂") == ["sophia"]  # Sofia's other spelling; a common given name
+    assert addressed("lol dallas 😂") == []  # a city English text writes
+
+
+_ADDRESS_PASTED = (
+    "stuck at the airport in bedford again\nmaria says crewe is overrated\nsent it to 2525 Shaffer Turnpike"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("monica says vitry-sur-seine is overrated Boarding pass: FRA → LHR, seat 14C.", "monica"),
+        (_ADDRESS_PASTED, "maria"),
+    ],
+)
+def test_a_line_typed_in_lower_case_in_a_text_with_capitals_reads_as_chat(analyzer: PiiAnalyzer, text: str,
+                                                                          name: str) -> None:  # fmt: skip
+    assert name in people(analyzer, text)
+
+
+def test_lower_case_lines_open_a_message() -> None:
+    def lines(text: str) -> list[str]:
+        return [text[start:end] for start, end in lower_case_lines(text)]
+
+    assert lines("monica says hi Boarding pass: FRA") == ["monica says hi "]  # up to the first capitalised word
+    assert lines("stuck again\nmaria says hi") == ["stuck again", "maria says hi"]  # after a lower-case line
+    assert lines("Done.\nmaria says hi") == ["maria says hi"]  # after a sentence's end
+    assert lines("We met with\nmaria on Monday.") == []  # a wrapped sentence's next line
+    assert lines("import os\nx = foo(1)\nreturn sophia") == ["import os"]  # code, and the line after it
+    assert lines("Done.\nprénom,nom,ville") == []  # a CSV row
