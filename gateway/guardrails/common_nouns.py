@@ -29,7 +29,8 @@
   "een bedrijf"; names-dataset lists "een" and "mila" as given names in other languages, "ben" and "will" in
   English): the words after that stop word stay a person where they are a given name and more ("zeg tegen maria de
   vries") or a family name that is no given name and no ordinary word ("pani rohde": the Polish title is a stop word;
-  "mila kowalska"), and are dropped otherwise.
+  "mila kowalska"), and are dropped otherwise. Nor is one whose words name a place that opens with no common
+  given name ("belford roxo"), or an ordinary word before a place's name that is no given name ("pra santarém").
 
 ``without_common_nouns`` drops such people and places, whatever found them (a lower-case person that opens with a
 stop word is cut to the name after it).
@@ -89,6 +90,7 @@ _STOP_WORDS = frozenset(word.casefold() for words in (
 # Faker's word lists of the same languages (Portuguese has none): frequent words, as lorem text writes them.
 _WORD_LIST_LOCALES = ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL", "pl_PL")
 _TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
+PLACE_MIN_POPULATION = 15_000  # geonames' smallest cities
 _TITLE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(sorted(map(re.escape, _TITLE_WORDS), key=len, reverse=True))})"
                            r"\.?[ \t]+\Z")  # fmt: skip
 
@@ -204,6 +206,8 @@ def lower_case_person(text: str, finding: Finding) -> Finding | None:
         return None
     if not titled and all(word in ordinary for word in folded):  # "herr ritter", "sr. melo": a title names them
         return None
+    if len(words) > 1 and _names_a_place(folded, ordinary, names.given):
+        return None
     first = folded[0]
     if len(words) == 1 or first not in _STOP_WORDS or first in names.given_english or first in _TITLE_WORDS:
         return finding
@@ -213,6 +217,18 @@ def lower_case_person(text: str, finding: Finding) -> Finding | None:
     ):
         return Finding(finding.entity_type, words[1].start(), finding.end, finding.score, finding.source)
     return None
+
+
+def _names_a_place(folded: list[str], ordinary: frozenset[str], given: frozenset[str]) -> bool:
+    """Whether a lower-case person's words are a place's name (``PLACE_MIN_POPULATION`` people or more) that opens
+    with no common given name ("belford roxo", "nowa sól"), or an ordinary word before one that is no given name
+    either ("pra santarém": Portuguese "to"; "hallo sofia" stays a greeting and a name)."""
+    places = gazetteer()
+    if places.get(" ".join(folded), 0) >= PLACE_MIN_POPULATION and folded[0] not in given:
+        return True
+    rest = folded[1:]
+    return (folded[0] in ordinary and places.get(" ".join(rest), 0) >= PLACE_MIN_POPULATION
+            and not (len(rest) == 1 and rest[0] in given))  # fmt: skip
 
 
 def without_common_nouns(text: str, findings: list[Finding]) -> list[Finding]:

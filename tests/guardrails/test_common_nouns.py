@@ -127,6 +127,8 @@ def _person(text: str, span: str, source: str = "name_pairs") -> Finding:
         ("hoi, ik ben recruiter", "ik ben"),  # names-dataset's "ben" is a given name: "ik" opens no name
         ("agente: me dice su nombre completo\ncliente: ainoa recio", "completo"),  # a frequent word (wordfreq's)
         ("la via è chiusa per lavori", "lavori"),
+        ("o vô se mudou pra santarém e quer", "pra santarém"),  # Portuguese "to", then a town
+        ("ok so belford roxo or malang for the long weekend", "belford roxo"),  # a town's name
     ],
 )
 def test_a_lower_case_person_of_ordinary_words_is_dropped(text: str, span: str) -> None:
@@ -144,6 +146,7 @@ def test_a_lower_case_person_of_ordinary_words_is_dropped(text: str, span: str) 
         ("hallo herr ritter, bitte rufen sie an", "herr ritter"),  # frequent words, but a title names the second
         ("bom dia sr. melo, o esquentador avariou", "melo"),
         ("tristan marion\néric peut-être", "éric peut-être"),  # "eric" is a given name without its accent
+        ("hallo sofia bachmann, wir suchen", "hallo sofia"),  # "sofia" is a town and a given name
     ],
 )
 def test_a_lower_case_name_stays(text: str, span: str) -> None:
