@@ -227,9 +227,10 @@ _SP = r"[^\S\r\n]"
 # a longer one or an IP address goes on from ("00 / 131.181.129.80").
 _NUMBER_TAIL = r"[A-Za-z]?(?:[ ]?[-/][ ]?\d{1,4}(?![\d]|[.:]\d)[A-Za-z]?)?"
 _NUMBER = r"\d{1,5}" + _NUMBER_TAIL
-# The same number where no word, dot, slash or dash runs into it, the look-behind read after its first digit: a
-# pattern that opens with a digit lets the regex engine skip to the next digit instead of trying every position.
-_LONE_NUMBER = r"\d(?<![\w./-]\d)\d{0,4}" + _NUMBER_TAIL
+# The same number where no word, dot, slash or dash runs into it, nor a time's hour ("9:00 la via è chiusa"), the
+# look-behinds read after its first digit: a pattern that opens with a digit lets the regex engine skip to the next
+# digit instead of trying every position.
+_LONE_NUMBER = r"\d(?<![\w./-]\d)(?<!\d:\d)\d{0,4}" + _NUMBER_TAIL
 # What a glued street name needs ahead of it: its house number, inside the same run of non-space characters or after
 # spaces on the line (a word with none is given up after one pass over it, not tried at each of its letters).
 _NUMBER_AHEAD = r"(?=[^\s\d]*+(?:\d|[^\S\r\n]+\d))"
@@ -733,9 +734,8 @@ class StreetAddressRecognizer(EntityRecognizer):
         if not capitalised:
             # An open match keeps only its first name word in lower case (``_open_end``): the words after it are
             # the sentence going on ("55, rue de alexandre im in ...").
-            # A stop word of the languages chat is written in is no street's name ("9:00 la via è chiusa").
             kept = name_words[:1] if layout == "open" else name_words
-            if any(w.lower().strip(".") in _chat_stop_words() for w in kept):
+            if any(w.lower().strip(".") in STOP_WORDS for w in kept):
                 return None
             # Every locale's street words in lower case end too many phrases ("466 cant reach"): only the common
             # English ones after a name, or any locale's right after an address word ("send it to 323 grey
