@@ -483,6 +483,9 @@ class DateOfBirthRecognizer(PatternRecognizer):
                # Being born said as coming into the world: "came into the world on", "kam am ... zur Welt", "vino
                # al mundo el", "a vu le jour le", "venu au monde", "venuto al mondo", "veio ao mundo", "ter wereld".
                *BIRTH_IDIOMS,
+               # Polish "ur." (urodzony, urodzona: born), as records abbreviate it ("pacjent ur. 22/09/1995"); only
+               # a context word: as a substring ("your.", "tour.") it is no stem of ``has_birth_word``.
+               "ur.",
                # An age beside a date: a record that states a person's age states the date it counts from ("42
                # years old, 03/05/1981", "âgée de 42 ans", "42-jährig", "Alter: 42").
                *AGE_WORDS, *BIRTH_LABELS]  # fmt: skip
@@ -612,6 +615,60 @@ QUESTION_REACH = 120
 OF_AGE = 16
 FAR_CUE_SCORE = DATE_ALONE + AGE_BOOST
 
+# The same question asked without its question mark, as call transcripts and chat write it: the birth label alone
+# at the end of a turn, or the question's last words ("agent: date of birth", "medewerker: en uw geboortedatum",
+# "und ihr geburtsdatum bitte", "can you confirm the date of birth"), answered by the next line. The next line is the
+# answer when a date opens it: after its speaker's label ("customer:", "kunde :", "> "), and at most three short
+# words of five letters or fewer, the hesitation markers of speech transcribed ("uh", "äh", "euh", "eee", "ehm",
+# "hum") and the words an answer opens with ("yes", "it's", "el", "le"): a date there that ends its line or its
+# sentence (``_ANSWER_CLOSED``), of a person of age, as for a question. The label ends its line: after the birth
+# word's own word at most one more word ("bitte", "please", "svp") and a question mark, colon or full stop.
+_ANSWER_LINE = re.compile(r"\n[ \t]*(?:[^\W\d_][^\W\d_'’.-]{0,19}(?:[ \t][^\W\d_]{1,20})?[ \t]*:[ \t]*|>[ \t]*)?"
+                          r"(?:[^\W\d_]{1,5}(?:['’][^\W\d_]{1,2})?,?[ \t]+){0,3}(?=\d)")
+_WORD_AFTER_LABEL = 12  # letters of the one word after a birth word that ends its line ("bitte", "please")
+LABEL_LINE_TAIL = 48  # characters of the line above the answer its birth word may stand in
+# A day, a month and a year of birth written with spaces between, as speech to text and quick typing leave a date
+# ("10 7 1964", "13 10 1952"): either order of the day and the month, one of them a month's number. Read only as an
+# answer to a birth question (with the day-first dates whose month is inflected: Polish "30 stycznia 1999"), never in
+# running text, where such a run is any three numbers.
+_SPACED_DATE = (rf"(?<![\w.,:/+-])(?:{_DM}[ \t](?:0?[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])[ \t]{_DM})[ \t]{BIRTH_YEAR}"
+                r"(?![\w.,:/-]|[ \t]\d)")
+
+
+def _ends_in_birth_label(line_tail: str) -> bool:
+    """Whether a line (its last ``LABEL_LINE_TAIL`` characters) ends in a birth word, one more word at most after it
+    and a question mark, colon or full stop: one of its last two words opens with a birth stem and goes on in letters
+    only. "né", the one stem of two letters, opens too many words ("nécessaire") to be a label alone."""
+    words = line_tail.rstrip(" \t\r?:.").rsplit(None, 2)[-2:]
+    if not words or not words[-1][-1:].isalpha():  # most lines: a log's or a record's, a sentence's end
+        return False
+    for index, word in enumerate(words):
+        lowered = word.lower()
+        stem = _BIRTH_STEM.match(lowered)
+        if stem is None or stem.end() < SHORTEST_ABBREVIATION or not (lowered[stem.end() :] or "a").isalpha():
+            continue
+        if index == len(words) - 1 or (words[-1].isalpha() and len(words[-1]) <= _WORD_AFTER_LABEL):
+            return True
+    return False
+
+
+_SPACED_DATE_ALONE = re.compile(_SPACED_DATE)
+# Where a spaced date may be: its year after a space, read from that space (a literal the regex engine skips to; a
+# class of digits first stops it at every digit of a log or a record).
+_SPACED_DATE_SCAN = re.compile(r" (?:19|20)\d\d(?:(?<=\d[ \t]\d \d{4})|(?<=\d[ \t]\d\d \d{4}))")
+# A line break after a word, or after its question mark, colon or full stop and a space: where a label may end its
+# line. Read from the line break, a literal the regex engine skips to (``_ANSWER_LINE`` tried at each line break of a
+# log or a record costs three times as much).
+_BREAK_AFTER_WORD = re.compile(r"\n(?:(?<=[^\W\d_]\n)|(?<=[^\W\d_][?:.]\n)|(?<=[^\W\d_][ \t]\n)"
+                               r"|(?<=[^\W\d_][?:.][ \t]\n)|(?<=[^\W\d_]\r\n))")
+# A spaced date right after a birth word and its label's colon or dash ("dob 5 6 1961", "geburtsdatum: 10 7 1964"):
+# what stands between the birth stem and the date.
+_LABEL_BEFORE = re.compile(r"[^\W\d_]*\.?[ \t]*[:=-]?[ \t]*\Z")
+SPACED_LABEL_REACH = 32
+
+ANSWER_PATTERNS = [Pattern("date d m y spaced", _SPACED_DATE, 0.2),
+                   Pattern("date d month y inflected", INFLECTED_DATE, 0.3)]
+
 
 class FarCueDateOfBirthRecognizer(DateOfBirthRecognizer):
     """Dates of birth whose birth word stands further than the context window reaches: after an aside, or in the
@@ -619,11 +676,13 @@ class FarCueDateOfBirthRecognizer(DateOfBirthRecognizer):
     and weak)."""
 
     def __init__(self) -> None:
-        super().__init__([*DateOfBirthRecognizer.PATTERNS, *WEAK_PATTERNS], name="FarCueDateOfBirthRecognizer")
+        super().__init__([*DateOfBirthRecognizer.PATTERNS, *WEAK_PATTERNS, *ANSWER_PATTERNS],
+                         name="FarCueDateOfBirthRecognizer")
 
     def analyze(self, text: str, entities: list[str], nlp_artifacts: object = None,
                 regex_flags: int | None = None) -> list[RecognizerResult]:  # fmt: skip
-        found = [*self._after_asides(text), *self._answers(text)]
+        found = [*self._after_asides(text), *self._answers(text), *self._label_answers(text),
+                 *self._spaced_after_labels(text)]  # fmt: skip
         return [RecognizerResult("DATE_OF_BIRTH", start, end, FAR_CUE_SCORE) for start, end in dict.fromkeys(found)]
 
     def _date_at(self, text: str, start: int, reach: int, one_word: bool = False) -> tuple[int, int] | None:
@@ -670,4 +729,45 @@ class FarCueDateOfBirthRecognizer(DateOfBirthRecognizer):
                 if date is not None and _ANSWER_CLOSED.match(text, date[1]) is not None:
                     found.append(date)
             mark = text.find("?", mark + 1)
+        return found
+
+    def _label_answers(self, text: str) -> list[tuple[int, int]]:
+        """The dates that answer a birth label ending the line above (``_ANSWER_LINE``)."""
+        found = []
+        for line_break_after_word in _BREAK_AFTER_WORD.finditer(text):
+            line_break = line_break_after_word.start()
+            answer = _ANSWER_LINE.match(text, line_break)
+            if answer is None:
+                continue
+            line_start = text.rfind("\n", 0, line_break) + 1
+            tail_start = max(line_start, line_break - LABEL_LINE_TAIL)
+            if not _ends_in_birth_label(text[tail_start:line_break]):
+                continue
+            body = line_break + 1
+            line_end = text.find("\n", body)
+            reach = min(ANSWER_REACH, (line_end if line_end != -1 else len(text)) - body)
+            date = self._date_at(text, body, reach)
+            if date is None or date[0] > answer.end() or _ANSWER_CLOSED.match(text, date[1]) is None:
+                continue
+            # A date alone on its line is read with the line above as its context already (``recognizers``), but
+            # for the spaced shape, which only answers read.
+            if text[body : date[0]].strip() or _SPACED_DATE_ALONE.fullmatch(text, *date) is not None:
+                found.append(date)
+        return found
+
+    @staticmethod
+    def _spaced_after_labels(text: str) -> list[tuple[int, int]]:
+        """The spaced dates (``_SPACED_DATE``) right after a birth word, of people of age."""
+        found = []
+        for scan in _SPACED_DATE_SCAN.finditer(text):  # most text holds none
+            # The day and the month before the year's space take three to five characters ("5 6", "10 7", "13 10").
+            shapes = (_SPACED_DATE_ALONE.match(text, scan.start() - width) for width in (5, 4, 3))
+            date = next((shape for shape in shapes if shape is not None and shape.end() == scan.end()), None)
+            if date is None or (year := _year_of(date.group())) is None or year > datetime.date.today().year - OF_AGE:
+                continue
+            start = date.start()
+            before = text[max(0, start - SPACED_LABEL_REACH) : start].lower()
+            if any(stem.end() - stem.start() >= SHORTEST_ABBREVIATION and not before[: stem.start()][-1:].isalpha()
+                   and _LABEL_BEFORE.match(before, stem.end()) is not None for stem in _BIRTH_STEM.finditer(before)):
+                found.append(date.span())
         return found

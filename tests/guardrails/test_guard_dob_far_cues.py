@@ -154,3 +154,51 @@ def test_birth_dates_beside_those_words(analyzer: PiiAnalyzer, text: str, value:
 def test_naci_without_its_accent_only_before_its_preposition(analyzer: PiiAnalyzer) -> None:
     assert dates_of_birth(analyzer, "Registro Nacional el 3/5/1961 abierto.") == []
     assert dates_of_birth(analyzer, "naci el 3/5/1961") == ["3/5/1961"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("agent: date of birth\ncustomer: 9 may 1976", "9 may 1976"),
+     ("agent: und ihr geburtsdatum bitte\nkunde: äh 11.10.87\nagent: danke", "11.10.87"),
+     ("konsultant: w celu weryfikacji data urodzenia\ndzwoniący: eee 30 stycznia 1999", "30 stycznia 1999"),
+     ("agente: su fecha de nacimiento\nllamante: eh el 24/06/1964\nagente: y un teléfono", "24/06/1964"),
+     ("agent: can you confirm the date of birth\ncaller: 10 7 1964", "10 7 1964"),  # spaced: an answer's only
+     ("medewerker: en uw geboortedatum\nklant: 2 april 2003", "2 april 2003")],
+)
+def test_a_date_answering_a_birth_label_on_the_line_above(analyzer: PiiAnalyzer, text: str, value: str) -> None:
+    assert dates_of_birth(analyzer, text) == [value]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["agent: when can you come in\ncustomer: 12/05/1990",  # no birth word above
+     "agent: birthday party date\ncustomer: 12/05/1990",  # the birth word does not end the line
+     f"agent: date of birth\ncustomer: 12/05/{THIS_YEAR - 3}",  # no person of age
+     "agent: date of birth\ncustomer: 12/05/1990 is when we moved",  # the answer goes on past the date
+     "agent: date of birth\ncustomer: i think we met on 12/05/1990",  # the date does not open the answer
+     "agent: c'est nécessaire\nclient: 12/05/1990",  # "né" opens other words
+     "agent: date of birth\n\nroom 10 7 1964"],  # a spaced run is read only as the answer
+)
+def test_a_date_under_a_line_that_asks_no_birth_date(text: str) -> None:
+    found = FarCueDateOfBirthRecognizer().analyze(text, ["DATE_OF_BIRTH"])
+    assert [text[r.start : r.end] for r in found] == []
+
+
+def test_spaced_dates_are_read_in_answers_only(analyzer: PiiAnalyzer) -> None:
+    assert dates_of_birth(analyzer, "born 10 7 1964, room 12 3 1990") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("dob 5 6 1961 and my name is aleksander", "5 6 1961"),  # a spaced date right after the birth word
+     ("geburtsdatum: 10 7 1964", "10 7 1964"),
+     ("pacjent ur. 22/09/1995, wizyta czwartek", "22/09/1995")],  # Polish "ur.": born
+)
+def test_a_date_right_after_a_birth_word_written_with_spaces_or_after_ur(analyzer: PiiAnalyzer, text: str,
+                                                                          value: str) -> None:  # fmt: skip
+    assert dates_of_birth(analyzer, text) == [value]
+
+
+@pytest.mark.parametrize("text", ["dob 5 6 2020 baby", "see you at the tour. 22/09/1995 was fun", "Your. 22/09/1995"])
+def test_no_person_of_age_or_ur_inside_a_word(analyzer: PiiAnalyzer, text: str) -> None:
+    assert dates_of_birth(analyzer, text) == []
