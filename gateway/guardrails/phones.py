@@ -131,6 +131,60 @@ _DATE_SEPARATORS = frozenset("./-")  # one of which every date ``_DATE_LIKE`` re
 # own word ("SSN 498356041"). A region's own grouping or an international form still makes a phone of them.
 _SSN_GROUPS = re.compile(r"[0-9]{3}([ -])[0-9]{2}\1[0-9]{4}")
 _EPOCH_MILLISECONDS = re.compile(r"1[0-9]{12}")
+# A day, a month and a year written with spaces between ("10 7 1964", "13 10 1952": speech to text's dates): no bare
+# phone number, as the dates with separators above are none.
+_DAY = r"(?:0?[1-9]|[12][0-9]|3[01])"
+_MONTH = r"(?:0?[1-9]|1[0-2])"
+_SPACED_DATE = re.compile(rf"(?:{_DAY} {_MONTH}|{_MONTH} {_DAY}) (?:19|20)[0-9][0-9]")
+
+# The names of the references a business gives an order, a case or a booking, by which a bare run of digits after
+# one is that reference, no phone number ("case number is 4958496575", "votre numéro de dossier\nappelant: euh
+# #7854386310"): the kinds of reference UN/EDIFACT's reference code qualifiers (data element 1153) list that a
+# customer reads out (order, invoice, customer, contract and policy numbers, a booking's, a consignment's tracking
+# number, a case or file, a ticket, a claim, a confirmation, a reference as such), in each language's usual word for
+# it (the eight languages the chat splits write). Words that name a telephone number ("Rufnummer", "telefoonnummer")
+# are none of them, and a phone word after the label gives the number back to it ("order 4411, call me on ...").
+REFERENCE_LABELS = {
+    "en": ("reference", "order number", "order no", "order id", "order #", "case number",
+           "case no", "case id", "case #", "ticket", "ticket number", "booking number", "booking reference",
+           "confirmation number", "confirmation code", "tracking number", "invoice number", "invoice no",
+           "claim number", "policy number", "customer number", "account number", "reservation number"),
+    "fr": ("référence", "reference", "numéro de dossier", "dossier", "numéro de commande", "commande",
+           "numéro de suivi", "numéro de facture", "numéro de ticket", "ticket", "numéro de réservation",
+           "numéro client", "numéro de contrat", "numéro de sinistre"),
+    "es": ("referencia", "número de pedido", "pedido", "expediente", "número de caso", "número de incidencia",
+           "incidencia", "ticket", "número de factura", "número de reserva", "localizador", "número de seguimiento",
+           "número de cliente", "número de póliza"),
+    "de": ("referenz", "referenznummer", "aktenzeichen", "bestellnummer", "bestellung", "auftragsnummer",
+           "vorgangsnummer", "ticketnummer", "ticket", "fallnummer", "kundennummer", "rechnungsnummer",
+           "buchungsnummer", "sendungsnummer", "vertragsnummer", "schadennummer", "versicherungsnummer"),
+    "it": ("riferimento", "numero di riferimento", "numero d'ordine", "numero ordine", "ordine", "pratica",
+           "numero di pratica", "ticket", "numero di fattura", "numero di prenotazione", "codice cliente",
+           "numero di spedizione", "numero di tracking", "numero di polizza", "numero di sinistro"),
+    "pt": ("referência", "referencia", "número do pedido", "pedido", "encomenda", "protocolo", "número do processo",
+           "processo", "ticket", "número da fatura", "número da reserva", "código de rastreamento", "rastreio",
+           "número de cliente", "número da apólice"),
+    "nl": ("referentie", "referentienummer", "kenmerk", "dossiernummer", "ordernummer", "bestelnummer", "bestelling",
+           "zaaknummer", "ticketnummer", "ticket", "klantnummer", "factuurnummer", "boekingsnummer",
+           "reserveringsnummer", "trackingnummer", "polisnummer", "schadenummer"),
+    "pl": ("numer referencyjny", "numer zamówienia", "zamówienie", "zamówienia", "numer sprawy", "numer zgłoszenia",
+           "zgłoszenie", "zgłoszenia", "ticket", "numer faktury", "numer rezerwacji", "numer klienta",
+           "numer przesyłki", "numer polisy", "numer szkody"),
+}
+# A label right before the number on its line, the words between it and the number no more than a verb and a few
+# short words ("case number is #", "reference: ", "encomenda #"), or a label that ends the line above a line the number
+# answers: a speaker's label ("caller:"), at most three short words ("uh its") and maybe a number sign.
+_LABELS = sorted({re.escape(label) for labels in REFERENCE_LABELS.values() for label in labels}, key=len, reverse=True)
+_REFERENCE_LABEL = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_LABELS) + r")(?![^\W\d_])")
+_REFERENCE_GAP = re.compile(r"[^\w\n]*(?:[^\W\d_]{1,6}[^\w\n]+){0,3}\Z")  # "number is #", ": ", " nr. "
+_ANSWER_LEAD = re.compile(r"[ \t]*(?:[^\W\d_][^\W\d_'’.-]{0,19}(?:[ \t][^\W\d_]{1,20})?[ \t]*:[ \t]*|>[ \t]*)?"
+                          r"(?:[^\W\d_]{1,5}(?:['’][^\W\d_]{1,2})?,?[ \t]+){0,3}#?\Z")
+_REFERENCE_REACH = 40
+# Words that name a phone or calling (``CONTEXT`` and the other languages' words for a phone, its number and the
+# verb: "llamar", "rappeler", "chiamare", "ligar", "bellen", "anrufen", "zadzwonić").
+_PHONE_WORDS = re.compile(r"phone|call|tel[eé]?f|\btel\b|mobil|m[oó]vil|cell|celular|fax|contact|whatsapp|sms|handy"
+                          r"|portable|gsm|komórk|rufnummer|llam|appel|chiam|ligar|ligue|bel(?:len)?\b|anruf|rufen"
+                          r"|zadzwo|dzwoń|reach")
 # Two places a number's '+' or its absence says nothing the candidate reads. A vCard's TEL property (RFC 6350 6.4.1,
 # RFC 2426 3.3.1) holds the number after the colon that ends its parameters, a global number with its '+'
 # ("TEL;TYPE=CELL:+1-506-234-6803", "item1.TEL;type=WORK:+44 20 7946 0958"): the candidate takes no '+' after a colon
@@ -361,6 +415,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
                 score, end, region = best
                 if score == self.BARE_SCORE and _SSN_WORD_BEFORE.search(text, max(0, start - _LABEL_REACH), start):
                     continue  # "SSN 498356041": the number's own label says what it is
+                if score <= self.NANP_BARE_SCORE and _named_a_reference(text, start):
+                    continue  # "case number is 4958496575": a reference, unless written as a phone is
                 explanation = AnalysisExplanation(self.name, score, pattern_name=f"phone ({region})")
                 results.append(RecognizerResult("PHONE_NUMBER", start, end, score, explanation))
                 position = end
@@ -433,7 +489,8 @@ class PhoneNumberRecognizer(EntityRecognizer):
                 if region in _NANP_REGIONS and len(groups[0]) == 10:
                     return self.NANP_BARE_SCORE, region
             bare_region = bare_region or region
-        if bare_region is None or _SSN_GROUPS.fullmatch(candidate) or _EPOCH_MILLISECONDS.fullmatch(candidate):
+        if (bare_region is None or _SSN_GROUPS.fullmatch(candidate) or _EPOCH_MILLISECONDS.fullmatch(candidate)
+                or _SPACED_DATE.fullmatch(candidate)):  # fmt: skip
             return None
         return self.BARE_SCORE, bare_region
 
@@ -467,3 +524,28 @@ def _written_as_dialled(candidate: str, region: str) -> bool:
     valid, with the national prefix where the region's format needs it, in the digit groups the region writes."""
     return any(match.start == 0 and match.end == len(candidate)
                for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.EXACT_GROUPING))  # fmt: skip
+
+
+def _named_a_reference(text: str, start: int) -> bool:
+    """Whether a reference's label (``REFERENCE_LABELS``) names the number at `start`: right before it on its line,
+    or ending the line above a line the number answers, with no phone word after the label."""
+    line_start = text.rfind("\n", 0, start) + 1
+    lead_start = max(line_start, start - _REFERENCE_REACH)
+    lead = text[lead_start:start].lower()
+    label = _last(_REFERENCE_LABEL.finditer(lead))
+    if label is not None:
+        return _REFERENCE_GAP.match(lead, label.end()) is not None and _PHONE_WORDS.search(lead, label.end()) is None
+    if not line_start or _ANSWER_LEAD.match(text, line_start, start) is None:
+        return False
+    above_start = max(text.rfind("\n", 0, line_start - 1) + 1, line_start - 1 - _REFERENCE_REACH)
+    above = text[above_start : line_start - 1].lower()
+    label = _last(_REFERENCE_LABEL.finditer(above))
+    return (label is not None and _REFERENCE_GAP.match(above, label.end()) is not None
+            and _PHONE_WORDS.search(above, label.end()) is None)  # fmt: skip
+
+
+def _last(matches: Iterator[re.Match[str]]) -> re.Match[str] | None:
+    last = None
+    for last in matches:  # noqa: B007
+        pass
+    return last

@@ -465,3 +465,36 @@ def test_a_whatsapp_links_digits_are_an_international_number(recognizer: PhoneNu
 
 def test_a_whatsapp_links_digits_that_are_no_number_are_none(recognizer: PhoneNumberRecognizer) -> None:
     assert found(recognizer, "https://wa.me/1234567890123", threshold=0.0) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["agent: can you read me the reference\ncaller: uh its 146615142\nagent: thanks",
+     "caller: uh the case number is #4958496575\nagent: and when did it start",
+     "conseiller: votre numéro de dossier\nappelant: euh #7854386310",
+     "medewerker: uw ticketnummer\nbeller: eh 8637365186",
+     "encomenda #9305733244 ainda não chegou",
+     "Bestellnummer: 3129084471"],
+)
+def test_a_bare_run_a_reference_label_names_is_no_phone(analyzer, text: str) -> None:
+    assert [f for f in analyzer.analyze(text, ner_enabled=False) if f.entity_type == "PHONE_NUMBER"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("order 4411 shipped, call me on 3129084471", "3129084471"),  # the label names another number
+     ("reference noted, your phone number please\ncaller: 3129084471", "3129084471"),  # a phone word after it
+     ("votre référence : +33 6 12 34 56 78", "+33 6 12 34 56 78"),  # written as a phone
+     ("case number\nplease call 3129084471 tomorrow", "3129084471")],  # the line is no answer to the label
+)
+def test_a_phone_near_a_reference_label_stays_a_phone(recognizer: PhoneNumberRecognizer, text: str,
+                                                      number: str) -> None:  # fmt: skip
+    assert found(recognizer, text) == [number]
+
+
+def test_a_date_written_with_spaces_is_no_bare_phone(recognizer: PhoneNumberRecognizer) -> None:
+    assert found(recognizer, "phone 10 7 1964", threshold=0.3) == []
+
+
+def test_a_calling_verb_after_a_reference_label_gives_the_number_back(recognizer: PhoneNumberRecognizer) -> None:
+    assert found(recognizer, "pedido listo, llame al 3129084471") == ["3129084471"]
