@@ -201,9 +201,12 @@ def addressed_names(
     common_words: frozenset[str],
     banned: frozenset[str],
     taken: Iterable[Finding],
+    *,
+    listed_only: bool = False,
 ) -> list[Finding]:
     """PERSON spans of given names chat addresses or talks about (see the module's docstring) in the lower-case
-    `regions` of `text`, that no finding in `taken` overlaps. `banned` holds calendar and field words."""
+    `regions` of `text`, that no finding in `taken` overlaps. `banned` holds calendar and field words. With
+    `listed_only` (lines typed in lower case in a text with capitals), a first name must be one names-dataset knows."""
     spans = [(f.start, f.end) for f in taken]
     found: list[Finding] = []
     for begin, stop in regions:
@@ -213,17 +216,18 @@ def addressed_names(
             line_end = stop if line_end < 0 else line_end
             prefix = _SPEAKER_PREFIX.match(text, line_start, line_end)
             message_start = line_start if prefix is None else prefix.end()
-            _in_line(text, message_start, line_end, stop_words, common_words, banned, spans, found)
+            _in_line(text, message_start, line_end, stop_words, common_words, banned, spans, found, listed_only)
             line_start = line_end + 1
     return found
 
 
 def _in_line(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
-             banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
+             banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding],
+             listed_only: bool = False) -> None:  # fmt: skip
     segment_start = start
     for cut in [*_SEGMENT_END.finditer(text, start, end), None]:
         segment_end = end if cut is None else cut.start()
-        _in_segment(text, segment_start, segment_end, stop_words, common_words, banned, spans, found)
+        _in_segment(text, segment_start, segment_end, stop_words, common_words, banned, spans, found, listed_only)
         if cut is not None:
             segment_start = cut.end()
 
@@ -316,14 +320,16 @@ def _only_family_names(text: str, start: int, end: int) -> bool:
 
 
 def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
-                banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
+                banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding],
+                listed_only: bool = False) -> None:  # fmt: skip
     first_names = known_names().first
     vocabulary = english_words().vocabulary
 
     def no_name(value: str) -> bool:  # no name of any kind read here: each is a lower-case first name, or a word
         # neither a dictionary nor the NER model's vocabulary holds
         return not value.islower() or value in stop_words or (
-            (value in common_words or value in vocabulary) and value.casefold() not in first_names)  # fmt: skip
+            (listed_only or value in common_words or value in vocabulary)
+            and value.casefold() not in first_names)  # fmt: skip
 
     if all(no_name(value) for value in _ANY_WORD.findall(text, start, end)):
         return

@@ -299,11 +299,14 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     found.extend(shaped_names(text, [*taken, *found], _STOP_WORDS, common_words, names))
     people = [f for f in (*taken, *found) if f.entity_type == "PERSON"]
     found.extend(listed_names(text, people, [*taken, *found], _STOP_WORDS, common_words, names))
-    regions = [(0, len(text))] if lower else [
-        *messages, *(line for line in lower_case_lines(text)
-                     if not any(start < line[1] and line[0] < end for start, end in messages))]  # fmt: skip
+    regions = [(0, len(text))] if lower else messages
     if regions:
         found.extend(addressed_names(text, regions, _STOP_WORDS, common_words, _NOT_GIVEN_NAMES, [*taken, *found]))
+    if not lower and (lines := [line for line in lower_case_lines(text)
+                                if not any(start < line[1] and line[0] < end for start, end in messages)]):
+        # lines typed in lower case in a text with capitals: first names the lists hold only
+        found.extend(addressed_names(text, lines, _STOP_WORDS, common_words, _NOT_GIVEN_NAMES, [*taken, *found],
+                                     listed_only=True))  # fmt: skip
     return found
 
 

@@ -202,3 +202,11 @@ def test_lower_case_lines_open_a_message() -> None:
     assert lines("We met with\nmaria on Monday.") == []  # a wrapped sentence's next line
     assert lines("import os\nx = foo(1)\nreturn sophia") == ["import os"]  # code, and the line after it
     assert lines("Done.\nprénom,nom,ville") == []  # a CSV row
+
+
+def test_a_lower_case_line_in_a_text_with_capitals_reads_listed_first_names_only() -> None:
+    words = english_words()
+    common = words.nouns | words.verbs | words.modifiers
+    text = "artawan damanik wants the slides"  # a first name no list holds
+    assert addressed(text) == ["artawan damanik"]
+    assert addressed_names(text, [(0, len(text))], _STOP_WORDS, common, _NOT_GIVEN_NAMES, [], listed_only=True) == []
