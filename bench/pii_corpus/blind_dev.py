@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from functools import cache
 
+from babel import Locale
 from faker import Faker
 
 from bench.pii_corpus.model import Decoy, Pii, TextBuilder
@@ -90,3 +91,24 @@ def latin_capitalised(name: str) -> bool:
 def ascii_lower(text: str) -> str:
     """`text` without its accents and the letters that have no ASCII form, in lower case ("Müller" -> "muller")."""
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
+@cache
+def cldr_exemplar_cities(language: str) -> dict[str, str]:
+    """English exemplar city name -> `language`'s (CLDR, by time zone), where they differ."""
+    english, local = Locale("en").time_zones, Locale(language).time_zones
+    names = {}
+    for zone, data in local.items():
+        city, english_city = dict(data).get("city"), dict(english.get(zone, {})).get("city")
+        english_city = english_city or zone.rsplit("/", 1)[-1].replace("_", " ")
+        if city and city != english_city and "(" not in city:
+            names[english_city] = city
+    return names
+
+
+@cache
+def cldr_territory_names(language: str) -> dict[str, str]:
+    """ISO territory code -> `language`'s name for it (CLDR), names of at most three words with no bracket, comma or
+    dot."""
+    territories = Locale(language).territories.items()
+    return {code: name for code, name in territories if not set("(,.") & set(name) and len(name.split()) < 4}

