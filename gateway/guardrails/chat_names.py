@@ -28,7 +28,9 @@ lol"). Before a family name (a known last name, or a word ending as family names
 need not be a common one: one names-dataset knows that no dictionary word spells but as a noun, or a word no list,
 vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan damanik wants the slides"); that last
 one alone in its segment only before a family name that is no given name ("nirja banerjee"; "nimefika salama" is
-Swahili, "salama" a given name too).
+Swahili, "salama" a given name too). A common given name of the English-speaking countries that is a stop word of
+one other language read and no English one ("dan", Spanish; "sara", Italian; ``foreign_stop_given_names``) is a
+first name there too, before a family name.
 A word another detector took (a place, an address) is left to it.
 """
 
@@ -279,6 +281,23 @@ def _pair_first_name(word: str, stop_words: frozenset[str], common_words: frozen
                                         and word not in english.modifiers)  # fmt: skip
 
 
+@functools.cache
+def foreign_stop_given_names(stop_words: frozenset[str]) -> frozenset[str]:
+    """Common given names of the English-speaking countries (``person_names``' ``given_english``) that are a stop
+    word of exactly one language of `stop_words` other than English ("dan", Spanish; "sara", Italian; not "una",
+    Spanish and Italian): a first name before a family name ("dan vidal"), never alone."""
+    from spacy.lang.de.stop_words import STOP_WORDS as DE
+    from spacy.lang.es.stop_words import STOP_WORDS as ES
+    from spacy.lang.fr.stop_words import STOP_WORDS as FR
+    from spacy.lang.it.stop_words import STOP_WORDS as IT
+    from spacy.lang.pt.stop_words import STOP_WORDS as PT
+
+    languages = [frozenset(word.casefold() for word in words) for words in (FR, ES, DE, IT, PT)]
+    return frozenset(word for word in stop_words & known_names().given_english
+                     if len(word) >= MIN_PAIR_LETTERS and word not in ENGLISH_STOP_WORDS
+                     and sum(word in words for words in languages) == 1)  # fmt: skip
+
+
 def _unlisted_first_name(word: str, stop_words: frozenset[str], common_words: frozenset[str],
                          banned: frozenset[str]) -> bool:  # fmt: skip
     """Whether a lower-case word may be a first name no list holds ("artawan", "nirja", "xiuying"), where a family
@@ -324,10 +343,11 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
                 listed_only: bool = False) -> None:  # fmt: skip
     first_names = known_names().first
     vocabulary = english_words().vocabulary
+    foreign = foreign_stop_given_names(stop_words)
 
     def no_name(value: str) -> bool:  # no name of any kind read here: each is a lower-case first name, or a word
         # neither a dictionary nor the NER model's vocabulary holds
-        return not value.islower() or value in stop_words or (
+        return not value.islower() or (value in stop_words and value not in foreign) or (
             (listed_only or value in common_words or value in vocabulary)
             and value.casefold() not in first_names)  # fmt: skip
 
@@ -341,7 +361,8 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         if not _WORD.fullmatch(value):
             continue
         given = _is_given_name(value, stop_words, common_words, banned)
-        listed = given or _pair_first_name(value, stop_words, common_words, banned)
+        listed = (given or _pair_first_name(value, stop_words, common_words, banned)
+                  or (value in foreign and value not in banned))  # fmt: skip
         worded = not listed and _worded_given_name(value, stop_words, banned)
         if not listed and not worded and not _unlisted_first_name(value, stop_words, common_words, banned):
             continue
@@ -370,7 +391,7 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         # names-dataset knows both ways may be a word of a language with no dictionary here ("nimefika salama",
         # Swahili for "arrived safely"), a family name only is a name's ("nirja banerjee").
         alone = all(_is_filler(w.group(), stop_words) for w in others) and (
-            listed or _only_family_names(text, word.end(), name_end))
+            listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
         subject = bool(after) and _subject_before(before, after[0].group().casefold())
         if not (alone or subject or _object_after(text, before)):
             continue

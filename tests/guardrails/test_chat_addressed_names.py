@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gateway.guardrails import PiiAnalyzer
-from gateway.guardrails.chat_names import addressed_names
+from gateway.guardrails.chat_names import addressed_names, foreign_stop_given_names
 from gateway.guardrails.people import _NOT_GIVEN_NAMES, _STOP_WORDS, lower_case_lines
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import english_words
@@ -210,3 +210,12 @@ def test_a_lower_case_line_in_a_text_with_capitals_reads_listed_first_names_only
     text = "artawan damanik wants the slides"  # a first name no list holds
     assert addressed(text) == ["artawan damanik"]
     assert addressed_names(text, [(0, len(text))], _STOP_WORDS, common, _NOT_GIVEN_NAMES, [], listed_only=True) == []
+
+
+def test_a_given_name_that_is_one_other_language_s_stop_word_opens_a_name_before_a_family_name() -> None:
+    assert foreign_stop_given_names(_STOP_WORDS) >= {"dan", "sara"}  # Spanish's "dan", Italian's "sara" (sarà)
+    assert "una" not in foreign_stop_given_names(_STOP_WORDS)  # a stop word of Spanish and Italian both
+    assert addressed("ok so dan vidal then") == ["dan vidal"]  # a listed family name after it
+    assert addressed("me dan ganas de salir") == []  # the Spanish verb: no family name after it
+    assert addressed("dan was late") == []  # never a name alone
+    assert addressed("sara") == []
