@@ -19,7 +19,8 @@ das an Musa Adams weiter", "hey its chamo parraga here"). The rules, all run whe
 - ``capitals_pairs``: a name printed in capitals, as receipts, tickets and forms print one ("CASHIER: ARBEN AGA",
   "MEMBER HYUNHEE MISUN"): two words in capitals of three letters or more (two are codes: "RM", "YY"), a known
   first name and a known last name in either order, neither a stop word nor a calendar or field word, one of four
-  letters or more that is no English dictionary word ("HOME CITY", "TOTAL DUE" are words), no street type of
+  letters or more that is no English dictionary word ("HOME CITY", "TOTAL DUE" are words; but a common given name,
+  ``person_names``' ``given``, before a known last name may be both: "CHRISTOPHER CHAMBERS"), no street type of
   Faker's locales beside it ("AKINWALE STREET", "CALLE MARTINA") and no place the gazetteer knows ("SAINT
   ANDREW"). Capitals carry no case signal, so both words must be known names.
 - ``name_cues.cued_names``: names a greeting, title, verb of speaking or sign-off points at, known or not.
@@ -560,8 +561,11 @@ def _capitals_name(first: str, second: str, common_words: frozenset[str]) -> boo
         return False
     longest_unlisted = max((len(word) for word in folded if word not in common_words and word not in _dictionary()),
                            default=0)  # fmt: skip
-    if min(len(first), len(second)) < _MIN_CAPITALS_LETTERS or longest_unlisted < _MIN_UNLISTED_LETTERS:
-        return False  # codes ("RM HOME", "YY HK") and words ("TOTAL DUE", "HOME CITY")
+    if min(len(first), len(second)) < _MIN_CAPITALS_LETTERS:
+        return False  # codes ("RM HOME", "YY HK")
+    if longest_unlisted < _MIN_UNLISTED_LETTERS and not (folded[0] in names.given and names.is_last(second)):
+        return False  # words ("TOTAL DUE", "HOME CITY"), unless a common given name before a family name
+        # ("CHRISTOPHER CHAMBERS": the dictionary holds both)
     suffixes, prefixes = _street_types()
     if folded[1] in suffixes or folded[0] in prefixes:
         return False  # a street named after a person ("AKINWALE STREET", "CALLE MARTINA")

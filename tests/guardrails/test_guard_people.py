@@ -245,6 +245,7 @@ def test_initials_after_a_tab_separated_column_are_a_name_of_their_own() -> None
         ("CASHIER: HYUNHEE MISUN\nTHANK YOU\n", "HYUNHEE MISUN"),  # family name first
         ("<tr><td>EMMA BONOLIS</td><td>Klaipėda</td></tr>", "EMMA BONOLIS"),  # a family name no list holds
         ("ADRES: ul. Lipowa 4\nWNIOSKODAWCA: NELA BEJMA-LEŚNA\n", "NELA BEJMA-LEŚNA"),
+        ("CASE NO. 24-117\nDEFENDANT: CHRISTOPHER CHAMBERS\n", "CHRISTOPHER CHAMBERS"),  # both dictionary words
     ],
 )
 def test_names_printed_in_capitals_are_people(text: str, person: str) -> None:
