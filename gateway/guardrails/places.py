@@ -258,6 +258,15 @@ _PERSON_CUES = ("to", "from", "via", "von", "bei", "aus", "desde", "hacia", "dep
 _PERSON_CUE_BEFORE = AfterNonWord(_phrase_pattern(_PERSON_CUES) + r"[\s,]+\Z", re.IGNORECASE)
 _PERSON_CUE_WORD_BEFORE = _WordBefore(_PERSON_CUE_BEFORE, _PERSON_CUES, _SPACES + ",", 24)
 _CUE_WORDS = frozenset(_CUES)
+# The location words of the chat languages that ``_CUES`` lacks because they are words of other kinds elsewhere
+# (Dutch "naar" to, "uit" from; Portuguese "pra" to; Polish "w" in, "z"/"ze" from, "województwo" province):
+# they point only at a country, US state or region written in lower case that no frequent English word
+# nor stop word spells ("terug uit namibië", "verhuisd naar gelderland", "województwo łódzkie").
+_REGION_CUES = ("naar", "uit", "pra", "w", "z", "ze", "województwo", "województwa", "województwie")
+_REGION_CUE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_REGION_CUES)})[ \t]+\Z")
+# The answer to a question on the line above ("skąd jesteś?\n...\na ty?\nbangladesz, ale ..."): the name opens
+# its line and ends it, or a comma or a "but" of the chat languages follows it.
+_ANSWER_END = re.compile(r"[ \t]*(?:\n|\Z|,|[ \t]+(?:but|mais|mas|ma|pero|aber|maar|ale)(?![^\W\d_]))")
 _CAPITALISED_CUE_BEFORE = AfterNonWord(_phrase_pattern(_CAPITALISED_CUES) + r"[ \t]+\Z")
 _CAPITALISED_CUE_WORD_BEFORE = _WordBefore(_CAPITALISED_CUE_BEFORE, _CAPITALISED_CUES, " \t", 24)
 # The same "a" before a name in lower case: a cue only where the words around do not read as English
@@ -1346,6 +1355,8 @@ class PlaceRecognizer(EntityRecognizer):
             lower = all(word.group().islower() for word in span)
             if not lower:
                 return None
+            if self._lower_region_pointed_at(text, span):
+                return CUE_SCORE
             if not cue:
                 return SCORE if self._uncued_lower_case(text, span, significant, population) else None
             if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
@@ -1494,6 +1505,33 @@ class PlaceRecognizer(EntityRecognizer):
                 and not all(self._is_common(word) or word in place_stop_words() or any(
                     plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies"))
                     for word in words if word not in CONNECTORS))  # fmt: skip
+
+    def _lower_region_pointed_at(self, text: str, span: list[re.Match[str]]) -> bool:
+        """A country, US state or region in lower case that no frequent word of the chat languages nor stop word
+        spells, after a location word of those languages ``_CUES`` lacks (``_REGION_CUES``), after Romance "a" in a
+        sentence that is no English, or opening the answer to a question on the line above."""
+        words = [word.group() for word in span]
+        key = " ".join(self._keys_of(word)[0] for word in words)
+        if key not in self._countries and key not in self._regions:
+            return False
+        # Frequent words of the other chat languages are no test here: a country's name is one in its own language
+        # ("polen", "croazia", "gelderland"); English ones ("turkey", "china") and stop words are.
+        if words[0] in CONNECTORS or any(
+            word in frequent_words("en") or word in STOP_WORDS or word in place_stop_words() or self._is_common(word)
+            for word in words
+            if word not in CONNECTORS
+        ):
+            return False
+        start, end = span[0].start(), span[-1].end()
+        if _REGION_CUE_BEFORE.search(text, max(0, start - 16), start):
+            return True
+        if text[start - 2 : start] in ("a ", "a\t") and _LOWER_CASE_A_BEFORE.search(text, max(0, start - 24), start) \
+                and not self._reads_english(text, start, end):  # fmt: skip
+            return True
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start == 0 or text[line_start:start].strip() or not _ANSWER_END.match(text, end):
+            return False
+        return text[: line_start - 1].rstrip(" \t").endswith("?")
 
     @staticmethod
     def _strong_cue(text: str, span: list[re.Match[str]]) -> bool:

@@ -72,3 +72,31 @@ def test_romance_a_is_a_location_word_in_lower_case_only_where_the_line_is_no_en
     find_places: Callable[[str], list[str]], text: str, places: list[str]
 ) -> None:
     assert find_places(text) == places
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("ik: ok ze komt zaterdag terug uit polen", "polen"),  # Dutch "uit": a country that is a frequent Dutch word
+     ("opa is verhuisd naar gelderland en wil dat we komen", "gelderland"),  # Dutch "naar", a province
+     ("dziadek się przeprowadził, województwo łódzkie", "łódzkie"),  # Polish "województwo"
+     ("el abuelo se mudó a sinaloa y ahora quiere que vayamos", "sinaloa"),  # a state, under a town's size
+     ("di dove sei?\nmilano\ne tu?\ncroazia ma vivo a vignola", "croazia"),  # the answer to the question above
+     ("skąd jesteś?\nbangladesz, ale teraz mieszkam tutaj", "bangladesz")],
+)  # fmt: skip
+def test_a_lower_case_country_or_region_after_a_chat_languages_location_word_or_answering_counts(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert place in find_places(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["wat eten we?\nturkey, maar dan anders",  # an English word, answering
+     "ik ga naar huis",  # no place after the location word
+     "wie komt er?\nik weet het niet",  # no place
+     "ok?\nniet binnen"],
+)  # fmt: skip
+def test_a_lower_case_word_after_those_words_that_is_an_ordinary_word_is_no_place(
+    find_places: Callable[[str], list[str]], text: str
+) -> None:
+    assert find_places(text) == []
