@@ -31,6 +31,10 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   or is a surname after a first name ("tomás medina"); chat's own words ("lol", "hmm", "yeah") read as English, and a
   name typed without its diacritics ("osnabruck", "veszprem") counts there as typed with them when a word of it is
   rare;
+- a country, US state or region in lower case that no frequent English word, English common word or stop word
+  spells also counts after a location word of a chat language that ``_CUES`` lacks (``_REGION_CUES``: "terug uit
+  polen", "naar gelderland", "województwo łódzkie"), after Romance "a" in a sentence that is no English ("se mudó a
+  sinaloa"), or opening its line as the answer to a question on the line above ("e tu?\ncroazia ma vivo a ...");
 - one lower-case word found only through the diacritic-free keys needs a location word that is no preposition any
   noun takes ("je suis en réunion" is a meeting, not Réunion);
 - a capitalised one-word name alone on its line (an e-mail signature, an address block) counts, and so does one after
