@@ -261,6 +261,12 @@ _ANY_NOUN_CUE_WORD_BEFORE = _WordBefore(_ANY_NOUN_CUE_BEFORE, _ANY_NOUN_CUES, _S
 _PERSON_CUES = ("to", "from", "via", "von", "bei", "aus", "desde", "hacia", "depuis", "vers")
 _PERSON_CUE_BEFORE = AfterNonWord(_phrase_pattern(_PERSON_CUES) + r"[\s,]+\Z", re.IGNORECASE)
 _PERSON_CUE_WORD_BEFORE = _WordBefore(_PERSON_CUE_BEFORE, _PERSON_CUES, _SPACES + ",", 24)
+# A lower-case word named like a person has nothing but the location word to say it is a town, and chat puts a person
+# after "at" as well ("reach me at dana", "mad at sara").
+_LOWER_PERSON_CUES = (*_PERSON_CUES, "at")
+_LOWER_PERSON_CUE_WORD_BEFORE = _WordBefore(
+    AfterNonWord(_phrase_pattern(_LOWER_PERSON_CUES) + r"[\s,]+\Z", re.IGNORECASE), _LOWER_PERSON_CUES,
+    _SPACES + ",", 24)
 _CUE_WORDS = frozenset(_CUES)
 # The location words of the chat languages that ``_CUES`` lacks because they are words of other kinds elsewhere
 # (Dutch "naar" to, "uit" from; Portuguese "pra" to; Polish "w" in, "z"/"ze" from, "województwo" province):
@@ -1390,9 +1396,9 @@ class PlaceRecognizer(EntityRecognizer):
             # A noun the NER's vocabulary holds that is rare as an English word ("moving to abilene", "back in
             # bordeaux"; not "reading") and, in a sentence that does not read as English, as a word of the other
             # languages read ("der hammer liegt im keller"); and no person's name after a location word people
-            # stand after too ("talked to eugene").
-            if word in frequent_words("en") or (known_names().is_name(word)
-                                                and _PERSON_CUE_WORD_BEFORE.search(text, first.start())):  # fmt: skip
+            # stand after too ("talked to eugene", "reach me at dana").
+            person_before = _LOWER_PERSON_CUE_WORD_BEFORE.search
+            if word in frequent_words("en") or (known_names().is_name(word) and person_before(text, first.start())):
                 return None
             if word in frequent_in_any() and not english_around(text, first.start(), first.end()):
                 return None

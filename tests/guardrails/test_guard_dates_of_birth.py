@@ -108,8 +108,10 @@ def test_look_alikes_of_the_new_shapes_stay_below_the_threshold(analyzer: PiiAna
 
 def test_every_birth_word_opens_the_search_for_the_weak_shapes() -> None:
     # The weak shapes are looked for only where a birth word stands: a context word the stems miss would lose them.
+    # Dotted abbreviations are context words only: as substrings no stem can hold them ('b.' in 'web.', Polish 'ur.'
+    # in 'your.', 'tour.').
     for word in DateOfBirthRecognizer.CONTEXT:
-        if word != "b.":
+        if word not in ("b.", "ur."):
             assert has_birth_word(f"Her {word.upper()} 19850304"), word
     assert not has_birth_word("Invoice 19850304 paid on 04/03/85")
 

@@ -27,6 +27,7 @@ def test_a_lower_case_noun_rare_as_a_word_is_a_place_after_a_location_word(
      "heading to nice stuff",
      "going to mobile tomorrow",
      "talked to eugene yesterday",  # a first name after "to"
+     "reach me at dana tomorrow",  # or after "at"
      "filiz vllt der hammer liegt im keller"],  # German "in the basement": a frequent German word
 )  # fmt: skip
 def test_a_frequent_word_or_a_name_after_to_is_no_place(find_places: Callable[[str], list[str]], text: str) -> None:
