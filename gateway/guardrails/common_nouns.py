@@ -57,7 +57,7 @@ from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.language import is_german
 from gateway.guardrails.name_cues import CUE_WORDS, TITLES
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import english_and_stop_words, gazetteer
+from gateway.guardrails.places import SMALL_TOWN_POPULATION, english_and_stop_words, gazetteer
 
 _ENTITIES = ("PERSON", "LOCATION")
 # The two words before a noun: a function word, then an inflected adjective, one space or tab between, on one line.
@@ -90,7 +90,6 @@ _STOP_WORDS = frozenset(word.casefold() for words in (
 # Faker's word lists of the same languages (Portuguese has none): frequent words, as lorem text writes them.
 _WORD_LIST_LOCALES = ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL", "pl_PL")
 _TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
-PLACE_MIN_POPULATION = 15_000  # geonames' smallest cities
 _TITLE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(sorted(map(re.escape, _TITLE_WORDS), key=len, reverse=True))})"
                            r"\.?[ \t]+\Z")  # fmt: skip
 
@@ -220,14 +219,14 @@ def lower_case_person(text: str, finding: Finding) -> Finding | None:
 
 
 def _names_a_place(folded: list[str], ordinary: frozenset[str], given: frozenset[str]) -> bool:
-    """Whether a lower-case person's words are a place's name (``PLACE_MIN_POPULATION`` people or more) that opens
+    """Whether a lower-case person's words are a place's name (``SMALL_TOWN_POPULATION`` people or more) that opens
     with no common given name ("belford roxo", "nowa sól"), or an ordinary word before one that is no given name
     either ("pra santarém": Portuguese "to"; "hallo sofia" stays a greeting and a name)."""
     places = gazetteer()
-    if places.get(" ".join(folded), 0) >= PLACE_MIN_POPULATION and folded[0] not in given:
+    if places.get(" ".join(folded), 0) >= SMALL_TOWN_POPULATION and folded[0] not in given:
         return True
     rest = folded[1:]
-    return (folded[0] in ordinary and places.get(" ".join(rest), 0) >= PLACE_MIN_POPULATION
+    return (folded[0] in ordinary and places.get(" ".join(rest), 0) >= SMALL_TOWN_POPULATION
             and not (len(rest) == 1 and rest[0] in given))  # fmt: skip
 
 

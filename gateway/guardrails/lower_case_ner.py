@@ -9,9 +9,9 @@ a cue or a family name. Here such a text is shown to the models as a reader woul
   Italian, Portuguese, Dutch or Polish (spaCy's stop words, Faker's per-locale word lists, the English model's
   dictionary, a month's or weekday's name or abbreviation: "sept", "thu") is capitalised, and so is a known family
   name right after one;
-- each run of up to four words that is the name of a place of ``MIN_PLACE_POPULATION`` people or more (the
-  gazetteer's, ``places.gazetteer``) is capitalised, one word only where it is no such ordinary word nor a frequent
-  word (``common_nouns.ordinary_words``) and has four letters or more.
+- each run of up to four words that is the name of a place of ``places.SMALL_TOWN_POPULATION`` (15,000) people or
+  more (the gazetteer's, ``places.gazetteer``) is capitalised, one word only where it is no such ordinary word nor a
+  frequent word (``common_nouns.ordinary_words``) and has four letters or more.
 
 The models read the capitalised words in their sentence ("dis à Claude de rappeler", "Montgeron c'était trop bien"),
 and a person they call exactly a run of the capitalised given names, or a place they call exactly a capitalised
@@ -34,14 +34,13 @@ from gateway.guardrails.common_nouns import european_words, ordinary_words
 from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import MAX_NAME_WORDS, english_and_stop_words, gazetteer
+from gateway.guardrails.places import MAX_NAME_WORDS, SMALL_TOWN_POPULATION, english_and_stop_words, gazetteer
 
 SOURCE = "lower_case_ner"
 MIN_LETTERS = 3  # shorter given names ("al", "jo", "ed") are as often words or abbreviations
 # Past this many candidate words a text is not chat but a dump (a lower-case list of names, a log): NER would read
 # a window around each, so such a text is left to the name rules.
 MAX_CANDIDATES = 40
-MIN_PLACE_POPULATION = 15_000  # geonames' smallest cities
 MIN_PLACE_LETTERS = 4
 MAX_PLACE_WORDS = 4
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
@@ -138,7 +137,7 @@ def _names(text: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
 
 def _places(text: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
     """The longest run of up to ``MAX_PLACE_WORDS`` words, one space apart, at each word that names a place of
-    ``MIN_PLACE_POPULATION`` people or more (one word: no ordinary word, ``MIN_PLACE_LETTERS`` letters or more)."""
+    ``SMALL_TOWN_POPULATION`` people or more (one word: no ordinary word, ``MIN_PLACE_LETTERS`` letters or more)."""
     places, ordinary = gazetteer(), ordinary_words()
     spans: list[tuple[int, int]] = []
     index = 0
@@ -151,7 +150,7 @@ def _places(text: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
         for size in range(run, 0, -1):
             run_words = words[index : index + size]
             key = " ".join(match.group().casefold() for match in run_words)
-            if places.get(key, 0) < MIN_PLACE_POPULATION or not all(_capital(match.group()) for match in run_words):
+            if places.get(key, 0) < SMALL_TOWN_POPULATION or not all(_capital(match.group()) for match in run_words):
                 continue
             if size == 1 and (len(key) < MIN_PLACE_LETTERS or _is_word(key) or key in ordinary):
                 continue
