@@ -29,6 +29,7 @@ from bench.pii_corpus import (
     dev_twelfth,
     dev_twentieth,
     dev_twentyfirst,
+    dev_twentyfourth,
     dev_twentysecond,
     dev_twentythird,
     fresh_dev,
@@ -61,10 +62,11 @@ GENERATED_SPLITS: dict[str, Generator] = {
     dev_twentyfirst.NAME: dev_twentyfirst.generate_twentyfirst_dev,
     dev_twentysecond.NAME: dev_twentysecond.generate_twentysecond_dev,
     dev_twentythird.NAME: dev_twentythird.generate_twentythird_dev,
+    dev_twentyfourth.NAME: dev_twentyfourth.generate_twentyfourth_dev,
 }
 BLIND_SPLITS = frozenset({
     dev_fifteenth.NAME, dev_sixteenth.NAME, dev_seventeenth.NAME, dev_eighteenth.NAME, dev_nineteenth.NAME,
-    dev_twentieth.NAME, dev_twentyfirst.NAME, dev_twentysecond.NAME, dev_twentythird.NAME,
+    dev_twentieth.NAME, dev_twentyfirst.NAME, dev_twentysecond.NAME, dev_twentythird.NAME, dev_twentyfourth.NAME,
 })  # fmt: skip
 SHAPED_SPLITS: dict[str, Generator] = {name: generate for name, generate in GENERATED_SPLITS.items()
                                        if name not in BLIND_SPLITS}  # fmt: skip
