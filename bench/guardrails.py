@@ -73,7 +73,10 @@
    and code-switching written blind (people, places, streets, phones, birth dates beside words that are also names)
    (``pii_corpus.dev_twentythird``), and `dev-21`, people and places inside structured records and data written
    blind (JSON, tool calls, configs, CSV with headers in eleven languages, tables, XML, SQL, logfmt, headerless
-   pastes), beside enum values, products, companies, teams and handles (``pii_corpus.dev_twentyfirst``).
+   pastes), beside enum values, products, companies, teams and handles (``pii_corpus.dev_twentyfirst``), and
+   `dev-24`, capitalised messages, tickets, e-mails, invites, posts and reviews in twelve languages written blind
+   (given names alone, nicknames, initials, folded diacritics, a line in capitals now and then)
+   (``pii_corpus.dev_twentyfourth``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some
