@@ -62,6 +62,11 @@ NATIONAL_REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "NL", "BE", "CH", "AT", 
 CONTEXT = ["phone", "call", "tel", "mobile", "cell", "fax", "contact", "whatsapp", "sms", "text me",
            "telephone",
            "téléphone", "teléfono", "telefon", "telefono", "portable", "móvil", "handy", "ring"]  # fmt: skip
+# A context word's rest after its first letter, where the word alone says too much: a transcript's speaker label
+# ("caller: part no 57-8568-8396", "Caller (turn 3): my social is ...") names who speaks, not a phone, so "call" is no
+# context word where "caller:" opens a turn of words; before a number it stays one ("Caller: 0612345678", a caller-ID
+# field). Read by ``recognizers``' context regex, case-insensitively.
+CONTEXT_RESTS = {"call": r"all(?!ers?[ \t]*(?:\([^)\n]{0,24}\)[ \t]*)?:[ \t]*[^\W\d_])"}
 
 # A phone-shaped run: an optional '+' or international '00', digits in groups joined by at most two of space,
 # brackets, dot or dash, ending in a group of two or more digits; not glued to letters, colons, slashes (times,

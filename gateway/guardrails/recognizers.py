@@ -61,6 +61,7 @@ from gateway.guardrails.mrz import MRZ_ENTITIES, MachineReadableZoneRecognizer, 
 from gateway.guardrails.offline import configure_offline
 from gateway.guardrails.personal_ids import PersonalIdRecognizer, may_hold_personal_id
 from gateway.guardrails.phones import CONTEXT as PHONE_CONTEXT
+from gateway.guardrails.phones import CONTEXT_RESTS as PHONE_CONTEXT_RESTS
 from gateway.guardrails.phones import NATIONAL_REGIONS, PhoneNumberRecognizer
 from gateway.guardrails.places import PlaceRecognizer
 from gateway.guardrails.prefilters import PerText, any_regex, any_word, case_partners, has_regex
@@ -405,7 +406,7 @@ class Detector:
 # Context words whose case tells them from other text, as the rest read after their first letter: "b." (born) in
 # lower case, or capitalised after an opening parenthesis ("(B. 1941)"); a code's or an IBAN's last letter before a
 # full stop is no birth word ("KEKFD2029B. The minutes were approved 31 August 2025.").
-_CASED_RESTS = {"b.": r"(?:(?<=(?-i:b))|(?<=\((?-i:B)))\."}
+_CASED_RESTS = {"b.": r"(?:(?<=(?-i:b))|(?<=\((?-i:B)))\.", **PHONE_CONTEXT_RESTS}  # and phones' speaker labels
 
 
 def _context_regex(words: list[str] | None) -> re.Pattern[str] | None:
