@@ -19,6 +19,7 @@ from gateway.guardrails.lower_case_ner import lower_case_view
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.not_names import without_non_names
+from gateway.guardrails.ordinary_phrases import holds_unnamed_word, reads_as_words
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.personal_ids import without_phones_in_labelled_ids
@@ -162,19 +163,21 @@ def _agreed(text: str, finding: Finding, people: list[Finding], common_words: fr
     dictionary word ("Lake Shore" of a street address cut short in a stream is both models' person)."""
     return (finding.entity_type == "PERSON"
             and any(other.source != finding.source and other.overlaps(finding) for other in people)
-            and not any(word.casefold() in common_words for word in _WORD.findall(text[finding.start : finding.end])))
+            and not any(word.casefold() in common_words for word in _WORD.findall(text[finding.start : finding.end]))
+            and not holds_unnamed_word(text[finding.start : finding.end]))
 
 
 def _kept(text: str, finding: Finding, places: list[Finding], common_words: frozenset[str] = frozenset(),
           agreed: bool = False) -> list[Finding]:  # fmt: skip
     """What of a NER finding is kept: a place when written as one, a person's parts on each line when confirmed
     (the same rules for both models: on the dev split they kept more of the continental model's names than cutting
-    its spans to runs of capitalised words did)."""
+    its spans to runs of capitalised words did), unless its words are ordinary words (``ordinary_phrases``)."""
     if "|" in text and in_table_header(text, finding.start):
         return []  # a Markdown table's column names ("Customer Name", "Contact")
     if finding.entity_type != "PERSON":
         return [finding] if place_confirmed(text, finding, common_words) else []
-    return [part for part in line_parts(finding, text) if confirmed(text, part, places, agreed)]
+    return [part for part in line_parts(finding, text) if confirmed(text, part, places, agreed)
+            and not reads_as_words(text[part.start : part.end], common_words)]
 
 
 def _at_raw_span(finding: Finding, view: ReaderView) -> Finding:

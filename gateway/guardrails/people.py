@@ -76,6 +76,7 @@ from gateway.guardrails.name_cues import (
 from gateway.guardrails.name_lists import listed_names, shaped_names
 from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, LOWER_LETTERS, NER_SOURCE, UPPER_LETTERS, starts_sentence
 from gateway.guardrails.not_names import RELATION_WORDS
+from gateway.guardrails.ordinary_phrases import holds_unnamed_word
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, LOWERCASE_MIN_POPULATION, english_words, gazetteer
 from gateway.guardrails.places import SCORE as PLACE_SCORE
@@ -703,6 +704,8 @@ def rare_letter_names(text: str, common_words: frozenset[str], taken: Iterable[F
         if any(word.casefold() in _STOP_WORDS or word.casefold() in common_words or word.casefold() in _CALENDAR_WORDS
                or word.casefold() in FIELD_WORDS for word in (first, last)):  # fmt: skip
             continue
+        if holds_unnamed_word(match.group()):
+            continue  # ordinary words of some language (``ordinary_phrases``): "Szanowni Państwo", "Dział Kadr"
         if any(start < match.end() and match.start() < end for start, end in spans):
             continue
         found.append(Finding("PERSON", match.start(), match.end(), RARE_LETTER_SCORE, "rare_letter_names"))
