@@ -11,7 +11,11 @@ name list (``person_names``) holds tens of thousands of first names, many of the
   (``places.LOWERCASE_MIN_POPULATION``: "georgia"), no laugh written as a repeated syllable ("jaja",
   "haha"), and no English dictionary word, unless the dictionary holds it as a noun alone and it is a common given
   name of the English-speaking countries too (the snapshot's ``given_english``: "karen", "shannon"; not "coffee",
-  "juice");
+  "juice") or a noun WordNet writes capitalised only that names no town of ``places.SMALL_TOWN_POPULATION`` or more
+  (``proper_nouns``: "samuel", "esther"; not "enid", Oklahoma's);
+- or it is a rarer first name names-dataset lists that no English dictionary or the NER model's vocabulary, no
+  frequent word of the languages chat is written in (``frequent_words``) and no place spells ("olegario",
+  "giulietta"); alone in its segment, such a name is all the segment says (a list's line), not beside chat's words;
 - it stands where a person is addressed or talked about, in its segment of the message (a line without a chat
   speaker's prefix, cut at sentence marks, commas, semicolons and " / "):
   - the segment's other words are only function words, adverbs and chat's own short words ("ok so vanessa then",
@@ -20,8 +24,13 @@ name list (``person_names``) holds tens of thousands of first names, many of the
   - a verb follows it as its subject ("dmitri was late again", "patricia fixed the flaky test", "i guess svetlana
     left early", "alors mathilde est partie"), the word before it no article or possessive ("the mic is broken"
     names a thing); or
+  - a verb follows it before a clause's opening word ("antonio dice que ...", "esther dit qu'elle ..."), or a
+    negation particle ("inga nie chciała", "marc ne vient pas");
   - it is the object of a verb or of a preposition of people right before it ("saw estelle at the gym", "wait
-    alexandra or the other one", "coffee with pauline", "meeting w/ ana").
+    alexandra or the other one", "coffee with pauline", "meeting w/ ana", "diz à erica", "zeg tegen maria", the
+    Romance personal "a" after a word English does not write: "dile a vicenta"), or follows a greeting or thanks
+    ("hi graham", "cześć joanna", "thanks jonas");
+  - it is a chat line's speaker label ("marta: omw"), a common given name, not a role ("agent:", "mam:").
 
 A known surname, or a word no dictionary holds, right after the given name belongs to the name ("monika kowalczyk
 lol"). Before a family name (a known last name, or a word ending as family names do: ``surnames``), a first name
@@ -41,12 +50,24 @@ import re
 from collections.abc import Iterable
 
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
+from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH_STOP_WORDS
+from spacy.lang.pl.stop_words import STOP_WORDS as POLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.name_cues import is_vowelless
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.place_stop_words import place_given_names
-from gateway.guardrails.places import LOWERCASE_MIN_POPULATION, REGION, EnglishWords, english_words, gazetteer
+from gateway.guardrails.places import (
+    LOWERCASE_MIN_POPULATION,
+    REGION,
+    SMALL_TOWN_POPULATION,
+    EnglishWords,
+    english_and_stop_words,
+    english_words,
+    gazetteer,
+)
+from gateway.guardrails.proper_nouns import proper_nouns
 from gateway.guardrails.surnames import has_surname_ending
 
 ADDRESSED_SCORE = 0.6
@@ -79,7 +100,7 @@ _ANY_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _SEGMENT_END = re.compile(r"[.!?…]+(?<!\b[^\W\d_]\.)(?=\s|\Z)|[,;:()]|[ \t]+[/|–—-][ \t]+|\n")
 # A chat line's speaker or quote prefix: "<op> ", "[17:22] them: ", "agent: ", "> ", "- ".
 _SPEAKER_PREFIX = re.compile(r"[ \t]*(?:(?:[>*•-]+|<[^<>\s]{1,24}>|\[[^\[\]\n]{1,24}\])[ \t]*)*"
-                             r"(?:[^\s:<>\[\]]{1,24}:[ \t]+)?")  # fmt: skip
+                             r"(?:(?P<speaker>[^\s:<>\[\]]{1,24}):[ \t]+)?")  # fmt: skip
 _GAP = re.compile(r"[ \t]+")
 # A middle initial between a first name and a family name ("qaseem d. zaafir", "dórothea p. vífillsdóttir").
 _MIDDLE_INITIAL = re.compile(r"[ \t]+[^\W\d_]\.(?=[ \t])")
@@ -93,11 +114,27 @@ _THING_BEFORE = frozenset({"the", "a", "an", "my", "your", "his", "her", "its", 
 _AUXILIARIES = frozenset({"is", "was", "has", "had", "will", "can", "could", "would", "should", "did", "does",
                           "just", "already", "never", "always", "still", "isn't", "wasn't", "hasn't", "won't",
                           "can't", "didn't", "doesn't", "a", "est", "était", "va", "sera", "ist", "hat", "war",
-                          "wird", "kann", "está", "fue", "ha", "ya", "no"})  # fmt: skip
+                          "wird", "kann", "está", "fue", "ha", "ya", "no",
+                          # the negation particles a subject stands before ("inga nie chciała", "marc ne vient pas")
+                          "ne", "non", "não", "nicht", "niet", "nie"})  # fmt: skip
+# Words that open a clause a verb of saying or thinking takes, one word after its subject ("antonio dice que ...",
+# "esther dit qu'elle ...", "riccardo dice che ...", "jonas sagt dass ...", "fenne zegt dat ...", "ola mówi że ...").
+_COMPLEMENTIZERS = frozenset({"que", "qu", "che", "dass", "dat", "że"})
+# Greetings, thanks and farewells that address the person named right after them ("hi graham", "thanks jonas",
+# "cześć apolonia"), in the languages chat is mostly written in.
+_GREETINGS = frozenset({"hi", "hey", "hello", "hiya", "yo", "thanks", "thx", "ty", "cheers", "bye", "morning",
+                        "salut", "coucou", "bonjour", "bonsoir", "merci", "hola", "gracias", "adiós", "hallo", "moin",
+                        "servus", "danke", "tschüss", "ciao", "grazie", "olá", "oi", "obrigado", "obrigada", "hoi",
+                        "doei", "bedankt", "dank", "cześć", "hej", "dzięki", "dziękuję"})  # fmt: skip
 # Prepositions a person follows in chat ("coffee with pauline", "waiting on samarth", "a call with purity"), in the
 # languages read.
 _PEOPLE_PREPOSITIONS = frozenset({"with", "to", "for", "from", "about", "on", "by", "avec", "pour", "con", "para",
-                                  "mit", "für", "von", "met", "voor", "com", "per"})  # fmt: skip
+                                  "mit", "für", "von", "met", "voor", "com", "per", "à", "tegen"})  # fmt: skip
+# Romance languages mark a person as a verb's object with "a" ("dile a vicenta", "di a antonio", "diz a erica"),
+# which English writes as its article: "a" counts after a word of no English dictionary only.
+_PERSONAL_A = "a"
+# Function words of the other languages chat is often written in, for reading what says nothing in a segment.
+_OTHER_STOP_WORDS = frozenset(POLISH_STOP_WORDS | DUTCH_STOP_WORDS)
 
 
 @functools.cache
@@ -128,8 +165,10 @@ def _is_filler(word: str, stop_words: frozenset[str]) -> bool:
     base = re.split(r"['’]", folded)[0]
     if any(char.isdigit() for char in folded):
         return False  # a number, a code, a version
-    if folded in stop_words or base in ENGLISH_STOP_WORDS:
+    if folded in stop_words or base in ENGLISH_STOP_WORDS or folded in _OTHER_STOP_WORDS:
         return True
+    if "-" in folded and all(part in stop_words for part in folded.split("-")):
+        return True  # "peut-être"
     if folded in english_words().modifiers or (len(folded) >= MIN_LETTERS and _REPEATED_SYLLABLE.fullmatch(folded)):
         return True  # an adverb, an adjective, a laugh ("haha", "jaja"; not "rr")
     if is_vowelless(folded):
@@ -154,14 +193,28 @@ def _is_given_name(word: str, stop_words: frozenset[str], common_words: frozense
     if len(word) < MIN_LETTERS or not word.islower() or word in stop_words or word in banned:
         return False
     names = known_names()
-    if word not in names.given or _REPEATED_SYLLABLE.fullmatch(word):
+    if _REPEATED_SYLLABLE.fullmatch(word):
         return False
+    if word not in names.given:
+        return _rare_given_name(word, common_words)
     if _large_place(word):
         return False  # a country's, a state's or a large city's name, which the places read in lower case ("nebraska")
     if word not in common_words:
         return True
     english = english_words()
-    return word not in english.verbs and word not in english.modifiers and word in names.given_english
+    if word in english.verbs or word in english.modifiers:
+        return False
+    return word in names.given_english or (word in proper_nouns()
+                                           and gazetteer().get(word, 0) < SMALL_TOWN_POPULATION)  # fmt: skip
+
+
+def _rare_given_name(word: str, common_words: frozenset[str]) -> bool:
+    """Whether a lower-case word is a first name names-dataset lists outside the common given names that no word of
+    the languages chat is mostly written in spells: no English dictionary word nor one of the NER model's vocabulary,
+    no frequent word of a language of ``frequent_words`` (wordfreq's), no place the gazetteer knows ("olegario",
+    "apolonia", "giulietta")."""
+    return (word in known_names().first and word not in common_words and word not in english_words().vocabulary
+            and word not in frequent_in_any() and word not in gazetteer())  # fmt: skip
 
 
 def _surname_words(text: str, end: int, stop: int, stop_words: frozenset[str], common_words: frozenset[str]) -> int:
@@ -218,9 +271,23 @@ def addressed_names(
             line_end = stop if line_end < 0 else line_end
             prefix = _SPEAKER_PREFIX.match(text, line_start, line_end)
             message_start = line_start if prefix is None else prefix.end()
+            if prefix is not None and prefix.group("speaker") is not None:
+                _speaker(text, prefix.span("speaker"), stop_words, common_words, banned, spans, found)
             _in_line(text, message_start, line_end, stop_words, common_words, banned, spans, found, listed_only)
             line_start = line_end + 1
     return found
+
+
+def _speaker(text: str, span: tuple[int, int], stop_words: frozenset[str], common_words: frozenset[str],
+             banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding]) -> None:  # fmt: skip
+    """A chat line's speaker label that is a common given name ("marta: ok omw"), not a role ("agent:", "mam:")."""
+    start, end = span
+    if not _WORD.fullmatch(text, start, end) or not _is_given_name(text[start:end], stop_words, common_words, banned):
+        return
+    if any(s < end and start < e for s, e in spans):
+        return
+    found.append(Finding("PERSON", start, end, ADDRESSED_SCORE, "addressed_names"))
+    spans.append(span)
 
 
 def _in_line(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
@@ -234,11 +301,15 @@ def _in_line(text: str, start: int, end: int, stop_words: frozenset[str], common
             segment_start = cut.end()
 
 
-def _subject_before(before: list[re.Match[str]], following: str) -> bool:
-    """Whether a name with the words `before` it stands as the subject of the verb `following` it."""
-    if before and before[-1].group().casefold() in _THING_BEFORE:
+def _subject_before(before: list[re.Match[str]], after: list[re.Match[str]]) -> bool:
+    """Whether a name with the words `before` it stands as the subject of the verb right `after` it: an English verb
+    form or an auxiliary, or any word before a clause's opening word ("antonio dice que", "esther dit qu'elle")."""
+    if not after or (before and before[-1].group().casefold() in _THING_BEFORE):
         return False  # "the mic is broken"
-    return following in _AUXILIARIES or following in _verb_forms()
+    following = after[0].group().casefold()
+    if following in _AUXILIARIES or following in _verb_forms():
+        return True
+    return len(after) > 1 and re.split(r"['’]", after[1].group().casefold())[0] in _COMPLEMENTIZERS
 
 
 def _object_after(text: str, before: list[re.Match[str]]) -> bool:
@@ -250,8 +321,10 @@ def _object_after(text: str, before: list[re.Match[str]]) -> bool:
     previous = before[-1].group().casefold()
     if previous == "w" and text[before[-1].end() : before[-1].end() + 1] == "/":
         return True  # "w/ ana"
-    if previous in _PEOPLE_PREPOSITIONS:
+    if previous in _PEOPLE_PREPOSITIONS or previous in _GREETINGS:
         return True
+    if previous == _PERSONAL_A and len(before) > 1 and before[-2].group().casefold() not in english_and_stop_words():
+        return True  # "dile a vicenta"; not "call a maria"
     if previous in _THING_BEFORE or previous in ENGLISH_STOP_WORDS:
         return False
     if _present_participle(previous, _verbs_and_nouns()):
@@ -390,9 +463,13 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         # Alone in its segment, a first name no list holds needs a family name that is no given name too: a word
         # names-dataset knows both ways may be a word of a language with no dictionary here ("nimefika salama",
         # Swahili for "arrived safely"), a family name only is a name's ("nirja banerjee").
+        # A first name outside the common ones is alone only as all its segment says: one of a list of people, one
+        # a line ("wer kommt samstag\nrandolf"); beside chat's words it may be a rarer word of the language ("ok
+        # matelot").
+        rare = given and name_end == word.end() and value not in known_names().given
         alone = all(_is_filler(w.group(), stop_words) for w in others) and (
-            listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
-        subject = bool(after) and _subject_before(before, after[0].group().casefold())
+            listed or _only_family_names(text, word.end(), name_end)) and not (rare and others)  # fmt: skip
+        subject = _subject_before(before, after)
         if not (alone or subject or _object_after(text, before)):
             continue
         if any(s < name_end and word.start() < e for s, e in spans):

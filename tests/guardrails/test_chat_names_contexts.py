@@ -1,0 +1,59 @@
+"""A given name typed in lower case where chat addresses or talks about someone in the languages it is written in:
+after a greeting ("hi graham"), after "à", "tegen" or the Romance personal "a" ("dile a vicenta"), as a speaker's
+label ("marta: omw"), as the subject of a verb before a clause ("antonio dice que ...") or a negation ("inga nie
+chciała"); a given name English writes only as a proper noun ("samuel", WordNet's prophet); a first name outside the
+common ones that no frequent word of the languages read spells ("olegario"). And their look-alikes that stay
+ordinary chat."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.guardrails.chat_names import addressed_names
+from gateway.guardrails.people import _NOT_GIVEN_NAMES, _STOP_WORDS
+from gateway.guardrails.places import english_words
+
+
+def addressed(text: str) -> list[str]:
+    words = english_words()
+    common = words.nouns | words.verbs | words.modifiers
+    found = addressed_names(text, [(0, len(text))], _STOP_WORDS, common, _NOT_GIVEN_NAMES, [])
+    return [text[f.start : f.end] for f in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hi graham your scan is booked", "graham"),  # a greeting before the name
+        ("cześć joanna, jestem rekruterką", "joanna"),
+        ("mãe: diz à erica pra ligar pra avó", "erica"),  # "à", a person's preposition
+        ("mam: zeg tegen maria dat ze oma moet bellen", "maria"),
+        ("mamma: di a antonio di chiamare la nonna", "antonio"),  # the Romance personal "a"
+        ("ok so riccardo dice che nichelino costa troppo", "riccardo"),  # a clause after the verb
+        ("ok so esther dit qu'elle arrive demain", "esther"),
+        ("kabul była niesamowita, róża nie chciała wracać", "róża"),  # a negation after the subject
+        ("mum says tell samuel happy birthday", "samuel"),  # a proper noun only in WordNet
+        ("nos vamos a catriel?? olegario dice que jingzhi es carísimo", "olegario"),  # a rarer listed first name
+        ("qui vient samedi\nrobert peut-être", "robert"),  # a hyphenated stop word says nothing ("peut-être")
+        ("marta: ok omw", "marta"),  # a speaker's label
+    ],
+)
+def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name: str) -> None:
+    assert name in addressed(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hi coffee first",  # a greeting before a dictionary word
+        "call a doctor please",  # "a" is English's article after an English verb
+        "i'd call a rose a rose",
+        "the answer dice que no",  # a clause after no name
+        "agent: one sec",  # a role's label, no given name
+        "mam: zeg tegen oma dat het goed is",
+        "yeah enid lol",  # a proper noun that names a town as often (Enid, Oklahoma)
+        "ok matelot",  # a listed first name that is a word of another language
+    ],
+)
+def test_ordinary_chat_names_nobody(text: str) -> None:
+    assert addressed(text) == []
