@@ -81,6 +81,7 @@ from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import CONNECTORS, LOWERCASE_MIN_POPULATION, english_words, gazetteer
 from gateway.guardrails.places import SCORE as PLACE_SCORE
 from gateway.guardrails.prefilters import AfterNone, AtLineStarts
+from gateway.guardrails.proper_nouns import proper_nouns
 from gateway.guardrails.recurring_names import SUBJECT_SOURCE
 from gateway.guardrails.surnames import has_surname_ending, suffixed_names
 
@@ -91,6 +92,7 @@ CAPITALS_PAIR_SCORE = 0.6
 _MIN_CAPITALS_LETTERS = 3  # two capitals are a code far more often than a name ("RM", "YY", "HK")
 _MIN_UNLISTED_LETTERS = 4
 _STOP_WORDS = frozenset(word.casefold() for words in (EN, FR, ES, DE, IT, PT) for word in words)
+_OTHER_STOP_WORDS = tuple(frozenset(word.casefold() for word in words) for words in (FR, ES, DE, IT, PT))
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _APOSTROPHES = str.maketrans(dict.fromkeys("’‘ʼ`´′", "'"))
 # Two or three words: first name, optional middle initial, last name; capitalised, or all lower case. Where a text
@@ -354,8 +356,14 @@ def _pairs_in(
         position = match.start() + 1  # pairs overlap: "Maria Anna Nowak" tries "Anna Nowak" next
         if match.start() > begin and unicodedata.combining(text[match.start() - 1]):
             continue  # the rest of a word a combining mark splits ("i̇sparta": a dotted capital I, lower-cased)
-        if first.casefold() in _STOP_WORDS or last.casefold() in _STOP_WORDS:
-            continue
+        if not lower and _stop_word_given_pair(first, last, common_words):
+            if not any(start < match.end() and match.start() < end for start, end in spans):
+                _add_pair(match, lower, spans, not_places, found)
+                position = match.end()
+            continue  # "Per Hansen", "Will Jensen": a given name English spells as a function word
+        if first.casefold() in _STOP_WORDS or (last.casefold() in _STOP_WORDS
+                                                and not _foreign_stop_surname(first, last, text, begin, stop, match)):
+            continue  # a function word ("maria que"), not a family name another language spells ("ahmad ali")
         if not names.is_first(first):
             if not lower and _family_first(first, last, common_words) \
                     and not any(start < match.end() and match.start() < end for start, end in not_places):
@@ -386,6 +394,40 @@ def _pairs_in(
             continue
         _add_pair(match, lower, spans, not_places, found)
         position = match.end()
+
+
+def _stop_word_given_pair(first: str, last: str, common_words: frozenset[str]) -> bool:
+    """Whether a first name English spells as a stop word ("Per", "Will", "May": ``person_names``' ``stop_given``, or
+    a common given name that is a stop word) stands before a family name: a known last name of four letters or more
+    that is no stop word, no calendar or field word and no English dictionary word but a proper noun
+    (``proper_nouns``: "PER HANSEN", "MAY JENSEN"; not "PER UNIT", "WILL CALL", "MAY APPLY")."""
+    names = known_names()
+    given, family = first.casefold(), last.casefold()
+    if not (given in names.stop_given or (given in names.given and given in _STOP_WORDS)):
+        return False
+    return (len(family) >= _MIN_UNLISTED_LETTERS and names.is_last(family) and family not in _STOP_WORDS
+            and (family in proper_nouns() or (family not in common_words and family not in _dictionary()))
+            and family not in _CALENDAR_WORDS and family not in FIELD_WORDS)  # fmt: skip
+
+
+_REPEATED_SYLLABLE = re.compile(r"(..?)\1+")
+
+
+def _foreign_stop_surname(first: str, last: str, text: str, begin: int, stop: int, pair: re.Match[str]) -> bool:
+    """Whether a stop word after a first name is a family name still ("ahmad ali": "ali" is Portuguese for "there"):
+    the first a common given name (``person_names``' ``given``) and no stop word, the word a known last name of three
+    letters or more, no English stop word and a stop word of one other language only, of which text[begin:stop] holds
+    no other stop word (a sentence of that language writes its own word: "o joão está ali"), and no laugh ("haha")."""
+    names = known_names()
+    folded = last.casefold()
+    if len(folded) < 3 or folded in EN or not names.is_last(folded) or first.casefold() not in names.given:
+        return False
+    if _REPEATED_SYLLABLE.fullmatch(folded):
+        return False  # a laugh ("anna haha")
+    languages = [words for words in _OTHER_STOP_WORDS if folded in words]
+    return len(languages) == 1 and not any(
+        word.group().casefold() in languages[0] for word in _WORD.finditer(text, begin, stop)
+        if not pair.start() <= word.start() < pair.end())  # fmt: skip
 
 
 def _add_pair(
@@ -555,10 +597,13 @@ def _capitals_name(first: str, second: str, common_words: frozenset[str]) -> boo
     """Whether two words in capitals are a first and a last name, in either order (``capitals_pairs``)."""
     names = known_names()
     folded = (first.casefold(), second.casefold())
-    if not ((names.is_first(first) and names.is_last(second)) or (names.is_last(first) and names.is_first(second))
+    stop_given = _stop_word_given_pair(first, second, common_words)  # "PER HANSEN", "WILL JENSEN"
+    if not stop_given and not (
+            (names.is_first(first) and names.is_last(second)) or (names.is_last(first) and names.is_first(second))
             or (names.is_first(first) and _unlisted_family(second, folded[1], common_words))):  # fmt: skip
         return False
-    if any(word in _STOP_WORDS or word in _CALENDAR_WORDS or word in FIELD_WORDS for word in folded):
+    if not stop_given and any(word in _STOP_WORDS or word in _CALENDAR_WORDS or word in FIELD_WORDS
+                              for word in folded):  # fmt: skip
         return False
     longest_unlisted = max((len(word) for word in folded if word not in common_words and word not in _dictionary()),
                            default=0)  # fmt: skip

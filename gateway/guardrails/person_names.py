@@ -13,7 +13,9 @@ A country's top first names hold the words its records mistype or misfile as nam
 Street"), so a first name that is an English stop word, or an English adjective or adverb of four letters or more
 (the model's lemmatizer index), is left out unless the English-speaking countries' own top first names hold it
 ("Will", "May", "Grace", "Mark" stay). Shorter ones stay too: they are romanised East-Asian given names ("Won",
-"Xi", "Gu") as often as words.
+"Xi", "Gu") as often as words. Those left out that are common given names of some country (among its
+``GIVEN_NAMES_PER_GENDER`` most frequent of a gender: Scandinavian "Per") are kept apart, as ``stop_given``: a name
+in capitals before a family name ("PER HANSEN"), where the case says nothing.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class KnownNames:
     last: frozenset[str]
     given: frozenset[str] = frozenset()
     given_english: frozenset[str] = frozenset()
+    stop_given: frozenset[str] = frozenset()
 
     def is_first(self, word: str) -> bool:
         return word.casefold() in self.first
@@ -73,7 +76,7 @@ class KnownNames:
 @cache
 def known_names() -> KnownNames:
     data = json.loads(gzip.decompress(SNAPSHOT.read_bytes()).decode("utf-8"))
-    keys = ("first", "last", "given", "given_english")
+    keys = ("first", "last", "given", "given_english", "stop_given")
     return KnownNames(*(frozenset(name.casefold() for name in data.get(key, [])) for key in keys))
 
 
@@ -115,8 +118,12 @@ def extract() -> dict[str, list[str]]:
     last_names = {n for names in last.values() for n in names if _cased_name(n)}
     given = {n for n in first_names if n.casefold() in common_given}
     given_english = {n for n in given if n.casefold() in english_common_given}
+    stop_given = {n for by_gender in first.values() for names in by_gender.values()
+                  for n in names[:GIVEN_NAMES_PER_GENDER]
+                  if _cased_name(n) and n.casefold() in english_words
+                  and n.casefold() not in english_given}  # fmt: skip
     return {"first": sorted(first_names), "last": sorted(last_names), "given": sorted(given),
-            "given_english": sorted(given_english)}  # fmt: skip
+            "given_english": sorted(given_english), "stop_given": sorted(stop_given)}  # fmt: skip
 
 
 def main() -> None:
