@@ -20,6 +20,7 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import phonenumbers
 from phonenumbers import (
@@ -31,12 +32,22 @@ from phonenumbers import (
     PhoneNumberMatcher,
     ValidationResult,
 )
+from phonenumbers.phonenumbermatcher import _PATTERN as _MATCHER_CANDIDATE
+from phonenumbers.phonenumbermatcher import _SLASH_SEPARATED_DATES
 from phonenumbers.phonenumberutil import (
+    _MAX_INPUT_STRING_LENGTH,
     _MAX_LENGTH_COUNTRY_CODE,
     _MAX_LENGTH_FOR_NSN,
     _MIN_LENGTH_FOR_NSN,
+    _SECOND_NUMBER_START_PATTERN,
+    _build_national_number_for_parsing,
     _is_number_matching_desc,
+    _is_valid_region_code,
+    _is_viable_phone_number,
+    _match_national_number,
+    _maybe_strip_extension,
     _maybe_strip_national_prefix_carrier_code,
+    _normalize,
     _set_italian_leading_zeros_for_phone_number,
     _test_number_length,
     country_code_for_valid_region,
@@ -227,21 +238,25 @@ def judgements_shared() -> Iterator[None]:
         _scan.judged = None
 
 
-def _valid_region(candidate: str, region: str | None) -> str | None:
+def _valid_region(candidate: str, region: str | None, national: NationalForm | None = None) -> str | None:
     """The region of ``candidate`` read as dialled from ``region`` when it is a valid number there (None: unreadable
-    or invalid). ``phonenumbers.is_valid_number``'s own steps, its region kept: ``region_code_for_number``, then
+    or invalid); ``national``: the candidate's ``national_form``, where the caller tries it in several regions.
+    ``phonenumbers.is_valid_number``'s own steps, its region kept: ``region_code_for_number``, then
     ``is_valid_number_for_region``. A country code shared by several regions (North America's +1) has its region
     found by validating the number in each in turn, the dearest part of validating one; the region found that way
     is valid by that very test, which is not run a second time."""
+    number: PhoneNumber | None
     if region is None and _PLAIN_INTERNATIONAL.issuperset(candidate) and candidate.rfind("+") == 0:
         number = _parsed_international(candidate)
-        if number is None:
-            return None
+    elif region is not None and national is not None:
+        number = _parsed_national(national, region)
     else:
         try:
             number = phonenumbers.parse(candidate, region)
         except phonenumbers.NumberParseException:
             return None
+    if number is None:
+        return None
     regions = COUNTRY_CODE_TO_REGION_CODE.get(number.country_code) if number.country_code is not None else None
     if not regions:
         return None
@@ -332,6 +347,13 @@ def _parsed_international(candidate: str) -> PhoneNumber | None:
     metadata = PhoneMetadata.metadata_for_region_or_calling_code(
         country_code, region_code_for_country_code(country_code)
     )
+    return _with_national_number(number, national, metadata)
+
+
+def _with_national_number(number: PhoneNumber, national: str, metadata: PhoneMetadata | None) -> PhoneNumber | None:
+    """``parse``'s last steps: `number` with the national number `national` holds once the national prefix and
+    carrier code that `metadata` names are stripped where what is left has a length of the region's (None: parse
+    raises, the national number too short or too long)."""
     if len(national) < _MIN_LENGTH_FOR_NSN:
         return None
     if metadata is not None:
@@ -343,6 +365,95 @@ def _parsed_international(candidate: str) -> PhoneNumber | None:
     _set_italian_leading_zeros_for_phone_number(national, number)
     number.national_number = int(national)
     return number
+
+
+# A national form is tried in each of ``NATIONAL_REGIONS``: ``phonenumbers.parse`` would redo, for every region, the
+# steps that read no region (extracting the number from the string, the viability and extension patterns, and
+# normalising its digits twice, a Python loop over each character), over half of parsing one. Those are taken once
+# (``national_form``), the region's own steps after them (``_parsed_national``). A candidate holds no '+' and no
+# letter on this path, so its digits are all its normalised form holds.
+_PLAIN_NATIONAL = frozenset("0123456789 \t().-/")
+
+
+@dataclass(frozen=True, slots=True)
+class NationalForm:
+    """What ``phonenumbers.parse`` reads of a national form before it looks at the region: its extension, the
+    number string left of it, and that string's digits."""
+
+    extension: str
+    number: str
+    digits: str
+
+
+def national_form(candidate: str) -> NationalForm | None:
+    """``phonenumbers.parse(candidate, region)``'s region-free steps, for a candidate of ``_PLAIN_NATIONAL`` only
+    (None: another candidate, or one that ``parse`` rejects in every region before reading its region)."""
+    if not _PLAIN_NATIONAL.issuperset(candidate) or len(candidate) > _MAX_INPUT_STRING_LENGTH:
+        return None
+    try:
+        number = _build_national_number_for_parsing(candidate)
+    except phonenumbers.NumberParseException:
+        return None
+    if not _is_viable_phone_number(number):
+        return None  # parse's NOT_A_NUMBER
+    extension, number = _maybe_strip_extension(number)
+    return NationalForm(extension, number, _normalize(number))
+
+
+def _parsed_national(form: NationalForm, region: str) -> PhoneNumber | None:
+    """``phonenumbers.parse(candidate, region)`` from the candidate's ``national_form`` (None: it raises), step by step
+    as ``parse`` and its ``_maybe_extract_country_code`` take them for a string with no '+'."""
+    if not _is_valid_region_code(region):
+        return None  # parse's INVALID_COUNTRY_CODE: no region, and no '+' to read one from
+    metadata = PhoneMetadata.metadata_for_region(region.upper(), None)
+    if metadata is None:
+        return None  # none for a supported region
+    number = PhoneNumber()
+    if form.extension:
+        number.extension = form.extension
+    country_code, national = _country_code_dialled(form, metadata, number)
+    if country_code is None:
+        return None
+    if country_code != 0:
+        number_region = region_code_for_country_code(country_code)
+        if number_region != region:
+            metadata = PhoneMetadata.metadata_for_region_or_calling_code(country_code, number_region)
+    else:
+        national = form.digits
+        number.country_code = metadata.country_code
+    return _with_national_number(number, national, metadata)
+
+
+def _country_code_dialled(form: NationalForm, metadata: PhoneMetadata,
+                          number: PhoneNumber) -> tuple[int | None, str]:  # fmt: skip
+    """``_maybe_extract_country_code(form.number, metadata, False, number)`` with the form's digits normalised once:
+    the country code and the national number after it, (0, "") for none, (None, "") where it raises (and ``parse``
+    with it: its retry after a '+' has none to strip)."""
+    if not form.number:
+        return 0, ""
+    digits = form.digits
+    idd = re_compile(metadata.international_prefix) if metadata.international_prefix is not None else None
+    prefix = idd.match(digits) if idd is not None else None
+    if prefix is not None and digits[prefix.end() : prefix.end() + 1] != "0":  # no country code opens with a 0
+        dialled = digits[prefix.end() :]
+        if len(dialled) <= _MIN_LENGTH_FOR_NSN:
+            return None, ""  # TOO_SHORT_AFTER_IDD
+        country_code, rest = _country_code(dialled)
+        if country_code == 0:
+            return None, ""  # INVALID_COUNTRY_CODE
+        number.country_code = country_code
+        return country_code, rest
+    own_code = str(metadata.country_code)
+    if digits.startswith(own_code):
+        general_desc = metadata.general_desc
+        _, national, _ = _maybe_strip_national_prefix_carrier_code(digits[len(own_code) :], metadata)
+        fits_as_written = _match_national_number(digits, general_desc, False)
+        if ((not fits_as_written and _match_national_number(national, general_desc, False))
+                or _test_number_length(digits, metadata) == ValidationResult.TOO_LONG):  # fmt: skip
+            number.country_code = metadata.country_code
+            return metadata.country_code, national
+    number.country_code = 0
+    return 0, ""
 
 class PhoneNumberRecognizer(EntityRecognizer):
     """PHONE_NUMBER: international forms of every region, national forms of ``NATIONAL_REGIONS``.
@@ -480,13 +591,14 @@ class PhoneNumberRecognizer(EntityRecognizer):
         if grouped and _printed_national_id(candidate):
             return None
         bare_region = None
+        national = national_form(candidate)
         for region in self._regions:
             # One group can score above a bare run only as a North American ten-digit number: once a bare region is
             # found, the other regions cannot change the answer and are not parsed.
             nanp_bare = region in _NANP_REGIONS and len(groups[0]) == 10
             if bare_region is not None and not grouped and not nanp_bare:
                 continue
-            if _valid_region(candidate, region) is None:
+            if _valid_region(candidate, region, national) is None:
                 continue
             if (grouped or nanp_bare) and _written_as_dialled(candidate, region):
                 if len(groups) >= 2:
@@ -526,9 +638,20 @@ def _is_ipv4(candidate: str) -> bool:
 
 def _written_as_dialled(candidate: str, region: str) -> bool:
     """Whether libphonenumber's matcher, at EXACT_GROUPING, reads all of `candidate` as one number of `region`:
-    valid, with the national prefix where the region's format needs it, in the digit groups the region writes."""
-    return any(match.start == 0 and match.end == len(candidate)
-               for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.EXACT_GROUPING))  # fmt: skip
+    valid, with the national prefix where the region's format needs it, in the digit groups the region writes.
+
+    Only the matcher's first match can span the whole text (each later one starts after the one before it ends),
+    and it does only when the matcher's own candidate pattern spans it and the whole of it verifies: the "inner
+    matches" the matcher tries once it does not are shorter pieces of it. So the matcher's steps for its first
+    candidate are taken (``PhoneNumberMatcher._find`` and ``_extract_match``) without those for the pieces, nor the
+    search on for further matches (a third of the matcher's time)."""
+    found = _MATCHER_CANDIDATE.search(candidate)
+    if found is None or found.span() != (0, len(candidate)) or _SECOND_NUMBER_START_PATTERN.search(candidate):
+        return False  # the matcher's first candidate is shorter than the text
+    if _SLASH_SEPARATED_DATES.search(candidate):
+        return False  # a date: the matcher reads no number in it (its time-stamp test reads the text after it: none)
+    matcher = PhoneNumberMatcher(candidate, region, leniency=Leniency.EXACT_GROUPING)
+    return matcher._parse_and_verify(candidate, 0) is not None
 
 
 def _named_a_reference(text: str, start: int) -> bool:

@@ -7,6 +7,7 @@ import phonenumbers
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from phonenumbers import Leniency, PhoneNumberMatcher
 
 from gateway.guardrails import phones
 from gateway.guardrails.phones import (
@@ -22,9 +23,11 @@ from gateway.guardrails.phones import (
     _digits_running_on,
     _is_ipv4,
     _parsed_international,
+    _parsed_national,
     _valid_region,
     _written_as_dialled,
     candidate_search_start,
+    national_form,
 )
 
 
@@ -210,6 +213,104 @@ def test_a_number_with_other_characters_is_parsed_by_phonenumbers() -> None:
     assert _valid_region("+1\t415 555 0132", None) is None
     assert _valid_region("+1 415 555 0132", None) == "US"
     assert _valid_region("+49 030/1234567", None) == _region_of_valid_number("+49 030/1234567", None)
+
+
+def _parse_in_region_or_none(candidate: str, region: str) -> phonenumbers.PhoneNumber | None:
+    try:
+        return phonenumbers.parse(candidate, region)
+    except phonenumbers.NumberParseException:
+        return None
+
+
+def _parsed_in_region(candidate: str, region: str) -> phonenumbers.PhoneNumber | None:
+    form = national_form(candidate)
+    return None if form is None else _parsed_national(form, region)
+
+
+_REGIONS_TO_PARSE_IN = sorted({*NATIONAL_REGIONS, "CA", "GG", "IM", "KZ", "RU", "KR", "HU", "SM", "VA", "CN", "BY"})
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.sampled_from(_REGIONS_TO_PARSE_IN),
+    st.sampled_from(("", "0", "(0", "00", "011", "810", "8 10 ", "1 ", "44", "39 0", "7 8", "(")),
+    st.lists(
+        st.tuples(st.text(alphabet="0123456789", min_size=1, max_size=6),
+                  st.sampled_from(("", " ", "-", ".", ") ", " (", "\t", "/", " - ", "  "))),
+        min_size=1,
+        max_size=5,
+    ),
+)
+@example("GB", "(0", [("20", ") "), ("7946", " "), ("0958", "")])  # a national prefix, stripped
+@example("US", "011", [("44", " "), ("20", " "), ("7946", " "), ("0958", "")])  # the region's international prefix
+@example("GB", "44", [("20", " "), ("7946", " "), ("0958", "")])  # its own country code without a '+'
+@example("IT", "", [("06", " "), ("1234", " "), ("5678", "")])  # Italy's leading zero
+@example("DE", "00", [("0", "")])  # too short after the international prefix
+@example("FR", "00", [("999", " "), ("1234567", "")])  # no country code after it
+def test_a_national_form_parses_in_each_region_as_phonenumbers_parses_it(
+    region: str, prefix: str, groups: list[tuple[str, str]]
+) -> None:
+    """The region-free steps taken once (``national_form``) and the region's after them (``_parsed_national``) give
+    ``phonenumbers.parse(candidate, region)``'s own PhoneNumber (extension and Italian leading zeros too), or none
+    where it raises."""
+    candidate = prefix + "".join(digits + joint for digits, joint in groups)
+    expected = _parse_in_region_or_none(candidate, region)
+    got = _parsed_in_region(candidate, region)
+    assert got == expected, (candidate, region)
+    if got is not None and expected is not None:
+        assert (got.extension, got.italian_leading_zero, got.number_of_leading_zeros) == (
+            expected.extension, expected.italian_leading_zero, expected.number_of_leading_zeros)
+
+
+def test_a_candidate_with_a_plus_or_a_letter_has_no_national_form() -> None:
+    """A '+' or a letter changes what parse reads (a country code, a vanity number's digits): those are parsed by
+    phonenumbers itself."""
+    assert national_form("415 555 0132") is not None
+    assert national_form("+1 415 555 0132") is None
+    assert national_form("1-800-FLOWERS") is None
+    # dialled from North America (its international prefix 011) and from Germany (00)
+    assert _valid_region("011 44 20 7946 0958", "US", national_form("011 44 20 7946 0958")) == "GB"
+    assert _valid_region("0044 20 7946 0958", "DE", national_form("0044 20 7946 0958")) == "GB"
+    assert _valid_region("0044 20 7946 0958", "US", national_form("0044 20 7946 0958")) is None
+
+
+def _matcher_reads_all_of(candidate: str, region: str) -> bool:
+    """The plain rule: every match of libphonenumber's matcher, one spanning the whole text."""
+    return any(match.start == 0 and match.end == len(candidate)
+               for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.EXACT_GROUPING))  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from(_REGIONS_TO_PARSE_IN),
+    st.sampled_from(("", "0", "(0", "(", "00", "+", "+1 ", "1 ")),
+    st.lists(
+        st.tuples(st.text(alphabet="0123456789", min_size=1, max_size=5),
+                  st.sampled_from(("", " ", "-", ".", ") ", " (", "/", " / ", " - ", "\t"))),
+        min_size=1,
+        max_size=5,
+    ),
+)
+@example("US", "(", [("415", ") "), ("555", "-"), ("0132", "")])  # North America's grouping
+@example("US", "", [("415", " "), ("5550", " "), ("132", "")])  # valid digits in another grouping
+@example("FR", "0", [("6", " "), ("12", " "), ("34", " "), ("56", " "), ("78", "")])
+@example("FR", "", [("6", " "), ("12", " "), ("34", " "), ("56", " "), ("78", "")])  # no national prefix
+@example("US", "", [("12", "/"), ("31", "/"), ("1999", "")])  # a date
+@example("US", "", [("415", " "), ("555", " "), ("0132", "/"), ("415", " "), ("555", " "), ("0199", "")])
+def test_a_whole_candidate_is_written_as_dialled_as_the_matcher_reads_it(
+    region: str, prefix: str, groups: list[tuple[str, str]]
+) -> None:
+    """The matcher's first candidate verified whole gives what iterating over all its matches gives: whether one
+    spans the whole text."""
+    candidate = (prefix + "".join(digits + joint for digits, joint in groups)).rstrip()
+    assert _written_as_dialled(candidate, region) == _matcher_reads_all_of(candidate, region), (candidate, region)
+
+
+def test_written_as_dialled_reads_the_regions_grouping() -> None:
+    assert _written_as_dialled("(415) 555-0132", "US")
+    assert not _written_as_dialled("415 5550 132", "US")
+    assert _written_as_dialled("06 12 34 56 78", "FR")
+    assert not _written_as_dialled("6 12 34 56 78", "FR")
 
 
 _WHOLE_RUN = re.compile(r"(?:[ \t().-]{0,2}[0-9])*")  # the rule as first written: the whole run, however long
