@@ -34,7 +34,12 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
 - a country, US state or region in lower case that no frequent English word, English common word or stop word
   spells also counts after a location word of a chat language that ``_CUES`` lacks (``_REGION_CUES``: "terug uit
   polen", "naar gelderland", "województwo łódzkie"), after Romance "a" in a sentence that is no English ("se mudó a
-  sinaloa"), or opening its line as the answer to a question on the line above ("e tu?\ncroazia ma vivo a ...");
+  sinaloa"), or opening its line as the answer to a question on the line above ("e tu?\ncroazia ma vivo a ..."),
+  also typed without its diacritics ("australia" for Portuguese "austrália"); so does a town of
+  ``SMALL_TOWN_POPULATION`` or more whose name no frequent word of the chat languages, English common word or stop
+  word alone spells after Dutch "naar" or Portuguese "pra" ("gaan we naar zaventem"), after a place in lower case and
+  a conjunction ("naar zaventem of aalter"), or alone on the line under a question asking where ("de onde você
+  é?\nvolta redonda"); a month or weekday of those languages in lower case is none ("stamppot in juli");
 - one lower-case word found only through the diacritic-free keys needs a location word that is no preposition any
   noun takes ("je suis en réunion" is a meeting, not Réunion);
 - a capitalised one-word name alone on its line (an e-mail signature, an address block) counts, and so does one after
@@ -160,6 +165,9 @@ _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited"
          "heading", "arrived", "arriving", "landed", "leaving", "left", "reside", "resides", "residing", "hometown",
          "entre", "jusqu'à", "habite", "vit", "vive", "vivo", "wohnt", "lebt", "zwischen", "über", "ab",
          "bis", "sede", "siège",
+         # "city" in the other chat languages, as "city", "ville", "stadt" and "ciudad" above: Polish "miasto" (and its
+         # locative and genitive: "w mieście będzin", "z miasta"), Italian "città", Portuguese "cidade", Dutch "stad"
+         "miasto", "mieście", "miasta", "città", "cidade", "stad",
          # the locative words of languages chat mixes with English: Tagalog "sa" (at, to), "nasa" (is at), "taga"
          # (from); Swahili "niko", "tuko", "yuko" (am, are, is at), "huko" (there, at), "katika" (in); Romanian "în"
          "sa", "nasa", "taga", "niko", "tuko", "yuko", "huko", "katika", "în")  # fmt: skip
@@ -274,6 +282,18 @@ _CUE_WORDS = frozenset(_CUES)
 # nor stop word spells ("terug uit namibië", "verhuisd naar gelderland", "województwo łódzkie").
 _REGION_CUES = ("naar", "uit", "pra", "w", "z", "ze", "województwo", "województwa", "województwie")
 _REGION_CUE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_REGION_CUES)})[ \t]+\Z")
+# Of those, the ones a town's name in lower case stands after as it is (Dutch "naar", Portuguese "pra": "gaan we naar
+# zaventem", "vamos pra chingola"); Polish "w" and "z" take a town's inflected form ("w gdańsku"), which no key holds.
+_TOWN_CUES = ("naar", "pra")
+_TOWN_CUE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_TOWN_CUES)})[ \t]+\Z")
+# "Where" in the chat languages: a town's name in lower case alone on the line under a question holding one is its
+# answer ("de onde você é?\nvolta redonda", "where r u\nshibuya").
+_WHERE_WORDS = ("where", "wo", "woher", "où", "dónde", "donde", "onde", "dove", "waar", "gdzie", "skąd")
+_WHERE_WORD = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_WHERE_WORDS)})(?![^\W\d_])", re.IGNORECASE)
+_SPEAKER_LABEL = re.compile(r"[ \t]*(?:\[[^\]\n]{1,20}\][ \t]*)?(?:[^\W\d_]{1,12}:[ \t]*)?")
+# Between two places of a list in lower case ("naar zaventem of aalter", "pra chingola ou teófilo otoni", "nach
+# tepexpan oder dinapur nizamat"): "or" and "and" in the chat languages (Dutch "of" is "or").
+_LIST_JOIN = re.compile(r"[ \t]+(?:or|of|ou|o|oder|lub|albo|and|y|e|et|und|en|i)[ \t]+")
 # The answer to a question on the line above ("skąd jesteś?\n...\na ty?\nbangladesz, ale ..."): the name opens
 # its line and ends it, or a comma or a "but" of the chat languages follows it.
 _ANSWER_END = re.compile(r"[ \t]*(?:\n|\Z|,|[ \t]+(?:but|mais|mas|ma|pero|aber|maar|ale)(?![^\W\d_]))")
@@ -1020,6 +1040,7 @@ class PlaceRecognizer(EntityRecognizer):
         # Regions take an article in German ("in der Bretagne", "die Normandie"); towns do not.
         self._regions = frozenset(key for key in map(_name_key, region_names()) if key is not None)
         self._countries = _countries_and_states()
+        self._folded_countries = frozenset(map(fold, self._countries))
         self._names_and_towns = {**self._cued_towns, **self._names}
         # First word of a name -> the most words a name starting with it has, spelled as the gazetteer spells it
         # or without diacritics: a name is looked up at most that long, not MAX_NAME_WORDS long at every word.
@@ -1169,9 +1190,11 @@ class PlaceRecognizer(EntityRecognizer):
             if _glued(text, words[index]):
                 continue
             chained = last_end >= 0 and _CHAIN.fullmatch(text, last_end, words[index].start()) is not None
-            if not chained and not self._may_be_cued(text, words, index):
+            listed = (not chained and last_end >= 0 and spelled[index].islower()
+                      and _LIST_JOIN.fullmatch(text, last_end, words[index].start()) is not None)  # fmt: skip
+            if not chained and not listed and not self._may_be_cued(text, words, index):
                 continue
-            found = self._place_at(text, words, index, chained, longest[index])
+            found = self._place_at(text, words, index, chained, longest[index], listed)
             if found is None:
                 continue
             count, score = found
@@ -1232,11 +1255,15 @@ class PlaceRecognizer(EntityRecognizer):
         return results
 
     def _place_at(self, text: str, words: list[re.Match[str]], index: int, chained: bool,
-                  longest: int = MAX_NAME_WORDS) -> tuple[int, float] | None:  # fmt: skip
+                  longest: int = MAX_NAME_WORDS, listed: bool = False) -> tuple[int, float] | None:  # fmt: skip
         """(number of words, score) of the longest place name starting at ``words[index]`` that the rules accept
-        (names starting with that word have at most `longest` words)."""
+        (names starting with that word have at most `longest` words; `listed`: a lower-case word after a place and
+        a conjunction)."""
         for count, population, needs_cue in reversed(self._names_from(text, words, index, longest)):
             span = words[index : index + count]
+            if all(word.group().islower() for word in span) and self._lower_place_pointed_at(
+                    text, span, population, listed):  # fmt: skip
+                return count, CUE_SCORE
             if population < CITY_MIN_POPULATION and not self._small_town_cued(text, span, chained):
                 continue
             score = self._judge(text, span, population, chained)
@@ -1365,8 +1392,8 @@ class PlaceRecognizer(EntityRecognizer):
             lower = all(word.group().islower() for word in span)
             if not lower:
                 return None
-            if self._lower_region_pointed_at(text, span):
-                return CUE_SCORE
+            if len(span) == 1 and population < REGION and first.group() in _calendar_words():
+                return None  # a month or weekday of the chat languages: "stamppot in juli", "en marzo"
             if not cue:
                 return SCORE if self._uncued_lower_case(text, span, significant, population) else None
             if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
@@ -1516,14 +1543,29 @@ class PlaceRecognizer(EntityRecognizer):
                     plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies"))
                     for word in words if word not in CONNECTORS))  # fmt: skip
 
-    def _lower_region_pointed_at(self, text: str, span: list[re.Match[str]]) -> bool:
-        """A country, US state or region in lower case that no frequent word of the chat languages nor stop word
-        spells, after a location word of those languages ``_CUES`` lacks (``_REGION_CUES``), after Romance "a" in a
-        sentence that is no English, or opening the answer to a question on the line above."""
+    def _lower_place_pointed_at(self, text: str, span: list[re.Match[str]], population: int, listed: bool) -> bool:
+        """A place in lower case that a chat language's own words point at, where ``_CUES`` do not.
+
+        A country, US state or region (also typed without its diacritics: "australia" for Portuguese "austrália")
+        that no frequent English word, English common word nor stop word spells, after a location word of those
+        languages ``_CUES`` lacks (``_REGION_CUES``), after Romance "a" in a sentence that is no English, or opening
+        the answer to a question on the line above. A town of ``SMALL_TOWN_POPULATION`` or more
+        whose name is no ordinary word (``_plain_town_name``) after Dutch "naar" or Portuguese "pra"
+        (``_TOWN_CUES``), after a place and a conjunction (`listed`: "naar zaventem of aalter"), or alone on the line
+        under a question asking where ("de onde você é?\nvolta redonda")."""
         words = [word.group() for word in span]
-        key = " ".join(self._keys_of(word)[0] for word in words)
-        if key not in self._countries and key not in self._regions:
+        keys = [self._keys_of(word) for word in words]
+        key, folded_key = " ".join(key for key, _ in keys), " ".join(folded for _, folded in keys)
+        start, end = span[0].start(), span[-1].end()
+        if key in self._countries or key in self._regions or folded_key in self._folded_countries:
+            return self._region_pointed_at(text, words, start, end)
+        if population < SMALL_TOWN_POPULATION or not (
+                listed or _TOWN_CUE_BEFORE.search(text, max(0, start - 8), start)
+                or self._answers_where(text, start, end)):  # fmt: skip
             return False
+        return self._plain_town_name(words, population)
+
+    def _region_pointed_at(self, text: str, words: list[str], start: int, end: int) -> bool:
         # Frequent words of the other chat languages are no test here: a country's name is one in its own language
         # ("polen", "croazia", "gelderland"); English ones ("turkey", "china") and stop words are.
         if words[0] in CONNECTORS or any(
@@ -1532,7 +1574,6 @@ class PlaceRecognizer(EntityRecognizer):
             if word not in CONNECTORS
         ):
             return False
-        start, end = span[0].start(), span[-1].end()
         if _REGION_CUE_BEFORE.search(text, max(0, start - 16), start):
             return True
         if text[start - 2 : start] in ("a ", "a\t") and _LOWER_CASE_A_BEFORE.search(text, max(0, start - 24), start) \
@@ -1542,6 +1583,37 @@ class PlaceRecognizer(EntityRecognizer):
         if line_start == 0 or text[line_start:start].strip() or not _ANSWER_END.match(text, end):
             return False
         return text[: line_start - 1].rstrip(" \t").endswith("?")
+
+    def _plain_town_name(self, words: list[str], population: int) -> bool:
+        """Whether a town's name in lower case is no ordinary word: no word of it a frequent English word or an
+        English verb, adjective or adverb; one word of it at least no stop word of any language, month or weekday,
+        and frequent in none of the chat languages ("volta redonda" holds a Portuguese stop word; "pra praia" is to
+        the beach, not to Praia); one word long, no first name either (``_chat_first_name``)."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        significant = [word for word in words if word not in CONNECTORS]
+        if not significant or words[0] in CONNECTORS:
+            return False
+        english = frequent_words("en")
+        if any(word in english or self._is_common(word) for word in significant):
+            return False
+        if not any(not is_stop_word(word) and word not in place_stop_words() and word not in _calendar_words()
+                   and word not in frequent_in_any() for word in significant):  # fmt: skip
+            return False
+        return len(words) > 1 or not self._chat_first_name(words[0], population)
+
+    @staticmethod
+    def _answers_where(text: str, start: int, end: int) -> bool:
+        """Whether the name opens its line and ends it (or a comma or a "but" follows), under a line that asks where:
+        a where-word (``_WHERE_WORDS``) opening it after a speaker's label ("where r u") or in it before its "?"."""
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start == 0 or text[line_start:start].strip() or not _ANSWER_END.match(text, end):
+            return False
+        above = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1].rstrip(" \t")
+        label = _SPEAKER_LABEL.match(above)
+        opening = above[label.end() if label else 0 :]
+        where = _WHERE_WORD.search(opening)
+        return where is not None and (where.start() == 0 or opening.endswith("?"))
 
     @staticmethod
     def _strong_cue(text: str, span: list[re.Match[str]]) -> bool:

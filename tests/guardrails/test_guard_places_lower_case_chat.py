@@ -100,3 +100,43 @@ def test_a_lower_case_word_after_those_words_that_is_an_ordinary_word_is_no_plac
     find_places: Callable[[str], list[str]], text: str
 ) -> None:
     assert find_places(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("vou pra austrália mês que vem", "austrália"),  # a country as Portuguese spells it, English's but for accents
+     ("gaan we naar zaventem?", "zaventem"),  # a town after Dutch "naar"
+     ("vamos pra chingola amanhã", "chingola"),  # after Portuguese "pra"
+     ("mieszkam w mieście będzin", "będzin"),  # after Polish "mieście" (in the city)
+     ("de onde você é?\nvolta redonda\ne você?", "volta redonda"),  # answering where, a Portuguese stop word in it
+     ("pak kret was amazing\nwhere r u\nshibuya\nlol", "shibuya")],  # "where" opening the line above, no "?"
+)  # fmt: skip
+def test_a_lower_case_town_after_a_chat_languages_location_word_or_answering_where_counts(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert place in find_places(text)
+
+
+def test_a_lower_case_town_after_a_place_and_a_conjunction_counts(find_places: Callable[[str], list[str]]) -> None:
+    assert find_places("gaan we naar zaventem of aalter? duur") == ["zaventem", "aalter"]
+    assert find_places("fahren wir nach tepexpan oder dinapur nizamat?") == ["tepexpan", "dinapur nizamat"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["vamos pra casa amanhã",  # a frequent Portuguese word after "pra"
+     "where are you?\njackson",  # a common given name
+     "who is it?\nvolta redonda",  # the line above asks no where
+     "where are you?\nhome",  # an English word
+     "eten we stamppot in juli?"],  # a Dutch month after "in"
+)  # fmt: skip
+def test_a_lower_case_word_a_chat_languages_word_points_at_that_is_no_plain_town_name_is_no_place(
+    find_places: Callable[[str], list[str]], text: str
+) -> None:
+    assert find_places(text) == []
+
+
+def test_a_frequent_english_word_after_a_place_and_a_conjunction_is_no_place(
+    find_places: Callable[[str], list[str]],
+) -> None:
+    assert find_places("moving to london of course") == ["london"]
