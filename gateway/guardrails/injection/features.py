@@ -45,14 +45,17 @@ def sparse_features_many(texts: Sequence[str], dim: int = DIM) -> list[tuple[np.
         return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)) for _ in texts]
     unique, counts = _unique_counts(np.concatenate(keys), len(texts) * dim)
     edges = np.searchsorted(unique, np.arange(len(texts) + 1) * dim).tolist()
+    # The log-scaled counts of all texts in one call, each text's then L2-normalised in place: ``np.linalg.norm``'s
+    # own arithmetic for a vector (the square root of its dot product with itself), without its checks per call.
+    all_weights = np.log1p(counts).astype(np.float32)
     features = []
     for index, (first, last) in enumerate(pairwise(edges)):
         if first == last:
             features.append((np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)))
             continue
-        weights = np.log1p(counts[first:last]).astype(np.float32)
-        weights /= np.linalg.norm(weights)
-        features.append(((unique[first:last] - index * dim).astype(np.int64), weights))
+        weights = all_weights[first:last]
+        weights /= np.sqrt(weights.dot(weights))
+        features.append((unique[first:last] - index * dim, weights))
     return features
 
 
@@ -92,7 +95,10 @@ def _unique_counts(keys: np.ndarray, key_range: int) -> tuple[np.ndarray, np.nda
     starts[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
     first = np.flatnonzero(starts)
-    return ordered[first], np.diff(first, append=len(ordered))
+    counts = np.empty_like(first)  # ``np.diff(first, append=len(ordered))``, without its concatenation
+    np.subtract(first[1:], first[:-1], out=counts[:-1])
+    counts[-1] = len(ordered) - first[-1]
+    return ordered[first], counts
 
 
 def _buckets(mixed: np.ndarray, dim: int) -> np.ndarray:
