@@ -50,7 +50,9 @@ finding tells a label, a date, a company or a business from a name, whatever det
   city the gazetteer knows ("Natal");
 - a place or a name inside a sports club's name (``club_names``): a team of a fixture ("Marseille – Borussia
   Dortmund 1:1"), after a club's form ("FC Porto", "Atlético de Madrid"), or a city after a sentence's article that
-  a city's name does not take ("Le Bayern München s'impose", "La Lyon vince").
+  a city's name does not take ("Le Bayern München s'impose", "La Lyon vince");
+- a place or a name inside an organisation's name that opens with an institution noun (``organisations``: "Banco de
+  Portugal", "Bank of America", "Hospital Santa Maria", "Crédit Agricole", "Air France").
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ from gateway.guardrails.holiday_names import names_a_holiday
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
 from gateway.guardrails.name_cues import TITLES
 from gateway.guardrails.normalize import reader_view
+from gateway.guardrails.organisations import names_an_organisation
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.personal_id_schemes import identity_labels, personal_id_schemes
 from gateway.guardrails.places import (
@@ -374,9 +377,11 @@ def _not_a_name(text: str, finding: Finding, capitals: bool, streets: bool, addr
         return True
     if in_time_zone_id(text, finding.start, finding.end):
         return True  # "Europe/Berlin", "Asia/Tokyo": a clock's setting, no place of anyone's
-    if finding.source not in _KEYED_SOURCES and (names_a_holiday(text, finding) or names_a_club(text, finding)):
+    if finding.source not in _KEYED_SOURCES and (names_a_holiday(text, finding) or names_a_club(text, finding)
+                                                 or names_an_organisation(text, finding)):
         # "an Fronleichnam", "Bonne Toussaint": a holiday (``holiday_names``); "Marseille – Borussia Dortmund 1:1",
-        # "FC Porto", "Le Bayern München s'impose": a club (``club_names``)
+        # "FC Porto", "Le Bayern München s'impose": a club (``club_names``); "Banco de Portugal", "Air France": an
+        # organisation (``organisations``)
         return True
     if is_tag_name(text, finding.start) and not in_angle_brackets(text, finding):
         return True  # an XML or HTML element's name ("<Ustrd>"): the NER reads tag names as words
