@@ -10,9 +10,9 @@ pinned in pyproject.toml (0.86: the last release before its python-dateutil<3 ca
 
 ``names_a_holiday`` holds a PERSON or LOCATION finding for a holiday's when a holiday's name written in the text
 (compared word by word, case-folded) covers it ("an Fronleichnam", "pour Noël", "Fête de la Toussaint"), or when a
-person is a holiday's name after words none of which is a first name ("Bonne Toussaint"; "Allen Toussaint" stays a
-person; a place that ends in a feast's name is a town named after its saint, "Sesto San Giovanni"). A holiday's
-name that is a name as well stays one where the writer says so:
+person is a holiday's name after words none of which is a common given name or a greeting ("Bonne Toussaint", "buon
+natale"; "Allen Toussaint" and "Moin Silvester" stay people; a place that ends in a feast's name is a town named after
+its saint, "Sesto San Giovanni"). A holiday's name that is a name as well stays one where the writer says so:
 
 - a place the gazetteer knows that is exactly the holiday's name ("Natal", Christmas in Portuguese and a city of
   900,000 people; "Corpus Christi", "Saint-Étienne"): such a place is kept unless a longer holiday's name covers it
@@ -151,7 +151,9 @@ def names_a_holiday(text: str, finding: Finding) -> bool:
         if finding.entity_type == "LOCATION":
             return False  # a place named after a saint: "Sesto San Giovanni" ("San Giovanni" is a feast)
         before = _WORD.findall(text, finding.start, holiday_start)
-        return not any(word.casefold() in known_names().first for word in before)
+        # a common given name opens a person ("Allen Toussaint"), and a greeting greets one ("Moin Silvester");
+        # names-dataset's long tail of first names holds a wish's words too ("buon natale", "Feliz Navidad")
+        return not any(word.casefold() in known_names().given or word.casefold() in _PERSON_CUES for word in before)
     if (holiday_start, holiday_end) != (finding.start, finding.end):
         return True  # a longer holiday's name covers it: "Jour de Noël", "Dia de Natal"
     if finding.entity_type == "LOCATION":

@@ -28,6 +28,8 @@ def _names(analyzer: PiiAnalyzer, text: str) -> list[tuple[str, str]]:
         ("Théophile, ton congé du 12 au 16 est validé. Bonne Toussaint !", "Toussaint"),
         ("Le Jour de Noël est férié dans toute l'entreprise.", "Noël"),
         ("Washington's Birthday is a federal holiday, so the office is closed.", "Washington"),
+        ("facciamo la carbonara a agosto? buon natale a tutti", "natale"),  # "buon": a first name, no given name
+        ("Feliz Navidad a todos!", "Navidad"),
     ],
 )
 def test_a_holiday_is_no_name(analyzer: PiiAnalyzer, text: str, holiday: str) -> None:
@@ -40,6 +42,7 @@ def test_a_holiday_is_no_name(analyzer: PiiAnalyzer, text: str, holiday: str) ->
         ("Mme Toussaint a appelé ce matin.", "Toussaint"),  # a title: the surname
         ("Allen Toussaint played the piano.", "Allen Toussaint"),  # a first name before it
         ("Marie Noël a écrit ce poème.", "Marie Noël"),
+        ("Moin Silvester, kommst du heute?", "Moin Silvester"),  # a greeting before it ("Silvester": New Year's Eve)
         ("Ela mora em Natal desde 2019.", "Natal"),  # Christmas in Portuguese, and a city of 900,000
         ("Luogo di nascita: Sesto San Giovanni\nRecapito: 312 333 6288", "Sesto San Giovanni"),  # a saint's town
         ("La alcaldesa de Sant Joan d'Alacant anunció un plan.", "Sant Joan d'Alacant"),
