@@ -1022,11 +1022,13 @@ def _open_end(match: re.Match[str]) -> int:
 # 147\neu: ok").
 _WORD_AFTER = re.compile(rf"{_SP}+[^\W\d_]")
 # Words after which a lower-case street is one: "im at", "deliver to", "ship it to", "lives at", "address:"; and
-# Indonesian and Malay "alamat" (address; "alamatnya", its address) and "ke" (to: "antar ke", deliver to).
+# Indonesian and Malay "alamat" (address; "alamatnya", its address) and "ke" (to: "antar ke", deliver to). Dutch,
+# Polish and German write "address" as the last part of a compound ("afleveradres", "lieferadresse"; Polish "pod
+# adresem"), Portuguese also as "morada"; the word may end the line above the street ("het adres is\n...").
 _ADDRESS_WORD_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:at|to|ke|deliver|ship|send|(?:address|addr|adresse|dirección|direccion|indirizzo|endereço|"
-    r"anschrift|alamat(?:nya)?)(?:[ \t]+(?:is|was|er|ist|est|es|é|è))?|lives|live|living|located|moved)"
-    r"[ \t]*:?[ \t]+\Z",
+    r"(?:^|[^\w])(?:at|to|ke|deliver|ship|send|(?:address|addr|[^\W\d_]*adresse|[^\W\d_]*adres(?:em|u)?|dirección|"
+    r"direccion|indirizzo|endereço|morada|anschrift|alamat(?:nya)?)(?:[ \t]+(?:is|was|er|ist|est|es|é|è))?|lives|"
+    r"live|living|located|moved)[ \t]*:?(?:[ \t]+|[ \t]*\n[ \t]*)\Z",
     re.IGNORECASE,
 )
 

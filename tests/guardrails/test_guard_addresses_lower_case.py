@@ -76,3 +76,30 @@ def test_lower_case_phrases_of_several_languages_that_stay_no_address(
     find_streets: Callable[[str], list[str]], text: str
 ) -> None:
     assert find_streets(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("afleveradres\nrayanlei 71a\nbel werkt niet", "rayanlei 71a"),  # a compound's "adres" ending the line above
+        ("medewerker: het adres is\nalexanderboulevard 129c\nklant: klopt", "alexanderboulevard 129c"),
+        ("lieferadresse: angelinaring 52", "angelinaring 52"),  # German "-adresse", a type English spells
+        ("jestem pod adresem ul. daleka 837 pls", "ul. daleka 837"),  # Polish "adresem"
+    ],
+)
+def test_a_lower_case_street_after_an_address_word_of_the_chat_languages_or_under_it(
+    find_streets: Callable[[str], list[str]], text: str, address: str
+) -> None:
+    assert address in find_streets(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["go to\nstring 5",  # an English word after a line ending in "to": no address word's line
+     "afleveradres\nwe komen om 5",  # no street under it
+     "het adres klopt niet\nring 5 keer"],  # the address word does not end its line
+)  # fmt: skip
+def test_a_lower_case_phrase_under_a_line_with_an_address_word_that_does_not_end_it_is_no_address(
+    find_streets: Callable[[str], list[str]], text: str
+) -> None:
+    assert find_streets(text) == []
