@@ -25,6 +25,7 @@ from gateway.guardrails.person_names import known_names
 from gateway.guardrails.personal_ids import without_phones_in_labelled_ids
 from gateway.guardrails.phones import judgements_shared
 from gateway.guardrails.places import CUE_SCORE as PLACE_CUE_SCORE
+from gateway.guardrails.places_in_people import reads_as_place
 from gateway.guardrails.query_strings import decoded_view
 from gateway.guardrails.recognizers import Detector, build_detectors, run_detector
 from gateway.guardrails.recurring_names import with_recurring_names
@@ -171,13 +172,15 @@ def _kept(text: str, finding: Finding, places: list[Finding], common_words: froz
           agreed: bool = False) -> list[Finding]:  # fmt: skip
     """What of a NER finding is kept: a place when written as one, a person's parts on each line when confirmed
     (the same rules for both models: on the dev split they kept more of the continental model's names than cutting
-    its spans to runs of capitalised words did), unless its words are ordinary words (``ordinary_phrases``)."""
+    its spans to runs of capitalised words did), unless its words are ordinary words (``ordinary_phrases``) or a place
+    and words no name list knows (``places_in_people``)."""
     if "|" in text and in_table_header(text, finding.start):
         return []  # a Markdown table's column names ("Customer Name", "Contact")
     if finding.entity_type != "PERSON":
         return [finding] if place_confirmed(text, finding, common_words) else []
     return [part for part in line_parts(finding, text) if confirmed(text, part, places, agreed)
-            and not reads_as_words(text[part.start : part.end], common_words)]
+            and not reads_as_words(text[part.start : part.end], common_words)
+            and not reads_as_place(text, part, places)]
 
 
 def _at_raw_span(finding: Finding, view: ReaderView) -> Finding:
