@@ -15,7 +15,7 @@ name list (``person_names``) holds tens of thousands of first names, many of the
   (``proper_nouns``: "samuel", "esther"; not "enid", Oklahoma's);
 - or it is a rarer first name names-dataset lists that no English dictionary or the NER model's vocabulary, no
   frequent word of the languages chat is written in (``frequent_words``) and no place spells ("olegario",
-  "giulietta"); alone in its segment, such a name is all the segment says (a list's line), not beside chat's words;
+  "giulietta"), where a context below names a person, never alone in its segment (Swahili's "sawa", "ok");
 - it stands where a person is addressed or talked about, in its segment of the message (a line without a chat
   speaker's prefix, cut at sentence marks, commas, semicolons and " / "):
   - the segment's other words are only function words, adverbs and chat's own short words ("ok so vanessa then",
@@ -32,8 +32,10 @@ name list (``person_names``) holds tens of thousands of first names, many of the
     ("hi graham", "cześć joanna", "thanks jonas");
   - it is a chat line's speaker label ("marta: omw"), a common given name, not a role ("agent:", "mam:").
 
-A known surname, or a word no dictionary holds, right after the given name belongs to the name ("monika kowalczyk
-lol"). Before a family name (a known last name, or a word ending as family names do: ``surnames``), a first name
+A known surname, a word no dictionary holds, or a proper noun of WordNet that is no frequent word ("lisa parrish"),
+right after the given name belongs to the name ("monika kowalczyk lol"), and so do a family name's particles before a
+known surname ("rosa van der ploeg"). A name before "and i" is a subject too ("daksh bassi and i are doing the demo").
+Before a family name (a known last name, or a word ending as family names do: ``surnames``), a first name
 need not be a common one: one names-dataset knows that no dictionary word spells but as a noun, or a word no list,
 vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan damanik wants the slides"); that last
 one alone in its segment only before a family name that is no given name ("nirja banerjee"; "nimefika salama" is
@@ -119,6 +121,12 @@ _AUXILIARIES = frozenset({"is", "was", "has", "had", "will", "can", "could", "wo
                           "ne", "non", "não", "nicht", "niet", "nie"})  # fmt: skip
 # Words that open a clause a verb of saying or thinking takes, one word after its subject ("antonio dice que ...",
 # "esther dit qu'elle ...", "riccardo dice che ...", "jonas sagt dass ...", "fenne zegt dat ...", "ola mówi że ...").
+# The particles family names hold before or inside them ("van der ploeg", "huigín-ó frithile", "da costa"): a
+# family name follows them, no frequent word of a language ("di chiamare la nonna").
+_PARTICLES = frozenset({"van", "der", "den", "ter", "ten", "de", "del", "della", "di", "da", "do", "dos", "das", "du",
+                        "la", "le", "von", "zu", "ó", "ní", "bin", "binti", "ibn", "al", "el"})  # fmt: skip
+MAX_PARTICLES = 2
+_FIRST_PERSON = frozenset({"i", "me"})
 _COMPLEMENTIZERS = frozenset({"que", "qu", "che", "dass", "dat", "że"})
 # Greetings, thanks and farewells that address the person named right after them ("hi graham", "thanks jonas",
 # "cześć apolonia"), in the languages chat is mostly written in.
@@ -217,23 +225,45 @@ def _rare_given_name(word: str, common_words: frozenset[str]) -> bool:
             and word not in frequent_in_any() and word not in gazetteer())  # fmt: skip
 
 
-def _surname_words(text: str, end: int, stop: int, stop_words: frozenset[str], common_words: frozenset[str]) -> int:
+def _surname_words(text: str, end: int, stop: int, stop_words: frozenset[str], common_words: frozenset[str],
+                   particles_allowed: bool = False) -> int:  # fmt: skip
     """Where the name that ends at `end` ends with the surname after it: known last names that are no English verb,
     adjective or adverb (a noun may be one: WordNet holds "baker"), or words no dictionary holds (nor a stop
-    word, nor a place the gazetteer knows), up to ``MAX_SURNAME_WORDS``; `end` when none follows."""
+    word, nor a place the gazetteer knows), up to ``MAX_SURNAME_WORDS``; `end` when none follows. With
+    `particles_allowed` (after a common given name), a family name's particles before a surname belong to it ("rosa
+    van der ploeg"; a dictionary noun the name list holds would make a name of a phrase: "data de nascimento")."""
     names = known_names()
     english = english_words()
     position = end
     for _ in range(MAX_SURNAME_WORDS):
-        gap = _GAP.match(text, position, stop)
-        word = None if gap is None else _WORD.match(text, gap.end(), stop)
+        word = _next_word(text, position, stop)
+        particles = 0
+        while particles_allowed and word is not None and word.group() in _PARTICLES and particles < MAX_PARTICLES:
+            word, particles = _next_word(text, word.end(), stop), particles + 1  # "rosa van der ploeg"
         if word is None or not word.group().islower() or _glued(text, word.start(), word.end()):
             break
-        if not all(_surname_part(part, stop_words, common_words, names.is_last(part), english, gazetteer())
-                   for part in word.group().split("-")):  # fmt: skip
+        parts = word.group().split("-")
+        if particles and any(part in frequent_in_any() and not names.is_last(part) for part in parts):
+            break  # particles before a family name ("van der ploeg"), not a phrase of the language ("di chiamare")
+        if all(part in _PARTICLES for part in parts) or not all(
+                part in _PARTICLES or _surname_part(part, stop_words, common_words, names.is_last(part), english,
+                                                    gazetteer()) for part in parts):  # fmt: skip
             break
         position = word.end()
     return position
+
+
+def _proper_family_name(part: str) -> bool:
+    """Whether a lower-case word may be a family name the dictionary holds as a proper noun only ("parrish",
+    "thorpe"): one ``proper_nouns`` holds, of four letters or more ("ur", a city, is chat's "your"), that is no
+    frequent word of a language of ``frequent_words``."""
+    return len(part) >= MIN_LETTERS and part in proper_nouns() and part not in frequent_in_any()
+
+
+def _next_word(text: str, position: int, stop: int) -> re.Match[str] | None:
+    """The word of a name right after `position` past spaces or tabs, if any."""
+    gap = _GAP.match(text, position, stop)
+    return None if gap is None else _WORD.match(text, gap.end(), stop)
 
 
 def _surname_part(part: str, stop_words: frozenset[str], common_words: frozenset[str], known: bool,
@@ -244,6 +274,8 @@ def _surname_part(part: str, stop_words: frozenset[str], common_words: frozenset
         return False  # a large city's name ("sana", Yemen's capital, in "asante sana": Swahili thanks)
     if known:
         return True
+    if _proper_family_name(part) and part not in english.vocabulary and part not in places:
+        return True  # a family name WordNet holds as a person's only ("lisa parrish": Maxfield Parrish)
     plural = part.endswith("s") and part[:-1] in common_words  # "vibes", "thanks"
     return (len(part) >= MIN_LETTERS and part not in common_words and not plural and part not in english.vocabulary
             and not is_vowelless(part) and part not in places)  # fmt: skip
@@ -309,6 +341,8 @@ def _subject_before(before: list[re.Match[str]], after: list[re.Match[str]]) -> 
     following = after[0].group().casefold()
     if following in _AUXILIARIES or following in _verb_forms():
         return True
+    if following == "and" and len(after) > 1 and after[1].group().casefold() in _FIRST_PERSON:
+        return True  # one of two subjects: "daksh bassi and i are doing the demo"
     return len(after) > 1 and re.split(r"['’]", after[1].group().casefold())[0] in _COMPLEMENTIZERS
 
 
@@ -447,11 +481,12 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
             continue  # the word's own sense after a pronoun or an auxiliary: "i hope ramos wins", "will mark it"
         initial = _MIDDLE_INITIAL.match(text, word.end(), end)
         name_end = _surname_words(text, word.end() if initial is None else initial.end(), end, stop_words,
-                                  common_words)  # fmt: skip
+                                  common_words, given)  # fmt: skip
         if initial is not None and name_end == initial.end():
-            initial, name_end = None, _surname_words(text, word.end(), end, stop_words, common_words)
+            initial, name_end = None, _surname_words(text, word.end(), end, stop_words, common_words, given)
         surname = _WORD.findall(text, word.end(), name_end)
-        if worded and (not surname or any(part in common_words for w in surname for part in w.split("-"))):
+        if worded and (not surname or any(part in common_words and not _proper_family_name(part)
+                                          for w in surname for part in w.split("-"))):  # fmt: skip
             continue  # a given name English spells as a verb or an adjective only before a family name no word spells
         if not given and (not (_family_name_follows(text, word.end(), name_end) or initial is not None)
                           or value in surname):  # fmt: skip
@@ -463,12 +498,11 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         # Alone in its segment, a first name no list holds needs a family name that is no given name too: a word
         # names-dataset knows both ways may be a word of a language with no dictionary here ("nimefika salama",
         # Swahili for "arrived safely"), a family name only is a name's ("nirja banerjee").
-        # A first name outside the common ones is alone only as all its segment says: one of a list of people, one
-        # a line ("wer kommt samstag\nrandolf"); beside chat's words it may be a rarer word of the language ("ok
-        # matelot").
+        # A first name outside the common ones alone in its segment may be a word of a language no word list here
+        # covers ("mama: sawa", Swahili's "ok"; "ok matelot"): it needs a context that names a person.
         rare = given and name_end == word.end() and value not in known_names().given
-        alone = all(_is_filler(w.group(), stop_words) for w in others) and (
-            listed or _only_family_names(text, word.end(), name_end)) and not (rare and others)  # fmt: skip
+        alone = not rare and all(_is_filler(w.group(), stop_words) for w in others) and (
+            listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
         subject = _subject_before(before, after)
         if not (alone or subject or _object_after(text, before)):
             continue

@@ -36,6 +36,11 @@ def addressed(text: str) -> list[str]:
         ("nos vamos a catriel?? olegario dice que jingzhi es carísimo", "olegario"),  # a rarer listed first name
         ("qui vient samedi\nrobert peut-être", "robert"),  # a hyphenated stop word says nothing ("peut-être")
         ("marta: ok omw", "marta"),  # a speaker's label
+        ("<op> lisa parrish lol", "lisa parrish"),  # a family name WordNet writes capitalised only
+        ("daksh bassi and i are doing the demo", "daksh bassi"),  # one of two subjects
+        ("<bot> rosa van der ploeg??", "rosa van der ploeg"),  # a family name's particles
+        ("hailey\ndaniël van den nuwenhijsen\nbert", "daniël van den nuwenhijsen"),
+        ("ok ill send julian thorpe round tomorrow", "julian thorpe"),  # a given name that is an adjective too
     ],
 )
 def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name: str) -> None:
@@ -53,7 +58,16 @@ def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name:
         "mam: zeg tegen oma dat het goed is",
         "yeah enid lol",  # a proper noun that names a town as often (Enid, Oklahoma)
         "ok matelot",  # a listed first name that is a word of another language
+        "ok lisa wifi lol",  # a proper noun of WordNet that is a frequent word (German "wifi") is no family name
+        "the dog and i are fine",  # a thing and i
+        "ok de la casa lol",  # particles before no name
+        "atendente: e data de nascimento",  # a noun the name list holds, no common given name, before particles
     ],
 )
 def test_ordinary_chat_names_nobody(text: str) -> None:
     assert addressed(text) == []
+
+
+def test_particles_take_no_phrase_of_the_language_into_the_name() -> None:
+    # "di" is a family name's particle ("di stefano") and Italian's "to": "chiamare" is a frequent Italian word
+    assert addressed("mamma: di a antonio di chiamare la nonna") == ["antonio"]
