@@ -98,13 +98,14 @@ class PiiAnalyzer:
         # unless a cue makes it a person ("Dear Florence").
         pattern_spans = [[f for f in findings if f.score >= 0.5 and f.entity_type not in NER_ENTITIES]
                          for findings in per_text]
-        # chat typed in lower case: NER reads it with its given names and places capitalised, and only its people
-        # and places made of those names count (``lower_case_ner``)
+        # chat typed in lower case, and lines in capitals: NER reads them with their given names and places
+        # capitalised, and only its people and places made of those names count there (``lower_case_ner``)
         views = [lower_case_view(text) for text in texts]
         read = [text if view is None else view.text for text, view in zip(texts, views, strict=True)]
-        found = self.ner.find_many(read, [[(p.start, p.end) for p in spans] for spans in pattern_spans])
+        recased = [() if view is None else view.recased() for view in views]
+        found = self.ner.find_many(read, [[(p.start, p.end) for p in spans] for spans in pattern_spans], recased)
         for text, findings, spans, names, view in zip(texts, per_text, pattern_spans, found, views, strict=True):
-            read_names, names = (names, []) if view is not None else ([], names)
+            read_names, names = view.split(names) if view is not None else ([], names)
             # NER's people are kept when written as names, outside the places found, and names-dataset knows one
             # of their words (``people.confirmed``); its places when written as place names
             # (``people.place_confirmed``); known name pairs and names a cue points at that nothing else found are

@@ -21,6 +21,13 @@ they read in full ("juliana pinto") stays theirs. Only a text with no capital le
 capitals, acronyms among them, is read by NER as typed. A text with no candidate word costs one pass over its words.
 
 Capitalising keeps every offset: a word is capitalised only where its first letter's capital is one character.
+
+Lines written in capitals in a text ("ESTHER RING MIG DIREKT", "HAS ANYONE MOVED FROM TURIN TO TUNISIA?", a subject
+line, an SMS typed in capitals) tell a name no better than lower case does, and the models read every word of them as
+a name or none: such a line (``MIN_SHOUTED_LETTERS`` letters or more, all of them capitals) is shown to the models in
+lower case, its candidate names capitalised as above, and what the models find on it is kept on the same terms; the
+rest of the text is read as typed, and the models' findings there as usual (``LowerCaseView.split``). A letter whose
+lower case is more than one character ("İ") stays as written.
 """
 
 from __future__ import annotations
@@ -43,6 +50,8 @@ MIN_LETTERS = 3  # shorter given names ("al", "jo", "ed") are as often words or 
 MAX_CANDIDATES = 40
 MIN_PLACE_LETTERS = 4
 MAX_PLACE_WORDS = 4
+# A line of fewer letters in capitals is an acronym, a code or a heading's word ("NYC", "OK", "FAQ"), not a message.
+MIN_SHOUTED_LETTERS = 8
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 
 
@@ -73,6 +82,23 @@ class LowerCaseView:
     text: str
     names: tuple[tuple[int, int], ...]
     places: tuple[tuple[int, int], ...] = ()
+    # The [start, end) spans of the lines shown in lower case; None: the whole text.
+    lines: tuple[tuple[int, int], ...] | None = None
+
+    def recased(self) -> tuple[tuple[int, int], ...]:
+        """The [start, end) spans of the text shown with capitals written in: its lines in capitals, or all of it."""
+        return self.lines if self.lines is not None else ((0, len(self.text)),)
+
+    def split(self, found: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
+        """The NER findings on the lines shown in lower case (``read`` keeps those), and the others (read as typed)."""
+        if self.lines is None:
+            return list(found), []
+        inside: list[Finding] = []
+        outside: list[Finding] = []
+        for finding in found:
+            on_line = any(start < finding.end and finding.start < end for start, end in self.lines)
+            (inside if on_line else outside).append(finding)
+        return inside, outside
 
     def read(self, found: Iterable[Finding], taken: Sequence[Finding]) -> list[Finding]:
         """NER's people in `found` (read on `text`) that are exactly a run of the capitalised names, one space
@@ -99,13 +125,51 @@ class LowerCaseView:
 
 
 def lower_case_view(text: str) -> LowerCaseView | None:
-    """The text with its given names and places capitalised (the module's docstring), or None: a text with capitals,
-    or with no candidate, or with more than ``MAX_CANDIDATES``."""
+    """The text with its given names and places capitalised (the module's docstring), or None: a text with capitals
+    and no line in capitals, or with no candidate, or with more than ``MAX_CANDIDATES``."""
     if not text.islower():
-        return None
+        return _shouted_view(text)
     words = list(_WORD.finditer(text))
-    names = _names(text, words)
-    places = _places(text, words)
+    return _view(text, _names(text, words), _places(text, words))
+
+
+def _shouted_view(text: str) -> LowerCaseView | None:
+    """The text with its lines in capitals in lower case and their candidate names capitalised, or None: no such
+    line, or no candidate on them."""
+    lines = _shouted_lines(text)
+    if not lines:
+        return None
+    parts, at = [], 0
+    for start, end in lines:
+        line = text[start:end]
+        lower = line.lower()
+        if len(lower) != len(line):  # a letter of a longer lower case ("İ") stays as written
+            lower = "".join(char.lower() if len(char.lower()) == 1 else char for char in line)
+        parts += [text[at:start], lower]
+        at = end
+    lowered = "".join([*parts, text[at:]])
+    names: list[tuple[int, int]] = []
+    places: list[tuple[int, int]] = []
+    for start, end in lines:
+        words = list(_WORD.finditer(lowered, start, end))
+        names += _names(lowered, words)
+        places += _places(lowered, words)
+    return _view(lowered, names, places, tuple(lines))
+
+
+def _shouted_lines(text: str) -> list[tuple[int, int]]:
+    """The [start, end) spans of the lines of `text` written in capitals, ``MIN_SHOUTED_LETTERS`` letters or more."""
+    spans, start = [], 0
+    for line in text.split("\n"):
+        if line.isupper() and sum(char.isalpha() for char in line) >= MIN_SHOUTED_LETTERS:
+            spans.append((start, start + len(line)))
+        start += len(line) + 1
+    return spans
+
+
+def _view(text: str, names: list[tuple[int, int]], places: list[tuple[int, int]],
+          lines: tuple[tuple[int, int], ...] | None = None) -> LowerCaseView | None:  # fmt: skip
+    """`text` with `names` and each word of `places` capitalised, or None where there is no candidate or too many."""
     if (not names and not places) or len(names) + len(places) > MAX_CANDIDATES:
         return None
     chars = list(text)
@@ -114,7 +178,7 @@ def lower_case_view(text: str) -> LowerCaseView | None:
     for start, end in places:  # each word of a place's name ("Mogi Mirim")
         for match in _WORD.finditer(text, start, end):
             chars[match.start()] = chars[match.start()].upper()
-    return LowerCaseView("".join(chars), tuple(names), tuple(places))
+    return LowerCaseView("".join(chars), tuple(names), tuple(places), lines)
 
 
 def _capital(word: str) -> bool:

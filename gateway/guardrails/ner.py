@@ -52,6 +52,7 @@ from thinc.api import Model
 
 from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.given_name_places import is_given_name_not_place
 from gateway.guardrails.language import is_continental, is_european, is_german
 from gateway.guardrails.name_cues import TITLES, NameWords, ordinary_words
 from gateway.guardrails.person_names import known_names
@@ -152,6 +153,11 @@ def person_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
 WINDOW_MARGIN = 40
 
 _OPENERS = " \t\"'([{*#>-•"
+
+
+def _inside(position: int, spans_of_text: Sequence[Sequence[tuple[int, int]]]) -> bool:
+    """Whether `position` lies in one of the spans (`spans_of_text` holds one text's spans, or nothing)."""
+    return any(start <= position < end for spans in spans_of_text for start, end in spans)
 
 
 def starts_sentence(text: str, position: int) -> bool:
@@ -483,10 +489,15 @@ class NerModel:
         return self.find_many([text], [covered])[0]
 
     def find_many(
-        self, texts: Sequence[str], covered: Sequence[Iterable[tuple[int, int]]] | None = None
+        self,
+        texts: Sequence[str],
+        covered: Sequence[Iterable[tuple[int, int]]] | None = None,
+        recased: Sequence[Sequence[tuple[int, int]]] | None = None,
     ) -> list[list[Finding]]:
         """`find` over several texts with one call into the model: its fixed cost per call (a few ms, more than a
-        dense sentence's tokens cost) is paid once for all of a request's new messages."""
+        dense sentence's tokens cost) is paid once for all of a request's new messages. `recased` spans of a text are
+        shown to the models with capitals written in (``lower_case_ner``): a given name read there as a place stays
+        a place (the view keeps only the names and places it wrote capitalised)."""
         texts = [mask_spans(text, spans) for text, spans in zip(texts, covered or [()] * len(texts), strict=True)]
         jobs = [
             (index, start, end)
@@ -525,6 +536,12 @@ class NerModel:
                         self._ordinary_words(ent.text) or _month_in_date(doc.text, ent.start_char, ent.end_char)
                     ):
                         continue
+                    if (
+                        entity_type == "LOCATION"
+                        and is_given_name_not_place(doc.text, ent.start_char, ent.end_char)
+                        and not _inside(offset + ent.start_char, (recased or ())[index : index + 1])
+                    ):
+                        entity_type = "PERSON"  # a given name read alone ("Abraço, Beatriz"): ``given_name_places``
                     if (
                         source == NER_SOURCE
                         and entity_type == "PERSON"

@@ -111,3 +111,52 @@ def test_the_analyzer_finds_a_town_in_its_sentence(analyzer: PiiAnalyzer, text: 
     places = [(text[f.start : f.end], f.source) for f in analyzer.analyze(text)
               if f.entity_type == "LOCATION" and f.score >= 0.5]  # fmt: skip
     assert (place, SOURCE) in places
+
+
+def test_a_line_in_capitals_is_shown_in_lower_case_with_its_names_capitalised() -> None:
+    text = "Noted, thanks.\nDET ER OLIVIA, NYT NUMMER KOMMER\nSee you Friday"
+    view = lower_case_view(text)
+    assert view is not None and len(view.text) == len(text)
+    assert view.text == "Noted, thanks.\ndet er Olivia, nyt nummer kommer\nSee you Friday"
+    line = text.index("DET")
+    assert view.lines == ((line, line + len("DET ER OLIVIA, NYT NUMMER KOMMER")),)
+    assert [text[start:end] for start, end in view.names] == ["OLIVIA"]
+    assert view.recased() == view.lines
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Noted.\nURGENT: SERVER DOWN AGAIN",  # no candidate on the line in capitals
+        "Meet OLIVIA at NYC HQ",  # capitals inside a line of lower case
+        "See you\nOLIVIA!",  # a line of fewer letters than a message has
+    ],
+)
+def test_no_view_for_a_text_without_a_candidate_on_a_line_in_capitals(text: str) -> None:
+    assert lower_case_view(text) is None
+
+
+def test_only_the_findings_on_the_lines_in_capitals_are_the_views() -> None:
+    text = "Anna wrote:\nTHANKS JENNIFER, SEE YOU SOON"
+    view = lower_case_view(text)
+    assert view is not None
+    start = text.index("JENNIFER")
+    on_line = Finding("PERSON", start, start + len("JENNIFER"), 0.85, "spacy_ner")
+    typed = Finding("PERSON", 0, len("Anna"), 0.85, "spacy_ner")
+    assert view.split([on_line, typed]) == ([on_line], [typed])
+    whole = lower_case_view("dis à claude de rappeler")
+    assert whole is not None and whole.split([typed]) == ([typed], []) and whole.recased() == ((0, len(whole.text)),)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("Noted.\nDET ER OLIVIA, NYT NUMMER KOMMER", "OLIVIA"), ("Hey\nTHANKS JENNIFER, SEE YOU SOON", "JENNIFER")],
+)
+def test_the_analyzer_finds_a_given_name_on_a_line_in_capitals(analyzer: PiiAnalyzer, text: str, name: str) -> None:
+    people = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+    assert name in people
+
+
+def test_a_line_in_capitals_of_ordinary_words_holds_no_person(analyzer: PiiAnalyzer) -> None:
+    text = "Hi all\nREMINDER: THE TEAMS CALL MOVES TO THURSDAY, BRING YOUR CHARGER"
+    assert not [f for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
