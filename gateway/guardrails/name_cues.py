@@ -18,7 +18,8 @@ French, Spanish, German, Italian, Portuguese and Dutch:
   ("SMITH William"); and a display name before an address in angle brackets ("... schrieb Beatriz Aguirre
   <b@x.ch>:");
 - an e-mail's sender or recipient header ("From: ", "Von: ", "De : ", "To: ", "Cc: ", "À : "): the name after it;
-- a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :");
+- a signature's or a form's label ("Signed:", "gez.", "Patient:", "Name:", "Nom :"), unless a noun of a thing
+  stands before "Name" ("Item Name:", "FILE NAME:") or the value is a word of code ("Name: PaymentIntent");
 - a Japanese, Korean or Chinese honorific glued after a name in Latin letters ("B. Yinh様", "Ana Ruizさん");
 - post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD");
 - a dash and thanks after a name that opens a line ("Mihkel - thanks for the repro!"), a dash before a name on the
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.person_nouns import person_nouns
 from gateway.guardrails.span_index import SpanIndex
 
 CUED_SCORE = 0.7
@@ -190,6 +192,16 @@ _SIGN_OFF_LINE_AFTER_BREAK = re.compile(rf"\n{_SIGN_OFF_LINE_BODY}", re.MULTILIN
 _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
 _SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
+# A form's "Name:" label names a thing when a noun of a thing stands before it ("Item Name: ThinkPad", "FILE NAME:",
+# "Product Name:"): an English dictionary word that is no noun of a person (``person_nouns``: "Customer Name",
+# "Patient Name") nor a word of a person's name's labels below.
+_NAME_LABEL = "name"
+_PERSON_NAME_QUALIFIERS = frozenset({"first", "last", "full", "given", "family", "middle", "maiden", "display",
+                                     "legal", "preferred", "nick", "birth", "christian", "contact", "holder",
+                                     "account", "agent"})  # fmt: skip
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t_]*\Z")
+# A word of code: dictionary words run together, each capitalised ("PaymentIntent", "OrderLineItem").
+_CAMEL_HUMP = re.compile(r"[A-Z][a-z]+")
 
 # An e-mail's sender or recipient header, as a pasted message or a quoted reply carries it ("From: Hasif See
 # <h.see@...>", "> Von: ...", "De : ...", "To: ...", "Cc: ..."): the name is what follows on the line, a desk or a
@@ -738,6 +750,22 @@ def _after_blank_lines(text: str, start: int) -> int | None:
     return None
 
 
+def _names_a_thing(lowered: str, cue_start: int, words: NameWords) -> bool:
+    """Whether the "name" label at `cue_start` follows a noun of a thing on its line ("item name", "file_name")."""
+    before = _WORD_BEFORE.search(lowered, max(0, cue_start - 40), cue_start)
+    if before is None:
+        return False
+    noun = before.group(1)
+    return words.is_common(noun) and noun not in person_nouns() and noun not in _PERSON_NAME_QUALIFIERS
+
+
+def _code_word(word: str, words: NameWords) -> bool:
+    """Whether `word` is two dictionary words or more run together, each capitalised ("PaymentIntent"); names that
+    look so ("McDonald", "MacArthur", "DeShawn") hold a part no dictionary lists."""
+    humps = _CAMEL_HUMP.findall(word)
+    return len(humps) >= 2 and "".join(humps) == word and all(len(hump) > 2 and words.is_common(hump) for hump in humps)
+
+
 def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Finding]:
     """PERSON spans a cue points at, that no finding in `taken` overlaps. A cue before a name beats a place
     gazetteer ("Dear Florence"); the line after a sign-off does not (a signature often ends with a city)."""
@@ -750,6 +778,8 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
         if span is None or spans.overlaps(*span):
             return
         named = _WORD.findall(text, span[0], span[1])
+        if len(named) == 1 and _code_word(named[0], words):
+            return  # a class or a record type a label names: "Name: PaymentIntent"
         if named[0][0].isupper() and names_a_group(named, words):
             return  # a desk or a team a hand-over points at: "Handled by Field Services", "To: All Staff"
         lower = text[span[0] : span[1]].islower()
@@ -769,6 +799,8 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 cue = lowered[cue_start:cue_end].strip(" \t,:")
                 # a title; with a period, one that abbreviates ("Mme. Vos"; "... veramente don. Forse": a full stop)
                 title = cue.rstrip(".") in _TITLE_SET and (not cue.endswith(".") or cue[:-1] in _ABBREVIATED_TITLES)
+                if cue == _NAME_LABEL and _names_a_thing(lowered, cue_start, words):
+                    continue  # "Item Name: ThinkPad X1 Carbon"
                 span = _name_after(text, cue_end, words, title=title)
                 add(_lower_case_checked(text, lowered, cue_start, cue_end, span, words))
         else:
