@@ -172,8 +172,10 @@ _CUES = ("in", "from", "to", "at", "near", "via", "visit", "visiting", "visited"
          # (from); Swahili "niko", "tuko", "yuko" (am, are, is at), "huko" (there, at), "katika" (in); Romanian "în"
          "sa", "nasa", "taga", "niko", "tuko", "yuko", "huko", "katika", "în")  # fmt: skip
 # Spanish, Portuguese and Italian "to"/"at" ("se mudó a Cannes"): also the English article, so only before a
-# capitalised name.
-_CAPITALISED_CUES = ("a",)
+# capitalised name; so is Polish "w" (in), which English writes for "with" ("mogę odebrać w Ostroda", a town typed
+# without its diacritics and uninflected). Polish "z" is "with" as often as "from" ("umowa z Marks & Spencer").
+_CAPITALISED_CUES = ("a", "w")
+_CAPITALISED_CUE_WORDS = frozenset(_CAPITALISED_CUES)
 # Words after a place name that make it one: "the zenica office", "Lyon airport", "the Accra branch".
 _CUE_AFTER = re.compile(r"[ \t]+(?:based|office|offices|branch|airport|hq|headquarters|area|region|"
                         r"site|warehouse|hub|depot|station|facility|metro|"
@@ -826,6 +828,12 @@ def folded_gazetteer() -> dict[str, int]:
     return folded
 
 
+def _cased_fold(written: str) -> str:
+    """A name's words without diacritics (``fold``), each written capitalised marked so: "Olomoucký kraj" and
+    "Olomoucky kraj" share theirs, "olomoucky kraj" does not."""
+    return " ".join(("^" if word[:1].isupper() else "") + fold(word) for word in written.split(" "))
+
+
 def _openings(names: dict[str, int]) -> frozenset[str]:
     """Each name's first words short of the whole name ("rio", "rio de" of "rio de janeiro")."""
     return frozenset(" ".join(words[:count]) for words in (name.split(" ") for name in names)
@@ -1034,6 +1042,8 @@ class PlaceRecognizer(EntityRecognizer):
         self._written_with_lower_words = frozenset(
             written for written in (" ".join(_WORD.findall(name)) for name in (*country_names(), *region_names()))
             if not all(word[0].isupper() or word.casefold() in CONNECTORS for word in written.split(" ")))  # fmt: skip
+        # The same typed without diacritics ("Olomoucky kraj", "Dalarnas lan"), each word's capital kept.
+        self._folded_with_lower_words = frozenset(map(_cased_fold, self._written_with_lower_words))
         # The towns found only with a cue share the gazetteer's lookup: each key is looked up once, and a town's
         # population under CITY_MIN_POPULATION (no gazetteer name has one) marks it.
         self._cued_towns = cued_towns()
@@ -1345,7 +1355,8 @@ class PlaceRecognizer(EntityRecognizer):
             before = words[index - 1]
             gap = text[before.end() : start]
             folded = before.group().casefold()
-            if not gap.strip(" \t\n\r,") and (folded in _CUE_WORDS or (folded == "a" and word.group()[0].isupper())):
+            capitalised_cue = folded in _CAPITALISED_CUE_WORDS and word.group()[0].isupper()
+            if not gap.strip(" \t\n\r,") and (folded in _CUE_WORDS or capitalised_cue):
                 return True
         line_start = text.rfind("\n", 0, start) + 1
         return (not text[line_start:start].strip() or _CUE_AFTER.match(text, word.end()) is not None
@@ -1383,7 +1394,9 @@ class PlaceRecognizer(EntityRecognizer):
             return None  # a date: "born Nov 24 1963", "le 3 mars" ("Nov" and "Mars" are places too)
         significant = [word.group() for word in span if word.group().casefold() not in CONNECTORS]
         capitalised = (bool(significant) and all(map(_written_capitalised, significant))) or (
-            " ".join(word.group() for word in span) in self._written_with_lower_words)  # fmt: skip
+            " ".join(word.group() for word in span) in self._written_with_lower_words
+            or (first.group()[0].isupper() and _cased_fold(" ".join(word.group() for word in span))
+                in self._folded_with_lower_words))  # fmt: skip
         # The location words are looked for (``_cue``, a few microseconds) only where a rule asks: most capitalised
         # words are answered before that ("Luis Ortega", "Jonas Berg": ``_strong_cue`` holds ``_cue``'s test).
         cue: bool | None = None
@@ -1773,9 +1786,13 @@ class PlaceRecognizer(EntityRecognizer):
             return text[before.start() - 1 : before.start()] not in ("'", "’") and (
                 len(adjective) < 3 or adjective in STOP_WORDS or adjective not in self._english.adjectives)  # fmt: skip
         # A city of LOWERCASE_MIN_POPULATION or more that is a surname ("penza", "cabinda") is the city: a chat line
-        # calls someone by a first name (``_chat_first_name``, tested above), seldom by a surname alone.
-        large = population >= LOWERCASE_MIN_POPULATION
-        return self._rare_place_word(word, names=not large) and self._reads_english(text, start, end)
+        # calls someone by a first name (``_chat_first_name``, tested above), seldom by a surname alone. Its name is
+        # in the NER model's vocabulary as often as not, from the web text that names it ("voronezh"): it needs to be
+        # no frequent English word only, besides no noun, verb, adjective or adverb WordNet lists.
+        if population >= LOWERCASE_MIN_POPULATION:
+            return (word not in frequent_words("en") and self._rare_place_word(word, names=False, vocabulary=False)
+                    and self._reads_english(text, start, end))  # fmt: skip
+        return self._rare_place_word(word) and self._reads_english(text, start, end)
 
     @staticmethod
     def _chat_first_name(word: str, population: int) -> bool:
@@ -1814,16 +1831,18 @@ class PlaceRecognizer(EntityRecognizer):
         return sum(word in vocabulary or _is_english_word(word, english) for word in words) >= (
             _ENGLISH_SHARE * len(words))  # fmt: skip
 
-    def _rare_place_word(self, word: str, names: bool = True) -> bool:
-        """A lower-cased word that only a place is likely to be: in no English word list, no stop word of the six
-        languages, no greeting or title, no first or last name names-dataset knows (with `names`)."""
+    def _rare_place_word(self, word: str, names: bool = True, vocabulary: bool = True) -> bool:
+        """A lower-cased word that only a place is likely to be: in no English word list (the NER model's vocabulary
+        with `vocabulary`, else WordNet's verbs, adjectives and adverbs), no stop word of the six languages, no
+        greeting or title, no first or last name names-dataset knows (with `names`)."""
         from gateway.guardrails.name_cues import CUE_WORDS
         from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
         from gateway.guardrails.person_names import known_names
 
         # Nor a greeting, title or sign-off of the languages read ("Hola", a town in Kenya, opening "Hola Sofía,").
-        return (word not in self._english.vocabulary and word not in self._nouns and not is_stop_word(word)
-                and word not in CUE_WORDS and not (names and known_names().is_name(word.capitalize())))  # fmt: skip
+        english = word in self._english.vocabulary if vocabulary else word in self._other_words
+        return (not english and word not in self._nouns and not is_stop_word(word) and word not in CUE_WORDS
+                and not (names and known_names().is_name(word.capitalize())))  # fmt: skip
 
     def _proper_noun_place(self, word: str) -> bool:
         """Whether a lower-cased word that WordNet lists as a noun lists it as a proper noun only: no plural of it in

@@ -13,7 +13,8 @@ import pytest
      ("ok cool\nthe new mexico pics are up", "new mexico"),  # a US state of two words
      ("so costa rica next year?", "costa rica"),
      ("wait, gliwice?", "gliwice"),  # a city's word no English word list holds
-     ("nowy sącz was lovely tbh", "nowy sącz")],
+     ("nowy sącz was lovely tbh", "nowy sącz"),
+     ("voronezh was sooo much better tbh", "voronezh")],  # a city the NER's vocabulary holds, no frequent word
 )  # fmt: skip
 def test_a_place_no_ordinary_word_spells_counts_in_a_lower_case_line(
     find_places: Callable[[str], list[str]], text: str, place: str
@@ -26,6 +27,7 @@ def test_a_place_no_ordinary_word_spells_counts_in_a_lower_case_line(
     ["turkey again for dinner lol",  # a common noun too ("turkeys")
      "chad said ok", "jordan is out today",  # first names
      "nice one lol", "reading it now",  # English words
+     "genes run deep lol",  # a city's alternate name of 500,000+ that is a frequent English word
      "alles klar, bis später",  # a German word in a German line
      "Honestly poland was amazing",  # a capitalised line: lower case is no chat there
      "je suis en réunion"],  # Réunion only without its accent, after "en", a preposition any noun takes

@@ -197,3 +197,26 @@ def test_a_name_with_an_elided_article_is_read_whole(find_places: Callable[[str]
     Catalan some names' last word ("d'Elsa", "d'Alacant"): the gazetteer keys them, and the capital after the
     article makes the name one written capitalised."""
     assert place in find_places(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("Mogę odebrać w Ostroda w sobotę.", "Ostroda"),  # Polish "w", a town typed without its diacritics
+     ("Anyone from Olomoucky kraj here?", "Olomoucky kraj"),  # a region's lower-case word, typed without diacritics
+     ("Anyone from Dalarnas lan here?", "Dalarnas lan")],
+)  # fmt: skip
+def test_polish_location_letters_and_regions_typed_without_diacritics(
+    find_places: Callable[[str], list[str]], text: str, place: str
+) -> None:
+    assert find_places(text) == [place]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["coffee w Sugar and milk", "then we Split the bill", "anyone from olomoucky Kraj",
+     "Podpisaliśmy umowę ramową z Marks & Spencer."],  # Polish "z" (with) is no cue
+)  # fmt: skip
+def test_english_w_and_we_and_a_region_cased_unlike_its_name_are_no_cue(
+    find_places: Callable[[str], list[str]], text: str
+) -> None:
+    assert find_places(text) == []
