@@ -190,7 +190,22 @@ REFERENCE_LABELS = {
 # A label right before the number on its line, the words between it and the number no more than a verb and a few
 # short words ("case number is #", "reference: ", "encomenda #"), or a label that ends the line above a line the number
 # answers: a speaker's label ("caller:"), at most three short words ("uh its") and maybe a number sign.
-_LABELS = sorted({re.escape(label) for labels in REFERENCE_LABELS.values() for label in labels}, key=len, reverse=True)
+# The names of an item's numbers, which a bare run after one is as well: the item number types of UN/EDIFACT's data
+# element 7143 a customer or a stock list reads out (a part's, an article's, a serial number, a stock-keeping unit),
+# in the same eight languages ("part no 57-8568-8396", "part_number: '103-466-4221'", "La pièce n° 10-4664-5176").
+ITEM_LABELS = {
+    "en": ("part no", "part number", "part nr", "part_no", "part_number", "item number", "article number",
+           "serial number", "sku"),
+    "fr": ("numéro de pièce", "pièce n", "numéro d'article", "numéro de série"),
+    "es": ("número de pieza", "pieza n", "número de artículo", "número de serie"),
+    "de": ("teilenummer", "artikelnummer", "seriennummer"),
+    "it": ("numero di parte", "codice articolo", "numero di serie"),
+    "pt": ("número da peça", "peça n", "número do artigo", "número de série"),
+    "nl": ("onderdeelnummer", "artikelnummer", "serienummer"),
+    "pl": ("numer części", "numer katalogowy", "numer seryjny"),
+}  # fmt: skip
+_LABELS = sorted({re.escape(label) for table in (REFERENCE_LABELS, ITEM_LABELS) for labels in table.values()
+                  for label in labels}, key=len, reverse=True)  # fmt: skip
 _REFERENCE_LABEL = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_LABELS) + r")(?![^\W\d_])")
 _REFERENCE_GAP = re.compile(r"[^\w\n]*(?:[^\W\d_]{1,6}[^\w\n]+){0,3}\Z")  # "number is #", ": ", " nr. "
 _ANSWER_LEAD = re.compile(r"[ \t]*(?:[^\W\d_][^\W\d_'’.-]{0,19}(?:[ \t][^\W\d_]{1,20})?[ \t]*:[ \t]*|>[ \t]*)?"
@@ -655,8 +670,9 @@ def _written_as_dialled(candidate: str, region: str) -> bool:
 
 
 def _named_a_reference(text: str, start: int) -> bool:
-    """Whether a reference's label (``REFERENCE_LABELS``) names the number at `start`: right before it on its line,
-    or ending the line above a line the number answers, with no phone word after the label."""
+    """Whether a reference's or an item's label (``REFERENCE_LABELS``, ``ITEM_LABELS``) names the number at `start`:
+    right before it on its line, or ending the line above a line the number answers, with no phone word after the
+    label."""
     line_start = text.rfind("\n", 0, start) + 1
     lead_start = max(line_start, start - _REFERENCE_REACH)
     lead = text[lead_start:start].lower()

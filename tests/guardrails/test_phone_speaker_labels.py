@@ -39,3 +39,30 @@ def test_a_speaker_label_is_no_phone_context(analyzer: PiiAnalyzer, text: str) -
 )
 def test_a_calling_word_or_a_caller_id_stays_context(analyzer: PiiAnalyzer, text: str, phone: str) -> None:
     assert phone in _phones(analyzer, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Phone +1 201-556-3791\nPart No: 6880313412\nKey: 4mnA",  # a part number under a phone line
+        "contact:\n  part_number: '1034664221'\n  status: open",
+        "Téléphone fixe en panne. La pièce n° 1046645176 a été changée.",
+        "Telefon-Support, Seriennummer 4471209388",
+    ],
+)
+def test_an_items_number_is_no_phone(analyzer: PiiAnalyzer, text: str) -> None:
+    assert [phone for phone in _phones(analyzer, text) if not phone.startswith("+")] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Phone +1 201-556-3791\nFoo: 6880313412\nKey: 4mnA",  # the same numbers with no item's label: phones
+        "contact:\n  foo: '1034664221'\n  status: open",
+        "Téléphone fixe en panne. La 1046645176 a été changée.",
+        "Telefon-Support, 4471209388",
+        "part no 5787 901 165, call me on 4471209388",  # a phone word after the label gives the number back
+    ],
+)
+def test_a_bare_number_with_phone_context_and_no_items_label_stays(analyzer: PiiAnalyzer, text: str) -> None:
+    assert [phone for phone in _phones(analyzer, text) if not phone.startswith("+")] != []
