@@ -19,6 +19,7 @@ from gateway.guardrails.lower_case_ner import lower_case_view
 from gateway.guardrails.ner import NerModel
 from gateway.guardrails.normalize import ReaderView, reader_view
 from gateway.guardrails.not_names import without_non_names
+from gateway.guardrails.opening_words import without_opening_words
 from gateway.guardrails.ordinary_phrases import holds_unnamed_word, reads_as_words
 from gateway.guardrails.people import confirmed, line_parts, more_people, place_confirmed
 from gateway.guardrails.person_names import known_names
@@ -131,8 +132,10 @@ def _without_non_values(text: str, findings: list[Finding]) -> list[Finding]:
     dump's tags, VRs and keywords likewise, and a place inside a person's name (``dicom_records``); a syslog line's
     timestamp month and a slapd operation's name are no person nor place (``directory_records``); a name inside a
     news dateline's place is none (``datelines``), nor a German noun phrase's noun or a French noun after an elided
-    article ("Sehr geehrte Damen", "In stiller Trauer", "l'âge": ``common_nouns``)."""
+    article ("Sehr geehrte Damen", "In stiller Trauer", "l'âge": ``common_nouns``), nor a frequent word opening a
+    line or sentence ("Vendo ...", "Hej, ...": ``opening_words``)."""
     findings = without_common_nouns(text, without_names_in_datelines(text, findings))
+    findings = without_opening_words(text, findings)
     findings = without_gedcom_syntax(text, without_non_names(text, findings))
     return without_directory_syntax(text, without_dicom_syntax(text, findings))
 
