@@ -68,9 +68,16 @@ def test_only_a_person_that_is_exactly_a_run_of_the_capitalised_names_is_kept() 
     ],
 )
 def test_the_analyzer_finds_a_given_name_in_its_sentence(analyzer: PiiAnalyzer, text: str, name: str) -> None:
+    people = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+    assert name in people
+
+
+def test_the_view_finds_a_given_name_no_chat_rule_takes(analyzer: PiiAnalyzer) -> None:
+    # 'à claude' and 'tegen marie' are the chat rules' addressees now; a name as an object of 'mandare' is NER's only.
+    text = "proprietario: domani le mando mirko vasari"
     people = [(text[f.start : f.end], f.source) for f in analyzer.analyze(text)
               if f.entity_type == "PERSON" and f.score >= 0.5]  # fmt: skip
-    assert (name, SOURCE) in people
+    assert ("mirko", SOURCE) in people
 
 
 @pytest.mark.parametrize("text", ["on se retrouve lundi au monoprix", "the rose garden will open in june, mark it"])
