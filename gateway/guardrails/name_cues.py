@@ -115,7 +115,15 @@ _ROLES = (
                                                 "invoice", "lease", "policy")),
     "booked under", "reserved under", "registered to",
 )  # fmt: skip
-_BEFORE_PHRASES = (*_BEFORE, *_ROLES)
+# Self-introductions of the chat languages whose first word is an ordinary word ("mam", "moi", "eu", "mein", "mijn",
+# "il"), so, like ``_ROLES``, they stay out of ``CUE_WORDS``: Polish, Portuguese, French, Spanish, Italian, German
+# and Dutch for "my name is" or "I am", with and without their diacritics as chat types them.
+_INTRODUCTIONS = (
+    "mam na imię", "mam na imie", "nazywam się", "nazywam sie", "jestem", "me chamo", "o meu nome é", "eu sou", "sou",
+    "moi c'est", "moi c’est", "mi nombre es", "il mio nome è", "mein name ist", "ich heisse", "ik heet",
+    "mijn naam is",
+)  # fmt: skip
+_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS)
 _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
@@ -134,13 +142,17 @@ _SIGN_OFF = (
 )  # fmt: skip
 
 
+# Introductions that tell a state or a place as often in capitalised text, where a particle Polish or Portuguese
+# share with names opens what follows ("Jestem w Warszawie", "Moi c'est Pareil", "Sou Brasileira"): the words after
+# one are a name only when the name list knows the first, whatever their case.
+_STATE_OR_NAME_ANY_CASE = frozenset({"jestem", "sou", "eu sou", "moi c'est", "moi c’est"})
 # The greeting, title and sign-off words, lower case: words around a name, never a name's first word.
 CUE_WORDS = frozenset(phrase.split()[0] for phrase in (*_BEFORE, *_SIGN_OFF))
 # Introductions that as often say what the speaker is as who ("i'm outta here", "i'm legit", "je suis désolé",
 # "ich bin müde"): in text typed in lower case, the words after one are a name only when the name list knows the
 # first. ("my name is", "je m'appelle", "me llamo" say who; so, on the phone or in chat, do "it's" and "this is":
 # "hi its lista alaimo again".)
-STATE_OR_NAME = frozenset({"i am", "i'm", "je suis", "soy", "ich bin", "sono", "ik ben"})
+STATE_OR_NAME = frozenset({"i am", "i'm", "je suis", "soy", "ich bin", "sono", "ik ben", *_STATE_OR_NAME_ANY_CASE})
 
 
 def phrase_pattern(phrases: Iterable[str]) -> str:
@@ -523,10 +535,13 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
     ty", "hey hey", "thx thx") or after an introduction that as often tells a state (``STATE_OR_NAME``) and opening
     with a word of two letters or one the name list does not know ("i'm legit lol", "i'm gonna be late", "je suis
     né le ...")."""
-    if span is None or not text[span[0] : span[1]].islower():
-        return span
+    if span is None:
+        return None
     cue = lowered[cue_start:cue_end].strip(" \t.,:").split()
     named = _WORD.findall(text, span[0], span[1])
+    if not text[span[0] : span[1]].islower():
+        known = len(named[0]) > 2 and words.is_name(named[0])
+        return span if known or " ".join(cue) not in _STATE_OR_NAME_ANY_CASE else None
     if cue and named[0].casefold() == cue[-1]:
         return None
     if " ".join(cue) in STATE_OR_NAME and not (len(named[0]) > 2 and words.is_name(named[0])):
