@@ -38,8 +38,10 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   also typed without its diacritics ("australia" for Portuguese "austrália"); so does a town of
   ``SMALL_TOWN_POPULATION`` or more whose name no frequent word of the chat languages, English common word or stop
   word alone spells after Dutch "naar" or Portuguese "pra" ("gaan we naar zaventem"), after a place in lower case and
-  a conjunction ("naar zaventem of aalter"), or alone on the line under a question asking where ("de onde você
-  é?\nvolta redonda"); a month or weekday of those languages in lower case is none ("stamppot in juli");
+  a conjunction ("naar zaventem of aalter"), after a chat language's "coming back from" or French "sur" ("torno da
+  scandicci", "elle rentre de montbéliard", "un appart sur villeurbanne"), or alone on the line under a question asking
+  where ("de onde você é?\nvolta redonda"); a month or weekday of those languages in lower case is none ("stamppot in
+  juli"); a common given name right after "I am" of a chat language is the speaker's ("hey im regina");
 - one lower-case word found only through the diacritic-free keys needs a location word that is no preposition any
   noun takes ("je suis en réunion" is a meeting, not Réunion);
 - a capitalised one-word name alone on its line (an e-mail signature, an address block) counts, and so does one after
@@ -288,6 +290,28 @@ _REGION_CUE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_REGION_CUES)})[ \t
 # zaventem", "vamos pra chingola"); Polish "w" and "z" take a town's inflected form ("w gdańsku"), which no key holds.
 _TOWN_CUES = ("naar", "pra")
 _TOWN_CUE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_TOWN_CUES)})[ \t]+\Z")
+# Coming back from a town, in the chat languages: a return verb's common forms and the preposition its language puts
+# before a town's name ("torno da scandicci", "ela voltou de mossoró", "elle rentre de montbéliard", "vuelvo de
+# badalona", "wracam z gniezno", "kom terug uit zaandam"), where "da", "de", "z" and "uit" alone are "of", "by" or
+# "with" as often; and colloquial French "sur" (in, around: "je cherche un appart sur villeurbanne").
+_RETURN_FROM = (
+    *(f"{verb} da" for verb in ("torna", "torno", "torni", "tornato", "tornata", "tornati", "tornare", "rientra",
+                                "rientro", "rientrato", "rientrata", "rientrare", "ritorna", "ritorno", "ritornato",
+                                "ritornata")),
+    *(f"{verb} de" for verb in ("volta", "volto", "voltou", "voltei", "voltar", "voltando", "voltamos", "voltaram",
+                                "regressa", "regressou", "regressei", "rentre", "rentré", "rentrée", "rentrés",
+                                "rentrer", "rentrons", "rentrent", "revient", "reviens", "revenu", "revenue",
+                                "revenir", "retour", "vuelve", "vuelvo", "volvió", "volví", "volver", "volviendo",
+                                "regresa", "regreso", "regresó", "regresé", "regresar", "regresando")),
+    *(f"{verb} {prep}" for verb in ("wracam", "wraca", "wracamy", "wracają", "wróciłem", "wróciłam", "wrócił",
+                                    "wróciła", "wrócili", "wrócić") for prep in ("z", "ze")),
+    "terug uit", "terug van", "sur",
+)  # fmt: skip
+_RETURN_FROM_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_RETURN_FROM)})[ \t]+\Z", re.IGNORECASE)
+# "I am" in the chat languages: a common given name right after it is the speaker's ("hey im regina", "je suis sofia"),
+# where German "im" (in the) is a location word.
+_SELF_INTRODUCTION_BEFORE = re.compile(
+    r"(?<![^\W\d_])(?:i['’]?m|i am|je suis|soy|sono|ich bin|ik ben|jestem|sou)[ \t]+\Z", re.IGNORECASE)  # fmt: skip
 # "Where" in the chat languages: a town's name in lower case alone on the line under a question holding one is its
 # answer ("de onde você é?\nvolta redonda", "where r u\nshibuya").
 _WHERE_WORDS = ("where", "wo", "woher", "où", "dónde", "donde", "onde", "dove", "waar", "gdzie", "skąd")
@@ -1271,6 +1295,8 @@ class PlaceRecognizer(EntityRecognizer):
         a conjunction)."""
         for count, population, needs_cue in reversed(self._names_from(text, words, index, longest)):
             span = words[index : index + count]
+            if count == 1 and self._introduced_name(text, span[0], population):
+                continue
             if all(word.group().islower() for word in span) and self._lower_place_pointed_at(
                     text, span, population, listed):  # fmt: skip
                 return count, CUE_SCORE
@@ -1574,6 +1600,7 @@ class PlaceRecognizer(EntityRecognizer):
             return self._region_pointed_at(text, words, start, end)
         if population < SMALL_TOWN_POPULATION or not (
                 listed or _TOWN_CUE_BEFORE.search(text, max(0, start - 8), start)
+                or _RETURN_FROM_BEFORE.search(text, max(0, start - 16), start)
                 or self._answers_where(text, start, end)):  # fmt: skip
             return False
         return self._plain_town_name(words, population)
@@ -1793,6 +1820,13 @@ class PlaceRecognizer(EntityRecognizer):
             return (word not in frequent_words("en") and self._rare_place_word(word, names=False, vocabulary=False)
                     and self._reads_english(text, start, end))  # fmt: skip
         return self._rare_place_word(word) and self._reads_english(text, start, end)
+
+    def _introduced_name(self, text: str, word: re.Match[str], population: int) -> bool:
+        """Whether a one-word place stands right after "I am" of a chat language and is a first name chat gives
+        (``_chat_first_name``): the speaker's name ("hey im regina", "ik ben sofia"), not a place."""
+        start = word.start()
+        return (_SELF_INTRODUCTION_BEFORE.search(text, max(0, start - 10), start) is not None
+                and self._chat_first_name(word.group().casefold(), population))  # fmt: skip
 
     @staticmethod
     def _chat_first_name(word: str, population: int) -> bool:
