@@ -168,6 +168,16 @@ def _after_salutation(text: str, start: int) -> bool:
 
 
 @cache
+def language_stop_words() -> dict[str, frozenset[str]]:
+    """spaCy's stop words of each of the eight languages, case-folded, by the language's ISO 639-1 code (the codes of
+    ``frequent_words.LANGUAGES``)."""
+    lists = (ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, SPANISH_STOP_WORDS, GERMAN_STOP_WORDS, ITALIAN_STOP_WORDS,
+             PORTUGUESE_STOP_WORDS, DUTCH_STOP_WORDS, POLISH_STOP_WORDS)  # fmt: skip
+    codes = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
+    return {code: frozenset(word.casefold() for word in words) for code, words in zip(codes, lists, strict=True)}
+
+
+@cache
 def european_words() -> frozenset[str]:
     """Stop words of spaCy's English, French, Spanish, German, Italian, Portuguese, Dutch and Polish lists and the
     words of Faker's lorem word lists of those languages (Portuguese has none), case-folded."""

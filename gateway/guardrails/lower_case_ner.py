@@ -8,7 +8,11 @@ a cue or a family name. Here such a text is shown to the models as a reader woul
 - each word that is a common given name (names-dataset's) and no ordinary word of English, French, Spanish, German,
   Italian, Portuguese, Dutch or Polish (spaCy's stop words, Faker's per-locale word lists, the English model's
   dictionary, a month's or weekday's name or abbreviation: "sept", "thu") is capitalised, and so is a known family
-  name right after one;
+  name right after one. In text typed in lower case, a given name that is a frequent word (``frequent_words``) of the
+  text's language (the language whose spaCy stop words the text holds most) is capitalised only beside a title, a cue
+  word or a family name ("que graça esse vídeo", Portuguese "how funny"; "de roos in de tuin", Dutch "the rose";
+  "sra. graça", "graça ferreira" are names). wordfreq folds case, so its lists hold names frequent as names too
+  ("claude" in French): such a name alone is left to the name rules and their cues;
 - each run of up to four words that is the name of a place of ``places.SMALL_TOWN_POPULATION`` (15,000) people or
   more (the gazetteer's, ``places.gazetteer``) is capitalised, one word only where it is no such ordinary word nor a
   frequent word (``common_nouns.ordinary_words``) and has four letters or more.
@@ -37,9 +41,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from gateway.guardrails.common_nouns import european_words, ordinary_words
+from gateway.guardrails.common_nouns import european_words, language_stop_words, ordinary_words
 from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
+from gateway.guardrails.name_cues import CUE_WORDS, TITLES
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import MAX_NAME_WORDS, SMALL_TOWN_POPULATION, english_and_stop_words, gazetteer
 
@@ -152,7 +158,7 @@ def _shouted_view(text: str) -> LowerCaseView | None:
     places: list[tuple[int, int]] = []
     for start, end in lines:
         words = list(_WORD.finditer(lowered, start, end))
-        names += _names(lowered, words)
+        names += _names(lowered, words, shouted=True)
         places += _places(lowered, words)
     return _view(lowered, names, places, tuple(lines))
 
@@ -185,16 +191,59 @@ def _capital(word: str) -> bool:
     return len(word[0].upper()) == 1
 
 
-def _names(text: str, words: list[re.Match[str]]) -> list[tuple[int, int]]:
+@cache
+def _cue_words() -> frozenset[str]:
+    """Titles, and the cue words before a name that are no stop word ("ciao", "dear"; not "a", "de")."""
+    stop = frozenset().union(*language_stop_words().values())
+    return frozenset(title.rstrip(".") for title in TITLES) | (CUE_WORDS - stop)
+
+
+def _text_languages(words: list[re.Match[str]]) -> frozenset[str]:
+    """The languages whose stop words (spaCy's) the text's words hold most (ties all kept), none without one."""
+    counts = {language: 0 for language in language_stop_words()}
+    for match in words:
+        folded = match.group().casefold()
+        for language, stop in language_stop_words().items():
+            counts[language] += folded in stop
+    top = max(counts.values())
+    return frozenset(language for language, count in counts.items() if count == top and top > 0)
+
+
+def _named_around(text: str, words: list[re.Match[str]], index: int) -> bool:
+    """Whether a title or a cue word stands right before the word at `index`, or a known family name that is no
+    ordinary word right after it ("sra. graça", "ciao bella", "graça ferreira")."""
+    if index > 0 and words[index - 1].group().casefold() in _cue_words():
+        return True
+    if index + 1 == len(words):
+        return False
+    after, following = words[index].end(), words[index + 1]
+    folded = following.group().casefold()
+    return (following.start() == after + 1 and text[after] == " " and known_names().is_last(folded)
+            and not _is_word(folded))  # fmt: skip
+
+
+def _names(text: str, words: list[re.Match[str]], shouted: bool = False) -> list[tuple[int, int]]:
+    """The given names among `words`, and a known family name right after one. In text typed in lower case, a given
+    name that is a frequent word of the text's language ("que graça esse vídeo", "de roos in de tuin") is one only
+    beside a title, a cue word or a family name (``_named_around``)."""
     known = known_names()
     spans: list[tuple[int, int]] = []
-    for match in words:
+    languages: frozenset[str] | None = None
+    for index, match in enumerate(words):
         word = match.group()
         folded = word.casefold()
         after_name = bool(spans) and spans[-1][1] + 1 == match.start() and text[spans[-1][1]] == " "
         if len(word) < MIN_LETTERS or _is_word(folded) or not _capital(word):
             continue
-        if folded in known.given or (after_name and known.is_last(folded)):
+        if after_name and known.is_last(folded):
+            spans.append(match.span())
+        elif folded in known.given:
+            if not shouted and folded in frequent_in_any():
+                languages = _text_languages(words) if languages is None else languages
+                if not _named_around(text, words, index) and any(
+                    folded in frequent_words(language) for language in languages
+                ):
+                    continue
             spans.append(match.span())
     return spans
 

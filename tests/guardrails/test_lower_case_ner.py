@@ -11,12 +11,30 @@ from gateway.guardrails.lower_case_ner import SOURCE, LowerCaseView, lower_case_
 
 
 def test_given_names_are_capitalised_ordinary_words_are_not() -> None:
-    text = "dis à claude de rappeler, elle rentre lundi"
+    text = "dis à anouk de rappeler, elle rentre lundi"
     view = lower_case_view(text)
     assert view is not None
-    assert view.text == "dis à Claude de rappeler, elle rentre lundi"
+    assert view.text == "dis à Anouk de rappeler, elle rentre lundi"
     assert len(view.text) == len(text)
-    assert [text[start:end] for start, end in view.names] == ["claude"]
+    assert [text[start:end] for start, end in view.names] == ["anouk"]
+
+
+@pytest.mark.parametrize("text", ["que graça esse vídeo", "de roos in de tuin bloeit weer"])
+def test_a_given_name_that_is_a_frequent_word_of_the_texts_language_is_not_capitalised(text: str) -> None:
+    assert lower_case_view(text) is None  # Portuguese 'graça' (grace, fun), Dutch 'roos' (rose)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("ok so stefan hug, then the deck", "ok so Stefan hug, then the deck"),  # frequent in German, not English
+        ("sra. graça ligou ontem", "sra. Graça ligou ontem"),  # a title names her
+        ("a graça ferreira ligou ontem", "a Graça Ferreira ligou ontem"),  # a family name follows
+    ],
+)
+def test_a_given_name_that_is_a_frequent_word_elsewhere_or_beside_a_cue_is_capitalised(text: str, shown: str) -> None:
+    view = lower_case_view(text)
+    assert view is not None and view.text == shown
 
 
 def test_a_family_name_after_a_given_name_is_capitalised_too() -> None:
@@ -151,7 +169,7 @@ def test_only_the_findings_on_the_lines_in_capitals_are_the_views() -> None:
     on_line = Finding("PERSON", start, start + len("JENNIFER"), 0.85, "spacy_ner")
     typed = Finding("PERSON", 0, len("Anna"), 0.85, "spacy_ner")
     assert view.split([on_line, typed]) == ([on_line], [typed])
-    whole = lower_case_view("dis à claude de rappeler")
+    whole = lower_case_view("dis à anouk de rappeler")
     assert whole is not None and whole.split([typed]) == ([typed], []) and whole.recased() == ((0, len(whole.text)),)
 
 
