@@ -123,7 +123,15 @@ _INTRODUCTIONS = (
     "moi c'est", "moi c’est", "mi nombre es", "il mio nome è", "mein name ist", "ich heisse", "ik heet",
     "mijn naam is",
 )  # fmt: skip
-_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS)
+# Titles and forms of address of German, Polish, Dutch, Italian and Portuguese that are ordinary words too (Herr in
+# the accusative or dative, Polish "pan"/"pani" in their cases, a teacher's "juf", "meester", "maestra", a
+# professor's or a doctor's title): before a capitalised word only ("pani Mazan", "la maestra Respighi", "o professor
+# Carneiro", "Herrn Prager"; not "il maestro arriva", "pani ma rację"), and out of ``CUE_WORDS``.
+_ADDRESS_TITLES = frozenset({
+    "herrn", "pan", "pana", "panu", "panem", "pani", "panią", "juf", "meester", "maestra", "maestro", "professor",
+    "professora", "professore", "professoressa", "doutor", "doutora",
+})  # fmt: skip
+_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS, *sorted(_ADDRESS_TITLES))
 _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
@@ -816,7 +824,9 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 title = cue.rstrip(".") in _TITLE_SET and (not cue.endswith(".") or cue[:-1] in _ABBREVIATED_TITLES)
                 if cue == _NAME_LABEL and _names_a_thing(lowered, cue_start, words):
                     continue  # "Item Name: ThinkPad X1 Carbon"
-                span = _name_after(text, cue_end, words, title=title)
+                span = _name_after(text, cue_end, words, title=title or cue in _ADDRESS_TITLES)
+                if cue in _ADDRESS_TITLES and span is not None and not text[span[0]].isupper():
+                    continue  # "il maestro arriva domani": an ordinary word
                 add(_lower_case_checked(text, lowered, cue_start, cue_end, span, words))
         else:
             add(_name_before(text, cue_start, words))  # the name ends where the space before the verb starts

@@ -1,7 +1,8 @@
 """Self-introductions of the chat languages point at the name after them (``name_cues``): Polish "mam na imię",
 "nazywam się", "jestem", Portuguese "sou", "eu sou", "me chamo", French "moi c'est", Dutch "ik heet", "mijn naam
 is", German "mein name ist". Those that as often tell a state or a place ("jestem", "sou", "moi c'est") name a
-person only when the name list knows the word after them, in lower case or capitalised."""
+person only when the name list knows the word after them, in lower case or capitalised. Titles of address that are
+ordinary words too ("maestra", "pani", "juf", "Herrn") name the capitalised word after them."""
 
 import pytest
 
@@ -48,4 +49,23 @@ def test_introductions_name_the_speaker(text: str, person: str) -> None:
     ],
 )
 def test_introductions_that_tell_a_state_name_nobody(text: str) -> None:
+    assert named(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Ho parlato con la maestra Respighi ieri.", "Respighi"),
+        ("Falei com o professor Carneiro.", "Carneiro"),
+        ("Rozmawiałam z pani Mazan wczoraj.", "Mazan"),
+        ("De juf Marien zegt dat het goed gaat.", "Marien"),
+        ("Ich habe Herrn Prager geschrieben.", "Prager"),
+    ],
+)
+def test_titles_of_address_before_a_capitalised_name(text: str, person: str) -> None:
+    assert named(text) == [person]
+
+
+@pytest.mark.parametrize("text", ["il maestro arriva domani", "pani ma rację", "de juf zegt dat het goed gaat"])
+def test_titles_of_address_before_a_lower_case_word_name_nobody(text: str) -> None:
     assert named(text) == []
