@@ -542,7 +542,8 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
     """`span`, the name a cue before it points at, unless typed in lower case and either the cue said again ("ty
     ty", "hey hey", "thx thx") or after an introduction that as often tells a state (``STATE_OR_NAME``) and opening
     with a word of two letters or one the name list does not know ("i'm legit lol", "i'm gonna be late", "je suis
-    né le ...")."""
+    né le ..."); capitalised, unless after an introduction that tells a state or a place in any case
+    (``_STATE_OR_NAME_ANY_CASE``) and opening with such a word ("Jestem w Warszawie")."""
     if span is None:
         return None
     cue = lowered[cue_start:cue_end].strip(" \t.,:").split()
