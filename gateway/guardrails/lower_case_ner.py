@@ -29,9 +29,11 @@ Capitalising keeps every offset: a word is capitalised only where its first lett
 Lines written in capitals in a text ("ESTHER RING MIG DIREKT", "HAS ANYONE MOVED FROM TURIN TO TUNISIA?", a subject
 line, an SMS typed in capitals) tell a name no better than lower case does, and the models read every word of them as
 a name or none: such a line (``MIN_SHOUTED_LETTERS`` letters or more, all of them capitals) is shown to the models in
-lower case, its candidate names capitalised as above, and what the models find on it is kept on the same terms; the
-rest of the text is read as typed, and the models' findings there as usual (``LowerCaseView.split``). A letter whose
-lower case is more than one character ("İ") stays as written.
+lower case, its candidate names capitalised as above (and a common given name the ordinary-word filter holds, where it
+is no stop word of those languages nor of Danish, Norwegian or Swedish, no month's or weekday's name and no frequent
+word of the line's language: "ESTHER RING MIG"; not Scandinavian "MED"), and what the models find on it is kept on
+the same terms; the rest of the text is read as typed, and the models' findings there as usual
+(``LowerCaseView.split``). A letter whose lower case is more than one character ("İ") stays as written.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+
+from spacy.lang.da.stop_words import STOP_WORDS as DANISH_STOP_WORDS
+from spacy.lang.nb.stop_words import STOP_WORDS as NORWEGIAN_STOP_WORDS
+from spacy.lang.sv.stop_words import STOP_WORDS as SWEDISH_STOP_WORDS
 
 from gateway.guardrails.common_nouns import european_words, language_stop_words, ordinary_words
 from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_month_word, weekday_names
@@ -192,6 +198,14 @@ def _capital(word: str) -> bool:
 
 
 @cache
+def _stop_words() -> frozenset[str]:
+    """The stop words of the eight languages and of Danish, Norwegian and Swedish (spaCy's): the function words a
+    line in capitals holds ("MED", Scandinavian "with", is a given name too)."""
+    scandinavian = DANISH_STOP_WORDS | NORWEGIAN_STOP_WORDS | SWEDISH_STOP_WORDS
+    return frozenset().union(*language_stop_words().values()) | frozenset(word.casefold() for word in scandinavian)
+
+
+@cache
 def _cue_words() -> frozenset[str]:
     """Titles, and the cue words before a name that are no stop word ("ciao", "dear"; not "a", "de")."""
     stop = frozenset().union(*language_stop_words().values())
@@ -222,6 +236,16 @@ def _named_around(text: str, words: list[re.Match[str]], index: int) -> bool:
             and not _is_word(folded))  # fmt: skip
 
 
+def _shouted_given(folded: str, words: list[re.Match[str]]) -> bool:
+    """Whether a word of a line in capitals that the ordinary-word filter holds is a common given name there: no stop
+    word, no month's or weekday's name, and no frequent word of the line's language ("ESTHER", "MARCO")."""
+    if folded not in known_names().given or folded in _stop_words() or is_month_word(folded):
+        return False
+    if any(day.startswith(folded) for day in _weekdays()):
+        return False
+    return not any(folded in frequent_words(language) for language in _text_languages(words))
+
+
 def _names(text: str, words: list[re.Match[str]], shouted: bool = False) -> list[tuple[int, int]]:
     """The given names among `words`, and a known family name right after one. In text typed in lower case, a given
     name that is a frequent word of the text's language ("que graça esse vídeo", "de roos in de tuin") is one only
@@ -233,7 +257,9 @@ def _names(text: str, words: list[re.Match[str]], shouted: bool = False) -> list
         word = match.group()
         folded = word.casefold()
         after_name = bool(spans) and spans[-1][1] + 1 == match.start() and text[spans[-1][1]] == " "
-        if len(word) < MIN_LETTERS or _is_word(folded) or not _capital(word):
+        if len(word) < MIN_LETTERS or not _capital(word):
+            continue
+        if _is_word(folded) and not (shouted and _shouted_given(folded, words)):
             continue
         if after_name and known.is_last(folded):
             spans.append(match.span())

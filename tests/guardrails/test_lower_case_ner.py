@@ -185,3 +185,15 @@ def test_the_analyzer_finds_a_given_name_on_a_line_in_capitals(analyzer: PiiAnal
 def test_a_line_in_capitals_of_ordinary_words_holds_no_person(analyzer: PiiAnalyzer) -> None:
     text = "Hi all\nREMINDER: THE TEAMS CALL MOVES TO THURSDAY, BRING YOUR CHARGER"
     assert not [f for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+
+
+def test_a_given_name_the_word_filter_holds_is_capitalised_on_a_line_in_capitals() -> None:
+    text = "ESTHER RING MIG DIREKT"
+    view = lower_case_view(text)
+    assert view is not None and view.text == "Esther ring mig direkt"
+
+
+@pytest.mark.parametrize("text", ["MALIN RING MEG MED EN GANG", "THE ROSE GARDEN WILL OPEN IN JUNE"])
+def test_a_stop_word_or_frequent_word_on_a_line_in_capitals_is_not_capitalised(text: str) -> None:
+    view = lower_case_view(text)  # Scandinavian 'med' (with) is a stop word; 'rose' and 'june' are words
+    assert view is None or all(text[start:end] not in ("MED", "ROSE", "JUNE") for start, end in view.names)
