@@ -84,9 +84,13 @@ _JOINER = re.compile(r"[ \t]+(?:und|oder|sowie)[ \t]+")
 _LOWER_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 # An elided article of French or Italian opening a lower-case word (not "d'", which opens surnames: "d'angelo").
 _ELIDED_ARTICLE = re.compile(r"(?:l|dell|dall|nell|sull|all|un)['’][^\W\d_]")
-_STOP_WORDS = frozenset(word.casefold() for words in (
-    ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, SPANISH_STOP_WORDS, GERMAN_STOP_WORDS, ITALIAN_STOP_WORDS,
-    PORTUGUESE_STOP_WORDS, DUTCH_STOP_WORDS, POLISH_STOP_WORDS) for word in words)  # fmt: skip
+# spaCy's stop words of each of the eight languages, case-folded, by ISO 639-1 code (``frequent_words.LANGUAGES``).
+_LANGUAGE_STOP_WORDS: dict[str, frozenset[str]] = {
+    code: frozenset(word.casefold() for word in words) for code, words in (
+        ("en", ENGLISH_STOP_WORDS), ("fr", FRENCH_STOP_WORDS), ("es", SPANISH_STOP_WORDS), ("de", GERMAN_STOP_WORDS),
+        ("it", ITALIAN_STOP_WORDS), ("pt", PORTUGUESE_STOP_WORDS), ("nl", DUTCH_STOP_WORDS), ("pl", POLISH_STOP_WORDS))
+}  # fmt: skip
+_STOP_WORDS = frozenset().union(*_LANGUAGE_STOP_WORDS.values())
 # Faker's word lists of the same languages (Portuguese has none): frequent words, as lorem text writes them.
 _WORD_LIST_LOCALES = ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL", "pl_PL")
 _TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
@@ -167,14 +171,15 @@ def _after_salutation(text: str, start: int) -> bool:
     return _SALUTATION_BEFORE.search(text, max(0, start - _LOOK_BEHIND), start) is not None
 
 
-@cache
 def language_stop_words() -> dict[str, frozenset[str]]:
     """spaCy's stop words of each of the eight languages, case-folded, by the language's ISO 639-1 code (the codes of
     ``frequent_words.LANGUAGES``)."""
-    lists = (ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, SPANISH_STOP_WORDS, GERMAN_STOP_WORDS, ITALIAN_STOP_WORDS,
-             PORTUGUESE_STOP_WORDS, DUTCH_STOP_WORDS, POLISH_STOP_WORDS)  # fmt: skip
-    codes = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
-    return {code: frozenset(word.casefold() for word in words) for code, words in zip(codes, lists, strict=True)}
+    return _LANGUAGE_STOP_WORDS
+
+
+def chat_stop_words() -> frozenset[str]:
+    """spaCy's stop words of the eight languages together, case-folded."""
+    return _STOP_WORDS
 
 
 @cache

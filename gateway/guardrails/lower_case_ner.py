@@ -47,7 +47,7 @@ from spacy.lang.da.stop_words import STOP_WORDS as DANISH_STOP_WORDS
 from spacy.lang.nb.stop_words import STOP_WORDS as NORWEGIAN_STOP_WORDS
 from spacy.lang.sv.stop_words import STOP_WORDS as SWEDISH_STOP_WORDS
 
-from gateway.guardrails.common_nouns import european_words, language_stop_words, ordinary_words
+from gateway.guardrails.common_nouns import chat_stop_words, european_words, language_stop_words, ordinary_words
 from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
@@ -202,13 +202,13 @@ def _stop_words() -> frozenset[str]:
     """The stop words of the eight languages and of Danish, Norwegian and Swedish (spaCy's): the function words a
     line in capitals holds ("MED", Scandinavian "with", is a given name too)."""
     scandinavian = DANISH_STOP_WORDS | NORWEGIAN_STOP_WORDS | SWEDISH_STOP_WORDS
-    return frozenset().union(*language_stop_words().values()) | frozenset(word.casefold() for word in scandinavian)
+    return chat_stop_words() | frozenset(word.casefold() for word in scandinavian)
 
 
 @cache
 def _cue_words() -> frozenset[str]:
     """Titles, and the cue words before a name that are no stop word ("ciao", "dear"; not "a", "de")."""
-    stop = frozenset().union(*language_stop_words().values())
+    stop = chat_stop_words()
     return frozenset(title.rstrip(".") for title in TITLES) | (CUE_WORDS - stop)
 
 
