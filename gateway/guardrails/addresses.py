@@ -41,6 +41,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 
 from gateway.guardrails import street_locales
 from gateway.guardrails.address_slots import slot_spans
+from gateway.guardrails.common_nouns import chat_stop_words
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import english_and_stop_words, english_words
@@ -1006,7 +1007,7 @@ def _open_end(match: re.Match[str]) -> int:
     if not capitalised:
         for word in words[1:]:
             written = word.group().lower()
-            if (written in frequent_in_any() or written in _chat_stop_words() or not written.isalpha()
+            if (written in frequent_in_any() or written in chat_stop_words() or not written.isalpha()
                     or not known_names().is_name(written)):  # fmt: skip
                 break
             last = word
@@ -1046,7 +1047,7 @@ def _written_as_street(match: re.Match[str], text: str) -> bool:
     if _YEAR.fullmatch(match.group("number")[:4]):
         return False
     names = [word for word in match.group("name").lower().split() if word not in _PARTICLE_WORDS]
-    if not 1 <= len(names) <= 3 or any(word.strip(".") in _chat_stop_words() for word in names):
+    if not 1 <= len(names) <= 3 or any(word.strip(".") in chat_stop_words() for word in names):
         return False
     street_type = match.group("type").lower()
     bare = street_type.rstrip(".")
@@ -1057,7 +1058,7 @@ def _written_as_street(match: re.Match[str], text: str) -> bool:
     if not rare:
         return False
     dotted = street_type.endswith(".") and len(bare) >= 2 and bare.isalpha()
-    return dotted or (bare not in english and bare not in _chat_stop_words())
+    return dotted or (bare not in english and bare not in chat_stop_words())
 
 
 def _english_street(street_type: str, name_words: list[str]) -> bool:
@@ -1083,27 +1084,12 @@ def _street_only_glued(match: re.Match[str], text: str) -> bool:
     if dotted or (name.endswith("-") and len(re.findall(r"[^\W\d_]{2,}", name)) >= 2):
         return True  # "kochstr. 315"; a street named after a person, hyphens joining it ("resi-striebitz-weg 8")
     word = (name + bare).lower()
-    return (len(bare) >= 4 and bare not in english_and_stop_words() and bare not in _chat_stop_words()
+    return (len(bare) >= 4 and bare not in english_and_stop_words() and bare not in chat_stop_words()
             and word not in frequent_in_any())  # fmt: skip
 
 
 # The particles between a street type and its name ("avenida de barros"), which a name may hold too.
 _PARTICLE_WORDS = frozenset(re.findall(r"[a-z]+", _PARTICLES))
-
-
-@cache
-def _chat_stop_words() -> frozenset[str]:
-    """spaCy's stop words of the languages whose streets the prefix layout reads in chat: English, French, Spanish,
-    Italian, Portuguese, German, Dutch and Polish."""
-    from spacy.lang.de.stop_words import STOP_WORDS as DE
-    from spacy.lang.es.stop_words import STOP_WORDS as ES
-    from spacy.lang.fr.stop_words import STOP_WORDS as FR
-    from spacy.lang.it.stop_words import STOP_WORDS as IT
-    from spacy.lang.nl.stop_words import STOP_WORDS as NL
-    from spacy.lang.pl.stop_words import STOP_WORDS as PL
-    from spacy.lang.pt.stop_words import STOP_WORDS as PT
-
-    return frozenset(word.casefold() for words in (STOP_WORDS, DE, ES, FR, IT, NL, PL, PT) for word in words)
 
 
 def _after_address_word(text: str, start: int) -> bool:
