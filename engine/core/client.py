@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from multiprocessing.connection import Connection
 from typing import Any
@@ -56,6 +57,39 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
+
+
+class _Outputs:
+    """One request's deltas and errors, in arrival order, for its one reader (``generate``), on the reader's loop.
+    What an ``asyncio.Queue`` would do here at a fraction of its cost (no Event, no per-get future while items wait,
+    no task accounting): one future at a time, created only when the reader has to wait."""
+
+    __slots__ = ("_items", "_loop", "_waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._items: deque[RequestOutput | Exception] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: RequestOutput | Exception) -> None:
+        """From the reader's loop only (another thread goes through ``call_soon_threadsafe``)."""
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():  # (cancelled: its reader is going away)
+                waiter.set_result(None)
+
+    async def get(self) -> RequestOutput | Exception:
+        items = self._items
+        while not items:
+            waiter = self._waiter = self._loop.create_future()
+            try:
+                await waiter
+            finally:
+                if self._waiter is waiter:
+                    self._waiter = None
+        return items.popleft()
 
 
 class AsyncEngineClient:
@@ -87,7 +121,7 @@ class AsyncEngineClient:
         self._is_core_alive = is_core_alive
         self._stop_core = stop_core
         self._sentinel = sentinel
-        self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
+        self._queues: dict[str, tuple[asyncio.AbstractEventLoop, _Outputs]] = {}
         self._read_lock = threading.Lock()  # one reader at a time: the reading loop, or a caller outside any loop
         self._home: asyncio.AbstractEventLoop | None = None  # the loop whose reader reads the core's messages
         self._dead_reason: str | None = None
@@ -130,8 +164,9 @@ class AsyncEngineClient:
         rid = request.request_id
         if rid in self._queues:
             raise InvalidRequestError(f"request id {rid!r} is already running", param="request_id")
-        queue: asyncio.Queue = asyncio.Queue()
-        self._queues[rid] = (asyncio.get_running_loop(), queue)
+        loop = asyncio.get_running_loop()
+        queue = _Outputs(loop)
+        self._queues[rid] = (loop, queue)
         finished = False
         try:
             self._owed.add(rid)  # before sending: a reader elsewhere may see the last delta before we run again
