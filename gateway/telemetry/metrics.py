@@ -27,7 +27,7 @@ import threading
 import time
 from bisect import bisect_left
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
 from prometheus_client import multiprocess as prom_multiprocess
@@ -145,6 +145,17 @@ class BatchedCounter:
             self._child.inc(pending)
 
 
+class ModelLatencies(NamedTuple):
+    """A model's per-request latency histograms' children (batched): what each engine output observes."""
+
+    ttft: Any
+    itl: Any
+    e2e: Any
+    queue_time: Any
+    prefill_time: Any
+    decode_time: Any
+
+
 class GatewayMetrics:
     """Every metric of one gateway process. Each instance has its own registry (tests build many apps); in
     multiprocess mode the values are shared through the directory regardless of the registry."""
@@ -231,6 +242,7 @@ class GatewayMetrics:
         self._last_stats: dict[str, EngineStats] = {}
         self._stage_children: dict[str, BatchedHistogram] = {}
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
+        self._model_latencies: dict[str, ModelLatencies] = {}
         self._batched: list[BatchedHistogram | BatchedCounter] = []
         self._flushed_at = time.monotonic()
 
@@ -251,6 +263,16 @@ class GatewayMetrics:
         if child is None:
             child = self._children[key] = self._batch(metric.labels(*values))
         return child
+
+    def model_latencies(self, model_name: str) -> ModelLatencies:
+        """The six latency histograms' children for ``model_name`` (``child`` of each), looked up together: every
+        engine output observes one or more of them."""
+        latencies = self._model_latencies.get(model_name)
+        if latencies is None:
+            latencies = self._model_latencies[model_name] = ModelLatencies(*(
+                self.child(histogram, model_name) for histogram in (
+                    self.ttft, self.itl, self.e2e, self.queue_time, self.prefill_time, self.decode_time)))
+        return latencies
 
     def _batch(self, child: Any) -> Any:
         batched = BatchedHistogram(child) if hasattr(child, "_upper_bounds") else BatchedCounter(child)

@@ -17,7 +17,7 @@ from opentelemetry import trace
 from engine.metrics import RequestTimings
 from engine.outputs import RequestOutput
 from gateway.telemetry.context import tenant_id_var
-from gateway.telemetry.metrics import GatewayMetrics, refusal_reason
+from gateway.telemetry.metrics import GatewayMetrics, ModelLatencies, refusal_reason
 from gateway.telemetry.tracing import Tracing
 
 CLIENT_CLOSED = 499
@@ -74,25 +74,24 @@ class RequestTelemetry:
     # --- engine outputs -----------------------------------------------------------------------------------------
     def on_output(self, index: int, output: RequestOutput) -> None:
         now = time.perf_counter_ns()
-        metrics = self.metrics
+        latencies = self.metrics.model_latencies(self.model_name)
         last = self._last_output_ns.get(index)
         if last is None:
-            metrics.child(metrics.ttft, self.model_name).observe((now - self.started_ns) / 1e9)
+            latencies.ttft.observe((now - self.started_ns) / 1e9)
         else:
-            metrics.child(metrics.itl, self.model_name).observe((now - last) / 1e9)
+            latencies.itl.observe((now - last) / 1e9)
         self._last_output_ns[index] = now
         if output.finished:
-            metrics.child(metrics.e2e, self.model_name).observe((now - self.started_ns) / 1e9)
+            latencies.e2e.observe((now - self.started_ns) / 1e9)
             timings = getattr(output, "metrics", None)
             if isinstance(timings, RequestTimings):
-                self._engine_phases(index, timings)
+                self._engine_phases(index, timings, latencies)
 
-    def _engine_phases(self, index: int, timings: RequestTimings) -> None:
-        metrics = self.metrics
-        for histogram, value in ((metrics.queue_time, timings.queue_s), (metrics.prefill_time, timings.prefill_s),
-                                 (metrics.decode_time, timings.decode_s)):
+    def _engine_phases(self, index: int, timings: RequestTimings, latencies: ModelLatencies) -> None:
+        for child, value in ((latencies.queue_time, timings.queue_s), (latencies.prefill_time, timings.prefill_s),
+                             (latencies.decode_time, timings.decode_s)):
             if value is not None:
-                metrics.child(histogram, self.model_name).observe(value)
+                child.observe(value)
         tracing = self.tracing
         if not tracing.enabled:
             return
