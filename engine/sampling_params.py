@@ -36,6 +36,15 @@ class SamplingParams:
         return self.temperature < 1e-5
 
     def validate(self) -> None:
+        # Every request passes twice (built, then checked before it is sent): one chained test in the common case;
+        # the checks below, in the same order, find which one failed (and raise what they would have raised).
+        if (self.max_tokens >= 1 and 0 <= self.min_tokens <= self.max_tokens and 0.0 <= self.temperature <= 2.0
+                and 0.0 < self.top_p <= 1.0 and self.top_k >= 0 and 0.0 <= self.min_p <= 1.0
+                and 0.0 < self.repetition_penalty <= 2.0 and -2.0 <= self.presence_penalty <= 2.0
+                and -2.0 <= self.frequency_penalty <= 2.0 and len(self.stop) <= 16
+                and all(isinstance(s, str) and s for s in self.stop)
+                and (self.logprobs is None or 0 <= self.logprobs <= MAX_TOP_LOGPROBS)):
+            return
         checks: list[tuple[bool, str, str]] = [
             (self.max_tokens >= 1, "max_tokens", "max_tokens must be at least 1"),
             (0 <= self.min_tokens <= self.max_tokens, "min_tokens", "min_tokens must be between 0 and max_tokens"),
