@@ -128,6 +128,7 @@ from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.place_stop_words import place_given_names, place_stop_words
 from gateway.guardrails.prefilters import AfterNone, AfterNonWord
+from gateway.guardrails.proper_nouns import proper_nouns
 from gateway.guardrails.record_nouns import is_record_plural, record_nouns
 from gateway.guardrails.region_names import region_names
 from gateway.guardrails.script_places import script_places
@@ -329,7 +330,10 @@ _CAPITALISED_CUE_WORD_BEFORE = _WordBefore(_CAPITALISED_CUE_BEFORE, _CAPITALISED
 # (``PlaceRecognizer._reads_english``: "ya llegué a pingjin", "me voy a vasco da gama"; not "got a turkey lol"), and,
 # as "à" and "en", a preposition any noun takes.
 _LOWER_CASE_A_BEFORE = re.compile(r"(?<![^\W\d_])a[ \t]+\Z")
-_WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*")
+# A word's letters may carry combining marks (text typed decomposed; "i̇sparta", Turkish "İsparta" lower-cased by
+# Unicode's rules, which keep the dot above as one): they stay in the word, as in the gazetteer's key.
+_LETTER_RUN = r"[^\W\d_]+(?:[\u0300-\u036f]+[^\W\d_]*)*"
+_WORD = re.compile(rf"{_LETTER_RUN}(?:['’.-]{_LETTER_RUN})*")
 _ASCII_WORD = re.compile(r"[A-Za-z]+(?:['.-][A-Za-z]+)*")  # _WORD's matches in an ASCII text, found a third faster
 # Lower-case words inside place names ("Rio de Janeiro", "Turks and Caicos Islands", "Alphen aan den Rijn").
 CONNECTORS = frozenset({"de", "del", "la", "le", "les", "da", "do", "dos", "das", "di", "of", "the", "upon", "on",
@@ -420,6 +424,25 @@ _TRAVEL_PHRASES = (
 # cost as much as the rest of this recognizer; what stands before a match is checked in Python (a lookbehind tried at
 # every position made the scan four times slower).
 _TRAVEL_CUE = re.compile(rf"(?:{_phrase_pattern(_TRAVEL_PHRASES)})[ \t]+")
+# The same verbs with "to", "into" or "from" right before a lower-case name, and chat's own going and moving ones: a
+# person is talked to, not flown to ("flying to eugene", "moving to florence", "road trip to verdun").
+_TRAVEL_TO_PHRASES = (
+    *(phrase for phrase in _TRAVEL_PHRASES if phrase.endswith((" to", " into", " from"))),
+    *(f"{verb} to" for verb in ("move", "moving", "moved", "head", "heading", "headed", "trip", "flight", "flights",
+                                "train", "bus", "drove up", "drove down")),
+)  # fmt: skip
+_TRAVEL_TO_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{_phrase_pattern(_TRAVEL_TO_PHRASES)})[ \t]+\Z")
+_TRAVEL_TO_REACH = 24
+# The place-name words English abbreviates with a period (Saint, Sainte, Mount, Fort, Point: "St. Louis", "Ft.
+# Worth"): the gazetteer keys "St. Louis" as "st louis", so the period between the first word and the next is read as
+# the space it stands for.
+_ABBREVIATED = frozenset({"st", "ste", "mt", "ft", "pt"})
+_ABBREVIATION_GAP = re.compile(r"\.[ \t]+")
+
+
+def _abbreviated(word: str, gap: str) -> bool:
+    """Whether `word` and the `gap` after it are a place-name word's abbreviation and its period ("St. ", "ft. ")."""
+    return word.casefold() in _ABBREVIATED and _ABBREVIATION_GAP.fullmatch(gap) is not None
 _CAPITAL_LETTER = r"[A-Z\u00C0-\u00DE\u0100-\u024F]"
 _CAPITAL_WORD = rf"{_CAPITAL_LETTER}[^\W\d_]*(?:['’-][^\W\d_]+)*"
 
@@ -1310,9 +1333,11 @@ class PlaceRecognizer(EntityRecognizer):
                 # people: only with a cue.
                 score = None
             if (needs_cue and score is not None and population >= CITY_MIN_POPULATION and len(span) == 1
-                    and span[0].group().islower() and not self._strong_cue(text, span)):  # fmt: skip
+                    and span[0].group().islower() and not self._strong_cue(text, span)
+                    and not self._rare_unaccented(span[0].group().casefold())):  # fmt: skip
                 # One lower-case word found only without its diacritics ("réunion" for Reunion, "je suis en
-                # réunion"): only after a location word that is no preposition any noun takes.
+                # réunion"): only after a location word that is no preposition any noun takes, unless the word is
+                # no word of a dictionary nor a name ("je pars à trikala" for Tríkala).
                 score = None
             if score is not None:
                 return count, score
@@ -1342,7 +1367,8 @@ class PlaceRecognizer(EntityRecognizer):
             word = words[index + count - 1]
             if count > 1:
                 gap = text[words[index + count - 2].end() : word.start()]
-                if gap.strip(" -\n") or gap.count("\n") > 1:
+                if (gap.strip(" -\n") or gap.count("\n") > 1) and not (
+                        count == 2 and _abbreviated(words[index].group(), gap)):  # fmt: skip
                     break
             part, folded_part = self._keys_of(word.group())
             key = part if count == 1 else f"{key} {part}"
@@ -1439,9 +1465,11 @@ class PlaceRecognizer(EntityRecognizer):
                 return None  # "in vara" (Romanian "summer", Swedish "be"): a stop word of some language, not Vara
             if not chained and _GENITIVE_WORD_BEFORE.search(text, first.start()) \
                     and _CUE_AFTER.match(text, span[-1].end()) is None \
+                    and _RETURN_FROM_BEFORE.search(text, max(0, first.start() - 16), first.start()) is None \
                     and not self._country_or_state(span):  # fmt: skip
                 # "fecha de nacimiento", "número de pedido": in lower case, "de" is "of", not "from"; but "el equipo
-                # de louisiana" is a US state's team.
+                # de louisiana" is a US state's team, and "de" after a verb of coming back is "from" ("on rentre de
+                # france", "acabo de volver de new jersey").
                 return None
             if all(self._is_common(word) for word in significant):
                 # A country, capital or US state that is also an English verb or noun ("flying to japan"), not an
@@ -1460,11 +1488,15 @@ class PlaceRecognizer(EntityRecognizer):
             if word not in self._nouns or word not in self._english.vocabulary:
                 return CUE_SCORE
             # A noun the NER's vocabulary holds that is rare as an English word ("moving to abilene", "back in
-            # bordeaux"; not "reading") and, in a sentence that does not read as English, as a word of the other
-            # languages read ("der hammer liegt im keller"); and no person's name after a location word people
-            # stand after too ("talked to eugene", "reach me at dana").
-            person_before = _LOWER_PERSON_CUE_WORD_BEFORE.search
-            if word in frequent_words("en") or (known_names().is_name(word) and person_before(text, first.start())):
+            # bordeaux"; not "reading") or that WordNet writes capitalised in every sense, frequent in English only
+            # as the proper noun it is ("in miami", "back in pittsburgh": ``proper_nouns``) and, in a sentence that
+            # does not read as English, rare as a word of the other languages read ("der hammer liegt im keller");
+            # and no person's name after a location word people stand after too ("talked to eugene", "reach me at
+            # dana") but after a verb of travel ("flying to eugene").
+            if word in frequent_words("en") and word not in proper_nouns():
+                return None
+            if known_names().is_name(word) and _LOWER_PERSON_CUE_WORD_BEFORE.search(text, first.start()) and (
+                    _TRAVEL_TO_BEFORE.search(text, max(0, first.start() - _TRAVEL_TO_REACH), first.start()) is None):
                 return None
             if word in frequent_in_any() and not english_around(text, first.start(), first.end()):
                 return None
@@ -1572,15 +1604,19 @@ class PlaceRecognizer(EntityRecognizer):
     def _country_or_state(self, span: list[re.Match[str]]) -> bool:
         """Whether the words name a country (in English or a language that writes Latin letters: ``country_names``)
         or a US state, not a capital ("la paz", "praia", Portuguese for "beach"), opening with no connector, with a
-        word that is no English stop word, verb, adjective or adverb, no noun with a plural ("chile", "turkey") and
-        no other language's stop word: after a genitive "de" in lower case, "of" such a place ("el equipo de
-        louisiana", "de new york") is the place."""
+        word that is no English stop word, verb, adjective or adverb, no noun with a plural ("chile", "turkey"; a
+        proper noun's, "the dakotas", is none) and no other language's stop word: after a genitive "de" in lower
+        case, "of" such a place ("el equipo de louisiana", "de new york", "de south dakota") is the place."""
         words = [word.group() for word in span]
         vocabulary = self._english.vocabulary
+
+        def common(word: str) -> bool:
+            plural = word not in proper_nouns() and any(
+                form in vocabulary for form in (word + "s", word + "es", word[:-1] + "ies"))
+            return self._is_common(word) or word in place_stop_words() or plural
+
         return (words[0] not in CONNECTORS and " ".join(self._keys_of(word)[0] for word in words) in self._countries
-                and not all(self._is_common(word) or word in place_stop_words() or any(
-                    plural in vocabulary for plural in (word + "s", word + "es", word[:-1] + "ies"))
-                    for word in words if word not in CONNECTORS))  # fmt: skip
+                and not all(common(word) for word in words if word not in CONNECTORS))  # fmt: skip
 
     def _lower_place_pointed_at(self, text: str, span: list[re.Match[str]], population: int, listed: bool) -> bool:
         """A place in lower case that a chat language's own words point at, where ``_CUES`` do not.
@@ -1877,6 +1913,12 @@ class PlaceRecognizer(EntityRecognizer):
         english = word in self._english.vocabulary if vocabulary else word in self._other_words
         return (not english and word not in self._nouns and not is_stop_word(word) and word not in CUE_WORDS
                 and not (names and known_names().is_name(word.capitalize())))  # fmt: skip
+
+    def _rare_unaccented(self, word: str) -> bool:
+        """Whether a lower-case word and its spelling without diacritics are both rare place words
+        (``_rare_place_word``) and the word is frequent in none of the chat languages ("réunion" is a French word)."""
+        return (word not in frequent_in_any() and self._rare_place_word(word)
+                and self._rare_place_word(fold(word)))  # fmt: skip
 
     def _proper_noun_place(self, word: str) -> bool:
         """Whether a lower-cased word that WordNet lists as a noun lists it as a proper noun only: no plural of it in
