@@ -12,7 +12,10 @@ a cue or a family name. Here such a text is shown to the models as a reader woul
   text's language (the language whose spaCy stop words the text holds most) is capitalised only beside a title, a cue
   word or a family name ("que graça esse vídeo", Portuguese "how funny"; "de roos in de tuin", Dutch "the rose";
   "sra. graça", "graça ferreira" are names). wordfreq folds case, so its lists hold names frequent as names too
-  ("claude" in French): such a name alone is left to the name rules and their cues;
+  ("claude" in French): such a name alone is left to the name rules and their cues. The English dictionary is a
+  lower-case lemma index: a noun WordNet writes only capitalised ("fatima", "esther") is a name there, not a word
+  (``_proper_names``). A middle initial between a given name and a known family name is capitalised with them
+  ("dillon g moore"), and such a run is a person whatever the models read in it;
 - each run of up to four words that is the name of a place of ``places.SMALL_TOWN_POPULATION`` (15,000) people or
   more (the gazetteer's, ``places.gazetteer``) is capitalised, one word only where it is no such ordinary word nor a
   frequent word (``common_nouns.ordinary_words``) and has four letters or more.
@@ -21,8 +24,10 @@ The models read the capitalised words in their sentence ("dis à Claude de rappe
 and a person they call exactly a run of the capitalised given names, or a place they call exactly a capitalised
 place's name, is kept ("Claude", "Mirko"; "Montgeron", "Mogi Mirim"); their other people and places are not (a
 lower-case word they capitalise in their head is no evidence of a name), and the rules' findings go first: a person
-they read in full ("juliana pinto") stays theirs. Only a text with no capital letter at all is read so: one with
-capitals, acronyms among them, is read by NER as typed. A text with no candidate word costs one pass over its words.
+they read in full ("juliana pinto") stays theirs. A place they call exactly a capitalised given name that is no
+place's name nor a frequent word is a person ("my daughter Aaliyah" read as a place). Only a text with no capital
+letter at all is read so: one with capitals, acronyms among them, is read by NER as typed. A text with no
+candidate word costs one pass over its words.
 
 Capitalising keeps every offset: a word is capitalised only where its first letter's capital is one character.
 
@@ -53,7 +58,14 @@ from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.name_cues import CUE_WORDS, TITLES
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import MAX_NAME_WORDS, SMALL_TOWN_POPULATION, english_and_stop_words, gazetteer
+from gateway.guardrails.places import (
+    MAX_NAME_WORDS,
+    SMALL_TOWN_POPULATION,
+    english_and_stop_words,
+    english_words,
+    gazetteer,
+)
+from gateway.guardrails.proper_nouns import proper_nouns
 
 SOURCE = "lower_case_ner"
 MIN_LETTERS = 3  # shorter given names ("al", "jo", "ed") are as often words or abbreviations
@@ -62,6 +74,9 @@ MIN_LETTERS = 3  # shorter given names ("al", "jo", "ed") are as often words or 
 MAX_CANDIDATES = 40
 MIN_PLACE_LETTERS = 4
 MAX_PLACE_WORDS = 4
+MIN_PROPER_NAME_LETTERS = 4
+# A given name, a middle initial and a known family name: the shape of a person, below the models' own score.
+INITIALLED_SCORE = 0.8
 # A line of fewer letters in capitals is an acronym, a code or a heading's word ("NYC", "OK", "FAQ"), not a message.
 MIN_SHOUTED_LETTERS = 8
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
@@ -72,6 +87,19 @@ def _words() -> frozenset[str]:
     """Ordinary words of the eight languages, the given names among them too ("rosa", "luz", "will": words first),
     and the English model's dictionary and the calendar's names."""
     return european_words() | english_and_stop_words() | calendar_words()
+
+
+@cache
+def _proper_names() -> frozenset[str]:
+    """The English dictionary's nouns of four letters or more that WordNet writes capitalised in every sense
+    ("fatima", "esther", "mayer": its lemma index is lower case; shorter ones are acronyms as often: "sha"), that
+    are no verb, adjective or adverb, no ordinary word of the eight languages, no stop word, no month's or
+    weekday's name and no town's name: names, not words, in a person's place in lower-case text."""
+    english = english_words()
+    places = gazetteer()
+    return frozenset(word for word in proper_nouns() - english.verbs - english.modifiers - european_words()
+                     - calendar_words() if len(word) >= MIN_PROPER_NAME_LETTERS and word not in _stop_words()
+                     and not is_month_word(word) and places.get(word, 0) < SMALL_TOWN_POPULATION)  # fmt: skip
 
 
 @cache
@@ -115,25 +143,62 @@ class LowerCaseView:
     def read(self, found: Iterable[Finding], taken: Sequence[Finding]) -> list[Finding]:
         """NER's people in `found` (read on `text`) that are exactly a run of the capitalised names, one space
         apart, and its places that are exactly a capitalised place's name, that overlap none of `taken` scoring 0.5
-        or more; as this module's findings."""
-        starts = {start: end for start, end in self.names}
+        or more; as this module's findings. A place the models read exactly on a run of capitalised names that is
+        no capitalised place's name nor a frequent word (``frequent_words``), of four letters or more, is a person:
+        the models know a proper noun there but not which ("wir haben Yasin und Emilija getroffen", "my daughter
+        Aaliyah" read as places), and the view capitalised it as a common given name that no gazetteer place of
+        ``places.SMALL_TOWN_POPULATION`` people bears."""
         places = set(self.places)
-        kept: list[Finding] = []
+        kept = self._initialled(taken)
         for finding in found:
-            if finding.score < 0.5:
+            if finding.score < 0.5 or finding.entity_type not in ("PERSON", "LOCATION"):
                 continue
-            if finding.entity_type == "PERSON":
-                end = starts.get(finding.start)
-                while end is not None and end < finding.end and self.text[end : end + 1] == " " and end + 1 in starts:
-                    end = starts[end + 1]
-                if end != finding.end:
-                    continue
-            elif finding.entity_type != "LOCATION" or (finding.start, finding.end) not in places:
+            entity_type = finding.entity_type
+            if entity_type == "LOCATION" and (finding.start, finding.end) not in places:
+                name = self.text[finding.start : finding.end].casefold()
+                if name in frequent_in_any() or len(name) < MIN_PROPER_NAME_LETTERS:
+                    continue  # a word too ("rappeler Mamie", French "granny") or a code ("sha"): no evidence
+                entity_type = "PERSON"
+            if entity_type == "PERSON" and not self._names_run(finding.start, finding.end):
                 continue
             if any(other.score >= 0.5 and other.overlaps(finding) for other in (*taken, *kept)):
                 continue
-            kept.append(Finding(finding.entity_type, finding.start, finding.end, finding.score, SOURCE))
+            kept.append(Finding(entity_type, finding.start, finding.end, finding.score, SOURCE))
         return kept
+
+    def _initialled(self, taken: Sequence[Finding]) -> list[Finding]:
+        """The runs of capitalised names with a middle initial inside ("Dillon G Moore", "Mila B. Reitsma"): a given
+        name, an initial and a known family name are a person's shape whatever the models read there (they read
+        "Carrara" of "Elisabetta F Carrara" as the town). A place found inside such a run is a word of it
+        (the analyzer drops places inside a person that opens with a first name); any other finding goes first."""
+        runs: list[list[tuple[int, int]]] = []
+        for start, end in self.names:
+            if runs and runs[-1][-1][1] + 1 == start and self.text[start - 1] == " ":
+                runs[-1].append((start, end))
+            else:
+                runs.append([(start, end)])
+        people = []
+        for run in runs:
+            if not any(self.text[start:end].rstrip(".").isalpha() and len(self.text[start:end].rstrip(".")) == 1
+                       for start, end in run[1:-1]):  # fmt: skip
+                continue
+            person = Finding("PERSON", run[0][0], run[-1][1], INITIALLED_SCORE, SOURCE)
+            if not any(other.score >= 0.5 and other.overlaps(person) and not _inside_place(other, person)
+                       for other in taken):  # fmt: skip
+                people.append(person)
+        return people
+
+    def _names_run(self, start: int, end: int) -> bool:
+        """Whether [start, end) is exactly a run of the capitalised names, one space apart."""
+        starts = {name_start: name_end for name_start, name_end in self.names}
+        at = starts.get(start)
+        while at is not None and at < end and self.text[at : at + 1] == " " and at + 1 in starts:
+            at = starts[at + 1]
+        return at == end
+
+
+def _inside_place(finding: Finding, person: Finding) -> bool:
+    return finding.entity_type == "LOCATION" and person.start <= finding.start and finding.end <= person.end
 
 
 def lower_case_view(text: str) -> LowerCaseView | None:
@@ -246,6 +311,31 @@ def _shouted_given(folded: str, words: list[re.Match[str]]) -> bool:
     return not any(folded in frequent_words(language) for language in _text_languages(words))
 
 
+def _proper_name(words: list[re.Match[str]], index: int) -> bool:
+    """Whether the word at `index` is one of ``_proper_names`` not after "the": English writes a famous person's
+    name there as a noun's modifier ("the schubert concert", "the darwin awards"), never a given name."""
+    return words[index].group().casefold() in _proper_names() and (index == 0 or words[index - 1].group() != "the")
+
+
+def _middle_initial(text: str, words: list[re.Match[str]], index: int) -> bool:
+    """Whether the word at `index` is a middle initial: one letter that is no stop word, with or without its period,
+    then one space and a known family name that is no ordinary word or one WordNet writes only capitalised
+    ("dillon g moore", "mila b. reitsma"; not "maria y pablo", "anna b ok")."""
+    match = words[index]
+    initial = match.group()
+    if len(initial) != 1 or not _capital(initial) or initial.casefold() in chat_stop_words():
+        return False
+    after = match.end() + (text[match.end() : match.end() + 1] == ".")
+    if index + 1 == len(words) or words[index + 1].start() != after + 1 or text[after] != " ":
+        return False
+    family = words[index + 1].group().casefold()
+    if len(family) < MIN_LETTERS or not _capital(family) or family in _stop_words():
+        return False
+    if not known_names().is_last(family):
+        return False
+    return not _is_word(family) or family in proper_nouns()  # WordNet's "Moore" (the sculptor), never "moore"
+
+
 def _names(text: str, words: list[re.Match[str]], shouted: bool = False) -> list[tuple[int, int]]:
     """The given names among `words`, and a known family name right after one. In text typed in lower case, a given
     name that is a frequent word of the text's language ("que graça esse vídeo", "de roos in de tuin") is one only
@@ -253,13 +343,21 @@ def _names(text: str, words: list[re.Match[str]], shouted: bool = False) -> list
     known = known_names()
     spans: list[tuple[int, int]] = []
     languages: frozenset[str] | None = None
+    family_at = -1  # the index of a family name after a middle initial, taken with the initial
     for index, match in enumerate(words):
         word = match.group()
         folded = word.casefold()
         after_name = bool(spans) and spans[-1][1] + 1 == match.start() and text[spans[-1][1]] == " "
+        if index == family_at:
+            spans.append(match.span())
+            continue
+        if after_name and _middle_initial(text, words, index):
+            spans.append((match.start(), match.end() + (text[match.end() : match.end() + 1] == ".")))
+            family_at = index + 1
+            continue
         if len(word) < MIN_LETTERS or not _capital(word):
             continue
-        if _is_word(folded) and not (shouted and _shouted_given(folded, words)):
+        if _is_word(folded) and not _proper_name(words, index) and not (shouted and _shouted_given(folded, words)):
             continue
         if after_name and known.is_last(folded):
             spans.append(match.span())

@@ -201,3 +201,61 @@ def test_a_given_name_the_word_filter_holds_is_capitalised_on_a_line_in_capitals
 def test_a_stop_word_or_frequent_word_on_a_line_in_capitals_is_not_capitalised(text: str) -> None:
     view = lower_case_view(text)  # Scandinavian 'med' (with) is a stop word; 'rose' and 'june' are words
     assert view is None or all(text[start:end] not in ("MED", "ROSE", "JUNE") for start, end in view.names)
+
+
+def test_a_given_name_wordnet_writes_only_capitalised_is_capitalised_a_dictionary_noun_is_not() -> None:
+    # the English dictionary (a lower-case lemma index) holds "fatima" as it holds "amber": WordNet writes only the
+    # first capitalised ("proper_nouns"); "amber" and "holly" are nouns in lower case too
+    view = lower_case_view("remind me to pick up fatima at the station")
+    assert view is not None and view.text == "remind me to pick up Fatima at the station"
+    assert lower_case_view("pass me the amber bottle and the holly wreath") is None
+
+
+def test_a_middle_initial_between_a_given_and_a_family_name_is_capitalised_with_them() -> None:
+    text = "dillon g moore obituary"
+    view = lower_case_view(text)
+    assert view is not None and view.text == "Dillon G Moore obituary"
+    dotted = lower_case_view("with fatima b. moore tomorrow")
+    assert dotted is not None and dotted.text == "with Fatima B. Moore tomorrow"
+    assert lower_case_view("ask anna b ok then") is None  # no family name after the letter
+
+
+def test_a_run_with_a_middle_initial_is_a_person_whatever_the_models_read() -> None:
+    text = "mia cugina fatima f moore vive qui"
+    view = lower_case_view(text)
+    assert view is not None
+    start = text.index("fatima")
+    place = Finding("LOCATION", text.index("moore"), text.index("moore") + 5, 0.85, "spacy_ner")
+    assert [(f.entity_type, f.start, f.end) for f in view.read([place], [])] == [
+        ("PERSON", start, start + len("fatima f moore"))
+    ]
+    plain = lower_case_view("mia cugina fatima moore vive qui")
+    assert plain is not None and plain.read([], []) == []  # no initial: the models decide
+
+
+def test_a_place_the_models_read_on_a_given_name_is_a_person_unless_the_name_is_a_frequent_word() -> None:
+    text = "wir haben yasin gestern getroffen"
+    view = lower_case_view(text)
+    assert view is not None
+    start = text.index("yasin")
+    read = view.read([Finding("LOCATION", start, start + 5, 0.85, "spacy_ner_continental")], [])
+    assert [(f.entity_type, f.start, f.end, f.source) for f in read] == [("PERSON", start, start + 5, SOURCE)]
+    granny = "maman: dis à claude de rappeler mamie"  # French "granny", a frequent word
+    view = lower_case_view(granny)
+    assert view is not None
+    at = granny.index("mamie")
+    assert view.read([Finding("LOCATION", at, at + 5, 0.85, "spacy_ner")], []) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("this is thom malone calling about my daughter aaliyah she was born 14 january 1981", "aaliyah"),
+        ("mia cugina elisabetta f carrara vive in molise", "elisabetta f carrara"),
+    ],
+)
+def test_the_analyzer_finds_a_lower_case_given_name_and_an_initialled_name(
+    analyzer: PiiAnalyzer, text: str, name: str
+) -> None:
+    people = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
+    assert name in people
