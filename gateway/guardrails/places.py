@@ -424,10 +424,14 @@ _TRAVEL_PHRASES = (
 # cost as much as the rest of this recognizer; what stands before a match is checked in Python (a lookbehind tried at
 # every position made the scan four times slower).
 _TRAVEL_CUE = re.compile(rf"(?:{_phrase_pattern(_TRAVEL_PHRASES)})[ \t]+")
-# The same verbs with "to", "into" or "from" right before a lower-case name, and chat's own going and moving ones: a
-# person is talked to, not flown to ("flying to eugene", "moving to florence", "road trip to verdun").
+# The same verbs with "to", "into", "from" or German "aus" right before a lower-case name, and chat's own going,
+# moving and coming-from ones: a person is talked to, not flown to ("flying to eugene", "moving to florence", "road
+# trip to verdun", "ich komme aus trenton", "anyone been to irving?"). Not "is from" or "came from": a message is
+# from a person as often.
 _TRAVEL_TO_PHRASES = (
-    *(phrase for phrase in _TRAVEL_PHRASES if phrase.endswith((" to", " into", " from"))),
+    *(phrase for phrase in _TRAVEL_PHRASES if phrase.endswith((" to", " into", " from", " aus"))
+      and phrase.split(" ")[0] not in ("is", "am", "are", "was", "were", "come", "came", "comes")),
+    "been to", "originally from", "hails from",
     *(f"{verb} to" for verb in ("move", "moving", "moved", "head", "heading", "headed", "trip", "flight", "flights",
                                 "train", "bus", "drove up", "drove down")),
 )  # fmt: skip
@@ -693,10 +697,13 @@ _ELIDED_ARTICLE = re.compile(r"(?:['’‘][a-z]-|[a-z]{1,2}['’])(?=[A-Z\u00C0
 
 
 def _is_latin_name(name: str) -> bool:
+    """Whether `name` is written in Latin letters: Latin-1, Latin Extended-A and -B, and Latin Extended Additional,
+    which Vietnamese names ("Bến Tre", "Nghĩa Lộ") and romanised Arabic ones ("As Sāḩil") are spelled with."""
     if (elided := _ELIDED_ARTICLE.match(name)) is not None:
         name = name[elided.end() :]
     return bool(name) and name[0].isupper() and not name.isupper() and all(
-        char.isascii() or "\u00c0" <= char <= "\u024f" or not char.isalpha() for char in name)
+        char.isascii() or "\u00c0" <= char <= "\u024f" or "\u1e00" <= char <= "\u1eff" or not char.isalpha()
+        for char in name)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,10 +2,11 @@
 
 A city WordNet writes capitalised in every sense counts though English text names it often ("im in miami"); a person's
 name after "to" is the place after a verb of travel ("flying to eugene"), not after "talked to"; a word's combining
-marks stay in it ("i̇sparta": Turkish "İsparta" lower-cased); "St." before a name is the gazetteer's "st"; French and
-Spanish "de" after a verb of coming back is "from" for a country or US state too; a proper noun's plural ("the
-dakotas") does not make a US state's word a common noun; a name found without its diacritics counts after "à" or "en"
-when neither spelling is a word of a dictionary ("je pars à trikala"), unlike "je suis en réunion"."""
+marks stay in it ("i̇sparta": Turkish "İsparta" lower-cased), and Vietnamese letters are Latin ones ("bến tre"); "St."
+before a name is the gazetteer's "st"; French and Spanish "de" after a verb of coming back is "from" for a country or
+US state too; a proper noun's plural ("the dakotas") does not make a US state's word a common noun; a name found
+without its diacritics counts after "à" or "en" when neither spelling is a word of a dictionary ("je pars à trikala"),
+unlike "je suis en réunion"."""
 
 from collections.abc import Callable
 
@@ -26,7 +27,11 @@ import pytest
      ("acabo de volver de new jersey", "new jersey"),
      ("el equipo de south dakota lo ve", "south dakota"),
      ("je pars à trikala demain", "trikala"),  # Tríkala typed without its accent
-     ("vivo en trikala desde hace años", "trikala")],
+     ("vivo en trikala desde hace años", "trikala"),
+     ("ich komme aus trenton", "trenton"),  # German "komme aus", a verb of origin
+     ("anyone been to irving?", "irving"),
+     ("we live in bến tre now", "bến tre"),  # Latin Extended Additional letters (Vietnamese)
+     ("im in ben tre this week", "ben tre")],
 )  # fmt: skip
 def test_a_lower_case_place_after_a_location_word_counts(
     find_places: Callable[[str], list[str]], text: str, place: str
@@ -39,6 +44,8 @@ def test_a_lower_case_place_after_a_location_word_counts(
     ["im in reading this week",  # a frequent English word WordNet writes in lower case too
      "talked to eugene yesterday",  # "to" a person
      "i'll get back to eugene tomorrow",
+     "the email is from eugene",  # "is from": a message is from a person as often
+     "tôi đi về nhà hôm nay",  # Vietnamese words, no place
      "the cafe\u0301 in town",  # a combining mark in a word that is no place
      "fecha de nacimiento 1990",  # "de" with no verb of coming back: "of"
      "elle rentre de vacances",
