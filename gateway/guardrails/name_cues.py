@@ -22,6 +22,11 @@ French, Spanish, German, Italian, Portuguese and Dutch:
   stands before "Name" ("Item Name:", "FILE NAME:") or the value is a word of code ("Name: PaymentIntent");
 - a Japanese, Korean or Chinese honorific glued after a name in Latin letters ("B. Yinh様", "Ana Ruizさん");
 - post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD");
+- regards sent to someone and hand-overs of the chat languages ("Bisous à Bernard", "Grüß Claire von mir", "skriv
+  til Mads", "falem com a Chico"), before a name the list knows and no place; a closing that opens a line or a
+  sentence, before the name that ends its line ("Saludos, Mariano", "VG Boban", "Gruß Beni Schindler"); an
+  @-mention of a common given name ("ping @Kristine"); an appositive after a determiner and a noun of a person
+  ("The driver (Tristan) was polite", "Our client, Haskins, denies");
 - a dash and thanks after a name that opens a line ("Mihkel - thanks for the repro!"), a dash before a name on the
   text's last line ("— Ilse"), and a signature's name line whose other fields follow a separator ("Tristan – Service
   client", "Kazim | Buchhaltung | Ironbridge GmbH").
@@ -46,6 +51,7 @@ from dataclasses import dataclass
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.person_names import known_names
 from gateway.guardrails.person_nouns import person_nouns
 from gateway.guardrails.span_index import SpanIndex
 
@@ -131,7 +137,41 @@ _ADDRESS_TITLES = frozenset({
     "herrn", "pan", "pana", "panu", "panem", "pani", "panią", "juf", "meester", "maestra", "maestro", "professor",
     "professora", "professore", "professoressa", "doutor", "doutora",
 })  # fmt: skip
-_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS, *sorted(_ADDRESS_TITLES))
+# Regards sent to someone ("say hi to Anna", "Bisous à Bernard", "Grüß Claire von mir", "saludos a Pilar", "hils
+# Malou") and a hand-over to someone in the chat languages ("write to", "écrivez à", "fale com", "skriv til", "piszcie
+# do", "rivolgetevi a"), where English's own hand-overs (``_BEFORE``) have no equivalent: in English, French,
+# Spanish, German, Italian, Portuguese, Dutch, Polish and the Scandinavian languages. Their words are ordinary words
+# ("grüß Gott", "salue l'accord", "contact Support", "saluti a Roma"), so they point at a name only when the name list
+# knows its first word (``_KNOWN_NAME_ONLY``) and stay out of ``CUE_WORDS``.
+_REGARDS_TO = (
+    "say hi to", "say hello to", "give my love to", "give my regards to", "my regards to", "my best to",
+    "greetings to", "hugs to", "love to",
+    "bisous à", "bises à", "grosses bises à", "dis bonjour à", "le bonjour à", "mes amitiés à", "salue", "embrasse",
+    "saludos a", "saluda a", "dale saludos a", "besos a", "un beso a", "un abrazo a", "recuerdos a",
+    "grüß", "grüss", "grüße an", "grüsse an", "liebe grüße an", "viele grüße an", "schöne grüße an",
+    "saluta", "salutami", "saluti a", "baci a", "un bacio a", "un abbraccio a",
+    "beijos para", "beijos à", "beijos ao", "um beijo para", "abraço para", "um abraço para", "cumprimentos a",
+    "diz olá a", "diz oi para",
+    "groetjes aan", "groeten aan", "de groeten aan", "doe de groeten aan", "liefs aan",
+    "pozdrów", "pozdrowienia dla", "buziaki dla", "uściski dla",
+    "hils", "hils til", "hilsen til", "hälsa", "hälsa till", "hälsningar till", "kram till",
+)  # fmt: skip
+_HAND_OVERS = (
+    "write to", "reach out to", "contact", "check with",
+    "écris à", "écrivez à", "contacte", "contactez", "adressez-vous à", "voyez avec", "vois avec",
+    "escribe a", "escríbele a", "escribid a", "contacta a", "contacta con", "contactad con", "habla con",
+    "hablad con", "pregunta a",
+    "schreib", "schreibt", "schreib an", "schreiben sie", "kontaktiere", "kontaktieren sie", "wende dich an",
+    "wendet euch an", "wenden sie sich an", "melde dich bei", "meldet euch bei", "melden sie sich bei",
+    "scrivi a", "scrivete a", "contatta", "contattate", "rivolgiti a", "rivolgetevi a", "sentite", "chiedete a",
+    "escreve a", "escrevam a", "escreve para", "fala com", "fale com", "falem com", "fala com o", "fala com a",
+    "fale com o", "fale com a", "falem com o", "falem com a", "liga para", "liguem para",
+    "schrijf", "schrijf naar", "neem contact op met", "contacteer",
+    "napisz do", "piszcie do", "pisz do", "zadzwoń do", "dzwońcie do", "skontaktuj się z",
+    "skriv til", "skriv till", "send melding til", "send en besked til", "send besked til", "kontakta",
+)  # fmt: skip
+_KNOWN_NAME_ONLY = frozenset((*_REGARDS_TO, *_HAND_OVERS))
+_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS, *sorted(_ADDRESS_TITLES), *_REGARDS_TO, *_HAND_OVERS)
 _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
@@ -149,6 +189,20 @@ _SIGN_OFF = (
     "cumprimentos", "met vriendelijke groet", "met vriendelijke groeten", "groeten",
 )  # fmt: skip
 
+# Closings of the chat languages that ``_SIGN_OFF`` lacks, which a message writes with the writer's name after them on
+# the same line ("VG Boban", "Bisous, Léa", "Un abrazo, Mariano", "Groetjes, Sanne", "Mvh Siv Berge"); out of
+# ``CUE_WORDS``, their first words being ordinary words ("un", "all", "take", "love", "med").
+_CLOSINGS = (
+    "best wishes", "all the best", "take care", "love", "xoxo", "talk soon", "speak soon",
+    "bisous", "bises", "grosses bises", "à bientôt", "bonne journée", "bonne soirée", "bien cordialement",
+    "un abrazo", "abrazos", "besos", "un beso", "cordialmente", "hasta pronto",
+    "gruß", "grüße", "viele grüße", "herzliche grüße", "schöne grüße", "liebe grüsse", "viele grüsse", "vg",
+    "un saluto", "un caro saluto", "a presto", "baci", "un abbraccio",
+    "abraço", "um abraço", "beijos", "beijinhos",
+    "groetjes", "groet", "hartelijke groet", "mvg",
+    "pozdrawiam", "pozdrowienia", "z poważaniem",
+    "mvh", "hilsen", "med vennlig hilsen", "venlig hilsen", "med venlig hilsen", "hälsningar", "vänliga hälsningar",
+)  # fmt: skip
 
 # Introductions that tell a state or a place as often in capitalised text, where a particle Polish or Portuguese
 # share with names opens what follows ("Jestem w Warszawie", "Moi c'est Pareil", "Sou Brasileira"): the words after
@@ -212,6 +266,14 @@ _SIGN_OFF_LINE_AFTER_BREAK = re.compile(rf"\n{_SIGN_OFF_LINE_BODY}", re.MULTILIN
 _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
 _SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
+# A closing, then a comma or none, then the name that ends its line ("Saludos, Mariano", "Gruß Beni Schindler"):
+# matched in the lower-cased text where a line or a sentence starts (``_OPENINGS``: few places, found fast).
+_INLINE_CLOSING = re.compile(rf"[ \t>]*(?:{phrase_pattern((*_SIGN_OFF, *_CLOSINGS))})[ \t]*,?[ \t]+(?=[^\W\d_])")
+# Where a line or a sentence opens: a line break (a literal the engine skips to) before a closing's first letter, and
+# a sentence's end mark and a space.
+_CLOSING_LETTERS = re.escape("".join(sorted({phrase[0] for phrase in (*_SIGN_OFF, *_CLOSINGS)})))
+_LINE_OPENINGS = re.compile(rf"\n(?=[ \t>]*[{_CLOSING_LETTERS}])")
+_SENTENCE_OPENINGS = re.compile(r"[.!?…][ \t]")
 # A form's "Name:" label names a thing when a noun of a thing stands before it ("Item Name: ThinkPad", "FILE NAME:",
 # "Product Name:"): an English dictionary word that is no noun of a person (``person_nouns``: "Customer Name",
 # "Patient Name") nor a word of a person's name's labels below.
@@ -543,17 +605,21 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
     ty", "hey hey", "thx thx") or after an introduction that as often tells a state (``STATE_OR_NAME``) and opening
     with a word of two letters or one the name list does not know ("i'm legit lol", "i'm gonna be late", "je suis
     né le ..."); capitalised, unless after an introduction that tells a state or a place in any case
-    (``_STATE_OR_NAME_ANY_CASE``) and opening with such a word ("Jestem w Warszawie")."""
+    (``_STATE_OR_NAME_ANY_CASE``) and opening with such a word ("Jestem w Warszawie"); in either case, unless after
+    regards or a hand-over of ordinary words (``_KNOWN_NAME_ONLY``) and opening with such a word ("Grüß Gott")."""
     if span is None:
         return None
     cue = lowered[cue_start:cue_end].strip(" \t.,:").split()
     named = _WORD.findall(text, span[0], span[1])
+    known = len(named[0]) > 2 and words.is_name(named[0])
+    said = " ".join(cue)
+    if said in _KNOWN_NAME_ONLY and not known:
+        return None
     if not text[span[0] : span[1]].islower():
-        known = len(named[0]) > 2 and words.is_name(named[0])
-        return span if known or " ".join(cue) not in _STATE_OR_NAME_ANY_CASE else None
+        return span if known or said not in _STATE_OR_NAME_ANY_CASE else None
     if cue and named[0].casefold() == cue[-1]:
         return None
-    if " ".join(cue) in STATE_OR_NAME and not (len(named[0]) > 2 and words.is_name(named[0])):
+    if said in STATE_OR_NAME and not known:
         return None
     return span
 
@@ -828,6 +894,9 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 span = _name_after(text, cue_end, words, title=title or cue in _ADDRESS_TITLES)
                 if cue in _ADDRESS_TITLES and span is not None and not text[span[0]].isupper():
                     continue  # "il maestro arriva domani": an ordinary word
+                if " ".join(cue.split()) in _KNOWN_NAME_ONLY and span is not None and any(
+                        start <= span[0] and span[1] <= end for start, end in places):  # fmt: skip
+                    continue  # "saluti a Roma", "contacta con Valencia": a place the gazetteer or NER found
                 add(_lower_case_checked(text, lowered, cue_start, cue_end, span, words))
         else:
             add(_name_before(text, cue_start, words))  # the name ends where the space before the verb starts
@@ -857,6 +926,13 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             add(span)  # "Akinyi Irungu, GP"; not "Bethesda, MD" (a place)
     for span in _dashed_names(text, lowered, words, places):
         add(span)
+    for span in _inline_closing_names(text, lowered, words, places):
+        add(span)
+    if "@" in text:
+        for span in _mentioned_names(text, words):
+            add(span)
+    for span in _appositive_names(text, lowered, words):
+        add(span)
     for line_end in sign_offs:
         if line_end >= len(text):
             continue
@@ -873,6 +949,85 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
             continue  # with no name the list knows, two words are as likely a company's ("Acme GmbH")
         if not any(start <= span[0] and span[1] <= end for start, end in places):
             add(span)  # unless the whole line is a place
+    return found
+
+
+def _inline_closing_names(text: str, lowered: str, words: NameWords,
+                          places: list[tuple[int, int]]) -> list[tuple[int, int]]:  # fmt: skip
+    """The name after a closing on the same line, where the closing opens a line or a sentence and the name ends the
+    line ("Viene desde Guam.\nSaludos, Mariano", "Cordiali saluti, Temistocle", "VG Boban", "Gruß Beni Schindler"):
+    a line of ``_signature_name``'s. A place that is all the line yields ("Saludos, Montevideo"), unless it is one
+    common given name (``person_names``' ``given``) of three letters or more that is no stop word ("Mariano")."""
+    if len(lowered) != len(text):
+        return []
+    found: list[tuple[int, int]] = []
+    openings = (0, *(mark.end() for mark in _LINE_OPENINGS.finditer(lowered)),
+                *(mark.end() for mark in _SENTENCE_OPENINGS.finditer(lowered)))  # fmt: skip
+    for opening in sorted(openings):
+        closing = _INLINE_CLOSING.match(lowered, opening)
+        if closing is None:
+            continue
+        span = _signature_name(text, closing.end(), words)
+        if span is None or text[span[0] : span[1]].isupper():
+            continue
+        named = _WORD.findall(text, span[0], span[1])
+        given = (len(named) == 1 and len(named[0]) > 2 and named[0].casefold() in known_names().given
+                 and not words.is_stop(named[0]))  # fmt: skip
+        if given or not any(start <= span[0] and span[1] <= end for start, end in places):
+            found.append(span)
+    return found
+
+
+# An @-mention in prose, as chat and issue trackers write one ("ping @Kristine or me", "thanks @Ana Lima"): an "@"
+# after a space, a line's start or an opening bracket, not inside an address or a handle ("ana@x.org", "x@@y").
+_MENTION = re.compile(r"@(?=[^\W\d_])")
+_NOT_BEFORE_MENTION = re.compile(r"[\w@.+-]")
+
+
+def _mentioned_names(text: str, words: NameWords) -> list[tuple[int, int]]:
+    """The capitalised name an @-mention writes, where its first word is a common given name (``person_names``'
+    ``given``) that is no stop word, and no bracket follows it (a decorator or an annotation: "@Grace(...)"); a user
+    name ("@octocat", "@sre-oncall") and a code annotation ("@Override", "@Component") name nobody."""
+    given = known_names().given
+    found: list[tuple[int, int]] = []
+    for mention in _MENTION.finditer(text):
+        if mention.start() and _NOT_BEFORE_MENTION.match(text, mention.start() - 1):
+            continue
+        span = _name_after(text, mention.end(), words)
+        if span is None or span[0] != mention.end() or text[span[1] : span[1] + 1] == "(":
+            continue
+        first = _WORD.match(text, span[0])
+        name = "" if first is None else first.group()
+        if name[:1].isupper() and not name.isupper() and name.casefold() in given and not words.is_stop(name):
+            found.append(span)
+    return found
+
+
+# A noun of a person after a determiner, then a comma or an opening bracket: the name the appositive gives ("The driver
+# (Tristan) was polite", "Our client, Haskins, denies", "my landlord, Ana Lima, says"), in the lower-cased text.
+_APPOSITIVE = re.compile(r"(?:the|our|my|your|his|her|their)[ \t]+([a-z]+)[ \t]*[,(][ \t]*(?=[^\W\d_])")
+_APPOSITIVE_END = re.compile(r"[ \t]*[,)]")
+
+
+def _appositive_names(text: str, lowered: str, words: NameWords) -> list[tuple[int, int]]:
+    """The capitalised name in an appositive after a determiner and a noun whose most frequent WordNet sense is a
+    person (``person_nouns``: "driver", "client", "host"), closed by a comma or a bracket, where a word of it is a
+    known name or no English dictionary word ("the customer, Acme, ..." is a company's; "the team (Support)" no
+    person's noun)."""
+    if len(lowered) != len(text) or ("," not in text and "(" not in text):
+        return []
+    found: list[tuple[int, int]] = []
+    for appositive in _APPOSITIVE.finditer(lowered):
+        if appositive.group(1) not in person_nouns() or not text[appositive.end()].isupper():
+            continue
+        if appositive.start() and _NOT_BEFORE_CUE.match(lowered, appositive.start() - 1) is not None:
+            continue
+        span = _name_after(text, appositive.end(), words)
+        if span is None or span[0] != appositive.end() or _APPOSITIVE_END.match(text, span[1]) is None:
+            continue
+        named = [word for word in _WORD.findall(text, span[0], span[1]) if not _is_initial(word)]
+        if any(words.is_name(word) or not words.is_common(word) for word in named):
+            found.append(span)
     return found
 
 
