@@ -14,7 +14,9 @@ a cue or a family name. Here such a text is shown to the models as a reader woul
   "sra. graça", "graça ferreira" are names). wordfreq folds case, so its lists hold names frequent as names too
   ("claude" in French): such a name alone is left to the name rules and their cues. The English dictionary is a
   lower-case lemma index: a noun WordNet writes only capitalised ("fatima", "esther") is a name there, not a word
-  (``_proper_names``). A middle initial between a given name and a known family name is capitalised with them
+  (``_proper_names``), and in a text whose stop words are another language's, an English word no other language
+  writes is the name ("qui vient samedi marguerite"). A known family name after a title is capitalised too ("mrs
+  matthews"). A middle initial between a given name and a known family name is capitalised with them
   ("dillon g moore"), and such a run is a person whatever the models read in it;
 - each run of up to four words that is the name of a place of ``places.SMALL_TOWN_POPULATION`` (15,000) people or
   more (the gazetteer's, ``places.gazetteer``) is capitalised, one word only where it is no such ordinary word nor a
@@ -311,6 +313,29 @@ def _shouted_given(folded: str, words: list[re.Match[str]]) -> bool:
     return not any(folded in frequent_words(language) for language in _text_languages(words))
 
 
+@cache
+def _english_only_words() -> frozenset[str]:
+    """The English dictionary's words that are no ordinary word of the other seven languages, no month's or
+    weekday's name and no town's, state's or country's ("marguerite", "glen", "henry"; not "virginia"): in a text
+    whose stop words are another language's, such a word that is a common given name is the name, not an English
+    word ("qui vient samedi marguerite", "hi henry, ich bin ..."); it is still held to that language's frequent
+    words and their cues."""
+    places = gazetteer()
+    return frozenset(word for word in english_and_stop_words() - european_words() - calendar_words()
+                     if not is_month_word(word) and places.get(word, 0) < SMALL_TOWN_POPULATION)  # fmt: skip
+
+
+@cache
+def _titles() -> frozenset[str]:
+    return frozenset(title.rstrip(".").casefold() for title in TITLES)
+
+
+def _after_title(words: list[re.Match[str]], index: int) -> bool:
+    """Whether a title stands right before the word at `index` ("mrs matthews", "frau niemann"): a known family name
+    there is the person's name as a given name is."""
+    return index > 0 and words[index - 1].group().casefold() in _titles()
+
+
 def _proper_name(words: list[re.Match[str]], index: int) -> bool:
     """Whether the word at `index` is one of ``_proper_names`` not after "the": English writes a famous person's
     name there as a noun's modifier ("the schubert concert", "the darwin awards"), never a given name."""
@@ -358,8 +383,12 @@ def _names(text: str, words: list[re.Match[str]], shouted: bool = False) -> list
         if len(word) < MIN_LETTERS or not _capital(word):
             continue
         if _is_word(folded) and not _proper_name(words, index) and not (shouted and _shouted_given(folded, words)):
-            continue
-        if after_name and known.is_last(folded):
+            if shouted or folded not in _english_only_words():
+                continue
+            languages = _text_languages(words) if languages is None else languages
+            if not languages or "en" in languages:
+                continue  # an English word where English may be written
+        if (after_name or _after_title(words, index)) and known.is_last(folded):
             spans.append(match.span())
         elif folded in known.given:
             if not shouted and folded in frequent_in_any():

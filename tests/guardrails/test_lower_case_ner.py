@@ -259,3 +259,21 @@ def test_the_analyzer_finds_a_lower_case_given_name_and_an_initialled_name(
 ) -> None:
     people = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
     assert name in people
+
+
+def test_an_english_dictionary_word_is_a_given_name_in_a_text_of_another_language() -> None:
+    # French 'qui vient', German 'wer kommt': no English is written, so the English dictionary's "marguerite" and
+    # "edda" are the names they are; in English text "marguerite" stays the flower, and a state stays a place
+    french = lower_case_view("qui vient samedi ? marguerite et paul")
+    assert french is not None and french.text == "qui vient samedi ? Marguerite et paul"
+    german = lower_case_view("wer kommt samstag edda und theo")
+    assert german is not None and german.text == "wer kommt samstag Edda und Theo"
+    assert lower_case_view("we picked a marguerite in the garden") is None
+    spanish = lower_case_view("vuelos gandia virginia baratos")
+    assert spanish is not None and "Virginia" not in spanish.text
+
+
+def test_a_family_name_after_a_title_is_capitalised_an_ordinary_word_is_not() -> None:
+    view = lower_case_view("dear mrs matthews thank you for your letter")
+    assert view is not None and view.text == "dear mrs Matthews thank you for your letter"
+    assert lower_case_view("dear mr president thank you for your letter") is None
