@@ -19,21 +19,36 @@ import hashlib
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 from presidio_analyzer import AnalysisExplanation, EntityRecognizer, RecognizerResult
 
 from gateway.guardrails.columns import clause_after, column_name, may_have_columns
+from gateway.guardrails.prefilters import AtLineStarts
+
+
+class _WithLiteral:
+    """A pattern's ``finditer``, the text searched only where it holds one of ``literals`` (each match holds one): a
+    pattern led by a character class ("[sr]k_") is tried at each of that class's letters, a substring test is not."""
+
+    def __init__(self, literals: tuple[str, ...], pattern: str) -> None:
+        self.literals = literals
+        self.pattern = re.compile(pattern)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text) if any(literal in text for literal in self.literals) else iter(())
+
 
 # (name, pattern, score): tokens whose prefix names their issuer. Each starts with a literal (fast to search for);
 # that no word character comes right before it is checked on each match.
-_PREFIXED: tuple[tuple[str, re.Pattern[str], float], ...] = (
+_PREFIXED: tuple[tuple[str, re.Pattern[str] | _WithLiteral | AtLineStarts, float], ...] = (
     ("aws access key id", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)"
                                      r"[A-Z0-9]{16}(?![A-Za-z0-9])"), 0.95),
     ("github token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"), 0.95),
     ("github fine-grained token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), 0.95),
     ("gitlab token", re.compile(r"glpat-[A-Za-z0-9_-]{20,}"), 0.95),
     ("slack token", re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"), 0.95),
-    ("stripe key", re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0.95),
+    ("stripe key", _WithLiteral(("k_live_", "k_test_"), r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"), 0.95),
     ("google api key", re.compile(r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), 0.9),
     ("openai key", re.compile(r"sk-(?:proj-|ant-)?[A-Za-z0-9_-]{32,}"), 0.9),
     # A JWT: base64url JSON header (always '{"' -> "eyJ"), JSON payload ("ey"), signature.
@@ -45,7 +60,7 @@ _PREFIXED: tuple[tuple[str, re.Pattern[str], float], ...] = (
         re.DOTALL), 1.0),
     # A line of a PEM body (base64 wrapped at 64 characters) alone: a key block streamed out in pieces longer than
     # the output's hold-back reaches the analyser without its BEGIN line.
-    ("pem body line", re.compile(r"(?m)^[A-Za-z0-9+/]{64}$"), 0.6),
+    ("pem body line", AtLineStarts(r"(?m)^[A-Za-z0-9+/]{64}$"), 0.6),
 )  # fmt: skip
 
 # Words that name a credential (none is one). "pass" opens other words too, whose values are no credentials: a
@@ -68,6 +83,51 @@ _KEYED = re.compile(
     r"[\"']?\s*(?P<separator>:=|=>|[:=]|\s+is)\s*(?:[\"'](?P<quoted>[^\"'\r\n]{4,256})[\"']"
     r"|(?P<bare>[^\s\"'`,;(){}\[\]<>]{4,256}))"
 )
+
+
+def _literal_openings(alternation: str) -> tuple[str, ...]:
+    """The letters each branch of a regex alternation of words opens with, as a literal ("api[ _-]?key": "api",
+    "credentials?": "credential", "pass(?!eng|...)": "pass"); none that another one opens (each match of the
+    alternation starts where one of these occurs)."""
+    branches, depth, start = [], 0, 0
+    for at, char in enumerate(alternation):
+        depth += char in "([" and (at == 0 or alternation[at - 1] != "\\")
+        depth -= char in ")]" and (at == 0 or alternation[at - 1] != "\\")
+        if char == "|" and depth == 0:
+            branches.append(alternation[start:at])
+            start = at + 1
+    branches.append(alternation[start:])
+    openings = set()
+    for branch in branches:
+        letters = re.match(r"[^\W\d_]*", branch).group()  # type: ignore[union-attr]  # matches at every position
+        if branch[len(letters) : len(letters) + 1] in ("?", "*", "{"):
+            letters = letters[:-1]  # a quantified last letter may be left out
+        if not letters:
+            raise ValueError(f"a branch that opens with no letter: {branch!r}")
+        openings.add(letters)
+    return tuple(sorted(o for o in openings if not any(o != other and o.startswith(other) for other in openings)))
+
+
+# Where a key's credential word may start: ``_KEYED`` is tried there alone, not at each of the many letters its words
+# open with (a quarter of a text's characters).
+_KEY_OPENINGS = _literal_openings(f"{LOGIN_WORDS}|{CREDENTIAL_WORDS}")
+
+
+def _keyed_matches(lowered: str) -> Iterator[re.Match[str]]:
+    """``_KEYED.finditer(lowered)``: its matches, each tried only where a credential word's opening occurs."""
+    starts = set()
+    for opening in _KEY_OPENINGS:
+        at = lowered.find(opening)
+        while at != -1:
+            starts.add(at)
+            at = lowered.find(opening, at + 1)
+    position = 0
+    for start in sorted(starts):
+        if start >= position and (match := _KEYED.match(lowered, start)) is not None:
+            yield match
+            position = match.end()
+
+
 _LOGIN_WORD = re.compile(LOGIN_WORDS)
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_-]")
 _AUTHORIZATION = re.compile(
@@ -83,6 +143,15 @@ _PLACEHOLDER = re.compile(
 # and UUIDs have one case), high entropy. It is a SECRET only with a credential word before it ("Key: ...",
 # "voici la clé : ...", "jeton", "Schlüssel").
 _RANDOM_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,128}(?![A-Za-z0-9+/_=-])")
+_RANDOM_TOKEN_MIN_CHARS = 32
+
+
+def _may_hold_random_token(text: str) -> bool:
+    """Whether a ``_RANDOM_TOKEN`` may occur: its characters hold no whitespace, so it lies inside a word split off by
+    whitespace at least as long (the regex, led by a look-behind, is tried at every position of the text)."""
+    return any(len(word) >= _RANDOM_TOKEN_MIN_CHARS for word in text.split())
+
+
 _TOKEN_WORDS = re.compile(
     r"(?i)(?<![^\W\d_])(?:key|keys|token|tokens|secret|secrets|password|credential|credentials|api|clé|cle|jeton|"
     r"mot de passe|schlüssel|schluessel|passwort|kennwort|clave|contraseña|llave|chiave)(?![^\W\d_])"
@@ -172,7 +241,7 @@ class SecretRecognizer(EntityRecognizer):
         # The header's name is a literal: a substring test spares the regex's scan of texts without it.
         for match in _AUTHORIZATION.finditer(lowered) if "authorization" in lowered else ():
             results.append(self._result(match.start("value"), match.end("value"), self.KEYED_SCORE, "authorization"))
-        for match in _KEYED.finditer(lowered):
+        for match in _keyed_matches(lowered):
             group = "quoted" if match.group("quoted") is not None else "bare"
             value = text[match.start(group) : match.end(group)]
             if _PLACEHOLDER.match(value):
@@ -188,7 +257,7 @@ class SecretRecognizer(EntityRecognizer):
             else:
                 continue
             results.append(self._result(match.start(group), match.end(group), score, name))
-        for match in _RANDOM_TOKEN.finditer(text):
+        for match in _RANDOM_TOKEN.finditer(text) if _may_hold_random_token(text) else ():
             value = match.group()
             hex_key = _HEX.fullmatch(value) is not None  # a hex key: one case, entropy at most 4 bits per character
             if not (hex_key or _looks_random(value)):

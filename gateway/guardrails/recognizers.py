@@ -72,6 +72,7 @@ from gateway.guardrails.windows import add_window
 # Presidio's defaults for context enhancement (LemmaContextAwareEnhancer): +0.35, and at least 0.4 with context.
 CONTEXT_BOOST = 0.35
 MIN_SCORE_WITH_CONTEXT = 0.4
+MAX_SCORE = 1.0  # a score context cannot raise: max(min(1.0, 1.0 + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
 CONTEXT_WINDOW_CHARS = 48
 # After the value, a context word is looked for closer and in the same clause only: a sentence names what it just
 # wrote ("... is his birthday"); past a comma or a full stop, a word belongs to the next value.
@@ -699,7 +700,10 @@ def run_detector(detector: Detector, text: str) -> list[Finding]:
         for result in detector.recognizer.analyze(text[offset:window_end], [detector.entity_type], None):
             start, end, score = result.start + offset, result.end + offset, result.score
             own_sentence = detector.entity_type == "DATE_OF_BIRTH"
-            if detector.context is not None and has_context(detector.context, text, start, end, own_sentence):
+            # A finding at the maximum score stays there with a context word or without one: not looked for (an
+            # e-mail address's 1.0, each with its own search around it).
+            if (detector.context is not None and score != MAX_SCORE
+                    and has_context(detector.context, text, start, end, own_sentence)):
                 score = max(min(1.0, score + CONTEXT_BOOST), MIN_SCORE_WITH_CONTEXT)
             if own_sentence and detector.context is not None and score > DATE_ALONE and follows_death_cue(text, start):
                 score = DATE_ALONE  # the day of a death ("passed away on 3 May 2020", "† 2. Mai 2020"): ``dates``

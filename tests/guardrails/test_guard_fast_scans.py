@@ -225,3 +225,68 @@ def test_each_birth_stem_is_found_as_the_trie_finds_it(stem: str) -> None:
     for text in (stem, f"x {stem}.", stem.replace(" ", " \n\t"), stem[1:], stem[:-1], stem.upper().lower()[::-1]):
         assert dates._has_ascii_birth_stem(text) == (dates._ASCII_BIRTH_STEM.search(text) is not None)
     assert dates._has_ascii_birth_stem(f"see {stem} here")
+
+
+def _spans_and_groups(matches: object) -> list[tuple[object, ...]]:
+    return [(m.span(), m.groupdict()) for m in matches]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([*KEY_PIECES, "PASSWORD", "Token", "x"]), max_size=14))
+def test_credential_keys_tried_at_their_openings_match_as_the_scan_does(parts: list[str]) -> None:
+    lowered = "".join(parts).lower()
+    assert _spans_and_groups(credentials._keyed_matches(lowered)) == _spans_and_groups(
+        credentials._KEYED.finditer(lowered)
+    )
+
+
+def test_credential_word_openings_are_each_branchs_leading_letters() -> None:
+    assert credentials._literal_openings(r"api[ _-]?key|credentials?|pass(?!eng|ag)(?:word)?|passcode|dsn") == (
+        "api",
+        "credential",
+        "dsn",
+        "pass",
+    )
+    with pytest.raises(ValueError, match="no letter"):
+        credentials._literal_openings(r"token|[Pp]ass")
+
+
+# Issuer-prefixed tokens' and PEM lines' scans, and the random token's, against their plain regexes.
+TOKEN_PIECES = ["sk_live_", "rk_test_", "k_live_", "sk_tes", "abcdEFGH12345678", "A" * 64, "a+/b" * 16, "\n", " ",
+                "-----", "x", "=", "\t"]  # fmt: skip
+PLAIN_STRIPE = re.compile(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")
+PLAIN_PEM_LINE = re.compile(r"(?m)^[A-Za-z0-9+/]{64}$")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(TOKEN_PIECES), max_size=12))
+def test_prefixed_token_scans_match_as_their_plain_regexes(parts: list[str]) -> None:
+    text = "".join(parts)
+    scans = {name: pattern for name, pattern, _ in credentials._PREFIXED}
+    assert [m.span() for m in scans["stripe key"].finditer(text)] == [m.span() for m in PLAIN_STRIPE.finditer(text)]
+    assert [m.span() for m in scans["pem body line"].finditer(text)] == [
+        m.span() for m in PLAIN_PEM_LINE.finditer(text)
+    ]
+    if credentials._RANDOM_TOKEN.search(text) is not None:
+        assert credentials._may_hold_random_token(text)
+
+
+def test_a_random_token_is_looked_for_only_in_a_text_with_a_word_that_long() -> None:
+    assert credentials._may_hold_random_token("key: " + "aB3" * 11)
+    assert not credentials._may_hold_random_token("a customer sees a timeout when exporting the quarterly report")
+
+
+def test_a_finding_at_the_maximum_score_is_not_looked_at_for_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[int, int]] = []
+    plain = recognizers.has_context
+
+    def counted(context: re.Pattern[str], text: str, start: int, end: int, own_sentence: bool = False) -> bool:
+        asked.append((start, end))
+        return plain(context, text, start, end, own_sentence)
+
+    monkeypatch.setattr(recognizers, "has_context", counted)
+    detectors = {d.recognizer.name: d for d in recognizers.build_detectors()}
+    email = recognizers.run_detector(detectors["EmailRecognizer"], "e-mail: dana.k@example.org")
+    assert [(f.score, asked) for f in email] == [(1.0, [])]
+    phone = recognizers.run_detector(detectors["PhoneNumberRecognizer"], "phone: 415 555 0132")
+    assert phone and phone[0].score < 1.0 and asked == [(phone[0].start, phone[0].end)]
