@@ -25,11 +25,15 @@ name list (``person_names``) holds tens of thousands of first names, many of the
     left early", "alors mathilde est partie"), the word before it no article or possessive ("the mic is broken"
     names a thing); or
   - a verb follows it before a clause's opening word ("antonio dice que ...", "esther dit qu'elle ..."), or a
-    negation particle ("inga nie chciała", "marc ne vient pas");
+    negation particle ("inga nie chciała", "marc ne vient pas"), or an elided French object pronoun ("martin m'a
+    dit"), or a relative pronoun that stands for a person ("c'est emma qui gère"); a common given name stands
+    between a question's auxiliary and its verb ("did attila reply yet");
   - it is the object of a verb or of a preposition of people right before it ("saw estelle at the gym", "wait
     alexandra or the other one", "coffee with pauline", "meeting w/ ana", "diz à erica", "zeg tegen maria", the
-    Romance personal "a" after a word English does not write: "dile a vicenta"), or follows a greeting or thanks
-    ("hi graham", "cześć joanna", "thanks jonas");
+    Romance personal "a" or German's "an" after a word English does not write: "dile a vicenta", "schick das an
+    lea"), or follows a greeting or thanks ("hi graham", "cześć joanna", "thanks jonas"); after a preposition of
+    people English does not write, a common given name English holds as a noun only counts too ("se lo mandé a
+    alexia", "demander à lucas");
   - it is a chat line's speaker label ("marta: omw"), a common given name, not a role ("agent:", "mam:").
 
 A known surname, a word no dictionary holds, or a proper noun of WordNet that is no frequent word ("lisa parrish"),
@@ -39,9 +43,11 @@ Before a family name (a known last name, or a word ending as family names do: ``
 need not be a common one: one names-dataset knows that no dictionary word spells but as a noun, or a word no list,
 vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan damanik wants the slides"); that last
 one alone in its segment only before a family name that is no given name ("nirja banerjee"; "nimefika salama" is
-Swahili, "salama" a given name too). A common given name of the English-speaking countries that is a stop word of
-one other language read and no English one ("dan", Spanish; "sara", Italian; ``foreign_stop_given_names``) is a
-first name there too, before a family name.
+Swahili, "salama" a given name too). Two words no frequent-word list holds, one of them a name names-dataset knows or
+written with a letter English does not write, are a name where a verb or a preposition of people says so
+("forwarding to aahil wahhaaj", "envoie ça à jakobs avotiņš"; not "switch to pytest xdist"). A common given name
+of the English-speaking countries that is a stop word of one other language read and no English one ("dan", Spanish;
+"sara", Italian; ``foreign_stop_given_names``) is a first name there too, before a family name.
 A word another detector took (a place, an address) is left to it.
 """
 
@@ -52,9 +58,8 @@ import re
 from collections.abc import Iterable
 
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
-from spacy.lang.nl.stop_words import STOP_WORDS as DUTCH_STOP_WORDS
-from spacy.lang.pl.stop_words import STOP_WORDS as POLISH_STOP_WORDS
 
+from gateway.guardrails.common_nouns import language_stop_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.name_cues import is_vowelless
@@ -128,6 +133,16 @@ _PARTICLES = frozenset({"van", "der", "den", "ter", "ten", "de", "del", "della",
 MAX_PARTICLES = 2
 _FIRST_PERSON = frozenset({"i", "me"})
 _COMPLEMENTIZERS = frozenset({"que", "qu", "che", "dass", "dat", "że"})
+# French object pronouns elided before the verb a subject stands before ("martin m'a dit", "lea s'est trompée", "paul
+# l'a vu", "zoé n'a pas répondu"): the verb after the apostrophe is the one read.
+_ELIDED_PRONOUNS = frozenset({"m", "t", "s", "l", "n"})
+# Relative pronouns that stand for a person only ("c'est emma qui gère le dossier", "ask tomás who knows"), not
+# "que", "che" or "that", which stand for anything.
+_PERSON_RELATIVES = frozenset({"who", "whom", "qui", "quien", "quienes", "quem", "chi"})
+# English auxiliaries a question puts before its subject, whose verb then follows the subject ("did attila reply
+# yet", "has natalia signed it", "can dita check", "is maria coming").
+_QUESTION_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "is", "was", "will", "would", "can",
+                                   "could", "should", "shall"})  # fmt: skip
 # Greetings, thanks and farewells that address the person named right after them ("hi graham", "thanks jonas",
 # "cześć apolonia"), in the languages chat is mostly written in.
 _GREETINGS = frozenset({"hi", "hey", "hello", "hiya", "yo", "thanks", "thx", "ty", "cheers", "bye", "morning",
@@ -137,12 +152,13 @@ _GREETINGS = frozenset({"hi", "hey", "hello", "hiya", "yo", "thanks", "thx", "ty
 # Prepositions a person follows in chat ("coffee with pauline", "waiting on samarth", "a call with purity"), in the
 # languages read.
 _PEOPLE_PREPOSITIONS = frozenset({"with", "to", "for", "from", "about", "on", "by", "avec", "pour", "con", "para",
-                                  "mit", "für", "von", "met", "voor", "com", "per", "à", "tegen"})  # fmt: skip
-# Romance languages mark a person as a verb's object with "a" ("dile a vicenta", "di a antonio", "diz a erica"),
-# which English writes as its article: "a" counts after a word of no English dictionary only.
-_PERSONAL_A = "a"
+                                  "mit", "für", "von", "met", "voor", "com", "per", "à", "tegen", "aan"})  # fmt: skip
+# Romance languages mark a person as a verb's object with "a" ("dile a vicenta", "di a antonio", "diz a erica"), and
+# German sends a thing to a person with "an" ("schick das bitte an karlukhan sezer"), which English writes as its
+# articles: they count after a word of no English dictionary only.
+_PERSONAL_ARTICLES = frozenset({"a", "an"})
 # Function words of the other languages chat is often written in, for reading what says nothing in a segment.
-_OTHER_STOP_WORDS = frozenset(POLISH_STOP_WORDS | DUTCH_STOP_WORDS)
+_OTHER_STOP_WORDS = language_stop_words()["pl"] | language_stop_words()["nl"]
 
 
 @functools.cache
@@ -333,17 +349,33 @@ def _in_line(text: str, start: int, end: int, stop_words: frozenset[str], common
             segment_start = cut.end()
 
 
-def _subject_before(before: list[re.Match[str]], after: list[re.Match[str]]) -> bool:
+def _subject_before(before: list[re.Match[str]], after: list[re.Match[str]], *, common: bool = False) -> bool:
     """Whether a name with the words `before` it stands as the subject of the verb right `after` it: an English verb
-    form or an auxiliary, or any word before a clause's opening word ("antonio dice que", "esther dit qu'elle")."""
+    form or an auxiliary, or any word before a clause's opening word ("antonio dice que", "esther dit qu'elle"), a
+    French object pronoun elided before the verb ("martin m'a dit"), or a relative pronoun that stands for a person
+    ("c'est emma qui gère"); a `common` given name also between a question's auxiliary and its verb ("did attila reply
+    yet": a rarer one is as often a tool's name, "will redis restart")."""
     if not after or (before and before[-1].group().casefold() in _THING_BEFORE):
         return False  # "the mic is broken"
     following = after[0].group().casefold()
-    if following in _AUXILIARIES or following in _verb_forms():
+    pronoun, _, verb = following.replace("’", "'").partition("'")
+    if verb and pronoun in _ELIDED_PRONOUNS:
+        following = verb  # "m'a", "s'est", "l'a"
+    if following in _AUXILIARIES or following in _verb_forms() or following in _PERSON_RELATIVES:
         return True
+    if common and before and before[-1].group().casefold() in _QUESTION_AUXILIARIES and _bare_or_participle(following):
+        return True  # "did attila reply yet", "is maria coming"
     if following == "and" and len(after) > 1 and after[1].group().casefold() in _FIRST_PERSON:
         return True  # one of two subjects: "daksh bassi and i are doing the demo"
     return len(after) > 1 and re.split(r"['’]", after[1].group().casefold())[0] in _COMPLEMENTIZERS
+
+
+def _bare_or_participle(word: str) -> bool:
+    """Whether a lower-case word is an English verb, as a question puts one after its subject: the base form ("did
+    attila reply"), the -ing form ("is maria coming") or the past participle of a regular verb or one of the
+    exceptions table ("has natalia signed", "has lucas sent")."""
+    english = english_words()
+    return word in english.verbs or _present_participle(word) or word in _verb_forms()
 
 
 def _object_after(text: str, before: list[re.Match[str]]) -> bool:
@@ -357,13 +389,40 @@ def _object_after(text: str, before: list[re.Match[str]]) -> bool:
         return True  # "w/ ana"
     if previous in _PEOPLE_PREPOSITIONS or previous in _GREETINGS:
         return True
-    if previous == _PERSONAL_A and len(before) > 1 and before[-2].group().casefold() not in english_and_stop_words():
-        return True  # "dile a vicenta"; not "call a maria"
+    if previous in _PERSONAL_ARTICLES and len(before) > 1 \
+            and before[-2].group().casefold() not in english_and_stop_words():  # fmt: skip
+        return True  # "dile a vicenta", "schick das an lea"; not "call a maria"
     if previous in _THING_BEFORE or previous in ENGLISH_STOP_WORDS:
         return False
     if _present_participle(previous, _verbs_and_nouns()):
         return True  # "texting" (the dictionary's "text" is a noun alone), "calling", "grabbing"
     return previous in english_words().verbs or previous in _verb_forms()
+
+
+def _after_foreign_people_word(text: str, before: list[re.Match[str]]) -> bool:
+    """Whether a name with the words `before` it follows a preposition of people that English does not write ("con",
+    "avec", "mit", "à", "aan") or the personal "a" or "an" after a word English does not write ("se lo mandé a
+    alexia", "tu peux demander à lucas"): English's nouns do not stand there, so a common given name the dictionary
+    holds as a noun is the name."""
+    if not before:
+        return False
+    previous = before[-1].group().casefold()
+    if previous in _PEOPLE_PREPOSITIONS and previous not in english_and_stop_words():
+        return True
+    return (previous in _PERSONAL_ARTICLES and len(before) > 1
+            and before[-2].group().casefold() not in english_and_stop_words())  # fmt: skip
+
+
+def _noun_given_name(word: str, stop_words: frozenset[str], banned: frozenset[str]) -> bool:
+    """Whether a lower-case word is a common given name (``person_names``' ``given``) that English holds as a noun
+    only, no verb, adjective or adverb ("grace", "mark"), no stop, calendar or field word and no large place, and
+    either rare as a word ("alexia", "georgette": no frequent word of ``frequent_words``) or one WordNet writes
+    capitalised only (``proper_nouns``: "lucas"; not "data", "blessing")."""
+    if len(word) < MIN_LETTERS or word in stop_words or word in banned or word not in known_names().given:
+        return False
+    english = english_words()
+    return (word not in english.verbs and word not in english.modifiers and not _large_place(word)
+            and (word not in frequent_in_any() or word in proper_nouns()))  # fmt: skip
 
 
 def _present_participle(word: str, stems: frozenset[str] | None = None) -> bool:
@@ -393,13 +452,7 @@ def foreign_stop_given_names(stop_words: frozenset[str]) -> frozenset[str]:
     """Common given names of the English-speaking countries (``person_names``' ``given_english``) that are a stop
     word of exactly one language of `stop_words` other than English ("dan", Spanish; "sara", Italian; not "una",
     Spanish and Italian): a first name before a family name ("dan vidal"), never alone."""
-    from spacy.lang.de.stop_words import STOP_WORDS as DE
-    from spacy.lang.es.stop_words import STOP_WORDS as ES
-    from spacy.lang.fr.stop_words import STOP_WORDS as FR
-    from spacy.lang.it.stop_words import STOP_WORDS as IT
-    from spacy.lang.pt.stop_words import STOP_WORDS as PT
-
-    languages = [frozenset(word.casefold() for word in words) for words in (FR, ES, DE, IT, PT)]
+    languages = [language_stop_words()[code] for code in ("fr", "es", "de", "it", "pt")]
     return frozenset(word for word in stop_words & known_names().given_english
                      if len(word) >= MIN_PAIR_LETTERS and word not in ENGLISH_STOP_WORDS
                      and sum(word in words for words in languages) == 1)  # fmt: skip
@@ -436,6 +489,24 @@ def _worded_given_name(word: str, stop_words: frozenset[str], banned: frozenset[
     english = english_words()
     return (word in known_names().given and (word in english.verbs or word in english.modifiers)
             and not _large_place(word) and not _REPEATED_SYLLABLE.fullmatch(word))  # fmt: skip
+
+
+def _unlisted_family_name(first: str, surname: list[str]) -> bool:
+    """Whether a first name and the words after it that ``_surname_words`` read are a name no list holds as a pair
+    ("jakobs avotiņš", "aahil wahhaaj", "frusina pușcașu"): one surname word, each part of it and the first name of
+    four letters or more and no frequent word of a language (``frequent_words``), no part a known first name (which
+    may open the next name); one of the words a name names-dataset knows, or written with a letter English does not
+    write. Two words of neither kind are as often a tool's and its part's names in chat typed in lower case ("switch
+    to pytest xdist", "deploy to heroku dyno")."""
+    names = known_names()
+    parts = [part for word in surname for part in word.split("-")]
+    if len(surname) != 1 or len(first) < MIN_LETTERS or first in frequent_in_any():
+        return False
+    if not all(len(part) >= MIN_LETTERS and part not in frequent_in_any() and not names.is_first(part)
+               for part in parts):  # fmt: skip
+        return False
+    return names.is_name(first) or any(names.is_last(part) for part in parts) \
+        or not (first.isascii() and all(part.isascii() for part in parts))  # fmt: skip
 
 
 def _only_family_names(text: str, start: int, end: int) -> bool:
@@ -488,8 +559,12 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         if worded and (not surname or any(part in common_words and not _proper_family_name(part)
                                           for w in surname for part in w.split("-"))):  # fmt: skip
             continue  # a given name English spells as a verb or an adjective only before a family name no word spells
-        if not given and (not (_family_name_follows(text, word.end(), name_end) or initial is not None)
-                          or value in surname):  # fmt: skip
+        family = _family_name_follows(text, word.end(), name_end) or initial is not None
+        unlisted_family = not given and not family and _unlisted_family_name(value, surname)
+        noun_given = (not given and not family and not unlisted_family and name_end == word.end()
+                      and _noun_given_name(value, stop_words, banned)
+                      and _after_foreign_people_word(text, before))  # fmt: skip
+        if not given and not noun_given and (not (family or unlisted_family) or value in surname):
             continue  # a first name outside the common ones counts before a family name only ("maftuna solihayeva",
             # "qaseem d. zaafir"; not a word said twice: "hey hey")
         listed = listed or worded
@@ -503,7 +578,9 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         rare = given and name_end == word.end() and value not in known_names().given
         alone = not rare and all(_is_filler(w.group(), stop_words) for w in others) and (
             listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
-        subject = _subject_before(before, after)
+        subject = _subject_before(before, after, common=value in known_names().given)
+        if unlisted_family:
+            alone = False  # two words no list holds name a person where a verb or a preposition of people says so
         if not (alone or subject or _object_after(text, before)):
             continue
         if any(s < name_end and word.start() < e for s, e in spans):

