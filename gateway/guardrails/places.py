@@ -882,6 +882,24 @@ def folded_gazetteer() -> dict[str, int]:
     return folded
 
 
+@functools.lru_cache(maxsize=1)
+def joined_gazetteer() -> dict[str, int]:
+    """The gazetteer's names of several words keyed as one word without diacritics, spaces or hyphens ("greenbay",
+    "paloalto", "siemreap", "bordjbouarreridj"), as geonames' alternate names and hurried typing join them: a name so
+    written counts with a cue only, as a diacritic-free one does. No key that is a gazetteer name, an English word or
+    a stop word, nor one of fewer than five letters."""
+    names = gazetteer()
+    english = english_and_stop_words()
+    joined: dict[str, int] = {}
+    for key, population in names.items():
+        if " " not in key and "-" not in key:
+            continue
+        word = fold(key).replace(" ", "").replace("-", "")
+        if len(word) >= 5 and word.isalpha() and word not in names and word not in english:
+            joined[word] = max(population, joined.get(word, 0))
+    return joined
+
+
 def _cased_fold(written: str) -> str:
     """A name's words without diacritics (``fold``), each written capitalised marked so: "Olomoucký kraj" and
     "Olomoucky kraj" share theirs, "olomoucky kraj" does not."""
@@ -1112,6 +1130,9 @@ class PlaceRecognizer(EntityRecognizer):
         for key in itertools.chain(self._names, self._folded_names, self._cued_towns):
             words = key.split(" ")
             self._longest[words[0]] = max(len(words), self._longest.get(words[0], 0))
+        self._joined = joined_gazetteer()
+        for key in self._joined:
+            self._longest.setdefault(key, 1)
         # First words that open no gazetteer name, only a cued town's: most are ordinary words ("Time", "Union"), so
         # such a word is looked up only where a cue may point at it (``_may_be_cued``).
         gazetteer_firsts = {key.split(" ")[0] for key in itertools.chain(self._names, self._folded_names)}
@@ -1385,6 +1406,8 @@ class PlaceRecognizer(EntityRecognizer):
                 found.append((count, population, population < CITY_MIN_POPULATION))
             elif (population := self._folded_names.get(folded_key)) is not None:
                 found.append((count, population, True))
+            elif count == 1 and (population := self._joined.get(folded_key)) is not None:
+                found.append((count, population, True))  # a name of several words typed as one: "greenbay"
             if key not in self._name_openings and folded_key not in self._folded_openings:
                 break
         return found
@@ -1922,10 +1945,19 @@ class PlaceRecognizer(EntityRecognizer):
                 and not (names and known_names().is_name(word.capitalize())))  # fmt: skip
 
     def _rare_unaccented(self, word: str) -> bool:
-        """Whether a lower-case word and its spelling without diacritics are both rare place words
-        (``_rare_place_word``) and the word is frequent in none of the chat languages ("réunion" is a French word)."""
-        return (word not in frequent_in_any() and self._rare_place_word(word)
-                and self._rare_place_word(fold(word)))  # fmt: skip
+        """Whether a lower-case word found only through the diacritic-free keys is frequent in none of the chat
+        languages, with or without its diacritics ("réunion" is a French word, "lage" a German one), and either is
+        spelled with diacritics and no apostrophe as no stop word or word of the NER's vocabulary is ("tràpani",
+        "hebrón": a place's name accented unlike the gazetteer) or, it and its spelling without diacritics, is a rare
+        place word (``_rare_place_word``: "trikala")."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        plain = fold(word)
+        if word in frequent_in_any() or plain in frequent_in_any():
+            return False
+        if not word.isascii() and "'" not in word:  # no elided article either: "à l'âge de 92 ans"
+            return not is_stop_word(word) and word not in self._english.vocabulary
+        return self._rare_place_word(word) and self._rare_place_word(plain)
 
     def _proper_noun_place(self, word: str) -> bool:
         """Whether a lower-cased word that WordNet lists as a noun lists it as a proper noun only: no plural of it in

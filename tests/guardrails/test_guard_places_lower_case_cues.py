@@ -6,7 +6,8 @@ marks stay in it ("i̇sparta": Turkish "İsparta" lower-cased), and Vietnamese l
 before a name is the gazetteer's "st"; French and Spanish "de" after a verb of coming back is "from" for a country or
 US state too; a proper noun's plural ("the dakotas") does not make a US state's word a common noun; a name found
 without its diacritics counts after "à" or "en" when neither spelling is a word of a dictionary ("je pars à trikala"),
-unlike "je suis en réunion"."""
+or when accented unlike the gazetteer and no word of a chat language ("à tràpani"), unlike "je suis en réunion"; a name
+of several words typed as one counts after a location word ("flying to greenbay")."""
 
 from collections.abc import Callable
 
@@ -31,7 +32,10 @@ import pytest
      ("ich komme aus trenton", "trenton"),  # German "komme aus", a verb of origin
      ("anyone been to irving?", "irving"),
      ("we live in bến tre now", "bến tre"),  # Latin Extended Additional letters (Vietnamese)
-     ("im in ben tre this week", "ben tre")],
+     ("im in ben tre this week", "ben tre"),
+     ("je pars à tràpani demain", "tràpani"),  # accented unlike the gazetteer's "Trapani"
+     ("flying to greenbay tmrw", "greenbay"),  # "Green Bay" typed as one word
+     ("ich fliege morgen nach tanjungpandan", "tanjungpandan")],
 )  # fmt: skip
 def test_a_lower_case_place_after_a_location_word_counts(
     find_places: Callable[[str], list[str]], text: str, place: str
@@ -46,6 +50,9 @@ def test_a_lower_case_place_after_a_location_word_counts(
      "i'll get back to eugene tomorrow",
      "the email is from eugene",  # "is from": a message is from a person as often
      "tôi đi về nhà hôm nay",  # Vietnamese words, no place
+     "il est en congé",  # a French word with an accent after "en"
+     "À l'âge de 92 ans.",  # an elided article and a word ("Lage" is a German word and a town)
+     "Greenbay is two hours away by train.",  # a joined name needs a location word
      "the cafe\u0301 in town",  # a combining mark in a word that is no place
      "fecha de nacimiento 1990",  # "de" with no verb of coming back: "of"
      "elle rentre de vacances",
