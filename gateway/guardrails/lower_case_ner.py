@@ -149,7 +149,8 @@ class LowerCaseView:
         no capitalised place's name nor a frequent word (``frequent_words``), of four letters or more, is a person:
         the models know a proper noun there but not which ("wir haben Yasin und Emilija getroffen", "my daughter
         Aaliyah" read as places), and the view capitalised it as a common given name that no gazetteer place of
-        ``places.SMALL_TOWN_POPULATION`` people bears."""
+        ``places.SMALL_TOWN_POPULATION`` people bears. Likewise a person the models read on a capitalised place's
+        name that is no given name is the place (``_place_read_as_person``)."""
         places = set(self.places)
         kept = self._initialled(taken)
         for finding in found:
@@ -161,12 +162,29 @@ class LowerCaseView:
                 if name in frequent_in_any() or len(name) < MIN_PROPER_NAME_LETTERS:
                     continue  # a word too ("rappeler Mamie", French "granny") or a code ("sha"): no evidence
                 entity_type = "PERSON"
-            if entity_type == "PERSON" and not self._names_run(finding.start, finding.end):
+            start, end = finding.start, finding.end
+            if entity_type == "PERSON" and not self._names_run(start, end):
+                place = self._place_read_as_person(start, end)
+                if place is None:
+                    continue
+                entity_type, (start, end) = "LOCATION", place
+            read = Finding(entity_type, start, end, finding.score, SOURCE)
+            if any(other.score >= 0.5 and other.overlaps(read) for other in (*taken, *kept)):
                 continue
-            if any(other.score >= 0.5 and other.overlaps(finding) for other in (*taken, *kept)):
-                continue
-            kept.append(Finding(entity_type, finding.start, finding.end, finding.score, SOURCE))
+            kept.append(read)
         return kept
+
+    def _place_read_as_person(self, start: int, end: int) -> tuple[int, int] | None:
+        """The capitalised place's name a person the models read at [start, end) is, or None: the span is exactly
+        the place's, or the place's after lower-case words ("à Le Creusot", "van Blerick", "de Frontignan" read as
+        people), and no capitalised given name starts there."""
+        names = {name_start for name_start, _ in self.names}
+        for place_start, place_end in self.places:
+            if place_end != end or not start <= place_start or place_start in names:
+                continue
+            if all(word.islower() for word in self.text[start:place_start].split()):
+                return place_start, place_end
+        return None
 
     def _initialled(self, taken: Sequence[Finding]) -> list[Finding]:
         """The runs of capitalised names with a middle initial inside ("Dillon G Moore", "Mila B. Reitsma"): a given

@@ -277,3 +277,17 @@ def test_a_family_name_after_a_title_is_capitalised_an_ordinary_word_is_not() ->
     view = lower_case_view("dear mrs matthews thank you for your letter")
     assert view is not None and view.text == "dear mrs Matthews thank you for your letter"
     assert lower_case_view("dear mr president thank you for your letter") is None
+
+
+def test_a_person_the_models_read_on_a_capitalised_place_is_the_place() -> None:
+    text = "quel temps fait il à le creusot demain"
+    view = lower_case_view(text)
+    assert view is not None and view.text == "quel temps fait il à Le Creusot demain"
+    start, end = text.index("le creusot"), text.index(" demain")
+    for read_start in (start, text.index("à")):  # the place's span, or it after a lower-case word ("à Le Creusot")
+        person = Finding("PERSON", read_start, end, 0.85, "spacy_ner_continental")
+        assert [(f.entity_type, f.start, f.end) for f in view.read([person], [])] == [("LOCATION", start, end)]
+    named = "benedicte dupont bebington"  # a person's names before the town: no place alone, no person run
+    view = lower_case_view(named)
+    assert view is not None
+    assert view.read([Finding("PERSON", 0, len(named), 0.85, "spacy_ner_continental")], []) == []
