@@ -127,3 +127,10 @@ def test_hard_negatives_of_every_kind_and_no_labelled_value_among_them(cases):
     assert expected <= set(kinds), kinds
     for case in cases:
         assert not {e["value"] for e in case["entities"]} & {n["value"] for n in case["negatives"]}, case["text"]
+
+
+def test_the_names_snapshot_is_what_names_dataset_gives():
+    pytest.importorskip("names_dataset")
+    from bench.pii_corpus import twentyfifth_names
+
+    assert twentyfifth_names.extract() == twentyfifth_names.twentyfifth_names()
