@@ -59,3 +59,13 @@ def test_desks_teams_and_greetings_are_no_people(analyzer: PiiAnalyzer, text: st
 )
 def test_people_beside_them_are_still_found(analyzer: PiiAnalyzer, text: str, person: str) -> None:
     assert person in people(analyzer, text)
+
+
+@pytest.mark.parametrize("span", ["Prezada Sra", "Gracias", "Ciao", "Sra"])
+def test_greeting_sign_off_and_title_words_alone_read_as_words(span: str) -> None:
+    assert reads_as_words(span, frozenset())
+
+
+@pytest.mark.parametrize("span", ["Don", "Will", "Prezada Sra Melo", "Ciao Bella Rossi"])
+def test_a_given_name_or_a_name_beside_greeting_words_does_not(span: str) -> None:
+    assert not reads_as_words(span, frozenset())
