@@ -555,7 +555,7 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
                                   common_words, given)  # fmt: skip
         if initial is not None and name_end == initial.end():
             initial, name_end = None, _surname_words(text, word.end(), end, stop_words, common_words, given)
-        surname = _WORD.findall(text, word.end(), name_end)
+        surname = _WORD.findall(text, word.end() if initial is None else initial.end(), name_end)  # not the initial
         if worded and (not surname or any(part in common_words and not _proper_family_name(part)
                                           for w in surname for part in w.split("-"))):  # fmt: skip
             continue  # a given name English spells as a verb or an adjective only before a family name no word spells

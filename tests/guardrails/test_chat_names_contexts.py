@@ -52,6 +52,7 @@ def addressed(text: str) -> list[str]:
         ("forwarding to aahil wahhaaj now", "aahil wahhaaj"),
         ("se lo mandé a alexia esta mañana", "alexia"),  # a given name English holds as a noun, after "a"
         ("tu peux demander à lucas de m'appeler", "lucas"),  # after "à"; WordNet writes "Lucas" capitalised only
+        ("envoie ça à comfort a. akinwale stp", "comfort a. akinwale"),  # the initial is no dictionary word "a"
     ],
 )
 def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name: str) -> None:
@@ -83,6 +84,7 @@ def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name:
         "schick das bitte an alle",  # German's "an" before no name
         "vamos a data",  # a given name that is a frequent English noun ("data")
         "talk to lucas",  # a given name English holds as a noun needs a preposition English does not write
+        "hope a. lot",  # a given name English spells as a verb, an initial, a dictionary word
     ],
 )
 def test_ordinary_chat_names_nobody(text: str) -> None:
