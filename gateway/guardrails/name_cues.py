@@ -952,12 +952,25 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
     return found
 
 
+def _unlisted_word_line(text: str, start: int, words: NameWords) -> tuple[int, int] | None:
+    """The span of one capitalised word at `start` that ends its line, of three letters or more, and no English
+    dictionary or stop word ("Temistocle")."""
+    word = _WORD.match(text, start)
+    if word is None or not _ends_line(text, word.end()):
+        return None
+    name = word.group()
+    plain = len(name) > 2 and name[0].isupper() and not name.isupper() and name.isalpha()
+    return word.span() if plain and not words.is_common(name) and not words.is_stop(name) else None
+
+
 def _inline_closing_names(text: str, lowered: str, words: NameWords,
                           places: list[tuple[int, int]]) -> list[tuple[int, int]]:  # fmt: skip
     """The name after a closing on the same line, where the closing opens a line or a sentence and the name ends the
     line ("Viene desde Guam.\nSaludos, Mariano", "Cordiali saluti, Temistocle", "VG Boban", "Gruß Beni Schindler"):
-    a line of ``_signature_name``'s. A place that is all the line yields ("Saludos, Montevideo"), unless it is one
-    common given name (``person_names``' ``given``) of three letters or more that is no stop word ("Mariano")."""
+    a line of ``_signature_name``'s, or one capitalised word of three letters or more that no list knows and that is
+    no English dictionary or stop word, as after a sign-off line ("Temistocle"; not "Thanks, Team"). A place that is
+    all the line yields ("Saludos, Montevideo"), unless it is one common given name (``person_names``' ``given``) of
+    three letters or more that is no stop word ("Mariano")."""
     if len(lowered) != len(text):
         return []
     found: list[tuple[int, int]] = []
@@ -967,7 +980,7 @@ def _inline_closing_names(text: str, lowered: str, words: NameWords,
         closing = _INLINE_CLOSING.match(lowered, opening)
         if closing is None:
             continue
-        span = _signature_name(text, closing.end(), words)
+        span = _signature_name(text, closing.end(), words) or _unlisted_word_line(text, closing.end(), words)
         if span is None or text[span[0] : span[1]].isupper():
             continue
         named = _WORD.findall(text, span[0], span[1])

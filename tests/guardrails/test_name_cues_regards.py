@@ -59,6 +59,7 @@ def test_a_place_after_regards_names_nobody() -> None:
         ("Er kommt aus Westsahara zurück.\nVG Boban", "Boban"),
         ("Ich könnte Samstag vorbeikommen. Gruß Beni Schindler", "Beni Schindler"),
         ("Ya estamos en casa. Un abrazo, Pilar", "Pilar"),
+        ("Il rimborso è stato approvato. Cordiali saluti, Temistocle", "Temistocle"),
     ],
 )
 def test_a_closing_names_the_rest_of_its_line(text: str, person: str) -> None:
@@ -77,6 +78,7 @@ def test_a_closing_before_a_first_name_that_is_a_place_too() -> None:
         "Viene desde Guam.\nSaludos, Montevideo",  # a place no name list holds as a first name
         "I love Gruß Beni Schindler and more",  # no closing at a line's or a sentence's start
         "Best, Finance",  # a desk's name
+        "Got it.\nCheers, Support",  # a dictionary word
     ],
 )
 def test_a_closing_before_no_name_names_nobody(text: str) -> None:
