@@ -123,6 +123,7 @@ from gateway.guardrails.country_names import (
 )
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS
+from gateway.guardrails.location_nouns import location_nouns
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
@@ -1157,7 +1158,8 @@ class PlaceRecognizer(EntityRecognizer):
         if not word.islower() or word in self._written_with_lower_words:
             return False
         key, folded_key = self._keys_of(word)
-        if not (word in STOP_WORDS or word in self._english.modifiers or (word in self._other_words and max(
+        adjective = word in self._english.modifiers and word not in proper_nouns()  # not "burundi": the country
+        if not (word in STOP_WORDS or adjective or (word in self._other_words and max(
                 self._names_and_towns.get(key, 0), self._folded_names.get(folded_key, 0)) < REGION)):  # fmt: skip
             return False
         if not following:
@@ -1506,7 +1508,9 @@ class PlaceRecognizer(EntityRecognizer):
                 # adjective ("to male") nor a stop word.
                 word = first.group().casefold()
                 region = population >= REGION and len(span) == 1 and word not in STOP_WORDS
-                return CUE_SCORE if region and word not in self._english.modifiers else None
+                # An adjective WordNet also lists as a proper noun only is the country ("heading to burundi").
+                adjective = word in self._english.modifiers and word not in proper_nouns()
+                return CUE_SCORE if region and not adjective else None
             if (len(span) > 1 and first.group() in CONNECTORS and population < LOWERCASE_MIN_POPULATION
                     and not self._strong_cue(text, span)):  # fmt: skip
                 return None  # "para los barrios del sur": an article and a noun after a preposition any noun takes
@@ -1885,7 +1889,11 @@ class PlaceRecognizer(EntityRecognizer):
         if population >= LOWERCASE_MIN_POPULATION:
             return (word not in frequent_words("en") and self._rare_place_word(word, names=False, vocabulary=False)
                     and self._reads_english(text, start, end))  # fmt: skip
-        return self._rare_place_word(word) and self._reads_english(text, start, end)
+        # Or a word English writes only as a place's name (WordNet: capitalised in every sense, its most frequent
+        # sense a place) and no person's: "oakland food >>>", "prices are nuts, abilene especially"; not "plato".
+        place_only = (word in proper_nouns() and word in location_nouns()
+                      and not known_names().is_name(word.capitalize()))  # fmt: skip
+        return (self._rare_place_word(word) or place_only) and self._reads_english(text, start, end)
 
     def _introduced_name(self, text: str, word: re.Match[str], population: int) -> bool:
         """Whether a one-word place stands right after "I am" of a chat language and is a first name chat gives

@@ -7,7 +7,8 @@ before a name is the gazetteer's "st"; French and Spanish "de" after a verb of c
 US state too; a proper noun's plural ("the dakotas") does not make a US state's word a common noun; a name found
 without its diacritics counts after "à" or "en" when neither spelling is a word of a dictionary ("je pars à trikala"),
 or when accented unlike the gazetteer and no word of a chat language ("à tràpani"), unlike "je suis en réunion"; a name
-of several words typed as one counts after a location word ("flying to greenbay")."""
+of several words typed as one counts after a location word ("flying to greenbay"). With no cue, in an English line, a
+word WordNet writes capitalised in every sense with a place as its first sense counts ("oakland food >>>")."""
 
 from collections.abc import Callable
 
@@ -35,7 +36,10 @@ import pytest
      ("im in ben tre this week", "ben tre"),
      ("je pars à tràpani demain", "tràpani"),  # accented unlike the gazetteer's "Trapani"
      ("flying to greenbay tmrw", "greenbay"),  # "Green Bay" typed as one word
-     ("ich fliege morgen nach tanjungpandan", "tanjungpandan")],
+     ("ich fliege morgen nach tanjungpandan", "tanjungpandan"),
+     ("heading to burundi next week", "burundi"),  # a WordNet adjective too, but a proper noun only
+     ("oakland food >>>", "oakland"),  # no cue: WordNet writes it capitalised only, its first sense a place
+     ("prices are nuts, abilene especially", "abilene")],
 )  # fmt: skip
 def test_a_lower_case_place_after_a_location_word_counts(
     find_places: Callable[[str], list[str]], text: str, place: str
