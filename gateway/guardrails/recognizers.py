@@ -284,6 +284,19 @@ _OBFUSCATION_ANCHOR = rf"[dD][oO][tT]\b|{OPEN_BRACKET}\s*(?:[aA][tT]|@|[dD][oO][
 # either side is looked for from the "@".
 _OBFUSCATION_ANCHOR_PARTS = (r"[dD][oO][tT]\b", rf"{OPEN_BRACKET}\s*(?:[aA][tT]|@|[dD][oO][tT]|\.)\s*{CLOSE_BRACKET}",
                              r"@(?:(?<=\s@)|\s)")
+_SPELLED_DOT = re.compile(_OBFUSCATION_ANCHOR_PARTS[0])
+_BRACKETED_OR_SPACED = [re.compile(part) for part in _OBFUSCATION_ANCHOR_PARTS[:0:-1]]  # "@" with a space first
+
+
+def _may_hold_obfuscation(text: str) -> bool:
+    """Whether any of ``_OBFUSCATION_ANCHOR_PARTS`` occurs (``any_regex``'s answer): the spelled dot's regex only in a
+    text whose lower case holds "dot" (each of the word's cases lowers to it), a substring test that finds it fast,
+    where the regex's first class of two letters has the engine stop and test at every "d" (~12 us per KB)."""
+    if any(part.search(text) is not None for part in _BRACKETED_OR_SPACED):
+        return True
+    return "dot" in text.lower() and _SPELLED_DOT.search(text) is not None
+
+
 _LOCAL_BEFORE_MAX = 96
 # With a bare " at ", words prose puts on either side of it: "email me at", "at the dot com boom".
 _PROSE_BEFORE_AT = frozenset({"me", "us", "you", "him", "her", "them", "it", "one", "look", "looking"})
@@ -494,8 +507,7 @@ def build_detectors() -> list[Detector]:
         # (entity, recognizer, pre-filter (None: whether an anchor occurs), anchor regex (or several) or None, window
         # margin around the anchor)
         ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
-        ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), any_regex(_OBFUSCATION_ANCHOR_PARTS), _OBFUSCATION_ANCHOR,
-         160),
+        ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), _may_hold_obfuscation, _OBFUSCATION_ANCHOR, 160),
         ("CREDIT_CARD", CardRecognizer(), has_regex(_CARD_DIGITS), None, 0),
         ("CREDIT_CARD", SpelledCardRecognizer(), _has_spelled_digits, None, 0),
         ("PHONE_NUMBER", SpelledPhoneRecognizer(), _has_spelled_digits, None, 0),

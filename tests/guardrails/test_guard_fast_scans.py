@@ -290,3 +290,20 @@ def test_a_finding_at_the_maximum_score_is_not_looked_at_for_context(monkeypatch
     assert [(f.score, asked) for f in email] == [(1.0, [])]
     phone = recognizers.run_detector(detectors["PhoneNumberRecognizer"], "phone: 415 555 0132")
     assert phone and phone[0].score < 1.0 and asked == [(phone[0].start, phone[0].end)]
+
+
+OBFUSCATION_PIECES = ["dot", "DoT", "dOt", "dots", "do t", "(at)", "[ dot ]", "{.}", "<@>", " @", "@ ", "@", "a", "d",
+                      "o", "t", " ", "\n", "(", ")", "x_dot", "dot_", "DOTcom"]  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(OBFUSCATION_PIECES), max_size=10))
+def test_obfuscation_prefilter_answers_as_its_anchors_regexes(parts: list[str]) -> None:
+    text = "".join(parts)
+    plain = any(re.search(part, text) is not None for part in recognizers._OBFUSCATION_ANCHOR_PARTS)
+    assert recognizers._may_hold_obfuscation(text) == plain
+
+
+def test_obfuscation_prefilter_finds_a_spelled_dot_in_any_case() -> None:
+    assert recognizers._may_hold_obfuscation("dana at example DoT org")
+    assert not recognizers._may_hold_obfuscation("dana at example dotted org")
