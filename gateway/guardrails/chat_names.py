@@ -509,6 +509,17 @@ def _unlisted_family_name(first: str, surname: list[str]) -> bool:
         or not (first.isascii() and all(part.isascii() for part in parts))  # fmt: skip
 
 
+def _unlisted_pair_end(text: str, first: str, surname: list[str], start: int, end: int) -> int | None:
+    """Where a name no list holds as a pair ends when ``_surname_words`` read two words after its first name and the
+    first name and the first of them make one (``_unlisted_family_name``): the second is the sentence's next word, a
+    verb or an adverb of a language no dictionary here holds ("hab gerade mit espartaco villagómez telefoniert");
+    None otherwise. text[start:end] holds the surname words."""
+    if len(surname) < MAX_SURNAME_WORDS or not _unlisted_family_name(first, surname[:1]):
+        return None
+    family = _WORD.search(text, start, end)
+    return None if family is None else family.end()
+
+
 def _only_family_names(text: str, start: int, end: int) -> bool:
     """Whether every word of text[start:end] is a last name names-dataset knows and no first name."""
     names = known_names()
@@ -561,6 +572,10 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
             continue  # a given name English spells as a verb or an adjective only before a family name no word spells
         family = _family_name_follows(text, word.end(), name_end) or initial is not None
         unlisted_family = not given and not family and _unlisted_family_name(value, surname)
+        pair_end = None if given or family or unlisted_family else _unlisted_pair_end(text, value, surname, word.end(),
+                                                                                        name_end)  # fmt: skip
+        if pair_end is not None:  # "mit espartaco villagómez telefoniert": the pair, then the sentence's verb
+            name_end, surname, unlisted_family = pair_end, surname[:1], True
         noun_given = (not given and not family and not unlisted_family and name_end == word.end()
                       and _noun_given_name(value, stop_words, banned)
                       and _after_foreign_people_word(text, before))  # fmt: skip

@@ -50,6 +50,7 @@ def addressed(text: str) -> list[str]:
         ("geef het aan natalia", "natalia"),  # Dutch's "aan"
         ("envoie ça à jakobs avotiņš stp", "jakobs avotiņš"),  # two words no pair rule holds, one a listed surname
         ("forwarding to aahil wahhaaj now", "aahil wahhaaj"),
+        ("hab gerade mit espartaco villagómez telefoniert", "espartaco villagómez"),  # a verb no list holds after it
         ("se lo mandé a alexia esta mañana", "alexia"),  # a given name English holds as a noun, after "a"
         ("tu peux demander à lucas de m'appeler", "lucas"),  # after "à"; WordNet writes "Lucas" capitalised only
         ("envoie ça à comfort a. akinwale stp", "comfort a. akinwale"),  # the initial is no dictionary word "a"
@@ -81,6 +82,7 @@ def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name:
         "talk to an expert",  # "an" is English's article after an English verb
         "switch to pytest xdist",  # two words no list knows, in ASCII: a tool's and its part's names as often
         "deploy to heroku dyno",
+        "switch to pytest xdist pluggy",  # three such words: no pair among the first two either
         "schick das bitte an alle",  # German's "an" before no name
         "vamos a data",  # a given name that is a frequent English noun ("data")
         "talk to lucas",  # a given name English holds as a noun needs a preposition English does not write
@@ -94,3 +96,8 @@ def test_ordinary_chat_names_nobody(text: str) -> None:
 def test_particles_take_no_phrase_of_the_language_into_the_name() -> None:
     # "di" is a family name's particle ("di stefano") and Italian's "to": "chiamare" is a frequent Italian word
     assert addressed("mamma: di a antonio di chiamare la nonna") == ["antonio"]
+
+
+def test_a_verb_no_list_holds_after_a_pair_is_no_part_of_the_name() -> None:
+    # the surname reader takes "telefoniert" (no dictionary here holds German verbs) as a second family name word
+    assert addressed("hab gerade mit espartaco villagómez telefoniert") == ["espartaco villagómez"]
