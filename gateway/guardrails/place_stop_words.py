@@ -14,6 +14,10 @@ that names-dataset gives for the English-speaking countries, ``person_names.ENGL
 ("k jordan", "ok georgia then"), such a name is a person as often as the place; a country's or a large city's name
 that is some other country's first name only now and then ("Nebraska" in Ecuador, "Ethiopia" in Lebanon) is the
 place. Reading names-dataset takes a dozen seconds and 2 GB, so the snapshot keeps the few hundred names.
+
+It also keeps, for each such stop word and each one-word location word of ``places._CUES``, the languages whose stop
+word it is (``stop_word_languages``): right after a location word of no language the name is a stop word of ("to
+bari", "in como": Turkish "at least", Spanish "as"), the name is no word of the sentence's language and is the place.
 """
 
 from __future__ import annotations
@@ -38,6 +42,14 @@ def place_given_names() -> frozenset[str]:
     """The one-word gazetteer names (case-folded) that are a common given name of the English-speaking countries
     (the snapshot's)."""
     return frozenset(json.loads(SNAPSHOT.read_text(encoding="utf-8"))["given_names"])
+
+
+@cache
+def stop_word_languages() -> dict[str, frozenset[str]]:
+    """The languages (spaCy's codes) whose stop word each place stop word and each location word is (the
+    snapshot's)."""
+    languages = json.loads(SNAPSHOT.read_text(encoding="utf-8"))["languages"]
+    return {word: frozenset(codes) for word, codes in languages.items()}
 
 
 def english_given_names() -> frozenset[str]:
@@ -71,7 +83,7 @@ def every_stop_word() -> dict[str, set[str]]:
 
 
 def build_snapshot() -> dict[str, object]:
-    from gateway.guardrails.places import cued_towns, gazetteer
+    from gateway.guardrails.places import _CUES, cued_towns, gazetteer
 
     names = {key for key in (*gazetteer(), *cued_towns()) if " " not in key}
     stop_words = every_stop_word()
@@ -81,7 +93,11 @@ def build_snapshot() -> dict[str, object]:
             "words": words,
             "given_names_source": "names-dataset's top first names of each gender of the English-speaking countries "
                                   "(person_names.ENGLISH_SPEAKING), that are a one-word gazetteer name",
-            "given_names": sorted(name for name in given if name in names)}  # fmt: skip
+            "given_names": sorted(name for name in given if name in names),
+            "languages_source": "the spaCy languages whose stop word each of those words and each one-word location "
+                                "word (places._CUES) is",
+            "languages": {word: sorted(stop_words[word])
+                          for word in sorted({*words, *_CUES}) if word in stop_words}}  # fmt: skip
 
 
 if __name__ == "__main__":

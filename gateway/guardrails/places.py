@@ -82,7 +82,8 @@ Place names collide with ordinary words ("Nice", "Mobile", "Split", "Reading") a
   prepositions) are read from every language's table (``script_places``), and a Latin name joined to a Hebrew
   preposition by a hyphen ("ל-La Paz") is read without it;
 - in lower case, a one-word name under a country's, capital's or US state's size that is a stop word of any language
-  spaCy ships ("vara", "lima") is that word (``place_stop_words``);
+  spaCy ships ("vara", "lima") is that word (``place_stop_words``), but right after a location word that is a stop
+  word of other languages alone ("to bari": English "to", Turkish "bari") it is the place;
 - the locative words of the languages chat mixes with English (Tagalog "sa", "nasa"; Swahili "niko"; Romanian "în")
   are cues, as prepositions any noun takes; a ticket's or receipt's place label ("STORE:", "ORIGIN", "BRANCH") is a
   cue as a property's key is.
@@ -127,7 +128,7 @@ from gateway.guardrails.location_nouns import location_nouns
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.place_stop_words import place_given_names, place_stop_words
+from gateway.guardrails.place_stop_words import place_given_names, place_stop_words, stop_word_languages
 from gateway.guardrails.prefilters import AfterNone, AfterNonWord
 from gateway.guardrails.proper_nouns import proper_nouns
 from gateway.guardrails.record_nouns import is_record_plural, record_nouns
@@ -368,6 +369,25 @@ _LISTED_NAME_AFTER = re.compile(
 )
 _LIST_GOES_ON = re.compile(rf"(?:,|[ ](?:{_LIST_CONJUNCTION}))[ ][A-Z\u00C0-\u00DE\u0100-\u024F]")
 _LIST_END = re.compile(r"[ \t]*(?:[\"'<|;\n)]|[.!?](?!\w)|\Z)")
+
+
+_LOCATION_WORD_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]+)[ \t]+\Z")
+
+
+def _after_cue_of_other_languages(text: str, start: int, word: str) -> bool:
+    """Whether the location word right before `start` (one of ``_CUES``) is a stop word of some languages and `word`
+    a stop word of none of them nor, after an English one, a frequent English word: "to bari", "in como" (English
+    and Italian "in"; "como" is Spanish and Portuguese), not "in vara" (Swedish both), "en como" nor "at sale"."""
+    found = _LOCATION_WORD_BEFORE.search(text, max(0, start - 24), start)
+    if found is None or (cue := found.group(1).lower()) not in _CUE_WORDS:
+        return False
+    languages = stop_word_languages()
+    cue_languages = languages.get(cue)
+    if not cue_languages or cue_languages & languages.get(word, frozenset()):
+        return False
+    # Nor, after an English location word, a frequent English word ("at sale": Romanian "your", English "sale"). The
+    # other languages' frequent words hold their towns ("bari", "como" are frequent in Italian).
+    return "en" not in cue_languages or word not in frequent_words("en")
 
 
 def _may_follow_name(text: str, start: int) -> bool:
@@ -1493,8 +1513,11 @@ class PlaceRecognizer(EntityRecognizer):
                 return None  # a month or weekday of the chat languages: "stamppot in juli", "en marzo"
             if not cue:
                 return SCORE if self._uncued_lower_case(text, span, significant, population) else None
-            if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words():
-                return None  # "in vara" (Romanian "summer", Swedish "be"): a stop word of some language, not Vara
+            if len(span) == 1 and population < REGION and first.group().casefold() in place_stop_words() and (
+                    not _after_cue_of_other_languages(text, first.start(), first.group().casefold())):
+                # "in vara" (Swedish "be"): a stop word of a language "in" is a word of, not Vara; "to bari" (Turkish
+                # "at least" after English "to") is Bari.
+                return None
             if not chained and _GENITIVE_WORD_BEFORE.search(text, first.start()) \
                     and _CUE_AFTER.match(text, span[-1].end()) is None \
                     and _RETURN_FROM_BEFORE.search(text, max(0, first.start() - 16), first.start()) is None \
