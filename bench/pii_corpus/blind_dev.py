@@ -1,4 +1,4 @@
-"""What the blind dev-side corpora (dev-15 to dev-23) share: a language drawn by weight, a template written out
+"""What the blind dev-side corpora (dev-15 on) share: a language drawn by weight, a template written out
 with its fields' values, a locale's Faker seeded from the case being drawn, a name part of the dev half drawn from
 it, and the tests of a place name's letters.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -38,6 +38,22 @@ def weighted_language(rng: random.Random, shares: Mapping[str, float], rest: str
         if roll < total:
             return lang
     return rest
+
+
+def chosen_lines(rng: random.Random, pool: Sequence[tuple[str, str]], negatives: Sequence[str], positive: bool,
+                 *, second: float, negative: float) -> tuple[str, list[str]]:  # fmt: skip
+    """A text's genre and its lines: for a positive text, a (genre, line) of `pool`, with probability `second` another
+    pool line after it, then with probability `negative` a hard-negative line anywhere among them; for a negative
+    text, one to three different hard-negative lines."""
+    if not positive:
+        return "negative", rng.sample(negatives, rng.randint(1, 3))
+    genre, first = rng.choice(pool)
+    lines = [first]
+    if rng.random() < second:
+        lines.append(rng.choice(pool)[1])
+    if rng.random() < negative:
+        lines.insert(rng.randint(0, len(lines)), rng.choice(negatives))
+    return genre, lines
 
 
 def fill(out: TextBuilder, template: str, field: re.Pattern[str],

@@ -52,6 +52,7 @@ from bench.pii_corpus.blind_dev import (
     ESCAPED_BRACES,
     City,
     case_faker,
+    chosen_lines,
     cldr_exemplar_cities,
     cldr_territory_names,
     dev_name_part,
@@ -355,16 +356,7 @@ def _case(index: int, seed: int, positive: bool) -> Case:
     language = weighted_language(rng, SHARES, "mix")
     values = rng.choice(LANGUAGES) if language == "mix" else language
     negatives = NEGATIVE_LINES["en" if language == "mix" else language]
-    if positive:
-        genre, first = rng.choice(LINES[language])
-        lines = [first]
-        if rng.random() < 0.3:
-            lines.append(rng.choice(LINES[language])[1])
-        if rng.random() < 0.3:
-            lines.insert(rng.randint(0, len(lines)), rng.choice(negatives))
-    else:
-        genre = "negative"
-        lines = rng.sample(negatives, rng.randint(1, 3))
+    genre, lines = chosen_lines(rng, LINES[language], negatives, positive, second=0.3, negative=0.3)
     filling = Filler(rng, language, genre, values)
     joiner = rng.choice(("\n", "\n\n", " "))
     for number, line in enumerate(lines):
