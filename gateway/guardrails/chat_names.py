@@ -45,7 +45,8 @@ vocabulary nor gazetteer holds ("maftuna solihayeva left already", "artawan dama
 one alone in its segment only before a family name that is no given name ("nirja banerjee"; "nimefika salama" is
 Swahili, "salama" a given name too). Two words no frequent-word list holds, one of them a name names-dataset knows or
 written with a letter English does not write, are a name where a verb or a preposition of people says so
-("forwarding to aahil wahhaaj", "envoie ça à jakobs avotiņš"; not "switch to pytest xdist"). A common given name
+("forwarding to aahil wahhaaj", "envoie ça à jakobs avotiņš"; not "switch to pytest xdist"); two in ASCII that no
+list knows only where nothing but a person stands ("moradeke olubode and i will handle it"). A common given name
 of the English-speaking countries that is a stop word of one other language read and no English one ("dan", Spanish;
 "sara", Italian; ``foreign_stop_given_names``) is a first name there too, before a family name.
 A word another detector took (a place, an address) is left to it.
@@ -500,13 +501,35 @@ def _unlisted_family_name(first: str, surname: list[str]) -> bool:
     to pytest xdist", "deploy to heroku dyno")."""
     names = known_names()
     parts = [part for word in surname for part in word.split("-")]
-    if len(surname) != 1 or len(first) < MIN_LETTERS or first in frequent_in_any():
-        return False
-    if not all(len(part) >= MIN_LETTERS and part not in frequent_in_any() and not names.is_first(part)
-               for part in parts):  # fmt: skip
+    if not _pair_shape(first, surname):
         return False
     return names.is_name(first) or any(names.is_last(part) for part in parts) \
         or not (first.isascii() and all(part.isascii() for part in parts))  # fmt: skip
+
+
+def _pair_shape(first: str, surname: list[str]) -> bool:
+    """Whether a first name and the words after it that ``_surname_words`` read have a pair's shape: one surname
+    word, each part of it and the first name of four letters or more and no frequent word of a language
+    (``frequent_words``), no part a known first name (which may open the next name)."""
+    names = known_names()
+    parts = [part for word in surname for part in word.split("-")]
+    if len(surname) != 1 or len(first) < MIN_LETTERS or first in frequent_in_any():
+        return False
+    return all(len(part) >= MIN_LETTERS and part not in frequent_in_any() and not names.is_first(part)
+               for part in parts)  # fmt: skip
+
+
+def _person_only_after(after: list[re.Match[str]]) -> bool:
+    """Whether the words `after` a name make it a person and nothing else: one of two subjects with the writer ("...
+    and i will handle it") or before a French object pronoun elided before the verb ("... m'a dit"). A tool's name
+    takes neither ("who" does not do: "who cares" follows anything)."""
+    if not after:
+        return False
+    following = after[0].group().casefold().replace("’", "'")
+    pronoun, _, verb = following.partition("'")
+    if verb and pronoun in _ELIDED_PRONOUNS:
+        return True
+    return following == "and" and len(after) > 1 and after[1].group().casefold() in _FIRST_PERSON
 
 
 def _unlisted_pair_end(text: str, first: str, surname: list[str], start: int, end: int) -> int | None:
@@ -576,10 +599,12 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
                                                                                         name_end)  # fmt: skip
         if pair_end is not None:  # "mit espartaco villagómez telefoniert": the pair, then the sentence's verb
             name_end, surname, unlisted_family = pair_end, surname[:1], True
+        # two words no list holds, in ASCII, name a person only where nothing else stands ("moradeke olubode and i")
+        plain_pair = not given and not family and not unlisted_family and _pair_shape(value, surname)
         noun_given = (not given and not family and not unlisted_family and name_end == word.end()
                       and _noun_given_name(value, stop_words, banned)
                       and _after_foreign_people_word(text, before))  # fmt: skip
-        if not given and not noun_given and (not (family or unlisted_family) or value in surname):
+        if not given and not noun_given and (not (family or unlisted_family or plain_pair) or value in surname):
             continue  # a first name outside the common ones counts before a family name only ("maftuna solihayeva",
             # "qaseem d. zaafir"; not a word said twice: "hey hey")
         listed = listed or worded
@@ -594,7 +619,9 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         alone = not rare and all(_is_filler(w.group(), stop_words) for w in others) and (
             listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
         subject = _subject_before(before, after, common=value in known_names().given)
-        if unlisted_family:
+        if plain_pair and not _person_only_after(after):
+            continue
+        if unlisted_family or plain_pair:
             alone = False  # two words no list holds name a person where a verb or a preposition of people says so
         if not (alone or subject or _object_after(text, before)):
             continue
