@@ -46,7 +46,9 @@ one alone in its segment only before a family name that is no given name ("nirja
 Swahili, "salama" a given name too). Two words no frequent-word list holds, one of them a name names-dataset knows or
 written with a letter English does not write, are a name where a verb or a preposition of people says so
 ("forwarding to aahil wahhaaj", "envoie ça à jakobs avotiņš"; not "switch to pytest xdist"); two in ASCII that no
-list knows only where nothing but a person stands ("moradeke olubode and i will handle it"). A common given name
+list knows only where nothing but a person stands ("moradeke olubode and i will handle it"), or where a verb or a
+preposition of people says so when the second is two such parts joined by a hyphen, a double-barrelled family name
+("coffee with tumaini odera-achieng"; not a tool and its plugin, "pytest pytest-xdist"). A common given name
 of the English-speaking countries that is a stop word of one other language read and no English one ("dan", Spanish;
 "sara", Italian; ``foreign_stop_given_names``) is a first name there too, before a family name.
 A word another detector took (a place, an address) is left to it.
@@ -519,6 +521,13 @@ def _pair_shape(first: str, surname: list[str]) -> bool:
                for part in parts)  # fmt: skip
 
 
+def _double_barrelled(first: str, surname: list[str]) -> bool:
+    """Whether the one surname word ``_surname_words`` read after `first` is two parts joined by a hyphen, as a
+    double-barrelled family name is written ("tumaini odera-achieng"), neither part `first` itself (a tool and its
+    plugin: "pytest pytest-xdist"); ``_pair_shape`` has checked each part is no frequent word nor first name."""
+    return len(surname) == 1 and surname[0].count("-") == 1 and first not in surname[0].split("-")
+
+
 def _person_only_after(after: list[re.Match[str]]) -> bool:
     """Whether the words `after` a name make it a person and nothing else: one of two subjects with the writer ("...
     and i will handle it") or before a French object pronoun elided before the verb ("... m'a dit"). A tool's name
@@ -619,7 +628,7 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         alone = not rare and all(_is_filler(w.group(), stop_words) for w in others) and (
             listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
         subject = _subject_before(before, after, common=value in known_names().given)
-        if plain_pair and not _person_only_after(after):
+        if plain_pair and not _person_only_after(after) and not _double_barrelled(value, surname):
             continue
         if unlisted_family or plain_pair:
             alone = False  # two words no list holds name a person where a verb or a preposition of people says so

@@ -53,6 +53,8 @@ def addressed(text: str) -> list[str]:
         ("hab gerade mit espartaco villagómez telefoniert", "espartaco villagómez"),  # a verb no list holds after it
         ("moradeke olubode and i will handle it", "moradeke olubode"),  # two ASCII words no list knows, before "and i"
         ("pattamon norramon m'a dit que c'était bon", "pattamon norramon"),  # before an elided French pronoun
+        ("waiting on wekesa njeri-otieno and the rest", "wekesa njeri-otieno"),  # a double-barrelled family name
+        ("coffee with tumaini odera-achieng later", "tumaini odera-achieng"),
         ("se lo mandé a alexia esta mañana", "alexia"),  # a given name English holds as a noun, after "a"
         ("tu peux demander à lucas de m'appeler", "lucas"),  # after "à"; WordNet writes "Lucas" capitalised only
         ("envoie ça à comfort a. akinwale stp", "comfort a. akinwale"),  # the initial is no dictionary word "a"
@@ -87,6 +89,10 @@ def test_a_given_name_chat_addresses_or_talks_about_is_a_person(text: str, name:
         "switch to pytest xdist pluggy",  # three such words: no pair among the first two either
         "pytest xdist is broken again",  # two ASCII words no list knows before a verb: a tool's as often
         "heroku dyno restarted",
+        "switch to pytest pytest-xdist",  # a tool and its plugin: the first word is a part of the hyphenated one
+        "deploy to heroku docker-compose",  # a hyphenated word of dictionary parts
+        "thanks to qwerty state-of-the-art",
+        "follow-up with zxcvb e-mail",
         "kubectl argocd who cares",  # "who cares" follows anything
         "schick das bitte an alle",  # German's "an" before no name
         "vamos a data",  # a given name that is a frequent English noun ("data")
