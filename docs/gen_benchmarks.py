@@ -574,7 +574,8 @@ DETECTORS = {
                 "chat a city WordNet writes capitalised in every sense (miami, not reading), a town named like a "
                 "given name after a verb of travel (flying to eugene), a town named like another language's stop "
                 "word after a location word (to bari), multi-word names typed as one (greenbay) and accents the "
-                "gazetteer does not write after a cue, WordNet's place nouns alone on an English line",
+                "gazetteer does not write after a cue, WordNet's place nouns alone on an English line; a capitalised "
+                "city spelled with other accents as geonames' alternate names write it (Wûrzburg)",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
