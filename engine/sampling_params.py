@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import InvalidRequestError
@@ -36,31 +37,27 @@ class SamplingParams:
         return self.temperature < 1e-5
 
     def validate(self) -> None:
-        # Every request passes twice (built, then checked before it is sent): one chained test in the common case;
-        # the checks below, in the same order, find which one failed (and raise what they would have raised).
-        if (self.max_tokens >= 1 and 0 <= self.min_tokens <= self.max_tokens and 0.0 <= self.temperature <= 2.0
-                and 0.0 < self.top_p <= 1.0 and self.top_k >= 0 and 0.0 <= self.min_p <= 1.0
-                and 0.0 < self.repetition_penalty <= 2.0 and -2.0 <= self.presence_penalty <= 2.0
-                and -2.0 <= self.frequency_penalty <= 2.0 and len(self.stop) <= 16
-                and all(isinstance(s, str) and s for s in self.stop)
-                and (self.logprobs is None or 0 <= self.logprobs <= MAX_TOP_LOGPROBS)):
-            return
-        checks: list[tuple[bool, str, str]] = [
-            (self.max_tokens >= 1, "max_tokens", "max_tokens must be at least 1"),
-            (0 <= self.min_tokens <= self.max_tokens, "min_tokens", "min_tokens must be between 0 and max_tokens"),
-            (0.0 <= self.temperature <= 2.0, "temperature", "temperature must be between 0 and 2"),
-            (0.0 < self.top_p <= 1.0, "top_p", "top_p must be in (0, 1]"),
-            (self.top_k >= 0, "top_k", "top_k must be >= 0 (0 disables it)"),
-            (0.0 <= self.min_p <= 1.0, "min_p", "min_p must be between 0 and 1"),
-            (0.0 < self.repetition_penalty <= 2.0, "repetition_penalty", "repetition_penalty must be in (0, 2]"),
-            (-2.0 <= self.presence_penalty <= 2.0, "presence_penalty", "presence_penalty must be between -2 and 2"),
-            (-2.0 <= self.frequency_penalty <= 2.0, "frequency_penalty",
-             "frequency_penalty must be between -2 and 2"),
-            (len(self.stop) <= 16, "stop", "at most 16 stop sequences"),
-            (all(isinstance(s, str) and s for s in self.stop), "stop", "stop sequences must be non-empty strings"),
-            (self.logprobs is None or 0 <= self.logprobs <= MAX_TOP_LOGPROBS, "top_logprobs",
-             f"top_logprobs must be between 0 and {MAX_TOP_LOGPROBS}"),
-        ]
-        for ok, param, message in checks:
-            if not ok:
+        # Every request passes twice (built, then checked before it is sent): the checks are module-level
+        # predicates, so the common case builds no messages and each bound is written once.
+        for holds, param, message in _CHECKS:
+            if not holds(self):
                 raise InvalidRequestError(message, param=param)
+
+
+# (holds, the parameter named, the message) in the order a request's parameters are checked: the first to fail is
+# the one reported.
+_CHECKS: tuple[tuple[Callable[[SamplingParams], bool], str, str], ...] = (
+    (lambda p: p.max_tokens >= 1, "max_tokens", "max_tokens must be at least 1"),
+    (lambda p: 0 <= p.min_tokens <= p.max_tokens, "min_tokens", "min_tokens must be between 0 and max_tokens"),
+    (lambda p: 0.0 <= p.temperature <= 2.0, "temperature", "temperature must be between 0 and 2"),
+    (lambda p: 0.0 < p.top_p <= 1.0, "top_p", "top_p must be in (0, 1]"),
+    (lambda p: p.top_k >= 0, "top_k", "top_k must be >= 0 (0 disables it)"),
+    (lambda p: 0.0 <= p.min_p <= 1.0, "min_p", "min_p must be between 0 and 1"),
+    (lambda p: 0.0 < p.repetition_penalty <= 2.0, "repetition_penalty", "repetition_penalty must be in (0, 2]"),
+    (lambda p: -2.0 <= p.presence_penalty <= 2.0, "presence_penalty", "presence_penalty must be between -2 and 2"),
+    (lambda p: -2.0 <= p.frequency_penalty <= 2.0, "frequency_penalty", "frequency_penalty must be between -2 and 2"),
+    (lambda p: len(p.stop) <= 16, "stop", "at most 16 stop sequences"),
+    (lambda p: all(isinstance(s, str) and s for s in p.stop), "stop", "stop sequences must be non-empty strings"),
+    (lambda p: p.logprobs is None or 0 <= p.logprobs <= MAX_TOP_LOGPROBS, "top_logprobs",
+     f"top_logprobs must be between 0 and {MAX_TOP_LOGPROBS}"),
+)

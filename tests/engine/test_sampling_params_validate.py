@@ -1,5 +1,5 @@
-"""SamplingParams.validate: every check still refuses its bad value, with its own parameter, whichever of the
-common-case test and the ordered checks decides."""
+"""SamplingParams.validate: every check refuses its bad value with its own parameter, the first failing check in
+order is the one reported, and values at the bounds pass."""
 
 from __future__ import annotations
 
