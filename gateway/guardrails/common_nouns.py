@@ -55,7 +55,7 @@ from spacy.lang.pt.stop_words import STOP_WORDS as PORTUGUESE_STOP_WORDS
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.language import is_german
-from gateway.guardrails.name_cues import CUE_WORDS, TITLES
+from gateway.guardrails.name_cues import CUE_WORDS, TITLE_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import SMALL_TOWN_POPULATION, english_and_stop_words, gazetteer
 
@@ -93,8 +93,7 @@ _LANGUAGE_STOP_WORDS: dict[str, frozenset[str]] = {
 _STOP_WORDS = frozenset().union(*_LANGUAGE_STOP_WORDS.values())
 # Faker's word lists of the same languages (Portuguese has none): frequent words, as lorem text writes them.
 _WORD_LIST_LOCALES = ("en_US", "fr_FR", "es_ES", "de_DE", "it_IT", "nl_NL", "pl_PL")
-_TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
-_TITLE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(sorted(map(re.escape, _TITLE_WORDS), key=len, reverse=True))})"
+_TITLE_BEFORE = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(sorted(map(re.escape, TITLE_WORDS), key=len, reverse=True))})"
                            r"\.?[ \t]+\Z")  # fmt: skip
 
 
@@ -215,15 +214,15 @@ def lower_case_person(text: str, finding: Finding) -> Finding | None:
         return finding
     ordinary, names = ordinary_words(), known_names()
     folded = [word.group().casefold() for word in words]
-    titled = folded[0] in _TITLE_WORDS or _TITLE_BEFORE.search(text, max(0, finding.start - 16), finding.start)
-    if (folded[-1] in _TITLE_WORDS and len(words) > 1) or _ELIDED_ARTICLE.match(folded[0]):
+    titled = folded[0] in TITLE_WORDS or _TITLE_BEFORE.search(text, max(0, finding.start - 16), finding.start)
+    if (folded[-1] in TITLE_WORDS and len(words) > 1) or _ELIDED_ARTICLE.match(folded[0]):
         return None
     if not titled and all(word in ordinary for word in folded):  # "herr ritter", "sr. melo": a title names them
         return None
     if len(words) > 1 and _names_a_place(folded, ordinary, names.given):
         return None
     first = folded[0]
-    if len(words) == 1 or first not in _STOP_WORDS or first in names.given_english or first in _TITLE_WORDS:
+    if len(words) == 1 or first not in _STOP_WORDS or first in names.given_english or first in TITLE_WORDS:
         return finding
     rest = folded[1:]
     if (len(rest) > 1 and rest[0] in names.given) or (

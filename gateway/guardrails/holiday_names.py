@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.name_cues import CUE_WORDS, TITLES
+from gateway.guardrails.name_cues import CUE_WORDS, TITLE_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import gazetteer
 
@@ -47,7 +47,7 @@ _GREETINGS = frozenset({"hi", "hello", "hey", "dear", "bonjour", "salut", "cher"
                         "caro", "cara", "gentile", "olá", "oi", "prezado", "prezada", "beste", "thanks", "thank",
                         "merci", "gracias", "danke", "grazie", "obrigado", "obrigada",
                         "bedankt"}) & CUE_WORDS  # fmt: skip
-_PERSON_CUES = _GREETINGS | frozenset(title.rstrip(".") for title in TITLES)
+_PERSON_CUES = _GREETINGS | TITLE_WORDS
 
 
 def build_names() -> list[str]:

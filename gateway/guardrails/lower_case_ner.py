@@ -58,7 +58,7 @@ from gateway.guardrails.common_nouns import chat_stop_words, european_words, lan
 from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_month_word, weekday_names
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
-from gateway.guardrails.name_cues import CUE_WORDS, TITLES
+from gateway.guardrails.name_cues import CUE_WORDS, TITLE_WORDS
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import (
     MAX_NAME_WORDS,
@@ -294,7 +294,7 @@ def _stop_words() -> frozenset[str]:
 def _cue_words() -> frozenset[str]:
     """Titles, and the cue words before a name that are no stop word ("ciao", "dear"; not "a", "de")."""
     stop = chat_stop_words()
-    return frozenset(title.rstrip(".") for title in TITLES) | (CUE_WORDS - stop)
+    return TITLE_WORDS | (CUE_WORDS - stop)
 
 
 def _text_languages(words: list[re.Match[str]]) -> frozenset[str]:
@@ -343,15 +343,10 @@ def _english_only_words() -> frozenset[str]:
                      if not is_month_word(word) and places.get(word, 0) < SMALL_TOWN_POPULATION)  # fmt: skip
 
 
-@cache
-def _titles() -> frozenset[str]:
-    return frozenset(title.rstrip(".").casefold() for title in TITLES)
-
-
 def _after_title(words: list[re.Match[str]], index: int) -> bool:
     """Whether a title stands right before the word at `index` ("mrs matthews", "frau niemann"): a known family name
     there is the person's name as a given name is."""
-    return index > 0 and words[index - 1].group().casefold() in _titles()
+    return index > 0 and words[index - 1].group().casefold() in TITLE_WORDS
 
 
 def _proper_name(words: list[re.Match[str]], index: int) -> bool:

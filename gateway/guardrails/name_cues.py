@@ -73,6 +73,8 @@ TITLES = ("mr", "mrs", "ms", "mx", "miss", "dr", "prof", "herr", "frau", "monsie
           "dhr", "mevr", "meneer", "mevrouw", "juffrouw", "dottore", "dottoressa", "dottor", "dott.ssa", "signora",
           "signor", "senhor", "senhora")  # fmt: skip
 _TITLE_SET = frozenset(TITLES)
+# The titles as words: an abbreviation without its dot ("sig.ra", "m").
+TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
 _ABBREVIATED_TITLES = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "mme", "mlle", "m", "sr", "sra", "srta", "dott",
                                  "sig", "sig.ra", "dhr", "mevr", "dott.ssa"})  # fmt: skip
 _BEFORE = (

@@ -19,7 +19,7 @@ import re
 
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any
-from gateway.guardrails.name_cues import TITLES
+from gateway.guardrails.name_cues import TITLE_WORDS
 from gateway.guardrails.person_names import known_names
 
 # The first word of a finding, and the gap after it to the next word.
@@ -29,7 +29,6 @@ _FIRST_WORD = re.compile(r"[^\W\d_]+(?:[ \t]+|\Z)")
 _OPENING_BEFORE = re.compile(r"(?:\A|\n|(?:(\w*)\.|[!?…])[ \t])[ \t]*\Z")
 _REACH = 24  # characters looked at before a finding for the opening
 _WORD = re.compile(r"[^\W\d_]+")
-_TITLES = frozenset(title.rstrip(".") for title in TITLES)
 
 
 def opens_a_sentence(text: str, start: int) -> bool:
@@ -39,7 +38,7 @@ def opens_a_sentence(text: str, start: int) -> bool:
     if before is None:
         return False
     abbreviated = before.group(1)
-    return abbreviated is None or (len(abbreviated) > 1 and abbreviated.casefold() not in _TITLES)
+    return abbreviated is None or (len(abbreviated) > 1 and abbreviated.casefold() not in TITLE_WORDS)
 
 
 def is_opening_word(word: str) -> bool:
@@ -48,7 +47,7 @@ def is_opening_word(word: str) -> bool:
         return False
     folded = word.casefold()
     names = known_names()
-    return (folded in frequent_in_any() and folded not in _TITLES
+    return (folded in frequent_in_any() and folded not in TITLE_WORDS
             and folded not in names.given and folded not in names.last)  # fmt: skip
 
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 import re
 
 from gateway.guardrails.frequent_words import frequent_in_any
-from gateway.guardrails.name_cues import CUE_WORDS, TITLES
+from gateway.guardrails.name_cues import CUE_WORDS, TITLE_WORDS
 from gateway.guardrails.person_names import known_names
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_TITLE_WORDS = frozenset(title.rstrip(".") for title in TITLES)
 
 
 def _ordinary(word: str, common_words: frozenset[str]) -> bool:
@@ -42,14 +41,14 @@ def reads_as_words(span: str, common_words: frozenset[str]) -> bool:
         return False  # one word, or an initial: "A. Miller" is how a person is written
     given = known_names().given
     return all(_ordinary(word, common_words) and word.casefold() not in given
-               and word.casefold() not in _TITLE_WORDS for word in words)  # fmt: skip
+               and word.casefold() not in TITLE_WORDS for word in words)  # fmt: skip
 
 
 def _cue_words_alone(words: list[str]) -> bool:
     """Whether `words` are greeting, thanks or sign-off words and titles alone, none a common given name."""
     given = known_names().given
     return bool(words) and all(
-        (word.casefold() in CUE_WORDS or word.casefold() in _TITLE_WORDS) and word.casefold() not in given
+        (word.casefold() in CUE_WORDS or word.casefold() in TITLE_WORDS) and word.casefold() not in given
         for word in words
     )
 
