@@ -80,7 +80,8 @@
    search queries and notes with little punctuation in seven languages written blind (names-dataset's names of many
    countries, middle initials, double surnames, towns, countries, US states, regions), beside songs, films, apps,
    brands and teams (``pii_corpus.dev_twentyfifth``), and `dev-26`, the main corpus's own generator (its pools,
-   contexts and quotas, the dev half) with a phrase bank of its own written blind (``pii_corpus.dev_twentysixth``).
+   contexts and quotas, the dev half) with a phrase bank of its own written blind (``pii_corpus.dev_twentysixth``),
+   and `dev-27`, that generator again with a second phrase bank written blind (``pii_corpus.dev_twentyseventh``).
    No threshold, list or heuristic is ever tuned on `test`, nor chosen by looking at its misses.
 2. Throughput (KB/s) of both on the same texts: the narrow generated PII set (bench/data/pii_testset.jsonl; dense:
    every sentence holds PII) and an agentic-traffic corpus (prose, code, JSON tool results, logs, with PII in some

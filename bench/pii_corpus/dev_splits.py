@@ -32,6 +32,7 @@ from bench.pii_corpus import (
     dev_twentyfirst,
     dev_twentyfourth,
     dev_twentysecond,
+    dev_twentyseventh,
     dev_twentysixth,
     dev_twentythird,
     fresh_dev,
@@ -67,11 +68,12 @@ GENERATED_SPLITS: dict[str, Generator] = {
     dev_twentyfourth.NAME: dev_twentyfourth.generate_twentyfourth_dev,
     dev_twentyfifth.NAME: dev_twentyfifth.generate_twentyfifth_dev,
     dev_twentysixth.NAME: dev_twentysixth.generate_twentysixth_dev,
+    dev_twentyseventh.NAME: dev_twentyseventh.generate_twentyseventh_dev,
 }
 BLIND_SPLITS = frozenset({
     dev_fifteenth.NAME, dev_sixteenth.NAME, dev_seventeenth.NAME, dev_eighteenth.NAME, dev_nineteenth.NAME,
     dev_twentieth.NAME, dev_twentyfirst.NAME, dev_twentysecond.NAME, dev_twentythird.NAME, dev_twentyfourth.NAME,
-    dev_twentyfifth.NAME, dev_twentysixth.NAME,
+    dev_twentyfifth.NAME, dev_twentysixth.NAME, dev_twentyseventh.NAME,
 })  # fmt: skip
 SHAPED_SPLITS: dict[str, Generator] = {name: generate for name, generate in GENERATED_SPLITS.items()
                                        if name not in BLIND_SPLITS}  # fmt: skip
