@@ -44,6 +44,7 @@ from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
+from gateway.openai.call_watch import WATCH_CLIENT_AFTER_S, CallWatch
 from gateway.openai.engine_call import EngineCall, finish_shielded, run_shielded
 from gateway.openai.hooks import OutputFilter
 from gateway.openai.openai_surfaces import MODELS
@@ -57,8 +58,6 @@ from gateway.ratelimit.overload import Deadline, GateSlot, Overloaded, deadline_
 from gateway.services import GatewayServices
 from policies.model import Policy
 
-# How long a call runs before its client is watched for a disconnect (CallHandler._await_watching_client).
-WATCH_CLIENT_AFTER_S = 0.02
 # Fields a client must never set: the gateway derives them itself.
 GATEWAY_OWNED_FIELDS = ("cache_salt",)
 recalls_state = ClassCheck[RecallsState](RecallsState)
@@ -552,21 +551,24 @@ class CallHandler:
     async def _complete(self, prepared: Prepared) -> Response:
         states = [responses.ChoiceState() for _ in prepared.engine_requests]
         self._track_usage(prepared, states)
-        collector = asyncio.ensure_future(self._collect(prepared, states))
-        client_gone = await self._await_watching_client(collector)
-        if not collector.done():
-            # The client went away or the deadline passed: stop the engine work (EngineCall.close aborts it).
-            collector.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await collector
+        # Collected in this task, cut short by the watch (see gateway.openai.call_watch); a cut's cancellation
+        # reaches the engine call, whose close() aborts its work, and is taken back here.
+        watch = CallWatch(self.deadline, self.http.receive)
+        try:
+            await self._collect(prepared, states)  # raises the engine's or a guardrail's error
+        except asyncio.CancelledError:
+            if not watch.stop():
+                raise
+            # The client went away or the deadline passed.
             self._usage(prepared, states)
             self._finish_record(prepared, states)
             await self._settle(prepared)
-            if not client_gone:
-                raise deadline_error(self.deadline)  # audited by run()
+            if not watch.client_gone:
+                raise deadline_error(self.deadline) from None  # audited by run()
             await self._audit(CLIENT_CLOSED_REQUEST, "client_closed")
             return Response(status_code=CLIENT_CLOSED_REQUEST)
-        collector.result()  # re-raises the engine's or a guardrail's error
+        finally:
+            watch.stop()
         if prepared.calls_tools:
             for state in states:
                 calls = structured.parse_calls(state.text)
