@@ -35,8 +35,10 @@ The name itself is one to four words of letters (with inner apostrophes or hyphe
 lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised, or written in
 capitals as forms print it ("NAME: XIOMARA QUISPE") when two words or more, one a known name and none an English
 dictionary word; in chat a name typed in lower case counts only when a word of it is no English dictionary word
-("thx ruben", not "thx man"). After a sign-off, a line of one capitalised word that no list knows is a name too,
-unless it is an English word or a place ("Thanks,\nGunngeir"; not "Thanks,\nSupport").
+or a common given name the dictionary holds as a proper noun only ("thx ruben", "happy bday teresa"; not "thx man").
+After a sign-off, a line of one capitalised word that no list knows is a name too, unless it is an English word or a
+place ("Thanks,\nGunngeir"; not "Thanks,\nSupport"), and so is a line of two such words ("Cheers,\nPattapon
+Chaisatit"; not "Cheers,\nAcme Widgets").
 Stop words of the six languages end a name, so "Dear all" or "ping the server" name nobody. A lower-case name
 after a cue counts only where its writer types in lower case: not where its line, or (outside a chat speaker's
 line) a line of the text, opens capitalised ("Bedankt voor je snelle reactie", "ricevuto per errore").
@@ -47,12 +49,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.frequent_words import frequent_in_any
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.person_nouns import person_nouns
+from gateway.guardrails.proper_nouns import proper_nouns
 from gateway.guardrails.span_index import SpanIndex
 
 CUED_SCORE = 0.7
@@ -471,7 +476,7 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     if not lower and names[0].casefold() in _ARTICLES and not any(words.is_name(name) for name in names[1:]):
         return None  # "El Gobierno aprobó", "La Comisión dijo": an article and a noun; "Le Pen", "La Toya" are names
     known = any(words.is_name(name) for name in names)
-    dictionary = all(words.is_common(name) for name in names)
+    dictionary = all(words.is_common(name) and not (lower and _proper_given_name(name)) for name in names)
     if lower and dictionary and not (len(names) > 1 and words.is_first(names[0]) and words.is_name(names[-1])):
         return None  # "thx man", "ping support"; "hey its anthony pastor here" is a first and a last name
     if not lower and dictionary and not (known if len(names) > 1 else words.is_first(names[0])):
@@ -480,6 +485,28 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
     if len(taken[-1].group()) > 2 and text[end - 1] == ".":
         end -= 1  # a sentence's full stop, not an initial's period
     return taken[0].start(), end
+
+
+def _proper_given_name(word: str) -> bool:
+    """Whether a word of three letters or more is a common given name (``person_names``' ``given``) that WordNet
+    writes capitalised in every sense (``proper_nouns``: "teresa", "inger") and no month or weekday: the dictionary
+    holds it as a name, not as an ordinary word, so typed in lower case after a cue it names a person ("happy bday
+    teresa"; "thx man" holds a lower-case noun, "per june" a date). Outside the English-speaking countries' common
+    given names, it must be no frequent word of a language of ``frequent_words`` ("sono nato il ...": Italian's
+    "born")."""
+    folded = word.casefold()
+    names = known_names()
+    return (len(folded) > 2 and folded in proper_nouns() and folded in names.given
+            and (folded in names.given_english or folded not in frequent_in_any())
+            and folded not in _calendar_words())  # fmt: skip
+
+
+@cache
+def _calendar_words() -> frozenset[str]:
+    """Month and weekday names (``dates.calendar_words``): "per april", "until june" name a date, not a person."""
+    from gateway.guardrails.dates import calendar_words  # dates reads this module's phrase_pattern
+
+    return calendar_words()
 
 
 def _english_words_cut(taken: list[re.Match[str]]) -> list[re.Match[str]]:
@@ -945,13 +972,25 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                             and _FIELD_SEPARATOR.match(text, span[1], next_end) is None):  # fmt: skip
             continue  # the name must be the whole next line, or its first field ("Tristan – Service client")
         line_words = _WORD.findall(text, span[0], span[1])
-        if not any(words.is_name(word) and not _particle_or_stop(word, words) for word in line_words) and not (
-            len(line_words) == 1 and not words.is_common(line_words[0])
+        if (
+            not any(words.is_name(word) and not _particle_or_stop(word, words) for word in line_words)
+            and not (len(line_words) == 1 and not words.is_common(line_words[0]))
+            and not _unlisted_pair(line_words, words)
         ):
             continue  # with no name the list knows, two words are as likely a company's ("Acme GmbH")
         if not any(start <= span[0] and span[1] <= end for start, end in places):
             add(span)  # unless the whole line is a place
     return found
+
+
+def _unlisted_pair(line_words: Sequence[str], words: NameWords) -> bool:
+    """Whether a sign-off's next line is two capitalised words of three letters or more that no list knows: no English
+    dictionary or stop word, no head noun of a team or a company's form (``UNIT_NOUNS``), none in capitals ("Cheers,\n
+    Pattapon Chaisatit"). A name list cannot hold every family name, and a company's name holds a word the dictionary
+    does ("Acme Widgets") or its legal form ("Initech GmbH", which ``not_names`` drops whatever found it)."""
+    return len(line_words) == 2 and all(
+        len(word) > 2 and word.isalpha() and word[0].isupper() and not word.isupper() and not words.is_common(word)
+        and not words.is_stop(word) and word.casefold() not in UNIT_NOUNS for word in line_words)  # fmt: skip
 
 
 def _unlisted_word_line(text: str, start: int, words: NameWords) -> tuple[int, int] | None:

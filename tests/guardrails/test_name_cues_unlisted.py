@@ -1,0 +1,66 @@
+"""Names after a cue that no list helps with (``name_cues``): a given name the English dictionary holds only as a
+proper noun, typed in lower case ("happy bday teresa"), and a sign-off's next line of two capitalised words no list
+knows ("Cheers,\\nPattapon Chaisatit"). Ordinary words, dates, a team and a company in the same places name nobody."""
+
+import pytest
+
+from gateway.guardrails.name_cues import NameWords, cued_names
+from gateway.guardrails.people import _STOP_WORDS
+from gateway.guardrails.person_names import known_names
+
+# Dictionary words of the tests: the lemma index holds given names that WordNet lists as proper nouns ("teresa").
+_COMMON = frozenset({"teresa", "inger", "man", "june", "nato", "widgets", "consulting", "support", "card"})
+
+
+def named(text: str) -> list[str]:
+    names = known_names()
+    words = NameWords(_STOP_WORDS, _COMMON, names.is_name, names.is_first)
+    return [text[f.start : f.end] for f in cued_names(text, words, [])]
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("happy bday teresa!! / only 6,844.31 eur!", "teresa"),
+        ("thx inger", "inger"),
+    ],
+)
+def test_a_proper_noun_given_name_in_lower_case_after_a_cue_is_a_person(text: str, person: str) -> None:
+    assert named(text) == [person]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "thx man",  # a lower-case noun of the dictionary
+        "due per june",  # a month, though June is a given name
+        "mi chiamo sono nato il 14 giugno 1950",  # Italian's "born": a frequent word, no English given name
+    ],
+)
+def test_ordinary_words_dates_and_other_languages_words_after_a_cue_name_nobody(text: str) -> None:
+    assert named(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Cheers,\nPattapon Chaisatit\nCoords: -4.5688, -75.8034", "Pattapon Chaisatit"),
+        ("Viele Grüße\nNutkrita Kittakun\nCard: 4781 7392 7031 2709 023", "Nutkrita Kittakun"),
+    ],
+)
+def test_two_unlisted_words_after_a_sign_off_are_a_person(text: str, person: str) -> None:
+    assert named(text) == [person]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cheers,\nAcme Widgets",  # a dictionary word
+        "Cheers,\nNorthwind Support",  # a team's head noun
+        "Cheers,\nQWERTZ GLOBEX",  # capitals: an acronym's, a company's
+        "Cheers,\nQx Chaisatit",  # a word of two letters no list knows
+        "Cheers,\nPattapon Chaisatit Kittakun",  # three words no list knows
+    ],
+)
+def test_a_company_or_a_team_after_a_sign_off_names_nobody(text: str) -> None:
+    assert named(text) == []
