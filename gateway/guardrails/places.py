@@ -1066,12 +1066,35 @@ _ABBREVIATION_BEFORE = re.compile(r"(?<![^\W\d_])[^\W\d_]{1,4}\.[ \t]+\Z")
 _LOWER_COMPOUND_AFTER = re.compile(r" ([a-z]+) ([a-z]+)\b")
 
 
+# A word's first letter and the character after it (a letter, or an elided article's apostrophe: "L'appel"), where
+# the word stands alone, not glued to a code's letters or digits ("github_pat_XaxKDOm"): written "Xx" or "X'", the
+# word is capitalised.
+_WORD_OPENING = re.compile(r"(?<![\w'’-])[^\W\d_](?:[^\W\d_]|['’](?=[^\W\d_]))")
+# What a line of code or data holds and a chat line seldom does: assignments, statements, blocks, markup.
+_CODE_MARK = re.compile(r"[=;{}<>`\\]")
+
+
 def _lower_case_line(text: str, start: int, end: int) -> bool:
-    """Whether the line holding [start, end) has no capital letter: chat typed all in lower case."""
+    """Whether the line holding [start, end) is typed in lower case, as chat is: no word of it is capitalised but a
+    month's name next to a day number. What chat pastes keeps its capitals and says nothing of how the line is typed:
+    codes, tokens and acronyms ("transfer to NO3828821189928", "SSN") are no capitalised words, nor is a date a form or
+    a calendar wrote ("bday is June 4, 1939"); but a line of code's capitals are its own."""
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    return line == line.lower()
+    if line == line.lower():
+        return True
+    if _CODE_MARK.search(line):
+        return False  # a line of code with its capitals: "__CURSOR=s=1a2c;i=caad"
+    for opening in _WORD_OPENING.finditer(line):
+        if not (opening.group()[0].isupper() and not opening.group()[1].isupper()):
+            continue
+        word = _WORD.match(line, opening.start())
+        day_before = word is not None and _DAY_BEFORE.search(line, max(0, word.start() - 8), word.start())
+        date = word is not None and _is_month_word(word.group()) and (_DAY_AFTER.match(line, word.end()) or day_before)
+        if not date:
+            return False
+    return True
 
 
 def _after_label(text: str, position: int) -> bool:
@@ -1580,7 +1603,9 @@ class PlaceRecognizer(EntityRecognizer):
             if len(span) > 1 or population >= LOWERCASE_MIN_POPULATION:
                 return CUE_SCORE
             if population < SMALL_TOWN_POPULATION and not self._strong_cue(text, span):
-                return None  # "en primavera": a small town's name after a preposition any noun takes
+                # "en primavera": a small town's name after a preposition any noun takes; but a region's name that
+                # is no word ("vit en occitanie", "vive en chaco") is the region.
+                return CUE_SCORE if self._plain_region_name(first.group()) else None
             word = first.group().casefold()
             if word not in self._nouns or word not in self._english.vocabulary:
                 return CUE_SCORE
@@ -1756,6 +1781,17 @@ class PlaceRecognizer(EntityRecognizer):
         if line_start == 0 or text[line_start:start].strip() or not _ANSWER_END.match(text, end):
             return False
         return text[: line_start - 1].rstrip(" \t").endswith("?")
+
+    def _plain_region_name(self, word: str) -> bool:
+        """Whether a lower-case word names a country's subdivision (``region_names``) and is no word: frequent in
+        none of the chat languages ("marche", "centre", "lugar" and "meta" are regions too), no English word, stop
+        word, month or weekday, and no person's first name."""
+        from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
+
+        return (self._keys_of(word)[0] in self._regions and word not in frequent_in_any()
+                and word not in frequent_words("en") and word not in self._english.vocabulary
+                and not self._is_common(word) and not is_stop_word(word) and word not in place_stop_words()
+                and word not in _calendar_words() and not known_names().is_first(word.capitalize()))  # fmt: skip
 
     def _plain_town_name(self, words: list[str], population: int) -> bool:
         """Whether a town's name in lower case is no ordinary word: no word of it a frequent English word or an
