@@ -1,5 +1,5 @@
-"""A non-streamed call's watch over its own wait for the engine: the wait is cut short when the client leaves or the
-request's deadline passes.
+"""A call's watch over its own wait for the engine (a non-streamed call's whole collection, a stream's first
+output): the wait is cut short when the client leaves or the request's deadline passes.
 
 The wait runs in the call's own task (the server's), not in a task of its own awaited beside a watcher: a task per
 call, its first step, its completion callbacks and the wake-up of the waiting handler cost the event loop more than

@@ -44,7 +44,7 @@ from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
-from gateway.openai.call_watch import WATCH_CLIENT_AFTER_S, CallWatch
+from gateway.openai.call_watch import CallWatch
 from gateway.openai.engine_call import EngineCall, finish_shielded, run_shielded
 from gateway.openai.hooks import OutputFilter
 from gateway.openai.openai_surfaces import MODELS
@@ -100,32 +100,6 @@ async def read_body(receive: Receive) -> bytes:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-async def _wait_until(task: asyncio.Future[Any], timeout_s: float, other: asyncio.Future[Any] | None = None) -> bool:
-    """Wait until ``task`` (or ``other``) is done or ``timeout_s`` has passed; whether ``task`` is done. What
-    asyncio.wait(FIRST_COMPLETED, timeout) does, without its sets and per-call bookkeeping (every call passes here):
-    the first of them, or the timer, wakes this one future."""
-    if task.done():
-        return True
-    woken = task.get_loop().create_future()
-
-    def wake(_: object = None) -> None:
-        if not woken.done():
-            woken.set_result(None)
-
-    task.add_done_callback(wake)
-    if other is not None:
-        other.add_done_callback(wake)
-    timer = woken.get_loop().call_later(timeout_s, wake)
-    try:
-        await woken
-    finally:
-        timer.cancel()
-        task.remove_done_callback(wake)
-        if other is not None:
-            other.remove_done_callback(wake)
-    return task.done()
 
 
 def engine_error(exc: Exception) -> APIError:
@@ -626,40 +600,21 @@ class CallHandler:
         return SSEResponse(events, headers=prepared.headers)  # type: ignore[arg-type]
 
     async def _first_output(self, outputs: Any) -> tuple[int, RequestOutput] | None:
-        """The first engine output, while watching the client and the deadline: None when the client left first
-        (so a client that gave up is not served a whole prefill); past the deadline, the 504."""
-        first = asyncio.ensure_future(anext(outputs))
+        """The first engine output, read in this task under the call's watch (gateway.openai.call_watch): None when
+        the client left first (so a client that gave up is not served a whole prefill); past the deadline, the 504.
+        A cut's cancellation reaches the engine stream, which the caller then closes."""
+        watch = CallWatch(self.deadline, self.http.receive)
         try:
-            client_gone = await self._await_watching_client(first)
+            first: tuple[int, RequestOutput] = await anext(outputs)
+        except asyncio.CancelledError:
+            if not watch.stop():
+                raise
+            if watch.client_gone:
+                return None
+            raise deadline_error(self.deadline) from None
         finally:
-            if not first.done():
-                first.cancel()
-                await asyncio.wait({first})
-        if not first.cancelled():
-            return first.result()
-        if client_gone:
-            return None
-        raise deadline_error(self.deadline)
-
-    async def _await_watching_client(self, task: asyncio.Future[Any]) -> bool:
-        """Wait for ``task`` until it is done, the client disconnects or the deadline passes (the caller tells which
-        by ``task.done()``). True when the client left.
-
-        The client is watched only once ``task`` has run for ``WATCH_CLIENT_AFTER_S``: the watcher (a task reading
-        the connection until it reports a disconnect, cancelled when the call ends) costs several steps of the event
-        loop, and most calls a gateway serves quickly (cached, short) end before it could matter. A client gone
-        earlier has its engine work stopped that much later."""
-        remaining = self.deadline.remaining()
-        done = await _wait_until(task, min(remaining, WATCH_CLIENT_AFTER_S))
-        if done or remaining <= WATCH_CLIENT_AFTER_S:
-            return False  # done, or past its deadline, before the client needed watching
-        watcher = asyncio.ensure_future(wait_for_disconnect(self.http.receive))
-        try:
-            await _wait_until(task, self.deadline.remaining(), watcher)
-        finally:
-            client_gone = watcher.done()
-            watcher.cancel()
-        return client_gone
+            watch.stop()
+        return first
 
     async def _abandon_stream(self, prepared: Prepared, call: EngineCall) -> None:
         """End a stream that never sent an event: abort its engine work, settle, and record how it ended."""

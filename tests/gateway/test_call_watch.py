@@ -1,4 +1,4 @@
-"""CallWatch, a non-streamed call's watch over its wait for the engine in its own task: a quick wait never reads its
+"""CallWatch, a call's watch over its wait for the engine in its own task: a quick wait never reads its
 client's connection again; a longer one is cut when the client leaves or the deadline passes, and the cut's
 cancellation is taken back; anyone else's cancellation goes on up."""
 
