@@ -55,6 +55,7 @@ from gateway.openai.surface import CallMeta, CallResult, PersistsResults, Recall
 from gateway.policystore.service import ActivePolicy
 from gateway.ratelimit import Admission, RateLimiterUnavailable, rate_limit_headers, refusal_body
 from gateway.ratelimit.overload import Deadline, GateSlot, Overloaded, deadline_error, overloaded_error
+from gateway.ratelimit.protocol import SettlesAtOnce
 from gateway.services import GatewayServices
 from policies.model import Policy
 
@@ -62,6 +63,7 @@ from policies.model import Policy
 GATEWAY_OWNED_FIELDS = ("cache_salt",)
 recalls_state = ClassCheck[RecallsState](RecallsState)
 persists_results = ClassCheck[PersistsResults](PersistsResults)
+settles_at_once = ClassCheck[SettlesAtOnce](SettlesAtOnce)
 
 
 def json_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
@@ -504,12 +506,17 @@ class CallHandler:
             await finish_shielded(settling)
 
     def _start_settling(self, prepared: Prepared) -> asyncio.Future[Any] | None:
-        """The settlement of the call's reservation with its usage, started (None: already settled)."""
+        """The settlement of the call's reservation with its usage, started (None: already settled, or settled here
+        and now by a limiter in this process)."""
         if prepared.settled:
             return None
         prepared.settled = True
         used = self.record.prompt_tokens + self.record.completion_tokens
-        return asyncio.ensure_future(self.services.limiter.settle(prepared.admission, used))
+        limiter = self.services.limiter
+        if settles_at_once(limiter):
+            limiter.settle_now(prepared.admission, used)
+            return None
+        return asyncio.ensure_future(limiter.settle(prepared.admission, used))
 
     # -- non-streamed ----------------------------------------------------------------------------------------------
     async def _collect(self, prepared: Prepared, states: list[responses.ChoiceState]) -> None:

@@ -115,6 +115,10 @@ class InProcessRateLimiter:
         return admission
 
     async def settle(self, admission: Admission, used_tokens: int) -> bool:
+        return self.settle_now(admission, used_tokens)
+
+    def settle_now(self, admission: Admission, used_tokens: int) -> bool:
+        """``settle``, done before this returns (``SettlesAtOnce``): the request path needs no task for it."""
         if used_tokens < 0:
             raise ValueError(f"used_tokens must be >= 0, got {used_tokens}")
         if not admission.admitted or admission.degraded:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from gateway.ratelimit.admission import Admission, MonthlyUsage
 from gateway.ratelimit.limits import RateLimits
@@ -56,3 +56,11 @@ class RateLimiter(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class SettlesAtOnce(Protocol):
+    """A limiter whose accounting is in this process (no store to wait for): ``settle_now`` is ``settle``, done
+    when it returns, so the request path settles without a task and a step of the event loop for it."""
+
+    def settle_now(self, admission: Admission, used_tokens: int) -> bool: ...
