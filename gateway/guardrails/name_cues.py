@@ -177,8 +177,16 @@ _HAND_OVERS = (
     "napisz do", "piszcie do", "pisz do", "zadzwoń do", "dzwońcie do", "skontaktuj się z",
     "skriv til", "skriv till", "send melding til", "send en besked til", "send besked til", "kontakta",
 )  # fmt: skip
+# English verbs of meeting or seeing someone ("I met Inger at the conference", "saw Kemal yesterday"), which meet
+# things, places and dates as often ("met expectations", "visited Porto", "see Appendix", "meet Monday"): they point
+# at a name only when its first word is a known first name, no month or weekday, and no place found
+# (``_FIRST_NAME_ONLY``); out of ``CUE_WORDS``, "Met" and "Meet" open a heading or a Dutch phrase ("Met vriendelijke
+# groet").
+_MEETINGS = ("met", "meet", "meeting", "saw", "seeing", "visited", "visiting")
+_FIRST_NAME_ONLY = frozenset(_MEETINGS)
 _KNOWN_NAME_ONLY = frozenset((*_REGARDS_TO, *_HAND_OVERS))
-_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS, *sorted(_ADDRESS_TITLES), *_REGARDS_TO, *_HAND_OVERS)
+_BEFORE_PHRASES = (*_BEFORE, *_ROLES, *_INTRODUCTIONS, *sorted(_ADDRESS_TITLES), *_REGARDS_TO, *_HAND_OVERS,
+                   *_MEETINGS)  # fmt: skip
 _AFTER = (
     "said", "says", "wrote", "writes", "asked", "replied", "approved", "confirmed", "mentioned", "agreed", "signed",
     "a dit", "a écrit", "a validé", "a approuvé", "a confirmé", "dijo", "escribió", "aprobó", "confirmó", "sagte",
@@ -644,6 +652,8 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
     said = " ".join(cue)
     if said in _KNOWN_NAME_ONLY and not known:
         return None
+    if said in _FIRST_NAME_ONLY and not (words.is_first(named[0]) and named[0].casefold() not in _calendar_words()):
+        return None
     if not text[span[0] : span[1]].islower():
         return span if known or said not in _STATE_OR_NAME_ANY_CASE else None
     if cue and named[0].casefold() == cue[-1]:
@@ -923,7 +933,7 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 span = _name_after(text, cue_end, words, title=title or cue in _ADDRESS_TITLES)
                 if cue in _ADDRESS_TITLES and span is not None and not text[span[0]].isupper():
                     continue  # "il maestro arriva domani": an ordinary word
-                if " ".join(cue.split()) in _KNOWN_NAME_ONLY and span is not None and any(
+                if " ".join(cue.split()) in _KNOWN_NAME_ONLY | _FIRST_NAME_ONLY and span is not None and any(
                         start <= span[0] and span[1] <= end for start, end in places):  # fmt: skip
                     continue  # "saluti a Roma", "contacta con Valencia": a place the gazetteer or NER found
                 add(_lower_case_checked(text, lowered, cue_start, cue_end, span, words))

@@ -1,9 +1,11 @@
 """Names after a cue that no list helps with (``name_cues``): a given name the English dictionary holds only as a
-proper noun, typed in lower case ("happy bday teresa"), and a sign-off's next line of two capitalised words no list
-knows ("Cheers,\\nPattapon Chaisatit"). Ordinary words, dates, a team and a company in the same places name nobody."""
+proper noun, typed in lower case ("happy bday teresa"), a sign-off's next line of two capitalised words no list
+knows ("Cheers,\\nPattapon Chaisatit"), and a known first name after a verb of meeting ("I met Inger"). Ordinary
+words, dates, places, a team and a company in the same places name nobody."""
 
 import pytest
 
+from gateway.guardrails.findings import Finding
 from gateway.guardrails.name_cues import NameWords, cued_names
 from gateway.guardrails.people import _STOP_WORDS
 from gateway.guardrails.person_names import known_names
@@ -12,10 +14,10 @@ from gateway.guardrails.person_names import known_names
 _COMMON = frozenset({"teresa", "inger", "man", "june", "nato", "widgets", "consulting", "support", "card"})
 
 
-def named(text: str) -> list[str]:
+def named(text: str, taken: list[Finding] | None = None) -> list[str]:
     names = known_names()
     words = NameWords(_STOP_WORDS, _COMMON, names.is_name, names.is_first)
-    return [text[f.start : f.end] for f in cued_names(text, words, [])]
+    return [text[f.start : f.end] for f in cued_names(text, words, taken or [])]
 
 
 @pytest.mark.parametrize(
@@ -64,3 +66,40 @@ def test_two_unlisted_words_after_a_sign_off_are_a_person(text: str, person: str
 )
 def test_a_company_or_a_team_after_a_sign_off_names_nobody(text: str) -> None:
     assert named(text) == []
+
+
+def _place(text: str, place: str) -> Finding:
+    return Finding("LOCATION", text.index(place), text.index(place) + len(place), 0.75, "PlaceRecognizer")
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("I met Inger at the conference and we talked about a pilot.", "Inger"),
+        ("I saw Kemal Aydın yesterday.", "Kemal Aydın"),
+    ],
+)
+def test_a_known_first_name_after_a_verb_of_meeting_is_a_person(text: str, person: str) -> None:
+    assert named(text) == [person]
+
+
+def test_a_person_named_like_a_place_after_a_verb_of_meeting_is_a_person() -> None:
+    text = "I met Paris Hilton once."
+    assert named(text, [_place(text, "Paris")]) == ["Paris Hilton"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The results met expectations.",  # a noun, no first name
+        "Let's meet Monday at ten.",  # a weekday
+        "We visited Acme Labs in spring.",  # a company
+    ],
+)
+def test_things_and_dates_after_a_verb_of_meeting_name_nobody(text: str) -> None:
+    assert named(text) == []
+
+
+def test_a_place_after_a_verb_of_meeting_names_nobody() -> None:
+    text = "We visited Sofia last year."
+    assert named(text, [_place(text, "Sofia")]) == []
