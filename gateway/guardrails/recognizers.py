@@ -492,9 +492,10 @@ class _SsnRecognizer(UsSsnRecognizer):
         return digits.startswith("9") or bool(super().invalidate_result(pattern_text))
 
 
-# "Social security number" in the corpus' other languages: an SSN quoted in a French, Spanish or German sentence.
+# "Social security number" in the corpus' other languages: an SSN quoted in a French, Spanish or German sentence;
+# and the W-2, the US wage statement whose box a is the employee's SSN ("Auf dem W-2 steht 873809982").
 _SSN_CONTEXT_ELSEWHERE = ["sozialversicherung", "sécurité sociale", "securite sociale",
-                          "seguridad social", "seguro social"]
+                          "seguridad social", "seguro social", "w-2"]
 
 
 def build_detectors() -> list[Detector]:
