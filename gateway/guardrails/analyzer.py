@@ -101,10 +101,11 @@ class PiiAnalyzer:
                          for findings in per_text]
         # chat typed in lower case, and lines in capitals: NER reads them with their given names and places
         # capitalised, and only its people and places made of those names count there (``lower_case_ner``)
-        views = [lower_case_view(text) for text in texts]
+        masked = [[(p.start, p.end) for p in spans] for spans in pattern_spans]
+        views = [lower_case_view(text, values) for text, values in zip(texts, masked, strict=True)]
         read = [text if view is None else view.text for text, view in zip(texts, views, strict=True)]
         recased = [() if view is None else view.recased() for view in views]
-        found = self.ner.find_many(read, [[(p.start, p.end) for p in spans] for spans in pattern_spans], recased)
+        found = self.ner.find_many(read, masked, recased)
         for text, findings, spans, names, view in zip(texts, per_text, pattern_spans, found, views, strict=True):
             read_names, names = view.split(names) if view is not None else ([], names)
             # NER's people are kept when written as names, outside the places found, and names-dataset knows one

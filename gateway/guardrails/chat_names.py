@@ -51,7 +51,8 @@ preposition of people says so when the second is two such parts joined by a hyph
 ("coffee with tumaini odera-achieng"; not a tool and its plugin, "pytest pytest-xdist"). A common given name
 of the English-speaking countries that is a stop word of one other language read and no English one ("dan", Spanish;
 "sara", Italian; ``foreign_stop_given_names``) is a first name there too, before a family name.
-A word another detector took (a place, an address) is left to it.
+A word another detector took (a place, an address) is left to it, and a name read with a calendar or field word
+for its family name is a label ("test data ip: ..."), no name.
 """
 
 from __future__ import annotations
@@ -599,6 +600,8 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         if initial is not None and name_end == initial.end():
             initial, name_end = None, _surname_words(text, word.end(), end, stop_words, common_words, given)
         surname = _WORD.findall(text, word.end() if initial is None else initial.end(), name_end)  # not the initial
+        if any(part in banned for w in surname for part in w.split("-")):
+            continue  # a data field's label ("test data ip:", "client id"), not a name and its family name
         if worded and (not surname or any(part in common_words and not _proper_family_name(part)
                                           for w in surname for part in w.split("-"))):  # fmt: skip
             continue  # a given name English spells as a verb or an adjective only before a family name no word spells

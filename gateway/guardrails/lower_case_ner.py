@@ -27,9 +27,10 @@ and a person they call exactly a run of the capitalised given names, or a place 
 place's name, is kept ("Claude", "Mirko"; "Montgeron", "Mogi Mirim"); their other people and places are not (a
 lower-case word they capitalise in their head is no evidence of a name), and the rules' findings go first: a person
 they read in full ("juliana pinto") stays theirs. A place they call exactly a capitalised given name that is no
-place's name nor a frequent word is a person ("my daughter Aaliyah" read as a place). Only a text with no capital
-letter at all is read so: one with capitals, acronyms among them, is read by NER as typed. A text with no
-candidate word costs one pass over its words.
+place's name nor a frequent word is a person ("my daughter Aaliyah" read as a place). Only a text typed in lower case is
+read so: one with no capital letter, or whose capitals stand only in codes, acronyms and the values the pattern
+detectors found ("id Y2200694E", "dob August 14, 1938"), its lower-case words the candidates; one with a capitalised
+word of its own is read by NER as typed. A text with no candidate word costs one pass over its words.
 
 Capitalising keeps every offset: a word is capitalised only where its first letter's capital is one character.
 
@@ -59,6 +60,7 @@ from gateway.guardrails.dates import SHORTEST_ABBREVIATION, calendar_words, is_m
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.name_cues import CUE_WORDS, TITLE_WORDS
+from gateway.guardrails.people import typed_in_lower_case
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import (
     MAX_NAME_WORDS,
@@ -221,12 +223,18 @@ def _inside_place(finding: Finding, person: Finding) -> bool:
     return finding.entity_type == "LOCATION" and person.start <= finding.start and finding.end <= person.end
 
 
-def lower_case_view(text: str) -> LowerCaseView | None:
-    """The text with its given names and places capitalised (the module's docstring), or None: a text with capitals
-    and no line in capitals, or with no candidate, or with more than ``MAX_CANDIDATES``."""
-    if not text.islower():
+def lower_case_view(text: str, values: Sequence[tuple[int, int]] = ()) -> LowerCaseView | None:
+    """The text with its given names and places capitalised (the module's docstring), or None: a text with
+    capitalised words and no line in capitals, or with no candidate, or with more than ``MAX_CANDIDATES``. A text
+    typed in lower case but for codes, acronyms and the values at the [start, end) spans of `values` (the pattern
+    detectors' findings: "id Y2200694E", "dob August 14, 1938"; ``people.typed_in_lower_case``) is read as one with
+    no capital, its lower-case words the candidates."""
+    if text.islower():
+        words = list(_WORD.finditer(text))
+    elif not typed_in_lower_case(text, values) or _shouted_lines(text):
         return _shouted_view(text)
-    words = list(_WORD.finditer(text))
+    else:
+        words = [match for match in _WORD.finditer(text) if match.group().islower()]
     return _view(text, _names(text, words), _places(text, words))
 
 

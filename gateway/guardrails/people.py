@@ -51,7 +51,7 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from spacy.lang.de.stop_words import STOP_WORDS as DE
 from spacy.lang.en.stop_words import STOP_WORDS as EN
@@ -122,10 +122,20 @@ _CHAT_MESSAGE = AtLineStarts(
 _TITLE_WORD = re.compile(rf"(?<![\w'’-])[{UPPER_LETTERS}][{LOWER_LETTERS}]")
 
 
-def typed_in_lower_case(text: str) -> bool:
+def typed_in_lower_case(text: str, values: Sequence[tuple[int, int]] = ()) -> bool:
     """Whether the text is typed in lower case, as chat is: no word of it is capitalised. Codes, tokens and
-    acronyms pasted into it ("GB52 IMWV", "RK4UFZ", "SSN") are no capitalised words."""
-    return _TITLE_WORD.search(text) is None and any(char.islower() for char in text)
+    acronyms pasted into it ("GB52 IMWV", "RK4UFZ", "SSN") are no capitalised words, nor is one inside the [start,
+    end) spans of `values`, values the pattern detectors found: a date pasted or written by a form keeps its month's
+    capital in chat typed in lower case ("dob August 14, 1938", "bday is Sep 19 1989")."""
+    if not any(char.islower() for char in text):
+        return False
+    return all(any(start <= match.start() < end for start, end in values) for match in _TITLE_WORD.finditer(text))
+
+
+def pasted_values(findings: Iterable[Finding]) -> list[tuple[int, int]]:
+    """The [start, end) spans of the values in `findings` that are no person nor place (dates, numbers, codes):
+    their capitals are no writer's (``typed_in_lower_case``)."""
+    return [(f.start, f.end) for f in findings if f.entity_type not in ("PERSON", "LOCATION")]
 
 
 # Words of data fields as column headers and form labels write them ("Payout Iban", "Trace Id", "Gh Token",
@@ -286,7 +296,7 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
     written family name first with a comma (``inverted_names``), names a cue points at (``name_cues``), then
     initials, capitals and family-first orders and the other items of lists of people (``name_lists``), and given
     names chat addresses or talks about in what is typed in lower case (``chat_names``)."""
-    lower = typed_in_lower_case(text)
+    lower = typed_in_lower_case(text, pasted_values(taken))
     messages = [] if lower else lower_case_messages(text)
     found = name_pairs(text, common_words, taken, lower=lower, messages=messages)
     found.extend(capitals_pairs(text, common_words, [*taken, *found]))
