@@ -50,7 +50,10 @@ list knows only where nothing but a person stands ("moradeke olubode and i will 
 preposition of people says so when the second is two such parts joined by a hyphen, a double-barrelled family name
 ("coffee with tumaini odera-achieng"; not a tool and its plugin, "pytest pytest-xdist"). A common given name
 of the English-speaking countries that is a stop word of one other language read and no English one ("dan", Spanish;
-"sara", Italian; ``foreign_stop_given_names``) is a first name there too, before a family name.
+"sara", Italian; ``foreign_stop_given_names``) is a first name there too, before a family name. Where a verb
+follows a common given name's next word as their subject, that word is its family name even where the surname reader
+leaves it: a double-barrelled one of dictionary words ("dylan marsh-hunt is running late") or a known last name the
+dictionary holds as an adjective ("akwasi omani is the best manager").
 A word another detector took (a place, an address) is left to it, and a name read with a calendar or field word
 for its family name is a label ("test data ip: ..."), no name.
 """
@@ -560,6 +563,30 @@ def _only_family_names(text: str, start: int, end: int) -> bool:
     return bool(parts) and all(names.is_last(part) and not names.is_first(part) for part in parts)
 
 
+def _family_before_verb(text: str, name_end: int, before: list[re.Match[str]], after: list[re.Match[str]],
+                        stop_words: frozenset[str]) -> int | None:  # fmt: skip
+    """Where a common given name's family name ends when the one word right after the name (ending at `name_end`) is
+    a family name the surname reader does not take and a verb follows it, the name its subject: a double-barrelled
+    one, two parts of three letters or more joined by a hyphen, no stop word ("dylan marsh-hunt is running late": a
+    part is a dictionary word), or a known last name no dictionary, vocabulary, frequent-word list or gazetteer holds
+    ("akwasi omani is the best manager": the dictionary holds "omani" as an adjective); None otherwise."""
+    if len(after) < 2 or text[name_end : after[0].start()].strip(" \t"):
+        return None
+    if _glued(text, after[0].start(), after[0].end()):
+        return None
+    family = after[0].group()
+    parts = family.split("-")
+    if not family.islower() or not all(part.isalpha() and part not in stop_words for part in parts):
+        return None
+    if len(parts) == 2:
+        shaped = all(len(part) >= MIN_PAIR_LETTERS for part in parts)
+    else:
+        shaped = (len(parts) == 1 and len(family) >= MIN_LETTERS and known_names().is_last(family)
+                  and family not in english_words().vocabulary and family not in frequent_in_any()
+                  and family not in gazetteer())  # fmt: skip
+    return after[0].end() if shaped and _subject_before(before, after[1:]) else None
+
+
 def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
                 banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding],
                 listed_only: bool = False) -> None:  # fmt: skip
@@ -631,6 +658,10 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
         alone = not rare and all(_is_filler(w.group(), stop_words) for w in others) and (
             listed or _only_family_names(text, word.end(), name_end))  # fmt: skip
         subject = _subject_before(before, after, common=value in known_names().given)
+        if not (subject or alone) and given and name_end == word.end() and value in known_names().given:
+            family_end = _family_before_verb(text, name_end, before, after, stop_words)
+            if family_end is not None:  # "dylan marsh-hunt is running late", "akwasi omani is the best manager"
+                name_end, subject = family_end, True
         if plain_pair and not _person_only_after(after) and not _double_barrelled(value, surname):
             continue
         if unlisted_family or plain_pair:

@@ -112,3 +112,26 @@ def test_particles_take_no_phrase_of_the_language_into_the_name() -> None:
 def test_a_verb_no_list_holds_after_a_pair_is_no_part_of_the_name() -> None:
     # the surname reader takes "telefoniert" (no dictionary here holds German verbs) as a second family name word
     assert addressed("hab gerade mit espartaco villagómez telefoniert") == ["espartaco villagómez"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("dylan marsh-hunt is running late again", "dylan marsh-hunt"),  # a double-barrelled name of dictionary words
+        ("honestly akwasi omani is the best manager we had", "akwasi omani"),  # 'omani': an adjective too
+    ],
+)
+def test_a_family_name_the_surname_reader_leaves_before_the_subjects_verb(text: str, name: str) -> None:
+    assert addressed(text) == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ok maria check-in is at 3",  # a stop word's part: no family name
+        "the dylan cross-check is done",  # a thing's
+        "ruby rails is slow",  # a dictionary word, no family name
+    ],
+)
+def test_no_family_name_before_a_verb_where_chat_says_a_thing(text: str) -> None:
+    assert addressed(text) == []
