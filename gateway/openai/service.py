@@ -44,7 +44,7 @@ from gateway.core.protocols import ClassCheck
 from gateway.keys.auth import AuthenticationFailed
 from gateway.openai import prompts, responses, structured
 from gateway.openai.call_record import CLIENT_CLOSED_REQUEST, SHUTDOWN, CallRecord, cut_short
-from gateway.openai.call_watch import CallWatch
+from gateway.openai.call_watch import CallWatch, StreamDeadline
 from gateway.openai.engine_call import EngineCall, finish_shielded, run_shielded
 from gateway.openai.hooks import OutputFilter
 from gateway.openai.openai_surfaces import MODELS
@@ -644,6 +644,7 @@ class CallHandler:
         # events go with the first output's (or ahead of an error), so its first token is in the first bytes the
         # client receives.
         opening = list(encoder.start())
+        deadline = StreamDeadline(self.deadline)  # over every wait for the engine's next output
         try:
             pending: tuple[int, RequestOutput] | None = first
             while True:
@@ -651,8 +652,7 @@ class CallHandler:
                     (index, output), pending = pending, None
                 else:
                     try:
-                        async with asyncio.timeout(self.deadline.remaining()):
-                            index, output = await anext(outputs)
+                        index, output = await deadline.wait(anext(outputs))
                     except StopAsyncIteration:
                         break
                     except TimeoutError:
@@ -705,6 +705,7 @@ class CallHandler:
             for event in [*opening, *encoder.error(audit_unavailable())]:
                 yield event
         finally:
+            deadline.close()
             await call.close()
             if not self.record.recorded:
                 self._usage(prepared, states)

@@ -5,12 +5,13 @@ cancellation is taken back; anyone else's cancellation goes on up."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from typing import Any
 
 import pytest
 
-from gateway.openai.call_watch import WATCH_CLIENT_AFTER_S, CallWatch
+from gateway.openai.call_watch import WATCH_CLIENT_AFTER_S, CallWatch, StreamDeadline
 from gateway.ratelimit.overload import Deadline
 
 
@@ -120,3 +121,50 @@ async def test_a_failed_client_read_counts_as_the_client_gone() -> None:
     with pytest.raises(asyncio.CancelledError):
         await asyncio.sleep(30)
     assert watch.stop() and watch.client_gone
+
+
+# -- StreamDeadline: one timer over a stream's waits for the engine --------------------------------------------------
+async def _output(value: int, after_s: float = 0.0) -> int:
+    await asyncio.sleep(after_s)
+    return value
+
+
+async def test_a_stream_deadline_passes_waits_through_and_leaves_nothing_armed() -> None:
+    deadline = StreamDeadline(Deadline.after(0.2))
+    assert [await deadline.wait(_output(i)) for i in range(50)] == list(range(50))
+    deadline.close()
+    await asyncio.sleep(0.3)  # past the deadline: nothing cancels this task
+    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+
+
+async def test_a_deadline_passing_during_a_wait_raises_timeout_error() -> None:
+    deadline = StreamDeadline(Deadline.after(0.1))
+    assert await deadline.wait(_output(1)) == 1
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        await deadline.wait(_output(2, after_s=30))
+    assert time.monotonic() - started < 5.0
+    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+    deadline.close()
+
+
+async def test_a_deadline_passed_between_waits_fails_the_next_at_once() -> None:
+    deadline = StreamDeadline(Deadline.after(0.05))
+    assert await deadline.wait(_output(1)) == 1
+    await asyncio.sleep(0.1)  # the stream's consumer busy elsewhere as the deadline passes
+    assert deadline.expired and asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+    pending = _output(2)
+    with pytest.raises(TimeoutError):
+        await deadline.wait(pending)
+    assert inspect.getcoroutinestate(pending) == inspect.CORO_CLOSED  # closed, never left un-awaited
+    deadline.close()
+
+
+async def test_another_cancellation_of_a_stream_wait_goes_on_up() -> None:
+    deadline = StreamDeadline(Deadline.after(30.0))
+    waiting = asyncio.ensure_future(deadline.wait(_output(1, after_s=30)))
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    await asyncio.wait({waiting})
+    assert waiting.cancelled()
+    deadline.close()
