@@ -140,7 +140,7 @@ class Stages:
 
 
 def detector_name(detector: Detector) -> str:
-    return f"{detector.recognizer.name} ({detector.entity_type})"
+    return f"{detector.recognizer.name} ({'+'.join(detector.entity_types)})"
 
 
 @contextmanager

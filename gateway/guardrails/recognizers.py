@@ -405,7 +405,8 @@ class Detector:
     With `anchors`, the recognizer runs only on windows of `margin` characters around each anchor match (an
     e-mail address is never far from its '@'); Presidio's e-mail and date regexes are slow over long texts. With
     `prefilter_is_anchors`, the pre-filter tells only whether an anchor occurs, which the windows tell too: it is not
-    asked, and the text is searched for the anchors once, not twice.
+    asked, and the text is searched for the anchors once, not twice. With `more_entities`, the recognizer is asked
+    for those types too in the same call (a record format's, which reads the record once for all its types).
     """
 
     entity_type: str
@@ -415,6 +416,11 @@ class Detector:
     anchors: tuple[re.Pattern[str], ...] = ()
     margin: int = 0
     prefilter_is_anchors: bool = False
+    more_entities: tuple[str, ...] = ()
+
+    @property
+    def entity_types(self) -> tuple[str, ...]:
+        return (self.entity_type, *self.more_entities)
 
 
 # Context words whose case tells them from other text, as the rest read after their first letter: "b." (born) in
@@ -502,11 +508,10 @@ def build_detectors() -> list[Detector]:
     configure_offline()  # the e-mail recognizers validate domains through tldextract
     dates_of_birth = DateOfBirthRecognizer()
     traditions = DateOfBirthRecognizer(TRADITION_PATTERNS, name="TraditionDateOfBirthRecognizer")
-    zones = MachineReadableZoneRecognizer()
-    gedcom, edifact, dicom = GedcomRecognizer(), EdifactRecognizer(), DicomRecognizer()
-    spec: list[tuple[str, EntityRecognizer, Callable[[str], bool] | None, str | tuple[str, ...] | None, int]] = [
-        # (entity, recognizer, pre-filter (None: whether an anchor occurs), anchor regex (or several) or None, window
-        # margin around the anchor)
+    spec: list[tuple[str | tuple[str, ...], EntityRecognizer, Callable[[str], bool] | None,
+                     str | tuple[str, ...] | None, int]] = [
+        # (entity (or several, asked in one call), recognizer, pre-filter (None: whether an anchor occurs), anchor regex
+        # (or several) or None, window margin around the anchor)
         ("EMAIL_ADDRESS", AnchoredEmailRecognizer(), lambda text: "@" in text, "@", 96),
         ("EMAIL_ADDRESS", ObfuscatedEmailRecognizer(), _may_hold_obfuscation, _OBFUSCATION_ANCHOR, 160),
         ("CREDIT_CARD", CardRecognizer(), has_regex(_CARD_DIGITS), None, 0),
@@ -554,33 +559,38 @@ def build_detectors() -> list[Detector]:
         # A birth word beyond the context window: "born" before an aside, a question the date answers (``dates``).
         ("DATE_OF_BIRTH", FarCueDateOfBirthRecognizer(), has_birth_word, None, 0),
         # A travel document's machine-readable zone (ICAO 9303) whose check digits hold: the holder's name,
-        # document number and birth date.
-        *((entity, zones, has_zone, None, 0) for entity in MRZ_ENTITIES),
+        # document number and birth date. A record format's values of every type are read in one call: its pre-filter
+        # asked once, the record read once.
+        (MRZ_ENTITIES, MachineReadableZoneRecognizer(), has_zone, None, 0),
         # GEDCOM family trees' and UN/EDIFACT segments' names, birth dates, places and street lines, by their tags
         # and qualifiers (``gedcom``, ``edi_records``).
-        *((entity, gedcom, has_gedcom, None, 0) for entity in GEDCOM_ENTITIES),
-        *((entity, edifact, has_edifact, None, 0) for entity in EDIFACT_ENTITIES),
+        (GEDCOM_ENTITIES, GedcomRecognizer(), has_gedcom, None, 0),
+        (EDIFACT_ENTITIES, EdifactRecognizer(), has_edifact, None, 0),
         # DICOM header dumps' people (every PN element), birth dates, ids, phones and addresses, by their tags
         # (``dicom_records``).
-        *((entity, dicom, has_dicom, None, 0) for entity in DICOM_ENTITIES),
+        (DICOM_ENTITIES, DicomRecognizer(), has_dicom, None, 0),
         # A date with its month named as any CLDR locale writes one ("18 Φεβρουαρίου 1973", "15 בדצמבר 1986",
         # "1986ko apirilaren 28a"), read around each year that stands apart from other digits; less those the shapes
         # above report.
         ("DATE_OF_BIRTH", CldrDateOfBirthRecognizer((dates_of_birth, traditions)), None, CLDR_DATE_ANCHOR, 40),
     ]  # fmt: skip
     detectors = []
-    # A pre-filter that several detectors use (a record format's, one detector per entity type; the birth word's)
-    # answers once per text.
+    # A pre-filter that several detectors use (the birth word's) answers once per text.
     uses = Counter(id(prefilter) for _, _, prefilter, _, _ in spec if prefilter is not None)
     shared = {id(f): PerText(f) for _, _, f, _, _ in spec if f is not None and uses[id(f)] > 1}
     for entity, recognizer, prefilter, anchor, margin in spec:
         prefilter = shared.get(id(prefilter), prefilter)
         anchors = (anchor,) if isinstance(anchor, str) else anchor or ()
+        entities = (entity,) if isinstance(entity, str) else entity
+        context = _context_regex(getattr(recognizer, "context", None))
+        if len(entities) > 1 and context is not None:
+            # a context word raises a score by the detector's type (``run_detector``): one type a detector then
+            raise ValueError(f"{recognizer.name}: a detector of several types has no context words")
         # No pre-filter of its own: whether one of its anchors occurs (searched once, for its windows).
         anchored = prefilter is None
-        detectors.append(Detector(entity, recognizer, any_regex(anchors) if prefilter is None else prefilter,
-                                  _context_regex(getattr(recognizer, "context", None)),
-                                  tuple(re.compile(each) for each in anchors), margin, anchored))  # fmt: skip
+        detectors.append(Detector(entities[0], recognizer, any_regex(anchors) if prefilter is None else prefilter,
+                                  context, tuple(re.compile(each) for each in anchors), margin, anchored,
+                                  entities[1:]))  # fmt: skip
     return detectors
 
 
@@ -703,14 +713,17 @@ def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> i
     return window_start
 
 
-def run_detector(detector: Detector, text: str) -> list[Finding]:
+def run_detector(detector: Detector, text: str, entities: tuple[str, ...] | None = None) -> list[Finding]:
+    """The detector's findings in ``text``: of its types (``Detector.entity_types``), or of those of ``entities``.
+    A detector of several types gives them in its types' order, as one detector per type, run in turn, would."""
     if not detector.prefilter_is_anchors and not detector.prefilter(text):
         return []
+    asked = detector.entity_types if entities is None else entities
     anchors = detector.anchors
     windows = _anchor_windows(text, anchors, detector.margin) if anchors else [(0, len(text))]
     findings = []
     for offset, window_end in windows:
-        for result in detector.recognizer.analyze(text[offset:window_end], [detector.entity_type], None):
+        for result in detector.recognizer.analyze(text[offset:window_end], list(asked), None):
             start, end, score = result.start + offset, result.end + offset, result.score
             own_sentence = detector.entity_type == "DATE_OF_BIRTH"
             # A finding at the maximum score stays there with a context word or without one: not looked for (an
@@ -721,4 +734,7 @@ def run_detector(detector: Detector, text: str) -> list[Finding]:
             if own_sentence and detector.context is not None and score > DATE_ALONE and follows_death_cue(text, start):
                 score = DATE_ALONE  # the day of a death ("passed away on 3 May 2020", "† 2. Mai 2020"): ``dates``
             findings.append(Finding(result.entity_type, start, end, score, detector.recognizer.name))
+    if len(asked) > 1 and len(findings) > 1:
+        order = {entity: index for index, entity in enumerate(asked)}
+        findings.sort(key=lambda finding: order.get(finding.entity_type, len(order)))  # stable: each type's in order
     return findings

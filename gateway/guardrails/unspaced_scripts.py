@@ -55,8 +55,9 @@ def glued_findings(text: str, findings: Sequence[Finding], detectors: Sequence[D
     found = [f for f in findings if f.entity_type in GLUED_TYPES]
     more: list[Finding] = []
     for detector in detectors:
-        if detector.entity_type not in GLUED_TYPES:
+        entities = tuple(entity for entity in detector.entity_types if entity in GLUED_TYPES)
+        if not entities:
             continue
         budget.check()
-        more += [f for f in run_detector(detector, spaced) if not any(f.overlaps(other) for other in found)]
+        more += [f for f in run_detector(detector, spaced, entities) if not any(f.overlaps(other) for other in found)]
     return more

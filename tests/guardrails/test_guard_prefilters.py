@@ -235,14 +235,15 @@ def test_a_shared_prefilter_answers_once_per_text_object() -> None:
 
 
 def test_detectors_that_share_a_prefilter_share_its_answer() -> None:
-    """A record format's detectors (one per entity type) and the birth-word detectors each hold one ``PerText``; a
-    detector whose pre-filter is its own keeps it as it is."""
+    """A record format is one detector of all its entity types (its pre-filter asked once); the birth-word detectors
+    hold one ``PerText``; a detector whose pre-filter is its own keeps it as it is."""
     detectors = recognizers.build_detectors()
-    by_name: dict[str, set[int]] = {}
+    by_name: dict[str, list[recognizers.Detector]] = {}
     for detector in detectors:
-        by_name.setdefault(detector.recognizer.name, set()).add(id(detector.prefilter))
+        by_name.setdefault(detector.recognizer.name, []).append(detector)
     for name in ("DicomRecognizer", "EdifactRecognizer", "GedcomRecognizer", "MachineReadableZoneRecognizer"):
         assert len(by_name[name]) == 1, name
+        assert by_name[name][0].entity_types == tuple(by_name[name][0].recognizer.supported_entities), name
     birth = {d.recognizer.name: d.prefilter for d in detectors if d.recognizer.name in (
         "WeakDateOfBirthRecognizer", "SpokenDateOfBirthRecognizer", "CalendarDateOfBirthRecognizer",
         "FarCueDateOfBirthRecognizer")}  # fmt: skip
