@@ -719,14 +719,15 @@ OTHER_SCRIPT_SCORE = 0.6
 # Typed in lower case ("just got off a call with трофим тетерин"), two or three Cyrillic or Greek words are a name
 # when one of them (or a hyphenated part) ends as family names and patronymics of those scripts end: Russian,
 # Bulgarian and Ukrainian -ов/-ев/-ин and their feminines, -ский/-ская/-ська/-ски/-ска, -ич, -вна, -енко, -ук/-юк,
-# Armenian -ян, Georgian -дзе/-швили; Greek -ης, -ος, -ου, -ας (accents aside: -ίδης, -άκης, -όπουλος). A phrase
-# of the language itself rarely ends so ("спасибо большое").
+# Armenian -ян, Georgian -дзе/-швили; Greek -ης, -ος, -ου, -ας (accents aside: -ίδης, -άκης, -όπουλος) and the
+# feminine -η of a word of five letters or more ("χατζηφώτη", "παπαδάκη"; not "στη"). A phrase of the language
+# itself rarely ends so ("спасибо большое").
 _OTHER_LOWER_WORD = rf"[{_OTHER_LOWER}]{{2,}}(?:['’ʼ-][{_OTHER_LOWER}]{{2,}})?"
 _OTHER_SCRIPT_LOWER_NAME = re.compile(rf"(?<![\w'’ʼ-]){_OTHER_LOWER_WORD}(?:[ \t]+{_OTHER_LOWER_WORD}){{1,2}}"
                                       rf"(?![\w'’ʼ-])")  # fmt: skip
 # (matched accents aside: "-ский" is "-скии")
 _OTHER_FAMILY_ENDING = re.compile(r"(?:ов|ова|ев|ева|ин|ина|ын|ына|скии|ская|ськии|ська|цкии|цкая|ски|ска|ич|вна|енко|"
-                                  r"ук|юк|ян|дзе|швили|ης|ος|ου|ας)\Z")  # fmt: skip
+                                  r"ук|юк|ян|дзе|швили|ης|ος|ου|ας|(?<=\w{4})η)\Z")  # fmt: skip
 _OTHER_RUN = re.compile(rf"[{_OTHER_UPPER}{_OTHER_LOWER}]+")
 MAX_OTHER_RUNS = 4  # a lower-case name's words, a hyphenated surname's parts among them; more is prose of the script
 

@@ -1,6 +1,6 @@
 """Chat typed in lower case with a value pasted into it that keeps its capitals (an ID, a date written by a form):
 the value's capitals are no writer's, so the text is still read as chat typed in lower case (``people``'s
-``typed_in_lower_case``, ``lower_case_ner``)."""
+``typed_in_lower_case``, ``lower_case_ner``). And a Greek feminine family name in such chat (``other_script_names``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from gateway.guardrails import PiiAnalyzer
 from gateway.guardrails.lower_case_ner import lower_case_view
-from gateway.guardrails.people import typed_in_lower_case
+from gateway.guardrails.people import other_script_names, typed_in_lower_case
 
 
 def _span(text: str, value: str) -> tuple[int, int]:
@@ -81,3 +81,9 @@ def test_a_name_with_a_family_name_that_is_no_field_word_is_found(analyzer: PiiA
     text = "coffee with maria ipsen later"
     people = [text[f.start : f.end] for f in analyzer.analyze(text) if f.entity_type == "PERSON" and f.score >= 0.5]
     assert people == ["maria ipsen"]
+
+
+def test_a_greek_feminine_family_name_in_lower_case_chat_is_a_person() -> None:
+    text = "dont leak it sorry ιακωβίνα χατζηφώτη my bad"
+    assert [text[f.start : f.end] for f in other_script_names(text, [])] == ["ιακωβίνα χατζηφώτη"]
+    assert other_script_names("ok check the box στη φόρμα please", []) == []  # 'στη': 'in the', three letters
