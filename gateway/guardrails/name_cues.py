@@ -428,13 +428,18 @@ def _name_before(text: str, end: int, words: NameWords) -> tuple[int, int] | Non
         if len(taken) == MAX_NAME_WORDS:
             break
     if taken and taken[-1].group()[0].isupper():  # a capitalised name starts after the last lower-case word
-        lowered = [i for i, w in enumerate(taken) if not w.group()[0].isupper() and not _is_particle(w.group())]
+        lowered = [i for i, w in enumerate(taken) if (not w.group()[0].isupper() and not _is_particle(w.group()))
+                   or w.group() in _NAME_BREAKS]  # fmt: skip
         taken = taken[lowered[-1] + 1 :] if lowered else taken
     if taken and taken[0].start() > 0 and text[taken[0].start() - 1] in "'’-":
         return None
     return _valid(text, taken, words)
 
 
+# English stop words of a particle's length that no name holds between its words ("Based in Spain", "Head of IT"
+# after a sign-off): they end a capitalised name. Not Portuguese's "a" and "do" ("Maria do Carmo"), nor Dutch "ten"
+# ("Anna ten Brink").
+_NAME_BREAKS = frozenset(word for word in ENGLISH_STOP_WORDS if word.islower()) - {"do", "a", "i", "ten"}
 # The definite articles of Spanish, Italian, French and Portuguese, which open a noun phrase ("El Gobierno", "Il
 # Ministero") and a family name only with a name after them ("Le Pen").
 _ARTICLES = frozenset({"el", "los", "las", "la", "il", "lo", "gli", "le", "les", "os", "as"})
@@ -464,7 +469,8 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
         while taken and filler(taken[-1]):
             taken = taken[:-1]
     if not lower:  # a capitalised name ends before its first lower-case word that is no particle
-        cut = next((i for i, w in enumerate(taken) if not filler(w) and not w.group()[0].isupper()), len(taken))
+        cut = next((i for i, w in enumerate(taken) if (not filler(w) and not w.group()[0].isupper())
+                    or w.group() in _NAME_BREAKS), len(taken))  # fmt: skip
         taken = taken[:cut]
         while taken and filler(taken[-1]):
             taken = taken[:-1]

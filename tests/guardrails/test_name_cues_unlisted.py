@@ -103,3 +103,27 @@ def test_things_and_dates_after_a_verb_of_meeting_name_nobody(text: str) -> None
 def test_a_place_after_a_verb_of_meeting_names_nobody() -> None:
     text = "We visited Sofia last year."
     assert named(text, [_place(text, "Sofia")]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mit freundlichen Grüßen\nBased in Spain\nRequest Id: eb30bc22",  # a signature's line of where, not who
+        "Talk soon,\nBased in North Carolina",
+        "Thanks,\nHead of IT",
+    ],
+)
+def test_an_english_stop_word_ends_a_capitalised_name(text: str) -> None:
+    assert named(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Best regards,\nMaria do Carmo", "Maria do Carmo"),
+        ("Dear Anna ten Brink,", "Anna ten Brink"),
+        ("Cheers,\nSenna de Jonge", "Senna de Jonge"),
+    ],
+)
+def test_a_names_particles_stay_in_it(text: str, person: str) -> None:
+    assert named(text) == [person]
