@@ -78,7 +78,7 @@ from gateway.guardrails.ner import CONTINENTAL_NER_SOURCE, LOWER_LETTERS, NER_SO
 from gateway.guardrails.not_names import RELATION_WORDS
 from gateway.guardrails.ordinary_phrases import holds_unnamed_word
 from gateway.guardrails.person_names import known_names
-from gateway.guardrails.places import CONNECTORS, LOWERCASE_MIN_POPULATION, english_words, gazetteer
+from gateway.guardrails.places import CONNECTORS, LOWERCASE_MIN_POPULATION, english_words, gazetteer, opens_after_value
 from gateway.guardrails.places import SCORE as PLACE_SCORE
 from gateway.guardrails.prefilters import AfterNone, AtLineStarts
 from gateway.guardrails.proper_nouns import proper_nouns
@@ -269,9 +269,9 @@ def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = 
     file path: "java.base/java.lang.Thread.run(Thread.java:840"), capitalised at both ends where the text has capitals
     (the small English model calls French, Spanish and German phrases places: "compte du fournisseur", "las cifras"),
     and, if it opens a sentence, a name the place gazetteer knows (a capitalised first word is any word there:
-    "Corrigé", "Bienvenida", "Die Karte"). Nor, unless the gazetteer knows it, is a place one made of English
-    dictionary words (`common_words`) only: a ticket's title or a team ("Billing", "Onboarding", "Help Desk",
-    "Data Center")."""
+    "Corrigé", "Bienvenida", "Die Karte"; and after a form's value: ``places.opens_after_value``). Nor, unless the
+    gazetteer knows it, is a place one made of English dictionary words (`common_words`) only: a ticket's title or a
+    team ("Billing", "Onboarding", "Help Desk", "Data Center")."""
     span = text[finding.start : finding.end]
     if not _WRITTEN_NAME.fullmatch(span):
         return False
@@ -281,7 +281,7 @@ def place_confirmed(text: str, finding: Finding, common_words: frozenset[str] = 
     if _ends_in_calendar_word(words):
         return False  # "Août", "Gardêz le Vendredi"
     key = " ".join(word.casefold() for word in words).translate(_APOSTROPHES)
-    if starts_sentence(text, finding.start):
+    if starts_sentence(text, finding.start) or opens_after_value(text, finding.start):
         return key in gazetteer()
     if _ARTICLE_BEFORE.search(text, max(0, finding.start - 8), finding.start) and key not in gazetteer():
         return False  # a German noun after its article ("für die Verlängerung", "den Vertrag")

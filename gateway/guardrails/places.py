@@ -124,6 +124,7 @@ from gateway.guardrails.country_names import (
 )
 from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.language import GERMAN_ONLY_STOP_WORDS
+from gateway.guardrails.legal_forms import form_after
 from gateway.guardrails.location_nouns import location_nouns
 from gateway.guardrails.name_cues import phrase_pattern as _phrase_pattern
 from gateway.guardrails.normalize import reader_view
@@ -535,12 +536,25 @@ _CLUB_BEFORE = re.compile(rf"(?<![\w'’-])(?:{'|'.join(_CLUB_OPENERS)})[ \t]+\Z
 
 def names_a_thing(text: str, start: int, end: int) -> bool:
     """Whether the place name at [start, end) names a thing after the place: a head noun of a disease, a breed, an
-    institution or a document follows it, or a club's name opens before it (``_THING_HEADS``, ``_CLUB_OPENERS``), or,
+    institution or a document follows it, or a club's name opens before it (``_THING_HEADS``, ``_CLUB_OPENERS``), or a
+    company's legal form, abbreviated as registries write it, follows it ("Acme GmbH": ``_company_form_after``), or,
     capitalised with no location word before it, it modifies the English noun in lower case after it
     (``modifies_a_noun``)."""
     return (_THING_AFTER.match(text, end) is not None
             or _CLUB_BEFORE.search(text, max(0, start - 12), start) is not None
-            or modifies_a_noun(text, start, end))  # fmt: skip
+            or _company_form_after(text, end) or modifies_a_noun(text, start, end))  # fmt: skip
+
+
+_FORM_LETTERS = 5  # "GmbH", "S.A.", "LLC"; not "Company", which names a street too ("Callejón Julia Company 770")
+_FORM_WORD_AFTER = re.compile(r"[ \t]+([^\W\d_]+(?:\.[^\W\d_]+)*)")
+
+
+def _company_form_after(text: str, end: int) -> bool:
+    """Whether an abbreviated legal form follows the name after a space, no comma ("Acme GmbH", "Palmer S.A."; not
+    "Summerville, S.C.", the state after its town)."""
+    word = _FORM_WORD_AFTER.match(text, end)
+    return (word is not None and sum(char.isalpha() for char in word.group(1)) <= _FORM_LETTERS
+            and form_after(text, end))  # fmt: skip
 
 
 # A word in lower case after one space: the head noun of a compound whose modifier is the place ("Brussels sprouts").
@@ -1095,6 +1109,21 @@ def _lower_case_line(text: str, start: int, end: int) -> bool:
         if not date:
             return False
     return True
+
+
+# Before a word that opens a new sentence with no end mark before it: a form's value (a label, its colon, and tokens
+# each holding a digit: "SKU: 4945-6079-7642-3216 Pagué", "Número de factura: F2024/89874 Pagué"), or two spaces or
+# more after the previous word ("NM3K  Mañana", "Oct 9 1986  Refunds").
+_VALUE_BEFORE = re.compile(r"(?:[^\W\d_]:[ \t]+(?:[^\s:]*\d[^\s:]*[ \t]+)+|\S[ \t]{2,})\Z")
+_VALUE_REACH = 64
+
+
+def opens_after_value(text: str, position: int) -> bool:
+    """Whether the word at `position` opens a sentence that follows a form's value or a gap of spaces with no full
+    stop between ("Documento de identidad: 633.430.982-05  Manda el informe", "SSN: 514-55-3629 Pagué con la
+    tarjeta"): texts that run fields and sentences together write any word capitalised there, as at a sentence's
+    start."""
+    return _VALUE_BEFORE.search(text, max(0, position - _VALUE_REACH), position) is not None
 
 
 def _after_label(text: str, position: int) -> bool:
