@@ -516,6 +516,15 @@ def _proper_given_name(word: str) -> bool:
 
 
 @cache
+def _verb_titles() -> frozenset[str]:
+    """The titles that are English verbs too ("miss", "don"): typed in lower case before a place the gazetteer or NER
+    found, one is the verb ("miss wujiaqu so much"), not a title."""
+    from gateway.guardrails.places import english_words  # places reads this module's phrase_pattern
+
+    return frozenset(title for title in TITLE_WORDS if title in english_words().verbs)
+
+
+@cache
 def _calendar_words() -> frozenset[str]:
     """Month and weekday names (``dates.calendar_words``): "per april", "until june" name a date, not a person."""
     from gateway.guardrails.dates import calendar_words  # dates reads this module's phrase_pattern
@@ -939,9 +948,11 @@ def cued_names(text: str, words: NameWords, taken: Iterable[Finding]) -> list[Fi
                 span = _name_after(text, cue_end, words, title=title or cue in _ADDRESS_TITLES)
                 if cue in _ADDRESS_TITLES and span is not None and not text[span[0]].isupper():
                     continue  # "il maestro arriva domani": an ordinary word
-                if " ".join(cue.split()) in _KNOWN_NAME_ONLY | _FIRST_NAME_ONLY and span is not None and any(
+                lower_verb = title and span is not None and text[span[0] : span[1]].islower() and cue in _verb_titles()
+                yields_to_places = " ".join(cue.split()) in _KNOWN_NAME_ONLY | _FIRST_NAME_ONLY or lower_verb
+                if yields_to_places and span is not None and any(
                         start <= span[0] and span[1] <= end for start, end in places):  # fmt: skip
-                    continue  # "saluti a Roma", "contacta con Valencia": a place the gazetteer or NER found
+                    continue  # "saluti a Roma", "contacta con Valencia", "miss wujiaqu so much": a place found
                 add(_lower_case_checked(text, lowered, cue_start, cue_end, span, words))
         else:
             add(_name_before(text, cue_start, words))  # the name ends where the space before the verb starts

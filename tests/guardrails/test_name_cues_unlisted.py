@@ -127,3 +127,20 @@ def test_an_english_stop_word_ends_a_capitalised_name(text: str) -> None:
 )
 def test_a_names_particles_stay_in_it(text: str, person: str) -> None:
     assert named(text) == [person]
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("miss changleng so much", "changleng"),
+        ("blocked it again and miss wujiaqu so much", "wujiaqu"),
+    ],
+)
+def test_a_place_after_miss_in_lower_case_is_the_verbs(text: str, place: str) -> None:
+    assert named(text, [_place(text, place)]) == []
+
+
+def test_a_title_that_is_a_verb_names_a_person_who_is_no_place() -> None:
+    assert named("thx miss teresa") == ["miss teresa"]
+    text = "Dear Miss Florence,"
+    assert named(text, [_place(text, "Florence")]) == ["Miss Florence"]
