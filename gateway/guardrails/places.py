@@ -1116,14 +1116,17 @@ def _lower_case_line(text: str, start: int, end: int) -> bool:
 # more after the previous word ("NM3K  Mañana", "Oct 9 1986  Refunds").
 _VALUE_BEFORE = re.compile(r"(?:[^\W\d_]:[ \t]+(?:[^\s:]*\d[^\s:]*[ \t]+)+|\S[ \t]{2,})\Z")
 _VALUE_REACH = 64
+# A house number or a postcode: what follows it is the address's street or town ("Address: 653 Norton Ports").
+_ADDRESS_NUMBER_BEFORE = re.compile(r"(?<![\w/.-])\d{1,5}[ ]\Z")
 
 
 def opens_after_value(text: str, position: int) -> bool:
     """Whether the word at `position` opens a sentence that follows a form's value or a gap of spaces with no full
     stop between ("Documento de identidad: 633.430.982-05  Manda el informe", "SSN: 514-55-3629 Pagué con la
     tarjeta"): texts that run fields and sentences together write any word capitalised there, as at a sentence's
-    start."""
-    return _VALUE_BEFORE.search(text, max(0, position - _VALUE_REACH), position) is not None
+    start. Not after a house number or a postcode alone ("Address: 653 Norton Ports", "PLZ: 10115 Berlin")."""
+    return _VALUE_BEFORE.search(text, max(0, position - _VALUE_REACH), position) is not None and (
+        _ADDRESS_NUMBER_BEFORE.search(text, max(0, position - 7), position) is None)  # fmt: skip
 
 
 def _after_label(text: str, position: int) -> bool:

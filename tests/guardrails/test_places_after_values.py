@@ -44,6 +44,8 @@ def test_a_place_elsewhere_or_known_still_counts(text: str, word: str) -> None:
 @pytest.mark.parametrize(
     ("text", "word"),
     [("Ort: Berlin", "Berlin"),  # a label's value itself, not a word after one
+     ("Address: 653 Norton Ports", "Norton"),  # a house number: the street follows
+     ("PLZ: 10115 Rotherbaum", "Rotherbaum"),  # a postcode: the town follows
      ("I live in Berlin", "Berlin"),
      ("  Indented line", "Indented")],  # indentation opens a line, which the sentence test reads
 )  # fmt: skip
