@@ -133,7 +133,7 @@ def test_refusals_raise_the_clients_exceptions_in_anthropics_shape(live: LiveSer
         client.messages.create(model="claude-sonnet-4-5", max_tokens=2, messages=messages)
     assert error_of(caught)["type"] == "not_found_error"
 
-    with httpx.Client(verify=tls_context) as raw:
+    with httpx.Client(verify=tls_context, timeout=60.0) as raw:
         wrong_version = raw.post(f"{live.base_url}/v1/messages", json={"model": model_id, "max_tokens": 2,
                                                                         "messages": messages},
                                  headers={"x-api-key": issued.api_key, "anthropic-version": "2021-01-01"})
