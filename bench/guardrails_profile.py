@@ -158,10 +158,10 @@ def instrumented(guard: InputGuard, stages: Stages, messages_texts: set[str]) ->
             return side
         return "message" if text in messages_texts else "boundary window"
 
-    def run_detector(detector: Detector, text: str) -> Any:
+    def run_detector(detector: Detector, text: str, *args: Any, **kwargs: Any) -> Any:
         started = time.thread_time_ns()
         try:
-            return original_run(detector, text)
+            return original_run(detector, text, *args, **kwargs)
         finally:
             stages.add(f"detector: {reading(text)}", detector_name(detector), time.thread_time_ns() - started)
 
@@ -323,12 +323,12 @@ def instrumented_analyzer(pii: PiiAnalyzer, stages: Stages) -> Iterator[None]:
         patches.append((owner, name, getattr(owner, name)))
         setattr(owner, name, value)
 
-    def run_detector(detector: Detector, text: str) -> Any:
+    def run_detector(detector: Detector, text: str, *args: Any, **kwargs: Any) -> Any:
         started = time.thread_time_ns()
         try:
-            return original_run(detector, text)
+            return original_run(detector, text, *args, **kwargs)
         finally:
-            stages.add("detector (pre-filter included)", detector_name(detector), time.thread_time_ns() - started)
+            stages.add("detector (pre-filter passed)", detector_name(detector), time.thread_time_ns() - started)
 
     original_run = analyzer.run_detector
     patch(analyzer, "run_detector", run_detector)

@@ -85,7 +85,9 @@ class PiiAnalyzer:
             for detector in self._detectors:
                 if scan_budget is not None:
                     scan_budget.check()
-                findings.extend(run_detector(detector, text))
+                # most pre-filters fail on most texts: asked here, without a call into the detector for nothing
+                if detector.prefilter_is_anchors or detector.prefilter(text):
+                    findings.extend(run_detector(detector, text, prefiltered=True))
             # values glued to Japanese, Chinese, Thai or Korean words (``unspaced_scripts``)
             findings.extend(glued_findings(text, findings, self._detectors))
             # a labelled identity number a scheme validates is no phone number as well (``personal_ids``)

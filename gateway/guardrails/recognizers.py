@@ -713,10 +713,12 @@ def _own_sentence_start(text: str, window_start: int, start: int, end: int) -> i
     return window_start
 
 
-def run_detector(detector: Detector, text: str, entities: tuple[str, ...] | None = None) -> list[Finding]:
+def run_detector(detector: Detector, text: str, entities: tuple[str, ...] | None = None, *,
+                 prefiltered: bool = False) -> list[Finding]:  # fmt: skip
     """The detector's findings in ``text``: of its types (``Detector.entity_types``), or of those of ``entities``.
-    A detector of several types gives them in its types' order, as one detector per type, run in turn, would."""
-    if not detector.prefilter_is_anchors and not detector.prefilter(text):
+    A detector of several types gives them in its types' order, as one detector per type, run in turn, would.
+    ``prefiltered``: the caller has asked the detector's pre-filter, which passed."""
+    if not prefiltered and not detector.prefilter_is_anchors and not detector.prefilter(text):
         return []
     asked = detector.entity_types if entities is None else entities
     anchors = detector.anchors

@@ -18,7 +18,7 @@ def test_stages_are_timed_and_restored() -> None:
         found = analyzer.PiiAnalyzer.analyze(pii, TEXT, ner_enabled=False)
         assert people.more_people("a pestov leonid bronislavovich", frozenset(), [])
     keys = {stage for stage, _ in stages.ns}
-    assert {"detector (pre-filter included)", "pre-filter", "analyzer", "more_people", "suffixed_names"} <= keys
+    assert {"detector (pre-filter passed)", "pre-filter", "analyzer", "more_people", "suffixed_names"} <= keys
     assert ("suffixed_names", "_lower_case_runs") in stages.ns
     assert pii._detectors is detectors and surnames._lower_case_runs is lower_runs
     assert all(getattr(analyzer, name) is fn for name, fn in originals.items())
