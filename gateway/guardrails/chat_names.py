@@ -394,6 +394,8 @@ def _object_after(text: str, before: list[re.Match[str]]) -> bool:
     previous = before[-1].group().casefold()
     if previous == "w" and text[before[-1].end() : before[-1].end() + 1] == "/":
         return True  # "w/ ana"
+    if _with_shorthand(text, before):
+        return True  # "on a call w vittorio toscanini rn"
     if previous in _PEOPLE_PREPOSITIONS or previous in _GREETINGS:
         return True
     if previous in _PERSONAL_ARTICLES and len(before) > 1 \
@@ -404,6 +406,28 @@ def _object_after(text: str, before: list[re.Match[str]]) -> bool:
     if _present_participle(previous, _verbs_and_nouns()):
         return True  # "texting" (the dictionary's "text" is a noun alone), "calling", "grabbing"
     return previous in english_words().verbs or previous in _verb_forms()
+
+
+def _with_shorthand(text: str, before: list[re.Match[str]]) -> bool:
+    """Whether the last of the words `before` a name is chat's "w" for "with", a word of its own after an English
+    word ("on a call w vittorio", "lunch w sam"); not Polish's "w" ("in"), which follows a word English does not write
+    ("jestem w pracy")."""
+    if len(before) < 2 or before[-1].group().casefold() != "w":
+        return False
+    return (text[before[-1].end() : before[-1].end() + 1] in (" ", "\t")
+            and before[-2].group().casefold() in english_and_stop_words())  # fmt: skip
+
+
+def follows_people_word(text: str, start: int) -> bool:
+    """Whether the word right before `start` (past spaces or tabs, in its line) is one a person follows in chat: a
+    preposition of people, a greeting or thanks, or chat's "w" for "with" after an English word ("on a call w
+    леонтій шаповал", "thx φρίξος")."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = list(_ANY_WORD.finditer(text, line_start, start))
+    if not before or text[before[-1].end() : start].strip(" \t"):
+        return False
+    previous = before[-1].group().casefold()
+    return previous in _PEOPLE_PREPOSITIONS or previous in _GREETINGS or _with_shorthand(text, before)
 
 
 def _after_foreign_people_word(text: str, before: list[re.Match[str]]) -> bool:
@@ -587,6 +611,16 @@ def _family_before_verb(text: str, name_end: int, before: list[re.Match[str]], a
     return after[0].end() if shaped and _subject_before(before, after[1:]) else None
 
 
+_LABEL_COLON = re.compile(r"[ \t]*:[ \t]*")
+
+
+def labels_value(text: str, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether the words that end at `end` are a label: a colon follows them, and right after it a value another
+    detector took (an address, a number: "test data street: 4 Harris Inlet")."""
+    colon = _LABEL_COLON.match(text, end)
+    return colon is not None and ":" in colon.group() and any(start == colon.end() for start, _ in spans)
+
+
 def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], common_words: frozenset[str],
                 banned: frozenset[str], spans: list[tuple[int, int]], found: list[Finding],
                 listed_only: bool = False) -> None:  # fmt: skip
@@ -670,5 +704,7 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
             continue
         if any(s < name_end and word.start() < e for s, e in spans):
             continue
+        if name_end > word.end() and labels_value(text, name_end, spans):
+            continue  # a field's label before its value: "# test data street: 4 Harris Inlet"
         found.append(Finding("PERSON", word.start(), name_end, ADDRESSED_SCORE, "addressed_names"))
         spans.append((word.start(), name_end))

@@ -61,7 +61,7 @@ from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 from gateway.guardrails.addresses import street_vocabulary
-from gateway.guardrails.chat_names import addressed_names
+from gateway.guardrails.chat_names import addressed_names, follows_people_word, labels_value
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.inverted_names import inverted_names
@@ -386,6 +386,8 @@ def _pairs_in(
             continue  # a column header ("Trace Id", "Key Id"), a sign-off ("Beste Grüße")
         if lower and (first.casefold() == last.casefold() or _ordinary_pair(first, last, common_words)):
             continue  # a word said twice ("ty ty", "bye bye"); dictionary words ("rose gold", "saw piotr")
+        if lower and labels_value(text, match.end(), spans):
+            continue  # a field's label before its value ("test data street: 4 Harris Inlet")
         if lower and "-" in last:
             if _hyphenated_surname(first, last, common_words) and _holds_stop_word(text, begin, stop, match) \
                     and not any(start < match.end() and match.start() < end for start, end in spans):
@@ -484,13 +486,18 @@ def _ordinary_pair(first: str, last: str, common_words: frozenset[str]) -> bool:
     """Whether a lower-case pair of known names reads as ordinary words: both English dictionary words ("rose gold")
     unless both are names it holds as nouns alone (``_dictionary_word``: "petter nielsen"), or one a verb, an
     adjective or an adverb ("saw piotr gradzik": the verb before the name), or a dictionary word of two letters ("ok
-    gracias"). One noun of three letters or more beside a word no dictionary holds stays a name: the dictionary's
-    nouns hold many first names and surnames ("michael saha", "kellie roberts", "esther hurtado")."""
+    gracias"); or the first an irregular verb form of the lemmatizer's exceptions table that is no common given name
+    ("met samir tabet-soltani": "met" is a first name names-dataset lists; not "rose", "drew"). One noun of three
+    letters or more beside a word no dictionary holds stays a name: the dictionary's nouns hold many first names and
+    surnames ("michael saha", "kellie roberts", "esther hurtado")."""
     held = [word for word in (first, last) if word in common_words]
     common = [word for word in held if _dictionary_word(word, common_words)]
     if len(held) == 2 and common:
         return True  # "georgia vibes": a place's name and a noun
     words = english_words()
+    given = known_names().given
+    if first in words.verb_exceptions and first not in given:
+        return True  # "met samir", "saw piotr": the verb before the name
     return any(len(word) < 3 or word in words.verbs or word in words.modifiers for word in common)
 
 
@@ -773,7 +780,8 @@ def other_script_names(text: str, taken: Iterable[Finding]) -> list[Finding]:
     """Two or three capitalised Cyrillic or Greek words in a row ("Сніжана Гречко-Жук", "Γιώργος Παπαδόπουλος")
     in a text written mostly in Latin script: a proper name, most often a person's; in a text typed in lower case
     whose only Cyrillic or Greek words they are, two or three lower-case ones of which one ends as a family name
-    does (``_OTHER_FAMILY_ENDING``: "наум исаев", "φρίξος μιχαηλίδης"). In a text written in that script itself,
+    does (``_OTHER_FAMILY_ENDING``: "наум исаев", "φρίξος μιχαηλίδης") or that follow a word a person follows in chat
+    (``chat_names.follows_people_word``: "on a call w леонтій шаповал"). In a text written in that script itself,
     capitalised word pairs open sentences and name things; those are left to the other rules."""
     if _OTHER_SCRIPT.search(text) is None:
         return []
@@ -788,8 +796,9 @@ def other_script_names(text: str, taken: Iterable[Finding]) -> list[Finding]:
     if latin and len(_OTHER_RUN.findall(text)) <= MAX_OTHER_RUNS and typed_in_lower_case(text):
         found.extend(Finding("PERSON", match.start(), match.end(), OTHER_SCRIPT_SCORE, "other_script_names")
                      for match in _OTHER_SCRIPT_LOWER_NAME.finditer(text)
-                     if any(_OTHER_FAMILY_ENDING.search(_unaccented(part))
-                            for part in re.split(r"[ \t'’ʼ-]+", match.group()))
+                     if (any(_OTHER_FAMILY_ENDING.search(_unaccented(part))
+                             for part in re.split(r"[ \t'’ʼ-]+", match.group()))
+                         or follows_people_word(text, match.start()))
                      and not any(start < match.end() and match.start() < end for start, end in spans))  # fmt: skip
     return found
 
