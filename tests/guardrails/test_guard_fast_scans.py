@@ -1,7 +1,8 @@
 """Scans rewritten for the regex engine's speed (#34) answer exactly as the plain forms they replace: the card, SSN and
-spelled-digits pre-filters' chains written out step by step, the credential key's words as one alternation, a
-phone number's type test reading fixed lines and mobiles first, a value's column asked of a text that may have one
-only, and the birth words' stems looked for from a rare letter."""
+spelled-digits pre-filters' chains written out step by step (the card, IBAN and SSN ones asked after one search for
+any of them), the credential key's words as one alternation, a phone number's type test reading fixed lines and
+mobiles first, a value's column asked of a text that may have one only, and the birth words' stems looked for from a
+rare letter."""
 
 import re
 
@@ -60,6 +61,60 @@ def test_ssn_chain_matches_where_the_plain_form_does(text: str) -> None:
     found = re.search(recognizers._SSN_DIGITS, text)
     plain = PLAIN_SSN_DIGITS.search(text)
     assert (found and found.span()) == (plain and plain.span())
+
+
+PLAIN_IBAN_HEAD = re.compile(r"\b[A-Za-z]{2}\d{2}")
+# Digits in every spacing, a country code's letters before them, a NUL byte and an Arabic-Indic digit.
+CHAIN_PARTS = st.lists(st.sampled_from(["4111", "1", "41", "123", "9", " ", "-", ".", "  ", "--", "DE", "gb", "x",
+                                        "_", "\x00", "\n", "٣", "4 1", "12-34"]), max_size=40)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def chain_prefilters() -> dict[str, object]:
+    detectors = recognizers.build_detectors()
+    return {d.entity_type: d.prefilter for d in detectors
+            if d.recognizer.name in ("CardRecognizer", "IbanCodeRecognizer", "_SsnRecognizer")}  # fmt: skip
+
+
+def answers_as_the_plain_forms(prefilters: dict[str, object], text: str) -> None:
+    assert prefilters["CREDIT_CARD"](text) == (PLAIN_CARD_DIGITS.search(text) is not None)  # type: ignore[operator]
+    assert prefilters["IBAN_CODE"](text) == (PLAIN_IBAN_HEAD.search(text) is not None)  # type: ignore[operator]
+    assert prefilters["US_SSN"](text) == (PLAIN_SSN_DIGITS.search(text) is not None)  # type: ignore[operator]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(CHAIN_PARTS)
+def test_card_iban_and_ssn_prefilters_asked_after_any_chain_answer_as_the_plain_forms(
+    chain_prefilters: dict[str, object], parts: list[str]
+) -> None:
+    """The three pre-filters ask first whether any of their chains occurs (one search, answered once per text): each
+    still answers as its plain form, in texts with one chain, several or none."""
+    text = "".join(parts)
+    answers_as_the_plain_forms(chain_prefilters, text)
+    assert (re.search(recognizers._ANY_DIGIT_CHAIN, text) is not None) == any(
+        re.search(chain, text) is not None
+        for chain in (recognizers._CARD_DIGITS, recognizers._IBAN_HEAD_ANCHOR, recognizers._SSN_DIGITS)
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "4111 1111 1111 1111", "DE89 3704", "x DE89", "078-05-1120", "078051120", "12 34 56 78 90 1",
+     "4111\x001111 1111 1111", "GB\x0012", "٣٣٣-٣٣-٣٣٣٣", "1" * 8 + " ab" * 40_000 + " DE12", "7 " * 100_000],
+)  # fmt: skip
+def test_card_iban_and_ssn_prefilter_examples(chain_prefilters: dict[str, object], text: str) -> None:
+    answers_as_the_plain_forms(chain_prefilters, text)
+
+
+def test_the_three_chain_prefilters_ask_one_search_of_a_text() -> None:
+    """A text the three pre-filters are asked of in turn is searched for any chain once."""
+    card, iban, ssn = recognizers._digit_chains((recognizers._CARD_DIGITS, recognizers._IBAN_HEAD_ANCHOR,
+                                                 recognizers._SSN_DIGITS))  # fmt: skip
+    shared = {id(cell.cell_contents) for f in (card, iban, ssn) for cell in f.__closure__ or ()
+              if isinstance(cell.cell_contents, recognizers.PerText)}  # fmt: skip
+    assert len(shared) == 1
+    text = "call 415 555 0132, ref DE4"
+    assert (card(text), iban(text), ssn(text)) == (False, False, False)
 
 
 @settings(max_examples=1500, deadline=None)
