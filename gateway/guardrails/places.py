@@ -1301,10 +1301,14 @@ class PlaceRecognizer(EntityRecognizer):
         """Towns with a Hungarian or Finnish case ending ("Szegeden", "Rovaniemellä": ``inflected_places``): a
         capitalised word that is no gazetteer name as written, no English word and no person's name."""
         found = []
-        overlaps = _Overlaps(taken)
+        overlaps: _Overlaps | None = None  # built at the first candidate: most texts hold none
         for match in inflected_places.CANDIDATE.finditer(text):
             start, end = match.span()
-            if (start and (text[start - 1].isalnum() or text[start - 1] in "_'’-")) or overlaps(start, end):
+            if start and (text[start - 1].isalnum() or text[start - 1] in "_'’-"):
+                continue
+            if overlaps is None:
+                overlaps = _Overlaps(taken)
+            if overlaps(start, end):
                 continue
             if self._inflected_town(match.group()):
                 found.append(RecognizerResult("LOCATION", start, end, SCORE,
