@@ -9,10 +9,11 @@ gazetteer holds, with or without its diacritics (its cities, countries, US state
 subdivisions: ``places.gazetteer``, ``places.folded_gazetteer``, ``region_names``) is read as a person. "Sofia",
 "Victoria", "Florence" or "Georgia" are places the gazetteer holds, and stay places; the person rules then decide
 what the name is (``people.confirmed``). A name right after a preposition of place stays the models' place ("a
-week in Brittany", "fra Kerry"): ``PLACE_PREPOSITIONS``, those of the languages the corpus of messages is written in
-(English, French, Spanish, German, Italian, Portuguese, Dutch, Polish, Swedish, Danish, Norwegian, Czech). A name
-with a capitalised word right before or after it is part of a longer name ("GERTZ Priska", "Odalis Sotelo"): the
-models' place there stays theirs, and the name rules read the whole name.
+week in Brittany", "fra Kerry"; ``PLACE_PREPOSITIONS``, those of the languages the corpus of messages is written in:
+English, French, Spanish, German, Italian, Portuguese, Dutch, Polish, Swedish, Danish, Norwegian, Czech), unless
+the preposition ends regards sent to someone or a hand-over ("Say hi to Imre", "écrivez à Gaëlle":
+``name_cues.regards_cue_before``). A name with a capitalised word right before or after it is part of a longer name
+("GERTZ Priska", "Odalis Sotelo"): the models' place there stays theirs, and the name rules read the whole name.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from gateway.guardrails.name_cues import regards_cue_before
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.places import fold, folded_gazetteer, gazetteer
 from gateway.guardrails.region_names import region_names
@@ -60,7 +62,10 @@ def is_given_name_not_place(text: str, start: int, end: int) -> bool:
     if plain in folded_gazetteer() or plain in _regions():
         return False
     before = _WORD_BEFORE.search(text, max(0, start - _REACH), start)
-    if before is not None and (before.group(1)[0].isupper() or before.group(1).casefold() in PLACE_PREPOSITIONS):
-        return False
+    if before is not None and (
+        before.group(1)[0].isupper()
+        or (before.group(1).casefold() in PLACE_PREPOSITIONS and not regards_cue_before(text, start))
+    ):
+        return False  # "a week in Brittany"; but "Say hi to Imre", "écrivez à Gaëlle" send regards or hand over
     after = _WORD_AFTER.match(text, end)
     return after is None or not after.group(1).isupper()

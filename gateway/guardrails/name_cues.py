@@ -54,7 +54,7 @@ from functools import cache
 from spacy.lang.en.stop_words import STOP_WORDS as ENGLISH_STOP_WORDS
 
 from gateway.guardrails.findings import Finding
-from gateway.guardrails.frequent_words import frequent_in_any
+from gateway.guardrails.frequent_words import frequent_in_any, frequent_words
 from gateway.guardrails.person_names import known_names
 from gateway.guardrails.person_nouns import person_nouns
 from gateway.guardrails.proper_nouns import proper_nouns
@@ -261,6 +261,20 @@ _CUES = (rf"(?<![\w'’-])(?P<before>{phrase_pattern(_BEFORE_PHRASES)})(?:[ \t]?
          rf"|[ \t]+(?P<after>{phrase_pattern(_AFTER)})(?![\w'’-])")  # fmt: skip
 _CUE = re.compile(_CUES)  # the plain form, for reference and tests: ``_cues`` finds its matches in lower-case text
 _CUE_ANY_CASE = re.compile(_CUES, re.IGNORECASE)
+# Regards or a hand-over ending where a word starts, on its line ("Say hi to ", "Bisous à ", "wende dich an "): the
+# preposition that ends one points at a person, not at a place (``given_name_places``). The reach is longer than any
+# of the phrases, so the look-behind sees the character before one.
+_REGARDS_OR_HAND_OVER_BEFORE = re.compile(rf"(?<![\w'’-])(?:{phrase_pattern((*_REGARDS_TO, *_HAND_OVERS))})[ \t]+\Z")
+_REGARDS_REACH = 40
+
+
+def regards_cue_before(text: str, position: int) -> bool:
+    """Whether regards sent to someone or a hand-over to someone ends right before `position` ("Say hi to Imre",
+    "Bisous à Bernard", "écrivez à Gaëlle"; not "a week in Brittany")."""
+    window = text[max(0, position - _REGARDS_REACH) : position].lower()
+    return _REGARDS_OR_HAND_OVER_BEFORE.search(window) is not None
+
+
 # ``_CUE``'s two branches searched apart, each opening with what the regex engine skips to (``_cues`` merges them).
 # Before a name: a character outside ASCII's word characters (a superset of the look-behind's: a letter outside ASCII
 # is told apart afterwards) followed by a phrase's first letter. After one: a single space or tab before the phrase;
@@ -419,10 +433,10 @@ def _name_before(text: str, end: int, words: NameWords) -> tuple[int, int] | Non
         stop = words.is_stop(word.group().rstrip("."))
         if (
             stop
-            and not (taken and _is_particle(word.group()))
+            and not (taken and _is_particle(word.group()) and word.group() not in _NAME_BREAKS)
             and not (taken and word.group()[0].isupper() and words.is_first(word.group()))
         ):
-            break  # "the server said"; but "Sara Holst-Hansen said", "Will Smith said" hold a first name
+            break  # "the server said", "dob on the ticket says"; but "Sara Holst-Hansen said", "Will Smith said"
         taken.insert(0, word)
         cursor = word.start()
         if len(taken) == MAX_NAME_WORDS:
@@ -463,7 +477,7 @@ def _valid(text: str, taken: list[re.Match[str]], words: NameWords) -> tuple[int
         end -= 1  # nor ends with one
     taken = taken[start:end]
     if lower:
-        taken = _english_words_cut(taken)
+        taken = _english_words_cut(taken, words)
         while taken and filler(taken[0]):
             taken = taken[1:]
         while taken and filler(taken[-1]):
@@ -532,17 +546,26 @@ def _calendar_words() -> frozenset[str]:
     return calendar_words()
 
 
-def _english_words_cut(taken: list[re.Match[str]]) -> list[re.Match[str]]:
+def _english_words_cut(taken: list[re.Match[str]], words: NameWords) -> list[re.Match[str]]:
     """A lower-case name's words without the English around it: a contraction of an English stop word before it
     ("hey it's pascual again": "it's"), and from an English stop word after its first word on ("valérie for fixing
-    the build", "tell pintusorn tungkasethakul i said hi") or a word with no vowel ("lunch w/ inta tmrw"). A name's
-    particles are no English stop words ("de", "da", "van", "von"); an initial keeps its period ("qasim d. man")."""
+    the build", "tell pintusorn tungkasethakul i said hi"), a word with no vowel ("lunch w/ inta tmrw") or a frequent
+    English word that is no known name ("ping devops later", "thx ana again"; "hugo conrad" and "anna may" are names
+    too). A name's particles are no English stop words ("de", "da", "van", "von"); an initial keeps its period
+    ("qasim d. man")."""
     while taken and any(mark in taken[0].group() for mark in "'’ʼ") \
             and re.split(r"['’ʼ]", taken[0].group())[0] in ENGLISH_STOP_WORDS:  # fmt: skip
         taken = taken[1:]
-    cut = next((i for i, w in enumerate(taken) if i and (w.group() in ENGLISH_STOP_WORDS or is_vowelless(w.group()))),
+    cut = next((i for i, w in enumerate(taken) if i and (w.group() in ENGLISH_STOP_WORDS or is_vowelless(w.group())
+                                                          or _english_not_name(w.group(), words))),
                len(taken))  # fmt: skip
     return taken[:cut]
+
+
+def _english_not_name(word: str, words: NameWords) -> bool:
+    """Whether `word` is a frequent English word (``frequent_words``) that the name list does not know ("later",
+    "today"): after a lower-case name's first word, the sentence running on."""
+    return word in frequent_words("en") and not words.is_name(word)
 
 
 def is_vowelless(word: str) -> bool:
@@ -663,7 +686,7 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
         return None
     cue = lowered[cue_start:cue_end].strip(" \t.,:").split()
     named = _WORD.findall(text, span[0], span[1])
-    known = len(named[0]) > 2 and words.is_name(named[0])
+    known = (len(named[0]) > 2 and words.is_name(named[0])) or _middle_initialled(named, words)
     said = " ".join(cue)
     if said in _KNOWN_NAME_ONLY and not known:
         return None
@@ -676,6 +699,19 @@ def _lower_case_checked(text: str, lowered: str, cue_start: int, cue_end: int, s
     if said in STATE_OR_NAME and not known:
         return None
     return span
+
+
+def _middle_initialled(named: Sequence[str], words: NameWords) -> bool:
+    """Whether `named` is a given name, middle initials and a family name, each name capitalised and no stop or
+    English dictionary word ("Γκίκας K. Κακοσαίος", "Anon P. Phusilarungrueng"): the shape of a person's name, whatever
+    the name list knows (not "Plan B", "Vitamin D. Take")."""
+    outer = (named[0], named[-1]) if len(named) > 2 else ()
+    return (
+        bool(outer)
+        and all(_is_initial(word) and word[0].isupper() for word in named[1:-1])
+        and all(len(word) > 2 and word[0].isupper() and not word.isupper() for word in outer)
+        and not any(words.is_stop(word) or words.is_common(word) for word in outer)
+    )
 
 
 # A signature's separator line ("-- ", "__________", "—"), or a blank one (a no-break space counts as blank).

@@ -16,7 +16,8 @@ def _span(text: str, word: str) -> tuple[str, int, int]:
 @pytest.mark.parametrize(
     ("text", "word"),
     [("Obrigado pela ajuda!\nAbraço, Beatriz", "Beatriz"), ("Grazie mille. Saluti, Melania", "Melania"),
-     ("Vi ses, hälsningar Kjetil", "Kjetil")],
+     ("Vi ses, hälsningar Kjetil", "Kjetil"), ("Say hi to Imre from me!", "Imre"), ("Bisous à Imre !", "Imre"),
+     ("Please reach out to Imre about it.", "Imre")],
 )  # fmt: skip
 def test_a_given_name_no_gazetteer_holds_is_a_person(text: str, word: str) -> None:
     assert is_given_name_not_place(*_span(text, word))
@@ -28,6 +29,8 @@ def test_a_given_name_no_gazetteer_holds_is_a_person(text: str, word: str) -> No
         ("Je suis à Sofia, Beatriz", "Sofia"),  # a city the gazetteer holds
         ("Hilsen, Alsace", "Alsace"),  # a region
         ("We spent a week in Brittany", "Brittany"),  # after a preposition of place
+        ("We flew to Imre last year", "Imre"),  # a preposition of place that ends no regards
+        ("Say hi to Paris for me!", "Paris"),  # regards sent to a city the gazetteer holds
         ("Abraço, BEATRIZ", "BEATRIZ"),  # capitals: no name read alone
         ("Reserva para agosto", "Reserva"),  # no given name
     ],

@@ -11,7 +11,9 @@ from gateway.guardrails.people import _STOP_WORDS
 from gateway.guardrails.person_names import known_names
 
 # Dictionary words of the tests: the lemma index holds given names that WordNet lists as proper nouns ("teresa").
-_COMMON = frozenset({"teresa", "inger", "man", "june", "nato", "widgets", "consulting", "support", "card"})
+_COMMON = frozenset(
+    {"teresa", "inger", "man", "june", "nato", "widgets", "consulting", "support", "card", "ticket", "plan"}
+)
 
 
 def named(text: str, taken: list[Finding] | None = None) -> list[str]:
@@ -144,3 +146,52 @@ def test_a_title_that_is_a_verb_names_a_person_who_is_no_place() -> None:
     assert named("thx miss teresa") == ["miss teresa"]
     text = "Dear Miss Florence,"
     assert named(text, [_place(text, "Florence")]) == ["Miss Florence"]
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("ping devops later", "devops"),  # a frequent English word no name list knows runs the sentence on
+        ("thx ana again", "ana"),
+        ("hey its anthony pastor here", "anthony pastor"),  # "pastor" is a surname the list knows
+        ("job van klaarwater said so", "job van klaarwater"),
+    ],
+)
+def test_a_lower_case_name_ends_before_a_frequent_english_word_no_name_list_knows(text: str, person: str) -> None:
+    assert named(text) == [person]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dob on the ticket says 27/11/1944, wrong lol",  # the subject of "says" is "the ticket", not "dob"
+        "pin of the card says 0000",
+    ],
+)
+def test_an_english_stop_word_ends_a_lower_case_name_before_a_verb_of_speaking(text: str) -> None:
+    assert named(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Pour la facture, adressez-vous à Γκίκας K. Κακοσαίος.", "Γκίκας K. Κακοσαίος"),
+        ("Please reach out to Anon P. Phusilarungrueng.", "Anon P. Phusilarungrueng"),
+    ],
+)
+def test_a_name_with_a_middle_initial_after_a_hand_over_is_a_person_the_list_does_not_know(
+    text: str, person: str
+) -> None:
+    assert named(text) == [person]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bitte wende dich an Plan B. Danke",  # a dictionary word before the letter
+        "Please reach out to Frobnitz K. for it.",  # no name after the initial
+        "Please reach out to Frobnitz.",  # one word no list knows
+    ],
+)
+def test_an_unknown_word_after_a_hand_over_without_a_name_s_shape_names_nobody(text: str) -> None:
+    assert named(text) == []
