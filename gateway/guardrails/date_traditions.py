@@ -52,6 +52,16 @@ TRADITION_PATTERNS = [
 # to).
 TRADITION_ANCHORS = (r"(?:19|20)\d\d(?:\s?년|\.[ \u00a0]\d|\s?[mM]\.\s|\.\s+(?i:gada)\s)", DAY_WORD_YEAR,
                      r"-\d(?<=[iI][kK][aA]-\d)")
+# A year of 19xx or 20xx, which the first two anchors hold: searched for first (the regex engine skips to a "1" or a
+# "2"), so a text with none (most prompts) is never searched for the day-word-year shape, which is tried from every
+# digit of a text; the Filipino ordinal's anchor holds none and is searched for as it is.
+_YEAR_IN_ANCHOR = re.compile(r"(?:19|20)\d\d")
+_ORDINAL_ANCHOR = re.compile(TRADITION_ANCHORS[2])
+
+
+def may_hold_tradition_anchor(text: str) -> bool:
+    """Whether one of ``TRADITION_ANCHORS`` may occur (true wherever one does): a year, or the ordinal's anchor."""
+    return _YEAR_IN_ANCHOR.search(text) is not None or _ORDINAL_ANCHOR.search(text) is not None
 
 # Not inside a longer number, dotted, dashed or a clock time ("12:19/1/2536"); after a label's colon it may stand
 # ("DOB:19/1/2536").

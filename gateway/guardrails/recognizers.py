@@ -34,6 +34,7 @@ from gateway.guardrails.date_traditions import (
     TelexDocsRecognizer,
     has_docs_element,
     has_record_birth_field,
+    may_hold_tradition_anchor,
 )
 from gateway.guardrails.datelines import DatelineRecognizer
 from gateway.guardrails.dates import (
@@ -568,7 +569,7 @@ def build_detectors() -> list[Detector]:
         # Korean, Lithuanian and Latvian dates and day-first dates with an inflected month (``date_traditions``),
         # each anchored at its own shape; the Buddhist-era and Solar Hijri dates only where a birth word stands, as
         # the weak shapes; the telex passport element's date by its place in the element.
-        ("DATE_OF_BIRTH", traditions, None, TRADITION_ANCHORS, 40),
+        ("DATE_OF_BIRTH", traditions, may_hold_tradition_anchor, TRADITION_ANCHORS, 40),
         ("DATE_OF_BIRTH", DateOfBirthRecognizer(CALENDAR_PATTERNS, name="CalendarDateOfBirthRecognizer"),
          has_birth_word, CALENDAR_ANCHORS, 32),
         # Dates in the Japanese eras' and the Minguo calendar's years ("昭和62年4月3日", "H3.4.3"): looked for only in a

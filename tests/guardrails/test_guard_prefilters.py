@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.guardrails import PiiAnalyzer, places, recognizers
+from gateway.guardrails.date_traditions import TRADITION_ANCHORS, may_hold_tradition_anchor
 from gateway.guardrails.dates import BIRTH_YEAR, MONTH_FIRST_LETTERS, MONTH_NAMES, YEAR
 from gateway.guardrails.prefilters import FOLDS_APART, AfterNonWord, PerText, any_regex, any_word, case_partners
 
@@ -251,3 +252,36 @@ def test_detectors_that_share_a_prefilter_share_its_answer() -> None:
     assert all(isinstance(f, PerText) for f in birth.values())
     phone = next(d for d in detectors if d.recognizer.name == "PhoneNumberRecognizer")
     assert not isinstance(phone.prefilter, PerText)
+
+
+# Years, day numbers and the words between them in every spacing, the ordinal's "ika-", a NUL byte, an Arabic-Indic
+# digit and Korean's year sign.
+TRADITION_PARTS = st.lists(st.sampled_from(["1987", "2003", "19", "20", "87", "3", "3.", " ", "  ", "\n", ". ", "maja",
+                                            "gada", "m. ", "년", "ika-", "IKA-", "-", "x", "\x00", "٣", ",", "1"]),
+                           max_size=30)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(TRADITION_PARTS)
+def test_tradition_prefilter_passes_wherever_an_anchor_occurs(parts: list[str]) -> None:
+    """The traditions' pre-filter (a year, or the ordinal's anchor) passes every text in which one of their anchors
+    occurs: the detector, asked only where it passes, reads the windows it read before."""
+    text = "".join(parts)
+    if any(re.search(anchor, text) for anchor in TRADITION_ANCHORS):
+        assert may_hold_tradition_anchor(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "passes"),
+    [("born 3. maja 1987", True), ("1987년 3월 4일", True), ("1985. gada 4. martā", True), ("ika-3 ng Mayo", True),
+     ("ticket 4821 of 3 May, build 7", False), ("3 maja 1887", False), ("", False), ("\x00" * 10, False)],
+)  # fmt: skip
+def test_tradition_prefilter_examples(text: str, passes: bool) -> None:
+    assert may_hold_tradition_anchor(text) is passes
+    if not passes:  # no anchor either
+        assert not any(re.search(anchor, text) for anchor in TRADITION_ANCHORS)
+
+
+def test_the_traditions_detector_asks_its_prefilter() -> None:
+    detector = next(d for d in recognizers.build_detectors() if d.recognizer.name == "TraditionDateOfBirthRecognizer")
+    assert detector.prefilter is may_hold_tradition_anchor and not detector.prefilter_is_anchors
