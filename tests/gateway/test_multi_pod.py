@@ -389,11 +389,16 @@ def test_a_pod_killed_mid_load_leaves_the_others_serving_and_loses_no_record(clu
             except httpx.HTTPError:
                 return
 
-    threads = [threading.Thread(target=stream_on_b, daemon=True),
-               *(threading.Thread(target=load_on_b, args=(w,), daemon=True) for w in range(2))]
-    for thread in threads:
+    # The load first, the stream once pod B has answered some of it: started together on a loaded machine, the
+    # 400-token stream could finish before the fourth answer, and the kill would cut nothing.
+    loads = [threading.Thread(target=load_on_b, args=(w,), daemon=True) for w in range(2)]
+    for thread in loads:
         thread.start()
-    _until(lambda: len(chunks) >= 3 and len(answered) >= 4, 60, "the stream and the load on pod B")
+    _until(lambda: len(answered) >= 4, 60, "the load on pod B")
+    stream = threading.Thread(target=stream_on_b, daemon=True)
+    stream.start()
+    threads = [stream, *loads]
+    _until(lambda: len(chunks) >= 3, 60, "the stream on pod B")
     os.killpg(pod_b.process.pid, signal.SIGKILL)
     killed.set()
     pod_b.process.wait(30)
