@@ -1,5 +1,6 @@
 """What the dev-side PII corpus tests read from a generated split, and the checks they all make (``DevCorpusChecks``:
-reproducible in any process, apart from `dev`, quotas, offsets and contexts, read by the bench)."""
+reproducible in any process, apart from `dev`, quotas, offsets and contexts, read by the bench), and those of a split
+that is the main generator with a blind phrase bank of its own (``MainGeneratorBankChecks``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from bench.pii_corpus import generate
+from bench.pii_corpus import decoys, generate
 from bench.pii_corpus.contexts import CONTEXTS, Context
 from bench.pii_corpus.dev_eighth import CONTEXTS_EIGHTH
 from bench.pii_corpus.dev_eleventh import CONTEXTS_ELEVENTH
@@ -24,7 +25,9 @@ from bench.pii_corpus.dev_tenth import CONTEXTS_TENTH
 from bench.pii_corpus.dev_third import CONTEXTS_THIRD
 from bench.pii_corpus.dev_thirteenth import CONTEXTS_THIRTEENTH
 from bench.pii_corpus.dev_twelfth import CONTEXTS_TWELFTH
-from bench.pii_corpus.generator import ENTITY_TYPES
+from bench.pii_corpus.generator import ENTITIES_PER_TYPE, ENTITY_TYPES
+from bench.pii_corpus.model import Phrasebook
+from bench.pii_corpus.partition import split_of
 
 # The contexts of the splits written with their own contexts, in the order they were written (`dev` and `test`'s
 # shared ones first): a split may use none of those before it.
@@ -110,3 +113,58 @@ class DevCorpusChecks:
         from bench import guardrails
 
         assert guardrails.load_corpus(self.name) == cases
+
+
+class MainGeneratorBankChecks:
+    """The checks of a split that is the main corpus's own generator (its pools, contexts, types and quotas, the `dev`
+    half) with a phrase bank of its own written blind: a test module names its split in a subclass (``class
+    TestDevTwentySixth(MainGeneratorBankChecks)``) and gives the module-scoped ``cases`` fixture its output."""
+
+    generate: ClassVar[Callable[..., list]]  # wrapped in staticmethod by the subclass
+    name: ClassVar[str]
+    book: ClassVar[Phrasebook]
+    fresh_process_code: ClassVar[str]
+
+    def test_same_corpus_every_time_other_seed_other_corpus_and_apart_from_dev(self, cases: list[dict]) -> None:
+        assert_reproducible_and_apart_from_dev(self.generate, f"{self.name}-", cases)
+
+    def test_same_corpus_in_processes_of_other_hash_seeds(self) -> None:
+        assert printed_by_a_process(self.fresh_process_code, "1") == printed_by_a_process(self.fresh_process_code, "2")
+
+    def test_the_main_corpus_quotas_contexts_and_exact_spans(self, cases: list[dict]) -> None:
+        counts = Counter(e["type"] for case in cases for e in case["entities"])
+        assert all(counts[t] >= ENTITIES_PER_TYPE for t in ENTITY_TYPES), counts
+        assert 1500 <= len(cases) <= 2500
+        assert_spans_exact_and_apart(cases)
+        assert {case["context"] for case in cases} == {context.name for context in CONTEXTS}
+        chat = [e for case in cases if case["context"] == "chat-lower" for e in case["entities"]]
+        assert sum(e["type"] == "PERSON" and e["subtype"].endswith(":lower") for e in chat) >= 40
+
+    def test_values_are_of_the_dev_half(self, cases: list[dict]) -> None:
+        # A person is partitioned by its name parts, a phone by its number: these two by their value.
+        for entity_type in ("LOCATION", "EMAIL_ADDRESS"):
+            assert all(split_of(e["value"]) == "dev" for e in values(cases, entity_type)), entity_type
+
+    def test_the_bank_covers_every_language_type_and_kind_with_one_slot_a_clause(self) -> None:
+        book = self.book
+        languages = {context.lang for context in CONTEXTS if context.render.__name__ == "sentences"}
+        assert set(book.sentences) >= languages and set(book.decoy_sentences) >= languages
+        for language in languages:
+            assert set(book.sentences[language]) >= set(ENTITY_TYPES), language
+            assert set(book.decoy_sentences[language]) >= set(decoys.KINDS), language
+        assert set(book.chat) >= set(ENTITY_TYPES) and set(book.chat_decoys) >= set(decoys.KINDS)
+        signed = {context.lang for context in CONTEXTS if context.render.__name__ == "signature"}
+        assert set(book.signoffs) >= signed
+        banks = [*book.chat.values(), *book.chat_decoys.values()]
+        banks += [bank for by_kind in (*book.sentences.values(), *book.decoy_sentences.values())
+                  for bank in by_kind.values()]  # fmt: skip
+        assert all(clause.count("{}") == 1 and "{" not in clause.replace("{}", "") for bank in banks for clause in bank)
+        assert all(len(book.sentences[language]["PERSON"]) >= 15 for language in languages)
+        assert len(book.chat["PERSON"]) >= 30 and len(book.chat["LOCATION"]) >= 20
+
+    def test_the_bench_reads_it_as_its_split_and_it_is_blind(self, cases: list[dict]) -> None:
+        from bench import guardrails
+        from bench.pii_corpus.dev_splits import BLIND_SPLITS, SHAPED_SPLITS
+
+        assert guardrails.load_corpus(self.name) == cases
+        assert self.name in BLIND_SPLITS and self.name not in SHAPED_SPLITS
