@@ -54,6 +54,8 @@ of the English-speaking countries that is a stop word of one other language read
 follows a common given name's next word as their subject, that word is its family name even where the surname reader
 leaves it: a double-barrelled one of dictionary words ("dylan marsh-hunt is running late") or a known last name the
 dictionary holds as an adjective ("akwasi omani is the best manager").
+A common given name joined by a conjunction ("and", "und", "y", "et", "e", "&") to a person found in lower-case text
+is a person too ("we met marissa and lyna", "wir haben daniele und zahide": ``joined_names``).
 A word another detector took (a place, an address) is left to it, and a name read with a calendar or field word
 for its family name is a label ("test data ip: ..."), no name.
 """
@@ -708,3 +710,52 @@ def _in_segment(text: str, start: int, end: int, stop_words: frozenset[str], com
             continue  # a field's label before its value: "# test data street: 4 Harris Inlet"
         found.append(Finding("PERSON", word.start(), name_end, ADDRESSED_SCORE, "addressed_names"))
         spans.append((word.start(), name_end))
+
+
+# A coordinating conjunction between two words on one line, in the languages read ("and", "und", "y", "et", "e", "&").
+_JOINED = re.compile(r"[ \t]+(?:and|und|y|et|e|&)[ \t]+")
+_JOINED_BEFORE = re.compile(r"(?<![\w'’-])(?:and|und|y|et|e|&)[ \t]+\Z")
+
+
+def joined_names(text: str, regions: list[tuple[int, int]], stop_words: frozenset[str], common_words: frozenset[str],
+                 banned: frozenset[str], taken: Iterable[Finding]) -> list[Finding]:  # fmt: skip
+    """Common given names typed in lower case joined by a conjunction to a person already found in the lower-case
+    `regions` ("we met marissa and lyna", "wir haben daniele und zahide", "julia y tomás"), that no finding in
+    `taken` overlaps: the pair is two people, the second no thing (``_is_given_name``: no dictionary or stop word)."""
+    taken = list(taken)
+    spans = [(f.start, f.end) for f in taken]
+    found: list[Finding] = []
+    people = [f for f in taken if f.entity_type == "PERSON" and f.score >= 0.5]
+    for person in people:
+        if not any(begin <= person.start and person.end <= stop for begin, stop in regions):
+            continue
+        if not text[person.start : person.end].islower():
+            continue
+        joined = _JOINED.match(text, person.end)
+        candidates = []
+        if joined is not None:
+            candidates.append(_WORD.match(text, joined.end()))
+        before = _JOINED_BEFORE.search(text, max(0, person.start - 8), person.start)
+        if before is not None:
+            candidates.append(_WORD.fullmatch(text, *_word_span_before(text, before.start())))
+        for word in candidates:
+            if word is None or _glued(text, word.start(), word.end()):
+                continue
+            if not _is_given_name(word.group(), stop_words, common_words, banned):
+                continue
+            if any(word.start() < end and start < word.end() for start, end in spans):
+                continue
+            found.append(Finding("PERSON", word.start(), word.end(), ADDRESSED_SCORE, "addressed_names"))
+            spans.append(word.span())
+    return found
+
+
+def _word_span_before(text: str, position: int) -> tuple[int, int]:
+    """The (start, end) of the word that ends at the spaces before `position`, or an empty span."""
+    end = position
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > 0 and (text[start - 1].isalpha() or text[start - 1] in "'’-"):
+        start -= 1
+    return start, end

@@ -61,7 +61,7 @@ from spacy.lang.it.stop_words import STOP_WORDS as IT
 from spacy.lang.pt.stop_words import STOP_WORDS as PT
 
 from gateway.guardrails.addresses import street_vocabulary
-from gateway.guardrails.chat_names import addressed_names, follows_people_word, labels_value
+from gateway.guardrails.chat_names import addressed_names, follows_people_word, joined_names, labels_value
 from gateway.guardrails.dates import calendar_words
 from gateway.guardrails.findings import Finding
 from gateway.guardrails.inverted_names import inverted_names
@@ -321,6 +321,9 @@ def more_people(text: str, common_words: frozenset[str], taken: list[Finding]) -
         # lines typed in lower case in a text with capitals: first names the lists hold only
         found.extend(addressed_names(text, lines, _STOP_WORDS, common_words, _NOT_GIVEN_NAMES, [*taken, *found],
                                      listed_only=True))  # fmt: skip
+        regions = [*regions, *lines]
+    if regions:  # a common given name joined by "and" to a person found there ("we met marissa and lyna")
+        found.extend(joined_names(text, regions, _STOP_WORDS, common_words, _NOT_GIVEN_NAMES, [*taken, *found]))
     return found
 
 
