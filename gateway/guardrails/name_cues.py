@@ -28,8 +28,8 @@ French, Spanish, German, Italian, Portuguese and Dutch:
   @-mention of a common given name ("ping @Kristine"); an appositive after a determiner and a noun of a person
   ("The driver (Tristan) was polite", "Our client, Haskins, denies");
 - a dash and thanks after a name that opens a line ("Mihkel - thanks for the repro!"), a dash before a name on the
-  text's last line ("— Ilse"), and a signature's name line whose other fields follow a separator ("Tristan – Service
-  client", "Kazim | Buchhaltung | Ironbridge GmbH").
+  text's last line ("— Ilse") or on the line after a closing ("All the best,\n— Kipenzi"), and a signature's name
+  line whose other fields follow a separator ("Tristan – Service client", "Kazim | Buchhaltung | Ironbridge GmbH").
 
 The name itself is one to four words of letters (with inner apostrophes or hyphens), initials ("K.") and
 lower-case particles between them ("van", "de", "da"), on one line. In cased text it is capitalised, or written in
@@ -845,6 +845,11 @@ _DASHED_THANKS = re.compile(rf"[-–—][ \t]+(?:{phrase_pattern(_THANKS)})(?![\
 # before it is checked after a match: a pattern opening with spaces is tried at every one)
 # A sign-off that is a dash and a name on a line of its own ("— Ilse", "-- Marta Kowal"), as the text's last words.
 _DASHED_SIGNATURE = re.compile(r"[ \t]*(?:[—–]|--)[ \t]*(?=[^\W\d_])")  # not "- ": a list's item
+# The same dash opening any line (from the line break: a literal the engine skips to), and a closing that is all of
+# a line ("All the best,", "Cordialement"): a dash-led name line after one signs a message wherever it stands
+# ("All the best,\n— Kipenzi\nAdresse: ...").
+_DASHED_LINE = re.compile(r"\n[ \t]*(?:[—–]|--)[ \t]*(?=[^\W\d_])")
+_CLOSING_LINE = re.compile(rf"[ \t>]*(?:{phrase_pattern((*_SIGN_OFF, *_CLOSINGS))})[ \t]*[,!.]?[ \t\r]*")
 # Post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD"): academic
 # degrees (ISCED 6-8 as English-language universities abbreviate them), the licences of the regulated health, law,
 # accounting and engineering professions, and the British orders' letters; written as their bodies write them. Not
@@ -1207,5 +1212,29 @@ def _dashed_names(text: str, lowered: str, words: NameWords, places: list[tuple[
         span = _signature_name(text, dash.end(), words)
         if span is not None and (_first_name_alone(text[span[0] : span[1]], words) or not any(
                 begin <= span[0] and span[1] <= end for begin, end in places)):  # fmt: skip
+            found.append(span)
+    if len(lowered) == len(text):
+        found.extend(span for span in _closing_dashed_names(text, lowered, words, places) if span not in found)
+    return found
+
+
+def _closing_dashed_names(text: str, lowered: str, words: NameWords,
+                          places: list[tuple[int, int]]) -> list[tuple[int, int]]:  # fmt: skip
+    """The name on a dash-led line right after a closing's line ("All the best,\n— Kipenzi\nAdresse: ...", "Thanks,\n
+    -- Marta Kowal"), as ``_inline_closing_names`` reads the name after a closing on its own line: a line of
+    ``_signature_name``'s, or one capitalised word that no list knows and no English dictionary or stop word ("—
+    Support" names nobody); a place that is all the line yields, unless one common given name."""
+    found: list[tuple[int, int]] = []
+    for dash in _DASHED_LINE.finditer(text):
+        line_start = text.rfind("\n", 0, dash.start()) + 1
+        if _CLOSING_LINE.fullmatch(lowered, line_start, dash.start()) is None:
+            continue
+        span = _signature_name(text, dash.end(), words) or _unlisted_word_line(text, dash.end(), words)
+        if span is None or text[span[0] : span[1]].isupper():
+            continue
+        named = _WORD.findall(text, span[0], span[1])
+        given = (len(named) == 1 and len(named[0]) > 2 and named[0].casefold() in known_names().given
+                 and not words.is_stop(named[0]))  # fmt: skip
+        if given or not any(start <= span[0] and span[1] <= end for start, end in places):
             found.append(span)
     return found

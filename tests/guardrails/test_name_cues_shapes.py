@@ -1,7 +1,8 @@
 """Names ``name_cues`` reads from the shape around them rather than a cue phrase before them: post-nominal letters
 after a comma ("Akinyi Irungu, GP"), a line that opens with a name before a dash and thanks ("Mihkel - thanks for
-the repro!"), a dash before a name on the text's last line ("— Ilse"), and a signature's name line whose other fields
-follow a separator ("Tristan – Service client", "Kazim | Buchhaltung | ...")."""
+the repro!"), a dash before a name on the text's last line ("— Ilse") or on the line after a closing ("All the best,
+\n— Kipenzi"), and a signature's name line whose other fields follow a separator ("Tristan – Service client",
+"Kazim | Buchhaltung | ...")."""
 
 from __future__ import annotations
 
@@ -77,6 +78,37 @@ def test_a_name_a_dash_or_a_separator_sets_off(text: str, name: str) -> None:
 )
 def test_no_name_a_dash_sets_off_without_one(text: str) -> None:
     assert cued(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("All the best,\n— Kipenzi\nAdresse: 899 Marian Spring\nDOB: 23 July 1987", "Kipenzi"),  # no list knows it
+        ("Thanks,\n-- Marta Kowal\nPhone: 555 0100", "Marta Kowal"),
+        ("Bonne journée,\n– Úlfhildur Unisdóttir\nCommit: bf2d4955", "Úlfhildur Unisdóttir"),
+    ],
+)
+def test_a_dash_led_line_after_a_closing_is_its_writer(text: str, name: str) -> None:
+    assert name in cued(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "All the best,\n— Support\nAdresse: 899 Marian Spring",  # a dictionary word: a desk
+        "Notes:\n— Kipenzi\nAdresse: 899 Marian Spring",  # no closing before the dash
+        "Thanks,\n— KIPENZI LTD\nAdresse: 899 Marian Spring",  # capitals
+        "Thanks,\n- Kipenzi\n- Bakari",  # a list's items: a single hyphen
+    ],
+)
+def test_no_name_on_a_dash_led_line_without_a_closing_or_a_name(text: str) -> None:
+    assert cued(text) == []
+
+
+def test_a_place_alone_after_a_closing_and_a_dash_stays_a_place() -> None:
+    text = "Cheers,\n— Ouagadougou\nAdresse: 899 Marian Spring"  # without the place, a name no list knows
+    place = Finding("LOCATION", text.index("Ouagadougou"), text.index("\nAdresse"), 0.75, "PlaceRecognizer")
+    assert cued(text, [place]) == []
 
 
 def test_a_place_alone_after_a_dash_stays_a_place() -> None:
