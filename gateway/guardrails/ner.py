@@ -35,8 +35,7 @@ after it are no part of it. A person of three capitalised words or more that is 
 name, the others English dictionary words, the last no name ("Vectra Cloud Console" under a signature), is dropped
 (``NerModel._names_a_thing``). A place either model reads on a French, Spanish or German line that is a frequent
 word of the language and no place table's ("ins Feld für die Kennung", "Danke und Gruß") is no place
-(``_frequent_word_no_place``); the English model's place that Warden's model reads as a person and no table holds
-("Say hi to Божимир") is a person.
+(``_frequent_word_no_place``).
 """
 
 from __future__ import annotations
@@ -605,13 +604,6 @@ class NerModel:
                         and not _inside(offset + ent.start_char, (recased or ())[index : index + 1])
                     ):
                         entity_type = "PERSON"  # a given name read alone ("Abraço, Beatriz"): ``given_name_places``
-                    if (
-                        source == NER_SOURCE
-                        and entity_type == "LOCATION"
-                        and (ent.start_char, ent.end_char) in second_people.get(job, ())
-                        and _in_no_place_table(ent.text)
-                    ):
-                        entity_type = "PERSON"  # "Say hi to Божимир": Warden's model reads a person, no table a place
                     if entity_type == "LOCATION" and _frequent_word_no_place(doc.text, ent.start_char, ent.end_char):
                         continue
                     if (

@@ -72,14 +72,6 @@ def test_a_first_and_last_name_of_the_lists_stays_a_person_in_spanish():
     assert not _unconfirmed_in_continental(window, start, start + len("Teresa Kohl"), [])
 
 
-def test_a_place_warden_reads_as_a_person_and_no_table_holds_is_a_person(ner_model):
-    # Both readings are then people; whether one unlisted word is a name is ``people.confirmed``'s to decide.
-    text = "Say hi to Божимир from me! Please pay the deposit today."
-    found = {(text[f.start : f.end], f.entity_type) for f in ner_model.find(text)}
-    assert ("Божимир", "PERSON") in found
-    assert ("Божимир", "LOCATION") not in found
-
-
 def test_a_place_both_models_read_stays_a_place(ner_model):
     text = "Say hi to everyone in Berlin from me! Please pay the deposit today."
     assert ("Berlin", "LOCATION") in {(text[f.start : f.end], f.entity_type) for f in ner_model.find(text)}
