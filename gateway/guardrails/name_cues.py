@@ -1089,15 +1089,26 @@ def _inline_closing_names(text: str, lowered: str, words: NameWords,
         closing = _INLINE_CLOSING.match(lowered, opening)
         if closing is None:
             continue
-        span = _signature_name(text, closing.end(), words) or _unlisted_word_line(text, closing.end(), words)
-        if span is None or text[span[0] : span[1]].isupper():
-            continue
-        named = _WORD.findall(text, span[0], span[1])
-        given = (len(named) == 1 and len(named[0]) > 2 and named[0].casefold() in known_names().given
-                 and not words.is_stop(named[0]))  # fmt: skip
-        if given or not any(start <= span[0] and span[1] <= end for start, end in places):
+        span = _name_after_closing(text, closing.end(), words, places)
+        if span is not None:
             found.append(span)
     return found
+
+
+def _name_after_closing(text: str, at: int, words: NameWords,
+                        places: list[tuple[int, int]]) -> tuple[int, int] | None:  # fmt: skip
+    """The writer's name at `at`, after a closing: a line of ``_signature_name``'s or one capitalised word no list
+    knows and no English dictionary or stop word; not a line in capitals, nor a place that is all the line yields
+    unless it is one common given name (``person_names``' ``given``) of three letters or more that is no stop word."""
+    span = _signature_name(text, at, words) or _unlisted_word_line(text, at, words)
+    if span is None or text[span[0] : span[1]].isupper():
+        return None
+    named = _WORD.findall(text, span[0], span[1])
+    given = (len(named) == 1 and len(named[0]) > 2 and named[0].casefold() in known_names().given
+             and not words.is_stop(named[0]))  # fmt: skip
+    if given or not any(start <= span[0] and span[1] <= end for start, end in places):
+        return span
+    return None
 
 
 # An @-mention in prose, as chat and issue trackers write one ("ping @Kristine or me", "thanks @Ana Lima"): an "@"
@@ -1229,12 +1240,7 @@ def _closing_dashed_names(text: str, lowered: str, words: NameWords,
         line_start = text.rfind("\n", 0, dash.start()) + 1
         if _CLOSING_LINE.fullmatch(lowered, line_start, dash.start()) is None:
             continue
-        span = _signature_name(text, dash.end(), words) or _unlisted_word_line(text, dash.end(), words)
-        if span is None or text[span[0] : span[1]].isupper():
-            continue
-        named = _WORD.findall(text, span[0], span[1])
-        given = (len(named) == 1 and len(named[0]) > 2 and named[0].casefold() in known_names().given
-                 and not words.is_stop(named[0]))  # fmt: skip
-        if given or not any(start <= span[0] and span[1] <= end for start, end in places):
+        span = _name_after_closing(text, dash.end(), words, places)
+        if span is not None:
             found.append(span)
     return found
