@@ -295,9 +295,11 @@ _SIGN_OFF_LINE_AFTER_BREAK = re.compile(rf"\n{_SIGN_OFF_LINE_BODY}", re.MULTILIN
 _SIGN_OFF_LINE_ANY_CASE = re.compile(_SIGN_OFF_LINES, re.MULTILINE | re.IGNORECASE)
 _SIGN_OFF_PHRASE = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?", re.IGNORECASE)
 _SIGN_OFF_AT = re.compile(rf"(?:{phrase_pattern(_SIGN_OFF)})[ \t]*[,!.]?[ \t]*(?:\r?\n|\Z)", re.IGNORECASE)
+# A sign-off or a closing ("Cheers", "Saludos", "All the best"), as the patterns below write one.
+_CLOSING_PHRASES = phrase_pattern((*_SIGN_OFF, *_CLOSINGS))
 # A closing, then a comma or none, then the name that ends its line ("Saludos, Mariano", "Gruß Beni Schindler"):
 # matched in the lower-cased text where a line or a sentence starts (``_OPENINGS``: few places, found fast).
-_INLINE_CLOSING = re.compile(rf"[ \t>]*(?:{phrase_pattern((*_SIGN_OFF, *_CLOSINGS))})[ \t]*,?[ \t]+(?=[^\W\d_])")
+_INLINE_CLOSING = re.compile(rf"[ \t>]*(?:{_CLOSING_PHRASES})[ \t]*,?[ \t]+(?=[^\W\d_])")
 # Where a line or a sentence opens: a line break (a literal the engine skips to) before a closing's first letter, and
 # a sentence's end mark and a space.
 _CLOSING_LETTERS = re.escape("".join(sorted({phrase[0] for phrase in (*_SIGN_OFF, *_CLOSINGS)})))
@@ -849,7 +851,7 @@ _DASHED_SIGNATURE = re.compile(r"[ \t]*(?:[—–]|--)[ \t]*(?=[^\W\d_])")  # no
 # a line ("All the best,", "Cordialement"): a dash-led name line after one signs a message wherever it stands
 # ("All the best,\n— Kipenzi\nAdresse: ...").
 _DASHED_LINE = re.compile(r"\n[ \t]*(?:[—–]|--)[ \t]*(?=[^\W\d_])")
-_CLOSING_LINE = re.compile(rf"[ \t>]*(?:{phrase_pattern((*_SIGN_OFF, *_CLOSINGS))})[ \t]*[,!.]?[ \t\r]*")
+_CLOSING_LINE = re.compile(rf"[ \t>]*(?:{_CLOSING_PHRASES})[ \t]*[,!.]?[ \t\r]*")
 # Post-nominal letters after a name and a comma ("Akinyi Irungu, GP", "J. Okafor, RN", "Ana Ruiz, PhD"): academic
 # degrees (ISCED 6-8 as English-language universities abbreviate them), the licences of the regulated health, law,
 # accounting and engineering professions, and the British orders' letters; written as their bodies write them. Not

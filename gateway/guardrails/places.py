@@ -1824,8 +1824,8 @@ class PlaceRecognizer(EntityRecognizer):
         word, month or weekday, and no person's first name."""
         from gateway.guardrails.people import is_stop_word  # people reads the gazetteer: imported late
 
-        return (self._keys_of(word)[0] in self._regions and word not in frequent_in_any()
-                and word not in frequent_words("en") and word not in self._english.vocabulary
+        return (self._keys_of(word)[0] in self._regions and word not in frequent_in_any()  # English's among them
+                and word not in self._english.vocabulary
                 and not self._is_common(word) and not is_stop_word(word) and word not in place_stop_words()
                 and word not in _calendar_words() and not known_names().is_first(word.capitalize()))  # fmt: skip
 
