@@ -9,7 +9,7 @@ Values come from the `dev` half of every pool (``partition``), drawn with a seed
 them differ from `dev`'s and dev-26's. It is a blind split (``dev_splits.BLIND_SPLITS``): its clauses were written
 without reading any other phrase bank or detector word list.
 
-First blind score: see the test module's docstring.
+Its blind score, before any tuning on it: see the test module's docstring.
 """
 
 from __future__ import annotations

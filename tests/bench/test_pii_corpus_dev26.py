@@ -3,7 +3,7 @@ corpus's generator (its pools, contexts, types and quotas, the `dev` half) with 
 blind; reproducible (in any process), apart from `dev`, offsets exact, every clause of its bank with one slot and
 every language, type and decoy kind the contexts ask for, and registered as a blind split.
 
-First blind score (HEAD d5c9aba, NER on, PYTHONHASHSEED=0, --skip-throughput; 1,928 cases, 4,800 entities, 1,592
+Blind score, untuned (NER on, PYTHONHASHSEED=0, --skip-throughput; 1,928 cases, 4,800 entities, 1,592
 hard negatives), Warden / Presidio default: recall .994 / .628, precision .985 / .460, hard negatives flagged
 .013 / .280; PERSON R .953 P .967 (Presidio .605 / .226), LOCATION R .988 P .953 (Presidio .390 / .474); PHONE P .952.
 Warden's recall by family: person first-last .978, first-last:lower .865, first-only .92, first-only:lower .75,

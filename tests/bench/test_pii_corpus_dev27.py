@@ -3,7 +3,7 @@ corpus's generator (its pools, contexts, types and quotas, the `dev` half) with 
 blind; reproducible (in any process), apart from `dev` and dev-26, offsets exact, every clause of its bank with one slot
 and every language, type and decoy kind the contexts ask for, and registered as a blind split.
 
-First blind score at 8e7a44a (NER on, PYTHONHASHSEED=0, --skip-throughput; 1,925 cases, 4,800 entities, 1,483 hard
+Blind score, untuned (NER on, PYTHONHASHSEED=0, --skip-throughput; 1,925 cases, 4,800 entities, 1,483 hard
 negatives), Warden / Presidio default: recall .984 / .631, precision .986 / .463, hard negatives flagged .008 / .249;
 PERSON R .948 P .983 (Presidio .555 / .205), LOCATION R .985 P .949 (Presidio .460 / .502), US_SSN R .890 (44
 unformatted nine-digit numbers missed; Presidio 1.0 / .883), PHONE P .945. Warden's recall by family: person first-last
